@@ -1,0 +1,24 @@
+import tseslint from "typescript-eslint";
+
+const impure = {
+  patterns: [
+    { group: ["**/http/**", "**/state/**", "**/cron/**", "**/cli/**", "**/worker"], message: "inner layers (engines, jq, bundle) stay pure: no imports from outer layers" },
+    { group: ["hono", "hono/*", "cloudflare:*", "node:*"], message: "inner layers (engines, jq, bundle) never touch the runtime" },
+  ],
+};
+
+export default tseslint.config(
+  { ignores: ["node_modules/**", ".wrangler/**", "src/bundle/embedded.generated.json", "coverage/**"] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-explicit-any": "error",
+    },
+  },
+  {
+    files: ["src/engines/**/*.ts", "src/jq/**/*.ts", "src/bundle/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: { "no-restricted-imports": ["error", impure] },
+  },
+);
