@@ -5,7 +5,6 @@ export default defineConfig({
   test: {
     projects: [
       {
-        extends: false,
         plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
         test: { name: "worker", include: ["test/worker/**/*.test.ts"] },
       },
