@@ -1,0 +1,184 @@
+import type { DnsAnswer, DnsResolver } from "../engines/limits/context.js";
+
+/** The record types the limits identifiers ask for, with their RFC 1035 / RFC 3596 numbers. */
+const TYPE_NUMBER = { A: 1, PTR: 12, AAAA: 28 } as const;
+const SOA = 6;
+
+/** How long an answer that carries no TTL of its own (a negative answer without SOA) is kept. */
+const DEFAULT_NEGATIVE_TTL_SECONDS = 60;
+/** No answer is kept longer than a day, whatever TTL the resolver claims. */
+const MAX_TTL_SECONDS = 86_400;
+
+interface CacheEntry {
+  readonly answer: DnsAnswer;
+  readonly expires: number;
+}
+
+/**
+ * Answers kept for their record TTL, per isolate: a requester seen twice within
+ * the TTL costs one DNS-over-HTTPS round trip, as a caching stub resolver would.
+ * Bounded; when full, the oldest entry goes first.
+ */
+export class DnsCache {
+  private readonly entries = new Map<string, CacheEntry>();
+
+  constructor(private readonly maxEntries = 10_000) {}
+
+  /** The unexpired answer for a key, dropping it when its TTL has run out. */
+  get(key: string, now: number): DnsAnswer | undefined {
+    const hit = this.entries.get(key);
+    if (hit === undefined) return undefined;
+    if (hit.expires <= now) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return hit.answer;
+  }
+
+  /** Keeps an answer for `ttlSeconds`; a TTL of zero or less is not kept at all. */
+  set(key: string, answer: DnsAnswer, ttlSeconds: number, now: number): void {
+    if (!(ttlSeconds > 0)) return;
+    this.entries.delete(key);
+    if (this.entries.size >= this.maxEntries) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    this.entries.set(key, { answer, expires: now + Math.min(ttlSeconds, MAX_TTL_SECONDS) * 1000 });
+  }
+
+  /** How many answers are held, for tests and status. */
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+/** What the resolver needs from the outside world; tests pass their own clock and fetch. */
+export interface DohOptions {
+  fetch?: typeof fetch;
+  now?: () => number;
+}
+
+/** One record of a DNS-over-HTTPS JSON answer (the Google / Cloudflare `application/dns-json` shape). */
+interface DohRecord {
+  type?: unknown;
+  TTL?: unknown;
+  data?: unknown;
+}
+
+/** The outcome of one query before caching: the answer and how long it may be kept. */
+interface Resolved {
+  answer: DnsAnswer;
+  ttl: number;
+}
+
+const TIMEOUT: DnsAnswer = Object.freeze({ status: "timeout", answers: [] }) as DnsAnswer;
+const ERROR: DnsAnswer = Object.freeze({ status: "error", answers: [] }) as DnsAnswer;
+
+/**
+ * Builds the DnsResolver the limits engine consults, on a DNS-over-HTTPS
+ * resolver's JSON API, because a Worker has no system resolver (spec §16f).
+ * Successful and negative answers are cached for their TTL; timeouts and
+ * errors are not, so the next request tries again.
+ */
+export function dohResolver(url: string, cache: DnsCache, options: DohOptions = {}): DnsResolver {
+  const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
+  const clock = options.now ?? Date.now;
+  const separator = url.includes("?") ? "&" : "?";
+  return {
+    async lookup(name, type, timeoutMs) {
+      const key = `${type} ${name.toLowerCase()}`;
+      const cached = cache.get(key, clock());
+      if (cached !== undefined) return cached;
+      if (!(timeoutMs > 0)) return TIMEOUT;
+      const query = `${url}${separator}name=${encodeURIComponent(name)}&type=${type}`;
+      const resolved = await withTimeout(timeoutMs, (signal) => query1(doFetch, query, type, signal));
+      if (resolved === undefined) return TIMEOUT;
+      cache.set(key, resolved.answer, resolved.ttl, clock());
+      return resolved.answer;
+    },
+  };
+}
+
+/** Runs `work` with an abort signal, giving up (undefined) when `ms` pass first, body read included. */
+async function withTimeout<T>(ms: number, work: (signal: AbortSignal) => Promise<T>): Promise<T | undefined> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      resolve(undefined);
+    }, ms);
+  });
+  try {
+    return await Promise.race([work(controller.signal), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Sends one query and maps the reply: HTTP or JSON trouble is an error, DNS status 3 NXDOMAIN. */
+async function query1(
+  doFetch: typeof fetch,
+  query: string,
+  type: keyof typeof TYPE_NUMBER,
+  signal: AbortSignal,
+): Promise<Resolved | undefined> {
+  let body: unknown;
+  try {
+    const response = await doFetch(query, { headers: { accept: "application/dns-json" }, signal });
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      return { answer: ERROR, ttl: 0 };
+    }
+    body = await response.json();
+  } catch {
+    return signal.aborted ? undefined : { answer: ERROR, ttl: 0 };
+  }
+  return interpret(body, TYPE_NUMBER[type]);
+}
+
+/** Turns a parsed DoH JSON reply into an answer and its cache lifetime. */
+export function interpret(body: unknown, typeNumber: number): Resolved {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return { answer: ERROR, ttl: 0 };
+  const reply = body as { Status?: unknown; Answer?: unknown; Authority?: unknown };
+  if (reply.Status === 3) return { answer: { status: "nxdomain", answers: [] }, ttl: negativeTtl(reply.Authority) };
+  if (reply.Status !== 0) return { answer: ERROR, ttl: 0 };
+  const answers: string[] = [];
+  let ttl = Infinity;
+  for (const record of records(reply.Answer)) {
+    if (record.type !== typeNumber || typeof record.data !== "string") continue;
+    answers.push(record.data);
+    ttl = Math.min(ttl, ttlOf(record));
+  }
+  if (answers.length === 0) ttl = negativeTtl(reply.Authority);
+  return { answer: { status: "ok", answers }, ttl };
+}
+
+function records(value: unknown): DohRecord[] {
+  return Array.isArray(value) ? value.filter((r): r is DohRecord => typeof r === "object" && r !== null) : [];
+}
+
+function ttlOf(record: DohRecord): number {
+  return typeof record.TTL === "number" && Number.isFinite(record.TTL) && record.TTL >= 0 ? record.TTL : 0;
+}
+
+/** RFC 2308: a negative answer lives as long as the SOA record that came with it. */
+function negativeTtl(authority: unknown): number {
+  for (const record of records(authority)) if (record.type === SOA) return ttlOf(record);
+  return DEFAULT_NEGATIVE_TTL_SECONDS;
+}
+
+const isolateCache = new DnsCache();
+let isolateResolver: { url: string; resolver: DnsResolver } | undefined;
+
+/**
+ * The isolate's resolver for the configured DOH_URL, sharing one answer cache
+ * across requests; undefined when no resolver is configured, which the engine
+ * treats as every lookup timing out.
+ */
+export function resolverFor(dohUrl: string | undefined): DnsResolver | undefined {
+  const url = dohUrl?.trim();
+  if (!url) return undefined;
+  if (isolateResolver?.url !== url) isolateResolver = { url, resolver: dohResolver(url, isolateCache) };
+  return isolateResolver.resolver;
+}
