@@ -1,0 +1,280 @@
+/**
+ * IP addresses and networks as integers: IPv4 as 32-bit numbers, IPv6 as
+ * 128-bit bigints. Families never mix. Sets are prepared once (sorted merged
+ * ranges for membership, a per-prefix-length index for longest-prefix lookup).
+ */
+
+/** A parsed network: family, first address and prefix length (an address is a /32 or /128). */
+export interface IpNetwork {
+  readonly family: 4 | 6;
+  /** First address: a number for IPv4, a bigint for IPv6. */
+  readonly start: number | bigint;
+  /** Last address of the network. */
+  readonly end: number | bigint;
+  readonly prefix: number;
+  /** True when the text had bits set below the prefix (e.g. `192.0.2.1/24`). */
+  readonly hostBits: boolean;
+}
+
+const V4_PART = /^(0|[1-9]\d{0,2})$/;
+
+/** Parses dotted-quad IPv4 text into a 32-bit unsigned number, or null. */
+export function parseIpv4(text: string): number | null {
+  const parts = text.split(".");
+  if (parts.length !== 4) return null;
+  let value = 0;
+  for (const part of parts) {
+    if (!V4_PART.test(part)) return null;
+    const n = Number(part);
+    if (n > 255) return null;
+    value = value * 256 + n;
+  }
+  return value;
+}
+
+const HEX_GROUP = /^[0-9a-fA-F]{1,4}$/;
+
+/** Parses IPv6 text (with `::` and an optional trailing dotted quad) into a bigint, or null. */
+export function parseIpv6(text: string): bigint | null {
+  if (text.length < 2 || text.includes("%")) return null;
+  const halves = text.split("::");
+  if (halves.length > 2) return null;
+  const toGroups = (part: string): number[] | null => {
+    if (part === "") return [];
+    const out: number[] = [];
+    const items = part.split(":");
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      if (i === items.length - 1 && item.includes(".")) {
+        const v4 = parseIpv4(item);
+        if (v4 === null) return null;
+        out.push(Math.floor(v4 / 65536), v4 % 65536);
+      } else if (HEX_GROUP.test(item)) {
+        out.push(parseInt(item, 16));
+      } else {
+        return null;
+      }
+    }
+    return out;
+  };
+  const head = toGroups(halves[0]);
+  if (head === null) return null;
+  let groups: number[];
+  if (halves.length === 2) {
+    const tail = toGroups(halves[1]);
+    if (tail === null || head.length + tail.length > 7) return null;
+    groups = [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail];
+  } else {
+    if (head.length !== 8) return null;
+    groups = head;
+  }
+  let value = 0n;
+  for (const g of groups) value = (value << 16n) | BigInt(g);
+  return value;
+}
+
+const V6_ALL = (1n << 128n) - 1n;
+
+/** Parses an address or `address/prefix`; host bits are reported, not rejected (callers decide). */
+export function parseNetwork(text: string): IpNetwork | null {
+  const slash = text.indexOf("/");
+  const addrText = slash < 0 ? text : text.slice(0, slash);
+  const prefixText = slash < 0 ? null : text.slice(slash + 1);
+  if (prefixText !== null && !/^\d{1,3}$/.test(prefixText)) return null;
+  const v4 = parseIpv4(addrText);
+  if (v4 !== null) {
+    const prefix = prefixText === null ? 32 : Number(prefixText);
+    if (prefix > 32) return null;
+    const size = 2 ** (32 - prefix);
+    const start = Math.floor(v4 / size) * size;
+    return { family: 4, start, end: start + size - 1, prefix, hostBits: start !== v4 };
+  }
+  const v6 = parseIpv6(addrText);
+  if (v6 !== null) {
+    const prefix = prefixText === null ? 128 : Number(prefixText);
+    if (prefix > 128) return null;
+    const hostMask = V6_ALL >> BigInt(prefix);
+    const start = v6 & ~hostMask & V6_ALL;
+    return { family: 6, start, end: start | hostMask, prefix, hostBits: start !== v6 };
+  }
+  return null;
+}
+
+/** Parses a single address (no prefix), for requesters that must be hosts. */
+export function parseAddress(text: string): IpNetwork | null {
+  return text.includes("/") ? null : parseNetwork(text);
+}
+
+/** Formats a network back to canonical text (`192.0.2.0/24`, `2001:db8::/32`). */
+export function formatNetwork(net: IpNetwork): string {
+  return `${formatAddress(net.family, net.start)}/${net.prefix}`;
+}
+
+/** Formats one address canonically (RFC 5952 for IPv6). */
+export function formatAddress(family: 4 | 6, value: number | bigint): string {
+  if (family === 4) {
+    const n = Number(value);
+    return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join(".");
+  }
+  const v = BigInt(value);
+  const groups: number[] = [];
+  for (let i = 7; i >= 0; i--) groups.push(Number((v >> BigInt(i * 16)) & 0xffffn));
+  let bestStart = -1;
+  let bestLen = 0;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLen && j - i > 1) {
+      bestStart = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (bestStart < 0) return hex.join(":");
+  return `${hex.slice(0, bestStart).join(":")}::${hex.slice(bestStart + bestLen).join(":")}`;
+}
+
+interface FamilyIndex<T extends number | bigint> {
+  /** Merged, sorted, non-overlapping [start, end] ranges for membership and overlap tests. */
+  readonly starts: T[];
+  readonly ends: T[];
+  /** Prefix lengths present, longest first, each with its first-address → entry map. */
+  readonly byPrefix: { prefix: number; entries: Map<T, string> }[];
+}
+
+/** A prepared set of networks: membership, overlap and longest-prefix lookup in O(log n). */
+export interface CidrSet {
+  /** Number of (normalized, deduplicated) entries. */
+  readonly size: number;
+  /** True when some entry contains every address of `net`. */
+  contains(net: IpNetwork): boolean;
+  /** True when some entry shares at least one address with `net`. */
+  overlaps(net: IpNetwork): boolean;
+  /** The most specific entry containing `net`, as canonical text, or null. */
+  longestMatch(net: IpNetwork): string | null;
+}
+
+function buildFamily<T extends number | bigint>(nets: IpNetwork[]): FamilyIndex<T> {
+  const sorted = [...nets].sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  const starts: T[] = [];
+  const ends: T[] = [];
+  for (const n of sorted) {
+    const last = ends.length - 1;
+    // Adjacent or overlapping ranges merge; +1 compared in the family's own integer type.
+    if (last >= 0 && (n.start as T) <= ends[last] + ((typeof n.start === "bigint" ? 1n : 1) as T)) {
+      if ((n.end as T) > ends[last]) ends[last] = n.end as T;
+    } else {
+      starts.push(n.start as T);
+      ends.push(n.end as T);
+    }
+  }
+  const prefixes = new Map<number, Map<T, string>>();
+  for (const n of nets) {
+    let m = prefixes.get(n.prefix);
+    if (!m) prefixes.set(n.prefix, (m = new Map()));
+    m.set(n.start as T, formatNetwork(n));
+  }
+  const byPrefix = [...prefixes.entries()].sort((a, b) => b[0] - a[0]).map(([prefix, entries]) => ({ prefix, entries }));
+  return { starts, ends, byPrefix };
+}
+
+/** Index of the last range whose start is <= value, or -1. */
+function floorIndex<T extends number | bigint>(starts: T[], value: T): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (starts[mid] <= value) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+function familyContains<T extends number | bigint>(f: FamilyIndex<T>, start: T, end: T): boolean {
+  const i = floorIndex(f.starts, start);
+  return i >= 0 && f.ends[i] >= end;
+}
+
+function familyOverlaps<T extends number | bigint>(f: FamilyIndex<T>, start: T, end: T): boolean {
+  const i = floorIndex(f.starts, end);
+  return i >= 0 && f.ends[i] >= start;
+}
+
+function maskStart(net: IpNetwork, prefix: number): number | bigint {
+  if (net.family === 4) {
+    const size = 2 ** (32 - prefix);
+    return Math.floor(Number(net.start) / size) * size;
+  }
+  return BigInt(net.start) & ~(V6_ALL >> BigInt(prefix)) & V6_ALL;
+}
+
+/** Builds the prepared set from networks (host bits must already be masked off). */
+export function cidrSetOf(nets: readonly IpNetwork[]): CidrSet {
+  const v4 = buildFamily<number>(nets.filter((n) => n.family === 4));
+  const v6 = buildFamily<bigint>(nets.filter((n) => n.family === 6));
+  const size = v4.byPrefix.reduce((s, p) => s + p.entries.size, 0) + v6.byPrefix.reduce((s, p) => s + p.entries.size, 0);
+  return {
+    size,
+    contains: (net) =>
+      net.family === 4
+        ? familyContains(v4, net.start as number, net.end as number)
+        : familyContains(v6, net.start as bigint, net.end as bigint),
+    overlaps: (net) =>
+      net.family === 4
+        ? familyOverlaps(v4, net.start as number, net.end as number)
+        : familyOverlaps(v6, net.start as bigint, net.end as bigint),
+    longestMatch: (net) => {
+      const f: FamilyIndex<number | bigint> = net.family === 4 ? v4 : v6;
+      for (const { prefix, entries } of f.byPrefix) {
+        if (prefix > net.prefix) continue;
+        const hit = entries.get(maskStart(net, prefix));
+        if (hit !== undefined) return hit;
+      }
+      return null;
+    },
+  };
+}
+
+/**
+ * Builds a CidrSet from address/CIDR texts, masking host bits; invalid entries are
+ * ignored, because lists arrive already cleaned by parseCidrListText.
+ */
+export function buildCidrSet(entries: readonly string[]): CidrSet {
+  const nets: IpNetwork[] = [];
+  for (const e of entries) {
+    const n = parseNetwork(e.trim());
+    if (n) nets.push(n);
+  }
+  return cidrSetOf(nets);
+}
+
+/**
+ * Reads a downloaded CIDR list the way pScheduler does: `#` starts a comment,
+ * lines are trimmed, blank and invalid lines are skipped, host bits are masked;
+ * returns canonical, de-duplicated entries in first-seen order.
+ */
+export function parseCidrListText(text: string): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const raw of text.split(/\r?\n|\r/)) {
+    const hash = raw.indexOf("#");
+    const line = (hash >= 0 ? raw.slice(0, hash) : raw).trim();
+    if (line === "") continue;
+    const net = parseNetwork(line);
+    if (!net) continue;
+    const canon = formatNetwork(net);
+    if (!seen.has(canon)) {
+      seen.add(canon);
+      out.push(canon);
+    }
+  }
+  return out;
+}
