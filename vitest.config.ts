@@ -5,11 +5,37 @@ export default defineConfig({
   test: {
     projects: [
       {
-        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
-        test: { name: "worker", include: ["test/worker/**/*.test.ts"] },
+        plugins: [
+          cloudflareTest(({ inject }) => {
+            // Fakes at the edge of the world (a DNS-over-HTTPS resolver, a CIDR list server),
+            // served on loopback by the global setup; the Worker reaches them by these URLs.
+            const base = `http://127.0.0.1:${inject<number>("loopbackPort")}`;
+            return {
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: {
+                bindings: {
+                  LOOPBACK_URL: base,
+                  DOH_URL: `${base}/dns-query`,
+                  LOCAL_ADDRESSES: "192.0.2.1,2001:db8::1",
+                  BUNDLE_REFRESH_SECONDS: "1",
+                },
+              },
+            };
+          }),
+        ],
+        test: {
+          name: "worker",
+          include: ["test/worker/**/*.test.ts"],
+          globalSetup: ["test/worker/loopback-servers.ts"],
+        },
       },
       {
-        test: { name: "node", include: ["src/**/*.test.ts", "test/**/*.test.ts"], exclude: ["test/worker/**"], environment: "node" },
+        test: {
+          name: "node",
+          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+          exclude: ["test/worker/**", "node_modules/**"],
+          environment: "node",
+        },
       },
     ],
   },

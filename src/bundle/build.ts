@@ -1,0 +1,58 @@
+import type { EngineName } from "../engines/common/engine.js";
+import { err, ok, type PolicyError, type Result } from "../engines/common/result.js";
+import { canonicalJson, sha256Hex } from "./canonical.js";
+import { ENGINES } from "./registry.js";
+import type { Bundle, BundleEntry } from "./types.js";
+
+/** Policy source texts by engine; an absent engine is simply not in the bundle. */
+export type Sources = Partial<Record<EngineName, string>>;
+
+/** A compile error of one engine's source, tagged with the engine so a bundle's errors stay readable. */
+export interface BundleError extends PolicyError {
+  readonly engine: EngineName;
+}
+
+/**
+ * Validates and compiles every source into one bundle. Any error in any source
+ * fails the whole bundle: a bundle is either entirely good or not made at all.
+ */
+export async function compileBundle(sources: Sources, createdAt: string): Promise<Result<Bundle, BundleError[]>> {
+  const errors: BundleError[] = [];
+  const engines: Partial<Record<EngineName, BundleEntry>> = {};
+  for (const name of Object.keys(ENGINES) as EngineName[]) {
+    const source = sources[name];
+    if (source === undefined) continue;
+    const engine = ENGINES[name];
+    const compiled = compileSafely(engine.compile.bind(engine), source);
+    if (!compiled.ok) {
+      for (const e of compiled.error) errors.push({ ...e, engine: name });
+      continue;
+    }
+    engines[name] = {
+      source_sha256: await sha256Hex(source),
+      format: engine.format,
+      // Round-trip through JSON so the bundle holds exactly what KV will hold.
+      compiled: JSON.parse(JSON.stringify(compiled.value ?? null)),
+      source,
+    };
+  }
+  if (errors.length > 0) return err(errors);
+  const revision = await sha256Hex(canonicalJson(engines));
+  return ok({ revision, created_at: createdAt, engines });
+}
+
+/** Runs an engine's compile, turning a thrown bug into a reported error rather than a crash. */
+function compileSafely(compile: (s: string) => Result<unknown, PolicyError[]>, source: string) {
+  try {
+    return compile(source);
+  } catch (e) {
+    return err([{ code: "policy_compile_crashed", message: `compiler failed: ${(e as Error).message}`, at: "" }]);
+  }
+}
+
+/** Replaces one engine's source in a bundle's sources, for publishing a single policy. */
+export function sourcesOf(bundle: Bundle): Sources {
+  const out: Sources = {};
+  for (const [name, entry] of Object.entries(bundle.engines) as [EngineName, BundleEntry][]) out[name] = entry.source;
+  return out;
+}

@@ -1,0 +1,19 @@
+import type { EngineName } from "../engines/common/engine.js";
+
+/** One engine's part of a bundle: its source, the source's hash, and the compiled data. */
+export interface BundleEntry {
+  source_sha256: string;
+  format: string;
+  compiled: unknown;
+  source: string;
+}
+
+/**
+ * A validated, compiled set of policies. `revision` is the sha256 of the
+ * canonical JSON of `engines`, so equal policies always give equal revisions.
+ */
+export interface Bundle {
+  revision: string;
+  created_at: string;
+  engines: Partial<Record<EngineName, BundleEntry>>;
+}

@@ -1,0 +1,137 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { compileBundle, ENGINES } from "../bundle/index.js";
+import { shapeVerdict } from "../engines/common/decision.js";
+import type { EngineName } from "../engines/common/engine.js";
+import { isJsonObject } from "../engines/common/json.js";
+import { fieldName, pointer } from "../http/body.js";
+import { option, parseArgs, UsageError } from "./args.js";
+import type { LineEvaluator, PolicyEvaluator } from "./evaluator.js";
+import type { Io } from "./io.js";
+
+export const EVAL_USAGE = `usage: arbiter eval ENGINE [--policy FILE]
+
+Reads JSON lines on stdin and writes one JSON line per input line.
+ENGINE is one of: limits, placement, match, customs, jobfilter (requests as the
+HTTP API takes them, verdicts as it answers them), jq, classad.
+A line {"policy": <source text or object>, "input": <request>} carries its own
+policy; an invalid one yields {"error": {...}} for that line and the run goes on.
+Without --policy the policy in policies/ is used.
+`;
+
+type Loaded = { kind: "policy"; evaluator: PolicyEvaluator } | { kind: "line"; evaluator: LineEvaluator };
+
+async function loadEvaluator(name: string): Promise<Loaded | undefined> {
+  switch (name) {
+    case "limits":
+      return { kind: "policy", evaluator: (await import("./eval-limits.js")).limitsEvaluator as PolicyEvaluator };
+    case "placement":
+      return { kind: "policy", evaluator: (await import("./eval-placement.js")).placementEvaluator as PolicyEvaluator };
+    case "match":
+      return { kind: "policy", evaluator: (await import("./eval-match.js")).matchEvaluator as PolicyEvaluator };
+    case "customs":
+      return asLoaded((await import("./eval-customs.js")).customsEvaluator);
+    case "jobfilter":
+      return asLoaded((await import("./eval-jobfilter.js")).jobfilterEvaluator);
+    case "jq":
+      return { kind: "line", evaluator: { evaluateLine: (await import("./eval-jq.js")).evalJqLine } };
+    case "classad":
+      return { kind: "line", evaluator: { evaluateLine: (await import("./eval-classad.js")).evalClassadLine } };
+    default:
+      return undefined;
+  }
+}
+
+function asLoaded(e: LineEvaluator | PolicyEvaluator): Loaded {
+  return "evaluateLine" in e ? { kind: "line", evaluator: e } : { kind: "policy", evaluator: e };
+}
+
+const defaultPolicyDir = fileURLToPath(new URL("../../policies/", import.meta.url));
+
+/** A compiled, loaded policy with the revision a bundle of it alone would have. */
+interface ReadyPolicy {
+  policy: unknown;
+  revision: string;
+}
+
+type PolicyOutcome = { ok: true; ready: ReadyPolicy } | { ok: false; error: object };
+
+async function preparePolicy(engine: EngineName, source: string): Promise<PolicyOutcome> {
+  const bundle = await compileBundle({ [engine]: source }, new Date(0).toISOString());
+  if (!bundle.ok) {
+    const details = bundle.error.map((e) => ({ code: e.code, message: e.message, at: e.at }));
+    return { ok: false, error: { error: { code: "policy_invalid", message: details[0]?.message ?? "invalid policy", details } } };
+  }
+  const entry = bundle.value.engines[engine];
+  return { ok: true, ready: { policy: ENGINES[engine].load(entry?.compiled), revision: bundle.value.revision } };
+}
+
+/** `arbiter eval`: the engines over JSON lines, speaking the API's JSON. */
+export async function evalCommand(argv: string[], io: Io): Promise<number> {
+  const args = parseArgs(argv, ["--policy"]);
+  if (args.switches.has("--help")) return io.stdout(EVAL_USAGE), 0;
+  if (args.positional.length !== 1 || args.switches.size > 0) throw new UsageError(EVAL_USAGE);
+  const loaded = await loadEvaluator(args.positional[0]);
+  if (!loaded) throw new UsageError(`unknown engine \`${args.positional[0]}\`\n\n${EVAL_USAGE}`);
+  const lines = (await io.readStdin()).split("\n").filter((l) => l.trim() !== "");
+
+  if (loaded.kind === "line") {
+    for (const line of lines) {
+      const parsed = parseLine(line);
+      io.stdout(JSON.stringify(parsed.ok ? await loaded.evaluator.evaluateLine(parsed.value) : parsed.error) + "\n");
+    }
+    return 0;
+  }
+
+  const evaluator = loaded.evaluator;
+  const engine = ENGINES[evaluator.engine];
+  const policyFile = option(args, "--policy") ?? defaultPolicyDir + engine.file;
+  const base = await preparePolicy(evaluator.engine, readFileSync(policyFile, "utf8"));
+  if (!base.ok) {
+    io.stderr(`${policyFile}: ${JSON.stringify(base.error)}\n`);
+    return 1;
+  }
+  const perLine = new Map<string, PolicyOutcome>();
+  for (const line of lines) {
+    const parsed = parseLine(line);
+    if (!parsed.ok) {
+      io.stdout(JSON.stringify(parsed.error) + "\n");
+      continue;
+    }
+    let ready = base.ready;
+    let input: unknown = parsed.value;
+    if (isJsonObject(parsed.value) && "policy" in parsed.value && "input" in parsed.value) {
+      const p = parsed.value.policy;
+      const text = typeof p === "string" ? p : JSON.stringify(p);
+      const outcome = perLine.get(text) ?? (await preparePolicy(evaluator.engine, text));
+      perLine.set(text, outcome);
+      if (!outcome.ok) {
+        io.stdout(JSON.stringify(outcome.error) + "\n");
+        continue;
+      }
+      ready = outcome.ready;
+      input = parsed.value.input;
+    }
+    const checked = evaluator.schema.safeParse(input);
+    if (!checked.success) {
+      const details = checked.error.issues.map((i) => ({
+        code: i.code,
+        message: `\`${fieldName(i.path)}\`: ${i.message}`,
+        at: pointer(i.path),
+      }));
+      io.stdout(JSON.stringify({ error: { code: "invalid_request", message: details[0]?.message, details } }) + "\n");
+      continue;
+    }
+    const decision = await evaluator.decide(ready.policy, checked.data, { now: Date.now(), explain: false });
+    io.stdout(JSON.stringify(shapeVerdict(decision, crypto.randomUUID(), ready.revision, false)) + "\n");
+  }
+  return 0;
+}
+
+function parseLine(line: string): { ok: true; value: unknown } | { ok: false; error: object } {
+  try {
+    return { ok: true, value: JSON.parse(line) };
+  } catch (e) {
+    return { ok: false, error: { error: { code: "invalid_json", message: `the line is not valid JSON: ${(e as Error).message}` } } };
+  }
+}

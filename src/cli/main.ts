@@ -1,0 +1,60 @@
+import { UsageError } from "./args.js";
+import { compileCommand } from "./compile-command.js";
+import { evalCommand } from "./eval-command.js";
+import { processIo, type Io } from "./io.js";
+import { publishCommand } from "./publish-command.js";
+import { validateCommand } from "./validate-command.js";
+
+export const USAGE = `usage: arbiter COMMAND [options]
+
+Commands:
+  validate FILE [--engine E]     check a policy source
+  compile [DIR] [-o FILE]        compile a policies folder into a bundle
+  eval ENGINE [--policy FILE]    decide JSON lines from stdin (limits, placement, match,
+                                 customs, jobfilter, jq, classad)
+  publish [--local|--remote]     compile and write the bundle to KV through wrangler
+  jq [options] PROGRAM [FILE…]   the jq command line, on Arbiter's jq engine
+  filter add|replace|delete|list|info   manage job-queue filters of a running service
+
+Run \`arbiter COMMAND --help\` for a command's options.
+`;
+
+type Command = (argv: string[], io: Io) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  validate: validateCommand,
+  compile: compileCommand,
+  eval: evalCommand,
+  publish: publishCommand,
+  jq: async (argv, io) => {
+    const { runJqCommand } = await import("./jq-command.js");
+    return runJqCommand(argv, { stdin: argv.includes("--help") || io.stdinIsTty ? "" : await io.readStdin(), stdout: io.stdout, stderr: io.stderr });
+  },
+  filter: async (argv, io) => {
+    const { runFilterCommand } = await import("./filter-command.js");
+    return runFilterCommand(argv, { stdout: io.stdout, stderr: io.stderr, env: io.env });
+  },
+};
+
+/** Runs one `arbiter` invocation and returns its exit code. */
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    io.stdout(USAGE);
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.stderr(`arbiter: unknown command \`${name}\`\n\n${USAGE}`);
+    return 2;
+  }
+  try {
+    return await command(rest, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`${e.message.endsWith("\n") ? e.message : e.message + "\n"}`);
+      return 2;
+    }
+    throw e;
+  }
+}

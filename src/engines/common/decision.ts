@@ -1,0 +1,30 @@
+/**
+ * What an engine's decide function returns: the engine-specific verdict body,
+ * whether it depends only on the request and the policy revision (and so may
+ * be cached), a one-word outcome for the decision log, and the trace, which
+ * engines build only when `explain` is asked for.
+ */
+export interface Decision<V extends object> {
+  readonly verdict: V;
+  readonly cacheable: boolean;
+  readonly outcome: string;
+  readonly trace?: unknown;
+}
+
+/** The envelope fields every verdict carries in front of the engine's own. */
+export interface VerdictEnvelope {
+  readonly decision_id: string;
+  readonly revision: string;
+  readonly cacheable: boolean;
+}
+
+/** Puts the envelope in front of an engine verdict, as the API and the CLI both print it. */
+export function shapeVerdict<V extends object>(
+  decision: Decision<V>,
+  decisionId: string,
+  revision: string,
+  explain: boolean,
+): VerdictEnvelope & V & { trace?: unknown } {
+  const out = { decision_id: decisionId, revision, cacheable: decision.cacheable, ...decision.verdict };
+  return explain && decision.trace !== undefined ? { ...out, trace: decision.trace } : out;
+}

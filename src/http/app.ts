@@ -1,0 +1,34 @@
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { AppEnv } from "./env.js";
+import { ApiError, errorBody } from "./errors.js";
+import { policyRoutes } from "./routes/policies.js";
+import { systemRoutes } from "./routes/system.js";
+
+/** The whole HTTP API: one error envelope, one request id per request, routes per concern. */
+export const app = new Hono<AppEnv>();
+
+app.use("*", async (c, next) => {
+  const requestId = c.req.header("x-request-id")?.slice(0, 64) || crypto.randomUUID();
+  c.set("requestId", requestId);
+  await next();
+  c.header("X-Request-Id", requestId);
+});
+
+app.onError((error, c) => {
+  const requestId = c.get("requestId") ?? crypto.randomUUID();
+  if (error instanceof ApiError) {
+    return c.json(errorBody(error.code, error.message, requestId, error.details), error.status as 400);
+  }
+  if (error instanceof HTTPException) {
+    const code = error.status === 413 ? "payload_too_large" : error.status === 401 ? "unauthorized" : "invalid_request";
+    return c.json(errorBody(code, error.message || code, requestId), error.status);
+  }
+  console.error(JSON.stringify({ ts: new Date().toISOString(), event: "internal_error", request_id: requestId, error: String(error) }));
+  return c.json(errorBody("internal_error", "internal error", requestId), 500);
+});
+
+app.notFound((c) => c.json(errorBody("not_found", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`, c.get("requestId")), 404));
+
+app.route("/", systemRoutes);
+app.route("/", policyRoutes);

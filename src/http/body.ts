@@ -1,0 +1,82 @@
+import type { Context } from "hono";
+import type { z } from "zod";
+import type { AppEnv } from "./env.js";
+import { ApiError, type ErrorDetail } from "./errors.js";
+
+/** The largest request body any route reads. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Reads the raw body as text, refusing more than `limit` bytes without buffering them all. */
+export async function readText(c: Context<AppEnv>, limit = MAX_BODY_BYTES): Promise<string> {
+  const declared = Number(c.req.header("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  const body = c.req.raw.body;
+  if (!body) return "";
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
+
+function tooLarge(limit: number): ApiError {
+  return new ApiError("payload_too_large", `request body exceeds ${limit} bytes`);
+}
+
+/** Parses the body as JSON, insisting on a JSON content type. */
+export async function readJsonValue(c: Context<AppEnv>): Promise<unknown> {
+  const type = c.req.header("content-type") ?? "";
+  if (!/^application\/(.+\+)?json\b/i.test(type.trim())) {
+    throw new ApiError("unsupported_media_type", "the request body must be `application/json`");
+  }
+  const text = await readText(c);
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ApiError("invalid_json", `the request body is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+/** Turns a zod path into a JSON pointer, the `at` of every detail. */
+export function pointer(path: readonly PropertyKey[]): string {
+  return path.map((p) => "/" + String(p).replace(/~/g, "~0").replace(/\//g, "~1")).join("");
+}
+
+/** Renders a zod path as the field name users wrote: `tags.namespace`, `machines[3]`. */
+export function fieldName(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const p of path) out += typeof p === "number" ? `[${p}]` : out === "" ? String(p) : `.${String(p)}`;
+  return out === "" ? "body" : out;
+}
+
+/** Checks a value against a zod schema, turning issues into a 400 that names each field. */
+export function validate<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const details: ErrorDetail[] = parsed.error.issues.map((issue) => ({
+    code: issue.code,
+    message: `\`${fieldName(issue.path)}\`: ${issue.message}`,
+    at: pointer(issue.path),
+  }));
+  throw new ApiError("invalid_request", details[0]?.message ?? "the request is invalid", details);
+}
+
+/** Reads and validates a JSON body in one step. */
+export async function readJson<S extends z.ZodType>(c: Context<AppEnv>, schema: S): Promise<z.output<S>> {
+  return validate(schema, await readJsonValue(c));
+}

@@ -1,0 +1,134 @@
+import type { Context, Handler } from "hono";
+import type { z } from "zod";
+import { canonicalJson, sha256Hex, type LoadedBundle } from "../bundle/index.js";
+import { shapeVerdict, type Decision } from "../engines/common/decision.js";
+import type { EngineName } from "../engines/common/engine.js";
+import { getActiveBundle } from "../state/policy-store.js";
+import { authorize } from "./auth.js";
+import { readJsonValue, validate } from "./body.js";
+import { numberVar, type AppEnv, type Env } from "./env.js";
+import { ApiError } from "./errors.js";
+
+/** What a route's decide function gets besides the policy and the request. */
+export interface RouteContext {
+  env: Env;
+  now: number;
+  explain: boolean;
+  connectingIp: string | null;
+  revision: string;
+  bundle: LoadedBundle;
+}
+
+/** A fresh, unique decision id. */
+export function newDecisionId(): string {
+  return crypto.randomUUID();
+}
+
+/** One decision log line's fields. */
+export interface DecisionLog {
+  decision_id: string;
+  engine: string;
+  revision: string;
+  outcome: string;
+  micros: number;
+  cache?: "hit" | "miss";
+}
+
+/** Writes the one JSON log line every decision leaves; it never holds request bodies or secrets. */
+export function logDecision(entry: DecisionLog): void {
+  console.log(JSON.stringify({ ts: new Date().toISOString(), ...entry }));
+}
+
+/** Whether the request asked for the trace. */
+export function wantsExplain(c: Context<AppEnv>): boolean {
+  const v = c.req.query("explain");
+  return v === "true" || v === "1";
+}
+
+const CACHE_HOST = "https://verdict-cache.arbiter.internal";
+
+/** The cache key of a verdict: route, revision and the canonical hash of the request body. */
+export async function verdictCacheKey(path: string, revision: string, body: unknown): Promise<Request> {
+  const hash = await sha256Hex(canonicalJson(body));
+  return new Request(`${CACHE_HOST}${path}/${revision}/${hash}`);
+}
+
+function verdictCache(): Cache | undefined {
+  return typeof caches === "undefined" ? undefined : (caches as unknown as { default: Cache }).default;
+}
+
+/**
+ * Builds the handler of a stateless decision route: authorize, read and
+ * validate the body, answer from the verdict cache when allowed, otherwise
+ * decide with the active bundle's policy, then log and cache. Engines stay
+ * unaware of HTTP, caching and logging.
+ */
+export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
+  engine: EngineName;
+  schema: S;
+  decide: (policy: P, request: z.output<S>, ctx: RouteContext) => Decision<V> | Promise<Decision<V>>;
+}): Handler<AppEnv> {
+  return async (c) => {
+    const started = performance.now();
+    authorize(c, "decision");
+    const raw = await readJsonValue(c);
+    const request = validate(opts.schema, raw);
+    const bundle = await getActiveBundle(c.env);
+    const policy = bundle.policy<P>(opts.engine);
+    if (policy === undefined) {
+      throw new ApiError("service_unavailable", `no \`${opts.engine}\` policy is loaded`);
+    }
+    const explain = wantsExplain(c);
+    const ttl = numberVar(c.env.VERDICT_CACHE_SECONDS, 60);
+    const cache = !explain && ttl > 0 ? verdictCache() : undefined;
+    const key = cache ? await verdictCacheKey(new URL(c.req.url).pathname, bundle.revision, raw) : undefined;
+    const decisionId = newDecisionId();
+
+    if (cache && key) {
+      const hit = await cache.match(key);
+      if (hit) {
+        const stored = (await hit.json()) as { outcome: string; verdict: Record<string, unknown> };
+        logDecision(logEntry(decisionId, opts.engine, bundle.revision, stored.outcome, started, "hit"));
+        c.header("X-Arbiter-Cache", "hit");
+        return c.json({ decision_id: decisionId, ...stored.verdict });
+      }
+    }
+
+    const ctx: RouteContext = {
+      env: c.env,
+      now: Date.now(),
+      explain,
+      connectingIp: c.req.header("cf-connecting-ip") ?? null,
+      revision: bundle.revision,
+      bundle,
+    };
+    const decision = await opts.decide(policy, request, ctx);
+    const body = shapeVerdict(decision, decisionId, bundle.revision, explain);
+    logDecision(logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, "miss"));
+    if (cache && key && decision.cacheable) {
+      const { decision_id: _omit, ...verdict } = body;
+      const stored = new Response(JSON.stringify({ outcome: decision.outcome, verdict }), {
+        headers: { "content-type": "application/json", "cache-control": `max-age=${ttl}` },
+      });
+      const put = cache.put(key, stored);
+      try {
+        c.executionCtx.waitUntil(put);
+      } catch {
+        await put;
+      }
+    }
+    c.header("X-Arbiter-Cache", "miss");
+    return c.json(body);
+  };
+}
+
+function logEntry(
+  id: string,
+  engine: string,
+  revision: string,
+  outcome: string,
+  started: number,
+  cache: "hit" | "miss",
+): DecisionLog {
+  return { decision_id: id, engine, revision, outcome, micros: Math.round((performance.now() - started) * 1000), cache };
+}

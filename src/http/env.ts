@@ -1,0 +1,27 @@
+/** The Worker's bindings and variables, as wrangler.toml and secrets provide them. */
+export interface Env {
+  POLICIES: KVNamespace;
+  JOB_QUEUE: DurableObjectNamespace;
+  HOST_POOL: DurableObjectNamespace;
+  ADMIN_TOKEN?: string;
+  DECISION_TOKENS?: string;
+  AGENT_TOKENS?: string;
+  BUNDLE_REFRESH_SECONDS?: string;
+  VERDICT_CACHE_SECONDS?: string;
+  DOH_URL?: string;
+  LOCAL_ADDRESSES?: string;
+  LEASE_SECONDS?: string;
+}
+
+/** Hono's type parameter for our app: bindings plus the per-request variables. */
+export interface AppEnv {
+  Bindings: Env;
+  Variables: { requestId: string };
+}
+
+/** Reads a numeric variable, falling back when it is unset or not a number. */
+export function numberVar(value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === "") return fallback;
+  const n = Number(value);
+  return Number.isFinite(n) && n >= 0 ? n : fallback;
+}

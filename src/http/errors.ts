@@ -1,0 +1,54 @@
+/**
+ * Every error code the API answers with and its HTTP status: one exhaustive
+ * table, so a code always means the same status. Engine routes add their codes
+ * here rather than choosing statuses at the call site.
+ */
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  unknown_engine: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  policy_invalid: 422,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+/** A stable snake_case error code. */
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** One item of an error's `details`: what was wrong and where (a JSON pointer or line:column). */
+export interface ErrorDetail {
+  code: string;
+  message: string;
+  at: string;
+}
+
+/**
+ * An error the HTTP layer answers with. Thrown inside handlers and turned into
+ * the one envelope by the app's error handler, so no route shapes errors itself.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+  ) {
+    super(message);
+  }
+
+  /** The HTTP status for this error's code. */
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+/** The error envelope body every error response carries. */
+export function errorBody(code: ErrorCode, message: string, requestId: string, details?: ErrorDetail[]) {
+  return { error: { code, message, ...(details ? { details } : {}), request_id: requestId } };
+}

@@ -1,0 +1,95 @@
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import { compileBundle, engineByName, sourcesOf, type Bundle, type BundleError } from "../../bundle/index.js";
+import type { EngineDefinition } from "../../engines/common/engine.js";
+import { bundleInfo, getActiveBundle, publishBundle } from "../../state/policy-store.js";
+import { requireRole } from "../auth.js";
+import { readText } from "../body.js";
+import type { AppEnv } from "../env.js";
+import { ApiError } from "../errors.js";
+import { registerOperation } from "../openapi.js";
+
+function engineParam(c: Context<AppEnv>): EngineDefinition {
+  const name = c.req.param("engine") ?? "";
+  const engine = engineByName(name);
+  if (!engine) throw new ApiError("unknown_engine", `there is no engine \`${name}\``);
+  return engine;
+}
+
+/** Compiles the active bundle with one engine's source replaced; a failure is the 422 envelope. */
+async function candidate(c: Context<AppEnv>): Promise<Bundle> {
+  const engine = engineParam(c);
+  const source = await readText(c);
+  const current = await getActiveBundle(c.env);
+  const sources = { ...sourcesOf(current.bundle), [engine.name]: source };
+  const compiled = await compileBundle(sources, new Date().toISOString());
+  if (!compiled.ok) {
+    const details = compiled.error.map((e: BundleError) => ({ code: e.code, message: e.message, at: e.at }));
+    const first = compiled.error[0];
+    throw new ApiError(
+      "policy_invalid",
+      `the \`${first.engine}\` policy is invalid: ${first.message}${first.at ? ` (at ${first.at})` : ""}`,
+      details,
+    );
+  }
+  return compiled.value;
+}
+
+/** The admin API over the policy bundle: publish, validate, read. */
+export const policyRoutes = new Hono<AppEnv>()
+  .use("/v1/policies", requireRole("admin"))
+  .use("/v1/policies/*", requireRole("admin"))
+  .get("/v1/policies", async (c) => {
+    const bundle = await getActiveBundle(c.env);
+    const engines: Record<string, { format: string; source_sha256: string }> = {};
+    for (const [name, entry] of Object.entries(bundle.bundle.engines)) {
+      if (entry) engines[name] = { format: entry.format, source_sha256: entry.source_sha256 };
+    }
+    return c.json({ revision: bundle.revision, source: bundleInfo().source, engines });
+  })
+  .get("/v1/policies/:engine", async (c) => {
+    const engine = engineParam(c);
+    const bundle = await getActiveBundle(c.env);
+    const entry = bundle.bundle.engines[engine.name];
+    if (!entry) throw new ApiError("not_found", `no \`${engine.name}\` policy is loaded`);
+    return c.text(entry.source, 200, { "content-type": "text/plain; charset=utf-8" });
+  })
+  .put("/v1/policies/:engine", async (c) => {
+    const bundle = await candidate(c);
+    await publishBundle(c.env, bundle);
+    console.log(JSON.stringify({ ts: new Date().toISOString(), event: "policy_published", engine: c.req.param("engine"), revision: bundle.revision }));
+    return c.json({ revision: bundle.revision });
+  })
+  .post("/v1/policies/:engine/validate", async (c) => {
+    const bundle = await candidate(c);
+    return c.json({ valid: true, revision: bundle.revision });
+  });
+
+const engineSummary = z.object({ format: z.string(), source_sha256: z.string() });
+registerOperation({
+  method: "get",
+  path: "/v1/policies",
+  summary: "The active bundle's revision, source and engines",
+  tag: "policies",
+  auth: "admin",
+  response: z.object({ revision: z.string(), source: z.enum(["embedded", "kv"]), engines: z.record(z.string(), engineSummary) }),
+});
+registerOperation({ method: "get", path: "/v1/policies/{engine}", summary: "One engine's policy source text", tag: "policies", auth: "admin" });
+registerOperation({
+  method: "put",
+  path: "/v1/policies/{engine}",
+  summary: "Validate, compile and activate one engine's policy source",
+  tag: "policies",
+  auth: "admin",
+  requestText: "text/plain",
+  response: z.object({ revision: z.string() }),
+});
+registerOperation({
+  method: "post",
+  path: "/v1/policies/{engine}/validate",
+  summary: "Validate one engine's policy source without activating it",
+  tag: "policies",
+  auth: "admin",
+  requestText: "text/plain",
+  response: z.object({ valid: z.literal(true), revision: z.string() }),
+});

@@ -1,0 +1,58 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { ENGINE_NAMES } from "../../engines/common/engine.js";
+import { bundleInfo, getActiveBundle } from "../../state/policy-store.js";
+import { authMode } from "../auth.js";
+import type { AppEnv } from "../env.js";
+import { openApiDocument, registerOperation } from "../openapi.js";
+import { statusExtras } from "../status-extras.js";
+
+/** Liveness, status and the OpenAPI document: the routes that decide nothing. */
+export const systemRoutes = new Hono<AppEnv>()
+  .get("/healthz", (c) => c.json({ ok: true }))
+  .get("/v1/status", async (c) => {
+    const bundle = await getActiveBundle(c.env);
+    const info = bundleInfo();
+    const now = Date.now();
+    return c.json({
+      revision: bundle.revision,
+      bundle: {
+        source: info.source,
+        created_at: info.createdAt,
+        age_seconds: Math.max(0, Math.round((now - Date.parse(info.createdAt)) / 1000)),
+        activated_at: new Date(info.activatedAt).toISOString(),
+      },
+      auth: authMode(c.env),
+      engines: ENGINE_NAMES.filter((n) => bundle.has(n)),
+      ...(await statusExtras(c.env, bundle)),
+    });
+  })
+  .get("/v1/openapi.json", (c) => c.json(openApiDocument()));
+
+registerOperation({
+  method: "get",
+  path: "/healthz",
+  summary: "Liveness check",
+  tag: "system",
+  auth: "none",
+  response: z.object({ ok: z.literal(true) }),
+});
+registerOperation({
+  method: "get",
+  path: "/v1/status",
+  summary: "Active revision, bundle source and age, auth mode, engines loaded",
+  tag: "system",
+  auth: "none",
+  response: z.object({
+    revision: z.string(),
+    bundle: z.object({
+      source: z.enum(["embedded", "kv"]),
+      created_at: z.string(),
+      age_seconds: z.number(),
+      activated_at: z.string(),
+    }),
+    auth: z.enum(["enabled", "disabled"]),
+    engines: z.array(z.string()),
+  }),
+});
+registerOperation({ method: "get", path: "/v1/openapi.json", summary: "This document", tag: "system", auth: "none" });

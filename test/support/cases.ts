@@ -1,0 +1,59 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parse } from "yaml";
+import { z } from "zod";
+
+/** The repository root, for reading case files and ../shared/data from tests. */
+export const REPO_ROOT = resolve(import.meta.dirname, "../..");
+
+/** The shared conformance material beside the checkout. */
+export const SHARED_DATA = resolve(REPO_ROOT, "../shared/data");
+
+const base = {
+  note: z.string().min(1),
+  policy: z.unknown().optional(),
+  input: z.unknown(),
+  now: z.union([z.string(), z.number()]).optional(),
+  want: z.unknown().optional(),
+  want_error: z.unknown().optional(),
+  skip: z.string().min(1).optional(),
+};
+
+/**
+ * The strict schema of one case: a typo in a key fails the file. Engines that
+ * need more fields pass them in `extra` (still strict).
+ */
+export function caseSchema<E extends z.ZodRawShape>(extra?: E) {
+  return z
+    .strictObject({ ...base, ...(extra ?? ({} as E)) })
+    .refine((c) => (c.want !== undefined) !== (c.want_error !== undefined), {
+      message: "a case has exactly one of `want` and `want_error`",
+    });
+}
+
+/** One case with where it came from, for test names. */
+export interface LoadedCase<C> {
+  file: string;
+  index: number;
+  name: string;
+  value: C;
+}
+
+/** Reads and schema-checks every `*.yaml` case file of `test/cases/<engine>/`. */
+export function loadCases<E extends z.ZodRawShape>(engine: string, extra?: E) {
+  const schema = caseSchema(extra);
+  const dir = join(REPO_ROOT, "test/cases", engine);
+  const out: LoadedCase<z.output<typeof schema>>[] = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".yaml")).sort()) {
+    const doc: unknown = parse(readFileSync(join(dir, file), "utf8"));
+    const list = z.array(z.unknown()).parse(doc);
+    list.forEach((raw, index) => {
+      const parsed = schema.safeParse(raw);
+      if (!parsed.success) {
+        throw new Error(`${engine}/${file} case ${index}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+      }
+      out.push({ file, index, name: `${file} #${index}: ${parsed.data.note}`, value: parsed.data });
+    });
+  }
+  return out;
+}
