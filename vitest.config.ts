@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
+    // The JSON report is what CI's closing line is read from (scripts/test-summary.mjs).
+    reporters: ["default", ["json", { outputFile: ".ci/report.json" }]],
     projects: [
       {
         plugins: [
