@@ -1,0 +1,55 @@
+import type { Decision } from "../common/decision.js";
+import type { EngineDefinition } from "../common/engine.js";
+import type { JobfilterPolicy } from "./policy.js";
+import { compileFilters, loadFilters } from "./policy.js";
+import type { QueueView } from "./schedule.js";
+import { decideJob, schedulePass } from "./schedule.js";
+import type { FilterRule, Job, JobDecision, PassResult } from "./types.js";
+import { prepareJob } from "./evaluate.js";
+
+/** The jobfilter engine as the bundle sees it: filters.json holds the rules a new queue starts with. */
+export const jobfilterEngine: EngineDefinition<FilterRule[], JobfilterPolicy> = {
+  name: "jobfilter",
+  file: "filters.json",
+  format: "ganeti-filters-json",
+  compile: compileFilters,
+  load: loadFilters,
+};
+
+/** A decision request: the job, and the queue around it (`queue.running`/`queue.queued`, or the spec's `running`/`queuedAhead`). */
+export interface JobfilterRequest {
+  readonly job: Job;
+  readonly queue?: { readonly running?: readonly Job[]; readonly queued?: readonly Job[] };
+  readonly running?: readonly Job[];
+  readonly queuedAhead?: readonly Job[];
+}
+
+/** Normalises both spellings of the queue into one view. */
+export function queueOf(request: JobfilterRequest): QueueView {
+  return {
+    running: request.queue?.running ?? request.running ?? [],
+    queued: request.queue?.queued ?? request.queuedAhead ?? [],
+  };
+}
+
+/**
+ * Decides one job against a loaded policy. Never cacheable: the answer depends
+ * on the queue's state. The trace (explain only) lists which rules match.
+ */
+export function decideJobfilter(
+  policy: JobfilterPolicy,
+  request: JobfilterRequest,
+  ctx: { explain: boolean },
+): Decision<JobDecision> {
+  const verdict = decideJob(policy.set, request.job, queueOf(request));
+  const decision: Decision<JobDecision> = { verdict, cacheable: false, outcome: verdict.action.toLowerCase() };
+  if (!ctx.explain) return decision;
+  const prepared = prepareJob(request.job);
+  const trace = policy.set.rules.map((r) => ({ uuid: r.uuid, action: r.rule.action, matches: r.matches(prepared) }));
+  return { ...decision, trace };
+}
+
+/** Runs one scheduling pass over queued candidates against a loaded policy. */
+export function scheduleJobfilter(policy: JobfilterPolicy, running: readonly Job[], candidates: readonly Job[]): PassResult[] {
+  return schedulePass(policy.set, running, candidates);
+}

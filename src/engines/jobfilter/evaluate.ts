@@ -1,0 +1,224 @@
+import type { JsonObject } from "../common/json.js";
+import type { CmpOp, Expr } from "./expression.js";
+import { fieldsOf } from "./expression.js";
+import { compareFilterValues, compareJson } from "./order.js";
+import type { FilterPredicate, Job, ReasonEntry, Tri } from "./types.js";
+import { ERROR, FALSE, TRUE } from "./types.js";
+import { parseExpression } from "./expression.js";
+
+/** A leaf compiled for one context type. */
+type Leaf<C> = (ctx: C) => Tri;
+type LeafExpr = Exclude<Expr, { k: "empty" | "and" | "or" | "not" }>;
+
+/** The opcode parameters Ganeti keeps out of the opcode's visible fields. */
+export const COMMON_PARAMS: ReadonlySet<string> = new Set(["reason", "comment", "priority", "dry_run", "depends", "debug_level"]);
+
+function holds(op: CmpOp, c: number): boolean {
+  switch (op) {
+    case "==":
+      return c === 0;
+    case "<":
+      return c < 0;
+    case ">":
+      return c > 0;
+    case "<=":
+      return c <= 0;
+    case ">=":
+      return c >= 0;
+  }
+}
+
+const always: Leaf<unknown> = () => TRUE;
+
+/** Builds the three-valued evaluator: `&`/`|` short-circuit left to right and an error stops everything. */
+function build<C>(expr: Expr, leaf: (e: LeafExpr) => Leaf<C>): Leaf<C> {
+  switch (expr.k) {
+    case "empty":
+      return always;
+    case "and": {
+      const fs = expr.xs.map((x) => build(x, leaf));
+      return (ctx) => {
+        for (const f of fs) {
+          const r = f(ctx);
+          if (r !== TRUE) return r;
+        }
+        return TRUE;
+      };
+    }
+    case "or": {
+      const fs = expr.xs.map((x) => build(x, leaf));
+      return (ctx) => {
+        for (const f of fs) {
+          const r = f(ctx);
+          if (r !== FALSE) return r;
+        }
+        return FALSE;
+      };
+    }
+    case "not": {
+      const f = build(expr.x, leaf);
+      return (ctx) => {
+        const r = f(ctx);
+        return r === ERROR ? ERROR : r === TRUE ? FALSE : TRUE;
+      };
+    }
+    default:
+      return leaf(expr);
+  }
+}
+
+const error: Leaf<unknown> = () => ERROR;
+
+/** Compiles a `jobid` expression against a rule's watermark: only comparisons on `id` are meaningful. */
+export function compileJobId(expr: Expr, watermark: number): (id: number) => boolean {
+  const f = build<number>(expr, (e) => {
+    if (e.k !== "cmp" || e.field !== "id") return error;
+    const { op, value } = e;
+    if (typeof value === "string") {
+      if (value !== "watermark") return error;
+      return (id) => (holds(op, id < watermark ? -1 : id > watermark ? 1 : 0) ? TRUE : FALSE);
+    }
+    return (id) => (holds(op, id < value ? -1 : id > value ? 1 : 0) ? TRUE : FALSE);
+  });
+  return (id) => f(id) === TRUE;
+}
+
+/** Resolves a dotted field path in an opcode; `undefined` when missing or a hidden common parameter. */
+function lookup(opcode: JsonObject, path: readonly string[]): unknown {
+  if (COMMON_PARAMS.has(path[0])) return undefined;
+  let cur: unknown = opcode;
+  for (const key of path) {
+    if (typeof cur !== "object" || cur === null || Array.isArray(cur) || !Object.hasOwn(cur, key)) return undefined;
+    cur = (cur as JsonObject)[key];
+  }
+  return cur;
+}
+
+function isStringList(v: unknown[]): boolean {
+  for (const x of v) if (typeof x !== "string") return false;
+  return true;
+}
+
+function isIntegerList(v: unknown[]): boolean {
+  for (const x of v) if (typeof x !== "number" || !Number.isInteger(x)) return false;
+  return true;
+}
+
+/** Compiles an `opcode` expression: every named field is resolved first, then the leaves see their values. */
+export function compileOpcode(expr: Expr): (opcodes: readonly JsonObject[]) => boolean {
+  const names = fieldsOf(expr);
+  const paths = names.map((n) => n.split("."));
+  const index = new Map(names.map((n, i) => [n, i]));
+  const values: unknown[] = new Array(names.length);
+  const f = build<unknown[]>(expr, (e) => {
+    const i = index.get(e.field) as number;
+    switch (e.k) {
+      case "cmp": {
+        const { op, value } = e;
+        return (vals) => (holds(op, compareJson(vals[i], value)) ? TRUE : FALSE);
+      }
+      case "true":
+        return (vals) => {
+          const v = vals[i];
+          return typeof v === "boolean" ? (v ? TRUE : FALSE) : ERROR;
+        };
+      case "regex": {
+        const re = e.re;
+        return (vals) => {
+          const v = vals[i];
+          return typeof v === "string" ? (re.test(v) ? TRUE : FALSE) : ERROR;
+        };
+      }
+      case "contains": {
+        const value = e.value;
+        const ok = typeof value === "string" ? isStringList : isIntegerList;
+        return (vals) => {
+          const v = vals[i];
+          if (!Array.isArray(v) || !ok(v)) return ERROR;
+          return v.includes(value) ? TRUE : FALSE;
+        };
+      }
+    }
+  });
+  return (opcodes) => {
+    next: for (const opcode of opcodes) {
+      for (let i = 0; i < paths.length; i++) {
+        const v = lookup(opcode, paths[i]);
+        if (v === undefined) continue next;
+        values[i] = v;
+      }
+      if (f(values) === TRUE) return true;
+    }
+    return false;
+  };
+}
+
+const REASON_FIELDS: Record<string, 0 | 1 | 2> = { source: 0, reason: 1, timestamp: 2 };
+
+/** Compiles a `reason` expression over one reason-trail entry: fields `source`, `reason`, `timestamp`. */
+export function compileReason(expr: Expr): (entries: readonly ReasonEntry[]) => boolean {
+  const f = build<ReasonEntry>(expr, (e) => {
+    const slot = Object.hasOwn(REASON_FIELDS, e.field) ? REASON_FIELDS[e.field] : undefined;
+    if (slot === undefined) return error;
+    switch (e.k) {
+      case "cmp": {
+        const { op, value } = e;
+        return (entry) => (holds(op, compareFilterValues(entry[slot], value)) ? TRUE : FALSE);
+      }
+      case "regex": {
+        if (slot === 2) return error;
+        const re = e.re;
+        return (entry) => (re.test(entry[slot] as string) ? TRUE : FALSE);
+      }
+      default:
+        // `?` wants a boolean and `=[]` a list: reason fields are neither.
+        return error;
+    }
+  });
+  return (entries) => {
+    for (const entry of entries) if (f(entry) === TRUE) return true;
+    return false;
+  };
+}
+
+/** The prepared inputs of one job that every predicate reads: opcodes without hidden params, all reason entries. */
+export interface PreparedJob {
+  readonly id: number;
+  readonly opcodes: readonly JsonObject[];
+  readonly reasons: readonly ReasonEntry[];
+}
+
+/** Collects a job's reason-trail entries once, so predicates and buckets do not walk opcodes again. */
+export function prepareJob(job: Job): PreparedJob {
+  const reasons: ReasonEntry[] = [];
+  for (const op of job.opcodes) {
+    const trail = op.reason;
+    if (!Array.isArray(trail)) continue;
+    for (const e of trail) {
+      if (Array.isArray(e) && typeof e[0] === "string" && typeof e[1] === "string" && typeof e[2] === "number") {
+        reasons.push(e as unknown as ReasonEntry);
+      }
+    }
+  }
+  return { id: job.id, opcodes: job.opcodes, reasons };
+}
+
+/** Compiles one stored predicate (already validated) into a test on a prepared job. */
+export function compilePredicate(pred: FilterPredicate, watermark: number): (job: PreparedJob) => boolean {
+  const parsed = parseExpression(pred[1]);
+  if (!parsed.ok) throw new Error(`bug: stored predicate does not parse: ${parsed.error}`);
+  switch (pred[0]) {
+    case "jobid": {
+      const f = compileJobId(parsed.value, watermark);
+      return (job) => f(job.id);
+    }
+    case "opcode": {
+      const f = compileOpcode(parsed.value);
+      return (job) => f(job.opcodes);
+    }
+    case "reason": {
+      const f = compileReason(parsed.value);
+      return (job) => f(job.reasons);
+    }
+  }
+}

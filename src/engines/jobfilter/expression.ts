@@ -1,0 +1,134 @@
+import type { Result } from "../common/result.js";
+import { err, ok } from "../common/result.js";
+import { showPretty, showRational } from "./render.js";
+
+/** A filter value: Ganeti only allows strings and integers. */
+export type FilterValue = string | number;
+
+/** Comparison operators of the query language, after folding `=` into `==`. */
+export type CmpOp = "==" | "<" | ">" | "<=" | ">=";
+
+/** The parsed query-language expression (Ganeti's `Filter FilterField`). */
+export type Expr =
+  | { readonly k: "empty" }
+  | { readonly k: "and"; readonly xs: readonly Expr[] }
+  | { readonly k: "or"; readonly xs: readonly Expr[] }
+  | { readonly k: "not"; readonly x: Expr }
+  | { readonly k: "true"; readonly field: string }
+  | { readonly k: "cmp"; readonly op: CmpOp; readonly field: string; readonly value: FilterValue }
+  | { readonly k: "regex"; readonly field: string; readonly source: string; readonly re: RegExp }
+  | { readonly k: "contains"; readonly field: string; readonly value: FilterValue };
+
+const CMP: Record<string, CmpOp> = { "==": "==", "=": "==", "<": "<", ">": ">", "<=": "<=", ">=": ">=" };
+
+function readField(v: unknown): Result<string, string> {
+  return typeof v === "string" ? ok(v) : err(`Unable to read String: ${showPretty(v)}`);
+}
+
+function readValue(v: unknown): Result<FilterValue, string> {
+  if (typeof v === "string") return ok(v);
+  if (typeof v === "number") {
+    if (Number.isInteger(v)) return ok(v);
+    return err(
+      `Cannot deserialise numeric filter value, expecting integral but got a fractional value: ${showRational(v)}`,
+    );
+  }
+  return err(`Cannot deserialise filter value, expecting string or integer, got ${showPretty(v)}`);
+}
+
+/** Compiles a pattern the way rules are added: JavaScript syntax, `u` flag, unanchored search. */
+export function compileRegex(source: string): Result<RegExp, string> {
+  try {
+    return ok(new RegExp(source, "u"));
+  } catch (e) {
+    const message = (e as Error).message;
+    return err(message.startsWith("Invalid regular expression") ? message : `Invalid regular expression: ${message}`);
+  }
+}
+
+function fieldValue(args: unknown[], build: (field: string, value: unknown) => Result<Expr, string>): Result<Expr, string> {
+  if (args.length !== 2) {
+    return err(`Cannot deserialise field/value pair, expected [fieldname, value] but got ${showPretty(args)}`);
+  }
+  const field = readField(args[0]);
+  if (!field.ok) return field;
+  return build(field.value, args[1]);
+}
+
+function parseList(args: unknown[]): Result<Expr[], string> {
+  const xs: Expr[] = [];
+  for (const a of args) {
+    const r = parseExpression(a);
+    if (!r.ok) return r;
+    xs.push(r.value);
+  }
+  return ok(xs);
+}
+
+/** Parses the JSON form of a query-language filter, with Ganeti's own error texts, so bad rules are refused when added. */
+export function parseExpression(json: unknown): Result<Expr, string> {
+  if (json === null) return ok({ k: "empty" });
+  if (!Array.isArray(json) || typeof json[0] !== "string") {
+    return err(`Cannot deserialise filter: expected array [string, args], got ${showPretty(json)}`);
+  }
+  const op = json[0];
+  const args = json.slice(1);
+  switch (op) {
+    case "&":
+    case "|": {
+      const xs = parseList(args);
+      return xs.ok ? ok(op === "&" ? { k: "and", xs: xs.value } : { k: "or", xs: xs.value }) : xs;
+    }
+    case "!": {
+      if (args.length !== 1) return err(`Cannot deserialise field, expected [filter] but got ${showPretty(args)}`);
+      const x = parseExpression(args[0]);
+      return x.ok ? ok({ k: "not", x: x.value }) : x;
+    }
+    case "?": {
+      if (args.length !== 1) return err(`Cannot deserialise field, expected [fieldname] but got ${showPretty(args)}`);
+      const field = readField(args[0]);
+      return field.ok ? ok({ k: "true", field: field.value }) : field;
+    }
+    case "=~":
+      return fieldValue(args, (field, v) => {
+        if (typeof v !== "string") return err(`Unable to read String: ${showPretty(v)}`);
+        const re = compileRegex(v);
+        return re.ok ? ok({ k: "regex", field, source: v, re: re.value }) : re;
+      });
+    case "=[]":
+      return fieldValue(args, (field, v) => {
+        const value = readValue(v);
+        return value.ok ? ok({ k: "contains", field, value: value.value }) : value;
+      });
+    case "!=":
+      return fieldValue(args, (field, v) => {
+        const value = readValue(v);
+        return value.ok ? ok({ k: "not", x: { k: "cmp", op: "==", field, value: value.value } }) : value;
+      });
+    default: {
+      const cmp = CMP[op];
+      if (cmp === undefined || !Object.hasOwn(CMP, op)) return err(`Unknown filter operand '${op}'`);
+      return fieldValue(args, (field, v) => {
+        const value = readValue(v);
+        return value.ok ? ok({ k: "cmp", op: cmp, field, value: value.value }) : value;
+      });
+    }
+  }
+}
+
+/** Every field an expression names, in first-seen order; the opcode predicate resolves them all up front. */
+export function fieldsOf(expr: Expr, out: string[] = []): string[] {
+  switch (expr.k) {
+    case "empty":
+      return out;
+    case "and":
+    case "or":
+      for (const x of expr.xs) fieldsOf(x, out);
+      return out;
+    case "not":
+      return fieldsOf(expr.x, out);
+    default:
+      if (!out.includes(expr.field)) out.push(expr.field);
+      return out;
+  }
+}

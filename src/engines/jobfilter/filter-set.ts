@@ -1,0 +1,63 @@
+import type { FilterRule } from "./types.js";
+import type { PreparedJob } from "./evaluate.js";
+import { compilePredicate } from "./evaluate.js";
+import { compareCodePoints } from "./order.js";
+
+/** A rule ready to test jobs: predicates compiled, action split into kind and limit. */
+export interface CompiledRule {
+  readonly rule: FilterRule;
+  readonly uuid: string;
+  /** ACCEPT, PAUSE, REJECT, CONTINUE or RATE_LIMIT. */
+  readonly kind: "ACCEPT" | "PAUSE" | "REJECT" | "CONTINUE" | "RATE_LIMIT";
+  /** The RATE_LIMIT n, 0 for the other actions. */
+  readonly limit: number;
+  readonly matches: (job: PreparedJob) => boolean;
+}
+
+/** The loaded filter chain: rules in evaluation order, CONTINUE rules dropped from the chain walked per job. */
+export interface FilterSet {
+  /** All rules in (priority, watermark, uuid) order. */
+  readonly rules: readonly CompiledRule[];
+  /** The rules that can apply (action not CONTINUE), in the same order. */
+  readonly chain: readonly CompiledRule[];
+}
+
+/** The order Ganeti evaluates rules in: priority, then watermark, then uuid. */
+export function compareRules(a: FilterRule, b: FilterRule): number {
+  if (a.priority !== b.priority) return a.priority < b.priority ? -1 : 1;
+  if (a.watermark !== b.watermark) return a.watermark < b.watermark ? -1 : 1;
+  return compareCodePoints(a.uuid, b.uuid);
+}
+
+/** Compiles one validated rule; predicates that name the watermark capture it here. */
+export function compileRule(rule: FilterRule): CompiledRule {
+  const preds = rule.predicates.map((p) => compilePredicate(p, rule.watermark));
+  const matches =
+    preds.length === 0
+      ? () => true
+      : preds.length === 1
+        ? preds[0]
+        : (job: PreparedJob) => {
+            for (const p of preds) if (!p(job)) return false;
+            return true;
+          };
+  const kind = Array.isArray(rule.action) ? "RATE_LIMIT" : rule.action;
+  const limit = Array.isArray(rule.action) ? rule.action[1] : 0;
+  return { rule, uuid: rule.uuid, kind, limit, matches };
+}
+
+/** Builds the filter chain once per rule set, so each decision only walks closures. */
+export function buildFilterSet(rules: readonly FilterRule[]): FilterSet {
+  const compiled = [...rules].sort(compareRules).map(compileRule);
+  return { rules: compiled, chain: compiled.filter((r) => r.kind !== "CONTINUE") };
+}
+
+/**
+ * The applying rule: the first in order whose predicates all match and whose
+ * action is not CONTINUE (CONTINUE rules are skipped without evaluating them,
+ * which gives the same answer since they can never apply).
+ */
+export function applyingRule(set: FilterSet, job: PreparedJob): CompiledRule | null {
+  for (const r of set.chain) if (r.matches(job)) return r;
+  return null;
+}

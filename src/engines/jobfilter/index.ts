@@ -1,0 +1,14 @@
+export { jobfilterEngine, decideJobfilter, scheduleJobfilter, queueOf } from "./engine.js";
+export type { JobfilterRequest } from "./engine.js";
+export { compileFilters, loadFilters, validateRule, validateRules, seedUuid } from "./policy.js";
+export type { JobfilterPolicy } from "./policy.js";
+export { schedulePass, decideJob } from "./schedule.js";
+export type { QueueView } from "./schedule.js";
+export { buildFilterSet, applyingRule, compareRules } from "./filter-set.js";
+export type { FilterSet, CompiledRule } from "./filter-set.js";
+export { parseRuleBody, parsePredicate, parseAction, parseUuid, pythonType } from "./rule-parse.js";
+export type { RuleBody } from "./rule-parse.js";
+export { parseExpression } from "./expression.js";
+export { parseBucket, parseLimit, bucketsOf } from "./adhoc.js";
+export { prepareJob } from "./evaluate.js";
+export type * from "./types.js";

@@ -1,0 +1,104 @@
+import type { PolicyError, Result } from "../common/result.js";
+import { err, ok, policyError } from "../common/result.js";
+import type { FilterSet } from "./filter-set.js";
+import { buildFilterSet } from "./filter-set.js";
+import { parseAction, parsePredicates, parseReasonTrail, parseUuid } from "./rule-parse.js";
+import type { FilterRule } from "./types.js";
+
+/** The loaded jobfilter policy: the seed rules as data and their compiled chain. */
+export interface JobfilterPolicy {
+  readonly rules: readonly FilterRule[];
+  readonly set: FilterSet;
+}
+
+const RULE_KEYS = new Set(["uuid", "watermark", "priority", "predicates", "action", "reason_trail"]);
+
+/** The uuid a seed rule without one gets: deterministic, so the same file always compiles to the same bundle. */
+export function seedUuid(index: number): string {
+  return `00000000-0000-4000-8000-${index.toString(16).padStart(12, "0")}`;
+}
+
+function isNonNegativeInt(v: unknown): v is number {
+  return typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+}
+
+/** Validates one full rule object (the RAPI `bulk` shape); missing fields take Ganeti's defaults. */
+export function validateRule(v: unknown, index: number, at: string): Result<FilterRule, PolicyError[]> {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) {
+    return err([policyError("jobfilter_invalid_rule", "a filter rule must be a JSON object", at)]);
+  }
+  const o = v as Record<string, unknown>;
+  const errors: PolicyError[] = [];
+  for (const key of Object.keys(o)) {
+    if (!RULE_KEYS.has(key)) errors.push(policyError("jobfilter_unknown_key", `filter rule doesn't support the parameter '${key}'`, `${at}/${key}`));
+  }
+  let uuid = seedUuid(index);
+  if (o.uuid !== undefined) {
+    const u = typeof o.uuid === "string" ? parseUuid(o.uuid) : null;
+    if (u === null) errors.push(policyError("jobfilter_invalid_uuid", "Unable to parse UUID", `${at}/uuid`));
+    else uuid = u;
+  }
+  const watermark = o.watermark ?? 0;
+  if (!isNonNegativeInt(watermark)) errors.push(policyError("jobfilter_invalid_watermark", "watermark must be a non-negative integer", `${at}/watermark`));
+  const priority = o.priority ?? 0;
+  if (!isNonNegativeInt(priority)) errors.push(policyError("jobfilter_invalid_priority", "priority must be a non-negative integer", `${at}/priority`));
+  const rawPreds = o.predicates ?? [];
+  let predicates: FilterRule["predicates"] = [];
+  if (!Array.isArray(rawPreds)) {
+    errors.push(policyError("jobfilter_invalid_predicate", "predicates must be a list", `${at}/predicates`));
+  } else {
+    const p = parsePredicates(rawPreds);
+    if (p.ok) predicates = p.value;
+    else errors.push(policyError("jobfilter_invalid_predicate", p.error.message, `${at}/predicates/${p.error.index}`));
+  }
+  const action = parseAction(o.action ?? "CONTINUE");
+  if (!action.ok) errors.push(policyError("jobfilter_invalid_action", action.error, `${at}/action`));
+  const rawTrail = o.reason_trail ?? [];
+  let trail: FilterRule["reason_trail"] = [];
+  if (!Array.isArray(rawTrail)) {
+    errors.push(policyError("jobfilter_invalid_reason_trail", "reason_trail must be a list", `${at}/reason_trail`));
+  } else {
+    const t = parseReasonTrail(rawTrail);
+    if (t.ok) trail = t.value;
+    else errors.push(policyError("jobfilter_invalid_reason_trail", t.error, `${at}/reason_trail`));
+  }
+  if (errors.length > 0 || !action.ok) return err(errors);
+  return ok({ uuid, watermark: watermark as number, priority: priority as number, predicates, action: action.value, reason_trail: trail });
+}
+
+/** Validates a parsed list of rules (duplicate uuids refused), collecting every error with its JSON pointer. */
+export function validateRules(value: unknown): Result<FilterRule[], PolicyError[]> {
+  if (!Array.isArray(value)) return err([policyError("jobfilter_not_a_list", "filters must be a JSON list of filter rules", "")]);
+  const rules: FilterRule[] = [];
+  const errors: PolicyError[] = [];
+  const seen = new Set<string>();
+  value.forEach((v, i) => {
+    const r = validateRule(v, i, `/${i}`);
+    if (!r.ok) {
+      errors.push(...r.error);
+      return;
+    }
+    if (seen.has(r.value.uuid)) {
+      errors.push(policyError("jobfilter_duplicate_uuid", `duplicate filter rule uuid \`${r.value.uuid}\``, `/${i}/uuid`));
+    }
+    seen.add(r.value.uuid);
+    rules.push(r.value);
+  });
+  return errors.length > 0 ? err(errors) : ok(rules);
+}
+
+/** Compiles a filters.json source text into plain rule data for the bundle. */
+export function compileFilters(source: string): Result<FilterRule[], PolicyError[]> {
+  let value: unknown;
+  try {
+    value = JSON.parse(source);
+  } catch (e) {
+    return err([policyError("jobfilter_invalid_json", `filters.json is not valid JSON: ${(e as Error).message}`, "")]);
+  }
+  return validateRules(value);
+}
+
+/** Rebuilds the compiled chain from bundle data, once per isolate and revision. */
+export function loadFilters(rules: readonly FilterRule[]): JobfilterPolicy {
+  return { rules, set: buildFilterSet(rules) };
+}

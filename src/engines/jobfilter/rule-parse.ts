@@ -1,0 +1,122 @@
+import type { Result } from "../common/result.js";
+import { err, ok } from "../common/result.js";
+import { parseExpression } from "./expression.js";
+import { showCompact } from "./render.js";
+import type { FilterAction, FilterPredicate, ReasonEntry } from "./types.js";
+
+const PREDICATE_NAMES = new Set(["jobid", "opcode", "reason"]);
+
+/** Validates one `[name, expression]` predicate with Ganeti's error texts, so a bad rule is refused when added. */
+export function parsePredicate(v: unknown): Result<FilterPredicate, string> {
+  if (!Array.isArray(v) || typeof v[0] !== "string") {
+    return err("malformed FilterPredicate: must be a list with the first entry being a string describing the predicate type");
+  }
+  const name = v[0];
+  if (v.length !== 2 || !PREDICATE_NAMES.has(name)) {
+    return err(`malformed FilterPredicate: bad parameter list for '${name}' predicate: ${showCompact(v.slice(1))}`);
+  }
+  const expr = parseExpression(v[1]);
+  if (!expr.ok) return expr;
+  return ok([name as FilterPredicate[0], v[1]]);
+}
+
+/** Validates a predicate list, stopping at the first bad one as Ganeti's deserialiser does. */
+export function parsePredicates(v: readonly unknown[]): Result<FilterPredicate[], { index: number; message: string }> {
+  const out: FilterPredicate[] = [];
+  for (let i = 0; i < v.length; i++) {
+    const p = parsePredicate(v[i]);
+    if (!p.ok) return err({ index: i, message: p.error });
+    out.push(p.value);
+  }
+  return ok(out);
+}
+
+const SIMPLE_ACTIONS = new Set(["ACCEPT", "PAUSE", "REJECT", "CONTINUE"]);
+
+/** Validates an action (case-sensitive names, `["RATE_LIMIT", n]` with n a positive integer). */
+export function parseAction(v: unknown): Result<FilterAction, string> {
+  if (typeof v === "string" && SIMPLE_ACTIONS.has(v)) return ok(v as FilterAction);
+  if (Array.isArray(v) && v[0] === "RATE_LIMIT") {
+    const n = v[1];
+    if (v.length === 2 && typeof n === "number" && Number.isSafeInteger(n) && n > 0) return ok(["RATE_LIMIT", n]);
+    return err("RATE_LIMIT argument must be a positive integer");
+  }
+  return err(`malformed FilterAction JSON: ${showCompact(v)}`);
+}
+
+/** Validates a reason trail: `[source, reason, timestamp]` entries of string, string, integer. */
+export function parseReasonTrail(v: readonly unknown[]): Result<ReasonEntry[], string> {
+  const out: ReasonEntry[] = [];
+  for (const e of v) {
+    if (
+      !Array.isArray(e) ||
+      e.length !== 3 ||
+      typeof e[0] !== "string" ||
+      typeof e[1] !== "string" ||
+      typeof e[2] !== "number" ||
+      !Number.isInteger(e[2])
+    ) {
+      return err(`Invalid reason trail entry, expected [source, reason, timestamp] but got ${showCompact(e)}`);
+    }
+    out.push([e[0], e[1], e[2]]);
+  }
+  return ok(out);
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Normalises UUID text to lower case, or null when it is not RFC 4122 text. */
+export function parseUuid(v: string): string | null {
+  return UUID_RE.test(v) ? v.toLowerCase() : null;
+}
+
+/** Python's name for a JSON value's type, as Ganeti's RAPI parameter checks print it. */
+export function pythonType(v: unknown): string {
+  if (v === null) return "NoneType";
+  if (typeof v === "boolean") return "bool";
+  if (typeof v === "number") return Number.isInteger(v) ? "int" : "float";
+  if (typeof v === "string") return "str";
+  return Array.isArray(v) ? "list" : "dict";
+}
+
+/** The fields of a RAPI add/replace body after validation, defaults filled in. */
+export interface RuleBody {
+  priority: number;
+  predicates: FilterPredicate[];
+  action: FilterAction;
+  reason: ReasonEntry[];
+}
+
+const BODY_KEYS = new Set(["priority", "predicates", "action", "reason"]);
+
+/**
+ * Validates a `/2/filters` POST or PUT body with the RAPI's exact texts, so
+ * Ganeti clients see the messages they already handle.
+ */
+export function parseRuleBody(body: unknown): Result<RuleBody, string> {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return err("Invalid body contents, not a dictionary");
+  }
+  const b = body as Record<string, unknown>;
+  for (const key of Object.keys(b)) {
+    if (!BODY_KEYS.has(key)) {
+      return err(`Invalid body parameters: filter rule doesn't support the parameter '${key}'`);
+    }
+  }
+  const priority = Object.hasOwn(b, "priority") ? b.priority : 0;
+  const predicates = Object.hasOwn(b, "predicates") ? b.predicates : [];
+  const reason = Object.hasOwn(b, "reason") ? b.reason : [];
+  if (pythonType(priority) !== "int") return err(`'priority' parameter: Type is '${pythonType(priority)}', but 'int' is expected`);
+  if (!Array.isArray(predicates)) {
+    return err(`'predicates' parameter: Type is '${pythonType(predicates)}', but 'list' is expected`);
+  }
+  if (!Array.isArray(reason)) return err(`'reason' parameter: Type is '${pythonType(reason)}', but 'list' is expected`);
+  if ((priority as number) < 0) return err("priority must be a non-negative integer");
+  const preds = parsePredicates(predicates);
+  if (!preds.ok) return err(preds.error.message);
+  const action = parseAction(Object.hasOwn(b, "action") ? b.action : "CONTINUE");
+  if (!action.ok) return action;
+  const trail = parseReasonTrail(reason);
+  if (!trail.ok) return trail;
+  return ok({ priority: priority as number, predicates: preds.value, action: action.value, reason: trail.value });
+}
