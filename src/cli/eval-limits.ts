@@ -1,0 +1,41 @@
+import type { CidrSet, LimitsContext } from "../engines/limits/context.js";
+import { decideLimits } from "../engines/limits/index.js";
+import { DnsCache, dohResolver } from "../http/dns.js";
+import { LimitsRequest } from "../http/schemas/limits.js";
+import type { LimitsPolicy } from "../state/cidr-lists.js";
+import type { PolicyEvaluator } from "./evaluator.js";
+
+const neverFetched = (): CidrSet | undefined => undefined;
+const cliDnsCache = new DnsCache();
+
+/** Splits a comma-separated address list as the Worker splits LOCAL_ADDRESSES. */
+function addressList(text: string | undefined): string[] {
+  return (text ?? "")
+    .split(",")
+    .map((a) => a.trim())
+    .filter((a) => a.length > 0);
+}
+
+/**
+ * `arbiter eval limits`: the same request and verdict JSON as POST
+ * /v1/limits/decide, offline. The CLI has no connecting address (a request
+ * without `requester` has none) and no downloaded lists (every
+ * ip-cidr-list-url identifier answers its fail-state). DNS identifiers behave
+ * as timeouts unless ARBITER_DOH_URL names a DNS-over-HTTPS JSON resolver;
+ * `localif` uses ARBITER_LOCAL_ADDRESSES (comma-separated addresses and CIDRs).
+ */
+export const limitsEvaluator: PolicyEvaluator<typeof LimitsRequest, LimitsPolicy, object> = {
+  engine: "limits",
+  schema: LimitsRequest,
+  decide(policy, request, { now, explain }) {
+    const doh = process.env.ARBITER_DOH_URL?.trim();
+    const context: LimitsContext = {
+      now,
+      explain,
+      dns: doh ? dohResolver(doh, cliDnsCache) : undefined,
+      cidrList: neverFetched,
+      localAddresses: addressList(process.env.ARBITER_LOCAL_ADDRESSES),
+    };
+    return decideLimits(policy, request, context);
+  },
+};

@@ -1,0 +1,134 @@
+import type { CidrSet } from "../engines/limits/context.js";
+import { buildCidrSet, urlSources } from "../engines/limits/index.js";
+import { numberVar, type Env } from "../http/env.js";
+
+/**
+ * What the scheduled refresh stores for one ip-cidr-list-url source, under
+ * `cidrlist:<source>` in the POLICIES namespace: the parsed list of the last
+ * successful fetch and the history the status page shows.
+ */
+export interface CidrListRecord {
+  source: string;
+  entries: string[];
+  last_success: string | null;
+  last_failure: string | null;
+  last_error: string | null;
+  next_due: string;
+  count: number;
+}
+
+/** One source's line on GET /v1/status. */
+export interface CidrListStatus {
+  source: string;
+  last_success: string | null;
+  last_failure: string | null;
+  last_error: string | null;
+  count: number;
+  /** When the next fetch is due; null before the first attempt (the next cron run tries). */
+  next_due: string | null;
+}
+
+/** The loaded limits policy, as the engine's urlSources takes it. */
+export type LimitsPolicy = Parameters<typeof urlSources>[0];
+
+/** The KV key of a source's stored list, shared by the cron writer and the decision reader. */
+export function cidrListKey(source: string): string {
+  return `cidrlist:${source}`;
+}
+
+/** Reads a source's stored record, treating anything unreadable as never fetched. */
+export async function readCidrListRecord(kv: KVNamespace, source: string): Promise<CidrListRecord | null> {
+  const value = await kv.get<CidrListRecord>(cidrListKey(source), "json").catch(() => null);
+  if (value === null || typeof value !== "object" || !Array.isArray(value.entries)) return null;
+  return value;
+}
+
+/** Stores a source's record; only the scheduled refresh writes these. */
+export async function writeCidrListRecord(kv: KVNamespace, record: CidrListRecord): Promise<void> {
+  await kv.put(cidrListKey(record.source), JSON.stringify(record));
+}
+
+interface CachedList {
+  /** When KV was last read for this source (isolate clock). */
+  checkedAt: number;
+  /** The last_success of the record the set was built from: a new success means a new list. */
+  lastSuccess: string | null;
+  set: CidrSet | undefined;
+}
+
+const isolateLists = new Map<string, CachedList>();
+
+/**
+ * Gives the engine synchronous access to the stored lists of the given
+ * sources: each is read from KV at most every BUNDLE_REFRESH_SECONDS per
+ * isolate and turned into a CidrSet only when a new successful fetch replaced
+ * it, so decisions never fetch and rarely parse. A source never fetched
+ * successfully answers undefined (the identifier's fail-state).
+ */
+export async function cidrListsFor(
+  env: Env,
+  sources: readonly string[],
+  now: number = Date.now(),
+): Promise<(source: string) => CidrSet | undefined> {
+  const maxAge = numberVar(env.BUNDLE_REFRESH_SECONDS, 5) * 1000;
+  const stale = sources.filter((s) => {
+    const cached = isolateLists.get(s);
+    return cached === undefined || now - cached.checkedAt >= maxAge;
+  });
+  if (stale.length > 0) {
+    await Promise.all(
+      stale.map(async (source) => {
+        const record = await readCidrListRecord(env.POLICIES, source);
+        const lastSuccess = record?.last_success ?? null;
+        const cached = isolateLists.get(source);
+        const set =
+          cached !== undefined && cached.lastSuccess === lastSuccess
+            ? cached.set
+            : record !== null && lastSuccess !== null
+              ? buildCidrSet(record.entries)
+              : undefined;
+        isolateLists.set(source, { checkedAt: now, lastSuccess, set });
+      }),
+    );
+  }
+  return (source) => isolateLists.get(source)?.set;
+}
+
+/** Forgets the isolate's cached lists; tests use it to see a fresh isolate. */
+export function clearCidrListCache(): void {
+  isolateLists.clear();
+}
+
+const sourcesByPolicy = new WeakMap<object, readonly string[]>();
+
+/** The distinct list URLs a loaded policy consults, computed once per loaded policy. */
+export function policySources(policy: LimitsPolicy): readonly string[] {
+  const key = policy as unknown as object;
+  let sources = sourcesByPolicy.get(key);
+  if (sources === undefined) {
+    sources = [...new Set(urlSources(policy).map((u) => u.source))];
+    sourcesByPolicy.set(key, sources);
+  }
+  return sources;
+}
+
+/**
+ * Reports every list URL of the active limits policy with its last success,
+ * last failure and entry count, for GET /v1/status, so an operator sees a list
+ * that stopped refreshing.
+ */
+export async function cidrListStatus(env: Env, policy: LimitsPolicy): Promise<CidrListStatus[]> {
+  return Promise.all(
+    policySources(policy).map(async (source) => {
+      const record = await readCidrListRecord(env.POLICIES, source);
+      return {
+        source,
+        last_success: record?.last_success ?? null,
+        last_failure: record?.last_failure ?? null,
+        last_error: record?.last_error ?? null,
+        count: record?.count ?? 0,
+        next_due: record?.next_due ?? null,
+      };
+    }),
+  );
+}
