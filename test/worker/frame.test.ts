@@ -1,0 +1,240 @@
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { compileBundle, sourcesOf } from "../../src/bundle/index.js";
+import { app } from "../../src/http/app.js";
+import { constantTimeEqual } from "../../src/http/auth.js";
+import type { Env } from "../../src/http/env.js";
+import { listOperations } from "../../src/http/openapi.js";
+import { embeddedBundle } from "../../src/state/policy-store.js";
+
+const BASE = "http://arbiter.test";
+
+/** Calls the real app in workerd with extra variables (tokens) on top of the test bindings. */
+async function call(path: string, init: RequestInit = {}, vars: Partial<Env> = {}): Promise<Response> {
+  const ctx = createExecutionContext();
+  const res = await app.fetch(new Request(BASE + path, init), { ...(env as unknown as Env), ...vars }, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
+const json = (body: unknown): RequestInit => ({
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
+
+const placeRequest = { user: "sarah", groups: ["sarah", "dev_app"], tags: { namespace: "newapp" } };
+
+describe("system routes", () => {
+  it("answers the health check", async () => {
+    const res = await SELF.fetch(`${BASE}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true });
+  });
+
+  it("reports the embedded bundle and disabled auth on a fresh deployment", async () => {
+    const res = await call("/v1/status");
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body.auth).toBe("disabled");
+    expect(body.engines).toEqual(expect.arrayContaining(Object.keys(embeddedBundle().engines)));
+    expect((body.bundle as { source: string }).source).toMatch(/embedded|kv/);
+  });
+
+  it("documents every registered route in an OpenAPI 3.1 document", async () => {
+    const res = await SELF.fetch(`${BASE}/v1/openapi.json`);
+    const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, { responses: object }>> };
+    expect(doc.openapi).toBe("3.1.0");
+    for (const op of listOperations()) {
+      expect(doc.paths[op.path]?.[op.method], `${op.method} ${op.path}`).toBeDefined();
+    }
+    expect(doc.paths["/v1/place"]?.post).toBeDefined();
+    const body = (doc.paths["/v1/place"].post as { requestBody: { content: Record<string, { schema: { properties: object } }> } })
+      .requestBody;
+    expect(Object.keys(body.content["application/json"].schema.properties)).toContain("user");
+  });
+});
+
+describe("error envelope", () => {
+  it("answers unknown routes with not_found and a request id", async () => {
+    const res = await SELF.fetch(`${BASE}/v1/nothing-here`);
+    expect(res.status).toBe(404);
+    const body = (await res.json()) as { error: { code: string; request_id: string } };
+    expect(body.error.code).toBe("not_found");
+    expect(body.error.request_id).toBe(res.headers.get("x-request-id"));
+  });
+
+  it("rejects malformed JSON with 400 invalid_json", async () => {
+    const res = await SELF.fetch(`${BASE}/v1/place`, { method: "POST", headers: { "content-type": "application/json" }, body: "{" });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_json");
+  });
+
+  it("rejects a wrong content type with 415", async () => {
+    const res = await SELF.fetch(`${BASE}/v1/place`, { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" });
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("unsupported_media_type");
+  });
+
+  it("rejects a body over 1 MiB with 413", async () => {
+    const big = JSON.stringify({ user: "x".repeat(1024 * 1024 + 10) });
+    const res = await SELF.fetch(`${BASE}/v1/place`, { method: "POST", headers: { "content-type": "application/json" }, body: big });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
+  });
+
+  it("names the offending field of a schema violation", async () => {
+    const res = await SELF.fetch(`${BASE}/v1/place`, json({ user: 42 }));
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { code: string; message: string; details: { at: string }[] } };
+    expect(body.error.code).toBe("invalid_request");
+    expect(body.error.message).toContain("`user`");
+    expect(body.error.details[0].at).toBe("/user");
+  });
+});
+
+describe("auth", () => {
+  const vars = { ADMIN_TOKEN: "admin-secret", DECISION_TOKENS: "d1, d2" };
+
+  it("compares tokens in constant time but correctly", () => {
+    expect(constantTimeEqual("abc", "abc")).toBe(true);
+    expect(constantTimeEqual("abc", "abd")).toBe(false);
+    expect(constantTimeEqual("abc", "abcd")).toBe(false);
+    expect(constantTimeEqual("", "")).toBe(true);
+  });
+
+  it("asks for a token when one is configured", async () => {
+    const res = await call("/v1/place", json(placeRequest), vars);
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
+  });
+
+  it("refuses a wrong token with 403", async () => {
+    const init = json(placeRequest);
+    init.headers = { ...(init.headers as object), authorization: "Bearer nope" };
+    const res = await call("/v1/place", init, vars);
+    expect(res.status).toBe(403);
+  });
+
+  it("accepts any configured decision token and the admin token on decision routes", async () => {
+    for (const token of ["d1", "d2", "admin-secret"]) {
+      const init = json(placeRequest);
+      init.headers = { ...(init.headers as object), authorization: `Bearer ${token}` };
+      expect((await call("/v1/place", init, vars)).status, token).toBe(200);
+    }
+  });
+
+  it("keeps admin routes for the admin token", async () => {
+    const asDecision = await call("/v1/policies", { headers: { authorization: "Bearer d1" } }, vars);
+    expect(asDecision.status).toBe(403);
+    const asAdmin = await call("/v1/policies", { headers: { authorization: "Bearer admin-secret" } }, vars);
+    expect(asAdmin.status).toBe(200);
+  });
+
+  it("says auth is enabled in the status", async () => {
+    const body = (await (await call("/v1/status", {}, vars)).json()) as { auth: string };
+    expect(body.auth).toBe("enabled");
+  });
+});
+
+describe("verdicts", () => {
+  it("carry a unique decision id, the revision and cacheable", async () => {
+    const a = (await (await SELF.fetch(`${BASE}/v1/place`, json(placeRequest))).json()) as Record<string, unknown>;
+    const b = (await (await SELF.fetch(`${BASE}/v1/place`, json(placeRequest))).json()) as Record<string, unknown>;
+    expect(a.decision_id).not.toBe(b.decision_id);
+    expect(typeof a.revision).toBe("string");
+    expect(a.cacheable).toBe(true);
+  });
+
+  it("add the trace only when explain is asked for", async () => {
+    const plain = (await (await SELF.fetch(`${BASE}/v1/place`, json(placeRequest))).json()) as Record<string, unknown>;
+    expect(plain.trace).toBeUndefined();
+    const explained = (await (await SELF.fetch(`${BASE}/v1/place?explain=true`, json(placeRequest))).json()) as Record<string, unknown>;
+    expect(explained.trace).toBeDefined();
+  });
+});
+
+describe("publishing policies", () => {
+  const validPlacement = `partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: fixedq
+    placementrules:
+      - name: fixed
+        value: root.fixedq
+`;
+
+  async function waitForRevision(revision: string): Promise<Record<string, unknown>> {
+    let last: Record<string, unknown> = {};
+    for (let i = 0; i < 40; i++) {
+      last = (await (await SELF.fetch(`${BASE}/v1/place`, json(placeRequest))).json()) as Record<string, unknown>;
+      if (last.revision === revision) return last;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return last;
+  }
+
+  it("activates a valid policy and serves it", async () => {
+    const res = await SELF.fetch(`${BASE}/v1/policies/placement`, { method: "PUT", body: validPlacement });
+    expect(res.status).toBe(200);
+    const { revision } = (await res.json()) as { revision: string };
+    expect(revision).toMatch(/^[0-9a-f]{64}$/);
+    expect(await env.POLICIES.get("bundle:current")).toBe(revision);
+    const verdict = await waitForRevision(revision);
+    expect(verdict.queue).toBe("root.fixedq");
+    const listed = (await (await SELF.fetch(`${BASE}/v1/policies`)).json()) as { revision: string; source: string };
+    expect(listed).toMatchObject({ revision, source: "kv" });
+    const source = await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text();
+    expect(source).toBe(validPlacement);
+  });
+
+  it("never activates a broken policy: 422, nothing written, the old revision stays", async () => {
+    const good = (await (await SELF.fetch(`${BASE}/v1/policies/placement`, { method: "PUT", body: validPlacement })).json()) as {
+      revision: string;
+    };
+    const keysBefore = (await env.POLICIES.list()).keys.map((k) => k.name).sort();
+    const res = await SELF.fetch(`${BASE}/v1/policies/placement`, { method: "PUT", body: "partitions: [{name: default, placementrules: [{name: bogus}]}]" });
+    expect(res.status).toBe(422);
+    const body = (await res.json()) as { error: { code: string; details: { code: string; message: string; at: string }[] } };
+    expect(body.error.code).toBe("policy_invalid");
+    expect(body.error.details.length).toBeGreaterThan(0);
+    expect((await env.POLICIES.list()).keys.map((k) => k.name).sort()).toEqual(keysBefore);
+    expect(await env.POLICIES.get("bundle:current")).toBe(good.revision);
+    expect((await waitForRevision(good.revision)).revision).toBe(good.revision);
+  });
+
+  it("validates without writing", async () => {
+    const keysBefore = (await env.POLICIES.list()).keys.length;
+    const ok = await SELF.fetch(`${BASE}/v1/policies/placement/validate`, { method: "POST", body: validPlacement });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { valid: boolean }).valid).toBe(true);
+    const bad = await SELF.fetch(`${BASE}/v1/policies/placement/validate`, { method: "POST", body: "partitions: 7" });
+    expect(bad.status).toBe(422);
+    expect((await env.POLICIES.list()).keys.length).toBe(keysBefore);
+  });
+
+  it("answers unknown engines with 404", async () => {
+    const res = await SELF.fetch(`${BASE}/v1/policies/nope`, { method: "PUT", body: "x" });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("unknown_engine");
+  });
+
+  it("reaches a warm isolate through the pointer after the refresh interval", async () => {
+    // Warm the isolate on the current revision.
+    const before = (await (await SELF.fetch(`${BASE}/v1/place`, json(placeRequest))).json()) as { revision: string };
+    // Another writer (the CLI's publish) switches the pointer behind this isolate's back.
+    const sources = sourcesOf(embeddedBundle());
+    sources.placement = validPlacement.replace("fixedq", "otherq").replace("root.fixedq", "root.otherq");
+    const next = await compileBundle(sources, new Date().toISOString());
+    if (!next.ok) throw new Error(JSON.stringify(next.error));
+    expect(next.value.revision).not.toBe(before.revision);
+    await env.POLICIES.put(`bundle:${next.value.revision}`, JSON.stringify(next.value));
+    await env.POLICIES.put("bundle:current", next.value.revision);
+    // BUNDLE_REFRESH_SECONDS is 1 in tests: within a few seconds every answer uses the new revision.
+    const after = await waitForRevision(next.value.revision);
+    expect(after.revision).toBe(next.value.revision);
+    expect(after.queue).toBe("root.otherq");
+  });
+});
