@@ -1,0 +1,13 @@
+export { customsEngine } from "./engine.js";
+export * from "./types.js";
+export * from "./settings.js";
+export * from "./acl.js";
+export * from "./attrs.js";
+export * from "./avail.js";
+export * from "./host.js";
+export * from "./request.js";
+export * from "./prepare.js";
+export * from "./select.js";
+export * from "./evict.js";
+export * from "./policy.js";
+export * from "./decide.js";

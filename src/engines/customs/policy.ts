@@ -1,0 +1,115 @@
+import { isJsonObject } from "../common/json.js";
+import { policyError, type PolicyError, type Result } from "../common/result.js";
+import { buildAccessList } from "./acl.js";
+import { BUILTIN_DEFAULTS, SETTING_NAMES, checkSetting, type HostDefaults, type SettingName } from "./settings.js";
+
+/** The compiled customs policy: plain JSON, as stored in the bundle. */
+export interface CustomsPolicyData {
+  readonly defaults: HostDefaults;
+  /** Per network number, the defaults merged over the pool-wide ones. */
+  readonly networks: Readonly<Record<string, HostDefaults>>;
+  /** A host silent for longer than downFactor × checkSeconds is down. */
+  readonly downFactor: number;
+  /** Seconds between the termination signal and SIGKILL. */
+  readonly killDelaySeconds: number;
+  /** Lease of an allocation permit: it lapses if never finished within this time. */
+  readonly permitSeconds: number;
+}
+
+/** The loaded policy: the data plus the lookup of a network's defaults. */
+export interface CustomsPolicy extends CustomsPolicyData {
+  defaultsFor(net: number): HostDefaults;
+}
+
+/** The policy of a fresh checkout with no `customs.json`: the spec's defaults. */
+export const DEFAULT_POLICY_DATA: CustomsPolicyData = {
+  defaults: BUILTIN_DEFAULTS,
+  networks: {},
+  downFactor: 2,
+  killDelaySeconds: 15,
+  permitSeconds: 3600,
+};
+
+const TOP_KEYS = new Set(["$comment", "defaults", "networks", "downFactor", "killDelaySeconds", "permitSeconds"]);
+const DEFAULT_KEYS = new Set<string>(["$comment", ...SETTING_NAMES, "clients", "allow", "deny", "sigxcpu"]);
+
+function readDefaults(raw: unknown, base: HostDefaults, at: string, errors: PolicyError[]): HostDefaults {
+  if (!isJsonObject(raw)) {
+    errors.push(policyError("customs_invalid_defaults", "defaults must be a JSON object", at));
+    return base;
+  }
+  const settings = { ...base.settings } as Record<SettingName, number>;
+  let { clients, allow, deny, sigxcpu } = base;
+  for (const [key, v] of Object.entries(raw)) {
+    const here = `${at}/${key}`;
+    if (!DEFAULT_KEYS.has(key)) errors.push(policyError("customs_unknown_field", `unknown field ${key}`, here));
+    else if (key === "$comment") continue;
+    else if (key === "clients") {
+      if (v === "ALL") clients = "ALL";
+      else if (Array.isArray(v) && v.every((s) => typeof s === "string")) clients = v as string[];
+      else errors.push(policyError("customs_invalid_field", 'invalid field clients: expected "ALL" or a list of host names', here));
+    } else if (key === "allow" || key === "deny") {
+      if (!Array.isArray(v) || !v.every((s) => typeof s === "string")) {
+        errors.push(policyError("customs_invalid_field", `invalid field ${key}: expected a list of addresses or networks`, here));
+      } else if (key === "allow") allow = v as string[];
+      else deny = v as string[];
+    } else if (key === "sigxcpu") {
+      if (typeof v === "boolean") sigxcpu = v;
+      else errors.push(policyError("customs_invalid_field", "invalid field sigxcpu: expected true or false", here));
+    } else {
+      const problem = checkSetting(key as SettingName, v);
+      if (problem) errors.push(policyError("customs_invalid_criterion", problem, here));
+      else settings[key as SettingName] = v as number;
+    }
+  }
+  const acl = buildAccessList(allow, deny);
+  if (!acl.ok) {
+    errors.push(policyError("customs_invalid_address", `invalid field ${acl.field}: \`${acl.text}\` is not an IPv4 or IPv6 address or network`, `${at}/${acl.field}/${acl.index}`));
+  }
+  return { settings, clients, allow, deny, sigxcpu };
+}
+
+function readNumber(raw: Record<string, unknown>, key: string, fallback: number, min: number, integer: boolean, errors: PolicyError[]): number {
+  const v = raw[key];
+  if (v === undefined) return fallback;
+  if (typeof v === "number" && Number.isFinite(v) && v >= min && (!integer || Number.isInteger(v))) return v;
+  errors.push(policyError("customs_invalid_field", `invalid field ${key}: ${JSON.stringify(v)} (expected ${integer ? "an integer" : "a number"} at least ${min})`, `/${key}`));
+  return fallback;
+}
+
+/** Validates the text of `customs.json` and merges every network's defaults, so loading does no checking. */
+export function compileCustomsPolicy(source: string): Result<CustomsPolicyData, PolicyError[]> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(source);
+  } catch (e) {
+    return { ok: false, error: [policyError("customs_invalid_json", `customs.json is not valid JSON: ${(e as Error).message}`, "")] };
+  }
+  if (!isJsonObject(raw)) return { ok: false, error: [policyError("customs_invalid_policy", "customs.json must hold a JSON object", "")] };
+  const errors: PolicyError[] = [];
+  for (const key of Object.keys(raw)) if (!TOP_KEYS.has(key)) errors.push(policyError("customs_unknown_field", `unknown field ${key}`, `/${key}`));
+  const defaults = raw.defaults === undefined ? BUILTIN_DEFAULTS : readDefaults(raw.defaults, BUILTIN_DEFAULTS, "/defaults", errors);
+  const networks: Record<string, HostDefaults> = {};
+  if (raw.networks !== undefined) {
+    if (!isJsonObject(raw.networks)) errors.push(policyError("customs_invalid_field", "invalid field networks: expected an object keyed by network number", "/networks"));
+    else {
+      for (const [net, over] of Object.entries(raw.networks)) {
+        if (!/^(0|[1-9]\d{0,9})$/.test(net)) errors.push(policyError("customs_invalid_network", `invalid network number \`${net}\``, `/networks/${net}`));
+        else networks[net] = readDefaults(over, defaults, `/networks/${net}`, errors);
+      }
+    }
+  }
+  const data: CustomsPolicyData = {
+    defaults,
+    networks,
+    downFactor: readNumber(raw, "downFactor", 2, 1, false, errors),
+    killDelaySeconds: readNumber(raw, "killDelaySeconds", 15, 1, true, errors),
+    permitSeconds: readNumber(raw, "permitSeconds", 3600, 1, true, errors),
+  };
+  return errors.length > 0 ? { ok: false, error: errors } : { ok: true, value: data };
+}
+
+/** Rebuilds the ready policy from its stored data, once per isolate and revision. */
+export function loadCustomsPolicy(data: CustomsPolicyData): CustomsPolicy {
+  return { ...data, defaultsFor: (net: number) => data.networks[String(net)] ?? data.defaults };
+}

@@ -1,0 +1,58 @@
+import { policyError, type PolicyError } from "../common/result.js";
+import { buildAccessList, parseAddress, type AccessList, type ParsedAddress } from "./acl.js";
+import { compileAttrs, type AttrExpr } from "./attrs.js";
+import { availability } from "./avail.js";
+import type { Availability, Host, HostRequest } from "./types.js";
+
+/**
+ * A host ready for selection: its attribute set, client set and access list
+ * built once per report, and its availability computed once per report (and
+ * again when an allocation raises its job count).
+ */
+export interface PreparedHost {
+  readonly host: Host;
+  readonly attrSet: ReadonlySet<string>;
+  /** null when the host serves ALL clients. */
+  readonly clientSet: ReadonlySet<string> | null;
+  readonly acl: AccessList;
+  readonly shellSet: ReadonlySet<string>;
+  avail: Availability;
+}
+
+/** A request with its attribute expression compiled and its address parsed. */
+export interface PreparedRequest {
+  readonly request: HostRequest;
+  readonly attrs: AttrExpr;
+  readonly from: ParsedAddress;
+}
+
+/** Builds the per-report indexes of a validated host; fails only on a bad access-list entry. */
+export function prepareHost(host: Host, at = ""): { ok: true; value: PreparedHost } | { ok: false; error: PolicyError[] } {
+  const acl = buildAccessList(host.allow, host.deny);
+  if (!acl.ok) {
+    return {
+      ok: false,
+      error: [policyError("customs_invalid_address", `invalid field ${acl.field}: \`${acl.text}\` is not an IPv4 or IPv6 address or network`, `${at}/${acl.field}/${acl.index}`)],
+    };
+  }
+  return {
+    ok: true,
+    value: {
+      host,
+      attrSet: new Set(host.attrs),
+      clientSet: host.clients === "ALL" ? null : new Set(host.clients),
+      acl: acl.list,
+      shellSet: new Set(host.shells ?? []),
+      avail: availability(host),
+    },
+  };
+}
+
+/** Compiles a request once: its attribute expression and its client address. */
+export function prepareRequest(request: HostRequest, at = ""): { ok: true; value: PreparedRequest } | { ok: false; error: PolicyError[] } {
+  const from = parseAddress(request.fromAddress);
+  if (from === null) {
+    return { ok: false, error: [policyError("customs_invalid_address", `invalid field fromAddress: \`${request.fromAddress}\` is not an IPv4 or IPv6 address`, `${at}/fromAddress`)] };
+  }
+  return { ok: true, value: { request, attrs: compileAttrs(request.attrs), from } };
+}
