@@ -1,0 +1,112 @@
+import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
+import { parseAcl } from "./acl.js";
+import { buildFilter } from "./filter.js";
+import { allPartsValid, INVALID_QUEUE_NAME, normalisePartitionName } from "./names.js";
+import { parseConfig } from "./parse.js";
+import type { PartitionData, PlacementData, QueueData, RawQueue, RawRule, RuleData, RuleKind } from "./types.js";
+import { validateConfig } from "./validate.js";
+
+/**
+ * Turns a validated configuration into the plain data the bundle stores:
+ * rules built as the placement manager builds them (with its load errors),
+ * queues flattened to lower-cased paths with their ACLs parsed.
+ */
+
+class LoadError {
+  constructor(readonly error: PolicyError) {}
+}
+
+function fail(code: string, message: string, at: string): never {
+  throw new LoadError(policyError(code, message, at));
+}
+
+/** Renders a rule like Go's `%v` of the config struct, without the pointer address. */
+function renderRule(r: RawRule): string {
+  const f = `{${r.filter.type} [${r.filter.users.join(" ")}] [${r.filter.groups.join(" ")}]}`;
+  const parent = r.parent === null ? "<nil>" : `&${renderRule(r.parent)}`;
+  return `{${r.name} ${r.create} ${f} ${parent} ${r.value}}`;
+}
+
+/** The rule an absent or empty `placementrules` stands for. */
+const IMPLICIT_RULE: RuleData = {
+  kind: "provided",
+  create: false,
+  filter: { allow: true, empty: true, users: [], groups: [], userExp: null, groupExp: null },
+  parent: null,
+  value: "",
+  qualified: false,
+};
+
+const KINDS: readonly string[] = ["provided", "user", "fixed", "tag"];
+
+function buildRule(r: RawRule): RuleData {
+  const lower = r.name.toLowerCase();
+  if (lower === "recovery") fail("placement_recovery_rule", "recovery rule cannot be part of the config, failing placement rule config", `${r.at}/name`);
+  if (!KINDS.includes(lower)) fail("placement_unknown_rule", `unknown rule name specified ${r.name}, failing placement rule config`, `${r.at}/name`);
+  const kind = lower as RuleKind;
+  let value = "";
+  let qualified = false;
+  if (kind === "fixed") {
+    value = r.value.toLowerCase();
+    if (value === "") fail("placement_fixed_no_queue", "a fixed queue rule must have a queue name set", `${r.at}/value`);
+    if (!allPartsValid(value)) fail("placement_invalid_queue_name", INVALID_QUEUE_NAME, `${r.at}/value`);
+    qualified = value.startsWith("root");
+    if (qualified && r.parent !== null) {
+      fail(
+        "placement_fixed_qualified_parent",
+        `cannot have a fixed queue rule with qualified queue getName and a parent rule: ${renderRule(r)}`,
+        `${r.at}/parent`,
+      );
+    }
+    if (qualified && value !== "root" && !value.startsWith("root.")) {
+      fail("placement_invalid_fixed_value", `a qualified fixed queue must be root or start with root.: ${value}`, `${r.at}/value`);
+    }
+  } else if (kind === "tag") {
+    value = r.value.toLowerCase();
+    if (value === "") fail("placement_tag_no_name", "a tag queue rule must have a tag name set", `${r.at}/value`);
+  }
+  return {
+    kind,
+    create: r.create,
+    filter: buildFilter(r.filter),
+    parent: r.parent === null ? null : buildRule(r.parent),
+    value,
+    qualified,
+  };
+}
+
+function flattenQueues(q: RawQueue, parentPath: string | null, out: QueueData[]): void {
+  const path = parentPath === null ? "root" : `${parentPath}.${q.name.toLowerCase()}`;
+  const submit = parseAcl(q.submitacl);
+  if (!submit.ok) fail("placement_invalid_acl", submit.error, `${q.at}/submitacl`);
+  const admin = parseAcl(q.adminacl);
+  if (!admin.ok) fail("placement_invalid_acl", admin.error, `${q.at}/adminacl`);
+  const children = q.queues ?? [];
+  out.push({ path, leaf: parentPath !== null && children.length === 0 && !q.parent, submit: submit.value, admin: admin.value });
+  for (const c of children) flattenQueues(c, path, out);
+}
+
+/** Parses, validates and builds a placement configuration; any error keeps it from activating. */
+export function compilePlacement(source: string): Result<PlacementData, PolicyError[]> {
+  const parsed = parseConfig(source);
+  if (!parsed.ok) return parsed;
+  const valid = validateConfig(parsed.value);
+  if (!valid.ok) return err([valid.error]);
+  try {
+    const partitions: PartitionData[] = valid.value.map(({ partition, root }) => {
+      const rules = partition.placementrules.length > 0 ? partition.placementrules.map(buildRule) : [IMPLICIT_RULE];
+      const queues: QueueData[] = [];
+      flattenQueues(root, null, queues);
+      return {
+        name: normalisePartitionName(partition.name),
+        queues,
+        rules,
+        defaultQueue: partition.defaultqueue === "" ? null : partition.defaultqueue.toLowerCase(),
+      };
+    });
+    return ok({ partitions });
+  } catch (e) {
+    if (e instanceof LoadError) return err([e.error]);
+    throw e;
+  }
+}

@@ -1,0 +1,144 @@
+import type { Decision } from "../common/decision.js";
+import { INVALID_QUEUE_NAME, isQueueNameValid, normalisePartitionName, RECOVERY_NAME, RECOVERY_QUEUE } from "./names.js";
+import { placeRecovery, placeRule, type PlaceContext } from "./rules.js";
+import type { PlacementPolicy, PlacementRequest, PlaceVerdict, RuleRef, TraceStep } from "./types.js";
+import { QueueView } from "./view.js";
+
+/** The reason YuniKorn gives when no rule places an application. */
+export const NO_RULE_MATCHED = "application rejected: no placement rule matched";
+
+/** The explain trace of one placement. */
+export interface PlacementTrace {
+  partition: string;
+  rules: TraceStep[];
+  creation?: string;
+}
+
+const EMPTY: readonly string[] = [];
+
+function placed(queue: string, create: boolean, rule: RuleRef, trace: PlacementTrace | undefined): Decision<PlaceVerdict> {
+  const verdict: PlaceVerdict = { queue, create, rule, rejected: false };
+  return trace === undefined ? { verdict, cacheable: true, outcome: "placed" } : { verdict, cacheable: true, outcome: "placed", trace };
+}
+
+function rejected(
+  reason: string,
+  error: string | undefined,
+  rule: RuleRef | null,
+  trace: PlacementTrace | undefined,
+): Decision<PlaceVerdict> {
+  const verdict: PlaceVerdict = { queue: null, create: false, rule, rejected: true, reason };
+  if (error !== undefined) verdict.error = error;
+  return trace === undefined ? { verdict, cacheable: true, outcome: "rejected" } : { verdict, cacheable: true, outcome: "rejected", trace };
+}
+
+/** The checks the scheduler makes before creating a queue (spec §7); the cause text or null. */
+function creationProblem(view: QueueView, queue: string, user: string, groups: readonly string[]): string | null {
+  if (!queue.startsWith("root") || !queue.includes(".")) return `illegal queue name passed in: ${queue}`;
+  const lower = queue.toLowerCase();
+  const ancestor = view.deepestExisting(lower);
+  const ancestorRaw = queue.slice(0, ancestor.length);
+  if (!view.submitAllowed(ancestor, user, groups)) return `submit access to queue ${ancestorRaw} denied during create of: ${queue}`;
+  if (view.isLeaf(ancestor)) return `creation of queue ${queue} failed parent is already a leaf: ${ancestorRaw}`;
+  for (const level of queue.slice(ancestor.length + 1).split(".")) {
+    if (!isQueueNameValid(level)) return INVALID_QUEUE_NAME;
+    if (level === RECOVERY_NAME) return "dynamic queue cannot be root.@recovery@";
+  }
+  return null;
+}
+
+/**
+ * Decides which queue an application goes to: runs the partition's rule chain
+ * (then recovery, then the opt-in default queue), applies the leaf, ACL and
+ * draining checks, and says whether the scheduler must create the queue. A
+ * pure function of the policy and the request, so its verdicts are cacheable.
+ */
+export function decidePlacement(
+  policy: PlacementPolicy,
+  request: PlacementRequest,
+  ctx: { explain: boolean },
+): Decision<PlaceVerdict> {
+  const explain = ctx.explain;
+  const appId = request.applicationId;
+  const partitionName = normalisePartitionName(request.partition ?? "");
+  const trace: PlacementTrace | undefined = explain ? { partition: partitionName, rules: [] } : undefined;
+  const partition = policy.partitions.get(partitionName);
+  if (partition === undefined) {
+    const shown = request.partition ?? "default";
+    return rejected(
+      `partition ${shown} doesn't exist`,
+      appId === undefined ? undefined : `Failed to add application ${appId} to partition ${shown}, partition doesn't exist`,
+      null,
+      trace,
+    );
+  }
+  const view = new QueueView(partition.queues, request.existingQueues);
+  const user = request.user;
+  const groups = request.groups ?? EMPTY;
+  const pc: PlaceContext = { user, groups, queue: request.queue ?? "", tags: request.tags, view, explain, error: null, why: "" };
+  const rules = partition.rules;
+  const last = rules.length;
+
+  let candidate: string | null = null;
+  let ref: RuleRef | null = null;
+  for (let i = 0; i <= last; i++) {
+    pc.why = "";
+    let name: string = i < last ? rules[i].kind : "recovery";
+    let queue = i < last ? placeRule(rules[i], pc) : placeRecovery(pc);
+    if (pc.error !== null) {
+      trace?.rules.push({ index: i, rule: name, result: "error", why: pc.error });
+      const cause = pc.error;
+      return rejected(cause, appId === undefined ? undefined : `failed to place application ${appId}: ${cause}`, { index: i, name }, trace);
+    }
+    let fromRecovery = i === last && queue !== null;
+    if (i === last && queue === null && partition.defaultQueue !== null && view.exists(partition.defaultQueue)) {
+      trace?.rules.push({ index: i, rule: name, result: "skipped", why: pc.why });
+      queue = partition.defaultQueue;
+      name = "default";
+      fromRecovery = false;
+    }
+    if (queue === null) {
+      trace?.rules.push({ index: i, rule: name, result: "skipped", why: pc.why });
+      continue;
+    }
+    const lower = queue.toLowerCase();
+    if (!(fromRecovery && lower === RECOVERY_QUEUE)) {
+      let why = "";
+      if (view.exists(lower)) {
+        if (!view.isLeaf(lower)) why = `queue ${lower} is not a leaf`;
+        else if (!view.submitAllowed(lower, user, groups)) why = `submit access to queue ${lower} denied`;
+        else if (view.isDraining(lower)) why = `queue ${lower} is draining`;
+      } else {
+        const ancestor = view.deepestExisting(lower);
+        if (!view.submitAllowed(ancestor, user, groups)) why = `submit access to queue ${ancestor} denied`;
+      }
+      if (why !== "") {
+        trace?.rules.push({ index: i, rule: name, result: "skipped", queue: lower, why });
+        continue;
+      }
+    }
+    trace?.rules.push({ index: i, rule: name, result: "placed", queue: lower });
+    candidate = queue;
+    ref = { index: i, name };
+    break;
+  }
+
+  if (candidate === null || ref === null) {
+    return rejected(NO_RULE_MATCHED, appId === undefined ? undefined : `failed to place application ${appId}: ${NO_RULE_MATCHED}`, null, trace);
+  }
+  const lower = candidate.toLowerCase();
+  if (!view.exists(lower)) {
+    const problem = lower === RECOVERY_QUEUE ? null : creationProblem(view, candidate, user, groups);
+    if (problem !== null) {
+      if (trace !== undefined) trace.creation = problem;
+      const error = appId === undefined ? undefined : `failed to create rule based queue ${candidate} for application ${appId}\n${problem}`;
+      return rejected(problem, error, ref, trace);
+    }
+    return placed(lower, true, ref, trace);
+  }
+  if (!view.isLeaf(lower)) {
+    const error = appId === undefined ? undefined : `failed to find queue ${candidate} for application ${appId}`;
+    return rejected(`failed to find queue ${candidate}`, error, ref, trace);
+  }
+  return placed(lower, false, ref, trace);
+}

@@ -1,0 +1,168 @@
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode, type Pair } from "yaml";
+import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
+import type { RawConfig, RawFilter, RawPartition, RawQueue, RawRule } from "./types.js";
+
+/**
+ * Decodes a YuniKorn configuration (YAML, or JSON with the same keys) into the
+ * raw shapes with strict keys, the way the scheduler's strict YAML decoding
+ * does: an unknown key or a value of the wrong type rejects the configuration.
+ */
+
+const TOP_KEYS = ["partitions", "checksum"];
+const PARTITION_KEYS = [
+  "name",
+  "queues",
+  "placementrules",
+  "limits",
+  "preemption",
+  "nodesortpolicy",
+  "usergroupresolver",
+  "defaultqueue",
+];
+const QUEUE_KEYS = [
+  "name",
+  "parent",
+  "resources",
+  "maxapplications",
+  "properties",
+  "adminacl",
+  "submitacl",
+  "childtemplate",
+  "queues",
+  "limits",
+];
+const RULE_KEYS = ["name", "create", "filter", "parent", "value"];
+const FILTER_KEYS = ["type", "users", "groups"];
+const RESOURCE_KEYS = ["guaranteed", "max"];
+
+class DecodeError {
+  constructor(
+    readonly code: string,
+    readonly message: string,
+    readonly at: string,
+  ) {}
+}
+
+type Value = YamlNode | null | undefined;
+
+function isNull(v: Value): boolean {
+  return v === null || v === undefined || (isScalar(v) && v.value === null);
+}
+
+function kindOf(v: Value): string {
+  if (isMap(v)) return "a mapping";
+  if (isSeq(v)) return "a sequence";
+  if (isScalar(v)) return `\`${String(v.source ?? v.value)}\``;
+  return "nothing";
+}
+
+function entries(v: Value, keys: readonly string[], where: string, at: string): Map<string, Value> {
+  const out = new Map<string, Value>();
+  if (isNull(v)) return out;
+  if (!isMap(v)) throw new DecodeError("placement_invalid_type", `${where} must be a mapping, got ${kindOf(v)}`, at);
+  for (const pair of v.items as Pair<unknown, unknown>[]) {
+    const keyNode = pair.key as Value;
+    const key = isScalar(keyNode) ? String(keyNode.value) : String(keyNode);
+    if (!keys.includes(key)) {
+      throw new DecodeError("placement_unknown_key", `field \`${key}\` not found in ${where}`, `${at}/${key}`);
+    }
+    out.set(key, pair.value as Value);
+  }
+  return out;
+}
+
+function str(v: Value, at: string): string {
+  if (isNull(v)) return "";
+  if (isScalar(v)) {
+    if (typeof v.value === "string") return v.value;
+    return v.source !== undefined ? String(v.source) : String(v.value);
+  }
+  throw new DecodeError("placement_invalid_type", `\`${at}\` must be a string, got ${kindOf(v)}`, at);
+}
+
+function bool(v: Value, at: string): boolean {
+  if (isNull(v)) return false;
+  if (isScalar(v) && typeof v.value === "boolean") return v.value;
+  throw new DecodeError("placement_invalid_type", `\`${at}\` must be a boolean, got ${kindOf(v)}`, at);
+}
+
+function seq(v: Value, at: string): Value[] | null {
+  if (isNull(v)) return null;
+  if (isSeq(v)) return v.items as Value[];
+  throw new DecodeError("placement_invalid_type", `\`${at}\` must be a sequence, got ${kindOf(v)}`, at);
+}
+
+function strings(v: Value, at: string): string[] {
+  return (seq(v, at) ?? []).map((item, i) => str(item, `${at}/${i}`));
+}
+
+function filter(v: Value, at: string): RawFilter {
+  const m = entries(v, FILTER_KEYS, "filter", at);
+  return { type: str(m.get("type"), `${at}/type`), users: strings(m.get("users"), `${at}/users`), groups: strings(m.get("groups"), `${at}/groups`) };
+}
+
+function rule(v: Value, at: string): RawRule {
+  const m = entries(v, RULE_KEYS, "placement rule", at);
+  const parent = m.get("parent");
+  return {
+    name: str(m.get("name"), `${at}/name`),
+    create: bool(m.get("create"), `${at}/create`),
+    filter: filter(m.get("filter"), `${at}/filter`),
+    parent: isNull(parent) ? null : rule(parent, `${at}/parent`),
+    value: str(m.get("value"), `${at}/value`),
+    at,
+  };
+}
+
+function queue(v: Value, at: string): RawQueue {
+  const m = entries(v, QUEUE_KEYS, "queue", at);
+  const res = entries(m.get("resources"), RESOURCE_KEYS, "resources", `${at}/resources`);
+  const children = seq(m.get("queues"), `${at}/queues`);
+  return {
+    name: str(m.get("name"), `${at}/name`),
+    parent: bool(m.get("parent"), `${at}/parent`),
+    adminacl: str(m.get("adminacl"), `${at}/adminacl`),
+    submitacl: str(m.get("submitacl"), `${at}/submitacl`),
+    queues: children === null ? null : children.map((c, i) => queue(c, `${at}/queues/${i}`)),
+    hasResources: !isNull(res.get("guaranteed")) || !isNull(res.get("max")),
+    at,
+  };
+}
+
+function partition(v: Value, at: string): RawPartition {
+  const m = entries(v, PARTITION_KEYS, "partition", at);
+  const queues = seq(m.get("queues"), `${at}/queues`);
+  return {
+    name: str(m.get("name"), `${at}/name`),
+    queues: queues === null ? null : queues.map((q, i) => queue(q, `${at}/queues/${i}`)),
+    placementrules: (seq(m.get("placementrules"), `${at}/placementrules`) ?? []).map((r, i) =>
+      rule(r, `${at}/placementrules/${i}`),
+    ),
+    defaultqueue: str(m.get("defaultqueue"), `${at}/defaultqueue`),
+    at,
+  };
+}
+
+/** Parses and decodes the source text; syntax errors carry `line:column`, the rest a JSON pointer. */
+export function parseConfig(source: string): Result<RawConfig, PolicyError[]> {
+  const lines = new LineCounter();
+  const doc = parseDocument(source, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    return err(
+      doc.errors.map((e) => {
+        const pos = lines.linePos(e.pos[0]);
+        return policyError("placement_yaml_syntax", e.message.split("\n")[0], `${pos.line}:${pos.col}`);
+      }),
+    );
+  }
+  try {
+    const top = doc.contents as Value;
+    if (isNull(top)) return ok({ partitions: null });
+    const m = entries(top, TOP_KEYS, "the configuration", "");
+    const parts = seq(m.get("partitions"), "/partitions");
+    return ok({ partitions: parts === null ? [] : parts.map((p, i) => partition(p, `/partitions/${i}`)) });
+  } catch (e) {
+    if (e instanceof DecodeError) return err([policyError(e.code, e.message, e.at)]);
+    throw e;
+  }
+}

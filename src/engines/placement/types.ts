@@ -1,0 +1,203 @@
+/**
+ * The shapes the placement engine passes between its stages: the decoded
+ * configuration (raw, as written), the compiled plain-JSON data stored in the
+ * bundle, the loaded fast form, and the request and verdict of a decision.
+ */
+
+/** A placement rule filter as written: `{type, users, groups}`. */
+export interface RawFilter {
+  type: string;
+  users: string[];
+  groups: string[];
+}
+
+/** A placement rule as decoded from the configuration (strict keys, defaults applied). */
+export interface RawRule {
+  name: string;
+  create: boolean;
+  filter: RawFilter;
+  parent: RawRule | null;
+  value: string;
+  /** JSON pointer of the rule in the source. */
+  at: string;
+}
+
+/** A queue as decoded from the configuration; only what placement needs is kept. */
+export interface RawQueue {
+  name: string;
+  parent: boolean;
+  adminacl: string;
+  submitacl: string;
+  /** `null` when the key is absent or null (Go's nil slice). */
+  queues: RawQueue[] | null;
+  /** True when `resources.guaranteed` or `resources.max` is set. */
+  hasResources: boolean;
+  at: string;
+}
+
+/** A partition as decoded from the configuration. */
+export interface RawPartition {
+  name: string;
+  queues: RawQueue[] | null;
+  placementrules: RawRule[];
+  defaultqueue: string;
+  at: string;
+}
+
+/** The decoded configuration; `null` partitions means the document was empty. */
+export interface RawConfig {
+  partitions: RawPartition[] | null;
+}
+
+/** A parsed ACL as plain data: everybody, or the listed users and groups. */
+export interface AclData {
+  all: boolean;
+  users: string[];
+  groups: string[];
+}
+
+/** A JavaScript translation of a Go RE2 filter expression. */
+export interface RegexData {
+  source: string;
+  flags: string;
+}
+
+/** A built rule filter as plain data. */
+export interface FilterData {
+  allow: boolean;
+  empty: boolean;
+  users: string[];
+  groups: string[];
+  userExp: RegexData | null;
+  groupExp: RegexData | null;
+}
+
+/** The rule kinds a configuration may use (recovery is internal). */
+export type RuleKind = "provided" | "user" | "fixed" | "tag";
+
+/** A built rule as plain data. */
+export interface RuleData {
+  kind: RuleKind;
+  create: boolean;
+  filter: FilterData;
+  parent: RuleData | null;
+  /** fixed: the lower-cased queue; tag: the lower-cased tag name; otherwise "". */
+  value: string;
+  /** fixed only: the value is a full path. */
+  qualified: boolean;
+}
+
+/** A configured queue as plain data, addressed by its lower-cased full path. */
+export interface QueueData {
+  path: string;
+  leaf: boolean;
+  submit: AclData;
+  admin: AclData;
+}
+
+/** One partition's compiled data. */
+export interface PartitionData {
+  name: string;
+  queues: QueueData[];
+  rules: RuleData[];
+  defaultQueue: string | null;
+}
+
+/** What `compile` returns and the bundle stores. */
+export interface PlacementData {
+  partitions: PartitionData[];
+}
+
+/** A loaded ACL. */
+export interface Acl {
+  readonly all: boolean;
+  readonly users: ReadonlySet<string>;
+  readonly groups: ReadonlySet<string>;
+}
+
+/** A loaded filter. */
+export interface Filter {
+  readonly allow: boolean;
+  readonly empty: boolean;
+  readonly users: ReadonlySet<string>;
+  readonly groups: ReadonlySet<string>;
+  readonly userExp: RegExp | null;
+  readonly groupExp: RegExp | null;
+}
+
+/** A loaded rule. */
+export interface Rule {
+  readonly kind: RuleKind;
+  readonly create: boolean;
+  readonly filter: Filter;
+  readonly parent: Rule | null;
+  readonly value: string;
+  readonly qualified: boolean;
+}
+
+/** A configured queue in the loaded tree. */
+export interface QueueNode {
+  readonly path: string;
+  readonly leaf: boolean;
+  readonly submit: Acl;
+  readonly admin: Acl;
+  /** The configured parent queue; `null` for root. */
+  readonly parent: QueueNode | null;
+}
+
+/** One loaded partition. */
+export interface Partition {
+  readonly name: string;
+  readonly queues: ReadonlyMap<string, QueueNode>;
+  readonly rules: readonly Rule[];
+  readonly defaultQueue: string | null;
+}
+
+/** The loaded policy: partitions by lower-cased name. */
+export interface PlacementPolicy {
+  readonly partitions: ReadonlyMap<string, Partition>;
+}
+
+/** A queue the scheduler already has at run time (a dynamic queue created earlier). */
+export interface ExistingQueue {
+  path: string;
+  leaf?: boolean;
+  kind?: "leaf" | "parent";
+  draining?: boolean;
+}
+
+/** The placement question: who submits, what they asked for, what exists already. */
+export interface PlacementRequest {
+  partition?: string;
+  applicationId?: string;
+  user: string;
+  groups?: readonly string[];
+  queue?: string;
+  tags?: Readonly<Record<string, string>>;
+  existingQueues?: readonly ExistingQueue[];
+}
+
+/** The rule that placed (or rejected) an application: its position in the chain and its name. */
+export interface RuleRef {
+  index: number;
+  name: string;
+}
+
+/** The engine's answer, without the envelope the frame adds. */
+export interface PlaceVerdict {
+  queue: string | null;
+  create: boolean;
+  rule: RuleRef | null;
+  rejected: boolean;
+  reason?: string;
+  error?: string;
+}
+
+/** One step of the explain trace: a rule of the chain and what became of it. */
+export interface TraceStep {
+  index: number;
+  rule: string;
+  result: "placed" | "skipped" | "error";
+  queue?: string;
+  why?: string;
+}

@@ -1,0 +1,172 @@
+import { policyError, type PolicyError } from "../common/result.js";
+import { checkAclFields } from "./acl.js";
+import { singleEntryValid } from "./filter.js";
+import { allPartsValid, FILTER_GROUP_RE, FILTER_USER_RE, INVALID_QUEUE_NAME, isQueueNameValid, RULE_NAME_RE } from "./names.js";
+import type { RawConfig, RawFilter, RawPartition, RawQueue, RawRule } from "./types.js";
+
+/**
+ * The configuration validator (spec §8), in YuniKorn's order, stopping at the
+ * first error with YuniKorn's text. On success it returns the partitions with
+ * the root queue in place (inserted above the listed queues when needed).
+ */
+
+class Invalid {
+  constructor(readonly error: PolicyError) {}
+}
+
+function fail(code: string, message: string, at: string): never {
+  throw new Invalid(policyError(code, message, at));
+}
+
+function withRoot(p: RawPartition): RawQueue {
+  const qs = p.queues ?? [];
+  if (qs.length === 1 && qs[0].name.toLowerCase() === "root") return { ...qs[0], parent: true };
+  return { name: "root", parent: true, adminacl: "", submitacl: "", queues: qs, hasResources: false, at: `${p.at}/queues` };
+}
+
+function checkQueues(q: RawQueue, level: number): void {
+  for (const [key, acl] of [["adminacl", q.adminacl], ["submitacl", q.submitacl]] as const) {
+    const e = checkAclFields(acl);
+    if (e !== null) fail("placement_invalid_acl", e, `${q.at}/${key}`);
+  }
+  const seen = new Set<string>();
+  for (const child of q.queues ?? []) {
+    if (!isQueueNameValid(child.name)) fail("placement_invalid_queue_name", INVALID_QUEUE_NAME, `${child.at}/name`);
+    const lower = child.name.toLowerCase();
+    if (seen.has(lower)) {
+      fail("placement_duplicate_queue", `duplicate child name found with name '${child.name}', level ${level}`, `${child.at}/name`);
+    }
+    seen.add(lower);
+  }
+  for (const child of q.queues ?? []) checkQueues(child, level + 1);
+}
+
+function checkFilter(f: RawFilter, at: string): void {
+  if (f.type !== "" && f.type.toLowerCase() !== "allow" && f.type.toLowerCase() !== "deny") {
+    fail("placement_invalid_filter_type", `invalid rule filter type ${f.type}, filter type  must be either '', allow or deny`, `${at}/type`);
+  }
+  if (f.users.length === 1 && !singleEntryValid(f.users[0], FILTER_USER_RE)) {
+    fail("placement_invalid_filter_users", `invalid rule filter user list is not a proper list or regexp: [${f.users.join(" ")}]`, `${at}/users`);
+  }
+  if (f.groups.length === 1 && !singleEntryValid(f.groups[0], FILTER_GROUP_RE)) {
+    fail("placement_invalid_filter_groups", `invalid rule filter group list is not a proper list or regexp: [${f.groups.join(" ")}]`, `${at}/groups`);
+  }
+}
+
+function checkRule(r: RawRule): void {
+  if (!RULE_NAME_RE.test(r.name)) fail("placement_invalid_rule_name", `invalid rule name ${r.name}, a name must be a valid identifier`, `${r.at}/name`);
+  if (r.parent !== null) checkRule(r.parent);
+  checkFilter(r.filter, `${r.at}/filter`);
+}
+
+function chainOf(r: RawRule): RawRule[] {
+  return r.parent === null ? [r] : [...chainOf(r.parent), r];
+}
+
+interface StaticPath {
+  path: string;
+  chain: string;
+  dynamic: boolean;
+}
+
+function staticPath(top: RawRule): StaticPath {
+  let path = "";
+  let dynamic = false;
+  const names: string[] = [];
+  for (const r of chainOf(top)) {
+    names.push(r.name);
+    if (dynamic) continue;
+    if (r.name !== "fixed") {
+      if (path === "") path = "<dynamic>";
+      dynamic = true;
+      continue;
+    }
+    if (r.value.startsWith("root")) {
+      if (path !== "") fail("placement_illegal_fixed_rule", `illegal fully qualified 'fixed' rule with value ${r.value}`, `${r.at}/value`);
+      path = r.value;
+      continue;
+    }
+    path = (path === "" ? "root" : path) + "." + r.value;
+  }
+  return { path, chain: names.join("->"), dynamic };
+}
+
+type PathCheck = { result: "ok" | "missing" | "not_leaf" } | { result: "last_leaf"; last: string };
+
+function checkHierarchy(parts: string[], create: boolean, dynamic: boolean, conf: RawQueue[], parent: RawQueue | null): PathCheck {
+  if (conf.length === 0 && parent !== null) {
+    if (!parent.parent) return { result: "last_leaf", last: parent.name };
+    return { result: create ? "ok" : "missing" };
+  }
+  const found = conf.find((q) => q.name === parts[0]);
+  if (found === undefined) return { result: create ? "ok" : "missing" };
+  if (parts.length === 1) {
+    if (dynamic) return { result: found.parent ? "ok" : "not_leaf" };
+    return { result: found.parent ? "not_leaf" : "ok" };
+  }
+  return checkHierarchy(parts.slice(1), create, dynamic, found.queues ?? [], found);
+}
+
+function checkRules(p: RawPartition, root: RawQueue): void {
+  if (p.placementrules.length === 0) return;
+  for (const r of p.placementrules) checkRule(r);
+  const paths = p.placementrules.map(staticPath);
+  paths.forEach((sp, i) => {
+    if (!sp.path.startsWith("root")) return;
+    const top = p.placementrules[i];
+    const check = checkHierarchy(sp.path.toLowerCase().split("."), top.create, sp.dynamic, [root], null);
+    const head = `placement rule no. #${i} (${sp.chain}) references`;
+    if (check.result === "not_leaf") fail("placement_queue_not_leaf", `${head} a queue (${sp.path}) which is not a leaf`, top.at);
+    if (check.result === "missing") fail("placement_nonexisting_queue", `${head} non-existing queues (${sp.path}) and create is 'false'`, top.at);
+    if (check.result === "last_leaf") {
+      fail(
+        "placement_last_queue_leaf",
+        `${head} non-existing queues (${sp.path}) which cannot be created because the last queue (${check.last}) in the hierarchy is a leaf`,
+        top.at,
+      );
+    }
+  });
+}
+
+function checkDefaultQueue(p: RawPartition): void {
+  const dq = p.defaultqueue;
+  if (dq === "") return;
+  if (!dq.toLowerCase().startsWith("root.") || !allPartsValid(dq)) {
+    fail(
+      "placement_invalid_default_queue",
+      `invalid defaultqueue ${dq}: it must be a fully qualified queue path starting with root. made of valid queue names`,
+      `${p.at}/defaultqueue`,
+    );
+  }
+}
+
+/** A partition that passed validation, with its root queue resolved. */
+export interface ValidPartition {
+  partition: RawPartition;
+  root: RawQueue;
+}
+
+/** Validates the whole configuration; the first error rejects it, as in YuniKorn. */
+export function validateConfig(config: RawConfig): { ok: true; value: ValidPartition[] } | { ok: false; error: PolicyError } {
+  try {
+    if (config.partitions === null || config.partitions.length === 0) fail("placement_config_not_set", "scheduler config is not set", "");
+    const names = new Set<string>();
+    const out: ValidPartition[] = [];
+    for (const p of config.partitions) {
+      const name = p.name === "" || p.name.toLowerCase() === "default" ? "default" : p.name;
+      if (names.has(name.toLowerCase())) fail("placement_duplicate_partition", `duplicate partition name found with name ${name}`, `${p.at}/name`);
+      names.add(name.toLowerCase());
+      if (p.queues === null) fail("placement_queue_config_not_set", "queue config is not set", p.at);
+      const root = withRoot(p);
+      if (root.hasResources) fail("placement_root_resources", "root queue must not have resource limits set", `${root.at}/resources`);
+      checkQueues(root, 1);
+      checkRules(p, root);
+      checkDefaultQueue(p);
+      out.push({ partition: p, root });
+    }
+    return { ok: true, value: out };
+  } catch (e) {
+    if (e instanceof Invalid) return { ok: false, error: e.error };
+    throw e;
+  }
+}

@@ -1,0 +1,26 @@
+import { Hono } from "hono";
+import { decidePlacement, type PlacementPolicy } from "../../engines/placement/index.js";
+import { decisionRoute } from "../decision.js";
+import type { AppEnv } from "../env.js";
+import { registerOperation } from "../openapi.js";
+import { PlaceRequest, PlaceVerdict } from "../schemas/placement.js";
+
+/** `POST /v1/place`: which queue an application goes to, under the active YuniKorn placement policy. */
+export const placementRoutes = new Hono<AppEnv>().post(
+  "/v1/place",
+  decisionRoute({
+    engine: "placement",
+    schema: PlaceRequest,
+    decide: (policy: PlacementPolicy, request, ctx) => decidePlacement(policy, request, { explain: ctx.explain }),
+  }),
+);
+
+registerOperation({
+  method: "post",
+  path: "/v1/place",
+  summary: "Place an application in a queue (YuniKorn placement rules and queue ACLs)",
+  tag: "placement",
+  auth: "decision",
+  request: PlaceRequest,
+  response: PlaceVerdict,
+});
