@@ -1,8 +1,18 @@
+import { runScheduled } from "./cron/index.js";
 import { app } from "./http/app.js";
 import type { Env } from "./http/env.js";
 
-/** The Worker: the HTTP API, and the scheduled refresh of downloaded lists. */
+export { HostPool } from "./state/host-pool.js";
+export { JobQueue } from "./state/job-queue.js";
+
+/** The Worker: the HTTP API, and the scheduled refresh of downloaded CIDR lists. */
 export default {
   fetch: app.fetch,
-  async scheduled(_controller, _env, _ctx) {},
+  async scheduled(controller, env, ctx) {
+    ctx.waitUntil(
+      runScheduled(env, controller).catch((error: unknown) =>
+        console.error(JSON.stringify({ ts: new Date().toISOString(), event: "cidr_refresh_crashed", error: String(error) })),
+      ),
+    );
+  },
 } satisfies ExportedHandler<Env>;

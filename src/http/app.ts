@@ -2,6 +2,11 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./env.js";
 import { ApiError, errorBody } from "./errors.js";
+import { hostRoutes } from "./routes/hosts.js";
+import { jobRoutes } from "./routes/jobs.js";
+import { limitsRoutes } from "./routes/limits.js";
+import { matchRoutes } from "./routes/match.js";
+import { placementRoutes } from "./routes/placement.js";
 import { policyRoutes } from "./routes/policies.js";
 import { systemRoutes } from "./routes/system.js";
 
@@ -32,3 +37,8 @@ app.notFound((c) => c.json(errorBody("not_found", `no route for ${c.req.method} 
 
 app.route("/", systemRoutes);
 app.route("/", policyRoutes);
+app.route("/", placementRoutes);
+app.route("/", limitsRoutes);
+app.route("/", matchRoutes);
+app.route("/", jobRoutes);
+app.route("/", hostRoutes);

@@ -1,0 +1,52 @@
+import { Hono } from "hono";
+import { decideAdCheck, decideMatch } from "../../engines/classad/index.js";
+import { decisionRoute } from "../decision.js";
+import type { AppEnv } from "../env.js";
+import { registerOperation } from "../openapi.js";
+import { AdCheckRequest, MatchRequest } from "../schemas/match.js";
+import { AdCheckVerdict, MatchVerdict } from "../schemas/match-verdicts.js";
+
+type MatchPolicy = Parameters<typeof decideMatch>[0];
+
+/** The clock and the dice a ClassAd evaluation may use; verdicts that touch them are not cacheable. */
+function evalContext(now: number, explain: boolean) {
+  return { now, explain, random: Math.random };
+}
+
+/** HTCondor pool-wide policy: matchmaking under NEGOTIATOR_PE_* and the collector-side ad check. */
+export const matchRoutes = new Hono<AppEnv>()
+  .post(
+    "/v1/match",
+    decisionRoute({
+      engine: "match",
+      schema: MatchRequest,
+      decide: (policy: MatchPolicy, request, ctx) => decideMatch(policy, request, evalContext(ctx.now, ctx.explain)),
+    }),
+  )
+  .post(
+    "/v1/ads/check",
+    decisionRoute({
+      engine: "match",
+      schema: AdCheckRequest,
+      decide: (policy: MatchPolicy, request, ctx) => decideAdCheck(policy, request, evalContext(ctx.now, ctx.explain)),
+    }),
+  );
+
+registerOperation({
+  method: "post",
+  path: "/v1/match",
+  summary: "Match a job against machines under the pool-wide policy",
+  tag: "match",
+  auth: "decision",
+  request: MatchRequest,
+  response: MatchVerdict,
+});
+registerOperation({
+  method: "post",
+  path: "/v1/ads/check",
+  summary: "Would the pool-wide policy discard this schedd, startd or job ad",
+  tag: "match",
+  auth: "decision",
+  request: AdCheckRequest,
+  response: AdCheckVerdict,
+});
