@@ -117,7 +117,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
         await put;
       }
     }
-    c.header("X-Arbiter-Cache", "miss");
+    c.header("X-Arbiter-Cache", cache ? "miss" : "bypass");
     return c.json(body);
   };
 }
