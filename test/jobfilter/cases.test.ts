@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { loadCases } from "../support/cases.js";
+import {
+  compileFilters,
+  decideJobfilter,
+  loadFilters,
+  parseBucket,
+  parseRuleBody,
+  scheduleJobfilter,
+} from "../../src/engines/jobfilter/index.js";
+import type { Job } from "../../src/engines/jobfilter/index.js";
+
+// A job in a case file: opcodes may be left out (a job with none), for jobid-only cases.
+const CaseJob = z.strictObject({ id: z.number().int().positive(), opcodes: z.array(z.record(z.string(), z.json())).default([]) });
+const Queue = z.strictObject({ running: z.array(CaseJob).default([]), queued: z.array(CaseJob).default([]) });
+
+// What a case asks: one decision, one scheduling pass, one RAPI body check, or one reason string's bucket.
+const Input = z.union([
+  z.strictObject({ job: CaseJob, queue: Queue.optional() }),
+  z.strictObject({ schedule: z.strictObject({ running: z.array(CaseJob).default([]), candidates: z.array(CaseJob) }) }),
+  z.strictObject({ rapi_body: z.unknown() }),
+  z.strictObject({ reason: z.string() }),
+]);
+
+const cases = loadCases("jobfilter");
+
+function run(policy: unknown, input: z.output<typeof Input>): { ok: true; value: unknown } | { ok: false; error: unknown } {
+  if ("rapi_body" in input) {
+    const r = parseRuleBody(input.rapi_body);
+    return r.ok ? { ok: true, value: r.value } : { ok: false, error: r.error };
+  }
+  if ("reason" in input) return { ok: true, value: parseBucket(input.reason) };
+  const compiled = compileFilters(JSON.stringify(policy ?? []));
+  if (!compiled.ok) return { ok: false, error: compiled.error };
+  const loaded = loadFilters(compiled.value);
+  if ("schedule" in input) {
+    return { ok: true, value: scheduleJobfilter(loaded, input.schedule.running as Job[], input.schedule.candidates as Job[]) };
+  }
+  const queue = input.queue ?? { running: [], queued: [] };
+  return { ok: true, value: decideJobfilter(loaded, { job: input.job as Job, queue: queue as { running: Job[]; queued: Job[] } }, { explain: false }).verdict };
+}
+
+describe("jobfilter cases", () => {
+  it("has at least 50 cases", () => {
+    expect(cases.length).toBeGreaterThanOrEqual(50);
+  });
+  for (const c of cases) {
+    const test = c.value.skip ? it.skip : it;
+    test(c.name, () => {
+      const input = Input.parse(c.value.input);
+      const got = run(c.value.policy, input);
+      if (c.value.want_error !== undefined) {
+        expect(got.ok, "expected an error").toBe(false);
+        if (!got.ok) {
+          // A string names the first error's message; a list of {code?, message?, at?} matches the errors in order.
+          const want = c.value.want_error;
+          const errors = Array.isArray(got.error) ? got.error : [{ message: got.error }];
+          if (typeof want === "string") expect(errors[0].message).toBe(want);
+          else expect(errors).toMatchObject(want as object[]);
+        }
+      } else {
+        expect(got).toEqual({ ok: true, value: c.value.want });
+      }
+    });
+  }
+});
