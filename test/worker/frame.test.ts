@@ -48,7 +48,7 @@ describe("system routes", () => {
       expect(doc.paths[op.path]?.[op.method], `${op.method} ${op.path}`).toBeDefined();
     }
     expect(doc.paths["/v1/place"]?.post).toBeDefined();
-    const body = (doc.paths["/v1/place"].post as { requestBody: { content: Record<string, { schema: { properties: object } }> } })
+    const body = (doc.paths["/v1/place"].post as unknown as { requestBody: { content: Record<string, { schema: { properties: object } }> } })
       .requestBody;
     expect(Object.keys(body.content["application/json"].schema.properties)).toContain("user");
   });
