@@ -1,0 +1,161 @@
+import type { FilterRule, Job, JobAction } from "../engines/jobfilter/index.js";
+import type { JobState } from "./job-queue-types.js";
+
+/** The queue's tables: settings, filter rules, and every job it has seen with its lease. */
+export const SCHEMA = [
+  "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS filters (uuid TEXT PRIMARY KEY, rule TEXT NOT NULL)",
+  `CREATE TABLE IF NOT EXISTS jobs (
+     id INTEGER PRIMARY KEY,
+     job TEXT NOT NULL,
+     priority INTEGER NOT NULL,
+     state TEXT NOT NULL,
+     action TEXT NOT NULL,
+     rule TEXT,
+     lease_id TEXT,
+     lease_expires INTEGER,
+     updated_at INTEGER NOT NULL)`,
+  "CREATE INDEX IF NOT EXISTS jobs_state ON jobs (state, lease_expires)",
+];
+
+/** One row of the jobs table. */
+export interface JobRow {
+  id: number;
+  job: Job;
+  priority: number;
+  state: JobState;
+  action: JobAction;
+  rule: string | null;
+  lease_id: string | null;
+  lease_expires: number | null;
+}
+
+type Raw = Record<string, SqlStorageValue>;
+
+function toRow(r: Raw): JobRow {
+  return {
+    id: r.id as number,
+    job: JSON.parse(r.job as string) as Job,
+    priority: r.priority as number,
+    state: r.state as JobState,
+    action: r.action as JobAction,
+    rule: (r.rule as string | null) ?? null,
+    lease_id: (r.lease_id as string | null) ?? null,
+    lease_expires: (r.lease_expires as number | null) ?? null,
+  };
+}
+
+/**
+ * Synchronous accessors over the queue's SQLite tables. Every call returns
+ * before any other request can run in the object, which is what keeps slot
+ * counting exact under concurrent submissions.
+ */
+export class QueueTables {
+  constructor(private readonly sql: SqlStorage) {
+    for (const statement of SCHEMA) sql.exec(statement);
+  }
+
+  /** A setting, or undefined. */
+  meta(key: string): string | undefined {
+    const rows = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray();
+    return rows[0]?.value;
+  }
+
+  /** Stores a setting. */
+  setMeta(key: string, value: string): void {
+    this.sql.exec("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", key, value);
+  }
+
+  /** The highest job id seen so far (0 before any). */
+  highestJobId(): number {
+    return Number(this.meta("highest_job_id") ?? "0");
+  }
+
+  /** Raises the highest job id seen, never lowers it. */
+  seeJobId(id: number): void {
+    if (id > this.highestJobId()) this.setMeta("highest_job_id", String(id));
+  }
+
+  /** All filter rules (unordered; the engine orders them). */
+  rules(): FilterRule[] {
+    return this.sql
+      .exec<{ rule: string }>("SELECT rule FROM filters")
+      .toArray()
+      .map((r) => JSON.parse(r.rule) as FilterRule);
+  }
+
+  /** One rule by uuid. */
+  rule(uuid: string): FilterRule | undefined {
+    const rows = this.sql.exec<{ rule: string }>("SELECT rule FROM filters WHERE uuid = ?", uuid).toArray();
+    return rows[0] ? (JSON.parse(rows[0].rule) as FilterRule) : undefined;
+  }
+
+  /** Creates or replaces a rule. */
+  putRule(rule: FilterRule): void {
+    this.sql.exec(
+      "INSERT INTO filters (uuid, rule) VALUES (?, ?) ON CONFLICT (uuid) DO UPDATE SET rule = excluded.rule",
+      rule.uuid,
+      JSON.stringify(rule),
+    );
+  }
+
+  /** Deletes a rule; false when there was none. */
+  deleteRule(uuid: string): boolean {
+    return this.sql.exec("DELETE FROM filters WHERE uuid = ?", uuid).rowsWritten > 0;
+  }
+
+  /** One job, or undefined. */
+  job(id: number): JobRow | undefined {
+    const rows = this.sql.exec<Raw>("SELECT * FROM jobs WHERE id = ?", id).toArray();
+    return rows[0] ? toRow(rows[0]) : undefined;
+  }
+
+  /** Jobs holding slots. */
+  running(): JobRow[] {
+    return this.sql.exec<Raw>("SELECT * FROM jobs WHERE state = 'running' ORDER BY id").toArray().map(toRow);
+  }
+
+  /** Records a new job. */
+  insertJob(row: JobRow, now: number): void {
+    this.sql.exec(
+      "INSERT INTO jobs (id, job, priority, state, action, rule, lease_id, lease_expires, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      row.id,
+      JSON.stringify(row.job),
+      row.priority,
+      row.state,
+      row.action,
+      row.rule,
+      row.lease_id,
+      row.lease_expires,
+      now,
+    );
+  }
+
+  /** Updates a job's state, decision and lease. */
+  updateJob(row: JobRow, now: number): void {
+    this.sql.exec(
+      "UPDATE jobs SET state = ?, action = ?, rule = ?, lease_id = ?, lease_expires = ?, updated_at = ? WHERE id = ?",
+      row.state,
+      row.action,
+      row.rule,
+      row.lease_id,
+      row.lease_expires,
+      now,
+      row.id,
+    );
+  }
+
+  /** Running jobs whose lease ran out by `now`. */
+  expiredLeases(now: number): JobRow[] {
+    return this.sql
+      .exec<Raw>("SELECT * FROM jobs WHERE state = 'running' AND lease_expires <= ? ORDER BY lease_expires", now)
+      .toArray()
+      .map(toRow);
+  }
+
+  /** The earliest lease expiry among running jobs, for the next alarm. */
+  nextExpiry(): number | null {
+    const rows = this.sql.exec<{ t: number | null }>("SELECT MIN(lease_expires) AS t FROM jobs WHERE state = 'running'").toArray();
+    return rows[0]?.t ?? null;
+  }
+}

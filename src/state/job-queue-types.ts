@@ -1,0 +1,40 @@
+import type { FilterRule, JobAction } from "../engines/jobfilter/index.js";
+
+/** Where a job stands in the queue. `expired` means its lease ran out and its slot was freed. */
+export type JobState = "queued" | "running" | "cancelled" | "finished" | "expired";
+
+/** A lease: the holder's proof of a running slot, renewed by heartbeats. */
+export interface Lease {
+  id: string;
+  expires_at: string;
+}
+
+/** A job's status as the API reports it after a submission, a re-evaluation or a lease operation. */
+export interface JobStatus {
+  job_id: number;
+  action: JobAction;
+  rule: string | null;
+  run: boolean;
+  state: JobState;
+  lease?: Lease;
+}
+
+/** A failure the route turns into an HTTP error: Ganeti-style for filters, the API envelope for jobs. */
+export interface QueueFailure {
+  error: { status: 400 | 404 | 409; code: "invalid_request" | "not_found" | "conflict" | "lease_expired"; message: string };
+}
+
+/** The body of a job submission once validated. */
+export interface JobSubmission {
+  id?: number;
+  opcodes: Record<string, unknown>[];
+  priority?: number;
+}
+
+/** A filter rule as the RAPI resource lists it. */
+export type StoredRule = FilterRule;
+
+/** Whether an RPC answer is a failure. */
+export function isFailure(v: unknown): v is QueueFailure {
+  return typeof v === "object" && v !== null && "error" in v;
+}

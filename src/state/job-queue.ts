@@ -1,0 +1,219 @@
+import { DurableObject } from "cloudflare:workers";
+import type { FilterRule, FilterSet, Job, JobfilterPolicy, RuleBody } from "../engines/jobfilter/index.js";
+import { buildFilterSet, decideJob, schedulePass } from "../engines/jobfilter/index.js";
+import { numberVar, type Env } from "../http/env.js";
+import { getActiveBundle } from "./policy-store.js";
+import { QueueTables, type JobRow } from "./job-queue-sql.js";
+import type { JobStatus, JobSubmission, QueueFailure } from "./job-queue-types.js";
+
+/** Nanoseconds since the epoch, as Ganeti's reason trails stamp them. */
+function nowNs(now: number): number {
+  return now * 1_000_000;
+}
+
+function failure(status: 400 | 404 | 409, code: QueueFailure["error"]["code"], message: string): QueueFailure {
+  return { error: { status, code, message } };
+}
+
+/**
+ * One job queue (one per queue name): its filter rules, the highest job id it
+ * has seen, its running jobs with their leases, and the jobs it held or
+ * cancelled. Methods are thin and synchronous between reading slot counts and
+ * taking a slot, so concurrent requests (serialised by the object's input
+ * gate) can never both take the last slot; the deciding is the pure engine's.
+ */
+export class JobQueue extends DurableObject<Env> {
+  private readonly tables: QueueTables;
+  private set: FilterSet | undefined;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.tables = new QueueTables(ctx.storage.sql);
+    void ctx.blockConcurrencyWhile(async () => {
+      if (this.tables.meta("seeded") !== undefined) return;
+      const bundle = await getActiveBundle(env);
+      const policy = bundle.policy<JobfilterPolicy>("jobfilter");
+      for (const rule of policy?.rules ?? []) this.tables.putRule(rule);
+      this.tables.setMeta("seeded", bundle.revision);
+    });
+  }
+
+  private filterSet(): FilterSet {
+    this.set ??= buildFilterSet(this.tables.rules());
+    return this.set;
+  }
+
+  private leaseMs(): number {
+    return numberVar(this.env.LEASE_SECONDS, 600) * 1000;
+  }
+
+  private noteQueue(queue: string): void {
+    if (this.tables.meta("name") !== queue) this.tables.setMeta("name", queue);
+  }
+
+  // ---- filter rules (the /2/filters resource) ----
+
+  /** Every rule, sorted by uuid as the RAPI lists them. */
+  listFilters(): FilterRule[] {
+    return this.tables.rules().sort((a, b) => (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
+  }
+
+  /** One rule, or null. */
+  getFilter(uuid: string): FilterRule | null {
+    return this.tables.rule(uuid) ?? null;
+  }
+
+  /** Adds (uuid undefined: a new v4 uuid) or replaces a rule, stamping the watermark and the luxid trail entry. */
+  putFilter(queue: string, body: RuleBody, uuid?: string): string {
+    this.noteQueue(queue);
+    const id = uuid ?? crypto.randomUUID();
+    const rule: FilterRule = {
+      uuid: id,
+      watermark: this.tables.highestJobId(),
+      priority: body.priority,
+      predicates: body.predicates,
+      action: body.action,
+      reason_trail: [...body.reason, ["luxid", "", nowNs(Date.now())]],
+    };
+    this.tables.putRule(rule);
+    this.set = undefined;
+    return id;
+  }
+
+  /** Deletes a rule; false when it does not exist. */
+  deleteFilter(uuid: string): boolean {
+    const deleted = this.tables.deleteRule(uuid);
+    if (deleted) this.set = undefined;
+    return deleted;
+  }
+
+  /** The highest job id seen, for tests and status. */
+  highestJobId(): number {
+    return this.tables.highestJobId();
+  }
+
+  // ---- jobs ----
+
+  private runningJobs(): Job[] {
+    return this.tables.running().map((r) => r.job);
+  }
+
+  /** Applies a decision to a job row: takes a slot under a lease, cancels, or holds it. */
+  private apply(row: JobRow, decision: { action: JobRow["action"]; rule: string | null }, now: number): boolean {
+    row.action = decision.action;
+    row.rule = decision.rule;
+    if (decision.action === "ACCEPT") {
+      row.state = "running";
+      row.lease_id = crypto.randomUUID();
+      row.lease_expires = now + this.leaseMs();
+    } else if (decision.action === "REJECT") {
+      row.state = "cancelled";
+    } else {
+      row.state = "queued";
+    }
+    return row.state === "running";
+  }
+
+  private status(row: JobRow): JobStatus {
+    const out: JobStatus = { job_id: row.id, action: row.action, rule: row.rule, run: row.state === "running", state: row.state };
+    if (row.state === "running" && row.lease_id !== null && row.lease_expires !== null) {
+      out.lease = { id: row.lease_id, expires_at: new Date(row.lease_expires).toISOString() };
+    }
+    return out;
+  }
+
+  private async armAlarm(): Promise<void> {
+    const next = this.tables.nextExpiry();
+    if (next === null) return;
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > next) await this.ctx.storage.setAlarm(next);
+  }
+
+  /** Takes a job in and decides it at once against the running jobs; a slot is taken under a lease when it may run. */
+  async submit(queue: string, submission: JobSubmission): Promise<JobStatus | QueueFailure> {
+    this.noteQueue(queue);
+    const now = Date.now();
+    const id = submission.id ?? this.tables.highestJobId() + 1;
+    if (this.tables.job(id) !== undefined) return failure(409, "conflict", `job \`${id}\` already exists in queue \`${queue}\``);
+    this.tables.seeJobId(id);
+    const job: Job = { id, opcodes: submission.opcodes as Job["opcodes"] };
+    const row: JobRow = { id, job, priority: submission.priority ?? 0, state: "queued", action: "PAUSE", rule: null, lease_id: null, lease_expires: null };
+    // No await between reading the running jobs and recording the slot.
+    const started = this.apply(row, decideJob(this.filterSet(), job, { running: this.runningJobs(), queued: [] }), now);
+    this.tables.insertJob(row, now);
+    if (started) await this.armAlarm();
+    return this.status(row);
+  }
+
+  /** Reports a job; a held job is decided again (it may run now, or be cancelled by a REJECT rule). */
+  async check(id: number): Promise<JobStatus | QueueFailure> {
+    const row = this.tables.job(id);
+    if (row === undefined) return failure(404, "not_found", `job \`${id}\` does not exist`);
+    if (row.state !== "queued") return this.status(row);
+    const now = Date.now();
+    const started = this.apply(row, decideJob(this.filterSet(), row.job, { running: this.runningJobs(), queued: [] }), now);
+    this.tables.updateJob(row, now);
+    if (started) await this.armAlarm();
+    return this.status(row);
+  }
+
+  /** Runs one scheduling pass over held jobs in the given order; returns every job's status in that order. */
+  async schedule(ids: number[]): Promise<JobStatus[] | QueueFailure> {
+    const rows: JobRow[] = [];
+    for (const id of ids) {
+      const row = this.tables.job(id);
+      if (row === undefined) return failure(404, "not_found", `job \`${id}\` does not exist`);
+      rows.push(row);
+    }
+    const now = Date.now();
+    const candidates = rows.filter((r) => r.state === "queued");
+    const results = schedulePass(this.filterSet(), this.runningJobs(), candidates.map((r) => r.job));
+    let started = false;
+    candidates.forEach((row, i) => {
+      started = this.apply(row, results[i], now) || started;
+      this.tables.updateJob(row, now);
+    });
+    if (started) await this.armAlarm();
+    return rows.map((r) => this.status(r));
+  }
+
+  /** Renews a running job's lease; repeating it is harmless, renewing a lost lease is a conflict. */
+  async heartbeat(id: number, leaseId?: string): Promise<JobStatus | QueueFailure> {
+    const row = this.tables.job(id);
+    if (row === undefined) return failure(404, "not_found", `job \`${id}\` does not exist`);
+    if (row.state !== "running") return failure(409, "lease_expired", `job \`${id}\` holds no lease (it is ${row.state})`);
+    if (leaseId !== undefined && leaseId !== row.lease_id) return failure(409, "conflict", `lease \`${leaseId}\` is not the lease of job \`${id}\``);
+    const now = Date.now();
+    row.lease_expires = now + this.leaseMs();
+    this.tables.updateJob(row, now);
+    return this.status(row);
+  }
+
+  /** Releases a job's slot; finishing a finished (or expired) job again answers the same. */
+  finish(id: number): JobStatus | QueueFailure {
+    const row = this.tables.job(id);
+    if (row === undefined) return failure(404, "not_found", `job \`${id}\` does not exist`);
+    if (row.state === "cancelled" || row.state === "finished") return this.status(row);
+    row.state = "finished";
+    row.lease_id = null;
+    row.lease_expires = null;
+    this.tables.updateJob(row, Date.now());
+    return this.status(row);
+  }
+
+  /** Frees the slots of leases that ran out, logs each, and sets the next alarm. */
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    const queue = this.tables.meta("name") ?? "default";
+    for (const row of this.tables.expiredLeases(now)) {
+      const lease = row.lease_id;
+      row.state = "expired";
+      row.lease_id = null;
+      row.lease_expires = null;
+      this.tables.updateJob(row, now);
+      console.log(JSON.stringify({ ts: new Date(now).toISOString(), event: "lease_expired", queue, job_id: row.id, lease_id: lease }));
+    }
+    const next = this.tables.nextExpiry();
+    if (next !== null) await this.ctx.storage.setAlarm(next);
+  }
+}
