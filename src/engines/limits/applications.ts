@@ -1,0 +1,96 @@
+/**
+ * Walking the applications: which limits apply to the classified requester,
+ * group by group, with pScheduler's diagnostic lines.
+ */
+import type { JsonObject } from "../common/json.js";
+import type { Application, HowMany, Limit } from "./policy.js";
+
+/** One limit's evaluation, kept for the trace. */
+export interface LimitOutcome {
+  readonly limit: string;
+  readonly passed: boolean;
+  readonly reasons: readonly string[];
+}
+
+/** Indents every line of a possibly multi-line text by two spaces. */
+export function indent(text: string): string {
+  return text.includes("\n") ? text.split("\n").map((l) => `  ${l}`).join("\n") : `  ${text}`;
+}
+
+function groupPasses(require: HowMany, passes: number, fails: number): boolean {
+  switch (require) {
+    case "none":
+      return passes === 0;
+    case "one":
+      return passes === 1;
+    case "any":
+      return passes > 0;
+    case "all":
+      return fails === 0;
+  }
+}
+
+/** Evaluates one limit with inversion and the schedule rule; a raised error fails the limit. */
+export function checkLimit(limit: Limit, task: JsonObject, checkSchedule: boolean): { passed: boolean; reasons: string[] } {
+  if (!checkSchedule && limit.evaluator.checksSchedule) return { passed: true, reasons: [] };
+  const r = limit.evaluator.evaluate(task);
+  if ("error" in r) return { passed: false, reasons: [`Limit ${limit.name} threw an exception:\n${r.error}`] };
+  if (!limit.invert) return r;
+  return r.passed ? { passed: false, reasons: ["Passed but inverted"] } : { passed: true, reasons: [] };
+}
+
+/**
+ * Runs the applications for the classified requester; returns the verdict and
+ * the application block (one string of lines, empty when none applied).
+ */
+export function checkApplications(
+  applications: readonly Application[],
+  limits: readonly Limit[],
+  classified: ReadonlySet<number>,
+  task: JsonObject,
+  checkSchedule: boolean,
+  trace: LimitOutcome[] | null,
+): { passed: boolean; block: string } {
+  const lines: string[] = [];
+  let passed = false;
+  for (const app of applications) {
+    if (app.classifier >= 0 && !classified.has(app.classifier)) continue;
+    lines.push(`Application: ${app.description}`);
+    let groupsFailed = app.groups.length;
+    for (let g = 0; g < app.groups.length; g++) {
+      const group = app.groups[g];
+      const prefix = `Group ${g + 1}: `;
+      let passes = 0;
+      let fails = 0;
+      for (const index of group.limits) {
+        const limit = limits[index];
+        const r = checkLimit(limit, task, checkSchedule);
+        trace?.push({ limit: limit.name, passed: r.passed, reasons: r.reasons });
+        if (r.passed) {
+          passes++;
+          lines.push(indent(`${prefix}Limit '${limit.name}' passed`));
+        } else {
+          fails++;
+          lines.push(indent(`${prefix}Limit '${limit.name}' failed: ${r.reasons.join("; ")}`));
+        }
+      }
+      const ok = groupPasses(group.require, passes, fails);
+      const total = group.limits.length;
+      lines.push(indent(`${prefix}Want ${group.require}, ${passes}/${total} passed, ${fails}/${total} failed: ${ok ? "PASS" : "FAIL"}`));
+      if (!ok) break;
+      groupsFailed--;
+    }
+    const appPassed = (groupsFailed === 0) !== app.invert;
+    lines.push(indent(`Application ${appPassed ? "PASSES" : "FAILS"}${app.invert ? " (Inverted)" : ""}`));
+    if (appPassed) {
+      lines.push("Passed one application.  Stopping.");
+      passed = true;
+      break;
+    }
+    if (app.stopOnFailure) {
+      lines.push("Failed; stop forced");
+      break;
+    }
+  }
+  return { passed, block: lines.join("\n") };
+}

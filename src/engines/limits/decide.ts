@@ -1,0 +1,205 @@
+/**
+ * One limits decision: identify, classify, rewrite, apply limits, prioritize,
+ * and write pScheduler's diagnostic text line by line.
+ */
+import type { Decision } from "../common/decision.js";
+import type { Json, JsonObject } from "../common/json.js";
+import { isJsonObject } from "../common/json.js";
+import { checkApplications, indent, type LimitOutcome } from "./applications.js";
+import type { LimitsContext } from "./context.js";
+import type { EvalState, IdentAnswer } from "./identifiers.js";
+import type { LimitsPolicy } from "./policy.js";
+import { pyStr, pyTypeName } from "./python-text.js";
+
+/** The /v1/limits/decide body, with `requester` already filled in by the route. */
+export interface LimitsRequest {
+  requester: string;
+  server?: string;
+  task: JsonObject;
+  run?: { start: string; duration: string };
+  rewrite?: boolean;
+  prioritize?: boolean;
+}
+
+/** The limits verdict body. */
+export interface LimitsVerdict {
+  allowed: boolean;
+  task: JsonObject | null;
+  changes: string[];
+  identifiers: string[];
+  classifiers: string[];
+  priority: number | null;
+  diagnostics: string;
+}
+
+interface Trace {
+  hints: JsonObject;
+  identifiers: { name: string; identified: boolean; error?: string }[];
+  classifiers: string[];
+  rewrite?: { changed: boolean; messages: string[] } | { error: string };
+  limits: LimitOutcome[];
+}
+
+function verdict(v: LimitsVerdict, cacheable: boolean, trace: Trace | null): Decision<LimitsVerdict> {
+  const base = { verdict: v, cacheable, outcome: v.allowed ? "allowed" : "denied" };
+  return trace ? { ...base, trace } : base;
+}
+
+function denied(diagnostics: string, extra: Partial<LimitsVerdict> = {}): LimitsVerdict {
+  return { allowed: false, task: null, changes: [], identifiers: [], classifiers: [], priority: null, diagnostics, ...extra };
+}
+
+/** Python's `%d` of a number: truncation toward zero. */
+function percentD(n: Json | undefined): string {
+  if (typeof n !== "number") throw new TypeError(`%d format: a real number is required, not ${pyTypeName(n)}`);
+  return String(Math.trunc(n));
+}
+
+async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: LimitsContext): Promise<Decision<LimitsVerdict>> {
+  const hints: JsonObject = { requester: request.requester };
+  if (request.server !== undefined) hints.server = request.server;
+  const task: JsonObject = request.run ? { ...request.task, run_schedule: { ...request.run } } : request.task;
+  if (!policy) {
+    return verdict(
+      { allowed: true, task: null, changes: [], identifiers: [], classifiers: [], priority: null, diagnostics: "No limits were applied" },
+      true,
+      null,
+    );
+  }
+  const rewrite = request.rewrite !== false;
+  const prioritize = request.prioritize === true;
+  const state: EvalState = { ctx, usedOutside: false };
+  const trace: Trace | null = ctx.explain ? { hints, identifiers: [], classifiers: [], limits: [] } : null;
+  const cacheable = (): boolean => !state.usedOutside && request.run === undefined;
+  const diags: string[] = [];
+
+  const keys = Object.keys(hints).sort();
+  if (keys.length > 0) {
+    diags.push("Hints:");
+    for (const k of keys) diags.push(`  ${k}: ${pyStr(hints[k])}`);
+  }
+
+  // Identification
+  const identified: string[] = [];
+  const identifiedFlags: boolean[] = [];
+  const identErrors: string[] = [];
+  for (const ident of policy.identifiers) {
+    let answer: IdentAnswer | Promise<IdentAnswer> = ident.evaluate(hints, state);
+    if (answer instanceof Promise) answer = await answer;
+    let yes = false;
+    if (typeof answer === "boolean") yes = answer !== ident.invert;
+    else identErrors.push(`Identifier ${ident.name} threw an exception:\n${answer.error}\nPlease report this as a bug.`);
+    identifiedFlags.push(yes);
+    if (yes) identified.push(ident.name);
+    trace?.identifiers.push({ name: ident.name, identified: yes, ...(typeof answer === "boolean" ? {} : { error: answer.error }) });
+  }
+  if (identErrors.length > 0) diags.push("Identifier diagnostics:", ...identErrors);
+  if (identified.length === 0) {
+    diags.push("Made no identifications.");
+    return verdict(denied(diags.join("\n")), cacheable(), trace);
+  }
+  diags.push(`Identified as ${identified.join(", ")}`);
+
+  // Classification
+  const classifications: string[] = [];
+  const classified = new Set<number>();
+  policy.classifiers.forEach((c, i) => {
+    let count = 0;
+    for (const id of c.identifiers) if (identifiedFlags[id]) count++;
+    const yes =
+      c.require === "none" ? count === 0 : c.require === "one" ? count === 1 : c.require === "all" ? count === c.identifiers.length : count >= 1;
+    if (yes) {
+      classifications.push(c.name);
+      classified.add(i);
+    }
+  });
+  if (trace) trace.classifiers = classifications;
+  if (classifications.length === 0) {
+    diags.push("Made no classifications.");
+    return verdict(denied(diags.join("\n"), { identifiers: identified }), cacheable(), trace);
+  }
+  diags.push(`Classified as ${classifications.join(", ")}`);
+
+  const checkSchedule = "run_schedule" in task;
+  let newTask: JsonObject | null = null;
+  let limitTask = task;
+  let changes: string[] = [];
+
+  // Rewriting
+  if (policy.rewriter && rewrite) {
+    const r = policy.rewriter.run(task, classifications, hints);
+    if ("error" in r) {
+      if (trace) trace.rewrite = { error: r.error };
+      return verdict(
+        denied(`Error while rewriting: ${r.error}`, { identifiers: identified, classifiers: classifications }),
+        cacheable(),
+        trace,
+      );
+    }
+    newTask = r.task;
+    if (trace) trace.rewrite = { changed: r.changed, messages: r.messages };
+    if (r.changed) {
+      changes = r.messages;
+      diags.push("Rewriter made changes:");
+      if (r.messages.length > 0) diags.push(...r.messages.map(indent));
+      else diags.push("  (Not enumerated)");
+      limitTask = r.task;
+    }
+  }
+
+  // Applications
+  const apps = checkApplications(policy.applications, policy.limits, classified, limitTask, checkSchedule, trace ? trace.limits : null);
+  diags.push(apps.block);
+  diags.push(apps.passed ? "Proposal meets limits" : "Proposal does not meet limits");
+
+  // Priority
+  let priority: number;
+  if (prioritize && apps.passed && policy.prioritizer) {
+    const p = policy.prioritizer.run(task, classifications);
+    const common = { identifiers: identified, classifiers: classifications, changes };
+    if ("error" in p) return verdict(denied(`Error determining priority: ${p.error}`, common), cacheable(), trace);
+    if ("noResult" in p) return verdict(denied("Prioritizer produced no result", common), cacheable(), trace);
+    priority = p.priority;
+    const requested = task.priority;
+    const requestedText = requested === undefined || requested === null ? "" : ` ${percentD(requested)} requested,`;
+    diags.push(`Priority${requestedText} set at ${percentD(priority)}${p.notes.length > 0 ? ":" : "."}`);
+    diags.push(...p.notes.map(indent));
+  } else {
+    priority = 0;
+    diags.push("Priority set to default of 0");
+  }
+
+  return verdict(
+    {
+      allowed: apps.passed,
+      task: newTask,
+      changes,
+      identifiers: identified,
+      classifiers: classifications,
+      priority,
+      diagnostics: diags.join("\n"),
+    },
+    cacheable(),
+    trace,
+  );
+}
+
+/**
+ * Decides whether a task (or one run of it) may proceed under the limits
+ * policy; a null policy means none is configured and everything passes.
+ */
+export async function decideLimits(
+  policy: LimitsPolicy | null,
+  request: LimitsRequest,
+  ctx: LimitsContext,
+): Promise<Decision<LimitsVerdict>> {
+  try {
+    return await run(policy, request, ctx);
+  } catch (e) {
+    const kind = e instanceof Error ? e.name : "Exception";
+    const message = e instanceof Error ? e.message : String(e);
+    const diagnostics = `Failed to process limits: processor threw an exception.\n\n${kind}: ${message}\n\nPlease report this as a bug.`;
+    const v: LimitsVerdict = { ...denied(diagnostics), task: isJsonObject(request.task) ? request.task : null };
+    return { verdict: v, cacheable: false, outcome: "error" };
+  }
+}

@@ -1,0 +1,330 @@
+/**
+ * Identifiers: who is asking. Each type is compiled once into an evaluator;
+ * DNS answers and downloaded lists come from the decision context.
+ */
+import { buildCidrSet, cidrSetOf, parseAddress, parseNetwork, type CidrSet, type IpNetwork } from "../common/cidr.js";
+import { parseIsoDuration } from "../common/iso8601.js";
+import type { Json, JsonObject } from "../common/json.js";
+import { isJsonObject } from "../common/json.js";
+import { err, ok, type Result } from "../common/result.js";
+import { compileStringMatch, type StringMatcher, type StringMatchSpec } from "../common/string-match.js";
+import type { LimitsContext } from "./context.js";
+import { compileJqText, scriptText, type CompiledJq, type JqSpec } from "./jq-bridge.js";
+import { pyStr, pyStringRepr } from "./python-text.js";
+import { DURATION, JQ_TRANSFORM, STRING_MATCH, firstError, schemaErrorText, type Schema } from "./schema.js";
+
+/** Per-decision scratch state the evaluators report into. */
+export interface EvalState {
+  readonly ctx: LimitsContext;
+  /** Set when DNS or a downloaded list was consulted: such verdicts are not cacheable. */
+  usedOutside: boolean;
+}
+
+/** An identifier's answer: identified or not, or the text of the error it raised. */
+export type IdentAnswer = boolean | { error: string };
+
+/** A compiled identifier. */
+export interface Identifier {
+  readonly name: string;
+  readonly invert: boolean;
+  evaluate(hints: JsonObject, state: EvalState): IdentAnswer | Promise<IdentAnswer>;
+}
+
+type Build = (data: Json) => Result<(hints: JsonObject, state: EvalState) => IdentAnswer | Promise<IdentAnswer>, string>;
+
+function checkData(schema: Schema, data: Json): string | null {
+  const e = firstError(schema, data);
+  return e ? `Invalid data: ${schemaErrorText(e)}` : null;
+}
+
+/** IPCIDR or IPAddress: an anyOf, so a bad entry gets jsonschema's anyOf message. */
+const ADDRESS_OR_CIDR_ANYOF: Schema = {
+  anyOf: [{ check: (v) => (typeof v === "string" && parseNetwork(v) ? null : "invalid") }],
+};
+const CIDR_ONLY: Schema = {
+  anyOf: [{ check: (v) => (typeof v === "string" && v.includes("/") && parseNetwork(v) ? null : "invalid") }],
+};
+
+/** Parses CIDR texts strictly (host bits are a load error, as Python's ip_network says). */
+function strictNetworks(list: readonly string[]): Result<IpNetwork[], string> {
+  const out: IpNetwork[] = [];
+  for (const text of list) {
+    const n = parseNetwork(text);
+    if (!n) return err(`${pyStringRepr(text)} does not appear to be an IPv4 or IPv6 network`);
+    if (n.hostBits) return err(`${text} has host bits set`);
+    out.push(n);
+  }
+  return ok(out);
+}
+
+function emptyObject(data: Json): string | null {
+  return isJsonObject(data) && Object.keys(data).length === 0 ? null : "Invalid data: Data is not an object or not empty.";
+}
+
+function requesterOf(hints: JsonObject): string | undefined {
+  const r = hints.requester;
+  return r === undefined ? undefined : pyStr(r);
+}
+
+const always: Build = (data) => {
+  const e = emptyObject(data);
+  return e ? err(e) : ok(() => true);
+};
+
+const localif: Build = (data) => {
+  const e = emptyObject(data);
+  if (e) return err(e);
+  let cachedFor: readonly string[] | null = null;
+  let set: CidrSet | null = null;
+  return ok((hints, state) => {
+    const r = requesterOf(hints);
+    if (r === undefined) return false;
+    const addr = parseAddress(r);
+    if (!addr) return false;
+    if (cachedFor !== state.ctx.localAddresses) {
+      cachedFor = state.ctx.localAddresses;
+      set = buildCidrSet(cachedFor);
+    }
+    return set !== null && set.contains(addr);
+  });
+};
+
+const HINT_SCHEMA: Schema = { type: "object", properties: { hint: { type: "string" }, match: STRING_MATCH }, required: ["hint", "match"] };
+
+const hint: Build = (data) => {
+  const e = checkData(HINT_SCHEMA, data);
+  if (e) return err(e);
+  const d = data as unknown as { hint: string; match: StringMatchSpec };
+  const m = compileStringMatch(d.match);
+  if (!m.ok) return err(m.error);
+  const matcher: StringMatcher = m.value;
+  return ok((hints) => {
+    const v = hints[d.hint];
+    return v === undefined ? false : matcher(pyStr(v));
+  });
+};
+
+const jq: Build = (data) => {
+  const e = checkData(JQ_TRANSFORM, data);
+  if (e) return err(e);
+  const c = compileJqText(scriptText(data as unknown as JqSpec), (data as JsonObject).args);
+  if (!c.ok) return err(c.error);
+  const program: CompiledJq = c.value;
+  return ok((hints) => {
+    const r = program.first(hints);
+    return r.kind === "value" && typeof r.value === "boolean" ? r.value : false;
+  });
+};
+
+const CIDR_LIST_SCHEMA: Schema = {
+  type: "object",
+  properties: { cidrs: { type: "array", items: ADDRESS_OR_CIDR_ANYOF } },
+  required: ["cidrs"],
+};
+
+const ipCidrList: Build = (data) => {
+  const e = checkData(CIDR_LIST_SCHEMA, data);
+  if (e) return err(e);
+  const nets = strictNetworks((data as { cidrs: string[] }).cidrs);
+  if (!nets.ok) return err(nets.error);
+  const set = cidrSetOf(nets.value);
+  return ok((hints) => {
+    const r = requesterOf(hints);
+    if (r === undefined) return false;
+    const net = parseNetwork(r);
+    if (!net) return { error: `${pyStringRepr(r)} does not appear to be an IPv4 or IPv6 network` };
+    if (net.hostBits) return { error: `${r} has host bits set` };
+    return set.overlaps(net);
+  });
+};
+
+const CIDR_URL_SCHEMA: Schema = {
+  type: "object",
+  properties: {
+    source: { type: "string" },
+    transform: JQ_TRANSFORM,
+    bind: { type: "string" },
+    exclude: { type: "array", items: ADDRESS_OR_CIDR_ANYOF },
+    update: DURATION,
+    retry: DURATION,
+    "fail-state": { type: "boolean" },
+  },
+  additionalProperties: false,
+  required: ["source", "update", "retry"],
+};
+
+/** What the scheduled refresh needs to know about one ip-cidr-list-url identifier. */
+export interface UrlSource {
+  source: string;
+  updateSeconds: number;
+  retrySeconds: number;
+  failState: boolean;
+  transform?: (body: Json) => { text: string } | { error: string };
+}
+
+/** Compiles the optional list transform: raw output, outputs joined with newlines. */
+function listTransform(spec: JqSpec | undefined): Result<UrlSource["transform"], string> {
+  if (spec === undefined) return ok(undefined);
+  const c = compileJqText(scriptText(spec), spec.args);
+  if (!c.ok) return err(c.error);
+  const program = c.value;
+  return ok((body: Json) => {
+    const r = program.all(body);
+    if ("error" in r) return { error: r.error };
+    return { text: r.outputs.map((o) => (typeof o === "string" ? o : JSON.stringify(o))).join("\n") };
+  });
+}
+
+/** Reads an ip-cidr-list-url identifier's refresh settings (data already validated). */
+export function urlSourceOf(data: Json): Result<UrlSource, string> {
+  const e = checkData(CIDR_URL_SCHEMA, data);
+  if (e) return err(e);
+  const d = data as unknown as { source: string; update: string; retry: string; "fail-state"?: boolean; transform?: JqSpec };
+  const update = parseIsoDuration(d.update);
+  const retry = parseIsoDuration(d.retry);
+  if (!update.ok) return err(update.error);
+  if (!retry.ok) return err(retry.error);
+  const t = listTransform(d.transform);
+  if (!t.ok) return err(t.error);
+  return ok({
+    source: d.source,
+    updateSeconds: update.value / 1e6,
+    retrySeconds: retry.value / 1e6,
+    failState: d["fail-state"] === true,
+    ...(t.value ? { transform: t.value } : {}),
+  });
+}
+
+const ipCidrListUrl: Build = (data) => {
+  const src = urlSourceOf(data);
+  if (!src.ok) return err(src.error);
+  const { source, failState } = src.value;
+  const exclude = cidrSetOf(
+    ((data as JsonObject).exclude as string[] | undefined)?.map((x) => parseNetwork(x) as IpNetwork) ?? [],
+  );
+  return ok((hints, state) => {
+    state.usedOutside = true;
+    const list = state.ctx.cidrList(source);
+    if (list === undefined || list.size === 0) return failState;
+    const r = requesterOf(hints);
+    if (r === undefined) return false;
+    const addr = parseAddress(r);
+    if (!addr) return { error: `Invalid IP ${pyStringRepr(r)}` };
+    return list.contains(addr) && !exclude.contains(addr);
+  });
+};
+
+const BOGON_SCHEMA: Schema = {
+  type: "object",
+  properties: { exclude: { type: "array", items: CIDR_ONLY }, timeout: DURATION, "fail-result": { type: "boolean" } },
+  required: ["fail-result"],
+};
+
+/** The DNS name under which a reverse (PTR) or Cymru lookup is made for an address. */
+export function reverseLabels(addr: IpNetwork): string[] {
+  if (addr.family === 4) {
+    const n = Number(addr.start);
+    return [n & 255, (n >>> 8) & 255, (n >>> 16) & 255, n >>> 24].map(String);
+  }
+  const hex = BigInt(addr.start).toString(16).padStart(32, "0");
+  return hex.split("").reverse();
+}
+
+function timeoutMs(text: string | undefined, fallbackMs: number): number {
+  if (text === undefined) return fallbackMs;
+  const d = parseIsoDuration(text);
+  return d.ok ? d.value / 1000 : fallbackMs;
+}
+
+const ipCymruBogon: Build = (data) => {
+  const e = checkData(BOGON_SCHEMA, data);
+  if (e) return err(e);
+  const d = data as { exclude?: string[]; timeout?: string; "fail-result": boolean };
+  const ex = strictNetworks(d.exclude ?? []);
+  if (!ex.ok) return err(ex.error);
+  const exclude = cidrSetOf(ex.value);
+  const ms = timeoutMs(d.timeout, 2000);
+  const failResult = d["fail-result"];
+  return ok(async (hints, state) => {
+    const r = requesterOf(hints);
+    if (r === undefined) return false;
+    const addr = parseAddress(r);
+    if (!addr) return { error: `${pyStringRepr(r)} does not appear to be an IPv4 or IPv6 address` };
+    state.usedOutside = true;
+    const name = `${reverseLabels(addr).join(".")}.${addr.family === 4 ? "v4" : "v6"}.fullbogons.cymru.com`;
+    const dns = state.ctx.dns;
+    if (!dns) return failResult;
+    const answer = await dns.lookup(name, "A", ms);
+    if (answer.status === "nxdomain") return false;
+    if (answer.status !== "ok" || answer.answers.length === 0) return failResult;
+    if (answer.answers[0] !== "127.0.0.2") return false;
+    return !exclude.contains(addr);
+  });
+};
+
+const REVERSE_SCHEMA: Schema = {
+  type: "object",
+  properties: { match: STRING_MATCH, timeout: DURATION },
+  additionalProperties: false,
+  required: ["match", "timeout"],
+};
+
+const ipReverseDns: Build = (data) => {
+  const e = checkData(REVERSE_SCHEMA, data);
+  if (e) return err(e);
+  const d = data as unknown as { match: StringMatchSpec; timeout: string };
+  const m = compileStringMatch(d.match);
+  if (!m.ok) return err(m.error);
+  const matcher = m.value;
+  const ms = timeoutMs(d.timeout, 2000);
+  return ok(async (hints, state) => {
+    const r = requesterOf(hints);
+    if (r === undefined) return false;
+    const addr = parseAddress(r);
+    if (!addr) return { error: `${pyStringRepr(r)} does not appear to be an IPv4 or IPv6 address` };
+    state.usedOutside = true;
+    const dns = state.ctx.dns;
+    if (!dns) return false;
+    const ptrName = `${reverseLabels(addr).join(".")}.${addr.family === 4 ? "in-addr.arpa" : "ip6.arpa"}`;
+    const ptr = await dns.lookup(ptrName, "PTR", ms);
+    if (ptr.status !== "ok" || ptr.answers.length === 0) return false;
+    const name = ptr.answers[0];
+    const forward = await dns.lookup(name, addr.family === 4 ? "A" : "AAAA", ms);
+    if (forward.status !== "ok") return false;
+    const confirmed = forward.answers.some((a) => {
+      const f = parseAddress(a);
+      return f !== null && f.family === addr.family && f.start === addr.start;
+    });
+    if (!confirmed) return false;
+    return matcher(name) || matcher(name.replace(/\.+$/, ""));
+  });
+};
+
+const BUILDERS: Readonly<Record<string, Build>> = {
+  always,
+  hint,
+  jq,
+  "ip-cidr-list": ipCidrList,
+  "ip-cidr-list-url": ipCidrListUrl,
+  "ip-cymru-bogon": ipCymruBogon,
+  "ip-reverse-dns": ipReverseDns,
+  localif,
+};
+
+/** One identifier entry after the top-level schema check. */
+export interface IdentifierEntry {
+  name: string;
+  description: string;
+  type: string;
+  data: Json;
+  invert?: boolean;
+}
+
+/** Compiles one identifier; the error text is the load error pScheduler would raise. */
+export function compileIdentifier(entry: IdentifierEntry): Result<Identifier, string> {
+  const build = Object.hasOwn(BUILDERS, entry.type) ? BUILDERS[entry.type] : undefined;
+  if (!build) return err(`Identifier '${entry.name}' has unsupported type '${entry.type}'`);
+  const built = build(entry.data);
+  if (!built.ok) return err(built.error);
+  return ok({ name: entry.name, invert: entry.invert === true, evaluate: built.value });
+}

@@ -1,0 +1,109 @@
+/**
+ * The two whole-task jq scripts: the rewriter (may change the task or reject
+ * it) and the prioritizer (computes a run's priority). Both run the user's
+ * script after a small library of definitions, with imports hoisted first.
+ */
+import type { Json, JsonObject } from "../common/json.js";
+import { isJsonObject } from "../common/json.js";
+import { err, ok, type Result } from "../common/result.js";
+import { compileJqText, hoistImports, scriptText, type CompiledJq, type JqSpec } from "./jq-bridge.js";
+
+const RW = "__REWRITER_PRIVATE__";
+const PR = "__PRIORITIZER_PRIVATE__";
+
+const REWRITER_LIBRARY = [
+  `def classifiers: .${RW}.classifiers;`,
+  `def classifiers_has($value): .${RW}.classifiers | contains([$value]);`,
+  `def change($message): .${RW}.changed = true | if $message != null then .${RW}.diags += [$message | tostring] else . end;`,
+  `def hint($name): .${RW}.hints[$name];`,
+  `def reject($message): error("Task rejected: " + ($message | tostring));`,
+].join(" ");
+
+const PRIORITIZER_LIBRARY = [
+  `def classifiers: .${PR}.classifiers;`,
+  `def classifiers_has($value): .${PR}.classifiers | contains([$value]);`,
+  `def default: 0;`,
+  `def requested: .priority;`,
+  `def note($message): if $message != null then .${PR}.diags += ["\\($message | tostring)"] else . end;`,
+  `def priority: .${PR}.priority;`,
+  `def set($value; $message): .${PR}.priority = $value | note("\\($message)  (Set to \\($value))");`,
+  `def adjust($value; $message): .${PR}.priority += $value | note("\\($message)  (\\(if $value > 0 then "+" else "-" end)\\($value | length))");`,
+].join(" ");
+
+/** Puts the library between the hoisted imports and the user's script. */
+function assemble(spec: JqSpec, library: string): string {
+  const { imports, body } = hoistImports(scriptText(spec, true));
+  return `${imports}${imports ? "\n" : ""}${library}\n${body}`;
+}
+
+/** The result of rewriting: an error ends processing with `Error while rewriting: <message>`. */
+export type RewriteResult = { error: string } | { task: JsonObject; changed: boolean; messages: string[] };
+
+/** A compiled rewriter. */
+export interface Rewriter {
+  run(task: JsonObject, classifiers: readonly string[], hints: JsonObject): RewriteResult;
+}
+
+/** Compiles the configuration's `rewrite` script. */
+export function compileRewriter(spec: JsonObject): Result<Rewriter, string> {
+  const c = compileJqText(assemble(spec as unknown as JqSpec, REWRITER_LIBRARY), spec.args);
+  if (!c.ok) return err(c.error);
+  const program: CompiledJq = c.value;
+  return ok({
+    run(task, classifiers, hints) {
+      const input: JsonObject = { ...task, [RW]: { classifiers: [...classifiers], changed: false, diags: [], hints } };
+      const r = program.first(input);
+      if (r.kind === "error") return { error: r.message };
+      if (r.kind === "none") return { error: "list index out of range" };
+      const result = r.value;
+      const test = isJsonObject(result) ? result.test : undefined;
+      const originalType = isJsonObject(task.test) ? task.test.type : undefined;
+      if (
+        !isJsonObject(result) ||
+        !isJsonObject(test) ||
+        typeof test.type !== "string" ||
+        !("spec" in test) ||
+        test.type !== originalType
+      ) {
+        return { error: `Invalid rewriter result:\n${JSON.stringify(result)}` };
+      }
+      const priv = result[RW];
+      if (priv === undefined) return { error: `'${RW}'` };
+      const out: JsonObject = { ...result };
+      delete out[RW];
+      const changed = isJsonObject(priv) && priv.changed === true;
+      const diags = isJsonObject(priv) && Array.isArray(priv.diags) ? priv.diags : [];
+      return { task: out, changed, messages: diags.map((d) => (typeof d === "string" ? d : JSON.stringify(d))) };
+    },
+  });
+}
+
+/** The prioritizer's outcome; errors and null results deny with their own whole-diagnostic texts. */
+export type PriorityResult = { error: string } | { noResult: true } | { priority: number; notes: string[] };
+
+/** A compiled prioritizer. */
+export interface Prioritizer {
+  run(task: JsonObject, classifiers: readonly string[]): PriorityResult;
+}
+
+/** Compiles the configuration's `priority` script. */
+export function compilePrioritizer(spec: JsonObject): Result<Prioritizer, string> {
+  const c = compileJqText(assemble(spec as unknown as JqSpec, PRIORITIZER_LIBRARY), spec.args);
+  if (!c.ok) return err(c.error);
+  const program: CompiledJq = c.value;
+  return ok({
+    run(task, classifiers) {
+      const input: JsonObject = { ...task, [PR]: { classifiers: [...classifiers], priority: 0, diags: [] } };
+      const r = program.first(input);
+      if (r.kind === "error") return { error: r.message };
+      if (r.kind === "none") return { error: "list index out of range" };
+      const priv: Json | undefined = isJsonObject(r.value) ? r.value[PR] : undefined;
+      if (!isJsonObject(priv) || !("priority" in priv) || !("diags" in priv)) return { error: "Prioritizer destroyed private data" };
+      const p = priv.priority;
+      if (p === null) return { noResult: true };
+      if (typeof p !== "number") return { error: `%d format: a real number is required, not ${typeof p === "string" ? "str" : "dict"}` };
+      const notes = Array.isArray(priv.diags) ? priv.diags.map((d) => (typeof d === "string" ? d : JSON.stringify(d))) : [];
+      return { priority: p, notes };
+    },
+  });
+}
