@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   unknown_engine: 404,
   method_not_allowed: 405,
   conflict: 409,
+  lease_expired: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   policy_invalid: 422,
