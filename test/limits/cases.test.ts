@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { decideLimits, limitsEngine, validateLimitsText, type LimitsRequest } from "../../src/engines/limits/index.js";
+import { loadCases } from "../support/cases.js";
+import { contextOf, jqAvailable, limitsCaseExtra, sharedPolicyText } from "./harness.js";
+
+const cases = loadCases("limits", limitsCaseExtra);
+const haveJq = jqAvailable();
+
+describe("limits cases", () => {
+  it("has at least 80 cases", () => {
+    expect(cases.length).toBeGreaterThanOrEqual(80);
+  });
+
+  for (const { name, value: c } of cases) {
+    const skip = c.skip ?? (c.needs === "jq" && !haveJq ? "the jq engine (src/jq) has not landed yet" : undefined);
+    it.skipIf(skip !== undefined)(name, async () => {
+      const text = c.policy_file !== undefined ? sharedPolicyText(c.policy_file) : typeof c.policy === "string" ? c.policy : JSON.stringify(c.policy);
+      const compiled = limitsEngine.compile(text);
+      if (c.want_error !== undefined) {
+        expect(compiled.ok, "policy should fail to compile").toBe(false);
+        if (compiled.ok) return;
+        const want = c.want_error as { message: string; at?: string };
+        expect(compiled.error[0].message).toBe(want.message);
+        if (want.at !== undefined) expect(compiled.error[0].at).toBe(want.at);
+        const v = validateLimitsText(text);
+        expect(v.text).toBe(`Limit configuration is invalid:\n${want.message}`);
+        return;
+      }
+      if (!compiled.ok) throw new Error(`policy failed to compile: ${compiled.error[0].message}`);
+      // The bundle stores compiled data as JSON: go through a JSON round trip like it does.
+      const policy = limitsEngine.load(JSON.parse(JSON.stringify(compiled.value)));
+      const decision = await decideLimits(policy, c.input as LimitsRequest, contextOf(c.context));
+      const got: Record<string, unknown> = { ...decision.verdict, cacheable: decision.cacheable, outcome: decision.outcome };
+      const want = c.want as Record<string, unknown>;
+      const picked: Record<string, unknown> = {};
+      for (const k of Object.keys(want)) picked[k] = got[k];
+      expect(picked).toEqual(want);
+    });
+  }
+});
