@@ -6,9 +6,12 @@
 export const ERROR_STATUS = {
   invalid_json: 400,
   invalid_request: 400,
+  invalid_host_report: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  host_not_found: 404,
+  permit_not_found: 404,
   unknown_engine: 404,
   method_not_allowed: 405,
   conflict: 409,
