@@ -1,0 +1,54 @@
+import fc from "fast-check";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { compilePlacement } from "./compile.js";
+import { decidePlacement } from "./decide.js";
+import { placementEngine } from "./engine.js";
+import { loadPlacement } from "./load.js";
+
+const defaultSource = readFileSync(new URL("../../../policies/placement.yaml", import.meta.url), "utf8");
+
+describe("compile and load", () => {
+  it("compiles the embedded default to plain JSON that survives a round trip", () => {
+    const compiled = placementEngine.compile(defaultSource);
+    expect(compiled.ok).toBe(true);
+    if (!compiled.ok) return;
+    expect(JSON.parse(JSON.stringify(compiled.value))).toEqual(compiled.value);
+    const policy = placementEngine.load(compiled.value);
+    expect([...policy.partitions.keys()]).toEqual(["default"]);
+    expect([...policy.partitions.get("default")!.queues.keys()]).toEqual(["root", "root.default", "root.dev"]);
+  });
+
+  it("never throws on arbitrary text", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (text) => {
+        const r = compilePlacement(text);
+        if (!r.ok) for (const e of r.error) expect(e.code).toMatch(/^placement_[a-z_]+$/);
+      }),
+    );
+  });
+
+  it("never throws on arbitrary YAML-shaped values", () => {
+    const leaf = fc.oneof(fc.string({ maxLength: 8 }), fc.boolean(), fc.integer(), fc.constant(null));
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: "small" }, leaf, fc.array(tie("node"), { maxLength: 3 }), fc.dictionary(fc.constantFrom("name", "queues", "parent", "create", "value", "filter", "users", "submitacl", "placementrules", "x"), tie("node"), { maxKeys: 4 })),
+    })).node;
+    fc.assert(
+      fc.property(value, (partition) => {
+        const r = compilePlacement(JSON.stringify({ partitions: [partition] }));
+        if (r.ok) {
+          const policy = loadPlacement(r.value);
+          const d = decidePlacement(policy, { user: "alice", queue: "q", tags: { namespace: "n" } }, { explain: true });
+          expect(typeof d.verdict.rejected).toBe("boolean");
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("reports only the first validation error, as YuniKorn does", () => {
+    const r = compilePlacement("partitions:\n  - queues: [{name: root, queues: [{name: 'a b'}, {name: 'c d'}]}]\n");
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error).toHaveLength(1);
+  });
+});

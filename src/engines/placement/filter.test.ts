@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { buildFilter, filterAllows, loadFilter, singleEntryValid, translateGoRegex } from "./filter.js";
+import { FILTER_USER_RE } from "./names.js";
+
+function filter(type: string, users: string[], groups: string[] = []) {
+  return loadFilter(JSON.parse(JSON.stringify(buildFilter({ type, users, groups }))));
+}
+
+describe("rule filters", () => {
+  it("treats one entry with regexp characters as an unanchored regexp", () => {
+    const f = filter("allow", ["adm.*"]);
+    expect(filterAllows(f, "sysadmin", [])).toBe(true);
+    expect(filterAllows(f, "alice", [])).toBe(false);
+  });
+
+  it("keeps literal entries literal, dots included", () => {
+    const f = filter("", ["john.doe"]);
+    expect(filterAllows(f, "john.doe", [])).toBe(true);
+    expect(filterAllows(f, "johnxdoe", [])).toBe(false);
+  });
+
+  it("answers the opposite of the type when nothing matches", () => {
+    const f = filter("deny", ["alice", "bob"]);
+    expect(filterAllows(f, "alice", [])).toBe(false);
+    expect(filterAllows(f, "carol", [])).toBe(true);
+  });
+
+  it("lets an empty filter's type decide", () => {
+    expect(filterAllows(filter("", []), "x", [])).toBe(true);
+    expect(filterAllows(filter("Deny", []), "x", [])).toBe(false);
+  });
+
+  it("translates (?i) and named groups from Go", () => {
+    expect(translateGoRegex("(?i)^ab$")).toEqual({ source: "^ab$", flags: "iu" });
+    expect(translateGoRegex("(?P<x>a)")).toEqual({ source: "(?<x>a)", flags: "u" });
+    expect(translateGoRegex("a(b")).toBeNull();
+  });
+
+  it("validates single entries as the YuniKorn validator does", () => {
+    expect(singleEntryValid("alice", FILTER_USER_RE)).toBe(true);
+    expect(singleEntryValid("^a.*", FILTER_USER_RE)).toBe(true);
+    expect(singleEntryValid("user name", FILTER_USER_RE)).toBe(false);
+    expect(singleEntryValid("[bad", FILTER_USER_RE)).toBe(false);
+  });
+});
