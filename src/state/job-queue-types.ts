@@ -1,4 +1,4 @@
-import type { FilterRule, JobAction } from "../engines/jobfilter/index.js";
+import type { FilterRule, JobAction, RuleBody } from "../engines/jobfilter/index.js";
 
 /** Where a job stands in the queue. `expired` means its lease ran out and its slot was freed. */
 export type JobState = "queued" | "running" | "cancelled" | "finished" | "expired";
@@ -37,4 +37,18 @@ export type StoredRule = FilterRule;
 /** Whether an RPC answer is a failure. */
 export function isFailure(v: unknown): v is QueueFailure {
   return typeof v === "object" && v !== null && "error" in v;
+}
+
+/** The JobQueue object's methods as a route calls them through its stub. */
+export interface JobQueueApi {
+  listFilters(): Promise<StoredRule[]>;
+  getFilter(uuid: string): Promise<StoredRule | null>;
+  putFilter(queue: string, body: RuleBody, uuid?: string): Promise<string>;
+  deleteFilter(uuid: string): Promise<boolean>;
+  highestJobId(): Promise<number>;
+  submit(queue: string, submission: JobSubmission): Promise<JobStatus | QueueFailure>;
+  check(id: number): Promise<JobStatus | QueueFailure>;
+  schedule(ids: number[]): Promise<JobStatus[] | QueueFailure>;
+  heartbeat(id: number, leaseId?: string): Promise<JobStatus | QueueFailure>;
+  finish(id: number): Promise<JobStatus | QueueFailure>;
 }

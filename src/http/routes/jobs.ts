@@ -1,0 +1,248 @@
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import { parseRuleBody, parseUuid } from "../../engines/jobfilter/index.js";
+import { isFailure, type JobQueueApi, type JobStatus, type QueueFailure } from "../../state/job-queue-types.js";
+import { getActiveBundle } from "../../state/policy-store.js";
+import { authorize } from "../auth.js";
+import { readJson, readText } from "../body.js";
+import { logDecision, newDecisionId } from "../decision.js";
+import type { AppEnv, Env } from "../env.js";
+import { ApiError } from "../errors.js";
+import { registerOperation } from "../openapi.js";
+import {
+  FilterBody,
+  FilterRuleJson,
+  HeartbeatRequest,
+  JobSubmission,
+  JobVerdict,
+  QUEUE_NAME,
+  ScheduleRequest,
+  ScheduleVerdict,
+} from "../schemas/jobs.js";
+
+/** The queue the default Ganeti paths (`/2/filters`) address. */
+export const DEFAULT_QUEUE = "default";
+
+/** The Durable Object of one named queue. */
+export function queueStub(env: Env, queue: string): JobQueueApi {
+  return env.JOB_QUEUE.get(env.JOB_QUEUE.idFromName(queue)) as unknown as JobQueueApi;
+}
+
+/** Answers JSON without Hono's deep JSON typing (rules hold arbitrary JSON expressions). */
+function json(c: Context<AppEnv>, value: unknown, status = 200): Response {
+  return c.body(JSON.stringify(value), status as 200, { "content-type": "application/json" });
+}
+
+function queueParam(c: Context<AppEnv>): string {
+  const queue = c.req.param("queue") ?? DEFAULT_QUEUE;
+  if (!QUEUE_NAME.test(queue)) throw new ApiError("invalid_request", `\`${queue}\` is not a queue name (letters, digits, \`.\`, \`_\`, \`-\`)`);
+  return queue;
+}
+
+// ---- Ganeti RAPI filters: Ganeti's error body {code, message, explain} ----
+
+const EXPLAIN: Record<number, string> = {
+  400: "Bad request syntax or unsupported method",
+  401: "No permission -- see authorization schemes",
+  403: "Request forbidden -- authorization will not help",
+  404: "Nothing matches the given URI",
+  413: "Entity is too large",
+  500: "Server got itself in trouble",
+  503: "The server cannot process the request due to a high load",
+};
+
+class RapiError extends Error {
+  constructor(
+    readonly status: 400 | 404,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type FilterHandler = (c: Context<AppEnv>, queue: string) => Promise<Response>;
+
+/** Wraps a filter handler so every failure answers in Ganeti's RAPI error shape. */
+function rapi(handler: FilterHandler, role: "decision" | "admin") {
+  return async (c: Context<AppEnv>): Promise<Response> => {
+    let status = 500;
+    let message = "internal error";
+    try {
+      authorize(c, role);
+      return await handler(c, queueParam(c));
+    } catch (e) {
+      if (e instanceof RapiError || e instanceof ApiError) {
+        status = e.status;
+        message = e.message;
+      } else {
+        console.error(JSON.stringify({ ts: new Date().toISOString(), event: "internal_error", error: String(e) }));
+      }
+    }
+    return json(c, { code: status, message, explain: EXPLAIN[status] ?? "" }, status);
+  };
+}
+
+async function readRuleBody(c: Context<AppEnv>) {
+  const text = await readText(c);
+  let value: unknown = null;
+  if (text.trim() !== "") {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new RapiError(400, "Invalid body contents, not a dictionary");
+    }
+  }
+  const body = parseRuleBody(value);
+  if (!body.ok) throw new RapiError(400, body.error);
+  return body.value;
+}
+
+function uriBase(c: Context<AppEnv>, queue: string): string {
+  return c.req.param("queue") === undefined ? "/2/filters" : `/v1/queues/${queue}/filters`;
+}
+
+const listFilters: FilterHandler = async (c, queue) => {
+  const bulk = c.req.query("bulk");
+  let isBulk = false;
+  if (bulk !== undefined) {
+    if (!/^\s*[+-]?\d+\s*$/.test(bulk)) throw new RapiError(400, "Invalid value for the 'bulk' parameter");
+    isBulk = Number(bulk) !== 0;
+  }
+  const rules = await queueStub(c.env, queue).listFilters();
+  if (isBulk) return json(c, rules);
+  const base = uriBase(c, queue);
+  return json(c, rules.map((r) => ({ uuid: r.uuid, uri: `${base}/${r.uuid}` })));
+};
+
+const addFilter: FilterHandler = async (c, queue) => {
+  const body = await readRuleBody(c);
+  return c.json(await queueStub(c.env, queue).putFilter(queue, body));
+};
+
+const getFilter: FilterHandler = async (c, queue) => {
+  const uuid = parseUuid(c.req.param("uuid") ?? "");
+  const rule = uuid === null ? null : await queueStub(c.env, queue).getFilter(uuid);
+  if (rule === null) throw new RapiError(404, `Filter rule with UUID ${c.req.param("uuid")} does not exist`);
+  return json(c, rule);
+};
+
+const replaceFilter: FilterHandler = async (c, queue) => {
+  const uuid = parseUuid(c.req.param("uuid") ?? "");
+  if (uuid === null) throw new RapiError(400, "Unable to parse UUID");
+  const body = await readRuleBody(c);
+  return c.json(await queueStub(c.env, queue).putFilter(queue, body, uuid));
+};
+
+const deleteFilter: FilterHandler = async (c, queue) => {
+  const uuid = parseUuid(c.req.param("uuid") ?? "");
+  const deleted = uuid !== null && (await queueStub(c.env, queue).deleteFilter(uuid));
+  if (!deleted) throw new RapiError(404, `Filter rule with UUID ${c.req.param("uuid")} does not exist`);
+  return c.json(null);
+};
+
+// ---- jobs ----
+
+function jobIdParam(c: Context<AppEnv>): number {
+  const text = c.req.param("id") ?? "";
+  const id = /^[1-9]\d{0,15}$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(id)) throw new ApiError("invalid_request", `\`${text}\` is not a job id (a positive integer)`);
+  return id;
+}
+
+function unwrap<T>(answer: T | QueueFailure): T {
+  if (isFailure(answer)) throw new ApiError(answer.error.code, answer.error.message);
+  return answer;
+}
+
+/** Shapes a job status as a verdict and writes the decision log line. */
+async function verdict(c: Context<AppEnv>, started: number, status: JobStatus) {
+  const bundle = await getActiveBundle(c.env);
+  const decisionId = newDecisionId();
+  logDecision({
+    decision_id: decisionId,
+    engine: "jobfilter",
+    revision: bundle.revision,
+    outcome: status.action.toLowerCase(),
+    micros: Math.round((performance.now() - started) * 1000),
+  });
+  return c.json({ decision_id: decisionId, revision: bundle.revision, cacheable: false, ...status });
+}
+
+async function optionalBody<S extends z.ZodType>(c: Context<AppEnv>, schema: S): Promise<z.output<S> | undefined> {
+  const length = c.req.header("content-length");
+  if (c.req.raw.body === null || length === "0") return undefined;
+  return readJson(c, schema);
+}
+
+/** The job queue API and the Ganeti-compatible filter resources, for the default and for named queues. */
+export const jobRoutes = new Hono<AppEnv>();
+
+for (const base of ["/2/filters", "/v1/queues/:queue/filters"]) {
+  jobRoutes
+    .get(base, rapi(listFilters, "decision"))
+    .post(base, rapi(addFilter, "admin"))
+    .get(`${base}/:uuid`, rapi(getFilter, "decision"))
+    .put(`${base}/:uuid`, rapi(replaceFilter, "admin"))
+    .delete(`${base}/:uuid`, rapi(deleteFilter, "admin"));
+}
+
+jobRoutes
+  .post("/v1/queues/:queue/jobs", async (c) => {
+    const started = performance.now();
+    authorize(c, "decision");
+    const queue = queueParam(c);
+    const submission = await readJson(c, JobSubmission);
+    return verdict(c, started, unwrap(await queueStub(c.env, queue).submit(queue, submission)));
+  })
+  .get("/v1/queues/:queue/jobs/:id", async (c) => {
+    const started = performance.now();
+    authorize(c, "decision");
+    const queue = queueParam(c);
+    return verdict(c, started, unwrap(await queueStub(c.env, queue).check(jobIdParam(c))));
+  })
+  .post("/v1/queues/:queue/jobs/:id/heartbeat", async (c) => {
+    authorize(c, "decision");
+    const queue = queueParam(c);
+    const id = jobIdParam(c);
+    const body = await optionalBody(c, HeartbeatRequest);
+    return c.json(unwrap(await queueStub(c.env, queue).heartbeat(id, body?.lease_id)));
+  })
+  .post("/v1/queues/:queue/jobs/:id/finish", async (c) => {
+    authorize(c, "decision");
+    const queue = queueParam(c);
+    return c.json(unwrap(await queueStub(c.env, queue).finish(jobIdParam(c))));
+  })
+  .post("/v1/queues/:queue/schedule", async (c) => {
+    const started = performance.now();
+    authorize(c, "decision");
+    const queue = queueParam(c);
+    const { queued } = await readJson(c, ScheduleRequest);
+    const jobs = unwrap(await queueStub(c.env, queue).schedule(queued));
+    const bundle = await getActiveBundle(c.env);
+    const decisionId = newDecisionId();
+    const startedIds = jobs.filter((j, i) => j.run && j.action === "ACCEPT" && queued.indexOf(j.job_id) === i).map((j) => j.job_id);
+    logDecision({
+      decision_id: decisionId,
+      engine: "jobfilter",
+      revision: bundle.revision,
+      outcome: `started_${startedIds.length}_of_${queued.length}`,
+      micros: Math.round((performance.now() - started) * 1000),
+    });
+    return c.json({ decision_id: decisionId, revision: bundle.revision, cacheable: false, jobs, started: startedIds });
+  });
+
+const JobStatusJson = JobVerdict.omit({ decision_id: true, revision: true, cacheable: true });
+const RuleRef = z.object({ uuid: z.string(), uri: z.string() });
+
+for (const [base, param] of [["/2/filters", ""], ["/v1/queues/{queue}/filters", " of a named queue"]] as const) {
+  registerOperation({ method: "get", path: base, summary: `List filter rules${param} (?bulk=1: full rules)`, tag: "filters", auth: "decision", response: z.union([z.array(RuleRef), z.array(FilterRuleJson)]) });
+  registerOperation({ method: "post", path: base, summary: `Add a filter rule${param}; answers its uuid`, tag: "filters", auth: "admin", request: FilterBody, response: z.string() });
+  registerOperation({ method: "get", path: `${base}/{uuid}`, summary: `One filter rule${param}`, tag: "filters", auth: "decision", response: FilterRuleJson });
+  registerOperation({ method: "put", path: `${base}/{uuid}`, summary: `Replace or create a filter rule${param}`, tag: "filters", auth: "admin", request: FilterBody, response: z.string() });
+  registerOperation({ method: "delete", path: `${base}/{uuid}`, summary: `Delete a filter rule${param}`, tag: "filters", auth: "admin", response: z.null() });
+}
+registerOperation({ method: "post", path: "/v1/queues/{queue}/jobs", summary: "Submit a job: decided at once, a slot taken under a lease when it may run", tag: "jobs", auth: "decision", request: JobSubmission, response: JobVerdict });
+registerOperation({ method: "get", path: "/v1/queues/{queue}/jobs/{id}", summary: "A job's status; a held job is decided again", tag: "jobs", auth: "decision", response: JobVerdict });
+registerOperation({ method: "post", path: "/v1/queues/{queue}/jobs/{id}/heartbeat", summary: "Renew a running job's lease", tag: "jobs", auth: "decision", request: HeartbeatRequest, response: JobStatusJson });
+registerOperation({ method: "post", path: "/v1/queues/{queue}/jobs/{id}/finish", summary: "Release a running job's slot (idempotent)", tag: "jobs", auth: "decision", response: JobStatusJson });
+registerOperation({ method: "post", path: "/v1/queues/{queue}/schedule", summary: "One scheduling pass over held jobs in priority order", tag: "jobs", auth: "decision", request: ScheduleRequest, response: ScheduleVerdict });

@@ -1,0 +1,113 @@
+import { z } from "zod";
+import { validateRules } from "../../engines/jobfilter/index.js";
+
+/** A reason-trail entry: `[source, reason, timestamp_ns]`. */
+export const ReasonEntry = z.tuple([z.string(), z.string(), z.number().int()]);
+/** A reason-trail entry. */
+export type ReasonEntry = z.infer<typeof ReasonEntry>;
+
+/** An opcode: `OP_ID`, its own parameters (any JSON), and optionally its reason trail. */
+export const Opcode = z.looseObject({
+  OP_ID: z.string().min(1),
+  reason: z.array(ReasonEntry).optional(),
+});
+/** An opcode. */
+export type Opcode = z.infer<typeof Opcode>;
+
+/** The body of POST /v1/queues/{queue}/jobs: the service assigns the next id when none is given. */
+export const JobSubmission = z.strictObject({
+  id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
+  opcodes: z.array(Opcode).min(1),
+  priority: z.number().int().optional(),
+});
+/** A job submission. */
+export type JobSubmission = z.infer<typeof JobSubmission>;
+
+/** A job as the pure decision takes it. */
+export const JobInput = z.strictObject({
+  id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  opcodes: z.array(Opcode),
+});
+/** A job. */
+export type JobInput = z.infer<typeof JobInput>;
+
+/** A lease on a running slot. */
+export const Lease = z.strictObject({ id: z.string(), expires_at: z.string() });
+
+const JobAction = z.enum(["ACCEPT", "PAUSE", "REJECT", "RATE_LIMITED", "ADHOC_RATE_LIMITED"]);
+
+/** What job routes answer: the decision envelope, the decision, and the job's state and lease. */
+export const JobVerdict = z.strictObject({
+  decision_id: z.string(),
+  revision: z.string(),
+  cacheable: z.literal(false),
+  job_id: z.number().int(),
+  action: JobAction,
+  rule: z.string().nullable(),
+  run: z.boolean(),
+  state: z.enum(["queued", "running", "cancelled", "finished", "expired"]),
+  lease: Lease.optional(),
+});
+
+/** The body of POST /v1/queues/{queue}/schedule: held job ids in priority order. */
+export const ScheduleRequest = z.strictObject({
+  queued: z.array(z.number().int().positive()).max(10_000),
+});
+
+/** The answer of a scheduling pass. */
+export const ScheduleVerdict = z.strictObject({
+  decision_id: z.string(),
+  revision: z.string(),
+  cacheable: z.literal(false),
+  jobs: z.array(JobVerdict.omit({ decision_id: true, revision: true, cacheable: true })),
+  started: z.array(z.number().int()),
+});
+
+/** The optional body of a heartbeat: the lease being renewed. */
+export const HeartbeatRequest = z.strictObject({ lease_id: z.string().optional() });
+
+/** A RAPI filter body, for the OpenAPI document (the route checks it with Ganeti's own texts). */
+export const FilterBody = z.object({
+  priority: z.number().int().min(0).optional(),
+  predicates: z.array(z.tuple([z.enum(["jobid", "opcode", "reason"]), z.unknown()])).optional(),
+  action: z.union([z.enum(["ACCEPT", "PAUSE", "REJECT", "CONTINUE"]), z.tuple([z.literal("RATE_LIMIT"), z.number().int().positive()])]).optional(),
+  reason: z.array(ReasonEntry).optional(),
+});
+
+/** A stored filter rule as the RAPI answers it. */
+export const FilterRuleJson = z.object({
+  uuid: z.string(),
+  watermark: z.number().int(),
+  priority: z.number().int(),
+  predicates: z.array(z.tuple([z.string(), z.unknown()])),
+  action: z.unknown(),
+  reason_trail: z.array(ReasonEntry),
+});
+
+const QueueInput = z.strictObject({ running: z.array(JobInput).optional(), queued: z.array(JobInput).optional() });
+
+/**
+ * The pure decision's input, as `arbiter eval jobfilter` reads it:
+ * `{filters?, job, queue?: {running?, queued?}}` (the spec's `running` and
+ * `queuedAhead` are accepted too). `filters`, when given, replaces the policy.
+ */
+export const JobfilterDecisionRequest = z
+  .strictObject({
+    filters: z.array(z.unknown()).optional(),
+    job: JobInput,
+    queue: QueueInput.optional(),
+    running: z.array(JobInput).optional(),
+    queuedAhead: z.array(JobInput).optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.filters === undefined) return;
+    const checked = validateRules(v.filters);
+    if (!checked.ok) {
+      for (const e of checked.error) ctx.addIssue({ code: "custom", message: `${e.message} (${e.code})`, path: ["filters", ...e.at.split("/").filter((p) => p !== "")] });
+    }
+  });
+/** A pure decision request. */
+export type JobfilterDecisionRequest = z.infer<typeof JobfilterDecisionRequest>;
+
+/** A queue name: letters, digits, `.`, `_`, `-`. */
+export const QUEUE_NAME = /^[A-Za-z0-9._-]{1,64}$/;
