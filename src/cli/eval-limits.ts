@@ -1,7 +1,7 @@
 import type { CidrSet, LimitsContext } from "../engines/limits/context.js";
 import { decideLimits } from "../engines/limits/index.js";
 import { DnsCache, dohResolver } from "../http/dns.js";
-import { LimitsRequest } from "../http/schemas/limits.js";
+import { LimitsRequest, toEngineRequest } from "../http/schemas/limits.js";
 import type { LimitsPolicy } from "../state/cidr-lists.js";
 import type { PolicyEvaluator } from "./evaluator.js";
 
@@ -36,6 +36,6 @@ export const limitsEvaluator: PolicyEvaluator<typeof LimitsRequest, LimitsPolicy
       cidrList: neverFetched,
       localAddresses: addressList(process.env.ARBITER_LOCAL_ADDRESSES),
     };
-    return decideLimits(policy, request, context);
+    return decideLimits(policy, toEngineRequest(request, request.requester), context);
   },
 };

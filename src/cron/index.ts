@@ -1,2 +1,8 @@
-export { refreshCidrLists, refreshSources, download, type RefreshReport, type SourceOutcome, type Fetcher } from "./refresh-cidr-lists.js";
-export { runScheduled } from "./run-scheduled.js";
+export {
+  refreshSources,
+  download,
+  type RefreshReport,
+  type SourceOutcome,
+  type Fetcher,
+} from "./refresh-cidr-lists.js";
+export { refreshCidrLists, runScheduled } from "./run-scheduled.js";

@@ -1,13 +1,7 @@
 import type { Json } from "../engines/common/json.js";
-import { parseCidrListText, urlSources, type UrlSource } from "../engines/limits/index.js";
+import { parseCidrListText, type UrlSource } from "../engines/limits/index.js";
 import type { Env } from "../http/env.js";
-import {
-  readCidrListRecord,
-  writeCidrListRecord,
-  type CidrListRecord,
-  type LimitsPolicy,
-} from "../state/cidr-lists.js";
-import { getActiveBundle } from "../state/policy-store.js";
+import { readCidrListRecord, writeCidrListRecord, type CidrListRecord } from "../state/cidr-lists.js";
 
 /** A list download gives up after this long, so one slow server cannot hold the cron run. */
 const FETCH_TIMEOUT_MS = 30_000;
@@ -50,7 +44,12 @@ export async function refreshSources(
   return { at: new Date(now).toISOString(), sources: outcomes };
 }
 
-async function refreshOne(env: Env, source: UrlSource, now: number, fetcher: Fetcher): Promise<SourceOutcome> {
+async function refreshOne(
+  env: Env,
+  source: UrlSource,
+  now: number,
+  fetcher: Fetcher,
+): Promise<SourceOutcome> {
   const previous = await readCidrListRecord(env.POLICIES, source.source);
   if (previous !== null && Date.parse(previous.next_due) > now) {
     return { source: source.source, action: "skipped", count: previous.count };
@@ -87,7 +86,10 @@ async function refreshOne(env: Env, source: UrlSource, now: number, fetcher: Fet
 }
 
 /** Downloads and parses one list: non-200, network, size, JSON and transform trouble are all failures. */
-export async function download(source: UrlSource, fetcher: Fetcher): Promise<{ entries: string[] } | { error: string }> {
+export async function download(
+  source: UrlSource,
+  fetcher: Fetcher,
+): Promise<{ entries: string[] } | { error: string }> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), FETCH_TIMEOUT_MS);
   let text: string;
@@ -107,7 +109,11 @@ export async function download(source: UrlSource, fetcher: Fetcher): Promise<{ e
     }
     text = await response.text();
   } catch (e) {
-    return { error: controller.signal.aborted ? `timed out after ${FETCH_TIMEOUT_MS / 1000} s` : `fetch failed: ${message(e)}` };
+    return {
+      error: controller.signal.aborted
+        ? `timed out after ${FETCH_TIMEOUT_MS / 1000} s`
+        : `fetch failed: ${message(e)}`,
+    };
   } finally {
     clearTimeout(timer);
   }
@@ -128,15 +134,4 @@ export async function download(source: UrlSource, fetcher: Fetcher): Promise<{ e
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
-}
-
-/**
- * The scheduled job's entry: refreshes the lists the active limits policy
- * names. Lists of identifiers no longer in the policy are left as they are.
- */
-export async function refreshCidrLists(env: Env, now: number): Promise<RefreshReport> {
-  const bundle = await getActiveBundle(env);
-  const policy = bundle.policy<LimitsPolicy>("limits");
-  const sources = policy === undefined || policy === null ? [] : urlSources(policy);
-  return refreshSources(env, sources, now);
 }

@@ -43,7 +43,10 @@ describe("dohResolver", () => {
       },
     });
     const r = dohResolver("http://doh.test/dns-query", new DnsCache(), { fetch: impl });
-    expect(await r.lookup("host.example", "A", 1000)).toEqual({ status: "ok", answers: ["192.0.2.9", "192.0.2.8"] });
+    expect(await r.lookup("host.example", "A", 1000)).toEqual({
+      status: "ok",
+      answers: ["192.0.2.9", "192.0.2.8"],
+    });
   });
 
   it("caches an answer for its TTL and asks again once it expires", async () => {
@@ -52,16 +55,35 @@ describe("dohResolver", () => {
     const r = dohResolver("http://doh.test/q", new DnsCache(), { fetch: impl, now: () => now });
     await r.lookup("7.100.51.198.in-addr.arpa", "PTR", 1000);
     now += 29_000;
-    expect(await r.lookup("7.100.51.198.in-addr.ARPA", "PTR", 1000)).toEqual({ status: "ok", answers: ["a.example."] });
+    expect(await r.lookup("7.100.51.198.in-addr.ARPA", "PTR", 1000)).toEqual({
+      status: "ok",
+      answers: ["a.example."],
+    });
     expect(seen).toHaveLength(1);
     now += 1_000;
     await r.lookup("7.100.51.198.in-addr.arpa", "PTR", 1000);
     expect(seen).toHaveLength(2);
   });
 
+  it("treats a name with and without the root's trailing dot as one cache entry", async () => {
+    const { impl, seen } = fakeFetch({
+      "host.example. A": { body: { Status: 0, Answer: [{ type: 1, TTL: 60, data: "192.0.2.5" }] } },
+    });
+    const r = dohResolver("http://doh.test/q", new DnsCache(), { fetch: impl });
+    expect((await r.lookup("host.example.", "A", 500)).answers).toEqual(["192.0.2.5"]);
+    expect((await r.lookup("HOST.example", "A", 500)).answers).toEqual(["192.0.2.5"]);
+    expect(seen).toHaveLength(1);
+  });
+
   it("uses the smallest TTL of the answers taken", () => {
     const got = interpret(
-      { Status: 0, Answer: [{ type: 1, TTL: 500, data: "192.0.2.1" }, { type: 1, TTL: 20, data: "192.0.2.2" }] },
+      {
+        Status: 0,
+        Answer: [
+          { type: 1, TTL: 500, data: "192.0.2.1" },
+          { type: 1, TTL: 20, data: "192.0.2.2" },
+        ],
+      },
       1,
     );
     expect(got.ttl).toBe(20);
@@ -70,7 +92,9 @@ describe("dohResolver", () => {
   it("maps NXDOMAIN and keeps it for the SOA TTL", async () => {
     let now = 0;
     const { impl, seen } = fakeFetch({
-      "gone.example A": { body: { Status: 3, Authority: [{ name: "example", type: 6, TTL: 10, data: "soa" }] } },
+      "gone.example A": {
+        body: { Status: 3, Authority: [{ name: "example", type: 6, TTL: 10, data: "soa" }] },
+      },
     });
     const r = dohResolver("http://doh.test/q", new DnsCache(), { fetch: impl, now: () => now });
     expect(await r.lookup("gone.example", "A", 500)).toEqual({ status: "nxdomain", answers: [] });
@@ -135,7 +159,11 @@ describe("dohResolver", () => {
       urls.push(String(input));
       return new Response(JSON.stringify({ Status: 3 }));
     }) as typeof fetch;
-    await dohResolver("http://doh.test/q?ct=x", new DnsCache(), { fetch: impl }).lookup("a b.example", "A", 100);
+    await dohResolver("http://doh.test/q?ct=x", new DnsCache(), { fetch: impl }).lookup(
+      "a b.example",
+      "A",
+      100,
+    );
     expect(urls).toEqual(["http://doh.test/q?ct=x&name=a%20b.example&type=A"]);
   });
 });

@@ -86,7 +86,7 @@ export function dohResolver(url: string, cache: DnsCache, options: DohOptions = 
   const separator = url.includes("?") ? "&" : "?";
   return {
     async lookup(name, type, timeoutMs) {
-      const key = `${type} ${name.toLowerCase()}`;
+      const key = `${type} ${name.toLowerCase().replace(/\.$/, "")}`;
       const cached = cache.get(key, clock());
       if (cached !== undefined) return cached;
       if (!(timeoutMs > 0)) return TIMEOUT;
@@ -141,7 +141,8 @@ async function query1(
 export function interpret(body: unknown, typeNumber: number): Resolved {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return { answer: ERROR, ttl: 0 };
   const reply = body as { Status?: unknown; Answer?: unknown; Authority?: unknown };
-  if (reply.Status === 3) return { answer: { status: "nxdomain", answers: [] }, ttl: negativeTtl(reply.Authority) };
+  if (reply.Status === 3)
+    return { answer: { status: "nxdomain", answers: [] }, ttl: negativeTtl(reply.Authority) };
   if (reply.Status !== 0) return { answer: ERROR, ttl: 0 };
   const answers: string[] = [];
   let ttl = Infinity;

@@ -18,7 +18,8 @@ declare module "vitest" {
  *   a name with no answer set gets NXDOMAIN (Status 3) with a 60 s SOA.
  * - POST /_control/lists/<id>  {status?, body?, contentType?, delayMs?}  sets what GET /lists/<id>
  *   answers; an id with nothing set is a 404.
- * - GET /_control/hits?key=<"dns:<name> <TYPE>" | "list:<id>">  → {hits}: how often it was asked.
+ * - GET /_control/hits?key=<"dns:<name> <TYPE>" | "list:<id>">  → {hits}: how often it was asked
+ *   (names lower-cased, without a trailing dot).
  *
  * The state is shared by every test file, so each test uses names and ids of its own.
  */
@@ -36,7 +37,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const url = new URL(req.url ?? "/", "http://loopback");
     const path = url.pathname;
     if (req.method === "GET" && path === "/dns-query") {
-      const key = `${(url.searchParams.get("name") ?? "").toLowerCase()} ${url.searchParams.get("type") ?? ""}`;
+      const key = `${dnsName(url.searchParams.get("name") ?? "")} ${url.searchParams.get("type") ?? ""}`;
       count(`dns:${key}`);
       const reply = dns.get(key) ?? NXDOMAIN;
       return answer(res, reply, "application/dns-json");
@@ -47,16 +48,28 @@ export default async function setup(project: TestProject): Promise<() => Promise
       return answer(res, lists.get(id) ?? { status: 404, body: "no such list" }, "text/plain");
     }
     if (req.method === "POST" && path === "/_control/dns") {
-      const { name, type, reply } = JSON.parse(await readBody(req)) as { name: string; type: string; reply: Reply };
-      dns.set(`${name.toLowerCase()} ${type}`, reply);
+      const { name, type, reply } = JSON.parse(await readBody(req)) as {
+        name: string;
+        type: string;
+        reply: Reply;
+      };
+      dns.set(`${dnsName(name)} ${type}`, reply);
       return send(res, 204, "text/plain", "");
     }
     if (req.method === "POST" && path.startsWith("/_control/lists/")) {
-      lists.set(decodeURIComponent(path.slice("/_control/lists/".length)), JSON.parse(await readBody(req)) as Reply);
+      lists.set(
+        decodeURIComponent(path.slice("/_control/lists/".length)),
+        JSON.parse(await readBody(req)) as Reply,
+      );
       return send(res, 204, "text/plain", "");
     }
     if (req.method === "GET" && path === "/_control/hits") {
-      return send(res, 200, "application/json", JSON.stringify({ hits: hits.get(url.searchParams.get("key") ?? "") ?? 0 }));
+      return send(
+        res,
+        200,
+        "application/json",
+        JSON.stringify({ hits: hits.get(url.searchParams.get("key") ?? "") ?? 0 }),
+      );
     }
     send(res, 404, "text/plain", `no fake for ${req.method} ${req.url}`);
   }
@@ -70,6 +83,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     });
 }
 
+/** Names compare case-insensitively and with or without the root's trailing dot. */
+function dnsName(name: string): string {
+  return name.toLowerCase().replace(/\.$/, "");
+}
+
 /** One configured answer of a fake. */
 interface Reply {
   status?: number;
@@ -80,7 +98,11 @@ interface Reply {
 }
 
 const NXDOMAIN: Reply = {
-  body: { Status: 3, Answer: [], Authority: [{ name: "test.", type: 6, TTL: 60, data: "ns.test. hostmaster.test. 1 60 60 60 60" }] },
+  body: {
+    Status: 3,
+    Answer: [],
+    Authority: [{ name: "test.", type: 6, TTL: 60, data: "ns.test. hostmaster.test. 1 60 60 60 60" }],
+  },
 };
 
 async function answer(res: ServerResponse, reply: Reply, defaultType: string): Promise<void> {

@@ -7,7 +7,7 @@ import { decisionRoute, type RouteContext } from "../decision.js";
 import { resolverFor } from "../dns.js";
 import type { AppEnv } from "../env.js";
 import { registerOperation } from "../openapi.js";
-import { LimitsRequest, LimitsVerdict } from "../schemas/limits.js";
+import { LimitsRequest, LimitsVerdict, toEngineRequest } from "../schemas/limits.js";
 
 type EngineVerdict = Awaited<ReturnType<typeof decideLimits>> extends Decision<infer V> ? V : never;
 
@@ -41,7 +41,7 @@ export async function decide(
   ctx: RouteContext,
 ): Promise<Decision<EngineVerdict>> {
   const substituted = request.requester === undefined && ctx.connectingIp !== null;
-  const filled = substituted ? { ...request, requester: ctx.connectingIp as string } : request;
+  const requester = request.requester ?? ctx.connectingIp ?? undefined;
   const sources = policySources(policy);
   const context: LimitsContext = {
     now: ctx.now,
@@ -50,7 +50,7 @@ export async function decide(
     cidrList: sources.length > 0 ? await cidrListsFor(ctx.env, sources, ctx.now) : noLists,
     localAddresses: localAddresses(ctx.env.LOCAL_ADDRESSES),
   };
-  const decision = await decideLimits(policy, filled, context);
+  const decision = await decideLimits(policy, toEngineRequest(request, requester), context);
   return substituted && decision.cacheable ? { ...decision, cacheable: false } : decision;
 }
 
@@ -63,7 +63,8 @@ export const limitsRoutes = new Hono<AppEnv>().post(
 registerOperation({
   method: "post",
   path: "/v1/limits/decide",
-  summary: "Decide whether a pScheduler task or run is within the limits (a denial is 200 with allowed false)",
+  summary:
+    "Decide whether a pScheduler task or run is within the limits (a denial is 200 with allowed false)",
   tag: "limits",
   auth: "decision",
   request: LimitsRequest,

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import type { JsonObject as EngineJsonObject } from "../../engines/common/json.js";
+import type { LimitsRequest as EngineLimitsRequest } from "../../engines/limits/index.js";
 
 /** Any JSON object, as task specs and schedules carry them. */
 const JsonObject = z.record(z.string(), z.json());
@@ -62,3 +64,17 @@ export const LimitsVerdict = z.object({
 });
 /** A limits verdict as the API answers it. */
 export type LimitsVerdict = z.infer<typeof LimitsVerdict>;
+
+/**
+ * The engine's view of a validated request, with the requester the caller
+ * settled on (the body's, else the connecting address). The engine's type
+ * insists on a requester string; a request that has none (no body field and no
+ * connecting address, which only happens outside Cloudflare) is passed without
+ * it and the engine treats the hint as absent.
+ */
+export function toEngineRequest(request: LimitsRequest, requester: string | undefined): EngineLimitsRequest {
+  const { requester: _given, task, ...rest } = request;
+  const out = { ...rest, task: task as EngineJsonObject } as EngineLimitsRequest;
+  if (requester !== undefined) out.requester = requester;
+  return out;
+}
