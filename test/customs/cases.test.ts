@@ -32,7 +32,7 @@ describe("customs cases", () => {
         expect(c.value.want_error, `policy rejected: ${JSON.stringify(p.error)}`).toBeDefined();
         return expectError(p.error, c.value.want_error);
       }
-      const out = decideCustoms(p.policy, c.value.input, nowOf(c.value.now));
+      const out = decideCustoms(p.policy, c.value.input, nowOf(c.value.now as string | number | undefined));
       if (c.value.want_error !== undefined) {
         expect(out.ok, `expected an error, got ${JSON.stringify(out)}`).toBe(false);
         if (!out.ok) expectError(out.error, c.value.want_error);

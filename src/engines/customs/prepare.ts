@@ -56,3 +56,14 @@ export function prepareRequest(request: HostRequest, at = ""): { ok: true; value
   }
   return { ok: true, value: { request, attrs: compileAttrs(request.attrs), from } };
 }
+
+/**
+ * The host as seen after allocations since its last report: each permit issued
+ * since counts as one more imported job, so the rating drops (and the host can
+ * reach its maximum) before the agent's next report says so.
+ */
+export function withJobs(p: PreparedHost, jobs: number): PreparedHost {
+  if (jobs === p.host.jobs) return p;
+  const host = { ...p.host, jobs };
+  return { ...p, host, avail: availability(host) };
+}

@@ -1,0 +1,194 @@
+import { Hono, type Context } from "hono";
+import {
+  DEFAULT_POLICY_DATA,
+  loadCustomsPolicy,
+  normalizeHost,
+  normalizeRequest,
+  prepareHost,
+  prepareRequest,
+  type CustomsPolicy,
+  type CustomsPolicyData,
+  type Instruction,
+} from "../../engines/customs/index.js";
+import type { PolicyError } from "../../engines/common/result.js";
+import type { HostPool, PoolPolicy } from "../../state/host-pool.js";
+import { getActiveBundle } from "../../state/policy-store.js";
+import { authorize, type Role } from "../auth.js";
+import { readJson } from "../body.js";
+import { logDecision, newDecisionId } from "../decision.js";
+import type { AppEnv, Env } from "../env.js";
+import { ApiError, type ErrorCode } from "../errors.js";
+import { registerOperation } from "../openapi.js";
+import {
+  AllocateRequest,
+  AllocateResponse,
+  FinishResponse,
+  HostAclResponse,
+  HostListResponse,
+  HostReport,
+  HostReportResponse,
+} from "../schemas/hosts.js";
+
+const builtin = loadCustomsPolicy(DEFAULT_POLICY_DATA);
+
+/** The Durable Object of one network number: every host of that network and its round robin. */
+export function poolStub(env: Env, net: number): DurableObjectStub<HostPool> {
+  return env.HOST_POOL.get(env.HOST_POOL.idFromName(String(net))) as unknown as DurableObjectStub<HostPool>;
+}
+
+/** The active customs policy: the compiled data for the pool and the loaded form for validation here. */
+async function activePolicy(env: Env): Promise<{ pool: PoolPolicy; policy: CustomsPolicy }> {
+  const bundle = await getActiveBundle(env);
+  const data = bundle.bundle.engines.customs?.compiled as CustomsPolicyData | undefined;
+  if (data === undefined) return { pool: { revision: bundle.revision, data: DEFAULT_POLICY_DATA }, policy: builtin };
+  return { pool: { revision: bundle.revision, data }, policy: bundle.policy<CustomsPolicy>("customs") ?? builtin };
+}
+
+function fail(code: ErrorCode, errors: PolicyError[]): never {
+  throw new ApiError(
+    code,
+    errors[0]?.message ?? "invalid",
+    errors.map((e) => ({ code: e.code, message: e.message, at: e.at })),
+  );
+}
+
+function netParam(c: Context<AppEnv>): number {
+  const raw = c.req.query("net") ?? "0";
+  if (!/^(0|[1-9]\d{0,9})$/.test(raw)) throw new ApiError("invalid_request", `\`net\`: \`${raw}\` is not a network number`);
+  return Number(raw);
+}
+
+function authorizeAny(c: Context<AppEnv>, roles: Role[]): void {
+  let last: unknown;
+  for (const role of roles) {
+    try {
+      return authorize(c, role);
+    } catch (e) {
+      last = e;
+    }
+  }
+  throw last;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const instructionJson = (i: Instruction) => ({ permit: i.permit, signal: i.signal, at: iso(i.at), ...(i.cancel ? { cancel: true as const } : {}) });
+
+registerOperation({
+  method: "put",
+  path: "/v1/hosts/{name}",
+  summary: "A host agent's report (and registration): availability, rating, job limits and eviction signals to deliver",
+  tag: "hosts",
+  auth: "agent",
+  request: HostReport,
+  response: HostReportResponse,
+});
+registerOperation({
+  method: "post",
+  path: "/v1/hosts/allocate",
+  summary: "Pick the best available host for a remote job and issue its permit (never cacheable)",
+  tag: "hosts",
+  auth: "decision",
+  request: AllocateRequest,
+  response: AllocateResponse,
+});
+registerOperation({
+  method: "post",
+  path: "/v1/hosts/{name}/permits/{id}/finish",
+  summary: "Release a permit when its job ends (query `net`, default 0)",
+  tag: "hosts",
+  auth: "agent",
+  response: FinishResponse,
+});
+registerOperation({
+  method: "get",
+  path: "/v1/hosts",
+  summary: "Every host of a network (query `net`, default 0) with availability and rating",
+  tag: "hosts",
+  auth: "decision",
+  response: HostListResponse,
+});
+registerOperation({
+  method: "get",
+  path: "/v1/hosts/{name}/acl",
+  summary: "A host's effective access list (customs' acl debugging call; query `net`, default 0)",
+  tag: "hosts",
+  auth: "decision",
+  response: HostAclResponse,
+});
+
+/** The host pool API: agent reports, allocations, permit release, listings. */
+export const hostRoutes = new Hono<AppEnv>()
+  .post("/v1/hosts/allocate", async (c) => {
+    const started = performance.now();
+    authorize(c, "decision");
+    const body = await readJson(c, AllocateRequest);
+    const checked = normalizeRequest(body);
+    if (!checked.ok) fail("invalid_request", checked.error);
+    const prepared = prepareRequest(checked.value);
+    if (!prepared.ok) fail("invalid_request", prepared.error);
+    const { pool } = await activePolicy(c.env);
+    const now = Date.now();
+    const result = await poolStub(c.env, checked.value.net).allocate(pool, checked.value, now);
+    for (const d of result.accessDenied) console.log(`${iso(now)} access denied user=${d.user} host=${d.host} client=${d.client}`);
+    const decisionId = newDecisionId();
+    logDecision({
+      decision_id: decisionId,
+      engine: "customs",
+      revision: pool.revision,
+      outcome: result.host === null ? "no_host" : "allocated",
+      micros: Math.round((performance.now() - started) * 1000),
+    });
+    return c.json({
+      decision_id: decisionId,
+      revision: pool.revision,
+      cacheable: false as const,
+      host: result.host,
+      address: result.address,
+      permit: result.permit ? { id: result.permit.id, expires_at: iso(result.permit.expiresAt) } : null,
+      limits: result.limits,
+      ...(result.host === null ? { reason: "no host available" } : {}),
+    });
+  })
+  .put("/v1/hosts/:name", async (c) => {
+    authorize(c, "agent");
+    const name = c.req.param("name");
+    const body = await readJson(c, HostReport);
+    if (body.name !== undefined && body.name !== name) {
+      throw new ApiError("invalid_request", `\`name\`: the body names \`${body.name}\` but the path \`${name}\``);
+    }
+    const { pool, policy } = await activePolicy(c.env);
+    const host = normalizeHost({ ...body, name }, policy.defaultsFor(body.net ?? 0));
+    if (!host.ok) fail("invalid_host_report", host.error);
+    const prepared = prepareHost(host.value);
+    if (!prepared.ok) fail("invalid_host_report", prepared.error);
+    const result = await poolStub(c.env, host.value.net).report(pool, host.value, Date.now());
+    return c.json({ ...result, instructions: result.instructions.map(instructionJson) });
+  })
+  .post("/v1/hosts/:name/permits/:id/finish", async (c) => {
+    authorizeAny(c, ["agent", "decision"]);
+    const name = c.req.param("name");
+    const idText = c.req.param("id");
+    if (!/^[1-9]\d{0,14}$/.test(idText)) throw new ApiError("invalid_request", `\`id\`: \`${idText}\` is not a permit id`);
+    const id = Number(idText);
+    const released = await poolStub(c.env, netParam(c)).finish(name, id, Date.now());
+    if (!released) throw new ApiError("permit_not_found", `no permit \`${id}\` on host \`${name}\``);
+    return c.json({ released: true as const, host: name, permit: id });
+  })
+  .get("/v1/hosts", async (c) => {
+    authorize(c, "decision");
+    const net = netParam(c);
+    const { pool } = await activePolicy(c.env);
+    const hosts = await poolStub(c.env, net).list(pool, Date.now());
+    return c.json({
+      net,
+      hosts: hosts.map(({ reportedAt, ...h }) => ({ ...h, reported_at: iso(reportedAt) })),
+    });
+  })
+  .get("/v1/hosts/:name/acl", async (c) => {
+    authorize(c, "decision");
+    const name = c.req.param("name");
+    const entries = await poolStub(c.env, netParam(c)).acl(name);
+    if (entries === null) throw new ApiError("host_not_found", `no host \`${name}\` on this network`);
+    return c.json({ host: name, entries });
+  });
