@@ -55,7 +55,7 @@ export const LimitsVerdict = z.object({
   cacheable: z.boolean().describe("false when DNS, a downloaded list or the clock was consulted"),
   allowed: z.boolean(),
   task: JsonObject.nullable().describe("the rewritten task, or null when no rewriter ran"),
-  changes: z.array(z.json()).describe("what the rewriter changed, in order"),
+  changes: z.array(z.string()).describe("what the rewriter changed, in order"),
   identifiers: z.array(z.string()).describe("identifiers that identified the requester"),
   classifiers: z.array(z.string()).describe("classifiers the requester falls into"),
   priority: z.number().nullable(),
