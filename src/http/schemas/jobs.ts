@@ -84,6 +84,14 @@ export const FilterRuleJson = z.object({
   reason_trail: z.array(ReasonEntry),
 });
 
+/** Turns an engine error's JSON pointer into a zod path (numbers for list indexes). */
+function pointerPath(at: string): (string | number)[] {
+  return at
+    .split("/")
+    .filter((p) => p !== "")
+    .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+}
+
 const QueueInput = z.strictObject({ running: z.array(JobInput).optional(), queued: z.array(JobInput).optional() });
 
 /**
@@ -103,7 +111,7 @@ export const JobfilterDecisionRequest = z
     if (v.filters === undefined) return;
     const checked = validateRules(v.filters);
     if (!checked.ok) {
-      for (const e of checked.error) ctx.addIssue({ code: "custom", message: `${e.message} (${e.code})`, path: ["filters", ...e.at.split("/").filter((p) => p !== "")] });
+      for (const e of checked.error) ctx.addIssue({ code: "custom", message: `${e.message} (${e.code})`, path: ["filters", ...pointerPath(e.at)] });
     }
   });
 /** A pure decision request. */

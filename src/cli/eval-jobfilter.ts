@@ -1,0 +1,40 @@
+import type { FilterRule, Job, JobfilterPolicy } from "../engines/jobfilter/index.js";
+import { decideJobfilter, loadFilters, validateRules } from "../engines/jobfilter/index.js";
+import { JobfilterDecisionRequest } from "../http/schemas/jobs.js";
+import type { PolicyEvaluator } from "./evaluator.js";
+
+const perFilters = new Map<string, JobfilterPolicy>();
+
+/** The rules a line carries, loaded once per distinct list (the schema has already validated them). */
+function lineFilters(filters: unknown[]): JobfilterPolicy {
+  const key = JSON.stringify(filters);
+  let loaded = perFilters.get(key);
+  if (loaded === undefined) {
+    const checked = validateRules(filters);
+    if (!checked.ok) throw new Error("bug: filters passed the schema but not the engine");
+    loaded = loadFilters(checked.value as FilterRule[]);
+    perFilters.set(key, loaded);
+  }
+  return loaded;
+}
+
+/**
+ * `arbiter eval jobfilter [--policy filters.json]`: a PolicyEvaluator. Each
+ * line is the pure decision's input `{filters?, job, queue?: {running?,
+ * queued?}}` (the spec's `running`/`queuedAhead` spellings work too); a line's
+ * own `filters` replace the rules of --policy (or of policies/filters.json).
+ * It prints `{decision_id, revision, cacheable: false, action, rule}`.
+ */
+export const jobfilterEvaluator: PolicyEvaluator<typeof JobfilterDecisionRequest, JobfilterPolicy, object> = {
+  engine: "jobfilter",
+  schema: JobfilterDecisionRequest,
+  decide(policy, request, { explain }) {
+    const chosen = request.filters !== undefined ? lineFilters(request.filters) : policy;
+    const job = request.job as Job;
+    const queue = {
+      running: (request.queue?.running ?? request.running ?? []) as Job[],
+      queued: (request.queue?.queued ?? request.queuedAhead ?? []) as Job[],
+    };
+    return decideJobfilter(chosen, { job, queue }, { explain });
+  },
+};
