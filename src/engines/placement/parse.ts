@@ -1,4 +1,4 @@
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode, type Pair } from "yaml";
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode, type Pair } from "yaml";
 import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
 import type { RawConfig, RawFilter, RawPartition, RawQueue, RawRule } from "./types.js";
 
@@ -45,7 +45,23 @@ class DecodeError {
 
 type Value = YamlNode | null | undefined;
 
-function isNull(v: Value): boolean {
+/** The document being decoded, for resolving aliases; set only for the duration of one synchronous parse. */
+let current: { doc: Document; aliases: number } | null = null;
+const MAX_ALIASES = 1000;
+
+/** Follows YAML aliases (`*name`) to their anchored node, with a cap against alias bombs. */
+function deref(v: Value, at: string): Value {
+  if (!isAlias(v)) return v;
+  if (current === null || ++current.aliases > MAX_ALIASES) {
+    throw new DecodeError("placement_invalid_type", `too many YAML aliases (more than ${MAX_ALIASES})`, at);
+  }
+  const target = v.resolve(current.doc) as Value;
+  if (target === undefined) throw new DecodeError("placement_invalid_type", `unresolved YAML alias \`${v.source}\``, at);
+  return target;
+}
+
+function isNull(raw: Value): boolean {
+  const v = deref(raw, "");
   return v === null || v === undefined || (isScalar(v) && v.value === null);
 }
 
@@ -56,12 +72,13 @@ function kindOf(v: Value): string {
   return "nothing";
 }
 
-function entries(v: Value, keys: readonly string[], where: string, at: string): Map<string, Value> {
+function entries(raw: Value, keys: readonly string[], where: string, at: string): Map<string, Value> {
+  const v = deref(raw, at);
   const out = new Map<string, Value>();
   if (isNull(v)) return out;
   if (!isMap(v)) throw new DecodeError("placement_invalid_type", `${where} must be a mapping, got ${kindOf(v)}`, at);
   for (const pair of v.items as Pair<unknown, unknown>[]) {
-    const keyNode = pair.key as Value;
+    const keyNode = deref(pair.key as Value, at);
     const key = isScalar(keyNode) ? String(keyNode.value) : String(keyNode);
     if (!keys.includes(key)) {
       throw new DecodeError("placement_unknown_key", `field \`${key}\` not found in ${where}`, `${at}/${key}`);
@@ -71,7 +88,8 @@ function entries(v: Value, keys: readonly string[], where: string, at: string): 
   return out;
 }
 
-function str(v: Value, at: string): string {
+function str(raw: Value, at: string): string {
+  const v = deref(raw, at);
   if (isNull(v)) return "";
   if (isScalar(v)) {
     if (typeof v.value === "string") return v.value;
@@ -80,13 +98,15 @@ function str(v: Value, at: string): string {
   throw new DecodeError("placement_invalid_type", `\`${at}\` must be a string, got ${kindOf(v)}`, at);
 }
 
-function bool(v: Value, at: string): boolean {
+function bool(raw: Value, at: string): boolean {
+  const v = deref(raw, at);
   if (isNull(v)) return false;
   if (isScalar(v) && typeof v.value === "boolean") return v.value;
   throw new DecodeError("placement_invalid_type", `\`${at}\` must be a boolean, got ${kindOf(v)}`, at);
 }
 
-function seq(v: Value, at: string): Value[] | null {
+function seq(raw: Value, at: string): Value[] | null {
+  const v = deref(raw, at);
   if (isNull(v)) return null;
   if (isSeq(v)) return v.items as Value[];
   throw new DecodeError("placement_invalid_type", `\`${at}\` must be a sequence, got ${kindOf(v)}`, at);
@@ -108,7 +128,7 @@ function rule(v: Value, at: string): RawRule {
     name: str(m.get("name"), `${at}/name`),
     create: bool(m.get("create"), `${at}/create`),
     filter: filter(m.get("filter"), `${at}/filter`),
-    parent: isNull(parent) ? null : rule(parent, `${at}/parent`),
+    parent: isNull(deref(parent, `${at}/parent`)) ? null : rule(parent, `${at}/parent`),
     value: str(m.get("value"), `${at}/value`),
     at,
   };
@@ -155,6 +175,7 @@ export function parseConfig(source: string): Result<RawConfig, PolicyError[]> {
       }),
     );
   }
+  current = { doc, aliases: 0 };
   try {
     const top = doc.contents as Value;
     if (isNull(top)) return ok({ partitions: null });
@@ -164,5 +185,7 @@ export function parseConfig(source: string): Result<RawConfig, PolicyError[]> {
   } catch (e) {
     if (e instanceof DecodeError) return err([policyError(e.code, e.message, e.at)]);
     throw e;
+  } finally {
+    current = null;
   }
 }
