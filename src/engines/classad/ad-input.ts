@@ -1,0 +1,139 @@
+/**
+ * Reads ads in their three accepted forms: new syntax `[ a = 1; ... ]`, old
+ * long form (one `Name = Expr` a line) and JSON (text or an already-parsed
+ * object). Attribute expressions are compiled once per distinct text and
+ * shared between ads, since 2,000 slot ads mostly repeat the same texts.
+ */
+import { ClassAd, tableOf } from "./classad.js";
+import { compile } from "./compile.js";
+import { Compiled, type Node } from "./node.js";
+import { lineCol, parseAdLiteral, parseExpr } from "./parser.js";
+import { Real, UNDEF } from "./values.js";
+
+/** Why an ad could not be read: a message and the `line:column` where. */
+export interface AdError {
+  readonly message: string;
+  readonly at: string;
+}
+
+export type AdResult = { ok: true; ad: ClassAd } | { ok: false; error: AdError };
+
+const MAX_CACHE = 20_000;
+const exprCache = new Map<string, Compiled>();
+
+/** Compiles an attribute's expression text, sharing one compiled form per distinct text. */
+function compileText(text: string, oldStrings: boolean): Compiled | { message: string; offset: number } {
+  const key = (oldStrings ? "o" : "n") + text;
+  const hit = exprCache.get(key);
+  if (hit !== undefined) return hit;
+  const p = parseExpr(text, oldStrings);
+  if (!p.ok) return { message: p.message, offset: p.offset };
+  const c = compile(p.node);
+  if (exprCache.size >= MAX_CACHE) exprCache.clear();
+  exprCache.set(key, c);
+  return c;
+}
+
+const NAME = /^[ \t]*([A-Za-z_][A-Za-z0-9_.]*)[ \t]*=(?!=)/;
+
+/** Old long form: `Name = Expr` lines; blank and `#` lines ignored; old string escaping. */
+export function parseOldAd(text: string): AdResult {
+  const entries: [string, Compiled][] = [];
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].replace(/\r$/, "");
+    const trimmed = line.trim();
+    if (trimmed === "" || trimmed.startsWith("#")) continue;
+    const m = NAME.exec(line);
+    if (m === null) return { ok: false, error: { message: "expected `Name = Expr`", at: `${i + 1}:1` } };
+    const exprText = line.slice(m[0].length).trim();
+    const c = compileText(exprText, true);
+    if (!(c instanceof Compiled)) {
+      return { ok: false, error: { message: `attribute \`${m[1]}\`: ${c.message}`, at: `${i + 1}:${m[0].length + 1}` } };
+    }
+    entries.push([m[1], c]);
+  }
+  return { ok: true, ad: new ClassAd(tableOf(entries), null) };
+}
+
+/** New syntax `[ name = expr; ... ]`. */
+export function parseNewAd(text: string): AdResult {
+  const p = parseAdLiteral(text);
+  if (!p.ok) return { ok: false, error: { message: p.message, at: lineCol(text, p.offset) } };
+  if (p.node.k !== "ad") return { ok: false, error: { message: "expected an ad", at: "1:1" } };
+  return { ok: true, ad: new ClassAd(tableOf(p.node.attrs.map(([k, v]) => [k, compile(v)] as const)), null) };
+}
+
+const EXPR_MARK = "\u0000Expr(";
+
+/** Converts a JSON value to a tree; strings of the form `/Expr(...)/` are expressions. */
+function jsonNode(v: unknown, path: string, escapedOnly: boolean): Node | AdError {
+  if (v === null || v === undefined) return { k: "lit", v: UNDEF };
+  if (typeof v === "boolean") return { k: "lit", v };
+  if (typeof v === "number") {
+    if (Number.isSafeInteger(v)) return { k: "lit", v: v + 0 };
+    return { k: "lit", v: new Real(v) };
+  }
+  if (typeof v === "string") {
+    let body: string | null = null;
+    if (v.startsWith(EXPR_MARK) && v.endsWith(")/")) body = v.slice(EXPR_MARK.length, -2);
+    else if (!escapedOnly && v.startsWith("/Expr(") && v.endsWith(")/")) body = v.slice(6, -2);
+    if (body === null) return { k: "lit", v };
+    const p = parseExpr(body);
+    if (!p.ok) return { message: `${path}: ${p.message}`, at: path };
+    return p.node;
+  }
+  if (Array.isArray(v)) {
+    const items: Node[] = [];
+    for (let i = 0; i < v.length; i++) {
+      const n = jsonNode(v[i], `${path}[${i}]`, escapedOnly);
+      if ("message" in n) return n;
+      items.push(n);
+    }
+    return { k: "list", items };
+  }
+  if (typeof v === "object") {
+    const attrs: [string, Node][] = [];
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      const n = jsonNode(x, path === "" ? k : `${path}.${k}`, escapedOnly);
+      if ("message" in n) return n;
+      attrs.push([k, n]);
+    }
+    return { k: "ad", attrs };
+  }
+  return { message: `${path}: unsupported JSON value`, at: path };
+}
+
+/** A JSON object as an ad (`/Expr(...)/` strings are expressions). */
+export function adFromJson(obj: Record<string, unknown>, escapedOnly = false): AdResult {
+  const n = jsonNode(obj, "", escapedOnly);
+  if ("message" in n) return { ok: false, error: n };
+  if (n.k !== "ad") return { ok: false, error: { message: "expected a JSON object", at: "" } };
+  return { ok: true, ad: new ClassAd(tableOf(n.attrs.map(([k, v]) => [k, compile(v)] as const)), null) };
+}
+
+/** JSON text: only `"\/Expr(...)\/"` (escaped slashes) is an expression, as the library reads it. */
+export function parseJsonAd(text: string): AdResult {
+  let obj: unknown;
+  try {
+    obj = JSON.parse(text.replace(/"\\\/Expr\(/g, '"\\u0000Expr(').replace(/\)\\\/"/g, ')/"'));
+  } catch (e) {
+    return { ok: false, error: { message: `invalid JSON: ${(e as Error).message}`, at: "1:1" } };
+  }
+  if (obj === null || typeof obj !== "object" || Array.isArray(obj)) {
+    return { ok: false, error: { message: "expected a JSON object", at: "1:1" } };
+  }
+  return adFromJson(obj as Record<string, unknown>, true);
+}
+
+/** Reads an ad given as text (new, old or JSON syntax) or as a JSON object. */
+export function readAd(input: unknown): AdResult {
+  if (typeof input === "string") {
+    const t = input.trimStart();
+    if (t.startsWith("[")) return parseNewAd(input);
+    if (t.startsWith("{")) return parseJsonAd(input);
+    return parseOldAd(input);
+  }
+  if (input !== null && typeof input === "object" && !Array.isArray(input)) return adFromJson(input as Record<string, unknown>);
+  return { ok: false, error: { message: "an ad is a string or a JSON object", at: "" } };
+}

@@ -1,0 +1,274 @@
+/**
+ * Compiles a syntax tree into closures once, so an expression is evaluated
+ * many times without re-walking the tree; comparisons and arithmetic on two
+ * JS-number integers take an inline fast path.
+ */
+import { ClassAd, tableOf } from "./classad.js";
+import { BUILTINS } from "./functions/registry.js";
+import { Compiled, type EvalFn, type Node } from "./node.js";
+import {
+  arith,
+  bitNot,
+  bitwise,
+  compare,
+  eqFold,
+  intArith,
+  metaEqual,
+  metaNotEqual,
+  negate,
+  unaryPlus,
+  type ArithOp,
+  type BitOp,
+  type CmpOp,
+} from "./operators.js";
+import { lookup, lookupAbsolute, select } from "./scope.js";
+import { ERROR, ListValue, UNDEF, truth, type Value } from "./values.js";
+
+/** Compiles one tree. */
+export function compile(n: Node): Compiled {
+  return new Compiled(build(n), n);
+}
+
+function build(n: Node): EvalFn {
+  switch (n.k) {
+    case "lit": {
+      const v = n.v;
+      return () => v;
+    }
+    case "attr":
+      return buildAttr(n.lc, n.scope, n.abs);
+    case "paren":
+      return build(n.a);
+    case "cond": {
+      const c = build(n.c);
+      const a = build(n.a);
+      const b = build(n.b);
+      return (ad, st) => {
+        const x = c(ad, st);
+        if (x === true) return a(ad, st);
+        if (x === false) return b(ad, st);
+        if (x === UNDEF) return UNDEF;
+        const t = truth(x);
+        if (t === null) return ERROR;
+        return t ? a(ad, st) : b(ad, st);
+      };
+    }
+    case "list": {
+      const items = n.items.map(compile);
+      return (ad) => new ListValue(items, ad);
+    }
+    case "ad": {
+      const table = tableOf(n.attrs.map(([k, v]) => [k, compile(v)] as const));
+      return (ad) => new ClassAd(table, ad);
+    }
+    case "call": {
+      const fn = BUILTINS.get(n.lc);
+      if (fn === undefined) return () => ERROR;
+      const args = n.args.map(build);
+      const nodes = n.args;
+      return (ad, st) => fn(args, ad, st, nodes);
+    }
+    case "op":
+      return n.b === null ? buildUnary(n.op, build(n.a)) : buildBinary(n.op, build(n.a), build(n.b));
+  }
+}
+
+function buildAttr(lc: string, scope: Node | null, abs: boolean): EvalFn {
+  if (abs) return (_ad, st) => lookupAbsolute(lc, st);
+  if (scope === null) return (ad, st) => lookup(ad, lc, st, true);
+  if (scope.k === "attr" && scope.scope === null && !scope.abs && (scope.lc === "my" || scope.lc === "self")) {
+    // MY.x: the current ad unless it defines an attribute named MY itself
+    const base = buildAttr(scope.lc, null, false);
+    const slc = scope.lc;
+    return (ad, st) => (ad.table.get(slc) === undefined ? lookup(ad, lc, st, false) : select(base(ad, st), lc, st));
+  }
+  const base = build(scope);
+  return (ad, st) => select(base(ad, st), lc, st);
+}
+
+function buildUnary(op: string, a: EvalFn): EvalFn {
+  switch (op) {
+    case "u-":
+      return (ad, st) => negate(a(ad, st));
+    case "u+":
+      return (ad, st) => unaryPlus(a(ad, st));
+    case "~":
+      return (ad, st) => bitNot(a(ad, st));
+    case "!":
+      return (ad, st) => {
+        const x = a(ad, st);
+        if (x === UNDEF || x === ERROR) return x;
+        const t = truth(x);
+        return t === null ? ERROR : !t;
+      };
+  }
+  throw new Error(`unknown unary operator ${op}`);
+}
+
+function andOp(a: EvalFn, b: EvalFn): EvalFn {
+  return (ad, st) => {
+    const x = a(ad, st);
+    if (x === false) return false;
+    let leftTrue: boolean;
+    if (x === true) leftTrue = true;
+    else if (x === UNDEF) leftTrue = false;
+    else {
+      if (x === ERROR) return ERROR;
+      const t = truth(x);
+      if (t === null) return ERROR;
+      if (!t) return false;
+      leftTrue = true;
+    }
+    const y = b(ad, st);
+    if (y === true) return leftTrue ? true : UNDEF;
+    if (y === false) return false;
+    if (y === UNDEF || y === ERROR) return y;
+    const ty = truth(y);
+    if (ty === null) return ERROR;
+    return leftTrue ? ty : ty ? UNDEF : false;
+  };
+}
+
+function orOp(a: EvalFn, b: EvalFn): EvalFn {
+  return (ad, st) => {
+    const x = a(ad, st);
+    if (x === true) return true;
+    let leftFalse: boolean;
+    if (x === false) leftFalse = true;
+    else if (x === UNDEF) leftFalse = false;
+    else {
+      if (x === ERROR) return ERROR;
+      const t = truth(x);
+      if (t === null) return ERROR;
+      if (t) return true;
+      leftFalse = true;
+    }
+    const y = b(ad, st);
+    if (y === true) return true;
+    if (y === false) return leftFalse ? false : UNDEF;
+    if (y === UNDEF || y === ERROR) return y;
+    const ty = truth(y);
+    if (ty === null) return ERROR;
+    return leftFalse ? ty : ty ? true : UNDEF;
+  };
+}
+
+function cmpOp(op: CmpOp, a: EvalFn, b: EvalFn): EvalFn {
+  switch (op) {
+    case "==":
+      return (ad, st) => {
+        const x = a(ad, st);
+        const y = b(ad, st);
+        if (typeof x === "number" && typeof y === "number") return x === y;
+        if (typeof x === "string" && typeof y === "string") return eqFold(x, y);
+        return compare("==", x, y);
+      };
+    case "!=":
+      return (ad, st) => {
+        const x = a(ad, st);
+        const y = b(ad, st);
+        if (typeof x === "number" && typeof y === "number") return x !== y;
+        if (typeof x === "string" && typeof y === "string") return !eqFold(x, y);
+        return compare("!=", x, y);
+      };
+    case ">=":
+      return (ad, st) => {
+        const x = a(ad, st);
+        const y = b(ad, st);
+        return typeof x === "number" && typeof y === "number" ? x >= y : compare(">=", x, y);
+      };
+    case ">":
+      return (ad, st) => {
+        const x = a(ad, st);
+        const y = b(ad, st);
+        return typeof x === "number" && typeof y === "number" ? x > y : compare(">", x, y);
+      };
+    case "<=":
+      return (ad, st) => {
+        const x = a(ad, st);
+        const y = b(ad, st);
+        return typeof x === "number" && typeof y === "number" ? x <= y : compare("<=", x, y);
+      };
+    case "<":
+      return (ad, st) => {
+        const x = a(ad, st);
+        const y = b(ad, st);
+        return typeof x === "number" && typeof y === "number" ? x < y : compare("<", x, y);
+      };
+  }
+}
+
+function arithOp(op: ArithOp, a: EvalFn, b: EvalFn): EvalFn {
+  return (ad, st) => {
+    const x = a(ad, st);
+    const y = b(ad, st);
+    if (typeof x === "number" && typeof y === "number") return intArith(op, x, y);
+    return arith(op, x, y);
+  };
+}
+
+function buildBinary(op: string, a: EvalFn, b: EvalFn): EvalFn {
+  switch (op) {
+    case "&&":
+      return andOp(a, b);
+    case "||":
+      return orOp(a, b);
+    case "==":
+    case "!=":
+    case "<":
+    case "<=":
+    case ">":
+    case ">=":
+      return cmpOp(op, a, b);
+    case "=?=":
+    case "is":
+      return (ad, st) => metaEqual(a(ad, st), b(ad, st));
+    case "=!=":
+    case "isnt":
+      return (ad, st) => metaNotEqual(a(ad, st), b(ad, st));
+    case "+":
+    case "-":
+    case "*":
+    case "/":
+    case "%":
+      return arithOp(op, a, b);
+    case "&":
+    case "|":
+    case "^":
+    case "<<":
+    case ">>":
+    case ">>>":
+      return (ad, st) => bitwise(op as BitOp, a(ad, st), b(ad, st));
+    case "?:":
+      return (ad, st) => {
+        const x = a(ad, st);
+        return x === UNDEF ? b(ad, st) : x;
+      };
+    case "[]":
+      return (ad, st) => subscript(a(ad, st), b(ad, st), st);
+  }
+  throw new Error(`unknown binary operator ${op}`);
+}
+
+/** `e[i]`: list by Integer index, ad by String name (case-insensitive). */
+export function subscript(base: Value, idx: Value, st: import("./state.js").EvalState): Value {
+  if (base === ERROR || idx === ERROR) return ERROR;
+  if (base === UNDEF || idx === UNDEF) return UNDEF;
+  if (base instanceof ClassAd && typeof idx === "string") {
+    const slot = base.get(idx.toLowerCase());
+    if (slot === undefined) return UNDEF;
+    return lookup(base, idx.toLowerCase(), st, false);
+  }
+  if (base instanceof ListValue && (typeof idx === "number" || typeof idx === "bigint")) {
+    const i = Number(idx);
+    if (i < 0 || i >= base.length) return ERROR;
+    return base.at(i, st);
+  }
+  return ERROR;
+}
+
+/** Evaluates a value-producing helper shared by functions: the Boolean-equivalent of a value. */
+export function asBool(v: Value): Value {
+  const t = truth(v);
+  return t === null ? ERROR : t;
+}

@@ -1,0 +1,318 @@
+/**
+ * String built-ins: strcat, join, substr, toUpper/toLower, strcmp/stricmp,
+ * the version comparisons, string lists (stringListsIntersect and the
+ * HTCondor stringList* additions), unparse and unresolved.
+ */
+import { ClassAd } from "../classad.js";
+import type { Node } from "../node.js";
+import { cmpBytes, cmpFold } from "../operators.js";
+import type { EvalState } from "../state.js";
+import { unparseNode } from "../unparse.js";
+import { ERROR, ListValue, UNDEF, type Value } from "../values.js";
+import { eager, toStr, type Builtin } from "./helpers.js";
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+function isAscii(s: string): boolean {
+  return /^[\x00-\x7f]*$/.test(s);
+}
+
+/** Concatenates items (strcat) or joins them with a separator (join), as the library does. */
+function concat(items: Value[], isJoin: boolean): Value {
+  let buf = "";
+  let sep = "";
+  let undef = false;
+  let def = false;
+  for (let i = 0; i < items.length; i++) {
+    const v = items[i];
+    if (v === UNDEF) {
+      undef = true;
+      if (isJoin) continue;
+      def = false;
+      break;
+    }
+    if (v === ERROR) return ERROR;
+    const s = toStr(v) ?? "";
+    if (isJoin) {
+      if (i === 0) {
+        sep = s;
+        continue;
+      }
+      if (buf !== "") buf += sep;
+    }
+    def = true;
+    buf += s;
+  }
+  if (undef && !def) return UNDEF;
+  return buf;
+}
+
+const strcat: Builtin = (args, ad, st) => {
+  const vals: Value[] = [];
+  for (const a of args) {
+    const v = a(ad, st);
+    vals.push(v);
+    if (v === UNDEF || v === ERROR) break;
+  }
+  return concat(vals, false);
+};
+
+const join: Builtin = (args, ad, st) => {
+  let vals = args.map((a) => a(ad, st));
+  if (vals.length >= 1 && vals.length <= 2) {
+    const last = vals[vals.length - 1];
+    if (last instanceof ListValue) {
+      const items: Value[] = [];
+      for (let i = 0; i < last.length; i++) items.push(last.at(i, st));
+      vals = [vals.length === 2 ? vals[0] : "", ...items];
+    }
+  }
+  return concat(vals, true);
+};
+
+const substr: Builtin = eager(2, 3, (vals) => {
+  const [s, o, l] = vals;
+  if (typeof s !== "string" || !(typeof o === "number" || typeof o === "bigint")) return ERROR;
+  if (vals.length === 3 && !(typeof l === "number" || typeof l === "bigint")) return ERROR;
+  const ascii = isAscii(s);
+  const bytes = ascii ? null : enc.encode(s);
+  const alen = ascii ? s.length : (bytes as Uint8Array).length;
+  let off = Number(o);
+  let len = vals.length === 3 ? Number(l) : 0;
+  if (off < 0) off = Math.max(0, alen + off);
+  else if (off >= alen) off = alen;
+  if (len <= 0) len = Math.max(0, alen - off + len);
+  else if (len > alen - off) len = alen - off;
+  if (vals.length === 3 && Number(l) === 0) len = 0;
+  return ascii ? s.substr(off, len) : dec.decode((bytes as Uint8Array).subarray(off, off + len));
+});
+
+function changeCase(upper: boolean): Builtin {
+  return eager(1, 1, ([v]) => {
+    const s = toStr(v);
+    if (s === null) return ERROR;
+    return s.replace(upper ? /[a-z]+/g : /[A-Z]+/g, (m) => (upper ? m.toUpperCase() : m.toLowerCase()));
+  });
+}
+
+function strCompare(fold: boolean): Builtin {
+  return (args, ad, st) => {
+    if (args.length !== 2) return ERROR;
+    const a = args[0](ad, st);
+    const b = args[1](ad, st);
+    if (a === UNDEF || b === UNDEF) return UNDEF;
+    const sa = toStr(a);
+    const sb = toStr(b);
+    if (sa === null || sb === null) return ERROR;
+    const c = fold ? cmpFold(sa, sb) : cmpBytes(sa, sb);
+    return c < 0 ? -1 : c > 0 ? 1 : 0;
+  };
+}
+
+function isD(s: Uint8Array, i: number): boolean {
+  return i < s.length && s[i] >= 48 && s[i] <= 57;
+}
+
+/** strverscmp-style natural comparison on the bytes of two strings. */
+export function naturalCmp(a: string, b: string): number {
+  const s1 = enc.encode(a);
+  const s2 = enc.encode(b);
+  const at = (s: Uint8Array, i: number) => (i < s.length ? s[i] : 0);
+  let i = 0;
+  while (i < s1.length && at(s1, i) === at(s2, i)) i++;
+  if (at(s1, i) === at(s2, i)) return 0;
+  let n1 = i;
+  while (n1 > 0 && isD(s1, n1 - 1)) n1--;
+  const n2 = n1; // same prefix in both strings
+  if (n1 === i && (!isD(s1, i) || !isD(s2, i))) return at(s1, i) - at(s2, i);
+  let z1 = n1;
+  while (at(s1, z1) === 48) z1++;
+  let z2 = n2;
+  while (at(s2, z2) === 48) z2++;
+  if (z1 > n1 && !isD(s1, z1)) z1--;
+  if (z2 > n2 && !isD(s2, z2)) z2--;
+  if (z1 - n1 !== z2 - n2) return z2 - n2 - (z1 - n1);
+  if (z1 > n1) return at(s1, i) - at(s2, i);
+  let e1 = z1;
+  while (isD(s1, e1)) e1++;
+  let e2 = z2;
+  while (isD(s2, e2)) e2++;
+  if (e1 - n1 !== e2 - n2) return e1 - n1 - (e2 - n2);
+  return at(s1, i) - at(s2, i);
+}
+
+function version(kind: string): Builtin {
+  return (args, ad, st) => {
+    if (args.length !== 2) return ERROR;
+    const a = args[0](ad, st);
+    const b = args[1](ad, st);
+    if (a === UNDEF || b === UNDEF) return UNDEF;
+    const sa = toStr(a);
+    const sb = toStr(b);
+    if (sa === null || sb === null) return ERROR;
+    const r = naturalCmp(sa, sb);
+    switch (kind) {
+      case "cmp": return r;
+      case "lt": return r < 0;
+      case "le": return r <= 0;
+      case "gt": return r > 0;
+      case "ge": return r >= 0;
+      default: return r === 0;
+    }
+  };
+}
+
+const versionInRange: Builtin = (args, ad, st) => {
+  if (args.length !== 3) return ERROR;
+  const vals = args.map((a) => a(ad, st));
+  if (vals.some((v) => v === UNDEF)) return UNDEF;
+  const s = vals.map(toStr);
+  if (s.some((x) => x === null)) return ERROR;
+  const [v, lo, hi] = s as string[];
+  return naturalCmp(lo, v) <= 0 && naturalCmp(v, hi) <= 0;
+};
+
+function splitOn(s: string, delims: string, trim: boolean): string[] {
+  const out: string[] = [];
+  let cur = "";
+  const flush = () => {
+    const t = trim ? cur.trim() : cur;
+    if (t !== "") out.push(t);
+    cur = "";
+  };
+  for (const ch of s) {
+    if (delims.includes(ch)) flush();
+    else cur += ch;
+  }
+  flush();
+  return out;
+}
+
+const stringListsIntersect: Builtin = (args, ad, st) => {
+  if (args.length !== 2 && args.length !== 3) return ERROR;
+  const vals = args.map((a) => a(ad, st));
+  if (vals.some((v) => v === ERROR)) return ERROR;
+  if (vals.some((v) => v === UNDEF)) return UNDEF;
+  const delims = vals.length === 3 ? vals[2] : " ,";
+  if (typeof delims !== "string" || typeof vals[0] !== "string" || typeof vals[1] !== "string") return ERROR;
+  const d = delims === "" ? " ," : delims;
+  const set = new Set(splitOn(vals[1], d, false));
+  return splitOn(vals[0], d, false).some((x) => set.has(x));
+};
+
+function stringList(fold: boolean, subset: boolean): Builtin {
+  return (args, ad, st) => {
+    if (args.length < 2 || args.length > 3) return ERROR;
+    const vals = args.map((a) => a(ad, st));
+    for (const v of vals) if (v !== UNDEF && typeof v !== "string") return ERROR;
+    if (vals[0] === UNDEF && vals[1] === UNDEF) return UNDEF;
+    const item = vals[0] === UNDEF ? "" : (vals[0] as string);
+    const list = vals[1] === UNDEF ? "" : (vals[1] as string);
+    const delims = vals.length === 3 && vals[2] !== UNDEF ? (vals[2] as string) : ", \t\r\n";
+    const norm = (x: string) => (fold ? x.toLowerCase() : x);
+    const items = new Set(splitOn(list, delims, true).map(norm));
+    if (!subset) return items.has(norm(item));
+    if (item === "") return true;
+    let rc = false;
+    for (const x of splitOn(item, delims, true)) {
+      rc = items.has(norm(x));
+      if (!rc) break;
+    }
+    return rc;
+  };
+}
+
+const unparse: Builtin = (args, ad, _st, nodes) => {
+  if (args.length !== 1 || nodes[0].k !== "attr") return ERROR;
+  const slot = ad.get(unparseNode(nodes[0]).toLowerCase());
+  return slot === undefined ? "" : unparseNode(slot.c.node);
+};
+
+const SPECIAL = new Set(["my", "self", "target", "other", "parent", "root", "toplevel", "ad", "currenttime"]);
+
+/** Collects the references of a tree that do not resolve in `ad` (no scope chain beyond it). */
+function externalRefs(n: Node, ad: ClassAd, out: Set<string>): void {
+  switch (n.k) {
+    case "attr": {
+      if (n.scope === null) {
+        if (!n.abs && !SPECIAL.has(n.lc) && ad.get(n.lc) === undefined) out.add(n.name);
+        return;
+      }
+      const sc = n.scope;
+      if (sc.k === "attr" && sc.scope === null && !sc.abs) {
+        if (sc.lc === "my" || sc.lc === "self") {
+          if (ad.get(n.lc) === undefined) out.add(n.name);
+          return;
+        }
+        if (sc.lc === "target" || sc.lc === "other") {
+          out.add(n.name);
+          return;
+        }
+        if (!SPECIAL.has(sc.lc) && ad.get(sc.lc) === undefined) {
+          out.add(sc.name + "." + n.name);
+          return;
+        }
+      }
+      externalRefs(sc, ad, out);
+      return;
+    }
+    case "op":
+      externalRefs(n.a, ad, out);
+      if (n.b) externalRefs(n.b, ad, out);
+      return;
+    case "cond":
+      externalRefs(n.c, ad, out);
+      externalRefs(n.a, ad, out);
+      externalRefs(n.b, ad, out);
+      return;
+    case "paren":
+      externalRefs(n.a, ad, out);
+      return;
+    case "call":
+      for (const a of n.args) externalRefs(a, ad, out);
+      return;
+    case "list":
+      for (const a of n.items) externalRefs(a, ad, out);
+      return;
+    case "ad":
+    case "lit":
+      return;
+  }
+}
+
+const unresolved: Builtin = (args, ad, _st, nodes) => {
+  if (args.length !== 1 || nodes[0].k !== "attr") return ERROR;
+  const slot = ad.get(nodes[0].lc);
+  if (slot === undefined) return UNDEF;
+  const out = new Set<string>();
+  externalRefs(slot.c.node, ad, out);
+  return [...out].sort((a, b) => cmpBytes(a.toLowerCase(), b.toLowerCase())).join(",");
+};
+
+/** The string built-ins by lower-cased name. */
+export const STRINGS: ReadonlyArray<readonly [string, Builtin]> = [
+  ["strcat", strcat],
+  ["join", join],
+  ["substr", substr],
+  ["toupper", changeCase(true)],
+  ["tolower", changeCase(false)],
+  ["strcmp", strCompare(false)],
+  ["stricmp", strCompare(true)],
+  ["versioncmp", version("cmp")],
+  ["versionlt", version("lt")],
+  ["versionle", version("le")],
+  ["versiongt", version("gt")],
+  ["versionge", version("ge")],
+  ["versioneq", version("eq")],
+  ["version_in_range", versionInRange],
+  ["stringlistsintersect", stringListsIntersect],
+  ["stringlistmember", stringList(false, false)],
+  ["stringlistimember", stringList(true, false)],
+  ["stringlistsubsetmatch", stringList(false, true)],
+  ["stringlistisubsetmatch", stringList(true, true)],
+  ["unparse", unparse],
+  ["unresolved", unresolved],
+];
+
+export type { EvalState };

@@ -1,0 +1,415 @@
+/**
+ * ClassAd lexer (default, non-strict mode): tokens are produced on demand by
+ * scanning char codes, so parsing a 55-attribute ad allocates only the
+ * strings it must keep.
+ */
+
+export const enum T {
+  End,
+  Error,
+  Int,
+  Real,
+  Str,
+  Ident,
+  True,
+  False,
+  Undef,
+  Err,
+  LParen,
+  RParen,
+  LBox,
+  RBox,
+  LBrace,
+  RBrace,
+  Comma,
+  Semi,
+  Bound, // =
+  Eq,
+  Ne,
+  MetaEq,
+  MetaNe,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Shl,
+  Shr,
+  Ushr,
+  Plus,
+  Minus,
+  Mul,
+  Div,
+  Mod,
+  Not,
+  BitNot,
+  BitAnd,
+  BitOr,
+  BitXor,
+  And,
+  Or,
+  QMark,
+  Colon,
+  Elvis,
+  Dot,
+}
+
+const utf8 = new TextEncoder();
+const utf8d = new TextDecoder();
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+function isAlpha(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13);
+}
+
+/** Token kinds after which a `-` is the binary operator, not a sign. */
+function valueLike(k: T): boolean {
+  return (
+    k === T.Int ||
+    k === T.Real ||
+    k === T.True ||
+    k === T.False ||
+    k === T.Str ||
+    k === T.Undef ||
+    k === T.Err ||
+    k === T.Ident ||
+    k === T.Dot ||
+    k === T.RBox ||
+    k === T.RParen ||
+    k === T.RBrace
+  );
+}
+
+/**
+ * Decodes the body of a quoted string: new-syntax escapes (`\n`, octal, any
+ * other escaped character stands for itself). Returns null when an escape
+ * produces NUL, which the library rejects.
+ */
+export function unescapeNew(body: string): string | null {
+  if (body.indexOf("\\") < 0) return body;
+  const bytes: number[] = [];
+  const n = body.length;
+  for (let i = 0; i < n; i++) {
+    let c = body.charCodeAt(i);
+    if (c === 92 && i < n - 1) {
+      i++;
+      c = body.charCodeAt(i);
+      switch (c) {
+        case 97: c = 7; break; // a
+        case 98: c = 8; break; // b
+        case 102: c = 12; break; // f
+        case 110: c = 10; break; // n
+        case 114: c = 13; break; // r
+        case 116: c = 9; break; // t
+        case 118: c = 11; break; // v
+        default:
+          if (c >= 48 && c <= 55) {
+            let v = c - 48;
+            if (i + 1 < n && body.charCodeAt(i + 1) >= 48 && body.charCodeAt(i + 1) <= 55) {
+              i++;
+              v = v * 8 + body.charCodeAt(i) - 48;
+              if (v < 0x20 && i + 1 < n && body.charCodeAt(i + 1) >= 48 && body.charCodeAt(i + 1) <= 55) {
+                i++;
+                v = v * 8 + body.charCodeAt(i) - 48;
+              }
+            }
+            if (v === 0) return null;
+            bytes.push(v & 0xff);
+            continue;
+          }
+      }
+    }
+    if (c < 0x80) bytes.push(c);
+    else {
+      // re-encode non-ASCII source text (handles surrogate pairs as one char)
+      const cp = body.codePointAt(i) ?? c;
+      if (cp > 0xffff) i++;
+      for (const b of utf8.encode(String.fromCodePoint(cp))) bytes.push(b);
+    }
+  }
+  return utf8d.decode(new Uint8Array(bytes));
+}
+
+/** A pull lexer over one source text. */
+export class Lexer {
+  pos = 0;
+  kind: T = T.End;
+  start = 0;
+  sval = "";
+  ival: number | bigint = 0;
+  rval = 0;
+  private prev: T = T.End;
+  /** Old long-form ads: backslash is literal except before a quote. */
+  oldStrings = false;
+
+  constructor(readonly src: string) {}
+
+  /** Advances to the next token and returns its kind. */
+  next(): T {
+    this.prev = this.kind;
+    this.kind = this.scan();
+    return this.kind;
+  }
+
+  private scan(): T {
+    const s = this.src;
+    const n = s.length;
+    let p = this.pos;
+    for (;;) {
+      while (p < n && isSpace(s.charCodeAt(p))) p++;
+      if (p + 1 < n && s.charCodeAt(p) === 47) {
+        const c2 = s.charCodeAt(p + 1);
+        if (c2 === 47) {
+          p += 2;
+          while (p < n && s.charCodeAt(p) !== 10) p++;
+          continue;
+        }
+        if (c2 === 42) {
+          const e = s.indexOf("*/", p + 2);
+          if (e < 0) {
+            this.pos = n;
+            return T.Error;
+          }
+          p = e + 2;
+          continue;
+        }
+      }
+      break;
+    }
+    this.start = p;
+    if (p >= n) {
+      this.pos = p;
+      return T.End;
+    }
+    const c = s.charCodeAt(p);
+    if (c === 45 && !valueLike(this.prev)) {
+      const c1 = p + 1 < n ? s.charCodeAt(p + 1) : -1;
+      if (isDigit(c1) || (c1 === 46 && p + 2 < n && isDigit(s.charCodeAt(p + 2)))) return this.number(p);
+    }
+    if (isDigit(c)) return this.number(p);
+    if (c === 46) {
+      if (p + 1 < n && isDigit(s.charCodeAt(p + 1))) return this.number(p);
+      this.pos = p + 1;
+      return T.Dot;
+    }
+    if (isAlpha(c) || c === 95) return this.word(p);
+    if (c === 34) return this.string(p, 34);
+    if (c === 39) return this.string(p, 39);
+    return this.punct(p, c);
+  }
+
+  private number(p0: number): T {
+    const s = this.src;
+    const n = s.length;
+    let p = p0;
+    if (s.charCodeAt(p) === 45) p++;
+    const digitsStart = p;
+    while (p < n && isDigit(s.charCodeAt(p))) p++;
+    const intDigits = p - digitsStart;
+    let real = false;
+    if (p < n && s.charCodeAt(p) === 46) {
+      p++;
+      if (p < n && isDigit(s.charCodeAt(p))) {
+        while (p < n && isDigit(s.charCodeAt(p))) p++;
+        real = true;
+      } else {
+        this.pos = p;
+        return T.Error; // `1.`
+      }
+    }
+    if (p < n && (s.charCodeAt(p) | 32) === 101) {
+      if (intDigits > 0 || real) {
+        p++;
+        if (p < n && (s.charCodeAt(p) === 43 || s.charCodeAt(p) === 45)) p++;
+        if (!(p < n && isDigit(s.charCodeAt(p)))) {
+          this.pos = p;
+          return T.Error;
+        }
+        while (p < n && isDigit(s.charCodeAt(p))) p++;
+        real = true;
+      }
+    }
+    this.pos = p;
+    const text = s.slice(p0, p);
+    if (real) {
+      this.rval = Number(text);
+      return T.Real;
+    }
+    // hex: 0x.. is an error in this mode (as is any other leading zero)
+    if (p < n && s.charCodeAt(digitsStart) === 48 && (s.charCodeAt(p) | 32) === 120) {
+      this.pos = p + 1;
+      return T.Error;
+    }
+    if (text.charCodeAt(0) === 48 && text.length > 1) return T.Error;
+    if (intDigits < 16) {
+      this.ival = Number(text) + 0;
+    } else {
+      const b = BigInt(text);
+      if (b > 9223372036854775807n || b < -9223372036854775808n) this.ival = 0;
+      else this.ival = b >= -9007199254740991n && b <= 9007199254740991n ? Number(b) : b;
+    }
+    return T.Int;
+  }
+
+  private word(p0: number): T {
+    const s = this.src;
+    const n = s.length;
+    let p = p0 + 1;
+    while (p < n) {
+      const c = s.charCodeAt(p);
+      if (isAlpha(c) || isDigit(c) || c === 95) p++;
+      else break;
+    }
+    this.pos = p;
+    const w = s.slice(p0, p);
+    this.sval = w;
+    switch (w.length) {
+      case 2:
+        if (w.toLowerCase() === "is") return T.MetaEq;
+        break;
+      case 4: {
+        const l = w.toLowerCase();
+        if (l === "true") return T.True;
+        if (l === "isnt") return T.MetaNe;
+        break;
+      }
+      case 5: {
+        const l = w.toLowerCase();
+        if (l === "false") return T.False;
+        if (l === "error") return T.Err;
+        break;
+      }
+      case 9:
+        if (w.toLowerCase() === "undefined") return T.Undef;
+        break;
+    }
+    return T.Ident;
+  }
+
+  private string(p0: number, delim: number): T {
+    if (this.oldStrings) return this.oldString(p0, delim);
+    const s = this.src;
+    const n = s.length;
+    let out = "";
+    let p = p0;
+    for (;;) {
+      p++;
+      const bodyStart = p;
+      let odd = false;
+      while (p < n) {
+        const c = s.charCodeAt(p);
+        if (c === delim && !odd) break;
+        odd = c === 92 ? !odd : false;
+        p++;
+      }
+      if (p >= n) {
+        this.pos = n;
+        return T.Error;
+      }
+      out += s.slice(bodyStart, p);
+      // adjacent literals separated only by whitespace are concatenated
+      let q = p + 1;
+      while (q < n && isSpace(s.charCodeAt(q))) q++;
+      if (q < n && s.charCodeAt(q) === delim) {
+        p = q;
+        continue;
+      }
+      this.pos = p + 1;
+      break;
+    }
+    const dec = unescapeNew(out);
+    if (dec === null) return T.Error;
+    this.sval = dec;
+    return delim === 34 ? T.Str : T.Ident;
+  }
+
+  /** Old long-form strings: backslash is literal except `\"` inside the string. */
+  private oldString(p0: number, delim: number): T {
+    const s = this.src;
+    const n = s.length;
+    let out = "";
+    let p = p0 + 1;
+    for (;;) {
+      if (p >= n) {
+        this.pos = n;
+        return T.Error;
+      }
+      const c = s.charCodeAt(p);
+      if (c === 92 && p + 1 < n && s.charCodeAt(p + 1) === delim && p + 2 < n && s.charCodeAt(p + 2) !== 10) {
+        out += s[p + 1];
+        p += 2;
+        continue;
+      }
+      if (c === delim) break;
+      out += s[p];
+      p++;
+    }
+    this.pos = p + 1;
+    this.sval = out;
+    return delim === 34 ? T.Str : T.Ident;
+  }
+
+  private punct(p: number, c: number): T {
+    const s = this.src;
+    const c1 = p + 1 < s.length ? s.charCodeAt(p + 1) : -1;
+    const c2 = p + 2 < s.length ? s.charCodeAt(p + 2) : -1;
+    let len = 1;
+    let k: T;
+    switch (c) {
+      case 40: k = T.LParen; break;
+      case 41: k = T.RParen; break;
+      case 91: k = T.LBox; break;
+      case 93: k = T.RBox; break;
+      case 123: k = T.LBrace; break;
+      case 125: k = T.RBrace; break;
+      case 44: k = T.Comma; break;
+      case 59: k = T.Semi; break;
+      case 43: k = T.Plus; break;
+      case 45: k = T.Minus; break;
+      case 42: k = T.Mul; break;
+      case 47: k = T.Div; break;
+      case 37: k = T.Mod; break;
+      case 126: k = T.BitNot; break;
+      case 94: k = T.BitXor; break;
+      case 58: k = T.Colon; break;
+      case 63:
+        if (c1 === 58) { k = T.Elvis; len = 2; } else k = T.QMark;
+        break;
+      case 38:
+        if (c1 === 38) { k = T.And; len = 2; } else k = T.BitAnd;
+        break;
+      case 124:
+        if (c1 === 124) { k = T.Or; len = 2; } else k = T.BitOr;
+        break;
+      case 60:
+        if (c1 === 61) { k = T.Le; len = 2; } else if (c1 === 60) { k = T.Shl; len = 2; } else k = T.Lt;
+        break;
+      case 62:
+        if (c1 === 61) { k = T.Ge; len = 2; }
+        else if (c1 === 62) {
+          if (c2 === 62) { k = T.Ushr; len = 3; } else { k = T.Shr; len = 2; }
+        } else k = T.Gt;
+        break;
+      case 61:
+        if (c1 === 61) { k = T.Eq; len = 2; }
+        else if (c1 === 63) {
+          if (c2 === 61) { k = T.MetaEq; len = 3; } else { this.pos = p + 2; return T.Error; }
+        } else if (c1 === 33) {
+          if (c2 === 61) { k = T.MetaNe; len = 3; } else { this.pos = p + 2; return T.Error; }
+        } else k = T.Bound;
+        break;
+      case 33:
+        if (c1 === 61) { k = T.Ne; len = 2; } else k = T.Not;
+        break;
+      default:
+        this.pos = p + 1;
+        return T.Error;
+    }
+    this.pos = p + len;
+    return k;
+  }
+}

@@ -1,0 +1,266 @@
+/**
+ * Matchmaking under the pool-wide policy: discards by the *_ONLY
+ * expressions, effective Requirements ANDed with the policy, symmetric
+ * matching, job ranks, the best pick and the audit log (spec §9-§12).
+ */
+import type { Decision } from "../common/decision.js";
+import { readAd } from "./ad-input.js";
+import type { ClassAd } from "./classad.js";
+import { evalAttr, evalCompiled } from "./evaluate.js";
+import type { Compiled } from "./node.js";
+import type { MatchPolicy } from "./policy.js";
+import { EvalState, type EvalContext } from "./state.js";
+import { unparseValue } from "./unparse.js";
+import { ERROR, Real, UNDEF, truth, type Value } from "./values.js";
+
+/** The clock and random source a decision may use, and whether to build the trace. */
+export interface MatchContext extends EvalContext {
+  readonly explain?: boolean;
+}
+
+/** A bad ad in a request: which field (`job`, `machines[3]`, `schedd`, `ad`) and why. */
+export class ClassAdRequestError extends Error {
+  readonly code = "invalid_request";
+  constructor(
+    readonly field: string,
+    readonly detail: string,
+  ) {
+    super(`\`${field}\`: ${detail}`);
+  }
+}
+
+/** One machine's line of the verdict. */
+export interface MachineVerdict {
+  name: string | number;
+  discarded: boolean;
+  match: boolean;
+  rank: number;
+}
+
+/** The /v1/match verdict body. */
+export interface MatchVerdict {
+  job: { discarded: boolean };
+  schedd?: { discarded: boolean };
+  machines: MachineVerdict[];
+  best: string | number | null;
+  log: string[];
+}
+
+/** The three ads of a match request once read. */
+export interface ParsedMatchRequest {
+  job: ClassAd;
+  schedd: ClassAd | null;
+  machines: ClassAd[];
+}
+
+/** Reads every ad of a match request; the first bad one is reported with its field. */
+export function parseMatchRequest(request: {
+  job: unknown;
+  machines: readonly unknown[];
+  schedd?: unknown;
+}): { ok: true; value: ParsedMatchRequest } | { ok: false; error: ClassAdRequestError } {
+  const job = readAd(request.job);
+  if (!job.ok) return { ok: false, error: new ClassAdRequestError("job", `${job.error.message} at ${job.error.at}`) };
+  let schedd: ClassAd | null = null;
+  if (request.schedd !== undefined) {
+    const s = readAd(request.schedd);
+    if (!s.ok) return { ok: false, error: new ClassAdRequestError("schedd", `${s.error.message} at ${s.error.at}`) };
+    schedd = s.ad;
+  }
+  const machines: ClassAd[] = [];
+  for (let i = 0; i < request.machines.length; i++) {
+    const m = readAd(request.machines[i]);
+    if (!m.ok) return { ok: false, error: new ClassAdRequestError(`machines[${i}]`, `${m.error.message} at ${m.error.at}`) };
+    machines.push(m.ad);
+  }
+  return { ok: true, value: { job: job.ad, schedd, machines } };
+}
+
+/** `(<left>) && (<right>)` on values, the right side evaluated only when needed. */
+function andThen(left: Value, right: () => Value): Value {
+  if (left === false || left === ERROR) return left;
+  let leftTrue: boolean;
+  if (left === true) leftTrue = true;
+  else if (left === UNDEF) leftTrue = false;
+  else {
+    const t = truth(left);
+    if (t === null) return ERROR;
+    if (!t) return false;
+    leftTrue = true;
+  }
+  const y = right();
+  if (y === UNDEF || y === ERROR) return y;
+  const ty = truth(y);
+  if (ty === null) return ERROR;
+  return leftTrue ? ty : ty ? UNDEF : false;
+}
+
+/** TRUE as the policy means it: Boolean-equivalent true. */
+function isTrue(v: Value): boolean {
+  return truth(v) === true;
+}
+
+/** Whether an *_ONLY expression discards an ad (evaluated with MY = the ad, no TARGET). */
+function discards(expr: Compiled | null, ad: ClassAd, st: EvalState): boolean {
+  return expr !== null && isTrue(evalCompiled(expr, ad, null, st));
+}
+
+/** A rank value as a double: numbers and Booleans, anything else 0.0. */
+function rankOf(v: Value): number {
+  if (typeof v === "number") return v;
+  if (typeof v === "bigint") return Number(v);
+  if (typeof v === "boolean") return v ? 1 : 0;
+  if (v instanceof Real) return v.v;
+  return 0;
+}
+
+/** A string attribute's value, or null. */
+function stringAttr(ad: ClassAd, lc: string, st: EvalState): string | null {
+  const v = evalAttr(ad, lc, null, st);
+  return typeof v === "string" ? v : null;
+}
+
+function jobId(ad: ClassAd, st: EvalState): string {
+  const g = stringAttr(ad, "globaljobid", st);
+  if (g !== null) return g;
+  const c = evalAttr(ad, "clusterid", null, st);
+  const p = evalAttr(ad, "procid", null, st);
+  if ((typeof c === "number" || typeof c === "bigint") && (typeof p === "number" || typeof p === "bigint")) return `${c}.${p}`;
+  return "#0";
+}
+
+interface PairResult {
+  match: boolean;
+  /** Set when the original Requirements match but the policy rejects the pair. */
+  policyReject: "NEGOTIATOR_PE_RESOURCE_EXPR" | "NEGOTIATOR_PE_JOB_EXPR" | null;
+  trace?: Record<string, string>;
+}
+
+/** Evaluates one job/machine pair with the effective Requirements. */
+function matchPair(policy: MatchPolicy | null, job: ClassAd, machine: ClassAd, st: EvalState, explain: boolean): PairResult {
+  const mReq = evalAttr(machine, "requirements", job, st);
+  const jReq = evalAttr(job, "requirements", machine, st);
+  let resV: Value = true;
+  let jobV: Value = true;
+  const mEff = policy?.resource ? andThen(mReq, () => (resV = evalCompiled(policy.resource as Compiled, machine, job, st))) : mReq;
+  const jEff = policy?.job ? andThen(jReq, () => (jobV = evalCompiled(policy.job as Compiled, job, machine, st))) : jReq;
+  const match = isTrue(andThen(mEff, () => jEff));
+  let policyReject: PairResult["policyReject"] = null;
+  if (!match && isTrue(andThen(mReq, () => jReq))) {
+    if (policy?.resource && !isTrue(resV)) policyReject = "NEGOTIATOR_PE_RESOURCE_EXPR";
+    else if (policy?.job && !isTrue(jobV)) policyReject = "NEGOTIATOR_PE_JOB_EXPR";
+  }
+  if (!explain) return { match, policyReject };
+  const show = unparseValue;
+  return {
+    match,
+    policyReject,
+    trace: { machine_requirements: show(mReq), job_requirements: show(jReq), resource_expr: show(resV), job_expr: show(jobV) },
+  };
+}
+
+/** The shortest decimal that round-trips a double. */
+function rankText(r: number): string {
+  return String(r);
+}
+
+/** Matches one job against machines under the pool policy; throws ClassAdRequestError for a bad ad. */
+export function decideMatch(
+  policy: MatchPolicy | null,
+  request: { job: unknown; machines: readonly unknown[]; schedd?: unknown },
+  ctx: MatchContext,
+): Decision<MatchVerdict> {
+  const parsed = parseMatchRequest(request);
+  if (!parsed.ok) throw parsed.error;
+  return decideParsedMatch(policy, parsed.value, ctx);
+}
+
+/** Matches already-read ads (the value-returning path: read them with parseMatchRequest first). */
+export function decideParsedMatch(policy: MatchPolicy | null, req: ParsedMatchRequest, ctx: MatchContext): Decision<MatchVerdict> {
+  const st = new EvalState(ctx);
+  const ts = new Date(ctx.now).toISOString();
+  const explain = ctx.explain === true;
+  const log: string[] = [];
+  const verdict: MatchVerdict = { job: { discarded: false }, machines: [], best: null, log };
+  const trace: Record<string, unknown>[] = [];
+
+  let scheddOut = false;
+  if (req.schedd !== null) {
+    scheddOut = discards(policy?.scheddOnly ?? null, req.schedd, st);
+    verdict.schedd = { discarded: scheddOut };
+    if (scheddOut) log.push(`${ts} Rejected schedd=${stringAttr(req.schedd, "name", st) ?? "#0"} reason=NEGOTIATOR_PE_SCHEDD_ONLY_EXPR`);
+  }
+  const jid = jobId(req.job, st);
+  const jobOut = !scheddOut && discards(policy?.jobOnly ?? null, req.job, st);
+  verdict.job.discarded = jobOut;
+  if (jobOut) log.push(`${ts} Rejected job=${jid} reason=NEGOTIATOR_PE_JOB_ONLY_EXPR`);
+
+  const candidates: { index: number; rank: number; mid: string }[] = [];
+  for (let i = 0; i < req.machines.length; i++) {
+    const m = req.machines[i];
+    const nameStr = stringAttr(m, "name", st);
+    const mid = nameStr ?? `#${i}`;
+    const line: MachineVerdict = { name: nameStr ?? i, discarded: false, match: false, rank: 0 };
+    verdict.machines.push(line);
+    if (discards(policy?.startdOnly ?? null, m, st)) {
+      line.discarded = true;
+      log.push(`${ts} Rejected machine=${mid} reason=NEGOTIATOR_PE_STARTD_ONLY_EXPR`);
+      continue;
+    }
+    if (scheddOut || jobOut) continue;
+    const pair = matchPair(policy, req.job, m, st, explain);
+    if (pair.trace) trace.push({ machine: line.name, ...pair.trace, match: pair.match });
+    if (pair.policyReject !== null) log.push(`${ts} Rejected job=${jid} machine=${mid} reason=${pair.policyReject}`);
+    if (!pair.match) continue;
+    line.match = true;
+    line.rank = rankOf(evalAttr(req.job, "rank", m, st));
+    candidates.push({ index: i, rank: line.rank, mid });
+  }
+  // rank descending, ties in input order (sort is stable); NaN ranks last
+  candidates.sort((a, b) => (Number.isNaN(a.rank) ? 1 : Number.isNaN(b.rank) ? -1 : b.rank - a.rank));
+  for (const c of candidates) log.push(`${ts} Matched job=${jid} machine=${c.mid} rank=${rankText(c.rank)}`);
+  verdict.best = candidates.length > 0 ? verdict.machines[candidates[0].index].name : null;
+  const outcome = scheddOut ? "schedd_discarded" : jobOut ? "job_discarded" : verdict.best === null ? "no_match" : "matched";
+  const decision: Decision<MatchVerdict> = { verdict, cacheable: st.used === 0, outcome };
+  return explain ? { ...decision, trace: { pairs: trace, policy: policy?.texts ?? {} } } : decision;
+}
+
+/** The /v1/ads/check verdict body. */
+export interface AdCheckVerdict {
+  discarded: boolean;
+}
+
+const KIND_EXPR = { schedd: "scheddOnly", startd: "startdOnly", job: "jobOnly" } as const;
+
+/** Would the policy discard this schedd, startd or job ad; throws ClassAdRequestError for a bad ad. */
+export function decideAdCheck(
+  policy: MatchPolicy | null,
+  request: { kind: "schedd" | "startd" | "job"; ad: unknown },
+  ctx: MatchContext,
+): Decision<AdCheckVerdict> {
+  const r = readAd(request.ad);
+  if (!r.ok) throw new ClassAdRequestError("ad", `${r.error.message} at ${r.error.at}`);
+  const st = new EvalState(ctx);
+  const expr = policy?.[KIND_EXPR[request.kind]] ?? null;
+  const value = expr === null ? UNDEF : evalCompiled(expr, r.ad, null, st);
+  const discarded = isTrue(value);
+  const decision: Decision<AdCheckVerdict> = { verdict: { discarded }, cacheable: st.used === 0, outcome: discarded ? "discarded" : "kept" };
+  if (ctx.explain !== true) return decision;
+  return { ...decision, trace: { expression: policyText(policy, request.kind), value: unparseValue(value) } };
+}
+
+function policyText(policy: MatchPolicy | null, kind: "schedd" | "startd" | "job"): string | null {
+  const key = kind === "schedd" ? "NEGOTIATOR_PE_SCHEDD_ONLY_EXPR" : kind === "startd" ? "NEGOTIATOR_PE_STARTD_ONLY_EXPR" : "NEGOTIATOR_PE_JOB_ONLY_EXPR";
+  return policy?.texts[key] ?? null;
+}
+
+/** Symmetric match and both ranks of one job/machine pair, for `arbiter eval classad`. */
+export function matchOne(job: ClassAd, machine: ClassAd, ctx: EvalContext): { symmetric: boolean; jobRank: Value; machineRank: Value } {
+  const st = new EvalState(ctx);
+  const pair = matchPair(null, job, machine, st, false);
+  return {
+    symmetric: pair.match,
+    jobRank: evalAttr(job, "rank", machine, st),
+    machineRank: evalAttr(machine, "rank", job, st),
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * Reads the pool policy in HTCondor configuration syntax: continuation
+ * lines, `#` comments, `NAME = value` (later wins), and `$(NAME)` /
+ * `$(NAME:default)` macros expanded at use time.
+ */
+import { policyError, type PolicyError } from "../common/result.js";
+
+/** One assignment: the value as written and where it starts. */
+export interface ConfigEntry {
+  readonly name: string;
+  readonly value: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+/** The assignments of a config file by upper-cased name (later assignments replace earlier ones). */
+export type ConfigTable = Map<string, ConfigEntry>;
+
+const ASSIGN = /^([A-Za-z_][A-Za-z0-9_.]*)[ \t]*=(.*)$/s;
+
+/** Splits the text into logical lines, assignments and errors. */
+export function readConfig(text: string): { table: ConfigTable; errors: PolicyError[] } {
+  const table: ConfigTable = new Map();
+  const errors: PolicyError[] = [];
+  const raw = text.split(/\r?\n/);
+  const isComment = (l: string) => /^\s*#/.test(l);
+  let i = 0;
+  while (i < raw.length) {
+    const startLine = i + 1;
+    let line = raw[i++];
+    if (isComment(line)) continue;
+    while (line.endsWith("\\")) {
+      line = line.slice(0, -1) + " ";
+      while (i < raw.length && isComment(raw[i])) i++;
+      if (i >= raw.length) break;
+      line += raw[i++];
+    }
+    if (line.endsWith("\\")) line = line.slice(0, -1);
+    const trimmed = line.trim();
+    if (trimmed === "") continue;
+    const lead = line.length - line.trimStart().length;
+    const m = ASSIGN.exec(trimmed);
+    if (m === null) {
+      errors.push(policyError("match_config_syntax", `policy line ${startLine}: expected NAME = value`, `${startLine}:${lead + 1}`));
+      continue;
+    }
+    const rest = m[2];
+    const valueCol = lead + trimmed.length - rest.length + (rest.length - rest.trimStart().length) + 1;
+    table.set(m[1].toUpperCase(), { name: m[1], value: rest.trim(), line: startLine, column: valueCol });
+  }
+  return { table, errors };
+}
+
+/** A macro problem found while expanding. */
+export class MacroError {
+  constructor(
+    readonly code: string,
+    readonly message: string,
+  ) {}
+}
+
+/** Expands `$(NAME)` and `$(NAME:default)` recursively in a value; a cycle or an unsupported form is an error. */
+export function expand(value: string, table: ConfigTable, active: string[] = []): string | MacroError {
+  let out = "";
+  let i = 0;
+  while (i < value.length) {
+    const d = value.indexOf("$", i);
+    if (d < 0) {
+      out += value.slice(i);
+      break;
+    }
+    out += value.slice(i, d);
+    const rest = value.slice(d);
+    if (rest.startsWith("$$(")) return new MacroError("match_macro_unsupported", "policy: `$$(...)` macros are not supported");
+    const other = /^\$([A-Za-z_][A-Za-z0-9_]*)\(/.exec(rest);
+    if (other !== null) return new MacroError("match_macro_unsupported", `policy: \`$${other[1]}(...)\` macros are not supported`);
+    if (!rest.startsWith("$(")) {
+      out += "$";
+      i = d + 1;
+      continue;
+    }
+    // find the matching close paren (defaults may hold nested macros)
+    let depth = 0;
+    let j = d + 1;
+    for (; j < value.length; j++) {
+      if (value[j] === "(") depth++;
+      else if (value[j] === ")" && --depth === 0) break;
+    }
+    if (j >= value.length) return new MacroError("match_config_syntax", "policy: unterminated `$(`");
+    const inner = value.slice(d + 2, j);
+    const colon = inner.indexOf(":");
+    const name = (colon >= 0 ? inner.slice(0, colon) : inner).trim();
+    const key = name.toUpperCase();
+    if (active.includes(key)) return new MacroError("match_macro_cycle", `policy: macro cycle at $(${name})`);
+    const entry = table.get(key);
+    let sub = "";
+    if (entry !== undefined) {
+      const e = expand(entry.value, table, [...active, key]);
+      if (e instanceof MacroError) return e;
+      sub = e;
+    }
+    if (colon >= 0 && sub === "") {
+      const e = expand(inner.slice(colon + 1), table, active);
+      if (e instanceof MacroError) return e;
+      sub = e;
+    }
+    out += sub;
+    i = j + 1;
+  }
+  return out;
+}

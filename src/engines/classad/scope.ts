@@ -1,0 +1,106 @@
+/**
+ * Attribute lookup: the lexical scope chain, the special names (MY, SELF,
+ * PARENT, ROOT, TOPLEVEL, CurrentTime), the match context (TARGET/OTHER,
+ * MY/AD) and the default-mode fallback from MY to TARGET.
+ */
+import { ClassAd, EMPTY_AD, literal, type Slot } from "./classad.js";
+import { MAX_DEPTH, MAX_STEPS, type EvalState } from "./state.js";
+import { ERROR, ListValue, UNDEF, type Value } from "./values.js";
+
+/** Evaluates one attribute's expression in the ad that holds it, guarding cycles and bounds. */
+export function evalSlot(slot: Slot, holder: ClassAd, st: EvalState): Value {
+  const c = slot.c;
+  const stack = st.stack;
+  const holders = st.holders;
+  for (let i = stack.length - 1; i >= 0; i--) if (stack[i] === c && holders[i] === holder) return UNDEF;
+  if (st.depth >= MAX_DEPTH || ++st.steps > MAX_STEPS) return ERROR;
+  stack.push(c);
+  holders.push(holder);
+  st.depth++;
+  const v = c.ev(holder, st);
+  st.depth--;
+  stack.pop();
+  holders.pop();
+  return v;
+}
+
+/** The special names, resolved relative to the ad where the search starts. */
+function special(cur: ClassAd, lc: string, st: EvalState): Value | null {
+  switch (lc) {
+    case "my":
+    case "self":
+      return cur;
+    case "toplevel":
+    case "root":
+      return st.root ?? EMPTY_AD;
+    case "parent":
+      return cur === st.root || cur.parent === null ? UNDEF : cur.parent;
+    case "currenttime":
+      return Math.floor(st.nowSeconds());
+  }
+  return null;
+}
+
+/** The names the match context defines for a top-level ad of the pair. */
+function ctxName(top: ClassAd, lc: string, st: EvalState): Value | null {
+  if (st.left === null) return null;
+  const other = st.otherOf(top);
+  if (other === null) return null;
+  if (lc === "target" || lc === "other") return other;
+  if (lc === "my" || lc === "ad") return top;
+  return null;
+}
+
+/** Walks the chain from `start` upward (no special names), then the match context names. */
+function walk(start: ClassAd, lc: string, st: EvalState): Value | null {
+  let a: ClassAd = start;
+  for (;;) {
+    const slot = a.table.get(lc);
+    if (slot !== undefined) return evalSlot(slot, a, st);
+    if (a === st.root) return null;
+    if (a.parent === null) return ctxName(a, lc, st);
+    a = a.parent;
+  }
+}
+
+/**
+ * Looks up `lc` starting in `cur` (an unscoped reference, or one scoped to an
+ * ad value when `fallback` is false). Unscoped references from MY or TARGET
+ * fall back to the other ad of the match.
+ */
+export function lookup(cur: ClassAd, lc: string, st: EvalState, fallback: boolean): Value {
+  const own = cur.table.get(lc);
+  if (own !== undefined) return evalSlot(own, cur, st);
+  const sp = special(cur, lc, st);
+  if (sp !== null) return sp;
+  if (cur !== st.root) {
+    const found = cur.parent !== null ? walk(cur.parent, lc, st) : ctxName(cur, lc, st);
+    if (found !== null) return found;
+  }
+  if (fallback && st.left !== null) {
+    const other = st.otherOf(cur);
+    if (other !== null) return walk(other, lc, st) ?? UNDEF;
+  }
+  return UNDEF;
+}
+
+/** `.name`: looks only in the root ad (none in a match). */
+export function lookupAbsolute(lc: string, st: EvalState): Value {
+  const root = st.root;
+  if (root === null) return UNDEF;
+  const slot = root.table.get(lc);
+  if (slot !== undefined) return evalSlot(slot, root, st);
+  return special(root, lc, st) ?? UNDEF;
+}
+
+/** `e.name`: selection on an ad, element-wise on a list, ERROR otherwise. */
+export function select(base: Value, lc: string, st: EvalState): Value {
+  if (base instanceof ClassAd) return lookup(base, lc, st, false);
+  if (base === UNDEF || base === ERROR) return base;
+  if (base instanceof ListValue) {
+    const out = [];
+    for (let i = 0; i < base.length; i++) out.push(literal(select(base.at(i, st), lc, st)));
+    return new ListValue(out, EMPTY_AD);
+  }
+  return ERROR;
+}

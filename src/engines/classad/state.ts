@@ -1,0 +1,81 @@
+/**
+ * Per-evaluation state: the scope roots, the match pair, the clock and
+ * random source handed in by the caller, bounds on work, and the flags that
+ * record whether the clock or randomness was consulted (for caching).
+ */
+import type { ClassAd } from "./classad.js";
+import type { Compiled } from "./node.js";
+
+/** Bit set in `used` when time was read. */
+export const USED_TIME = 1;
+/** Bit set in `used` when randomness was drawn. */
+export const USED_RANDOM = 2;
+
+export const MAX_DEPTH = 200;
+export const MAX_STEPS = 200_000;
+
+/** What an evaluation needs from outside: the clock (ms) and a random source. */
+export interface EvalContext {
+  readonly now: number;
+  readonly random: () => number;
+}
+
+/** Mutable state of one evaluation (or of one match, reused for every pair). */
+export class EvalState {
+  /** Root of the scope chain for `.name` and ROOT; null in a match (the match ad holds none of MY's names). */
+  root: ClassAd | null = null;
+  /** In a match: the two ads (left = job side, right = machine side). */
+  left: ClassAd | null = null;
+  right: ClassAd | null = null;
+  /** Attribute expressions being evaluated, for cycle detection. */
+  readonly stack: Compiled[] = [];
+  /** The ad each stacked expression is evaluated in (a cycle is the same expression in the same ad). */
+  readonly holders: ClassAd[] = [];
+  depth = 0;
+  steps = 0;
+  used = 0;
+  /** Set by random() with a non-positive bound: the whole evaluation fails. */
+  failed = false;
+
+  constructor(readonly ctx: EvalContext) {}
+
+  /** Prepares for evaluating with MY = my and no target. */
+  plain(my: ClassAd): this {
+    this.root = my;
+    this.left = null;
+    this.right = null;
+    this.reset();
+    return this;
+  }
+
+  /** Prepares for evaluating inside the match of `left` (job) and `right` (machine). */
+  match(left: ClassAd, right: ClassAd): this {
+    this.root = null;
+    this.left = left;
+    this.right = right;
+    this.reset();
+    return this;
+  }
+
+  /** Clears the per-evaluation counters (keeps the `used` flags). */
+  reset(): void {
+    this.stack.length = 0;
+    this.holders.length = 0;
+    this.depth = 0;
+    this.steps = 0;
+    this.failed = false;
+  }
+
+  /** The other ad of the match when `top` is one of the pair, else null. */
+  otherOf(top: ClassAd): ClassAd | null {
+    if (top === this.left) return this.right;
+    if (top === this.right) return this.left;
+    return null;
+  }
+
+  /** Seconds since the epoch (float). */
+  nowSeconds(): number {
+    this.used |= USED_TIME;
+    return this.ctx.now / 1000;
+  }
+}
