@@ -30,10 +30,14 @@ const PRIORITIZER_LIBRARY = [
   `def adjust($value; $message): .${PR}.priority += $value | note("\\($message)  (\\(if $value > 0 then "+" else "-" end)\\($value | length))");`,
 ].join(" ");
 
-/** Puts the library between the hoisted imports and the user's script. */
+/**
+ * Puts the library between the hoisted imports and the user's script; the
+ * script is piped from `.` so that an empty script is a syntax error, as in
+ * pScheduler.
+ */
 function assemble(spec: JqSpec, library: string): string {
   const { imports, body } = hoistImports(scriptText(spec, true));
-  return `${imports}${imports ? "\n" : ""}${library}\n${body}`;
+  return `${imports}${imports ? "\n" : ""}${library} . |\n${body}\n`;
 }
 
 /** The result of rewriting: an error ends processing with `Error while rewriting: <message>`. */
