@@ -85,9 +85,9 @@ export function normalizeHost(raw: unknown, defaults: HostDefaults, at = ""): { 
   if (typeof sigxcpu !== "boolean") r.fail("sigxcpu", "invalid field sigxcpu: expected true or false");
   const reportedAt = raw.reportedAt === undefined ? undefined : r.number("reportedAt", 0, Infinity, false);
   if (r.errors.length > 0) return { ok: false, error: r.errors };
+  // One literal with every field in a fixed order (absent optionals as undefined):
+  // a stable object shape, and far cheaper than spreading conditional parts.
   const host: Host = {
-    ...settings,
-    access: settings.access as Host["access"],
     name: name!,
     address: address!,
     net: net!,
@@ -96,16 +96,31 @@ export function normalizeHost(raw: unknown, defaults: HostDefaults, at = ""): { 
     load: load!,
     swapFreePct: swapFreePct!,
     jobs: jobs!,
-    ...(idleSeconds !== undefined ? { idleSeconds } : {}),
-    ...(idle !== undefined ? { idle } : {}),
-    ...(freeProcs !== undefined ? { freeProcs } : {}),
-    ...(users !== undefined ? { users } : {}),
-    ...(shells !== undefined ? { shells } : {}),
+    idleSeconds,
+    idle,
+    freeProcs,
+    maxLoad: settings.maxLoad,
+    minSwapPct: settings.minSwapPct,
+    maxJobs: settings.maxJobs,
+    minIdleSeconds: settings.minIdleSeconds,
+    idleCrit: settings.idleCrit,
+    minFreeProcs: settings.minFreeProcs,
+    bias: settings.bias,
+    evictSeconds: settings.evictSeconds,
+    cpuSeconds: settings.cpuSeconds,
+    memoryKb: settings.memoryKb,
+    nice: settings.nice,
+    npri: settings.npri,
+    localJobs: settings.localJobs,
+    access: settings.access as Host["access"],
+    users,
+    shells,
+    checkSeconds: settings.checkSeconds,
     clients: clients!,
     allow: allow!,
     deny: deny!,
     sigxcpu: sigxcpu as boolean,
-    ...(reportedAt !== undefined ? { reportedAt } : {}),
+    reportedAt,
   };
   return { ok: true, value: host };
 }
