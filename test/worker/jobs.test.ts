@@ -214,7 +214,7 @@ describe("job queue", () => {
 
   it("honours ad-hoc reason buckets across submissions", async () => {
     const q = "adhoc";
-    const reason = [["gnt:user", "rate-limit:2:evacuation", 1]];
+    const reason = [["gnt:user", "rate-limit:2:evacuation", 1_700_000_000_000_000_000]];
     const answers = [];
     for (let i = 0; i < 3; i++) answers.push(await submit(q, { opcodes: [op("OP_NODE_EVACUATE", { reason })] }));
     expect(answers.map((a) => a.action)).toEqual(["ACCEPT", "ACCEPT", "ADHOC_RATE_LIMITED"]);

@@ -1,8 +1,12 @@
 import { z } from "zod";
 import { validateRules } from "../../engines/jobfilter/index.js";
 
-/** A reason-trail entry: `[source, reason, timestamp_ns]`. */
-export const ReasonEntry = z.tuple([z.string(), z.string(), z.number().int()]);
+/**
+ * A reason-trail entry: `[source, reason, timestamp_ns]`. Nanosecond
+ * timestamps exceed 2^53, which zod's `.int()` refuses, so integrality is
+ * checked on its own (the value keeps a double's precision).
+ */
+export const ReasonEntry = z.tuple([z.string(), z.string(), z.number().refine(Number.isInteger, "expected an integer")]);
 /** A reason-trail entry. */
 export type ReasonEntry = z.infer<typeof ReasonEntry>;
 

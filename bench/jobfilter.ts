@@ -1,0 +1,98 @@
+/**
+ * Job filter decisions per second for a 50-rule chain in-process, against the
+ * cost of parsing the decision's JSON (measured in the same run).
+ * Run: npx tsx bench/jobfilter.ts
+ */
+import { fileURLToPath } from "node:url";
+import type { FilterRule, Job } from "../src/engines/jobfilter/index.js";
+import { compileFilters, decideJobfilter, loadFilters } from "../src/engines/jobfilter/index.js";
+import { JobfilterDecisionRequest } from "../src/http/schemas/jobs.js";
+import { measure, printTable, type BenchRow } from "./support.js";
+
+const RULES = 50;
+
+/** A realistic chain: drains, opcode filters, regexes, reason filters and rate limits; none but the last matches the probe job. */
+function chain(): FilterRule[] {
+  const rules: FilterRule[] = [];
+  for (let i = 0; i < RULES - 1; i++) {
+    const uuid = `00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`;
+    const kind = i % 5;
+    const predicates: FilterRule["predicates"] =
+      kind === 0
+        ? [["jobid", ["&", [">", "id", "watermark"], ["<", "id", 10]]]]
+        : kind === 1
+          ? [["opcode", ["==", "OP_ID", `OP_NEVER_${i}`]]]
+          : kind === 2
+            ? [["opcode", ["&", ["=~", "instance_name", `^db${i}\\.`], ["?", "force"]]]]
+            : kind === 3
+              ? [["reason", ["=~", "reason", `maintenance ticket ${i}$`]]]
+              : [["opcode", ["|", ["=[]", "tags", `team-${i}`], [">", "beparams.memory", 1_000_000 + i]]]];
+    const action: FilterRule["action"] = kind === 4 ? ["RATE_LIMIT", 5] : kind === 0 ? "PAUSE" : "REJECT";
+    rules.push({ uuid, watermark: 100, priority: i, predicates, action, reason_trail: [] });
+  }
+  rules.push({
+    uuid: "ffffffff-0000-4000-8000-000000000000",
+    watermark: 100,
+    priority: 999,
+    predicates: [["opcode", ["=", "OP_ID", "OP_INSTANCE_REPLACE_DISKS"]]],
+    action: ["RATE_LIMIT", 10],
+    reason_trail: [],
+  });
+  return rules;
+}
+
+function job(id: number): Job {
+  return {
+    id,
+    opcodes: [
+      {
+        OP_ID: "OP_INSTANCE_REPLACE_DISKS",
+        instance_name: `web${id}.example.com`,
+        force: false,
+        tags: ["web", "prod"],
+        beparams: { memory: 4096 },
+        reason: [["gnt:client:gnt-instance", "replace-disks", 1_700_000_000_000_000_000]],
+      },
+    ],
+  };
+}
+
+/** Measures one decision over the 50-rule chain, a pass with a busy queue, and the JSON baseline. */
+export async function runJobfilterBench(): Promise<BenchRow[]> {
+  const compiled = compileFilters(JSON.stringify(chain()));
+  if (!compiled.ok) throw new Error(compiled.error[0].message);
+  const policy = loadFilters(compiled.value);
+  const running = Array.from({ length: 5 }, (_, i) => job(200 + i));
+  const request = { job: job(500), queue: { running, queued: [] as Job[] } };
+  const text = JSON.stringify(request);
+
+  const check = decideJobfilter(policy, request, { explain: false }).verdict;
+  if (check.action !== "ACCEPT" || check.rule !== "ffffffff-0000-4000-8000-000000000000") throw new Error(`unexpected ${JSON.stringify(check)}`);
+
+  const baselineName = "JSON.parse job";
+  const baseline = measure(() => JSON.parse(text));
+  const rows: BenchRow[] = [{ name: "JSON.parse of the decision input", microsPerOp: baseline, baselineName, ratio: 1 }];
+  const zodUs = measure(() => JobfilterDecisionRequest.parse(JSON.parse(text)));
+  rows.push({ name: "JSON.parse + zod validation", microsPerOp: zodUs, baselineName, ratio: zodUs / baseline });
+  const decideUs = measure(() => decideJobfilter(policy, request, { explain: false }));
+  rows.push({ name: `decide, ${RULES} rules, 5 running`, microsPerOp: decideUs, baselineName, ratio: decideUs / baseline });
+
+  const busy = { job: job(900), queue: { running: Array.from({ length: 10 }, (_, i) => job(300 + i)), queued: Array.from({ length: 10 }, (_, i) => job(400 + i)) } };
+  const busyUs = measure(() => decideJobfilter(policy, busy, { explain: false }));
+  rows.push({ name: `decide, ${RULES} rules, 10 running + 10 queued ahead`, microsPerOp: busyUs, baselineName, ratio: busyUs / baseline });
+
+  const source = JSON.stringify(chain());
+  const compileUs = measure(() => {
+    const c = compileFilters(source);
+    return c.ok ? loadFilters(c.value) : null;
+  }, 300);
+  rows.push({ name: `compile + load ${RULES} rules (once per rule change)`, microsPerOp: compileUs, baselineName, ratio: compileUs / baseline });
+  return rows;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const rows = await runJobfilterBench();
+  printTable("jobfilter", rows);
+  const decide = rows[2];
+  console.log(`\n${Math.round(1e6 / decide.microsPerOp).toLocaleString("en")} decisions/s over ${RULES} rules; ${decide.ratio.toFixed(2)}× the cost of JSON.parse of the input`);
+}
