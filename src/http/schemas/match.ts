@@ -1,0 +1,23 @@
+import { z } from "zod";
+
+/** An ad: ClassAd text (new `[ ... ]`, old one-attribute-per-line, or JSON text) or a JSON object. */
+export const Ad = z.union([z.string().max(1_000_000), z.record(z.string(), z.unknown())]);
+/** An ad as validated. */
+export type Ad = z.infer<typeof Ad>;
+
+/** The body of `POST /v1/match`: one job, up to 2,000 machine ads and optionally the job's schedd ad. */
+export const MatchRequest = z.strictObject({
+  job: Ad,
+  machines: z.array(Ad).max(2000),
+  schedd: Ad.optional(),
+});
+/** A match request, as validated. */
+export type MatchRequest = z.infer<typeof MatchRequest>;
+
+/** The body of `POST /v1/ads/check`: would the pool policy discard this schedd, startd or job ad. */
+export const AdCheckRequest = z.strictObject({
+  kind: z.enum(["schedd", "startd", "job"]),
+  ad: Ad,
+});
+/** An ad-check request, as validated. */
+export type AdCheckRequest = z.infer<typeof AdCheckRequest>;
