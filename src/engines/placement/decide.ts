@@ -40,9 +40,13 @@ function creationProblem(view: QueueView, queue: string, user: string, groups: r
   const ancestorRaw = queue.slice(0, ancestor.length);
   if (!view.submitAllowed(ancestor, user, groups)) return `submit access to queue ${ancestorRaw} denied during create of: ${queue}`;
   if (view.isLeaf(ancestor)) return `creation of queue ${queue} failed parent is already a leaf: ${ancestorRaw}`;
-  for (const level of queue.slice(ancestor.length + 1).split(".")) {
+  for (let start = ancestor.length + 1; start <= queue.length; ) {
+    const dot = queue.indexOf(".", start);
+    const end = dot < 0 ? queue.length : dot;
+    const level = queue.slice(start, end);
     if (!isQueueNameValid(level)) return INVALID_QUEUE_NAME;
     if (level === RECOVERY_NAME) return "dynamic queue cannot be root.@recovery@";
+    start = end + 1;
   }
   return null;
 }

@@ -57,7 +57,7 @@ export function isQueueNameValid(name: string): boolean {
 
 /** Turns a name with dots into one queue level, as YuniKorn does for users, provided and tag names. */
 export function replaceDot(name: string): string {
-  return name.indexOf(".") < 0 ? name : name.split(".").join("_dot_");
+  return name.indexOf(".") < 0 ? name : name.replaceAll(".", "_dot_");
 }
 
 /** True when every dot-separated part of a path is a valid queue name. */
