@@ -1,0 +1,210 @@
+/** Date builtins in UTC: gmtime, mktime, strftime, strptime, now. */
+import type { Json } from "../engines/common/json.js";
+import { def0, defV } from "./builtins-define.js";
+import { S } from "./runtime.js";
+import { fail } from "./values.js";
+
+const DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+
+function gmtime(t: number): Json[] {
+  const whole = Math.floor(t);
+  const d = new Date(whole * 1000);
+  if (isNaN(d.getTime())) return fail("gmtime() argument out of range");
+  const y = d.getUTCFullYear();
+  const yday = Math.floor((Date.UTC(y, d.getUTCMonth(), d.getUTCDate()) - Date.UTC(y, 0, 1)) / 86400000);
+  return [y, d.getUTCMonth(), d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds() + (t - whole), d.getUTCDay(), yday];
+}
+
+function isTm(v: Json): v is number[] {
+  return Array.isArray(v) && v.length >= 6 && v.every((x) => typeof x === "number");
+}
+
+function timegm(tm: number[]): number {
+  return Date.UTC(tm[0], tm[1], tm[2], tm[3], tm[4], Math.floor(tm[5])) / 1000;
+}
+
+def0("gmtime", (i) => (typeof i === "number" ? gmtime(i) : fail("gmtime() requires a number")));
+def0("localtime", (i) => (typeof i === "number" ? gmtime(i) : fail("localtime() requires a number")));
+def0("mktime", (i) => {
+  if (!Array.isArray(i)) return fail("mktime requires array inputs");
+  if (!isTm(i)) return fail("mktime requires parsed datetime inputs");
+  return timegm(i);
+});
+def0("now", () => S.now ?? Date.now() / 1000);
+
+const p2 = (n: number): string => String(Math.trunc(n)).padStart(2, "0");
+
+function strftime(tm: number[], fmt: string): string {
+  const [y, mo, d, h, mi, s] = tm;
+  const wday = tm[6] ?? new Date(Date.UTC(y, mo, d)).getUTCDay();
+  const yday = tm[7] ?? 0;
+  const weekNum = (startMonday: boolean): number => {
+    const wd = startMonday ? (wday + 6) % 7 : wday;
+    return Math.floor((yday + 7 - wd) / 7);
+  };
+  let out = "";
+  for (let k = 0; k < fmt.length; k++) {
+    const c = fmt[k];
+    if (c !== "%") {
+      out += c;
+      continue;
+    }
+    const f = fmt[++k];
+    switch (f) {
+      case "Y": out += String(y); break;
+      case "C": out += p2(Math.floor(y / 100)); break;
+      case "y": out += p2(((y % 100) + 100) % 100); break;
+      case "m": out += p2(mo + 1); break;
+      case "d": out += p2(d); break;
+      case "e": out += String(d).padStart(2, " "); break;
+      case "H": out += p2(h); break;
+      case "k": out += String(h).padStart(2, " "); break;
+      case "I": out += p2(h % 12 === 0 ? 12 : h % 12); break;
+      case "l": out += String(h % 12 === 0 ? 12 : h % 12).padStart(2, " "); break;
+      case "M": out += p2(mi); break;
+      case "S": out += p2(Math.floor(s)); break;
+      case "j": out += String(yday + 1).padStart(3, "0"); break;
+      case "a": out += (DAYS[wday] ?? "?").slice(0, 3); break;
+      case "A": out += DAYS[wday] ?? "?"; break;
+      case "b": case "h": out += (MONTHS[mo] ?? "?").slice(0, 3); break;
+      case "B": out += MONTHS[mo] ?? "?"; break;
+      case "p": out += h < 12 ? "AM" : "PM"; break;
+      case "P": out += h < 12 ? "am" : "pm"; break;
+      case "Z": out += "UTC"; break;
+      case "z": out += "+0000"; break;
+      case "T": out += `${p2(h)}:${p2(mi)}:${p2(Math.floor(s))}`; break;
+      case "R": out += `${p2(h)}:${p2(mi)}`; break;
+      case "D": out += `${p2(mo + 1)}/${p2(d)}/${p2(((y % 100) + 100) % 100)}`; break;
+      case "F": out += `${y}-${p2(mo + 1)}-${p2(d)}`; break;
+      case "c": out += `${DAYS[wday]?.slice(0, 3)} ${MONTHS[mo]?.slice(0, 3)} ${String(d).padStart(2, " ")} ${p2(h)}:${p2(mi)}:${p2(Math.floor(s))} ${y}`; break;
+      case "x": out += `${p2(mo + 1)}/${p2(d)}/${p2(((y % 100) + 100) % 100)}`; break;
+      case "X": out += `${p2(h)}:${p2(mi)}:${p2(Math.floor(s))}`; break;
+      case "s": out += String(timegm(tm)); break;
+      case "u": out += String(wday === 0 ? 7 : wday); break;
+      case "w": out += String(wday); break;
+      case "U": out += p2(weekNum(false)); break;
+      case "W": out += p2(weekNum(true)); break;
+      case "n": out += "\n"; break;
+      case "t": out += "\t"; break;
+      case "%": out += "%"; break;
+      default: out += "%" + (f ?? "");
+    }
+  }
+  return out;
+}
+
+function strftimeFn(name: string) {
+  return (i: Json, f: Json): Json => {
+    const tm = typeof i === "number" ? gmtime(i) : i;
+    if (!isTm(tm)) return fail(`${name}/1 requires parsed datetime inputs`);
+    if (typeof f !== "string") return fail(`${name}/1 requires a string format`);
+    return strftime(tm, f);
+  };
+}
+defV("strftime", 1, strftimeFn("strftime"));
+defV("strflocaltime", 1, strftimeFn("strflocaltime"));
+
+function strptime(input: string, fmt: string): Json[] {
+  const tm = [0, 0, 0, 0, 0, 0];
+  let year = 1900;
+  let wday = -1;
+  let yday = -1;
+  let dateParsed = false;
+  let pm: boolean | null = null;
+  let pos = 0;
+  const bad = (): never => fail(`date "${input}" does not match format "${fmt}"`);
+  const num = (maxLen: number, signed = false): number => {
+    const m = (signed ? /^[+-]?\d+/ : /^\d+/).exec(input.slice(pos, pos + maxLen + (signed ? 1 : 0)));
+    if (!m) return bad();
+    pos += m[0].length;
+    return Number(m[0]);
+  };
+  const name = (list: string[]): number => {
+    const rest = input.slice(pos).toLowerCase();
+    for (let j = 0; j < list.length; j++) {
+      const full = list[j].toLowerCase();
+      if (rest.startsWith(full)) {
+        pos += full.length;
+        return j;
+      }
+      if (rest.startsWith(full.slice(0, 3))) {
+        pos += 3;
+        return j;
+      }
+    }
+    return bad();
+  };
+  const run = (f: string): void => {
+    for (let k = 0; k < f.length; k++) {
+      const c = f[k];
+      if (/\s/.test(c)) {
+        while (pos < input.length && /\s/.test(input[pos])) pos++;
+        continue;
+      }
+      if (c !== "%") {
+        if (input[pos] !== c) bad();
+        pos++;
+        continue;
+      }
+      const s = f[++k];
+      switch (s) {
+        case "Y": year = num(4, true); dateParsed = true; break;
+        case "C": year = num(2) * 100 + (year % 100); dateParsed = true; break;
+        case "y": { const v = num(2); year = v < 69 ? 2000 + v : 1900 + v; dateParsed = true; break; }
+        case "m": tm[1] = num(2) - 1; dateParsed = true; break;
+        case "d": case "e": while (input[pos] === " ") pos++; tm[2] = num(2); dateParsed = true; break;
+        case "H": case "k": tm[3] = num(2); break;
+        case "I": case "l": tm[3] = num(2) % 12; break;
+        case "M": tm[4] = num(2); break;
+        case "S": tm[5] = num(2); break;
+        case "j": yday = num(3) - 1; break;
+        case "a": case "A": wday = name(DAYS); break;
+        case "b": case "B": case "h": tm[1] = name(MONTHS); dateParsed = true; break;
+        case "p": { const r = input.slice(pos, pos + 2).toUpperCase(); if (r !== "AM" && r !== "PM") bad(); pm = r === "PM"; pos += 2; break; }
+        case "Z": { const m = /^[A-Za-z]+/.exec(input.slice(pos)); if (m) pos += m[0].length; break; }
+        case "z": { const m = /^(?:Z|[+-]\d{2}:?\d{2})/.exec(input.slice(pos)); if (!m) bad(); else pos += m[0].length; break; }
+        case "T": run("%H:%M:%S"); break;
+        case "R": run("%H:%M"); break;
+        case "D": run("%m/%d/%y"); break;
+        case "F": run("%Y-%m-%d"); break;
+        case "s": {
+          const t = gmtime(num(20, true)) as number[];
+          year = t[0];
+          for (let j = 1; j < 6; j++) tm[j] = t[j];
+          dateParsed = true;
+          break;
+        }
+        case "u": wday = num(1) % 7; break;
+        case "w": wday = num(1); break;
+        case "U": case "W": case "V": num(2); break;
+        case "n": case "t": while (pos < input.length && /\s/.test(input[pos])) pos++; break;
+        case "%": if (input[pos] !== "%") bad(); pos++; break;
+        default: bad();
+      }
+    }
+  };
+  run(fmt);
+  if (pm !== null) tm[3] = (tm[3] % 12) + (pm ? 12 : 0);
+  tm[0] = year;
+  let wd = 8;
+  let yd = 367;
+  if (dateParsed) {
+    const t = Date.UTC(year, tm[1], tm[2]);
+    wd = new Date(t).getUTCDay();
+    yd = Math.round((t - Date.UTC(year, 0, 1)) / 86400000);
+  }
+  if (wday >= 0) wd = wday;
+  if (yday >= 0) yd = yday;
+  const out: Json[] = [...tm, wd, yd];
+  if (pos < input.length) {
+    if (/\s/.test(input[pos])) out.push(input.slice(pos));
+    else bad();
+  }
+  return out;
+}
+
+defV("strptime", 1, (i, f) => {
+  if (typeof i !== "string" || typeof f !== "string") return fail("strptime/1 requires string inputs and arguments");
+  return strptime(i, f);
+});

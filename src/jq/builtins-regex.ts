@@ -1,0 +1,117 @@
+/** Regex builtins: match, test, capture dispatch, split/2, sub/gsub. */
+import type { Json } from "../engines/common/json.js";
+import { defNative } from "./builtins-define.js";
+import { matchAll } from "./regex.js";
+import { fail, typeOf, type JObj } from "./values.js";
+
+/** Splits `match($val)`'s argument into regex and flags as jq's dispatch does. */
+function reAndFlags(v: Json): [Json, Json] {
+  if (typeof v === "string") return [v, null];
+  if (Array.isArray(v) && v.length > 1) return [v[0], v[1]];
+  if (Array.isArray(v) && v.length > 0) return [v[0], null];
+  return fail(`${typeOf(v)} not a string or array`);
+}
+
+function emitAll(xs: Json[], emit: (v: Json) => boolean): boolean {
+  for (const x of xs) if (emit(x)) return true;
+  return false;
+}
+
+defNative("match", 2, {
+  gen: (i, a, env, emit) =>
+    a[0].gen(i, env, (re) => a[1].gen(i, env, (fl) => emitAll(matchAll(i, re, fl, false) as Json[], emit))),
+});
+defNative("test", 2, {
+  gen: (i, a, env, emit) => a[0].gen(i, env, (re) => a[1].gen(i, env, (fl) => emit(matchAll(i, re, fl, true) as boolean))),
+});
+defNative("match", 1, {
+  gen: (i, a, env, emit) =>
+    a[0].gen(i, env, (v) => {
+      const [re, fl] = reAndFlags(v);
+      return emitAll(matchAll(i, re, fl, false) as Json[], emit);
+    }),
+});
+defNative("test", 1, {
+  gen: (i, a, env, emit) =>
+    a[0].gen(i, env, (v) => {
+      const [re, fl] = reAndFlags(v);
+      return emit(matchAll(i, re, fl, true) as boolean);
+    }),
+});
+
+function captureObject(m: JObj): JObj {
+  const o: JObj = {};
+  for (const c of m.captures as JObj[]) if (c.name !== null) o[c.name as string] = c.string;
+  return o;
+}
+
+defNative("capture", 1, {
+  gen: (i, a, env, emit) =>
+    a[0].gen(i, env, (v) => {
+      const [re, fl] = reAndFlags(v);
+      for (const m of matchAll(i, re, fl, false) as JObj[]) if (emit(captureObject(m))) return true;
+      return false;
+    }),
+});
+defNative("capture", 2, {
+  gen: (i, a, env, emit) =>
+    a[0].gen(i, env, (re) =>
+      a[1].gen(i, env, (fl) => {
+        for (const m of matchAll(i, re, fl, false) as JObj[]) if (emit(captureObject(m))) return true;
+        return false;
+      }),
+    ),
+});
+
+function cpSlice(s: string, from: number, to: number): string {
+  if (!/[\uD800-\uDFFF]/.test(s)) return s.slice(from, to);
+  return Array.from(s).slice(from, to).join("");
+}
+
+defNative("split", 2, {
+  gen: (i, a, env, emit) =>
+    a[0].gen(i, env, (re) =>
+      a[1].gen(i, env, (fl) => {
+        if (fl !== null && typeof fl !== "string") return fail(`${typeOf(fl)} (${JSON.stringify(fl)}) is not a string`);
+        const ms = matchAll(i, re, "g" + (fl ?? ""), false) as JObj[];
+        const s = i as string;
+        const out: Json[] = [];
+        let prev = 0;
+        for (const m of ms) {
+          out.push(cpSlice(s, prev, m.offset as number));
+          prev = (m.offset as number) + (m.length as number);
+        }
+        out.push(cpSlice(s, prev, Infinity));
+        return emit(out);
+      }),
+    ),
+});
+
+defNative("sub", 3, {
+  gen: (i, a, env, emit) =>
+    a[0].gen(i, env, (re) =>
+      a[2].gen(i, env, (fl) => {
+        if (typeof fl !== "string" && fl !== null) return fail(`${typeOf(fl)} (${JSON.stringify(fl)}) is not a string`);
+        const ms = matchAll(i, re, fl, false) as JObj[];
+        const s = i as string;
+        const results: Json[] = [];
+        let prev = 0;
+        for (const m of ms) {
+          const gap = cpSlice(s, prev, m.offset as number);
+          const inserts: Json[] = [];
+          a[1].gen(captureObject(m), env, (v) => (inserts.push(v), false));
+          for (let ix = 0; ix < inserts.length; ix++) {
+            const ins = inserts[ix];
+            if (typeof ins !== "string")
+              return fail(`${typeOf(gap)} (${JSON.stringify(gap)}) and ${typeOf(ins)} (${JSON.stringify(ins)}) cannot be added`);
+            results[ix] = (results[ix] === undefined || results[ix] === null ? "" : results[ix]) + gap + ins;
+          }
+          prev = (m.offset as number) + (m.length as number);
+        }
+        if (results.length === 0) return emit(s);
+        const rest = cpSlice(s, prev, Infinity);
+        for (const r of results) if (emit((r as string) + rest)) return true;
+        return false;
+      }),
+    ),
+});

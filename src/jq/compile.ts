@@ -1,0 +1,761 @@
+/** Compiles the syntax tree to closures once: value-mode generators and, on demand, path-mode ones. */
+import type { Json } from "../engines/common/json.js";
+import type { FuncDef, Node, Pattern } from "./ast.js";
+import { applyFormat } from "./formats.js";
+import { binop, cannotIterate, indexValue, sliceValue } from "./ops.js";
+import { delPaths, getPath, setPath, updatePath } from "./paths.js";
+import { Closure, Env, S, step, up, type ArgInfo, type Emit, type Gen, type PEmit, type PGen, type Path } from "./runtime.js";
+import { JqCompileError, Scope, type FuncInfo } from "./scope.js";
+import { compilePatternBind } from "./compile-patterns.js";
+import { JqError, desc, fail, getKey, preview30, setKey, truthy, type JObj } from "./values.js";
+import { printCompact } from "./print.js";
+
+/** A natively implemented builtin. */
+export interface Native {
+  gen: (input: Json, args: ArgInfo[], env: Env | null, emit: Emit) => boolean;
+  pgen?: (input: Json, path: Path, args: ArgInfo[], env: Env | null, emit: PEmit) => boolean;
+}
+
+/** The native builtin table, filled by the builtins modules. */
+export const NATIVES = new Map<string, Native>();
+
+/** Path-mode generator of an argument, compiled on first use. */
+export function pathOf(a: ArgInfo): PGen {
+  if (a.pgen === null) a.pgen = a.compilePath();
+  return a.pgen;
+}
+
+/** Raises jq's error for a non-path value where a path was required. */
+export function invalidPathResult(v: Json): never {
+  return fail(`Invalid path expression with result ${preview30(v)}`);
+}
+
+function keyPreview(k: Json): string {
+  return printCompact(k);
+}
+
+const IS_PROTO_KEY = (k: string): boolean => k in Object.prototype;
+
+/** Looks up a field on an object (null on null), with jq's error otherwise. */
+function field(t: Json, k: string, protoSafe: boolean): Json {
+  if (typeof t === "object" && t !== null && !Array.isArray(t)) {
+    if (protoSafe) {
+      const v = t[k];
+      return v === undefined ? null : v;
+    }
+    return getKey(t, k);
+  }
+  if (t === null) return null;
+  return indexValue(t, k);
+}
+
+/** Wraps a value-mode generator for path mode: outputs identical to the input keep its path. */
+function nonPath(g: Gen): PGen {
+  return (i, p, env, emit) => g(i, env, (v) => emit(v, v === i && (v === null || typeof v !== "number") ? p : null));
+}
+
+/** Turns `tostring`-style interpolation values into text. */
+function interpText(v: Json): string {
+  return typeof v === "string" ? v : printCompact(v);
+}
+
+export class Compiler {
+  constructor(readonly eager: boolean) {}
+
+  /** Compiles a node in value mode. */
+  gen(n: Node, sc: Scope): Gen {
+    switch (n.k) {
+      case "identity":
+        return (i, _e, emit) => emit(i);
+      case "recurse":
+        return (i, _e, emit) => recurseAll(i, emit);
+      case "literal": {
+        const v = n.v;
+        return (_i, _e, emit) => emit(v);
+      }
+      case "str":
+        return this.strGen(n.parts, n.fmt, sc);
+      case "format": {
+        const name = n.name;
+        applyFormat(name, "");
+        return (i, _e, emit) => emit(applyFormat(name, i));
+      }
+      case "index":
+        return this.indexGen(n.target, n.key, sc);
+      case "slice": {
+        const t = this.gen(n.target, sc);
+        const from = n.from ? this.gen(n.from, sc) : null;
+        const to = n.to ? this.gen(n.to, sc) : null;
+        return (i, env, emit) =>
+          withOpt(from, i, env, (f) => withOpt(to, i, env, (e) => t(i, env, (tv) => emit(sliceValue(tv, f, e)))));
+      }
+      case "iterate": {
+        const t = this.gen(n.target, sc);
+        return (i, env, emit) => t(i, env, (tv) => iterate(tv, emit));
+      }
+      case "pipe": {
+        const l = this.gen(n.l, sc);
+        const r = this.gen(n.r, sc);
+        return (i, env, emit) => l(i, env, (v) => r(v, env, emit));
+      }
+      case "comma": {
+        const l = this.gen(n.l, sc);
+        const r = this.gen(n.r, sc);
+        return (i, env, emit) => l(i, env, emit) || r(i, env, emit);
+      }
+      case "neg": {
+        const e = this.gen(n.e, sc);
+        return (i, env, emit) =>
+          e(i, env, (v) => emit(typeof v === "number" ? -v : fail(`${desc(v)} cannot be negated`)));
+      }
+      case "binop": {
+        const l = this.gen(n.l, sc);
+        const r = this.gen(n.r, sc);
+        const op = n.op;
+        if (n.r.k === "literal") {
+          const rv = n.r.v;
+          return (i, env, emit) => l(i, env, (lv) => emit(binop(op, lv, rv)));
+        }
+        return (i, env, emit) => r(i, env, (rv) => l(i, env, (lv) => emit(binop(op, lv, rv))));
+      }
+      case "and":
+      case "or": {
+        const l = this.gen(n.l, sc);
+        const r = this.gen(n.r, sc);
+        const isAnd = n.k === "and";
+        return (i, env, emit) =>
+          l(i, env, (lv) => {
+            if (truthy(lv) !== isAnd) return emit(!isAnd);
+            return r(i, env, (rv) => emit(truthy(rv)));
+          });
+      }
+      case "alt":
+        return altGen(this.gen(n.l, sc), this.gen(n.r, sc));
+      case "assign":
+        return this.assignGen(n.op, n.l, n.r, sc);
+      case "array": {
+        if (n.e === null) return (_i, _e, emit) => emit([]);
+        const e = this.gen(n.e, sc);
+        return (i, env, emit) => {
+          const out: Json[] = [];
+          if (e(i, env, (v) => (out.push(v), false))) return true;
+          return emit(out);
+        };
+      }
+      case "object":
+        return this.objectGen(n.entries, sc);
+      case "try":
+        return tryGen(this.gen(n.body, sc), n.handler ? this.gen(n.handler, sc) : null);
+      case "if": {
+        const c = this.gen(n.cond, sc);
+        const t = this.gen(n.then, sc);
+        const f = n.else ? this.gen(n.else, sc) : null;
+        return (i, env, emit) => c(i, env, (cv) => (truthy(cv) ? t(i, env, emit) : f ? f(i, env, emit) : emit(i)));
+      }
+      case "reduce":
+        return this.reduceGen(n.src, n.pat, n.init, n.update, sc);
+      case "foreach":
+        return this.foreachGen(n.src, n.pat, n.init, n.update, n.extract, sc);
+      case "bind":
+        return compilePatternBind(this, n.src, n.pats, n.body, sc, false) as Gen;
+      case "label": {
+        const body = this.gen(n.body, sc.push("label", n.name));
+        return (i, env, emit) => {
+          const token = {};
+          const r = body(i, new Env(token, env), emit);
+          if (S.breaking === token) {
+            S.breaking = null;
+            return false;
+          }
+          return r;
+        };
+      }
+      case "break": {
+        const d = sc.lookupSlot("label", n.name);
+        if (d < 0) throw new JqCompileError("$*label-" + n.name + " is not defined", n.pos);
+        return (_i, env, _emit) => {
+          S.breaking = (up(env, d) as Env).v;
+          return true;
+        };
+      }
+      case "funcdef":
+        return this.gen(n.rest, this.define(n.def, sc));
+      case "call":
+        return this.callGen(n.name, n.args, sc, n.pos);
+      case "var":
+        return this.varGen(n.name, sc, n.pos);
+      case "loc": {
+        const line = n.line;
+        return (_i, _e, emit) => emit({ file: "<top-level>", line });
+      }
+    }
+  }
+
+  /** Compiles a node in path mode. */
+  pgen(n: Node, sc: Scope): PGen {
+    switch (n.k) {
+      case "identity":
+        return (i, p, _e, emit) => emit(i, p);
+      case "recurse":
+        return (i, p, _e, emit) => recursePaths(i, p, emit);
+      case "index": {
+        const t = this.pgen(n.target, sc);
+        const k = this.gen(n.key, sc);
+        return (i, p, env, emit) =>
+          k(i, env, (kv) =>
+            t(i, p, env, (tv, tp) => {
+              if (tp === null)
+                return fail(`Invalid path expression near attempt to access element ${keyPreview(kv)} of ${preview30(tv)}`);
+              return emit(tv === null ? null : indexValue(tv, kv), tp.concat([kv]));
+            }),
+          );
+      }
+      case "slice": {
+        const t = this.pgen(n.target, sc);
+        const from = n.from ? this.gen(n.from, sc) : null;
+        const to = n.to ? this.gen(n.to, sc) : null;
+        return (i, p, env, emit) =>
+          withOpt(from, i, env, (f) =>
+            withOpt(to, i, env, (e) =>
+              t(i, p, env, (tv, tp) => {
+                const key: JObj = { start: f, end: e };
+                if (tp === null)
+                  return fail(`Invalid path expression near attempt to access element ${keyPreview(key)} of ${preview30(tv)}`);
+                return emit(sliceValue(tv, f, e), tp.concat([key]));
+              }),
+            ),
+          );
+      }
+      case "iterate": {
+        const t = this.pgen(n.target, sc);
+        return (i, p, env, emit) =>
+          t(i, p, env, (tv, tp) => {
+            if (tp === null) return fail(`Invalid path expression near attempt to iterate through ${preview30(tv)}`);
+            return iteratePaths(tv, tp, emit);
+          });
+      }
+      case "pipe": {
+        const l = this.pgen(n.l, sc);
+        const r = this.pgen(n.r, sc);
+        return (i, p, env, emit) => l(i, p, env, (v, vp) => r(v, vp, env, emit));
+      }
+      case "comma": {
+        const l = this.pgen(n.l, sc);
+        const r = this.pgen(n.r, sc);
+        return (i, p, env, emit) => l(i, p, env, emit) || r(i, p, env, emit);
+      }
+      case "alt":
+        return altPGen(this.pgen(n.l, sc), this.pgen(n.r, sc));
+      case "try":
+        return tryPGen(this.pgen(n.body, sc), n.handler ? this.pgen(n.handler, sc) : null);
+      case "if": {
+        const c = this.gen(n.cond, sc);
+        const t = this.pgen(n.then, sc);
+        const f = n.else ? this.pgen(n.else, sc) : null;
+        return (i, p, env, emit) =>
+          c(i, env, (cv) => (truthy(cv) ? t(i, p, env, emit) : f ? f(i, p, env, emit) : emit(i, p)));
+      }
+      case "bind":
+        return compilePatternBind(this, n.src, n.pats, n.body, sc, true) as PGen;
+      case "label": {
+        const body = this.pgen(n.body, sc.push("label", n.name));
+        return (i, p, env, emit) => {
+          const token = {};
+          const r = body(i, p, new Env(token, env), emit);
+          if (S.breaking === token) {
+            S.breaking = null;
+            return false;
+          }
+          return r;
+        };
+      }
+      case "funcdef":
+        return this.pgen(n.rest, this.define(n.def, sc));
+      case "call":
+        return this.callPGen(n.name, n.args, sc, n.pos);
+      case "break":
+      default:
+        return nonPath(this.gen(n, sc));
+    }
+  }
+
+  /** Adds a function definition to the scope, compiling user bodies eagerly so errors surface. */
+  define(def: FuncDef, sc: Scope): Scope {
+    const valueParams: number[] = [];
+    def.params.forEach((p, j) => {
+      if (p.startsWith("$")) valueParams.push(j);
+    });
+    const fi: FuncInfo = { def, arity: def.params.length, defDepth: sc.depth, scope: sc, gen: null, pgen: null, valueParams };
+    const s2 = sc.pushFunc(fi);
+    fi.scope = s2;
+    if (this.eager) this.ensureGen(fi);
+    return s2;
+  }
+
+  private bodyScope(fi: FuncInfo): Scope {
+    let s = fi.scope;
+    for (const p of fi.def.params) s = s.push("closure", p.startsWith("$") ? p.slice(1) : p);
+    for (const j of fi.valueParams) s = s.push("var", fi.def.params[j].slice(1));
+    return s;
+  }
+
+  private ensureGen(fi: FuncInfo): void {
+    if (fi.gen !== null) return;
+    let real: Gen | null = null;
+    fi.gen = (i, env, emit) => (real as Gen)(i, env, emit);
+    real = this.gen(fi.def.body, this.bodyScope(fi));
+    fi.gen = real;
+  }
+
+  private ensurePGen(fi: FuncInfo): void {
+    if (fi.pgen !== null) return;
+    let real: PGen | null = null;
+    fi.pgen = (i, p, env, emit) => (real as PGen)(i, p, env, emit);
+    real = this.pgen(fi.def.body, this.bodyScope(fi));
+    fi.pgen = real;
+  }
+
+  /** Prepares a call argument: value mode now, path mode when first needed. */
+  arg(node: Node, sc: Scope): ArgInfo {
+    return { node, gen: this.gen(node, sc), pgen: null, compilePath: () => this.pgen(node, sc) };
+  }
+
+  private callEnv(fi: FuncInfo, sc: Scope, args: ArgInfo[]): (env: Env | null, i: Json, k: (e: Env | null) => boolean) => boolean {
+    const hops = sc.depth - fi.defDepth;
+    const vps = fi.valueParams;
+    const n = args.length;
+    return (env, i, k) => {
+      let e = fi.defDepth === 0 ? null : up(env, hops);
+      for (let j = 0; j < n; j++) e = new Env(new Closure(args[j], env), e);
+      if (vps.length === 0) return k(e);
+      const go = (idx: number, e2: Env | null): boolean => {
+        if (idx === vps.length) return k(e2);
+        return args[vps[idx]].gen(i, env, (v) => go(idx + 1, new Env(v, e2)));
+      };
+      return go(0, e);
+    };
+  }
+
+  private resolve(name: string, nargs: number, sc: Scope, pos: number): { closure: number } | { fi: FuncInfo } | { native: Native } {
+    const r = sc.lookupCallable(name, nargs);
+    if (r) return r;
+    const nat = NATIVES.get(name + "/" + nargs);
+    if (nat) return { native: nat };
+    throw new JqCompileError(`${name}/${nargs} is not defined`, pos);
+  }
+
+  private callGen(name: string, argNodes: Node[], sc: Scope, pos: number): Gen {
+    const r = this.resolve(name, argNodes.length, sc, pos);
+    if ("closure" in r) {
+      const d = r.closure;
+      return (i, env, emit) => {
+        const c = (up(env, d) as Env).v as Closure;
+        return c.arg.gen(i, c.env, emit);
+      };
+    }
+    const args = argNodes.map((a) => this.arg(a, sc));
+    if ("native" in r) {
+      const nat = r.native.gen;
+      return (i, env, emit) => {
+        step();
+        return nat(i, args, env, emit);
+      };
+    }
+    const fi = r.fi;
+    this.ensureGen(fi);
+    if (args.length === 0) {
+      const hops = sc.depth - fi.defDepth;
+      if (fi.defDepth === 0)
+        return (i, _env, emit) => {
+          step();
+          return (fi.gen as Gen)(i, null, emit);
+        };
+      return (i, env, emit) => {
+        step();
+        return (fi.gen as Gen)(i, up(env, hops), emit);
+      };
+    }
+    const mk = this.callEnv(fi, sc, args);
+    return (i, env, emit) => {
+      step();
+      return mk(env, i, (e) => (fi.gen as Gen)(i, e, emit));
+    };
+  }
+
+  private callPGen(name: string, argNodes: Node[], sc: Scope, pos: number): PGen {
+    const r = this.resolve(name, argNodes.length, sc, pos);
+    if ("closure" in r) {
+      const d = r.closure;
+      return (i, p, env, emit) => {
+        const c = (up(env, d) as Env).v as Closure;
+        return pathOf(c.arg)(i, p, c.env, emit);
+      };
+    }
+    const args = argNodes.map((a) => this.arg(a, sc));
+    if ("native" in r) {
+      const nat = r.native.pgen;
+      if (!nat) return nonPath(this.callGen(name, argNodes, sc, pos));
+      return (i, p, env, emit) => {
+        step();
+        return nat(i, p, args, env, emit);
+      };
+    }
+    const fi = r.fi;
+    this.ensurePGen(fi);
+    const mk = this.callEnv(fi, sc, args);
+    return (i, p, env, emit) => {
+      step();
+      return mk(env, i, (e) => (fi.pgen as PGen)(i, p, e, emit));
+    };
+  }
+
+  private varGen(name: string, sc: Scope, pos: number): Gen {
+    const d = sc.lookupSlot("var", name);
+    if (d < 0) {
+      if (name === "ENV") return (_i, _e, emit) => emit(S.env);
+      throw new JqCompileError(`$${name} is not defined`, pos);
+    }
+    if (d === 0) return (_i, env, emit) => emit((env as Env).v as Json);
+    return (_i, env, emit) => emit((up(env, d) as Env).v as Json);
+  }
+
+  private indexGen(target: Node, key: Node, sc: Scope): Gen {
+    if (key.k === "literal" && typeof key.v === "string") {
+      const k = key.v;
+      const safe = !IS_PROTO_KEY(k);
+      if (target.k === "identity") return (i, _e, emit) => emit(field(i, k, safe));
+      if (target.k === "index" && target.target.k === "identity" && target.key.k === "literal" && typeof target.key.v === "string") {
+        const k0 = target.key.v;
+        const safe0 = !IS_PROTO_KEY(k0);
+        return (i, _e, emit) => emit(field(field(i, k0, safe0), k, safe));
+      }
+      const t = this.gen(target, sc);
+      return (i, env, emit) => t(i, env, (tv) => emit(field(tv, k, safe)));
+    }
+    const t = this.gen(target, sc);
+    if (key.k === "literal") {
+      const kv = key.v;
+      return (i, env, emit) => t(i, env, (tv) => emit(indexValue(tv, kv)));
+    }
+    const k = this.gen(key, sc);
+    return (i, env, emit) => k(i, env, (kv) => t(i, env, (tv) => emit(indexValue(tv, kv))));
+  }
+
+  private strGen(parts: Array<string | Node>, fmt: string | null, sc: Scope): Gen {
+    const ps: Array<string | Gen> = parts.map((p) => (typeof p === "string" ? p : this.gen(p, sc)));
+    if (fmt !== null) applyFormat(fmt, "");
+    const conv = fmt === null ? interpText : (v: Json) => applyFormat(fmt, v);
+    const n = ps.length;
+    return (i, env, emit) => {
+      const vals: string[] = new Array(n);
+      const go = (k: number): boolean => {
+        if (k < 0) {
+          let s = "";
+          for (let j = 0; j < n; j++) {
+            const p = ps[j];
+            s += typeof p === "string" ? p : vals[j];
+          }
+          return emit(s);
+        }
+        const p = ps[k];
+        if (typeof p === "string") return go(k - 1);
+        return p(i, env, (v) => {
+          vals[k] = conv(v);
+          return go(k - 1);
+        });
+      };
+      return go(n - 1);
+    };
+  }
+
+  private objectGen(entries: Array<{ key: Node; value: Node }>, sc: Scope): Gen {
+    const ks = entries.map((e) => this.gen(e.key, sc));
+    const vs = entries.map((e) => this.gen(e.value, sc));
+    const n = entries.length;
+    const constKeys = entries.every((e) => e.key.k === "literal" && typeof e.key.v === "string");
+    if (constKeys) {
+      const names = entries.map((e) => (e.key as { v: string }).v);
+      return (i, env, emit) => {
+        const vals: Json[] = new Array(n);
+        const go = (j: number): boolean => {
+          if (j === n) {
+            const o: JObj = {};
+            for (let m = 0; m < n; m++) setKey(o, names[m], vals[m]);
+            return emit(o);
+          }
+          return vs[j](i, env, (v) => {
+            vals[j] = v;
+            return go(j + 1);
+          });
+        };
+        return go(0);
+      };
+    }
+    return (i, env, emit) => {
+      const keys: string[] = new Array(n);
+      const vals: Json[] = new Array(n);
+      const go = (j: number): boolean => {
+        if (j === n) {
+          const o: JObj = {};
+          for (let m = 0; m < n; m++) setKey(o, keys[m], vals[m]);
+          return emit(o);
+        }
+        return ks[j](i, env, (k) => {
+          if (typeof k !== "string") return fail(`Cannot use ${desc(k)} as object key`);
+          keys[j] = k;
+          return vs[j](i, env, (v) => {
+            vals[j] = v;
+            return go(j + 1);
+          });
+        });
+      };
+      return go(0);
+    };
+  }
+
+  private assignGen(op: string, lhs: Node, rhs: Node, sc: Scope): Gen {
+    const lp = this.pgen(lhs, sc);
+    const collect = (i: Json, env: Env | null): Json[][] | null => {
+      const ps: Json[][] = [];
+      const stop = lp(i, [], env, (v, p) => {
+        if (p === null) return invalidPathResult(v);
+        ps.push(p);
+        return false;
+      });
+      return stop ? null : ps;
+    };
+    if (op === "|=") {
+      const f = this.gen(rhs, sc);
+      return (i, env, emit) => {
+        const ps = collect(i, env);
+        if (ps === null) return true;
+        let out = i;
+        let dels: Json[][] | null = null;
+        for (const p of ps) {
+          let got = false;
+          let nv: Json = null;
+          const stop = f(getPath(out, p), env, (u) => {
+            got = true;
+            nv = u;
+            return true;
+          });
+          if (got) out = setPath(out, p, nv);
+          else if (stop) return true;
+          else (dels ??= []).push(p);
+        }
+        if (dels !== null) out = delPaths(out, dels);
+        return emit(out);
+      };
+    }
+    const r = this.gen(rhs, sc);
+    if (op === "=") {
+      return (i, env, emit) =>
+        r(i, env, (v) => {
+          const ps = collect(i, env);
+          if (ps === null) return true;
+          let out = i;
+          for (const p of ps) out = setPath(out, p, v);
+          return emit(out);
+        });
+    }
+    const bop = op.slice(0, -1);
+    return (i, env, emit) =>
+      r(i, env, (v) => {
+        const ps = collect(i, env);
+        if (ps === null) return true;
+        let out = i;
+        for (const p of ps) out = updatePath(out, p, bop === "//" ? (old) => (truthy(old) ? old : v) : (old) => binop(bop, old, v));
+        return emit(out);
+      });
+  }
+
+  private reduceGen(src: Node, pat: Pattern, init: Node, update: Node, sc: Scope): Gen {
+    const s = this.gen(src, sc);
+    const ini = this.gen(init, sc);
+    const { bind, scope } = this.patternBinder(pat, sc);
+    const upd = this.gen(update, scope);
+    return (i, env, emit) =>
+      ini(i, env, (acc0) => {
+        let acc = acc0;
+        const stop = s(i, env, (x) => {
+          step();
+          return bind(x, i, env, (e2) => {
+            let last: Json = null;
+            const st = upd(acc, e2, (u) => {
+              last = u;
+              return false;
+            });
+            acc = last;
+            return st;
+          });
+        });
+        if (stop) return true;
+        return emit(acc);
+      });
+  }
+
+  private foreachGen(src: Node, pat: Pattern, init: Node, update: Node, extract: Node | null, sc: Scope): Gen {
+    const s = this.gen(src, sc);
+    const ini = this.gen(init, sc);
+    const { bind, scope } = this.patternBinder(pat, sc);
+    const upd = this.gen(update, scope);
+    const ext = extract ? this.gen(extract, scope) : null;
+    return (i, env, emit) =>
+      ini(i, env, (acc0) => {
+        let acc = acc0;
+        return s(i, env, (x) => {
+          step();
+          return bind(x, i, env, (e2) =>
+            upd(acc, e2, (u) => {
+              acc = u;
+              return ext ? ext(u, e2, emit) : emit(u);
+            }),
+          );
+        });
+      });
+  }
+
+  /** Compiles a single destructuring pattern into a binder plus the scope it creates. */
+  patternBinder(pat: Pattern, sc: Scope): { bind: (x: Json, i: Json, env: Env | null, k: (e: Env | null) => boolean) => boolean; scope: Scope } {
+    if (pat.k === "pvar") return { bind: (x, _i, env, k) => k(new Env(x, env)), scope: sc.push("var", pat.name) };
+    const r = compilePatternBind(this, null, [pat], null, sc, false);
+    return r as unknown as { bind: (x: Json, i: Json, env: Env | null, k: (e: Env | null) => boolean) => boolean; scope: Scope };
+  }
+}
+
+function withOpt(g: Gen | null, i: Json, env: Env | null, k: (v: Json) => boolean): boolean {
+  if (g === null) return k(null);
+  return g(i, env, k);
+}
+
+/** `.[]` on a value. */
+export function iterate(v: Json, emit: Emit): boolean {
+  if (Array.isArray(v)) {
+    for (let j = 0; j < v.length; j++) if (emit(v[j])) return true;
+    return false;
+  }
+  if (typeof v === "object" && v !== null) {
+    for (const k in v) if (emit(v[k])) return true;
+    return false;
+  }
+  return cannotIterate(v);
+}
+
+function iteratePaths(v: Json, p: Json[], emit: PEmit): boolean {
+  if (Array.isArray(v)) {
+    for (let j = 0; j < v.length; j++) if (emit(v[j], p.concat([j]))) return true;
+    return false;
+  }
+  if (typeof v === "object" && v !== null) {
+    for (const k in v) if (emit(v[k], p.concat([k]))) return true;
+    return false;
+  }
+  if (v === null) return false;
+  return cannotIterate(v);
+}
+
+/** `..`: the value and every value inside it, depth first. */
+export function recurseAll(v: Json, emit: Emit): boolean {
+  step();
+  if (emit(v)) return true;
+  if (Array.isArray(v)) {
+    for (let j = 0; j < v.length; j++) if (recurseAll(v[j], emit)) return true;
+  } else if (typeof v === "object" && v !== null) {
+    for (const k in v) if (recurseAll(v[k], emit)) return true;
+  }
+  return false;
+}
+
+/** `..` in path mode. */
+export function recursePaths(v: Json, p: Path, emit: PEmit): boolean {
+  step();
+  if (emit(v, p)) return true;
+  if (p === null) return false;
+  if (Array.isArray(v)) {
+    for (let j = 0; j < v.length; j++) if (recursePaths(v[j], p.concat([j]), emit)) return true;
+  } else if (typeof v === "object" && v !== null) {
+    for (const k in v) if (recursePaths(v[k], p.concat([k]), emit)) return true;
+  }
+  return false;
+}
+
+/** `try body catch handler`: errors raised downstream of the body are not caught. */
+export function tryGen(body: Gen, handler: Gen | null): Gen {
+  return (i, env, emit) => {
+    let down = false;
+    try {
+      return body(i, env, (v) => {
+        down = true;
+        const r = emit(v);
+        down = false;
+        return r;
+      });
+    } catch (e) {
+      if (down || !(e instanceof JqError)) throw e;
+      if (handler === null) return false;
+      return handler(e.value, env, emit);
+    }
+  };
+}
+
+function tryPGen(body: PGen, handler: PGen | null): PGen {
+  return (i, p, env, emit) => {
+    let down = false;
+    try {
+      return body(i, p, env, (v, vp) => {
+        down = true;
+        const r = emit(v, vp);
+        down = false;
+        return r;
+      });
+    } catch (e) {
+      if (down || !(e instanceof JqError)) throw e;
+      if (handler === null) return false;
+      return handler(e.value, null, env, emit);
+    }
+  };
+}
+
+function altGen(l: Gen, r: Gen): Gen {
+  return (i, env, emit) => {
+    let any = false;
+    let down = false;
+    try {
+      const stop = l(i, env, (v) => {
+        if (!truthy(v)) return false;
+        any = true;
+        down = true;
+        const s = emit(v);
+        down = false;
+        return s;
+      });
+      if (stop) return true;
+    } catch (e) {
+      if (down || !(e instanceof JqError)) throw e;
+    }
+    return any ? false : r(i, env, emit);
+  };
+}
+
+function altPGen(l: PGen, r: PGen): PGen {
+  return (i, p, env, emit) => {
+    let any = false;
+    let down = false;
+    try {
+      const stop = l(i, p, env, (v, vp) => {
+        if (!truthy(v)) return false;
+        any = true;
+        down = true;
+        const s = emit(v, vp);
+        down = false;
+        return s;
+      });
+      if (stop) return true;
+    } catch (e) {
+      if (down || !(e instanceof JqError)) throw e;
+    }
+    return any ? false : r(i, p, env, emit);
+  };
+}
+
+export { getPath, delPaths };

@@ -1,0 +1,159 @@
+/** The `@name` string formats of jq 1.7.1. */
+import type { Json } from "../engines/common/json.js";
+import { formatNumber, printCompact } from "./print.js";
+import { desc, fail, typeOf } from "./values.js";
+
+const FORMATS = new Set(["text", "json", "html", "uri", "csv", "tsv", "sh", "base64", "base64d", "base32", "base32d"]);
+
+function tostr(v: Json): string {
+  return typeof v === "string" ? v : printCompact(v);
+}
+
+/** Encodes a string as UTF-8 bytes. */
+export function utf8(s: string): Uint8Array {
+  return new TextEncoder().encode(s);
+}
+
+/** Decodes UTF-8 bytes, replacing invalid sequences with U+FFFD. */
+export function fromUtf8(b: Uint8Array): string {
+  return new TextDecoder("utf-8").decode(b);
+}
+
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
+function base64(s: string): string {
+  const b = utf8(s);
+  let out = "";
+  for (let i = 0; i < b.length; i += 3) {
+    const n = (b[i] << 16) | ((b[i + 1] ?? 0) << 8) | (b[i + 2] ?? 0);
+    out += B64[(n >> 18) & 63] + B64[(n >> 12) & 63];
+    out += i + 1 < b.length ? B64[(n >> 6) & 63] : "=";
+    out += i + 2 < b.length ? B64[n & 63] : "=";
+  }
+  return out;
+}
+
+function base64d(v: Json, s: string): string {
+  const bytes: number[] = [];
+  let acc = 0;
+  let bits = 0;
+  let count = 0;
+  for (const ch of s) {
+    if (ch === "=") break;
+    const d = B64.indexOf(ch);
+    if (d < 0) return fail(`${desc(v)} is not valid base64 data`);
+    count++;
+    acc = (acc << 6) | d;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push((acc >> bits) & 255);
+    }
+  }
+  if (count % 4 === 1) return fail(`${desc(v)} trailing base64 byte found`);
+  return fromUtf8(Uint8Array.from(bytes));
+}
+
+function base32(s: string): string {
+  const b = utf8(s);
+  let out = "";
+  for (let i = 0; i < b.length; i += 5) {
+    const chunk = [b[i], b[i + 1] ?? 0, b[i + 2] ?? 0, b[i + 3] ?? 0, b[i + 4] ?? 0];
+    const n = Math.min(5, b.length - i);
+    let bitsStr = "";
+    for (const c of chunk) bitsStr += c.toString(2).padStart(8, "0");
+    const chars = [2, 4, 5, 7, 8][n - 1];
+    for (let j = 0; j < 8; j++) out += j < chars ? B32[parseInt(bitsStr.slice(j * 5, j * 5 + 5), 2)] : "=";
+  }
+  return out;
+}
+
+function base32d(s: string): string {
+  const bytes: number[] = [];
+  let acc = 0;
+  let bits = 0;
+  for (const ch of s) {
+    if (ch === "=") break;
+    const d = B32.indexOf(ch);
+    if (d < 0) continue;
+    acc = ((acc << 5) | d) & 0xffff;
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push((acc >> bits) & 255);
+    }
+  }
+  return fromUtf8(Uint8Array.from(bytes));
+}
+
+function nul(s: string): string {
+  return s.includes("\0") ? s.replace(/\0/g, "\\0") : s;
+}
+
+function csvField(x: Json, tsv: boolean): string {
+  switch (typeOf(x)) {
+    case "number":
+      return (x as number) !== (x as number) ? "" : formatNumber(x as number);
+    case "boolean":
+      return x ? "true" : "false";
+    case "null":
+      return "";
+    case "string": {
+      const s = nul(x as string);
+      if (tsv) return s.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r");
+      return '"' + s.replace(/"/g, '""') + '"';
+    }
+    default:
+      return fail(`${desc(x)} is not valid in a csv row`);
+  }
+}
+
+function shQuote(x: Json): string {
+  switch (typeOf(x)) {
+    case "string":
+      return "'" + nul(x as string).replace(/'/g, "'\\''") + "'";
+    case "array":
+    case "object":
+      return fail(`${desc(x)} can not be escaped for shell`);
+    default:
+      return printCompact(x);
+  }
+}
+
+/** Applies `@name` to a value; unknown names raise `<name> is not a valid format`. */
+export function applyFormat(name: string, v: Json): string {
+  switch (name) {
+    case "text":
+      return tostr(v);
+    case "json":
+      return printCompact(v);
+    case "html":
+      return nul(tostr(v)).replace(/[<>&'"]/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", "'": "&#39;", '"': "&quot;" })[c] as string);
+    case "uri": {
+      let out = "";
+      for (const b of utf8(tostr(v))) {
+        const c = String.fromCharCode(b);
+        out += /[A-Za-z0-9\-_.~]/.test(c) ? c : "%" + b.toString(16).toUpperCase().padStart(2, "0");
+      }
+      return out;
+    }
+    case "csv":
+    case "tsv":
+      if (!Array.isArray(v)) return fail(`${desc(v)} cannot be ${name}-formatted, only an array can be`);
+      return v.map((x) => csvField(x, name === "tsv")).join(name === "csv" ? "," : "\t");
+    case "sh":
+      if (Array.isArray(v)) return v.map(shQuote).join(" ");
+      return shQuote(v);
+    case "base64":
+      return base64(tostr(v));
+    case "base64d":
+      return base64d(v, tostr(v));
+    case "base32":
+      return base32(tostr(v));
+    case "base32d":
+      return base32d(tostr(v));
+  }
+  if (!FORMATS.has(name)) return fail(`${name} is not a valid format`);
+  return tostr(v);
+}

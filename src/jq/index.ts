@@ -1,0 +1,8 @@
+/** The jq engine: compile once, run many times. */
+export { compileJq, errorMessage, builtinNames } from "./program.js";
+export type { CompileOptions, JqProgram, RunOptions, RunResult } from "./program.js";
+export { formatJson, printCompact, formatNumber } from "./print.js";
+export type { FormatOptions } from "./print.js";
+export { parseJsonSeq, fromJson } from "./json-parse.js";
+export { compare as jqCompare, equals as jqEquals, BUDGET_MESSAGE } from "./values.js";
+export { REGEX_MAX_INPUT, REGEX_MAX_RISKY_INPUT } from "./regex.js";

@@ -1,0 +1,183 @@
+/** JSON text parser for input, `fromjson` and `tonumber`: accepts `nan`, reports jq-style errors. */
+import type { Json } from "../engines/common/json.js";
+import { JqError, setKey, type JObj } from "./values.js";
+
+class P {
+  i = 0;
+  constructor(readonly s: string) {}
+
+  lineCol(): string {
+    let line = 1;
+    let col = 0;
+    for (let j = 0; j < this.i && j < this.s.length; j++) {
+      if (this.s[j] === "\n") {
+        line++;
+        col = 0;
+      } else col++;
+    }
+    return `line ${line}, column ${col}`;
+  }
+
+  err(what: string): never {
+    throw new JqError(`${what} at ${this.i >= this.s.length ? "EOF at " : ""}${this.lineCol()}`);
+  }
+
+  ws(): void {
+    const s = this.s;
+    while (this.i < s.length) {
+      const c = s.charCodeAt(this.i);
+      if (c === 32 || c === 9 || c === 10 || c === 13 || c === 0xfeff) this.i++;
+      else break;
+    }
+  }
+
+  value(depth: number): Json {
+    if (depth > 10000) this.err("Exceeds depth limit for parsing");
+    this.ws();
+    const s = this.s;
+    if (this.i >= s.length) this.err("Unfinished JSON term");
+    const c = s[this.i];
+    if (c === "{") {
+      this.i++;
+      const o: JObj = {};
+      this.ws();
+      if (s[this.i] === "}") {
+        this.i++;
+        return o;
+      }
+      for (;;) {
+        this.ws();
+        if (s[this.i] !== '"') {
+          if (this.i >= s.length) this.err("Unfinished JSON term");
+          this.err("Object keys must be strings");
+        }
+        const k = this.string();
+        this.ws();
+        if (s[this.i] !== ":") this.i >= s.length ? this.err("Unfinished JSON term") : this.err("Objects must consist of key:value pairs");
+        this.i++;
+        setKey(o, k, this.value(depth + 1));
+        this.ws();
+        if (s[this.i] === ",") {
+          this.i++;
+          continue;
+        }
+        if (s[this.i] === "}") {
+          this.i++;
+          return o;
+        }
+        if (this.i >= s.length) this.err("Unfinished JSON term");
+        this.err("Expected separator between values");
+      }
+    }
+    if (c === "[") {
+      this.i++;
+      const a: Json[] = [];
+      this.ws();
+      if (s[this.i] === "]") {
+        this.i++;
+        return a;
+      }
+      for (;;) {
+        a.push(this.value(depth + 1));
+        this.ws();
+        if (s[this.i] === ",") {
+          this.i++;
+          continue;
+        }
+        if (s[this.i] === "]") {
+          this.i++;
+          return a;
+        }
+        if (this.i >= s.length) this.err("Unfinished JSON term");
+        this.err("Expected separator between values");
+      }
+    }
+    if (c === '"') return this.string();
+    const m = /^(?:-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|true|false|null|-?nan[0-9]*|-?infinity)/i.exec(s.slice(this.i, this.i + 1100));
+    if (!m) {
+      this.i++;
+      while (this.i < s.length && /[A-Za-z0-9.+-]/.test(s[this.i])) this.i++;
+      this.err("Invalid literal");
+    }
+    const t = m[0];
+    const after = s[this.i + t.length];
+    if (after !== undefined && /[A-Za-z0-9.+-]/.test(after)) {
+      this.i += t.length;
+      while (this.i < s.length && /[A-Za-z0-9.+-]/.test(s[this.i])) this.i++;
+      this.err(/^[-0-9.]/.test(t) ? "Invalid numeric literal" : "Invalid literal");
+    }
+    this.i += t.length;
+    if (t === "true") return true;
+    if (t === "false") return false;
+    if (t === "null") return null;
+    const lower = t.toLowerCase();
+    if (lower.includes("nan")) return NaN;
+    if (lower.includes("infinity")) this.err("Invalid literal");
+    if (t !== t.toLowerCase() && !/^[-0-9.eE+]+$/.test(t)) this.err("Invalid literal");
+    return Number(t);
+  }
+
+  string(): string {
+    const s = this.s;
+    const start = ++this.i;
+    let j = start;
+    while (j < s.length) {
+      const c = s.charCodeAt(j);
+      if (c === 34) break;
+      if (c === 92) {
+        j += 2;
+        continue;
+      }
+      if (c < 32) {
+        this.i = j;
+        this.err("Invalid string: control characters from U+0000 through U+001F must be escaped");
+      }
+      j++;
+    }
+    if (j >= s.length) {
+      this.i = s.length;
+      this.err("Unfinished string");
+    }
+    const raw = s.slice(start, j);
+    this.i = j + 1;
+    if (!raw.includes("\\")) return raw;
+    try {
+      return JSON.parse('"' + raw + '"') as string;
+    } catch {
+      this.i = j;
+      return this.err("Invalid escape");
+    }
+  }
+}
+
+/** Parses every JSON value in a text (whitespace separated), as jq reads its input. */
+export function parseJsonSeq(text: string): Json[] {
+  const p = new P(text);
+  const out: Json[] = [];
+  for (;;) {
+    p.ws();
+    if (p.i >= text.length) return out;
+    out.push(p.value(0));
+  }
+}
+
+/** `fromjson`: exactly one JSON value, or jq's parse error message. */
+export function fromJson(text: string): Json {
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    // fall through to the slower parser for nan and jq's messages
+  }
+  const p = new P(text);
+  try {
+    p.ws();
+    if (p.i >= text.length) return null;
+    const v = p.value(0);
+    p.ws();
+    if (p.i < text.length) throw new JqError("Unexpected extra JSON values");
+    return v;
+  } catch (e) {
+    if (e instanceof JqError) throw new JqError(`${String(e.value)} (while parsing '${text}')`);
+    throw e;
+  }
+}

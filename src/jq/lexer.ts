@@ -1,0 +1,214 @@
+/** Tokens of the jq language, with source offsets so errors can say line:column. */
+
+export type Token =
+  | { t: "num"; v: number; pos: number }
+  | { t: "str"; parts: Array<string | Token[]>; pos: number }
+  | { t: "fmt"; v: string; pos: number }
+  | { t: "ident"; v: string; pos: number }
+  | { t: "kw"; v: string; pos: number }
+  | { t: "field"; v: string; pos: number }
+  | { t: "var"; v: string; pos: number }
+  | { t: "op"; v: string; pos: number }
+  | { t: "eof"; pos: number };
+
+/** A syntax error with the source offset where it was found. */
+export class JqSyntaxError extends Error {
+  constructor(
+    message: string,
+    readonly pos: number,
+  ) {
+    super(message);
+  }
+}
+
+const KEYWORDS = new Set([
+  "def", "if", "then", "elif", "else", "end", "as", "reduce", "foreach", "try", "catch",
+  "label", "import", "include", "and", "or", "__loc__",
+]);
+
+const OPS = [
+  "?//", "//=", "|=", "+=", "-=", "*=", "/=", "%=", "==", "!=", "<=", ">=", "//", "..",
+  "|", ",", "+", "-", "*", "/", "%", "=", "<", ">", ".", "[", "]", "{", "}", "(", ")", ":", ";", "?", "$",
+];
+
+function isIdentStart(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+}
+function isIdentChar(c: number): boolean {
+  return isIdentStart(c) || (c >= 48 && c <= 57);
+}
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** Splits program text into tokens; string interpolations become nested token lists. */
+export function tokenize(src: string): Token[] {
+  const out: Token[] = [];
+  const end = lexInto(src, 0, out, false);
+  out.push({ t: "eof", pos: end });
+  return out;
+}
+
+/** Lexes from `start`; in nested mode stops at the `)` that closes an interpolation. */
+function lexInto(src: string, start: number, out: Token[], nested: boolean): number {
+  let i = start;
+  let depth = 0;
+  const n = src.length;
+  while (i < n) {
+    const c = src.charCodeAt(i);
+    if (c === 32 || c === 9 || c === 10 || c === 13) {
+      i++;
+      continue;
+    }
+    if (c === 35) {
+      while (i < n && src.charCodeAt(i) !== 10) i++;
+      continue;
+    }
+    const pos = i;
+    if (c === 34) {
+      i = lexString(src, i + 1, out, pos);
+      continue;
+    }
+    if (isDigit(c) || (c === 46 && isDigit(src.charCodeAt(i + 1)))) {
+      const m = /^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?/.exec(src.slice(i, i + 400));
+      const text = m ? m[0] : src[i];
+      out.push({ t: "num", v: Number(text), pos });
+      i += text.length;
+      continue;
+    }
+    if (c === 64) {
+      let j = i + 1;
+      while (j < n && isIdentChar(src.charCodeAt(j))) j++;
+      if (j === i + 1) throw new JqSyntaxError("syntax error, unexpected '@'", pos);
+      out.push({ t: "fmt", v: src.slice(i + 1, j), pos });
+      i = j;
+      continue;
+    }
+    if (c === 46 && isIdentStart(src.charCodeAt(i + 1))) {
+      let j = i + 1;
+      while (j < n && isIdentChar(src.charCodeAt(j))) j++;
+      out.push({ t: "field", v: src.slice(i + 1, j), pos });
+      i = j;
+      continue;
+    }
+    if (c === 36 && isIdentStart(src.charCodeAt(i + 1))) {
+      let j = i + 1;
+      for (;;) {
+        while (j < n && isIdentChar(src.charCodeAt(j))) j++;
+        if (src.startsWith("::", j) && isIdentStart(src.charCodeAt(j + 2))) j += 2;
+        else break;
+      }
+      out.push({ t: "var", v: src.slice(i + 1, j), pos });
+      i = j;
+      continue;
+    }
+    if (isIdentStart(c)) {
+      let j = i;
+      for (;;) {
+        while (j < n && isIdentChar(src.charCodeAt(j))) j++;
+        if (src.startsWith("::", j) && isIdentStart(src.charCodeAt(j + 2))) j += 2;
+        else break;
+      }
+      const word = src.slice(i, j);
+      out.push(KEYWORDS.has(word) ? { t: "kw", v: word, pos } : { t: "ident", v: word, pos });
+      i = j;
+      continue;
+    }
+    let op: string | undefined;
+    for (const o of OPS) {
+      if (src.startsWith(o, i)) {
+        op = o;
+        break;
+      }
+    }
+    if (op === undefined) throw new JqSyntaxError(`syntax error, unexpected INVALID_CHARACTER`, pos);
+    if (nested) {
+      if (op === "(") depth++;
+      else if (op === ")") {
+        if (depth === 0) return i + 1;
+        depth--;
+      }
+    }
+    out.push({ t: "op", v: op, pos });
+    i += op.length;
+  }
+  if (nested) throw new JqSyntaxError("unterminated string interpolation", start);
+  return i;
+}
+
+/** Lexes a string literal body starting after the opening quote. */
+function lexString(src: string, start: number, out: Token[], pos: number): number {
+  const parts: Array<string | Token[]> = [];
+  let buf = "";
+  let i = start;
+  const n = src.length;
+  for (;;) {
+    if (i >= n) throw new JqSyntaxError("unterminated string literal", pos);
+    const c = src[i];
+    if (c === '"') {
+      i++;
+      break;
+    }
+    if (c !== "\\") {
+      buf += c;
+      i++;
+      continue;
+    }
+    const e = src[i + 1];
+    i += 2;
+    switch (e) {
+      case '"': buf += '"'; break;
+      case "\\": buf += "\\"; break;
+      case "/": buf += "/"; break;
+      case "b": buf += "\b"; break;
+      case "f": buf += "\f"; break;
+      case "n": buf += "\n"; break;
+      case "r": buf += "\r"; break;
+      case "t": buf += "\t"; break;
+      case "u": {
+        const hex = src.slice(i, i + 4);
+        if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw new JqSyntaxError("invalid \\u escape", i);
+        buf += String.fromCharCode(parseInt(hex, 16));
+        i += 4;
+        break;
+      }
+      case "(": {
+        if (buf !== "" || parts.length === 0) parts.push(buf);
+        buf = "";
+        const inner: Token[] = [];
+        i = lexInto(src, i, inner, true);
+        inner.push({ t: "eof", pos: i - 1 });
+        parts.push(inner);
+        break;
+      }
+      default:
+        throw new JqSyntaxError(`invalid escape \\${e ?? ""}`, i - 2);
+    }
+  }
+  parts.push(buf);
+  out.push({ t: "str", parts: fixSurrogates(parts), pos });
+  return i;
+}
+
+/** Replaces lone surrogates produced by \u escapes with U+FFFD, as jq does. */
+function fixSurrogates(parts: Array<string | Token[]>): Array<string | Token[]> {
+  return parts.map((p) => (typeof p === "string" ? wellFormed(p) : p));
+}
+
+/** Converts a source offset to the 1-based "line:column" jq reports. */
+export function lineCol(src: string, pos: number): string {
+  let line = 1;
+  let col = 1;
+  for (let i = 0; i < pos && i < src.length; i++) {
+    if (src.charCodeAt(i) === 10) {
+      line++;
+      col = 1;
+    } else col++;
+  }
+  return `${line}:${col}`;
+}
+
+/** Replaces unpaired UTF-16 surrogates with U+FFFD so strings are valid Unicode. */
+export function wellFormed(s: string): string {
+  return s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+}

@@ -1,0 +1,226 @@
+/** jq's operators and indexing primitives with jq 1.7.1's error messages. */
+import type { Json } from "../engines/common/json.js";
+import { compare, copyObj, desc, equals, fail, getKey, setKey, typeOf, type JObj } from "./values.js";
+
+function isObj(v: Json): v is JObj {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** `a + b`. */
+export function add(a: Json, b: Json): Json {
+  if (typeof a === "number" && typeof b === "number") return a + b;
+  if (a === null) return b;
+  if (b === null) return a;
+  if (typeof a === "string" && typeof b === "string") return a + b;
+  if (Array.isArray(a) && Array.isArray(b)) return a.concat(b);
+  if (isObj(a) && isObj(b)) {
+    const r = copyObj(a);
+    for (const k in b) setKey(r, k, b[k]);
+    return r;
+  }
+  return fail(`${desc(a)} and ${desc(b)} cannot be added`);
+}
+
+/** `a - b`. */
+export function sub(a: Json, b: Json): Json {
+  if (typeof a === "number" && typeof b === "number") return a - b;
+  if (Array.isArray(a) && Array.isArray(b)) return a.filter((x) => !b.some((y) => equals(x, y)));
+  return fail(`${desc(a)} and ${desc(b)} cannot be subtracted`);
+}
+
+function deepMerge(a: JObj, b: JObj): JObj {
+  const r = copyObj(a);
+  for (const k in b) {
+    const av = getKey(r, k);
+    const bv = b[k];
+    setKey(r, k, isObj(av) && isObj(bv) ? deepMerge(av, bv) : bv);
+  }
+  return r;
+}
+
+function repeatString(s: string, n: number): Json {
+  if (n !== n || n < 0) return null;
+  const count = Math.trunc(n);
+  if (s.length * count > 1e8) return fail("Repeat string result too long");
+  return s.repeat(count);
+}
+
+/** `a * b`. */
+export function mul(a: Json, b: Json): Json {
+  if (typeof a === "number" && typeof b === "number") return a * b;
+  if (typeof a === "string" && typeof b === "number") return repeatString(a, b);
+  if (typeof a === "number" && typeof b === "string") return repeatString(b, a);
+  if (isObj(a) && isObj(b)) return deepMerge(a, b);
+  return fail(`${desc(a)} and ${desc(b)} cannot be multiplied`);
+}
+
+/** Splits a string on a literal separator as jq's `/` and `split/1` do. */
+export function splitString(s: string, sep: string): Json[] {
+  if (s === "") return [];
+  if (sep === "") return Array.from(s);
+  return s.split(sep);
+}
+
+/** `a / b`. */
+export function div(a: Json, b: Json): Json {
+  if (typeof a === "number" && typeof b === "number") {
+    if (b === 0) return fail(`${desc(a)} and ${desc(b)} cannot be divided because the divisor is zero`);
+    return a / b;
+  }
+  if (typeof a === "string" && typeof b === "string") return splitString(a, b);
+  return fail(`${desc(a)} and ${desc(b)} cannot be divided`);
+}
+
+function toIntmax(x: number): number {
+  if (x !== x) return 0;
+  if (x >= 9223372036854775807) return 9223372036854775807;
+  if (x <= -9223372036854775808) return -9223372036854775808;
+  return Math.trunc(x);
+}
+
+/** `a % b` (operands truncated to integers). */
+export function mod(a: Json, b: Json): Json {
+  if (typeof a === "number" && typeof b === "number") {
+    if (a !== a || b !== b) return NaN;
+    const x = toIntmax(a);
+    const y = toIntmax(b);
+    if (y === 0) return fail(`${desc(a)} and ${desc(b)} cannot be divided (remainder) because the divisor is zero`);
+    if (Math.abs(x) < 2 ** 53 && Math.abs(y) < 2 ** 53) {
+      const r = x % Math.abs(y);
+      return r === 0 ? 0 : r;
+    }
+    const r = Number(BigInt(x) % BigInt(y));
+    return r;
+  }
+  return fail(`${desc(a)} and ${desc(b)} cannot be divided (remainder)`);
+}
+
+/** Applies a binary operator by its source symbol. */
+export function binop(op: string, a: Json, b: Json): Json {
+  switch (op) {
+    case "+":
+      return add(a, b);
+    case "-":
+      return sub(a, b);
+    case "*":
+      return mul(a, b);
+    case "/":
+      return div(a, b);
+    case "%":
+      return mod(a, b);
+    case "==":
+      return equals(a, b);
+    case "!=":
+      return !equals(a, b);
+    case "<":
+      return compare(a, b) < 0;
+    case "<=":
+      return compare(a, b) <= 0;
+    case ">":
+      return compare(a, b) > 0;
+    case ">=":
+      return compare(a, b) >= 0;
+  }
+  throw new Error("unknown operator " + op);
+}
+
+function keyWhat(k: Json): string {
+  return typeof k === "string" ? `string ${JSON.stringify(k)}` : typeOf(k);
+}
+
+/** `t[k]` for every key kind jq allows, with jq's errors. */
+export function indexValue(t: Json, k: Json): Json {
+  if (typeof k === "string") {
+    if (isObj(t)) return getKey(t, k);
+    if (t === null) return null;
+  } else if (typeof k === "number") {
+    if (Array.isArray(t)) {
+      if (k !== k) return null;
+      let i = Math.floor(k);
+      if (i < 0) i += t.length;
+      return i >= 0 && i < t.length ? t[i] : null;
+    }
+    if (t === null) return null;
+  } else if (isObj(k) && (t === null || Array.isArray(t) || typeof t === "string")) {
+    if (t === null) return null;
+    return sliceValue(t, getKey(k, "start"), getKey(k, "end"));
+  } else if (Array.isArray(k) && Array.isArray(t)) {
+    return indicesOf(t, k);
+  } else if (k === null && t === null) {
+    return null;
+  }
+  if (isObj(t) && typeof k !== "string") return fail(`Cannot index object with ${typeOf(k)}`);
+  return fail(`Cannot index ${typeOf(t)} with ${keyWhat(k)}`);
+}
+
+/** Positions where array `sub` occurs in `t` (jq's `_indices` on arrays). */
+export function indicesOf(t: Json[], sub: Json[]): Json {
+  if (sub.length === 0) return null;
+  const r: number[] = [];
+  for (let i = 0; i + sub.length <= t.length; i++) {
+    let m = true;
+    for (let j = 0; j < sub.length; j++)
+      if (!equals(t[i + j], sub[j])) {
+        m = false;
+        break;
+      }
+    if (m) r.push(i);
+  }
+  return r;
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** Code point length of a string. */
+export function cpLength(s: string): number {
+  if (!SURROGATE.test(s)) return s.length;
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdbff) n++;
+  }
+  return n;
+}
+
+/** Resolves slice bounds as jq 1.7.1 does (start floored, end ceiled, clamped). */
+export function sliceBounds(len: number, from: Json, to: Json): [number, number] {
+  if ((from !== null && typeof from !== "number") || (to !== null && typeof to !== "number"))
+    return fail("Start and end indices of an array slice must be numbers");
+  let s = from === null ? 0 : (from as number);
+  let e = to === null ? len : (to as number);
+  if (s !== s) s = 0;
+  if (e !== e) e = len;
+  if (s < 0) s += len;
+  if (e < 0) e += len;
+  s = Math.floor(s);
+  e = Math.ceil(e);
+  if (s < 0) s = 0;
+  if (s > len) s = len;
+  if (e > len) e = len;
+  if (e < s) e = s;
+  return [s, e];
+}
+
+/** `t[from:to]` on arrays, strings (by code point) and null. */
+export function sliceValue(t: Json, from: Json, to: Json): Json {
+  if (t === null) return null;
+  if (Array.isArray(t)) {
+    const [s, e] = sliceBounds(t.length, from, to);
+    return t.slice(s, e);
+  }
+  if (typeof t === "string") {
+    if (!SURROGATE.test(t)) {
+      const [s, e] = sliceBounds(t.length, from, to);
+      return t.slice(s, e);
+    }
+    const cps = Array.from(t);
+    const [s, e] = sliceBounds(cps.length, from, to);
+    return cps.slice(s, e).join("");
+  }
+  return fail(`Cannot index ${typeOf(t)} with object`);
+}
+
+/** The error for iterating a scalar. */
+export function cannotIterate(v: Json): never {
+  return fail(`Cannot iterate over ${desc(v)}`);
+}

@@ -1,0 +1,611 @@
+/** Recursive-descent parser for jq 1.7.1 programs and modules, following its grammar's precedences. */
+import type { Directive, FuncDef, Node, Pattern, ProgramAst } from "./ast.js";
+import { JqSyntaxError, tokenize, type Token } from "./lexer.js";
+
+const ASSIGN_OPS = new Set(["=", "|=", "+=", "-=", "*=", "/=", "%=", "//="]);
+const COMPARE_OPS = new Set(["==", "!=", "<", "<=", ">", ">="]);
+const KEYWORD_KEYS = new Set([
+  "def", "if", "then", "elif", "else", "end", "as", "reduce", "foreach", "try", "catch",
+  "label", "import", "include", "and", "or", "__loc__",
+]);
+
+/** Parses a whole program (directives, definitions and an optional body). */
+export function parseProgram(src: string): ProgramAst {
+  const p = new Parser(tokenize(src), src);
+  return p.program(false);
+}
+
+/** Parses a module: directives and definitions only. */
+export function parseModule(src: string): ProgramAst {
+  const p = new Parser(tokenize(src), src);
+  return p.program(true);
+}
+
+class Parser {
+  private i = 0;
+  constructor(
+    private readonly toks: Token[],
+    private readonly src: string,
+  ) {}
+
+  private peek(): Token {
+    return this.toks[this.i];
+  }
+  private next(): Token {
+    return this.toks[this.i++];
+  }
+  private isOp(v: string): boolean {
+    const t = this.toks[this.i];
+    return t.t === "op" && t.v === v;
+  }
+  private isKw(v: string): boolean {
+    const t = this.toks[this.i];
+    return t.t === "kw" && t.v === v;
+  }
+  private fail(t: Token = this.peek()): never {
+    const what = t.t === "eof" ? "end of file" : t.t === "op" || t.t === "kw" || t.t === "ident" ? `'${t.v}'` : t.t;
+    throw new JqSyntaxError(`syntax error, unexpected ${what}`, t.pos);
+  }
+  private expectOp(v: string): void {
+    if (!this.isOp(v)) this.fail();
+    this.i++;
+  }
+  private expectKw(v: string): void {
+    if (!this.isKw(v)) this.fail();
+    this.i++;
+  }
+
+  program(moduleOnly: boolean): ProgramAst {
+    const directives: Directive[] = [];
+    const defs: FuncDef[] = [];
+    if (this.isKw("module" as string) || (this.peek().t === "ident" && (this.peek() as { v: string }).v === "module")) {
+      this.next();
+      this.primary();
+      this.expectOp(";");
+    }
+    while (this.isKw("import") || this.isKw("include")) {
+      const kw = this.next() as { v: string; pos: number };
+      const pathTok = this.next();
+      if (pathTok.t !== "str" || pathTok.parts.length !== 1) this.fail(pathTok);
+      const path = pathTok.parts[0] as string;
+      let alias: string | null = null;
+      let isData = false;
+      if (kw.v === "import") {
+        this.expectKw("as");
+        const a = this.next();
+        if (a.t === "ident") alias = a.v;
+        else if (a.t === "var") {
+          alias = a.v;
+          isData = true;
+        } else this.fail(a);
+      }
+      if (this.isOp("{")) this.primary();
+      this.expectOp(";");
+      directives.push({ kind: kw.v as "import" | "include", path, alias, isData, pos: kw.pos });
+    }
+    while (this.isKw("def")) {
+      const save = this.i;
+      const d = this.funcDef();
+      if (!moduleOnly && this.peek().t !== "eof" && !this.isKw("def")) {
+        this.i = save;
+        break;
+      }
+      defs.push(d);
+    }
+    let body: Node | null = null;
+    if (this.peek().t !== "eof") {
+      if (moduleOnly) this.fail();
+      body = this.pipe();
+    }
+    if (this.peek().t !== "eof") this.fail();
+    return { directives, defs, body };
+  }
+
+  private funcDef(): FuncDef {
+    this.expectKw("def");
+    const nameTok = this.next();
+    if (nameTok.t !== "ident" && nameTok.t !== "kw") this.fail(nameTok);
+    const params: string[] = [];
+    if (this.isOp("(")) {
+      this.next();
+      for (;;) {
+        const p = this.next();
+        if (p.t === "ident") params.push(p.v);
+        else if (p.t === "var") params.push("$" + p.v);
+        else this.fail(p);
+        if (this.isOp(";")) {
+          this.next();
+          continue;
+        }
+        this.expectOp(")");
+        break;
+      }
+    }
+    this.expectOp(":");
+    const body = this.pipe();
+    this.expectOp(";");
+    return { name: (nameTok as { v: string }).v, params, body };
+  }
+
+  pipe(): Node {
+    if (this.isKw("def")) {
+      const def = this.funcDef();
+      return { k: "funcdef", def, rest: this.pipe() };
+    }
+    const l = this.comma();
+    if (this.isOp("|")) {
+      this.next();
+      return { k: "pipe", l, r: this.pipe() };
+    }
+    return l;
+  }
+
+  private comma(): Node {
+    let l = this.alt();
+    while (this.isOp(",")) {
+      this.next();
+      l = { k: "comma", l, r: this.alt() };
+    }
+    return l;
+  }
+
+  private alt(): Node {
+    const l = this.assign();
+    if (this.isOp("//")) {
+      this.next();
+      return { k: "alt", l, r: this.alt() };
+    }
+    return l;
+  }
+
+  private assign(): Node {
+    const l = this.or();
+    const t = this.peek();
+    if (t.t === "op" && ASSIGN_OPS.has(t.v)) {
+      this.next();
+      const r = this.alt();
+      return { k: "assign", op: t.v, l, r };
+    }
+    return l;
+  }
+
+  private or(): Node {
+    let l = this.and();
+    while (this.isKw("or")) {
+      this.next();
+      l = { k: "or", l, r: this.and() };
+    }
+    return l;
+  }
+
+  private and(): Node {
+    let l = this.compare();
+    while (this.isKw("and")) {
+      this.next();
+      l = { k: "and", l, r: this.compare() };
+    }
+    return l;
+  }
+
+  private compare(): Node {
+    const l = this.additive();
+    const t = this.peek();
+    if (t.t === "op" && COMPARE_OPS.has(t.v)) {
+      this.next();
+      const r = this.additive();
+      const t2 = this.peek();
+      if (t2.t === "op" && COMPARE_OPS.has(t2.v)) this.fail(t2);
+      return { k: "binop", op: t.v, l, r };
+    }
+    return l;
+  }
+
+  private additive(): Node {
+    let l = this.multiplicative();
+    for (;;) {
+      const t = this.peek();
+      if (t.t === "op" && (t.v === "+" || t.v === "-")) {
+        this.next();
+        l = { k: "binop", op: t.v, l, r: this.multiplicative() };
+      } else return l;
+    }
+  }
+
+  private multiplicative(): Node {
+    let l = this.unary();
+    for (;;) {
+      const t = this.peek();
+      if (t.t === "op" && (t.v === "*" || t.v === "/" || t.v === "%")) {
+        this.next();
+        l = { k: "binop", op: t.v, l, r: this.unary() };
+      } else return l;
+    }
+  }
+
+  private unary(): Node {
+    if (this.isOp("-")) {
+      this.next();
+      return { k: "neg", e: this.unary() };
+    }
+    return this.postfix(true);
+  }
+
+  /** A term with its suffixes; `allowAs` lets `Term as $x | body` bind here. */
+  private postfix(allowAs: boolean): Node {
+    let t = this.primary();
+    for (;;) {
+      const tok = this.peek();
+      if (tok.t === "field") {
+        this.next();
+        t = { k: "index", target: t, key: { k: "literal", v: tok.v } };
+      } else if (tok.t === "op" && tok.v === ".") {
+        const nx = this.toks[this.i + 1];
+        if (nx.t === "str") {
+          this.i += 2;
+          t = { k: "index", target: t, key: this.strNode(nx, null) };
+        } else if (nx.t === "op" && nx.v === "[") {
+          this.next();
+        } else this.fail(nx);
+      } else if (tok.t === "op" && tok.v === "[") {
+        t = this.bracketSuffix(t);
+      } else if (tok.t === "op" && tok.v === "?") {
+        this.next();
+        t = { k: "try", body: t, handler: null };
+      } else if (allowAs && tok.t === "kw" && tok.v === "as") {
+        this.next();
+        const pats = this.patterns();
+        this.expectOp("|");
+        return { k: "bind", src: t, pats, body: this.pipe() };
+      } else return t;
+    }
+  }
+
+  private bracketSuffix(t: Node): Node {
+    this.expectOp("[");
+    if (this.isOp("]")) {
+      this.next();
+      return { k: "iterate", target: t };
+    }
+    if (this.isOp(":")) {
+      this.next();
+      const to = this.pipe();
+      this.expectOp("]");
+      return { k: "slice", target: t, from: null, to };
+    }
+    const e = this.pipe();
+    if (this.isOp(":")) {
+      this.next();
+      if (this.isOp("]")) {
+        this.next();
+        return { k: "slice", target: t, from: e, to: null };
+      }
+      const to = this.pipe();
+      this.expectOp("]");
+      return { k: "slice", target: t, from: e, to };
+    }
+    this.expectOp("]");
+    return { k: "index", target: t, key: e };
+  }
+
+  private strNode(tok: Token & { t: "str" }, fmt: string | null): Node {
+    if (tok.parts.length === 1 && typeof tok.parts[0] === "string") return { k: "literal", v: tok.parts[0] };
+    const parts = tok.parts.map((p) => (typeof p === "string" ? p : new Parser(p, this.src).wholeInterp()));
+    return { k: "str", parts, fmt };
+  }
+
+  /** Parses the token list of one `\(...)` interpolation. */
+  wholeInterp(): Node {
+    const n = this.pipe();
+    if (this.peek().t !== "eof") this.fail();
+    return n;
+  }
+
+  private primary(): Node {
+    const tok = this.next();
+    switch (tok.t) {
+      case "num":
+        return { k: "literal", v: tok.v };
+      case "str":
+        return this.strNode(tok, null);
+      case "fmt": {
+        const nx = this.peek();
+        if (nx.t === "str") {
+          this.next();
+          if (nx.parts.length === 1) return { k: "literal", v: nx.parts[0] as string };
+          return { k: "str", parts: nx.parts.map((p) => (typeof p === "string" ? p : new Parser(p, this.src).wholeInterp())), fmt: tok.v };
+        }
+        return { k: "format", name: tok.v };
+      }
+      case "field":
+        return { k: "index", target: { k: "identity" }, key: { k: "literal", v: tok.v } };
+      case "var":
+        if (tok.v === "__loc__") return { k: "loc", line: Number(lineOf(this.src, tok.pos)) };
+        return { k: "var", name: tok.v, pos: tok.pos };
+      case "ident":
+        return this.callOrBreak(tok);
+      case "kw":
+        return this.keywordTerm(tok);
+      case "op":
+        return this.opTerm(tok);
+      default:
+        return this.fail(tok);
+    }
+  }
+
+  private callOrBreak(tok: Token & { t: "ident" }): Node {
+    if (tok.v === "break") {
+      const v = this.next();
+      if (v.t !== "var") this.fail(v);
+      return { k: "break", name: v.v, pos: tok.pos };
+    }
+    if (!this.isOp("(")) {
+      if (tok.v === "null") return { k: "literal", v: null };
+      if (tok.v === "true") return { k: "literal", v: true };
+      if (tok.v === "false") return { k: "literal", v: false };
+    }
+    const args: Node[] = [];
+    if (this.isOp("(")) {
+      this.next();
+      for (;;) {
+        args.push(this.pipe());
+        if (this.isOp(";")) {
+          this.next();
+          continue;
+        }
+        this.expectOp(")");
+        break;
+      }
+    }
+    return { k: "call", name: tok.v, args, pos: tok.pos };
+  }
+
+  private opTerm(tok: Token & { t: "op" }): Node {
+    switch (tok.v) {
+      case ".": {
+        const nx = this.peek();
+        if (nx.t === "str") {
+          this.next();
+          return { k: "index", target: { k: "identity" }, key: this.strNode(nx, null) };
+        }
+        return { k: "identity" };
+      }
+      case "..":
+        return { k: "recurse" };
+      case "(": {
+        const e = this.pipe();
+        this.expectOp(")");
+        return e;
+      }
+      case "[": {
+        if (this.isOp("]")) {
+          this.next();
+          return { k: "array", e: null };
+        }
+        const e = this.pipe();
+        this.expectOp("]");
+        return { k: "array", e };
+      }
+      case "{":
+        return this.objectTerm();
+      case "-":
+        return { k: "neg", e: this.postfix(false) };
+      default:
+        return this.fail(tok);
+    }
+  }
+
+  private keywordTerm(tok: Token & { t: "kw" }): Node {
+    switch (tok.v) {
+      case "if": {
+        const cond = this.pipe();
+        this.expectKw("then");
+        const then = this.pipe();
+        return { k: "if", cond, then, else: this.elseBody() };
+      }
+      case "try": {
+        const body = this.postBody();
+        let handler: Node | null = null;
+        if (this.isKw("catch")) {
+          this.next();
+          handler = this.postBody();
+        }
+        return { k: "try", body, handler };
+      }
+      case "reduce": {
+        const src = this.postfix(false);
+        this.expectKw("as");
+        const pats = this.patterns();
+        this.expectOp("(");
+        const init = this.pipe();
+        this.expectOp(";");
+        const update = this.pipe();
+        this.expectOp(")");
+        return { k: "reduce", src, pat: pats.length === 1 ? pats[0] : this.fail(), init, update };
+      }
+      case "foreach": {
+        const src = this.postfix(false);
+        this.expectKw("as");
+        const pats = this.patterns();
+        this.expectOp("(");
+        const init = this.pipe();
+        this.expectOp(";");
+        const update = this.pipe();
+        let extract: Node | null = null;
+        if (this.isOp(";")) {
+          this.next();
+          extract = this.pipe();
+        }
+        this.expectOp(")");
+        return { k: "foreach", src, pat: pats.length === 1 ? pats[0] : this.fail(), init, update, extract };
+      }
+      case "label": {
+        const v = this.next();
+        if (v.t !== "var") this.fail(v);
+        this.expectOp("|");
+        return { k: "label", name: v.v, body: this.pipe() };
+      }
+      case "def": {
+        this.i--;
+        const def = this.funcDef();
+        return { k: "funcdef", def, rest: this.pipe() };
+      }
+      default:
+        return this.fail(tok);
+    }
+  }
+
+  /** The body of `try`/`catch`: a postfix term, binding tighter than any binary operator. */
+  private postBody(): Node {
+    if (this.isOp("-")) {
+      this.next();
+      return { k: "neg", e: this.postBody() };
+    }
+    return this.postfix(true);
+  }
+
+  private elseBody(): Node | null {
+    if (this.isKw("elif")) {
+      this.next();
+      const cond = this.pipe();
+      this.expectKw("then");
+      const then = this.pipe();
+      return { k: "if", cond, then, else: this.elseBody() };
+    }
+    if (this.isKw("else")) {
+      this.next();
+      const e = this.pipe();
+      this.expectKw("end");
+      return e;
+    }
+    this.expectKw("end");
+    return null;
+  }
+
+  private objectTerm(): Node {
+    const entries: Array<{ key: Node; value: Node }> = [];
+    if (this.isOp("}")) {
+      this.next();
+      return { k: "object", entries };
+    }
+    for (;;) {
+      const tok = this.next();
+      let key: Node;
+      let shorthand: Node | null = null;
+      if (tok.t === "ident" || tok.t === "kw") {
+        key = { k: "literal", v: tok.v };
+        shorthand = { k: "index", target: { k: "identity" }, key };
+      } else if (tok.t === "var") {
+        if (tok.v === "__loc__") {
+          key = { k: "literal", v: "__loc__" };
+          shorthand = { k: "loc", line: Number(lineOf(this.src, tok.pos)) };
+        } else {
+          key = { k: "literal", v: tok.v };
+          shorthand = { k: "var", name: tok.v, pos: tok.pos };
+        }
+      } else if (tok.t === "str") {
+        key = this.strNode(tok, null);
+        shorthand = { k: "index", target: { k: "identity" }, key };
+      } else if (tok.t === "fmt" && this.peek().t === "str") {
+        this.i--;
+        key = this.primary();
+        shorthand = { k: "index", target: { k: "identity" }, key };
+      } else if (tok.t === "num") {
+        key = { k: "literal", v: tok.v };
+      } else if (tok.t === "op" && tok.v === "(") {
+        key = this.pipe();
+        this.expectOp(")");
+      } else return this.fail(tok);
+      let value: Node;
+      if (this.isOp(":")) {
+        this.next();
+        value = this.objVal();
+      } else {
+        if (shorthand === null) this.fail();
+        value = shorthand;
+      }
+      entries.push({ key, value });
+      if (this.isOp(",")) {
+        this.next();
+        continue;
+      }
+      this.expectOp("}");
+      return { k: "object", entries };
+    }
+  }
+
+  private objVal(): Node {
+    let l: Node;
+    if (this.isOp("-")) {
+      this.next();
+      l = { k: "neg", e: this.postfix(false) };
+    } else l = this.postfix(false);
+    if (this.isOp("|")) {
+      this.next();
+      return { k: "pipe", l, r: this.objVal() };
+    }
+    return l;
+  }
+
+  private patterns(): Pattern[] {
+    const pats = [this.pattern()];
+    while (this.isOp("?//")) {
+      this.next();
+      pats.push(this.pattern());
+    }
+    return pats;
+  }
+
+  private pattern(): Pattern {
+    const tok = this.next();
+    if (tok.t === "var") return { k: "pvar", name: tok.v };
+    if (tok.t === "op" && tok.v === "[") {
+      const elems: Pattern[] = [];
+      if (this.isOp("]")) this.fail();
+      for (;;) {
+        elems.push(this.pattern());
+        if (this.isOp(",")) {
+          this.next();
+          continue;
+        }
+        this.expectOp("]");
+        return { k: "parray", elems };
+      }
+    }
+    if (tok.t === "op" && tok.v === "{") {
+      const entries: Array<{ key: Node; keyVar: string | null; val: Pattern | null }> = [];
+      for (;;) {
+        const kt = this.next();
+        let key: Node;
+        let keyVar: string | null = null;
+        if (kt.t === "var") {
+          key = { k: "literal", v: kt.v };
+          keyVar = kt.v;
+        } else if (kt.t === "ident" || (kt.t === "kw" && KEYWORD_KEYS.has(kt.v))) key = { k: "literal", v: kt.v };
+        else if (kt.t === "str") key = this.strNode(kt, null);
+        else if (kt.t === "op" && kt.v === "(") {
+          key = this.pipe();
+          this.expectOp(")");
+        } else return this.fail(kt);
+        let val: Pattern | null = null;
+        if (this.isOp(":")) {
+          this.next();
+          val = this.pattern();
+        } else if (keyVar === null) this.fail();
+        entries.push({ key, keyVar, val });
+        if (this.isOp(",")) {
+          this.next();
+          continue;
+        }
+        this.expectOp("}");
+        return { k: "pobject", entries };
+      }
+    }
+    return this.fail(tok);
+  }
+}
+
+function lineOf(src: string, pos: number): number {
+  let line = 1;
+  for (let i = 0; i < pos; i++) if (src.charCodeAt(i) === 10) line++;
+  return line;
+}

@@ -1,0 +1,131 @@
+/** getpath / setpath / delpaths on immutable values, as jq 1.7.1's jv_aux does. */
+import type { Json } from "../engines/common/json.js";
+import { indexValue, sliceBounds } from "./ops.js";
+import { compare, copyObj, fail, getKey, setKey, typeOf, type JObj } from "./values.js";
+
+function isObj(v: Json): v is JObj {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Follows a path; null when a step is missing. */
+export function getPath(v: Json, path: Json): Json {
+  if (!Array.isArray(path)) return fail("Path must be specified as an array");
+  let cur = v;
+  for (const k of path) {
+    if (cur === null) return null;
+    cur = indexValue(cur, k);
+  }
+  return cur;
+}
+
+/** Sets one key of a container, creating it from null. */
+export function setKeyOf(t: Json, k: Json, v: Json): Json {
+  if (typeof k === "string" && (t === null || isObj(t))) {
+    const r = t === null ? {} : copyObj(t);
+    setKey(r, k, v);
+    return r;
+  }
+  if (typeof k === "number" && (t === null || Array.isArray(t))) {
+    const a = t === null ? [] : t.slice();
+    let i = k !== k ? 0 : Math.trunc(k);
+    if (i < 0) {
+      i += a.length;
+      if (i < 0) return fail("Out of bounds negative array index");
+    }
+    if (i > 100_000_000) return fail("Array index too large");
+    while (a.length < i) a.push(null);
+    a[i] = v;
+    return a;
+  }
+  if (isObj(k) && (t === null || Array.isArray(t))) {
+    const a = t === null ? [] : t;
+    if (!Array.isArray(v)) return fail("A slice of an array can only be assigned another array");
+    const [s, e] = sliceBounds(a.length, getKey(k, "start"), getKey(k, "end"));
+    return a.slice(0, s).concat(v, a.slice(e));
+  }
+  if (isObj(k) && typeof t === "string") return fail("Cannot update string slices");
+  if (isObj(t) && typeof k !== "string") return fail(`Cannot index object with ${typeOf(k)}`);
+  if (Array.isArray(t) && typeof k === "string") return fail(`Cannot index array with string ${JSON.stringify(k)}`);
+  return fail(`Cannot index ${typeOf(t)} with ${typeof k === "string" ? `string ${JSON.stringify(k)}` : typeOf(k)}`);
+}
+
+/** Returns a copy of `v` with the value at `path` replaced. */
+export function setPath(v: Json, path: Json, x: Json): Json {
+  if (!Array.isArray(path)) return fail("Path must be specified as an array");
+  return setIn(v, path, 0, x);
+}
+
+function setIn(v: Json, path: Json[], i: number, x: Json): Json {
+  if (i === path.length) return x;
+  const k = path[i];
+  const sub = v === null ? null : subValue(v, k);
+  return setKeyOf(v, k, setIn(sub, path, i + 1, x));
+}
+
+function subValue(v: Json, k: Json): Json {
+  if (isObj(k) && Array.isArray(v)) {
+    const [s, e] = sliceBounds(v.length, getKey(k, "start"), getKey(k, "end"));
+    return v.slice(s, e);
+  }
+  return indexValue(v, k);
+}
+
+/** Applies `f` to the value at `path` (used by `|=`); `f` returning undefined deletes nothing. */
+export function updatePath(v: Json, path: Json[], f: (old: Json) => Json): Json {
+  return updIn(v, path, 0, f);
+}
+
+function updIn(v: Json, path: Json[], i: number, f: (old: Json) => Json): Json {
+  if (i === path.length) return f(v);
+  const k = path[i];
+  const sub = v === null ? null : subValue(v, k);
+  return setKeyOf(v, k, updIn(sub, path, i + 1, f));
+}
+
+function delKey(t: Json, k: Json): Json {
+  if (t === null) return null;
+  if (typeof k === "string" && isObj(t)) {
+    if (!Object.prototype.hasOwnProperty.call(t, k)) return t;
+    const r: JObj = {};
+    for (const key in t) if (key !== k) setKey(r, key, t[key]);
+    return r;
+  }
+  if (typeof k === "number" && Array.isArray(t)) {
+    let i = Math.floor(k);
+    if (i < 0) {
+      i += t.length;
+      if (i < 0) return fail("Out of bounds negative array index");
+    }
+    if (i >= t.length) return t;
+    return t.slice(0, i).concat(t.slice(i + 1));
+  }
+  if (isObj(k) && Array.isArray(t)) {
+    const [s, e] = sliceBounds(t.length, getKey(k, "start"), getKey(k, "end"));
+    return t.slice(0, s).concat(t.slice(e));
+  }
+  if (Array.isArray(t)) return fail(`Cannot delete ${typeOf(k)} element of array`);
+  if (isObj(t)) return fail(`Cannot delete ${typeOf(k)} field of object`);
+  return fail(`Cannot delete field at index of ${typeOf(t)}`);
+}
+
+function delIn(v: Json, path: Json[], i: number): Json {
+  if (v === null) return null;
+  const k = path[i];
+  if (i === path.length - 1) return delKey(v, k);
+  const sub = subValue(v, k);
+  if (sub === null) return v;
+  return setKeyOf(v, k, delIn(sub, path, i + 1));
+}
+
+/** Deletes several paths, longest and last first so earlier deletions do not shift later ones. */
+export function delPaths(v: Json, paths: Json): Json {
+  if (!Array.isArray(paths)) return fail("Paths must be specified as an array");
+  for (const p of paths) if (!Array.isArray(p)) return fail("Path must be specified as an array");
+  const sorted = (paths as Json[][]).slice().sort((a, b) => compare(b, a));
+  let r = v;
+  for (const p of sorted) {
+    if (p.length === 0) return null;
+    r = delIn(r, p, 0);
+  }
+  return r;
+}

@@ -1,0 +1,199 @@
+/** The embedding API: compile a jq program once, run it many times under a step budget. */
+import type { Json } from "../engines/common/json.js";
+import { err, ok, policyError, type PolicyError, type Result } from "../engines/common/result.js";
+import type { ProgramAst } from "./ast.js";
+import "./builtins-core.js";
+import "./builtins-math.js";
+import "./builtins-regex.js";
+import "./builtins-dates.js";
+import { Compiler, NATIVES } from "./compile.js";
+import { defNative } from "./builtins-define.js";
+import { JqSyntaxError, lineCol } from "./lexer.js";
+import { BUILTIN_MODULES } from "./modules.js";
+import { parseModule, parseProgram } from "./parser.js";
+import { PRELUDE } from "./prelude.js";
+import { printCompact } from "./print.js";
+import { Env, S, type Gen } from "./runtime.js";
+import { JqCompileError, Scope } from "./scope.js";
+import { BUDGET_MESSAGE, BudgetError, HaltSignal, JqError } from "./values.js";
+
+export interface CompileOptions {
+  /** Variables `$name` visible in the whole program; their values can be replaced per run via `vars`. */
+  args?: Record<string, Json>;
+  /** Extra jq-source modules for `import "name" as x;` / `include "name";`. */
+  modules?: Record<string, string>;
+}
+
+export interface RunOptions {
+  /** Step budget for this run (default 1,000,000). */
+  maxSteps?: number;
+  /** Values for `$ENV` / `env` (default `{}`). */
+  env?: Record<string, string>;
+  /** Per-run values for variables declared in `args` at compile time. */
+  vars?: Record<string, Json>;
+  /** Seconds since the epoch returned by `now` (default: the host clock). */
+  now?: number;
+  /** Receives `debug` / `stderr` messages. */
+  debug?: (msg: Json) => void;
+}
+
+export type RunResult =
+  | { outputs: Json[]; error?: undefined; halt?: undefined }
+  | { outputs: Json[]; error: string; halt?: { value: Json; code: number } };
+
+/** A compiled program: immutable, reusable across runs. */
+export interface JqProgram {
+  run(input: Json, options?: RunOptions): RunResult;
+  /** The first output (evaluation stops there), or undefined when there is none or the run fails. */
+  first(input: Json, options?: RunOptions): Json | undefined;
+}
+
+const preludeCompiler = new Compiler(false);
+let rootScope = new Scope("root", "", null, 0);
+for (const d of parseModule(PRELUDE).defs) rootScope = preludeCompiler.define(d, rootScope);
+const ROOT = rootScope;
+
+/** Turns an uncaught error value into the message text jq prints. */
+export function errorMessage(v: Json): string {
+  return typeof v === "string" ? v : `${printCompact(v)} (not a string)`;
+}
+
+function pos(e: unknown): number {
+  return e instanceof JqSyntaxError || e instanceof JqCompileError ? e.pos : 0;
+}
+
+/** Adds a module's definitions to `sc`, prefixed with `alias::` (or unprefixed for include). */
+function addModule(name: string, alias: string | null, sc: Scope, modules: Record<string, string>, seen: Set<string>): Scope {
+  const src = modules[name] ?? BUILTIN_MODULES[name];
+  if (src === undefined) throw new JqCompileError(`module not found: ${name}`, 0);
+  if (seen.has(name)) throw new JqCompileError(`module import cycle: ${name}`, 0);
+  const ast = parseModule(src);
+  let inner = ROOT;
+  const next = new Set(seen).add(name);
+  for (const d of ast.directives) {
+    if (d.isData) throw new JqCompileError(`data imports are not supported: ${d.path}`, d.pos);
+    inner = addModule(d.path, d.alias, inner, modules, next);
+  }
+  const c = new Compiler(true);
+  const exported: Scope[] = [];
+  for (const d of ast.defs) {
+    inner = c.define(d, inner);
+    exported.push(inner);
+  }
+  let out = sc;
+  for (const s of exported) {
+    const fi = s.fi;
+    if (fi === null) continue;
+    const key = (alias === null ? "" : alias + "::") + fi.def.name + "/" + fi.arity;
+    out = new Scope("func", key, out, out.depth, fi);
+  }
+  return out;
+}
+
+/** Compiles a jq program; parse and compile errors come back as PolicyErrors with `at` = "line:column". */
+export function compileJq(program: string, options: CompileOptions = {}): Result<JqProgram, PolicyError[]> {
+  let ast: ProgramAst;
+  try {
+    ast = parseProgram(program);
+  } catch (e) {
+    if (e instanceof JqSyntaxError) return err([policyError("jq_syntax_error", e.message, lineCol(program, e.pos))]);
+    if (e instanceof RangeError) return err([policyError("jq_syntax_error", "program is nested too deeply", "1:1")]);
+    throw e;
+  }
+  const argNames = Object.keys(options.args ?? {});
+  const argDefaults = argNames.map((n) => (options.args as Record<string, Json>)[n]);
+  let gen: Gen;
+  try {
+    let sc = ROOT;
+    for (const d of ast.directives) {
+      if (d.isData) throw new JqCompileError(`data imports are not supported: ${d.path}`, d.pos);
+      sc = addModule(d.path, d.kind === "include" ? null : d.alias, sc, options.modules ?? {}, new Set());
+    }
+    for (const n of argNames) sc = sc.push("var", n);
+    sc = sc.push("var", "ARGS");
+    const c = new Compiler(true);
+    for (const d of ast.defs) sc = c.define(d, sc);
+    gen = ast.body === null ? (i, _e, emit) => emit(i) : c.gen(ast.body, sc);
+  } catch (e) {
+    if (e instanceof JqCompileError || e instanceof JqSyntaxError)
+      return err([policyError(e instanceof JqSyntaxError ? "jq_syntax_error" : "jq_compile_error", e.message, lineCol(program, pos(e)))]);
+    if (e instanceof JqError) return err([policyError("jq_compile_error", errorMessage(e.value), "1:1")]);
+    if (e instanceof RangeError) return err([policyError("jq_compile_error", "program is nested too deeply", "1:1")]);
+    throw e;
+  }
+  return ok(makeProgram(gen, argNames, argDefaults));
+}
+
+function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[]): JqProgram {
+  const defaultEnv = baseEnv(argNames, argDefaults, undefined);
+  const execute = (input: Json, options: RunOptions, emit: (v: Json) => boolean): RunResult | null => {
+    const saved = { steps: S.steps, budget: S.budget, breaking: S.breaking, env: S.env, debug: S.debug, now: S.now };
+    S.steps = 0;
+    S.budget = options.maxSteps ?? 1_000_000;
+    S.breaking = null;
+    S.env = options.env ?? {};
+    S.debug = options.debug ?? (() => {});
+    S.now = options.now;
+    const env = options.vars ? baseEnv(argNames, argDefaults, options.vars) : defaultEnv;
+    try {
+      gen(input, env, emit);
+      return null;
+    } catch (e) {
+      if (e instanceof JqError) return { outputs: [], error: errorMessage(e.value) };
+      if (e instanceof BudgetError) return { outputs: [], error: BUDGET_MESSAGE };
+      if (e instanceof HaltSignal) {
+        if (!e.isError) return null;
+        const msg = typeof e.value === "string" ? e.value : printCompact(e.value) + "\n";
+        return { outputs: [], error: msg, halt: { value: e.value, code: e.code } };
+      }
+      if (e instanceof RangeError) return { outputs: [], error: BUDGET_MESSAGE };
+      throw e;
+    } finally {
+      S.steps = saved.steps;
+      S.budget = saved.budget;
+      S.breaking = saved.breaking;
+      S.env = saved.env;
+      S.debug = saved.debug;
+      S.now = saved.now;
+    }
+  };
+  return {
+    run(input, options = {}) {
+      const outputs: Json[] = [];
+      const r = execute(input, options, (v) => {
+        outputs.push(v);
+        return false;
+      });
+      if (r === null) return { outputs };
+      return r.error === undefined ? { outputs } : { outputs, error: r.error, ...(r.halt ? { halt: r.halt } : {}) };
+    },
+    first(input, options = {}) {
+      let out: Json | undefined;
+      const r = execute(input, options, (v) => {
+        out = v;
+        return true;
+      });
+      return r !== null && out === undefined ? undefined : out;
+    },
+  };
+}
+
+function baseEnv(names: string[], defaults: Json[], vars: Record<string, Json> | undefined): Env | null {
+  let e: Env | null = null;
+  const named: Record<string, Json> = {};
+  names.forEach((n, j) => {
+    const v = vars && Object.prototype.hasOwnProperty.call(vars, n) ? vars[n] : defaults[j];
+    named[n] = v;
+    e = new Env(v, e);
+  });
+  return new Env({ positional: [], named }, e);
+}
+
+/** Names of all builtins as `name/arity`, for `builtins`. */
+export function builtinNames(): string[] {
+  const names = new Set<string>(NATIVES.keys());
+  for (let s: Scope | null = ROOT; s !== null; s = s.parent) if (s.kind === "func") names.add(s.name);
+  return [...names].filter((n) => !n.startsWith("_"));
+}
+
+defNative("builtins", 0, { gen: (_i, _a, _e, emit) => emit(builtinNames()) });

@@ -1,0 +1,222 @@
+/** Translates Oniguruma (Perl-NT) patterns to JavaScript RegExp and runs jq-style matching. */
+import type { Json } from "../engines/common/json.js";
+import { JqError, desc, fail, type JObj } from "./values.js";
+
+/** Longest input string the regex functions accept (UTF-16 units). */
+export const REGEX_MAX_INPUT = 100_000;
+/** Longest input for patterns with nested unbounded quantifiers (catastrophic backtracking guard). */
+export const REGEX_MAX_RISKY_INPUT = 32;
+
+interface Compiled {
+  re: RegExp;
+  names: Array<string | null>;
+  risky: boolean;
+}
+
+const POSIX: Record<string, string> = {
+  alpha: "a-zA-Z", digit: "0-9", alnum: "a-zA-Z0-9", upper: "A-Z", lower: "a-z", space: "\\s",
+  blank: " \\t", punct: "!-\\/:-@\\[-`{-~", xdigit: "0-9A-Fa-f", word: "\\w", cntrl: "\\x00-\\x1f\\x7f",
+  print: "\\x20-\\x7e", graph: "\\x21-\\x7e", ascii: "\\x00-\\x7f",
+};
+const JS_ESCAPES = new Set("dDwWsSbBnrtfv0xucpPk123456789".split(""));
+const SYNTAX = new Set("^$\\.*+?()[]{}|/-".split(""));
+
+const cache = new Map<string, Compiled>();
+
+function stripExtended(p: string): string {
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i];
+    if (c === "\\") {
+      out += c + (p[i + 1] ?? "");
+      i++;
+    } else if (inClass) {
+      if (c === "]") inClass = false;
+      out += c;
+    } else if (c === "[") {
+      inClass = true;
+      out += c;
+    } else if (c === "#") {
+      while (i < p.length && p[i] !== "\n") i++;
+    } else if (!/\s/.test(c)) out += c;
+  }
+  return out;
+}
+
+/** Compiles a pattern with jq flags (already validated), caching the result. */
+export function compileRegex(pattern: string, flags: string): Compiled {
+  const key = flags + "\u0000" + pattern;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  let p = pattern;
+  let ci = flags.includes("i");
+  let ext = flags.includes("x");
+  let dotAll = /[mp]/.test(flags);
+  let multiline = false;
+  for (;;) {
+    const m = /^\(\?([imsx]+)\)/.exec(p);
+    if (!m) break;
+    for (const f of m[1]) {
+      if (f === "i") ci = true;
+      else if (f === "x") ext = true;
+      else if (f === "s") dotAll = true;
+      else if (f === "m") multiline = true;
+    }
+    p = p.slice(m[0].length);
+  }
+  if (ext) p = stripExtended(p);
+  const names: Array<string | null> = [];
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i];
+    if (c === "\\") {
+      const e = p[i + 1];
+      i++;
+      if (e === undefined) out += "\\\\";
+      else if (e === "A") out += inClass ? "A" : "(?<![\\s\\S])";
+      else if (e === "z") out += inClass ? "z" : "(?![\\s\\S])";
+      else if (e === "Z") out += inClass ? "Z" : "(?=\\n?(?![\\s\\S]))";
+      else if (e === "h" || e === "H") out += e;
+      else if (JS_ESCAPES.has(e) || SYNTAX.has(e)) out += "\\" + e;
+      else if (/[A-Za-z]/.test(e)) out += e;
+      else out += /[\w\s]/.test(e) ? e : "\\" + e;
+      continue;
+    }
+    if (inClass) {
+      if (c === "[" && p[i + 1] === ":") {
+        const m = /^\[:(\^?)([a-z]+):\]/.exec(p.slice(i));
+        if (m && POSIX[m[2]] !== undefined && m[1] === "") {
+          out += POSIX[m[2]];
+          i += m[0].length - 1;
+          continue;
+        }
+      }
+      if (c === "]") inClass = false;
+      out += c === "[" ? "\\[" : c;
+      continue;
+    }
+    if (c === "[") {
+      inClass = true;
+      out += c;
+      if (p[i + 1] === "^") {
+        out += "^";
+        i++;
+      }
+      if (p[i + 1] === "]") {
+        out += "\\]";
+        i++;
+      }
+      continue;
+    }
+    if (c === "(") {
+      if (p[i + 1] !== "?") names.push(null);
+      else {
+        const m = /^\(\?<([A-Za-z_][A-Za-z0-9_]*)>/.exec(p.slice(i));
+        if (m) names.push(m[1]);
+      }
+      out += c;
+      continue;
+    }
+    if (c === "$" && !multiline) {
+      out += "(?=\\n?(?![\\s\\S]))";
+      continue;
+    }
+    if (c === "^" && !multiline) {
+      out += "(?<![\\s\\S])";
+      continue;
+    }
+    out += c;
+  }
+  let re: RegExp;
+  try {
+    re = new RegExp(out, "dgu" + (ci ? "i" : "") + (dotAll ? "s" : "") + (multiline ? "m" : ""));
+  } catch (e) {
+    return fail(`${pattern} (at offset 0) is not a valid regex: ${(e as Error).message}`);
+  }
+  const risky = /\((?:[^()\\]|\\.)*(?:[+*]|\{\d+,\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,\})/.test(out);
+  const r = { re, names, risky };
+  if (cache.size > 1000) cache.clear();
+  cache.set(key, r);
+  return r;
+}
+
+/** Validates jq regex flags, returning them or raising `<flags> is not a valid modifier string`. */
+export function checkFlags(flags: Json): string {
+  if (flags === null) return "";
+  if (typeof flags !== "string") return fail(`${desc(flags)} is not a string`);
+  for (const f of flags) if (!"gimnpslx".includes(f)) return fail(`${flags} is not a valid modifier string`);
+  return flags;
+}
+
+function cpIndex(s: string, hasSur: boolean, idx: number): number {
+  if (!hasSur) return idx;
+  let n = 0;
+  for (let i = 0; i < idx; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xdc00 || c > 0xdfff) n++;
+  }
+  return n;
+}
+
+function utf8Len(cp: number): number {
+  return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+}
+
+/** All matches (or the first unless `g`) of `re` in `s` as jq match objects. */
+export function matchAll(s: Json, reV: Json, flagsV: Json, testOnly: boolean): Json[] | boolean {
+  if (typeof s !== "string") return fail(`${desc(s)} cannot be matched, as it is not a string`);
+  if (typeof reV !== "string") return fail(`${desc(reV)} is not a string`);
+  const flags = checkFlags(flagsV);
+  if (s.length > REGEX_MAX_INPUT) return fail(`Regex failure: input longer than ${REGEX_MAX_INPUT} characters`);
+  const c = compileRegex(reV, flags);
+  if (c.risky && s.length > REGEX_MAX_RISKY_INPUT)
+    return fail(`Regex failure: pattern with nested unbounded quantifiers on input longer than ${REGEX_MAX_RISKY_INPUT} characters`);
+  const re = c.re;
+  re.lastIndex = 0;
+  if (testOnly) return re.test(s);
+  const global = flags.includes("g");
+  const skipEmpty = flags.includes("n");
+  const hasSur = /[\uD800-\uDFFF]/.test(s);
+  const out: Json[] = [];
+  let guard = 0;
+  while (re.lastIndex <= s.length) {
+    if (++guard > 1_000_000) throw new JqError("Regex failure: too many matches");
+    const m = re.exec(s);
+    if (m === null) break;
+    const start = m.index;
+    const len = m[0].length;
+    if (len === 0) re.lastIndex = start + ((s.codePointAt(start) ?? 0) > 0xffff ? 2 : 1);
+    if (len === 0 && skipEmpty) {
+      if (!global) break;
+      continue;
+    }
+    const off = cpIndex(s, hasSur, start);
+    const caps: Json[] = [];
+    const ind = m.indices as unknown as Array<[number, number] | undefined>;
+    for (let g = 1; g < m.length; g++) {
+      const name = c.names[g - 1] ?? null;
+      const span = ind[g];
+      if (len === 0) caps.push({ offset: off, string: "", length: 0, name });
+      else if (span === undefined || m[g] === undefined) caps.push({ offset: -1, string: null, length: 0, name });
+      else {
+        const co = cpIndex(s, hasSur, span[0]);
+        caps.push({ offset: co, length: cpIndex(s, hasSur, span[1]) - co, string: m[g], name });
+      }
+    }
+    const obj: JObj = { offset: off, length: hasSur ? cpIndex(s, true, start + len) - off : len, string: m[0], captures: caps };
+    out.push(obj);
+    if (!global) break;
+    if (len === 0 && start < s.length) {
+      const cp = s.codePointAt(start) as number;
+      for (let k = 1; k < utf8Len(cp); k++) {
+        const dupCaps = caps.map((x) => ({ ...(x as JObj), offset: off + 1 }));
+        out.push({ offset: off + 1, length: 0, string: "", captures: dupCaps });
+      }
+      if (cp > 0xffff) re.lastIndex = start + 2;
+    }
+    if (start >= s.length) break;
+  }
+  return out;
+}

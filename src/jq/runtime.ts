@@ -1,0 +1,69 @@
+/** Runtime types shared by the compiler and builtins: environments, generators, run state. */
+import type { Json } from "../engines/common/json.js";
+import type { Node } from "./ast.js";
+import { BudgetError } from "./values.js";
+
+/** Receives one output; returns true to stop the producer (early exit or break). */
+export type Emit = (v: Json) => boolean;
+/** A path: the keys from the root, or null when the value is not a path. */
+export type Path = Json[] | null;
+export type PEmit = (v: Json, p: Path) => boolean;
+/** A compiled filter in value mode. */
+export type Gen = (input: Json, env: Env | null, emit: Emit) => boolean;
+/** A compiled filter in path mode: tracks where each output lives in the root. */
+export type PGen = (input: Json, path: Path, env: Env | null, emit: PEmit) => boolean;
+
+/** One runtime binding: a variable value, a closure argument or a label token. */
+export class Env {
+  constructor(
+    readonly v: unknown,
+    readonly next: Env | null,
+  ) {}
+}
+
+/** A filter argument captured with the environment of its call site. */
+export class Closure {
+  constructor(
+    readonly arg: ArgInfo,
+    readonly env: Env | null,
+  ) {}
+}
+
+/** A compiled call argument; its path-mode form is compiled on first use. */
+export interface ArgInfo {
+  node: Node;
+  gen: Gen;
+  pgen: PGen | null;
+  compilePath: () => PGen;
+}
+
+/** Per-run mutable state (runs are synchronous, so one module-level record is enough). */
+export interface RunState {
+  steps: number;
+  budget: number;
+  breaking: unknown;
+  env: Json;
+  debug: (msg: Json) => void;
+  now: number | undefined;
+}
+
+export const S: RunState = { steps: 0, budget: 1_000_000, breaking: null, env: {}, debug: () => {}, now: undefined };
+
+const BUDGET = new BudgetError();
+
+/** Counts one evaluation step, ending the run when the budget is spent. */
+export function step(): void {
+  if (++S.steps > S.budget) throw BUDGET;
+}
+
+/** Throws the budget error (for loops that count several steps at once). */
+export function budgetExceeded(): never {
+  throw BUDGET;
+}
+
+/** Walks `n` bindings up the environment chain. */
+export function up(env: Env | null, n: number): Env | null {
+  let e = env;
+  for (let i = 0; i < n; i++) e = (e as Env).next;
+  return e;
+}

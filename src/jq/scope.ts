@@ -1,0 +1,68 @@
+/** Compile-time scopes: which names are bound where, resolved to environment depths. */
+import type { FuncDef } from "./ast.js";
+import type { ArgInfo, Gen, PGen } from "./runtime.js";
+
+/** A compile error with the source offset where it was found. */
+export class JqCompileError extends Error {
+  constructor(
+    message: string,
+    readonly pos: number,
+  ) {
+    super(message);
+  }
+}
+
+/** A jq-defined function, compiled on first reference in each mode. */
+export interface FuncInfo {
+  def: FuncDef;
+  arity: number;
+  /** Slot depth of the scope the definition appeared in. */
+  defDepth: number;
+  /** Scope for the body: the definition scope plus this function. */
+  scope: Scope;
+  gen: Gen | null;
+  pgen: PGen | null;
+  /** Number of slots the call pushes (closures, then `$` values). */
+  valueParams: number[];
+}
+
+/** One scope entry; slot entries occupy one runtime Env binding. */
+export class Scope {
+  constructor(
+    readonly kind: "var" | "closure" | "label" | "func" | "root",
+    readonly name: string,
+    readonly parent: Scope | null,
+    readonly depth: number,
+    readonly fi: FuncInfo | null = null,
+  ) {}
+
+  /** Adds a slot binding (variable, closure parameter or label). */
+  push(kind: "var" | "closure" | "label", name: string): Scope {
+    return new Scope(kind, name, this, this.depth + 1);
+  }
+
+  /** Adds a function definition (no runtime slot). */
+  pushFunc(fi: FuncInfo): Scope {
+    return new Scope("func", fi.def.name + "/" + fi.arity, this, this.depth, fi);
+  }
+
+  /** Finds a slot binding; returns how many Env links to walk, or -1. */
+  lookupSlot(kind: "var" | "label", name: string): number {
+    for (let s: Scope | null = this; s !== null; s = s.parent) {
+      if (s.kind === kind && s.name === name) return this.depth - s.depth;
+    }
+    return -1;
+  }
+
+  /** Finds a callable: a closure parameter (arity 0) or a function definition. */
+  lookupCallable(name: string, arity: number): { closure: number } | { fi: FuncInfo } | null {
+    const key = name + "/" + arity;
+    for (let s: Scope | null = this; s !== null; s = s.parent) {
+      if (arity === 0 && s.kind === "closure" && s.name === name) return { closure: this.depth - s.depth };
+      if (s.kind === "func" && s.name === key) return { fi: s.fi as FuncInfo };
+    }
+    return null;
+  }
+}
+
+export type { ArgInfo };
