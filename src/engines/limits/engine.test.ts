@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { limitsEngine, loadLimitsText, urlSources, validateLimitsText } from "./engine.js";
+import { pyRepr } from "./python-text.js";
+
+const base = { schema: 1, identifiers: [], classifiers: [], limits: [], applications: [] };
+
+describe("validateLimitsText", () => {
+  it("answers like pscheduler validate-limits", () => {
+    expect(validateLimitsText(JSON.stringify(base))).toEqual({ valid: true, text: "Limit configuration is valid." });
+    const bad = validateLimitsText(JSON.stringify({ ...base, classifiers: [{ name: "c" }] }));
+    expect(bad).toEqual({
+      valid: false,
+      pointer: "/classifiers/0",
+      message: "Invalid limit configuration: At /classifiers/0: 'description' is a required property",
+      text: "Limit configuration is invalid:\nInvalid limit configuration: At /classifiers/0: 'description' is a required property",
+    });
+  });
+  it("reports unparsable JSON", () => {
+    const r = validateLimitsText("{");
+    expect(r.valid).toBe(false);
+    if (!r.valid) expect(r.message).toMatch(/^Invalid limit configuration: /);
+  });
+});
+
+describe("limitsEngine", () => {
+  it("compiles to plain JSON data that loads again", () => {
+    const source = JSON.stringify({
+      ...base,
+      "#": "comment",
+      limits: [
+        { name: "a", description: "a", type: "test-type", data: { types: ["rtt"] } },
+        { name: "b", description: "b", clone: "a", data: { types: ["trace"] }, invert: true },
+      ],
+    });
+    const r = limitsEngine.compile(source);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const data = JSON.parse(JSON.stringify(r.value));
+    expect(data["#"]).toBeUndefined();
+    expect(data.limits[1]).toEqual({ name: "b", description: "b", type: "test-type", data: { types: ["trace"] }, invert: true });
+    expect(limitsEngine.load(data).limits.map((l) => l.name)).toEqual(["a", "b"]);
+  });
+  it("gives errors a code and a JSON pointer", () => {
+    const r = limitsEngine.compile(JSON.stringify({ ...base, identifiers: [{ name: "x", description: "x", type: "nope", data: {} }] }));
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error[0]).toEqual({ code: "limits_invalid_identifier", message: "Identifier 'x' has unsupported type 'nope'", at: "/identifiers/0/type" });
+  });
+});
+
+describe("urlSources", () => {
+  it("lists the ip-cidr-list-url identifiers with their timing", () => {
+    const r = loadLimitsText(
+      JSON.stringify({
+        ...base,
+        identifiers: [{ name: "u", description: "u", type: "ip-cidr-list-url", data: { source: "https://x.example/list", update: "P1D", retry: "PT10M", "fail-state": true } }],
+      }),
+    );
+    if (!r.ok) throw new Error(r.error.message);
+    expect(urlSources(r.value)).toEqual([{ source: "https://x.example/list", updateSeconds: 86400, retrySeconds: 600, failState: true }]);
+  });
+});
+
+describe("pyRepr", () => {
+  it("renders JSON the way Python prints it", () => {
+    expect(pyRepr({ x: [1, "y", true, null], "it's": 2.5 })).toBe(`{'x': [1, 'y', True, None], "it's": 2.5}`);
+  });
+});
