@@ -1,17 +1,56 @@
 /**
- * Adapter to the jq engine in src/jq. Until that engine lands this stub
- * refuses to compile, so jq-dependent limits fail to load with a clear message.
+ * Adapter to the jq engine in src/jq: compile with `args` bound as variables,
+ * take the first output (stopping early), and recover error texts.
  */
-import type { JsonObject } from "../common/json.js";
-import { err, type Result } from "../common/result.js";
-import type { CompiledJq } from "./jq-bridge.js";
+import type { Json, JsonObject } from "../common/json.js";
+import { err, ok, type Result } from "../common/result.js";
+import { compileJq, type JqProgram } from "../../jq/index.js";
+import type { CompiledJq, JqFirst } from "./jq-bridge.js";
 
 /** What the limits engine needs from a jq implementation. */
 export interface JqBackend {
   compile(text: string, args: JsonObject): Result<CompiledJq, string>;
 }
 
+const NOT_A_STRING = " (not a string)";
+
+/**
+ * jq reports a non-string error value as `<json> (not a string)`; pScheduler's
+ * texts (per our spec) show the value's compact JSON alone.
+ */
+function errorText(message: string): string {
+  if (!message.endsWith(NOT_A_STRING)) return message;
+  const body = message.slice(0, -NOT_A_STRING.length);
+  try {
+    JSON.parse(body);
+    return body;
+  } catch {
+    return message;
+  }
+}
+
+function wrap(program: JqProgram): CompiledJq {
+  return {
+    first(input: Json): JqFirst {
+      const v = program.first(input);
+      if (v !== undefined) return { kind: "value", value: v };
+      // No first output: either there was none or the run failed; only this rare path runs twice.
+      const r = program.run(input);
+      if (r.error !== undefined) return { kind: "error", message: errorText(r.error) };
+      return r.outputs.length > 0 ? { kind: "value", value: r.outputs[0] } : { kind: "none" };
+    },
+    all(input: Json) {
+      const r = program.run(input);
+      return r.error !== undefined ? { error: errorText(r.error) } : { outputs: r.outputs };
+    },
+  };
+}
+
 /** The jq implementation in use. */
 export const jqBackend: JqBackend = {
-  compile: () => err("jq engine not available"),
+  compile(text, args) {
+    const c = compileJq(text, { args });
+    if (!c.ok) return err(c.error[0]?.message ?? "jq compile error");
+    return ok(wrap(c.value));
+  },
 };
