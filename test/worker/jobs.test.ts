@@ -88,6 +88,17 @@ describe("/2/filters (Ganeti RAPI)", () => {
     expect((bulk.body as Json).message).toBe("Invalid value for the 'bulk' parameter");
   });
 
+  it("tells float literals from integers where Ganeti does", async () => {
+    const raw = async (text: string) => {
+      const res = await SELF.fetch(`${BASE}/2/filters`, { method: "POST", headers: { "content-type": "application/json" }, body: text });
+      return { status: res.status, message: ((await res.json()) as Json).message };
+    };
+    expect(await raw(`{"priority": 1.0}`)).toEqual({ status: 400, message: "'priority' parameter: Type is 'float', but 'int' is expected" });
+    expect(await raw(`{"action": ["RATE_LIMIT", 1e1]}`)).toEqual({ status: 400, message: "RATE_LIMIT argument must be a positive integer" });
+    // In predicates, 1.0 is the integer 1, as Text.JSON reads it.
+    expect((await raw(`{"priority": 2, "predicates": [["jobid", ["==", "id", 1.0]]]}`)).status).toBe(200);
+  });
+
   it("requires the admin token for writes and a decision token for reads", async () => {
     const vars = { ADMIN_TOKEN: "admin-secret", DECISION_TOKENS: "reader" };
     const call = async (method: string, path: string, token?: string, body?: unknown) => {

@@ -90,10 +90,20 @@ export interface RuleBody {
 const BODY_KEYS = new Set(["priority", "predicates", "action", "reason"]);
 
 /**
+ * Which numbers of a body were written with a fraction or an exponent (`1.0`),
+ * which JSON.parse cannot tell from integers; Python and Haskell can, and
+ * refuse them for `priority` and the RATE_LIMIT argument.
+ */
+export interface FloatLiterals {
+  priority: boolean;
+  rateLimit: boolean;
+}
+
+/**
  * Validates a `/2/filters` POST or PUT body with the RAPI's exact texts, so
  * Ganeti clients see the messages they already handle.
  */
-export function parseRuleBody(body: unknown): Result<RuleBody, string> {
+export function parseRuleBody(body: unknown, floats?: FloatLiterals): Result<RuleBody, string> {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     return err("Invalid body contents, not a dictionary");
   }
@@ -106,7 +116,8 @@ export function parseRuleBody(body: unknown): Result<RuleBody, string> {
   const priority = Object.hasOwn(b, "priority") ? b.priority : 0;
   const predicates = Object.hasOwn(b, "predicates") ? b.predicates : [];
   const reason = Object.hasOwn(b, "reason") ? b.reason : [];
-  if (pythonType(priority) !== "int") return err(`'priority' parameter: Type is '${pythonType(priority)}', but 'int' is expected`);
+  const priorityType = floats?.priority && typeof priority === "number" ? "float" : pythonType(priority);
+  if (priorityType !== "int") return err(`'priority' parameter: Type is '${priorityType}', but 'int' is expected`);
   if (!Array.isArray(predicates)) {
     return err(`'predicates' parameter: Type is '${pythonType(predicates)}', but 'list' is expected`);
   }
@@ -116,6 +127,7 @@ export function parseRuleBody(body: unknown): Result<RuleBody, string> {
   if (!preds.ok) return err(preds.error.message);
   const action = parseAction(Object.hasOwn(b, "action") ? b.action : "CONTINUE");
   if (!action.ok) return action;
+  if (floats?.rateLimit && Array.isArray(action.value)) return err("RATE_LIMIT argument must be a positive integer");
   const trail = parseReasonTrail(reason);
   if (!trail.ok) return trail;
   return ok({ priority: priority as number, predicates: preds.value, action: action.value, reason: trail.value });

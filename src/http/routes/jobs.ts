@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import { parseRuleBody, parseUuid } from "../../engines/jobfilter/index.js";
+import { parseRuleBody, parseUuid, type FloatLiterals } from "../../engines/jobfilter/index.js";
 import { isFailure, type JobQueueApi, type JobStatus, type QueueFailure } from "../../state/job-queue-types.js";
 import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize } from "../auth.js";
@@ -82,17 +82,39 @@ function rapi(handler: FilterHandler, role: "decision" | "admin") {
   };
 }
 
+type Reviver = (this: unknown, key: string, value: unknown, context?: { source?: string }) => unknown;
+
+/**
+ * Parses a RAPI body, noting whether `priority` or the RATE_LIMIT argument was
+ * written as a float literal (`1.0`): the runtime's JSON.parse hands revivers
+ * the source text of each number, which is the only place the difference survives.
+ */
+function parseRapiJson(text: string): { value: unknown; floats: FloatLiterals } {
+  const flagged: [unknown, string][] = [];
+  const reviver: Reviver = function (key, value, context) {
+    if (typeof value === "number" && context?.source !== undefined && /[.eE]/.test(context.source)) flagged.push([this, key]);
+    return value;
+  };
+  const value: unknown = JSON.parse(text, reviver as (key: string, value: unknown) => unknown);
+  const isFlagged = (holder: unknown, key: string) => flagged.some(([h, k]) => h === holder && k === key);
+  const body = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
+  return {
+    value,
+    floats: { priority: body !== undefined && isFlagged(body, "priority"), rateLimit: body !== undefined && isFlagged(body.action, "1") },
+  };
+}
+
 async function readRuleBody(c: Context<AppEnv>) {
   const text = await readText(c);
-  let value: unknown = null;
+  let parsed: { value: unknown; floats?: FloatLiterals } = { value: null };
   if (text.trim() !== "") {
     try {
-      value = JSON.parse(text);
+      parsed = parseRapiJson(text);
     } catch {
       throw new RapiError(400, "Invalid body contents, not a dictionary");
     }
   }
-  const body = parseRuleBody(value);
+  const body = parseRuleBody(parsed.value, parsed.floats);
   if (!body.ok) throw new RapiError(400, body.error);
   return body.value;
 }
