@@ -1,6 +1,7 @@
-import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { createExecutionContext, env, runDurableObjectAlarm, runInDurableObject, SELF, waitOnExecutionContext } from "cloudflare:test";
+import { describe, expect, it, vi } from "vitest";
 import { DEFAULT_POLICY_DATA, normalizeHost, type Host } from "../../src/engines/customs/index.js";
+import { app } from "../../src/http/app.js";
 import type { Env } from "../../src/http/env.js";
 import type { HostPool, PoolPolicy } from "../../src/state/host-pool.js";
 
@@ -266,5 +267,45 @@ describe("concurrency", () => {
     await report("only", idleHost("only", net, { maxJobs: 1 }));
     const results = await Promise.all(Array.from({ length: 8 }, () => allocate({ client: "ws0", net })));
     expect(results.filter((r) => r.host === "only")).toHaveLength(1);
+  });
+});
+
+describe("auth and audit", () => {
+  const call = async (method: string, path: string, body: unknown, token: string | undefined, vars: Partial<Env>) => {
+    const ctx = createExecutionContext();
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (token) headers.authorization = `Bearer ${token}`;
+    const res = await app.fetch(new Request(BASE + path, { method, headers, body: JSON.stringify(body) }), { ...(env as unknown as Env), ...vars }, ctx);
+    await waitOnExecutionContext(ctx);
+    return res;
+  };
+  const vars = { ADMIN_TOKEN: "root", AGENT_TOKENS: "agent-1", DECISION_TOKENS: "client-1" };
+
+  it("takes reports with an agent or admin token and allocations with a decision token", async () => {
+    const net = 140;
+    expect((await call("PUT", "/v1/hosts/ws0", idleHost("ws0", net), undefined, vars)).status).toBe(401);
+    expect((await call("PUT", "/v1/hosts/ws0", idleHost("ws0", net), "client-1", vars)).status).toBe(403);
+    expect((await call("PUT", "/v1/hosts/ws0", idleHost("ws0", net), "agent-1", vars)).status).toBe(200);
+    expect((await call("PUT", "/v1/hosts/a", idleHost("a", net), "root", vars)).status).toBe(200);
+    const req = { client: "ws0", net, fromAddress: "10.0.0.1", user: "u" };
+    expect((await call("POST", "/v1/hosts/allocate", req, "agent-1", vars)).status).toBe(403);
+    const ok = await call("POST", "/v1/hosts/allocate", req, "client-1", vars);
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as AllocateBody).host).toBe("a");
+  });
+
+  it("logs each refusal by an access level 3 host", async () => {
+    const net = 141;
+    await report("ws0", idleHost("ws0", net));
+    await report("guarded", idleHost("guarded", net, { access: 3, users: { bob: "/bin/sh" }, shells: ["/bin/sh"] }));
+    const spy = vi.spyOn(console, "log");
+    try {
+      const r = await allocate({ client: "ws0", net, user: "mallory" });
+      expect(r.host).toBeNull();
+      const lines = spy.mock.calls.map((c) => String(c[0]));
+      expect(lines.some((l) => /^\d{4}-\d\d-\d\dT[\d:.]+Z access denied user=mallory host=guarded client=ws0$/.test(l))).toBe(true);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
