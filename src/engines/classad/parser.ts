@@ -269,10 +269,16 @@ export class Parser {
     this.enter();
     this.advance(); // {
     const items: Node[] = [];
-    while (this.t() !== T.RBrace) {
-      items.push(this.parseExpression());
-      if (this.t() === T.Comma) this.advance();
-      else if (this.t() !== T.RBrace) this.fail("expected `,` or `}`");
+    if (this.t() !== T.RBrace) {
+      for (;;) {
+        items.push(this.parseExpression());
+        if (this.t() === T.Comma) {
+          this.advance();
+          continue;
+        }
+        if (this.t() !== T.RBrace) this.fail("expected `,` or `}`");
+        break;
+      }
     }
     this.advance();
     this.depth--;
