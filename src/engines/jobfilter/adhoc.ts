@@ -61,23 +61,28 @@ function readInt(s: string, i: number, depth: number): { value: bigint; end: num
   return { value: negative ? -n.value : n.value, end: n.end };
 }
 
-/** The limit a `rate-limit` count string denotes, or null when it is not a positive Int read with nothing left. */
-export function parseLimit(nStr: string): number | null {
+function readLimit(nStr: string): bigint | null {
   const r = readInt(nStr, 0, 0);
   if (!r || r.end !== nStr.length) return null;
   if (r.value <= 0n || r.value > MAX_INT) return null;
-  return Number(r.value);
+  return r.value;
 }
 
-/** The bucket a reason string defines, or null for an ordinary reason (never an error). */
+/** The limit a `rate-limit` count string denotes, or null when it is not a positive Int read with nothing left. */
+export function parseLimit(nStr: string): number | null {
+  const n = readLimit(nStr);
+  return n === null ? null : Number(n);
+}
+
+/** The bucket a reason string defines, or null for an ordinary reason (never an error); the key keeps n exact. */
 export function parseBucket(reason: string): Bucket | null {
   if (!reason.startsWith("rate-limit:")) return null;
   const rest = reason.slice("rate-limit:".length);
   const colon = rest.indexOf(":");
   const nStr = colon < 0 ? rest : rest.slice(0, colon);
-  const limit = parseLimit(nStr);
+  const limit = readLimit(nStr);
   if (limit === null) return null;
-  return { key: `${rest}:${limit}`, limit };
+  return { key: `${rest}:${limit.toString()}`, limit: Number(limit) };
 }
 
 /** The distinct buckets a job's reason entries name, each once. */
