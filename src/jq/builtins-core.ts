@@ -228,7 +228,7 @@ def0("abs", (i) => {
 defV("format", 1, (i, f) => (typeof f === "string" ? applyFormat(f, i) : fail(`${desc(f)} is not a valid format`)));
 def0("input_filename", () => null);
 def0("input_line_number", () => 0);
-def0("input", () => fail("No more inputs"));
+def0("input", () => fail("break"));
 defNative("inputs", 0, { gen: () => false });
 def0("env", () => S.env);
 def0("halt", () => {
@@ -369,6 +369,36 @@ defNative("limit", 2, {
       });
       return mine ? down : stop;
     }),
+});
+defNative("nth", 2, {
+  gen: (i, a, env, emit) =>
+    a[0].gen(i, env, (n) => {
+      if (typeof n !== "number") return fail(`Cannot index ${typeOf(n)} with number`);
+      if (n < 0) return fail("nth doesn't support negative indices");
+      let count = 0;
+      let mine = false;
+      let down = false;
+      const stop = a[1].gen(i, env, (v) => {
+        if (count++ < n) return false;
+        mine = true;
+        down = emit(v);
+        return true;
+      });
+      return mine ? down : stop;
+    }),
+});
+defV("bsearch", 1, (i, target) => {
+  if (!Array.isArray(i)) return fail(`${desc(i)} cannot be searched from`);
+  let lo = 0;
+  let hi = i.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const c = compare(i[mid], target);
+    if (c === 0) return mid;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1 - lo;
 });
 defNative("until", 2, {
   gen: (i, a, env, emit) => {

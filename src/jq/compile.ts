@@ -1,7 +1,7 @@
 /** Compiles the syntax tree to closures once: value-mode generators and, on demand, path-mode ones. */
 import type { Json } from "../engines/common/json.js";
 import type { FuncDef, Node, Pattern } from "./ast.js";
-import { applyFormat } from "./formats.js";
+import { applyFormat, checkFormat } from "./formats.js";
 import { binop, cannotIterate, indexValue, sliceValue } from "./ops.js";
 import { delPaths, getPath, setPath, updatePath } from "./paths.js";
 import { Closure, Env, S, step, up, type ArgInfo, type Emit, type Gen, type PEmit, type PGen, type Path } from "./runtime.js";
@@ -77,7 +77,7 @@ export class Compiler {
         return this.strGen(n.parts, n.fmt, sc);
       case "format": {
         const name = n.name;
-        applyFormat(name, "");
+        checkFormat(name);
         return (i, _e, emit) => emit(applyFormat(name, i));
       }
       case "index":
@@ -303,7 +303,12 @@ export class Compiler {
     if (fi.gen !== null) return;
     let real: Gen | null = null;
     fi.gen = (i, env, emit) => (real as Gen)(i, env, emit);
-    real = this.gen(fi.def.body, this.bodyScope(fi));
+    try {
+      real = this.gen(fi.def.body, this.bodyScope(fi));
+    } catch (e) {
+      fi.gen = null;
+      throw e;
+    }
     fi.gen = real;
   }
 
@@ -311,7 +316,12 @@ export class Compiler {
     if (fi.pgen !== null) return;
     let real: PGen | null = null;
     fi.pgen = (i, p, env, emit) => (real as PGen)(i, p, env, emit);
-    real = this.pgen(fi.def.body, this.bodyScope(fi));
+    try {
+      real = this.pgen(fi.def.body, this.bodyScope(fi));
+    } catch (e) {
+      fi.pgen = null;
+      throw e;
+    }
     fi.pgen = real;
   }
 
@@ -443,7 +453,7 @@ export class Compiler {
 
   private strGen(parts: Array<string | Node>, fmt: string | null, sc: Scope): Gen {
     const ps: Array<string | Gen> = parts.map((p) => (typeof p === "string" ? p : this.gen(p, sc)));
-    if (fmt !== null) applyFormat(fmt, "");
+    if (fmt !== null) checkFormat(fmt);
     const conv = fmt === null ? interpText : (v: Json) => applyFormat(fmt, v);
     const n = ps.length;
     return (i, env, emit) => {
@@ -469,6 +479,9 @@ export class Compiler {
   }
 
   private objectGen(entries: Array<{ key: Node; value: Node }>, sc: Scope): Gen {
+    for (const e of entries)
+      if (e.key.k === "literal" && typeof e.key.v !== "string")
+        throw new JqCompileError(`Cannot use ${desc(e.key.v)} as object key`, 0);
     const ks = entries.map((e) => this.gen(e.key, sc));
     const vs = entries.map((e) => this.gen(e.value, sc));
     const n = entries.length;

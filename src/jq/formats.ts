@@ -1,7 +1,7 @@
 /** The `@name` string formats of jq 1.7.1. */
 import type { Json } from "../engines/common/json.js";
 import { formatNumber, printCompact } from "./print.js";
-import { desc, fail, typeOf } from "./values.js";
+import { JqError, desc, fail, typeOf } from "./values.js";
 
 const FORMATS = new Set(["text", "json", "html", "uri", "csv", "tsv", "sh", "base64", "base64d", "base32", "base32d"]);
 
@@ -121,6 +121,11 @@ function shQuote(x: Json): string {
   }
 }
 
+/** Rejects unknown format names when the program is compiled. */
+export function checkFormat(name: string): void {
+  if (!FORMATS.has(name)) throw new JqError(`${name} is not a valid format`);
+}
+
 /** Applies `@name` to a value; unknown names raise `<name> is not a valid format`. */
 export function applyFormat(name: string, v: Json): string {
   switch (name) {
@@ -129,7 +134,7 @@ export function applyFormat(name: string, v: Json): string {
     case "json":
       return printCompact(v);
     case "html":
-      return nul(tostr(v)).replace(/[<>&'"]/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", "'": "&#39;", '"': "&quot;" })[c] as string);
+      return nul(tostr(v)).replace(/[<>&'"]/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", "'": "&apos;", '"': "&quot;" })[c] as string);
     case "uri": {
       let out = "";
       for (const b of utf8(tostr(v))) {

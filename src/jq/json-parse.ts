@@ -112,8 +112,7 @@ class P {
     if (t === "null") return null;
     const lower = t.toLowerCase();
     if (lower.includes("nan")) return NaN;
-    if (lower.includes("infinity")) this.err("Invalid literal");
-    if (t !== t.toLowerCase() && !/^[-0-9.eE+]+$/.test(t)) this.err("Invalid literal");
+    if (lower.includes("infinity")) return lower.startsWith("-") ? -Infinity : Infinity;
     return Number(t);
   }
 

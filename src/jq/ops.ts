@@ -71,26 +71,29 @@ export function div(a: Json, b: Json): Json {
   return fail(`${desc(a)} and ${desc(b)} cannot be divided`);
 }
 
-function toIntmax(x: number): number {
-  if (x !== x) return 0;
-  if (x >= 9223372036854775807) return 9223372036854775807;
-  if (x <= -9223372036854775808) return -9223372036854775808;
-  return Math.trunc(x);
+const I64_MAX = 9223372036854775807n;
+const I64_MIN = -9223372036854775808n;
+function toIntmax(x: number): bigint {
+  if (x !== x) return 0n;
+  if (x >= 9223372036854775807) return I64_MAX;
+  if (x <= -9223372036854775808) return I64_MIN;
+  return BigInt(Math.trunc(x));
 }
 
 /** `a % b` (operands truncated to integers). */
 export function mod(a: Json, b: Json): Json {
   if (typeof a === "number" && typeof b === "number") {
     if (a !== a || b !== b) return NaN;
-    const x = toIntmax(a);
-    const y = toIntmax(b);
-    if (y === 0) return fail(`${desc(a)} and ${desc(b)} cannot be divided (remainder) because the divisor is zero`);
-    if (Math.abs(x) < 2 ** 53 && Math.abs(y) < 2 ** 53) {
-      const r = x % Math.abs(y);
+    if (Math.abs(a) < 2 ** 53 && Math.abs(b) < 2 ** 53) {
+      const y = Math.trunc(b);
+      if (y === 0) return fail(`${desc(a)} and ${desc(b)} cannot be divided (remainder) because the divisor is zero`);
+      const r = Math.trunc(a) % Math.abs(y);
       return r === 0 ? 0 : r;
     }
-    const r = Number(BigInt(x) % BigInt(y));
-    return r;
+    const x = toIntmax(a);
+    const y = toIntmax(b);
+    if (y === 0n) return fail(`${desc(a)} and ${desc(b)} cannot be divided (remainder) because the divisor is zero`);
+    return Number(x % y);
   }
   return fail(`${desc(a)} and ${desc(b)} cannot be divided (remainder)`);
 }

@@ -60,7 +60,9 @@ class Parser {
     const defs: FuncDef[] = [];
     if (this.isKw("module" as string) || (this.peek().t === "ident" && (this.peek() as { v: string }).v === "module")) {
       this.next();
-      this.primary();
+      if (!this.isOp("{")) this.fail();
+      const meta = this.primary();
+      if (!isConstant(meta)) throw new JqSyntaxError("Module metadata must be constant", this.peek().pos);
       this.expectOp(";");
     }
     while (this.isKw("import") || this.isKw("include")) {
@@ -498,6 +500,8 @@ class Parser {
         if (tok.v === "__loc__") {
           key = { k: "literal", v: "__loc__" };
           shorthand = { k: "loc", line: Number(lineOf(this.src, tok.pos)) };
+        } else if (this.isOp(":")) {
+          key = { k: "var", name: tok.v, pos: tok.pos };
         } else {
           key = { k: "literal", v: tok.v };
           shorthand = { k: "var", name: tok.v, pos: tok.pos };
@@ -602,6 +606,15 @@ class Parser {
     }
     return this.fail(tok);
   }
+}
+
+function isConstant(n: Node): boolean {
+  if (n.k === "literal") return true;
+  if (n.k === "array") return n.e === null || isConstant(n.e);
+  if (n.k === "comma") return isConstant(n.l) && isConstant(n.r);
+  if (n.k === "neg") return isConstant(n.e);
+  if (n.k === "object") return n.entries.every((e) => e.key.k === "literal" && isConstant(e.value));
+  return false;
 }
 
 function lineOf(src: string, pos: number): number {

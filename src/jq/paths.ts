@@ -27,7 +27,8 @@ export function setKeyOf(t: Json, k: Json, v: Json): Json {
   }
   if (typeof k === "number" && (t === null || Array.isArray(t))) {
     const a = t === null ? [] : t.slice();
-    let i = k !== k ? 0 : Math.trunc(k);
+    if (k !== k) return fail("Cannot set array element at NaN index");
+    let i = Math.trunc(k);
     if (i < 0) {
       i += a.length;
       if (i < 0) return fail("Out of bounds negative array index");
@@ -92,11 +93,8 @@ function delKey(t: Json, k: Json): Json {
   }
   if (typeof k === "number" && Array.isArray(t)) {
     let i = Math.floor(k);
-    if (i < 0) {
-      i += t.length;
-      if (i < 0) return fail("Out of bounds negative array index");
-    }
-    if (i >= t.length) return t;
+    if (i < 0) i += t.length;
+    if (i < 0 || i >= t.length) return t;
     return t.slice(0, i).concat(t.slice(i + 1));
   }
   if (isObj(k) && Array.isArray(t)) {
@@ -117,11 +115,38 @@ function delIn(v: Json, path: Json[], i: number): Json {
   return setKeyOf(v, k, delIn(sub, path, i + 1));
 }
 
+/** Resolves negative indices and slice bounds against the value so deletions sort correctly. */
+function normalizePath(v: Json, p: Json[]): Json[] {
+  const out: Json[] = [];
+  let cur: Json = v;
+  for (const k of p) {
+    let key = k;
+    if (Array.isArray(cur)) {
+      if (typeof k === "number" && k < 0 && k + cur.length >= 0) key = k + cur.length;
+      else if (isObj(k)) {
+        try {
+          const [s, e] = sliceBounds(cur.length, getKey(k, "start"), getKey(k, "end"));
+          key = { start: s, end: e };
+        } catch {
+          key = k;
+        }
+      }
+    }
+    out.push(key);
+    try {
+      cur = cur === null ? null : subValue(cur, key);
+    } catch {
+      cur = null;
+    }
+  }
+  return out;
+}
+
 /** Deletes several paths, longest and last first so earlier deletions do not shift later ones. */
 export function delPaths(v: Json, paths: Json): Json {
   if (!Array.isArray(paths)) return fail("Paths must be specified as an array");
   for (const p of paths) if (!Array.isArray(p)) return fail("Path must be specified as an array");
-  const sorted = (paths as Json[][]).slice().sort((a, b) => compare(b, a));
+  const sorted = (paths as Json[][]).map((p) => normalizePath(v, p)).sort((a, b) => compare(b, a));
   let r = v;
   for (const p of sorted) {
     if (p.length === 0) return null;

@@ -31,7 +31,6 @@ def last(f): reduce f as $x (null; $x);
 def first: .[0];
 def last: .[-1];
 def nth($n): .[$n];
-def nth($n; f): if $n < 0 then error("Out of bounds negative array index") else last(limit($n + 1; f)) end;
 def finites: select(isinfinite or isnan | not);
 def normals: select(isnormal);
 def combinations:

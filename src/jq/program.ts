@@ -52,6 +52,8 @@ const preludeCompiler = new Compiler(false);
 let rootScope = new Scope("root", "", null, 0);
 for (const d of parseModule(PRELUDE).defs) rootScope = preludeCompiler.define(d, rootScope);
 const ROOT = rootScope;
+// jq binds its builtin library as one block, so a builtin may use one defined after it
+for (let s: Scope | null = ROOT; s !== null; s = s.parent) if (s.fi !== null) s.fi.scope = ROOT;
 
 /** Turns an uncaught error value into the message text jq prints. */
 export function errorMessage(v: Json): string {

@@ -21,6 +21,8 @@ const POSIX: Record<string, string> = {
 const JS_ESCAPES = new Set("dDwWsSbBnrtfv0xucpPk123456789".split(""));
 const SYNTAX = new Set("^$\\.*+?()[]{}|/-".split(""));
 
+const WORD = "\\p{L}\\p{N}\\p{M}_";
+
 const cache = new Map<string, Compiled>();
 
 function stripExtended(p: string): string {
@@ -79,6 +81,12 @@ export function compileRegex(pattern: string, flags: string): Compiled {
       else if (e === "z") out += inClass ? "z" : "(?![\\s\\S])";
       else if (e === "Z") out += inClass ? "Z" : "(?=\\n?(?![\\s\\S]))";
       else if (e === "h" || e === "H") out += e;
+      else if (e === "w") out += inClass ? WORD : `[${WORD}]`;
+      else if (e === "W") out += inClass ? "\\W" : `[^${WORD}]`;
+      else if (e === "d") out += inClass ? "\\p{Nd}" : "\\p{Nd}";
+      else if (e === "D") out += inClass ? "\\D" : "\\P{Nd}";
+      else if (e === "b" && !inClass) out += `(?:(?<=[${WORD}])(?![${WORD}])|(?<![${WORD}])(?=[${WORD}]))`;
+      else if (e === "B" && !inClass) out += `(?:(?<=[${WORD}])(?=[${WORD}])|(?<![${WORD}])(?![${WORD}]))`;
       else if (JS_ESCAPES.has(e) || SYNTAX.has(e)) out += "\\" + e;
       else if (/[A-Za-z]/.test(e)) out += e;
       else out += /[\w\s]/.test(e) ? e : "\\" + e;
@@ -175,7 +183,7 @@ export function matchAll(s: Json, reV: Json, flagsV: Json, testOnly: boolean): J
     return fail(`Regex failure: pattern with nested unbounded quantifiers on input longer than ${REGEX_MAX_RISKY_INPUT} characters`);
   const re = c.re;
   re.lastIndex = 0;
-  if (testOnly) return re.test(s);
+  if (testOnly && !flags.includes("n")) return re.test(s);
   const global = flags.includes("g");
   const skipEmpty = flags.includes("n");
   const hasSur = /[\uD800-\uDFFF]/.test(s);
@@ -207,7 +215,7 @@ export function matchAll(s: Json, reV: Json, flagsV: Json, testOnly: boolean): J
     }
     const obj: JObj = { offset: off, length: hasSur ? cpIndex(s, true, start + len) - off : len, string: m[0], captures: caps };
     out.push(obj);
-    if (!global) break;
+    if (!global || testOnly) break;
     if (len === 0 && start < s.length) {
       const cp = s.codePointAt(start) as number;
       for (let k = 1; k < utf8Len(cp); k++) {
@@ -218,5 +226,5 @@ export function matchAll(s: Json, reV: Json, flagsV: Json, testOnly: boolean): J
     }
     if (start >= s.length) break;
   }
-  return out;
+  return testOnly ? out.length > 0 : out;
 }

@@ -1,0 +1,87 @@
+/** Reads jq's own `.test` files (shared/data/jq) into cases, and runs one case against our engine. */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { parse as parseYaml } from "yaml";
+import { compileJq, jqEquals, parseJsonSeq, printCompact } from "../../src/jq/index.js";
+import type { Json } from "../../src/engines/common/json.js";
+
+export interface JqTestCase {
+  file: string;
+  line: number;
+  program: string;
+  input: string;
+  expected: string[];
+  fail: boolean;
+}
+
+export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
+export const DATA_DIR = path.resolve(REPO_ROOT, "../shared/data/jq");
+export const FILES = ["jq.test", "man.test", "onig.test", "base64.test"];
+
+/** Splits a jq test file into cases (blank-line separated groups; `#` comment lines; `%%FAIL` groups). */
+export function readCases(file: string): JqTestCase[] {
+  const lines = readFileSync(path.join(DATA_DIR, file), "utf8").split("\n");
+  const cases: JqTestCase[] = [];
+  let i = 0;
+  const skipBlank = (): void => {
+    while (i < lines.length && (lines[i].trim() === "" || lines[i].startsWith("#"))) i++;
+  };
+  for (;;) {
+    skipBlank();
+    if (i >= lines.length) break;
+    let fail = false;
+    if (lines[i].startsWith("%%FAIL")) {
+      fail = true;
+      i++;
+    }
+    const line = i + 1;
+    const program = lines[i++];
+    if (fail) {
+      const msg: string[] = [];
+      while (i < lines.length && lines[i].trim() !== "") msg.push(lines[i++]);
+      cases.push({ file, line, program, input: "", expected: msg, fail });
+      continue;
+    }
+    const input = lines[i++] ?? "";
+    const expected: string[] = [];
+    while (i < lines.length && lines[i].trim() !== "" ) {
+      if (!lines[i].startsWith("#")) expected.push(lines[i]);
+      i++;
+    }
+    cases.push({ file, line, program, input, expected, fail });
+  }
+  return cases;
+}
+
+export interface Skip {
+  file: string;
+  program: string;
+  reason: string;
+}
+
+/** The reviewed skip list (test/jq/skips.yaml). */
+export function readSkips(): Skip[] {
+  const text = readFileSync(path.join(REPO_ROOT, "test/jq/skips.yaml"), "utf8");
+  return (parseYaml(text) as Skip[] | null) ?? [];
+}
+
+/** Runs one case; returns null when it passes, else a description of the difference. */
+export function runCase(c: JqTestCase): string | null {
+  const compiled = compileJq(c.program);
+  if (c.fail) return compiled.ok ? "expected a compile error, program compiled" : null;
+  if (!compiled.ok) return `compile error: ${compiled.error.map((e) => e.message).join("; ")}`;
+  let input: Json;
+  try {
+    const vals = parseJsonSeq(c.input);
+    input = vals[0] ?? null;
+  } catch {
+    return `cannot parse input ${c.input}`;
+  }
+  const want = c.expected.map((e) => parseJsonSeq(e)[0]);
+  const r = compiled.value.run(input, { env: { PAGER: "less" } });
+  const got = r.outputs;
+  const same = got.length === want.length && got.every((g, j) => jqEquals(g, want[j]));
+  // jq's own harness ignores an error raised after the expected outputs
+  if (same) return null;
+  return `want ${want.map(printCompact).join(" ")} got ${got.map(printCompact).join(" ")}${r.error !== undefined ? ` error: ${r.error}` : ""}`;
+}
