@@ -16,6 +16,7 @@ export const SCHEMA = [
      lease_expires INTEGER,
      updated_at INTEGER NOT NULL)`,
   "CREATE INDEX IF NOT EXISTS jobs_state ON jobs (state, lease_expires)",
+  "CREATE INDEX IF NOT EXISTS jobs_updated ON jobs (state, updated_at)",
 ];
 
 /** One row of the jobs table. */
@@ -151,6 +152,11 @@ export class QueueTables {
       .exec<Raw>("SELECT * FROM jobs WHERE state = 'running' AND lease_expires <= ? ORDER BY lease_expires", now)
       .toArray()
       .map(toRow);
+  }
+
+  /** Forgets finished, expired and cancelled jobs last touched before `before`; returns how many. */
+  pruneEnded(before: number): number {
+    return this.sql.exec("DELETE FROM jobs WHERE state IN ('finished', 'expired', 'cancelled') AND updated_at < ?", before).rowsWritten;
   }
 
   /** The earliest lease expiry among running jobs, for the next alarm. */

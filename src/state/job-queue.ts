@@ -6,6 +6,9 @@ import { getActiveBundle } from "./policy-store.js";
 import { QueueTables, type JobRow } from "./job-queue-sql.js";
 import type { JobStatus, JobSubmission, QueueFailure } from "./job-queue-types.js";
 
+/** How long a finished, expired or cancelled job stays reportable before the alarm forgets it. */
+export const ENDED_JOB_RETENTION_MS = 7 * 24 * 3600 * 1000;
+
 /** Nanoseconds since the epoch, as Ganeti's reason trails stamp them. */
 function nowNs(now: number): number {
   return now * 1_000_000;
@@ -201,7 +204,7 @@ export class JobQueue extends DurableObject<Env> {
     return this.status(row);
   }
 
-  /** Frees the slots of leases that ran out, logs each, and sets the next alarm. */
+  /** Frees the slots of leases that ran out, logs each, forgets long-ended jobs, and sets the next alarm. */
   override async alarm(): Promise<void> {
     const now = Date.now();
     const queue = this.tables.meta("name") ?? "default";
@@ -213,6 +216,7 @@ export class JobQueue extends DurableObject<Env> {
       this.tables.updateJob(row, now);
       console.log(JSON.stringify({ ts: new Date(now).toISOString(), event: "lease_expired", queue, job_id: row.id, lease_id: lease }));
     }
+    this.tables.pruneEnded(now - ENDED_JOB_RETENTION_MS);
     const next = this.tables.nextExpiry();
     if (next !== null) await this.ctx.storage.setAlarm(next);
   }

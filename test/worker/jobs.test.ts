@@ -204,6 +204,20 @@ describe("job queue", () => {
     expect((await submit(q, { opcodes: [op("OP_A")] })).run).toBe(true);
   });
 
+  it("forgets long-ended jobs when the alarm runs", async () => {
+    const q = "prune";
+    const done = await submit(q, { opcodes: [op("OP_A")] });
+    const recent = await submit(q, { opcodes: [op("OP_A")] });
+    await send("POST", `/v1/queues/${q}/jobs/${done.job_id}/finish`);
+    await send("POST", `/v1/queues/${q}/jobs/${recent.job_id}/finish`);
+    await runInDurableObject(stub(q), (_instance: JobQueue, state) => {
+      state.storage.sql.exec("UPDATE jobs SET updated_at = 0 WHERE id = ?", done.job_id as number);
+    });
+    expect(await runDurableObjectAlarm(stub(q))).toBe(true);
+    expect((await send("GET", `/v1/queues/${q}/jobs/${done.job_id}`)).status).toBe(404);
+    expect((await send("GET", `/v1/queues/${q}/jobs/${recent.job_id}`)).body).toMatchObject({ state: "finished" });
+  });
+
   it("runs a scheduling pass over held jobs in the given order", async () => {
     const q = "pass";
     const limit = (await send("POST", `/v1/queues/${q}/filters`, { action: ["RATE_LIMIT", 2] })).body as string;
