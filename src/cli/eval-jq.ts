@@ -1,0 +1,33 @@
+/** `arbiter eval jq`: one JSON request line in, one JSON answer out (outputs, printed, error). */
+import type { Json } from "../engines/common/json.js";
+import { compileJq, printCompact, type JqProgram } from "../jq/index.js";
+
+const cache = new Map<string, JqProgram | string>();
+
+function compileCached(program: string, args: Record<string, Json> | undefined): JqProgram | string {
+  const key = JSON.stringify([program, args ?? null]);
+  const hit = cache.get(key);
+  if (hit !== undefined) return hit;
+  const r = compileJq(program, { args });
+  const v = r.ok ? r.value : r.error.map((e) => `${e.message} (at ${e.at})`).join("; ");
+  if (cache.size > 256) cache.clear();
+  cache.set(key, v);
+  return v;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Evaluates one `{program, input, args?}` line, answering with outputs and how `jq -c` prints them. */
+export function evalJqLine(line: unknown): object {
+  if (!isRecord(line) || typeof line.program !== "string")
+    return { compile_error: "request must be an object with a string `program`" };
+  if (line.args !== undefined && !isRecord(line.args)) return { compile_error: "`args` must be an object" };
+  const prog = compileCached(line.program, line.args as Record<string, Json> | undefined);
+  if (typeof prog === "string") return { compile_error: prog };
+  const r = prog.run((line.input ?? null) as Json);
+  const out: Record<string, unknown> = { outputs: r.outputs, printed: r.outputs.map(printCompact) };
+  if (r.error !== undefined) out.error = r.error;
+  return out;
+}
