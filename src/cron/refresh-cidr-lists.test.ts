@@ -158,6 +158,24 @@ describe("refreshSources", () => {
     expect(stored(kv, "http://l/json")?.entries).toEqual(["192.0.2.0/24", "198.51.100.0/24"]);
   });
 
+  it("judges due times by the policy in force, so shorter intervals apply at once", async () => {
+    const { env } = makeEnv();
+    const { fetcher, serve, calls } = fakeServer();
+    serve("http://l/a", "192.0.2.0/24\n");
+    await refreshSources(env, [source("http://l/a", { updateSeconds: 86_400 })], T0, fetcher);
+    const shorter = source("http://l/a", { updateSeconds: 300 });
+    expect((await refreshSources(env, [shorter], T0 + 299_000, fetcher)).sources[0].action).toBe("skipped");
+    expect((await refreshSources(env, [shorter], T0 + 300_000, fetcher)).sources[0].action).toBe("fetched");
+    serve("http://l/a", "down", 503);
+    await refreshSources(env, [shorter], T0 + 600_000, fetcher);
+    const retryLater = source("http://l/a", { updateSeconds: 300, retrySeconds: 60 });
+    expect((await refreshSources(env, [retryLater], T0 + 659_000, fetcher)).sources[0].action).toBe(
+      "skipped",
+    );
+    expect((await refreshSources(env, [retryLater], T0 + 660_000, fetcher)).sources[0].action).toBe("failed");
+    expect(calls).toHaveLength(4);
+  });
+
   it("fetches a URL named by several identifiers once, with the first one's schedule", async () => {
     const { env, kv } = makeEnv();
     const { fetcher, serve, calls } = fakeServer();

@@ -51,7 +51,7 @@ async function refreshOne(
   fetcher: Fetcher,
 ): Promise<SourceOutcome> {
   const previous = await readCidrListRecord(env.POLICIES, source.source);
-  if (previous !== null && Date.parse(previous.next_due) > now) {
+  if (previous !== null && dueAt(previous, source) > now) {
     return { source: source.source, action: "skipped", count: previous.count };
   }
   const downloaded = await download(source, fetcher);
@@ -85,6 +85,19 @@ async function refreshOne(
     : { source: source.source, action: "failed", count: record.count, error: downloaded.error };
 }
 
+/**
+ * When a stored list is next due under the policy in force now: `retry` after a
+ * failed last attempt, else `update` after the last success. Computed from the
+ * policy rather than taken from the stored `next_due`, so publishing shorter
+ * intervals takes effect at once.
+ */
+export function dueAt(record: CidrListRecord, source: UrlSource): number {
+  const success = record.last_success === null ? -Infinity : Date.parse(record.last_success);
+  const failure = record.last_failure === null ? -Infinity : Date.parse(record.last_failure);
+  if (success === -Infinity && failure === -Infinity) return -Infinity;
+  return failure > success ? failure + source.retrySeconds * 1000 : success + source.updateSeconds * 1000;
+}
+
 /** Downloads and parses one list: non-200, network, size, JSON and transform trouble are all failures. */
 export async function download(
   source: UrlSource,
@@ -96,6 +109,7 @@ export async function download(
   try {
     const response = await fetcher(source.source, {
       headers: { accept: source.transform ? "application/json" : "text/plain, */*;q=0.5" },
+      cache: "no-store",
       signal: controller.signal,
     });
     if (response.status !== 200) {
