@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import { BUDGET_MESSAGE, compileJq, formatJson, printCompact } from "./index.js";
+import type { Json } from "../engines/common/json.js";
+
+function run(src: string, input: Json = null, opts: Parameters<import("./index.js").JqProgram["run"]>[1] = {}) {
+  const c = compileJq(src);
+  if (!c.ok) throw new Error(c.error[0].message);
+  return c.value.run(input, opts);
+}
+
+describe("compileJq / run API", () => {
+  it("reports syntax errors with line:column and a jq_ code", () => {
+    const c = compileJq(".a |\n  ]");
+    expect(c.ok).toBe(false);
+    if (!c.ok) expect(c.error[0]).toMatchObject({ code: "jq_syntax_error", at: "2:3" });
+    const u = compileJq("nosuch(1)");
+    if (!u.ok) expect(u.error[0]).toMatchObject({ code: "jq_compile_error", message: "nosuch/1 is not defined" });
+  });
+  it("binds compile-time args and replaces them per run with vars", () => {
+    const c = compileJq("$limit * 2", { args: { limit: 3 } });
+    expect(c.ok).toBe(true);
+    if (!c.ok) return;
+    expect(c.value.run(null).outputs).toEqual([6]);
+    expect(c.value.run(null, { vars: { limit: 10 } }).outputs).toEqual([20]);
+    expect(c.value.first(null)).toBe(6);
+  });
+  it("keeps outputs produced before an error and uses jq's messages", () => {
+    expect(run(".[] | {a:1} + .", [{}, 1])).toEqual({ outputs: [{ a: 1 }], error: 'object ({"a":1}) and number (1) cannot be added' });
+    expect(run("error({a:1})").error).toBe('{"a":1} (not a string)');
+  });
+  it("first stops early and returns undefined without outputs", () => {
+    expect(compileJq("range(1e12)").ok && (compileJq("range(1e12)") as { value: import("./index.js").JqProgram }).value.first(null)).toBe(0);
+    const e = compileJq("empty");
+    if (e.ok) expect(e.value.first(1)).toBeUndefined();
+  });
+  it("ends runaway programs with the budget error", () => {
+    for (const p of ["def f: f; f", "repeat(.)", "range(1e12)", "def f: [f]; f", "[limit(1e9; repeat(1))]"])
+      expect(run(p, 0, { maxSteps: 100_000 }).error).toBe(BUDGET_MESSAGE);
+    expect(run("try (def f: f; f) catch 1", 0, { maxSteps: 1000 }).error).toBe(BUDGET_MESSAGE);
+  });
+  it("passes env only when the embedder gives it", () => {
+    expect(run("$ENV, env").outputs).toEqual([{}, {}]);
+    expect(run("$ENV.X", null, { env: { X: "y" } }).outputs).toEqual(["y"]);
+  });
+  it("guards regexes against oversized inputs and nested quantifiers", () => {
+    expect(run('test("a")', "a".repeat(200_000)).error).toMatch(/^Regex failure/);
+    expect(run('test("(a+)+b")', "a".repeat(40)).error).toMatch(/^Regex failure/);
+    expect(run('test("(a+)+b")', "aab").outputs).toEqual([true]);
+  });
+});
+
+describe("pscheduler modules", () => {
+  const iso = (arg: string, input: Json = null) => run(`import "pscheduler/iso8601" as iso; iso::duration_as_seconds(${arg})`, input);
+  it("iso::duration_as_seconds", () => {
+    expect(iso('"PT1M5S"').outputs).toEqual([65]);
+    expect(iso('"P1W2D"').outputs).toEqual([604800 + 2 * 86400]);
+    expect(iso('"pt1.5s"').outputs).toEqual([1.5]);
+    expect(iso('"P"').outputs).toEqual([0]);
+    expect(iso('"PT5S\\n"').outputs).toEqual([5]);
+    expect(iso('"P\\nT5S"').outputs).toEqual([]);
+    expect(iso('"P1W"').error).toBe("Invalid ISO 8601 duration 'P1W'");
+    expect(iso("5").error).toBe("Invalid ISO 8601 duration '5'");
+    expect(iso(".", "x").error).toBe(`Invalid ISO 8601 duration '{"weeks":null,"days":null,"hours":null,"minutes":null,"seconds":null,"invalid":"X"}'`);
+  });
+  it("iso::timestamp_parsed", () => {
+    const r = run('import "pscheduler/iso8601" as iso; iso::timestamp_parsed(.)', "2015-03-05T10:00:00.5Z");
+    expect(r.outputs).toEqual([{ year: 2015, month: 3, day: 5, hour: 10, minute: 0, second: 0 }]);
+    const z = run('import "pscheduler/iso8601" as iso; iso::timestamp_parsed(.)', "2015-3-5T10:00Z");
+    expect(z.outputs).toEqual([{ year: 2015, month: 3, day: 5, hour: 10, minute: 0, offset_hr: 0, offset_min: 0 }]);
+    expect(run('import "pscheduler/iso8601" as iso; iso::timestamp_parsed(.)', "nope").error).toBe("Invalid timestamp 'nope'");
+  });
+  it("si::as_integer", () => {
+    const si = (arg: string, input: Json = null) => run(`import "pscheduler/si" as si; si::as_integer(${arg})`, input);
+    expect(si('"10Mi"').outputs).toEqual([10 * 1048576]);
+    expect(si('"1.5k"').outputs).toEqual([1500]);
+    expect(si("42").outputs).toEqual([42]);
+    expect(si('"50Mb"').error).toBe("Invalid SI Number '50Mb'");
+    expect(si(".", "50Mb").error).toBe("Invalid SI Number '50mb'");
+    expect(si(".b", "50Mb").error).toBe('Cannot index string with string "b"');
+    expect(run('include "pscheduler/si"; as_integer("2G")').outputs).toEqual([2e9]);
+  });
+  it("extra modules passed at compile time can be imported", () => {
+    const c = compileJq('import "mine" as m; m::twice', { modules: { mine: "def twice: . * 2;" } });
+    expect(c.ok && c.value.run(4).outputs).toEqual([8]);
+  });
+});
+
+describe("printing", () => {
+  it("prints numbers as jq 1.7.1", () => {
+    expect([1e1000, -0, 1e16, 1.5e17, 1e-5, 0.0001, 123456789012345680, 5e-324, NaN].map((n) => printCompact(n))).toEqual([
+      "1.7976931348623157e+308", "-0", "1e+16", "1.5e+17", "1e-05", "0.0001", "123456789012345680", "5e-324", "null",
+    ]);
+  });
+  it("pretty-prints with indent, tab and sorted keys", () => {
+    expect(formatJson({ b: [1, {}], a: [] }, { sortKeys: true })).toBe('{\n  "a": [],\n  "b": [\n    1,\n    {}\n  ]\n}');
+    expect(formatJson({ a: 1 }, { tab: true })).toBe('{\n\t"a": 1\n}');
+  });
+});
