@@ -79,13 +79,14 @@ const localif: Build = (data) => {
   return ok((hints, state) => {
     const r = requesterOf(hints);
     if (r === undefined) return false;
-    const addr = parseAddress(r);
-    if (!addr) return false;
+    const net = parseNetwork(r);
+    if (!net) return { error: `${pyStringRepr(r)} does not appear to be an IPv4 or IPv6 network` };
+    if (net.hostBits) return { error: `${r} has host bits set` };
     if (cachedFor !== state.ctx.localAddresses) {
       cachedFor = state.ctx.localAddresses;
       set = buildCidrSet(cachedFor);
     }
-    return set !== null && set.contains(addr);
+    return set !== null && set.overlaps(net);
   });
 };
 
