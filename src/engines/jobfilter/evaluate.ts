@@ -83,9 +83,8 @@ export function compileJobId(expr: Expr, watermark: number): (id: number) => boo
   return (id) => f(id) === TRUE;
 }
 
-/** Resolves a dotted field path in an opcode; `undefined` when missing or a hidden common parameter. */
+/** Resolves a dotted field path in an opcode; `undefined` when missing (hidden common parameters are refused at compile time). */
 function lookup(opcode: JsonObject, path: readonly string[]): unknown {
-  if (COMMON_PARAMS.has(path[0])) return undefined;
   let cur: unknown = opcode;
   for (const key of path) {
     if (typeof cur !== "object" || cur === null || Array.isArray(cur) || !Object.hasOwn(cur, key)) return undefined;
@@ -93,6 +92,8 @@ function lookup(opcode: JsonObject, path: readonly string[]): unknown {
   }
   return cur;
 }
+
+const never = (): boolean => false;
 
 function isStringList(v: unknown[]): boolean {
   for (const x of v) if (typeof x !== "string") return false;
@@ -108,6 +109,8 @@ function isIntegerList(v: unknown[]): boolean {
 export function compileOpcode(expr: Expr): (opcodes: readonly JsonObject[]) => boolean {
   const names = fieldsOf(expr);
   const paths = names.map((n) => n.split("."));
+  // A field that is a hidden common parameter is always missing: the expression can never hold.
+  if (paths.some((p) => COMMON_PARAMS.has(p[0]))) return never;
   const index = new Map(names.map((n, i) => [n, i]));
   const values: unknown[] = new Array(names.length);
   const f = build<unknown[]>(expr, (e) => {
