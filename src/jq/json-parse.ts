@@ -53,7 +53,10 @@ class P {
         }
         const k = this.string();
         this.ws();
-        if (s[this.i] !== ":") this.i >= s.length ? this.err("Unfinished JSON term") : this.err("Objects must consist of key:value pairs");
+        if (s[this.i] !== ":") {
+          if (this.i >= s.length) this.err("Unfinished JSON term");
+          this.err("Objects must consist of key:value pairs");
+        }
         this.i++;
         setKey(o, k, this.value(depth + 1));
         this.ws();

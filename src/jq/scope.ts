@@ -36,6 +36,10 @@ export class Scope {
     readonly fi: FuncInfo | null = null,
   ) {}
 
+  private self(): Scope {
+    return this;
+  }
+
   /** Adds a slot binding (variable, closure parameter or label). */
   push(kind: "var" | "closure" | "label", name: string): Scope {
     return new Scope(kind, name, this, this.depth + 1);
@@ -48,7 +52,7 @@ export class Scope {
 
   /** Finds a slot binding; returns how many Env links to walk, or -1. */
   lookupSlot(kind: "var" | "label", name: string): number {
-    for (let s: Scope | null = this; s !== null; s = s.parent) {
+    for (let s: Scope | null = this.self(); s !== null; s = s.parent) {
       if (s.kind === kind && s.name === name) return this.depth - s.depth;
     }
     return -1;
@@ -57,7 +61,7 @@ export class Scope {
   /** Finds a callable: a closure parameter (arity 0) or a function definition. */
   lookupCallable(name: string, arity: number): { closure: number } | { fi: FuncInfo } | null {
     const key = name + "/" + arity;
-    for (let s: Scope | null = this; s !== null; s = s.parent) {
+    for (let s: Scope | null = this.self(); s !== null; s = s.parent) {
       if (arity === 0 && s.kind === "closure" && s.name === name) return { closure: this.depth - s.depth };
       if (s.kind === "func" && s.name === key) return { fi: s.fi as FuncInfo };
     }
