@@ -69,7 +69,7 @@ describe("classad cases", () => {
     run(c.name, () => {
       const input = ClassadInput.parse(c.value.input);
       const want = ClassadWant.parse(c.value.want);
-      const ctx = { now: nowOf(c.value.now), random: () => 0.5 };
+      const ctx = { now: nowOf(c.value.now as string | number | undefined), random: () => 0.5 };
       let got: Record<string, unknown>;
       if ("match" in input) {
         // the same line format as `arbiter eval classad`, with the case's clock
@@ -99,7 +99,7 @@ describe("match cases", () => {
     run(c.name, () => {
       const source = c.value.policy === undefined ? DEFAULT_POLICY : z.string().parse(c.value.policy);
       const compiled = matchEngine.compile(source);
-      const ctx = { now: nowOf(c.value.now), random: () => 0.5 };
+      const ctx = { now: nowOf(c.value.now as string | number | undefined), random: () => 0.5 };
       if (c.value.want_error !== undefined) {
         const we = MatchWantError.parse(c.value.want_error);
         if (!compiled.ok) {

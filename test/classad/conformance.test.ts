@@ -39,7 +39,6 @@ function sameAs(a: Value, b: Value): boolean {
   if (a instanceof RelTime && b instanceof RelTime) return a.secs === b.secs;
   if (a instanceof ListValue || a instanceof ClassAd) return unparseValue(a) === unparseValue(b);
   if (ta === "undefined" || ta === "error") return true;
-  // eslint-disable-next-line eqeqeq
   return a == b;
 }
 

@@ -21,8 +21,22 @@ export type AdResult = { ok: true; ad: ClassAd } | { ok: false; error: AdError }
 const MAX_CACHE = 20_000;
 const exprCache = new Map<string, Compiled>();
 
+/** Empties the shared expression cache (benchmarks use it to time cold parsing). */
+export function clearExprCache(): void {
+  exprCache.clear();
+}
+
 /** Compiles an attribute's expression text, sharing one compiled form per distinct text. */
 function compileText(text: string, oldStrings: boolean): Compiled | { message: string; offset: number } {
+  // fast path for the plain literals most ad attributes hold (not cached: they rarely repeat)
+  if (SIMPLE_INT.test(text)) {
+    const n = Number(text) + 0;
+    return new Compiled(() => n, { k: "lit", v: n });
+  }
+  if (SIMPLE_STR.test(text)) {
+    const v = text.slice(1, -1);
+    return new Compiled(() => v, { k: "lit", v });
+  }
   const key = (oldStrings ? "o" : "n") + text;
   const hit = exprCache.get(key);
   if (hit !== undefined) return hit;
@@ -34,6 +48,8 @@ function compileText(text: string, oldStrings: boolean): Compiled | { message: s
   return c;
 }
 
+const SIMPLE_INT = /^-?(?:0|[1-9][0-9]{0,14})$/;
+const SIMPLE_STR = /^"[^"\\]*"$/;
 const NAME = /^[ \t]*([A-Za-z_][A-Za-z0-9_.]*)[ \t]*=(?!=)/;
 
 /** Old long form: `Name = Expr` lines; blank and `#` lines ignored; old string escaping. */

@@ -254,6 +254,13 @@ function policyText(policy: MatchPolicy | null, kind: "schedd" | "startd" | "job
   return policy?.texts[key] ?? null;
 }
 
+/** Whether a job and a machine match symmetrically (no policy), reusing the caller's state. */
+export function symmetricMatch(job: ClassAd, machine: ClassAd, st: EvalState): boolean {
+  const mReq = evalAttr(machine, "requirements", job, st);
+  if (mReq === false) return false;
+  return isTrue(andThen(mReq, () => evalAttr(job, "requirements", machine, st)));
+}
+
 /** Symmetric match and both ranks of one job/machine pair, for `arbiter eval classad`. */
 export function matchOne(job: ClassAd, machine: ClassAd, ctx: EvalContext): { symmetric: boolean; jobRank: Value; machineRank: Value } {
   const st = new EvalState(ctx);
