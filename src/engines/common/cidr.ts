@@ -159,6 +159,11 @@ export interface CidrSet {
   longestMatch(net: IpNetwork): string | null;
 }
 
+/** True when a range starting at `start` overlaps or directly follows one ending at `end`. */
+function touches(end: number | bigint, start: number | bigint): boolean {
+  return typeof end === "bigint" ? BigInt(start) <= end + 1n : Number(start) <= end + 1;
+}
+
 function buildFamily<T extends number | bigint>(nets: IpNetwork[]): FamilyIndex<T> {
   const sorted = [...nets].sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
   const starts: T[] = [];
@@ -166,7 +171,7 @@ function buildFamily<T extends number | bigint>(nets: IpNetwork[]): FamilyIndex<
   for (const n of sorted) {
     const last = ends.length - 1;
     // Adjacent or overlapping ranges merge; +1 compared in the family's own integer type.
-    if (last >= 0 && (n.start as T) <= ends[last] + ((typeof n.start === "bigint" ? 1n : 1) as T)) {
+    if (last >= 0 && touches(ends[last], n.start)) {
       if ((n.end as T) > ends[last]) ends[last] = n.end as T;
     } else {
       starts.push(n.start as T);
