@@ -17,6 +17,8 @@ export interface JobStatus {
   run: boolean;
   state: JobState;
   lease?: Lease;
+  /** Only with `?explain=true`: the rules in order with their matches, and the job's buckets. */
+  trace?: unknown;
 }
 
 /** A failure the route turns into an HTTP error: Ganeti-style for filters, the API envelope for jobs. */
@@ -46,8 +48,8 @@ export interface JobQueueApi {
   putFilter(queue: string, body: RuleBody, uuid?: string): Promise<string>;
   deleteFilter(uuid: string): Promise<boolean>;
   highestJobId(): Promise<number>;
-  submit(queue: string, submission: JobSubmission): Promise<JobStatus | QueueFailure>;
-  check(id: number): Promise<JobStatus | QueueFailure>;
+  submit(queue: string, submission: JobSubmission, explain?: boolean): Promise<JobStatus | QueueFailure>;
+  check(id: number, explain?: boolean): Promise<JobStatus | QueueFailure>;
   schedule(ids: number[]): Promise<JobStatus[] | QueueFailure>;
   heartbeat(id: number, leaseId?: string): Promise<JobStatus | QueueFailure>;
   finish(id: number): Promise<JobStatus | QueueFailure>;

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { FilterRule, FilterSet, Job, JobfilterPolicy, RuleBody } from "../engines/jobfilter/index.js";
-import { buildFilterSet, decideJob, schedulePass } from "../engines/jobfilter/index.js";
+import { buildFilterSet, decideJob, schedulePass, traceJob } from "../engines/jobfilter/index.js";
 import { numberVar, type Env } from "../http/env.js";
 import { getActiveBundle } from "./policy-store.js";
 import { QueueTables, type JobRow } from "./job-queue-sql.js";
@@ -133,7 +133,7 @@ export class JobQueue extends DurableObject<Env> {
   }
 
   /** Takes a job in and decides it at once against the running jobs; a slot is taken under a lease when it may run. */
-  async submit(queue: string, submission: JobSubmission): Promise<JobStatus | QueueFailure> {
+  async submit(queue: string, submission: JobSubmission, explain = false): Promise<JobStatus | QueueFailure> {
     this.noteQueue(queue);
     const now = Date.now();
     const id = submission.id ?? this.tables.highestJobId() + 1;
@@ -145,19 +145,23 @@ export class JobQueue extends DurableObject<Env> {
     const started = this.apply(row, decideJob(this.filterSet(), job, { running: this.runningJobs(), queued: [] }), now);
     this.tables.insertJob(row, now);
     if (started) await this.armAlarm();
-    return this.status(row);
+    return this.explained(this.status(row), job, explain);
   }
 
   /** Reports a job; a held job is decided again (it may run now, or be cancelled by a REJECT rule). */
-  async check(id: number): Promise<JobStatus | QueueFailure> {
+  async check(id: number, explain = false): Promise<JobStatus | QueueFailure> {
     const row = this.tables.job(id);
     if (row === undefined) return failure(404, "not_found", `job \`${id}\` does not exist`);
-    if (row.state !== "queued") return this.status(row);
+    if (row.state !== "queued") return this.explained(this.status(row), row.job, explain);
     const now = Date.now();
     const started = this.apply(row, decideJob(this.filterSet(), row.job, { running: this.runningJobs(), queued: [] }), now);
     this.tables.updateJob(row, now);
     if (started) await this.armAlarm();
-    return this.status(row);
+    return this.explained(this.status(row), row.job, explain);
+  }
+
+  private explained(status: JobStatus, job: Job, explain: boolean): JobStatus {
+    return explain ? { ...status, trace: traceJob(this.filterSet(), job) } : status;
   }
 
   /** Runs one scheduling pass over held jobs in the given order; returns every job's status in that order. */

@@ -129,6 +129,9 @@ describe("job queue", () => {
 
     const next = await submit(q, { opcodes: [op("OP_A")] });
     expect(next).toMatchObject({ job_id: 42, action: "PAUSE", rule: uuid, run: false, state: "queued", cacheable: false });
+    expect(next.trace).toBeUndefined();
+    const explained = (await send("GET", `/v1/queues/${q}/jobs/42?explain=true`)).body as Json;
+    expect(explained.trace).toEqual({ rules: [{ uuid, priority: 0, watermark: 41, action: "PAUSE", matches: true }], buckets: [] });
     expect(typeof next.decision_id).toBe("string");
     expect(typeof next.revision).toBe("string");
 

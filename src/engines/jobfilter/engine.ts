@@ -6,6 +6,8 @@ import type { QueueView } from "./schedule.js";
 import { decideJob, schedulePass } from "./schedule.js";
 import type { FilterRule, Job, JobDecision, PassResult } from "./types.js";
 import { prepareJob } from "./evaluate.js";
+import { bucketsOf } from "./adhoc.js";
+import type { FilterSet } from "./filter-set.js";
 
 /** The jobfilter engine as the bundle sees it: filters.json holds the rules a new queue starts with. */
 export const jobfilterEngine: EngineDefinition<FilterRule[], JobfilterPolicy> = {
@@ -44,9 +46,29 @@ export function decideJobfilter(
   const verdict = decideJob(policy.set, request.job, queueOf(request));
   const decision: Decision<JobDecision> = { verdict, cacheable: false, outcome: verdict.action.toLowerCase() };
   if (!ctx.explain) return decision;
-  const prepared = prepareJob(request.job);
-  const trace = policy.set.rules.map((r) => ({ uuid: r.uuid, action: r.rule.action, matches: r.matches(prepared) }));
-  return { ...decision, trace };
+  return { ...decision, trace: traceJob(policy.set, request.job) };
+}
+
+/** One rule's line of a trace: the rule in evaluation order and whether the job matches it. */
+export interface TraceLine {
+  uuid: string;
+  priority: number;
+  watermark: number;
+  action: FilterRule["action"];
+  matches: boolean;
+}
+
+/** The explain trace of a job: every rule in evaluation order with its match, plus the job's reason buckets. */
+export function traceJob(set: FilterSet, job: Job): { rules: TraceLine[]; buckets: { key: string; limit: number }[] } {
+  const prepared = prepareJob(job);
+  const rules = set.rules.map((r) => ({
+    uuid: r.uuid,
+    priority: r.rule.priority,
+    watermark: r.rule.watermark,
+    action: r.rule.action,
+    matches: r.matches(prepared),
+  }));
+  return { rules, buckets: bucketsOf(prepared.reasons).map((b) => ({ key: b.key, limit: b.limit })) };
 }
 
 /** Runs one scheduling pass over queued candidates against a loaded policy. */

@@ -1,5 +1,5 @@
-export { jobfilterEngine, decideJobfilter, scheduleJobfilter, queueOf } from "./engine.js";
-export type { JobfilterRequest } from "./engine.js";
+export { jobfilterEngine, decideJobfilter, scheduleJobfilter, queueOf, traceJob } from "./engine.js";
+export type { JobfilterRequest, TraceLine } from "./engine.js";
 export { compileFilters, loadFilters, validateRule, validateRules, seedUuid } from "./policy.js";
 export type { JobfilterPolicy } from "./policy.js";
 export { schedulePass, decideJob } from "./schedule.js";

@@ -5,7 +5,7 @@ import { isFailure, type JobQueueApi, type JobStatus, type QueueFailure } from "
 import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize } from "../auth.js";
 import { readJson, readText } from "../body.js";
-import { logDecision, newDecisionId } from "../decision.js";
+import { logDecision, newDecisionId, wantsExplain } from "../decision.js";
 import type { AppEnv, Env } from "../env.js";
 import { ApiError } from "../errors.js";
 import { registerOperation } from "../openapi.js";
@@ -214,13 +214,13 @@ jobRoutes
     authorize(c, "decision");
     const queue = queueParam(c);
     const submission = await readJson(c, JobSubmission);
-    return verdict(c, started, unwrap(await queueStub(c.env, queue).submit(queue, submission)));
+    return verdict(c, started, unwrap(await queueStub(c.env, queue).submit(queue, submission, wantsExplain(c))));
   })
   .get("/v1/queues/:queue/jobs/:id", async (c) => {
     const started = performance.now();
     authorize(c, "decision");
     const queue = queueParam(c);
-    return verdict(c, started, unwrap(await queueStub(c.env, queue).check(jobIdParam(c))));
+    return verdict(c, started, unwrap(await queueStub(c.env, queue).check(jobIdParam(c), wantsExplain(c))));
   })
   .post("/v1/queues/:queue/jobs/:id/heartbeat", async (c) => {
     authorize(c, "decision");

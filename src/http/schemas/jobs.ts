@@ -51,6 +51,7 @@ export const JobVerdict = z.strictObject({
   run: z.boolean(),
   state: z.enum(["queued", "running", "cancelled", "finished", "expired"]),
   lease: Lease.optional(),
+  trace: z.unknown().optional(),
 });
 
 /** The body of POST /v1/queues/{queue}/schedule: held job ids in priority order. */
