@@ -105,13 +105,16 @@ export async function download(
 ): Promise<{ entries: string[] } | { error: string }> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), FETCH_TIMEOUT_MS);
+  // `cache: "no-store"` (workerd's cache option, absent from the RequestInit type) keeps an
+  // intermediate cache from hiding a changed list.
+  const init: RequestInit & { cache?: "no-store" } = {
+    headers: { accept: source.transform ? "application/json" : "text/plain, */*;q=0.5" },
+    cache: "no-store",
+    signal: controller.signal,
+  };
   let text: string;
   try {
-    const response = await fetcher(source.source, {
-      headers: { accept: source.transform ? "application/json" : "text/plain, */*;q=0.5" },
-      cache: "no-store",
-      signal: controller.signal,
-    });
+    const response = await fetcher(source.source, init);
     if (response.status !== 200) {
       await response.body?.cancel();
       return { error: `HTTP status ${response.status}` };
