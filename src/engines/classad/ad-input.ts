@@ -8,7 +8,7 @@ import { ClassAd, tableOf } from "./classad.js";
 import { compile } from "./compile.js";
 import { Compiled, type Node } from "./node.js";
 import { lineCol, parseAdLiteral, parseExpr } from "./parser.js";
-import { Real, UNDEF } from "./values.js";
+import { INT64_MAX, INT64_MIN, Real, UNDEF, normInt } from "./values.js";
 
 /** Why an ad could not be read: a message and the `line:column` where. */
 export interface AdError {
@@ -81,6 +81,9 @@ export function parseNewAd(text: string): AdResult {
 }
 
 const EXPR_MARK = "\u0000Expr(";
+const REAL_MARK = "\u0000Real:";
+const INT_MARK = "\u0000Int:";
+const JSON_TOKENS = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 
 /** Converts a JSON value to a tree; strings of the form `/Expr(...)/` are expressions. */
 function jsonNode(v: unknown, path: string, escapedOnly: boolean): Node | AdError {
@@ -91,6 +94,11 @@ function jsonNode(v: unknown, path: string, escapedOnly: boolean): Node | AdErro
     return { k: "lit", v: new Real(v) };
   }
   if (typeof v === "string") {
+    if (escapedOnly && v.startsWith(REAL_MARK)) return { k: "lit", v: new Real(Number(v.slice(REAL_MARK.length))) };
+    if (escapedOnly && v.startsWith(INT_MARK)) {
+      const b = BigInt(v.slice(INT_MARK.length));
+      return { k: "lit", v: b > INT64_MAX || b < INT64_MIN ? 0 : normInt(b) };
+    }
     let body: string | null = null;
     if (v.startsWith(EXPR_MARK) && v.endsWith(")/")) body = v.slice(EXPR_MARK.length, -2);
     else if (!escapedOnly && v.startsWith("/Expr(") && v.endsWith(")/")) body = v.slice(6, -2);
@@ -132,7 +140,9 @@ export function adFromJson(obj: Record<string, unknown>, escapedOnly = false): A
 export function parseJsonAd(text: string): AdResult {
   let obj: unknown;
   try {
-    obj = JSON.parse(text.replace(/"\\\/Expr\(/g, '"\\u0000Expr(').replace(/\)\\\/"/g, ')/"'));
+    // numbers with a fraction or exponent become marked strings so they stay Reals (`1.0` is a Real)
+    const marked = text.replace(JSON_TOKENS, (m) => (m.startsWith('"') ? m : /[.eE]/.test(m) ? `"\\u0000Real:${m}"` : m.length > 15 ? `"\\u0000Int:${m}"` : m));
+    obj = JSON.parse(marked.replace(/"\\\/Expr\(/g, '"\\u0000Expr(').replace(/\)\\\/"/g, ')/"'));
   } catch (e) {
     return { ok: false, error: { message: `invalid JSON: ${(e as Error).message}`, at: "1:1" } };
   }

@@ -101,6 +101,7 @@ function strCompare(fold: boolean): Builtin {
     if (args.length !== 2) return ERROR;
     const a = args[0](ad, st);
     const b = args[1](ad, st);
+    if (a === ERROR || b === ERROR) return ERROR;
     if (a === UNDEF || b === UNDEF) return UNDEF;
     const sa = toStr(a);
     const sb = toStr(b);
@@ -147,6 +148,7 @@ function version(kind: string): Builtin {
     if (args.length !== 2) return ERROR;
     const a = args[0](ad, st);
     const b = args[1](ad, st);
+    if (a === ERROR || b === ERROR) return ERROR;
     if (a === UNDEF || b === UNDEF) return UNDEF;
     const sa = toStr(a);
     const sb = toStr(b);
@@ -166,6 +168,7 @@ function version(kind: string): Builtin {
 const versionInRange: Builtin = (args, ad, st) => {
   if (args.length !== 3) return ERROR;
   const vals = args.map((a) => a(ad, st));
+  if (vals.some((v) => v === ERROR)) return ERROR;
   if (vals.some((v) => v === UNDEF)) return UNDEF;
   const s = vals.map(toStr);
   if (s.some((x) => x === null)) return ERROR;
