@@ -1,7 +1,7 @@
 /** Regex builtins: match, test, capture dispatch, split/2, sub/gsub. */
 import type { Json } from "../engines/common/json.js";
 import { defNative } from "./builtins-define.js";
-import { matchAll } from "./regex.js";
+import { captureAll, matchAll } from "./regex.js";
 import { fail, typeOf, type JObj } from "./values.js";
 
 /** Splits `match($val)`'s argument into regex and flags as jq's dispatch does. */
@@ -49,7 +49,7 @@ defNative("capture", 1, {
   gen: (i, a, env, emit) =>
     a[0].gen(i, env, (v) => {
       const [re, fl] = reAndFlags(v);
-      for (const m of matchAll(i, re, fl, false) as JObj[]) if (emit(captureObject(m))) return true;
+      for (const o of captureAll(i, re, fl)) if (emit(o)) return true;
       return false;
     }),
 });
@@ -57,7 +57,7 @@ defNative("capture", 2, {
   gen: (i, a, env, emit) =>
     a[0].gen(i, env, (re) =>
       a[1].gen(i, env, (fl) => {
-        for (const m of matchAll(i, re, fl, false) as JObj[]) if (emit(captureObject(m))) return true;
+        for (const o of captureAll(i, re, fl)) if (emit(o)) return true;
         return false;
       }),
     ),

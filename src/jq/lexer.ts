@@ -31,6 +31,14 @@ const OPS = [
   "|", ",", "+", "-", "*", "/", "%", "=", "<", ">", ".", "[", "]", "{", "}", "(", ")", ":", ";", "?", "$",
 ];
 
+const NUM_RE = /(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?/y;
+
+const OPS_BY_LEN: Record<number, Set<string>> = {
+  1: new Set(OPS.filter((o) => o.length === 1)),
+  2: new Set(OPS.filter((o) => o.length === 2)),
+  3: new Set(OPS.filter((o) => o.length === 3)),
+};
+
 function isIdentStart(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
 }
@@ -70,7 +78,8 @@ function lexInto(src: string, start: number, out: Token[], nested: boolean): num
       continue;
     }
     if (isDigit(c) || (c === 46 && isDigit(src.charCodeAt(i + 1)))) {
-      const m = /^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?/.exec(src.slice(i, i + 400));
+      NUM_RE.lastIndex = i;
+      const m = NUM_RE.exec(src);
       const text = m ? m[0] : src[i];
       out.push({ t: "num", v: Number(text), pos });
       i += text.length;
@@ -115,12 +124,10 @@ function lexInto(src: string, start: number, out: Token[], nested: boolean): num
       continue;
     }
     let op: string | undefined;
-    for (const o of OPS) {
-      if (src.startsWith(o, i)) {
-        op = o;
-        break;
-      }
-    }
+    const s3 = src.substr(i, 3);
+    if (OPS_BY_LEN[3].has(s3)) op = s3;
+    else if (OPS_BY_LEN[2].has(s3.slice(0, 2))) op = s3.slice(0, 2);
+    else if (OPS_BY_LEN[1].has(src[i])) op = src[i];
     if (op === undefined) throw new JqSyntaxError(`syntax error, unexpected INVALID_CHARACTER`, pos);
     if (nested) {
       if (op === "(") depth++;

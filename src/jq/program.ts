@@ -64,23 +64,30 @@ function pos(e: unknown): number {
   return e instanceof JqSyntaxError || e instanceof JqCompileError ? e.pos : 0;
 }
 
+const moduleCache = new Map<string, Scope[]>();
+
 /** Adds a module's definitions to `sc`, prefixed with `alias::` (or unprefixed for include). */
 function addModule(name: string, alias: string | null, sc: Scope, modules: Record<string, string>, seen: Set<string>): Scope {
   const src = modules[name] ?? BUILTIN_MODULES[name];
   if (src === undefined) throw new JqCompileError(`module not found: ${name}`, 0);
   if (seen.has(name)) throw new JqCompileError(`module import cycle: ${name}`, 0);
-  const ast = parseModule(src);
-  let inner = ROOT;
-  const next = new Set(seen).add(name);
-  for (const d of ast.directives) {
-    if (d.isData) throw new JqCompileError(`data imports are not supported: ${d.path}`, d.pos);
-    inner = addModule(d.path, d.alias, inner, modules, next);
-  }
-  const c = new Compiler(true);
-  const exported: Scope[] = [];
-  for (const d of ast.defs) {
-    inner = c.define(d, inner);
-    exported.push(inner);
+  const builtin = modules[name] === undefined;
+  let exported = builtin ? moduleCache.get(name) : undefined;
+  if (exported === undefined) {
+    const ast = parseModule(src);
+    let inner = ROOT;
+    const next = new Set(seen).add(name);
+    for (const d of ast.directives) {
+      if (d.isData) throw new JqCompileError(`data imports are not supported: ${d.path}`, d.pos);
+      inner = addModule(d.path, d.alias, inner, modules, next);
+    }
+    const c = new Compiler(true);
+    exported = [];
+    for (const d of ast.defs) {
+      inner = c.define(d, inner);
+      exported.push(inner);
+    }
+    if (builtin) moduleCache.set(name, exported);
   }
   let out = sc;
   for (const s of exported) {

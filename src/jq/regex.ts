@@ -9,6 +9,8 @@ export const REGEX_MAX_RISKY_INPUT = 32;
 
 interface Compiled {
   re: RegExp;
+  /** The same pattern without match indices (faster) for test and capture. */
+  plain: RegExp;
   names: Array<string | null>;
   risky: boolean;
 }
@@ -144,7 +146,7 @@ export function compileRegex(pattern: string, flags: string): Compiled {
     return fail(`${pattern} (at offset 0) is not a valid regex: ${(e as Error).message}`);
   }
   const risky = /\((?:[^()\\]|\\.)*(?:[+*]|\{\d+,\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,\})/.test(out);
-  const r = { re, names, risky };
+  const r = { re, names, risky, plain: new RegExp(re.source, re.flags.replace("d", "")) };
   if (cache.size > 1000) cache.clear();
   cache.set(key, r);
   return r;
@@ -172,8 +174,8 @@ function utf8Len(cp: number): number {
   return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
 }
 
-/** All matches (or the first unless `g`) of `re` in `s` as jq match objects. */
-export function matchAll(s: Json, reV: Json, flagsV: Json, testOnly: boolean): Json[] | boolean {
+/** Checks input and pattern once for every regex function. */
+function prepare(s: Json, reV: Json, flagsV: Json): { s: string; flags: string; c: Compiled } {
   if (typeof s !== "string") return fail(`${desc(s)} cannot be matched, as it is not a string`);
   if (typeof reV !== "string") return fail(`${desc(reV)} is not a string`);
   const flags = checkFlags(flagsV);
@@ -181,9 +183,54 @@ export function matchAll(s: Json, reV: Json, flagsV: Json, testOnly: boolean): J
   const c = compileRegex(reV, flags);
   if (c.risky && s.length > REGEX_MAX_RISKY_INPUT)
     return fail(`Regex failure: pattern with nested unbounded quantifiers on input longer than ${REGEX_MAX_RISKY_INPUT} characters`);
+  return { s, flags, c };
+}
+
+/** `capture` objects without computing match offsets (named groups only). */
+export function captureAll(sV: Json, reV: Json, flagsV: Json): JObj[] {
+  const { s, flags, c } = prepare(sV, reV, flagsV);
+  if (flags.includes("n")) return (matchAll(sV, reV, flagsV, false) as JObj[]).map(captureFromMatch);
+  const re = c.plain;
+  re.lastIndex = 0;
+  const out: JObj[] = [];
+  const global = flags.includes("g");
+  let guard = 0;
+  while (re.lastIndex <= s.length) {
+    if (++guard > 1_000_000) throw new JqError("Regex failure: too many matches");
+    const m = re.exec(s);
+    if (m === null) break;
+    const o: JObj = {};
+    const empty = m[0].length === 0;
+    for (let g = 1; g < m.length; g++) {
+      const name = c.names[g - 1];
+      if (name !== null && name !== undefined) o[name] = empty ? "" : m[g] === undefined ? null : m[g];
+    }
+    out.push(o);
+    if (!global) break;
+    if (empty) {
+      if (m.index >= s.length) break;
+      re.lastIndex = m.index + ((s.codePointAt(m.index) ?? 0) > 0xffff ? 2 : 1);
+    }
+  }
+  return out;
+}
+
+function captureFromMatch(m: JObj): JObj {
+  const o: JObj = {};
+  for (const c of m.captures as JObj[]) if (c.name !== null) o[c.name as string] = c.string;
+  return o;
+}
+
+/** All matches (or the first unless `g`) of `re` in `s` as jq match objects. */
+export function matchAll(sV: Json, reV: Json, flagsV: Json, testOnly: boolean): Json[] | boolean {
+  const s = sV as string;
+  const { flags, c } = prepare(sV, reV, flagsV);
+  if (testOnly && !flags.includes("n")) {
+    c.plain.lastIndex = 0;
+    return c.plain.test(s as string);
+  }
   const re = c.re;
   re.lastIndex = 0;
-  if (testOnly && !flags.includes("n")) return re.test(s);
   const global = flags.includes("g");
   const skipEmpty = flags.includes("n");
   const hasSur = /[\uD800-\uDFFF]/.test(s);

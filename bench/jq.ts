@@ -1,0 +1,147 @@
+/**
+ * jq engine benchmark: five pScheduler-style scripts evaluated by our engine and by
+ * jq-web (jq 1.7 compiled to WebAssembly, the only published jq usable from JS),
+ * measured in the same run, plus the compile time of a 20-line script.
+ * Run: npx tsx bench/jq.ts
+ */
+import { createRequire } from "node:module";
+import type { Json } from "../src/engines/common/json.js";
+import { compileJq, type JqProgram } from "../src/jq/index.js";
+import { BUILTIN_MODULES } from "../src/jq/modules.js";
+import { measure, printTable, type BenchRow } from "./support.js";
+
+interface JqWeb {
+  json(input: unknown, filter: string): unknown;
+}
+
+const REWRITER_DEFS = [
+  "def classifiers: .__REWRITER_PRIVATE__.classifiers;",
+  "def classifiers_has($v): classifiers | contains([$v]);",
+  'def change($msg): .__REWRITER_PRIVATE__.changed = true | if $msg == null then . else .__REWRITER_PRIVATE__.diags += [$msg | tostring] end;',
+  "def hint($name): .__REWRITER_PRIVATE__.hints[$name];",
+  'def reject($msg): error("Task rejected: " + ($msg | tostring));',
+].join("\n");
+
+const TOOLKIT_REWRITE = [
+  'import "pscheduler/iso8601" as iso;',
+  REWRITER_DEFS,
+  ".",
+  "| .test.type as $testtype",
+  '| if ( ["idle", "idlebgm", "latency", "latencybg", "throughput" ] | contains([$testtype]) )',
+  "    and .test.spec.duration != null",
+  "    and iso::duration_as_seconds(.test.spec.duration) < 5",
+  '  then .test.spec.duration = "PT5S" | change("Bumped duration to 5-second minimum")',
+  "  else . end",
+].join("\n");
+
+const THROUGHPUT_LIMITS = [
+  'import "pscheduler/iso8601" as iso;',
+  'if .test.type != "throughput" then true',
+  'elif .test.spec.parallel != null and .test.spec.parallel > 6 then "Throughput may only have six or fewer parallel streams."',
+  'elif .test.spec.duration != null and iso::duration_as_seconds(.test.spec.duration) > 60 then "Duration for throughput must be 60 seconds or less."',
+  'elif .test.spec.udp == true and (.test.spec.bandwidth == null or .test.spec.bandwidth > 50000000) then "UDP throughput bandwidth must be less than 50 Mb/s"',
+  "else true end",
+].join("\n");
+
+const CLASSIFIERS_HAS = [REWRITER_DEFS, 'if classifiers_has("hostiles") then reject("hostile requester") else classifiers_has("friendlies") end'].join("\n");
+
+const CIDR_TRANSFORM = '[.prefixes[] | select(.region != "blocked" and (.ip_prefix | test("^[0-9.]+/[0-9]+$"))) | .ip_prefix] | unique';
+
+const ISO_COMPARE = 'import "pscheduler/iso8601" as iso; iso::duration_as_seconds(.test.spec.duration) <= iso::duration_as_seconds($max)';
+
+const TASK: Json = {
+  schema: 1,
+  test: { type: "throughput", spec: { schema: 1, source: "192.0.2.1", dest: "ps.example.net", duration: "PT2S", parallel: 4 } },
+  schedule: { slip: "PT5M" },
+  tools: ["iperf3"],
+  __REWRITER_PRIVATE__: { classifiers: ["default", "friendlies"], changed: false, diags: [], hints: { requester: "192.0.2.1" } },
+};
+
+const CIDRS: Json = {
+  prefixes: Array.from({ length: 5000 }, (_, i) => ({
+    ip_prefix: `10.${(i >> 8) & 255}.${i & 255}.0/24`,
+    region: i % 10 === 0 ? "blocked" : `region-${i % 7}`,
+  })),
+};
+
+const COMPILE_20 = [
+  'import "pscheduler/iso8601" as iso;',
+  'import "pscheduler/si" as si;',
+  "def classifiers: .__REWRITER_PRIVATE__.classifiers;",
+  "def classifiers_has($v): classifiers | contains([$v]);",
+  "def change($msg): .__REWRITER_PRIVATE__.changed = true",
+  "  | if $msg == null then . else .__REWRITER_PRIVATE__.diags += [$msg | tostring] end;",
+  ".",
+  "| .test.type as $testtype",
+  '| if (["idle", "idlebgm", "latency", "latencybg", "throughput"] | contains([$testtype]))',
+  "    and .test.spec.duration != null",
+  "    and iso::duration_as_seconds(.test.spec.duration) < 5",
+  '  then .test.spec.duration = "PT5S" | change("Bumped duration to 5-second minimum")',
+  "  else . end",
+  "| if .test.spec.bandwidth != null",
+  "    and si::as_integer(.test.spec.bandwidth) > si::as_integer(\"1G\")",
+  '  then .test.spec.bandwidth = "1G" | change("Capped bandwidth")',
+  "  else . end",
+  '| if classifiers_has("hostiles") then error("Task rejected") else . end',
+  "| .schedule.slip //= \"PT5M\"",
+  "| .",
+].join("\n");
+
+/** jq-web has no pscheduler modules: inline them with `alias_` prefixed names. */
+function inlineModules(src: string): string {
+  return src.replace(/import "([^"]+)" as (\w+);/g, (_m, name: string, alias: string) => {
+    let text = BUILTIN_MODULES[name];
+    const names = [...text.matchAll(/def (\w+)/g)].map((m) => m[1]);
+    for (const n of new Set(names)) text = text.replace(new RegExp(`\\b${n}\\(`, "g"), `${alias}_${n}(`);
+    src = src.split(`${alias}::`).join(`${alias}_`);
+    return text;
+  }).split("iso::").join("iso_").split("si::").join("si_");
+}
+
+function compile(src: string, args?: Record<string, Json>): JqProgram {
+  const r = compileJq(src, { args });
+  if (!r.ok) throw new Error(`bench script does not compile: ${r.error[0].message}`);
+  return r.value;
+}
+
+/** Measures our engine against jq-web on the five scripts and the compile time of a 20-line script. */
+export async function runJqBench(ms = 400): Promise<BenchRow[]> {
+  const require = createRequire(import.meta.url);
+  const jqweb = (await (require("jq-web") as Promise<JqWeb>)) as JqWeb;
+  const cases: Array<[string, string, Json, Record<string, Json> | undefined, string]> = [
+    ["toolkit default rewrite", TOOLKIT_REWRITE, TASK, undefined, TOOLKIT_REWRITE],
+    ["throughput jq limits", THROUGHPUT_LIMITS, TASK, undefined, THROUGHPUT_LIMITS],
+    ["classifiers_has check", CLASSIFIERS_HAS, TASK, undefined, CLASSIFIERS_HAS],
+    ["CIDR-list transform (5,000 entries)", CIDR_TRANSFORM, CIDRS, undefined, CIDR_TRANSFORM],
+    ["iso::duration_as_seconds comparison", ISO_COMPARE, TASK, { max: "PT1M" }, ISO_COMPARE.replace("$max", '"PT1M"')],
+  ];
+  const rows: BenchRow[] = [];
+  const speedups: string[] = [];
+  for (const [name, src, input, args, webSrc0] of cases) {
+    let webSrc = webSrc0;
+    const prog = compile(src, args);
+    const ours = prog.run(input);
+    webSrc = inlineModules(webSrc);
+    const theirs = jqweb.json(input, webSrc);
+    if (JSON.stringify(ours.outputs[0]) !== JSON.stringify(theirs)) throw new Error(`${name}: engines disagree`);
+    const us = measure(() => prog.first(input), ms);
+    const web = measure(() => jqweb.json(input, webSrc), ms);
+    rows.push({ name: `${name} (jq-web)`, microsPerOp: web, baselineName: "jq-web", ratio: 1 });
+    rows.push({ name, microsPerOp: us, baselineName: "jq-web", ratio: us / web });
+    speedups.push(`${name}: ours ${us.toFixed(3)} µs, jq-web ${web.toFixed(1)} µs, ${(web / us).toFixed(0)}× faster`);
+  }
+  const compileUs = measure(() => compileJq(COMPILE_20), ms);
+  rows.push({ name: "compile 20-line script", microsPerOp: compileUs, baselineName: "goal 100 µs", ratio: compileUs / 100 });
+  speedups.push(`compile 20-line script: ${compileUs.toFixed(1)} µs (goal < 100 µs)`);
+  lastSpeedups = speedups;
+  return rows;
+}
+
+let lastSpeedups: string[] = [];
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const rows = await runJqBench();
+  printTable("jq engine vs jq-web (ratio = our µs / jq-web µs)", rows);
+  console.log("");
+  for (const s of lastSpeedups) console.log(s);
+}
