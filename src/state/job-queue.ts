@@ -136,6 +136,7 @@ export class JobQueue extends DurableObject<Env> {
   async submit(queue: string, submission: JobSubmission, explain = false): Promise<JobStatus | QueueFailure> {
     this.noteQueue(queue);
     const now = Date.now();
+    this.expireDue(now);
     const id = submission.id ?? this.tables.highestJobId() + 1;
     if (this.tables.job(id) !== undefined) return failure(409, "conflict", `job \`${id}\` already exists in queue \`${queue}\``);
     this.tables.seeJobId(id);
@@ -150,10 +151,11 @@ export class JobQueue extends DurableObject<Env> {
 
   /** Reports a job; a held job is decided again (it may run now, or be cancelled by a REJECT rule). */
   async check(id: number, explain = false): Promise<JobStatus | QueueFailure> {
+    const now = Date.now();
+    this.expireDue(now);
     const row = this.tables.job(id);
     if (row === undefined) return failure(404, "not_found", `job \`${id}\` does not exist`);
     if (row.state !== "queued") return this.explained(this.status(row), row.job, explain);
-    const now = Date.now();
     const started = this.apply(row, decideJob(this.filterSet(), row.job, { running: this.runningJobs(), queued: [] }), now);
     this.tables.updateJob(row, now);
     if (started) await this.armAlarm();
@@ -166,13 +168,14 @@ export class JobQueue extends DurableObject<Env> {
 
   /** Runs one scheduling pass over held jobs in the given order; returns every job's status in that order. */
   async schedule(ids: number[]): Promise<JobStatus[] | QueueFailure> {
+    const now = Date.now();
+    this.expireDue(now);
     const rows: JobRow[] = [];
     for (const id of ids) {
       const row = this.tables.job(id);
       if (row === undefined) return failure(404, "not_found", `job \`${id}\` does not exist`);
       rows.push(row);
     }
-    const now = Date.now();
     const candidates = rows.filter((r) => r.state === "queued");
     const results = schedulePass(this.filterSet(), this.runningJobs(), candidates.map((r) => r.job));
     let started = false;
@@ -186,6 +189,7 @@ export class JobQueue extends DurableObject<Env> {
 
   /** Renews a running job's lease; repeating it is harmless, renewing a lost lease is a conflict. */
   async heartbeat(id: number, leaseId?: string): Promise<JobStatus | QueueFailure> {
+    this.expireDue(Date.now());
     const row = this.tables.job(id);
     if (row === undefined) return failure(404, "not_found", `job \`${id}\` does not exist`);
     if (row.state !== "running") return failure(409, "lease_expired", `job \`${id}\` holds no lease (it is ${row.state})`);
@@ -208,9 +212,12 @@ export class JobQueue extends DurableObject<Env> {
     return this.status(row);
   }
 
-  /** Frees the slots of leases that ran out, logs each, forgets long-ended jobs, and sets the next alarm. */
-  override async alarm(): Promise<void> {
-    const now = Date.now();
+  /**
+   * Frees the slots of leases that ran out by `now` and logs each. Called by
+   * the alarm and, synchronously, before any slot is counted, so a late alarm
+   * never leaves a dead holder's slot taken.
+   */
+  private expireDue(now: number): void {
     const queue = this.tables.meta("name") ?? "default";
     for (const row of this.tables.expiredLeases(now)) {
       const lease = row.lease_id;
@@ -220,6 +227,12 @@ export class JobQueue extends DurableObject<Env> {
       this.tables.updateJob(row, now);
       console.log(JSON.stringify({ ts: new Date(now).toISOString(), event: "lease_expired", queue, job_id: row.id, lease_id: lease }));
     }
+  }
+
+  /** Frees the slots of leases that ran out, forgets long-ended jobs, and sets the next alarm. */
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    this.expireDue(now);
     this.tables.pruneEnded(now - ENDED_JOB_RETENTION_MS);
     const next = this.tables.nextExpiry();
     if (next !== null) await this.ctx.storage.setAlarm(next);

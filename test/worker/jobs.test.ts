@@ -207,6 +207,17 @@ describe("job queue", () => {
     expect((await submit(q, { opcodes: [op("OP_A")] })).run).toBe(true);
   });
 
+  it("frees an overdue lease on the next request even before the alarm runs", async () => {
+    const q = "overdue";
+    await send("POST", `/v1/queues/${q}/filters`, { action: ["RATE_LIMIT", 1] });
+    const first = await submit(q, { opcodes: [op("OP_A")] });
+    await runInDurableObject(stub(q), (_instance: JobQueue, state) => {
+      state.storage.sql.exec("UPDATE jobs SET lease_expires = ? WHERE id = ?", Date.now() - 1, first.job_id as number);
+    });
+    expect(await submit(q, { opcodes: [op("OP_A")] })).toMatchObject({ action: "ACCEPT", run: true });
+    expect((await send("GET", `/v1/queues/${q}/jobs/${first.job_id}`)).body).toMatchObject({ state: "expired", run: false });
+  });
+
   it("forgets long-ended jobs when the alarm runs", async () => {
     const q = "prune";
     const done = await submit(q, { opcodes: [op("OP_A")] });
