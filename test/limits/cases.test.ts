@@ -29,7 +29,8 @@ describe("limits cases", () => {
       if (!compiled.ok) throw new Error(`policy failed to compile: ${compiled.error[0].message}`);
       // The bundle stores compiled data as JSON: go through a JSON round trip like it does.
       const policy = limitsEngine.load(JSON.parse(JSON.stringify(compiled.value)));
-      const decision = await decideLimits(policy, c.input as LimitsRequest, contextOf(c.context));
+      const now = c.now === undefined ? undefined : typeof c.now === "number" ? c.now : Date.parse(c.now);
+      const decision = await decideLimits(policy, c.input as LimitsRequest, contextOf(c.context, now));
       const got: Record<string, unknown> = { ...decision.verdict, cacheable: decision.cacheable, outcome: decision.outcome };
       const want = c.want as Record<string, unknown>;
       const picked: Record<string, unknown> = {};

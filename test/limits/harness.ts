@@ -38,7 +38,7 @@ export function sharedPolicyText(file: string): string {
 export function jqAvailable(): boolean {
   const c = compileJqText(".", {});
   if (!c.ok) return false;
-  const r = c.value.first({ a: 1 });
+  const r = c.value.first({ a: 1 }, 0);
   return r.kind === "value";
 }
 
@@ -54,7 +54,7 @@ export function fakeDns(table: Record<string, { status: DnsAnswer["status"]; ans
 }
 
 /** Builds the decision context of a case. */
-export function contextOf(c: z.output<z.ZodObject<typeof limitsCaseExtra>>["context"], now = Date.parse("2026-06-01T12:00:00Z")): LimitsContext {
+export function contextOf(c: z.output<z.ZodObject<typeof limitsCaseExtra>>["context"], now: number = Date.parse("2026-06-01T12:00:00Z")): LimitsContext {
   const lists = new Map<string, CidrSet>();
   for (const [source, entries] of Object.entries(c?.lists ?? {})) lists.set(source, buildCidrSet(entries));
   return {

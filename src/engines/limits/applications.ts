@@ -31,9 +31,9 @@ function groupPasses(require: HowMany, passes: number, fails: number): boolean {
 }
 
 /** Evaluates one limit with inversion and the schedule rule; a raised error fails the limit. */
-export function checkLimit(limit: Limit, task: JsonObject, checkSchedule: boolean): { passed: boolean; reasons: string[] } {
+export function checkLimit(limit: Limit, task: JsonObject, checkSchedule: boolean, now: number): { passed: boolean; reasons: string[] } {
   if (!checkSchedule && limit.evaluator.checksSchedule) return { passed: true, reasons: [] };
-  const r = limit.evaluator.evaluate(task);
+  const r = limit.evaluator.evaluate(task, now);
   if ("error" in r) return { passed: false, reasons: [`Limit ${limit.name} threw an exception:\n${r.error}`] };
   if (!limit.invert) return r;
   return r.passed ? { passed: false, reasons: ["Passed but inverted"] } : { passed: true, reasons: [] };
@@ -49,6 +49,7 @@ export function checkApplications(
   classified: ReadonlySet<number>,
   task: JsonObject,
   checkSchedule: boolean,
+  now: number,
   trace: LimitOutcome[] | null,
 ): { passed: boolean; block: string } {
   const lines: string[] = [];
@@ -64,7 +65,7 @@ export function checkApplications(
       let fails = 0;
       for (const index of group.limits) {
         const limit = limits[index];
-        const r = checkLimit(limit, task, checkSchedule);
+        const r = checkLimit(limit, task, checkSchedule, now);
         trace?.push({ limit: limit.name, passed: r.passed, reasons: r.reasons });
         if (r.passed) {
           passes++;

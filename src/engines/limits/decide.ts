@@ -70,7 +70,8 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
   const prioritize = request.prioritize === true;
   const state: EvalState = { ctx, usedOutside: false };
   const trace: Trace | null = ctx.explain ? { hints, identifiers: [], classifiers: [], limits: [] } : null;
-  const cacheable = (): boolean => !state.usedOutside && request.run === undefined;
+  const now = ctx.now / 1000;
+  const cacheable = (): boolean => !state.usedOutside && request.run === undefined && !policy.readsClock;
   const diags: string[] = [];
 
   const keys = Object.keys(hints).sort();
@@ -127,7 +128,7 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
 
   // Rewriting
   if (policy.rewriter && rewrite) {
-    const r = policy.rewriter.run(task, classifications, hints);
+    const r = policy.rewriter.run(task, classifications, hints, now);
     if ("error" in r) {
       if (trace) trace.rewrite = { error: r.error };
       return verdict(
@@ -148,14 +149,14 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
   }
 
   // Applications
-  const apps = checkApplications(policy.applications, policy.limits, classified, limitTask, checkSchedule, trace ? trace.limits : null);
+  const apps = checkApplications(policy.applications, policy.limits, classified, limitTask, checkSchedule, now, trace ? trace.limits : null);
   diags.push(apps.block);
   diags.push(apps.passed ? "Proposal meets limits" : "Proposal does not meet limits");
 
   // Priority
   let priority: number;
   if (prioritize && apps.passed && policy.prioritizer) {
-    const p = policy.prioritizer.run(task, classifications);
+    const p = policy.prioritizer.run(task, classifications, now);
     const common = { identifiers: identified, classifiers: classifications, changes };
     if ("error" in p) return verdict(denied(`Error determining priority: ${p.error}`, common), cacheable(), trace);
     if ("noResult" in p) return verdict(denied("Prioritizer produced no result", common), cacheable(), trace);

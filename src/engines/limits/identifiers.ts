@@ -111,8 +111,8 @@ const jq: Build = (data) => {
   const c = compileJqText(scriptText(data as unknown as JqSpec), (data as JsonObject).args);
   if (!c.ok) return err(c.error);
   const program: CompiledJq = c.value;
-  return ok((hints) => {
-    const r = program.first(hints);
+  return ok((hints, state) => {
+    const r = program.first(hints, state.ctx.now / 1000);
     return r.kind === "value" && typeof r.value === "boolean" ? r.value : false;
   });
 };
@@ -160,7 +160,7 @@ export interface UrlSource {
   updateSeconds: number;
   retrySeconds: number;
   failState: boolean;
-  transform?: (body: Json) => { text: string } | { error: string };
+  transform?: (body: Json, nowMs?: number) => { text: string } | { error: string };
 }
 
 /** Compiles the optional list transform: raw output, outputs joined with newlines. */
@@ -169,8 +169,8 @@ function listTransform(spec: JqSpec | undefined): Result<UrlSource["transform"],
   const c = compileJqText(scriptText(spec), spec.args);
   if (!c.ok) return err(c.error);
   const program = c.value;
-  return ok((body: Json) => {
-    const r = program.all(body);
+  return ok((body: Json, nowMs = 0) => {
+    const r = program.all(body, nowMs / 1000);
     if ("error" in r) return { error: r.error };
     return { text: r.outputs.map((o) => (typeof o === "string" ? o : JSON.stringify(o))).join("\n") };
   });

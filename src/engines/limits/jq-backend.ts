@@ -31,16 +31,16 @@ function errorText(message: string): string {
 
 function wrap(program: JqProgram): CompiledJq {
   return {
-    first(input: Json): JqFirst {
-      const v = program.first(input);
+    first(input: Json, now: number): JqFirst {
+      const v = program.first(input, { now });
       if (v !== undefined) return { kind: "value", value: v };
       // No first output: either there was none or the run failed; only this rare path runs twice.
-      const r = program.run(input);
+      const r = program.run(input, { now });
       if (r.error !== undefined) return { kind: "error", message: errorText(r.error) };
       return r.outputs.length > 0 ? { kind: "value", value: r.outputs[0] } : { kind: "none" };
     },
-    all(input: Json) {
-      const r = program.run(input);
+    all(input: Json, now: number) {
+      const r = program.run(input, { now });
       return r.error !== undefined ? { error: errorText(r.error) } : { outputs: r.outputs };
     },
   };

@@ -13,10 +13,10 @@ export type JqFirst = { kind: "value"; value: Json } | { kind: "none" } | { kind
 
 /** A compiled transform, reusable across decisions. */
 export interface CompiledJq {
-  /** Runs and keeps only the first output (pScheduler reads `[0]`). */
-  first(input: Json): JqFirst;
+  /** Runs and keeps only the first output (pScheduler reads `[0]`); `now` is what jq's `now` returns, in seconds. */
+  first(input: Json, now: number): JqFirst;
   /** Runs and keeps every output (the CIDR list transform joins them). */
-  all(input: Json): { outputs: Json[] } | { error: string };
+  all(input: Json, now: number): { outputs: Json[] } | { error: string };
 }
 
 /** The jq transform spec as written in a limits file (already shape-checked). */
@@ -52,6 +52,16 @@ export function hoistImports(script: string): { imports: string; body: string } 
     return lead;
   });
   return { imports: found.join("\n"), body };
+}
+
+const NOW = /\bnow\b/;
+
+/**
+ * True when a script may read the clock (jq's `now`): verdicts of a policy
+ * holding such a script depend on time and are never cached.
+ */
+export function readsClock(spec: JqSpec): boolean {
+  return NOW.test(typeof spec.script === "string" ? spec.script : spec.script.join("\n"));
 }
 
 /** Message text of a jq runtime error: strings as is, other error values as compact JSON. */

@@ -18,7 +18,8 @@ export type LimitAnswer = { passed: boolean; reasons: string[] } | { error: stri
 export interface LimitEvaluator {
   /** Schedule limits pass without evaluation (and without inversion) when the task has no run_schedule. */
   readonly checksSchedule: boolean;
-  evaluate(task: JsonObject): LimitAnswer;
+  /** `now` is the decision's time in seconds, for jq's `now`. */
+  evaluate(task: JsonObject, now: number): LimitAnswer;
 }
 
 const PASS: LimitAnswer = { passed: true, reasons: [] };
@@ -126,8 +127,8 @@ function jqLimit(data: Json): Result<LimitEvaluator, string> {
   const program = c.value;
   return ok({
     checksSchedule: false,
-    evaluate: (task) => {
-      const r = program.first(task);
+    evaluate: (task, now) => {
+      const r = program.first(task, now);
       if (r.kind === "error") return fail(`Failed to process task: ${r.message}`);
       if (r.kind === "none") return fail("Failed to process task: list index out of range");
       if (r.value === true) return PASS;

@@ -7,6 +7,7 @@ import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { err, ok, type Result } from "../common/result.js";
 import { compileIdentifier, type Identifier, type IdentifierEntry, type UrlSource, urlSourceOf } from "./identifiers.js";
+import { readsClock, type JqSpec } from "./jq-bridge.js";
 import { compileLimitType, type LimitEvaluator } from "./limit-types.js";
 import { pyNumber, pyStr, pyTypeName } from "./python-text.js";
 import { CONFIGURATION_SCHEMAS, firstError, schemaErrorText } from "./schema.js";
@@ -63,6 +64,8 @@ export interface LimitsPolicy {
   readonly applications: readonly Application[];
   readonly prioritizer: Prioritizer | null;
   readonly urlSources: readonly UrlSource[];
+  /** True when a decision-time jq script may read the clock (`now`): no verdict is then cacheable. */
+  readonly readsClock: boolean;
   /** The normalized configuration (comments removed, clones merged), as stored in the bundle. */
   readonly source: JsonObject;
 }
@@ -230,5 +233,11 @@ export function buildPolicy(config: Json): Result<LimitsPolicy, LoadError> {
   }
 
   const source: JsonObject = { ...config, limits: normalizedLimits };
-  return ok({ identifiers, classifiers, rewriter, limits, applications, prioritizer, urlSources, source });
+  const scripts: JqSpec[] = [
+    ...idEntries.filter((e) => e.type === "jq").map((e) => e.data as unknown as JqSpec),
+    ...(normalizedLimits as JsonObject[]).filter((l) => l.type === "jq").map((l) => l.data as unknown as JqSpec),
+    ...[config.rewrite, config.priority].filter((s) => s !== undefined).map((s) => s as unknown as JqSpec),
+  ];
+  const clock = scripts.some(readsClock);
+  return ok({ identifiers, classifiers, rewriter, limits, applications, prioritizer, urlSources, readsClock: clock, source });
 }

@@ -45,7 +45,7 @@ export type RewriteResult = { error: string } | { task: JsonObject; changed: boo
 
 /** A compiled rewriter. */
 export interface Rewriter {
-  run(task: JsonObject, classifiers: readonly string[], hints: JsonObject): RewriteResult;
+  run(task: JsonObject, classifiers: readonly string[], hints: JsonObject, now: number): RewriteResult;
 }
 
 /** Compiles the configuration's `rewrite` script. */
@@ -54,9 +54,9 @@ export function compileRewriter(spec: JsonObject): Result<Rewriter, string> {
   if (!c.ok) return err(c.error);
   const program: CompiledJq = c.value;
   return ok({
-    run(task, classifiers, hints) {
+    run(task, classifiers, hints, now) {
       const input: JsonObject = { ...task, [RW]: { classifiers: [...classifiers], changed: false, diags: [], hints } };
-      const r = program.first(input);
+      const r = program.first(input, now);
       if (r.kind === "error") return { error: r.message };
       if (r.kind === "none") return { error: "list index out of range" };
       const result = r.value;
@@ -87,7 +87,7 @@ export type PriorityResult = { error: string } | { noResult: true } | { priority
 
 /** A compiled prioritizer. */
 export interface Prioritizer {
-  run(task: JsonObject, classifiers: readonly string[]): PriorityResult;
+  run(task: JsonObject, classifiers: readonly string[], now: number): PriorityResult;
 }
 
 /** Compiles the configuration's `priority` script. */
@@ -96,9 +96,9 @@ export function compilePrioritizer(spec: JsonObject): Result<Prioritizer, string
   if (!c.ok) return err(c.error);
   const program: CompiledJq = c.value;
   return ok({
-    run(task, classifiers) {
+    run(task, classifiers, now) {
       const input: JsonObject = { ...task, [PR]: { classifiers: [...classifiers], priority: 0, diags: [] } };
-      const r = program.first(input);
+      const r = program.first(input, now);
       if (r.kind === "error") return { error: r.message };
       if (r.kind === "none") return { error: "list index out of range" };
       const priv: Json | undefined = isJsonObject(r.value) ? r.value[PR] : undefined;
