@@ -50,7 +50,7 @@ function compileText(text: string, oldStrings: boolean): Compiled | { message: s
 
 const SIMPLE_INT = /^-?(?:0|[1-9][0-9]{0,14})$/;
 const SIMPLE_STR = /^"[^"\\]*"$/;
-const NAME = /^[ \t]*([A-Za-z_][A-Za-z0-9_.]*)[ \t]*=(?!=)/;
+const NAME = /^[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=(?!=)/;
 
 /** Old long form: `Name = Expr` lines; blank and `#` lines ignored; old string escaping. */
 export function parseOldAd(text: string): AdResult {
