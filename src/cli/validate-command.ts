@@ -36,8 +36,13 @@ export async function validateCommand(argv: string[], io: Io): Promise<number> {
     if (!quiet && (!limits || io.isTty)) io.stdout(limits ? "Limit configuration is valid.\n" : "Policy is valid.\n");
     return 0;
   }
-  for (const e of result.error) {
-    io.stderr(limits ? `Invalid limit configuration: At ${e.at || "/"}: ${e.message}\n` : `${e.at || "-"}: ${e.message}\n`);
-  }
+  for (const e of result.error) io.stderr(limits ? limitsErrorLine(e.at, e.message) : `${e.at || "-"}: ${e.message}\n`);
   return 1;
+}
+
+const LIMITS_PREFIX = "Invalid limit configuration: ";
+
+/** pscheduler validate-limits' line; schema messages already carry its prefix and pointer. */
+function limitsErrorLine(at: string, message: string): string {
+  return message.startsWith(LIMITS_PREFIX) ? `${message}\n` : `${LIMITS_PREFIX}At ${at || "/"}: ${message}\n`;
 }

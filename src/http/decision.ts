@@ -67,6 +67,8 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
   engine: EngineName;
   schema: S;
   decide: (policy: P, request: z.output<S>, ctx: RouteContext) => Decision<V> | Promise<Decision<V>>;
+  /** Engines whose origin decides without a policy (pScheduler allows all) take `null` instead of a 503. */
+  acceptsMissingPolicy?: boolean;
 }): Handler<AppEnv> {
   return async (c) => {
     const started = performance.now();
@@ -74,7 +76,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     const raw = await readJsonValue(c);
     const request = validate(opts.schema, raw);
     const bundle = await getActiveBundle(c.env);
-    const policy = bundle.policy<P>(opts.engine);
+    const policy = bundle.policy<P>(opts.engine) ?? (opts.acceptsMissingPolicy ? (null as P) : undefined);
     if (policy === undefined) {
       throw new ApiError("service_unavailable", `no \`${opts.engine}\` policy is loaded`);
     }

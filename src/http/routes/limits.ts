@@ -36,13 +36,13 @@ export function localAddresses(text: string | undefined): readonly string[] {
  * because the verdict cache is keyed by the body, which does not name it.
  */
 export async function decide(
-  policy: LimitsPolicy,
+  policy: LimitsPolicy | null,
   request: LimitsRequest,
   ctx: RouteContext,
 ): Promise<Decision<EngineVerdict>> {
   const substituted = request.requester === undefined && ctx.connectingIp !== null;
   const requester = request.requester ?? ctx.connectingIp ?? undefined;
-  const sources = policySources(policy);
+  const sources = policy ? policySources(policy) : [];
   const context: LimitsContext = {
     now: ctx.now,
     explain: ctx.explain,
@@ -57,7 +57,7 @@ export async function decide(
 /** POST /v1/limits/decide: may this pScheduler task (or this run of it) proceed. */
 export const limitsRoutes = new Hono<AppEnv>().post(
   "/v1/limits/decide",
-  decisionRoute({ engine: "limits", schema: LimitsRequest, decide }),
+  decisionRoute({ engine: "limits", schema: LimitsRequest, decide, acceptsMissingPolicy: true }),
 );
 
 registerOperation({
