@@ -140,7 +140,7 @@ export async function runJqCommand(argv: string[], io: JqIo): Promise<number> {
   if (o.nullInput) inputs = [null];
   else {
     try {
-      inputs = parseJsonSeq(text);
+      inputs = parseJsonSeq(text, true);
     } catch (e) {
       const msg = e instanceof Error ? e.message : String((e as { value?: unknown }).value);
       io.stderr(`jq: error (at <stdin>:0): Cannot parse input: ${msg}\n`);
@@ -153,7 +153,7 @@ export async function runJqCommand(argv: string[], io: JqIo): Promise<number> {
   let last: Json | undefined;
   let any = false;
   for (const input of inputs) {
-    const r = compiled.value.run(input, { now, env: process.env as Record<string, string>, debug: (m) => io.stderr(printCompact(m) + "\n") });
+    const r = compiled.value.run(input, { now, keepLiterals: true, env: process.env as Record<string, string>, debug: (m) => io.stderr(printCompact(m) + "\n") });
     for (const v of r.outputs) {
       io.stdout(render(v, o) + (o.join ? "" : "\n"));
       last = v;

@@ -8,11 +8,9 @@ import { add, cpLength, indexValue, indicesOf } from "./ops.js";
 import { delPaths, getPath, setPath } from "./paths.js";
 import { printCompact } from "./print.js";
 import { S, step, type Path } from "./runtime.js";
-import { HaltSignal, JqError, compare, desc, equals, fail, setKey, sortedKeys, truthy, typeOf, type JObj } from "./values.js";
+import { HaltSignal, JqError, compare, desc, equals, fail, isObject, numOf, setKey, sortedKeys, truthy, typeOf, type JObj } from "./values.js";
 
-function isObj(v: Json): v is JObj {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
+const isObj = isObject;
 
 defNative("empty", 0, { gen: () => false, pgen: () => false });
 defNative("error", 0, {
@@ -83,8 +81,8 @@ defV("contains", 1, (i, b) => {
   return contains(i, b);
 });
 
-def0("tostring", (i) => (typeof i === "string" ? i : printCompact(i)));
-def0("tojson", (i) => printCompact(i));
+def0("tostring", (i) => (typeof i === "string" ? i : printCompact(i)), true);
+def0("tojson", (i) => printCompact(i), true);
 def0("fromjson", (i) => (typeof i === "string" ? fromJson(i) : fail(`${desc(i)} cannot be parsed as JSON`)));
 def0("tonumber", (i) => {
   if (typeof i === "number") return i;
@@ -333,7 +331,8 @@ defNative("isempty", 1, {
 });
 defNative("limit", 2, {
   gen: (i, a, env, emit) =>
-    a[0].gen(i, env, (n) => {
+    a[0].gen(i, env, (n0) => {
+      const n = numOf(n0);
       if (typeof n !== "number") return fail("Invalid limit: must be a number");
       if (n <= 0) return n < 0 ? a[1].gen(i, env, emit) : false;
       let count = 0;
@@ -351,7 +350,8 @@ defNative("limit", 2, {
       return mine ? down : stop;
     }),
   pgen: (i, p, a, env, emit) =>
-    a[0].gen(i, env, (n) => {
+    a[0].gen(i, env, (n0) => {
+      const n = numOf(n0);
       if (typeof n !== "number") return fail("Invalid limit: must be a number");
       const f = pathOf(a[1]);
       if (n <= 0) return n < 0 ? f(i, p, env, emit) : false;
@@ -372,7 +372,8 @@ defNative("limit", 2, {
 });
 defNative("nth", 2, {
   gen: (i, a, env, emit) =>
-    a[0].gen(i, env, (n) => {
+    a[0].gen(i, env, (n0) => {
+      const n = numOf(n0);
       if (typeof n !== "number") return fail(`Cannot index ${typeOf(n)} with number`);
       if (n < 0) return fail("nth doesn't support negative indices");
       let count = 0;
@@ -418,16 +419,19 @@ defNative("while", 2, {
     return rec(i);
   },
 });
+// jq 1.7.1: def repeat(f): def _repeat: f, _repeat; _repeat;  (f re-applied to the same input)
 defNative("repeat", 1, {
   gen: (i, a, env, emit) => {
-    const rec = (v: Json): boolean => {
+    for (;;) {
       step();
-      return emit(v) || a[0].gen(v, env, rec);
-    };
-    return rec(i);
+      if (a[0].gen(i, env, emit)) return true;
+    }
   },
 });
 function rangeLoop(from: Json, upto: Json, by: Json, emit: (v: Json) => boolean): boolean {
+  from = numOf(from);
+  upto = numOf(upto);
+  by = numOf(by);
   if (typeof from !== "number" || typeof upto !== "number" || typeof by !== "number") return fail("Range bounds must be numeric");
   if (by > 0) {
     for (let x = from; x < upto; x += by) {

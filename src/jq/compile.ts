@@ -7,7 +7,7 @@ import { delPaths, getPath, setPath, updatePath } from "./paths.js";
 import { Closure, Env, S, step, up, type ArgInfo, type Emit, type Gen, type PEmit, type PGen, type Path } from "./runtime.js";
 import { JqCompileError, Scope, type FuncInfo } from "./scope.js";
 import { compilePatternBind } from "./compile-patterns.js";
-import { JqError, desc, fail, getKey, preview30, setKey, truthy, type JObj } from "./values.js";
+import { JqError, desc, fail, getKey, isObject, numOf, preview30, setKey, truthy, type JObj } from "./values.js";
 import { printCompact } from "./print.js";
 
 /** A natively implemented builtin. */
@@ -38,7 +38,7 @@ const IS_PROTO_KEY = (k: string): boolean => k in Object.prototype;
 
 /** Looks up a field on an object (null on null), with jq's error otherwise. */
 function field(t: Json, k: string, protoSafe: boolean): Json {
-  if (typeof t === "object" && t !== null && !Array.isArray(t)) {
+  if (isObject(t)) {
     if (protoSafe) {
       const v = t[k];
       return v === undefined ? null : v;
@@ -106,7 +106,10 @@ export class Compiler {
       case "neg": {
         const e = this.gen(n.e, sc);
         return (i, env, emit) =>
-          e(i, env, (v) => emit(typeof v === "number" ? -v : fail(`${desc(v)} cannot be negated`)));
+          e(i, env, (v) => {
+            const x = numOf(v);
+            return emit(typeof x === "number" ? -x : fail(`${desc(v)} cannot be negated`));
+          });
       }
       case "binop": {
         const l = this.gen(n.l, sc);
@@ -647,7 +650,7 @@ export function iterate(v: Json, emit: Emit): boolean {
     for (let j = 0; j < v.length; j++) if (emit(v[j])) return true;
     return false;
   }
-  if (typeof v === "object" && v !== null) {
+  if (isObject(v)) {
     for (const k in v) if (emit(v[k])) return true;
     return false;
   }
@@ -659,7 +662,7 @@ function iteratePaths(v: Json, p: Json[], emit: PEmit): boolean {
     for (let j = 0; j < v.length; j++) if (emit(v[j], p.concat([j]))) return true;
     return false;
   }
-  if (typeof v === "object" && v !== null) {
+  if (isObject(v)) {
     for (const k in v) if (emit(v[k], p.concat([k]))) return true;
     return false;
   }
@@ -673,7 +676,7 @@ export function recurseAll(v: Json, emit: Emit): boolean {
   if (emit(v)) return true;
   if (Array.isArray(v)) {
     for (let j = 0; j < v.length; j++) if (recurseAll(v[j], emit)) return true;
-  } else if (typeof v === "object" && v !== null) {
+  } else if (isObject(v)) {
     for (const k in v) if (recurseAll(v[k], emit)) return true;
   }
   return false;
@@ -686,7 +689,7 @@ export function recursePaths(v: Json, p: Path, emit: PEmit): boolean {
   if (p === null) return false;
   if (Array.isArray(v)) {
     for (let j = 0; j < v.length; j++) if (recursePaths(v[j], p.concat([j]), emit)) return true;
-  } else if (typeof v === "object" && v !== null) {
+  } else if (isObject(v)) {
     for (const k in v) if (recursePaths(v[k], p.concat([k]), emit)) return true;
   }
   return false;

@@ -1,6 +1,6 @@
 /** The `@name` string formats of jq 1.7.1. */
 import type { Json } from "../engines/common/json.js";
-import { formatNumber, printCompact } from "./print.js";
+import { printCompact } from "./print.js";
 import { JqError, desc, fail, typeOf } from "./values.js";
 
 const FORMATS = new Set(["text", "json", "html", "uri", "csv", "tsv", "sh", "base64", "base64d", "base32", "base32d"]);
@@ -94,7 +94,7 @@ function nul(s: string): string {
 function csvField(x: Json, tsv: boolean): string {
   switch (typeOf(x)) {
     case "number":
-      return (x as number) !== (x as number) ? "" : formatNumber(x as number);
+      return x !== x ? "" : printCompact(x);
     case "boolean":
       return x ? "true" : "false";
     case "null":

@@ -1,10 +1,15 @@
 /** JSON text parser for input, `fromjson` and `tonumber`: accepts `nan`, reports jq-style errors. */
 import type { Json } from "../engines/common/json.js";
+import { numberFromText } from "./litnum.js";
+import { formatNumber } from "./print.js";
 import { JqError, setKey, type JObj } from "./values.js";
 
 class P {
   i = 0;
-  constructor(readonly s: string) {}
+  constructor(
+    readonly s: string,
+    readonly literals = false,
+  ) {}
 
   lineCol(): string {
     let line = 1;
@@ -116,7 +121,7 @@ class P {
     const lower = t.toLowerCase();
     if (lower.includes("nan")) return NaN;
     if (lower.includes("infinity")) return lower.startsWith("-") ? -Infinity : Infinity;
-    return Number(t);
+    return this.literals ? numberFromText(t, formatNumber) : Number(t);
   }
 
   string(): string {
@@ -152,9 +157,9 @@ class P {
   }
 }
 
-/** Parses every JSON value in a text (whitespace separated), as jq reads its input. */
-export function parseJsonSeq(text: string): Json[] {
-  const p = new P(text);
+/** Parses every JSON value in a text (whitespace separated), as jq reads its input; `literals` keeps number literals. */
+export function parseJsonSeq(text: string, literals = false): Json[] {
+  const p = new P(text, literals);
   const out: Json[] = [];
   for (;;) {
     p.ws();

@@ -1,7 +1,7 @@
 /** Tokens of the jq language, with source offsets so errors can say line:column. */
 
 export type Token =
-  | { t: "num"; v: number; pos: number }
+  | { t: "num"; v: number; text: string; pos: number }
   | { t: "str"; parts: Array<string | Token[]>; pos: number }
   | { t: "fmt"; v: string; pos: number }
   | { t: "ident"; v: string; pos: number }
@@ -81,7 +81,7 @@ function lexInto(src: string, start: number, out: Token[], nested: boolean): num
       NUM_RE.lastIndex = i;
       const m = NUM_RE.exec(src);
       const text = m ? m[0] : src[i];
-      out.push({ t: "num", v: Number(text), pos });
+      out.push({ t: "num", v: Number(text), text, pos });
       i += text.length;
       continue;
     }

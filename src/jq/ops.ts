@@ -1,13 +1,14 @@
 /** jq's operators and indexing primitives with jq 1.7.1's error messages. */
 import type { Json } from "../engines/common/json.js";
-import { compare, copyObj, desc, equals, fail, getKey, setKey, typeOf, type JObj } from "./values.js";
+import { compare, copyObj, desc, equals, fail, getKey, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
 
-function isObj(v: Json): v is JObj {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
+const isObj = isObject;
 
 /** `a + b`. */
 export function add(a: Json, b: Json): Json {
+  if (typeof a === "number" && typeof b === "number") return a + b;
+  a = numOf(a);
+  b = numOf(b);
   if (typeof a === "number" && typeof b === "number") return a + b;
   if (a === null) return b;
   if (b === null) return a;
@@ -23,6 +24,8 @@ export function add(a: Json, b: Json): Json {
 
 /** `a - b`. */
 export function sub(a: Json, b: Json): Json {
+  a = numOf(a);
+  b = numOf(b);
   if (typeof a === "number" && typeof b === "number") return a - b;
   if (Array.isArray(a) && Array.isArray(b)) return a.filter((x) => !b.some((y) => equals(x, y)));
   return fail(`${desc(a)} and ${desc(b)} cannot be subtracted`);
@@ -47,6 +50,8 @@ function repeatString(s: string, n: number): Json {
 
 /** `a * b`. */
 export function mul(a: Json, b: Json): Json {
+  a = numOf(a);
+  b = numOf(b);
   if (typeof a === "number" && typeof b === "number") return a * b;
   if (typeof a === "string" && typeof b === "number") return repeatString(a, b);
   if (typeof a === "number" && typeof b === "string") return repeatString(b, a);
@@ -63,6 +68,8 @@ export function splitString(s: string, sep: string): Json[] {
 
 /** `a / b`. */
 export function div(a: Json, b: Json): Json {
+  a = numOf(a);
+  b = numOf(b);
   if (typeof a === "number" && typeof b === "number") {
     if (b === 0) return fail(`${desc(a)} and ${desc(b)} cannot be divided because the divisor is zero`);
     return a / b;
@@ -82,6 +89,8 @@ function toIntmax(x: number): bigint {
 
 /** `a % b` (operands truncated to integers). */
 export function mod(a: Json, b: Json): Json {
+  a = numOf(a);
+  b = numOf(b);
   if (typeof a === "number" && typeof b === "number") {
     if (a !== a || b !== b) return NaN;
     if (Math.abs(a) < 2 ** 53 && Math.abs(b) < 2 ** 53) {
@@ -133,6 +142,7 @@ function keyWhat(k: Json): string {
 
 /** `t[k]` for every key kind jq allows, with jq's errors. */
 export function indexValue(t: Json, k: Json): Json {
+  if (typeof k === "object") k = numOf(k);
   if (typeof k === "string") {
     if (isObj(t)) return getKey(t, k);
     if (t === null) return null;
@@ -187,6 +197,8 @@ export function cpLength(s: string): number {
 
 /** Resolves slice bounds as jq 1.7.1 does (start floored, end ceiled, clamped). */
 export function sliceBounds(len: number, from: Json, to: Json): [number, number] {
+  from = numOf(from);
+  to = numOf(to);
   if ((from !== null && typeof from !== "number") || (to !== null && typeof to !== "number"))
     return fail("Start and end indices of an array slice must be numbers");
   let s = from === null ? 0 : (from as number);

@@ -1,6 +1,8 @@
 /** Recursive-descent parser for jq 1.7.1 programs and modules, following its grammar's precedences. */
 import type { Directive, FuncDef, Node, Pattern, ProgramAst } from "./ast.js";
 import { JqSyntaxError, tokenize, type Token } from "./lexer.js";
+import { numberFromText } from "./litnum.js";
+import { formatNumber } from "./print.js";
 
 const ASSIGN_OPS = new Set(["=", "|=", "+=", "-=", "*=", "/=", "%=", "//="]);
 const COMPARE_OPS = new Set(["==", "!=", "<", "<=", ">", ">="]);
@@ -306,7 +308,7 @@ class Parser {
     const tok = this.next();
     switch (tok.t) {
       case "num":
-        return { k: "literal", v: tok.v };
+        return { k: "literal", v: numberFromText(tok.text, formatNumber) };
       case "str":
         return this.strNode(tok, null);
       case "fmt": {

@@ -1,11 +1,9 @@
 /** getpath / setpath / delpaths on immutable values, as jq 1.7.1's jv_aux does. */
 import type { Json } from "../engines/common/json.js";
 import { indexValue, sliceBounds } from "./ops.js";
-import { compare, copyObj, fail, getKey, setKey, typeOf, type JObj } from "./values.js";
+import { compare, copyObj, fail, getKey, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
 
-function isObj(v: Json): v is JObj {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
+const isObj = isObject;
 
 /** Follows a path; null when a step is missing. */
 export function getPath(v: Json, path: Json): Json {
@@ -20,6 +18,7 @@ export function getPath(v: Json, path: Json): Json {
 
 /** Sets one key of a container, creating it from null. */
 export function setKeyOf(t: Json, k: Json, v: Json): Json {
+  k = numOf(k);
   if (typeof k === "string" && (t === null || isObj(t))) {
     const r = t === null ? {} : copyObj(t);
     setKey(r, k, v);
@@ -85,6 +84,7 @@ function updIn(v: Json, path: Json[], i: number, f: (old: Json) => Json): Json {
 
 function delKey(t: Json, k: Json): Json {
   if (t === null) return null;
+  k = numOf(k);
   if (typeof k === "string" && isObj(t)) {
     if (!Object.prototype.hasOwnProperty.call(t, k)) return t;
     const r: JObj = {};

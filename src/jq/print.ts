@@ -1,5 +1,6 @@
 /** Serialises values exactly as jq 1.7.1 prints them (number format, escapes, indentation). */
 import type { Json } from "../engines/common/json.js";
+import { LitNum } from "./litnum.js";
 
 /** Formats a double the way jq 1.7.1's dtoa-based printer does. */
 export function formatNumber(n: number): string {
@@ -51,6 +52,7 @@ export function printCompact(v: Json): string {
     case "string":
       return quoteString(v);
   }
+  if ((v as unknown) instanceof LitNum) return (v as unknown as LitNum).text;
   if (Array.isArray(v)) {
     let s = "[";
     for (let i = 0; i < v.length; i++) {
@@ -83,7 +85,7 @@ export function formatJson(v: Json, opts: FormatOptions = {}): string {
 }
 
 function pretty(v: Json, unit: string, cur: string, sortKeys: boolean): string {
-  if (v === null || typeof v !== "object") return printCompact(v);
+  if (v === null || typeof v !== "object" || (v as unknown) instanceof LitNum) return printCompact(v);
   const inner = cur + unit;
   const nl = unit === "" ? "" : "\n";
   const colon = unit === "" ? ":" : ": ";

@@ -12,6 +12,7 @@ import { JqSyntaxError, lineCol } from "./lexer.js";
 import { BUILTIN_MODULES } from "./modules.js";
 import { parseModule, parseProgram } from "./parser.js";
 import { PRELUDE } from "./prelude.js";
+import { plainJson } from "./litnum.js";
 import { printCompact } from "./print.js";
 import { Env, S, type Gen } from "./runtime.js";
 import { JqCompileError, Scope } from "./scope.js";
@@ -35,6 +36,8 @@ export interface RunOptions {
   now?: number;
   /** Receives `debug` / `stderr` messages. */
   debug?: (msg: Json) => void;
+  /** Keep number literals in outputs (for printers such as the CLI); outputs are then not plain JSON. */
+  keepLiterals?: boolean;
 }
 
 export type RunResult =
@@ -123,6 +126,10 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
     const c = new Compiler(true);
     for (const d of ast.defs) sc = c.define(d, sc);
     gen = ast.body === null ? (i, _e, emit) => emit(i) : c.gen(ast.body, sc);
+    if (/[0-9]/.test(program)) {
+      const inner = gen;
+      gen = (i, e, emit) => inner(i, e, S.keepLiterals ? emit : (v) => emit(plainJson(v)));
+    }
   } catch (e) {
     if (e instanceof JqCompileError || e instanceof JqSyntaxError)
       return err([policyError(e instanceof JqSyntaxError ? "jq_syntax_error" : "jq_compile_error", e.message, lineCol(program, pos(e)))]);
@@ -136,13 +143,14 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
 function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[]): JqProgram {
   const defaultEnv = baseEnv(argNames, argDefaults, undefined);
   const execute = (input: Json, options: RunOptions, emit: (v: Json) => boolean): RunResult | null => {
-    const saved = { steps: S.steps, budget: S.budget, breaking: S.breaking, env: S.env, debug: S.debug, now: S.now };
+    const saved = { steps: S.steps, budget: S.budget, breaking: S.breaking, env: S.env, debug: S.debug, now: S.now, keep: S.keepLiterals };
     S.steps = 0;
     S.budget = options.maxSteps ?? 1_000_000;
     S.breaking = null;
     S.env = options.env ?? {};
     S.debug = options.debug ?? (() => {});
     S.now = options.now;
+    S.keepLiterals = options.keepLiterals === true;
     const env = options.vars ? baseEnv(argNames, argDefaults, options.vars) : defaultEnv;
     try {
       gen(input, env, emit);
@@ -164,6 +172,7 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[]): JqProgr
       S.env = saved.env;
       S.debug = saved.debug;
       S.now = saved.now;
+      S.keepLiterals = saved.keep;
     }
   };
   return {

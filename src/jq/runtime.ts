@@ -45,9 +45,10 @@ export interface RunState {
   env: Json;
   debug: (msg: Json) => void;
   now: number | undefined;
+  keepLiterals: boolean;
 }
 
-export const S: RunState = { steps: 0, budget: 1_000_000, breaking: null, env: {}, debug: () => {}, now: undefined };
+export const S: RunState = { steps: 0, budget: 1_000_000, breaking: null, env: {}, debug: () => {}, now: undefined, keepLiterals: false };
 
 const BUDGET = new BudgetError();
 

@@ -1,5 +1,6 @@
 /** jq value helpers: type names, total order, equality, error previews and the error classes. */
 import type { Json } from "../engines/common/json.js";
+import { LitNum, compareDecimal } from "./litnum.js";
 import { printCompact } from "./print.js";
 
 export type JObj = { [key: string]: Json };
@@ -40,8 +41,18 @@ export function typeOf(v: Json): string {
     case "string":
       return "string";
     default:
-      return Array.isArray(v) ? "array" : "object";
+      return Array.isArray(v) ? "array" : (v as unknown) instanceof LitNum ? "number" : "object";
   }
+}
+
+/** The double value of a number that may carry a literal. */
+export function numOf(v: Json): Json {
+  return typeof v === "object" && v !== null && (v as unknown) instanceof LitNum ? (v as unknown as LitNum).n : v;
+}
+
+/** True for plain objects (not arrays, not literal numbers). */
+export function isObject(v: Json): v is JObj {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && !((v as unknown) instanceof LitNum);
 }
 
 /** True unless the value is false or null. */
@@ -59,7 +70,7 @@ function rank(v: Json): number {
     case "string":
       return 4;
     default:
-      return Array.isArray(v) ? 5 : 6;
+      return Array.isArray(v) ? 5 : (v as unknown) instanceof LitNum ? 3 : 6;
   }
 }
 
@@ -93,6 +104,12 @@ export function compare(a: Json, b: Json): number {
   if (ra !== rb) return ra < rb ? -1 : 1;
   switch (ra) {
     case 3: {
+      if (typeof a !== "number" || typeof b !== "number") {
+        if ((a as unknown) instanceof LitNum && (b as unknown) instanceof LitNum)
+          return compareDecimal((a as unknown as LitNum).text, (b as unknown as LitNum).text);
+        a = numOf(a);
+        b = numOf(b);
+      }
       const x = a as number;
       const y = b as number;
       if (x !== x) return -1;
@@ -130,6 +147,7 @@ export function compare(a: Json, b: Json): number {
 /** jq equality (structural; NaN is never equal). */
 export function equals(a: Json, b: Json): boolean {
   if (a === b) return true;
+  if ((a as unknown) instanceof LitNum || (b as unknown) instanceof LitNum) return typeOf(a) === "number" && typeOf(b) === "number" && compare(a, b) === 0;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;

@@ -72,13 +72,13 @@ export function runCase(c: JqTestCase): string | null {
   if (!compiled.ok) return `compile error: ${compiled.error.map((e) => e.message).join("; ")}`;
   let input: Json;
   try {
-    const vals = parseJsonSeq(c.input);
+    const vals = parseJsonSeq(c.input, true);
     input = vals[0] ?? null;
   } catch {
     return `cannot parse input ${c.input}`;
   }
   const want = c.expected.map((e) => parseJsonSeq(e)[0]);
-  const r = compiled.value.run(input, { env: { PAGER: "less" } });
+  const r = compiled.value.run(input, { env: { PAGER: "less" }, keepLiterals: true });
   const got = r.outputs;
   const same = got.length === want.length && got.every((g, j) => jqEquals(g, want[j]));
   // jq's own harness ignores an error raised after the expected outputs
