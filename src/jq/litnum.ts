@@ -42,6 +42,9 @@ export function canonicalLiteral(text: string): string | null {
   return (d.neg ? "-" : "") + s;
 }
 
+/** How many LitNums were ever made: the compiler checks it to know whether a program holds any. */
+export const litStats = { created: 0 };
+
 /** Compares two decimal literals exactly. */
 export function compareDecimal(a: string, b: string): number {
   const x = parseDec(a);
@@ -76,6 +79,7 @@ export function numberFromText(text: string, printDouble: (n: number) => string)
   const canon = canonicalLiteral(text);
   if (canon === null) return d;
   if (canon === printDouble(d) && Math.abs(d) < 2 ** 53) return d;
+  litStats.created++;
   return new LitNum(d, canon) as unknown as Json;
 }
 

@@ -96,3 +96,12 @@ describe("printing", () => {
     expect(formatJson({ a: 1 }, { tab: true })).toBe('{\n\t"a": 1\n}');
   });
 });
+
+describe("number literals", () => {
+  it("keeps program literals while unchanged, but gives the API plain numbers", () => {
+    expect(run("13911860366432393 == 13911860366432392").outputs).toEqual([false]);
+    expect(run("[1.000, 100e-2] | tojson").outputs).toEqual(["[1.000,1.00]"]);
+    expect(run("1.000, -1.10, 1.5 + 0").outputs).toEqual([1, -1.1, 1.5]);
+    expect(run("1.000", null, { keepLiterals: true }).outputs.map(printCompact)).toEqual(["1.000"]);
+  });
+});

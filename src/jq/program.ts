@@ -12,7 +12,7 @@ import { JqSyntaxError, lineCol } from "./lexer.js";
 import { BUILTIN_MODULES } from "./modules.js";
 import { parseModule, parseProgram } from "./parser.js";
 import { PRELUDE } from "./prelude.js";
-import { plainJson } from "./litnum.js";
+import { litStats, plainJson } from "./litnum.js";
 import { printCompact } from "./print.js";
 import { Env, S, type Gen } from "./runtime.js";
 import { JqCompileError, Scope } from "./scope.js";
@@ -105,6 +105,7 @@ function addModule(name: string, alias: string | null, sc: Scope, modules: Recor
 /** Compiles a jq program; parse and compile errors come back as PolicyErrors with `at` = "line:column". */
 export function compileJq(program: string, options: CompileOptions = {}): Result<JqProgram, PolicyError[]> {
   let ast: ProgramAst;
+  const litsBefore = litStats.created;
   try {
     ast = parseProgram(program);
   } catch (e) {
@@ -126,7 +127,7 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
     const c = new Compiler(true);
     for (const d of ast.defs) sc = c.define(d, sc);
     gen = ast.body === null ? (i, _e, emit) => emit(i) : c.gen(ast.body, sc);
-    if (/[0-9]/.test(program)) {
+    if (litStats.created !== litsBefore) {
       const inner = gen;
       gen = (i, e, emit) => inner(i, e, S.keepLiterals ? emit : (v) => emit(plainJson(v)));
     }
