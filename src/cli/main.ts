@@ -19,6 +19,18 @@ Commands:
 Run \`arbiter COMMAND --help\` for a command's options.
 `;
 
+const JQ_USAGE = `usage: arbiter jq [OPTIONS] FILTER [FILES...]
+
+Runs FILTER on each JSON value of the FILES (or stdin) with Arbiter's jq 1.7.1
+engine, as the jq command does for these options:
+  -c            compact output        -r   raw strings        -j   raw, no newlines
+  -n            null input            -s   slurp into an array
+  -e            exit status from the last output (1 if false/null, 4 if none)
+  --arg NAME V  $NAME = "V"           --argjson NAME JSON   $NAME = JSON
+  --tab         indent with tabs      --indent N            indent by N spaces
+Exit codes: 2 usage, 3 compile error, 5 runtime error.
+`;
+
 type Command = (argv: string[], io: Io) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
@@ -27,11 +39,13 @@ const COMMANDS: Record<string, Command> = {
   eval: evalCommand,
   publish: publishCommand,
   jq: async (argv, io) => {
+    if (argv.includes("--help") || argv.includes("-h")) return io.stdout(JQ_USAGE), 0;
     const { runJqCommand } = await import("./jq-command.js");
     return runJqCommand(argv, { stdin: argv.includes("--help") || io.stdinIsTty ? "" : await io.readStdin(), stdout: io.stdout, stderr: io.stderr });
   },
   filter: async (argv, io) => {
-    const { runFilterCommand } = await import("./filter-command.js");
+    const { FILTER_USAGE, runFilterCommand } = await import("./filter-command.js");
+    if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h") return io.stdout(FILTER_USAGE), argv.length === 0 ? 2 : 0;
     return runFilterCommand(argv, { stdout: io.stdout, stderr: io.stderr, env: io.env });
   },
 };
