@@ -191,7 +191,9 @@ export interface Tm {
 
 /** gmtime: the broken-down UTC fields of epoch seconds. */
 export function gmtime(secs: number): Tm {
-  const d = new Date(Math.floor(secs) * 1000);
+  // JS dates span ±8.64e12 s; clamp so out-of-range times still print (and NaN reads as the epoch)
+  const s = Number.isNaN(secs) ? 0 : Math.max(-8.64e12, Math.min(8.64e12, Math.floor(secs)));
+  const d = new Date(s * 1000);
   const start = Date.UTC(d.getUTCFullYear(), 0, 1);
   return {
     year: d.getUTCFullYear(),
@@ -239,10 +241,10 @@ export function strftime(tm: Tm, fmt: string): string {
     }
     const f = fmt[++i];
     switch (f) {
-      case "a": out += DAYS[tm.wday].slice(0, 3); break;
-      case "A": out += DAYS[tm.wday]; break;
-      case "b": case "h": out += MONTHS[tm.mon].slice(0, 3); break;
-      case "B": out += MONTHS[tm.mon]; break;
+      case "a": out += (DAYS[tm.wday] ?? "???").slice(0, 3); break;
+      case "A": out += DAYS[tm.wday] ?? "?"; break;
+      case "b": case "h": out += (MONTHS[tm.mon] ?? "???").slice(0, 3); break;
+      case "B": out += MONTHS[tm.mon] ?? "?"; break;
       case "c": out += strftime(tm, "%a %b %e %H:%M:%S %Y"); break;
       case "C": out += pad2(Math.floor(tm.year / 100)); break;
       case "d": out += pad2(tm.mday); break;

@@ -26,10 +26,13 @@ export class Real {
 
 /** Seconds since the epoch plus the UTC offset the value is shown in. */
 export class AbsTime {
-  constructor(
-    readonly secs: number,
-    readonly offset: number,
-  ) {}
+  readonly secs: number;
+  readonly offset: number;
+  /** Seconds and offset are kept whole and finite (NaN and infinities read as 0), as a C integer would hold them. */
+  constructor(secs: number, offset: number) {
+    this.secs = Number.isFinite(secs) ? Math.trunc(secs) + 0 : 0;
+    this.offset = Number.isFinite(offset) ? Math.trunc(offset) + 0 : 0;
+  }
 }
 
 /** A duration in seconds (may carry a fraction). */

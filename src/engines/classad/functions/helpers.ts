@@ -94,7 +94,7 @@ export function toInt(v: Value): Value {
   if (typeof v === "number" || typeof v === "bigint") return v;
   if (typeof v === "boolean") return v ? 1 : 0;
   if (v instanceof Real) return realToInt(v.v);
-  if (v instanceof AbsTime) return v.secs;
+  if (v instanceof AbsTime) return realToInt(v.secs);
   if (v instanceof RelTime) return realToInt(v.secs);
   if (typeof v === "string") {
     const d = strtod(v);

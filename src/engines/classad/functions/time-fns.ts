@@ -7,7 +7,7 @@
 import { adFromValues, ClassAd } from "../classad.js";
 import type { EvalState } from "../state.js";
 import { dayNumbers, gmtime, intervalText, strftime, type Tm } from "../time.js";
-import { AbsTime, ERROR, ListValue, Real, RelTime, UNDEF, isInt, type Value } from "../values.js";
+import { AbsTime, ERROR, ListValue, Real, RelTime, UNDEF, isInt, realToInt, type Value } from "../values.js";
 import { toInt, type Builtin } from "./helpers.js";
 
 /** C `(int)` of an int64: the low 32 bits as a signed number. */
@@ -92,9 +92,9 @@ export function splitOf(v: Value): ClassAd | null {
     }
     return adFromValues([
       ["Type", "RelativeTime"],
-      ["Days", days],
-      ["Hours", hrs],
-      ["Minutes", mins],
+      ["Days", realToInt(days)],
+      ["Hours", realToInt(hrs)],
+      ["Minutes", realToInt(mins)],
       ["Seconds", new Real(neg && days === 0 && hrs === 0 && mins === 0 ? -secs : secs)],
     ]);
   }
@@ -166,10 +166,10 @@ function getField(field: string): Builtin {
     if (v instanceof RelTime) {
       const r = Math.trunc(v.secs);
       switch (field) {
-        case "days": return Math.trunc(r / 86400);
-        case "hours": return Math.trunc((r % 86400) / 3600);
-        case "minutes": return Math.trunc((r % 3600) / 60);
-        case "seconds": return r % 60;
+        case "days": return realToInt(Math.trunc(r / 86400));
+        case "hours": return realToInt(Math.trunc((r % 86400) / 3600));
+        case "minutes": return realToInt(Math.trunc((r % 3600) / 60));
+        case "seconds": return realToInt(r % 60);
         default: return ERROR;
       }
     }
