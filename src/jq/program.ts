@@ -56,7 +56,14 @@ let rootScope = new Scope("root", "", null, 0);
 for (const d of parseModule(PRELUDE).defs) rootScope = preludeCompiler.define(d, rootScope);
 const ROOT = rootScope;
 // jq binds its builtin library as one block, so a builtin may use one defined after it
-for (let s: Scope | null = ROOT; s !== null; s = s.parent) if (s.fi !== null) s.fi.scope = ROOT;
+const rootTable = new Map<string, import("./scope.js").FuncInfo>();
+for (let s: Scope | null = ROOT; s !== null; s = s.parent) {
+  if (s.fi !== null) {
+    s.fi.scope = ROOT;
+    if (!rootTable.has(s.name)) rootTable.set(s.name, s.fi);
+  }
+}
+ROOT.table = rootTable;
 
 /** Turns an uncaught error value into the message text jq prints. */
 export function errorMessage(v: Json): string {

@@ -28,6 +28,9 @@ export interface FuncInfo {
 
 /** One scope entry; slot entries occupy one runtime Env binding. */
 export class Scope {
+  /** For the builtin library's scope: every definition by `name/arity`, so lookups stop here. */
+  table: Map<string, FuncInfo> | null = null;
+
   constructor(
     readonly kind: "var" | "closure" | "label" | "func" | "root",
     readonly name: string,
@@ -62,6 +65,10 @@ export class Scope {
   lookupCallable(name: string, arity: number): { closure: number } | { fi: FuncInfo } | null {
     const key = name + "/" + arity;
     for (let s: Scope | null = this.self(); s !== null; s = s.parent) {
+      if (s.table !== null) {
+        const fi = s.table.get(key);
+        return fi === undefined ? null : { fi };
+      }
       if (arity === 0 && s.kind === "closure" && s.name === name) return { closure: this.depth - s.depth };
       if (s.kind === "func" && s.name === key) return { fi: s.fi as FuncInfo };
     }
