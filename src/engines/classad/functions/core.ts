@@ -244,9 +244,10 @@ const random: Builtin = (args, ad, st) => {
 
 const evalFn: Builtin = (args, ad, st) => {
   if (args.length !== 1) return ERROR;
-  const s = toStr(args[0](ad, st));
-  if (s === null) return ERROR;
-  const p = parseExpr(s);
+  const arg = args[0](ad, st);
+  if (arg === UNDEF || arg === ERROR) return ERROR;
+  if (typeof arg !== "string") return arg;
+  const p = parseExpr(arg);
   if (!p.ok) return ERROR;
   if (st.depth >= 200) return ERROR;
   st.depth++;
