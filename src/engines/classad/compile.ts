@@ -82,6 +82,18 @@ function buildAttr(lc: string, scope: Node | null, abs: boolean): EvalFn {
     const slc = scope.lc;
     return (ad, st) => (ad.table.get(slc) === undefined ? lookup(ad, lc, st, false) : select(base(ad, st), lc, st));
   }
+  if (scope.k === "attr" && scope.scope === null && !scope.abs && (scope.lc === "target" || scope.lc === "other")) {
+    // TARGET.x from a top-level ad of a match: go straight to the other ad
+    const base = buildAttr(scope.lc, null, false);
+    const slc = scope.lc;
+    return (ad, st) => {
+      if (ad.parent === null && st.left !== null && ad.table.get(slc) === undefined) {
+        const other = st.otherOf(ad);
+        if (other !== null) return lookup(other, lc, st, false);
+      }
+      return select(base(ad, st), lc, st);
+    };
+  }
   const base = build(scope);
   return (ad, st) => select(base(ad, st), lc, st);
 }
