@@ -105,6 +105,8 @@ export function splitOf(v: Value): ClassAd | null {
 const splitTime: Builtin = (args, ad, st) => {
   if (args.length !== 1) return ERROR;
   const v = args[0](ad, st);
+  if (v === UNDEF) return UNDEF;
+  if (v instanceof ClassAd) return ERROR;
   return splitOf(v) ?? ERROR;
 };
 
