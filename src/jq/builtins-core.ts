@@ -8,7 +8,7 @@ import { add, cpLength, indexValue, indicesOf } from "./ops.js";
 import { delPaths, getPath, setPath } from "./paths.js";
 import { printCompact } from "./print.js";
 import { S, step, type Path } from "./runtime.js";
-import { HaltSignal, JqError, compare, desc, equals, fail, isObject, numOf, setKey, sortedKeys, truthy, typeOf, type JObj } from "./values.js";
+import { HaltSignal, JqError, compare, compareStrings, desc, equals, fail, isObject, numOf, setKey, sortedKeys, truthy, typeOf, type JObj } from "./values.js";
 
 const isObj = isObject;
 
@@ -109,7 +109,17 @@ function sortArray(i: Json, what: string): Json[] {
   if (!Array.isArray(i)) return fail(`${desc(i)} cannot be ${what}, as it is not an array`);
   return i;
 }
-def0("sort", (i) => sortArray(i, "sorted").slice().sort(compare));
+/** Sorts values in jq order, with a faster comparator when all are strings or all numbers. */
+function jqSort(a: Json[]): Json[] {
+  const out = a.slice();
+  if (out.every((v) => typeof v === "string")) {
+    const sur = out.some((v) => /[\uD800-\uDFFF]/.test(v as string));
+    return out.sort(sur ? (x, y) => compareStrings(x as string, y as string) : (x, y) => ((x as string) < (y as string) ? -1 : x === y ? 0 : 1));
+  }
+  if (out.every((v) => typeof v === "number" && v === v)) return out.sort((x, y) => (x as number) - (y as number));
+  return out.sort(compare);
+}
+def0("sort", (i) => jqSort(sortArray(i, "sorted")));
 
 /** Evaluates `f` on each element to get its sort key (all outputs collected), as `map([f])` does. */
 function keyed(i: Json, a: { gen: (i: Json, e: never, emit: (v: Json) => boolean) => boolean }, env: unknown): Array<{ k: Json[]; v: Json }> {
@@ -140,8 +150,8 @@ function groups(i: Json, a: Parameters<typeof keyed>[1], env: unknown): Json[][]
 defNative("group_by", 1, { gen: (i, a, env, emit) => emit(groups(i, a[0], env)) });
 defNative("unique_by", 1, { gen: (i, a, env, emit) => emit(groups(i, a[0], env).map((g) => g[0])) });
 def0("unique", (i) => {
-  const s = sortArray(i, "sorted").slice().sort(compare);
-  return s.filter((v, j) => j === 0 || compare(s[j - 1], v) !== 0);
+  const s = jqSort(sortArray(i, "sorted"));
+  return s.filter((v, j) => j === 0 || (typeof v === "string" ? v !== s[j - 1] : compare(s[j - 1], v) !== 0));
 });
 function minMax(i: Json, a: Parameters<typeof keyed>[1] | null, env: unknown, max: boolean): Json {
   const ks = a === null ? sortArray(i, "sorted").map((v) => ({ k: [v] as Json[], v })) : keyed(i, a, env);

@@ -48,8 +48,21 @@ function stripExtended(p: string): string {
   return out;
 }
 
+let lastPattern = "";
+let lastFlags = "";
+let lastCompiled: Compiled | null = null;
+
 /** Compiles a pattern with jq flags (already validated), caching the result. */
 export function compileRegex(pattern: string, flags: string): Compiled {
+  if (lastCompiled !== null && pattern === lastPattern && flags === lastFlags) return lastCompiled;
+  const r = compileRegexUncached(pattern, flags);
+  lastPattern = pattern;
+  lastFlags = flags;
+  lastCompiled = r;
+  return r;
+}
+
+function compileRegexUncached(pattern: string, flags: string): Compiled {
   const key = flags + "\u0000" + pattern;
   const hit = cache.get(key);
   if (hit) return hit;
@@ -79,9 +92,9 @@ export function compileRegex(pattern: string, flags: string): Compiled {
       const e = p[i + 1];
       i++;
       if (e === undefined) out += "\\\\";
-      else if (e === "A") out += inClass ? "A" : "(?<![\\s\\S])";
+      else if (e === "A") out += inClass ? "A" : multiline ? "(?<![\\s\\S])" : "^";
       else if (e === "z") out += inClass ? "z" : "(?![\\s\\S])";
-      else if (e === "Z") out += inClass ? "Z" : "(?=\\n?(?![\\s\\S]))";
+      else if (e === "Z") out += inClass ? "Z" : multiline ? "(?=\\n?(?![\\s\\S]))" : "(?=\\n?$)";
       else if (e === "h" || e === "H") out += e;
       else if (e === "w") out += inClass ? WORD : `[${WORD}]`;
       else if (e === "W") out += inClass ? "\\W" : `[^${WORD}]`;
@@ -130,11 +143,7 @@ export function compileRegex(pattern: string, flags: string): Compiled {
       continue;
     }
     if (c === "$" && !multiline) {
-      out += "(?=\\n?(?![\\s\\S]))";
-      continue;
-    }
-    if (c === "^" && !multiline) {
-      out += "(?<![\\s\\S])";
+      out += "(?=\\n?$)";
       continue;
     }
     out += c;
