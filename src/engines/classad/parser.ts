@@ -241,14 +241,16 @@ export class Parser {
     return { k: "call", name, lc, args };
   }
 
-  /** `[ name = expr; ... ]`, extra semicolons tolerated as the library does. */
+  /** `[ name = expr; ... ]`; extra semicolons are tolerated where the library tolerates them. */
   adLiteral(): Node {
     this.enter();
     this.advance(); // [
     const attrs: [string, Node][] = [];
     while (this.t() !== T.RBox) {
       if (this.t() === T.Semi) {
+        // leading empty statements are skipped, but one may not be the last thing before `]` (`[;]` is an error)
         this.advance();
+        if (this.t() === T.RBox) this.fail("expected an attribute name");
         continue;
       }
       if (this.t() !== T.Ident) this.fail("expected an attribute name");
