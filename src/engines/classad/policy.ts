@@ -54,7 +54,7 @@ export function compileMatchPolicy(source: string): Result<MatchPolicyData, Poli
     if (!p.ok) {
       const [l, c] = lineCol(trimmed, p.offset).split(":").map(Number);
       const at = l === 1 ? `${entry.line}:${entry.column + c - 1}` : `${entry.line}:${entry.column}`;
-      errors.push(policyError("match_expr_syntax", `policy: ${name}: syntax error (${p.message})`, at));
+      errors.push(policyError("match_expr_syntax", `policy: ${name}: syntax error`, at));
       continue;
     }
     exprs[name] = trimmed;
