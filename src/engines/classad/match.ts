@@ -211,9 +211,9 @@ export function decideParsedMatch(policy: MatchPolicy | null, req: ParsedMatchRe
     const pair = matchPair(policy, req.job, m, st, explain);
     if (pair.trace) trace.push({ machine: line.name, ...pair.trace, match: pair.match });
     if (pair.policyReject !== null) log.push(`${ts} Rejected job=${jid} machine=${mid} reason=${pair.policyReject}`);
+    line.rank = rankOf(evalAttr(req.job, "rank", m, st));
     if (!pair.match) continue;
     line.match = true;
-    line.rank = rankOf(evalAttr(req.job, "rank", m, st));
     candidates.push({ index: i, rank: line.rank, mid });
   }
   // rank descending, ties in input order (sort is stable); NaN ranks last
