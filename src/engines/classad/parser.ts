@@ -215,7 +215,8 @@ export class Parser {
     if (this.t() !== T.RParen) {
       for (;;) {
         args.push(this.parseExpression());
-        if (this.t() === T.Comma) {
+        // in this (old-semantics) mode a `;` also separates arguments
+        if (this.t() === T.Comma || this.t() === T.Semi) {
           this.advance();
           continue;
         }
