@@ -10,21 +10,25 @@ export function defNative(name: string, arity: number, n: Native): void {
 
 /** Registers a one-output function of the input only. */
 export function def0(name: string, f: (i: Json) => Json, keepLiteral = false): void {
-  defNative(name, 0, { gen: keepLiteral ? (i, _a, _e, emit) => emit(f(i)) : (i, _a, _e, emit) => emit(f(numOf(i))) });
+  const fn = keepLiteral ? f : (i: Json) => f(numOf(i));
+  defNative(name, 0, { gen: (i, _a, _e, emit) => emit(fn(i)), fn });
 }
 
 /** Registers a function of the input and value arguments (cartesian product, first argument outermost). */
 export function defV(name: string, arity: number, f: (i: Json, ...vals: Json[]) => Json): void {
+  const fn = (i: Json, ...vals: Json[]): Json => f(numOf(i), ...vals.map(numOf));
   if (arity === 1) {
-    defNative(name, 1, { gen: (i, a, env, emit) => a[0].gen(i, env, (x) => emit(f(numOf(i), numOf(x)))) });
+    defNative(name, 1, { gen: (i, a, env, emit) => a[0].gen(i, env, (x) => emit(f(numOf(i), numOf(x)))), fn });
   } else if (arity === 2) {
     defNative(name, 2, {
       gen: (i, a, env, emit) => a[0].gen(i, env, (x) => a[1].gen(i, env, (y) => emit(f(numOf(i), numOf(x), numOf(y))))),
+      fn,
     });
   } else if (arity === 3) {
     defNative(name, 3, {
       gen: (i, a, env, emit) =>
         a[0].gen(i, env, (x) => a[1].gen(i, env, (y) => a[2].gen(i, env, (z) => emit(f(numOf(i), numOf(x), numOf(y), numOf(z)))))),
+      fn,
     });
   } else throw new Error("unsupported arity");
 }

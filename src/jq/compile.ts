@@ -7,12 +7,15 @@ import { delPaths, getPath, setPath, updatePath } from "./paths.js";
 import { Closure, Env, S, step, up, type ArgInfo, type Emit, type Gen, type PEmit, type PGen, type Path } from "./runtime.js";
 import { JqCompileError, Scope, type FuncInfo } from "./scope.js";
 import { compilePatternBind } from "./compile-patterns.js";
+import { singleOf } from "./compile-single.js";
 import { JqError, desc, fail, getKey, isObject, numOf, preview30, setKey, truthy, type JObj } from "./values.js";
 import { printCompact } from "./print.js";
 
 /** A natively implemented builtin. */
 export interface Native {
   gen: (input: Json, args: ArgInfo[], env: Env | null, emit: Emit) => boolean;
+  /** For builtins with exactly one output: the function of the input and argument values. */
+  fn?: (input: Json, ...args: Json[]) => Json;
   pgen?: (input: Json, path: Path, args: ArgInfo[], env: Env | null, emit: PEmit) => boolean;
 }
 
@@ -64,6 +67,10 @@ export class Compiler {
 
   /** Compiles a node in value mode. */
   gen(n: Node, sc: Scope): Gen {
+    if (n.k !== "identity" && n.k !== "literal" && n.k !== "array") {
+      const s = singleOf(this, n, sc, NATIVES);
+      if (s !== null) return (i, env, emit) => emit(s(i, env));
+    }
     switch (n.k) {
       case "identity":
         return (i, _e, emit) => emit(i);
@@ -94,8 +101,10 @@ export class Compiler {
         return (i, env, emit) => t(i, env, (tv) => iterate(tv, emit));
       }
       case "pipe": {
-        const l = this.gen(n.l, sc);
         const r = this.gen(n.r, sc);
+        const ls = singleOf(this, n.l, sc, NATIVES);
+        if (ls !== null) return (i, env, emit) => r(ls(i, env), env, emit);
+        const l = this.gen(n.l, sc);
         return (i, env, emit) => l(i, env, (v) => r(v, env, emit));
       }
       case "comma": {
@@ -150,9 +159,11 @@ export class Compiler {
       case "try":
         return tryGen(this.gen(n.body, sc), n.handler ? this.gen(n.handler, sc) : null);
       case "if": {
-        const c = this.gen(n.cond, sc);
         const t = this.gen(n.then, sc);
         const f = n.else ? this.gen(n.else, sc) : null;
+        const cs = singleOf(this, n.cond, sc, NATIVES);
+        if (cs !== null) return (i, env, emit) => (truthy(cs(i, env)) ? t(i, env, emit) : f ? f(i, env, emit) : emit(i));
+        const c = this.gen(n.cond, sc);
         return (i, env, emit) => c(i, env, (cv) => (truthy(cv) ? t(i, env, emit) : f ? f(i, env, emit) : emit(i)));
       }
       case "reduce":
@@ -590,6 +601,19 @@ export class Compiler {
     const ini = this.gen(init, sc);
     const { bind, scope } = this.patternBinder(pat, sc);
     const upd = this.gen(update, scope);
+    const us = singleOf(this, update, scope, NATIVES);
+    if (us !== null && pat.k === "pvar")
+      return (i, env, emit) =>
+        ini(i, env, (acc0) => {
+          let acc = acc0;
+          const stop = s(i, env, (x) => {
+            step();
+            acc = us(acc, new Env(x, env));
+            return false;
+          });
+          if (stop) return true;
+          return emit(acc);
+        });
     return (i, env, emit) =>
       ini(i, env, (acc0) => {
         let acc = acc0;

@@ -1,0 +1,252 @@
+/**
+ * Direct evaluators for expressions that always yield exactly one value (`.a.b`, `. > 5`,
+ * `length`, `{a: .x}`...). They return the value instead of calling an emit callback, which
+ * keeps the JavaScript stack flat (deep jq recursion) and avoids closure allocation per output.
+ */
+import type { Json } from "../engines/common/json.js";
+import type { Node } from "./ast.js";
+import type { Compiler, Native } from "./compile.js";
+import { applyFormat } from "./formats.js";
+import { binop, indexValue, sliceValue } from "./ops.js";
+import { printCompact } from "./print.js";
+import { Env, step, up, type Gen } from "./runtime.js";
+import { JqCompileError, type Scope } from "./scope.js";
+import { JqError, desc, fail, getKey, isObject, numOf, setKey, truthy, type JObj } from "./values.js";
+
+/** A single-valued expression: input and environment in, one value out (or a thrown error). */
+export type Val = (i: Json, env: Env | null) => Json;
+
+const memo = new WeakMap<Node, { sc: Scope; val: Val | null }>();
+
+function hasBreak(n: unknown): boolean {
+  if (n === null || typeof n !== "object") return false;
+  if ((n as { k?: string }).k === "break") return true;
+  for (const v of Object.values(n as object)) {
+    if (Array.isArray(v) ? v.some(hasBreak) : typeof v === "object" && hasBreak(v)) return true;
+  }
+  return false;
+}
+
+function fieldOf(t: Json, k: string): Json {
+  if (isObject(t)) return getKey(t, k);
+  if (t === null) return null;
+  return indexValue(t, k);
+}
+
+function text(v: Json): string {
+  return typeof v === "string" ? v : printCompact(v);
+}
+
+/** Returns a direct evaluator when `n` always yields exactly one value, else null. */
+export function singleOf(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): Val | null {
+  const m = memo.get(n);
+  if (m !== undefined && m.sc === sc) return m.val;
+  const val = build(c, n, sc, natives);
+  memo.set(n, { sc, val });
+  return val;
+}
+
+function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): Val | null {
+  const one = (x: Node): Val | null => singleOf(c, x, sc, natives);
+  switch (n.k) {
+    case "identity":
+      return (i) => i;
+    case "literal": {
+      const v = n.v;
+      return () => v;
+    }
+    case "loc": {
+      const line = n.line;
+      return () => ({ file: "<top-level>", line });
+    }
+    case "var": {
+      const d = sc.lookupSlot("var", n.name);
+      if (d < 0) return null;
+      if (d === 0) return (_i, env) => (env as Env).v as Json;
+      return (_i, env) => (up(env, d) as Env).v as Json;
+    }
+    case "index": {
+      const t = one(n.target);
+      if (t === null) return null;
+      if (n.key.k === "literal" && typeof n.key.v === "string") {
+        const k = n.key.v;
+        return (i, env) => fieldOf(t(i, env), k);
+      }
+      const k = one(n.key);
+      if (k === null) return null;
+      return (i, env) => {
+        const kv = k(i, env);
+        return indexValue(t(i, env), kv);
+      };
+    }
+    case "slice": {
+      const t = one(n.target);
+      const f = n.from ? one(n.from) : () => null;
+      const e = n.to ? one(n.to) : () => null;
+      if (t === null || f === null || e === null) return null;
+      return (i, env) => {
+        const fv = f(i, env);
+        const ev = e(i, env);
+        return sliceValue(t(i, env), fv, ev);
+      };
+    }
+    case "neg": {
+      const e = one(n.e);
+      if (e === null) return null;
+      return (i, env) => {
+        const v = e(i, env);
+        const x = numOf(v);
+        return typeof x === "number" ? -x : fail(`${desc(v)} cannot be negated`);
+      };
+    }
+    case "binop": {
+      const l = one(n.l);
+      const r = one(n.r);
+      if (l === null || r === null) return null;
+      const op = n.op;
+      return (i, env) => {
+        const rv = r(i, env);
+        return binop(op, l(i, env), rv);
+      };
+    }
+    case "and":
+    case "or": {
+      const l = one(n.l);
+      const r = one(n.r);
+      if (l === null || r === null) return null;
+      const isAnd = n.k === "and";
+      return (i, env) => (truthy(l(i, env)) !== isAnd ? !isAnd : truthy(r(i, env)));
+    }
+    case "alt": {
+      const l = one(n.l);
+      const r = one(n.r);
+      if (l === null || r === null) return null;
+      return (i, env) => {
+        try {
+          const v = l(i, env);
+          if (truthy(v)) return v;
+        } catch (e) {
+          if (!(e instanceof JqError)) throw e;
+        }
+        return r(i, env);
+      };
+    }
+    case "pipe": {
+      const l = one(n.l);
+      if (l === null) return null;
+      const r = one(n.r);
+      if (r === null) return null;
+      return (i, env) => r(l(i, env), env);
+    }
+    case "if": {
+      const cnd = one(n.cond);
+      const t = one(n.then);
+      const f = n.else ? one(n.else) : (i: Json) => i;
+      if (cnd === null || t === null || f === null) return null;
+      return (i, env) => (truthy(cnd(i, env)) ? t(i, env) : f(i, env));
+    }
+    case "try": {
+      if (n.handler === null) return null;
+      const b = one(n.body);
+      const h = one(n.handler);
+      if (b === null || h === null) return null;
+      return (i, env) => {
+        try {
+          return b(i, env);
+        } catch (e) {
+          if (!(e instanceof JqError)) throw e;
+          return h(e.value, env);
+        }
+      };
+    }
+    case "array": {
+      if (n.e === null) return () => [];
+      if (hasBreak(n.e)) return null;
+      const g: Gen = c.gen(n.e, sc);
+      return (i, env) => {
+        const out: Json[] = [];
+        g(i, env, (v) => (out.push(v), false));
+        return out;
+      };
+    }
+    case "object": {
+      const ks: Array<Val | string> = [];
+      const vs: Val[] = [];
+      for (const e of n.entries) {
+        if (e.key.k === "literal" && typeof e.key.v !== "string")
+          throw new JqCompileError(`Cannot use ${desc(e.key.v)} as object key`, 0);
+        if (e.key.k === "literal" && typeof e.key.v === "string") ks.push(e.key.v);
+        else {
+          const k = one(e.key);
+          if (k === null) return null;
+          ks.push(k);
+        }
+        const v = one(e.value);
+        if (v === null) return null;
+        vs.push(v);
+      }
+      const cnt = ks.length;
+      return (i, env) => {
+        const o: JObj = {};
+        for (let j = 0; j < cnt; j++) {
+          const kk = ks[j];
+          const key = typeof kk === "string" ? kk : kk(i, env);
+          if (typeof key !== "string") return fail(`Cannot use ${desc(key)} as object key`);
+          setKey(o, key, vs[j](i, env));
+        }
+        return o;
+      };
+    }
+    case "str": {
+      const parts: Array<string | Val> = [];
+      for (const p of n.parts) {
+        if (typeof p === "string") parts.push(p);
+        else {
+          const v = one(p);
+          if (v === null) return null;
+          parts.push(v);
+        }
+      }
+      const fmt = n.fmt;
+      return (i, env) => {
+        let s = "";
+        for (const p of parts) s += typeof p === "string" ? p : fmt === null ? text(p(i, env)) : applyFormat(fmt, p(i, env));
+        return s;
+      };
+    }
+    case "format": {
+      const name = n.name;
+      return (i) => applyFormat(name, i);
+    }
+    case "call": {
+      if (sc.lookupCallable(n.name, n.args.length) !== null) return null;
+      const nat = natives.get(n.name + "/" + n.args.length);
+      if (nat === undefined || nat.fn === undefined) return null;
+      const fn = nat.fn;
+      const args: Val[] = [];
+      for (const a of n.args) {
+        const v = one(a);
+        if (v === null) return null;
+        args.push(v);
+      }
+      if (args.length === 0)
+        return (i) => {
+          step();
+          return fn(i);
+        };
+      if (args.length === 1) {
+        const a0 = args[0];
+        return (i, env) => {
+          step();
+          return fn(i, a0(i, env));
+        };
+      }
+      return (i, env) => {
+        step();
+        return fn(i, ...args.map((a) => a(i, env)));
+      };
+    }
+    default:
+      return null;
+  }
+}
