@@ -7,7 +7,8 @@ import { delPaths, getPath, setPath, updatePath } from "./paths.js";
 import { Closure, Env, S, step, up, type ArgInfo, type Emit, type Gen, type PEmit, type PGen, type Path } from "./runtime.js";
 import { JqCompileError, Scope, type FuncInfo } from "./scope.js";
 import { compilePatternBind } from "./compile-patterns.js";
-import { singleOf } from "./compile-single.js";
+import { singleOf, type Val } from "./compile-single.js";
+import { dotFree, setOwned, simplePath } from "./compile-reduce.js";
 import { JqError, desc, fail, getKey, isObject, numOf, preview30, setKey, truthy, type JObj } from "./values.js";
 import { printCompact } from "./print.js";
 
@@ -600,6 +601,8 @@ export class Compiler {
     const s = this.gen(src, sc);
     const ini = this.gen(init, sc);
     const { bind, scope } = this.patternBinder(pat, sc);
+    const inPlace = this.inPlaceReduce(s, ini, pat, update, scope);
+    if (inPlace !== null) return inPlace;
     const upd = this.gen(update, scope);
     const us = singleOf(this, update, scope, NATIVES);
     if (us !== null && pat.k === "pvar")
@@ -628,6 +631,32 @@ export class Compiler {
             acc = last;
             return st;
           });
+        });
+        if (stop) return true;
+        return emit(acc);
+      });
+  }
+
+  /** `reduce ... (init; .[k] = v)` with keys and value independent of `.`: mutate an owned copy. */
+  private inPlaceReduce(s: Gen, ini: Gen, pat: Pattern, update: Node, scope: Scope): Gen | null {
+    if (pat.k !== "pvar" || update.k !== "assign" || update.op === "|=") return null;
+    const keys = simplePath(update.l);
+    if (keys === null || !dotFree(update.r)) return null;
+    const kv = keys.map((k) => singleOf(this, k, scope, NATIVES));
+    const rv = singleOf(this, update.r, scope, NATIVES);
+    if (rv === null || kv.some((k) => k === null)) return null;
+    const keyVals = kv as Val[];
+    const op = update.op === "=" ? "=" : update.op.slice(0, -1);
+    return (i, env, emit) =>
+      ini(i, env, (acc0) => {
+        let acc = acc0;
+        const owned = new Set<object>();
+        const stop = s(i, env, (x) => {
+          step();
+          const e2 = new Env(x, env);
+          const ks = keyVals.map((k) => k(acc, e2));
+          acc = setOwned(acc, ks, op, rv(acc, e2), owned);
+          return false;
         });
         if (stop) return true;
         return emit(acc);

@@ -105,3 +105,15 @@ describe("number literals", () => {
     expect(run("1.000", null, { keepLiterals: true }).outputs.map(printCompact)).toEqual(["1.000"]);
   });
 });
+
+describe("reduce accumulation", () => {
+  it("builds large arrays and objects in linear time without changing the input", () => {
+    expect(run("reduce range(30000) as $i ([]; .[$i] = $i) | length").outputs).toEqual([30000]);
+    expect(run('reduce .[] as $x ({}; .[$x.k] += [$x.v])', [{ k: "a", v: 1 }, { k: "b", v: 2 }, { k: "a", v: 3 }]).outputs).toEqual([{ a: [1, 3], b: [2] }]);
+    const input = { a: { b: 1 } };
+    expect(run(". as $o | reduce (1, 2) as $i (.; .a[\"x\\($i)\"] = $i) | [., $o]", input).outputs).toEqual([[{ a: { b: 1, x1: 1, x2: 2 } }, { a: { b: 1 } }]]);
+    expect(input).toEqual({ a: { b: 1 } });
+    expect(run("reduce (0, -1) as $i ([1, 2]; .[$i] = 9)").outputs).toEqual([[9, 9]]);
+    expect(run("reduce 1 as $i (5; .[$i] = 9)").error).toBe("Cannot index number with number");
+  });
+});
