@@ -63,7 +63,12 @@ export function printTable(title: string, rows: readonly BenchRow[]): void {
   for (const r of rows) {
     const ops = r.microsPerOp > 0 ? Math.round(1e6 / r.microsPerOp) : Infinity;
     console.log(
-      `${r.name.padEnd(w)}  ${r.microsPerOp.toFixed(3).padStart(10)}  ${String(ops).padStart(12)}  ${r.baselineName.padEnd(b)}  ${r.ratio.toFixed(2)}×`,
+      `${r.name.padEnd(w)}  ${r.microsPerOp.toFixed(3).padStart(10)}  ${String(ops).padStart(12)}  ${r.baselineName.padEnd(b)}  ${formatRatio(r.ratio)}`,
     );
   }
+}
+
+/** A ratio as `2.50×`, or as `1/444×` when the operation is far cheaper than its baseline. */
+export function formatRatio(ratio: number): string {
+  return ratio > 0 && ratio < 0.1 ? `1/${Math.round(1 / ratio)}×` : `${ratio.toFixed(2)}×`;
 }

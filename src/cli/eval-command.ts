@@ -122,7 +122,15 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
       io.stdout(JSON.stringify({ error: { code: "invalid_request", message: details[0]?.message, details } }) + "\n");
       continue;
     }
-    const decision = await evaluator.decide(ready.policy, checked.data, { now: Date.now(), explain: false });
+    let decision;
+    try {
+      decision = await evaluator.decide(ready.policy, checked.data, { now: Date.now(), explain: false });
+    } catch (e) {
+      // Engines reject request content their schema cannot see (an ad that does not parse) by a typed error.
+      if ((e as { code?: unknown }).code !== "invalid_request") throw e;
+      io.stdout(JSON.stringify({ error: { code: "invalid_request", message: (e as Error).message } }) + "\n");
+      continue;
+    }
     io.stdout(JSON.stringify(shapeVerdict(decision, crypto.randomUUID(), ready.revision, false)) + "\n");
   }
   return 0;

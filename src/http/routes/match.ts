@@ -1,12 +1,24 @@
 import { Hono } from "hono";
-import { decideAdCheck, decideMatch } from "../../engines/classad/index.js";
+import { ClassAdRequestError, decideAdCheck, decideMatch } from "../../engines/classad/index.js";
 import { decisionRoute } from "../decision.js";
 import type { AppEnv } from "../env.js";
+import { ApiError } from "../errors.js";
 import { registerOperation } from "../openapi.js";
 import { AdCheckRequest, MatchRequest } from "../schemas/match.js";
 import { AdCheckVerdict, MatchVerdict } from "../schemas/match-verdicts.js";
 
 type MatchPolicy = Parameters<typeof decideMatch>[0];
+
+/** Turns an ad that does not parse into the 400 that names its field (`machines[3]`). */
+export function badAdAsRequestError<T>(decide: () => T): T {
+  try {
+    return decide();
+  } catch (e) {
+    if (!(e instanceof ClassAdRequestError)) throw e;
+    const at = "/" + e.field.replace(/\[(\d+)\]/g, "/$1").replace(/^\//, "");
+    throw new ApiError("invalid_request", e.message, [{ code: "invalid_ad", message: e.message, at }]);
+  }
+}
 
 /** The clock and the dice a ClassAd evaluation may use; verdicts that touch them are not cacheable. */
 function evalContext(now: number, explain: boolean) {
@@ -20,7 +32,8 @@ export const matchRoutes = new Hono<AppEnv>()
     decisionRoute({
       engine: "match",
       schema: MatchRequest,
-      decide: (policy: MatchPolicy, request, ctx) => decideMatch(policy, request, evalContext(ctx.now, ctx.explain)),
+      decide: (policy: MatchPolicy, request, ctx) =>
+        badAdAsRequestError(() => decideMatch(policy, request, evalContext(ctx.now, ctx.explain))),
     }),
   )
   .post(
@@ -28,7 +41,8 @@ export const matchRoutes = new Hono<AppEnv>()
     decisionRoute({
       engine: "match",
       schema: AdCheckRequest,
-      decide: (policy: MatchPolicy, request, ctx) => decideAdCheck(policy, request, evalContext(ctx.now, ctx.explain)),
+      decide: (policy: MatchPolicy, request, ctx) =>
+        badAdAsRequestError(() => decideAdCheck(policy, request, evalContext(ctx.now, ctx.explain))),
     }),
   );
 
