@@ -38,18 +38,27 @@ function tooLarge(limit: number): ApiError {
   return new ApiError("payload_too_large", `request body exceeds ${limit} bytes`);
 }
 
-/** Parses the body as JSON, insisting on a JSON content type. */
-export async function readJsonValue(c: Context<AppEnv>): Promise<unknown> {
+/** Reads the body's text, insisting on a JSON content type. */
+export async function readJsonText(c: Context<AppEnv>): Promise<string> {
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/(.+\+)?json\b/i.test(type.trim())) {
     throw new ApiError("unsupported_media_type", "the request body must be `application/json`");
   }
-  const text = await readText(c);
+  return readText(c);
+}
+
+/** Parses body text as JSON; a syntax error is the 400 `invalid_json`. */
+export function parseJsonText(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
     throw new ApiError("invalid_json", `the request body is not valid JSON: ${(e as Error).message}`);
   }
+}
+
+/** Parses the body as JSON, insisting on a JSON content type. */
+export async function readJsonValue(c: Context<AppEnv>): Promise<unknown> {
+  return parseJsonText(await readJsonText(c));
 }
 
 /** Turns a zod path into a JSON pointer, the `at` of every detail. */

@@ -5,9 +5,10 @@ import { shapeVerdict, type Decision } from "../engines/common/decision.js";
 import type { EngineName } from "../engines/common/engine.js";
 import { getActiveBundle } from "../state/policy-store.js";
 import { authorize } from "./auth.js";
-import { readJsonValue, validate } from "./body.js";
+import { parseJsonText, readJsonText, validate } from "./body.js";
 import { numberVar, type AppEnv, type Env } from "./env.js";
 import { ApiError } from "./errors.js";
+import { VerdictMemo, withDecisionId } from "./verdict-memo.js";
 
 /** What a route's decide function gets besides the policy and the request. */
 export interface RouteContext {
@@ -57,6 +58,8 @@ function verdictCache(): Cache | undefined {
   return typeof caches === "undefined" ? undefined : (caches as unknown as { default: Cache }).default;
 }
 
+const memo = new VerdictMemo();
+
 /**
  * Builds the handler of a stateless decision route: authorize, read and
  * validate the body, answer from the verdict cache when allowed, otherwise
@@ -73,32 +76,39 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
   return async (c) => {
     const started = performance.now();
     authorize(c, "decision");
-    const raw = await readJsonValue(c);
-    const request = validate(opts.schema, raw);
+    const text = await readJsonText(c);
     const bundle = await getActiveBundle(c.env);
+    const explain = wantsExplain(c);
+    const ttl = numberVar(c.env.VERDICT_CACHE_SECONDS, 60);
+    const caching = !explain && ttl > 0;
+    const path = new URL(c.req.url).pathname;
+    const now = Date.now();
+    const decisionId = newDecisionId();
+    const memoKey = caching ? memo.key(path, bundle.revision, text) : undefined;
+
+    const remembered = memoKey ? memo.get(memoKey, now) : undefined;
+    if (remembered) return cachedAnswer(c, decisionId, opts.engine, bundle.revision, remembered, started);
+
+    const raw = parseJsonText(text);
+    const request = validate(opts.schema, raw);
     const policy = bundle.policy<P>(opts.engine) ?? (opts.acceptsMissingPolicy ? (null as P) : undefined);
     if (policy === undefined) {
       throw new ApiError("service_unavailable", `no \`${opts.engine}\` policy is loaded`);
     }
-    const explain = wantsExplain(c);
-    const ttl = numberVar(c.env.VERDICT_CACHE_SECONDS, 60);
-    const cache = !explain && ttl > 0 ? verdictCache() : undefined;
-    const key = cache ? await verdictCacheKey(new URL(c.req.url).pathname, bundle.revision, raw) : undefined;
-    const decisionId = newDecisionId();
-
+    const cache = caching ? verdictCache() : undefined;
+    const key = cache ? await verdictCacheKey(path, bundle.revision, raw) : undefined;
     if (cache && key) {
       const hit = await cache.match(key);
       if (hit) {
-        const stored = (await hit.json()) as { outcome: string; verdict: Record<string, unknown> };
-        logDecision(logEntry(decisionId, opts.engine, bundle.revision, stored.outcome, started, "hit"));
-        c.header("X-Arbiter-Cache", "hit");
-        return c.json({ decision_id: decisionId, ...stored.verdict });
+        const stored = (await hit.json()) as { outcome: string; json: string };
+        if (memoKey) memo.set(memoKey, stored.outcome, stored.json, now + ttl * 1000);
+        return cachedAnswer(c, decisionId, opts.engine, bundle.revision, stored, started);
       }
     }
 
     const ctx: RouteContext = {
       env: c.env,
-      now: Date.now(),
+      now,
       explain,
       connectingIp: c.req.header("cf-connecting-ip") ?? null,
       revision: bundle.revision,
@@ -107,21 +117,41 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     const decision = await opts.decide(policy, request, ctx);
     const body = shapeVerdict(decision, decisionId, bundle.revision, explain);
     logDecision(logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, "miss"));
-    if (cache && key && decision.cacheable) {
+    if (caching && decision.cacheable) {
       const { decision_id: _omit, ...verdict } = body;
-      const stored = new Response(JSON.stringify({ outcome: decision.outcome, verdict }), {
-        headers: { "content-type": "application/json", "cache-control": `max-age=${ttl}` },
-      });
-      const put = cache.put(key, stored);
-      try {
-        c.executionCtx.waitUntil(put);
-      } catch {
-        await put;
+      const json = JSON.stringify(verdict);
+      if (memoKey) memo.set(memoKey, decision.outcome, json, now + ttl * 1000);
+      if (cache && key) {
+        const stored = new Response(JSON.stringify({ outcome: decision.outcome, json }), {
+          headers: { "content-type": "application/json", "cache-control": `max-age=${ttl}` },
+        });
+        const put = cache.put(key, stored);
+        try {
+          c.executionCtx.waitUntil(put);
+        } catch {
+          await put;
+        }
       }
     }
-    c.header("X-Arbiter-Cache", cache ? "miss" : "bypass");
+    c.header("X-Arbiter-Cache", caching ? "miss" : "bypass");
     return c.json(body);
   };
+}
+
+/** Answers from either cache level: the stored verdict with a fresh decision_id. */
+function cachedAnswer(
+  c: Context<AppEnv>,
+  decisionId: string,
+  engine: EngineName,
+  revision: string,
+  stored: { outcome: string; json: string },
+  started: number,
+): Response {
+  logDecision(logEntry(decisionId, engine, revision, stored.outcome, started, "hit"));
+  return c.body(withDecisionId(decisionId, stored.json), 200, {
+    "content-type": "application/json",
+    "X-Arbiter-Cache": "hit",
+  });
 }
 
 function logEntry(

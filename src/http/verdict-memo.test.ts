@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { VerdictMemo, withDecisionId } from "./verdict-memo.js";
+
+describe("VerdictMemo", () => {
+  it("keys by route, revision and exact body, and forgets entries when they expire", () => {
+    const memo = new VerdictMemo();
+    const key = memo.key("/v1/place", "rev1", '{"user":"a"}')!;
+    expect(memo.key("/v1/place", "rev2", '{"user":"a"}')).not.toBe(key);
+    memo.set(key, "placed", '{"revision":"rev1"}', 1000);
+    expect(memo.get(key, 999)).toEqual({ expires: 1000, outcome: "placed", json: '{"revision":"rev1"}' });
+    expect(memo.get(key, 1000)).toBeUndefined();
+    expect(memo.get(key, 10)).toBeUndefined();
+  });
+
+  it("evicts the least recently used entry past its size", () => {
+    const memo = new VerdictMemo(2);
+    memo.set("a", "x", "{}", 100);
+    memo.set("b", "x", "{}", 100);
+    memo.get("a", 0);
+    memo.set("c", "x", "{}", 100);
+    expect(memo.get("b", 0)).toBeUndefined();
+    expect(memo.get("a", 0)).toBeDefined();
+    expect(memo.get("c", 0)).toBeDefined();
+  });
+
+  it("does not memoise bodies larger than its key limit", () => {
+    const memo = new VerdictMemo(10, 8);
+    expect(memo.key("/p", "r", "123456789")).toBeUndefined();
+    expect(memo.key("/p", "r", "12345678")).toBeDefined();
+  });
+});
+
+describe("withDecisionId", () => {
+  it("puts the id first without disturbing the verdict", () => {
+    expect(JSON.parse(withDecisionId("id-1", '{"revision":"r","cacheable":true}'))).toEqual({
+      decision_id: "id-1",
+      revision: "r",
+      cacheable: true,
+    });
+    expect(JSON.parse(withDecisionId("id-2", "{}"))).toEqual({ decision_id: "id-2" });
+  });
+});
