@@ -16,12 +16,15 @@ import { JqError, desc, fail, getKey, isObject, numOf, setKey, truthy, type JObj
 /** A single-valued expression: input and environment in, one value out (or a thrown error). */
 export type Val = (i: Json, env: Env | null) => Json;
 
-const memo = new WeakMap<Node, { sc: Scope; val: Val | null }>();
+
+/** Memo fields the compiler keeps on syntax nodes (a node is compiled in one scope at a time). */
+type Memo = { singleScope?: Scope; singleVal?: Val | null };
 
 function hasBreak(n: unknown): boolean {
   if (n === null || typeof n !== "object") return false;
   if ((n as { k?: string }).k === "break") return true;
-  for (const v of Object.values(n as object)) {
+  for (const [key, v] of Object.entries(n as object)) {
+    if (key === "singleScope" || key === "singleVal") continue;
     if (Array.isArray(v) ? v.some(hasBreak) : typeof v === "object" && hasBreak(v)) return true;
   }
   return false;
@@ -39,10 +42,11 @@ function text(v: Json): string {
 
 /** Returns a direct evaluator when `n` always yields exactly one value, else null. */
 export function singleOf(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): Val | null {
-  const m = memo.get(n);
-  if (m !== undefined && m.sc === sc) return m.val;
+  const memo = n as Memo;
+  if (memo.singleScope === sc && memo.singleVal !== undefined) return memo.singleVal;
   const val = build(c, n, sc, natives);
-  memo.set(n, { sc, val });
+  memo.singleScope = sc;
+  memo.singleVal = val;
   return val;
 }
 
