@@ -44,6 +44,7 @@ const program: fc.Arbitrary<string> = fc.letrec<{ p: string }>((tie) => ({
 
 describe("jq engine properties", () => {
   it("random programs on random inputs give outputs or an error string, never a crash", () => {
+    let compiled = 0;
     fc.assert(
       fc.property(program, json, (src, input) => {
         const c = compileJq(`1 as $x | ${src}`);
@@ -51,11 +52,30 @@ describe("jq engine properties", () => {
           expect(c.error[0].code).toMatch(/^jq_/);
           return;
         }
+        compiled++;
         const r = c.value.run(input, { maxSteps: 20_000 });
         expect(Array.isArray(r.outputs)).toBe(true);
         if (r.error !== undefined) expect(typeof r.error).toBe("string");
       }),
       { numRuns: 400 },
+    );
+    expect(compiled).toBeGreaterThan(300);
+  });
+
+  it("a budget only cuts a run short: finishing under a small budget means the same result under a large one", () => {
+    fc.assert(
+      fc.property(program, json, fc.integer({ min: 1, max: 2000 }), (src, input, small) => {
+        const c = compileJq(`1 as $x | ${src}`);
+        if (!c.ok) return;
+        const a = c.value.run(input, { maxSteps: small, now: 0 });
+        const b = c.value.run(input, { maxSteps: 1_000_000, now: 0 });
+        if (a.error === BUDGET_MESSAGE) {
+          expect(b.outputs.slice(0, a.outputs.length)).toEqual(a.outputs);
+          return;
+        }
+        expect(a).toEqual(b);
+      }),
+      { numRuns: 300 },
     );
   });
 
