@@ -125,7 +125,7 @@ export async function runJqCommand(argv: string[], io: JqIo): Promise<number> {
     return 3;
   }
   let text = "";
-  if (!o.nullInput || o.files.length > 0) {
+  {
     if (o.files.length === 0) text = io.stdin;
     else {
       try {
@@ -136,24 +136,33 @@ export async function runJqCommand(argv: string[], io: JqIo): Promise<number> {
       }
     }
   }
-  let inputs: Json[];
-  if (o.nullInput) inputs = [null];
-  else {
+  let values: Json[] = [];
+  if (!o.nullInput || o.files.length > 0 || text !== "") {
     try {
-      inputs = parseJsonSeq(text, true);
+      values = parseJsonSeq(text, true);
     } catch (e) {
       const msg = e instanceof Error ? e.message : String((e as { value?: unknown }).value);
       io.stderr(`jq: error (at <stdin>:0): Cannot parse input: ${msg}\n`);
       return 2;
     }
-    if (o.slurp) inputs = [inputs];
+    if (o.slurp) values = [values];
   }
+  // jq reads one stream: the main loop and `input`/`inputs` both take the next value from it
+  let next = 0;
+  const take = (): Json | undefined => (next < values.length ? values[next++] : undefined);
   const now = Date.now() / 1000;
   let exit = 0;
   let last: Json | undefined;
   let any = false;
-  for (const input of inputs) {
-    const r = compiled.value.run(input, { now, keepLiterals: true, env: process.env as Record<string, string>, debug: (m) => io.stderr(printCompact(m) + "\n") });
+  for (;;) {
+    let input: Json;
+    if (o.nullInput) input = null;
+    else {
+      const v = take();
+      if (v === undefined) break;
+      input = v;
+    }
+    const r = compiled.value.run(input, { now, keepLiterals: true, input: take, env: process.env as Record<string, string>, debug: (m) => io.stderr(printCompact(m) + "\n") });
     for (const v of r.outputs) {
       io.stdout(render(v, o) + (o.join ? "" : "\n"));
       last = v;
@@ -167,6 +176,7 @@ export async function runJqCommand(argv: string[], io: JqIo): Promise<number> {
       io.stderr(`jq: error (at <stdin>:0): ${r.error}\n`);
       exit = 5;
     }
+    if (o.nullInput) break;
   }
   if (exit !== 0) return exit;
   if (o.exitStatus) {

@@ -236,8 +236,24 @@ def0("abs", (i) => {
 defV("format", 1, (i, f) => (typeof f === "string" ? applyFormat(f, i) : fail(`${desc(f)} is not a valid format`)));
 def0("input_filename", () => null);
 def0("input_line_number", () => 0);
-def0("input", () => fail("break"));
-defNative("inputs", 0, { gen: () => false });
+defNative("input", 0, {
+  gen: (_i, _a, _e, emit) => {
+    if (S.input === null) return fail("break");
+    const v = S.input();
+    return v === undefined ? fail("No more inputs") : emit(v);
+  },
+});
+defNative("inputs", 0, {
+  gen: (_i, _a, _e, emit) => {
+    if (S.input === null) return false;
+    for (;;) {
+      step();
+      const v = S.input();
+      if (v === undefined) return false;
+      if (emit(v)) return true;
+    }
+  },
+});
 def0("env", () => S.env);
 def0("halt", () => {
   throw new HaltSignal(null, 0, false);

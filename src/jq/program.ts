@@ -36,6 +36,8 @@ export interface RunOptions {
   now?: number;
   /** Receives `debug` / `stderr` messages. */
   debug?: (msg: Json) => void;
+  /** Supplies `input` / `inputs` (the command line's remaining input values); without it `input` raises "break". */
+  input?: () => Json | undefined;
   /** Keep number literals in outputs (for printers such as the CLI); outputs are then not plain JSON. */
   keepLiterals?: boolean;
 }
@@ -151,7 +153,7 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
 function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[]): JqProgram {
   const defaultEnv = baseEnv(argNames, argDefaults, undefined);
   const execute = (input: Json, options: RunOptions, emit: (v: Json) => boolean): RunResult | null => {
-    const saved = { steps: S.steps, budget: S.budget, breaking: S.breaking, env: S.env, debug: S.debug, now: S.now, keep: S.keepLiterals };
+    const saved = { steps: S.steps, budget: S.budget, breaking: S.breaking, env: S.env, debug: S.debug, now: S.now, keep: S.keepLiterals, input: S.input };
     S.steps = 0;
     S.budget = options.maxSteps ?? 1_000_000;
     S.breaking = null;
@@ -159,6 +161,7 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[]): JqProgr
     S.debug = options.debug ?? (() => {});
     S.now = options.now;
     S.keepLiterals = options.keepLiterals === true;
+    S.input = options.input ?? null;
     const env = options.vars ? baseEnv(argNames, argDefaults, options.vars) : defaultEnv;
     try {
       gen(input, env, emit);
@@ -181,6 +184,7 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[]): JqProgr
       S.debug = saved.debug;
       S.now = saved.now;
       S.keepLiterals = saved.keep;
+      S.input = saved.input;
     }
   };
   return {

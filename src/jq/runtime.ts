@@ -46,9 +46,11 @@ export interface RunState {
   debug: (msg: Json) => void;
   now: number | undefined;
   keepLiterals: boolean;
+  /** Supplies `input`/`inputs` (the CLI's remaining input values); absent in embeddings. */
+  input: (() => Json | undefined) | null;
 }
 
-export const S: RunState = { steps: 0, budget: 1_000_000, breaking: null, env: {}, debug: () => {}, now: undefined, keepLiterals: false };
+export const S: RunState = { steps: 0, budget: 1_000_000, breaking: null, env: {}, debug: () => {}, now: undefined, keepLiterals: false, input: null };
 
 const BUDGET = new BudgetError();
 

@@ -30,6 +30,14 @@ describe("arbiter jq", () => {
     const r = await jq(["-nc", "--arg", "a", "x", "--argjson", "b", "{\"c\":1}", "[$a, $b, $ARGS.named.a]"]);
     expect(r.out).toBe('["x",{"c":1},"x"]\n');
   });
+  it("shares one input stream between the main loop and input/inputs", async () => {
+    expect((await jq(["-nc", "[inputs]"], "1 2 3")).out).toBe("[1,2,3]\n");
+    expect((await jq(["-c", "[., input]"], "1 2 3 4")).out).toBe("[1,2]\n[3,4]\n");
+    expect((await jq(["-n", "input"], "")).code).toBe(5);
+  });
+  it("keeps number literals of its input", async () => {
+    expect((await jq(["-c", "., .[0] + 0"], "[1.000, 100000000000000000001]")).out).toBe("[1.000,100000000000000000001]\n1\n");
+  });
   it("reads files", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "jqcli-"));
     const f = path.join(dir, "in.json");
