@@ -152,7 +152,7 @@ function compileRegexUncached(pattern: string, flags: string): Compiled {
   try {
     re = new RegExp(out, "dgu" + (ci ? "i" : "") + (dotAll ? "s" : "") + (multiline ? "m" : ""));
   } catch (e) {
-    return fail(`${pattern} (at offset 0) is not a valid regex: ${(e as Error).message}`);
+    return fail(`Regex failure: ${(e as Error).message}`);
   }
   const risky = /\((?:[^()\\]|\\.)*(?:[+*]|\{\d+,\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,\})/.test(out);
   const r = { re, names, risky, plain: new RegExp(re.source, re.flags.replace("d", "")) };
