@@ -2,15 +2,18 @@
 import type { Json } from "../engines/common/json.js";
 import type { FuncDef, Node, Pattern } from "./ast.js";
 import { applyFormat, checkFormat } from "./formats.js";
-import { binop, cannotIterate, indexValue, sliceValue } from "./ops.js";
+import { binop, indexValue, sliceValue } from "./ops.js";
 import { delPaths, getPath, setPath, updatePath } from "./paths.js";
 import { Closure, Env, S, step, up, type ArgInfo, type Emit, type Gen, type PEmit, type PGen, type Path } from "./runtime.js";
 import { JqCompileError, Scope, type FuncInfo } from "./scope.js";
 import { compilePatternBind } from "./compile-patterns.js";
+import { compilePathMode } from "./compile-paths.js";
+import {
+  IS_PROTO_KEY, altGen, field, interpText, invalidPathResult, iterate, nonPath, recurseAll, tryGen, withOpt,
+} from "./eval-helpers.js";
 import { singleOf, type Val } from "./compile-single.js";
 import { dotFree, setOwned, simplePath } from "./compile-reduce.js";
-import { JqError, desc, fail, getKey, isObject, numOf, preview30, setKey, truthy, type JObj } from "./values.js";
-import { printCompact } from "./print.js";
+import { desc, fail, numOf, setKey, truthy, type JObj } from "./values.js";
 
 /** A natively implemented builtin. */
 export interface Native {
@@ -27,40 +30,6 @@ export const NATIVES = new Map<string, Native>();
 export function pathOf(a: ArgInfo): PGen {
   if (a.pgen === null) a.pgen = a.compilePath();
   return a.pgen;
-}
-
-/** Raises jq's error for a non-path value where a path was required. */
-export function invalidPathResult(v: Json): never {
-  return fail(`Invalid path expression with result ${preview30(v)}`);
-}
-
-function keyPreview(k: Json): string {
-  return printCompact(k);
-}
-
-const IS_PROTO_KEY = (k: string): boolean => k in Object.prototype;
-
-/** Looks up a field on an object (null on null), with jq's error otherwise. */
-function field(t: Json, k: string, protoSafe: boolean): Json {
-  if (isObject(t)) {
-    if (protoSafe) {
-      const v = t[k];
-      return v === undefined ? null : v;
-    }
-    return getKey(t, k);
-  }
-  if (t === null) return null;
-  return indexValue(t, k);
-}
-
-/** Wraps a value-mode generator for path mode: outputs identical to the input keep its path. */
-function nonPath(g: Gen): PGen {
-  return (i, p, env, emit) => g(i, env, (v) => emit(v, v === i && (v === null || typeof v !== "number") ? p : null));
-}
-
-/** Turns `tostring`-style interpolation values into text. */
-function interpText(v: Json): string {
-  return typeof v === "string" ? v : printCompact(v);
 }
 
 export class Compiler {
@@ -208,90 +177,7 @@ export class Compiler {
 
   /** Compiles a node in path mode. */
   pgen(n: Node, sc: Scope): PGen {
-    switch (n.k) {
-      case "identity":
-        return (i, p, _e, emit) => emit(i, p);
-      case "recurse":
-        return (i, p, _e, emit) => recursePaths(i, p, emit);
-      case "index": {
-        const t = this.pgen(n.target, sc);
-        const k = this.gen(n.key, sc);
-        return (i, p, env, emit) =>
-          k(i, env, (kv) =>
-            t(i, p, env, (tv, tp) => {
-              if (tp === null)
-                return fail(`Invalid path expression near attempt to access element ${keyPreview(kv)} of ${preview30(tv)}`);
-              return emit(tv === null ? null : indexValue(tv, kv), tp.concat([kv]));
-            }),
-          );
-      }
-      case "slice": {
-        const t = this.pgen(n.target, sc);
-        const from = n.from ? this.gen(n.from, sc) : null;
-        const to = n.to ? this.gen(n.to, sc) : null;
-        return (i, p, env, emit) =>
-          withOpt(from, i, env, (f) =>
-            withOpt(to, i, env, (e) =>
-              t(i, p, env, (tv, tp) => {
-                const key: JObj = { start: f, end: e };
-                if (tp === null)
-                  return fail(`Invalid path expression near attempt to access element ${keyPreview(key)} of ${preview30(tv)}`);
-                return emit(sliceValue(tv, f, e), tp.concat([key]));
-              }),
-            ),
-          );
-      }
-      case "iterate": {
-        const t = this.pgen(n.target, sc);
-        return (i, p, env, emit) =>
-          t(i, p, env, (tv, tp) => {
-            if (tp === null) return fail(`Invalid path expression near attempt to iterate through ${preview30(tv)}`);
-            return iteratePaths(tv, tp, emit);
-          });
-      }
-      case "pipe": {
-        const l = this.pgen(n.l, sc);
-        const r = this.pgen(n.r, sc);
-        return (i, p, env, emit) => l(i, p, env, (v, vp) => r(v, vp, env, emit));
-      }
-      case "comma": {
-        const l = this.pgen(n.l, sc);
-        const r = this.pgen(n.r, sc);
-        return (i, p, env, emit) => l(i, p, env, emit) || r(i, p, env, emit);
-      }
-      case "alt":
-        return altPGen(this.pgen(n.l, sc), this.pgen(n.r, sc));
-      case "try":
-        return tryPGen(this.pgen(n.body, sc), n.handler ? this.pgen(n.handler, sc) : null);
-      case "if": {
-        const c = this.gen(n.cond, sc);
-        const t = this.pgen(n.then, sc);
-        const f = n.else ? this.pgen(n.else, sc) : null;
-        return (i, p, env, emit) =>
-          c(i, env, (cv) => (truthy(cv) ? t(i, p, env, emit) : f ? f(i, p, env, emit) : emit(i, p)));
-      }
-      case "bind":
-        return compilePatternBind(this, n.src, n.pats, n.body, sc, true) as PGen;
-      case "label": {
-        const body = this.pgen(n.body, sc.push("label", n.name));
-        return (i, p, env, emit) => {
-          const token = {};
-          const r = body(i, p, new Env(token, env), emit);
-          if (S.breaking === token) {
-            S.breaking = null;
-            return false;
-          }
-          return r;
-        };
-      }
-      case "funcdef":
-        return this.pgen(n.rest, this.define(n.def, sc));
-      case "call":
-        return this.callPGen(n.name, n.args, sc, n.pos);
-      case "break":
-      default:
-        return nonPath(this.gen(n, sc));
-    }
+    return compilePathMode(this, n, sc);
   }
 
   /** Adds a function definition to the scope, compiling user bodies eagerly so errors surface. */
@@ -407,7 +293,8 @@ export class Compiler {
     };
   }
 
-  private callPGen(name: string, argNodes: Node[], sc: Scope, pos: number): PGen {
+  /** Compiles a call in path mode. */
+  callPGen(name: string, argNodes: Node[], sc: Scope, pos: number): PGen {
     const r = this.resolve(name, argNodes.length, sc, pos);
     if ("closure" in r) {
       const d = r.closure;
@@ -692,139 +579,5 @@ export class Compiler {
   }
 }
 
-function withOpt(g: Gen | null, i: Json, env: Env | null, k: (v: Json) => boolean): boolean {
-  if (g === null) return k(null);
-  return g(i, env, k);
-}
-
-/** `.[]` on a value. */
-export function iterate(v: Json, emit: Emit): boolean {
-  if (Array.isArray(v)) {
-    for (let j = 0; j < v.length; j++) if (emit(v[j])) return true;
-    return false;
-  }
-  if (isObject(v)) {
-    for (const k in v) if (emit(v[k])) return true;
-    return false;
-  }
-  return cannotIterate(v);
-}
-
-function iteratePaths(v: Json, p: Json[], emit: PEmit): boolean {
-  if (Array.isArray(v)) {
-    for (let j = 0; j < v.length; j++) if (emit(v[j], p.concat([j]))) return true;
-    return false;
-  }
-  if (isObject(v)) {
-    for (const k in v) if (emit(v[k], p.concat([k]))) return true;
-    return false;
-  }
-  if (v === null) return false;
-  return cannotIterate(v);
-}
-
-/** `..`: the value and every value inside it, depth first. */
-export function recurseAll(v: Json, emit: Emit): boolean {
-  step();
-  if (emit(v)) return true;
-  if (Array.isArray(v)) {
-    for (let j = 0; j < v.length; j++) if (recurseAll(v[j], emit)) return true;
-  } else if (isObject(v)) {
-    for (const k in v) if (recurseAll(v[k], emit)) return true;
-  }
-  return false;
-}
-
-/** `..` in path mode. */
-export function recursePaths(v: Json, p: Path, emit: PEmit): boolean {
-  step();
-  if (emit(v, p)) return true;
-  if (p === null) return false;
-  if (Array.isArray(v)) {
-    for (let j = 0; j < v.length; j++) if (recursePaths(v[j], p.concat([j]), emit)) return true;
-  } else if (isObject(v)) {
-    for (const k in v) if (recursePaths(v[k], p.concat([k]), emit)) return true;
-  }
-  return false;
-}
-
-/** `try body catch handler`: errors raised downstream of the body are not caught. */
-export function tryGen(body: Gen, handler: Gen | null): Gen {
-  return (i, env, emit) => {
-    let down = false;
-    try {
-      return body(i, env, (v) => {
-        down = true;
-        const r = emit(v);
-        down = false;
-        return r;
-      });
-    } catch (e) {
-      if (down || !(e instanceof JqError)) throw e;
-      if (handler === null) return false;
-      return handler(e.value, env, emit);
-    }
-  };
-}
-
-function tryPGen(body: PGen, handler: PGen | null): PGen {
-  return (i, p, env, emit) => {
-    let down = false;
-    try {
-      return body(i, p, env, (v, vp) => {
-        down = true;
-        const r = emit(v, vp);
-        down = false;
-        return r;
-      });
-    } catch (e) {
-      if (down || !(e instanceof JqError)) throw e;
-      if (handler === null) return false;
-      return handler(e.value, null, env, emit);
-    }
-  };
-}
-
-function altGen(l: Gen, r: Gen): Gen {
-  return (i, env, emit) => {
-    let any = false;
-    let down = false;
-    try {
-      const stop = l(i, env, (v) => {
-        if (!truthy(v)) return false;
-        any = true;
-        down = true;
-        const s = emit(v);
-        down = false;
-        return s;
-      });
-      if (stop) return true;
-    } catch (e) {
-      if (down || !(e instanceof JqError)) throw e;
-    }
-    return any ? false : r(i, env, emit);
-  };
-}
-
-function altPGen(l: PGen, r: PGen): PGen {
-  return (i, p, env, emit) => {
-    let any = false;
-    let down = false;
-    try {
-      const stop = l(i, p, env, (v, vp) => {
-        if (!truthy(v)) return false;
-        any = true;
-        down = true;
-        const s = emit(v, vp);
-        down = false;
-        return s;
-      });
-      if (stop) return true;
-    } catch (e) {
-      if (down || !(e instanceof JqError)) throw e;
-    }
-    return any ? false : r(i, p, env, emit);
-  };
-}
-
-export { getPath, delPaths };
+export { getPath, delPaths, invalidPathResult, iterate, recurseAll };
+export { recursePaths } from "./eval-helpers.js";

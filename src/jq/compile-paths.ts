@@ -1,0 +1,103 @@
+/** Path mode: compiles expressions to generators that also report where each output lives. */
+import type { Json } from "../engines/common/json.js";
+import type { Node } from "./ast.js";
+import type { Compiler } from "./compile.js";
+import { compilePatternBind } from "./compile-patterns.js";
+import { altPGen, iteratePaths, nonPath, recursePaths, tryPGen, withOpt } from "./eval-helpers.js";
+import { indexValue, sliceValue } from "./ops.js";
+import { printCompact } from "./print.js";
+import { Env, S, type PGen } from "./runtime.js";
+import type { Scope } from "./scope.js";
+import { fail, preview30, truthy, type JObj } from "./values.js";
+
+function keyPreview(k: Json): string {
+  return printCompact(k);
+}
+
+/** Compiles `n` in path mode (see `Compiler.pgen`). */
+export function compilePathMode(c: Compiler, n: Node, sc: Scope): PGen {
+  switch (n.k) {
+    case "identity":
+      return (i, p, _e, emit) => emit(i, p);
+    case "recurse":
+      return (i, p, _e, emit) => recursePaths(i, p, emit);
+    case "index": {
+      const t = c.pgen(n.target, sc);
+      const k = c.gen(n.key, sc);
+      return (i, p, env, emit) =>
+        k(i, env, (kv) =>
+          t(i, p, env, (tv, tp) => {
+            if (tp === null)
+              return fail(`Invalid path expression near attempt to access element ${keyPreview(kv)} of ${preview30(tv)}`);
+            return emit(tv === null ? null : indexValue(tv, kv), tp.concat([kv]));
+          }),
+        );
+    }
+    case "slice": {
+      const t = c.pgen(n.target, sc);
+      const from = n.from ? c.gen(n.from, sc) : null;
+      const to = n.to ? c.gen(n.to, sc) : null;
+      return (i, p, env, emit) =>
+        withOpt(from, i, env, (f) =>
+          withOpt(to, i, env, (e) =>
+            t(i, p, env, (tv, tp) => {
+              const key: JObj = { start: f, end: e };
+              if (tp === null)
+                return fail(`Invalid path expression near attempt to access element ${keyPreview(key)} of ${preview30(tv)}`);
+              return emit(sliceValue(tv, f, e), tp.concat([key]));
+            }),
+          ),
+        );
+    }
+    case "iterate": {
+      const t = c.pgen(n.target, sc);
+      return (i, p, env, emit) =>
+        t(i, p, env, (tv, tp) => {
+          if (tp === null) return fail(`Invalid path expression near attempt to iterate through ${preview30(tv)}`);
+          return iteratePaths(tv, tp, emit);
+        });
+    }
+    case "pipe": {
+      const l = c.pgen(n.l, sc);
+      const r = c.pgen(n.r, sc);
+      return (i, p, env, emit) => l(i, p, env, (v, vp) => r(v, vp, env, emit));
+    }
+    case "comma": {
+      const l = c.pgen(n.l, sc);
+      const r = c.pgen(n.r, sc);
+      return (i, p, env, emit) => l(i, p, env, emit) || r(i, p, env, emit);
+    }
+    case "alt":
+      return altPGen(c.pgen(n.l, sc), c.pgen(n.r, sc));
+    case "try":
+      return tryPGen(c.pgen(n.body, sc), n.handler ? c.pgen(n.handler, sc) : null);
+    case "if": {
+      const cond = c.gen(n.cond, sc);
+      const t = c.pgen(n.then, sc);
+      const f = n.else ? c.pgen(n.else, sc) : null;
+      return (i, p, env, emit) =>
+        cond(i, env, (cv) => (truthy(cv) ? t(i, p, env, emit) : f ? f(i, p, env, emit) : emit(i, p)));
+    }
+    case "bind":
+      return compilePatternBind(c, n.src, n.pats, n.body, sc, true) as PGen;
+    case "label": {
+      const body = c.pgen(n.body, sc.push("label", n.name));
+      return (i, p, env, emit) => {
+        const token = {};
+        const r = body(i, p, new Env(token, env), emit);
+        if (S.breaking === token) {
+          S.breaking = null;
+          return false;
+        }
+        return r;
+      };
+    }
+    case "funcdef":
+      return c.pgen(n.rest, c.define(n.def, sc));
+    case "call":
+      return c.callPGen(n.name, n.args, sc, n.pos);
+    case "break":
+    default:
+      return nonPath(c.gen(n, sc));
+  }
+}

@@ -1,0 +1,172 @@
+/** Evaluation helpers shared by the value-mode and path-mode compilers. */
+import type { Json } from "../engines/common/json.js";
+import { cannotIterate, indexValue } from "./ops.js";
+import { printCompact } from "./print.js";
+import { step, type Emit, type Env, type Gen, type PEmit, type PGen, type Path } from "./runtime.js";
+import { JqError, fail, getKey, isObject, preview30, truthy } from "./values.js";
+
+/** Raises jq's error for a non-path value where a path was required. */
+export function invalidPathResult(v: Json): never {
+  return fail(`Invalid path expression with result ${preview30(v)}`);
+}
+
+export const IS_PROTO_KEY = (k: string): boolean => k in Object.prototype;
+
+/** Looks up a field on an object (null on null), with jq's error otherwise. */
+export function field(t: Json, k: string, protoSafe: boolean): Json {
+  if (isObject(t)) {
+    if (protoSafe) {
+      const v = t[k];
+      return v === undefined ? null : v;
+    }
+    return getKey(t, k);
+  }
+  if (t === null) return null;
+  return indexValue(t, k);
+}
+
+/** Wraps a value-mode generator for path mode: outputs identical to the input keep its path. */
+export function nonPath(g: Gen): PGen {
+  return (i, p, env, emit) => g(i, env, (v) => emit(v, v === i && (v === null || typeof v !== "number") ? p : null));
+}
+
+/** Turns `tostring`-style interpolation values into text. */
+export function interpText(v: Json): string {
+  return typeof v === "string" ? v : printCompact(v);
+}
+
+export function withOpt(g: Gen | null, i: Json, env: Env | null, k: (v: Json) => boolean): boolean {
+  if (g === null) return k(null);
+  return g(i, env, k);
+}
+
+/** `.[]` on a value. */
+export function iterate(v: Json, emit: Emit): boolean {
+  if (Array.isArray(v)) {
+    for (let j = 0; j < v.length; j++) if (emit(v[j])) return true;
+    return false;
+  }
+  if (isObject(v)) {
+    for (const k in v) if (emit(v[k])) return true;
+    return false;
+  }
+  return cannotIterate(v);
+}
+
+export function iteratePaths(v: Json, p: Json[], emit: PEmit): boolean {
+  if (Array.isArray(v)) {
+    for (let j = 0; j < v.length; j++) if (emit(v[j], p.concat([j]))) return true;
+    return false;
+  }
+  if (isObject(v)) {
+    for (const k in v) if (emit(v[k], p.concat([k]))) return true;
+    return false;
+  }
+  if (v === null) return false;
+  return cannotIterate(v);
+}
+
+/** `..`: the value and every value inside it, depth first. */
+export function recurseAll(v: Json, emit: Emit): boolean {
+  step();
+  if (emit(v)) return true;
+  if (Array.isArray(v)) {
+    for (let j = 0; j < v.length; j++) if (recurseAll(v[j], emit)) return true;
+  } else if (isObject(v)) {
+    for (const k in v) if (recurseAll(v[k], emit)) return true;
+  }
+  return false;
+}
+
+/** `..` in path mode. */
+export function recursePaths(v: Json, p: Path, emit: PEmit): boolean {
+  step();
+  if (emit(v, p)) return true;
+  if (p === null) return false;
+  if (Array.isArray(v)) {
+    for (let j = 0; j < v.length; j++) if (recursePaths(v[j], p.concat([j]), emit)) return true;
+  } else if (isObject(v)) {
+    for (const k in v) if (recursePaths(v[k], p.concat([k]), emit)) return true;
+  }
+  return false;
+}
+
+/** `try body catch handler`: errors raised downstream of the body are not caught. */
+export function tryGen(body: Gen, handler: Gen | null): Gen {
+  return (i, env, emit) => {
+    let down = false;
+    try {
+      return body(i, env, (v) => {
+        down = true;
+        const r = emit(v);
+        down = false;
+        return r;
+      });
+    } catch (e) {
+      if (down || !(e instanceof JqError)) throw e;
+      if (handler === null) return false;
+      return handler(e.value, env, emit);
+    }
+  };
+}
+
+export function tryPGen(body: PGen, handler: PGen | null): PGen {
+  return (i, p, env, emit) => {
+    let down = false;
+    try {
+      return body(i, p, env, (v, vp) => {
+        down = true;
+        const r = emit(v, vp);
+        down = false;
+        return r;
+      });
+    } catch (e) {
+      if (down || !(e instanceof JqError)) throw e;
+      if (handler === null) return false;
+      return handler(e.value, null, env, emit);
+    }
+  };
+}
+
+export function altGen(l: Gen, r: Gen): Gen {
+  return (i, env, emit) => {
+    let any = false;
+    let down = false;
+    try {
+      const stop = l(i, env, (v) => {
+        if (!truthy(v)) return false;
+        any = true;
+        down = true;
+        const s = emit(v);
+        down = false;
+        return s;
+      });
+      if (stop) return true;
+    } catch (e) {
+      if (down || !(e instanceof JqError)) throw e;
+    }
+    return any ? false : r(i, env, emit);
+  };
+}
+
+export function altPGen(l: PGen, r: PGen): PGen {
+  return (i, p, env, emit) => {
+    let any = false;
+    let down = false;
+    try {
+      const stop = l(i, p, env, (v, vp) => {
+        if (!truthy(v)) return false;
+        any = true;
+        down = true;
+        const s = emit(v, vp);
+        down = false;
+        return s;
+      });
+      if (stop) return true;
+    } catch (e) {
+      if (down || !(e instanceof JqError)) throw e;
+    }
+    return any ? false : r(i, p, env, emit);
+  };
+}
+
