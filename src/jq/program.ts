@@ -3,6 +3,8 @@ import type { Json } from "../engines/common/json.js";
 import { err, ok, policyError, type PolicyError, type Result } from "../engines/common/result.js";
 import type { ProgramAst } from "./ast.js";
 import "./builtins-core.js";
+import "./builtins-control.js";
+import "./builtins-strings.js";
 import "./builtins-math.js";
 import "./builtins-regex.js";
 import "./builtins-dates.js";

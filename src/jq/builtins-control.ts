@@ -1,0 +1,219 @@
+/** Native builtins for paths and generators: path, getpath, select, recurse, first, limit, range... */
+import type { Json } from "../engines/common/json.js";
+import { defNative, defV } from "./builtins-define.js";
+import { invalidPathResult, pathOf, recurseAll, recursePaths } from "./compile.js";
+import { delPaths, getPath, setPath } from "./paths.js";
+import { step, type Path } from "./runtime.js";
+import { JqError, compare, desc, fail, numOf, truthy, typeOf } from "./values.js";
+
+
+// paths
+defNative("path", 1, {
+  gen: (i, a, env, emit) => pathOf(a[0])(i, [], env, (v, p) => (p === null ? invalidPathResult(v) : emit(p))),
+});
+defNative("getpath", 1, {
+  gen: (i, a, env, emit) =>
+    a[0].gen(i, env, (p) => emit(getPath(i, p))),
+  pgen: (i, path, a, env, emit) =>
+    a[0].gen(i, env, (p) => {
+      if (!Array.isArray(p)) return fail("Path must be specified as an array");
+      if (path === null) return invalidPathResult(i);
+      let v: Json;
+      try {
+        v = getPath(i, p);
+      } catch (e) {
+        if (!(e instanceof JqError)) throw e;
+        v = null;
+      }
+      return emit(v, path.concat(p));
+    }),
+});
+defV("setpath", 2, (i, p, v) => setPath(i, p, v));
+defV("delpaths", 1, (i, ps) => delPaths(i, ps));
+defNative("select", 1, {
+  gen: (i, a, env, emit) => a[0].gen(i, env, (c) => (truthy(c) ? emit(i) : false)),
+  pgen: (i, p, a, env, emit) => a[0].gen(i, env, (c) => (truthy(c) ? emit(i, p) : false)),
+});
+defNative("recurse", 0, {
+  gen: (i, _a, _e, emit) => recurseAll(i, emit),
+  pgen: (i, p, _a, _e, emit) => recursePaths(i, p, emit),
+});
+defNative("recurse", 1, {
+  gen: (i, a, env, emit) => {
+    const f = a[0].gen;
+    const rec = (v: Json): boolean => {
+      step();
+      return emit(v) || f(v, env, rec);
+    };
+    return rec(i);
+  },
+  pgen: (i, p, a, env, emit) => {
+    const f = pathOf(a[0]);
+    const rec = (v: Json, vp: Path): boolean => {
+      step();
+      return emit(v, vp) || f(v, vp, env, rec);
+    };
+    return rec(i, p);
+  },
+});
+
+// generators with early exit
+defNative("first", 1, {
+  gen: (i, a, env, emit) => {
+    let mine = false;
+    let down = false;
+    const stop = a[0].gen(i, env, (v) => {
+      mine = true;
+      down = emit(v);
+      return true;
+    });
+    return mine ? down : stop;
+  },
+  pgen: (i, p, a, env, emit) => {
+    let mine = false;
+    let down = false;
+    const stop = pathOf(a[0])(i, p, env, (v, vp) => {
+      mine = true;
+      down = emit(v, vp);
+      return true;
+    });
+    return mine ? down : stop;
+  },
+});
+defNative("isempty", 1, {
+  gen: (i, a, env, emit) => {
+    let mine = false;
+    const stop = a[0].gen(i, env, () => {
+      mine = true;
+      return true;
+    });
+    if (!mine && stop) return true;
+    return emit(!mine);
+  },
+});
+defNative("limit", 2, {
+  gen: (i, a, env, emit) =>
+    a[0].gen(i, env, (n0) => {
+      const n = numOf(n0);
+      if (typeof n !== "number") return fail("Invalid limit: must be a number");
+      if (n <= 0) return n < 0 ? a[1].gen(i, env, emit) : false;
+      let count = 0;
+      let mine = false;
+      let down = false;
+      const stop = a[1].gen(i, env, (v) => {
+        count++;
+        down = emit(v);
+        if (down || count >= n) {
+          mine = true;
+          return true;
+        }
+        return false;
+      });
+      return mine ? down : stop;
+    }),
+  pgen: (i, p, a, env, emit) =>
+    a[0].gen(i, env, (n0) => {
+      const n = numOf(n0);
+      if (typeof n !== "number") return fail("Invalid limit: must be a number");
+      const f = pathOf(a[1]);
+      if (n <= 0) return n < 0 ? f(i, p, env, emit) : false;
+      let count = 0;
+      let mine = false;
+      let down = false;
+      const stop = f(i, p, env, (v, vp) => {
+        count++;
+        down = emit(v, vp);
+        if (down || count >= n) {
+          mine = true;
+          return true;
+        }
+        return false;
+      });
+      return mine ? down : stop;
+    }),
+});
+defNative("nth", 2, {
+  gen: (i, a, env, emit) =>
+    a[0].gen(i, env, (n0) => {
+      const n = numOf(n0);
+      if (typeof n !== "number") return fail(`Cannot index ${typeOf(n)} with number`);
+      if (n < 0) return fail("nth doesn't support negative indices");
+      let count = 0;
+      let mine = false;
+      let down = false;
+      const stop = a[1].gen(i, env, (v) => {
+        if (count++ < n) return false;
+        mine = true;
+        down = emit(v);
+        return true;
+      });
+      return mine ? down : stop;
+    }),
+});
+defV("bsearch", 1, (i, target) => {
+  if (!Array.isArray(i)) return fail(`${desc(i)} cannot be searched from`);
+  let lo = 0;
+  let hi = i.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const c = compare(i[mid], target);
+    if (c === 0) return mid;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1 - lo;
+});
+defNative("until", 2, {
+  gen: (i, a, env, emit) => {
+    const rec = (v: Json): boolean => {
+      step();
+      return a[0].gen(v, env, (c) => (truthy(c) ? emit(v) : a[1].gen(v, env, rec)));
+    };
+    return rec(i);
+  },
+});
+defNative("while", 2, {
+  gen: (i, a, env, emit) => {
+    const rec = (v: Json): boolean => {
+      step();
+      return a[0].gen(v, env, (c) => (truthy(c) ? emit(v) || a[1].gen(v, env, rec) : false));
+    };
+    return rec(i);
+  },
+});
+// jq 1.7.1: def repeat(f): def _repeat: f, _repeat; _repeat;  (f re-applied to the same input)
+defNative("repeat", 1, {
+  gen: (i, a, env, emit) => {
+    for (;;) {
+      step();
+      if (a[0].gen(i, env, emit)) return true;
+    }
+  },
+});
+function rangeLoop(from: Json, upto: Json, by: Json, emit: (v: Json) => boolean): boolean {
+  from = numOf(from);
+  upto = numOf(upto);
+  by = numOf(by);
+  if (typeof from !== "number" || typeof upto !== "number" || typeof by !== "number") return fail("Range bounds must be numeric");
+  if (by > 0) {
+    for (let x = from; x < upto; x += by) {
+      step();
+      if (emit(x)) return true;
+    }
+  } else if (by < 0) {
+    for (let x = from; x > upto; x += by) {
+      step();
+      if (emit(x)) return true;
+    }
+  }
+  return false;
+}
+defNative("range", 1, { gen: (i, a, env, emit) => a[0].gen(i, env, (n) => rangeLoop(0, n, 1, emit)) });
+defNative("range", 2, {
+  gen: (i, a, env, emit) => a[0].gen(i, env, (f) => a[1].gen(i, env, (t) => rangeLoop(f, t, 1, emit))),
+});
+defNative("range", 3, {
+  gen: (i, a, env, emit) =>
+    a[0].gen(i, env, (f) => a[1].gen(i, env, (t) => a[2].gen(i, env, (b) => rangeLoop(f, t, b, emit)))),
+});
+

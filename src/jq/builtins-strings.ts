@@ -1,0 +1,74 @@
+/** Native string builtins: case, explode/implode, trimming, split, indices. */
+import type { Json } from "../engines/common/json.js";
+import { def0, defV } from "./builtins-define.js";
+import { indexValue, indicesOf } from "./ops.js";
+import { printCompact } from "./print.js";
+import { desc, fail, typeOf } from "./values.js";
+
+
+// strings
+def0("ascii_downcase", (i) =>
+  typeof i === "string" ? i.replace(/[A-Z]/g, (c) => c.toLowerCase()) : fail(`${desc(i)} cannot be ascii_downcased`),
+);
+def0("ascii_upcase", (i) =>
+  typeof i === "string" ? i.replace(/[a-z]/g, (c) => c.toUpperCase()) : fail(`${desc(i)} cannot be ascii_upcased`),
+);
+def0("explode", (i) => (typeof i === "string" ? Array.from(i, (c) => c.codePointAt(0) as number) : fail(`${desc(i)} cannot be exploded`)));
+def0("implode", (i) => {
+  if (!Array.isArray(i)) return fail("implode input must be an array");
+  let s = "";
+  for (const c of i) {
+    if (typeof c !== "number" || c !== c)
+      return fail(`${typeOf(c)} (${c !== c ? "null" : printCompact(c)}) can't be imploded, unicode codepoint needs to be numeric`);
+    const n = Math.trunc(c);
+    s += n < 0 || n > 0x10ffff || (n >= 0xd800 && n <= 0xdfff) ? "\uFFFD" : String.fromCodePoint(n);
+  }
+  return s;
+});
+def0("ascii", (i) => (typeof i === "number" ? String.fromCodePoint(i) : fail(`${desc(i)} cannot be converted to ascii`)));
+defV("ltrimstr", 1, (i, p) => (typeof i === "string" && typeof p === "string" && i.startsWith(p) ? i.slice(p.length) : i));
+defV("rtrimstr", 1, (i, p) =>
+  typeof i === "string" && typeof p === "string" && i.endsWith(p) && p.length > 0 ? i.slice(0, i.length - p.length) : i,
+);
+defV("startswith", 1, (i, p) => (typeof i === "string" && typeof p === "string" ? i.startsWith(p) : fail("startswith() requires string inputs")));
+defV("endswith", 1, (i, p) => (typeof i === "string" && typeof p === "string" ? i.endsWith(p) : fail("endswith() requires string inputs")));
+const WS = /^[ \t\n\r\f\v]+|[ \t\n\r\f\v]+$/g;
+def0("trim", (i) => (typeof i === "string" ? i.replace(WS, "") : fail(`${desc(i)} trim input must be a string`)));
+def0("ltrim", (i) => (typeof i === "string" ? i.replace(/^[ \t\n\r\f\v]+/, "") : fail(`${desc(i)} trim input must be a string`)));
+def0("rtrim", (i) => (typeof i === "string" ? i.replace(/[ \t\n\r\f\v]+$/, "") : fail(`${desc(i)} trim input must be a string`)));
+defV("split", 1, (i, sep) => {
+  if (typeof i !== "string" || typeof sep !== "string") return fail("split input and separator must be strings");
+  if (i === "") return [];
+  return sep === "" ? Array.from(i) : i.split(sep);
+});
+
+/** Byte offsets of every (overlapping) occurrence of `sub` in `s`. */
+function strIndices(s: string, sub: string): Json {
+  if (sub === "") return null;
+  const enc = new TextEncoder();
+  const hb = enc.encode(s);
+  const nb = enc.encode(sub);
+  const out: number[] = [];
+  outer: for (let i = 0; i + nb.length <= hb.length; i++) {
+    for (let j = 0; j < nb.length; j++) if (hb[i + j] !== nb[j]) continue outer;
+    out.push(i);
+  }
+  return out;
+}
+function indices(i: Json, x: Json): Json {
+  if (i === null) return null;
+  if (Array.isArray(i)) return indicesOf(i, Array.isArray(x) ? x : [x]);
+  if (typeof i === "string" && typeof x === "string") return strIndices(i, x);
+  return indexValue(i, x);
+}
+defV("indices", 1, indices);
+defV("_strindices", 1, (i, x) => (typeof i === "string" && typeof x === "string" ? strIndices(i, x) : fail("_strindices requires strings")));
+defV("index", 1, (i, x) => {
+  const r = indices(i, x);
+  return Array.isArray(r) ? (r.length ? r[0] : null) : null;
+});
+defV("rindex", 1, (i, x) => {
+  const r = indices(i, x);
+  return Array.isArray(r) ? (r.length ? r[r.length - 1] : null) : null;
+});
+
