@@ -1,10 +1,15 @@
 /**
- * `npm run bench:http`: the Worker under wrangler dev (workerd, embedded
- * policies), driven from this second process over loopback with autocannon.
+ * `npm run bench:http`: the Worker bundled as `wrangler deploy` bundles it and
+ * served by workerd through Miniflare (embedded policies), driven from this
+ * second process over loopback with autocannon.
  * Each decision route is compared with the no-op route `GET /healthz` measured
  * in the same run, once with the verdict cache off and once with it warm.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import autocannon from "autocannon";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
@@ -53,42 +58,61 @@ interface Row {
   errors: number;
 }
 
-async function startWorker(port: number, cacheSeconds: number): Promise<ChildProcess> {
-  const child = spawn(
-    "npx",
-    ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--var", `VERDICT_CACHE_SECONDS:${cacheSeconds}`,
+interface RunningWorker {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const OUT_DIR = resolve(".bench/dist");
+
+/** Bundles the Worker exactly as `wrangler deploy` would, without deploying. */
+function bundleWorker(): string {
+  rmSync(OUT_DIR, { recursive: true, force: true });
+  const built = spawnSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", OUT_DIR], { stdio: "ignore" });
+  if (built.status !== 0) throw new Error("wrangler deploy --dry-run failed");
+  const script = join(OUT_DIR, "worker.js");
+  // workerd refuses source maps that point outside the modules root; the bench needs none.
+  writeFileSync(script, readFileSync(script, "utf8").replace(/\n\/\/# sourceMappingURL=.*\s*$/, "\n"));
+  return script;
+}
+
+/**
+ * Serves the bundle from workerd through Miniflare (the one wrangler itself
+ * uses), listening on loopback: the requests reach workerd directly, without
+ * wrangler dev's proxy in front.
+ */
+async function startWorker(script: string, port: number, cacheSeconds: number): Promise<RunningWorker> {
+  const fromWrangler = createRequire(createRequire(import.meta.url).resolve("wrangler/package.json"));
+  // Typed by hand: the top-level `miniflare` types belong to the test plugin's newer major version.
+  const { Miniflare } = (await import(pathToFileURL(fromWrangler.resolve("miniflare")).href)) as {
+    Miniflare: new (options: Record<string, unknown>) => { ready: Promise<URL>; dispose(): Promise<void> };
+  };
+  const mf = new Miniflare({
+    modules: true,
+    modulesRoot: OUT_DIR,
+    scriptPath: script,
+    compatibilityDate: "2026-04-01",
+    kvNamespaces: ["POLICIES"],
+    durableObjects: { JOB_QUEUE: "JobQueue", HOST_POOL: "HostPool" },
+    bindings: {
+      VERDICT_CACHE_SECONDS: String(cacheSeconds),
       // No resolver: the toolkit's bogon check answers its fail-result at once instead of waiting on a network this machine lacks.
-      "--var", "DOH_URL:", "--log-level", "error", "--show-interactive-dev-session=false"],
-    { stdio: ["ignore", "pipe", "pipe"], detached: true },
-  );
-  child.stdout?.resume();
-  child.stderr?.resume();
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
-      if (res.ok) return child;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  stopWorker(child);
-  throw new Error("wrangler dev did not start within 60 s");
+      DOH_URL: "",
+      BUNDLE_REFRESH_SECONDS: "5",
+      LEASE_SECONDS: "600",
+      LOCAL_ADDRESSES: "",
+    },
+    host: "127.0.0.1",
+    port,
+  });
+  const url = (await mf.ready).href.replace(/\/$/, "");
+  return { url, stop: () => mf.dispose() };
 }
 
-function stopWorker(child: ChildProcess): void {
-  try {
-    if (child.pid) process.kill(-child.pid, "SIGTERM");
-  } catch {
-    // already gone
-  }
-}
-
-async function drive(port: number, t: Target): Promise<Row> {
+async function drive(base: string, t: Target): Promise<Row> {
   const body = t.body === undefined ? undefined : JSON.stringify(t.body);
   const opts = {
-    url: `http://127.0.0.1:${port}${t.path}`,
+    url: `${base}${t.path}`,
     method: t.method,
     headers: body ? { "content-type": "application/json" } : {},
     body,
@@ -120,20 +144,19 @@ function print(title: string, rows: Row[]): void {
 
 async function main(): Promise<void> {
   let failed = false;
+  const script = bundleWorker();
   for (const [title, cache] of [
     ["cache off", 0],
     ["cache warm", 60],
   ] as const) {
-    const port = 8790 + cache % 7;
-    const worker = await startWorker(port, cache);
+    const worker = await startWorker(script, 8790 + (cache % 7), cache);
     try {
       const rows: Row[] = [];
-      for (const t of TARGETS) rows.push(await drive(port, t));
+      for (const t of TARGETS) rows.push(await drive(worker.url, t));
       print(title, rows);
       failed ||= rows.some((r) => r.errors > 0);
     } finally {
-      stopWorker(worker);
-      await new Promise((r) => setTimeout(r, 500));
+      await worker.stop();
     }
   }
   console.log("\ngoal: decision routes within 1.3× of the no-op with the cache off, 1.1× with it warm; zero errors");
