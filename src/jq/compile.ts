@@ -3,17 +3,17 @@ import type { Json } from "../engines/common/json.js";
 import type { FuncDef, Node, Pattern } from "./ast.js";
 import { applyFormat, checkFormat } from "./formats.js";
 import { binop, indexValue, sliceValue } from "./ops.js";
-import { delPaths, getPath, setPath, updatePath } from "./paths.js";
+import { delPaths, getPath } from "./paths.js";
 import { Closure, Env, S, step, up, type ArgInfo, type Emit, type Gen, type PEmit, type PGen, type Path } from "./runtime.js";
 import { JqCompileError, Scope, type FuncInfo } from "./scope.js";
 import { compilePatternBind } from "./compile-patterns.js";
 import { compilePathMode } from "./compile-paths.js";
 import {
-  IS_PROTO_KEY, altGen, field, interpText, invalidPathResult, iterate, nonPath, recurseAll, tryGen, withOpt,
+  IS_PROTO_KEY, altGen, field, invalidPathResult, iterate, nonPath, recurseAll, tryGen, withOpt,
 } from "./eval-helpers.js";
-import { singleOf, type Val } from "./compile-single.js";
-import { dotFree, setOwned, simplePath } from "./compile-reduce.js";
-import { desc, fail, numOf, setKey, truthy, type JObj } from "./values.js";
+import { singleOf } from "./compile-single.js";
+import { assignGen, foreachGen, objectGen, reduceGen, strGen } from "./compile-forms.js";
+import { desc, fail, numOf, truthy } from "./values.js";
 
 /** A natively implemented builtin. */
 export interface Native {
@@ -51,7 +51,7 @@ export class Compiler {
         return (_i, _e, emit) => emit(v);
       }
       case "str":
-        return this.strGen(n.parts, n.fmt, sc);
+        return strGen(this, n.parts, n.fmt, sc);
       case "format": {
         const name = n.name;
         checkFormat(name);
@@ -114,7 +114,7 @@ export class Compiler {
       case "alt":
         return altGen(this.gen(n.l, sc), this.gen(n.r, sc));
       case "assign":
-        return this.assignGen(n.op, n.l, n.r, sc);
+        return assignGen(this, n.op, n.l, n.r, sc);
       case "array": {
         if (n.e === null) return (_i, _e, emit) => emit([]);
         const e = this.gen(n.e, sc);
@@ -125,7 +125,7 @@ export class Compiler {
         };
       }
       case "object":
-        return this.objectGen(n.entries, sc);
+        return objectGen(this, n.entries, sc);
       case "try":
         return tryGen(this.gen(n.body, sc), n.handler ? this.gen(n.handler, sc) : null);
       case "if": {
@@ -137,9 +137,9 @@ export class Compiler {
         return (i, env, emit) => c(i, env, (cv) => (truthy(cv) ? t(i, env, emit) : f ? f(i, env, emit) : emit(i)));
       }
       case "reduce":
-        return this.reduceGen(n.src, n.pat, n.init, n.update, sc);
+        return reduceGen(this, n.src, n.pat, n.init, n.update, sc);
       case "foreach":
-        return this.foreachGen(n.src, n.pat, n.init, n.update, n.extract, sc);
+        return foreachGen(this, n.src, n.pat, n.init, n.update, n.extract, sc);
       case "bind":
         return compilePatternBind(this, n.src, n.pats, n.body, sc, false) as Gen;
       case "label": {
@@ -351,224 +351,6 @@ export class Compiler {
     }
     const k = this.gen(key, sc);
     return (i, env, emit) => k(i, env, (kv) => t(i, env, (tv) => emit(indexValue(tv, kv))));
-  }
-
-  private strGen(parts: Array<string | Node>, fmt: string | null, sc: Scope): Gen {
-    const ps: Array<string | Gen> = parts.map((p) => (typeof p === "string" ? p : this.gen(p, sc)));
-    if (fmt !== null) checkFormat(fmt);
-    const conv = fmt === null ? interpText : (v: Json) => applyFormat(fmt, v);
-    const n = ps.length;
-    return (i, env, emit) => {
-      const vals: string[] = new Array(n);
-      const go = (k: number): boolean => {
-        if (k < 0) {
-          let s = "";
-          for (let j = 0; j < n; j++) {
-            const p = ps[j];
-            s += typeof p === "string" ? p : vals[j];
-          }
-          return emit(s);
-        }
-        const p = ps[k];
-        if (typeof p === "string") return go(k - 1);
-        return p(i, env, (v) => {
-          vals[k] = conv(v);
-          return go(k - 1);
-        });
-      };
-      return go(n - 1);
-    };
-  }
-
-  private objectGen(entries: Array<{ key: Node; value: Node }>, sc: Scope): Gen {
-    for (const e of entries)
-      if (e.key.k === "literal" && typeof e.key.v !== "string")
-        throw new JqCompileError(`Cannot use ${desc(e.key.v)} as object key`, 0);
-    const ks = entries.map((e) => this.gen(e.key, sc));
-    const vs = entries.map((e) => this.gen(e.value, sc));
-    const n = entries.length;
-    const constKeys = entries.every((e) => e.key.k === "literal" && typeof e.key.v === "string");
-    if (constKeys) {
-      const names = entries.map((e) => (e.key as { v: string }).v);
-      return (i, env, emit) => {
-        const vals: Json[] = new Array(n);
-        const go = (j: number): boolean => {
-          if (j === n) {
-            const o: JObj = {};
-            for (let m = 0; m < n; m++) setKey(o, names[m], vals[m]);
-            return emit(o);
-          }
-          return vs[j](i, env, (v) => {
-            vals[j] = v;
-            return go(j + 1);
-          });
-        };
-        return go(0);
-      };
-    }
-    return (i, env, emit) => {
-      const keys: string[] = new Array(n);
-      const vals: Json[] = new Array(n);
-      const go = (j: number): boolean => {
-        if (j === n) {
-          const o: JObj = {};
-          for (let m = 0; m < n; m++) setKey(o, keys[m], vals[m]);
-          return emit(o);
-        }
-        return ks[j](i, env, (k) => {
-          if (typeof k !== "string") return fail(`Cannot use ${desc(k)} as object key`);
-          keys[j] = k;
-          return vs[j](i, env, (v) => {
-            vals[j] = v;
-            return go(j + 1);
-          });
-        });
-      };
-      return go(0);
-    };
-  }
-
-  private assignGen(op: string, lhs: Node, rhs: Node, sc: Scope): Gen {
-    const lp = this.pgen(lhs, sc);
-    const collect = (i: Json, env: Env | null): Json[][] | null => {
-      const ps: Json[][] = [];
-      const stop = lp(i, [], env, (v, p) => {
-        if (p === null) return invalidPathResult(v);
-        ps.push(p);
-        return false;
-      });
-      return stop ? null : ps;
-    };
-    if (op === "|=") {
-      const f = this.gen(rhs, sc);
-      return (i, env, emit) => {
-        const ps = collect(i, env);
-        if (ps === null) return true;
-        let out = i;
-        let dels: Json[][] | null = null;
-        for (const p of ps) {
-          let got = false;
-          let nv: Json = null;
-          const stop = f(getPath(out, p), env, (u) => {
-            got = true;
-            nv = u;
-            return true;
-          });
-          if (got) out = setPath(out, p, nv);
-          else if (stop) return true;
-          else (dels ??= []).push(p);
-        }
-        if (dels !== null) out = delPaths(out, dels);
-        return emit(out);
-      };
-    }
-    const r = this.gen(rhs, sc);
-    if (op === "=") {
-      return (i, env, emit) =>
-        r(i, env, (v) => {
-          const ps = collect(i, env);
-          if (ps === null) return true;
-          let out = i;
-          for (const p of ps) out = setPath(out, p, v);
-          return emit(out);
-        });
-    }
-    const bop = op.slice(0, -1);
-    return (i, env, emit) =>
-      r(i, env, (v) => {
-        const ps = collect(i, env);
-        if (ps === null) return true;
-        let out = i;
-        for (const p of ps) out = updatePath(out, p, bop === "//" ? (old) => (truthy(old) ? old : v) : (old) => binop(bop, old, v));
-        return emit(out);
-      });
-  }
-
-  private reduceGen(src: Node, pat: Pattern, init: Node, update: Node, sc: Scope): Gen {
-    const s = this.gen(src, sc);
-    const ini = this.gen(init, sc);
-    const { bind, scope } = this.patternBinder(pat, sc);
-    const inPlace = this.inPlaceReduce(s, ini, pat, update, scope);
-    if (inPlace !== null) return inPlace;
-    const upd = this.gen(update, scope);
-    const us = singleOf(this, update, scope, NATIVES);
-    if (us !== null && pat.k === "pvar")
-      return (i, env, emit) =>
-        ini(i, env, (acc0) => {
-          let acc = acc0;
-          const stop = s(i, env, (x) => {
-            step();
-            acc = us(acc, new Env(x, env));
-            return false;
-          });
-          if (stop) return true;
-          return emit(acc);
-        });
-    return (i, env, emit) =>
-      ini(i, env, (acc0) => {
-        let acc = acc0;
-        const stop = s(i, env, (x) => {
-          step();
-          return bind(x, i, env, (e2) => {
-            let last: Json = null;
-            const st = upd(acc, e2, (u) => {
-              last = u;
-              return false;
-            });
-            acc = last;
-            return st;
-          });
-        });
-        if (stop) return true;
-        return emit(acc);
-      });
-  }
-
-  /** `reduce ... (init; .[k] = v)` with keys and value independent of `.`: mutate an owned copy. */
-  private inPlaceReduce(s: Gen, ini: Gen, pat: Pattern, update: Node, scope: Scope): Gen | null {
-    if (pat.k !== "pvar" || update.k !== "assign" || update.op === "|=") return null;
-    const keys = simplePath(update.l);
-    if (keys === null || !dotFree(update.r)) return null;
-    const kv = keys.map((k) => singleOf(this, k, scope, NATIVES));
-    const rv = singleOf(this, update.r, scope, NATIVES);
-    if (rv === null || kv.some((k) => k === null)) return null;
-    const keyVals = kv as Val[];
-    const op = update.op === "=" ? "=" : update.op.slice(0, -1);
-    return (i, env, emit) =>
-      ini(i, env, (acc0) => {
-        let acc = acc0;
-        const owned = new Set<object>();
-        const stop = s(i, env, (x) => {
-          step();
-          const e2 = new Env(x, env);
-          const ks = keyVals.map((k) => k(acc, e2));
-          acc = setOwned(acc, ks, op, rv(acc, e2), owned);
-          return false;
-        });
-        if (stop) return true;
-        return emit(acc);
-      });
-  }
-
-  private foreachGen(src: Node, pat: Pattern, init: Node, update: Node, extract: Node | null, sc: Scope): Gen {
-    const s = this.gen(src, sc);
-    const ini = this.gen(init, sc);
-    const { bind, scope } = this.patternBinder(pat, sc);
-    const upd = this.gen(update, scope);
-    const ext = extract ? this.gen(extract, scope) : null;
-    return (i, env, emit) =>
-      ini(i, env, (acc0) => {
-        let acc = acc0;
-        return s(i, env, (x) => {
-          step();
-          return bind(x, i, env, (e2) =>
-            upd(acc, e2, (u) => {
-              acc = u;
-              return ext ? ext(u, e2, emit) : emit(u);
-            }),
-          );
-        });
-      });
   }
 
   /** Compiles a single destructuring pattern into a binder plus the scope it creates. */

@@ -1,0 +1,232 @@
+/** Compilation of the larger value-mode forms: string interpolation, objects, assignments, reduce, foreach. */
+import type { Json } from "../engines/common/json.js";
+import type { Node, Pattern } from "./ast.js";
+import { applyFormat, checkFormat } from "./formats.js";
+import { binop } from "./ops.js";
+import { delPaths, getPath, setPath, updatePath } from "./paths.js";
+import { Env, step, type Gen } from "./runtime.js";
+import { JqCompileError, type Scope } from "./scope.js";
+import { NATIVES, type Compiler } from "./compile.js";
+import { singleOf, type Val } from "./compile-single.js";
+import { dotFree, setOwned, simplePath } from "./compile-reduce.js";
+import { interpText, invalidPathResult } from "./eval-helpers.js";
+import { desc, fail, setKey, truthy, type JObj } from "./values.js";
+
+export function strGen(c: Compiler, parts: Array<string | Node>, fmt: string | null, sc: Scope): Gen {
+  const ps: Array<string | Gen> = parts.map((p) => (typeof p === "string" ? p : c.gen(p, sc)));
+  if (fmt !== null) checkFormat(fmt);
+  const conv = fmt === null ? interpText : (v: Json) => applyFormat(fmt, v);
+  const n = ps.length;
+  return (i, env, emit) => {
+    const vals: string[] = new Array(n);
+    const go = (k: number): boolean => {
+      if (k < 0) {
+        let s = "";
+        for (let j = 0; j < n; j++) {
+          const p = ps[j];
+          s += typeof p === "string" ? p : vals[j];
+        }
+        return emit(s);
+      }
+      const p = ps[k];
+      if (typeof p === "string") return go(k - 1);
+      return p(i, env, (v) => {
+        vals[k] = conv(v);
+        return go(k - 1);
+      });
+    };
+    return go(n - 1);
+  };
+}
+
+export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node }>, sc: Scope): Gen {
+  for (const e of entries)
+    if (e.key.k === "literal" && typeof e.key.v !== "string")
+      throw new JqCompileError(`Cannot use ${desc(e.key.v)} as object key`, 0);
+  const ks = entries.map((e) => c.gen(e.key, sc));
+  const vs = entries.map((e) => c.gen(e.value, sc));
+  const n = entries.length;
+  const constKeys = entries.every((e) => e.key.k === "literal" && typeof e.key.v === "string");
+  if (constKeys) {
+    const names = entries.map((e) => (e.key as { v: string }).v);
+    return (i, env, emit) => {
+      const vals: Json[] = new Array(n);
+      const go = (j: number): boolean => {
+        if (j === n) {
+          const o: JObj = {};
+          for (let m = 0; m < n; m++) setKey(o, names[m], vals[m]);
+          return emit(o);
+        }
+        return vs[j](i, env, (v) => {
+          vals[j] = v;
+          return go(j + 1);
+        });
+      };
+      return go(0);
+    };
+  }
+  return (i, env, emit) => {
+    const keys: string[] = new Array(n);
+    const vals: Json[] = new Array(n);
+    const go = (j: number): boolean => {
+      if (j === n) {
+        const o: JObj = {};
+        for (let m = 0; m < n; m++) setKey(o, keys[m], vals[m]);
+        return emit(o);
+      }
+      return ks[j](i, env, (k) => {
+        if (typeof k !== "string") return fail(`Cannot use ${desc(k)} as object key`);
+        keys[j] = k;
+        return vs[j](i, env, (v) => {
+          vals[j] = v;
+          return go(j + 1);
+        });
+      });
+    };
+    return go(0);
+  };
+}
+
+export function assignGen(c: Compiler, op: string, lhs: Node, rhs: Node, sc: Scope): Gen {
+  const lp = c.pgen(lhs, sc);
+  const collect = (i: Json, env: Env | null): Json[][] | null => {
+    const ps: Json[][] = [];
+    const stop = lp(i, [], env, (v, p) => {
+      if (p === null) return invalidPathResult(v);
+      ps.push(p);
+      return false;
+    });
+    return stop ? null : ps;
+  };
+  if (op === "|=") {
+    const f = c.gen(rhs, sc);
+    return (i, env, emit) => {
+      const ps = collect(i, env);
+      if (ps === null) return true;
+      let out = i;
+      let dels: Json[][] | null = null;
+      for (const p of ps) {
+        let got = false;
+        let nv: Json = null;
+        const stop = f(getPath(out, p), env, (u) => {
+          got = true;
+          nv = u;
+          return true;
+        });
+        if (got) out = setPath(out, p, nv);
+        else if (stop) return true;
+        else (dels ??= []).push(p);
+      }
+      if (dels !== null) out = delPaths(out, dels);
+      return emit(out);
+    };
+  }
+  const r = c.gen(rhs, sc);
+  if (op === "=") {
+    return (i, env, emit) =>
+      r(i, env, (v) => {
+        const ps = collect(i, env);
+        if (ps === null) return true;
+        let out = i;
+        for (const p of ps) out = setPath(out, p, v);
+        return emit(out);
+      });
+  }
+  const bop = op.slice(0, -1);
+  return (i, env, emit) =>
+    r(i, env, (v) => {
+      const ps = collect(i, env);
+      if (ps === null) return true;
+      let out = i;
+      for (const p of ps) out = updatePath(out, p, bop === "//" ? (old) => (truthy(old) ? old : v) : (old) => binop(bop, old, v));
+      return emit(out);
+    });
+}
+
+export function reduceGen(c: Compiler, src: Node, pat: Pattern, init: Node, update: Node, sc: Scope): Gen {
+  const s = c.gen(src, sc);
+  const ini = c.gen(init, sc);
+  const { bind, scope } = c.patternBinder(pat, sc);
+  const inPlace = inPlaceReduce(c, s, ini, pat, update, scope);
+  if (inPlace !== null) return inPlace;
+  const upd = c.gen(update, scope);
+  const us = singleOf(c, update, scope, NATIVES);
+  if (us !== null && pat.k === "pvar")
+    return (i, env, emit) =>
+      ini(i, env, (acc0) => {
+        let acc = acc0;
+        const stop = s(i, env, (x) => {
+          step();
+          acc = us(acc, new Env(x, env));
+          return false;
+        });
+        if (stop) return true;
+        return emit(acc);
+      });
+  return (i, env, emit) =>
+    ini(i, env, (acc0) => {
+      let acc = acc0;
+      const stop = s(i, env, (x) => {
+        step();
+        return bind(x, i, env, (e2) => {
+          let last: Json = null;
+          const st = upd(acc, e2, (u) => {
+            last = u;
+            return false;
+          });
+          acc = last;
+          return st;
+        });
+      });
+      if (stop) return true;
+      return emit(acc);
+    });
+}
+
+/** `reduce ... (init; .[k] = v)` with keys and value independent of `.`: mutate an owned copy. */
+export function inPlaceReduce(c: Compiler, s: Gen, ini: Gen, pat: Pattern, update: Node, scope: Scope): Gen | null {
+  if (pat.k !== "pvar" || update.k !== "assign" || update.op === "|=") return null;
+  const keys = simplePath(update.l);
+  if (keys === null || !dotFree(update.r)) return null;
+  const kv = keys.map((k) => singleOf(c, k, scope, NATIVES));
+  const rv = singleOf(c, update.r, scope, NATIVES);
+  if (rv === null || kv.some((k) => k === null)) return null;
+  const keyVals = kv as Val[];
+  const op = update.op === "=" ? "=" : update.op.slice(0, -1);
+  return (i, env, emit) =>
+    ini(i, env, (acc0) => {
+      let acc = acc0;
+      const owned = new Set<object>();
+      const stop = s(i, env, (x) => {
+        step();
+        const e2 = new Env(x, env);
+        const ks = keyVals.map((k) => k(acc, e2));
+        acc = setOwned(acc, ks, op, rv(acc, e2), owned);
+        return false;
+      });
+      if (stop) return true;
+      return emit(acc);
+    });
+}
+
+export function foreachGen(c: Compiler, src: Node, pat: Pattern, init: Node, update: Node, extract: Node | null, sc: Scope): Gen {
+  const s = c.gen(src, sc);
+  const ini = c.gen(init, sc);
+  const { bind, scope } = c.patternBinder(pat, sc);
+  const upd = c.gen(update, scope);
+  const ext = extract ? c.gen(extract, scope) : null;
+  return (i, env, emit) =>
+    ini(i, env, (acc0) => {
+      let acc = acc0;
+      return s(i, env, (x) => {
+        step();
+        return bind(x, i, env, (e2) =>
+          upd(acc, e2, (u) => {
+            acc = u;
+            return ext ? ext(u, e2, emit) : emit(u);
+          }),
+        );
+      });
+    });
+}
+
