@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./env.js";
 import { ApiError, errorBody } from "./errors.js";
+import { listOperations } from "./openapi.js";
 import { hostRoutes } from "./routes/hosts.js";
 import { jobRoutes } from "./routes/jobs.js";
 import { limitsRoutes } from "./routes/limits.js";
@@ -33,7 +34,15 @@ app.onError((error, c) => {
   return c.json(errorBody("internal_error", "internal error", requestId), 500);
 });
 
-app.notFound((c) => c.json(errorBody("not_found", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`, c.get("requestId")), 404));
+app.notFound((c) => {
+  const path = new URL(c.req.url).pathname;
+  const allowed = allowedMethods(path);
+  if (allowed.length > 0) {
+    c.header("Allow", allowed.join(", "));
+    return c.json(errorBody("method_not_allowed", `${c.req.method} is not allowed on ${path}; use ${allowed.join(" or ")}`, c.get("requestId")), 405);
+  }
+  return c.json(errorBody("not_found", `no route for ${c.req.method} ${path}`, c.get("requestId")), 404);
+});
 
 app.route("/", systemRoutes);
 app.route("/", policyRoutes);
@@ -42,3 +51,14 @@ app.route("/", limitsRoutes);
 app.route("/", matchRoutes);
 app.route("/", jobRoutes);
 app.route("/", hostRoutes);
+
+let routeShapes: { pattern: RegExp; method: string }[] | undefined;
+
+/** The methods the documented routes accept on a path, to tell 405 from 404. */
+function allowedMethods(path: string): string[] {
+  routeShapes ??= listOperations().map((op) => ({
+    pattern: new RegExp(`^${op.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{\w+\}/g, "[^/]+")}$`),
+    method: op.method.toUpperCase(),
+  }));
+  return [...new Set(routeShapes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+}

@@ -63,6 +63,16 @@ describe("error envelope", () => {
     expect(body.error.request_id).toBe(res.headers.get("x-request-id"));
   });
 
+  it("answers a known route with the wrong method with 405 and Allow", async () => {
+    const res = await SELF.fetch(`${BASE}/v1/place`, { method: "GET" });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST");
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("method_not_allowed");
+    const withParam = await SELF.fetch(`${BASE}/v1/policies/placement`, { method: "DELETE" });
+    expect(withParam.status).toBe(405);
+    expect(withParam.headers.get("allow")).toBe("GET, PUT");
+  });
+
   it("rejects malformed JSON with 400 invalid_json", async () => {
     const res = await SELF.fetch(`${BASE}/v1/place`, { method: "POST", headers: { "content-type": "application/json" }, body: "{" });
     expect(res.status).toBe(400);
