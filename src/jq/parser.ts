@@ -1,12 +1,13 @@
 /** Recursive-descent parser for jq 1.7.1 programs and modules, following its grammar's precedences. */
-import type { Directive, FuncDef, Node, Pattern, ProgramAst } from "./ast.js";
+import type { Directive, FuncDef, Node, ProgramAst } from "./ast.js";
 import { JqSyntaxError, tokenize, type Token } from "./lexer.js";
+import { objectTerm, patterns } from "./parser-terms.js";
 import { numberFromText } from "./litnum.js";
 import { formatNumber } from "./print.js";
 
 const ASSIGN_OPS = new Set(["=", "|=", "+=", "-=", "*=", "/=", "%=", "//="]);
 const COMPARE_OPS = new Set(["==", "!=", "<", "<=", ">", ">="]);
-const KEYWORD_KEYS = new Set([
+export const KEYWORD_KEYS = new Set([
   "def", "if", "then", "elif", "else", "end", "as", "reduce", "foreach", "try", "catch",
   "label", "import", "include", "and", "or", "__loc__",
 ]);
@@ -23,36 +24,37 @@ export function parseModule(src: string): ProgramAst {
   return p.program(true);
 }
 
-class Parser {
-  private i = 0;
+/** The parser state and the expression grammar; object constructions and patterns are in parser-terms.ts. */
+export class Parser {
+  i = 0;
   constructor(
-    private readonly toks: Token[],
-    private readonly src: string,
+    readonly toks: Token[],
+    readonly src: string,
   ) {}
 
-  private peek(): Token {
+  peek(): Token {
     return this.toks[this.i];
   }
-  private next(): Token {
+  next(): Token {
     return this.toks[this.i++];
   }
-  private isOp(v: string): boolean {
+  isOp(v: string): boolean {
     const t = this.toks[this.i];
     return t.t === "op" && t.v === v;
   }
-  private isKw(v: string): boolean {
+  isKw(v: string): boolean {
     const t = this.toks[this.i];
     return t.t === "kw" && t.v === v;
   }
-  private fail(t: Token = this.peek()): never {
+  fail(t: Token = this.peek()): never {
     const what = t.t === "eof" ? "end of file" : t.t === "op" || t.t === "kw" || t.t === "ident" ? `'${t.v}'` : t.t;
     throw new JqSyntaxError(`syntax error, unexpected ${what}`, t.pos);
   }
-  private expectOp(v: string): void {
+  expectOp(v: string): void {
     if (!this.isOp(v)) this.fail();
     this.i++;
   }
-  private expectKw(v: string): void {
+  expectKw(v: string): void {
     if (!this.isKw(v)) this.fail();
     this.i++;
   }
@@ -105,7 +107,7 @@ class Parser {
     return { directives, defs, body };
   }
 
-  private funcDef(): FuncDef {
+  funcDef(): FuncDef {
     this.expectKw("def");
     const nameTok = this.next();
     if (nameTok.t !== "ident" && nameTok.t !== "kw") this.fail(nameTok);
@@ -144,7 +146,7 @@ class Parser {
     return l;
   }
 
-  private comma(): Node {
+  comma(): Node {
     let l = this.alt();
     while (this.isOp(",")) {
       this.next();
@@ -153,7 +155,7 @@ class Parser {
     return l;
   }
 
-  private alt(): Node {
+  alt(): Node {
     const l = this.assign();
     if (this.isOp("//")) {
       this.next();
@@ -162,7 +164,7 @@ class Parser {
     return l;
   }
 
-  private assign(): Node {
+  assign(): Node {
     const l = this.or();
     const t = this.peek();
     if (t.t === "op" && ASSIGN_OPS.has(t.v)) {
@@ -173,7 +175,7 @@ class Parser {
     return l;
   }
 
-  private or(): Node {
+  or(): Node {
     let l = this.and();
     while (this.isKw("or")) {
       this.next();
@@ -182,7 +184,7 @@ class Parser {
     return l;
   }
 
-  private and(): Node {
+  and(): Node {
     let l = this.compare();
     while (this.isKw("and")) {
       this.next();
@@ -191,7 +193,7 @@ class Parser {
     return l;
   }
 
-  private compare(): Node {
+  compare(): Node {
     const l = this.additive();
     const t = this.peek();
     if (t.t === "op" && COMPARE_OPS.has(t.v)) {
@@ -204,7 +206,7 @@ class Parser {
     return l;
   }
 
-  private additive(): Node {
+  additive(): Node {
     let l = this.multiplicative();
     for (;;) {
       const t = this.peek();
@@ -215,7 +217,7 @@ class Parser {
     }
   }
 
-  private multiplicative(): Node {
+  multiplicative(): Node {
     let l = this.unary();
     for (;;) {
       const t = this.peek();
@@ -226,7 +228,7 @@ class Parser {
     }
   }
 
-  private unary(): Node {
+  unary(): Node {
     if (this.isOp("-")) {
       this.next();
       return { k: "neg", e: this.unary() };
@@ -235,7 +237,7 @@ class Parser {
   }
 
   /** A term with its suffixes; `allowAs` lets `Term as $x | body` bind here. */
-  private postfix(allowAs: boolean): Node {
+  postfix(allowAs: boolean): Node {
     let t = this.primary();
     for (;;) {
       const tok = this.peek();
@@ -257,14 +259,14 @@ class Parser {
         t = { k: "try", body: t, handler: null };
       } else if (allowAs && tok.t === "kw" && tok.v === "as") {
         this.next();
-        const pats = this.patterns();
+        const pats = patterns(this);
         this.expectOp("|");
         return { k: "bind", src: t, pats, body: this.pipe() };
       } else return t;
     }
   }
 
-  private bracketSuffix(t: Node): Node {
+  bracketSuffix(t: Node): Node {
     this.expectOp("[");
     if (this.isOp("]")) {
       this.next();
@@ -291,7 +293,7 @@ class Parser {
     return { k: "index", target: t, key: e };
   }
 
-  private strNode(tok: Token & { t: "str" }, fmt: string | null): Node {
+  strNode(tok: Token & { t: "str" }, fmt: string | null): Node {
     if (tok.parts.length === 1 && typeof tok.parts[0] === "string") return { k: "literal", v: tok.parts[0] };
     const parts = tok.parts.map((p) => (typeof p === "string" ? p : new Parser(p, this.src).wholeInterp()));
     return { k: "str", parts, fmt };
@@ -304,7 +306,7 @@ class Parser {
     return n;
   }
 
-  private primary(): Node {
+  primary(): Node {
     const tok = this.next();
     switch (tok.t) {
       case "num":
@@ -336,7 +338,7 @@ class Parser {
     }
   }
 
-  private callOrBreak(tok: Token & { t: "ident" }): Node {
+  callOrBreak(tok: Token & { t: "ident" }): Node {
     if (tok.v === "break") {
       const v = this.next();
       if (v.t !== "var") this.fail(v);
@@ -363,7 +365,7 @@ class Parser {
     return { k: "call", name: tok.v, args, pos: tok.pos };
   }
 
-  private opTerm(tok: Token & { t: "op" }): Node {
+  opTerm(tok: Token & { t: "op" }): Node {
     switch (tok.v) {
       case ".": {
         const nx = this.peek();
@@ -390,7 +392,7 @@ class Parser {
         return { k: "array", e };
       }
       case "{":
-        return this.objectTerm();
+        return objectTerm(this);
       case "-":
         return { k: "neg", e: this.postfix(false) };
       default:
@@ -398,7 +400,7 @@ class Parser {
     }
   }
 
-  private keywordTerm(tok: Token & { t: "kw" }): Node {
+  keywordTerm(tok: Token & { t: "kw" }): Node {
     switch (tok.v) {
       case "if": {
         const cond = this.pipe();
@@ -418,7 +420,7 @@ class Parser {
       case "reduce": {
         const src = this.postfix(false);
         this.expectKw("as");
-        const pats = this.patterns();
+        const pats = patterns(this);
         this.expectOp("(");
         const init = this.pipe();
         this.expectOp(";");
@@ -429,7 +431,7 @@ class Parser {
       case "foreach": {
         const src = this.postfix(false);
         this.expectKw("as");
-        const pats = this.patterns();
+        const pats = patterns(this);
         this.expectOp("(");
         const init = this.pipe();
         this.expectOp(";");
@@ -459,7 +461,7 @@ class Parser {
   }
 
   /** The body of `try`/`catch`: a postfix term, binding tighter than any binary operator. */
-  private postBody(): Node {
+  postBody(): Node {
     if (this.isOp("-")) {
       this.next();
       return { k: "neg", e: this.postBody() };
@@ -467,7 +469,7 @@ class Parser {
     return this.postfix(true);
   }
 
-  private elseBody(): Node | null {
+  elseBody(): Node | null {
     if (this.isKw("elif")) {
       this.next();
       const cond = this.pipe();
@@ -485,129 +487,6 @@ class Parser {
     return null;
   }
 
-  private objectTerm(): Node {
-    const entries: Array<{ key: Node; value: Node }> = [];
-    if (this.isOp("}")) {
-      this.next();
-      return { k: "object", entries };
-    }
-    for (;;) {
-      const tok = this.next();
-      let key: Node;
-      let shorthand: Node | null = null;
-      if (tok.t === "ident" || tok.t === "kw") {
-        key = { k: "literal", v: tok.v };
-        shorthand = { k: "index", target: { k: "identity" }, key };
-      } else if (tok.t === "var") {
-        if (tok.v === "__loc__") {
-          key = { k: "literal", v: "__loc__" };
-          shorthand = { k: "loc", line: Number(lineOf(this.src, tok.pos)) };
-        } else if (this.isOp(":")) {
-          key = { k: "var", name: tok.v, pos: tok.pos };
-        } else {
-          key = { k: "literal", v: tok.v };
-          shorthand = { k: "var", name: tok.v, pos: tok.pos };
-        }
-      } else if (tok.t === "str") {
-        key = this.strNode(tok, null);
-        shorthand = { k: "index", target: { k: "identity" }, key };
-      } else if (tok.t === "fmt" && this.peek().t === "str") {
-        this.i--;
-        key = this.primary();
-        shorthand = { k: "index", target: { k: "identity" }, key };
-      } else if (tok.t === "num") {
-        key = { k: "literal", v: tok.v };
-      } else if (tok.t === "op" && tok.v === "(") {
-        key = this.pipe();
-        this.expectOp(")");
-      } else return this.fail(tok);
-      let value: Node;
-      if (this.isOp(":")) {
-        this.next();
-        value = this.objVal();
-      } else {
-        if (shorthand === null) this.fail();
-        value = shorthand;
-      }
-      entries.push({ key, value });
-      if (this.isOp(",")) {
-        this.next();
-        continue;
-      }
-      this.expectOp("}");
-      return { k: "object", entries };
-    }
-  }
-
-  private objVal(): Node {
-    let l: Node;
-    if (this.isOp("-")) {
-      this.next();
-      l = { k: "neg", e: this.postfix(false) };
-    } else l = this.postfix(false);
-    if (this.isOp("|")) {
-      this.next();
-      return { k: "pipe", l, r: this.objVal() };
-    }
-    return l;
-  }
-
-  private patterns(): Pattern[] {
-    const pats = [this.pattern()];
-    while (this.isOp("?//")) {
-      this.next();
-      pats.push(this.pattern());
-    }
-    return pats;
-  }
-
-  private pattern(): Pattern {
-    const tok = this.next();
-    if (tok.t === "var") return { k: "pvar", name: tok.v };
-    if (tok.t === "op" && tok.v === "[") {
-      const elems: Pattern[] = [];
-      if (this.isOp("]")) this.fail();
-      for (;;) {
-        elems.push(this.pattern());
-        if (this.isOp(",")) {
-          this.next();
-          continue;
-        }
-        this.expectOp("]");
-        return { k: "parray", elems };
-      }
-    }
-    if (tok.t === "op" && tok.v === "{") {
-      const entries: Array<{ key: Node; keyVar: string | null; val: Pattern | null }> = [];
-      for (;;) {
-        const kt = this.next();
-        let key: Node;
-        let keyVar: string | null = null;
-        if (kt.t === "var") {
-          key = { k: "literal", v: kt.v };
-          keyVar = kt.v;
-        } else if (kt.t === "ident" || (kt.t === "kw" && KEYWORD_KEYS.has(kt.v))) key = { k: "literal", v: kt.v };
-        else if (kt.t === "str") key = this.strNode(kt, null);
-        else if (kt.t === "op" && kt.v === "(") {
-          key = this.pipe();
-          this.expectOp(")");
-        } else return this.fail(kt);
-        let val: Pattern | null = null;
-        if (this.isOp(":")) {
-          this.next();
-          val = this.pattern();
-        } else if (keyVar === null) this.fail();
-        entries.push({ key, keyVar, val });
-        if (this.isOp(",")) {
-          this.next();
-          continue;
-        }
-        this.expectOp("}");
-        return { k: "pobject", entries };
-      }
-    }
-    return this.fail(tok);
-  }
 }
 
 function isConstant(n: Node): boolean {
@@ -619,7 +498,7 @@ function isConstant(n: Node): boolean {
   return false;
 }
 
-function lineOf(src: string, pos: number): number {
+export function lineOf(src: string, pos: number): number {
   let line = 1;
   for (let i = 0; i < pos; i++) if (src.charCodeAt(i) === 10) line++;
   return line;
