@@ -12,6 +12,7 @@ import { dotFree, setOwned, simplePath } from "./compile-reduce.js";
 import { interpText, invalidPathResult } from "./eval-helpers.js";
 import { desc, fail, setKey, truthy, type JObj } from "./values.js";
 
+/** String interpolation: every combination of the parts' outputs, the first part varying fastest. */
 export function strGen(c: Compiler, parts: Array<string | Node>, fmt: string | null, sc: Scope): Gen {
   const ps: Array<string | Gen> = parts.map((p) => (typeof p === "string" ? p : c.gen(p, sc)));
   if (fmt !== null) checkFormat(fmt);
@@ -39,6 +40,7 @@ export function strGen(c: Compiler, parts: Array<string | Node>, fmt: string | n
   };
 }
 
+/** Object construction: the cartesian product of keys and values in source order. */
 export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node }>, sc: Scope): Gen {
   for (const e of entries)
     if (e.key.k === "literal" && typeof e.key.v !== "string")
@@ -87,6 +89,7 @@ export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node }
   };
 }
 
+/** `=`, `|=` and the arithmetic update operators, over the paths of the left side. */
 export function assignGen(c: Compiler, op: string, lhs: Node, rhs: Node, sc: Scope): Gen {
   const lp = c.pgen(lhs, sc);
   const collect = (i: Json, env: Env | null): Json[][] | null => {
@@ -143,6 +146,7 @@ export function assignGen(c: Compiler, op: string, lhs: Node, rhs: Node, sc: Sco
     });
 }
 
+/** `reduce`: the last output of the update is the next state, one result per init output. */
 export function reduceGen(c: Compiler, src: Node, pat: Pattern, init: Node, update: Node, sc: Scope): Gen {
   const s = c.gen(src, sc);
   const ini = c.gen(init, sc);
@@ -209,6 +213,7 @@ export function inPlaceReduce(c: Compiler, s: Gen, ini: Gen, pat: Pattern, updat
     });
 }
 
+/** `foreach` with two or three clauses: every update output is emitted (through the extract). */
 export function foreachGen(c: Compiler, src: Node, pat: Pattern, init: Node, update: Node, extract: Node | null, sc: Scope): Gen {
   const s = c.gen(src, sc);
   const ini = c.gen(init, sc);

@@ -32,6 +32,7 @@ export function pathOf(a: ArgInfo): PGen {
   return a.pgen;
 }
 
+/** Turns syntax trees into closures; one instance per compilation (the prelude keeps its own). */
 export class Compiler {
   constructor(readonly eager: boolean) {}
 

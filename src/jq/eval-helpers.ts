@@ -10,6 +10,7 @@ export function invalidPathResult(v: Json): never {
   return fail(`Invalid path expression with result ${preview30(v)}`);
 }
 
+/** True for keys inherited from Object.prototype, which need an own-property lookup. */
 export const IS_PROTO_KEY = (k: string): boolean => k in Object.prototype;
 
 /** Looks up a field on an object (null on null), with jq's error otherwise. */
@@ -35,6 +36,7 @@ export function interpText(v: Json): string {
   return typeof v === "string" ? v : printCompact(v);
 }
 
+/** Runs an optional generator, or continues with null when it is absent (slice bounds). */
 export function withOpt(g: Gen | null, i: Json, env: Env | null, k: (v: Json) => boolean): boolean {
   if (g === null) return k(null);
   return g(i, env, k);
@@ -53,6 +55,7 @@ export function iterate(v: Json, emit: Emit): boolean {
   return cannotIterate(v);
 }
 
+/** `.[]` in path mode; null iterates to nothing. */
 export function iteratePaths(v: Json, p: Json[], emit: PEmit): boolean {
   if (Array.isArray(v)) {
     for (let j = 0; j < v.length; j++) if (emit(v[j], p.concat([j]))) return true;
@@ -110,6 +113,7 @@ export function tryGen(body: Gen, handler: Gen | null): Gen {
   };
 }
 
+/** `try` in path mode. */
 export function tryPGen(body: PGen, handler: PGen | null): PGen {
   return (i, p, env, emit) => {
     let down = false;
@@ -128,6 +132,7 @@ export function tryPGen(body: PGen, handler: PGen | null): PGen {
   };
 }
 
+/** `a // b`: truthy outputs of a, else the outputs of b; errors in a are suppressed. */
 export function altGen(l: Gen, r: Gen): Gen {
   return (i, env, emit) => {
     let any = false;
@@ -149,6 +154,7 @@ export function altGen(l: Gen, r: Gen): Gen {
   };
 }
 
+/** `a // b` in path mode. */
 export function altPGen(l: PGen, r: PGen): PGen {
   return (i, p, env, emit) => {
     let any = false;

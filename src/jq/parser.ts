@@ -7,6 +7,7 @@ import { formatNumber } from "./print.js";
 
 const ASSIGN_OPS = new Set(["=", "|=", "+=", "-=", "*=", "/=", "%=", "//="]);
 const COMPARE_OPS = new Set(["==", "!=", "<", "<=", ">", ">="]);
+/** Keywords that may also be object keys and pattern keys. */
 export const KEYWORD_KEYS = new Set([
   "def", "if", "then", "elif", "else", "end", "as", "reduce", "foreach", "try", "catch",
   "label", "import", "include", "and", "or", "__loc__",
@@ -498,6 +499,7 @@ function isConstant(n: Node): boolean {
   return false;
 }
 
+/** The 1-based line of a source offset, for `$__loc__`. */
 export function lineOf(src: string, pos: number): number {
   let line = 1;
   for (let i = 0; i < pos; i++) if (src.charCodeAt(i) === 10) line++;
