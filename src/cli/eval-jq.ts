@@ -27,7 +27,14 @@ export function evalJqLine(line: unknown): object {
   const prog = compileCached(line.program, line.args as Record<string, Json> | undefined);
   if (typeof prog === "string") return { compile_error: prog };
   const r = prog.run((line.input ?? null) as Json);
-  const out: Record<string, unknown> = { outputs: r.outputs, printed: r.outputs.map(printCompact) };
+  let printed: string[];
+  try {
+    printed = r.outputs.map(printCompact);
+  } catch (e) {
+    if (e instanceof RangeError) return { outputs: [], printed: [], error: "output is nested too deeply to print" };
+    throw e;
+  }
+  const out: Record<string, unknown> = { outputs: r.outputs, printed };
   if (r.error !== undefined) out.error = r.error;
   return out;
 }

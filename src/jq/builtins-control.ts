@@ -3,7 +3,7 @@ import type { Json } from "../engines/common/json.js";
 import { defNative, defV } from "./builtins-define.js";
 import { invalidPathResult, pathOf, recurseAll, recursePaths } from "./compile.js";
 import { delPaths, getPath, setPath } from "./paths.js";
-import { step, type Path } from "./runtime.js";
+import { step, type Env, type Path } from "./runtime.js";
 import { JqError, compare, desc, fail, numOf, truthy, typeOf } from "./values.js";
 
 
@@ -163,20 +163,62 @@ defV("bsearch", 1, (i, target) => {
   }
   return -1 - lo;
 });
+/** All outputs of a generator, or null when it asked to stop (a `break` passing through). */
+function collect(g: (i: Json, env: Env | null, emit: (v: Json) => boolean) => boolean, i: Json, env: Env | null): Json[] | null {
+  const out: Json[] = [];
+  return g(i, env, (v) => (out.push(v), false)) ? null : out;
+}
+
+// def until(cond; update): def _until: if cond then . else (update | _until) end; _until;
+// iterative while cond and update give one output each, so long loops need no stack
 defNative("until", 2, {
   gen: (i, a, env, emit) => {
-    const rec = (v: Json): boolean => {
-      step();
-      return a[0].gen(v, env, (c) => (truthy(c) ? emit(v) : a[1].gen(v, env, rec)));
+    const rec = (v0: Json): boolean => {
+      let v = v0;
+      for (;;) {
+        step();
+        const cs = collect(a[0].gen, v, env);
+        if (cs === null) return true;
+        if (cs.length !== 1) {
+          for (const c of cs) if (truthy(c) ? emit(v) : a[1].gen(v, env, rec)) return true;
+          return false;
+        }
+        if (truthy(cs[0])) return emit(v);
+        const us = collect(a[1].gen, v, env);
+        if (us === null) return true;
+        if (us.length !== 1) {
+          for (const u of us) if (rec(u)) return true;
+          return false;
+        }
+        v = us[0];
+      }
     };
     return rec(i);
   },
 });
+// def while(cond; update): def _while: if cond then ., (update | _while) else empty end; _while;
 defNative("while", 2, {
   gen: (i, a, env, emit) => {
-    const rec = (v: Json): boolean => {
-      step();
-      return a[0].gen(v, env, (c) => (truthy(c) ? emit(v) || a[1].gen(v, env, rec) : false));
+    const rec = (v0: Json): boolean => {
+      let v = v0;
+      for (;;) {
+        step();
+        const cs = collect(a[0].gen, v, env);
+        if (cs === null) return true;
+        if (cs.length !== 1) {
+          for (const c of cs) if (truthy(c) && (emit(v) || a[1].gen(v, env, rec))) return true;
+          return false;
+        }
+        if (!truthy(cs[0])) return false;
+        if (emit(v)) return true;
+        const us = collect(a[1].gen, v, env);
+        if (us === null) return true;
+        if (us.length !== 1) {
+          for (const u of us) if (rec(u)) return true;
+          return false;
+        }
+        v = us[0];
+      }
     };
     return rec(i);
   },

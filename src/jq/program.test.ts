@@ -106,6 +106,15 @@ describe("number literals", () => {
   });
 });
 
+describe("loops", () => {
+  it("until and while iterate without using stack per step", () => {
+    expect(run("0 | until(. >= 200000; . + 1)").outputs).toEqual([200000]);
+    expect(run("[1 | until(. > 3; . + 1, . + 2)]").outputs).toEqual([[4, 5, 4, 4, 5]]);
+    expect(run("[1 | while(. < 4; . + 1, . + 2)]").outputs).toEqual([[1, 2, 3, 3]]);
+    expect(run("[limit(3; repeat(1))]").outputs).toEqual([[1, 1, 1]]);
+  });
+});
+
 describe("reduce accumulation", () => {
   it("builds large arrays and objects in linear time without changing the input", () => {
     expect(run("reduce range(30000) as $i ([]; .[$i] = $i) | length").outputs).toEqual([30000]);
