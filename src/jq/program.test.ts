@@ -126,3 +126,18 @@ describe("reduce accumulation", () => {
     expect(run("reduce 1 as $i (5; .[$i] = 9)").error).toBe("Cannot index number with number");
   });
 });
+
+describe("dates (UTC)", () => {
+  it("follows glibc strptime's wday/yday rules and jq's sentinels", () => {
+    expect(run('"2015" | strptime("%Y")').outputs).toEqual([[2015, 0, 0, 0, 0, 0, 3, -1]]);
+    expect(run('"3" | strptime("%m")').outputs).toEqual([[1900, 2, 0, 0, 0, 0, 3, 58]]);
+    expect(run('"10:15" | strptime("%H:%M")').outputs).toEqual([[1900, 0, 0, 10, 15, 0, 8, 367]]);
+    expect(run('"x" | strptime("%Y")').error).toBe('date "x" does not match format "%Y"');
+  });
+  it("gmtime keeps the fraction and todate/fromdate round-trip", () => {
+    expect(run("1425599621.9 | gmtime").outputs).toEqual([[2015, 2, 5, 23, 53, 41.90000009536743, 4, 63]]);
+    expect(run("1425599621 | todate | fromdate").outputs).toEqual([1425599621]);
+    expect(run('now', null, { now: 12.5 }).outputs).toEqual([12.5]);
+    expect(run('0 | strftime("%Z %z %j %a")').outputs).toEqual(["UTC +0000 001 Thu"]);
+  });
+});
