@@ -35,7 +35,7 @@ describe("skips.yaml", () => {
   it("names only cases that exist, with an allowed reason, and stays under 3%", () => {
     const all = FILES.flatMap((f) => readCases(f));
     for (const s of skips) {
-      expect(all.some((c) => c.file === s.file && c.program === s.program), `${s.file}: ${s.program}`).toBe(true);
+      expect(all.some((c) => c.file === s.file && c.line === s.line && c.program === s.program), `${s.file}:${s.line}: ${s.program}`).toBe(true);
       expect(s.reason).toMatch(/^(module-on-disk|sql-builtins|io|oniguruma|platform):/);
     }
     expect(skips.length / all.length).toBeLessThanOrEqual(0.03);

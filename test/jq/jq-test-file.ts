@@ -55,6 +55,7 @@ export function readCases(file: string): JqTestCase[] {
 
 export interface Skip {
   file: string;
+  line: number;
   program: string;
   reason: string;
 }
