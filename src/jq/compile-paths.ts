@@ -6,7 +6,7 @@ import { compilePatternBind } from "./compile-patterns.js";
 import { altPGen, iteratePaths, nonPath, recursePaths, tryPGen, withOpt } from "./eval-helpers.js";
 import { indexValue, sliceValue } from "./ops.js";
 import { printCompact } from "./print.js";
-import { Env, S, type PGen } from "./runtime.js";
+import { Env, S, step, type PGen, type Path } from "./runtime.js";
 import type { Scope } from "./scope.js";
 import { fail, preview30, truthy, type JObj } from "./values.js";
 
@@ -80,6 +80,54 @@ export function compilePathMode(c: Compiler, n: Node, sc: Scope): PGen {
     }
     case "bind":
       return compilePatternBind(c, n.src, n.pats, n.body, sc, true) as PGen;
+    case "reduce": {
+      // the state is carried in a variable: it is a path only while identical to the input
+      const src = c.gen(n.src, sc);
+      const init = c.pgen(n.init, sc);
+      const { bind, scope } = c.patternBinder(n.pat, sc);
+      const upd = c.pgen(n.update, scope);
+      return (i, p, env, emit) =>
+        init(i, p, env, (acc0) => {
+          let acc = acc0;
+          let accPath: Path = acc0 === i ? p : null;
+          const stop = src(i, env, (x) => {
+            step();
+            return bind(x, i, env, (e2) => {
+              let last: Json = null;
+              let lastPath: Path = null;
+              const st = upd(acc, acc === i ? p : null, e2, (u, up) => {
+                last = u;
+                lastPath = up;
+                return false;
+              });
+              acc = last;
+              accPath = lastPath;
+              return st;
+            });
+          });
+          return stop ? true : emit(acc, accPath);
+        });
+    }
+    case "foreach": {
+      const src = c.gen(n.src, sc);
+      const init = c.pgen(n.init, sc);
+      const { bind, scope } = c.patternBinder(n.pat, sc);
+      const upd = c.pgen(n.update, scope);
+      const ext = n.extract ? c.pgen(n.extract, scope) : null;
+      return (i, p, env, emit) =>
+        init(i, p, env, (acc0) => {
+          let acc = acc0;
+          return src(i, env, (x) => {
+            step();
+            return bind(x, i, env, (e2) =>
+              upd(acc, acc === i ? p : null, e2, (u, up) => {
+                acc = u;
+                return ext ? ext(u, up, e2, emit) : emit(u, up);
+              }),
+            );
+          });
+        });
+    }
     case "label": {
       const body = c.pgen(n.body, sc.push("label", n.name));
       return (i, p, env, emit) => {

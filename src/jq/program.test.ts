@@ -106,6 +106,15 @@ describe("number literals", () => {
   });
 });
 
+describe("path expressions", () => {
+  it("treats a reduce state as a path only while it is the input", () => {
+    expect(run('path(reduce ("a","b") as $x (.; .[$x]))', { a: { b: 1 } }).error).toBe('Invalid path expression near attempt to access element "b" of {"b":1}');
+    expect(run('[path(foreach (0,1) as $i (.; .; .[$i]))]', [5, 6]).outputs).toEqual([[[0], [1]]]);
+    expect(run("try path(1) catch .").outputs).toEqual(["Invalid path expression with result 1"]);
+    expect(run("[paths]", { a: [1] }).outputs).toEqual([[["a"], ["a", 0]]]);
+  });
+});
+
 describe("loops", () => {
   it("until and while iterate without using stack per step", () => {
     expect(run("0 | until(. >= 200000; . + 1)").outputs).toEqual([200000]);
