@@ -5,7 +5,8 @@ import { iterate } from "./compile.js";
 import { applyFormat } from "./formats.js";
 import { fromJson } from "./json-parse.js";
 import { add, cpLength, indexValue } from "./ops.js";
-import { printCompact } from "./print.js";
+import { formatNumber, printCompact } from "./print.js";
+import { numberFromText } from "./litnum.js";
 import { S, step } from "./runtime.js";
 import { HaltSignal, JqError, compare, compareStrings, desc, equals, fail, isObject, setKey, sortedKeys, truthy, typeOf, type JObj } from "./values.js";
 
@@ -84,15 +85,16 @@ def0("tostring", (i) => (typeof i === "string" ? i : printCompact(i)), true);
 def0("tojson", (i) => printCompact(i), true);
 def0("fromjson", (i) => (typeof i === "string" ? fromJson(i) : fail(`${desc(i)} cannot be parsed as JSON`)));
 def0("tonumber", (i) => {
+  if (typeof i === "object" && i !== null && typeOf(i) === "number") return i;
   if (typeof i === "number") return i;
   if (typeof i === "string") {
     const t = i.trim();
-    if (/^-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/.test(t)) return Number(t);
+    if (/^-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/.test(t)) return numberFromText(t, formatNumber);
     if (/^-?nan$/i.test(t)) return NaN;
     return fail(`Cannot parse '${i}' as JSON`);
   }
   return fail(`${desc(i)} cannot be parsed as a number`);
-});
+}, true);
 def0("infinite", () => Infinity);
 def0("nan", () => NaN);
 def0("isinfinite", (i) => (typeof i === "number" ? i === Infinity || i === -Infinity : fail(`${desc(i)} number required`)));

@@ -168,14 +168,19 @@ export function parseJsonSeq(text: string, literals = false): Json[] {
   }
 }
 
+const LITERAL_SENSITIVE = /[0-9]\.[0-9]*0(?![0-9])|[0-9][eE]|[0-9]\.(?![0-9])|(?<![0-9.])0[0-9]|[0-9]{16}/;
+
 /** `fromjson`: exactly one JSON value, or jq's parse error message. */
 export function fromJson(text: string): Json {
-  try {
-    return JSON.parse(text) as Json;
-  } catch {
-    // fall through to the slower parser for nan and jq's messages
+  // numbers whose literal would print differently (1.0, 1e2, long digit runs) need the literal parser
+  if (!LITERAL_SENSITIVE.test(text)) {
+    try {
+      return JSON.parse(text) as Json;
+    } catch {
+      // fall through to the slower parser for nan and jq's messages
+    }
   }
-  const p = new P(text);
+  const p = new P(text, true);
   try {
     p.ws();
     if (p.i >= text.length) return null;

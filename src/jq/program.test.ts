@@ -103,6 +103,8 @@ describe("number literals", () => {
     expect(run("[1.000, 100e-2] | tojson").outputs).toEqual(["[1.000,1.00]"]);
     expect(run("1.000, -1.10, 1.5 + 0").outputs).toEqual([1, -1.1, 1.5]);
     expect(run("1.000", null, { keepLiterals: true }).outputs.map(printCompact)).toEqual(["1.000"]);
+    expect(run('"[1.000, 2]" | fromjson | tojson, ("1.50" | tonumber | tostring)').outputs).toEqual(["[1.000,2]", "1.50"]);
+    expect(run('"{\\"a\\":1.0}" | fromjson').outputs).toEqual([{ a: 1 }]);
   });
 });
 

@@ -117,6 +117,7 @@ function addModule(name: string, alias: string | null, sc: Scope, modules: Recor
 export function compileJq(program: string, options: CompileOptions = {}): Result<JqProgram, PolicyError[]> {
   let ast: ProgramAst;
   const litsBefore = litStats.created;
+  let hasLit = false;
   try {
     ast = parseProgram(program);
   } catch (e) {
@@ -138,10 +139,7 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
     const c = new Compiler(true);
     for (const d of ast.defs) sc = c.define(d, sc);
     gen = ast.body === null ? (i, _e, emit) => emit(i) : c.gen(ast.body, sc);
-    if (litStats.created !== litsBefore) {
-      const inner = gen;
-      gen = (i, e, emit) => inner(i, e, S.keepLiterals ? emit : (v) => emit(plainJson(v)));
-    }
+    hasLit = litStats.created !== litsBefore;
   } catch (e) {
     if (e instanceof JqCompileError || e instanceof JqSyntaxError)
       return err([policyError(e instanceof JqSyntaxError ? "jq_syntax_error" : "jq_compile_error", e.message, lineCol(program, pos(e)))]);
@@ -149,10 +147,10 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
     if (e instanceof RangeError) return err([policyError("jq_compile_error", "program is nested too deeply", "1:1")]);
     throw e;
   }
-  return ok(makeProgram(gen, argNames, argDefaults));
+  return ok(makeProgram(gen, argNames, argDefaults, hasLit));
 }
 
-function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[]): JqProgram {
+function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: boolean): JqProgram {
   const defaultEnv = baseEnv(argNames, argDefaults, undefined);
   const execute = (input: Json, options: RunOptions, emit: (v: Json) => boolean): RunResult | null => {
     const saved = { steps: S.steps, budget: S.budget, breaking: S.breaking, env: S.env, debug: S.debug, now: S.now, keep: S.keepLiterals, input: S.input };
@@ -165,8 +163,11 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[]): JqProgr
     S.keepLiterals = options.keepLiterals === true;
     S.input = options.input ?? null;
     const env = options.vars ? baseEnv(argNames, argDefaults, options.vars) : defaultEnv;
+    const litsAtStart = litStats.created;
+    // literal-carrying numbers (program literals, fromjson, tonumber) leave as plain doubles
+    const out = S.keepLiterals ? emit : (v: Json) => emit(hasLit || litStats.created !== litsAtStart ? plainJson(v) : v);
     try {
-      gen(input, env, emit);
+      gen(input, env, out);
       return null;
     } catch (e) {
       if (e instanceof JqError) return { outputs: [], error: errorMessage(e.value) };
