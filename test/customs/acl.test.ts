@@ -1,54 +1,61 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildAccessList, parseAddress, parseRange, permits } from "../../src/engines/customs/index.js";
+import { parseNetworkPadded } from "../../src/engines/common/cidr.js";
+import { buildAccessList, parseAclAddress, permits } from "../../src/engines/customs/index.js";
 
 const addr = (text: string) => {
-  const a = parseAddress(text);
+  const a = parseAclAddress(text);
   if (a === null) throw new Error(`bad address ${text}`);
   return a;
 };
 
 describe("address parsing", () => {
   it("reads IPv4 and IPv6 forms, including :: and embedded IPv4", () => {
-    expect(parseAddress("10.0.0.13")).toEqual({ v6: false, n: 0x0a00000d });
-    expect(parseAddress("::1")).toEqual({ v6: true, n: 1n });
-    expect(parseAddress("::")).toEqual({ v6: true, n: 0n });
-    expect(parseAddress("2001:db8::1")).toEqual({ v6: true, n: (0x20010db8n << 96n) | 1n });
-    expect(parseAddress("::ffff:10.0.0.1")).toEqual({ v6: true, n: (0xffffn << 32n) | 0x0a000001n });
-    expect(parseAddress("1:2:3:4:5:6:7:8")).toEqual(parseAddress("1:2:3:4:5:6:0.7.0.8"));
+    expect(parseAclAddress("10.0.0.13")).toMatchObject({ family: 4, start: 0x0a00000d, end: 0x0a00000d, prefix: 32 });
+    expect(parseAclAddress("::1")).toMatchObject({ family: 6, start: 1n, prefix: 128 });
+    expect(parseAclAddress("::")).toMatchObject({ family: 6, start: 0n });
+    expect(parseAclAddress("2001:db8::1")).toMatchObject({ family: 6, start: (0x20010db8n << 96n) | 1n });
+    expect(parseAclAddress("::ffff:10.0.0.1")).toMatchObject({ family: 6, start: (0xffffn << 32n) | 0x0a000001n });
+    expect(parseAclAddress("1:2:3:4:5:6:7:8")).toEqual(parseAclAddress("1:2:3:4:5:6:0.7.0.8"));
+  });
+
+  it("reads zero-padded IPv4 octets as decimal, as the customs parser always has", () => {
+    expect(parseAclAddress("010.0.0.013")).toEqual(parseAclAddress("10.0.0.13"));
+    expect(parseAclAddress("::ffff:010.000.0.1")).toEqual(parseAclAddress("::ffff:10.0.0.1"));
+    expect(parseNetworkPadded("010.0.0.0/08")).toMatchObject({ family: 4, start: 0x0a000000, prefix: 8 });
   });
 
   it("refuses malformed addresses", () => {
-    for (const bad of ["", "10.0.0", "10.0.0.256", "10.0.0.1.2", "1::2::3", "1:2:3:4:5:6:7:8:9", "12345::", "g::1", "1:2:3:4:5:6:7::8", " 10.0.0.1"]) {
-      expect(parseAddress(bad), bad).toBeNull();
+    for (const bad of ["", "10.0.0", "10.0.0.256", "10.0.0.1.2", "1::2::3", "1:2:3:4:5:6:7:8:9", "12345::", "g::1", "1:2:3:4:5:6:7::8", " 10.0.0.1", "fe80::1%eth0", "1.2.3.4::", "1:1.2.3.4::5", "0255.0.0.1", "10.0.0.1/32"]) {
+      expect(parseAclAddress(bad), bad).toBeNull();
     }
   });
 
   it("turns networks into inclusive ranges, masking host bits", () => {
-    expect(parseRange("10.0.0.0/8")).toMatchObject({ v6: false, lo: 0x0a000000, hi: 0x0affffff });
-    expect(parseRange("10.1.2.3/16")).toMatchObject({ lo: 0x0a010000, hi: 0x0a01ffff });
-    expect(parseRange("0.0.0.0/0")).toMatchObject({ lo: 0, hi: 0xffffffff });
-    expect(parseRange("2001:db8::/32")).toMatchObject({ v6: true, lo: 0x20010db8n << 96n, hi: (0x20010db8n << 96n) | ((1n << 96n) - 1n) });
-    expect(parseRange("10.0.0.1/33")).toBeNull();
-    expect(parseRange("::/129")).toBeNull();
-    expect(parseRange("10.0.0.1/")).toBeNull();
+    expect(parseNetworkPadded("10.0.0.0/8")).toMatchObject({ family: 4, start: 0x0a000000, end: 0x0affffff });
+    expect(parseNetworkPadded("10.1.2.3/16")).toMatchObject({ start: 0x0a010000, end: 0x0a01ffff });
+    expect(parseNetworkPadded("0.0.0.0/0")).toMatchObject({ start: 0, end: 0xffffffff });
+    expect(parseNetworkPadded("2001:db8::/32")).toMatchObject({ family: 6, start: 0x20010db8n << 96n, end: (0x20010db8n << 96n) | ((1n << 96n) - 1n) });
+    expect(parseNetworkPadded("10.0.0.1/33")).toBeNull();
+    expect(parseNetworkPadded("::/129")).toBeNull();
+    expect(parseNetworkPadded("10.0.0.1/")).toBeNull();
   });
 
   it("never throws, whatever the text", () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 60 }), (s) => {
-        parseRange(s);
-        parseAddress(s);
+        parseNetworkPadded(s);
+        parseAclAddress(s);
       }),
     );
     fc.assert(
       fc.property(fc.ipV4(), (ip) => {
-        expect(parseAddress(ip)).not.toBeNull();
+        expect(parseAclAddress(ip)).not.toBeNull();
       }),
     );
     fc.assert(
       fc.property(fc.ipV6(), (ip) => {
-        expect(parseAddress(ip)).not.toBeNull();
+        expect(parseAclAddress(ip)).not.toBeNull();
       }),
     );
   });
@@ -69,6 +76,13 @@ describe("access lists", () => {
     const built = buildAccessList(["0.0.0.0/0"], ["::/0"]);
     expect(built.ok && built.list.entries).toEqual(["0.0.0.0/0"]);
     if (built.ok) expect(permits(built.list, addr("::1"))).toBe(false);
+  });
+
+  it("accepts zero-padded entries and refuses the ones the parser never took", () => {
+    const built = buildAccessList(["010.000.0.0/8", "192.168.001.0/24"], ["192.168.1.7"]);
+    expect(built.ok && built.list.entries).toEqual(["010.000.0.0/8"]);
+    if (built.ok) expect(permits(built.list, addr("10.9.9.9"))).toBe(true);
+    expect(buildAccessList(["10.0.0.0/8", "1.2.3.4::/16"], [])).toEqual({ ok: false, field: "allow", index: 1, text: "1.2.3.4::/16" });
   });
 
   it("names the bad entry", () => {

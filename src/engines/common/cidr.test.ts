@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildCidrSet, formatAddress, parseCidrListText, parseNetwork } from "./cidr.js";
+import { buildCidrSet, formatAddress, parseCidrListText, parseNetwork, parseNetworkPadded } from "./cidr.js";
 
 describe("parseNetwork", () => {
   it("parses IPv4 addresses and CIDRs, reporting host bits", () => {
@@ -22,6 +22,36 @@ describe("parseNetwork", () => {
     fc.assert(fc.property(fc.string(), (s) => {
       parseNetwork(s);
     }));
+  });
+});
+
+describe("parseNetworkPadded", () => {
+  it("reads zero-padded octets as decimal, alone or embedded in IPv6", () => {
+    expect(parseNetworkPadded("010.001.0.0/016")).toEqual(parseNetwork("10.1.0.0/16"));
+    expect(parseNetworkPadded("000.00.0.7")).toEqual(parseNetwork("0.0.0.7"));
+    expect(parseNetworkPadded("::ffff:010.0.0.1/104")).toEqual(parseNetwork("::ffff:10.0.0.1/104"));
+    expect(parseNetwork("010.0.0.1")).toBeNull();
+  });
+  it("takes a dotted quad in IPv6 text only as the last 32 bits", () => {
+    expect(parseNetworkPadded("1:2:3:4:5:6:1.2.3.4")).toEqual(parseNetwork("1:2:3:4:5:6:102:304"));
+    for (const text of ["1.2.3.4::", "1:1.2.3.4::5", "1.2.3.4::/16"]) {
+      expect(parseNetwork(text), text).not.toBeNull();
+      expect(parseNetworkPadded(text), text).toBeNull();
+    }
+  });
+  it("rejects what parseNetwork rejects for other reasons", () => {
+    for (const bad of ["", "1.2.3", "1.2.3.4.5", "256.1.1.1", "0256.1.1.1", "1.2.3.4/33", "2001:db8::1::2", "::/129", "fe80::1%eth0", "::ffff:1.2.3.4%0", "1.2.3.4/", " 1.2.3.4"]) {
+      expect(parseNetworkPadded(bad), bad).toBeNull();
+    }
+  });
+  it("agrees with parseNetwork on text without padded octets or an early quad", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.ipV4(), fc.ipV6(), fc.string()), fc.option(fc.integer({ min: 0, max: 130 })), (ip, p) => {
+        const text = p === null ? ip : `${ip}/${p}`;
+        if (/(^|[.:])0\d/.test(text) || /\..*:/.test(text.split("/")[0])) return;
+        expect(parseNetworkPadded(text)).toEqual(parseNetwork(text));
+      }),
+    );
   });
 });
 

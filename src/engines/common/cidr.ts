@@ -105,6 +105,26 @@ export function parseAddress(text: string): IpNetwork | null {
   return text.includes("/") ? null : parseNetwork(text);
 }
 
+const PADDED_OCTET = /^\d{1,3}$/;
+
+/**
+ * Parses like parseNetwork, for specs whose tools read zero-padded octets as decimal
+ * (`010.0.0.1/8` is 10.0.0.0/8) and take a dotted quad inside IPv6 text only as its
+ * last 32 bits (`1.2.3.4::` is refused), so their accepted inputs stay their own.
+ */
+export function parseNetworkPadded(text: string): IpNetwork | null {
+  const slash = text.indexOf("/");
+  const addr = slash < 0 ? text : text.slice(0, slash);
+  const dot = addr.indexOf(".");
+  if (dot < 0) return parseNetwork(text);
+  const colon = addr.lastIndexOf(":");
+  if (dot < colon) return null;
+  const octets = addr.slice(colon + 1).split(".");
+  if (octets.length !== 4 || !octets.every((o) => PADDED_OCTET.test(o))) return null;
+  const quad = octets.map(Number).join(".");
+  return parseNetwork(addr.slice(0, colon + 1) + quad + (slash < 0 ? "" : text.slice(slash)));
+}
+
 /** Formats a network back to canonical text (`192.0.2.0/24`, `2001:db8::/32`). */
 export function formatNetwork(net: IpNetwork): string {
   return `${formatAddress(net.family, net.start)}/${net.prefix}`;

@@ -1,5 +1,6 @@
 import { policyError, type PolicyError } from "../common/result.js";
-import { buildAccessList, parseAddress, type AccessList, type ParsedAddress } from "./acl.js";
+import type { IpNetwork } from "../common/cidr.js";
+import { buildAccessList, parseAclAddress, type AccessList } from "./acl.js";
 import { compileAttrs, type AttrExpr } from "./attrs.js";
 import { availability } from "./avail.js";
 import type { Availability, Host, HostRequest } from "./types.js";
@@ -23,7 +24,7 @@ export interface PreparedHost {
 export interface PreparedRequest {
   readonly request: HostRequest;
   readonly attrs: AttrExpr;
-  readonly from: ParsedAddress;
+  readonly from: IpNetwork;
 }
 
 /** Builds the per-report indexes of a validated host; fails only on a bad access-list entry. */
@@ -50,7 +51,7 @@ export function prepareHost(host: Host, at = ""): { ok: true; value: PreparedHos
 
 /** Compiles a request once: its attribute expression and its client address. */
 export function prepareRequest(request: HostRequest, at = ""): { ok: true; value: PreparedRequest } | { ok: false; error: PolicyError[] } {
-  const from = parseAddress(request.fromAddress);
+  const from = parseAclAddress(request.fromAddress);
   if (from === null) {
     return { ok: false, error: [policyError("customs_invalid_address", `invalid field fromAddress: \`${request.fromAddress}\` is not an IPv4 or IPv6 address`, `${at}/fromAddress`)] };
   }
