@@ -115,7 +115,7 @@ function jqSort(a: Json[]): Json[] {
   const out = a.slice();
   if (out.every((v) => typeof v === "string")) {
     const sur = out.some((v) => /[\uD800-\uDFFF]/.test(v as string));
-    return out.sort(sur ? (x, y) => compareStrings(x as string, y as string) : (x, y) => ((x as string) < (y as string) ? -1 : x === y ? 0 : 1));
+    return sur ? out.sort((x, y) => compareStrings(x as string, y as string)) : out.sort();
   }
   if (out.every((v) => typeof v === "number" && v === v)) return out.sort((x, y) => (x as number) - (y as number));
   return out.sort(compare);

@@ -23,6 +23,7 @@ defNative("match", 2, {
 });
 defNative("test", 2, {
   gen: (i, a, env, emit) => a[0].gen(i, env, (re) => a[1].gen(i, env, (fl) => emit(matchAll(i, re, fl, true) as boolean))),
+  fn: (i, re, fl) => matchAll(i, re, fl, true) as boolean,
 });
 defNative("match", 1, {
   gen: (i, a, env, emit) =>
@@ -37,6 +38,10 @@ defNative("test", 1, {
       const [re, fl] = reAndFlags(v);
       return emit(matchAll(i, re, fl, true) as boolean);
     }),
+  fn: (i, v) => {
+    const [re, fl] = reAndFlags(v);
+    return matchAll(i, re, fl, true) as boolean;
+  },
 });
 
 function captureObject(m: JObj): JObj {
