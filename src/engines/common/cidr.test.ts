@@ -35,7 +35,7 @@ describe("parseNetworkPadded", () => {
   it("takes a dotted quad in IPv6 text only as the last 32 bits", () => {
     expect(parseNetworkPadded("1:2:3:4:5:6:1.2.3.4")).toEqual(parseNetwork("1:2:3:4:5:6:102:304"));
     for (const text of ["1.2.3.4::", "1:1.2.3.4::5", "1.2.3.4::/16"]) {
-      expect(parseNetwork(text), text).not.toBeNull();
+      expect(parseNetwork(text), text).toBeNull();
       expect(parseNetworkPadded(text), text).toBeNull();
     }
   });
@@ -103,5 +103,15 @@ describe("parseCidrListText", () => {
   it("follows the list-text rules", () => {
     const text = "# header\n192.0.2.1/24  # masked\n\n  198.51.100.7 \nnot-an-address\n2001:DB8::/32\n192.0.2.0/24\r\n";
     expect(parseCidrListText(text)).toEqual(["192.0.2.0/24", "198.51.100.7/32", "2001:db8::/32"]);
+  });
+});
+
+describe("dotted quads in IPv6", () => {
+  it("are only accepted as the last 32 bits", async () => {
+    const { parseIpv6 } = await import("./cidr.js");
+    expect(parseIpv6("::ffff:1.2.3.4")).toBe(0xffff01020304n);
+    expect(parseIpv6("1:2:3:4:5:6:1.2.3.4")).not.toBeNull();
+    expect(parseIpv6("1.2.3.4::")).toBeNull();
+    expect(parseIpv6("1:1.2.3.4::5")).toBeNull();
   });
 });

@@ -39,13 +39,14 @@ export function parseIpv6(text: string): bigint | null {
   if (text.length < 2 || text.includes("%")) return null;
   const halves = text.split("::");
   if (halves.length > 2) return null;
-  const toGroups = (part: string): number[] | null => {
+  // A dotted quad may only be the last 32 bits: never before a `::`.
+  const toGroups = (part: string, quadAllowed: boolean): number[] | null => {
     if (part === "") return [];
     const out: number[] = [];
     const items = part.split(":");
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
-      if (i === items.length - 1 && item.includes(".")) {
+      if (quadAllowed && i === items.length - 1 && item.includes(".")) {
         const v4 = parseIpv4(item);
         if (v4 === null) return null;
         out.push(Math.floor(v4 / 65536), v4 % 65536);
@@ -57,11 +58,11 @@ export function parseIpv6(text: string): bigint | null {
     }
     return out;
   };
-  const head = toGroups(halves[0]);
+  const head = toGroups(halves[0], halves.length === 1);
   if (head === null) return null;
   let groups: number[];
   if (halves.length === 2) {
-    const tail = toGroups(halves[1]);
+    const tail = toGroups(halves[1], true);
     if (tail === null || head.length + tail.length > 7) return null;
     groups = [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail];
   } else {
@@ -109,8 +110,7 @@ const PADDED_OCTET = /^\d{1,3}$/;
 
 /**
  * Parses like parseNetwork, for specs whose tools read zero-padded octets as decimal
- * (`010.0.0.1/8` is 10.0.0.0/8) and take a dotted quad inside IPv6 text only as its
- * last 32 bits (`1.2.3.4::` is refused), so their accepted inputs stay their own.
+ * (`010.0.0.1/8` is 10.0.0.0/8).
  */
 export function parseNetworkPadded(text: string): IpNetwork | null {
   const slash = text.indexOf("/");
@@ -118,7 +118,6 @@ export function parseNetworkPadded(text: string): IpNetwork | null {
   const dot = addr.indexOf(".");
   if (dot < 0) return parseNetwork(text);
   const colon = addr.lastIndexOf(":");
-  if (dot < colon) return null;
   const octets = addr.slice(colon + 1).split(".");
   if (octets.length !== 4 || !octets.every((o) => PADDED_OCTET.test(o))) return null;
   const quad = octets.map(Number).join(".");
