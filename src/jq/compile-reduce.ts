@@ -7,6 +7,7 @@ import type { Json } from "../engines/common/json.js";
 import type { Node } from "./ast.js";
 import type { Val } from "./compile-single.js";
 import { binop } from "./ops.js";
+import { charge } from "./runtime.js";
 import { setKeyOf } from "./paths.js";
 import { indexValue } from "./ops.js";
 import { isObject, numOf, setKey, truthy, type JObj } from "./values.js";
@@ -90,6 +91,7 @@ function ownedContainer(v: Json, nextKey: Json, owned: Set<object>): Json {
 function assign(c: Json, k: Json, v: Json, owned: Set<object>): void {
   if (typeof k === "string" && isObject(c)) setKey(c, k, v);
   else if (typeof k === "number" && Array.isArray(c) && k >= 0 && k === Math.trunc(k) && k <= c.length + 1_000_000) {
+    if (k > c.length) charge(k - c.length);
     while (c.length < k) c.push(null);
     c[k] = v;
   } else {

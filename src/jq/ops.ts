@@ -1,5 +1,6 @@
 /** jq's operators and indexing primitives with jq 1.7.1's error messages. */
 import type { Json } from "../engines/common/json.js";
+import { charge } from "./runtime.js";
 import { compare, copyObj, desc, equals, fail, getKey, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
 
 const isObj = isObject;
@@ -45,6 +46,7 @@ function repeatString(s: string, n: number): Json {
   if (n !== n || n < 0) return null;
   const count = Math.trunc(n);
   if (s.length * count > 1e8) return fail("Repeat string result too long");
+  charge(count);
   return s.repeat(count);
 }
 

@@ -1,6 +1,7 @@
 /** getpath / setpath / delpaths on immutable values, as jq 1.7.1's jv_aux does. */
 import type { Json } from "../engines/common/json.js";
 import { indexValue, sliceBounds } from "./ops.js";
+import { charge } from "./runtime.js";
 import { compare, copyObj, fail, getKey, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
 
 const isObj = isObject;
@@ -33,6 +34,7 @@ export function setKeyOf(t: Json, k: Json, v: Json): Json {
       if (i < 0) return fail("Out of bounds negative array index");
     }
     if (i > 100_000_000) return fail("Array index too large");
+    if (i > a.length) charge(i - a.length);
     while (a.length < i) a.push(null);
     a[i] = v;
     return a;

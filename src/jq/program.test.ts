@@ -152,3 +152,11 @@ describe("dates (UTC)", () => {
     expect(run('0 | strftime("%Z %z %j %a")').outputs).toEqual(["UTC +0000 001 Thu"]);
   });
 });
+
+describe("size-proportional work", () => {
+  it("charges padding and string repetition to the step budget", () => {
+    expect(run(".[5000000] = 1").error).toBe(BUDGET_MESSAGE);
+    expect(run('"ab" * 5000000').error).toBe(BUDGET_MESSAGE);
+    expect(run(".[3] = 1").outputs).toEqual([[null, null, null, 1]]);
+  });
+});

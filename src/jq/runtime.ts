@@ -59,6 +59,12 @@ export function step(): void {
   if (++S.steps > S.budget) throw BUDGET;
 }
 
+/** Counts `n` steps at once (work proportional to a size, such as padding an array). */
+export function charge(n: number): void {
+  S.steps += n;
+  if (S.steps > S.budget) throw BUDGET;
+}
+
 /** Throws the budget error (for loops that count several steps at once). */
 export function budgetExceeded(): never {
   throw BUDGET;
