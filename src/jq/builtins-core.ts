@@ -83,7 +83,7 @@ defV("contains", 1, (i, b) => {
 
 def0("tostring", (i) => (typeof i === "string" ? i : printCompact(i)), true);
 def0("tojson", (i) => printCompact(i), true);
-def0("fromjson", (i) => (typeof i === "string" ? fromJson(i) : fail(`${desc(i)} cannot be parsed as JSON`)));
+def0("fromjson", (i) => (typeof i === "string" ? fromJson(i) : fail(`${desc(i)} only strings can be parsed`)));
 def0("tonumber", (i) => {
   if (typeof i === "object" && i !== null && typeOf(i) === "number") return i;
   if (typeof i === "number") return i;

@@ -8,12 +8,12 @@ import { desc, fail, typeOf } from "./values.js";
 
 // strings
 def0("ascii_downcase", (i) =>
-  typeof i === "string" ? i.replace(/[A-Z]/g, (c) => c.toLowerCase()) : fail(`${desc(i)} cannot be ascii_downcased`),
+  typeof i === "string" ? i.replace(/[A-Z]/g, (c) => c.toLowerCase()) : fail("ascii_downcase input must be a string"),
 );
 def0("ascii_upcase", (i) =>
-  typeof i === "string" ? i.replace(/[a-z]/g, (c) => c.toUpperCase()) : fail(`${desc(i)} cannot be ascii_upcased`),
+  typeof i === "string" ? i.replace(/[a-z]/g, (c) => c.toUpperCase()) : fail("ascii_upcase input must be a string"),
 );
-def0("explode", (i) => (typeof i === "string" ? Array.from(i, (c) => c.codePointAt(0) as number) : fail(`${desc(i)} cannot be exploded`)));
+def0("explode", (i) => (typeof i === "string" ? Array.from(i, (c) => c.codePointAt(0) as number) : fail("explode input must be a string")));
 def0("implode", (i) => {
   if (!Array.isArray(i)) return fail("implode input must be an array");
   let s = "";
