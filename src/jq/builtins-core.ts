@@ -33,7 +33,8 @@ defNative("error", 1, {
 });
 def0("not", (i) => !truthy(i));
 def0("type", typeOf);
-def0("length", (i) => {
+/** `length`: null 0, numbers their absolute value, strings code points, containers sizes. */
+function keysLength(i: Json): number {
   if (i === null) return 0;
   switch (typeof i) {
     case "boolean":
@@ -44,7 +45,8 @@ def0("length", (i) => {
       return cpLength(i);
   }
   return Array.isArray(i) ? i.length : Object.keys(i).length;
-});
+}
+def0("length", keysLength);
 def0("utf8bytelength", (i) =>
   typeof i === "string" ? new TextEncoder().encode(i).length : fail(`${desc(i)} only strings have UTF-8 byte length`),
 );
@@ -56,6 +58,7 @@ function keysOf(i: Json, sorted: boolean): Json {
 def0("keys", (i) => keysOf(i, true));
 def0("keys_unsorted", (i) => keysOf(i, false));
 defV("has", 1, (i, k) => {
+  if (i === null) return false;
   if (isObj(i) && typeof k === "string") return Object.prototype.hasOwnProperty.call(i, k);
   if (Array.isArray(i) && typeof k === "number") return k >= 0 && k < i.length;
   return fail(`Cannot check whether ${typeOf(i)} has a ${typeOf(k)} key`);
@@ -84,23 +87,24 @@ defV("contains", 1, (i, b) => {
 def0("tostring", (i) => (typeof i === "string" ? i : printCompact(i)), true);
 def0("tojson", (i) => printCompact(i), true);
 def0("fromjson", (i) => (typeof i === "string" ? fromJson(i) : fail(`${desc(i)} only strings can be parsed`)));
-def0("tonumber", (i) => {
-  if (typeof i === "object" && i !== null && typeOf(i) === "number") return i;
-  if (typeof i === "number") return i;
-  if (typeof i === "string") {
+def0(
+  "tonumber",
+  (i) => {
+    if (typeOf(i) === "number") return i;
+    if (typeof i !== "string") return fail(`${desc(i)} cannot be parsed as a number`);
     const t = i.trim();
     if (/^-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/.test(t)) return numberFromText(t, formatNumber);
-    if (/^-?nan$/i.test(t)) return NaN;
-    return fail(`Cannot parse '${i}' as JSON`);
-  }
-  return fail(`${desc(i)} cannot be parsed as a number`);
-}, true);
+    const v = fromJson(i);
+    return typeOf(v) === "number" ? v : fail(`${desc(i)} cannot be parsed as a number`);
+  },
+  true,
+);
 def0("infinite", () => Infinity);
 def0("nan", () => NaN);
-def0("isinfinite", (i) => (typeof i === "number" ? i === Infinity || i === -Infinity : fail(`${desc(i)} number required`)));
-def0("isnan", (i) => (typeof i === "number" ? i !== i : fail(`${desc(i)} number required`)));
+def0("isinfinite", (i) => typeof i === "number" && (i === Infinity || i === -Infinity));
+def0("isnan", (i) => typeof i === "number" && i !== i);
 def0("isnormal", (i) => {
-  if (typeof i !== "number") return fail(`${desc(i)} number required`);
+  if (typeof i !== "number") return false;
   const a = Math.abs(i);
   return a >= 2.2250738585072014e-308 && a !== Infinity;
 });
@@ -122,23 +126,35 @@ function jqSort(a: Json[]): Json[] {
 }
 def0("sort", (i) => jqSort(sortArray(i, "sorted")));
 
-/** Evaluates `f` on each element to get its sort key (all outputs collected), as `map([f])` does. */
-function keyed(i: Json, a: { gen: (i: Json, e: never, emit: (v: Json) => boolean) => boolean }, env: unknown): Array<{ k: Json[]; v: Json }> {
-  if (!Array.isArray(i)) {
-    if (isObj(i)) return fail(`Cannot index object with number`);
-    return fail(`Cannot index ${typeOf(i)} with number`);
-  }
-  return i.map((v) => {
+type KeyGen = { gen: (i: Json, e: never, emit: (v: Json) => boolean) => boolean };
+
+/** `map([f])`: each element (object values too) with all outputs of `f` as its key. */
+function keyed(i: Json, a: KeyGen, env: unknown): Array<{ k: Json[]; v: Json }> {
+  const out: Array<{ k: Json[]; v: Json }> = [];
+  iterate(i, (v) => {
     const k: Json[] = [];
     a.gen(v, env as never, (x) => (k.push(x), false));
-    return { k, v };
+    out.push({ k, v });
+    return false;
   });
+  return out;
+}
+
+/** The `_sort_by_impl`-style check: the input itself must be an array (objects fail after `map`). */
+function byImpl(i: Json, ks: Array<{ k: Json[] }>, what: string): void {
+  if (!Array.isArray(i)) fail(`${desc(i)} and ${desc(ks.map((e) => e.k))} ${what}`);
+}
+
+function sortedKeyed(i: Json, a: KeyGen, env: unknown): Array<{ k: Json[]; v: Json }> {
+  const ks = keyed(i, a, env);
+  byImpl(i, ks, "cannot be sorted, as they are not both arrays");
+  return ks.sort((x, y) => compare(x.k, y.k));
 }
 defNative("sort_by", 1, {
-  gen: (i, a, env, emit) => emit(keyed(i, a[0], env).sort((x, y) => compare(x.k, y.k)).map((e) => e.v)),
+  gen: (i, a, env, emit) => emit(sortedKeyed(i, a[0], env).map((e) => e.v)),
 });
-function groups(i: Json, a: Parameters<typeof keyed>[1], env: unknown): Json[][] {
-  const ks = keyed(i, a, env).sort((x, y) => compare(x.k, y.k));
+function groups(i: Json, a: KeyGen, env: unknown): Json[][] {
+  const ks = sortedKeyed(i, a, env);
   const out: Json[][] = [];
   let prev: Json[] | null = null;
   for (const e of ks) {
@@ -151,29 +167,42 @@ function groups(i: Json, a: Parameters<typeof keyed>[1], env: unknown): Json[][]
 defNative("group_by", 1, { gen: (i, a, env, emit) => emit(groups(i, a[0], env)) });
 defNative("unique_by", 1, { gen: (i, a, env, emit) => emit(groups(i, a[0], env).map((g) => g[0])) });
 def0("unique", (i) => {
-  const s = jqSort(sortArray(i, "sorted"));
+  if (!Array.isArray(i)) {
+    const ks = keyed(i, { gen: (v, _e, emit) => emit(v) }, null);
+    byImpl(i, ks, "cannot be sorted, as they are not both arrays");
+  }
+  const s = jqSort(i as Json[]);
   return s.filter((v, j) => j === 0 || (typeof v === "string" ? v !== s[j - 1] : compare(s[j - 1], v) !== 0));
 });
-function minMax(i: Json, a: Parameters<typeof keyed>[1] | null, env: unknown, max: boolean): Json {
-  const ks = a === null ? sortArray(i, "sorted").map((v) => ({ k: [v] as Json[], v })) : keyed(i, a, env);
+function best(ks: Array<{ k: Json[]; v: Json }>, max: boolean): Json {
   if (ks.length === 0) return null;
-  let best = ks[0];
+  let b = ks[0];
   for (let j = 1; j < ks.length; j++) {
-    const c = compare(ks[j].k, best.k);
-    if (max ? c >= 0 : c < 0) best = ks[j];
+    const c = compare(ks[j].k, b.k);
+    if (max ? c >= 0 : c < 0) b = ks[j];
   }
-  return best.v;
+  return b.v;
 }
-def0("min", (i) => minMax(i, null, null, false));
-def0("max", (i) => minMax(i, null, null, true));
-defNative("min_by", 1, { gen: (i, a, env, emit) => emit(minMax(i, a[0], env, false)) });
-defNative("max_by", 1, { gen: (i, a, env, emit) => emit(minMax(i, a[0], env, true)) });
+function minMax(i: Json, max: boolean): Json {
+  if (!Array.isArray(i)) return fail(`${desc(i)} and ${desc(i)} cannot be iterated over`);
+  return best(i.map((v) => ({ k: [v] as Json[], v })), max);
+}
+function minMaxBy(i: Json, a: KeyGen, env: unknown, max: boolean): Json {
+  const ks = keyed(i, a, env);
+  byImpl(i, ks, "cannot be iterated over");
+  return best(ks, max);
+}
+def0("min", (i) => minMax(i, false));
+def0("max", (i) => minMax(i, true));
+defNative("min_by", 1, { gen: (i, a, env, emit) => emit(minMaxBy(i, a[0], env, false)) });
+defNative("max_by", 1, { gen: (i, a, env, emit) => emit(minMaxBy(i, a[0], env, true)) });
+// def reverse: [.[length - 1 - range(0;length)]];
 def0("reverse", (i) => {
-  if (typeof i === "string") return Array.from(i).reverse().join("");
-  if (i === null) return [];
   if (Array.isArray(i)) return i.slice().reverse();
-  if (isObj(i) && Object.keys(i).length === 0) return [];
-  return indexValue(i, 0);
+  if (i === null) return [];
+  const n = keysLength(i);
+  if (n === 0) return [];
+  return indexValue(i, n - 1);
 });
 def0("add", (i) => {
   let acc: Json = null;
@@ -192,6 +221,11 @@ defV("join", 1, (i, sep) => {
   });
   return acc === null ? "" : acc;
 });
+function valuesOf(i: Json): Json[] {
+  const out: Json[] = [];
+  iterate(i, (v) => (out.push(v), false));
+  return out;
+}
 function flatten(a: Json[], depth: number, out: Json[]): Json[] {
   for (const x of a) {
     if (Array.isArray(x) && depth > 0) flatten(x, depth - 1, out);
@@ -202,10 +236,9 @@ function flatten(a: Json[], depth: number, out: Json[]): Json[] {
 defV("flatten", 1, (i, d) => {
   if (typeof d !== "number") return fail("flatten depth must not be negative");
   if (d < 0) return fail("flatten depth must not be negative");
-  if (!Array.isArray(i)) return fail(`Cannot iterate over ${desc(i)}`);
-  return flatten(i, d, []);
+  return flatten(valuesOf(i), d, []);
 });
-def0("flatten", (i) => (Array.isArray(i) ? flatten(i, 1e9, []) : fail(`Cannot iterate over ${desc(i)}`)));
+def0("flatten", (i) => flatten(valuesOf(i), 1e9, []));
 def0("to_entries", (i) => {
   const ks = keysOf(i, false) as Json[];
   return ks.map((k) => ({ key: k, value: indexValue(i, k) }));
@@ -221,14 +254,12 @@ def0("from_entries", (i) => {
     let v: Json;
     if (isObj(e) && Object.prototype.hasOwnProperty.call(e, "value")) v = e.value;
     else v = indexValue(e, "Value");
-    if (typeof k === "number" || typeof k === "boolean") k = printCompact(k);
     if (typeof k !== "string") return fail(`Cannot use ${desc(k)} as object key`);
     setKey(o, k, v);
     return false;
   });
   return o;
 });
-def0("toarray", (i) => (Array.isArray(i) ? i : [i]));
 def0("abs", (i) => {
   if (typeof i === "number") return i < 0 ? -i : i;
   if (compare(i, 0) < 0) return fail(`${desc(i)} cannot be negated`);

@@ -8,12 +8,13 @@ const DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", 
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 
 function gmtime(t: number): Json[] {
-  const whole = Math.floor(t);
+  // C's (time_t) cast truncates toward zero; the fraction is taken from floor, as jq 1.7.1 does
+  const whole = Math.trunc(t);
   const d = new Date(whole * 1000);
   if (isNaN(d.getTime())) return fail("gmtime() argument out of range");
   const y = d.getUTCFullYear();
   const yday = Math.floor((Date.UTC(y, d.getUTCMonth(), d.getUTCDate()) - Date.UTC(y, 0, 1)) / 86400000);
-  return [y, d.getUTCMonth(), d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds() + (t - whole), d.getUTCDay(), yday];
+  return [y, d.getUTCMonth(), d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds() + (t - Math.floor(t)), d.getUTCDay(), yday];
 }
 
 function isTm(v: Json): v is number[] {
@@ -24,8 +25,8 @@ function timegm(tm: number[]): number {
   return Date.UTC(tm[0], tm[1], tm[2], tm[3], tm[4], Math.floor(tm[5])) / 1000;
 }
 
-def0("gmtime", (i) => (typeof i === "number" ? gmtime(i) : fail("gmtime() requires a number")));
-def0("localtime", (i) => (typeof i === "number" ? gmtime(i) : fail("localtime() requires a number")));
+def0("gmtime", (i) => (typeof i === "number" ? gmtime(i) : fail("gmtime() requires numeric inputs")));
+def0("localtime", (i) => (typeof i === "number" ? gmtime(i) : fail("localtime() requires numeric inputs")));
 def0("mktime", (i) => {
   if (!Array.isArray(i)) return fail("mktime requires array inputs");
   if (!isTm(i)) return fail("mktime requires parsed datetime inputs");

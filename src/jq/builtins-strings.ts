@@ -1,17 +1,17 @@
 /** Native string builtins: case, explode/implode, trimming, split, indices. */
 import type { Json } from "../engines/common/json.js";
 import { def0, defV } from "./builtins-define.js";
-import { indexValue, indicesOf } from "./ops.js";
+import { indexValue, indicesOf, sliceValue } from "./ops.js";
 import { printCompact } from "./print.js";
-import { desc, fail, typeOf } from "./values.js";
+import { fail, typeOf } from "./values.js";
 
 
 // strings
 def0("ascii_downcase", (i) =>
-  typeof i === "string" ? i.replace(/[A-Z]/g, (c) => c.toLowerCase()) : fail("ascii_downcase input must be a string"),
+  typeof i === "string" ? i.replace(/[A-Z]/g, (c) => c.toLowerCase()) : fail("explode input must be a string"),
 );
 def0("ascii_upcase", (i) =>
-  typeof i === "string" ? i.replace(/[a-z]/g, (c) => c.toUpperCase()) : fail("ascii_upcase input must be a string"),
+  typeof i === "string" ? i.replace(/[a-z]/g, (c) => c.toUpperCase()) : fail("explode input must be a string"),
 );
 def0("explode", (i) => (typeof i === "string" ? Array.from(i, (c) => c.codePointAt(0) as number) : fail("explode input must be a string")));
 def0("implode", (i) => {
@@ -25,17 +25,12 @@ def0("implode", (i) => {
   }
   return s;
 });
-def0("ascii", (i) => (typeof i === "number" ? String.fromCodePoint(i) : fail(`${desc(i)} cannot be converted to ascii`)));
 defV("ltrimstr", 1, (i, p) => (typeof i === "string" && typeof p === "string" && i.startsWith(p) ? i.slice(p.length) : i));
 defV("rtrimstr", 1, (i, p) =>
   typeof i === "string" && typeof p === "string" && i.endsWith(p) && p.length > 0 ? i.slice(0, i.length - p.length) : i,
 );
 defV("startswith", 1, (i, p) => (typeof i === "string" && typeof p === "string" ? i.startsWith(p) : fail("startswith() requires string inputs")));
 defV("endswith", 1, (i, p) => (typeof i === "string" && typeof p === "string" ? i.endsWith(p) : fail("endswith() requires string inputs")));
-const WS = /^[ \t\n\r\f\v]+|[ \t\n\r\f\v]+$/g;
-def0("trim", (i) => (typeof i === "string" ? i.replace(WS, "") : fail(`${desc(i)} trim input must be a string`)));
-def0("ltrim", (i) => (typeof i === "string" ? i.replace(/^[ \t\n\r\f\v]+/, "") : fail(`${desc(i)} trim input must be a string`)));
-def0("rtrim", (i) => (typeof i === "string" ? i.replace(/[ \t\n\r\f\v]+$/, "") : fail(`${desc(i)} trim input must be a string`)));
 defV("split", 1, (i, sep) => {
   if (typeof i !== "string" || typeof sep !== "string") return fail("split input and separator must be strings");
   if (i === "") return [];
@@ -63,12 +58,7 @@ function indices(i: Json, x: Json): Json {
 }
 defV("indices", 1, indices);
 defV("_strindices", 1, (i, x) => (typeof i === "string" && typeof x === "string" ? strIndices(i, x) : fail("_strindices requires strings")));
-defV("index", 1, (i, x) => {
-  const r = indices(i, x);
-  return Array.isArray(r) ? (r.length ? r[0] : null) : null;
-});
-defV("rindex", 1, (i, x) => {
-  const r = indices(i, x);
-  return Array.isArray(r) ? (r.length ? r[r.length - 1] : null) : null;
-});
+// def index($i): indices($i) | .[0];  def rindex($i): indices($i) | .[-1:][0];
+defV("index", 1, (i, x) => indexValue(indices(i, x), 0));
+defV("rindex", 1, (i, x) => indexValue(sliceValue(indices(i, x), -1, null), 0));
 

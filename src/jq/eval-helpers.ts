@@ -65,7 +65,6 @@ export function iteratePaths(v: Json, p: Json[], emit: PEmit): boolean {
     for (const k in v) if (emit(v[k], p.concat([k]))) return true;
     return false;
   }
-  if (v === null) return false;
   return cannotIterate(v);
 }
 

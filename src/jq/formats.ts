@@ -3,7 +3,7 @@ import type { Json } from "../engines/common/json.js";
 import { printCompact } from "./print.js";
 import { JqError, desc, fail, typeOf } from "./values.js";
 
-const FORMATS = new Set(["text", "json", "html", "uri", "csv", "tsv", "sh", "base64", "base64d", "base32", "base32d"]);
+const FORMATS = new Set(["text", "json", "html", "uri", "csv", "tsv", "sh", "base64", "base64d"]);
 
 function tostr(v: Json): string {
   return typeof v === "string" ? v : printCompact(v);
@@ -14,13 +14,49 @@ export function utf8(s: string): Uint8Array {
   return new TextEncoder().encode(s);
 }
 
-/** Decodes UTF-8 bytes, replacing invalid sequences with U+FFFD. */
+/**
+ * Decodes UTF-8 bytes as jq does: each bad byte or bad sequence becomes U+FFFD, a sequence cut
+ * short by the end of the data is one U+FFFD, and overlong forms and surrogates are invalid.
+ */
 export function fromUtf8(b: Uint8Array): string {
-  return new TextDecoder("utf-8").decode(b);
+  let out = "";
+  let i = 0;
+  while (i < b.length) {
+    const first = b[i];
+    if (first < 0x80) {
+      out += String.fromCharCode(first);
+      i++;
+      continue;
+    }
+    const len = first >= 0xc0 && first < 0xe0 ? 2 : first >= 0xe0 && first < 0xf0 ? 3 : first >= 0xf0 && first < 0xf8 ? 4 : 0;
+    if (len === 0) {
+      out += "\uFFFD";
+      i++;
+      continue;
+    }
+    if (i + len > b.length) {
+      out += "\uFFFD";
+      break;
+    }
+    let cp = first & (0xff >> (len + 1));
+    let used = len;
+    for (let k = 1; k < len; k++) {
+      const c = b[i + k];
+      if ((c & 0xc0) !== 0x80) {
+        cp = -1;
+        used = k;
+        break;
+      }
+      cp = (cp << 6) | (c & 0x3f);
+    }
+    const min = len === 2 ? 0x80 : len === 3 ? 0x800 : 0x10000;
+    out += cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? "\uFFFD" : String.fromCodePoint(cp);
+    i += used;
+  }
+  return out;
 }
 
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
 function base64(s: string): string {
   const b = utf8(s);
@@ -42,7 +78,7 @@ function base64d(v: Json, s: string): string {
   for (const ch of s) {
     if (ch === "=") break;
     const d = B64.indexOf(ch);
-    if (d < 0) return fail(`${desc(v)} is not valid base64 data`);
+    if (d < 0) return fail(`${desc(s)} is not valid base64 data`);
     count++;
     acc = (acc << 6) | d;
     bits += 6;
@@ -51,39 +87,7 @@ function base64d(v: Json, s: string): string {
       bytes.push((acc >> bits) & 255);
     }
   }
-  if (count % 4 === 1) return fail(`${desc(v)} trailing base64 byte found`);
-  return fromUtf8(Uint8Array.from(bytes));
-}
-
-function base32(s: string): string {
-  const b = utf8(s);
-  let out = "";
-  for (let i = 0; i < b.length; i += 5) {
-    const chunk = [b[i], b[i + 1] ?? 0, b[i + 2] ?? 0, b[i + 3] ?? 0, b[i + 4] ?? 0];
-    const n = Math.min(5, b.length - i);
-    let bitsStr = "";
-    for (const c of chunk) bitsStr += c.toString(2).padStart(8, "0");
-    const chars = [2, 4, 5, 7, 8][n - 1];
-    for (let j = 0; j < 8; j++) out += j < chars ? B32[parseInt(bitsStr.slice(j * 5, j * 5 + 5), 2)] : "=";
-  }
-  return out;
-}
-
-function base32d(s: string): string {
-  const bytes: number[] = [];
-  let acc = 0;
-  let bits = 0;
-  for (const ch of s) {
-    if (ch === "=") break;
-    const d = B32.indexOf(ch);
-    if (d < 0) continue;
-    acc = ((acc << 5) | d) & 0xffff;
-    bits += 5;
-    if (bits >= 8) {
-      bits -= 8;
-      bytes.push((acc >> bits) & 255);
-    }
-  }
+  if (count % 4 === 1) return fail(`${desc(s)} trailing base64 byte found`);
   return fromUtf8(Uint8Array.from(bytes));
 }
 
@@ -145,7 +149,7 @@ export function applyFormat(name: string, v: Json): string {
     }
     case "csv":
     case "tsv":
-      if (!Array.isArray(v)) return fail(`${desc(v)} cannot be ${name}-formatted, only an array can be`);
+      if (!Array.isArray(v)) return fail(`${desc(v)} cannot be ${name}-formatted, only array`);
       return v.map((x) => csvField(x, name === "tsv")).join(name === "csv" ? "," : "\t");
     case "sh":
       if (Array.isArray(v)) return v.map(shQuote).join(" ");
@@ -154,10 +158,6 @@ export function applyFormat(name: string, v: Json): string {
       return base64(tostr(v));
     case "base64d":
       return base64d(v, tostr(v));
-    case "base32":
-      return base32(tostr(v));
-    case "base32d":
-      return base32d(tostr(v));
   }
   if (!FORMATS.has(name)) return fail(`${name} is not a valid format`);
   return tostr(v);

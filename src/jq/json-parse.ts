@@ -101,26 +101,27 @@ class P {
       }
     }
     if (c === '"') return this.string();
-    const m = /^(?:-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|true|false|null|-?nan[0-9]*|-?infinity)/i.exec(s.slice(this.i, this.i + 1100));
-    if (!m) {
+    // a literal token is a run of these characters; jq names the error by its first letter
+    let end = this.i;
+    while (end < s.length && /[A-Za-z0-9.+-]/.test(s[end])) end++;
+    if (end === this.i) {
       this.i++;
-      while (this.i < s.length && /[A-Za-z0-9.+-]/.test(s[this.i])) this.i++;
       this.err("Invalid literal");
     }
-    const t = m[0];
-    const after = s[this.i + t.length];
-    if (after !== undefined && /[A-Za-z0-9.+-]/.test(after)) {
-      this.i += t.length;
-      while (this.i < s.length && /[A-Za-z0-9.+-]/.test(s[this.i])) this.i++;
-      this.err(/^[-0-9.]/.test(t) ? "Invalid numeric literal" : "Invalid literal");
+    const t = s.slice(this.i, end);
+    // jq's scanner has consumed the delimiter after the token when it reports a bad literal
+    if (t === "true" || t === "false" || t === "null" || /^-?nan[0-9]*$/i.test(t) || /^-?infinity$/i.test(t)) {
+      this.i = end;
+      if (t === "true") return true;
+      if (t === "false") return false;
+      if (t === "null") return null;
+      if (/^-?nan[0-9]*$/i.test(t)) return NaN;
+      return t.startsWith("-") ? -Infinity : Infinity;
     }
-    this.i += t.length;
-    if (t === "true") return true;
-    if (t === "false") return false;
-    if (t === "null") return null;
-    const lower = t.toLowerCase();
-    if (lower.includes("nan")) return NaN;
-    if (lower.includes("infinity")) return lower.startsWith("-") ? -Infinity : Infinity;
+    this.i = end < s.length ? end + 1 : end;
+    if (/^[tfn]/.test(t)) this.err("Invalid literal");
+    if (!/^-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/.test(t)) this.err("Invalid numeric literal");
+    this.i = end;
     return this.literals ? numberFromText(t, formatNumber) : Number(t);
   }
 
@@ -183,13 +184,16 @@ export function fromJson(text: string): Json {
   const p = new P(text, true);
   try {
     p.ws();
-    if (p.i >= text.length) return null;
+    if (p.i >= text.length) throw new JqError("Expected JSON value");
     const v = p.value(0);
     p.ws();
     if (p.i < text.length) throw new JqError("Unexpected extra JSON values");
     return v;
   } catch (e) {
-    if (e instanceof JqError) throw new JqError(`${String(e.value)} (while parsing '${text}')`);
+    if (e instanceof JqError) {
+      const msg = String(e.value);
+      throw new JqError(msg === "Expected JSON value" ? `${msg} (while parsing '${text}')` : `${msg} (while parsing '${text}')`);
+    }
     throw e;
   }
 }

@@ -75,7 +75,6 @@ export function compareDecimal(a: string, b: string): number {
  */
 export function numberFromText(text: string, printDouble: (n: number) => string): Json {
   const d = Number(text);
-  if (!isFinite(d)) return d;
   const canon = canonicalLiteral(text);
   if (canon === null) return d;
   if (canon === printDouble(d) && Math.abs(d) < 2 ** 53) return d;

@@ -105,7 +105,7 @@ function delKey(t: Json, k: Json): Json {
   }
   if (Array.isArray(t)) return fail(`Cannot delete ${typeOf(k)} element of array`);
   if (isObj(t)) return fail(`Cannot delete ${typeOf(k)} field of object`);
-  return fail(`Cannot delete field at index of ${typeOf(t)}`);
+  return fail(`Cannot delete fields from ${typeOf(t)}`);
 }
 
 function delIn(v: Json, path: Json[], i: number): Json {

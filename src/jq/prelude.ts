@@ -17,7 +17,6 @@ def recurse(f; cond): def r: ., (f | select(cond) | r); r;
 def del(f): delpaths([path(f)]);
 def paths: path(..) | select(length > 0);
 def paths(node_filter): . as $dot | paths | select(. as $p | $dot | getpath($p) | node_filter);
-def leaf_paths: paths(scalars);
 def pick(pathexps): . as $top | reduce path(pathexps) as $p (null; setpath($p; $top | getpath($p)));
 def any: reduce .[] as $x (false; . or $x);
 def all: reduce .[] as $x (true; . and $x);
@@ -31,7 +30,7 @@ def last(f): reduce f as $x (null; $x);
 def first: .[0];
 def last: .[-1];
 def nth($n): .[$n];
-def finites: select(isinfinite or isnan | not);
+def finites: select(type == "number" and (isinfinite or isnan | not));
 def normals: select(isnormal);
 def combinations:
   if length == 0 then []
@@ -39,11 +38,7 @@ def combinations:
   end;
 def combinations(n): . as $dot | [range(n)] | map($dot) | combinations;
 def walk(f): def w: if type == "object" then map_values(w) elif type == "array" then map(w) else . end | f; w;
-def transpose:
-  if . == [] then []
-  else . as $in | (map(length) | max) as $max
-    | [range(0; $max) as $j | [range(0; $in | length) as $i | $in[$i][$j]]]
-  end;
+def transpose: [range(0; map(length) | max // 0) as $i | [.[][$i]]];
 def tostream: path(def r: (.[]? | r), .; r) as $p | getpath($p) | reduce path(.[]?) as $q ([$p, .]; [$p + $q]);
 def fromstream(f): { x: null, e: false } as $init
   | foreach f as $i ($init;
@@ -60,9 +55,6 @@ def todateiso8601: strftime("%Y-%m-%dT%H:%M:%SZ");
 def fromdateiso8601: strptime("%Y-%m-%dT%H:%M:%SZ") | mktime;
 def todate: todateiso8601;
 def fromdate: fromdateiso8601;
-def date: todate;
-def dateadd(u; n): . + n;
-def datesub(u; n): . - n;
 def scan($re): scan($re; null);
 def scan($re; $flags): match($re; "g" + ($flags // ""))
   | if (.captures | length) > 0 then [.captures[].string] else .string end;
