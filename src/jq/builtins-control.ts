@@ -1,6 +1,6 @@
 /** Native builtins for paths and generators: path, getpath, select, recurse, first, limit, range... */
 import type { Json } from "../engines/common/json.js";
-import { defNative, defV } from "./builtins-define.js";
+import { defC, defNative, defV } from "./builtins-define.js";
 import { invalidPathResult, pathOf, recurseAll, recursePaths } from "./compile.js";
 import { delPaths, getPath, setPath } from "./paths.js";
 import { step, type Env, type Path } from "./runtime.js";
@@ -28,7 +28,7 @@ defNative("getpath", 1, {
       return emit(v, path.concat(p));
     }),
 });
-defV("setpath", 2, (i, p, v) => setPath(i, p, v));
+defC("setpath", 2, (i, p, v) => setPath(i, p, v));
 defV("delpaths", 1, (i, ps) => delPaths(i, ps));
 defNative("select", 1, {
   gen: (i, a, env, emit) => a[0].gen(i, env, (c) => (truthy(c) ? emit(i) : false)),

@@ -14,7 +14,23 @@ export function def0(name: string, f: (i: Json) => Json, keepLiteral = false): v
   defNative(name, 0, { gen: (i, _a, _e, emit) => emit(fn(i)), fn });
 }
 
-/** Registers a function of the input and value arguments (cartesian product, first argument outermost). */
+/**
+ * Registers a jq-style C builtin of several value arguments: jq evaluates their cartesian
+ * product with the FIRST argument varying fastest (arguments are pushed in reverse order).
+ */
+export function defC(name: string, arity: number, f: (i: Json, ...vals: Json[]) => Json): void {
+  const fn = (i: Json, ...vals: Json[]): Json => f(numOf(i), ...vals.map(numOf));
+  if (arity === 2) {
+    defNative(name, 2, { gen: (i, a, env, emit) => a[1].gen(i, env, (y) => a[0].gen(i, env, (x) => emit(fn(i, x, y)))), fn });
+  } else if (arity === 3) {
+    defNative(name, 3, {
+      gen: (i, a, env, emit) => a[2].gen(i, env, (z) => a[1].gen(i, env, (y) => a[0].gen(i, env, (x) => emit(fn(i, x, y, z))))),
+      fn,
+    });
+  } else defV(name, arity, f);
+}
+
+/** Registers a function of the input and value arguments (cartesian product, first argument outermost, as jq-defined `$` parameters bind). */
 export function defV(name: string, arity: number, f: (i: Json, ...vals: Json[]) => Json): void {
   const fn = (i: Json, ...vals: Json[]): Json => f(numOf(i), ...vals.map(numOf));
   if (arity === 1) {

@@ -1,6 +1,6 @@
 /** libm-style math builtins (jq 1.7.1 exposes C99 math functions by name). */
 import type { Json } from "../engines/common/json.js";
-import { def0, defV } from "./builtins-define.js";
+import { def0, defC } from "./builtins-define.js";
 import { desc, fail } from "./values.js";
 
 function num(v: Json): number {
@@ -192,5 +192,5 @@ const TWO: Array<[string, (a: number, b: number) => number]> = [
   ["jn", (a, b) => besselJ(Math.trunc(a), b)],
   ["yn", (a, b) => besselY(Math.trunc(a), b)],
 ];
-for (const [name, f] of TWO) defV(name, 2, (_i, a, b) => f(num(a), num(b)));
-defV("fma", 3, (_i, a, b, c) => num(a) * num(b) + num(c));
+for (const [name, f] of TWO) defC(name, 2, (_i, a, b) => f(num(a), num(b)));
+defC("fma", 3, (_i, a, b, c) => num(a) * num(b) + num(c));

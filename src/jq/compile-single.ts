@@ -126,13 +126,8 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       const r = one(n.r);
       if (l === null || r === null) return null;
       return (i, env) => {
-        try {
-          const v = l(i, env);
-          if (truthy(v)) return v;
-        } catch (e) {
-          if (!(e instanceof JqError)) throw e;
-        }
-        return r(i, env);
+        const v = l(i, env);
+        return truthy(v) ? v : r(i, env);
       };
     }
     case "pipe": {

@@ -131,24 +131,16 @@ export function tryPGen(body: PGen, handler: PGen | null): PGen {
   };
 }
 
-/** `a // b`: truthy outputs of a, else the outputs of b; errors in a are suppressed. */
+/** `a // b`: truthy outputs of a, else the outputs of b (errors in a propagate, as in jq 1.7.1). */
 export function altGen(l: Gen, r: Gen): Gen {
   return (i, env, emit) => {
     let any = false;
-    let down = false;
-    try {
-      const stop = l(i, env, (v) => {
-        if (!truthy(v)) return false;
-        any = true;
-        down = true;
-        const s = emit(v);
-        down = false;
-        return s;
-      });
-      if (stop) return true;
-    } catch (e) {
-      if (down || !(e instanceof JqError)) throw e;
-    }
+    const stop = l(i, env, (v) => {
+      if (!truthy(v)) return false;
+      any = true;
+      return emit(v);
+    });
+    if (stop) return true;
     return any ? false : r(i, env, emit);
   };
 }
@@ -157,20 +149,12 @@ export function altGen(l: Gen, r: Gen): Gen {
 export function altPGen(l: PGen, r: PGen): PGen {
   return (i, p, env, emit) => {
     let any = false;
-    let down = false;
-    try {
-      const stop = l(i, p, env, (v, vp) => {
-        if (!truthy(v)) return false;
-        any = true;
-        down = true;
-        const s = emit(v, vp);
-        down = false;
-        return s;
-      });
-      if (stop) return true;
-    } catch (e) {
-      if (down || !(e instanceof JqError)) throw e;
-    }
+    const stop = l(i, p, env, (v, vp) => {
+      if (!truthy(v)) return false;
+      any = true;
+      return emit(v, vp);
+    });
+    if (stop) return true;
     return any ? false : r(i, p, env, emit);
   };
 }

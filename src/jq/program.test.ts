@@ -117,6 +117,18 @@ describe("path expressions", () => {
   });
 });
 
+describe("jq 1.7.1 evaluation order and error rules (checked against a jq 1.7 build)", () => {
+  it("lets errors on the left of // propagate", () => {
+    expect(run(".a // 2", 1).error).toBe('Cannot index number with string "a"');
+    expect(run("(.a)? // 2", 1).outputs).toEqual([2]);
+    expect(run("[(false, null, 1) // 42]").outputs).toEqual([[1]]);
+  });
+  it("varies the first argument of C builtins fastest, of jq-defined ones slowest", () => {
+    expect(run("[pow(1,2; 3,4)]").outputs).toEqual([[1, 8, 1, 16]]);
+    expect(run("[range(0,1; 3,4)]").outputs).toEqual([[0, 1, 2, 0, 1, 2, 3, 1, 2, 1, 2, 3]]);
+  });
+});
+
 describe("loops", () => {
   it("until and while iterate without using stack per step", () => {
     expect(run("0 | until(. >= 200000; . + 1)").outputs).toEqual([200000]);
