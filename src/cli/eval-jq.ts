@@ -1,6 +1,6 @@
 /** `arbiter eval jq`: one JSON request line in, one JSON answer out (outputs, printed, error). */
 import type { Json } from "../engines/common/json.js";
-import { compileJq, printCompact, type JqProgram } from "../jq/index.js";
+import { compileJq, plainJson, printCompact, type JqProgram } from "../jq/index.js";
 
 const cache = new Map<string, JqProgram | string>();
 
@@ -26,7 +26,8 @@ export function evalJqLine(line: unknown): object {
   if (line.args !== undefined && !isRecord(line.args)) return { compile_error: "`args` must be an object" };
   const prog = compileCached(line.program, line.args as Record<string, Json> | undefined);
   if (typeof prog === "string") return { compile_error: prog };
-  const r = prog.run((line.input ?? null) as Json);
+  // run keeping number literals so `printed` matches `jq -c` (`1.000` stays `1.000`); outputs are plain JSON
+  const r = prog.run((line.input ?? null) as Json, { keepLiterals: true });
   let printed: string[];
   try {
     printed = r.outputs.map(printCompact);
@@ -34,7 +35,7 @@ export function evalJqLine(line: unknown): object {
     if (e instanceof RangeError) return { outputs: [], printed: [], error: "output is nested too deeply to print" };
     throw e;
   }
-  const out: Record<string, unknown> = { outputs: r.outputs, printed };
+  const out: Record<string, unknown> = { outputs: r.outputs.map(plainJson), printed };
   if (r.error !== undefined) out.error = r.error;
   return out;
 }

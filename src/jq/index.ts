@@ -4,5 +4,6 @@ export type { CompileOptions, JqProgram, RunOptions, RunResult } from "./program
 export { formatJson, printCompact, formatNumber } from "./print.js";
 export type { FormatOptions } from "./print.js";
 export { parseJsonSeq, fromJson } from "./json-parse.js";
+export { plainJson } from "./litnum.js";
 export { compare as jqCompare, equals as jqEquals, BUDGET_MESSAGE } from "./values.js";
 export { REGEX_MAX_INPUT, REGEX_MAX_RISKY_INPUT } from "./regex.js";

@@ -71,8 +71,9 @@ describe("arbiter eval jq", () => {
   it("answers outputs and their compact printing", () => {
     expect(evalJqLine({ program: ".[] * 2", input: [1, 1.5] })).toEqual({ outputs: [2, 3], printed: ["2", "3"] });
     expect(evalJqLine({ program: "$x + 1", input: null, args: { x: 1e15 } })).toEqual({ outputs: [1000000000000001], printed: ["1000000000000001"] });
-    expect(evalJqLine({ program: "1e16, 1e-5, 0.1 + 0.2", input: null })).toEqual({ outputs: [1e16, 1e-5, 0.30000000000000004], printed: ["1e+16", "1e-05", "0.30000000000000004"] });
-    expect(evalJqLine({ program: "1e1000", input: null })).toEqual({ outputs: [Infinity], printed: ["1.7976931348623157e+308"] });
+    expect(evalJqLine({ program: "1e15 * 10, 1 / 100000, 0.1 + 0.2", input: null })).toEqual({ outputs: [1e16, 1e-5, 0.30000000000000004], printed: ["1e+16", "1e-05", "0.30000000000000004"] });
+    expect(evalJqLine({ program: "1e1000 + 0", input: null })).toEqual({ outputs: [Infinity], printed: ["1.7976931348623157e+308"] });
+    expect(evalJqLine({ program: "1.000, 1e1000", input: null })).toEqual({ outputs: [1, Infinity], printed: ["1.000", "1E+1000"] });
   });
   it("keeps outputs produced before an error", () => {
     expect(evalJqLine({ program: ".[] | {a:1} + .", input: [{ b: 2 }, 1] })).toEqual({
