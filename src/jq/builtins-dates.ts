@@ -2,7 +2,7 @@
 import type { Json } from "../engines/common/json.js";
 import { def0, defV } from "./builtins-define.js";
 import { S } from "./runtime.js";
-import { fail } from "./values.js";
+import { fail, numOf } from "./values.js";
 
 const DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
@@ -18,7 +18,12 @@ function gmtime(t: number): Json[] {
 }
 
 function isTm(v: Json): v is number[] {
-  return Array.isArray(v) && v.length >= 6 && v.every((x) => typeof x === "number");
+  return Array.isArray(v) && v.length >= 6 && v.every((x) => typeof numOf(x) === "number");
+}
+
+/** A broken-down time with any literal-carrying numbers read as doubles. */
+function tmOf(v: number[]): number[] {
+  return v.map((x) => numOf(x) as number);
 }
 
 function timegm(tm: number[]): number {
@@ -30,7 +35,7 @@ def0("localtime", (i) => (typeof i === "number" ? gmtime(i) : fail("localtime() 
 def0("mktime", (i) => {
   if (!Array.isArray(i)) return fail("mktime requires array inputs");
   if (!isTm(i)) return fail("mktime requires parsed datetime inputs");
-  return timegm(i);
+  return timegm(tmOf(i));
 });
 def0("now", () => S.now ?? Date.now() / 1000);
 
@@ -100,7 +105,7 @@ function strftimeFn(name: string) {
     const tm = typeof i === "number" ? gmtime(i) : i;
     if (!isTm(tm)) return fail(`${name}/1 requires parsed datetime inputs`);
     if (typeof f !== "string") return fail(`${name}/1 requires a string format`);
-    return strftime(tm, f);
+    return strftime(tmOf(tm), f);
   };
 }
 defV("strftime", 1, strftimeFn("strftime"));

@@ -3,7 +3,7 @@ import type { Json } from "../engines/common/json.js";
 import { def0, defV } from "./builtins-define.js";
 import { indexValue, indicesOf, sliceValue } from "./ops.js";
 import { printCompact } from "./print.js";
-import { fail, typeOf } from "./values.js";
+import { fail, numOf, typeOf } from "./values.js";
 
 
 // strings
@@ -17,7 +17,8 @@ def0("explode", (i) => (typeof i === "string" ? Array.from(i, (c) => c.codePoint
 def0("implode", (i) => {
   if (!Array.isArray(i)) return fail("implode input must be an array");
   let s = "";
-  for (const c of i) {
+  for (const c0 of i) {
+    const c = numOf(c0);
     if (typeof c !== "number" || c !== c)
       return fail(`${typeOf(c)} (${c !== c ? "null" : printCompact(c)}) can't be imploded, unicode codepoint needs to be numeric`);
     const n = Math.trunc(c);
