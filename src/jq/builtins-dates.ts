@@ -49,6 +49,12 @@ function strftime(tm: number[], fmt: string): string {
     const wd = startMonday ? (wday + 6) % 7 : wday;
     return Math.floor((yday + 7 - wd) / 7);
   };
+  const iso = (): [number, number] => {
+    const day = Date.UTC(y, mo, d);
+    const thursday = day + (3 - ((wday + 6) % 7)) * 86400000;
+    const isoYear = new Date(thursday).getUTCFullYear();
+    return [isoYear, 1 + Math.floor((thursday - Date.UTC(isoYear, 0, 1)) / (7 * 86400000))];
+  };
   let out = "";
   for (let k = 0; k < fmt.length; k++) {
     const c = fmt[k];
@@ -91,6 +97,9 @@ function strftime(tm: number[], fmt: string): string {
       case "w": out += String(wday); break;
       case "U": out += p2(weekNum(false)); break;
       case "W": out += p2(weekNum(true)); break;
+      case "G": out += String(iso()[0]); break;
+      case "g": out += p2(((iso()[0] % 100) + 100) % 100); break;
+      case "V": out += p2(iso()[1]); break;
       case "n": out += "\n"; break;
       case "t": out += "\t"; break;
       case "%": out += "%"; break;
