@@ -218,8 +218,8 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       return (i) => applyFormat(name, i);
     }
     case "call": {
-      if (sc.lookupCallable(n.name, n.args.length) !== null) return null;
-      const nat = natives.get(n.name + "/" + n.args.length);
+      const found = sc.lookupCallable(n.name, n.args.length);
+      const nat = found === null ? natives.get(n.name + "/" + n.args.length) : "fi" in found ? found.fi.native : undefined;
       if (nat === undefined || nat.fn === undefined) return null;
       const fn = nat.fn;
       const args: Val[] = [];

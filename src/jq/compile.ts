@@ -250,7 +250,7 @@ export class Compiler {
 
   private resolve(name: string, nargs: number, sc: Scope, pos: number): { closure: number } | { fi: FuncInfo } | { native: Native } {
     const r = sc.lookupCallable(name, nargs);
-    if (r) return r;
+    if (r) return "fi" in r && r.fi.native !== undefined ? { native: r.fi.native } : r;
     const nat = NATIVES.get(name + "/" + nargs);
     if (nat) return { native: nat };
     throw new JqCompileError(`${name}/${nargs} is not defined`, pos);

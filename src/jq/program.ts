@@ -12,6 +12,7 @@ import { Compiler, NATIVES } from "./compile.js";
 import { defNative } from "./builtins-define.js";
 import { JqSyntaxError, lineCol } from "./lexer.js";
 import { BUILTIN_MODULES } from "./modules.js";
+import { NATIVE_MODULE_FUNCTIONS } from "./modules-native.js";
 import { parseModule, parseProgram } from "./parser.js";
 import { PRELUDE } from "./prelude.js";
 import { litStats, plainJson } from "./litnum.js";
@@ -96,9 +97,13 @@ function addModule(name: string, alias: string | null, sc: Scope, modules: Recor
       inner = addModule(d.path, d.alias, inner, modules, next);
     }
     const c = new Compiler(true);
+    const natives = builtin ? NATIVE_MODULE_FUNCTIONS[name] : undefined;
     exported = [];
     for (const d of ast.defs) {
       inner = c.define(d, inner);
+      const fi = inner.fi;
+      const nat = natives?.[d.name + "/" + d.params.length];
+      if (fi !== null && nat !== undefined) fi.native = nat;
       exported.push(inner);
     }
     if (builtin) moduleCache.set(name, exported);

@@ -1,5 +1,6 @@
 /** Compile-time scopes: which names are bound where, resolved to environment depths. */
 import type { FuncDef } from "./ast.js";
+import type { Native } from "./compile.js";
 import type { ArgInfo, Gen, PGen } from "./runtime.js";
 
 /** A compile error with the source offset where it was found. */
@@ -24,6 +25,8 @@ export interface FuncInfo {
   pgen: PGen | null;
   /** Number of slots the call pushes (closures, then `$` values). */
   valueParams: number[];
+  /** Set for built-in module functions implemented natively: calls go straight to it. */
+  native?: Native;
 }
 
 /** One scope entry; slot entries occupy one runtime Env binding. */
