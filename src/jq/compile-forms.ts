@@ -2,7 +2,7 @@
 import type { Json } from "../engines/common/json.js";
 import type { Node, Pattern } from "./ast.js";
 import { applyFormat, checkFormat } from "./formats.js";
-import { binop } from "./ops.js";
+import { binop, indexValue } from "./ops.js";
 import { delPaths, getPath, setPath, updatePath } from "./paths.js";
 import { Env, step, type Gen } from "./runtime.js";
 import { JqCompileError, type Scope } from "./scope.js";
@@ -89,10 +89,30 @@ export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node }
   };
 }
 
+/** The keys of `.k1.k2...` when every key is a string literal, else null (see assignGen). */
+function literalKeyPath(n: Node): string[] | null {
+  const keys: string[] = [];
+  let cur = n;
+  while (cur.k === "index") {
+    if (cur.key.k !== "literal" || typeof cur.key.v !== "string") return null;
+    keys.unshift(cur.key.v);
+    cur = cur.target;
+  }
+  return cur.k === "identity" && keys.length > 0 ? keys : null;
+}
+
 /** `=`, `|=` and the arithmetic update operators, over the paths of the left side. */
 export function assignGen(c: Compiler, op: string, lhs: Node, rhs: Node, sc: Scope): Gen {
+  const keys = literalKeyPath(lhs);
+  const only = keys === null ? null : [keys];
   const lp = c.pgen(lhs, sc);
   const collect = (i: Json, env: Env | null): Json[][] | null => {
+    if (only !== null) {
+      // `.a.b...` with literal keys has exactly one path; walk it only for path mode's errors
+      let tv = i;
+      for (const k of only[0]) tv = tv === null ? null : indexValue(tv, k);
+      return only;
+    }
     const ps: Json[][] = [];
     const stop = lp(i, [], env, (v, p) => {
       if (p === null) return invalidPathResult(v);

@@ -207,7 +207,6 @@ export function setKey(o: JObj, k: string, v: Json): void {
 
 /** A shallow copy of an object preserving key order. */
 export function copyObj(o: JObj): JObj {
-  const r: JObj = {};
-  for (const k in o) setKey(r, k, o[k]);
-  return r;
+  // spread defines own data properties (so `__proto__` stays a plain key) in for-in order
+  return { ...o };
 }
