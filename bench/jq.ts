@@ -92,6 +92,10 @@ const COMPILE_20 = [
   "| .",
 ].join("\n");
 
+const REGEX_CAPTURE = 'capture("^(?<n>[0-9]+)(?<u>[kmgt]i?)?$"; "i")';
+const REGEX_MATCH = '[match("(?<v>[0-9]+)(?<u>[HMS])"; "g") | .captures | map(.offset)]';
+const REGEX_TWO = '[test("^P[0-9]+D$"), test("^PT[0-9]+S$"), (capture("^P(?<d>[0-9]+)D$") | .d)]';
+
 /** jq-web has no pscheduler modules: inline them with `alias_` prefixed names. */
 function inlineModules(src: string): string {
   return src.replace(/import "([^"]+)" as (\w+);/g, (_m, name: string, alias: string) => {
@@ -129,7 +133,7 @@ function compile(src: string, args?: Record<string, Json>): JqProgram {
   return r.value;
 }
 
-/** Measures our engine against jq-web on the five scripts and the compile time of a 20-line script. */
+/** Measures our engine against jq-web on the scripts (five policy-like, three regex) and the compile time of a 20-line script. */
 export async function runJqBench(ms = 400): Promise<BenchRow[]> {
   compileJq = (await bundledEngine()).compileJq;
   // compile time first, before jq-web's WebAssembly heap is loaded into this process
@@ -142,6 +146,9 @@ export async function runJqBench(ms = 400): Promise<BenchRow[]> {
     ["classifiers_has check", CLASSIFIERS_HAS, TASK, undefined, CLASSIFIERS_HAS],
     ["CIDR-list transform (5,000 entries)", CIDR_TRANSFORM, CIDRS, undefined, CIDR_TRANSFORM],
     ["iso::duration_as_seconds comparison", ISO_COMPARE, TASK, { max: "PT1M" }, ISO_COMPARE.replace("$max", '"PT1M"')],
+    ["regex: capture, named groups", REGEX_CAPTURE, "25Ki", undefined, REGEX_CAPTURE],
+    ["regex: match, group offsets", REGEX_MATCH, "PT10M30S", undefined, REGEX_MATCH],
+    ["regex: two patterns alternating", REGEX_TWO, "P2D", undefined, REGEX_TWO],
   ];
   const rows: BenchRow[] = [];
   const speedups: string[] = [];

@@ -7,12 +7,23 @@ import { fail, numOf, typeOf } from "./values.js";
 
 
 // strings
-def0("ascii_downcase", (i) =>
-  typeof i === "string" ? i.replace(/[A-Z]/g, (c) => c.toLowerCase()) : fail("explode input must be a string"),
-);
-def0("ascii_upcase", (i) =>
-  typeof i === "string" ? i.replace(/[a-z]/g, (c) => c.toUpperCase()) : fail("explode input must be a string"),
-);
+const UPPER_RUN = /[A-Z]+/g;
+const LOWER_RUN = /[a-z]+/g;
+const toLower = (c: string): string => c.toLowerCase();
+const toUpper = (c: string): string => c.toUpperCase();
+
+/**
+ * Changes the case of ASCII letters only: an all-ASCII string goes through the (then
+ * equivalent) built-in case mapping, others through a replace of letter runs.
+ */
+export function asciiCase(s: string, upper: boolean): string {
+  for (let k = 0; k < s.length; k++) {
+    if (s.charCodeAt(k) > 0x7f) return upper ? s.replace(LOWER_RUN, toUpper) : s.replace(UPPER_RUN, toLower);
+  }
+  return upper ? s.toUpperCase() : s.toLowerCase();
+}
+def0("ascii_downcase", (i) => (typeof i === "string" ? asciiCase(i, false) : fail("explode input must be a string")));
+def0("ascii_upcase", (i) => (typeof i === "string" ? asciiCase(i, true) : fail("explode input must be a string")));
 def0("explode", (i) => (typeof i === "string" ? Array.from(i, (c) => c.codePointAt(0) as number) : fail("explode input must be a string")));
 def0("implode", (i) => {
   if (!Array.isArray(i)) return fail("implode input must be an array");

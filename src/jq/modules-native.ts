@@ -5,6 +5,7 @@
  * input current at that point of the jq body) and every error text.
  */
 import type { Json } from "../engines/common/json.js";
+import { asciiCase } from "./builtins-strings.js";
 import type { Native } from "./compile.js";
 import { printCompact } from "./print.js";
 import { captureAll } from "./regex.js";
@@ -47,7 +48,7 @@ const ISO_PREFIX = "Invalid ISO 8601 duration '";
 function durationOf(y: Json, v: ArgInfo, env: Env | null, emit: (x: Json) => boolean): boolean {
   const s = numOf(y);
   if (typeof s !== "string") return fail("explode input must be a string");
-  const up = s.replace(/[a-z]+/g, (c) => c.toUpperCase());
+  const up = asciiCase(s, true);
   for (const m of captureAll(up, DURATION_RE, null)) {
     if (m.invalid !== null) {
       if (raiseWith(ISO_PREFIX, v, m, env)) return true;
@@ -75,7 +76,7 @@ const SI_PREFIX = "Invalid SI Number '";
 function siOf(y: Json, v: ArgInfo, env: Env | null, emit: (x: Json) => boolean): boolean {
   const s = numOf(y);
   if (typeof s !== "string") return fail("explode input must be a string");
-  const down = s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+  const down = asciiCase(s, false);
   const found = captureAll(down, SI_RE, null);
   const m: JObj | undefined = found[0];
   if (m === undefined) return raiseWith(SI_PREFIX, v, down, env);

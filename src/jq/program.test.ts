@@ -49,6 +49,21 @@ describe("compileJq / run API", () => {
   });
 });
 
+describe("regex cache and match paths", () => {
+  it("keeps patterns compiled per flags apart when calls alternate", () => {
+    expect(run('[test("a"), test("a"; "i"), test("a"), test("a"; "ix")]', "A").outputs).toEqual([[false, true, false, true]]);
+    expect(run('[capture("(?<x>a)"), capture("(?<x>a)"; "gi")]', "aA").outputs).toEqual([[{ x: "a" }, { x: "a" }, { x: "A" }]]);
+  });
+  it("gives code-point offsets with and without groups", () => {
+    expect(run('[match("b"; "g") | [.offset, .length]]', "\u{1F600}b\u{1F600}b").outputs).toEqual([[[1, 1], [3, 1]]]);
+    expect(run('match("(b)") | .captures[0].offset', "\u{1F600}b").outputs).toEqual([1]);
+  });
+  it("changes only ASCII letters in ascii_upcase / ascii_downcase", () => {
+    expect(run("ascii_upcase", "straße µ abc").outputs).toEqual(["STRAßE µ ABC"]);
+    expect(run("ascii_downcase", "ÀB İ").outputs).toEqual(["Àb İ"]);
+  });
+});
+
 describe("pscheduler modules", () => {
   const iso = (arg: string, input: Json = null) => run(`import "pscheduler/iso8601" as iso; iso::duration_as_seconds(${arg})`, input);
   it("iso::duration_as_seconds", () => {

@@ -9,10 +9,16 @@ export const REGEX_MAX_RISKY_INPUT = 32;
 
 interface Compiled {
   re: RegExp;
-  /** The same pattern without match indices (faster) for test and capture. */
+  /** The same pattern without match indices (faster) for test, capture and group-less match. */
   plain: RegExp;
   names: Array<string | null>;
   risky: boolean;
+  /** The validated jq flags it was compiled with, and what they ask for. */
+  flags: string;
+  /** Capture groups of the translated pattern (0: matches need no indices). */
+  groups: number;
+  global: boolean;
+  skipEmpty: boolean;
 }
 
 const POSIX: Record<string, string> = {
@@ -25,7 +31,9 @@ const SYNTAX = new Set("^$\\.*+?()[]{}|/-".split(""));
 
 const WORD = "\\p{L}\\p{N}\\p{M}_";
 
-const cache = new Map<string, Compiled>();
+/** flags → pattern → compiled: two lookups on strings the program already holds, no key to build. */
+const cache = new Map<string, Map<string, Compiled>>();
+let cached = 0;
 
 function stripExtended(p: string): string {
   let out = "";
@@ -63,8 +71,8 @@ export function compileRegex(pattern: string, flags: string): Compiled {
 }
 
 function compileRegexUncached(pattern: string, flags: string): Compiled {
-  const key = flags + "\u0000" + pattern;
-  const hit = cache.get(key);
+  let byPattern = cache.get(flags);
+  const hit = byPattern?.get(pattern);
   if (hit) return hit;
   let p = pattern;
   let ci = flags.includes("i");
@@ -155,9 +163,24 @@ function compileRegexUncached(pattern: string, flags: string): Compiled {
     return fail(`Regex failure: ${(e as Error).message}`);
   }
   const risky = /\((?:[^()\\]|\\.)*(?:[+*]|\{\d+,\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,\})/.test(out);
-  const r = { re, names, risky, plain: new RegExp(re.source, re.flags.replace("d", "")) };
-  if (cache.size > 1000) cache.clear();
-  cache.set(key, r);
+  const r: Compiled = {
+    re,
+    names,
+    risky,
+    plain: new RegExp(re.source, re.flags.replace("d", "")),
+    flags,
+    groups: (new RegExp(out + "|", "u").exec("") as RegExpExecArray).length - 1,
+    global: flags.includes("g"),
+    skipEmpty: flags.includes("n"),
+  };
+  if (cached >= 1000) {
+    cache.clear();
+    cached = 0;
+    byPattern = undefined;
+  }
+  if (byPattern === undefined) cache.set(flags, (byPattern = new Map()));
+  byPattern.set(pattern, r);
+  cached++;
   return r;
 }
 
@@ -183,8 +206,8 @@ function utf8Len(cp: number): number {
   return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
 }
 
-/** Checks input and pattern once for every regex function. */
-function prepare(s: Json, reV: Json, flagsV: Json): { s: string; flags: string; c: Compiled } {
+/** Checks input and pattern once for every regex function; returns the compiled pattern. */
+function prepare(s: Json, reV: Json, flagsV: Json): Compiled {
   if (typeof s !== "string") return fail(`${desc(s)} cannot be matched, as it is not a string`);
   if (typeof reV !== "string") return fail(`${desc(reV)} is not a string`);
   const flags = checkFlags(flagsV);
@@ -192,17 +215,18 @@ function prepare(s: Json, reV: Json, flagsV: Json): { s: string; flags: string; 
   const c = compileRegex(reV, flags);
   if (c.risky && s.length > REGEX_MAX_RISKY_INPUT)
     return fail(`Regex failure: pattern with nested unbounded quantifiers on input longer than ${REGEX_MAX_RISKY_INPUT} characters`);
-  return { s, flags, c };
+  return c;
 }
 
 /** `capture` objects without computing match offsets (named groups only). */
 export function captureAll(sV: Json, reV: Json, flagsV: Json): JObj[] {
-  const { s, flags, c } = prepare(sV, reV, flagsV);
-  if (flags.includes("n")) return (matchAll(sV, reV, flagsV, false) as JObj[]).map(captureFromMatch);
+  const c = prepare(sV, reV, flagsV);
+  const s = sV as string;
+  if (c.skipEmpty) return (matchAll(sV, reV, flagsV, false) as JObj[]).map(captureFromMatch);
   const re = c.plain;
   re.lastIndex = 0;
   const out: JObj[] = [];
-  const global = flags.includes("g");
+  const global = c.global;
   let guard = 0;
   while (re.lastIndex <= s.length) {
     if (++guard > 1_000_000) throw new JqError("Regex failure: too many matches");
@@ -233,15 +257,16 @@ function captureFromMatch(m: JObj): JObj {
 /** All matches (or the first unless `g`) of `re` in `s` as jq match objects. */
 export function matchAll(sV: Json, reV: Json, flagsV: Json, testOnly: boolean): Json[] | boolean {
   const s = sV as string;
-  const { flags, c } = prepare(sV, reV, flagsV);
-  if (testOnly && !flags.includes("n")) {
+  const c = prepare(sV, reV, flagsV);
+  if (testOnly && !c.skipEmpty) {
     c.plain.lastIndex = 0;
-    return c.plain.test(s as string);
+    return c.plain.test(s);
   }
-  const re = c.re;
+  // match indices are only needed for the offsets of groups
+  const re = c.groups === 0 ? c.plain : c.re;
   re.lastIndex = 0;
-  const global = flags.includes("g");
-  const skipEmpty = flags.includes("n");
+  const global = c.global;
+  const skipEmpty = c.skipEmpty;
   const hasSur = /[\uD800-\uDFFF]/.test(s);
   const out: Json[] = [];
   let guard = 0;
