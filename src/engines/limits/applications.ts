@@ -46,7 +46,7 @@ export function checkLimit(limit: Limit, task: JsonObject, checkSchedule: boolea
 export function checkApplications(
   applications: readonly Application[],
   limits: readonly Limit[],
-  classified: ReadonlySet<number>,
+  classified: readonly boolean[],
   task: JsonObject,
   checkSchedule: boolean,
   now: number,
@@ -55,7 +55,7 @@ export function checkApplications(
   const lines: string[] = [];
   let passed = false;
   for (const app of applications) {
-    if (app.classifier >= 0 && !classified.has(app.classifier)) continue;
+    if (app.classifier >= 0 && !classified[app.classifier]) continue;
     lines.push(`Application: ${app.description}`);
     let groupsFailed = app.groups.length;
     for (let g = 0; g < app.groups.length; g++) {

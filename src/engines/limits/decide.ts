@@ -55,6 +55,11 @@ function percentD(n: Json | undefined): string {
   return String(Math.trunc(n));
 }
 
+/** Whether the verdict may be cached: no DNS or list consulted, no run times, no clock-reading script. */
+function isCacheable(state: EvalState, request: LimitsRequest, policy: LimitsPolicy): boolean {
+  return !state.usedOutside && request.run === undefined && !policy.readsClock;
+}
+
 async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: LimitsContext): Promise<Decision<LimitsVerdict>> {
   const hints: JsonObject = { requester: request.requester };
   if (request.server !== undefined) hints.server = request.server;
@@ -71,7 +76,6 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
   const state: EvalState = { ctx, usedOutside: false };
   const trace: Trace | null = ctx.explain ? { hints, identifiers: [], classifiers: [], limits: [] } : null;
   const now = ctx.now / 1000;
-  const cacheable = (): boolean => !state.usedOutside && request.run === undefined && !policy.readsClock;
   const diags: string[] = [];
 
   const keys = Object.keys(hints).sort();
@@ -97,27 +101,26 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
   if (identErrors.length > 0) diags.push("Identifier diagnostics:", ...identErrors);
   if (identified.length === 0) {
     diags.push("Made no identifications.");
-    return verdict(denied(diags.join("\n")), cacheable(), trace);
+    return verdict(denied(diags.join("\n")), isCacheable(state, request, policy), trace);
   }
   diags.push(`Identified as ${identified.join(", ")}`);
 
   // Classification
   const classifications: string[] = [];
-  const classified = new Set<number>();
-  policy.classifiers.forEach((c, i) => {
+  const classified: boolean[] = [];
+  for (let i = 0; i < policy.classifiers.length; i++) {
+    const c = policy.classifiers[i];
     let count = 0;
     for (const id of c.identifiers) if (identifiedFlags[id]) count++;
     const yes =
       c.require === "none" ? count === 0 : c.require === "one" ? count === 1 : c.require === "all" ? count === c.identifiers.length : count >= 1;
-    if (yes) {
-      classifications.push(c.name);
-      classified.add(i);
-    }
-  });
+    classified.push(yes);
+    if (yes) classifications.push(c.name);
+  }
   if (trace) trace.classifiers = classifications;
   if (classifications.length === 0) {
     diags.push("Made no classifications.");
-    return verdict(denied(diags.join("\n"), { identifiers: identified }), cacheable(), trace);
+    return verdict(denied(diags.join("\n"), { identifiers: identified }), isCacheable(state, request, policy), trace);
   }
   diags.push(`Classified as ${classifications.join(", ")}`);
 
@@ -133,7 +136,7 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
       if (trace) trace.rewrite = { error: r.error };
       return verdict(
         denied(`Error while rewriting: ${r.error}`, { identifiers: identified, classifiers: classifications }),
-        cacheable(),
+        isCacheable(state, request, policy),
         trace,
       );
     }
@@ -158,8 +161,8 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
   if (prioritize && apps.passed && policy.prioritizer) {
     const p = policy.prioritizer.run(task, classifications, now);
     const common = { identifiers: identified, classifiers: classifications, changes };
-    if ("error" in p) return verdict(denied(`Error determining priority: ${p.error}`, common), cacheable(), trace);
-    if ("noResult" in p) return verdict(denied("Prioritizer produced no result", common), cacheable(), trace);
+    if ("error" in p) return verdict(denied(`Error determining priority: ${p.error}`, common), isCacheable(state, request, policy), trace);
+    if ("noResult" in p) return verdict(denied("Prioritizer produced no result", common), isCacheable(state, request, policy), trace);
     priority = p.priority;
     const requested = task.priority;
     const requestedText = requested === undefined || requested === null ? "" : ` ${percentD(requested)} requested,`;
@@ -180,7 +183,7 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
       priority,
       diagnostics: diags.join("\n"),
     },
-    cacheable(),
+    isCacheable(state, request, policy),
     trace,
   );
 }

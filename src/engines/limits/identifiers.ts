@@ -66,6 +66,31 @@ function requesterOf(hints: JsonObject): string | undefined {
   return r === undefined ? undefined : pyStr(r);
 }
 
+// Several identifiers parse the same requester, and consecutive decisions often share it:
+// the last parse of each kind is kept (the parsed values are never modified).
+let netText: string | null = null;
+let netParsed: IpNetwork | null = null;
+let addrText: string | null = null;
+let addrParsed: IpNetwork | null = null;
+
+/** parseNetwork, remembering the last text parsed. */
+function networkOf(text: string): IpNetwork | null {
+  if (text !== netText) {
+    netParsed = parseNetwork(text);
+    netText = text;
+  }
+  return netParsed;
+}
+
+/** parseAddress, remembering the last text parsed. */
+function addressOf(text: string): IpNetwork | null {
+  if (text !== addrText) {
+    addrParsed = parseAddress(text);
+    addrText = text;
+  }
+  return addrParsed;
+}
+
 const always: Build = (data) => {
   const e = emptyObject(data);
   return e ? err(e) : ok(() => true);
@@ -79,7 +104,7 @@ const localif: Build = (data) => {
   return ok((hints, state) => {
     const r = requesterOf(hints);
     if (r === undefined) return false;
-    const net = parseNetwork(r);
+    const net = networkOf(r);
     if (!net) return { error: `${pyStringRepr(r)} does not appear to be an IPv4 or IPv6 network` };
     if (net.hostBits) return { error: `${r} has host bits set` };
     if (cachedFor !== state.ctx.localAddresses) {
@@ -132,7 +157,7 @@ const ipCidrList: Build = (data) => {
   return ok((hints) => {
     const r = requesterOf(hints);
     if (r === undefined) return false;
-    const net = parseNetwork(r);
+    const net = networkOf(r);
     if (!net) return { error: `${pyStringRepr(r)} does not appear to be an IPv4 or IPv6 network` };
     if (net.hostBits) return { error: `${r} has host bits set` };
     return set.overlaps(net);
@@ -209,7 +234,7 @@ const ipCidrListUrl: Build = (data) => {
     if (list === undefined || list.size === 0) return failState;
     const r = requesterOf(hints);
     if (r === undefined) return false;
-    const addr = parseAddress(r);
+    const addr = addressOf(r);
     if (!addr) return { error: `Invalid IP ${pyStringRepr(r)}` };
     return list.contains(addr) && !exclude.contains(addr);
   });
@@ -237,6 +262,10 @@ function timeoutMs(text: string | undefined, fallbackMs: number): number {
   return d.ok ? d.value / 1000 : fallbackMs;
 }
 
+// the Cymru name of the last address asked about (addressOf returns the same object for the same text)
+let bogonAddr: IpNetwork | null = null;
+let bogonName = "";
+
 const ipCymruBogon: Build = (data) => {
   const e = checkData(BOGON_SCHEMA, data);
   if (e) return err(e);
@@ -249,10 +278,14 @@ const ipCymruBogon: Build = (data) => {
   return ok(async (hints, state) => {
     const r = requesterOf(hints);
     if (r === undefined) return false;
-    const addr = parseAddress(r);
+    const addr = addressOf(r);
     if (!addr) return { error: `${pyStringRepr(r)} does not appear to be an IPv4 or IPv6 address` };
     state.usedOutside = true;
-    const name = `${reverseLabels(addr).join(".")}.${addr.family === 4 ? "v4" : "v6"}.fullbogons.cymru.com`;
+    if (addr !== bogonAddr) {
+      bogonName = `${reverseLabels(addr).join(".")}.${addr.family === 4 ? "v4" : "v6"}.fullbogons.cymru.com`;
+      bogonAddr = addr;
+    }
+    const name = bogonName;
     const dns = state.ctx.dns;
     if (!dns) return failResult;
     const answer = await dns.lookup(name, "A", ms);
@@ -281,7 +314,7 @@ const ipReverseDns: Build = (data) => {
   return ok(async (hints, state) => {
     const r = requesterOf(hints);
     if (r === undefined) return false;
-    const addr = parseAddress(r);
+    const addr = addressOf(r);
     if (!addr) return { error: `${pyStringRepr(r)} does not appear to be an IPv4 or IPv6 address` };
     state.usedOutside = true;
     const dns = state.ctx.dns;
