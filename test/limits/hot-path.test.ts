@@ -1,0 +1,71 @@
+/**
+ * Behaviour the hot-path shortcuts of the limits engine must keep: the rewriter's
+ * private key added and removed around tasks holding odd keys, and the requester
+ * parse shared by identifiers across consecutive decisions.
+ */
+import { describe, expect, it } from "vitest";
+import type { JsonObject } from "../../src/engines/common/json.js";
+import { decideLimits, type LimitsContext, type LimitsPolicy } from "../../src/engines/limits/index.js";
+import { loadLimitsText } from "../../src/engines/limits/engine.js";
+import { compilePrioritizer, compileRewriter } from "../../src/engines/limits/scripts.js";
+
+const ctx: LimitsContext = { now: 0, explain: false, cidrList: () => undefined, localAddresses: ["192.0.2.1"] };
+
+function policy(limitsJson: unknown): LimitsPolicy {
+  const r = loadLimitsText(JSON.stringify(limitsJson));
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value;
+}
+
+describe("rewriter and prioritizer private keys", () => {
+  it("keep a task's own __proto__ key as a plain key and its key order", () => {
+    const task = JSON.parse('{"__proto__": {"x": 1}, "test": {"type": "rtt", "spec": {}}, "z": 1}') as JsonObject;
+    const rw = compileRewriter({ script: ['.test.spec.count = 3 | change("set count")'] });
+    if (!rw.ok) throw new Error(rw.error);
+    const r = rw.value.run(task, ["c"], { requester: "192.0.2.1" }, 0);
+    if ("error" in r) throw new Error(r.error);
+    expect(Object.keys(r.task)).toEqual(["__proto__", "test", "z"]);
+    expect(Object.getPrototypeOf(r.task)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(r.task, "__proto__")?.value).toEqual({ x: 1 });
+    expect(r.task.test).toEqual({ type: "rtt", spec: { count: 3 } });
+    expect(r).toMatchObject({ changed: true, messages: ["set count"] });
+    const pr = compilePrioritizer({ script: ['set(if .["__proto__"].x == 1 then 7 else 0 end; "proto seen")'] });
+    if (!pr.ok) throw new Error(pr.error);
+    expect(pr.value.run(task, ["c"], 0)).toEqual({ priority: 7, notes: ["proto seen  (Set to 7)"] });
+  });
+  it("overwrite a private key the task already carries, in place", () => {
+    const task = { __REWRITER_PRIVATE__: "mine", test: { type: "rtt", spec: {} } } as JsonObject;
+    const rw = compileRewriter({ script: ["keys_unsorted"] });
+    if (!rw.ok) throw new Error(rw.error);
+    expect(rw.value.run(task, [], {}, 0)).toEqual({ error: 'Invalid rewriter result:\n["__REWRITER_PRIVATE__","test"]' });
+  });
+});
+
+describe("identifiers sharing the requester parse", () => {
+  const p = policy({
+    schema: 1,
+    identifiers: [
+      { name: "local", description: "l", type: "localif", data: {} },
+      { name: "listed", description: "c", type: "ip-cidr-list", data: { cidrs: ["198.51.100.0/24"] } },
+    ],
+    classifiers: [
+      { name: "friends", description: "f", identifiers: ["local"] },
+      { name: "foes", description: "f", identifiers: ["listed"] },
+    ],
+    limits: [{ name: "ok", description: "ok", type: "pass-fail", data: { pass: true } }],
+    applications: [{ apply: [{ require: "all", limits: ["ok"] }] }],
+  });
+  it("answer for each decision's own requester, alternating and repeated", async () => {
+    const task = { test: { type: "rtt", spec: {} } };
+    for (const [requester, want] of [
+      ["192.0.2.1", ["local"]],
+      ["198.51.100.7", ["listed"]],
+      ["198.51.100.7", ["listed"]],
+      ["192.0.2.1", ["local"]],
+      ["not an address", []],
+    ] as const) {
+      const d = await decideLimits(p, { requester, task }, ctx);
+      expect(d.verdict.identifiers).toEqual(want);
+    }
+  });
+});
