@@ -39,6 +39,15 @@ export function checkLimit(limit: Limit, task: JsonObject, checkSchedule: boolea
   return r.passed ? { passed: false, reasons: ["Passed but inverted"] } : { passed: true, reasons: [] };
 }
 
+/** The fixed parts of group `j`'s limit lines (see Group), made once at load time. */
+export function groupLines(j: number, names: readonly string[]): { passLines: string[]; failPrefixes: string[] } {
+  const prefix = `Group ${j + 1}: `;
+  return {
+    passLines: names.map((name) => indent(`${prefix}Limit '${name}' passed`)),
+    failPrefixes: names.map((name) => `${prefix}Limit '${name}' failed: `),
+  };
+}
+
 /**
  * Runs the applications for the classified requester; returns the verdict and
  * the application block (one string of lines, empty when none applied).
@@ -63,16 +72,16 @@ export function checkApplications(
       const prefix = `Group ${g + 1}: `;
       let passes = 0;
       let fails = 0;
-      for (const index of group.limits) {
-        const limit = limits[index];
+      for (let j = 0; j < group.limits.length; j++) {
+        const limit = limits[group.limits[j]];
         const r = checkLimit(limit, task, checkSchedule, now);
         trace?.push({ limit: limit.name, passed: r.passed, reasons: r.reasons });
         if (r.passed) {
           passes++;
-          lines.push(indent(`${prefix}Limit '${limit.name}' passed`));
+          lines.push(group.passLines[j]);
         } else {
           fails++;
-          lines.push(indent(`${prefix}Limit '${limit.name}' failed: ${r.reasons.join("; ")}`));
+          lines.push(indent(group.failPrefixes[j] + r.reasons.join("; ")));
         }
       }
       const ok = groupPasses(group.require, passes, fails);

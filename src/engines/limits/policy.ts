@@ -6,6 +6,7 @@
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { err, ok, type Result } from "../common/result.js";
+import { groupLines } from "./applications.js";
 import { compileIdentifier, type Identifier, type IdentifierEntry, type UrlSource, urlSourceOf } from "./identifiers.js";
 import { readsClock, type JqSpec } from "./jq-bridge.js";
 import { compileLimitType, type LimitEvaluator } from "./limit-types.js";
@@ -43,6 +44,9 @@ export interface Group {
   readonly require: HowMany;
   readonly limits: readonly number[];
   readonly names: readonly string[];
+  /** Per limit, prepared at load: its diagnostic line when it passes, and the start of the one when it fails. */
+  readonly passLines: readonly string[];
+  readonly failPrefixes: readonly string[];
 }
 
 /** A compiled application. */
@@ -219,7 +223,12 @@ export function buildPolicy(config: Json): Result<LimitsPolicy, LoadError> {
   const applications: Application[] = appEntries.map((a) => ({
     description: a.description ?? "(No description)",
     classifier: a.classifier === undefined ? -1 : (classIndex.get(a.classifier) as number),
-    groups: a.apply.map((g) => ({ require: g.require, names: g.limits, limits: g.limits.map((l) => limitIndex.get(l) as number) })),
+    groups: a.apply.map((g, j) => ({
+      require: g.require,
+      names: g.limits,
+      limits: g.limits.map((l) => limitIndex.get(l) as number),
+      ...groupLines(j, g.limits),
+    })),
     stopOnFailure: a["stop-on-failure"] === true,
     invert: a.invert === true,
   }));
