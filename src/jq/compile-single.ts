@@ -8,10 +8,11 @@ import type { Node } from "./ast.js";
 import type { Compiler, Native } from "./compile.js";
 import { applyFormat } from "./formats.js";
 import { binop, indexValue, sliceValue } from "./ops.js";
+import { IS_PROTO_KEY, field } from "./eval-helpers.js";
 import { printCompact } from "./print.js";
 import { Env, step, up, type Gen } from "./runtime.js";
 import { JqCompileError, type Scope } from "./scope.js";
-import { JqError, desc, fail, getKey, isObject, numOf, setKey, truthy, type JObj } from "./values.js";
+import { JqError, desc, fail, numOf, setKey, truthy, type JObj } from "./values.js";
 
 /** A single-valued expression: input and environment in, one value out (or a thrown error). */
 export type Val = (i: Json, env: Env | null) => Json;
@@ -28,12 +29,6 @@ function hasBreak(n: unknown): boolean {
     if (Array.isArray(v) ? v.some(hasBreak) : typeof v === "object" && hasBreak(v)) return true;
   }
   return false;
-}
-
-function fieldOf(t: Json, k: string): Json {
-  if (isObject(t)) return getKey(t, k);
-  if (t === null) return null;
-  return indexValue(t, k);
 }
 
 function text(v: Json): string {
@@ -74,7 +69,8 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       if (t === null) return null;
       if (n.key.k === "literal" && typeof n.key.v === "string") {
         const k = n.key.v;
-        return (i, env) => fieldOf(t(i, env), k);
+        const safe = !IS_PROTO_KEY(k);
+        return (i, env) => field(t(i, env), k, safe);
       }
       const k = one(n.key);
       if (k === null) return null;
