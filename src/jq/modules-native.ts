@@ -8,7 +8,7 @@ import type { Json } from "../engines/common/json.js";
 import { asciiCase } from "./builtins-strings.js";
 import type { Native } from "./compile.js";
 import { printCompact } from "./print.js";
-import { captureAll } from "./regex.js";
+import { firstExec, groupNames } from "./regex.js";
 import type { ArgInfo, Env } from "./runtime.js";
 import { JqError, fail, numOf, typeOf, type JObj } from "./values.js";
 
@@ -44,20 +44,32 @@ function num(s: Json | undefined, dflt: number): number {
 
 const ISO_PREFIX = "Invalid ISO 8601 duration '";
 
+const DURATION_NAMES = groupNames(DURATION_RE);
+const [WEEKS, DAYS, HOURS, MINUTES, SECONDS, INVALID] = ["weeks", "days", "hours", "minutes", "seconds", "invalid"].map(
+  (n) => DURATION_NAMES.indexOf(n) + 1,
+);
+
+/** The object `capture` makes of a match (named groups; all "" for an empty match). */
+function captureObject(m: RegExpExecArray, names: ReadonlyArray<string | null>): JObj {
+  const o: JObj = {};
+  const empty = m[0].length === 0;
+  for (let g = 1; g < m.length; g++) {
+    const name = names[g - 1];
+    if (name !== null && name !== undefined) o[name] = empty ? "" : m[g] === undefined ? null : m[g];
+  }
+  return o;
+}
+
 /** `v | ascii_upcase | capture(...) | ...` for one output `y` of `v`. */
 function durationOf(y: Json, v: ArgInfo, env: Env | null, emit: (x: Json) => boolean): boolean {
   const s = numOf(y);
   if (typeof s !== "string") return fail("explode input must be a string");
-  const up = asciiCase(s, true);
-  for (const m of captureAll(up, DURATION_RE, null)) {
-    if (m.invalid !== null) {
-      if (raiseWith(ISO_PREFIX, v, m, env)) return true;
-      continue;
-    }
-    const secs = num(m.weeks, 0) * 604800 + num(m.days, 0) * 86400 + num(m.hours, 0) * 3600 + num(m.minutes, 0) * 60 + num(m.seconds, 0);
-    if (emit(secs)) return true;
-  }
-  return false;
+  const m = firstExec(asciiCase(s, true), DURATION_RE);
+  if (m === null) return false;
+  // only the empty match (all groups "") and a match of the `invalid` alternative are invalid
+  if (m[0].length === 0 || m[INVALID] !== undefined) return raiseWith(ISO_PREFIX, v, captureObject(m, DURATION_NAMES), env);
+  const secs = num(m[WEEKS], 0) * 604800 + num(m[DAYS], 0) * 86400 + num(m[HOURS], 0) * 3600 + num(m[MINUTES], 0) * 60 + num(m[SECONDS], 0);
+  return emit(secs);
 }
 
 const durationAsSeconds: Native = {
@@ -71,18 +83,21 @@ const durationAsSeconds: Native = {
 };
 
 const SI_PREFIX = "Invalid SI Number '";
+const SI_NAMES = groupNames(SI_RE);
+const SI_N = SI_NAMES.indexOf("n") + 1;
+const SI_U = SI_NAMES.indexOf("u") + 1;
 
 /** `v | ascii_downcase | ([capture(...)] | .[0]) as $m | ...` for one output `y` of `v`. */
 function siOf(y: Json, v: ArgInfo, env: Env | null, emit: (x: Json) => boolean): boolean {
   const s = numOf(y);
   if (typeof s !== "string") return fail("explode input must be a string");
   const down = asciiCase(s, false);
-  const found = captureAll(down, SI_RE, null);
-  const m: JObj | undefined = found[0];
-  if (m === undefined) return raiseWith(SI_PREFIX, v, down, env);
-  const u = m.u;
-  const mult = u === null || u === undefined ? 1 : SI_MULTIPLIERS[u as string];
-  return emit(Math.floor(num(m.n, 0) * mult));
+  const m = firstExec(down, SI_RE);
+  if (m === null) return raiseWith(SI_PREFIX, v, down, env);
+  // the pattern cannot match the empty string, so groups are as matched
+  const u = m[SI_U];
+  const mult = u === undefined ? 1 : SI_MULTIPLIERS[u];
+  return emit(Math.floor(num(m[SI_N], 0) * mult));
 }
 
 const siAsInteger: Native = {

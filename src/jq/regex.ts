@@ -248,6 +248,21 @@ export function captureAll(sV: Json, reV: Json, flagsV: Json): JObj[] {
   return out;
 }
 
+/**
+ * The first match of a flag-less pattern, with the same checks and errors as `capture`
+ * (for native functions that read a few groups and need no capture object).
+ */
+export function firstExec(sV: Json, pattern: string): RegExpExecArray | null {
+  const re = prepare(sV, pattern, null).plain;
+  re.lastIndex = 0;
+  return re.exec(sV as string);
+}
+
+/** Group names of a flag-less pattern, in group order (null for unnamed groups). */
+export function groupNames(pattern: string): ReadonlyArray<string | null> {
+  return compileRegex(pattern, "").names;
+}
+
 function captureFromMatch(m: JObj): JObj {
   const o: JObj = {};
   for (const c of m.captures as JObj[]) if (c.name !== null) o[c.name as string] = c.string;
