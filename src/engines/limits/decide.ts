@@ -78,11 +78,9 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
   const now = ctx.now / 1000;
   const diags: string[] = [];
 
-  const keys = Object.keys(hints).sort();
-  if (keys.length > 0) {
-    diags.push("Hints:");
-    for (const k of keys) diags.push(`  ${k}: ${pyStr(hints[k])}`);
-  }
+  // the hints in key order: requester, then server when given
+  diags.push("Hints:", `  requester: ${pyStr(hints.requester)}`);
+  if (hints.server !== undefined) diags.push(`  server: ${pyStr(hints.server)}`);
 
   // Identification
   const identified: string[] = [];
