@@ -155,15 +155,25 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
   return ok(makeProgram(gen, argNames, argDefaults, hasLit));
 }
 
+const NO_DEBUG = (): void => {};
+
 function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: boolean): JqProgram {
   const defaultEnv = baseEnv(argNames, argDefaults, undefined);
   const execute = (input: Json, options: RunOptions, emit: (v: Json) => boolean): RunResult | null => {
-    const saved = { steps: S.steps, budget: S.budget, breaking: S.breaking, env: S.env, debug: S.debug, now: S.now, keep: S.keepLiterals, input: S.input };
+    // the run state is saved in locals (no object per run) and restored in `finally`
+    const sSteps = S.steps;
+    const sBudget = S.budget;
+    const sBreaking = S.breaking;
+    const sEnv = S.env;
+    const sDebug = S.debug;
+    const sNow = S.now;
+    const sKeep = S.keepLiterals;
+    const sInput = S.input;
     S.steps = 0;
     S.budget = options.maxSteps ?? 1_000_000;
     S.breaking = null;
     S.env = options.env ?? {};
-    S.debug = options.debug ?? (() => {});
+    S.debug = options.debug ?? NO_DEBUG;
     S.now = options.now;
     S.keepLiterals = options.keepLiterals === true;
     S.input = options.input ?? null;
@@ -185,14 +195,14 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
       if (e instanceof RangeError) return { outputs: [], error: BUDGET_MESSAGE };
       throw e;
     } finally {
-      S.steps = saved.steps;
-      S.budget = saved.budget;
-      S.breaking = saved.breaking;
-      S.env = saved.env;
-      S.debug = saved.debug;
-      S.now = saved.now;
-      S.keepLiterals = saved.keep;
-      S.input = saved.input;
+      S.steps = sSteps;
+      S.budget = sBudget;
+      S.breaking = sBreaking;
+      S.env = sEnv;
+      S.debug = sDebug;
+      S.now = sNow;
+      S.keepLiterals = sKeep;
+      S.input = sInput;
     }
   };
   return {

@@ -30,12 +30,15 @@ function errorText(message: string): string {
 }
 
 function wrap(program: JqProgram): CompiledJq {
+  // runs are synchronous and never keep their options, so one options object per program is reused
+  const opts = { now: 0 };
   return {
     first(input: Json, now: number): JqFirst {
-      const v = program.first(input, { now });
+      opts.now = now;
+      const v = program.first(input, opts);
       if (v !== undefined) return { kind: "value", value: v };
       // No first output: either there was none or the run failed; only this rare path runs twice.
-      const r = program.run(input, { now });
+      const r = program.run(input, opts);
       if (r.error !== undefined) return { kind: "error", message: errorText(r.error) };
       return r.outputs.length > 0 ? { kind: "value", value: r.outputs[0] } : { kind: "none" };
     },
