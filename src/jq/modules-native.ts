@@ -7,8 +7,10 @@
 import type { Json } from "../engines/common/json.js";
 import { asciiCase } from "./builtins-strings.js";
 import type { Native } from "./compile.js";
-import { printCompact } from "./print.js";
-import { firstExec, groupNames } from "./regex.js";
+import { LitNum, litStats, numberFromText } from "./litnum.js";
+import { indexValue } from "./ops.js";
+import { formatNumber, printCompact } from "./print.js";
+import { captureAll, firstExec, groupNames } from "./regex.js";
 import type { ArgInfo, Env } from "./runtime.js";
 import { JqError, fail, numOf, typeOf, type JObj } from "./values.js";
 
@@ -18,12 +20,17 @@ export const DURATION_RE =
 /** The regex of the jq definition of `as_integer`. */
 export const SI_RE = "^(?<n>[0-9]+(?:\\.[0-9]+)?)(?<u>[kmgtpezy]i?)?$";
 
-const SI_MULTIPLIERS: Readonly<Record<string, number>> = {
-  k: 1000, m: 1000000, g: 1000000000, t: 1000000000000, p: 1000000000000000,
-  e: 1000000000000000000, z: 1000000000000000000000, y: 1000000000000000000000000,
-  ki: 1024, mi: 1048576, gi: 1073741824, ti: 1099511627776, pi: 1125899906842624,
-  ei: 1152921504606846976, zi: 1180591620717411303424, yi: 1208925819614629174706176,
-};
+/** The number literals of `multiplier`'s table, as written in its jq definition. */
+const SI_LITERALS: ReadonlyArray<[string, string]> = [
+  ["k", "1000"], ["m", "1000000"], ["g", "1000000000"], ["t", "1000000000000"], ["p", "1000000000000000"],
+  ["e", "1000000000000000000"], ["z", "1000000000000000000000"], ["y", "1000000000000000000000000"],
+  ["ki", "1024"], ["mi", "1048576"], ["gi", "1073741824"], ["ti", "1099511627776"], ["pi", "1125899906842624"],
+  ["ei", "1152921504606846976"], ["zi", "1180591620717411303424"], ["yi", "1208925819614629174706176"],
+];
+/** `multiplier`'s table as jq's parser makes the object literal (literals beyond 2^53 keep their text). */
+const SI_TABLE: JObj = Object.fromEntries(SI_LITERALS.map(([k, text]) => [k, numberFromText(text, formatNumber)]));
+/** The same as plain doubles, for `as_integer`'s arithmetic. */
+const SI_MULTIPLIERS: Readonly<Record<string, number>> = Object.fromEntries(SI_LITERALS.map(([k, text]) => [k, Number(text)]));
 
 /** `"\(v)"`: strings as they are, anything else as `tostring` prints it. */
 function interp(v: Json): string {
@@ -114,8 +121,60 @@ const siAsInteger: Native = {
   },
 };
 
+/** `{...}[prefix]`: the table indexed by each output of `prefix`. */
+const siMultiplier: Native = {
+  gen: (i, a, env, emit) =>
+    a[0].gen(i, env, (k) => {
+      const v = indexValue(SI_TABLE, k);
+      // a literal-carrying number leaving this run: counted so the run's outputs are made plain
+      if ((v as unknown) instanceof LitNum) litStats.created++;
+      return emit(v);
+    }),
+};
+
+/** The regex of the jq definition of `timestamp_parsed`. */
+export const TIMESTAMP_RE =
+  "^(?<year>[0-9]{4,})-(?<month>[0-9]{1,2})-(?<day>[0-9]{1,2})(?:T(?<hour>[0-9]{1,2}):(?<minute>[0-9]{1,2})(?::(?<second>[0-9]{1,2}))?(?:(?<z>Z)|(?<sign>[+-])(?<offset_hr>[0-9]{2})(?::(?<offset_min>[0-9]{2}))?)?)?";
+const TIMESTAMP_FIELDS = ["year", "month", "day", "hour", "minute", "second"] as const;
+
+/** `tonumber` of digits the regex matched (a literal-carrying number beyond 2^53, as tonumber makes). */
+function digits(s: Json): Json {
+  const t = s as string;
+  // up to 15 digits the literal is an exact double that prints as its canonical text
+  return t.length <= 15 ? Number(t) : numberFromText(t.trim(), formatNumber);
+}
+
+/**
+ * `([ts | capture(...)] | .[0]) as $m | ...`: every output of `ts` is matched (errors
+ * included), the first capture is used; none raises `Invalid timestamp '<ts>'`.
+ */
+const timestampParsed: Native = {
+  gen: (i, a, env, emit) => {
+    const ts = a[0];
+    let m: JObj | null = null;
+    ts.gen(i, env, (y) => {
+      const found = captureAll(y, TIMESTAMP_RE, null);
+      if (m === null && found.length > 0) m = found[0];
+      return false;
+    });
+    if (m === null) return raiseWith("Invalid timestamp '", ts, i, env);
+    const c: JObj = m;
+    const sign = c.sign === "-" ? -1 : 1;
+    const o: JObj = {};
+    for (const k of TIMESTAMP_FIELDS) if (c[k] !== null) o[k] = digits(c[k]);
+    if (c.z !== null) {
+      o.offset_hr = 0;
+      o.offset_min = 0;
+    } else if (c.offset_hr !== null) {
+      o.offset_hr = sign * (numOf(digits(c.offset_hr)) as number);
+      if (c.offset_min !== null) o.offset_min = sign * (numOf(digits(c.offset_min)) as number);
+    }
+    return emit(o);
+  },
+};
+
 /** Module name → `name/arity` → native replacing the jq definition of the same name. */
 export const NATIVE_MODULE_FUNCTIONS: Readonly<Record<string, Readonly<Record<string, Native>>>> = {
-  "pscheduler/iso8601": { "duration_as_seconds/1": durationAsSeconds },
-  "pscheduler/si": { "as_integer/1": siAsInteger },
+  "pscheduler/iso8601": { "duration_as_seconds/1": durationAsSeconds, "timestamp_parsed/1": timestampParsed },
+  "pscheduler/si": { "as_integer/1": siAsInteger, "multiplier/1": siMultiplier },
 };

@@ -107,11 +107,67 @@ describe("native si::as_integer equals its jq definition", () => {
   });
 });
 
+const TIMESTAMPS = [
+  "2020-01-02T03:04:05+01:30", "2020-01-02T03:04:05-01:30", "2020-01-02T03:04:05-00:00", "2015-03-05T10:00:00.5Z", "2015-3-5T10:00Z",
+  "2015-03-05", "2015-03-05T10:00", "2015-03-05T10:00-05", "2015-03-05T10:00+0530", "20150305", "nope", "", "2015-03-05T1:2:3Z",
+  "99999999999999999999-1-1", "0000-00-00T00:00:00+00:00", "2015-03-05 10:00Z", "2015-03-05t10:00z", "2015-03-05T10:00:00Zjunk",
+  "\n2015-03-05", "2015-03-05\n",
+];
+
+describe("native iso::timestamp_parsed equals its jq definition", () => {
+  const prog = (arg: string) => `import "pscheduler/iso8601" as iso; [iso::timestamp_parsed(${arg})]`;
+  it("on listed strings and other values, with several argument shapes", () => {
+    for (const s of [...TIMESTAMPS, ...OTHER_VALUES]) {
+      for (const arg of [...ARGS, '("nope", .)', '(., "2001-02-03")']) {
+        same(prog(arg), s);
+        same(prog(arg), { d: s, e: "2001-02-03T04:05Z", invalid: s });
+      }
+    }
+    expect(same(prog("."), "2020-01-02T03:04-01:30").outputs).toEqual([[{ year: 2020, month: 1, day: 2, hour: 3, minute: 4, offset_hr: -1, offset_min: -30 }]]);
+    expect(same(prog("."), "x").error).toBe("Invalid timestamp 'x'");
+  });
+  it("keeps number literals beyond 2^53 as tonumber does", () => {
+    const text = (modules?: Record<string, string>) => {
+      const c = compileJq(`import "pscheduler/iso8601" as iso; iso::timestamp_parsed(.) | .year`, modules ? { modules } : {});
+      if (!c.ok) throw new Error(c.error[0].message);
+      return c.value.run("123456789012345678901-1-1", { keepLiterals: true }).outputs.map((v) => JSON.stringify(v));
+    };
+    expect(text()).toEqual(text(REFERENCE));
+  });
+  it("on generated strings", () => {
+    const chars = fc.constantFrom(..."0123456789-:+TZtz .\n".split(""));
+    fc.assert(
+      fc.property(fc.string({ unit: chars, maxLength: 26 }), (s) => {
+        same(`import "pscheduler/iso8601" as iso; [iso::timestamp_parsed(.)]`, s);
+        same(`import "pscheduler/iso8601" as iso; [iso::timestamp_parsed(.)]`, "2020-" + s);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe("native si::multiplier equals its jq definition", () => {
+  it("on every prefix, unknown ones and non-string keys, literals kept", () => {
+    for (const p of ["k", "m", "g", "t", "p", "e", "z", "y", "ki", "mi", "gi", "ti", "pi", "ei", "zi", "yi", "K", "x", "", "toString", "__proto__", null, 1, [], {}, true]) {
+      same(`import "pscheduler/si" as si; [si::multiplier(.)]`, p);
+      same(`import "pscheduler/si" as si; [si::multiplier(.[]?)]`, [p, "k"]);
+      const text = (modules?: Record<string, string>) => {
+        const c = compileJq(`import "pscheduler/si" as si; si::multiplier(.)`, modules ? { modules } : {});
+        if (!c.ok) throw new Error(c.error[0].message);
+        const r = c.value.run(p, { keepLiterals: true });
+        return [r.error, r.outputs.map((v) => JSON.stringify(v))];
+      };
+      expect(text()).toEqual(text(REFERENCE));
+    }
+  });
+});
+
 describe("the built-in modules use the natives", () => {
   it("a call costs one evaluation step instead of the jq body's several", () => {
     for (const [program, input] of [
       [`import "pscheduler/iso8601" as iso; iso::duration_as_seconds(.)`, "PT1M5S"],
       [`import "pscheduler/si" as si; si::as_integer(.)`, "10Mi"],
+      [`import "pscheduler/iso8601" as iso; iso::timestamp_parsed(.)`, "2020-01-02T03:04:05+01:30"],
     ] as const) {
       const native = compileJq(program);
       const reference = compileJq(program, { modules: REFERENCE });
