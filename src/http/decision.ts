@@ -87,7 +87,9 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     const memoKey = caching ? memo.key(path, bundle.revision, text) : undefined;
 
     const remembered = memoKey ? memo.get(memoKey, now) : undefined;
-    if (remembered) return cachedAnswer(c, decisionId, opts.engine, bundle.revision, remembered, started);
+    if (remembered && remembered.json !== null) {
+      return cachedAnswer(c, decisionId, opts.engine, bundle.revision, { outcome: remembered.outcome, json: remembered.json }, started);
+    }
 
     const raw = parseJsonText(text);
     const request = validate(opts.schema, raw);
@@ -95,7 +97,8 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     if (policy === undefined) {
       throw new ApiError("service_unavailable", `no \`${opts.engine}\` policy is loaded`);
     }
-    const cache = caching ? verdictCache() : undefined;
+    // A request already known to give a verdict that is not cacheable skips the shared cache.
+    const cache = caching && !remembered ? verdictCache() : undefined;
     const key = cache ? await verdictCacheKey(path, bundle.revision, raw) : undefined;
     if (cache && key) {
       const hit = await cache.match(key);
@@ -117,6 +120,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     const decision = await opts.decide(policy, request, ctx);
     const body = shapeVerdict(decision, decisionId, bundle.revision, explain);
     logDecision(logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, "miss"));
+    if (memoKey && !decision.cacheable) memo.set(memoKey, decision.outcome, null, now + ttl * 1000);
     if (caching && decision.cacheable) {
       const { decision_id: _omit, ...verdict } = body;
       const json = JSON.stringify(verdict);

@@ -23,6 +23,12 @@ describe("VerdictMemo", () => {
     expect(memo.get("c", 0)).toBeDefined();
   });
 
+  it("remembers that a request's verdict is not cacheable", () => {
+    const memo = new VerdictMemo();
+    memo.set("k", "denied", null, 100);
+    expect(memo.get("k", 0)).toEqual({ expires: 100, outcome: "denied", json: null });
+  });
+
   it("does not memoise bodies larger than its key limit", () => {
     const memo = new VerdictMemo(10, 8);
     expect(memo.key("/p", "r", "123456789")).toBeUndefined();

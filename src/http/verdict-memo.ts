@@ -5,7 +5,7 @@
  * (keyed by the canonical body hash) is the shared second level.
  */
 export class VerdictMemo {
-  private readonly entries = new Map<string, { expires: number; outcome: string; json: string }>();
+  private readonly entries = new Map<string, { expires: number; outcome: string; json: string | null }>();
 
   constructor(
     private readonly maxEntries = 1000,
@@ -18,8 +18,12 @@ export class VerdictMemo {
     return body.length > this.maxKeyBytes ? undefined : `${path}\u0000${revision}\u0000${body}`;
   }
 
-  /** A live entry, refreshed as most recently used; expired ones are dropped. */
-  get(key: string, now: number): { outcome: string; json: string } | undefined {
+  /**
+   * A live entry, refreshed as most recently used; expired ones are dropped.
+   * `json: null` records that this request's verdict is not cacheable, so the
+   * shared cache need not be asked again.
+   */
+  get(key: string, now: number): { outcome: string; json: string | null } | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     this.entries.delete(key);
@@ -28,8 +32,8 @@ export class VerdictMemo {
     return entry;
   }
 
-  /** Stores a verdict's JSON (without decision_id) until `expires`, evicting the least recently used. */
-  set(key: string, outcome: string, json: string, expires: number): void {
+  /** Stores a verdict's JSON (without decision_id), or null for "not cacheable", until `expires`. */
+  set(key: string, outcome: string, json: string | null, expires: number): void {
     this.entries.delete(key);
     this.entries.set(key, { expires, outcome, json });
     while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
