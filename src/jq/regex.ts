@@ -1,6 +1,7 @@
 /** Translates Oniguruma (Perl-NT) patterns to JavaScript RegExp and runs jq-style matching. */
 import type { Json } from "../engines/common/json.js";
 import { JqError, desc, fail, type JObj } from "./values.js";
+import { stripExtended } from "../engines/common/regex-extended.js";
 
 /** Longest input string the regex functions accept (UTF-16 units). */
 export const REGEX_MAX_INPUT = 100_000;
@@ -34,27 +35,6 @@ const WORD = "\\p{L}\\p{N}\\p{M}_";
 /** flags → pattern → compiled: two lookups on strings the program already holds, no key to build. */
 const cache = new Map<string, Map<string, Compiled>>();
 let cached = 0;
-
-function stripExtended(p: string): string {
-  let out = "";
-  let inClass = false;
-  for (let i = 0; i < p.length; i++) {
-    const c = p[i];
-    if (c === "\\") {
-      out += c + (p[i + 1] ?? "");
-      i++;
-    } else if (inClass) {
-      if (c === "]") inClass = false;
-      out += c;
-    } else if (c === "[") {
-      inClass = true;
-      out += c;
-    } else if (c === "#") {
-      while (i < p.length && p[i] !== "\n") i++;
-    } else if (!/\s/.test(c)) out += c;
-  }
-  return out;
-}
 
 let lastPattern = "";
 let lastFlags = "";

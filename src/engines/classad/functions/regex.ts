@@ -5,6 +5,7 @@
  */
 import { ERROR, ListValue, UNDEF, type Value } from "../values.js";
 import type { Builtin } from "./helpers.js";
+import { stripExtended } from "../../common/regex-extended.js";
 
 interface Opts {
   flags: string;
@@ -20,37 +21,6 @@ function parseOpts(o: string | null, subst: boolean): Opts {
   if (s.includes("m")) flags += "m";
   if (s.includes("s")) flags += "s";
   return { flags, extended: s.includes("x"), full: subst && s.includes("f"), all: subst && s.includes("g") };
-}
-
-/** Drops whitespace and `#` comments outside character classes (PCRE_EXTENDED). */
-function stripExtended(p: string): string {
-  let out = "";
-  let inClass = false;
-  for (let i = 0; i < p.length; i++) {
-    const c = p[i];
-    if (c === "\\") {
-      out += c + (p[i + 1] ?? "");
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (c === "]") inClass = false;
-      out += c;
-      continue;
-    }
-    if (c === "[") {
-      inClass = true;
-      out += c;
-      continue;
-    }
-    if (/\s/.test(c)) continue;
-    if (c === "#") {
-      while (i < p.length && p[i] !== "\n") i++;
-      continue;
-    }
-    out += c;
-  }
-  return out;
 }
 
 /** Translates the PCRE-only escapes JS lacks (\A, \z, \Z). */
