@@ -5,6 +5,12 @@ import { compareFilterValues, compareJson } from "./order.js";
 import type { FilterPredicate, Job, ReasonEntry, Tri } from "./types.js";
 import { ERROR, FALSE, TRUE } from "./types.js";
 import { parseExpression } from "./expression.js";
+import { literalTest } from "./literal-regex.js";
+
+/** The string test of a compiled pattern: plain string methods when the pattern is literal text. */
+function patternTest(source: string, re: RegExp): (s: string) => boolean {
+  return literalTest(source) ?? ((s) => re.test(s));
+}
 
 /** A leaf compiled for one context type. */
 type Leaf<C> = (ctx: C) => Tri;
@@ -126,10 +132,10 @@ export function compileOpcode(expr: Expr): (opcodes: readonly JsonObject[]) => b
           return typeof v === "boolean" ? (v ? TRUE : FALSE) : ERROR;
         };
       case "regex": {
-        const re = e.re;
+        const test = patternTest(e.source, e.re);
         return (vals) => {
           const v = vals[i];
-          return typeof v === "string" ? (re.test(v) ? TRUE : FALSE) : ERROR;
+          return typeof v === "string" ? (test(v) ? TRUE : FALSE) : ERROR;
         };
       }
       case "contains": {
@@ -170,8 +176,8 @@ export function compileReason(expr: Expr): (entries: readonly ReasonEntry[]) => 
       }
       case "regex": {
         if (slot === 2) return error;
-        const re = e.re;
-        return (entry) => (re.test(entry[slot] as string) ? TRUE : FALSE);
+        const test = patternTest(e.source, e.re);
+        return (entry) => (test(entry[slot] as string) ? TRUE : FALSE);
       }
       default:
         // `?` wants a boolean and `=[]` a list: reason fields are neither.

@@ -1,0 +1,43 @@
+/**
+ * Most rule patterns are plain text with optional anchors (`^db1\.`, `ticket 7$`).
+ * Those are tested with string methods instead of the regex engine; the answer
+ * is the same because an ASCII literal matches exactly where its code units occur.
+ */
+
+// Characters with a meaning in a pattern outside a class; escaped, each stands for itself.
+const SYNTAX = "^$\\.*+?()[]{}|/";
+
+/**
+ * A string test equivalent to `new RegExp(source, "u").test`, or null when the
+ * pattern is not printable-ASCII literal text between optional `^` and `$`.
+ */
+export function literalTest(source: string): ((s: string) => boolean) | null {
+  let i = 0;
+  const start = source.startsWith("^");
+  if (start) i = 1;
+  let end = false;
+  let text = "";
+  while (i < source.length) {
+    const c = source[i];
+    const code = source.charCodeAt(i);
+    if (code < 0x20 || code > 0x7e) return null;
+    if (c === "\\") {
+      const d = source[i + 1];
+      if (d === undefined || !SYNTAX.includes(d)) return null;
+      text += d;
+      i += 2;
+      continue;
+    }
+    if (c === "$" && i === source.length - 1) {
+      end = true;
+      break;
+    }
+    if (SYNTAX.includes(c) && c !== "/") return null;
+    text += c;
+    i++;
+  }
+  if (start && end) return (s) => s === text;
+  if (start) return (s) => s.startsWith(text);
+  if (end) return (s) => s.endsWith(text);
+  return (s) => s.includes(text);
+}
