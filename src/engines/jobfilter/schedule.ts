@@ -1,9 +1,12 @@
+import type { Bucket } from "./adhoc.js";
 import { bucketsOf } from "./adhoc.js";
 import type { PreparedJob } from "./evaluate.js";
 import { prepareJob } from "./evaluate.js";
 import type { FilterSet } from "./filter-set.js";
 import { applyingRule } from "./filter-set.js";
 import type { Job, JobDecision, PassResult } from "./types.js";
+
+const NO_BUCKETS: readonly Bucket[] = [];
 
 /** The queue as one decision sees it: jobs holding slots and the queued jobs considered before the job. */
 export interface QueueView {
@@ -22,15 +25,24 @@ export interface QueueView {
 export function schedulePass(set: FilterSet, running: readonly Job[], candidates: readonly Job[]): PassResult[] {
   const slots = new Map<string, number>();
   const buckets = new Map<string, number>();
+  occupy(set, running, slots, buckets);
+  const out: PassResult[] = [];
+  for (const job of candidates) {
+    const d = decideCandidate(set, prepareJob(job), slots, buckets);
+    out.push({ id: job.id, action: d.action, rule: d.rule });
+  }
+  return out;
+}
+
+/** Fills rate-limit slots and ad-hoc buckets with the jobs that already hold them. */
+function occupy(set: FilterSet, running: readonly Job[], slots: Map<string, number>, buckets: Map<string, number>): void {
   for (const job of running) {
     const p = prepareJob(job);
     const rule = applyingRule(set, p);
     if (rule !== null && rule.kind === "RATE_LIMIT") slots.set(rule.uuid, (slots.get(rule.uuid) ?? 0) + 1);
+    if (p.reasons.length === 0) continue;
     for (const b of bucketsOf(p.reasons)) buckets.set(b.key, (buckets.get(b.key) ?? 0) + 1);
   }
-  const out: PassResult[] = [];
-  for (const job of candidates) out.push({ id: job.id, ...decideCandidate(set, prepareJob(job), slots, buckets) });
-  return out;
 }
 
 function decideCandidate(
@@ -41,7 +53,7 @@ function decideCandidate(
 ): JobDecision {
   const rule = applyingRule(set, job);
   const uuid = rule === null ? null : rule.uuid;
-  const mine = bucketsOf(job.reasons);
+  const mine = job.reasons.length === 0 ? NO_BUCKETS : bucketsOf(job.reasons);
   for (const b of mine) {
     if ((buckets.get(b.key) ?? 0) + 1 > b.limit) return { action: "ADHOC_RATE_LIMITED", rule: uuid };
   }
@@ -66,7 +78,9 @@ function decideCandidate(
 
 /** The pure decision for one job: a pass over the queued jobs ahead of it, then the job itself. */
 export function decideJob(set: FilterSet, job: Job, queue: QueueView): JobDecision {
-  const results = schedulePass(set, queue.running, [...queue.queued, job]);
-  const last = results[results.length - 1];
-  return { action: last.action, rule: last.rule };
+  const slots = new Map<string, number>();
+  const buckets = new Map<string, number>();
+  occupy(set, queue.running, slots, buckets);
+  for (const ahead of queue.queued) decideCandidate(set, prepareJob(ahead), slots, buckets);
+  return decideCandidate(set, prepareJob(job), slots, buckets);
 }
