@@ -1,5 +1,5 @@
 import type { JsonObject } from "../common/json.js";
-import type { CmpOp, Expr } from "./expression.js";
+import type { CmpOp, Expr, FilterValue } from "./expression.js";
 import { fieldsOf } from "./expression.js";
 import { compareFilterValues, compareJson } from "./order.js";
 import type { FilterPredicate, Job, ReasonEntry, Tri } from "./types.js";
@@ -111,6 +111,40 @@ function isIntegerList(v: unknown[]): boolean {
   return true;
 }
 
+/**
+ * One opcode-field comparison. Equality in the total order means same type and
+ * same value, so `==` is `===`; number-to-number comparisons skip the ranking.
+ */
+function compileFieldCmp(op: CmpOp, value: FilterValue, i: number): Leaf<unknown[]> {
+  if (op === "==") return (vals) => (vals[i] === value ? TRUE : FALSE);
+  if (typeof value === "number") {
+    const slow = (v: unknown): Tri => (holds(op, compareJson(v, value)) ? TRUE : FALSE);
+    switch (op) {
+      case "<":
+        return (vals) => {
+          const v = vals[i];
+          return typeof v === "number" ? (v < value ? TRUE : FALSE) : slow(v);
+        };
+      case ">":
+        return (vals) => {
+          const v = vals[i];
+          return typeof v === "number" ? (v > value ? TRUE : FALSE) : slow(v);
+        };
+      case "<=":
+        return (vals) => {
+          const v = vals[i];
+          return typeof v === "number" ? (v <= value ? TRUE : FALSE) : slow(v);
+        };
+      case ">=":
+        return (vals) => {
+          const v = vals[i];
+          return typeof v === "number" ? (v >= value ? TRUE : FALSE) : slow(v);
+        };
+    }
+  }
+  return (vals) => (holds(op, compareJson(vals[i], value)) ? TRUE : FALSE);
+}
+
 /** Compiles an `opcode` expression: every named field is resolved first, then the leaves see their values. */
 export function compileOpcode(expr: Expr): (opcodes: readonly JsonObject[]) => boolean {
   const names = fieldsOf(expr);
@@ -122,10 +156,8 @@ export function compileOpcode(expr: Expr): (opcodes: readonly JsonObject[]) => b
   const f = build<unknown[]>(expr, (e) => {
     const i = index.get(e.field) as number;
     switch (e.k) {
-      case "cmp": {
-        const { op, value } = e;
-        return (vals) => (holds(op, compareJson(vals[i], value)) ? TRUE : FALSE);
-      }
+      case "cmp":
+        return compileFieldCmp(e.op, e.value, i);
       case "true":
         return (vals) => {
           const v = vals[i];
