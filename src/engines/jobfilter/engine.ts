@@ -60,7 +60,7 @@ export interface TraceLine {
 
 /** The explain trace of a job: every rule in evaluation order with its match, plus the job's reason buckets. */
 export function traceJob(set: FilterSet, job: Job): { rules: TraceLine[]; buckets: { key: string; limit: number }[] } {
-  const prepared = prepareJob(job);
+  const prepared = prepareJob(job, set.fields);
   const rules = set.rules.map((r) => ({
     uuid: r.uuid,
     priority: r.rule.priority,

@@ -145,16 +145,43 @@ function compileFieldCmp(op: CmpOp, value: FilterValue, i: number): Leaf<unknown
   return (vals) => (holds(op, compareJson(vals[i], value)) ? TRUE : FALSE);
 }
 
-/** Compiles an `opcode` expression: every named field is resolved first, then the leaves see their values. */
-export function compileOpcode(expr: Expr): (opcodes: readonly JsonObject[]) => boolean {
+/** The opcode field paths a rule set names, numbered so a prepared job can keep each resolved value in a slot. */
+export interface FieldTable {
+  readonly ids: Map<string, number>;
+  readonly paths: string[][];
+}
+
+/** An empty field table; one is shared by every rule of a set. */
+export function newFieldTable(): FieldTable {
+  return { ids: new Map(), paths: [] };
+}
+
+function fieldId(table: FieldTable, name: string): number {
+  let id = table.ids.get(name);
+  if (id === undefined) {
+    id = table.paths.length;
+    table.ids.set(name, id);
+    table.paths.push(name.split("."));
+  }
+  return id;
+}
+
+/** A resolved slot whose field the opcode does not have (distinct from every JSON value). */
+const MISSING: unique symbol = Symbol("missing");
+
+/**
+ * Compiles an `opcode` expression: every named field is resolved first (once per
+ * job and opcode, shared by all rules through the job's views), then the leaves
+ * read their values from the view.
+ */
+export function compileOpcode(expr: Expr, table: FieldTable): (job: PreparedJob) => boolean {
   const names = fieldsOf(expr);
-  const paths = names.map((n) => n.split("."));
   // A field that is a hidden common parameter is always missing: the expression can never hold.
-  if (paths.some((p) => COMMON_PARAMS.has(p[0]))) return never;
-  const index = new Map(names.map((n, i) => [n, i]));
-  const values: unknown[] = new Array(names.length);
+  if (names.some((n) => COMMON_PARAMS.has(n.split(".")[0]))) return never;
+  const ids = names.map((n) => fieldId(table, n));
+  const paths = ids.map((g) => table.paths[g]);
   const f = build<unknown[]>(expr, (e) => {
-    const i = index.get(e.field) as number;
+    const i = fieldId(table, e.field);
     switch (e.k) {
       case "cmp":
         return compileFieldCmp(e.op, e.value, i);
@@ -181,14 +208,23 @@ export function compileOpcode(expr: Expr): (opcodes: readonly JsonObject[]) => b
       }
     }
   });
-  return (opcodes) => {
-    next: for (const opcode of opcodes) {
-      for (let i = 0; i < paths.length; i++) {
-        const v = lookup(opcode, paths[i]);
-        if (v === undefined) continue next;
-        values[i] = v;
+  return (job) => {
+    const opcodes = job.opcodes;
+    const views = job.views;
+    next: for (let k = 0; k < opcodes.length; k++) {
+      const view = views[k];
+      for (let j = 0; j < ids.length; j++) {
+        const g = ids[j];
+        let v = view[g];
+        if (v === undefined) {
+          // JSON null is a value, not a missing field: only undefined means absent.
+          v = lookup(opcodes[k], paths[j]);
+          if (v === undefined) v = MISSING;
+          view[g] = v;
+        }
+        if (v === MISSING) continue next;
       }
-      if (f(values) === TRUE) return true;
+      if (f(view) === TRUE) return true;
     }
     return false;
   };
@@ -222,17 +258,26 @@ export function compileReason(expr: Expr): (entries: readonly ReasonEntry[]) => 
   };
 }
 
-/** The prepared inputs of one job that every predicate reads: opcodes without hidden params, all reason entries. */
+/** The prepared inputs of one job that every predicate reads: opcodes, their field views, all reason entries. */
 export interface PreparedJob {
   readonly id: number;
   readonly opcodes: readonly JsonObject[];
+  /** Per opcode, the resolved value of each numbered field path (undefined until a rule asks, MISSING when absent). */
+  readonly views: unknown[][];
   readonly reasons: readonly ReasonEntry[];
 }
 
-/** Collects a job's reason-trail entries once, so predicates and buckets do not walk opcodes again. */
-export function prepareJob(job: Job): PreparedJob {
+/**
+ * Collects a job's reason-trail entries once and gives each opcode an empty
+ * field view sized for the rule set (`fields`; views grow when it is omitted).
+ */
+export function prepareJob(job: Job, fields = 0): PreparedJob {
   const reasons: ReasonEntry[] = [];
+  const views: unknown[][] = [];
   for (const op of job.opcodes) {
+    const view: unknown[] = [];
+    for (let i = 0; i < fields; i++) view.push(undefined);
+    views.push(view);
     const trail = op.reason;
     if (!Array.isArray(trail)) continue;
     for (const e of trail) {
@@ -241,11 +286,11 @@ export function prepareJob(job: Job): PreparedJob {
       }
     }
   }
-  return { id: job.id, opcodes: job.opcodes, reasons };
+  return { id: job.id, opcodes: job.opcodes, views, reasons };
 }
 
 /** Compiles one stored predicate (already validated) into a test on a prepared job. */
-export function compilePredicate(pred: FilterPredicate, watermark: number): (job: PreparedJob) => boolean {
+export function compilePredicate(pred: FilterPredicate, watermark: number, fields: FieldTable): (job: PreparedJob) => boolean {
   const parsed = parseExpression(pred[1]);
   if (!parsed.ok) throw new Error(`bug: stored predicate does not parse: ${parsed.error}`);
   switch (pred[0]) {
@@ -254,8 +299,7 @@ export function compilePredicate(pred: FilterPredicate, watermark: number): (job
       return (job) => f(job.id);
     }
     case "opcode": {
-      const f = compileOpcode(parsed.value);
-      return (job) => f(job.opcodes);
+      return compileOpcode(parsed.value, fields);
     }
     case "reason": {
       const f = compileReason(parsed.value);

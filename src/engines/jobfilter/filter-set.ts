@@ -1,6 +1,6 @@
 import type { FilterRule } from "./types.js";
-import type { PreparedJob } from "./evaluate.js";
-import { compilePredicate } from "./evaluate.js";
+import type { FieldTable, PreparedJob } from "./evaluate.js";
+import { compilePredicate, newFieldTable } from "./evaluate.js";
 import { compareCodePoints } from "./order.js";
 
 /** A rule ready to test jobs: predicates compiled, action split into kind and limit. */
@@ -20,6 +20,8 @@ export interface FilterSet {
   readonly rules: readonly CompiledRule[];
   /** The rules that can apply (action not CONTINUE), in the same order. */
   readonly chain: readonly CompiledRule[];
+  /** How many opcode field paths the rules name: the size of each prepared opcode's view. */
+  readonly fields: number;
 }
 
 /** The order Ganeti evaluates rules in: priority, then watermark, then uuid. */
@@ -29,9 +31,9 @@ export function compareRules(a: FilterRule, b: FilterRule): number {
   return compareCodePoints(a.uuid, b.uuid);
 }
 
-/** Compiles one validated rule; predicates that name the watermark capture it here. */
-export function compileRule(rule: FilterRule): CompiledRule {
-  const preds = rule.predicates.map((p) => compilePredicate(p, rule.watermark));
+/** Compiles one validated rule against its set's field table; predicates that name the watermark capture it here. */
+export function compileRule(rule: FilterRule, fields: FieldTable): CompiledRule {
+  const preds = rule.predicates.map((p) => compilePredicate(p, rule.watermark, fields));
   const matches =
     preds.length === 0
       ? () => true
@@ -48,8 +50,9 @@ export function compileRule(rule: FilterRule): CompiledRule {
 
 /** Builds the filter chain once per rule set, so each decision only walks closures. */
 export function buildFilterSet(rules: readonly FilterRule[]): FilterSet {
-  const compiled = [...rules].sort(compareRules).map(compileRule);
-  return { rules: compiled, chain: compiled.filter((r) => r.kind !== "CONTINUE") };
+  const fields = newFieldTable();
+  const compiled = [...rules].sort(compareRules).map((r) => compileRule(r, fields));
+  return { rules: compiled, chain: compiled.filter((r) => r.kind !== "CONTINUE"), fields: fields.paths.length };
 }
 
 /**

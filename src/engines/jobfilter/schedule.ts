@@ -28,7 +28,7 @@ export function schedulePass(set: FilterSet, running: readonly Job[], candidates
   occupy(set, running, slots, buckets);
   const out: PassResult[] = [];
   for (const job of candidates) {
-    const d = decideCandidate(set, prepareJob(job), slots, buckets);
+    const d = decideCandidate(set, prepareJob(job, set.fields), slots, buckets);
     out.push({ id: job.id, action: d.action, rule: d.rule });
   }
   return out;
@@ -37,7 +37,7 @@ export function schedulePass(set: FilterSet, running: readonly Job[], candidates
 /** Fills rate-limit slots and ad-hoc buckets with the jobs that already hold them. */
 function occupy(set: FilterSet, running: readonly Job[], slots: Map<string, number>, buckets: Map<string, number>): void {
   for (const job of running) {
-    const p = prepareJob(job);
+    const p = prepareJob(job, set.fields);
     const rule = applyingRule(set, p);
     if (rule !== null && rule.kind === "RATE_LIMIT") slots.set(rule.uuid, (slots.get(rule.uuid) ?? 0) + 1);
     if (p.reasons.length === 0) continue;
@@ -81,6 +81,6 @@ export function decideJob(set: FilterSet, job: Job, queue: QueueView): JobDecisi
   const slots = new Map<string, number>();
   const buckets = new Map<string, number>();
   occupy(set, queue.running, slots, buckets);
-  for (const ahead of queue.queued) decideCandidate(set, prepareJob(ahead), slots, buckets);
-  return decideCandidate(set, prepareJob(job), slots, buckets);
+  for (const ahead of queue.queued) decideCandidate(set, prepareJob(ahead, set.fields), slots, buckets);
+  return decideCandidate(set, prepareJob(job, set.fields), slots, buckets);
 }
