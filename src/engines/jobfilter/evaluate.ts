@@ -43,6 +43,15 @@ function build<C>(expr: Expr, leaf: (e: LeafExpr) => Leaf<C>): Leaf<C> {
       return always;
     case "and": {
       const fs = expr.xs.map((x) => build(x, leaf));
+      // One operand is the operand itself; two skip the loop (the common shapes).
+      if (fs.length === 1) return fs[0];
+      if (fs.length === 2) {
+        const [a, b] = fs;
+        return (ctx) => {
+          const r = a(ctx);
+          return r !== TRUE ? r : b(ctx);
+        };
+      }
       return (ctx) => {
         for (const f of fs) {
           const r = f(ctx);
@@ -53,6 +62,14 @@ function build<C>(expr: Expr, leaf: (e: LeafExpr) => Leaf<C>): Leaf<C> {
     }
     case "or": {
       const fs = expr.xs.map((x) => build(x, leaf));
+      if (fs.length === 1) return fs[0];
+      if (fs.length === 2) {
+        const [a, b] = fs;
+        return (ctx) => {
+          const r = a(ctx);
+          return r !== FALSE ? r : b(ctx);
+        };
+      }
       return (ctx) => {
         for (const f of fs) {
           const r = f(ctx);
@@ -75,18 +92,31 @@ function build<C>(expr: Expr, leaf: (e: LeafExpr) => Leaf<C>): Leaf<C> {
 
 const error: Leaf<unknown> = () => ERROR;
 
+/** A comparison of the job id with a bound, written with < and > only so it answers exactly as the three-way compare did. */
+function idLeaf(op: CmpOp, bound: number): Leaf<PreparedJob> {
+  switch (op) {
+    case "==":
+      return (job) => (!(job.id < bound) && !(job.id > bound) ? TRUE : FALSE);
+    case "<":
+      return (job) => (job.id < bound ? TRUE : FALSE);
+    case ">":
+      return (job) => (job.id > bound ? TRUE : FALSE);
+    case "<=":
+      return (job) => (!(job.id > bound) ? TRUE : FALSE);
+    case ">=":
+      return (job) => (!(job.id < bound) ? TRUE : FALSE);
+  }
+}
+
 /** Compiles a `jobid` expression against a rule's watermark: only comparisons on `id` are meaningful. */
-export function compileJobId(expr: Expr, watermark: number): (id: number) => boolean {
-  const f = build<number>(expr, (e) => {
+export function compileJobId(expr: Expr, watermark: number): (job: PreparedJob) => boolean {
+  const f = build<PreparedJob>(expr, (e) => {
     if (e.k !== "cmp" || e.field !== "id") return error;
     const { op, value } = e;
-    if (typeof value === "string") {
-      if (value !== "watermark") return error;
-      return (id) => (holds(op, id < watermark ? -1 : id > watermark ? 1 : 0) ? TRUE : FALSE);
-    }
-    return (id) => (holds(op, id < value ? -1 : id > value ? 1 : 0) ? TRUE : FALSE);
+    if (typeof value === "string") return value === "watermark" ? idLeaf(op, watermark) : error;
+    return idLeaf(op, value);
   });
-  return (id) => f(id) === TRUE;
+  return (job) => f(job) === TRUE;
 }
 
 /** Resolves a dotted field path in an opcode; `undefined` when missing (hidden common parameters are refused at compile time). */
@@ -233,7 +263,7 @@ export function compileOpcode(expr: Expr, table: FieldTable): (job: PreparedJob)
 const REASON_FIELDS: Record<string, 0 | 1 | 2> = { source: 0, reason: 1, timestamp: 2 };
 
 /** Compiles a `reason` expression over one reason-trail entry: fields `source`, `reason`, `timestamp`. */
-export function compileReason(expr: Expr): (entries: readonly ReasonEntry[]) => boolean {
+export function compileReason(expr: Expr): (job: PreparedJob) => boolean {
   const f = build<ReasonEntry>(expr, (e) => {
     const slot = Object.hasOwn(REASON_FIELDS, e.field) ? REASON_FIELDS[e.field] : undefined;
     if (slot === undefined) return error;
@@ -252,8 +282,9 @@ export function compileReason(expr: Expr): (entries: readonly ReasonEntry[]) => 
         return error;
     }
   });
-  return (entries) => {
-    for (const entry of entries) if (f(entry) === TRUE) return true;
+  return (job) => {
+    const entries = job.reasons;
+    for (let i = 0; i < entries.length; i++) if (f(entries[i]) === TRUE) return true;
     return false;
   };
 }
@@ -294,16 +325,11 @@ export function compilePredicate(pred: FilterPredicate, watermark: number, field
   const parsed = parseExpression(pred[1]);
   if (!parsed.ok) throw new Error(`bug: stored predicate does not parse: ${parsed.error}`);
   switch (pred[0]) {
-    case "jobid": {
-      const f = compileJobId(parsed.value, watermark);
-      return (job) => f(job.id);
-    }
-    case "opcode": {
+    case "jobid":
+      return compileJobId(parsed.value, watermark);
+    case "opcode":
       return compileOpcode(parsed.value, fields);
-    }
-    case "reason": {
-      const f = compileReason(parsed.value);
-      return (job) => f(job.reasons);
-    }
+    case "reason":
+      return compileReason(parsed.value);
   }
 }
