@@ -131,16 +131,6 @@ function lookup(opcode: JsonObject, path: readonly string[]): unknown {
 
 const never = (): boolean => false;
 
-function isStringList(v: unknown[]): boolean {
-  for (const x of v) if (typeof x !== "string") return false;
-  return true;
-}
-
-function isIntegerList(v: unknown[]): boolean {
-  for (const x of v) if (typeof x !== "number" || !Number.isInteger(x)) return false;
-  return true;
-}
-
 /**
  * One opcode-field comparison. Equality in the total order means same type and
  * same value, so `==` is `===`; number-to-number comparisons skip the ranking.
@@ -163,12 +153,12 @@ function compileFieldCmp(op: CmpOp, value: FilterValue, i: number): Leaf<unknown
       case "<=":
         return (vals) => {
           const v = vals[i];
-          return typeof v === "number" ? (v <= value ? TRUE : FALSE) : slow(v);
+          return typeof v === "number" ? (!(v > value) ? TRUE : FALSE) : slow(v);
         };
       case ">=":
         return (vals) => {
           const v = vals[i];
-          return typeof v === "number" ? (v >= value ? TRUE : FALSE) : slow(v);
+          return typeof v === "number" ? (!(v < value) ? TRUE : FALSE) : slow(v);
         };
     }
   }
@@ -229,15 +219,54 @@ export function compileOpcode(expr: Expr, table: FieldTable): (job: PreparedJob)
       }
       case "contains": {
         const value = e.value;
-        const ok = typeof value === "string" ? isStringList : isIntegerList;
+        // One pass checks the list's element type and looks for the value.
+        if (typeof value === "string") {
+          return (vals) => {
+            const v = vals[i];
+            if (!Array.isArray(v)) return ERROR;
+            let found = false;
+            for (let k = 0; k < v.length; k++) {
+              const x: unknown = v[k];
+              if (typeof x !== "string") return ERROR;
+              if (x === value) found = true;
+            }
+            return found ? TRUE : FALSE;
+          };
+        }
         return (vals) => {
           const v = vals[i];
-          if (!Array.isArray(v) || !ok(v)) return ERROR;
-          return v.includes(value) ? TRUE : FALSE;
+          if (!Array.isArray(v)) return ERROR;
+          let found = false;
+          for (let k = 0; k < v.length; k++) {
+            const x: unknown = v[k];
+            if (typeof x !== "number" || !Number.isInteger(x)) return ERROR;
+            if (x === value) found = true;
+          }
+          return found ? TRUE : FALSE;
         };
       }
     }
   });
+  if (ids.length === 1) {
+    // One field: no inner loop over the expression's fields.
+    const g = ids[0];
+    const path = paths[0];
+    return (job) => {
+      const opcodes = job.opcodes;
+      const views = job.views;
+      for (let k = 0; k < opcodes.length; k++) {
+        const view = views[k];
+        let v = view[g];
+        if (v === undefined) {
+          v = lookup(opcodes[k], path);
+          if (v === undefined) v = MISSING;
+          view[g] = v;
+        }
+        if (v !== MISSING && f(view) === TRUE) return true;
+      }
+      return false;
+    };
+  }
   return (job) => {
     const opcodes = job.opcodes;
     const views = job.views;
