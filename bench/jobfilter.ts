@@ -81,6 +81,13 @@ export async function runJobfilterBench(): Promise<BenchRow[]> {
   const busyUs = measure(() => decideJobfilter(policy, busy, { explain: false }));
   rows.push({ name: `decide, ${RULES} rules, 10 running + 10 queued ahead`, microsPerOp: busyUs, baselineName, ratio: busyUs / baseline });
 
+  // A job no rate limit applies to and without ad-hoc buckets: the queue around it cannot change its verdict.
+  const plain = { ...busy, job: { id: 901, opcodes: [{ ...job(901).opcodes[0], OP_ID: "OP_INSTANCE_REBOOT" }] } };
+  const plainCheck = decideJobfilter(policy, plain, { explain: false }).verdict;
+  if (plainCheck.action !== "ACCEPT" || plainCheck.rule !== null) throw new Error(`unexpected ${JSON.stringify(plainCheck)}`);
+  const plainUs = measure(() => decideJobfilter(policy, plain, { explain: false }));
+  rows.push({ name: `decide, ${RULES} rules, same queue, job under no rate limit`, microsPerOp: plainUs, baselineName, ratio: plainUs / baseline });
+
   const source = JSON.stringify(chain());
   const compileUs = measure(() => {
     const c = compileFilters(source);

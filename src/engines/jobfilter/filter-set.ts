@@ -64,3 +64,10 @@ export function applyingRule(set: FilterSet, job: PreparedJob): CompiledRule | n
   for (const r of set.chain) if (r.matches(job)) return r;
   return null;
 }
+
+/** The chain position of the applying rule among the first `end` rules, or -1; a rule's position identifies it within one set. */
+export function ruleIndex(set: FilterSet, job: PreparedJob, end: number): number {
+  const chain = set.chain;
+  for (let i = 0; i < end; i++) if (chain[i].matches(job)) return i;
+  return -1;
+}

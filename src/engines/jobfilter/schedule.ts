@@ -3,7 +3,8 @@ import { bucketsOf } from "./adhoc.js";
 import type { PreparedJob } from "./evaluate.js";
 import { prepareJob } from "./evaluate.js";
 import type { FilterSet } from "./filter-set.js";
-import { applyingRule } from "./filter-set.js";
+import type { CompiledRule } from "./filter-set.js";
+import { applyingRule, ruleIndex } from "./filter-set.js";
 import type { Job, JobDecision, PassResult } from "./types.js";
 
 const NO_BUCKETS: readonly Bucket[] = [];
@@ -76,11 +77,66 @@ function decideCandidate(
   }
 }
 
-/** The pure decision for one job: a pass over the queued jobs ahead of it, then the job itself. */
+function bucketsOfJob(job: PreparedJob): readonly Bucket[] {
+  return job.reasons.length === 0 ? NO_BUCKETS : bucketsOf(job.reasons);
+}
+
+/** Whether one more job with these buckets stays within every bucket's limit. */
+function fits(buckets: Map<string, number>, mine: readonly Bucket[]): boolean {
+  for (const b of mine) if ((buckets.get(b.key) ?? 0) + 1 > b.limit) return false;
+  return true;
+}
+
+function addBuckets(buckets: Map<string, number>, mine: readonly Bucket[]): void {
+  for (const b of mine) buckets.set(b.key, (buckets.get(b.key) ?? 0) + 1);
+}
+
+/** The verdict of an applying rule once the ad-hoc buckets let the job through; `taken` is its rule's slots in use. */
+function verdictOf(rule: CompiledRule | null, taken: number): JobDecision {
+  if (rule === null) return { action: "ACCEPT", rule: null };
+  switch (rule.kind) {
+    case "ACCEPT":
+    case "CONTINUE":
+      return { action: "ACCEPT", rule: rule.uuid };
+    case "PAUSE":
+      return { action: "PAUSE", rule: rule.uuid };
+    case "REJECT":
+      return { action: "REJECT", rule: rule.uuid };
+    case "RATE_LIMIT":
+      return { action: taken >= rule.limit ? "RATE_LIMITED" : "ACCEPT", rule: rule.uuid };
+  }
+}
+
+/**
+ * The pure decision for one job: the same answer as a pass over the queued jobs
+ * ahead of it and then the job, computing only what that answer depends on.
+ * A job without ad-hoc buckets whose rule is not a rate limit is decided by its
+ * rule alone. Otherwise every job's buckets count, but slots matter only for
+ * the job's own rate-limit rule, which another job holds only when that rule is
+ * its applying rule; so their rules are searched no further than it.
+ */
 export function decideJob(set: FilterSet, job: Job, queue: QueueView): JobDecision {
-  const slots = new Map<string, number>();
+  const p = prepareJob(job, set.fields);
+  const at = ruleIndex(set, p, set.chain.length);
+  const rule = at < 0 ? null : set.chain[at];
+  const mine = bucketsOfJob(p);
+  const limit = rule !== null && rule.kind === "RATE_LIMIT" ? rule.limit : -1;
+  if (mine.length === 0 && limit < 0) return verdictOf(rule, 0);
   const buckets = new Map<string, number>();
-  occupy(set, queue.running, slots, buckets);
-  for (const ahead of queue.queued) decideCandidate(set, prepareJob(ahead, set.fields), slots, buckets);
-  return decideCandidate(set, prepareJob(job, set.fields), slots, buckets);
+  let taken = 0;
+  for (const other of queue.running) {
+    const q = prepareJob(other, set.fields);
+    if (limit >= 0 && ruleIndex(set, q, at + 1) === at) taken++;
+    addBuckets(buckets, bucketsOfJob(q));
+  }
+  for (const ahead of queue.queued) {
+    const q = prepareJob(ahead, set.fields);
+    const theirs = bucketsOfJob(q);
+    // A queued job stopped by its buckets takes neither buckets nor a slot.
+    if (!fits(buckets, theirs)) continue;
+    addBuckets(buckets, theirs);
+    if (limit >= 0 && taken < limit && ruleIndex(set, q, at + 1) === at) taken++;
+  }
+  if (!fits(buckets, mine)) return { action: "ADHOC_RATE_LIMITED", rule: rule === null ? null : rule.uuid };
+  return verdictOf(rule, taken);
 }
