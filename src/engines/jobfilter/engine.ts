@@ -34,6 +34,15 @@ export function queueOf(request: JobfilterRequest): QueueView {
   };
 }
 
+/** Each action's outcome label (its lower-case name), spelled once instead of per decision. */
+const OUTCOME: Readonly<Record<JobDecision["action"], string>> = {
+  ACCEPT: "accept",
+  PAUSE: "pause",
+  REJECT: "reject",
+  RATE_LIMITED: "rate_limited",
+  ADHOC_RATE_LIMITED: "adhoc_rate_limited",
+};
+
 /**
  * Decides one job against a loaded policy. Never cacheable: the answer depends
  * on the queue's state. The trace (explain only) lists which rules match.
@@ -44,7 +53,7 @@ export function decideJobfilter(
   ctx: { explain: boolean },
 ): Decision<JobDecision> {
   const verdict = decideJob(policy.set, request.job, queueOf(request));
-  const decision: Decision<JobDecision> = { verdict, cacheable: false, outcome: verdict.action.toLowerCase() };
+  const decision: Decision<JobDecision> = { verdict, cacheable: false, outcome: OUTCOME[verdict.action] };
   if (!ctx.explain) return decision;
   return { ...decision, trace: traceJob(policy.set, request.job) };
 }

@@ -77,6 +77,11 @@ function decideCandidate(
   }
 }
 
+/** Whether the rule at chain position `at` is the job's applying rule: that rule first, the earlier ones only if it matches. */
+function holdsRule(set: FilterSet, job: PreparedJob, at: number): boolean {
+  return set.chain[at].matches(job) && ruleIndex(set, job, at) < 0;
+}
+
 function bucketsOfJob(job: PreparedJob): readonly Bucket[] {
   return job.reasons.length === 0 ? NO_BUCKETS : bucketsOf(job.reasons);
 }
@@ -126,7 +131,7 @@ export function decideJob(set: FilterSet, job: Job, queue: QueueView): JobDecisi
   let taken = 0;
   for (const other of queue.running) {
     const q = prepareJob(other, set.fields);
-    if (limit >= 0 && ruleIndex(set, q, at + 1) === at) taken++;
+    if (limit >= 0 && holdsRule(set, q, at)) taken++;
     addBuckets(buckets, bucketsOfJob(q));
   }
   for (const ahead of queue.queued) {
@@ -135,7 +140,7 @@ export function decideJob(set: FilterSet, job: Job, queue: QueueView): JobDecisi
     // A queued job stopped by its buckets takes neither buckets nor a slot.
     if (!fits(buckets, theirs)) continue;
     addBuckets(buckets, theirs);
-    if (limit >= 0 && taken < limit && ruleIndex(set, q, at + 1) === at) taken++;
+    if (limit >= 0 && taken < limit && holdsRule(set, q, at)) taken++;
   }
   if (!fits(buckets, mine)) return { action: "ADHOC_RATE_LIMITED", rule: rule === null ? null : rule.uuid };
   return verdictOf(rule, taken);
