@@ -5,12 +5,7 @@ import { compareFilterValues, compareJson } from "./order.js";
 import type { FilterPredicate, Job, ReasonEntry, Tri } from "./types.js";
 import { ERROR, FALSE, TRUE } from "./types.js";
 import { parseExpression } from "./expression.js";
-import { literalTest } from "./literal-regex.js";
-
-/** The string test of a compiled pattern: plain string methods when the pattern is literal text. */
-function patternTest(source: string, re: RegExp): (s: string) => boolean {
-  return literalTest(source) ?? ((s) => re.test(s));
-}
+import { opcodeRegexLeaf, reasonRegexLeaf } from "./pattern-leaf.js";
 
 /** A leaf compiled for one context type. */
 type Leaf<C> = (ctx: C) => Tri;
@@ -210,13 +205,8 @@ export function compileOpcode(expr: Expr, table: FieldTable): (job: PreparedJob)
           const v = vals[i];
           return typeof v === "boolean" ? (v ? TRUE : FALSE) : ERROR;
         };
-      case "regex": {
-        const test = patternTest(e.source, e.re);
-        return (vals) => {
-          const v = vals[i];
-          return typeof v === "string" ? (test(v) ? TRUE : FALSE) : ERROR;
-        };
-      }
+      case "regex":
+        return opcodeRegexLeaf(e.source, e.re, i);
       case "contains": {
         const value = e.value;
         // One pass checks the list's element type and looks for the value.
@@ -303,8 +293,7 @@ export function compileReason(expr: Expr): (job: PreparedJob) => boolean {
       }
       case "regex": {
         if (slot === 2) return error;
-        const test = patternTest(e.source, e.re);
-        return (entry) => (test(entry[slot] as string) ? TRUE : FALSE);
+        return reasonRegexLeaf(e.source, e.re, slot);
       }
       default:
         // `?` wants a boolean and `=[]` a list: reason fields are neither.

@@ -7,11 +7,14 @@
 // Characters with a meaning in a pattern outside a class; escaped, each stands for itself.
 const SYNTAX = "^$\\.*+?()[]{}|/";
 
+/** How a literal pattern matches: the whole string, a prefix, a suffix, or anywhere. */
+export type LiteralAnchor = "exact" | "start" | "end" | "any";
+
 /**
- * A string test equivalent to `new RegExp(source, "u").test`, or null when the
- * pattern is not printable-ASCII literal text between optional `^` and `$`.
+ * The literal text and anchoring of a pattern that is printable-ASCII literal
+ * text between optional `^` and `$`, or null for any other pattern.
  */
-export function literalTest(source: string): ((s: string) => boolean) | null {
+export function literalPattern(source: string): { anchor: LiteralAnchor; text: string } | null {
   let i = 0;
   const start = source.startsWith("^");
   if (start) i = 1;
@@ -36,8 +39,22 @@ export function literalTest(source: string): ((s: string) => boolean) | null {
     text += c;
     i++;
   }
-  if (start && end) return (s) => s === text;
-  if (start) return (s) => s.startsWith(text);
-  if (end) return (s) => s.endsWith(text);
-  return (s) => s.includes(text);
+  return { anchor: start ? (end ? "exact" : "start") : end ? "end" : "any", text };
+}
+
+/** A string test equivalent to `new RegExp(source, "u").test`, or null when the pattern is not literal text. */
+export function literalTest(source: string): ((s: string) => boolean) | null {
+  const lit = literalPattern(source);
+  if (lit === null) return null;
+  const text = lit.text;
+  switch (lit.anchor) {
+    case "exact":
+      return (s) => s === text;
+    case "start":
+      return (s) => s.startsWith(text);
+    case "end":
+      return (s) => s.endsWith(text);
+    case "any":
+      return (s) => s.includes(text);
+  }
 }
