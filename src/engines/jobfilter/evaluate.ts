@@ -237,6 +237,27 @@ export function compileOpcode(expr: Expr, table: FieldTable): (job: PreparedJob)
       }
     }
   });
+  if (expr.k === "cmp" && expr.op === "==") {
+    // The commonest predicate, `field == value`: the comparison inline, no leaf call.
+    const g = ids[0];
+    const path = paths[0];
+    const value = expr.value;
+    return (job) => {
+      const opcodes = job.opcodes;
+      const views = job.views;
+      for (let k = 0; k < opcodes.length; k++) {
+        const view = views[k];
+        let v = view[g];
+        if (v === undefined) {
+          v = lookup(opcodes[k], path);
+          if (v === undefined) v = MISSING;
+          view[g] = v;
+        }
+        if (v === value) return true;
+      }
+      return false;
+    };
+  }
   if (ids.length === 1) {
     // One field: no inner loop over the expression's fields.
     const g = ids[0];
