@@ -31,48 +31,38 @@ function holds(op: CmpOp, c: number): boolean {
 
 const always: Leaf<unknown> = () => TRUE;
 
+/**
+ * `&` (unit TRUE) and `|` (unit FALSE): the first operand whose result is not the
+ * unit decides (an ERROR included), else the unit. One operand is the operand
+ * itself; two skip the loop (the common shapes).
+ */
+function junction<C>(fs: Leaf<C>[], unit: typeof TRUE | typeof FALSE): Leaf<C> {
+  if (fs.length === 1) return fs[0];
+  if (fs.length === 2) {
+    const [a, b] = fs;
+    return (ctx) => {
+      const r = a(ctx);
+      return r !== unit ? r : b(ctx);
+    };
+  }
+  return (ctx) => {
+    for (const f of fs) {
+      const r = f(ctx);
+      if (r !== unit) return r;
+    }
+    return unit;
+  };
+}
+
 /** Builds the three-valued evaluator: `&`/`|` short-circuit left to right and an error stops everything. */
 function build<C>(expr: Expr, leaf: (e: LeafExpr) => Leaf<C>): Leaf<C> {
   switch (expr.k) {
     case "empty":
       return always;
-    case "and": {
-      const fs = expr.xs.map((x) => build(x, leaf));
-      // One operand is the operand itself; two skip the loop (the common shapes).
-      if (fs.length === 1) return fs[0];
-      if (fs.length === 2) {
-        const [a, b] = fs;
-        return (ctx) => {
-          const r = a(ctx);
-          return r !== TRUE ? r : b(ctx);
-        };
-      }
-      return (ctx) => {
-        for (const f of fs) {
-          const r = f(ctx);
-          if (r !== TRUE) return r;
-        }
-        return TRUE;
-      };
-    }
-    case "or": {
-      const fs = expr.xs.map((x) => build(x, leaf));
-      if (fs.length === 1) return fs[0];
-      if (fs.length === 2) {
-        const [a, b] = fs;
-        return (ctx) => {
-          const r = a(ctx);
-          return r !== FALSE ? r : b(ctx);
-        };
-      }
-      return (ctx) => {
-        for (const f of fs) {
-          const r = f(ctx);
-          if (r !== FALSE) return r;
-        }
-        return FALSE;
-      };
-    }
+    case "and":
+      return junction(expr.xs.map((x) => build(x, leaf)), TRUE);
+    case "or":
+      return junction(expr.xs.map((x) => build(x, leaf)), FALSE);
     case "not": {
       const f = build(expr.x, leaf);
       return (ctx) => {
