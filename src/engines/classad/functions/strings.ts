@@ -96,7 +96,11 @@ function changeCase(upper: boolean): Builtin {
   });
 }
 
-function strCompare(fold: boolean): Builtin {
+/**
+ * A builtin of two string arguments with the comparison functions' rules:
+ * exactly two arguments, ERROR before UNDEFINED, a non-string is ERROR.
+ */
+function twoStrings(body: (a: string, b: string) => Value): Builtin {
   return (args, ad, st) => {
     if (args.length !== 2) return ERROR;
     const a = args[0](ad, st);
@@ -106,9 +110,15 @@ function strCompare(fold: boolean): Builtin {
     const sa = toStr(a);
     const sb = toStr(b);
     if (sa === null || sb === null) return ERROR;
+    return body(sa, sb);
+  };
+}
+
+function strCompare(fold: boolean): Builtin {
+  return twoStrings((sa, sb) => {
     const c = fold ? cmpFold(sa, sb) : cmpBytes(sa, sb);
     return c < 0 ? -1 : c > 0 ? 1 : 0;
-  };
+  });
 }
 
 function isD(s: Uint8Array, i: number): boolean {
@@ -144,15 +154,7 @@ export function naturalCmp(a: string, b: string): number {
 }
 
 function version(kind: string): Builtin {
-  return (args, ad, st) => {
-    if (args.length !== 2) return ERROR;
-    const a = args[0](ad, st);
-    const b = args[1](ad, st);
-    if (a === ERROR || b === ERROR) return ERROR;
-    if (a === UNDEF || b === UNDEF) return UNDEF;
-    const sa = toStr(a);
-    const sb = toStr(b);
-    if (sa === null || sb === null) return ERROR;
+  return twoStrings((sa, sb) => {
     const r = naturalCmp(sa, sb);
     switch (kind) {
       case "cmp": return r;
@@ -162,7 +164,7 @@ function version(kind: string): Builtin {
       case "ge": return r >= 0;
       default: return r === 0;
     }
-  };
+  });
 }
 
 const versionInRange: Builtin = (args, ad, st) => {
