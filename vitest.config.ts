@@ -1,5 +1,6 @@
-import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import type {} from "./test/worker/loopback-servers.js";
 
 export default defineConfig({
   test: {
@@ -11,7 +12,7 @@ export default defineConfig({
           cloudflareTest(({ inject }) => {
             // Fakes at the edge of the world (a DNS-over-HTTPS resolver, a CIDR list server),
             // served on loopback by the global setup; the Worker reaches them by these URLs.
-            const base = `http://127.0.0.1:${inject<number>("loopbackPort")}`;
+            const base = `http://127.0.0.1:${inject("loopbackPort")}`;
             return {
               wrangler: { configPath: "./wrangler.toml" },
               miniflare: {

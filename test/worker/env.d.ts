@@ -5,7 +5,7 @@ declare namespace Cloudflare {
     POLICIES: KVNamespace;
     JOB_QUEUE: DurableObjectNamespace;
     HOST_POOL: DurableObjectNamespace;
-    LOOPBACK_URL: string;
+    LOOPBACK_URL?: string;
     DOH_URL?: string;
     LOCAL_ADDRESSES?: string;
     BUNDLE_REFRESH_SECONDS?: string;
