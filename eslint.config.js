@@ -17,6 +17,12 @@ export default tseslint.config(
     },
   },
   {
+    // State and scheduled work sit under the HTTP layer: they never reach up into it.
+    files: ["src/state/**/*.ts", "src/cron/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [{ group: ["**/http/**", "**/cli/**"], message: "state/ and cron/ never import from http/ or cli/" }] }] },
+  },
+  {
     files: ["src/engines/**/*.ts", "src/jq/**/*.ts", "src/bundle/**/*.ts"],
     ignores: ["**/*.test.ts"],
     rules: { "no-restricted-imports": ["error", impure] },

@@ -1,6 +1,6 @@
 import { runScheduled } from "./cron/index.js";
 import { app } from "./http/app.js";
-import type { Env } from "./http/env.js";
+import type { Env } from "./env.js";
 
 export { HostPool } from "./state/host-pool.js";
 export { JobQueue } from "./state/job-queue.js";

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { UrlSource } from "../engines/limits/index.js";
-import type { Env } from "../http/env.js";
+import type { Env } from "../env.js";
 import {
   cidrListKey,
   cidrListsFor,

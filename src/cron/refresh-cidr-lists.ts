@@ -1,6 +1,6 @@
 import type { Json } from "../engines/common/json.js";
 import { parseCidrListText, type UrlSource } from "../engines/limits/index.js";
-import type { Env } from "../http/env.js";
+import type { Env } from "../env.js";
 import { readCidrListRecord, writeCidrListRecord, type CidrListRecord } from "../state/cidr-lists.js";
 
 /** A list download gives up after this long, so one slow server cannot hold the cron run. */

@@ -1,5 +1,5 @@
 import { urlSources } from "../engines/limits/index.js";
-import type { Env } from "../http/env.js";
+import type { Env } from "../env.js";
 import type { LimitsPolicy } from "../state/cidr-lists.js";
 import { getActiveBundle } from "../state/policy-store.js";
 import { refreshSources, type RefreshReport } from "./refresh-cidr-lists.js";

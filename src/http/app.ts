@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { AppEnv } from "./env.js";
+import type { AppEnv } from "../env.js";
 import { ApiError, errorBody } from "./errors.js";
 import { listOperations } from "./openapi.js";
 import { hostRoutes } from "./routes/hosts.js";

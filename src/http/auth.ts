@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
-import type { AppEnv, Env } from "./env.js";
+import type { AppEnv, Env } from "../env.js";
 import { ApiError } from "./errors.js";
 
 const encoder = new TextEncoder();

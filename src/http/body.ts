@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { z } from "zod";
-import type { AppEnv } from "./env.js";
+import type { AppEnv } from "../env.js";
 import { ApiError, type ErrorDetail } from "./errors.js";
 
 /** The largest request body any route reads. */

@@ -6,7 +6,7 @@ import type { EngineName } from "../engines/common/engine.js";
 import { getActiveBundle } from "../state/policy-store.js";
 import { authorize } from "./auth.js";
 import { parseJsonText, readJsonText, validate } from "./body.js";
-import { numberVar, type AppEnv, type Env } from "./env.js";
+import { numberVar, type AppEnv, type Env } from "../env.js";
 import { ApiError } from "./errors.js";
 import { VerdictMemo, withDecisionId } from "./verdict-memo.js";
 

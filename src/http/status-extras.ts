@@ -1,6 +1,6 @@
 import type { LoadedBundle } from "../bundle/index.js";
 import { cidrListStatus, type LimitsPolicy } from "../state/cidr-lists.js";
-import type { Env } from "./env.js";
+import type { Env } from "../env.js";
 
 /**
  * Engine-specific additions to `/v1/status`: each downloaded CIDR list of the

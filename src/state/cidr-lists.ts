@@ -1,6 +1,6 @@
 import type { CidrSet } from "../engines/limits/context.js";
 import { buildCidrSet, urlSources } from "../engines/limits/index.js";
-import { numberVar, type Env } from "../http/env.js";
+import { numberVar, type Env } from "../env.js";
 
 /**
  * What the scheduled refresh stores for one ip-cidr-list-url source, under

@@ -20,7 +20,7 @@ import {
   type JobLimits,
   type PreparedHost,
 } from "../engines/customs/index.js";
-import type { Env } from "../http/env.js";
+import type { Env } from "../env.js";
 import { PoolTables, type HostRow } from "./host-pool-sql.js";
 
 /** The policy a call runs under: the compiled data and the revision it came with. */

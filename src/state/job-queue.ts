@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { FilterRule, FilterSet, Job, JobfilterPolicy, RuleBody } from "../engines/jobfilter/index.js";
 import { buildFilterSet, decideJob, schedulePass, traceJob } from "../engines/jobfilter/index.js";
-import { numberVar, type Env } from "../http/env.js";
+import { numberVar, type Env } from "../env.js";
 import { getActiveBundle } from "./policy-store.js";
 import { QueueTables, type JobRow } from "./job-queue-sql.js";
 import type { JobStatus, JobSubmission, QueueFailure } from "./job-queue-types.js";

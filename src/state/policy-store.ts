@@ -1,6 +1,6 @@
 import { LoadedBundle, type Bundle } from "../bundle/index.js";
 import embedded from "../bundle/embedded.generated.json";
-import { numberVar, type Env } from "../http/env.js";
+import { numberVar, type Env } from "../env.js";
 
 /** KV key of the active revision's pointer. */
 export const CURRENT_KEY = "bundle:current";

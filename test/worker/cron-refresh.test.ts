@@ -7,7 +7,7 @@ import {
 } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { runScheduled } from "../../src/cron/index.js";
-import type { Env } from "../../src/http/env.js";
+import type { Env } from "../../src/env.js";
 import type { CidrListRecord } from "../../src/state/cidr-lists.js";
 import worker from "../../src/worker.js";
 import {

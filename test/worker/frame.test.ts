@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { compileBundle, sourcesOf } from "../../src/bundle/index.js";
 import { app } from "../../src/http/app.js";
 import { constantTimeEqual } from "../../src/http/auth.js";
-import type { Env } from "../../src/http/env.js";
+import type { Env } from "../../src/env.js";
 import { listOperations } from "../../src/http/openapi.js";
 import { embeddedBundle } from "../../src/state/policy-store.js";
 

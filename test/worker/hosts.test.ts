@@ -2,7 +2,7 @@ import { createExecutionContext, env, runDurableObjectAlarm, runInDurableObject,
 import { describe, expect, it, vi } from "vitest";
 import { DEFAULT_POLICY_DATA, normalizeHost, type Host } from "../../src/engines/customs/index.js";
 import { app } from "../../src/http/app.js";
-import type { Env } from "../../src/http/env.js";
+import type { Env } from "../../src/env.js";
 import type { HostPool, PoolPolicy } from "../../src/state/host-pool.js";
 
 const BASE = "http://arbiter.test";

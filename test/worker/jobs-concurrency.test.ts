@@ -1,6 +1,6 @@
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { expect, it } from "vitest";
-import type { Env } from "../../src/http/env.js";
+import type { Env } from "../../src/env.js";
 import type { JobQueue } from "../../src/state/job-queue.js";
 
 const BASE = "http://arbiter.test";

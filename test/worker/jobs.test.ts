@@ -1,7 +1,7 @@
 import { createExecutionContext, env, runDurableObjectAlarm, runInDurableObject, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { app } from "../../src/http/app.js";
-import type { Env } from "../../src/http/env.js";
+import type { Env } from "../../src/env.js";
 import type { JobQueue } from "../../src/state/job-queue.js";
 
 const BASE = "http://arbiter.test";

@@ -16,7 +16,7 @@ import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize, type Role } from "../auth.js";
 import { readJson } from "../body.js";
 import { logDecision, newDecisionId } from "../decision.js";
-import type { AppEnv, Env } from "../env.js";
+import type { AppEnv, Env } from "../../env.js";
 import { ApiError, type ErrorCode } from "../errors.js";
 import { registerOperation } from "../openapi.js";
 import {

@@ -6,7 +6,7 @@ import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize } from "../auth.js";
 import { readJson, readText } from "../body.js";
 import { logDecision, newDecisionId, wantsExplain } from "../decision.js";
-import type { AppEnv, Env } from "../env.js";
+import type { AppEnv, Env } from "../../env.js";
 import { ApiError } from "../errors.js";
 import { registerOperation } from "../openapi.js";
 import {

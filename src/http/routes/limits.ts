@@ -5,7 +5,7 @@ import { decideLimits } from "../../engines/limits/index.js";
 import { cidrListsFor, policySources, type LimitsPolicy } from "../../state/cidr-lists.js";
 import { decisionRoute, type RouteContext } from "../decision.js";
 import { resolverFor } from "../dns.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../../env.js";
 import { registerOperation } from "../openapi.js";
 import { LimitsRequest, LimitsVerdict, toEngineRequest } from "../schemas/limits.js";
 

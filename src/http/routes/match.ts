@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { ClassAdRequestError, decideAdCheck, decideMatch } from "../../engines/classad/index.js";
 import { decisionRoute } from "../decision.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../../env.js";
 import { ApiError } from "../errors.js";
 import { registerOperation } from "../openapi.js";
 import { AdCheckRequest, MatchRequest } from "../schemas/match.js";

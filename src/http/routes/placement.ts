@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { decidePlacement, type PlacementPolicy } from "../../engines/placement/index.js";
 import { decisionRoute } from "../decision.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../../env.js";
 import { registerOperation } from "../openapi.js";
 import { PlaceRequest, PlaceVerdict } from "../schemas/placement.js";
 

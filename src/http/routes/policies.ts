@@ -5,7 +5,7 @@ import type { EngineDefinition } from "../../engines/common/engine.js";
 import { bundleInfo, getActiveBundle, publishBundle } from "../../state/policy-store.js";
 import { requireRole } from "../auth.js";
 import { readText } from "../body.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../../env.js";
 import { ApiError } from "../errors.js";
 import { registerOperation } from "../openapi.js";
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ENGINE_NAMES } from "../../engines/common/engine.js";
 import { bundleInfo, getActiveBundle } from "../../state/policy-store.js";
 import { authMode } from "../auth.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../../env.js";
 import { openApiDocument, registerOperation } from "../openapi.js";
 import { statusExtras } from "../status-extras.js";
 
