@@ -6,7 +6,7 @@ import { cidrListsFor, policySources, type LimitsPolicy } from "../../state/cidr
 import { decisionRoute, type RouteContext } from "../decision.js";
 import { resolverFor } from "../dns.js";
 import type { AppEnv } from "../../env.js";
-import { registerOperation } from "../openapi.js";
+import { EXPLAIN_QUERY, registerOperation } from "../openapi.js";
 import { LimitsRequest, LimitsVerdict, toEngineRequest } from "../schemas/limits.js";
 
 type EngineVerdict = Awaited<ReturnType<typeof decideLimits>> extends Decision<infer V> ? V : never;
@@ -61,6 +61,7 @@ export const limitsRoutes = new Hono<AppEnv>().post(
 );
 
 registerOperation({
+  operationId: "decideLimits",
   method: "post",
   path: "/v1/limits/decide",
   summary:
@@ -69,4 +70,5 @@ registerOperation({
   auth: "decision",
   request: LimitsRequest,
   response: LimitsVerdict,
+  query: [EXPLAIN_QUERY],
 });
