@@ -140,35 +140,48 @@ export class RangeSetBuilder {
   /** Sorts, de-duplicates and merges adjacent or overlapping ranges. */
   build(): RangeSet {
     const keys = this.keys4.subarray(0, this.n4).sort();
-    const v4: number[] = [];
+    const v4 = new Uint32Array(2 * this.n4);
+    let m4 = 0;
     let distinct = 0;
     for (let i = 0; i < keys.length; i++) {
       if (i > 0 && keys[i] === keys[i - 1]) continue;
       distinct++;
       const start = Math.floor(keys[i] / 64);
       const end = start + 2 ** (32 - (keys[i] - start * 64)) - 1;
-      const last = v4.length - 1;
-      if (last > 0 && start <= v4[last] + 1) {
-        if (end > v4[last]) v4[last] = end;
-      } else v4.push(start, end);
+      if (m4 > 0 && start <= v4[2 * m4 - 1] + 1) {
+        if (end > v4[2 * m4 - 1]) v4[2 * m4 - 1] = end;
+      } else {
+        v4[2 * m4] = start;
+        v4[2 * m4 + 1] = end;
+        m4++;
+      }
     }
     const w = this.words6;
     const order = radixOrder(w, this.n6);
-    const v6: number[] = [];
+    const v6 = new Uint32Array(8 * this.n6);
+    let m6 = 0;
     const end = new Uint32Array(4);
     let prev = -1;
-    for (const i of order) {
+    for (let j = 0; j < order.length; j++) {
+      const i = order[j];
       const o = 5 * i;
       if (prev >= 0 && cmp6(w, o, w, 5 * prev) === 0 && w[o + 4] === w[5 * prev + 4]) continue;
       prev = i;
       distinct++;
       lastAddress(w, o, w[o + 4], end);
-      const last = v6.length - 8;
-      if (last >= 0 && follows(v6, last + 4, w, o)) {
-        if (cmp6(end, 0, v6, last + 4) > 0) for (let k = 0; k < 4; k++) v6[last + 4 + k] = end[k];
-      } else v6.push(w[o], w[o + 1], w[o + 2], w[o + 3], end[0], end[1], end[2], end[3]);
+      const last = 8 * (m6 - 1);
+      if (m6 > 0 && follows(v6, last + 4, w, o)) {
+        if (cmp6(end, 0, v6, last + 4) > 0) v6.set(end, last + 4);
+      } else {
+        const at = 8 * m6++;
+        v6[at] = w[o];
+        v6[at + 1] = w[o + 1];
+        v6[at + 2] = w[o + 2];
+        v6[at + 3] = w[o + 3];
+        v6.set(end, at + 4);
+      }
     }
-    return new RangeSet(distinct, Uint32Array.from(v4), Uint32Array.from(v6));
+    return new RangeSet(distinct, v4.slice(0, 2 * m4), v6.slice(0, 8 * m6));
   }
 }
 
