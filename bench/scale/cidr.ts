@@ -5,7 +5,7 @@
  * (from the stored JSON), one decision, and the loaded policy's heap.
  */
 import { decideLimits, limitsEngine, type LimitsContext } from "../../src/engines/limits/index.js";
-import { heapUsed, measureSeries, report } from "./series.js";
+import { heapUsed, measureSeries, report, type SeriesResult } from "./series.js";
 
 const SIZES = [10, 1_000, 10_000, 100_000];
 
@@ -39,7 +39,7 @@ const stored = new Map(SIZES.map((n) => [n, JSON.stringify(compiled(texts.get(n)
 
 const compile = measureSeries("limits ip-cidr-list: compile", SIZES, (n) => ({ run: () => compiled(texts.get(n) as string) }), { unit: "ms", ms: 20 });
 // what an isolate does: the stored JSON is already parsed with the bundle, then load builds the policy
-const load = measureSeries(
+const load: SeriesResult = measureSeries(
   "limits ip-cidr-list: load per isolate",
   SIZES,
   (n) => {

@@ -3,6 +3,9 @@
  * series in this process (fixtures built first, then rounds interleaving the
  * sizes, a full GC before each timed run, the median of the rounds), and
  * prints the result as one `SCALE {json}` line for `bench/scale/run.ts`.
+ * Time is the process's CPU time (user + system, so garbage collection on
+ * V8's helper threads counts), which other load on a shared machine does
+ * not inflate the way it inflates wall-clock time.
  */
 
 /** One series' result: a figure per size, the unit, and free-form notes (heap, ratios). */
@@ -11,7 +14,7 @@ export interface SeriesResult {
   readonly unit: "µs" | "ms";
   readonly sizes: readonly number[];
   readonly values: readonly number[];
-  readonly notes: readonly string[];
+  readonly notes: string[];
 }
 
 /** What a series measures at one size: the operation, and optionally how many calls one timed run makes. */
@@ -29,17 +32,30 @@ export function collect(): void {
 
 let sink: unknown;
 
-/** Microseconds per call of `fn`: calls it until at least `ms` elapsed (at least once). */
+/** CPU microseconds used by this process so far. */
+export function cpuMicros(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
+/**
+ * CPU microseconds per call of `fn`: calls it in batches of about a
+ * millisecond until at least `ms` of CPU time were used (at least once).
+ */
 export function timeCalls(fn: () => unknown, ms: number): number {
+  const t0 = performance.now();
+  sink = fn();
+  const once = Math.max(performance.now() - t0, 0.0005);
+  const batch = Math.max(1, Math.min(1 << 16, Math.floor(1 / once)));
   let calls = 0;
-  const start = performance.now();
-  let elapsed = 0;
+  const start = cpuMicros();
+  let used = 0;
   do {
-    sink = fn();
-    calls++;
-    elapsed = performance.now() - start;
-  } while (elapsed < ms);
-  return (elapsed * 1000) / calls;
+    for (let i = 0; i < batch; i++) sink = fn();
+    calls += batch;
+    used = cpuMicros() - start;
+  } while (used < ms * 1000);
+  return used / calls;
 }
 
 /** Median of numbers. */
@@ -58,7 +74,8 @@ export function heapUsed(): number {
 /**
  * Measures `make(size)`'s operation at every size: one warm-up call each, then
  * `rounds` rounds that visit the sizes in turn (so a slow moment hits every
- * size alike), each timing calls for `ms` after a full GC; reports medians in `unit`.
+ * size alike), each timing calls for `ms` after a full GC and an untimed run
+ * of half that; reports medians in `unit`.
  */
 export function measureSeries(
   name: string,
@@ -73,7 +90,9 @@ export function measureSeries(
   const samples: number[][] = sizes.map(() => []);
   for (let r = 0; r < rounds; r++) {
     for (let i = 0; i < sizes.length; i++) {
+      // a full GC shrinks the young generation: let it grow back before timing
       collect();
+      timeCalls(cases[i].run, (opts.ms ?? 100) / 2);
       samples[i].push(timeCalls(cases[i].run, opts.ms ?? 100));
     }
   }
