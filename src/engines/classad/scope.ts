@@ -96,7 +96,7 @@ export function lookupBeyond(cur: ClassAd, lc: string, st: EvalState, fallback: 
     if (found !== null) return found;
   }
   if (fallback && st.left !== null) {
-    const other = st.otherOf(cur);
+    const other = st.fallbackOf(cur);
     if (other !== null) return walk(other, lc, st) ?? UNDEF;
   }
   return UNDEF;

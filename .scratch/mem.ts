@@ -1,0 +1,12 @@
+import { readAd } from "../src/engines/classad/ad-input.js";
+import { slotAd } from "../bench/classad.js";
+const g = (globalThis as any).gc;
+const N = 10000;
+const texts = Array.from({ length: N }, (_, i) => slotAd(i));
+g(); g();
+const before = process.memoryUsage().heapUsed;
+const ads = texts.map((t) => { const r = readAd(t); if (!r.ok) throw 1; return r.ad; });
+g(); g();
+const after = process.memoryUsage().heapUsed;
+console.log("per ad bytes", ((after - before) / N).toFixed(0), "text len", texts[0].length);
+(globalThis as any).keep = [ads, texts];

@@ -1,0 +1,2 @@
+import { limitsEngine } from "../src/engines/limits/index.js";
+import { cidrPolicyText } from "../bench/scale/cidr.js";
