@@ -71,18 +71,35 @@ export class AdLayout {
   /** Whether an attribute named `lc` (lower case) is here, without building the index of a layout in the making. */
   private has(lc: string): boolean {
     if (this.lcIndex !== null) return this.lcIndex.has(lc);
-    for (let l: AdLayout | null = this; l !== null && l.parent !== null; l = l.parent) if (l.lc === lc) return true;
-    return false;
+    return AdLayout.chainHas(this, lc);
   }
 
   /** The lower-cased name → slot index map, built on first use. */
   get index(): Map<string, number> {
     if (this.lcIndex === null) {
-      const m = new Map<string, number>();
-      for (let l: AdLayout | null = this; l !== null && l.parent !== null; l = l.parent) m.set(l.lc, l.size - 1);
-      this.lcIndex = m;
+      this.lcIndex = AdLayout.chainIndex(this);
     }
     return this.lcIndex;
+  }
+
+  /** Whether a layout of the tree, or one before it on its chain, added `lc`. */
+  private static chainHas(from: AdLayout, lc: string): boolean {
+    for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent) if (l.lc === lc) return true;
+    return false;
+  }
+
+  /** The lower-cased name → slot map of a layout of the tree. */
+  private static chainIndex(from: AdLayout): Map<string, number> {
+    const m = new Map<string, number>();
+    for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent) m.set(l.lc, l.size - 1);
+    return m;
+  }
+
+  /** The names as written of a layout of the tree, in slot order. */
+  private static chainNames(from: AdLayout): string[] {
+    const out = new Array<string>(from.size);
+    for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent) out[l.size - 1] = l.name;
+    return out;
   }
 
   /** The slot of attribute `lc` (lower case), or -1. */
@@ -93,9 +110,7 @@ export class AdLayout {
   /** Names as written, in slot order. */
   get names(): readonly string[] {
     if (this.written === null) {
-      const out = new Array<string>(this.size);
-      for (let l: AdLayout | null = this; l !== null && l.parent !== null; l = l.parent) out[l.size - 1] = l.name;
-      this.written = out;
+      this.written = AdLayout.chainNames(this);
     }
     return this.written;
   }

@@ -1,2 +1,0 @@
-import { limitsEngine } from "../src/engines/limits/index.js";
-import { cidrPolicyText } from "../bench/scale/cidr.js";
