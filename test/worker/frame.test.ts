@@ -247,4 +247,34 @@ describe("publishing policies", () => {
     expect(after.revision).toBe(next.value.revision);
     expect(after.queue).toBe("root.otherq");
   });
+
+  it("never drops an engine over HTTP: a PUT replaces one engine and keeps every other one served", async () => {
+    const served = async () => Object.keys(((await (await SELF.fetch(`${BASE}/v1/policies`)).json()) as { engines: object }).engines).sort();
+    const before = await served();
+    expect(before).toEqual(Object.keys(embeddedBundle().engines).sort());
+    // An empty source is no way to remove an engine: the engines that need a policy refuse it…
+    for (const engine of ["limits", "placement", "customs", "jobfilter"]) {
+      const empty = await SELF.fetch(`${BASE}/v1/policies/${engine}`, { method: "PUT", body: "" });
+      expect(empty.status, engine).toBe(422);
+    }
+    // …and HTCondor's empty configuration (no PE expressions) still serves /v1/match.
+    const pool = await SELF.fetch(`${BASE}/v1/policies/match`, { method: "PUT", body: "" });
+    expect(pool.status).toBe(200);
+    const published = JSON.parse((await env.POLICIES.get(`bundle:${((await pool.json()) as { revision: string }).revision}`)) ?? "{}") as {
+      engines: object;
+    };
+    expect(Object.keys(published.engines).sort()).toEqual(before);
+    expect(await served()).toEqual(before);
+  });
+
+  it("serves the embedded bundle again once the pointer is gone (what `arbiter publish --reset` does)", async () => {
+    const res = await SELF.fetch(`${BASE}/v1/policies/placement`, { method: "PUT", body: validPlacement });
+    const { revision } = (await res.json()) as { revision: string };
+    expect(((await (await SELF.fetch(`${BASE}/v1/policies`)).json()) as { source: string }).source).toBe("kv");
+    await env.POLICIES.delete("bundle:current");
+    await env.POLICIES.delete(`bundle:${revision}`);
+    const back = await waitForRevision(embeddedBundle().revision);
+    expect(back.revision).toBe(embeddedBundle().revision);
+    expect(((await (await SELF.fetch(`${BASE}/v1/policies`)).json()) as { source: string }).source).toBe("embedded");
+  });
 });
