@@ -6,6 +6,8 @@ export interface Env {
   ADMIN_TOKEN?: string;
   DECISION_TOKENS?: string;
   AGENT_TOKENS?: string;
+  /** Route classes left open while tokens are set: `decision`, `agent` (comma-separated). */
+  OPEN_ROUTES?: string;
   BUNDLE_REFRESH_SECONDS?: string;
   VERDICT_CACHE_SECONDS?: string;
   DOH_URL?: string;

@@ -4,6 +4,7 @@ import { parseRuleBody, parseUuid, type FloatLiterals } from "../../engines/jobf
 import { isFailure, type JobQueueApi, type JobStatus, type QueueFailure } from "../../state/job-queue-types.js";
 import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize } from "../auth.js";
+import { checkJsonShape, describeJsonShape } from "../../engines/common/json-shape.js";
 import { readJson, readText } from "../body.js";
 import { logDecision, newDecisionId, wantsExplain } from "../decision.js";
 import type { AppEnv, Env } from "../../env.js";
@@ -113,6 +114,8 @@ async function readRuleBody(c: Context<AppEnv>) {
     } catch {
       throw new RapiError(400, "Invalid body contents, not a dictionary");
     }
+    const violation = checkJsonShape(parsed.value);
+    if (violation !== null) throw new RapiError(400, describeJsonShape(violation));
   }
   const body = parseRuleBody(parsed.value, parsed.floats);
   if (!body.ok) throw new RapiError(400, body.error);
