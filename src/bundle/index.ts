@@ -3,3 +3,4 @@ export { canonicalJson, sha256Hex } from "./canonical.js";
 export { LoadedBundle } from "./load.js";
 export { ENGINES, engineByName, engineForFile, POLICY_FILE_NAMES } from "./registry.js";
 export type { Bundle, BundleEntry } from "./types.js";
+export { EMBEDDED_POINTER, isEmbeddedPointer } from "./pointer.js";

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Bundle } from "../bundle/index.js";
+import { EMBEDDED_POINTER, type Bundle } from "../bundle/index.js";
 import { ENGINE_NAMES, type EngineName } from "../engines/common/engine.js";
 import { option, parseArgs, UsageError } from "./args.js";
 import type { Io } from "./io.js";
@@ -33,10 +33,11 @@ engine it serves: publish refuses a bundle that would drop one of them unless
 --allow-missing ENGINE names it (repeatable).
 
 A published bundle takes precedence over the bundle embedded in the Worker
-(compiled from policies/ by npm start and deploy). --reset drops it: it deletes
-bundle:current and every stored bundle:<revision>, after which the Worker
-(wrangler dev with --local) serves its embedded bundle again, within
-BUNDLE_REFRESH_SECONDS.
+(compiled from policies/ by npm start and deploy). --reset drops it: it sets
+bundle:current to "embedded", after which the Worker (wrangler dev with
+--local) serves its embedded bundle again within BUNDLE_REFRESH_SECONDS, and
+the next publish builds on it. Stored bundle:<revision> entries stay, for
+rolling back.
 Exit status: 0 done, 1 refused, invalid or wrangler failed, 2 usage.
 `;
 
@@ -75,24 +76,14 @@ function enginesOf(bundle: Bundle): EngineName[] {
   return ENGINE_NAMES.filter((e) => bundle.engines[e] !== undefined);
 }
 
-/** Deletes the pointer first (so nothing follows it to a deleted bundle), then every stored bundle. */
+/**
+ * Points `bundle:current` at the embedded bundle. A written marker rather than a
+ * deleted key, so the policy coordinator adopts it and the next API publish
+ * builds on the embedded bundle; the stored bundles stay, for rollback.
+ */
 function reset(target: KvTarget, io: Io): number {
-  const del = wranglerKv(["key", "delete", "bundle:current"], target);
-  if (!del.ok) return (io.stderr(`${del.failure}\n`), 1);
-  const list = wranglerKv(["key", "list", "--prefix", "bundle:"], target);
-  if (!list.ok) return (io.stderr(`${list.failure}\n`), 1);
-  const keys = (JSON.parse(list.stdout) as { name: string }[]).map((k) => k.name);
-  if (keys.length > 0) {
-    const tmp = mkdtempSync(join(tmpdir(), "arbiter-"));
-    try {
-      const file = join(tmp, "keys.json");
-      writeFileSync(file, JSON.stringify(keys));
-      const bulk = wranglerKv(["bulk", "delete", file, "--force"], target);
-      if (!bulk.ok) return (io.stderr(`${bulk.failure}\n`), 1);
-    } finally {
-      rmSync(tmp, { recursive: true, force: true });
-    }
-  }
+  const put = wranglerKv(["key", "put", "bundle:current", EMBEDDED_POINTER], target);
+  if (!put.ok) return io.stderr(`${put.failure}\n`), 1;
   io.stdout(`dropped the published bundle (${target.where}): the Worker serves its embedded bundle again\n`);
   return 0;
 }

@@ -63,8 +63,14 @@ describe("arbiter publish", () => {
       const reset = await run(["publish", "--local", "--persist-to", state, "--reset"]);
       expect(reset.code, reset.err).toBe(0);
       expect(reset.out).toContain("serves its embedded bundle again");
-      expect(kvGet(state, "bundle:current")).toBe("Value not found");
-      expect(kvGet(state, `bundle:${revision}`)).toBe("Value not found");
+      expect(kvGet(state, "bundle:current")).toBe("embedded");
+      // The stored bundle stays, for rolling back.
+      expect(JSON.parse(kvGet(state, `bundle:${revision}`)).revision).toBe(revision);
+
+      // After the reset the embedded bundle is the active one again: dropping its engines is refused.
+      const again = await run(["publish", "--local", "--persist-to", state, filtersOnly]);
+      expect(again.code).toBe(1);
+      expect(again.err).toContain("the embedded bundle (local KV holds no published bundle) serves limits,");
     },
   );
 

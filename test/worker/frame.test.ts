@@ -1,6 +1,6 @@
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { compileBundle, sourcesOf } from "../../src/bundle/index.js";
+import { compileBundle, EMBEDDED_POINTER, sourcesOf } from "../../src/bundle/index.js";
 import { app } from "../../src/http/app.js";
 import { constantTimeEqual } from "../../src/http/auth.js";
 import type { Env } from "../../src/env.js";
@@ -267,14 +267,18 @@ describe("publishing policies", () => {
     expect(await served()).toEqual(before);
   });
 
-  it("serves the embedded bundle again once the pointer is gone (what `arbiter publish --reset` does)", async () => {
+  it("serves the embedded bundle again once the pointer says so (what `arbiter publish --reset` writes)", async () => {
     const res = await SELF.fetch(`${BASE}/v1/policies/placement`, { method: "PUT", body: validPlacement });
     const { revision } = (await res.json()) as { revision: string };
     expect(((await (await SELF.fetch(`${BASE}/v1/policies`)).json()) as { source: string }).source).toBe("kv");
-    await env.POLICIES.delete("bundle:current");
-    await env.POLICIES.delete(`bundle:${revision}`);
+    await env.POLICIES.put("bundle:current", EMBEDDED_POINTER);
     const back = await waitForRevision(embeddedBundle().revision);
     expect(back.revision).toBe(embeddedBundle().revision);
     expect(((await (await SELF.fetch(`${BASE}/v1/policies`)).json()) as { source: string }).source).toBe("embedded");
+    // The next publish builds on the embedded bundle, not on the dropped one.
+    const next = await SELF.fetch(`${BASE}/v1/policies/limits`, { method: "PUT", body: `${sourcesOf(embeddedBundle()).limits ?? ""}\n` });
+    expect(next.status).toBe(200);
+    expect(((await next.json()) as { revision: string }).revision).not.toBe(revision);
+    expect(await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text()).toBe(sourcesOf(embeddedBundle()).placement);
   });
 });
