@@ -3,6 +3,8 @@ export interface Env {
   POLICIES: KVNamespace;
   JOB_QUEUE: DurableObjectNamespace;
   HOST_POOL: DurableObjectNamespace;
+  /** The publish coordinator, the one writer of the policy pointer. */
+  POLICY_COORDINATOR: DurableObjectNamespace;
   ADMIN_TOKEN?: string;
   DECISION_TOKENS?: string;
   AGENT_TOKENS?: string;

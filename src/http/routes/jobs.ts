@@ -8,7 +8,7 @@ import { checkJsonShape, describeJsonShape } from "../../engines/common/json-sha
 import { readJson, readText } from "../body.js";
 import { logDecision, newDecisionId, wantsExplain } from "../decision.js";
 import type { AppEnv, Env } from "../../env.js";
-import { ApiError } from "../errors.js";
+import { ApiError, clipText } from "../errors.js";
 import { registerOperation } from "../openapi.js";
 import {
   FilterBody,
@@ -79,7 +79,7 @@ function rapi(handler: FilterHandler, role: "decision" | "admin") {
         console.error(JSON.stringify({ ts: new Date().toISOString(), event: "internal_error", error: String(e) }));
       }
     }
-    return json(c, { code: status, message, explain: EXPLAIN[status] ?? "" }, status);
+    return json(c, { code: status, message: clipText(message), explain: EXPLAIN[status] ?? "" }, status);
   };
 }
 
