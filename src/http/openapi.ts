@@ -53,7 +53,15 @@ export interface Operation {
   errors?: ErrorCode[];
   /** Errors in Arbiter's envelope (default), or in Ganeti RAPI's `{code, message, explain}`. */
   errorShape?: "arbiter" | "ganeti";
+  /** Request headers the operation reads besides auth (`Idempotency-Key`, `If-Match`). */
+  headers?: { name: string; description: string }[];
 }
+
+/** The `Idempotency-Key` header as the three non-idempotent writes document it. */
+export const IDEMPOTENCY_HEADER = {
+  name: "Idempotency-Key",
+  description: "1 to 255 visible ASCII characters; a retry with the same key and body gets the first answer back (kept 24 hours)",
+};
 
 const operations: Operation[] = [];
 
@@ -138,6 +146,8 @@ export function operationErrors(op: Operation): ErrorCode[] {
   if (jsonBody) for (const c of ["invalid_json", "invalid_request", "nesting_too_deep", "too_many_items", "unsupported_media_type"] as const) codes.add(c);
   else if (op.request !== undefined) codes.add("invalid_request");
   if (op.request !== undefined || op.requestText !== undefined) codes.add("payload_too_large");
+  // A malformed key is a 400; a key reused with another body a 422.
+  if (op.headers?.includes(IDEMPOTENCY_HEADER)) codes.add("invalid_request").add("idempotency_key_reused");
   return [...codes];
 }
 
@@ -163,10 +173,11 @@ export function openApiDocument(origin = "/"): object {
   const paths: Record<string, Record<string, unknown>> = {};
   const components: Record<string, unknown> = { Error: errorEnvelope, GanetiError: ganetiError };
   for (const op of operations) {
-    const params = [
+    const params: object[] = [
       ...[...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } })),
       ...(op.query ?? []).map((q) => ({ name: q.name, in: "query", required: false, description: q.description, schema: q.schema })),
     ];
+    for (const h of op.headers ?? []) params.push({ name: h.name, in: "header", required: false, description: h.description, schema: { type: "string" } });
     const body = op.request
       ? { required: true, content: { "application/json": { schema: jsonSchema(op.request, "input", `${op.operationId}Request`, components) } } }
       : op.requestText

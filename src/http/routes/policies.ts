@@ -134,6 +134,7 @@ registerOperation({
   requestText: "text/plain",
   response: z.object({ revision: z.string() }),
   errors: ["unknown_engine", "policy_invalid", "precondition_failed", "invalid_request"],
+  headers: [{ name: "If-Match", description: "the revision the change is based on (`*`, a list, quoted or bare); 412 when the active revision moved" }],
 });
 registerOperation({
   operationId: "validatePolicy",
