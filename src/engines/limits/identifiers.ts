@@ -2,7 +2,9 @@
  * Identifiers: who is asking. Each type is compiled once into an evaluator;
  * DNS answers and downloaded lists come from the decision context.
  */
-import { buildCidrSet, cidrSetOf, parseAddress, parseNetwork, type CidrSet, type IpNetwork } from "../common/cidr.js";
+import { buildCidrSet, cidrSetOf, parseAddress, parseNetwork, rangeOverlaps, type CidrSet, type IpNetwork } from "../common/cidr.js";
+import { RangeSet, RangeSetBuilder, type PackedRanges } from "../common/cidr-ranges.js";
+import { SCANNED, scanNetwork } from "../common/cidr-scan.js";
 import { parseIsoDuration } from "../common/iso8601.js";
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
@@ -30,6 +32,8 @@ export interface Identifier {
   readonly name: string;
   readonly invert: boolean;
   evaluate(hints: JsonObject, state: EvalState): IdentAnswer | Promise<IdentAnswer>;
+  /** An ip-cidr-list's prepared ranges, stored in the compiled policy so loading skips the CIDR text. */
+  readonly ranges?: RangeSet;
 }
 
 type Build = (data: Json) => Result<(hints: JsonObject, state: EvalState) => IdentAnswer | Promise<IdentAnswer>, string>;
@@ -41,7 +45,7 @@ function checkData(schema: Schema, data: Json): string | null {
 
 /** IPCIDR or IPAddress: an anyOf, so a bad entry gets jsonschema's anyOf message. */
 const ADDRESS_OR_CIDR_ANYOF: Schema = {
-  anyOf: [{ check: (v) => (typeof v === "string" && parseNetwork(v) ? null : "invalid") }],
+  anyOf: [{ check: (v) => (typeof v === "string" && scanNetwork(v) ? null : "invalid") }],
 };
 const CIDR_ONLY: Schema = {
   anyOf: [{ check: (v) => (typeof v === "string" && v.includes("/") && parseNetwork(v) ? null : "invalid") }],
@@ -150,21 +154,49 @@ const CIDR_LIST_SCHEMA: Schema = {
   required: ["cidrs"],
 };
 
-const ipCidrList: Build = (data) => {
-  const e = checkData(CIDR_LIST_SCHEMA, data);
-  if (e) return err(e);
-  const nets = strictNetworks((data as { cidrs: string[] }).cidrs);
-  if (!nets.ok) return err(nets.error);
-  const set = cidrSetOf(nets.value);
-  return ok((hints) => {
+/**
+ * Scans an ip-cidr-list's entries once into a range set. An entry that is not an
+ * address or network fails the schema (its message computed from `data` only
+ * then); otherwise the first entry with host bits set is the load error, as
+ * Python's ip_network raises it.
+ */
+function strictRanges(list: readonly Json[], data: Json): Result<RangeSet, string> {
+  const b = new RangeSetBuilder();
+  let hostBits: string | null = null;
+  for (const text of list) {
+    if (typeof text !== "string" || !scanNetwork(text)) return err(checkData(CIDR_LIST_SCHEMA, data) ?? "Invalid data");
+    if (SCANNED.hostBits) hostBits ??= `${text} has host bits set`;
+    else b.addScanned();
+  }
+  return hostBits !== null ? err(hostBits) : ok(b.build());
+}
+
+/** The ip-cidr-list evaluator over a prepared set. */
+function cidrListEvaluator(set: RangeSet): (hints: JsonObject) => IdentAnswer {
+  return (hints) => {
     const r = requesterOf(hints);
     if (r === undefined) return false;
     const net = networkOf(r);
     if (!net) return { error: `${pyStringRepr(r)} does not appear to be an IPv4 or IPv6 network` };
     if (net.hostBits) return { error: `${r} has host bits set` };
-    return set.overlaps(net);
-  });
-};
+    return rangeOverlaps(set, net);
+  };
+}
+
+/** Compiles an ip-cidr-list from its text (compile time), or takes its packed ranges (load time). */
+function ipCidrList(data: Json, packed: PackedRanges | undefined): Result<{ evaluate: Identifier["evaluate"]; ranges: RangeSet }, string> {
+  if (packed !== undefined) {
+    const ranges = RangeSet.unpack(packed);
+    return ok({ evaluate: cidrListEvaluator(ranges), ranges });
+  }
+  // the schema's item check is the scan itself: check the rest of the shape, then scan once
+  const cidrs = isJsonObject(data) ? data.cidrs : undefined;
+  const e = checkData(CIDR_LIST_SCHEMA, Array.isArray(cidrs) ? { ...(data as JsonObject), cidrs: [] } : data);
+  if (e) return err(e);
+  const ranges = strictRanges(cidrs as Json[], data);
+  if (!ranges.ok) return err(ranges.error);
+  return ok({ evaluate: cidrListEvaluator(ranges.value), ranges: ranges.value });
+}
 
 const CIDR_URL_SCHEMA: Schema = {
   type: "object",
@@ -410,7 +442,6 @@ const BUILDERS: Readonly<Record<string, Build>> = {
   always,
   hint,
   jq,
-  "ip-cidr-list": ipCidrList,
   "ip-cidr-list-url": ipCidrListUrl,
   "ip-cymru-asn": ipCymruAsn,
   "ip-cymru-bogon": ipCymruBogon,
@@ -431,7 +462,12 @@ export interface IdentifierEntry {
 }
 
 /** Compiles one identifier; the error text is the load error pScheduler would raise. */
-export function compileIdentifier(entry: IdentifierEntry): Result<Identifier, string> {
+export function compileIdentifier(entry: IdentifierEntry, packed?: PackedRanges): Result<Identifier, string> {
+  if (entry.type === "ip-cidr-list") {
+    const c = ipCidrList(entry.data, packed);
+    if (!c.ok) return err(c.error);
+    return ok({ name: entry.name, invert: entry.invert === true, ...c.value });
+  }
   const build = Object.hasOwn(BUILDERS, entry.type) ? BUILDERS[entry.type] : undefined;
   if (!build) return err(`Identifier '${entry.name}' has unsupported type '${entry.type}'`);
   const built = build(entry.data);
