@@ -325,3 +325,17 @@ export function trimForTest(n: Node): Node {
   const xs = n.xs.slice(lo, hi);
   return xs.length === 0 ? { t: "empty" } : xs.length === 1 ? xs[0] : { t: "cat", xs };
 }
+
+/** JavaScript source for any pattern whose sets all have sources, without the linearity proof (see trusted.ts). */
+export function javascriptSource(parsed: Parsed): { source: string; fold: boolean } | null {
+  const acc: { fold: boolean | null } = { fold: null };
+  if (!uniformFold(parsed.node, acc)) return null;
+  const word = buildCharSet(parsed.word);
+  if (word === null || word.source === null) return null;
+  try {
+    return { source: emit(parsed.node, word.source), fold: acc.fold === true };
+  } catch (e) {
+    if (e instanceof Unsafe) return null;
+    throw e;
+  }
+}
