@@ -3,9 +3,13 @@ export interface Env {
   POLICIES: KVNamespace;
   JOB_QUEUE: DurableObjectNamespace;
   HOST_POOL: DurableObjectNamespace;
+  /** The publish coordinator, the one writer of the policy pointer. */
+  POLICY_COORDINATOR: DurableObjectNamespace;
   ADMIN_TOKEN?: string;
   DECISION_TOKENS?: string;
   AGENT_TOKENS?: string;
+  /** Route classes left open while tokens are set: `decision`, `agent` (comma-separated). */
+  OPEN_ROUTES?: string;
   BUNDLE_REFRESH_SECONDS?: string;
   VERDICT_CACHE_SECONDS?: string;
   DOH_URL?: string;

@@ -1,9 +1,15 @@
+import { env } from "cloudflare:workers";
 import { runScheduled } from "./cron/index.js";
 import { app } from "./http/app.js";
+import { authStartupLine } from "./http/auth.js";
 import type { Env } from "./env.js";
 
 export { HostPool } from "./state/host-pool.js";
 export { JobQueue } from "./state/job-queue.js";
+export { PolicyCoordinator } from "./state/policy-coordinator.js";
+
+// Once per isolate: how each route class is guarded (and a warning when nothing is).
+console.log(authStartupLine(env as unknown as Env));
 
 /** The Worker: the HTTP API, and the scheduled refresh of downloaded CIDR lists. */
 export default {

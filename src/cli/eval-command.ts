@@ -34,7 +34,7 @@ async function loadEvaluator(name: string): Promise<Loaded | undefined> {
     case "jobfilter":
       return asLoaded((await import("./eval-jobfilter.js")).jobfilterEvaluator);
     case "jq":
-      return { kind: "line", evaluator: { evaluateLine: (await import("./eval-jq.js")).evalJqLine } };
+      return { kind: "line", evaluator: (await import("./eval-jq.js")).jqLineEvaluator };
     case "classad":
       return { kind: "line", evaluator: { evaluateLine: (await import("./eval-classad.js")).evalClassadLine } };
     default:
@@ -76,8 +76,9 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   const lines = (await io.readStdin()).split("\n").filter((l) => l.trim() !== "");
 
   if (loaded.kind === "line") {
+    const read = loaded.evaluator.parseLine?.bind(loaded.evaluator);
     for (const line of lines) {
-      const parsed = parseLine(line);
+      const parsed = parseLine(line, read);
       io.stdout(JSON.stringify(parsed.ok ? await loaded.evaluator.evaluateLine(parsed.value) : parsed.error) + "\n");
     }
     return 0;
@@ -136,9 +137,9 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   return 0;
 }
 
-function parseLine(line: string): { ok: true; value: unknown } | { ok: false; error: object } {
+function parseLine(line: string, read: (text: string) => unknown = JSON.parse): { ok: true; value: unknown } | { ok: false; error: object } {
   try {
-    return { ok: true, value: JSON.parse(line) };
+    return { ok: true, value: read(line) };
   } catch (e) {
     return { ok: false, error: { error: { code: "invalid_json", message: `the line is not valid JSON: ${(e as Error).message}` } } };
   }

@@ -1,11 +1,12 @@
 /** `arbiter eval jq`: one JSON request line in, one JSON answer out (outputs, printed, error). */
 import type { Json } from "../engines/common/json.js";
-import { compileJq, plainJson, printCompact, type JqProgram } from "../jq/index.js";
+import { compileJq, jqType, parseJsonSeq, plainJson, printCompact, type JqProgram } from "../jq/index.js";
+import type { LineEvaluator } from "./evaluator.js";
 
 const cache = new Map<string, JqProgram | string>();
 
 function compileCached(program: string, args: Record<string, Json> | undefined): JqProgram | string {
-  const key = JSON.stringify([program, args ?? null]);
+  const key = printCompact([program, args ?? null]);
   const hit = cache.get(key);
   if (hit !== undefined) return hit;
   const r = compileJq(program, { args });
@@ -16,7 +17,7 @@ function compileCached(program: string, args: Record<string, Json> | undefined):
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+  return typeof v === "object" && v !== null && jqType(v as Json) === "object";
 }
 
 /** Evaluates one `{program, input, args?}` line, answering with outputs and how `jq -c` prints them. */
@@ -39,3 +40,26 @@ export function evalJqLine(line: unknown): object {
   if (r.error !== undefined) out.error = r.error;
   return out;
 }
+
+/**
+ * Reads one request line keeping number literals (`1.0`, `100000000000000000000`), as jq reads
+ * its input; a line that is not exactly one JSON value is an error with jq's parser message.
+ */
+export function parseJqLine(text: string): Json {
+  let values: Json[];
+  try {
+    values = parseJsonSeq(text, true);
+  } catch (e) {
+    throw new SyntaxError(errorText(e));
+  }
+  if (values.length !== 1) throw new SyntaxError(values.length === 0 ? "no JSON value" : "Unexpected extra JSON values");
+  return values[0];
+}
+
+function errorText(e: unknown): string {
+  const v = (e as { value?: unknown }).value;
+  return typeof v === "string" ? v : String(e);
+}
+
+/** `arbiter eval jq`'s line evaluator. */
+export const jqLineEvaluator: LineEvaluator = { evaluateLine: evalJqLine, parseLine: parseJqLine };

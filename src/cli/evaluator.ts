@@ -17,4 +17,6 @@ export interface PolicyEvaluator<S extends z.ZodType = z.ZodType, P = unknown, V
 /** How `arbiter eval <name>` drives a policy-less evaluator (jq, classad): one JSON line in, one out. */
 export interface LineEvaluator {
   evaluateLine(line: unknown): object | Promise<object>;
+  /** Reads one line's JSON text, when JSON.parse would lose something the evaluator needs (jq's number literals). */
+  parseLine?(text: string): unknown;
 }

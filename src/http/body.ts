@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import type { AppEnv } from "../env.js";
+import { checkJsonShape, describeJsonShape, type JsonShapeViolation } from "../engines/common/json-shape.js";
 import { ApiError, type ErrorDetail } from "./errors.js";
 
 /** The largest request body any route reads. */
@@ -49,13 +50,33 @@ export async function readJsonText(c: Context<AppEnv>): Promise<string> {
   return readText(c);
 }
 
-/** Parses body text as JSON; a syntax error is the 400 `invalid_json`. */
+/**
+ * Parses body text as JSON; a syntax error is the 400 `invalid_json`, a value
+ * nested too deeply or a container with too many items the 400 that names the
+ * field and the limit, before any recursive code sees the value.
+ */
 export function parseJsonText(text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (e) {
     throw new ApiError("invalid_json", `the request body is not valid JSON: ${(e as Error).message}`);
   }
+  checkBodyShape(value);
+  return value;
+}
+
+/** The 400 for a body that breaks the JSON shape limits. */
+export function shapeError(v: JsonShapeViolation): ApiError {
+  const code = v.kind === "depth" ? "nesting_too_deep" : "too_many_items";
+  const message = describeJsonShape(v);
+  return new ApiError(code, message, [{ code, message, at: pointer(v.path) }]);
+}
+
+/** Throws the 400 for a parsed body nested too deeply or holding too many items. */
+export function checkBodyShape(value: unknown): void {
+  const violation = checkJsonShape(value);
+  if (violation !== null) throw shapeError(violation);
 }
 
 /** Parses the body as JSON, insisting on a JSON content type. */

@@ -1,10 +1,11 @@
 import type { Context, Handler } from "hono";
 import type { z } from "zod";
-import { canonicalJson, sha256Hex, type LoadedBundle } from "../bundle/index.js";
+import type { LoadedBundle } from "../bundle/index.js";
 import { shapeVerdict, type Decision } from "../engines/common/decision.js";
 import type { EngineName } from "../engines/common/engine.js";
 import { getActiveBundle } from "../state/policy-store.js";
 import { authorize } from "./auth.js";
+import { verdictCacheKey } from "./cache-key.js";
 import { parseJsonText, readJsonText, validate } from "./body.js";
 import { numberVar, type AppEnv, type Env } from "../env.js";
 import { ApiError } from "./errors.js";
@@ -44,14 +45,6 @@ export function logDecision(entry: DecisionLog): void {
 export function wantsExplain(c: Context<AppEnv>): boolean {
   const v = c.req.query("explain");
   return v === "true" || v === "1";
-}
-
-const CACHE_HOST = "https://verdict-cache.arbiter.internal";
-
-/** The cache key of a verdict: route, revision and the canonical hash of the request body. */
-export async function verdictCacheKey(path: string, revision: string, body: unknown): Promise<Request> {
-  const hash = await sha256Hex(canonicalJson(body));
-  return new Request(`${CACHE_HOST}${path}/${revision}/${hash}`);
 }
 
 function verdictCache(): Cache | undefined {
@@ -99,7 +92,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     }
     // A request already known to give a verdict that is not cacheable skips the shared cache.
     const cache = caching && !remembered ? verdictCache() : undefined;
-    const key = cache ? await verdictCacheKey(path, bundle.revision, raw) : undefined;
+    const key = cache ? await verdictCacheKey(path, bundle.revision, text) : undefined;
     if (cache && key) {
       const hit = await cache.match(key);
       if (hit) {

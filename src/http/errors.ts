@@ -7,6 +7,8 @@ export const ERROR_STATUS = {
   invalid_json: 400,
   invalid_request: 400,
   invalid_host_report: 400,
+  nesting_too_deep: 400,
+  too_many_items: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
@@ -16,6 +18,7 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   conflict: 409,
   lease_expired: 409,
+  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
   policy_invalid: 422,
@@ -52,7 +55,31 @@ export class ApiError extends Error {
   }
 }
 
-/** The error envelope body every error response carries. */
-export function errorBody(code: ErrorCode, message: string, requestId: string, details?: ErrorDetail[]) {
-  return { error: { code, message, ...(details ? { details } : {}), request_id: requestId } };
+/** How many details an error body lists; the rest are only counted (`details_omitted`). */
+export const MAX_ERROR_DETAILS = 50;
+/** The longest message (or `at`) an error body carries; longer ones are cut with `…`. */
+export const MAX_ERROR_TEXT = 1000;
+
+/** Cuts a text longer than {@link MAX_ERROR_TEXT} characters, ending it with `…`. */
+export function clipText(text: string): string {
+  return text.length > MAX_ERROR_TEXT ? text.slice(0, MAX_ERROR_TEXT - 1) + "…" : text;
+}
+
+/**
+ * The error envelope body every error response carries. Its size is bounded
+ * whatever the input: the first {@link MAX_ERROR_DETAILS} details, then a
+ * count of the others, and texts cut at {@link MAX_ERROR_TEXT} characters.
+ */
+export function errorBody(code: ErrorCode, message: string, requestId: string, details?: readonly ErrorDetail[]) {
+  const shown = details?.slice(0, MAX_ERROR_DETAILS).map((d) => ({ code: clipText(d.code), message: clipText(d.message), at: clipText(d.at) }));
+  const omitted = details !== undefined ? details.length - MAX_ERROR_DETAILS : 0;
+  return {
+    error: {
+      code,
+      message: clipText(message),
+      ...(shown ? { details: shown } : {}),
+      ...(omitted > 0 ? { details_omitted: omitted } : {}),
+      request_id: requestId,
+    },
+  };
 }

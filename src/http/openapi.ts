@@ -40,8 +40,10 @@ const errorEnvelope = {
         code: { type: "string" },
         message: { type: "string" },
         request_id: { type: "string" },
+        details_omitted: { type: "integer", description: "how many details past the first 50 were left out" },
         details: {
           type: "array",
+          maxItems: 50,
           items: {
             type: "object",
             properties: { code: { type: "string" }, message: { type: "string" }, at: { type: "string" } },

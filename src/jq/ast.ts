@@ -7,9 +7,10 @@ export type Node =
   | { k: "literal"; v: Json }
   | { k: "str"; parts: Array<string | Node>; fmt: string | null }
   | { k: "format"; name: string }
+  /** `opt`: a `?` right after the suffix, hiding only this step's own error (jq's INDEX_OPT / EACH_OPT). */
   | { k: "index"; target: Node; key: Node; opt?: boolean }
-  | { k: "slice"; target: Node; from: Node | null; to: Node | null }
-  | { k: "iterate"; target: Node }
+  | { k: "slice"; target: Node; from: Node | null; to: Node | null; opt?: boolean }
+  | { k: "iterate"; target: Node; opt?: boolean }
   | { k: "pipe"; l: Node; r: Node }
   | { k: "comma"; l: Node; r: Node }
   | { k: "neg"; e: Node }

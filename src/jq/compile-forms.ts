@@ -94,7 +94,7 @@ function literalKeyPath(n: Node): string[] | null {
   const keys: string[] = [];
   let cur = n;
   while (cur.k === "index") {
-    if (cur.key.k !== "literal" || typeof cur.key.v !== "string") return null;
+    if (cur.key.k !== "literal" || typeof cur.key.v !== "string" || cur.opt) return null;
     keys.unshift(cur.key.v);
     cur = cur.target;
   }

@@ -3,7 +3,7 @@ import type { Json } from "../engines/common/json.js";
 import type { Node } from "./ast.js";
 import type { Compiler } from "./compile.js";
 import { compilePatternBind } from "./compile-patterns.js";
-import { altPGen, iteratePaths, nonPath, recursePaths, tryPGen, withOpt } from "./eval-helpers.js";
+import { altPGen, emitUnlessError, isIterable, iteratePaths, nonPath, recursePaths, tryPGen, withOpt } from "./eval-helpers.js";
 import { indexValue, sliceValue } from "./ops.js";
 import { printCompact } from "./print.js";
 import { Env, S, step, type PGen, type Path } from "./runtime.js";
@@ -22,6 +22,7 @@ export function compilePathMode(c: Compiler, n: Node, sc: Scope): PGen {
     case "recurse":
       return (i, p, _e, emit) => recursePaths(i, p, emit);
     case "index": {
+      const opt = n.opt === true;
       const t = c.pgen(n.target, sc);
       const k = c.gen(n.key, sc);
       return (i, p, env, emit) =>
@@ -29,11 +30,13 @@ export function compilePathMode(c: Compiler, n: Node, sc: Scope): PGen {
           t(i, p, env, (tv, tp) => {
             if (tp === null)
               return fail(`Invalid path expression near attempt to access element ${keyPreview(kv)} of ${preview30(tv)}`);
+            if (opt) return emitUnlessError(() => (tv === null ? null : indexValue(tv, kv)), (v) => emit(v, tp.concat([kv])));
             return emit(tv === null ? null : indexValue(tv, kv), tp.concat([kv]));
           }),
         );
     }
     case "slice": {
+      const opt = n.opt === true;
       const t = c.pgen(n.target, sc);
       const from = n.from ? c.gen(n.from, sc) : null;
       const to = n.to ? c.gen(n.to, sc) : null;
@@ -44,16 +47,19 @@ export function compilePathMode(c: Compiler, n: Node, sc: Scope): PGen {
               const key: JObj = { start: f, end: e };
               if (tp === null)
                 return fail(`Invalid path expression near attempt to access element ${keyPreview(key)} of ${preview30(tv)}`);
+              if (opt) return emitUnlessError(() => sliceValue(tv, f, e), (v) => emit(v, tp.concat([key])));
               return emit(sliceValue(tv, f, e), tp.concat([key]));
             }),
           ),
         );
     }
     case "iterate": {
+      const opt = n.opt === true;
       const t = c.pgen(n.target, sc);
       return (i, p, env, emit) =>
         t(i, p, env, (tv, tp) => {
           if (tp === null) return fail(`Invalid path expression near attempt to iterate through ${preview30(tv)}`);
+          if (opt && !isIterable(tv)) return false;
           return iteratePaths(tv, tp, emit);
         });
     }

@@ -93,21 +93,15 @@ export function compilePatternBind(
       const g: Gen = (i, env, emit) => s(i, env, (x) => b(i, new Env(x, env), emit));
       return g;
     }
+    // as jq's DESTRUCTURE_ALT fork point: an error raised while a pattern is active, in the
+    // destructuring, the body or anything downstream of it, moves on to the next pattern
     const g: Gen = (i, env, emit) =>
       s(i, env, (x) => {
         for (let j = 0; j < last; j++) {
-          let down = false;
           try {
-            return binders[j](x, i, env, (e) =>
-              b(i, e, (v) => {
-                down = true;
-                const r = emit(v);
-                down = false;
-                return r;
-              }),
-            );
+            return binders[j](x, i, env, (e) => b(i, e, emit));
           } catch (err) {
-            if (down || !(err instanceof JqError)) throw err;
+            if (!(err instanceof JqError)) throw err;
           }
         }
         return binders[last](x, i, env, (e) => b(i, e, emit));
@@ -118,18 +112,10 @@ export function compilePatternBind(
   return ((i, p, env, emit) =>
     s(i, env, (x) => {
       for (let j = 0; j < last; j++) {
-        let down = false;
         try {
-          return binders[j](x, i, env, (e) =>
-            pb(i, p, e, (v, vp) => {
-              down = true;
-              const r = emit(v, vp);
-              down = false;
-              return r;
-            }),
-          );
+          return binders[j](x, i, env, (e) => pb(i, p, e, emit));
         } catch (err) {
-          if (down || !(err instanceof JqError)) throw err;
+          if (!(err instanceof JqError)) throw err;
         }
       }
       return binders[last](x, i, env, (e) => pb(i, p, e, emit));

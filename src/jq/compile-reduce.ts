@@ -44,7 +44,7 @@ export function simplePath(n: Node): Node[] | null {
   const keys: Node[] = [];
   let cur = n;
   while (cur.k === "index") {
-    if (!dotFree(cur.key)) return null;
+    if (!dotFree(cur.key) || cur.opt) return null;
     keys.unshift(cur.key);
     cur = cur.target;
   }

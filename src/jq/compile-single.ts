@@ -46,6 +46,8 @@ export function singleOf(c: Compiler, n: Node, sc: Scope, natives: Map<string, N
 }
 
 function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): Val | null {
+  // an optional step may produce no value
+  if ((n.k === "index" || n.k === "slice") && n.opt) return null;
   const one = (x: Node): Val | null => singleOf(c, x, sc, natives);
   switch (n.k) {
     case "identity":

@@ -9,7 +9,7 @@ import { JqCompileError, Scope, type FuncInfo } from "./scope.js";
 import { compilePatternBind } from "./compile-patterns.js";
 import { compilePathMode } from "./compile-paths.js";
 import {
-  IS_PROTO_KEY, altGen, field, invalidPathResult, iterate, nonPath, recurseAll, tryGen, withOpt,
+  IS_PROTO_KEY, altGen, emitUnlessError, field, invalidPathResult, isIterable, iterate, nonPath, recurseAll, tryGen, withOpt,
 } from "./eval-helpers.js";
 import { singleOf } from "./compile-single.js";
 import { assignGen, foreachGen, objectGen, reduceGen, strGen } from "./compile-forms.js";
@@ -59,16 +59,25 @@ export class Compiler {
         return (i, _e, emit) => emit(applyFormat(name, i));
       }
       case "index":
+        if (n.opt) {
+          const t = this.gen(n.target, sc);
+          const k = this.gen(n.key, sc);
+          return (i, env, emit) => k(i, env, (kv) => t(i, env, (tv) => emitUnlessError(() => indexValue(tv, kv), emit)));
+        }
         return this.indexGen(n.target, n.key, sc);
       case "slice": {
         const t = this.gen(n.target, sc);
         const from = n.from ? this.gen(n.from, sc) : null;
         const to = n.to ? this.gen(n.to, sc) : null;
+        if (n.opt)
+          return (i, env, emit) =>
+            withOpt(from, i, env, (f) => withOpt(to, i, env, (e) => t(i, env, (tv) => emitUnlessError(() => sliceValue(tv, f, e), emit))));
         return (i, env, emit) =>
           withOpt(from, i, env, (f) => withOpt(to, i, env, (e) => t(i, env, (tv) => emit(sliceValue(tv, f, e)))));
       }
       case "iterate": {
         const t = this.gen(n.target, sc);
+        if (n.opt) return (i, env, emit) => t(i, env, (tv) => (isIterable(tv) ? iterate(tv, emit) : false));
         return (i, env, emit) => t(i, env, (tv) => iterate(tv, emit));
       }
       case "pipe": {
@@ -337,7 +346,7 @@ export class Compiler {
       const k = key.v;
       const safe = !IS_PROTO_KEY(k);
       if (target.k === "identity") return (i, _e, emit) => emit(field(i, k, safe));
-      if (target.k === "index" && target.target.k === "identity" && target.key.k === "literal" && typeof target.key.v === "string") {
+      if (target.k === "index" && !target.opt && target.target.k === "identity" && target.key.k === "literal" && typeof target.key.v === "string") {
         const k0 = target.key.v;
         const safe0 = !IS_PROTO_KEY(k0);
         return (i, _e, emit) => emit(field(field(i, k0, safe0), k, safe));

@@ -42,6 +42,26 @@ export function withOpt(g: Gen | null, i: Json, env: Env | null, k: (v: Json) =>
   return g(i, env, k);
 }
 
+/** True for the values `.[]` can iterate. */
+export function isIterable(v: Json): boolean {
+  return Array.isArray(v) || isObject(v);
+}
+
+/**
+ * Emits the value of one indexing step, or nothing when that step raises (jq's INDEX_OPT:
+ * errors of the target, the key and everything downstream still propagate).
+ */
+export function emitUnlessError(get: () => Json, emit: Emit): boolean {
+  let v: Json;
+  try {
+    v = get();
+  } catch (e) {
+    if (e instanceof JqError) return false;
+    throw e;
+  }
+  return emit(v);
+}
+
 /** `.[]` on a value. */
 export function iterate(v: Json, emit: Emit): boolean {
   if (Array.isArray(v)) {

@@ -5,5 +5,5 @@ export { formatJson, printCompact, formatNumber } from "./print.js";
 export type { FormatOptions } from "./print.js";
 export { parseJsonSeq, fromJson } from "./json-parse.js";
 export { plainJson } from "./litnum.js";
-export { compare as jqCompare, equals as jqEquals, BUDGET_MESSAGE } from "./values.js";
+export { compare as jqCompare, equals as jqEquals, typeOf as jqType, BUDGET_MESSAGE } from "./values.js";
 export { REGEX_MAX_INPUT } from "./regex.js";

@@ -1,5 +1,6 @@
 /** Object constructions `{...}` and destructuring patterns, parsed for Parser. */
 import type { Node, Pattern } from "./ast.js";
+import type { Token } from "./lexer.js";
 import { KEYWORD_KEYS, lineOf, type Parser } from "./parser.js";
 
 /** Parses `{...}` after its opening brace: keys, `$var` / `$__loc__` / string shorthands, `key: value`. */
@@ -18,6 +19,7 @@ export function objectTerm(p: Parser): Node {
       shorthand = { k: "index", target: { k: "identity" }, key };
     } else if (tok.t === "var") {
       if (tok.v === "__loc__") {
+        if (p.isOp(":")) p.fail();
         key = { k: "literal", v: "__loc__" };
         shorthand = { k: "loc", line: Number(lineOf(p.src, tok.pos)) };
       } else if (p.isOp(":")) {
@@ -50,7 +52,8 @@ export function objectTerm(p: Parser): Node {
     entries.push({ key, value });
     if (p.isOp(",")) {
       p.next();
-      continue;
+      // jq 1.7.1's grammar (MkDict: MkDictPair ',' MkDict, MkDict may be empty) allows `{a: 1,}`
+      if (!p.isOp("}")) continue;
     }
     p.expectOp("}");
     return { k: "object", entries };
@@ -71,6 +74,12 @@ export function objVal(p: Parser): Node {
   return l;
 }
 
+/** The name of a `$name` binding; `$__loc__` is a token of its own in jq's grammar and binds nothing. */
+export function bindingName(p: Parser, tok: Token & { t: "var" }): string {
+  if (tok.v === "__loc__") p.fail(tok);
+  return tok.v;
+}
+
 /** Destructuring patterns separated by `?//`. */
 export function patterns(p: Parser): Pattern[] {
   const pats = [pattern(p)];
@@ -83,8 +92,15 @@ export function patterns(p: Parser): Pattern[] {
 
 /** One destructuring pattern: `$x`, `[...]` or `{...}`. */
 export function pattern(p: Parser): Pattern {
+  p.enter();
+  const out = patternBody(p);
+  p.depth--;
+  return out;
+}
+
+function patternBody(p: Parser): Pattern {
   const tok = p.next();
-  if (tok.t === "var") return { k: "pvar", name: tok.v };
+  if (tok.t === "var") return { k: "pvar", name: bindingName(p, tok) };
   if (tok.t === "op" && tok.v === "[") {
     const elems: Pattern[] = [];
     if (p.isOp("]")) p.fail();
@@ -105,8 +121,8 @@ export function pattern(p: Parser): Pattern {
       let key: Node;
       let keyVar: string | null = null;
       if (kt.t === "var") {
-        key = { k: "literal", v: kt.v };
-        keyVar = kt.v;
+        keyVar = bindingName(p, kt);
+        key = { k: "literal", v: keyVar };
       } else if (kt.t === "ident" || (kt.t === "kw" && KEYWORD_KEYS.has(kt.v))) key = { k: "literal", v: kt.v };
       else if (kt.t === "str") key = p.strNode(kt, null);
       else if (kt.t === "op" && kt.v === "(") {

@@ -1,7 +1,7 @@
 /** Recursive-descent parser for jq 1.7.1 programs and modules, following its grammar's precedences. */
 import type { Directive, FuncDef, Node, ProgramAst } from "./ast.js";
 import { JqSyntaxError, tokenize, type Token } from "./lexer.js";
-import { objectTerm, patterns } from "./parser-terms.js";
+import { bindingName, objectTerm, patterns } from "./parser-terms.js";
 import { numberFromText } from "./litnum.js";
 import { formatNumber } from "./print.js";
 
@@ -25,13 +25,23 @@ export function parseModule(src: string): ProgramAst {
   return p.program(true);
 }
 
+/** How many nested grammar levels a program may open (a parenthesis, bracket or pipe stage costs one or two). */
+export const MAX_PARSE_DEPTH = 512;
+
 /** The parser state and the expression grammar; object constructions and patterns are in parser-terms.ts. */
 export class Parser {
   i = 0;
   constructor(
     readonly toks: Token[],
     readonly src: string,
+    /** Levels already open in the enclosing parser (string interpolations parse with a parser of their own). */
+    public depth = 0,
   ) {}
+
+  /** Opens one nesting level, refusing programs nested past {@link MAX_PARSE_DEPTH} before the stack runs out. */
+  enter(): void {
+    if (++this.depth > MAX_PARSE_DEPTH) throw new JqSyntaxError(`program nested too deeply (more than ${MAX_PARSE_DEPTH} levels)`, this.peek().pos);
+  }
 
   peek(): Token {
     return this.toks[this.i];
@@ -48,7 +58,8 @@ export class Parser {
     return t.t === "kw" && t.v === v;
   }
   fail(t: Token = this.peek()): never {
-    const what = t.t === "eof" ? "end of file" : t.t === "op" || t.t === "kw" || t.t === "ident" ? `'${t.v}'` : t.t;
+    const what =
+      t.t === "eof" ? "end of file" : t.t === "op" || t.t === "kw" || t.t === "ident" ? `'${t.v}'` : t.t === "var" ? `$${t.v}` : t.t;
     throw new JqSyntaxError(`syntax error, unexpected ${what}`, t.pos);
   }
   expectOp(v: string): void {
@@ -82,7 +93,7 @@ export class Parser {
         const a = this.next();
         if (a.t === "ident") alias = a.v;
         else if (a.t === "var") {
-          alias = a.v;
+          alias = bindingName(this, a);
           isData = true;
         } else this.fail(a);
       }
@@ -118,7 +129,7 @@ export class Parser {
       for (;;) {
         const p = this.next();
         if (p.t === "ident") params.push(p.v);
-        else if (p.t === "var") params.push("$" + p.v);
+        else if (p.t === "var") params.push("$" + bindingName(this, p));
         else this.fail(p);
         if (this.isOp(";")) {
           this.next();
@@ -135,6 +146,13 @@ export class Parser {
   }
 
   pipe(): Node {
+    this.enter();
+    const n = this.pipeBody();
+    this.depth--;
+    return n;
+  }
+
+  private pipeBody(): Node {
     if (this.isKw("def")) {
       const def = this.funcDef();
       return { k: "funcdef", def, rest: this.pipe() };
@@ -229,35 +247,48 @@ export class Parser {
     }
   }
 
+  /** Unary minus has the precedence of binary `-` in jq's grammar: `-0 % 5` is `-(0 % 5)`. */
   unary(): Node {
     if (this.isOp("-")) {
       this.next();
-      return { k: "neg", e: this.unary() };
+      this.enter();
+      const e = this.multiplicative();
+      this.depth--;
+      return { k: "neg", e };
     }
     return this.postfix(true);
   }
 
   /** A term with its suffixes; `allowAs` lets `Term as $x | body` bind here. */
   postfix(allowAs: boolean): Node {
+    const first = this.peek();
     let t = this.primary();
+    // jq's grammar gives `.a?`, `.[k]?`, `.[a:b]?` and `.[]?` their own rules (INDEX_OPT, EACH_OPT):
+    // the `?` right after such a suffix only hides that step's own error; any other `?` is `try`
+    let suffix = first.t === "field" || (first.t === "op" && first.v === "." && t.k === "index");
     for (;;) {
       const tok = this.peek();
       if (tok.t === "field") {
         this.next();
         t = { k: "index", target: t, key: { k: "literal", v: tok.v } };
+        suffix = true;
       } else if (tok.t === "op" && tok.v === ".") {
         const nx = this.toks[this.i + 1];
         if (nx.t === "str") {
           this.i += 2;
           t = { k: "index", target: t, key: this.strNode(nx, null) };
+          suffix = true;
         } else if (nx.t === "op" && nx.v === "[") {
           this.next();
         } else this.fail(nx);
       } else if (tok.t === "op" && tok.v === "[") {
         t = this.bracketSuffix(t);
+        suffix = true;
       } else if (tok.t === "op" && tok.v === "?") {
         this.next();
-        t = { k: "try", body: t, handler: null };
+        if (suffix && (t.k === "index" || t.k === "slice" || t.k === "iterate")) t = { ...t, opt: true };
+        else t = { k: "try", body: t, handler: null };
+        suffix = false;
       } else if (allowAs && tok.t === "kw" && tok.v === "as") {
         this.next();
         const pats = patterns(this);
@@ -296,7 +327,7 @@ export class Parser {
 
   strNode(tok: Token & { t: "str" }, fmt: string | null): Node {
     if (tok.parts.length === 1 && typeof tok.parts[0] === "string") return { k: "literal", v: tok.parts[0] };
-    const parts = tok.parts.map((p) => (typeof p === "string" ? p : new Parser(p, this.src).wholeInterp()));
+    const parts = tok.parts.map((p) => (typeof p === "string" ? p : new Parser(p, this.src, this.depth).wholeInterp()));
     return { k: "str", parts, fmt };
   }
 
@@ -308,6 +339,13 @@ export class Parser {
   }
 
   primary(): Node {
+    this.enter();
+    const n = this.primaryBody();
+    this.depth--;
+    return n;
+  }
+
+  private primaryBody(): Node {
     const tok = this.next();
     switch (tok.t) {
       case "num":
@@ -319,7 +357,7 @@ export class Parser {
         if (nx.t === "str") {
           this.next();
           if (nx.parts.length === 1) return { k: "literal", v: nx.parts[0] as string };
-          return { k: "str", parts: nx.parts.map((p) => (typeof p === "string" ? p : new Parser(p, this.src).wholeInterp())), fmt: tok.v };
+          return { k: "str", parts: nx.parts.map((p) => (typeof p === "string" ? p : new Parser(p, this.src, this.depth).wholeInterp())), fmt: tok.v };
         }
         return { k: "format", name: tok.v };
       }
@@ -343,7 +381,7 @@ export class Parser {
     if (tok.v === "break") {
       const v = this.next();
       if (v.t !== "var") this.fail(v);
-      return { k: "break", name: v.v, pos: tok.pos };
+      return { k: "break", name: bindingName(this, v), pos: tok.pos };
     }
     if (!this.isOp("(")) {
       if (tok.v === "null") return { k: "literal", v: null };
@@ -448,8 +486,9 @@ export class Parser {
       case "label": {
         const v = this.next();
         if (v.t !== "var") this.fail(v);
+        const name = bindingName(this, v);
         this.expectOp("|");
-        return { k: "label", name: v.v, body: this.pipe() };
+        return { k: "label", name, body: this.pipe() };
       }
       case "def": {
         this.i--;

@@ -130,6 +130,7 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
     if (e instanceof RangeError) return err([policyError("jq_syntax_error", "program is nested too deeply", "1:1")]);
     throw e;
   }
+  if (ast.body === null) return err([policyError("jq_compile_error", 'Top-level program not given (try ".")', lineCol(program, program.length))]);
   const argNames = Object.keys(options.args ?? {});
   const argDefaults = argNames.map((n) => (options.args as Record<string, Json>)[n]);
   let gen: Gen;
@@ -143,7 +144,7 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
     sc = sc.push("var", "ARGS");
     const c = new Compiler(true);
     for (const d of ast.defs) sc = c.define(d, sc);
-    gen = ast.body === null ? (i, _e, emit) => emit(i) : c.gen(ast.body, sc);
+    gen = c.gen(ast.body, sc);
     hasLit = litStats.created !== litsBefore;
   } catch (e) {
     if (e instanceof JqCompileError || e instanceof JqSyntaxError)

@@ -3,9 +3,7 @@
  * way classad_functional_tester runs it) and the string vectors of
  * test_classad_funcs.cpp. Known-stale lines are skipped with their reason.
  */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { ClassAd } from "../../src/engines/classad/classad.js";
 import { parseOldAd } from "../../src/engines/classad/ad-input.js";
 import { compile } from "../../src/engines/classad/compile.js";
@@ -15,7 +13,8 @@ import { Parser, ParseFailure } from "../../src/engines/classad/parser.js";
 import { EvalState } from "../../src/engines/classad/state.js";
 import { unparseValue } from "../../src/engines/classad/unparse.js";
 import { AbsTime, ListValue, Real, RelTime, typeName, type Value } from "../../src/engines/classad/values.js";
-import { SHARED_DATA } from "../support/cases.js";
+import { readSharedData } from "../support/shared-data.js";
+import { describeShared } from "../support/shared-suite.js";
 
 const CTX = { now: Date.UTC(2024, 0, 2, 3, 4, 5), random: () => 0.25 };
 
@@ -73,7 +72,7 @@ interface Check {
 
 /** Runs functional_tests.txt like classad_functional_tester: variables, eval, same/diff, writexml/readxml. */
 function functionalChecks(): { checks: Check[]; evalFailures: string[] } {
-  const text = readFileSync(resolve(SHARED_DATA, "classad/functional_tests.txt"), "utf8");
+  const text = readSharedData("classad", "functional_tests.txt") ?? "";
   const vars = new Map<string, string>();
   const files = new Map<string, string>();
   const checks: Check[] = [];
@@ -135,7 +134,7 @@ function functionalChecks(): { checks: Check[]; evalFailures: string[] } {
 
 /** Reads test_classad_funcs_vectors.txt into (MY ad, expected, expression) triples. */
 function funcVectors(): { section: string; my: string; want: string; expr: string }[] {
-  const text = readFileSync(resolve(SHARED_DATA, "classad/test_classad_funcs_vectors.txt"), "utf8");
+  const text = readSharedData("classad", "test_classad_funcs_vectors.txt") ?? "";
   const out: { section: string; my: string; want: string; expr: string }[] = [];
   let section = "";
   let my: string[] = [];
@@ -157,7 +156,7 @@ function funcVectors(): { section: string; my: string; want: string; expr: strin
   return out;
 }
 
-describe("HTCondor functional_tests.txt", () => {
+describeShared("HTCondor functional_tests.txt", () => {
   const { checks, evalFailures } = functionalChecks();
   let passed = 0;
   let skipped = 0;
@@ -183,7 +182,7 @@ describe("HTCondor functional_tests.txt", () => {
   });
 });
 
-describe("test_classad_funcs vectors", () => {
+describeShared("test_classad_funcs vectors", () => {
   const vectors = funcVectors();
   let passed = 0;
   for (const v of vectors) {

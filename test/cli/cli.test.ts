@@ -128,6 +128,20 @@ describe("arbiter eval", () => {
     expect(out[4].error.message).toContain("`user`");
   });
 
+  it("reads jq lines keeping number literals, as jq reads its input", async () => {
+    const lines = [
+      '{"program": ".", "input": [1.0, 1E+2, 100000000000000000000, 9007199254740993]}',
+      '{"program": "$x", "input": null, "args": {"x": 1.50}}',
+      '{"program": ".", "input": 1.0',
+    ].join("\n");
+    const r = await run(["eval", "jq"], lines);
+    expect(r.code).toBe(0);
+    const out = r.out.trim().split("\n").map((l) => JSON.parse(l));
+    expect(out[0].printed).toEqual(["[1.0,1E+2,100000000000000000000,9007199254740993]"]);
+    expect(out[1].printed).toEqual(["1.50"]);
+    expect(out[2].error.code).toBe("invalid_json");
+  });
+
   it("rejects an unknown engine with usage", async () => {
     const r = await run(["eval", "nope"]);
     expect(r.code).toBe(2);

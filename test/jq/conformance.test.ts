@@ -1,5 +1,7 @@
 /** Runs jq 1.7.1's own test files against our engine, one vitest case per jq case. */
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
+import { haveSharedData } from "../support/shared-data.js";
+import { describeShared } from "../support/shared-suite.js";
 import { FILES, readCases, readSkips, runCase } from "./jq-test-file.js";
 
 const skips = readSkips();
@@ -8,7 +10,7 @@ const counts = new Map<string, { passed: number; failed: number; skipped: number
 for (const file of FILES) {
   const tally = { passed: 0, failed: 0, skipped: 0 };
   counts.set(file, tally);
-  describe(`jq conformance ${file}`, () => {
+  describeShared(`jq conformance ${file}`, () => {
     for (const c of readCases(file)) {
       const name = `${file}:${c.line} ${c.fail ? "%%FAIL " : ""}${c.program}`;
       const skip = skips.find((s) => s.file === file && s.program === c.program);
@@ -28,10 +30,10 @@ for (const file of FILES) {
 }
 
 afterAll(() => {
-  for (const [file, t] of counts) console.log(`jq conformance: ${file}: ${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped`);
+  if (haveSharedData) for (const [file, t] of counts) console.log(`jq conformance: ${file}: ${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped`);
 });
 
-describe("skips.yaml", () => {
+describeShared("skips.yaml", () => {
   it("names only cases that exist, with an allowed reason, and stays under 3%", () => {
     const all = FILES.flatMap((f) => readCases(f));
     for (const s of skips) {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { compileJq, jqEquals, parseJsonSeq, printCompact } from "../../src/jq/index.js";
 import type { Json } from "../../src/engines/common/json.js";
+import { sharedDataPath } from "../support/shared-data.js";
 
 export interface JqTestCase {
   file: string;
@@ -15,7 +16,7 @@ export interface JqTestCase {
 }
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
-export const DATA_DIR = path.resolve(REPO_ROOT, "../shared/data/jq");
+export const DATA_DIR = sharedDataPath("jq");
 export const FILES = ["jq.test", "man.test", "onig.test", "base64.test"];
 
 /** Splits a jq test file into cases (blank-line separated groups; `#` comment lines; `%%FAIL` groups). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { decideLimits, limitsEngine, validateLimitsText, type LimitsRequest } from "../../src/engines/limits/index.js";
 import { loadCases } from "../support/cases.js";
+import { haveSharedData, SHARED_DATA_ABSENT } from "../support/shared-data.js";
 import { contextOf, jqAvailable, limitsCaseExtra, sharedPolicyText } from "./harness.js";
 
 const cases = loadCases("limits", limitsCaseExtra);
@@ -12,7 +13,10 @@ describe("limits cases", () => {
   });
 
   for (const { name, value: c } of cases) {
-    const skip = c.skip ?? (c.needs === "jq" && !haveJq ? "the jq engine (src/jq) has not landed yet" : undefined);
+    const skip =
+      c.skip ??
+      (c.policy_file !== undefined && !haveSharedData ? SHARED_DATA_ABSENT : undefined) ??
+      (c.needs === "jq" && !haveJq ? "the jq engine (src/jq) has not landed yet" : undefined);
     it.skipIf(skip !== undefined)(name, async () => {
       const text = c.policy_file !== undefined ? sharedPolicyText(c.policy_file) : typeof c.policy === "string" ? c.policy : JSON.stringify(c.policy);
       const compiled = limitsEngine.compile(text);

@@ -3,12 +3,11 @@
  * built from a case's `context`, and a probe telling whether jq works yet.
  */
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { z } from "zod";
 import { buildCidrSet, type CidrSet } from "../../src/engines/common/cidr.js";
 import type { DnsAnswer, DnsResolver, LimitsContext } from "../../src/engines/limits/index.js";
 import { compileJqText } from "../../src/engines/limits/jq-bridge.js";
-import { SHARED_DATA } from "../support/cases.js";
+import { sharedDataPath } from "../support/shared-data.js";
 
 /** The extra case fields of limits cases (strict like the rest). */
 export const limitsCaseExtra = {
@@ -31,7 +30,7 @@ export const limitsCaseExtra = {
 
 /** Reads a real configuration from the shared pScheduler data. */
 export function sharedPolicyText(file: string): string {
-  return readFileSync(resolve(SHARED_DATA, "pscheduler", file), "utf8");
+  return readFileSync(sharedDataPath("pscheduler", file), "utf8");
 }
 
 /** True once the jq engine compiles and runs a trivial program. */

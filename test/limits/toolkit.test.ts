@@ -5,10 +5,13 @@ import { describe, expect, it } from "vitest";
 import type { Json, JsonObject } from "../../src/engines/common/json.js";
 import { decideLimits, limitsEngine, loadLimitsText, urlSources, type LimitsRequest } from "../../src/engines/limits/index.js";
 import { REPO_ROOT } from "../support/cases.js";
-import { contextOf, sharedPolicyText } from "./harness.js";
+import { readSharedData } from "../support/shared-data.js";
+import { describeShared } from "../support/shared-suite.js";
+import { contextOf } from "./harness.js";
 
 const embedded = readFileSync(resolve(REPO_ROOT, "policies/limits.json"), "utf8");
-const toolkit = sharedPolicyText("toolkit-default-limits.json");
+/** The toolkit default as pScheduler ships it (empty when ../shared is absent; its suites are then skipped). */
+const toolkit = readSharedData("pscheduler", "toolkit-default-limits.json") ?? "";
 
 function load(text: string) {
   const c = limitsEngine.compile(text);
@@ -20,7 +23,9 @@ describe("policies/limits.json", () => {
   it("compiles", () => {
     expect(limitsEngine.compile(embedded).ok).toBe(true);
   });
+});
 
+describeShared("policies/limits.json against the toolkit default", () => {
   it("decides exactly like the toolkit default it adapts", async () => {
     const ours = load(embedded);
     const theirs = load(toolkit);
@@ -49,7 +54,9 @@ describe("robustness", () => {
       }),
     );
   });
+});
 
+describeShared("robustness on the toolkit file", () => {
   it("compiling the toolkit file with one member replaced never throws", () => {
     const base = JSON.parse(toolkit) as JsonObject;
     const paths: (string | number)[][] = [];

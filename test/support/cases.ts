@@ -3,11 +3,8 @@ import { join, resolve } from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
 
-/** The repository root, for reading case files and ../shared/data from tests. */
+/** The repository root, for reading case files from tests. */
 export const REPO_ROOT = resolve(import.meta.dirname, "../..");
-
-/** The shared conformance material beside the checkout. */
-export const SHARED_DATA = resolve(REPO_ROOT, "../shared/data");
 
 const base = {
   note: z.string().min(1),

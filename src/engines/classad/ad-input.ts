@@ -85,9 +85,15 @@ const REAL_MARK = "\u0000Real:";
 const INT_MARK = "\u0000Int:";
 const JSON_TOKENS = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 
+/** How deeply a JSON ad may nest lists and ads (the same bound as a JSON request body). */
+export const MAX_JSON_AD_DEPTH = 100;
+
 /** Converts a JSON value to a tree; strings of the form `/Expr(...)/` are expressions. */
-function jsonNode(v: unknown, path: string, escapedOnly: boolean): Node | AdError {
+function jsonNode(v: unknown, path: string, escapedOnly: boolean, depth = 0): Node | AdError {
   if (v === null || v === undefined) return { k: "lit", v: UNDEF };
+  if (typeof v === "object" && depth >= MAX_JSON_AD_DEPTH) {
+    return { message: `${path}: nested more than ${MAX_JSON_AD_DEPTH} levels deep`, at: path };
+  }
   if (typeof v === "boolean") return { k: "lit", v };
   if (typeof v === "number") {
     if (Number.isSafeInteger(v)) return { k: "lit", v: v + 0 };
@@ -110,7 +116,7 @@ function jsonNode(v: unknown, path: string, escapedOnly: boolean): Node | AdErro
   if (Array.isArray(v)) {
     const items: Node[] = [];
     for (let i = 0; i < v.length; i++) {
-      const n = jsonNode(v[i], `${path}[${i}]`, escapedOnly);
+      const n = jsonNode(v[i], `${path}[${i}]`, escapedOnly, depth + 1);
       if ("message" in n) return n;
       items.push(n);
     }
@@ -119,7 +125,7 @@ function jsonNode(v: unknown, path: string, escapedOnly: boolean): Node | AdErro
   if (typeof v === "object") {
     const attrs: [string, Node][] = [];
     for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-      const n = jsonNode(x, path === "" ? k : `${path}.${k}`, escapedOnly);
+      const n = jsonNode(x, path === "" ? k : `${path}.${k}`, escapedOnly, depth + 1);
       if ("message" in n) return n;
       attrs.push([k, n]);
     }

@@ -78,7 +78,7 @@ export function lookup(cur: ClassAd, lc: string, st: EvalState, fallback: boolea
     if (found !== null) return found;
   }
   if (fallback && st.left !== null) {
-    const other = st.otherOf(cur);
+    const other = st.fallbackOf(cur);
     if (other !== null) return walk(other, lc, st) ?? UNDEF;
   }
   return UNDEF;

@@ -36,6 +36,14 @@ export class EvalState {
   used = 0;
   /** Set by random() with a non-positive bound: the whole evaluation fails. */
   failed = false;
+  /**
+   * evalInEachContext's borrowed fallback: while an expression is evaluated
+   * in the nested ad `altOf`, its unresolved unscoped names fall back to
+   * `alt` (the other ad of the match), as HTCondor sets the nested ad's
+   * alternate scope by hand.
+   */
+  altOf: ClassAd | null = null;
+  alt: ClassAd | null = null;
 
   constructor(readonly ctx: EvalContext) {}
 
@@ -64,6 +72,8 @@ export class EvalState {
     this.depth = 0;
     this.steps = 0;
     this.failed = false;
+    this.altOf = null;
+    this.alt = null;
   }
 
   /** The other ad of the match when `top` is one of the pair, else null. */
@@ -71,6 +81,13 @@ export class EvalState {
     if (top === this.left) return this.right;
     if (top === this.right) return this.left;
     return null;
+  }
+
+  /** Where an unscoped name not found from `cur` falls back to: the other ad of the match, or a borrowed alternate. */
+  fallbackOf(cur: ClassAd): ClassAd | null {
+    if (cur === this.left) return this.right;
+    if (cur === this.right) return this.left;
+    return cur === this.altOf ? this.alt : null;
   }
 
   /** Seconds since the epoch (float). */

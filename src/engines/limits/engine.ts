@@ -15,7 +15,7 @@ export type { UrlSource } from "./identifiers.js";
 /** Parses and checks a limits text, returning the first load error as pScheduler reports it. */
 export function loadLimitsText(text: string): Result<LimitsPolicy, PolicyError> {
   const parsed = parseLimitsText(text);
-  if (!parsed.ok) return err(policyError("limits_invalid_json", parsed.error, ""));
+  if (!parsed.ok) return err(parsed.error);
   const built = buildPolicy(parsed.value);
   if (!built.ok) return err(policyError(built.error.code, built.error.message, built.error.at));
   return ok(built.value);

@@ -4,10 +4,11 @@ import { parseRuleBody, parseUuid, type FloatLiterals } from "../../engines/jobf
 import { isFailure, type JobQueueApi, type JobStatus, type QueueFailure } from "../../state/job-queue-types.js";
 import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize } from "../auth.js";
+import { checkJsonShape, describeJsonShape } from "../../engines/common/json-shape.js";
 import { readJson, readText } from "../body.js";
 import { logDecision, newDecisionId, wantsExplain } from "../decision.js";
 import type { AppEnv, Env } from "../../env.js";
-import { ApiError } from "../errors.js";
+import { ApiError, clipText } from "../errors.js";
 import { registerOperation } from "../openapi.js";
 import {
   FilterBody,
@@ -78,7 +79,7 @@ function rapi(handler: FilterHandler, role: "decision" | "admin") {
         console.error(JSON.stringify({ ts: new Date().toISOString(), event: "internal_error", error: String(e) }));
       }
     }
-    return json(c, { code: status, message, explain: EXPLAIN[status] ?? "" }, status);
+    return json(c, { code: status, message: clipText(message), explain: EXPLAIN[status] ?? "" }, status);
   };
 }
 
@@ -113,6 +114,8 @@ async function readRuleBody(c: Context<AppEnv>) {
     } catch {
       throw new RapiError(400, "Invalid body contents, not a dictionary");
     }
+    const violation = checkJsonShape(parsed.value);
+    if (violation !== null) throw new RapiError(400, describeJsonShape(violation));
   }
   const body = parseRuleBody(parsed.value, parsed.floats);
   if (!body.ok) throw new RapiError(400, body.error);

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { ENGINE_NAMES } from "../../engines/common/engine.js";
 import { bundleInfo, getActiveBundle } from "../../state/policy-store.js";
-import { authMode } from "../auth.js";
+import { authMode, authSettings } from "../auth.js";
 import type { AppEnv } from "../../env.js";
 import { openApiDocument, registerOperation } from "../openapi.js";
 import { statusExtras } from "../status-extras.js";
@@ -23,11 +23,14 @@ export const systemRoutes = new Hono<AppEnv>()
         activated_at: new Date(info.activatedAt).toISOString(),
       },
       auth: authMode(c.env),
+      auth_routes: authSettings(c.env).routes,
       engines: ENGINE_NAMES.filter((n) => bundle.has(n)),
       ...(await statusExtras(c.env, bundle)),
     });
   })
   .get("/v1/openapi.json", (c) => c.json(openApiDocument()));
+
+const RouteAuth = z.enum(["token", "open", "closed"]);
 
 registerOperation({
   method: "get",
@@ -52,6 +55,9 @@ registerOperation({
       activated_at: z.string(),
     }),
     auth: z.enum(["enabled", "disabled"]),
+    auth_routes: z
+      .object({ admin: RouteAuth, decision: RouteAuth, agent: RouteAuth })
+      .describe("how each route class is guarded: `token`, `open` (no token configured, or OPEN_ROUTES), `closed` (no accepted token is set)"),
     engines: z.array(z.string()),
   }),
 });

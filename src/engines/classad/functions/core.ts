@@ -117,16 +117,21 @@ function listCompare(all: boolean): Builtin {
   };
 }
 
+/**
+ * member and identicalMember as testMember has them: an UNDEFINED list is
+ * UNDEFINED whatever the item; member also answers UNDEFINED for an
+ * UNDEFINED item and ERROR for an ERROR item, while identicalMember compares
+ * them with =?= like any other value (`identicalMember(undefined, {undefined})`
+ * is true).
+ */
 function member(identical: boolean): Builtin {
   return (args, ad, st) => {
     if (args.length !== 2) return ERROR;
     const x = args[0](ad, st);
     const l = args[1](ad, st);
-    if (x === ERROR) return ERROR;
-    if (x === UNDEF) return UNDEF;
-    if (x instanceof ListValue || x instanceof ClassAd) return ERROR;
-    if (l === UNDEF) return UNDEF;
-    if (!(l instanceof ListValue)) return ERROR;
+    if (l === UNDEF || (!identical && x === UNDEF)) return UNDEF;
+    if (!(l instanceof ListValue) || x instanceof ListValue || x instanceof ClassAd) return ERROR;
+    if (!identical && x === ERROR) return ERROR;
     for (let i = 0; i < l.length; i++) {
       const e = l.at(i, st);
       const r = identical ? metaEqual(e, x) : compare("==", e, x);

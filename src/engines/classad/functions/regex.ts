@@ -7,14 +7,16 @@ import { ERROR, ListValue, UNDEF, type Value } from "../values.js";
 import type { Builtin } from "./helpers.js";
 import { stripExtended } from "../../common/regex-extended.js";
 
-interface Opts {
+/** Parsed regex options. */
+export interface Opts {
   flags: string;
   extended: boolean;
   full: boolean;
   all: boolean;
 }
 
-function parseOpts(o: string | null, subst: boolean): Opts {
+/** Reads the library's option letters (i m s x; f g for substitutions), ignoring others. */
+export function parseOpts(o: string | null, subst: boolean): Opts {
   const s = o ?? "";
   let flags = "";
   if (s.includes("i")) flags += "i";
@@ -31,7 +33,7 @@ function translate(p: string): string {
 const cache = new Map<string, RegExp | null>();
 
 /** The compiled pattern (global, for positional search), or null when it does not compile. */
-function compilePattern(pattern: string, o: Opts): RegExp | null {
+export function compilePattern(pattern: string, o: Opts): RegExp | null {
   const key = o.flags + (o.extended ? "x" : "") + "\u0000" + pattern;
   let re = cache.get(key);
   if (re === undefined) {
@@ -52,6 +54,11 @@ function execAt(re: RegExp, s: string, idx: number, anchoredNonEmpty: boolean): 
   if (m === null) return null;
   if (anchoredNonEmpty && (m.index !== idx || m[0] === "")) return null;
   return m;
+}
+
+/** The first match of `re` in `s` at or after `from` (an unanchored search), or null. */
+export function searchFrom(re: RegExp, s: string, from: number): RegExpExecArray | null {
+  return execAt(re, s, from, false);
 }
 
 /** regexps/replace/replaceAll substitution; ERROR as the library gives it. */

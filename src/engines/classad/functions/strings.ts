@@ -8,8 +8,9 @@ import type { Node } from "../node.js";
 import { cmpBytes, cmpFold } from "../operators.js";
 import type { EvalState } from "../state.js";
 import { unparseNode } from "../unparse.js";
-import { ERROR, ListValue, UNDEF, type Value } from "../values.js";
+import { ERROR, ListValue, UNDEF, isInt, type Value } from "../values.js";
 import { eager, toStr, type Builtin } from "./helpers.js";
+import { compilePattern, parseOpts, searchFrom } from "./regex.js";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -71,22 +72,35 @@ const join: Builtin = (args, ad, st) => {
   return concat(vals, true);
 };
 
-const substr: Builtin = eager(2, 3, (vals) => {
-  const [s, o, l] = vals;
-  if (typeof s !== "string" || !(typeof o === "number" || typeof o === "bigint")) return ERROR;
-  if (vals.length === 3 && !(typeof l === "number" || typeof l === "bigint")) return ERROR;
+/** C `(int)` of an int64: the low 32 bits as a signed number. */
+function int32(v: number | bigint): number {
+  return typeof v === "number" && v >= -2147483648 && v <= 2147483647 ? v : Number(BigInt.asIntN(32, BigInt(v)));
+}
+
+/**
+ * substr(s, off[, len]) as fnCall.cpp has it: UNDEFINED anywhere first (so
+ * `substr(error, undefined)` is UNDEFINED), then s must be a String and off,
+ * len Integers (read as C ints) or the result is ERROR.
+ */
+const substr: Builtin = (args, ad, st) => {
+  if (args.length < 2 || args.length > 3) return ERROR;
+  const s = args[0](ad, st);
+  const o = args[1](ad, st);
+  const l = args.length === 3 ? args[2](ad, st) : 0;
+  if (s === UNDEF || o === UNDEF || l === UNDEF) return UNDEF;
+  if (typeof s !== "string" || !isInt(o) || !isInt(l)) return ERROR;
   const ascii = isAscii(s);
   const bytes = ascii ? null : enc.encode(s);
   const alen = ascii ? s.length : (bytes as Uint8Array).length;
-  let off = Number(o);
-  let len = vals.length === 3 ? Number(l) : 0;
+  let off = int32(o);
+  let len = int32(l);
   if (off < 0) off = Math.max(0, alen + off);
   else if (off >= alen) off = alen;
   if (len <= 0) len = Math.max(0, alen - off + len);
   else if (len > alen - off) len = alen - off;
-  if (vals.length === 3 && Number(l) === 0) len = 0;
+  if (args.length === 3 && int32(l) === 0) len = 0;
   return ascii ? s.substr(off, len) : dec.decode((bytes as Uint8Array).subarray(off, off + len));
-});
+};
 
 function changeCase(upper: boolean): Builtin {
   return eager(1, 1, ([v]) => {
@@ -97,15 +111,16 @@ function changeCase(upper: boolean): Builtin {
 }
 
 /**
- * A builtin of two string arguments with the comparison functions' rules:
- * exactly two arguments, ERROR before UNDEFINED, a non-string is ERROR.
+ * A builtin of two string arguments with compareString's and
+ * compareVersion's rules: exactly two arguments, UNDEFINED before anything
+ * else, then both converted to strings (lists and ads unparsed; ERROR stays
+ * ERROR).
  */
 function twoStrings(body: (a: string, b: string) => Value): Builtin {
   return (args, ad, st) => {
     if (args.length !== 2) return ERROR;
     const a = args[0](ad, st);
     const b = args[1](ad, st);
-    if (a === ERROR || b === ERROR) return ERROR;
     if (a === UNDEF || b === UNDEF) return UNDEF;
     const sa = toStr(a);
     const sb = toStr(b);
@@ -167,11 +182,11 @@ function version(kind: string): Builtin {
   });
 }
 
+/** version_in_range(v, lo, hi): UNDEFINED only for an UNDEFINED bound; an UNDEFINED or ERROR version is ERROR. */
 const versionInRange: Builtin = (args, ad, st) => {
   if (args.length !== 3) return ERROR;
   const vals = args.map((a) => a(ad, st));
-  if (vals.some((v) => v === ERROR)) return ERROR;
-  if (vals.some((v) => v === UNDEF)) return UNDEF;
+  if (vals[1] === UNDEF || vals[2] === UNDEF) return UNDEF;
   const s = vals.map(toStr);
   if (s.some((x) => x === null)) return ERROR;
   const [v, lo, hi] = s as string[];
@@ -205,28 +220,6 @@ const stringListsIntersect: Builtin = (args, ad, st) => {
   const set = new Set(splitOn(vals[1], d, false));
   return splitOn(vals[0], d, false).some((x) => set.has(x));
 };
-
-function stringList(fold: boolean, subset: boolean): Builtin {
-  return (args, ad, st) => {
-    if (args.length < 2 || args.length > 3) return ERROR;
-    const vals = args.map((a) => a(ad, st));
-    for (const v of vals) if (v !== UNDEF && typeof v !== "string") return ERROR;
-    if (vals[0] === UNDEF && vals[1] === UNDEF) return UNDEF;
-    const item = vals[0] === UNDEF ? "" : (vals[0] as string);
-    const list = vals[1] === UNDEF ? "" : (vals[1] as string);
-    const delims = vals.length === 3 && vals[2] !== UNDEF ? (vals[2] as string) : ", \t\r\n";
-    const norm = (x: string) => (fold ? x.toLowerCase() : x);
-    const items = new Set(splitOn(list, delims, true).map(norm));
-    if (!subset) return items.has(norm(item));
-    if (item === "") return true;
-    let rc = false;
-    for (const x of splitOn(item, delims, true)) {
-      rc = items.has(norm(x));
-      if (!rc) break;
-    }
-    return rc;
-  };
-}
 
 const unparse: Builtin = (args, ad, _st, nodes) => {
   if (args.length !== 1 || nodes[0].k !== "attr") return ERROR;
@@ -286,13 +279,48 @@ function externalRefs(n: Node, ad: ClassAd, out: Set<string>): void {
   }
 }
 
-const unresolved: Builtin = (args, ad, _st, nodes) => {
-  if (args.length !== 1 || nodes[0].k !== "attr") return ERROR;
+/** True when `re` has a non-empty match somewhere in `s` (PCRE2_NOTEMPTY, read position by position). */
+function nonEmptyMatch(re: RegExp, s: string): boolean {
+  for (let from = 0; from <= s.length; ) {
+    const m = searchFrom(re, s, from);
+    if (m === null) return false;
+    if (m[0] !== "") return true;
+    from = m.index + 1;
+  }
+  return false;
+}
+
+/**
+ * unresolved(attr[, regex]): the attribute's references that do not resolve,
+ * distinct and sorted without regard to case. One argument: joined with
+ * commas. Two: whether any of them matches the pattern (caseless, non-empty
+ * match); a pattern that is not a String fails the evaluation, one that does
+ * not compile is ERROR.
+ */
+const unresolved: Builtin = (args, ad, st, nodes) => {
+  if (args.length < 1 || args.length > 2 || nodes[0].k !== "attr") return ERROR;
   const slot = ad.get(nodes[0].lc);
   if (slot === undefined) return UNDEF;
-  const out = new Set<string>();
-  externalRefs(slot.c.node, ad, out);
-  return [...out].sort((a, b) => cmpBytes(a.toLowerCase(), b.toLowerCase())).join(",");
+  let re: RegExp | null = null;
+  if (args.length === 2) {
+    const p = args[1](ad, st);
+    if (typeof p !== "string") {
+      st.failed = true;
+      return ERROR;
+    }
+    re = compilePattern(p, parseOpts("i", false));
+    if (re === null) return ERROR;
+  }
+  const found = new Set<string>();
+  externalRefs(slot.c.node, ad, found);
+  const byFold = new Map<string, string>();
+  for (const name of found) {
+    const k = name.toLowerCase();
+    if (!byFold.has(k)) byFold.set(k, name);
+  }
+  const names = [...byFold.entries()].sort((a, b) => cmpBytes(a[0], b[0])).map((e) => e[1]);
+  if (re === null) return names.join(",");
+  return names.some((n) => nonEmptyMatch(re, n));
 };
 
 /** The string built-ins by lower-cased name. */
@@ -312,10 +340,6 @@ export const STRINGS: ReadonlyArray<readonly [string, Builtin]> = [
   ["versioneq", version("eq")],
   ["version_in_range", versionInRange],
   ["stringlistsintersect", stringListsIntersect],
-  ["stringlistmember", stringList(false, false)],
-  ["stringlistimember", stringList(true, false)],
-  ["stringlistsubsetmatch", stringList(false, true)],
-  ["stringlistisubsetmatch", stringList(true, true)],
   ["unparse", unparse],
   ["unresolved", unresolved],
 ];
