@@ -78,18 +78,18 @@ export function captureAll(sV: Json, reV: Json, flagsV: Json): JObj[] {
   let guard = 0;
   while (from <= s.length) {
     if (++guard > 1_000_000) throw new JqError("Regex failure: too many matches");
-    const m = c.rx.exec(s, from);
+    const m = c.rx.match(s, from);
     if (m === null) break;
     const o: JObj = {};
-    const start = m[0];
-    const empty = m[1] === start;
-    for (let g = 1; g <= c.rx.groups; g++) {
+    const start = m.index;
+    const empty = m[0].length === 0;
+    for (let g = 1; g < m.length; g++) {
       const name = c.names[g - 1];
-      if (name !== null && name !== undefined) o[name] = empty ? "" : m[2 * g] < 0 ? null : s.slice(m[2 * g], m[2 * g + 1]);
+      if (name !== null && name !== undefined) o[name] = empty ? "" : m[g] === undefined ? null : m[g];
     }
     out.push(o);
     if (!c.global) break;
-    from = m[1];
+    from = start + m[0].length;
     if (empty) {
       if (start >= s.length) break;
       from = start + ((s.codePointAt(start) ?? 0) > 0xffff ? 2 : 1);

@@ -41,11 +41,7 @@ function execAt(re: LinearRegex, s: string, idx: number, anchoredNonEmpty: boole
 
 /** The first match of `re` in `s` at or after `from` (an unanchored search) in RegExp's shape, or null. */
 export function searchFrom(re: LinearRegex, s: string, from: number): RegExpExecArray | null {
-  const m = re.exec(s, from);
-  if (m === null) return null;
-  const out: string[] = [];
-  for (let g = 0; g <= re.groups; g++) out.push(m[2 * g] < 0 ? (undefined as unknown as string) : s.slice(m[2 * g], m[2 * g + 1]));
-  return Object.assign(out, { index: m[0], input: s, groups: undefined }) as RegExpExecArray;
+  return re.match(s, from);
 }
 
 /** regexps/replace/replaceAll substitution; ERROR as the library gives it. */

@@ -11,6 +11,7 @@ import { describeProblem } from "./messages.js";
 import { parsePattern, type RegexFlags } from "./parse.js";
 import { PikeVm, type Spend } from "./pike.js";
 import { compileProgram } from "./program.js";
+import { passes, prefilterOf, type Prefilter } from "./prefilter.js";
 import type { Node, Parsed } from "./ast.js";
 
 export type { Origin } from "./dialect.js";
@@ -31,6 +32,15 @@ export interface LinearRegex {
   test(s: string): boolean;
   /** The leftmost-first match at or after `from`: [start, end] per group, group 0 first, -1 when unset; or null. */
   exec(s: string, from: number): Int32Array | null;
+  /** The same match in RegExp's shape (group strings, undefined when unset, and `index`), for callers that need no offsets. */
+  match(s: string, from: number): RegExpExecArray | null;
+}
+
+/** Slots as RegExp's match array. */
+function asMatch(s: string, m: Int32Array, groups: number): RegExpExecArray {
+  const out: Array<string | undefined> = [];
+  for (let g = 0; g <= groups; g++) out.push(m[2 * g] < 0 ? undefined : s.slice(m[2 * g], m[2 * g + 1]));
+  return Object.assign(out, { index: m[0], input: s, groups: undefined }) as RegExpExecArray;
 }
 
 let spendHook: Spend | null = null;
@@ -48,6 +58,7 @@ class FastRegex implements LinearRegex {
   readonly fast = true;
   private readonly plain: RegExp;
   private readonly global: RegExp;
+  private readonly strings: RegExp;
 
   constructor(
     source: string,
@@ -58,6 +69,14 @@ class FastRegex implements LinearRegex {
     const flags = fold ? "iu" : "u";
     this.plain = new RegExp(source, flags);
     this.global = new RegExp(source, flags + (groups > 0 ? "dg" : "g"));
+    this.strings = groups > 0 ? new RegExp(source, flags + "g") : this.global;
+  }
+
+  match(s: string, from: number): RegExpExecArray | null {
+    if (spendHook !== null) spendHook(s.length - from + 1);
+    const re = this.strings;
+    re.lastIndex = from;
+    return re.exec(s);
   }
 
   test(s: string): boolean {
@@ -109,6 +128,11 @@ class VmRegex implements LinearRegex {
     report(this.vm);
     return r;
   }
+
+  match(s: string, from: number): RegExpExecArray | null {
+    const m = this.exec(s, from);
+    return m === null ? null : asMatch(s, m, this.groups);
+  }
 }
 
 function report(vm: PikeVm): void {
@@ -146,6 +170,10 @@ class HybridRegex implements LinearRegex {
   exec(s: string, from: number): Int32Array | null {
     return s.length - from <= SHORT_INPUT ? this.js.exec(s, from) : this.slow().exec(s, from);
   }
+
+  match(s: string, from: number): RegExpExecArray | null {
+    return s.length - from <= SHORT_INPUT ? this.js.match(s, from) : this.slow().match(s, from);
+  }
 }
 
 /** Picks the engine for a tree: RegExp when provably linear, the hybrid for deterministic patterns, else the Pike VM. */
@@ -163,6 +191,40 @@ function engineFor(parsed: Parsed): LinearRegex | null {
   if (fast.linear) return js;
   // a pattern that compiled for RegExp is far below the VM's size limit
   return new HybridRegex(js, () => makeVm() as VmRegex, groups, parsed.names);
+}
+
+/** An engine behind literal checks: inputs that cannot match never reach it. */
+class FilteredRegex implements LinearRegex {
+  constructor(
+    private readonly inner: LinearRegex,
+    private readonly f: Prefilter,
+  ) {}
+
+  get fast(): boolean {
+    return this.inner.fast;
+  }
+  get groups(): number {
+    return this.inner.groups;
+  }
+  get names(): ReadonlyArray<string | null> {
+    return this.inner.names;
+  }
+  test(s: string): boolean {
+    const f = this.f;
+    if (f.exact !== null) return passes(f, s, 0);
+    return passes(f, s, 0) && this.inner.test(s);
+  }
+  exec(s: string, from: number): Int32Array | null {
+    return passes(this.f, s, from) ? this.inner.exec(s, from) : null;
+  }
+  match(s: string, from: number): RegExpExecArray | null {
+    return passes(this.f, s, from) ? this.inner.match(s, from) : null;
+  }
+}
+
+function filtered(r: LinearRegex, n: Node): LinearRegex {
+  const f = prefilterOf(n);
+  return f === null ? r : new FilteredRegex(r, f);
 }
 
 /** The exec engine with a separate engine for yes/no searches when trimming the pattern helps. */
@@ -186,6 +248,9 @@ class SplitRegex implements LinearRegex {
   }
   exec(s: string, from: number): Int32Array | null {
     return this.main.exec(s, from);
+  }
+  match(s: string, from: number): RegExpExecArray | null {
+    return this.main.match(s, from);
   }
 }
 
@@ -214,51 +279,73 @@ function literalPrefix(n: Node): string {
 export function compileLinear(pattern: string, origin: Origin, flags: RegexFlags = {}): { ok: true; value: LinearRegex } | { ok: false; error: RegexProblem } {
   const parsed = parsePattern(pattern, origin, flags);
   if ("kind" in parsed) return { ok: false, error: parsed };
-  const main = engineFor(parsed);
-  if (main === null) return { ok: false, error: { kind: "too-large", offset: 0, text: pattern } };
+  const engine = engineFor(parsed);
+  if (engine === null) return { ok: false, error: { kind: "too-large", offset: 0, text: pattern } };
+  const main = filtered(engine, parsed.node);
   const trimmed = trimForTest(parsed.node);
   if (trimmed === parsed.node) return { ok: true, value: main };
   const tester = engineFor({ ...parsed, node: trimmed });
-  return { ok: true, value: tester === null ? main : new SplitRegex(main, tester) };
+  return { ok: true, value: tester === null ? main : new SplitRegex(main, filtered(tester, trimmed)) };
 }
 
-/** A bounded least-recently-used map, for patterns that arrive with requests. */
+/**
+ * A bounded least-recently-used map, for patterns that arrive with requests.
+ * A hit only stamps the entry; the oldest stamp is found when a miss must evict.
+ */
 export class Lru<V> {
-  private readonly map = new Map<string, V>();
+  private readonly map = new Map<string, { v: V; t: number }>();
+  private tick = 0;
 
   constructor(private readonly capacity: number) {}
 
   /** The value for `key`, marking it recently used. */
   get(key: string): V | undefined {
-    const v = this.map.get(key);
-    if (v !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
+    const e = this.map.get(key);
+    if (e === undefined) return undefined;
+    e.t = ++this.tick;
+    return e.v;
   }
 
   /** Stores a value, dropping the least recently used entry when full. */
   set(key: string, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value as string);
+    if (!this.map.has(key) && this.map.size >= this.capacity) {
+      let oldest = "";
+      let t = Infinity;
+      for (const [k, e] of this.map) {
+        if (e.t < t) {
+          t = e.t;
+          oldest = k;
+        }
+      }
+      this.map.delete(oldest);
+    }
+    this.map.set(key, { v: value, t: ++this.tick });
+  }
+
+  /** Entries held. */
+  get size(): number {
+    return this.map.size;
   }
 }
 
 /** What a cached compile gives: the regex, or the problem in the origin's words. */
 export type CachedRegex = { ok: true; value: LinearRegex } | { ok: false; error: RegexProblem; message: string };
 
-const cache = new Lru<CachedRegex>(512);
+/** Patterns held per origin and option set; request-supplied patterns beyond that evict the least recently used. */
+export const REGEX_CACHE_SIZE = 256;
 
-/** Compiles a request-supplied pattern through a bounded LRU shared by all origins. */
+const ORIGINS: readonly Origin[] = ["re2", "python", "onig", "pcre"];
+const caches: Array<Lru<CachedRegex>> = [];
+
+/** Compiles a request-supplied pattern through bounded LRU caches (one per origin and option set). */
 export function cachedLinear(pattern: string, origin: Origin, flags: RegexFlags = {}): CachedRegex {
-  const key = `${origin}${flags.i ? "i" : ""}${flags.m ? "m" : ""}${flags.s ? "s" : ""}${flags.x ? "x" : ""}\u0000${pattern}`;
-  let r = cache.get(key);
+  const slot = ORIGINS.indexOf(origin) * 16 + (flags.i ? 1 : 0) + (flags.m ? 2 : 0) + (flags.s ? 4 : 0) + (flags.x ? 8 : 0);
+  const cache = (caches[slot] ??= new Lru<CachedRegex>(REGEX_CACHE_SIZE));
+  let r = cache.get(pattern);
   if (r === undefined) {
     const c = compileLinear(pattern, origin, flags);
     r = c.ok ? c : { ok: false, error: c.error, message: describeProblem(origin, c.error, pattern) };
-    cache.set(key, r);
+    cache.set(pattern, r);
   }
   return r;
 }
