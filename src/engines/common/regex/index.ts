@@ -275,6 +275,16 @@ function literalPrefix(n: Node): string {
   return out;
 }
 
+/** The Pike VM alone for a pattern (no RegExp, no literal checks): for differential tests and benchmarks. */
+export function compileVmOnly(pattern: string, origin: Origin, flags: RegexFlags = {}): LinearRegex | null {
+  const parsed = parsePattern(pattern, origin, flags);
+  if ("kind" in parsed) return null;
+  const groups = parsed.names.length;
+  const prog = compileProgram(parsed.node, groups, parsed.word);
+  if (prog === null) return null;
+  return new VmRegex(new PikeVm(prog, ""), new PikeVm({ ...prog, slots: 0 }, ""), groups, parsed.names);
+}
+
 /** Compiles a pattern of an origin, or gives the problem (syntax error or unsupported construct). */
 export function compileLinear(pattern: string, origin: Origin, flags: RegexFlags = {}): { ok: true; value: LinearRegex } | { ok: false; error: RegexProblem } {
   const parsed = parsePattern(pattern, origin, flags);
