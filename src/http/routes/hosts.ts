@@ -17,7 +17,7 @@ import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize, type Role } from "../auth.js";
 import { parseJsonText, readJson, readJsonText, validate } from "../body.js";
 import { idempotencyKey, idempotencyRequest, keyReusedMessage } from "../idempotency.js";
-import { logDecision, newDecisionId } from "../decision.js";
+import { elapsedMs, logDecision, newDecisionId } from "../decision.js";
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError, type ErrorCode } from "../errors.js";
 import { IDEMPOTENCY_HEADER, NET_QUERY, registerOperation } from "../openapi.js";
@@ -171,7 +171,7 @@ export const hostRoutes = new Hono<AppEnv>()
       engine: "customs",
       revision: pool.revision,
       outcome: answer.host === null ? "no_host" : "allocated",
-      micros: Math.round((performance.now() - started) * 1000),
+      ms: elapsedMs(started),
     });
     return c.json(answer);
   })

@@ -7,7 +7,7 @@ import { authorize } from "../auth.js";
 import { checkJsonShape, describeJsonShape } from "../../engines/common/json-shape.js";
 import { parseJsonText, readJson, readJsonText, readText, validate } from "../body.js";
 import { idempotencyKey, idempotencyRequest, keyReusedMessage } from "../idempotency.js";
-import { logDecision, newDecisionId, wantsExplain } from "../decision.js";
+import { elapsedMs, logDecision, newDecisionId, wantsExplain } from "../decision.js";
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError, clipText } from "../errors.js";
 import { BULK_QUERY, EXPLAIN_QUERY, IDEMPOTENCY_HEADER, registerOperation } from "../openapi.js";
@@ -200,7 +200,7 @@ async function verdict(c: Context<AppEnv>, started: number, status: JobStatus) {
     engine: "jobfilter",
     revision: bundle.revision,
     outcome: status.action.toLowerCase(),
-    micros: Math.round((performance.now() - started) * 1000),
+    ms: elapsedMs(started),
   });
   return c.json({ decision_id: decisionId, revision: bundle.revision, cacheable: false, ...status });
 }
@@ -221,7 +221,7 @@ function idempotentVerdict(c: Context<AppEnv>, started: number, key: string, onc
       engine: "jobfilter",
       revision: answer.revision,
       outcome: answer.action.toLowerCase(),
-      micros: Math.round((performance.now() - started) * 1000),
+      ms: elapsedMs(started),
     });
   }
   return json(c, answer, once.status);
@@ -292,7 +292,7 @@ jobRoutes
       engine: "jobfilter",
       revision: bundle.revision,
       outcome: `started_${startedIds.length}_of_${queued.length}`,
-      micros: Math.round((performance.now() - started) * 1000),
+      ms: elapsedMs(started),
     });
     return c.json({ decision_id: decisionId, revision: bundle.revision, cacheable: false, jobs, started: startedIds });
   });
