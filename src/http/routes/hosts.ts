@@ -15,7 +15,7 @@ import type { HostPool, PoolPolicy } from "../../state/host-pool.js";
 import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize, type Role } from "../auth.js";
 import { readJson } from "../body.js";
-import { logDecision, newDecisionId } from "../decision.js";
+import { logDecision, newDecisionId, wantsExplain } from "../decision.js";
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError, type ErrorCode } from "../errors.js";
 import { registerOperation } from "../openapi.js";
@@ -129,7 +129,8 @@ export const hostRoutes = new Hono<AppEnv>()
     if (!prepared.ok) fail("invalid_request", prepared.error);
     const { pool } = await activePolicy(c.env);
     const now = Date.now();
-    const result = await poolStub(c.env, checked.value.net).allocate(pool, checked.value, now);
+    const explain = wantsExplain(c);
+    const result = await poolStub(c.env, checked.value.net).allocate(pool, checked.value, now, explain);
     for (const d of result.accessDenied) console.log(`${iso(now)} access denied user=${d.user} host=${d.host} client=${d.client}`);
     const decisionId = newDecisionId();
     logDecision({
@@ -148,6 +149,7 @@ export const hostRoutes = new Hono<AppEnv>()
       permit: result.permit ? { id: result.permit.id, expires_at: iso(result.permit.expiresAt) } : null,
       limits: result.limits,
       ...(result.host === null ? { reason: "no host available" } : {}),
+      ...(explain ? { trace: { ratings: result.ratings ?? {} } } : {}),
     });
   })
   .put("/v1/hosts/:name", async (c) => {
