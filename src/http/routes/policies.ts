@@ -122,6 +122,7 @@ registerOperation({
   auth: "admin",
   requestText: "text/plain",
   response: z.object({ revision: z.string() }),
+  headers: [{ name: "If-Match", description: "the revision the change is based on (`*`, a list, quoted or bare); 412 when the active revision moved" }],
 });
 registerOperation({
   method: "post",
