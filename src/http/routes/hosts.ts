@@ -17,10 +17,10 @@ import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize, type Role } from "../auth.js";
 import { parseJsonText, readJson, readJsonText, validate } from "../body.js";
 import { idempotencyKey, idempotencyRequest, keyReusedMessage } from "../idempotency.js";
-import { elapsedMs, logDecision, newDecisionId } from "../decision.js";
+import { elapsedMs, logDecision, newDecisionId, wantsExplain } from "../decision.js";
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError, type ErrorCode } from "../errors.js";
-import { IDEMPOTENCY_HEADER, NET_QUERY, registerOperation } from "../openapi.js";
+import { EXPLAIN_QUERY, IDEMPOTENCY_HEADER, NET_QUERY, registerOperation } from "../openapi.js";
 import {
   AllocateRequest,
   AllocateResponse,
@@ -97,6 +97,7 @@ registerOperation({
   request: AllocateRequest,
   response: AllocateResponse,
   headers: [IDEMPOTENCY_HEADER],
+  query: [EXPLAIN_QUERY],
 });
 registerOperation({
   operationId: "finishPermit",
@@ -147,16 +148,17 @@ export const hostRoutes = new Hono<AppEnv>()
     const { pool } = await activePolicy(c.env);
     const now = Date.now();
     const stub = poolStub(c.env, checked.value.net);
+    const explain = wantsExplain(c);
     const envelope = { decision_id: newDecisionId(), revision: pool.revision };
     let answer: ReturnType<typeof allocationAnswer>;
     let accessDenied: AccessDenial[] = [];
     if (key === undefined) {
-      const result = await stub.allocate(pool, checked.value, now);
-      answer = allocationAnswer(result, envelope);
+      const result = await stub.allocate(pool, checked.value, now, explain);
+      answer = allocationAnswer(result, envelope, explain);
       accessDenied = result.accessDenied;
     } else {
       const idem = await idempotencyRequest(key, "hosts.allocate", text);
-      const once = (await stub.allocateOnce(pool, checked.value, now, idem, envelope)) as OnceAllocation;
+      const once = (await stub.allocateOnce(pool, checked.value, now, idem, envelope, explain)) as OnceAllocation;
       if ("mismatch" in once) throw new ApiError("idempotency_key_reused", keyReusedMessage(key));
       answer = once.answer as ReturnType<typeof allocationAnswer>;
       if (once.replayed) {
