@@ -28,7 +28,7 @@ export default defineConfig({
         ],
         test: {
           name: "worker",
-          include: ["test/worker/**/*.test.ts", "test/hostile/**/*.test.ts"],
+          include: ["test/worker/**/*.test.ts", "test/hostile/**/*.test.ts", "test/reliability/**/*.test.ts"],
           globalSetup: ["test/worker/loopback-servers.ts"],
         },
       },
@@ -36,7 +36,7 @@ export default defineConfig({
         test: {
           name: "node",
           include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-          exclude: ["test/worker/**", "test/hostile/**", "node_modules/**"],
+          exclude: ["test/worker/**", "test/hostile/**", "test/reliability/**", "node_modules/**"],
           environment: "node",
           // One line when ../shared/data is absent; the suites reading it skip themselves.
           globalSetup: ["test/support/shared-data-notice.ts"],

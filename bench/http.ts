@@ -5,12 +5,8 @@
  * Each decision route is compared with the no-op route `GET /healthz` measured
  * in the same run, once with the verdict cache off and once with it warm.
  */
-import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import autocannon from "autocannon";
+import { bundleWorker, startWorker } from "./workerd.js";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -58,63 +54,7 @@ interface Row {
   errors: number;
 }
 
-interface RunningWorker {
-  url: string;
-  stop(): Promise<void>;
-}
-
-const OUT_DIR = resolve(".bench/dist");
 let logBytes = 0;
-
-/** Bundles the Worker exactly as `wrangler deploy` would, without deploying. */
-function bundleWorker(): string {
-  rmSync(OUT_DIR, { recursive: true, force: true });
-  const built = spawnSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", OUT_DIR], { stdio: "ignore" });
-  if (built.status !== 0) throw new Error("wrangler deploy --dry-run failed");
-  const script = join(OUT_DIR, "worker.js");
-  // workerd refuses source maps that point outside the modules root; the bench needs none.
-  writeFileSync(script, readFileSync(script, "utf8").replace(/\n\/\/# sourceMappingURL=.*\s*$/, "\n"));
-  return script;
-}
-
-/**
- * Serves the bundle from workerd through Miniflare (the one wrangler itself
- * uses), listening on loopback: the requests reach workerd directly, without
- * wrangler dev's proxy in front.
- */
-async function startWorker(script: string, port: number, cacheSeconds: number): Promise<RunningWorker> {
-  const fromWrangler = createRequire(createRequire(import.meta.url).resolve("wrangler/package.json"));
-  // Typed by hand: the top-level `miniflare` types belong to the test plugin's newer major version.
-  const { Miniflare } = (await import(pathToFileURL(fromWrangler.resolve("miniflare")).href)) as {
-    Miniflare: new (options: Record<string, unknown>) => { ready: Promise<URL>; dispose(): Promise<void> };
-  };
-  const mf = new Miniflare({
-    modules: true,
-    modulesRoot: OUT_DIR,
-    scriptPath: script,
-    compatibilityDate: "2026-04-01",
-    kvNamespaces: ["POLICIES"],
-    durableObjects: { JOB_QUEUE: "JobQueue", HOST_POOL: "HostPool" },
-    bindings: {
-      VERDICT_CACHE_SECONDS: String(cacheSeconds),
-      // No resolver: the toolkit's bogon check answers its fail-result at once instead of waiting on a network this machine lacks.
-      DOH_URL: "",
-      BUNDLE_REFRESH_SECONDS: "5",
-      LEASE_SECONDS: "600",
-      LOCAL_ADDRESSES: "",
-    },
-    host: "127.0.0.1",
-    port,
-    // The decision log lines still are written by the Worker, as in production; the bench
-    // only counts them instead of printing thousands of lines to its own terminal.
-    handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {
-      stdout.on("data", (chunk: Buffer) => (logBytes += chunk.length));
-      stderr.on("data", (chunk: Buffer) => process.stderr.write(chunk));
-    },
-  });
-  const url = (await mf.ready).href.replace(/\/$/, "");
-  return { url, stop: () => mf.dispose() };
-}
 
 async function drive(base: string, t: Target): Promise<Row> {
   const body = t.body === undefined ? undefined : JSON.stringify(t.body);
@@ -167,7 +107,9 @@ async function main(): Promise<void> {
     ["cache off", 0],
     ["cache warm", 60],
   ] as const) {
-    const worker = await startWorker(script, 8790 + (cache % 7), cache);
+    // The decision log lines still are written by the Worker, as in production; the bench
+    // only counts them instead of printing thousands of lines to its own terminal.
+    const worker = await startWorker(script, 8790 + (cache % 7), cache, (chunk) => (logBytes += chunk.length));
     try {
       const rows: Row[] = [];
       for (const t of TARGETS) rows.push(await drive(worker.url, t));

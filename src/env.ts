@@ -3,6 +3,8 @@ export interface Env {
   POLICIES: KVNamespace;
   JOB_QUEUE: DurableObjectNamespace;
   HOST_POOL: DurableObjectNamespace;
+  /** The publish coordinator, the one writer of the policy pointer. */
+  POLICY_COORDINATOR: DurableObjectNamespace;
   ADMIN_TOKEN?: string;
   DECISION_TOKENS?: string;
   AGENT_TOKENS?: string;
@@ -12,6 +14,8 @@ export interface Env {
   VERDICT_CACHE_SECONDS?: string;
   DOH_URL?: string;
   LOCAL_ADDRESSES?: string;
+  /** URL fetches (url-fetch limits) one limits decision may make; default 3. */
+  URL_FETCH_BUDGET?: string;
   LEASE_SECONDS?: string;
 }
 

@@ -6,6 +6,7 @@ import type { Env } from "./env.js";
 
 export { HostPool } from "./state/host-pool.js";
 export { JobQueue } from "./state/job-queue.js";
+export { PolicyCoordinator } from "./state/policy-coordinator.js";
 
 // Once per isolate: how each route class is guarded (and a warning when nothing is).
 console.log(authStartupLine(env as unknown as Env));

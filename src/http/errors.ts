@@ -18,9 +18,11 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   conflict: 409,
   lease_expired: 409,
+  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
   policy_invalid: 422,
+  idempotency_key_reused: 422,
   internal_error: 500,
   service_unavailable: 503,
 } as const;
@@ -59,7 +61,8 @@ export const MAX_ERROR_DETAILS = 50;
 /** The longest message (or `at`) an error body carries; longer ones are cut with `…`. */
 export const MAX_ERROR_TEXT = 1000;
 
-function clip(text: string): string {
+/** Cuts a text longer than {@link MAX_ERROR_TEXT} characters, ending it with `…`. */
+export function clipText(text: string): string {
   return text.length > MAX_ERROR_TEXT ? text.slice(0, MAX_ERROR_TEXT - 1) + "…" : text;
 }
 
@@ -69,12 +72,12 @@ function clip(text: string): string {
  * count of the others, and texts cut at {@link MAX_ERROR_TEXT} characters.
  */
 export function errorBody(code: ErrorCode, message: string, requestId: string, details?: readonly ErrorDetail[]) {
-  const shown = details?.slice(0, MAX_ERROR_DETAILS).map((d) => ({ code: clip(d.code), message: clip(d.message), at: clip(d.at) }));
+  const shown = details?.slice(0, MAX_ERROR_DETAILS).map((d) => ({ code: clipText(d.code), message: clipText(d.message), at: clipText(d.at) }));
   const omitted = details !== undefined ? details.length - MAX_ERROR_DETAILS : 0;
   return {
     error: {
       code,
-      message: clip(message),
+      message: clipText(message),
       ...(shown ? { details: shown } : {}),
       ...(omitted > 0 ? { details_omitted: omitted } : {}),
       request_id: requestId,

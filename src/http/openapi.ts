@@ -11,7 +11,15 @@ export interface Operation {
   response?: z.ZodType;
   /** Content type of the request body when it is not JSON (policy sources are text). */
   requestText?: string;
+  /** Request headers the operation reads besides auth (`Idempotency-Key`, `If-Match`). */
+  headers?: { name: string; description: string }[];
 }
+
+/** The `Idempotency-Key` header as the three non-idempotent writes document it. */
+export const IDEMPOTENCY_HEADER = {
+  name: "Idempotency-Key",
+  description: "1 to 255 visible ASCII characters; a retry with the same key and body gets the first answer back (kept 24 hours)",
+};
 
 const operations: Operation[] = [];
 
@@ -58,12 +66,13 @@ const errorEnvelope = {
 export function openApiDocument(): object {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
-    const params = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+    const params: object[] = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
       name: m[1],
       in: "path",
       required: true,
       schema: { type: "string" },
     }));
+    for (const h of op.headers ?? []) params.push({ name: h.name, in: "header", required: false, description: h.description, schema: { type: "string" } });
     const body = op.request
       ? { required: true, content: { "application/json": { schema: jsonSchema(op.request) } } }
       : op.requestText

@@ -57,8 +57,11 @@ export function tokenize(src: string): Token[] {
   return out;
 }
 
+/** How deeply string interpolations may nest (`"\("\(…)")"`). */
+export const MAX_INTERPOLATION_DEPTH = 64;
+
 /** Lexes from `start`; in nested mode stops at the `)` that closes an interpolation. */
-function lexInto(src: string, start: number, out: Token[], nested: boolean): number {
+function lexInto(src: string, start: number, out: Token[], nested: boolean, level = 0): number {
   let i = start;
   let depth = 0;
   const n = src.length;
@@ -74,7 +77,7 @@ function lexInto(src: string, start: number, out: Token[], nested: boolean): num
     }
     const pos = i;
     if (c === 34) {
-      i = lexString(src, i + 1, out, pos);
+      i = lexString(src, i + 1, out, pos, level);
       continue;
     }
     if (isDigit(c) || (c === 46 && isDigit(src.charCodeAt(i + 1)))) {
@@ -144,7 +147,7 @@ function lexInto(src: string, start: number, out: Token[], nested: boolean): num
 }
 
 /** Lexes a string literal body starting after the opening quote. */
-function lexString(src: string, start: number, out: Token[], pos: number): number {
+function lexString(src: string, start: number, out: Token[], pos: number, level: number): number {
   const parts: Array<string | Token[]> = [];
   let buf = "";
   let i = start;
@@ -183,7 +186,8 @@ function lexString(src: string, start: number, out: Token[], pos: number): numbe
         if (buf !== "" || parts.length === 0) parts.push(buf);
         buf = "";
         const inner: Token[] = [];
-        i = lexInto(src, i, inner, true);
+        if (level >= MAX_INTERPOLATION_DEPTH) throw new JqSyntaxError(`string interpolation nested too deeply (more than ${MAX_INTERPOLATION_DEPTH} levels)`, i - 2);
+        i = lexInto(src, i, inner, true, level + 1);
         inner.push({ t: "eof", pos: i - 1 });
         parts.push(inner);
         break;

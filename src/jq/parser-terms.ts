@@ -92,6 +92,13 @@ export function patterns(p: Parser): Pattern[] {
 
 /** One destructuring pattern: `$x`, `[...]` or `{...}`. */
 export function pattern(p: Parser): Pattern {
+  p.enter();
+  const out = patternBody(p);
+  p.depth--;
+  return out;
+}
+
+function patternBody(p: Parser): Pattern {
   const tok = p.next();
   if (tok.t === "var") return { k: "pvar", name: bindingName(p, tok) };
   if (tok.t === "op" && tok.v === "[") {

@@ -25,13 +25,23 @@ export function parseModule(src: string): ProgramAst {
   return p.program(true);
 }
 
+/** How many nested grammar levels a program may open (a parenthesis, bracket or pipe stage costs one or two). */
+export const MAX_PARSE_DEPTH = 512;
+
 /** The parser state and the expression grammar; object constructions and patterns are in parser-terms.ts. */
 export class Parser {
   i = 0;
   constructor(
     readonly toks: Token[],
     readonly src: string,
+    /** Levels already open in the enclosing parser (string interpolations parse with a parser of their own). */
+    public depth = 0,
   ) {}
+
+  /** Opens one nesting level, refusing programs nested past {@link MAX_PARSE_DEPTH} before the stack runs out. */
+  enter(): void {
+    if (++this.depth > MAX_PARSE_DEPTH) throw new JqSyntaxError(`program nested too deeply (more than ${MAX_PARSE_DEPTH} levels)`, this.peek().pos);
+  }
 
   peek(): Token {
     return this.toks[this.i];
@@ -136,6 +146,13 @@ export class Parser {
   }
 
   pipe(): Node {
+    this.enter();
+    const n = this.pipeBody();
+    this.depth--;
+    return n;
+  }
+
+  private pipeBody(): Node {
     if (this.isKw("def")) {
       const def = this.funcDef();
       return { k: "funcdef", def, rest: this.pipe() };
@@ -234,7 +251,10 @@ export class Parser {
   unary(): Node {
     if (this.isOp("-")) {
       this.next();
-      return { k: "neg", e: this.multiplicative() };
+      this.enter();
+      const e = this.multiplicative();
+      this.depth--;
+      return { k: "neg", e };
     }
     return this.postfix(true);
   }
@@ -307,7 +327,7 @@ export class Parser {
 
   strNode(tok: Token & { t: "str" }, fmt: string | null): Node {
     if (tok.parts.length === 1 && typeof tok.parts[0] === "string") return { k: "literal", v: tok.parts[0] };
-    const parts = tok.parts.map((p) => (typeof p === "string" ? p : new Parser(p, this.src).wholeInterp()));
+    const parts = tok.parts.map((p) => (typeof p === "string" ? p : new Parser(p, this.src, this.depth).wholeInterp()));
     return { k: "str", parts, fmt };
   }
 
@@ -319,6 +339,13 @@ export class Parser {
   }
 
   primary(): Node {
+    this.enter();
+    const n = this.primaryBody();
+    this.depth--;
+    return n;
+  }
+
+  private primaryBody(): Node {
     const tok = this.next();
     switch (tok.t) {
       case "num":
@@ -330,7 +357,7 @@ export class Parser {
         if (nx.t === "str") {
           this.next();
           if (nx.parts.length === 1) return { k: "literal", v: nx.parts[0] as string };
-          return { k: "str", parts: nx.parts.map((p) => (typeof p === "string" ? p : new Parser(p, this.src).wholeInterp())), fmt: tok.v };
+          return { k: "str", parts: nx.parts.map((p) => (typeof p === "string" ? p : new Parser(p, this.src, this.depth).wholeInterp())), fmt: tok.v };
         }
         return { k: "format", name: tok.v };
       }

@@ -22,6 +22,8 @@ import {
 } from "../engines/customs/index.js";
 import type { Env } from "../env.js";
 import { PoolTables, type HostRow } from "./host-pool-sql.js";
+import { IdempotencyTable, type IdempotencyRequest } from "./idempotency.js";
+import type { Envelope, Once } from "./job-queue-types.js";
 
 /** The policy a call runs under: the compiled data and the revision it came with. */
 export interface PoolPolicy {
@@ -70,6 +72,26 @@ interface Slot {
   current: PreparedHost;
 }
 
+/** An idempotent allocation's result; a new one also names the access refusals to log. */
+export type OnceAllocation = Once<unknown> & { accessDenied?: AccessDenial[] };
+
+/**
+ * The allocation answer the API gives: the route's envelope, the host, the
+ * permit and the limits. Built here so an idempotent allocation can store the
+ * very answer the route sends.
+ */
+export function allocationAnswer(result: AllocateResult, envelope: Envelope) {
+  return {
+    ...envelope,
+    cacheable: false as const,
+    host: result.host,
+    address: result.address,
+    permit: result.permit ? { id: result.permit.id, expires_at: new Date(result.permit.expiresAt).toISOString() } : null,
+    limits: result.limits,
+    ...(result.host === null ? { reason: "no host available" } : {}),
+  };
+}
+
 const limitsOf = (h: Host): JobLimits => ({ cpuSeconds: h.cpuSeconds, memoryKb: h.memoryKb, nice: h.nice, npri: h.npri });
 
 /**
@@ -81,6 +103,7 @@ const limitsOf = (h: Host): JobLimits => ({ cpuSeconds: h.cpuSeconds, memoryKb: 
  */
 export class HostPool extends DurableObject<Env> {
   private readonly tables: PoolTables;
+  private readonly idempotency: IdempotencyTable;
   private slots: Slot[] | undefined;
   private byName = new Map<string, number>();
   private policyCache: { revision: string; policy: CustomsPolicy } | undefined;
@@ -88,6 +111,7 @@ export class HostPool extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.tables = new PoolTables(ctx.storage.sql);
+    this.idempotency = new IdempotencyTable(ctx.storage.sql);
   }
 
   private policy(p: PoolPolicy): CustomsPolicy {
@@ -173,6 +197,28 @@ export class HostPool extends DurableObject<Env> {
 
   /** Picks a host for a request and issues its permit; the host counts one more imported job until it reports. */
   async allocate(p: PoolPolicy, request: HostRequest, now: number): Promise<AllocateResult> {
+    const result = this.allocateNow(p, request, now);
+    await this.schedule(now);
+    return result;
+  }
+
+  /**
+   * `allocate` at most once per Idempotency-Key: the key and the answer are
+   * recorded in the same step as the permit, so a retried allocation gets the
+   * first permit back instead of taking a second one.
+   */
+  async allocateOnce(p: PoolPolicy, request: HostRequest, now: number, idem: IdempotencyRequest, envelope: Envelope): Promise<OnceAllocation> {
+    const seen = this.idempotency.lookup(idem, now);
+    if (seen.seen) return "mismatch" in seen ? { mismatch: true } : { replayed: true, ...seen.replay };
+    const result = this.allocateNow(p, request, now);
+    const answer = allocationAnswer(result, envelope);
+    this.idempotency.remember(idem, { status: 200, answer }, now);
+    await this.schedule(now);
+    return { replayed: false, status: 200, answer, accessDenied: result.accessDenied };
+  }
+
+  /** The synchronous part of an allocation: from reading the pool to recording the permit, with no await between. */
+  private allocateNow(p: PoolPolicy, request: HostRequest, now: number): AllocateResult {
     const policy = this.policy(p);
     const prepared = prepareRequest(request);
     if (!prepared.ok) throw new Error(`unvalidated request reached the pool: ${prepared.error[0]?.message}`);
@@ -190,7 +236,6 @@ export class HostPool extends DurableObject<Env> {
     const expiresAt = now + policy.permitSeconds * 1000;
     this.tables.addPermit({ id, host: host.name, client: request.client, user: request.user, issuedAt: now, expiresAt, counted: true });
     this.setPending(host.name, slot.row.pending + 1);
-    await this.schedule(now);
     return { host: host.name, address: host.address, permit: { id, expiresAt }, limits: limitsOf(host), accessDenied: [...sel.audit] };
   }
 

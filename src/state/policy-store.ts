@@ -1,4 +1,4 @@
-import { LoadedBundle, type Bundle } from "../bundle/index.js";
+import { isEmbeddedPointer, LoadedBundle, type Bundle } from "../bundle/index.js";
 import embedded from "../bundle/embedded.generated.json";
 import { numberVar, type Env } from "../env.js";
 
@@ -17,37 +17,69 @@ export interface BundleInfo {
   checkedAt: number;
 }
 
+/** How many loaded bundles an isolate keeps besides the active one (a rollback or a flip back is then free). */
+export const RECENT_BUNDLES = 3;
+
 const embeddedLoaded = new LoadedBundle(embedded as unknown as Bundle);
-const recent = new Map<string, LoadedBundle>([[embeddedLoaded.revision, embeddedLoaded]]);
+const recent = new Map<string, LoadedBundle>();
 let active: LoadedBundle = embeddedLoaded;
 let info: BundleInfo = { source: "embedded", activatedAt: Date.now(), checkedAt: 0 };
+
+/** Keeps a loaded bundle among the recent ones, dropping the least recently used past the bound. */
+function remember(loaded: LoadedBundle): void {
+  recent.delete(loaded.revision);
+  recent.set(loaded.revision, loaded);
+  while (recent.size > RECENT_BUNDLES) recent.delete(recent.keys().next().value as string);
+}
+
+/** How many loaded bundles this isolate holds (the active one, the embedded one and the recent ones), for tests. */
+export function loadedBundleCount(): number {
+  const all = new Set<LoadedBundle>([active, embeddedLoaded, ...recent.values()]);
+  return all.size;
+}
 
 /** The bundle compiled from `policies/` at build time, which serves when KV holds none. */
 export function embeddedBundle(): Bundle {
   return embeddedLoaded.bundle;
 }
 
+let refreshing: Promise<LoadedBundle> | undefined;
+/** Bumped when a publish makes the last read stale, so a read started before it does not count as fresh. */
+let generation = 0;
+
 /**
  * The bundle to decide with. Each isolate keeps the loaded bundle by revision
  * and re-reads the KV pointer at most every BUNDLE_REFRESH_SECONDS, so a
  * publish reaches every isolate within that interval without a KV read per
- * decision. A KV failure keeps the bundle this isolate already has.
+ * decision; concurrent requests share one re-read. A KV failure keeps the
+ * bundle this isolate already has.
  */
 export async function getActiveBundle(env: Env, now = Date.now()): Promise<LoadedBundle> {
   const refreshMs = numberVar(env.BUNDLE_REFRESH_SECONDS, 5) * 1000;
   if (info.checkedAt !== 0 && now - info.checkedAt < refreshMs) return active;
+  if (refreshing) return refreshing;
+  const mine = refresh(env, now, generation).finally(() => {
+    if (refreshing === mine) refreshing = undefined;
+  });
+  refreshing = mine;
+  return mine;
+}
+
+async function refresh(env: Env, now: number, started: number): Promise<LoadedBundle> {
   try {
     const revision = await env.POLICIES.get(CURRENT_KEY);
-    if (revision === null) {
+    if (isEmbeddedPointer(revision)) {
       activate(embeddedLoaded, "embedded", now);
     } else if (revision !== active.revision || info.source !== "kv") {
-      const loaded = recent.get(revision) ?? (await readBundle(env, revision));
+      const known = revision === embeddedLoaded.revision ? embeddedLoaded : recent.get(revision);
+      if (known && known !== embeddedLoaded) remember(known);
+      const loaded = known ?? (await readBundle(env, revision));
       if (loaded) activate(loaded, "kv", now);
     }
   } catch (e) {
     console.error(JSON.stringify({ ts: new Date(now).toISOString(), event: "bundle_refresh_failed", error: String(e) }));
   }
-  info.checkedAt = now;
+  if (started === generation) info.checkedAt = now;
   return active;
 }
 
@@ -60,24 +92,30 @@ async function readBundle(env: Env, revision: string): Promise<LoadedBundle | un
   const bundle = await env.POLICIES.get<Bundle>(bundleKey(revision), "json");
   if (!bundle || bundle.revision !== revision) return undefined;
   const loaded = new LoadedBundle(bundle);
-  recent.set(revision, loaded);
-  while (recent.size > 4) recent.delete(recent.keys().next().value as string);
+  remember(loaded);
   return loaded;
 }
 
 function activate(loaded: LoadedBundle, source: BundleInfo["source"], now: number): void {
-  if (loaded !== active || source !== info.source) info = { source, activatedAt: now, checkedAt: now };
+  if (loaded !== active || source !== info.source) info = { source, activatedAt: now, checkedAt: info.checkedAt };
   active = loaded;
 }
 
 /**
- * Makes a compiled bundle active: the bundle is written first and the pointer
- * second, so a reader never follows a pointer to a bundle that is not there.
+ * Writes a compiled bundle and moves the pointer to it: the bundle first and the
+ * pointer second, so a reader never follows a pointer to a bundle that is not
+ * there. Only the publish coordinator calls it (it owns the pointer); the
+ * pointer carries the coordinator's sequence number as KV metadata, which is how
+ * the coordinator tells its own writes from ones made outside it.
  */
-export async function publishBundle(env: Env, bundle: Bundle, now = Date.now()): Promise<void> {
+export async function writeBundle(env: Env, bundle: Bundle, sequence: number): Promise<void> {
   await env.POLICIES.put(bundleKey(bundle.revision), JSON.stringify(bundle));
-  await env.POLICIES.put(CURRENT_KEY, bundle.revision);
-  const loaded = recent.get(bundle.revision) ?? new LoadedBundle(bundle);
-  recent.set(bundle.revision, loaded);
-  activate(loaded, "kv", now);
+  await env.POLICIES.put(CURRENT_KEY, bundle.revision, { metadata: { coordinator: sequence } });
+}
+
+/** Makes this isolate re-read the pointer on its next decision, after a publish it has just made. */
+export function expireBundleCheck(): void {
+  generation++;
+  refreshing = undefined;
+  info.checkedAt = 0;
 }

@@ -54,3 +54,27 @@ describe("error bodies are bounded", () => {
     expect(a.bytes).toBeLessThan(10_000);
   });
 });
+
+describe("deep expressions inside request strings", () => {
+  it("an ad of 50,000-deep parentheses is a 400 naming the ad", async () => {
+    const a = await postHostile("/v1/ads/check", { kind: "job", ad: "[ a = " + "(".repeat(50_000) + "1" + ")".repeat(50_000) + " ]" });
+    const error = expectError(a, 400, "invalid_request");
+    expect(error.details?.[0].at).toBe("/ad");
+    expect(error.message).toContain("nested too deeply");
+  });
+
+  it("a JSON-text ad nested 5,000 deep is a 400 naming the ad", async () => {
+    const a = await postHostile("/v1/match", { job: `{"x":${nestedArrays(5000)}}`, machines: [] });
+    const error = expectError(a, 400, "invalid_request");
+    expect(error.details?.[0].at).toBe("/job");
+    expect(error.message).toContain("100 levels");
+  });
+
+  it("a RAPI filter with a 60-deep predicate answers Ganeti's 400", async () => {
+    let expr: unknown = ["==", "OP_ID", "x"];
+    for (let i = 0; i < 60; i++) expr = ["!", expr];
+    const a = await postHostile("/2/filters", { predicates: [["opcode", expr]] });
+    expect(a.status).toBe(400);
+    expect((a.body as { message: string }).message).toContain("nested more than 50 levels deep");
+  });
+});

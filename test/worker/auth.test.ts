@@ -8,7 +8,13 @@ import type { Env } from "../../src/env.js";
 
 const BASE = "http://arbiter.test";
 
-async function call(vars: Partial<Env>, method: string, path: string, body?: unknown, token?: string): Promise<Response> {
+async function call(
+  vars: Partial<Env>,
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+): Promise<Response> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (token) headers.authorization = `Bearer ${token}`;
   const ctx = createExecutionContext();
@@ -18,7 +24,15 @@ async function call(vars: Partial<Env>, method: string, path: string, body?: unk
   return res;
 }
 
-const rogue = (net: number) => ({ address: "10.9.0.1", net, load: 0, idleSeconds: 3600, swapFreePct: 90, freeProcs: 500, jobs: 0 });
+const rogue = (net: number) => ({
+  address: "10.9.0.1",
+  net,
+  load: 0,
+  idleSeconds: 3600,
+  swapFreePct: 90,
+  freeProcs: 500,
+  jobs: 0,
+});
 
 describe("auth fails closed", () => {
   const noAgentSecret = { ADMIN_TOKEN: "adm", DECISION_TOKENS: "dec" };
@@ -29,7 +43,9 @@ describe("auth fails closed", () => {
     expect(stranger.status).toBe(401);
     expect((await call(noAgentSecret, "PUT", "/v1/hosts/rogue", rogue(net), "dec")).status).toBe(403);
     expect((await call(noAgentSecret, "PUT", "/v1/hosts/rogue", rogue(net), "adm")).status).toBe(200);
-    const list = (await (await call(noAgentSecret, "GET", `/v1/hosts?net=${net}`, undefined, "dec")).json()) as { hosts: { name: string }[] };
+    const list = (await (
+      await call(noAgentSecret, "GET", `/v1/hosts?net=${net}`, undefined, "dec")
+    ).json()) as { hosts: { name: string }[] };
     expect(list.hosts.map((h) => h.name)).toEqual(["rogue"]);
   });
 
@@ -50,15 +66,23 @@ describe("auth fails closed", () => {
     expect((await call(vars, "PUT", "/v1/hosts/open1", rogue(171))).status).toBe(200);
     expect((await call(vars, "POST", "/v1/place", { user: "bob" })).status).toBe(401);
     expect((await call(vars, "GET", "/v1/policies")).status).toBe(401);
-    const status = (await (await call(vars, "GET", "/v1/status")).json()) as { auth: string; auth_routes: Record<string, string> };
+    const status = (await (await call(vars, "GET", "/v1/status")).json()) as {
+      auth: string;
+      auth_routes: Record<string, string>;
+    };
     expect(status.auth).toBe("enabled");
     expect(status.auth_routes).toEqual({ admin: "token", decision: "token", agent: "open" });
   });
 
   it("reports each route class in /v1/status", async () => {
-    const status = async (vars: Partial<Env>) => ((await (await call(vars, "GET", "/v1/status")).json()) as { auth_routes: unknown }).auth_routes;
+    const status = async (vars: Partial<Env>) =>
+      ((await (await call(vars, "GET", "/v1/status")).json()) as { auth_routes: unknown }).auth_routes;
     expect(await status(noAgentSecret)).toEqual({ admin: "token", decision: "token", agent: "token" });
-    expect(await status({ DECISION_TOKENS: "dec" })).toEqual({ admin: "closed", decision: "token", agent: "closed" });
+    expect(await status({ DECISION_TOKENS: "dec" })).toEqual({
+      admin: "closed",
+      decision: "token",
+      agent: "closed",
+    });
     expect(await status({})).toEqual({ admin: "open", decision: "open", agent: "open" });
   });
 

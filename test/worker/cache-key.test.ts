@@ -10,11 +10,18 @@ import type { Env } from "../../src/env.js";
 const BASE = "http://arbiter.test";
 
 function postText(path: string, text: string): Promise<Response> {
-  return SELF.fetch(BASE + path, { method: "POST", headers: { "content-type": "application/json" }, body: text });
+  return SELF.fetch(BASE + path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: text,
+  });
 }
 
 /** A verdict decided afresh (cache off), without decision_id and with clock readings blanked. */
-async function freshVerdict(path: string, text: string): Promise<{ status: number; cacheable: boolean; json: string }> {
+async function freshVerdict(
+  path: string,
+  text: string,
+): Promise<{ status: number; cacheable: boolean; json: string }> {
   const ctx = createExecutionContext();
   const res = await app.fetch(
     new Request(BASE + path, { method: "POST", headers: { "content-type": "application/json" }, body: text }),
@@ -75,7 +82,19 @@ function render(node: Node, space: (i: number) => string, at = 0): string {
   return `{${w}${node.o.map(([k, v], i) => `${JSON.stringify(k)}${w}:${w}${render(v, space, at + i + 1)}`).join(`,${w}`)}${w}}`;
 }
 
-const number = fc.constantFrom("0", "-0", "1", "1.0", "1e400", "-1e400", "1024", "1024.0", "2048", "1E3", "0.5");
+const number = fc.constantFrom(
+  "0",
+  "-0",
+  "1",
+  "1.0",
+  "1e400",
+  "-1e400",
+  "1024",
+  "1024.0",
+  "2048",
+  "1E3",
+  "0.5",
+);
 const scalar: fc.Arbitrary<Node> = fc.oneof(
   number.map((n) => ({ n })),
   fc.constantFrom("a", "A", "\u0041", "x y", "").map((s) => ({ s })),
@@ -86,7 +105,12 @@ const scalar: fc.Arbitrary<Node> = fc.oneof(
 function sibling(node: Node, pick: number, spelling: string): Node {
   let i = 0;
   const walk = (x: Node): Node => {
-    if ("n" in x || "b" in x) return i++ === pick ? (/^[a-z]/.test(spelling) ? { b: JSON.parse(spelling) as boolean | null } : { n: spelling }) : x;
+    if ("n" in x || "b" in x)
+      return i++ === pick
+        ? /^[a-z]/.test(spelling)
+          ? { b: JSON.parse(spelling) as boolean | null }
+          : { n: spelling }
+        : x;
     if ("s" in x) return x;
     if ("a" in x) return { a: x.a.map(walk) };
     const o = x.o.map(([k, v]) => [k, walk(v)] as [string, Node]);
@@ -107,37 +131,105 @@ interface RouteCase {
 const attr = (k: string, v: fc.Arbitrary<Node>) => v.map((x) => [k, x] as [string, Node]);
 const machine = fc
   .tuple(scalar, scalar, fc.constantFrom<Node>({ b: true }, { s: "/Expr(TARGET.Memory < MY.Memory)/" }))
-  .map(([memory, cpus, req]) => ({ o: [["Name", { s: "m" }], ["Memory", memory], ["Cpus", cpus], ["Requirements", req]] }) as Node);
+  .map(
+    ([memory, cpus, req]) =>
+      ({
+        o: [
+          ["Name", { s: "m" }],
+          ["Memory", memory],
+          ["Cpus", cpus],
+          ["Requirements", req],
+        ],
+      }) as Node,
+  );
 
 const ROUTES: RouteCase[] = [
   {
     path: "/v1/match",
-    body: fc.array(machine, { minLength: 1, maxLength: 3 }).map((machines) => ({ o: [["job", { s: JOB }], ["machines", { a: machines }]] })),
+    body: fc.array(machine, { minLength: 1, maxLength: 3 }).map((machines) => ({
+      o: [
+        ["job", { s: JOB }],
+        ["machines", { a: machines }],
+      ],
+    })),
   },
   {
     path: "/v1/ads/check",
     body: fc
-      .tuple(fc.constantFrom("startd", "schedd", "job"), fc.array(attr("Memory", scalar), { maxLength: 1 }), fc.array(attr("Name", scalar), { maxLength: 1 }))
-      .map(([kind, m, n]) => ({ o: [["kind", { s: kind }], ["ad", { o: [...n, ...m] }]] })),
+      .tuple(
+        fc.constantFrom("startd", "schedd", "job"),
+        fc.array(attr("Memory", scalar), { maxLength: 1 }),
+        fc.array(attr("Name", scalar), { maxLength: 1 }),
+      )
+      .map(([kind, m, n]) => ({
+        o: [
+          ["kind", { s: kind }],
+          ["ad", { o: [...n, ...m] }],
+        ],
+      })),
   },
   {
     path: "/v1/place",
     body: fc
-      .tuple(fc.constantFrom("sarah", "john", "bob"), fc.subarray(["sarah", "dev_app", "test_app"]), fc.constantFrom("newapp", "testing"))
+      .tuple(
+        fc.constantFrom("sarah", "john", "bob"),
+        fc.subarray(["sarah", "dev_app", "test_app"]),
+        fc.constantFrom("newapp", "testing"),
+      )
       .map(([user, groups, ns]) => ({
-        o: [["user", { s: user }], ["groups", { a: groups.map((s) => ({ s })) }], ["tags", { o: [["namespace", { s: ns }], ["app", { s: "x" }]] }]],
+        o: [
+          ["user", { s: user }],
+          ["groups", { a: groups.map((s) => ({ s })) }],
+          [
+            "tags",
+            {
+              o: [
+                ["namespace", { s: ns }],
+                ["app", { s: "x" }],
+              ],
+            },
+          ],
+        ],
       })),
   },
   {
     // Under LIMITS_POLICY below: a jq limit that reads the spec's JSON text, and a rewrite that echoes the task.
     path: "/v1/limits/decide",
-    body: fc.tuple(fc.constantFrom("203.0.113.9", "192.0.2.1"), scalar, scalar).map(([requester, parallel, bogus]) => ({
-      o: [
-        ["requester", { s: requester }],
-        ["rewrite", { b: true }],
-        ["task", { o: [["schema", { n: "1" }], ["test", { o: [["type", { s: "throughput" }], ["spec", { o: [["schema", { n: "1" }], ["dest", { s: "192.0.2.1" }], ["parallel", parallel], ["x", bogus]] }]] }]] }],
-      ],
-    })),
+    body: fc
+      .tuple(fc.constantFrom("203.0.113.9", "192.0.2.1"), scalar, scalar)
+      .map(([requester, parallel, bogus]) => ({
+        o: [
+          ["requester", { s: requester }],
+          ["rewrite", { b: true }],
+          [
+            "task",
+            {
+              o: [
+                ["schema", { n: "1" }],
+                [
+                  "test",
+                  {
+                    o: [
+                      ["type", { s: "throughput" }],
+                      [
+                        "spec",
+                        {
+                          o: [
+                            ["schema", { n: "1" }],
+                            ["dest", { s: "192.0.2.1" }],
+                            ["parallel", parallel],
+                            ["x", bogus],
+                          ],
+                        },
+                      ],
+                    ],
+                  },
+                ],
+              ],
+            },
+          ],
+        ],
+      })),
   },
 ];
 
@@ -145,13 +237,24 @@ const LIMITS_POLICY = {
   schema: 2,
   identifiers: [{ name: "everybody", description: "all", type: "always", data: {} }],
   classifiers: [{ name: "default", description: "d", identifiers: ["everybody"] }],
-  limits: [{ name: "shape", description: "s", type: "jq", data: { script: '.test.spec | tojson | test("-0|null") | not' } }],
+  limits: [
+    {
+      name: "shape",
+      description: "s",
+      type: "jq",
+      data: { script: '.test.spec | tojson | test("-0|null") | not' },
+    },
+  ],
   applications: [{ classifier: "default", apply: [{ require: "all", limits: ["shape"] }] }],
   rewrite: { script: ["."] },
 };
 
 async function putLimits(source: string): Promise<void> {
-  const res = await SELF.fetch(`${BASE}/v1/policies/limits`, { method: "PUT", headers: { "content-type": "text/plain" }, body: source });
+  const res = await SELF.fetch(`${BASE}/v1/policies/limits`, {
+    method: "PUT",
+    headers: { "content-type": "text/plain" },
+    body: source,
+  });
   if (res.status !== 200) throw new Error(`publishing limits answered ${res.status}: ${await res.text()}`);
 }
 
@@ -169,16 +272,26 @@ describe("verdict cache key (property)", () => {
     it(`equal keys imply equal fresh verdicts on ${route.path}`, async () => {
       let compared = 0;
       await fc.assert(
-        fc.asyncProperty(route.body, fc.nat(12), spellings, spaces, spaces, async (body, pick, spelling, ws1, ws2) => {
-          const a = render(body, (i) => ws1[i % ws1.length]);
-          const b = render(sibling(body, pick, spelling), (i) => ws2[i % ws2.length]);
-          const [ka, kb] = await Promise.all([verdictCacheKey(route.path, "rev", a), verdictCacheKey(route.path, "rev", b)]);
-          if (ka.url !== kb.url) return;
-          const [va, vb] = [await freshVerdict(route.path, a), await freshVerdict(route.path, b)];
-          if (!va.cacheable || va.status !== 200) return;
-          compared++;
-          expect(vb.json).toBe(va.json);
-        }),
+        fc.asyncProperty(
+          route.body,
+          fc.nat(12),
+          spellings,
+          spaces,
+          spaces,
+          async (body, pick, spelling, ws1, ws2) => {
+            const a = render(body, (i) => ws1[i % ws1.length]);
+            const b = render(sibling(body, pick, spelling), (i) => ws2[i % ws2.length]);
+            const [ka, kb] = await Promise.all([
+              verdictCacheKey(route.path, "rev", a),
+              verdictCacheKey(route.path, "rev", b),
+            ]);
+            if (ka.url !== kb.url) return;
+            const [va, vb] = [await freshVerdict(route.path, a), await freshVerdict(route.path, b)];
+            if (!va.cacheable || va.status !== 200) return;
+            compared++;
+            expect(vb.json).toBe(va.json);
+          },
+        ),
         { numRuns: 100 },
       );
       // The generator makes equal keys often (whitespace-only siblings); a property never exercised proves nothing.

@@ -5,6 +5,7 @@ declare namespace Cloudflare {
     POLICIES: KVNamespace;
     JOB_QUEUE: DurableObjectNamespace;
     HOST_POOL: DurableObjectNamespace;
+    POLICY_COORDINATOR: DurableObjectNamespace;
     LOOPBACK_URL?: string;
     DOH_URL?: string;
     LOCAL_ADDRESSES?: string;

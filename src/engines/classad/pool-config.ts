@@ -59,8 +59,17 @@ export class MacroError {
   ) {}
 }
 
-/** Expands `$(NAME)` and `$(NAME:default)` recursively in a value; a cycle or an unsupported form is an error. */
-export function expand(value: string, table: ConfigTable, active: string[] = []): string | MacroError {
+/** How many macros may be expanded inside one another. */
+export const MAX_MACRO_DEPTH = 32;
+/** The longest text one expansion may produce, in characters. */
+export const MAX_MACRO_CHARS = 100_000;
+
+/**
+ * Expands `$(NAME)` and `$(NAME:default)` recursively in a value; a cycle, an
+ * unsupported form, macros nested past {@link MAX_MACRO_DEPTH} or an expansion
+ * longer than {@link MAX_MACRO_CHARS} is an error naming the macro.
+ */
+export function expand(value: string, table: ConfigTable, active: string[] = [], done = new Map<string, string>()): string | MacroError {
   let out = "";
   let i = 0;
   while (i < value.length) {
@@ -92,17 +101,26 @@ export function expand(value: string, table: ConfigTable, active: string[] = [])
     const name = (colon >= 0 ? inner.slice(0, colon) : inner).trim();
     const key = name.toUpperCase();
     if (active.includes(key)) return new MacroError("match_macro_cycle", `policy: macro cycle at $(${name})`);
+    if (active.length >= MAX_MACRO_DEPTH) {
+      return new MacroError("match_macro_too_deep", `policy: $(${name}) is nested more than ${MAX_MACRO_DEPTH} macros deep`);
+    }
     const entry = table.get(key);
     let sub = "";
     if (entry !== undefined) {
-      const e = expand(entry.value, table, [...active, key]);
+      // a macro expands the same way wherever it is used: expand it once
+      const e = done.get(key) ?? expand(entry.value, table, [...active, key], done);
       if (e instanceof MacroError) return e;
+      done.set(key, e);
       sub = e;
     }
     if (colon >= 0 && sub === "") {
-      const e = expand(inner.slice(colon + 1), table, active);
+      const e = expand(inner.slice(colon + 1), table, active, done);
       if (e instanceof MacroError) return e;
       sub = e;
+    }
+    if (out.length + sub.length > MAX_MACRO_CHARS) {
+      const where = active.length > 0 ? `$(${active[active.length - 1]})` : "the value";
+      return new MacroError("match_macro_too_large", `policy: expanding ${where} gives more than ${MAX_MACRO_CHARS} characters (at $(${name}))`);
     }
     out += sub;
     i = j + 1;

@@ -19,6 +19,9 @@ export interface JsonShapeLimits {
 /** The default limits: {@link MAX_JSON_DEPTH} and {@link MAX_JSON_ITEMS}. */
 export const JSON_SHAPE_LIMITS: JsonShapeLimits = { maxDepth: MAX_JSON_DEPTH, maxItems: MAX_JSON_ITEMS };
 
+/** The limits of JSON policy sources: the same depth, any number of items (long CIDR lists are real). */
+export const POLICY_JSON_LIMITS: JsonShapeLimits = { maxDepth: MAX_JSON_DEPTH, maxItems: Number.POSITIVE_INFINITY };
+
 /** The first place a value breaks a limit: what, where (keys from the root) and the limit. */
 export interface JsonShapeViolation {
   readonly kind: "depth" | "items";
@@ -74,6 +77,11 @@ export function shapeFieldName(path: readonly (string | number)[], root = "body"
   for (const p of path.slice(0, SHOWN_SEGMENTS)) out += typeof p === "number" ? `[${p}]` : out === "" ? p : `.${p}`;
   if (path.length > SHOWN_SEGMENTS) out += "…";
   return out === "" ? root : out;
+}
+
+/** The JSON pointer of a path (`/task/test/spec/0`), escaping `~` and `/`. */
+export function shapePointer(path: readonly (string | number)[]): string {
+  return path.map((k) => "/" + String(k).replace(/~/g, "~0").replace(/\//g, "~1")).join("");
 }
 
 /** A one-line, lower-case description of a violation that names the field and the limit. */

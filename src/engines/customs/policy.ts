@@ -1,3 +1,4 @@
+import { checkJsonShape, describeJsonShape, POLICY_JSON_LIMITS, shapePointer } from "../common/json-shape.js";
 import { isJsonObject } from "../common/json.js";
 import { policyError, type PolicyError, type Result } from "../common/result.js";
 import { buildAccessList } from "./acl.js";
@@ -85,6 +86,8 @@ export function compileCustomsPolicy(source: string): Result<CustomsPolicyData, 
   } catch (e) {
     return { ok: false, error: [policyError("customs_invalid_json", `customs.json is not valid JSON: ${(e as Error).message}`, "")] };
   }
+  const shape = checkJsonShape(raw, POLICY_JSON_LIMITS);
+  if (shape !== null) return { ok: false, error: [policyError("customs_too_deep", describeJsonShape(shape, "customs.json"), shapePointer(shape.path))] };
   if (!isJsonObject(raw)) return { ok: false, error: [policyError("customs_invalid_policy", "customs.json must hold a JSON object", "")] };
   const errors: PolicyError[] = [];
   for (const key of Object.keys(raw)) if (!TOP_KEYS.has(key)) errors.push(policyError("customs_unknown_field", `unknown field ${key}`, `/${key}`));

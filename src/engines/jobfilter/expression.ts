@@ -55,10 +55,13 @@ function fieldValue(args: unknown[], build: (field: string, value: unknown) => R
   return build(field.value, args[1]);
 }
 
-function parseList(args: unknown[]): Result<Expr[], string> {
+/** How deeply filter expressions may nest (`["!", ["!", …]]`); Arbiter's bound, Ganeti has none. */
+export const MAX_EXPRESSION_DEPTH = 50;
+
+function parseList(args: unknown[], depth: number): Result<Expr[], string> {
   const xs: Expr[] = [];
   for (const a of args) {
-    const r = parseExpression(a);
+    const r = parseExpression(a, depth + 1);
     if (!r.ok) return r;
     xs.push(r.value);
   }
@@ -66,8 +69,9 @@ function parseList(args: unknown[]): Result<Expr[], string> {
 }
 
 /** Parses the JSON form of a query-language filter, with Ganeti's own error texts, so bad rules are refused when added. */
-export function parseExpression(json: unknown): Result<Expr, string> {
+export function parseExpression(json: unknown, depth = 0): Result<Expr, string> {
   if (json === null) return ok({ k: "empty" });
+  if (depth >= MAX_EXPRESSION_DEPTH) return err(`filter expression nested more than ${MAX_EXPRESSION_DEPTH} levels deep`);
   if (!Array.isArray(json) || typeof json[0] !== "string") {
     return err(`Cannot deserialise filter: expected array [string, args], got ${showPretty(json)}`);
   }
@@ -76,12 +80,12 @@ export function parseExpression(json: unknown): Result<Expr, string> {
   switch (op) {
     case "&":
     case "|": {
-      const xs = parseList(args);
+      const xs = parseList(args, depth);
       return xs.ok ? ok(op === "&" ? { k: "and", xs: xs.value } : { k: "or", xs: xs.value }) : xs;
     }
     case "!": {
       if (args.length !== 1) return err(`Cannot deserialise field, expected [filter] but got ${showPretty(args)}`);
-      const x = parseExpression(args[0]);
+      const x = parseExpression(args[0], depth + 1);
       return x.ok ? ok({ k: "not", x: x.value }) : x;
     }
     case "?": {

@@ -1,3 +1,4 @@
+import { checkJsonShape, describeJsonShape, POLICY_JSON_LIMITS, shapePointer } from "../common/json-shape.js";
 import type { PolicyError, Result } from "../common/result.js";
 import { err, ok, policyError } from "../common/result.js";
 import type { FilterSet } from "./filter-set.js";
@@ -95,6 +96,8 @@ export function compileFilters(source: string): Result<FilterRule[], PolicyError
   } catch (e) {
     return err([policyError("jobfilter_invalid_json", `filters.json is not valid JSON: ${(e as Error).message}`, "")]);
   }
+  const shape = checkJsonShape(value, POLICY_JSON_LIMITS);
+  if (shape !== null) return err([policyError("jobfilter_too_deep", describeJsonShape(shape, "filters.json"), shapePointer(shape.path))]);
   return validateRules(value);
 }
 

@@ -4,7 +4,8 @@
  */
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
-import { err, ok, type Result } from "../common/result.js";
+import { checkJsonShape, describeJsonShape, POLICY_JSON_LIMITS, shapePointer } from "../common/json-shape.js";
+import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
 
 /** Removes every member whose key starts with `#`, inside objects and arrays alike. */
 export function stripComments(value: Json): Json {
@@ -17,13 +18,18 @@ export function stripComments(value: Json): Json {
   return value;
 }
 
-/** Parses the limits text into a comment-free JSON value, or the parse error text. */
-export function parseLimitsText(text: string): Result<Json, string> {
+/** Parses the limits text into a comment-free JSON value; bad JSON or JSON nested too deeply is the error. */
+export function parseLimitsText(text: string): Result<Json, PolicyError> {
   let parsed: Json;
   try {
     parsed = JSON.parse(text) as Json;
   } catch (e) {
-    return err(`Invalid limit configuration: ${e instanceof Error ? e.message : String(e)}`);
+    return err(policyError("limits_invalid_json", `Invalid limit configuration: ${e instanceof Error ? e.message : String(e)}`, ""));
+  }
+  const shape = checkJsonShape(parsed, POLICY_JSON_LIMITS);
+  if (shape !== null) {
+    const message = `Invalid limit configuration: ${describeJsonShape(shape, "the configuration")}`;
+    return err(policyError("limits_too_deep", message, shapePointer(shape.path)));
   }
   return ok(stripComments(parsed));
 }

@@ -16,7 +16,7 @@ describe("compile and load", () => {
     expect(JSON.parse(JSON.stringify(compiled.value))).toEqual(compiled.value);
     const policy = placementEngine.load(compiled.value);
     expect([...policy.partitions.keys()]).toEqual(["default"]);
-    expect([...policy.partitions.get("default")!.queues.keys()]).toEqual(["root", "root.default", "root.dev"]);
+    expect([...policy.partitions.get("default")!.queues.keys()]).toEqual(["root", "root.default", "root.namespaces", "root.newapp"]);
   });
 
   it("never throws on arbitrary text", () => {

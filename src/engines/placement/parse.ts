@@ -1,6 +1,7 @@
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode, type Pair } from "yaml";
 import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
 import type { RawConfig, RawFilter, RawPartition, RawQueue, RawRule } from "./types.js";
+import { MAX_YAML_DEPTH, yamlTooDeep } from "./yaml-depth.js";
 
 /**
  * Decodes a YuniKorn configuration (YAML, or JSON with the same keys) into the
@@ -46,8 +47,10 @@ class DecodeError {
 type Value = YamlNode | null | undefined;
 
 /** The document being decoded, for resolving aliases; set only for the duration of one synchronous parse. */
-let current: { doc: Document; aliases: number } | null = null;
+let current: { doc: Document; aliases: number; aliasedItems: number } | null = null;
 const MAX_ALIASES = 1000;
+/** How many collection items all aliases together may bring back (an alias to a long list costs its length). */
+const MAX_ALIASED_ITEMS = 100_000;
 
 /** Follows YAML aliases (`*name`) to their anchored node, with a cap against alias bombs. */
 function deref(v: Value, at: string): Value {
@@ -57,6 +60,9 @@ function deref(v: Value, at: string): Value {
   }
   const target = v.resolve(current.doc) as Value;
   if (target === undefined) throw new DecodeError("placement_invalid_type", `unresolved YAML alias \`${v.source}\``, at);
+  if ((isMap(target) || isSeq(target)) && (current.aliasedItems += target.items.length) > MAX_ALIASED_ITEMS) {
+    throw new DecodeError("placement_invalid_type", `YAML aliases bring back more than ${MAX_ALIASED_ITEMS} items`, at);
+  }
   return target;
 }
 
@@ -79,7 +85,11 @@ function entries(raw: Value, keys: readonly string[], where: string, at: string)
   if (!isMap(v)) throw new DecodeError("placement_invalid_type", `${where} must be a mapping, got ${kindOf(v)}`, at);
   for (const pair of v.items as Pair<unknown, unknown>[]) {
     const keyNode = deref(pair.key as Value, at);
-    const key = isScalar(keyNode) ? String(keyNode.value) : String(keyNode);
+    // Go's decoder reads a struct's keys as strings: a mapping or sequence as a key is a type error
+    if (isMap(keyNode) || isSeq(keyNode)) {
+      throw new DecodeError("placement_invalid_type", `cannot unmarshal !!${isMap(keyNode) ? "map" : "seq"} into string (a key of ${where})`, at);
+    }
+    const key = isScalar(keyNode) ? String(keyNode.value) : "null";
     if (!keys.includes(key)) {
       throw new DecodeError("placement_unknown_key", `field \`${key}\` not found in ${where}`, `${at}/${key}`);
     }
@@ -166,6 +176,13 @@ function partition(v: Value, at: string): RawPartition {
 /** Parses and decodes the source text; syntax errors carry `line:column`, the rest a JSON pointer. */
 export function parseConfig(source: string): Result<RawConfig, PolicyError[]> {
   const lines = new LineCounter();
+  const deep = yamlTooDeep(source);
+  if (deep !== null) {
+    const before = source.slice(0, deep);
+    const line = before.split("\n").length;
+    const col = deep - before.lastIndexOf("\n");
+    return err([policyError("placement_yaml_too_deep", `the YAML nests more than ${MAX_YAML_DEPTH} levels deep`, `${line}:${col}`)]);
+  }
   const doc = parseDocument(source, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
     return err(
@@ -175,7 +192,7 @@ export function parseConfig(source: string): Result<RawConfig, PolicyError[]> {
       }),
     );
   }
-  current = { doc, aliases: 0 };
+  current = { doc, aliases: 0, aliasedItems: 0 };
   try {
     const top = doc.contents as Value;
     if (isNull(top)) return ok({ partitions: null });

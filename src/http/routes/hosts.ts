@@ -7,18 +7,20 @@ import {
   prepareHost,
   prepareRequest,
   type CustomsPolicy,
+  type AccessDenial,
   type CustomsPolicyData,
   type Instruction,
 } from "../../engines/customs/index.js";
 import type { PolicyError } from "../../engines/common/result.js";
-import type { HostPool, PoolPolicy } from "../../state/host-pool.js";
+import { allocationAnswer, type HostPool, type OnceAllocation, type PoolPolicy } from "../../state/host-pool.js";
 import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize, type Role } from "../auth.js";
-import { readJson } from "../body.js";
+import { parseJsonText, readJson, readJsonText, validate } from "../body.js";
+import { idempotencyKey, idempotencyRequest, keyReusedMessage } from "../idempotency.js";
 import { logDecision, newDecisionId } from "../decision.js";
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError, type ErrorCode } from "../errors.js";
-import { registerOperation } from "../openapi.js";
+import { IDEMPOTENCY_HEADER, registerOperation } from "../openapi.js";
 import {
   AllocateRequest,
   AllocateResponse,
@@ -91,6 +93,7 @@ registerOperation({
   auth: "decision",
   request: AllocateRequest,
   response: AllocateResponse,
+  headers: [IDEMPOTENCY_HEADER],
 });
 registerOperation({
   method: "post",
@@ -122,33 +125,43 @@ export const hostRoutes = new Hono<AppEnv>()
   .post("/v1/hosts/allocate", async (c) => {
     const started = performance.now();
     authorize(c, "decision");
-    const body = await readJson(c, AllocateRequest);
+    const key = idempotencyKey(c);
+    const text = await readJsonText(c);
+    const body = validate(AllocateRequest, parseJsonText(text));
     const checked = normalizeRequest(body);
     if (!checked.ok) fail("invalid_request", checked.error);
     const prepared = prepareRequest(checked.value);
     if (!prepared.ok) fail("invalid_request", prepared.error);
     const { pool } = await activePolicy(c.env);
     const now = Date.now();
-    const result = await poolStub(c.env, checked.value.net).allocate(pool, checked.value, now);
-    for (const d of result.accessDenied) console.log(`${iso(now)} access denied user=${d.user} host=${d.host} client=${d.client}`);
-    const decisionId = newDecisionId();
+    const stub = poolStub(c.env, checked.value.net);
+    const envelope = { decision_id: newDecisionId(), revision: pool.revision };
+    let answer: ReturnType<typeof allocationAnswer>;
+    let accessDenied: AccessDenial[] = [];
+    if (key === undefined) {
+      const result = await stub.allocate(pool, checked.value, now);
+      answer = allocationAnswer(result, envelope);
+      accessDenied = result.accessDenied;
+    } else {
+      const idem = await idempotencyRequest(key, "hosts.allocate", text);
+      const once = (await stub.allocateOnce(pool, checked.value, now, idem, envelope)) as OnceAllocation;
+      if ("mismatch" in once) throw new ApiError("idempotency_key_reused", keyReusedMessage(key));
+      answer = once.answer as ReturnType<typeof allocationAnswer>;
+      if (once.replayed) {
+        c.header("Idempotent-Replayed", "true");
+        return c.json(answer);
+      }
+      accessDenied = once.accessDenied ?? [];
+    }
+    for (const d of accessDenied) console.log(`${iso(now)} access denied user=${d.user} host=${d.host} client=${d.client}`);
     logDecision({
-      decision_id: decisionId,
+      decision_id: answer.decision_id,
       engine: "customs",
       revision: pool.revision,
-      outcome: result.host === null ? "no_host" : "allocated",
+      outcome: answer.host === null ? "no_host" : "allocated",
       micros: Math.round((performance.now() - started) * 1000),
     });
-    return c.json({
-      decision_id: decisionId,
-      revision: pool.revision,
-      cacheable: false as const,
-      host: result.host,
-      address: result.address,
-      permit: result.permit ? { id: result.permit.id, expires_at: iso(result.permit.expiresAt) } : null,
-      limits: result.limits,
-      ...(result.host === null ? { reason: "no host available" } : {}),
-    });
+    return c.json(answer);
   })
   .put("/v1/hosts/:name", async (c) => {
     authorize(c, "agent");

@@ -2,10 +2,11 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { compileBundle, engineByName, sourcesOf, type Bundle, type BundleError } from "../../bundle/index.js";
 import type { EngineDefinition } from "../../engines/common/engine.js";
-import { bundleInfo, getActiveBundle, publishBundle } from "../../state/policy-store.js";
+import type { PolicyCoordinator, PublishOutcome } from "../../state/policy-coordinator.js";
+import { bundleInfo, expireBundleCheck, getActiveBundle } from "../../state/policy-store.js";
 import { requireRole } from "../auth.js";
 import { readText } from "../body.js";
-import type { AppEnv } from "../../env.js";
+import type { AppEnv, Env } from "../../env.js";
 import { ApiError } from "../errors.js";
 import { registerOperation } from "../openapi.js";
 
@@ -14,6 +15,34 @@ function engineParam(c: Context<AppEnv>): EngineDefinition {
   const engine = engineByName(name);
   if (!engine) throw new ApiError("unknown_engine", `there is no engine \`${name}\``);
   return engine;
+}
+
+/** The publish coordinator: one object for the whole deployment, the only writer of the pointer. */
+function coordinator(env: Env): DurableObjectStub<PolicyCoordinator> {
+  return env.POLICY_COORDINATOR.get(env.POLICY_COORDINATOR.idFromName("bundle")) as unknown as DurableObjectStub<PolicyCoordinator>;
+}
+
+/**
+ * Reads `If-Match`: `*`, or a list of revisions, quoted as entity tags (`"…"`,
+ * weak `W/"…"` too) or bare. Undefined when the header is absent.
+ */
+export function parseIfMatch(header: string | undefined): "*" | string[] | undefined {
+  if (header === undefined) return undefined;
+  const value = header.trim();
+  if (value === "*") return "*";
+  const tags = value
+    .split(",")
+    .map((t) => t.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1"))
+    .filter((t) => t.length > 0);
+  if (tags.length === 0) throw new ApiError("invalid_request", "`If-Match` names no revision");
+  return tags;
+}
+
+/** Turns a refused publish into the API error it answers with. */
+function publishError(c: Context<AppEnv>, outcome: Exclude<PublishOutcome, { ok: true }>): ApiError {
+  if (outcome.current !== undefined) c.header("ETag", `"${outcome.current}"`);
+  const details = outcome.errors?.map((e) => ({ code: e.code, message: e.message, at: e.at }));
+  return new ApiError(outcome.code, outcome.message, details);
 }
 
 /** Compiles the active bundle with one engine's source replaced; a failure is the 422 envelope. */
@@ -45,6 +74,7 @@ export const policyRoutes = new Hono<AppEnv>()
     for (const [name, entry] of Object.entries(bundle.bundle.engines)) {
       if (entry) engines[name] = { format: entry.format, source_sha256: entry.source_sha256 };
     }
+    c.header("ETag", `"${bundle.revision}"`);
     return c.json({ revision: bundle.revision, source: bundleInfo().source, engines });
   })
   .get("/v1/policies/:engine", async (c) => {
@@ -52,13 +82,21 @@ export const policyRoutes = new Hono<AppEnv>()
     const bundle = await getActiveBundle(c.env);
     const entry = bundle.bundle.engines[engine.name];
     if (!entry) throw new ApiError("not_found", `no \`${engine.name}\` policy is loaded`);
+    c.header("ETag", `"${bundle.revision}"`);
     return c.text(entry.source, 200, { "content-type": "text/plain; charset=utf-8" });
   })
   .put("/v1/policies/:engine", async (c) => {
-    const bundle = await candidate(c);
-    await publishBundle(c.env, bundle);
-    console.log(JSON.stringify({ ts: new Date().toISOString(), event: "policy_published", engine: c.req.param("engine"), revision: bundle.revision }));
-    return c.json({ revision: bundle.revision });
+    const engine = engineParam(c);
+    const ifMatch = parseIfMatch(c.req.header("if-match"));
+    const source = await readText(c);
+    const outcome = await coordinator(c.env).publish({ engine: engine.name, source, ifMatch, createdAt: new Date().toISOString() });
+    if (!outcome.ok) throw publishError(c, outcome);
+    expireBundleCheck();
+    console.log(
+      JSON.stringify({ ts: new Date().toISOString(), event: "policy_published", engine: engine.name, revision: outcome.revision, previous: outcome.previous }),
+    );
+    c.header("ETag", `"${outcome.revision}"`);
+    return c.json({ revision: outcome.revision });
   })
   .post("/v1/policies/:engine/validate", async (c) => {
     const bundle = await candidate(c);
@@ -78,11 +116,13 @@ registerOperation({ method: "get", path: "/v1/policies/{engine}", summary: "One 
 registerOperation({
   method: "put",
   path: "/v1/policies/{engine}",
-  summary: "Validate, compile and activate one engine's policy source",
+  summary:
+    "Validate, compile and activate one engine's policy source on top of the active bundle (publishes are serialised; `If-Match: <revision>` makes it conditional, 412 when the active revision moved)",
   tag: "policies",
   auth: "admin",
   requestText: "text/plain",
   response: z.object({ revision: z.string() }),
+  headers: [{ name: "If-Match", description: "the revision the change is based on (`*`, a list, quoted or bare); 412 when the active revision moved" }],
 });
 registerOperation({
   method: "post",
