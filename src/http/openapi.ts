@@ -34,7 +34,15 @@ export function listOperations(): readonly Operation[] {
 }
 
 function jsonSchema(schema: z.ZodType): unknown {
-  return z.toJSONSchema(schema, { target: "draft-2020-12", unrepresentable: "any", io: "input" });
+  return z.toJSONSchema(schema, {
+    target: "draft-2020-12",
+    unrepresentable: "any",
+    io: "input",
+    // Exact integers past 2^53 (nanosecond timestamps, 64-bit priorities) are bigints inside, JSON integers outside.
+    override: (ctx) => {
+      if (ctx.zodSchema._zod.def.type === "bigint") Object.assign(ctx.jsonSchema, { type: "integer", format: "int64" });
+    },
+  });
 }
 
 const errorEnvelope = {
