@@ -22,6 +22,9 @@ Common options: --url URL (default $ARBITER_URL or http://127.0.0.1:8787),
 from ARBITER_ADMIN_TOKEN.
 `;
 
+/** The subcommands, as gnt-filter has them. */
+export const FILTER_COMMANDS = ["add", "replace", "delete", "list", "list-fields", "info"] as const;
+
 const FIELDS: Record<string, { title: string; kind: string; doc: string }> = {
   uuid: { title: "UUID", kind: "Text", doc: "Network UUID" },
   watermark: { title: "Watermark", kind: "Number", doc: "Highest job ID used at the time when the filter was added" },

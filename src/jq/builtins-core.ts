@@ -92,8 +92,9 @@ def0(
   (i) => {
     if (typeOf(i) === "number") return i;
     if (typeof i !== "string") return fail(`${desc(i)} cannot be parsed as a number`);
+    // jq 1.7.1 reads the text with decNumber, which also takes a leading `+` ("+05" is 5)
     const t = i.trim();
-    if (/^-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/.test(t)) return numberFromText(t, formatNumber);
+    if (/^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/.test(t)) return numberFromText(t[0] === "+" ? t.slice(1) : t, formatNumber);
     const v = fromJson(i);
     return typeOf(v) === "number" ? v : fail(`${desc(i)} cannot be parsed as a number`);
   },

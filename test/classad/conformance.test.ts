@@ -4,7 +4,7 @@
  * test_classad_funcs.cpp. Known-stale lines are skipped with their reason.
  */
 import { expect, it } from "vitest";
-import { ClassAd } from "../../src/engines/classad/classad.js";
+import { ClassAd, emptyAd } from "../../src/engines/classad/classad.js";
 import { parseOldAd } from "../../src/engines/classad/ad-input.js";
 import { compile } from "../../src/engines/classad/compile.js";
 import { evalCompiled } from "../../src/engines/classad/evaluate.js";
@@ -61,7 +61,7 @@ function logicalLines(text: string): { line: number; text: string }[] {
 function evalText(src: string): Value {
   const p = new Parser(src);
   const node = p.parseExpression();
-  return evalCompiled(compile(node), new ClassAd(new Map(), null), null, new EvalState(CTX));
+  return evalCompiled(compile(node), emptyAd(), null, new EvalState(CTX));
 }
 
 interface Check {
@@ -122,8 +122,8 @@ function functionalChecks(): { checks: Check[]; evalFailures: string[] } {
           p.advance();
           const b = p.parseExpression();
           const st = new EvalState(CTX);
-          const va = evalCompiled(compile(a), new ClassAd(new Map(), null), null, st);
-          const vb = evalCompiled(compile(b), new ClassAd(new Map(), null), null, st);
+          const va = evalCompiled(compile(a), emptyAd(), null, st);
+          const vb = evalCompiled(compile(b), emptyAd(), null, st);
           return sameAs(va, vb) === want;
         },
       });

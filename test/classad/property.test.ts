@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { readAd } from "../../src/engines/classad/ad-input.js";
-import { ClassAd } from "../../src/engines/classad/classad.js";
+import { emptyAd } from "../../src/engines/classad/classad.js";
 import { compile } from "../../src/engines/classad/compile.js";
 import { evalCompiled } from "../../src/engines/classad/evaluate.js";
 import { parseExpr } from "../../src/engines/classad/parser.js";
@@ -94,7 +94,7 @@ describe("classad properties", () => {
         if (!p.ok) return;
         const c = compile(p.node);
         for (const target of [null, TARGET.ok ? TARGET.ad : null]) {
-          const v = evalCompiled(c, MY.ok ? MY.ad : new ClassAd(new Map(), null), target, new EvalState(CTX));
+          const v = evalCompiled(c, MY.ok ? MY.ad : emptyAd(), target, new EvalState(CTX));
           expect(TYPES.has(typeName(v))).toBe(true);
           // Integers are safe JS integers or int64 bigints, never NaN or fractions
           if (typeof v === "number") expect(Number.isSafeInteger(v)).toBe(true);

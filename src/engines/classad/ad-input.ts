@@ -4,7 +4,7 @@
  * object). Attribute expressions are compiled once per distinct text and
  * shared between ads, since 2,000 slot ads mostly repeat the same texts.
  */
-import { ClassAd, tableOf } from "./classad.js";
+import { ClassAd, adOf, layoutFor, type SlotValue } from "./classad.js";
 import { compile } from "./compile.js";
 import { Compiled, type Node } from "./node.js";
 import { lineCol, parseAdLiteral, parseExpr } from "./parser.js";
@@ -19,31 +19,34 @@ export interface AdError {
 export type AdResult = { ok: true; ad: ClassAd } | { ok: false; error: AdError };
 
 const MAX_CACHE = 20_000;
-const exprCache = new Map<string, Compiled>();
+let exprCache = new Map<string, Compiled>();
 
-/** Empties the shared expression cache (benchmarks use it to time cold parsing). */
+/**
+ * Empties the shared expression cache (benchmarks use it to time cold parsing).
+ * A new Map rather than clear(): clearing a long-lived Map makes V8 keep its
+ * old table chained to the new one, and every entry added after that survives
+ * young-generation collections, which made each cold parse after a warm one
+ * 2-3× slower.
+ */
 export function clearExprCache(): void {
-  exprCache.clear();
+  exprCache = new Map();
 }
 
-/** Compiles an attribute's expression text, sharing one compiled form per distinct text. */
-function compileText(text: string, oldStrings: boolean): Compiled | { message: string; offset: number } {
-  // fast path for the plain literals most ad attributes hold (not cached: they rarely repeat)
-  if (SIMPLE_INT.test(text)) {
-    const n = Number(text) + 0;
-    return new Compiled(() => n, { k: "lit", v: n });
-  }
-  if (SIMPLE_STR.test(text)) {
-    const v = text.slice(1, -1);
-    return new Compiled(() => v, { k: "lit", v });
-  }
+/**
+ * Compiles an attribute's expression text, sharing one compiled form per
+ * distinct text; the plain integer and string literals most ad attributes
+ * hold are kept as bare values (they rarely repeat, and cost no closure).
+ */
+function compileText(text: string, oldStrings: boolean): SlotValue | { message: string; offset: number } {
+  if (SIMPLE_INT.test(text)) return Number(text) + 0;
+  if (SIMPLE_STR.test(text)) return text.slice(1, -1);
   const key = (oldStrings ? "o" : "n") + text;
   const hit = exprCache.get(key);
   if (hit !== undefined) return hit;
   const p = parseExpr(text, oldStrings);
   if (!p.ok) return { message: p.message, offset: p.offset };
   const c = compile(p.node);
-  if (exprCache.size >= MAX_CACHE) exprCache.clear();
+  if (exprCache.size >= MAX_CACHE) clearExprCache();
   exprCache.set(key, c);
   return c;
 }
@@ -54,7 +57,8 @@ const NAME = /^[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=(?!=)/;
 
 /** Old long form: `Name = Expr` lines; blank and `#` lines ignored; old string escaping. */
 export function parseOldAd(text: string): AdResult {
-  const entries: [string, Compiled][] = [];
+  const names: string[] = [];
+  const slots: SlotValue[] = [];
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].replace(/\r$/, "");
@@ -64,12 +68,23 @@ export function parseOldAd(text: string): AdResult {
     if (m === null) return { ok: false, error: { message: "expected `Name = Expr`", at: `${i + 1}:1` } };
     const exprText = line.slice(m[0].length).trim();
     const c = compileText(exprText, true);
-    if (!(c instanceof Compiled)) {
+    if (isCompileError(c)) {
       return { ok: false, error: { message: `attribute \`${m[1]}\`: ${c.message}`, at: `${i + 1}:${m[0].length + 1}` } };
     }
-    entries.push([m[1], c]);
+    names.push(m[1]);
+    slots.push(c);
   }
-  return { ok: true, ad: new ClassAd(tableOf(entries), null) };
+  return { ok: true, ad: new ClassAd(layoutFor(names, slots), slots, null) };
+}
+
+/** Whether compileText failed (its values are never plain objects with a message). */
+function isCompileError(c: SlotValue | { message: string; offset: number }): c is { message: string; offset: number } {
+  return typeof c === "object" && c !== null && Object.getPrototypeOf(c) === Object.prototype;
+}
+
+/** A tree as an ad slot: a literal written without special text is kept as its bare value. */
+function slotOfNode(n: Node): SlotValue {
+  return n.k === "lit" && n.text === undefined ? n.v : compile(n);
 }
 
 /** New syntax `[ name = expr; ... ]`. */
@@ -77,7 +92,7 @@ export function parseNewAd(text: string): AdResult {
   const p = parseAdLiteral(text);
   if (!p.ok) return { ok: false, error: { message: p.message, at: lineCol(text, p.offset) } };
   if (p.node.k !== "ad") return { ok: false, error: { message: "expected an ad", at: "1:1" } };
-  return { ok: true, ad: new ClassAd(tableOf(p.node.attrs.map(([k, v]) => [k, compile(v)] as const)), null) };
+  return { ok: true, ad: adOf(p.node.attrs.map(([k, v]) => [k, slotOfNode(v)] as const)) };
 }
 
 const EXPR_MARK = "\u0000Expr(";
@@ -139,7 +154,7 @@ export function adFromJson(obj: Record<string, unknown>, escapedOnly = false): A
   const n = jsonNode(obj, "", escapedOnly);
   if ("message" in n) return { ok: false, error: n };
   if (n.k !== "ad") return { ok: false, error: { message: "expected a JSON object", at: "" } };
-  return { ok: true, ad: new ClassAd(tableOf(n.attrs.map(([k, v]) => [k, compile(v)] as const)), null) };
+  return { ok: true, ad: adOf(n.attrs.map(([k, v]) => [k, slotOfNode(v)] as const)) };
 }
 
 /** JSON text: only `"\/Expr(...)\/"` (escaped slashes) is an expression, as the library reads it. */

@@ -1,32 +1,154 @@
 /**
- * The ClassAd record: attribute names mapped case-insensitively (through a
- * lower-cased key Map built once) to compiled expressions, plus the lexical
- * parent used by scoping.
+ * The ClassAd record, laid out flat: ads with the same attribute names in the
+ * same order share one AdLayout (names as written, a lower-cased name → slot
+ * map), and each ad holds only an array of slots. A slot is either a compiled
+ * expression (shared between ads through the expression cache) or, for the
+ * plain literals most ads are made of, the value itself. 10,000 slot ads thus
+ * share one name table, and the evaluator's per-site caches resolve an
+ * attribute by comparing one layout pointer.
  */
 import { Compiled } from "./node.js";
 import type { Value } from "./values.js";
 
-/** One attribute: its name as written and its compiled expression. */
+/** One attribute as functions and printing see it: its name as written and its compiled expression. */
 export interface Slot {
   readonly name: string;
   readonly c: Compiled;
 }
 
-/** A ClassAd value; `table` may be shared by every instance of one ad literal. */
+/** What an ad stores per attribute: a compiled expression, or a literal's value. */
+export type SlotValue = Compiled | Value;
+
+/** Layouts created since the transition tree was last cleared (requests with arbitrary names must not grow it forever). */
+let layoutCount = 0;
+const MAX_LAYOUTS = 20_000;
+
+/**
+ * An ordered list of attribute names, reached from the empty layout by adding
+ * one name at a time; the children are cached, so every ad with the same
+ * names in the same order ends on the same layout object.
+ */
+export class AdLayout {
+  private children: Map<string, AdLayout> | null = null;
+  private lcIndex: Map<string, number> | null = null;
+  private written: string[] | null = null;
+
+  private constructor(
+    private readonly parent: AdLayout | null,
+    /** The last name added (as written), and its lower-cased form. */
+    private readonly name: string,
+    private readonly lc: string,
+    /** Number of attributes. */
+    readonly size: number,
+  ) {}
+
+  /** The layout with no attributes, root of every chain. */
+  static readonly EMPTY = new AdLayout(null, "", "", 0);
+
+  /** A layout outside the shared tree, for names known to be distinct ignoring case (large ads). */
+  static standalone(names: readonly string[]): AdLayout {
+    const l = new AdLayout(null, "", "", names.length);
+    l.written = [...names];
+    l.lcIndex = new Map(names.map((n, i) => [n.toLowerCase(), i]));
+    return l;
+  }
+
+  /** The layout with `name` added last, or null when a name equal to it ignoring case is already here. */
+  with(name: string): AdLayout | null {
+    const hit = this.children?.get(name);
+    if (hit !== undefined) return hit;
+    const lc = name.toLowerCase();
+    if (this.has(lc)) return null;
+    if (++layoutCount > MAX_LAYOUTS) {
+      AdLayout.EMPTY.children = null;
+      layoutCount = 0;
+    }
+    const child = new AdLayout(this, name, lc, this.size + 1);
+    (this.children ??= new Map()).set(name, child);
+    return child;
+  }
+
+  /** Whether an attribute named `lc` (lower case) is here, without building the index of a layout in the making. */
+  private has(lc: string): boolean {
+    if (this.lcIndex !== null) return this.lcIndex.has(lc);
+    return AdLayout.chainHas(this, lc);
+  }
+
+  /** The lower-cased name → slot index map, built on first use. */
+  get index(): Map<string, number> {
+    if (this.lcIndex === null) {
+      this.lcIndex = AdLayout.chainIndex(this);
+    }
+    return this.lcIndex;
+  }
+
+  /** Whether a layout of the tree, or one before it on its chain, added `lc`. */
+  private static chainHas(from: AdLayout, lc: string): boolean {
+    for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent) if (l.lc === lc) return true;
+    return false;
+  }
+
+  /** The lower-cased name → slot map of a layout of the tree. */
+  private static chainIndex(from: AdLayout): Map<string, number> {
+    const m = new Map<string, number>();
+    for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent) m.set(l.lc, l.size - 1);
+    return m;
+  }
+
+  /** The names as written of a layout of the tree, in slot order. */
+  private static chainNames(from: AdLayout): string[] {
+    const out = new Array<string>(from.size);
+    for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent) out[l.size - 1] = l.name;
+    return out;
+  }
+
+  /** The slot of attribute `lc` (lower case), or -1. */
+  slotOf(lc: string): number {
+    return this.index.get(lc) ?? -1;
+  }
+
+  /** Names as written, in slot order. */
+  get names(): readonly string[] {
+    if (this.written === null) {
+      this.written = AdLayout.chainNames(this);
+    }
+    return this.written;
+  }
+}
+
+/** A ClassAd value: a layout, the slots (never modified once built, so ads may share them) and the lexical parent. */
 export class ClassAd {
   constructor(
-    readonly table: Map<string, Slot>,
+    readonly layout: AdLayout,
+    readonly slots: readonly SlotValue[],
     readonly parent: ClassAd | null,
   ) {}
 
   /** Number of attributes. */
   get size(): number {
-    return this.table.size;
+    return this.layout.size;
   }
 
-  /** The attribute with this lower-cased name, if any. */
+  /** Whether the ad has attribute `lc` (lower case). */
+  has(lc: string): boolean {
+    return this.layout.slotOf(lc) >= 0;
+  }
+
+  /** The attribute with this lower-cased name, if any (a literal slot is given a compiled form here). */
   get(lc: string): Slot | undefined {
-    return this.table.get(lc);
+    const i = this.layout.slotOf(lc);
+    return i < 0 ? undefined : this.slotAt(i);
+  }
+
+  /** The attribute in slot i. */
+  slotAt(i: number): Slot {
+    const s = this.slots[i];
+    return { name: this.layout.names[i], c: s instanceof Compiled ? s : literal(s) };
+  }
+
+  /** Every attribute in order. */
+  *entries(): IterableIterator<Slot> {
+    for (let i = 0; i < this.slots.length; i++) yield this.slotAt(i);
   }
 }
 
@@ -35,23 +157,51 @@ export function literal(v: Value): Compiled {
   return new Compiled(() => v, { k: "lit", v });
 }
 
-/** Builds an ad whose attributes are plain values (splitTime and friends). */
-export function adFromValues(entries: ReadonlyArray<readonly [string, Value]>, parent: ClassAd | null = null): ClassAd {
-  const table = new Map<string, Slot>();
-  for (const [name, v] of entries) table.set(name.toLowerCase(), { name, c: literal(v) });
-  return new ClassAd(table, parent);
+/** Ads with more attributes than this get a layout of their own (shared layouts are built name by name). */
+const SHARED_MAX = 256;
+
+/**
+ * The layout of an ad with these names (parallel to `slots`, which it may
+ * reorder): a later name equal to an earlier one ignoring case replaces it and
+ * moves to the end, as the library's insert does.
+ */
+export function layoutFor(names: readonly string[], slots: SlotValue[]): AdLayout {
+  if (names.length <= SHARED_MAX) {
+    let layout: AdLayout | null = AdLayout.EMPTY;
+    for (let i = 0; i < names.length && layout !== null; i++) layout = layout.with(names[i]);
+    if (layout !== null) return layout;
+  }
+  const m = new Map<string, [string, SlotValue]>();
+  for (let i = 0; i < names.length; i++) {
+    const lc = names[i].toLowerCase();
+    m.delete(lc);
+    m.set(lc, [names[i], slots[i]]);
+  }
+  const kept = [...m.values()];
+  slots.length = 0;
+  for (const [, s] of kept) slots.push(s);
+  return AdLayout.standalone(kept.map(([n]) => n));
 }
 
-/** Builds an attribute table from compiled expressions; later names win. */
-export function tableOf(entries: ReadonlyArray<readonly [string, Compiled]>): Map<string, Slot> {
-  const table = new Map<string, Slot>();
-  for (const [name, c] of entries) {
-    const lc = name.toLowerCase();
-    if (table.has(lc)) table.delete(lc);
-    table.set(lc, { name, c });
-  }
-  return table;
+/** Builds an ad from attributes in order (later duplicate names win); `parent` is its lexical parent. */
+export function adOf(entries: ReadonlyArray<readonly [string, SlotValue]>, parent: ClassAd | null = null): ClassAd {
+  const slots = entries.map((e) => e[1]);
+  const layout = layoutFor(
+    entries.map((e) => e[0]),
+    slots,
+  );
+  return new ClassAd(layout, slots, parent);
+}
+
+/** Builds an ad whose attributes are plain values (splitTime and friends). */
+export function adFromValues(entries: ReadonlyArray<readonly [string, Value]>, parent: ClassAd | null = null): ClassAd {
+  return adOf(entries, parent);
+}
+
+/** A new ad with no attributes. */
+export function emptyAd(): ClassAd {
+  return new ClassAd(AdLayout.EMPTY, [], null);
 }
 
 /** An ad with no attributes, used as the scope of values built by functions. */
-export const EMPTY_AD = new ClassAd(new Map(), null);
+export const EMPTY_AD = emptyAd();

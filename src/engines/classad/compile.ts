@@ -3,7 +3,7 @@
  * many times without re-walking the tree; comparisons and arithmetic on two
  * JS-number integers take an inline fast path.
  */
-import { ClassAd, tableOf } from "./classad.js";
+import { AdLayout, ClassAd, layoutFor, type SlotValue } from "./classad.js";
 import { BUILTINS } from "./functions/registry.js";
 import { Compiled, type EvalFn, type Node } from "./node.js";
 import {
@@ -21,7 +21,7 @@ import {
   type BitOp,
   type CmpOp,
 } from "./operators.js";
-import { lookup, lookupAbsolute, select } from "./scope.js";
+import { evalAt, lookup, lookupAbsolute, lookupBeyond, select } from "./scope.js";
 import { ERROR, ListValue, UNDEF, truth, type Value } from "./values.js";
 
 /** Compiles one tree. */
@@ -58,8 +58,12 @@ function build(n: Node): EvalFn {
       return (ad) => new ListValue(items, ad);
     }
     case "ad": {
-      const table = tableOf(n.attrs.map(([k, v]) => [k, compile(v)] as const));
-      return (ad) => new ClassAd(table, ad);
+      const slots: SlotValue[] = n.attrs.map(([, v]) => compile(v));
+      const layout = layoutFor(
+        n.attrs.map(([k]) => k),
+        slots,
+      );
+      return (ad) => new ClassAd(layout, slots, ad);
     }
     case "call": {
       const fn = BUILTINS.get(n.lc);
@@ -73,23 +77,58 @@ function build(n: Node): EvalFn {
   }
 }
 
+/**
+ * A reference site's memory of the last layout it saw and where `lc` sits in
+ * it: ads of one kind share a layout, so a lookup is usually one comparison.
+ */
+class SiteCache {
+  private layout: AdLayout | null = null;
+  private slot = -1;
+  constructor(private readonly lc: string) {}
+
+  /** The slot of the site's name in `ad`, or -1. */
+  slotIn(ad: ClassAd): number {
+    const l = ad.layout;
+    if (l !== this.layout) {
+      this.layout = l;
+      this.slot = l.slotOf(this.lc);
+    }
+    return this.slot;
+  }
+}
+
 function buildAttr(lc: string, scope: Node | null, abs: boolean): EvalFn {
   if (abs) return (_ad, st) => lookupAbsolute(lc, st);
-  if (scope === null) return (ad, st) => lookup(ad, lc, st, true);
+  if (scope === null) {
+    const site = new SiteCache(lc);
+    return (ad, st) => {
+      const i = site.slotIn(ad);
+      return i >= 0 ? evalAt(ad, i, st) : lookupBeyond(ad, lc, st, true);
+    };
+  }
   if (scope.k === "attr" && scope.scope === null && !scope.abs && (scope.lc === "my" || scope.lc === "self")) {
     // MY.x: the current ad unless it defines an attribute named MY itself
     const base = buildAttr(scope.lc, null, false);
-    const slc = scope.lc;
-    return (ad, st) => (ad.table.get(slc) === undefined ? lookup(ad, lc, st, false) : select(base(ad, st), lc, st));
+    const mySite = new SiteCache(scope.lc);
+    const site = new SiteCache(lc);
+    return (ad, st) => {
+      if (mySite.slotIn(ad) >= 0) return select(base(ad, st), lc, st);
+      const i = site.slotIn(ad);
+      return i >= 0 ? evalAt(ad, i, st) : lookupBeyond(ad, lc, st, false);
+    };
   }
   if (scope.k === "attr" && scope.scope === null && !scope.abs && (scope.lc === "target" || scope.lc === "other")) {
     // TARGET.x from a top-level ad of a match: go straight to the other ad
     const base = buildAttr(scope.lc, null, false);
-    const slc = scope.lc;
+    const targetSite = new SiteCache(scope.lc);
+    const site = new SiteCache(lc);
     return (ad, st) => {
-      if (ad.parent === null && st.left !== null && ad.table.get(slc) === undefined) {
+      if (ad.parent === null && st.left !== null && targetSite.slotIn(ad) < 0) {
         const other = st.otherOf(ad);
-        if (other !== null) return lookup(other, lc, st, false);
+        if (other !== null) {
+          const i = site.slotIn(other);
+          return i >= 0 ? evalAt(other, i, st) : lookupBeyond(other, lc, st, false);
+        }
       }
       return select(base(ad, st), lc, st);
     };

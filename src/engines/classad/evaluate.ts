@@ -3,17 +3,17 @@
  * or in a match with TARGET, the result reported with its exact type and its
  * unparsed text.
  */
-import { ClassAd } from "./classad.js";
+import { emptyAd, type ClassAd } from "./classad.js";
 import { readAd } from "./ad-input.js";
 import { compile } from "./compile.js";
 import type { Compiled } from "./node.js";
 import { lineCol, parseExpr } from "./parser.js";
-import { evalSlot } from "./scope.js";
+import { evalAt } from "./scope.js";
 import { EvalState, type EvalContext } from "./state.js";
 import { unparseValue } from "./unparse.js";
 import { ERROR, UNDEF, typeName, type Value } from "./values.js";
 
-const EMPTY = new ClassAd(new Map(), null);
+const EMPTY = emptyAd();
 
 /** Evaluates a compiled expression living in `my`, in a match with `target` when given. */
 export function evalCompiled(c: Compiled, my: ClassAd, target: ClassAd | null, st: EvalState): Value {
@@ -27,9 +27,9 @@ export function evalCompiled(c: Compiled, my: ClassAd, target: ClassAd | null, s
 export function evalAttr(my: ClassAd, lc: string, target: ClassAd | null, st: EvalState): Value {
   if (target === null) st.plain(my);
   else st.match(my, target);
-  const slot = my.get(lc);
-  if (slot === undefined) return UNDEF;
-  const v = evalSlot(slot, my, st);
+  const i = my.layout.slotOf(lc);
+  if (i < 0) return UNDEF;
+  const v = evalAt(my, i, st);
   return st.failed ? ERROR : v;
 }
 
@@ -63,7 +63,7 @@ export function evaluateRequest(
     if (!r.ok) return { type: "parse_error", value: `target: ${r.error.message} at ${r.error.at}`, cacheable: true };
     target = r.ad;
   }
-  if (my === EMPTY) my = new ClassAd(new Map(), null);
+  if (my === EMPTY) my = emptyAd();
   const st = new EvalState(ctx);
   const v = evalCompiled(compile(p.node), my, target, st);
   return { ...printValue(v), cacheable: st.used === 0 };

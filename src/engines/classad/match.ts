@@ -136,10 +136,35 @@ interface PairResult {
   trace?: Record<string, string>;
 }
 
+/** `a && b` on two values already computed (no closure, for the negotiator's inner loop). */
+function andValues(left: Value, y: Value): Value {
+  if (left === false || left === ERROR) return left;
+  let leftTrue: boolean;
+  if (left === true) leftTrue = true;
+  else if (left === UNDEF) leftTrue = false;
+  else {
+    const t = truth(left);
+    if (t === null) return ERROR;
+    if (!t) return false;
+    leftTrue = true;
+  }
+  if (y === UNDEF || y === ERROR) return y;
+  const ty = truth(y);
+  if (ty === null) return ERROR;
+  return leftTrue ? ty : ty ? UNDEF : false;
+}
+
+const NO_REJECT: PairResult = { match: false, policyReject: null };
+const MATCHED: PairResult = { match: true, policyReject: null };
+
 /** Evaluates one job/machine pair with the effective Requirements. */
 function matchPair(policy: MatchPolicy | null, job: ClassAd, machine: ClassAd, st: EvalState, explain: boolean): PairResult {
   const mReq = evalAttr(machine, "requirements", job, st);
   const jReq = evalAttr(job, "requirements", machine, st);
+  if (!explain && (policy === null || (policy.resource === null && policy.job === null))) {
+    // no policy expression joins the Requirements: a shared, allocation-free answer
+    return isTrue(andValues(mReq, jReq)) ? MATCHED : NO_REJECT;
+  }
   let resV: Value = true;
   let jobV: Value = true;
   const mEff = policy?.resource ? andThen(mReq, () => (resV = evalCompiled(policy.resource as Compiled, machine, job, st))) : mReq;
@@ -195,11 +220,14 @@ export function decideParsedMatch(policy: MatchPolicy | null, req: ParsedMatchRe
   verdict.job.discarded = jobOut;
   if (jobOut) log.push(`${ts} Rejected job=${jid} reason=NEGOTIATOR_PE_JOB_ONLY_EXPR`);
 
-  const candidates: { index: number; rank: number; mid: string }[] = [];
+  // matching machines by index; their rank is on their verdict line, their log name in mids
+  const candidates: number[] = [];
+  const mids: string[] = [];
   for (let i = 0; i < req.machines.length; i++) {
     const m = req.machines[i];
     const nameStr = stringAttr(m, "name", st);
     const mid = nameStr ?? `#${i}`;
+    mids.push(mid);
     const line: MachineVerdict = { name: nameStr ?? i, discarded: false, match: false, rank: 0 };
     verdict.machines.push(line);
     if (discards(policy?.startdOnly ?? null, m, st)) {
@@ -214,12 +242,17 @@ export function decideParsedMatch(policy: MatchPolicy | null, req: ParsedMatchRe
     line.rank = rankOf(evalAttr(req.job, "rank", m, st));
     if (!pair.match) continue;
     line.match = true;
-    candidates.push({ index: i, rank: line.rank, mid });
+    candidates.push(i);
   }
   // rank descending, ties in input order (sort is stable); NaN ranks last
-  candidates.sort((a, b) => (Number.isNaN(a.rank) ? 1 : Number.isNaN(b.rank) ? -1 : b.rank - a.rank));
-  for (const c of candidates) log.push(`${ts} Matched job=${jid} machine=${c.mid} rank=${rankText(c.rank)}`);
-  verdict.best = candidates.length > 0 ? verdict.machines[candidates[0].index].name : null;
+  const lines = verdict.machines;
+  candidates.sort((a, b) => {
+    const ra = lines[a].rank;
+    const rb = lines[b].rank;
+    return Number.isNaN(ra) ? 1 : Number.isNaN(rb) ? -1 : rb - ra;
+  });
+  for (const c of candidates) log.push(`${ts} Matched job=${jid} machine=${mids[c]} rank=${rankText(lines[c].rank)}`);
+  verdict.best = candidates.length > 0 ? lines[candidates[0]].name : null;
   const outcome = scheddOut ? "schedd_discarded" : jobOut ? "job_discarded" : verdict.best === null ? "no_match" : "matched";
   const decision: Decision<MatchVerdict> = { verdict, cacheable: st.used === 0, outcome };
   return explain ? { ...decision, trace: { pairs: trace, policy: policy?.texts ?? {} } } : decision;

@@ -4,12 +4,25 @@
  * MY/AD) and the default-mode fallback from MY to TARGET.
  */
 import { ClassAd, EMPTY_AD, literal, type Slot } from "./classad.js";
+import { Compiled } from "./node.js";
 import { MAX_DEPTH, MAX_STEPS, type EvalState } from "./state.js";
 import { ERROR, ListValue, UNDEF, type Value } from "./values.js";
 
 /** Evaluates one attribute's expression in the ad that holds it, guarding cycles and bounds. */
 export function evalSlot(slot: Slot, holder: ClassAd, st: EvalState): Value {
-  const c = slot.c;
+  return evalExpr(slot.c, holder, st);
+}
+
+/** Evaluates slot i of `holder`: a literal slot counts as one step, like evaluating its expression would. */
+export function evalAt(holder: ClassAd, i: number, st: EvalState): Value {
+  const s = holder.slots[i];
+  if (s instanceof Compiled) return evalExpr(s, holder, st);
+  if (st.depth >= MAX_DEPTH || ++st.steps > MAX_STEPS) return ERROR;
+  return s;
+}
+
+/** Evaluates an attribute's compiled expression in `holder` (a cycle yields UNDEFINED). */
+export function evalExpr(c: Compiled, holder: ClassAd, st: EvalState): Value {
   const stack = st.stack;
   const holders = st.holders;
   for (let i = stack.length - 1; i >= 0; i--) if (stack[i] === c && holders[i] === holder) return UNDEF;
@@ -55,8 +68,8 @@ function ctxName(top: ClassAd, lc: string, st: EvalState): Value | null {
 function walk(start: ClassAd, lc: string, st: EvalState): Value | null {
   let a: ClassAd = start;
   for (;;) {
-    const slot = a.table.get(lc);
-    if (slot !== undefined) return evalSlot(slot, a, st);
+    const i = a.layout.slotOf(lc);
+    if (i >= 0) return evalAt(a, i, st);
     if (a === st.root) return null;
     if (a.parent === null) return ctxName(a, lc, st);
     a = a.parent;
@@ -69,8 +82,13 @@ function walk(start: ClassAd, lc: string, st: EvalState): Value | null {
  * fall back to the other ad of the match.
  */
 export function lookup(cur: ClassAd, lc: string, st: EvalState, fallback: boolean): Value {
-  const own = cur.table.get(lc);
-  if (own !== undefined) return evalSlot(own, cur, st);
+  const i = cur.layout.slotOf(lc);
+  if (i >= 0) return evalAt(cur, i, st);
+  return lookupBeyond(cur, lc, st, fallback);
+}
+
+/** The rest of `lookup` once `cur` itself is known not to hold `lc`. */
+export function lookupBeyond(cur: ClassAd, lc: string, st: EvalState, fallback: boolean): Value {
   const sp = special(cur, lc, st);
   if (sp !== null) return sp;
   if (cur !== st.root) {
@@ -88,8 +106,8 @@ export function lookup(cur: ClassAd, lc: string, st: EvalState, fallback: boolea
 export function lookupAbsolute(lc: string, st: EvalState): Value {
   const root = st.root;
   if (root === null) return UNDEF;
-  const slot = root.table.get(lc);
-  if (slot !== undefined) return evalSlot(slot, root, st);
+  const i = root.layout.slotOf(lc);
+  if (i >= 0) return evalAt(root, i, st);
   return special(root, lc, st) ?? UNDEF;
 }
 

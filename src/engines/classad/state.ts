@@ -67,8 +67,9 @@ export class EvalState {
 
   /** Clears the per-evaluation counters (keeps the `used` flags). */
   reset(): void {
-    this.stack.length = 0;
-    this.holders.length = 0;
+    // setting an array's length is a runtime call: skip it when the stacks are already empty
+    if (this.stack.length !== 0) this.stack.length = 0;
+    if (this.holders.length !== 0) this.holders.length = 0;
     this.depth = 0;
     this.steps = 0;
     this.failed = false;

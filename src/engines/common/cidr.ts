@@ -3,6 +3,8 @@
  * 128-bit bigints. Families never mix. Sets are prepared once (sorted merged
  * ranges for membership, a per-prefix-length index for longest-prefix lookup).
  */
+import { RangeSetBuilder, type RangeSet } from "./cidr-ranges.js";
+
 
 /** A parsed network: family, first address and prefix length (an address is a /32 or /128). */
 export interface IpNetwork {
@@ -158,14 +160,6 @@ export function formatAddress(family: 4 | 6, value: number | bigint): string {
   return `${hex.slice(0, bestStart).join(":")}::${hex.slice(bestStart + bestLen).join(":")}`;
 }
 
-interface FamilyIndex<T extends number | bigint> {
-  /** Merged, sorted, non-overlapping [start, end] ranges for membership and overlap tests. */
-  readonly starts: T[];
-  readonly ends: T[];
-  /** Prefix lengths present, longest first, each with its first-address → entry map. */
-  readonly byPrefix: { prefix: number; entries: Map<T, string> }[];
-}
-
 /** A prepared set of networks: membership, overlap and longest-prefix lookup in O(log n). */
 export interface CidrSet {
   /** Number of (normalized, deduplicated) entries. */
@@ -178,58 +172,35 @@ export interface CidrSet {
   longestMatch(net: IpNetwork): string | null;
 }
 
-/** True when a range starting at `start` overlaps or directly follows one ending at `end`. */
-function touches(end: number | bigint, start: number | bigint): boolean {
-  return typeof end === "bigint" ? BigInt(start) <= end + 1n : Number(start) <= end + 1;
+const WORD = 0xffffffffn;
+
+/** Splits a 128-bit address into four 32-bit words, most significant first. */
+export function v6Words(v: bigint, out: Uint32Array = new Uint32Array(4)): Uint32Array {
+  out[0] = Number((v >> 96n) & WORD);
+  out[1] = Number((v >> 64n) & WORD);
+  out[2] = Number((v >> 32n) & WORD);
+  out[3] = Number(v & WORD);
+  return out;
 }
 
-function buildFamily<T extends number | bigint>(nets: IpNetwork[]): FamilyIndex<T> {
-  const sorted = [...nets].sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
-  const starts: T[] = [];
-  const ends: T[] = [];
-  for (const n of sorted) {
-    const last = ends.length - 1;
-    // Adjacent or overlapping ranges merge; +1 compared in the family's own integer type.
-    if (last >= 0 && touches(ends[last], n.start)) {
-      if ((n.end as T) > ends[last]) ends[last] = n.end as T;
-    } else {
-      starts.push(n.start as T);
-      ends.push(n.end as T);
-    }
-  }
-  const prefixes = new Map<number, Map<T, string>>();
-  for (const n of nets) {
-    let m = prefixes.get(n.prefix);
-    if (!m) prefixes.set(n.prefix, (m = new Map()));
-    m.set(n.start as T, formatNetwork(n));
-  }
-  const byPrefix = [...prefixes.entries()].sort((a, b) => b[0] - a[0]).map(([prefix, entries]) => ({ prefix, entries }));
-  return { starts, ends, byPrefix };
+const qStart = new Uint32Array(4);
+const qEnd = new Uint32Array(4);
+
+/** Overlap of a parsed network with a range set (IPv6 networks converted to words on the way). */
+export function rangeOverlaps(set: RangeSet, net: IpNetwork): boolean {
+  if (net.family === 4) return set.overlaps4(net.start as number, net.end as number);
+  return set.overlaps6(v6Words(net.start as bigint, qStart), v6Words(net.end as bigint, qEnd));
 }
 
-/** Index of the last range whose start is <= value, or -1. */
-function floorIndex<T extends number | bigint>(starts: T[], value: T): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (starts[mid] <= value) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return found;
+/** Containment of a parsed network in a range set. */
+export function rangeContains(set: RangeSet, net: IpNetwork): boolean {
+  if (net.family === 4) return set.contains4(net.start as number, net.end as number);
+  return set.contains6(v6Words(net.start as bigint, qStart), v6Words(net.end as bigint, qEnd));
 }
 
-function familyContains<T extends number | bigint>(f: FamilyIndex<T>, start: T, end: T): boolean {
-  const i = floorIndex(f.starts, start);
-  return i >= 0 && f.ends[i] >= end;
-}
-
-function familyOverlaps<T extends number | bigint>(f: FamilyIndex<T>, start: T, end: T): boolean {
-  const i = floorIndex(f.starts, end);
-  return i >= 0 && f.ends[i] >= start;
+/** A first address as a map key: the number itself for IPv4, hex text for IPv6 (bigint keys hash poorly). */
+function startKey(v: number | bigint): number | string {
+  return typeof v === "bigint" ? v.toString(16) : v;
 }
 
 function maskStart(net: IpNetwork, prefix: number): number | bigint {
@@ -240,26 +211,39 @@ function maskStart(net: IpNetwork, prefix: number): number | bigint {
   return BigInt(net.start) & ~(V6_ALL >> BigInt(prefix)) & V6_ALL;
 }
 
+type PrefixIndex = { prefix: number; entries: Map<number | string, string> }[];
+
+/** The per-prefix-length maps of one family, longest prefix first. */
+function prefixIndex(nets: readonly IpNetwork[]): PrefixIndex {
+  const prefixes = new Map<number, Map<number | string, string>>();
+  for (const n of nets) {
+    let m = prefixes.get(n.prefix);
+    if (!m) prefixes.set(n.prefix, (m = new Map()));
+    m.set(startKey(n.start), formatNetwork(n));
+  }
+  return [...prefixes.entries()].sort((a, b) => b[0] - a[0]).map(([prefix, entries]) => ({ prefix, entries }));
+}
+
 /** Builds the prepared set from networks (host bits must already be masked off). */
 export function cidrSetOf(nets: readonly IpNetwork[]): CidrSet {
-  const v4 = buildFamily<number>(nets.filter((n) => n.family === 4));
-  const v6 = buildFamily<bigint>(nets.filter((n) => n.family === 6));
-  const size = v4.byPrefix.reduce((s, p) => s + p.entries.size, 0) + v6.byPrefix.reduce((s, p) => s + p.entries.size, 0);
+  const builder = new RangeSetBuilder();
+  const words = new Uint32Array(4);
+  for (const n of nets) {
+    if (n.family === 4) builder.add4(n.start as number, n.prefix);
+    else builder.add6(v6Words(n.start as bigint, words), n.prefix);
+  }
+  const ranges = builder.build();
+  // longest-prefix lookups are rare: their maps are built on first use
+  let byFamily: { 4: PrefixIndex; 6: PrefixIndex } | null = null;
   return {
-    size,
-    contains: (net) =>
-      net.family === 4
-        ? familyContains(v4, net.start as number, net.end as number)
-        : familyContains(v6, net.start as bigint, net.end as bigint),
-    overlaps: (net) =>
-      net.family === 4
-        ? familyOverlaps(v4, net.start as number, net.end as number)
-        : familyOverlaps(v6, net.start as bigint, net.end as bigint),
+    size: ranges.size,
+    contains: (net) => rangeContains(ranges, net),
+    overlaps: (net) => rangeOverlaps(ranges, net),
     longestMatch: (net) => {
-      const f: FamilyIndex<number | bigint> = net.family === 4 ? v4 : v6;
-      for (const { prefix, entries } of f.byPrefix) {
+      byFamily ??= { 4: prefixIndex(nets.filter((n) => n.family === 4)), 6: prefixIndex(nets.filter((n) => n.family === 6)) };
+      for (const { prefix, entries } of byFamily[net.family]) {
         if (prefix > net.prefix) continue;
-        const hit = entries.get(maskStart(net, prefix));
+        const hit = entries.get(startKey(maskStart(net, prefix)));
         if (hit !== undefined) return hit;
       }
       return null;

@@ -73,7 +73,7 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
   }
   const rewrite = request.rewrite !== false;
   const prioritize = request.prioritize === true;
-  const state: EvalState = { ctx, usedOutside: false };
+  const state: EvalState = { ctx, usedOutside: false, fetches: 0 };
   const trace: Trace | null = ctx.explain ? { hints, identifiers: [], classifiers: [], limits: [] } : null;
   const now = ctx.now / 1000;
   const diags: string[] = [];
@@ -150,7 +150,7 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
   }
 
   // Applications
-  const apps = checkApplications(policy.applications, policy.limits, classified, limitTask, checkSchedule, now, trace ? trace.limits : null);
+  const apps = await checkApplications(policy.applications, policy.limits, classified, limitTask, checkSchedule, now, { hints, state }, trace ? trace.limits : null);
   diags.push(apps.block);
   diags.push(apps.passed ? "Proposal meets limits" : "Proposal does not meet limits");
 

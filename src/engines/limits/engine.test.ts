@@ -36,9 +36,32 @@ describe("limitsEngine", () => {
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     const data = JSON.parse(JSON.stringify(r.value));
-    expect(data["#"]).toBeUndefined();
-    expect(data.limits[1]).toEqual({ name: "b", description: "b", type: "test-type", data: { types: ["trace"] }, invert: true });
+    expect(data.config["#"]).toBeUndefined();
+    expect(data.config.limits[1]).toEqual({ name: "b", description: "b", type: "test-type", data: { types: ["trace"] }, invert: true });
     expect(limitsEngine.load(data).limits.map((l) => l.name)).toEqual(["a", "b"]);
+  });
+  it("stores an ip-cidr-list as packed ranges that load without the CIDR text", () => {
+    const list = { name: "list", description: "l", type: "ip-cidr-list", data: { cidrs: ["192.0.2.0/24", "2001:db8::/32"] } };
+    const source = JSON.stringify({ ...base, identifiers: [...base.identifiers, list], classifiers: [{ name: "c", description: "c", identifiers: ["list"] }] });
+    const r = limitsEngine.compile(source);
+    if (!r.ok) throw new Error(r.error[0].message);
+    const data = JSON.parse(JSON.stringify(r.value));
+    const index = String(base.identifiers.length);
+    expect(data.config.identifiers[index].data.cidrs).toEqual([]);
+    expect(data.cidr_ranges[index].n).toBe(2);
+    const hints = (requester: string) => ({ requester });
+    const policy = limitsEngine.load(data);
+    const ident = policy.identifiers[Number(index)];
+    const state = { ctx: {} as never, usedOutside: false, fetches: 0 };
+    expect(ident.evaluate(hints("192.0.2.7"), state)).toBe(true);
+    expect(ident.evaluate(hints("2001:db8:1::1"), state)).toBe(true);
+    expect(ident.evaluate(hints("198.51.100.1"), state)).toBe(false);
+  });
+  it("still loads a bare configuration stored by earlier bundles", () => {
+    const list = { name: "list", description: "l", type: "ip-cidr-list", data: { cidrs: ["192.0.2.0/24"] } };
+    const config = { ...base, identifiers: [list], classifiers: [] };
+    const policy = limitsEngine.load(JSON.parse(JSON.stringify(config)));
+    expect(policy.identifiers[0].evaluate({ requester: "192.0.2.9" }, { ctx: {} as never, usedOutside: false, fetches: 0 })).toBe(true);
   });
   it("gives errors a code and a JSON pointer", () => {
     const r = limitsEngine.compile(JSON.stringify({ ...base, identifiers: [{ name: "x", description: "x", type: "nope", data: {} }] }));

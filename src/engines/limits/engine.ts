@@ -4,7 +4,8 @@
  * `pscheduler validate-limits` form and the list sources for the refresh job.
  */
 import type { EngineDefinition } from "../common/engine.js";
-import type { JsonObject } from "../common/json.js";
+import type { PackedRanges } from "../common/cidr-ranges.js";
+import { isJsonObject, type JsonObject } from "../common/json.js";
 import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
 import type { UrlSource } from "./identifiers.js";
 import { buildPolicy, type LimitsPolicy } from "./policy.js";
@@ -38,17 +39,48 @@ export function urlSources(policy: LimitsPolicy): UrlSource[] {
   return [...policy.urlSources];
 }
 
+/**
+ * What the bundle stores: the normalized configuration, with each ip-cidr-list's
+ * CIDR text replaced by its prepared ranges (keyed by identifier index), so an
+ * isolate loads a large list without reading a single CIDR.
+ */
+export interface LimitsCompiled {
+  readonly config: JsonObject;
+  readonly cidr_ranges: Record<string, PackedRanges>;
+}
+
+/** Splits a built policy into the stored form (see LimitsCompiled). */
+export function compiledForm(policy: LimitsPolicy): LimitsCompiled {
+  const cidr_ranges: Record<string, PackedRanges> = {};
+  const source = policy.source;
+  const identifiers = (source.identifiers as JsonObject[]).map((entry, i) => {
+    const ranges = policy.identifiers[i].ranges;
+    if (ranges === undefined) return entry;
+    cidr_ranges[String(i)] = ranges.pack();
+    return { ...entry, data: { ...(entry.data as JsonObject), cidrs: [] } };
+  });
+  return { config: { ...source, identifiers }, cidr_ranges };
+}
+
+/** Whether stored data has the LimitsCompiled shape (bundles made before it hold the bare configuration). */
+function isCompiledForm(data: JsonObject): boolean {
+  return Object.keys(data).length === 2 && isJsonObject(data.config) && isJsonObject(data.cidr_ranges);
+}
+
 /** The engine definition the bundle registers under `limits`. */
-export const limitsEngine: EngineDefinition<JsonObject, LimitsPolicy> = {
+export const limitsEngine: EngineDefinition<LimitsCompiled | JsonObject, LimitsPolicy> = {
   name: "limits",
   file: "limits.json",
   format: "pscheduler-limits",
-  compile(source: string): Result<JsonObject, PolicyError[]> {
+  compile(source: string): Result<LimitsCompiled, PolicyError[]> {
     const r = loadLimitsText(source);
-    return r.ok ? ok(r.value.source) : err([r.error]);
+    return r.ok ? ok(compiledForm(r.value)) : err([r.error]);
   },
-  load(data: JsonObject): LimitsPolicy {
-    const built = buildPolicy(data);
+  load(data: LimitsCompiled | JsonObject): LimitsPolicy {
+    const stored = data as JsonObject;
+    const built = isCompiledForm(stored)
+      ? buildPolicy(stored.config, stored.cidr_ranges as unknown as Record<string, PackedRanges>)
+      : buildPolicy(stored);
     if (!built.ok) throw new Error(`limits policy data failed to load: ${built.error.message}`);
     return built.value;
   },

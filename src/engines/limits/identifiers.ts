@@ -2,7 +2,9 @@
  * Identifiers: who is asking. Each type is compiled once into an evaluator;
  * DNS answers and downloaded lists come from the decision context.
  */
-import { buildCidrSet, cidrSetOf, parseAddress, parseNetwork, type CidrSet, type IpNetwork } from "../common/cidr.js";
+import { buildCidrSet, cidrSetOf, parseAddress, parseNetwork, rangeOverlaps, type CidrSet, type IpNetwork } from "../common/cidr.js";
+import { RangeSet, RangeSetBuilder, type PackedRanges } from "../common/cidr-ranges.js";
+import { SCANNED, scanNetwork } from "../common/cidr-scan.js";
 import { parseIsoDuration } from "../common/iso8601.js";
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
@@ -16,8 +18,10 @@ import { DURATION, JQ_TRANSFORM, STRING_MATCH, firstError, schemaErrorText, type
 /** Per-decision scratch state the evaluators report into. */
 export interface EvalState {
   readonly ctx: LimitsContext;
-  /** Set when DNS or a downloaded list was consulted: such verdicts are not cacheable. */
+  /** Set when DNS, a downloaded list or a URL fetch was consulted: such verdicts are not cacheable. */
   usedOutside: boolean;
+  /** URL fetches made so far in this decision (bounded by the context's fetch budget). */
+  fetches: number;
 }
 
 /** An identifier's answer: identified or not, or the text of the error it raised. */
@@ -28,6 +32,8 @@ export interface Identifier {
   readonly name: string;
   readonly invert: boolean;
   evaluate(hints: JsonObject, state: EvalState): IdentAnswer | Promise<IdentAnswer>;
+  /** An ip-cidr-list's prepared ranges, stored in the compiled policy so loading skips the CIDR text. */
+  readonly ranges?: RangeSet;
 }
 
 type Build = (data: Json) => Result<(hints: JsonObject, state: EvalState) => IdentAnswer | Promise<IdentAnswer>, string>;
@@ -39,7 +45,7 @@ function checkData(schema: Schema, data: Json): string | null {
 
 /** IPCIDR or IPAddress: an anyOf, so a bad entry gets jsonschema's anyOf message. */
 const ADDRESS_OR_CIDR_ANYOF: Schema = {
-  anyOf: [{ check: (v) => (typeof v === "string" && parseNetwork(v) ? null : "invalid") }],
+  anyOf: [{ check: (v) => (typeof v === "string" && scanNetwork(v) ? null : "invalid") }],
 };
 const CIDR_ONLY: Schema = {
   anyOf: [{ check: (v) => (typeof v === "string" && v.includes("/") && parseNetwork(v) ? null : "invalid") }],
@@ -148,21 +154,49 @@ const CIDR_LIST_SCHEMA: Schema = {
   required: ["cidrs"],
 };
 
-const ipCidrList: Build = (data) => {
-  const e = checkData(CIDR_LIST_SCHEMA, data);
-  if (e) return err(e);
-  const nets = strictNetworks((data as { cidrs: string[] }).cidrs);
-  if (!nets.ok) return err(nets.error);
-  const set = cidrSetOf(nets.value);
-  return ok((hints) => {
+/**
+ * Scans an ip-cidr-list's entries once into a range set. An entry that is not an
+ * address or network fails the schema (its message computed from `data` only
+ * then); otherwise the first entry with host bits set is the load error, as
+ * Python's ip_network raises it.
+ */
+function strictRanges(list: readonly Json[], data: Json): Result<RangeSet, string> {
+  const b = new RangeSetBuilder();
+  let hostBits: string | null = null;
+  for (const text of list) {
+    if (typeof text !== "string" || !scanNetwork(text)) return err(checkData(CIDR_LIST_SCHEMA, data) ?? "Invalid data");
+    if (SCANNED.hostBits) hostBits ??= `${text} has host bits set`;
+    else b.addScanned();
+  }
+  return hostBits !== null ? err(hostBits) : ok(b.build());
+}
+
+/** The ip-cidr-list evaluator over a prepared set. */
+function cidrListEvaluator(set: RangeSet): (hints: JsonObject) => IdentAnswer {
+  return (hints) => {
     const r = requesterOf(hints);
     if (r === undefined) return false;
     const net = networkOf(r);
     if (!net) return { error: `${pyStringRepr(r)} does not appear to be an IPv4 or IPv6 network` };
     if (net.hostBits) return { error: `${r} has host bits set` };
-    return set.overlaps(net);
-  });
-};
+    return rangeOverlaps(set, net);
+  };
+}
+
+/** Compiles an ip-cidr-list from its text (compile time), or takes its packed ranges (load time). */
+function ipCidrList(data: Json, packed: PackedRanges | undefined): Result<{ evaluate: Identifier["evaluate"]; ranges: RangeSet }, string> {
+  if (packed !== undefined) {
+    const ranges = RangeSet.unpack(packed);
+    return ok({ evaluate: cidrListEvaluator(ranges), ranges });
+  }
+  // the schema's item check is the scan itself: check the rest of the shape, then scan once
+  const cidrs = isJsonObject(data) ? data.cidrs : undefined;
+  const e = checkData(CIDR_LIST_SCHEMA, Array.isArray(cidrs) ? { ...(data as JsonObject), cidrs: [] } : data);
+  if (e) return err(e);
+  const ranges = strictRanges(cidrs as Json[], data);
+  if (!ranges.ok) return err(ranges.error);
+  return ok({ evaluate: cidrListEvaluator(ranges.value), ranges: ranges.value });
+}
 
 const CIDR_URL_SCHEMA: Schema = {
   type: "object",
@@ -296,6 +330,76 @@ const ipCymruBogon: Build = (data) => {
   });
 };
 
+const ASN_SCHEMA: Schema = {
+  type: "object",
+  properties: {
+    asns: { type: "array", items: { type: "integer", minimum: 1 } },
+    peers: { type: "boolean" },
+    timeout: DURATION,
+    "fail-result": { type: "boolean" },
+  },
+  required: ["fail-result"],
+};
+
+const DOTTED_QUAD = /^(?:0|[1-9][0-9]{0,2})(?:\.(?:0|[1-9][0-9]{0,2})){3}$/;
+
+/**
+ * The labels dnspython's `reversename.from_address` gives an address (without
+ * the in-addr.arpa / ip6.arpa suffix): four octets for IPv4 and for
+ * IPv4-mapped IPv6, 32 nibbles for other IPv6; null when it refuses the text.
+ */
+function cymruLabels(text: string): string[] | null {
+  if (text.includes(":")) {
+    if (text.includes("%") || text.includes("/")) return null;
+    const a = parseAddress(text);
+    if (a === null || a.family !== 6) return null;
+    const v = BigInt(a.start);
+    if (v >> 32n === 0xffffn) return reverseLabels({ ...a, family: 4, start: Number(v & 0xffffffffn) } as IpNetwork);
+    return reverseLabels(a);
+  }
+  if (!DOTTED_QUAD.test(text)) return null;
+  const a = parseAddress(text);
+  return a === null ? null : reverseLabels(a);
+}
+
+/** The ASNs of a Team Cymru TXT record, `"ASN [ASN...] | CIDR | CC | Registry | Date"`, as Python's int() reads them. */
+function asnsOf(record: string): number[] {
+  const out: number[] = [];
+  for (const line of record.split("\n")) {
+    const fields = line.slice(1, -1).split(" | ")[0];
+    for (const word of fields.split(/\s+/)) {
+      if (!/^[+-]?[0-9]+(?:_[0-9]+)*$/.test(word)) continue;
+      out.push(Number(word.replace(/_/g, "")));
+    }
+  }
+  return out;
+}
+
+const ipCymruAsn: Build = (data) => {
+  const e = checkData(ASN_SCHEMA, data);
+  if (e) return err(e);
+  const d = data as { asns?: number[]; peers?: boolean; timeout?: string; "fail-result": boolean };
+  if (d.asns === undefined) return err("'asns'");
+  const asns = new Set(d.asns);
+  const zone = d.peers === true ? "peer" : null;
+  const ms = timeoutMs(d.timeout, 2000);
+  const failResult = d["fail-result"];
+  return ok(async (hints, state) => {
+    const r = requesterOf(hints);
+    if (r === undefined) return false;
+    const labels = cymruLabels(r);
+    if (labels === null) return { error: "Text input is malformed." };
+    const name = `${labels.join(".")}.${zone ?? (labels.length === 4 ? "origin" : "origin6")}.asn.cymru.com`;
+    state.usedOutside = true;
+    const dns = state.ctx.dns;
+    if (!dns) return failResult;
+    const answer = await dns.lookup(name, "TXT", ms);
+    if (answer.status === "nxdomain") return false;
+    if (answer.status !== "ok" || answer.answers.length === 0) return failResult;
+    return asnsOf(answer.answers[0]).some((n) => asns.has(n));
+  });
+};
+
 const REVERSE_SCHEMA: Schema = {
   type: "object",
   properties: { match: STRING_MATCH, timeout: DURATION },
@@ -338,11 +442,14 @@ const BUILDERS: Readonly<Record<string, Build>> = {
   always,
   hint,
   jq,
-  "ip-cidr-list": ipCidrList,
   "ip-cidr-list-url": ipCidrListUrl,
+  "ip-cymru-asn": ipCymruAsn,
   "ip-cymru-bogon": ipCymruBogon,
   "ip-reverse-dns": ipReverseDns,
   localif,
+  // Both read LOCAL_ADDRESSES as networks: an entry written with its prefix
+  // length (192.0.2.1/24) stands for the interface and its subnet.
+  "local-subnet": localif,
 };
 
 /** One identifier entry after the top-level schema check. */
@@ -355,7 +462,12 @@ export interface IdentifierEntry {
 }
 
 /** Compiles one identifier; the error text is the load error pScheduler would raise. */
-export function compileIdentifier(entry: IdentifierEntry): Result<Identifier, string> {
+export function compileIdentifier(entry: IdentifierEntry, packed?: PackedRanges): Result<Identifier, string> {
+  if (entry.type === "ip-cidr-list") {
+    const c = ipCidrList(entry.data, packed);
+    if (!c.ok) return err(c.error);
+    return ok({ name: entry.name, invert: entry.invert === true, ...c.value });
+  }
   const build = Object.hasOwn(BUILDERS, entry.type) ? BUILDERS[entry.type] : undefined;
   if (!build) return err(`Identifier '${entry.name}' has unsupported type '${entry.type}'`);
   const built = build(entry.data);

@@ -3,6 +3,7 @@
  * of pScheduler in their order, producing the ready-to-decide policy (every
  * name resolved to an index, every evaluator compiled).
  */
+import type { PackedRanges } from "../common/cidr-ranges.js";
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { err, ok, type Result } from "../common/result.js";
@@ -101,8 +102,12 @@ function requireKey(entry: JsonObject, key: string, at: string): LoadError | nul
   return key in entry ? null : { message: `'${key}'`, at, code: "limits_invalid_limit" };
 }
 
-/** Validates and compiles a comment-free configuration into the decision-ready policy. */
-export function buildPolicy(config: Json): Result<LimitsPolicy, LoadError> {
+/**
+ * Validates and compiles a comment-free configuration into the decision-ready
+ * policy; `packed` holds ip-cidr-list ranges prepared at compile time, by
+ * identifier index, which are used instead of the identifier's CIDR text.
+ */
+export function buildPolicy(config: Json, packed: Readonly<Record<string, PackedRanges>> = {}): Result<LimitsPolicy, LoadError> {
   if (!isJsonObject(config)) return fail("Invalid limit configuration: must be a JSON object", "");
   const version = schemaVersion(config);
   if (!version.ok) return version;
@@ -123,7 +128,7 @@ export function buildPolicy(config: Json): Result<LimitsPolicy, LoadError> {
     const at = `/identifiers/${i}`;
     if (identIndex.has(entry.name)) return fail(`Duplicate identifier '${entry.name}'`, at, "limits_duplicate_identifier");
     identIndex.set(entry.name, i);
-    const c = compileIdentifier(entry);
+    const c = compileIdentifier(entry, Object.hasOwn(packed, String(i)) ? packed[String(i)] : undefined);
     if (!c.ok) return fail(c.error, c.error.startsWith("Identifier '") ? `${at}/type` : `${at}/data`, "limits_invalid_identifier");
     identifiers.push(c.value);
     if (entry.type === "ip-cidr-list-url") {

@@ -26,7 +26,7 @@ function scopeFn(n: Node): EvalFn {
 /** The attribute `lc` in `start` or one of its lexical parents. */
 function findInScope(start: ClassAd | null, lc: string): Slot | null {
   for (let a = start; a !== null; a = a.parent) {
-    const slot = a.table.get(lc);
+    const slot = a.get(lc);
     if (slot !== undefined) return slot;
   }
   return null;
