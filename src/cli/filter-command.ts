@@ -153,7 +153,7 @@ export async function runFilterCommand(argv: string[], io: FilterIo): Promise<nu
     const all = (await call("GET", "?bulk=1")) as Rule[];
     if (uuids.length === 0) return all;
     return uuids.map((u) => {
-      const found = all.find((r) => r.uuid === u.toLowerCase());
+      const found = all.find((r) => r.uuid === u);
       if (!found) throw new Failure(`Filter rule with UUID ${u} does not exist`);
       return found;
     });
