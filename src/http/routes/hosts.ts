@@ -20,7 +20,7 @@ import { idempotencyKey, idempotencyRequest, keyReusedMessage } from "../idempot
 import { logDecision, newDecisionId, wantsExplain } from "../decision.js";
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError, type ErrorCode } from "../errors.js";
-import { IDEMPOTENCY_HEADER, registerOperation } from "../openapi.js";
+import { IDEMPOTENCY_HEADER, NET_QUERY, registerOperation } from "../openapi.js";
 import {
   AllocateRequest,
   AllocateResponse,
@@ -77,6 +77,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const instructionJson = (i: Instruction) => ({ permit: i.permit, signal: i.signal, at: iso(i.at), ...(i.cancel ? { cancel: true as const } : {}) });
 
 registerOperation({
+  operationId: "reportHost",
   method: "put",
   path: "/v1/hosts/{name}",
   summary: "A host agent's report (and registration): availability, rating, job limits and eviction signals to deliver",
@@ -84,8 +85,10 @@ registerOperation({
   auth: "agent",
   request: HostReport,
   response: HostReportResponse,
+  errors: ["invalid_host_report"],
 });
 registerOperation({
+  operationId: "allocateHost",
   method: "post",
   path: "/v1/hosts/allocate",
   summary: "Pick the best available host for a remote job and issue its permit (never cacheable)",
@@ -96,28 +99,37 @@ registerOperation({
   headers: [IDEMPOTENCY_HEADER],
 });
 registerOperation({
+  operationId: "finishPermit",
   method: "post",
   path: "/v1/hosts/{name}/permits/{id}/finish",
   summary: "Release a permit when its job ends (query `net`, default 0)",
   tag: "hosts",
   auth: "agent",
   response: FinishResponse,
+  query: [NET_QUERY],
+  errors: ["invalid_request", "permit_not_found"],
 });
 registerOperation({
+  operationId: "listHosts",
   method: "get",
   path: "/v1/hosts",
   summary: "Every host of a network (query `net`, default 0) with availability and rating",
   tag: "hosts",
   auth: "decision",
   response: HostListResponse,
+  query: [NET_QUERY],
+  errors: ["invalid_request"],
 });
 registerOperation({
+  operationId: "hostAcl",
   method: "get",
   path: "/v1/hosts/{name}/acl",
   summary: "A host's effective access list (customs' acl debugging call; query `net`, default 0)",
   tag: "hosts",
   auth: "decision",
   response: HostAclResponse,
+  query: [NET_QUERY],
+  errors: ["invalid_request", "host_not_found"],
 });
 
 /** The host pool API: agent reports, allocations, permit release, listings. */
