@@ -31,7 +31,8 @@ function run(policy: unknown, input: z.output<typeof Input>): { ok: true; value:
     return r.ok ? { ok: true, value: r.value } : { ok: false, error: r.error };
   }
   if ("reason" in input) return { ok: true, value: parseBucket(input.reason) };
-  const compiled = compileFilters(JSON.stringify(policy ?? []));
+  // A string policy is the source text itself (a syntax error case); anything else is the rule list.
+  const compiled = compileFilters(typeof policy === "string" ? policy : JSON.stringify(policy ?? []));
   if (!compiled.ok) return { ok: false, error: compiled.error };
   const loaded = loadFilters(compiled.value);
   if ("schedule" in input) {
