@@ -10,7 +10,7 @@ import { idempotencyKey, idempotencyRequest, keyReusedMessage } from "../idempot
 import { logDecision, newDecisionId, wantsExplain } from "../decision.js";
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError, clipText } from "../errors.js";
-import { IDEMPOTENCY_HEADER, registerOperation } from "../openapi.js";
+import { BULK_QUERY, EXPLAIN_QUERY, IDEMPOTENCY_HEADER, registerOperation } from "../openapi.js";
 import {
   FilterBody,
   FilterRuleJson,
@@ -300,15 +300,21 @@ jobRoutes
 const JobStatusJson = JobVerdict.omit({ decision_id: true, revision: true, cacheable: true });
 const RuleRef = z.object({ uuid: z.string(), uri: z.string() });
 
-for (const [base, param] of [["/2/filters", ""], ["/v1/queues/{queue}/filters", " of a named queue"]] as const) {
-  registerOperation({ method: "get", path: base, summary: `List filter rules${param} (?bulk=1: full rules)`, tag: "filters", auth: "decision", response: z.union([z.array(RuleRef), z.array(FilterRuleJson)]) });
-  registerOperation({ method: "post", path: base, summary: `Add a filter rule${param}; answers its uuid`, tag: "filters", auth: "admin", request: FilterBody, response: z.string(), headers: [IDEMPOTENCY_HEADER] });
-  registerOperation({ method: "get", path: `${base}/{uuid}`, summary: `One filter rule${param}`, tag: "filters", auth: "decision", response: FilterRuleJson });
-  registerOperation({ method: "put", path: `${base}/{uuid}`, summary: `Replace or create a filter rule${param}`, tag: "filters", auth: "admin", request: FilterBody, response: z.string() });
-  registerOperation({ method: "delete", path: `${base}/{uuid}`, summary: `Delete a filter rule${param}`, tag: "filters", auth: "admin", response: z.null() });
+for (const [base, param, id] of [
+  ["/2/filters", "", "Filters"],
+  ["/v1/queues/{queue}/filters", " of a named queue", "QueueFilters"],
+] as const) {
+  // Ganeti's RAPI shape for every error, and a named queue's name is checked (400) too.
+  const ganeti = { errorShape: "ganeti", tag: "filters" } as const;
+  registerOperation({ ...ganeti, operationId: `list${id}`, method: "get", path: base, summary: `List filter rules${param} (?bulk=1: full rules)`, auth: "decision", query: [BULK_QUERY], errors: ["invalid_request"], response: z.union([z.array(RuleRef), z.array(FilterRuleJson)]) });
+  registerOperation({ ...ganeti, operationId: `add${id.slice(0, -1)}`, method: "post", path: base, summary: `Add a filter rule${param}; answers its uuid`, auth: "admin", request: FilterBody, response: z.string(), headers: [IDEMPOTENCY_HEADER] });
+  registerOperation({ ...ganeti, operationId: `get${id.slice(0, -1)}`, method: "get", path: `${base}/{uuid}`, summary: `One filter rule${param}`, auth: "decision", errors: ["invalid_request", "not_found"], response: FilterRuleJson });
+  registerOperation({ ...ganeti, operationId: `replace${id.slice(0, -1)}`, method: "put", path: `${base}/{uuid}`, summary: `Replace or create a filter rule${param}`, auth: "admin", request: FilterBody, response: z.string() });
+  registerOperation({ ...ganeti, operationId: `delete${id.slice(0, -1)}`, method: "delete", path: `${base}/{uuid}`, summary: `Delete a filter rule${param}`, auth: "admin", errors: ["invalid_request", "not_found"], response: z.null() });
 }
-registerOperation({ method: "post", path: "/v1/queues/{queue}/jobs", summary: "Submit a job: decided at once, a slot taken under a lease when it may run", tag: "jobs", auth: "decision", request: JobSubmission, response: JobVerdict, headers: [IDEMPOTENCY_HEADER] });
-registerOperation({ method: "get", path: "/v1/queues/{queue}/jobs/{id}", summary: "A job's status; a held job is decided again", tag: "jobs", auth: "decision", response: JobVerdict });
-registerOperation({ method: "post", path: "/v1/queues/{queue}/jobs/{id}/heartbeat", summary: "Renew a running job's lease", tag: "jobs", auth: "decision", request: HeartbeatRequest, response: JobStatusJson });
-registerOperation({ method: "post", path: "/v1/queues/{queue}/jobs/{id}/finish", summary: "Release a running job's slot (idempotent)", tag: "jobs", auth: "decision", response: JobStatusJson });
-registerOperation({ method: "post", path: "/v1/queues/{queue}/schedule", summary: "One scheduling pass over held jobs in priority order", tag: "jobs", auth: "decision", request: ScheduleRequest, response: ScheduleVerdict });
+const jobs = { tag: "jobs", auth: "decision" } as const;
+registerOperation({ ...jobs, operationId: "submitJob", method: "post", path: "/v1/queues/{queue}/jobs", summary: "Submit a job: decided at once, a slot taken under a lease when it may run", query: [EXPLAIN_QUERY], errors: ["conflict"], request: JobSubmission, response: JobVerdict, headers: [IDEMPOTENCY_HEADER] });
+registerOperation({ ...jobs, operationId: "getJob", method: "get", path: "/v1/queues/{queue}/jobs/{id}", summary: "A job's status; a held job is decided again", query: [EXPLAIN_QUERY], errors: ["invalid_request", "not_found"], response: JobVerdict });
+registerOperation({ ...jobs, operationId: "heartbeatJob", method: "post", path: "/v1/queues/{queue}/jobs/{id}/heartbeat", summary: "Renew a running job's lease", errors: ["not_found", "lease_expired", "conflict"], request: HeartbeatRequest, response: JobStatusJson });
+registerOperation({ ...jobs, operationId: "finishJob", method: "post", path: "/v1/queues/{queue}/jobs/{id}/finish", summary: "Release a running job's slot (idempotent)", errors: ["invalid_request", "not_found"], response: JobStatusJson });
+registerOperation({ ...jobs, operationId: "scheduleQueue", method: "post", path: "/v1/queues/{queue}/schedule", summary: "One scheduling pass over held jobs in priority order", errors: ["not_found"], request: ScheduleRequest, response: ScheduleVerdict });

@@ -7,7 +7,7 @@ import { decisionRoute, type RouteContext } from "../decision.js";
 import { resolverFor } from "../dns.js";
 import { numberVar, type AppEnv } from "../../env.js";
 import { fetcherForIsolate } from "../url-fetch.js";
-import { registerOperation } from "../openapi.js";
+import { EXPLAIN_QUERY, registerOperation } from "../openapi.js";
 import { LimitsRequest, LimitsVerdict, toEngineRequest } from "../schemas/limits.js";
 
 type EngineVerdict = Awaited<ReturnType<typeof decideLimits>> extends Decision<infer V> ? V : never;
@@ -64,6 +64,7 @@ export const limitsRoutes = new Hono<AppEnv>().post(
 );
 
 registerOperation({
+  operationId: "decideLimits",
   method: "post",
   path: "/v1/limits/decide",
   summary:
@@ -72,4 +73,5 @@ registerOperation({
   auth: "decision",
   request: LimitsRequest,
   response: LimitsVerdict,
+  query: [EXPLAIN_QUERY],
 });
