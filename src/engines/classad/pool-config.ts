@@ -5,12 +5,28 @@
  */
 import { policyError, type PolicyError } from "../common/result.js";
 
+/** Where a piece of a logical line starts in the source: its offset in the line, and the source line and column. */
+export interface SourcePiece {
+  readonly offset: number;
+  readonly line: number;
+  readonly column: number;
+}
+
 /** One assignment: the value as written and where it starts. */
 export interface ConfigEntry {
   readonly name: string;
   readonly value: string;
   readonly line: number;
   readonly column: number;
+  /** Where each physical line of the value starts, by offset in `value`: continuation lines map back through these. */
+  readonly pieces: readonly SourcePiece[];
+}
+
+/** The source `line:column` of an offset in an entry's value, across continuation lines. */
+export function valuePosition(entry: ConfigEntry, offset: number): string {
+  let piece = entry.pieces[0];
+  for (const p of entry.pieces) if (p.offset <= offset) piece = p;
+  return `${piece.line}:${piece.column + offset - piece.offset}`;
 }
 
 /** The assignments of a config file by upper-cased name (later assignments replace earlier ones). */
@@ -29,10 +45,12 @@ export function readConfig(text: string): { table: ConfigTable; errors: PolicyEr
     const startLine = i + 1;
     let line = raw[i++];
     if (isComment(line)) continue;
+    const pieces: SourcePiece[] = [{ offset: 0, line: startLine, column: 1 }];
     while (line.endsWith("\\")) {
       line = line.slice(0, -1) + " ";
       while (i < raw.length && isComment(raw[i])) i++;
       if (i >= raw.length) break;
+      pieces.push({ offset: line.length, line: i + 1, column: 1 });
       line += raw[i++];
     }
     if (line.endsWith("\\")) line = line.slice(0, -1);
@@ -41,12 +59,31 @@ export function readConfig(text: string): { table: ConfigTable; errors: PolicyEr
     const lead = line.length - line.trimStart().length;
     const m = ASSIGN.exec(trimmed);
     if (m === null) {
-      errors.push(policyError("match_config_syntax", `policy line ${startLine}: expected NAME = value`, `${startLine}:${lead + 1}`));
+      errors.push(
+        policyError(
+          "match_config_syntax",
+          `policy line ${startLine}: expected NAME = value`,
+          `${startLine}:${lead + 1}`,
+        ),
+      );
       continue;
     }
     const rest = m[2];
-    const valueCol = lead + trimmed.length - rest.length + (rest.length - rest.trimStart().length) + 1;
-    table.set(m[1].toUpperCase(), { name: m[1], value: rest.trim(), line: startLine, column: valueCol });
+    const start = lead + trimmed.length - rest.length + (rest.length - rest.trimStart().length);
+    // The pieces re-based on the value's first character, so an offset in the value finds its source line.
+    const valuePieces = pieces.map((p) => ({ ...p, offset: p.offset - start }));
+    const first = valuePieces.filter((p) => p.offset <= 0).pop() ?? valuePieces[0];
+    const based = [
+      { offset: 0, line: first.line, column: first.column - first.offset },
+      ...valuePieces.filter((p) => p.offset > 0),
+    ];
+    table.set(m[1].toUpperCase(), {
+      name: m[1],
+      value: rest.trim(),
+      line: based[0].line,
+      column: based[0].column,
+      pieces: based,
+    });
   }
   return { table, errors };
 }
@@ -69,7 +106,12 @@ export const MAX_MACRO_CHARS = 100_000;
  * unsupported form, macros nested past {@link MAX_MACRO_DEPTH} or an expansion
  * longer than {@link MAX_MACRO_CHARS} is an error naming the macro.
  */
-export function expand(value: string, table: ConfigTable, active: string[] = [], done = new Map<string, string>()): string | MacroError {
+export function expand(
+  value: string,
+  table: ConfigTable,
+  active: string[] = [],
+  done = new Map<string, string>(),
+): string | MacroError {
   let out = "";
   let i = 0;
   while (i < value.length) {
@@ -80,9 +122,14 @@ export function expand(value: string, table: ConfigTable, active: string[] = [],
     }
     out += value.slice(i, d);
     const rest = value.slice(d);
-    if (rest.startsWith("$$(")) return new MacroError("match_macro_unsupported", "policy: `$$(...)` macros are not supported");
+    if (rest.startsWith("$$("))
+      return new MacroError("match_macro_unsupported", "policy: `$$(...)` macros are not supported");
     const other = /^\$([A-Za-z_][A-Za-z0-9_]*)\(/.exec(rest);
-    if (other !== null) return new MacroError("match_macro_unsupported", `policy: \`$${other[1]}(...)\` macros are not supported`);
+    if (other !== null)
+      return new MacroError(
+        "match_macro_unsupported",
+        `policy: \`$${other[1]}(...)\` macros are not supported`,
+      );
     if (!rest.startsWith("$(")) {
       out += "$";
       i = d + 1;
@@ -102,7 +149,10 @@ export function expand(value: string, table: ConfigTable, active: string[] = [],
     const key = name.toUpperCase();
     if (active.includes(key)) return new MacroError("match_macro_cycle", `policy: macro cycle at $(${name})`);
     if (active.length >= MAX_MACRO_DEPTH) {
-      return new MacroError("match_macro_too_deep", `policy: $(${name}) is nested more than ${MAX_MACRO_DEPTH} macros deep`);
+      return new MacroError(
+        "match_macro_too_deep",
+        `policy: $(${name}) is nested more than ${MAX_MACRO_DEPTH} macros deep`,
+      );
     }
     const entry = table.get(key);
     let sub = "";
@@ -120,7 +170,10 @@ export function expand(value: string, table: ConfigTable, active: string[] = [],
     }
     if (out.length + sub.length > MAX_MACRO_CHARS) {
       const where = active.length > 0 ? `$(${active[active.length - 1]})` : "the value";
-      return new MacroError("match_macro_too_large", `policy: expanding ${where} gives more than ${MAX_MACRO_CHARS} characters (at $(${name}))`);
+      return new MacroError(
+        "match_macro_too_large",
+        `policy: expanding ${where} gives more than ${MAX_MACRO_CHARS} characters (at $(${name}))`,
+      );
     }
     out += sub;
     i = j + 1;
