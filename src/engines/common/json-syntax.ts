@@ -42,8 +42,7 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | null {
         const e = text[j + 1];
         if (e === undefined) throw new Stop("Unterminated string starting at", quote);
         if (e === "u") {
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(j + 2, j + 6)))
-            throw new Stop("Invalid \\uXXXX escape", j + 1);
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(j + 2, j + 6))) throw new Stop("Invalid \\uXXXX escape", j + 1);
           j += 6;
         } else if ('"\\/bfnrt'.includes(e)) {
           j += 2;
@@ -135,9 +134,7 @@ export function pythonJsonMessage(e: JsonSyntaxError): string {
  * `line:column`. A text JSON.parse refuses that Python would read (NaN) is
  * reported as Python's "Expecting value" at its start.
  */
-export function parseJsonText(
-  text: string,
-): { ok: true; value: unknown } | { ok: false; error: JsonSyntaxError } {
+export function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false; error: JsonSyntaxError } {
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {

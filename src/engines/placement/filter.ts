@@ -3,13 +3,9 @@ import { FILTER_GROUP_RE, FILTER_USER_RE, SPECIAL_RE } from "./names.js";
 import type { Filter, FilterData, RawFilter, RegexData } from "./types.js";
 
 /** Compiles a Go (RE2) expression with the linear-time matcher, or gives Go's error text with the offset. */
-export function compileGoRegex(
-  expr: string,
-): { ok: true; value: LinearRegex } | { ok: false; error: string } {
+export function compileGoRegex(expr: string): { ok: true; value: LinearRegex } | { ok: false; error: string } {
   const r = compileLinear(expr, "re2");
-  return r.ok
-    ? r
-    : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
+  return r.ok ? r : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
 }
 
 /** The stored form of a Go expression, or null when Go's regexp would not compile it. */

@@ -25,20 +25,9 @@ export function loadPlacement(data: PlacementData): PlacementPolicy {
     for (const q of p.queues) {
       const dot = q.path.lastIndexOf(".");
       const parent = dot < 0 ? null : (queues.get(q.path.slice(0, dot)) ?? null);
-      queues.set(q.path, {
-        path: q.path,
-        leaf: q.leaf,
-        submit: loadAcl(q.submit),
-        admin: loadAcl(q.admin),
-        parent,
-      });
+      queues.set(q.path, { path: q.path, leaf: q.leaf, submit: loadAcl(q.submit), admin: loadAcl(q.admin), parent });
     }
-    partitions.set(p.name, {
-      name: p.name,
-      queues,
-      rules: p.rules.map(loadRule),
-      defaultQueue: p.defaultQueue,
-    });
+    partitions.set(p.name, { name: p.name, queues, rules: p.rules.map(loadRule), defaultQueue: p.defaultQueue });
   }
   return { partitions };
 }

@@ -1,14 +1,4 @@
-import {
-  isAlias,
-  isMap,
-  isScalar,
-  isSeq,
-  LineCounter,
-  parseDocument,
-  type Document,
-  type Node as YamlNode,
-  type Pair,
-} from "yaml";
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode, type Pair } from "yaml";
 import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
 import type { RawConfig, RawFilter, RawPartition, RawQueue, RawRule } from "./types.js";
 import { MAX_YAML_DEPTH, yamlTooDeep } from "./yaml-depth.js";
@@ -78,14 +68,9 @@ function deref(v: Value, at: string): Value {
     throw new DecodeError("placement_invalid_type", `too many YAML aliases (more than ${MAX_ALIASES})`, at);
   }
   const target = v.resolve(current.doc) as Value;
-  if (target === undefined)
-    throw new DecodeError("placement_invalid_type", `unresolved YAML alias \`${v.source}\``, at);
+  if (target === undefined) throw new DecodeError("placement_invalid_type", `unresolved YAML alias \`${v.source}\``, at);
   if ((isMap(target) || isSeq(target)) && (current.aliasedItems += target.items.length) > MAX_ALIASED_ITEMS) {
-    throw new DecodeError(
-      "placement_invalid_type",
-      `YAML aliases bring back more than ${MAX_ALIASED_ITEMS} items`,
-      at,
-    );
+    throw new DecodeError("placement_invalid_type", `YAML aliases bring back more than ${MAX_ALIASED_ITEMS} items`, at);
   }
   return target;
 }
@@ -114,11 +99,7 @@ function entries(raw: Value, keys: readonly string[], where: string, at: string)
     const keyNode = deref(pair.key as Value, at);
     // Go's decoder reads a struct's keys as strings: a mapping or sequence as a key is a type error
     if (isMap(keyNode) || isSeq(keyNode)) {
-      report(
-        "placement_invalid_type",
-        `cannot unmarshal !!${isMap(keyNode) ? "map" : "seq"} into string (a key of ${where})`,
-        at,
-      );
+      report("placement_invalid_type", `cannot unmarshal !!${isMap(keyNode) ? "map" : "seq"} into string (a key of ${where})`, at);
       continue;
     }
     const key = isScalar(keyNode) ? String(keyNode.value) : "null";
@@ -164,11 +145,7 @@ function strings(v: Value, at: string): string[] {
 
 function filter(v: Value, at: string): RawFilter {
   const m = entries(v, FILTER_KEYS, "filter", at);
-  return {
-    type: str(m.get("type"), `${at}/type`),
-    users: strings(m.get("users"), `${at}/users`),
-    groups: strings(m.get("groups"), `${at}/groups`),
-  };
+  return { type: str(m.get("type"), `${at}/type`), users: strings(m.get("users"), `${at}/users`), groups: strings(m.get("groups"), `${at}/groups`) };
 }
 
 function rule(v: Value, at: string): RawRule {
@@ -234,9 +211,7 @@ function locator(doc: Document, lines: LineCounter): Locate {
     for (const segment of pointer.split("/").slice(1)) {
       if (isAlias(node)) node = node.resolve(doc) as Value;
       if (isMap(node)) {
-        const pair = (node.items as Pair<unknown, unknown>[]).find(
-          (p) => isScalar(p.key) && String(p.key.value) === segment,
-        );
+        const pair = (node.items as Pair<unknown, unknown>[]).find((p) => isScalar(p.key) && String(p.key.value) === segment);
         if (pair === undefined) return last ?? at(node);
         last = at(pair.key as YamlNode);
         node = pair.value as Value;
@@ -266,13 +241,7 @@ export function parseConfig(source: string): Result<{ config: RawConfig; locate:
     const before = source.slice(0, deep);
     const line = before.split("\n").length;
     const col = deep - before.lastIndexOf("\n");
-    return err([
-      policyError(
-        "placement_yaml_too_deep",
-        `the YAML nests more than ${MAX_YAML_DEPTH} levels deep`,
-        `${line}:${col}`,
-      ),
-    ]);
+    return err([policyError("placement_yaml_too_deep", `the YAML nests more than ${MAX_YAML_DEPTH} levels deep`, `${line}:${col}`)]);
   }
   const doc = parseDocument(source, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -291,14 +260,11 @@ export function parseConfig(source: string): Result<{ config: RawConfig; locate:
     if (isNull(top)) return ok({ config: { partitions: null }, locate });
     const m = entries(top, TOP_KEYS, "the configuration", "");
     const parts = seq(m.get("partitions"), "/partitions");
-    const config = {
-      partitions: parts === null ? [] : parts.map((p, i) => partition(p, `/partitions/${i}`)),
-    };
+    const config = { partitions: parts === null ? [] : parts.map((p, i) => partition(p, `/partitions/${i}`)) };
     if (errors.length > 0) return err(errors.map((e) => ({ ...e, at: locate(e.at) })));
     return ok({ config, locate });
   } catch (e) {
-    if (e instanceof DecodeError)
-      return err([...errors, policyError(e.code, e.message, e.at)].map((x) => ({ ...x, at: locate(x.at) })));
+    if (e instanceof DecodeError) return err([...errors, policyError(e.code, e.message, e.at)].map((x) => ({ ...x, at: locate(x.at) })));
     throw e;
   } finally {
     current = null;

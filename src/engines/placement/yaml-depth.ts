@@ -56,11 +56,7 @@ export function yamlTooDeep(source: string, limit = MAX_YAML_DEPTH): number | nu
     }
     const type = CST.tokenType(token);
     if (type === "flow-map-start" || type === "flow-seq-start") flow++;
-    else if (
-      flow === 0 &&
-      (type === "seq-item-ind" || type === "explicit-key-ind" || type === "map-value-ind")
-    )
-      indicators++;
+    else if (flow === 0 && (type === "seq-item-ind" || type === "explicit-key-ind" || type === "map-value-ind")) indicators++;
     if (indents.length + indicators + flow > limit) return start;
   }
   return null;
