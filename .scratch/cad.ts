@@ -1,2 +1,0 @@
-import { compileMatchPolicy } from "/work/wt/cli/src/engines/classad/policy.js";
-for (const s of ["# header\nNEGOTIATOR_PE_JOB_EXPR = (Memory >", "NEGOTIATOR_PE_JOB_EXPR = (Memory > 1) && \\\n   # comment\n   (Disk >) \n", "X = (1 +\nNEGOTIATOR_PE_JOB_EXPR = $(X)\n", "  NEGOTIATOR_PE_RESOURCE_EXPR = \\\n  Owner == \"x\" ]\n", "NEGOTIATOR_PE_JOB_ONLY_EXPR = 1 +* 2"]) console.log(JSON.stringify(compileMatchPolicy(s)));
