@@ -10,9 +10,9 @@ import { isFailure, type Envelope, type JobStatus, type JobSubmission, type Once
 /** How long a finished, expired or cancelled job stays reportable before the alarm forgets it. */
 export const ENDED_JOB_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
-/** Nanoseconds since the epoch, as Ganeti's reason trails stamp them. */
-function nowNs(now: number): number {
-  return now * 1_000_000;
+/** Nanoseconds since the epoch, as Ganeti's reason trails stamp them: exact, so a bigint (past 2^53). */
+function nowNs(now: number): bigint {
+  return BigInt(now) * 1_000_000n;
 }
 
 function failure(status: 400 | 404 | 409, code: QueueFailure["error"]["code"], message: string): QueueFailure {
