@@ -15,6 +15,8 @@ export interface Env {
   DOH_URL?: string;
   LOCAL_ADDRESSES?: string;
   LEASE_SECONDS?: string;
+  /** Work units one decision may spend (src/engines/common/budget.ts); unset: the documented default. */
+  DECISION_BUDGET?: string;
 }
 
 /** Hono's type parameter for our app: bindings plus the per-request variables. */

@@ -27,7 +27,7 @@ function addressList(text: string | undefined): string[] {
 export const limitsEvaluator: PolicyEvaluator<typeof LimitsRequest, LimitsPolicy, object> = {
   engine: "limits",
   schema: LimitsRequest,
-  decide(policy, request, { now, explain }) {
+  decide(policy, request, { now, explain, budget }) {
     const doh = process.env.ARBITER_DOH_URL?.trim();
     const context: LimitsContext = {
       now,
@@ -35,6 +35,7 @@ export const limitsEvaluator: PolicyEvaluator<typeof LimitsRequest, LimitsPolicy
       dns: doh ? dohResolver(doh, cliDnsCache) : undefined,
       cidrList: neverFetched,
       localAddresses: addressList(process.env.ARBITER_LOCAL_ADDRESSES),
+      budget,
     };
     return decideLimits(policy, toEngineRequest(request, request.requester), context);
   },

@@ -7,7 +7,7 @@ import { fromJson } from "./json-parse.js";
 import { add, cpLength, indexValue } from "./ops.js";
 import { formatNumber, printCompact } from "./print.js";
 import { numberFromText } from "./litnum.js";
-import { S, step } from "./runtime.js";
+import { charge, chargeSort, S, step } from "./runtime.js";
 import { HaltSignal, JqError, compare, compareStrings, desc, equals, fail, isObject, setKey, sortedKeys, truthy, typeOf, type JObj } from "./values.js";
 
 const isObj = isObject;
@@ -116,6 +116,7 @@ function sortArray(i: Json, what: string): Json[] {
 }
 /** Sorts values in jq order, with a faster comparator when all are strings or all numbers. */
 function jqSort(a: Json[]): Json[] {
+  chargeSort(a.length);
   const out = a.slice();
   if (out.every((v) => typeof v === "string")) {
     const sur = out.some((v) => /[\uD800-\uDFFF]/.test(v as string));
@@ -132,6 +133,7 @@ type KeyGen = { gen: (i: Json, e: never, emit: (v: Json) => boolean) => boolean 
 function keyed(i: Json, a: KeyGen, env: unknown): Array<{ k: Json[]; v: Json }> {
   const out: Array<{ k: Json[]; v: Json }> = [];
   iterate(i, (v) => {
+    charge(1);
     const k: Json[] = [];
     a.gen(v, env as never, (x) => (k.push(x), false));
     out.push({ k, v });
@@ -148,6 +150,7 @@ function byImpl(i: Json, ks: Array<{ k: Json[] }>, what: string): void {
 function sortedKeyed(i: Json, a: KeyGen, env: unknown): Array<{ k: Json[]; v: Json }> {
   const ks = keyed(i, a, env);
   byImpl(i, ks, "cannot be sorted, as they are not both arrays");
+  chargeSort(ks.length);
   return ks.sort((x, y) => compare(x.k, y.k));
 }
 defNative("sort_by", 1, {

@@ -1,7 +1,15 @@
 /** Helpers to register native builtins concisely. */
 import type { Json } from "../engines/common/json.js";
 import { NATIVES, type Native } from "./compile.js";
+import { charge, sizeOf } from "./runtime.js";
 import { numOf } from "./values.js";
+
+/** Charges a value builtin's work: the sizes of what it read and what it built. */
+function charged(input: Json, out: Json): Json {
+  const n = sizeOf(input) + sizeOf(out);
+  if (n > 0) charge(n);
+  return out;
+}
 
 /** Registers a native under `name/arity`. */
 export function defNative(name: string, arity: number, n: Native): void {
@@ -10,7 +18,7 @@ export function defNative(name: string, arity: number, n: Native): void {
 
 /** Registers a one-output function of the input only. */
 export function def0(name: string, f: (i: Json) => Json, keepLiteral = false): void {
-  const fn = keepLiteral ? f : (i: Json) => f(numOf(i));
+  const fn = keepLiteral ? (i: Json) => charged(i, f(i)) : (i: Json) => charged(i, f(numOf(i)));
   defNative(name, 0, { gen: (i, _a, _e, emit) => emit(fn(i)), fn });
 }
 
@@ -19,7 +27,7 @@ export function def0(name: string, f: (i: Json) => Json, keepLiteral = false): v
  * product with the FIRST argument varying fastest (arguments are pushed in reverse order).
  */
 export function defC(name: string, arity: number, f: (i: Json, ...vals: Json[]) => Json): void {
-  const fn = (i: Json, ...vals: Json[]): Json => f(numOf(i), ...vals.map(numOf));
+  const fn = (i: Json, ...vals: Json[]): Json => charged(i, f(numOf(i), ...vals.map(numOf)));
   if (arity === 2) {
     defNative(name, 2, { gen: (i, a, env, emit) => a[1].gen(i, env, (y) => a[0].gen(i, env, (x) => emit(fn(i, x, y)))), fn });
   } else if (arity === 3) {
@@ -32,18 +40,18 @@ export function defC(name: string, arity: number, f: (i: Json, ...vals: Json[]) 
 
 /** Registers a function of the input and value arguments (cartesian product, first argument outermost, as jq-defined `$` parameters bind). */
 export function defV(name: string, arity: number, f: (i: Json, ...vals: Json[]) => Json): void {
-  const fn = (i: Json, ...vals: Json[]): Json => f(numOf(i), ...vals.map(numOf));
+  const fn = (i: Json, ...vals: Json[]): Json => charged(i, f(numOf(i), ...vals.map(numOf)));
   if (arity === 1) {
-    defNative(name, 1, { gen: (i, a, env, emit) => a[0].gen(i, env, (x) => emit(f(numOf(i), numOf(x)))), fn });
+    defNative(name, 1, { gen: (i, a, env, emit) => a[0].gen(i, env, (x) => emit(charged(i, f(numOf(i), numOf(x))))), fn });
   } else if (arity === 2) {
     defNative(name, 2, {
-      gen: (i, a, env, emit) => a[0].gen(i, env, (x) => a[1].gen(i, env, (y) => emit(f(numOf(i), numOf(x), numOf(y))))),
+      gen: (i, a, env, emit) => a[0].gen(i, env, (x) => a[1].gen(i, env, (y) => emit(charged(i, f(numOf(i), numOf(x), numOf(y)))))),
       fn,
     });
   } else if (arity === 3) {
     defNative(name, 3, {
       gen: (i, a, env, emit) =>
-        a[0].gen(i, env, (x) => a[1].gen(i, env, (y) => a[2].gen(i, env, (z) => emit(f(numOf(i), numOf(x), numOf(y), numOf(z)))))),
+        a[0].gen(i, env, (x) => a[1].gen(i, env, (y) => a[2].gen(i, env, (z) => emit(charged(i, f(numOf(i), numOf(x), numOf(y), numOf(z))))))),
       fn,
     });
   } else throw new Error("unsupported arity");

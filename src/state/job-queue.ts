@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { FilterRule, FilterSet, Job, JobfilterPolicy, RuleBody } from "../engines/jobfilter/index.js";
 import { buildFilterSet, decideJob, schedulePass, traceJob } from "../engines/jobfilter/index.js";
+import { BudgetExceeded, decisionBudget } from "../engines/common/budget.js";
 import { numberVar, type Env } from "../env.js";
 import { getActiveBundle } from "./policy-store.js";
 import { QueueTables, type JobRow } from "./job-queue-sql.js";
@@ -14,7 +15,7 @@ function nowNs(now: number): number {
   return now * 1_000_000;
 }
 
-function failure(status: 400 | 404 | 409, code: QueueFailure["error"]["code"], message: string): QueueFailure {
+function failure(status: 400 | 404 | 409 | 422, code: QueueFailure["error"]["code"], message: string): QueueFailure {
   return { error: { status, code, message } };
 }
 
@@ -139,11 +140,13 @@ export class JobQueue extends DurableObject<Env> {
     this.expireDue(now);
     const id = submission.id ?? this.tables.highestJobId() + 1;
     if (this.tables.job(id) !== undefined) return failure(409, "conflict", `job \`${id}\` already exists in queue \`${queue}\``);
-    this.tables.seeJobId(id);
     const job: Job = { id, opcodes: submission.opcodes as Job["opcodes"] };
+    // No await between reading the running jobs and recording the slot; nothing is written when the decision fails.
+    const decision = this.withinBudget(() => decideJob(this.filterSet(), job, { running: this.runningJobs(), queued: [] }));
+    if ("error" in decision) return decision;
+    this.tables.seeJobId(id);
     const row: JobRow = { id, job, priority: submission.priority ?? 0, state: "queued", action: "PAUSE", rule: null, lease_id: null, lease_expires: null };
-    // No await between reading the running jobs and recording the slot.
-    const started = this.apply(row, decideJob(this.filterSet(), job, { running: this.runningJobs(), queued: [] }), now);
+    const started = this.apply(row, decision, now);
     this.tables.insertJob(row, now);
     if (started) await this.armAlarm();
     return this.explained(this.status(row), job, explain);
@@ -156,10 +159,22 @@ export class JobQueue extends DurableObject<Env> {
     const row = this.tables.job(id);
     if (row === undefined) return failure(404, "not_found", `job \`${id}\` does not exist`);
     if (row.state !== "queued") return this.explained(this.status(row), row.job, explain);
-    const started = this.apply(row, decideJob(this.filterSet(), row.job, { running: this.runningJobs(), queued: [] }), now);
+    const decision = this.withinBudget(() => decideJob(this.filterSet(), row.job, { running: this.runningJobs(), queued: [] }));
+    if ("error" in decision) return decision;
+    const started = this.apply(row, decision, now);
     this.tables.updateJob(row, now);
     if (started) await this.armAlarm();
     return this.explained(this.status(row), row.job, explain);
+  }
+
+  /** Runs one decision under its work budget (`DECISION_BUDGET`); a spent budget is the 422 `budget_exceeded`. */
+  private withinBudget<T extends object>(decide: () => T): T | QueueFailure {
+    try {
+      return decisionBudget(this.env.DECISION_BUDGET).run(decide);
+    } catch (e) {
+      if (e instanceof BudgetExceeded) return failure(422, "budget_exceeded", e.message);
+      throw e;
+    }
   }
 
   private explained(status: JobStatus, job: Job, explain: boolean): JobStatus {
@@ -177,7 +192,8 @@ export class JobQueue extends DurableObject<Env> {
       rows.push(row);
     }
     const candidates = rows.filter((r) => r.state === "queued");
-    const results = schedulePass(this.filterSet(), this.runningJobs(), candidates.map((r) => r.job));
+    const results = this.withinBudget(() => schedulePass(this.filterSet(), this.runningJobs(), candidates.map((r) => r.job)));
+    if ("error" in results) return results;
     let started = false;
     candidates.forEach((row, i) => {
       started = this.apply(row, results[i], now) || started;

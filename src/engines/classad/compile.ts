@@ -21,7 +21,8 @@ import {
   type BitOp,
   type CmpOp,
 } from "./operators.js";
-import { evalAt, lookup, lookupAbsolute, lookupBeyond, select } from "./scope.js";
+import { chargeValue, evalAt, lookup, lookupAbsolute, lookupBeyond, select } from "./scope.js";
+import type { EvalState } from "./state.js";
 import { ERROR, ListValue, UNDEF, truth, type Value } from "./values.js";
 
 /** Compiles one tree. */
@@ -68,9 +69,13 @@ function build(n: Node): EvalFn {
     case "call": {
       const fn = BUILTINS.get(n.lc);
       if (fn === undefined) return () => ERROR;
-      const args = n.args.map(build);
+      // a built-in pays for the strings and lists it reads and for what it builds (the work budget)
+      const args = n.args.map((a) => {
+        const ev = build(a);
+        return (ad: ClassAd, st: EvalState) => chargeValue(ev(ad, st));
+      });
       const nodes = n.args;
-      return (ad, st) => fn(args, ad, st, nodes);
+      return (ad, st) => chargeValue(fn(args, ad, st, nodes));
     }
     case "op":
       return n.b === null ? buildUnary(n.op, build(n.a)) : buildBinary(n.op, build(n.a), build(n.b));

@@ -3,6 +3,7 @@
  * PARENT, ROOT, TOPLEVEL, CurrentTime), the match context (TARGET/OTHER,
  * MY/AD) and the default-mode fallback from MY to TARGET.
  */
+import { trySpend } from "../common/budget.js";
 import { ClassAd, EMPTY_AD, literal, type Slot } from "./classad.js";
 import { Compiled } from "./node.js";
 import { MAX_DEPTH, MAX_STEPS, type EvalState } from "./state.js";
@@ -17,16 +18,21 @@ export function evalSlot(slot: Slot, holder: ClassAd, st: EvalState): Value {
 export function evalAt(holder: ClassAd, i: number, st: EvalState): Value {
   const s = holder.slots[i];
   if (s instanceof Compiled) return evalExpr(s, holder, st);
-  if (st.depth >= MAX_DEPTH || ++st.steps > MAX_STEPS) return ERROR;
-  return s;
+  if (st.depth >= MAX_DEPTH || ++st.steps > MAX_STEPS || !trySpend(1)) return ERROR;
+  return chargeValue(s);
 }
 
-/** Evaluates an attribute's compiled expression in `holder` (a cycle yields UNDEFINED). */
+/**
+ * Evaluates an attribute's compiled expression in `holder` (a cycle yields
+ * UNDEFINED). Each lookup is charged to the decision's work budget: one unit,
+ * plus the length of a string or list it yields (reading a big value again is
+ * work again); a spent budget makes the lookup ERROR.
+ */
 export function evalExpr(c: Compiled, holder: ClassAd, st: EvalState): Value {
   const stack = st.stack;
   const holders = st.holders;
   for (let i = stack.length - 1; i >= 0; i--) if (stack[i] === c && holders[i] === holder) return UNDEF;
-  if (st.depth >= MAX_DEPTH || ++st.steps > MAX_STEPS) return ERROR;
+  if (st.depth >= MAX_DEPTH || ++st.steps > MAX_STEPS || !trySpend(1)) return ERROR;
   stack.push(c);
   holders.push(holder);
   st.depth++;
@@ -34,6 +40,13 @@ export function evalExpr(c: Compiled, holder: ClassAd, st: EvalState): Value {
   st.depth--;
   stack.pop();
   holders.pop();
+  return chargeValue(v);
+}
+
+/** Charges the length of a string or list value to the work budget; ERROR when that spends it. */
+export function chargeValue(v: Value): Value {
+  if (typeof v === "string") return v.length === 0 || trySpend(v.length) ? v : ERROR;
+  if (v instanceof ListValue) return v.length === 0 || trySpend(v.length) ? v : ERROR;
   return v;
 }
 

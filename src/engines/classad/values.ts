@@ -4,6 +4,7 @@
  * representation); booleans and strings are JS primitives; everything else is
  * a small class so `instanceof` and `typeof` tell the types apart cheaply.
  */
+import { trySpend } from "../common/budget.js";
 import type { ClassAd } from "./classad.js";
 import type { Compiled } from "./node.js";
 import type { EvalState } from "./state.js";
@@ -58,7 +59,8 @@ export class ListValue {
     if (this.vals === null) this.vals = new Array<Value | undefined>(this.exprs.length);
     let v = this.vals[i];
     if (v === undefined) {
-      v = this.exprs[i].ev(this.scope, st);
+      // one unit of the decision's work budget per element evaluated; a spent budget makes it ERROR
+      v = trySpend(1) ? this.exprs[i].ev(this.scope, st) : ERROR;
       this.vals[i] = v;
     }
     return v;

@@ -2,6 +2,7 @@
  * Walking the applications: which limits apply to the classified requester,
  * group by group, with pScheduler's diagnostic lines.
  */
+import { BudgetExceeded } from "../common/budget.js";
 import type { JsonObject } from "../common/json.js";
 import type { Application, HowMany, Limit } from "./policy.js";
 
@@ -33,7 +34,13 @@ function groupPasses(require: HowMany, passes: number, fails: number): boolean {
 /** Evaluates one limit with inversion and the schedule rule; a raised error fails the limit. */
 export function checkLimit(limit: Limit, task: JsonObject, checkSchedule: boolean, now: number): { passed: boolean; reasons: string[] } {
   if (!checkSchedule && limit.evaluator.checksSchedule) return { passed: true, reasons: [] };
-  const r = limit.evaluator.evaluate(task, now);
+  let r: ReturnType<Limit["evaluator"]["evaluate"]>;
+  try {
+    r = limit.evaluator.evaluate(task, now);
+  } catch (e) {
+    if (!(e instanceof BudgetExceeded)) throw e;
+    r = { error: e.message };
+  }
   if ("error" in r) return { passed: false, reasons: [`Limit ${limit.name} threw an exception:\n${r.error}`] };
   if (!limit.invert) return r;
   return r.passed ? { passed: false, reasons: ["Passed but inverted"] } : { passed: true, reasons: [] };

@@ -49,6 +49,7 @@ export async function decide(
     dns: resolverFor(ctx.env.DOH_URL),
     cidrList: sources.length > 0 ? await cidrListsFor(ctx.env, sources, ctx.now) : noLists,
     localAddresses: localAddresses(ctx.env.LOCAL_ADDRESSES),
+    budget: ctx.budget,
   };
   const decision = await decideLimits(policy, toEngineRequest(request, requester), context);
   return substituted && decision.cacheable ? { ...decision, cacheable: false } : decision;
