@@ -25,7 +25,7 @@ export function add(a: Json, b: Json): Json {
   if (isObj(a) && isObj(b)) {
     const r = copyObj(a);
     for (const k in b) setKey(r, k, b[k]);
-    charge(sizeOf(r) + sizeOf(b));
+    charge(2 * sizeOf(r) + sizeOf(b));
     return r;
   }
   return fail(`${desc(a)} and ${desc(b)} cannot be added`);

@@ -66,6 +66,12 @@ export function charge(n: number): void {
 }
 
 /**
+ * The units a new array, object or string costs on top of its contents: allocating
+ * a container (and collecting it later) costs about as much as a few steps.
+ */
+export const ALLOC = 3;
+
+/**
  * What building, copying or walking a value costs, in budget units: its
  * characters, elements or keys (not nested ones: those were charged when built).
  */

@@ -24,15 +24,17 @@ export function evalAt(holder: ClassAd, i: number, st: EvalState): Value {
 
 /**
  * Evaluates an attribute's compiled expression in `holder` (a cycle yields
- * UNDEFINED). Each lookup is charged to the decision's work budget: one unit,
- * plus the length of a string or list it yields (reading a big value again is
- * work again); a spent budget makes the lookup ERROR.
+ * UNDEFINED). Each lookup is charged to the decision's work budget: one unit
+ * plus one per 8 lookups in progress (the cycle check walks them), plus the
+ * length of a string or list it yields (reading a big value again is work
+ * again); a spent budget makes the lookup ERROR.
  */
 export function evalExpr(c: Compiled, holder: ClassAd, st: EvalState): Value {
   const stack = st.stack;
   const holders = st.holders;
   for (let i = stack.length - 1; i >= 0; i--) if (stack[i] === c && holders[i] === holder) return UNDEF;
-  if (st.depth >= MAX_DEPTH || ++st.steps > MAX_STEPS || !trySpend(1)) return ERROR;
+  // the cycle check above walks the lookup stack: a deep stack makes each lookup cost more
+  if (st.depth >= MAX_DEPTH || ++st.steps > MAX_STEPS || !trySpend(1 + (stack.length >> 3))) return ERROR;
   stack.push(c);
   holders.push(holder);
   st.depth++;

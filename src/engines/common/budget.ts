@@ -13,7 +13,7 @@
  */
 
 /** The default `DECISION_BUDGET`: keeps the costliest hostile decision under 50 ms of CPU (docs/performance.md). */
-export const DEFAULT_DECISION_BUDGET = 2_000_000;
+export const DEFAULT_DECISION_BUDGET = 400_000;
 
 /** The stable error code of a spent budget, in verdicts and in the HTTP 422. */
 export const BUDGET_EXCEEDED = "budget_exceeded";
