@@ -44,7 +44,10 @@ function keysLength(i: Json): number {
     case "string":
       return cpLength(i);
   }
-  return Array.isArray(i) ? i.length : Object.keys(i).length;
+  if (Array.isArray(i)) return i.length;
+  const n = Object.keys(i).length;
+  charge(n);
+  return n;
 }
 def0("length", keysLength);
 def0("utf8bytelength", (i) =>
@@ -210,6 +213,7 @@ def0("reverse", (i) => {
 def0("add", (i) => {
   let acc: Json = null;
   iterate(i, (v) => {
+    charge(1);
     acc = add(acc, v);
     return false;
   });

@@ -1,12 +1,22 @@
 /** Helpers to register native builtins concisely. */
 import type { Json } from "../engines/common/json.js";
 import { NATIVES, type Native } from "./compile.js";
-import { charge, sizeOf } from "./runtime.js";
+import { charge } from "./runtime.js";
 import { numOf } from "./values.js";
 
-/** Charges a value builtin's work: the sizes of what it read and what it built. */
+/** A string's or an array's length (found without walking it); 0 for other values. */
+function lengthOf(v: Json): number {
+  return typeof v === "string" || Array.isArray(v) ? v.length : 0;
+}
+
+/**
+ * Charges a value builtin's work: the lengths of the string or array it read
+ * and built. Objects are not counted here (that would walk every one of them);
+ * the builtins that walk an object charge it themselves (`length`, `add`), and
+ * what they build from one is an array or a string counted here.
+ */
 function charged(input: Json, out: Json): Json {
-  const n = sizeOf(input) + sizeOf(out);
+  const n = lengthOf(input) + lengthOf(out);
   if (n > 0) charge(n);
   return out;
 }

@@ -24,8 +24,12 @@ export function add(a: Json, b: Json): Json {
   }
   if (isObj(a) && isObj(b)) {
     const r = copyObj(a);
-    for (const k in b) setKey(r, k, b[k]);
-    charge(2 * sizeOf(r) + sizeOf(b));
+    let nb = 0;
+    for (const k in b) {
+      setKey(r, k, b[k]);
+      nb++;
+    }
+    charge(2 * sizeOf(a) + nb);
     return r;
   }
   return fail(`${desc(a)} and ${desc(b)} cannot be added`);

@@ -79,9 +79,7 @@ export function sizeOf(v: Json): number {
   if (typeof v === "string") return v.length;
   if (v === null || typeof v !== "object") return 0;
   if (Array.isArray(v)) return v.length;
-  let n = 0;
-  for (const _k in v) n++;
-  return n;
+  return Object.keys(v).length;
 }
 
 /** Charges the size of a value built or walked (see {@link sizeOf}) and returns it. */

@@ -255,6 +255,7 @@ export function decideParsedMatch(policy: MatchPolicy | null, req: ParsedMatchRe
   for (const c of candidates) log.push(`${ts} Matched job=${jid} machine=${mids[c]} rank=${rankText(lines[c].rank)}`);
   verdict.best = candidates.length > 0 ? lines[candidates[0]].name : null;
   // a spent work budget made the evaluations after it ERROR: the log says so, as the outcome does
+  st.flushWork();
   const spent = currentBudget().exhausted();
   if (spent) log.push(`${ts} ${BUDGET_EXCEEDED_MESSAGE}`);
   const outcome = spent ? BUDGET_EXCEEDED : scheddOut ? "schedd_discarded" : jobOut ? "job_discarded" : verdict.best === null ? "no_match" : "matched";
@@ -281,6 +282,7 @@ export function decideAdCheck(
   const expr = policy?.[KIND_EXPR[request.kind]] ?? null;
   const value = expr === null ? UNDEF : evalCompiled(expr, r.ad, null, st);
   const discarded = isTrue(value);
+  st.flushWork();
   const outcome = currentBudget().exhausted() ? BUDGET_EXCEEDED : discarded ? "discarded" : "kept";
   const decision: Decision<AdCheckVerdict> = { verdict: { discarded }, cacheable: st.used === 0, outcome };
   if (ctx.explain !== true) return decision;

@@ -3,7 +3,6 @@
  * PARENT, ROOT, TOPLEVEL, CurrentTime), the match context (TARGET/OTHER,
  * MY/AD) and the default-mode fallback from MY to TARGET.
  */
-import { trySpend } from "../common/budget.js";
 import { ClassAd, EMPTY_AD, literal, type Slot } from "./classad.js";
 import { Compiled } from "./node.js";
 import { MAX_DEPTH, MAX_STEPS, type EvalState } from "./state.js";
@@ -18,8 +17,8 @@ export function evalSlot(slot: Slot, holder: ClassAd, st: EvalState): Value {
 export function evalAt(holder: ClassAd, i: number, st: EvalState): Value {
   const s = holder.slots[i];
   if (s instanceof Compiled) return evalExpr(s, holder, st);
-  if (st.depth >= MAX_DEPTH || ++st.steps > MAX_STEPS || !trySpend(1)) return ERROR;
-  return chargeValue(s);
+  if (st.depth >= MAX_DEPTH || ++st.steps > MAX_STEPS || !st.spend(1)) return ERROR;
+  return chargeValue(s, st);
 }
 
 /**
@@ -34,7 +33,7 @@ export function evalExpr(c: Compiled, holder: ClassAd, st: EvalState): Value {
   const holders = st.holders;
   for (let i = stack.length - 1; i >= 0; i--) if (stack[i] === c && holders[i] === holder) return UNDEF;
   // the cycle check above walks the lookup stack: a deep stack makes each lookup cost more
-  if (st.depth >= MAX_DEPTH || ++st.steps > MAX_STEPS || !trySpend(1 + (stack.length >> 3))) return ERROR;
+  if (st.depth >= MAX_DEPTH || ++st.steps > MAX_STEPS || !st.spend(1 + (stack.length >> 3))) return ERROR;
   stack.push(c);
   holders.push(holder);
   st.depth++;
@@ -42,13 +41,13 @@ export function evalExpr(c: Compiled, holder: ClassAd, st: EvalState): Value {
   st.depth--;
   stack.pop();
   holders.pop();
-  return chargeValue(v);
+  return chargeValue(v, st);
 }
 
 /** Charges the length of a string or list value to the work budget; ERROR when that spends it. */
-export function chargeValue(v: Value): Value {
-  if (typeof v === "string") return v.length === 0 || trySpend(v.length) ? v : ERROR;
-  if (v instanceof ListValue) return v.length === 0 || trySpend(v.length) ? v : ERROR;
+export function chargeValue(v: Value, st: EvalState): Value {
+  if (typeof v === "string") return v.length === 0 || st.spend(v.length) ? v : ERROR;
+  if (v instanceof ListValue) return v.length === 0 || st.spend(v.length) ? v : ERROR;
   return v;
 }
 

@@ -4,7 +4,6 @@
  * representation); booleans and strings are JS primitives; everything else is
  * a small class so `instanceof` and `typeof` tell the types apart cheaply.
  */
-import { trySpend } from "../common/budget.js";
 import type { ClassAd } from "./classad.js";
 import type { Compiled } from "./node.js";
 import type { EvalState } from "./state.js";
@@ -61,7 +60,7 @@ export class ListValue {
     if (v === undefined) {
       // two units of the decision's work budget per element evaluated (evaluating it, and the
       // built-in's work on it, like member()'s comparison); a spent budget makes it ERROR
-      v = trySpend(2) ? this.exprs[i].ev(this.scope, st) : ERROR;
+      v = st.spend(2) ? this.exprs[i].ev(this.scope, st) : ERROR;
       this.vals[i] = v;
     }
     return v;
