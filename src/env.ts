@@ -14,6 +14,8 @@ export interface Env {
   VERDICT_CACHE_SECONDS?: string;
   DOH_URL?: string;
   LOCAL_ADDRESSES?: string;
+  /** URL fetches (url-fetch limits) one limits decision may make; default 3. */
+  URL_FETCH_BUDGET?: string;
   LEASE_SECONDS?: string;
   /** Work units one decision may spend (src/engines/common/budget.ts); unset: the documented default. */
   DECISION_BUDGET?: string;

@@ -14,13 +14,36 @@ export const ENGINES: Readonly<Record<EngineName, EngineDefinition>> = {
   jobfilter: jobfilterEngine as EngineDefinition,
 };
 
+/**
+ * The file names that hold each engine's policy: Arbiter's own name first, then
+ * the names the originals give the same file (pScheduler's `limits.conf`,
+ * YuniKorn's `queues.yaml`, HTCondor's `condor_config`, `condor_config.local`
+ * and `*.config` files of a config directory). `*` stands for any non-empty text.
+ */
+export const POLICY_FILE_NAMES: Readonly<Record<EngineName, readonly string[]>> = {
+  limits: [limitsEngine.file, "limits.conf"],
+  placement: [placementEngine.file, "queues.yaml"],
+  match: [matchEngine.file, "condor_config", "condor_config.local", "*.config"],
+  customs: [customsEngine.file],
+  jobfilter: [jobfilterEngine.file],
+};
+
+function nameMatches(pattern: string, base: string): boolean {
+  if (!pattern.startsWith("*")) return pattern === base;
+  const tail = pattern.slice(1);
+  return base.length > tail.length && base.endsWith(tail);
+}
+
 /** Finds an engine by name; undefined for names that are not engines. */
 export function engineByName(name: string): EngineDefinition | undefined {
   return Object.prototype.hasOwnProperty.call(ENGINES, name) ? ENGINES[name as EngineName] : undefined;
 }
 
-/** Finds the engine whose policy file has this base name (`limits.json`, `pool.conf`, …). */
+/** Finds the engine whose policy file has this base name: ours (`limits.json`) or the origin's (`limits.conf`). */
 export function engineForFile(fileName: string): EngineDefinition | undefined {
   const base = fileName.split(/[\\/]/).pop() ?? fileName;
-  return Object.values(ENGINES).find((e) => e.file === base);
+  const name = (Object.keys(POLICY_FILE_NAMES) as EngineName[]).find((n) =>
+    POLICY_FILE_NAMES[n].some((p) => nameMatches(p, base)),
+  );
+  return name === undefined ? undefined : ENGINES[name];
 }

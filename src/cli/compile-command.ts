@@ -1,23 +1,64 @@
 import { writeFileSync } from "node:fs";
 import { option, parseArgs, UsageError } from "./args.js";
 import type { Io } from "./io.js";
-import { compileDir, errorLine } from "./policy-files.js";
+import {
+  allowedMissing,
+  compileFolder,
+  coverageReport,
+  errorLine,
+  fileOf,
+  lookedFor,
+  missingEngines,
+  readPolicyDir,
+} from "./policy-files.js";
 
-export const COMPILE_USAGE = `usage: arbiter compile [DIR] [-o FILE]
+export const COMPILE_USAGE = `usage: arbiter compile [DIR] [-o FILE] [--allow-missing ENGINE]...
 
 Validates and compiles every policy file in DIR (default: policies) into one
 bundle {revision, created_at, engines} and writes it to FILE or stdout.
+
+Each engine's file is recognised by Arbiter's name or by its origin's own:
+  limits     limits.json, limits.conf (pScheduler)
+  placement  placement.yaml, queues.yaml (YuniKorn)
+  match      pool.conf, condor_config, condor_config.local, *.config (HTCondor)
+  customs    customs.json
+  jobfilter  filters.json
+Two files for one engine are an error. On stderr it names every engine found
+(with its file) and every engine not found. A bundle without an engine would
+stop serving that engine's routes, so compile refuses it unless
+--allow-missing ENGINE names each engine to leave out (repeatable).
+Nothing is written when any policy is invalid or an engine is missing.
+Exit status: 0 written, 1 refused or invalid, 2 usage.
 `;
 
 /** `arbiter compile`: a policies folder to a bundle. */
 export async function compileCommand(argv: string[], io: Io): Promise<number> {
-  const args = parseArgs(argv, ["-o", "--output"]);
-  if (args.switches.has("--help")) return io.stdout(COMPILE_USAGE), 0;
+  const args = parseArgs(argv, ["-o", "--output", "--allow-missing"]);
+  if (args.switches.has("--help") || args.switches.has("-h")) return (io.stdout(COMPILE_USAGE), 0);
   if (args.positional.length > 1 || args.switches.size > 0) throw new UsageError(COMPILE_USAGE);
+  const allowed = allowedMissing(args.values.get("--allow-missing") ?? []);
+  if (!allowed.ok) throw new UsageError(allowed.error);
   const dir = args.positional[0] ?? "policies";
-  const result = await compileDir(dir);
+  const folder = readPolicyDir(dir);
+  if (folder.errors.length > 0) {
+    for (const e of folder.errors) io.stderr(`${e}\n`);
+    io.stderr("nothing was written\n");
+    return 1;
+  }
+  io.stderr(coverageReport(folder));
+  const refused = missingEngines(folder).filter((e) => !allowed.value.has(e));
+  if (refused.length > 0) {
+    io.stderr(
+      `refusing a bundle without ${refused.join(", ")}: it would not serve ${refused.length === 1 ? "that engine" : "those engines"}.\n` +
+        refused.map((e) => `  add ${lookedFor(e)} to ${dir}, or pass --allow-missing ${e}\n`).join("") +
+        "nothing was written\n",
+    );
+    return 1;
+  }
+  const result = await compileFolder(folder);
   if (!result.ok) {
-    for (const e of result.error) io.stderr(`${dir}/${errorLine(e)}\n`);
+    for (const e of result.error) io.stderr(`${errorLine(fileOf(folder, e.engine), e)}\n`);
+    io.stderr("nothing was written\n");
     return 1;
   }
   const text = JSON.stringify(result.value) + "\n";

@@ -9,15 +9,37 @@ import { fieldName, pointer } from "../http/body.js";
 import { option, parseArgs, UsageError } from "./args.js";
 import type { LineEvaluator, PolicyEvaluator } from "./evaluator.js";
 import type { Io } from "./io.js";
+import { readPolicyDir } from "./policy-files.js";
 
 export const EVAL_USAGE = `usage: arbiter eval ENGINE [--policy FILE]
 
-Reads JSON lines on stdin and writes one JSON line per input line.
-ENGINE is one of: limits, placement, match, customs, jobfilter (requests as the
-HTTP API takes them, verdicts as it answers them), jq, classad.
-A line {"policy": <source text or object>, "input": <request>} carries its own
-policy; an invalid one yields {"error": {...}} for that line and the run goes on.
-Without --policy the policy in policies/ is used.
+Reads JSON lines on stdin and writes one JSON line per input line, in order.
+What a line is depends on ENGINE:
+  limits     the body of POST /v1/limits/decide; answers its verdict (with
+             decision_id, revision, cacheable) as the API does
+  placement  the body of POST /v1/place; answers as the API does
+  match      the body of POST /v1/match ({"job", "machines"}); answers as the API does
+  jobfilter  {"job": {...}, "queue"?: {"running"?: [jobs], "queued"?: [jobs]},
+             "filters"?: [rules]}: one job against the filter rules (a line's
+             own filters replace the policy's). Not an HTTP body: the service
+             keeps the queue itself. Answers {decision_id, revision, cacheable,
+             action, rule}
+  customs    {"hosts": [...], "request": {...}, "now"?, "last"?}: one host
+             selection from policies/customs.json; answers {"host", "ratings"}
+  jq         {"program": "...", "input"?: JSON, "args"?: {...}}: answers
+             {"outputs", "printed", "error"?}
+  classad    {"expr", "my"?, "target"?}: answers {"type", "value"};
+             {"match": true, "job", "machine"}: answers {"symmetric_match",
+             "job_rank", "machine_rank"}
+For limits, placement, match, jobfilter and customs a line may also be
+{"policy": <source text or JSON object>, "input": <line as above>}, carrying
+its own policy; an invalid one answers {"error": {"code": "policy_invalid",
+...}} for that line and the run goes on. A line that is not JSON answers
+{"error": {"code": "invalid_json", ...}}; a request the engine refuses,
+{"error": {"code": "invalid_request", ...}}.
+--policy FILE (limits, placement, match, jobfilter) names the policy; without
+it the engine's file in policies/ is used (limits.json or limits.conf, ...).
+Exit status: 0 (per-line errors are answers), 1 invalid --policy, 2 usage.
 `;
 
 type Loaded = { kind: "policy"; evaluator: PolicyEvaluator } | { kind: "line"; evaluator: LineEvaluator };
@@ -77,6 +99,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   const lines = (await io.readStdin()).split("\n").filter((l) => l.trim() !== "");
 
   if (loaded.kind === "line") {
+    if (args.values.has("--policy")) throw new UsageError(`--policy does not apply to \`${args.positional[0]}\`\n\n${EVAL_USAGE}`);
     const read = loaded.evaluator.parseLine?.bind(loaded.evaluator);
     for (const line of lines) {
       const parsed = parseLine(line, read);
@@ -87,7 +110,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
 
   const evaluator = loaded.evaluator;
   const engine = ENGINES[evaluator.engine];
-  const policyFile = option(args, "--policy") ?? defaultPolicyDir + engine.file;
+  const policyFile = option(args, "--policy") ?? readPolicyDir(defaultPolicyDir).files[evaluator.engine] ?? defaultPolicyDir + engine.file;
   const base = await preparePolicy(evaluator.engine, readFileSync(policyFile, "utf8"));
   if (!base.ok) {
     io.stderr(`${policyFile}: ${JSON.stringify(base.error)}\n`);

@@ -1,12 +1,16 @@
 import type { CidrSet, LimitsContext } from "../engines/limits/context.js";
 import { decideLimits } from "../engines/limits/index.js";
 import { DnsCache, dohResolver } from "../http/dns.js";
+import { httpFetcher } from "../http/url-fetch.js";
+import { numberVar } from "../env.js";
+import { DEFAULT_FETCH_BUDGET } from "../engines/limits/context.js";
 import { LimitsRequest, toEngineRequest } from "../http/schemas/limits.js";
 import type { LimitsPolicy } from "../state/cidr-lists.js";
 import type { PolicyEvaluator } from "./evaluator.js";
 
 const neverFetched = (): CidrSet | undefined => undefined;
 const cliDnsCache = new DnsCache();
+const cliFetcher = httpFetcher();
 
 /** Splits a comma-separated address list as the Worker splits LOCAL_ADDRESSES. */
 function addressList(text: string | undefined): string[] {
@@ -22,7 +26,9 @@ function addressList(text: string | undefined): string[] {
  * without `requester` has none) and no downloaded lists (every
  * ip-cidr-list-url identifier answers its fail-state). DNS identifiers behave
  * as timeouts unless ARBITER_DOH_URL names a DNS-over-HTTPS JSON resolver;
- * `localif` uses ARBITER_LOCAL_ADDRESSES (comma-separated addresses and CIDRs).
+ * `localif` and `local-subnet` use ARBITER_LOCAL_ADDRESSES (comma-separated
+ * addresses and CIDRs); url-fetch limits fetch for real, at most
+ * ARBITER_URL_FETCH_BUDGET (default 3) per decision.
  */
 export const limitsEvaluator: PolicyEvaluator<typeof LimitsRequest, LimitsPolicy, object> = {
   engine: "limits",
@@ -36,6 +42,8 @@ export const limitsEvaluator: PolicyEvaluator<typeof LimitsRequest, LimitsPolicy
       cidrList: neverFetched,
       localAddresses: addressList(process.env.ARBITER_LOCAL_ADDRESSES),
       budget,
+      fetcher: cliFetcher,
+      fetchBudget: numberVar(process.env.ARBITER_URL_FETCH_BUDGET, DEFAULT_FETCH_BUDGET),
     };
     return decideLimits(policy, toEngineRequest(request, request.requester), context);
   },

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { UsageError } from "./args.js";
 import { compileCommand } from "./compile-command.js";
 import { evalCommand } from "./eval-command.js";
@@ -6,15 +7,23 @@ import { publishCommand } from "./publish-command.js";
 import { validateCommand } from "./validate-command.js";
 
 export const USAGE = `usage: arbiter COMMAND [options]
+       arbiter --version
 
 Commands:
-  validate FILE [--engine E]     check a policy source
-  compile [DIR] [-o FILE]        compile a policies folder into a bundle
-  eval ENGINE [--policy FILE]    decide JSON lines from stdin (limits, placement, match,
-                                 customs, jobfilter, jq, classad)
-  publish [--local|--remote]     compile and write the bundle to KV through wrangler
-  jq [options] PROGRAM [FILE…]   the jq command line, on Arbiter's jq engine
-  filter add|replace|delete|list|info   manage job-queue filters of a running service
+  validate FILE [--engine E] [--quiet]        check one policy source
+  compile [DIR] [-o FILE] [--allow-missing E]  compile a policies folder into a bundle
+  publish [--local|--remote] [--allow-missing E] [DIR]
+                                              compile and write the bundle to KV through wrangler
+  publish [--local|--remote] --reset          drop the published bundle (the embedded one serves)
+  eval ENGINE [--policy FILE]                 decide JSON lines from stdin (limits, placement,
+                                              match, customs, jobfilter, jq, classad)
+  jq [options] PROGRAM [FILE...]              the jq command line, on Arbiter's jq engine
+  filter add [options]                        add a job filter rule        (as gnt-filter)
+  filter replace [options] UUID               replace or create a rule
+  filter delete UUID                          delete a rule
+  filter list [options] [UUID...]             list rules
+  filter list-fields [options] [FIELD...]     list the fields \`filter list\` can show
+  filter info [UUID...]                       show rules in full
 
 Run \`arbiter COMMAND --help\` for a command's options.
 `;
@@ -44,15 +53,23 @@ const COMMANDS: Record<string, Command> = {
     return runJqCommand(argv, { stdin: argv.includes("--help") || io.stdinIsTty ? "" : await io.readStdin(), stdout: io.stdout, stderr: io.stderr });
   },
   filter: async (argv, io) => {
-    const { FILTER_USAGE, runFilterCommand } = await import("./filter-command.js");
-    if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h") return io.stdout(FILTER_USAGE), argv.length === 0 ? 2 : 0;
+    const { runFilterCommand } = await import("./filter-command.js");
     return runFilterCommand(argv, { stdout: io.stdout, stderr: io.stderr, env: io.env });
   },
 };
 
+/** The version in package.json, which `arbiter --version` prints. */
+export function version(): string {
+  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+}
+
 /** Runs one `arbiter` invocation and returns its exit code. */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === "--version" || name === "-V") {
+    io.stdout(`arbiter ${version()}\n`);
+    return 0;
+  }
   if (!name || name === "--help" || name === "-h" || name === "help") {
     io.stdout(USAGE);
     return name ? 0 : 2;

@@ -1,25 +1,130 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { compileBundle, ENGINES, type Bundle, type BundleError, type Sources } from "../bundle/index.js";
-import type { EngineName } from "../engines/common/engine.js";
+import {
+  compileBundle,
+  ENGINES,
+  engineForFile,
+  POLICY_FILE_NAMES,
+  type Bundle,
+  type BundleError,
+  type Sources,
+} from "../bundle/index.js";
+import { ENGINE_NAMES, type EngineName } from "../engines/common/engine.js";
 import type { Result } from "../engines/common/result.js";
 
-/** Reads every engine's policy file that exists in a folder. */
-export function readPolicyDir(dir: string): Sources {
+/** What a policies folder holds: one file per engine at most, and the names it did not recognise. */
+export interface PolicyFolder {
+  readonly dir: string;
+  /** The path of each engine's policy file that was found. */
+  readonly files: Partial<Record<EngineName, string>>;
+  readonly sources: Sources;
+  /** Files whose names are no engine's (a typo such as `placement.yml` shows here). */
+  readonly ignored: string[];
+  /** Problems that keep the folder from compiling at all (two files for one engine, an unreadable folder). */
+  readonly errors: string[];
+}
+
+/**
+ * Reads a policies folder, recognising Arbiter's file names and the origins'
+ * own (`limits.conf`, `queues.yaml`, `condor_config`, `*.config`). Two files
+ * for one engine are an error naming both, never a silent choice.
+ */
+export function readPolicyDir(dir: string): PolicyFolder {
+  const files: Partial<Record<EngineName, string>> = {};
   const sources: Sources = {};
-  for (const [name, engine] of Object.entries(ENGINES) as [EngineName, (typeof ENGINES)[EngineName]][]) {
-    const path = join(dir, engine.file);
-    if (existsSync(path)) sources[name] = readFileSync(path, "utf8");
+  const ignored: string[] = [];
+  const errors: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch (e) {
+    return {
+      dir,
+      files,
+      sources,
+      ignored,
+      errors: [`cannot read the folder \`${dir}\`: ${(e as Error).message}`],
+    };
   }
-  return sources;
+  const byEngine = new Map<EngineName, string[]>();
+  for (const name of names) {
+    const path = join(dir, name);
+    if (name.startsWith(".") || !statSync(path).isFile()) continue;
+    const engine = engineForFile(name);
+    if (engine === undefined) ignored.push(name);
+    else byEngine.set(engine.name, [...(byEngine.get(engine.name) ?? []), path]);
+  }
+  for (const [engine, paths] of byEngine) {
+    if (paths.length > 1) {
+      errors.push(`${paths.join(" and ")} both hold the ${engine} policy: keep one of them`);
+      continue;
+    }
+    files[engine] = paths[0];
+    try {
+      sources[engine] = readFileSync(paths[0], "utf8");
+    } catch (e) {
+      errors.push(`cannot read \`${paths[0]}\`: ${(e as Error).message}`);
+    }
+  }
+  return { dir, files, sources, ignored, errors };
 }
 
-/** Compiles a policies folder into a bundle. */
-export async function compileDir(dir: string): Promise<Result<Bundle, BundleError[]>> {
-  return compileBundle(readPolicyDir(dir), new Date().toISOString());
+/** The engines a folder holds no policy for, in the registry's order. */
+export function missingEngines(folder: PolicyFolder): EngineName[] {
+  return ENGINE_NAMES.filter((e) => folder.files[e] === undefined);
 }
 
-/** One error line as `arbiter validate` and `compile` print them: `file: at: message`. */
-export function errorLine(e: BundleError): string {
-  return `${ENGINES[e.engine].file}: ${e.at ? `${e.at}: ` : ""}${e.message}`;
+/** The file names an engine's policy is looked for under, for messages: `placement.yaml or queues.yaml`. */
+export function lookedFor(engine: EngineName): string {
+  const names = POLICY_FILE_NAMES[engine];
+  return names.length === 1 ? names[0] : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
+}
+
+/**
+ * The report every compile and publish prints on stderr: each engine found,
+ * with its file, and each engine not found, with the names that were looked for.
+ */
+export function coverageReport(folder: PolicyFolder): string {
+  const found = ENGINE_NAMES.filter((e) => folder.files[e] !== undefined).map(
+    (e) => `${e} (${folder.files[e]})`,
+  );
+  const missing = missingEngines(folder).map((e) => `${e} (no ${lookedFor(e)})`);
+  let text = `found: ${found.length > 0 ? found.join(", ") : "no policy file"}\n`;
+  text += `not found: ${missing.length > 0 ? missing.join(", ") : "none"}\n`;
+  if (folder.ignored.length > 0) text += `ignored (not a policy file name): ${folder.ignored.join(", ")}\n`;
+  return text;
+}
+
+/** Parses repeated `--allow-missing ENGINE` values; an unknown engine name is an error text. */
+export function allowedMissing(values: readonly string[]): Result<Set<EngineName>, string> {
+  const out = new Set<EngineName>();
+  for (const v of values) {
+    if (!(ENGINE_NAMES as readonly string[]).includes(v)) {
+      return {
+        ok: false,
+        error: `--allow-missing: there is no engine \`${v}\` (engines: ${ENGINE_NAMES.join(", ")})`,
+      };
+    }
+    out.add(v as EngineName);
+  }
+  return { ok: true, value: out };
+}
+
+/** Compiles the sources a folder holds into a bundle. */
+export async function compileFolder(folder: PolicyFolder): Promise<Result<Bundle, BundleError[]>> {
+  return compileBundle(folder.sources, new Date().toISOString());
+}
+
+/**
+ * One error line as `arbiter validate`, `compile` and `publish` print them:
+ * `file:line:column: message` for text positions, `file: /pointer: message` otherwise.
+ */
+export function errorLine(file: string, e: { at: string; message: string }): string {
+  if (/^\d+:\d+$/.test(e.at)) return `${file}:${e.at}: ${e.message}`;
+  return `${file}: ${e.at ? `${e.at}: ` : ""}${e.message}`;
+}
+
+/** The file an engine's errors are reported under: the one read, or Arbiter's own name. */
+export function fileOf(folder: PolicyFolder, engine: EngineName): string {
+  return folder.files[engine] ?? join(folder.dir, ENGINES[engine].file);
 }

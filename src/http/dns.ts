@@ -1,7 +1,7 @@
 import type { DnsAnswer, DnsResolver } from "../engines/limits/context.js";
 
 /** The record types the limits identifiers ask for, with their RFC 1035 / RFC 3596 numbers. */
-const TYPE_NUMBER = { A: 1, PTR: 12, AAAA: 28 } as const;
+const TYPE_NUMBER = { A: 1, PTR: 12, TXT: 16, AAAA: 28 } as const;
 const SOA = 6;
 
 /** How long an answer that carries no TTL of its own (a negative answer without SOA) is kept. */

@@ -16,13 +16,13 @@ import { JqError, fail, numOf, typeOf, type JObj } from "./values.js";
 
 /** The regex of the jq definition of `duration_as_seconds`, as jq sees it after string unescaping. */
 export const DURATION_RE =
-  "^P(?:(?<weeks>[0-9]+)W(?=[0-9]+D))?(?:(?<days>[0-9]+)D)?(?:T(?:(?<hours>[0-9]+)H)?(?:(?<minutes>[0-9]+)M)?(?:(?<seconds>[0-9]+(?:\\.[0-9]*)?)S)?)?$|^(?<invalid>.*)$";
+  "^(?:P(?:(?:(?<weeks>[0-9]+)W)?(?<days>[0-9]+)D)?(?:T(?:(?<hours>[0-9]+)H)?(?:(?<minutes>[0-9]+)M)?(?:(?<seconds>[0-9]+(?:[.][0-9]+)?)S)?)?|(?<invalid>.*))$";
 /** The regex of the jq definition of `as_integer`. */
-export const SI_RE = "^(?<n>[0-9]+(?:\\.[0-9]+)?)(?<u>[kmgtpezy]i?)?$";
+export const SI_RE = "^(?:(?<number>[0-9]+(?:[.][0-9]+)?)(?<unit>(?:[kmgtpezy]i?)?)|(?<invalid>.*))$";
 
 /** The number literals of `multiplier`'s table, as written in its jq definition. */
 const SI_LITERALS: ReadonlyArray<[string, string]> = [
-  ["k", "1000"], ["m", "1000000"], ["g", "1000000000"], ["t", "1000000000000"], ["p", "1000000000000000"],
+  ["", "1"], ["k", "1000"], ["m", "1000000"], ["g", "1000000000"], ["t", "1000000000000"], ["p", "1000000000000000"],
   ["e", "1000000000000000000"], ["z", "1000000000000000000000"], ["y", "1000000000000000000000000"],
   ["ki", "1024"], ["mi", "1048576"], ["gi", "1073741824"], ["ti", "1099511627776"], ["pi", "1125899906842624"],
   ["ei", "1152921504606846976"], ["zi", "1180591620717411303424"], ["yi", "1208925819614629174706176"],
@@ -91,32 +91,31 @@ const durationAsSeconds: Native = {
 
 const SI_PREFIX = "Invalid SI Number '";
 const SI_NAMES = groupNames(SI_RE);
-const SI_N = SI_NAMES.indexOf("n") + 1;
-const SI_U = SI_NAMES.indexOf("u") + 1;
+const [SI_NUMBER, SI_UNIT, SI_INVALID] = ["number", "unit", "invalid"].map((n) => SI_NAMES.indexOf(n) + 1);
 
-/** `v | ascii_downcase | ([capture(...)] | .[0]) as $m | ...` for one output `y` of `v`. */
+/**
+ * `v | ascii_downcase | capture(...) as $c | ...` for one output `y` of `v`: no
+ * match gives no output; the `invalid` alternative (or an empty match, whose
+ * groups all read "") raises with `v` run on the lower-cased string.
+ */
 function siOf(y: Json, v: ArgInfo, env: Env | null, emit: (x: Json) => boolean): boolean {
   const s = numOf(y);
   if (typeof s !== "string") return fail("explode input must be a string");
   const down = asciiCase(s, false);
   const m = firstExec(down, SI_RE);
-  if (m === null) return raiseWith(SI_PREFIX, v, down, env);
-  // the pattern cannot match the empty string, so groups are as matched
-  const u = m[SI_U];
-  const mult = u === undefined ? 1 : SI_MULTIPLIERS[u];
-  return emit(Math.floor(num(m[SI_N], 0) * mult));
+  if (m === null) return false;
+  if (m[0].length === 0 || m[SI_INVALID] !== undefined) return raiseWith(SI_PREFIX, v, down, env);
+  const mult = SI_MULTIPLIERS[m[SI_UNIT] ?? ""];
+  return emit(Math.floor(num(m[SI_NUMBER], 0) * mult));
 }
 
+/** `if (v|type) == "string" then ... elif (v|type) == "number" then v else invalid(v) end`, output by output. */
 const siAsInteger: Native = {
   gen: (i, a, env, emit) => {
     const v = a[0];
     return v.gen(i, env, (t) => {
-      const type = typeOf(t);
-      if (type === "number") return v.gen(i, env, emit);
-      return v.gen(i, env, (t2) => {
-        if (typeOf(t2) !== "string") return raiseWith(SI_PREFIX, v, i, env);
-        return v.gen(i, env, (y) => siOf(y, v, env, emit));
-      });
+      if (typeOf(t) === "string") return v.gen(i, env, (y) => siOf(y, v, env, emit));
+      return v.gen(i, env, (t2) => (typeOf(t2) === "number" ? v.gen(i, env, emit) : raiseWith(SI_PREFIX, v, i, env)));
     });
   },
 };
@@ -132,45 +131,42 @@ const siMultiplier: Native = {
     }),
 };
 
-/** The regex of the jq definition of `timestamp_parsed`. */
+/** The regex of the jq definition of `timestamp_parsed` (only the first alternative is anchored at the start). */
 export const TIMESTAMP_RE =
-  "^(?<year>[0-9]{4,})-(?<month>[0-9]{1,2})-(?<day>[0-9]{1,2})(?:T(?<hour>[0-9]{1,2}):(?<minute>[0-9]{1,2})(?::(?<second>[0-9]{1,2}))?(?:(?<z>Z)|(?<sign>[+-])(?<offset_hr>[0-9]{2})(?::(?<offset_min>[0-9]{2}))?)?)?";
+  "^(?<year>[0-9]{4,})-(?<month>[0-9]{1,2})-(?<day>[0-9]{1,2})(?:T(?<hour>[0-9]{1,2}):(?<minute>[0-9]{1,2})(?::(?<second>[0-9]{1,2}))?(?:(?<z>Z)|(?<offset_hr>[-+][0-9]{2})(?::(?<offset_min>[0-9]{2}))?)?)?|(?<invalid>.*)$";
 const TIMESTAMP_FIELDS = ["year", "month", "day", "hour", "minute", "second"] as const;
 
-/** `tonumber` of digits the regex matched (a literal-carrying number beyond 2^53, as tonumber makes). */
+/** `tonumber` of text the regex matched (a literal-carrying number beyond 2^53, as tonumber makes). */
 function digits(s: Json): Json {
   const t = s as string;
-  // up to 15 digits the literal is an exact double that prints as its canonical text
+  // up to 15 characters the literal is an exact double that prints as its canonical text
   return t.length <= 15 ? Number(t) : numberFromText(t.trim(), formatNumber);
 }
 
 /**
- * `([ts | capture(...)] | .[0]) as $m | ...`: every output of `ts` is matched (errors
- * included), the first capture is used; none raises `Invalid timestamp '<ts>'`.
+ * `ts | capture(...) | ...` for every output of `ts`: the `invalid` alternative
+ * raises `Invalid timestamp '<what it matched>'`; otherwise the fields that
+ * matched, as numbers (the offset hours keep their sign, the minutes have none),
+ * and `Z` reads as offsets 0 and 0.
  */
 const timestampParsed: Native = {
-  gen: (i, a, env, emit) => {
-    const ts = a[0];
-    let m: JObj | null = null;
-    ts.gen(i, env, (y) => {
-      const found = captureAll(y, TIMESTAMP_RE, null);
-      if (m === null && found.length > 0) m = found[0];
+  gen: (i, a, env, emit) =>
+    a[0].gen(i, env, (y) => {
+      for (const c of captureAll(y, TIMESTAMP_RE, null)) {
+        if (c.invalid !== null) throw new JqError(`Invalid timestamp '${interp(c.invalid)}'`);
+        const o: JObj = {};
+        for (const k of TIMESTAMP_FIELDS) if (c[k] !== null) o[k] = digits(c[k]);
+        if (c.z !== null) {
+          o.offset_hr = 0;
+          o.offset_min = 0;
+        } else {
+          if (c.offset_hr !== null) o.offset_hr = digits(c.offset_hr);
+          if (c.offset_min !== null) o.offset_min = digits(c.offset_min);
+        }
+        if (emit(o)) return true;
+      }
       return false;
-    });
-    if (m === null) return raiseWith("Invalid timestamp '", ts, i, env);
-    const c: JObj = m;
-    const sign = c.sign === "-" ? -1 : 1;
-    const o: JObj = {};
-    for (const k of TIMESTAMP_FIELDS) if (c[k] !== null) o[k] = digits(c[k]);
-    if (c.z !== null) {
-      o.offset_hr = 0;
-      o.offset_min = 0;
-    } else if (c.offset_hr !== null) {
-      o.offset_hr = sign * (numOf(digits(c.offset_hr)) as number);
-      if (c.offset_min !== null) o.offset_min = sign * (numOf(digits(c.offset_min)) as number);
-    }
-    return emit(o);
-  },
+    }),
 };
 
 /** Module name → `name/arity` → native replacing the jq definition of the same name. */

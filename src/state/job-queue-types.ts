@@ -1,4 +1,5 @@
 import type { FilterRule, JobAction, RuleBody } from "../engines/jobfilter/index.js";
+import type { IdempotencyRequest } from "./idempotency.js";
 
 /** Where a job stands in the queue. `expired` means its lease ran out and its slot was freed. */
 export type JobState = "queued" | "running" | "cancelled" | "finished" | "expired";
@@ -41,14 +42,25 @@ export function isFailure(v: unknown): v is QueueFailure {
   return typeof v === "object" && v !== null && "error" in v;
 }
 
+/** The part of a verdict the route decides before calling the queue: its id and the revision it is made under. */
+export interface Envelope {
+  decision_id: string;
+  revision: string;
+}
+
+/** An idempotent call's result: the key was used with another request, or the answer (stored or just made). */
+export type Once<T> = { mismatch: true } | { replayed: boolean; status: number; answer: T };
+
 /** The JobQueue object's methods as a route calls them through its stub. */
 export interface JobQueueApi {
   listFilters(): Promise<StoredRule[]>;
   getFilter(uuid: string): Promise<StoredRule | null>;
   putFilter(queue: string, body: RuleBody, uuid?: string): Promise<string>;
+  putFilterOnce(queue: string, body: RuleBody, idem: IdempotencyRequest): Promise<Once<string>>;
   deleteFilter(uuid: string): Promise<boolean>;
   highestJobId(): Promise<number>;
   submit(queue: string, submission: JobSubmission, explain?: boolean): Promise<JobStatus | QueueFailure>;
+  submitOnce(queue: string, submission: JobSubmission, explain: boolean, idem: IdempotencyRequest, envelope: Envelope): Promise<Once<unknown>>;
   check(id: number, explain?: boolean): Promise<JobStatus | QueueFailure>;
   schedule(ids: number[]): Promise<JobStatus[] | QueueFailure>;
   heartbeat(id: number, leaseId?: string): Promise<JobStatus | QueueFailure>;

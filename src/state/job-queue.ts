@@ -3,9 +3,10 @@ import type { FilterRule, FilterSet, Job, JobfilterPolicy, RuleBody } from "../e
 import { buildFilterSet, decideJob, schedulePass, traceJob } from "../engines/jobfilter/index.js";
 import { BudgetExceeded, decisionBudget } from "../engines/common/budget.js";
 import { numberVar, type Env } from "../env.js";
+import { IdempotencyTable, type IdempotencyRequest, type StoredAnswer } from "./idempotency.js";
 import { getActiveBundle } from "./policy-store.js";
 import { QueueTables, type JobRow } from "./job-queue-sql.js";
-import type { JobStatus, JobSubmission, QueueFailure } from "./job-queue-types.js";
+import { isFailure, type Envelope, type JobStatus, type JobSubmission, type Once, type QueueFailure } from "./job-queue-types.js";
 
 /** How long a finished, expired or cancelled job stays reportable before the alarm forgets it. */
 export const ENDED_JOB_RETENTION_MS = 7 * 24 * 3600 * 1000;
@@ -28,11 +29,13 @@ function failure(status: 400 | 404 | 409 | 422, code: QueueFailure["error"]["cod
  */
 export class JobQueue extends DurableObject<Env> {
   private readonly tables: QueueTables;
+  private readonly idempotency: IdempotencyTable;
   private set: FilterSet | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.tables = new QueueTables(ctx.storage.sql);
+    this.idempotency = new IdempotencyTable(ctx.storage.sql);
     void ctx.blockConcurrencyWhile(async () => {
       if (this.tables.meta("seeded") !== undefined) return;
       const bundle = await getActiveBundle(env);
@@ -82,6 +85,16 @@ export class JobQueue extends DurableObject<Env> {
     this.tables.putRule(rule);
     this.set = undefined;
     return id;
+  }
+
+  /** `putFilter` for a new rule at most once per Idempotency-Key: a retry answers the uuid the first call made. */
+  putFilterOnce(queue: string, body: RuleBody, idem: IdempotencyRequest): Once<string> {
+    const now = Date.now();
+    const seen = this.idempotency.lookup(idem, now);
+    if (seen.seen) return "mismatch" in seen ? { mismatch: true } : { replayed: true, status: seen.replay.status, answer: seen.replay.answer as string };
+    const uuid = this.putFilter(queue, body);
+    this.idempotency.remember(idem, { status: 200, answer: uuid }, now);
+    return { replayed: false, status: 200, answer: uuid };
   }
 
   /** Deletes a rule; false when it does not exist. */
@@ -135,21 +148,45 @@ export class JobQueue extends DurableObject<Env> {
 
   /** Takes a job in and decides it at once against the running jobs; a slot is taken under a lease when it may run. */
   async submit(queue: string, submission: JobSubmission, explain = false): Promise<JobStatus | QueueFailure> {
-    this.noteQueue(queue);
+    const { result, started } = this.submitNow(queue, submission, explain, Date.now());
+    if (started) await this.armAlarm();
+    return result;
+  }
+
+  /**
+   * `submit` at most once per Idempotency-Key: the key is recorded with the
+   * answer (the route's envelope around the job's status) in the same step as
+   * the job, so a retry after a lost answer or a crash gets that answer back
+   * and never creates a second job.
+   */
+  async submitOnce(queue: string, submission: JobSubmission, explain: boolean, idem: IdempotencyRequest, envelope: Envelope): Promise<Once<unknown>> {
     const now = Date.now();
+    const seen = this.idempotency.lookup(idem, now);
+    if (seen.seen) return "mismatch" in seen ? { mismatch: true } : { replayed: true, ...seen.replay };
+    const { result, started } = this.submitNow(queue, submission, explain, now);
+    const stored: StoredAnswer = isFailure(result)
+      ? { status: result.error.status, answer: result }
+      : { status: 200, answer: { ...envelope, cacheable: false, ...result } };
+    this.idempotency.remember(idem, stored, now);
+    if (started) await this.armAlarm();
+    return { replayed: false, ...stored };
+  }
+
+  /** The synchronous part of a submission: from reading the running jobs to recording the job, with no await between. */
+  private submitNow(queue: string, submission: JobSubmission, explain: boolean, now: number): { result: JobStatus | QueueFailure; started: boolean } {
+    this.noteQueue(queue);
     this.expireDue(now);
     const id = submission.id ?? this.tables.highestJobId() + 1;
-    if (this.tables.job(id) !== undefined) return failure(409, "conflict", `job \`${id}\` already exists in queue \`${queue}\``);
+    if (this.tables.job(id) !== undefined) return { result: failure(409, "conflict", `job \`${id}\` already exists in queue \`${queue}\``), started: false };
     const job: Job = { id, opcodes: submission.opcodes as Job["opcodes"] };
     // No await between reading the running jobs and recording the slot; nothing is written when the decision fails.
     const decision = this.withinBudget(() => decideJob(this.filterSet(), job, { running: this.runningJobs(), queued: [] }));
-    if ("error" in decision) return decision;
+    if ("error" in decision) return { result: decision, started: false };
     this.tables.seeJobId(id);
     const row: JobRow = { id, job, priority: submission.priority ?? 0, state: "queued", action: "PAUSE", rule: null, lease_id: null, lease_expires: null };
     const started = this.apply(row, decision, now);
     this.tables.insertJob(row, now);
-    if (started) await this.armAlarm();
-    return this.explained(this.status(row), job, explain);
+    return { result: this.explained(this.status(row), job, explain), started };
   }
 
   /** Reports a job; a held job is decided again (it may run now, or be cancelled by a REJECT rule). */

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { compileBundle, sourcesOf, type Bundle, type BundleError } from "../bundle/index.js";
+import { compileBundle, isEmbeddedPointer, sourcesOf, type Bundle, type BundleError } from "../bundle/index.js";
 import type { EngineName } from "../engines/common/engine.js";
 import type { Env } from "../env.js";
 import { bundleKey, CURRENT_KEY, embeddedBundle, writeBundle } from "./policy-store.js";
@@ -101,7 +101,7 @@ export class PolicyCoordinator extends DurableObject<Env> {
       if (written === undefined || written > pointer.sequence)
         pointer = { revision: kv.value, sequence: Math.max(pointer.sequence, written ?? 0) };
     }
-    if (pointer.revision === null) return { bundle: embeddedBundle(), pointer };
+    if (isEmbeddedPointer(pointer.revision)) return { bundle: embeddedBundle(), pointer };
     if (this.current?.revision !== pointer.revision) {
       const bundle = await this.env.POLICIES.get<Bundle>(bundleKey(pointer.revision), "json");
       if (bundle === null || bundle.revision !== pointer.revision)

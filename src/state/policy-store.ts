@@ -1,4 +1,4 @@
-import { LoadedBundle, type Bundle } from "../bundle/index.js";
+import { isEmbeddedPointer, LoadedBundle, type Bundle } from "../bundle/index.js";
 import embedded from "../bundle/embedded.generated.json";
 import { numberVar, type Env } from "../env.js";
 
@@ -68,7 +68,7 @@ export async function getActiveBundle(env: Env, now = Date.now()): Promise<Loade
 async function refresh(env: Env, now: number, started: number): Promise<LoadedBundle> {
   try {
     const revision = await env.POLICIES.get(CURRENT_KEY);
-    if (revision === null) {
+    if (isEmbeddedPointer(revision)) {
       activate(embeddedLoaded, "embedded", now);
     } else if (revision !== active.revision || info.source !== "kv") {
       const known = revision === embeddedLoaded.revision ? embeddedLoaded : recent.get(revision);

@@ -1,109 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
-import type { Io } from "../../src/cli/io.js";
+import { describe, expect, it } from "vitest";
+import { USAGE, version } from "../../src/cli/main.js";
+import { FILTER_COMMANDS } from "../../src/cli/filter-command.js";
 import { REPO_ROOT } from "../support/cases.js";
-
-interface Run {
-  code: number;
-  out: string;
-  err: string;
-}
-
-async function run(argv: string[], stdin = "", isTty = false): Promise<Run> {
-  let out = "";
-  let err = "";
-  const io: Io = {
-    stdout: (t) => void (out += t),
-    stderr: (t) => void (err += t),
-    readStdin: async () => stdin,
-    isTty,
-    stdinIsTty: false,
-    env: {},
-  };
-  const code = await main(argv, io);
-  return { code, out, err };
-}
-
-const scratch = mkdtempSync(join(tmpdir(), "arbiter-cli-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-function scratchFile(name: string, text: string): string {
-  const path = join(scratch, name);
-  writeFileSync(path, text);
-  return path;
-}
-
-describe("arbiter validate", () => {
-  it("accepts a valid policy, guessing the engine from the file name", async () => {
-    const r = await run(["validate", join(REPO_ROOT, "policies/placement.yaml")]);
-    expect(r).toEqual({ code: 0, out: "Policy is valid.\n", err: "" });
-  });
-
-  it("prints one `at: message` line per error and exits 1", async () => {
-    const file = scratchFile("placement.yaml", "partitions:\n  - name: default\n    placementrules:\n      - name: bogus\n");
-    const r = await run(["validate", file]);
-    expect(r.code).toBe(1);
-    expect(r.out).toBe("");
-    expect(r.err.trim().split("\n").length).toBeGreaterThanOrEqual(1);
-    expect(r.err).toMatch(/^\S+: .+/);
-  });
-
-  it("speaks like pscheduler validate-limits", async () => {
-    const limits = join(REPO_ROOT, "policies/limits.json");
-    expect(await run(["validate", limits], "", true)).toEqual({ code: 0, out: "Limit configuration is valid.\n", err: "" });
-    expect((await run(["validate", limits], "", false)).out).toBe("");
-    expect((await run(["validate", limits, "--quiet"], "", true)).out).toBe("");
-    const dup = scratchFile(
-      "limits.json",
-      JSON.stringify({
-        schema: 1,
-        identifiers: [
-          { name: "a", description: "x", type: "always", data: {} },
-          { name: "a", description: "y", type: "always", data: {} },
-        ],
-        classifiers: [],
-        limits: [],
-        applications: [],
-      }),
-    );
-    const r = await run(["validate", dup]);
-    expect(r.code).toBe(1);
-    expect(r.err).toBe("Invalid limit configuration: At /identifiers/1: Duplicate identifier 'a'\n");
-  });
-
-  it("takes --engine when the file name says nothing", async () => {
-    const file = scratchFile("anything.txt", "NEGOTIATOR_PE_JOB_ONLY_EXPR = Owner == \"mallory\"\n");
-    expect((await run(["validate", file])).code).toBe(2);
-    expect(await run(["validate", file, "--engine", "match"])).toMatchObject({ code: 0, out: "Policy is valid.\n" });
-  });
-});
-
-describe("arbiter compile", () => {
-  it("compiles policies/ into a bundle with a stable content revision", async () => {
-    const a = await run(["compile", join(REPO_ROOT, "policies")]);
-    const b = await run(["compile", join(REPO_ROOT, "policies")]);
-    expect(a.code).toBe(0);
-    const bundle = JSON.parse(a.out) as { revision: string; engines: Record<string, { format: string; source_sha256: string }> };
-    expect(bundle.revision).toMatch(/^[0-9a-f]{64}$/);
-    expect(Object.keys(bundle.engines).sort()).toEqual(["customs", "jobfilter", "limits", "match", "placement"]);
-    expect(JSON.parse(b.out).revision).toBe(bundle.revision);
-  });
-
-  it("writes nothing when any policy is invalid", async () => {
-    const dir = mkdtempSync(join(scratch, "policies-"));
-    copyFileSync(join(REPO_ROOT, "policies/placement.yaml"), join(dir, "placement.yaml"));
-    writeFileSync(join(dir, "pool.conf"), "NEGOTIATOR_PE_JOB_ONLY_EXPR = (Owner == \n");
-    const out = join(dir, "bundle.json");
-    const r = await run(["compile", dir, "-o", out]);
-    expect(r.code).toBe(1);
-    expect(r.err).toContain("pool.conf");
-    expect(existsSync(out)).toBe(false);
-  });
-});
+import { run } from "./run-cli.js";
 
 describe("arbiter eval", () => {
   it("answers JSON lines with the API's verdicts, and a line may carry its own policy", async () => {
@@ -128,6 +30,19 @@ describe("arbiter eval", () => {
     expect(out[4].error.message).toContain("`user`");
   });
 
+  it("says what a line is for each engine", async () => {
+    const help = (await run(["eval", "--help"])).out;
+    for (const engine of ["limits", "placement", "match", "jobfilter", "customs", "jq", "classad"]) expect(help).toMatch(new RegExp(`^  ${engine} `, "m"));
+    expect(help).toContain('{"job": {...}, "queue"?:');
+    expect(help).toContain("POST /v1/place");
+  });
+
+  it("refuses --policy where it does not apply", async () => {
+    const r = await run(["eval", "jq", "--policy", "x"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("--policy does not apply to `jq`");
+  });
+
   it("reads jq lines keeping number literals, as jq reads its input", async () => {
     const lines = [
       '{"program": ".", "input": [1.0, 1E+2, 100000000000000000000, 9007199254740993]}',
@@ -149,7 +64,30 @@ describe("arbiter eval", () => {
   });
 });
 
-describe("arbiter help", () => {
+describe("arbiter help and version", () => {
+  it("prints the package version", async () => {
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
+    expect(version()).toBe(pkg.version);
+    expect(await run(["--version"])).toEqual({ code: 0, out: `arbiter ${pkg.version}\n`, err: "" });
+  });
+
+  it("lists every command and every filter subcommand in the top-level help", async () => {
+    const r = await run(["--help"]);
+    expect(r).toEqual({ code: 0, out: USAGE, err: "" });
+    for (const cmd of ["validate", "compile", "eval", "publish", "jq", "filter"]) expect(USAGE).toMatch(new RegExp(`^  ${cmd} `, "m"));
+    for (const sub of FILTER_COMMANDS) expect(USAGE).toMatch(new RegExp(`^  filter ${sub} `, "m"));
+    expect(USAGE).toContain("--reset");
+    expect(USAGE).toContain("--version");
+  });
+
+  it("answers each command's unknown options with usage", async () => {
+    for (const cmd of ["validate", "compile", "eval", "publish"]) {
+      const r = await run([cmd, "--frobnicate"]);
+      expect(r.code, cmd).toBe(2);
+      expect(r.err.toLowerCase(), cmd).toContain("usage");
+    }
+  });
+
   it.each(["validate", "compile", "eval", "publish", "jq", "filter"])("%s --help prints usage and exits 0", async (cmd) => {
     const r = await run([cmd, "--help"]);
     expect(r.code).toBe(0);
@@ -160,32 +98,6 @@ describe("arbiter help", () => {
     const r = await run(["frobnicate"]);
     expect(r.code).toBe(2);
     expect(r.err).toContain("unknown command");
-  });
-});
-
-describe("arbiter publish", () => {
-  it("writes bundle then pointer to a local KV through wrangler", { timeout: 120_000 }, async () => {
-    const state = join(scratch, "wrangler-state");
-    const r = await run(["publish", "--local", "--persist-to", state, join(REPO_ROOT, "policies")]);
-    expect(r.code, r.err).toBe(0);
-    const revision = /published revision ([0-9a-f]{64})/.exec(r.out)?.[1];
-    expect(revision).toBeDefined();
-    const get = (key: string) =>
-      spawnSync("npx", ["wrangler", "kv", "key", "get", key, "--binding", "POLICIES", "--local", "--persist-to", state, "--text"], {
-        cwd: REPO_ROOT,
-        encoding: "utf8",
-      }).stdout.trim();
-    expect(get("bundle:current")).toBe(revision);
-    expect(JSON.parse(get(`bundle:${revision}`)).revision).toBe(revision);
-  });
-
-  it("publishes nothing when a policy is invalid", async () => {
-    const dir = mkdtempSync(join(scratch, "broken-"));
-    writeFileSync(join(dir, "placement.yaml"), "partitions: 7\n");
-    const r = await run(["publish", "--local", "--persist-to", join(scratch, "never"), dir]);
-    expect(r.code).toBe(1);
-    expect(r.err).toContain("nothing was published");
-    expect(existsSync(join(scratch, "never"))).toBe(false);
   });
 });
 

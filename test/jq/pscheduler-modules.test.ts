@@ -123,7 +123,7 @@ describe("native iso::timestamp_parsed equals its jq definition", () => {
         same(prog(arg), { d: s, e: "2001-02-03T04:05Z", invalid: s });
       }
     }
-    expect(same(prog("."), "2020-01-02T03:04-01:30").outputs).toEqual([[{ year: 2020, month: 1, day: 2, hour: 3, minute: 4, offset_hr: -1, offset_min: -30 }]]);
+    expect(same(prog("."), "2020-01-02T03:04-01:30").outputs).toEqual([[{ year: 2020, month: 1, day: 2, hour: 3, minute: 4, offset_hr: -1, offset_min: 30 }]]);
     expect(same(prog("."), "x").error).toBe("Invalid timestamp 'x'");
   });
   it("keeps number literals beyond 2^53 as tonumber does", () => {

@@ -1,11 +1,18 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decideLimits, limitsEngine, validateLimitsText, type LimitsRequest } from "../../src/engines/limits/index.js";
 import { loadCases } from "../support/cases.js";
 import { haveSharedData, SHARED_DATA_ABSENT } from "../support/shared-data.js";
-import { contextOf, jqAvailable, limitsCaseExtra, sharedPolicyText } from "./harness.js";
+import { startFetchFake, type FetchFake } from "../support/fetch-fake.js";
+import { contextOf, jqAvailable, limitsCaseExtra, sharedPolicyText, withLoopback } from "./harness.js";
 
 const cases = loadCases("limits", limitsCaseExtra);
 const haveJq = jqAvailable();
+
+let fake: FetchFake;
+beforeAll(async () => {
+  fake = await startFetchFake();
+});
+afterAll(() => fake.close());
 
 describe("limits cases", () => {
   it("has at least 80 cases", () => {
@@ -18,7 +25,8 @@ describe("limits cases", () => {
       (c.policy_file !== undefined && !haveSharedData ? SHARED_DATA_ABSENT : undefined) ??
       (c.needs === "jq" && !haveJq ? "the jq engine (src/jq) has not landed yet" : undefined);
     it.skipIf(skip !== undefined)(name, async () => {
-      const text = c.policy_file !== undefined ? sharedPolicyText(c.policy_file) : typeof c.policy === "string" ? c.policy : JSON.stringify(c.policy);
+      const policy = withLoopback(c.policy, fake.base);
+      const text = c.policy_file !== undefined ? sharedPolicyText(c.policy_file) : typeof policy === "string" ? policy : JSON.stringify(policy);
       const compiled = limitsEngine.compile(text);
       if (c.want_error !== undefined) {
         expect(compiled.ok, "policy should fail to compile").toBe(false);
@@ -32,11 +40,11 @@ describe("limits cases", () => {
       }
       if (!compiled.ok) throw new Error(`policy failed to compile: ${compiled.error[0].message}`);
       // The bundle stores compiled data as JSON: go through a JSON round trip like it does.
-      const policy = limitsEngine.load(JSON.parse(JSON.stringify(compiled.value)));
+      const loaded = limitsEngine.load(JSON.parse(JSON.stringify(compiled.value)));
       const now = c.now === undefined ? undefined : typeof c.now === "number" ? c.now : Date.parse(c.now);
-      const decision = await decideLimits(policy, c.input as LimitsRequest, contextOf(c.context, now));
+      const decision = await decideLimits(loaded, c.input as LimitsRequest, contextOf(c.context, now, fake));
       const got: Record<string, unknown> = { ...decision.verdict, cacheable: decision.cacheable, outcome: decision.outcome };
-      const want = c.want as Record<string, unknown>;
+      const want = withLoopback(c.want, fake.base) as Record<string, unknown>;
       const picked: Record<string, unknown> = {};
       for (const k of Object.keys(want)) picked[k] = got[k];
       expect(picked).toEqual(want);

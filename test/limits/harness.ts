@@ -7,6 +7,8 @@ import { z } from "zod";
 import { buildCidrSet, type CidrSet } from "../../src/engines/common/cidr.js";
 import type { DnsAnswer, DnsResolver, LimitsContext } from "../../src/engines/limits/index.js";
 import { compileJqText } from "../../src/engines/limits/jq-bridge.js";
+import { httpFetcher } from "../../src/http/url-fetch.js";
+import type { FetchFake } from "../support/fetch-fake.js";
 import { sharedDataPath } from "../support/shared-data.js";
 
 /** The extra case fields of limits cases (strict like the rest). */
@@ -23,6 +25,15 @@ export const limitsCaseExtra = {
       no_dns: z.boolean().optional(),
       /** ip-cidr-list-url source → downloaded entries. */
       lists: z.record(z.string(), z.array(z.string())).optional(),
+      /** Path on the loopback fetch fake (`{{loopback}}` in the case) → its answer. */
+      fetch: z
+        .record(
+          z.string(),
+          z.strictObject({ status: z.number().optional(), body: z.unknown().optional(), delay_ms: z.number().optional(), echo: z.boolean().optional(), location: z.string().optional() }),
+        )
+        .optional(),
+      /** URL fetches allowed per decision (the context's fetch budget). */
+      fetch_budget: z.number().optional(),
       explain: z.boolean().optional(),
     })
     .optional(),
@@ -52,8 +63,13 @@ export function fakeDns(table: Record<string, { status: DnsAnswer["status"]; ans
   };
 }
 
-/** Builds the decision context of a case. */
-export function contextOf(c: z.output<z.ZodObject<typeof limitsCaseExtra>>["context"], now: number = Date.parse("2026-06-01T12:00:00Z")): LimitsContext {
+/** Builds the decision context of a case; url-fetch limits reach the loopback fake through the real fetcher. */
+export function contextOf(
+  c: z.output<z.ZodObject<typeof limitsCaseExtra>>["context"],
+  now: number = Date.parse("2026-06-01T12:00:00Z"),
+  fake?: FetchFake,
+): LimitsContext {
+  if (fake !== undefined) fake.routes = c?.fetch ?? {};
   const lists = new Map<string, CidrSet>();
   for (const [source, entries] of Object.entries(c?.lists ?? {})) lists.set(source, buildCidrSet(entries));
   return {
@@ -62,5 +78,14 @@ export function contextOf(c: z.output<z.ZodObject<typeof limitsCaseExtra>>["cont
     ...(c?.no_dns ? {} : { dns: fakeDns(c?.dns ?? {}) }),
     cidrList: (source) => lists.get(source),
     localAddresses: c?.local_addresses ?? [],
+    fetcher: caseFetcher,
+    ...(c?.fetch_budget !== undefined ? { fetchBudget: c.fetch_budget } : {}),
   };
+}
+
+const caseFetcher = httpFetcher();
+
+/** Replaces `{{loopback}}` by the fetch fake's base URL in every string of a case value. */
+export function withLoopback<T>(value: T, base: string): T {
+  return JSON.parse(JSON.stringify(value ?? null).replaceAll("{{loopback}}", base)) as T;
 }

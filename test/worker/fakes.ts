@@ -27,16 +27,16 @@ async function control(path: string, body: unknown): Promise<void> {
 }
 
 /** Sets the DoH fake's answer for one name and type (a raw reply). */
-export async function setDoh(name: string, type: "A" | "AAAA" | "PTR", reply: FakeReply): Promise<void> {
+export async function setDoh(name: string, type: "A" | "AAAA" | "PTR" | "TXT", reply: FakeReply): Promise<void> {
   await control("/_control/dns", { name, type, reply });
 }
 
-const TYPE_NUMBER = { A: 1, PTR: 12, AAAA: 28 } as const;
+const TYPE_NUMBER = { A: 1, PTR: 12, TXT: 16, AAAA: 28 } as const;
 
 /** Sets a NOERROR answer carrying `data` records of the type, with a TTL. */
 export async function setDohRecords(
   name: string,
-  type: "A" | "AAAA" | "PTR",
+  type: "A" | "AAAA" | "PTR" | "TXT",
   data: string[],
   ttl = 300,
   delayMs?: number,
@@ -56,7 +56,7 @@ export function listUrl(id: string): string {
 }
 
 /** How often the DoH fake was asked for a name and type. */
-export async function dohHits(name: string, type: "A" | "AAAA" | "PTR"): Promise<number> {
+export async function dohHits(name: string, type: "A" | "AAAA" | "PTR" | "TXT"): Promise<number> {
   return hits(`dns:${name.toLowerCase().replace(/\.$/, "")} ${type}`);
 }
 

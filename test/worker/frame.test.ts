@@ -1,6 +1,6 @@
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { compileBundle, sourcesOf } from "../../src/bundle/index.js";
+import { compileBundle, EMBEDDED_POINTER, sourcesOf } from "../../src/bundle/index.js";
 import { app } from "../../src/http/app.js";
 import { constantTimeEqual } from "../../src/http/auth.js";
 import type { Env } from "../../src/env.js";
@@ -246,5 +246,39 @@ describe("publishing policies", () => {
     const after = await waitForRevision(next.value.revision);
     expect(after.revision).toBe(next.value.revision);
     expect(after.queue).toBe("root.otherq");
+  });
+
+  it("never drops an engine over HTTP: a PUT replaces one engine and keeps every other one served", async () => {
+    const served = async () => Object.keys(((await (await SELF.fetch(`${BASE}/v1/policies`)).json()) as { engines: object }).engines).sort();
+    const before = await served();
+    expect(before).toEqual(Object.keys(embeddedBundle().engines).sort());
+    // An empty source is no way to remove an engine: the engines that need a policy refuse it…
+    for (const engine of ["limits", "placement", "customs", "jobfilter"]) {
+      const empty = await SELF.fetch(`${BASE}/v1/policies/${engine}`, { method: "PUT", body: "" });
+      expect(empty.status, engine).toBe(422);
+    }
+    // …and HTCondor's empty configuration (no PE expressions) still serves /v1/match.
+    const pool = await SELF.fetch(`${BASE}/v1/policies/match`, { method: "PUT", body: "" });
+    expect(pool.status).toBe(200);
+    const published = JSON.parse((await env.POLICIES.get(`bundle:${((await pool.json()) as { revision: string }).revision}`)) ?? "{}") as {
+      engines: object;
+    };
+    expect(Object.keys(published.engines).sort()).toEqual(before);
+    expect(await served()).toEqual(before);
+  });
+
+  it("serves the embedded bundle again once the pointer says so (what `arbiter publish --reset` writes)", async () => {
+    const res = await SELF.fetch(`${BASE}/v1/policies/placement`, { method: "PUT", body: validPlacement });
+    const { revision } = (await res.json()) as { revision: string };
+    expect(((await (await SELF.fetch(`${BASE}/v1/policies`)).json()) as { source: string }).source).toBe("kv");
+    await env.POLICIES.put("bundle:current", EMBEDDED_POINTER);
+    const back = await waitForRevision(embeddedBundle().revision);
+    expect(back.revision).toBe(embeddedBundle().revision);
+    expect(((await (await SELF.fetch(`${BASE}/v1/policies`)).json()) as { source: string }).source).toBe("embedded");
+    // The next publish builds on the embedded bundle, not on the dropped one.
+    const next = await SELF.fetch(`${BASE}/v1/policies/limits`, { method: "PUT", body: `${sourcesOf(embeddedBundle()).limits ?? ""}\n` });
+    expect(next.status).toBe(200);
+    expect(((await next.json()) as { revision: string }).revision).not.toBe(revision);
+    expect(await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text()).toBe(sourcesOf(embeddedBundle()).placement);
   });
 });

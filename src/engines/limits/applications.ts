@@ -2,8 +2,9 @@
  * Walking the applications: which limits apply to the classified requester,
  * group by group, with pScheduler's diagnostic lines.
  */
-import { BudgetExceeded } from "../common/budget.js";
+import { BudgetExceeded, currentBudget, type Budget } from "../common/budget.js";
 import type { JsonObject } from "../common/json.js";
+import type { LimitAnswer, LimitIo } from "./limit-types.js";
 import type { Application, HowMany, Limit } from "./policy.js";
 
 /** One limit's evaluation, kept for the trace. */
@@ -31,19 +32,35 @@ function groupPasses(require: HowMany, passes: number, fails: number): boolean {
   }
 }
 
-/** Evaluates one limit with inversion and the schedule rule; a raised error fails the limit. */
-export function checkLimit(limit: Limit, task: JsonObject, checkSchedule: boolean, now: number): { passed: boolean; reasons: string[] } {
+/** Applies a limit's inversion to its answer; a raised error fails the limit. */
+function finish(limit: Limit, r: LimitAnswer): { passed: boolean; reasons: string[] } {
+  if ("error" in r) return { passed: false, reasons: [`Limit ${limit.name} threw an exception:\n${r.error}`] };
+  if (!limit.invert) return r;
+  return r.passed ? { passed: false, reasons: ["Passed but inverted"] } : { passed: true, reasons: [] };
+}
+
+/**
+ * Evaluates one limit with inversion and the schedule rule (asynchronously
+ * only for url-fetch), charging the decision's work budget; a spent budget is
+ * the exception pScheduler reports for a limit that throws.
+ */
+export function checkLimit(
+  limit: Limit,
+  task: JsonObject,
+  checkSchedule: boolean,
+  now: number,
+  io: LimitIo,
+  budget: Budget = currentBudget(),
+): { passed: boolean; reasons: string[] } | Promise<{ passed: boolean; reasons: string[] }> {
   if (!checkSchedule && limit.evaluator.checksSchedule) return { passed: true, reasons: [] };
-  let r: ReturnType<Limit["evaluator"]["evaluate"]>;
+  let r: LimitAnswer | Promise<LimitAnswer>;
   try {
-    r = limit.evaluator.evaluate(task, now);
+    r = budget.run(() => limit.evaluator.evaluate(task, now, io));
   } catch (e) {
     if (!(e instanceof BudgetExceeded)) throw e;
     r = { error: e.message };
   }
-  if ("error" in r) return { passed: false, reasons: [`Limit ${limit.name} threw an exception:\n${r.error}`] };
-  if (!limit.invert) return r;
-  return r.passed ? { passed: false, reasons: ["Passed but inverted"] } : { passed: true, reasons: [] };
+  return r instanceof Promise ? r.then((a) => finish(limit, a)) : finish(limit, r);
 }
 
 /** The fixed parts of group `j`'s limit lines (see Group), made once at load time. */
@@ -59,15 +76,18 @@ export function groupLines(j: number, names: readonly string[]): { passLines: st
  * Runs the applications for the classified requester; returns the verdict and
  * the application block (one string of lines, empty when none applied).
  */
-export function checkApplications(
+export async function checkApplications(
   applications: readonly Application[],
   limits: readonly Limit[],
   classified: readonly boolean[],
   task: JsonObject,
   checkSchedule: boolean,
   now: number,
+  io: LimitIo,
   trace: LimitOutcome[] | null,
-): { passed: boolean; block: string } {
+): Promise<{ passed: boolean; block: string }> {
+  // called with the decision's budget current: each limit's evaluation is charged to it, across awaits
+  const budget = currentBudget();
   const lines: string[] = [];
   let passed = false;
   for (const app of applications) {
@@ -81,7 +101,8 @@ export function checkApplications(
       let fails = 0;
       for (let j = 0; j < group.limits.length; j++) {
         const limit = limits[group.limits[j]];
-        const r = checkLimit(limit, task, checkSchedule, now);
+        let r = checkLimit(limit, task, checkSchedule, now, io, budget);
+        if (r instanceof Promise) r = await r;
         trace?.push({ limit: limit.name, passed: r.passed, reasons: r.reasons });
         if (r.passed) {
           passes++;

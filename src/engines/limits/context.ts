@@ -3,7 +3,7 @@ import type { CidrSet } from "../common/cidr.js";
 
 export type { CidrSet } from "../common/cidr.js";
 
-/** One DNS answer: names for PTR, addresses for A/AAAA, in the order the resolver gave them. */
+/** One DNS answer: names for PTR, addresses for A/AAAA, texts for TXT, in the order the resolver gave them. */
 export interface DnsAnswer {
   status: "ok" | "nxdomain" | "timeout" | "error";
   answers: string[];
@@ -11,7 +11,30 @@ export interface DnsAnswer {
 
 /** DNS as the engine sees it; the service implements it with DNS-over-HTTPS. */
 export interface DnsResolver {
-  lookup(name: string, type: "PTR" | "A" | "AAAA", timeoutMs: number): Promise<DnsAnswer>;
+  lookup(name: string, type: "PTR" | "A" | "AAAA" | "TXT", timeoutMs: number): Promise<DnsAnswer>;
+}
+
+/**
+ * The outcome of one GET as pScheduler's `url_get(..., throw=False)` returns
+ * it: the HTTP status and the body text, or, when the transfer itself failed
+ * (no connection, timeout, bad URL), status 400 and the error's text.
+ */
+export interface FetchAnswer {
+  status: number;
+  text: string;
+}
+
+/** One GET for the url-fetch limit: the full URL (query included), headers in order, a timeout. */
+export interface FetchRequest {
+  url: string;
+  headers: ReadonlyArray<readonly [string, string]>;
+  timeoutMs: number;
+  followRedirects: boolean;
+}
+
+/** HTTP GET as the engine sees it; the service implements it with fetch(), tests with a loopback server. */
+export interface UrlFetcher {
+  get(request: FetchRequest): Promise<FetchAnswer>;
 }
 
 /** What a decision may consult besides the request and the policy. */
@@ -22,4 +45,9 @@ export interface LimitsContext {
   cidrList(source: string): CidrSet | undefined; // the stored, parsed list of an ip-cidr-list-url source; undefined = never fetched
   localAddresses: readonly string[]; // LOCAL_ADDRESSES (addresses and CIDRs)
   budget?: Budget; // the decision's work budget (absent: whatever budget is current)
+  fetcher?: UrlFetcher; // absent: every url-fetch fails as an unreachable server would
+  fetchBudget?: number; // URL fetches allowed per decision (default DEFAULT_FETCH_BUDGET)
 }
+
+/** URL fetches one decision may make when the context does not say. */
+export const DEFAULT_FETCH_BUDGET = 3;

@@ -76,7 +76,7 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
   const budget: Budget = ctx.budget ?? currentBudget();
   const rewrite = request.rewrite !== false;
   const prioritize = request.prioritize === true;
-  const state: EvalState = { ctx, usedOutside: false };
+  const state: EvalState = { ctx, usedOutside: false, fetches: 0 };
   const trace: Trace | null = ctx.explain ? { hints, identifiers: [], classifiers: [], limits: [] } : null;
   const now = ctx.now / 1000;
   const diags: string[] = [];
@@ -161,8 +161,8 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
   }
 
   // Applications
-  const apps = budget.run(() =>
-    checkApplications(policy.applications, policy.limits, classified, limitTask, checkSchedule, now, trace ? trace.limits : null),
+  const apps = await budget.run(() =>
+    checkApplications(policy.applications, policy.limits, classified, limitTask, checkSchedule, now, { hints, state }, trace ? trace.limits : null),
   );
   diags.push(apps.block);
   diags.push(apps.passed ? "Proposal meets limits" : "Proposal does not meet limits");

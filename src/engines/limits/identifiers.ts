@@ -19,8 +19,10 @@ import { DURATION, JQ_TRANSFORM, STRING_MATCH, firstError, schemaErrorText, type
 /** Per-decision scratch state the evaluators report into. */
 export interface EvalState {
   readonly ctx: LimitsContext;
-  /** Set when DNS or a downloaded list was consulted: such verdicts are not cacheable. */
+  /** Set when DNS, a downloaded list or a URL fetch was consulted: such verdicts are not cacheable. */
   usedOutside: boolean;
+  /** URL fetches made so far in this decision (bounded by the context's fetch budget). */
+  fetches: number;
 }
 
 /** An identifier's answer: identified or not, or the text of the error it raised. */
@@ -331,6 +333,76 @@ const ipCymruBogon: Build = (data) => {
   });
 };
 
+const ASN_SCHEMA: Schema = {
+  type: "object",
+  properties: {
+    asns: { type: "array", items: { type: "integer", minimum: 1 } },
+    peers: { type: "boolean" },
+    timeout: DURATION,
+    "fail-result": { type: "boolean" },
+  },
+  required: ["fail-result"],
+};
+
+const DOTTED_QUAD = /^(?:0|[1-9][0-9]{0,2})(?:\.(?:0|[1-9][0-9]{0,2})){3}$/;
+
+/**
+ * The labels dnspython's `reversename.from_address` gives an address (without
+ * the in-addr.arpa / ip6.arpa suffix): four octets for IPv4 and for
+ * IPv4-mapped IPv6, 32 nibbles for other IPv6; null when it refuses the text.
+ */
+function cymruLabels(text: string): string[] | null {
+  if (text.includes(":")) {
+    if (text.includes("%") || text.includes("/")) return null;
+    const a = parseAddress(text);
+    if (a === null || a.family !== 6) return null;
+    const v = BigInt(a.start);
+    if (v >> 32n === 0xffffn) return reverseLabels({ ...a, family: 4, start: Number(v & 0xffffffffn) } as IpNetwork);
+    return reverseLabels(a);
+  }
+  if (!DOTTED_QUAD.test(text)) return null;
+  const a = parseAddress(text);
+  return a === null ? null : reverseLabels(a);
+}
+
+/** The ASNs of a Team Cymru TXT record, `"ASN [ASN...] | CIDR | CC | Registry | Date"`, as Python's int() reads them. */
+function asnsOf(record: string): number[] {
+  const out: number[] = [];
+  for (const line of record.split("\n")) {
+    const fields = line.slice(1, -1).split(" | ")[0];
+    for (const word of fields.split(/\s+/)) {
+      if (!/^[+-]?[0-9]+(?:_[0-9]+)*$/.test(word)) continue;
+      out.push(Number(word.replace(/_/g, "")));
+    }
+  }
+  return out;
+}
+
+const ipCymruAsn: Build = (data) => {
+  const e = checkData(ASN_SCHEMA, data);
+  if (e) return err(e);
+  const d = data as { asns?: number[]; peers?: boolean; timeout?: string; "fail-result": boolean };
+  if (d.asns === undefined) return err("'asns'");
+  const asns = new Set(d.asns);
+  const zone = d.peers === true ? "peer" : null;
+  const ms = timeoutMs(d.timeout, 2000);
+  const failResult = d["fail-result"];
+  return ok(async (hints, state) => {
+    const r = requesterOf(hints);
+    if (r === undefined) return false;
+    const labels = cymruLabels(r);
+    if (labels === null) return { error: "Text input is malformed." };
+    const name = `${labels.join(".")}.${zone ?? (labels.length === 4 ? "origin" : "origin6")}.asn.cymru.com`;
+    state.usedOutside = true;
+    const dns = state.ctx.dns;
+    if (!dns) return failResult;
+    const answer = await dns.lookup(name, "TXT", ms);
+    if (answer.status === "nxdomain") return false;
+    if (answer.status !== "ok" || answer.answers.length === 0) return failResult;
+    return asnsOf(answer.answers[0]).some((n) => asns.has(n));
+  });
+};
+
 const REVERSE_SCHEMA: Schema = {
   type: "object",
   properties: { match: STRING_MATCH, timeout: DURATION },
@@ -374,9 +446,13 @@ const BUILDERS: Readonly<Record<string, Build>> = {
   hint,
   jq,
   "ip-cidr-list-url": ipCidrListUrl,
+  "ip-cymru-asn": ipCymruAsn,
   "ip-cymru-bogon": ipCymruBogon,
   "ip-reverse-dns": ipReverseDns,
   localif,
+  // Both read LOCAL_ADDRESSES as networks: an entry written with its prefix
+  // length (192.0.2.1/24) stands for the interface and its subnet.
+  "local-subnet": localif,
 };
 
 /** One identifier entry after the top-level schema check. */

@@ -10,17 +10,25 @@ import { isJsonObject } from "../common/json.js";
 import { err, ok, type Result } from "../common/result.js";
 import { compileJqText, scriptText, type JqSpec } from "./jq-bridge.js";
 import { JQ_TRANSFORM, firstError, schemaErrorText, type Schema } from "./schema.js";
+import type { EvalState } from "./identifiers.js";
 import { compileTestLimit } from "./test-limit.js";
+import { compileUrlFetch } from "./url-fetch.js";
 
 /** A limit's own answer before inversion, or the text of the error it raised. */
 export type LimitAnswer = { passed: boolean; reasons: string[] } | { error: string };
+
+/** What a limit may consult besides the task: the hints and the decision's state (context, budgets). */
+export interface LimitIo {
+  readonly hints: JsonObject;
+  readonly state: EvalState;
+}
 
 /** A compiled limit evaluator. */
 export interface LimitEvaluator {
   /** Schedule limits pass without evaluation (and without inversion) when the task has no run_schedule. */
   readonly checksSchedule: boolean;
-  /** `now` is the decision's time in seconds, for jq's `now`. */
-  evaluate(task: JsonObject, now: number): LimitAnswer;
+  /** `now` is the decision's time in seconds, for jq's `now`; only url-fetch answers asynchronously. */
+  evaluate(task: JsonObject, now: number, io: LimitIo): LimitAnswer | Promise<LimitAnswer>;
 }
 
 const PASS: LimitAnswer = { passed: true, reasons: [] };
@@ -224,6 +232,7 @@ const LIMIT_BUILDERS: Readonly<Record<string, (data: Json) => Result<LimitEvalua
   "run-daterange": runDateRange,
   "run-schedule": runSchedule,
   test: compileTestLimit,
+  "url-fetch": compileUrlFetch,
 };
 
 /** Compiles a limit of a known type, or says the type is unsupported (null). */

@@ -54,3 +54,30 @@ export function pyTypeName(value: Json | undefined): string {
   if (typeof value === "string") return "str";
   return Array.isArray(value) ? "list" : "dict";
 }
+
+const URL_SAFE = /[A-Za-z0-9_.\-~]/;
+const utf8 = new TextEncoder();
+
+/** Python's `quote_plus(s, safe="")`: UTF-8 bytes percent-encoded (upper-case hex), spaces as `+`. */
+export function pyQuotePlus(s: string): string {
+  let out = "";
+  for (const ch of s) {
+    if (ch === " ") out += "+";
+    else if (URL_SAFE.test(ch)) out += ch;
+    else for (const b of utf8.encode(ch)) out += `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
+  }
+  return out;
+}
+
+/**
+ * Python's `urllib.parse.urlencode(query)` of a JSON value: an object gives
+ * `key=value` pairs of their str() forms joined with `&`; an empty array or
+ * string gives ""; anything else is the TypeError text urlencode raises.
+ */
+export function pyUrlencode(query: Json): { text: string } | { error: string } {
+  if (query !== null && typeof query === "object" && !Array.isArray(query)) {
+    return { text: Object.entries(query).map(([k, v]) => `${pyQuotePlus(k)}=${pyQuotePlus(pyStr(v))}`).join("&") };
+  }
+  if ((Array.isArray(query) || typeof query === "string") && query.length === 0) return { text: "" };
+  return { error: "not a valid non-string sequence or mapping object" };
+}

@@ -12,7 +12,12 @@ export function stripComments(value: Json): Json {
   if (Array.isArray(value)) return value.map(stripComments);
   if (isJsonObject(value)) {
     const out: JsonObject = {};
-    for (const [k, v] of Object.entries(value)) if (!k.startsWith("#")) out[k] = stripComments(v);
+    for (const [k, v] of Object.entries(value)) {
+      if (k.startsWith("#")) continue;
+      // a "__proto__" member stays a member (plain assignment would set the prototype)
+      if (k === "__proto__") Object.defineProperty(out, k, { value: stripComments(v), enumerable: true, writable: true, configurable: true });
+      else out[k] = stripComments(v);
+    }
     return out;
   }
   return value;

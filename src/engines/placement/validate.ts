@@ -1,6 +1,6 @@
 import { policyError, type PolicyError } from "../common/result.js";
 import { checkAclFields } from "./acl.js";
-import { singleEntryValid } from "./filter.js";
+import { singleEntryProblem } from "./filter.js";
 import { allPartsValid, FILTER_GROUP_RE, FILTER_USER_RE, INVALID_QUEUE_NAME, isQueueNameValid, RULE_NAME_RE } from "./names.js";
 import type { RawConfig, RawFilter, RawPartition, RawQueue, RawRule } from "./types.js";
 
@@ -41,15 +41,22 @@ function checkQueues(q: RawQueue, level: number): void {
   for (const child of q.queues ?? []) checkQueues(child, level + 1);
 }
 
+/** YuniKorn's text names only the list; Go's own error (and its offset in the entry) follows it when there is one. */
+function why(problem: string): string {
+  return problem === "" ? "" : ` (${problem})`;
+}
+
 function checkFilter(f: RawFilter, at: string): void {
   if (f.type !== "" && f.type.toLowerCase() !== "allow" && f.type.toLowerCase() !== "deny") {
     fail("placement_invalid_filter_type", `invalid rule filter type ${f.type}, filter type  must be either '', allow or deny`, `${at}/type`);
   }
-  if (f.users.length === 1 && !singleEntryValid(f.users[0], FILTER_USER_RE)) {
-    fail("placement_invalid_filter_users", `invalid rule filter user list is not a proper list or regexp: [${f.users.join(" ")}]`, `${at}/users`);
+  const users = f.users.length === 1 ? singleEntryProblem(f.users[0], FILTER_USER_RE) : null;
+  if (users !== null) {
+    fail("placement_invalid_filter_users", `invalid rule filter user list is not a proper list or regexp: [${f.users.join(" ")}]${why(users)}`, `${at}/users`);
   }
-  if (f.groups.length === 1 && !singleEntryValid(f.groups[0], FILTER_GROUP_RE)) {
-    fail("placement_invalid_filter_groups", `invalid rule filter group list is not a proper list or regexp: [${f.groups.join(" ")}]`, `${at}/groups`);
+  const groups = f.groups.length === 1 ? singleEntryProblem(f.groups[0], FILTER_GROUP_RE) : null;
+  if (groups !== null) {
+    fail("placement_invalid_filter_groups", `invalid rule filter group list is not a proper list or regexp: [${f.groups.join(" ")}]${why(groups)}`, `${at}/groups`);
   }
 }
 

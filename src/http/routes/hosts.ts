@@ -7,18 +7,20 @@ import {
   prepareHost,
   prepareRequest,
   type CustomsPolicy,
+  type AccessDenial,
   type CustomsPolicyData,
   type Instruction,
 } from "../../engines/customs/index.js";
 import type { PolicyError } from "../../engines/common/result.js";
-import type { HostPool, PoolPolicy } from "../../state/host-pool.js";
+import { allocationAnswer, type HostPool, type OnceAllocation, type PoolPolicy } from "../../state/host-pool.js";
 import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize, type Role } from "../auth.js";
-import { readJson } from "../body.js";
-import { logDecision, newDecisionId } from "../decision.js";
+import { parseJsonText, readJson, readJsonText, validate } from "../body.js";
+import { idempotencyKey, idempotencyRequest, keyReusedMessage } from "../idempotency.js";
+import { logDecision, newDecisionId, wantsExplain } from "../decision.js";
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError, type ErrorCode } from "../errors.js";
-import { registerOperation } from "../openapi.js";
+import { IDEMPOTENCY_HEADER, NET_QUERY, registerOperation } from "../openapi.js";
 import {
   AllocateRequest,
   AllocateResponse,
@@ -75,6 +77,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const instructionJson = (i: Instruction) => ({ permit: i.permit, signal: i.signal, at: iso(i.at), ...(i.cancel ? { cancel: true as const } : {}) });
 
 registerOperation({
+  operationId: "reportHost",
   method: "put",
   path: "/v1/hosts/{name}",
   summary: "A host agent's report (and registration): availability, rating, job limits and eviction signals to deliver",
@@ -82,8 +85,10 @@ registerOperation({
   auth: "agent",
   request: HostReport,
   response: HostReportResponse,
+  errors: ["invalid_host_report"],
 });
 registerOperation({
+  operationId: "allocateHost",
   method: "post",
   path: "/v1/hosts/allocate",
   summary: "Pick the best available host for a remote job and issue its permit (never cacheable)",
@@ -91,30 +96,40 @@ registerOperation({
   auth: "decision",
   request: AllocateRequest,
   response: AllocateResponse,
+  headers: [IDEMPOTENCY_HEADER],
 });
 registerOperation({
+  operationId: "finishPermit",
   method: "post",
   path: "/v1/hosts/{name}/permits/{id}/finish",
   summary: "Release a permit when its job ends (query `net`, default 0)",
   tag: "hosts",
   auth: "agent",
   response: FinishResponse,
+  query: [NET_QUERY],
+  errors: ["invalid_request", "permit_not_found"],
 });
 registerOperation({
+  operationId: "listHosts",
   method: "get",
   path: "/v1/hosts",
   summary: "Every host of a network (query `net`, default 0) with availability and rating",
   tag: "hosts",
   auth: "decision",
   response: HostListResponse,
+  query: [NET_QUERY],
+  errors: ["invalid_request"],
 });
 registerOperation({
+  operationId: "hostAcl",
   method: "get",
   path: "/v1/hosts/{name}/acl",
   summary: "A host's effective access list (customs' acl debugging call; query `net`, default 0)",
   tag: "hosts",
   auth: "decision",
   response: HostAclResponse,
+  query: [NET_QUERY],
+  errors: ["invalid_request", "host_not_found"],
 });
 
 /** The host pool API: agent reports, allocations, permit release, listings. */
@@ -122,33 +137,44 @@ export const hostRoutes = new Hono<AppEnv>()
   .post("/v1/hosts/allocate", async (c) => {
     const started = performance.now();
     authorize(c, "decision");
-    const body = await readJson(c, AllocateRequest);
+    const key = idempotencyKey(c);
+    const text = await readJsonText(c);
+    const body = validate(AllocateRequest, parseJsonText(text));
     const checked = normalizeRequest(body);
     if (!checked.ok) fail("invalid_request", checked.error);
     const prepared = prepareRequest(checked.value);
     if (!prepared.ok) fail("invalid_request", prepared.error);
     const { pool } = await activePolicy(c.env);
     const now = Date.now();
-    const result = await poolStub(c.env, checked.value.net).allocate(pool, checked.value, now);
-    for (const d of result.accessDenied) console.log(`${iso(now)} access denied user=${d.user} host=${d.host} client=${d.client}`);
-    const decisionId = newDecisionId();
+    const stub = poolStub(c.env, checked.value.net);
+    const explain = wantsExplain(c);
+    const envelope = { decision_id: newDecisionId(), revision: pool.revision };
+    let answer: ReturnType<typeof allocationAnswer>;
+    let accessDenied: AccessDenial[] = [];
+    if (key === undefined) {
+      const result = await stub.allocate(pool, checked.value, now, explain);
+      answer = allocationAnswer(result, envelope, explain);
+      accessDenied = result.accessDenied;
+    } else {
+      const idem = await idempotencyRequest(key, "hosts.allocate", text);
+      const once = (await stub.allocateOnce(pool, checked.value, now, idem, envelope, explain)) as OnceAllocation;
+      if ("mismatch" in once) throw new ApiError("idempotency_key_reused", keyReusedMessage(key));
+      answer = once.answer as ReturnType<typeof allocationAnswer>;
+      if (once.replayed) {
+        c.header("Idempotent-Replayed", "true");
+        return c.json(answer);
+      }
+      accessDenied = once.accessDenied ?? [];
+    }
+    for (const d of accessDenied) console.log(`${iso(now)} access denied user=${d.user} host=${d.host} client=${d.client}`);
     logDecision({
-      decision_id: decisionId,
+      decision_id: answer.decision_id,
       engine: "customs",
       revision: pool.revision,
-      outcome: result.host === null ? "no_host" : "allocated",
+      outcome: answer.host === null ? "no_host" : "allocated",
       micros: Math.round((performance.now() - started) * 1000),
     });
-    return c.json({
-      decision_id: decisionId,
-      revision: pool.revision,
-      cacheable: false as const,
-      host: result.host,
-      address: result.address,
-      permit: result.permit ? { id: result.permit.id, expires_at: iso(result.permit.expiresAt) } : null,
-      limits: result.limits,
-      ...(result.host === null ? { reason: "no host available" } : {}),
-    });
+    return c.json(answer);
   })
   .put("/v1/hosts/:name", async (c) => {
     authorize(c, "agent");

@@ -1,15 +1,16 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { parseRuleBody, parseUuid, type FloatLiterals } from "../../engines/jobfilter/index.js";
-import { isFailure, type JobQueueApi, type JobStatus, type QueueFailure } from "../../state/job-queue-types.js";
+import { isFailure, type JobQueueApi, type JobStatus, type Once, type QueueFailure } from "../../state/job-queue-types.js";
 import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize } from "../auth.js";
 import { checkJsonShape, describeJsonShape } from "../../engines/common/json-shape.js";
-import { readJson, readText } from "../body.js";
+import { parseJsonText, readJson, readJsonText, readText, validate } from "../body.js";
+import { idempotencyKey, idempotencyRequest, keyReusedMessage } from "../idempotency.js";
 import { logDecision, newDecisionId, wantsExplain } from "../decision.js";
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError, clipText } from "../errors.js";
-import { registerOperation } from "../openapi.js";
+import { BULK_QUERY, EXPLAIN_QUERY, IDEMPOTENCY_HEADER, registerOperation } from "../openapi.js";
 import {
   FilterBody,
   FilterRuleJson,
@@ -48,13 +49,14 @@ const EXPLAIN: Record<number, string> = {
   403: "Request forbidden -- authorization will not help",
   404: "Nothing matches the given URI",
   413: "Entity is too large",
+  422: "Unprocessable Entity",
   500: "Server got itself in trouble",
   503: "The server cannot process the request due to a high load",
 };
 
 class RapiError extends Error {
   constructor(
-    readonly status: 400 | 404,
+    readonly status: 400 | 404 | 422,
     message: string,
   ) {
     super(message);
@@ -106,6 +108,11 @@ function parseRapiJson(text: string): { value: unknown; floats: FloatLiterals } 
 }
 
 async function readRuleBody(c: Context<AppEnv>) {
+  return (await readRuleText(c)).body;
+}
+
+/** Reads and checks a rule body, keeping its text (an Idempotency-Key's fingerprint is taken from it). */
+async function readRuleText(c: Context<AppEnv>) {
   const text = await readText(c);
   let parsed: { value: unknown; floats?: FloatLiterals } = { value: null };
   if (text.trim() !== "") {
@@ -119,7 +126,7 @@ async function readRuleBody(c: Context<AppEnv>) {
   }
   const body = parseRuleBody(parsed.value, parsed.floats);
   if (!body.ok) throw new RapiError(400, body.error);
-  return body.value;
+  return { body: body.value, text };
 }
 
 function uriBase(c: Context<AppEnv>, queue: string): string {
@@ -140,8 +147,13 @@ const listFilters: FilterHandler = async (c, queue) => {
 };
 
 const addFilter: FilterHandler = async (c, queue) => {
-  const body = await readRuleBody(c);
-  return c.json(await queueStub(c.env, queue).putFilter(queue, body));
+  const key = idempotencyKey(c);
+  const { body, text } = await readRuleText(c);
+  if (key === undefined) return c.json(await queueStub(c.env, queue).putFilter(queue, body));
+  const once = await queueStub(c.env, queue).putFilterOnce(queue, body, await idempotencyRequest(key, "filters.add", text));
+  if ("mismatch" in once) throw new RapiError(422, keyReusedMessage(key));
+  if (once.replayed) c.header("Idempotent-Replayed", "true");
+  return c.json(once.answer);
 };
 
 const getFilter: FilterHandler = async (c, queue) => {
@@ -193,6 +205,28 @@ async function verdict(c: Context<AppEnv>, started: number, status: JobStatus) {
   return c.json({ decision_id: decisionId, revision: bundle.revision, cacheable: false, ...status });
 }
 
+/**
+ * Answers an idempotent submission: the stored answer on a retry (marked
+ * `Idempotent-Replayed: true`), the new one otherwise, the same error a
+ * refused submission answered the first time, or 422 for a reused key.
+ */
+function idempotentVerdict(c: Context<AppEnv>, started: number, key: string, once: Once<unknown>): Response {
+  if ("mismatch" in once) throw new ApiError("idempotency_key_reused", keyReusedMessage(key));
+  if (once.replayed) c.header("Idempotent-Replayed", "true");
+  if (isFailure(once.answer)) throw new ApiError(once.answer.error.code, once.answer.error.message);
+  const answer = once.answer as JobStatus & { decision_id: string; revision: string };
+  if (!once.replayed) {
+    logDecision({
+      decision_id: answer.decision_id,
+      engine: "jobfilter",
+      revision: answer.revision,
+      outcome: answer.action.toLowerCase(),
+      micros: Math.round((performance.now() - started) * 1000),
+    });
+  }
+  return json(c, answer, once.status);
+}
+
 async function optionalBody<S extends z.ZodType>(c: Context<AppEnv>, schema: S): Promise<z.output<S> | undefined> {
   const length = c.req.header("content-length");
   if (c.req.raw.body === null || length === "0") return undefined;
@@ -216,8 +250,15 @@ jobRoutes
     const started = performance.now();
     authorize(c, "decision");
     const queue = queueParam(c);
-    const submission = await readJson(c, JobSubmission);
-    return verdict(c, started, unwrap(await queueStub(c.env, queue).submit(queue, submission, wantsExplain(c))));
+    const key = idempotencyKey(c);
+    const text = await readJsonText(c);
+    const submission = validate(JobSubmission, parseJsonText(text));
+    if (key === undefined) return verdict(c, started, unwrap(await queueStub(c.env, queue).submit(queue, submission, wantsExplain(c))));
+    const bundle = await getActiveBundle(c.env);
+    const envelope = { decision_id: newDecisionId(), revision: bundle.revision };
+    const idem = await idempotencyRequest(key, "jobs.submit", text);
+    const once = await queueStub(c.env, queue).submitOnce(queue, submission, wantsExplain(c), idem, envelope);
+    return idempotentVerdict(c, started, key, once);
   })
   .get("/v1/queues/:queue/jobs/:id", async (c) => {
     const started = performance.now();
@@ -259,15 +300,21 @@ jobRoutes
 const JobStatusJson = JobVerdict.omit({ decision_id: true, revision: true, cacheable: true });
 const RuleRef = z.object({ uuid: z.string(), uri: z.string() });
 
-for (const [base, param] of [["/2/filters", ""], ["/v1/queues/{queue}/filters", " of a named queue"]] as const) {
-  registerOperation({ method: "get", path: base, summary: `List filter rules${param} (?bulk=1: full rules)`, tag: "filters", auth: "decision", response: z.union([z.array(RuleRef), z.array(FilterRuleJson)]) });
-  registerOperation({ method: "post", path: base, summary: `Add a filter rule${param}; answers its uuid`, tag: "filters", auth: "admin", request: FilterBody, response: z.string() });
-  registerOperation({ method: "get", path: `${base}/{uuid}`, summary: `One filter rule${param}`, tag: "filters", auth: "decision", response: FilterRuleJson });
-  registerOperation({ method: "put", path: `${base}/{uuid}`, summary: `Replace or create a filter rule${param}`, tag: "filters", auth: "admin", request: FilterBody, response: z.string() });
-  registerOperation({ method: "delete", path: `${base}/{uuid}`, summary: `Delete a filter rule${param}`, tag: "filters", auth: "admin", response: z.null() });
+for (const [base, param, id] of [
+  ["/2/filters", "", "Filters"],
+  ["/v1/queues/{queue}/filters", " of a named queue", "QueueFilters"],
+] as const) {
+  // Ganeti's RAPI shape for every error, and a named queue's name is checked (400) too.
+  const ganeti = { errorShape: "ganeti", tag: "filters" } as const;
+  registerOperation({ ...ganeti, operationId: `list${id}`, method: "get", path: base, summary: `List filter rules${param} (?bulk=1: full rules)`, auth: "decision", query: [BULK_QUERY], errors: ["invalid_request"], response: z.union([z.array(RuleRef), z.array(FilterRuleJson)]) });
+  registerOperation({ ...ganeti, operationId: `add${id.slice(0, -1)}`, method: "post", path: base, summary: `Add a filter rule${param}; answers its uuid`, auth: "admin", request: FilterBody, response: z.string(), headers: [IDEMPOTENCY_HEADER] });
+  registerOperation({ ...ganeti, operationId: `get${id.slice(0, -1)}`, method: "get", path: `${base}/{uuid}`, summary: `One filter rule${param}`, auth: "decision", errors: ["invalid_request", "not_found"], response: FilterRuleJson });
+  registerOperation({ ...ganeti, operationId: `replace${id.slice(0, -1)}`, method: "put", path: `${base}/{uuid}`, summary: `Replace or create a filter rule${param}`, auth: "admin", request: FilterBody, response: z.string() });
+  registerOperation({ ...ganeti, operationId: `delete${id.slice(0, -1)}`, method: "delete", path: `${base}/{uuid}`, summary: `Delete a filter rule${param}`, auth: "admin", errors: ["invalid_request", "not_found"], response: z.null() });
 }
-registerOperation({ method: "post", path: "/v1/queues/{queue}/jobs", summary: "Submit a job: decided at once, a slot taken under a lease when it may run", tag: "jobs", auth: "decision", request: JobSubmission, response: JobVerdict });
-registerOperation({ method: "get", path: "/v1/queues/{queue}/jobs/{id}", summary: "A job's status; a held job is decided again", tag: "jobs", auth: "decision", response: JobVerdict });
-registerOperation({ method: "post", path: "/v1/queues/{queue}/jobs/{id}/heartbeat", summary: "Renew a running job's lease", tag: "jobs", auth: "decision", request: HeartbeatRequest, response: JobStatusJson });
-registerOperation({ method: "post", path: "/v1/queues/{queue}/jobs/{id}/finish", summary: "Release a running job's slot (idempotent)", tag: "jobs", auth: "decision", response: JobStatusJson });
-registerOperation({ method: "post", path: "/v1/queues/{queue}/schedule", summary: "One scheduling pass over held jobs in priority order", tag: "jobs", auth: "decision", request: ScheduleRequest, response: ScheduleVerdict });
+const jobs = { tag: "jobs", auth: "decision" } as const;
+registerOperation({ ...jobs, operationId: "submitJob", method: "post", path: "/v1/queues/{queue}/jobs", summary: "Submit a job: decided at once, a slot taken under a lease when it may run", query: [EXPLAIN_QUERY], errors: ["conflict"], request: JobSubmission, response: JobVerdict, headers: [IDEMPOTENCY_HEADER] });
+registerOperation({ ...jobs, operationId: "getJob", method: "get", path: "/v1/queues/{queue}/jobs/{id}", summary: "A job's status; a held job is decided again", query: [EXPLAIN_QUERY], errors: ["invalid_request", "not_found"], response: JobVerdict });
+registerOperation({ ...jobs, operationId: "heartbeatJob", method: "post", path: "/v1/queues/{queue}/jobs/{id}/heartbeat", summary: "Renew a running job's lease", errors: ["not_found", "lease_expired", "conflict"], request: HeartbeatRequest, response: JobStatusJson });
+registerOperation({ ...jobs, operationId: "finishJob", method: "post", path: "/v1/queues/{queue}/jobs/{id}/finish", summary: "Release a running job's slot (idempotent)", errors: ["invalid_request", "not_found"], response: JobStatusJson });
+registerOperation({ ...jobs, operationId: "scheduleQueue", method: "post", path: "/v1/queues/{queue}/schedule", summary: "One scheduling pass over held jobs in priority order", errors: ["not_found"], request: ScheduleRequest, response: ScheduleVerdict });

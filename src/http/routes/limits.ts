@@ -1,12 +1,13 @@
 import { Hono } from "hono";
 import type { Decision } from "../../engines/common/decision.js";
-import type { CidrSet, LimitsContext } from "../../engines/limits/context.js";
+import { DEFAULT_FETCH_BUDGET, type CidrSet, type LimitsContext } from "../../engines/limits/context.js";
 import { decideLimits } from "../../engines/limits/index.js";
 import { cidrListsFor, policySources, type LimitsPolicy } from "../../state/cidr-lists.js";
 import { decisionRoute, type RouteContext } from "../decision.js";
 import { resolverFor } from "../dns.js";
-import type { AppEnv } from "../../env.js";
-import { registerOperation } from "../openapi.js";
+import { numberVar, type AppEnv } from "../../env.js";
+import { fetcherForIsolate } from "../url-fetch.js";
+import { EXPLAIN_QUERY, registerOperation } from "../openapi.js";
 import { LimitsRequest, LimitsVerdict, toEngineRequest } from "../schemas/limits.js";
 
 type EngineVerdict = Awaited<ReturnType<typeof decideLimits>> extends Decision<infer V> ? V : never;
@@ -31,8 +32,8 @@ export function localAddresses(text: string | undefined): readonly string[] {
 /**
  * Decides one limits request in the Worker: fills the requester from the
  * connecting address when the body has none, and hands the engine the
- * isolate's DNS-over-HTTPS resolver, the stored CIDR lists and the local
- * addresses. A verdict about the connecting address is never cacheable,
+ * isolate's DNS-over-HTTPS resolver, the stored CIDR lists, the local
+ * addresses and the url-fetch fetcher with its per-decision budget. A verdict about the connecting address is never cacheable,
  * because the verdict cache is keyed by the body, which does not name it.
  */
 export async function decide(
@@ -50,6 +51,8 @@ export async function decide(
     cidrList: sources.length > 0 ? await cidrListsFor(ctx.env, sources, ctx.now) : noLists,
     localAddresses: localAddresses(ctx.env.LOCAL_ADDRESSES),
     budget: ctx.budget,
+    fetcher: fetcherForIsolate(),
+    fetchBudget: numberVar(ctx.env.URL_FETCH_BUDGET, DEFAULT_FETCH_BUDGET),
   };
   const decision = await decideLimits(policy, toEngineRequest(request, requester), context);
   return substituted && decision.cacheable ? { ...decision, cacheable: false } : decision;
@@ -62,6 +65,7 @@ export const limitsRoutes = new Hono<AppEnv>().post(
 );
 
 registerOperation({
+  operationId: "decideLimits",
   method: "post",
   path: "/v1/limits/decide",
   summary:
@@ -70,4 +74,5 @@ registerOperation({
   auth: "decision",
   request: LimitsRequest,
   response: LimitsVerdict,
+  query: [EXPLAIN_QUERY],
 });

@@ -4,6 +4,7 @@
  */
 import { CONTEXTS } from "./contexts.js";
 import { CORE } from "./core.js";
+import { ENVIRONMENT } from "./environment.js";
 import type { Builtin } from "./helpers.js";
 import { HOST_LOOKUPS } from "./host-lookups.js";
 import { REGEX } from "./regex.js";
@@ -22,4 +23,5 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map([
   ...TIME,
   ...CONTEXTS,
   ...HOST_LOOKUPS,
+  ...ENVIRONMENT,
 ]);

@@ -1,0 +1,121 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ENGINE_NAMES } from "../../src/engines/common/engine.js";
+import { REPO_ROOT } from "../support/cases.js";
+import { run, scratchSpace } from "./run-cli.js";
+
+const scratch = scratchSpace("arbiter-compile-");
+const policy = (name: string) => readFileSync(join(REPO_ROOT, "policies", name), "utf8");
+const others = (...keep: string[]) =>
+  ENGINE_NAMES.filter((e) => !keep.includes(e)).flatMap((e) => ["--allow-missing", e]);
+
+describe("arbiter compile", () => {
+  it("compiles policies/ into a bundle with a stable content revision, naming every engine found", async () => {
+    const a = await run(["compile", join(REPO_ROOT, "policies")]);
+    const b = await run(["compile", join(REPO_ROOT, "policies")]);
+    expect(a.code).toBe(0);
+    const bundle = JSON.parse(a.out) as { revision: string; engines: Record<string, unknown> };
+    expect(bundle.revision).toMatch(/^[0-9a-f]{64}$/);
+    expect(Object.keys(bundle.engines).sort()).toEqual([...ENGINE_NAMES].sort());
+    expect(JSON.parse(b.out).revision).toBe(bundle.revision);
+    for (const [engine, file] of [
+      ["limits", "limits.json"],
+      ["placement", "placement.yaml"],
+      ["match", "pool.conf"],
+      ["customs", "customs.json"],
+      ["jobfilter", "filters.json"],
+    ]) {
+      expect(a.err).toContain(`${engine} (${join(REPO_ROOT, "policies", file)})`);
+    }
+    expect(a.err).toContain("not found: none\n");
+  });
+
+  it("refuses an empty folder, naming every engine it did not find", async () => {
+    const dir = scratch.folder({});
+    const out = join(dir, "bundle.json");
+    const r = await run(["compile", dir, "-o", out]);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe("");
+    expect(r.err).toContain("found: no policy file\n");
+    for (const engine of ENGINE_NAMES) expect(r.err).toContain(`--allow-missing ${engine}\n`);
+    expect(r.err).toContain(
+      "not found: limits (no limits.json or limits.conf), placement (no placement.yaml or queues.yaml)",
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("recognises pScheduler's limits.conf, and builds a partial bundle only when told which engines to leave out", async () => {
+    const dir = scratch.folder({ "limits.conf": policy("limits.json") });
+    const refused = await run(["compile", dir]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain(`found: limits (${join(dir, "limits.conf")})\n`);
+    expect(refused.err).toContain("refusing a bundle without placement, match, customs, jobfilter");
+    const partial = await run(["compile", dir, ...others("limits")]);
+    expect(partial.code, partial.err).toBe(0);
+    expect(Object.keys(JSON.parse(partial.out).engines)).toEqual(["limits"]);
+    // Leaving out three of the four is still refused, naming the one not allowed.
+    const short = await run(["compile", dir, ...others("limits", "customs")]);
+    expect(short.code).toBe(1);
+    expect(short.err).toContain("refusing a bundle without customs:");
+  });
+
+  it("recognises YuniKorn's queues.yaml and HTCondor's condor_config and *.config", async () => {
+    for (const poolName of ["condor_config", "condor_config.local", "negotiator.config"]) {
+      const dir = scratch.folder({
+        "queues.yaml": policy("placement.yaml"),
+        [poolName]: policy("pool.conf"),
+      });
+      const r = await run(["compile", dir, ...others("placement", "match")]);
+      expect(r.code, r.err).toBe(0);
+      expect(Object.keys(JSON.parse(r.out).engines).sort()).toEqual(["match", "placement"]);
+      expect(r.err).toContain(`placement (${join(dir, "queues.yaml")}), match (${join(dir, poolName)})`);
+    }
+  });
+
+  it("refuses two files for one engine, naming both", async () => {
+    const dir = scratch.folder({
+      "limits.json": policy("limits.json"),
+      "limits.conf": policy("limits.json"),
+    });
+    const r = await run(["compile", dir, ...others("limits")]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(
+      `${join(dir, "limits.conf")} and ${join(dir, "limits.json")} both hold the limits policy`,
+    );
+    const pool = scratch.folder({ "pool.conf": policy("pool.conf"), "a.config": policy("pool.conf") });
+    expect((await run(["compile", pool, ...others("match")])).err).toContain(
+      `${join(pool, "a.config")} and ${join(pool, "pool.conf")} both hold the match policy`,
+    );
+  });
+
+  it("names files it ignores", async () => {
+    const dir = scratch.folder({
+      "placement.yml": policy("placement.yaml"),
+      "filters.json": policy("filters.json"),
+    });
+    const r = await run(["compile", dir, ...others("jobfilter")]);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain("ignored (not a policy file name): placement.yml\n");
+  });
+
+  it("rejects --allow-missing of something that is not an engine", async () => {
+    const r = await run(["compile", join(REPO_ROOT, "policies"), "--allow-missing", "pool"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("there is no engine `pool`");
+  });
+
+  it("writes nothing when any policy is invalid, and names the file it read", async () => {
+    const dir = scratch.folder({
+      "queues.yaml": policy("placement.yaml"),
+      condor_config: "NEGOTIATOR_PE_JOB_ONLY_EXPR = (Owner == \n",
+    });
+    const out = join(dir, "bundle.json");
+    writeFileSync(out, "before");
+    const r = await run(["compile", dir, "-o", out, ...others("placement", "match")]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(new RegExp(`${join(dir, "condor_config")}:1:\\d+: `));
+    expect(r.err).toContain("nothing was written");
+    expect(readFileSync(out, "utf8")).toBe("before");
+  });
+});
