@@ -44,10 +44,15 @@ export function evalExpr(c: Compiled, holder: ClassAd, st: EvalState): Value {
   return chargeValue(v, st);
 }
 
-/** Charges the length of a string or list value to the work budget; ERROR when that spends it. */
+/**
+ * Charges the length of a string or list value to the work budget (values of
+ * up to 32 characters or elements ride on the lookup's own unit); ERROR when
+ * that spends it.
+ */
 export function chargeValue(v: Value, st: EvalState): Value {
-  if (typeof v === "string") return v.length === 0 || st.spend(v.length) ? v : ERROR;
-  if (v instanceof ListValue) return v.length === 0 || st.spend(v.length) ? v : ERROR;
+  if (typeof v === "string") return v.length <= 32 || st.spend(v.length) ? v : ERROR;
+  if (typeof v !== "object") return v;
+  if (v instanceof ListValue) return v.length <= 32 || st.spend(v.length) ? v : ERROR;
   return v;
 }
 
