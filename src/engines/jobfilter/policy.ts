@@ -3,7 +3,7 @@ import type { PolicyError, Result } from "../common/result.js";
 import { err, ok, policyError } from "../common/result.js";
 import type { FilterSet } from "./filter-set.js";
 import { buildFilterSet } from "./filter-set.js";
-import { parseAction, parsePredicates, parseReasonTrail, parseUuid } from "./rule-parse.js";
+import { MAX_PRIORITY, parseAction, parsePredicates, parseReasonTrail, parseUuid } from "./rule-parse.js";
 import type { FilterRule } from "./types.js";
 
 /** The loaded jobfilter policy: the seed rules as data and their compiled chain. */
@@ -42,7 +42,9 @@ export function validateRule(v: unknown, index: number, at: string): Result<Filt
   const watermark = o.watermark ?? 0;
   if (!isNonNegativeInt(watermark)) errors.push(policyError("jobfilter_invalid_watermark", "watermark must be a non-negative integer", `${at}/watermark`));
   const priority = o.priority ?? 0;
-  if (!isNonNegativeInt(priority)) errors.push(policyError("jobfilter_invalid_priority", "priority must be a non-negative integer", `${at}/priority`));
+  if (!isNonNegativeInt(priority) && !(typeof priority === "bigint" && priority >= 0n && priority <= MAX_PRIORITY)) {
+    errors.push(policyError("jobfilter_invalid_priority", `priority must be an integer from 0 to ${MAX_PRIORITY}`, `${at}/priority`));
+  }
   const rawPreds = o.predicates ?? [];
   let predicates: FilterRule["predicates"] = [];
   if (!Array.isArray(rawPreds)) {
@@ -64,7 +66,7 @@ export function validateRule(v: unknown, index: number, at: string): Result<Filt
     else errors.push(policyError("jobfilter_invalid_reason_trail", t.error, `${at}/reason_trail`));
   }
   if (errors.length > 0 || !action.ok) return err(errors);
-  return ok({ uuid, watermark: watermark as number, priority: priority as number, predicates, action: action.value, reason_trail: trail });
+  return ok({ uuid, watermark: watermark as number, priority: priority as number | bigint, predicates, action: action.value, reason_trail: trail });
 }
 
 /** Validates a parsed list of rules (duplicate uuids refused), collecting every error with its JSON pointer. */
