@@ -104,10 +104,19 @@ async function maskJob(request: Obj): Promise<Obj> {
   return { ...request, opcodes };
 }
 
+/** What a decision log can capture the request of: the compared kinds, and customs allocations. */
+export type CaptureKind = DecisionKind | "customs";
+
 /** The request of one decision with the people in it masked, by the rules of its kind (docs/operations.md). */
-export async function maskRequest(kind: DecisionKind, request: unknown, rules: MaskRules): Promise<unknown> {
+export async function maskRequest(kind: CaptureKind, request: unknown, rules: MaskRules): Promise<unknown> {
   if (!isJsonObject(request)) return request;
   switch (kind) {
+    case "customs": {
+      const out: Obj = { ...request };
+      if (typeof request.user === "string") out.user = await pseudonym(request.user);
+      if (typeof request.fromAddress === "string") out.fromAddress = await maskAddress(request.fromAddress);
+      return out;
+    }
     case "limits": {
       const out: Obj = { ...request };
       if (typeof request.requester === "string") out.requester = await maskAddress(request.requester);
