@@ -9,6 +9,7 @@ import { limitsRoutes } from "./routes/limits.js";
 import { matchRoutes } from "./routes/match.js";
 import { placementRoutes } from "./routes/placement.js";
 import { policyRoutes } from "./routes/policies.js";
+import { candidateRoutes } from "./routes/candidate.js";
 import { systemRoutes } from "./routes/system.js";
 
 /** The whole HTTP API: one error envelope, one request id per request, routes per concern. */
@@ -46,6 +47,7 @@ app.notFound((c) => {
 
 app.route("/", systemRoutes);
 app.route("/", policyRoutes);
+app.route("/", candidateRoutes);
 app.route("/", placementRoutes);
 app.route("/", limitsRoutes);
 app.route("/", matchRoutes);

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { captureMode, maskRequest, maskRules, maskView, viewOf, type CaptureKind, type DecisionKind } from "../bundle/compare/index.js";
+import { captureMode, maskRequest, maskRulesFor, maskView, viewOf, type CaptureKind, type DecisionKind } from "../bundle/compare/index.js";
 import type { AppEnv, Env } from "../env.js";
 import { compactJsonText } from "./cache-key.js";
 import { logDecision, type DecisionLog } from "./decision-log.js";
@@ -34,15 +34,6 @@ export function afterAnswer(c: Context<AppEnv>, work: () => Promise<void>): void
   }
 }
 
-/** The masking rules of an environment, worked out once per distinct setting. */
-let rulesMemo: { key: string | undefined; rules: ReturnType<typeof maskRules> } | undefined;
-export function rulesOf(env: Env): ReturnType<typeof maskRules> {
-  if (rulesMemo === undefined || rulesMemo.key !== env.DECISION_LOG_MASK_ATTRIBUTES) {
-    rulesMemo = { key: env.DECISION_LOG_MASK_ATTRIBUTES, rules: maskRules(env.DECISION_LOG_MASK_ATTRIBUTES) };
-  }
-  return rulesMemo.rules;
-}
-
 /** The request and verdict fields a captured log line adds, as JSON members text (`,"request":…`). */
 async function capturedMembers(env: Env, mode: "masked" | "full", capture: Capture): Promise<string> {
   const compact = compactJsonText(capture.text);
@@ -55,7 +46,7 @@ async function capturedMembers(env: Env, mode: "masked" | "full", capture: Captu
   const stringify = capture.stringify ?? JSON.stringify;
   let requestText: string;
   if (mode === "full") requestText = amended === undefined ? compact : stringify(amended);
-  else requestText = stringify(await maskRequest(capture.kind, request, rulesOf(env)));
+  else requestText = stringify(await maskRequest(capture.kind, request, maskRulesFor(env.DECISION_LOG_MASK_ATTRIBUTES)));
   let members = `,"kind":${JSON.stringify(capture.kind)},"request":${requestText}`;
   if (capture.verdict !== undefined && capture.kind !== "customs") {
     const kind: DecisionKind = capture.kind;

@@ -13,6 +13,7 @@ import { ApiError } from "./errors.js";
 import { VerdictMemo, withDecisionId } from "./verdict-memo.js";
 import { elapsedMs, type DecisionLog } from "./decision-log.js";
 import { logDecisionCapturing, type Capture } from "./capture.js";
+import { shadowDecision, type ShadowJob } from "./shadow.js";
 import type { DecisionKind } from "../bundle/compare/index.js";
 
 export { elapsedMs, logDecision, type DecisionLog } from "./decision-log.js";
@@ -84,8 +85,23 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
       verdict,
       amend: opts.amend ? (r) => opts.amend?.(r, connectingIp) : undefined,
     });
+    const shadow = (active: object | string, request: () => z.output<S>, requestValue: () => unknown) =>
+      shadowDecision(c, {
+        kind,
+        request,
+        requestValue: () => {
+          const value = requestValue() as Record<string, unknown>;
+          return opts.amend?.(value, connectingIp) ?? value;
+        },
+        active,
+        decide: opts.decide as ShadowJob<P, z.output<S>>["decide"],
+        ctx: { env: c.env, now, explain: false, connectingIp },
+        acceptsMissingPolicy: opts.acceptsMissingPolicy,
+      });
     const answerCached = (stored: { outcome: string; json: string }) => {
       logDecisionCapturing(c, logEntry(decisionId, opts.engine, bundle.revision, stored.outcome, started, "hit"), capture(stored.json));
+      const parsed = () => parseJsonText(text);
+      shadow(stored.json, () => validate(opts.schema, parsed()), parsed);
       return cachedAnswer(c, decisionId, stored);
     };
 
@@ -122,6 +138,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     const decision = await decideWithin(ctx.budget, () => opts.decide(policy, request, ctx));
     const body = shapeVerdict(decision, decisionId, bundle.revision, explain);
     logDecisionCapturing(c, logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, caching ? "miss" : "bypass"), capture(decision.verdict));
+    shadow(decision.verdict, () => request, () => raw);
     if (memoKey && !decision.cacheable) memo.set(memoKey, decision.outcome, null, now + ttl * 1000);
     if (caching && decision.cacheable) {
       const { decision_id: _omit, ...verdict } = body;

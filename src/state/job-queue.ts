@@ -4,7 +4,8 @@ import { RunningCounts, buildFilterSet, decideCounted, schedulePass, traceJob } 
 import { BudgetExceeded, decisionBudget } from "../engines/common/budget.js";
 import { numberVar, type Env } from "../env.js";
 import { IdempotencyTable, type IdempotencyRequest, type StoredAnswer } from "./idempotency.js";
-import { getActiveBundle } from "./policy-store.js";
+import { candidateNow, getActiveBundle } from "./policy-store.js";
+import { QueueShadow } from "./queue-shadow.js";
 import { QueueTables, type JobRow } from "./job-queue-sql.js";
 import { isFailure, type Envelope, type JobStatus, type JobSubmission, type Once, type QueueFailure } from "./job-queue-types.js";
 
@@ -39,6 +40,9 @@ export class JobQueue extends DurableObject<Env> {
    * after its row is written, so a failed write leaves the counts as the rows are).
    */
   private counts: RunningCounts | undefined;
+  /** The staged candidate's filter rules deciding this queue's jobs again, after each answer (none when no candidate stages jobfilter). */
+  private shadow: QueueShadow | undefined;
+  private draining = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -132,9 +136,50 @@ export class JobQueue extends DurableObject<Env> {
     return this.counts;
   }
 
+  /** The shadow of the candidate staged now (as this isolate last read the pointer), or none. */
+  private async shadowNow(): Promise<QueueShadow | undefined> {
+    await getActiveBundle(this.env);
+    const candidate = candidateNow();
+    if (candidate === null || !candidate.record.staged.includes("jobfilter")) this.shadow = undefined;
+    else if (this.shadow?.candidate.record.id !== candidate.record.id) this.shadow = new QueueShadow(candidate);
+    return this.shadow;
+  }
+
+  /** Replays the shadow's events once the current answer is on its way (a timer, not the method's own turn). */
+  private drainShadowLater(): void {
+    const shadow = this.shadow;
+    if (shadow === undefined || this.draining || !shadow.pending) return;
+    this.draining = true;
+    const done = new Promise<void>((resolve) => setTimeout(resolve, 0))
+      .then(() => shadow.drain(this.env))
+      .catch((e: unknown) => console.error(JSON.stringify({ ts: new Date().toISOString(), event: "shadow_decision_failed", kind: "jobfilter", error: String(e) })))
+      .finally(() => {
+        this.draining = false;
+        this.drainShadowLater();
+      });
+    this.ctx.waitUntil(done);
+  }
+
+  /** Records a decision for the shadow (when a candidate stages jobfilter), with the running jobs it was made against. */
+  private shadowDecided(job: Job, decision: { action: JobRow["action"]; rule: string | null }, request: unknown): void {
+    this.shadow?.decided(job, decision, request, () => this.runningJobs());
+  }
+
   /** The per-rule counts as the object holds them now, for tests and status. */
   runningSnapshot(): { rules: Record<string, number>; buckets: Record<string, number> } {
     return this.runningCounts().snapshot();
+  }
+
+  /** A job took its slot: counted for the rules, and for the candidate's shadow. */
+  private jobStarted(job: Job): void {
+    this.counts?.start(job);
+    this.shadow?.started(job);
+  }
+
+  /** A job gave its slot back. */
+  private jobEnded(id: number): void {
+    this.counts?.end(id);
+    this.shadow?.ended(id);
   }
 
   /** Applies a decision to a job row: takes a slot under a lease, cancels, or holds it. */
@@ -170,7 +215,9 @@ export class JobQueue extends DurableObject<Env> {
 
   /** Takes a job in and decides it at once against the running jobs; a slot is taken under a lease when it may run. */
   async submit(queue: string, submission: JobSubmission, explain = false): Promise<JobStatus | QueueFailure> {
+    await this.shadowNow();
     const { result, started } = this.submitNow(queue, submission, explain, Date.now());
+    this.drainShadowLater();
     if (started) await this.armAlarm();
     return result;
   }
@@ -182,10 +229,12 @@ export class JobQueue extends DurableObject<Env> {
    * and never creates a second job.
    */
   async submitOnce(queue: string, submission: JobSubmission, explain: boolean, idem: IdempotencyRequest, envelope: Envelope): Promise<Once<unknown>> {
+    await this.shadowNow();
     const now = Date.now();
     const seen = this.idempotency.lookup(idem, now);
     if (seen.seen) return "mismatch" in seen ? { mismatch: true } : { replayed: true, ...seen.replay };
     const { result, started } = this.submitNow(queue, submission, explain, now);
+    this.drainShadowLater();
     const stored: StoredAnswer = isFailure(result)
       ? { status: result.error.status, answer: result }
       : { status: 200, answer: { ...envelope, cacheable: false, ...result } };
@@ -206,15 +255,17 @@ export class JobQueue extends DurableObject<Env> {
     const decision = this.withinBudget(() => decideCounted(counts, job));
     if ("error" in decision) return { result: decision, started: false };
     this.tables.seeJobId(id);
+    this.shadowDecided(job, decision, submission);
     const row: JobRow = { id, job, priority: submission.priority ?? 0, state: "queued", action: "PAUSE", rule: null, lease_id: null, lease_expires: null };
     const started = this.apply(row, decision, now);
     this.tables.insertJob(row, now);
-    if (started) counts.start(job);
+    if (started) this.jobStarted(job);
     return { result: this.explained(this.status(row), job, explain), started };
   }
 
   /** Reports a job; a held job is decided again (it may run now, or be cancelled by a REJECT rule). */
   async check(id: number, explain = false): Promise<JobStatus | QueueFailure> {
+    await this.shadowNow();
     const now = Date.now();
     this.expireDue(now);
     const row = this.tables.job(id);
@@ -223,9 +274,11 @@ export class JobQueue extends DurableObject<Env> {
     const counts = this.runningCounts();
     const decision = this.withinBudget(() => decideCounted(counts, row.job));
     if ("error" in decision) return decision;
+    this.shadowDecided(row.job, decision, { id: row.id, opcodes: row.job.opcodes, priority: row.priority });
     const started = this.apply(row, decision, now);
     this.tables.updateJob(row, now);
-    if (started) counts.start(row.job);
+    if (started) this.jobStarted(row.job);
+    this.drainShadowLater();
     if (started) await this.armAlarm();
     return this.explained(this.status(row), row.job, explain);
   }
@@ -261,7 +314,7 @@ export class JobQueue extends DurableObject<Env> {
     candidates.forEach((row, i) => {
       const runs = this.apply(row, results[i], now);
       this.tables.updateJob(row, now);
-      if (runs) this.counts?.start(row.job);
+      if (runs) this.jobStarted(row.job);
       started = runs || started;
     });
     if (started) await this.armAlarm();
@@ -290,7 +343,7 @@ export class JobQueue extends DurableObject<Env> {
     row.lease_id = null;
     row.lease_expires = null;
     this.tables.updateJob(row, Date.now());
-    this.counts?.end(id);
+    this.jobEnded(id);
     return this.status(row);
   }
 
@@ -307,7 +360,7 @@ export class JobQueue extends DurableObject<Env> {
       row.lease_id = null;
       row.lease_expires = null;
       this.tables.updateJob(row, now);
-      this.counts?.end(row.id);
+      this.jobEnded(row.id);
       console.log(JSON.stringify({ ts: new Date(now).toISOString(), event: "lease_expired", queue, job_id: row.id, lease_id: lease }));
     }
   }
