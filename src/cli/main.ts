@@ -17,6 +17,9 @@ Commands:
   publish [--local|--remote] --reset          drop the published bundle (the embedded one serves)
   eval ENGINE [--policy FILE]                 decide JSON lines from stdin (limits, placement,
                                               match, customs, jobfilter, jq, classad)
+  replay --policy DIR LOG.jsonl               re-decide captured requests under a candidate
+                                              folder; the shadow report's counts and examples
+  replay --policy DIR --against DIR FILE      compare two policy folders over a request file
   jq [options] PROGRAM [FILE...]              the jq command line, on Arbiter's jq engine
   filter add [options]                        add a job filter rule        (as gnt-filter)
   filter replace [options] UUID               replace or create a rule
@@ -47,6 +50,7 @@ const COMMANDS: Record<string, Command> = {
   compile: compileCommand,
   eval: evalCommand,
   publish: publishCommand,
+  replay: async (argv, io) => (await import("./replay-command.js")).replayCommand(argv, io),
   jq: async (argv, io) => {
     if (argv.includes("--help") || argv.includes("-h")) return io.stdout(JQ_USAGE), 0;
     const { runJqCommand } = await import("./jq-command.js");

@@ -55,6 +55,14 @@ const filterRows = (base: string): Record<string, RouteExample> => {
   };
 };
 
+/** Stages the active placement policy as the candidate (so the candidate routes have one to answer about). */
+async function stageSameCandidate(): Promise<Record<string, string>> {
+  const source = await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text();
+  const res = await SELF.fetch(`${BASE}/v1/policies/placement?stage=candidate`, { method: "PUT", headers: { "content-type": "text/plain" }, body: source });
+  if (res.status !== 200) throw new Error(`staging answered ${res.status}: ${await res.text()}`);
+  return {};
+}
+
 /** The example rows, by operationId. */
 export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
   health: { path: "/healthz" },
@@ -73,6 +81,13 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
     vars: async () => ({ source: await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text() }),
     text: (v) => `${v.source}\n# validated, not published\n`,
   },
+
+  // The candidate rows stage the active placement source unchanged: shadow evaluation of the
+  // other files' placement decisions then agrees, and a promotion changes no verdict.
+  getCandidate: { path: "/v1/candidate", vars: stageSameCandidate },
+  dropCandidate: { path: "/v1/candidate", vars: stageSameCandidate },
+  promoteCandidate: { path: "/v1/candidate/promote", vars: stageSameCandidate },
+  candidateReport: { path: "/v1/candidate/report", vars: stageSameCandidate },
 
   placeApplication: { path: "/v1/place?explain=true", body: { user: "openapi", groups: ["dev_app"], tags: { namespace: "newapp" } } },
   decideLimits: {
