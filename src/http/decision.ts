@@ -63,12 +63,16 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
   kind?: DecisionKind;
   /** What the decision used that the body does not say (limits: the connecting address), for captured requests. */
   amend?: (request: Record<string, unknown>, connectingIp: string | null) => Record<string, unknown> | undefined;
+  /** Where the request's JSON text comes from (default: the body, which must be JSON). */
+  readRequest?: (c: Context<AppEnv>) => Promise<string>;
+  /** The answer in another protocol's shape, made from the verdict (default: the verdict itself). */
+  answer?: (verdict: Record<string, unknown>) => object;
 }): Handler<AppEnv> {
   const kind: DecisionKind = opts.kind ?? (opts.engine as DecisionKind);
   return async (c) => {
     const started = performance.now();
     authorize(c, "decision");
-    const text = await readJsonText(c);
+    const text = await (opts.readRequest ?? readJsonText)(c);
     const bundle = await getActiveBundle(c.env);
     const explain = wantsExplain(c);
     const ttl = numberVar(c.env.VERDICT_CACHE_SECONDS, 60);
@@ -102,6 +106,10 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
       logDecisionCapturing(c, logEntry(decisionId, opts.engine, bundle.revision, stored.outcome, started, "hit"), capture(stored.json));
       const parsed = () => parseJsonText(text);
       shadow(stored.json, () => validate(opts.schema, parsed()), parsed);
+      if (opts.answer !== undefined) {
+        c.header("X-Arbiter-Cache", "hit");
+        return c.json(opts.answer(JSON.parse(stored.json) as Record<string, unknown>));
+      }
       return cachedAnswer(c, decisionId, stored);
     };
 
@@ -157,7 +165,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
       }
     }
     c.header("X-Arbiter-Cache", caching ? "miss" : "bypass");
-    return c.json(body);
+    return c.json(opts.answer === undefined ? body : opts.answer(body as Record<string, unknown>));
   };
 }
 

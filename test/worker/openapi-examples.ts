@@ -94,6 +94,9 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
     path: "/v1/limits/decide?explain=true",
     body: { requester: "203.0.113.7", task: { schema: 1, test: { type: "throughput", spec: { schema: 1, dest: "192.0.2.1", duration: "PT30S" } } } },
   },
+  urlFetchLimits: {
+    path: `/v1/limits/url-fetch?task=${encodeURIComponent(JSON.stringify({ schema: 1, test: { type: "rtt", spec: { schema: 1, dest: "192.0.2.1" } } }))}&requester=203.0.113.7`,
+  },
   matchJob: {
     path: "/v1/match?explain=true",
     body: {
