@@ -7,6 +7,7 @@ import { fromJson } from "./json-parse.js";
 import { add, cpLength, indexValue, sub } from "./ops.js";
 import { formatNumber, printCompact } from "./print.js";
 import { numberFromText } from "./litnum.js";
+import { keysOf as orderedKeys } from "./key-order.js";
 import { S, step } from "./runtime.js";
 import { HaltSignal, JqError, compare, compareStrings, desc, equals, fail, isObject, numOf, setKey, sortedKeys, truthy, typeOf, type JObj } from "./values.js";
 
@@ -53,7 +54,7 @@ def0("utf8bytelength", (i) =>
   typeof i === "string" ? new TextEncoder().encode(i).length : fail(`${desc(i)} only strings have UTF-8 byte length`),
 );
 function keysOf(i: Json, sorted: boolean): Json {
-  if (isObj(i)) return sorted ? sortedKeys(i) : Object.keys(i);
+  if (isObj(i)) return sorted ? sortedKeys(i) : orderedKeys(i).slice();
   if (Array.isArray(i)) return i.map((_, j) => j);
   return fail(`${desc(i)} has no keys`);
 }

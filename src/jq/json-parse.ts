@@ -170,11 +170,14 @@ export function parseJsonSeq(text: string, literals = false): Json[] {
 }
 
 const LITERAL_SENSITIVE = /[0-9]\.[0-9]*0(?![0-9])|[0-9][eE]|[0-9]\.(?![0-9])|(?<![0-9.])0[0-9]|[0-9]{16}/;
+/** A string starting with a digit may be an array-index-like key, whose place JSON.parse would lose. */
+const INDEX_LIKE_KEY = /"[0-9]/;
 
 /** `fromjson`: exactly one JSON value, or jq's parse error message. */
 export function fromJson(text: string): Json {
-  // numbers whose literal would print differently (1.0, 1e2, long digit runs) need the literal parser
-  if (!LITERAL_SENSITIVE.test(text)) {
+  // numbers whose literal would print differently (1.0, 1e2, long digit runs) and keys like "1"
+  // (their place in the key order) need this parser
+  if (!LITERAL_SENSITIVE.test(text) && !INDEX_LIKE_KEY.test(text)) {
     try {
       return JSON.parse(text) as Json;
     } catch {

@@ -1,5 +1,6 @@
 /** jq's operators and indexing primitives with jq 1.7.1's error messages. */
 import type { Json } from "../engines/common/json.js";
+import { keysOf } from "./key-order.js";
 import { charge } from "./runtime.js";
 import { compare, compareWithLiteral, copyObj, desc, equals, fail, getKey, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
 
@@ -17,7 +18,7 @@ export function add(a: Json, b: Json): Json {
   if (Array.isArray(a) && Array.isArray(b)) return a.concat(b);
   if (isObj(a) && isObj(b)) {
     const r = copyObj(a);
-    for (const k in b) setKey(r, k, b[k]);
+    for (const k of keysOf(b)) setKey(r, k, b[k]);
     return r;
   }
   return fail(`${desc(a)} and ${desc(b)} cannot be added`);
@@ -34,7 +35,7 @@ export function sub(a: Json, b: Json): Json {
 
 function deepMerge(a: JObj, b: JObj): JObj {
   const r = copyObj(a);
-  for (const k in b) {
+  for (const k of keysOf(b)) {
     const av = getKey(r, k);
     const bv = b[k];
     setKey(r, k, isObj(av) && isObj(bv) ? deepMerge(av, bv) : bv);
