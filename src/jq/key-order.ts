@@ -10,6 +10,12 @@ type Obj = { [key: string]: unknown };
 
 const ORDER = Symbol("jq key order");
 
+/**
+ * False until some object gets a key-order record: until then no lookup is needed at all, so a
+ * process that never meets an index-like key pays nothing.
+ */
+let recorded = false;
+
 type Ordered = Obj & { [ORDER]?: string[] };
 
 /** True for keys a JavaScript object would list before the others ("0", "7", "4294967294"). */
@@ -27,38 +33,47 @@ export function isIndexKey(k: string): boolean {
 
 /** The recorded key order of an object, or undefined when its own key order is insertion order. */
 export function orderOf(o: Obj): string[] | undefined {
-  return (o as Ordered)[ORDER];
+  return recorded ? (o as Ordered)[ORDER] : undefined;
 }
 
 /** An object's keys in insertion order; the array may be the object's own record: do not change it. */
 export function keysOf(o: Obj): readonly string[] {
-  const ord = (o as Ordered)[ORDER];
+  const ord = recorded ? (o as Ordered)[ORDER] : undefined;
   return ord === undefined ? Object.keys(o) : ord;
 }
 
 function record(o: Obj, order: string[]): void {
+  recorded = true;
   Object.defineProperty(o, ORDER, { value: order, writable: true, configurable: true, enumerable: false });
 }
 
 /** Sets `o[k] = v` (an own data property, `__proto__` included) and records the key's place. */
 export function setOrderedKey(o: Obj, k: string, v: unknown): void {
-  const ord = (o as Ordered)[ORDER];
+  buildKey(o, k, v, recorded ? (o as Ordered)[ORDER] : undefined);
+}
+
+/**
+ * Adds a key to an object whose record the caller tracks (`ord`, undefined while there is none, as
+ * for an object being built), sparing the lookup; returns the record afterwards.
+ */
+export function buildKey(o: Obj, k: string, v: unknown, ord: string[] | undefined): string[] | undefined {
   if (ord !== undefined) {
     if (!Object.prototype.hasOwnProperty.call(o, k)) ord.push(k);
   } else if (isIndexKey(k) && !Object.prototype.hasOwnProperty.call(o, k)) {
-    const keys = Object.keys(o);
-    keys.push(k);
-    record(o, keys);
+    ord = Object.keys(o);
+    ord.push(k);
+    record(o, ord);
   }
   if (k === "__proto__") Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
   else o[k] = v;
+  return ord;
 }
 
 /** A shallow copy with the same keys in the same order. */
 export function copyOrdered<T extends Obj>(o: T): T {
   // spread defines own data properties (so `__proto__` stays a plain key); the record is not copied
   const r = { ...o };
-  const ord = (o as Ordered)[ORDER];
+  const ord = recorded ? (o as Ordered)[ORDER] : undefined;
   if (ord !== undefined) record(r, ord.slice());
   return r;
 }
