@@ -23,10 +23,6 @@ function isDelimiter(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13 || c === 34 || c === 91 || c === 93 || c === 123 || c === 125 || c === 44 || c === 58;
 }
 
-function utf8Length(c: number): number {
-  return c < 0x80 ? 1 : c < 0x800 ? 2 : c <= 0xffff ? 3 : 4;
-}
-
 /** Turns a literal token into a value, or the message jq gives for it. */
 function literal(token: string, keep: boolean): Json | Failure {
   const c = token[0];
@@ -114,7 +110,8 @@ class Reader {
   private stack: Frame[] = [];
   /** The value waiting for a separator or a closing bracket (jq's `p->next`); undefined when none. */
   private next: Json | undefined = undefined;
-  private token = "";
+  /** Where the open literal token starts, -1 when none is open. */
+  private tokenStart = -1;
   private inString = false;
   private escaped = false;
   private stringStart = 0;
@@ -136,12 +133,13 @@ class Reader {
     this.next = v;
   }
 
-  private endToken(atEnd: boolean): void {
-    if (this.token === "") return;
-    const v = literal(this.token, this.keep);
+  /** Ends the literal token that runs up to `end` (exclusive), if one is open. */
+  private endToken(end: number, atEnd: boolean): void {
+    if (this.tokenStart < 0) return;
+    const v = literal(this.text.slice(this.tokenStart, end), this.keep);
+    this.tokenStart = -1;
     if (v instanceof Failure) this.fail(v.message, atEnd);
     this.setValue(v);
-    this.token = "";
   }
 
   private structure(ch: string): void {
@@ -203,14 +201,14 @@ class Reader {
   /** Reads up to the end of the next value; undefined when the text ends with no value. */
   read(): Json | undefined {
     const s = this.text;
-    while (this.pos < s.length) {
-      const code = s.codePointAt(this.pos) as number;
-      const ch = String.fromCodePoint(code);
-      this.pos += ch.length;
+    const n = s.length;
+    while (this.pos < n) {
+      const code = s.charCodeAt(this.pos++);
+      // columns count UTF-8 bytes: a surrogate pair is 4, counted at its first half
       if (code === 10) {
         this.line++;
         this.column = 0;
-      } else this.column += utf8Length(code);
+      } else this.column += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0xd800 || code > 0xdfff ? 3 : code < 0xdc00 ? 4 : 0;
       if (this.inString) {
         if (code === 34 && !this.escaped) {
           this.inString = false;
@@ -223,21 +221,21 @@ class Reader {
         continue;
       }
       if (!isDelimiter(code)) {
-        this.token += ch;
+        if (this.tokenStart < 0) this.tokenStart = this.pos - 1;
         continue;
       }
-      this.endToken(false);
+      this.endToken(this.pos - 1, false);
       let out = this.done();
       if (code === 34) {
         this.inString = true;
         this.escaped = false;
         this.stringStart = this.pos;
-      } else if (code !== 32 && code !== 9 && code !== 10 && code !== 13) this.structure(ch);
+      } else if (code !== 32 && code !== 9 && code !== 10 && code !== 13) this.structure(s[this.pos - 1]);
       out ??= this.done();
       if (out !== undefined) return out;
     }
     if (this.inString) this.fail("Unfinished string", true);
-    this.endToken(true);
+    this.endToken(n, true);
     if (this.stack.length !== 0) this.fail("Unfinished JSON term", true);
     return this.done();
   }
