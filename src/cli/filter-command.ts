@@ -1,4 +1,11 @@
-import { parseArgs, option, UsageError, type ParsedArgs } from "./args.js";
+import { formatTable, niceSort, parseServiceJson, pythonStr, type FilterJson } from "./filter-format.js";
+import {
+  lastValue,
+  OptParseError,
+  parseOptions,
+  type OptionSpec,
+  type ParsedOptions,
+} from "./filter-options.js";
 
 /** What the filter command needs from its surroundings; tests pass their own. */
 export interface FilterIo {
@@ -7,39 +14,107 @@ export interface FilterIo {
   env: Record<string, string | undefined>;
 }
 
-export const FILTER_USAGE = `usage: arbiter filter COMMAND [options]
-
-Manages a queue's job filter rules on a running Arbiter, like gnt-filter.
-  add [--priority=N] [--predicates=JSON] [--action=ACTION] [--reason=TEXT]
-  replace [same options] UUID
-  delete UUID
-  list [--no-headers] [--separator=SEP] [-o [+]FIELD,...] [UUID...]
-  list-fields [FIELD...]
-  info [UUID...]
-ACTION is ACCEPT, PAUSE, REJECT, CONTINUE or "RATE_LIMIT N".
-Common options: --url URL (default $ARBITER_URL or http://127.0.0.1:8787),
---queue NAME (default: the Ganeti path /2/filters). The admin token is read
-from ARBITER_ADMIN_TOKEN.
-`;
+/** gnt-filter's exit statuses (Ganeti's constants). */
+export const EXIT_SUCCESS = 0;
+export const EXIT_FAILURE = 1;
+/** optparse's status for a command line it cannot parse. */
+export const EXIT_USAGE = 2;
+/** `EXIT_UNKNOWN_FIELD`: a list asked for a field there is not. */
+export const EXIT_UNKNOWN_FIELD = 14;
 
 /** The subcommands, as gnt-filter has them. */
 export const FILTER_COMMANDS = ["add", "replace", "delete", "list", "list-fields", "info"] as const;
+type FilterCommand = (typeof FILTER_COMMANDS)[number];
 
-const FIELDS: Record<string, { title: string; kind: string; doc: string }> = {
-  uuid: { title: "UUID", kind: "Text", doc: "Network UUID" },
-  watermark: { title: "Watermark", kind: "Number", doc: "Highest job ID used at the time when the filter was added" },
-  priority: { title: "Priority", kind: "Number", doc: "Filter priority" },
-  predicates: { title: "Predicates", kind: "Other", doc: "List of filter predicates" },
-  action: { title: "Action", kind: "Other", doc: "Filter action" },
-  reason_trail: { title: "ReasonTrail", kind: "Other", doc: "Reason why this filter was added" },
+/** The fields of a filter rule, as Ganeti's query layer defines them (all of kind "other"). */
+const FIELDS: Record<string, { title: string; doc: string }> = {
+  watermark: { title: "Watermark", doc: "Highest job ID used at the time when the filter was added" },
+  priority: { title: "Priority", doc: "Filter priority" },
+  predicates: { title: "Predicates", doc: "List of filter predicates" },
+  action: { title: "Action", doc: "Filter action" },
+  reason_trail: { title: "ReasonTrail", doc: "Reason why this filter was added" },
+  uuid: { title: "UUID", doc: "Filter ID" },
 };
-const DEFAULT_FIELDS = ["uuid", "watermark", "priority", "predicates", "action", "reason_trail"];
+/** `gnt-filter list`'s default fields, in order. */
+export const DEFAULT_FIELDS = ["uuid", "watermark", "priority", "predicates", "action", "reason_trail"];
+/** Ganeti's name of the "other" field kind, as list-fields prints it. */
+const KIND_OTHER = "Custom";
 
-type Rule = Record<string, unknown>;
+const COMMON: OptionSpec[] = [
+  { long: "--url", value: true },
+  { long: "--queue", value: true },
+  { long: "--reason", value: true },
+  { long: "--debug", short: "-d", value: false },
+  { long: "--help", short: "-h", value: false },
+];
+const RULE_OPTIONS: OptionSpec[] = [
+  { long: "--priority", value: true },
+  { long: "--predicates", value: true },
+  { long: "--action", value: true },
+];
+const LIST_OPTIONS: OptionSpec[] = [
+  { long: "--no-headers", value: false },
+  { long: "--separator", value: true },
+  { long: "--output", short: "-o", value: true },
+  { long: "--verbose", short: "-v", value: false },
+];
+
+const COMMANDS: Record<FilterCommand, { options: OptionSpec[]; args: string; help: string; count?: number }> =
+  {
+    add: { options: RULE_OPTIONS, args: "", help: "Adds a new filter rule", count: 0 },
+    replace: {
+      options: RULE_OPTIONS,
+      args: "<filter-uuid>",
+      help: "Replaces a filter rule, or creates it",
+      count: 1,
+    },
+    delete: { options: [], args: "<filter-uuid>", help: "Removes a filter rule", count: 1 },
+    list: {
+      options: LIST_OPTIONS,
+      args: "[<filter-uuid>...]",
+      help: `Lists the job filter rules. The default fields are (in order): ${DEFAULT_FIELDS.join(", ")}`,
+    },
+    "list-fields": {
+      options: LIST_OPTIONS.filter((o) => o.long !== "--output" && o.long !== "--verbose"),
+      args: "[<fields>...]",
+      help: "Lists all available fields for filters",
+    },
+    info: { options: [], args: "[<filter-uuid>...]", help: "Shows information about the filter rule(s)" },
+  };
+
+export const FILTER_USAGE = `usage: arbiter filter COMMAND [options] [argument...]
+
+Manages a queue's job filter rules on a running Arbiter, as gnt-filter does:
+  add [--priority=N] [--predicates=JSON] [--action=ACTION] [--reason=TEXT]
+  replace [same options] UUID
+  delete UUID
+  list [--no-headers] [--separator=SEP] [-v] [-o [+]FIELD,...] [UUID...]
+  list-fields [--no-headers] [--separator=SEP] [FIELD...]
+  info [UUID...]
+ACTION is ACCEPT, PAUSE, REJECT, CONTINUE or "RATE_LIMIT N". -o takes a
+comma-separated list of fields (also attached, -ouuid,action); a list starting
+with + adds to the default fields (${DEFAULT_FIELDS.join(", ")}).
+UUIDs are listed in the order given. Long options may be shortened to a unique
+prefix (--sep=,), as with optparse.
+Common options: --url URL (default $ARBITER_URL or http://127.0.0.1:8787),
+--queue NAME (default: the Ganeti path /2/filters). The admin token is read
+from ARBITER_ADMIN_TOKEN.
+Exit status: 0 success, 1 failure (the service refused, a wrong number of
+arguments, an unknown command), 2 an option that does not parse, 14 an
+unknown field (EXIT_UNKNOWN_FIELD; the table is still printed).
+`;
+
+function commandUsage(name: FilterCommand): string {
+  const c = COMMANDS[name];
+  const opts = [...c.options, ...COMMON].map(
+    (o) => `  ${o.short ? `${o.short}, ` : ""}${o.long}${o.value ? "=VALUE" : ""}`,
+  );
+  return `Usage: arbiter filter ${name} [options] ${c.args}\n\n${c.help}\n\nOptions:\n${opts.join("\n")}\n`;
+}
 
 class Failure extends Error {}
 
-/** Merges `--action RATE_LIMIT 10` (three words) into one option value, as gnt-filter accepts it. */
+/** Merges `--action RATE_LIMIT 10` (three words) into one option value, as the spec's examples write it. */
 function joinRateLimit(argv: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -57,183 +132,189 @@ function joinRateLimit(argv: readonly string[]): string[] {
   return out;
 }
 
-function parseActionOption(text: string): unknown {
-  const m = /^\s*RATE_LIMIT\s+(\d+)\s*$/.exec(text);
-  if (m) return ["RATE_LIMIT", Number(m[1])];
-  if (["ACCEPT", "PAUSE", "REJECT", "CONTINUE"].includes(text)) return text;
-  throw new UsageError(`invalid --action \`${text}\`: expected ACCEPT, PAUSE, REJECT, CONTINUE or "RATE_LIMIT N"`);
+/** gnt-filter's `filteraction` option type: "RATE_LIMIT n" becomes `["RATE_LIMIT", n]`, any other text is sent as it is. */
+function actionValue(text: string): unknown {
+  const m = /^RATE_LIMIT\s+(\d+)/.exec(text);
+  return m ? ["RATE_LIMIT", Number(m[1])] : text;
 }
 
 /** Builds a RAPI body from the options gnt-filter add/replace take. */
-function ruleBody(args: ParsedArgs, nowMs: number): Record<string, unknown> {
+function ruleBody(opts: ParsedOptions, nowMs: number): Record<string, unknown> {
   const body: Record<string, unknown> = {};
-  const priority = option(args, "--priority");
+  const priority = lastValue(opts, "--priority");
   if (priority !== undefined) {
-    if (!/^\d+$/.test(priority)) throw new UsageError(`invalid --priority \`${priority}\`: expected a non-negative integer`);
+    if (!/^[-+]?\d+$/.test(priority.trim()))
+      throw new OptParseError(`option --priority: invalid integer value: '${priority}'`);
     body.priority = Number(priority);
   }
-  const predicates = option(args, "--predicates");
+  const predicates = lastValue(opts, "--predicates");
   if (predicates !== undefined) {
     try {
       body.predicates = JSON.parse(predicates);
     } catch (e) {
-      throw new UsageError(`invalid --predicates: ${(e as Error).message}`);
+      throw new OptParseError(`option --predicates: invalid JSON value: ${(e as Error).message}`);
     }
   }
-  const action = option(args, "--action");
-  if (action !== undefined) body.action = parseActionOption(action);
-  const reason = option(args, "--reason");
+  const action = lastValue(opts, "--action");
+  if (action !== undefined) body.action = actionValue(action);
+  const reason = lastValue(opts, "--reason");
   if (reason !== undefined) body.reason = [["gnt:user", reason, nowMs * 1_000_000]];
   return body;
 }
 
-function formatValue(field: string, v: unknown): string {
-  if (field === "action" && Array.isArray(v)) return `${v[0]} ${v[1]}`;
-  if (typeof v === "string") return v;
-  return JSON.stringify(v);
-}
-
-/** Lays out rows as gnt-* list commands do: padded columns, or joined by the separator. */
-function table(headers: string[] | null, rows: string[][], separator: string | undefined, numeric: boolean[]): string {
-  const all = headers ? [headers, ...rows] : rows;
-  if (separator !== undefined) return all.map((r) => r.join(separator) + "\n").join("");
-  const widths = headers ? headers.map((h) => h.length) : (rows[0] ?? []).map(() => 0);
-  for (const r of all) r.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return all
-    .map((r) =>
-      r
-        .map((cell, i) => (i === r.length - 1 && !numeric[i] ? cell : numeric[i] ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
-        .join(" ")
-        .trimEnd() + "\n",
-    )
-    .join("");
-}
+type Rule = { [key: string]: FilterJson };
 
 /** The gnt-filter command line against a running service's RAPI filter resource. */
 export async function runFilterCommand(argv: string[], io: FilterIo): Promise<number> {
-  let args: ParsedArgs;
-  try {
-    args = parseArgs(joinRateLimit(argv), ["--priority", "--predicates", "--action", "--reason", "--separator", "-o", "--url", "--queue"]);
-  } catch (e) {
-    io.stderr(`${(e as Error).message}\n\n${FILTER_USAGE}`);
-    return 2;
+  const [name, ...rest] = argv;
+  if (name === "--help" || name === "-h") return (io.stdout(FILTER_USAGE), EXIT_SUCCESS);
+  if (name === undefined || !(FILTER_COMMANDS as readonly string[]).includes(name)) {
+    io.stdout(FILTER_USAGE);
+    return EXIT_FAILURE;
   }
-  const [command, ...rest] = args.positional;
-  const url = (option(args, "--url") ?? io.env.ARBITER_URL ?? "http://127.0.0.1:8787").replace(/\/+$/, "");
-  const queue = option(args, "--queue");
-  const base = queue === undefined ? `${url}/2/filters` : `${url}/v1/queues/${encodeURIComponent(queue)}/filters`;
+  const command = name as FilterCommand;
+  const spec = COMMANDS[command];
+  let opts: ParsedOptions;
+  try {
+    opts = parseOptions(joinRateLimit(rest), [...spec.options, ...COMMON]);
+  } catch (e) {
+    if (!(e instanceof OptParseError)) throw e;
+    io.stderr(
+      `Usage: arbiter filter ${command} [options] ${spec.args}\n\narbiter filter: error: ${e.message}\n`,
+    );
+    return EXIT_USAGE;
+  }
+  if (opts.flags.has("--help")) return (io.stdout(commandUsage(command)), EXIT_SUCCESS);
+  if (spec.count !== undefined && opts.args.length !== spec.count) {
+    io.stderr(
+      spec.count === 0
+        ? `Error: Command ${command} expects no arguments\n`
+        : `Error: Command ${command} expects ${spec.count} argument(s)\n`,
+    );
+    return EXIT_FAILURE;
+  }
+
+  const url = (lastValue(opts, "--url") ?? io.env.ARBITER_URL ?? "http://127.0.0.1:8787").replace(/\/+$/, "");
+  const queue = lastValue(opts, "--queue");
+  const base =
+    queue === undefined ? `${url}/2/filters` : `${url}/v1/queues/${encodeURIComponent(queue)}/filters`;
   const token = io.env.ARBITER_ADMIN_TOKEN;
 
-  async function call(method: string, path: string, body?: unknown): Promise<unknown> {
+  async function call(method: string, path: string, body?: unknown): Promise<FilterJson> {
     const headers: Record<string, string> = {};
     if (token) headers.authorization = `Bearer ${token}`;
     if (body !== undefined) headers["content-type"] = "application/json";
     let res: Response;
     try {
-      res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      res = await fetch(base + path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
     } catch (e) {
       throw new Failure(`cannot reach ${base}: ${(e as Error).message}`);
     }
     const text = await res.text();
-    let value: unknown = null;
+    let value: FilterJson = text;
     try {
-      value = text === "" ? null : JSON.parse(text);
+      value = text === "" ? null : parseServiceJson(text);
     } catch {
-      value = text;
+      // not JSON: keep the text for the message
     }
     if (!res.ok) {
-      const v = value as { message?: unknown; error?: { message?: unknown } } | null;
-      const message = v?.message ?? v?.error?.message ?? `HTTP ${res.status}`;
-      throw new Failure(String(message));
+      const v = value as { message?: FilterJson; error?: { message?: FilterJson } } | null;
+      const message =
+        (typeof v === "object" && v !== null && !Array.isArray(v)
+          ? (v.message ?? v.error?.message)
+          : undefined) ?? `HTTP ${res.status}`;
+      throw new Failure(typeof message === "string" ? message : pythonStr(message));
     }
     return value;
   }
 
+  /** The rules asked for, in the order given (every rule, by UUID, when none is named), as Ganeti's query returns them. */
   async function rulesFor(uuids: string[]): Promise<Rule[]> {
     const all = (await call("GET", "?bulk=1")) as Rule[];
-    if (uuids.length === 0) return all;
+    if (uuids.length === 0) return niceSort(all, (r) => pythonStr(r.uuid ?? null));
     return uuids.map((u) => {
-      const found = all.find((r) => r.uuid === u.toLowerCase());
-      if (!found) throw new Failure(`Filter rule with UUID ${u} does not exist`);
+      const found = all.find((r) => r.uuid === u);
+      if (!found)
+        throw new Failure(
+          `prerequisites not met for this operation:\nerror type: unknown_entity, error details:\nFilter uuid ${u} not found`,
+        );
       return found;
     });
   }
 
-  const allowed: Record<string, string[]> = {
-    add: ["--priority", "--predicates", "--action", "--reason"],
-    replace: ["--priority", "--predicates", "--action", "--reason"],
-    list: ["--separator", "-o"],
-  };
-  const switches: Record<string, string[]> = { list: ["--no-headers", "-v"] };
+  const separator = lastValue(opts, "--separator");
+  const header = !opts.flags.has("--no-headers");
   try {
-    if (command === undefined || args.switches.has("--help") || args.switches.has("-h")) {
-      io.stdout(FILTER_USAGE);
-      return command === undefined ? 2 : 0;
-    }
-    for (const name of args.values.keys()) {
-      if (name !== "--url" && name !== "--queue" && !(allowed[command] ?? []).includes(name)) throw new UsageError(`option ${name} does not apply to \`${command}\``);
-    }
-    for (const name of args.switches) {
-      if (!(switches[command] ?? []).includes(name)) throw new UsageError(`unknown option ${name}`);
-    }
     switch (command) {
-      case "add": {
-        if (rest.length !== 0) throw new UsageError("add takes no positional arguments");
-        io.stdout(`${String(await call("POST", "", ruleBody(args, Date.now())))}\n`);
-        return 0;
-      }
-      case "replace": {
-        if (rest.length !== 1) throw new UsageError("replace takes exactly one UUID");
-        io.stdout(`${String(await call("PUT", `/${encodeURIComponent(rest[0])}`, ruleBody(args, Date.now())))}\n`);
-        return 0;
-      }
-      case "delete": {
-        if (rest.length !== 1) throw new UsageError("delete takes exactly one UUID");
-        await call("DELETE", `/${encodeURIComponent(rest[0])}`);
-        return 0;
-      }
+      case "add":
+        io.stdout(`${pythonStr(await call("POST", "", ruleBody(opts, Date.now())))}\n`);
+        return EXIT_SUCCESS;
+      case "replace":
+        io.stdout(
+          `${pythonStr(await call("PUT", `/${encodeURIComponent(opts.args[0])}`, ruleBody(opts, Date.now())))}\n`,
+        );
+        return EXIT_SUCCESS;
+      case "delete":
+        await call("DELETE", `/${encodeURIComponent(opts.args[0])}`);
+        return EXIT_SUCCESS;
       case "list": {
-        const o = option(args, "-o");
-        let fields = DEFAULT_FIELDS;
-        if (o !== undefined) fields = o.startsWith("+") ? [...DEFAULT_FIELDS, ...o.slice(1).split(",")] : o.split(",");
-        for (const f of fields) if (!(f in FIELDS)) throw new UsageError(`unknown field \`${f}\``);
-        const rules = (await rulesFor(rest)).sort((a, b) => String(a.uuid).localeCompare(String(b.uuid)));
-        const rows = rules.map((r) => fields.map((f) => formatValue(f, r[f])));
-        const headers = args.switches.has("--no-headers") ? null : fields.map((f) => FIELDS[f].title);
-        io.stdout(table(headers, rows, option(args, "--separator"), fields.map((f) => FIELDS[f].kind === "Number")));
-        return 0;
+        const o = lastValue(opts, "--output");
+        const fields =
+          o === undefined
+            ? DEFAULT_FIELDS
+            : o.startsWith("+")
+              ? [...DEFAULT_FIELDS, ...o.slice(1).split(",")]
+              : o.split(",");
+        const unknown = fields.filter((f) => !(f in FIELDS));
+        const rules = await rulesFor(opts.args);
+        const missing = opts.flags.has("--verbose") ? "(unknown)" : "??";
+        const rows = rules.map((r) => fields.map((f) => (f in FIELDS ? pythonStr(r[f] ?? null) : missing)));
+        const titles = fields.map((f) => FIELDS[f]?.title ?? f);
+        if (unknown.length > 0) io.stderr(`Warning: Queried for unknown fields ${unknown.join(", ")}\n`);
+        for (const line of formatTable(titles, rows, header, separator)) io.stdout(`${line}\n`);
+        return unknown.length > 0 ? EXIT_UNKNOWN_FIELD : EXIT_SUCCESS;
       }
       case "list-fields": {
-        const names = rest.length > 0 ? rest : Object.keys(FIELDS);
-        for (const f of names) if (!(f in FIELDS)) throw new UsageError(`unknown field \`${f}\``);
-        const rows = names.map((f) => [f, FIELDS[f].kind, FIELDS[f].title, FIELDS[f].doc]);
-        io.stdout(table(["Name", "Type", "Title", "Description"], rows, undefined, [false, false, false, false]));
-        return 0;
+        const names = opts.args.length > 0 ? opts.args : niceSort(Object.keys(FIELDS), (f) => f);
+        const unknown = names.filter((f) => !(f in FIELDS));
+        const rows = names.map((f) =>
+          f in FIELDS
+            ? [f, KIND_OTHER, FIELDS[f].title, FIELDS[f].doc]
+            : [f, "Unknown", f, `Unknown field '${f}'`],
+        );
+        if (unknown.length > 0) io.stderr(`Warning: Queried for unknown fields ${unknown.join(", ")}\n`);
+        for (const line of formatTable(["Name", "Type", "Title", "Description"], rows, header, separator))
+          io.stdout(`${line}\n`);
+        return unknown.length > 0 ? EXIT_UNKNOWN_FIELD : EXIT_SUCCESS;
       }
       case "info": {
-        for (const r of await rulesFor(rest)) {
+        for (const r of await rulesFor(opts.args)) {
           io.stdout(
-            `UUID: ${String(r.uuid)}\n` +
-              `  Watermark: ${String(r.watermark)}\n` +
-              `  Priority: ${String(r.priority)}\n` +
-              `  Predicates: ${formatValue("predicates", r.predicates)}\n` +
-              `  Action: ${formatValue("action", r.action)}\n` +
-              `  Reason trail: ${formatValue("reason_trail", r.reason_trail)}\n`,
+            `UUID: ${pythonStr(r.uuid ?? null)}\n` +
+              `  Watermark: ${pythonStr(r.watermark ?? null)}\n` +
+              `  Priority: ${pythonStr(r.priority ?? null)}\n` +
+              `  Predicates: ${pythonStr(r.predicates ?? null)}\n` +
+              `  Action: ${pythonStr(r.action ?? null)}\n` +
+              `  Reason trail: ${pythonStr(r.reason_trail ?? null)}\n`,
           );
         }
-        return 0;
+        return EXIT_SUCCESS;
       }
-      default:
-        throw new UsageError(`unknown filter command \`${command}\``);
     }
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr(`${e.message}\n\n${FILTER_USAGE}`);
-      return 2;
+    if (e instanceof OptParseError) {
+      io.stderr(
+        `Usage: arbiter filter ${command} [options] ${spec.args}\n\narbiter filter: error: ${e.message}\n`,
+      );
+      return EXIT_USAGE;
     }
     if (e instanceof Failure) {
       io.stderr(`Failure: ${e.message}\n`);
-      return 1;
+      return EXIT_FAILURE;
     }
     throw e;
   }

@@ -53,8 +53,7 @@ const COMMANDS: Record<string, Command> = {
     return runJqCommand(argv, { stdin: argv.includes("--help") || io.stdinIsTty ? "" : await io.readStdin(), stdout: io.stdout, stderr: io.stderr });
   },
   filter: async (argv, io) => {
-    const { FILTER_USAGE, runFilterCommand } = await import("./filter-command.js");
-    if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h") return io.stdout(FILTER_USAGE), argv.length === 0 ? 2 : 0;
+    const { runFilterCommand } = await import("./filter-command.js");
     return runFilterCommand(argv, { stdout: io.stdout, stderr: io.stderr, env: io.env });
   },
 };

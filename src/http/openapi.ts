@@ -1,7 +1,38 @@
 import { z } from "zod";
+import { ERROR_STATUS, type ErrorCode } from "./errors.js";
+
+/** A query parameter a route reads: its name, what it does, and the JSON Schema of its value. */
+export interface QueryParam {
+  name: string;
+  description: string;
+  schema: Record<string, unknown>;
+}
+
+/** `?explain=true`: the decision's trace in the verdict (never cached). */
+export const EXPLAIN_QUERY: QueryParam = {
+  name: "explain",
+  description: "`true` adds the decision's trace (`trace`) to the verdict; such requests bypass the verdict cache",
+  schema: { type: "string", enum: ["true", "false"] },
+};
+
+/** `?net=N`: which network's host pool (customs' network number). */
+export const NET_QUERY: QueryParam = {
+  name: "net",
+  description: "the network number of the host pool (default 0)",
+  schema: { type: "string", pattern: "^(0|[1-9][0-9]{0,9})$", default: "0" },
+};
+
+/** `?bulk=1`: Ganeti RAPI's full listing instead of references. */
+export const BULK_QUERY: QueryParam = {
+  name: "bulk",
+  description: "a non-zero integer lists the full rules instead of `{uuid, uri}` references (Ganeti RAPI)",
+  schema: { type: "string", pattern: "^\\s*[+-]?[0-9]+\\s*$" },
+};
 
 /** One documented operation: the request schema (if any) and the response schema. */
 export interface Operation {
+  /** Unique, camelCase: the name clients generated from the document use. */
+  operationId: string;
   method: "get" | "post" | "put" | "delete";
   path: string;
   summary: string;
@@ -11,6 +42,17 @@ export interface Operation {
   response?: z.ZodType;
   /** Content type of the request body when it is not JSON (policy sources are text). */
   requestText?: string;
+  /** Content type of the success body when it is not JSON (a policy's source text). */
+  responseText?: string;
+  /** The query parameters the route reads. */
+  query?: QueryParam[];
+  /**
+   * The error codes this route answers with beyond those every route of its
+   * kind can give (auth errors when it is guarded, body errors when it reads a body).
+   */
+  errors?: ErrorCode[];
+  /** Errors in Arbiter's envelope (default), or in Ganeti RAPI's `{code, message, explain}`. */
+  errorShape?: "arbiter" | "ganeti";
   /** Request headers the operation reads besides auth (`Idempotency-Key`, `If-Match`). */
   headers?: { name: string; description: string }[];
 }
@@ -33,27 +75,60 @@ export function listOperations(): readonly Operation[] {
   return operations;
 }
 
-function jsonSchema(schema: z.ZodType): unknown {
-  return z.toJSONSchema(schema, { target: "draft-2020-12", unrepresentable: "any", io: "input" });
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * A zod schema as JSON Schema 2020-12 for the document. zod puts recursive parts
+ * under the schema's own `$defs`, which `#/$defs/…` references resolve against the
+ * whole document; they are moved to `components/schemas` under a name unique to
+ * the operation, and the references rewritten to point there.
+ */
+function jsonSchema(schema: z.ZodType, io: "input" | "output", prefix: string, components: Record<string, unknown>): JsonSchema {
+  const out = z.toJSONSchema(schema, {
+    target: "draft-2020-12",
+    unrepresentable: "any",
+    io,
+    // Exact integers past 2^53 (nanosecond timestamps, 64-bit priorities) are bigints inside, JSON integers outside.
+    override: (ctx) => {
+      if (ctx.zodSchema._zod.def.type === "bigint") Object.assign(ctx.jsonSchema, { type: "integer", format: "int64" });
+    },
+  }) as JsonSchema;
+  delete out.$schema;
+  const defs = out.$defs as Record<string, unknown> | undefined;
+  delete out.$defs;
+  if (defs === undefined) return out;
+  const rename = (name: string) => `${prefix}_${name.replace(/^_+/, "")}`;
+  const rewrite = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(rewrite);
+    if (value === null || typeof value !== "object") return value;
+    const copy: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      copy[k] = k === "$ref" && typeof v === "string" && v.startsWith("#/$defs/") ? `#/components/schemas/${rename(v.slice(8))}` : rewrite(v);
+    }
+    return copy;
+  };
+  for (const [name, def] of Object.entries(defs)) components[rename(name)] = rewrite(def);
+  return rewrite(out) as JsonSchema;
 }
 
 const errorEnvelope = {
   type: "object",
   required: ["error"],
+  additionalProperties: false,
   properties: {
     error: {
       type: "object",
       required: ["code", "message", "request_id"],
+      additionalProperties: false,
       properties: {
-        code: { type: "string" },
+        code: { type: "string", enum: Object.keys(ERROR_STATUS) },
         message: { type: "string" },
         request_id: { type: "string" },
-        details_omitted: { type: "integer", description: "how many details past the first 50 were left out" },
         details: {
           type: "array",
-          maxItems: 50,
           items: {
             type: "object",
+            required: ["code", "message"],
             properties: { code: { type: "string" }, message: { type: "string" }, at: { type: "string" } },
           },
         },
@@ -62,44 +137,86 @@ const errorEnvelope = {
   },
 };
 
-/** Builds the OpenAPI 3.1 document from the registered operations' zod schemas. */
-export function openApiDocument(): object {
+const ganetiError = {
+  type: "object",
+  description: "Ganeti RAPI's error body: the HTTP status as `code`, a message, and the status's standard explanation",
+  required: ["code", "message", "explain"],
+  additionalProperties: false,
+  properties: { code: { type: "integer" }, message: { type: "string" }, explain: { type: "string" } },
+};
+
+/** The error codes an operation can answer with: its own plus those of its kind. */
+export function operationErrors(op: Operation): ErrorCode[] {
+  const codes = new Set<ErrorCode>(op.errors ?? []);
+  if (op.auth !== "none") codes.add("unauthorized").add("forbidden");
+  // Ganeti RAPI reads its bodies as text: any bad body is a 400 there, whatever the content type.
+  const jsonBody = op.request !== undefined && op.errorShape !== "ganeti";
+  if (jsonBody) for (const c of ["invalid_json", "invalid_request", "nesting_too_deep", "too_many_items", "unsupported_media_type"] as const) codes.add(c);
+  else if (op.request !== undefined) codes.add("invalid_request");
+  if (op.request !== undefined || op.requestText !== undefined) codes.add("payload_too_large");
+  // A malformed key is a 400; a key reused with another body a 422.
+  if (op.headers?.includes(IDEMPOTENCY_HEADER)) codes.add("invalid_request").add("idempotency_key_reused");
+  return [...codes];
+}
+
+/** The 4xx responses of an operation, one per status, naming the codes each carries. */
+function errorResponses(op: Operation): Record<string, unknown> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of operationErrors(op)) {
+    const status = ERROR_STATUS[code];
+    if (status >= 500) continue;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const schema = { $ref: op.errorShape === "ganeti" ? "#/components/schemas/GanetiError" : "#/components/schemas/Error" };
+  const out: Record<string, unknown> = {};
+  for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    const description = op.errorShape === "ganeti" ? `Ganeti RAPI error (${codes.map((c) => `\`${c}\``).join(", ")})` : codes.map((c) => `\`${c}\``).join(", ");
+    out[String(status)] = { description, content: { "application/json": { schema } } };
+  }
+  return out;
+}
+
+/** Builds the OpenAPI 3.1 document from the registered operations' zod schemas; `origin` is the server's URL. */
+export function openApiDocument(origin = "/"): object {
   const paths: Record<string, Record<string, unknown>> = {};
+  const components: Record<string, unknown> = { Error: errorEnvelope, GanetiError: ganetiError };
   for (const op of operations) {
-    const params: object[] = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
-      name: m[1],
-      in: "path",
-      required: true,
-      schema: { type: "string" },
-    }));
+    const params: object[] = [
+      ...[...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } })),
+      ...(op.query ?? []).map((q) => ({ name: q.name, in: "query", required: false, description: q.description, schema: q.schema })),
+    ];
     for (const h of op.headers ?? []) params.push({ name: h.name, in: "header", required: false, description: h.description, schema: { type: "string" } });
     const body = op.request
-      ? { required: true, content: { "application/json": { schema: jsonSchema(op.request) } } }
+      ? { required: true, content: { "application/json": { schema: jsonSchema(op.request, "input", `${op.operationId}Request`, components) } } }
       : op.requestText
         ? { required: true, content: { [op.requestText]: { schema: { type: "string" } } } }
         : undefined;
+    const success = op.responseText
+      ? { [op.responseText]: { schema: { type: "string" } } }
+      : { "application/json": { schema: op.response ? jsonSchema(op.response, "output", `${op.operationId}Response`, components) : {} } };
+    const errorSchema = { $ref: op.errorShape === "ganeti" ? "#/components/schemas/GanetiError" : "#/components/schemas/Error" };
     paths[op.path] ??= {};
     paths[op.path][op.method] = {
+      operationId: op.operationId,
       summary: op.summary,
       tags: [op.tag],
       ...(params.length ? { parameters: params } : {}),
       ...(body ? { requestBody: body } : {}),
       ...(op.auth === "none" ? { security: [] } : {}),
       responses: {
-        "200": {
-          description: "success",
-          content: { "application/json": { schema: op.response ? jsonSchema(op.response) : {} } },
-        },
-        default: { description: "error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+        "200": { description: "success", content: success },
+        ...errorResponses(op),
+        default: { description: "server error (`internal_error` 500, `service_unavailable` 503)", content: { "application/json": { schema: errorSchema } } },
       },
     };
   }
   return {
     openapi: "3.1.0",
     info: { title: "Arbiter", version: "0.1.0", description: "Policy decisions for schedulers and job queues." },
+    servers: [{ url: origin }],
     paths,
     components: {
-      schemas: { Error: errorEnvelope },
+      schemas: components,
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
     },
     security: [{ bearer: [] }],

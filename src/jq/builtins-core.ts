@@ -8,7 +8,7 @@ import { add, cpLength, indexValue, sub } from "./ops.js";
 import { formatNumber, printCompact } from "./print.js";
 import { numberFromText } from "./litnum.js";
 import { keysOf as orderedKeys } from "./key-order.js";
-import { S, step } from "./runtime.js";
+import { ALLOC, charge, chargeSort, S, step } from "./runtime.js";
 import { HaltSignal, JqError, compare, compareStrings, desc, equals, fail, isObject, numOf, setKey, sortedKeys, truthy, typeOf, type JObj } from "./values.js";
 
 const isObj = isObject;
@@ -47,7 +47,11 @@ export function lengthOf(i: Json): number {
   }
   // a number's length is its absolute value as a double (the literal is not kept)
   if (typeOf(i) === "number") return Math.abs(numOf(i) as number);
-  return Array.isArray(i) ? i.length : Object.keys(i).length;
+  if (Array.isArray(i)) return i.length;
+  // counting an object's keys walks them: charged to the work budget
+  const n = Object.keys(i).length;
+  charge(n);
+  return n;
 }
 def0("length", lengthOf);
 def0("utf8bytelength", (i) =>
@@ -132,6 +136,7 @@ function sortArray(i: Json, what: string): Json[] {
 }
 /** Sorts values in jq order, with a faster comparator when all are strings or all numbers. */
 function jqSort(a: Json[]): Json[] {
+  chargeSort(a.length);
   const out = a.slice();
   if (out.every((v) => typeof v === "string")) {
     const sur = out.some((v) => /[\uD800-\uDFFF]/.test(v as string));
@@ -148,6 +153,7 @@ type KeyGen = { gen: (i: Json, e: never, emit: (v: Json) => boolean) => boolean 
 function keyed(i: Json, a: KeyGen, env: unknown): Array<{ k: Json[]; v: Json }> {
   const out: Array<{ k: Json[]; v: Json }> = [];
   iterate(i, (v) => {
+    charge(1 + 2 * ALLOC);
     const k: Json[] = [];
     a.gen(v, env as never, (x) => (k.push(x), false));
     out.push({ k, v });
@@ -164,6 +170,7 @@ function byImpl(i: Json, ks: Array<{ k: Json[] }>, what: string): void {
 function sortedKeyed(i: Json, a: KeyGen, env: unknown): Array<{ k: Json[]; v: Json }> {
   const ks = keyed(i, a, env);
   byImpl(i, ks, "cannot be sorted, as they are not both arrays");
+  chargeSort(ks.length);
   return ks.sort((x, y) => compare(x.k, y.k));
 }
 defNative("sort_by", 1, {
@@ -223,6 +230,7 @@ def0("reverse", (i) => {
 def0("add", (i) => {
   let acc: Json = null;
   iterate(i, (v) => {
+    charge(1);
     acc = add(acc, v);
     return false;
   });

@@ -7,4 +7,4 @@ export type { FormatOptions } from "./print.js";
 export { parseJsonSeq, fromJson } from "./json-parse.js";
 export { plainJson } from "./litnum.js";
 export { compare as jqCompare, equals as jqEquals, typeOf as jqType, BUDGET_MESSAGE } from "./values.js";
-export { REGEX_MAX_INPUT, REGEX_MAX_RISKY_INPUT } from "./regex.js";
+export { REGEX_MAX_INPUT } from "./regex.js";

@@ -1,167 +1,40 @@
-/** Translates Oniguruma (Perl-NT) patterns to JavaScript RegExp and runs jq-style matching. */
+/**
+ * jq's regex functions on the linear-time matcher (src/engines/common/regex):
+ * patterns are Oniguruma's Perl_NT syntax with jq's flags; constructs that
+ * need backtracking are an error value naming them and their offset.
+ */
 import type { Json } from "../engines/common/json.js";
+import { cachedLinear, type LinearRegex } from "../engines/common/regex/index.js";
+import { trustedRegExp } from "../engines/common/regex/trusted.js";
 import { JqError, desc, fail, type JObj } from "./values.js";
-import { stripExtended } from "../engines/common/regex-extended.js";
 
 /** Longest input string the regex functions accept (UTF-16 units). */
 export const REGEX_MAX_INPUT = 100_000;
-/** Longest input for patterns with nested unbounded quantifiers (catastrophic backtracking guard). */
-export const REGEX_MAX_RISKY_INPUT = 32;
 
 interface Compiled {
-  re: RegExp;
-  /** The same pattern without match indices (faster) for test, capture and group-less match. */
-  plain: RegExp;
-  names: Array<string | null>;
-  risky: boolean;
+  rx: LinearRegex;
+  names: ReadonlyArray<string | null>;
   /** The validated jq flags it was compiled with, and what they ask for. */
   flags: string;
-  /** Capture groups of the translated pattern (0: matches need no indices). */
-  groups: number;
   global: boolean;
   skipEmpty: boolean;
 }
-
-const POSIX: Record<string, string> = {
-  alpha: "a-zA-Z", digit: "0-9", alnum: "a-zA-Z0-9", upper: "A-Z", lower: "a-z", space: "\\s",
-  blank: " \\t", punct: "!-\\/:-@\\[-`{-~", xdigit: "0-9A-Fa-f", word: "\\w", cntrl: "\\x00-\\x1f\\x7f",
-  print: "\\x20-\\x7e", graph: "\\x21-\\x7e", ascii: "\\x00-\\x7f",
-};
-const JS_ESCAPES = new Set("dDwWsSbBnrtfv0xucpPk123456789".split(""));
-const SYNTAX = new Set("^$\\.*+?()[]{}|/-".split(""));
-
-const WORD = "\\p{L}\\p{N}\\p{M}_";
-
-/** flags → pattern → compiled: two lookups on strings the program already holds, no key to build. */
-const cache = new Map<string, Map<string, Compiled>>();
-let cached = 0;
 
 let lastPattern = "";
 let lastFlags = "";
 let lastCompiled: Compiled | null = null;
 
-/** Compiles a pattern with jq flags (already validated), caching the result. */
+/** Compiles a pattern with jq flags (already validated) through the shared bounded cache. */
 export function compileRegex(pattern: string, flags: string): Compiled {
   if (lastCompiled !== null && pattern === lastPattern && flags === lastFlags) return lastCompiled;
-  const r = compileRegexUncached(pattern, flags);
+  // jq's flags: i case-insensitive, x extended, s single line (Perl_NT's default), p and m: dot matches newline
+  const r = cachedLinear(pattern, "onig", { i: flags.includes("i"), x: flags.includes("x"), s: /[mp]/.test(flags) });
+  if (!r.ok) return fail(r.message);
+  const c: Compiled = { rx: r.value, names: r.value.names, flags, global: flags.includes("g"), skipEmpty: flags.includes("n") };
   lastPattern = pattern;
   lastFlags = flags;
-  lastCompiled = r;
-  return r;
-}
-
-function compileRegexUncached(pattern: string, flags: string): Compiled {
-  let byPattern = cache.get(flags);
-  const hit = byPattern?.get(pattern);
-  if (hit) return hit;
-  let p = pattern;
-  let ci = flags.includes("i");
-  let ext = flags.includes("x");
-  let dotAll = /[mp]/.test(flags);
-  let multiline = false;
-  for (;;) {
-    const m = /^\(\?([imsx]+)\)/.exec(p);
-    if (!m) break;
-    for (const f of m[1]) {
-      if (f === "i") ci = true;
-      else if (f === "x") ext = true;
-      else if (f === "s") dotAll = true;
-      else if (f === "m") multiline = true;
-    }
-    p = p.slice(m[0].length);
-  }
-  if (ext) p = stripExtended(p);
-  const names: Array<string | null> = [];
-  let out = "";
-  let inClass = false;
-  for (let i = 0; i < p.length; i++) {
-    const c = p[i];
-    if (c === "\\") {
-      const e = p[i + 1];
-      i++;
-      if (e === undefined) out += "\\\\";
-      else if (e === "A") out += inClass ? "A" : multiline ? "(?<![\\s\\S])" : "^";
-      else if (e === "z") out += inClass ? "z" : "(?![\\s\\S])";
-      else if (e === "Z") out += inClass ? "Z" : multiline ? "(?=\\n?(?![\\s\\S]))" : "(?=\\n?$)";
-      else if (e === "h" || e === "H") out += e;
-      else if (e === "w") out += inClass ? WORD : `[${WORD}]`;
-      else if (e === "W") out += inClass ? "\\W" : `[^${WORD}]`;
-      else if (e === "d") out += inClass ? "\\p{Nd}" : "\\p{Nd}";
-      else if (e === "D") out += inClass ? "\\D" : "\\P{Nd}";
-      else if (e === "b" && !inClass) out += `(?:(?<=[${WORD}])(?![${WORD}])|(?<![${WORD}])(?=[${WORD}]))`;
-      else if (e === "B" && !inClass) out += `(?:(?<=[${WORD}])(?=[${WORD}])|(?<![${WORD}])(?![${WORD}]))`;
-      else if (JS_ESCAPES.has(e) || SYNTAX.has(e)) out += "\\" + e;
-      else if (/[A-Za-z]/.test(e)) out += e;
-      else out += /[\w\s]/.test(e) ? e : "\\" + e;
-      continue;
-    }
-    if (inClass) {
-      if (c === "[" && p[i + 1] === ":") {
-        const m = /^\[:(\^?)([a-z]+):\]/.exec(p.slice(i));
-        if (m && POSIX[m[2]] !== undefined && m[1] === "") {
-          out += POSIX[m[2]];
-          i += m[0].length - 1;
-          continue;
-        }
-      }
-      if (c === "]") inClass = false;
-      out += c === "[" ? "\\[" : c;
-      continue;
-    }
-    if (c === "[") {
-      inClass = true;
-      out += c;
-      if (p[i + 1] === "^") {
-        out += "^";
-        i++;
-      }
-      if (p[i + 1] === "]") {
-        out += "\\]";
-        i++;
-      }
-      continue;
-    }
-    if (c === "(") {
-      if (p[i + 1] !== "?") names.push(null);
-      else {
-        const m = /^\(\?<([A-Za-z_][A-Za-z0-9_]*)>/.exec(p.slice(i));
-        if (m) names.push(m[1]);
-      }
-      out += c;
-      continue;
-    }
-    if (c === "$" && !multiline) {
-      out += "(?=\\n?$)";
-      continue;
-    }
-    out += c;
-  }
-  let re: RegExp;
-  try {
-    re = new RegExp(out, "dgu" + (ci ? "i" : "") + (dotAll ? "s" : "") + (multiline ? "m" : ""));
-  } catch (e) {
-    return fail(`Regex failure: ${(e as Error).message}`);
-  }
-  const risky = /\((?:[^()\\]|\\.)*(?:[+*]|\{\d+,\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,\})/.test(out);
-  const r: Compiled = {
-    re,
-    names,
-    risky,
-    plain: new RegExp(re.source, re.flags.replace("d", "")),
-    flags,
-    groups: (new RegExp(out + "|", "u").exec("") as RegExpExecArray).length - 1,
-    global: flags.includes("g"),
-    skipEmpty: flags.includes("n"),
-  };
-  if (cached >= 1000) {
-    cache.clear();
-    cached = 0;
-    byPattern = undefined;
-  }
-  if (byPattern === undefined) cache.set(flags, (byPattern = new Map()));
-  byPattern.set(pattern, r);
-  cached++;
-  return r;
+  lastCompiled = c;
+  return c;
 }
 
 /** Validates jq regex flags, returning them or raising `<flags> is not a valid modifier string`. */
@@ -192,10 +65,7 @@ function prepare(s: Json, reV: Json, flagsV: Json): Compiled {
   if (typeof reV !== "string") return fail(`${desc(reV)} is not a string`);
   const flags = checkFlags(flagsV);
   if (s.length > REGEX_MAX_INPUT) return fail(`Regex failure: input longer than ${REGEX_MAX_INPUT} characters`);
-  const c = compileRegex(reV, flags);
-  if (c.risky && s.length > REGEX_MAX_RISKY_INPUT)
-    return fail(`Regex failure: pattern with nested unbounded quantifiers on input longer than ${REGEX_MAX_RISKY_INPUT} characters`);
-  return c;
+  return compileRegex(reV, flags);
 }
 
 /** `capture` objects without computing match offsets (named groups only). */
@@ -203,39 +73,39 @@ export function captureAll(sV: Json, reV: Json, flagsV: Json): JObj[] {
   const c = prepare(sV, reV, flagsV);
   const s = sV as string;
   if (c.skipEmpty) return (matchAll(sV, reV, flagsV, false) as JObj[]).map(captureFromMatch);
-  const re = c.plain;
-  re.lastIndex = 0;
   const out: JObj[] = [];
-  const global = c.global;
+  let from = 0;
   let guard = 0;
-  while (re.lastIndex <= s.length) {
+  while (from <= s.length) {
     if (++guard > 1_000_000) throw new JqError("Regex failure: too many matches");
-    const m = re.exec(s);
+    const m = c.rx.match(s, from);
     if (m === null) break;
     const o: JObj = {};
+    const start = m.index;
     const empty = m[0].length === 0;
     for (let g = 1; g < m.length; g++) {
       const name = c.names[g - 1];
       if (name !== null && name !== undefined) o[name] = empty ? "" : m[g] === undefined ? null : m[g];
     }
     out.push(o);
-    if (!global) break;
+    if (!c.global) break;
+    from = start + m[0].length;
     if (empty) {
-      if (m.index >= s.length) break;
-      re.lastIndex = m.index + ((s.codePointAt(m.index) ?? 0) > 0xffff ? 2 : 1);
+      if (start >= s.length) break;
+      from = start + ((s.codePointAt(start) ?? 0) > 0xffff ? 2 : 1);
     }
   }
   return out;
 }
 
 /**
- * The first match of a flag-less pattern, with the same checks and errors as `capture`
- * (for native functions that read a few groups and need no capture object).
+ * The first match of one of the pscheduler modules' own constant patterns (not
+ * user-supplied; see trusted.ts for why RegExp is linear on them), as RegExp gives it.
  */
 export function firstExec(sV: Json, pattern: string): RegExpExecArray | null {
-  const re = prepare(sV, pattern, null).plain;
-  re.lastIndex = 0;
-  return re.exec(sV as string);
+  if (typeof sV !== "string") return fail(`${desc(sV)} cannot be matched, as it is not a string`);
+  if (sV.length > REGEX_MAX_INPUT) return fail(`Regex failure: input longer than ${REGEX_MAX_INPUT} characters`);
+  return trustedRegExp(pattern).exec(sV);
 }
 
 /** Group names of a flag-less pattern, in group order (null for unnamed groups). */
@@ -253,43 +123,38 @@ function captureFromMatch(m: JObj): JObj {
 export function matchAll(sV: Json, reV: Json, flagsV: Json, testOnly: boolean): Json[] | boolean {
   const s = sV as string;
   const c = prepare(sV, reV, flagsV);
-  if (testOnly && !c.skipEmpty) {
-    c.plain.lastIndex = 0;
-    return c.plain.test(s);
-  }
-  // match indices are only needed for the offsets of groups
-  const re = c.groups === 0 ? c.plain : c.re;
-  re.lastIndex = 0;
+  if (testOnly && !c.skipEmpty) return c.rx.test(s);
   const global = c.global;
   const skipEmpty = c.skipEmpty;
+  const groups = c.rx.groups;
   const hasSur = /[\uD800-\uDFFF]/.test(s);
   const out: Json[] = [];
+  let from = 0;
   let guard = 0;
-  while (re.lastIndex <= s.length) {
+  while (from <= s.length) {
     if (++guard > 1_000_000) throw new JqError("Regex failure: too many matches");
-    const m = re.exec(s);
+    const m = c.rx.exec(s, from);
     if (m === null) break;
-    const start = m.index;
-    const len = m[0].length;
-    if (len === 0) re.lastIndex = start + ((s.codePointAt(start) ?? 0) > 0xffff ? 2 : 1);
+    const start = m[0];
+    const len = m[1] - start;
+    from = m[1];
+    if (len === 0) from = start + ((s.codePointAt(start) ?? 0) > 0xffff ? 2 : 1);
     if (len === 0 && skipEmpty) {
       if (!global) break;
       continue;
     }
     const off = cpIndex(s, hasSur, start);
     const caps: Json[] = [];
-    const ind = m.indices as unknown as Array<[number, number] | undefined>;
-    for (let g = 1; g < m.length; g++) {
+    for (let g = 1; g <= groups; g++) {
       const name = c.names[g - 1] ?? null;
-      const span = ind[g];
       if (len === 0) caps.push({ offset: off, string: "", length: 0, name });
-      else if (span === undefined || m[g] === undefined) caps.push({ offset: -1, string: null, length: 0, name });
+      else if (m[2 * g] < 0) caps.push({ offset: -1, string: null, length: 0, name });
       else {
-        const co = cpIndex(s, hasSur, span[0]);
-        caps.push({ offset: co, length: cpIndex(s, hasSur, span[1]) - co, string: m[g], name });
+        const co = cpIndex(s, hasSur, m[2 * g]);
+        caps.push({ offset: co, length: cpIndex(s, hasSur, m[2 * g + 1]) - co, string: s.slice(m[2 * g], m[2 * g + 1]), name });
       }
     }
-    const obj: JObj = { offset: off, length: hasSur ? cpIndex(s, true, start + len) - off : len, string: m[0], captures: caps };
+    const obj: JObj = { offset: off, length: hasSur ? cpIndex(s, true, start + len) - off : len, string: s.slice(start, start + len), captures: caps };
     out.push(obj);
     if (!global || testOnly) break;
     if (len === 0 && start < s.length) {
@@ -298,7 +163,6 @@ export function matchAll(sV: Json, reV: Json, flagsV: Json, testOnly: boolean): 
         const dupCaps = caps.map((x) => ({ ...(x as JObj), offset: off + 1 }));
         out.push({ offset: off + 1, length: 0, string: "", captures: dupCaps });
       }
-      if (cp > 0xffff) re.lastIndex = start + 2;
     }
     if (start >= s.length) break;
   }

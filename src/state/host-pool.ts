@@ -8,8 +8,8 @@ import {
   planEvictions,
   prepareHost,
   prepareRequest,
-  selectHost,
   withJobs,
+  HostIndex,
   type AccessDenial,
   type AvailReason,
   type CustomsPolicy,
@@ -48,6 +48,8 @@ export interface AllocateResult {
   permit: { id: number; expiresAt: number } | null;
   limits: JobLimits | null;
   accessDenied: AccessDenial[];
+  /** With `explain`: every host's customs rating, or why it was unavailable or excluded. */
+  ratings?: Record<string, number | string>;
 }
 
 /** One host as the listing shows it. */
@@ -80,7 +82,7 @@ export type OnceAllocation = Once<unknown> & { accessDenied?: AccessDenial[] };
  * permit and the limits. Built here so an idempotent allocation can store the
  * very answer the route sends.
  */
-export function allocationAnswer(result: AllocateResult, envelope: Envelope) {
+export function allocationAnswer(result: AllocateResult, envelope: Envelope, explain = false) {
   return {
     ...envelope,
     cacheable: false as const,
@@ -89,6 +91,7 @@ export function allocationAnswer(result: AllocateResult, envelope: Envelope) {
     permit: result.permit ? { id: result.permit.id, expires_at: new Date(result.permit.expiresAt).toISOString() } : null,
     limits: result.limits,
     ...(result.host === null ? { reason: "no host available" } : {}),
+    ...(explain ? { trace: { ratings: result.ratings ?? {} } } : {}),
   };
 }
 
@@ -106,6 +109,8 @@ export class HostPool extends DurableObject<Env> {
   private readonly idempotency: IdempotencyTable;
   private slots: Slot[] | undefined;
   private byName = new Map<string, number>();
+  /** The hosts as selection scans them (each slot's current form), rebuilt from the stored rows on load. */
+  private index = new HostIndex();
   private policyCache: { revision: string; policy: CustomsPolicy } | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -129,6 +134,7 @@ export class HostPool extends DurableObject<Env> {
     if (this.slots === undefined) {
       this.slots = this.tables.hosts().map((row) => this.slotOf(row));
       this.byName = new Map(this.slots.map((s, i) => [s.row.host.name, i]));
+      this.index = HostIndex.of(this.slots.map((s) => s.current));
     }
     return this.slots;
   }
@@ -141,6 +147,7 @@ export class HostPool extends DurableObject<Env> {
     const slot = slots[i];
     slot.row = { ...slot.row, pending };
     slot.current = withJobs(slot.reported, slot.reported.host.jobs + pending);
+    this.index.put(slot.current);
   }
 
   /** Forgets a permit: finished, killed or lapsed; an allocation still counted is uncounted. */
@@ -179,6 +186,7 @@ export class HostPool extends DurableObject<Env> {
       this.byName.set(host.name, this.slots!.length);
       this.slots!.push(slot);
     } else this.slots![i] = slot;
+    this.index.put(slot.current);
     const avail = slot.reported.avail;
     const permits = this.tables.permitsOf(host.name).map((q) => ({ id: q.id, issuedAt: q.issuedAt }));
     const plan = planEvictions(slot.reported.host, avail, permits, this.tables.evictionsOf(host.name), now, policy.killDelaySeconds);
@@ -196,8 +204,8 @@ export class HostPool extends DurableObject<Env> {
   }
 
   /** Picks a host for a request and issues its permit; the host counts one more imported job until it reports. */
-  async allocate(p: PoolPolicy, request: HostRequest, now: number): Promise<AllocateResult> {
-    const result = this.allocateNow(p, request, now);
+  async allocate(p: PoolPolicy, request: HostRequest, now: number, explain = false): Promise<AllocateResult> {
+    const result = this.allocateNow(p, request, now, explain);
     await this.schedule(now);
     return result;
   }
@@ -207,27 +215,27 @@ export class HostPool extends DurableObject<Env> {
    * recorded in the same step as the permit, so a retried allocation gets the
    * first permit back instead of taking a second one.
    */
-  async allocateOnce(p: PoolPolicy, request: HostRequest, now: number, idem: IdempotencyRequest, envelope: Envelope): Promise<OnceAllocation> {
+  async allocateOnce(p: PoolPolicy, request: HostRequest, now: number, idem: IdempotencyRequest, envelope: Envelope, explain = false): Promise<OnceAllocation> {
     const seen = this.idempotency.lookup(idem, now);
     if (seen.seen) return "mismatch" in seen ? { mismatch: true } : { replayed: true, ...seen.replay };
-    const result = this.allocateNow(p, request, now);
-    const answer = allocationAnswer(result, envelope);
+    const result = this.allocateNow(p, request, now, explain);
+    const answer = allocationAnswer(result, envelope, explain);
     this.idempotency.remember(idem, { status: 200, answer }, now);
     await this.schedule(now);
     return { replayed: false, status: 200, answer, accessDenied: result.accessDenied };
   }
 
   /** The synchronous part of an allocation: from reading the pool to recording the permit, with no await between. */
-  private allocateNow(p: PoolPolicy, request: HostRequest, now: number): AllocateResult {
+  private allocateNow(p: PoolPolicy, request: HostRequest, now: number, explain = false): AllocateResult {
     const policy = this.policy(p);
     const prepared = prepareRequest(request);
     if (!prepared.ok) throw new Error(`unvalidated request reached the pool: ${prepared.error[0]?.message}`);
     const slots = this.pool();
-    const pool = slots.map((s) => s.current);
     const lastName = this.tables.meta("last");
     const last = lastName === undefined ? -1 : (this.byName.get(lastName) ?? -1);
-    const sel = selectHost(pool, prepared.value, { now, downFactor: policy.downFactor, last, ratings: false });
-    if (sel.index < 0) return { host: null, address: null, permit: null, limits: null, accessDenied: [...sel.audit] };
+    const sel = this.index.select(prepared.value, { now, downFactor: policy.downFactor, last, ratings: explain });
+    const ratings = sel.ratings ? { ratings: sel.ratings } : {};
+    if (sel.index < 0) return { host: null, address: null, permit: null, limits: null, accessDenied: [...sel.audit], ...ratings };
     const slot = slots[sel.index];
     const host = slot.reported.host;
     const id = Number(this.tables.meta("permits") ?? "0") + 1;
@@ -236,7 +244,7 @@ export class HostPool extends DurableObject<Env> {
     const expiresAt = now + policy.permitSeconds * 1000;
     this.tables.addPermit({ id, host: host.name, client: request.client, user: request.user, issuedAt: now, expiresAt, counted: true });
     this.setPending(host.name, slot.row.pending + 1);
-    return { host: host.name, address: host.address, permit: { id, expiresAt }, limits: limitsOf(host), accessDenied: [...sel.audit] };
+    return { host: host.name, address: host.address, permit: { id, expiresAt }, limits: limitsOf(host), accessDenied: [...sel.audit], ...ratings };
   }
 
   /** Releases a permit when its job ends; false when the pool does not know it on that host. */

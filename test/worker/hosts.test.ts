@@ -6,7 +6,9 @@ import type { Env } from "../../src/env.js";
 import type { HostPool, PoolPolicy } from "../../src/state/host-pool.js";
 
 const BASE = "http://arbiter.test";
-const POLICY: PoolPolicy = { revision: "test", data: DEFAULT_POLICY_DATA };
+/** The built-in policy opened to every address, as policies/customs.json (which the HTTP routes use) opens it. */
+const OPEN_DATA = { ...DEFAULT_POLICY_DATA, defaults: { ...DEFAULT_POLICY_DATA.defaults, allow: ["0.0.0.0/0", "::/0"] } };
+const POLICY: PoolPolicy = { revision: "test", data: OPEN_DATA };
 
 interface ReportBody {
   available: boolean;
@@ -67,7 +69,7 @@ function stub(net: number): DurableObjectStub<HostPool> {
 }
 
 function host(name: string, net: number, extra: Record<string, unknown> = {}): Host {
-  const h = normalizeHost({ name, ...idleHost(name, net, extra) }, DEFAULT_POLICY_DATA.defaults);
+  const h = normalizeHost({ name, ...idleHost(name, net, extra) }, OPEN_DATA.defaults);
   if (!h.ok) throw new Error(JSON.stringify(h.error));
   return h.value;
 }
@@ -124,6 +126,14 @@ describe("host reports and allocations", () => {
     expect(body.error.code).toBe("invalid_host_report");
     expect(body.error.message).toContain("maxLoad");
     expect(body.error.details[0].at).toBe("/maxLoad");
+    for (const address of ["999.1.1.1", "not-an-ip", "10.0.0.0/8"]) {
+      const bad = await send("PUT", "/v1/hosts/x", idleHost("x", 103, { address }));
+      expect(bad.status, address).toBe(400);
+      const badBody = (await bad.json()) as { error: { code: string; message: string; details: { at: string }[] } };
+      expect(badBody.error.message).toContain(`\`${address}\` is not an IPv4 or IPv6 address`);
+      expect(badBody.error.details[0].at).toBe("/address");
+    }
+    expect((await list(103)).hosts.map((h) => h.name)).not.toContain("x");
     const mismatch = await send("PUT", "/v1/hosts/x", { name: "y", ...idleHost("y", 103) });
     expect(mismatch.status).toBe(400);
     const badAddress = await send("POST", "/v1/hosts/allocate", { client: "x", fromAddress: "not-an-ip", user: "u" });
@@ -133,7 +143,8 @@ describe("host reports and allocations", () => {
   it("shows a host's effective access list", async () => {
     await report("acl", idleHost("acl", 104, { allow: ["10.0.0.0/8", "192.168.0.0/16"], deny: ["10.9.9.9"] }));
     const res = await send("GET", "/v1/hosts/acl/acl?net=104");
-    expect(await res.json()).toEqual({ host: "acl", entries: ["192.168.0.0/16"] });
+    // its own network, the pool's allow (policies/customs.json opens the pool), its own allow; the deny takes out what overlaps 10.9.9.9
+    expect(await res.json()).toEqual({ host: "acl", entries: ["10.104.0.0/24", "::/0", "192.168.0.0/16"] });
     expect((await send("GET", "/v1/hosts/nobody/acl?net=104")).status).toBe(404);
   });
 });
@@ -307,5 +318,50 @@ describe("auth and audit", () => {
     } finally {
       spy.mockRestore();
     }
+  });
+});
+
+describe("allocation trace", () => {
+  it("explains an allocation with every host's rating or why it was unavailable or excluded", async () => {
+    const net = 150;
+    await report("ws0", idleHost("ws0", net));
+    await report("busy", idleHost("busy", net, { load: 5 }));
+    await report("picky", idleHost("picky", net, { clients: ["other"] }));
+    await report("good", idleHost("good", net));
+    const res = await send("POST", "/v1/hosts/allocate?explain=true", { client: "ws0", net, fromAddress: "10.0.0.200", user: "alice" });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as AllocateBody & { trace: { ratings: Record<string, number | string> } };
+    expect(body.host).toBe("good");
+    expect(body.trace.ratings).toEqual({ ws0: "excluded:self", busy: "unavailable:AVAIL_LOAD", picky: "excluded:clients", good: expect.any(Number) });
+    const plain = await allocate({ client: "ws0", net });
+    expect(plain).not.toHaveProperty("trace");
+  });
+});
+
+describe("host pool restart", () => {
+  it("selects after a restart exactly as it would have without one: layout and pending counts are rebuilt from the stored rows", async () => {
+    const names = ["ws0", "a", "b", "c", "d"];
+    const allocations = async (pool: HostPool, n: number) => {
+      const out: (string | null)[] = [];
+      for (let i = 0; i < n; i++) out.push((await pool.allocate(POLICY, { client: "ws0", net: 0, fromAddress: "10.0.0.9", user: "u" }, 1_000 + i)).host);
+      return out;
+    };
+    const run = async (net: number, restartAfter: number | null) => {
+      const s = stub(net);
+      return runInDurableObject(s, async (pool: HostPool, state: DurableObjectState) => {
+        for (const n of names) await pool.report(POLICY, { ...host(n, 0, { maxJobs: 2 }), net: 0 }, 1_000);
+        const first = await allocations(pool, restartAfter ?? 9);
+        // a new instance over the same storage: what the runtime does after evicting the object
+        const after = restartAfter === null ? pool : new (pool.constructor as new (s: DurableObjectState, e: Env) => HostPool)(state, env as unknown as Env);
+        const rest = await allocations(after, 9 - (restartAfter ?? 9));
+        return [...first, ...rest];
+      });
+    };
+    const straight = await run(160, null);
+    const restarted = await run(161, 4);
+    expect(restarted).toEqual(straight);
+    // two jobs per host (maxJobs 2), then nothing: the pending counts survived the restart
+    expect(straight.filter((h) => h !== null)).toHaveLength(8);
+    expect(straight[8]).toBeNull();
   });
 });

@@ -1,10 +1,12 @@
+import { formatNetwork, parseNetworkPadded } from "../common/cidr.js";
 import { isJsonObject } from "../common/json.js";
+import { parseAclAddress } from "./acl.js";
 import { policyError, type PolicyError } from "../common/result.js";
 import { SETTING_NAMES, checkSetting, type HostDefaults, type SettingName } from "./settings.js";
 import type { Host, IdleTimes } from "./types.js";
 
 const STATUS_FIELDS = ["name", "address", "net", "arch", "attrs", "load", "swapFreePct", "jobs", "idleSeconds", "idle", "freeProcs"];
-const OTHER_FIELDS = ["users", "shells", "clients", "allow", "deny", "sigxcpu", "reportedAt"];
+const OTHER_FIELDS = ["users", "shells", "clients", "networks", "allow", "deny", "sigxcpu", "reportedAt"];
 const KNOWN = new Set<string>([...STATUS_FIELDS, ...OTHER_FIELDS, ...SETTING_NAMES]);
 const IDLE_BITS = new Set(["1", "2", "4", "8"]);
 
@@ -79,8 +81,17 @@ export function normalizeHost(raw: unknown, defaults: HostDefaults, at = ""): { 
   const users = readUsers(r);
   const shells = raw.shells === undefined ? undefined : r.strings("shells", []);
   const clients = readClients(r, defaults.clients);
-  const allow = r.strings("allow", defaults.allow);
-  const deny = r.strings("deny", defaults.deny);
+  const hostAddress = address === undefined ? null : parseAclAddress(address);
+  if (address !== undefined && hostAddress === null) {
+    r.fail("address", `invalid field address: \`${address}\` is not an IPv4 or IPv6 address`, "customs_invalid_address");
+  }
+  const networks = readNetworks(r, "networks", hostAddress === null ? [] : [localNetworkOf(address as string)]);
+  // the access list is additive, as customs(8) has it: the host's networks, the
+  // pool's allow entries and the host's own; then the pool's and the host's denies
+  const ownAllow = readNetworks(r, "allow", []);
+  const ownDeny = readNetworks(r, "deny", []);
+  const allow = ownAllow === undefined ? undefined : [...defaults.allow, ...ownAllow];
+  const deny = ownDeny === undefined ? undefined : [...defaults.deny, ...ownDeny];
   const sigxcpu = raw.sigxcpu === undefined ? defaults.sigxcpu : raw.sigxcpu;
   if (typeof sigxcpu !== "boolean") r.fail("sigxcpu", "invalid field sigxcpu: expected true or false");
   const reportedAt = raw.reportedAt === undefined ? undefined : r.number("reportedAt", 0, Infinity, false);
@@ -117,12 +128,38 @@ export function normalizeHost(raw: unknown, defaults: HostDefaults, at = ""): { 
     shells,
     checkSeconds: settings.checkSeconds,
     clients: clients!,
+    networks: networks!,
     allow: allow!,
     deny: deny!,
     sigxcpu: sigxcpu as boolean,
     reportedAt,
   };
   return { ok: true, value: host };
+}
+
+/**
+ * The network a host is taken to be attached to when it reports none: its
+ * address's /24 for IPv4 (the usual size of a LAN segment, where customs would
+ * read the interface's netmask) and its /64 for IPv6 (the standard subnet size).
+ */
+export function localNetworkOf(address: string): string {
+  const a = parseAclAddress(address);
+  if (a === null) throw new Error(`localNetworkOf: \`${address}\` is not an address`);
+  return formatNetwork(parseNetworkPadded(`${address}/${a.family === 4 ? 24 : 64}`)!);
+}
+
+/** A list of addresses and CIDR networks, each entry checked (errors point at the entry). */
+function readNetworks(r: Reader, field: string, fallback: readonly string[]): readonly string[] | undefined {
+  const v = r.strings(field, fallback);
+  if (v === undefined || v === fallback) return v;
+  let ok = true;
+  v.forEach((text, i) => {
+    if (parseNetworkPadded(text) === null) {
+      ok = false;
+      r.fail(`${field}/${i}`, `invalid field ${field}: \`${text}\` is not an IPv4 or IPv6 address or network`, "customs_invalid_address");
+    }
+  });
+  return ok ? v : undefined;
 }
 
 function readIdle(r: Reader): IdleTimes | undefined {

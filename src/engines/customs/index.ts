@@ -11,3 +11,4 @@ export * from "./select.js";
 export * from "./evict.js";
 export * from "./policy.js";
 export * from "./decide.js";
+export * from "./host-index.js";

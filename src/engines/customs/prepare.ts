@@ -29,11 +29,15 @@ export interface PreparedRequest {
 
 /** Builds the per-report indexes of a validated host; fails only on a bad access-list entry. */
 export function prepareHost(host: Host, at = ""): { ok: true; value: PreparedHost } | { ok: false; error: PolicyError[] } {
-  const acl = buildAccessList(host.allow, host.deny);
+  // hosts stored before `networks` existed have none: their lists start empty
+  const networks = host.networks ?? [];
+  const acl = buildAccessList([...networks, ...host.allow], host.deny);
   if (!acl.ok) {
+    const field = acl.field === "allow" && acl.index < networks.length ? "networks" : acl.field;
+    const index = field === "allow" ? acl.index - networks.length : acl.index;
     return {
       ok: false,
-      error: [policyError("customs_invalid_address", `invalid field ${acl.field}: \`${acl.text}\` is not an IPv4 or IPv6 address or network`, `${at}/${acl.field}/${acl.index}`)],
+      error: [policyError("customs_invalid_address", `invalid field ${field}: \`${acl.text}\` is not an IPv4 or IPv6 address or network`, `${at}/${field}/${index}`)],
     };
   }
   return {

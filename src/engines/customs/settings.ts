@@ -60,7 +60,8 @@ export interface HostDefaults {
 export const BUILTIN_DEFAULTS: HostDefaults = {
   settings: Object.fromEntries(SETTING_NAMES.map((n) => [n, SETTINGS[n].fallback])) as Record<SettingName, number>,
   clients: "ALL",
-  allow: ["0.0.0.0/0", "::/0"],
+  // customs' default: no entries beyond each host's own networks
+  allow: [],
   deny: [],
   sigxcpu: false,
 };

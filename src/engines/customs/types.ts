@@ -53,7 +53,11 @@ export interface Host {
   readonly shells?: readonly string[];
   readonly checkSeconds: number;
   readonly clients: "ALL" | readonly string[];
+  /** The networks the host is attached to (CIDRs): the start of its access list. */
+  readonly networks: readonly string[];
+  /** Entries added to the access list: the pool's, then the host's own. */
   readonly allow: readonly string[];
+  /** Entries that remove every overlapping entry: the pool's, then the host's own. */
   readonly deny: readonly string[];
   /** Whether the host has SIGXCPU; without it the termination signal is SIGTERM. */
   readonly sigxcpu: boolean;

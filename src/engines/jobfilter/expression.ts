@@ -1,9 +1,10 @@
 import type { Result } from "../common/result.js";
 import { err, ok } from "../common/result.js";
 import { showPretty, showRational } from "./render.js";
+import { compileLinear, describeProblem, type LinearRegex } from "../common/regex/index.js";
 
-/** A filter value: Ganeti only allows strings and integers. */
-export type FilterValue = string | number;
+/** A filter value: Ganeti only allows strings and integers (Haskell `Integer`: a bigint past 2^53 keeps them exact). */
+export type FilterValue = string | number | bigint;
 
 /** Comparison operators of the query language, after folding `=` into `==`. */
 export type CmpOp = "==" | "<" | ">" | "<=" | ">=";
@@ -16,7 +17,7 @@ export type Expr =
   | { readonly k: "not"; readonly x: Expr }
   | { readonly k: "true"; readonly field: string }
   | { readonly k: "cmp"; readonly op: CmpOp; readonly field: string; readonly value: FilterValue }
-  | { readonly k: "regex"; readonly field: string; readonly source: string; readonly re: RegExp }
+  | { readonly k: "regex"; readonly field: string; readonly source: string; readonly re: LinearRegex }
   | { readonly k: "contains"; readonly field: string; readonly value: FilterValue };
 
 const CMP: Record<string, CmpOp> = { "==": "==", "=": "==", "<": "<", ">": ">", "<=": "<=", ">=": ">=" };
@@ -26,7 +27,7 @@ function readField(v: unknown): Result<string, string> {
 }
 
 function readValue(v: unknown): Result<FilterValue, string> {
-  if (typeof v === "string") return ok(v);
+  if (typeof v === "string" || typeof v === "bigint") return ok(v);
   if (typeof v === "number") {
     if (Number.isInteger(v)) return ok(v);
     return err(
@@ -36,14 +37,15 @@ function readValue(v: unknown): Result<FilterValue, string> {
   return err(`Cannot deserialise filter value, expecting string or integer, got ${showPretty(v)}`);
 }
 
-/** Compiles a pattern the way rules are added: JavaScript syntax, `u` flag, unanchored search. */
-export function compileRegex(source: string): Result<RegExp, string> {
-  try {
-    return ok(new RegExp(source, "u"));
-  } catch (e) {
-    const message = (e as Error).message;
-    return err(message.startsWith("Invalid regular expression") ? message : `Invalid regular expression: ${message}`);
-  }
+/**
+ * Compiles a pattern when its rule is added: PCRE syntax (Ganeti's regex
+ * library), unanchored search, run by the linear-time matcher. One PCRE would
+ * not compile, or that needs backtracking, is refused with PCRE's wording and
+ * the offset in the pattern.
+ */
+export function compileRegex(source: string): Result<LinearRegex, string> {
+  const r = compileLinear(source, "pcre");
+  return r.ok ? ok(r.value) : err(`Invalid regular expression: ${describeProblem("pcre", r.error, source)}`);
 }
 
 function fieldValue(args: unknown[], build: (field: string, value: unknown) => Result<Expr, string>): Result<Expr, string> {

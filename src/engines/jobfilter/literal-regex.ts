@@ -1,7 +1,8 @@
 /**
  * Most rule patterns are plain text with optional anchors (`^db1\.`, `ticket 7$`).
  * Those are tested with string methods instead of the regex engine; the answer
- * is the same because an ASCII literal matches exactly where its code units occur.
+ * is the same because an ASCII literal matches exactly where its code units occur
+ * (and PCRE's `$` matches at the end or before a final newline).
  */
 
 // Characters with a meaning in a pattern outside a class; escaped, each stands for itself.
@@ -42,18 +43,18 @@ export function literalPattern(source: string): { anchor: LiteralAnchor; text: s
   return { anchor: start ? (end ? "exact" : "start") : end ? "end" : "any", text };
 }
 
-/** A string test equivalent to `new RegExp(source, "u").test`, or null when the pattern is not literal text. */
+/** A string test equivalent to the PCRE pattern's unanchored search, or null when the pattern is not literal text. */
 export function literalTest(source: string): ((s: string) => boolean) | null {
   const lit = literalPattern(source);
   if (lit === null) return null;
   const text = lit.text;
   switch (lit.anchor) {
     case "exact":
-      return (s) => s === text;
+      return (s) => s === text || s === text + "\n";
     case "start":
       return (s) => s.startsWith(text);
     case "end":
-      return (s) => s.endsWith(text);
+      return (s) => s.endsWith(text) || s.endsWith(text + "\n");
     case "any":
       return (s) => s.includes(text);
   }

@@ -2,12 +2,13 @@
  * The `=~` leaves, with literal patterns (see literal-regex.ts) tested inline by
  * string methods so a leaf costs one call, whatever the pattern.
  */
+import type { LinearRegex } from "../common/regex/index.js";
 import { literalPattern } from "./literal-regex.js";
 import type { ReasonEntry, Tri } from "./types.js";
 import { ERROR, FALSE, TRUE } from "./types.js";
 
 /** An `=~` leaf over an opcode field's resolved value at slot `i`: a non-string value is an evaluation error. */
-export function opcodeRegexLeaf(source: string, re: RegExp, i: number): (vals: unknown[]) => Tri {
+export function opcodeRegexLeaf(source: string, re: LinearRegex, i: number): (vals: unknown[]) => Tri {
   const lit = literalPattern(source);
   if (lit === null) {
     return (vals) => {
@@ -16,11 +17,13 @@ export function opcodeRegexLeaf(source: string, re: RegExp, i: number): (vals: u
     };
   }
   const text = lit.text;
+  // PCRE's `$` also matches before a final newline
+  const nl = text + "\n";
   switch (lit.anchor) {
     case "exact":
       return (vals) => {
         const v = vals[i];
-        return typeof v === "string" ? (v === text ? TRUE : FALSE) : ERROR;
+        return typeof v === "string" ? (v === text || v === nl ? TRUE : FALSE) : ERROR;
       };
     case "start":
       return (vals) => {
@@ -30,7 +33,7 @@ export function opcodeRegexLeaf(source: string, re: RegExp, i: number): (vals: u
     case "end":
       return (vals) => {
         const v = vals[i];
-        return typeof v === "string" ? (v.endsWith(text) ? TRUE : FALSE) : ERROR;
+        return typeof v === "string" ? (v.endsWith(text) || v.endsWith(nl) ? TRUE : FALSE) : ERROR;
       };
     case "any":
       return (vals) => {
@@ -41,17 +44,19 @@ export function opcodeRegexLeaf(source: string, re: RegExp, i: number): (vals: u
 }
 
 /** An `=~` leaf over a reason entry's source (slot 0) or reason (slot 1), both strings. */
-export function reasonRegexLeaf(source: string, re: RegExp, slot: 0 | 1): (entry: ReasonEntry) => Tri {
+export function reasonRegexLeaf(source: string, re: LinearRegex, slot: 0 | 1): (entry: ReasonEntry) => Tri {
   const lit = literalPattern(source);
   if (lit === null) return (entry) => (re.test(entry[slot]) ? TRUE : FALSE);
   const text = lit.text;
+  // PCRE's `$` also matches before a final newline
+  const nl = text + "\n";
   switch (lit.anchor) {
     case "exact":
-      return (entry) => (entry[slot] === text ? TRUE : FALSE);
+      return (entry) => (entry[slot] === text || entry[slot] === nl ? TRUE : FALSE);
     case "start":
       return (entry) => (entry[slot].startsWith(text) ? TRUE : FALSE);
     case "end":
-      return (entry) => (entry[slot].endsWith(text) ? TRUE : FALSE);
+      return (entry) => (entry[slot].endsWith(text) || entry[slot].endsWith(nl) ? TRUE : FALSE);
     case "any":
       return (entry) => (entry[slot].includes(text) ? TRUE : FALSE);
   }

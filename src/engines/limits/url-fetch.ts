@@ -86,7 +86,7 @@ function firstOf(t: Transform, input: Json, now: number): { value: Json } | { er
 /** `result.get(key, {})` on a transform result; a non-object has no `get`. */
 function member(result: Json, key: string): { value: Json } | { error: string } {
   if (!isJsonObject(result)) return { error: `'${pyTypeName(result)}' object has no attribute 'get'` };
-  return { value: key in result ? result[key] : {} };
+  return { value: Object.hasOwn(result, key) ? result[key] : {} };
 }
 
 /** What the curl transfer would have failed with when the fetch budget is spent. */
@@ -185,9 +185,9 @@ export function compileUrlFetch(data: Json): Result<LimitEvaluator, string> {
       return failed(`Server returned invalid JSON '${text}'`);
     }
     if (!isJsonObject(body)) return { passed: false, reasons: [`Server returned an invalid result '${text}'`] };
-    const passed = body.passed;
+    const passed = Object.hasOwn(body, "passed") ? body.passed : undefined;
     if (typeof passed !== "boolean") return failed(`Server returned an invalid result '${text}'`);
-    return { passed, reasons: "message" in body ? [pyStr(body.message)] : [] };
+    return { passed, reasons: Object.hasOwn(body, "message") ? [pyStr(body.message)] : [] };
   }
 
   return ok({ checksSchedule: false, evaluate: (task, now, io) => evaluate(task, now, io.hints, io.state) });

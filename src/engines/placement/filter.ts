@@ -1,31 +1,33 @@
+import { compileLinear, describeProblem, type LinearRegex } from "../common/regex/index.js";
 import { FILTER_GROUP_RE, FILTER_USER_RE, SPECIAL_RE } from "./names.js";
 import type { Filter, FilterData, RawFilter, RegexData } from "./types.js";
 
-/**
- * Translates a Go RE2 expression into a JavaScript `u` regex: a leading `(?i)`
- * becomes the `i` flag and `(?P<name>` becomes `(?<name>`. Returns null when
- * JavaScript cannot compile it, which the filter treats as "never matches".
- */
+/** Compiles a Go (RE2) expression with the linear-time matcher, or gives Go's error text with the offset. */
+export function compileGoRegex(expr: string): { ok: true; value: LinearRegex } | { ok: false; error: string } {
+  const r = compileLinear(expr, "re2");
+  return r.ok ? r : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
+}
+
+/** The stored form of a Go expression, or null when Go's regexp would not compile it. */
 export function translateGoRegex(expr: string): RegexData | null {
-  let source = expr;
-  let flags = "u";
-  if (source.startsWith("(?i)")) {
-    source = source.slice(4);
-    flags = "iu";
-  }
-  source = source.replace(/\(\?P</g, "(?<");
-  try {
-    new RegExp(source, flags);
-  } catch {
-    return null;
-  }
-  return { source, flags };
+  return compileGoRegex(expr).ok ? { source: expr } : null;
+}
+
+/**
+ * Why a single filter entry is refused (neither a name nor a regexp Go
+ * compiles), or null when the validator accepts it; a regexp's problem is Go's
+ * own error text with its offset in the entry.
+ */
+export function singleEntryProblem(entry: string, namePattern: RegExp): string | null {
+  if (namePattern.test(entry)) return null;
+  if (!SPECIAL_RE.test(entry)) return "";
+  const r = compileGoRegex(entry);
+  return r.ok ? null : r.error;
 }
 
 /** True when a single filter entry would be accepted by the validator as a name or as a regexp. */
 export function singleEntryValid(entry: string, namePattern: RegExp): boolean {
-  if (namePattern.test(entry)) return true;
-  return SPECIAL_RE.test(entry) && translateGoRegex(entry) !== null;
+  return singleEntryProblem(entry, namePattern) === null;
 }
 
 function buildList(entries: readonly string[], pattern: RegExp): { list: string[]; exp: RegexData | null } {
@@ -59,8 +61,11 @@ export function buildFilter(raw: RawFilter): FilterData {
   };
 }
 
-function compile(exp: RegexData | null): RegExp | null {
-  return exp === null ? null : new RegExp(exp.source, exp.flags);
+function compile(exp: RegexData | null): LinearRegex | null {
+  if (exp === null) return null;
+  const r = compileGoRegex(exp.source);
+  if (!r.ok) throw new Error(`placement: a stored filter expression does not compile: ${r.error}`);
+  return r.value;
 }
 
 /** Rebuilds the fast form of a filter (sets and compiled regexes) once at load time. */

@@ -1,3 +1,4 @@
+import type { LinearRegex } from "../common/regex/index.js";
 /**
  * The shapes the placement engine passes between its stages: the decoded
  * configuration (raw, as written), the compiled plain-JSON data stored in the
@@ -58,8 +59,8 @@ export interface AclData {
 
 /** A JavaScript translation of a Go RE2 filter expression. */
 export interface RegexData {
+  /** The expression as written (Go's regexp syntax), compiled at load time by the linear-time matcher. */
   source: string;
-  flags: string;
 }
 
 /** A built rule filter as plain data. */
@@ -121,8 +122,8 @@ export interface Filter {
   readonly empty: boolean;
   readonly users: ReadonlySet<string>;
   readonly groups: ReadonlySet<string>;
-  readonly userExp: RegExp | null;
-  readonly groupExp: RegExp | null;
+  readonly userExp: LinearRegex | null;
+  readonly groupExp: LinearRegex | null;
 }
 
 /** A loaded rule. */

@@ -17,10 +17,10 @@ import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize, type Role } from "../auth.js";
 import { parseJsonText, readJson, readJsonText, validate } from "../body.js";
 import { idempotencyKey, idempotencyRequest, keyReusedMessage } from "../idempotency.js";
-import { logDecision, newDecisionId } from "../decision.js";
+import { elapsedMs, logDecision, newDecisionId, wantsExplain } from "../decision.js";
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError, type ErrorCode } from "../errors.js";
-import { IDEMPOTENCY_HEADER, registerOperation } from "../openapi.js";
+import { EXPLAIN_QUERY, IDEMPOTENCY_HEADER, NET_QUERY, registerOperation } from "../openapi.js";
 import {
   AllocateRequest,
   AllocateResponse,
@@ -77,6 +77,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const instructionJson = (i: Instruction) => ({ permit: i.permit, signal: i.signal, at: iso(i.at), ...(i.cancel ? { cancel: true as const } : {}) });
 
 registerOperation({
+  operationId: "reportHost",
   method: "put",
   path: "/v1/hosts/{name}",
   summary: "A host agent's report (and registration): availability, rating, job limits and eviction signals to deliver",
@@ -84,8 +85,10 @@ registerOperation({
   auth: "agent",
   request: HostReport,
   response: HostReportResponse,
+  errors: ["invalid_host_report"],
 });
 registerOperation({
+  operationId: "allocateHost",
   method: "post",
   path: "/v1/hosts/allocate",
   summary: "Pick the best available host for a remote job and issue its permit (never cacheable)",
@@ -94,30 +97,40 @@ registerOperation({
   request: AllocateRequest,
   response: AllocateResponse,
   headers: [IDEMPOTENCY_HEADER],
+  query: [EXPLAIN_QUERY],
 });
 registerOperation({
+  operationId: "finishPermit",
   method: "post",
   path: "/v1/hosts/{name}/permits/{id}/finish",
   summary: "Release a permit when its job ends (query `net`, default 0)",
   tag: "hosts",
   auth: "agent",
   response: FinishResponse,
+  query: [NET_QUERY],
+  errors: ["invalid_request", "permit_not_found"],
 });
 registerOperation({
+  operationId: "listHosts",
   method: "get",
   path: "/v1/hosts",
   summary: "Every host of a network (query `net`, default 0) with availability and rating",
   tag: "hosts",
   auth: "decision",
   response: HostListResponse,
+  query: [NET_QUERY],
+  errors: ["invalid_request"],
 });
 registerOperation({
+  operationId: "hostAcl",
   method: "get",
   path: "/v1/hosts/{name}/acl",
   summary: "A host's effective access list (customs' acl debugging call; query `net`, default 0)",
   tag: "hosts",
   auth: "decision",
   response: HostAclResponse,
+  query: [NET_QUERY],
+  errors: ["invalid_request", "host_not_found"],
 });
 
 /** The host pool API: agent reports, allocations, permit release, listings. */
@@ -135,16 +148,17 @@ export const hostRoutes = new Hono<AppEnv>()
     const { pool } = await activePolicy(c.env);
     const now = Date.now();
     const stub = poolStub(c.env, checked.value.net);
+    const explain = wantsExplain(c);
     const envelope = { decision_id: newDecisionId(), revision: pool.revision };
     let answer: ReturnType<typeof allocationAnswer>;
     let accessDenied: AccessDenial[] = [];
     if (key === undefined) {
-      const result = await stub.allocate(pool, checked.value, now);
-      answer = allocationAnswer(result, envelope);
+      const result = await stub.allocate(pool, checked.value, now, explain);
+      answer = allocationAnswer(result, envelope, explain);
       accessDenied = result.accessDenied;
     } else {
       const idem = await idempotencyRequest(key, "hosts.allocate", text);
-      const once = (await stub.allocateOnce(pool, checked.value, now, idem, envelope)) as OnceAllocation;
+      const once = (await stub.allocateOnce(pool, checked.value, now, idem, envelope, explain)) as OnceAllocation;
       if ("mismatch" in once) throw new ApiError("idempotency_key_reused", keyReusedMessage(key));
       answer = once.answer as ReturnType<typeof allocationAnswer>;
       if (once.replayed) {
@@ -159,7 +173,7 @@ export const hostRoutes = new Hono<AppEnv>()
       engine: "customs",
       revision: pool.revision,
       outcome: answer.host === null ? "no_host" : "allocated",
-      micros: Math.round((performance.now() - started) * 1000),
+      ms: elapsedMs(started),
     });
     return c.json(answer);
   })

@@ -1,16 +1,17 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import { parseRuleBody, parseUuid, type FloatLiterals } from "../../engines/jobfilter/index.js";
+import { parseRuleBody, parseUuid, readRapiJson, type FloatLiterals } from "../../engines/jobfilter/index.js";
 import { isFailure, type JobQueueApi, type JobStatus, type Once, type QueueFailure } from "../../state/job-queue-types.js";
 import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize } from "../auth.js";
 import { checkJsonShape, describeJsonShape } from "../../engines/common/json-shape.js";
-import { parseJsonText, readJson, readJsonText, readText, validate } from "../body.js";
+import { parseExactJsonText, readJson, readJsonText, readText, validate } from "../body.js";
+import { stringifyExactJson } from "../../engines/common/exact-json.js";
 import { idempotencyKey, idempotencyRequest, keyReusedMessage } from "../idempotency.js";
-import { logDecision, newDecisionId, wantsExplain } from "../decision.js";
+import { elapsedMs, logDecision, newDecisionId, wantsExplain } from "../decision.js";
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError, clipText } from "../errors.js";
-import { IDEMPOTENCY_HEADER, registerOperation } from "../openapi.js";
+import { BULK_QUERY, EXPLAIN_QUERY, IDEMPOTENCY_HEADER, registerOperation } from "../openapi.js";
 import {
   FilterBody,
   FilterRuleJson,
@@ -32,7 +33,7 @@ export function queueStub(env: Env, queue: string): JobQueueApi {
 
 /** Answers JSON without Hono's deep JSON typing (rules hold arbitrary JSON expressions). */
 function json(c: Context<AppEnv>, value: unknown, status = 200): Response {
-  return c.body(JSON.stringify(value), status as 200, { "content-type": "application/json" });
+  return c.body(stringifyExactJson(value), status as 200, { "content-type": "application/json" });
 }
 
 function queueParam(c: Context<AppEnv>): string {
@@ -85,28 +86,6 @@ function rapi(handler: FilterHandler, role: "decision" | "admin") {
   };
 }
 
-type Reviver = (this: unknown, key: string, value: unknown, context?: { source?: string }) => unknown;
-
-/**
- * Parses a RAPI body, noting whether `priority` or the RATE_LIMIT argument was
- * written as a float literal (`1.0`): the runtime's JSON.parse hands revivers
- * the source text of each number, which is the only place the difference survives.
- */
-function parseRapiJson(text: string): { value: unknown; floats: FloatLiterals } {
-  const flagged: [unknown, string][] = [];
-  const reviver: Reviver = function (key, value, context) {
-    if (typeof value === "number" && context?.source !== undefined && /[.eE]/.test(context.source)) flagged.push([this, key]);
-    return value;
-  };
-  const value: unknown = JSON.parse(text, reviver as (key: string, value: unknown) => unknown);
-  const isFlagged = (holder: unknown, key: string) => flagged.some(([h, k]) => h === holder && k === key);
-  const body = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
-  return {
-    value,
-    floats: { priority: body !== undefined && isFlagged(body, "priority"), rateLimit: body !== undefined && isFlagged(body.action, "1") },
-  };
-}
-
 async function readRuleBody(c: Context<AppEnv>) {
   return (await readRuleText(c)).body;
 }
@@ -117,7 +96,7 @@ async function readRuleText(c: Context<AppEnv>) {
   let parsed: { value: unknown; floats?: FloatLiterals } = { value: null };
   if (text.trim() !== "") {
     try {
-      parsed = parseRapiJson(text);
+      parsed = readRapiJson(text);
     } catch {
       throw new RapiError(400, "Invalid body contents, not a dictionary");
     }
@@ -149,11 +128,11 @@ const listFilters: FilterHandler = async (c, queue) => {
 const addFilter: FilterHandler = async (c, queue) => {
   const key = idempotencyKey(c);
   const { body, text } = await readRuleText(c);
-  if (key === undefined) return c.json(await queueStub(c.env, queue).putFilter(queue, body));
+  if (key === undefined) return json(c, await queueStub(c.env, queue).putFilter(queue, body));
   const once = await queueStub(c.env, queue).putFilterOnce(queue, body, await idempotencyRequest(key, "filters.add", text));
   if ("mismatch" in once) throw new RapiError(422, keyReusedMessage(key));
   if (once.replayed) c.header("Idempotent-Replayed", "true");
-  return c.json(once.answer);
+  return json(c, once.answer);
 };
 
 const getFilter: FilterHandler = async (c, queue) => {
@@ -167,7 +146,7 @@ const replaceFilter: FilterHandler = async (c, queue) => {
   const uuid = parseUuid(c.req.param("uuid") ?? "");
   if (uuid === null) throw new RapiError(400, "Unable to parse UUID");
   const body = await readRuleBody(c);
-  return c.json(await queueStub(c.env, queue).putFilter(queue, body, uuid));
+  return json(c, await queueStub(c.env, queue).putFilter(queue, body, uuid));
 };
 
 const deleteFilter: FilterHandler = async (c, queue) => {
@@ -200,9 +179,9 @@ async function verdict(c: Context<AppEnv>, started: number, status: JobStatus) {
     engine: "jobfilter",
     revision: bundle.revision,
     outcome: status.action.toLowerCase(),
-    micros: Math.round((performance.now() - started) * 1000),
+    ms: elapsedMs(started),
   });
-  return c.json({ decision_id: decisionId, revision: bundle.revision, cacheable: false, ...status });
+  return json(c, { decision_id: decisionId, revision: bundle.revision, cacheable: false, ...status });
 }
 
 /**
@@ -221,7 +200,7 @@ function idempotentVerdict(c: Context<AppEnv>, started: number, key: string, onc
       engine: "jobfilter",
       revision: answer.revision,
       outcome: answer.action.toLowerCase(),
-      micros: Math.round((performance.now() - started) * 1000),
+      ms: elapsedMs(started),
     });
   }
   return json(c, answer, once.status);
@@ -252,7 +231,7 @@ jobRoutes
     const queue = queueParam(c);
     const key = idempotencyKey(c);
     const text = await readJsonText(c);
-    const submission = validate(JobSubmission, parseJsonText(text));
+    const submission = validate(JobSubmission, parseExactJsonText(text));
     if (key === undefined) return verdict(c, started, unwrap(await queueStub(c.env, queue).submit(queue, submission, wantsExplain(c))));
     const bundle = await getActiveBundle(c.env);
     const envelope = { decision_id: newDecisionId(), revision: bundle.revision };
@@ -292,7 +271,7 @@ jobRoutes
       engine: "jobfilter",
       revision: bundle.revision,
       outcome: `started_${startedIds.length}_of_${queued.length}`,
-      micros: Math.round((performance.now() - started) * 1000),
+      ms: elapsedMs(started),
     });
     return c.json({ decision_id: decisionId, revision: bundle.revision, cacheable: false, jobs, started: startedIds });
   });
@@ -300,15 +279,21 @@ jobRoutes
 const JobStatusJson = JobVerdict.omit({ decision_id: true, revision: true, cacheable: true });
 const RuleRef = z.object({ uuid: z.string(), uri: z.string() });
 
-for (const [base, param] of [["/2/filters", ""], ["/v1/queues/{queue}/filters", " of a named queue"]] as const) {
-  registerOperation({ method: "get", path: base, summary: `List filter rules${param} (?bulk=1: full rules)`, tag: "filters", auth: "decision", response: z.union([z.array(RuleRef), z.array(FilterRuleJson)]) });
-  registerOperation({ method: "post", path: base, summary: `Add a filter rule${param}; answers its uuid`, tag: "filters", auth: "admin", request: FilterBody, response: z.string(), headers: [IDEMPOTENCY_HEADER] });
-  registerOperation({ method: "get", path: `${base}/{uuid}`, summary: `One filter rule${param}`, tag: "filters", auth: "decision", response: FilterRuleJson });
-  registerOperation({ method: "put", path: `${base}/{uuid}`, summary: `Replace or create a filter rule${param}`, tag: "filters", auth: "admin", request: FilterBody, response: z.string() });
-  registerOperation({ method: "delete", path: `${base}/{uuid}`, summary: `Delete a filter rule${param}`, tag: "filters", auth: "admin", response: z.null() });
+for (const [base, param, id] of [
+  ["/2/filters", "", "Filters"],
+  ["/v1/queues/{queue}/filters", " of a named queue", "QueueFilters"],
+] as const) {
+  // Ganeti's RAPI shape for every error, and a named queue's name is checked (400) too.
+  const ganeti = { errorShape: "ganeti", tag: "filters" } as const;
+  registerOperation({ ...ganeti, operationId: `list${id}`, method: "get", path: base, summary: `List filter rules${param} (?bulk=1: full rules)`, auth: "decision", query: [BULK_QUERY], errors: ["invalid_request"], response: z.union([z.array(RuleRef), z.array(FilterRuleJson)]) });
+  registerOperation({ ...ganeti, operationId: `add${id.slice(0, -1)}`, method: "post", path: base, summary: `Add a filter rule${param}; answers its uuid`, auth: "admin", request: FilterBody, response: z.string(), headers: [IDEMPOTENCY_HEADER] });
+  registerOperation({ ...ganeti, operationId: `get${id.slice(0, -1)}`, method: "get", path: `${base}/{uuid}`, summary: `One filter rule${param}`, auth: "decision", errors: ["invalid_request", "not_found"], response: FilterRuleJson });
+  registerOperation({ ...ganeti, operationId: `replace${id.slice(0, -1)}`, method: "put", path: `${base}/{uuid}`, summary: `Replace or create a filter rule${param}`, auth: "admin", request: FilterBody, response: z.string() });
+  registerOperation({ ...ganeti, operationId: `delete${id.slice(0, -1)}`, method: "delete", path: `${base}/{uuid}`, summary: `Delete a filter rule${param}`, auth: "admin", errors: ["invalid_request", "not_found"], response: z.null() });
 }
-registerOperation({ method: "post", path: "/v1/queues/{queue}/jobs", summary: "Submit a job: decided at once, a slot taken under a lease when it may run", tag: "jobs", auth: "decision", request: JobSubmission, response: JobVerdict, headers: [IDEMPOTENCY_HEADER] });
-registerOperation({ method: "get", path: "/v1/queues/{queue}/jobs/{id}", summary: "A job's status; a held job is decided again", tag: "jobs", auth: "decision", response: JobVerdict });
-registerOperation({ method: "post", path: "/v1/queues/{queue}/jobs/{id}/heartbeat", summary: "Renew a running job's lease", tag: "jobs", auth: "decision", request: HeartbeatRequest, response: JobStatusJson });
-registerOperation({ method: "post", path: "/v1/queues/{queue}/jobs/{id}/finish", summary: "Release a running job's slot (idempotent)", tag: "jobs", auth: "decision", response: JobStatusJson });
-registerOperation({ method: "post", path: "/v1/queues/{queue}/schedule", summary: "One scheduling pass over held jobs in priority order", tag: "jobs", auth: "decision", request: ScheduleRequest, response: ScheduleVerdict });
+const jobs = { tag: "jobs", auth: "decision" } as const;
+registerOperation({ ...jobs, operationId: "submitJob", method: "post", path: "/v1/queues/{queue}/jobs", summary: "Submit a job: decided at once, a slot taken under a lease when it may run", query: [EXPLAIN_QUERY], errors: ["conflict"], request: JobSubmission, response: JobVerdict, headers: [IDEMPOTENCY_HEADER] });
+registerOperation({ ...jobs, operationId: "getJob", method: "get", path: "/v1/queues/{queue}/jobs/{id}", summary: "A job's status; a held job is decided again", query: [EXPLAIN_QUERY], errors: ["invalid_request", "not_found"], response: JobVerdict });
+registerOperation({ ...jobs, operationId: "heartbeatJob", method: "post", path: "/v1/queues/{queue}/jobs/{id}/heartbeat", summary: "Renew a running job's lease", errors: ["not_found", "lease_expired", "conflict"], request: HeartbeatRequest, response: JobStatusJson });
+registerOperation({ ...jobs, operationId: "finishJob", method: "post", path: "/v1/queues/{queue}/jobs/{id}/finish", summary: "Release a running job's slot (idempotent)", errors: ["invalid_request", "not_found"], response: JobStatusJson });
+registerOperation({ ...jobs, operationId: "scheduleQueue", method: "post", path: "/v1/queues/{queue}/schedule", summary: "One scheduling pass over held jobs in priority order", errors: ["not_found"], request: ScheduleRequest, response: ScheduleVerdict });

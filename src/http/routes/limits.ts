@@ -7,7 +7,7 @@ import { decisionRoute, type RouteContext } from "../decision.js";
 import { resolverFor } from "../dns.js";
 import { numberVar, type AppEnv } from "../../env.js";
 import { fetcherForIsolate } from "../url-fetch.js";
-import { registerOperation } from "../openapi.js";
+import { EXPLAIN_QUERY, registerOperation } from "../openapi.js";
 import { LimitsRequest, LimitsVerdict, toEngineRequest } from "../schemas/limits.js";
 
 type EngineVerdict = Awaited<ReturnType<typeof decideLimits>> extends Decision<infer V> ? V : never;
@@ -50,6 +50,7 @@ export async function decide(
     dns: resolverFor(ctx.env.DOH_URL),
     cidrList: sources.length > 0 ? await cidrListsFor(ctx.env, sources, ctx.now) : noLists,
     localAddresses: localAddresses(ctx.env.LOCAL_ADDRESSES),
+    budget: ctx.budget,
     fetcher: fetcherForIsolate(),
     fetchBudget: numberVar(ctx.env.URL_FETCH_BUDGET, DEFAULT_FETCH_BUDGET),
   };
@@ -64,6 +65,7 @@ export const limitsRoutes = new Hono<AppEnv>().post(
 );
 
 registerOperation({
+  operationId: "decideLimits",
   method: "post",
   path: "/v1/limits/decide",
   summary:
@@ -72,4 +74,5 @@ registerOperation({
   auth: "decision",
   request: LimitsRequest,
   response: LimitsVerdict,
+  query: [EXPLAIN_QUERY],
 });

@@ -3,7 +3,7 @@ import { ClassAdRequestError, decideAdCheck, decideMatch } from "../../engines/c
 import { decisionRoute } from "../decision.js";
 import type { AppEnv } from "../../env.js";
 import { ApiError } from "../errors.js";
-import { registerOperation } from "../openapi.js";
+import { EXPLAIN_QUERY, registerOperation } from "../openapi.js";
 import { AdCheckRequest, MatchRequest } from "../schemas/match.js";
 import { AdCheckVerdict, MatchVerdict } from "../schemas/match-verdicts.js";
 
@@ -47,6 +47,7 @@ export const matchRoutes = new Hono<AppEnv>()
   );
 
 registerOperation({
+  operationId: "matchJob",
   method: "post",
   path: "/v1/match",
   summary: "Match a job against machines under the pool-wide policy",
@@ -54,8 +55,10 @@ registerOperation({
   auth: "decision",
   request: MatchRequest,
   response: MatchVerdict,
+  query: [EXPLAIN_QUERY],
 });
 registerOperation({
+  operationId: "checkAd",
   method: "post",
   path: "/v1/ads/check",
   summary: "Would the pool-wide policy discard this schedd, startd or job ad",
@@ -63,4 +66,5 @@ registerOperation({
   auth: "decision",
   request: AdCheckRequest,
   response: AdCheckVerdict,
+  query: [EXPLAIN_QUERY],
 });

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { decidePlacement, type PlacementPolicy } from "../../engines/placement/index.js";
 import { decisionRoute } from "../decision.js";
 import type { AppEnv } from "../../env.js";
-import { registerOperation } from "../openapi.js";
+import { EXPLAIN_QUERY, registerOperation } from "../openapi.js";
 import { PlaceRequest, PlaceVerdict } from "../schemas/placement.js";
 
 /** `POST /v1/place`: which queue an application goes to, under the active YuniKorn placement policy. */
@@ -16,6 +16,7 @@ export const placementRoutes = new Hono<AppEnv>().post(
 );
 
 registerOperation({
+  operationId: "placeApplication",
   method: "post",
   path: "/v1/place",
   summary: "Place an application in a queue (YuniKorn placement rules and queue ACLs)",
@@ -23,4 +24,5 @@ registerOperation({
   auth: "decision",
   request: PlaceRequest,
   response: PlaceVerdict,
+  query: [EXPLAIN_QUERY],
 });

@@ -105,6 +105,7 @@ export const policyRoutes = new Hono<AppEnv>()
 
 const engineSummary = z.object({ format: z.string(), source_sha256: z.string() });
 registerOperation({
+  operationId: "listPolicies",
   method: "get",
   path: "/v1/policies",
   summary: "The active bundle's revision, source and engines",
@@ -112,8 +113,18 @@ registerOperation({
   auth: "admin",
   response: z.object({ revision: z.string(), source: z.enum(["embedded", "kv"]), engines: z.record(z.string(), engineSummary) }),
 });
-registerOperation({ method: "get", path: "/v1/policies/{engine}", summary: "One engine's policy source text", tag: "policies", auth: "admin" });
 registerOperation({
+  operationId: "getPolicy",
+  method: "get",
+  path: "/v1/policies/{engine}",
+  summary: "One engine's policy source text, as published",
+  tag: "policies",
+  auth: "admin",
+  responseText: "text/plain",
+  errors: ["unknown_engine", "not_found"],
+});
+registerOperation({
+  operationId: "publishPolicy",
   method: "put",
   path: "/v1/policies/{engine}",
   summary:
@@ -122,9 +133,11 @@ registerOperation({
   auth: "admin",
   requestText: "text/plain",
   response: z.object({ revision: z.string() }),
+  errors: ["unknown_engine", "policy_invalid", "precondition_failed", "invalid_request"],
   headers: [{ name: "If-Match", description: "the revision the change is based on (`*`, a list, quoted or bare); 412 when the active revision moved" }],
 });
 registerOperation({
+  operationId: "validatePolicy",
   method: "post",
   path: "/v1/policies/{engine}/validate",
   summary: "Validate one engine's policy source without activating it",
@@ -132,4 +145,5 @@ registerOperation({
   auth: "admin",
   requestText: "text/plain",
   response: z.object({ valid: z.literal(true), revision: z.string() }),
+  errors: ["unknown_engine", "policy_invalid"],
 });

@@ -28,11 +28,12 @@ export const systemRoutes = new Hono<AppEnv>()
       ...(await statusExtras(c.env, bundle)),
     });
   })
-  .get("/v1/openapi.json", (c) => c.json(openApiDocument()));
+  .get("/v1/openapi.json", (c) => c.json(openApiDocument(new URL(c.req.url).origin)));
 
 const RouteAuth = z.enum(["token", "open", "closed"]);
 
 registerOperation({
+  operationId: "health",
   method: "get",
   path: "/healthz",
   summary: "Liveness check",
@@ -41,6 +42,7 @@ registerOperation({
   response: z.object({ ok: z.literal(true) }),
 });
 registerOperation({
+  operationId: "status",
   method: "get",
   path: "/v1/status",
   summary: "Active revision, bundle source and age, auth mode, engines loaded",
@@ -59,6 +61,26 @@ registerOperation({
       .object({ admin: RouteAuth, decision: RouteAuth, agent: RouteAuth })
       .describe("how each route class is guarded: `token`, `open` (no token configured, or OPEN_ROUTES), `closed` (no accepted token is set)"),
     engines: z.array(z.string()),
+    cidr_lists: z
+      .array(
+        z.object({
+          source: z.string(),
+          last_success: z.string().nullable(),
+          last_failure: z.string().nullable(),
+          last_error: z.string().nullable(),
+          count: z.number().int(),
+          next_due: z.string().nullable(),
+        }),
+      )
+      .describe("each `ip-cidr-list-url` source of the active limits policy and its download status"),
   }),
 });
-registerOperation({ method: "get", path: "/v1/openapi.json", summary: "This document", tag: "system", auth: "none" });
+registerOperation({
+  operationId: "openApiDocument",
+  method: "get",
+  path: "/v1/openapi.json",
+  summary: "This document",
+  tag: "system",
+  auth: "none",
+  response: z.looseObject({ openapi: z.literal("3.1.0"), info: z.looseObject({}), paths: z.record(z.string(), z.unknown()) }),
+});

@@ -93,6 +93,14 @@ export const AllocateResponse = z.strictObject({
   permit: z.strictObject({ id: int, expires_at: z.string() }).nullable(),
   limits: Limits.nullable(),
   reason: z.string().optional(),
+  trace: z
+    .strictObject({
+      ratings: z
+        .record(z.string(), z.union([z.number(), z.string()]))
+        .describe("per host in pool order: its customs rating, `unavailable:AVAIL_…`, or `excluded:<why>` (self, net, arch, clients, attrs, exclusive, acl, access, unknown-client, uselocal)"),
+    })
+    .optional()
+    .describe("present with ?explain=true"),
 });
 
 /** The answer to finishing a permit. */

@@ -12,7 +12,8 @@ export const MatchVerdict = z.object({
   ),
   best: z.union([z.string(), z.number(), z.null()]),
   log: z.array(z.string()),
+  trace: z.json().optional().describe("present with ?explain=true"),
 });
 
 /** The /v1/ads/check verdict, for the OpenAPI document. */
-export const AdCheckVerdict = z.object({ ...envelope, discarded: z.boolean() });
+export const AdCheckVerdict = z.object({ ...envelope, discarded: z.boolean(), trace: z.json().optional().describe("present with ?explain=true") });

@@ -1,11 +1,12 @@
 /**
  * Regular-expression built-ins (regexp, regexpMember, regexps, replace,
- * replaceAll) with PCRE-style options translated to JS RegExp; compiled
- * patterns are cached by pattern and flags.
+ * replaceAll) on the linear-time matcher with PCRE syntax and options; a
+ * pattern that does not compile, or needs backtracking, is ERROR. Compiled
+ * patterns are cached (bounded LRU) by pattern and options.
  */
 import { ERROR, ListValue, UNDEF, type Value } from "../values.js";
 import type { Builtin } from "./helpers.js";
-import { stripExtended } from "../../common/regex-extended.js";
+import { cachedLinear, type LinearRegex } from "../../common/regex/index.js";
 
 /** Parsed regex options. */
 export interface Opts {
@@ -25,44 +26,26 @@ export function parseOpts(o: string | null, subst: boolean): Opts {
   return { flags, extended: s.includes("x"), full: subst && s.includes("f"), all: subst && s.includes("g") };
 }
 
-/** Translates the PCRE-only escapes JS lacks (\A, \z, \Z). */
-function translate(p: string): string {
-  return p.replace(/\\\\|\\A|\\z|\\Z/g, (m) => (m === "\\A" ? "(?<![\\s\\S])" : m === "\\z" ? "(?![\\s\\S])" : m === "\\Z" ? "(?=\\n?(?![\\s\\S]))" : m));
+/** The compiled pattern, or null when it does not compile (or needs backtracking, which the matcher refuses). */
+export function compilePattern(pattern: string, o: Opts): LinearRegex | null {
+  const r = cachedLinear(pattern, "pcre", { i: o.flags.includes("i"), m: o.flags.includes("m"), s: o.flags.includes("s"), x: o.extended });
+  return r.ok ? r.value : null;
 }
 
-const cache = new Map<string, RegExp | null>();
-
-/** The compiled pattern (global, for positional search), or null when it does not compile. */
-export function compilePattern(pattern: string, o: Opts): RegExp | null {
-  const key = o.flags + (o.extended ? "x" : "") + "\u0000" + pattern;
-  let re = cache.get(key);
-  if (re === undefined) {
-    try {
-      re = new RegExp(translate(o.extended ? stripExtended(pattern) : pattern), o.flags + "g");
-    } catch {
-      re = null;
-    }
-    if (cache.size > 500) cache.clear();
-    cache.set(key, re);
-  }
-  return re;
-}
-
-function execAt(re: RegExp, s: string, idx: number, anchoredNonEmpty: boolean): RegExpExecArray | null {
-  re.lastIndex = idx;
-  const m = re.exec(s);
+function execAt(re: LinearRegex, s: string, idx: number, anchoredNonEmpty: boolean): Int32Array | null {
+  const m = re.exec(s, idx);
   if (m === null) return null;
-  if (anchoredNonEmpty && (m.index !== idx || m[0] === "")) return null;
+  if (anchoredNonEmpty && (m[0] !== idx || m[1] === m[0])) return null;
   return m;
 }
 
-/** The first match of `re` in `s` at or after `from` (an unanchored search), or null. */
-export function searchFrom(re: RegExp, s: string, from: number): RegExpExecArray | null {
-  return execAt(re, s, from, false);
+/** The first match of `re` in `s` at or after `from` (an unanchored search) in RegExp's shape, or null. */
+export function searchFrom(re: LinearRegex, s: string, from: number): RegExpExecArray | null {
+  return re.match(s, from);
 }
 
 /** regexps/replace/replaceAll substitution; ERROR as the library gives it. */
-function substitute(re: RegExp, target: string, replace: string, o: Opts): Value {
+function substitute(re: LinearRegex, target: string, replace: string, o: Opts): Value {
   let out = "";
   let idx = 0;
   let empty = false;
@@ -79,9 +62,9 @@ function substitute(re: RegExp, target: string, replace: string, o: Opts): Value
     }
     matched = m !== null;
     if (m !== null) {
-      let ngroups = m.length;
-      while (ngroups > 1 && m[ngroups - 1] === undefined) ngroups--;
-      if (o.full) out += target.slice(idx, m.index);
+      let ngroups = re.groups + 1;
+      while (ngroups > 1 && m[2 * (ngroups - 1)] < 0) ngroups--;
+      if (o.full) out += target.slice(idx, m[0]);
       for (let i = 0; i < replace.length; i++) {
         const c = replace[i];
         if (c === "\\") {
@@ -90,12 +73,12 @@ function substitute(re: RegExp, target: string, replace: string, o: Opts): Value
             const g = d - 48;
             i++;
             if (g >= ngroups) return ERROR;
-            out += m[g] ?? "";
+            if (m[2 * g] >= 0) out += target.slice(m[2 * g], m[2 * g + 1]);
           } else out += "\\";
         } else out += c;
       }
-      idx = m.index + m[0].length;
-      if (m[0] === "") empty = true;
+      idx = m[1];
+      if (m[1] === m[0]) empty = true;
     }
   } while (matched && o.all);
   if (o.full) out += target.slice(idx);
@@ -118,7 +101,7 @@ const regexp: Builtin = (args, ad, st) => {
   if (typeof p !== "string" || typeof s !== "string") return ERROR;
   const re = compilePattern(p, parseOpts((vals[2] as string | undefined) ?? null, false));
   if (re === null) return ERROR;
-  return execAt(re, s, 0, false) !== null;
+  return re.test(s);
 };
 
 const regexpMember: Builtin = (args, ad, st) => {
@@ -135,7 +118,7 @@ const regexpMember: Builtin = (args, ad, st) => {
     if (typeof e !== "string") {
       if (e === UNDEF) maybe = true;
       else return ERROR;
-    } else if (re !== null && execAt(re, e, 0, false) !== null) return true;
+    } else if (re !== null && re.test(e)) return true;
   }
   return maybe ? UNDEF : false;
 };

@@ -11,6 +11,7 @@ import { unparseNode } from "../unparse.js";
 import { ERROR, ListValue, UNDEF, isInt, type Value } from "../values.js";
 import { eager, toStr, type Builtin } from "./helpers.js";
 import { compilePattern, parseOpts, searchFrom } from "./regex.js";
+import type { LinearRegex } from "../../common/regex/index.js";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -280,7 +281,7 @@ function externalRefs(n: Node, ad: ClassAd, out: Set<string>): void {
 }
 
 /** True when `re` has a non-empty match somewhere in `s` (PCRE2_NOTEMPTY, read position by position). */
-function nonEmptyMatch(re: RegExp, s: string): boolean {
+function nonEmptyMatch(re: LinearRegex, s: string): boolean {
   for (let from = 0; from <= s.length; ) {
     const m = searchFrom(re, s, from);
     if (m === null) return false;
@@ -301,7 +302,7 @@ const unresolved: Builtin = (args, ad, st, nodes) => {
   if (args.length < 1 || args.length > 2 || nodes[0].k !== "attr") return ERROR;
   const slot = ad.get(nodes[0].lc);
   if (slot === undefined) return UNDEF;
-  let re: RegExp | null = null;
+  let re: LinearRegex | null = null;
   if (args.length === 2) {
     const p = args[1](ad, st);
     if (typeof p !== "string") {

@@ -1,0 +1,348 @@
+/**
+ * The fast path: a pattern that a backtracking engine provably runs in linear
+ * time is handed to JavaScript's own RegExp, written from the tree (so the
+ * origin's meaning is kept, not JavaScript's reading of the origin's text).
+ *
+ * Provably linear here means: deterministic (at every choice, alternatives
+ * and loop-continue/loop-exit start with disjoint characters, and no loop body
+ * can match empty), so a failed branch fails on its first character and each
+ * attempt is linear; and each search is either anchored at the start of the
+ * text or bounded in length, so the attempts at successive positions add up
+ * to linear time too. Look-arounds must be bounded and deterministic as well.
+ */
+import type { Node, Parsed } from "./ast.js";
+import { buildCharSet, classSource, type CharSetSpec } from "./charset.js";
+
+class Unsafe extends Error {}
+
+/** A first-character summary: ASCII bits, non-ASCII ranges (null: unknown), end of text, or "match done". */
+class First {
+  ascii = new Uint8Array(128);
+  hi: number[] | null = [];
+  eof = false;
+  accept = false;
+
+  static accept(): First {
+    const f = new First();
+    f.accept = true;
+    return f;
+  }
+
+  union(o: First): First {
+    const f = new First();
+    for (let i = 0; i < 128; i++) f.ascii[i] = this.ascii[i] | o.ascii[i];
+    f.hi = this.hi === null || o.hi === null ? null : [...this.hi, ...o.hi];
+    f.eof = this.eof || o.eof;
+    f.accept = this.accept || o.accept;
+    return f;
+  }
+
+  intersects(o: First): boolean {
+    for (let i = 0; i < 128; i++) if ((this.ascii[i] & o.ascii[i]) === 1) return true;
+    if (this.eof && o.eof) return true;
+    const a = this.hi;
+    const b = o.hi;
+    if (a === null) return b === null || b.length > 0;
+    if (b === null) return a.length > 0;
+    for (let i = 0; i < a.length; i += 2) for (let j = 0; j < b.length; j += 2) if (a[i] <= b[j + 1] && b[j] <= a[i + 1]) return true;
+    return false;
+  }
+}
+
+function firstOfSet(spec: CharSetSpec): First {
+  const s = buildCharSet(spec);
+  if (s === null || s.source === null) throw new Unsafe();
+  const f = new First();
+  f.ascii.set(s.ascii);
+  f.hi = s.hi === null ? null : [...s.hi];
+  return f;
+}
+
+function firstOfChar(cp: number): First {
+  const f = new First();
+  if (cp < 128) f.ascii[cp] = 1;
+  else f.hi = [cp, cp];
+  return f;
+}
+
+interface Info {
+  first: First;
+  nullable: boolean;
+}
+
+function check(n: Node, follow: First, inRep: boolean): Info {
+  switch (n.t) {
+    case "empty":
+      return { first: new First(), nullable: true };
+    case "char":
+      return { first: firstOfChar(n.cp), nullable: false };
+    case "set":
+      return { first: firstOfSet(n.set), nullable: false };
+    case "assert": {
+      if (n.kind === "bol" || n.kind === "bot" || n.kind === "wordb" || n.kind === "nwordb") return { first: new First(), nullable: true };
+      const f = new First();
+      f.eof = true;
+      if (n.kind !== "eot") f.ascii[10] = 1;
+      return { first: f, nullable: false };
+    }
+    case "look":
+      if (maxLength(n.x) === Infinity) throw new Unsafe();
+      check(n.x, First.accept(), false);
+      return { first: new First(), nullable: true };
+    case "group":
+      if (inRep) throw new Unsafe();
+      return check(n.x, follow, inRep);
+    case "cat": {
+      const infos: Info[] = new Array<Info>(n.xs.length);
+      let fol = follow;
+      for (let i = n.xs.length - 1; i >= 0; i--) {
+        const r = check(n.xs[i], fol, inRep);
+        infos[i] = r;
+        fol = r.nullable ? r.first.union(fol) : r.first;
+      }
+      let first = new First();
+      let nullable = true;
+      for (const r of infos) {
+        first = first.union(r.first);
+        if (!r.nullable) {
+          nullable = false;
+          break;
+        }
+      }
+      return { first, nullable };
+    }
+    case "alt": {
+      const effs: First[] = [];
+      let first = new First();
+      let nullable = false;
+      for (const x of n.xs) {
+        const r = check(x, follow, inRep);
+        const eff = r.nullable ? r.first.union(follow) : r.first;
+        for (const e of effs) if (e.intersects(eff)) throw new Unsafe();
+        effs.push(eff);
+        first = first.union(r.first);
+        nullable ||= r.nullable;
+      }
+      return { first, nullable };
+    }
+    case "rep": {
+      const body = firstOf(n.x);
+      if (body.nullable) throw new Unsafe();
+      // JavaScript resets a loop's captures on each iteration, the origins do not: no groups under a repeating loop
+      const inner = check(n.x, body.first.union(follow), inRep || n.max === -1 || n.max > 1);
+      if (n.max !== n.min && inner.first.intersects(follow)) throw new Unsafe();
+      return { first: inner.first, nullable: n.min === 0 };
+    }
+  }
+}
+
+/** First characters and nullability, without checking choices. */
+function firstOf(n: Node): Info {
+  switch (n.t) {
+    case "rep": {
+      const r = firstOf(n.x);
+      return { first: r.first, nullable: r.nullable || n.min === 0 };
+    }
+    case "group":
+      return firstOf(n.x);
+    case "cat": {
+      let first = new First();
+      for (const x of n.xs) {
+        const r = firstOf(x);
+        first = first.union(r.first);
+        if (!r.nullable) return { first, nullable: false };
+      }
+      return { first, nullable: true };
+    }
+    case "alt": {
+      let first = new First();
+      let nullable = false;
+      for (const x of n.xs) {
+        const r = firstOf(x);
+        first = first.union(r.first);
+        nullable ||= r.nullable;
+      }
+      return { first, nullable };
+    }
+    case "look":
+      return { first: new First(), nullable: true };
+    default:
+      return check(n, First.accept(), false);
+  }
+}
+
+/** The longest match of a node in code points (Infinity when unbounded). */
+function maxLength(n: Node): number {
+  switch (n.t) {
+    case "char":
+    case "set":
+      return 1;
+    case "cat":
+      return n.xs.reduce((s, x) => s + maxLength(x), 0);
+    case "alt":
+      return Math.max(...n.xs.map(maxLength));
+    case "rep":
+      return n.max === -1 ? (maxLength(n.x) === 0 ? 0 : Infinity) : n.max * maxLength(n.x);
+    case "group":
+      return maxLength(n.x);
+    default:
+      return 0;
+  }
+}
+
+function anchoredAtStart(n: Node): boolean {
+  switch (n.t) {
+    case "assert":
+      return n.kind === "bot";
+    case "cat":
+      return n.xs.length > 0 && anchoredAtStart(n.xs[0]);
+    case "group":
+      return anchoredAtStart(n.x);
+    case "alt":
+      return n.xs.every(anchoredAtStart);
+    default:
+      return false;
+  }
+}
+
+/** Every set folds the same way; the fold flag of the pattern, or null when they differ. */
+function uniformFold(n: Node, acc: { fold: boolean | null }): boolean {
+  switch (n.t) {
+    case "char": {
+      // a letter outside a fold is case-sensitive: it cannot share a RegExp with folded parts
+      const c = String.fromCodePoint(n.cp);
+      if (c.toLowerCase() === c && c.toUpperCase() === c) return true;
+      if (acc.fold === null) acc.fold = false;
+      return acc.fold === false;
+    }
+    case "set":
+      if (acc.fold === null) acc.fold = n.set.fold;
+      return acc.fold === n.set.fold;
+    case "cat":
+    case "alt":
+      return n.xs.every((x) => uniformFold(x, acc));
+    case "rep":
+    case "group":
+    case "look":
+      return uniformFold(n.x, acc);
+    default:
+      return true;
+  }
+}
+
+function hex(cp: number): string {
+  return `\\u{${cp.toString(16)}}`;
+}
+
+function emit(n: Node, word: string): string {
+  switch (n.t) {
+    case "empty":
+      return "";
+    case "char":
+      return hex(n.cp);
+    case "set":
+      return classSource(n.set);
+    case "cat":
+      return n.xs.map((x) => emit(x, word)).join("");
+    case "alt":
+      return `(?:${n.xs.map((x) => emit(x, word)).join("|")})`;
+    case "group":
+      return `(${emit(n.x, word)})`;
+    case "look":
+      return `(?${n.behind ? "<" : ""}${n.negated ? "!" : "="}${emit(n.x, word)})`;
+    case "rep": {
+      const q = n.min === 0 && n.max === -1 ? "*" : n.min === 1 && n.max === -1 ? "+" : n.min === 0 && n.max === 1 ? "?" : n.max === -1 ? `{${n.min},}` : `{${n.min},${n.max}}`;
+      return `(?:${emit(n.x, word)})${q}${n.greedy ? "" : "?"}`;
+    }
+    case "assert":
+      switch (n.kind) {
+        case "bot":
+          return "^";
+        case "eot":
+          return "$";
+        case "eotnl":
+          return "(?=\\n?$)";
+        case "bol":
+          return "(?:^|(?<=\\n))";
+        case "eol":
+          return "(?:$|(?=\\n))";
+        case "wordb":
+          return `(?:(?<=${word})(?!${word})|(?<!${word})(?=${word}))`;
+        case "nwordb":
+          return `(?:(?<=${word})(?=${word})|(?<!${word})(?!${word}))`;
+      }
+  }
+}
+
+/**
+ * JavaScript source and flags for a deterministic pattern, or null. `linear`:
+ * anchored or bounded, so RegExp is linear on any input; otherwise a search
+ * may restart at every position, which is linear only for inputs of bounded
+ * length (the caller's SHORT_INPUT).
+ */
+export function fastPathSource(parsed: Parsed): { source: string; fold: boolean; linear: boolean } | null {
+  const n = parsed.node;
+  const acc: { fold: boolean | null } = { fold: null };
+  if (!uniformFold(n, acc)) return null;
+  try {
+    check(n, First.accept(), false);
+  } catch (e) {
+    if (e instanceof Unsafe) return null;
+    throw e;
+  }
+  const linear = anchoredAtStart(n) || maxLength(n) !== Infinity;
+  const word = buildCharSet(parsed.word);
+  if (word === null || word.source === null) return null;
+  return { source: emit(n, word.source), fold: acc.fold === true, linear };
+}
+
+function freeNullable(n: Node): boolean {
+  switch (n.t) {
+    case "empty":
+      return true;
+    case "rep":
+      return n.min === 0 || freeNullable(n.x);
+    case "group":
+      return freeNullable(n.x);
+    case "cat":
+      return n.xs.every(freeNullable);
+    case "alt":
+      return n.xs.some(freeNullable);
+    default:
+      return false;
+  }
+}
+
+/**
+ * The same pattern for a yes/no search: items at either end that can match
+ * empty without any assertion are dropped (`.*foo.*` finds a match exactly
+ * when `foo` does). Returns the node itself when nothing can be dropped.
+ */
+export function trimForTest(n: Node): Node {
+  if (n.t === "group") {
+    const x = trimForTest(n.x);
+    return x === n.x ? n : x;
+  }
+  if (n.t !== "cat") return n;
+  let lo = 0;
+  let hi = n.xs.length;
+  while (lo < hi && freeNullable(n.xs[lo])) lo++;
+  while (hi > lo && freeNullable(n.xs[hi - 1])) hi--;
+  if (lo === 0 && hi === n.xs.length) return n;
+  const xs = n.xs.slice(lo, hi);
+  return xs.length === 0 ? { t: "empty" } : xs.length === 1 ? xs[0] : { t: "cat", xs };
+}
+
+/** JavaScript source for any pattern whose sets all have sources, without the linearity proof (see trusted.ts). */
+export function javascriptSource(parsed: Parsed): { source: string; fold: boolean } | null {
+  const acc: { fold: boolean | null } = { fold: null };
+  if (!uniformFold(parsed.node, acc)) return null;
+  const word = buildCharSet(parsed.word);
+  if (word === null || word.source === null) return null;
+  try {
+    return { source: emit(parsed.node, word.source), fold: acc.fold === true };
+  } catch (e) {
+    if (e instanceof Unsafe) return null;
+    throw e;
+  }
+}

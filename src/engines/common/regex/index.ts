@@ -1,0 +1,343 @@
+/**
+ * The linear-time regex layer every engine uses: an origin's pattern is parsed
+ * with that origin's syntax, then run either on JavaScript's RegExp (only when
+ * the tree proves a backtracking run is linear, see fast-path.ts) or on the
+ * Pike VM. Constructs that need backtracking are refused with their offset.
+ */
+import type { RegexProblem } from "./ast.js";
+import type { Origin } from "./dialect.js";
+import { fastPathSource, trimForTest } from "./fast-path.js";
+import { describeProblem } from "./messages.js";
+import { parsePattern, type RegexFlags } from "./parse.js";
+import { PikeVm, type Spend } from "./pike.js";
+import { compileProgram, type Prog } from "./program.js";
+import { dfaApplicable, LazyDfa } from "./dfa.js";
+import { passes, prefilterOf, type Prefilter } from "./prefilter.js";
+import type { Node, Parsed } from "./ast.js";
+
+export type { Origin } from "./dialect.js";
+export type { RegexFlags } from "./parse.js";
+export type { RegexProblem } from "./ast.js";
+export type { Spend } from "./pike.js";
+export { describeProblem } from "./messages.js";
+
+/** A compiled pattern. Offsets are UTF-16 code units. */
+export interface LinearRegex {
+  /** Capture groups, not counting the whole match. */
+  readonly groups: number;
+  /** Group i's name at names[i - 1], or null. */
+  readonly names: ReadonlyArray<string | null>;
+  /** Whether the pattern runs on JavaScript's RegExp (provably linear) rather than the Pike VM. */
+  readonly fast: boolean;
+  /** Whether a match exists anywhere in `s`. */
+  test(s: string): boolean;
+  /** The leftmost-first match at or after `from`: [start, end] per group, group 0 first, -1 when unset; or null. */
+  exec(s: string, from: number): Int32Array | null;
+  /** The same match in RegExp's shape (group strings, undefined when unset, and `index`), for callers that need no offsets. */
+  match(s: string, from: number): RegExpExecArray | null;
+}
+
+/** Slots as RegExp's match array. */
+function asMatch(s: string, m: Int32Array, groups: number): RegExpExecArray {
+  const out: Array<string | undefined> = [];
+  for (let g = 0; g <= groups; g++) out.push(m[2 * g] < 0 ? undefined : s.slice(m[2 * g], m[2 * g + 1]));
+  return Object.assign(out, { index: m[0], input: s, groups: undefined }) as RegExpExecArray;
+}
+
+let spendHook: Spend | null = null;
+
+/**
+ * Installs (or removes, with null) the callback told how much work each match
+ * did, in steps roughly proportional to input length × pattern size, so a
+ * per-decision budget can count regex work with everything else.
+ */
+export function setRegexSpend(spend: Spend | null): void {
+  spendHook = spend;
+}
+
+class FastRegex implements LinearRegex {
+  readonly fast = true;
+  private readonly plain: RegExp;
+  private readonly global: RegExp;
+  private readonly strings: RegExp;
+
+  constructor(
+    source: string,
+    fold: boolean,
+    readonly groups: number,
+    readonly names: ReadonlyArray<string | null>,
+  ) {
+    const flags = fold ? "iu" : "u";
+    this.plain = new RegExp(source, flags);
+    this.global = new RegExp(source, flags + (groups > 0 ? "dg" : "g"));
+    this.strings = groups > 0 ? new RegExp(source, flags + "g") : this.global;
+  }
+
+  match(s: string, from: number): RegExpExecArray | null {
+    if (spendHook !== null) spendHook(s.length - from + 1);
+    const re = this.strings;
+    re.lastIndex = from;
+    return re.exec(s);
+  }
+
+  test(s: string): boolean {
+    if (spendHook !== null) spendHook(s.length + 1);
+    return this.plain.test(s);
+  }
+
+  exec(s: string, from: number): Int32Array | null {
+    if (spendHook !== null) spendHook(s.length - from + 1);
+    const re = this.global;
+    re.lastIndex = from;
+    const m = re.exec(s);
+    if (m === null) return null;
+    const out = new Int32Array(2 * (this.groups + 1)).fill(-1);
+    out[0] = m.index;
+    out[1] = m.index + m[0].length;
+    const ind = m.indices;
+    if (ind !== undefined) {
+      for (let g = 1; g <= this.groups; g++) {
+        const span = ind[g];
+        if (span !== undefined) {
+          out[2 * g] = span[0];
+          out[2 * g + 1] = span[1];
+        }
+      }
+    }
+    return out;
+  }
+}
+
+class VmRegex implements LinearRegex {
+  readonly fast = false;
+  private readonly dfa: LazyDfa | null;
+
+  constructor(
+    private readonly vm: PikeVm,
+    private readonly testVm: PikeVm,
+    readonly groups: number,
+    readonly names: ReadonlyArray<string | null>,
+    prog: Prog,
+  ) {
+    this.dfa = dfaApplicable(prog) ? new LazyDfa(prog) : null;
+  }
+
+  test(s: string): boolean {
+    const dfa = this.dfa;
+    if (dfa !== null) {
+      const r = dfa.test(s);
+      if (spendHook !== null) spendHook(dfa.work);
+      dfa.work = 0;
+      return r;
+    }
+    const r = this.testVm.exec(s, 0, false) === true;
+    report(this.testVm);
+    return r;
+  }
+
+  exec(s: string, from: number): Int32Array | null {
+    const r = this.vm.exec(s, from, false) as Int32Array | null;
+    report(this.vm);
+    return r;
+  }
+
+  match(s: string, from: number): RegExpExecArray | null {
+    const m = this.exec(s, from);
+    return m === null ? null : asMatch(s, m, this.groups);
+  }
+}
+
+function report(vm: PikeVm): void {
+  if (spendHook !== null) spendHook(vm.work);
+  vm.work = 0;
+}
+
+/**
+ * Inputs up to this many code units may run a deterministic but unanchored,
+ * unbounded pattern on RegExp: each attempt is linear, so a search costs at
+ * most SHORT_INPUT × length × pattern steps, linear with a fixed factor.
+ */
+export const SHORT_INPUT = 256;
+
+/** A deterministic pattern: RegExp on short inputs, the Pike VM (built on first need) on longer ones. */
+class HybridRegex implements LinearRegex {
+  readonly fast = true;
+  private vm: VmRegex | null = null;
+
+  constructor(
+    private readonly js: FastRegex,
+    private readonly makeVm: () => VmRegex,
+    readonly groups: number,
+    readonly names: ReadonlyArray<string | null>,
+  ) {}
+
+  private slow(): VmRegex {
+    return (this.vm ??= this.makeVm());
+  }
+
+  test(s: string): boolean {
+    return s.length <= SHORT_INPUT ? this.js.test(s) : this.slow().test(s);
+  }
+
+  exec(s: string, from: number): Int32Array | null {
+    return s.length - from <= SHORT_INPUT ? this.js.exec(s, from) : this.slow().exec(s, from);
+  }
+
+  match(s: string, from: number): RegExpExecArray | null {
+    return s.length - from <= SHORT_INPUT ? this.js.match(s, from) : this.slow().match(s, from);
+  }
+}
+
+/** Picks the engine for a tree: RegExp when provably linear, the hybrid for deterministic patterns, else the Pike VM. */
+function engineFor(parsed: Parsed): LinearRegex | null {
+  const groups = parsed.names.length;
+  const makeVm = (): VmRegex | null => {
+    const prog = compileProgram(parsed.node, groups, parsed.word);
+    if (prog === null) return null;
+    const prefix = literalPrefix(parsed.node);
+    return new VmRegex(new PikeVm(prog, prefix), new PikeVm({ ...prog, slots: 0 }, prefix), groups, parsed.names, prog);
+  };
+  const fast = fastPathSource(parsed);
+  if (fast === null) return makeVm();
+  const js = new FastRegex(fast.source, fast.fold, groups, parsed.names);
+  if (fast.linear) return js;
+  // a pattern that compiled for RegExp is far below the VM's size limit
+  return new HybridRegex(js, () => makeVm() as VmRegex, groups, parsed.names);
+}
+
+/** The compiled pattern handed out: one object shape whatever engines run it, so callers' call sites stay monomorphic. */
+class Regex implements LinearRegex {
+  constructor(
+    readonly fast: boolean,
+    readonly groups: number,
+    readonly names: ReadonlyArray<string | null>,
+    readonly test: (s: string) => boolean,
+    readonly exec: (s: string, from: number) => Int32Array | null,
+    readonly match: (s: string, from: number) => RegExpExecArray | null,
+  ) {}
+}
+
+/** The yes/no search: pure string methods for literal patterns, literal checks in front of the engine otherwise. */
+function testerOf(engine: LinearRegex, f: Prefilter | null): (s: string) => boolean {
+  if (f === null || (engine.fast && f.prefix === "" && f.exact === null && f.whole === null)) return (s) => engine.test(s);
+  if (f.exact !== null) return (s) => passes(f, s, 0);
+  if (f.whole === "includes") {
+    const lit = f.required;
+    return (s) => s.includes(lit);
+  }
+  if (f.whole === "startsWith") {
+    const lit = f.prefix;
+    return (s) => s.startsWith(lit);
+  }
+  return (s) => passes(f, s, 0) && engine.test(s);
+}
+
+/** The literal text every match starts with (case-sensitive characters only). */
+function literalPrefix(n: Node): string {
+  let out = "";
+  const walk = (x: Node): boolean => {
+    switch (x.t) {
+      case "char":
+        out += String.fromCodePoint(x.cp);
+        return true;
+      case "cat":
+        for (const y of x.xs) if (!walk(y)) return false;
+        return true;
+      case "group":
+        return walk(x.x);
+      default:
+        return false;
+    }
+  };
+  walk(n);
+  return out;
+}
+
+/** The Pike VM alone for a pattern (no RegExp, no literal checks): for differential tests and benchmarks. */
+export function compileVmOnly(pattern: string, origin: Origin, flags: RegexFlags = {}): LinearRegex | null {
+  const parsed = parsePattern(pattern, origin, flags);
+  if ("kind" in parsed) return null;
+  const groups = parsed.names.length;
+  const prog = compileProgram(parsed.node, groups, parsed.word);
+  if (prog === null) return null;
+  return new VmRegex(new PikeVm(prog, ""), new PikeVm({ ...prog, slots: 0 }, ""), groups, parsed.names, prog);
+}
+
+/** Compiles a pattern of an origin, or gives the problem (syntax error or unsupported construct). */
+export function compileLinear(pattern: string, origin: Origin, flags: RegexFlags = {}): { ok: true; value: LinearRegex } | { ok: false; error: RegexProblem } {
+  const parsed = parsePattern(pattern, origin, flags);
+  if ("kind" in parsed) return { ok: false, error: parsed };
+  const engine = engineFor(parsed);
+  if (engine === null) return { ok: false, error: { kind: "too-large", offset: 0, text: pattern } };
+  const trimmed = trimForTest(parsed.node);
+  const testEngine = trimmed === parsed.node ? engine : (engineFor({ ...parsed, node: trimmed }) ?? engine);
+  const test = testerOf(testEngine, prefilterOf(trimmed === parsed.node || testEngine === engine ? parsed.node : trimmed));
+  const pf = prefilterOf(parsed.node);
+  // RegExp finds a required substring itself; the checks pay for the Pike VM, and for prefixes (see prefilter.ts)
+  const f = pf !== null && engine.fast && pf.prefix === "" && pf.exact === null ? null : pf;
+  const exec = f === null ? (s: string, from: number) => engine.exec(s, from) : (s: string, from: number) => (passes(f, s, from) ? engine.exec(s, from) : null);
+  const match = f === null ? (s: string, from: number) => engine.match(s, from) : (s: string, from: number) => (passes(f, s, from) ? engine.match(s, from) : null);
+  return { ok: true, value: new Regex(engine.fast, engine.groups, engine.names, test, exec, match) };
+}
+
+/**
+ * A bounded least-recently-used map, for patterns that arrive with requests.
+ * A hit only stamps the entry; the oldest stamp is found when a miss must evict.
+ */
+export class Lru<V> {
+  private readonly map = new Map<string, { v: V; t: number }>();
+  private tick = 0;
+
+  constructor(private readonly capacity: number) {}
+
+  /** The value for `key`, marking it recently used. */
+  get(key: string): V | undefined {
+    const e = this.map.get(key);
+    if (e === undefined) return undefined;
+    e.t = ++this.tick;
+    return e.v;
+  }
+
+  /** Stores a value, dropping the least recently used entry when full. */
+  set(key: string, value: V): void {
+    if (!this.map.has(key) && this.map.size >= this.capacity) {
+      let oldest = "";
+      let t = Infinity;
+      for (const [k, e] of this.map) {
+        if (e.t < t) {
+          t = e.t;
+          oldest = k;
+        }
+      }
+      this.map.delete(oldest);
+    }
+    this.map.set(key, { v: value, t: ++this.tick });
+  }
+
+  /** Entries held. */
+  get size(): number {
+    return this.map.size;
+  }
+}
+
+/** What a cached compile gives: the regex, or the problem in the origin's words. */
+export type CachedRegex = { ok: true; value: LinearRegex } | { ok: false; error: RegexProblem; message: string };
+
+/** Patterns held per origin and option set; request-supplied patterns beyond that evict the least recently used. */
+export const REGEX_CACHE_SIZE = 256;
+
+const ORIGINS: readonly Origin[] = ["re2", "python", "onig", "pcre"];
+const caches: Array<Lru<CachedRegex>> = [];
+
+/** Compiles a request-supplied pattern through bounded LRU caches (one per origin and option set). */
+export function cachedLinear(pattern: string, origin: Origin, flags: RegexFlags = {}): CachedRegex {
+  const slot = ORIGINS.indexOf(origin) * 16 + (flags.i ? 1 : 0) + (flags.m ? 2 : 0) + (flags.s ? 4 : 0) + (flags.x ? 8 : 0);
+  const cache = (caches[slot] ??= new Lru<CachedRegex>(REGEX_CACHE_SIZE));
+  let r = cache.get(pattern);
+  if (r === undefined) {
+    const c = compileLinear(pattern, origin, flags);
+    r = c.ok ? c : { ok: false, error: c.error, message: describeProblem(origin, c.error, pattern) };
+    cache.set(pattern, r);
+  }
+  return r;
+}

@@ -1,0 +1,227 @@
+/**
+ * Compiles the tree into an instruction list for the Pike VM: one array of
+ * opcodes and two of operands, so a thread is one integer.
+ */
+import type { AssertKind, Node } from "./ast.js";
+import { buildCharSet, type CharSet, type CharSetSpec } from "./charset.js";
+
+/** Opcodes. */
+export const enum Op {
+  Char = 0,
+  Set = 1,
+  Split = 2,
+  Jmp = 3,
+  Save = 4,
+  Assert = 5,
+  Look = 6,
+  Match = 7,
+}
+
+/** Assertion codes (operand of Op.Assert). */
+export const ASSERT_CODES: Readonly<Record<AssertKind, number>> = { bol: 0, eol: 1, bot: 2, eot: 3, eotnl: 4, wordb: 5, nwordb: 6 };
+
+/** A look-around compiled for its own pass over the input. */
+export interface LookProg {
+  /** The body, reversed for a look-ahead (its pass runs right to left). */
+  readonly prog: Prog;
+  readonly behind: boolean;
+  readonly negated: boolean;
+}
+
+/** A compiled program. */
+export interface Prog {
+  readonly op: Uint8Array;
+  readonly a: Int32Array;
+  readonly b: Int32Array;
+  readonly sets: readonly CharSet[];
+  readonly looks: readonly LookProg[];
+  /** Capture slots (2 per group, group 0 included). */
+  readonly slots: number;
+  /** The word set of `\b`. */
+  readonly word: CharSet;
+}
+
+/** Largest program the compiler builds (instructions); beyond it the pattern is refused as too large. */
+export const MAX_PROGRAM = 50_000;
+
+class TooLarge extends Error {}
+
+class Builder {
+  op: number[] = [];
+  a: number[] = [];
+  b: number[] = [];
+  sets: CharSet[] = [];
+  looks: LookProg[] = [];
+  private setIndex = new Map<CharSetSpec, number>();
+
+  constructor(private readonly word: CharSet) {}
+
+  emit(op: Op, a = 0, b = 0): number {
+    if (this.op.length >= MAX_PROGRAM) throw new TooLarge();
+    this.op.push(op);
+    this.a.push(a);
+    this.b.push(b);
+    return this.op.length - 1;
+  }
+
+  set(spec: CharSetSpec): number {
+    let i = this.setIndex.get(spec);
+    if (i === undefined) {
+      const s = buildCharSet(spec);
+      if (s === null) throw new Error("regex: a property the parser accepted does not compile");
+      i = this.sets.length;
+      this.sets.push(s);
+      this.setIndex.set(spec, i);
+    }
+    return i;
+  }
+
+  node(n: Node): void {
+    switch (n.t) {
+      case "empty":
+        return;
+      case "char":
+        this.emit(Op.Char, n.cp);
+        return;
+      case "set":
+        this.emit(Op.Set, this.set(n.set));
+        return;
+      case "cat":
+        for (const x of n.xs) this.node(x);
+        return;
+      case "alt": {
+        const jumps: number[] = [];
+        for (let i = 0; i < n.xs.length; i++) {
+          if (i < n.xs.length - 1) {
+            const split = this.emit(Op.Split);
+            this.a[split] = split + 1;
+            this.node(n.xs[i]);
+            jumps.push(this.emit(Op.Jmp));
+            this.b[split] = this.op.length;
+          } else this.node(n.xs[i]);
+        }
+        for (const j of jumps) this.a[j] = this.op.length;
+        return;
+      }
+      case "group":
+        this.emit(Op.Save, 2 * n.index);
+        this.node(n.x);
+        this.emit(Op.Save, 2 * n.index + 1);
+        return;
+      case "assert":
+        this.emit(Op.Assert, ASSERT_CODES[n.kind]);
+        return;
+      case "look": {
+        const body = compileBody(n.behind ? n.x : reverse(n.x), this.word);
+        this.looks.push({ prog: body, behind: n.behind, negated: n.negated });
+        this.emit(Op.Look, this.looks.length - 1);
+        return;
+      }
+      case "rep":
+        this.rep(n.x, n.min, n.max, n.greedy);
+        return;
+    }
+  }
+
+  private optional(x: Node, greedy: boolean): number {
+    const split = this.emit(Op.Split);
+    this.node(x);
+    const after = this.op.length;
+    if (greedy) {
+      this.a[split] = split + 1;
+      this.b[split] = after;
+    } else {
+      this.a[split] = after;
+      this.b[split] = split + 1;
+    }
+    return split;
+  }
+
+  private rep(x: Node, min: number, max: number, greedy: boolean): void {
+    if (max === -1 && min > 0) {
+      // x{n,} as n-1 copies then one copy that loops back: nested `+` stays linear in size
+      for (let i = 1; i < min; i++) this.node(x);
+      const top = this.op.length;
+      this.node(x);
+      const split = this.emit(Op.Split);
+      this.a[split] = greedy ? top : split + 1;
+      this.b[split] = greedy ? split + 1 : top;
+      return;
+    }
+    for (let i = 0; i < min; i++) this.node(x);
+    if (max === -1) {
+      const split = this.emit(Op.Split);
+      this.node(x);
+      this.emit(Op.Jmp, split);
+      const after = this.op.length;
+      if (greedy) {
+        this.a[split] = split + 1;
+        this.b[split] = after;
+      } else {
+        this.a[split] = after;
+        this.b[split] = split + 1;
+      }
+      return;
+    }
+    // x{0,k} as nested optionals: (x(x(x)?)?)?, each exit jumping to the end
+    const splits: number[] = [];
+    for (let i = min; i < max; i++) splits.push(this.optional(x, greedy));
+    const end = this.op.length;
+    for (const s of splits) {
+      if (greedy) this.b[s] = end;
+      else this.a[s] = end;
+    }
+  }
+
+  finish(slots: number): Prog {
+    return {
+      op: Uint8Array.from(this.op),
+      a: Int32Array.from(this.a),
+      b: Int32Array.from(this.b),
+      sets: this.sets,
+      looks: this.looks,
+      slots,
+      word: this.word,
+    };
+  }
+}
+
+/** The tree read right to left (for a look-ahead's backward pass). */
+export function reverse(n: Node): Node {
+  switch (n.t) {
+    case "cat":
+      return { t: "cat", xs: n.xs.map(reverse).reverse() };
+    case "alt":
+      return { t: "alt", xs: n.xs.map(reverse) };
+    case "rep":
+      return { ...n, x: reverse(n.x) };
+    case "group":
+      return { ...n, x: reverse(n.x) };
+    default:
+      return n;
+  }
+}
+
+function compileBody(n: Node, word: CharSet): Prog {
+  const b = new Builder(word);
+  b.node(n);
+  b.emit(Op.Match);
+  return b.finish(0);
+}
+
+/** Compiles a pattern's tree (with `groups` capture groups) into a program, or null when it is too large. */
+export function compileProgram(n: Node, groups: number, word: CharSetSpec): Prog | null {
+  const w = buildCharSet(word);
+  if (w === null) throw new Error("regex: the word set does not compile");
+  const b = new Builder(w);
+  try {
+    b.emit(Op.Save, 0);
+    b.node(n);
+    b.emit(Op.Save, 1);
+    b.emit(Op.Match);
+  } catch (e) {
+    if (e instanceof TooLarge) return null;
+    throw e;
+  }
+  return b.finish(2 * (groups + 1));
+}
