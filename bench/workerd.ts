@@ -40,7 +40,12 @@ export async function startWorker(script: string, port: number, cacheSeconds: nu
     scriptPath: script,
     compatibilityDate: "2026-04-01",
     kvNamespaces: ["POLICIES"],
-    durableObjects: { JOB_QUEUE: "JobQueue", HOST_POOL: "HostPool" },
+    // SQLite-backed, as wrangler.toml's migrations declare them.
+    durableObjects: {
+      JOB_QUEUE: { className: "JobQueue", useSQLite: true },
+      HOST_POOL: { className: "HostPool", useSQLite: true },
+      POLICY_COORDINATOR: { className: "PolicyCoordinator", useSQLite: true },
+    },
     bindings: {
       VERDICT_CACHE_SECONDS: String(cacheSeconds),
       // No resolver: the toolkit's bogon check answers its fail-result at once instead of waiting on a network this machine lacks.
