@@ -12,9 +12,9 @@ import { measure, printTable, type BenchRow } from "./support.js";
 const RULES = 50;
 
 /** A realistic chain: drains, opcode filters, regexes, reason filters and rate limits; none but the last matches the probe job. */
-function chain(): FilterRule[] {
+export function chain(size = RULES): FilterRule[] {
   const rules: FilterRule[] = [];
-  for (let i = 0; i < RULES - 1; i++) {
+  for (let i = 0; i < size - 1; i++) {
     const uuid = `00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`;
     const kind = i % 5;
     const predicates: FilterRule["predicates"] =
@@ -41,7 +41,8 @@ function chain(): FilterRule[] {
   return rules;
 }
 
-function job(id: number): Job {
+/** The probe job: OP_INSTANCE_REPLACE_DISKS, matched by the chain's last rule only. */
+export function job(id: number): Job {
   return {
     id,
     opcodes: [

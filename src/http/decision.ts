@@ -32,8 +32,21 @@ export interface DecisionLog {
   engine: string;
   revision: string;
   outcome: string;
-  micros: number;
-  cache?: "hit" | "miss";
+  /**
+   * Whole milliseconds from the request's start to the decision, as the runtime's
+   * clock tells them. Under workerd the clock advances only across I/O (KV, Durable
+   * Object calls, fetches), never during computation, so a decision made without
+   * I/O logs 0: the figure is time spent waiting, not CPU. CPU per request is what
+   * Cloudflare's own metrics count (`npm run bench:cpu` measures it locally).
+   */
+  ms: number;
+  /** `hit`: answered from a cache level; `miss`: decided and cacheable; `bypass`: decided, caching not allowed (explain, or the cache is off). */
+  cache?: "hit" | "miss" | "bypass";
+}
+
+/** Whole milliseconds since `started` (a `performance.now()` reading), for the decision log. */
+export function elapsedMs(started: number): number {
+  return Math.round(performance.now() - started);
 }
 
 /** Writes the one JSON log line every decision leaves; it never holds request bodies or secrets. */
@@ -112,7 +125,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     };
     const decision = await opts.decide(policy, request, ctx);
     const body = shapeVerdict(decision, decisionId, bundle.revision, explain);
-    logDecision(logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, "miss"));
+    logDecision(logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, caching ? "miss" : "bypass"));
     if (memoKey && !decision.cacheable) memo.set(memoKey, decision.outcome, null, now + ttl * 1000);
     if (caching && decision.cacheable) {
       const { decision_id: _omit, ...verdict } = body;
@@ -157,7 +170,7 @@ function logEntry(
   revision: string,
   outcome: string,
   started: number,
-  cache: "hit" | "miss",
+  cache: "hit" | "miss" | "bypass",
 ): DecisionLog {
-  return { decision_id: id, engine, revision, outcome, micros: Math.round((performance.now() - started) * 1000), cache };
+  return { decision_id: id, engine, revision, outcome, ms: elapsedMs(started), cache };
 }

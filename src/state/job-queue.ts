@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { FilterRule, FilterSet, Job, JobfilterPolicy, RuleBody } from "../engines/jobfilter/index.js";
-import { buildFilterSet, decideJob, schedulePass, traceJob } from "../engines/jobfilter/index.js";
+import { RunningCounts, buildFilterSet, decideCounted, schedulePass, traceJob } from "../engines/jobfilter/index.js";
 import { numberVar, type Env } from "../env.js";
 import { IdempotencyTable, type IdempotencyRequest, type StoredAnswer } from "./idempotency.js";
 import { getActiveBundle } from "./policy-store.js";
@@ -30,6 +30,14 @@ export class JobQueue extends DurableObject<Env> {
   private readonly tables: QueueTables;
   private readonly idempotency: IdempotencyTable;
   private set: FilterSet | undefined;
+  /**
+   * The running jobs' slots per rule and per ad-hoc bucket, so a decision costs
+   * the same whatever the queue's length. Never stored, so never trusted from
+   * storage: built from the running rows on first use after the object starts
+   * or the rules change, and kept in step as jobs start and end (each change
+   * after its row is written, so a failed write leaves the counts as the rows are).
+   */
+  private counts: RunningCounts | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -114,6 +122,20 @@ export class JobQueue extends DurableObject<Env> {
     return this.tables.running().map((r) => r.job);
   }
 
+  /** The running counts for the current rules, checked against the table (see `counts`). */
+  private runningCounts(): RunningCounts {
+    const set = this.filterSet();
+    if (this.counts === undefined || this.counts.set !== set) {
+      this.counts = RunningCounts.of(set, this.runningJobs());
+    }
+    return this.counts;
+  }
+
+  /** The per-rule counts as the object holds them now, for tests and status. */
+  runningSnapshot(): { rules: Record<string, number>; buckets: Record<string, number> } {
+    return this.runningCounts().snapshot();
+  }
+
   /** Applies a decision to a job row: takes a slot under a lease, cancels, or holds it. */
   private apply(row: JobRow, decision: { action: JobRow["action"]; rule: string | null }, now: number): boolean {
     row.action = decision.action;
@@ -180,8 +202,10 @@ export class JobQueue extends DurableObject<Env> {
     this.tables.seeJobId(id);
     const job: Job = { id, opcodes: submission.opcodes as Job["opcodes"] };
     const row: JobRow = { id, job, priority: submission.priority ?? 0, state: "queued", action: "PAUSE", rule: null, lease_id: null, lease_expires: null };
-    const started = this.apply(row, decideJob(this.filterSet(), job, { running: this.runningJobs(), queued: [] }), now);
+    const counts = this.runningCounts();
+    const started = this.apply(row, decideCounted(counts, job), now);
     this.tables.insertJob(row, now);
+    if (started) counts.start(job);
     return { result: this.explained(this.status(row), job, explain), started };
   }
 
@@ -192,8 +216,10 @@ export class JobQueue extends DurableObject<Env> {
     const row = this.tables.job(id);
     if (row === undefined) return failure(404, "not_found", `job \`${id}\` does not exist`);
     if (row.state !== "queued") return this.explained(this.status(row), row.job, explain);
-    const started = this.apply(row, decideJob(this.filterSet(), row.job, { running: this.runningJobs(), queued: [] }), now);
+    const counts = this.runningCounts();
+    const started = this.apply(row, decideCounted(counts, row.job), now);
     this.tables.updateJob(row, now);
+    if (started) counts.start(row.job);
     if (started) await this.armAlarm();
     return this.explained(this.status(row), row.job, explain);
   }
@@ -216,8 +242,10 @@ export class JobQueue extends DurableObject<Env> {
     const results = schedulePass(this.filterSet(), this.runningJobs(), candidates.map((r) => r.job));
     let started = false;
     candidates.forEach((row, i) => {
-      started = this.apply(row, results[i], now) || started;
+      const runs = this.apply(row, results[i], now);
       this.tables.updateJob(row, now);
+      if (runs) this.counts?.start(row.job);
+      started = runs || started;
     });
     if (started) await this.armAlarm();
     return rows.map((r) => this.status(r));
@@ -245,6 +273,7 @@ export class JobQueue extends DurableObject<Env> {
     row.lease_id = null;
     row.lease_expires = null;
     this.tables.updateJob(row, Date.now());
+    this.counts?.end(id);
     return this.status(row);
   }
 
@@ -261,6 +290,7 @@ export class JobQueue extends DurableObject<Env> {
       row.lease_id = null;
       row.lease_expires = null;
       this.tables.updateJob(row, now);
+      this.counts?.end(row.id);
       console.log(JSON.stringify({ ts: new Date(now).toISOString(), event: "lease_expired", queue, job_id: row.id, lease_id: lease }));
     }
   }

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildFilterSet } from "./filter-set.js";
+import { RunningCounts, decideCounted } from "./running-counts.js";
 import { decideJob, schedulePass } from "./schedule.js";
 import type { FilterAction, FilterRule, Job } from "./types.js";
 
@@ -41,6 +42,27 @@ describe("decideJob", () => {
         expect(decideJob(set, j, { running, queued })).toEqual({ action: last.action, rule: last.rule });
       }),
       { numRuns: 3000 },
+    );
+  });
+});
+
+describe("decideCounted", () => {
+  it("answers as decideJob does with the same running jobs, while jobs start and end", () => {
+    const distinct = (jobs: Job[]) => jobs.map((j, i) => ({ ...j, id: 100 + i }));
+    fc.assert(
+      fc.property(rules, fc.array(job, { maxLength: 8 }), fc.array(fc.nat(7), { maxLength: 4 }), job, (rs, started, endIdx, j) => {
+        const set = buildFilterSet(rs);
+        const running = distinct(started);
+        const counts = RunningCounts.of(set, running);
+        expect(decideCounted(counts, j)).toEqual(decideJob(set, j, { running, queued: [] }));
+        // some jobs end: the counts follow, and equal counts rebuilt from the jobs still running
+        const ended = new Set(endIdx.filter((i) => i < running.length).map((i) => running[i].id));
+        for (const id of ended) counts.end(id);
+        const still = running.filter((r) => !ended.has(r.id));
+        expect(counts.snapshot()).toEqual(RunningCounts.of(set, still).snapshot());
+        expect(decideCounted(counts, j)).toEqual(decideJob(set, j, { running: still, queued: [] }));
+      }),
+      { numRuns: 2000 },
     );
   });
 });

@@ -3,6 +3,7 @@ export type { JobfilterRequest, TraceLine } from "./engine.js";
 export { compileFilters, loadFilters, validateRule, validateRules, seedUuid } from "./policy.js";
 export type { JobfilterPolicy } from "./policy.js";
 export { schedulePass, decideJob } from "./schedule.js";
+export { RunningCounts, decideCounted } from "./running-counts.js";
 export type { QueueView } from "./schedule.js";
 export { buildFilterSet, applyingRule, compareRules } from "./filter-set.js";
 export type { FilterSet, CompiledRule } from "./filter-set.js";

@@ -6,6 +6,8 @@ export type { CidrSet } from "../common/cidr.js";
 export interface DnsAnswer {
   status: "ok" | "nxdomain" | "timeout" | "error";
   answers: string[];
+  /** Why a lookup failed (`timeout` or `error`), for the explain trace. */
+  reason?: string;
 }
 
 /** DNS as the engine sees it; the service implements it with DNS-over-HTTPS. */

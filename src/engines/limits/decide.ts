@@ -34,7 +34,7 @@ export interface LimitsVerdict {
 
 interface Trace {
   hints: JsonObject;
-  identifiers: { name: string; identified: boolean; error?: string }[];
+  identifiers: { name: string; identified: boolean; error?: string; note?: string }[];
   classifiers: string[];
   rewrite?: { changed: boolean; messages: string[] } | { error: string };
   limits: LimitOutcome[];
@@ -87,6 +87,7 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
   const identifiedFlags: boolean[] = [];
   const identErrors: string[] = [];
   for (const ident of policy.identifiers) {
+    state.note = undefined;
     let answer: IdentAnswer | Promise<IdentAnswer> = ident.evaluate(hints, state);
     if (answer instanceof Promise) answer = await answer;
     let yes = false;
@@ -94,7 +95,12 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
     else identErrors.push(`Identifier ${ident.name} threw an exception:\n${answer.error}\nPlease report this as a bug.`);
     identifiedFlags.push(yes);
     if (yes) identified.push(ident.name);
-    trace?.identifiers.push({ name: ident.name, identified: yes, ...(typeof answer === "boolean" ? {} : { error: answer.error }) });
+    trace?.identifiers.push({
+      name: ident.name,
+      identified: yes,
+      ...(typeof answer === "boolean" ? {} : { error: answer.error }),
+      ...(state.note === undefined ? {} : { note: state.note }),
+    });
   }
   if (identErrors.length > 0) diags.push("Identifier diagnostics:", ...identErrors);
   if (identified.length === 0) {

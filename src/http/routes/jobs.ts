@@ -8,7 +8,7 @@ import { checkJsonShape, describeJsonShape } from "../../engines/common/json-sha
 import { parseExactJsonText, readJson, readJsonText, readText, validate } from "../body.js";
 import { stringifyExactJson } from "../../engines/common/exact-json.js";
 import { idempotencyKey, idempotencyRequest, keyReusedMessage } from "../idempotency.js";
-import { logDecision, newDecisionId, wantsExplain } from "../decision.js";
+import { elapsedMs, logDecision, newDecisionId, wantsExplain } from "../decision.js";
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError, clipText } from "../errors.js";
 import { BULK_QUERY, EXPLAIN_QUERY, IDEMPOTENCY_HEADER, registerOperation } from "../openapi.js";
@@ -187,7 +187,7 @@ async function verdict(c: Context<AppEnv>, started: number, status: JobStatus) {
     engine: "jobfilter",
     revision: bundle.revision,
     outcome: status.action.toLowerCase(),
-    micros: Math.round((performance.now() - started) * 1000),
+    ms: elapsedMs(started),
   });
   return json(c, { decision_id: decisionId, revision: bundle.revision, cacheable: false, ...status });
 }
@@ -208,7 +208,7 @@ function idempotentVerdict(c: Context<AppEnv>, started: number, key: string, onc
       engine: "jobfilter",
       revision: answer.revision,
       outcome: answer.action.toLowerCase(),
-      micros: Math.round((performance.now() - started) * 1000),
+      ms: elapsedMs(started),
     });
   }
   return json(c, answer, once.status);
@@ -283,7 +283,7 @@ jobRoutes
       engine: "jobfilter",
       revision: bundle.revision,
       outcome: `started_${startedIds.length}_of_${queued.length}`,
-      micros: Math.round((performance.now() - started) * 1000),
+      ms: elapsedMs(started),
     });
     return c.json({ decision_id: decisionId, revision: bundle.revision, cacheable: false, jobs, started: startedIds });
   });
