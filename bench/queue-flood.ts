@@ -32,20 +32,24 @@ function get(base: URL, path: string, deadline: number): Promise<Outcome | undef
       req.destroy();
       resolve(undefined);
     }, deadline - Date.now());
-    const req = request({ host: base.hostname, port: base.port, path, method: "GET", agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        clearTimeout(timer);
-        let code: string | undefined;
-        try {
-          code = (JSON.parse(Buffer.concat(chunks).toString()) as { error?: { code?: string } }).error?.code;
-        } catch {
-          code = "unparsable";
-        }
-        resolve({ status: res.statusCode, code });
-      });
-    });
+    const req = request(
+      { host: base.hostname, port: base.port, path, method: "GET", agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          clearTimeout(timer);
+          let code: string | undefined;
+          try {
+            code = (JSON.parse(Buffer.concat(chunks).toString()) as { error?: { code?: string } }).error
+              ?.code;
+          } catch {
+            code = "unparsable";
+          }
+          resolve({ status: res.statusCode, code });
+        });
+      },
+    );
     req.on("error", (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       resolve({ error: e.code ?? e.message });
@@ -55,7 +59,11 @@ function get(base: URL, path: string, deadline: number): Promise<Outcome | undef
 }
 
 async function send(base: string, method: string, path: string, body: unknown): Promise<Response> {
-  return fetch(base + path, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return fetch(base + path, {
+    method,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 }
 
 /** Decision log lines the Worker wrote for GETs of the flooded job: how many requests reached it and were answered there. */
@@ -65,28 +73,42 @@ function countDecisions(chunk: Buffer): void {
   const text = pending + chunk.toString();
   const lines = text.split("\n");
   pending = lines.pop() ?? "";
-  for (const line of lines) if (line.includes('"engine":"jobfilter"') && line.includes('"outcome":"accept"')) decided++;
+  for (const line of lines)
+    if (line.includes('"engine":"jobfilter"') && line.includes('"outcome":"accept"')) decided++;
 }
 
 async function flood(label: string, base: string): Promise<void> {
   decided = 0;
   const queue = `flood-${Date.now()}`;
-  const submitted = await send(base, "POST", `/v1/queues/${queue}/jobs`, { id: 1, opcodes: [{ OP_ID: "OP_TEST_DELAY" }] });
+  const submitted = await send(base, "POST", `/v1/queues/${queue}/jobs`, {
+    id: 1,
+    opcodes: [{ OP_ID: "OP_TEST_DELAY" }],
+  });
   if (submitted.status !== 200) throw new Error(`${label}: submit answered ${submitted.status}`);
   const started = Date.now();
   const deadline = started + DEADLINE_MS;
   const url = new URL(base);
-  const outcomes = await Promise.all(Array.from({ length: CLIENTS }, () => get(url, `/v1/queues/${queue}/jobs/1`, deadline)));
+  const outcomes = await Promise.all(
+    Array.from({ length: CLIENTS }, () => get(url, `/v1/queues/${queue}/jobs/1`, deadline)),
+  );
   const tally = new Map<string, number>();
   for (const o of outcomes) {
-    const key = o === undefined ? "no answer by the deadline" : o.error !== undefined ? `connection error ${o.error}` : `${o.status}${o.code ? ` ${o.code}` : ""}`;
+    const key =
+      o === undefined
+        ? "no answer by the deadline"
+        : o.error !== undefined
+          ? `connection error ${o.error}`
+          : `${o.status}${o.code ? ` ${o.code}` : ""}`;
     tally.set(key, (tally.get(key) ?? 0) + 1);
   }
   // Give the log pipe a moment to drain before counting.
   await new Promise((r) => setTimeout(r, 2000));
-  console.log(`\n${label}: ${CLIENTS} concurrent GETs of one job, deadline ${DEADLINE_MS / 1000} s, done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `\n${label}: ${CLIENTS} concurrent GETs of one job, deadline ${DEADLINE_MS / 1000} s, done in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
   console.log(`  the Worker logged ${decided - 1} answered GETs (and the submission)`);
-  for (const [k, n] of [...tally].sort((a, b) => b[1] - a[1])) console.log(`  ${String(n).padStart(6)}  ${k}`);
+  for (const [k, n] of [...tally].sort((a, b) => b[1] - a[1]))
+    console.log(`  ${String(n).padStart(6)}  ${k}`);
 }
 
 async function waitFor(url: string, ms: number): Promise<void> {
@@ -115,7 +137,18 @@ async function main(): Promise<void> {
   if (TARGET === "both" || TARGET === "dev") {
     const dev: ChildProcess = spawn(
       "npx",
-      ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(DEV_PORT), "--inspector-port", String(INSPECTOR_PORT), "--persist-to", ".bench/flood-state"],
+      [
+        "wrangler",
+        "dev",
+        "--ip",
+        "127.0.0.1",
+        "--port",
+        String(DEV_PORT),
+        "--inspector-port",
+        String(INSPECTOR_PORT),
+        "--persist-to",
+        ".bench/flood-state",
+      ],
       { stdio: ["ignore", "pipe", "inherit"], detached: true },
     );
     dev.stdout?.on("data", countDecisions);

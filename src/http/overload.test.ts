@@ -26,7 +26,13 @@ describe("admit", () => {
   });
 
   it("recognises the runtime's overloaded Durable Object error", () => {
-    expect(isObjectOverloaded(Object.assign(new Error("Durable Object is overloaded. Too many requests queued."), { overloaded: true }))).toBe(true);
+    expect(
+      isObjectOverloaded(
+        Object.assign(new Error("Durable Object is overloaded. Too many requests queued."), {
+          overloaded: true,
+        }),
+      ),
+    ).toBe(true);
     expect(isObjectOverloaded(new Error("other"))).toBe(false);
     expect(isObjectOverloaded(null)).toBe(false);
   });

@@ -21,7 +21,8 @@ const pending = new Map<string, number>();
 export function admit(env: Env, key: string): () => void {
   const limit = Math.max(1, numberVar(env.OBJECT_MAX_PENDING, DEFAULT_MAX_PENDING));
   const n = pending.get(key) ?? 0;
-  if (n >= limit) throw overloaded(`\`${key}\` has ${n} requests waiting; retry after ${RETRY_AFTER_SECONDS} s`);
+  if (n >= limit)
+    throw overloaded(`\`${key}\` has ${n} requests waiting; retry after ${RETRY_AFTER_SECONDS} s`);
   pending.set(key, n + 1);
   let released = false;
   return () => {
@@ -48,7 +49,9 @@ export function isObjectOverloaded(e: unknown): boolean {
 }
 
 /** Middleware form of `admit`, for routes whose Durable Object is known from the request. */
-export function shedLoad(keyOf: (c: Parameters<MiddlewareHandler<AppEnv>>[0]) => string): MiddlewareHandler<AppEnv> {
+export function shedLoad(
+  keyOf: (c: Parameters<MiddlewareHandler<AppEnv>>[0]) => string,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const release = admit(c.env, keyOf(c));
     try {

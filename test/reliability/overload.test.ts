@@ -22,7 +22,11 @@ async function flood(count: number, send: () => Promise<Response>) {
   const answers = await Promise.all(
     Array.from({ length: count }, async () => {
       const res = await send();
-      return { status: res.status, retryAfter: res.headers.get("retry-after"), body: (await res.json()) as Record<string, unknown> };
+      return {
+        status: res.status,
+        retryAfter: res.headers.get("retry-after"),
+        body: (await res.json()) as Record<string, unknown>,
+      };
     }),
   );
   const by = (s: number) => answers.filter((a) => a.status === s);
@@ -32,7 +36,9 @@ async function flood(count: number, send: () => Promise<Response>) {
 describe("load shedding at one Durable Object", () => {
   it("answers every one of 400 simultaneous GETs at one queue: 200, or 503 overloaded with Retry-After", async () => {
     const q = `flood-${crypto.randomUUID().slice(0, 8)}`;
-    expect((await call("POST", `/v1/queues/${q}/jobs`, { id: 1, opcodes: [{ OP_ID: "OP_TEST_DELAY" }] })).status).toBe(200);
+    expect(
+      (await call("POST", `/v1/queues/${q}/jobs`, { id: 1, opcodes: [{ OP_ID: "OP_TEST_DELAY" }] })).status,
+    ).toBe(200);
     const { answers, ok, shed } = await flood(400, () => call("GET", `/v1/queues/${q}/jobs/1`));
     expect(ok.length + shed.length).toBe(answers.length);
     expect(ok.length).toBeGreaterThanOrEqual(16);
@@ -51,7 +57,10 @@ describe("load shedding at one Durable Object", () => {
     expect(ok.length).toBeGreaterThan(0);
     expect(shed.length).toBeGreaterThan(0);
     expect(shed[0].retryAfter).toBe("1");
-    expect(shed[0].body).toMatchObject({ code: 503, explain: "The server cannot process the request due to a high load" });
+    expect(shed[0].body).toMatchObject({
+      code: 503,
+      explain: "The server cannot process the request due to a high load",
+    });
   });
 
   it("sheds a host pool's requests per network", async () => {
@@ -63,8 +72,12 @@ describe("load shedding at one Durable Object", () => {
 
   it("sheds nothing under the default bound at this size", async () => {
     const q = `flood-${crypto.randomUUID().slice(0, 8)}`;
-    expect((await call("POST", `/v1/queues/${q}/jobs`, { id: 1, opcodes: [{ OP_ID: "OP_TEST_DELAY" }] })).status).toBe(200);
-    const { ok } = await flood(200, () => call("GET", `/v1/queues/${q}/jobs/1`, undefined, env as unknown as Env));
+    expect(
+      (await call("POST", `/v1/queues/${q}/jobs`, { id: 1, opcodes: [{ OP_ID: "OP_TEST_DELAY" }] })).status,
+    ).toBe(200);
+    const { ok } = await flood(200, () =>
+      call("GET", `/v1/queues/${q}/jobs/1`, undefined, env as unknown as Env),
+    );
     expect(ok).toHaveLength(200);
   });
 });
