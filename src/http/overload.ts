@@ -48,12 +48,21 @@ export function isObjectOverloaded(e: unknown): boolean {
   return typeof e === "object" && e !== null && (e as { overloaded?: unknown }).overloaded === true;
 }
 
-/** Middleware form of `admit`, for routes whose Durable Object is known from the request. */
+/** Requests already counted, so a middleware that matches a request twice counts it once. */
+const counted = new WeakSet<Request>();
+
+/**
+ * Middleware form of `admit`, for routes whose Durable Object is known from the
+ * request; `keyOf` answers undefined for requests it does not count.
+ */
 export function shedLoad(
-  keyOf: (c: Parameters<MiddlewareHandler<AppEnv>>[0]) => string,
+  keyOf: (c: Parameters<MiddlewareHandler<AppEnv>>[0]) => string | undefined,
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const release = admit(c.env, keyOf(c));
+    const key = keyOf(c);
+    if (key === undefined || counted.has(c.req.raw)) return next();
+    counted.add(c.req.raw);
+    const release = admit(c.env, key);
     try {
       await next();
     } finally {
