@@ -49,7 +49,8 @@ function run(policy: unknown, input: z.output<typeof Input>): { ok: true; value:
     const job = parseExactJson(input.exact.job) as unknown as Job;
     return { ok: true, value: decideJobfilter(loadFilters(rules.value), { job, queue: { running: [], queued: [] } }, { explain: false }).verdict };
   }
-  const compiled = compileFilters(JSON.stringify(policy ?? []));
+  // A string policy is the source text itself (a syntax error case); anything else is the rule list.
+  const compiled = compileFilters(typeof policy === "string" ? policy : JSON.stringify(policy ?? []));
   if (!compiled.ok) return { ok: false, error: compiled.error };
   const loaded = loadFilters(compiled.value);
   if ("schedule" in input) {

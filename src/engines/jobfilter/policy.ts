@@ -1,3 +1,4 @@
+import { parseJsonText } from "../common/json-syntax.js";
 import { checkJsonShape, describeJsonShape, POLICY_JSON_LIMITS, shapePointer } from "../common/json-shape.js";
 import type { PolicyError, Result } from "../common/result.js";
 import { err, ok, policyError } from "../common/result.js";
@@ -92,12 +93,12 @@ export function validateRules(value: unknown): Result<FilterRule[], PolicyError[
 
 /** Compiles a filters.json source text into plain rule data for the bundle. */
 export function compileFilters(source: string): Result<FilterRule[], PolicyError[]> {
-  let value: unknown;
-  try {
-    value = JSON.parse(source);
-  } catch (e) {
-    return err([policyError("jobfilter_invalid_json", `filters.json is not valid JSON: ${(e as Error).message}`, "")]);
+  const parsed = parseJsonText(source);
+  if (!parsed.ok) {
+    const e = parsed.error;
+    return err([policyError("jobfilter_invalid_json", `not valid JSON: ${e.message}`, `${e.line}:${e.column}`)]);
   }
+  const value = parsed.value;
   const shape = checkJsonShape(value, POLICY_JSON_LIMITS);
   if (shape !== null) return err([policyError("jobfilter_too_deep", describeJsonShape(shape, "filters.json"), shapePointer(shape.path))]);
   return validateRules(value);
