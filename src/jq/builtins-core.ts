@@ -7,7 +7,7 @@ import { fromJson } from "./json-parse.js";
 import { add, cpLength, indexValue, sub } from "./ops.js";
 import { formatNumber, printCompact } from "./print.js";
 import { numberFromText } from "./litnum.js";
-import { S, step } from "./runtime.js";
+import { ALLOC, charge, chargeSort, S, step } from "./runtime.js";
 import { HaltSignal, JqError, compare, compareStrings, desc, equals, fail, isObject, numOf, setKey, sortedKeys, truthy, typeOf, type JObj } from "./values.js";
 
 const isObj = isObject;
@@ -46,7 +46,11 @@ export function lengthOf(i: Json): number {
   }
   // a number's length is its absolute value as a double (the literal is not kept)
   if (typeOf(i) === "number") return Math.abs(numOf(i) as number);
-  return Array.isArray(i) ? i.length : Object.keys(i).length;
+  if (Array.isArray(i)) return i.length;
+  // counting an object's keys walks them: charged to the work budget
+  const n = Object.keys(i).length;
+  charge(n);
+  return n;
 }
 def0("length", lengthOf);
 def0("utf8bytelength", (i) =>
@@ -129,6 +133,7 @@ function sortArray(i: Json, what: string): Json[] {
 }
 /** Sorts values in jq order, with a faster comparator when all are strings or all numbers. */
 function jqSort(a: Json[]): Json[] {
+  chargeSort(a.length);
   const out = a.slice();
   if (out.every((v) => typeof v === "string")) {
     const sur = out.some((v) => /[\uD800-\uDFFF]/.test(v as string));
@@ -145,6 +150,7 @@ type KeyGen = { gen: (i: Json, e: never, emit: (v: Json) => boolean) => boolean 
 function keyed(i: Json, a: KeyGen, env: unknown): Array<{ k: Json[]; v: Json }> {
   const out: Array<{ k: Json[]; v: Json }> = [];
   iterate(i, (v) => {
+    charge(1 + 2 * ALLOC);
     const k: Json[] = [];
     a.gen(v, env as never, (x) => (k.push(x), false));
     out.push({ k, v });
@@ -161,6 +167,7 @@ function byImpl(i: Json, ks: Array<{ k: Json[] }>, what: string): void {
 function sortedKeyed(i: Json, a: KeyGen, env: unknown): Array<{ k: Json[]; v: Json }> {
   const ks = keyed(i, a, env);
   byImpl(i, ks, "cannot be sorted, as they are not both arrays");
+  chargeSort(ks.length);
   return ks.sort((x, y) => compare(x.k, y.k));
 }
 defNative("sort_by", 1, {
@@ -220,6 +227,7 @@ def0("reverse", (i) => {
 def0("add", (i) => {
   let acc: Json = null;
   iterate(i, (v) => {
+    charge(1);
     acc = add(acc, v);
     return false;
   });
