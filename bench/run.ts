@@ -16,6 +16,7 @@ const SUITES: [string, () => Promise<BenchRow[]>][] = [
   ["customs", async () => (await import("./customs.js")).runCustomsBench()],
   ["jobfilter", async () => (await import("./jobfilter.js")).runJobfilterBench()],
   ["jq", async () => (await import("./jq.js")).runJqBench()],
+  ["regex", async () => (await import("./regex.js")).runRegexBench()],
 ];
 
 const summary: (BenchRow & { suite: string })[] = [];

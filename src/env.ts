@@ -17,6 +17,8 @@ export interface Env {
   /** URL fetches (url-fetch limits) one limits decision may make; default 3. */
   URL_FETCH_BUDGET?: string;
   LEASE_SECONDS?: string;
+  /** Work units one decision may spend (src/engines/common/budget.ts); unset: the documented default. */
+  DECISION_BUDGET?: string;
 }
 
 /** Hono's type parameter for our app: bindings plus the per-request variables. */

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { BudgetExceeded, decisionBudget } from "../engines/common/budget.js";
 import { fileURLToPath } from "node:url";
 import { compileBundle, ENGINES } from "../bundle/index.js";
 import { shapeVerdict } from "../engines/common/decision.js";
@@ -147,10 +148,16 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
       continue;
     }
     let decision;
+    const budget = decisionBudget(process.env.DECISION_BUDGET);
     try {
-      decision = await evaluator.decide(ready.policy, checked.data, { now: Date.now(), explain: false });
+      decision = await budget.run(() => evaluator.decide(ready.policy, checked.data, { now: Date.now(), explain: false, budget }));
     } catch (e) {
-      // Engines reject request content their schema cannot see (an ad that does not parse) by a typed error.
+      // Engines reject request content their schema cannot see (an ad that does not parse) by a typed error,
+      // and a decision that spends its work budget where its engine has no verdict for it is `budget_exceeded`.
+      if (e instanceof BudgetExceeded) {
+        io.stdout(JSON.stringify({ error: { code: "budget_exceeded", message: e.message } }) + "\n");
+        continue;
+      }
       if ((e as { code?: unknown }).code !== "invalid_request") throw e;
       io.stdout(JSON.stringify({ error: { code: "invalid_request", message: (e as Error).message } }) + "\n");
       continue;

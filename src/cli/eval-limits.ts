@@ -33,7 +33,7 @@ function addressList(text: string | undefined): string[] {
 export const limitsEvaluator: PolicyEvaluator<typeof LimitsRequest, LimitsPolicy, object> = {
   engine: "limits",
   schema: LimitsRequest,
-  decide(policy, request, { now, explain }) {
+  decide(policy, request, { now, explain, budget }) {
     const doh = process.env.ARBITER_DOH_URL?.trim();
     const context: LimitsContext = {
       now,
@@ -41,6 +41,7 @@ export const limitsEvaluator: PolicyEvaluator<typeof LimitsRequest, LimitsPolicy
       dns: doh ? dohResolver(doh, cliDnsCache) : undefined,
       cidrList: neverFetched,
       localAddresses: addressList(process.env.ARBITER_LOCAL_ADDRESSES),
+      budget,
       fetcher: cliFetcher,
       fetchBudget: numberVar(process.env.ARBITER_URL_FETCH_BUDGET, DEFAULT_FETCH_BUDGET),
     };

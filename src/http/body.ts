@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { z } from "zod";
 import type { AppEnv } from "../env.js";
 import { checkJsonShape, describeJsonShape, type JsonShapeViolation } from "../engines/common/json-shape.js";
+import { parseExactJson } from "../engines/common/exact-json.js";
 import { ApiError, type ErrorDetail } from "./errors.js";
 
 /** The largest request body any route reads. */
@@ -77,6 +78,19 @@ export function shapeError(v: JsonShapeViolation): ApiError {
 export function checkBodyShape(value: unknown): void {
   const violation = checkJsonShape(value);
   if (violation !== null) throw shapeError(violation);
+}
+
+/** Parses body text as JSON with integers past 2^53 kept exact (as bigints); a syntax error is the 400 `invalid_json`. */
+export function parseExactJsonText(text: string): unknown {
+  let value: unknown;
+  try {
+    value = parseExactJson(text);
+  } catch (e) {
+    if (!(e instanceof SyntaxError)) throw e;
+    throw new ApiError("invalid_json", `the request body is not valid JSON: ${e.message}`);
+  }
+  checkBodyShape(value);
+  return value;
 }
 
 /** Parses the body as JSON, insisting on a JSON content type. */

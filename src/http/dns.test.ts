@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DnsCache, dohResolver, interpret, resolverFor } from "./dns.js";
+import { DnsCache, dohResolver, interpret, resolverFor, UNREACHABLE_BACKOFF_MS, WARN_INTERVAL_MS } from "./dns.js";
 
 type Reply = { status?: number; body?: unknown; delayMs?: number; raw?: string };
 
@@ -113,9 +113,15 @@ describe("dohResolver", () => {
       "junk.example A": { raw: "<html>" },
       "array.example A": { body: [1, 2] },
     });
-    const r = dohResolver("http://doh.test/q", new DnsCache(), { fetch: impl });
-    for (const name of ["servfail.example", "http.example", "junk.example", "array.example"]) {
-      expect(await r.lookup(name, "A", 500)).toEqual({ status: "error", answers: [] });
+    const r = dohResolver("http://doh.test/q", new DnsCache(), { fetch: impl, warn: () => {} });
+    const reasons: Record<string, string> = {
+      "servfail.example": "doh.test answered DNS status 2",
+      "http.example": "doh.test answered HTTP 502",
+      "junk.example": "doh.test answered something other than DNS JSON",
+      "array.example": "doh.test answered something other than DNS JSON",
+    };
+    for (const [name, reason] of Object.entries(reasons)) {
+      expect(await r.lookup(name, "A", 500)).toEqual({ status: "error", answers: [], reason });
     }
     await r.lookup("servfail.example", "A", 500);
     expect(seen).toHaveLength(5);
@@ -123,9 +129,9 @@ describe("dohResolver", () => {
 
   it("answers timeout when the resolver is slower than the identifier's timeout, and does not cache it", async () => {
     const { impl, seen } = fakeFetch({ "slow.example AAAA": { delayMs: 200, body: ptr("x") } });
-    const r = dohResolver("http://doh.test/q", new DnsCache(), { fetch: impl });
+    const r = dohResolver("http://doh.test/q", new DnsCache(), { fetch: impl, warn: () => {} });
     const started = Date.now();
-    expect(await r.lookup("slow.example", "AAAA", 30)).toEqual({ status: "timeout", answers: [] });
+    expect(await r.lookup("slow.example", "AAAA", 30)).toEqual({ status: "timeout", answers: [], reason: "doh.test gave no answer within 30 ms" });
     expect(Date.now() - started).toBeLessThan(180);
     await r.lookup("slow.example", "AAAA", 30);
     expect(seen).toHaveLength(2);
@@ -138,12 +144,48 @@ describe("dohResolver", () => {
     expect(seen).toHaveLength(0);
   });
 
-  it("maps a network failure to error", async () => {
+  it("maps a network failure to error, saying why", async () => {
     const failing = (async () => {
       throw new TypeError("connection refused");
     }) as typeof fetch;
-    const r = dohResolver("http://doh.test/q", new DnsCache(), { fetch: failing });
-    expect(await r.lookup("a.example", "A", 500)).toEqual({ status: "error", answers: [] });
+    const r = dohResolver("http://doh.test/q", new DnsCache(), { fetch: failing, warn: () => {} });
+    expect(await r.lookup("a.example", "A", 500)).toEqual({ status: "error", answers: [], reason: "doh.test unreachable: connection refused" });
+  });
+
+  it("after the resolver was unreachable, answers error at once until the backoff ends, then asks again", async () => {
+    let calls = 0;
+    let up = false;
+    const impl = (async () => {
+      calls++;
+      if (!up) throw new TypeError("DNS lookup failed");
+      return new Response(JSON.stringify({ Status: 3 }));
+    }) as typeof fetch;
+    let now = 1_000_000;
+    const r = dohResolver("http://doh.test/q", new DnsCache(), { fetch: impl, now: () => now, warn: () => {} });
+    expect((await r.lookup("a.example", "A", 500)).reason).toBe("doh.test unreachable: DNS lookup failed");
+    const during = await r.lookup("b.example", "A", 500);
+    expect(during.status).toBe("error");
+    expect(during.reason).toMatch(/^doh\.test unreachable: DNS lookup failed \(not asked again until /);
+    expect(calls).toBe(1);
+    up = true;
+    now += UNREACHABLE_BACKOFF_MS;
+    expect((await r.lookup("b.example", "A", 500)).status).toBe("nxdomain");
+    expect(calls).toBe(2);
+  });
+
+  it("warns once per interval with one structured line, counting the failures it did not print", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const impl = (async () => new Response("", { status: 503 })) as typeof fetch;
+    let now = 5_000_000;
+    const r = dohResolver("http://doh.test/q?secret=x", new DnsCache(), { fetch: impl, now: () => now, warn: (l) => lines.push(l) });
+    for (let i = 0; i < 5; i++) await r.lookup(`h${i}.example`, "A", 500);
+    expect(lines).toEqual([{ ts: new Date(5_000_000).toISOString(), event: "dns_resolver_failed", resolver: "doh.test", error: "doh.test answered HTTP 503", suppressed: 0 }]);
+    now += WARN_INTERVAL_MS;
+    await r.lookup("h9.example", "A", 500);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatchObject({ suppressed: 4 });
+    // Neither the looked-up names (they carry requesters' addresses) nor the URL's query are logged.
+    expect(JSON.stringify(lines)).not.toMatch(/example|secret/);
   });
 
   it("NOERROR with no record of the type is an empty ok answer", () => {

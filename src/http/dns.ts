@@ -52,11 +52,20 @@ export class DnsCache {
   }
 }
 
-/** What the resolver needs from the outside world; tests pass their own clock and fetch. */
+/** What the resolver needs from the outside world; tests pass their own clock, fetch and log. */
 export interface DohOptions {
   fetch?: typeof fetch;
   now?: () => number;
+  /** Where the resolver-failure warnings go (one JSON object per line); console.warn by default. */
+  warn?: (entry: Record<string, unknown>) => void;
 }
+
+/** After the resolver could not be reached, lookups answer `error` at once for this long instead of asking again. */
+export const UNREACHABLE_BACKOFF_MS = 10_000;
+/** At most one resolver-failure warning per this interval; the failures in between are counted in the next one. */
+export const WARN_INTERVAL_MS = 60_000;
+
+const defaultWarn = (entry: Record<string, unknown>) => console.warn(JSON.stringify(entry));
 
 /** One record of a DNS-over-HTTPS JSON answer (the Google / Cloudflare `application/dns-json` shape). */
 interface DohRecord {
@@ -71,6 +80,12 @@ interface Resolved {
   ttl: number;
 }
 
+/** A query the resolver did not answer: why, and whether it could not be reached at all. */
+interface Failed {
+  failed: string;
+  unreachable: boolean;
+}
+
 const TIMEOUT: DnsAnswer = Object.freeze({ status: "timeout", answers: [] }) as DnsAnswer;
 const ERROR: DnsAnswer = Object.freeze({ status: "error", answers: [] }) as DnsAnswer;
 
@@ -83,20 +98,59 @@ const ERROR: DnsAnswer = Object.freeze({ status: "error", answers: [] }) as DnsA
 export function dohResolver(url: string, cache: DnsCache, options: DohOptions = {}): DnsResolver {
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
   const clock = options.now ?? Date.now;
+  const warn = options.warn ?? defaultWarn;
   const separator = url.includes("?") ? "&" : "?";
+  const resolver = hostOf(url);
+  let downUntil = 0;
+  let downReason = "";
+  let lastWarn = -Infinity;
+  let suppressed = 0;
+  /** One structured line per resolver failure, at most one per WARN_INTERVAL_MS: no stack, no request data. */
+  const failure = (error: string) => {
+    const now = clock();
+    if (now - lastWarn < WARN_INTERVAL_MS) {
+      suppressed++;
+      return;
+    }
+    warn({ ts: new Date(now).toISOString(), event: "dns_resolver_failed", resolver, error, suppressed });
+    lastWarn = now;
+    suppressed = 0;
+  };
   return {
     async lookup(name, type, timeoutMs) {
       const key = `${type} ${name.toLowerCase().replace(/\.$/, "")}`;
       const cached = cache.get(key, clock());
       if (cached !== undefined) return cached;
-      if (!(timeoutMs > 0)) return TIMEOUT;
+      if (!(timeoutMs > 0)) return { ...TIMEOUT, reason: "the identifier's timeout is zero" };
+      if (clock() < downUntil) return { ...ERROR, reason: `${downReason} (not asked again until ${new Date(downUntil).toISOString()})` };
       const query = `${url}${separator}name=${encodeURIComponent(name)}&type=${type}`;
       const resolved = await withTimeout(timeoutMs, (signal) => query1(doFetch, query, type, signal));
-      if (resolved === undefined) return TIMEOUT;
+      if (resolved === undefined) {
+        const reason = `${resolver} gave no answer within ${timeoutMs} ms`;
+        failure(reason);
+        return { ...TIMEOUT, reason };
+      }
+      if ("failed" in resolved) {
+        failure(resolved.failed);
+        if (resolved.unreachable) {
+          downUntil = clock() + UNREACHABLE_BACKOFF_MS;
+          downReason = resolved.failed;
+        }
+        return { ...ERROR, reason: resolved.failed };
+      }
       cache.set(key, resolved.answer, resolved.ttl, clock());
       return resolved.answer;
     },
   };
+}
+
+/** The host part of the resolver's URL, for log lines (never the query, which names the requester). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "(invalid DOH_URL)";
+  }
 }
 
 /** Runs `work` with an abort signal, giving up (undefined) when `ms` pass first, body read included. */
@@ -122,19 +176,33 @@ async function query1(
   query: string,
   type: keyof typeof TYPE_NUMBER,
   signal: AbortSignal,
-): Promise<Resolved | undefined> {
+): Promise<Resolved | Failed | undefined> {
+  const host = hostOf(query);
+  let response: Response;
+  try {
+    response = await doFetch(query, { headers: { accept: "application/dns-json" }, signal });
+  } catch (e) {
+    if (signal.aborted) return undefined;
+    // workerd reports a failed connection (no network, no DNS for the resolver's host) as an opaque internal error.
+    const message = e instanceof Error ? e.message : String(e);
+    return { failed: `${host} unreachable: ${/^internal error/.test(message) ? "the connection failed (no network?)" : message}`, unreachable: true };
+  }
+  if (response.status !== 200) {
+    await response.body?.cancel();
+    return { failed: `${host} answered HTTP ${response.status}`, unreachable: false };
+  }
   let body: unknown;
   try {
-    const response = await doFetch(query, { headers: { accept: "application/dns-json" }, signal });
-    if (response.status !== 200) {
-      await response.body?.cancel();
-      return { answer: ERROR, ttl: 0 };
-    }
     body = await response.json();
   } catch {
-    return signal.aborted ? undefined : { answer: ERROR, ttl: 0 };
+    return signal.aborted ? undefined : { failed: `${host} answered something other than DNS JSON`, unreachable: false };
   }
-  return interpret(body, TYPE_NUMBER[type]);
+  const resolved = interpret(body, TYPE_NUMBER[type]);
+  if (resolved.answer.status === "error") {
+    const status = (body as { Status?: unknown } | null)?.Status;
+    return { answer: { ...ERROR, reason: typeof status === "number" ? `${host} answered DNS status ${status}` : `${host} answered something other than DNS JSON` }, ttl: 0 };
+  }
+  return resolved;
 }
 
 /** Turns a parsed DoH JSON reply into an answer and its cache lifetime. */

@@ -84,7 +84,15 @@ type JsonSchema = Record<string, unknown>;
  * the operation, and the references rewritten to point there.
  */
 function jsonSchema(schema: z.ZodType, io: "input" | "output", prefix: string, components: Record<string, unknown>): JsonSchema {
-  const out = z.toJSONSchema(schema, { target: "draft-2020-12", unrepresentable: "any", io }) as JsonSchema;
+  const out = z.toJSONSchema(schema, {
+    target: "draft-2020-12",
+    unrepresentable: "any",
+    io,
+    // Exact integers past 2^53 (nanosecond timestamps, 64-bit priorities) are bigints inside, JSON integers outside.
+    override: (ctx) => {
+      if (ctx.zodSchema._zod.def.type === "bigint") Object.assign(ctx.jsonSchema, { type: "integer", format: "int64" });
+    },
+  }) as JsonSchema;
   delete out.$schema;
   const defs = out.$defs as Record<string, unknown> | undefined;
   delete out.$defs;

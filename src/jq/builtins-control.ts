@@ -3,8 +3,10 @@ import type { Json } from "../engines/common/json.js";
 import { defC, defNative, defV } from "./builtins-define.js";
 import { invalidPathResult, pathOf, recurseAll, recursePaths } from "./compile.js";
 import { delPaths, getPath, setPath } from "./paths.js";
+import { indexValue } from "./ops.js";
+import { lengthOf } from "./builtins-core.js";
 import { step, type Env, type Path } from "./runtime.js";
-import { JqError, compare, desc, fail, numOf, truthy, typeOf } from "./values.js";
+import { JqError, compare, fail, numOf, truthy, typeOf } from "./values.js";
 
 
 // paths
@@ -150,8 +152,10 @@ defNative("nth", 2, {
       return mine ? down : stop;
     }),
 });
+// jq 1.7.1 defines bsearch in jq: the loop below gives the same answers on arrays (sorted or not);
+// other inputs go through its first steps: `length == 0` gives -1, otherwise `.[0]` raises
 defV("bsearch", 1, (i, target) => {
-  if (!Array.isArray(i)) return fail(`${desc(i)} cannot be searched from`);
+  if (!Array.isArray(i)) return lengthOf(i) === 0 ? -1 : indexValue(i, 0);
   let lo = 0;
   let hi = i.length - 1;
   while (lo <= hi) {

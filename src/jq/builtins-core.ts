@@ -4,11 +4,11 @@ import { def0, defNative, defV } from "./builtins-define.js";
 import { iterate } from "./compile.js";
 import { applyFormat } from "./formats.js";
 import { fromJson } from "./json-parse.js";
-import { add, cpLength, indexValue } from "./ops.js";
+import { add, cpLength, indexValue, sub } from "./ops.js";
 import { formatNumber, printCompact } from "./print.js";
 import { numberFromText } from "./litnum.js";
-import { S, step } from "./runtime.js";
-import { HaltSignal, JqError, compare, compareStrings, desc, equals, fail, isObject, setKey, sortedKeys, truthy, typeOf, type JObj } from "./values.js";
+import { ALLOC, charge, chargeSort, S, step } from "./runtime.js";
+import { HaltSignal, JqError, compare, compareStrings, desc, equals, fail, isObject, numOf, setKey, sortedKeys, truthy, typeOf, type JObj } from "./values.js";
 
 const isObj = isObject;
 
@@ -34,7 +34,7 @@ defNative("error", 1, {
 def0("not", (i) => !truthy(i));
 def0("type", typeOf);
 /** `length`: null 0, numbers their absolute value, strings code points, containers sizes. */
-function keysLength(i: Json): number {
+export function lengthOf(i: Json): number {
   if (i === null) return 0;
   switch (typeof i) {
     case "boolean":
@@ -44,9 +44,15 @@ function keysLength(i: Json): number {
     case "string":
       return cpLength(i);
   }
-  return Array.isArray(i) ? i.length : Object.keys(i).length;
+  // a number's length is its absolute value as a double (the literal is not kept)
+  if (typeOf(i) === "number") return Math.abs(numOf(i) as number);
+  if (Array.isArray(i)) return i.length;
+  // counting an object's keys walks them: charged to the work budget
+  const n = Object.keys(i).length;
+  charge(n);
+  return n;
 }
-def0("length", keysLength);
+def0("length", lengthOf);
 def0("utf8bytelength", (i) =>
   typeof i === "string" ? new TextEncoder().encode(i).length : fail(`${desc(i)} only strings have UTF-8 byte length`),
 );
@@ -60,7 +66,8 @@ def0("keys_unsorted", (i) => keysOf(i, false));
 defV("has", 1, (i, k) => {
   if (i === null) return false;
   if (isObj(i) && typeof k === "string") return Object.prototype.hasOwnProperty.call(i, k);
-  if (Array.isArray(i) && typeof k === "number") return k >= 0 && k < i.length;
+  const n = numOf(k);
+  if (Array.isArray(i) && typeof n === "number") return n >= 0 && n < i.length;
   return fail(`Cannot check whether ${typeOf(i)} has a ${typeOf(k)} key`);
 });
 
@@ -84,8 +91,8 @@ defV("contains", 1, (i, b) => {
   return contains(i, b);
 });
 
-def0("tostring", (i) => (typeof i === "string" ? i : printCompact(i)), true);
-def0("tojson", (i) => printCompact(i), true);
+def0("tostring", (i) => (typeof i === "string" ? i : printCompact(i)));
+def0("tojson", (i) => printCompact(i));
 def0("fromjson", (i) => (typeof i === "string" ? fromJson(i) : fail(`${desc(i)} only strings can be parsed`)));
 def0(
   "tonumber",
@@ -98,25 +105,35 @@ def0(
     const v = fromJson(i);
     return typeOf(v) === "number" ? v : fail(`${desc(i)} cannot be parsed as a number`);
   },
-  true,
 );
 def0("infinite", () => Infinity);
 def0("nan", () => NaN);
-def0("isinfinite", (i) => typeof i === "number" && (i === Infinity || i === -Infinity));
-def0("isnan", (i) => typeof i === "number" && i !== i);
-def0("isnormal", (i) => {
+def0("isinfinite", (i) => {
+  const n = numOf(i);
+  return n === Infinity || n === -Infinity;
+});
+def0("isnan", (i) => {
+  const n = numOf(i);
+  return typeof n === "number" && n !== n;
+});
+// def isfinite: type == "number" and (isinfinite | not);  (NaN counts as finite)
+def0("isfinite", (i) => {
+  const n = numOf(i);
+  return typeof n === "number" && n !== Infinity && n !== -Infinity;
+});
+def0("isnormal", (i0) => {
+  const i = numOf(i0);
   if (typeof i !== "number") return false;
   const a = Math.abs(i);
   return a >= 2.2250738585072014e-308 && a !== Infinity;
 });
-def0("not", (i) => !truthy(i));
-
 function sortArray(i: Json, what: string): Json[] {
   if (!Array.isArray(i)) return fail(`${desc(i)} cannot be ${what}, as it is not an array`);
   return i;
 }
 /** Sorts values in jq order, with a faster comparator when all are strings or all numbers. */
 function jqSort(a: Json[]): Json[] {
+  chargeSort(a.length);
   const out = a.slice();
   if (out.every((v) => typeof v === "string")) {
     const sur = out.some((v) => /[\uD800-\uDFFF]/.test(v as string));
@@ -133,6 +150,7 @@ type KeyGen = { gen: (i: Json, e: never, emit: (v: Json) => boolean) => boolean 
 function keyed(i: Json, a: KeyGen, env: unknown): Array<{ k: Json[]; v: Json }> {
   const out: Array<{ k: Json[]; v: Json }> = [];
   iterate(i, (v) => {
+    charge(1 + 2 * ALLOC);
     const k: Json[] = [];
     a.gen(v, env as never, (x) => (k.push(x), false));
     out.push({ k, v });
@@ -149,6 +167,7 @@ function byImpl(i: Json, ks: Array<{ k: Json[] }>, what: string): void {
 function sortedKeyed(i: Json, a: KeyGen, env: unknown): Array<{ k: Json[]; v: Json }> {
   const ks = keyed(i, a, env);
   byImpl(i, ks, "cannot be sorted, as they are not both arrays");
+  chargeSort(ks.length);
   return ks.sort((x, y) => compare(x.k, y.k));
 }
 defNative("sort_by", 1, {
@@ -201,13 +220,14 @@ defNative("max_by", 1, { gen: (i, a, env, emit) => emit(minMaxBy(i, a[0], env, t
 def0("reverse", (i) => {
   if (Array.isArray(i)) return i.slice().reverse();
   if (i === null) return [];
-  const n = keysLength(i);
+  const n = lengthOf(i);
   if (n === 0) return [];
   return indexValue(i, n - 1);
 });
 def0("add", (i) => {
   let acc: Json = null;
   iterate(i, (v) => {
+    charge(1);
     acc = add(acc, v);
     return false;
   });
@@ -216,30 +236,37 @@ def0("add", (i) => {
 defV("join", 1, (i, sep) => {
   let acc: Json = null;
   iterate(i, (x) => {
-    const piece = x === null ? "" : typeof x === "boolean" || typeof x === "number" ? printCompact(x) : x;
+    // `$i | if type=="boolean" or type=="number" then tostring else .//"" end` (a literal keeps its text)
+    const t = typeOf(x);
+    const piece = x === null ? "" : t === "boolean" || t === "number" ? printCompact(x) : x;
     acc = add(acc === null ? "" : add(acc, sep), piece);
     return false;
   });
   return acc === null ? "" : acc;
 });
-function valuesOf(i: Json): Json[] {
-  const out: Json[] = [];
-  iterate(i, (v) => (out.push(v), false));
-  return out;
-}
-function flatten(a: Json[], depth: number, out: Json[]): Json[] {
-  for (const x of a) {
-    if (Array.isArray(x) && depth > 0) flatten(x, depth - 1, out);
+/**
+ * jq 1.7.1: `def _flatten($x): reduce .[] as $i ([]; if $i | type == "array" and $x != 0 then
+ * . + ($i | _flatten($x - 1)) else . + [$i] end)`; a depth that is not a number fails (at `$x - 1`)
+ * only when there is an array to descend into, and a fractional depth never reaches 0.
+ */
+function flattenInto(v: Json, depth: Json, out: Json[]): void {
+  iterate(v, (x) => {
+    if (Array.isArray(x) && !equals(depth, 0)) flattenInto(x, sub(depth, 1), out);
     else out.push(x);
-  }
-  return out;
+    return false;
+  });
 }
 defV("flatten", 1, (i, d) => {
-  if (typeof d !== "number") return fail("flatten depth must not be negative");
-  if (d < 0) return fail("flatten depth must not be negative");
-  return flatten(valuesOf(i), d, []);
+  if (compare(d, 0) < 0) return fail("flatten depth must not be negative");
+  const out: Json[] = [];
+  flattenInto(i, d, out);
+  return out;
 });
-def0("flatten", (i) => flatten(valuesOf(i), 1e9, []));
+def0("flatten", (i) => {
+  const out: Json[] = [];
+  flattenInto(i, -1, out);
+  return out;
+});
 def0("to_entries", (i) => {
   const ks = keysOf(i, false) as Json[];
   return ks.map((k) => ({ key: k, value: indexValue(i, k) }));
@@ -261,10 +288,12 @@ def0("from_entries", (i) => {
   });
   return o;
 });
+// def abs: if . < 0 then - . else . end;  (a non-negative literal passes through unchanged)
 def0("abs", (i) => {
   if (typeof i === "number") return i < 0 ? -i : i;
-  if (compare(i, 0) < 0) return fail(`${desc(i)} cannot be negated`);
-  return i;
+  if (compare(i, 0) >= 0) return i;
+  const n = numOf(i);
+  return typeof n === "number" ? -n : fail(`${desc(i)} cannot be negated`);
 });
 defV("format", 1, (i, f) => (typeof f === "string" ? applyFormat(f, i) : fail(`${desc(f)} is not a valid format`)));
 def0("input_filename", () => null);
@@ -292,8 +321,9 @@ def0("halt", () => {
   throw new HaltSignal(null, 0, false);
 });
 defV("halt_error", 1, (i, code) => {
-  if (typeof code !== "number") return fail(`${desc(i)} halt_error/1: number required`);
-  throw new HaltSignal(i, code, true);
+  const n = numOf(code);
+  if (typeof n !== "number") return fail(`${desc(i)} halt_error/1: number required`);
+  throw new HaltSignal(i, n, true);
 });
 def0("debug", (i) => {
   S.debug(["DEBUG:", i]);
@@ -303,5 +333,23 @@ def0("stderr", (i) => {
   S.debug(i);
   return i;
 });
+
+/**
+ * `INDEX(rows; key)`: jq 1.7.1 defines it as `reduce rows as $row ({}; .[$row|key|tostring] = $row)`;
+ * the object is built in place (it is private until emitted) instead of copied per row.
+ */
+function indexRows(rows: (emit: (v: Json) => boolean) => boolean, key: KeyGen, env: unknown, emit: (v: Json) => boolean): boolean {
+  const acc: JObj = {};
+  const stop = rows((row) => {
+    step();
+    return key.gen(row, env as never, (k) => {
+      setKey(acc, typeof k === "string" ? k : printCompact(k), row);
+      return false;
+    });
+  });
+  return stop ? true : emit(acc);
+}
+defNative("INDEX", 2, { gen: (i, a, env, emit) => indexRows((e) => a[0].gen(i, env, e), a[1], env, emit) });
+defNative("INDEX", 1, { gen: (i, a, env, emit) => indexRows((e) => iterate(i, e), a[0], env, emit) });
 
 export { step };

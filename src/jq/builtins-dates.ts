@@ -30,8 +30,14 @@ function timegm(tm: number[]): number {
   return Date.UTC(tm[0], tm[1], tm[2], tm[3], tm[4], Math.floor(tm[5])) / 1000;
 }
 
-def0("gmtime", (i) => (typeof i === "number" ? gmtime(i) : fail("gmtime() requires numeric inputs")));
-def0("localtime", (i) => (typeof i === "number" ? gmtime(i) : fail("localtime() requires numeric inputs")));
+def0("gmtime", (i0) => {
+  const i = numOf(i0);
+  return typeof i === "number" ? gmtime(i) : fail("gmtime() requires numeric inputs");
+});
+def0("localtime", (i0) => {
+  const i = numOf(i0);
+  return typeof i === "number" ? gmtime(i) : fail("localtime() requires numeric inputs");
+});
 def0("mktime", (i) => {
   if (!Array.isArray(i)) return fail("mktime requires array inputs");
   if (!isTm(i)) return fail("mktime requires parsed datetime inputs");
@@ -110,7 +116,8 @@ function strftime(tm: number[], fmt: string): string {
 }
 
 function strftimeFn(name: string) {
-  return (i: Json, f: Json): Json => {
+  return (i0: Json, f: Json): Json => {
+    const i = numOf(i0);
     const tm = typeof i === "number" ? gmtime(i) : i;
     if (!isTm(tm)) return fail(`${name}/1 requires parsed datetime inputs`);
     if (typeof f !== "string") return fail(`${name}/1 requires a string format`);
@@ -119,6 +126,11 @@ function strftimeFn(name: string) {
 }
 defV("strftime", 1, strftimeFn("strftime"));
 defV("strflocaltime", 1, strftimeFn("strflocaltime"));
+
+function isDigit(s: string, i: number): boolean {
+  const c = s.charCodeAt(i);
+  return c >= 48 && c <= 57;
+}
 
 function strptime(input: string, fmt: string): Json[] {
   const tm = [0, 0, 0, 0, 0, 0];
@@ -129,11 +141,15 @@ function strptime(input: string, fmt: string): Json[] {
   let pm: boolean | null = null;
   let pos = 0;
   const bad = (): never => fail(`date "${input}" does not match format "${fmt}"`);
-  const num = (maxLen: number, signed = false): number => {
-    const m = (signed ? /^[+-]?\d+/ : /^\d+/).exec(input.slice(pos, pos + maxLen + (signed ? 1 : 0)));
-    if (!m) return bad();
-    pos += m[0].length;
-    return Number(m[0]);
+  // glibc's numeric fields: leading white space skipped, at most n digits and no more once another
+  // digit would pass `to`, then the range check that rejects month 13, day 32, hour 24...
+  const num = (from: number, to: number, n: number): number => {
+    while (pos < input.length && /\s/.test(input[pos])) pos++;
+    if (!isDigit(input, pos)) return bad();
+    let v = 0;
+    do v = v * 10 + (input.charCodeAt(pos++) - 48);
+    while (--n > 0 && v * 10 <= to && isDigit(input, pos));
+    return v < from || v > to ? bad() : v;
   };
   const name = (list: string[]): number => {
     const rest = input.slice(pos).toLowerCase();
@@ -164,16 +180,16 @@ function strptime(input: string, fmt: string): Json[] {
       }
       const s = f[++k];
       switch (s) {
-        case "Y": year = num(4, true); dateParsed = true; break;
-        case "C": year = num(2) * 100 + (year % 100); dateParsed = true; break;
-        case "y": { const v = num(2); year = v < 69 ? 2000 + v : 1900 + v; dateParsed = true; break; }
-        case "m": tm[1] = num(2) - 1; dateParsed = true; break;
-        case "d": case "e": while (input[pos] === " ") pos++; tm[2] = num(2); dateParsed = true; break;
-        case "H": case "k": tm[3] = num(2); break;
-        case "I": case "l": tm[3] = num(2) % 12; break;
-        case "M": tm[4] = num(2); break;
-        case "S": tm[5] = num(2); break;
-        case "j": yday = num(3) - 1; break;
+        case "Y": year = num(0, 9999, 4); dateParsed = true; break;
+        case "C": year = num(0, 99, 2) * 100 + (year % 100); dateParsed = true; break;
+        case "y": { const v = num(0, 99, 2); year = v < 69 ? 2000 + v : 1900 + v; dateParsed = true; break; }
+        case "m": tm[1] = num(1, 12, 2) - 1; dateParsed = true; break;
+        case "d": case "e": tm[2] = num(1, 31, 2); dateParsed = true; break;
+        case "H": case "k": tm[3] = num(0, 23, 2); break;
+        case "I": case "l": tm[3] = num(1, 12, 2) % 12; break;
+        case "M": tm[4] = num(0, 59, 2); break;
+        case "S": tm[5] = num(0, 61, 2); break;
+        case "j": yday = num(1, 366, 3) - 1; break;
         case "a": case "A": wday = name(DAYS); break;
         case "b": case "B": case "h": tm[1] = name(MONTHS); dateParsed = true; break;
         case "p": { const r = input.slice(pos, pos + 2).toUpperCase(); if (r !== "AM" && r !== "PM") bad(); pm = r === "PM"; pos += 2; break; }
@@ -184,15 +200,18 @@ function strptime(input: string, fmt: string): Json[] {
         case "D": run("%m/%d/%y"); break;
         case "F": run("%Y-%m-%d"); break;
         case "s": {
-          const t = gmtime(num(20, true)) as number[];
+          const m = /^[0-9]+/.exec(input.slice(pos));
+          if (m === null) return bad();
+          pos += m[0].length;
+          const t = gmtime(Number(m[0])) as number[];
           year = t[0];
           for (let j = 1; j < 6; j++) tm[j] = t[j];
           dateParsed = true;
           break;
         }
-        case "u": wday = num(1) % 7; break;
-        case "w": wday = num(1); break;
-        case "U": case "W": case "V": num(2); break;
+        case "u": wday = num(1, 7, 1) % 7; break;
+        case "w": wday = num(0, 6, 1); break;
+        case "U": case "W": case "V": num(0, 53, 2); break;
         case "n": case "t": while (pos < input.length && /\s/.test(input[pos])) pos++; break;
         case "%": if (input[pos] !== "%") bad(); pos++; break;
         default: bad();

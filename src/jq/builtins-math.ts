@@ -1,10 +1,12 @@
 /** libm-style math builtins (jq 1.7.1 exposes C99 math functions by name). */
 import type { Json } from "../engines/common/json.js";
 import { def0, defC } from "./builtins-define.js";
-import { desc, fail } from "./values.js";
+import { desc, fail, numOf } from "./values.js";
 
 function num(v: Json): number {
-  return typeof v === "number" ? v : fail(`${desc(v)} number required`);
+  if (typeof v === "number") return v;
+  const n = numOf(v);
+  return typeof n === "number" ? n : fail(`${desc(v)} number required`);
 }
 
 function roundHalfEven(x: number): number {
@@ -20,7 +22,10 @@ const LANCZOS = [
 
 function tgamma(x: number): number {
   if (x === Infinity) return Infinity;
-  if (Number.isInteger(x) && x <= 0) return NaN;
+  // poles: +/-0 give +/-infinity, negative integers NaN; past 171.62 the result overflows
+  if (x === 0) return 1 / x;
+  if (Number.isInteger(x) && x < 0) return NaN;
+  if (x > 171.62437695630272) return Infinity;
   if (x < 0.5) return Math.PI / (Math.sin(Math.PI * x) * tgamma(1 - x));
   if (Number.isInteger(x) && x <= 171) {
     let r = 1;
@@ -31,7 +36,9 @@ function tgamma(x: number): number {
   let a = LANCZOS[0];
   const t = z + 7.5;
   for (let k = 1; k < 9; k++) a += LANCZOS[k] / (z + k);
-  return Math.sqrt(2 * Math.PI) * Math.pow(t, z + 0.5) * Math.exp(-t) * a;
+  // t^(z+1/2) overflows before the product does: take it in two halves
+  const half = Math.pow(t, (z + 0.5) / 2);
+  return Math.sqrt(2 * Math.PI) * half * (half * Math.exp(-t)) * a;
 }
 
 function lgamma(x: number): number {
@@ -59,6 +66,43 @@ function frexp(x: number): [number, number] {
     e++;
   }
   return [m, e];
+}
+
+const F64 = new DataView(new ArrayBuffer(8));
+
+/** frexp by the bits: a mantissa in [0.5, 1) and the exponent, exact for subnormals too. */
+function frexpBits(x: number): [number, number] {
+  if (x === 0 || !isFinite(x)) return [x, 0];
+  F64.setFloat64(0, x);
+  let hi = F64.getUint32(0);
+  let e = (hi >>> 20) & 0x7ff;
+  if (e === 0) {
+    F64.setFloat64(0, x * 2 ** 54);
+    hi = F64.getUint32(0);
+    e = ((hi >>> 20) & 0x7ff) - 54;
+  }
+  F64.setUint32(0, (hi & 0x800fffff) | (1022 << 20));
+  return [F64.getFloat64(0), e - 1022];
+}
+
+const CBRT_SCALE = [1 / 1.5874010519681996, 1 / 1.2599210498948732, 1, 1.2599210498948732, 1.5874010519681996];
+
+/**
+ * cbrt rounded as glibc's: a degree-6 polynomial guess for the cube root of the frexp mantissa,
+ * one rational (Halley) refinement, then the exponent's third. JavaScript's Math.cbrt rounds
+ * differently (27 | cbrt is 3 there, 3.0000000000000004 in jq on glibc).
+ */
+function cbrt(x: number): number {
+  if (x === 0 || !isFinite(x)) return x + x;
+  const [m, e] = frexpBits(Math.abs(x));
+  const u =
+    0.35489576504391986 +
+    (1.508191937815849 +
+      (-2.114994941673713 + (2.4469312256353444 + (-1.8346927748361308 + (0.7849323449766392 - 0.14526389938548637 * m) * m) * m) * m) * m) *
+      m;
+  const t = u * u * u;
+  const r = ldexp(((u * (t + 2 * m)) / (2 * t + m)) * CBRT_SCALE[2 + (e % 3)], Math.trunc(e / 3));
+  return x < 0 ? -r : r;
 }
 
 function ldexp(x: number, e: number): number {
@@ -117,6 +161,14 @@ function nextafter(x: number, y: number): number {
   return buf.getFloat64(0);
 }
 
+/** C's modf: both parts carry the sign of x (`-1 | modf` is `[-0,-1]`; infinities have a zero fraction). */
+function modf(x: number): [number, number] {
+  if (x !== x) return [x, x];
+  const ip = Math.trunc(x);
+  const fr = isFinite(x) ? x - ip : 0;
+  return [fr === 0 && (x < 0 || Object.is(x, -0)) ? -0 : fr, ip];
+}
+
 const ONE: Array<[string, (x: number) => Json]> = [
   ["floor", Math.floor],
   ["ceil", Math.ceil],
@@ -126,7 +178,7 @@ const ONE: Array<[string, (x: number) => Json]> = [
   ["trunc", Math.trunc],
   ["fabs", Math.abs],
   ["sqrt", Math.sqrt],
-  ["cbrt", Math.cbrt],
+  ["cbrt", cbrt],
   ["exp", Math.exp],
   ["exp2", (x) => Math.pow(2, x)],
   ["exp10", (x) => Math.pow(10, x)],
@@ -141,7 +193,7 @@ const ONE: Array<[string, (x: number) => Json]> = [
   ["tgamma", tgamma],
   ["lgamma_r", (x) => [lgamma(x), tgamma(x) < 0 ? -1 : 1]],
   ["frexp", (x) => frexp(x)],
-  ["modf", (x) => (isFinite(x) ? [x - Math.trunc(x), Math.trunc(x)] : [x !== x ? x : 0, x])],
+  ["modf", modf],
   ["significand", (x) => (x === 0 || !isFinite(x) ? x : frexp(x)[0] * 2)],
   ["sin", Math.sin],
   ["cos", Math.cos],

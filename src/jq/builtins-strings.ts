@@ -49,9 +49,9 @@ defV("split", 1, (i, sep) => {
   return sep === "" ? Array.from(i) : i.split(sep);
 });
 
-/** Byte offsets of every (overlapping) occurrence of `sub` in `s`. */
+/** Byte offsets of every (overlapping) occurrence of `sub` in `s` (none for an empty `sub`). */
 function strIndices(s: string, sub: string): Json {
-  if (sub === "") return null;
+  if (sub === "") return [];
   const enc = new TextEncoder();
   const hb = enc.encode(s);
   const nb = enc.encode(sub);
@@ -62,8 +62,11 @@ function strIndices(s: string, sub: string): Json {
   }
   return out;
 }
+/**
+ * jq 1.7.1: `def indices($i): if type == "array" and ($i|type) == "array" then .[$i] elif type == "array"
+ * then .[[$i]] elif type == "string" and ($i|type) == "string" then _strindices($i) else .[$i] end;`
+ */
 function indices(i: Json, x: Json): Json {
-  if (i === null) return null;
   if (Array.isArray(i)) return indicesOf(i, Array.isArray(x) ? x : [x]);
   if (typeof i === "string" && typeof x === "string") return strIndices(i, x);
   return indexValue(i, x);

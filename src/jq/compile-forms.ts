@@ -4,7 +4,7 @@ import type { Node, Pattern } from "./ast.js";
 import { applyFormat, checkFormat } from "./formats.js";
 import { binop, indexValue } from "./ops.js";
 import { delPaths, getPath, setPath, updatePath } from "./paths.js";
-import { Env, step, type Gen } from "./runtime.js";
+import { ALLOC, charge, Env, step, type Gen } from "./runtime.js";
 import { JqCompileError, type Scope } from "./scope.js";
 import { NATIVES, type Compiler } from "./compile.js";
 import { singleOf, type Val } from "./compile-single.js";
@@ -27,6 +27,7 @@ export function strGen(c: Compiler, parts: Array<string | Node>, fmt: string | n
           const p = ps[j];
           s += typeof p === "string" ? p : vals[j];
         }
+        charge(s.length + 2 * ALLOC * n);
         return emit(s);
       }
       const p = ps[k];
@@ -57,6 +58,7 @@ export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node }
         if (j === n) {
           const o: JObj = {};
           for (let m = 0; m < n; m++) setKey(o, names[m], vals[m]);
+          charge(n + ALLOC);
           return emit(o);
         }
         return vs[j](i, env, (v) => {
@@ -74,6 +76,7 @@ export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node }
       if (j === n) {
         const o: JObj = {};
         for (let m = 0; m < n; m++) setKey(o, keys[m], vals[m]);
+        charge(n + ALLOC);
         return emit(o);
       }
       return ks[j](i, env, (k) => {

@@ -7,7 +7,7 @@ import type { Json } from "../engines/common/json.js";
 import type { Node } from "./ast.js";
 import type { Val } from "./compile-single.js";
 import { binop } from "./ops.js";
-import { charge } from "./runtime.js";
+import { charge, chargeSize } from "./runtime.js";
 import { setKeyOf } from "./paths.js";
 import { indexValue } from "./ops.js";
 import { isObject, numOf, setKey, truthy, type JObj } from "./values.js";
@@ -82,7 +82,7 @@ function ownedContainer(v: Json, nextKey: Json, owned: Set<object>): Json {
   if (v !== null && typeof v === "object" && owned.has(v)) return v;
   let c: Json;
   if (v === null) c = typeof numOf(nextKey) === "number" ? [] : {};
-  else if (Array.isArray(v) || isObject(v)) c = shallowCopy(v);
+  else if (Array.isArray(v) || isObject(v)) c = chargeSize(shallowCopy(v));
   else return v;
   owned.add(c as object);
   return c;

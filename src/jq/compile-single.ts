@@ -7,10 +7,10 @@ import type { Json } from "../engines/common/json.js";
 import type { Node } from "./ast.js";
 import type { Compiler, Native } from "./compile.js";
 import { applyFormat } from "./formats.js";
-import { binop, indexValue, sliceValue } from "./ops.js";
+import { binop, indexValue, literalComparison, sliceValue } from "./ops.js";
 import { IS_PROTO_KEY, field } from "./eval-helpers.js";
 import { printCompact } from "./print.js";
-import { Env, step, up, type Gen } from "./runtime.js";
+import { ALLOC, charge, Env, step, up, type Gen } from "./runtime.js";
 import { JqCompileError, type Scope } from "./scope.js";
 import { JqError, desc, fail, numOf, setKey, truthy, type JObj } from "./values.js";
 
@@ -106,6 +106,12 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       const r = one(n.r);
       if (l === null || r === null) return null;
       const op = n.op;
+      const lit = literalComparison(op, n.l, n.r);
+      if (lit !== null)
+        return (i, env) => {
+          const rv = r(i, env);
+          return lit(l(i, env), rv);
+        };
       return (i, env) => {
         const rv = r(i, env);
         return binop(op, l(i, env), rv);
@@ -162,7 +168,8 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       const g: Gen = c.gen(n.e, sc);
       return (i, env) => {
         const out: Json[] = [];
-        g(i, env, (v) => (out.push(v), false));
+        charge(ALLOC);
+        g(i, env, (v) => (charge(1), out.push(v), false));
         return out;
       };
     }

@@ -2,9 +2,9 @@
 import type { Json } from "../engines/common/json.js";
 import type { FuncDef, Node, Pattern } from "./ast.js";
 import { applyFormat, checkFormat } from "./formats.js";
-import { binop, indexValue, sliceValue } from "./ops.js";
+import { binop, indexValue, literalComparison, sliceValue } from "./ops.js";
 import { delPaths, getPath } from "./paths.js";
-import { Closure, Env, S, step, up, type ArgInfo, type Emit, type Gen, type PEmit, type PGen, type Path } from "./runtime.js";
+import { ALLOC, charge, Closure, Env, S, step, up, type ArgInfo, type Emit, type Gen, type PEmit, type PGen, type Path } from "./runtime.js";
 import { JqCompileError, Scope, type FuncInfo } from "./scope.js";
 import { compilePatternBind } from "./compile-patterns.js";
 import { compilePathMode } from "./compile-paths.js";
@@ -104,10 +104,13 @@ export class Compiler {
         const l = this.gen(n.l, sc);
         const r = this.gen(n.r, sc);
         const op = n.op;
+        const lit = literalComparison(op, n.l, n.r);
         if (n.r.k === "literal") {
           const rv = n.r.v;
+          if (lit !== null) return (i, env, emit) => l(i, env, (lv) => emit(lit(lv, rv)));
           return (i, env, emit) => l(i, env, (lv) => emit(binop(op, lv, rv)));
         }
+        if (lit !== null) return (i, env, emit) => r(i, env, (rv) => l(i, env, (lv) => emit(lit(lv, rv))));
         return (i, env, emit) => r(i, env, (rv) => l(i, env, (lv) => emit(binop(op, lv, rv))));
       }
       case "and":
@@ -130,7 +133,8 @@ export class Compiler {
         const e = this.gen(n.e, sc);
         return (i, env, emit) => {
           const out: Json[] = [];
-          if (e(i, env, (v) => (out.push(v), false))) return true;
+          charge(ALLOC);
+          if (e(i, env, (v) => (charge(1), out.push(v), false))) return true;
           return emit(out);
         };
       }

@@ -2,7 +2,7 @@
 import type { Json } from "../engines/common/json.js";
 import { cannotIterate, indexValue } from "./ops.js";
 import { printCompact } from "./print.js";
-import { step, type Emit, type Env, type Gen, type PEmit, type PGen, type Path } from "./runtime.js";
+import { charge, step, type Emit, type Env, type Gen, type PEmit, type PGen, type Path } from "./runtime.js";
 import { JqError, fail, getKey, isObject, preview30, truthy } from "./values.js";
 
 /** Raises jq's error for a non-path value where a path was required. */
@@ -78,11 +78,11 @@ export function iterate(v: Json, emit: Emit): boolean {
 /** `.[]` in path mode; null iterates to nothing. */
 export function iteratePaths(v: Json, p: Json[], emit: PEmit): boolean {
   if (Array.isArray(v)) {
-    for (let j = 0; j < v.length; j++) if (emit(v[j], p.concat([j]))) return true;
+    for (let j = 0; j < v.length; j++) if ((charge(p.length + 1), emit(v[j], p.concat([j])))) return true;
     return false;
   }
   if (isObject(v)) {
-    for (const k in v) if (emit(v[k], p.concat([k]))) return true;
+    for (const k in v) if ((charge(p.length + 1), emit(v[k], p.concat([k])))) return true;
     return false;
   }
   return cannotIterate(v);

@@ -1,23 +1,35 @@
 /** jq's operators and indexing primitives with jq 1.7.1's error messages. */
 import type { Json } from "../engines/common/json.js";
-import { charge } from "./runtime.js";
-import { compare, copyObj, desc, equals, fail, getKey, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
+import { charge, sizeOf } from "./runtime.js";
+import { compare, compareWithLiteral, copyObj, desc, equals, fail, getKey, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
 
 const isObj = isObject;
 
-/** `a + b`. */
+/** `a + b` (null is the identity, so `null + 1.0` keeps the literal, as jq's binop_plus). */
 export function add(a: Json, b: Json): Json {
-  if (typeof a === "number" && typeof b === "number") return a + b;
-  a = numOf(a);
-  b = numOf(b);
   if (typeof a === "number" && typeof b === "number") return a + b;
   if (a === null) return b;
   if (b === null) return a;
-  if (typeof a === "string" && typeof b === "string") return a + b;
-  if (Array.isArray(a) && Array.isArray(b)) return a.concat(b);
+  const x = numOf(a);
+  const y = numOf(b);
+  if (typeof x === "number" && typeof y === "number") return x + y;
+  // budget: strings are joined without copying (the shorter side is what is new), arrays and objects are copied
+  if (typeof a === "string" && typeof b === "string") {
+    charge(a.length < b.length ? a.length : b.length);
+    return a + b;
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    charge(a.length + b.length);
+    return a.concat(b);
+  }
   if (isObj(a) && isObj(b)) {
     const r = copyObj(a);
-    for (const k in b) setKey(r, k, b[k]);
+    let nb = 0;
+    for (const k in b) {
+      setKey(r, k, b[k]);
+      nb++;
+    }
+    charge(2 * sizeOf(a) + nb);
     return r;
   }
   return fail(`${desc(a)} and ${desc(b)} cannot be added`);
@@ -25,15 +37,19 @@ export function add(a: Json, b: Json): Json {
 
 /** `a - b`. */
 export function sub(a: Json, b: Json): Json {
-  a = numOf(a);
-  b = numOf(b);
-  if (typeof a === "number" && typeof b === "number") return a - b;
-  if (Array.isArray(a) && Array.isArray(b)) return a.filter((x) => !b.some((y) => equals(x, y)));
+  const x = numOf(a);
+  const y = numOf(b);
+  if (typeof x === "number" && typeof y === "number") return x - y;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    charge(a.length * b.length + a.length);
+    return a.filter((v) => !b.some((w) => equals(v, w)));
+  }
   return fail(`${desc(a)} and ${desc(b)} cannot be subtracted`);
 }
 
 function deepMerge(a: JObj, b: JObj): JObj {
   const r = copyObj(a);
+  charge(2 * sizeOf(a) + sizeOf(b));
   for (const k in b) {
     const av = getKey(r, k);
     const bv = b[k];
@@ -52,11 +68,11 @@ function repeatString(s: string, n: number): Json {
 
 /** `a * b`. */
 export function mul(a: Json, b: Json): Json {
-  a = numOf(a);
-  b = numOf(b);
-  if (typeof a === "number" && typeof b === "number") return a * b;
-  if (typeof a === "string" && typeof b === "number") return repeatString(a, b);
-  if (typeof a === "number" && typeof b === "string") return repeatString(b, a);
+  const x = numOf(a);
+  const y = numOf(b);
+  if (typeof x === "number" && typeof y === "number") return x * y;
+  if (typeof x === "string" && typeof y === "number") return repeatString(x, y);
+  if (typeof x === "number" && typeof y === "string") return repeatString(y, x);
   if (isObj(a) && isObj(b)) return deepMerge(a, b);
   return fail(`${desc(a)} and ${desc(b)} cannot be multiplied`);
 }
@@ -70,13 +86,17 @@ export function splitString(s: string, sep: string): Json[] {
 
 /** `a / b`. */
 export function div(a: Json, b: Json): Json {
-  a = numOf(a);
-  b = numOf(b);
-  if (typeof a === "number" && typeof b === "number") {
-    if (b === 0) return fail(`${desc(a)} and ${desc(b)} cannot be divided because the divisor is zero`);
-    return a / b;
+  const x = numOf(a);
+  const y = numOf(b);
+  if (typeof x === "number" && typeof y === "number") {
+    if (y === 0) return fail(`${desc(a)} and ${desc(b)} cannot be divided because the divisor is zero`);
+    return x / y;
   }
-  if (typeof a === "string" && typeof b === "string") return splitString(a, b);
+  if (typeof a === "string" && typeof b === "string") {
+    const parts = splitString(a, b);
+    charge(a.length + parts.length);
+    return parts;
+  }
   return fail(`${desc(a)} and ${desc(b)} cannot be divided`);
 }
 
@@ -91,22 +111,58 @@ function toIntmax(x: number): bigint {
 
 /** `a % b` (operands truncated to integers). */
 export function mod(a: Json, b: Json): Json {
-  a = numOf(a);
-  b = numOf(b);
-  if (typeof a === "number" && typeof b === "number") {
-    if (a !== a || b !== b) return NaN;
-    if (Math.abs(a) < 2 ** 53 && Math.abs(b) < 2 ** 53) {
-      const y = Math.trunc(b);
-      if (y === 0) return fail(`${desc(a)} and ${desc(b)} cannot be divided (remainder) because the divisor is zero`);
-      const r = Math.trunc(a) % Math.abs(y);
+  const x = numOf(a);
+  const y = numOf(b);
+  if (typeof x === "number" && typeof y === "number") {
+    if (x !== x || y !== y) return NaN;
+    if (Math.abs(x) < 2 ** 53 && Math.abs(y) < 2 ** 53) {
+      const d = Math.trunc(y);
+      if (d === 0) return fail(`${desc(a)} and ${desc(b)} cannot be divided (remainder) because the divisor is zero`);
+      const r = Math.trunc(x) % Math.abs(d);
       return r === 0 ? 0 : r;
     }
-    const x = toIntmax(a);
-    const y = toIntmax(b);
-    if (y === 0n) return fail(`${desc(a)} and ${desc(b)} cannot be divided (remainder) because the divisor is zero`);
-    return Number(x % y);
+    const xi = toIntmax(x);
+    const yi = toIntmax(y);
+    if (yi === 0n) return fail(`${desc(a)} and ${desc(b)} cannot be divided (remainder) because the divisor is zero`);
+    return Number(xi % yi);
   }
   return fail(`${desc(a)} and ${desc(b)} cannot be divided (remainder)`);
+}
+
+const COMPARISONS = new Set(["==", "!=", "<", "<=", ">", ">="]);
+const MIRRORED: Record<string, string> = { "==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<=" };
+
+function compareOpLiteral(op: string, a: Json, lit: number): boolean {
+  const c = compareWithLiteral(a, lit);
+  switch (op) {
+    case "==":
+      return c === 0;
+    case "!=":
+      return c !== 0;
+    case "<":
+      return c < 0;
+    case "<=":
+      return c <= 0;
+    case ">":
+      return c > 0;
+    default:
+      return c >= 0;
+  }
+}
+
+/**
+ * A comparison with a plain number literal of the program on one side, as a function of both
+ * operand values (left, right), or null for any other operator or operand: a literal compares with
+ * a number that kept its literal as a decimal (see compareWithLiteral).
+ */
+export function literalComparison(op: string, left: { k: string; v?: unknown }, right: { k: string; v?: unknown }): ((a: Json, b: Json) => Json) | null {
+  if (!COMPARISONS.has(op)) return null;
+  if (right.k === "literal" && typeof right.v === "number") return (a, b) => compareOpLiteral(op, a, b as number);
+  if (left.k === "literal" && typeof left.v === "number") {
+    const mirrored = MIRRORED[op];
+    return (a, b) => compareOpLiteral(mirrored, b, a as number);
+  }
+  return null;
 }
 
 /** Applies a binary operator by its source symbol. */
@@ -168,9 +224,9 @@ export function indexValue(t: Json, k: Json): Json {
   return fail(`Cannot index ${typeOf(t)} with ${keyWhat(k)}`);
 }
 
-/** Positions where array `sub` occurs in `t` (jq's `_indices` on arrays). */
+/** Positions where array `sub` occurs in `t` (jq's `_indices` on arrays); none for an empty `sub`. */
 export function indicesOf(t: Json[], sub: Json[]): Json {
-  if (sub.length === 0) return null;
+  if (sub.length === 0) return [];
   const r: number[] = [];
   for (let i = 0; i + sub.length <= t.length; i++) {
     let m = true;

@@ -1,7 +1,7 @@
 /** getpath / setpath / delpaths on immutable values, as jq 1.7.1's jv_aux does. */
 import type { Json } from "../engines/common/json.js";
 import { indexValue, sliceBounds } from "./ops.js";
-import { charge } from "./runtime.js";
+import { charge, sizeOf } from "./runtime.js";
 import { compare, copyObj, fail, getKey, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
 
 const isObj = isObject;
@@ -23,10 +23,12 @@ export function setKeyOf(t: Json, k: Json, v: Json): Json {
   if (typeof k === "string" && (t === null || isObj(t))) {
     const r = t === null ? {} : copyObj(t);
     setKey(r, k, v);
+    charge(2 * sizeOf(r));
     return r;
   }
   if (typeof k === "number" && (t === null || Array.isArray(t))) {
     const a = t === null ? [] : t.slice();
+    if (a.length > 0) charge(a.length);
     if (k !== k) return fail("Cannot set array element at NaN index");
     let i = Math.trunc(k);
     if (i < 0) {

@@ -30,7 +30,7 @@ def last(f): reduce f as $x (null; $x);
 def first: .[0];
 def last: .[-1];
 def nth($n): .[$n];
-def finites: select(type == "number" and (isinfinite or isnan | not));
+def finites: select(isfinite);
 def normals: select(isnormal);
 def combinations:
   if length == 0 then []
@@ -50,6 +50,11 @@ def fromstream(f): { x: null, e: false } as $init
 def truncate_stream(stream): . as $n | null | stream | . as $input
   | if (.[0] | length) > $n then setpath([0]; .[0][$n:]) else empty end;
 def debug(msg): (msg | debug | empty), .;
+def JOIN($idx; key): [.[] | [., $idx[key]]];
+def JOIN($idx; rows; key): rows | [., $idx[key]];
+def JOIN($idx; rows; key; combine): rows | [., $idx[key]] | combine;
+def IN(s): any(s == .; .);
+def IN(src; s): any(src == s; .);
 def halt_error: halt_error(5);
 def todateiso8601: strftime("%Y-%m-%dT%H:%M:%SZ");
 def fromdateiso8601: strptime("%Y-%m-%dT%H:%M:%SZ") | mktime;

@@ -1,7 +1,7 @@
 /** jq value helpers: type names, total order, equality, error previews and the error classes. */
 import type { Json } from "../engines/common/json.js";
 import { LitNum, compareDecimal } from "./litnum.js";
-import { printCompact } from "./print.js";
+import { formatNumber, printCompact } from "./print.js";
 
 export type JObj = { [key: string]: Json };
 
@@ -142,6 +142,17 @@ export function compare(a: Json, b: Json): number {
     default:
       return 0;
   }
+}
+
+/**
+ * `compare` where `b` is known to come from a number literal of the program that kept no literal
+ * object (its text is how the double prints): jq 1.7.1 compares two literals as decimals, so
+ * `1E-400 == 0` is false there, while a computed double compares with a literal as doubles.
+ */
+export function compareWithLiteral(a: Json, b: Json): number {
+  if ((a as unknown) instanceof LitNum && typeof b === "number" && b === b && b !== Infinity && b !== -Infinity)
+    return compareDecimal((a as unknown as LitNum).text, formatNumber(b));
+  return compare(a, b);
 }
 
 /** jq equality (structural; NaN is never equal). */

@@ -1,3 +1,5 @@
+import { parseExactJson, stringifyExactJson } from "../engines/common/exact-json.js";
+
 /** How long a Durable Object remembers an `Idempotency-Key` and the answer it gave. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
@@ -45,7 +47,7 @@ export class IdempotencyTable {
       .toArray()[0];
     if (row === undefined || row.expires <= now) return { seen: false };
     if (row.fingerprint !== request.fingerprint) return { seen: true, mismatch: true };
-    return { seen: true, replay: JSON.parse(row.answer) as StoredAnswer };
+    return { seen: true, replay: parseExactJson(row.answer) as unknown as StoredAnswer };
   }
 
   /** Records a key with its answer until the TTL runs out, and forgets a few expired keys. */
@@ -54,7 +56,7 @@ export class IdempotencyTable {
       "INSERT INTO idempotency (key, fingerprint, answer, expires) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET fingerprint = excluded.fingerprint, answer = excluded.answer, expires = excluded.expires",
       request.key,
       request.fingerprint,
-      JSON.stringify(answer),
+      stringifyExactJson(answer),
       now + IDEMPOTENCY_TTL_MS,
     );
     this.sql.exec(

@@ -1,3 +1,4 @@
+import { parseExactJson, stringifyExactJson } from "../engines/common/exact-json.js";
 import type { FilterRule, Job, JobAction } from "../engines/jobfilter/index.js";
 import type { JobState } from "./job-queue-types.js";
 
@@ -36,7 +37,7 @@ type Raw = Record<string, SqlStorageValue>;
 function toRow(r: Raw): JobRow {
   return {
     id: r.id as number,
-    job: JSON.parse(r.job as string) as Job,
+    job: parseExactJson(r.job as string) as unknown as Job,
     priority: r.priority as number,
     state: r.state as JobState,
     action: r.action as JobAction,
@@ -82,13 +83,13 @@ export class QueueTables {
     return this.sql
       .exec<{ rule: string }>("SELECT rule FROM filters")
       .toArray()
-      .map((r) => JSON.parse(r.rule) as FilterRule);
+      .map((r) => parseExactJson(r.rule) as unknown as FilterRule);
   }
 
   /** One rule by uuid. */
   rule(uuid: string): FilterRule | undefined {
     const rows = this.sql.exec<{ rule: string }>("SELECT rule FROM filters WHERE uuid = ?", uuid).toArray();
-    return rows[0] ? (JSON.parse(rows[0].rule) as FilterRule) : undefined;
+    return rows[0] ? (parseExactJson(rows[0].rule) as unknown as FilterRule) : undefined;
   }
 
   /** Creates or replaces a rule. */
@@ -96,7 +97,7 @@ export class QueueTables {
     this.sql.exec(
       "INSERT INTO filters (uuid, rule) VALUES (?, ?) ON CONFLICT (uuid) DO UPDATE SET rule = excluded.rule",
       rule.uuid,
-      JSON.stringify(rule),
+      stringifyExactJson(rule),
     );
   }
 
@@ -121,7 +122,7 @@ export class QueueTables {
     this.sql.exec(
       "INSERT INTO jobs (id, job, priority, state, action, rule, lease_id, lease_expires, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
       row.id,
-      JSON.stringify(row.job),
+      stringifyExactJson(row.job),
       row.priority,
       row.state,
       row.action,

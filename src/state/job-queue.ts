@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { FilterRule, FilterSet, Job, JobfilterPolicy, RuleBody } from "../engines/jobfilter/index.js";
 import { RunningCounts, buildFilterSet, decideCounted, schedulePass, traceJob } from "../engines/jobfilter/index.js";
+import { BudgetExceeded, decisionBudget } from "../engines/common/budget.js";
 import { numberVar, type Env } from "../env.js";
 import { IdempotencyTable, type IdempotencyRequest, type StoredAnswer } from "./idempotency.js";
 import { getActiveBundle } from "./policy-store.js";
@@ -10,12 +11,12 @@ import { isFailure, type Envelope, type JobStatus, type JobSubmission, type Once
 /** How long a finished, expired or cancelled job stays reportable before the alarm forgets it. */
 export const ENDED_JOB_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
-/** Nanoseconds since the epoch, as Ganeti's reason trails stamp them. */
-function nowNs(now: number): number {
-  return now * 1_000_000;
+/** Nanoseconds since the epoch, as Ganeti's reason trails stamp them: exact, so a bigint (past 2^53). */
+function nowNs(now: number): bigint {
+  return BigInt(now) * 1_000_000n;
 }
 
-function failure(status: 400 | 404 | 409, code: QueueFailure["error"]["code"], message: string): QueueFailure {
+function failure(status: 400 | 404 | 409 | 422, code: QueueFailure["error"]["code"], message: string): QueueFailure {
   return { error: { status, code, message } };
 }
 
@@ -199,11 +200,14 @@ export class JobQueue extends DurableObject<Env> {
     this.expireDue(now);
     const id = submission.id ?? this.tables.highestJobId() + 1;
     if (this.tables.job(id) !== undefined) return { result: failure(409, "conflict", `job \`${id}\` already exists in queue \`${queue}\``), started: false };
-    this.tables.seeJobId(id);
     const job: Job = { id, opcodes: submission.opcodes as Job["opcodes"] };
-    const row: JobRow = { id, job, priority: submission.priority ?? 0, state: "queued", action: "PAUSE", rule: null, lease_id: null, lease_expires: null };
     const counts = this.runningCounts();
-    const started = this.apply(row, decideCounted(counts, job), now);
+    // nothing is written when the decision fails (a spent work budget)
+    const decision = this.withinBudget(() => decideCounted(counts, job));
+    if ("error" in decision) return { result: decision, started: false };
+    this.tables.seeJobId(id);
+    const row: JobRow = { id, job, priority: submission.priority ?? 0, state: "queued", action: "PAUSE", rule: null, lease_id: null, lease_expires: null };
+    const started = this.apply(row, decision, now);
     this.tables.insertJob(row, now);
     if (started) counts.start(job);
     return { result: this.explained(this.status(row), job, explain), started };
@@ -217,11 +221,23 @@ export class JobQueue extends DurableObject<Env> {
     if (row === undefined) return failure(404, "not_found", `job \`${id}\` does not exist`);
     if (row.state !== "queued") return this.explained(this.status(row), row.job, explain);
     const counts = this.runningCounts();
-    const started = this.apply(row, decideCounted(counts, row.job), now);
+    const decision = this.withinBudget(() => decideCounted(counts, row.job));
+    if ("error" in decision) return decision;
+    const started = this.apply(row, decision, now);
     this.tables.updateJob(row, now);
     if (started) counts.start(row.job);
     if (started) await this.armAlarm();
     return this.explained(this.status(row), row.job, explain);
+  }
+
+  /** Runs one decision under its work budget (`DECISION_BUDGET`); a spent budget is the 422 `budget_exceeded`. */
+  private withinBudget<T extends object>(decide: () => T): T | QueueFailure {
+    try {
+      return decisionBudget(this.env.DECISION_BUDGET).run(decide);
+    } catch (e) {
+      if (e instanceof BudgetExceeded) return failure(422, "budget_exceeded", e.message);
+      throw e;
+    }
   }
 
   private explained(status: JobStatus, job: Job, explain: boolean): JobStatus {
@@ -239,7 +255,8 @@ export class JobQueue extends DurableObject<Env> {
       rows.push(row);
     }
     const candidates = rows.filter((r) => r.state === "queued");
-    const results = schedulePass(this.filterSet(), this.runningJobs(), candidates.map((r) => r.job));
+    const results = this.withinBudget(() => schedulePass(this.filterSet(), this.runningJobs(), candidates.map((r) => r.job)));
+    if ("error" in results) return results;
     let started = false;
     candidates.forEach((row, i) => {
       const runs = this.apply(row, results[i], now);

@@ -40,6 +40,29 @@ describe("arbiter validate", () => {
     expect(lines[1]).toMatch(new RegExp(`^${file}:3:\\d+: .+`));
   });
 
+  it("places YAML key errors and every placement error by line and column", async () => {
+    const file = scratch.file(
+      "queues.yaml",
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        bogus: 1\n    placementrules:\n      - name: fixed\n        valu: root.x\n",
+    );
+    expect(await run(["validate", file])).toEqual({
+      code: 1,
+      out: "",
+      err: `${file}:5:9: field \`bogus\` not found in queue\n${file}:8:9: field \`valu\` not found in placement rule\n`,
+    });
+  });
+
+  it("names the file it was given for a JSON syntax error, with line and column", async () => {
+    const file = scratch.file("pool-defaults.json", '{\n  "defaults": {"maxLoad": 2\n}\n');
+    expect(await run(["validate", file, "--engine", "customs"])).toEqual({ code: 1, out: "", err: `${file}:4:1: not valid JSON: Expecting ',' delimiter\n` });
+    const filters = scratch.file("filters.json", '[{"action": "ACCEPT"}\n {"action": "REJECT"}]');
+    expect((await run(["validate", filters])).err).toBe(`${filters}:2:2: not valid JSON: Expecting ',' delimiter\n`);
+    const limits = scratch.file("limits.conf", '{\n  "schema": 1,\n}');
+    expect((await run(["validate", limits])).err).toBe(
+      "Limit configuration is invalid:\nInvalid limit configuration: Invalid JSON: Expecting property name enclosed in double quotes: line 3 column 1 (char 17)\n",
+    );
+  });
+
   it("keeps pscheduler validate-limits' terminal rule and texts for limits only", async () => {
     const limits = join(REPO_ROOT, "policies/limits.json");
     expect(await run(["validate", limits], "", true)).toEqual({

@@ -7,8 +7,11 @@ import {
   loadFilters,
   parseBucket,
   parseRuleBody,
+  readRapiJson,
   scheduleJobfilter,
+  validateRules,
 } from "../../src/engines/jobfilter/index.js";
+import { parseExactJson, stringifyExactJson } from "../../src/engines/common/exact-json.js";
 import type { Job } from "../../src/engines/jobfilter/index.js";
 
 // A job in a case file: opcodes may be left out (a job with none), for jobid-only cases.
@@ -20,6 +23,10 @@ const Input = z.union([
   z.strictObject({ job: CaseJob, queue: Queue.optional() }),
   z.strictObject({ schedule: z.strictObject({ running: z.array(CaseJob).default([]), candidates: z.array(CaseJob) }) }),
   z.strictObject({ rapi_body: z.unknown() }),
+  // A RAPI body as text, read as the route reads it (exact integers); the want is the checked body as JSON text.
+  z.strictObject({ rapi_text: z.string() }),
+  // Rules and a job as JSON text with exact integers (YAML numbers are doubles), decided as the queue does.
+  z.strictObject({ exact: z.strictObject({ rules: z.string(), job: z.string() }) }),
   z.strictObject({ reason: z.string() }),
 ]);
 
@@ -31,7 +38,19 @@ function run(policy: unknown, input: z.output<typeof Input>): { ok: true; value:
     return r.ok ? { ok: true, value: r.value } : { ok: false, error: r.error };
   }
   if ("reason" in input) return { ok: true, value: parseBucket(input.reason) };
-  const compiled = compileFilters(JSON.stringify(policy ?? []));
+  if ("rapi_text" in input) {
+    const { value, floats } = readRapiJson(input.rapi_text);
+    const r = parseRuleBody(value, floats);
+    return r.ok ? { ok: true, value: stringifyExactJson(r.value) } : { ok: false, error: r.error };
+  }
+  if ("exact" in input) {
+    const rules = validateRules(parseExactJson(input.exact.rules));
+    if (!rules.ok) return { ok: false, error: rules.error };
+    const job = parseExactJson(input.exact.job) as unknown as Job;
+    return { ok: true, value: decideJobfilter(loadFilters(rules.value), { job, queue: { running: [], queued: [] } }, { explain: false }).verdict };
+  }
+  // A string policy is the source text itself (a syntax error case); anything else is the rule list.
+  const compiled = compileFilters(typeof policy === "string" ? policy : JSON.stringify(policy ?? []));
   if (!compiled.ok) return { ok: false, error: compiled.error };
   const loaded = loadFilters(compiled.value);
   if ("schedule" in input) {

@@ -30,6 +30,13 @@ describe("placement cases", () => {
       const compiled = compileCase(c.value.policy);
       if (!compiled.ok) {
         expect(c.value.want_error, `policy rejected: ${JSON.stringify(compiled.error)}`).toBeDefined();
+        // A list names every error, in order; one object names one error among them.
+        if (Array.isArray(c.value.want_error)) {
+          const wants = z.array(WantError).parse(c.value.want_error);
+          expect(compiled.error.length, JSON.stringify(compiled.error)).toBe(wants.length);
+          wants.forEach((w, i) => expect(matchesError(compiled.error[i], w), `error ${i}: ${JSON.stringify(compiled.error[i])} vs ${JSON.stringify(w)}`).toBe(true));
+          return;
+        }
         const want = WantError.parse(c.value.want_error);
         expect(compiled.error.some((e) => matchesError(e, want)), `no error matches ${JSON.stringify(want)} among ${JSON.stringify(compiled.error)}`).toBe(true);
         return;

@@ -1,5 +1,5 @@
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { app } from "../../src/http/app.js";
 import type { Env } from "../../src/env.js";
 
@@ -71,12 +71,25 @@ describe("verdict cache", () => {
     expect((await verdict(after)).revision).toBe(revision);
   });
 
-  it("bypasses the cache when explain is asked for", async () => {
+  it("bypasses the cache when explain is asked for, and logs it as bypass", async () => {
     const body = uniquePlace("explain");
     await post("/v1/place", body);
-    const explained = await post("/v1/place?explain=true", body);
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
+    let explained: Response;
+    try {
+      explained = await post("/v1/place?explain=true", body);
+    } finally {
+      spy.mockRestore();
+    }
     expect(explained.headers.get("x-arbiter-cache")).toBe("bypass");
-    expect((await verdict(explained)).trace).toBeDefined();
+    const decided = await verdict(explained);
+    expect(decided.trace).toBeDefined();
+    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.decision_id === decided.decision_id);
+    expect(logged).toMatchObject({ engine: "placement", cache: "bypass" });
+    // Whole milliseconds, under the name that says so (workerd's clock moves only across I/O).
+    expect(Number.isInteger(logged?.ms)).toBe(true);
+    expect(logged).not.toHaveProperty("micros");
   });
 
   it("never serves a verdict that is not cacheable", async () => {

@@ -215,6 +215,21 @@ describe("publishing policies", () => {
     expect((await waitForRevision(good.revision)).revision).toBe(good.revision);
   });
 
+  it("answers 422 with every error placed by line and column", async () => {
+    const placement = "partitions:\n  - name: default\n    queues:\n      - name: root\n        bogus: 1\n    placementrules:\n      - name: fixed\n        valu: root.x\n";
+    const res = await SELF.fetch(`${BASE}/v1/policies/placement/validate`, { method: "POST", body: placement });
+    expect(res.status).toBe(422);
+    const body = (await res.json()) as { error: { message: string; details: { code: string; at: string }[] } };
+    expect(body.error.details.map((d) => [d.code, d.at])).toEqual([
+      ["placement_unknown_key", "5:9"],
+      ["placement_unknown_key", "8:9"],
+    ]);
+    expect(body.error.message).toContain("(at 5:9)");
+    const customs = await SELF.fetch(`${BASE}/v1/policies/customs/validate`, { method: "POST", body: '{\n  "defaults": {"maxLoad": 2\n}\n' });
+    const detail = ((await customs.json()) as { error: { details: { message: string; at: string }[] } }).error.details[0];
+    expect(detail).toMatchObject({ message: "not valid JSON: Expecting ',' delimiter", at: "4:1" });
+  });
+
   it("validates without writing", async () => {
     const keysBefore = (await env.POLICIES.list()).keys.length;
     const ok = await SELF.fetch(`${BASE}/v1/policies/placement/validate`, { method: "POST", body: validPlacement });

@@ -1,3 +1,4 @@
+import { SELF } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
   decideLimits,
@@ -54,6 +55,7 @@ function freshAddress(): string {
   return `203.0.113.${100 + counter}`;
 }
 
+const BASE = "http://arbiter.test";
 const bogonName = (ipv4: string) => `${ipv4.split(".").reverse().join(".")}.v4.fullbogons.cymru.com`;
 
 beforeEach(async () => {
@@ -157,6 +159,22 @@ describe("ip-cymru-bogon through DoH", () => {
     expect((await decideLimits({ requester: other, task: throughputTask() })).body.identifiers).not.toContain(
       "suspect",
     );
+  });
+
+  it("says in the explain trace that the lookup failed, why, and which fail-result it applied", async () => {
+    const requester = freshAddress();
+    await setDoh(bogonName(requester), "A", { body: { Status: 2 } });
+    const response = await SELF.fetch(`${BASE}/v1/limits/decide?explain=true`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ requester, task: throughputTask() }),
+    });
+    const body = (await response.json()) as { trace: { identifiers: { name: string; identified: boolean; note?: string }[] } };
+    const suspect = body.trace.identifiers.find((i) => i.name === "suspect");
+    expect(suspect).toMatchObject({ identified: true });
+    expect(suspect?.note).toMatch(/^lookup failed: 127\.0\.0\.1:\d+ answered DNS status 2 \(\S+\.fullbogons\.cymru\.com\); fail-result true applied$/);
+    // An identifier whose lookup answered carries no note.
+    expect(body.trace.identifiers.find((i) => i.name === "everybody")?.note).toBeUndefined();
   });
 
   it("applies fail-result on a server failure", async () => {

@@ -129,7 +129,7 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
 
   reportHost: { path: "/v1/hosts/oa-report", body: host },
   allocateHost: {
-    path: "/v1/hosts/allocate",
+    path: "/v1/hosts/allocate?explain=true",
     vars: async () => {
       // The requester is itself a host of the pool (customs' client), and is never chosen.
       await call("PUT", "/v1/hosts/oa-client", { ...host, address: "10.77.0.200" });

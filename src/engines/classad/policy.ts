@@ -7,8 +7,8 @@ import type { EngineDefinition } from "../common/engine.js";
 import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
 import { compile } from "./compile.js";
 import type { Compiled } from "./node.js";
-import { lineCol, parseExpr } from "./parser.js";
-import { expand, MacroError, readConfig } from "./pool-config.js";
+import { parseExpr } from "./parser.js";
+import { expand, MacroError, readConfig, valuePosition } from "./pool-config.js";
 
 /** The five policy expressions, in the order the negotiator applies them. */
 export const PE_NAMES = [
@@ -52,9 +52,16 @@ export function compileMatchPolicy(source: string): Result<MatchPolicyData, Poli
     if (trimmed === "") continue;
     const p = parseExpr(trimmed);
     if (!p.ok) {
-      const [l, c] = lineCol(trimmed, p.offset).split(":").map(Number);
-      const at = l === 1 ? `${entry.line}:${entry.column + c - 1}` : `${entry.line}:${entry.column}`;
-      errors.push(policyError("match_expr_syntax", `policy: ${name}: syntax error`, at));
+      // The place in the source is known only when no macro changed the text; otherwise the value's start.
+      const expanded = trimmed !== entry.value;
+      const at = expanded ? `${entry.line}:${entry.column}` : valuePosition(entry, p.offset);
+      errors.push(
+        policyError(
+          "match_expr_syntax",
+          `policy: ${name}: syntax error: ${p.message}${expanded ? " (after macro expansion)" : ""}`,
+          at,
+        ),
+      );
       continue;
     }
     exprs[name] = trimmed;

@@ -5,12 +5,28 @@
  */
 import { policyError, type PolicyError } from "../common/result.js";
 
+/** Where a piece of a logical line starts in the source: its offset in the line, and the source line and column. */
+export interface SourcePiece {
+  readonly offset: number;
+  readonly line: number;
+  readonly column: number;
+}
+
 /** One assignment: the value as written and where it starts. */
 export interface ConfigEntry {
   readonly name: string;
   readonly value: string;
   readonly line: number;
   readonly column: number;
+  /** Where each physical line of the value starts, by offset in `value`: continuation lines map back through these. */
+  readonly pieces: readonly SourcePiece[];
+}
+
+/** The source `line:column` of an offset in an entry's value, across continuation lines. */
+export function valuePosition(entry: ConfigEntry, offset: number): string {
+  let piece = entry.pieces[0];
+  for (const p of entry.pieces) if (p.offset <= offset) piece = p;
+  return `${piece.line}:${piece.column + offset - piece.offset}`;
 }
 
 /** The assignments of a config file by upper-cased name (later assignments replace earlier ones). */
@@ -29,10 +45,12 @@ export function readConfig(text: string): { table: ConfigTable; errors: PolicyEr
     const startLine = i + 1;
     let line = raw[i++];
     if (isComment(line)) continue;
+    const pieces: SourcePiece[] = [{ offset: 0, line: startLine, column: 1 }];
     while (line.endsWith("\\")) {
       line = line.slice(0, -1) + " ";
       while (i < raw.length && isComment(raw[i])) i++;
       if (i >= raw.length) break;
+      pieces.push({ offset: line.length, line: i + 1, column: 1 });
       line += raw[i++];
     }
     if (line.endsWith("\\")) line = line.slice(0, -1);
@@ -45,8 +63,12 @@ export function readConfig(text: string): { table: ConfigTable; errors: PolicyEr
       continue;
     }
     const rest = m[2];
-    const valueCol = lead + trimmed.length - rest.length + (rest.length - rest.trimStart().length) + 1;
-    table.set(m[1].toUpperCase(), { name: m[1], value: rest.trim(), line: startLine, column: valueCol });
+    const start = lead + trimmed.length - rest.length + (rest.length - rest.trimStart().length);
+    // The pieces re-based on the value's first character, so an offset in the value finds its source line.
+    const valuePieces = pieces.map((p) => ({ ...p, offset: p.offset - start }));
+    const first = valuePieces.filter((p) => p.offset <= 0).pop() ?? valuePieces[0];
+    const based = [{ offset: 0, line: first.line, column: first.column - first.offset }, ...valuePieces.filter((p) => p.offset > 0)];
+    table.set(m[1].toUpperCase(), { name: m[1], value: rest.trim(), line: based[0].line, column: based[0].column, pieces: based });
   }
   return { table, errors };
 }

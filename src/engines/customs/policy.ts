@@ -1,3 +1,4 @@
+import { parseJsonText } from "../common/json-syntax.js";
 import { checkJsonShape, describeJsonShape, POLICY_JSON_LIMITS, shapePointer } from "../common/json-shape.js";
 import { isJsonObject } from "../common/json.js";
 import { policyError, type PolicyError, type Result } from "../common/result.js";
@@ -80,15 +81,15 @@ function readNumber(raw: Record<string, unknown>, key: string, fallback: number,
 
 /** Validates the text of `customs.json` and merges every network's defaults, so loading does no checking. */
 export function compileCustomsPolicy(source: string): Result<CustomsPolicyData, PolicyError[]> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(source);
-  } catch (e) {
-    return { ok: false, error: [policyError("customs_invalid_json", `customs.json is not valid JSON: ${(e as Error).message}`, "")] };
+  const parsed = parseJsonText(source);
+  if (!parsed.ok) {
+    const e = parsed.error;
+    return { ok: false, error: [policyError("customs_invalid_json", `not valid JSON: ${e.message}`, `${e.line}:${e.column}`)] };
   }
+  const raw = parsed.value;
   const shape = checkJsonShape(raw, POLICY_JSON_LIMITS);
   if (shape !== null) return { ok: false, error: [policyError("customs_too_deep", describeJsonShape(shape, "customs.json"), shapePointer(shape.path))] };
-  if (!isJsonObject(raw)) return { ok: false, error: [policyError("customs_invalid_policy", "customs.json must hold a JSON object", "")] };
+  if (!isJsonObject(raw)) return { ok: false, error: [policyError("customs_invalid_policy", "the policy must be a JSON object", "")] };
   const errors: PolicyError[] = [];
   for (const key of Object.keys(raw)) if (!TOP_KEYS.has(key)) errors.push(policyError("customs_unknown_field", `unknown field ${key}`, `/${key}`));
   const defaults = raw.defaults === undefined ? BUILTIN_DEFAULTS : readDefaults(raw.defaults, BUILTIN_DEFAULTS, "/defaults", errors);

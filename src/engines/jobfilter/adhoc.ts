@@ -86,7 +86,7 @@ export function parseBucket(reason: string): Bucket | null {
 }
 
 /** The distinct buckets a job's reason entries name, each once. */
-export function bucketsOf(reasons: readonly (readonly [string, string, number])[]): readonly Bucket[] {
+export function bucketsOf(reasons: readonly (readonly [string, string, number | bigint])[]): readonly Bucket[] {
   let out: Bucket[] | null = null;
   for (const e of reasons) {
     const b = parseBucket(e[1]);

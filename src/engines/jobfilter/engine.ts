@@ -61,7 +61,7 @@ export function decideJobfilter(
 /** One rule's line of a trace: the rule in evaluation order and whether the job matches it. */
 export interface TraceLine {
   uuid: string;
-  priority: number;
+  priority: number | bigint;
   watermark: number;
   action: FilterRule["action"];
   matches: boolean;

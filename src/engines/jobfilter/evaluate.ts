@@ -78,7 +78,7 @@ function build<C>(expr: Expr, leaf: (e: LeafExpr) => Leaf<C>): Leaf<C> {
 const error: Leaf<unknown> = () => ERROR;
 
 /** A comparison of the job id with a bound, written with < and > only so it answers exactly as the three-way compare did. */
-function idLeaf(op: CmpOp, bound: number): Leaf<PreparedJob> {
+function idLeaf(op: CmpOp, bound: number | bigint): Leaf<PreparedJob> {
   switch (op) {
     case "==":
       return (job) => (!(job.id < bound) && !(job.id > bound) ? TRUE : FALSE);
@@ -219,7 +219,7 @@ export function compileOpcode(expr: Expr, table: FieldTable): (job: PreparedJob)
           let found = false;
           for (let k = 0; k < v.length; k++) {
             const x: unknown = v[k];
-            if (typeof x !== "number" || !Number.isInteger(x)) return ERROR;
+            if (typeof x !== "bigint" && (typeof x !== "number" || !Number.isInteger(x))) return ERROR;
             if (x === value) found = true;
           }
           return found ? TRUE : FALSE;
@@ -341,7 +341,7 @@ export function prepareJob(job: Job, fields = 0): PreparedJob {
     const trail = op.reason;
     if (!Array.isArray(trail)) continue;
     for (const e of trail) {
-      if (Array.isArray(e) && typeof e[0] === "string" && typeof e[1] === "string" && typeof e[2] === "number") {
+      if (Array.isArray(e) && typeof e[0] === "string" && typeof e[1] === "string" && (typeof e[2] === "number" || typeof e[2] === "bigint")) {
         reasons.push(e as unknown as ReasonEntry);
       }
     }

@@ -3,8 +3,8 @@ import { err, ok } from "../common/result.js";
 import { showPretty, showRational } from "./render.js";
 import { compileLinear, describeProblem, type LinearRegex } from "../common/regex/index.js";
 
-/** A filter value: Ganeti only allows strings and integers. */
-export type FilterValue = string | number;
+/** A filter value: Ganeti only allows strings and integers (Haskell `Integer`: a bigint past 2^53 keeps them exact). */
+export type FilterValue = string | number | bigint;
 
 /** Comparison operators of the query language, after folding `=` into `==`. */
 export type CmpOp = "==" | "<" | ">" | "<=" | ">=";
@@ -27,7 +27,7 @@ function readField(v: unknown): Result<string, string> {
 }
 
 function readValue(v: unknown): Result<FilterValue, string> {
-  if (typeof v === "string") return ok(v);
+  if (typeof v === "string" || typeof v === "bigint") return ok(v);
   if (typeof v === "number") {
     if (Number.isInteger(v)) return ok(v);
     return err(

@@ -21,6 +21,7 @@ function rank(v: unknown): number {
     case "boolean":
       return 1;
     case "number":
+    case "bigint":
       return 2;
     case "string":
       return 3;
@@ -35,11 +36,12 @@ function rank(v: unknown): number {
  */
 export function compareJson(field: unknown, value: FilterValue): number {
   const rf = rank(field);
-  const rv = typeof value === "number" ? 2 : 3;
+  const rv = typeof value === "string" ? 3 : 2;
   if (rf !== rv) return rf < rv ? -1 : 1;
   if (rv === 2) {
-    const x = field as number;
-    const y = value as number;
+    // Mixed number and bigint compare exactly with < and >.
+    const x = field as number | bigint;
+    const y = value as number | bigint;
     return x < y ? -1 : x > y ? 1 : 0;
   }
   return compareCodePoints(field as string, value as string);
@@ -47,9 +49,13 @@ export function compareJson(field: unknown, value: FilterValue): number {
 
 /** Ganeti's FilterValue order, used by the reason predicate: every string sorts before every integer. */
 export function compareFilterValues(a: FilterValue, b: FilterValue): number {
-  const ta = typeof a === "number";
-  const tb = typeof b === "number";
+  const ta = typeof a !== "string";
+  const tb = typeof b !== "string";
   if (ta !== tb) return ta ? 1 : -1;
-  if (ta) return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+  if (ta) {
+    const x = a as number | bigint;
+    const y = b as number | bigint;
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
   return compareCodePoints(a as string, b as string);
 }

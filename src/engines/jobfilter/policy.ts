@@ -1,9 +1,10 @@
+import { parseJsonText } from "../common/json-syntax.js";
 import { checkJsonShape, describeJsonShape, POLICY_JSON_LIMITS, shapePointer } from "../common/json-shape.js";
 import type { PolicyError, Result } from "../common/result.js";
 import { err, ok, policyError } from "../common/result.js";
 import type { FilterSet } from "./filter-set.js";
 import { buildFilterSet } from "./filter-set.js";
-import { parseAction, parsePredicates, parseReasonTrail, parseUuid } from "./rule-parse.js";
+import { MAX_PRIORITY, parseAction, parsePredicates, parseReasonTrail, parseUuid } from "./rule-parse.js";
 import type { FilterRule } from "./types.js";
 
 /** The loaded jobfilter policy: the seed rules as data and their compiled chain. */
@@ -42,7 +43,9 @@ export function validateRule(v: unknown, index: number, at: string): Result<Filt
   const watermark = o.watermark ?? 0;
   if (!isNonNegativeInt(watermark)) errors.push(policyError("jobfilter_invalid_watermark", "watermark must be a non-negative integer", `${at}/watermark`));
   const priority = o.priority ?? 0;
-  if (!isNonNegativeInt(priority)) errors.push(policyError("jobfilter_invalid_priority", "priority must be a non-negative integer", `${at}/priority`));
+  if (!isNonNegativeInt(priority) && !(typeof priority === "bigint" && priority >= 0n && priority <= MAX_PRIORITY)) {
+    errors.push(policyError("jobfilter_invalid_priority", `priority must be an integer from 0 to ${MAX_PRIORITY}`, `${at}/priority`));
+  }
   const rawPreds = o.predicates ?? [];
   let predicates: FilterRule["predicates"] = [];
   if (!Array.isArray(rawPreds)) {
@@ -64,7 +67,7 @@ export function validateRule(v: unknown, index: number, at: string): Result<Filt
     else errors.push(policyError("jobfilter_invalid_reason_trail", t.error, `${at}/reason_trail`));
   }
   if (errors.length > 0 || !action.ok) return err(errors);
-  return ok({ uuid, watermark: watermark as number, priority: priority as number, predicates, action: action.value, reason_trail: trail });
+  return ok({ uuid, watermark: watermark as number, priority: priority as number | bigint, predicates, action: action.value, reason_trail: trail });
 }
 
 /** Validates a parsed list of rules (duplicate uuids refused), collecting every error with its JSON pointer. */
@@ -90,12 +93,12 @@ export function validateRules(value: unknown): Result<FilterRule[], PolicyError[
 
 /** Compiles a filters.json source text into plain rule data for the bundle. */
 export function compileFilters(source: string): Result<FilterRule[], PolicyError[]> {
-  let value: unknown;
-  try {
-    value = JSON.parse(source);
-  } catch (e) {
-    return err([policyError("jobfilter_invalid_json", `filters.json is not valid JSON: ${(e as Error).message}`, "")]);
+  const parsed = parseJsonText(source);
+  if (!parsed.ok) {
+    const e = parsed.error;
+    return err([policyError("jobfilter_invalid_json", `not valid JSON: ${e.message}`, `${e.line}:${e.column}`)]);
   }
+  const value = parsed.value;
   const shape = checkJsonShape(value, POLICY_JSON_LIMITS);
   if (shape !== null) return err([policyError("jobfilter_too_deep", describeJsonShape(shape, "filters.json"), shapePointer(shape.path))]);
   return validateRules(value);

@@ -1,3 +1,5 @@
+import { stringifyExactJson } from "../common/exact-json.js";
+
 /**
  * How Ganeti's error texts render JSON values: Text.JSON's compact form
  * (`showJSValue`, used in predicate and action errors) and its pretty form
@@ -7,7 +9,7 @@
 
 /** Compact JSON as Text.JSON's showJSValue prints it; used verbatim in Ganeti's predicate/action errors. */
 export function showCompact(value: unknown): string {
-  const text = JSON.stringify(value);
+  const text = stringifyExactJson(value);
   return text === undefined ? "null" : text;
 }
 

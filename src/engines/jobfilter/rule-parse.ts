@@ -1,3 +1,4 @@
+import { parseExactJson } from "../common/exact-json.js";
 import type { Result } from "../common/result.js";
 import { err, ok } from "../common/result.js";
 import { parseExpression } from "./expression.js";
@@ -53,8 +54,7 @@ export function parseReasonTrail(v: readonly unknown[]): Result<ReasonEntry[], s
       e.length !== 3 ||
       typeof e[0] !== "string" ||
       typeof e[1] !== "string" ||
-      typeof e[2] !== "number" ||
-      !Number.isInteger(e[2])
+      !(typeof e[2] === "bigint" || (typeof e[2] === "number" && Number.isInteger(e[2])))
     ) {
       return err(`Invalid reason trail entry, expected [source, reason, timestamp] but got ${showCompact(e)}`);
     }
@@ -63,25 +63,33 @@ export function parseReasonTrail(v: readonly unknown[]): Result<ReasonEntry[], s
   return ok(out);
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** Normalises UUID text to lower case, or null when it is not RFC 4122 text. */
+/**
+ * The UUID text itself, or null when it is not one. Lower-case hex only, as
+ * Ganeti's `isUUID` (Ganeti.Utils): an upper-case UUID names no rule and is
+ * refused, never silently lower-cased.
+ */
 export function parseUuid(v: string): string | null {
-  return UUID_RE.test(v) ? v.toLowerCase() : null;
+  return UUID_RE.test(v) ? v : null;
 }
+
+/** The largest filter priority: Ganeti keeps it as a Haskell `NonNegative Int`, 64 bits. */
+export const MAX_PRIORITY = 2n ** 63n - 1n;
 
 /** Python's name for a JSON value's type, as Ganeti's RAPI parameter checks print it. */
 export function pythonType(v: unknown): string {
   if (v === null) return "NoneType";
   if (typeof v === "boolean") return "bool";
   if (typeof v === "number") return Number.isInteger(v) ? "int" : "float";
+  if (typeof v === "bigint") return "int";
   if (typeof v === "string") return "str";
   return Array.isArray(v) ? "list" : "dict";
 }
 
 /** The fields of a RAPI add/replace body after validation, defaults filled in. */
 export interface RuleBody {
-  priority: number;
+  priority: number | bigint;
   predicates: FilterPredicate[];
   action: FilterAction;
   reason: ReasonEntry[];
@@ -97,6 +105,24 @@ const BODY_KEYS = new Set(["priority", "predicates", "action", "reason"]);
 export interface FloatLiterals {
   priority: boolean;
   rateLimit: boolean;
+}
+
+/**
+ * Parses a RAPI body text with exact integers (reason-trail timestamps in
+ * nanoseconds exceed 2^53), noting whether `priority` or the RATE_LIMIT
+ * argument was written as a float literal (`1.0`), which Python and Haskell
+ * refuse where an integer is expected and JSON.parse cannot tell apart.
+ * Throws a SyntaxError for text that is not JSON.
+ */
+export function readRapiJson(text: string): { value: unknown; floats: FloatLiterals } {
+  const flagged: [object, string | number][] = [];
+  const value: unknown = parseExactJson(text, (holder, key) => flagged.push([holder, key]));
+  const isFlagged = (holder: unknown, key: string | number) => flagged.some(([h, k]) => h === holder && k === key);
+  const body = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
+  return {
+    value,
+    floats: { priority: body !== undefined && isFlagged(body, "priority"), rateLimit: body !== undefined && isFlagged(body.action, 1) },
+  };
 }
 
 /**
@@ -122,7 +148,8 @@ export function parseRuleBody(body: unknown, floats?: FloatLiterals): Result<Rul
     return err(`'predicates' parameter: Type is '${pythonType(predicates)}', but 'list' is expected`);
   }
   if (!Array.isArray(reason)) return err(`'reason' parameter: Type is '${pythonType(reason)}', but 'list' is expected`);
-  if ((priority as number) < 0) return err("priority must be a non-negative integer");
+  if ((priority as number | bigint) < 0) return err("priority must be a non-negative integer");
+  if ((priority as number | bigint) > MAX_PRIORITY) return err(`priority must be at most ${MAX_PRIORITY} (a 64-bit integer, as Ganeti stores it)`);
   const preds = parsePredicates(predicates);
   if (!preds.ok) return err(preds.error.message);
   const action = parseAction(Object.hasOwn(b, "action") ? b.action : "CONTINUE");
@@ -130,5 +157,5 @@ export function parseRuleBody(body: unknown, floats?: FloatLiterals): Result<Rul
   if (floats?.rateLimit && Array.isArray(action.value)) return err("RATE_LIMIT argument must be a positive integer");
   const trail = parseReasonTrail(reason);
   if (!trail.ok) return trail;
-  return ok({ priority: priority as number, predicates: preds.value, action: action.value, reason: trail.value });
+  return ok({ priority: priority as number | bigint, predicates: preds.value, action: action.value, reason: trail.value });
 }

@@ -1,19 +1,21 @@
-import type { Json, JsonObject } from "../common/json.js";
+import type { ExactJson } from "../common/exact-json.js";
+import type { JsonObject } from "../common/json.js";
 
-/** A reason-trail entry: who, why, when (nanoseconds since the epoch). */
-export type ReasonEntry = [source: string, reason: string, timestamp: number];
+/** A reason-trail entry: who, why, when (nanoseconds since the epoch; a bigint past 2^53, so it stays exact). */
+export type ReasonEntry = [source: string, reason: string, timestamp: number | bigint];
 
 /** What a rule does to the jobs it applies to, in Ganeti's JSON form. */
 export type FilterAction = "ACCEPT" | "PAUSE" | "REJECT" | "CONTINUE" | ["RATE_LIMIT", number];
 
 /** A predicate as stored: `[name, expression]` in the query language's JSON form. */
-export type FilterPredicate = [name: "jobid" | "opcode" | "reason", expression: Json];
+export type FilterPredicate = [name: "jobid" | "opcode" | "reason", expression: ExactJson];
 
 /** One filter rule, exactly as the RAPI resource and the bundle hold it. */
 export interface FilterRule {
   uuid: string;
   watermark: number;
-  priority: number;
+  /** 0 to 2^63-1 (Ganeti's `NonNegative Int`); a bigint past 2^53. */
+  priority: number | bigint;
   predicates: FilterPredicate[];
   action: FilterAction;
   reason_trail: ReasonEntry[];

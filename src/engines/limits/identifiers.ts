@@ -2,6 +2,7 @@
  * Identifiers: who is asking. Each type is compiled once into an evaluator;
  * DNS answers and downloaded lists come from the decision context.
  */
+import { BUDGET_EXCEEDED_MESSAGE } from "../common/budget.js";
 import { buildCidrSet, cidrSetOf, parseAddress, parseNetwork, rangeOverlaps, type CidrSet, type IpNetwork } from "../common/cidr.js";
 import { RangeSet, RangeSetBuilder, type PackedRanges } from "../common/cidr-ranges.js";
 import { SCANNED, scanNetwork } from "../common/cidr-scan.js";
@@ -10,7 +11,7 @@ import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { err, ok, type Result } from "../common/result.js";
 import { compileStringMatch, type StringMatcher, type StringMatchSpec } from "../common/string-match.js";
-import type { LimitsContext } from "./context.js";
+import type { DnsAnswer, LimitsContext } from "./context.js";
 import { compileJqText, scriptText, type CompiledJq, type JqSpec } from "./jq-bridge.js";
 import { pyStr, pyStringRepr } from "./python-text.js";
 import { DURATION, JQ_TRANSFORM, STRING_MATCH, firstError, schemaErrorText, type Schema } from "./schema.js";
@@ -22,6 +23,14 @@ export interface EvalState {
   usedOutside: boolean;
   /** URL fetches made so far in this decision (bounded by the context's fetch budget). */
   fetches: number;
+  /** Set by an identifier, for the explain trace, when it answered something other than what it looked up (a failed lookup). */
+  note?: string;
+}
+
+/** Why a lookup gave no answer, in the trace's words. */
+function lookupFailure(name: string, answer: DnsAnswer | undefined): string {
+  if (answer === undefined) return `lookup failed: no DNS resolver is configured (${name})`;
+  return `lookup failed: ${answer.reason ?? (answer.status === "timeout" ? "timed out" : "resolver error")} (${name})`;
 }
 
 /** An identifier's answer: identified or not, or the text of the error it raised. */
@@ -144,6 +153,8 @@ const jq: Build = (data) => {
   const program: CompiledJq = c.value;
   return ok((hints, state) => {
     const r = program.first(hints, state.ctx.now / 1000);
+    // a spent work budget is the exception pScheduler reports for the identifier
+    if (r.kind === "error" && r.message === BUDGET_EXCEEDED_MESSAGE) return { error: r.message };
     return r.kind === "value" && typeof r.value === "boolean" ? r.value : false;
   });
 };
@@ -265,7 +276,10 @@ const ipCidrListUrl: Build = (data) => {
   return ok((hints, state) => {
     state.usedOutside = true;
     const list = state.ctx.cidrList(source);
-    if (list === undefined || list.size === 0) return failState;
+    if (list === undefined || list.size === 0) {
+      if (state.ctx.explain) state.note = `list ${source} ${list === undefined ? "not downloaded yet" : "is empty"}; fail-state ${failState} applied`;
+      return failState;
+    }
     const r = requesterOf(hints);
     if (r === undefined) return false;
     const addr = addressOf(r);
@@ -300,6 +314,14 @@ function timeoutMs(text: string | undefined, fallbackMs: number): number {
 let bogonAddr: IpNetwork | null = null;
 let bogonName = "";
 
+/** Answers an identifier's `fail-result` after a lookup that gave nothing, noting why for the trace. */
+function failed(state: EvalState, name: string, answer: DnsAnswer | undefined, failResult: boolean): boolean {
+  if (!state.ctx.explain) return failResult;
+  const why = answer !== undefined && answer.status === "ok" ? `no record for ${name}` : lookupFailure(name, answer);
+  state.note = `${why}; fail-result ${failResult} applied`;
+  return failResult;
+}
+
 const ipCymruBogon: Build = (data) => {
   const e = checkData(BOGON_SCHEMA, data);
   if (e) return err(e);
@@ -321,10 +343,10 @@ const ipCymruBogon: Build = (data) => {
     }
     const name = bogonName;
     const dns = state.ctx.dns;
-    if (!dns) return failResult;
+    if (!dns) return failed(state, name, undefined, failResult);
     const answer = await dns.lookup(name, "A", ms);
     if (answer.status === "nxdomain") return false;
-    if (answer.status !== "ok" || answer.answers.length === 0) return failResult;
+    if (answer.status !== "ok" || answer.answers.length === 0) return failed(state, name, answer, failResult);
     if (answer.answers[0] !== "127.0.0.2") return false;
     return !exclude.contains(addr);
   });
@@ -392,10 +414,10 @@ const ipCymruAsn: Build = (data) => {
     const name = `${labels.join(".")}.${zone ?? (labels.length === 4 ? "origin" : "origin6")}.asn.cymru.com`;
     state.usedOutside = true;
     const dns = state.ctx.dns;
-    if (!dns) return failResult;
+    if (!dns) return failed(state, name, undefined, failResult);
     const answer = await dns.lookup(name, "TXT", ms);
     if (answer.status === "nxdomain") return false;
-    if (answer.status !== "ok" || answer.answers.length === 0) return failResult;
+    if (answer.status !== "ok" || answer.answers.length === 0) return failed(state, name, answer, failResult);
     return asnsOf(answer.answers[0]).some((n) => asns.has(n));
   });
 };
@@ -406,6 +428,12 @@ const REVERSE_SCHEMA: Schema = {
   additionalProperties: false,
   required: ["match", "timeout"],
 };
+
+/** A failed lookup of ip-reverse-dns: not identified, noting why for the trace. */
+function notIdentified(state: EvalState, why: string): false {
+  if (state.ctx.explain) state.note = `${why}; not identified`;
+  return false;
+}
 
 const ipReverseDns: Build = (data) => {
   const e = checkData(REVERSE_SCHEMA, data);
@@ -422,12 +450,15 @@ const ipReverseDns: Build = (data) => {
     if (!addr) return { error: `${pyStringRepr(r)} does not appear to be an IPv4 or IPv6 address` };
     state.usedOutside = true;
     const dns = state.ctx.dns;
-    if (!dns) return false;
     const ptrName = `${reverseLabels(addr).join(".")}.${addr.family === 4 ? "in-addr.arpa" : "ip6.arpa"}`;
+    // ip-reverse-dns has no fail-result: a failed lookup is "not identified", as in pScheduler.
+    if (!dns) return notIdentified(state, lookupFailure(ptrName, undefined));
     const ptr = await dns.lookup(ptrName, "PTR", ms);
+    if (ptr.status === "timeout" || ptr.status === "error") return notIdentified(state, lookupFailure(ptrName, ptr));
     if (ptr.status !== "ok" || ptr.answers.length === 0) return false;
     const name = ptr.answers[0];
     const forward = await dns.lookup(name, addr.family === 4 ? "A" : "AAAA", ms);
+    if (forward.status === "timeout" || forward.status === "error") return notIdentified(state, lookupFailure(name, forward));
     if (forward.status !== "ok") return false;
     const confirmed = forward.answers.some((a) => {
       const f = parseAddress(a);

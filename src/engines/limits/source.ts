@@ -5,6 +5,7 @@
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { checkJsonShape, describeJsonShape, POLICY_JSON_LIMITS, shapePointer } from "../common/json-shape.js";
+import { parseJsonText, pythonJsonMessage } from "../common/json-syntax.js";
 import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
 
 /** Removes every member whose key starts with `#`, inside objects and arrays alike. */
@@ -23,14 +24,15 @@ export function stripComments(value: Json): Json {
   return value;
 }
 
-/** Parses the limits text into a comment-free JSON value; bad JSON or JSON nested too deeply is the error. */
+/** Parses the limits text into a comment-free JSON value; bad JSON (in pScheduler's words, at its `line:column`) or JSON nested too deeply is the error. */
 export function parseLimitsText(text: string): Result<Json, PolicyError> {
-  let parsed: Json;
-  try {
-    parsed = JSON.parse(text) as Json;
-  } catch (e) {
-    return err(policyError("limits_invalid_json", `Invalid limit configuration: ${e instanceof Error ? e.message : String(e)}`, ""));
+  const read = parseJsonText(text);
+  if (!read.ok) {
+    // pScheduler's json_load wraps Python's json message: "Invalid JSON: Expecting value: line 1 column 1 (char 0)".
+    const e = read.error;
+    return err(policyError("limits_invalid_json", `Invalid limit configuration: Invalid JSON: ${pythonJsonMessage(e)}`, `${e.line}:${e.column}`));
   }
+  const parsed = read.value as Json;
   const shape = checkJsonShape(parsed, POLICY_JSON_LIMITS);
   if (shape !== null) {
     const message = `Invalid limit configuration: ${describeJsonShape(shape, "the configuration")}`;

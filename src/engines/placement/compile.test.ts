@@ -46,9 +46,9 @@ describe("compile and load", () => {
     );
   });
 
-  it("reports only the first validation error, as YuniKorn does", () => {
+  it("reports every validation error, YuniKorn's first first, each at its line and column", () => {
     const r = compilePlacement("partitions:\n  - queues: [{name: root, queues: [{name: 'a b'}, {name: 'c d'}]}]\n");
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.error).toHaveLength(1);
+    if (!r.ok) expect(r.error.map((e) => [e.code, e.at])).toEqual([["placement_invalid_queue_name", "2:37"], ["placement_invalid_queue_name", "2:52"]]);
   });
 });

@@ -3,7 +3,7 @@ import { parseAcl } from "./acl.js";
 import { buildFilter } from "./filter.js";
 import { allPartsValid, INVALID_QUEUE_NAME, normalisePartitionName } from "./names.js";
 import { parseConfig } from "./parse.js";
-import type { PartitionData, PlacementData, QueueData, RawQueue, RawRule, RuleData, RuleKind } from "./types.js";
+import type { AclData, PartitionData, PlacementData, QueueData, RawQueue, RawRule, RuleData, RuleKind } from "./types.js";
 import { validateConfig } from "./validate.js";
 
 /**
@@ -75,38 +75,60 @@ function buildRule(r: RawRule): RuleData {
   };
 }
 
-function flattenQueues(q: RawQueue, parentPath: string | null, out: QueueData[]): void {
+const NO_ACL: AclData = { all: false, users: [], groups: [] };
+
+/** Flattens the queue tree to paths with parsed ACLs; an ACL that does not parse is an error (unless validation already reported it). */
+function flattenQueues(q: RawQueue, parentPath: string | null, out: QueueData[], errors: PolicyError[], reported: (at: string) => boolean): void {
   const path = parentPath === null ? "root" : `${parentPath}.${q.name.toLowerCase()}`;
-  const submit = parseAcl(q.submitacl);
-  if (!submit.ok) fail("placement_invalid_acl", submit.error, `${q.at}/submitacl`);
-  const admin = parseAcl(q.adminacl);
-  if (!admin.ok) fail("placement_invalid_acl", admin.error, `${q.at}/adminacl`);
+  const acl = (text: string, key: string): AclData => {
+    const parsed = parseAcl(text);
+    if (parsed.ok) return parsed.value;
+    if (!reported(`${q.at}/${key}`)) errors.push(policyError("placement_invalid_acl", parsed.error, `${q.at}/${key}`));
+    return NO_ACL;
+  };
+  const submit = acl(q.submitacl, "submitacl");
+  const admin = acl(q.adminacl, "adminacl");
   const children = q.queues ?? [];
-  out.push({ path, leaf: parentPath !== null && children.length === 0 && !q.parent, submit: submit.value, admin: admin.value });
-  for (const c of children) flattenQueues(c, path, out);
+  out.push({ path, leaf: parentPath !== null && children.length === 0 && !q.parent, submit, admin });
+  for (const c of children) flattenQueues(c, path, out, errors, reported);
 }
 
-/** Parses, validates and builds a placement configuration; any error keeps it from activating. */
+/** Builds one rule, or records why it cannot be built; a rule validation already found wrong is not built. */
+function attemptRule(r: RawRule, errors: PolicyError[], skip: boolean): RuleData[] {
+  if (skip) return [];
+  try {
+    return [buildRule(r)];
+  } catch (e) {
+    if (!(e instanceof LoadError)) throw e;
+    errors.push(e.error);
+    return [];
+  }
+}
+
+/**
+ * Parses, validates and builds a placement configuration; any error keeps it
+ * from activating. Every error is reported, each at the `line:column` of the
+ * key or item it concerns, in YuniKorn's order (validation, then the rules'
+ * build), so the first one is the error YuniKorn itself would give.
+ */
 export function compilePlacement(source: string): Result<PlacementData, PolicyError[]> {
   const parsed = parseConfig(source);
   if (!parsed.ok) return parsed;
-  const valid = validateConfig(parsed.value);
-  if (!valid.ok) return err([valid.error]);
-  try {
-    const partitions: PartitionData[] = valid.value.map(({ partition, root }) => {
-      const rules = partition.placementrules.length > 0 ? partition.placementrules.map(buildRule) : [IMPLICIT_RULE];
-      const queues: QueueData[] = [];
-      flattenQueues(root, null, queues);
-      return {
-        name: normalisePartitionName(partition.name),
-        queues,
-        rules,
-        defaultQueue: partition.defaultqueue === "" ? null : partition.defaultqueue.toLowerCase(),
-      };
-    });
-    return ok({ partitions });
-  } catch (e) {
-    if (e instanceof LoadError) return err([e.error]);
-    throw e;
-  }
+  const { config, locate } = parsed.value;
+  const checked = validateConfig(config);
+  const errors = [...checked.errors];
+  const reported = (at: string) => checked.errors.some((e) => e.at === at || e.at.startsWith(`${at}/`));
+  const partitions: PartitionData[] = checked.partitions.map(({ partition, root }) => {
+    const rules = partition.placementrules.length > 0 ? partition.placementrules.flatMap((r) => attemptRule(r, errors, reported(r.at))) : [IMPLICIT_RULE];
+    const queues: QueueData[] = [];
+    flattenQueues(root, null, queues, errors, reported);
+    return {
+      name: normalisePartitionName(partition.name),
+      queues,
+      rules,
+      defaultQueue: partition.defaultqueue === "" ? null : partition.defaultqueue.toLowerCase(),
+    };
+  });
+  if (errors.length > 0) return err(errors.map((e) => ({ ...e, at: locate(e.at) })));
+  return ok({ partitions });
 }

@@ -46,8 +46,17 @@ class DecodeError {
 
 type Value = YamlNode | null | undefined;
 
-/** The document being decoded, for resolving aliases; set only for the duration of one synchronous parse. */
-let current: { doc: Document; aliases: number; aliasedItems: number } | null = null;
+/**
+ * The document being decoded, for resolving aliases, and the errors found so
+ * far; set only for the duration of one synchronous parse. Decoding goes on
+ * after an error (with an empty value in its place), so one pass reports them all.
+ */
+let current: { doc: Document; aliases: number; aliasedItems: number; errors: PolicyError[] } | null = null;
+
+/** Records a decoding error and lets decoding go on. */
+function report(code: string, message: string, at: string): void {
+  current?.errors.push(policyError(code, message, at));
+}
 const MAX_ALIASES = 1000;
 /** How many collection items all aliases together may bring back (an alias to a long list costs its length). */
 const MAX_ALIASED_ITEMS = 100_000;
@@ -82,16 +91,21 @@ function entries(raw: Value, keys: readonly string[], where: string, at: string)
   const v = deref(raw, at);
   const out = new Map<string, Value>();
   if (isNull(v)) return out;
-  if (!isMap(v)) throw new DecodeError("placement_invalid_type", `${where} must be a mapping, got ${kindOf(v)}`, at);
+  if (!isMap(v)) {
+    report("placement_invalid_type", `${where} must be a mapping, got ${kindOf(v)}`, at);
+    return out;
+  }
   for (const pair of v.items as Pair<unknown, unknown>[]) {
     const keyNode = deref(pair.key as Value, at);
     // Go's decoder reads a struct's keys as strings: a mapping or sequence as a key is a type error
     if (isMap(keyNode) || isSeq(keyNode)) {
-      throw new DecodeError("placement_invalid_type", `cannot unmarshal !!${isMap(keyNode) ? "map" : "seq"} into string (a key of ${where})`, at);
+      report("placement_invalid_type", `cannot unmarshal !!${isMap(keyNode) ? "map" : "seq"} into string (a key of ${where})`, at);
+      continue;
     }
     const key = isScalar(keyNode) ? String(keyNode.value) : "null";
     if (!keys.includes(key)) {
-      throw new DecodeError("placement_unknown_key", `field \`${key}\` not found in ${where}`, `${at}/${key}`);
+      report("placement_unknown_key", `field \`${key}\` not found in ${where}`, `${at}/${key}`);
+      continue;
     }
     out.set(key, pair.value as Value);
   }
@@ -105,21 +119,24 @@ function str(raw: Value, at: string): string {
     if (typeof v.value === "string") return v.value;
     return v.source !== undefined ? String(v.source) : String(v.value);
   }
-  throw new DecodeError("placement_invalid_type", `\`${at}\` must be a string, got ${kindOf(v)}`, at);
+  report("placement_invalid_type", `\`${at}\` must be a string, got ${kindOf(v)}`, at);
+  return "";
 }
 
 function bool(raw: Value, at: string): boolean {
   const v = deref(raw, at);
   if (isNull(v)) return false;
   if (isScalar(v) && typeof v.value === "boolean") return v.value;
-  throw new DecodeError("placement_invalid_type", `\`${at}\` must be a boolean, got ${kindOf(v)}`, at);
+  report("placement_invalid_type", `\`${at}\` must be a boolean, got ${kindOf(v)}`, at);
+  return false;
 }
 
 function seq(raw: Value, at: string): Value[] | null {
   const v = deref(raw, at);
   if (isNull(v)) return null;
   if (isSeq(v)) return v.items as Value[];
-  throw new DecodeError("placement_invalid_type", `\`${at}\` must be a sequence, got ${kindOf(v)}`, at);
+  report("placement_invalid_type", `\`${at}\` must be a sequence, got ${kindOf(v)}`, at);
+  return null;
 }
 
 function strings(v: Value, at: string): string[] {
@@ -173,8 +190,51 @@ function partition(v: Value, at: string): RawPartition {
   };
 }
 
-/** Parses and decodes the source text; syntax errors carry `line:column`, the rest a JSON pointer. */
-export function parseConfig(source: string): Result<RawConfig, PolicyError[]> {
+/** Maps a JSON pointer into the configuration to the `line:column` of what it names. */
+export type Locate = (pointer: string) => string;
+
+/**
+ * The `line:column` of the node a pointer names: a mapping key's own position
+ * for `/…/key`, a sequence item's for `/…/3`. Where the path leaves the
+ * document (a key that is absent), the deepest node reached; `""` (the whole
+ * configuration) stays `""`.
+ */
+function locator(doc: Document, lines: LineCounter): Locate {
+  const at = (node: { range?: [number, number, number] | null } | null | undefined) => {
+    const pos = lines.linePos(node?.range?.[0] ?? 0);
+    return `${pos.line}:${pos.col}`;
+  };
+  return (pointer) => {
+    if (pointer === "") return "";
+    let node = doc.contents as Value;
+    let last: string | null = null;
+    for (const segment of pointer.split("/").slice(1)) {
+      if (isAlias(node)) node = node.resolve(doc) as Value;
+      if (isMap(node)) {
+        const pair = (node.items as Pair<unknown, unknown>[]).find((p) => isScalar(p.key) && String(p.key.value) === segment);
+        if (pair === undefined) return last ?? at(node);
+        last = at(pair.key as YamlNode);
+        node = pair.value as Value;
+      } else if (isSeq(node)) {
+        const item = node.items[Number(segment)] as Value;
+        if (item === undefined || item === null) return last ?? at(node);
+        last = at(item);
+        node = item;
+      } else {
+        break;
+      }
+    }
+    return last ?? at(node);
+  };
+}
+
+/**
+ * Parses and decodes the source text. Every error carries `line:column`:
+ * syntax errors where the YAML parser stopped, decoding errors (an unknown
+ * key, a value of the wrong type) at the key or item they concern. With the
+ * configuration comes `locate`, which places the later stages' errors.
+ */
+export function parseConfig(source: string): Result<{ config: RawConfig; locate: Locate }, PolicyError[]> {
   const lines = new LineCounter();
   const deep = yamlTooDeep(source);
   if (deep !== null) {
@@ -192,15 +252,19 @@ export function parseConfig(source: string): Result<RawConfig, PolicyError[]> {
       }),
     );
   }
-  current = { doc, aliases: 0, aliasedItems: 0 };
+  const locate = locator(doc, lines);
+  const errors: PolicyError[] = [];
+  current = { doc, aliases: 0, aliasedItems: 0, errors };
   try {
     const top = doc.contents as Value;
-    if (isNull(top)) return ok({ partitions: null });
+    if (isNull(top)) return ok({ config: { partitions: null }, locate });
     const m = entries(top, TOP_KEYS, "the configuration", "");
     const parts = seq(m.get("partitions"), "/partitions");
-    return ok({ partitions: parts === null ? [] : parts.map((p, i) => partition(p, `/partitions/${i}`)) });
+    const config = { partitions: parts === null ? [] : parts.map((p, i) => partition(p, `/partitions/${i}`)) };
+    if (errors.length > 0) return err(errors.map((e) => ({ ...e, at: locate(e.at) })));
+    return ok({ config, locate });
   } catch (e) {
-    if (e instanceof DecodeError) return err([policyError(e.code, e.message, e.at)]);
+    if (e instanceof DecodeError) return err([...errors, policyError(e.code, e.message, e.at)].map((x) => ({ ...x, at: locate(x.at) })));
     throw e;
   } finally {
     current = null;

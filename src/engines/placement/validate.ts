@@ -5,17 +5,18 @@ import { allPartsValid, FILTER_GROUP_RE, FILTER_USER_RE, INVALID_QUEUE_NAME, isQ
 import type { RawConfig, RawFilter, RawPartition, RawQueue, RawRule } from "./types.js";
 
 /**
- * The configuration validator (spec §8), in YuniKorn's order, stopping at the
- * first error with YuniKorn's text. On success it returns the partitions with
- * the root queue in place (inserted above the listed queues when needed).
+ * The configuration validator (spec §8), with YuniKorn's texts and in its
+ * order. YuniKorn stops at the first error; this goes on and reports every
+ * one (the first is YuniKorn's), so a policy can be fixed in one round. It
+ * returns the partitions with the root queue in place (inserted above the
+ * listed queues when needed), for the rule build to check too.
  */
 
-class Invalid {
-  constructor(readonly error: PolicyError) {}
-}
+/** The errors of the validation under way (set only for one synchronous call). */
+let found: PolicyError[] = [];
 
-function fail(code: string, message: string, at: string): never {
-  throw new Invalid(policyError(code, message, at));
+function fail(code: string, message: string, at: string): void {
+  found.push(policyError(code, message, at));
 }
 
 function withRoot(p: RawPartition): RawQueue {
@@ -31,11 +32,9 @@ function checkQueues(q: RawQueue, level: number): void {
   }
   const seen = new Set<string>();
   for (const child of q.queues ?? []) {
-    if (!isQueueNameValid(child.name)) fail("placement_invalid_queue_name", INVALID_QUEUE_NAME, `${child.at}/name`);
     const lower = child.name.toLowerCase();
-    if (seen.has(lower)) {
-      fail("placement_duplicate_queue", `duplicate child name found with name '${child.name}', level ${level}`, `${child.at}/name`);
-    }
+    if (!isQueueNameValid(child.name)) fail("placement_invalid_queue_name", INVALID_QUEUE_NAME, `${child.at}/name`);
+    else if (seen.has(lower)) fail("placement_duplicate_queue", `duplicate child name found with name '${child.name}', level ${level}`, `${child.at}/name`);
     seen.add(lower);
   }
   for (const child of q.queues ?? []) checkQueues(child, level + 1);
@@ -76,7 +75,7 @@ interface StaticPath {
   dynamic: boolean;
 }
 
-function staticPath(top: RawRule): StaticPath {
+function staticPath(top: RawRule): StaticPath | null {
   let path = "";
   let dynamic = false;
   const names: string[] = [];
@@ -89,7 +88,10 @@ function staticPath(top: RawRule): StaticPath {
       continue;
     }
     if (r.value.startsWith("root")) {
-      if (path !== "") fail("placement_illegal_fixed_rule", `illegal fully qualified 'fixed' rule with value ${r.value}`, `${r.at}/value`);
+      if (path !== "") {
+        fail("placement_illegal_fixed_rule", `illegal fully qualified 'fixed' rule with value ${r.value}`, `${r.at}/value`);
+        return null;
+      }
       path = r.value;
       continue;
     }
@@ -119,13 +121,13 @@ function checkRules(p: RawPartition, root: RawQueue): void {
   for (const r of p.placementrules) checkRule(r);
   const paths = p.placementrules.map(staticPath);
   paths.forEach((sp, i) => {
-    if (!sp.path.startsWith("root")) return;
+    if (sp === null || !sp.path.startsWith("root")) return;
     const top = p.placementrules[i];
     const check = checkHierarchy(sp.path.toLowerCase().split("."), top.create, sp.dynamic, [root], null);
     const head = `placement rule no. #${i} (${sp.chain}) references`;
     if (check.result === "not_leaf") fail("placement_queue_not_leaf", `${head} a queue (${sp.path}) which is not a leaf`, top.at);
-    if (check.result === "missing") fail("placement_nonexisting_queue", `${head} non-existing queues (${sp.path}) and create is 'false'`, top.at);
-    if (check.result === "last_leaf") {
+    else if (check.result === "missing") fail("placement_nonexisting_queue", `${head} non-existing queues (${sp.path}) and create is 'false'`, top.at);
+    else if (check.result === "last_leaf") {
       fail(
         "placement_last_queue_leaf",
         `${head} non-existing queues (${sp.path}) which cannot be created because the last queue (${check.last}) in the hierarchy is a leaf`,
@@ -153,17 +155,30 @@ export interface ValidPartition {
   root: RawQueue;
 }
 
-/** Validates the whole configuration; the first error rejects it, as in YuniKorn. */
-export function validateConfig(config: RawConfig): { ok: true; value: ValidPartition[] } | { ok: false; error: PolicyError } {
+/** What validation found: every error, in YuniKorn's order, and the partitions that have a root queue. */
+export interface Validation {
+  errors: PolicyError[];
+  partitions: ValidPartition[];
+}
+
+/** Validates the whole configuration, reporting every error; any error rejects it. */
+export function validateConfig(config: RawConfig): Validation {
+  found = [];
   try {
-    if (config.partitions === null || config.partitions.length === 0) fail("placement_config_not_set", "scheduler config is not set", "");
-    const names = new Set<string>();
     const out: ValidPartition[] = [];
+    if (config.partitions === null || config.partitions.length === 0) {
+      fail("placement_config_not_set", "scheduler config is not set", "");
+      return { errors: found, partitions: out };
+    }
+    const names = new Set<string>();
     for (const p of config.partitions) {
       const name = p.name === "" || p.name.toLowerCase() === "default" ? "default" : p.name;
       if (names.has(name.toLowerCase())) fail("placement_duplicate_partition", `duplicate partition name found with name ${name}`, `${p.at}/name`);
       names.add(name.toLowerCase());
-      if (p.queues === null) fail("placement_queue_config_not_set", "queue config is not set", p.at);
+      if (p.queues === null) {
+        fail("placement_queue_config_not_set", "queue config is not set", p.at);
+        continue;
+      }
       const root = withRoot(p);
       if (root.hasResources) fail("placement_root_resources", "root queue must not have resource limits set", `${root.at}/resources`);
       checkQueues(root, 1);
@@ -171,9 +186,8 @@ export function validateConfig(config: RawConfig): { ok: true; value: ValidParti
       checkDefaultQueue(p);
       out.push({ partition: p, root });
     }
-    return { ok: true, value: out };
-  } catch (e) {
-    if (e instanceof Invalid) return { ok: false, error: e.error };
-    throw e;
+    return { errors: found, partitions: out };
+  } finally {
+    found = [];
   }
 }

@@ -17,10 +17,10 @@ import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize, type Role } from "../auth.js";
 import { parseJsonText, readJson, readJsonText, validate } from "../body.js";
 import { idempotencyKey, idempotencyRequest, keyReusedMessage } from "../idempotency.js";
-import { logDecision, newDecisionId, wantsExplain } from "../decision.js";
+import { elapsedMs, logDecision, newDecisionId, wantsExplain } from "../decision.js";
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError, type ErrorCode } from "../errors.js";
-import { IDEMPOTENCY_HEADER, NET_QUERY, registerOperation } from "../openapi.js";
+import { EXPLAIN_QUERY, IDEMPOTENCY_HEADER, NET_QUERY, registerOperation } from "../openapi.js";
 import {
   AllocateRequest,
   AllocateResponse,
@@ -97,6 +97,7 @@ registerOperation({
   request: AllocateRequest,
   response: AllocateResponse,
   headers: [IDEMPOTENCY_HEADER],
+  query: [EXPLAIN_QUERY],
 });
 registerOperation({
   operationId: "finishPermit",
@@ -172,7 +173,7 @@ export const hostRoutes = new Hono<AppEnv>()
       engine: "customs",
       revision: pool.revision,
       outcome: answer.host === null ? "no_host" : "allocated",
-      micros: Math.round((performance.now() - started) * 1000),
+      ms: elapsedMs(started),
     });
     return c.json(answer);
   })

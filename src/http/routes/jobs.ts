@@ -1,13 +1,14 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import { parseRuleBody, parseUuid, type FloatLiterals } from "../../engines/jobfilter/index.js";
+import { parseRuleBody, parseUuid, readRapiJson, type FloatLiterals } from "../../engines/jobfilter/index.js";
 import { isFailure, type JobQueueApi, type JobStatus, type Once, type QueueFailure } from "../../state/job-queue-types.js";
 import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize } from "../auth.js";
 import { checkJsonShape, describeJsonShape } from "../../engines/common/json-shape.js";
-import { parseJsonText, readJson, readJsonText, readText, validate } from "../body.js";
+import { parseExactJsonText, readJson, readJsonText, readText, validate } from "../body.js";
+import { stringifyExactJson } from "../../engines/common/exact-json.js";
 import { idempotencyKey, idempotencyRequest, keyReusedMessage } from "../idempotency.js";
-import { logDecision, newDecisionId, wantsExplain } from "../decision.js";
+import { elapsedMs, logDecision, newDecisionId, wantsExplain } from "../decision.js";
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError, clipText } from "../errors.js";
 import { BULK_QUERY, EXPLAIN_QUERY, IDEMPOTENCY_HEADER, registerOperation } from "../openapi.js";
@@ -32,7 +33,7 @@ export function queueStub(env: Env, queue: string): JobQueueApi {
 
 /** Answers JSON without Hono's deep JSON typing (rules hold arbitrary JSON expressions). */
 function json(c: Context<AppEnv>, value: unknown, status = 200): Response {
-  return c.body(JSON.stringify(value), status as 200, { "content-type": "application/json" });
+  return c.body(stringifyExactJson(value), status as 200, { "content-type": "application/json" });
 }
 
 function queueParam(c: Context<AppEnv>): string {
@@ -85,28 +86,6 @@ function rapi(handler: FilterHandler, role: "decision" | "admin") {
   };
 }
 
-type Reviver = (this: unknown, key: string, value: unknown, context?: { source?: string }) => unknown;
-
-/**
- * Parses a RAPI body, noting whether `priority` or the RATE_LIMIT argument was
- * written as a float literal (`1.0`): the runtime's JSON.parse hands revivers
- * the source text of each number, which is the only place the difference survives.
- */
-function parseRapiJson(text: string): { value: unknown; floats: FloatLiterals } {
-  const flagged: [unknown, string][] = [];
-  const reviver: Reviver = function (key, value, context) {
-    if (typeof value === "number" && context?.source !== undefined && /[.eE]/.test(context.source)) flagged.push([this, key]);
-    return value;
-  };
-  const value: unknown = JSON.parse(text, reviver as (key: string, value: unknown) => unknown);
-  const isFlagged = (holder: unknown, key: string) => flagged.some(([h, k]) => h === holder && k === key);
-  const body = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
-  return {
-    value,
-    floats: { priority: body !== undefined && isFlagged(body, "priority"), rateLimit: body !== undefined && isFlagged(body.action, "1") },
-  };
-}
-
 async function readRuleBody(c: Context<AppEnv>) {
   return (await readRuleText(c)).body;
 }
@@ -117,7 +96,7 @@ async function readRuleText(c: Context<AppEnv>) {
   let parsed: { value: unknown; floats?: FloatLiterals } = { value: null };
   if (text.trim() !== "") {
     try {
-      parsed = parseRapiJson(text);
+      parsed = readRapiJson(text);
     } catch {
       throw new RapiError(400, "Invalid body contents, not a dictionary");
     }
@@ -149,11 +128,11 @@ const listFilters: FilterHandler = async (c, queue) => {
 const addFilter: FilterHandler = async (c, queue) => {
   const key = idempotencyKey(c);
   const { body, text } = await readRuleText(c);
-  if (key === undefined) return c.json(await queueStub(c.env, queue).putFilter(queue, body));
+  if (key === undefined) return json(c, await queueStub(c.env, queue).putFilter(queue, body));
   const once = await queueStub(c.env, queue).putFilterOnce(queue, body, await idempotencyRequest(key, "filters.add", text));
   if ("mismatch" in once) throw new RapiError(422, keyReusedMessage(key));
   if (once.replayed) c.header("Idempotent-Replayed", "true");
-  return c.json(once.answer);
+  return json(c, once.answer);
 };
 
 const getFilter: FilterHandler = async (c, queue) => {
@@ -167,7 +146,7 @@ const replaceFilter: FilterHandler = async (c, queue) => {
   const uuid = parseUuid(c.req.param("uuid") ?? "");
   if (uuid === null) throw new RapiError(400, "Unable to parse UUID");
   const body = await readRuleBody(c);
-  return c.json(await queueStub(c.env, queue).putFilter(queue, body, uuid));
+  return json(c, await queueStub(c.env, queue).putFilter(queue, body, uuid));
 };
 
 const deleteFilter: FilterHandler = async (c, queue) => {
@@ -200,9 +179,9 @@ async function verdict(c: Context<AppEnv>, started: number, status: JobStatus) {
     engine: "jobfilter",
     revision: bundle.revision,
     outcome: status.action.toLowerCase(),
-    micros: Math.round((performance.now() - started) * 1000),
+    ms: elapsedMs(started),
   });
-  return c.json({ decision_id: decisionId, revision: bundle.revision, cacheable: false, ...status });
+  return json(c, { decision_id: decisionId, revision: bundle.revision, cacheable: false, ...status });
 }
 
 /**
@@ -221,7 +200,7 @@ function idempotentVerdict(c: Context<AppEnv>, started: number, key: string, onc
       engine: "jobfilter",
       revision: answer.revision,
       outcome: answer.action.toLowerCase(),
-      micros: Math.round((performance.now() - started) * 1000),
+      ms: elapsedMs(started),
     });
   }
   return json(c, answer, once.status);
@@ -252,7 +231,7 @@ jobRoutes
     const queue = queueParam(c);
     const key = idempotencyKey(c);
     const text = await readJsonText(c);
-    const submission = validate(JobSubmission, parseJsonText(text));
+    const submission = validate(JobSubmission, parseExactJsonText(text));
     if (key === undefined) return verdict(c, started, unwrap(await queueStub(c.env, queue).submit(queue, submission, wantsExplain(c))));
     const bundle = await getActiveBundle(c.env);
     const envelope = { decision_id: newDecisionId(), revision: bundle.revision };
@@ -292,7 +271,7 @@ jobRoutes
       engine: "jobfilter",
       revision: bundle.revision,
       outcome: `started_${startedIds.length}_of_${queued.length}`,
-      micros: Math.round((performance.now() - started) * 1000),
+      ms: elapsedMs(started),
     });
     return c.json({ decision_id: decisionId, revision: bundle.revision, cacheable: false, jobs, started: startedIds });
   });

@@ -2,11 +2,16 @@ import { z } from "zod";
 import { validateRules } from "../../engines/jobfilter/index.js";
 
 /**
- * A reason-trail entry: `[source, reason, timestamp_ns]`. Nanosecond
- * timestamps exceed 2^53, which zod's `.int()` refuses, so integrality is
- * checked on its own (the value keeps a double's precision).
+ * A timestamp in nanoseconds since the epoch. Today's exceed 2^53, so the body
+ * is read with exact integers: past 2^53 the value is a bigint holding every
+ * digit, and it is answered and stored digit for digit.
  */
-export const ReasonEntry = z.tuple([z.string(), z.string(), z.number().refine(Number.isInteger, "expected an integer")]);
+export const NanoTimestamp = z
+  .union([z.number().int(), z.bigint()])
+  .meta({ description: "nanoseconds since the epoch; an exact 64-bit integer (values past 2^53 keep every digit)" });
+
+/** A reason-trail entry: `[source, reason, timestamp_ns]`. */
+export const ReasonEntry = z.tuple([z.string(), z.string(), NanoTimestamp]);
 /** A reason-trail entry. */
 export type ReasonEntry = z.infer<typeof ReasonEntry>;
 
@@ -71,9 +76,14 @@ export const ScheduleVerdict = z.strictObject({
 /** The optional body of a heartbeat: the lease being renewed. */
 export const HeartbeatRequest = z.strictObject({ lease_id: z.string().optional() });
 
+/** A filter rule's priority: Ganeti's `NonNegative Int`, 0 to 2^63-1 (lower runs first). */
+export const FilterPriority = z
+  .union([z.number().int().min(0), z.bigint().min(0n).max(2n ** 63n - 1n)])
+  .meta({ description: "0 to 9223372036854775807 (2^63-1, Ganeti's 64-bit Int); lower is evaluated first" });
+
 /** A RAPI filter body, for the OpenAPI document (the route checks it with Ganeti's own texts). */
 export const FilterBody = z.object({
-  priority: z.number().int().min(0).optional(),
+  priority: FilterPriority.optional(),
   predicates: z.array(z.tuple([z.enum(["jobid", "opcode", "reason"]), z.unknown()])).optional(),
   action: z.union([z.enum(["ACCEPT", "PAUSE", "REJECT", "CONTINUE"]), z.tuple([z.literal("RATE_LIMIT"), z.number().int().positive()])]).optional(),
   reason: z.array(ReasonEntry).optional(),
@@ -83,7 +93,7 @@ export const FilterBody = z.object({
 export const FilterRuleJson = z.object({
   uuid: z.string(),
   watermark: z.number().int(),
-  priority: z.number().int(),
+  priority: FilterPriority,
   predicates: z.array(z.tuple([z.string(), z.unknown()])),
   action: z.unknown(),
   reason_trail: z.array(ReasonEntry),

@@ -208,6 +208,13 @@ function anchoredAtStart(n: Node): boolean {
 /** Every set folds the same way; the fold flag of the pattern, or null when they differ. */
 function uniformFold(n: Node, acc: { fold: boolean | null }): boolean {
   switch (n.t) {
+    case "char": {
+      // a letter outside a fold is case-sensitive: it cannot share a RegExp with folded parts
+      const c = String.fromCodePoint(n.cp);
+      if (c.toLowerCase() === c && c.toUpperCase() === c) return true;
+      if (acc.fold === null) acc.fold = false;
+      return acc.fold === false;
+    }
     case "set":
       if (acc.fold === null) acc.fold = n.set.fold;
       return acc.fold === n.set.fold;

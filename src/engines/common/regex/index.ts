@@ -10,7 +10,8 @@ import { fastPathSource, trimForTest } from "./fast-path.js";
 import { describeProblem } from "./messages.js";
 import { parsePattern, type RegexFlags } from "./parse.js";
 import { PikeVm, type Spend } from "./pike.js";
-import { compileProgram } from "./program.js";
+import { compileProgram, type Prog } from "./program.js";
+import { dfaApplicable, LazyDfa } from "./dfa.js";
 import { passes, prefilterOf, type Prefilter } from "./prefilter.js";
 import type { Node, Parsed } from "./ast.js";
 
@@ -109,15 +110,26 @@ class FastRegex implements LinearRegex {
 
 class VmRegex implements LinearRegex {
   readonly fast = false;
+  private readonly dfa: LazyDfa | null;
 
   constructor(
     private readonly vm: PikeVm,
     private readonly testVm: PikeVm,
     readonly groups: number,
     readonly names: ReadonlyArray<string | null>,
-  ) {}
+    prog: Prog,
+  ) {
+    this.dfa = dfaApplicable(prog) ? new LazyDfa(prog) : null;
+  }
 
   test(s: string): boolean {
+    const dfa = this.dfa;
+    if (dfa !== null) {
+      const r = dfa.test(s);
+      if (spendHook !== null) spendHook(dfa.work);
+      dfa.work = 0;
+      return r;
+    }
     const r = this.testVm.exec(s, 0, false) === true;
     report(this.testVm);
     return r;
@@ -183,7 +195,7 @@ function engineFor(parsed: Parsed): LinearRegex | null {
     const prog = compileProgram(parsed.node, groups, parsed.word);
     if (prog === null) return null;
     const prefix = literalPrefix(parsed.node);
-    return new VmRegex(new PikeVm(prog, prefix), new PikeVm({ ...prog, slots: 0 }, prefix), groups, parsed.names);
+    return new VmRegex(new PikeVm(prog, prefix), new PikeVm({ ...prog, slots: 0 }, prefix), groups, parsed.names, prog);
   };
   const fast = fastPathSource(parsed);
   if (fast === null) return makeVm();
@@ -193,65 +205,31 @@ function engineFor(parsed: Parsed): LinearRegex | null {
   return new HybridRegex(js, () => makeVm() as VmRegex, groups, parsed.names);
 }
 
-/** An engine behind literal checks: inputs that cannot match never reach it. */
-class FilteredRegex implements LinearRegex {
+/** The compiled pattern handed out: one object shape whatever engines run it, so callers' call sites stay monomorphic. */
+class Regex implements LinearRegex {
   constructor(
-    private readonly inner: LinearRegex,
-    private readonly f: Prefilter,
+    readonly fast: boolean,
+    readonly groups: number,
+    readonly names: ReadonlyArray<string | null>,
+    readonly test: (s: string) => boolean,
+    readonly exec: (s: string, from: number) => Int32Array | null,
+    readonly match: (s: string, from: number) => RegExpExecArray | null,
   ) {}
-
-  get fast(): boolean {
-    return this.inner.fast;
-  }
-  get groups(): number {
-    return this.inner.groups;
-  }
-  get names(): ReadonlyArray<string | null> {
-    return this.inner.names;
-  }
-  test(s: string): boolean {
-    const f = this.f;
-    if (f.exact !== null) return passes(f, s, 0);
-    return passes(f, s, 0) && this.inner.test(s);
-  }
-  exec(s: string, from: number): Int32Array | null {
-    return passes(this.f, s, from) ? this.inner.exec(s, from) : null;
-  }
-  match(s: string, from: number): RegExpExecArray | null {
-    return passes(this.f, s, from) ? this.inner.match(s, from) : null;
-  }
 }
 
-function filtered(r: LinearRegex, n: Node): LinearRegex {
-  const f = prefilterOf(n);
-  return f === null ? r : new FilteredRegex(r, f);
-}
-
-/** The exec engine with a separate engine for yes/no searches when trimming the pattern helps. */
-class SplitRegex implements LinearRegex {
-  constructor(
-    private readonly main: LinearRegex,
-    private readonly tester: LinearRegex,
-  ) {}
-
-  get fast(): boolean {
-    return this.main.fast;
+/** The yes/no search: pure string methods for literal patterns, literal checks in front of the engine otherwise. */
+function testerOf(engine: LinearRegex, f: Prefilter | null): (s: string) => boolean {
+  if (f === null || (engine.fast && f.prefix === "" && f.exact === null && f.whole === null)) return (s) => engine.test(s);
+  if (f.exact !== null) return (s) => passes(f, s, 0);
+  if (f.whole === "includes") {
+    const lit = f.required;
+    return (s) => s.includes(lit);
   }
-  get groups(): number {
-    return this.main.groups;
+  if (f.whole === "startsWith") {
+    const lit = f.prefix;
+    return (s) => s.startsWith(lit);
   }
-  get names(): ReadonlyArray<string | null> {
-    return this.main.names;
-  }
-  test(s: string): boolean {
-    return this.tester.test(s);
-  }
-  exec(s: string, from: number): Int32Array | null {
-    return this.main.exec(s, from);
-  }
-  match(s: string, from: number): RegExpExecArray | null {
-    return this.main.match(s, from);
-  }
+  return (s) => passes(f, s, 0) && engine.test(s);
 }
 
 /** The literal text every match starts with (case-sensitive characters only). */
@@ -282,7 +260,7 @@ export function compileVmOnly(pattern: string, origin: Origin, flags: RegexFlags
   const groups = parsed.names.length;
   const prog = compileProgram(parsed.node, groups, parsed.word);
   if (prog === null) return null;
-  return new VmRegex(new PikeVm(prog, ""), new PikeVm({ ...prog, slots: 0 }, ""), groups, parsed.names);
+  return new VmRegex(new PikeVm(prog, ""), new PikeVm({ ...prog, slots: 0 }, ""), groups, parsed.names, prog);
 }
 
 /** Compiles a pattern of an origin, or gives the problem (syntax error or unsupported construct). */
@@ -291,11 +269,15 @@ export function compileLinear(pattern: string, origin: Origin, flags: RegexFlags
   if ("kind" in parsed) return { ok: false, error: parsed };
   const engine = engineFor(parsed);
   if (engine === null) return { ok: false, error: { kind: "too-large", offset: 0, text: pattern } };
-  const main = filtered(engine, parsed.node);
   const trimmed = trimForTest(parsed.node);
-  if (trimmed === parsed.node) return { ok: true, value: main };
-  const tester = engineFor({ ...parsed, node: trimmed });
-  return { ok: true, value: tester === null ? main : new SplitRegex(main, filtered(tester, trimmed)) };
+  const testEngine = trimmed === parsed.node ? engine : (engineFor({ ...parsed, node: trimmed }) ?? engine);
+  const test = testerOf(testEngine, prefilterOf(trimmed === parsed.node || testEngine === engine ? parsed.node : trimmed));
+  const pf = prefilterOf(parsed.node);
+  // RegExp finds a required substring itself; the checks pay for the Pike VM, and for prefixes (see prefilter.ts)
+  const f = pf !== null && engine.fast && pf.prefix === "" && pf.exact === null ? null : pf;
+  const exec = f === null ? (s: string, from: number) => engine.exec(s, from) : (s: string, from: number) => (passes(f, s, from) ? engine.exec(s, from) : null);
+  const match = f === null ? (s: string, from: number) => engine.match(s, from) : (s: string, from: number) => (passes(f, s, from) ? engine.match(s, from) : null);
+  return { ok: true, value: new Regex(engine.fast, engine.groups, engine.names, test, exec, match) };
 }
 
 /**

@@ -75,6 +75,30 @@ describe("the Pike VM agrees with RegExp where their meanings coincide", () => {
   }, 60_000);
 });
 
+describe("every path of the layer agrees with the Pike VM alone", () => {
+  const atoms = fc.constantFrom("a", "B", "(?i:a)", "(?i)b", "[[:upper:]]", "\\d", "\\w", "\\s", "\\b", "(?<=a)", "(?!b)", ".", "É", "(a|b)", "$", "^");
+  const quant = fc.constantFrom("", "", "*", "+", "?", "{2}");
+  const pattern = fc.array(fc.tuple(atoms, quant), { minLength: 1, maxLength: 4 }).map((parts) => parts.map(([a, q]) => (a === "$" || a === "^" || a.startsWith("(?<=") || a.startsWith("(?!") || a === "\\b" ? a : a + q)).join(""));
+  const subject = fc.array(fc.constantFrom("a", "A", "b", "B", "1", "٣", "é", "É", " ", "\n"), { maxLength: 10 }).map((cs) => cs.join(""));
+  it("gives the same answers and spans in every origin and with i", () => {
+    fc.assert(
+      fc.property(pattern, fc.constantFrom<Origin>("onig", "pcre", "python"), fc.boolean(), fc.array(subject, { minLength: 1, maxLength: 4 }), (p, origin, i, subjects) => {
+        const layered = compileLinear(p, origin, { i });
+        const vm = compileVmOnly(p, origin, { i });
+        expect(layered.ok).toBe(vm !== null);
+        if (!layered.ok || vm === null) return;
+        for (const s of subjects) {
+          expect(layered.value.test(s)).toBe(vm.test(s));
+          const a = layered.value.exec(s, 0);
+          const b = vm.exec(s, 0);
+          expect(a === null ? null : Array.from(a)).toEqual(b === null ? null : Array.from(b));
+        }
+      }),
+      { numRuns: 400, seed: 13 },
+    );
+  }, 60_000);
+});
+
 describe("translation details", () => {
   it("steps over surrogate pairs as one character", () => {
     expect(Array.from(compiled("(.)b", "onig").exec("😀b", 0) ?? [])).toEqual([0, 3, 0, 2]);

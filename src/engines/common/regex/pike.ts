@@ -244,7 +244,14 @@ export class PikeVm {
         this.scratch.fill(-1);
         this.add(clist, 0, pos, s);
       }
-      if (clist.count === 0) break;
+      if (clist.count === 0) {
+        // the start thread died here (an assertion failed): an unanchored search moves on
+        if (matched !== null || anchored || pos >= n) break;
+        const c0 = s.charCodeAt(pos);
+        pos += c0 >= 0xd800 && c0 <= 0xdbff && pos + 1 < n && (s.charCodeAt(pos + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+        clist.clear();
+        continue;
+      }
       let c = -1;
       let w = 0;
       if (pos < n) {

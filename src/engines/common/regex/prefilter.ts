@@ -14,6 +14,8 @@ export interface Prefilter {
   /** The pattern is this literal text, anchored at both ends ("\n" may follow when `newlineOk`). */
   readonly exact: string | null;
   readonly newlineOk: boolean;
+  /** The whole pattern is the literal: found anywhere (`includes`), or at the start (`startsWith`, after `^`). */
+  readonly whole: "includes" | "startsWith" | null;
 }
 
 function flatten(n: Node, out: Node[]): void {
@@ -59,7 +61,9 @@ export function prefilterOf(n: Node): Prefilter | null {
     newlineOk = last.kind === "eotnl";
   }
   if (required === "" && prefix === "") return null;
-  return { prefix, required, exact, newlineOk };
+  const allChars = items.every((x) => x.t === "char");
+  const whole = allChars ? "includes" : items.slice(1).every((x) => x.t === "char") && prefix.length > 0 && first.t === "assert" && first.kind === "bot" ? "startsWith" : null;
+  return { prefix, required, exact, newlineOk, whole };
 }
 
 /** Whether `s` (searched from `from`) passes the literal checks. */
