@@ -21,7 +21,8 @@ function gmtime(t: number): Json[] {
   if (y - 1900 > 2147483647 || y - 1900 < -2147483648) return fail(GMTIME_ERROR);
   const h = Math.floor(secs / 3600);
   const mi = Math.floor((secs % 3600) / 60);
-  return [y, mo, d, h, mi, (secs % 60) + (t - Math.floor(t)), weekday(days), days - daysFromCivil(y, 0, 1)];
+  // (+ 0 turns the -0 of an input -0 into 0, as C's integers have no negative zero)
+  return [y, mo, d, h, mi, (secs % 60) + (t - Math.floor(t)) + 0, weekday(days), days - daysFromCivil(y, 0, 1) + 0];
 }
 
 function isTm(v: Json): v is number[] {
