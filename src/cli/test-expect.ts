@@ -50,7 +50,9 @@ function failsMatcher(name: MatcherName, wanted: unknown, actual: string | unkno
     if (typeof wanted !== "string") return `{contains} on text takes a text, not ${show(wanted)}`;
     return actual.includes(wanted) ? null : `text containing ${show(wanted)}`;
   }
-  return actual.some((item) => differences(wanted, item).length === 0) ? null : `a list with an item matching ${show(wanted)}`;
+  // On a list: an item holding the text (for text), or matching the value as an expectation.
+  const holds = (item: unknown) => (typeof wanted === "string" && typeof item === "string" ? item.includes(wanted) : differences(wanted, item).length === 0);
+  return actual.some(holds) ? null : `a list with an item ${typeof wanted === "string" ? "containing" : "matching"} ${show(wanted)}`;
 }
 
 /** The fields where `actual` does not hold what `expected` asks; empty when it matches. */

@@ -68,7 +68,9 @@ function check<T>(schema: z.ZodType<T>, value: unknown, prefix: Path, yaml: Plac
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) errors.push({ file, at: yaml.place([...path, key]), message: `${fieldPath([...path, key])}: unknown field` });
     } else {
-      errors.push({ file, at: yaml.place(path), message: `${path.length > 0 ? fieldPath(path) + ": " : ""}${issue.message}` });
+      // zod says `expected string, received undefined` for a field that is not there
+      const message = issue.code === "invalid_type" && / received undefined$/.test(issue.message) ? "is required" : issue.message;
+      errors.push({ file, at: yaml.place(path), message: `${path.length > 0 ? fieldPath(path) + ": " : ""}${message}` });
     }
   }
   return undefined;

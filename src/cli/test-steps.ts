@@ -99,7 +99,9 @@ function jobfilterMachine(policy: JobfilterPolicy, revision: string): StepMachin
   const queue = new JobQueueCore(new MemoryQueueTables(), { leaseMs: () => TEST_LEASE_SECONDS * 1000, newId: numberedIds(), log: () => {} });
   queue.seed(policy.rules, revision);
   const envelope = { decision_id: "00000000-0000-4000-8000-000000000000", revision, cacheable: false };
+  // Submissions and checks answer a verdict (the envelope first); heartbeats and finishes the job's status alone.
   const verdict = (answer: object) => (isFailure(answer) ? failureOf(answer) : { ...envelope, ...answer });
+  const status = (answer: object) => (isFailure(answer) ? failureOf(answer) : answer);
   return {
     run(kind, body, now) {
       switch (kind) {
@@ -108,9 +110,9 @@ function jobfilterMachine(policy: JobfilterPolicy, revision: string): StepMachin
         case "check":
           return verdict(queue.check(body as number, false, now).result);
         case "heartbeat":
-          return verdict(queue.heartbeat(body as number, undefined, now));
+          return status(queue.heartbeat(body as number, undefined, now));
         case "finish":
-          return verdict(queue.finish(body as number, now));
+          return status(queue.finish(body as number, now));
         case "schedule": {
           const ids = body as number[];
           const jobs = queue.schedule(ids, now).result;

@@ -24,7 +24,7 @@ export type TestEngine = (typeof TEST_ENGINES)[number];
 export const Expected = z.unknown().meta({
   description:
     "the expected value: scalars and lists must be equal (list items that are objects are matched key by key), objects are matched key by key; " +
-    "for text and lists, `{contains: X}` (a substring, or an item matching X), `{line: X}` (one of the text's lines, exactly) or `{matches: REGEX}`",
+    "for text and lists, `{contains: X}` (a substring of the text or of an item, or an item matching X), `{line: X}` (one of the lines, outer spaces aside) or `{matches: REGEX}`; `line` and `matches` take a list of values, each of which must hold",
 });
 
 /** A verdict error as `arbiter eval` and the routes answer it. */
@@ -40,8 +40,8 @@ function expectOf(fields: readonly string[]) {
   shape.error = ErrorAnswer.partial().optional();
   return z
     .strictObject(shape)
-    .refine((v) => Object.keys(v).length > 0, { message: "names no field: say what the answer must hold" })
-    .meta({ description: "the fields of the answer that must match (the others are not checked)" });
+    .refine((v) => Object.keys(v).length > 0, { message: "names no field: say what the answer must hold", when: (p) => p.issues.length === 0 })
+    .meta({ description: "the fields of the answer that must match (the others are not checked)", minProperties: 1 });
 }
 
 const fieldsOf = (schema: { shape: Record<string, unknown> }, leave: readonly string[] = []) => Object.keys(schema.shape).filter((k) => !leave.includes(k));
@@ -108,11 +108,11 @@ export const JobfilterSteps = {
   }),
   heartbeat: z.strictObject({
     heartbeat: z.number().int().positive().describe("a running job id: its lease is renewed"),
-    expect: expectOf(fieldsOf(JobVerdict, ENVELOPE)).optional(),
+    expect: expectOf(fieldsOf(JobVerdict, [...ENVELOPE, "cacheable"])).optional(),
   }),
   finish: z.strictObject({
     finish: z.number().int().positive().describe("a job id: its slot is released"),
-    expect: expectOf(fieldsOf(JobVerdict, ENVELOPE)).optional(),
+    expect: expectOf(fieldsOf(JobVerdict, [...ENVELOPE, "cacheable"])).optional(),
   }),
   add_filter: z.strictObject({
     add_filter: FilterBody.extend({ uuid: z.uuid().optional().describe("the rule's uuid (replaced if it exists); a new one when absent") }).describe(
