@@ -7,8 +7,7 @@
  * The verdict cache is off and every request differs, so each one is decided.
  * /proc counts in 10 ms ticks: enough requests are sent for a resolution under 1 ms per request.
  */
-import { readFileSync, readdirSync } from "node:fs";
-import { bundleWorker, startWorker } from "./workerd.js";
+import { bundleWorker, startWorker, workerdCpuSeconds } from "./workerd.js";
 import { JOB_AD } from "./classad.js";
 
 interface Route {
@@ -44,23 +43,6 @@ const ROUTES: Route[] = [
   { name: "POST /v1/match, 8 machines", method: "POST", path: "/v1/match", requests: 1000, body: (i) => ({ job: `${JOB_AD}\nBenchSerial = ${i}`, machines: machines8 }) },
   { name: "POST /v1/match, 2,000 machines", method: "POST", path: "/v1/match", requests: 40, body: (i) => ({ job: `${JOB_AD}\nBenchSerial = ${i}`, machines: machines2000 }) },
 ];
-
-/** The CPU seconds (user + system) the workerd child of this process has used so far. */
-function workerdCpuSeconds(): number {
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    } catch {
-      continue;
-    }
-    // Fields after the `(comm)` part: state ppid ... utime(14) stime(15), 1-based over the whole line.
-    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (comm === "workerd" && Number(rest[1]) === process.pid) return (Number(rest[11]) + Number(rest[12])) / 100;
-  }
-  throw new Error("no workerd child process found (this benchmark reads /proc, Linux only)");
-}
 
 async function send(base: string, r: Route, i: number): Promise<void> {
   const body = r.body ? JSON.stringify(r.body(i)) : undefined;

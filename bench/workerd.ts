@@ -3,7 +3,7 @@
  * (the one wrangler itself uses) on loopback: shared by the HTTP and CPU benchmarks.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -28,7 +28,13 @@ export function bundleWorker(): string {
 }
 
 /** Serves the bundle from workerd on loopback; `onStdout` receives the Worker's log output. */
-export async function startWorker(script: string, port: number, cacheSeconds: number, onStdout: (chunk: Buffer) => void): Promise<RunningWorker> {
+export async function startWorker(
+  script: string,
+  port: number,
+  cacheSeconds: number,
+  onStdout: (chunk: Buffer) => void,
+  extraBindings: Record<string, string> = {},
+): Promise<RunningWorker> {
   const fromWrangler = createRequire(createRequire(import.meta.url).resolve("wrangler/package.json"));
   // Typed by hand: the top-level `miniflare` types may belong to another version than wrangler's.
   const { Miniflare } = (await import(pathToFileURL(fromWrangler.resolve("miniflare")).href)) as {
@@ -40,7 +46,12 @@ export async function startWorker(script: string, port: number, cacheSeconds: nu
     scriptPath: script,
     compatibilityDate: "2026-04-01",
     kvNamespaces: ["POLICIES"],
-    durableObjects: { JOB_QUEUE: "JobQueue", HOST_POOL: "HostPool" },
+    // SQLite-backed, as wrangler.toml's migrations declare them
+    durableObjects: {
+      JOB_QUEUE: { className: "JobQueue", useSQLite: true },
+      HOST_POOL: { className: "HostPool", useSQLite: true },
+      POLICY_COORDINATOR: { className: "PolicyCoordinator", useSQLite: true },
+    },
     bindings: {
       VERDICT_CACHE_SECONDS: String(cacheSeconds),
       // No resolver: the toolkit's bogon check answers its fail-result at once instead of waiting on a network this machine lacks.
@@ -48,6 +59,7 @@ export async function startWorker(script: string, port: number, cacheSeconds: nu
       BUNDLE_REFRESH_SECONDS: "5",
       LEASE_SECONDS: "600",
       LOCAL_ADDRESSES: "",
+      ...extraBindings,
     },
     host: "127.0.0.1",
     port,
@@ -58,4 +70,21 @@ export async function startWorker(script: string, port: number, cacheSeconds: nu
   });
   const url = (await mf.ready).href.replace(/\/$/, "");
   return { url, stop: () => mf.dispose() };
+}
+
+/** The CPU seconds (user + system) the workerd child of this process has used so far. */
+export function workerdCpuSeconds(): number {
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // Fields after the `(comm)` part: state ppid ... utime(14) stime(15), 1-based over the whole line.
+    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (comm === "workerd" && Number(rest[1]) === process.pid) return (Number(rest[11]) + Number(rest[12])) / 100;
+  }
+  throw new Error("no workerd child process found (this benchmark reads /proc, Linux only)");
 }

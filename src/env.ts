@@ -10,6 +10,8 @@ export interface Env {
   AGENT_TOKENS?: string;
   /** Route classes left open while tokens are set: `decision`, `agent` (comma-separated). */
   OPEN_ROUTES?: string;
+  /** Requests one isolate lets wait on one Durable Object before answering 503 `overloaded` (default 256). */
+  OBJECT_MAX_PENDING?: string;
   BUNDLE_REFRESH_SECONDS?: string;
   VERDICT_CACHE_SECONDS?: string;
   DOH_URL?: string;
@@ -17,6 +19,8 @@ export interface Env {
   /** URL fetches (url-fetch limits) one limits decision may make; default 3. */
   URL_FETCH_BUDGET?: string;
   LEASE_SECONDS?: string;
+  /** Work units one decision may spend (src/engines/common/budget.ts); unset: the documented default. */
+  DECISION_BUDGET?: string;
 }
 
 /** Hono's type parameter for our app: bindings plus the per-request variables. */

@@ -26,7 +26,9 @@ Each engine's file is recognised by Arbiter's name or by its origin's own:
 Two files for one engine are an error. On stderr it names every engine found
 (with its file) and every engine not found. A bundle without an engine would
 stop serving that engine's routes, so compile refuses it unless
---allow-missing ENGINE names each engine to leave out (repeatable).
+--allow-missing ENGINE names each engine to leave out (repeatable), or the
+comma-separated ARBITER_ALLOW_MISSING does (which reaches the compile that
+npm start, npm test and wrangler deploy run).
 Nothing is written when any policy is invalid or an engine is missing.
 Exit status: 0 written, 1 refused or invalid, 2 usage.
 `;
@@ -36,7 +38,9 @@ export async function compileCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, ["-o", "--output", "--allow-missing"]);
   if (args.switches.has("--help") || args.switches.has("-h")) return (io.stdout(COMPILE_USAGE), 0);
   if (args.positional.length > 1 || args.switches.size > 0) throw new UsageError(COMPILE_USAGE);
-  const allowed = allowedMissing(args.values.get("--allow-missing") ?? []);
+  // The build (npm start, npm test, wrangler deploy) runs `arbiter compile policies` itself: the variable reaches it.
+  const fromEnv = (io.env.ARBITER_ALLOW_MISSING ?? "").split(",").map((e) => e.trim()).filter((e) => e !== "");
+  const allowed = allowedMissing([...(args.values.get("--allow-missing") ?? []), ...fromEnv]);
   if (!allowed.ok) throw new UsageError(allowed.error);
   const dir = args.positional[0] ?? "policies";
   const folder = readPolicyDir(dir);

@@ -1,4 +1,5 @@
 import { compileBundle, ENGINES } from "../bundle/index.js";
+import { BudgetExceeded, decisionBudget } from "../engines/common/budget.js";
 import { shapeVerdict } from "../engines/common/decision.js";
 import type { EngineName } from "../engines/common/engine.js";
 import { fieldName, pointer } from "../http/body.js";
@@ -27,7 +28,8 @@ export async function preparePolicy(engine: EngineName, source: string): Promise
 /**
  * The answer to one request, exactly as `arbiter eval` prints it: the verdict in
  * the API's envelope, or `{"error": {"code": "invalid_request", ...}}` for a
- * request the schema or the engine refuses. `arbiter test` matches these answers.
+ * request the schema or the engine refuses, or `budget_exceeded` for a decision
+ * past DECISION_BUDGET. `arbiter test` matches these answers.
  */
 export async function answerRequest(evaluator: PolicyEvaluator, ready: ReadyPolicy, input: unknown, now: number): Promise<object> {
   const checked = evaluator.schema.safeParse(input);
@@ -40,10 +42,13 @@ export async function answerRequest(evaluator: PolicyEvaluator, ready: ReadyPoli
     return { error: { code: "invalid_request", message: details[0]?.message, details } };
   }
   let decision;
+  const budget = decisionBudget(process.env.DECISION_BUDGET);
   try {
-    decision = await evaluator.decide(ready.policy, checked.data, { now, explain: false });
+    decision = await budget.run(() => evaluator.decide(ready.policy, checked.data, { now, explain: false, budget }));
   } catch (e) {
-    // Engines reject request content their schema cannot see (an ad that does not parse) by a typed error.
+    // Engines reject request content their schema cannot see (an ad that does not parse) by a typed error,
+    // and a decision that spends its work budget where its engine has no verdict for it is `budget_exceeded`.
+    if (e instanceof BudgetExceeded) return { error: { code: "budget_exceeded", message: e.message } };
     if ((e as { code?: unknown }).code !== "invalid_request") throw e;
     return { error: { code: "invalid_request", message: (e as Error).message } };
   }

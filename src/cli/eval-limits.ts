@@ -41,7 +41,7 @@ export function limitsEvaluatorWith(settings: () => LimitsSettings): PolicyEvalu
   return {
     engine: "limits",
     schema: LimitsRequest,
-    decide(policy, request, { now, explain }) {
+    decide(policy, request, { now, explain, budget }) {
       const s = settings();
       const context: LimitsContext = {
         now,
@@ -49,6 +49,7 @@ export function limitsEvaluatorWith(settings: () => LimitsSettings): PolicyEvalu
         dns: s.doh ? dohResolver(s.doh, cliDnsCache) : undefined,
         cidrList: neverFetched,
         localAddresses: s.localAddresses,
+        budget,
         fetcher: cliFetcher,
         fetchBudget: s.fetchBudget,
       };

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { Budget } from "../engines/common/budget.js";
 import type { Decision } from "../engines/common/decision.js";
 import type { EngineName } from "../engines/common/engine.js";
 
@@ -11,7 +12,7 @@ import type { EngineName } from "../engines/common/engine.js";
 export interface PolicyEvaluator<S extends z.ZodType = z.ZodType, P = unknown, V extends object = object> {
   readonly engine: EngineName;
   readonly schema: S;
-  decide(policy: P, request: z.output<S>, ctx: { now: number; explain: boolean }): Decision<V> | Promise<Decision<V>>;
+  decide(policy: P, request: z.output<S>, ctx: { now: number; explain: boolean; budget?: Budget }): Decision<V> | Promise<Decision<V>>;
 }
 
 /** How `arbiter eval <name>` drives a policy-less evaluator (jq, classad): one JSON line in, one out. */
@@ -19,4 +20,6 @@ export interface LineEvaluator {
   evaluateLine(line: unknown): object | Promise<object>;
   /** Reads one line's JSON text, when JSON.parse would lose something the evaluator needs (jq's number literals). */
   parseLine?(text: string): unknown;
+  /** Writes one answer line, when JSON.stringify would lose something (jq's key order). */
+  stringify?(answer: object): string;
 }

@@ -5,6 +5,7 @@
  * checked and shaped as its route does, so a step answers what the API would.
  */
 import { normalizeHost, normalizeRequest, prepareHost, prepareRequest, type CustomsPolicy } from "../engines/customs/index.js";
+import { decisionBudget } from "../engines/common/budget.js";
 import type { PolicyError } from "../engines/common/result.js";
 import { parseRuleBody, type JobfilterPolicy } from "../engines/jobfilter/index.js";
 import type { TestEngine } from "../http/schemas/policy-test.js";
@@ -96,7 +97,12 @@ const QUEUE = "test";
 
 /** One job queue seeded with the policy's rules, as a new queue's Durable Object is. */
 function jobfilterMachine(policy: JobfilterPolicy, revision: string): StepMachine {
-  const queue = new JobQueueCore(new MemoryQueueTables(), { leaseMs: () => TEST_LEASE_SECONDS * 1000, newId: numberedIds(), log: () => {} });
+  const queue = new JobQueueCore(new MemoryQueueTables(), {
+    leaseMs: () => TEST_LEASE_SECONDS * 1000,
+    budget: () => decisionBudget(process.env.DECISION_BUDGET),
+    newId: numberedIds(),
+    log: () => {},
+  });
   queue.seed(policy.rules, revision);
   const envelope = { decision_id: "00000000-0000-4000-8000-000000000000", revision, cacheable: false };
   // Submissions and checks answer a verdict (the envelope first); heartbeats and finishes the job's status alone.

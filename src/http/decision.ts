@@ -1,6 +1,7 @@
 import type { Context, Handler } from "hono";
 import type { z } from "zod";
 import type { LoadedBundle } from "../bundle/index.js";
+import { BudgetExceeded, decisionBudget, type Budget } from "../engines/common/budget.js";
 import { shapeVerdict, type Decision } from "../engines/common/decision.js";
 import type { EngineName } from "../engines/common/engine.js";
 import { getActiveBundle } from "../state/policy-store.js";
@@ -19,6 +20,8 @@ export interface RouteContext {
   connectingIp: string | null;
   revision: string;
   bundle: LoadedBundle;
+  /** This decision's work budget (`DECISION_BUDGET`); current while `decide` runs synchronously. */
+  budget: Budget;
 }
 
 /** A fresh, unique decision id. */
@@ -122,8 +125,9 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
       connectingIp: c.req.header("cf-connecting-ip") ?? null,
       revision: bundle.revision,
       bundle,
+      budget: decisionBudget(c.env.DECISION_BUDGET),
     };
-    const decision = await opts.decide(policy, request, ctx);
+    const decision = await decideWithin(ctx.budget, () => opts.decide(policy, request, ctx));
     const body = shapeVerdict(decision, decisionId, bundle.revision, explain);
     logDecision(logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, caching ? "miss" : "bypass"));
     if (memoKey && !decision.cacheable) memo.set(memoKey, decision.outcome, null, now + ttl * 1000);
@@ -146,6 +150,20 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     c.header("X-Arbiter-Cache", caching ? "miss" : "bypass");
     return c.json(body);
   };
+}
+
+/**
+ * Runs a decide function with the decision's budget current (engines that
+ * await, like limits, also carry it in their context); a budget that runs out
+ * where the engine has no verdict for it is the 422 `budget_exceeded`.
+ */
+export async function decideWithin<T>(budget: Budget, decide: () => T | Promise<T>): Promise<T> {
+  try {
+    return await budget.run(decide);
+  } catch (e) {
+    if (e instanceof BudgetExceeded) throw new ApiError("budget_exceeded", e.message);
+    throw e;
+  }
 }
 
 /** Answers from either cache level: the stored verdict with a fresh decision_id. */

@@ -22,9 +22,11 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   policy_invalid: 422,
+  budget_exceeded: 422,
   idempotency_key_reused: 422,
   internal_error: 500,
   service_unavailable: 503,
+  overloaded: 503,
 } as const;
 
 /** A stable snake_case error code. */

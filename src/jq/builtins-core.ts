@@ -7,7 +7,8 @@ import { fromJson } from "./json-parse.js";
 import { add, cpLength, indexValue, sub } from "./ops.js";
 import { formatNumber, printCompact } from "./print.js";
 import { numberFromText } from "./litnum.js";
-import { S, step } from "./runtime.js";
+import { keysOf as orderedKeys } from "./key-order.js";
+import { ALLOC, charge, chargeSort, S, step } from "./runtime.js";
 import { HaltSignal, JqError, compare, compareStrings, desc, equals, fail, isObject, numOf, setKey, sortedKeys, truthy, typeOf, type JObj } from "./values.js";
 
 const isObj = isObject;
@@ -46,14 +47,18 @@ export function lengthOf(i: Json): number {
   }
   // a number's length is its absolute value as a double (the literal is not kept)
   if (typeOf(i) === "number") return Math.abs(numOf(i) as number);
-  return Array.isArray(i) ? i.length : Object.keys(i).length;
+  if (Array.isArray(i)) return i.length;
+  // counting an object's keys walks them: charged to the work budget
+  const n = Object.keys(i).length;
+  charge(n);
+  return n;
 }
 def0("length", lengthOf);
 def0("utf8bytelength", (i) =>
   typeof i === "string" ? new TextEncoder().encode(i).length : fail(`${desc(i)} only strings have UTF-8 byte length`),
 );
 function keysOf(i: Json, sorted: boolean): Json {
-  if (isObj(i)) return sorted ? sortedKeys(i) : Object.keys(i);
+  if (isObj(i)) return sorted ? sortedKeys(i) : orderedKeys(i).slice();
   if (Array.isArray(i)) return i.map((_, j) => j);
   return fail(`${desc(i)} has no keys`);
 }
@@ -90,13 +95,15 @@ defV("contains", 1, (i, b) => {
 def0("tostring", (i) => (typeof i === "string" ? i : printCompact(i)));
 def0("tojson", (i) => printCompact(i));
 def0("fromjson", (i) => (typeof i === "string" ? fromJson(i) : fail(`${desc(i)} only strings can be parsed`)));
+/** Leading and trailing white space as jq's JSON reader skips it (not \uFEFF or other Unicode spaces). */
+const JSON_BLANKS = /^[ \t\r\n]+|[ \t\r\n]+$/g;
 def0(
   "tonumber",
   (i) => {
     if (typeOf(i) === "number") return i;
     if (typeof i !== "string") return fail(`${desc(i)} cannot be parsed as a number`);
     // jq 1.7.1 reads the text with decNumber, which also takes a leading `+` ("+05" is 5)
-    const t = i.trim();
+    const t = i.replace(JSON_BLANKS, "");
     if (/^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/.test(t)) return numberFromText(t[0] === "+" ? t.slice(1) : t, formatNumber);
     const v = fromJson(i);
     return typeOf(v) === "number" ? v : fail(`${desc(i)} cannot be parsed as a number`);
@@ -129,6 +136,7 @@ function sortArray(i: Json, what: string): Json[] {
 }
 /** Sorts values in jq order, with a faster comparator when all are strings or all numbers. */
 function jqSort(a: Json[]): Json[] {
+  chargeSort(a.length);
   const out = a.slice();
   if (out.every((v) => typeof v === "string")) {
     const sur = out.some((v) => /[\uD800-\uDFFF]/.test(v as string));
@@ -145,6 +153,7 @@ type KeyGen = { gen: (i: Json, e: never, emit: (v: Json) => boolean) => boolean 
 function keyed(i: Json, a: KeyGen, env: unknown): Array<{ k: Json[]; v: Json }> {
   const out: Array<{ k: Json[]; v: Json }> = [];
   iterate(i, (v) => {
+    charge(1 + 2 * ALLOC);
     const k: Json[] = [];
     a.gen(v, env as never, (x) => (k.push(x), false));
     out.push({ k, v });
@@ -161,6 +170,7 @@ function byImpl(i: Json, ks: Array<{ k: Json[] }>, what: string): void {
 function sortedKeyed(i: Json, a: KeyGen, env: unknown): Array<{ k: Json[]; v: Json }> {
   const ks = keyed(i, a, env);
   byImpl(i, ks, "cannot be sorted, as they are not both arrays");
+  chargeSort(ks.length);
   return ks.sort((x, y) => compare(x.k, y.k));
 }
 defNative("sort_by", 1, {
@@ -220,6 +230,7 @@ def0("reverse", (i) => {
 def0("add", (i) => {
   let acc: Json = null;
   iterate(i, (v) => {
+    charge(1);
     acc = add(acc, v);
     return false;
   });

@@ -1,6 +1,7 @@
 /** jq's operators and indexing primitives with jq 1.7.1's error messages. */
 import type { Json } from "../engines/common/json.js";
-import { charge } from "./runtime.js";
+import { keysOf } from "./key-order.js";
+import { charge, sizeOf } from "./runtime.js";
 import { compare, compareWithLiteral, copyObj, desc, equals, fail, getKey, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
 
 const isObj = isObject;
@@ -13,11 +14,23 @@ export function add(a: Json, b: Json): Json {
   const x = numOf(a);
   const y = numOf(b);
   if (typeof x === "number" && typeof y === "number") return x + y;
-  if (typeof a === "string" && typeof b === "string") return a + b;
-  if (Array.isArray(a) && Array.isArray(b)) return a.concat(b);
+  // budget: strings are joined without copying (the shorter side is what is new), arrays and objects are copied
+  if (typeof a === "string" && typeof b === "string") {
+    charge(a.length < b.length ? a.length : b.length);
+    return a + b;
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    charge(a.length + b.length);
+    return a.concat(b);
+  }
   if (isObj(a) && isObj(b)) {
     const r = copyObj(a);
-    for (const k in b) setKey(r, k, b[k]);
+    let nb = 0;
+    for (const k of keysOf(b)) {
+      setKey(r, k, b[k]);
+      nb++;
+    }
+    charge(2 * sizeOf(a) + nb);
     return r;
   }
   return fail(`${desc(a)} and ${desc(b)} cannot be added`);
@@ -28,13 +41,17 @@ export function sub(a: Json, b: Json): Json {
   const x = numOf(a);
   const y = numOf(b);
   if (typeof x === "number" && typeof y === "number") return x - y;
-  if (Array.isArray(a) && Array.isArray(b)) return a.filter((v) => !b.some((w) => equals(v, w)));
+  if (Array.isArray(a) && Array.isArray(b)) {
+    charge(a.length * b.length + a.length);
+    return a.filter((v) => !b.some((w) => equals(v, w)));
+  }
   return fail(`${desc(a)} and ${desc(b)} cannot be subtracted`);
 }
 
 function deepMerge(a: JObj, b: JObj): JObj {
   const r = copyObj(a);
-  for (const k in b) {
+  charge(2 * sizeOf(a) + sizeOf(b));
+  for (const k of keysOf(b)) {
     const av = getKey(r, k);
     const bv = b[k];
     setKey(r, k, isObj(av) && isObj(bv) ? deepMerge(av, bv) : bv);
@@ -76,7 +93,11 @@ export function div(a: Json, b: Json): Json {
     if (y === 0) return fail(`${desc(a)} and ${desc(b)} cannot be divided because the divisor is zero`);
     return x / y;
   }
-  if (typeof a === "string" && typeof b === "string") return splitString(a, b);
+  if (typeof a === "string" && typeof b === "string") {
+    const parts = splitString(a, b);
+    charge(a.length + parts.length);
+    return parts;
+  }
   return fail(`${desc(a)} and ${desc(b)} cannot be divided`);
 }
 

@@ -1,7 +1,8 @@
 /** getpath / setpath / delpaths on immutable values, as jq 1.7.1's jv_aux does. */
 import type { Json } from "../engines/common/json.js";
+import { keysOf } from "./key-order.js";
 import { indexValue, sliceBounds } from "./ops.js";
-import { charge } from "./runtime.js";
+import { charge, sizeOf } from "./runtime.js";
 import { compare, copyObj, fail, getKey, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
 
 const isObj = isObject;
@@ -23,10 +24,12 @@ export function setKeyOf(t: Json, k: Json, v: Json): Json {
   if (typeof k === "string" && (t === null || isObj(t))) {
     const r = t === null ? {} : copyObj(t);
     setKey(r, k, v);
+    charge(2 * sizeOf(r));
     return r;
   }
   if (typeof k === "number" && (t === null || Array.isArray(t))) {
     const a = t === null ? [] : t.slice();
+    if (a.length > 0) charge(a.length);
     if (k !== k) return fail("Cannot set array element at NaN index");
     let i = Math.trunc(k);
     if (i < 0) {
@@ -90,7 +93,7 @@ function delKey(t: Json, k: Json): Json {
   if (typeof k === "string" && isObj(t)) {
     if (!Object.prototype.hasOwnProperty.call(t, k)) return t;
     const r: JObj = {};
-    for (const key in t) if (key !== k) setKey(r, key, t[key]);
+    for (const key of keysOf(t)) if (key !== k) setKey(r, key, t[key]);
     return r;
   }
   if (typeof k === "number" && Array.isArray(t)) {

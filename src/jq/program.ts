@@ -1,6 +1,7 @@
 /** The embedding API: compile a jq program once, run it many times under a step budget. */
 import type { Json } from "../engines/common/json.js";
 import { err, ok, policyError, type PolicyError, type Result } from "../engines/common/result.js";
+import { BudgetExceeded, BUDGET_EXCEEDED_MESSAGE, currentBudget, UNLIMITED } from "../engines/common/budget.js";
 import type { ProgramAst } from "./ast.js";
 import "./builtins-core.js";
 import "./builtins-control.js";
@@ -17,7 +18,7 @@ import { parseModule, parseProgram } from "./parser.js";
 import { PRELUDE } from "./prelude.js";
 import { litStats, plainJson } from "./litnum.js";
 import { printCompact } from "./print.js";
-import { Env, S, type Gen } from "./runtime.js";
+import { ALLOC, charge, Env, S, type Gen } from "./runtime.js";
 import { JqCompileError, Scope } from "./scope.js";
 import { BUDGET_MESSAGE, BudgetError, HaltSignal, JqError } from "./values.js";
 
@@ -29,7 +30,10 @@ export interface CompileOptions {
 }
 
 export interface RunOptions {
-  /** Step budget for this run (default 1,000,000). */
+  /**
+   * Step budget for this run. Default: what is left of the current decision's
+   * shared work budget (src/engines/common/budget.ts), or 1,000,000 outside a decision.
+   */
   maxSteps?: number;
   /** Values for `$ENV` / `env` (default `{}`). */
   env?: Record<string, string>;
@@ -170,8 +174,12 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
     const sNow = S.now;
     const sKeep = S.keepLiterals;
     const sInput = S.input;
+    // the run draws on the decision's shared budget; its steps are charged to it when it ends
+    const shared = currentBudget();
+    const room = shared.remaining();
+    const cap = options.maxSteps ?? (shared === UNLIMITED ? 1_000_000 : Number.POSITIVE_INFINITY);
     S.steps = 0;
-    S.budget = options.maxSteps ?? 1_000_000;
+    S.budget = Math.min(cap, room);
     S.breaking = null;
     S.env = options.env ?? {};
     S.debug = options.debug ?? NO_DEBUG;
@@ -187,7 +195,8 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
       return null;
     } catch (e) {
       if (e instanceof JqError) return { outputs: [], error: errorMessage(e.value) };
-      if (e instanceof BudgetError) return { outputs: [], error: BUDGET_MESSAGE };
+      if (e instanceof BudgetError) return { outputs: [], error: S.budget === room && room < cap ? BUDGET_EXCEEDED_MESSAGE : BUDGET_MESSAGE };
+      if (e instanceof BudgetExceeded) return { outputs: [], error: BUDGET_EXCEEDED_MESSAGE };
       if (e instanceof HaltSignal) {
         if (!e.isError) return null;
         const msg = typeof e.value === "string" ? e.value : printCompact(e.value) + "\n";
@@ -196,6 +205,7 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
       if (e instanceof RangeError) return { outputs: [], error: BUDGET_MESSAGE };
       throw e;
     } finally {
+      shared.used += S.steps;
       S.steps = sSteps;
       S.budget = sBudget;
       S.breaking = sBreaking;
@@ -209,7 +219,9 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
   return {
     run(input, options = {}) {
       const outputs: Json[] = [];
+      // every output kept after the first costs like an element collected into an array
       const r = execute(input, options, (v) => {
+        if (outputs.length > 0) charge(1 + ALLOC);
         outputs.push(v);
         return false;
       });

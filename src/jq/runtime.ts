@@ -65,6 +65,41 @@ export function charge(n: number): void {
   if (S.steps > S.budget) throw BUDGET;
 }
 
+/**
+ * The units a new array, object or string costs on top of its contents: allocating
+ * a container (and collecting it later) costs about as much as a few steps.
+ */
+export const ALLOC = 3;
+
+/**
+ * What building, copying or walking a value costs, in budget units: its
+ * characters, elements or keys (not nested ones: those were charged when built).
+ */
+export function sizeOf(v: Json): number {
+  if (typeof v === "string") return v.length;
+  if (v === null || typeof v !== "object") return 0;
+  if (Array.isArray(v)) return v.length;
+  return Object.keys(v).length;
+}
+
+/** Charges the size of a value built or walked (see {@link sizeOf}) and returns it. */
+export function chargeSize<T extends Json>(v: T): T {
+  const n = sizeOf(v);
+  if (n > 0) charge(n);
+  return v;
+}
+
+/** Charges a `@format` result: its length and a new string (formats walk what they format). */
+export function chargeFormatted(s: Json): Json {
+  charge(sizeOf(s) + ALLOC);
+  return s;
+}
+
+/** Charges a comparison sort of `n` values: n·log2(n) units. */
+export function chargeSort(n: number): void {
+  if (n > 1) charge(Math.ceil(n * Math.log2(n)));
+}
+
 /** Throws the budget error (for loops that count several steps at once). */
 export function budgetExceeded(): never {
   throw BUDGET;

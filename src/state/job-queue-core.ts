@@ -1,5 +1,6 @@
 import type { FilterRule, FilterSet, Job, RuleBody } from "../engines/jobfilter/index.js";
 import { RunningCounts, buildFilterSet, decideCounted, schedulePass, traceJob } from "../engines/jobfilter/index.js";
+import { BudgetExceeded, type Budget } from "../engines/common/budget.js";
 import type { JobRow, QueueStore } from "./job-queue-store.js";
 import type { JobStatus, JobSubmission, QueueFailure } from "./job-queue-types.js";
 
@@ -8,7 +9,7 @@ function nowNs(now: number): bigint {
   return BigInt(now) * 1_000_000n;
 }
 
-function failure(status: 400 | 404 | 409, code: QueueFailure["error"]["code"], message: string): QueueFailure {
+function failure(status: 400 | 404 | 409 | 422, code: QueueFailure["error"]["code"], message: string): QueueFailure {
   return { error: { status, code, message } };
 }
 
@@ -20,6 +21,8 @@ export function startedJobs(jobs: readonly JobStatus[], queued: readonly number[
 /** What the queue logic needs from where it runs: the lease length, new ids, and where lease expiries are logged. */
 export interface QueueSettings {
   leaseMs(): number;
+  /** A fresh work budget for one decision (DECISION_BUDGET). */
+  budget(): Budget;
   newId(): string;
   log(line: string): void;
 }
@@ -150,6 +153,16 @@ export class JobQueueCore {
     return out;
   }
 
+  /** Runs one decision under its work budget (`DECISION_BUDGET`); a spent budget is the 422 `budget_exceeded`. */
+  private withinBudget<T extends object>(decide: () => T): T | QueueFailure {
+    try {
+      return this.settings.budget().run(decide);
+    } catch (e) {
+      if (e instanceof BudgetExceeded) return failure(422, "budget_exceeded", e.message);
+      throw e;
+    }
+  }
+
   private explained(status: JobStatus, job: Job, explain: boolean): JobStatus {
     return explain ? { ...status, trace: traceJob(this.filterSet(), job) } : status;
   }
@@ -160,11 +173,14 @@ export class JobQueueCore {
     this.expireDue(now);
     const id = submission.id ?? this.tables.highestJobId() + 1;
     if (this.tables.job(id) !== undefined) return { result: failure(409, "conflict", `job \`${id}\` already exists in queue \`${queue}\``), started: false };
-    this.tables.seeJobId(id);
     const job: Job = { id, opcodes: submission.opcodes as Job["opcodes"] };
-    const row: JobRow = { id, job, priority: submission.priority ?? 0, state: "queued", action: "PAUSE", rule: null, lease_id: null, lease_expires: null };
     const counts = this.runningCounts();
-    const started = this.apply(row, decideCounted(counts, job), now);
+    // nothing is written when the decision fails (a spent work budget)
+    const decision = this.withinBudget(() => decideCounted(counts, job));
+    if ("error" in decision) return { result: decision, started: false };
+    this.tables.seeJobId(id);
+    const row: JobRow = { id, job, priority: submission.priority ?? 0, state: "queued", action: "PAUSE", rule: null, lease_id: null, lease_expires: null };
+    const started = this.apply(row, decision, now);
     this.tables.insertJob(row, now);
     if (started) counts.start(job);
     return { result: this.explained(this.status(row), job, explain), started };
@@ -177,7 +193,9 @@ export class JobQueueCore {
     if (row === undefined) return { result: failure(404, "not_found", `job \`${id}\` does not exist`), started: false };
     if (row.state !== "queued") return { result: this.explained(this.status(row), row.job, explain), started: false };
     const counts = this.runningCounts();
-    const started = this.apply(row, decideCounted(counts, row.job), now);
+    const decision = this.withinBudget(() => decideCounted(counts, row.job));
+    if ("error" in decision) return { result: decision, started: false };
+    const started = this.apply(row, decision, now);
     this.tables.updateJob(row, now);
     if (started) counts.start(row.job);
     return { result: this.explained(this.status(row), row.job, explain), started };
@@ -193,7 +211,8 @@ export class JobQueueCore {
       rows.push(row);
     }
     const candidates = rows.filter((r) => r.state === "queued");
-    const results = schedulePass(this.filterSet(), this.runningJobs(), candidates.map((r) => r.job));
+    const results = this.withinBudget(() => schedulePass(this.filterSet(), this.runningJobs(), candidates.map((r) => r.job)));
+    if ("error" in results) return { result: results, started: false };
     let started = false;
     candidates.forEach((row, i) => {
       const runs = this.apply(row, results[i], now);

@@ -24,7 +24,7 @@ export interface JobStatus {
 
 /** A failure the route turns into an HTTP error: Ganeti-style for filters, the API envelope for jobs. */
 export interface QueueFailure {
-  error: { status: 400 | 404 | 409; code: "invalid_request" | "not_found" | "conflict" | "lease_expired"; message: string };
+  error: { status: 400 | 404 | 409 | 422; code: "invalid_request" | "not_found" | "conflict" | "lease_expired" | "budget_exceeded"; message: string };
 }
 
 /** The body of a job submission once validated. */

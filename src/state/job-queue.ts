@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { FilterRule, JobfilterPolicy, RuleBody } from "../engines/jobfilter/index.js";
+import { decisionBudget } from "../engines/common/budget.js";
 import { numberVar, type Env } from "../env.js";
 import { IdempotencyTable, type IdempotencyRequest, type StoredAnswer } from "./idempotency.js";
 import { getActiveBundle } from "./policy-store.js";
@@ -25,6 +26,7 @@ export class JobQueue extends DurableObject<Env> {
     const tables = new QueueTables(ctx.storage.sql);
     this.core = new JobQueueCore(tables, {
       leaseMs: () => numberVar(this.env.LEASE_SECONDS, 600) * 1000,
+      budget: () => decisionBudget(this.env.DECISION_BUDGET),
       newId: () => crypto.randomUUID(),
       log: (line) => console.log(line),
     });

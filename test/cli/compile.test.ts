@@ -60,6 +60,16 @@ describe("arbiter compile", () => {
     expect(short.err).toContain("refusing a bundle without customs:");
   });
 
+  it("takes the engines to leave out from ARBITER_ALLOW_MISSING too, as the build runs compile itself", async () => {
+    const dir = scratch.folder({ "limits.conf": policy("limits.json") });
+    const r = await run(["compile", dir], "", false, { ARBITER_ALLOW_MISSING: "placement, match,customs" });
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("refusing a bundle without jobfilter:");
+    const ok = await run(["compile", dir, "--allow-missing", "jobfilter"], "", false, { ARBITER_ALLOW_MISSING: "placement, match,customs" });
+    expect(ok.code, ok.err).toBe(0);
+    expect((await run(["compile", dir], "", false, { ARBITER_ALLOW_MISSING: "pool" })).code).toBe(2);
+  });
+
   it("recognises YuniKorn's queues.yaml and HTCondor's condor_config and *.config", async () => {
     for (const poolName of ["condor_config", "condor_config.local", "negotiator.config"]) {
       const dir = scratch.folder({

@@ -12,8 +12,8 @@ export interface Run {
   err: string;
 }
 
-/** Runs `arbiter ARGV` in-process with the given stdin and terminal-ness of stdout. */
-export async function run(argv: string[], stdin = "", isTty = false): Promise<Run> {
+/** Runs `arbiter ARGV` in-process with the given stdin, terminal-ness of stdout and environment. */
+export async function run(argv: string[], stdin = "", isTty = false, env: Record<string, string> = {}): Promise<Run> {
   let out = "";
   let err = "";
   const io: Io = {
@@ -22,7 +22,7 @@ export async function run(argv: string[], stdin = "", isTty = false): Promise<Ru
     readStdin: async () => stdin,
     isTty,
     stdinIsTty: false,
-    env: {},
+    env,
   };
   const code = await main(argv, io);
   return { code, out, err };

@@ -21,7 +21,7 @@ import {
   type BitOp,
   type CmpOp,
 } from "./operators.js";
-import { evalAt, lookup, lookupAbsolute, lookupBeyond, select } from "./scope.js";
+import { chargeValue, evalAt, lookup, lookupAbsolute, lookupBeyond, select } from "./scope.js";
 import { ERROR, ListValue, UNDEF, truth, type Value } from "./values.js";
 
 /** Compiles one tree. */
@@ -68,9 +68,11 @@ function build(n: Node): EvalFn {
     case "call": {
       const fn = BUILTINS.get(n.lc);
       if (fn === undefined) return () => ERROR;
+      // a built-in pays for the strings and lists it builds (the work budget); what it reads
+      // was paid for by the lookups and calls that produced it
       const args = n.args.map(build);
       const nodes = n.args;
-      return (ad, st) => fn(args, ad, st, nodes);
+      return (ad, st) => chargeValue(fn(args, ad, st, nodes), st);
     }
     case "op":
       return n.b === null ? buildUnary(n.op, build(n.a)) : buildBinary(n.op, build(n.a), build(n.b));

@@ -3,6 +3,7 @@
  * expressions, effective Requirements ANDed with the policy, symmetric
  * matching, job ranks, the best pick and the audit log (spec §9-§12).
  */
+import { BUDGET_EXCEEDED, BUDGET_EXCEEDED_MESSAGE, currentBudget } from "../common/budget.js";
 import type { Decision } from "../common/decision.js";
 import { readAd } from "./ad-input.js";
 import type { ClassAd } from "./classad.js";
@@ -253,7 +254,11 @@ export function decideParsedMatch(policy: MatchPolicy | null, req: ParsedMatchRe
   });
   for (const c of candidates) log.push(`${ts} Matched job=${jid} machine=${mids[c]} rank=${rankText(lines[c].rank)}`);
   verdict.best = candidates.length > 0 ? lines[candidates[0]].name : null;
-  const outcome = scheddOut ? "schedd_discarded" : jobOut ? "job_discarded" : verdict.best === null ? "no_match" : "matched";
+  // a spent work budget made the evaluations after it ERROR: the log says so, as the outcome does
+  st.flushWork();
+  const spent = currentBudget().exhausted();
+  if (spent) log.push(`${ts} ${BUDGET_EXCEEDED_MESSAGE}`);
+  const outcome = spent ? BUDGET_EXCEEDED : scheddOut ? "schedd_discarded" : jobOut ? "job_discarded" : verdict.best === null ? "no_match" : "matched";
   const decision: Decision<MatchVerdict> = { verdict, cacheable: st.used === 0, outcome };
   return explain ? { ...decision, trace: { pairs: trace, policy: policy?.texts ?? {} } } : decision;
 }
@@ -277,7 +282,9 @@ export function decideAdCheck(
   const expr = policy?.[KIND_EXPR[request.kind]] ?? null;
   const value = expr === null ? UNDEF : evalCompiled(expr, r.ad, null, st);
   const discarded = isTrue(value);
-  const decision: Decision<AdCheckVerdict> = { verdict: { discarded }, cacheable: st.used === 0, outcome: discarded ? "discarded" : "kept" };
+  st.flushWork();
+  const outcome = currentBudget().exhausted() ? BUDGET_EXCEEDED : discarded ? "discarded" : "kept";
+  const decision: Decision<AdCheckVerdict> = { verdict: { discarded }, cacheable: st.used === 0, outcome };
   if (ctx.explain !== true) return decision;
   return { ...decision, trace: { expression: policyText(policy, request.kind), value: unparseValue(value) } };
 }

@@ -17,16 +17,23 @@ export function evalSlot(slot: Slot, holder: ClassAd, st: EvalState): Value {
 export function evalAt(holder: ClassAd, i: number, st: EvalState): Value {
   const s = holder.slots[i];
   if (s instanceof Compiled) return evalExpr(s, holder, st);
-  if (st.depth >= MAX_DEPTH || ++st.steps > MAX_STEPS) return ERROR;
-  return s;
+  if (st.depth >= MAX_DEPTH || ++st.steps > MAX_STEPS || !st.spend(1)) return ERROR;
+  return chargeValue(s, st);
 }
 
-/** Evaluates an attribute's compiled expression in `holder` (a cycle yields UNDEFINED). */
+/**
+ * Evaluates an attribute's compiled expression in `holder` (a cycle yields
+ * UNDEFINED). Each lookup is charged to the decision's work budget: one unit
+ * plus one per 8 lookups in progress (the cycle check walks them), plus the
+ * length of a string or list it yields (reading a big value again is work
+ * again); a spent budget makes the lookup ERROR.
+ */
 export function evalExpr(c: Compiled, holder: ClassAd, st: EvalState): Value {
   const stack = st.stack;
   const holders = st.holders;
   for (let i = stack.length - 1; i >= 0; i--) if (stack[i] === c && holders[i] === holder) return UNDEF;
-  if (st.depth >= MAX_DEPTH || ++st.steps > MAX_STEPS) return ERROR;
+  // the cycle check above walks the lookup stack: a deep stack makes each lookup cost more
+  if (st.depth >= MAX_DEPTH || ++st.steps > MAX_STEPS || !st.spend(1 + (stack.length >> 3))) return ERROR;
   stack.push(c);
   holders.push(holder);
   st.depth++;
@@ -34,6 +41,18 @@ export function evalExpr(c: Compiled, holder: ClassAd, st: EvalState): Value {
   st.depth--;
   stack.pop();
   holders.pop();
+  return chargeValue(v, st);
+}
+
+/**
+ * Charges the length of a string or list value to the work budget (values of
+ * up to 32 characters or elements ride on the lookup's own unit); ERROR when
+ * that spends it.
+ */
+export function chargeValue(v: Value, st: EvalState): Value {
+  if (typeof v === "string") return v.length <= 32 || st.spend(v.length) ? v : ERROR;
+  if (typeof v !== "object") return v;
+  if (v instanceof ListValue) return v.length <= 32 || st.spend(v.length) ? v : ERROR;
   return v;
 }
 

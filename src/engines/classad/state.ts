@@ -3,6 +3,7 @@
  * random source handed in by the caller, bounds on work, and the flags that
  * record whether the clock or randomness was consulted (for caching).
  */
+import { currentBudget, type Budget } from "../common/budget.js";
 import type { ClassAd } from "./classad.js";
 import type { Compiled } from "./node.js";
 
@@ -34,6 +35,11 @@ export class EvalState {
   depth = 0;
   steps = 0;
   used = 0;
+  /** Work units charged since the last reset, and how many the decision's budget had left then. */
+  work = 0;
+  workLimit: number;
+  /** The decision's work budget: the one current when this state was made. */
+  private readonly budget: Budget = currentBudget();
   /** Set by random() with a non-positive bound: the whole evaluation fails. */
   failed = false;
   /**
@@ -45,7 +51,25 @@ export class EvalState {
   altOf: ClassAd | null = null;
   alt: ClassAd | null = null;
 
-  constructor(readonly ctx: EvalContext) {}
+  constructor(readonly ctx: EvalContext) {
+    this.workLimit = this.budget.remaining();
+  }
+
+  /**
+   * Charges `n` work units; false once the decision's budget is spent. The
+   * units are counted here and handed to the budget between evaluations, so
+   * the hot path touches nothing but this state.
+   */
+  spend(n: number): boolean {
+    return (this.work += n) <= this.workLimit;
+  }
+
+  /** Hands the units charged so far to the decision's budget (done by every reset, and once at the end of a decision). */
+  flushWork(): void {
+    this.budget.used += this.work;
+    this.work = 0;
+    this.workLimit = this.budget.remaining();
+  }
 
   /** Prepares for evaluating with MY = my and no target. */
   plain(my: ClassAd): this {
@@ -72,6 +96,7 @@ export class EvalState {
     if (this.holders.length !== 0) this.holders.length = 0;
     this.depth = 0;
     this.steps = 0;
+    if (this.work !== 0) this.flushWork();
     this.failed = false;
     this.altOf = null;
     this.alt = null;

@@ -58,7 +58,9 @@ export class ListValue {
     if (this.vals === null) this.vals = new Array<Value | undefined>(this.exprs.length);
     let v = this.vals[i];
     if (v === undefined) {
-      v = this.exprs[i].ev(this.scope, st);
+      // two units of the decision's work budget per element evaluated (evaluating it, and the
+      // built-in's work on it, like member()'s comparison); a spent budget makes it ERROR
+      v = st.spend(2) ? this.exprs[i].ev(this.scope, st) : ERROR;
       this.vals[i] = v;
     }
     return v;

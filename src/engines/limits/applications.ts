@@ -2,6 +2,7 @@
  * Walking the applications: which limits apply to the classified requester,
  * group by group, with pScheduler's diagnostic lines.
  */
+import { BudgetExceeded, currentBudget, type Budget } from "../common/budget.js";
 import type { JsonObject } from "../common/json.js";
 import type { LimitAnswer, LimitIo } from "./limit-types.js";
 import type { Application, HowMany, Limit } from "./policy.js";
@@ -38,16 +39,27 @@ function finish(limit: Limit, r: LimitAnswer): { passed: boolean; reasons: strin
   return r.passed ? { passed: false, reasons: ["Passed but inverted"] } : { passed: true, reasons: [] };
 }
 
-/** Evaluates one limit with inversion and the schedule rule (asynchronously only for url-fetch). */
+/**
+ * Evaluates one limit with inversion and the schedule rule (asynchronously
+ * only for url-fetch), charging the decision's work budget; a spent budget is
+ * the exception pScheduler reports for a limit that throws.
+ */
 export function checkLimit(
   limit: Limit,
   task: JsonObject,
   checkSchedule: boolean,
   now: number,
   io: LimitIo,
+  budget: Budget = currentBudget(),
 ): { passed: boolean; reasons: string[] } | Promise<{ passed: boolean; reasons: string[] }> {
   if (!checkSchedule && limit.evaluator.checksSchedule) return { passed: true, reasons: [] };
-  const r = limit.evaluator.evaluate(task, now, io);
+  let r: LimitAnswer | Promise<LimitAnswer>;
+  try {
+    r = budget.run(() => limit.evaluator.evaluate(task, now, io));
+  } catch (e) {
+    if (!(e instanceof BudgetExceeded)) throw e;
+    r = { error: e.message };
+  }
   return r instanceof Promise ? r.then((a) => finish(limit, a)) : finish(limit, r);
 }
 
@@ -74,6 +86,8 @@ export async function checkApplications(
   io: LimitIo,
   trace: LimitOutcome[] | null,
 ): Promise<{ passed: boolean; block: string }> {
+  // called with the decision's budget current: each limit's evaluation is charged to it, across awaits
+  const budget = currentBudget();
   const lines: string[] = [];
   let passed = false;
   for (const app of applications) {
@@ -87,7 +101,7 @@ export async function checkApplications(
       let fails = 0;
       for (let j = 0; j < group.limits.length; j++) {
         const limit = limits[group.limits[j]];
-        let r = checkLimit(limit, task, checkSchedule, now, io);
+        let r = checkLimit(limit, task, checkSchedule, now, io, budget);
         if (r instanceof Promise) r = await r;
         trace?.push({ limit: limit.name, passed: r.passed, reasons: r.reasons });
         if (r.passed) {

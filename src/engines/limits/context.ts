@@ -1,3 +1,4 @@
+import type { Budget } from "../common/budget.js";
 import type { CidrSet } from "../common/cidr.js";
 
 export type { CidrSet } from "../common/cidr.js";
@@ -45,6 +46,7 @@ export interface LimitsContext {
   dns?: DnsResolver; // absent: every lookup behaves as a timeout
   cidrList(source: string): CidrSet | undefined; // the stored, parsed list of an ip-cidr-list-url source; undefined = never fetched
   localAddresses: readonly string[]; // LOCAL_ADDRESSES (addresses and CIDRs)
+  budget?: Budget; // the decision's work budget (absent: whatever budget is current)
   fetcher?: UrlFetcher; // absent: every url-fetch fails as an unreachable server would
   fetchBudget?: number; // URL fetches allowed per decision (default DEFAULT_FETCH_BUDGET)
 }

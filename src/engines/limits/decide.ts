@@ -2,6 +2,7 @@
  * One limits decision: identify, classify, rewrite, apply limits, prioritize,
  * and write pScheduler's diagnostic text line by line.
  */
+import { BudgetExceeded, currentBudget, type Budget } from "../common/budget.js";
 import type { Decision } from "../common/decision.js";
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
@@ -71,6 +72,8 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
       null,
     );
   }
+  // the work budget is charged in the synchronous stretches between DNS awaits
+  const budget: Budget = ctx.budget ?? currentBudget();
   const rewrite = request.rewrite !== false;
   const prioritize = request.prioritize === true;
   const state: EvalState = { ctx, usedOutside: false, fetches: 0 };
@@ -88,7 +91,14 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
   const identErrors: string[] = [];
   for (const ident of policy.identifiers) {
     state.note = undefined;
-    let answer: IdentAnswer | Promise<IdentAnswer> = ident.evaluate(hints, state);
+    let answer: IdentAnswer | Promise<IdentAnswer> = budget.run(() => {
+      try {
+        return ident.evaluate(hints, state);
+      } catch (e) {
+        if (e instanceof BudgetExceeded) return { error: e.message };
+        throw e;
+      }
+    });
     if (answer instanceof Promise) answer = await answer;
     let yes = false;
     if (typeof answer === "boolean") yes = answer !== ident.invert;
@@ -135,7 +145,8 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
 
   // Rewriting
   if (policy.rewriter && rewrite) {
-    const r = policy.rewriter.run(task, classifications, hints, now);
+    const rewriter = policy.rewriter;
+    const r = budget.run(() => rewriter.run(task, classifications, hints, now));
     if ("error" in r) {
       if (trace) trace.rewrite = { error: r.error };
       return verdict(
@@ -156,14 +167,17 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
   }
 
   // Applications
-  const apps = await checkApplications(policy.applications, policy.limits, classified, limitTask, checkSchedule, now, { hints, state }, trace ? trace.limits : null);
+  const apps = await budget.run(() =>
+    checkApplications(policy.applications, policy.limits, classified, limitTask, checkSchedule, now, { hints, state }, trace ? trace.limits : null),
+  );
   diags.push(apps.block);
   diags.push(apps.passed ? "Proposal meets limits" : "Proposal does not meet limits");
 
   // Priority
   let priority: number;
   if (prioritize && apps.passed && policy.prioritizer) {
-    const p = policy.prioritizer.run(task, classifications, now);
+    const prioritizer = policy.prioritizer;
+    const p = budget.run(() => prioritizer.run(task, classifications, now));
     const common = { identifiers: identified, classifiers: classifications, changes };
     if ("error" in p) return verdict(denied(`Error determining priority: ${p.error}`, common), isCacheable(state, request, policy), trace);
     if ("noResult" in p) return verdict(denied("Prioritizer produced no result", common), isCacheable(state, request, policy), trace);
@@ -204,6 +218,8 @@ export async function decideLimits(
   try {
     return await run(policy, request, ctx);
   } catch (e) {
+    // a budget spent outside the stages that report errors themselves is the route's 422
+    if (e instanceof BudgetExceeded) throw e;
     const kind = e instanceof Error ? e.name : "Exception";
     const message = e instanceof Error ? e.message : String(e);
     const diagnostics = `Failed to process limits: processor threw an exception.\n\n${kind}: ${message}\n\nPlease report this as a bug.`;

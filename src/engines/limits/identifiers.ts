@@ -2,6 +2,7 @@
  * Identifiers: who is asking. Each type is compiled once into an evaluator;
  * DNS answers and downloaded lists come from the decision context.
  */
+import { BUDGET_EXCEEDED_MESSAGE } from "../common/budget.js";
 import { buildCidrSet, cidrSetOf, parseAddress, parseNetwork, rangeOverlaps, type CidrSet, type IpNetwork } from "../common/cidr.js";
 import { RangeSet, RangeSetBuilder, type PackedRanges } from "../common/cidr-ranges.js";
 import { SCANNED, scanNetwork } from "../common/cidr-scan.js";
@@ -152,6 +153,8 @@ const jq: Build = (data) => {
   const program: CompiledJq = c.value;
   return ok((hints, state) => {
     const r = program.first(hints, state.ctx.now / 1000);
+    // a spent work budget is the exception pScheduler reports for the identifier
+    if (r.kind === "error" && r.message === BUDGET_EXCEEDED_MESSAGE) return { error: r.message };
     return r.kind === "value" && typeof r.value === "boolean" ? r.value : false;
   });
 };

@@ -3,6 +3,7 @@
  * run-schedule, each compiled once into an evaluator of the (possibly
  * rewritten) task.
  */
+import { BUDGET_EXCEEDED_MESSAGE } from "../common/budget.js";
 import { calendarFields, parseIsoDuration, parseIsoTimestamp, type CalendarFields } from "../common/iso8601.js";
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
@@ -137,6 +138,8 @@ function jqLimit(data: Json): Result<LimitEvaluator, string> {
     checksSchedule: false,
     evaluate: (task, now) => {
       const r = program.first(task, now);
+      // a spent work budget is an exception, reported as pScheduler reports a limit that throws
+      if (r.kind === "error" && r.message === BUDGET_EXCEEDED_MESSAGE) return { error: r.message };
       if (r.kind === "error") return fail(`Failed to process task: ${r.message}`);
       if (r.kind === "none") return fail("Failed to process task: list index out of range");
       if (r.value === true) return PASS;

@@ -50,6 +50,7 @@ export async function decide(
     dns: resolverFor(ctx.env.DOH_URL),
     cidrList: sources.length > 0 ? await cidrListsFor(ctx.env, sources, ctx.now) : noLists,
     localAddresses: localAddresses(ctx.env.LOCAL_ADDRESSES),
+    budget: ctx.budget,
     fetcher: fetcherForIsolate(),
     fetchBudget: numberVar(ctx.env.URL_FETCH_BUDGET, DEFAULT_FETCH_BUDGET),
   };

@@ -1,0 +1,86 @@
+/**
+ * `npm run bench:hostile`: the CPU time each hostile decision of issue 12
+ * (test/hostile/rows.ts) takes in workerd, at an attacker input of 30 and of
+ * 10,000 characters. The Worker is bundled as `wrangler deploy` bundles it and
+ * served by workerd through Miniflare with the verdict cache off; each row's
+ * policy is published through the admin API, then its request is sent
+ * repeatedly and the workerd process's CPU time (from /proc, Linux only, 10 ms
+ * ticks) is divided by the number of requests. The goal is every row under
+ * 50 ms; rows marked `awaiting` are listed, not sent (they would hang workerd).
+ * DECISION_BUDGET in this process's environment is passed to the Worker.
+ */
+import { HOSTILE_ROWS, type HostileRow } from "../test/hostile/rows.js";
+import { bundleWorker, startWorker, workerdCpuSeconds } from "./workerd.js";
+
+const LENGTHS = [30, 10_000];
+/** CPU time to accumulate per measurement, for a resolution well under the 10 ms tick. */
+const TARGET_CPU_S = 0.5;
+const MAX_REQUESTS = 200;
+const GOAL_MS = 50;
+
+async function send(base: string, row: HostileRow, n: number): Promise<{ status: number; body: unknown }> {
+  const r = row.request(n);
+  const res = await fetch(`${base}${r.path}`, { method: r.method, headers: { "content-type": "application/json" }, body: JSON.stringify(r.body) });
+  const text = await res.text();
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = text;
+  }
+  return { status: res.status, body };
+}
+
+async function publish(base: string, row: HostileRow): Promise<void> {
+  if (!row.policy) return;
+  const res = await fetch(`${base}/v1/policies/${row.policy.engine}`, { method: "PUT", headers: { "content-type": "text/plain" }, body: row.policy.source });
+  if (res.status !== 200) throw new Error(`${row.name}: publishing its policy answered ${res.status}: ${await res.text()}`);
+}
+
+/** CPU ms per request of one row at one length, and whether its answer was the documented one. */
+async function measureRow(base: string, row: HostileRow, n: number): Promise<{ ms: number; requests: number; problem: string | null }> {
+  const first = await send(base, row, n);
+  const problem = row.check(first.status, first.body);
+  await send(base, row, n);
+  const cpu0 = workerdCpuSeconds();
+  let requests = 0;
+  while (requests < MAX_REQUESTS && (requests < 3 || workerdCpuSeconds() - cpu0 < TARGET_CPU_S)) {
+    await send(base, row, n);
+    requests++;
+  }
+  return { ms: ((workerdCpuSeconds() - cpu0) * 1000) / requests, requests, problem };
+}
+
+const extra: Record<string, string> = process.env.DECISION_BUDGET ? { DECISION_BUDGET: process.env.DECISION_BUDGET } : {};
+const script = bundleWorker();
+const worker = await startWorker(script, 0, 0, () => {}, extra);
+const lines: string[] = [];
+let over = 0;
+try {
+  const idle0 = workerdCpuSeconds();
+  for (let i = 0; i < 200; i++) await fetch(`${worker.url}/healthz`).then((r) => r.arrayBuffer());
+  const idle = ((workerdCpuSeconds() - idle0) * 1000) / 200;
+  lines.push(`| hostile decision | CPU ms, n = 30 | CPU ms, n = 10,000 | answer |`, `| --- | ---: | ---: | --- |`);
+  for (const row of HOSTILE_ROWS) {
+    if (row.awaiting) {
+      lines.push(`| ${row.name} | — | — | not sent: ${row.awaiting} |`);
+      continue;
+    }
+    await publish(worker.url, row);
+    const cells: string[] = [];
+    const problems: string[] = [];
+    for (const n of LENGTHS) {
+      const m = await measureRow(worker.url, row, n);
+      cells.push(m.ms.toFixed(1));
+      if (m.ms > GOAL_MS) over++;
+      if (m.problem) problems.push(`n=${n}: ${m.problem}`);
+    }
+    lines.push(`| ${row.name} | ${cells.join(" | ")} | ${problems.length === 0 ? "as documented" : problems.join("; ")} |`);
+  }
+  lines.push("", `GET /healthz: ${idle.toFixed(2)} CPU ms per request (the floor every row includes).`);
+  lines.push(`DECISION_BUDGET: ${process.env.DECISION_BUDGET ?? "default"}. Rows over ${GOAL_MS} ms: ${over}.`);
+} finally {
+  await worker.stop();
+}
+console.log(lines.join("\n"));
+if (over > 0) process.exitCode = 1;

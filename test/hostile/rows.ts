@@ -1,0 +1,305 @@
+/**
+ * The hostile decisions of issue 12, as data: the table's rows and each listed
+ * construct, each with the policy it needs, the request for an attacker input
+ * of length `n`, and the answer it must get. `test/hostile/work.test.ts` sends
+ * them through the Worker in workerd; `npm run bench:hostile` measures the CPU
+ * each one takes (at n = 30 and n = 10,000). Pure data: no runtime imports.
+ */
+
+/** A request as the Worker receives it. */
+export interface HostileRequest {
+  method: "POST";
+  path: string;
+  body: unknown;
+}
+
+/** One hostile decision. */
+export interface HostileRow {
+  name: string;
+  /** The policy published before the row runs: engine and source text. */
+  policy?: { engine: "limits" | "placement" | "match" | "jobfilter"; source: string };
+  /** The request for an attacker-controlled input of length `n`. */
+  request(n: number): HostileRequest;
+  /** Null when the answer is the documented one, else what is wrong with it. */
+  check(status: number, body: unknown): string | null;
+  /** Set while the row cannot pass yet, with the reason (the test skips it; the bench still measures it). */
+  awaiting?: string;
+}
+
+const AWAITING_REGEX = "awaiting linear-time regex";
+
+/** A limits policy whose one application requires the jq limit `j` (and, optionally, a hint identifier). */
+function limitsPolicy(script: string, identifier?: object): string {
+  return JSON.stringify({
+    schema: 1,
+    identifiers: [identifier ?? { name: "a", description: "a", type: "always", data: {} }],
+    classifiers: [{ name: "c", description: "c", identifiers: [identifier ? "h" : "a"] }],
+    limits: [{ name: "j", description: "j", type: "jq", data: { script } }],
+    applications: [{ apply: [{ require: "all", limits: ["j"] }] }],
+  });
+}
+
+/** A limits request whose task carries the attacker's string `s` of length n. */
+function limitsRequest(n: number, requester = "192.0.2.1"): HostileRequest {
+  return { method: "POST", path: "/v1/limits/decide", body: { requester, task: { test: { type: "rtt", spec: { s: "a".repeat(n) } } } } };
+}
+
+type Verdict = { allowed?: boolean; diagnostics?: string; log?: string[]; best?: unknown; error?: { code: string; message: string } };
+
+function asVerdict(body: unknown): Verdict {
+  return (body ?? {}) as Verdict;
+}
+
+/** The limits verdict denies, with the jq limit reported as having thrown `budget_exceeded`. */
+function limitThrewBudget(status: number, body: unknown): string | null {
+  const v = asVerdict(body);
+  if (status !== 200) return `status ${status}`;
+  if (v.allowed !== false) return "allowed is not false";
+  return v.diagnostics?.includes("Limit j threw an exception:\n  budget_exceeded: ") ? null : `diagnostics lack the budget exception: ${v.diagnostics}`;
+}
+
+/** The limits verdict denies with the jq limit failed by jq's own text (`text`). */
+function limitFailed(text: string) {
+  return (status: number, body: unknown): string | null => {
+    const v = asVerdict(body);
+    if (status !== 200) return `status ${status}`;
+    if (v.allowed !== false) return "allowed is not false";
+    return v.diagnostics?.includes(`Limit 'j' failed: ${text}`) ? null : `diagnostics lack \`${text}\`: ${v.diagnostics}`;
+  };
+}
+
+/** A match verdict whose audit log says the budget ran out (the evaluations after it were ERROR). */
+function matchBudgetLogged(status: number, body: unknown): string | null {
+  const v = asVerdict(body);
+  if (status !== 200) return `status ${status}`;
+  return v.log?.some((l) => l.includes("budget_exceeded")) ? null : `log lacks budget_exceeded: ${JSON.stringify(v.log)}`;
+}
+
+/** Any verdict at all (200), for rows whose small inputs decide normally and whose big ones run out of budget. */
+function anyVerdict(status: number): string | null {
+  return status === 200 ? null : `status ${status}`;
+}
+
+/** An error answer with this status and code. */
+function errorAnswer(status: number, code: string) {
+  return (got: number, body: unknown): string | null => {
+    const e = asVerdict(body).error;
+    if (got !== status) return `status ${got}, wanted ${status}`;
+    return e?.code === code ? null : `code ${e?.code}, wanted ${code}`;
+  };
+}
+
+/** `n` machine ads that match anything. */
+function anyMachines(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `[ Name = "m${i}"; Requirements = true ]`);
+}
+
+/** A job ad whose attributes refer to the next one twice, 40 levels deep (2^40 lookups without a budget). */
+function doublingAd(op: (next: string) => string, leaf: string): string {
+  const attrs = Array.from({ length: 40 }, (_, i) => `a${i} = ${op(`a${i + 1}`)}`);
+  return `[ Requirements = size(strcat(a0)) > 0; ${attrs.join("; ")}; a40 = ${leaf} ]`;
+}
+
+export const HOSTILE_ROWS: HostileRow[] = [
+  // ---- issue 12's table: catastrophic regular expressions ----
+  {
+    name: "limits `hint` identifier, regex match `(a|a)*b`",
+    policy: { engine: "limits", source: limitsPolicy("true", { name: "h", description: "h", type: "hint", data: { hint: "requester", match: { style: "regex", match: "(a|a)*b" } } }) },
+    request: (n) => limitsRequest(n, "a".repeat(n)),
+    check: (status, body) => (status === 200 && asVerdict(body).allowed === false ? null : `status ${status}`),
+    awaiting: AWAITING_REGEX,
+  },
+  {
+    name: "limits jq `test()` `(a|a)*b`",
+    policy: { engine: "limits", source: limitsPolicy('.test.spec.s | test("(a|a)*b")') },
+    request: (n) => limitsRequest(n),
+    check: limitFailed("Unspecified reason"),
+    awaiting: AWAITING_REGEX,
+  },
+  {
+    name: "placement user filter `(a+)+$`",
+    policy: {
+      engine: "placement",
+      source: "partitions:\n  - name: default\n    placementrules:\n      - name: user\n        create: true\n        filter: {type: allow, users: ['(a+)+$']}\n    queues: [{name: root}]\n",
+    },
+    request: (n) => ({ method: "POST", path: "/v1/place", body: { user: "a".repeat(n) + "!" } }),
+    check: anyVerdict,
+    awaiting: AWAITING_REGEX,
+  },
+  {
+    name: "`/v1/match`, `regexp()` inside a job ad `(a|a)*b`",
+    request: (n) => ({ method: "POST", path: "/v1/match", body: { job: `[ Requirements = regexp("(a|a)*b", "${"a".repeat(n)}") ]`, machines: anyMachines(1) } }),
+    check: (status, body) => (status === 200 && asVerdict(body).best === null ? null : `status ${status}`),
+    awaiting: AWAITING_REGEX,
+  },
+  {
+    name: "jobfilter reason `=~` `(a|a)*b`",
+    policy: { engine: "jobfilter", source: JSON.stringify([{ predicates: [["reason", ["=~", "reason", "(a|a)*b"]]], action: "REJECT" }]) },
+    request: (n) => ({ method: "POST", path: `/v1/queues/hostile-regex-${n}/jobs`, body: { opcodes: [{ OP_ID: "OP_TEST", reason: [["user", "a".repeat(n), 1]] }] } }),
+    check: anyVerdict,
+    awaiting: AWAITING_REGEX,
+  },
+  {
+    name: "limits jq: back-reference `(a*)*\\1b`",
+    policy: { engine: "limits", source: limitsPolicy('.test.spec.s | test("(a*)*\\\\1b")') },
+    request: (n) => limitsRequest(n),
+    check: anyVerdict,
+    awaiting: AWAITING_REGEX,
+  },
+  {
+    name: "limits jq: look-ahead `(?=(a+)+$)b`",
+    policy: { engine: "limits", source: limitsPolicy('.test.spec.s | test("(?=(a+)+$)b")') },
+    request: (n) => limitsRequest(n),
+    check: anyVerdict,
+    awaiting: AWAITING_REGEX,
+  },
+  // ---- issue 12's jq rows: work inside one step ----
+  {
+    name: "limits jq: `reduce range(40) as $i ([1]; .+.)` (2^40 elements)",
+    policy: { engine: "limits", source: limitsPolicy("reduce range(40) as $i ([1]; .+.) | length > 0") },
+    request: (n) => limitsRequest(n),
+    check: limitThrewBudget,
+  },
+  {
+    name: "limits jq: `[(.a,.b) = range(1e400)]`",
+    policy: { engine: "limits", source: limitsPolicy("[(.a,.b) = range(1e400)] | length > 0") },
+    request: (n) => limitsRequest(n),
+    check: limitThrewBudget,
+  },
+  {
+    name: "limits jq: 10^6-element array `[range(1e6)]`",
+    policy: { engine: "limits", source: limitsPolicy("[range(1e6)] | length > 0") },
+    request: (n) => limitsRequest(n),
+    check: limitThrewBudget,
+  },
+  {
+    name: "limits jq: 10^6-character string built one at a time",
+    policy: { engine: "limits", source: limitsPolicy('reduce range(1e6) as $i (""; . + "x") | length > 0') },
+    request: (n) => limitsRequest(n),
+    check: limitThrewBudget,
+  },
+  {
+    name: "limits jq: the input string doubled n times",
+    policy: { engine: "limits", source: limitsPolicy("reduce range(.test.spec.s | length) as $i (.test.spec.s; . + .) | length > 0") },
+    request: (n) => limitsRequest(n),
+    check: limitThrewBudget,
+  },
+  {
+    name: "limits jq: 100,000 keys set one by one",
+    policy: { engine: "limits", source: limitsPolicy("reduce range(1e5) as $i ({}; .[$i | tostring] = $i) | length > 0") },
+    request: (n) => limitsRequest(n),
+    check: limitThrewBudget,
+  },
+  {
+    name: "limits jq: sorting 10^6 elements",
+    policy: { engine: "limits", source: limitsPolicy("[range(1e6)] | sort | length > 0") },
+    request: (n) => limitsRequest(n),
+    check: limitThrewBudget,
+  },
+  {
+    name: "limits jq: 10^6 one-element arrays",
+    policy: { engine: "limits", source: limitsPolicy("[range(1e6) | [.]] | length > 0") },
+    request: (n) => limitsRequest(n),
+    check: limitThrewBudget,
+  },
+  {
+    name: "limits jq: 10^6 objects",
+    policy: { engine: "limits", source: limitsPolicy("[range(1e6) as $x | {a: $x, b: $x}] | length > 0") },
+    request: (n) => limitsRequest(n),
+    check: limitThrewBudget,
+  },
+  {
+    name: "limits jq: 10^6 string interpolations",
+    policy: { engine: "limits", source: limitsPolicy('[range(1e6) | "\\(.)-\\(.)"] | length > 0') },
+    request: (n) => limitsRequest(n),
+    check: limitThrewBudget,
+  },
+  {
+    name: "limits jq: a billion-step loop `until(. > 1e9; . + 1)`",
+    policy: { engine: "limits", source: limitsPolicy("0 | until(. > 1e9; . + 1) > 0") },
+    request: (n) => limitsRequest(n),
+    check: limitThrewBudget,
+  },
+  {
+    name: "limits jq: `def f: [f]; f` (unbounded recursion)",
+    policy: { engine: "limits", source: limitsPolicy("def f: [f]; f") },
+    request: (n) => limitsRequest(n),
+    check: (status, body) => (limitThrewBudget(status, body) === null ? null : limitFailed("Failed to process task: jq: evaluation exceeded its step budget")(status, body)),
+  },
+  {
+    name: "limits jq rewriter: 10^6-element array",
+    policy: {
+      engine: "limits",
+      source: JSON.stringify({ ...JSON.parse(limitsPolicy("true")), schema: 2, rewrite: { script: ".foo = [range(1e6)] | ." } }),
+    },
+    request: (n) => limitsRequest(n),
+    check: (status, body) => {
+      const v = asVerdict(body);
+      if (status !== 200) return `status ${status}`;
+      return v.allowed === false && v.diagnostics?.startsWith("Error while rewriting: budget_exceeded") ? null : `diagnostics: ${v.diagnostics}`;
+    },
+  },
+  // ---- ClassAd: self-reference, huge strings and lists from ads ----
+  {
+    name: "`/v1/match`: job attributes referring twice to the next, 40 deep, 2,000 machines",
+    request: (n) => ({ method: "POST", path: "/v1/match", body: { job: doublingAd((x) => `${x} + ${x}`, String(n)), machines: anyMachines(2000) } }),
+    check: matchBudgetLogged,
+  },
+  {
+    name: "`/v1/match`: strcat doubling of an n-character string, 40 deep",
+    request: (n) => ({ method: "POST", path: "/v1/match", body: { job: doublingAd((x) => `strcat(${x}, ${x})`, `"${"a".repeat(n)}"`), machines: anyMachines(10) } }),
+    check: matchBudgetLogged,
+  },
+  {
+    name: "`/v1/match`: self-referential job ad (a = b, b = a)",
+    request: (n) => ({ method: "POST", path: "/v1/match", body: { job: `[ Requirements = a; a = b; b = strcat(a, "${"a".repeat(n)}") ]`, machines: anyMachines(2000) } }),
+    check: (status, body) => (status === 200 && asVerdict(body).best === null ? null : `status ${status}, best ${String(asVerdict(body).best)}`),
+  },
+  {
+    name: "`/v1/match`: lists of n elements split 200 times per machine",
+    request: (n) => ({
+      method: "POST",
+      path: "/v1/match",
+      body: { job: `[ s = "${"a,".repeat(Math.ceil(n / 2))}"; Requirements = ${Array(200).fill("size(split(s, \",\"))").join(" + ")} > 0 ]`, machines: anyMachines(100) },
+    }),
+    check: anyVerdict,
+  },
+  {
+    name: "`/v1/ads/check`: an n-character string compared 2,000 times",
+    request: (n) => ({
+      method: "POST",
+      path: "/v1/ads/check",
+      body: { kind: "job", ad: `[ s = "${"a".repeat(n)}"; t = "${"A".repeat(n)}"; Owner = "x"; Big = ${Array(2000).fill("s == t").join(" && ")} ]` },
+    }),
+    check: anyVerdict,
+  },
+  {
+    name: "`/v1/match`: a 150-deep reference chain over doubling attributes (cycle checks on a deep stack)",
+    request: (n) => {
+      const chain = Array.from({ length: 150 }, (_, i) => `c${i} = c${i + 1}`).join("; ");
+      const dbl = Array.from({ length: 40 }, (_, i) => `a${i} = a${i + 1} + a${i + 1}`).join("; ");
+      return { method: "POST", path: "/v1/match", body: { job: `[ Requirements = c0 > 0; ${chain}; c150 = a0; ${dbl}; a40 = ${n} ]`, machines: anyMachines(10) } };
+    },
+    check: matchBudgetLogged,
+  },
+  {
+    name: "`/v1/match`: member() over a 50,000-element list, 1,000 times",
+    request: (n) => ({
+      method: "POST",
+      path: "/v1/match",
+      body: { job: `[ l = {${Array(50_000).fill("1").join(",")}}; s = "${"a".repeat(n)}"; Requirements = ${Array(1000).fill("member(2, l)").join(" || ")} ]`, machines: anyMachines(10) },
+    }),
+    check: matchBudgetLogged,
+  },
+  // ---- nesting: 50,000-deep parentheses ----
+  {
+    name: "`/v1/ads/check`: 50,000-deep parentheses in an ad",
+    request: () => ({ method: "POST", path: "/v1/ads/check", body: { kind: "job", ad: `[ a = ${"(".repeat(50_000)}1${")".repeat(50_000)} ]` } }),
+    check: errorAnswer(400, "invalid_request"),
+  },
+  {
+    name: "`/v1/limits/decide`: spec nested 1,800 deep",
+    request: () => ({ method: "POST", path: "/v1/limits/decide", body: JSON.parse(`{"task":{"test":{"type":"rtt","spec":{"x":${"[".repeat(1800)}${"]".repeat(1800)}}}}}`) }),
+    check: errorAnswer(400, "nesting_too_deep"),
+  },
+];
