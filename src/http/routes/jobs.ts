@@ -2,6 +2,7 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { parseRuleBody, parseUuid, readRapiJson, type FloatLiterals } from "../../engines/jobfilter/index.js";
 import { isFailure, type JobQueueApi, type JobStatus, type Once, type QueueFailure } from "../../state/job-queue-types.js";
+import { startedJobs } from "../../state/job-queue-core.js";
 import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize } from "../auth.js";
 import { checkJsonShape, describeJsonShape } from "../../engines/common/json-shape.js";
@@ -277,7 +278,7 @@ jobRoutes
     const jobs = unwrap(await queueStub(c.env, queue).schedule(queued));
     const bundle = await getActiveBundle(c.env);
     const decisionId = newDecisionId();
-    const startedIds = jobs.filter((j, i) => j.run && j.action === "ACCEPT" && queued.indexOf(j.job_id) === i).map((j) => j.job_id);
+    const startedIds = startedJobs(jobs, queued);
     logDecision({
       decision_id: decisionId,
       engine: "jobfilter",
