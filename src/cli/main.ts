@@ -17,6 +17,7 @@ Commands:
   publish [--local|--remote] --reset          drop the published bundle (the embedded one serves)
   eval ENGINE [--policy FILE]                 decide JSON lines from stdin (limits, placement,
                                               match, customs, jobfilter, jq, classad)
+  test [PATH...] [--run RE] [--format F]      run policy tests (*.test.yaml; default: policies)
   replay --policy DIR LOG.jsonl               re-decide captured requests under a candidate
                                               folder; the shadow report's counts and examples
   replay --policy DIR --against DIR FILE      compare two policy folders over a request file
@@ -49,6 +50,7 @@ const COMMANDS: Record<string, Command> = {
   validate: validateCommand,
   compile: compileCommand,
   eval: evalCommand,
+  test: async (argv, io) => (await import("./test-command.js")).testCommand(argv, io),
   publish: publishCommand,
   replay: async (argv, io) => (await import("./replay-command.js")).replayCommand(argv, io),
   jq: async (argv, io) => {

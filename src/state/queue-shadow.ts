@@ -2,6 +2,7 @@ import { errorView, viewOf, type View } from "../bundle/compare/index.js";
 import { BudgetExceeded, decisionBudget } from "../engines/common/budget.js";
 import { decideCounted, RunningCounts, type FilterSet, type Job, type JobDecision, type JobfilterPolicy } from "../engines/jobfilter/index.js";
 import type { Env } from "../env.js";
+import type { QueueObserver } from "./job-queue-core.js";
 import type { LiveCandidate } from "./policy-store.js";
 import { recordComparison } from "./shadow-batch.js";
 
@@ -23,7 +24,7 @@ type Event =
  * never touched. The first decision after a candidate appears also records the
  * running jobs once, as the counts' starting point.
  */
-export class QueueShadow {
+export class QueueShadow implements QueueObserver {
   private readonly set: FilterSet;
   private counts: RunningCounts | undefined;
   private events: Event[] = [];

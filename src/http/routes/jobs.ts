@@ -2,6 +2,7 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { parseRuleBody, parseUuid, readRapiJson, type FloatLiterals } from "../../engines/jobfilter/index.js";
 import { isFailure, type JobQueueApi, type JobStatus, type Once, type QueueFailure } from "../../state/job-queue-types.js";
+import { startedJobs } from "../../state/job-queue-core.js";
 import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize } from "../auth.js";
 import { checkJsonShape, describeJsonShape } from "../../engines/common/json-shape.js";
@@ -13,6 +14,7 @@ import type { AppEnv, Env } from "../../env.js";
 import { ApiError, clipText } from "../errors.js";
 import { logDecisionCapturing, type Capture } from "../capture.js";
 import { BULK_QUERY, EXPLAIN_QUERY, IDEMPOTENCY_HEADER, registerOperation } from "../openapi.js";
+import { admit, isObjectOverloaded, overloaded, RETRY_AFTER_SECONDS, shedLoad } from "../overload.js";
 import {
   FilterBody,
   FilterRuleJson,
@@ -72,16 +74,23 @@ function rapi(handler: FilterHandler, role: "decision" | "admin") {
   return async (c: Context<AppEnv>): Promise<Response> => {
     let status = 500;
     let message = "internal error";
+    let release: (() => void) | undefined;
     try {
       authorize(c, role);
-      return await handler(c, queueParam(c));
-    } catch (e) {
+      const queue = queueParam(c);
+      release = admit(c.env, `queue:${queue}`);
+      return await handler(c, queue);
+    } catch (err) {
+      const e = isObjectOverloaded(err) ? overloaded("the queue has too much queued work; retry later") : err;
       if (e instanceof RapiError || e instanceof ApiError) {
         status = e.status;
         message = e.message;
+        if (status === 503) c.header("Retry-After", String(RETRY_AFTER_SECONDS));
       } else {
         console.error(JSON.stringify({ ts: new Date().toISOString(), event: "internal_error", error: String(e) }));
       }
+    } finally {
+      release?.();
     }
     return json(c, { code: status, message: clipText(message), explain: EXPLAIN[status] ?? "" }, status);
   };
@@ -227,6 +236,10 @@ for (const base of ["/2/filters", "/v1/queues/:queue/filters"]) {
     .delete(`${base}/:uuid`, rapi(deleteFilter, "admin"));
 }
 
+// A queue's Durable Object answers one request at a time: past OBJECT_MAX_PENDING waiting in this isolate, shed.
+const queueLoad = shedLoad((c) => `queue:${c.req.param("queue") ?? DEFAULT_QUEUE}`);
+jobRoutes.use("/v1/queues/:queue/jobs", queueLoad).use("/v1/queues/:queue/jobs/*", queueLoad).use("/v1/queues/:queue/schedule", queueLoad);
+
 jobRoutes
   .post("/v1/queues/:queue/jobs", async (c) => {
     const started = performance.now();
@@ -268,7 +281,7 @@ jobRoutes
     const jobs = unwrap(await queueStub(c.env, queue).schedule(queued));
     const bundle = await getActiveBundle(c.env);
     const decisionId = newDecisionId();
-    const startedIds = jobs.filter((j, i) => j.run && j.action === "ACCEPT" && queued.indexOf(j.job_id) === i).map((j) => j.job_id);
+    const startedIds = startedJobs(jobs, queued);
     logDecision({
       decision_id: decisionId,
       engine: "jobfilter",
