@@ -38,14 +38,21 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts `wrangler dev` and resolves once `/healthz` answers; rejects with wrangler's output when it does not within `timeoutMs`. */
-export async function startDevServer(timeoutMs = 120_000): Promise<DevServer> {
-  const [port, inspector] = [await freePort(), await freePort()];
+/**
+ * Starts `wrangler dev` and resolves once `/healthz` answers; rejects with wrangler's output when it
+ * does not within `timeoutMs`. The ports are free ones the system picks unless `ports` names them.
+ */
+export async function startDevServer(
+  timeoutMs = 120_000,
+  ports?: { port: number; inspector: number },
+  vars: Record<string, string> = {},
+): Promise<DevServer> {
+  const [port, inspector] = ports ? [ports.port, ports.inspector] : [await freePort(), await freePort()];
   const persistTo = mkdtempSync(join(tmpdir(), "arbiter-dev-"));
   let log = "";
   const child: ChildProcess = spawn(
     join(REPO_ROOT, "node_modules/.bin/wrangler"),
-    ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", persistTo, "--var", "DOH_URL:", "--show-interactive-dev-session=false"],
+    ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", persistTo, "--var", "DOH_URL:", ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]), "--show-interactive-dev-session=false"],
     {
       cwd: REPO_ROOT,
       detached: true,
