@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/cases.js";
-import { startDevServer, type DevServer } from "../support/dev-server.js";
+import { devPortsFromEnv, startDevServer, type DevServer } from "../support/dev-server.js";
 import { run, scratchSpace } from "./run-cli.js";
 
 // Issue 15, "The originals' servers ask Arbiter": the limits.conf of docs/integrations/pscheduler.md,
@@ -39,11 +39,6 @@ const arbiterPolicy = JSON.stringify({
 
 const task = { schema: 1, test: { type: "rtt", spec: { schema: 1, dest: "192.0.2.1", count: 5 } } };
 
-function ports(): { port: number; inspector: number } | undefined {
-  const [port, inspector] = (process.env.ARBITER_DEV_PORTS ?? "").split(",").map(Number);
-  return port > 0 && inspector > 0 ? { port, inspector } : undefined;
-}
-
 /** The docs' limits.conf pointed at the test server, with the node's token (or `stanza` changed first). */
 function nodeLimits(stanza = STANZA): string {
   return scratch.file(
@@ -61,7 +56,7 @@ async function nodeDecides(policyFile: string, requesters: string[]) {
 }
 
 beforeAll(async () => {
-  server = await startDevServer(180_000, ports(), { DECISION_TOKENS: DECISION, ADMIN_TOKEN: ADMIN });
+  server = await startDevServer(180_000, devPortsFromEnv(), { DECISION_TOKENS: DECISION, ADMIN_TOKEN: ADMIN });
   const res = await fetch(`${server.url}/v1/policies/limits`, { method: "PUT", headers: { authorization: `Bearer ${ADMIN}`, "content-type": "text/plain" }, body: arbiterPolicy });
   expect(res.status, await res.text()).toBe(200);
 }, 200_000);

@@ -25,6 +25,12 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
+/** The ports `ARBITER_DEV_PORTS=PORT,INSPECTOR` pins for a test's server (one test file at a time), else undefined (free ports). */
+export function devPortsFromEnv(): { port: number; inspector: number } | undefined {
+  const [port, inspector] = (process.env.ARBITER_DEV_PORTS ?? "").split(",").map(Number);
+  return port > 0 && inspector > 0 ? { port, inspector } : undefined;
+}
+
 /** A TCP port nothing listens on right now, chosen by the system. */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
