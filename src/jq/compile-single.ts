@@ -10,7 +10,7 @@ import { applyFormat } from "./formats.js";
 import { binop, indexValue, literalComparison, sliceValue } from "./ops.js";
 import { IS_PROTO_KEY, field } from "./eval-helpers.js";
 import { printCompact } from "./print.js";
-import { ALLOC, charge, Env, step, up, type Gen } from "./runtime.js";
+import { ALLOC, charge, chargeFormatted, Env, step, up, type Gen } from "./runtime.js";
 import { JqCompileError, type Scope } from "./scope.js";
 import { buildKey, isIndexKey } from "./key-order.js";
 import { JqError, desc, fail, numOf, truthy, type JObj } from "./values.js";
@@ -230,7 +230,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
     }
     case "format": {
       const name = n.name;
-      return (i) => applyFormat(name, i);
+      return (i) => chargeFormatted(applyFormat(name, i));
     }
     case "call": {
       const found = sc.lookupCallable(n.name, n.args.length);

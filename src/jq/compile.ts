@@ -4,7 +4,7 @@ import type { FuncDef, Node, Pattern } from "./ast.js";
 import { applyFormat, checkFormat } from "./formats.js";
 import { binop, indexValue, literalComparison, sliceValue } from "./ops.js";
 import { delPaths, getPath } from "./paths.js";
-import { ALLOC, charge, Closure, Env, S, step, up, type ArgInfo, type Emit, type Gen, type PEmit, type PGen, type Path } from "./runtime.js";
+import { ALLOC, charge, chargeFormatted, Closure, Env, S, step, up, type ArgInfo, type Emit, type Gen, type PEmit, type PGen, type Path } from "./runtime.js";
 import { JqCompileError, Scope, type FuncInfo } from "./scope.js";
 import { compilePatternBind } from "./compile-patterns.js";
 import { compilePathMode } from "./compile-paths.js";
@@ -56,7 +56,7 @@ export class Compiler {
       case "format": {
         const name = n.name;
         checkFormat(name);
-        return (i, _e, emit) => emit(applyFormat(name, i));
+        return (i, _e, emit) => emit(chargeFormatted(applyFormat(name, i)));
       }
       case "index":
         if (n.opt) {

@@ -18,7 +18,7 @@ import { parseModule, parseProgram } from "./parser.js";
 import { PRELUDE } from "./prelude.js";
 import { litStats, plainJson } from "./litnum.js";
 import { printCompact } from "./print.js";
-import { Env, S, type Gen } from "./runtime.js";
+import { ALLOC, charge, Env, S, type Gen } from "./runtime.js";
 import { JqCompileError, Scope } from "./scope.js";
 import { BUDGET_MESSAGE, BudgetError, HaltSignal, JqError } from "./values.js";
 
@@ -219,7 +219,9 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
   return {
     run(input, options = {}) {
       const outputs: Json[] = [];
+      // every output kept after the first costs like an element collected into an array
       const r = execute(input, options, (v) => {
+        if (outputs.length > 0) charge(1 + ALLOC);
         outputs.push(v);
         return false;
       });

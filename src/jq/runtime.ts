@@ -89,6 +89,12 @@ export function chargeSize<T extends Json>(v: T): T {
   return v;
 }
 
+/** Charges a `@format` result: its length and a new string (formats walk what they format). */
+export function chargeFormatted(s: Json): Json {
+  charge(sizeOf(s) + ALLOC);
+  return s;
+}
+
 /** Charges a comparison sort of `n` values: n·log2(n) units. */
 export function chargeSort(n: number): void {
   if (n > 1) charge(Math.ceil(n * Math.log2(n)));

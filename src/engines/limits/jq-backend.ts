@@ -9,7 +9,15 @@ import type { CompiledJq, JqFirst } from "./jq-bridge.js";
 
 /** What the limits engine needs from a jq implementation. */
 export interface JqBackend {
-  compile(text: string, args: JsonObject): Result<CompiledJq, string>;
+  /** Compiles `text`; the user's script starts on line `firstLine` of it (earlier lines are Arbiter's own definitions). */
+  compile(text: string, args: JsonObject, firstLine?: number): Result<CompiledJq, string>;
+}
+
+/** `line:column` of a compile error in the user's script, or null when it lies in the lines before it. */
+function scriptPosition(at: string, firstLine: number): string | null {
+  const m = /^(\d+):(\d+)$/.exec(at);
+  if (m === null || Number(m[1]) < firstLine) return null;
+  return `${Number(m[1]) - firstLine + 1}:${m[2]}`;
 }
 
 const NOT_A_STRING = " (not a string)";
@@ -51,9 +59,14 @@ function wrap(program: JqProgram): CompiledJq {
 
 /** The jq implementation in use. */
 export const jqBackend: JqBackend = {
-  compile(text, args) {
+  compile(text, args, firstLine = 1) {
     const c = compileJq(text, { args });
-    if (!c.ok) return err(c.error[0]?.message ?? "jq compile error");
+    if (!c.ok) {
+      // the message names where in the script it failed, as jq's own ("at <top-level>, line 2") does
+      const first = c.error[0];
+      const where = first === undefined ? null : scriptPosition(first.at, firstLine);
+      return err(`${first?.message ?? "jq compile error"}${where === null ? "" : ` at ${where}`}`);
+    }
     return ok(wrap(c.value));
   },
 };

@@ -33,10 +33,14 @@ export function scriptText(spec: JqSpec, emptyIsEmpty = false): string {
   return spec.script.join("\n");
 }
 
-/** Compiles jq text with `args` bound as `$name` variables; the error is the jq compile message. */
-export function compileJqText(text: string, args: Json | undefined): Result<CompiledJq, string> {
+/**
+ * Compiles jq text with `args` bound as `$name` variables; the error is the jq
+ * compile message and the `line:column` of the user's script it points at
+ * (`firstLine`: the script's first line within `text`).
+ */
+export function compileJqText(text: string, args: Json | undefined, firstLine = 1): Result<CompiledJq, string> {
   const bound: JsonObject = isJsonObject(args) ? args : {};
-  return jqBackend.compile(text, bound);
+  return jqBackend.compile(text, bound, firstLine);
 }
 
 const IMPORT = /(^|[\s;])((?:import|include)\s[^;]*;)/g;

@@ -35,9 +35,10 @@ const PRIORITIZER_LIBRARY = [
  * script is piped from `.` so that an empty script is a syntax error, as in
  * pScheduler.
  */
-function assemble(spec: JqSpec, library: string): string {
+function assemble(spec: JqSpec, library: string): { text: string; firstLine: number } {
   const { imports, body } = hoistImports(scriptText(spec, true));
-  return `${imports}${imports ? "\n" : ""}${library} . |\n${body}\n`;
+  const head = `${imports}${imports ? "\n" : ""}${library} . |\n`;
+  return { text: `${head}${body}\n`, firstLine: head.split("\n").length };
 }
 
 /**
@@ -60,7 +61,8 @@ export interface Rewriter {
 
 /** Compiles the configuration's `rewrite` script. */
 export function compileRewriter(spec: JsonObject): Result<Rewriter, string> {
-  const c = compileJqText(assemble(spec as unknown as JqSpec, REWRITER_LIBRARY), spec.args);
+  const a = assemble(spec as unknown as JqSpec, REWRITER_LIBRARY);
+  const c = compileJqText(a.text, spec.args, a.firstLine);
   if (!c.ok) return err(c.error);
   const program: CompiledJq = c.value;
   return ok({
@@ -100,7 +102,8 @@ export interface Prioritizer {
 
 /** Compiles the configuration's `priority` script. */
 export function compilePrioritizer(spec: JsonObject): Result<Prioritizer, string> {
-  const c = compileJqText(assemble(spec as unknown as JqSpec, PRIORITIZER_LIBRARY), spec.args);
+  const a = assemble(spec as unknown as JqSpec, PRIORITIZER_LIBRARY);
+  const c = compileJqText(a.text, spec.args, a.firstLine);
   if (!c.ok) return err(c.error);
   const program: CompiledJq = c.value;
   return ok({
