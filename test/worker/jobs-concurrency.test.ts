@@ -5,8 +5,6 @@ import type { JobQueue } from "../../src/state/job-queue.js";
 
 const BASE = "http://arbiter.test";
 
-// A behaviour test, not a timed one: 200 requests through one Durable Object can take longer than
-// vitest's default 5 s on a busy 2-core machine (it did, under a full parallel run).
 it("200 simultaneous submissions against RATE_LIMIT 10 never run more than 10", async () => {
   const q = "burst";
   const add = await SELF.fetch(`${BASE}/v1/queues/${q}/filters`, {
@@ -34,4 +32,5 @@ it("200 simultaneous submissions against RATE_LIMIT 10 never run more than 10", 
     state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE state = 'running'").one().n,
   );
   expect(running).toBe(10);
-}, 60_000);
+  // 200 requests through workerd: on a shared 2-core machine this can outlast the default 5 s
+}, 30_000);
