@@ -3,7 +3,7 @@ import { send } from "./support.js";
 
 // Issue 15, "The originals' servers ask Arbiter": GET /v1/limits/url-fetch answers pScheduler's
 // url-fetch limit (limitprocessor/limit/urlfetch.py): 200 with {"passed": bool, "message": str}.
-// The whole loop (a url-fetch limit asking this route over HTTP) is test/cli/pscheduler-url-fetch.test.ts.
+// The whole loop (a url-fetch limit asking this route over HTTP) is test/cli/integrations.test.ts.
 
 /** Requesters in 198.51.100.0/24 fail; everybody else passes. */
 const policy = JSON.stringify({
