@@ -11,9 +11,10 @@ import { parseJsonText, readJsonText, validate } from "./body.js";
 import { numberVar, type AppEnv, type Env } from "../env.js";
 import { ApiError } from "./errors.js";
 import { VerdictMemo, withDecisionId } from "./verdict-memo.js";
-import { elapsedMs, type DecisionLog } from "./decision-log.js";
+import { elapsedMs, logDecision, type DecisionLog } from "./decision-log.js";
 import { logDecisionCapturing, type Capture } from "./capture.js";
-import { shadowDecision, type ShadowJob } from "./shadow.js";
+import { sampledCandidate, shadowDecision } from "./shadow.js";
+import { captureMode } from "../bundle/compare/index.js";
 import type { DecisionKind } from "../bundle/compare/index.js";
 
 export { elapsedMs, logDecision, type DecisionLog } from "./decision-log.js";
@@ -83,29 +84,10 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     const memoKey = caching ? memo.key(path, bundle.revision, text) : undefined;
 
     const connectingIp = c.req.header("cf-connecting-ip") ?? null;
-    const capture = (verdict: object | string) => (): Capture => ({
-      kind,
-      text,
-      verdict,
-      amend: opts.amend ? (r) => opts.amend?.(r, connectingIp) : undefined,
-    });
-    const shadow = (active: object | string, request: () => z.output<S>, requestValue: () => unknown) =>
-      shadowDecision(c, {
-        kind,
-        request,
-        requestValue: () => {
-          const value = requestValue() as Record<string, unknown>;
-          return opts.amend?.(value, connectingIp) ?? value;
-        },
-        active,
-        decide: opts.decide as ShadowJob<P, z.output<S>>["decide"],
-        ctx: { env: c.env, now, explain: false, connectingIp },
-        acceptsMissingPolicy: opts.acceptsMissingPolicy,
-      });
+    const after = (entry: DecisionLog, verdict: object | string, known?: { raw: unknown; request: z.output<S> }) =>
+      afterDecision(c, { kind, entry, text, verdict, known, now, connectingIp, schema: opts.schema, decide: opts.decide, amend: opts.amend, acceptsMissingPolicy: opts.acceptsMissingPolicy });
     const answerCached = (stored: { outcome: string; json: string }) => {
-      logDecisionCapturing(c, logEntry(decisionId, opts.engine, bundle.revision, stored.outcome, started, "hit"), capture(stored.json));
-      const parsed = () => parseJsonText(text);
-      shadow(stored.json, () => validate(opts.schema, parsed()), parsed);
+      after(logEntry(decisionId, opts.engine, bundle.revision, stored.outcome, started, "hit"), stored.json);
       if (opts.answer !== undefined) {
         c.header("X-Arbiter-Cache", "hit");
         return c.json(opts.answer(JSON.parse(stored.json) as Record<string, unknown>));
@@ -145,8 +127,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     };
     const decision = await decideWithin(ctx.budget, () => opts.decide(policy, request, ctx));
     const body = shapeVerdict(decision, decisionId, bundle.revision, explain);
-    logDecisionCapturing(c, logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, caching ? "miss" : "bypass"), capture(decision.verdict));
-    shadow(decision.verdict, () => request, () => raw);
+    after(logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, caching ? "miss" : "bypass"), decision.verdict, { raw, request });
     if (memoKey && !decision.cacheable) memo.set(memoKey, decision.outcome, null, now + ttl * 1000);
     if (caching && decision.cacheable) {
       const { decision_id: _omit, ...verdict } = body;
@@ -167,6 +148,51 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     c.header("X-Arbiter-Cache", caching ? "miss" : "bypass");
     return c.json(opts.answer === undefined ? body : opts.answer(body as Record<string, unknown>));
   };
+}
+
+/**
+ * What a decision leaves for after its answer: the log line, carrying the
+ * request when DECISION_LOG_REQUESTS captures it, and the decision again under
+ * a staged candidate when it falls in the sample. Without either (the usual
+ * case) it writes the line and allocates nothing more.
+ */
+function afterDecision<S extends z.ZodType, P>(
+  c: Context<AppEnv>,
+  d: {
+    kind: DecisionKind;
+    entry: DecisionLog;
+    text: string;
+    verdict: object | string;
+    /** The parsed and validated request, when the decision had them (an answer from the cache did not). */
+    known?: { raw: unknown; request: z.output<S> };
+    now: number;
+    connectingIp: string | null;
+    schema: S;
+    decide: (policy: P, request: z.output<S>, ctx: RouteContext) => Decision<object> | Promise<Decision<object>>;
+    amend?: (request: Record<string, unknown>, connectingIp: string | null) => Record<string, unknown> | undefined;
+    acceptsMissingPolicy?: boolean;
+  },
+): void {
+  const capturing = captureMode(c.env.DECISION_LOG_REQUESTS) !== "off";
+  const candidate = sampledCandidate(c, d.kind);
+  if (!capturing) logDecision(d.entry);
+  if (!capturing && candidate === null) return;
+  const amend = d.amend === undefined ? undefined : (r: Record<string, unknown>) => d.amend?.(r, d.connectingIp);
+  if (capturing) logDecisionCapturing(c, d.entry, (): Capture => ({ kind: d.kind, text: d.text, verdict: d.verdict, amend }));
+  if (candidate === null) return;
+  const raw = () => d.known?.raw ?? parseJsonText(d.text);
+  shadowDecision(c, candidate, {
+    kind: d.kind,
+    request: () => d.known?.request ?? validate(d.schema, raw()),
+    requestValue: () => {
+      const value = raw() as Record<string, unknown>;
+      return amend?.(value) ?? value;
+    },
+    active: d.verdict,
+    decide: d.decide,
+    ctx: { env: c.env, now: d.now, explain: false, connectingIp: d.connectingIp },
+    acceptsMissingPolicy: d.acceptsMissingPolicy,
+  });
 }
 
 /**

@@ -59,12 +59,10 @@ async function candidateView<P, R>(job: ShadowJob<P, R>, candidate: LiveCandidat
  * never reading or writing the verdict cache. The two verdicts' compared fields
  * make an outcome pair (or agree); the pair, with a masked example while the
  * report still keeps examples of it, goes to the isolate's batch for the
- * coordinator. Decisions outside SHADOW_SAMPLE, and engines the candidate did
- * not stage, cost one check.
+ * coordinator. The caller has drawn the candidate with `sampledCandidate`:
+ * decisions outside SHADOW_SAMPLE, and engines it did not stage, cost that check only.
  */
-export function shadowDecision<P, R>(c: Context<AppEnv>, job: ShadowJob<P, R>): void {
-  const candidate = sampledCandidate(c, job.kind);
-  if (candidate === null) return;
+export function shadowDecision<P, R>(c: Context<AppEnv>, candidate: LiveCandidate, job: ShadowJob<P, R>): void {
   const env = c.env;
   afterAnswer(c, async () => {
     const request = job.request();
