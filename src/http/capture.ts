@@ -22,10 +22,16 @@ export interface Capture {
   stringify?: (value: unknown) => string;
 }
 
+/** An error as a log line may carry it: never a JSON parser's message, which can quote the request. */
+export function errorText(e: unknown): string {
+  if (e instanceof SyntaxError) return "SyntaxError";
+  return String(e).slice(0, 300);
+}
+
 /** Runs work after the answer is sent, or now where there is no execution context (a call outside a request). */
 export function afterAnswer(c: Context<AppEnv>, work: () => Promise<void>): void {
   const guarded = work().catch((e: unknown) =>
-    console.error(JSON.stringify({ ts: new Date().toISOString(), event: "after_answer_failed", error: String(e) })),
+    console.error(JSON.stringify({ ts: new Date().toISOString(), event: "after_answer_failed", error: errorText(e) })),
   );
   try {
     c.executionCtx.waitUntil(guarded);
@@ -74,7 +80,7 @@ export function logDecisionCapturing(c: Context<AppEnv>, entry: DecisionLog, cap
     try {
       members = await capturedMembers(env, mode, capture());
     } catch (e) {
-      members = `,"request_omitted":${JSON.stringify(`the request could not be captured: ${String(e)}`)}`;
+      members = `,"request_omitted":${JSON.stringify(`the request could not be captured: ${errorText(e)}`)}`;
     }
     const line = JSON.stringify({ ts: new Date().toISOString(), ...entry });
     console.log(line.slice(0, -1) + members + "}");

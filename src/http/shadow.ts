@@ -5,7 +5,7 @@ import type { Decision } from "../engines/common/decision.js";
 import type { AppEnv } from "../env.js";
 import { candidateNow, type LiveCandidate } from "../state/policy-store.js";
 import { recordComparison } from "../state/shadow-batch.js";
-import { afterAnswer } from "./capture.js";
+import { afterAnswer, errorText } from "./capture.js";
 import type { RouteContext } from "./decision.js";
 import { ApiError } from "./errors.js";
 import { shadowSample } from "./routes/candidate.js";
@@ -48,7 +48,7 @@ async function candidateView<P, R>(job: ShadowJob<P, R>, candidate: LiveCandidat
   } catch (e) {
     if (e instanceof BudgetExceeded) return errorView("budget_exceeded");
     if (e instanceof ApiError) return errorView(e.code);
-    console.error(JSON.stringify({ ts: new Date().toISOString(), event: "shadow_decision_failed", kind: job.kind, error: String(e) }));
+    console.error(JSON.stringify({ ts: new Date().toISOString(), event: "shadow_decision_failed", kind: job.kind, error: errorText(e) }));
     return errorView("internal_error");
   }
 }
