@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env.js";
-import { coordinatorOf, type PublishOutcome } from "../state/policy-coordinator.js";
+import { coordinatorOf } from "../state/coordinator-stub.js";
+import type { PublishOutcome } from "../state/policy-coordinator.js";
 import { ApiError } from "./errors.js";
 
 /** The publish coordinator: one object for the whole deployment, the only writer of the pointers. */

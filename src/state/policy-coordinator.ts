@@ -6,11 +6,6 @@ import type { Env } from "../env.js";
 import { bundleKey, CANDIDATE_KEY, CURRENT_KEY, embeddedBundle, writeBundle } from "./policy-store.js";
 import { ShadowTables, type CandidateRecord } from "./shadow-tables.js";
 
-/** The coordinator: one object for the whole deployment, the only writer of the pointers. */
-export function coordinatorOf(env: Env): DurableObjectStub<PolicyCoordinator> {
-  return env.POLICY_COORDINATOR.get(env.POLICY_COORDINATOR.idFromName("bundle")) as unknown as DurableObjectStub<PolicyCoordinator>;
-}
-
 /** What a publish asks for: one engine's new source, optionally only if the active revision is one of `ifMatch`. */
 export interface PublishRequest {
   engine: EngineName;

@@ -1,7 +1,7 @@
 import { captureMode, engineOfKind, maskRequest, maskRulesFor, maskView, pairOf, Tally, type DecisionKind, type Example, type View } from "../bundle/compare/index.js";
 import type { EngineName } from "../engines/common/engine.js";
 import type { Env } from "../env.js";
-import { coordinatorOf } from "./policy-coordinator.js";
+import { coordinatorOf } from "./coordinator-stub.js";
 import type { LiveCandidate } from "./policy-store.js";
 
 /** How long an isolate gathers shadow comparisons before sending them to the coordinator in one call. */
