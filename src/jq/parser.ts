@@ -1,5 +1,7 @@
 /** Recursive-descent parser for jq 1.7.1 programs and modules, following its grammar's precedences. */
+import type { Json } from "../engines/common/json.js";
 import type { Directive, FuncDef, Node, ProgramAst } from "./ast.js";
+import { numOf, setKey, type JObj } from "./values.js";
 import { JqSyntaxError, tokenize, type Token } from "./lexer.js";
 import { bindingName, objectTerm, patterns } from "./parser-terms.js";
 import { numberFromText } from "./litnum.js";
@@ -76,11 +78,11 @@ export class Parser {
   program(moduleOnly: boolean): ProgramAst {
     const directives: Directive[] = [];
     const defs: FuncDef[] = [];
+    let meta: Json | null = null;
     if (this.isKw("module" as string) || (this.peek().t === "ident" && (this.peek() as { v: string }).v === "module")) {
       this.next();
       if (!this.isOp("{")) this.fail();
-      const meta = this.primary();
-      if (!isConstant(meta)) throw new JqSyntaxError("Module metadata must be constant", this.peek().pos);
+      meta = this.metadata();
       this.expectOp(";");
     }
     while (this.isKw("import") || this.isKw("include")) {
@@ -99,9 +101,9 @@ export class Parser {
           isData = true;
         } else this.fail(a);
       }
-      if (this.isOp("{")) this.primary();
+      const importMeta = this.isOp("{") ? this.metadata() : null;
       this.expectOp(";");
-      directives.push({ kind: kw.v as "import" | "include", path, alias, isData, pos: kw.pos });
+      directives.push({ kind: kw.v as "import" | "include", path, alias, isData, meta: importMeta, pos: kw.pos });
     }
     while (this.isKw("def")) {
       const save = this.i;
@@ -118,7 +120,15 @@ export class Parser {
       body = this.pipe();
     }
     if (this.peek().t !== "eof") this.fail();
-    return { directives, defs, body };
+    return { meta, directives, defs, body };
+  }
+
+  /** A constant object after `module` or an import (jq: "Module metadata must be constant"). */
+  metadata(): Json {
+    const pos = this.peek().pos;
+    const node = this.primary();
+    if (!isConstant(node)) throw new JqSyntaxError("Module metadata must be constant", pos);
+    return constValue(node);
   }
 
   funcDef(): FuncDef {
@@ -548,6 +558,34 @@ export class Parser {
     return null;
   }
 
+}
+
+/** The value of a constant expression (see isConstant): literals, arrays, objects, negation. */
+function constValue(n: Node): Json {
+  switch (n.k) {
+    case "literal":
+      return n.v;
+    case "neg":
+      return -(numOf(constValue(n.e)) as number);
+    case "array": {
+      const out: Json[] = [];
+      const walk = (e: Node): void => {
+        if (e.k === "comma") {
+          walk(e.l);
+          walk(e.r);
+        } else out.push(constValue(e));
+      };
+      if (n.e !== null) walk(n.e);
+      return out;
+    }
+    case "object": {
+      const o: JObj = {};
+      for (const e of n.entries) setKey(o, String((e.key as { v: Json }).v), constValue(e.value));
+      return o;
+    }
+    default:
+      return null;
+  }
 }
 
 function isConstant(n: Node): boolean {
