@@ -165,12 +165,19 @@ export class Parser {
     return l;
   }
 
+  // Each operator of a chain (`1, 1, …`, `1 + 1 + …`, `a // b // …`) makes the tree one level
+  // deeper, so it counts as a nesting level: the compiler and the evaluator recurse on the tree.
+
   comma(): Node {
     let l = this.alt();
+    let links = 0;
     while (this.isOp(",")) {
       this.next();
+      this.enter();
+      links++;
       l = { k: "comma", l, r: this.alt() };
     }
+    this.depth -= links;
     return l;
   }
 
@@ -178,7 +185,10 @@ export class Parser {
     const l = this.assign();
     if (this.isOp("//")) {
       this.next();
-      return { k: "alt", l, r: this.alt() };
+      this.enter();
+      const r = this.alt();
+      this.depth--;
+      return { k: "alt", l, r };
     }
     return l;
   }
@@ -188,7 +198,9 @@ export class Parser {
     const t = this.peek();
     if (t.t === "op" && ASSIGN_OPS.has(t.v)) {
       this.next();
+      this.enter();
       const r = this.alt();
+      this.depth--;
       return { k: "assign", op: t.v, l, r };
     }
     return l;
@@ -196,19 +208,27 @@ export class Parser {
 
   or(): Node {
     let l = this.and();
+    let links = 0;
     while (this.isKw("or")) {
       this.next();
+      this.enter();
+      links++;
       l = { k: "or", l, r: this.and() };
     }
+    this.depth -= links;
     return l;
   }
 
   and(): Node {
     let l = this.compare();
+    let links = 0;
     while (this.isKw("and")) {
       this.next();
+      this.enter();
+      links++;
       l = { k: "and", l, r: this.compare() };
     }
+    this.depth -= links;
     return l;
   }
 
@@ -227,24 +247,34 @@ export class Parser {
 
   additive(): Node {
     let l = this.multiplicative();
+    let links = 0;
     for (;;) {
       const t = this.peek();
       if (t.t === "op" && (t.v === "+" || t.v === "-")) {
         this.next();
+        this.enter();
+        links++;
         l = { k: "binop", op: t.v, l, r: this.multiplicative() };
-      } else return l;
+      } else break;
     }
+    this.depth -= links;
+    return l;
   }
 
   multiplicative(): Node {
     let l = this.unary();
+    let links = 0;
     for (;;) {
       const t = this.peek();
       if (t.t === "op" && (t.v === "*" || t.v === "/" || t.v === "%")) {
         this.next();
+        this.enter();
+        links++;
         l = { k: "binop", op: t.v, l, r: this.unary() };
-      } else return l;
+      } else break;
     }
+    this.depth -= links;
+    return l;
   }
 
   /** Unary minus has the precedence of binary `-` in jq's grammar: `-0 % 5` is `-(0 % 5)`. */
@@ -266,8 +296,14 @@ export class Parser {
     // jq's grammar gives `.a?`, `.[k]?`, `.[a:b]?` and `.[]?` their own rules (INDEX_OPT, EACH_OPT):
     // the `?` right after such a suffix only hides that step's own error; any other `?` is `try`
     let suffix = first.t === "field" || (first.t === "op" && first.v === "." && t.k === "index");
+    // each suffix (`.a.b…`, `.[0][0]…`) makes the tree one level deeper
+    let links = 0;
     for (;;) {
       const tok = this.peek();
+      if (tok.t === "field" || (tok.t === "op" && (tok.v === "[" || tok.v === "?"))) {
+        this.enter();
+        links++;
+      }
       if (tok.t === "field") {
         this.next();
         t = { k: "index", target: t, key: { k: "literal", v: tok.v } };
@@ -293,8 +329,13 @@ export class Parser {
         this.next();
         const pats = patterns(this);
         this.expectOp("|");
-        return { k: "bind", src: t, pats, body: this.pipe() };
-      } else return t;
+        const body = this.pipe();
+        this.depth -= links;
+        return { k: "bind", src: t, pats, body };
+      } else {
+        this.depth -= links;
+        return t;
+      }
     }
   }
 
