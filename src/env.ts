@@ -10,6 +10,8 @@ export interface Env {
   AGENT_TOKENS?: string;
   /** Route classes left open while tokens are set: `decision`, `agent` (comma-separated). */
   OPEN_ROUTES?: string;
+  /** Requests one isolate lets wait on one Durable Object before answering 503 `overloaded` (default 256). */
+  OBJECT_MAX_PENDING?: string;
   BUNDLE_REFRESH_SECONDS?: string;
   VERDICT_CACHE_SECONDS?: string;
   DOH_URL?: string;

@@ -101,9 +101,10 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   if (loaded.kind === "line") {
     if (args.values.has("--policy")) throw new UsageError(`--policy does not apply to \`${args.positional[0]}\`\n\n${EVAL_USAGE}`);
     const read = loaded.evaluator.parseLine?.bind(loaded.evaluator);
+    const write = loaded.evaluator.stringify?.bind(loaded.evaluator) ?? JSON.stringify;
     for (const line of lines) {
       const parsed = parseLine(line, read);
-      io.stdout(JSON.stringify(parsed.ok ? await loaded.evaluator.evaluateLine(parsed.value) : parsed.error) + "\n");
+      io.stdout(write(parsed.ok ? await loaded.evaluator.evaluateLine(parsed.value) : parsed.error) + "\n");
     }
     return 0;
   }

@@ -1,6 +1,6 @@
 /** `arbiter eval jq`: one JSON request line in, one JSON answer out (outputs, printed, error). */
 import type { Json } from "../engines/common/json.js";
-import { compileJq, jqType, parseJsonSeq, plainJson, printCompact, type JqProgram } from "../jq/index.js";
+import { compileJq, jqType, jsonText, parseJsonSeq, plainJson, printCompact, type JqProgram } from "../jq/index.js";
 import type { LineEvaluator } from "./evaluator.js";
 
 const cache = new Map<string, JqProgram | string>();
@@ -62,4 +62,4 @@ function errorText(e: unknown): string {
 }
 
 /** `arbiter eval jq`'s line evaluator. */
-export const jqLineEvaluator: LineEvaluator = { evaluateLine: evalJqLine, parseLine: parseJqLine };
+export const jqLineEvaluator: LineEvaluator = { evaluateLine: evalJqLine, parseLine: parseJqLine, stringify: jsonText };

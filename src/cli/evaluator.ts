@@ -20,4 +20,6 @@ export interface LineEvaluator {
   evaluateLine(line: unknown): object | Promise<object>;
   /** Reads one line's JSON text, when JSON.parse would lose something the evaluator needs (jq's number literals). */
   parseLine?(text: string): unknown;
+  /** Writes one answer line, when JSON.stringify would lose something (jq's key order). */
+  stringify?(answer: object): string;
 }

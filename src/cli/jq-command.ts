@@ -64,7 +64,7 @@ function parseArgs(argv: string[]): Opts {
       if (a === "--arg") o.args[name] = value;
       else {
         try {
-          const vals = parseJsonSeq(value);
+          const vals = parseJsonSeq(value, true);
           if (vals.length !== 1) throw new Error("one value");
           o.args[name] = vals[0];
         } catch {

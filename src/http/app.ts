@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../env.js";
 import { ApiError, errorBody } from "./errors.js";
 import { listOperations } from "./openapi.js";
+import { isObjectOverloaded, overloaded, RETRY_AFTER_SECONDS } from "./overload.js";
 import { hostRoutes } from "./routes/hosts.js";
 import { jobRoutes } from "./routes/jobs.js";
 import { limitsRoutes } from "./routes/limits.js";
@@ -23,6 +24,8 @@ app.use("*", async (c, next) => {
 
 app.onError((error, c) => {
   const requestId = c.get("requestId") ?? crypto.randomUUID();
+  if (isObjectOverloaded(error)) error = overloaded("the Durable Object has too much queued work; retry later");
+  if (error instanceof ApiError && error.code === "overloaded") c.header("Retry-After", String(RETRY_AFTER_SECONDS));
   if (error instanceof ApiError) {
     return c.json(errorBody(error.code, error.message, requestId, error.details), error.status as 400);
   }

@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   idempotency_key_reused: 422,
   internal_error: 500,
   service_unavailable: 503,
+  overloaded: 503,
 } as const;
 
 /** A stable snake_case error code. */

@@ -7,6 +7,7 @@ import { fromJson } from "./json-parse.js";
 import { add, cpLength, indexValue, sub } from "./ops.js";
 import { formatNumber, printCompact } from "./print.js";
 import { numberFromText } from "./litnum.js";
+import { keysOf as orderedKeys } from "./key-order.js";
 import { ALLOC, charge, chargeSort, S, step } from "./runtime.js";
 import { HaltSignal, JqError, compare, compareStrings, desc, equals, fail, isObject, numOf, setKey, sortedKeys, truthy, typeOf, type JObj } from "./values.js";
 
@@ -57,7 +58,7 @@ def0("utf8bytelength", (i) =>
   typeof i === "string" ? new TextEncoder().encode(i).length : fail(`${desc(i)} only strings have UTF-8 byte length`),
 );
 function keysOf(i: Json, sorted: boolean): Json {
-  if (isObj(i)) return sorted ? sortedKeys(i) : Object.keys(i);
+  if (isObj(i)) return sorted ? sortedKeys(i) : orderedKeys(i).slice();
   if (Array.isArray(i)) return i.map((_, j) => j);
   return fail(`${desc(i)} has no keys`);
 }
@@ -94,13 +95,15 @@ defV("contains", 1, (i, b) => {
 def0("tostring", (i) => (typeof i === "string" ? i : printCompact(i)));
 def0("tojson", (i) => printCompact(i));
 def0("fromjson", (i) => (typeof i === "string" ? fromJson(i) : fail(`${desc(i)} only strings can be parsed`)));
+/** Leading and trailing white space as jq's JSON reader skips it (not \uFEFF or other Unicode spaces). */
+const JSON_BLANKS = /^[ \t\r\n]+|[ \t\r\n]+$/g;
 def0(
   "tonumber",
   (i) => {
     if (typeOf(i) === "number") return i;
     if (typeof i !== "string") return fail(`${desc(i)} cannot be parsed as a number`);
     // jq 1.7.1 reads the text with decNumber, which also takes a leading `+` ("+05" is 5)
-    const t = i.trim();
+    const t = i.replace(JSON_BLANKS, "");
     if (/^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/.test(t)) return numberFromText(t[0] === "+" ? t.slice(1) : t, formatNumber);
     const v = fromJson(i);
     return typeOf(v) === "number" ? v : fail(`${desc(i)} cannot be parsed as a number`);

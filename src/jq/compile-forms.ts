@@ -10,7 +10,8 @@ import { NATIVES, type Compiler } from "./compile.js";
 import { singleOf, type Val } from "./compile-single.js";
 import { dotFree, setOwned, simplePath } from "./compile-reduce.js";
 import { interpText, invalidPathResult } from "./eval-helpers.js";
-import { desc, fail, setKey, truthy, type JObj } from "./values.js";
+import { buildKey, isIndexKey } from "./key-order.js";
+import { desc, fail, truthy, type JObj } from "./values.js";
 
 /** String interpolation: every combination of the parts' outputs, the first part varying fastest. */
 export function strGen(c: Compiler, parts: Array<string | Node>, fmt: string | null, sc: Scope): Gen {
@@ -52,12 +53,18 @@ export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node }
   const constKeys = entries.every((e) => e.key.k === "literal" && typeof e.key.v === "string");
   if (constKeys) {
     const names = entries.map((e) => (e.key as { v: string }).v);
+    // keys known now: plain assignment unless one needs the key-order record (or is __proto__)
+    const plain = names.every((k) => !isIndexKey(k) && k !== "__proto__");
     return (i, env, emit) => {
       const vals: Json[] = new Array(n);
       const go = (j: number): boolean => {
         if (j === n) {
           const o: JObj = {};
-          for (let m = 0; m < n; m++) setKey(o, names[m], vals[m]);
+          if (plain) for (let m = 0; m < n; m++) o[names[m]] = vals[m];
+          else {
+            let ord: string[] | undefined;
+            for (let m = 0; m < n; m++) ord = buildKey(o, names[m], vals[m], ord);
+          }
           charge(n + ALLOC);
           return emit(o);
         }
@@ -75,7 +82,8 @@ export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node }
     const go = (j: number): boolean => {
       if (j === n) {
         const o: JObj = {};
-        for (let m = 0; m < n; m++) setKey(o, keys[m], vals[m]);
+        let ord: string[] | undefined;
+        for (let m = 0; m < n; m++) ord = buildKey(o, keys[m], vals[m], ord);
         charge(n + ALLOC);
         return emit(o);
       }

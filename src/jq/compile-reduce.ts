@@ -10,7 +10,8 @@ import { binop } from "./ops.js";
 import { charge, chargeSize } from "./runtime.js";
 import { setKeyOf } from "./paths.js";
 import { indexValue } from "./ops.js";
-import { isObject, numOf, setKey, truthy, type JObj } from "./values.js";
+import { clearOrdered, keysOf } from "./key-order.js";
+import { copyObj, isObject, numOf, setKey, truthy, type JObj } from "./values.js";
 
 /** True when an expression's value cannot depend on `.` (literals, variables, operators on them). */
 export function dotFree(n: Node): boolean {
@@ -52,10 +53,7 @@ export function simplePath(n: Node): Node[] | null {
 }
 
 function shallowCopy(c: Json): Json {
-  if (Array.isArray(c)) return c.slice();
-  const o: JObj = {};
-  for (const k in c as JObj) setKey(o, k, (c as JObj)[k]);
-  return o;
+  return Array.isArray(c) ? c.slice() : copyObj(c as JObj);
 }
 
 /** Sets `keys` in `acc`, copying each container once per reduce (tracked in `owned`), then mutating it. */
@@ -103,8 +101,8 @@ function assign(c: Json, k: Json, v: Json, owned: Set<object>): void {
         c.length = 0;
         c.push(...r);
       } else if (isObject(c) && isObject(r)) {
-        for (const key of Object.keys(c)) delete c[key];
-        for (const key in r) setKey(c, key, r[key]);
+        clearOrdered(c);
+        for (const key of keysOf(r)) setKey(c, key, r[key]);
       }
     }
   }

@@ -12,7 +12,8 @@ import { IS_PROTO_KEY, field } from "./eval-helpers.js";
 import { printCompact } from "./print.js";
 import { ALLOC, charge, chargeFormatted, Env, step, up, type Gen } from "./runtime.js";
 import { JqCompileError, type Scope } from "./scope.js";
-import { JqError, desc, fail, numOf, setKey, truthy, type JObj } from "./values.js";
+import { buildKey, isIndexKey } from "./key-order.js";
+import { JqError, desc, fail, numOf, truthy, type JObj } from "./values.js";
 
 /** A single-valued expression: input and environment in, one value out (or a thrown error). */
 export type Val = (i: Json, env: Env | null) => Json;
@@ -190,13 +191,22 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
         vs.push(v);
       }
       const cnt = ks.length;
+      if (ks.every((k) => typeof k === "string" && !isIndexKey(k) && k !== "__proto__")) {
+        const names = ks as string[];
+        return (i, env) => {
+          const o: JObj = {};
+          for (let j = 0; j < cnt; j++) o[names[j]] = vs[j](i, env);
+          return o;
+        };
+      }
       return (i, env) => {
         const o: JObj = {};
+        let ord: string[] | undefined;
         for (let j = 0; j < cnt; j++) {
           const kk = ks[j];
           const key = typeof kk === "string" ? kk : kk(i, env);
           if (typeof key !== "string") return fail(`Cannot use ${desc(key)} as object key`);
-          setKey(o, key, vs[j](i, env));
+          ord = buildKey(o, key, vs[j](i, env), ord);
         }
         return o;
       };

@@ -1,5 +1,6 @@
 /** Evaluation helpers shared by the value-mode and path-mode compilers. */
 import type { Json } from "../engines/common/json.js";
+import { keysOf, orderOf } from "./key-order.js";
 import { cannotIterate, indexValue } from "./ops.js";
 import { printCompact } from "./print.js";
 import { charge, step, type Emit, type Env, type Gen, type PEmit, type PGen, type Path } from "./runtime.js";
@@ -69,7 +70,10 @@ export function iterate(v: Json, emit: Emit): boolean {
     return false;
   }
   if (isObject(v)) {
-    for (const k in v) if (emit(v[k])) return true;
+    const ord = orderOf(v);
+    if (ord === undefined) {
+      for (const k in v) if (emit(v[k])) return true;
+    } else for (let j = 0; j < ord.length; j++) if (emit(v[ord[j]])) return true;
     return false;
   }
   return cannotIterate(v);
@@ -82,7 +86,7 @@ export function iteratePaths(v: Json, p: Json[], emit: PEmit): boolean {
     return false;
   }
   if (isObject(v)) {
-    for (const k in v) if ((charge(p.length + 1), emit(v[k], p.concat([k])))) return true;
+    for (const k of keysOf(v)) if ((charge(p.length + 1), emit(v[k], p.concat([k])))) return true;
     return false;
   }
   return cannotIterate(v);
@@ -95,7 +99,10 @@ export function recurseAll(v: Json, emit: Emit): boolean {
   if (Array.isArray(v)) {
     for (let j = 0; j < v.length; j++) if (recurseAll(v[j], emit)) return true;
   } else if (isObject(v)) {
-    for (const k in v) if (recurseAll(v[k], emit)) return true;
+    const ord = orderOf(v);
+    if (ord === undefined) {
+      for (const k in v) if (recurseAll(v[k], emit)) return true;
+    } else for (let j = 0; j < ord.length; j++) if (recurseAll(v[ord[j]], emit)) return true;
   }
   return false;
 }
@@ -108,7 +115,7 @@ export function recursePaths(v: Json, p: Path, emit: PEmit): boolean {
   if (Array.isArray(v)) {
     for (let j = 0; j < v.length; j++) if (recursePaths(v[j], p.concat([j]), emit)) return true;
   } else if (isObject(v)) {
-    for (const k in v) if (recursePaths(v[k], p.concat([k]), emit)) return true;
+    for (const k of keysOf(v)) if (recursePaths(v[k], p.concat([k]), emit)) return true;
   }
   return false;
 }

@@ -1,7 +1,8 @@
 /** The jq engine: compile once, run many times. */
 export { compileJq, errorMessage, builtinNames } from "./program.js";
 export type { CompileOptions, JqProgram, RunOptions, RunResult } from "./program.js";
-export { formatJson, printCompact, formatNumber } from "./print.js";
+export { formatJson, printCompact, formatNumber, jsonText } from "./print.js";
+export { keysOf as jqKeys } from "./key-order.js";
 export type { FormatOptions } from "./print.js";
 export { parseJsonSeq, fromJson } from "./json-parse.js";
 export { plainJson } from "./litnum.js";

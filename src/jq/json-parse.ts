@@ -1,199 +1,290 @@
-/** JSON text parser for input, `fromjson` and `tonumber`: accepts `nan`, reports jq-style errors. */
+/**
+ * JSON text reader for input, `fromjson` and `tonumber`, behaving as jq 1.7.1's parser (src/jv_parse.c):
+ * the same accepted texts (`nan`, `+1`, `Infinity`), the same depth limit (256 open containers and
+ * keys) and the same error texts and positions (line, and column counted in UTF-8 bytes).
+ */
 import type { Json } from "../engines/common/json.js";
 import { numberFromText } from "./litnum.js";
 import { formatNumber } from "./print.js";
 import { JqError, setKey, type JObj } from "./values.js";
 
-class P {
-  i = 0;
+/** jq's parser nesting limit (MAX_PARSING_DEPTH): open arrays, objects and pending keys together. */
+const MAX_DEPTH = 256;
+
+const NUMBER = /^[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[sS]?[nN][aA][nN][0-9]*)$/;
+
+/** A parse failure's message, before its position is added. */
+class Failure {
+  constructor(readonly message: string) {}
+}
+
+/** Characters that end a literal token (jq's WHITESPACE, QUOTE and STRUCTURE classes). */
+function isDelimiter(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13 || c === 34 || c === 91 || c === 93 || c === 123 || c === 125 || c === 44 || c === 58;
+}
+
+/** Turns a literal token into a value, or the message jq gives for it. */
+function literal(token: string, keep: boolean): Json | Failure {
+  const c = token[0];
+  const word = c === "t" ? "true" : c === "f" ? "false" : c === "n" && token[1] === "u" ? "null" : null;
+  if (word !== null) return token === word ? (word === "true" ? true : word === "false" ? false : null) : new Failure("Invalid literal");
+  if (!NUMBER.test(token)) return new Failure("Invalid numeric literal");
+  const t = token.toLowerCase();
+  if (t.includes("nan")) return NaN;
+  if (t.includes("inf")) return t.startsWith("-") ? -Infinity : Infinity;
+  return keep ? numberFromText(token, formatNumber) : Number(token);
+}
+
+function hex4(s: string, i: number): number {
+  const h = s.slice(i, i + 4);
+  return /^[0-9a-fA-F]{4}$/.test(h) ? parseInt(h, 16) : -1;
+}
+
+/** Decodes a string token's escapes as jq's found_string does (control characters refused). */
+function stringValue(raw: string): string | Failure {
+  if (!raw.includes("\\") && !/[\u0000-\u001f]/.test(raw)) return raw;
+  let out = "";
+  for (let i = 0; i < raw.length; ) {
+    const ch = raw[i++];
+    if (ch !== "\\") {
+      if (ch.charCodeAt(0) <= 0x1f) return new Failure("Invalid string: control characters from U+0000 through U+001F must be escaped");
+      out += ch;
+      continue;
+    }
+    if (i >= raw.length) return new Failure("Expected escape character at end of string");
+    const e = raw[i++];
+    switch (e) {
+      case "\\":
+      case '"':
+      case "/":
+        out += e;
+        break;
+      case "b":
+        out += "\b";
+        break;
+      case "f":
+        out += "\f";
+        break;
+      case "t":
+        out += "\t";
+        break;
+      case "n":
+        out += "\n";
+        break;
+      case "r":
+        out += "\r";
+        break;
+      case "u": {
+        if (i + 4 > raw.length) return new Failure("Invalid \\uXXXX escape");
+        let cp = hex4(raw, i);
+        if (cp < 0) return new Failure("Invalid characters in \\uXXXX escape");
+        i += 4;
+        if (cp >= 0xd800 && cp <= 0xdbff) {
+          const low = i + 6 <= raw.length && raw[i] === "\\" && raw[i + 1] === "u" ? hex4(raw, i + 2) : -1;
+          if (low < 0xdc00 || low > 0xdfff) return new Failure("Invalid \\uXXXX\\uXXXX surrogate pair escape");
+          i += 6;
+          cp = 0x10000 + (((cp - 0xd800) << 10) | (low - 0xdc00));
+        }
+        // a lone low surrogate is not valid UTF-8 once encoded: jq replaces it
+        out += cp >= 0xdc00 && cp <= 0xdfff ? "\uFFFD" : String.fromCodePoint(cp);
+        break;
+      }
+      default:
+        return new Failure("Invalid escape");
+    }
+  }
+  return out;
+}
+
+/** A key read before its value (jq keeps it on the parser stack, counted in the depth). */
+class KeyFrame {
+  constructor(readonly key: string) {}
+}
+
+type Frame = Json[] | JObj | KeyFrame;
+
+/** The scanner state, fed one character at a time (jq's `scan`). */
+class Reader {
+  line = 1;
+  column = 0;
+  private stack: Frame[] = [];
+  /** The value waiting for a separator or a closing bracket (jq's `p->next`); undefined when none. */
+  private next: Json | undefined = undefined;
+  /** Where the open literal token starts, -1 when none is open. */
+  private tokenStart = -1;
+  private inString = false;
+  private escaped = false;
+  private stringStart = 0;
+  pos = 0;
+
   constructor(
-    readonly s: string,
-    readonly literals = false,
-  ) {}
-
-  lineCol(): string {
-    let line = 1;
-    let col = 0;
-    for (let j = 0; j < this.i && j < this.s.length; j++) {
-      if (this.s[j] === "\n") {
-        line++;
-        col = 0;
-      } else col++;
-    }
-    return `line ${line}, column ${col}`;
+    readonly text: string,
+    readonly keep: boolean,
+  ) {
+    if (text.charCodeAt(0) === 0xfeff) this.pos = 1;
   }
 
-  err(what: string): never {
-    throw new JqError(`${what} at ${this.i >= this.s.length ? "EOF at " : ""}${this.lineCol()}`);
+  private fail(message: string, atEnd: boolean): never {
+    throw new JqError(`${message} at ${atEnd ? "EOF at " : ""}line ${this.line}, column ${this.column}`);
   }
 
-  ws(): void {
-    const s = this.s;
-    while (this.i < s.length) {
-      const c = s.charCodeAt(this.i);
-      if (c === 32 || c === 9 || c === 10 || c === 13 || c === 0xfeff) this.i++;
-      else break;
+  private setValue(v: Json): void {
+    if (this.next !== undefined) this.fail("Expected separator between values", false);
+    this.next = v;
+  }
+
+  /** Ends the literal token that runs up to `end` (exclusive), if one is open. */
+  private endToken(end: number, atEnd: boolean): void {
+    if (this.tokenStart < 0) return;
+    const v = literal(this.text.slice(this.tokenStart, end), this.keep);
+    this.tokenStart = -1;
+    if (v instanceof Failure) this.fail(v.message, atEnd);
+    this.setValue(v);
+  }
+
+  private structure(ch: string): void {
+    const top = this.stack[this.stack.length - 1];
+    switch (ch) {
+      case "[":
+      case "{":
+        if (this.stack.length >= MAX_DEPTH) this.fail("Exceeds depth limit for parsing", false);
+        if (this.next !== undefined) this.fail("Expected separator between values", false);
+        this.stack.push(ch === "[" ? [] : ({} as JObj));
+        return;
+      case ":":
+        if (this.next === undefined) this.fail("Expected string key before ':'", false);
+        if (top === undefined || Array.isArray(top) || top instanceof KeyFrame) this.fail("':' not as part of an object", false);
+        if (typeof this.next !== "string") this.fail("Object keys must be strings", false);
+        this.stack.push(new KeyFrame(this.next));
+        this.next = undefined;
+        return;
+      case ",":
+        if (this.next === undefined) this.fail("Expected value before ','", false);
+        if (top === undefined) this.fail("',' not as part of an object or array", false);
+        if (Array.isArray(top)) top.push(this.next);
+        else if (top instanceof KeyFrame) {
+          this.stack.pop();
+          setKey(this.stack[this.stack.length - 1] as JObj, top.key, this.next);
+        } else this.fail("Objects must consist of key:value pairs", false);
+        this.next = undefined;
+        return;
+      case "]":
+        if (top === undefined || !Array.isArray(top)) this.fail("Unmatched ']'", false);
+        if (this.next !== undefined) top.push(this.next);
+        else if (top.length !== 0) this.fail("Expected another array element", false);
+        this.stack.pop();
+        this.next = top;
+        return;
+      case "}":
+        if (top === undefined) this.fail("Unmatched '}'", false);
+        if (this.next !== undefined) {
+          if (!(top instanceof KeyFrame)) this.fail("Objects must consist of key:value pairs", false);
+          this.stack.pop();
+          setKey(this.stack[this.stack.length - 1] as JObj, top.key, this.next);
+        } else {
+          if (Array.isArray(top) || top instanceof KeyFrame) this.fail("Unmatched '}'", false);
+          if (Object.keys(top).length !== 0) this.fail("Expected another key-value pair", false);
+        }
+        this.next = this.stack.pop() as Json;
+        return;
     }
   }
 
-  value(depth: number): Json {
-    if (depth > 10000) this.err("Exceeds depth limit for parsing");
-    this.ws();
-    const s = this.s;
-    if (this.i >= s.length) this.err("Unfinished JSON term");
-    const c = s[this.i];
-    if (c === "{") {
-      this.i++;
-      const o: JObj = {};
-      this.ws();
-      if (s[this.i] === "}") {
-        this.i++;
-        return o;
-      }
-      for (;;) {
-        this.ws();
-        if (s[this.i] !== '"') {
-          if (this.i >= s.length) this.err("Unfinished JSON term");
-          this.err("Object keys must be strings");
-        }
-        const k = this.string();
-        this.ws();
-        if (s[this.i] !== ":") {
-          if (this.i >= s.length) this.err("Unfinished JSON term");
-          this.err("Objects must consist of key:value pairs");
-        }
-        this.i++;
-        setKey(o, k, this.value(depth + 1));
-        this.ws();
-        if (s[this.i] === ",") {
-          this.i++;
-          continue;
-        }
-        if (s[this.i] === "}") {
-          this.i++;
-          return o;
-        }
-        if (this.i >= s.length) this.err("Unfinished JSON term");
-        this.err("Expected separator between values");
-      }
-    }
-    if (c === "[") {
-      this.i++;
-      const a: Json[] = [];
-      this.ws();
-      if (s[this.i] === "]") {
-        this.i++;
-        return a;
-      }
-      for (;;) {
-        a.push(this.value(depth + 1));
-        this.ws();
-        if (s[this.i] === ",") {
-          this.i++;
-          continue;
-        }
-        if (s[this.i] === "]") {
-          this.i++;
-          return a;
-        }
-        if (this.i >= s.length) this.err("Unfinished JSON term");
-        this.err("Expected separator between values");
-      }
-    }
-    if (c === '"') return this.string();
-    // a literal token is a run of these characters; jq names the error by its first letter
-    let end = this.i;
-    while (end < s.length && /[A-Za-z0-9.+-]/.test(s[end])) end++;
-    if (end === this.i) {
-      this.i++;
-      this.err("Invalid literal");
-    }
-    const t = s.slice(this.i, end);
-    // jq's scanner has consumed the delimiter after the token when it reports a bad literal
-    if (t === "true" || t === "false" || t === "null" || /^-?nan[0-9]*$/i.test(t) || /^-?infinity$/i.test(t)) {
-      this.i = end;
-      if (t === "true") return true;
-      if (t === "false") return false;
-      if (t === "null") return null;
-      if (/^-?nan[0-9]*$/i.test(t)) return NaN;
-      return t.startsWith("-") ? -Infinity : Infinity;
-    }
-    this.i = end < s.length ? end + 1 : end;
-    if (/^[tfn]/.test(t)) this.err("Invalid literal");
-    if (!/^-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/.test(t)) this.err("Invalid numeric literal");
-    this.i = end;
-    return this.literals ? numberFromText(t, formatNumber) : Number(t);
+  /** A complete top-level value, taken out of the scanner. */
+  private done(): Json | undefined {
+    if (this.stack.length !== 0 || this.next === undefined) return undefined;
+    const v = this.next;
+    this.next = undefined;
+    return v;
   }
 
-  string(): string {
-    const s = this.s;
-    const start = ++this.i;
-    let j = start;
-    while (j < s.length) {
-      const c = s.charCodeAt(j);
-      if (c === 34) break;
-      if (c === 92) {
-        j += 2;
+  /** Reads up to the end of the next value; undefined when the text ends with no value. */
+  read(): Json | undefined {
+    const s = this.text;
+    const n = s.length;
+    while (this.pos < n) {
+      const code = s.charCodeAt(this.pos++);
+      // columns count UTF-8 bytes: a surrogate pair is 4, counted at its first half
+      if (code === 10) {
+        this.line++;
+        this.column = 0;
+      } else this.column += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0xd800 || code > 0xdfff ? 3 : code < 0xdc00 ? 4 : 0;
+      if (this.inString) {
+        if (code === 34 && !this.escaped) {
+          this.inString = false;
+          const v = stringValue(s.slice(this.stringStart, this.pos - 1));
+          if (v instanceof Failure) this.fail(v.message, false);
+          this.setValue(v);
+          const out = this.done();
+          if (out !== undefined) return out;
+        } else this.escaped = code === 92 && !this.escaped;
         continue;
       }
-      if (c < 32) {
-        this.i = j;
-        this.err("Invalid string: control characters from U+0000 through U+001F must be escaped");
+      if (!isDelimiter(code)) {
+        if (this.tokenStart < 0) this.tokenStart = this.pos - 1;
+        continue;
       }
-      j++;
+      this.endToken(this.pos - 1, false);
+      let out = this.done();
+      if (code === 34) {
+        this.inString = true;
+        this.escaped = false;
+        this.stringStart = this.pos;
+      } else if (code !== 32 && code !== 9 && code !== 10 && code !== 13) this.structure(s[this.pos - 1]);
+      out ??= this.done();
+      if (out !== undefined) return out;
     }
-    if (j >= s.length) {
-      this.i = s.length;
-      this.err("Unfinished string");
-    }
-    const raw = s.slice(start, j);
-    this.i = j + 1;
-    if (!raw.includes("\\")) return raw;
-    try {
-      return JSON.parse('"' + raw + '"') as string;
-    } catch {
-      this.i = j;
-      return this.err("Invalid escape");
-    }
+    if (this.inString) this.fail("Unfinished string", true);
+    this.endToken(n, true);
+    if (this.stack.length !== 0) this.fail("Unfinished JSON term", true);
+    return this.done();
   }
 }
 
 /** Parses every JSON value in a text (whitespace separated), as jq reads its input; `literals` keeps number literals. */
 export function parseJsonSeq(text: string, literals = false): Json[] {
-  const p = new P(text, literals);
+  const r = new Reader(text, literals);
   const out: Json[] = [];
   for (;;) {
-    p.ws();
-    if (p.i >= text.length) return out;
-    out.push(p.value(0));
+    const v = r.read();
+    if (v === undefined) return out;
+    out.push(v);
   }
 }
 
 const LITERAL_SENSITIVE = /[0-9]\.[0-9]*0(?![0-9])|[0-9][eE]|[0-9]\.(?![0-9])|(?<![0-9.])0[0-9]|[0-9]{16}/;
+/** Keys like "1" (their place in the key order) and lone surrogate escapes (jq replaces them). */
+const JSON_PARSE_DIFFERS = /"[0-9]|\\u[dD][89a-fA-F]/;
+
+/** True when the text cannot reach the depth limit (fewer opening brackets than the limit). */
+function shallow(text: string): boolean {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c === 91 || c === 123) && ++n >= MAX_DEPTH / 2) return false;
+  }
+  return true;
+}
 
 /** `fromjson`: exactly one JSON value, or jq's parse error message. */
 export function fromJson(text: string): Json {
-  // numbers whose literal would print differently (1.0, 1e2, long digit runs) need the literal parser
-  if (!LITERAL_SENSITIVE.test(text)) {
+  // JSON.parse gives the same value for plain JSON; numbers whose literal would print differently
+  // (1.0, 1e2, long digit runs), keys like "1", lone surrogates and deep nesting need the reader
+  if (!LITERAL_SENSITIVE.test(text) && !JSON_PARSE_DIFFERS.test(text) && shallow(text)) {
     try {
       return JSON.parse(text) as Json;
     } catch {
-      // fall through to the slower parser for nan and jq's messages
+      // the reader gives jq's message (or accepts nan, +1, Infinity...)
     }
   }
-  const p = new P(text, true);
+  const r = new Reader(text, true);
   try {
-    p.ws();
-    if (p.i >= text.length) throw new JqError("Expected JSON value");
-    const v = p.value(0);
-    p.ws();
-    if (p.i < text.length) throw new JqError("Unexpected extra JSON values");
+    const v = r.read();
+    if (v === undefined) throw new JqError("Expected JSON value");
+    if (r.read() !== undefined) throw new JqError("Unexpected extra JSON values");
     return v;
   } catch (e) {
-    if (e instanceof JqError) {
-      const msg = String(e.value);
-      throw new JqError(msg === "Expected JSON value" ? `${msg} (while parsing '${text}')` : `${msg} (while parsing '${text}')`);
-    }
+    if (e instanceof JqError) throw new JqError(`${String(e.value)} (while parsing '${text}')`);
     throw e;
   }
 }

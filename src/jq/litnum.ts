@@ -1,5 +1,6 @@
 /** Number literals that keep their decimal text while passed through unchanged (jq 1.7.1 literal preservation). */
 import type { Json } from "../engines/common/json.js";
+import { keysOf, setOrderedKey } from "./key-order.js";
 
 /** A number carrying its canonical decimal literal; arithmetic sees only `n`. */
 export class LitNum {
@@ -97,10 +98,10 @@ export function plainJson(v: Json): Json {
   }
   let changed = false;
   const o: { [k: string]: Json } = {};
-  for (const k in v) {
+  for (const k of keysOf(v)) {
     const p = plainJson(v[k]);
     if (p !== v[k]) changed = true;
-    Object.defineProperty(o, k, { value: p, enumerable: true, writable: true, configurable: true });
+    setOrderedKey(o, k, p);
   }
   return changed ? o : v;
 }

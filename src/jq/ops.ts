@@ -1,5 +1,6 @@
 /** jq's operators and indexing primitives with jq 1.7.1's error messages. */
 import type { Json } from "../engines/common/json.js";
+import { keysOf } from "./key-order.js";
 import { charge, sizeOf } from "./runtime.js";
 import { compare, compareWithLiteral, copyObj, desc, equals, fail, getKey, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
 
@@ -25,7 +26,7 @@ export function add(a: Json, b: Json): Json {
   if (isObj(a) && isObj(b)) {
     const r = copyObj(a);
     let nb = 0;
-    for (const k in b) {
+    for (const k of keysOf(b)) {
       setKey(r, k, b[k]);
       nb++;
     }
@@ -50,7 +51,7 @@ export function sub(a: Json, b: Json): Json {
 function deepMerge(a: JObj, b: JObj): JObj {
   const r = copyObj(a);
   charge(2 * sizeOf(a) + sizeOf(b));
-  for (const k in b) {
+  for (const k of keysOf(b)) {
     const av = getKey(r, k);
     const bv = b[k];
     setKey(r, k, isObj(av) && isObj(bv) ? deepMerge(av, bv) : bv);

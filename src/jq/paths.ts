@@ -1,5 +1,6 @@
 /** getpath / setpath / delpaths on immutable values, as jq 1.7.1's jv_aux does. */
 import type { Json } from "../engines/common/json.js";
+import { keysOf } from "./key-order.js";
 import { indexValue, sliceBounds } from "./ops.js";
 import { charge, sizeOf } from "./runtime.js";
 import { compare, copyObj, fail, getKey, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
@@ -92,7 +93,7 @@ function delKey(t: Json, k: Json): Json {
   if (typeof k === "string" && isObj(t)) {
     if (!Object.prototype.hasOwnProperty.call(t, k)) return t;
     const r: JObj = {};
-    for (const key in t) if (key !== k) setKey(r, key, t[key]);
+    for (const key of keysOf(t)) if (key !== k) setKey(r, key, t[key]);
     return r;
   }
   if (typeof k === "number" && Array.isArray(t)) {

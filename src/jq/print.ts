@@ -1,5 +1,6 @@
 /** Serialises values exactly as jq 1.7.1 prints them (number format, escapes, indentation). */
 import type { Json } from "../engines/common/json.js";
+import { keysOf, orderOf } from "./key-order.js";
 import { LitNum } from "./litnum.js";
 
 /** Formats a double the way jq 1.7.1's dtoa-based printer does. */
@@ -63,12 +64,34 @@ export function printCompact(v: Json): string {
   }
   let s = "{";
   let first = true;
-  for (const k in v) {
-    if (!first) s += ",";
-    first = false;
-    s += quoteString(k) + ":" + printCompact(v[k]);
-  }
+  const ord = orderOf(v);
+  if (ord === undefined) {
+    for (const k in v) {
+      if (!first) s += ",";
+      first = false;
+      s += quoteString(k) + ":" + printCompact(v[k]);
+    }
+  } else
+    for (const k of ord) {
+      if (!first) s += ",";
+      first = false;
+      s += quoteString(k) + ":" + printCompact(v[k]);
+    }
   return s + "}";
+}
+
+/**
+ * JSON text as JSON.stringify writes it (numbers as JavaScript prints them, non-finite as null),
+ * but with every object's keys in jq's insertion order: for handing jq values to JSON consumers.
+ */
+export function jsonText(v: unknown): string {
+  if (v === null || typeof v !== "object") return JSON.stringify(v) ?? "null";
+  if ((v as unknown) instanceof LitNum) return JSON.stringify((v as LitNum).n);
+  if (Array.isArray(v)) return "[" + v.map(jsonText).join(",") + "]";
+  const o = v as { [k: string]: unknown };
+  const parts: string[] = [];
+  for (const k of keysOf(o)) if (o[k] !== undefined) parts.push(JSON.stringify(k) + ":" + jsonText(o[k]));
+  return "{" + parts.join(",") + "}";
 }
 
 export interface FormatOptions {
@@ -94,9 +117,9 @@ function pretty(v: Json, unit: string, cur: string, sortKeys: boolean): string {
     const items = v.map((x) => inner + pretty(x, unit, inner, sortKeys));
     return "[" + nl + items.join("," + nl) + nl + cur + "]";
   }
-  let keys = Object.keys(v);
+  let keys = keysOf(v);
   if (keys.length === 0) return "{}";
-  if (sortKeys) keys = keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  if (sortKeys) keys = keys.slice().sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const items = keys.map((k) => inner + quoteString(k) + colon + pretty(v[k], unit, inner, sortKeys));
   return "{" + nl + items.join("," + nl) + nl + cur + "}";
 }

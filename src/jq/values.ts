@@ -1,5 +1,6 @@
 /** jq value helpers: type names, total order, equality, error previews and the error classes. */
 import type { Json } from "../engines/common/json.js";
+import { copyOrdered, setOrderedKey } from "./key-order.js";
 import { LitNum, compareDecimal } from "./litnum.js";
 import { formatNumber, printCompact } from "./print.js";
 
@@ -210,14 +211,12 @@ export function getKey(o: JObj, k: string): Json {
   return Object.prototype.hasOwnProperty.call(o, k) ? o[k] : null;
 }
 
-/** Sets a key, safe for `__proto__`. */
+/** Sets a key (safe for `__proto__`); a new key goes last in the object's key order. */
 export function setKey(o: JObj, k: string, v: Json): void {
-  if (k === "__proto__") Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
-  else o[k] = v;
+  setOrderedKey(o, k, v);
 }
 
 /** A shallow copy of an object preserving key order. */
 export function copyObj(o: JObj): JObj {
-  // spread defines own data properties (so `__proto__` stays a plain key) in for-in order
-  return { ...o };
+  return copyOrdered(o);
 }

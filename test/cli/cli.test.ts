@@ -57,6 +57,11 @@ describe("arbiter eval", () => {
     expect(out[2].error.code).toBe("invalid_json");
   });
 
+  it("writes jq outputs with their keys in jq's order", async () => {
+    const r = await run(["eval", "jq"], '{"program": ". + {\\"1\\": 2}", "input": {"b": 1, "10": 0}}');
+    expect(r.out).toBe('{"outputs":[{"b":1,"10":0,"1":2}],"printed":["{\\"b\\":1,\\"10\\":0,\\"1\\":2}"]}\n');
+  });
+
   it("rejects an unknown engine with usage", async () => {
     const r = await run(["eval", "nope"]);
     expect(r.code).toBe(2);

@@ -80,3 +80,15 @@ describe("catastrophic patterns through every origin", () => {
     }
   }
 });
+
+describe("regex work is charged to the decision's budget", () => {
+  it("a ClassAd regexp() whose match spends the budget is ERROR", async () => {
+    const { Budget } = await import("../../src/engines/common/budget.js");
+    const s = "ab".repeat(100_000) + "c";
+    const expr = `regexp("^(a|b|ab)*c", "${s}")`;
+    const roomy = new Budget(Number.POSITIVE_INFINITY).run(() => evaluateRequest({ expr }, { now: 0, random: () => 0 }));
+    expect(roomy).toMatchObject({ type: "boolean", value: "true" });
+    const tight = new Budget(5_000).run(() => evaluateRequest({ expr }, { now: 0, random: () => 0 }));
+    expect(tight).toMatchObject({ type: "error" });
+  });
+});

@@ -21,6 +21,7 @@ import { elapsedMs, logDecision, newDecisionId, wantsExplain } from "../decision
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError, type ErrorCode } from "../errors.js";
 import { EXPLAIN_QUERY, IDEMPOTENCY_HEADER, NET_QUERY, registerOperation } from "../openapi.js";
+import { admit } from "../overload.js";
 import {
   AllocateRequest,
   AllocateResponse,
@@ -36,6 +37,16 @@ const builtin = loadCustomsPolicy(DEFAULT_POLICY_DATA);
 /** The Durable Object of one network number: every host of that network and its round robin. */
 export function poolStub(env: Env, net: number): DurableObjectStub<HostPool> {
   return env.HOST_POOL.get(env.HOST_POOL.idFromName(String(net))) as unknown as DurableObjectStub<HostPool>;
+}
+
+/** Calls the pool of one network, counted against OBJECT_MAX_PENDING (a 503 `overloaded` past it). */
+async function inPool<T>(env: Env, net: number, call: (stub: DurableObjectStub<HostPool>) => Promise<T>): Promise<T> {
+  const release = admit(env, `pool:${net}`);
+  try {
+    return await call(poolStub(env, net));
+  } finally {
+    release();
+  }
 }
 
 /** The active customs policy: the compiled data for the pool and the loaded form for validation here. */
@@ -152,20 +163,25 @@ export const hostRoutes = new Hono<AppEnv>()
     const envelope = { decision_id: newDecisionId(), revision: pool.revision };
     let answer: ReturnType<typeof allocationAnswer>;
     let accessDenied: AccessDenial[] = [];
-    if (key === undefined) {
-      const result = await stub.allocate(pool, checked.value, now, explain);
-      answer = allocationAnswer(result, envelope, explain);
-      accessDenied = result.accessDenied;
-    } else {
-      const idem = await idempotencyRequest(key, "hosts.allocate", text);
-      const once = (await stub.allocateOnce(pool, checked.value, now, idem, envelope, explain)) as OnceAllocation;
-      if ("mismatch" in once) throw new ApiError("idempotency_key_reused", keyReusedMessage(key));
-      answer = once.answer as ReturnType<typeof allocationAnswer>;
-      if (once.replayed) {
-        c.header("Idempotent-Replayed", "true");
-        return c.json(answer);
+    const release = admit(c.env, `pool:${checked.value.net}`);
+    try {
+      if (key === undefined) {
+        const result = await stub.allocate(pool, checked.value, now, explain);
+        answer = allocationAnswer(result, envelope, explain);
+        accessDenied = result.accessDenied;
+      } else {
+        const idem = await idempotencyRequest(key, "hosts.allocate", text);
+        const once = (await stub.allocateOnce(pool, checked.value, now, idem, envelope, explain)) as OnceAllocation;
+        if ("mismatch" in once) throw new ApiError("idempotency_key_reused", keyReusedMessage(key));
+        answer = once.answer as ReturnType<typeof allocationAnswer>;
+        if (once.replayed) {
+          c.header("Idempotent-Replayed", "true");
+          return c.json(answer);
+        }
+        accessDenied = once.accessDenied ?? [];
       }
-      accessDenied = once.accessDenied ?? [];
+    } finally {
+      release();
     }
     for (const d of accessDenied) console.log(`${iso(now)} access denied user=${d.user} host=${d.host} client=${d.client}`);
     logDecision({
@@ -189,7 +205,7 @@ export const hostRoutes = new Hono<AppEnv>()
     if (!host.ok) fail("invalid_host_report", host.error);
     const prepared = prepareHost(host.value);
     if (!prepared.ok) fail("invalid_host_report", prepared.error);
-    const result = await poolStub(c.env, host.value.net).report(pool, host.value, Date.now());
+    const result = await inPool(c.env, host.value.net, (stub) => stub.report(pool, host.value, Date.now()));
     return c.json({ ...result, instructions: result.instructions.map(instructionJson) });
   })
   .post("/v1/hosts/:name/permits/:id/finish", async (c) => {
@@ -198,7 +214,7 @@ export const hostRoutes = new Hono<AppEnv>()
     const idText = c.req.param("id");
     if (!/^[1-9]\d{0,14}$/.test(idText)) throw new ApiError("invalid_request", `\`id\`: \`${idText}\` is not a permit id`);
     const id = Number(idText);
-    const released = await poolStub(c.env, netParam(c)).finish(name, id, Date.now());
+    const released = await inPool(c.env, netParam(c), (stub) => stub.finish(name, id, Date.now()));
     if (!released) throw new ApiError("permit_not_found", `no permit \`${id}\` on host \`${name}\``);
     return c.json({ released: true as const, host: name, permit: id });
   })
@@ -206,7 +222,7 @@ export const hostRoutes = new Hono<AppEnv>()
     authorize(c, "decision");
     const net = netParam(c);
     const { pool } = await activePolicy(c.env);
-    const hosts = await poolStub(c.env, net).list(pool, Date.now());
+    const hosts = await inPool(c.env, net, (stub) => stub.list(pool, Date.now()));
     return c.json({
       net,
       hosts: hosts.map(({ reportedAt, ...h }) => ({ ...h, reported_at: iso(reportedAt) })),
@@ -215,7 +231,7 @@ export const hostRoutes = new Hono<AppEnv>()
   .get("/v1/hosts/:name/acl", async (c) => {
     authorize(c, "decision");
     const name = c.req.param("name");
-    const entries = await poolStub(c.env, netParam(c)).acl(name);
+    const entries = await inPool(c.env, netParam(c), (stub) => stub.acl(name));
     if (entries === null) throw new ApiError("host_not_found", `no host \`${name}\` on this network`);
     return c.json({ host: name, entries });
   });

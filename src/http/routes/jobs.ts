@@ -12,6 +12,7 @@ import { elapsedMs, logDecision, newDecisionId, wantsExplain } from "../decision
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError, clipText } from "../errors.js";
 import { BULK_QUERY, EXPLAIN_QUERY, IDEMPOTENCY_HEADER, registerOperation } from "../openapi.js";
+import { admit, isObjectOverloaded, overloaded, RETRY_AFTER_SECONDS, shedLoad } from "../overload.js";
 import {
   FilterBody,
   FilterRuleJson,
@@ -71,16 +72,23 @@ function rapi(handler: FilterHandler, role: "decision" | "admin") {
   return async (c: Context<AppEnv>): Promise<Response> => {
     let status = 500;
     let message = "internal error";
+    let release: (() => void) | undefined;
     try {
       authorize(c, role);
-      return await handler(c, queueParam(c));
-    } catch (e) {
+      const queue = queueParam(c);
+      release = admit(c.env, `queue:${queue}`);
+      return await handler(c, queue);
+    } catch (err) {
+      const e = isObjectOverloaded(err) ? overloaded("the queue has too much queued work; retry later") : err;
       if (e instanceof RapiError || e instanceof ApiError) {
         status = e.status;
         message = e.message;
+        if (status === 503) c.header("Retry-After", String(RETRY_AFTER_SECONDS));
       } else {
         console.error(JSON.stringify({ ts: new Date().toISOString(), event: "internal_error", error: String(e) }));
       }
+    } finally {
+      release?.();
     }
     return json(c, { code: status, message: clipText(message), explain: EXPLAIN[status] ?? "" }, status);
   };
@@ -223,6 +231,10 @@ for (const base of ["/2/filters", "/v1/queues/:queue/filters"]) {
     .put(`${base}/:uuid`, rapi(replaceFilter, "admin"))
     .delete(`${base}/:uuid`, rapi(deleteFilter, "admin"));
 }
+
+// A queue's Durable Object answers one request at a time: past OBJECT_MAX_PENDING waiting in this isolate, shed.
+const queueLoad = shedLoad((c) => `queue:${c.req.param("queue") ?? DEFAULT_QUEUE}`);
+jobRoutes.use("/v1/queues/:queue/jobs", queueLoad).use("/v1/queues/:queue/jobs/*", queueLoad).use("/v1/queues/:queue/schedule", queueLoad);
 
 jobRoutes
   .post("/v1/queues/:queue/jobs", async (c) => {

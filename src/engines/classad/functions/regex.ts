@@ -7,6 +7,23 @@
 import { ERROR, ListValue, UNDEF, type Value } from "../values.js";
 import type { Builtin } from "./helpers.js";
 import { cachedLinear, type LinearRegex } from "../../common/regex/index.js";
+import { BudgetExceeded } from "../../common/budget.js";
+
+/**
+ * A regex built-in whose matching work is charged to the decision's budget:
+ * when that is spent part-way through a match, the call is ERROR (as ClassAd
+ * reports every evaluation problem), not an exception.
+ */
+export function budgeted(b: Builtin): Builtin {
+  return (args, ad, st, nodes) => {
+    try {
+      return b(args, ad, st, nodes);
+    } catch (e) {
+      if (e instanceof BudgetExceeded) return ERROR;
+      throw e;
+    }
+  };
+}
 
 /** Parsed regex options. */
 export interface Opts {
@@ -140,9 +157,9 @@ function subst(extra: string): Builtin {
 
 /** The regular-expression built-ins by lower-cased name. */
 export const REGEX: ReadonlyArray<readonly [string, Builtin]> = [
-  ["regexp", regexp],
-  ["regexpmember", regexpMember],
-  ["regexps", subst("")],
-  ["replace", subst("f")],
-  ["replaceall", subst("fg")],
+  ["regexp", budgeted(regexp)],
+  ["regexpmember", budgeted(regexpMember)],
+  ["regexps", budgeted(subst(""))],
+  ["replace", budgeted(subst("f"))],
+  ["replaceall", budgeted(subst("fg"))],
 ];

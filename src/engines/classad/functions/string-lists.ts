@@ -6,7 +6,7 @@
  */
 import { ERROR, Real, UNDEF, realToInt, type Value } from "../values.js";
 import { strtod, type Builtin } from "./helpers.js";
-import { compilePattern, parseOpts, searchFrom } from "./regex.js";
+import { budgeted, compilePattern, parseOpts, searchFrom } from "./regex.js";
 
 const C_SPACE = " \t\n\v\f\r";
 
@@ -142,5 +142,5 @@ export const STRING_LISTS: ReadonlyArray<readonly [string, Builtin]> = [
   ["stringlistimember", stringList(true, false)],
   ["stringlistsubsetmatch", stringList(false, true)],
   ["stringlistisubsetmatch", stringList(true, true)],
-  ["stringlist_regexpmember", stringListRegexpMember],
+  ["stringlist_regexpmember", budgeted(stringListRegexpMember)],
 ];

@@ -10,7 +10,7 @@ import type { EvalState } from "../state.js";
 import { unparseNode } from "../unparse.js";
 import { ERROR, ListValue, UNDEF, isInt, type Value } from "../values.js";
 import { eager, toStr, type Builtin } from "./helpers.js";
-import { compilePattern, parseOpts, searchFrom } from "./regex.js";
+import { budgeted, compilePattern, parseOpts, searchFrom } from "./regex.js";
 import type { LinearRegex } from "../../common/regex/index.js";
 
 const enc = new TextEncoder();
@@ -342,7 +342,7 @@ export const STRINGS: ReadonlyArray<readonly [string, Builtin]> = [
   ["version_in_range", versionInRange],
   ["stringlistsintersect", stringListsIntersect],
   ["unparse", unparse],
-  ["unresolved", unresolved],
+  ["unresolved", budgeted(unresolved)],
 ];
 
 export type { EvalState };

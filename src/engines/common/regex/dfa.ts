@@ -6,6 +6,7 @@
  * word boundaries or look-arounds are left to the Pike VM.
  */
 import { Op, type Prog } from "./program.js";
+import { chargeRegex, CHUNK } from "./work.js";
 
 const FINAL_NL = 128;
 /** States kept before the cache is dropped and rebuilt (bounds memory whatever the pattern). */
@@ -171,8 +172,14 @@ export class LazyDfa {
   test(s: string): boolean {
     let st = this.start;
     const n = s.length;
+    let mark = 0;
     for (let i = 0; i < n; i++) {
       if (st.accept) return true;
+      if (i - mark >= CHUNK) {
+        chargeRegex(i - mark + this.work);
+        this.work = 0;
+        mark = i;
+      }
       let c = s.charCodeAt(i);
       if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
         const d = s.charCodeAt(i + 1);
@@ -196,7 +203,7 @@ export class LazyDfa {
       }
       st = nx;
     }
-    this.work += n;
+    this.work += n - mark;
     return this.atEnd(st);
   }
 }

@@ -9,7 +9,8 @@ import type { Origin } from "./dialect.js";
 import { fastPathSource, trimForTest } from "./fast-path.js";
 import { describeProblem } from "./messages.js";
 import { parsePattern, type RegexFlags } from "./parse.js";
-import { PikeVm, type Spend } from "./pike.js";
+import { PikeVm } from "./pike.js";
+import { chargeRegex, setWorkHook, type Spend } from "./work.js";
 import { compileProgram, type Prog } from "./program.js";
 import { dfaApplicable, LazyDfa } from "./dfa.js";
 import { passes, prefilterOf, type Prefilter } from "./prefilter.js";
@@ -18,7 +19,7 @@ import type { Node, Parsed } from "./ast.js";
 export type { Origin } from "./dialect.js";
 export type { RegexFlags } from "./parse.js";
 export type { RegexProblem } from "./ast.js";
-export type { Spend } from "./pike.js";
+export type { Spend } from "./work.js";
 export { describeProblem } from "./messages.js";
 
 /** A compiled pattern. Offsets are UTF-16 code units. */
@@ -44,15 +45,13 @@ function asMatch(s: string, m: Int32Array, groups: number): RegExpExecArray {
   return Object.assign(out, { index: m[0], input: s, groups: undefined }) as RegExpExecArray;
 }
 
-let spendHook: Spend | null = null;
-
 /**
- * Installs (or removes, with null) the callback told how much work each match
- * did, in steps roughly proportional to input length × pattern size, so a
- * per-decision budget can count regex work with everything else.
+ * Replaces (null: removes) the callback told how much work each match did, in
+ * steps roughly proportional to input length × live threads. By default the
+ * work goes to the current decision's budget (`spend` of ../budget.ts).
  */
 export function setRegexSpend(spend: Spend | null): void {
-  spendHook = spend;
+  setWorkHook(spend);
 }
 
 class FastRegex implements LinearRegex {
@@ -74,19 +73,19 @@ class FastRegex implements LinearRegex {
   }
 
   match(s: string, from: number): RegExpExecArray | null {
-    if (spendHook !== null) spendHook(s.length - from + 1);
+    chargeRegex(s.length - from + 1);
     const re = this.strings;
     re.lastIndex = from;
     return re.exec(s);
   }
 
   test(s: string): boolean {
-    if (spendHook !== null) spendHook(s.length + 1);
+    chargeRegex(s.length + 1);
     return this.plain.test(s);
   }
 
   exec(s: string, from: number): Int32Array | null {
-    if (spendHook !== null) spendHook(s.length - from + 1);
+    chargeRegex(s.length - from + 1);
     const re = this.global;
     re.lastIndex = from;
     const m = re.exec(s);
@@ -125,8 +124,9 @@ class VmRegex implements LinearRegex {
   test(s: string): boolean {
     const dfa = this.dfa;
     if (dfa !== null) {
+      dfa.work = 0;
       const r = dfa.test(s);
-      if (spendHook !== null) spendHook(dfa.work);
+      chargeRegex(dfa.work);
       dfa.work = 0;
       return r;
     }
@@ -148,8 +148,9 @@ class VmRegex implements LinearRegex {
 }
 
 function report(vm: PikeVm): void {
-  if (spendHook !== null) spendHook(vm.work);
+  const w = vm.work;
   vm.work = 0;
+  chargeRegex(w);
 }
 
 /**

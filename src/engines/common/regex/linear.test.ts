@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { Budget, BudgetExceeded, spend } from "../budget.js";
 import { cachedLinear, compileLinear, compileVmOnly, Lru, setRegexSpend, type Origin } from "./index.js";
 
 const ORIGINS: Origin[] = ["re2", "python", "onig", "pcre"];
@@ -154,8 +155,20 @@ describe("caches and the work hook", () => {
     try {
       compiled("(a|a)*b", "onig").exec("a".repeat(1000) + "b", 0);
     } finally {
-      setRegexSpend(null);
+      setRegexSpend(spend);
     }
     expect(units).toBeGreaterThan(1000);
+  });
+  it("charges the current decision's budget, and a spent budget stops a long match part-way", () => {
+    const rx = compiled("(a|b|ab)*c", "pcre");
+    const s = "ab".repeat(200_000) + "c";
+    const full = new Budget(Number.POSITIVE_INFINITY);
+    full.run(() => rx.exec(s, 0));
+    expect(full.used).toBeGreaterThan(400_000);
+    const small = new Budget(1_000);
+    expect(() => small.run(() => rx.exec(s, 0))).toThrow(BudgetExceeded);
+    expect(small.used).toBeLessThan(full.used / 4);
+    const tester = new Budget(1_000);
+    expect(() => tester.run(() => compiled("(a+)+$", "onig").test("a".repeat(200_000) + "!"))).toThrow(BudgetExceeded);
   });
 });

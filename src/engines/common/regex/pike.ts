@@ -16,8 +16,9 @@ const ASSERT = 5;
 const LOOK = 6;
 const MATCH = 7;
 
-/** Reports the work a match did, in thread steps (for a per-decision budget). */
-export type Spend = (units: number) => void;
+import { chargeRegex, CHUNK } from "./work.js";
+
+export type { Spend } from "./work.js";
 
 class ThreadList {
   readonly pcs: Int32Array;
@@ -169,6 +170,10 @@ export class PikeVm {
     if (this.tablesFor === s) return;
     this.tables = this.prog.looks.map((l, i) => this.looks[i].table(s, l.behind));
     this.tablesFor = s;
+    for (const l of this.looks) {
+      this.work += l.work;
+      l.work = 0;
+    }
   }
 
   /** For a look-around body: 1 at each position where the body matches ending there (forward) or starting there (backward). */
@@ -197,6 +202,10 @@ export class PikeVm {
         else if (c >= 0 && (o === CHAR ? c === a[pc] : sets[a[pc]].has(c))) this.add(nlist, pc + 1, next, s);
       }
       this.work += clist.count + 1;
+      if (this.work >= CHUNK) {
+        chargeRegex(this.work);
+        this.work = 0;
+      }
       if (w === 0) break;
       pos = next;
       const t = clist;
@@ -268,6 +277,10 @@ export class PikeVm {
       nlist.clear();
       const count = clist.count;
       work += count;
+      if (work >= CHUNK) {
+        chargeRegex(work);
+        work = 0;
+      }
       for (let i = 0; i < count; i++) {
         const pc = clist.pcs[i];
         const o = op[pc];

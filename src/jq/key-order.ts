@@ -1,0 +1,85 @@
+/**
+ * Insertion order of object keys. jq keeps every object's keys in the order they were first set,
+ * but a JavaScript object lists array-index-like keys ("0", "12") first, in numeric order. Objects
+ * are plain JavaScript objects; one that holds such a key also carries its key order in a hidden
+ * (symbol-keyed, non-enumerable) array, so the common object pays one failed property lookup and
+ * code outside the engine still sees ordinary JSON objects.
+ */
+
+type Obj = { [key: string]: unknown };
+
+const ORDER = Symbol("jq key order");
+
+/**
+ * False until some object gets a key-order record: until then no lookup is needed at all, so a
+ * process that never meets an index-like key pays nothing.
+ */
+let recorded = false;
+
+type Ordered = Obj & { [ORDER]?: string[] };
+
+/** True for keys a JavaScript object would list before the others ("0", "7", "4294967294"). */
+export function isIndexKey(k: string): boolean {
+  const c = k.charCodeAt(0);
+  if (c < 48 || c > 57) return false;
+  if (c === 48) return k.length === 1;
+  if (k.length > 10) return false;
+  for (let i = 1; i < k.length; i++) {
+    const d = k.charCodeAt(i);
+    if (d < 48 || d > 57) return false;
+  }
+  return k.length < 10 || Number(k) <= 4294967294;
+}
+
+/** The recorded key order of an object, or undefined when its own key order is insertion order. */
+export function orderOf(o: Obj): string[] | undefined {
+  return recorded ? (o as Ordered)[ORDER] : undefined;
+}
+
+/** An object's keys in insertion order; the array may be the object's own record: do not change it. */
+export function keysOf(o: Obj): readonly string[] {
+  const ord = recorded ? (o as Ordered)[ORDER] : undefined;
+  return ord === undefined ? Object.keys(o) : ord;
+}
+
+function record(o: Obj, order: string[]): void {
+  recorded = true;
+  Object.defineProperty(o, ORDER, { value: order, writable: true, configurable: true, enumerable: false });
+}
+
+/** Sets `o[k] = v` (an own data property, `__proto__` included) and records the key's place. */
+export function setOrderedKey(o: Obj, k: string, v: unknown): void {
+  buildKey(o, k, v, recorded ? (o as Ordered)[ORDER] : undefined);
+}
+
+/**
+ * Adds a key to an object whose record the caller tracks (`ord`, undefined while there is none, as
+ * for an object being built), sparing the lookup; returns the record afterwards.
+ */
+export function buildKey(o: Obj, k: string, v: unknown, ord: string[] | undefined): string[] | undefined {
+  if (ord !== undefined) {
+    if (!Object.prototype.hasOwnProperty.call(o, k)) ord.push(k);
+  } else if (isIndexKey(k) && !Object.prototype.hasOwnProperty.call(o, k)) {
+    ord = Object.keys(o);
+    ord.push(k);
+    record(o, ord);
+  }
+  if (k === "__proto__") Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
+  return ord;
+}
+
+/** A shallow copy with the same keys in the same order. */
+export function copyOrdered<T extends Obj>(o: T): T {
+  // spread defines own data properties (so `__proto__` stays a plain key); the record is not copied
+  const r = { ...o };
+  const ord = recorded ? (o as Ordered)[ORDER] : undefined;
+  if (ord !== undefined) record(r, ord.slice());
+  return r;
+}
+
+/** Empties `o` and its record (for objects being rebuilt in place). */
+export function clearOrdered(o: Obj): void {
+  for (const k of Object.keys(o)) delete o[k];
+  delete (o as Ordered)[ORDER];
+}
