@@ -5,6 +5,8 @@ import { bindingName, objectTerm, patterns } from "./parser-terms.js";
 import { numberFromText } from "./litnum.js";
 import { formatNumber } from "./print.js";
 
+/** Keywords that start an expression that is not a term in jq's grammar. */
+const EXPRESSION_KEYWORDS = new Set(["if", "try", "reduce", "foreach", "label", "def"]);
 const ASSIGN_OPS = new Set(["=", "|=", "+=", "-=", "*=", "/=", "%=", "//="]);
 const COMPARE_OPS = new Set(["==", "!=", "<", "<=", ">", ">="]);
 /** Keywords that may also be object keys and pattern keys. */
@@ -289,21 +291,49 @@ export class Parser {
     return this.postfix(true);
   }
 
-  /** A term with its suffixes; `allowAs` lets `Term as $x | body` bind here. */
-  postfix(allowAs: boolean): Node {
+  /**
+   * A term with its suffixes; `allowAs` lets `Term as $x | body` bind here. As in jq's grammar,
+   * `if`, `try`, `reduce`, `foreach`, `label` and `def` are expressions, not terms: no suffix or
+   * `as` may follow them, only `?`, and where a term is required (`termOnly`: reduce/foreach sources,
+   * object values) they are refused; the same holds after a `?` that is `try`. With `stopAtTry` a
+   * `?` that would be `try` is left to the caller (the body of `try`, a term position).
+   */
+  postfix(allowAs: boolean, stopAtTry = false, termOnly = false): Node {
+    // each suffix (`.a.b…`, `.[0][0]…`, `x?`) makes the tree one level deeper: counted while
+    // the chain is read, and given back when it ends
+    const depth = this.depth;
+    const n = this.postfixChain(allowAs, stopAtTry, termOnly);
+    this.depth = depth;
+    return n;
+  }
+
+  private postfixChain(allowAs: boolean, stopAtTry: boolean, termOnly: boolean): Node {
     const first = this.peek();
+    const expression = first.t === "kw" && EXPRESSION_KEYWORDS.has(first.v);
+    if (expression && termOnly) this.fail(first);
     let t = this.primary();
     // jq's grammar gives `.a?`, `.[k]?`, `.[a:b]?` and `.[]?` their own rules (INDEX_OPT, EACH_OPT):
     // the `?` right after such a suffix only hides that step's own error; any other `?` is `try`
     let suffix = first.t === "field" || (first.t === "op" && first.v === "." && t.k === "index");
-    // each suffix (`.a.b…`, `.[0][0]…`) makes the tree one level deeper
-    let links = 0;
+    let term = !expression;
     for (;;) {
       const tok = this.peek();
-      if (tok.t === "field" || (tok.t === "op" && (tok.v === "[" || tok.v === "?"))) {
-        this.enter();
-        links++;
+      if (tok.t === "field" || (tok.t === "op" && (tok.v === "[" || tok.v === "?"))) this.enter();
+      if (tok.t === "op" && tok.v === "?") {
+        if (term && suffix && (t.k === "index" || t.k === "slice" || t.k === "iterate")) {
+          this.next();
+          t = { ...t, opt: true };
+          suffix = false;
+          continue;
+        }
+        if (stopAtTry) return t;
+        this.next();
+        t = { k: "try", body: t, handler: null };
+        suffix = false;
+        term = false;
+        continue;
       }
+      if (!term) return t;
       if (tok.t === "field") {
         this.next();
         t = { k: "index", target: t, key: { k: "literal", v: tok.v } };
@@ -320,22 +350,12 @@ export class Parser {
       } else if (tok.t === "op" && tok.v === "[") {
         t = this.bracketSuffix(t);
         suffix = true;
-      } else if (tok.t === "op" && tok.v === "?") {
-        this.next();
-        if (suffix && (t.k === "index" || t.k === "slice" || t.k === "iterate")) t = { ...t, opt: true };
-        else t = { k: "try", body: t, handler: null };
-        suffix = false;
       } else if (allowAs && tok.t === "kw" && tok.v === "as") {
         this.next();
         const pats = patterns(this);
         this.expectOp("|");
-        const body = this.pipe();
-        this.depth -= links;
-        return { k: "bind", src: t, pats, body };
-      } else {
-        this.depth -= links;
-        return t;
-      }
+        return { k: "bind", src: t, pats, body: this.pipe() };
+      } else return t;
     }
   }
 
@@ -498,7 +518,7 @@ export class Parser {
         return { k: "try", body, handler };
       }
       case "reduce": {
-        const src = this.postfix(false);
+        const src = this.postfix(false, true, true);
         this.expectKw("as");
         const pats = patterns(this);
         this.expectOp("(");
@@ -509,7 +529,7 @@ export class Parser {
         return { k: "reduce", src, pat: pats.length === 1 ? pats[0] : this.fail(), init, update };
       }
       case "foreach": {
-        const src = this.postfix(false);
+        const src = this.postfix(false, true, true);
         this.expectKw("as");
         const pats = patterns(this);
         this.expectOp("(");
@@ -541,13 +561,13 @@ export class Parser {
     }
   }
 
-  /** The body of `try`/`catch`: a postfix term, binding tighter than any binary operator. */
+  /** The body of `try`/`catch`: a postfix term, binding tighter than any binary operator (and than `?`). */
   postBody(): Node {
     if (this.isOp("-")) {
       this.next();
       return { k: "neg", e: this.postBody() };
     }
-    return this.postfix(true);
+    return this.postfix(true, true);
   }
 
   elseBody(): Node | null {
