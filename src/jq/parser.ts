@@ -177,12 +177,19 @@ export class Parser {
     return l;
   }
 
+  // Each operator of a chain (`1, 1, …`, `1 + 1 + …`, `a // b // …`) makes the tree one level
+  // deeper, so it counts as a nesting level: the compiler and the evaluator recurse on the tree.
+
   comma(): Node {
     let l = this.alt();
+    let links = 0;
     while (this.isOp(",")) {
       this.next();
+      this.enter();
+      links++;
       l = { k: "comma", l, r: this.alt() };
     }
+    this.depth -= links;
     return l;
   }
 
@@ -190,7 +197,10 @@ export class Parser {
     const l = this.assign();
     if (this.isOp("//")) {
       this.next();
-      return { k: "alt", l, r: this.alt() };
+      this.enter();
+      const r = this.alt();
+      this.depth--;
+      return { k: "alt", l, r };
     }
     return l;
   }
@@ -200,7 +210,9 @@ export class Parser {
     const t = this.peek();
     if (t.t === "op" && ASSIGN_OPS.has(t.v)) {
       this.next();
+      this.enter();
       const r = this.alt();
+      this.depth--;
       return { k: "assign", op: t.v, l, r };
     }
     return l;
@@ -208,19 +220,27 @@ export class Parser {
 
   or(): Node {
     let l = this.and();
+    let links = 0;
     while (this.isKw("or")) {
       this.next();
+      this.enter();
+      links++;
       l = { k: "or", l, r: this.and() };
     }
+    this.depth -= links;
     return l;
   }
 
   and(): Node {
     let l = this.compare();
+    let links = 0;
     while (this.isKw("and")) {
       this.next();
+      this.enter();
+      links++;
       l = { k: "and", l, r: this.compare() };
     }
+    this.depth -= links;
     return l;
   }
 
@@ -239,24 +259,34 @@ export class Parser {
 
   additive(): Node {
     let l = this.multiplicative();
+    let links = 0;
     for (;;) {
       const t = this.peek();
       if (t.t === "op" && (t.v === "+" || t.v === "-")) {
         this.next();
+        this.enter();
+        links++;
         l = { k: "binop", op: t.v, l, r: this.multiplicative() };
-      } else return l;
+      } else break;
     }
+    this.depth -= links;
+    return l;
   }
 
   multiplicative(): Node {
     let l = this.unary();
+    let links = 0;
     for (;;) {
       const t = this.peek();
       if (t.t === "op" && (t.v === "*" || t.v === "/" || t.v === "%")) {
         this.next();
+        this.enter();
+        links++;
         l = { k: "binop", op: t.v, l, r: this.unary() };
-      } else return l;
+      } else break;
     }
+    this.depth -= links;
+    return l;
   }
 
   /** Unary minus has the precedence of binary `-` in jq's grammar: `-0 % 5` is `-(0 % 5)`. */
@@ -279,6 +309,15 @@ export class Parser {
    * `?` that would be `try` is left to the caller (the body of `try`, a term position).
    */
   postfix(allowAs: boolean, stopAtTry = false, termOnly = false): Node {
+    // each suffix (`.a.b…`, `.[0][0]…`, `x?`) makes the tree one level deeper: counted while
+    // the chain is read, and given back when it ends
+    const depth = this.depth;
+    const n = this.postfixChain(allowAs, stopAtTry, termOnly);
+    this.depth = depth;
+    return n;
+  }
+
+  private postfixChain(allowAs: boolean, stopAtTry: boolean, termOnly: boolean): Node {
     const first = this.peek();
     const expression = first.t === "kw" && EXPRESSION_KEYWORDS.has(first.v);
     if (expression && termOnly) this.fail(first);
@@ -289,6 +328,7 @@ export class Parser {
     let term = !expression;
     for (;;) {
       const tok = this.peek();
+      if (tok.t === "field" || (tok.t === "op" && (tok.v === "[" || tok.v === "?"))) this.enter();
       if (tok.t === "op" && tok.v === "?") {
         if (term && suffix && (t.k === "index" || t.k === "slice" || t.k === "iterate")) {
           this.next();
