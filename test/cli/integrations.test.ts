@@ -11,7 +11,7 @@ import { run, scratchSpace } from "./run-cli.js";
 // Arbiter's own `url-fetch` limit type (pScheduler's, limitprocessor/limit/urlfetch.py), asks the Worker
 // exactly as a pScheduler node would; the YuniKorn webhook answers admission reviews from Arbiter's
 // placements; the customs agent reports a host. ARBITER_DEV_PORTS=PORT,INSPECTOR pins the server's
-// ports (free ones otherwise).
+// ports to PORT+1 and INSPECTOR+1, the webhook's to PORT+3 (free ones otherwise).
 
 const DECISION = "node-token";
 const ADMIN = "admin-token";
@@ -60,7 +60,7 @@ async function nodeDecides(policyFile: string, requesters: string[]) {
 }
 
 beforeAll(async () => {
-  server = await startDevServer(180_000, devPortsFromEnv(), { DECISION_TOKENS: DECISION, ADMIN_TOKEN: ADMIN, AGENT_TOKENS: AGENT });
+  server = await startDevServer(180_000, devPortsFromEnv(1), { DECISION_TOKENS: DECISION, ADMIN_TOKEN: ADMIN, AGENT_TOKENS: AGENT });
   const res = await fetch(`${server.url}/v1/policies/limits`, { method: "PUT", headers: { authorization: `Bearer ${ADMIN}`, "content-type": "text/plain" }, body: arbiterPolicy });
   expect(res.status, await res.text()).toBe(200);
 }, 200_000);
@@ -116,7 +116,7 @@ describe("YuniKorn: the admission webhook placing pods", () => {
   let url: string;
 
   beforeAll(async () => {
-    const port = await freePort();
+    const port = devPortsFromEnv(3)?.port ?? (await freePort());
     url = `http://127.0.0.1:${port}/`;
     webhook = spawn(process.execPath, [join(REPO_ROOT, "docs/integrations/yunikorn/webhook.mjs")], {
       env: { ...process.env, ARBITER_URL: server.url, ARBITER_DECISION_TOKEN: DECISION, PORT: String(port) },

@@ -25,10 +25,14 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-/** The ports `ARBITER_DEV_PORTS=PORT,INSPECTOR` pins for a test's server (one test file at a time), else undefined (free ports). */
-export function devPortsFromEnv(): { port: number; inspector: number } | undefined {
+/**
+ * The ports `ARBITER_DEV_PORTS=PORT,INSPECTOR` pins for a test file's server, else undefined (free
+ * ports). Each file starting a server passes a slot of its own (0, 1, 2…), added to both ports, so
+ * files running side by side never ask for the same port.
+ */
+export function devPortsFromEnv(slot = 0): { port: number; inspector: number } | undefined {
   const [port, inspector] = (process.env.ARBITER_DEV_PORTS ?? "").split(",").map(Number);
-  return port > 0 && inspector > 0 ? { port, inspector } : undefined;
+  return port > 0 && inspector > 0 ? { port: port + slot, inspector: inspector + slot } : undefined;
 }
 
 /** A TCP port nothing listens on right now, chosen by the system. */
