@@ -195,6 +195,7 @@ async function decide() {
     const place = placeOf(requestEditor.value, scan.offset);
     requestEditor.setMarks([{ ...place, message: `the request is not valid JSON: ${scan.message}` }]);
     output.replaceChildren(...renderError({ code: "invalid_json", message: `the request is not valid JSON: ${scan.message} (line ${place.line}, column ${place.column})` }, []));
+    document.body.dataset.decided = String(Number(document.body.dataset.decided ?? "0") + 1);
     return;
   }
   deciding = true;
@@ -219,6 +220,7 @@ async function decide() {
     deciding = false;
     button.disabled = false;
     result.setAttribute("aria-busy", "false");
+    document.body.dataset.decided = String(Number(document.body.dataset.decided ?? "0") + 1);
   }
 }
 

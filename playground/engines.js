@@ -97,11 +97,12 @@ export function engineInfo(name) {
  * @param {number} [width]
  * @returns {string}
  */
-export function prettyJson(value, indent = "", used = 0, width = 112) {
+export function prettyJson(value, indent = "", used = 0, width = 64) {
   const flat = oneLine(value);
   if (value === null || typeof value !== "object" || used + flat.length <= width) return flat;
   const inner = indent + "  ";
-  if (Array.isArray(value)) return `[\n${value.map((v) => inner + prettyJson(v, inner, inner.length, width)).join(",\n")}\n${indent}]`;
+  // A list's items may take a longer line each: a table of hosts or jobs reads best one item a line.
+  if (Array.isArray(value)) return `[\n${value.map((v) => inner + prettyJson(v, inner, inner.length, width + 48)).join(",\n")}\n${indent}]`;
   const members = Object.entries(value).map(([k, v]) => {
     const head = `${inner}${JSON.stringify(k)}: `;
     return head + prettyJson(v, inner, head.length, width);

@@ -11,7 +11,21 @@
 
 const MAX_DEPTH = 512;
 
-/** The 1-based line and column of a character offset in `text`. */
+/** A syntax error found by `scanJson`, at a character offset. */
+class ScanError extends Error {
+  /** @param {number} offset @param {string} message */
+  constructor(offset, message) {
+    super(message);
+    this.offset = offset;
+  }
+}
+
+/**
+ * The 1-based line and column of a character offset in `text`.
+ * @param {string} text
+ * @param {number} offset
+ * @returns {Place}
+ */
 export function placeOf(text, offset) {
   let line = 1;
   let start = 0;
@@ -25,7 +39,11 @@ export function placeOf(text, offset) {
   return { line, column: end - start + 1 };
 }
 
-/** The character offset of a 1-based line and column, clamped to the text. */
+/**
+ * The character offset of a 1-based line and column, clamped to the text.
+ * @param {string} text
+ * @param {Place} place
+ */
 export function offsetOf(text, place) {
   let line = 1;
   let i = 0;
@@ -40,7 +58,7 @@ export function offsetOf(text, place) {
   return Math.min(i + Math.max(place.column - 1, 0), max);
 }
 
-/** Escapes one JSON pointer segment. */
+/** Escapes one JSON pointer segment. @param {string} key */
 function segment(key) {
   return "/" + key.replace(/~/g, "~0").replace(/\//g, "~1");
 }
@@ -55,10 +73,12 @@ function segment(key) {
  * @returns {Scan}
  */
 export function scanJson(text, options = {}) {
+  /** @type {Map<string, number>} */
   const places = new Map();
   let i = 0;
+  /** @param {string} message @returns {never} */
   const fail = (message) => {
-    throw { offset: i, message };
+    throw new ScanError(i, message);
   };
   const skip = () => {
     for (;;) {
@@ -87,6 +107,7 @@ export function scanJson(text, options = {}) {
     }
     fail("unterminated string");
   };
+  /** @param {string} pointer @param {number} depth @returns {void} */
   const value = (pointer, depth) => {
     if (depth > MAX_DEPTH) fail("nested too deeply");
     skip();
@@ -143,7 +164,7 @@ export function scanJson(text, options = {}) {
     if (i < text.length) fail("unexpected text after the value");
     return { ok: true, places };
   } catch (e) {
-    if (e && typeof e === "object" && "offset" in e) return { ok: false, offset: e.offset, message: e.message };
+    if (e instanceof ScanError) return { ok: false, offset: e.offset, message: e.message };
     throw e;
   }
 }

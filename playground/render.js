@@ -86,7 +86,7 @@ function limitsView(a) {
     Array.isArray(t.identifiers) &&
       section(
         "Identifiers",
-        h("ul", { class: "checks" }, ...t.identifiers.map((i) => h("li", {}, flag(i.identified, i.name, i.name), i.error || i.note ? h("span", { class: "why" }, ` (${i.error ?? i.note})`) : null))),
+        h("ul", { class: "checks" }, ...t.identifiers.map((/** @type {any} */ i) => h("li", {}, flag(i.identified, i.name, i.name), i.error || i.note ? h("span", { class: "why" }, ` (${i.error ?? i.note})`) : null))),
       ),
     Array.isArray(t.classifiers) && section("Classifiers", h("p", {}, t.classifiers.length ? t.classifiers.join(", ") : "none")),
     Array.isArray(t.limits) &&
@@ -94,9 +94,9 @@ function limitsView(a) {
         "Limits",
         t.limits.length === 0
           ? h("p", {}, "no limit was checked")
-          : h("ul", { class: "checks" }, ...t.limits.map((l) => h("li", {}, flag(l.passed, l.limit, l.limit), l.reasons?.length ? h("span", { class: "why" }, `: ${l.reasons.join("; ")}`) : null))),
+          : h("ul", { class: "checks" }, ...t.limits.map((/** @type {any} */ l) => h("li", {}, flag(l.passed, l.limit, l.limit), l.reasons?.length ? h("span", { class: "why" }, `: ${l.reasons.join("; ")}`) : null))),
       ),
-    a.changes?.length ? section("Rewrites", h("ul", {}, ...a.changes.map((c) => h("li", {}, c)))) : null,
+    a.changes?.length ? section("Rewrites", h("ul", {}, ...a.changes.map((/** @type {string} */ c) => h("li", {}, c)))) : null,
   ];
   return { summary, ok: a.allowed === true, parts };
 }
@@ -115,7 +115,7 @@ function placementView(a) {
         : h(
             "ol",
             { class: "chain", start: "0" },
-            ...steps.map((s) =>
+            ...steps.map((/** @type {any} */ s) =>
               h("li", { value: String(s.index), class: s.result === "placed" ? "chosen" : "" }, h("strong", {}, s.rule), ` → ${s.result}`, s.queue ? ` ${s.queue}` : "", s.why ? h("div", { class: "why" }, s.why) : null),
             ),
           ),
@@ -129,12 +129,12 @@ function placementView(a) {
 function matchView(a) {
   const t = a.trace ?? {};
   /** @type {Map<string, any>} */
-  const pairs = new Map((t.pairs ?? []).map((p) => [p.machine, p]));
+  const pairs = new Map((t.pairs ?? []).map((/** @type {any} */ p) => [p.machine, p]));
   const machines = Array.isArray(a.machines) ? a.machines : [];
   const summary = a.job?.discarded ? "The job is discarded (NEGOTIATOR_PE_JOB_ONLY_EXPR)" : a.best ? `Best machine: ${a.best}` : "No machine matches";
-  const rows = machines.map((m) => {
+  const rows = machines.map((/** @type {any} */ m) => {
     const p = pairs.get(m.name) ?? {};
-    return [m.name ?? "", m.discarded ? flag(false, "", "discarded") : "kept", p.machine_requirements ?? "", p.job_requirements ?? "", p.resource_expr ?? "", p.job_expr ?? "", m.discarded ? "" : flag(m.match === true, "match", "no match"), m.rank === undefined || m.rank === null ? "" : text(m.rank)];
+    return [m.name ?? "", m.discarded ? flag(false, "", "discarded") : "kept", p.machine_requirements ?? "", p.job_requirements ?? "", p.resource_expr ?? "", p.job_expr ?? "", m.discarded ? "" : flag(m.match === true, "match", "no match"), m.discarded || m.rank === undefined || m.rank === null ? "" : text(m.rank)];
   });
   const policy = t.policy && typeof t.policy === "object" ? Object.entries(t.policy) : [];
   const parts = [
@@ -184,11 +184,11 @@ function jobfilterView(a) {
         : table(
             "Each rule in evaluation order (priority, then watermark): its action and whether this job matches it",
             ["#", "Priority", "Rule", "Action", "Watermark", "Matches"],
-            rules.map((r, i) => [String(i), text(r.priority), r.uuid, text(r.action), text(r.watermark), flag(r.matches === true, "matches", "no")]),
+            rules.map((/** @type {any} */ r, /** @type {number} */ i) => [String(i), text(r.priority), r.uuid, text(r.action), text(r.watermark), flag(r.matches === true, "matches", "no")]),
             (i) => rules[i]?.uuid === a.rule,
           ),
     ),
-    buckets.length ? section("Ad-hoc rate-limit buckets", h("ul", {}, ...buckets.map((b) => h("li", {}, `${b.key}: at most ${b.limit} running`)))) : null,
+    buckets.length ? section("Ad-hoc rate-limit buckets", h("ul", {}, ...buckets.map((/** @type {any} */ b) => h("li", {}, `${b.key}: at most ${b.limit} running`)))) : null,
   ];
   return { summary, ok: a.action === "ACCEPT", parts };
 }

@@ -38,9 +38,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts `wrangler dev` and resolves once `/healthz` answers; rejects with wrangler's output when it does not within `timeoutMs`. */
-export async function startDevServer(timeoutMs = 120_000): Promise<DevServer> {
-  const [port, inspector] = [await freePort(), await freePort()];
+/**
+ * Starts `wrangler dev` and resolves once `/healthz` answers; rejects with wrangler's output when it does not within `timeoutMs`.
+ * The server and inspector ports are free ones the system picks unless `ports` names them.
+ */
+export async function startDevServer(timeoutMs = 120_000, ports?: { port: number; inspector: number }): Promise<DevServer> {
+  const [port, inspector] = ports ? [ports.port, ports.inspector] : [await freePort(), await freePort()];
   const persistTo = mkdtempSync(join(tmpdir(), "arbiter-dev-"));
   let log = "";
   const child: ChildProcess = spawn(

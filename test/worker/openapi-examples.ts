@@ -159,4 +159,11 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
       return {};
     },
   },
+
+  playgroundPage: { path: "/" },
+  playgroundDecide: {
+    path: "/v1/playground/placement",
+    vars: async () => ({ source: await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text() }),
+    body: (v: Record<string, string>) => ({ policy: v.source, request: { user: "openapi", groups: ["dev_app"], tags: { namespace: "newapp" } } }),
+  },
 };
