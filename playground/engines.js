@@ -56,7 +56,7 @@ export const ENGINES = [
     title: "customs: which host takes the remote job?",
     format: "customs pool settings (JSON)",
     comments: false,
-    requestHelp: "The pool's host reports in scan order and the allocation request (the client is one of the hosts); decided on this copy only.",
+    requestHelp: "The pool's host reports in scan order and the allocation request (the client is one of the hosts); decided on a copy of the pool made from them.",
     example: {
       hosts: [
         { name: "build1", address: "10.0.0.11", load: 0.05, swapFreePct: 70, jobs: 0, idleSeconds: 5400 },
@@ -72,13 +72,13 @@ export const ENGINES = [
     title: "jobfilter: may this Ganeti job start now?",
     format: "Ganeti filter rules (JSON list)",
     comments: false,
-    requestHelp: "The job, and the queue around it (running jobs, jobs queued ahead); decided on this copy only.",
+    requestHelp: "The job to submit, and the jobs running in the queue (each holds a slot); decided on a copy of the queue made from them.",
     example: {
       job: {
         id: 42,
         opcodes: [{ OP_ID: "OP_INSTANCE_STARTUP", instance_name: "web1", reason: [["gnt:user", "maintenance done", 1700000000000000000]] }],
       },
-      queue: { running: [{ id: 40, opcodes: [{ OP_ID: "OP_INSTANCE_REBOOT", instance_name: "db1" }] }], queued: [] },
+      queue: { running: [{ id: 40, opcodes: [{ OP_ID: "OP_INSTANCE_REBOOT", instance_name: "db1" }] }] },
     },
   },
 ];

@@ -157,7 +157,9 @@ function matchView(a) {
 function customsView(a) {
   const ratings = Object.entries(a.trace?.ratings ?? {});
   const summary = a.host ? `Host ${a.host}${a.address ? ` (${a.address})` : ""}` : `No host: ${a.reason ?? "none available"}`;
+  const limits = a.limits && typeof a.limits === "object" ? Object.entries(a.limits).map(([k, v]) => `${k} ${v}`).join(", ") : "";
   const parts = [
+    a.permit ? section("Permit", h("p", {}, `permit ${a.permit.id}, until ${a.permit.expires_at}${limits ? `; job limits: ${limits}` : ""}`)) : null,
     section(
       "Ratings per host",
       table(
@@ -175,7 +177,8 @@ function customsView(a) {
 function jobfilterView(a) {
   const rules = Array.isArray(a.trace?.rules) ? a.trace.rules : [];
   const buckets = Array.isArray(a.trace?.buckets) ? a.trace.buckets : [];
-  const summary = `${a.action}${a.rule ? ` by rule ${a.rule}` : " (no rule applies)"}`;
+  const state = a.run ? `runs now${a.lease ? ` (lease until ${a.lease.expires_at})` : ""}` : a.state === "cancelled" ? "cancelled" : "held in the queue";
+  const summary = `${a.action}${a.rule ? ` by rule ${a.rule}` : " (no rule applies)"}: ${state}`;
   const parts = [
     section(
       "Rule walk",

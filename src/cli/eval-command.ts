@@ -1,13 +1,10 @@
 import { readFileSync } from "node:fs";
-import { BudgetExceeded, decisionBudget } from "../engines/common/budget.js";
 import { fileURLToPath } from "node:url";
-import { compileBundle, ENGINES } from "../bundle/index.js";
-import { shapeVerdict } from "../engines/common/decision.js";
-import type { EngineName } from "../engines/common/engine.js";
+import { ENGINES } from "../bundle/index.js";
 import { isJsonObject } from "../engines/common/json.js";
-import { fieldName, pointer } from "../http/body.js";
 import { option, parseArgs, UsageError } from "./args.js";
 import type { LineEvaluator, PolicyEvaluator } from "./evaluator.js";
+import { answerRequest, preparePolicy, type PolicyOutcome } from "./eval-answer.js";
 import type { Io } from "./io.js";
 import { readPolicyDir } from "./policy-files.js";
 
@@ -71,24 +68,6 @@ function asLoaded(e: LineEvaluator | PolicyEvaluator): Loaded {
 
 const defaultPolicyDir = fileURLToPath(new URL("../../policies/", import.meta.url));
 
-/** A compiled, loaded policy with the revision a bundle of it alone would have. */
-interface ReadyPolicy {
-  policy: unknown;
-  revision: string;
-}
-
-type PolicyOutcome = { ok: true; ready: ReadyPolicy } | { ok: false; error: object };
-
-async function preparePolicy(engine: EngineName, source: string): Promise<PolicyOutcome> {
-  const bundle = await compileBundle({ [engine]: source }, new Date(0).toISOString());
-  if (!bundle.ok) {
-    const details = bundle.error.map((e) => ({ code: e.code, message: e.message, at: e.at }));
-    return { ok: false, error: { error: { code: "policy_invalid", message: details[0]?.message ?? "invalid policy", details } } };
-  }
-  const entry = bundle.value.engines[engine];
-  return { ok: true, ready: { policy: ENGINES[engine].load(entry?.compiled), revision: bundle.value.revision } };
-}
-
 /** `arbiter eval`: the engines over JSON lines, speaking the API's JSON. */
 export async function evalCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, ["--policy"]);
@@ -138,32 +117,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
       ready = outcome.ready;
       input = parsed.value.input;
     }
-    const checked = evaluator.schema.safeParse(input);
-    if (!checked.success) {
-      const details = checked.error.issues.map((i) => ({
-        code: i.code,
-        message: `\`${fieldName(i.path)}\`: ${i.message}`,
-        at: pointer(i.path),
-      }));
-      io.stdout(JSON.stringify({ error: { code: "invalid_request", message: details[0]?.message, details } }) + "\n");
-      continue;
-    }
-    let decision;
-    const budget = decisionBudget(process.env.DECISION_BUDGET);
-    try {
-      decision = await budget.run(() => evaluator.decide(ready.policy, checked.data, { now: Date.now(), explain: false, budget }));
-    } catch (e) {
-      // Engines reject request content their schema cannot see (an ad that does not parse) by a typed error,
-      // and a decision that spends its work budget where its engine has no verdict for it is `budget_exceeded`.
-      if (e instanceof BudgetExceeded) {
-        io.stdout(JSON.stringify({ error: { code: "budget_exceeded", message: e.message } }) + "\n");
-        continue;
-      }
-      if ((e as { code?: unknown }).code !== "invalid_request") throw e;
-      io.stdout(JSON.stringify({ error: { code: "invalid_request", message: (e as Error).message } }) + "\n");
-      continue;
-    }
-    io.stdout(JSON.stringify(shapeVerdict(decision, crypto.randomUUID(), ready.revision, false)) + "\n");
+    io.stdout(JSON.stringify(await answerRequest(evaluator, ready, input, Date.now())) + "\n");
   }
   return 0;
 }

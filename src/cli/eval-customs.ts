@@ -50,7 +50,12 @@ export const customsEvaluator: LineEvaluator = {
       input = line.input;
     }
     if ("error" in policy) return policy;
-    const decided = decideCustoms(policy, input);
-    return decided.ok ? decided.value : errorBody("invalid_request", decided.error);
+    return customsAnswer(policy, input);
   },
 };
+
+/** One pure host selection as `arbiter eval customs` answers it: `{"host", "ratings"}`, or the `invalid_request` error. */
+export function customsAnswer(policy: CustomsPolicy, input: unknown, now?: number): object {
+  const decided = decideCustoms(policy, input, now);
+  return decided.ok ? decided.value : errorBody("invalid_request", decided.error);
+}

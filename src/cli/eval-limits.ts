@@ -20,6 +20,44 @@ function addressList(text: string | undefined): string[] {
     .filter((a) => a.length > 0);
 }
 
+/** What a limits decision outside the Worker may consult: a resolver, the local addresses, the url-fetch budget. */
+export interface LimitsSettings {
+  doh?: string;
+  localAddresses: string[];
+  fetchBudget: number;
+}
+
+/** The settings `arbiter eval limits` reads from its environment, on each decision. */
+function settingsFromEnv(): LimitsSettings {
+  return {
+    doh: process.env.ARBITER_DOH_URL?.trim() || undefined,
+    localAddresses: addressList(process.env.ARBITER_LOCAL_ADDRESSES),
+    fetchBudget: numberVar(process.env.ARBITER_URL_FETCH_BUDGET, DEFAULT_FETCH_BUDGET),
+  };
+}
+
+/** A limits evaluator deciding under the settings `settings()` gives at each decision. */
+export function limitsEvaluatorWith(settings: () => LimitsSettings): PolicyEvaluator<typeof LimitsRequest, LimitsPolicy, object> {
+  return {
+    engine: "limits",
+    schema: LimitsRequest,
+    decide(policy, request, { now, explain, budget }) {
+      const s = settings();
+      const context: LimitsContext = {
+        now,
+        explain,
+        dns: s.doh ? dohResolver(s.doh, cliDnsCache) : undefined,
+        cidrList: neverFetched,
+        localAddresses: s.localAddresses,
+        budget,
+        fetcher: cliFetcher,
+        fetchBudget: s.fetchBudget,
+      };
+      return decideLimits(policy, toEngineRequest(request, request.requester), context);
+    },
+  };
+}
+
 /**
  * `arbiter eval limits`: the same request and verdict JSON as POST
  * /v1/limits/decide, offline. The CLI has no connecting address (a request
@@ -30,21 +68,4 @@ function addressList(text: string | undefined): string[] {
  * addresses and CIDRs); url-fetch limits fetch for real, at most
  * ARBITER_URL_FETCH_BUDGET (default 3) per decision.
  */
-export const limitsEvaluator: PolicyEvaluator<typeof LimitsRequest, LimitsPolicy, object> = {
-  engine: "limits",
-  schema: LimitsRequest,
-  decide(policy, request, { now, explain, budget }) {
-    const doh = process.env.ARBITER_DOH_URL?.trim();
-    const context: LimitsContext = {
-      now,
-      explain,
-      dns: doh ? dohResolver(doh, cliDnsCache) : undefined,
-      cidrList: neverFetched,
-      localAddresses: addressList(process.env.ARBITER_LOCAL_ADDRESSES),
-      budget,
-      fetcher: cliFetcher,
-      fetchBudget: numberVar(process.env.ARBITER_URL_FETCH_BUDGET, DEFAULT_FETCH_BUDGET),
-    };
-    return decideLimits(policy, toEngineRequest(request, request.requester), context);
-  },
-};
+export const limitsEvaluator = limitsEvaluatorWith(settingsFromEnv);

@@ -5,7 +5,11 @@ export interface Io {
   readStdin(): Promise<string>;
   isTty: boolean;
   stdinIsTty: boolean;
+  /** Whether stderr is a terminal (progress lines go there); false when not said. */
+  stderrIsTty?: boolean;
   env: Record<string, string | undefined>;
+  /** Milliseconds from some start, for progress timing; performance.now when not said. */
+  clock?: () => number;
 }
 
 /** The process's own streams. */
@@ -20,6 +24,7 @@ export function processIo(): Io {
     },
     isTty: Boolean(process.stdout.isTTY),
     stdinIsTty: Boolean(process.stdin.isTTY),
+    stderrIsTty: Boolean(process.stderr.isTTY),
     env: process.env,
   };
 }

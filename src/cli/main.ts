@@ -17,6 +17,7 @@ Commands:
   publish [--local|--remote] --reset          drop the published bundle (the embedded one serves)
   eval ENGINE [--policy FILE]                 decide JSON lines from stdin (limits, placement,
                                               match, customs, jobfilter, jq, classad)
+  test [PATH...] [--run RE] [--format F]      run policy tests (*.test.yaml; default: policies)
   jq [options] PROGRAM [FILE...]              the jq command line, on Arbiter's jq engine
   filter add [options]                        add a job filter rule        (as gnt-filter)
   filter replace [options] UUID               replace or create a rule
@@ -46,6 +47,7 @@ const COMMANDS: Record<string, Command> = {
   validate: validateCommand,
   compile: compileCommand,
   eval: evalCommand,
+  test: async (argv, io) => (await import("./test-command.js")).testCommand(argv, io),
   publish: publishCommand,
   jq: async (argv, io) => {
     if (argv.includes("--help") || argv.includes("-h")) return io.stdout(JQ_USAGE), 0;

@@ -49,7 +49,7 @@ export function readPolicyDir(dir: string): PolicyFolder {
   const byEngine = new Map<EngineName, string[]>();
   for (const name of names) {
     const path = join(dir, name);
-    if (name.startsWith(".") || !statSync(path).isFile()) continue;
+    if (name.startsWith(".") || isTestFileName(name) || !statSync(path).isFile()) continue;
     const engine = engineForFile(name);
     if (engine === undefined) ignored.push(name);
     else byEngine.set(engine.name, [...(byEngine.get(engine.name) ?? []), path]);
@@ -67,6 +67,11 @@ export function readPolicyDir(dir: string): PolicyFolder {
     }
   }
   return { dir, files, sources, ignored, errors };
+}
+
+/** Whether a file is a policy test file (`*.test.yaml`) that `arbiter test` runs rather than a policy. */
+export function isTestFileName(name: string): boolean {
+  return /\.test\.ya?ml$/.test(name);
 }
 
 /** The engines a folder holds no policy for, in the registry's order. */

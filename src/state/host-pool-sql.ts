@@ -1,5 +1,8 @@
 import type { Eviction } from "../engines/customs/index.js";
 import type { Host } from "../engines/customs/index.js";
+import type { HostRow, PermitRow, PoolStore } from "./host-pool-store.js";
+
+export type { HostRow, PermitRow } from "./host-pool-store.js";
 
 /** The pool's tables: settings, hosts in registration order, permits (imported jobs) and evictions. */
 export const SCHEMA = [
@@ -27,26 +30,6 @@ export const SCHEMA = [
      kill_at INTEGER NOT NULL,
      signal TEXT NOT NULL)`,
 ];
-
-/** One stored host: its last report (as normalized) and the allocations since. */
-export interface HostRow {
-  seq: number;
-  host: Host;
-  reportedAt: number;
-  pending: number;
-}
-
-/** One permit: an allocation the pool counts as an imported job until it is finished, killed or lapses. */
-export interface PermitRow {
-  id: number;
-  host: string;
-  client: string;
-  user: string;
-  issuedAt: number;
-  expiresAt: number;
-  /** Whether the permit is still counted in the host's `pending` (issued after its last report). */
-  counted: boolean;
-}
 
 type Raw = Record<string, SqlStorageValue>;
 
@@ -80,7 +63,7 @@ const toEviction = (r: Raw): Eviction => ({
  * before another request can enter the object, which is what keeps a slot from
  * being handed out twice.
  */
-export class PoolTables {
+export class PoolTables implements PoolStore {
   constructor(private readonly sql: SqlStorage) {
     for (const statement of SCHEMA) sql.exec(statement);
   }

@@ -1,6 +1,9 @@
 import { parseExactJson, stringifyExactJson } from "../engines/common/exact-json.js";
 import type { FilterRule, Job, JobAction } from "../engines/jobfilter/index.js";
 import type { JobState } from "./job-queue-types.js";
+import type { JobRow, QueueStore } from "./job-queue-store.js";
+
+export type { JobRow } from "./job-queue-store.js";
 
 /** The queue's tables: settings, filter rules, and every job it has seen with its lease. */
 export const SCHEMA = [
@@ -19,18 +22,6 @@ export const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS jobs_state ON jobs (state, lease_expires)",
   "CREATE INDEX IF NOT EXISTS jobs_updated ON jobs (state, updated_at)",
 ];
-
-/** One row of the jobs table. */
-export interface JobRow {
-  id: number;
-  job: Job;
-  priority: number;
-  state: JobState;
-  action: JobAction;
-  rule: string | null;
-  lease_id: string | null;
-  lease_expires: number | null;
-}
 
 type Raw = Record<string, SqlStorageValue>;
 
@@ -52,7 +43,7 @@ function toRow(r: Raw): JobRow {
  * before any other request can run in the object, which is what keeps slot
  * counting exact under concurrent submissions.
  */
-export class QueueTables {
+export class QueueTables implements QueueStore {
   constructor(private readonly sql: SqlStorage) {
     for (const statement of SCHEMA) sql.exec(statement);
   }

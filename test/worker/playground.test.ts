@@ -156,12 +156,13 @@ describe("POST /v1/playground/{engine}", () => {
   it("decides a job on the queue the request carries, leaving the queue objects alone", async () => {
     const rules = JSON.stringify([{ priority: 1, predicates: [["opcode", ["=", "OP_ID", "OP_INSTANCE_STARTUP"]]], action: "REJECT" }]);
     const job = { id: 9_161_001, opcodes: [{ OP_ID: "OP_INSTANCE_STARTUP", instance_name: "web1" }] };
-    const got = await decide("jobfilter", rules, { job, queue: { running: [], queued: [] } });
+    const got = await decide("jobfilter", rules, { job, queue: { running: [] } });
     expect(got.status, JSON.stringify(got.body)).toBe(200);
-    expect(got.body.action).toBe("REJECT");
+    expect(got.body).toMatchObject({ job_id: job.id, action: "REJECT", run: false, state: "cancelled", cacheable: false });
     expect((got.body.trace as { rules: { matches: boolean }[] }).rules.map((r) => r.matches)).toEqual([true]);
     const open = await decide("jobfilter", "[]", { job });
-    expect(open.body.action).toBe("ACCEPT");
+    expect(open.body).toMatchObject({ action: "ACCEPT", rule: null, run: true, state: "running" });
+    expect((open.body.lease as { expires_at: string }).expires_at).toMatch(/^\d{4}-/);
     const stored = await SELF.fetch(`${BASE}/v1/queues/default/jobs/${job.id}`);
     expect(stored.status).toBe(404);
   });
@@ -170,7 +171,12 @@ describe("POST /v1/playground/{engine}", () => {
     const rules = JSON.stringify([{ priority: 1, predicates: [["opcode", ["=", "OP_ID", "OP_INSTANCE_STARTUP"]]], action: ["RATE_LIMIT", 1] }]);
     const job = (id: number) => ({ id, opcodes: [{ OP_ID: "OP_INSTANCE_STARTUP", instance_name: `vm${id}` }] });
     expect((await decide("jobfilter", rules, { job: job(2), queue: { running: [] } })).body.action).toBe("ACCEPT");
-    expect((await decide("jobfilter", rules, { job: job(2), queue: { running: [job(1)] } })).body.action).toBe("RATE_LIMITED");
+    expect((await decide("jobfilter", rules, { job: job(2), queue: { running: [job(1)] } })).body).toMatchObject({ action: "RATE_LIMITED", run: false, state: "queued" });
+    const twice = await decide("jobfilter", rules, { job: job(2), queue: { running: [job(1), job(1)] } });
+    expect(twice.status).toBe(400);
+    expect((twice.body.error as { details: { at: string }[] }).details[0].at).toBe("/request/queue/running/1/id");
+    const clash = await decide("jobfilter", rules, { job: job(1), queue: { running: [job(1)] } });
+    expect(clash.status).toBe(409);
   });
 
   it("keeps a reason timestamp past 2^53 exact", async () => {
@@ -185,8 +191,8 @@ describe("POST /v1/playground/{engine}", () => {
     expect(got.status, JSON.stringify(got.body)).toBe(200);
     const ratings = (got.body.trace as { ratings: Record<string, number | string> }).ratings;
     expect(Object.keys(ratings)).toEqual(["build1", "build2", "build3", "desk7"]);
-    expect(got.body.host).toBe("build1");
-    expect(got.body.address).toBe("10.0.0.11");
+    expect(got.body).toMatchObject({ host: "build1", address: "10.0.0.11", cacheable: false, limits: { nice: 4 } });
+    expect((got.body.permit as { id: number }).id).toBe(1);
     expect(ratings.desk7).toMatch(/^(unavailable|excluded):/);
     const strict = (await activePolicy("customs")).replace('"minIdleSeconds": 900', '"minIdleSeconds": 3600');
     const moved = await decide("customs", strict, example("customs"));
@@ -194,6 +200,24 @@ describe("POST /v1/playground/{engine}", () => {
     expect((moved.body.trace as { ratings: Record<string, number | string> }).ratings.build2).toBe("unavailable:AVAIL_IDLE");
     const pool = (await (await SELF.fetch(`${BASE}/v1/hosts?net=0`)).json()) as { hosts: { name: string }[] };
     expect(pool.hosts.map((h) => h.name)).not.toContain("build1");
+  });
+
+  it("keeps one pool per network and follows the round robin from `last`, as the host pool objects do", async () => {
+    const base = structuredClone(example("customs")) as { hosts: Record<string, unknown>[]; request: Record<string, unknown>; last?: string };
+    const idle = { load: 0.05, swapFreePct: 70, jobs: 0, idleSeconds: 5400 };
+    base.hosts = [
+      { name: "a", address: "10.0.0.1", ...idle },
+      { name: "b", address: "10.0.0.2", ...idle },
+      { name: "far", address: "10.1.0.1", net: 1, ...idle },
+      { name: "desk7", address: "10.0.0.70", load: 0.3, swapFreePct: 50, jobs: 0, idleSeconds: 0 },
+    ];
+    const policy = await activePolicy("customs");
+    const first = await decide("customs", policy, base);
+    const ratings = (first.body.trace as { ratings: Record<string, unknown> }).ratings;
+    expect(Object.keys(ratings)).toEqual(["a", "b", "desk7"]);
+    expect(first.body.host).toBe("a");
+    const next = await decide("customs", policy, { ...base, last: "a" });
+    expect(next.body.host).toBe("b");
   });
 
   it("names a host report's field that the engine refuses, under /request/hosts", async () => {

@@ -9,15 +9,15 @@ import {
   type CustomsPolicy,
   type AccessDenial,
   type CustomsPolicyData,
-  type Instruction,
 } from "../../engines/customs/index.js";
 import type { PolicyError } from "../../engines/common/result.js";
-import { allocationAnswer, type HostPool, type OnceAllocation, type PoolPolicy } from "../../state/host-pool.js";
+import { allocationAnswer, listingAnswer, reportAnswer, type HostPool, type OnceAllocation, type PoolPolicy } from "../../state/host-pool.js";
 import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize, type Role } from "../auth.js";
 import { parseJsonText, readJson, readJsonText, validate } from "../body.js";
 import { idempotencyKey, idempotencyRequest, keyReusedMessage } from "../idempotency.js";
-import { elapsedMs, logDecision, newDecisionId, wantsExplain } from "../decision.js";
+import { elapsedMs, newDecisionId, wantsExplain } from "../decision.js";
+import { logDecisionCapturing } from "../capture.js";
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError, type ErrorCode } from "../errors.js";
 import { EXPLAIN_QUERY, IDEMPOTENCY_HEADER, NET_QUERY, registerOperation } from "../openapi.js";
@@ -84,8 +84,6 @@ function authorizeAny(c: Context<AppEnv>, roles: Role[]): void {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-const instructionJson = (i: Instruction) => ({ permit: i.permit, signal: i.signal, at: iso(i.at), ...(i.cancel ? { cancel: true as const } : {}) });
 
 registerOperation({
   operationId: "reportHost",
@@ -184,13 +182,8 @@ export const hostRoutes = new Hono<AppEnv>()
       release();
     }
     for (const d of accessDenied) console.log(`${iso(now)} access denied user=${d.user} host=${d.host} client=${d.client}`);
-    logDecision({
-      decision_id: answer.decision_id,
-      engine: "customs",
-      revision: pool.revision,
-      outcome: answer.host === null ? "no_host" : "allocated",
-      ms: elapsedMs(started),
-    });
+    const entry = { decision_id: answer.decision_id, engine: "customs", revision: pool.revision, outcome: answer.host === null ? "no_host" : "allocated", ms: elapsedMs(started) };
+    logDecisionCapturing(c, entry, () => ({ kind: "customs", text }));
     return c.json(answer);
   })
   .put("/v1/hosts/:name", async (c) => {
@@ -206,7 +199,7 @@ export const hostRoutes = new Hono<AppEnv>()
     const prepared = prepareHost(host.value);
     if (!prepared.ok) fail("invalid_host_report", prepared.error);
     const result = await inPool(c.env, host.value.net, (stub) => stub.report(pool, host.value, Date.now()));
-    return c.json({ ...result, instructions: result.instructions.map(instructionJson) });
+    return c.json(reportAnswer(result));
   })
   .post("/v1/hosts/:name/permits/:id/finish", async (c) => {
     authorizeAny(c, ["agent", "decision"]);
@@ -222,11 +215,7 @@ export const hostRoutes = new Hono<AppEnv>()
     authorize(c, "decision");
     const net = netParam(c);
     const { pool } = await activePolicy(c.env);
-    const hosts = await inPool(c.env, net, (stub) => stub.list(pool, Date.now()));
-    return c.json({
-      net,
-      hosts: hosts.map(({ reportedAt, ...h }) => ({ ...h, reported_at: iso(reportedAt) })),
-    });
+    return c.json(listingAnswer(net, await inPool(c.env, net, (stub) => stub.list(pool, Date.now()))));
   })
   .get("/v1/hosts/:name/acl", async (c) => {
     authorize(c, "decision");

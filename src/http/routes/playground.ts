@@ -47,6 +47,7 @@ export const playgroundRoutes = new Hono<AppEnv>()
       explain: true,
       connectingIp: c.req.header("cf-connecting-ip") ?? null,
       budget: decisionBudget(c.env.DECISION_BUDGET),
+      revision: compiled.revision,
     };
     const decision = await decideWithin(ctx.budget, () => driver.decide(compiled.policy, request, ctx));
     const verdict = shapeVerdict(decision, newDecisionId(), compiled.revision, true);

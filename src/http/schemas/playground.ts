@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { AllocateRequest, HostReport } from "./hosts.js";
-import { JobInput } from "./jobs.js";
+import { AllocateRequest, AllocateResponse, HostReport } from "./hosts.js";
+import { JobInput, JobVerdict } from "./jobs.js";
 import { LimitsRequest, LimitsVerdict } from "./limits.js";
 import { MatchRequest } from "./match.js";
 import { MatchVerdict } from "./match-verdicts.js";
@@ -24,15 +24,13 @@ export const CustomsPlaygroundInput = z.strictObject({
 /** A customs playground request, as validated. */
 export type CustomsPlaygroundInput = z.infer<typeof CustomsPlaygroundInput>;
 
-/** A jobfilter playground request: the job, and the queue around it (running jobs, jobs queued ahead). */
+/**
+ * A jobfilter playground request: the job, and the queue's running jobs, each
+ * holding a slot (the jobs a submission is decided against, as the queue decides it).
+ */
 export const JobfilterPlaygroundInput = z.strictObject({
   job: JobInput,
-  queue: z
-    .strictObject({
-      running: z.array(JobInput).max(10_000).optional(),
-      queued: z.array(JobInput).max(10_000).optional(),
-    })
-    .optional(),
+  queue: z.strictObject({ running: z.array(JobInput).max(10_000).optional() }).optional(),
 });
 /** A jobfilter playground request, as validated. */
 export type JobfilterPlaygroundInput = z.infer<typeof JobfilterPlaygroundInput>;
@@ -59,30 +57,9 @@ export const PlaygroundBody = z.strictObject({
   request: z
     .union(Object.values(PLAYGROUND_INPUTS))
     .describe(
-      "limits: the body of POST /v1/limits/decide; placement: of POST /v1/place; match: of POST /v1/match; customs: {hosts, request, now?, last?}; jobfilter: {job, queue?: {running?, queued?}}",
+      "limits: the body of POST /v1/limits/decide; placement: of POST /v1/place; match: of POST /v1/match; customs: {hosts, request, now?, last?}; jobfilter: {job, queue?: {running?}}",
     ),
 });
 
-const envelope = { decision_id: z.string(), revision: z.string().describe("the revision a bundle holding only this policy would have") };
-
-/** A customs playground verdict: the chosen host (null when none) and, with the trace, every host's rating or reason. */
-export const CustomsPlaygroundVerdict = z.strictObject({
-  ...envelope,
-  cacheable: z.literal(false),
-  host: z.string().nullable(),
-  address: z.string().nullable(),
-  reason: z.string().optional(),
-  trace: z.strictObject({ ratings: z.record(z.string(), z.union([z.number(), z.string()])) }),
-});
-
-/** A jobfilter playground verdict: the action, the rule that decided it, and the rule walk. */
-export const JobfilterPlaygroundVerdict = z.strictObject({
-  ...envelope,
-  cacheable: z.literal(false),
-  action: z.enum(["ACCEPT", "PAUSE", "REJECT", "RATE_LIMITED", "ADHOC_RATE_LIMITED"]),
-  rule: z.string().nullable(),
-  trace: z.unknown(),
-});
-
 /** What `POST /v1/playground/{engine}` answers: the engine's verdict with its trace. */
-export const PlaygroundVerdict = z.union([LimitsVerdict, PlaceVerdict, MatchVerdict, CustomsPlaygroundVerdict, JobfilterPlaygroundVerdict]);
+export const PlaygroundVerdict = z.union([LimitsVerdict, PlaceVerdict, MatchVerdict, AllocateResponse, JobVerdict]);

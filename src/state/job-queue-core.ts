@@ -1,0 +1,276 @@
+import type { FilterRule, FilterSet, Job, RuleBody } from "../engines/jobfilter/index.js";
+import { RunningCounts, buildFilterSet, decideCounted, schedulePass, traceJob } from "../engines/jobfilter/index.js";
+import { BudgetExceeded, type Budget } from "../engines/common/budget.js";
+import type { JobRow, QueueStore } from "./job-queue-store.js";
+import type { JobStatus, JobSubmission, QueueFailure } from "./job-queue-types.js";
+
+/** Nanoseconds since the epoch, as Ganeti's reason trails stamp them: exact, so a bigint (past 2^53). */
+function nowNs(now: number): bigint {
+  return BigInt(now) * 1_000_000n;
+}
+
+function failure(status: 400 | 404 | 409 | 422, code: QueueFailure["error"]["code"], message: string): QueueFailure {
+  return { error: { status, code, message } };
+}
+
+/** The jobs a scheduling pass started: accepted and now running, each id counted at its first place in the request. */
+export function startedJobs(jobs: readonly JobStatus[], queued: readonly number[]): number[] {
+  return jobs.filter((j, i) => j.run && j.action === "ACCEPT" && queued.indexOf(j.job_id) === i).map((j) => j.job_id);
+}
+
+/** What the queue logic needs from where it runs: the lease length, new ids, and where lease expiries are logged. */
+export interface QueueSettings {
+  leaseMs(): number;
+  /** A fresh work budget for one decision (DECISION_BUDGET). */
+  budget(): Budget;
+  newId(): string;
+  log(line: string): void;
+}
+
+/** A call's answer and whether it started a job (so the Durable Object sets its alarm). */
+export interface Started<T> {
+  result: T;
+  started: boolean;
+}
+
+/**
+ * One job queue over a store: its filter rules, the highest job id it has
+ * seen, its running jobs with their leases, and the jobs it held or
+ * cancelled. Every method is synchronous from reading slot counts to taking a
+ * slot, so in a Durable Object (whose input gate serialises calls) two
+ * submissions never both take the last slot; the deciding is the pure engine's.
+ * The Durable Object `JobQueue` runs it over SQLite; `arbiter test` over memory.
+ */
+export class JobQueueCore {
+  private set: FilterSet | undefined;
+  /**
+   * The running jobs' slots per rule and per ad-hoc bucket, so a decision costs
+   * the same whatever the queue's length. Never stored, so never trusted from
+   * storage: built from the running rows on first use after the object starts
+   * or the rules change, and kept in step as jobs start and end (each change
+   * after its row is written, so a failed write leaves the counts as the rows are).
+   */
+  private counts: RunningCounts | undefined;
+
+  constructor(
+    readonly tables: QueueStore,
+    private readonly settings: QueueSettings,
+  ) {}
+
+  /** Stores the seed rules of a new queue once; later calls (a restarted object) change nothing. */
+  seed(rules: readonly FilterRule[], revision: string): void {
+    if (this.tables.meta("seeded") !== undefined) return;
+    for (const rule of rules) this.tables.putRule(rule);
+    this.tables.setMeta("seeded", revision);
+  }
+
+  private filterSet(): FilterSet {
+    this.set ??= buildFilterSet(this.tables.rules());
+    return this.set;
+  }
+
+  private noteQueue(queue: string): void {
+    if (this.tables.meta("name") !== queue) this.tables.setMeta("name", queue);
+  }
+
+  // ---- filter rules (the /2/filters resource) ----
+
+  /** Every rule, sorted by uuid as the RAPI lists them. */
+  listFilters(): FilterRule[] {
+    return this.tables.rules().sort((a, b) => (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
+  }
+
+  /** One rule, or null. */
+  getFilter(uuid: string): FilterRule | null {
+    return this.tables.rule(uuid) ?? null;
+  }
+
+  /** Adds (uuid undefined: a new one) or replaces a rule, stamping the watermark and the luxid trail entry. */
+  putFilter(queue: string, body: RuleBody, uuid: string | undefined, now: number): string {
+    this.noteQueue(queue);
+    const id = uuid ?? this.settings.newId();
+    const rule: FilterRule = {
+      uuid: id,
+      watermark: this.tables.highestJobId(),
+      priority: body.priority,
+      predicates: body.predicates,
+      action: body.action,
+      reason_trail: [...body.reason, ["luxid", "", nowNs(now)]],
+    };
+    this.tables.putRule(rule);
+    this.set = undefined;
+    return id;
+  }
+
+  /** Deletes a rule; false when it does not exist. */
+  deleteFilter(uuid: string): boolean {
+    const deleted = this.tables.deleteRule(uuid);
+    if (deleted) this.set = undefined;
+    return deleted;
+  }
+
+  // ---- jobs ----
+
+  private runningJobs(): Job[] {
+    return this.tables.running().map((r) => r.job);
+  }
+
+  /** The running counts for the current rules, checked against the table (see `counts`). */
+  private runningCounts(): RunningCounts {
+    const set = this.filterSet();
+    if (this.counts === undefined || this.counts.set !== set) {
+      this.counts = RunningCounts.of(set, this.runningJobs());
+    }
+    return this.counts;
+  }
+
+  /** The per-rule counts as the queue holds them now, for tests and status. */
+  runningSnapshot(): { rules: Record<string, number>; buckets: Record<string, number> } {
+    return this.runningCounts().snapshot();
+  }
+
+  /** Applies a decision to a job row: takes a slot under a lease, cancels, or holds it. */
+  private apply(row: JobRow, decision: { action: JobRow["action"]; rule: string | null }, now: number): boolean {
+    row.action = decision.action;
+    row.rule = decision.rule;
+    if (decision.action === "ACCEPT") {
+      row.state = "running";
+      row.lease_id = this.settings.newId();
+      row.lease_expires = now + this.settings.leaseMs();
+    } else if (decision.action === "REJECT") {
+      row.state = "cancelled";
+    } else {
+      row.state = "queued";
+    }
+    return row.state === "running";
+  }
+
+  private status(row: JobRow): JobStatus {
+    const out: JobStatus = { job_id: row.id, action: row.action, rule: row.rule, run: row.state === "running", state: row.state };
+    if (row.state === "running" && row.lease_id !== null && row.lease_expires !== null) {
+      out.lease = { id: row.lease_id, expires_at: new Date(row.lease_expires).toISOString() };
+    }
+    return out;
+  }
+
+  /** Runs one decision under its work budget (`DECISION_BUDGET`); a spent budget is the 422 `budget_exceeded`. */
+  private withinBudget<T extends object>(decide: () => T): T | QueueFailure {
+    try {
+      return this.settings.budget().run(decide);
+    } catch (e) {
+      if (e instanceof BudgetExceeded) return failure(422, "budget_exceeded", e.message);
+      throw e;
+    }
+  }
+
+  private explained(status: JobStatus, job: Job, explain: boolean): JobStatus {
+    return explain ? { ...status, trace: traceJob(this.filterSet(), job) } : status;
+  }
+
+  /** Takes a job in and decides it at once against the running jobs; a slot is taken under a lease when it may run. */
+  submit(queue: string, submission: JobSubmission, explain: boolean, now: number): Started<JobStatus | QueueFailure> {
+    this.noteQueue(queue);
+    this.expireDue(now);
+    const id = submission.id ?? this.tables.highestJobId() + 1;
+    if (this.tables.job(id) !== undefined) return { result: failure(409, "conflict", `job \`${id}\` already exists in queue \`${queue}\``), started: false };
+    const job: Job = { id, opcodes: submission.opcodes as Job["opcodes"] };
+    const counts = this.runningCounts();
+    // nothing is written when the decision fails (a spent work budget)
+    const decision = this.withinBudget(() => decideCounted(counts, job));
+    if ("error" in decision) return { result: decision, started: false };
+    this.tables.seeJobId(id);
+    const row: JobRow = { id, job, priority: submission.priority ?? 0, state: "queued", action: "PAUSE", rule: null, lease_id: null, lease_expires: null };
+    const started = this.apply(row, decision, now);
+    this.tables.insertJob(row, now);
+    if (started) counts.start(job);
+    return { result: this.explained(this.status(row), job, explain), started };
+  }
+
+  /** Reports a job; a held job is decided again (it may run now, or be cancelled by a REJECT rule). */
+  check(id: number, explain: boolean, now: number): Started<JobStatus | QueueFailure> {
+    this.expireDue(now);
+    const row = this.tables.job(id);
+    if (row === undefined) return { result: failure(404, "not_found", `job \`${id}\` does not exist`), started: false };
+    if (row.state !== "queued") return { result: this.explained(this.status(row), row.job, explain), started: false };
+    const counts = this.runningCounts();
+    const decision = this.withinBudget(() => decideCounted(counts, row.job));
+    if ("error" in decision) return { result: decision, started: false };
+    const started = this.apply(row, decision, now);
+    this.tables.updateJob(row, now);
+    if (started) counts.start(row.job);
+    return { result: this.explained(this.status(row), row.job, explain), started };
+  }
+
+  /** Runs one scheduling pass over held jobs in the given order; returns every job's status in that order. */
+  schedule(ids: number[], now: number): Started<JobStatus[] | QueueFailure> {
+    this.expireDue(now);
+    const rows: JobRow[] = [];
+    for (const id of ids) {
+      const row = this.tables.job(id);
+      if (row === undefined) return { result: failure(404, "not_found", `job \`${id}\` does not exist`), started: false };
+      rows.push(row);
+    }
+    const candidates = rows.filter((r) => r.state === "queued");
+    const results = this.withinBudget(() => schedulePass(this.filterSet(), this.runningJobs(), candidates.map((r) => r.job)));
+    if ("error" in results) return { result: results, started: false };
+    let started = false;
+    candidates.forEach((row, i) => {
+      const runs = this.apply(row, results[i], now);
+      this.tables.updateJob(row, now);
+      if (runs) this.counts?.start(row.job);
+      started = runs || started;
+    });
+    return { result: rows.map((r) => this.status(r)), started };
+  }
+
+  /** Renews a running job's lease; repeating it is harmless, renewing a lost lease is a conflict. */
+  heartbeat(id: number, leaseId: string | undefined, now: number): JobStatus | QueueFailure {
+    this.expireDue(now);
+    const row = this.tables.job(id);
+    if (row === undefined) return failure(404, "not_found", `job \`${id}\` does not exist`);
+    if (row.state !== "running") return failure(409, "lease_expired", `job \`${id}\` holds no lease (it is ${row.state})`);
+    if (leaseId !== undefined && leaseId !== row.lease_id) return failure(409, "conflict", `lease \`${leaseId}\` is not the lease of job \`${id}\``);
+    row.lease_expires = now + this.settings.leaseMs();
+    this.tables.updateJob(row, now);
+    return this.status(row);
+  }
+
+  /** Releases a job's slot; finishing a finished (or expired) job again answers the same. */
+  finish(id: number, now: number): JobStatus | QueueFailure {
+    const row = this.tables.job(id);
+    if (row === undefined) return failure(404, "not_found", `job \`${id}\` does not exist`);
+    if (row.state === "cancelled" || row.state === "finished") return this.status(row);
+    row.state = "finished";
+    row.lease_id = null;
+    row.lease_expires = null;
+    this.tables.updateJob(row, now);
+    this.counts?.end(id);
+    return this.status(row);
+  }
+
+  /**
+   * Frees the slots of leases that ran out by `now` and logs each; returns the
+   * expired job ids. Called by the alarm and, synchronously, before any slot is
+   * counted, so a late alarm never leaves a dead holder's slot taken.
+   */
+  expireDue(now: number): number[] {
+    const queue = this.tables.meta("name") ?? "default";
+    const expired: number[] = [];
+    for (const row of this.tables.expiredLeases(now)) {
+      const lease = row.lease_id;
+      row.state = "expired";
+      row.lease_id = null;
+      row.lease_expires = null;
+      this.tables.updateJob(row, now);
+      this.counts?.end(row.id);
+      expired.push(row.id);
+      this.settings.log(JSON.stringify({ ts: new Date(now).toISOString(), event: "lease_expired", queue, job_id: row.id, lease_id: lease }));
+    }
+    return expired;
+  }
+
+  /** The earliest lease expiry among running jobs, for the next alarm. */
+  nextExpiry(): number | null {
+    return this.tables.nextExpiry();
+  }
+}
