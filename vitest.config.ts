@@ -23,7 +23,15 @@ function workerProject(name: string, include: string[], extra: { fileParallelism
         };
       }),
     ],
-    test: { name, include, globalSetup: ["test/worker/loopback-servers.ts"], ...extra },
+    test: {
+      name,
+      include,
+      globalSetup: ["test/worker/loopback-servers.ts"],
+      // Bursts of hundreds of requests through workerd take seconds on a busy 2-core machine;
+      // the default 5 s would make them fail for the machine's load, not for what they check.
+      testTimeout: 60_000,
+      ...extra,
+    },
   };
 }
 
