@@ -8,6 +8,7 @@
 import { CodeEditor } from "./editor.js";
 import { ENGINES, engineInfo, exampleText } from "./engines.js";
 import { locate, placeOf, scanJson } from "./locate.js";
+import { figuresScope, statusFigures } from "./figures.js";
 import { renderAnswer, renderError } from "./render.js";
 import { curlCommand, decodeState, encodeState, evalCommand, playgroundBody } from "./share.js";
 
@@ -44,7 +45,7 @@ function say(text) {
   notice.textContent = text;
 }
 
-/** Reads `/v1/status` for the header line and whether the API wants a token. */
+/** Reads `/v1/status` for the header lines (revision, auth, the headline figures) and whether the API wants a token. */
 async function loadStatus() {
   try {
     const res = await fetch("/v1/status");
@@ -52,10 +53,12 @@ async function loadStatus() {
     server.status = status;
     server.auth = status.auth === "enabled" && status.auth_routes?.admin !== "open";
     const parts = [`revision ${String(status.revision ?? "?").slice(0, 12)}…`, `bundle ${status.bundle?.source ?? "?"}`, `auth ${status.auth ?? "?"}`];
-    for (const [k, v] of Object.entries(status)) {
-      if (typeof v === "number" && !["revision"].includes(k)) parts.push(`${k.replace(/_/g, " ")} ${v}`);
-    }
     $("status").textContent = parts.join(" · ");
+    const figures = statusFigures(status);
+    const line = $("figures");
+    line.textContent = figures.length > 0 ? `${figuresScope(status)}: ${figures.join(" · ")}` : "";
+    line.title = status.metrics?.scope === "isolate" ? "Counters of the isolate that answered (GET /metrics has them all; docs/operations.md, Metrics)" : "";
+    line.hidden = figures.length === 0;
   } catch {
     $("status").textContent = "status unavailable";
   }
@@ -222,6 +225,8 @@ async function decide() {
     result.setAttribute("aria-busy", "false");
     document.body.dataset.decided = String(Number(document.body.dataset.decided ?? "0") + 1);
   }
+  // The figures count the service's decisions (playground trials are not among them): refresh them as the user works.
+  void loadStatus();
 }
 
 /** Copies a command and also shows it, for browsers that refuse the clipboard. @param {string} label @param {string} command */

@@ -5,7 +5,8 @@
  * loads the active policy and the example request, edits the policy, decides, reads the
  * verdict, breaks the policy and finds the error at its line. Then: the link restores
  * the page, the copied curl and `arbiter eval` commands give the same verdict, the
- * keyboard reaches everything in order, text contrast, and a phone-sized screen.
+ * keyboard reaches everything in order, text contrast, a phone-sized screen, and the
+ * headline figures of `/v1/status` under the title.
  *
  * Every case is skipped, under a title saying why, when no Chromium is installed;
  * `.ci/run` installs it when it can. With ARBITER_SCREENSHOTS=DIR, each engine's page
@@ -18,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodeState } from "../../playground/share.js";
 import { REPO_ROOT } from "../support/cases.js";
 import { startDevServer, type DevServer } from "../support/dev-server.js";
 
@@ -214,8 +216,9 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
     const edited = SCENARIOS[1].edit(await page.inputValue("#policy"));
     await page.fill("#policy", edited);
     await page.fill("#request", '{"user": "bob", "groups": ["bob"], "tags": {"namespace": "testapp"}}');
-    await page.waitForFunction(() => location.hash.startsWith("#engine=placement&s="));
-    await page.waitForTimeout(400);
+    // The fragment is written a moment after typing stops (and compressed asynchronously): wait until it holds both edits.
+    const request = '{"user": "bob", "groups": ["bob"], "tags": {"namespace": "testapp"}}';
+    await expect.poll(async () => decodeState(new URL(page.url()).hash), { timeout: 30_000 }).toEqual({ engine: "placement", policy: edited, request });
     const link = page.url();
     await page.close();
     const again = await browser.newPage();
@@ -246,6 +249,28 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
     expect(JSON.parse(viaEval.stdout)).toMatchObject({ queue: "root.default", rule: { index: 2, name: "fixed" } });
     await page.close();
   }, 90_000);
+
+  it("shows the isolate's headline figures from /v1/status, counts the service's decisions but not the playground's", async () => {
+    const place = async () => {
+      const res = await fetch(`${server.url}/v1/place`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"user": "bob"}' });
+      expect(res.status).toBe(200);
+    };
+    const total = async () => ((await (await fetch(`${server.url}/v1/status`)).json()) as { metrics: { decisions: { total: number } } }).metrics.decisions.total;
+    await place();
+    const page = await openPage("placement");
+    const before = await total();
+    expect(before).toBeGreaterThanOrEqual(1);
+    const figures = page.locator("#figures");
+    expect(await figures.isVisible()).toBe(true);
+    expect(await figures.textContent()).toMatch(new RegExp(`^This isolate: ${before} decisions? \\(.*placement \\d+.*\\) · verdict cache .* · \\d+ budgets? exceeded · policy compiled .* ago · up .*$`));
+    await place();
+    await place();
+    // Decide refreshes the line: two decisions more, and the playground's own decision is not one of them.
+    await decide(page);
+    await expect.poll(() => figures.textContent()).toMatch(new RegExp(`^This isolate: ${before + 2} decisions `));
+    expect(await total()).toBe(before + 2);
+    await page.close();
+  }, 60_000);
 
   it("labels every control, reaches them with Tab in reading order, and announces results", async () => {
     const page = await openPage("limits");
@@ -291,7 +316,7 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
           return rgb(getComputedStyle(document.documentElement).backgroundColor).slice(0, 3);
         };
         const out: Record<string, number> = {};
-        for (const sel of ["h1", ".status", "label", ".help", "#policy", ".gutter span", ".gutter span.bad", ".note", ".error-link", "#verdict-line", "#decide", "#copy-curl", ".notice"]) {
+        for (const sel of ["h1", ".status", "#figures", "label", ".help", "#policy", ".gutter span", ".gutter span.bad", ".note", ".error-link", "#verdict-line", "#decide", "#copy-curl", ".notice"]) {
           const el = document.querySelector(sel);
           if (!el) continue;
           const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(background(el))];
