@@ -7,6 +7,7 @@
  * wrangler's `Request.cf` download and update check are pointed away from the network.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { get as httpsGet } from "node:https";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -15,7 +16,7 @@ import { REPO_ROOT } from "./cases.js";
 
 /** A running dev server. */
 export interface DevServer {
-  /** `http://127.0.0.1:PORT`. */
+  /** `http://127.0.0.1:PORT` (`https://` when started with `https`). */
   url: string;
   port: number;
   /** The folder holding its local KV, Durable Objects and cache (`--persist-to`). */
@@ -38,14 +39,35 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** How to start the dev server: over HTTPS (wrangler's self-signed certificate), with extra `--var`s. */
+export interface DevServerOptions {
+  timeoutMs?: number;
+  https?: boolean;
+  vars?: Record<string, string>;
+}
+
+/** The status of a GET, accepting the dev server's self-signed certificate over HTTPS. */
+async function probe(url: string): Promise<number> {
+  if (!url.startsWith("https:")) return (await fetch(url)).status;
+  return new Promise((resolve, reject) => {
+    httpsGet(url, { rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    }).on("error", reject);
+  });
+}
+
 /** Starts `wrangler dev` and resolves once `/healthz` answers; rejects with wrangler's output when it does not within `timeoutMs`. */
-export async function startDevServer(timeoutMs = 120_000): Promise<DevServer> {
+export async function startDevServer(options: number | DevServerOptions = {}): Promise<DevServer> {
+  const { timeoutMs = 120_000, https = false, vars = {} } = typeof options === "number" ? { timeoutMs: options } : options;
   const [port, inspector] = [await freePort(), await freePort()];
   const persistTo = mkdtempSync(join(tmpdir(), "arbiter-dev-"));
   let log = "";
   const child: ChildProcess = spawn(
     join(REPO_ROOT, "node_modules/.bin/wrangler"),
-    ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", persistTo, "--var", "DOH_URL:", "--show-interactive-dev-session=false"],
+    ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", persistTo, "--var", "DOH_URL:", "--show-interactive-dev-session=false",
+     ...(https ? ["--local-protocol", "https"] : []),
+     ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`])],
     {
       cwd: REPO_ROOT,
       detached: true,
@@ -62,7 +84,7 @@ export async function startDevServer(timeoutMs = 120_000): Promise<DevServer> {
   );
   child.stdout?.on("data", (chunk: Buffer) => (log += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${https ? "https" : "http"}://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode === null && child.pid !== undefined) {
       const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -86,8 +108,7 @@ export async function startDevServer(timeoutMs = 120_000): Promise<DevServer> {
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
     try {
-      const res = await fetch(`${url}/healthz`);
-      if (res.status === 200) return { url, port, persistTo, output: () => log, stop };
+      if ((await probe(`${url}/healthz`)) === 200) return { url, port, persistTo, output: () => log, stop };
     } catch {
       // not listening yet
     }
