@@ -2,15 +2,16 @@
 """Runs Ganeti's own RAPI client against an Arbiter server and checks what
 Ganeti's QA expects of the filter rules and the job queue.
 
-This is our harness, not Ganeti code: it loads the client from a Ganeti tree
-the caller names (GANETI_TREE, holding lib/rapi/client.py), drives
+This is our harness, not Ganeti code: it loads the client from the file the
+caller names (GANETI_RAPI_CLIENT, Ganeti's lib/rapi/client.py), drives
 GanetiRapiClient's filter methods (GetFilters, GetFilter, AddFilter,
 ReplaceFilter, DeleteFilter) through the scenarios of Ganeti's
 qa/qa_filters.py, and submits the jobs those scenarios start with
 `gnt-debug delay` to Arbiter's job routes (/v1/queues/default/jobs), since the
 RAPI client has no call for them.
 
-  GANETI_TREE=/path/to/ganeti python3 rapi_client_harness.py --port 8940 \
+  GANETI_RAPI_CLIENT=/path/to/ganeti/lib/rapi/client.py \
+      python3 rapi_client_harness.py --port 8860 \
       [--token TOKEN] [--record transcript.yaml]
 
 Exit status 0 when every scenario held; 1 with the failed checks on stderr.
@@ -35,11 +36,10 @@ UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 
 
 def load_client():
-  """Imports lib/rapi/client.py of the tree in GANETI_TREE (it is standalone)."""
-  tree = os.environ.get("GANETI_TREE")
-  if not tree:
-    sys.exit("GANETI_TREE is not set (a Ganeti tree holding lib/rapi/client.py)")
-  path = os.path.join(tree, "lib", "rapi", "client.py")
+  """Imports the lib/rapi/client.py named by GANETI_RAPI_CLIENT (it is standalone)."""
+  path = os.environ.get("GANETI_RAPI_CLIENT")
+  if not path or not os.path.isfile(path):
+    sys.exit("GANETI_RAPI_CLIENT does not name a file (Ganeti's lib/rapi/client.py)")
   spec = importlib.util.spec_from_file_location("ganeti_rapi_client", path)
   module = importlib.util.module_from_spec(spec)
   spec.loader.exec_module(module)
@@ -451,7 +451,9 @@ HEADER = """\
 # Replayed in workerd by test/worker/ganeti-rapi.test.ts. Placeholders:
 # ${ruleN} a filter uuid (bound on first sight), ${revision} the bundle
 # revision, <uuid> any uuid, <ns> any integer (a server timestamp),
-# <time> any ISO timestamp.
+# <time> any ISO timestamp. Recorded with no token configured (the replay
+# sends no credentials), so the Authentication scenario is not in it; the
+# replay test checks authentication on its own.
 """
 
 
