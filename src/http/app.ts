@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../env.js";
 import { ApiError, errorBody } from "./errors.js";
+import { noteRequest } from "./metrics.js";
 import { listOperations } from "./openapi.js";
 import { isObjectOverloaded, overloaded, RETRY_AFTER_SECONDS } from "./overload.js";
 import { hostRoutes } from "./routes/hosts.js";
@@ -9,6 +10,7 @@ import { jobRoutes } from "./routes/jobs.js";
 import { filterRoutes } from "./routes/rapi-filters.js";
 import { limitsRoutes } from "./routes/limits.js";
 import { matchRoutes } from "./routes/match.js";
+import { metricsRoutes } from "./routes/metrics.js";
 import { placementRoutes } from "./routes/placement.js";
 import { policyRoutes } from "./routes/policies.js";
 import { systemRoutes } from "./routes/system.js";
@@ -17,6 +19,7 @@ import { systemRoutes } from "./routes/system.js";
 export const app = new Hono<AppEnv>();
 
 app.use("*", async (c, next) => {
+  noteRequest(Date.now());
   const requestId = c.req.header("x-request-id")?.slice(0, 64) || crypto.randomUUID();
   c.set("requestId", requestId);
   await next();
@@ -49,6 +52,7 @@ app.notFound((c) => {
 });
 
 app.route("/", systemRoutes);
+app.route("/", metricsRoutes);
 app.route("/", policyRoutes);
 app.route("/", placementRoutes);
 app.route("/", limitsRoutes);

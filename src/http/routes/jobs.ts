@@ -11,6 +11,8 @@ import { elapsedMs, logDecision, newDecisionId, wantsExplain } from "../decision
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError } from "../errors.js";
 import { logDecisionCapturing, type Capture } from "../capture.js";
+import { meteredStub, recordDecision } from "../metrics.js";
+import { BUDGET_OUTCOME, SCHEDULE_OUTCOME } from "../../metrics/index.js";
 import { EXPLAIN_QUERY, IDEMPOTENCY_HEADER, registerOperation } from "../openapi.js";
 import { shedLoad } from "../overload.js";
 import {
@@ -27,7 +29,7 @@ export const DEFAULT_QUEUE = "default";
 
 /** The Durable Object of one named queue. */
 export function queueStub(env: Env, queue: string): JobQueueApi {
-  return env.JOB_QUEUE.get(env.JOB_QUEUE.idFromName(queue)) as unknown as JobQueueApi;
+  return meteredStub(env.JOB_QUEUE.get(env.JOB_QUEUE.idFromName(queue)), "JobQueue") as unknown as JobQueueApi;
 }
 
 /** Answers JSON without Hono's deep JSON typing (rules hold arbitrary JSON expressions). */
@@ -56,6 +58,19 @@ function unwrap<T>(answer: T | QueueFailure): T {
   return answer;
 }
 
+/** Counts a queue decision that ended in 422 `budget_exceeded` (it has no verdict, so no log line). */
+function countBudgetFailure(c: Context<AppEnv>, started: number, failure: QueueFailure, revision: string): void {
+  if (failure.error.code !== BUDGET_OUTCOME) return;
+  const entry = { decision_id: "", engine: "jobfilter", revision, outcome: BUDGET_OUTCOME, ms: elapsedMs(started) };
+  recordDecision(c.env, entry, true);
+}
+
+/** `unwrap` for a queue decision: a spent budget is counted before it becomes the 422. */
+async function unwrapDecision<T>(c: Context<AppEnv>, started: number, answer: T | QueueFailure): Promise<T> {
+  if (isFailure(answer) && answer.error.code === BUDGET_OUTCOME) countBudgetFailure(c, started, answer, (await getActiveBundle(c.env)).revision);
+  return unwrap(answer);
+}
+
 /** What a job submission's log line captures: the submission as sent (integers exact) and the job's status. */
 function jobCapture(text: string, status: object) {
   return (): Capture => ({ kind: "jobfilter", text, verdict: status, parse: parseExactJsonText, stringify: stringifyExactJson });
@@ -72,6 +87,7 @@ async function verdict(c: Context<AppEnv>, started: number, status: JobStatus, s
     outcome: status.action.toLowerCase(),
     ms: elapsedMs(started),
   };
+  recordDecision(c.env, entry);
   if (submitted === undefined) logDecision(entry);
   else logDecisionCapturing(c, entry, jobCapture(submitted, status));
   return json(c, { decision_id: decisionId, revision: bundle.revision, cacheable: false, ...status });
@@ -82,13 +98,17 @@ async function verdict(c: Context<AppEnv>, started: number, status: JobStatus, s
  * `Idempotent-Replayed: true`), the new one otherwise, the same error a
  * refused submission answered the first time, or 422 for a reused key.
  */
-function idempotentVerdict(c: Context<AppEnv>, started: number, key: string, once: Once<unknown>, submitted: string): Response {
+function idempotentVerdict(c: Context<AppEnv>, started: number, key: string, once: Once<unknown>, submitted: string, revision: string): Response {
   if ("mismatch" in once) throw new ApiError("idempotency_key_reused", keyReusedMessage(key));
   if (once.replayed) c.header("Idempotent-Replayed", "true");
-  if (isFailure(once.answer)) throw new ApiError(once.answer.error.code, once.answer.error.message);
+  if (isFailure(once.answer)) {
+    if (!once.replayed) countBudgetFailure(c, started, once.answer, revision);
+    throw new ApiError(once.answer.error.code, once.answer.error.message);
+  }
   const answer = once.answer as JobStatus & { decision_id: string; revision: string };
   if (!once.replayed) {
     const entry = { decision_id: answer.decision_id, engine: "jobfilter", revision: answer.revision, outcome: answer.action.toLowerCase(), ms: elapsedMs(started) };
+    recordDecision(c.env, entry);
     logDecisionCapturing(c, entry, jobCapture(submitted, answer));
   }
   return json(c, answer, once.status);
@@ -116,18 +136,18 @@ jobRoutes
     const key = idempotencyKey(c);
     const text = await readJsonText(c);
     const submission = validate(JobSubmission, parseExactJsonText(text));
-    if (key === undefined) return verdict(c, started, unwrap(await queueStub(c.env, queue).submit(queue, submission, wantsExplain(c))), text);
+    if (key === undefined) return verdict(c, started, await unwrapDecision(c, started, await queueStub(c.env, queue).submit(queue, submission, wantsExplain(c))), text);
     const bundle = await getActiveBundle(c.env);
     const envelope = { decision_id: newDecisionId(), revision: bundle.revision };
     const idem = await idempotencyRequest(key, "jobs.submit", text);
     const once = await queueStub(c.env, queue).submitOnce(queue, submission, wantsExplain(c), idem, envelope);
-    return idempotentVerdict(c, started, key, once, text);
+    return idempotentVerdict(c, started, key, once, text, bundle.revision);
   })
   .get("/v1/queues/:queue/jobs/:id", async (c) => {
     const started = performance.now();
     authorize(c, "decision");
     const queue = queueParam(c);
-    return verdict(c, started, unwrap(await queueStub(c.env, queue).check(jobIdParam(c), wantsExplain(c))));
+    return verdict(c, started, await unwrapDecision(c, started, await queueStub(c.env, queue).check(jobIdParam(c), wantsExplain(c))));
   })
   .post("/v1/queues/:queue/jobs/:id/heartbeat", async (c) => {
     authorize(c, "decision");
@@ -146,17 +166,19 @@ jobRoutes
     authorize(c, "decision");
     const queue = queueParam(c);
     const { queued } = await readJson(c, ScheduleRequest);
-    const jobs = unwrap(await queueStub(c.env, queue).schedule(queued));
+    const jobs = await unwrapDecision(c, started, await queueStub(c.env, queue).schedule(queued));
     const bundle = await getActiveBundle(c.env);
     const decisionId = newDecisionId();
     const startedIds = startedJobs(jobs, queued);
-    logDecision({
+    const entry = {
       decision_id: decisionId,
       engine: "jobfilter",
       revision: bundle.revision,
       outcome: `started_${startedIds.length}_of_${queued.length}`,
       ms: elapsedMs(started),
-    });
+    };
+    recordDecision(c.env, entry, false, SCHEDULE_OUTCOME);
+    logDecision(entry);
     return c.json({ decision_id: decisionId, revision: bundle.revision, cacheable: false, jobs, started: startedIds });
   });
 

@@ -8,6 +8,7 @@ import { requireRole } from "../auth.js";
 import { readText } from "../body.js";
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError } from "../errors.js";
+import { meteredStub } from "../metrics.js";
 import { registerOperation } from "../openapi.js";
 
 function engineParam(c: Context<AppEnv>): EngineDefinition {
@@ -19,7 +20,7 @@ function engineParam(c: Context<AppEnv>): EngineDefinition {
 
 /** The publish coordinator: one object for the whole deployment, the only writer of the pointer. */
 function coordinator(env: Env): DurableObjectStub<PolicyCoordinator> {
-  return env.POLICY_COORDINATOR.get(env.POLICY_COORDINATOR.idFromName("bundle")) as unknown as DurableObjectStub<PolicyCoordinator>;
+  return meteredStub(env.POLICY_COORDINATOR.get(env.POLICY_COORDINATOR.idFromName("bundle")), "PolicyCoordinator") as unknown as DurableObjectStub<PolicyCoordinator>;
 }
 
 /**
