@@ -1,7 +1,8 @@
 /**
  * Issue 16: the playground page in a real browser. Headless Chromium (Debian's
  * `chromium`, driven by playwright-core) opens the page that `wrangler dev` serves
- * (started here on free loopback ports, as `npm start` runs it), and for each engine:
+ * (started here on free loopback ports, within ARBITER_DEV_PORTS and
+ * ARBITER_DEV_INSPECTOR_PORTS when set, as `npm start` runs it), and for each engine:
  * loads the active policy and the example request, edits the policy, decides, reads the
  * verdict, breaks the policy and finds the error at its line. Then: the link restores
  * the page, the copied curl and `arbiter eval` commands give the same verdict, the
@@ -26,8 +27,6 @@ import { startDevServer, type DevServer } from "../support/dev-server.js";
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const SHOTS = process.env.ARBITER_SCREENSHOTS;
-/** `PORT,INSPECTOR` to pin wrangler dev's ports instead of taking free ones. */
-const PORTS = process.env.PLAYGROUND_TEST_PORTS?.split(",").map(Number);
 
 const LAUNCH_ARGS = [
   "--headless",
@@ -142,7 +141,7 @@ if (!HAVE_CHROMIUM) console.warn(`test/browser: skipped, no Chromium at ${CHROMI
 
 suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in headless Chromium (skipped: no Chromium at ${CHROMIUM})`, () => {
   beforeAll(async () => {
-    server = await startDevServer(120_000, PORTS ? { port: PORTS[0], inspector: PORTS[1] } : undefined);
+    server = await startDevServer(120_000);
     profile = mkdtempSync(join(tmpdir(), "arbiter-chromium-"));
     browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS, timeout: 60_000 });
     // The machine may be busy (two cores shared with other test runs): wait long, never assert on time.
