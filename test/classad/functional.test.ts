@@ -1,12 +1,15 @@
 /**
- * HTCondor's ClassAd functional tests (test/cases/classad-functional): each case evaluates
- * two expressions and checks that they are the same value, or differ, as HTCondor's
- * Value::SameAs decides (src/classad/value.cpp): the same type, then reals by `==`, every
- * other value by its printed form (strings, lists and ads print exactly).
+ * HTCondor's own ClassAd tests as case files.
+ * - test/cases/classad-functional: each case evaluates two expressions and checks that they are
+ *   the same value, or differ, as HTCondor's Value::SameAs decides (src/classad/value.cpp): the
+ *   same type, then reals by `==`, every other value by its printed form.
+ * - test/cases/classad-lookup: an ad read from text and one attribute looked up as
+ *   OTEST_Old_Classads.cpp does (LookupInteger/Float/Bool/String, with their conversions).
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { evaluateRequest } from "../../src/engines/classad/evaluate.js";
+import { quoteString } from "../../src/engines/classad/unparse.js";
 import { loadCases } from "../support/cases.js";
 
 const Input = z.strictObject({ expr: z.string() });
@@ -55,4 +58,52 @@ describe("Value::SameAs as the runner applies it", () => {
     expect(sameAs({ type: "integer", value: "3" }, { type: "real", value: "3.000000000000000E+00" })).toBe(false);
     expect(sameAs({ type: "string", value: '"a"' }, { type: "string", value: '"a"' })).toBe(true);
   });
+});
+
+const LookupInput = z.strictObject({ ad: z.string(), attr: z.string(), lookup: z.enum(["integer", "float", "bool", "string"]) });
+const LookupWant = z.union([
+  z.strictObject({ found: z.boolean() }),
+  z.strictObject({ value: z.union([z.number(), z.boolean(), z.string()]), within: z.number().optional() }),
+]);
+
+/** A printed number (booleans as 0/1) as EvaluateAttrNumber reads it, or null for any other type. */
+function numberOf(v: { type: string; value: string }): number | null {
+  if (v.type === "integer") return Number(v.value);
+  if (v.type === "real") return realOf(v.value);
+  if (v.type === "boolean") return v.value === "true" ? 1 : 0;
+  return null;
+}
+
+/** What ClassAd::Lookup<kind> answers for a printed value: the converted value, or undefined when the lookup fails. */
+function lookup(kind: "integer" | "float" | "bool" | "string", v: { type: string; value: string }): number | boolean | string | undefined {
+  if (kind === "string") return v.type === "string" ? v.value : undefined;
+  const n = numberOf(v);
+  if (n === null) return undefined;
+  if (kind === "integer") return Math.trunc(n);
+  if (kind === "bool") return n !== 0;
+  return n;
+}
+
+describe("HTCondor OTEST_Old_Classads.cpp lookups", () => {
+  const cases = loadCases("classad-lookup");
+  it("has the file's cases", () => expect(cases.length).toBeGreaterThanOrEqual(150));
+  for (const c of cases) {
+    const run = c.value.skip ? it.skip : it;
+    run(c.name, () => {
+      const input = LookupInput.parse(c.value.input);
+      const want = LookupWant.parse(c.value.want);
+      const v = evaluateRequest({ expr: input.attr, my: input.ad }, ctx);
+      expect(v.type, v.value).not.toBe("parse_error");
+      const got = lookup(input.lookup, v);
+      const where = `${input.attr} → ${v.type} ${v.value}`;
+      if ("found" in want) {
+        expect(got !== undefined, where).toBe(want.found);
+        return;
+      }
+      expect(got, where).toBeDefined();
+      if (input.lookup === "string") expect(got, where).toBe(quoteString(String(want.value)));
+      else if (want.within !== undefined) expect(Math.abs(Math.abs(got as number) - Math.abs(want.value as number)), where).toBeLessThanOrEqual(want.within);
+      else expect(got, where).toBe(want.value);
+    });
+  }
 });
