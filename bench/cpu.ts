@@ -8,7 +8,7 @@
  * /proc counts in 10 ms ticks: enough requests are sent for a resolution under 1 ms per request.
  */
 import { bundleWorker, startWorker, workerdCpuSeconds } from "./workerd.js";
-import { JOB_AD } from "./classad.js";
+import { JOB_AD } from "./fixtures.js";
 
 interface Route {
   name: string;

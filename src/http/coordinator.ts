@@ -1,11 +1,14 @@
 import type { Context } from "hono";
-import type { AppEnv } from "../env.js";
+import type { AppEnv, Env } from "../env.js";
 import { coordinatorOf } from "../state/coordinator-stub.js";
 import type { PublishOutcome } from "../state/policy-coordinator.js";
 import { ApiError } from "./errors.js";
+import { meteredStub } from "./metrics.js";
 
-/** The publish coordinator: one object for the whole deployment, the only writer of the pointers. */
-export const coordinator = coordinatorOf;
+/** The publish coordinator (one object for the whole deployment, the only writer of the pointers), its calls counted in the metrics. */
+export function coordinator(env: Env): ReturnType<typeof coordinatorOf> {
+  return meteredStub(coordinatorOf(env), "PolicyCoordinator");
+}
 
 /**
  * Reads `If-Match`: `*`, or a list of revisions, quoted as entity tags (`"…"`,

@@ -9,12 +9,14 @@ import { authorize } from "./auth.js";
 import { verdictCacheKey } from "./cache-key.js";
 import { parseJsonText, readJsonText, validate } from "./body.js";
 import { numberVar, type AppEnv, type Env } from "../env.js";
+import { BUDGET_OUTCOME } from "../metrics/index.js";
 import { ApiError } from "./errors.js";
 import { VerdictMemo, withDecisionId } from "./verdict-memo.js";
 import { elapsedMs, logDecision, type DecisionLog } from "./decision-log.js";
 import { logDecisionCapturing, type Capture } from "./capture.js";
 import { sampledCandidate, shadowDecision } from "./shadow.js";
 import { captureMode } from "../bundle/compare/index.js";
+import { recordDecision } from "./metrics.js";
 import type { DecisionKind } from "../bundle/compare/index.js";
 
 export { elapsedMs, logDecision, type DecisionLog } from "./decision-log.js";
@@ -87,7 +89,9 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     const after = (entry: DecisionLog, verdict: object | string, known?: { raw: unknown; request: z.output<S> }) =>
       afterDecision(c, { kind, entry, text, verdict, known, now, connectingIp, schema: opts.schema, decide: opts.decide, amend: opts.amend, acceptsMissingPolicy: opts.acceptsMissingPolicy });
     const answerCached = (stored: { outcome: string; json: string }) => {
-      after(logEntry(decisionId, opts.engine, bundle.revision, stored.outcome, started, "hit"), stored.json);
+      const entry = logEntry(decisionId, opts.engine, bundle.revision, stored.outcome, started, "hit");
+      recordDecision(c.env, entry);
+      after(entry, stored.json);
       if (opts.answer !== undefined) {
         c.header("X-Arbiter-Cache", "hit");
         return c.json(opts.answer(JSON.parse(stored.json) as Record<string, unknown>));
@@ -125,9 +129,21 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
       bundle,
       budget: decisionBudget(c.env.DECISION_BUDGET),
     };
-    const decision = await decideWithin(ctx.budget, () => opts.decide(policy, request, ctx));
+    const cacheResult = caching ? "miss" : "bypass";
+    let decision: Decision<V>;
+    try {
+      decision = await decideWithin(ctx.budget, () => opts.decide(policy, request, ctx));
+    } catch (e) {
+      // A 422 budget_exceeded is counted as a decision (no log line: there is no verdict to log).
+      if (e instanceof ApiError && e.code === BUDGET_OUTCOME) {
+        recordDecision(c.env, logEntry(decisionId, opts.engine, bundle.revision, BUDGET_OUTCOME, started, cacheResult), true);
+      }
+      throw e;
+    }
     const body = shapeVerdict(decision, decisionId, bundle.revision, explain);
-    after(logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, caching ? "miss" : "bypass"), decision.verdict, { raw, request });
+    const entry = logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, cacheResult);
+    recordDecision(c.env, entry, ctx.budget.exhausted());
+    after(entry, decision.verdict, { raw, request });
     if (memoKey && !decision.cacheable) memo.set(memoKey, decision.outcome, null, now + ttl * 1000);
     if (caching && decision.cacheable) {
       const { decision_id: _omit, ...verdict } = body;

@@ -3,15 +3,15 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/cases.js";
-import { devPortsFromEnv, freePort, startDevServer, type DevServer } from "../support/dev-server.js";
+import { freePort, startDevServer, type DevServer } from "../support/dev-server.js";
 import { run, scratchSpace } from "./run-cli.js";
 
 // Issue 15, "The originals' servers ask Arbiter": the runnable examples of docs/integrations/ against
 // the Worker under `wrangler dev` on loopback, with tokens on. The limits.conf of pscheduler.md, run by
 // Arbiter's own `url-fetch` limit type (pScheduler's, limitprocessor/limit/urlfetch.py), asks the Worker
 // exactly as a pScheduler node would; the YuniKorn webhook answers admission reviews from Arbiter's
-// placements; the customs agent reports a host. ARBITER_DEV_PORTS=PORT,INSPECTOR pins the server's
-// ports to PORT+1 and INSPECTOR+1, the webhook's to PORT+3 (free ones otherwise).
+// placements; the customs agent reports a host. The server and the webhook
+// take ports within ARBITER_DEV_PORTS (LOW-HIGH) when it is set.
 
 const DECISION = "node-token";
 const ADMIN = "admin-token";
@@ -60,7 +60,7 @@ async function nodeDecides(policyFile: string, requesters: string[]) {
 }
 
 beforeAll(async () => {
-  server = await startDevServer(180_000, devPortsFromEnv(1), { DECISION_TOKENS: DECISION, ADMIN_TOKEN: ADMIN, AGENT_TOKENS: AGENT });
+  server = await startDevServer({ timeoutMs: 180_000, vars: { DECISION_TOKENS: DECISION, ADMIN_TOKEN: ADMIN, AGENT_TOKENS: AGENT } });
   const res = await fetch(`${server.url}/v1/policies/limits`, { method: "PUT", headers: { authorization: `Bearer ${ADMIN}`, "content-type": "text/plain" }, body: arbiterPolicy });
   expect(res.status, await res.text()).toBe(200);
 }, 200_000);
@@ -116,7 +116,7 @@ describe("YuniKorn: the admission webhook placing pods", () => {
   let url: string;
 
   beforeAll(async () => {
-    const port = devPortsFromEnv(3)?.port ?? (await freePort());
+    const port = await freePort();
     url = `http://127.0.0.1:${port}/`;
     webhook = spawn(process.execPath, [join(REPO_ROOT, "docs/integrations/yunikorn/webhook.mjs")], {
       env: { ...process.env, ARBITER_URL: server.url, ARBITER_DECISION_TOKEN: DECISION, PORT: String(port) },

@@ -22,7 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/cases.js";
-import { devPortsFromEnv, startDevServer, type DevServer } from "../support/dev-server.js";
+import { startDevServer, type DevServer } from "../support/dev-server.js";
 import { docFiles, examplesOf } from "./examples.js";
 import { outputProblems } from "./output-match.js";
 
@@ -32,7 +32,7 @@ let server: DevServer;
 let work: string;
 
 beforeAll(async () => {
-  server = await startDevServer(undefined, devPortsFromEnv());
+  server = await startDevServer();
   work = mkdtempSync(join(tmpdir(), "arbiter-docs-"));
   for (const entry of readdirSync(REPO_ROOT)) {
     if ([".git", ".wrangler", ".ci", "policies"].includes(entry)) continue;

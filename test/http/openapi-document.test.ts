@@ -5,7 +5,7 @@
  * operationId, its query parameters and its 4xx responses. The per-route check of
  * real responses against it runs in workerd (test/worker/openapi-routes.test.ts).
  * The document is fetched from the server `npm start` runs (wrangler dev, started
- * here on a free loopback port, or the third of ARBITER_DEV_PORTS): the validator needs Node, and the routes import
+ * here on a free loopback port): the validator needs Node, and the routes import
  * the Durable Object classes, which exist only in workerd.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -14,7 +14,7 @@ import { validate } from "@readme/openapi-parser";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/cases.js";
-import { devPortsFromEnv, startDevServer, type DevServer } from "../support/dev-server.js";
+import { startDevServer, type DevServer } from "../support/dev-server.js";
 
 type Document = OpenAPIV3_1.Document;
 type OperationObject = OpenAPIV3_1.OperationObject;
@@ -23,7 +23,7 @@ let server: DevServer;
 let fetched: Document;
 
 beforeAll(async () => {
-  server = await startDevServer(undefined, devPortsFromEnv(2));
+  server = await startDevServer();
   const res = await fetch(`${server.url}/v1/openapi.json`);
   expect(res.status).toBe(200);
   fetched = (await res.json()) as Document;

@@ -68,6 +68,7 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
   health: { path: "/healthz" },
   status: { path: "/v1/status" },
   openApiDocument: { path: "/v1/openapi.json" },
+  metrics: { path: "/metrics" },
 
   listPolicies: { path: "/v1/policies" },
   getPolicy: { path: "/v1/policies/placement" },
@@ -176,5 +177,12 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
       await call("PUT", "/v1/hosts/oa-acl", { ...host, address: "10.77.0.3" });
       return {};
     },
+  },
+
+  playgroundPage: { path: "/" },
+  playgroundDecide: {
+    path: "/v1/playground/placement",
+    vars: async () => ({ source: await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text() }),
+    body: (v: Record<string, string>) => ({ policy: v.source, request: { user: "openapi", groups: ["dev_app"], tags: { namespace: "newapp" } } }),
   },
 };

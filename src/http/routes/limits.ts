@@ -42,7 +42,7 @@ export function localAddresses(text: string | undefined): readonly string[] {
 export async function decide(
   policy: LimitsPolicy | null,
   request: LimitsRequest,
-  ctx: RouteContext,
+  ctx: Pick<RouteContext, "env" | "now" | "explain" | "connectingIp" | "budget">,
 ): Promise<Decision<EngineVerdict>> {
   const substituted = request.requester === undefined && ctx.connectingIp !== null;
   const requester = request.requester ?? ctx.connectingIp ?? undefined;
