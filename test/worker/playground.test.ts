@@ -235,7 +235,7 @@ describe("POST /v1/playground/{engine}", () => {
     expect(live.status).toBe(200);
     const got = await decide("customs", policy, request);
     expect(got.status, JSON.stringify(got.body)).toBe(200);
-    const strip = (v: Record<string, unknown>) => {
+    const strip = (v: Record<string, unknown>): Record<string, unknown> => {
       const { decision_id: _d, revision: _r, cacheable: _c, permit, ...rest } = v as Record<string, unknown> & { permit: { id: number } | null };
       return { ...rest, permit: permit && permit.id };
     };
