@@ -9,7 +9,7 @@
  * Port: BENCH_PORT when set, else a free port on loopback.
  */
 import { bundleWorker, startWorker, workerdCpuSeconds } from "./workerd.js";
-import { JOB_AD } from "./classad.js";
+import { JOB_AD } from "./fixtures.js";
 
 interface Route {
   name: string;

@@ -7,6 +7,7 @@ import { listOperations } from "./openapi.js";
 import { isObjectOverloaded, overloaded, RETRY_AFTER_SECONDS } from "./overload.js";
 import { hostRoutes } from "./routes/hosts.js";
 import { jobRoutes } from "./routes/jobs.js";
+import { filterRoutes } from "./routes/rapi-filters.js";
 import { limitsRoutes } from "./routes/limits.js";
 import { matchRoutes } from "./routes/match.js";
 import { metricsRoutes } from "./routes/metrics.js";
@@ -56,6 +57,7 @@ app.route("/", policyRoutes);
 app.route("/", placementRoutes);
 app.route("/", limitsRoutes);
 app.route("/", matchRoutes);
+app.route("/", filterRoutes);
 app.route("/", jobRoutes);
 app.route("/", hostRoutes);
 
