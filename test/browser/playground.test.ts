@@ -6,8 +6,9 @@
  * loads the active policy and the example request, edits the policy, decides, reads the
  * verdict, breaks the policy and finds the error at its line. Then: the link restores
  * the page, the copied curl and `arbiter eval` commands give the same verdict, the
- * keyboard reaches everything in order, text contrast, a phone-sized screen, and the
- * headline figures of `/v1/status` under the title.
+ * keyboard reaches everything in order, text contrast, a phone-sized screen, the
+ * headline figures of `/v1/status` under the title, and (on a second server with an
+ * admin token set) the token asked for, used, and kept out of the link.
  *
  * Every case is skipped, under a title saying why, when no Chromium is installed;
  * `.ci/run` installs it when it can. With ARBITER_SCREENSHOTS=DIR, each engine's page
@@ -270,6 +271,45 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
     expect(await total()).toBe(before + 2);
     await page.close();
   }, 60_000);
+
+  describe("with auth on", () => {
+    const TOKEN = "playground-admin-token-0123456789";
+    let authed: DevServer;
+    beforeAll(async () => {
+      authed = await startDevServer({ timeoutMs: 120_000, vars: { ADMIN_TOKEN: TOKEN } });
+    }, 180_000);
+    afterAll(async () => {
+      await authed?.stop();
+    }, 60_000);
+
+    it("asks for the admin token, then loads the active policy and decides with it, and keeps it out of the link", async () => {
+      const page = await browser.newPage();
+      const outside: string[] = [];
+      page.on("request", (r) => {
+        if (!r.url().startsWith(authed.url)) outside.push(r.url());
+      });
+      await page.goto(`${authed.url}/`);
+      await page.waitForSelector("body[data-ready=true]:not([data-loading])");
+      expect(await page.locator("#token").isVisible()).toBe(true);
+      expect(await page.textContent("#notice")).toMatch(/^Enter the admin token to load the active limits policy/);
+      expect(await page.inputValue("#policy")).toBe("");
+      // Without the token, Decide shows the API's refusal.
+      await page.fill("#policy", "{}");
+      expect(await decide(page)).toMatch(/^!\s*unauthorized/);
+      await page.fill("#policy", "");
+
+      await page.fill("#token", TOKEN);
+      await page.press("#token", "Tab");
+      const active = await (await fetch(`${authed.url}/v1/policies/limits`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+      await expect.poll(() => page.inputValue("#policy")).toBe(active);
+      expect(await decide(page)).toMatch(SCENARIOS[0].verdict);
+      await page.waitForFunction(() => location.hash.includes("&s="));
+      expect(page.url()).not.toContain(TOKEN);
+      expect(JSON.stringify(await decodeState(new URL(page.url()).hash))).not.toContain(TOKEN);
+      expect(outside).toEqual([]);
+      await page.close();
+    }, 90_000);
+  });
 
   it("labels every control, reaches them with Tab in reading order, and announces results", async () => {
     const page = await openPage("limits");

@@ -60,10 +60,14 @@ describe("Value::SameAs as the runner applies it", () => {
   });
 });
 
-const LookupInput = z.strictObject({ ad: z.string(), attr: z.string(), lookup: z.enum(["integer", "float", "bool", "string"]) });
+const LookupInput = z.strictObject({ ad: z.string(), target: z.string().optional(), attr: z.string(), lookup: z.enum(["integer", "float", "bool", "string", "value"]) });
 const LookupWant = z.union([
   z.strictObject({ found: z.boolean() }),
   z.strictObject({ value: z.union([z.number(), z.boolean(), z.string()]), within: z.number().optional() }),
+  // strcmp-style tests that only check the sign
+  z.strictObject({ sign: z.union([z.literal(-1), z.literal(1)]) }),
+  // EvaluateAttr then ClassAdValueToString: the value as printed
+  z.strictObject({ printed: z.string() }),
 ]);
 
 /** A printed number (booleans as 0/1) as EvaluateAttrNumber reads it, or null for any other type. */
@@ -92,10 +96,19 @@ describe("HTCondor OTEST_Old_Classads.cpp lookups", () => {
     run(c.name, () => {
       const input = LookupInput.parse(c.value.input);
       const want = LookupWant.parse(c.value.want);
-      const v = evaluateRequest({ expr: input.attr, my: input.ad }, ctx);
+      const v = evaluateRequest({ expr: input.attr, my: input.ad, target: input.target }, ctx);
       expect(v.type, v.value).not.toBe("parse_error");
-      const got = lookup(input.lookup, v);
       const where = `${input.attr} → ${v.type} ${v.value}`;
+      if ("printed" in want) {
+        expect(v.value, where).toBe(want.printed);
+        return;
+      }
+      if (input.lookup === "value") throw new Error("a `value` lookup expects `printed`");
+      const got = lookup(input.lookup, v);
+      if ("sign" in want) {
+        expect(Math.sign(got as number), where).toBe(want.sign);
+        return;
+      }
       if ("found" in want) {
         expect(got !== undefined, where).toBe(want.found);
         return;

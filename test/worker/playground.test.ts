@@ -3,7 +3,8 @@
  * a Content-Security-Policy that lets it load and call nothing but the Worker; and
  * `POST /v1/playground/{engine}`, which compiles a policy in memory only and decides
  * one request under it with the trace. Job and host decisions run on the queue and
- * pool the request carries: the queue and pool objects never see them.
+ * pool the request carries: the queue and pool objects never see them, yet the answer
+ * is the one those objects give when fed the same reports, rules and running jobs.
  */
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -218,6 +219,57 @@ describe("POST /v1/playground/{engine}", () => {
     expect(first.body.host).toBe("a");
     const next = await decide("customs", policy, { ...base, last: "a" });
     expect(next.body.host).toBe("b");
+  });
+
+  it("allocates as POST /v1/hosts/allocate does from a pool that the same hosts reported to", async () => {
+    const policy = await activePolicy("customs");
+    const request = structuredClone(example("customs")) as { hosts: Record<string, unknown>[]; request: Record<string, unknown> };
+    // A network of its own, so the live pool holds only these reports.
+    for (const h of request.hosts) h.net = 7;
+    request.request.net = 7;
+    for (const { name, ...report } of request.hosts) {
+      const res = await SELF.fetch(`${BASE}/v1/hosts/${String(name)}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(report) });
+      expect(res.status, await res.clone().text()).toBe(200);
+    }
+    const live = await SELF.fetch(`${BASE}/v1/hosts/allocate?explain=true`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(request.request) });
+    expect(live.status).toBe(200);
+    const got = await decide("customs", policy, request);
+    expect(got.status, JSON.stringify(got.body)).toBe(200);
+    const strip = (v: Record<string, unknown>): Record<string, unknown> => {
+      const { decision_id: _d, revision: _r, cacheable: _c, permit, ...rest } = v as Record<string, unknown> & { permit: { id: number } | null };
+      return { ...rest, permit: permit && permit.id };
+    };
+    const want = strip((await live.json()) as Record<string, unknown>);
+    expect(want.host).toBe("build1");
+    expect(strip(got.body)).toEqual(want);
+  });
+
+  it("submits as POST /v1/queues/{queue}/jobs does to a queue running the same jobs under the same rules", async () => {
+    // Two rules: one the job escapes, and a rate limit of one slot for every job, which the running job already holds.
+    const rules = [
+      { uuid: "00000000-0000-4000-8000-0000000000a1", priority: 0, predicates: [["opcode", ["=", "OP_ID", "OP_CLUSTER_DESTROY"]]], action: "REJECT" },
+      { uuid: "00000000-0000-4000-8000-0000000000a2", priority: 1, predicates: [["jobid", [">", "id", 0]]], action: ["RATE_LIMIT", 1] },
+    ];
+    const json = { "content-type": "application/json" };
+    for (const { uuid, ...rule } of rules) {
+      const res = await SELF.fetch(`${BASE}/v1/queues/compare/filters/${uuid}`, { method: "PUT", headers: json, body: JSON.stringify(rule) });
+      expect(res.status, await res.clone().text()).toBe(200);
+    }
+    const request = example("jobfilter") as { job: { id: number }; queue: { running: { id: number }[] } };
+    expect(request.queue.running.length).toBe(1);
+    const submit = (job: unknown) => SELF.fetch(`${BASE}/v1/queues/compare/jobs?explain=true`, { method: "POST", headers: json, body: JSON.stringify(job) });
+    for (const job of request.queue.running) expect(((await (await submit(job)).json()) as { state: string }).state).toBe("running");
+    const live = await submit(request.job);
+    expect(live.status).toBe(200);
+    const got = await decide("jobfilter", JSON.stringify(rules), request);
+    expect(got.status, JSON.stringify(got.body)).toBe(200);
+    const strip = (v: Record<string, unknown>) => {
+      const { decision_id: _d, revision: _r, cacheable: _c, lease, ...rest } = v;
+      return { ...rest, lease: lease === null || lease === undefined ? lease : "held" };
+    };
+    const want = strip((await live.json()) as Record<string, unknown>);
+    expect(want).toMatchObject({ action: "RATE_LIMITED", rule: rules[1].uuid, run: false, state: "queued" });
+    expect(strip(got.body)).toEqual(want);
   });
 
   it("names a host report's field that the engine refuses, under /request/hosts", async () => {
