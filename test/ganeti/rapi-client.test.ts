@@ -6,13 +6,17 @@
  * when one does not hold. The client is not part of this repository: GANETI_RAPI_CLIENT names
  * the file (e.g. from a Ganeti checkout). Skipped, saying what is missing, without it or
  * without a Python that has pycurl. test/worker/ganeti-rapi.test.ts replays the recorded
- * exchanges without Python.
+ * exchanges without Python. The same client also runs docs/integrations/ganeti/filters.py,
+ * the docs' example, as a Ganeti node would (importing `ganeti.rapi.client`).
  *
  *   GANETI_RAPI_CLIENT=/path/to/ganeti/lib/rapi/client.py [GANETI_PYTHON=/usr/bin/python3] \
  *     npx vitest run --project node test/ganeti
  */
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { get as httpsGet } from "node:https";
+import { tmpdir } from "node:os";
+import { connect as tlsConnect } from "node:tls";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/cases.js";
@@ -60,5 +64,55 @@ describe.skipIf("reason" in found)("Ganeti's RAPI client against wrangler dev", 
     }
     expect(run.stderr, run.stdout).toBe("");
     expect(run.status).toBe(0);
+  }, 180_000);
+
+  it("runs docs/integrations/ganeti/filters.py, the docs' example, checking the server's certificate", async () => {
+    // The example imports `ganeti.rapi.client`, as on a Ganeti node: a package of the named file.
+    const site = mkdtempSync(join(tmpdir(), "arbiter-ganeti-"));
+    mkdirSync(join(site, "ganeti/rapi"), { recursive: true });
+    writeFileSync(join(site, "ganeti/__init__.py"), "");
+    writeFileSync(join(site, "ganeti/rapi/__init__.py"), "");
+    symlinkSync(client!, join(site, "ganeti/rapi/client.py"));
+    // The dev server's self-signed certificate is the one certificate the example is told to trust.
+    const pem = await new Promise<string>((resolve, reject) => {
+      const socket = tlsConnect({ host: "127.0.0.1", port: server.port, servername: "localhost", rejectUnauthorized: false }, () => {
+        const raw = socket.getPeerCertificate().raw;
+        socket.end();
+        resolve(`-----BEGIN CERTIFICATE-----\n${raw.toString("base64").replace(/(.{64})/g, "$1\n")}\n-----END CERTIFICATE-----\n`);
+      });
+      socket.on("error", reject);
+    });
+    writeFileSync(join(site, "arbiter.pem"), pem);
+    const example = (caFile: string) =>
+      spawnSync(python, [join(REPO_ROOT, "docs/integrations/ganeti/filters.py")], {
+        encoding: "utf8",
+        env: { ...process.env, PYTHONPATH: site, ARBITER_HOST: "localhost", ARBITER_PORT: String(server.port), ARBITER_ADMIN_TOKEN: token, ARBITER_CA_FILE: caFile },
+        timeout: 60_000,
+      });
+    const run = example(join(site, "arbiter.pem"));
+    expect(run.stderr, run.stdout).toBe("");
+    expect(run.status).toBe(0);
+    const uuid = /^added ([0-9a-f-]{36})$/m.exec(run.stdout)?.[1];
+    expect(uuid, run.stdout).toBeDefined();
+    expect(run.stdout).toContain(`${uuid} 10 ['RATE_LIMIT', 2] [['opcode', ['=', 'OP_ID', 'OP_INSTANCE_REPLACE_DISKS']]]`);
+    expect(run.stdout).toContain("reason trail ['gnt:user', 'gnt:client', 'luxid']");
+    expect(run.stdout).toContain(`deleted ${uuid}`);
+    // deleted: the rule is gone from the server
+    const listed = await new Promise<string>((resolve, reject) => {
+      httpsGet(`${server.url}/2/filters`, { rejectUnauthorized: false, auth: `arbiter:${token}` }, (res) => {
+        let body = "";
+        res.on("data", (chunk: Buffer) => (body += chunk.toString()));
+        res.on("end", () => resolve(body));
+      }).on("error", reject);
+    });
+    expect(listed).not.toContain(uuid!);
+    // told to trust only the system's CAs, which did not sign the server's certificate: refused, nothing added
+    const systemCAs = "/etc/ssl/certs/ca-certificates.crt";
+    if (existsSync(systemCAs)) {
+      const untrusted = example(systemCAs);
+      expect(untrusted.status).not.toBe(0);
+      expect(untrusted.stderr).toMatch(/certificate/i);
+      expect(untrusted.stdout).not.toContain("added");
+    }
   }, 180_000);
 });
