@@ -7,11 +7,14 @@ import { listOperations } from "./openapi.js";
 import { isObjectOverloaded, overloaded, RETRY_AFTER_SECONDS } from "./overload.js";
 import { hostRoutes } from "./routes/hosts.js";
 import { jobRoutes } from "./routes/jobs.js";
+import { filterRoutes } from "./routes/rapi-filters.js";
 import { limitsRoutes } from "./routes/limits.js";
 import { matchRoutes } from "./routes/match.js";
 import { metricsRoutes } from "./routes/metrics.js";
 import { placementRoutes } from "./routes/placement.js";
+import { playgroundRoutes } from "./routes/playground.js";
 import { policyRoutes } from "./routes/policies.js";
+import { candidateRoutes } from "./routes/candidate.js";
 import { systemRoutes } from "./routes/system.js";
 
 /** The whole HTTP API: one error envelope, one request id per request, routes per concern. */
@@ -78,11 +81,14 @@ app.notFound((c) => {
 app.route("/", systemRoutes);
 app.route("/", metricsRoutes);
 app.route("/", policyRoutes);
+app.route("/", candidateRoutes);
 app.route("/", placementRoutes);
 app.route("/", limitsRoutes);
 app.route("/", matchRoutes);
+app.route("/", filterRoutes);
 app.route("/", jobRoutes);
 app.route("/", hostRoutes);
+app.route("/", playgroundRoutes);
 
 let routeShapes: { pattern: RegExp; method: string }[] | undefined;
 
