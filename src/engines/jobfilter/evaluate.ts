@@ -94,7 +94,7 @@ function idLeaf(op: CmpOp, bound: number | bigint): Leaf<PreparedJob> {
 }
 
 /** Compiles a `jobid` expression against a rule's watermark: only comparisons on `id` are meaningful. */
-export function compileJobId(expr: Expr, watermark: number): (job: PreparedJob) => boolean {
+export function compileJobId(expr: Expr, watermark: number | bigint): (job: PreparedJob) => boolean {
   const f = build<PreparedJob>(expr, (e) => {
     if (e.k !== "cmp" || e.field !== "id") return error;
     const { op, value } = e;
@@ -355,7 +355,7 @@ export function prepareJob(job: Job, fields = 0): PreparedJob {
  * parses (a JavaScript-only regex the PCRE matcher refuses) is false, as an
  * evaluation error makes a Ganeti expression false.
  */
-export function compilePredicate(pred: FilterPredicate, watermark: number, fields: FieldTable): (job: PreparedJob) => boolean {
+export function compilePredicate(pred: FilterPredicate, watermark: number | bigint, fields: FieldTable): (job: PreparedJob) => boolean {
   const parsed = parseExpression(pred[1]);
   if (!parsed.ok) return () => false;
   switch (pred[0]) {

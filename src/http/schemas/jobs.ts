@@ -92,7 +92,9 @@ export const FilterBody = z.object({
 /** A stored filter rule as the RAPI answers it. */
 export const FilterRuleJson = z.object({
   uuid: z.string(),
-  watermark: z.number().int(),
+  watermark: z
+    .union([z.number().int().min(0), z.bigint().min(0n).max(2n ** 63n - 1n)])
+    .meta({ description: "the highest job id when the rule was added (0 to 2^63-1; a seed rule of filters.json may set it)" }),
   priority: FilterPriority,
   predicates: z.array(z.tuple([z.string(), z.unknown()])),
   action: z.unknown(),
