@@ -7,8 +7,13 @@
  * Worker answering the same POST body (the floor: transport, reading the
  * body, a JSON answer), in interleaved rounds of the same run, once with the
  * verdict cache off and once with it warm. Goal: every decision route within
- * 1.2× of its floor with the cache off.
- * Ports: BENCH_PORT (and the next two) when set, else free ports found on loopback.
+ * 1.2× of its floor with the cache off. With the cache off a third Worker, the
+ * contract floor (the no-op answering as a decision route must: log line,
+ * decision id, the two headers, an answer as long as the route's), splits each
+ * ratio into what the contract's own parts cost and what is above them.
+ * A last table prices the decision log line alone: the no-op Worker writing one such
+ * line, against the plain no-op. Ports: BENCH_PORT (and the next five) when set, else
+ * free ports found on loopback.
  */
 import autocannon from "autocannon";
 import { createServer } from "node:net";
@@ -79,11 +84,11 @@ async function benchPort(offset: number): Promise<number> {
 let logBytes = 0;
 
 /** Drives one route with autocannon after a warm-up; throughput is timed from the responses themselves. */
-async function drive(url: string, t: Target, body: string | undefined): Promise<Sample> {
+async function drive(url: string, t: Target, body: string | undefined, extra: Record<string, string> = {}): Promise<Sample> {
   const opts = {
     url,
     method: t.method,
-    headers: body ? { "content-type": "application/json" } : {},
+    headers: { ...(body ? { "content-type": "application/json" } : {}), ...extra },
     body,
     connections: CONNECTIONS,
     amount: REQUESTS,
@@ -111,42 +116,71 @@ interface Row {
   name: string;
   rps: number;
   floorRps: number;
+  /** The contract floor's req/s (the no-op answering as a decision route must), when measured. */
+  contractRps?: number;
   p50: number;
   errors: number;
 }
 
-/** Each route and the no-op answering the same request, in interleaved rounds; medians. */
-async function measure(worker: RunningWorker, noop: RunningWorker): Promise<Row[]> {
+/** The length of a route's answer to its bench request, which the contract floor then matches. */
+async function answerBytes(worker: RunningWorker, t: Target, body: string | undefined): Promise<number> {
+  const res = await fetch(`${worker.url}${t.path}`, { method: t.method, body, headers: body ? { "content-type": "application/json" } : {} });
+  return (await res.arrayBuffer()).byteLength;
+}
+
+/**
+ * Each route and the no-op answering the same request (and, with `contract`,
+ * the no-op answering it as a decision route must), in interleaved rounds; medians.
+ */
+async function measure(worker: RunningWorker, noop: RunningWorker, targets: Target[] = TARGETS, contract?: RunningWorker): Promise<Row[]> {
   const rows: Row[] = [];
-  for (const t of TARGETS) {
+  for (const t of targets) {
     const body = t.body === undefined ? undefined : JSON.stringify(t.body);
+    const withContract = contract !== undefined && t.method === "POST";
+    // every worker gets the same request, the answer length header included
+    const extra: Record<string, string> = withContract ? { "x-bench-answer-bytes": String(await answerBytes(worker, t, body)) } : {};
     const route: Sample[] = [];
     const floor: Sample[] = [];
+    const contracted: Sample[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      floor.push(await drive(`${noop.url}${t.path}`, t, body));
-      route.push(await drive(`${worker.url}${t.path}`, t, body));
+      floor.push(await drive(`${noop.url}${t.path}`, t, body, extra));
+      if (withContract) contracted.push(await drive(`${contract.url}${t.path}`, t, body, extra));
+      route.push(await drive(`${worker.url}${t.path}`, t, body, extra));
     }
+    const all = [...route, ...floor, ...contracted];
     rows.push({
       name: t.name,
       rps: median(route.map((s) => s.rps)),
       floorRps: median(floor.map((s) => s.rps)),
+      ...(withContract ? { contractRps: median(contracted.map((s) => s.rps)) } : {}),
       p50: median(route.map((s) => s.p50)),
-      errors: route.reduce((n, s) => n + s.errors, 0) + floor.reduce((n, s) => n + s.errors, 0),
+      errors: all.reduce((n, s) => n + s.errors, 0),
     });
   }
   return rows;
 }
 
 function print(title: string, rows: Row[]): boolean {
+  const contract = rows.some((r) => r.contractRps !== undefined);
   console.log(`\n${title} (${REQUESTS} requests × ${ROUNDS} interleaved rounds, ${CONNECTIONS} connections; medians)`);
-  console.log(`${"route".padEnd(24)} ${"req/s".padStart(8)} ${"no-op req/s".padStart(12)} ${"cost ratio".padStart(10)} ${"p50 ms".padStart(7)} ${"errors".padStart(6)}`);
+  const extraHead = contract ? ` ${"contract floor".padStart(14)} ${"above contract".padStart(14)}` : "";
+  console.log(`${"route".padEnd(24)} ${"req/s".padStart(8)} ${"no-op req/s".padStart(12)} ${"cost ratio".padStart(10)}${extraHead} ${"p50 ms".padStart(7)} ${"errors".padStart(6)}`);
   let met = true;
   for (const r of rows) {
     const ratio = r.floorRps / r.rps;
     if (r.name.startsWith("POST") && ratio > GOAL) met = false;
+    const extra = !contract
+      ? ""
+      : r.contractRps === undefined
+        ? ` ${"".padStart(14)} ${"".padStart(14)}`
+        : ` ${`${(r.floorRps / r.contractRps).toFixed(2)}×`.padStart(14)} ${`${(r.contractRps / r.rps).toFixed(2)}×`.padStart(14)}`;
     console.log(
-      `${r.name.padEnd(24)} ${r.rps.toFixed(0).padStart(8)} ${r.floorRps.toFixed(0).padStart(12)} ${`${ratio.toFixed(2)}×`.padStart(10)} ${r.p50.toFixed(1).padStart(7)} ${String(r.errors).padStart(6)}`,
+      `${r.name.padEnd(24)} ${r.rps.toFixed(0).padStart(8)} ${r.floorRps.toFixed(0).padStart(12)} ${`${ratio.toFixed(2)}×`.padStart(10)}${extra} ${r.p50.toFixed(1).padStart(7)} ${String(r.errors).padStart(6)}`,
     );
+  }
+  if (contract) {
+    console.log("contract floor: the no-op answering as a decision route must (log line, decision id, X-Request-Id and X-Arbiter-Cache, an answer as long as the route's), as a ratio to the plain no-op");
+    console.log("above contract: the route's cost ratio to that contract floor (the pipeline's own work and the decision)");
   }
   return met;
 }
@@ -157,6 +191,7 @@ async function main(): Promise<void> {
   const noopScript = bundleWorker(fileURLToPath(new URL("./noop/wrangler.toml", import.meta.url)));
   console.log("cost ratio = the no-op Hono Worker's req/s answering the same request ÷ the route's req/s (1.00× = no cost above the floor)");
   const noop = await startWorker(noopScript, await benchPort(0), 0, () => {});
+  const contract = await startWorker(noopScript, await benchPort(5), 0, (chunk) => (logBytes += chunk.length), { NOOP_CONTRACT: "1" });
   try {
     for (const [title, cache, offset] of [
       ["cache off", 0, 1],
@@ -165,7 +200,7 @@ async function main(): Promise<void> {
       // the Worker still writes its decision log lines, as in production; the bench counts them instead of printing them
       const worker = await startWorker(script, await benchPort(offset), cache, (chunk) => (logBytes += chunk.length));
       try {
-        const rows = await measure(worker, noop);
+        const rows = await measure(worker, noop, TARGETS, cache === 0 ? contract : undefined);
         const met = print(title, rows);
         if (cache === 0) console.log(met ? `every decision route within ${GOAL}× of its floor` : `goal not met: a decision route above ${GOAL}× of its floor`);
         failed ||= rows.some((r) => r.errors > 0);
@@ -173,7 +208,18 @@ async function main(): Promise<void> {
         await worker.stop();
       }
     }
+    // The one part of a decision's pipeline that cannot go: its log line, priced alone on the floor itself.
+    const logged = await startWorker(noopScript, await benchPort(3), 0, (chunk) => (logBytes += chunk.length), { NOOP_LOG_LINE: "1" });
+    try {
+      const limits = TARGETS.find((t) => t.path === "/v1/limits/decide") as Target;
+      const rows = await measure(logged, noop, [{ ...limits, name: "no-op + log line" }]);
+      print("the decision log line alone: the no-op Worker also writing one decision log line", rows);
+      failed ||= rows.some((r) => r.errors > 0);
+    } finally {
+      await logged.stop();
+    }
   } finally {
+    await contract.stop();
     await noop.stop();
   }
   console.log(`\nthe Worker wrote ${(logBytes / 1024).toFixed(0)} KiB of decision log lines`);

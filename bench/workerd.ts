@@ -41,6 +41,8 @@ export async function startWorker(
   cacheSeconds: number,
   onStdout: (chunk: Buffer) => void,
   extraBindings: Record<string, string> = {},
+  /** When set, workerd's V8 inspector listens here (bench/http-profile.ts profiles through it). */
+  inspectorPort?: number,
 ): Promise<RunningWorker> {
   const fromWrangler = createRequire(createRequire(import.meta.url).resolve("wrangler/package.json"));
   // Typed by hand: the top-level `miniflare` types may belong to another version than wrangler's.
@@ -70,6 +72,7 @@ export async function startWorker(
     },
     host: "127.0.0.1",
     port,
+    ...(inspectorPort === undefined ? {} : { inspectorPort }),
     handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {
       stdout.on("data", onStdout);
       stderr.on("data", (chunk: Buffer) => process.stderr.write(chunk));

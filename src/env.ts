@@ -31,10 +31,9 @@ export interface Env {
   METRICS?: AnalyticsEngineDataset;
 }
 
-/** Hono's type parameter for our app: bindings plus the per-request variables. */
+/** Hono's type parameter for our app: the bindings (the request id is `requestIdOf` in http/app.ts). */
 export interface AppEnv {
   Bindings: Env;
-  Variables: { requestId: string };
 }
 
 /** Reads a numeric variable, falling back when it is unset or not a number. */

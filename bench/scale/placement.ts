@@ -2,8 +2,9 @@
  * Scale series: a placement decision over 10 / 100 / 300 / 1,000 / 3,000
  * rules, each a `user` rule with its own filter regex, for a user no filter
  * admits (so every rule's filter is tested) before `fixed root.default`.
- * This series measures only; making it linear is the placement-regex work
- * of issue 14 (owned apart from this bench).
+ * The loaded policy keeps each rule's gate (the literal prefix its filter
+ * regexp needs) in one packed array, so an unexplained decision skips these
+ * rules without reading them (src/engines/placement/load.ts).
  */
 import { compilePlacement, decidePlacement, loadPlacement } from "../../src/engines/placement/index.js";
 import { measureSeries, report } from "./series.js";

@@ -80,7 +80,8 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     const explain = wantsExplain(c);
     const ttl = numberVar(c.env.VERDICT_CACHE_SECONDS, 60);
     const caching = !explain && ttl > 0;
-    const path = new URL(c.req.url).pathname;
+    // the route's path names cache entries; Hono has it already (no URL parse per request)
+    const path = c.req.path;
     const now = Date.now();
     const decisionId = newDecisionId();
     const memoKey = caching ? memo.key(path, bundle.revision, text) : undefined;

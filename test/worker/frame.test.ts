@@ -63,6 +63,23 @@ describe("error envelope", () => {
     expect(body.error.request_id).toBe(res.headers.get("x-request-id"));
   });
 
+  it("echoes the caller's X-Request-Id (cut to 64 characters) in the header and in an error body", async () => {
+    const given = "r".repeat(80);
+    const res = await call("/v1/place", { ...json({ user: 7 }), headers: { "content-type": "application/json", "x-request-id": given } });
+    expect(res.status).toBe(400);
+    expect(res.headers.get("x-request-id")).toBe(given.slice(0, 64));
+    expect(((await res.json()) as { error: { request_id: string } }).error.request_id).toBe(given.slice(0, 64));
+  });
+
+  it("gives every answer, a decision's included, its own fresh request id", async () => {
+    const a = await call("/v1/place", json(placeRequest));
+    const b = await call("/v1/place", json(placeRequest));
+    expect(a.status).toBe(200);
+    expect(a.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(b.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(a.headers.get("x-request-id")).not.toBe(b.headers.get("x-request-id"));
+  });
+
   it("answers a known route with the wrong method with 405 and Allow", async () => {
     const res = await SELF.fetch(`${BASE}/v1/place`, { method: "GET" });
     expect(res.status).toBe(405);

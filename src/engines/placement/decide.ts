@@ -85,7 +85,16 @@ export function decidePlacement(
 
   let candidate: string | null = null;
   let ref: RuleRef | null = null;
+  // unexplained decisions skip the rules whose filter cannot admit this user (see Partition.gates)
+  const gates = explain ? null : partition.gates;
+  const nameGated = partition.nameGated;
+  const named = gates === null ? undefined : partition.named.get(user);
   for (let i = 0; i <= last; i++) {
+    if (gates !== null && i < last) {
+      const gate = gates[i];
+      if (gate !== null && !user.startsWith(gate)) continue;
+      if (nameGated[i] === 1 && (named === undefined || !named.has(i))) continue;
+    }
     pc.why = "";
     let name: string = i < last ? rules[i].kind : "recovery";
     let queue = i < last ? placeRule(rules[i], pc) : placeRecovery(pc);

@@ -77,16 +77,40 @@ function compile(exp: (RegexData & { flags?: string }) | null): LinearRegex | nu
 /** A filter expression that matches nothing. */
 const NEVER: LinearRegex = { fast: true, groups: 0, names: [], test: () => false, exec: () => null, match: () => null };
 
+/** The one empty name set every filter without names shares (read only), so a chain of thousands of rules does not touch thousands of sets. */
+const NO_NAMES: ReadonlySet<string> = new Set<string>();
+
+function nameSet(names: readonly string[]): ReadonlySet<string> {
+  return names.length === 0 ? NO_NAMES : new Set(names);
+}
+
 /** Rebuilds the fast form of a filter (sets and compiled regexes) once at load time. */
 export function loadFilter(data: FilterData): Filter {
   return {
     allow: data.allow,
     empty: data.empty,
-    users: new Set(data.users),
-    groups: new Set(data.groups),
+    users: nameSet(data.users),
+    groups: nameSet(data.groups),
     userExp: compile(data.userExp),
     groupExp: compile(data.groupExp),
   };
+}
+
+/**
+ * A prefix the user must start with for the filter to admit anyone, or null
+ * when the filter has no such shortcut: an allow filter whose one user entry is
+ * an anchored regexp with a literal start and which names no groups. Without
+ * that prefix `filterAllows` is false whatever the groups.
+ */
+export function userGate(f: Filter): string | null {
+  if (!f.allow || f.empty || f.userExp === null || f.groupExp !== null || f.groups.size > 0) return null;
+  const prefix = f.userExp.prefix ?? "";
+  return prefix === "" ? null : prefix;
+}
+
+/** Whether the filter admits exactly the users it lists by name (an allow filter with no regexp and no groups). */
+export function namesOnly(f: Filter): boolean {
+  return f.allow && !f.empty && f.userExp === null && f.groupExp === null && f.groups.size === 0;
 }
 
 /**

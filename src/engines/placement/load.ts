@@ -1,5 +1,5 @@
 import { loadAcl } from "./acl.js";
-import { loadFilter } from "./filter.js";
+import { loadFilter, namesOnly, userGate } from "./filter.js";
 import type { Partition, PlacementData, PlacementPolicy, QueueNode, Rule, RuleData } from "./types.js";
 
 function loadRule(r: RuleData): Rule {
@@ -11,6 +11,19 @@ function loadRule(r: RuleData): Rule {
     value: r.value,
     qualified: r.qualified,
   };
+}
+
+/**
+ * The rules' gates, as fresh strings made one after another so that they sit
+ * together in memory: a walk over thousands of gates then reads a few
+ * contiguous pages instead of one scattered rule, filter and regex per rule.
+ */
+function gatesOf(rules: readonly Rule[]): (string | null)[] {
+  const gates = rules.map((r) => userGate(r.filter));
+  // one join and split makes them all at once; a prefix holding the separator (a regexp's `\x00`) keeps its own string
+  if (gates.some((g) => g !== null && g.includes("\u0000"))) return gates;
+  const packed = gates.map((g) => g ?? "").join("\u0000").split("\u0000");
+  return gates.map((g, i) => (g === null ? null : packed[i]));
 }
 
 /**
@@ -27,7 +40,19 @@ export function loadPlacement(data: PlacementData): PlacementPolicy {
       const parent = dot < 0 ? null : (queues.get(q.path.slice(0, dot)) ?? null);
       queues.set(q.path, { path: q.path, leaf: q.leaf, submit: loadAcl(q.submit), admin: loadAcl(q.admin), parent });
     }
-    partitions.set(p.name, { name: p.name, queues, rules: p.rules.map(loadRule), defaultQueue: p.defaultQueue });
+    const rules = p.rules.map(loadRule);
+    const nameGated = new Uint8Array(rules.length);
+    const named = new Map<string, Set<number>>();
+    rules.forEach((r, i) => {
+      if (!namesOnly(r.filter)) return;
+      nameGated[i] = 1;
+      for (const user of r.filter.users) {
+        let set = named.get(user);
+        if (set === undefined) named.set(user, (set = new Set()));
+        set.add(i);
+      }
+    });
+    partitions.set(p.name, { name: p.name, queues, rules, gates: gatesOf(rules), nameGated, named, defaultQueue: p.defaultQueue });
   }
   return { partitions };
 }

@@ -151,6 +151,16 @@ export interface Partition {
   readonly name: string;
   readonly queues: ReadonlyMap<string, QueueNode>;
   readonly rules: readonly Rule[];
+  /**
+   * Per rule, a prefix the user must start with for the rule to place anything
+   * (its filter's `userGate`), or null; a decision that is not explained skips
+   * a gated rule the user lacks without reading the rule itself.
+   */
+  readonly gates: ReadonlyArray<string | null>;
+  /** Per rule, 1 when its filter admits only the users it names (`namesOnly`): skipped unless `named` lists the rule for the user. */
+  readonly nameGated: Uint8Array;
+  /** For each user a names-only filter lists, the indices of those rules. */
+  readonly named: ReadonlyMap<string, ReadonlySet<number>>;
   readonly defaultQueue: string | null;
 }
 

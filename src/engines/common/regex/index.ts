@@ -36,6 +36,12 @@ export interface LinearRegex {
   exec(s: string, from: number): Int32Array | null;
   /** The same match in RegExp's shape (group strings, undefined when unset, and `index`), for callers that need no offsets. */
   match(s: string, from: number): RegExpExecArray | null;
+  /**
+   * Text every input `test` accepts starts with (an anchored pattern's leading
+   * literal), or "" (or absent) when none is known: callers may reject inputs
+   * without it before calling `test`, which rejects them the same way, unbilled.
+   */
+  readonly prefix?: string;
 }
 
 /** Slots as RegExp's match array. */
@@ -216,6 +222,7 @@ class Regex implements LinearRegex {
     readonly test: (s: string) => boolean,
     readonly exec: (s: string, from: number) => Int32Array | null,
     readonly match: (s: string, from: number) => RegExpExecArray | null,
+    readonly prefix: string,
   ) {}
 }
 
@@ -294,7 +301,7 @@ export function compileLinear(pattern: string, origin: Origin, flags: RegexFlags
   const f = pf !== null && engine.fast && pf.prefix === "" && pf.exact === null ? null : pf;
   const exec = f === null ? (s: string, from: number) => engine.exec(s, from) : (s: string, from: number) => (passes(f, s, from) ? engine.exec(s, from) : null);
   const match = f === null ? (s: string, from: number) => engine.match(s, from) : (s: string, from: number) => (passes(f, s, from) ? engine.match(s, from) : null);
-  return { ok: true, value: new Regex(engine.fast, engine.groups, engine.names, test, exec, match) };
+  return { ok: true, value: new Regex(engine.fast, engine.groups, engine.names, test, exec, match, pf?.prefix ?? "") };
 }
 
 /**
