@@ -231,7 +231,8 @@ class Reader {
         this.escaped = false;
         this.stringStart = this.pos;
       } else if (code !== 32 && code !== 9 && code !== 10 && code !== 13) this.structure(s[this.pos - 1]);
-      out ??= this.done();
+      // a top-level null is a value: only undefined means none is done (`??=` would drop it)
+      if (out === undefined) out = this.done();
       if (out !== undefined) return out;
     }
     if (this.inString) this.fail("Unfinished string", true);

@@ -35,6 +35,10 @@ describe("arbiter jq", () => {
     expect((await jq(["-c", "[., input]"], "1 2 3 4")).out).toBe("[1,2]\n[3,4]\n");
     expect((await jq(["-n", "input"], "")).code).toBe(5);
   });
+  it("keeps every top-level null of its input", async () => {
+    expect((await jq(["-c", "."], "null 1 null")).out).toBe("null\n1\nnull\n");
+    expect((await jq(["-c", "."], "[null] null\nnull")).out).toBe("[null]\nnull\nnull\n");
+  });
   it("keeps number literals of its input", async () => {
     expect((await jq(["-c", "., .[0] + 0"], "[1.000, 100000000000000000001]")).out).toBe("[1.000,100000000000000000001]\n1\n");
   });
