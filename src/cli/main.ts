@@ -18,6 +18,7 @@ Commands:
   eval ENGINE [--policy FILE]                 decide JSON lines from stdin (limits, placement,
                                               match, customs, jobfilter, jq, classad)
   test [PATH...] [--run RE] [--format F]      run policy tests (*.test.yaml; default: policies)
+  schemas -o DIR [NAME...]                    write the JSON Schemas of the policy formats
   jq [options] PROGRAM [FILE...]              the jq command line, on Arbiter's jq engine
   filter add [options]                        add a job filter rule        (as gnt-filter)
   filter replace [options] UUID               replace or create a rule
@@ -48,6 +49,7 @@ const COMMANDS: Record<string, Command> = {
   compile: compileCommand,
   eval: evalCommand,
   test: async (argv, io) => (await import("./test-command.js")).testCommand(argv, io),
+  schemas: async (argv, io) => (await import("./schemas-command.js")).schemasCommand(argv, io),
   publish: publishCommand,
   jq: async (argv, io) => {
     if (argv.includes("--help") || argv.includes("-h")) return io.stdout(JQ_USAGE), 0;

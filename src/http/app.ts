@@ -9,6 +9,7 @@ import { jobRoutes } from "./routes/jobs.js";
 import { limitsRoutes } from "./routes/limits.js";
 import { matchRoutes } from "./routes/match.js";
 import { placementRoutes } from "./routes/placement.js";
+import { schemaRoutes } from "./routes/schemas.js";
 import { policyRoutes } from "./routes/policies.js";
 import { systemRoutes } from "./routes/system.js";
 
@@ -54,6 +55,7 @@ app.route("/", limitsRoutes);
 app.route("/", matchRoutes);
 app.route("/", jobRoutes);
 app.route("/", hostRoutes);
+app.route("/", schemaRoutes);
 
 let routeShapes: { pattern: RegExp; method: string }[] | undefined;
 

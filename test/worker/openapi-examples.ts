@@ -60,6 +60,7 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
   health: { path: "/healthz" },
   status: { path: "/v1/status" },
   openApiDocument: { path: "/v1/openapi.json" },
+  getPolicySchema: { path: "/v1/schemas/limits.json" },
 
   listPolicies: { path: "/v1/policies" },
   getPolicy: { path: "/v1/policies/placement" },
