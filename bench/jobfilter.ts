@@ -6,6 +6,7 @@
 import { fileURLToPath } from "node:url";
 import type { FilterRule, Job } from "../src/engines/jobfilter/index.js";
 import { compileFilters, decideJobfilter, loadFilters } from "../src/engines/jobfilter/index.js";
+import { parseExactJson } from "../src/engines/common/exact-json.js";
 import { JobfilterDecisionRequest } from "../src/http/schemas/jobs.js";
 import { measure, printTable, type BenchRow } from "./support.js";
 
@@ -73,8 +74,9 @@ export async function runJobfilterBench(): Promise<BenchRow[]> {
   const baselineName = "JSON.parse job";
   const baseline = measure(() => JSON.parse(text));
   const rows: BenchRow[] = [{ name: "JSON.parse of the decision input", microsPerOp: baseline, baselineName, ratio: 1 }];
-  const zodUs = measure(() => JobfilterDecisionRequest.parse(JSON.parse(text)));
-  rows.push({ name: "JSON.parse + zod validation", microsPerOp: zodUs, baselineName, ratio: zodUs / baseline });
+  // As the route reads a job: integers past 2^53 (nanosecond reason timestamps) kept exact, then zod.
+  const zodUs = measure(() => JobfilterDecisionRequest.parse(parseExactJson(text)));
+  rows.push({ name: "exact JSON parse + zod validation", microsPerOp: zodUs, baselineName, ratio: zodUs / baseline });
   const decideUs = measure(() => decideJobfilter(policy, request, { explain: false }));
   rows.push({ name: `decide, ${RULES} rules, 5 running`, microsPerOp: decideUs, baselineName, ratio: decideUs / baseline });
 

@@ -1,8 +1,12 @@
 /**
  * `npm run bench`: every in-process engine benchmark, then one summary table of
  * each engine's µs per decision and its ratio to the baseline measured in the
- * same run (for decision engines: parsing and validating the request JSON).
+ * same run (for decision engines: parsing and validating the request JSON),
+ * then the `scale` section: each series of bench/scale/ in a fresh process,
+ * with its sizes, figures and growth exponent (`--skip-scale` leaves it out;
+ * `npm run bench:scale [series…]` runs it alone).
  */
+import { runScale } from "./scale/run.js";
 import { printTable, type BenchRow } from "./support.js";
 
 const SUITES: [string, () => Promise<BenchRow[]>][] = [
@@ -32,3 +36,5 @@ printTable(
   "all engines",
   summary.map((r) => ({ ...r, name: `${r.suite}: ${r.name}` })),
 );
+
+if (!process.argv.includes("--skip-scale")) runScale();

@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 /** A running Worker: its base URL and how to stop it. */
@@ -15,13 +15,20 @@ export interface RunningWorker {
 }
 
 const OUT_DIR = resolve(".bench/dist");
+const NOOP_DIR = resolve(".bench/noop");
 
-/** Bundles the Worker exactly as `wrangler deploy` would (its [build] step included), without deploying. */
-export function bundleWorker(): string {
-  rmSync(OUT_DIR, { recursive: true, force: true });
-  const built = spawnSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", OUT_DIR], { stdio: "ignore" });
-  if (built.status !== 0) throw new Error("wrangler deploy --dry-run failed");
-  const script = join(OUT_DIR, "worker.js");
+/**
+ * Bundles the Worker exactly as `wrangler deploy` would (its [build] step
+ * included, so a fresh clone's policies are compiled), without deploying; with
+ * `config`, another Worker (the bench's no-op) is bundled the same way.
+ */
+export function bundleWorker(config?: string): string {
+  const outDir = config === undefined ? OUT_DIR : NOOP_DIR;
+  rmSync(outDir, { recursive: true, force: true });
+  const args = ["wrangler", "deploy", "--dry-run", "--outdir", outDir, ...(config === undefined ? [] : ["--config", config])];
+  const built = spawnSync("npx", args, { stdio: "ignore" });
+  if (built.status !== 0) throw new Error(`wrangler deploy --dry-run failed${config === undefined ? "" : ` for ${config}`}`);
+  const script = join(outDir, "worker.js");
   // workerd refuses source maps that point outside the modules root; the benchmarks need none.
   writeFileSync(script, readFileSync(script, "utf8").replace(/\n\/\/# sourceMappingURL=.*\s*$/, "\n"));
   return script;
@@ -42,7 +49,7 @@ export async function startWorker(
   };
   const mf = new Miniflare({
     modules: true,
-    modulesRoot: OUT_DIR,
+    modulesRoot: dirname(script),
     scriptPath: script,
     compatibilityDate: "2026-04-01",
     kvNamespaces: ["POLICIES"],

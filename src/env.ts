@@ -21,6 +21,12 @@ export interface Env {
   LEASE_SECONDS?: string;
   /** Work units one decision may spend (src/engines/common/budget.ts); unset: the documented default. */
   DECISION_BUDGET?: string;
+  /** Request capture in decision logs: `off` (default), `masked`, `full` (docs/operations.md). */
+  DECISION_LOG_REQUESTS?: string;
+  /** ClassAd attributes masked in captured requests (comma-separated); unset: the documented defaults. */
+  DECISION_LOG_MASK_ATTRIBUTES?: string;
+  /** The share of decisions also evaluated against a staged candidate policy (0 to 1, default 1). */
+  SHADOW_SAMPLE?: string;
 }
 
 /** Hono's type parameter for our app: bindings plus the per-request variables. */

@@ -11,6 +11,11 @@ import { parseJsonText, readJsonText, validate } from "./body.js";
 import { numberVar, type AppEnv, type Env } from "../env.js";
 import { ApiError } from "./errors.js";
 import { VerdictMemo, withDecisionId } from "./verdict-memo.js";
+import { elapsedMs, type DecisionLog } from "./decision-log.js";
+import { logDecisionCapturing, type Capture } from "./capture.js";
+import type { DecisionKind } from "../bundle/compare/index.js";
+
+export { elapsedMs, logDecision, type DecisionLog } from "./decision-log.js";
 
 /** What a route's decide function gets besides the policy and the request. */
 export interface RouteContext {
@@ -27,34 +32,6 @@ export interface RouteContext {
 /** A fresh, unique decision id. */
 export function newDecisionId(): string {
   return crypto.randomUUID();
-}
-
-/** One decision log line's fields. */
-export interface DecisionLog {
-  decision_id: string;
-  engine: string;
-  revision: string;
-  outcome: string;
-  /**
-   * Whole milliseconds from the request's start to the decision, as the runtime's
-   * clock tells them. Under workerd the clock advances only across I/O (KV, Durable
-   * Object calls, fetches), never during computation, so a decision made without
-   * I/O logs 0: the figure is time spent waiting, not CPU. CPU per request is what
-   * Cloudflare's own metrics count (`npm run bench:cpu` measures it locally).
-   */
-  ms: number;
-  /** `hit`: answered from a cache level; `miss`: decided and cacheable; `bypass`: decided, caching not allowed (explain, or the cache is off). */
-  cache?: "hit" | "miss" | "bypass";
-}
-
-/** Whole milliseconds since `started` (a `performance.now()` reading), for the decision log. */
-export function elapsedMs(started: number): number {
-  return Math.round(performance.now() - started);
-}
-
-/** Writes the one JSON log line every decision leaves; it never holds request bodies or secrets. */
-export function logDecision(entry: DecisionLog): void {
-  console.log(JSON.stringify({ ts: new Date().toISOString(), ...entry }));
 }
 
 /** Whether the request asked for the trace. */
@@ -81,7 +58,12 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
   decide: (policy: P, request: z.output<S>, ctx: RouteContext) => Decision<V> | Promise<Decision<V>>;
   /** Engines whose origin decides without a policy (pScheduler allows all) take `null` instead of a 503. */
   acceptsMissingPolicy?: boolean;
+  /** The kind of decision for logs and comparisons, when it is not the engine's name (`ads-check`). */
+  kind?: DecisionKind;
+  /** What the decision used that the body does not say (limits: the connecting address), for captured requests. */
+  amend?: (request: Record<string, unknown>, connectingIp: string | null) => Record<string, unknown> | undefined;
 }): Handler<AppEnv> {
+  const kind: DecisionKind = opts.kind ?? (opts.engine as DecisionKind);
   return async (c) => {
     const started = performance.now();
     authorize(c, "decision");
@@ -95,10 +77,20 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     const decisionId = newDecisionId();
     const memoKey = caching ? memo.key(path, bundle.revision, text) : undefined;
 
+    const connectingIp = c.req.header("cf-connecting-ip") ?? null;
+    const capture = (verdict: object | string) => (): Capture => ({
+      kind,
+      text,
+      verdict,
+      amend: opts.amend ? (r) => opts.amend?.(r, connectingIp) : undefined,
+    });
+    const answerCached = (stored: { outcome: string; json: string }) => {
+      logDecisionCapturing(c, logEntry(decisionId, opts.engine, bundle.revision, stored.outcome, started, "hit"), capture(stored.json));
+      return cachedAnswer(c, decisionId, stored);
+    };
+
     const remembered = memoKey ? memo.get(memoKey, now) : undefined;
-    if (remembered && remembered.json !== null) {
-      return cachedAnswer(c, decisionId, opts.engine, bundle.revision, { outcome: remembered.outcome, json: remembered.json }, started);
-    }
+    if (remembered && remembered.json !== null) return answerCached({ outcome: remembered.outcome, json: remembered.json });
 
     const raw = parseJsonText(text);
     const request = validate(opts.schema, raw);
@@ -114,7 +106,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
       if (hit) {
         const stored = (await hit.json()) as { outcome: string; json: string };
         if (memoKey) memo.set(memoKey, stored.outcome, stored.json, now + ttl * 1000);
-        return cachedAnswer(c, decisionId, opts.engine, bundle.revision, stored, started);
+        return answerCached(stored);
       }
     }
 
@@ -122,14 +114,14 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
       env: c.env,
       now,
       explain,
-      connectingIp: c.req.header("cf-connecting-ip") ?? null,
+      connectingIp,
       revision: bundle.revision,
       bundle,
       budget: decisionBudget(c.env.DECISION_BUDGET),
     };
     const decision = await decideWithin(ctx.budget, () => opts.decide(policy, request, ctx));
     const body = shapeVerdict(decision, decisionId, bundle.revision, explain);
-    logDecision(logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, caching ? "miss" : "bypass"));
+    logDecisionCapturing(c, logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, caching ? "miss" : "bypass"), capture(decision.verdict));
     if (memoKey && !decision.cacheable) memo.set(memoKey, decision.outcome, null, now + ttl * 1000);
     if (caching && decision.cacheable) {
       const { decision_id: _omit, ...verdict } = body;
@@ -167,15 +159,7 @@ export async function decideWithin<T>(budget: Budget, decide: () => T | Promise<
 }
 
 /** Answers from either cache level: the stored verdict with a fresh decision_id. */
-function cachedAnswer(
-  c: Context<AppEnv>,
-  decisionId: string,
-  engine: EngineName,
-  revision: string,
-  stored: { outcome: string; json: string },
-  started: number,
-): Response {
-  logDecision(logEntry(decisionId, engine, revision, stored.outcome, started, "hit"));
+function cachedAnswer(c: Context<AppEnv>, decisionId: string, stored: { outcome: string; json: string }): Response {
   return c.body(withDecisionId(decisionId, stored.json), 200, {
     "content-type": "application/json",
     "X-Arbiter-Cache": "hit",

@@ -50,10 +50,14 @@ export interface Directive {
   path: string;
   alias: string | null;
   isData: boolean;
+  /** The import's constant metadata object (`import "x" as y {search: "./"};`), or null. */
+  meta: Json | null;
   pos: number;
 }
 
 export interface ProgramAst {
+  /** The `module {...};` metadata object, or null. */
+  meta: Json | null;
   directives: Directive[];
   defs: FuncDef[];
   body: Node | null;

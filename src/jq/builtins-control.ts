@@ -6,7 +6,7 @@ import { delPaths, getPath, setPath } from "./paths.js";
 import { indexValue } from "./ops.js";
 import { lengthOf } from "./builtins-core.js";
 import { step, type Env, type Path } from "./runtime.js";
-import { JqError, compare, fail, numOf, truthy, typeOf } from "./values.js";
+import { compare, fail, numOf, truthy, typeOf } from "./values.js";
 
 
 // paths
@@ -16,18 +16,12 @@ defNative("path", 1, {
 defNative("getpath", 1, {
   gen: (i, a, env, emit) =>
     a[0].gen(i, env, (p) => emit(getPath(i, p))),
+  // jq 1.7.1's f_getpath: the lookup's own error is raised; from an input that is not a path the
+  // value is passed on as a non-path (so `path(...)` names the value it got)
   pgen: (i, path, a, env, emit) =>
     a[0].gen(i, env, (p) => {
-      if (!Array.isArray(p)) return fail("Path must be specified as an array");
-      if (path === null) return invalidPathResult(i);
-      let v: Json;
-      try {
-        v = getPath(i, p);
-      } catch (e) {
-        if (!(e instanceof JqError)) throw e;
-        v = null;
-      }
-      return emit(v, path.concat(p));
+      const v = getPath(i, p);
+      return emit(v, path === null ? null : path.concat(p as Json[]));
     }),
 });
 defC("setpath", 2, (i, p, v) => setPath(i, p, v));

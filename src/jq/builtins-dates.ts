@@ -1,20 +1,28 @@
 /** Date builtins in UTC: gmtime, mktime, strftime, strptime, now. */
 import type { Json } from "../engines/common/json.js";
 import { def0, defV } from "./builtins-define.js";
+import { civilFromDays, daysFromCivil, weekday } from "./civil-time.js";
 import { S } from "./runtime.js";
 import { fail, numOf } from "./values.js";
 
 const DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 
+const GMTIME_ERROR = "error converting number of seconds since epoch to datetime";
+
 function gmtime(t: number): Json[] {
-  // C's (time_t) cast truncates toward zero; the fraction is taken from floor, as jq 1.7.1 does
+  // C's (time_t) cast truncates toward zero (and gives up past 2^63); the fraction is taken from
+  // floor, as jq 1.7.1 does; glibc fails when the year does not fit tm_year (an int)
+  if (!(Math.abs(t) < 2 ** 63)) return fail(GMTIME_ERROR);
   const whole = Math.trunc(t);
-  const d = new Date(whole * 1000);
-  if (isNaN(d.getTime())) return fail("gmtime() argument out of range");
-  const y = d.getUTCFullYear();
-  const yday = Math.floor((Date.UTC(y, d.getUTCMonth(), d.getUTCDate()) - Date.UTC(y, 0, 1)) / 86400000);
-  return [y, d.getUTCMonth(), d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds() + (t - Math.floor(t)), d.getUTCDay(), yday];
+  const days = Math.floor(whole / 86400);
+  const secs = whole - days * 86400;
+  const [y, mo, d] = civilFromDays(days);
+  if (y - 1900 > 2147483647 || y - 1900 < -2147483648) return fail(GMTIME_ERROR);
+  const h = Math.floor(secs / 3600);
+  const mi = Math.floor((secs % 3600) / 60);
+  // (+ 0 turns the -0 of an input -0 into 0, as C's integers have no negative zero)
+  return [y, mo, d, h, mi, (secs % 60) + (t - Math.floor(t)) + 0, weekday(days), days - daysFromCivil(y, 0, 1) + 0];
 }
 
 function isTm(v: Json): v is number[] {
@@ -26,8 +34,10 @@ function tmOf(v: number[]): number[] {
   return v.map((x) => numOf(x) as number);
 }
 
+/** timegm: fields are truncated to integers (C's int fields) and may overflow into the next field. */
 function timegm(tm: number[]): number {
-  return Date.UTC(tm[0], tm[1], tm[2], tm[3], tm[4], Math.floor(tm[5])) / 1000;
+  const [y, mo, d, h, mi, s] = tm.map(Math.trunc);
+  return (daysFromCivil(y, mo, 1) + d - 1) * 86400 + h * 3600 + mi * 60 + s;
 }
 
 def0("gmtime", (i0) => {
@@ -41,7 +51,9 @@ def0("localtime", (i0) => {
 def0("mktime", (i) => {
   if (!Array.isArray(i)) return fail("mktime requires array inputs");
   if (!isTm(i)) return fail("mktime requires parsed datetime inputs");
-  return timegm(tmOf(i));
+  // timegm's error value -1 is also the time 1969-12-31T23:59:59Z, which jq therefore refuses
+  const t = timegm(tmOf(i));
+  return t === -1 ? fail("invalid gmtime representation") : t;
 });
 def0("now", () => S.now ?? Date.now() / 1000);
 
@@ -49,17 +61,16 @@ const p2 = (n: number): string => String(Math.trunc(n)).padStart(2, "0");
 
 function strftime(tm: number[], fmt: string): string {
   const [y, mo, d, h, mi, s] = tm;
-  const wday = tm[6] ?? new Date(Date.UTC(y, mo, d)).getUTCDay();
+  const wday = tm[6] ?? weekday(daysFromCivil(y, mo, d));
   const yday = tm[7] ?? 0;
   const weekNum = (startMonday: boolean): number => {
     const wd = startMonday ? (wday + 6) % 7 : wday;
     return Math.floor((yday + 7 - wd) / 7);
   };
   const iso = (): [number, number] => {
-    const day = Date.UTC(y, mo, d);
-    const thursday = day + (3 - ((wday + 6) % 7)) * 86400000;
-    const isoYear = new Date(thursday).getUTCFullYear();
-    return [isoYear, 1 + Math.floor((thursday - Date.UTC(isoYear, 0, 1)) / (7 * 86400000))];
+    const thursday = daysFromCivil(y, mo, d) + (3 - ((wday + 6) % 7));
+    const isoYear = civilFromDays(thursday)[0];
+    return [isoYear, 1 + Math.floor((thursday - daysFromCivil(isoYear, 0, 1)) / 7)];
   };
   let out = "";
   for (let k = 0; k < fmt.length; k++) {
@@ -121,7 +132,8 @@ function strftimeFn(name: string) {
     const tm = typeof i === "number" ? gmtime(i) : i;
     if (!isTm(tm)) return fail(`${name}/1 requires parsed datetime inputs`);
     if (typeof f !== "string") return fail(`${name}/1 requires a string format`);
-    return strftime(tmOf(tm), f);
+    // jq hands strftime a struct tm: every field truncated to an integer
+    return strftime(tmOf(tm).map(Math.trunc), f);
   };
 }
 defV("strftime", 1, strftimeFn("strftime"));
@@ -224,9 +236,9 @@ function strptime(input: string, fmt: string): Json[] {
   let wd = 8;
   let yd = 367;
   if (dateParsed) {
-    const t = Date.UTC(year, tm[1], tm[2]);
-    wd = new Date(t).getUTCDay();
-    yd = Math.round((t - Date.UTC(year, 0, 1)) / 86400000);
+    const t = daysFromCivil(year, tm[1], tm[2]);
+    wd = weekday(t);
+    yd = t - daysFromCivil(year, 0, 1);
   }
   if (wday >= 0) wd = wday;
   if (yday >= 0) yd = yday;

@@ -65,8 +65,8 @@ export function objVal(p: Parser): Node {
   let l: Node;
   if (p.isOp("-")) {
     p.next();
-    l = { k: "neg", e: p.postfix(false) };
-  } else l = p.postfix(false);
+    l = { k: "neg", e: p.postfix(false, true, true) };
+  } else l = p.postfix(false, true, true);
   if (p.isOp("|")) {
     p.next();
     return { k: "pipe", l, r: objVal(p) };

@@ -1,10 +1,14 @@
 /** Recursive-descent parser for jq 1.7.1 programs and modules, following its grammar's precedences. */
+import type { Json } from "../engines/common/json.js";
 import type { Directive, FuncDef, Node, ProgramAst } from "./ast.js";
+import { numOf, setKey, type JObj } from "./values.js";
 import { JqSyntaxError, tokenize, type Token } from "./lexer.js";
 import { bindingName, objectTerm, patterns } from "./parser-terms.js";
 import { numberFromText } from "./litnum.js";
 import { formatNumber } from "./print.js";
 
+/** Keywords that start an expression that is not a term in jq's grammar. */
+const EXPRESSION_KEYWORDS = new Set(["if", "try", "reduce", "foreach", "label", "def"]);
 const ASSIGN_OPS = new Set(["=", "|=", "+=", "-=", "*=", "/=", "%=", "//="]);
 const COMPARE_OPS = new Set(["==", "!=", "<", "<=", ">", ">="]);
 /** Keywords that may also be object keys and pattern keys. */
@@ -74,11 +78,11 @@ export class Parser {
   program(moduleOnly: boolean): ProgramAst {
     const directives: Directive[] = [];
     const defs: FuncDef[] = [];
+    let meta: Json | null = null;
     if (this.isKw("module" as string) || (this.peek().t === "ident" && (this.peek() as { v: string }).v === "module")) {
       this.next();
       if (!this.isOp("{")) this.fail();
-      const meta = this.primary();
-      if (!isConstant(meta)) throw new JqSyntaxError("Module metadata must be constant", this.peek().pos);
+      meta = this.metadata();
       this.expectOp(";");
     }
     while (this.isKw("import") || this.isKw("include")) {
@@ -97,9 +101,9 @@ export class Parser {
           isData = true;
         } else this.fail(a);
       }
-      if (this.isOp("{")) this.primary();
+      const importMeta = this.isOp("{") ? this.metadata() : null;
       this.expectOp(";");
-      directives.push({ kind: kw.v as "import" | "include", path, alias, isData, pos: kw.pos });
+      directives.push({ kind: kw.v as "import" | "include", path, alias, isData, meta: importMeta, pos: kw.pos });
     }
     while (this.isKw("def")) {
       const save = this.i;
@@ -116,7 +120,15 @@ export class Parser {
       body = this.pipe();
     }
     if (this.peek().t !== "eof") this.fail();
-    return { directives, defs, body };
+    return { meta, directives, defs, body };
+  }
+
+  /** A constant object after `module` or an import (jq: "Module metadata must be constant"). */
+  metadata(): Json {
+    const pos = this.peek().pos;
+    const node = this.primary();
+    if (!isConstant(node)) throw new JqSyntaxError("Module metadata must be constant", pos);
+    return constValue(node);
   }
 
   funcDef(): FuncDef {
@@ -165,12 +177,19 @@ export class Parser {
     return l;
   }
 
+  // Each operator of a chain (`1, 1, …`, `1 + 1 + …`, `a // b // …`) makes the tree one level
+  // deeper, so it counts as a nesting level: the compiler and the evaluator recurse on the tree.
+
   comma(): Node {
     let l = this.alt();
+    let links = 0;
     while (this.isOp(",")) {
       this.next();
+      this.enter();
+      links++;
       l = { k: "comma", l, r: this.alt() };
     }
+    this.depth -= links;
     return l;
   }
 
@@ -178,7 +197,10 @@ export class Parser {
     const l = this.assign();
     if (this.isOp("//")) {
       this.next();
-      return { k: "alt", l, r: this.alt() };
+      this.enter();
+      const r = this.alt();
+      this.depth--;
+      return { k: "alt", l, r };
     }
     return l;
   }
@@ -188,7 +210,9 @@ export class Parser {
     const t = this.peek();
     if (t.t === "op" && ASSIGN_OPS.has(t.v)) {
       this.next();
+      this.enter();
       const r = this.alt();
+      this.depth--;
       return { k: "assign", op: t.v, l, r };
     }
     return l;
@@ -196,19 +220,27 @@ export class Parser {
 
   or(): Node {
     let l = this.and();
+    let links = 0;
     while (this.isKw("or")) {
       this.next();
+      this.enter();
+      links++;
       l = { k: "or", l, r: this.and() };
     }
+    this.depth -= links;
     return l;
   }
 
   and(): Node {
     let l = this.compare();
+    let links = 0;
     while (this.isKw("and")) {
       this.next();
+      this.enter();
+      links++;
       l = { k: "and", l, r: this.compare() };
     }
+    this.depth -= links;
     return l;
   }
 
@@ -227,24 +259,34 @@ export class Parser {
 
   additive(): Node {
     let l = this.multiplicative();
+    let links = 0;
     for (;;) {
       const t = this.peek();
       if (t.t === "op" && (t.v === "+" || t.v === "-")) {
         this.next();
+        this.enter();
+        links++;
         l = { k: "binop", op: t.v, l, r: this.multiplicative() };
-      } else return l;
+      } else break;
     }
+    this.depth -= links;
+    return l;
   }
 
   multiplicative(): Node {
     let l = this.unary();
+    let links = 0;
     for (;;) {
       const t = this.peek();
       if (t.t === "op" && (t.v === "*" || t.v === "/" || t.v === "%")) {
         this.next();
+        this.enter();
+        links++;
         l = { k: "binop", op: t.v, l, r: this.unary() };
-      } else return l;
+      } else break;
     }
+    this.depth -= links;
+    return l;
   }
 
   /** Unary minus has the precedence of binary `-` in jq's grammar: `-0 % 5` is `-(0 % 5)`. */
@@ -259,15 +301,49 @@ export class Parser {
     return this.postfix(true);
   }
 
-  /** A term with its suffixes; `allowAs` lets `Term as $x | body` bind here. */
-  postfix(allowAs: boolean): Node {
+  /**
+   * A term with its suffixes; `allowAs` lets `Term as $x | body` bind here. As in jq's grammar,
+   * `if`, `try`, `reduce`, `foreach`, `label` and `def` are expressions, not terms: no suffix or
+   * `as` may follow them, only `?`, and where a term is required (`termOnly`: reduce/foreach sources,
+   * object values) they are refused; the same holds after a `?` that is `try`. With `stopAtTry` a
+   * `?` that would be `try` is left to the caller (the body of `try`, a term position).
+   */
+  postfix(allowAs: boolean, stopAtTry = false, termOnly = false): Node {
+    // each suffix (`.a.b…`, `.[0][0]…`, `x?`) makes the tree one level deeper: counted while
+    // the chain is read, and given back when it ends
+    const depth = this.depth;
+    const n = this.postfixChain(allowAs, stopAtTry, termOnly);
+    this.depth = depth;
+    return n;
+  }
+
+  private postfixChain(allowAs: boolean, stopAtTry: boolean, termOnly: boolean): Node {
     const first = this.peek();
+    const expression = first.t === "kw" && EXPRESSION_KEYWORDS.has(first.v);
+    if (expression && termOnly) this.fail(first);
     let t = this.primary();
     // jq's grammar gives `.a?`, `.[k]?`, `.[a:b]?` and `.[]?` their own rules (INDEX_OPT, EACH_OPT):
     // the `?` right after such a suffix only hides that step's own error; any other `?` is `try`
     let suffix = first.t === "field" || (first.t === "op" && first.v === "." && t.k === "index");
+    let term = !expression;
     for (;;) {
       const tok = this.peek();
+      if (tok.t === "field" || (tok.t === "op" && (tok.v === "[" || tok.v === "?"))) this.enter();
+      if (tok.t === "op" && tok.v === "?") {
+        if (term && suffix && (t.k === "index" || t.k === "slice" || t.k === "iterate")) {
+          this.next();
+          t = { ...t, opt: true };
+          suffix = false;
+          continue;
+        }
+        if (stopAtTry) return t;
+        this.next();
+        t = { k: "try", body: t, handler: null };
+        suffix = false;
+        term = false;
+        continue;
+      }
+      if (!term) return t;
       if (tok.t === "field") {
         this.next();
         t = { k: "index", target: t, key: { k: "literal", v: tok.v } };
@@ -284,11 +360,6 @@ export class Parser {
       } else if (tok.t === "op" && tok.v === "[") {
         t = this.bracketSuffix(t);
         suffix = true;
-      } else if (tok.t === "op" && tok.v === "?") {
-        this.next();
-        if (suffix && (t.k === "index" || t.k === "slice" || t.k === "iterate")) t = { ...t, opt: true };
-        else t = { k: "try", body: t, handler: null };
-        suffix = false;
       } else if (allowAs && tok.t === "kw" && tok.v === "as") {
         this.next();
         const pats = patterns(this);
@@ -457,7 +528,7 @@ export class Parser {
         return { k: "try", body, handler };
       }
       case "reduce": {
-        const src = this.postfix(false);
+        const src = this.postfix(false, true, true);
         this.expectKw("as");
         const pats = patterns(this);
         this.expectOp("(");
@@ -468,7 +539,7 @@ export class Parser {
         return { k: "reduce", src, pat: pats.length === 1 ? pats[0] : this.fail(), init, update };
       }
       case "foreach": {
-        const src = this.postfix(false);
+        const src = this.postfix(false, true, true);
         this.expectKw("as");
         const pats = patterns(this);
         this.expectOp("(");
@@ -500,13 +571,13 @@ export class Parser {
     }
   }
 
-  /** The body of `try`/`catch`: a postfix term, binding tighter than any binary operator. */
+  /** The body of `try`/`catch`: a postfix term, binding tighter than any binary operator (and than `?`). */
   postBody(): Node {
     if (this.isOp("-")) {
       this.next();
       return { k: "neg", e: this.postBody() };
     }
-    return this.postfix(true);
+    return this.postfix(true, true);
   }
 
   elseBody(): Node | null {
@@ -527,6 +598,34 @@ export class Parser {
     return null;
   }
 
+}
+
+/** The value of a constant expression (see isConstant): literals, arrays, objects, negation. */
+function constValue(n: Node): Json {
+  switch (n.k) {
+    case "literal":
+      return n.v;
+    case "neg":
+      return -(numOf(constValue(n.e)) as number);
+    case "array": {
+      const out: Json[] = [];
+      const walk = (e: Node): void => {
+        if (e.k === "comma") {
+          walk(e.l);
+          walk(e.r);
+        } else out.push(constValue(e));
+      };
+      if (n.e !== null) walk(n.e);
+      return out;
+    }
+    case "object": {
+      const o: JObj = {};
+      for (const e of n.entries) setKey(o, String((e.key as { v: Json }).v), constValue(e.value));
+      return o;
+    }
+    default:
+      return null;
+  }
 }
 
 function isConstant(n: Node): boolean {

@@ -9,6 +9,7 @@ import "./builtins-strings.js";
 import "./builtins-math.js";
 import "./builtins-regex.js";
 import "./builtins-dates.js";
+import { moduleMetaNative } from "./module-meta.js";
 import { Compiler, NATIVES } from "./compile.js";
 import { defNative } from "./builtins-define.js";
 import { JqSyntaxError, lineCol } from "./lexer.js";
@@ -143,6 +144,13 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
     for (const d of ast.directives) {
       if (d.isData) throw new JqCompileError(`data imports are not supported: ${d.path}`, d.pos);
       sc = addModule(d.path, d.kind === "include" ? null : d.alias, sc, options.modules ?? {}, new Set());
+    }
+    const modules = options.modules ?? {};
+    if (Object.keys(modules).length > 0) {
+      // `modulemeta` also knows this program's own modules
+      const native = moduleMetaNative(modules);
+      const def = { name: "modulemeta", params: [], body: { k: "identity" as const } };
+      sc = new Scope("func", "modulemeta/0", sc, sc.depth, { def, arity: 0, defDepth: sc.depth, scope: sc, gen: null, pgen: null, valueParams: [], native });
     }
     for (const n of argNames) sc = sc.push("var", n);
     sc = sc.push("var", "ARGS");

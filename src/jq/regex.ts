@@ -4,7 +4,7 @@
  * need backtracking are an error value naming them and their offset.
  */
 import type { Json } from "../engines/common/json.js";
-import { cachedLinear, type LinearRegex } from "../engines/common/regex/index.js";
+import { cachedLinear, Lru, REGEX_CACHE_SIZE, type LinearRegex } from "../engines/common/regex/index.js";
 import { trustedRegExp } from "../engines/common/regex/trusted.js";
 import { JqError, desc, fail, type JObj } from "./values.js";
 
@@ -23,14 +23,25 @@ interface Compiled {
 let lastPattern = "";
 let lastFlags = "";
 let lastCompiled: Compiled | null = null;
+/** flags → pattern → compiled: two lookups on strings the program already holds, no key to build (bounded per flag set). */
+const byFlags = new Map<string, Lru<Compiled>>();
 
-/** Compiles a pattern with jq flags (already validated) through the shared bounded cache. */
+/** Compiles a pattern with jq flags (already validated) through bounded caches. */
 export function compileRegex(pattern: string, flags: string): Compiled {
   if (lastCompiled !== null && pattern === lastPattern && flags === lastFlags) return lastCompiled;
-  // jq's flags: i case-insensitive, x extended, s single line (Perl_NT's default), p and m: dot matches newline
-  const r = cachedLinear(pattern, "onig", { i: flags.includes("i"), x: flags.includes("x"), s: /[mp]/.test(flags) });
-  if (!r.ok) return fail(r.message);
-  const c: Compiled = { rx: r.value, names: r.value.names, flags, global: flags.includes("g"), skipEmpty: flags.includes("n") };
+  let cache = byFlags.get(flags);
+  let c = cache?.get(pattern);
+  if (c === undefined) {
+    // jq's flags: i case-insensitive, x extended, s single line (Perl_NT's default), p and m: dot matches newline
+    const r = cachedLinear(pattern, "onig", { i: flags.includes("i"), x: flags.includes("x"), s: /[mp]/.test(flags) });
+    if (!r.ok) return fail(r.message);
+    c = { rx: r.value, names: r.value.names, flags, global: flags.includes("g"), skipEmpty: flags.includes("n") };
+    if (cache === undefined) {
+      if (byFlags.size >= 64) byFlags.clear();
+      byFlags.set(flags, (cache = new Lru<Compiled>(REGEX_CACHE_SIZE)));
+    }
+    cache.set(pattern, c);
+  }
   lastPattern = pattern;
   lastFlags = flags;
   lastCompiled = c;

@@ -97,6 +97,17 @@ function errorAnswer(status: number, code: string) {
   };
 }
 
+/** `count` copies of `term` joined by `op` as a balanced tree (a flat chain that long is refused as too deep). */
+function balanced(term: string, op: string, count: number): string {
+  let parts = Array.from({ length: count }, () => term);
+  while (parts.length > 1) {
+    const next: string[] = [];
+    for (let i = 0; i < parts.length; i += 2) next.push(i + 1 < parts.length ? `(${parts[i]} ${op} ${parts[i + 1]})` : parts[i]);
+    parts = next;
+  }
+  return parts[0];
+}
+
 /** `n` machine ads that match anything. */
 function anyMachines(count: number): string[] {
   return Array.from({ length: count }, (_, i) => `[ Name = "m${i}"; Requirements = true ]`);
@@ -267,11 +278,11 @@ export const HOSTILE_ROWS: HostileRow[] = [
     check: anyVerdict,
   },
   {
-    name: "`/v1/ads/check`: an n-character string compared 2,000 times",
+    name: "`/v1/match`: an n-character string compared 2,000 times per machine",
     request: (n) => ({
       method: "POST",
-      path: "/v1/ads/check",
-      body: { kind: "job", ad: `[ s = "${"a".repeat(n)}"; t = "${"A".repeat(n)}"; Owner = "x"; Big = ${Array(2000).fill("s == t").join(" && ")} ]` },
+      path: "/v1/match",
+      body: { job: `[ s = "${"a".repeat(n)}"; t = "${"A".repeat(n)}"; Requirements = ${balanced("s == t", "&&", 2000)} ]`, machines: anyMachines(100) },
     }),
     check: anyVerdict,
   },
@@ -289,9 +300,28 @@ export const HOSTILE_ROWS: HostileRow[] = [
     request: (n) => ({
       method: "POST",
       path: "/v1/match",
-      body: { job: `[ l = {${Array(50_000).fill("1").join(",")}}; s = "${"a".repeat(n)}"; Requirements = ${Array(1000).fill("member(2, l)").join(" || ")} ]`, machines: anyMachines(10) },
+      body: { job: `[ l = {${Array(50_000).fill("1").join(",")}}; s = "${"a".repeat(n)}"; Requirements = ${balanced("member(2, l)", "||", 1000)} ]`, machines: anyMachines(10) },
     }),
     check: matchBudgetLogged,
+  },
+  {
+    name: "`/v1/match`: a 390-operator Requirements evaluated against 2,000 machines",
+    request: (n) => ({ method: "POST", path: "/v1/match", body: { job: `[ s = "${"a".repeat(n)}"; Requirements = ${Array(390).fill("1").join(" + ")} > 0 ]`, machines: anyMachines(2000) } }),
+    check: matchBudgetLogged,
+  },
+  {
+    name: "`/v1/match`: a balanced 65,535-node Requirements evaluated against 2,000 machines",
+    request: (n) => {
+      let e = "1";
+      for (let i = 0; i < 15; i++) e = `(${e}+${e})`;
+      return { method: "POST", path: "/v1/match", body: { job: `[ s = "${"a".repeat(n)}"; Requirements = ${e} > 0 ]`, machines: anyMachines(2000) } };
+    },
+    check: matchBudgetLogged,
+  },
+  {
+    name: "`/v1/match`: a 50,000-operator chain `1 + 1 + …` (a tree 50,000 deep)",
+    request: () => ({ method: "POST", path: "/v1/match", body: { job: `[ Requirements = ${Array(50_000).fill("1").join(" + ")} > 0 ]`, machines: anyMachines(1) } }),
+    check: errorAnswer(400, "invalid_request"),
   },
   // ---- nesting: 50,000-deep parentheses ----
   {

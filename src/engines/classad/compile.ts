@@ -21,15 +21,22 @@ import {
   type BitOp,
   type CmpOp,
 } from "./operators.js";
-import { chargeValue, evalAt, lookup, lookupAbsolute, lookupBeyond, select } from "./scope.js";
+import { chargeResult, evalAt, lookup, lookupAbsolute, lookupBeyond, select } from "./scope.js";
 import { ERROR, ListValue, UNDEF, truth, type Value } from "./values.js";
 
 /** Compiles one tree. */
 export function compile(n: Node): Compiled {
-  return new Compiled(build(n), n);
+  const before = built;
+  const ev = build(n);
+  // evaluating an expression may visit every node of it: a long expression costs more than one unit
+  return new Compiled(ev, n, 1 + ((built - before) >> 1));
 }
 
+/** Nodes built so far (compile reads the difference: the size of the tree it compiled). */
+let built = 0;
+
 function build(n: Node): EvalFn {
+  built++;
   switch (n.k) {
     case "lit": {
       const v = n.v;
@@ -72,7 +79,7 @@ function build(n: Node): EvalFn {
       // was paid for by the lookups and calls that produced it
       const args = n.args.map(build);
       const nodes = n.args;
-      return (ad, st) => chargeValue(fn(args, ad, st, nodes), st);
+      return (ad, st) => chargeResult(fn(args, ad, st, nodes), st);
     }
     case "op":
       return n.b === null ? buildUnary(n.op, build(n.a)) : buildBinary(n.op, build(n.a), build(n.b));

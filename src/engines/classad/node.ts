@@ -35,5 +35,7 @@ export class Compiled {
   constructor(
     readonly ev: EvalFn,
     readonly node: Node,
+    /** Work units one evaluation costs at most (about one per two tree nodes, at least one). */
+    readonly cost = 1,
   ) {}
 }

@@ -102,16 +102,22 @@ export class Parser {
     return out;
   }
 
-  // Precedence climbing over the binary levels (0 = `||` ... 9 = `*`).
+  // Precedence climbing over the binary levels (0 = `||` ... 9 = `*`). Each operator of a
+  // chain (`1 + 1 + …`) makes the tree one level deeper, so it counts as a nesting level.
   private binary(minLevel: number): Node {
     let left = this.unary();
+    let links = 0;
     for (;;) {
       const info = BIN[this.t()];
-      if (info === undefined || info[0] < minLevel) return left;
+      if (info === undefined || info[0] < minLevel) break;
       this.advance();
+      this.enter();
+      links++;
       const right = this.binary(info[0] + 1);
       left = { k: "op", op: info[1], a: left, b: right };
     }
+    this.depth -= links;
+    return left;
   }
 
   private unary(): Node {
@@ -130,8 +136,14 @@ export class Parser {
   private postfix(): Node {
     this.enter();
     let e = this.primary();
+    let links = 0;
     for (;;) {
       const t = this.t();
+      // each suffix (`x[0][0]…`, `a.b.c…`) makes the tree one level deeper
+      if (t === T.LBox || t === T.Elvis || t === T.Dot) {
+        this.enter();
+        links++;
+      }
       if (t === T.LBox) {
         this.advance();
         const i = this.parseExpression();
@@ -150,7 +162,7 @@ export class Parser {
         e = { k: "attr", name, lc: name.toLowerCase(), scope: e, abs: false };
       } else break;
     }
-    this.depth--;
+    this.depth -= links + 1;
     return e;
   }
 

@@ -33,7 +33,7 @@ export function evalExpr(c: Compiled, holder: ClassAd, st: EvalState): Value {
   const holders = st.holders;
   for (let i = stack.length - 1; i >= 0; i--) if (stack[i] === c && holders[i] === holder) return UNDEF;
   // the cycle check above walks the lookup stack: a deep stack makes each lookup cost more
-  if (st.depth >= MAX_DEPTH || ++st.steps > MAX_STEPS || !st.spend(1 + (stack.length >> 3))) return ERROR;
+  if (st.depth >= MAX_DEPTH || ++st.steps > MAX_STEPS || !st.spend(c.cost + (stack.length >> 3))) return ERROR;
   stack.push(c);
   holders.push(holder);
   st.depth++;
@@ -42,6 +42,12 @@ export function evalExpr(c: Compiled, holder: ClassAd, st: EvalState): Value {
   stack.pop();
   holders.pop();
   return chargeValue(v, st);
+}
+
+/** Charges a built-in's call and the length of the string or list it built; ERROR when that spends the budget. */
+export function chargeResult(v: Value, st: EvalState): Value {
+  const n = typeof v === "string" ? v.length : typeof v === "object" && v instanceof ListValue ? v.length : 0;
+  return st.spend(1 + n) ? v : ERROR;
 }
 
 /**

@@ -349,10 +349,15 @@ export function prepareJob(job: Job, fields = 0): PreparedJob {
   return { id: job.id, opcodes: job.opcodes, views, reasons };
 }
 
-/** Compiles one stored predicate (already validated) into a test on a prepared job. */
+/**
+ * Compiles one stored predicate (validated when its rule was added) into a test
+ * on a prepared job. A predicate stored by an earlier version that no longer
+ * parses (a JavaScript-only regex the PCRE matcher refuses) is false, as an
+ * evaluation error makes a Ganeti expression false.
+ */
 export function compilePredicate(pred: FilterPredicate, watermark: number, fields: FieldTable): (job: PreparedJob) => boolean {
   const parsed = parseExpression(pred[1]);
-  if (!parsed.ok) throw new Error(`bug: stored predicate does not parse: ${parsed.error}`);
+  if (!parsed.ok) return () => false;
   switch (pred[0]) {
     case "jobid":
       return compileJobId(parsed.value, watermark);

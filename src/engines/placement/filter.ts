@@ -61,12 +61,21 @@ export function buildFilter(raw: RawFilter): FilterData {
   };
 }
 
-function compile(exp: RegexData | null): LinearRegex | null {
+/**
+ * The matcher of a stored expression. Bundles compiled before the linear-time
+ * layer stored a JavaScript translation (`(?i)` moved into `flags: "iu"`);
+ * that flag is put back. An expression that does not compile (only possible in
+ * such an old bundle) never matches, as such filters did then.
+ */
+function compile(exp: (RegexData & { flags?: string }) | null): LinearRegex | null {
   if (exp === null) return null;
-  const r = compileGoRegex(exp.source);
-  if (!r.ok) throw new Error(`placement: a stored filter expression does not compile: ${r.error}`);
-  return r.value;
+  const source = exp.flags?.includes("i") === true ? `(?i)${exp.source}` : exp.source;
+  const r = compileGoRegex(source);
+  return r.ok ? r.value : NEVER;
 }
+
+/** A filter expression that matches nothing. */
+const NEVER: LinearRegex = { fast: true, groups: 0, names: [], test: () => false, exec: () => null, match: () => null };
 
 /** Rebuilds the fast form of a filter (sets and compiled regexes) once at load time. */
 export function loadFilter(data: FilterData): Filter {

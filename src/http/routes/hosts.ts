@@ -16,7 +16,8 @@ import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize, type Role } from "../auth.js";
 import { parseJsonText, readJson, readJsonText, validate } from "../body.js";
 import { idempotencyKey, idempotencyRequest, keyReusedMessage } from "../idempotency.js";
-import { elapsedMs, logDecision, newDecisionId, wantsExplain } from "../decision.js";
+import { elapsedMs, newDecisionId, wantsExplain } from "../decision.js";
+import { logDecisionCapturing } from "../capture.js";
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError, type ErrorCode } from "../errors.js";
 import { EXPLAIN_QUERY, IDEMPOTENCY_HEADER, NET_QUERY, registerOperation } from "../openapi.js";
@@ -181,13 +182,8 @@ export const hostRoutes = new Hono<AppEnv>()
       release();
     }
     for (const d of accessDenied) console.log(`${iso(now)} access denied user=${d.user} host=${d.host} client=${d.client}`);
-    logDecision({
-      decision_id: answer.decision_id,
-      engine: "customs",
-      revision: pool.revision,
-      outcome: answer.host === null ? "no_host" : "allocated",
-      ms: elapsedMs(started),
-    });
+    const entry = { decision_id: answer.decision_id, engine: "customs", revision: pool.revision, outcome: answer.host === null ? "no_host" : "allocated", ms: elapsedMs(started) };
+    logDecisionCapturing(c, entry, () => ({ kind: "customs", text }));
     return c.json(answer);
   })
   .put("/v1/hosts/:name", async (c) => {

@@ -12,6 +12,7 @@ import { idempotencyKey, idempotencyRequest, keyReusedMessage } from "../idempot
 import { elapsedMs, logDecision, newDecisionId, wantsExplain } from "../decision.js";
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError, clipText } from "../errors.js";
+import { logDecisionCapturing, type Capture } from "../capture.js";
 import { BULK_QUERY, EXPLAIN_QUERY, IDEMPOTENCY_HEADER, registerOperation } from "../openapi.js";
 import { admit, isObjectOverloaded, overloaded, RETRY_AFTER_SECONDS, shedLoad } from "../overload.js";
 import {
@@ -179,17 +180,24 @@ function unwrap<T>(answer: T | QueueFailure): T {
   return answer;
 }
 
-/** Shapes a job status as a verdict and writes the decision log line. */
-async function verdict(c: Context<AppEnv>, started: number, status: JobStatus) {
+/** What a job submission's log line captures: the submission as sent (integers exact) and the job's status. */
+function jobCapture(text: string, status: object) {
+  return (): Capture => ({ kind: "jobfilter", text, verdict: status, parse: parseExactJsonText, stringify: stringifyExactJson });
+}
+
+/** Shapes a job status as a verdict and writes the decision log line (with the submission, when one was sent and capture is on). */
+async function verdict(c: Context<AppEnv>, started: number, status: JobStatus, submitted?: string) {
   const bundle = await getActiveBundle(c.env);
   const decisionId = newDecisionId();
-  logDecision({
+  const entry = {
     decision_id: decisionId,
     engine: "jobfilter",
     revision: bundle.revision,
     outcome: status.action.toLowerCase(),
     ms: elapsedMs(started),
-  });
+  };
+  if (submitted === undefined) logDecision(entry);
+  else logDecisionCapturing(c, entry, jobCapture(submitted, status));
   return json(c, { decision_id: decisionId, revision: bundle.revision, cacheable: false, ...status });
 }
 
@@ -198,19 +206,14 @@ async function verdict(c: Context<AppEnv>, started: number, status: JobStatus) {
  * `Idempotent-Replayed: true`), the new one otherwise, the same error a
  * refused submission answered the first time, or 422 for a reused key.
  */
-function idempotentVerdict(c: Context<AppEnv>, started: number, key: string, once: Once<unknown>): Response {
+function idempotentVerdict(c: Context<AppEnv>, started: number, key: string, once: Once<unknown>, submitted: string): Response {
   if ("mismatch" in once) throw new ApiError("idempotency_key_reused", keyReusedMessage(key));
   if (once.replayed) c.header("Idempotent-Replayed", "true");
   if (isFailure(once.answer)) throw new ApiError(once.answer.error.code, once.answer.error.message);
   const answer = once.answer as JobStatus & { decision_id: string; revision: string };
   if (!once.replayed) {
-    logDecision({
-      decision_id: answer.decision_id,
-      engine: "jobfilter",
-      revision: answer.revision,
-      outcome: answer.action.toLowerCase(),
-      ms: elapsedMs(started),
-    });
+    const entry = { decision_id: answer.decision_id, engine: "jobfilter", revision: answer.revision, outcome: answer.action.toLowerCase(), ms: elapsedMs(started) };
+    logDecisionCapturing(c, entry, jobCapture(submitted, answer));
   }
   return json(c, answer, once.status);
 }
@@ -245,12 +248,12 @@ jobRoutes
     const key = idempotencyKey(c);
     const text = await readJsonText(c);
     const submission = validate(JobSubmission, parseExactJsonText(text));
-    if (key === undefined) return verdict(c, started, unwrap(await queueStub(c.env, queue).submit(queue, submission, wantsExplain(c))));
+    if (key === undefined) return verdict(c, started, unwrap(await queueStub(c.env, queue).submit(queue, submission, wantsExplain(c))), text);
     const bundle = await getActiveBundle(c.env);
     const envelope = { decision_id: newDecisionId(), revision: bundle.revision };
     const idem = await idempotencyRequest(key, "jobs.submit", text);
     const once = await queueStub(c.env, queue).submitOnce(queue, submission, wantsExplain(c), idem, envelope);
-    return idempotentVerdict(c, started, key, once);
+    return idempotentVerdict(c, started, key, once, text);
   })
   .get("/v1/queues/:queue/jobs/:id", async (c) => {
     const started = performance.now();

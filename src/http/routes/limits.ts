@@ -58,10 +58,15 @@ export async function decide(
   return substituted && decision.cacheable ? { ...decision, cacheable: false } : decision;
 }
 
+/** A captured limits request names the requester the decision used: the connecting address when the body has none. */
+export function withRequester(request: Record<string, unknown>, connectingIp: string | null): Record<string, unknown> | undefined {
+  return request.requester === undefined && connectingIp !== null ? { ...request, requester: connectingIp } : undefined;
+}
+
 /** POST /v1/limits/decide: may this pScheduler task (or this run of it) proceed. */
 export const limitsRoutes = new Hono<AppEnv>().post(
   "/v1/limits/decide",
-  decisionRoute({ engine: "limits", schema: LimitsRequest, decide, acceptsMissingPolicy: true }),
+  decisionRoute({ engine: "limits", schema: LimitsRequest, decide, acceptsMissingPolicy: true, amend: withRequester }),
 );
 
 registerOperation({

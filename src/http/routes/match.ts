@@ -40,6 +40,7 @@ export const matchRoutes = new Hono<AppEnv>()
     "/v1/ads/check",
     decisionRoute({
       engine: "match",
+      kind: "ads-check",
       schema: AdCheckRequest,
       decide: (policy: MatchPolicy, request, ctx) =>
         badAdAsRequestError(() => decideAdCheck(policy, request, evalContext(ctx.now, ctx.explain))),

@@ -56,7 +56,8 @@ export function setRegexSpend(spend: Spend | null): void {
 
 class FastRegex implements LinearRegex {
   readonly fast = true;
-  private readonly plain: RegExp;
+  /** The RegExp without `g` or `d`, for yes/no searches. */
+  readonly plain: RegExp;
   private readonly global: RegExp;
   private readonly strings: RegExp;
 
@@ -220,7 +221,22 @@ class Regex implements LinearRegex {
 
 /** The yes/no search: pure string methods for literal patterns, literal checks in front of the engine otherwise. */
 function testerOf(engine: LinearRegex, f: Prefilter | null): (s: string) => boolean {
-  if (f === null || (engine.fast && f.prefix === "" && f.exact === null && f.whole === null)) return (s) => engine.test(s);
+  if (engine instanceof FastRegex && (f === null || (f.exact === null && f.whole === null))) {
+    // RegExp finds a required substring itself: only a prefix is checked first (see prefilter.ts)
+    const re = engine.plain;
+    const prefix = f === null ? "" : f.prefix;
+    if (prefix === "")
+      return (s) => {
+        chargeRegex(s.length + 1);
+        return re.test(s);
+      };
+    return (s) => {
+      if (!s.startsWith(prefix)) return false;
+      chargeRegex(s.length + 1);
+      return re.test(s);
+    };
+  }
+  if (f === null) return (s) => engine.test(s);
   if (f.exact !== null) return (s) => passes(f, s, 0);
   if (f.whole === "includes") {
     const lit = f.required;
