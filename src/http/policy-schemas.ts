@@ -19,6 +19,38 @@ type JsonSchema = Record<string, unknown>;
 /** The draft every schema is written in. */
 export const SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema";
 
+/** The first item's values of a tuple branch (`const` or `enum`), or null when it is not such a tuple. */
+function tupleHeads(branch: JsonSchema): unknown[] | null {
+  const first = branch.type === "array" && Array.isArray(branch.prefixItems) ? (branch.prefixItems[0] as JsonSchema | undefined) : undefined;
+  if (first === undefined) return null;
+  if (Array.isArray(first.enum)) return first.enum as unknown[];
+  return "const" in first ? [first.const] : null;
+}
+
+/**
+ * A union of tuples told apart by their first item (`["!", e]`, `["&", e, ...]`)
+ * as one if/then per tuple keyed on that item, so a validator checks the nested
+ * items against the one branch that applies: as a plain anyOf, a validator that
+ * reports every error tries each branch at each level, exponential in the nesting.
+ */
+function discriminateTuples(schema: JsonSchema): void {
+  const branches = schema.anyOf as JsonSchema[] | undefined;
+  if (branches === undefined) return;
+  const others = branches.filter((b) => tupleHeads(b) === null);
+  const tuples = branches.filter((b) => tupleHeads(b) !== null);
+  if (tuples.length < 2) return;
+  const heads = tuples.flatMap((b) => tupleHeads(b)!);
+  if (new Set(heads.map((h) => JSON.stringify(h))).size !== heads.length) return;
+  const headed = (values: unknown[]): JsonSchema => ({ type: "array", minItems: 1, prefixItems: [{ enum: values }] });
+  schema.anyOf = [...others, headed(heads)];
+  schema.allOf = tuples.map((b) => ({ if: headed(tupleHeads(b)!), then: b }));
+}
+
+/** A number bound of a bigint check as JSON, when it is exact as a JSON number. */
+function exactBound(v: unknown): number | undefined {
+  return typeof v === "bigint" && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : undefined;
+}
+
 /** A zod schema as JSON Schema 2020-12 input (bigints, the exact integers, as JSON integers). */
 function fromZod(schema: z.ZodType): JsonSchema {
   const out = z.toJSONSchema(schema, {
@@ -26,14 +58,21 @@ function fromZod(schema: z.ZodType): JsonSchema {
     unrepresentable: "any",
     io: "input",
     override: (ctx) => {
-      const def = ctx.zodSchema._zod.def as { type: string; items?: unknown[] };
-      if (def.type === "bigint") Object.assign(ctx.jsonSchema, { type: "integer" });
+      const zod = ctx.zodSchema._zod;
+      const def = zod.def as { type: string; items?: unknown[] };
+      if (def.type === "bigint") {
+        // bounds past 2^53 are left to the checker: a JSON number cannot state them exactly
+        const checks = ((def as { checks?: { _zod: { def: { check: string; value?: unknown; inclusive?: boolean } } }[] }).checks ?? []).map((c) => c._zod.def);
+        const bound = (check: string) => checks.filter((c) => c.check === check && c.inclusive === true).map((c) => exactBound(c.value))[0];
+        Object.assign(ctx.jsonSchema, { type: "integer", minimum: bound("greater_than"), maximum: bound("less_than") });
+      }
       // zod leaves out a tuple's least length: `[]` would pass where `["&"]` is required
       if (def.type === "tuple" && def.items !== undefined) ctx.jsonSchema.minItems = def.items.length;
+      if (def.type === "union") discriminateTuples(ctx.jsonSchema as JsonSchema);
     },
   }) as JsonSchema;
   delete out.$schema;
-  return out;
+  return JSON.parse(JSON.stringify(out)) as JsonSchema;
 }
 
 /** Each schema by name: the files it describes and how it is made. */

@@ -132,6 +132,8 @@ describe("the schemas refuse what the checkers refuse for its shape", () => {
     ["limits", "limits", '{"schema": 3, "identifiers": [{"name": "a", "description": "", "type": "always", "data": {"x": 1}}], "classifiers": [], "limits": [], "applications": []}'],
     ["limits", "limits", '{"schema": 3, "identifiers": [], "classifiers": [], "limits": [{"name": "p", "type": "pass-fail", "data": {"pass": "yes"}}], "applications": []}'],
     ["limits", "limits", '{"schema": 3, "identifiers": [], "classifiers": [], "limits": [{"name": "p", "type": "pass-fail"}], "applications": []}'],
+    ["limits", "limits", '{"schema": 3, "identifiers": [], "classifiers": [], "limits": [{"name": "p", "type": "nosuch", "data": {}}], "applications": []}'],
+    ["limits", "limits", '{"schema": 3, "identifiers": [], "classifiers": [], "limits": [{"name": "p", "description": "d", "data": {"pass": true}}], "applications": []}'],
     ["limits", "limits", '{"schema": 3, "identifiers": [], "classifiers": [], "limits": [], "applications": [{"apply": [{"require": "most", "limits": []}]}]}'],
   ];
   it.each(rejects)("%s refuses %s", (name, engine, text) => {

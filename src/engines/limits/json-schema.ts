@@ -43,8 +43,10 @@ function dataByType(types: readonly string[], data: Readonly<Record<string, Sche
 }
 
 /**
- * A limit entry as the loader reads it: a name, then either `type` and `data`,
- * or `clone` (another limit's name) with `description` and `data` merged over it.
+ * A limit entry as the loader reads it: a name, then either `type` and `data`
+ * (checked by the type's schema), or `clone` (another limit's name) with
+ * `description` and `data` merged over that limit's: then `type` is ignored and
+ * the merged data is checked when the file loads, so the schema cannot check it.
  */
 function limitEntry(): JsonSchema {
   return {
@@ -52,14 +54,15 @@ function limitEntry(): JsonSchema {
     properties: {
       name: { type: "string" },
       description: { type: "string" },
-      type: { enum: [...LIMIT_TYPES] },
+      type: {},
       data: {},
       invert: { type: "boolean" },
       clone: { type: "string", description: "the name of an earlier limit whose type and data this one takes, `data` merged over them" },
     },
     required: ["name"],
-    anyOf: [{ required: ["clone", "description", "data"] }, { required: ["type", "data"], not: { required: ["clone"] } }],
-    allOf: dataByType(LIMIT_TYPES, LIMIT_DATA, "limit"),
+    if: { required: ["clone"] },
+    then: { required: ["clone", "description", "data"] },
+    else: { required: ["type", "data"], properties: { type: { enum: [...LIMIT_TYPES] } }, allOf: dataByType(LIMIT_TYPES, LIMIT_DATA, "limit") },
   };
 }
 
