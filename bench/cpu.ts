@@ -6,9 +6,10 @@
  * (user + system, from /proc, so Linux only) is divided by the number of requests.
  * The verdict cache is off and every request differs, so each one is decided.
  * /proc counts in 10 ms ticks: enough requests are sent for a resolution under 1 ms per request.
+ * Port: BENCH_PORT when set, else a free port on loopback.
  */
 import { bundleWorker, startWorker, workerdCpuSeconds } from "./workerd.js";
-import { JOB_AD } from "./classad.js";
+import { JOB_AD } from "./fixtures.js";
 
 interface Route {
   name: string;
@@ -52,7 +53,7 @@ async function send(base: string, r: Route, i: number): Promise<void> {
 }
 
 const script = bundleWorker();
-const worker = await startWorker(script, 0, 0, () => {});
+const worker = await startWorker(script, Number(process.env.BENCH_PORT ?? 0), 0, () => {});
 try {
   console.log(`${"route".padEnd(34)} ${"requests".padStart(8)} ${"CPU ms/request".padStart(15)} ${"wall ms/request".padStart(16)} ${"client CPU ms".padStart(16)} ${"first CPU ms".padStart(12)}`);
   for (const r of ROUTES) {

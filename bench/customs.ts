@@ -19,33 +19,10 @@ import {
 } from "../src/engines/customs/index.js";
 import { AllocateRequest } from "../src/http/schemas/hosts.js";
 import { measure, printTable, type BenchRow } from "./support.js";
+import { CUSTOMS_REQUEST as REQUEST, rawHosts as rawPool } from "./fixtures.js";
 
 const POOL_SIZE = 1_000;
 const policy = loadCustomsPolicy(DEFAULT_POLICY_DATA);
-
-/** A deterministic, varied pool: loads, swap, idle times, attributes, access lists and levels. */
-function rawPool(n: number): object[] {
-  const hosts: object[] = [{ name: "ws0", address: "10.0.0.1", load: 0, swapFreePct: 50, jobs: 0, idleSeconds: 1000 }];
-  for (let i = 1; i < n; i++) {
-    hosts.push({
-      name: `h${i}`,
-      address: `10.${(i >> 8) & 255}.${i & 255}.2`,
-      load: (i % 13) / 20,
-      swapFreePct: 20 + (i % 60),
-      jobs: i % 3,
-      idleSeconds: 600 + (i % 17) * 60,
-      freeProcs: 5 + (i % 30),
-      attrs: i % 4 === 0 ? ["fastdisk", "x86"] : i % 4 === 1 ? ["hugemem"] : ["x86"],
-      allow: i % 5 === 0 ? ["192.168.0.0/16", "10.0.0.0/8"] : ["10.0.0.0/8", "2001:db8::/32"],
-      deny: i % 7 === 0 ? ["10.0.0.13"] : [],
-      access: i % 9 === 0 ? 2 : 0,
-      users: { alice: "/bin/sh" },
-      shells: ["/bin/sh"],
-      bias: i % 11,
-    });
-  }
-  return hosts;
-}
 
 function preparedPool(raw: object[]): PreparedHost[] {
   return raw.map((h) => {
@@ -56,8 +33,6 @@ function preparedPool(raw: object[]): PreparedHost[] {
     return p.value;
   });
 }
-
-const REQUEST = { client: "ws0", net: 0, fromAddress: "10.0.0.20", user: "alice", attrs: ["x86", "!sparc", "OR", "hugemem"] };
 
 /** Measures allocation over 1,000 hosts and its baseline; returns the rows `npm run bench` prints. */
 export async function runCustomsBench(): Promise<BenchRow[]> {

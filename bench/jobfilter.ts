@@ -4,60 +4,14 @@
  * Run: npx tsx bench/jobfilter.ts
  */
 import { fileURLToPath } from "node:url";
-import type { FilterRule, Job } from "../src/engines/jobfilter/index.js";
+import type { Job } from "../src/engines/jobfilter/index.js";
 import { compileFilters, decideJobfilter, loadFilters } from "../src/engines/jobfilter/index.js";
 import { parseExactJson } from "../src/engines/common/exact-json.js";
 import { JobfilterDecisionRequest } from "../src/http/schemas/jobs.js";
 import { measure, printTable, type BenchRow } from "./support.js";
+import { chain, job } from "./fixtures.js";
 
 const RULES = 50;
-
-/** A realistic chain: drains, opcode filters, regexes, reason filters and rate limits; none but the last matches the probe job. */
-export function chain(size = RULES): FilterRule[] {
-  const rules: FilterRule[] = [];
-  for (let i = 0; i < size - 1; i++) {
-    const uuid = `00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`;
-    const kind = i % 5;
-    const predicates: FilterRule["predicates"] =
-      kind === 0
-        ? [["jobid", ["&", [">", "id", "watermark"], ["<", "id", 10]]]]
-        : kind === 1
-          ? [["opcode", ["==", "OP_ID", `OP_NEVER_${i}`]]]
-          : kind === 2
-            ? [["opcode", ["&", ["=~", "instance_name", `^db${i}\\.`], ["?", "force"]]]]
-            : kind === 3
-              ? [["reason", ["=~", "reason", `maintenance ticket ${i}$`]]]
-              : [["opcode", ["|", ["=[]", "tags", `team-${i}`], [">", "beparams.memory", 1_000_000 + i]]]];
-    const action: FilterRule["action"] = kind === 4 ? ["RATE_LIMIT", 5] : kind === 0 ? "PAUSE" : "REJECT";
-    rules.push({ uuid, watermark: 100, priority: i, predicates, action, reason_trail: [] });
-  }
-  rules.push({
-    uuid: "ffffffff-0000-4000-8000-000000000000",
-    watermark: 100,
-    priority: 999,
-    predicates: [["opcode", ["=", "OP_ID", "OP_INSTANCE_REPLACE_DISKS"]]],
-    action: ["RATE_LIMIT", 10],
-    reason_trail: [],
-  });
-  return rules;
-}
-
-/** The probe job: OP_INSTANCE_REPLACE_DISKS, matched by the chain's last rule only. */
-export function job(id: number): Job {
-  return {
-    id,
-    opcodes: [
-      {
-        OP_ID: "OP_INSTANCE_REPLACE_DISKS",
-        instance_name: `web${id}.example.com`,
-        force: false,
-        tags: ["web", "prod"],
-        beparams: { memory: 4096 },
-        reason: [["gnt:client:gnt-instance", "replace-disks", 1_700_000_000_000_000_000]],
-      },
-    ],
-  };
-}
 
 /** Measures one decision over the 50-rule chain, a pass with a busy queue, and the JSON baseline. */
 export async function runJobfilterBench(): Promise<BenchRow[]> {

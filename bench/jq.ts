@@ -14,87 +14,11 @@ import * as jqSource from "../src/jq/index.js";
 import type { JqProgram } from "../src/jq/index.js";
 import { BUILTIN_MODULES } from "../src/jq/modules.js";
 import { measure, printTable, type BenchRow } from "./support.js";
+import { CIDR_TRANSFORM, CIDRS, CLASSIFIERS_HAS, COMPILE_20, ISO_COMPARE, REGEX_CAPTURE, REGEX_MATCH, REGEX_TWO, TASK, THROUGHPUT_LIMITS, TOOLKIT_REWRITE } from "./fixtures.js";
 
 interface JqWeb {
   json(input: unknown, filter: string): unknown;
 }
-
-const REWRITER_DEFS = [
-  "def classifiers: .__REWRITER_PRIVATE__.classifiers;",
-  "def classifiers_has($v): classifiers | contains([$v]);",
-  'def change($msg): .__REWRITER_PRIVATE__.changed = true | if $msg == null then . else .__REWRITER_PRIVATE__.diags += [$msg | tostring] end;',
-  "def hint($name): .__REWRITER_PRIVATE__.hints[$name];",
-  'def reject($msg): error("Task rejected: " + ($msg | tostring));',
-].join("\n");
-
-const TOOLKIT_REWRITE = [
-  'import "pscheduler/iso8601" as iso;',
-  REWRITER_DEFS,
-  ".",
-  "| .test.type as $testtype",
-  '| if ( ["idle", "idlebgm", "latency", "latencybg", "throughput" ] | contains([$testtype]) )',
-  "    and .test.spec.duration != null",
-  "    and iso::duration_as_seconds(.test.spec.duration) < 5",
-  '  then .test.spec.duration = "PT5S" | change("Bumped duration to 5-second minimum")',
-  "  else . end",
-].join("\n");
-
-const THROUGHPUT_LIMITS = [
-  'import "pscheduler/iso8601" as iso;',
-  'if .test.type != "throughput" then true',
-  'elif .test.spec.parallel != null and .test.spec.parallel > 6 then "Throughput may only have six or fewer parallel streams."',
-  'elif .test.spec.duration != null and iso::duration_as_seconds(.test.spec.duration) > 60 then "Duration for throughput must be 60 seconds or less."',
-  'elif .test.spec.udp == true and (.test.spec.bandwidth == null or .test.spec.bandwidth > 50000000) then "UDP throughput bandwidth must be less than 50 Mb/s"',
-  "else true end",
-].join("\n");
-
-const CLASSIFIERS_HAS = [REWRITER_DEFS, 'if classifiers_has("hostiles") then reject("hostile requester") else classifiers_has("friendlies") end'].join("\n");
-
-const CIDR_TRANSFORM = '[.prefixes[] | select(.region != "blocked" and (.ip_prefix | test("^[0-9.]+/[0-9]+$"))) | .ip_prefix] | unique';
-
-const ISO_COMPARE = 'import "pscheduler/iso8601" as iso; iso::duration_as_seconds(.test.spec.duration) <= iso::duration_as_seconds($max)';
-
-const TASK: Json = {
-  schema: 1,
-  test: { type: "throughput", spec: { schema: 1, source: "192.0.2.1", dest: "ps.example.net", duration: "PT2S", parallel: 4 } },
-  schedule: { slip: "PT5M" },
-  tools: ["iperf3"],
-  __REWRITER_PRIVATE__: { classifiers: ["default", "friendlies"], changed: false, diags: [], hints: { requester: "192.0.2.1" } },
-};
-
-const CIDRS: Json = {
-  prefixes: Array.from({ length: 5000 }, (_, i) => ({
-    ip_prefix: `10.${(i >> 8) & 255}.${i & 255}.0/24`,
-    region: i % 10 === 0 ? "blocked" : `region-${i % 7}`,
-  })),
-};
-
-const COMPILE_20 = [
-  'import "pscheduler/iso8601" as iso;',
-  'import "pscheduler/si" as si;',
-  "def classifiers: .__REWRITER_PRIVATE__.classifiers;",
-  "def classifiers_has($v): classifiers | contains([$v]);",
-  "def change($msg): .__REWRITER_PRIVATE__.changed = true",
-  "  | if $msg == null then . else .__REWRITER_PRIVATE__.diags += [$msg | tostring] end;",
-  ".",
-  "| .test.type as $testtype",
-  '| if (["idle", "idlebgm", "latency", "latencybg", "throughput"] | contains([$testtype]))',
-  "    and .test.spec.duration != null",
-  "    and iso::duration_as_seconds(.test.spec.duration) < 5",
-  '  then .test.spec.duration = "PT5S" | change("Bumped duration to 5-second minimum")',
-  "  else . end",
-  "| if .test.spec.bandwidth != null",
-  "    and si::as_integer(.test.spec.bandwidth) > si::as_integer(\"1G\")",
-  '  then .test.spec.bandwidth = "1G" | change("Capped bandwidth")',
-  "  else . end",
-  '| if classifiers_has("hostiles") then error("Task rejected") else . end',
-  "| .schedule.slip //= \"PT5M\"",
-  "| .",
-].join("\n");
-
-const REGEX_CAPTURE = 'capture("^(?<n>[0-9]+)(?<u>[kmgt]i?)?$"; "i")';
-const REGEX_MATCH = '[match("(?<v>[0-9]+)(?<u>[HMS])"; "g") | .captures | map(.offset)]';
-const REGEX_TWO = '[test("^P[0-9]+D$"), test("^PT[0-9]+S$"), (capture("^P(?<d>[0-9]+)D$") | .d)]';
 
 /** jq-web has no pscheduler modules: inline them with `alias_` prefixed names. */
 function inlineModules(src: string): string {

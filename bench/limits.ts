@@ -19,6 +19,7 @@ import { decideLimits, limitsEngine, type LimitsContext, type LimitsPolicy, type
 import { LimitsRequest as LimitsRequestSchema } from "../src/http/schemas/limits.js";
 import { readSharedData, SHARED_DATA_ABSENT } from "../test/support/shared-data.js";
 import { measure, measureAsync, printTable, type BenchRow } from "./support.js";
+import { LIMITS_REQUEST as REQUEST } from "./fixtures.js";
 
 const SOURCE = readFileSync(new URL("../policies/limits.json", import.meta.url), "utf8");
 /** The pre-5.0 toolkit file: `test` limits evaluated natively, so no jq runs when rewrite is off. */
@@ -32,17 +33,6 @@ const CONTEXT: LimitsContext = {
   dns: { lookup: () => NXDOMAIN },
   cidrList: () => undefined,
   localAddresses: ["192.0.2.1", "2001:db8::1"],
-};
-
-const REQUEST = {
-  requester: "203.0.113.9",
-  server: "192.0.2.1",
-  task: {
-    schema: 1,
-    test: { type: "throughput", spec: { schema: 1, source: "192.0.2.1", dest: "ps.example.net", duration: "PT2S", parallel: 4 } },
-    schedule: { repeat: "PT4H", slip: "PT1H" },
-    tools: ["iperf3"],
-  },
 };
 
 type LimitsModule = typeof limitsSource;

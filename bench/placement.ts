@@ -8,34 +8,9 @@ import { readFileSync } from "node:fs";
 import { compilePlacement, decidePlacement, loadPlacement } from "../src/engines/placement/index.js";
 import { PlaceRequest } from "../src/http/schemas/placement.js";
 import { measure, printTable, type BenchRow } from "./support.js";
+import { LARGE_PLACEMENT_REQUEST, largePlacement, SEED_PLACEMENT_REQUEST } from "./fixtures.js";
 
 const DEFAULT_POLICY = readFileSync(new URL("../policies/placement.yaml", import.meta.url), "utf8");
-
-/** A larger configuration: 20 teams with 10 queues each, filters, ACLs and a five-rule chain. */
-function largePolicy(): string {
-  const lines = [
-    "partitions:",
-    "  - name: default",
-    "    defaultqueue: root.default",
-    "    placementrules:",
-    "      - {name: provided, filter: {type: deny, groups: [guests]}}",
-    "      - {name: user, create: false, parent: {name: tag, value: team}}",
-    '      - {name: user, create: true, filter: {users: ["^svc-"]}, parent: {name: fixed, value: services}}',
-    "      - {name: tag, value: namespace, create: true, parent: {name: fixed, value: dynamic}}",
-    "      - {name: fixed, value: root.default}",
-    "    queues:",
-    "      - name: root",
-    "        queues:",
-    '          - {name: default, submitacl: "*"}',
-    '          - {name: services, parent: true, submitacl: "*"}',
-    '          - {name: dynamic, parent: true, submitacl: " dev"}',
-  ];
-  for (let t = 0; t < 20; t++) {
-    lines.push(`          - name: team${t}`, "            parent: true", '            adminacl: " admins"', "            queues:");
-    for (let q = 0; q < 10; q++) lines.push(`              - {name: q${q}, submitacl: "u${q} g${t}"}`);
-  }
-  return lines.join("\n") + "\n";
-}
 
 function load(source: string) {
   const compiled = compilePlacement(source);
@@ -43,32 +18,12 @@ function load(source: string) {
   return loadPlacement(compiled.value);
 }
 
-const SEED_REQUEST = {
-  user: "sarah",
-  groups: ["sarah", "dev_app"],
-  queue: "my_special_queue",
-  tags: { namespace: "newapp" },
-  existingQueues: [{ path: "root.newapp", leaf: false }],
-};
-
-const LARGE_REQUEST = {
-  applicationId: "app-0001",
-  user: "carol",
-  groups: ["staff", "dev", "g7"],
-  queue: "does-not-exist",
-  tags: { namespace: "ml.training", team: "team7" },
-  existingQueues: [
-    { path: "root.team7.carol", leaf: true },
-    { path: "root.dynamic.other", leaf: true, draining: true },
-  ],
-};
-
 /** Measures the placement engine and its baseline; returns the rows `npm run bench` prints. */
 export async function runPlacementBench(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const cases: [string, string, object][] = [
-    ["seed policy, issue example", DEFAULT_POLICY, SEED_REQUEST],
-    ["5 rules, 200 queues, ACL walk", largePolicy(), LARGE_REQUEST],
+    ["seed policy, issue example", DEFAULT_POLICY, SEED_PLACEMENT_REQUEST],
+    ["5 rules, 200 queues, ACL walk", largePlacement(), LARGE_PLACEMENT_REQUEST],
   ];
   for (const [label, source, request] of cases) {
     const policy = load(source);

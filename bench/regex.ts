@@ -13,6 +13,7 @@ import { compileFilters, decideJobfilter, loadFilters, type Job } from "../src/e
 import { decideLimits, limitsEngine, type LimitsContext, type LimitsRequest } from "../src/engines/limits/index.js";
 import { compilePlacement, decidePlacement, loadPlacement } from "../src/engines/placement/index.js";
 import { compileJq } from "../src/jq/index.js";
+import { manyRules } from "./fixtures.js";
 import { measure, measureAsync, printTable, type BenchRow } from "./support.js";
 
 interface Common {
@@ -144,14 +145,6 @@ async function hostileRows(): Promise<BenchRow[]> {
     }
   }
   return rows;
-}
-
-/** A policy with n rules, each with its own filter regexp that the request's user does not match. */
-function manyRules(n: number): string {
-  const lines = ["partitions:", "  - name: default", "    placementrules:"];
-  for (let i = 0; i < n; i++) lines.push(`      - {name: fixed, value: root.q${i}, create: true, filter: {type: allow, users: ["^team${i}-[a-z]+$"]}}`);
-  lines.push("      - {name: fixed, value: root.default}", "    queues:", "      - name: root", "        queues:", '          - {name: default, submitacl: "*"}');
-  return lines.join("\n") + "\n";
 }
 
 function scaleRows(): { rows: BenchRow[]; exponent: string } {

@@ -17,6 +17,7 @@ const SUITES: [string, () => Promise<BenchRow[]>][] = [
   ["jobfilter", async () => (await import("./jobfilter.js")).runJobfilterBench()],
   ["jq", async () => (await import("./jq.js")).runJqBench()],
   ["regex", async () => (await import("./regex.js")).runRegexBench()],
+  ["metrics", async () => (await import("./metrics.js")).runMetricsBench()],
 ];
 
 const summary: (BenchRow & { suite: string })[] = [];

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Compiles policies/ into the bundle the Worker embeds (src/bundle/embedded.generated.json).
+// Compiles policies/ into the bundle the Worker embeds (src/bundle/embedded.generated.json),
+// and embeds the playground page (scripts/build-playground.mjs).
 // Run by `npm test` and, as wrangler.toml's [build] command, by `wrangler deploy` and
 // `wrangler dev` (`npm start`), which runs it again whenever a file under policies/ changes.
 // An invalid policy writes nothing and fails the build, except under `wrangler dev` with
@@ -7,6 +8,9 @@
 // one, so there the errors are printed and the running server keeps the last good bundle.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { buildPlaygroundAssets } from "./build-playground.mjs";
+
+buildPlaygroundAssets();
 
 const OUTPUT = "src/bundle/embedded.generated.json";
 const run = spawnSync(process.execPath, ["bin/arbiter.mjs", "compile", "policies", "-o", OUTPUT], { stdio: "inherit" });

@@ -27,6 +27,8 @@ export interface Env {
   DECISION_LOG_MASK_ATTRIBUTES?: string;
   /** The share of decisions also evaluated against a staged candidate policy (0 to 1, default 1). */
   SHADOW_SAMPLE?: string;
+  /** Workers Analytics Engine dataset, optional: when bound, one data point per decision (docs/operations.md, "Metrics"). */
+  METRICS?: AnalyticsEngineDataset;
 }
 
 /** Hono's type parameter for our app: bindings plus the per-request variables. */

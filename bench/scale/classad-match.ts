@@ -10,7 +10,7 @@
 import { readAd } from "../../src/engines/classad/ad-input.js";
 import type { ClassAd } from "../../src/engines/classad/classad.js";
 import { decideParsedMatch } from "../../src/engines/classad/match.js";
-import { JOB_AD, slotAd } from "../classad.js";
+import { JOB_AD, slotAd } from "../fixtures.js";
 import { heapUsed, measureSeries, report } from "./series.js";
 
 const SIZES = [10, 100, 1_000, 10_000];

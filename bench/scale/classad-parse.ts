@@ -6,7 +6,7 @@
  */
 import { clearExprCache, readAd } from "../../src/engines/classad/ad-input.js";
 import type { ClassAd } from "../../src/engines/classad/classad.js";
-import { slotAd } from "../classad.js";
+import { slotAd } from "../fixtures.js";
 import { collect, heapUsed, measureSeries, median, report, timeCalls } from "./series.js";
 
 const HELD = [0, 1_000, 10_000];

@@ -8,7 +8,7 @@
  * carries its queue).
  */
 import { RunningCounts, buildFilterSet, decideCounted, decideJob, type Job } from "../../src/engines/jobfilter/index.js";
-import { chain, job } from "../jobfilter.js";
+import { chain, job } from "../fixtures.js";
 import { measureSeries, report } from "./series.js";
 
 const RULES = [10, 100, 1_000];

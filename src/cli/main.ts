@@ -18,6 +18,9 @@ Commands:
   eval ENGINE [--policy FILE]                 decide JSON lines from stdin (limits, placement,
                                               match, customs, jobfilter, jq, classad)
   test [PATH...] [--run RE] [--format F]      run policy tests (*.test.yaml; default: policies)
+  replay --policy DIR LOG.jsonl               re-decide captured requests under a candidate
+                                              folder; the shadow report's counts and examples
+  replay --policy DIR --against DIR FILE      compare two policy folders over a request file
   schemas -o DIR [NAME...]                    write the JSON Schemas of the policy formats
   jq [options] PROGRAM [FILE...]              the jq command line, on Arbiter's jq engine
   filter add [options]                        add a job filter rule        (as gnt-filter)
@@ -51,6 +54,7 @@ const COMMANDS: Record<string, Command> = {
   test: async (argv, io) => (await import("./test-command.js")).testCommand(argv, io),
   schemas: async (argv, io) => (await import("./schemas-command.js")).schemasCommand(argv, io),
   publish: publishCommand,
+  replay: async (argv, io) => (await import("./replay-command.js")).replayCommand(argv, io),
   jq: async (argv, io) => {
     if (argv.includes("--help") || argv.includes("-h")) return io.stdout(JQ_USAGE), 0;
     const { runJqCommand } = await import("./jq-command.js");

@@ -81,6 +81,8 @@ describe("refreshSources", () => {
       last_error: null,
       next_due: new Date(T0 + 3_600_000).toISOString(),
       count: 2,
+      successes: 1,
+      failures: 0,
     });
   });
 
@@ -119,6 +121,8 @@ describe("refreshSources", () => {
       last_error: "HTTP status 500",
       next_due: new Date(t1 + 600_000).toISOString(),
       count: 1,
+      successes: 1,
+      failures: 1,
     });
   });
 

@@ -66,6 +66,8 @@ async function refreshOne(
       last_error: previous?.last_error ?? null,
       next_due: new Date(now + source.updateSeconds * 1000).toISOString(),
       count: downloaded.entries.length,
+      successes: (previous?.successes ?? 0) + 1,
+      failures: previous?.failures ?? 0,
     };
   } else {
     const entries = previous?.entries ?? [];
@@ -77,6 +79,8 @@ async function refreshOne(
       last_error: downloaded.error,
       next_due: new Date(now + source.retrySeconds * 1000).toISOString(),
       count: entries.length,
+      successes: previous?.successes ?? 0,
+      failures: (previous?.failures ?? 0) + 1,
     };
   }
   await writeCidrListRecord(env.POLICIES, record);

@@ -2,21 +2,27 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../env.js";
 import { ApiError, errorBody } from "./errors.js";
+import { noteRequest } from "./metrics.js";
 import { listOperations } from "./openapi.js";
 import { isObjectOverloaded, overloaded, RETRY_AFTER_SECONDS } from "./overload.js";
 import { hostRoutes } from "./routes/hosts.js";
 import { jobRoutes } from "./routes/jobs.js";
+import { filterRoutes } from "./routes/rapi-filters.js";
 import { limitsRoutes } from "./routes/limits.js";
 import { matchRoutes } from "./routes/match.js";
+import { metricsRoutes } from "./routes/metrics.js";
 import { placementRoutes } from "./routes/placement.js";
+import { playgroundRoutes } from "./routes/playground.js";
 import { schemaRoutes } from "./routes/schemas.js";
 import { policyRoutes } from "./routes/policies.js";
+import { candidateRoutes } from "./routes/candidate.js";
 import { systemRoutes } from "./routes/system.js";
 
 /** The whole HTTP API: one error envelope, one request id per request, routes per concern. */
 export const app = new Hono<AppEnv>();
 
 app.use("*", async (c, next) => {
+  noteRequest(Date.now());
   const requestId = c.req.header("x-request-id")?.slice(0, 64) || crypto.randomUUID();
   c.set("requestId", requestId);
   await next();
@@ -49,12 +55,16 @@ app.notFound((c) => {
 });
 
 app.route("/", systemRoutes);
+app.route("/", metricsRoutes);
 app.route("/", policyRoutes);
+app.route("/", candidateRoutes);
 app.route("/", placementRoutes);
 app.route("/", limitsRoutes);
 app.route("/", matchRoutes);
+app.route("/", filterRoutes);
 app.route("/", jobRoutes);
 app.route("/", hostRoutes);
+app.route("/", playgroundRoutes);
 app.route("/", schemaRoutes);
 
 let routeShapes: { pattern: RegExp; method: string }[] | undefined;

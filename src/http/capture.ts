@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { captureMode, maskRequest, maskRules, maskView, viewOf, type CaptureKind, type DecisionKind } from "../bundle/compare/index.js";
+import { captureMode, maskRequest, maskRulesFor, maskView, viewOf, type CaptureKind, type DecisionKind } from "../bundle/compare/index.js";
 import type { AppEnv, Env } from "../env.js";
 import { compactJsonText } from "./cache-key.js";
 import { logDecision, type DecisionLog } from "./decision-log.js";
@@ -22,25 +22,22 @@ export interface Capture {
   stringify?: (value: unknown) => string;
 }
 
+/** An error as a log line may carry it: never a JSON parser's message, which can quote the request. */
+export function errorText(e: unknown): string {
+  if (e instanceof SyntaxError) return "SyntaxError";
+  return String(e).slice(0, 300);
+}
+
 /** Runs work after the answer is sent, or now where there is no execution context (a call outside a request). */
 export function afterAnswer(c: Context<AppEnv>, work: () => Promise<void>): void {
   const guarded = work().catch((e: unknown) =>
-    console.error(JSON.stringify({ ts: new Date().toISOString(), event: "after_answer_failed", error: String(e) })),
+    console.error(JSON.stringify({ ts: new Date().toISOString(), event: "after_answer_failed", error: errorText(e) })),
   );
   try {
     c.executionCtx.waitUntil(guarded);
   } catch {
     // no execution context: the promise runs on its own
   }
-}
-
-/** The masking rules of an environment, worked out once per distinct setting. */
-let rulesMemo: { key: string | undefined; rules: ReturnType<typeof maskRules> } | undefined;
-export function rulesOf(env: Env): ReturnType<typeof maskRules> {
-  if (rulesMemo === undefined || rulesMemo.key !== env.DECISION_LOG_MASK_ATTRIBUTES) {
-    rulesMemo = { key: env.DECISION_LOG_MASK_ATTRIBUTES, rules: maskRules(env.DECISION_LOG_MASK_ATTRIBUTES) };
-  }
-  return rulesMemo.rules;
 }
 
 /** The request and verdict fields a captured log line adds, as JSON members text (`,"request":…`). */
@@ -55,7 +52,7 @@ async function capturedMembers(env: Env, mode: "masked" | "full", capture: Captu
   const stringify = capture.stringify ?? JSON.stringify;
   let requestText: string;
   if (mode === "full") requestText = amended === undefined ? compact : stringify(amended);
-  else requestText = stringify(await maskRequest(capture.kind, request, rulesOf(env)));
+  else requestText = stringify(await maskRequest(capture.kind, request, maskRulesFor(env.DECISION_LOG_MASK_ATTRIBUTES)));
   let members = `,"kind":${JSON.stringify(capture.kind)},"request":${requestText}`;
   if (capture.verdict !== undefined && capture.kind !== "customs") {
     const kind: DecisionKind = capture.kind;
@@ -83,7 +80,7 @@ export function logDecisionCapturing(c: Context<AppEnv>, entry: DecisionLog, cap
     try {
       members = await capturedMembers(env, mode, capture());
     } catch (e) {
-      members = `,"request_omitted":${JSON.stringify(`the request could not be captured: ${String(e)}`)}`;
+      members = `,"request_omitted":${JSON.stringify(`the request could not be captured: ${errorText(e)}`)}`;
     }
     const line = JSON.stringify({ ts: new Date().toISOString(), ...entry });
     console.log(line.slice(0, -1) + members + "}");

@@ -9,10 +9,14 @@ import { authorize } from "./auth.js";
 import { verdictCacheKey } from "./cache-key.js";
 import { parseJsonText, readJsonText, validate } from "./body.js";
 import { numberVar, type AppEnv, type Env } from "../env.js";
+import { BUDGET_OUTCOME } from "../metrics/index.js";
 import { ApiError } from "./errors.js";
 import { VerdictMemo, withDecisionId } from "./verdict-memo.js";
-import { elapsedMs, type DecisionLog } from "./decision-log.js";
+import { elapsedMs, logDecision, type DecisionLog } from "./decision-log.js";
 import { logDecisionCapturing, type Capture } from "./capture.js";
+import { sampledCandidate, shadowDecision } from "./shadow.js";
+import { captureMode } from "../bundle/compare/index.js";
+import { recordDecision } from "./metrics.js";
 import type { DecisionKind } from "../bundle/compare/index.js";
 
 export { elapsedMs, logDecision, type DecisionLog } from "./decision-log.js";
@@ -62,12 +66,16 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
   kind?: DecisionKind;
   /** What the decision used that the body does not say (limits: the connecting address), for captured requests. */
   amend?: (request: Record<string, unknown>, connectingIp: string | null) => Record<string, unknown> | undefined;
+  /** Where the request's JSON text comes from (default: the body, which must be JSON). */
+  readRequest?: (c: Context<AppEnv>) => Promise<string>;
+  /** The answer in another protocol's shape, made from the verdict (default: the verdict itself). */
+  answer?: (verdict: Record<string, unknown>) => object;
 }): Handler<AppEnv> {
   const kind: DecisionKind = opts.kind ?? (opts.engine as DecisionKind);
   return async (c) => {
     const started = performance.now();
     authorize(c, "decision");
-    const text = await readJsonText(c);
+    const text = await (opts.readRequest ?? readJsonText)(c);
     const bundle = await getActiveBundle(c.env);
     const explain = wantsExplain(c);
     const ttl = numberVar(c.env.VERDICT_CACHE_SECONDS, 60);
@@ -78,14 +86,16 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     const memoKey = caching ? memo.key(path, bundle.revision, text) : undefined;
 
     const connectingIp = c.req.header("cf-connecting-ip") ?? null;
-    const capture = (verdict: object | string) => (): Capture => ({
-      kind,
-      text,
-      verdict,
-      amend: opts.amend ? (r) => opts.amend?.(r, connectingIp) : undefined,
-    });
+    const after = (entry: DecisionLog, verdict: object | string, known?: { raw: unknown; request: z.output<S> }) =>
+      afterDecision(c, { kind, entry, text, verdict, known, now, connectingIp, schema: opts.schema, decide: opts.decide, amend: opts.amend, acceptsMissingPolicy: opts.acceptsMissingPolicy });
     const answerCached = (stored: { outcome: string; json: string }) => {
-      logDecisionCapturing(c, logEntry(decisionId, opts.engine, bundle.revision, stored.outcome, started, "hit"), capture(stored.json));
+      const entry = logEntry(decisionId, opts.engine, bundle.revision, stored.outcome, started, "hit");
+      recordDecision(c.env, entry);
+      after(entry, stored.json);
+      if (opts.answer !== undefined) {
+        c.header("X-Arbiter-Cache", "hit");
+        return c.json(opts.answer(JSON.parse(stored.json) as Record<string, unknown>));
+      }
       return cachedAnswer(c, decisionId, stored);
     };
 
@@ -119,9 +129,21 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
       bundle,
       budget: decisionBudget(c.env.DECISION_BUDGET),
     };
-    const decision = await decideWithin(ctx.budget, () => opts.decide(policy, request, ctx));
+    const cacheResult = caching ? "miss" : "bypass";
+    let decision: Decision<V>;
+    try {
+      decision = await decideWithin(ctx.budget, () => opts.decide(policy, request, ctx));
+    } catch (e) {
+      // A 422 budget_exceeded is counted as a decision (no log line: there is no verdict to log).
+      if (e instanceof ApiError && e.code === BUDGET_OUTCOME) {
+        recordDecision(c.env, logEntry(decisionId, opts.engine, bundle.revision, BUDGET_OUTCOME, started, cacheResult), true);
+      }
+      throw e;
+    }
     const body = shapeVerdict(decision, decisionId, bundle.revision, explain);
-    logDecisionCapturing(c, logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, caching ? "miss" : "bypass"), capture(decision.verdict));
+    const entry = logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, cacheResult);
+    recordDecision(c.env, entry, ctx.budget.exhausted());
+    after(entry, decision.verdict, { raw, request });
     if (memoKey && !decision.cacheable) memo.set(memoKey, decision.outcome, null, now + ttl * 1000);
     if (caching && decision.cacheable) {
       const { decision_id: _omit, ...verdict } = body;
@@ -140,8 +162,53 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
       }
     }
     c.header("X-Arbiter-Cache", caching ? "miss" : "bypass");
-    return c.json(body);
+    return c.json(opts.answer === undefined ? body : opts.answer(body as Record<string, unknown>));
   };
+}
+
+/**
+ * What a decision leaves for after its answer: the log line, carrying the
+ * request when DECISION_LOG_REQUESTS captures it, and the decision again under
+ * a staged candidate when it falls in the sample. Without either (the usual
+ * case) it writes the line and allocates nothing more.
+ */
+function afterDecision<S extends z.ZodType, P>(
+  c: Context<AppEnv>,
+  d: {
+    kind: DecisionKind;
+    entry: DecisionLog;
+    text: string;
+    verdict: object | string;
+    /** The parsed and validated request, when the decision had them (an answer from the cache did not). */
+    known?: { raw: unknown; request: z.output<S> };
+    now: number;
+    connectingIp: string | null;
+    schema: S;
+    decide: (policy: P, request: z.output<S>, ctx: RouteContext) => Decision<object> | Promise<Decision<object>>;
+    amend?: (request: Record<string, unknown>, connectingIp: string | null) => Record<string, unknown> | undefined;
+    acceptsMissingPolicy?: boolean;
+  },
+): void {
+  const capturing = captureMode(c.env.DECISION_LOG_REQUESTS) !== "off";
+  const candidate = sampledCandidate(c, d.kind);
+  if (!capturing) logDecision(d.entry);
+  if (!capturing && candidate === null) return;
+  const amend = d.amend === undefined ? undefined : (r: Record<string, unknown>) => d.amend?.(r, d.connectingIp);
+  if (capturing) logDecisionCapturing(c, d.entry, (): Capture => ({ kind: d.kind, text: d.text, verdict: d.verdict, amend }));
+  if (candidate === null) return;
+  const raw = () => d.known?.raw ?? parseJsonText(d.text);
+  shadowDecision(c, candidate, {
+    kind: d.kind,
+    request: () => d.known?.request ?? validate(d.schema, raw()),
+    requestValue: () => {
+      const value = raw() as Record<string, unknown>;
+      return amend?.(value) ?? value;
+    },
+    active: d.verdict,
+    decide: d.decide,
+    ctx: { env: c.env, now: d.now, explain: false, connectingIp: d.connectingIp },
+    acceptsMissingPolicy: d.acceptsMissingPolicy,
+  });
 }
 
 /**

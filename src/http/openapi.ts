@@ -149,10 +149,10 @@ const ganetiError = {
 export function operationErrors(op: Operation): ErrorCode[] {
   const codes = new Set<ErrorCode>(op.errors ?? []);
   if (op.auth !== "none") codes.add("unauthorized").add("forbidden");
-  // Ganeti RAPI reads its bodies as text: any bad body is a 400 there, whatever the content type.
   const jsonBody = op.request !== undefined && op.errorShape !== "ganeti";
   if (jsonBody) for (const c of ["invalid_json", "invalid_request", "nesting_too_deep", "too_many_items", "unsupported_media_type"] as const) codes.add(c);
-  else if (op.request !== undefined) codes.add("invalid_request");
+  // Ganeti RAPI: 415 for a body that is not `application/json`, 400 for any other bad body.
+  else if (op.request !== undefined) codes.add("invalid_request").add("unsupported_media_type");
   if (op.request !== undefined || op.requestText !== undefined) codes.add("payload_too_large");
   // A malformed key is a 400; a key reused with another body a 422.
   if (op.headers?.includes(IDEMPOTENCY_HEADER)) codes.add("invalid_request").add("idempotency_key_reused");

@@ -15,6 +15,9 @@ export interface CidrListRecord {
   last_error: string | null;
   next_due: string;
   count: number;
+  /** Downloads that succeeded / failed since the record was first written (absent in records written before they were kept). */
+  successes?: number;
+  failures?: number;
 }
 
 /** One source's line on GET /v1/status. */
@@ -128,6 +131,35 @@ export async function cidrListStatus(env: Env, policy: LimitsPolicy): Promise<Ci
         last_error: record?.last_error ?? null,
         count: record?.count ?? 0,
         next_due: record?.next_due ?? null,
+      };
+    }),
+  );
+}
+
+/** One list's figures for `GET /metrics`: entries and refresh results, as the stored record keeps them. */
+export interface CidrListCounts {
+  source: string;
+  count: number;
+  successes: number;
+  failures: number;
+  last_success: string | null;
+}
+
+/**
+ * Reads the stored record of every list URL of the active limits policy for
+ * `GET /metrics`. The figures are the deployment's, not the isolate's: only
+ * the scheduled refresh writes them, whichever isolate runs it.
+ */
+export async function cidrListCounts(env: Env, policy: LimitsPolicy): Promise<CidrListCounts[]> {
+  return Promise.all(
+    policySources(policy).map(async (source) => {
+      const record = await readCidrListRecord(env.POLICIES, source);
+      return {
+        source,
+        count: record?.count ?? 0,
+        successes: record?.successes ?? 0,
+        failures: record?.failures ?? 0,
+        last_success: record?.last_success ?? null,
       };
     }),
   );

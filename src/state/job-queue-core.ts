@@ -27,6 +27,14 @@ export interface QueueSettings {
   log(line: string): void;
 }
 
+/** Something told, in order, of each decision and each job that starts or ends (a candidate policy's shadow). */
+export interface QueueObserver {
+  /** A job was decided, before it starts if it does; `running` lists the running jobs the decision was made against. */
+  decided(job: Job, decision: { action: JobRow["action"]; rule: string | null }, request: unknown, running: () => Job[]): void;
+  started(job: Job): void;
+  ended(id: number): void;
+}
+
 /** A call's answer and whether it started a job (so the Durable Object sets its alarm). */
 export interface Started<T> {
   result: T;
@@ -51,6 +59,8 @@ export class JobQueueCore {
    * after its row is written, so a failed write leaves the counts as the rows are).
    */
   private counts: RunningCounts | undefined;
+  /** Told of decisions, starts and ends as they happen (see QueueObserver); nothing when no candidate is staged. */
+  observer: QueueObserver | undefined;
 
   constructor(
     readonly tables: QueueStore,
@@ -129,6 +139,18 @@ export class JobQueueCore {
     return this.runningCounts().snapshot();
   }
 
+  /** A job took its slot: counted for the rules, and told to the observer. */
+  private jobStarted(job: Job): void {
+    this.counts?.start(job);
+    this.observer?.started(job);
+  }
+
+  /** A job gave its slot back. */
+  private jobEnded(id: number): void {
+    this.counts?.end(id);
+    this.observer?.ended(id);
+  }
+
   /** Applies a decision to a job row: takes a slot under a lease, cancels, or holds it. */
   private apply(row: JobRow, decision: { action: JobRow["action"]; rule: string | null }, now: number): boolean {
     row.action = decision.action;
@@ -179,10 +201,11 @@ export class JobQueueCore {
     const decision = this.withinBudget(() => decideCounted(counts, job));
     if ("error" in decision) return { result: decision, started: false };
     this.tables.seeJobId(id);
+    this.observer?.decided(job, decision, submission, () => this.runningJobs());
     const row: JobRow = { id, job, priority: submission.priority ?? 0, state: "queued", action: "PAUSE", rule: null, lease_id: null, lease_expires: null };
     const started = this.apply(row, decision, now);
     this.tables.insertJob(row, now);
-    if (started) counts.start(job);
+    if (started) this.jobStarted(job);
     return { result: this.explained(this.status(row), job, explain), started };
   }
 
@@ -195,9 +218,10 @@ export class JobQueueCore {
     const counts = this.runningCounts();
     const decision = this.withinBudget(() => decideCounted(counts, row.job));
     if ("error" in decision) return { result: decision, started: false };
+    this.observer?.decided(row.job, decision, { id: row.id, opcodes: row.job.opcodes, priority: row.priority }, () => this.runningJobs());
     const started = this.apply(row, decision, now);
     this.tables.updateJob(row, now);
-    if (started) counts.start(row.job);
+    if (started) this.jobStarted(row.job);
     return { result: this.explained(this.status(row), row.job, explain), started };
   }
 
@@ -217,7 +241,7 @@ export class JobQueueCore {
     candidates.forEach((row, i) => {
       const runs = this.apply(row, results[i], now);
       this.tables.updateJob(row, now);
-      if (runs) this.counts?.start(row.job);
+      if (runs) this.jobStarted(row.job);
       started = runs || started;
     });
     return { result: rows.map((r) => this.status(r)), started };
@@ -244,7 +268,7 @@ export class JobQueueCore {
     row.lease_id = null;
     row.lease_expires = null;
     this.tables.updateJob(row, now);
-    this.counts?.end(id);
+    this.jobEnded(id);
     return this.status(row);
   }
 
@@ -262,7 +286,7 @@ export class JobQueueCore {
       row.lease_id = null;
       row.lease_expires = null;
       this.tables.updateJob(row, now);
-      this.counts?.end(row.id);
+      this.jobEnded(row.id);
       expired.push(row.id);
       this.settings.log(JSON.stringify({ ts: new Date(now).toISOString(), event: "lease_expired", queue, job_id: row.id, lease_id: lease }));
     }

@@ -3,7 +3,8 @@ import type { FilterRule, JobfilterPolicy, RuleBody } from "../engines/jobfilter
 import { decisionBudget } from "../engines/common/budget.js";
 import { numberVar, type Env } from "../env.js";
 import { IdempotencyTable, type IdempotencyRequest, type StoredAnswer } from "./idempotency.js";
-import { getActiveBundle } from "./policy-store.js";
+import { candidateNow, getActiveBundle } from "./policy-store.js";
+import { QueueShadow } from "./queue-shadow.js";
 import { JobQueueCore } from "./job-queue-core.js";
 import { QueueTables } from "./job-queue-sql.js";
 import { isFailure, type Envelope, type JobStatus, type JobSubmission, type Once, type QueueFailure } from "./job-queue-types.js";
@@ -20,6 +21,9 @@ export const ENDED_JOB_RETENTION_MS = 7 * 24 * 3600 * 1000;
 export class JobQueue extends DurableObject<Env> {
   private readonly core: JobQueueCore;
   private readonly idempotency: IdempotencyTable;
+  /** The staged candidate's filter rules deciding this queue's jobs again, after each answer (none when no candidate stages jobfilter). */
+  private shadow: QueueShadow | undefined;
+  private draining = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -82,6 +86,30 @@ export class JobQueue extends DurableObject<Env> {
     return this.core.runningSnapshot();
   }
 
+  /** Follows the candidate staged now (as this isolate last read the pointer): a shadow observing the queue, or none. */
+  private async followCandidate(): Promise<void> {
+    await getActiveBundle(this.env);
+    const candidate = candidateNow();
+    if (candidate === null || !candidate.record.staged.includes("jobfilter")) this.shadow = undefined;
+    else if (this.shadow?.candidate.record.id !== candidate.record.id) this.shadow = new QueueShadow(candidate);
+    this.core.observer = this.shadow;
+  }
+
+  /** Replays the shadow's events once the current answer is on its way (a timer, not the call's own turn). */
+  private drainShadowLater(): void {
+    const shadow = this.shadow;
+    if (shadow === undefined || this.draining || !shadow.pending) return;
+    this.draining = true;
+    const done = new Promise<void>((resolve) => setTimeout(resolve, 0))
+      .then(() => shadow.drain(this.env))
+      .catch((e: unknown) => console.error(JSON.stringify({ ts: new Date().toISOString(), event: "shadow_decision_failed", kind: "jobfilter", error: String(e) })))
+      .finally(() => {
+        this.draining = false;
+        this.drainShadowLater();
+      });
+    this.ctx.waitUntil(done);
+  }
+
   private async armAlarm(): Promise<void> {
     const next = this.core.nextExpiry();
     if (next === null) return;
@@ -91,7 +119,9 @@ export class JobQueue extends DurableObject<Env> {
 
   /** Takes a job in and decides it at once against the running jobs; a slot is taken under a lease when it may run. */
   async submit(queue: string, submission: JobSubmission, explain = false): Promise<JobStatus | QueueFailure> {
+    await this.followCandidate();
     const { result, started } = this.core.submit(queue, submission, explain, Date.now());
+    this.drainShadowLater();
     if (started) await this.armAlarm();
     return result;
   }
@@ -103,10 +133,12 @@ export class JobQueue extends DurableObject<Env> {
    * and never creates a second job.
    */
   async submitOnce(queue: string, submission: JobSubmission, explain: boolean, idem: IdempotencyRequest, envelope: Envelope): Promise<Once<unknown>> {
+    await this.followCandidate();
     const now = Date.now();
     const seen = this.idempotency.lookup(idem, now);
     if (seen.seen) return "mismatch" in seen ? { mismatch: true } : { replayed: true, ...seen.replay };
     const { result, started } = this.core.submit(queue, submission, explain, now);
+    this.drainShadowLater();
     const stored: StoredAnswer = isFailure(result)
       ? { status: result.error.status, answer: result }
       : { status: 200, answer: { ...envelope, cacheable: false, ...result } };
@@ -117,7 +149,9 @@ export class JobQueue extends DurableObject<Env> {
 
   /** Reports a job; a held job is decided again (it may run now, or be cancelled by a REJECT rule). */
   async check(id: number, explain = false): Promise<JobStatus | QueueFailure> {
+    await this.followCandidate();
     const { result, started } = this.core.check(id, explain, Date.now());
+    this.drainShadowLater();
     if (started) await this.armAlarm();
     return result;
   }

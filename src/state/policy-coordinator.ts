@@ -1,8 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
-import { compileBundle, isEmbeddedPointer, sourcesOf, type Bundle, type BundleError } from "../bundle/index.js";
-import type { EngineName } from "../engines/common/engine.js";
+import type { TallyBatch } from "../bundle/compare/index.js";
+import { compileBundle, isEmbeddedPointer, sourcesOf, type Bundle, type BundleError, type Sources } from "../bundle/index.js";
+import { ENGINE_NAMES, type EngineName } from "../engines/common/engine.js";
 import type { Env } from "../env.js";
-import { bundleKey, CURRENT_KEY, embeddedBundle, writeBundle } from "./policy-store.js";
+import { bundleKey, CANDIDATE_KEY, CURRENT_KEY, embeddedBundle, writeBundle } from "./policy-store.js";
+import { ShadowTables, type CandidateRecord } from "./shadow-tables.js";
 
 /** What a publish asks for: one engine's new source, optionally only if the active revision is one of `ifMatch`. */
 export interface PublishRequest {
@@ -24,6 +26,38 @@ export type PublishOutcome =
       errors?: BundleError[];
     };
 
+/** What staging asks for: one engine's source for the candidate, optionally only if the active revision is one of `ifMatch`. */
+export type StageRequest = PublishRequest;
+
+/** The answer to staging or reading the candidate: its record, or why nothing was written. */
+export type StageOutcome = { ok: true; candidate: CandidateRecord; engines: EngineSummaries } | Exclude<PublishOutcome, { ok: true }>;
+
+/** Each staged engine's format and source hash. */
+export type EngineSummaries = Partial<Record<EngineName, { format: string; source_sha256: string }>>;
+
+/** The answer to a promotion: the new active revision, or why nothing changed (`not_found`: no candidate is staged). */
+export type PromoteOutcome =
+  | { ok: true; revision: string; previous: string; promoted: CandidateRecord }
+  | Exclude<PublishOutcome, { ok: true }>
+  | { ok: false; code: "not_found"; message: string };
+
+/** The shadow report of the staged candidate, as the coordinator's tables hold it. */
+export interface StoredReport {
+  candidate: CandidateRecord;
+  engines: EngineSummaries;
+  /** The report's tally as JSON text (a TallyBatch). */
+  batch: string;
+}
+
+/** A store (KV, storage) that failed under a change: nothing more was written. */
+export interface StoreFailure {
+  ok: false;
+  code: "service_unavailable";
+  message: string;
+  current?: string;
+  errors?: BundleError[];
+}
+
 /** The pointer as the coordinator last wrote it (or adopted it): revision and sequence number. */
 interface Pointer {
   revision: string | null;
@@ -41,29 +75,179 @@ interface Pointer {
  */
 export class PolicyCoordinator extends DurableObject<Env> {
   private current: Bundle | undefined;
+  private readonly shadow: ShadowTables;
+  /** The staged candidate's bundle, kept beside its record. */
+  private staged: Bundle | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     ctx.storage.sql.exec(
       "CREATE TABLE IF NOT EXISTS pointer (id INTEGER PRIMARY KEY CHECK (id = 1), revision TEXT, sequence INTEGER NOT NULL)",
     );
+    this.shadow = new ShadowTables(ctx.storage.sql);
+  }
+
+  /** Runs one change to the pointers with no other change running; a failing store is a 503 outcome. */
+  private async serially<T>(work: () => Promise<T>): Promise<T | StoreFailure> {
+    let outcome: T | StoreFailure | undefined;
+    await this.ctx.blockConcurrencyWhile(async () => {
+      try {
+        outcome = await work();
+      } catch (e) {
+        const failure: StoreFailure = { ok: false, code: "service_unavailable", message: `the policy store failed: ${(e as Error).message}` };
+        outcome = failure;
+      }
+    });
+    return outcome!;
   }
 
   /** Publishes one engine's source on top of the active bundle; no other publish runs until this one is written. */
   async publish(request: PublishRequest): Promise<PublishOutcome> {
-    let outcome: PublishOutcome | undefined;
-    await this.ctx.blockConcurrencyWhile(async () => {
-      try {
-        outcome = await this.publishNow(request);
-      } catch (e) {
-        outcome = {
-          ok: false,
-          code: "service_unavailable",
-          message: `the policy store failed: ${(e as Error).message}`,
-        };
-      }
+    return this.serially(() => this.publishNow(request));
+  }
+
+  /**
+   * Stages one engine's source as (part of) the candidate: the active bundle with
+   * every staged engine's source on top, this one included. Validated as a
+   * publish is; an invalid source leaves the staged candidate as it was. Each
+   * staging starts the shadow report afresh.
+   */
+  async stage(request: StageRequest): Promise<StageOutcome> {
+    return this.serially(async () => {
+      const { bundle: base } = await this.base();
+      const refused = this.refusedByIfMatch(base, request.ifMatch);
+      if (refused) return refused;
+      const old = this.shadow.candidate();
+      const stagedSources = old === null ? {} : pick(sourcesOf(await this.stagedBundle(old)), old.staged);
+      const compiled = await this.compileOn(base, { ...stagedSources, [request.engine]: request.source }, request.createdAt);
+      if (!compiled.ok) return compiled.refusal;
+      const record: CandidateRecord = {
+        id: crypto.randomUUID(),
+        revision: compiled.bundle.revision,
+        staged: ENGINE_NAMES.filter((e) => e === request.engine || old?.staged.includes(e)),
+        staged_at: request.createdAt,
+        based_on: base.revision,
+      };
+      await this.env.POLICIES.put(bundleKey(record.revision), JSON.stringify(compiled.bundle));
+      this.shadow.setCandidate(record);
+      this.staged = compiled.bundle;
+      await this.env.POLICIES.put(CANDIDATE_KEY, JSON.stringify(record));
+      return { ok: true, candidate: record, engines: summaries(compiled.bundle, record.staged) };
     });
-    return outcome!;
+  }
+
+  /** The staged candidate with its staged engines' entries, or null. */
+  async candidate(): Promise<{ candidate: CandidateRecord; engines: EngineSummaries } | null> {
+    const record = this.shadow.candidate();
+    if (record === null) return null;
+    return { candidate: record, engines: summaries(await this.stagedBundle(record), record.staged) };
+  }
+
+  /** Drops the staged candidate and its report; answers what was dropped (null when nothing was staged). */
+  async drop(): Promise<{ ok: true; dropped: CandidateRecord | null } | StoreFailure> {
+    return this.serially(async () => {
+      const dropped = this.shadow.candidate();
+      if (dropped !== null) await this.forgetCandidate();
+      return { ok: true as const, dropped };
+    });
+  }
+
+  /**
+   * Makes the staged engines' sources active, on top of the active bundle as it
+   * is now (an engine published since staging is not rolled back), under the
+   * rules of a publish: `If-Match` against the active revision, the whole bundle
+   * compiled before anything is written. The candidate and its report are then dropped.
+   */
+  async promote(request: { ifMatch?: "*" | string[]; createdAt: string }): Promise<PromoteOutcome> {
+    return this.serially(async (): Promise<PromoteOutcome> => {
+      const record = this.shadow.candidate();
+      if (record === null) return { ok: false, code: "not_found", message: "no candidate is staged" };
+      const { bundle: base, pointer } = await this.base();
+      const refused = this.refusedByIfMatch(base, request.ifMatch);
+      if (refused) return refused;
+      const sources = pick(sourcesOf(await this.stagedBundle(record)), record.staged);
+      const compiled = await this.compileOn(base, sources, request.createdAt);
+      if (!compiled.ok) return compiled.refusal;
+      await this.activate(compiled.bundle, pointer);
+      await this.forgetCandidate();
+      return { ok: true, revision: compiled.bundle.revision, previous: base.revision, promoted: record };
+    });
+  }
+
+  /**
+   * Adds an isolate's batch of shadow comparisons to the report, when it was
+   * made against the candidate staged now (a batch of a dropped or replaced
+   * candidate is ignored). Answers the pairs whose examples are complete.
+   */
+  async recordShadow(candidateId: string, batchJson: string): Promise<{ accepted: boolean; full: string[] }> {
+    if (this.shadow.candidate()?.id !== candidateId) return { accepted: false, full: [] };
+    const batch = JSON.parse(batchJson) as TallyBatch;
+    let full: string[] = [];
+    this.ctx.storage.transactionSync(() => {
+      full = this.shadow.merge(batch);
+    });
+    return { accepted: true, full };
+  }
+
+  /** The staged candidate's report as stored, or null when no candidate is staged. */
+  async report(): Promise<StoredReport | null> {
+    const found = await this.candidate();
+    if (found === null) return null;
+    return { ...found, batch: JSON.stringify(this.shadow.tally().toBatch()) };
+  }
+
+  /** The staged candidate's bundle (read from KV once per staging). */
+  private async stagedBundle(record: CandidateRecord): Promise<Bundle> {
+    if (this.staged?.revision === record.revision) return this.staged;
+    const bundle = await this.env.POLICIES.get<Bundle>(bundleKey(record.revision), "json");
+    if (bundle === null || bundle.revision !== record.revision) throw new Error(`the candidate bundle \`${record.revision}\` cannot be read`);
+    this.staged = bundle;
+    return bundle;
+  }
+
+  private async forgetCandidate(): Promise<void> {
+    await this.env.POLICIES.delete(CANDIDATE_KEY);
+    this.shadow.setCandidate(null);
+    this.staged = undefined;
+  }
+
+  private refusedByIfMatch(base: Bundle, match: "*" | string[] | undefined): Exclude<PublishOutcome, { ok: true }> | undefined {
+    if (match === undefined || match === "*" || match.includes(base.revision)) return undefined;
+    return {
+      ok: false,
+      code: "precondition_failed",
+      message: `the active revision is \`${base.revision}\`, not ${match.map((m) => `\`${m}\``).join(" or ")}`,
+      current: base.revision,
+    };
+  }
+
+  /** The active bundle with some engines' sources replaced, compiled whole; a failure is the 422 refusal. */
+  private async compileOn(
+    base: Bundle,
+    sources: Sources,
+    createdAt: string,
+  ): Promise<{ ok: true; bundle: Bundle } | { ok: false; refusal: Exclude<PublishOutcome, { ok: true }> }> {
+    const compiled = await compileBundle({ ...sourcesOf(base), ...sources }, createdAt);
+    if (compiled.ok) return { ok: true, bundle: compiled.value };
+    const first = compiled.error[0];
+    return {
+      ok: false,
+      refusal: {
+        ok: false,
+        code: "policy_invalid",
+        message: `the \`${first.engine}\` policy is invalid: ${first.message}${first.at ? ` (at ${first.at})` : ""}`,
+        errors: compiled.error,
+        current: base.revision,
+      },
+    };
+  }
+
+  /** Writes a bundle and moves the pointer to it, recording the new sequence number. */
+  private async activate(bundle: Bundle, pointer: Pointer): Promise<void> {
+    const next: Pointer = { revision: bundle.revision, sequence: pointer.sequence + 1 };
+    await writeBundle(this.env, bundle, next.sequence);
+    this.store(next);
+    this.current = bundle;
   }
 
   /** The active revision as the coordinator knows it, for tests and status. */
@@ -113,33 +297,28 @@ export class PolicyCoordinator extends DurableObject<Env> {
 
   private async publishNow(request: PublishRequest): Promise<PublishOutcome> {
     const { bundle: base, pointer } = await this.base();
-    const match = request.ifMatch;
-    if (match !== undefined && match !== "*" && !match.includes(base.revision)) {
-      return {
-        ok: false,
-        code: "precondition_failed",
-        message: `the active revision is \`${base.revision}\`, not ${match.map((m) => `\`${m}\``).join(" or ")}`,
-        current: base.revision,
-      };
-    }
-    const compiled = await compileBundle(
-      { ...sourcesOf(base), [request.engine]: request.source },
-      request.createdAt,
-    );
-    if (!compiled.ok) {
-      const first = compiled.error[0];
-      return {
-        ok: false,
-        code: "policy_invalid",
-        message: `the \`${first.engine}\` policy is invalid: ${first.message}${first.at ? ` (at ${first.at})` : ""}`,
-        errors: compiled.error,
-        current: base.revision,
-      };
-    }
-    const next: Pointer = { revision: compiled.value.revision, sequence: pointer.sequence + 1 };
-    await writeBundle(this.env, compiled.value, next.sequence);
-    this.store(next);
-    this.current = compiled.value;
-    return { ok: true, revision: compiled.value.revision, previous: base.revision };
+    const refused = this.refusedByIfMatch(base, request.ifMatch);
+    if (refused) return refused;
+    const compiled = await this.compileOn(base, { [request.engine]: request.source }, request.createdAt);
+    if (!compiled.ok) return compiled.refusal;
+    await this.activate(compiled.bundle, pointer);
+    return { ok: true, revision: compiled.bundle.revision, previous: base.revision };
   }
+}
+
+/** The format and source hash of some engines of a bundle. */
+function summaries(bundle: Bundle, engines: readonly EngineName[]): EngineSummaries {
+  const out: EngineSummaries = {};
+  for (const e of engines) {
+    const entry = bundle.engines[e];
+    if (entry !== undefined) out[e] = { format: entry.format, source_sha256: entry.source_sha256 };
+  }
+  return out;
+}
+
+/** The entries of some engines only. */
+function pick<T>(all: Partial<Record<EngineName, T>>, engines: readonly EngineName[]): Partial<Record<EngineName, T>> {
+  const out: Partial<Record<EngineName, T>> = {};
+  for (const e of engines) if (all[e] !== undefined) out[e] = all[e];
+  return out;
 }

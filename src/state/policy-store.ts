@@ -1,9 +1,13 @@
 import { isEmbeddedPointer, LoadedBundle, type Bundle } from "../bundle/index.js";
 import embedded from "../bundle/embedded.generated.json";
 import { numberVar, type Env } from "../env.js";
+import type { CandidateRecord } from "./shadow-tables.js";
 
 /** KV key of the active revision's pointer. */
 export const CURRENT_KEY = "bundle:current";
+
+/** KV key of the staged candidate: JSON of its CandidateRecord (absent when none is staged). */
+export const CANDIDATE_KEY = "bundle:candidate";
 
 /** KV key of one bundle. */
 export function bundleKey(revision: string): string {
@@ -43,6 +47,18 @@ export function embeddedBundle(): Bundle {
   return embeddedLoaded.bundle;
 }
 
+/** The staged candidate as this isolate last read it, loaded. */
+export interface LiveCandidate {
+  record: CandidateRecord;
+  loaded: LoadedBundle;
+}
+let candidate: LiveCandidate | null = null;
+
+/** The candidate this isolate knows of (as of its last pointer read), or null; read synchronously on the hot path. */
+export function candidateNow(): LiveCandidate | null {
+  return candidate;
+}
+
 let refreshing: Promise<LoadedBundle> | undefined;
 /** Bumped when a publish makes the last read stale, so a read started before it does not count as fresh. */
 let generation = 0;
@@ -67,7 +83,8 @@ export async function getActiveBundle(env: Env, now = Date.now()): Promise<Loade
 
 async function refresh(env: Env, now: number, started: number): Promise<LoadedBundle> {
   try {
-    const revision = await env.POLICIES.get(CURRENT_KEY);
+    const [revision, staged] = await Promise.all([env.POLICIES.get(CURRENT_KEY), env.POLICIES.get(CANDIDATE_KEY)]);
+    await adoptCandidate(env, staged);
     if (isEmbeddedPointer(revision)) {
       activate(embeddedLoaded, "embedded", now);
     } else if (revision !== active.revision || info.source !== "kv") {
@@ -81,6 +98,18 @@ async function refresh(env: Env, now: number, started: number): Promise<LoadedBu
   }
   if (started === generation) info.checkedAt = now;
   return active;
+}
+
+/** Takes the candidate the pointer names (loading its bundle once per staging), or drops it. */
+async function adoptCandidate(env: Env, text: string | null): Promise<void> {
+  if (text === null) {
+    candidate = null;
+    return;
+  }
+  const record = JSON.parse(text) as CandidateRecord;
+  if (candidate?.record.id === record.id) return;
+  const loaded = recent.get(record.revision) ?? (await readBundle(env, record.revision));
+  candidate = loaded ? { record, loaded } : null;
 }
 
 /** This isolate's view of the active bundle, for `/v1/status`. */

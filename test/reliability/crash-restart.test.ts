@@ -81,16 +81,24 @@ async function burstWithCrash(
   return { answers, acknowledged, lost, final };
 }
 
+/** Bursts at fresh queues until the kill lands while a write is in flight (on a busy machine it can fall between two). */
+async function jobBurstCutByCrash(count: number, tries: number) {
+  for (let t = 0; ; t++) {
+    const q = `crash-${crypto.randomUUID().slice(0, 8)}`;
+    const stub = e.JOB_QUEUE.get(e.JOB_QUEUE.idFromName(q)) as unknown as DurableObjectStub<JobQueue>;
+    const run = await burstWithCrash(
+      `/v1/queues/${q}/jobs`,
+      (i) => ({ opcodes: [{ OP_ID: "OP_TEST_DELAY", tag: `job-${i}` }] }),
+      stub,
+      count,
+    );
+    if (run.answers.some((a) => a.status !== 200) || t + 1 >= tries) return { q, ...run };
+  }
+}
+
 it("a job queue killed mid-burst keeps every acknowledged job, and none twice", async () => {
-  const q = `crash-${crypto.randomUUID().slice(0, 8)}`;
-  const stub = e.JOB_QUEUE.get(e.JOB_QUEUE.idFromName(q)) as unknown as DurableObjectStub<JobQueue>;
   const count = 60;
-  const { answers, acknowledged, lost, final } = await burstWithCrash(
-    `/v1/queues/${q}/jobs`,
-    (i) => ({ opcodes: [{ OP_ID: "OP_TEST_DELAY", tag: `job-${i}` }] }),
-    stub,
-    count,
-  );
+  const { q, answers, acknowledged, lost, final } = await jobBurstCutByCrash(count, 5);
   // The crash really cut the burst: some first attempts failed, some were acknowledged.
   expect(answers.some((a) => a.status !== 200)).toBe(true);
   expect(acknowledged.size).toBeGreaterThan(0);

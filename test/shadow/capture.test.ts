@@ -78,7 +78,7 @@ describe("request capture in decision logs", () => {
     const [line] = decisionLines(sent);
     expect(line.kind).toBe("jobfilter");
     expect(sent.raw.find((l) => l.includes(String(line.decision_id)))).toContain('["gnt:user","x",1795482117065516288]');
-    expect(line.verdict).toEqual({ action: "ACCEPT", rule: null });
+    expect(line.verdict).toEqual({ action: "ACCEPT" });
     const masked = await send("POST", "/v1/queues/capture/jobs", { id: 9_200_000 + n, opcodes: [{ OP_ID: "OP_INSTANCE_STARTUP", comment: "for alice" }] }, { DECISION_LOG_REQUESTS: "masked" });
     expect(JSON.stringify(decisionLines(masked)[0])).not.toContain("alice");
   });

@@ -14,6 +14,8 @@ const base = {
   want: z.unknown().optional(),
   want_error: z.unknown().optional(),
   skip: z.string().min(1).optional(),
+  // The upstream test a case comes from.
+  from: z.string().min(1).optional(),
 };
 
 /**

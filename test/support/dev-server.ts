@@ -5,8 +5,10 @@
  * `.wrangler/state` nor the network: the DNS-over-HTTPS resolver is switched off
  * (limits identifiers that need DNS answer their fail-result, as offline), and
  * wrangler's `Request.cf` download and update check are pointed away from the network.
+ * `ARBITER_DEV_PORTS=8860-8869 ARBITER_DEV_INSPECTOR_PORTS=9360-9369` keep it to given ports.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { get as httpsGet } from "node:https";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -15,7 +17,7 @@ import { REPO_ROOT } from "./cases.js";
 
 /** A running dev server. */
 export interface DevServer {
-  /** `http://127.0.0.1:PORT`. */
+  /** `http://127.0.0.1:PORT` (`https://` when started with `https`). */
   url: string;
   port: number;
   /** The folder holding its local KV, Durable Objects and cache (`--persist-to`). */
@@ -25,27 +27,67 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-/** A TCP port nothing listens on right now, chosen by the system. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Binds `port` on loopback (0: one the system chooses) and frees it again; the port bound, or null when taken. */
+async function tryPort(port: number): Promise<number | null> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
+    server.once("error", () => resolve(null));
+    server.listen(port, "127.0.0.1", () => {
       const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
+      const bound = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => resolve(bound));
     });
   });
 }
 
+/** Ports handed out by this process, so two servers it starts never get the same one. */
+const handedOut = new Set<number>();
+
+/**
+ * A TCP port nothing listens on right now: the first free one of the range in the environment
+ * variable `rangeVar` (`LOW-HIGH`, for a machine where each user has its own ports), else one the
+ * system chooses.
+ */
+export async function freePort(rangeVar = "ARBITER_DEV_PORTS"): Promise<number> {
+  const range = /^(\d+)-(\d+)$/.exec(process.env[rangeVar] ?? "");
+  if (range === null) return (await tryPort(0)) ?? 0;
+  for (let p = Number(range[1]); p <= Number(range[2]); p++) {
+    if (handedOut.has(p) || (await tryPort(p)) === null) continue;
+    handedOut.add(p);
+    return p;
+  }
+  throw new Error(`no free port in ${rangeVar}=${process.env[rangeVar]}`);
+}
+
+/** How to start the dev server: over HTTPS (wrangler's self-signed certificate), with extra `--var`s. */
+export interface DevServerOptions {
+  timeoutMs?: number;
+  https?: boolean;
+  vars?: Record<string, string>;
+}
+
+/** The status of a GET, accepting the dev server's self-signed certificate over HTTPS. */
+async function probe(url: string): Promise<number> {
+  if (!url.startsWith("https:")) return (await fetch(url)).status;
+  return new Promise((resolve, reject) => {
+    httpsGet(url, { rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    }).on("error", reject);
+  });
+}
+
 /** Starts `wrangler dev` and resolves once `/healthz` answers; rejects with wrangler's output when it does not within `timeoutMs`. */
-export async function startDevServer(timeoutMs = 120_000): Promise<DevServer> {
-  const [port, inspector] = [await freePort(), await freePort()];
+export async function startDevServer(options: number | DevServerOptions = {}): Promise<DevServer> {
+  const { timeoutMs = 120_000, https = false, vars = {} } = typeof options === "number" ? { timeoutMs: options } : options;
+  const [port, inspector] = [await freePort(), await freePort("ARBITER_DEV_INSPECTOR_PORTS")];
   const persistTo = mkdtempSync(join(tmpdir(), "arbiter-dev-"));
   let log = "";
   const child: ChildProcess = spawn(
     join(REPO_ROOT, "node_modules/.bin/wrangler"),
-    ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", persistTo, "--var", "DOH_URL:", "--show-interactive-dev-session=false"],
+    ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", persistTo, "--var", "DOH_URL:", "--show-interactive-dev-session=false",
+     ...(https ? ["--local-protocol", "https"] : []),
+     ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`])],
     {
       cwd: REPO_ROOT,
       detached: true,
@@ -62,7 +104,7 @@ export async function startDevServer(timeoutMs = 120_000): Promise<DevServer> {
   );
   child.stdout?.on("data", (chunk: Buffer) => (log += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${https ? "https" : "http"}://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode === null && child.pid !== undefined) {
       const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -86,8 +128,7 @@ export async function startDevServer(timeoutMs = 120_000): Promise<DevServer> {
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
     try {
-      const res = await fetch(`${url}/healthz`);
-      if (res.status === 200) return { url, port, persistTo, output: () => log, stop };
+      if ((await probe(`${url}/healthz`)) === 200) return { url, port, persistTo, output: () => log, stop };
     } catch {
       // not listening yet
     }

@@ -55,11 +55,20 @@ const filterRows = (base: string): Record<string, RouteExample> => {
   };
 };
 
+/** Stages the active placement policy as the candidate (so the candidate routes have one to answer about). */
+async function stageSameCandidate(): Promise<Record<string, string>> {
+  const source = await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text();
+  const res = await SELF.fetch(`${BASE}/v1/policies/placement?stage=candidate`, { method: "PUT", headers: { "content-type": "text/plain" }, body: source });
+  if (res.status !== 200) throw new Error(`staging answered ${res.status}: ${await res.text()}`);
+  return {};
+}
+
 /** The example rows, by operationId. */
 export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
   health: { path: "/healthz" },
   status: { path: "/v1/status" },
   openApiDocument: { path: "/v1/openapi.json" },
+  metrics: { path: "/metrics" },
   getPolicySchema: { path: "/v1/schemas/limits.json" },
 
   listPolicies: { path: "/v1/policies" },
@@ -75,10 +84,20 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
     text: (v) => `${v.source}\n# validated, not published\n`,
   },
 
+  // The candidate rows stage the active placement source unchanged: shadow evaluation of the
+  // other files' placement decisions then agrees, and a promotion changes no verdict.
+  getCandidate: { path: "/v1/candidate", vars: stageSameCandidate },
+  dropCandidate: { path: "/v1/candidate", vars: stageSameCandidate },
+  promoteCandidate: { path: "/v1/candidate/promote", vars: stageSameCandidate },
+  candidateReport: { path: "/v1/candidate/report", vars: stageSameCandidate },
+
   placeApplication: { path: "/v1/place?explain=true", body: { user: "openapi", groups: ["dev_app"], tags: { namespace: "newapp" } } },
   decideLimits: {
     path: "/v1/limits/decide?explain=true",
     body: { requester: "203.0.113.7", task: { schema: 1, test: { type: "throughput", spec: { schema: 1, dest: "192.0.2.1", duration: "PT30S" } } } },
+  },
+  urlFetchLimits: {
+    path: `/v1/limits/url-fetch?task=${encodeURIComponent(JSON.stringify({ schema: 1, test: { type: "rtt", spec: { schema: 1, dest: "192.0.2.1" } } }))}&requester=203.0.113.7`,
   },
   matchJob: {
     path: "/v1/match?explain=true",
@@ -159,5 +178,12 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
       await call("PUT", "/v1/hosts/oa-acl", { ...host, address: "10.77.0.3" });
       return {};
     },
+  },
+
+  playgroundPage: { path: "/" },
+  playgroundDecide: {
+    path: "/v1/playground/placement",
+    vars: async () => ({ source: await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text() }),
+    body: (v: Record<string, string>) => ({ policy: v.source, request: { user: "openapi", groups: ["dev_app"], tags: { namespace: "newapp" } } }),
   },
 };

@@ -5,6 +5,7 @@ export {
   MAX_EXAMPLES,
   MAX_PAIRS,
   OTHER_PAIR,
+  pairSlot,
   Tally,
   type ComparisonReport,
   type EngineReport,
@@ -12,7 +13,7 @@ export {
   type PairReport,
   type TallyBatch,
 } from "./report.js";
-export { captureMode, DEFAULT_MASKED_ATTRIBUTES, maskAddress, maskRequest, maskRules, maskView, type CaptureKind, type CaptureMode, type MaskRules } from "./mask.js";
+export { captureMode, DEFAULT_MASKED_ATTRIBUTES, maskAddress, maskRequest, maskRules, maskRulesFor, maskView, type CaptureKind, type CaptureMode, type MaskRules } from "./mask.js";
 export { maskAd } from "./mask-classad.js";
 export { pseudonym } from "./pseudonym.js";
 export { reportText, TEXT_EXAMPLES } from "./text.js";

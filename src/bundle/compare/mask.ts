@@ -60,6 +60,14 @@ export function maskRules(attributes: string | undefined): MaskRules {
   return { attributes: new Set(list.map((a) => a.toLowerCase())) };
 }
 
+let rulesMemo: { value: string | undefined; rules: MaskRules } | undefined;
+
+/** `maskRules`, worked out once per distinct setting (the setting is read per request). */
+export function maskRulesFor(attributes: string | undefined): MaskRules {
+  if (rulesMemo === undefined || rulesMemo.value !== attributes) rulesMemo = { value: attributes, rules: maskRules(attributes) };
+  return rulesMemo.rules;
+}
+
 /** An address cut to its network: IPv4 to the /24, IPv6 to the /48; anything else (a host name) becomes a pseudonym. */
 export async function maskAddress(text: string): Promise<string> {
   const v4 = parseIpv4(text);

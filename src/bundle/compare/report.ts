@@ -56,6 +56,13 @@ export interface TallyBatch {
   engines: Partial<Record<EngineName, { compared: number; agreed: number; pairs: Record<string, { count: number; examples: Example[] }> }>>;
 }
 
+/** The name a pair is counted under, given the pairs an engine has: itself, or OTHER_PAIR once it has MAX_PAIRS others. */
+export function pairSlot(pairs: { has(pair: string): boolean; readonly size: number }, pair: string): string {
+  if (pairs.has(pair)) return pair;
+  const named = pairs.size - (pairs.has(OTHER_PAIR) ? 1 : 0);
+  return named >= MAX_PAIRS ? OTHER_PAIR : pair;
+}
+
 interface EngineTally {
   compared: number;
   agreed: number;
@@ -91,11 +98,8 @@ export class Tally {
     return t;
   }
 
-  /** The name a pair is counted under: itself, or OTHER_PAIR once the engine has MAX_PAIRS others. */
   private slot(t: EngineTally, pair: string): string {
-    if (t.pairs.has(pair)) return pair;
-    const named = t.pairs.size - (t.pairs.has(OTHER_PAIR) ? 1 : 0);
-    return named >= MAX_PAIRS ? OTHER_PAIR : pair;
+    return pairSlot(t.pairs, pair);
   }
 
   /** Whether an example of this pair would still be kept (so the caller can skip building one). */

@@ -37,7 +37,7 @@ const VIEWS: Record<DecisionKind, (v: Verdict) => View> = {
     matched: count(v.machines),
   }),
   "ads-check": (v) => ({ discarded: v.discarded ?? null }),
-  jobfilter: (v) => ({ action: v.action ?? null, rule: v.rule ?? null }),
+  jobfilter: (v) => ({ action: v.action ?? null }),
 };
 
 /** The compared view of a verdict (the engine's answer, with or without its envelope). */

@@ -66,6 +66,17 @@ export const UNLIMITED = new Budget(Number.POSITIVE_INFINITY);
 
 let current: Budget = UNLIMITED;
 
+/**
+ * Makes `b` the budget {@link spend} charges and returns the one it replaced, which the
+ * caller restores in a `finally` (`enterBudget(previous)`): {@link Budget.run} without
+ * a closure, for sections entered once per limit or identifier.
+ */
+export function enterBudget(b: Budget): Budget {
+  const previous = current;
+  current = b;
+  return previous;
+}
+
 /** The budget being charged now. */
 export function currentBudget(): Budget {
   return current;

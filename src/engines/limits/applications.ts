@@ -2,7 +2,7 @@
  * Walking the applications: which limits apply to the classified requester,
  * group by group, with pScheduler's diagnostic lines.
  */
-import { BudgetExceeded, currentBudget, type Budget } from "../common/budget.js";
+import { BudgetExceeded, currentBudget, enterBudget, type Budget } from "../common/budget.js";
 import type { JsonObject } from "../common/json.js";
 import type { LimitAnswer, LimitIo } from "./limit-types.js";
 import type { Application, HowMany, Limit } from "./policy.js";
@@ -32,8 +32,17 @@ function groupPasses(require: HowMany, passes: number, fails: number): boolean {
   }
 }
 
+/** A limit's answer after inversion. */
+type Checked = { passed: boolean; reasons: string[] };
+
+/** What the applications decided: the verdict and the application block (one string of lines, empty when none applied). */
+export interface ApplicationsOutcome {
+  readonly passed: boolean;
+  readonly block: string;
+}
+
 /** Applies a limit's inversion to its answer; a raised error fails the limit. */
-function finish(limit: Limit, r: LimitAnswer): { passed: boolean; reasons: string[] } {
+function finish(limit: Limit, r: LimitAnswer): Checked {
   if ("error" in r) return { passed: false, reasons: [`Limit ${limit.name} threw an exception:\n${r.error}`] };
   if (!limit.invert) return r;
   return r.passed ? { passed: false, reasons: ["Passed but inverted"] } : { passed: true, reasons: [] };
@@ -51,14 +60,17 @@ export function checkLimit(
   now: number,
   io: LimitIo,
   budget: Budget = currentBudget(),
-): { passed: boolean; reasons: string[] } | Promise<{ passed: boolean; reasons: string[] }> {
+): Checked | Promise<Checked> {
   if (!checkSchedule && limit.evaluator.checksSchedule) return { passed: true, reasons: [] };
   let r: LimitAnswer | Promise<LimitAnswer>;
+  const previous = enterBudget(budget);
   try {
-    r = budget.run(() => limit.evaluator.evaluate(task, now, io));
+    r = limit.evaluator.evaluate(task, now, io);
   } catch (e) {
     if (!(e instanceof BudgetExceeded)) throw e;
     r = { error: e.message };
+  } finally {
+    enterBudget(previous);
   }
   return r instanceof Promise ? r.then((a) => finish(limit, a)) : finish(limit, r);
 }
@@ -74,9 +86,11 @@ export function groupLines(j: number, names: readonly string[]): { passLines: st
 
 /**
  * Runs the applications for the classified requester; returns the verdict and
- * the application block (one string of lines, empty when none applied).
+ * the application block. The answer is synchronous unless a limit answers
+ * asynchronously (only url-fetch does), so a policy without url-fetch limits
+ * pays for no promise.
  */
-export async function checkApplications(
+export function checkApplications(
   applications: readonly Application[],
   limits: readonly Limit[],
   classified: readonly boolean[],
@@ -85,9 +99,31 @@ export async function checkApplications(
   now: number,
   io: LimitIo,
   trace: LimitOutcome[] | null,
-): Promise<{ passed: boolean; block: string }> {
+): ApplicationsOutcome | Promise<ApplicationsOutcome> {
   // called with the decision's budget current: each limit's evaluation is charged to it, across awaits
-  const budget = currentBudget();
+  const walk = walkApplications(applications, limits, classified, task, checkSchedule, now, io, trace, currentBudget());
+  return drive(walk, walk.next());
+}
+
+type Walk = Generator<Promise<Checked>, ApplicationsOutcome, Checked>;
+
+/** Runs a walk to its end, feeding it the answer of each promise it yields (each asynchronous limit). */
+function drive(walk: Walk, step: IteratorResult<Promise<Checked>, ApplicationsOutcome>): ApplicationsOutcome | Promise<ApplicationsOutcome> {
+  return step.done ? step.value : step.value.then((answer) => drive(walk, walk.next(answer)));
+}
+
+/** The applications in order, yielding a limit's promise where it answers asynchronously. */
+function* walkApplications(
+  applications: readonly Application[],
+  limits: readonly Limit[],
+  classified: readonly boolean[],
+  task: JsonObject,
+  checkSchedule: boolean,
+  now: number,
+  io: LimitIo,
+  trace: LimitOutcome[] | null,
+  budget: Budget,
+): Walk {
   const lines: string[] = [];
   let passed = false;
   for (const app of applications) {
@@ -101,8 +137,8 @@ export async function checkApplications(
       let fails = 0;
       for (let j = 0; j < group.limits.length; j++) {
         const limit = limits[group.limits[j]];
-        let r = checkLimit(limit, task, checkSchedule, now, io, budget);
-        if (r instanceof Promise) r = await r;
+        const answer = checkLimit(limit, task, checkSchedule, now, io, budget);
+        const r = answer instanceof Promise ? yield answer : answer;
         trace?.push({ limit: limit.name, passed: r.passed, reasons: r.reasons });
         if (r.passed) {
           passes++;

@@ -2,7 +2,7 @@
  * One limits decision: identify, classify, rewrite, apply limits, prioritize,
  * and write pScheduler's diagnostic text line by line.
  */
-import { BudgetExceeded, currentBudget, type Budget } from "../common/budget.js";
+import { BudgetExceeded, currentBudget, enterBudget, type Budget } from "../common/budget.js";
 import type { Decision } from "../common/decision.js";
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
@@ -91,14 +91,16 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
   const identErrors: string[] = [];
   for (const ident of policy.identifiers) {
     state.note = undefined;
-    let answer: IdentAnswer | Promise<IdentAnswer> = budget.run(() => {
-      try {
-        return ident.evaluate(hints, state);
-      } catch (e) {
-        if (e instanceof BudgetExceeded) return { error: e.message };
-        throw e;
-      }
-    });
+    let answer: IdentAnswer | Promise<IdentAnswer>;
+    const previous = enterBudget(budget);
+    try {
+      answer = ident.evaluate(hints, state);
+    } catch (e) {
+      if (!(e instanceof BudgetExceeded)) throw e;
+      answer = { error: e.message };
+    } finally {
+      enterBudget(previous);
+    }
     if (answer instanceof Promise) answer = await answer;
     let yes = false;
     if (typeof answer === "boolean") yes = answer !== ident.invert;
@@ -167,9 +169,11 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
   }
 
   // Applications
-  const apps = await budget.run(() =>
+  // synchronous unless a limit answers asynchronously (url-fetch): no promise to wait for otherwise
+  const checked = budget.run(() =>
     checkApplications(policy.applications, policy.limits, classified, limitTask, checkSchedule, now, { hints, state }, trace ? trace.limits : null),
   );
+  const apps = checked instanceof Promise ? await checked : checked;
   diags.push(apps.block);
   diags.push(apps.passed ? "Proposal meets limits" : "Proposal does not meet limits");
 

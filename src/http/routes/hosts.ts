@@ -18,6 +18,7 @@ import { parseJsonText, readJson, readJsonText, validate } from "../body.js";
 import { idempotencyKey, idempotencyRequest, keyReusedMessage } from "../idempotency.js";
 import { elapsedMs, newDecisionId, wantsExplain } from "../decision.js";
 import { logDecisionCapturing } from "../capture.js";
+import { meteredStub, recordDecision } from "../metrics.js";
 import type { AppEnv, Env } from "../../env.js";
 import { ApiError, type ErrorCode } from "../errors.js";
 import { EXPLAIN_QUERY, IDEMPOTENCY_HEADER, NET_QUERY, registerOperation } from "../openapi.js";
@@ -36,7 +37,7 @@ const builtin = loadCustomsPolicy(DEFAULT_POLICY_DATA);
 
 /** The Durable Object of one network number: every host of that network and its round robin. */
 export function poolStub(env: Env, net: number): DurableObjectStub<HostPool> {
-  return env.HOST_POOL.get(env.HOST_POOL.idFromName(String(net))) as unknown as DurableObjectStub<HostPool>;
+  return meteredStub(env.HOST_POOL.get(env.HOST_POOL.idFromName(String(net))), "HostPool") as unknown as DurableObjectStub<HostPool>;
 }
 
 /** Calls the pool of one network, counted against OBJECT_MAX_PENDING (a 503 `overloaded` past it). */
@@ -183,6 +184,7 @@ export const hostRoutes = new Hono<AppEnv>()
     }
     for (const d of accessDenied) console.log(`${iso(now)} access denied user=${d.user} host=${d.host} client=${d.client}`);
     const entry = { decision_id: answer.decision_id, engine: "customs", revision: pool.revision, outcome: answer.host === null ? "no_host" : "allocated", ms: elapsedMs(started) };
+    recordDecision(c.env, entry);
     logDecisionCapturing(c, entry, () => ({ kind: "customs", text }));
     return c.json(answer);
   })

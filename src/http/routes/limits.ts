@@ -1,4 +1,5 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
+import { z } from "zod";
 import type { Decision } from "../../engines/common/decision.js";
 import { DEFAULT_FETCH_BUDGET, type CidrSet, type LimitsContext } from "../../engines/limits/context.js";
 import { decideLimits } from "../../engines/limits/index.js";
@@ -6,6 +7,8 @@ import { cidrListsFor, policySources, type LimitsPolicy } from "../../state/cidr
 import { decisionRoute, type RouteContext } from "../decision.js";
 import { resolverFor } from "../dns.js";
 import { numberVar, type AppEnv } from "../../env.js";
+import { MAX_BODY_BYTES } from "../body.js";
+import { ApiError } from "../errors.js";
 import { fetcherForIsolate } from "../url-fetch.js";
 import { EXPLAIN_QUERY, registerOperation } from "../openapi.js";
 import { LimitsRequest, LimitsVerdict, toEngineRequest } from "../schemas/limits.js";
@@ -39,7 +42,7 @@ export function localAddresses(text: string | undefined): readonly string[] {
 export async function decide(
   policy: LimitsPolicy | null,
   request: LimitsRequest,
-  ctx: RouteContext,
+  ctx: Pick<RouteContext, "env" | "now" | "explain" | "connectingIp" | "budget">,
 ): Promise<Decision<EngineVerdict>> {
   const substituted = request.requester === undefined && ctx.connectingIp !== null;
   const requester = request.requester ?? ctx.connectingIp ?? undefined;
@@ -63,11 +66,58 @@ export function withRequester(request: Record<string, unknown>, connectingIp: st
   return request.requester === undefined && connectingIp !== null ? { ...request, requester: connectingIp } : undefined;
 }
 
-/** POST /v1/limits/decide: may this pScheduler task (or this run of it) proceed. */
-export const limitsRoutes = new Hono<AppEnv>().post(
-  "/v1/limits/decide",
-  decisionRoute({ engine: "limits", schema: LimitsRequest, decide, acceptsMissingPolicy: true, amend: withRequester }),
-);
+/**
+ * The request of `GET /v1/limits/url-fetch` as JSON text: the `task`
+ * parameter's JSON as sent (so number spellings and key order reach the
+ * engine as they would in a body), and the `requester` and `server`
+ * parameters when given. Other parameters are ignored: a url-fetch limit's
+ * params-transform may add its own.
+ */
+export async function urlFetchRequest(c: Context<AppEnv>): Promise<string> {
+  const task = c.req.query("task");
+  if (task === undefined || task.trim() === "") {
+    const message = "the `task` parameter is missing: pScheduler's url-fetch limit sends it with a params-transform (`.params.task = (.run | tojson)`)";
+    throw new ApiError("invalid_request", message, [{ code: "missing", message, at: "/task" }]);
+  }
+  if (task.length > MAX_BODY_BYTES) throw new ApiError("payload_too_large", `the \`task\` parameter exceeds ${MAX_BODY_BYTES} bytes`);
+  try {
+    JSON.parse(task);
+  } catch (e) {
+    const message = `the \`task\` parameter is not JSON: ${(e as Error).message}`;
+    throw new ApiError("invalid_request", message, [{ code: "invalid_json", message, at: "/task" }]);
+  }
+  let text = `{"task":${task}`;
+  for (const name of ["requester", "server"]) {
+    const value = c.req.query(name);
+    if (value !== undefined && value.trim() !== "") text += `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
+  }
+  return `${text}}`;
+}
+
+/** A limits verdict in the shape pScheduler's url-fetch limit reads: passed, and the diagnostics as the message. */
+function urlFetchAnswer(verdict: Record<string, unknown>): { passed: boolean; message: string } {
+  return { passed: verdict.allowed === true, message: String(verdict.diagnostics ?? "") };
+}
+
+/**
+ * POST /v1/limits/decide: may this pScheduler task (or this run of it) proceed.
+ * GET /v1/limits/url-fetch: the same decision, asked and answered as
+ * pScheduler's url-fetch limit asks a web service.
+ */
+export const limitsRoutes = new Hono<AppEnv>()
+  .post("/v1/limits/decide", decisionRoute({ engine: "limits", schema: LimitsRequest, decide, acceptsMissingPolicy: true, amend: withRequester }))
+  .get(
+    "/v1/limits/url-fetch",
+    decisionRoute({
+      engine: "limits",
+      schema: LimitsRequest,
+      decide,
+      acceptsMissingPolicy: true,
+      amend: withRequester,
+      readRequest: urlFetchRequest,
+      answer: urlFetchAnswer,
+    }),
+  );
 
 registerOperation({
   operationId: "decideLimits",
@@ -80,4 +130,20 @@ registerOperation({
   request: LimitsRequest,
   response: LimitsVerdict,
   query: [EXPLAIN_QUERY],
+});
+registerOperation({
+  operationId: "urlFetchLimits",
+  method: "get",
+  path: "/v1/limits/url-fetch",
+  summary:
+    "The limits decision as pScheduler's `url-fetch` limit asks a web service: the task (JSON) and requester as query parameters, `{passed, message}` back (docs/integrations/pscheduler.md)",
+  tag: "limits",
+  auth: "decision",
+  query: [
+    { name: "task", description: "the pScheduler task, JSON-encoded (`.params.task = (.run | tojson)` in the limit's params-transform)", schema: { type: "string" } },
+    { name: "requester", description: "the requester's address (`hint(\"requester\")`); without it, the connecting address", schema: { type: "string" } },
+    { name: "server", description: "the pScheduler server's address (`hint(\"server\")`), as `server` in a decide request", schema: { type: "string" } },
+  ],
+  errors: ["invalid_request", "invalid_json", "payload_too_large", "budget_exceeded"],
+  response: z.object({ passed: z.boolean().describe("the limits' verdict (`allowed`)"), message: z.string().describe("Arbiter's diagnostics, pScheduler's own text line by line") }).strict(),
 });

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { ClassAdRequestError, decideAdCheck, decideMatch } from "../../engines/classad/index.js";
-import { decisionRoute } from "../decision.js";
+import { decisionRoute, type RouteContext } from "../decision.js";
 import type { AppEnv } from "../../env.js";
 import { ApiError } from "../errors.js";
 import { EXPLAIN_QUERY, registerOperation } from "../openapi.js";
@@ -25,6 +25,11 @@ function evalContext(now: number, explain: boolean) {
   return { now, explain, random: Math.random };
 }
 
+/** Decides one match request in the Worker (the route's and the playground's decide). */
+export function decideMatchRequest(policy: MatchPolicy, request: MatchRequest, ctx: Pick<RouteContext, "now" | "explain">) {
+  return badAdAsRequestError(() => decideMatch(policy, request, evalContext(ctx.now, ctx.explain)));
+}
+
 /** HTCondor pool-wide policy: matchmaking under NEGOTIATOR_PE_* and the collector-side ad check. */
 export const matchRoutes = new Hono<AppEnv>()
   .post(
@@ -32,8 +37,7 @@ export const matchRoutes = new Hono<AppEnv>()
     decisionRoute({
       engine: "match",
       schema: MatchRequest,
-      decide: (policy: MatchPolicy, request, ctx) =>
-        badAdAsRequestError(() => decideMatch(policy, request, evalContext(ctx.now, ctx.explain))),
+      decide: decideMatchRequest,
     }),
   )
   .post(

@@ -1,9 +1,14 @@
 import { Hono } from "hono";
 import { decidePlacement, type PlacementPolicy } from "../../engines/placement/index.js";
-import { decisionRoute } from "../decision.js";
+import { decisionRoute, type RouteContext } from "../decision.js";
 import type { AppEnv } from "../../env.js";
 import { EXPLAIN_QUERY, registerOperation } from "../openapi.js";
 import { PlaceRequest, PlaceVerdict } from "../schemas/placement.js";
+
+/** Decides one placement request in the Worker (the route's and the playground's decide). */
+export function decidePlace(policy: PlacementPolicy, request: PlaceRequest, ctx: Pick<RouteContext, "explain">) {
+  return decidePlacement(policy, request, { explain: ctx.explain });
+}
 
 /** `POST /v1/place`: which queue an application goes to, under the active YuniKorn placement policy. */
 export const placementRoutes = new Hono<AppEnv>().post(
@@ -11,7 +16,7 @@ export const placementRoutes = new Hono<AppEnv>().post(
   decisionRoute({
     engine: "placement",
     schema: PlaceRequest,
-    decide: (policy: PlacementPolicy, request, ctx) => decidePlacement(policy, request, { explain: ctx.explain }),
+    decide: decidePlace,
   }),
 );
 

@@ -2,47 +2,20 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { compileBundle, engineByName, sourcesOf, type Bundle, type BundleError } from "../../bundle/index.js";
 import type { EngineDefinition } from "../../engines/common/engine.js";
-import type { PolicyCoordinator, PublishOutcome } from "../../state/policy-coordinator.js";
 import { bundleInfo, expireBundleCheck, getActiveBundle } from "../../state/policy-store.js";
 import { requireRole } from "../auth.js";
 import { readText } from "../body.js";
-import type { AppEnv, Env } from "../../env.js";
+import type { AppEnv } from "../../env.js";
 import { ApiError } from "../errors.js";
 import { registerOperation } from "../openapi.js";
+import { CandidateInfo, stageCandidate } from "./candidate.js";
+import { coordinator, parseIfMatch, publishError } from "../coordinator.js";
 
 function engineParam(c: Context<AppEnv>): EngineDefinition {
   const name = c.req.param("engine") ?? "";
   const engine = engineByName(name);
   if (!engine) throw new ApiError("unknown_engine", `there is no engine \`${name}\``);
   return engine;
-}
-
-/** The publish coordinator: one object for the whole deployment, the only writer of the pointer. */
-function coordinator(env: Env): DurableObjectStub<PolicyCoordinator> {
-  return env.POLICY_COORDINATOR.get(env.POLICY_COORDINATOR.idFromName("bundle")) as unknown as DurableObjectStub<PolicyCoordinator>;
-}
-
-/**
- * Reads `If-Match`: `*`, or a list of revisions, quoted as entity tags (`"…"`,
- * weak `W/"…"` too) or bare. Undefined when the header is absent.
- */
-export function parseIfMatch(header: string | undefined): "*" | string[] | undefined {
-  if (header === undefined) return undefined;
-  const value = header.trim();
-  if (value === "*") return "*";
-  const tags = value
-    .split(",")
-    .map((t) => t.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1"))
-    .filter((t) => t.length > 0);
-  if (tags.length === 0) throw new ApiError("invalid_request", "`If-Match` names no revision");
-  return tags;
-}
-
-/** Turns a refused publish into the API error it answers with. */
-function publishError(c: Context<AppEnv>, outcome: Exclude<PublishOutcome, { ok: true }>): ApiError {
-  if (outcome.current !== undefined) c.header("ETag", `"${outcome.current}"`);
-  const details = outcome.errors?.map((e) => ({ code: e.code, message: e.message, at: e.at }));
-  return new ApiError(outcome.code, outcome.message, details);
 }
 
 /** Compiles the active bundle with one engine's source replaced; a failure is the 422 envelope. */
@@ -87,8 +60,13 @@ export const policyRoutes = new Hono<AppEnv>()
   })
   .put("/v1/policies/:engine", async (c) => {
     const engine = engineParam(c);
+    const stage = c.req.query("stage");
+    if (stage !== undefined && stage !== "candidate" && stage !== "active") {
+      throw new ApiError("invalid_request", `\`stage\`: \`${stage}\` is not a stage (\`candidate\` stages the policy for shadow evaluation, \`active\` publishes it)`);
+    }
     const ifMatch = parseIfMatch(c.req.header("if-match"));
     const source = await readText(c);
+    if (stage === "candidate") return stageCandidate(c, engine.name, source, ifMatch);
     const outcome = await coordinator(c.env).publish({ engine: engine.name, source, ifMatch, createdAt: new Date().toISOString() });
     if (!outcome.ok) throw publishError(c, outcome);
     expireBundleCheck();
@@ -104,6 +82,11 @@ export const policyRoutes = new Hono<AppEnv>()
   });
 
 const engineSummary = z.object({ format: z.string(), source_sha256: z.string() });
+const STAGE_QUERY = {
+  name: "stage",
+  description: "`candidate`: validate and stage the source as the candidate policy (shadow-evaluated, not active); `active` (the default): publish it",
+  schema: { type: "string", enum: ["candidate", "active"] },
+};
 registerOperation({
   operationId: "listPolicies",
   method: "get",
@@ -128,11 +111,12 @@ registerOperation({
   method: "put",
   path: "/v1/policies/{engine}",
   summary:
-    "Validate, compile and activate one engine's policy source on top of the active bundle (publishes are serialised; `If-Match: <revision>` makes it conditional, 412 when the active revision moved)",
+    "Validate, compile and activate one engine's policy source on top of the active bundle (publishes are serialised; `If-Match: <revision>` makes it conditional, 412 when the active revision moved); `?stage=candidate` stages it for shadow evaluation instead, answering the candidate",
   tag: "policies",
   auth: "admin",
   requestText: "text/plain",
-  response: z.object({ revision: z.string() }),
+  response: z.union([z.object({ revision: z.string() }).strict(), CandidateInfo]),
+  query: [STAGE_QUERY],
   errors: ["unknown_engine", "policy_invalid", "precondition_failed", "invalid_request"],
   headers: [{ name: "If-Match", description: "the revision the change is based on (`*`, a list, quoted or bare); 412 when the active revision moved" }],
 });

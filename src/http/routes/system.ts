@@ -6,6 +6,7 @@ import { authMode, authSettings } from "../auth.js";
 import type { AppEnv } from "../../env.js";
 import { openApiDocument, registerOperation } from "../openapi.js";
 import { statusExtras } from "../status-extras.js";
+import { isolateMetrics } from "../metrics.js";
 
 /** Liveness, status and the OpenAPI document: the routes that decide nothing. */
 export const systemRoutes = new Hono<AppEnv>()
@@ -14,18 +15,20 @@ export const systemRoutes = new Hono<AppEnv>()
     const bundle = await getActiveBundle(c.env);
     const info = bundleInfo();
     const now = Date.now();
+    const ageSeconds = Math.max(0, Math.round((now - Date.parse(info.createdAt)) / 1000));
     return c.json({
       revision: bundle.revision,
       bundle: {
         source: info.source,
         created_at: info.createdAt,
-        age_seconds: Math.max(0, Math.round((now - Date.parse(info.createdAt)) / 1000)),
+        age_seconds: ageSeconds,
         activated_at: new Date(info.activatedAt).toISOString(),
       },
       auth: authMode(c.env),
       auth_routes: authSettings(c.env).routes,
       engines: ENGINE_NAMES.filter((n) => bundle.has(n)),
       ...(await statusExtras(c.env, bundle)),
+      metrics: { scope: "isolate" as const, ...isolateMetrics.headline(now), revision_age_seconds: ageSeconds },
     });
   })
   .get("/v1/openapi.json", (c) => c.json(openApiDocument(new URL(c.req.url).origin)));
@@ -73,6 +76,25 @@ registerOperation({
         }),
       )
       .describe("each `ip-cidr-list-url` source of the active limits policy and its download status"),
+    metrics: z
+      .object({
+        scope: z.literal("isolate").describe("the figures are this isolate's, like GET /metrics's counters (docs/operations.md, Metrics)"),
+        uptime_seconds: z.number().int().describe("seconds since this isolate handled its first request"),
+        decisions: z
+          .object({ total: z.number().int(), ...Object.fromEntries(ENGINE_NAMES.map((n) => [n, z.number().int()])) })
+          .describe("decisions answered, in all and by engine (arbiter_decisions_total)"),
+        cache: z
+          .object({
+            hits: z.number().int(),
+            misses: z.number().int(),
+            bypasses: z.number().int(),
+            hit_ratio: z.number().nullable().describe("hits / (hits + misses); null before any lookup"),
+          })
+          .describe("the verdict cache of stateless decisions (arbiter_verdict_cache_requests_total)"),
+        budget_exceeded: z.number().int().describe("decisions that spent their work budget (arbiter_budget_exceeded_total)"),
+        revision_age_seconds: z.number().int().describe("seconds since the active bundle was compiled (bundle.age_seconds)"),
+      })
+      .describe("headline figures for the playground and dashboards"),
   }),
 });
 registerOperation({

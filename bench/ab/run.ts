@@ -1,0 +1,110 @@
+/**
+ * `npm run bench:ab -- --base <checkout> [--head <checkout>]`: the decision rows
+ * of `npm run bench` on two trees, paired. Each tree's code is bundled by esbuild
+ * (as wrangler bundles the Worker) with the same rows and fixtures; every round
+ * is a fresh process that loads both, checks their answers agree, and measures
+ * each row on both in turn in CPU time; rounds alternate which tree goes first.
+ * Prints, per row, the median µs of each tree, the median of the paired ratios
+ * head / base and their spread (10th–90th percentile), and flags rows more than
+ * 10% slower. Options: --rounds (8), --reps per round (3), --ms per sample (40),
+ * --filter <regex on row names>, --json <file> to keep the samples.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import { readSharedData } from "../../test/support/shared-data.js";
+import { bundleFor } from "./bundle.js";
+import type { Fixtures } from "./rows.js";
+
+const argv = process.argv.slice(2);
+function opt(name: string): string | undefined {
+  const i = argv.indexOf(`--${name}`);
+  return i < 0 ? undefined : argv[i + 1];
+}
+
+const OWN = path.resolve(import.meta.dirname, "../..");
+const base = opt("base");
+if (base === undefined) {
+  console.error("usage: npm run bench:ab -- --base <checkout> [--head <checkout>] [--rounds 8] [--reps 3] [--ms 40] [--filter re] [--json file]");
+  process.exit(2);
+}
+const head = path.resolve(opt("head") ?? OWN);
+const rounds = Number(opt("rounds") ?? 8);
+const reps = opt("reps") ?? "3";
+const ms = opt("ms") ?? "40";
+const filter = opt("filter");
+
+const dir = mkdtempSync(path.join(tmpdir(), "arbiter-ab-"));
+const fixtures: Fixtures = {
+  limits: readFileSync(path.join(OWN, "policies/limits.json"), "utf8"),
+  placement: readFileSync(path.join(OWN, "policies/placement.yaml"), "utf8"),
+};
+const limits4x = readSharedData("pscheduler", "toolkit-default-limits-4x.json");
+if (limits4x !== undefined) fixtures.limits4x = limits4x;
+writeFileSync(path.join(dir, "fixtures.json"), JSON.stringify(fixtures));
+
+const rowsEntry = path.join(import.meta.dirname, "rows.ts");
+await bundleFor(rowsEntry, path.join(dir, "base.mjs"), path.resolve(base));
+await bundleFor(rowsEntry, path.join(dir, "head.mjs"), head);
+await bundleFor(path.join(import.meta.dirname, "child.ts"), path.join(dir, "child.mjs"), OWN, false);
+
+interface RoundRow {
+  name: string;
+  a: number[];
+  b: number[];
+}
+
+const load0 = loadavg()[0];
+console.log(`base ${path.resolve(base)}\nhead ${head}\n${rounds} rounds × ${reps} paired samples of ~${ms} ms CPU per row and tree; load average ${load0.toFixed(1)}`);
+const all = new Map<string, { a: number[]; b: number[]; ratios: number[] }>();
+const differ = new Set<string>();
+for (let r = 0; r < rounds; r++) {
+  const flip = r % 2 === 1;
+  const childArgs = [path.join(dir, "child.mjs"), "--a", path.join(dir, "base.mjs"), "--b", path.join(dir, "head.mjs"), "--fixtures", path.join(dir, "fixtures.json"), "--reps", reps, "--ms", ms];
+  if (flip) childArgs.push("--flip");
+  if (filter !== undefined) childArgs.push("--filter", filter);
+  const out = spawnSync(process.execPath, ["--expose-gc", ...childArgs], { encoding: "utf8", maxBuffer: 1 << 26 });
+  if (out.status !== 0) {
+    console.error(`round ${r + 1} failed:\n${out.stderr}`);
+    process.exit(1);
+  }
+  const result = JSON.parse(out.stdout.trim().split("\n").pop()!) as { rows: RoundRow[]; differ: string[] };
+  for (const d of result.differ) differ.add(d);
+  for (const row of result.rows) {
+    const acc = all.get(row.name) ?? { a: [], b: [], ratios: [] };
+    acc.a.push(...row.a);
+    acc.b.push(...row.b);
+    for (let i = 0; i < row.a.length; i++) acc.ratios.push(row.b[i] / row.a[i]);
+    all.set(row.name, acc);
+  }
+  process.stderr.write(`round ${r + 1}/${rounds} done (load ${loadavg()[0].toFixed(1)})\n`);
+}
+
+function quantile(xs: readonly number[], q: number): number {
+  const s = [...xs].sort((x, y) => x - y);
+  const pos = (s.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return s[lo] + (s[hi] - s[lo]) * (pos - lo);
+}
+
+const fmt = (us: number) => (us >= 100 ? us.toFixed(0) : us >= 10 ? us.toFixed(1) : us.toFixed(2));
+const w = Math.max(...[...all.keys()].map((n) => n.length));
+console.log(`\n${"row".padEnd(w)}  ${"base µs".padStart(9)}  ${"head µs".padStart(9)}  head/base  p10–p90      n`);
+const summary: object[] = [];
+for (const [name, s] of all) {
+  const ratio = quantile(s.ratios, 0.5);
+  const flag = ratio > 1.1 ? "  SLOWER" : ratio < 0.9 ? "  faster" : "";
+  console.log(
+    `${name.padEnd(w)}  ${fmt(quantile(s.a, 0.5)).padStart(9)}  ${fmt(quantile(s.b, 0.5)).padStart(9)}  ${ratio.toFixed(3).padStart(9)}  ${quantile(s.ratios, 0.1).toFixed(2)}–${quantile(s.ratios, 0.9).toFixed(2)}  ${String(s.ratios.length).padStart(3)}${flag}`,
+  );
+  summary.push({ name, baseMedianUs: quantile(s.a, 0.5), headMedianUs: quantile(s.b, 0.5), ratioMedian: ratio, ratioP10: quantile(s.ratios, 0.1), ratioP90: quantile(s.ratios, 0.9), samples: s });
+}
+console.log(`\nload average ${load0.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end`);
+if (differ.size > 0) {
+  console.log("\nrows whose answers differ between the trees:");
+  for (const d of differ) console.log(`  ${d}`);
+}
+const json = opt("json");
+if (json !== undefined) writeFileSync(json, JSON.stringify({ base: path.resolve(base), head, rounds, reps, ms, load: [load0, loadavg()[0]], rows: summary, differ: [...differ] }, null, 1));

@@ -1,0 +1,295 @@
+// @ts-check
+/**
+ * The playground page: pick an engine, edit its policy and a request, Decide.
+ * Talks only to this Worker: `GET /v1/status`, `GET /v1/policies/{engine}`
+ * (the active policy) and `POST /v1/playground/{engine}` (compile in memory,
+ * decide with the trace). The state goes into the URL fragment as it changes.
+ */
+import { CodeEditor } from "./editor.js";
+import { ENGINES, engineInfo, exampleText } from "./engines.js";
+import { locate, placeOf, scanJson } from "./locate.js";
+import { figuresScope, statusFigures } from "./figures.js";
+import { renderAnswer, renderError } from "./render.js";
+import { curlCommand, decodeState, encodeState, evalCommand, playgroundBody } from "./share.js";
+
+const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
+
+const engineSelect = /** @type {HTMLSelectElement} */ ($("engine"));
+const tokenInput = /** @type {HTMLInputElement} */ ($("token"));
+const policyEditor = new CodeEditor($("policy-editor"), $("policy-errors"));
+const requestEditor = new CodeEditor($("request-editor"), $("request-errors"));
+const result = $("result-body");
+const output = $("result-body");
+const commandBox = $("command");
+const notice = $("notice");
+
+/** @type {{ auth: boolean, status: any }} */
+const server = { auth: false, status: null };
+/** Texts per engine this session, so switching engines back and forth keeps edits. @type {Map<string, { policy: string, request: string }>} */
+const drafts = new Map();
+let current = engineInfo(null);
+/** Whether the editors hold an engine's texts yet (not before the first engine is shown). */
+let shown = false;
+let lastFragment = "";
+
+const TOKEN_KEY = "arbiter-playground-token";
+
+/** Headers of a call to the Worker, with the admin token when one is entered. */
+function headers(/** @type {Record<string, string>} */ extra = {}) {
+  const token = tokenInput.value.trim();
+  return token ? { ...extra, authorization: `Bearer ${token}` } : extra;
+}
+
+/** Shows a short message in the notice line (announced politely). @param {string} text */
+function say(text) {
+  notice.textContent = text;
+}
+
+/** Reads `/v1/status` for the header lines (revision, auth, the headline figures) and whether the API wants a token. */
+async function loadStatus() {
+  try {
+    const res = await fetch("/v1/status");
+    const status = await res.json();
+    server.status = status;
+    server.auth = status.auth === "enabled" && status.auth_routes?.admin !== "open";
+    const parts = [`revision ${String(status.revision ?? "?").slice(0, 12)}…`, `bundle ${status.bundle?.source ?? "?"}`, `auth ${status.auth ?? "?"}`];
+    $("status").textContent = parts.join(" · ");
+    const figures = statusFigures(status);
+    const line = $("figures");
+    line.textContent = figures.length > 0 ? `${figuresScope(status)}: ${figures.join(" · ")}` : "";
+    line.title = status.metrics?.scope === "isolate" ? "Counters of the isolate that answered (GET /metrics has them all; docs/operations.md, Metrics)" : "";
+    line.hidden = figures.length === 0;
+  } catch {
+    $("status").textContent = "status unavailable";
+  }
+  $("token-field").hidden = !server.auth;
+}
+
+/** The active policy of an engine, or null with a notice when it cannot be read. @param {string} engine */
+async function activePolicy(engine) {
+  try {
+    const res = await fetch(`/v1/policies/${engine}`, { headers: headers() });
+    if (res.ok) return await res.text();
+    const body = await res.json().catch(() => ({}));
+    if (res.status === 401 || res.status === 403) say(`Enter the admin token to load the active ${engine} policy (${body.error?.message ?? res.status}).`);
+    else if (res.status === 404) say(`No ${engine} policy is active: write one.`);
+    else say(`Could not load the active ${engine} policy: ${body.error?.message ?? res.status}`);
+  } catch (e) {
+    say(`Could not load the active ${engine} policy: ${e}`);
+  }
+  return null;
+}
+
+/** Puts an engine's texts in the editors. @param {{ name: string }} engine @param {string} policy @param {string} request */
+function show(engine, policy, request) {
+  current = engineInfo(engine.name);
+  shown = true;
+  document.body.dataset.engine = current.name;
+  engineSelect.value = current.name;
+  $("policy-format").textContent = current.format;
+  $("request-help").textContent = current.requestHelp;
+  policyEditor.value = policy;
+  requestEditor.value = request;
+  clearResult();
+}
+
+function clearResult() {
+  const hint = document.createElement("p");
+  hint.className = "placeholder";
+  hint.textContent = "Press Decide (or Ctrl+Enter) to see the verdict and its trace.";
+  output.replaceChildren(hint);
+  commandBox.textContent = "";
+  commandBox.hidden = true;
+}
+
+let switches = 0;
+
+/** Switches to an engine: this session's draft, else the active policy and the example request. @param {string} name */
+async function switchEngine(name) {
+  saveDraft();
+  const engine = engineInfo(name);
+  const draft = drafts.get(engine.name);
+  const mine = ++switches;
+  if (draft) {
+    delete document.body.dataset.loading;
+    show(engine, draft.policy, draft.request);
+    return writeFragment();
+  }
+  document.body.dataset.loading = "true";
+  say(`Loading the active ${engine.name} policy…`);
+  const policy = await activePolicy(engine.name);
+  // A later switch wins: its answer must not be overwritten by this one's.
+  if (mine !== switches) return;
+  delete document.body.dataset.loading;
+  if (policy !== null) say(`Loaded the active ${engine.name} policy.`);
+  show(engine, policy ?? "", exampleText(engine));
+  await writeFragment();
+}
+
+function saveDraft() {
+  if (shown) drafts.set(current.name, { policy: policyEditor.value, request: requestEditor.value });
+}
+
+/** Writes the state into the fragment without adding a history entry. */
+async function writeFragment() {
+  const fragment = await encodeState({ engine: current.name, policy: policyEditor.value, request: requestEditor.value });
+  lastFragment = fragment;
+  history.replaceState(null, "", `#${fragment}`);
+}
+
+let fragmentTimer = 0;
+function scheduleFragment() {
+  clearTimeout(fragmentTimer);
+  fragmentTimer = window.setTimeout(() => void writeFragment(), 250);
+}
+
+/** Restores the state a fragment holds; false when it holds none. */
+async function readFragment() {
+  const fragment = location.hash.replace(/^#/, "");
+  if (fragment === "") return false;
+  if (fragment === lastFragment) return true;
+  const state = await decodeState(fragment);
+  if (state === null) return false;
+  const engine = engineInfo(state.engine);
+  if ("policy" in state) {
+    show(engine, state.policy, state.request);
+    drafts.set(engine.name, { policy: state.policy, request: state.request });
+    lastFragment = fragment;
+    return true;
+  }
+  await switchEngine(engine.name);
+  return true;
+}
+
+/**
+ * Marks errors in the editors: policy details by `at` (line:column, or a JSON
+ * pointer into a JSON policy), request details by their pointer under `/request`.
+ * @param {{ code?: string, message?: string, details?: { code?: string, message: string, at?: string }[] }} error
+ */
+function showErrors(error) {
+  const details = error.details?.length ? error.details : [{ message: error.message ?? "", at: undefined }];
+  const policyMarks = [];
+  const requestMarks = [];
+  const unplaced = [];
+  for (const d of details) {
+    if (error.code === "policy_invalid") {
+      const place = locate(d.at, policyEditor.value, { comments: current.comments });
+      if (place) policyMarks.push({ ...place, message: d.message });
+      else unplaced.push(d);
+    } else {
+      const place = locate(d.at, requestEditor.value, { strip: "/request" });
+      if (place) requestMarks.push({ ...place, message: d.message });
+      else unplaced.push(d);
+    }
+  }
+  policyEditor.setMarks(policyMarks);
+  requestEditor.setMarks(requestMarks);
+  output.replaceChildren(...renderError(error, unplaced));
+}
+
+let deciding = false;
+
+/** Posts the policy and the request to the playground route and shows the answer. */
+async function decide() {
+  if (deciding) return;
+  const scan = scanJson(requestEditor.value);
+  if (!scan.ok) {
+    policyEditor.setMarks([]);
+    const place = placeOf(requestEditor.value, scan.offset);
+    requestEditor.setMarks([{ ...place, message: `the request is not valid JSON: ${scan.message}` }]);
+    output.replaceChildren(...renderError({ code: "invalid_json", message: `the request is not valid JSON: ${scan.message} (line ${place.line}, column ${place.column})` }, []));
+    document.body.dataset.decided = String(Number(document.body.dataset.decided ?? "0") + 1);
+    return;
+  }
+  deciding = true;
+  result.setAttribute("aria-busy", "true");
+  const button = /** @type {HTMLButtonElement} */ ($("decide"));
+  button.disabled = true;
+  try {
+    const res = await fetch(`/v1/playground/${current.name}`, {
+      method: "POST",
+      headers: headers({ "content-type": "application/json" }),
+      body: playgroundBody(policyEditor.value, requestEditor.value),
+    });
+    const body = await res.json().catch(() => ({ error: { code: "internal_error", message: `HTTP ${res.status}` } }));
+    if (res.ok) {
+      policyEditor.setMarks([]);
+      requestEditor.setMarks([]);
+      output.replaceChildren(...renderAnswer(current.name, body));
+    } else showErrors(body.error ?? { code: String(res.status), message: "request failed" });
+  } catch (e) {
+    output.replaceChildren(...renderError({ code: "network_error", message: String(e) }, []));
+  } finally {
+    deciding = false;
+    button.disabled = false;
+    result.setAttribute("aria-busy", "false");
+    document.body.dataset.decided = String(Number(document.body.dataset.decided ?? "0") + 1);
+  }
+  // The figures count the service's decisions (playground trials are not among them): refresh them as the user works.
+  void loadStatus();
+}
+
+/** Copies a command and also shows it, for browsers that refuse the clipboard. @param {string} label @param {string} command */
+async function copy(label, command) {
+  commandBox.textContent = command;
+  commandBox.hidden = false;
+  try {
+    await navigator.clipboard.writeText(command);
+    $("copied").textContent = `Copied ${label} to the clipboard.`;
+  } catch {
+    $("copied").textContent = `${label} is shown below: select it to copy.`;
+  }
+}
+
+function wire() {
+  for (const e of ENGINES) engineSelect.append(new Option(e.title, e.name));
+  tokenInput.value = sessionStorage.getItem(TOKEN_KEY) ?? "";
+  tokenInput.addEventListener("change", async () => {
+    sessionStorage.setItem(TOKEN_KEY, tokenInput.value.trim());
+    if (policyEditor.value.trim() !== "") return;
+    const policy = await activePolicy(current.name);
+    if (policy !== null) {
+      policyEditor.value = policy;
+      say(`Loaded the active ${current.name} policy.`);
+      scheduleFragment();
+    }
+  });
+  engineSelect.addEventListener("change", () => void switchEngine(engineSelect.value));
+  $("load-active").addEventListener("click", async () => {
+    const policy = await activePolicy(current.name);
+    if (policy !== null) {
+      policyEditor.value = policy;
+      say(`Loaded the active ${current.name} policy.`);
+      scheduleFragment();
+    }
+  });
+  $("load-example").addEventListener("click", () => {
+    requestEditor.value = exampleText(current);
+    scheduleFragment();
+  });
+  for (const ed of [policyEditor, requestEditor]) ed.textarea.addEventListener("input", scheduleFragment);
+  $("form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    void decide();
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
+      ev.preventDefault();
+      void decide();
+    }
+  });
+  $("copy-curl").addEventListener("click", () =>
+    copy("the curl command", curlCommand({ origin: location.origin, engine: current.name, policy: policyEditor.value, request: requestEditor.value, auth: server.auth })),
+  );
+  $("copy-eval").addEventListener("click", () => copy("the arbiter eval command", evalCommand({ engine: current.name, policy: policyEditor.value, request: requestEditor.value })));
+  window.addEventListener("hashchange", () => void readFragment());
+}
+
+async function main() {
+  wire();
+  await loadStatus();
+  if (!(await readFragment())) await switchEngine(engineSelect.value);
+  document.body.dataset.ready = "true";
+}
+
+void main();

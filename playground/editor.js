@@ -1,0 +1,136 @@
+// @ts-check
+/**
+ * A plain textarea with line numbers and error marks: each error's line is
+ * numbered in red in the gutter, banded in the text, and its message is shown
+ * beside the line (in the margin on wide screens) and listed under the editor
+ * as a button that puts the caret on the spot.
+ */
+import { offsetOf } from "./locate.js";
+
+/** @typedef {{ line: number, column: number, message: string }} Mark */
+
+export class CodeEditor {
+  /**
+   * @param {HTMLElement} root the `.editor` element holding `.gutter`, `.bands`, a textarea and `.notes`
+   * @param {HTMLElement} list the `<ul>` the error list goes into
+   */
+  constructor(root, list) {
+    this.root = root;
+    this.list = list;
+    this.textarea = /** @type {HTMLTextAreaElement} */ (root.querySelector("textarea"));
+    this.gutter = /** @type {HTMLElement} */ (root.querySelector(".gutter"));
+    this.bands = /** @type {HTMLElement} */ (root.querySelector(".bands"));
+    this.notes = /** @type {HTMLElement} */ (root.querySelector(".notes"));
+    /** @type {Mark[]} */
+    this.marks = [];
+    this.lines = 0;
+    this.textarea.addEventListener("input", () => this.refresh());
+    this.textarea.addEventListener("scroll", () => this.syncScroll());
+    this.refresh();
+  }
+
+  /** The text. */
+  get value() {
+    return this.textarea.value;
+  }
+
+  /** Replaces the text and clears the marks. @param {string} text */
+  set value(text) {
+    this.textarea.value = text;
+    this.setMarks([]);
+    this.textarea.scrollTop = 0;
+    this.refresh();
+  }
+
+  /** Redraws line numbers after an edit. */
+  refresh() {
+    const count = this.textarea.value.split("\n").length;
+    if (count !== this.lines) {
+      this.lines = count;
+      this.root.style.setProperty("--digits", String(String(count).length));
+      this.paintMarks();
+    }
+    this.syncScroll();
+  }
+
+  /** Keeps the gutter, the bands and the margin notes level with the text. */
+  syncScroll() {
+    const y = `translateY(${-this.textarea.scrollTop}px)`;
+    this.gutter.style.transform = y;
+    this.bands.style.transform = y;
+    this.notes.style.transform = y;
+  }
+
+  /** Shows a new set of errors (an empty list clears them). @param {Mark[]} marks */
+  setMarks(marks) {
+    this.marks = marks;
+    this.root.classList.toggle("has-marks", marks.length > 0);
+    this.paintMarks();
+    this.list.replaceChildren(
+      ...marks.map((m) => {
+        const item = document.createElement("li");
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "error-link";
+        button.dataset.line = String(m.line);
+        button.textContent = `line ${m.line}, column ${m.column}: ${m.message}`;
+        button.addEventListener("click", () => this.focusAt(m));
+        item.append(button);
+        return item;
+      }),
+    );
+    this.textarea.setAttribute("aria-invalid", marks.length > 0 ? "true" : "false");
+    if (marks.length > 0) this.reveal(Math.min(...marks.map((m) => m.line)));
+  }
+
+  /** Draws the gutter numbers, bands and margin notes of the current marks. */
+  paintMarks() {
+    const lineHeight = parseFloat(getComputedStyle(this.textarea).lineHeight) || 20;
+    const pad = parseFloat(getComputedStyle(this.textarea).paddingTop) || 0;
+    /** @type {Map<number, string[]>} */
+    const byLine = new Map();
+    for (const m of this.marks) byLine.set(m.line, [...(byLine.get(m.line) ?? []), m.message]);
+    const bands = [];
+    const notes = [];
+    for (const [line, messages] of byLine) {
+      const top = `${pad + (line - 1) * lineHeight}px`;
+      const band = document.createElement("div");
+      band.className = "band";
+      band.style.top = top;
+      band.style.height = `${lineHeight}px`;
+      bands.push(band);
+      const note = document.createElement("div");
+      note.className = "note";
+      note.dataset.line = String(line);
+      note.style.top = top;
+      note.textContent = `${line}: ${messages.join("; ")}`;
+      note.title = messages.join("\n");
+      notes.push(note);
+    }
+    this.bands.replaceChildren(...bands);
+    this.notes.replaceChildren(...notes);
+    const numbers = [];
+    for (let line = 1; line <= this.lines; line++) {
+      const span = document.createElement("span");
+      span.textContent = String(line);
+      if (byLine.has(line)) span.className = "bad";
+      numbers.push(span);
+    }
+    this.gutter.replaceChildren(...numbers);
+  }
+
+  /** Scrolls a line into the middle of the view, leaving the focus where it is. @param {number} line */
+  reveal(line) {
+    const lineHeight = parseFloat(getComputedStyle(this.textarea).lineHeight) || 20;
+    this.textarea.scrollTop = Math.max(0, (line - 1) * lineHeight - this.textarea.clientHeight / 2);
+    this.syncScroll();
+  }
+
+  /** Puts the caret at a line and column and scrolls it into view. @param {{ line: number, column: number }} place */
+  focusAt(place) {
+    const offset = offsetOf(this.textarea.value, place);
+    this.textarea.focus();
+    this.textarea.setSelectionRange(offset, offset);
+    this.reveal(place.line);
+  }
+}

@@ -1,0 +1,51 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../../env.js";
+import { ApiError } from "../errors.js";
+import assets from "./assets.generated.json";
+
+/** One embedded file of the playground page. */
+interface Asset {
+  readonly type: string;
+  readonly etag: string;
+  readonly body: string;
+}
+
+const FILES: Readonly<Record<string, Asset>> = (assets as { files: Record<string, Asset> }).files;
+
+/**
+ * The page may load nothing but its own files and talk to nothing but this
+ * Worker: no inline script or style, no other host, no plugins, not framed.
+ */
+export const PLAYGROUND_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/** The embedded files' paths (`/` and `/playground/<name>`), for tests. */
+export function playgroundPaths(): string[] {
+  return Object.keys(FILES);
+}
+
+/** Answers one embedded file with its security headers; a matching `If-None-Match` is a 304. */
+export function servePlaygroundFile(c: Context<AppEnv>, path: string): Response {
+  const file = Object.prototype.hasOwnProperty.call(FILES, path) ? FILES[path] : undefined;
+  if (file === undefined) throw new ApiError("not_found", `no playground file \`${path}\``);
+  const headers: Record<string, string> = {
+    "content-type": file.type,
+    etag: file.etag,
+    "cache-control": "no-cache",
+    "content-security-policy": PLAYGROUND_CSP,
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "cross-origin-opener-policy": "same-origin",
+  };
+  const match = c.req.header("if-none-match");
+  if (match !== undefined && match.split(",").some((t) => t.trim().replace(/^W\//, "") === file.etag)) return c.body(null, 304, headers);
+  return c.body(file.body, 200, headers);
+}

@@ -1,0 +1,78 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { decisionBudget } from "../../engines/common/budget.js";
+import { shapeVerdict } from "../../engines/common/decision.js";
+import { ENGINE_NAMES, type EngineName } from "../../engines/common/engine.js";
+import { stringifyExactJson } from "../../engines/common/exact-json.js";
+import type { AppEnv } from "../../env.js";
+import { authorize } from "../auth.js";
+import { parseExactJsonText, parseJsonText, readJsonText, validate } from "../body.js";
+import { decideWithin, newDecisionId } from "../decision.js";
+import { ApiError } from "../errors.js";
+import { registerOperation } from "../openapi.js";
+import { compilePlaygroundPolicy } from "../playground/compile.js";
+import { PLAYGROUND_ENGINES, type PlaygroundContext } from "../playground/decide.js";
+import { servePlaygroundFile } from "../playground/page.js";
+import { PlaygroundBody, PlaygroundVerdict } from "../schemas/playground.js";
+
+/** The body before the engine's request schema is applied: the policy text, and any request. */
+const Envelope = z.strictObject({ policy: PlaygroundBody.shape.policy, request: z.unknown() });
+
+function engineName(name: string): EngineName {
+  if (!(ENGINE_NAMES as readonly string[]).includes(name)) throw new ApiError("unknown_engine", `there is no engine \`${name}\``);
+  return name as EngineName;
+}
+
+/**
+ * The playground: the page at `/` (and its files under `/playground/`), and
+ * `POST /v1/playground/{engine}`, which compiles the posted policy in this
+ * isolate's memory only (never stored, never activated), then decides the posted
+ * request under it with the trace. Job and host decisions run on the queue and
+ * pool the request carries, never on a Durable Object.
+ */
+export const playgroundRoutes = new Hono<AppEnv>()
+  .get("/", (c) => servePlaygroundFile(c, "/"))
+  .get("/playground/:file", (c) => servePlaygroundFile(c, `/playground/${c.req.param("file")}`))
+  .post("/v1/playground/:engine", async (c) => {
+    authorize(c, "admin");
+    const engine = engineName(c.req.param("engine"));
+    const driver = PLAYGROUND_ENGINES[engine];
+    const text = await readJsonText(c);
+    const body = validate(Envelope, driver.exactJson ? parseExactJsonText(text) : parseJsonText(text));
+    const compiled = await compilePlaygroundPolicy(engine, body.policy);
+    const request = validate(z.strictObject({ request: driver.schema }), { request: body.request }).request;
+    const ctx: PlaygroundContext = {
+      env: c.env,
+      now: Date.now(),
+      explain: true,
+      connectingIp: c.req.header("cf-connecting-ip") ?? null,
+      budget: decisionBudget(c.env.DECISION_BUDGET),
+      revision: compiled.revision,
+    };
+    const decision = await decideWithin(ctx.budget, () => driver.decide(compiled.policy, request, ctx));
+    const verdict = shapeVerdict(decision, newDecisionId(), compiled.revision, true);
+    console.log(JSON.stringify({ ts: new Date().toISOString(), event: "playground_decision", engine, revision: compiled.revision, outcome: decision.outcome }));
+    return c.body(stringifyExactJson(verdict), 200, { "content-type": "application/json" });
+  });
+
+registerOperation({
+  operationId: "playgroundPage",
+  method: "get",
+  path: "/",
+  summary: "The policy playground: a page to edit a policy, decide a request under it and read the trace (its files are under /playground/)",
+  tag: "playground",
+  auth: "none",
+  responseText: "text/html",
+});
+registerOperation({
+  operationId: "playgroundDecide",
+  method: "post",
+  path: "/v1/playground/{engine}",
+  summary:
+    "Compile a policy in memory (never stored, never activated) and decide one request under it with the trace; jobfilter and customs decide on the queue or pool the request carries",
+  tag: "playground",
+  auth: "admin",
+  request: PlaygroundBody,
+  response: PlaygroundVerdict,
+  errors: ["unknown_engine", "policy_invalid", "budget_exceeded"],
+});
