@@ -6,6 +6,7 @@ import { err, ok, policyError } from "../common/result.js";
 import type { FilterSet } from "./filter-set.js";
 import { buildFilterSet } from "./filter-set.js";
 import { MAX_PRIORITY, parseAction, parsePredicates, parseReasonTrail, parseUuid } from "./rule-parse.js";
+import { FilterRuleFile } from "./rule-file.js";
 import type { FilterRule } from "./types.js";
 
 /** The loaded jobfilter policy: the seed rules as data and their compiled chain. */
@@ -14,7 +15,7 @@ export interface JobfilterPolicy {
   readonly set: FilterSet;
 }
 
-const RULE_KEYS = new Set(["uuid", "watermark", "priority", "predicates", "action", "reason_trail"]);
+const RULE_KEYS = new Set(Object.keys(FilterRuleFile.shape));
 
 /** The uuid a seed rule without one gets: deterministic, so the same file always compiles to the same bundle. */
 export function seedUuid(index: number): string {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { validateRules } from "../../engines/jobfilter/index.js";
+import { FilterActionShape, FilterPredicateShape, validateRules } from "../../engines/jobfilter/index.js";
 
 /**
  * A timestamp in nanoseconds since the epoch. Today's exceed 2^53, so the body
@@ -84,8 +84,8 @@ export const FilterPriority = z
 /** A RAPI filter body, for the OpenAPI document (the route checks it with Ganeti's own texts). */
 export const FilterBody = z.object({
   priority: FilterPriority.optional(),
-  predicates: z.array(z.tuple([z.enum(["jobid", "opcode", "reason"]), z.unknown()])).optional(),
-  action: z.union([z.enum(["ACCEPT", "PAUSE", "REJECT", "CONTINUE"]), z.tuple([z.literal("RATE_LIMIT"), z.number().int().positive()])]).optional(),
+  predicates: z.array(FilterPredicateShape).optional(),
+  action: FilterActionShape.optional(),
   reason: z.array(ReasonEntry).optional(),
 });
 
