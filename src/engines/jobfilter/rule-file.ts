@@ -50,7 +50,10 @@ export const FilterRuleFile = z.strictObject({
     .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
     .optional()
     .describe("lower-case; the n-th rule without one gets 00000000-0000-4000-8000-<n in hex>"),
-  watermark: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe("the highest job id when the rule was added (default 0)"),
+  watermark: z
+    .union([z.number().int().min(0), z.bigint().min(0n).max(2n ** 63n - 1n)])
+    .optional()
+    .describe("the highest job id when the rule was added, 0 to 2^63-1 (default 0)"),
   priority: z.union([z.number().int().min(0), z.bigint().min(0n).max(2n ** 63n - 1n)]).optional().describe("lower is evaluated first (default 0)"),
   predicates: z.array(FilterPredicateShape).optional().describe("all must match (default none: the rule matches every job)"),
   action: FilterActionShape.optional().describe("default CONTINUE"),
