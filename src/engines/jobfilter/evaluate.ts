@@ -114,6 +114,21 @@ function lookup(opcode: JsonObject, path: readonly string[]): unknown {
   return cur;
 }
 
+/**
+ * Field `g` of an opcode's view, looked up in the opcode on first use and kept
+ * there (MISSING when the opcode lacks it: JSON null is a value, only undefined
+ * means absent). Small enough for the engine to inline in the loops below.
+ */
+function viewField(view: unknown[], g: number, opcode: JsonObject, path: readonly string[]): unknown {
+  let v = view[g];
+  if (v === undefined) {
+    v = lookup(opcode, path);
+    if (v === undefined) v = MISSING;
+    view[g] = v;
+  }
+  return v;
+}
+
 const never = (): boolean => false;
 
 /**
@@ -236,14 +251,7 @@ export function compileOpcode(expr: Expr, table: FieldTable): (job: PreparedJob)
       const opcodes = job.opcodes;
       const views = job.views;
       for (let k = 0; k < opcodes.length; k++) {
-        const view = views[k];
-        let v = view[g];
-        if (v === undefined) {
-          v = lookup(opcodes[k], path);
-          if (v === undefined) v = MISSING;
-          view[g] = v;
-        }
-        if (v === value) return true;
+        if (viewField(views[k], g, opcodes[k], path) === value) return true;
       }
       return false;
     };
@@ -257,13 +265,7 @@ export function compileOpcode(expr: Expr, table: FieldTable): (job: PreparedJob)
       const views = job.views;
       for (let k = 0; k < opcodes.length; k++) {
         const view = views[k];
-        let v = view[g];
-        if (v === undefined) {
-          v = lookup(opcodes[k], path);
-          if (v === undefined) v = MISSING;
-          view[g] = v;
-        }
-        if (v !== MISSING && f(view) === TRUE) return true;
+        if (viewField(view, g, opcodes[k], path) !== MISSING && f(view) === TRUE) return true;
       }
       return false;
     };
@@ -274,15 +276,7 @@ export function compileOpcode(expr: Expr, table: FieldTable): (job: PreparedJob)
     next: for (let k = 0; k < opcodes.length; k++) {
       const view = views[k];
       for (let j = 0; j < ids.length; j++) {
-        const g = ids[j];
-        let v = view[g];
-        if (v === undefined) {
-          // JSON null is a value, not a missing field: only undefined means absent.
-          v = lookup(opcodes[k], paths[j]);
-          if (v === undefined) v = MISSING;
-          view[g] = v;
-        }
-        if (v === MISSING) continue next;
+        if (viewField(view, ids[j], opcodes[k], paths[j]) === MISSING) continue next;
       }
       if (f(view) === TRUE) return true;
     }
