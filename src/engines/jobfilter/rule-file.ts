@@ -43,6 +43,9 @@ export const FilterActionShape = z.union([z.enum(SIMPLE_ACTIONS), z.tuple([z.lit
 /** A reason-trail entry: `[source, reason, timestamp_ns]`. */
 export const ReasonTrailEntryShape = z.tuple([z.string(), z.string(), z.union([z.number().int(), z.bigint()])]);
 
+/** An integer from 0 to 2^63-1, exact past 2^53 (Ganeti's priorities and watermarks). */
+const NonNegativeInt64 = z.union([z.number().int().min(0), z.bigint().min(0n).max(2n ** 63n - 1n)]);
+
 /** One rule of filters.json (the RAPI's full form); every field may be left out. */
 export const FilterRuleFile = z.strictObject({
   uuid: z
@@ -50,11 +53,8 @@ export const FilterRuleFile = z.strictObject({
     .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
     .optional()
     .describe("lower-case; the n-th rule without one gets 00000000-0000-4000-8000-<n in hex>"),
-  watermark: z
-    .union([z.number().int().min(0), z.bigint().min(0n).max(2n ** 63n - 1n)])
-    .optional()
-    .describe("the highest job id when the rule was added, 0 to 2^63-1 (default 0)"),
-  priority: z.union([z.number().int().min(0), z.bigint().min(0n).max(2n ** 63n - 1n)]).optional().describe("lower is evaluated first (default 0)"),
+  watermark: NonNegativeInt64.optional().describe("the highest job id when the rule was added (default 0)"),
+  priority: NonNegativeInt64.optional().describe("lower is evaluated first (default 0)"),
   predicates: z.array(FilterPredicateShape).optional().describe("all must match (default none: the rule matches every job)"),
   action: FilterActionShape.optional().describe("default CONTINUE"),
   reason_trail: z.array(ReasonTrailEntryShape).optional(),
