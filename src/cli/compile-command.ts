@@ -1,16 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { option, parseArgs, UsageError } from "./args.js";
 import type { Io } from "./io.js";
-import {
-  allowedMissing,
-  compileFolder,
-  coverageReport,
-  errorLine,
-  fileOf,
-  lookedFor,
-  missingEngines,
-  readPolicyDir,
-} from "./policy-files.js";
+import { allowedMissing, bundleFromDir, lookedFor, missingEngines } from "./policy-files.js";
 
 export const COMPILE_USAGE = `usage: arbiter compile [DIR] [-o FILE] [--allow-missing ENGINE]...
 
@@ -43,29 +34,16 @@ export async function compileCommand(argv: string[], io: Io): Promise<number> {
   const allowed = allowedMissing([...(args.values.get("--allow-missing") ?? []), ...fromEnv]);
   if (!allowed.ok) throw new UsageError(allowed.error);
   const dir = args.positional[0] ?? "policies";
-  const folder = readPolicyDir(dir);
-  if (folder.errors.length > 0) {
-    for (const e of folder.errors) io.stderr(`${e}\n`);
-    io.stderr("nothing was written\n");
-    return 1;
-  }
-  io.stderr(coverageReport(folder));
-  const refused = missingEngines(folder).filter((e) => !allowed.value.has(e));
-  if (refused.length > 0) {
-    io.stderr(
+  const bundle = await bundleFromDir(dir, io, "written", (folder) => {
+    const refused = missingEngines(folder).filter((e) => !allowed.value.has(e));
+    if (refused.length === 0) return null;
+    return (
       `refusing a bundle without ${refused.join(", ")}: it would not serve ${refused.length === 1 ? "that engine" : "those engines"}.\n` +
-        refused.map((e) => `  add ${lookedFor(e)} to ${dir}, or pass --allow-missing ${e}\n`).join("") +
-        "nothing was written\n",
+      refused.map((e) => `  add ${lookedFor(e)} to ${dir}, or pass --allow-missing ${e}\n`).join("")
     );
-    return 1;
-  }
-  const result = await compileFolder(folder);
-  if (!result.ok) {
-    for (const e of result.error) io.stderr(`${errorLine(fileOf(folder, e.engine), e)}\n`);
-    io.stderr("nothing was written\n");
-    return 1;
-  }
-  const text = JSON.stringify(result.value) + "\n";
+  });
+  if (bundle === null) return 1;
+  const text = JSON.stringify(bundle) + "\n";
   const out = option(args, "-o") ?? option(args, "--output");
   if (out) writeFileSync(out, text);
   else io.stdout(text);

@@ -97,8 +97,10 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     return 1;
   }
   const perLine = new Map<string, PolicyOutcome>();
+  const read = evaluator.parseLine?.bind(evaluator);
+  const write = evaluator.stringify?.bind(evaluator) ?? JSON.stringify;
   for (const line of lines) {
-    const parsed = parseLine(line);
+    const parsed = parseLine(line, read);
     if (!parsed.ok) {
       io.stdout(JSON.stringify(parsed.error) + "\n");
       continue;
@@ -107,7 +109,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
     let input: unknown = parsed.value;
     if (isJsonObject(parsed.value) && "policy" in parsed.value && "input" in parsed.value) {
       const p = parsed.value.policy;
-      const text = typeof p === "string" ? p : JSON.stringify(p);
+      const text = typeof p === "string" ? p : write(p as object);
       const outcome = perLine.get(text) ?? (await preparePolicy(evaluator.engine, text));
       perLine.set(text, outcome);
       if (!outcome.ok) {
@@ -117,7 +119,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
       ready = outcome.ready;
       input = parsed.value.input;
     }
-    io.stdout(JSON.stringify(await answerRequest(evaluator, ready, input, Date.now())) + "\n");
+    io.stdout(write(await answerRequest(evaluator, ready, input, Date.now())) + "\n");
   }
   return 0;
 }

@@ -1,3 +1,4 @@
+import { parseExactJson, stringifyExactJson } from "../engines/common/exact-json.js";
 import type { FilterRule, Job, JobfilterPolicy } from "../engines/jobfilter/index.js";
 import { decideJobfilter, loadFilters, validateRules } from "../engines/jobfilter/index.js";
 import { JobfilterDecisionRequest } from "../http/schemas/jobs.js";
@@ -7,7 +8,7 @@ const perFilters = new Map<string, JobfilterPolicy>();
 
 /** The rules a line carries, loaded once per distinct list (the schema has already validated them). */
 function lineFilters(filters: unknown[]): JobfilterPolicy {
-  const key = JSON.stringify(filters);
+  const key = stringifyExactJson(filters);
   let loaded = perFilters.get(key);
   if (loaded === undefined) {
     const checked = validateRules(filters);
@@ -23,11 +24,15 @@ function lineFilters(filters: unknown[]): JobfilterPolicy {
  * line is the pure decision's input `{filters?, job, queue?: {running?,
  * queued?}}` (the spec's `running`/`queuedAhead` spellings work too); a line's
  * own `filters` replace the rules of --policy (or of policies/filters.json).
- * It prints `{decision_id, revision, cacheable: false, action, rule}`.
+ * It prints `{decision_id, revision, cacheable: false, action, rule}`. Lines
+ * are read with exact integers, as the HTTP API reads them, so a priority or a
+ * watermark past 2^53 keeps its value.
  */
 export const jobfilterEvaluator: PolicyEvaluator<typeof JobfilterDecisionRequest, JobfilterPolicy, object> = {
   engine: "jobfilter",
   schema: JobfilterDecisionRequest,
+  parseLine: parseExactJson,
+  stringify: stringifyExactJson,
   decide(policy, request, { explain }) {
     const chosen = request.filters !== undefined ? lineFilters(request.filters) : policy;
     const job = request.job as Job;

@@ -13,6 +13,10 @@ export interface PolicyEvaluator<S extends z.ZodType = z.ZodType, P = unknown, V
   readonly engine: EngineName;
   readonly schema: S;
   decide(policy: P, request: z.output<S>, ctx: { now: number; explain: boolean; budget?: Budget }): Decision<V> | Promise<Decision<V>>;
+  /** Reads one line's JSON text, when JSON.parse would lose something the engine needs (jobfilter's integers past 2^53). */
+  parseLine?(text: string): unknown;
+  /** Writes one answer line, when JSON.stringify cannot (bigints). */
+  stringify?(answer: object): string;
 }
 
 /** How `arbiter eval <name>` drives a policy-less evaluator (jq, classad): one JSON line in, one out. */

@@ -1,3 +1,4 @@
+import { parseExactJson, stringifyExactJson } from "../engines/common/exact-json.js";
 import { formatTable, niceSort, parseServiceJson, pythonStr, type FilterJson } from "./filter-format.js";
 import {
   lastValue,
@@ -145,12 +146,14 @@ function ruleBody(opts: ParsedOptions, nowMs: number): Record<string, unknown> {
   if (priority !== undefined) {
     if (!/^[-+]?\d+$/.test(priority.trim()))
       throw new OptParseError(`option --priority: invalid integer value: '${priority}'`);
-    body.priority = Number(priority);
+    // Exact past 2^53, as optparse's int is: the service checks the range.
+    const n = BigInt(priority.trim());
+    body.priority = n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n;
   }
   const predicates = lastValue(opts, "--predicates");
   if (predicates !== undefined) {
     try {
-      body.predicates = JSON.parse(predicates);
+      body.predicates = parseExactJson(predicates);
     } catch (e) {
       throw new OptParseError(`option --predicates: invalid JSON value: ${(e as Error).message}`);
     }
@@ -158,7 +161,7 @@ function ruleBody(opts: ParsedOptions, nowMs: number): Record<string, unknown> {
   const action = lastValue(opts, "--action");
   if (action !== undefined) body.action = actionValue(action);
   const reason = lastValue(opts, "--reason");
-  if (reason !== undefined) body.reason = [["gnt:user", reason, nowMs * 1_000_000]];
+  if (reason !== undefined) body.reason = [["gnt:user", reason, BigInt(nowMs) * 1_000_000n]];
   return body;
 }
 
@@ -209,7 +212,7 @@ export async function runFilterCommand(argv: string[], io: FilterIo): Promise<nu
       res = await fetch(base + path, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? undefined : stringifyExactJson(body),
       });
     } catch (e) {
       throw new Failure(`cannot reach ${base}: ${(e as Error).message}`);

@@ -21,6 +21,7 @@ Commands:
   replay --policy DIR LOG.jsonl               re-decide captured requests under a candidate
                                               folder; the shadow report's counts and examples
   replay --policy DIR --against DIR FILE      compare two policy folders over a request file
+  schemas -o DIR [NAME...]                    write the JSON Schemas of the policy formats
   jq [options] PROGRAM [FILE...]              the jq command line, on Arbiter's jq engine
   filter add [options]                        add a job filter rule        (as gnt-filter)
   filter replace [options] UUID               replace or create a rule
@@ -51,6 +52,7 @@ const COMMANDS: Record<string, Command> = {
   compile: compileCommand,
   eval: evalCommand,
   test: async (argv, io) => (await import("./test-command.js")).testCommand(argv, io),
+  schemas: async (argv, io) => (await import("./schemas-command.js")).schemasCommand(argv, io),
   publish: publishCommand,
   replay: async (argv, io) => (await import("./replay-command.js")).replayCommand(argv, io),
   jq: async (argv, io) => {

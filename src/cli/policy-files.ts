@@ -11,6 +11,7 @@ import {
 } from "../bundle/index.js";
 import { ENGINE_NAMES, type EngineName } from "../engines/common/engine.js";
 import type { Result } from "../engines/common/result.js";
+import type { Io } from "./io.js";
 
 /** What a policies folder holds: one file per engine at most, and the names it did not recognise. */
 export interface PolicyFolder {
@@ -118,6 +119,39 @@ export function allowedMissing(values: readonly string[]): Result<Set<EngineName
 /** Compiles the sources a folder holds into a bundle. */
 export async function compileFolder(folder: PolicyFolder): Promise<Result<Bundle, BundleError[]>> {
   return compileBundle(folder.sources, new Date().toISOString());
+}
+
+/**
+ * What `arbiter compile` and `arbiter publish` share: reads DIR, reports on
+ * stderr which engines were found, runs the command's own `refuse` check (a
+ * reason, or null to go on) and compiles. Anything that stops it is printed,
+ * then "nothing was <done>", and the answer is null.
+ */
+export async function bundleFromDir(
+  dir: string,
+  io: Io,
+  done: string,
+  refuse: (folder: PolicyFolder) => string | null = () => null,
+): Promise<Bundle | null> {
+  const folder = readPolicyDir(dir);
+  if (folder.errors.length > 0) {
+    for (const e of folder.errors) io.stderr(`${e}\n`);
+    io.stderr(`nothing was ${done}\n`);
+    return null;
+  }
+  io.stderr(coverageReport(folder));
+  const reason = refuse(folder);
+  if (reason !== null) {
+    io.stderr(`${reason}nothing was ${done}\n`);
+    return null;
+  }
+  const result = await compileFolder(folder);
+  if (!result.ok) {
+    for (const e of result.error) io.stderr(`${errorLine(fileOf(folder, e.engine), e)}\n`);
+    io.stderr(`nothing was ${done}\n`);
+    return null;
+  }
+  return result.value;
 }
 
 /**

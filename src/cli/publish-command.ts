@@ -5,15 +5,7 @@ import { EMBEDDED_POINTER, type Bundle } from "../bundle/index.js";
 import { ENGINE_NAMES, type EngineName } from "../engines/common/engine.js";
 import { option, parseArgs, UsageError } from "./args.js";
 import type { Io } from "./io.js";
-import {
-  allowedMissing,
-  compileFolder,
-  coverageReport,
-  errorLine,
-  fileOf,
-  lookedFor,
-  readPolicyDir,
-} from "./policy-files.js";
+import { allowedMissing, bundleFromDir, lookedFor } from "./policy-files.js";
 import { embeddedBundle, readBundle, readPointer, wranglerKv, type KvTarget } from "./wrangler-kv.js";
 
 export const PUBLISH_USAGE = `usage: arbiter publish [--local | --remote] [--persist-to DIR] [--allow-missing ENGINE]... [DIR]
@@ -113,20 +105,8 @@ export async function publishCommand(argv: string[], io: Io): Promise<number> {
   }
 
   const dir = args.positional[0] ?? "policies";
-  const folder = readPolicyDir(dir);
-  if (folder.errors.length > 0) {
-    for (const e of folder.errors) io.stderr(`${e}\n`);
-    io.stderr("nothing was published\n");
-    return 1;
-  }
-  io.stderr(coverageReport(folder));
-  const result = await compileFolder(folder);
-  if (!result.ok) {
-    for (const e of result.error) io.stderr(`${errorLine(fileOf(folder, e.engine), e)}\n`);
-    io.stderr("nothing was published\n");
-    return 1;
-  }
-  const bundle = result.value;
+  const bundle = await bundleFromDir(dir, io, "published");
+  if (bundle === null) return 1;
   const active = activeBundle(target);
   if (!active.ok) return (io.stderr(`${active.failure}\nnothing was published\n`), 1);
   const dropped = active.value.engines.filter(

@@ -13,6 +13,7 @@ import { matchRoutes } from "./routes/match.js";
 import { metricsRoutes } from "./routes/metrics.js";
 import { placementRoutes } from "./routes/placement.js";
 import { playgroundRoutes } from "./routes/playground.js";
+import { schemaRoutes } from "./routes/schemas.js";
 import { policyRoutes } from "./routes/policies.js";
 import { candidateRoutes } from "./routes/candidate.js";
 import { systemRoutes } from "./routes/system.js";
@@ -89,6 +90,7 @@ app.route("/", filterRoutes);
 app.route("/", jobRoutes);
 app.route("/", hostRoutes);
 app.route("/", playgroundRoutes);
+app.route("/", schemaRoutes);
 
 let routeShapes: { pattern: RegExp; method: string }[] | undefined;
 

@@ -1,6 +1,6 @@
 /** Recursive-descent parser for jq 1.7.1 programs and modules, following its grammar's precedences. */
 import type { Json } from "../engines/common/json.js";
-import type { Directive, FuncDef, Node, ProgramAst } from "./ast.js";
+import type { Directive, FuncDef, Node, Pattern, ProgramAst } from "./ast.js";
 import { numOf, setKey, type JObj } from "./values.js";
 import { JqSyntaxError, tokenize, type Token } from "./lexer.js";
 import { bindingName, objectTerm, patterns } from "./parser-terms.js";
@@ -158,10 +158,7 @@ export class Parser {
   }
 
   pipe(): Node {
-    this.enter();
-    const n = this.pipeBody();
-    this.depth--;
-    return n;
+    return this.nested(() => this.pipeBody());
   }
 
   private pipeBody(): Node {
@@ -180,68 +177,59 @@ export class Parser {
   // Each operator of a chain (`1, 1, …`, `1 + 1 + …`, `a // b // …`) makes the tree one level
   // deeper, so it counts as a nesting level: the compiler and the evaluator recurse on the tree.
 
-  comma(): Node {
-    let l = this.alt();
+  /** Reads `f` one nesting level deeper (a right operand, a nested pipe), giving the level back after. */
+  private nested(f: () => Node): Node {
+    this.enter();
+    const n = f();
+    this.depth--;
+    return n;
+  }
+
+  /**
+   * A left-associative chain `x op x op …` of `operand`s; `linkOf` names the operator a
+   * token continues it with (null: the chain ends), and `make` builds each link (one level
+   * deeper than the last).
+   */
+  private leftChain(operand: () => Node, linkOf: (t: Token) => string | null, make: (op: string, l: Node, r: Node) => Node): Node {
+    let l = operand();
     let links = 0;
-    while (this.isOp(",")) {
+    for (;;) {
+      const op = linkOf(this.peek());
+      if (op === null) break;
       this.next();
       this.enter();
       links++;
-      l = { k: "comma", l, r: this.alt() };
+      l = make(op, l, operand());
     }
     this.depth -= links;
     return l;
   }
 
+  comma(): Node {
+    return this.leftChain(() => this.alt(), (t) => (t.t === "op" && t.v === "," ? t.v : null), (_, l, r) => ({ k: "comma", l, r }));
+  }
+
   alt(): Node {
     const l = this.assign();
-    if (this.isOp("//")) {
-      this.next();
-      this.enter();
-      const r = this.alt();
-      this.depth--;
-      return { k: "alt", l, r };
-    }
-    return l;
+    if (!this.isOp("//")) return l;
+    this.next();
+    return { k: "alt", l, r: this.nested(() => this.alt()) };
   }
 
   assign(): Node {
     const l = this.or();
     const t = this.peek();
-    if (t.t === "op" && ASSIGN_OPS.has(t.v)) {
-      this.next();
-      this.enter();
-      const r = this.alt();
-      this.depth--;
-      return { k: "assign", op: t.v, l, r };
-    }
-    return l;
+    if (!(t.t === "op" && ASSIGN_OPS.has(t.v))) return l;
+    this.next();
+    return { k: "assign", op: t.v, l, r: this.nested(() => this.alt()) };
   }
 
   or(): Node {
-    let l = this.and();
-    let links = 0;
-    while (this.isKw("or")) {
-      this.next();
-      this.enter();
-      links++;
-      l = { k: "or", l, r: this.and() };
-    }
-    this.depth -= links;
-    return l;
+    return this.leftChain(() => this.and(), (t) => (t.t === "kw" && t.v === "or" ? t.v : null), (_, l, r) => ({ k: "or", l, r }));
   }
 
   and(): Node {
-    let l = this.compare();
-    let links = 0;
-    while (this.isKw("and")) {
-      this.next();
-      this.enter();
-      links++;
-      l = { k: "and", l, r: this.compare() };
-    }
-    this.depth -= links;
-    return l;
+    return this.leftChain(() => this.compare(), (t) => (t.t === "kw" && t.v === "and" ? t.v : null), (_, l, r) => ({ k: "and", l, r }));
   }
 
   compare(): Node {
@@ -258,45 +246,26 @@ export class Parser {
   }
 
   additive(): Node {
-    let l = this.multiplicative();
-    let links = 0;
-    for (;;) {
-      const t = this.peek();
-      if (t.t === "op" && (t.v === "+" || t.v === "-")) {
-        this.next();
-        this.enter();
-        links++;
-        l = { k: "binop", op: t.v, l, r: this.multiplicative() };
-      } else break;
-    }
-    this.depth -= links;
-    return l;
+    return this.leftChain(
+      () => this.multiplicative(),
+      (t) => (t.t === "op" && (t.v === "+" || t.v === "-") ? t.v : null),
+      (op, l, r) => ({ k: "binop", op, l, r }),
+    );
   }
 
   multiplicative(): Node {
-    let l = this.unary();
-    let links = 0;
-    for (;;) {
-      const t = this.peek();
-      if (t.t === "op" && (t.v === "*" || t.v === "/" || t.v === "%")) {
-        this.next();
-        this.enter();
-        links++;
-        l = { k: "binop", op: t.v, l, r: this.unary() };
-      } else break;
-    }
-    this.depth -= links;
-    return l;
+    return this.leftChain(
+      () => this.unary(),
+      (t) => (t.t === "op" && (t.v === "*" || t.v === "/" || t.v === "%") ? t.v : null),
+      (op, l, r) => ({ k: "binop", op, l, r }),
+    );
   }
 
   /** Unary minus has the precedence of binary `-` in jq's grammar: `-0 % 5` is `-(0 % 5)`. */
   unary(): Node {
     if (this.isOp("-")) {
       this.next();
-      this.enter();
-      const e = this.multiplicative();
-      this.depth--;
-      return { k: "neg", e };
+      return { k: "neg", e: this.nested(() => this.multiplicative()) };
     }
     return this.postfix(true);
   }
@@ -315,6 +284,17 @@ export class Parser {
     const n = this.postfixChain(allowAs, stopAtTry, termOnly);
     this.depth = depth;
     return n;
+  }
+
+  /** What `reduce` and `foreach` share: `SOURCE as PATTERNS (INIT; UPDATE`, up to the `)` or `; EXTRACT)` each ends with. */
+  private loopHead(): { src: Node; pats: Pattern[]; init: Node; update: Node } {
+    const src = this.postfix(false, true, true);
+    this.expectKw("as");
+    const pats = patterns(this);
+    this.expectOp("(");
+    const init = this.pipe();
+    this.expectOp(";");
+    return { src, pats, init, update: this.pipe() };
   }
 
   private postfixChain(allowAs: boolean, stopAtTry: boolean, termOnly: boolean): Node {
@@ -528,24 +508,12 @@ export class Parser {
         return { k: "try", body, handler };
       }
       case "reduce": {
-        const src = this.postfix(false, true, true);
-        this.expectKw("as");
-        const pats = patterns(this);
-        this.expectOp("(");
-        const init = this.pipe();
-        this.expectOp(";");
-        const update = this.pipe();
+        const { src, pats, init, update } = this.loopHead();
         this.expectOp(")");
         return { k: "reduce", src, pat: pats.length === 1 ? pats[0] : this.fail(), init, update };
       }
       case "foreach": {
-        const src = this.postfix(false, true, true);
-        this.expectKw("as");
-        const pats = patterns(this);
-        this.expectOp("(");
-        const init = this.pipe();
-        this.expectOp(";");
-        const update = this.pipe();
+        const { src, pats, init, update } = this.loopHead();
         let extract: Node | null = null;
         if (this.isOp(";")) {
           this.next();

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loadCases } from "../support/cases.js";
+import { compileBundle, ENGINES } from "../../src/bundle/index.js";
 import {
-  compileFilters,
   decideJobfilter,
   loadFilters,
   parseBucket,
@@ -12,7 +12,7 @@ import {
   validateRules,
 } from "../../src/engines/jobfilter/index.js";
 import { parseExactJson, stringifyExactJson } from "../../src/engines/common/exact-json.js";
-import type { Job } from "../../src/engines/jobfilter/index.js";
+import type { Job, JobfilterPolicy } from "../../src/engines/jobfilter/index.js";
 
 // A job in a case file: opcodes may be left out (a job with none), for jobid-only cases.
 const CaseJob = z.strictObject({ id: z.number().int().positive(), opcodes: z.array(z.record(z.string(), z.json())).default([]) });
@@ -28,11 +28,13 @@ const Input = z.union([
   // Rules and a job as JSON text with exact integers (YAML numbers are doubles), decided as the queue does.
   z.strictObject({ exact: z.strictObject({ rules: z.string(), job: z.string() }) }),
   z.strictObject({ reason: z.string() }),
+  // The policy's rules as a queue is seeded with them, written as exact JSON text.
+  z.strictObject({ seed: z.literal("rules") }),
 ]);
 
 const cases = loadCases("jobfilter");
 
-function run(policy: unknown, input: z.output<typeof Input>): { ok: true; value: unknown } | { ok: false; error: unknown } {
+async function run(policy: unknown, input: z.output<typeof Input>): Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
   if ("rapi_body" in input) {
     const r = parseRuleBody(input.rapi_body);
     return r.ok ? { ok: true, value: r.value } : { ok: false, error: r.error };
@@ -49,10 +51,13 @@ function run(policy: unknown, input: z.output<typeof Input>): { ok: true; value:
     const job = parseExactJson(input.exact.job) as unknown as Job;
     return { ok: true, value: decideJobfilter(loadFilters(rules.value), { job, queue: { running: [], queued: [] } }, { explain: false }).verdict };
   }
-  // A string policy is the source text itself (a syntax error case); anything else is the rule list.
-  const compiled = compileFilters(typeof policy === "string" ? policy : JSON.stringify(policy ?? []));
-  if (!compiled.ok) return { ok: false, error: compiled.error };
-  const loaded = loadFilters(compiled.value);
+  // A string policy is the source text itself (a syntax error case, or integers past 2^53, which YAML
+  // cannot hold); anything else is the rule list. It goes through the bundle as policies/filters.json does.
+  const source = typeof policy === "string" ? policy : JSON.stringify(policy ?? []);
+  const bundle = await compileBundle({ jobfilter: source }, new Date(0).toISOString());
+  if (!bundle.ok) return { ok: false, error: bundle.error };
+  const loaded = ENGINES.jobfilter.load(bundle.value.engines.jobfilter?.compiled) as JobfilterPolicy;
+  if ("seed" in input) return { ok: true, value: stringifyExactJson(loaded.rules) };
   if ("schedule" in input) {
     return { ok: true, value: scheduleJobfilter(loaded, input.schedule.running as Job[], input.schedule.candidates as Job[]) };
   }
@@ -66,9 +71,9 @@ describe("jobfilter cases", () => {
   });
   for (const c of cases) {
     const test = c.value.skip ? it.skip : it;
-    test(c.name, () => {
+    test(c.name, async () => {
       const input = Input.parse(c.value.input);
-      const got = run(c.value.policy, input);
+      const got = await run(c.value.policy, input);
       if (c.value.want_error !== undefined) {
         expect(got.ok, "expected an error").toBe(false);
         if (!got.ok) {

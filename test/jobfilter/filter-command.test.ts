@@ -3,8 +3,10 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EXIT_UNKNOWN_FIELD, runFilterCommand } from "../../src/cli/filter-command.js";
 import { parseRuleBody, parseUuid } from "../../src/engines/jobfilter/index.js";
+import { parseExactJson, stringifyExactJson } from "../../src/engines/common/exact-json.js";
 
-// A loopback stand-in for the service's RAPI filter resource, checking bodies with the engine's own parser.
+// A loopback stand-in for the service's RAPI filter resource, checking bodies with the engine's own parser
+// and reading them with exact integers, as the service does.
 // Nanosecond timestamps travel as literal digits, as the service sends them: the fake keeps
 // them as "ns:<digits>" strings and writes the digits bare.
 const rules = new Map<string, Record<string, unknown>>();
@@ -16,7 +18,7 @@ let counter = 0;
 async function bodyOf(req: IncomingMessage): Promise<unknown> {
   let text = "";
   for await (const chunk of req) text += String(chunk);
-  return text === "" ? null : JSON.parse(text);
+  return text === "" ? null : parseExactJson(text);
 }
 
 beforeAll(async () => {
@@ -24,7 +26,7 @@ beforeAll(async () => {
     seen.push({ method: req.method ?? "", url: req.url ?? "", auth: req.headers.authorization });
     const reply = (status: number, value: unknown) => {
       res.writeHead(status, { "content-type": "application/json" });
-      res.end(JSON.stringify(value).replace(/"ns:(\d+)"/g, "$1"));
+      res.end(stringifyExactJson(value).replace(/"ns:(\d+)"/g, "$1"));
     };
     const u = new URL(req.url ?? "/", "http://x");
     const m = /^\/(?:2|v1\/queues\/[^/]+)\/filters(?:\/([^/]+))?$/.exec(u.pathname);
@@ -120,8 +122,33 @@ describe("arbiter filter", () => {
     });
     const trail = rule.reason_trail as unknown[][];
     expect(trail[0].slice(0, 2)).toEqual(["gnt:user", "drain for maintenance"]);
-    expect(trail[0][2] as number).toBeGreaterThan(1e18);
+    // Milliseconds times 10^6 exactly: a double past 2^53 would round away the trailing zeros.
+    expect(typeof trail[0][2]).toBe("bigint");
+    expect((trail[0][2] as bigint) % 1_000_000n).toBe(0n);
+    expect(trail[0][2] as bigint).toBeGreaterThan(10n ** 18n);
     expect(seen[0]).toMatchObject({ method: "POST", url: "/2/filters", auth: "Bearer tok" });
+  });
+
+  it("sends a priority and a predicate value past 2^53 digit for digit, and lists them so", async () => {
+    const r = await run(
+      "add",
+      "--priority=9007199254740993",
+      `--predicates=[["opcode", ["==", "size", 9007199254740993]]]`,
+      "--action=REJECT",
+    );
+    expect(r).toMatchObject({ code: 0, stderr: "" });
+    const rule = rules.get(r.stdout.trim()) as Record<string, unknown>;
+    expect(rule.priority).toBe(9007199254740993n);
+    expect(rule.predicates).toEqual([["opcode", ["==", "size", 9007199254740993n]]]);
+    const list = await run("list", "--no-headers", "-o", "priority,predicates");
+    expect(list.stdout).toBe("9007199254740993 [['opcode', ['==', 'size', 9007199254740993]]]\n");
+  });
+
+  it("passes the largest priority on and leaves one past it for the service to refuse", async () => {
+    const top = await run("add", "--priority=9223372036854775807");
+    expect(rules.get(top.stdout.trim())).toMatchObject({ priority: 9223372036854775807n });
+    const over = await run("add", "--priority=9223372036854775808");
+    expect(over).toMatchObject({ code: 1, stderr: "Failure: priority must be at most 9223372036854775807 (a 64-bit integer, as Ganeti stores it)\n" });
   });
 
   it("defaults to CONTINUE with priority 0 and addresses a named queue", async () => {

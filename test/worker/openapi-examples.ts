@@ -69,6 +69,7 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
   status: { path: "/v1/status" },
   openApiDocument: { path: "/v1/openapi.json" },
   metrics: { path: "/metrics" },
+  getPolicySchema: { path: "/v1/schemas/limits.json" },
 
   listPolicies: { path: "/v1/policies" },
   getPolicy: { path: "/v1/policies/placement" },

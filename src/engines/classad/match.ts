@@ -77,23 +77,26 @@ export function parseMatchRequest(request: {
   return { ok: true, value: { job: job.ad, schedd, machines } };
 }
 
-/** `(<left>) && (<right>)` on values, the right side evaluated only when needed. */
-function andThen(left: Value, right: () => Value): Value {
+/** What `left && …` is when the left side alone decides it (false or ERROR), or null when the right side is needed. */
+function andDecidedBy(left: Value): Value | null {
   if (left === false || left === ERROR) return left;
-  let leftTrue: boolean;
-  if (left === true) leftTrue = true;
-  else if (left === UNDEF) leftTrue = false;
-  else {
-    const t = truth(left);
-    if (t === null) return ERROR;
-    if (!t) return false;
-    leftTrue = true;
-  }
-  const y = right();
+  if (left === true || left === UNDEF) return null;
+  const t = truth(left);
+  if (t === null) return ERROR;
+  return t ? null : false;
+}
+
+/** `left && y` once the left side has not decided it: left is true (or true-equivalent) or UNDEFINED. */
+function andRest(left: Value, y: Value): Value {
   if (y === UNDEF || y === ERROR) return y;
   const ty = truth(y);
   if (ty === null) return ERROR;
-  return leftTrue ? ty : ty ? UNDEF : false;
+  return left !== UNDEF ? ty : ty ? UNDEF : false;
+}
+
+/** `(<left>) && (<right>)` on values, the right side evaluated only when needed. */
+function andThen(left: Value, right: () => Value): Value {
+  return andDecidedBy(left) ?? andRest(left, right());
 }
 
 /** TRUE as the policy means it: Boolean-equivalent true. */
@@ -139,20 +142,7 @@ interface PairResult {
 
 /** `a && b` on two values already computed (no closure, for the negotiator's inner loop). */
 function andValues(left: Value, y: Value): Value {
-  if (left === false || left === ERROR) return left;
-  let leftTrue: boolean;
-  if (left === true) leftTrue = true;
-  else if (left === UNDEF) leftTrue = false;
-  else {
-    const t = truth(left);
-    if (t === null) return ERROR;
-    if (!t) return false;
-    leftTrue = true;
-  }
-  if (y === UNDEF || y === ERROR) return y;
-  const ty = truth(y);
-  if (ty === null) return ERROR;
-  return leftTrue ? ty : ty ? UNDEF : false;
+  return andDecidedBy(left) ?? andRest(left, y);
 }
 
 const NO_REJECT: PairResult = { match: false, policyReject: null };

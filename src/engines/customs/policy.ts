@@ -3,7 +3,8 @@ import { checkJsonShape, describeJsonShape, POLICY_JSON_LIMITS, shapePointer } f
 import { isJsonObject } from "../common/json.js";
 import { policyError, type PolicyError, type Result } from "../common/result.js";
 import { buildAccessList } from "./acl.js";
-import { BUILTIN_DEFAULTS, SETTING_NAMES, checkSetting, type HostDefaults, type SettingName } from "./settings.js";
+import { CustomsPolicyFile, HostDefaultsFile, NETWORK_NUMBER, POOL_NUMBERS } from "./policy-file.js";
+import { BUILTIN_DEFAULTS, checkSetting, withinBound, type HostDefaults, type SettingName } from "./settings.js";
 
 /** The compiled customs policy: plain JSON, as stored in the bundle. */
 export interface CustomsPolicyData {
@@ -27,13 +28,13 @@ export interface CustomsPolicy extends CustomsPolicyData {
 export const DEFAULT_POLICY_DATA: CustomsPolicyData = {
   defaults: BUILTIN_DEFAULTS,
   networks: {},
-  downFactor: 2,
-  killDelaySeconds: 15,
-  permitSeconds: 3600,
+  downFactor: POOL_NUMBERS.downFactor.fallback,
+  killDelaySeconds: POOL_NUMBERS.killDelaySeconds.fallback,
+  permitSeconds: POOL_NUMBERS.permitSeconds.fallback,
 };
 
-const TOP_KEYS = new Set(["$comment", "defaults", "networks", "downFactor", "killDelaySeconds", "permitSeconds"]);
-const DEFAULT_KEYS = new Set<string>(["$comment", ...SETTING_NAMES, "clients", "allow", "deny", "sigxcpu"]);
+const TOP_KEYS = new Set(Object.keys(CustomsPolicyFile.shape));
+const DEFAULT_KEYS = new Set(Object.keys(HostDefaultsFile.shape));
 
 function readDefaults(raw: unknown, base: HostDefaults, at: string, errors: PolicyError[]): HostDefaults {
   if (!isJsonObject(raw)) {
@@ -71,11 +72,12 @@ function readDefaults(raw: unknown, base: HostDefaults, at: string, errors: Poli
   return { settings, clients, allow, deny, sigxcpu };
 }
 
-function readNumber(raw: Record<string, unknown>, key: string, fallback: number, min: number, integer: boolean, errors: PolicyError[]): number {
+function readNumber(raw: Record<string, unknown>, key: keyof typeof POOL_NUMBERS, errors: PolicyError[]): number {
   const v = raw[key];
+  const { fallback, bound } = POOL_NUMBERS[key];
   if (v === undefined) return fallback;
-  if (typeof v === "number" && Number.isFinite(v) && v >= min && (!integer || Number.isInteger(v))) return v;
-  errors.push(policyError("customs_invalid_field", `invalid field ${key}: ${JSON.stringify(v)} (expected ${integer ? "an integer" : "a number"} at least ${min})`, `/${key}`));
+  if (typeof v === "number" && Number.isFinite(v) && withinBound(bound, v)) return v;
+  errors.push(policyError("customs_invalid_field", `invalid field ${key}: ${JSON.stringify(v)} (expected ${bound.integer ? "an integer" : "a number"} at least ${bound.min})`, `/${key}`));
   return fallback;
 }
 
@@ -98,7 +100,7 @@ export function compileCustomsPolicy(source: string): Result<CustomsPolicyData, 
     if (!isJsonObject(raw.networks)) errors.push(policyError("customs_invalid_field", "invalid field networks: expected an object keyed by network number", "/networks"));
     else {
       for (const [net, over] of Object.entries(raw.networks)) {
-        if (!/^(0|[1-9]\d{0,9})$/.test(net)) errors.push(policyError("customs_invalid_network", `invalid network number \`${net}\``, `/networks/${net}`));
+        if (!NETWORK_NUMBER.test(net)) errors.push(policyError("customs_invalid_network", `invalid network number \`${net}\``, `/networks/${net}`));
         else networks[net] = readDefaults(over, defaults, `/networks/${net}`, errors);
       }
     }
@@ -106,9 +108,9 @@ export function compileCustomsPolicy(source: string): Result<CustomsPolicyData, 
   const data: CustomsPolicyData = {
     defaults,
     networks,
-    downFactor: readNumber(raw, "downFactor", 2, 1, false, errors),
-    killDelaySeconds: readNumber(raw, "killDelaySeconds", 15, 1, true, errors),
-    permitSeconds: readNumber(raw, "permitSeconds", 3600, 1, true, errors),
+    downFactor: readNumber(raw, "downFactor", errors),
+    killDelaySeconds: readNumber(raw, "killDelaySeconds", errors),
+    permitSeconds: readNumber(raw, "permitSeconds", errors),
   };
   return errors.length > 0 ? { ok: false, error: errors } : { ok: true, value: data };
 }

@@ -1,44 +1,46 @@
 /**
  * The numeric settings of a host (criteria, limits, access) with their
  * defaults and bounds, as customs.h and the customs manual give them. One table
- * serves the policy's pool-wide defaults and every host report, so a bound is
- * written once.
+ * serves the policy's pool-wide defaults, every host report and the JSON Schema
+ * of customs.json, so a bound is written once.
  */
 
-/** A bound check: null when the value is acceptable, else what is expected. */
-type Check = (v: number) => string | null;
-
-const integer = (lo: number, hi = Infinity): Check => (v) =>
-  Number.isInteger(v) && v >= lo && v <= hi ? null : hi === Infinity ? `an integer at least ${lo}` : `an integer from ${lo} to ${hi}`;
-
-const zeroOrAtLeast = (min: number, int: boolean): Check => (v) =>
-  (int ? Number.isInteger(v) : true) && (v === 0 || v >= min) ? null : `0 (disabled) or ${int ? "an integer " : ""}at least ${min}`;
+/** A setting's accepted values: a number (an integer when `integer`) from `min` to `max`, or 0 when `orZero`. */
+export interface Bound {
+  readonly integer: boolean;
+  readonly min: number;
+  readonly max?: number;
+  /** 0 is accepted too (it disables the setting). */
+  readonly orZero?: boolean;
+}
 
 /** One setting: its default and its bound. */
 export interface SettingSpec {
   readonly fallback: number;
-  readonly check: Check;
+  readonly bound: Bound;
   /** True for the availability criteria, whose errors read `invalid criterion`. */
   readonly criterion: boolean;
 }
 
+const int = (min: number, max?: number): Bound => ({ integer: true, min, max });
+
 /** Every numeric setting a host may carry or a policy may default, by field name. */
 export const SETTINGS = {
-  maxLoad: { fallback: 0.5, check: zeroOrAtLeast(0.25, false), criterion: true },
-  minSwapPct: { fallback: 25, check: integer(0, 40), criterion: true },
-  maxJobs: { fallback: 2, check: integer(0), criterion: true },
-  minIdleSeconds: { fallback: 900, check: integer(0, 3600), criterion: true },
-  idleCrit: { fallback: 3, check: integer(0, 15), criterion: true },
-  minFreeProcs: { fallback: 10, check: integer(0, 20), criterion: true },
-  checkSeconds: { fallback: 10, check: integer(5), criterion: true },
-  bias: { fallback: 0, check: integer(-1_000_000, 1_000_000), criterion: false },
-  evictSeconds: { fallback: 120, check: integer(0), criterion: false },
-  cpuSeconds: { fallback: 0, check: zeroOrAtLeast(60, true), criterion: false },
-  memoryKb: { fallback: 0, check: zeroOrAtLeast(1024, true), criterion: false },
-  nice: { fallback: 4, check: integer(-20, 20), criterion: false },
-  npri: { fallback: 0, check: (v) => (v === 0 || (Number.isInteger(v) && v >= 128 && v <= 255) ? null : "0 or an integer from 128 to 255"), criterion: false },
-  localJobs: { fallback: 0, check: integer(0), criterion: false },
-  access: { fallback: 0, check: integer(0, 3), criterion: false },
+  maxLoad: { fallback: 0.5, bound: { integer: false, min: 0.25, orZero: true }, criterion: true },
+  minSwapPct: { fallback: 25, bound: int(0, 40), criterion: true },
+  maxJobs: { fallback: 2, bound: int(0), criterion: true },
+  minIdleSeconds: { fallback: 900, bound: int(0, 3600), criterion: true },
+  idleCrit: { fallback: 3, bound: int(0, 15), criterion: true },
+  minFreeProcs: { fallback: 10, bound: int(0, 20), criterion: true },
+  checkSeconds: { fallback: 10, bound: int(5), criterion: true },
+  bias: { fallback: 0, bound: int(-1_000_000, 1_000_000), criterion: false },
+  evictSeconds: { fallback: 120, bound: int(0), criterion: false },
+  cpuSeconds: { fallback: 0, bound: { integer: true, min: 60, orZero: true }, criterion: false },
+  memoryKb: { fallback: 0, bound: { integer: true, min: 1024, orZero: true }, criterion: false },
+  nice: { fallback: 4, bound: int(-20, 20), criterion: false },
+  npri: { fallback: 0, bound: { integer: true, min: 128, max: 255, orZero: true }, criterion: false },
+  localJobs: { fallback: 0, bound: int(0), criterion: false },
+  access: { fallback: 0, bound: int(0, 3), criterion: false },
 } as const satisfies Record<string, SettingSpec>;
 
 /** The name of a numeric setting. */
@@ -66,11 +68,24 @@ export const BUILTIN_DEFAULTS: HostDefaults = {
   sigxcpu: false,
 };
 
+/** Whether a number is within a bound. */
+export function withinBound(b: Bound, v: number): boolean {
+  if (b.orZero === true && v === 0) return true;
+  return (!b.integer || Number.isInteger(v)) && v >= b.min && (b.max === undefined || v <= b.max);
+}
+
+/** What a bound expects, in words: `an integer from 0 to 40`, `0 (disabled) or at least 0.25`. */
+export function describeBound(b: Bound): string {
+  const kind = b.integer ? "an integer " : "";
+  const range = b.max === undefined ? `${kind}at least ${b.min}` : `${kind}from ${b.min} to ${b.max}`;
+  if (b.orZero !== true) return range;
+  return b.max === undefined ? `0 (disabled) or ${range}` : `0 or ${range}`;
+}
+
 /** Checks one setting, returning the message that names the field, or null when it is fine. */
 export function checkSetting(name: SettingName, value: unknown): string | null {
   const spec: SettingSpec = SETTINGS[name];
   const word = spec.criterion ? "criterion" : "setting";
   if (typeof value !== "number" || !Number.isFinite(value)) return `invalid ${word} ${name}: ${JSON.stringify(value)} (expected a number)`;
-  const problem = spec.check(value);
-  return problem === null ? null : `invalid ${word} ${name}: ${value} (expected ${problem})`;
+  return withinBound(spec.bound, value) ? null : `invalid ${word} ${name}: ${value} (expected ${describeBound(spec.bound)})`;
 }

@@ -1,5 +1,6 @@
 import type { Decision } from "../common/decision.js";
 import type { EngineDefinition } from "../common/engine.js";
+import { ok } from "../common/result.js";
 import type { JobfilterPolicy } from "./policy.js";
 import { compileFilters, loadFilters } from "./policy.js";
 import type { QueueView } from "./schedule.js";
@@ -8,14 +9,22 @@ import type { FilterRule, Job, JobDecision, PassResult } from "./types.js";
 import { prepareJob } from "./evaluate.js";
 import { bucketsOf } from "./adhoc.js";
 import type { FilterSet } from "./filter-set.js";
+import { restoreRules, storeRules, type StoredRules } from "./stored-rules.js";
 
-/** The jobfilter engine as the bundle sees it: filters.json holds the rules a new queue starts with. */
-export const jobfilterEngine: EngineDefinition<FilterRule[], JobfilterPolicy> = {
+/**
+ * The jobfilter engine as the bundle sees it: filters.json holds the rules a
+ * new queue starts with, stored in the bundle's JSON-safe form (integers past
+ * 2^53 tagged, stored-rules.ts) and read back exactly when loaded.
+ */
+export const jobfilterEngine: EngineDefinition<StoredRules, JobfilterPolicy> = {
   name: "jobfilter",
   file: "filters.json",
   format: "ganeti-filters-json",
-  compile: compileFilters,
-  load: loadFilters,
+  compile: (source) => {
+    const rules = compileFilters(source);
+    return rules.ok ? ok(storeRules(rules.value)) : rules;
+  },
+  load: (stored) => loadFilters(restoreRules(stored)),
 };
 
 /** A decision request: the job, and the queue around it (`queue.running`/`queue.queued`, or the spec's `running`/`queuedAhead`). */
@@ -62,7 +71,7 @@ export function decideJobfilter(
 export interface TraceLine {
   uuid: string;
   priority: number | bigint;
-  watermark: number;
+  watermark: number | bigint;
   action: FilterRule["action"];
   matches: boolean;
 }

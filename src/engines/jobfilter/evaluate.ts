@@ -94,7 +94,7 @@ function idLeaf(op: CmpOp, bound: number | bigint): Leaf<PreparedJob> {
 }
 
 /** Compiles a `jobid` expression against a rule's watermark: only comparisons on `id` are meaningful. */
-export function compileJobId(expr: Expr, watermark: number): (job: PreparedJob) => boolean {
+export function compileJobId(expr: Expr, watermark: number | bigint): (job: PreparedJob) => boolean {
   const f = build<PreparedJob>(expr, (e) => {
     if (e.k !== "cmp" || e.field !== "id") return error;
     const { op, value } = e;
@@ -112,6 +112,21 @@ function lookup(opcode: JsonObject, path: readonly string[]): unknown {
     cur = (cur as JsonObject)[key];
   }
   return cur;
+}
+
+/**
+ * Field `g` of an opcode's view, looked up in the opcode on first use and kept
+ * there (MISSING when the opcode lacks it: JSON null is a value, only undefined
+ * means absent). Small enough for the engine to inline in the loops below.
+ */
+function viewField(view: unknown[], g: number, opcode: JsonObject, path: readonly string[]): unknown {
+  let v = view[g];
+  if (v === undefined) {
+    v = lookup(opcode, path);
+    if (v === undefined) v = MISSING;
+    view[g] = v;
+  }
+  return v;
 }
 
 const never = (): boolean => false;
@@ -236,14 +251,7 @@ export function compileOpcode(expr: Expr, table: FieldTable): (job: PreparedJob)
       const opcodes = job.opcodes;
       const views = job.views;
       for (let k = 0; k < opcodes.length; k++) {
-        const view = views[k];
-        let v = view[g];
-        if (v === undefined) {
-          v = lookup(opcodes[k], path);
-          if (v === undefined) v = MISSING;
-          view[g] = v;
-        }
-        if (v === value) return true;
+        if (viewField(views[k], g, opcodes[k], path) === value) return true;
       }
       return false;
     };
@@ -257,13 +265,7 @@ export function compileOpcode(expr: Expr, table: FieldTable): (job: PreparedJob)
       const views = job.views;
       for (let k = 0; k < opcodes.length; k++) {
         const view = views[k];
-        let v = view[g];
-        if (v === undefined) {
-          v = lookup(opcodes[k], path);
-          if (v === undefined) v = MISSING;
-          view[g] = v;
-        }
-        if (v !== MISSING && f(view) === TRUE) return true;
+        if (viewField(view, g, opcodes[k], path) !== MISSING && f(view) === TRUE) return true;
       }
       return false;
     };
@@ -274,15 +276,7 @@ export function compileOpcode(expr: Expr, table: FieldTable): (job: PreparedJob)
     next: for (let k = 0; k < opcodes.length; k++) {
       const view = views[k];
       for (let j = 0; j < ids.length; j++) {
-        const g = ids[j];
-        let v = view[g];
-        if (v === undefined) {
-          // JSON null is a value, not a missing field: only undefined means absent.
-          v = lookup(opcodes[k], paths[j]);
-          if (v === undefined) v = MISSING;
-          view[g] = v;
-        }
-        if (v === MISSING) continue next;
+        if (viewField(view, ids[j], opcodes[k], paths[j]) === MISSING) continue next;
       }
       if (f(view) === TRUE) return true;
     }
@@ -355,7 +349,7 @@ export function prepareJob(job: Job, fields = 0): PreparedJob {
  * parses (a JavaScript-only regex the PCRE matcher refuses) is false, as an
  * evaluation error makes a Ganeti expression false.
  */
-export function compilePredicate(pred: FilterPredicate, watermark: number, fields: FieldTable): (job: PreparedJob) => boolean {
+export function compilePredicate(pred: FilterPredicate, watermark: number | bigint, fields: FieldTable): (job: PreparedJob) => boolean {
   const parsed = parseExpression(pred[1]);
   if (!parsed.ok) return () => false;
   switch (pred[0]) {

@@ -2,6 +2,7 @@ import type { Result } from "../common/result.js";
 import { err, ok } from "../common/result.js";
 import { showPretty, showRational } from "./render.js";
 import { compileLinear, describeProblem, type LinearRegex } from "../common/regex/index.js";
+import { COMPARISONS } from "./rule-file.js";
 
 /** A filter value: Ganeti only allows strings and integers (Haskell `Integer`: a bigint past 2^53 keeps them exact). */
 export type FilterValue = string | number | bigint;
@@ -20,7 +21,7 @@ export type Expr =
   | { readonly k: "regex"; readonly field: string; readonly source: string; readonly re: LinearRegex }
   | { readonly k: "contains"; readonly field: string; readonly value: FilterValue };
 
-const CMP: Record<string, CmpOp> = { "==": "==", "=": "==", "<": "<", ">": ">", "<=": "<=", ">=": ">=" };
+const CMP: Readonly<Record<string, CmpOp>> = COMPARISONS;
 
 function readField(v: unknown): Result<string, string> {
   return typeof v === "string" ? ok(v) : err(`Unable to read String: ${showPretty(v)}`);

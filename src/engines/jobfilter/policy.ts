@@ -1,10 +1,12 @@
-import { parseJsonText } from "../common/json-syntax.js";
+import { parseExactJson } from "../common/exact-json.js";
+import { findJsonSyntaxError } from "../common/json-syntax.js";
 import { checkJsonShape, describeJsonShape, POLICY_JSON_LIMITS, shapePointer } from "../common/json-shape.js";
 import type { PolicyError, Result } from "../common/result.js";
 import { err, ok, policyError } from "../common/result.js";
 import type { FilterSet } from "./filter-set.js";
 import { buildFilterSet } from "./filter-set.js";
 import { MAX_PRIORITY, parseAction, parsePredicates, parseReasonTrail, parseUuid } from "./rule-parse.js";
+import { FilterRuleFile } from "./rule-file.js";
 import type { FilterRule } from "./types.js";
 
 /** The loaded jobfilter policy: the seed rules as data and their compiled chain. */
@@ -13,14 +15,16 @@ export interface JobfilterPolicy {
   readonly set: FilterSet;
 }
 
-const RULE_KEYS = new Set(["uuid", "watermark", "priority", "predicates", "action", "reason_trail"]);
+const RULE_KEYS = new Set(Object.keys(FilterRuleFile.shape));
 
 /** The uuid a seed rule without one gets: deterministic, so the same file always compiles to the same bundle. */
 export function seedUuid(index: number): string {
   return `00000000-0000-4000-8000-${index.toString(16).padStart(12, "0")}`;
 }
 
-function isNonNegativeInt(v: unknown): v is number {
+/** An integer from 0 to 2^63-1 (Ganeti's 64-bit `Int`), a bigint past 2^53 as exact JSON reads it. */
+function isNonNegativeInt64(v: unknown): v is number | bigint {
+  if (typeof v === "bigint") return v >= 0n && v <= MAX_PRIORITY;
   return typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
 }
 
@@ -41,9 +45,11 @@ export function validateRule(v: unknown, index: number, at: string): Result<Filt
     else uuid = u;
   }
   const watermark = o.watermark ?? 0;
-  if (!isNonNegativeInt(watermark)) errors.push(policyError("jobfilter_invalid_watermark", "watermark must be a non-negative integer", `${at}/watermark`));
+  if (!isNonNegativeInt64(watermark)) {
+    errors.push(policyError("jobfilter_invalid_watermark", `watermark must be an integer from 0 to ${MAX_PRIORITY}`, `${at}/watermark`));
+  }
   const priority = o.priority ?? 0;
-  if (!isNonNegativeInt(priority) && !(typeof priority === "bigint" && priority >= 0n && priority <= MAX_PRIORITY)) {
+  if (!isNonNegativeInt64(priority)) {
     errors.push(policyError("jobfilter_invalid_priority", `priority must be an integer from 0 to ${MAX_PRIORITY}`, `${at}/priority`));
   }
   const rawPreds = o.predicates ?? [];
@@ -67,7 +73,7 @@ export function validateRule(v: unknown, index: number, at: string): Result<Filt
     else errors.push(policyError("jobfilter_invalid_reason_trail", t.error, `${at}/reason_trail`));
   }
   if (errors.length > 0 || !action.ok) return err(errors);
-  return ok({ uuid, watermark: watermark as number, priority: priority as number | bigint, predicates, action: action.value, reason_trail: trail });
+  return ok({ uuid, watermark: watermark as number | bigint, priority: priority as number | bigint, predicates, action: action.value, reason_trail: trail });
 }
 
 /** Validates a parsed list of rules (duplicate uuids refused), collecting every error with its JSON pointer. */
@@ -91,13 +97,20 @@ export function validateRules(value: unknown): Result<FilterRule[], PolicyError[
   return errors.length > 0 ? err(errors) : ok(rules);
 }
 
-/** Compiles a filters.json source text into plain rule data for the bundle. */
-export function compileFilters(source: string): Result<FilterRule[], PolicyError[]> {
-  const parsed = parseJsonText(source);
-  if (!parsed.ok) {
-    const e = parsed.error;
+/** Reads filters.json with exact integers (a priority of 2^53+1 stays itself), or Python's syntax error. */
+function readFiltersJson(source: string): Result<unknown, PolicyError[]> {
+  try {
+    return ok(parseExactJson(source));
+  } catch {
+    const e = findJsonSyntaxError(source) ?? { message: "Expecting value", line: 1, column: 1 };
     return err([policyError("jobfilter_invalid_json", `not valid JSON: ${e.message}`, `${e.line}:${e.column}`)]);
   }
+}
+
+/** Validates a filters.json source text into rules; integers past 2^53 are bigints with exactly their digits. */
+export function compileFilters(source: string): Result<FilterRule[], PolicyError[]> {
+  const parsed = readFiltersJson(source);
+  if (!parsed.ok) return parsed;
   const value = parsed.value;
   const shape = checkJsonShape(value, POLICY_JSON_LIMITS);
   if (shape !== null) return err([policyError("jobfilter_too_deep", describeJsonShape(shape, "filters.json"), shapePointer(shape.path))]);

@@ -2,10 +2,11 @@ import { parseExactJson } from "../common/exact-json.js";
 import type { Result } from "../common/result.js";
 import { err, ok } from "../common/result.js";
 import { parseExpression } from "./expression.js";
+import { PREDICATE_NAMES, SIMPLE_ACTIONS } from "./rule-file.js";
 import { showCompact } from "./render.js";
 import type { FilterAction, FilterPredicate, ReasonEntry } from "./types.js";
 
-const PREDICATE_NAMES = new Set(["jobid", "opcode", "reason"]);
+const PREDICATES = new Set<string>(PREDICATE_NAMES);
 
 /** Validates one `[name, expression]` predicate with Ganeti's error texts, so a bad rule is refused when added. */
 export function parsePredicate(v: unknown): Result<FilterPredicate, string> {
@@ -13,7 +14,7 @@ export function parsePredicate(v: unknown): Result<FilterPredicate, string> {
     return err("malformed FilterPredicate: must be a list with the first entry being a string describing the predicate type");
   }
   const name = v[0];
-  if (v.length !== 2 || !PREDICATE_NAMES.has(name)) {
+  if (v.length !== 2 || !PREDICATES.has(name)) {
     return err(`malformed FilterPredicate: bad parameter list for '${name}' predicate: ${showCompact(v.slice(1))}`);
   }
   const expr = parseExpression(v[1]);
@@ -32,11 +33,11 @@ export function parsePredicates(v: readonly unknown[]): Result<FilterPredicate[]
   return ok(out);
 }
 
-const SIMPLE_ACTIONS = new Set(["ACCEPT", "PAUSE", "REJECT", "CONTINUE"]);
+const SIMPLE = new Set<string>(SIMPLE_ACTIONS);
 
 /** Validates an action (case-sensitive names, `["RATE_LIMIT", n]` with n a positive integer). */
 export function parseAction(v: unknown): Result<FilterAction, string> {
-  if (typeof v === "string" && SIMPLE_ACTIONS.has(v)) return ok(v as FilterAction);
+  if (typeof v === "string" && SIMPLE.has(v)) return ok(v as FilterAction);
   if (Array.isArray(v) && v[0] === "RATE_LIMIT") {
     const n = v[1];
     if (v.length === 2 && typeof n === "number" && Number.isSafeInteger(n) && n > 0) return ok(["RATE_LIMIT", n]);

@@ -11,6 +11,7 @@ import { bucketsOf } from "./adhoc.js";
 import { prepareJob } from "./evaluate.js";
 import type { FilterSet } from "./filter-set.js";
 import { applyingRule, ruleIndex } from "./filter-set.js";
+import { ruleVerdict } from "./rule-verdict.js";
 import type { Job, JobDecision } from "./types.js";
 
 /** What one running job holds: its applying rule (uuid or null) and its bucket keys. */
@@ -94,16 +95,5 @@ export function decideCounted(counts: RunningCounts, job: Job): JobDecision {
   const rule = at < 0 ? null : set.chain[at];
   const mine = p.reasons.length === 0 ? [] : bucketsOf(p.reasons);
   if (!fitsCounted(counts, mine)) return { action: "ADHOC_RATE_LIMITED", rule: rule === null ? null : rule.uuid };
-  if (rule === null) return { action: "ACCEPT", rule: null };
-  switch (rule.kind) {
-    case "ACCEPT":
-    case "CONTINUE":
-      return { action: "ACCEPT", rule: rule.uuid };
-    case "PAUSE":
-      return { action: "PAUSE", rule: rule.uuid };
-    case "REJECT":
-      return { action: "REJECT", rule: rule.uuid };
-    case "RATE_LIMIT":
-      return { action: counts.slotsOf(rule.uuid) >= rule.limit ? "RATE_LIMITED" : "ACCEPT", rule: rule.uuid };
-  }
+  return ruleVerdict(rule, rule?.kind === "RATE_LIMIT" ? counts.slotsOf(rule.uuid) : 0);
 }

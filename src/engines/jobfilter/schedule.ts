@@ -3,8 +3,8 @@ import { bucketsOf } from "./adhoc.js";
 import type { PreparedJob } from "./evaluate.js";
 import { prepareJob } from "./evaluate.js";
 import type { FilterSet } from "./filter-set.js";
-import type { CompiledRule } from "./filter-set.js";
 import { applyingRule, ruleIndex } from "./filter-set.js";
+import { ruleVerdict } from "./rule-verdict.js";
 import type { Job, JobDecision, PassResult } from "./types.js";
 
 const NO_BUCKETS: readonly Bucket[] = [];
@@ -96,22 +96,6 @@ function addBuckets(buckets: Map<string, number>, mine: readonly Bucket[]): void
   for (const b of mine) buckets.set(b.key, (buckets.get(b.key) ?? 0) + 1);
 }
 
-/** The verdict of an applying rule once the ad-hoc buckets let the job through; `taken` is its rule's slots in use. */
-function verdictOf(rule: CompiledRule | null, taken: number): JobDecision {
-  if (rule === null) return { action: "ACCEPT", rule: null };
-  switch (rule.kind) {
-    case "ACCEPT":
-    case "CONTINUE":
-      return { action: "ACCEPT", rule: rule.uuid };
-    case "PAUSE":
-      return { action: "PAUSE", rule: rule.uuid };
-    case "REJECT":
-      return { action: "REJECT", rule: rule.uuid };
-    case "RATE_LIMIT":
-      return { action: taken >= rule.limit ? "RATE_LIMITED" : "ACCEPT", rule: rule.uuid };
-  }
-}
-
 /**
  * The pure decision for one job: the same answer as a pass over the queued jobs
  * ahead of it and then the job, computing only what that answer depends on.
@@ -126,7 +110,7 @@ export function decideJob(set: FilterSet, job: Job, queue: QueueView): JobDecisi
   const rule = at < 0 ? null : set.chain[at];
   const mine = bucketsOfJob(p);
   const limit = rule !== null && rule.kind === "RATE_LIMIT" ? rule.limit : -1;
-  if (mine.length === 0 && limit < 0) return verdictOf(rule, 0);
+  if (mine.length === 0 && limit < 0) return ruleVerdict(rule, 0);
   const buckets = new Map<string, number>();
   let taken = 0;
   for (const other of queue.running) {
@@ -143,5 +127,5 @@ export function decideJob(set: FilterSet, job: Job, queue: QueueView): JobDecisi
     if (limit >= 0 && taken < limit && holdsRule(set, q, at)) taken++;
   }
   if (!fits(buckets, mine)) return { action: "ADHOC_RATE_LIMITED", rule: rule === null ? null : rule.uuid };
-  return verdictOf(rule, taken);
+  return ruleVerdict(rule, taken);
 }

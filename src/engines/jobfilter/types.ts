@@ -13,7 +13,7 @@ export type FilterPredicate = [name: "jobid" | "opcode" | "reason", expression: 
 /** One filter rule, exactly as the RAPI resource and the bundle hold it. */
 export interface FilterRule {
   uuid: string;
-  watermark: number;
+  watermark: number | bigint;
   /** 0 to 2^63-1 (Ganeti's `NonNegative Int`); a bigint past 2^53. */
   priority: number | bigint;
   predicates: FilterPredicate[];

@@ -54,11 +54,13 @@ function checkData(schema: Schema, data: Json): string | null {
 
 /** IPCIDR or IPAddress: an anyOf, so a bad entry gets jsonschema's anyOf message. */
 const ADDRESS_OR_CIDR_ANYOF: Schema = {
-  anyOf: [{ check: (v) => (typeof v === "string" && scanNetwork(v) ? null : "invalid") }],
+  anyOf: [{ check: (v) => (typeof v === "string" && scanNetwork(v) ? null : "invalid"), json: { type: "string", description: "an IP address or CIDR" } }],
 };
 const CIDR_ONLY: Schema = {
-  anyOf: [{ check: (v) => (typeof v === "string" && v.includes("/") && parseNetwork(v) ? null : "invalid") }],
+  anyOf: [{ check: (v) => (typeof v === "string" && v.includes("/") && parseNetwork(v) ? null : "invalid"), json: { type: "string", pattern: "/", description: "a CIDR" } }],
 };
+/** The data of `always` and `localif`: an empty object (checked by `emptyObject`, in pScheduler's words). */
+const EMPTY_DATA: Schema = { type: "object", additionalProperties: false };
 
 /** Parses CIDR texts strictly (host bits are a load error, as Python's ip_network says). */
 function strictNetworks(list: readonly string[]): Result<IpNetwork[], string> {
@@ -481,6 +483,26 @@ const BUILDERS: Readonly<Record<string, Build>> = {
   // Both read LOCAL_ADDRESSES as networks: an entry written with its prefix
   // length (192.0.2.1/24) stands for the interface and its subnet.
   "local-subnet": localif,
+};
+
+/** Every identifier type a limits file may use. */
+export const IDENTIFIER_TYPES: readonly string[] = [...Object.keys(BUILDERS), "ip-cidr-list"].sort();
+
+/**
+ * The schema of each identifier type's `data`, as its builder checks it, for the
+ * generated JSON Schema of limits.json: the same constants the builders use.
+ */
+export const IDENTIFIER_DATA: Readonly<Record<string, Schema>> = {
+  always: EMPTY_DATA,
+  hint: HINT_SCHEMA,
+  jq: JQ_TRANSFORM,
+  "ip-cidr-list": CIDR_LIST_SCHEMA,
+  "ip-cidr-list-url": CIDR_URL_SCHEMA,
+  "ip-cymru-asn": ASN_SCHEMA,
+  "ip-cymru-bogon": BOGON_SCHEMA,
+  "ip-reverse-dns": REVERSE_SCHEMA,
+  localif: EMPTY_DATA,
+  "local-subnet": EMPTY_DATA,
 };
 
 /** One identifier entry after the top-level schema check. */

@@ -12,7 +12,7 @@ import { compileJqText, scriptText, type JqSpec } from "./jq-bridge.js";
 import { JQ_TRANSFORM, firstError, schemaErrorText, type Schema } from "./schema.js";
 import type { EvalState } from "./identifiers.js";
 import { compileTestLimit } from "./test-limit.js";
-import { compileUrlFetch } from "./url-fetch.js";
+import { compileUrlFetch, URL_FETCH } from "./url-fetch.js";
 
 /** A limit's own answer before inversion, or the text of the error it raised. */
 export type LimitAnswer = { passed: boolean; reasons: string[] } | { error: string };
@@ -225,6 +225,23 @@ function runSchedule(data: Json): Result<LimitEvaluator, string> {
   });
 }
 
+/** The data of a `test` limit: per spec parameter a constraint (its kind inferred from its shape at load). */
+const TEST_DATA: Schema = { type: "object" };
+
+/**
+ * The schema of each limit type's `data`, as its builder checks it, for the
+ * generated JSON Schema of limits.json: the same constants the builders use.
+ */
+export const LIMIT_DATA: Readonly<Record<string, Schema>> = {
+  "pass-fail": PASS_FAIL,
+  "test-type": TEST_TYPE,
+  jq: JQ_TRANSFORM,
+  "run-daterange": DATE_RANGE,
+  "run-schedule": RUN_SCHEDULE,
+  test: TEST_DATA,
+  "url-fetch": URL_FETCH,
+};
+
 const LIMIT_BUILDERS: Readonly<Record<string, (data: Json) => Result<LimitEvaluator, string>>> = {
   "pass-fail": passFail,
   "test-type": testType,
@@ -234,6 +251,9 @@ const LIMIT_BUILDERS: Readonly<Record<string, (data: Json) => Result<LimitEvalua
   test: compileTestLimit,
   "url-fetch": compileUrlFetch,
 };
+
+/** Every limit type a limits file may use. */
+export const LIMIT_TYPES: readonly string[] = Object.keys(LIMIT_BUILDERS).sort();
 
 /** Compiles a limit of a known type, or says the type is unsupported (null). */
 export function compileLimitType(type: string, data: Json): Result<LimitEvaluator, string> | null {

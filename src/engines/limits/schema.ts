@@ -21,6 +21,8 @@ export interface Schema {
   maximum?: number;
   /** A value check returning a message, used for pattern-like checks with pScheduler's texts. */
   check?: (value: Json) => string | null;
+  /** What a JSON Schema can say of `check` (a pattern, a type), for the generated JSON Schema; nothing when absent. */
+  json?: Readonly<Record<string, unknown>>;
 }
 
 interface Found {
@@ -116,6 +118,7 @@ const DURATION_PATTERN =
 export const DURATION: Schema = {
   type: "string",
   check: (v) => (DURATION_PATTERN.test(v as string) ? null : `${pyStringRepr(v as string)} is not a valid ISO 8601 duration.`),
+  json: { pattern: DURATION_PATTERN.source, description: "an ISO 8601 duration (PT30S)" },
 };
 
 /** pScheduler's StringMatch object. */

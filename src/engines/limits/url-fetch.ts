@@ -25,12 +25,16 @@ const HOST_NAME = /^[A-Za-z0-9_][A-Za-z0-9-]{0,62}(\.[A-Za-z0-9][A-Za-z0-9-]{0,6
 /** pScheduler's Host: a host name or an IP address. */
 const HOST: Schema = {
   anyOf: [
-    { check: (v) => (typeof v === "string" && v.length >= 1 && v.length <= 255 && HOST_NAME.test(v) ? null : "invalid") },
-    { check: (v) => (typeof v === "string" && !v.includes("/") && parseAddress(v) !== null ? null : "invalid") },
+    {
+      check: (v) => (typeof v === "string" && v.length >= 1 && v.length <= 255 && HOST_NAME.test(v) ? null : "invalid"),
+      json: { type: "string", minLength: 1, maxLength: 255, pattern: HOST_NAME.source },
+    },
+    { check: (v) => (typeof v === "string" && !v.includes("/") && parseAddress(v) !== null ? null : "invalid"), json: { type: "string", description: "an IP address" } },
   ],
 };
 
-const URL_FETCH: Schema = {
+/** The data of a url-fetch limit. */
+export const URL_FETCH: Schema = {
   type: "object",
   properties: {
     url: { type: "string" },

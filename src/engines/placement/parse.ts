@@ -1,5 +1,6 @@
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode, type Pair } from "yaml";
 import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
+import { keysOf, PartitionShape, PlacementConfigShape, PlacementFilterShape, PlacementRuleShape, QueueResourcesShape, QueueShape } from "./config-shape.js";
 import type { RawConfig, RawFilter, RawPartition, RawQueue, RawRule } from "./types.js";
 import { MAX_YAML_DEPTH, yamlTooDeep } from "./yaml-depth.js";
 
@@ -9,32 +10,13 @@ import { MAX_YAML_DEPTH, yamlTooDeep } from "./yaml-depth.js";
  * does: an unknown key or a value of the wrong type rejects the configuration.
  */
 
-const TOP_KEYS = ["partitions", "checksum"];
-const PARTITION_KEYS = [
-  "name",
-  "queues",
-  "placementrules",
-  "limits",
-  "preemption",
-  "nodesortpolicy",
-  "usergroupresolver",
-  "defaultqueue",
-];
-const QUEUE_KEYS = [
-  "name",
-  "parent",
-  "resources",
-  "maxapplications",
-  "properties",
-  "adminacl",
-  "submitacl",
-  "childtemplate",
-  "queues",
-  "limits",
-];
-const RULE_KEYS = ["name", "create", "filter", "parent", "value"];
-const FILTER_KEYS = ["type", "users", "groups"];
-const RESOURCE_KEYS = ["guaranteed", "max"];
+// Each mapping's keys, from the configuration's shape (config-shape.ts).
+const TOP_KEYS = keysOf(PlacementConfigShape);
+const PARTITION_KEYS = keysOf(PartitionShape);
+const QUEUE_KEYS = keysOf(QueueShape);
+const RULE_KEYS = keysOf(PlacementRuleShape);
+const FILTER_KEYS = keysOf(PlacementFilterShape);
+const RESOURCE_KEYS = keysOf(QueueResourcesShape);
 
 class DecodeError {
   constructor(

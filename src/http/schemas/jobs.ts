@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { validateRules } from "../../engines/jobfilter/index.js";
+import { FilterActionShape, FilterPredicateShape, validateRules } from "../../engines/jobfilter/index.js";
 
 /**
  * A timestamp in nanoseconds since the epoch. Today's exceed 2^53, so the body
@@ -84,15 +84,17 @@ export const FilterPriority = z
 /** A RAPI filter body, for the OpenAPI document (the route checks it with Ganeti's own texts). */
 export const FilterBody = z.object({
   priority: FilterPriority.optional(),
-  predicates: z.array(z.tuple([z.enum(["jobid", "opcode", "reason"]), z.unknown()])).optional(),
-  action: z.union([z.enum(["ACCEPT", "PAUSE", "REJECT", "CONTINUE"]), z.tuple([z.literal("RATE_LIMIT"), z.number().int().positive()])]).optional(),
+  predicates: z.array(FilterPredicateShape).optional(),
+  action: FilterActionShape.optional(),
   reason: z.array(ReasonEntry).optional(),
 });
 
 /** A stored filter rule as the RAPI answers it. */
 export const FilterRuleJson = z.object({
   uuid: z.string(),
-  watermark: z.number().int(),
+  watermark: z
+    .union([z.number().int().min(0), z.bigint().min(0n).max(2n ** 63n - 1n)])
+    .meta({ description: "the highest job id when the rule was added (0 to 2^63-1; a seed rule of filters.json may set it)" }),
   priority: FilterPriority,
   predicates: z.array(z.tuple([z.string(), z.unknown()])),
   action: z.unknown(),

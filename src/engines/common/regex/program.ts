@@ -126,15 +126,14 @@ class Builder {
   private optional(x: Node, greedy: boolean): number {
     const split = this.emit(Op.Split);
     this.node(x);
-    const after = this.op.length;
-    if (greedy) {
-      this.a[split] = split + 1;
-      this.b[split] = after;
-    } else {
-      this.a[split] = after;
-      this.b[split] = split + 1;
-    }
+    this.splitTo(split, split + 1, this.op.length, greedy);
     return split;
+  }
+
+  /** Points a Split at `body` and at `exit`: the body is the preferred branch when greedy, the exit when lazy. */
+  private splitTo(split: number, body: number, exit: number, greedy: boolean): void {
+    this.a[split] = greedy ? body : exit;
+    this.b[split] = greedy ? exit : body;
   }
 
   private rep(x: Node, min: number, max: number, greedy: boolean): void {
@@ -144,8 +143,7 @@ class Builder {
       const top = this.op.length;
       this.node(x);
       const split = this.emit(Op.Split);
-      this.a[split] = greedy ? top : split + 1;
-      this.b[split] = greedy ? split + 1 : top;
+      this.splitTo(split, top, split + 1, greedy);
       return;
     }
     for (let i = 0; i < min; i++) this.node(x);
@@ -153,14 +151,7 @@ class Builder {
       const split = this.emit(Op.Split);
       this.node(x);
       this.emit(Op.Jmp, split);
-      const after = this.op.length;
-      if (greedy) {
-        this.a[split] = split + 1;
-        this.b[split] = after;
-      } else {
-        this.a[split] = after;
-        this.b[split] = split + 1;
-      }
+      this.splitTo(split, split + 1, this.op.length, greedy);
       return;
     }
     // x{0,k} as nested optionals: (x(x(x)?)?)?, each exit jumping to the end
