@@ -122,6 +122,8 @@ export function parseNetworkPadded(text: string): IpNetwork | null {
   const colon = addr.lastIndexOf(":");
   const octets = addr.slice(colon + 1).split(".");
   if (octets.length !== 4 || !octets.every((o) => PADDED_OCTET.test(o))) return null;
+  // without a zero-padded octet the text already is what parseNetwork reads
+  if (octets.every((o) => o.length === 1 || o.charCodeAt(0) !== 48)) return parseNetwork(text);
   const quad = octets.map(Number).join(".");
   return parseNetwork(addr.slice(0, colon + 1) + quad + (slash < 0 ? "" : text.slice(slash)));
 }
