@@ -37,6 +37,29 @@ describe("exact JSON", () => {
     expect(Object.hasOwn(parsed, "__proto__")).toBe(true);
   });
 
+  it("reads every kind of literal the same way when a long integer sends the text to the reader", () => {
+    const long = "12345678901234567890";
+    expect(parseExactJson(`[${long}, "plain", "a\\"b", "\\u00e9", -0, 0, 10, -25, 1.5, 2e3, -1E-2, true, false, null]`)).toEqual([
+      12345678901234567890n,
+      "plain",
+      'a"b',
+      "é",
+      -0,
+      0,
+      10,
+      -25,
+      1.5,
+      2000,
+      -0.01,
+      true,
+      false,
+      null,
+    ]);
+    for (const bad of [`[${long}, 01]`, `[${long}, -]`, `[${long}, "a\u0001"]`, `[${long}, "open]`, `[${long}, tru]`, `[${long}, 1.]`]) {
+      expect(() => parseExactJson(bad), bad).toThrow(SyntaxError);
+    }
+  });
+
   it("writes bigints as their digits", () => {
     const text = '{"reason":[["gnt:user","r",1795482117065516288]],"x":[1,null,"s"]}';
     expect(stringifyExactJson(parseExactJson(text))).toBe(text);

@@ -50,11 +50,10 @@ class Reader {
     if (c === 91) return this.array(depth + 1);
     if (c === 34) return this.string();
     if (c === 45 || (c >= 48 && c <= 57)) return this.number(holder, key);
-    for (const [word, v] of LITERALS) {
-      if (this.s.startsWith(word, this.i)) {
-        this.i += word.length;
-        return v;
-      }
+    const word = c === 116 ? "true" : c === 102 ? "false" : c === 110 ? "null" : null;
+    if (word !== null && this.s.startsWith(word, this.i)) {
+      this.i += word.length;
+      return c === 116 ? true : c === 102 ? false : null;
     }
     return this.fail(
       Number.isNaN(c) ? "Unexpected end of input" : `Unexpected token ${JSON.stringify(this.s[this.i])}`,
@@ -62,6 +61,27 @@ class Reader {
   }
 
   number(holder: object | undefined, key: string | number): number | bigint {
+    // an integer literal (the usual number) is found by a scan; anything else by the pattern
+    const s = this.s;
+    let k = s.charCodeAt(this.i) === 45 ? this.i + 1 : this.i;
+    const first = s.charCodeAt(k);
+    if (first >= 48 && first <= 57) {
+      k++;
+      if (first !== 48) {
+        while (k < s.length) {
+          const d = s.charCodeAt(k);
+          if (d < 48 || d > 57) break;
+          k++;
+        }
+      }
+      const next = s.charCodeAt(k);
+      if (next !== 46 && next !== 101 && next !== 69 && !(next >= 48 && next <= 57)) {
+        const literal = s.slice(this.i, k);
+        this.i = k;
+        const n = Number(literal);
+        return Number.isSafeInteger(n) ? n : BigInt(literal);
+      }
+    }
     NUMBER.lastIndex = this.i;
     const m = NUMBER.exec(this.s);
     if (m === null) return this.fail("Bad number");
@@ -76,6 +96,17 @@ class Reader {
   }
 
   string(): string {
+    // the usual string, without escapes or control characters, is found by a scan
+    const s = this.s;
+    const start = this.i;
+    for (let j = start + 1; j < s.length; j++) {
+      const c = s.charCodeAt(j);
+      if (c === 34) {
+        this.i = j + 1;
+        return s.slice(start + 1, j);
+      }
+      if (c === 92 || c < 32) break;
+    }
     STRING.lastIndex = this.i;
     const m = STRING.exec(this.s);
     if (m === null) return this.fail("Bad string");
@@ -128,12 +159,6 @@ class Reader {
     }
   }
 }
-
-const LITERALS: readonly [string, ExactJson][] = [
-  ["true", true],
-  ["false", false],
-  ["null", null],
-];
 
 /**
  * Parses JSON text as JSON.parse does (same texts accepted, a SyntaxError
