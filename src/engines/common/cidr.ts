@@ -18,20 +18,33 @@ export interface IpNetwork {
   readonly hostBits: boolean;
 }
 
-const V4_PART = /^(0|[1-9]\d{0,2})$/;
-
-/** Parses dotted-quad IPv4 text into a 32-bit unsigned number, or null. */
+/**
+ * Parses dotted-quad IPv4 text into a 32-bit unsigned number, or null: four
+ * parts of one to three decimal digits, none above 255, no leading zero (`0`
+ * alone is one). One scan, no strings made.
+ */
 export function parseIpv4(text: string): number | null {
-  const parts = text.split(".");
-  if (parts.length !== 4) return null;
   let value = 0;
-  for (const part of parts) {
-    if (!V4_PART.test(part)) return null;
-    const n = Number(part);
-    if (n > 255) return null;
-    value = value * 256 + n;
+  let part = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0 || ++dots > 3) return null;
+      value = value * 256 + part;
+      part = 0;
+      digits = 0;
+      continue;
+    }
+    if (c < 48 || c > 57) return null;
+    // a digit after a leading 0 (`01`, `00`)
+    if (digits > 0 && part === 0) return null;
+    part = part * 10 + (c - 48);
+    if (++digits > 3 || part > 255) return null;
   }
-  return value;
+  if (dots !== 3 || digits === 0) return null;
+  return value * 256 + part;
 }
 
 const HEX_GROUP = /^[0-9a-fA-F]{1,4}$/;
