@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { loadEsbuild } from "./ab/bundle.js";
+import { DECISION_REQUESTS } from "./http-requests.js";
 
 const argv = process.argv.slice(2);
 function opt(name: string): string | undefined {
@@ -45,20 +46,7 @@ async function bundle(entry: string, out: string, root: string): Promise<string>
   return out;
 }
 
-const BODIES: Record<string, { path: string; body: unknown }> = {
-  limits: {
-    path: "/v1/limits/decide",
-    body: { requester: "198.51.100.7", task: { schema: 1, test: { type: "throughput", spec: { schema: 1, dest: "192.0.2.1", duration: "PT30S" } } } },
-  },
-  place: { path: "/v1/place", body: { user: "sarah", groups: ["sarah", "dev_app"], tags: { namespace: "newapp" } } },
-  match: {
-    path: "/v1/match",
-    body: {
-      job: '[ Requirements = TARGET.Memory >= RequestMemory && TARGET.Arch == "X86_64"; RequestMemory = 1024; Rank = TARGET.Memory; Owner = "alice" ]',
-      machines: Array.from({ length: 8 }, (_, i) => `[ Name = "slot${i}"; Arch = "X86_64"; Memory = ${512 * (i + 1)}; Requirements = true ]`),
-    },
-  },
-};
+const BODIES: Record<string, { path: string; body: unknown }> = DECISION_REQUESTS;
 
 interface Fetcher {
   fetch(request: Request, env: object, ctx: object): Response | Promise<Response>;

@@ -13,8 +13,8 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { createServer } from "node:net";
-import { bundleWorker, startWorker } from "./workerd.js";
+import { DECISION_REQUESTS } from "./http-requests.js";
+import { benchPort, bundleWorker, startWorker } from "./workerd.js";
 
 const argv = process.argv.slice(2);
 function opt(name: string): string | undefined {
@@ -22,35 +22,8 @@ function opt(name: string): string | undefined {
   return i < 0 ? undefined : argv[i + 1];
 }
 
-const BODIES: Record<string, { path: string; body?: unknown }> = {
-  healthz: { path: "/healthz" },
-  limits: {
-    path: "/v1/limits/decide",
-    body: { requester: "198.51.100.7", task: { schema: 1, test: { type: "throughput", spec: { schema: 1, dest: "192.0.2.1", duration: "PT30S" } } } },
-  },
-  place: { path: "/v1/place", body: { user: "sarah", groups: ["sarah", "dev_app"], tags: { namespace: "newapp" } } },
-  match: {
-    path: "/v1/match",
-    body: {
-      job: '[ Requirements = TARGET.Memory >= RequestMemory && TARGET.Arch == "X86_64"; RequestMemory = 1024; Rank = TARGET.Memory; Owner = "alice" ]',
-      machines: Array.from({ length: 8 }, (_, i) => `[ Name = "slot${i}"; Arch = "X86_64"; Memory = ${512 * (i + 1)}; Requirements = true ]`),
-    },
-  },
-};
+const BODIES: Record<string, { path: string; body?: unknown }> = { healthz: { path: "/healthz" }, ...DECISION_REQUESTS };
 
-async function freePort(offset: number): Promise<number> {
-  const fixed = process.env.BENCH_PORT;
-  if (fixed !== undefined && fixed !== "") return Number(fixed) + offset;
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => done(port));
-    });
-  });
-}
 
 const routeName = opt("route") ?? "limits";
 const noop = routeName === "noop-post";
@@ -58,8 +31,8 @@ const target = BODIES[noop ? "limits" : routeName];
 if (target === undefined) throw new Error(`unknown route ${routeName}`);
 const requests = Number(opt("requests") ?? 20000);
 const script = opt("script") ?? (noop ? bundleWorker(fileURLToPath(new URL("./noop/wrangler.toml", import.meta.url))) : bundleWorker());
-const inspectorPort = await freePort(500);
-const worker = await startWorker(script, await freePort(0), Number(opt("cache") ?? 0), () => {}, {}, inspectorPort);
+const inspectorPort = await benchPort(500);
+const worker = await startWorker(script, await benchPort(0), Number(opt("cache") ?? 0), () => {}, {}, inspectorPort);
 
 // undici's WebSocket (wrangler brings undici; Node 20 has no global WebSocket)
 const fromWrangler = createRequire(createRequire(import.meta.url).resolve("wrangler/package.json"));

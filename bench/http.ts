@@ -16,9 +16,9 @@
  * free ports found on loopback.
  */
 import autocannon from "autocannon";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
-import { bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
+import { DECISION_REQUESTS } from "./http-requests.js";
+import { benchPort, bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -34,30 +34,9 @@ interface Target {
 
 const TARGETS: Target[] = [
   { name: "GET /healthz", method: "GET", path: "/healthz" },
-  {
-    name: "POST /v1/limits/decide",
-    method: "POST",
-    path: "/v1/limits/decide",
-    body: {
-      requester: "198.51.100.7",
-      task: { schema: 1, test: { type: "throughput", spec: { schema: 1, dest: "192.0.2.1", duration: "PT30S" } } },
-    },
-  },
-  {
-    name: "POST /v1/place",
-    method: "POST",
-    path: "/v1/place",
-    body: { user: "sarah", groups: ["sarah", "dev_app"], tags: { namespace: "newapp" } },
-  },
-  {
-    name: "POST /v1/match",
-    method: "POST",
-    path: "/v1/match",
-    body: {
-      job: '[ Requirements = TARGET.Memory >= RequestMemory && TARGET.Arch == "X86_64"; RequestMemory = 1024; Rank = TARGET.Memory; Owner = "alice" ]',
-      machines: Array.from({ length: 8 }, (_, i) => `[ Name = "slot${i}"; Arch = "X86_64"; Memory = ${512 * (i + 1)}; Requirements = true ]`),
-    },
-  },
+  { name: "POST /v1/limits/decide", method: "POST", ...DECISION_REQUESTS.limits },
+  { name: "POST /v1/place", method: "POST", ...DECISION_REQUESTS.place },
+  { name: "POST /v1/match", method: "POST", ...DECISION_REQUESTS.match },
 ];
 
 interface Sample {
@@ -66,20 +45,6 @@ interface Sample {
   errors: number;
 }
 
-/** A port for a server of this bench: BENCH_PORT + offset, or one the kernel says is free now. */
-async function benchPort(offset: number): Promise<number> {
-  const fixed = process.env.BENCH_PORT;
-  if (fixed !== undefined && fixed !== "") return Number(fixed) + offset;
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => done(port));
-    });
-  });
-}
 
 let logBytes = 0;
 

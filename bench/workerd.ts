@@ -3,6 +3,7 @@
  * (the one wrangler itself uses) on loopback: shared by the HTTP and CPU benchmarks.
  */
 import { spawnSync } from "node:child_process";
+import { createServer } from "node:net";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
@@ -97,4 +98,19 @@ export function workerdCpuSeconds(): number {
     if (comm === "workerd" && Number(rest[1]) === process.pid) return (Number(rest[11]) + Number(rest[12])) / 100;
   }
   throw new Error("no workerd child process found (this benchmark reads /proc, Linux only)");
+}
+
+/** A port for a server of this bench: BENCH_PORT + offset, or one the kernel says is free now. */
+export async function benchPort(offset: number): Promise<number> {
+  const fixed = process.env.BENCH_PORT;
+  if (fixed !== undefined && fixed !== "") return Number(fixed) + offset;
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once("error", fail);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => done(port));
+    });
+  });
 }
