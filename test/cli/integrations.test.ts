@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/cases.js";
+import { BLOCKED_NETWORK_POLICY } from "../support/blocked-network-policy.js";
 import { freePort, startDevServer, type DevServer } from "../support/dev-server.js";
 import { run, scratchSpace } from "./run-cli.js";
 
@@ -19,27 +20,6 @@ const AGENT = "agent-token";
 const STANZA = readFileSync(join(REPO_ROOT, "docs/integrations/pscheduler/limits.conf"), "utf8");
 const scratch = scratchSpace("arbiter-pscheduler-");
 let server: DevServer;
-
-/** Arbiter's own policy: requesters in 198.51.100.0/24 are refused by a named limit, everyone else passes. */
-const arbiterPolicy = JSON.stringify({
-  schema: 1,
-  identifiers: [
-    { name: "blocked", description: "b", type: "ip-cidr-list", data: { cidrs: ["198.51.100.0/24"] } },
-    { name: "everybody", description: "all", type: "always", data: {} },
-  ],
-  classifiers: [
-    { name: "blocked", description: "b", identifiers: ["blocked"] },
-    { name: "everybody", description: "all", identifiers: ["everybody"] },
-  ],
-  limits: [
-    { name: "pass", description: "p", type: "pass-fail", data: { pass: true } },
-    { name: "no-blocked", description: "refuses the blocked network", type: "pass-fail", data: { pass: false } },
-  ],
-  applications: [
-    { classifier: "blocked", apply: [{ require: "all", limits: ["no-blocked"] }], "stop-on-failure": true },
-    { classifier: "everybody", apply: [{ require: "all", limits: ["pass"] }] },
-  ],
-});
 
 const task = { schema: 1, test: { type: "rtt", spec: { schema: 1, dest: "192.0.2.1", count: 5 } } };
 
@@ -61,7 +41,7 @@ async function nodeDecides(policyFile: string, requesters: string[]) {
 
 beforeAll(async () => {
   server = await startDevServer({ timeoutMs: 180_000, vars: { DECISION_TOKENS: DECISION, ADMIN_TOKEN: ADMIN, AGENT_TOKENS: AGENT } });
-  const res = await fetch(`${server.url}/v1/policies/limits`, { method: "PUT", headers: { authorization: `Bearer ${ADMIN}`, "content-type": "text/plain" }, body: arbiterPolicy });
+  const res = await fetch(`${server.url}/v1/policies/limits`, { method: "PUT", headers: { authorization: `Bearer ${ADMIN}`, "content-type": "text/plain" }, body: BLOCKED_NETWORK_POLICY });
   expect(res.status, await res.text()).toBe(200);
 }, 200_000);
 

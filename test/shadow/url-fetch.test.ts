@@ -1,37 +1,17 @@
 import { describe, expect, it } from "vitest";
+import { BLOCKED_NETWORK_POLICY } from "../support/blocked-network-policy.js";
 import { send } from "./support.js";
 
 // Issue 15, "The originals' servers ask Arbiter": GET /v1/limits/url-fetch answers pScheduler's
 // url-fetch limit (limitprocessor/limit/urlfetch.py): 200 with {"passed": bool, "message": str}.
 // The whole loop (a url-fetch limit asking this route over HTTP) is test/cli/integrations.test.ts.
 
-/** Requesters in 198.51.100.0/24 fail; everybody else passes. */
-const policy = JSON.stringify({
-  schema: 1,
-  identifiers: [
-    { name: "blocked", description: "b", type: "ip-cidr-list", data: { cidrs: ["198.51.100.0/24"] } },
-    { name: "everybody", description: "all", type: "always", data: {} },
-  ],
-  classifiers: [
-    { name: "blocked", description: "b", identifiers: ["blocked"] },
-    { name: "everybody", description: "all", identifiers: ["everybody"] },
-  ],
-  limits: [
-    { name: "pass", description: "p", type: "pass-fail", data: { pass: true } },
-    { name: "no-blocked", description: "refuses the blocked network", type: "pass-fail", data: { pass: false } },
-  ],
-  applications: [
-    { classifier: "blocked", apply: [{ require: "all", limits: ["no-blocked"] }], "stop-on-failure": true },
-    { classifier: "everybody", apply: [{ require: "all", limits: ["pass"] }] },
-  ],
-});
-
 const task = { schema: 1, test: { type: "rtt", spec: { schema: 1, dest: "192.0.2.1", count: 10 } } };
 const url = (params: Record<string, string>) => `/v1/limits/url-fetch?${new URLSearchParams(params).toString()}`;
 
 describe("GET /v1/limits/url-fetch", () => {
   it("answers {passed, message} with the decide route's verdict and diagnostics", async () => {
-    expect((await send("PUT", "/v1/policies/limits", policy)).status).toBe(200);
+    expect((await send("PUT", "/v1/policies/limits", BLOCKED_NETWORK_POLICY)).status).toBe(200);
     for (const requester of ["203.0.113.9", "198.51.100.9"]) {
       const asked = await send("GET", url({ task: JSON.stringify(task), requester }));
       expect(asked.status).toBe(200);
