@@ -24,7 +24,9 @@ describe("limits cases", () => {
       c.skip ??
       (c.policy_file !== undefined && !haveSharedData ? SHARED_DATA_ABSENT : undefined) ??
       (c.needs === "jq" && !haveJq ? "the jq engine (src/jq) has not landed yet" : undefined);
-    it.skipIf(skip !== undefined)(name, async () => {
+    // a skipped case carries its reason in its name, so the report says why (e.g. ../shared absent)
+    const title = skip === undefined ? name : `${name} — skipped: ${skip}`;
+    it.skipIf(skip !== undefined)(title, async () => {
       const policy = withLoopback(c.policy, fake.base);
       const text = c.policy_file !== undefined ? sharedPolicyText(c.policy_file) : typeof policy === "string" ? policy : JSON.stringify(policy);
       const compiled = limitsEngine.compile(text);
