@@ -18,12 +18,13 @@
 import autocannon from "autocannon";
 import { fileURLToPath } from "node:url";
 import { DECISION_REQUESTS } from "./http-requests.js";
-import { benchPort, bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
+import { benchPort, bundleWorker, pinned, startWorker, type RunningWorker } from "./workerd.js";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const GOAL = 1.2;
+const PIN = { pin: true };
 
 interface Target {
   name: string;
@@ -41,6 +42,8 @@ const TARGETS: Target[] = [
 
 interface Sample {
   rps: number;
+  /** The serving workerd's CPU time per request in the timed run (µs), from /proc; NaN without it. */
+  cpuUs: number;
   p50: number;
   errors: number;
 }
@@ -49,9 +52,9 @@ interface Sample {
 let logBytes = 0;
 
 /** Drives one route with autocannon after a warm-up; throughput is timed from the responses themselves. */
-async function drive(url: string, t: Target, body: string | undefined, extra: Record<string, string> = {}): Promise<Sample> {
+async function drive(worker: RunningWorker, t: Target, body: string | undefined, extra: Record<string, string> = {}): Promise<Sample> {
   const opts = {
-    url,
+    url: `${worker.url}${t.path}`,
     method: t.method,
     headers: { ...(body ? { "content-type": "application/json" } : {}), ...extra },
     body,
@@ -62,6 +65,7 @@ async function drive(url: string, t: Target, body: string | undefined, extra: Re
   // autocannon's own start/finish are only as fine as its 1 s sampling tick
   let first = 0;
   let last = 0;
+  const cpu0 = worker.cpuSeconds();
   const result = await new Promise<autocannon.Result>((done, fail) => {
     const instance = autocannon(opts, (error, res) => (error ? fail(error) : done(res)));
     instance.on("response", () => {
@@ -69,7 +73,8 @@ async function drive(url: string, t: Target, body: string | undefined, extra: Re
       if (first === 0) first = last;
     });
   });
-  return { rps: result.requests.total / ((last - first) / 1000), p50: result.latency.p50, errors: result.errors + result.non2xx + result.timeouts };
+  const cpuUs = ((worker.cpuSeconds() - cpu0) * 1e6) / result.requests.total;
+  return { rps: result.requests.total / ((last - first) / 1000), cpuUs, p50: result.latency.p50, errors: result.errors + result.non2xx + result.timeouts };
 }
 
 function median(xs: number[]): number {
@@ -83,6 +88,9 @@ interface Row {
   floorRps: number;
   /** The contract floor's req/s (the no-op answering as a decision route must), when measured. */
   contractRps?: number;
+  /** Workerd CPU µs per request: the route's and the no-op's. */
+  cpuUs: number;
+  floorCpuUs: number;
   p50: number;
   errors: number;
 }
@@ -108,9 +116,9 @@ async function measure(worker: RunningWorker, noop: RunningWorker, targets: Targ
     const floor: Sample[] = [];
     const contracted: Sample[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      floor.push(await drive(`${noop.url}${t.path}`, t, body, extra));
-      if (withContract) contracted.push(await drive(`${contract.url}${t.path}`, t, body, extra));
-      route.push(await drive(`${worker.url}${t.path}`, t, body, extra));
+      floor.push(await drive(noop, t, body, extra));
+      if (withContract) contracted.push(await drive(contract, t, body, extra));
+      route.push(await drive(worker, t, body, extra));
     }
     const all = [...route, ...floor, ...contracted];
     rows.push({
@@ -118,6 +126,8 @@ async function measure(worker: RunningWorker, noop: RunningWorker, targets: Targ
       rps: median(route.map((s) => s.rps)),
       floorRps: median(floor.map((s) => s.rps)),
       ...(withContract ? { contractRps: median(contracted.map((s) => s.rps)) } : {}),
+      cpuUs: median(route.map((s) => s.cpuUs)),
+      floorCpuUs: median(floor.map((s) => s.cpuUs)),
       p50: median(route.map((s) => s.p50)),
       errors: all.reduce((n, s) => n + s.errors, 0),
     });
@@ -129,7 +139,7 @@ function print(title: string, rows: Row[]): boolean {
   const contract = rows.some((r) => r.contractRps !== undefined);
   console.log(`\n${title} (${REQUESTS} requests × ${ROUNDS} interleaved rounds, ${CONNECTIONS} connections; medians)`);
   const extraHead = contract ? ` ${"contract floor".padStart(14)} ${"above contract".padStart(14)}` : "";
-  console.log(`${"route".padEnd(24)} ${"req/s".padStart(8)} ${"no-op req/s".padStart(12)} ${"cost ratio".padStart(10)}${extraHead} ${"p50 ms".padStart(7)} ${"errors".padStart(6)}`);
+  console.log(`${"route".padEnd(24)} ${"req/s".padStart(8)} ${"no-op req/s".padStart(12)} ${"cost ratio".padStart(10)}${extraHead} ${"CPU µs".padStart(7)} ${"no-op CPU".padStart(9)} ${"CPU ratio".padStart(9)} ${"p50 ms".padStart(7)} ${"errors".padStart(6)}`);
   let met = true;
   for (const r of rows) {
     const ratio = r.floorRps / r.rps;
@@ -140,12 +150,13 @@ function print(title: string, rows: Row[]): boolean {
         ? ` ${"".padStart(14)} ${"".padStart(14)}`
         : ` ${`${(r.floorRps / r.contractRps).toFixed(2)}×`.padStart(14)} ${`${(r.contractRps / r.rps).toFixed(2)}×`.padStart(14)}`;
     console.log(
-      `${r.name.padEnd(24)} ${r.rps.toFixed(0).padStart(8)} ${r.floorRps.toFixed(0).padStart(12)} ${`${ratio.toFixed(2)}×`.padStart(10)}${extra} ${r.p50.toFixed(1).padStart(7)} ${String(r.errors).padStart(6)}`,
+      `${r.name.padEnd(24)} ${r.rps.toFixed(0).padStart(8)} ${r.floorRps.toFixed(0).padStart(12)} ${`${ratio.toFixed(2)}×`.padStart(10)}${extra} ${r.cpuUs.toFixed(0).padStart(7)} ${r.floorCpuUs.toFixed(0).padStart(9)} ${`${(r.cpuUs / r.floorCpuUs).toFixed(2)}×`.padStart(9)} ${r.p50.toFixed(1).padStart(7)} ${String(r.errors).padStart(6)}`,
     );
   }
   if (contract) {
     console.log("contract floor: the no-op answering as a decision route must (log line, decision id, X-Request-Id and X-Arbiter-Cache, an answer as long as the route's), as a ratio to the plain no-op");
     console.log("above contract: the route's cost ratio to that contract floor (the pipeline's own work and the decision)");
+    console.log("CPU µs: the serving workerd process's CPU time per request (all its threads, from /proc), route and no-op; CPU ratio: their quotient");
   }
   return met;
 }
@@ -155,15 +166,16 @@ async function main(): Promise<void> {
   const script = bundleWorker();
   const noopScript = bundleWorker(fileURLToPath(new URL("./noop/wrangler.toml", import.meta.url)));
   console.log("cost ratio = the no-op Hono Worker's req/s answering the same request ÷ the route's req/s (1.00× = no cost above the floor)");
-  const noop = await startWorker(noopScript, await benchPort(0), 0, () => {});
-  const contract = await startWorker(noopScript, await benchPort(5), 0, (chunk) => (logBytes += chunk.length), { NOOP_CONTRACT: "1" });
+  const noop = await startWorker(noopScript, await benchPort(0), 0, () => {}, {}, undefined, PIN);
+  console.log(pinned ? "every workerd on the last CPU, the load generator on the others (BENCH_PIN=0 to turn off)" : "not pinned to CPUs (BENCH_PIN=0, no taskset, or one CPU)");
+  const contract = await startWorker(noopScript, await benchPort(5), 0, (chunk) => (logBytes += chunk.length), { NOOP_CONTRACT: "1" }, undefined, PIN);
   try {
     for (const [title, cache, offset] of [
       ["cache off", 0, 1],
       ["cache warm", 60, 2],
     ] as const) {
       // the Worker still writes its decision log lines, as in production; the bench counts them instead of printing them
-      const worker = await startWorker(script, await benchPort(offset), cache, (chunk) => (logBytes += chunk.length));
+      const worker = await startWorker(script, await benchPort(offset), cache, (chunk) => (logBytes += chunk.length), {}, undefined, PIN);
       try {
         const rows = await measure(worker, noop, TARGETS, cache === 0 ? contract : undefined);
         const met = print(title, rows);
@@ -174,7 +186,7 @@ async function main(): Promise<void> {
       }
     }
     // The one part of a decision's pipeline that cannot go: its log line, priced alone on the floor itself.
-    const logged = await startWorker(noopScript, await benchPort(3), 0, (chunk) => (logBytes += chunk.length), { NOOP_LOG_LINE: "1" });
+    const logged = await startWorker(noopScript, await benchPort(3), 0, (chunk) => (logBytes += chunk.length), { NOOP_LOG_LINE: "1" }, undefined, PIN);
     try {
       const limits = TARGETS.find((t) => t.path === "/v1/limits/decide") as Target;
       const rows = await measure(logged, noop, [{ ...limits, name: "no-op + log line" }]);

@@ -3,17 +3,69 @@
  * (the one wrangler itself uses) on loopback: shared by the HTTP and CPU benchmarks.
  */
 import { spawnSync } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { createServer } from "node:net";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
-/** A running Worker: its base URL and how to stop it. */
+/** A running Worker: its base URL, its workerd process's CPU time so far, and how to stop it. */
 export interface RunningWorker {
   url: string;
+  /** CPU seconds (user + system, all threads) its workerd process has used, from /proc; NaN where /proc is absent. */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
+
+/** The workerd children of this process, by pid. */
+function workerdChildren(): number[] {
+  const out: number[] = [];
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d));
+  } catch {
+    return out;
+  }
+  for (const pid of pids) {
+    const stat = procStat(Number(pid));
+    if (stat?.comm === "workerd" && stat.ppid === process.pid) out.push(Number(pid));
+  }
+  return out;
+}
+
+function procStat(pid: number): { comm: string; ppid: number; cpu: number } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // Fields after the `(comm)` part: state ppid ... utime(14) stime(15), 1-based over the whole line.
+  const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { comm, ppid: Number(rest[1]), cpu: (Number(rest[11]) + Number(rest[12])) / 100 };
+}
+
+/**
+ * With `BENCH_PIN` not `0`, on Linux with `taskset` and at least two CPUs: every
+ * workerd of the run on the last CPU, this process (the load generator) on the
+ * others, so that the Workers' cost is not mixed with the load generator's and
+ * each Worker, when driven, has one CPU to itself. Returns whether it pinned.
+ */
+function pin(pid: number): boolean {
+  if (process.env.BENCH_PIN === "0") return false;
+  const cpus = availableParallelism();
+  if (cpus < 2) return false;
+  const last = cpus - 1;
+  const worker = spawnSync("taskset", ["-a", "-p", "-c", String(last), String(pid)], { stdio: "ignore" });
+  if (worker.status !== 0) return false;
+  spawnSync("taskset", ["-a", "-p", "-c", last === 1 ? "0" : `0-${last - 1}`, String(process.pid)], { stdio: "ignore" });
+  return true;
+}
+
+/** Whether the last Worker started was pinned (bench:http says so in its header). */
+export let pinned = false;
 
 const OUT_DIR = resolve(".bench/dist");
 const NOOP_DIR = resolve(".bench/noop");
@@ -44,12 +96,14 @@ export async function startWorker(
   extraBindings: Record<string, string> = {},
   /** When set, workerd's V8 inspector listens here (bench/http-profile.ts profiles through it). */
   inspectorPort?: number,
+  options: { pin?: boolean } = {},
 ): Promise<RunningWorker> {
   const fromWrangler = createRequire(createRequire(import.meta.url).resolve("wrangler/package.json"));
   // Typed by hand: the top-level `miniflare` types may belong to another version than wrangler's.
   const { Miniflare } = (await import(pathToFileURL(fromWrangler.resolve("miniflare")).href)) as {
     Miniflare: new (options: Record<string, unknown>) => { ready: Promise<URL>; dispose(): Promise<void> };
   };
+  const before = new Set(workerdChildren());
   const mf = new Miniflare({
     modules: true,
     modulesRoot: dirname(script),
@@ -80,24 +134,17 @@ export async function startWorker(
     },
   });
   const url = (await mf.ready).href.replace(/\/$/, "");
-  return { url, stop: () => mf.dispose() };
+  const pid = workerdChildren().find((p) => !before.has(p));
+  pinned = pid !== undefined && options.pin === true && pin(pid);
+  return { url, cpuSeconds: () => (pid === undefined ? NaN : (procStat(pid)?.cpu ?? NaN)), stop: () => mf.dispose() };
 }
 
 /** The CPU seconds (user + system) the workerd child of this process has used so far. */
 export function workerdCpuSeconds(): number {
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    } catch {
-      continue;
-    }
-    // Fields after the `(comm)` part: state ppid ... utime(14) stime(15), 1-based over the whole line.
-    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (comm === "workerd" && Number(rest[1]) === process.pid) return (Number(rest[11]) + Number(rest[12])) / 100;
-  }
-  throw new Error("no workerd child process found (this benchmark reads /proc, Linux only)");
+  const pid = workerdChildren()[0];
+  const cpu = pid === undefined ? undefined : procStat(pid)?.cpu;
+  if (cpu === undefined) throw new Error("no workerd child process found (this benchmark reads /proc, Linux only)");
+  return cpu;
 }
 
 /** A port for a server of this bench: BENCH_PORT + offset, or one the kernel says is free now. */

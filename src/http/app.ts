@@ -1,8 +1,9 @@
-import { Hono, type Context } from "hono";
+import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../env.js";
 import { ApiError, errorBody } from "./errors.js";
 import { noteRequest } from "./metrics.js";
+import { carriesRequestId, requestIdOf, setRequestId } from "./request-id.js";
 import { listOperations } from "./openapi.js";
 import { isObjectOverloaded, overloaded, RETRY_AFTER_SECONDS } from "./overload.js";
 import { hostRoutes } from "./routes/hosts.js";
@@ -21,15 +22,7 @@ import { systemRoutes } from "./routes/system.js";
 /** The whole HTTP API: one error envelope, one request id per request, routes per concern. */
 export const app = new Hono<AppEnv>();
 
-/** Each request's id while it is answered (the caller's `X-Request-Id`, else a fresh one). */
-const requestIds = new WeakMap<Request, string>();
-
-/** The id of the request a handler is answering, as its `X-Request-Id` header and error bodies give it. */
-export function requestIdOf(c: Context<AppEnv>): string {
-  let id = requestIds.get(c.req.raw);
-  if (id === undefined) requestIds.set(c.req.raw, (id = crypto.randomUUID()));
-  return id;
-}
+export { requestIdOf } from "./request-id.js";
 
 /** Sets a header on an answer, copying the answer first when its headers are immutable (a fetched Response). */
 function withHeader(response: Response, name: string, value: string): Response {
@@ -50,8 +43,9 @@ const dispatch = app.fetch;
 app.fetch = async (request, env, ctx) => {
   noteRequest(Date.now());
   const requestId = request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID();
-  requestIds.set(request, requestId);
-  return withHeader(await dispatch(request, env, ctx), "X-Request-Id", requestId);
+  setRequestId(request, requestId);
+  const response = await dispatch(request, env, ctx);
+  return carriesRequestId(response) ? response : withHeader(response, "X-Request-Id", requestId);
 };
 
 app.onError((error, c) => {

@@ -17,6 +17,7 @@ import { logDecisionCapturing, type Capture } from "./capture.js";
 import { sampledCandidate, shadowDecision } from "./shadow.js";
 import { captureMode } from "../bundle/compare/index.js";
 import { recordDecision } from "./metrics.js";
+import { identified, requestIdOf } from "./request-id.js";
 import type { DecisionKind } from "../bundle/compare/index.js";
 
 export { elapsedMs, logDecision, type DecisionLog } from "./decision-log.js";
@@ -49,6 +50,16 @@ function verdictCache(): Cache | undefined {
 }
 
 const memo = new VerdictMemo();
+
+/**
+ * A decision's 200 answer, its headers given at once (`X-Arbiter-Cache`: `hit`
+ * from either cache level, else `miss` or `bypass`; and the request id): one
+ * header list per answer, where setting them one by one on Hono's context and
+ * then on the answer builds three.
+ */
+function jsonAnswer(c: Context<AppEnv>, json: string, cache: "hit" | "miss" | "bypass"): Response {
+  return identified(new Response(json, { headers: { "content-type": "application/json", "x-arbiter-cache": cache, "x-request-id": requestIdOf(c) } }));
+}
 
 /**
  * Builds the handler of a stateless decision route: authorize, read and
@@ -93,11 +104,8 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
       const entry = logEntry(decisionId, opts.engine, bundle.revision, stored.outcome, started, "hit");
       recordDecision(c.env, entry);
       after(entry, stored.json);
-      if (opts.answer !== undefined) {
-        c.header("X-Arbiter-Cache", "hit");
-        return c.json(opts.answer(JSON.parse(stored.json) as Record<string, unknown>));
-      }
-      return cachedAnswer(c, decisionId, stored);
+      if (opts.answer !== undefined) return jsonAnswer(c, JSON.stringify(opts.answer(JSON.parse(stored.json) as Record<string, unknown>)), "hit");
+      return jsonAnswer(c, withDecisionId(decisionId, stored.json), "hit");
     };
 
     const remembered = memoKey ? memo.get(memoKey, now) : undefined;
@@ -162,8 +170,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
         }
       }
     }
-    c.header("X-Arbiter-Cache", caching ? "miss" : "bypass");
-    return c.json(opts.answer === undefined ? body : opts.answer(body as Record<string, unknown>));
+    return jsonAnswer(c, JSON.stringify(opts.answer === undefined ? body : opts.answer(body as Record<string, unknown>)), cacheResult);
   };
 }
 
@@ -226,13 +233,6 @@ export async function decideWithin<T>(budget: Budget, decide: () => T | Promise<
   }
 }
 
-/** Answers from either cache level: the stored verdict with a fresh decision_id. */
-function cachedAnswer(c: Context<AppEnv>, decisionId: string, stored: { outcome: string; json: string }): Response {
-  return c.body(withDecisionId(decisionId, stored.json), 200, {
-    "content-type": "application/json",
-    "X-Arbiter-Cache": "hit",
-  });
-}
 
 function logEntry(
   id: string,
