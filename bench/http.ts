@@ -18,7 +18,7 @@
 import autocannon from "autocannon";
 import { fileURLToPath } from "node:url";
 import { DECISION_REQUESTS } from "./http-requests.js";
-import { benchPort, bundleWorker, pinned, startWorker, type RunningWorker } from "./workerd.js";
+import { benchPort, bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -167,7 +167,7 @@ async function main(): Promise<void> {
   const noopScript = bundleWorker(fileURLToPath(new URL("./noop/wrangler.toml", import.meta.url)));
   console.log("cost ratio = the no-op Hono Worker's req/s answering the same request ÷ the route's req/s (1.00× = no cost above the floor)");
   const noop = await startWorker(noopScript, await benchPort(0), 0, () => {}, {}, undefined, PIN);
-  console.log(pinned ? "every workerd on the last CPU, the load generator on the others (BENCH_PIN=0 to turn off)" : "not pinned to CPUs (BENCH_PIN=0, no taskset, or one CPU)");
+  console.log(noop.pinned ? "every workerd on the last CPU, the load generator on the others (BENCH_PIN=0 to turn off)" : "not pinned to CPUs (BENCH_PIN=0, no taskset, or one CPU)");
   const contract = await startWorker(noopScript, await benchPort(5), 0, (chunk) => (logBytes += chunk.length), { NOOP_CONTRACT: "1" }, undefined, PIN);
   try {
     for (const [title, cache, offset] of [

@@ -15,6 +15,8 @@ export interface RunningWorker {
   url: string;
   /** CPU seconds (user + system, all threads) its workerd process has used, from /proc; NaN where /proc is absent. */
   cpuSeconds(): number;
+  /** Whether its workerd was pinned to a CPU of its own (`startWorker`'s `pin` option). */
+  pinned: boolean;
   stop(): Promise<void>;
 }
 
@@ -63,9 +65,6 @@ function pin(pid: number): boolean {
   spawnSync("taskset", ["-a", "-p", "-c", last === 1 ? "0" : `0-${last - 1}`, String(process.pid)], { stdio: "ignore" });
   return true;
 }
-
-/** Whether the last Worker started was pinned (bench:http says so in its header). */
-export let pinned = false;
 
 const OUT_DIR = resolve(".bench/dist");
 const NOOP_DIR = resolve(".bench/noop");
@@ -135,8 +134,8 @@ export async function startWorker(
   });
   const url = (await mf.ready).href.replace(/\/$/, "");
   const pid = workerdChildren().find((p) => !before.has(p));
-  pinned = pid !== undefined && options.pin === true && pin(pid);
-  return { url, cpuSeconds: () => (pid === undefined ? NaN : (procStat(pid)?.cpu ?? NaN)), stop: () => mf.dispose() };
+  const pinned = pid !== undefined && options.pin === true && pin(pid);
+  return { url, pinned, cpuSeconds: () => (pid === undefined ? NaN : (procStat(pid)?.cpu ?? NaN)), stop: () => mf.dispose() };
 }
 
 /** The CPU seconds (user + system) the workerd child of this process has used so far. */

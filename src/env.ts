@@ -31,7 +31,7 @@ export interface Env {
   METRICS?: AnalyticsEngineDataset;
 }
 
-/** Hono's type parameter for our app: the bindings (the request id is `requestIdOf` in http/app.ts). */
+/** Hono's type parameter for our app: the bindings (the request id is `requestIdOf` in http/request-id.ts). */
 export interface AppEnv {
   Bindings: Env;
 }

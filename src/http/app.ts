@@ -22,8 +22,6 @@ import { systemRoutes } from "./routes/system.js";
 /** The whole HTTP API: one error envelope, one request id per request, routes per concern. */
 export const app = new Hono<AppEnv>();
 
-export { requestIdOf } from "./request-id.js";
-
 /** Sets a header on an answer, copying the answer first when its headers are immutable (a fetched Response). */
 function withHeader(response: Response, name: string, value: string): Response {
   try {

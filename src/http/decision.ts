@@ -233,7 +233,6 @@ export async function decideWithin<T>(budget: Budget, decide: () => T | Promise<
   }
 }
 
-
 function logEntry(
   id: string,
   engine: string,
