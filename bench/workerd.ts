@@ -50,19 +50,18 @@ function procStat(pid: number): { comm: string; ppid: number; cpu: number } | un
 }
 
 /**
- * With `BENCH_PIN` not `0`, on Linux with `taskset` and at least two CPUs: every
- * workerd of the run on the last CPU, this process (the load generator) on the
- * others, so that the Workers' cost is not mixed with the load generator's and
- * each Worker, when driven, has one CPU to itself. Returns whether it pinned.
+ * On Linux with `taskset` and at least two CPUs: the workerd `pid` on the last
+ * CPU and, with `loadGenerator`, this process on the others, so that the
+ * Workers' cost is not mixed with the load generator's and each Worker, when
+ * driven, has one CPU to itself. Returns whether it pinned.
  */
-function pin(pid: number): boolean {
-  if (process.env.BENCH_PIN === "0") return false;
+function pin(pid: number, loadGenerator: boolean): boolean {
   const cpus = availableParallelism();
   if (cpus < 2) return false;
   const last = cpus - 1;
   const worker = spawnSync("taskset", ["-a", "-p", "-c", String(last), String(pid)], { stdio: "ignore" });
   if (worker.status !== 0) return false;
-  spawnSync("taskset", ["-a", "-p", "-c", last === 1 ? "0" : `0-${last - 1}`, String(process.pid)], { stdio: "ignore" });
+  if (loadGenerator) spawnSync("taskset", ["-a", "-p", "-c", last === 1 ? "0" : `0-${last - 1}`, String(process.pid)], { stdio: "ignore" });
   return true;
 }
 
@@ -72,10 +71,10 @@ const NOOP_DIR = resolve(".bench/noop");
 /**
  * Bundles the Worker exactly as `wrangler deploy` would (its [build] step
  * included, so a fresh clone's policies are compiled), without deploying; with
- * `config`, another Worker (the bench's no-op) is bundled the same way.
+ * `config`, another Worker (the bench's no-op) is bundled the same way; into
+ * `outDir` when given (a test's own folder).
  */
-export function bundleWorker(config?: string): string {
-  const outDir = config === undefined ? OUT_DIR : NOOP_DIR;
+export function bundleWorker(config?: string, outDir = config === undefined ? OUT_DIR : NOOP_DIR): string {
   rmSync(outDir, { recursive: true, force: true });
   const args = ["wrangler", "deploy", "--dry-run", "--outdir", outDir, ...(config === undefined ? [] : ["--config", config])];
   const built = spawnSync("npx", args, { stdio: "ignore" });
@@ -95,7 +94,11 @@ export async function startWorker(
   extraBindings: Record<string, string> = {},
   /** When set, workerd's V8 inspector listens here (bench/http-profile.ts profiles through it). */
   inspectorPort?: number,
-  options: { pin?: boolean } = {},
+  /**
+   * `pin`: with `BENCH_PIN` not `0`, workerd on the last CPU and this process on the others;
+   * `"worker"`: only workerd on the last CPU (a test's busy host, leaving its runner alone).
+   */
+  options: { pin?: boolean | "worker" } = {},
 ): Promise<RunningWorker> {
   const fromWrangler = createRequire(createRequire(import.meta.url).resolve("wrangler/package.json"));
   // Typed by hand: the top-level `miniflare` types may belong to another version than wrangler's.
@@ -134,7 +137,8 @@ export async function startWorker(
   });
   const url = (await mf.ready).href.replace(/\/$/, "");
   const pid = workerdChildren().find((p) => !before.has(p));
-  const pinned = pid !== undefined && options.pin === true && pin(pid);
+  const pinning = options.pin === "worker" || (options.pin === true && process.env.BENCH_PIN !== "0");
+  const pinned = pid !== undefined && pinning && pin(pid, options.pin === true);
   return { url, pinned, cpuSeconds: () => (pid === undefined ? NaN : (procStat(pid)?.cpu ?? NaN)), stop: () => mf.dispose() };
 }
 

@@ -57,6 +57,8 @@ interface CachedList {
   /** The last_success of the record the set was built from: a new success means a new list. */
   lastSuccess: string | null;
   set: CidrSet | undefined;
+  /** When a request of this isolate started re-reading it, while that read is under way. */
+  readingSince?: number;
 }
 
 const isolateLists = new Map<string, CachedList>();
@@ -74,10 +76,18 @@ export async function cidrListsFor(
   now: number = Date.now(),
 ): Promise<(source: string) => CidrSet | undefined> {
   const maxAge = numberVar(env.BUNDLE_REFRESH_SECONDS, 5) * 1000;
+  // A list another request is re-reading is used as it is (at most an interval old): no request
+  // waits on another's KV read (workerd cancels such a wait as hung), and none builds the set twice.
   const stale = sources.filter((s) => {
     const cached = isolateLists.get(s);
-    return cached === undefined || now - cached.checkedAt >= maxAge;
+    if (cached === undefined) return true;
+    if (now - cached.checkedAt < maxAge) return false;
+    return cached.readingSince === undefined || now - cached.readingSince >= maxAge;
   });
+  for (const source of stale) {
+    const cached = isolateLists.get(source);
+    if (cached !== undefined) cached.readingSince = now;
+  }
   if (stale.length > 0) {
     await Promise.all(
       stale.map(async (source) => {

@@ -59,26 +59,37 @@ export function candidateNow(): LiveCandidate | null {
   return candidate;
 }
 
-let refreshing: Promise<LoadedBundle> | undefined;
+/** The re-read of the pointer under way in this isolate, and when it started; none when undefined. */
+let reading: { since: number } | undefined;
 /** Bumped when a publish makes the last read stale, so a read started before it does not count as fresh. */
 let generation = 0;
 
 /**
  * The bundle to decide with. Each isolate keeps the loaded bundle by revision
  * and re-reads the KV pointer at most every BUNDLE_REFRESH_SECONDS, so a
- * publish reaches every isolate within that interval without a KV read per
- * decision; concurrent requests share one re-read. A KV failure keeps the
- * bundle this isolate already has.
+ * publish reaches every isolate within that interval (and one KV read) without
+ * a KV read per decision. A KV failure keeps the bundle this isolate already has.
+ *
+ * No request ever waits on a read another request started: workerd ties I/O to
+ * the request that made it, and cancels as hung a request left waiting only on
+ * another's. While one request re-reads, the others decide with the bundle the
+ * isolate has (at most an interval old); only an isolate with no checked view
+ * yet (cold, or just after its own publish) makes each such request read for
+ * itself. A read whose request was cancelled never settles; after an interval it
+ * no longer holds the others back.
  */
 export async function getActiveBundle(env: Env, now = Date.now()): Promise<LoadedBundle> {
   const refreshMs = numberVar(env.BUNDLE_REFRESH_SECONDS, 5) * 1000;
-  if (info.checkedAt !== 0 && now - info.checkedAt < refreshMs) return active;
-  if (refreshing) return refreshing;
-  const mine = refresh(env, now, generation).finally(() => {
-    if (refreshing === mine) refreshing = undefined;
-  });
-  refreshing = mine;
-  return mine;
+  const checked = info.checkedAt !== 0;
+  if (checked && now - info.checkedAt < refreshMs) return active;
+  if (checked && reading !== undefined && now - reading.since < refreshMs) return active;
+  const mine = { since: now };
+  reading = mine;
+  try {
+    return await refresh(env, now, generation);
+  } finally {
+    if (reading === mine) reading = undefined;
+  }
 }
 
 async function refresh(env: Env, now: number, started: number): Promise<LoadedBundle> {
@@ -145,6 +156,6 @@ export async function writeBundle(env: Env, bundle: Bundle, sequence: number): P
 /** Makes this isolate re-read the pointer on its next decision, after a publish it has just made. */
 export function expireBundleCheck(): void {
   generation++;
-  refreshing = undefined;
+  reading = undefined;
   info.checkedAt = 0;
 }
