@@ -4,6 +4,13 @@
  */
 import { spawnSync } from "node:child_process";
 import { availableParallelism } from "node:os";
+
+/**
+ * The machine's CPUs as this process first saw them: once `pin` has moved this
+ * process to some of them, `availableParallelism()` counts only those, and a
+ * second Worker would no longer be pinned (it then shared the load generator's CPU).
+ */
+const MACHINE_CPUS = availableParallelism();
 import { createServer } from "node:net";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -56,7 +63,7 @@ function procStat(pid: number): { comm: string; ppid: number; cpu: number } | un
  * driven, has one CPU to itself. Returns whether it pinned.
  */
 function pin(pid: number, loadGenerator: boolean): boolean {
-  const cpus = availableParallelism();
+  const cpus = MACHINE_CPUS;
   if (cpus < 2) return false;
   const last = cpus - 1;
   const worker = spawnSync("taskset", ["-a", "-p", "-c", String(last), String(pid)], { stdio: "ignore" });
