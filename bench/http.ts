@@ -5,8 +5,9 @@
  * with autocannon. Beside it runs the no-op Hono Worker of bench/noop/ with
  * the same Miniflare options; each decision route is compared with that
  * Worker answering the same POST body (the floor: transport, reading the
- * body, a JSON answer), in interleaved rounds of the same run, once with the
- * verdict cache off and once with it warm. Goal: every decision route within
+ * body, a JSON answer), in interleaved rounds of the same run, each round on
+ * freshly started workerd processes, once with the verdict cache off and once
+ * with it warm. Goal: every decision route within
  * 1.2× of its floor with the cache off. With the cache off a third Worker, the
  * contract floor (the no-op answering as a decision route must: log line,
  * decision id, the two headers, an answer as long as the route's), splits each
@@ -23,6 +24,8 @@ import { benchPort, bundleWorker, startWorker, type RunningWorker } from "./work
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+/** Requests each Worker answers, per route, before a timed run: a fresh workerd has V8 still compiling and its heap still growing. */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
 const GOAL = 1.2;
 const PIN = { pin: true };
 
@@ -61,7 +64,7 @@ async function drive(worker: RunningWorker, t: Target, body: string | undefined,
     connections: CONNECTIONS,
     amount: REQUESTS,
   };
-  await autocannon({ ...opts, amount: 200 });
+  await autocannon({ ...opts, amount: WARMUP });
   // autocannon's own start/finish are only as fine as its 1 s sampling tick
   let first = 0;
   let last = 0;
@@ -101,38 +104,53 @@ async function answerBytes(worker: RunningWorker, t: Target, body: string | unde
   return (await res.arrayBuffer()).byteLength;
 }
 
+/** The Workers one round drives: the route's, the no-op and, for the cache-off table, the contract floor. */
+interface RoundWorkers {
+  worker: RunningWorker;
+  noop: RunningWorker;
+  contract?: RunningWorker;
+}
+
 /**
- * Each route and the no-op answering the same request (and, with `contract`,
- * the no-op answering it as a decision route must), in interleaved rounds; medians.
+ * Each route and the no-op answering the same request (and, with a contract
+ * Worker, the no-op answering it as a decision route must), in interleaved
+ * rounds; medians. Every round starts its Workers afresh: one workerd process
+ * differs from another serving the same bundle by as much as 15% in CPU per
+ * request (where V8 happened to optimise, when it collects), so a median over
+ * one process per Worker would carry that process's luck.
  */
-async function measure(worker: RunningWorker, noop: RunningWorker, targets: Target[] = TARGETS, contract?: RunningWorker): Promise<Row[]> {
-  const rows: Row[] = [];
-  for (const t of targets) {
-    const body = t.body === undefined ? undefined : JSON.stringify(t.body);
-    const withContract = contract !== undefined && t.method === "POST";
-    // every worker gets the same request, the answer length header included
-    const extra: Record<string, string> = withContract ? { "x-bench-answer-bytes": String(await answerBytes(worker, t, body)) } : {};
-    const route: Sample[] = [];
-    const floor: Sample[] = [];
-    const contracted: Sample[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      floor.push(await drive(noop, t, body, extra));
-      if (withContract) contracted.push(await drive(contract, t, body, extra));
-      route.push(await drive(worker, t, body, extra));
+async function measure(start: () => Promise<RoundWorkers>, targets: Target[] = TARGETS): Promise<Row[]> {
+  const samples = targets.map(() => ({ route: [] as Sample[], floor: [] as Sample[], contracted: [] as Sample[] }));
+  for (let r = 0; r < ROUNDS; r++) {
+    const { worker, noop, contract } = await start();
+    try {
+      for (const [i, t] of targets.entries()) {
+        const body = t.body === undefined ? undefined : JSON.stringify(t.body);
+        const withContract = contract !== undefined && t.method === "POST";
+        // every worker gets the same request, the answer length header included
+        const extra: Record<string, string> = withContract ? { "x-bench-answer-bytes": String(await answerBytes(worker, t, body)) } : {};
+        samples[i].floor.push(await drive(noop, t, body, extra));
+        if (withContract) samples[i].contracted.push(await drive(contract, t, body, extra));
+        samples[i].route.push(await drive(worker, t, body, extra));
+      }
+    } finally {
+      await Promise.all([worker, noop, contract].map((w) => w?.stop()));
     }
+  }
+  return targets.map((t, i) => {
+    const { route, floor, contracted } = samples[i];
     const all = [...route, ...floor, ...contracted];
-    rows.push({
+    return {
       name: t.name,
       rps: median(route.map((s) => s.rps)),
       floorRps: median(floor.map((s) => s.rps)),
-      ...(withContract ? { contractRps: median(contracted.map((s) => s.rps)) } : {}),
+      ...(contracted.length > 0 ? { contractRps: median(contracted.map((s) => s.rps)) } : {}),
       cpuUs: median(route.map((s) => s.cpuUs)),
       floorCpuUs: median(floor.map((s) => s.cpuUs)),
       p50: median(route.map((s) => s.p50)),
       errors: all.reduce((n, s) => n + s.errors, 0),
-    });
-  }
-  return rows;
+    };
+  });
 }
 
 function print(title: string, rows: Row[]): boolean {
@@ -166,39 +184,39 @@ async function main(): Promise<void> {
   const script = bundleWorker();
   const noopScript = bundleWorker(fileURLToPath(new URL("./noop/wrangler.toml", import.meta.url)));
   console.log("cost ratio = the no-op Hono Worker's req/s answering the same request ÷ the route's req/s (1.00× = no cost above the floor)");
-  const noop = await startWorker(noopScript, await benchPort(0), 0, () => {}, {}, undefined, PIN);
-  console.log(noop.pinned ? "every workerd on the last CPU, the load generator on the others (BENCH_PIN=0 to turn off)" : "not pinned to CPUs (BENCH_PIN=0, no taskset, or one CPU)");
-  const contract = await startWorker(noopScript, await benchPort(5), 0, (chunk) => (logBytes += chunk.length), { NOOP_CONTRACT: "1" }, undefined, PIN);
-  try {
-    for (const [title, cache, offset] of [
-      ["cache off", 0, 1],
-      ["cache warm", 60, 2],
-    ] as const) {
-      // the Worker still writes its decision log lines, as in production; the bench counts them instead of printing them
-      const worker = await startWorker(script, await benchPort(offset), cache, (chunk) => (logBytes += chunk.length), {}, undefined, PIN);
-      try {
-        const rows = await measure(worker, noop, TARGETS, cache === 0 ? contract : undefined);
-        const met = print(title, rows);
-        if (cache === 0) console.log(met ? `every decision route within ${GOAL}× of its floor` : `goal not met: a decision route above ${GOAL}× of its floor`);
-        failed ||= rows.some((r) => r.errors > 0);
-      } finally {
-        await worker.stop();
+  // the Workers write their decision log lines, as in production; the bench counts them instead of printing them
+  const countLog = (chunk: Buffer) => (logBytes += chunk.length);
+  const noop = async () => startWorker(noopScript, await benchPort(0), 0, () => {}, {}, undefined, PIN);
+  let pinned: boolean | undefined;
+  for (const [title, cache, offset] of [
+    ["cache off", 0, 1],
+    ["cache warm", 60, 2],
+  ] as const) {
+    const rows = await measure(async () => {
+      const round: RoundWorkers = {
+        noop: await noop(),
+        worker: await startWorker(script, await benchPort(offset), cache, countLog, {}, undefined, PIN),
+        ...(cache === 0 ? { contract: await startWorker(noopScript, await benchPort(5), 0, countLog, { NOOP_CONTRACT: "1" }, undefined, PIN) } : {}),
+      };
+      if (pinned === undefined) {
+        pinned = round.noop.pinned && round.worker.pinned;
+        console.log(pinned ? "every workerd on the last CPU, the load generator on the others (BENCH_PIN=0 to turn off)" : "not pinned to CPUs (BENCH_PIN=0, no taskset, or one CPU)");
+        console.log(`every round starts its Workers afresh (${ROUNDS} rounds: BENCH_ROUNDS)`);
       }
-    }
-    // The one part of a decision's pipeline that cannot go: its log line, priced alone on the floor itself.
-    const logged = await startWorker(noopScript, await benchPort(3), 0, (chunk) => (logBytes += chunk.length), { NOOP_LOG_LINE: "1" }, undefined, PIN);
-    try {
-      const limits = TARGETS.find((t) => t.path === "/v1/limits/decide") as Target;
-      const rows = await measure(logged, noop, [{ ...limits, name: "no-op + log line" }]);
-      print("the decision log line alone: the no-op Worker also writing one decision log line", rows);
-      failed ||= rows.some((r) => r.errors > 0);
-    } finally {
-      await logged.stop();
-    }
-  } finally {
-    await contract.stop();
-    await noop.stop();
+      return round;
+    });
+    const met = print(title, rows);
+    if (cache === 0) console.log(met ? `every decision route within ${GOAL}× of its floor` : `goal not met: a decision route above ${GOAL}× of its floor`);
+    failed ||= rows.some((r) => r.errors > 0);
   }
+  // The one part of a decision's pipeline that cannot go: its log line, priced alone on the floor itself.
+  const limits = TARGETS.find((t) => t.path === "/v1/limits/decide") as Target;
+  const rows = await measure(
+    async () => ({ noop: await noop(), worker: await startWorker(noopScript, await benchPort(3), 0, countLog, { NOOP_LOG_LINE: "1" }, undefined, PIN) }),
+    [{ ...limits, name: "no-op + log line" }],
+  );
+  print("the decision log line alone: the no-op Worker also writing one decision log line", rows);
+  failed ||= rows.some((r) => r.errors > 0);
   console.log(`\nthe Worker wrote ${(logBytes / 1024).toFixed(0)} KiB of decision log lines`);
   if (failed) process.exitCode = 1;
 }

@@ -1,31 +1,35 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env.js";
 
-/** Each request's id while it is answered (the caller's `X-Request-Id`, else a fresh one). */
-const requestIds = new WeakMap<Request, string>();
+/**
+ * Where a request keeps its id while it is answered (the caller's `X-Request-Id`, else a
+ * fresh one), and where an answer made with that header already set says so: a property
+ * of the request's and the answer's own objects, which go when they go. A WeakMap keyed by
+ * them did the same at the price of an ephemeron per request for the collector to process.
+ */
+const REQUEST_ID = Symbol("arbiter.requestId");
+const IDENTIFIED = Symbol("arbiter.identified");
 
-/** Answers made with their `X-Request-Id` already set, which the app's `fetch` passes on as they are. */
-const identifiedAnswers = new WeakSet<Response>();
+type Tagged<T> = T & { [REQUEST_ID]?: string; [IDENTIFIED]?: true };
 
 /** Gives a request its id, before Hono dispatches it. */
 export function setRequestId(request: Request, id: string): void {
-  requestIds.set(request, id);
+  (request as Tagged<Request>)[REQUEST_ID] = id;
 }
 
 /** The id of the request a handler is answering, as its `X-Request-Id` header and error bodies give it. */
 export function requestIdOf(c: Context<AppEnv>): string {
-  let id = requestIds.get(c.req.raw);
-  if (id === undefined) requestIds.set(c.req.raw, (id = crypto.randomUUID()));
-  return id;
+  const request = c.req.raw as Tagged<Request>;
+  return (request[REQUEST_ID] ??= crypto.randomUUID());
 }
 
 /** Whether an answer already carries its request's `X-Request-Id`. */
 export function carriesRequestId(response: Response): boolean {
-  return identifiedAnswers.has(response);
+  return (response as Tagged<Response>)[IDENTIFIED] === true;
 }
 
 /** Notes that an answer was made with its `X-Request-Id` header already set. */
 export function identified(response: Response): Response {
-  identifiedAnswers.add(response);
+  (response as Tagged<Response>)[IDENTIFIED] = true;
   return response;
 }
