@@ -128,9 +128,19 @@ export function bundleInfo(): BundleInfo & { revision: string; createdAt: string
   return { ...info, revision: active.revision, createdAt: active.bundle.created_at };
 }
 
+/**
+ * Reads and loads a bundle, unless another request of this isolate has loaded it
+ * while this one read: requests of a cold isolate each read for themselves, but
+ * only the first to get its answer parses (a bundle with large CIDR lists is
+ * megabytes of JSON) and the rest take its loaded bundle.
+ */
 async function readBundle(env: Env, revision: string): Promise<LoadedBundle | undefined> {
-  const bundle = await env.POLICIES.get<Bundle>(bundleKey(revision), "json");
-  if (!bundle || bundle.revision !== revision) return undefined;
+  const text = await env.POLICIES.get(bundleKey(revision));
+  const known = recent.get(revision);
+  if (known !== undefined) return known;
+  if (text === null) return undefined;
+  const bundle = JSON.parse(text) as Bundle;
+  if (bundle.revision !== revision) return undefined;
   const loaded = new LoadedBundle(bundle);
   remember(loaded);
   return loaded;
