@@ -4,6 +4,11 @@
  */
 import { spawnSync } from "node:child_process";
 import { availableParallelism } from "node:os";
+import { createServer } from "node:net";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 
 /**
  * The machine's CPUs as this process first saw them: once `pin` has moved this
@@ -11,11 +16,6 @@ import { availableParallelism } from "node:os";
  * second Worker would no longer be pinned (it then shared the load generator's CPU).
  */
 const MACHINE_CPUS = availableParallelism();
-import { createServer } from "node:net";
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 
 /** A running Worker: its base URL, its workerd process's CPU time so far, and how to stop it. */
 export interface RunningWorker {
@@ -147,14 +147,6 @@ export async function startWorker(
   const pinning = options.pin === "worker" || (options.pin === true && process.env.BENCH_PIN !== "0");
   const pinned = pid !== undefined && pinning && pin(pid, options.pin === true);
   return { url, pinned, cpuSeconds: () => (pid === undefined ? NaN : (procStat(pid)?.cpu ?? NaN)), stop: () => mf.dispose() };
-}
-
-/** The CPU seconds (user + system) the workerd child of this process has used so far. */
-export function workerdCpuSeconds(): number {
-  const pid = workerdChildren()[0];
-  const cpu = pid === undefined ? undefined : procStat(pid)?.cpu;
-  if (cpu === undefined) throw new Error("no workerd child process found (this benchmark reads /proc, Linux only)");
-  return cpu;
 }
 
 /** A port for a server of this bench: BENCH_PORT + offset, or one the kernel says is free now. */
