@@ -28,6 +28,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
 const GOAL = 1.2;
 const PIN = { pin: true };
+/** The no-op Worker exports no Durable Object classes. */
+const NOOP = { pin: true, objects: false };
 
 interface Target {
   name: string;
@@ -186,7 +188,7 @@ async function main(): Promise<void> {
   console.log("cost ratio = the no-op Hono Worker's req/s answering the same request ÷ the route's req/s (1.00× = no cost above the floor)");
   // the Workers write their decision log lines, as in production; the bench counts them instead of printing them
   const countLog = (chunk: Buffer) => (logBytes += chunk.length);
-  const noop = async () => startWorker(noopScript, await benchPort(0), 0, () => {}, {}, undefined, PIN);
+  const noop = async () => startWorker(noopScript, await benchPort(0), 0, () => {}, {}, undefined, NOOP);
   let pinned: boolean | undefined;
   for (const [title, cache, offset] of [
     ["cache off", 0, 1],
@@ -196,7 +198,7 @@ async function main(): Promise<void> {
       const round: RoundWorkers = {
         noop: await noop(),
         worker: await startWorker(script, await benchPort(offset), cache, countLog, {}, undefined, PIN),
-        ...(cache === 0 ? { contract: await startWorker(noopScript, await benchPort(5), 0, countLog, { NOOP_CONTRACT: "1" }, undefined, PIN) } : {}),
+        ...(cache === 0 ? { contract: await startWorker(noopScript, await benchPort(5), 0, countLog, { NOOP_CONTRACT: "1" }, undefined, NOOP) } : {}),
       };
       if (pinned === undefined) {
         pinned = round.noop.pinned && round.worker.pinned;
@@ -212,7 +214,7 @@ async function main(): Promise<void> {
   // The one part of a decision's pipeline that cannot go: its log line, priced alone on the floor itself.
   const limits = TARGETS.find((t) => t.path === "/v1/limits/decide") as Target;
   const rows = await measure(
-    async () => ({ noop: await noop(), worker: await startWorker(noopScript, await benchPort(3), 0, countLog, { NOOP_LOG_LINE: "1" }, undefined, PIN) }),
+    async () => ({ noop: await noop(), worker: await startWorker(noopScript, await benchPort(3), 0, countLog, { NOOP_LOG_LINE: "1" }, undefined, NOOP) }),
     [{ ...limits, name: "no-op + log line" }],
   );
   print("the decision log line alone: the no-op Worker also writing one decision log line", rows);

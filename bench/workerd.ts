@@ -104,8 +104,10 @@ export async function startWorker(
   /**
    * `pin`: with `BENCH_PIN` not `0`, workerd on the last CPU and this process on the others;
    * `"worker"`: only workerd on the last CPU (a test's busy host, leaving its runner alone).
+   * `objects: false`: no Durable Object namespaces, for a Worker that exports no classes
+   * (the no-op), which workerd would otherwise warn about at every start.
    */
-  options: { pin?: boolean | "worker" } = {},
+  options: { pin?: boolean | "worker"; objects?: boolean } = {},
 ): Promise<RunningWorker> {
   const fromWrangler = createRequire(createRequire(import.meta.url).resolve("wrangler/package.json"));
   // Typed by hand: the top-level `miniflare` types may belong to another version than wrangler's.
@@ -120,11 +122,15 @@ export async function startWorker(
     compatibilityDate: "2026-04-01",
     kvNamespaces: ["POLICIES"],
     // SQLite-backed, as wrangler.toml's migrations declare them
-    durableObjects: {
-      JOB_QUEUE: { className: "JobQueue", useSQLite: true },
-      HOST_POOL: { className: "HostPool", useSQLite: true },
-      POLICY_COORDINATOR: { className: "PolicyCoordinator", useSQLite: true },
-    },
+    ...(options.objects === false
+      ? {}
+      : {
+          durableObjects: {
+            JOB_QUEUE: { className: "JobQueue", useSQLite: true },
+            HOST_POOL: { className: "HostPool", useSQLite: true },
+            POLICY_COORDINATOR: { className: "PolicyCoordinator", useSQLite: true },
+          },
+        }),
     bindings: {
       VERDICT_CACHE_SECONDS: String(cacheSeconds),
       // No resolver: the toolkit's bogon check answers its fail-result at once instead of waiting on a network this machine lacks.

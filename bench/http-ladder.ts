@@ -1,0 +1,82 @@
+/**
+ * `npm run bench:ladder`: where a decision request's CPU goes in workerd. The
+ * ladder Worker of bench/ladder/ answers each bench request with the no-op's
+ * work plus the first N parts of the decision route (reading the body, zod,
+ * the decision, the log line, the answer), and the real Worker answers it
+ * through the whole API; each rung's workerd CPU per request, less the rung
+ * below it, is what that part costs in a served request. Every round starts
+ * every Worker afresh and drives them in turn (workerd pinned to the last CPU,
+ * as in bench:http), so a slow moment or a lucky process does not land on one
+ * rung only; medians over rounds. BENCH_ROUTES (limits,place,match),
+ * BENCH_ROUNDS (3), BENCH_REQUESTS (4000), BENCH_WARMUP (2000), BENCH_PORT.
+ */
+import autocannon from "autocannon";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DECISION_REQUESTS } from "./http-requests.js";
+import { benchPort, bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
+
+const ROUTES = (process.env.BENCH_ROUTES ?? "limits,place,match").split(",") as (keyof typeof DECISION_REQUESTS)[];
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
+const CONNECTIONS = 16;
+
+const RUNGS = [
+  "the no-op (bench/noop's work)",
+  "+ read the body, active bundle, shape check",
+  "+ validate (zod)",
+  "+ decide",
+  "+ decision id and log line",
+  "+ verdict and answer headers",
+] as const;
+
+/** workerd CPU µs per request over one timed run, after a warm-up. */
+async function cpuPerRequest(worker: RunningWorker, path: string, body: string): Promise<number> {
+  const opts = { url: `${worker.url}${path}`, method: "POST" as const, headers: { "content-type": "application/json" }, body, connections: CONNECTIONS };
+  await autocannon({ ...opts, amount: WARMUP });
+  const before = worker.cpuSeconds();
+  const result = await autocannon({ ...opts, amount: REQUESTS });
+  if (result.errors + result.non2xx + result.timeouts > 0) throw new Error(`${path}: ${result.errors + result.non2xx + result.timeouts} failed requests`);
+  return ((worker.cpuSeconds() - before) * 1e6) / result.requests.total;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+async function main(): Promise<void> {
+  const script = bundleWorker();
+  const ladder = bundleWorker(fileURLToPath(new URL("./ladder/wrangler.toml", import.meta.url)), resolve(".bench/ladder"));
+  const names = [...RUNGS, "the route (the Worker)"];
+  console.log(`workerd CPU µs per request (all threads, from /proc), ${REQUESTS} requests × ${ROUNDS} rounds of fresh processes, ${CONNECTIONS} connections; medians`);
+  for (const route of ROUTES) {
+    const { path, body } = DECISION_REQUESTS[route];
+    const text = JSON.stringify(body);
+    const samples: number[][] = names.map(() => []);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let i = 0; i < names.length; i++) {
+        const worker =
+          i < RUNGS.length
+            ? await startWorker(ladder, await benchPort(i), 0, () => {}, { LADDER_STEP: String(i) }, undefined, { pin: true, objects: false })
+            : await startWorker(script, await benchPort(i), 0, () => {}, {}, undefined, { pin: true });
+        try {
+          samples[i].push(await cpuPerRequest(worker, path, text));
+        } finally {
+          await worker.stop();
+        }
+      }
+    }
+    const cpu = samples.map(median);
+    console.log(`\nPOST ${path}`);
+    console.log(`${"rung".padEnd(46)} ${"CPU µs".padStart(7)} ${"added".padStart(6)} ${"× no-op".padStart(8)}`);
+    for (const [i, name] of names.entries()) {
+      const added = i === 0 ? "" : `${cpu[i] - cpu[i - 1] >= 0 ? "+" : ""}${(cpu[i] - cpu[i - 1]).toFixed(0)}`;
+      console.log(`${name.padEnd(46)} ${cpu[i].toFixed(0).padStart(7)} ${added.padStart(6)} ${`${(cpu[i] / cpu[0]).toFixed(2)}×`.padStart(8)}`);
+    }
+  }
+  console.log("\nadded: the rung's CPU less the rung above it (noise on this VM is about ±15 µs a figure); the route's line adds Hono's dispatch over the whole API, request ids, metrics and the verdict memo");
+}
+
+await main();
