@@ -14,6 +14,7 @@ import autocannon from "autocannon";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DECISION_REQUESTS } from "./http-requests.js";
+import { median } from "./scale/series.js";
 import { benchPort, bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
 
 const ROUTES = (process.env.BENCH_ROUTES ?? "limits,place,match").split(",") as (keyof typeof DECISION_REQUESTS)[];
@@ -41,10 +42,6 @@ async function cpuPerRequest(worker: RunningWorker, path: string, body: string):
   return ((worker.cpuSeconds() - before) * 1e6) / result.requests.total;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
 
 async function main(): Promise<void> {
   const script = bundleWorker();

@@ -19,6 +19,7 @@
 import autocannon from "autocannon";
 import { fileURLToPath } from "node:url";
 import { DECISION_REQUESTS } from "./http-requests.js";
+import { median } from "./scale/series.js";
 import { benchPort, bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
@@ -82,10 +83,6 @@ async function drive(worker: RunningWorker, t: Target, body: string | undefined,
   return { rps: result.requests.total / ((last - first) / 1000), cpuUs, p50: result.latency.p50, errors: result.errors + result.non2xx + result.timeouts };
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
 
 interface Row {
   name: string;

@@ -14,7 +14,7 @@
  */
 import { Hono } from "hono";
 import type { z } from "zod";
-import type { AppEnv } from "../../src/env.js";
+import type { AppEnv, Env } from "../../src/env.js";
 import { decisionBudget } from "../../src/engines/common/budget.js";
 import { shapeVerdict, type Decision } from "../../src/engines/common/decision.js";
 import type { EngineName } from "../../src/engines/common/engine.js";
@@ -40,17 +40,17 @@ const ROUTES: Record<string, Rung> = {
   "/v1/match": { engine: "match", schema: MatchRequest, decide: decideMatchRequest as Rung["decide"] },
 };
 
-const app = new Hono<{ Bindings: AppEnv["Bindings"] & { LADDER_STEP?: string } }>();
+const app = new Hono<AppEnv>();
 
 app.post("*", async (c) => {
-  const step = Number(c.env.LADDER_STEP ?? 0);
+  const step = Number((c.env as Env & { LADDER_STEP?: string }).LADDER_STEP ?? 0);
   if (step === 0) {
     const body: unknown = await c.req.json();
     return c.json({ ok: true, fields: body !== null && typeof body === "object" ? Object.keys(body).length : 0 });
   }
   const rung = ROUTES[c.req.path];
   if (rung === undefined) return c.json({ error: `no rung for ${c.req.path}` }, 404);
-  const text = await readJsonText(c as never);
+  const text = await readJsonText(c);
   const bundle = await getActiveBundle(c.env);
   const raw = parseJsonText(text);
   if (step === 1) return c.json({ ok: true, fields: Object.keys(raw as object).length });
