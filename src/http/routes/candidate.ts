@@ -108,7 +108,7 @@ registerOperation({
   summary:
     "Make the staged engines' sources active on top of the active bundle, with a publish's rules (`If-Match` against the active revision, 412 when it moved; nothing written when invalid); the candidate and its report are then dropped",
   errors: ["not_found", "policy_invalid", "precondition_failed", "invalid_request", "service_unavailable"],
-  headers: [{ name: "If-Match", description: "the active revision the promotion is based on (`*`, a list, quoted or bare); 412 when it moved" }],
+  headers: [{ name: "If-Match", description: 'the active revision the promotion is based on: `"<revision>"` (or bare), a list, or `*`; compared strongly (a weak `W/"…"` tag never matches); 412 when it moved, 400 when empty or unreadable' }],
   response: Promoted,
 });
 registerOperation({

@@ -118,7 +118,7 @@ registerOperation({
   response: z.union([z.object({ revision: z.string() }).strict(), CandidateInfo]),
   query: [STAGE_QUERY],
   errors: ["unknown_engine", "policy_invalid", "precondition_failed", "invalid_request"],
-  headers: [{ name: "If-Match", description: "the revision the change is based on (`*`, a list, quoted or bare); 412 when the active revision moved" }],
+  headers: [{ name: "If-Match", description: 'the revision the change is based on: `"<revision>"` (or bare), a list, or `*`; compared strongly (a weak `W/"…"` tag never matches); 412 when the active revision moved, 400 when empty or unreadable' }],
 });
 registerOperation({
   operationId: "validatePolicy",
