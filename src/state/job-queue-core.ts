@@ -24,7 +24,8 @@ export interface QueueSettings {
   /** A fresh work budget for one decision (DECISION_BUDGET). */
   budget(): Budget;
   newId(): string;
-  log(line: string): void;
+  /** Writes one log line of these fields (one JSON object). */
+  log(fields: Record<string, unknown>): void;
 }
 
 /** Something told, in order, of each decision and each job that starts or ends (a candidate policy's shadow). */
@@ -302,7 +303,7 @@ export class JobQueueCore {
       this.tables.updateJob(row, now);
       this.jobEnded(row.id);
       expired.push(row.id);
-      this.settings.log(JSON.stringify({ ts: new Date(now).toISOString(), event: "lease_expired", queue, job_id: row.id, lease_id: lease }));
+      this.settings.log({ ts: new Date(now).toISOString(), event: "lease_expired", queue, job_id: row.id, lease_id: lease });
     }
     return expired;
   }

@@ -11,6 +11,7 @@ import { ApiError } from "../errors.js";
 import { registerOperation } from "../openapi.js";
 import { ReportBody } from "../schemas/report.js";
 import { coordinator, parseIfMatch, publishError } from "../coordinator.js";
+import { writeLog } from "../../log-line.js";
 
 const engineSummary = z.object({ format: z.string(), source_sha256: z.string() });
 
@@ -53,7 +54,7 @@ export async function stageCandidate(c: Context<AppEnv>, engine: EngineName, sou
   const outcome = await coordinator(c.env).stage({ engine, source, ifMatch, createdAt: new Date().toISOString() });
   if (!outcome.ok) throw publishError(c, outcome);
   expireBundleCheck();
-  console.log(JSON.stringify({ ts: new Date().toISOString(), event: "candidate_staged", engine, revision: outcome.candidate.revision, staged: outcome.candidate.staged }));
+  writeLog({ ts: new Date().toISOString(), event: "candidate_staged", engine, revision: outcome.candidate.revision, staged: outcome.candidate.staged });
   return c.json(info(outcome.candidate, outcome.engines));
 }
 
@@ -72,7 +73,7 @@ export const candidateRoutes = new Hono<AppEnv>()
     if (outcome.dropped === null) throw noCandidate();
     expireBundleCheck();
     const { revision, staged, staged_at } = outcome.dropped;
-    console.log(JSON.stringify({ ts: new Date().toISOString(), event: "candidate_dropped", revision }));
+    writeLog({ ts: new Date().toISOString(), event: "candidate_dropped", revision });
     return c.json({ dropped: true as const, revision, staged, staged_at });
   })
   .post("/v1/candidate/promote", async (c) => {
@@ -81,7 +82,7 @@ export const candidateRoutes = new Hono<AppEnv>()
     if (!outcome.ok) throw outcome.code === "not_found" ? noCandidate() : publishError(c, outcome);
     expireBundleCheck();
     const { revision, staged, staged_at } = outcome.promoted;
-    console.log(JSON.stringify({ ts: new Date().toISOString(), event: "candidate_promoted", revision: outcome.revision, previous: outcome.previous, staged }));
+    writeLog({ ts: new Date().toISOString(), event: "candidate_promoted", revision: outcome.revision, previous: outcome.previous, staged });
     c.header("ETag", `"${outcome.revision}"`);
     return c.json({ revision: outcome.revision, previous: outcome.previous, promoted: { revision, staged, staged_at } });
   })

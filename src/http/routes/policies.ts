@@ -10,6 +10,7 @@ import { ApiError } from "../errors.js";
 import { registerOperation } from "../openapi.js";
 import { CandidateInfo, stageCandidate } from "./candidate.js";
 import { coordinator, parseIfMatch, publishError } from "../coordinator.js";
+import { writeLog } from "../../log-line.js";
 
 function engineParam(c: Context<AppEnv>): EngineDefinition {
   const name = c.req.param("engine") ?? "";
@@ -70,9 +71,7 @@ export const policyRoutes = new Hono<AppEnv>()
     const outcome = await coordinator(c.env).publish({ engine: engine.name, source, ifMatch, createdAt: new Date().toISOString() });
     if (!outcome.ok) throw publishError(c, outcome);
     expireBundleCheck();
-    console.log(
-      JSON.stringify({ ts: new Date().toISOString(), event: "policy_published", engine: engine.name, revision: outcome.revision, previous: outcome.previous }),
-    );
+    writeLog({ ts: new Date().toISOString(), event: "policy_published", engine: engine.name, revision: outcome.revision, previous: outcome.previous });
     c.header("ETag", `"${outcome.revision}"`);
     return c.json({ revision: outcome.revision });
   })
