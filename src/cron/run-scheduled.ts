@@ -29,13 +29,13 @@ export async function runScheduled(
   const report = await refreshCidrLists(env, controller.scheduledTime);
   const changed = report.sources.filter((s) => s.action !== "skipped");
   writeLog({
-      ts: new Date().toISOString(),
-      event: "cidr_lists_refreshed",
-      cron: controller.cron,
-      scheduled: report.at,
-      fetched: changed.filter((s) => s.action === "fetched").length,
-      failed: changed.filter((s) => s.action === "failed").map((s) => ({ source: s.source, error: s.error })),
-      skipped: report.sources.length - changed.length,
-    });
+    ts: new Date().toISOString(),
+    event: "cidr_lists_refreshed",
+    cron: controller.cron,
+    scheduled: report.at,
+    fetched: changed.filter((s) => s.action === "fetched").length,
+    failed: changed.filter((s) => s.action === "failed").map((s) => ({ source: s.source, error: s.error })),
+    skipped: report.sources.length - changed.length,
+  });
   return report;
 }

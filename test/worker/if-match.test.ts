@@ -2,6 +2,7 @@ import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloud
 import { beforeAll, describe, expect, it } from "vitest";
 import { app } from "../../src/http/app.js";
 import type { Env } from "../../src/env.js";
+import { embeddedBundle } from "../../src/state/policy-store.js";
 
 // Issue 25, item 5: `If-Match` on a publish is RFC 9110's strong comparison. An empty or
 // blank header is a malformed precondition (400), never "no precondition"; a weak tag
@@ -110,5 +111,23 @@ describe("If-Match on PUT /v1/policies/{engine}", () => {
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as Answer["body"]).error?.code).toBe("invalid_request");
+  });
+
+  it("applies the same reading to a rollback: a weak tag is 412 and nothing moves, an empty one 400", async () => {
+    const revision = await active();
+    const rollback = (ifMatch: string) =>
+      new Request(`${BASE}/v1/policies/rollback`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "if-match": ifMatch },
+        body: JSON.stringify({ revision: embeddedBundle().revision }),
+      });
+    const weak = await SELF.fetch(rollback(`W/"${revision}"`));
+    expect(weak.status, await weak.clone().text()).toBe(412);
+    expect(await active()).toBe(revision);
+    const ctx = createExecutionContext();
+    const empty = await app.fetch(rollback(""), env as unknown as Env, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(empty.status, await empty.clone().text()).toBe(400);
+    expect(await active()).toBe(revision);
   });
 });
