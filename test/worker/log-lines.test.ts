@@ -191,7 +191,7 @@ describe("every line the Worker writes while answering hostile requests", () => 
           vars,
         );
       }
-      // names in paths and bodies that are refused: queue and host names, filter reasons, a policy source
+      // names in paths and bodies: queue and host names (refused), filter reasons, job ids
       await call("POST", `/v1/queues/${pathPart(value)}/jobs`, { opcodes: [{ OP_ID: "OP_TEST" }] }, headers);
       await call(
         "PUT",
@@ -206,6 +206,10 @@ describe("every line the Worker writes while answering hostile requests", () => 
         headers,
       );
       await call("POST", `/v1/queues/log-lines/jobs/${pathPart(value)}/finish`, undefined, headers);
+      // a change note rides on a publish and a rollback (both refused here, so nothing changes)
+      const noted = { ...headers, "x-arbiter-change-note": headerSafe(value) };
+      expect((await call("PUT", "/v1/policies/placement", "partitions: [", noted)).status).toBe(422);
+      expect((await call("POST", "/v1/policies/rollback", { revision: "not-kept" }, noted)).status).toBe(404);
     }
     const objects = lines.map(expectOneObject);
     // the captured requests are all there (4 routes, 2 modes), each inside its one object
