@@ -35,8 +35,8 @@ const MARK = /<!--\s*docs-test:\s*(.*?)\s*-->/;
 const REQUEST_MARK = /^request\s+(GET|POST|PUT|DELETE)\s+(\/\S*)$/;
 const ANSWERS_MARK = /^(GET|POST|PUT|DELETE)\s+(\/\S*)\s+answers$/;
 const OTHER_MARK = /^(answer|not a request\s*\([^)]+\)|skip\s*\([^)]*\))$/;
-/** A command runs when one of its words is `curl` or `arbiter` (as `npx arbiter`, or the bare bin). */
-const RUNNABLE = /(^|[\s|;&(])(curl|arbiter)(\s|$)/;
+/** A command runs when one of its words is `curl` or `arbiter` (as `npx arbiter`, the bare bin, or `./bin/arbiter.mjs`). */
+const RUNNABLE = /(^|[\s|;&(])(curl|arbiter|\.\/bin\/arbiter\.mjs)(\s|$)/;
 
 /** The markdown files holding examples: README.md and everything under docs/. */
 export function docFiles(root: string): string[] {
