@@ -98,6 +98,7 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
   promoteCandidate: { path: "/v1/candidate/promote", vars: stageSameCandidate },
   candidateReport: { path: "/v1/candidate/report", vars: stageSameCandidate },
 
+  placementQueues: { path: "/v1/placement/queues?partition=default" },
   placeApplication: { path: "/v1/place?explain=true", body: { user: "openapi", groups: ["dev_app"], tags: { namespace: "newapp" } } },
   decideLimits: {
     path: "/v1/limits/decide?explain=true",
