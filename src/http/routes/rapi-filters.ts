@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { parseRuleBody, parseUuid, readRapiJson, type FilterRule, type FloatLiterals } from "../../engines/jobfilter/index.js";
 import { checkJsonShape, describeJsonShape } from "../../engines/common/json-shape.js";
-import { authSettings, constantTimeEqual, type Role } from "../auth.js";
+import { authSettings, constantTimeEqual, misconfigured, ROLES, type Role } from "../auth.js";
 import { readText } from "../body.js";
 import { idempotencyKey, idempotencyRequest, keyReusedMessage } from "../idempotency.js";
 import type { AppEnv } from "../../env.js";
@@ -77,6 +77,7 @@ function credential(header: string): string | RapiError {
  */
 function authorizeRapi(c: Context<AppEnv>, role: Role): void {
   const settings = authSettings(c.env);
+  if (settings.problems.length > 0) throw misconfigured(settings);
   if (settings.routes[role] === "open") return;
   const given = credential(c.req.header("authorization") ?? "");
   if (given instanceof RapiError) throw given;
@@ -84,7 +85,7 @@ function authorizeRapi(c: Context<AppEnv>, role: Role): void {
   for (const t of settings.tokens[role]) accepted = constantTimeEqual(given, t) || accepted;
   if (accepted) return;
   let known = false;
-  for (const r of ["admin", "decision", "agent"] as const) for (const t of settings.tokens[r]) known = constantTimeEqual(given, t) || known;
+  for (const r of ROLES) for (const t of settings.tokens[r]) known = constantTimeEqual(given, t) || known;
   throw new RapiError(known ? 403 : 401);
 }
 
