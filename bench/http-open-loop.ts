@@ -9,7 +9,10 @@
  * when a request was due) at half that peak for OPEN_SECONDS (6), the two in
  * turn. It prints p50, p99 and max latency and the longest silence (no answer
  * at all) of both and the ratio of their p99s; the goal is the Worker's p99
- * within 1.5× of the no-op's in the same round. BENCH_ROUTES
+ * within 1.5× of the no-op's in the same round. With OPEN_LOG_LINE=1 a third
+ * Worker, the no-op also writing one decision log line per request (as
+ * bench:http's log-line row), runs in the same rounds at the same rate, to
+ * tell a stall of the runtime's console from one of the route. BENCH_ROUTES
  * (limits,place,match), BENCH_ROUNDS (3), OPEN_SECONDS (6), OPEN_SHARE (0.5 of
  * the peak), BENCH_PORT.
  */
@@ -27,6 +30,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.OPEN_SECONDS ?? 6);
 const SHARE = Number(process.env.OPEN_SHARE ?? 0.5);
 const GOAL = 1.5;
+const LOG_LINE = process.env.OPEN_LOG_LINE === "1";
 
 /** The closed-loop peak rate (req/s) after a warm-up, timed from the responses themselves. */
 async function peakRate(worker: RunningWorker, path: string, body: string): Promise<number> {
@@ -91,11 +95,21 @@ async function main(): Promise<void> {
         pin: true,
         objects: false,
       });
+      const logging = LOG_LINE
+        ? await startWorker(noopScript, await benchPort(2), 0, () => {}, { NOOP_LOG_LINE: "1" }, undefined, {
+            pin: true,
+            objects: false,
+          })
+        : undefined;
       try {
         const rate = Math.round(SHARE * (await peakRate(worker, path, text)));
         await peakRate(noop, path, text);
+        if (logging !== undefined) await peakRate(logging, path, text);
         // which Worker goes first alternates, so that a slow moment of the machine does not always land on one
-        const order = round % 2 === 0 ? [worker, noop] : [noop, worker];
+        const order = [
+          ...(round % 2 === 0 ? [worker, noop] : [noop, worker]),
+          ...(logging === undefined ? [] : [logging]),
+        ];
         const got = new Map<RunningWorker, Figures>();
         for (const w of order)
           got.set(
@@ -114,7 +128,7 @@ async function main(): Promise<void> {
           `${String(round + 1).padEnd(6)} ${String(rate).padStart(7)} | ${ms(a.p50).padStart(10)} ${ms(a.p99)} ${ms(a.max)} ${ms(a.silence)} | ${ms(b.p50).padStart(9)} ${ms(b.p99)} ${ms(b.max)} ${ms(b.silence)} | ${ratio.toFixed(2)}×${a.errors + b.errors > 0 ? `  (${a.errors + b.errors} errors)` : ""}`,
         );
       } finally {
-        await Promise.all([worker.stop(), noop.stop()]);
+        await Promise.all([worker.stop(), noop.stop(), logging?.stop()]);
       }
     }
     const worst = Math.max(...ratios);

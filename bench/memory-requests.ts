@@ -3,7 +3,9 @@
  * every other in what a per-isolate cache could key on (requester and
  * destination, user, groups and tags, every ClassAd expression's text and a
  * regular expression pattern), while staying an ordinary, valid request of
- * its route (limits, place and match in turn).
+ * its route (limits, place and match in turn). Match's machine ads are in the
+ * old long form (one `Name = Expr` a line), whose expression texts go through
+ * the shared compiled-expression cache, each about 100 characters.
  */
 import type { DecisionRequest } from "./http-requests.js";
 
@@ -41,7 +43,7 @@ export function distinctDecision(i: number): DecisionRequest {
           machines: Array.from(
             { length: 4 },
             (_, k) =>
-              `[ Name = "slot${i}_${k}"; Memory = ${512 * (k + 1)}; Requirements = TARGET.Owner != "nobody${i}" ]`,
+              `Name = "slot${i}_${k}"\nMemory = ${512 * (k + 1)}\nRequirements = TARGET.Owner != "nobody${i}_${k}" && TARGET.RequestMemory <= MY.Memory && (TARGET.Rank > ${k} || TARGET.Rank < 0)`,
           ),
         },
       };
