@@ -127,6 +127,11 @@ async function main(): Promise<void> {
         console.log(
           `${String(round + 1).padEnd(6)} ${String(rate).padStart(7)} | ${ms(a.p50).padStart(10)} ${ms(a.p99)} ${ms(a.max)} ${ms(a.silence)} | ${ms(b.p50).padStart(9)} ${ms(b.p99)} ${ms(b.max)} ${ms(b.silence)} | ${ratio.toFixed(2)}×${a.errors + b.errors > 0 ? `  (${a.errors + b.errors} errors)` : ""}`,
         );
+        const c = logging === undefined ? undefined : got.get(logging);
+        if (c !== undefined)
+          console.log(
+            `${"".padEnd(14)} | no-op + log line: p50 ${ms(c.p50)} p99 ${ms(c.p99)} max ${ms(c.max)} silence ${ms(c.silence)}`,
+          );
       } finally {
         await Promise.all([worker.stop(), noop.stop(), logging?.stop()]);
       }
