@@ -39,6 +39,8 @@ export interface PoolStore {
   expiredPermits(now: number): PermitRow[];
   /** Drops a permit and any eviction of it. */
   removePermit(id: number): void;
+  /** Forgets a host (its permits and evictions must be removed first). */
+  removeHost(name: string): void;
   evictionsOf(host: string): Eviction[];
   allEvictions(): Eviction[];
   addEviction(host: string, e: Eviction): void;
@@ -108,12 +110,18 @@ export class MemoryPoolTables implements PoolStore {
 
   /** The live permits of a host. */
   permitsOf(host: string): PermitRow[] {
-    return [...this.permits.values()].filter((p) => p.host === host).sort(byId).map((p) => ({ ...p }));
+    return [...this.permits.values()]
+      .filter((p) => p.host === host)
+      .sort(byId)
+      .map((p) => ({ ...p }));
   }
 
   /** Permits whose lease ran out by `now`. */
   expiredPermits(now: number): PermitRow[] {
-    return [...this.permits.values()].filter((p) => p.expiresAt <= now).sort(byId).map((p) => ({ ...p }));
+    return [...this.permits.values()]
+      .filter((p) => p.expiresAt <= now)
+      .sort(byId)
+      .map((p) => ({ ...p }));
   }
 
   /** Drops a permit and any eviction of it. */
@@ -122,9 +130,17 @@ export class MemoryPoolTables implements PoolStore {
     this.evictions.delete(id);
   }
 
+  /** Forgets a host. */
+  removeHost(name: string): void {
+    this.hostRows.delete(name);
+  }
+
   /** The evictions in progress on a host. */
   evictionsOf(host: string): Eviction[] {
-    return [...this.evictions.values()].filter((e) => e.host === host).map((e) => ({ ...e.eviction })).sort(byPermit);
+    return [...this.evictions.values()]
+      .filter((e) => e.host === host)
+      .map((e) => ({ ...e.eviction }))
+      .sort(byPermit);
   }
 
   /** Every eviction in progress. */
