@@ -275,7 +275,7 @@ export class PolicyCoordinator extends DurableObject<Env> {
     return {
       ok: false,
       code: "precondition_failed",
-      message: `the active revision is \`${base.revision}\`, not ${match.map((m) => `\`${m}\``).join(" or ")}`,
+      message: `the active revision is \`${base.revision}\`, not ${match.map((m) => `\`${m}\``).join(" or ")}${match.some((m) => m.startsWith('W/"')) ? " (a weak entity tag never matches: If-Match compares strongly)" : ""}`,
       current: base.revision,
     };
   }

@@ -11,6 +11,7 @@ import { ApiError } from "../errors.js";
 import { registerOperation } from "../openapi.js";
 import { ReportBody } from "../schemas/report.js";
 import { changeAuthor, coordinator, parseIfMatch, publishError } from "../coordinator.js";
+import { writeLog } from "../../log-line.js";
 
 const engineSummary = z.object({ format: z.string(), source_sha256: z.string() });
 
@@ -84,15 +85,13 @@ export async function stageCandidate(
   });
   if (!outcome.ok) throw publishError(c, outcome);
   expireBundleCheck();
-  console.log(
-    JSON.stringify({
-      ts: new Date().toISOString(),
-      event: "candidate_staged",
-      engine,
-      revision: outcome.candidate.revision,
-      staged: outcome.candidate.staged,
-    }),
-  );
+  writeLog({
+    ts: new Date().toISOString(),
+    event: "candidate_staged",
+    engine,
+    revision: outcome.candidate.revision,
+    staged: outcome.candidate.staged,
+  });
   return c.json(info(outcome.candidate, outcome.engines));
 }
 
@@ -111,7 +110,7 @@ export const candidateRoutes = new Hono<AppEnv>()
     if (outcome.dropped === null) throw noCandidate();
     expireBundleCheck();
     const { revision, staged, staged_at } = outcome.dropped;
-    console.log(JSON.stringify({ ts: new Date().toISOString(), event: "candidate_dropped", revision }));
+    writeLog({ ts: new Date().toISOString(), event: "candidate_dropped", revision });
     return c.json({ dropped: true as const, revision, staged, staged_at });
   })
   .post("/v1/candidate/promote", async (c) => {
@@ -124,15 +123,13 @@ export const candidateRoutes = new Hono<AppEnv>()
     if (!outcome.ok) throw outcome.code === "not_found" ? noCandidate() : publishError(c, outcome);
     expireBundleCheck();
     const { revision, staged, staged_at } = outcome.promoted;
-    console.log(
-      JSON.stringify({
-        ts: new Date().toISOString(),
-        event: "candidate_promoted",
-        revision: outcome.revision,
-        previous: outcome.previous,
-        staged,
-      }),
-    );
+    writeLog({
+      ts: new Date().toISOString(),
+      event: "candidate_promoted",
+      revision: outcome.revision,
+      previous: outcome.previous,
+      staged,
+    });
     c.header("ETag", `"${outcome.revision}"`);
     return c.json({
       revision: outcome.revision,
@@ -189,7 +186,7 @@ registerOperation({
     {
       name: "If-Match",
       description:
-        "the active revision the promotion is based on (`*`, a list, quoted or bare); 412 when it moved",
+        'the active revision the promotion is based on: `"<revision>"` (or bare), a list, or `*`; compared strongly (a weak `W/"…"` tag never matches); 412 when it moved, 400 when empty or unreadable',
     },
   ],
   response: Promoted,

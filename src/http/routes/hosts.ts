@@ -11,14 +11,7 @@ import {
   type CustomsPolicyData,
 } from "../../engines/customs/index.js";
 import type { PolicyError } from "../../engines/common/result.js";
-import {
-  allocationAnswer,
-  listingAnswer,
-  reportAnswer,
-  type HostPool,
-  type OnceAllocation,
-  type PoolPolicy,
-} from "../../state/host-pool.js";
+import { allocationAnswer, listingAnswer, reportAnswer, type HostPool, type OnceAllocation, type PoolPolicy } from "../../state/host-pool.js";
 import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize, type Role } from "../auth.js";
 import { parseJsonText, readJson, readJsonText, validate } from "../body.js";
@@ -30,6 +23,7 @@ import type { AppEnv, Env } from "../../env.js";
 import { ApiError, type ErrorCode } from "../errors.js";
 import { EXPLAIN_QUERY, IDEMPOTENCY_HEADER, NET_QUERY, registerOperation } from "../openapi.js";
 import { admit } from "../overload.js";
+import { writeLog } from "../../log-line.js";
 import {
   AllocateRequest,
   AllocateResponse,
@@ -45,18 +39,11 @@ const builtin = loadCustomsPolicy(DEFAULT_POLICY_DATA);
 
 /** The Durable Object of one network number: every host of that network and its round robin. */
 export function poolStub(env: Env, net: number): DurableObjectStub<HostPool> {
-  return meteredStub(
-    env.HOST_POOL.get(env.HOST_POOL.idFromName(String(net))),
-    "HostPool",
-  ) as unknown as DurableObjectStub<HostPool>;
+  return meteredStub(env.HOST_POOL.get(env.HOST_POOL.idFromName(String(net))), "HostPool") as unknown as DurableObjectStub<HostPool>;
 }
 
 /** Calls the pool of one network, counted against OBJECT_MAX_PENDING (a 503 `overloaded` past it). */
-async function inPool<T>(
-  env: Env,
-  net: number,
-  call: (stub: DurableObjectStub<HostPool>) => Promise<T>,
-): Promise<T> {
+async function inPool<T>(env: Env, net: number, call: (stub: DurableObjectStub<HostPool>) => Promise<T>): Promise<T> {
   const release = admit(env, `pool:${net}`);
   try {
     return await call(poolStub(env, net));
@@ -69,12 +56,8 @@ async function inPool<T>(
 async function activePolicy(env: Env): Promise<{ pool: PoolPolicy; policy: CustomsPolicy }> {
   const bundle = await getActiveBundle(env);
   const data = bundle.bundle.engines.customs?.compiled as CustomsPolicyData | undefined;
-  if (data === undefined)
-    return { pool: { revision: bundle.revision, data: DEFAULT_POLICY_DATA }, policy: builtin };
-  return {
-    pool: { revision: bundle.revision, data },
-    policy: bundle.policy<CustomsPolicy>("customs") ?? builtin,
-  };
+  if (data === undefined) return { pool: { revision: bundle.revision, data: DEFAULT_POLICY_DATA }, policy: builtin };
+  return { pool: { revision: bundle.revision, data }, policy: bundle.policy<CustomsPolicy>("customs") ?? builtin };
 }
 
 function fail(code: ErrorCode, errors: PolicyError[]): never {
@@ -87,8 +70,7 @@ function fail(code: ErrorCode, errors: PolicyError[]): never {
 
 function netParam(c: Context<AppEnv>): number {
   const raw = c.req.query("net") ?? "0";
-  if (!/^(0|[1-9]\d{0,9})$/.test(raw))
-    throw new ApiError("invalid_request", `\`net\`: \`${raw}\` is not a network number`);
+  if (!/^(0|[1-9]\d{0,9})$/.test(raw)) throw new ApiError("invalid_request", `\`net\`: \`${raw}\` is not a network number`);
   return Number(raw);
 }
 
@@ -110,8 +92,7 @@ registerOperation({
   operationId: "reportHost",
   method: "put",
   path: "/v1/hosts/{name}",
-  summary:
-    "A host agent's report (and registration): availability, rating, job limits and eviction signals to deliver",
+  summary: "A host agent's report (and registration): availability, rating, job limits and eviction signals to deliver",
   tag: "hosts",
   auth: "agent",
   request: HostReport,
@@ -168,8 +149,7 @@ registerOperation({
   operationId: "removeHost",
   method: "delete",
   path: "/v1/hosts/{name}",
-  summary:
-    "Remove a host from its network's pool (query `net`, default 0): its permits are revoked and it is not selected until it reports again",
+  summary: "Remove a host from its network's pool (query `net`, default 0): its permits are revoked and it is not selected until it reports again",
   tag: "hosts",
   auth: "admin",
   response: HostRemoved,
@@ -204,14 +184,7 @@ export const hostRoutes = new Hono<AppEnv>()
         accessDenied = result.accessDenied;
       } else {
         const idem = await idempotencyRequest(key, "hosts.allocate", text);
-        const once = (await stub.allocateOnce(
-          pool,
-          checked.value,
-          now,
-          idem,
-          envelope,
-          explain,
-        )) as OnceAllocation;
+        const once = (await stub.allocateOnce(pool, checked.value, now, idem, envelope, explain)) as OnceAllocation;
         if ("mismatch" in once) throw new ApiError("idempotency_key_reused", keyReusedMessage(key));
         answer = once.answer as ReturnType<typeof allocationAnswer>;
         if (once.replayed) {
@@ -223,15 +196,9 @@ export const hostRoutes = new Hono<AppEnv>()
     } finally {
       release();
     }
-    for (const d of accessDenied)
-      console.log(`${iso(now)} access denied user=${d.user} host=${d.host} client=${d.client}`);
-    const entry = {
-      decision_id: answer.decision_id,
-      engine: "customs",
-      revision: pool.revision,
-      outcome: answer.host === null ? "no_host" : "allocated",
-      ms: elapsedMs(started),
-    };
+    // customs' access log, one JSON object per refusal: the user name is the client's to choose, so never plain text.
+    for (const d of accessDenied) writeLog({ ts: iso(now), event: "access_denied", user: d.user, host: d.host, client: d.client, net: checked.value.net });
+    const entry = { decision_id: answer.decision_id, engine: "customs", revision: pool.revision, outcome: answer.host === null ? "no_host" : "allocated", ms: elapsedMs(started) };
     recordDecision(c.env, entry);
     logDecisionCapturing(c, entry, () => ({ kind: "customs", text }));
     return c.json(answer);
@@ -241,10 +208,7 @@ export const hostRoutes = new Hono<AppEnv>()
     const name = c.req.param("name");
     const body = await readJson(c, HostReport);
     if (body.name !== undefined && body.name !== name) {
-      throw new ApiError(
-        "invalid_request",
-        `\`name\`: the body names \`${body.name}\` but the path \`${name}\``,
-      );
+      throw new ApiError("invalid_request", `\`name\`: the body names \`${body.name}\` but the path \`${name}\``);
     }
     const { pool, policy } = await activePolicy(c.env);
     const host = normalizeHost({ ...body, name }, policy.defaultsFor(body.net ?? 0));
@@ -258,8 +222,7 @@ export const hostRoutes = new Hono<AppEnv>()
     authorizeAny(c, ["agent", "decision"]);
     const name = c.req.param("name");
     const idText = c.req.param("id");
-    if (!/^[1-9]\d{0,14}$/.test(idText))
-      throw new ApiError("invalid_request", `\`id\`: \`${idText}\` is not a permit id`);
+    if (!/^[1-9]\d{0,14}$/.test(idText)) throw new ApiError("invalid_request", `\`id\`: \`${idText}\` is not a permit id`);
     const id = Number(idText);
     const released = await inPool(c.env, netParam(c), (stub) => stub.finish(name, id, Date.now()));
     if (!released) throw new ApiError("permit_not_found", `no permit \`${id}\` on host \`${name}\``);
@@ -277,15 +240,7 @@ export const hostRoutes = new Hono<AppEnv>()
     const net = netParam(c);
     const removed = await inPool(c.env, net, (stub) => stub.remove(name, Date.now()));
     if (removed === null) throw new ApiError("host_not_found", `no host \`${name}\` on this network`);
-    console.log(
-      JSON.stringify({
-        ts: new Date().toISOString(),
-        event: "host_removed",
-        host: name,
-        net,
-        revoked: removed.revoked,
-      }),
-    );
+    writeLog({ ts: new Date().toISOString(), event: "host_removed", host: name, net, revoked: removed.revoked });
     return c.json({ removed: true as const, host: name, net, revoked: removed.revoked });
   })
   .get("/v1/hosts/:name/acl", async (c) => {

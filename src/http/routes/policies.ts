@@ -10,6 +10,7 @@ import { ApiError } from "../errors.js";
 import { registerOperation } from "../openapi.js";
 import { CandidateInfo, stageCandidate } from "./candidate.js";
 import { changeAuthor, coordinator, parseIfMatch, publishError } from "../coordinator.js";
+import { writeLog } from "../../log-line.js";
 import { HISTORY_KEPT } from "../../state/policy-history.js";
 import { HistoryList, RollbackBody, RollbackAnswer } from "../schemas/history.js";
 
@@ -71,14 +72,12 @@ export const policyRoutes = new Hono<AppEnv>()
         ? new ApiError("not_found", outcome.message)
         : publishError(c, outcome);
     expireBundleCheck();
-    console.log(
-      JSON.stringify({
-        ts: new Date().toISOString(),
-        event: "policy_rolled_back",
-        revision: outcome.revision,
-        previous: outcome.previous,
-      }),
-    );
+    writeLog({
+      ts: new Date().toISOString(),
+      event: "policy_rolled_back",
+      revision: outcome.revision,
+      previous: outcome.previous,
+    });
     c.header("ETag", `"${outcome.revision}"`);
     return c.json({ revision: outcome.revision, previous: outcome.previous });
   })
@@ -111,15 +110,13 @@ export const policyRoutes = new Hono<AppEnv>()
     });
     if (!outcome.ok) throw publishError(c, outcome);
     expireBundleCheck();
-    console.log(
-      JSON.stringify({
-        ts: new Date().toISOString(),
-        event: "policy_published",
-        engine: engine.name,
-        revision: outcome.revision,
-        previous: outcome.previous,
-      }),
-    );
+    writeLog({
+      ts: new Date().toISOString(),
+      event: "policy_published",
+      engine: engine.name,
+      revision: outcome.revision,
+      previous: outcome.previous,
+    });
     c.header("ETag", `"${outcome.revision}"`);
     return c.json({ revision: outcome.revision });
   })
@@ -186,7 +183,7 @@ registerOperation({
     {
       name: "If-Match",
       description:
-        "the revision the change is based on (`*`, a list, quoted or bare); 412 when the active revision moved",
+        'the revision the change is based on: `"<revision>"` (or bare), a list, or `*`; compared strongly (a weak `W/"…"` tag never matches); 412 when the active revision moved, 400 when empty or unreadable',
     },
   ],
 });
@@ -230,7 +227,11 @@ registerOperation({
   response: RollbackAnswer,
   errors: ["invalid_request", "not_found", "precondition_failed", "service_unavailable"],
   headers: [
-    { name: "If-Match", description: "the active revision the rollback is based on; 412 when it moved" },
+    {
+      name: "If-Match",
+      description:
+        'the active revision the rollback is based on: `"<revision>"` (or bare), a list, or `*`; compared strongly (a weak `W/"…"` tag never matches); 412 when it moved, 400 when empty or unreadable',
+    },
     {
       name: "X-Arbiter-Change-Note",
       description: "why: kept in the history record (at most 1,000 characters)",
