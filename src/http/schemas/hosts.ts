@@ -19,9 +19,7 @@ export const HostReport = z.strictObject({
   swapFreePct: num,
   jobs: int.min(0),
   idleSeconds: num.optional(),
-  idle: z
-    .strictObject({ "1": num.optional(), "2": num.optional(), "4": num.optional(), "8": num.optional() })
-    .optional(),
+  idle: z.strictObject({ "1": num.optional(), "2": num.optional(), "4": num.optional(), "8": num.optional() }).optional(),
   freeProcs: int.optional(),
   maxLoad: num.optional(),
   minSwapPct: num.optional(),
@@ -49,14 +47,7 @@ export const HostReport = z.strictObject({
 export type HostReport = z.infer<typeof HostReport>;
 
 const Signal = z.enum(["SIGUSR2", "SIGXCPU", "SIGTERM", "SIGKILL"]);
-const Reason = z.enum([
-  "AVAIL_IDLE",
-  "AVAIL_SWAP",
-  "AVAIL_LOAD",
-  "AVAIL_IMPORTS",
-  "AVAIL_PROC",
-  "AVAIL_DOWN",
-]);
+const Reason = z.enum(["AVAIL_IDLE", "AVAIL_SWAP", "AVAIL_LOAD", "AVAIL_IMPORTS", "AVAIL_PROC", "AVAIL_DOWN"]);
 const Limits = z.strictObject({ cpuSeconds: int, memoryKb: int, nice: int, npri: int });
 
 /** One delivery the agent must make (or, with `cancel`, no longer make). */
@@ -106,9 +97,7 @@ export const AllocateResponse = z.strictObject({
     .strictObject({
       ratings: z
         .record(z.string(), z.union([z.number(), z.string()]))
-        .describe(
-          "per host in pool order: its customs rating, `unavailable:AVAIL_…`, or `excluded:<why>` (self, net, arch, clients, attrs, exclusive, acl, access, unknown-client, uselocal)",
-        ),
+        .describe("per host in pool order: its customs rating, `unavailable:AVAIL_…`, or `excluded:<why>` (self, net, arch, clients, attrs, exclusive, acl, access, unknown-client, uselocal)"),
     })
     .optional()
     .describe("present with ?explain=true"),
@@ -138,9 +127,4 @@ export const HostListResponse = z.strictObject({ net: int, hosts: z.array(HostLi
 export const HostAclResponse = z.strictObject({ host: z.string(), entries: z.array(z.string()) });
 
 /** `DELETE /v1/hosts/{name}`'s answer: the host removed and the permits revoked with it. */
-export const HostRemoved = z.strictObject({
-  removed: z.literal(true),
-  host: z.string(),
-  net: z.number().int(),
-  revoked: z.array(z.number().int()),
-});
+export const HostRemoved = z.strictObject({ removed: z.literal(true), host: z.string(), net: z.number().int(), revoked: z.array(z.number().int()) });
