@@ -180,6 +180,13 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
     },
   },
   listHosts: { path: "/v1/hosts?net=77" },
+  removeHost: {
+    path: "/v1/hosts/oa-remove?net=77",
+    vars: async () => {
+      await call("PUT", "/v1/hosts/oa-remove", { ...host, address: "10.77.0.4" });
+      return {};
+    },
+  },
   hostAcl: {
     path: "/v1/hosts/oa-acl/acl?net=77",
     vars: async () => {
