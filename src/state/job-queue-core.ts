@@ -2,7 +2,7 @@ import type { FilterRule, FilterSet, Job, RuleBody } from "../engines/jobfilter/
 import { RunningCounts, buildFilterSet, decideCounted, schedulePass, traceJob } from "../engines/jobfilter/index.js";
 import { BudgetExceeded, type Budget } from "../engines/common/budget.js";
 import type { JobRow, QueueStore } from "./job-queue-store.js";
-import type { JobStatus, JobSubmission, QueueFailure, SchedulePass } from "./job-queue-types.js";
+import type { JobListing, JobState, JobStatus, JobSubmission, QueueFailure, QueueSummary, SchedulePass } from "./job-queue-types.js";
 
 /** Nanoseconds since the epoch, as Ganeti's reason trails stamp them: exact, so a bigint (past 2^53). */
 function nowNs(now: number): bigint {
@@ -285,6 +285,48 @@ export class JobQueueCore {
     this.tables.updateJob(row, now);
     this.jobEnded(id);
     return this.status(row);
+  }
+
+  /**
+   * Cancels a job: a held job is dropped and a running one gives its slot
+   * back, both marked `cancelled` (logged as `job_cancelled`); a job that has
+   * already ended answers its state unchanged.
+   */
+  cancel(id: number, now: number): JobStatus | QueueFailure {
+    this.expireDue(now);
+    const row = this.tables.job(id);
+    if (row === undefined) return failure(404, "not_found", `job \`${id}\` does not exist`);
+    if (row.state !== "queued" && row.state !== "running") return this.status(row);
+    const was = row.state;
+    row.state = "cancelled";
+    row.lease_id = null;
+    row.lease_expires = null;
+    this.tables.updateJob(row, now);
+    if (was === "running") this.jobEnded(id);
+    this.settings.log({ ts: new Date(now).toISOString(), event: "job_cancelled", queue: this.tables.meta("name") ?? "default", job_id: id, was });
+    return this.status(row);
+  }
+
+  /** A page of jobs in `states`, newest first, below the id `before` (null: from the newest). */
+  listJobs(states: readonly JobState[], before: number | null, limit: number, now: number): JobListing {
+    this.expireDue(now);
+    const rows = this.tables.listJobs(states, before, limit);
+    const jobs = rows.map((r) => ({
+      id: r.id,
+      state: r.state,
+      action: r.action,
+      rule: r.rule,
+      priority: r.priority,
+      lease_expires_at: r.lease_expires === null ? null : new Date(r.lease_expires).toISOString(),
+    }));
+    return { jobs, cursor: rows.length === limit ? String(rows[rows.length - 1].id) : null };
+  }
+
+  /** The queue's job counts (finished includes cancelled and expired) and its watermark (the highest job id seen). */
+  summary(now: number): QueueSummary {
+    this.expireDue(now);
+    const n = this.tables.countJobs();
+    return { running: n.running, queued: n.queued, finished: n.finished + n.cancelled + n.expired, watermark: this.tables.highestJobId() };
   }
 
   /**

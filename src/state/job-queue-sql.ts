@@ -156,4 +156,20 @@ export class QueueTables implements QueueStore {
     const rows = this.sql.exec<{ t: number | null }>("SELECT MIN(lease_expires) AS t FROM jobs WHERE state = 'running'").toArray();
     return rows[0]?.t ?? null;
   }
+
+  /** Up to `limit` jobs in one of `states` with an id below `before` (null: any), newest first (the primary key walks it). */
+  listJobs(states: readonly JobState[], before: number | null, limit: number): JobRow[] {
+    const marks = states.map(() => "?").join(", ");
+    return this.sql
+      .exec<Raw>(`SELECT * FROM jobs WHERE state IN (${marks}) AND id < ? ORDER BY id DESC LIMIT ?`, ...states, before ?? Number.MAX_SAFE_INTEGER, limit)
+      .toArray()
+      .map(toRow);
+  }
+
+  /** How many jobs the queue holds in each state. */
+  countJobs(): Record<JobState, number> {
+    const out: Record<JobState, number> = { queued: 0, running: 0, finished: 0, cancelled: 0, expired: 0 };
+    for (const r of this.sql.exec<{ state: JobState; n: number }>("SELECT state, COUNT(*) AS n FROM jobs GROUP BY state")) out[r.state] = r.n;
+    return out;
+  }
 }

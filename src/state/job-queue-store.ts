@@ -39,6 +39,10 @@ export interface QueueStore {
   /** Forgets ended jobs last touched before `before`; returns how many. */
   pruneEnded(before: number): number;
   nextExpiry(): number | null;
+  /** Up to `limit` jobs in one of `states` with an id below `before` (null: any), newest (highest id) first. */
+  listJobs(states: readonly JobState[], before: number | null, limit: number): JobRow[];
+  /** How many jobs the queue holds in each state. */
+  countJobs(): Record<JobState, number>;
 }
 
 const ENDED: readonly JobState[] = ["finished", "expired", "cancelled"];
@@ -143,6 +147,20 @@ export class MemoryQueueTables implements QueueStore {
       if (row.state === "running" && row.lease_expires !== null && (min === null || row.lease_expires < min)) min = row.lease_expires;
     }
     return min;
+  }
+
+  /** Up to `limit` jobs in one of `states` with an id below `before` (null: any), newest first. */
+  listJobs(states: readonly JobState[], before: number | null, limit: number): JobRow[] {
+    return this.rows((r) => states.includes(r.state) && (before === null || r.id < before))
+      .sort((a, b) => b.id - a.id)
+      .slice(0, limit);
+  }
+
+  /** How many jobs the queue holds in each state. */
+  countJobs(): Record<JobState, number> {
+    const out: Record<JobState, number> = { queued: 0, running: 0, finished: 0, cancelled: 0, expired: 0 };
+    for (const { row } of this.jobs.values()) out[row.state]++;
+    return out;
   }
 
   private rows(keep: (r: JobRow) => boolean): JobRow[] {

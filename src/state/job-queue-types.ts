@@ -68,6 +68,30 @@ export interface Envelope {
 /** An idempotent call's result: the key was used with another request, or the answer (stored or just made). */
 export type Once<T> = { mismatch: true } | { replayed: boolean; status: number; answer: T };
 
+/** One job as a queue listing shows it. */
+export interface JobListItem {
+  id: number;
+  state: JobState;
+  action: JobAction;
+  rule: string | null;
+  priority: number;
+  lease_expires_at: string | null;
+}
+
+/** A page of a queue's jobs, newest first; `cursor` is the last id shown when another page may follow. */
+export interface JobListing {
+  jobs: JobListItem[];
+  cursor: string | null;
+}
+
+/** A queue's job counts (`finished` counts finished, cancelled and expired jobs) and its watermark. */
+export interface QueueSummary {
+  running: number;
+  queued: number;
+  finished: number;
+  watermark: number;
+}
+
 /** The JobQueue object's methods as a route calls them through its stub. */
 export interface JobQueueApi {
   listFilters(): Promise<StoredRule[]>;
@@ -82,4 +106,7 @@ export interface JobQueueApi {
   schedule(ids: number[]): Promise<SchedulePass | QueueFailure>;
   heartbeat(id: number, leaseId?: string): Promise<JobStatus | QueueFailure>;
   finish(id: number): Promise<JobStatus | QueueFailure>;
+  cancel(id: number): Promise<JobStatus | QueueFailure>;
+  listJobs(states: JobState[], before: number | null, limit: number): Promise<JobListing>;
+  summary(): Promise<QueueSummary>;
 }

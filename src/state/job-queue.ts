@@ -7,7 +7,8 @@ import { candidateNow, getActiveBundle } from "./policy-store.js";
 import { QueueShadow } from "./queue-shadow.js";
 import { JobQueueCore } from "./job-queue-core.js";
 import { QueueTables } from "./job-queue-sql.js";
-import { isFailure, type Envelope, type JobStatus, type JobSubmission, type Once, type QueueFailure, type SchedulePass } from "./job-queue-types.js";
+import { QUEUE_REGISTRY_PREFIX } from "./queue-registry.js";
+import { isFailure, type Envelope, type JobListing, type JobState, type QueueSummary, type JobStatus, type JobSubmission, type Once, type QueueFailure, type SchedulePass } from "./job-queue-types.js";
 import { writeLog } from "../log-line.js";
 
 /** How long a finished, expired or cancelled job stays reportable before the alarm forgets it. */
@@ -57,11 +58,13 @@ export class JobQueue extends DurableObject<Env> {
 
   /** Adds (uuid undefined: a new v4 uuid) or replaces a rule, stamping the watermark and the luxid trail entry. */
   putFilter(queue: string, body: RuleBody, uuid?: string): string {
+    this.ctx.waitUntil(this.register(queue));
     return this.core.putFilter(queue, body, uuid, Date.now());
   }
 
   /** `putFilter` for a new rule at most once per Idempotency-Key: a retry answers the uuid the first call made. */
   putFilterOnce(queue: string, body: RuleBody, idem: IdempotencyRequest): Once<string> {
+    this.ctx.waitUntil(this.register(queue));
     const now = Date.now();
     const seen = this.idempotency.lookup(idem, now);
     if (seen.seen) return "mismatch" in seen ? { mismatch: true } : { replayed: true, status: seen.replay.status, answer: seen.replay.answer as string };
@@ -120,6 +123,7 @@ export class JobQueue extends DurableObject<Env> {
 
   /** Takes a job in and decides it at once against the running jobs; a slot is taken under a lease when it may run. */
   async submit(queue: string, submission: JobSubmission, explain = false): Promise<JobStatus | QueueFailure> {
+    await this.register(queue);
     await this.followCandidate();
     const { result, started } = this.core.submit(queue, submission, explain, Date.now());
     this.drainShadowLater();
@@ -134,6 +138,7 @@ export class JobQueue extends DurableObject<Env> {
    * and never creates a second job.
    */
   async submitOnce(queue: string, submission: JobSubmission, explain: boolean, idem: IdempotencyRequest, envelope: Envelope): Promise<Once<unknown>> {
+    await this.register(queue);
     await this.followCandidate();
     const now = Date.now();
     const seen = this.idempotency.lookup(idem, now);
@@ -172,6 +177,28 @@ export class JobQueue extends DurableObject<Env> {
   /** Releases a job's slot; finishing a finished (or expired) job again answers the same. */
   finish(id: number): JobStatus | QueueFailure {
     return this.core.finish(id, Date.now());
+  }
+
+  /** Cancels a job: a held one is dropped, a running one's slot released; an ended one answers its state. */
+  cancel(id: number): JobStatus | QueueFailure {
+    return this.core.cancel(id, Date.now());
+  }
+
+  /** A page of jobs in `states`, newest first, below the id `before`. */
+  listJobs(states: JobState[], before: number | null, limit: number): JobListing {
+    return this.core.listJobs(states, before, limit, Date.now());
+  }
+
+  /** The queue's job counts and watermark. */
+  summary(): QueueSummary {
+    return this.core.summary(Date.now());
+  }
+
+  /** Records the queue's name in the registry (KV `queue:NAME`, for `GET /v1/queues`) the first time it stores a job or filter. */
+  private async register(queue: string): Promise<void> {
+    if (this.core.tables.meta("registered") !== undefined) return;
+    await this.env.POLICIES.put(QUEUE_REGISTRY_PREFIX + queue, "");
+    this.core.tables.setMeta("registered", queue);
   }
 
   /** Frees the slots of leases that ran out, forgets long-ended jobs, and sets the next alarm. */

@@ -155,6 +155,29 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
     body: (v: Record<string, string>) => ({ queued: [Number(v.id)] }),
   },
 
+  listQueues: {
+    path: "/v1/queues?limit=10",
+    vars: async () => {
+      await call("POST", "/v1/queues/openapi/jobs", job(jobId()));
+      return {};
+    },
+  },
+  listJobs: {
+    path: "/v1/queues/openapi/jobs?state=running&limit=5",
+    vars: async () => {
+      await call("POST", "/v1/queues/openapi/jobs", job(jobId()));
+      return {};
+    },
+  },
+  cancelJob: {
+    path: "/v1/queues/openapi/jobs/{id}",
+    vars: async () => {
+      const id = jobId();
+      await call("POST", "/v1/queues/openapi/jobs", job(id));
+      return { id: String(id) };
+    },
+  },
+
   reportHost: { path: "/v1/hosts/oa-report", body: host },
   allocateHost: {
     path: "/v1/hosts/allocate?explain=true",

@@ -46,7 +46,8 @@ export function queueParam(c: Context<AppEnv>): string {
 
 // ---- jobs ----
 
-function jobIdParam(c: Context<AppEnv>): number {
+/** The job id a route addresses; 400 for anything but a positive integer. */
+export function jobIdParam(c: Context<AppEnv>): number {
   const text = c.req.param("id") ?? "";
   const id = /^[1-9]\d{0,15}$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(id)) throw new ApiError("invalid_request", `\`${text}\` is not a job id (a positive integer)`);

@@ -1,0 +1,48 @@
+import { z } from "zod";
+
+const JobAction = z.enum(["ACCEPT", "PAUSE", "REJECT", "RATE_LIMITED", "ADHOC_RATE_LIMITED"]);
+const JobState = z.enum(["queued", "running", "cancelled", "finished", "expired"]);
+
+/** One job of a queue listing. */
+export const JobListItem = z.strictObject({
+  id: z.number().int(),
+  state: JobState,
+  action: JobAction,
+  rule: z.string().nullable(),
+  priority: z.number().int(),
+  lease_expires_at: z
+    .string()
+    .nullable()
+    .describe("when a running job's lease runs out (RFC 3339); null when it holds none"),
+});
+
+/** The answer of GET /v1/queues/{queue}/jobs: a page of jobs, newest first, and the cursor of the next page. */
+export const JobListing = z.strictObject({
+  queue: z.string(),
+  jobs: z.array(JobListItem),
+  cursor: z.string().nullable().describe("pass as `cursor` for the next page; null on the last page"),
+});
+
+/** One queue of GET /v1/queues. */
+export const QueueSummary = z.strictObject({
+  queue: z.string(),
+  running: z.number().int(),
+  queued: z.number().int(),
+  finished: z.number().int().describe("finished, cancelled and expired jobs still kept"),
+  watermark: z.number().int().describe("the highest job id the queue has seen"),
+});
+
+/** The answer of GET /v1/queues. */
+export const QueueList = z.strictObject({
+  queues: z.array(QueueSummary),
+  cursor: z.string().nullable().describe("pass as `cursor` for the next page; null on the last page"),
+});
+
+/** The answer of DELETE /v1/queues/{queue}/jobs/{id}: the job's status after the cancel. */
+export const CancelledJob = z.strictObject({
+  job_id: z.number().int(),
+  action: JobAction,
+  rule: z.string().nullable(),
+  run: z.boolean(),
+  state: JobState,
+});

@@ -1,0 +1,24 @@
+import type { Env } from "../env.js";
+
+/** The KV prefix of the queue registry: one empty value per queue name, written when the queue first stores a job or filter. */
+export const QUEUE_REGISTRY_PREFIX = "queue:";
+
+/** At most this many queues are listed (and their objects asked for counts) per page of `GET /v1/queues`. */
+export const QUEUE_PAGE_MAX = 100;
+
+/** A page of registered queue names in name order, and the KV cursor of the next page (null on the last). */
+export async function registeredQueues(
+  env: Env,
+  limit: number,
+  cursor: string | undefined,
+): Promise<{ names: string[]; cursor: string | null }> {
+  const page = await env.POLICIES.list({
+    prefix: QUEUE_REGISTRY_PREFIX,
+    limit,
+    ...(cursor === undefined ? {} : { cursor }),
+  });
+  return {
+    names: page.keys.map((k) => k.name.slice(QUEUE_REGISTRY_PREFIX.length)),
+    cursor: page.list_complete ? null : page.cursor,
+  };
+}
