@@ -27,6 +27,8 @@ Commands:
   rollback REVISION                           make a kept revision active again (over the API)
   candidate stage ENGINE FILE|show|report|promote|drop
                                               the staged candidate policy (over the API)
+  queue list|jobs QUEUE|cancel QUEUE ID        the job queues, a queue's jobs, cancel a job
+                                              (over the API, as gnt-job)
   filter add [options]                        add a job filter rule        (as gnt-filter)
   filter replace [options] UUID               replace or create a rule
   filter delete UUID                          delete a rule
@@ -69,6 +71,7 @@ const COMMANDS: Record<string, Command> = {
     });
   },
   history: async (argv, io) => (await import("./policy-commands.js")).historyCommand(argv, io),
+  queue: async (argv, io) => (await import("./queue-commands.js")).queueCommand(argv, io),
   rollback: async (argv, io) => (await import("./policy-commands.js")).rollbackCommand(argv, io),
   candidate: async (argv, io) => (await import("./policy-commands.js")).candidateCommand(argv, io),
   filter: async (argv, io) => {
