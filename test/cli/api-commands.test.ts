@@ -107,3 +107,48 @@ describe("arbiter candidate", () => {
     expect(history[0]).toMatchObject({ revision, action: "promote", note: "ship it" });
   });
 });
+
+describe("arbiter queue", () => {
+  async function submit(queue: string, body: unknown): Promise<void> {
+    const res = await fetch(`${server.url}/v1/queues/${queue}/jobs`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+  }
+
+  it("lists queues and jobs, and cancels a job", async () => {
+    await submit("cli-q", { id: 11, opcodes: [{ OP_ID: "OP_RUN" }] });
+    await submit("cli-q", { id: 12, opcodes: [{ OP_ID: "OP_RUN" }] });
+
+    const queues = JSON.parse((await run(["queue", "list", "--format", "json"], "", false, env)).out) as { queue: string }[];
+    expect(queues.find((q) => q.queue === "cli-q")).toEqual({ queue: "cli-q", running: 2, queued: 0, finished: 0, watermark: 12 });
+    const listed = (await run(["queue", "list"], "", false, env)).out.trimEnd().split("\n");
+    expect(listed[0].split(/\s+/)).toEqual(["Queue", "Running", "Queued", "Finished", "Watermark"]);
+    expect(listed.find((l) => l.startsWith("cli-q "))?.split(/\s+/)).toEqual(["cli-q", "2", "0", "0", "12"]);
+
+    const cancelled = await run(["queue", "cancel", "cli-q", "12"], "", false, env);
+    expect(cancelled.out).toBe("job 12: cancelled\n");
+
+    const jobs = (await run(["queue", "jobs", "cli-q"], "", false, env)).out.trimEnd().split("\n");
+    expect(jobs[0].split(/\s+/)).toEqual(["ID", "Status", "Action", "Rule", "Priority", "LeaseExpires"]);
+    expect(jobs.slice(1).map((l) => l.split(/\s+/).slice(0, 2))).toEqual([
+      ["12", "cancelled"],
+      ["11", "running"],
+    ]);
+    const page = JSON.parse((await run(["queue", "jobs", "cli-q", "--state", "running", "--limit", "1", "--format", "json"], "", false, env)).out);
+    expect(page.jobs.map((j: { id: number }) => j.id)).toEqual([11]);
+    expect(page.cursor).toBe("11");
+  });
+
+  it("fails with the API's message for an unknown job or a bad state", async () => {
+    const missing = await run(["queue", "cancel", "cli-q", "999"], "", false, env);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain("not_found");
+    const bad = await run(["queue", "jobs", "cli-q", "--state", "done"], "", false, env);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain("`state`");
+    expect((await run(["queue", "--help"], "", false, env)).out).toContain("usage: arbiter queue list");
+  });
+});
