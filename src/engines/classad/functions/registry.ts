@@ -7,6 +7,7 @@ import { CORE } from "./core.js";
 import { ENVIRONMENT } from "./environment.js";
 import type { Builtin } from "./helpers.js";
 import { HOST_LOOKUPS } from "./host-lookups.js";
+import { REFERENCES } from "./references.js";
 import { REGEX } from "./regex.js";
 import { SPLIT } from "./split.js";
 import { STRING_LISTS } from "./string-lists.js";
@@ -17,6 +18,7 @@ import { TIME } from "./time-fns.js";
 export const BUILTINS: ReadonlyMap<string, Builtin> = new Map([
   ...CORE,
   ...STRINGS,
+  ...REFERENCES,
   ...STRING_LISTS,
   ...SPLIT,
   ...REGEX,
