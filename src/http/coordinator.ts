@@ -1,7 +1,8 @@
 import type { Context } from "hono";
 import type { AppEnv, Env } from "../env.js";
 import { coordinatorOf } from "../state/coordinator-stub.js";
-import type { PublishOutcome } from "../state/policy-coordinator.js";
+import type { ChangeAuthor, PublishOutcome } from "../state/policy-coordinator.js";
+import { authSettings } from "./auth.js";
 import { ApiError } from "./errors.js";
 import { meteredStub } from "./metrics.js";
 
@@ -20,7 +21,12 @@ export function parseIfMatch(header: string | undefined): "*" | string[] | undef
   if (value === "*") return "*";
   const tags = value
     .split(",")
-    .map((t) => t.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1"))
+    .map((t) =>
+      t
+        .trim()
+        .replace(/^W\//, "")
+        .replace(/^"(.*)"$/, "$1"),
+    )
     .filter((t) => t.length > 0);
   if (tags.length === 0) throw new ApiError("invalid_request", "`If-Match` names no revision");
   return tags;
@@ -31,4 +37,20 @@ export function publishError(c: Context<AppEnv>, outcome: Exclude<PublishOutcome
   if (outcome.current !== undefined) c.header("ETag", `"${outcome.current}"`);
   const details = outcome.errors?.map((e) => ({ code: e.code, message: e.message, at: e.at }));
   return new ApiError(outcome.code, outcome.message, details);
+}
+
+/** The longest `X-Arbiter-Change-Note` kept, in characters. */
+export const CHANGE_NOTE_MAX = 1000;
+
+/** Who makes a policy change, for the history: the admin role (or `open` with auth off) and the `X-Arbiter-Change-Note` header. */
+export function changeAuthor(c: Context<AppEnv>): ChangeAuthor {
+  const role = authSettings(c.env).routes.admin === "open" ? "open" : "admin";
+  const note = c.req.header("x-arbiter-change-note")?.trim();
+  if (note === undefined || note === "") return { role };
+  if (note.length > CHANGE_NOTE_MAX)
+    throw new ApiError(
+      "invalid_request",
+      `\`X-Arbiter-Change-Note\`: longer than ${CHANGE_NOTE_MAX} characters`,
+    );
+  return { role, note };
 }
