@@ -7,7 +7,8 @@
  * repeatedly and the workerd process's CPU time (from /proc, Linux only, 10 ms
  * ticks) is divided by the number of requests. The goal is every row under
  * 50 ms; rows marked `awaiting` are listed, not sent (they would hang workerd).
- * DECISION_BUDGET in this process's environment is passed to the Worker.
+ * DECISION_BUDGET in this process's environment is passed to the Worker;
+ * HOSTILE_ONLY=<text> measures only the rows whose name contains the text.
  * A last table (issue 24 item 10) gives what a fresh Worker's isolate keeps
  * after 1,500 and 6,000 distinct decisions (bench/memory.ts; heap after a full
  * collection and workerd's RSS): a bounded isolate keeps about the same at both.
@@ -82,11 +83,9 @@ try {
   const idle0 = worker.cpuSeconds();
   for (let i = 0; i < 200; i++) await fetch(`${worker.url}/healthz`).then((r) => r.arrayBuffer());
   const idle = ((worker.cpuSeconds() - idle0) * 1000) / 200;
-  lines.push(
-    `| hostile decision | CPU ms, n = 30 | CPU ms, n = 10,000 | answer |`,
-    `| --- | ---: | ---: | --- |`,
-  );
-  for (const row of HOSTILE_ROWS) {
+  lines.push(`| hostile decision | CPU ms, n = 30 | CPU ms, n = 10,000 | answer |`, `| --- | ---: | ---: | --- |`);
+  const only = process.env.HOSTILE_ONLY;
+  for (const row of only ? HOSTILE_ROWS.filter((r) => r.name.includes(only)) : HOSTILE_ROWS) {
     // a `|` inside a cell would end it (GitHub tables), even inside code
     const name = row.name.replace(/\|/g, "\\|");
     if (row.awaiting) {

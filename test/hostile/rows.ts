@@ -4,7 +4,9 @@
  * of length `n`, and the answer it must get. `test/hostile/work.test.ts` sends
  * them through the Worker in workerd; `npm run bench:hostile` measures the CPU
  * each one takes (at n = 30 and n = 10,000). Pure data: no runtime imports.
+ * Issue 24's compile and eval() rows live in rows-compile.ts and end the table.
  */
+import { COMPILE_ROWS } from "./rows-compile.js";
 
 /** A request as the Worker receives it. */
 export interface HostileRequest {
@@ -334,4 +336,5 @@ export const HOSTILE_ROWS: HostileRow[] = [
     request: () => ({ method: "POST", path: "/v1/limits/decide", body: JSON.parse(`{"task":{"test":{"type":"rtt","spec":{"x":${"[".repeat(1800)}${"]".repeat(1800)}}}}}`) }),
     check: errorAnswer(400, "nesting_too_deep"),
   },
+  ...COMPILE_ROWS,
 ];

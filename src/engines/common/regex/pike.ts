@@ -234,6 +234,8 @@ export class PikeVm {
     const firstAscii = this.firstAscii;
     const prefix = this.prefix;
     let work = 0;
+    // a live thread's step copies its capture row: with many groups that copy is the work
+    const perThread = 1 + (slots >> 3);
     for (;;) {
       if (matched === null && (!anchored || pos === from)) {
         if (clist.count === 0 && !anchored) {
@@ -276,7 +278,7 @@ export class PikeVm {
       }
       nlist.clear();
       const count = clist.count;
-      work += count;
+      work += count * perThread;
       if (work >= CHUNK) {
         chargeRegex(work);
         work = 0;
