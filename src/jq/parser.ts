@@ -13,8 +13,23 @@ const ASSIGN_OPS = new Set(["=", "|=", "+=", "-=", "*=", "/=", "%=", "//="]);
 const COMPARE_OPS = new Set(["==", "!=", "<", "<=", ">", ">="]);
 /** Keywords that may also be object keys and pattern keys. */
 export const KEYWORD_KEYS = new Set([
-  "def", "if", "then", "elif", "else", "end", "as", "reduce", "foreach", "try", "catch",
-  "label", "import", "include", "and", "or", "__loc__",
+  "def",
+  "if",
+  "then",
+  "elif",
+  "else",
+  "end",
+  "as",
+  "reduce",
+  "foreach",
+  "try",
+  "catch",
+  "label",
+  "import",
+  "include",
+  "and",
+  "or",
+  "__loc__",
 ]);
 
 /** Parses a whole program (directives, definitions and an optional body). */
@@ -44,7 +59,11 @@ export class Parser {
 
   /** Opens one nesting level, refusing programs nested past {@link MAX_PARSE_DEPTH} before the stack runs out. */
   enter(): void {
-    if (++this.depth > MAX_PARSE_DEPTH) throw new JqSyntaxError(`program nested too deeply (more than ${MAX_PARSE_DEPTH} levels)`, this.peek().pos);
+    if (++this.depth > MAX_PARSE_DEPTH)
+      throw new JqSyntaxError(
+        `program nested too deeply (more than ${MAX_PARSE_DEPTH} levels)`,
+        this.peek().pos,
+      );
   }
 
   peek(): Token {
@@ -63,7 +82,13 @@ export class Parser {
   }
   fail(t: Token = this.peek()): never {
     const what =
-      t.t === "eof" ? "end of file" : t.t === "op" || t.t === "kw" || t.t === "ident" ? `'${t.v}'` : t.t === "var" ? `$${t.v}` : t.t;
+      t.t === "eof"
+        ? "end of file"
+        : t.t === "op" || t.t === "kw" || t.t === "ident"
+          ? `'${t.v}'`
+          : t.t === "var"
+            ? `$${t.v}`
+            : t.t;
     throw new JqSyntaxError(`syntax error, unexpected ${what}`, t.pos);
   }
   expectOp(v: string): void {
@@ -79,17 +104,20 @@ export class Parser {
     const directives: Directive[] = [];
     const defs: FuncDef[] = [];
     let meta: Json | null = null;
-    if (this.isKw("module" as string) || (this.peek().t === "ident" && (this.peek() as { v: string }).v === "module")) {
-      this.next();
-      if (!this.isOp("{")) this.fail();
-      meta = this.metadata();
+    if (
+      this.isKw("module" as string) ||
+      (this.peek().t === "ident" && (this.peek() as { v: string }).v === "module")
+    ) {
+      meta = this.metadata(this.next().pos);
       this.expectOp(";");
     }
     while (this.isKw("import") || this.isKw("include")) {
       const kw = this.next() as { v: string; pos: number };
       const pathTok = this.next();
-      if (pathTok.t !== "str" || pathTok.parts.length !== 1) this.fail(pathTok);
-      const path = pathTok.parts[0] as string;
+      if (pathTok.t !== "str") this.fail(pathTok);
+      if (pathTok.parts.length !== 1 || typeof pathTok.parts[0] !== "string")
+        throw new JqSyntaxError("Import path must be constant", pathTok.pos);
+      const path = pathTok.parts[0];
       let alias: string | null = null;
       let isData = false;
       if (kw.v === "import") {
@@ -101,9 +129,16 @@ export class Parser {
           isData = true;
         } else this.fail(a);
       }
-      const importMeta = this.isOp("{") ? this.metadata() : null;
+      const importMeta = this.isOp(";") ? null : this.metadata(kw.pos);
       this.expectOp(";");
-      directives.push({ kind: kw.v as "import" | "include", path, alias, isData, meta: importMeta, pos: kw.pos });
+      directives.push({
+        kind: kw.v as "import" | "include",
+        path,
+        alias,
+        isData,
+        meta: importMeta,
+        pos: kw.pos,
+      });
     }
     while (this.isKw("def")) {
       const save = this.i;
@@ -124,11 +159,12 @@ export class Parser {
   }
 
   /** A constant object after `module` or an import (jq: "Module metadata must be constant"). */
-  metadata(): Json {
-    const pos = this.peek().pos;
-    const node = this.primary();
-    if (!isConstant(node)) throw new JqSyntaxError("Module metadata must be constant", pos);
-    return constValue(node);
+  metadata(pos: number): Json {
+    const folded = foldConstant(this.pipe());
+    if (folded === null) throw new JqSyntaxError("Module metadata must be constant", pos);
+    if (folded.v === null || typeof folded.v !== "object" || Array.isArray(folded.v))
+      throw new JqSyntaxError("Module metadata must be an object", pos);
+    return folded.v;
   }
 
   funcDef(): FuncDef {
@@ -190,7 +226,11 @@ export class Parser {
    * token continues it with (null: the chain ends), and `make` builds each link (one level
    * deeper than the last).
    */
-  private leftChain(operand: () => Node, linkOf: (t: Token) => string | null, make: (op: string, l: Node, r: Node) => Node): Node {
+  private leftChain(
+    operand: () => Node,
+    linkOf: (t: Token) => string | null,
+    make: (op: string, l: Node, r: Node) => Node,
+  ): Node {
     let l = operand();
     let links = 0;
     for (;;) {
@@ -206,7 +246,11 @@ export class Parser {
   }
 
   comma(): Node {
-    return this.leftChain(() => this.alt(), (t) => (t.t === "op" && t.v === "," ? t.v : null), (_, l, r) => ({ k: "comma", l, r }));
+    return this.leftChain(
+      () => this.alt(),
+      (t) => (t.t === "op" && t.v === "," ? t.v : null),
+      (_, l, r) => ({ k: "comma", l, r }),
+    );
   }
 
   alt(): Node {
@@ -225,11 +269,19 @@ export class Parser {
   }
 
   or(): Node {
-    return this.leftChain(() => this.and(), (t) => (t.t === "kw" && t.v === "or" ? t.v : null), (_, l, r) => ({ k: "or", l, r }));
+    return this.leftChain(
+      () => this.and(),
+      (t) => (t.t === "kw" && t.v === "or" ? t.v : null),
+      (_, l, r) => ({ k: "or", l, r }),
+    );
   }
 
   and(): Node {
-    return this.leftChain(() => this.compare(), (t) => (t.t === "kw" && t.v === "and" ? t.v : null), (_, l, r) => ({ k: "and", l, r }));
+    return this.leftChain(
+      () => this.compare(),
+      (t) => (t.t === "kw" && t.v === "and" ? t.v : null),
+      (_, l, r) => ({ k: "and", l, r }),
+    );
   }
 
   compare(): Node {
@@ -378,7 +430,9 @@ export class Parser {
 
   strNode(tok: Token & { t: "str" }, fmt: string | null): Node {
     if (tok.parts.length === 1 && typeof tok.parts[0] === "string") return { k: "literal", v: tok.parts[0] };
-    const parts = tok.parts.map((p) => (typeof p === "string" ? p : new Parser(p, this.src, this.depth).wholeInterp()));
+    const parts = tok.parts.map((p) =>
+      typeof p === "string" ? p : new Parser(p, this.src, this.depth).wholeInterp(),
+    );
     return { k: "str", parts, fmt };
   }
 
@@ -408,7 +462,13 @@ export class Parser {
         if (nx.t === "str") {
           this.next();
           if (nx.parts.length === 1) return { k: "literal", v: nx.parts[0] as string };
-          return { k: "str", parts: nx.parts.map((p) => (typeof p === "string" ? p : new Parser(p, this.src, this.depth).wholeInterp())), fmt: tok.v };
+          return {
+            k: "str",
+            parts: nx.parts.map((p) =>
+              typeof p === "string" ? p : new Parser(p, this.src, this.depth).wholeInterp(),
+            ),
+            fmt: tok.v,
+          };
         }
         return { k: "format", name: tok.v };
       }
@@ -565,7 +625,50 @@ export class Parser {
     this.expectKw("end");
     return null;
   }
+}
 
+const COMPARISONS = new Set(["==", "!=", "<", "<=", ">", ">="]);
+
+/**
+ * What jq's parser folds into one constant (block_is_const after gen_const_object, gen_const_array and
+ * constant_fold): literals, arrays and objects of constants, and arithmetic or comparison of two
+ * constants that does not fail; negation and anything else is not constant. Only an object's value
+ * matters to the callers, so other folded results are given as null.
+ */
+function foldConstant(n: Node): { v: Json } | null {
+  switch (n.k) {
+    case "literal":
+      return { v: n.v };
+    case "str":
+      return n.fmt === null && n.parts.every((x) => typeof x === "string") ? { v: n.parts.join("") } : null;
+    case "array":
+    case "object":
+      return isConstant(n) &&
+        (n.k === "array" || n.entries.every((e) => typeof (e.key as { v?: Json }).v === "string"))
+        ? { v: constValue(n) }
+        : null;
+    case "binop": {
+      const l = foldConstant(n.l);
+      const r = foldConstant(n.r);
+      if (l === null || r === null) return null;
+      if (COMPARISONS.has(n.op)) return { v: null };
+      const obj = (x: Json): x is JObj => x !== null && typeof x === "object" && !Array.isArray(x);
+      if ((n.op === "+" || n.op === "*") && obj(l.v) && obj(r.v)) {
+        const o: JObj = {};
+        for (const [k, v] of Object.entries(l.v)) setKey(o, k, v);
+        for (const [k, v] of Object.entries(r.v)) setKey(o, k, v);
+        return { v: o };
+      }
+      const num = (x: Json): boolean =>
+        typeof x === "number" || (x !== null && typeof x === "object" && !Array.isArray(x) && !obj(x));
+      if (num(l.v) && num(r.v)) return { v: null };
+      if (n.op === "+" && (l.v === null || r.v === null || typeof l.v === typeof r.v))
+        return obj(l.v) || obj(r.v) ? null : { v: null };
+      return null;
+    }
+    default:
+      return null;
+  }
 }
 
 /** The value of a constant expression (see isConstant): literals, arrays, objects, negation. */

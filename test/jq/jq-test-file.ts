@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
-import { compileJq, jqEquals, parseJsonSeq, printCompact } from "../../src/jq/index.js";
+import { compileErrorText, compileJq, jqEquals, parseJsonSeq, printCompact } from "../../src/jq/index.js";
 import type { Json } from "../../src/engines/common/json.js";
 import { sharedDataPath } from "../support/shared-data.js";
 
@@ -13,6 +13,8 @@ export interface JqTestCase {
   input: string;
   expected: string[];
   fail: boolean;
+  /** `%%FAIL` (not `%%FAIL IGNORE MSG`): the compile error's first line must be the expected line. */
+  checkMessage?: boolean;
 }
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
@@ -31,8 +33,10 @@ export function readCases(file: string): JqTestCase[] {
     skipBlank();
     if (i >= lines.length) break;
     let fail = false;
+    let checkMessage = false;
     if (lines[i].startsWith("%%FAIL")) {
       fail = true;
+      checkMessage = lines[i].trimEnd() === "%%FAIL";
       i++;
     }
     const line = i + 1;
@@ -40,12 +44,12 @@ export function readCases(file: string): JqTestCase[] {
     if (fail) {
       const msg: string[] = [];
       while (i < lines.length && lines[i].trim() !== "") msg.push(lines[i++]);
-      cases.push({ file, line, program, input: "", expected: msg, fail });
+      cases.push({ file, line, program, input: "", expected: msg, fail, checkMessage });
       continue;
     }
     const input = lines[i++] ?? "";
     const expected: string[] = [];
-    while (i < lines.length && lines[i].trim() !== "" ) {
+    while (i < lines.length && lines[i].trim() !== "") {
       if (!lines[i].startsWith("#")) expected.push(lines[i]);
       i++;
     }
@@ -70,7 +74,14 @@ export function readSkips(): Skip[] {
 /** Runs one case; returns null when it passes, else a description of the difference. */
 export function runCase(c: JqTestCase): string | null {
   const compiled = compileJq(c.program);
-  if (c.fail) return compiled.ok ? "expected a compile error, program compiled" : null;
+  if (c.fail) {
+    if (compiled.ok) return "expected a compile error, program compiled";
+    // jq's harness compares the first line of the last error it reported
+    const got = compileErrorText(c.program, compiled.error[compiled.error.length - 1]).split("\n")[0];
+    return c.checkMessage && got !== c.expected[0]
+      ? `compile error ${JSON.stringify(got)}, want ${JSON.stringify(c.expected[0])}`
+      : null;
+  }
   if (!compiled.ok) return `compile error: ${compiled.error.map((e) => e.message).join("; ")}`;
   let input: Json;
   try {
