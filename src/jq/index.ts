@@ -9,3 +9,5 @@ export { parseJsonSeq, fromJson } from "./json-parse.js";
 export { plainJson } from "./litnum.js";
 export { compare as jqCompare, equals as jqEquals, typeOf as jqType, BUDGET_MESSAGE } from "./values.js";
 export { REGEX_MAX_INPUT } from "./regex.js";
+export { recordModules, parseDataModule, ModuleLoadError } from "./module-provider.js";
+export type { ModuleProvider, ModuleRequest, FoundModule } from "./module-provider.js";

@@ -13,23 +13,8 @@ const ASSIGN_OPS = new Set(["=", "|=", "+=", "-=", "*=", "/=", "%=", "//="]);
 const COMPARE_OPS = new Set(["==", "!=", "<", "<=", ">", ">="]);
 /** Keywords that may also be object keys and pattern keys. */
 export const KEYWORD_KEYS = new Set([
-  "def",
-  "if",
-  "then",
-  "elif",
-  "else",
-  "end",
-  "as",
-  "reduce",
-  "foreach",
-  "try",
-  "catch",
-  "label",
-  "import",
-  "include",
-  "and",
-  "or",
-  "__loc__",
+  "def", "if", "then", "elif", "else", "end", "as", "reduce", "foreach", "try", "catch",
+  "label", "import", "include", "and", "or", "__loc__",
 ]);
 
 /** Parses a whole program (directives, definitions and an optional body). */
@@ -59,11 +44,7 @@ export class Parser {
 
   /** Opens one nesting level, refusing programs nested past {@link MAX_PARSE_DEPTH} before the stack runs out. */
   enter(): void {
-    if (++this.depth > MAX_PARSE_DEPTH)
-      throw new JqSyntaxError(
-        `program nested too deeply (more than ${MAX_PARSE_DEPTH} levels)`,
-        this.peek().pos,
-      );
+    if (++this.depth > MAX_PARSE_DEPTH) throw new JqSyntaxError(`program nested too deeply (more than ${MAX_PARSE_DEPTH} levels)`, this.peek().pos);
   }
 
   peek(): Token {
@@ -82,13 +63,7 @@ export class Parser {
   }
   fail(t: Token = this.peek()): never {
     const what =
-      t.t === "eof"
-        ? "end of file"
-        : t.t === "op" || t.t === "kw" || t.t === "ident"
-          ? `'${t.v}'`
-          : t.t === "var"
-            ? `$${t.v}`
-            : t.t;
+      t.t === "eof" ? "end of file" : t.t === "op" || t.t === "kw" || t.t === "ident" ? `'${t.v}'` : t.t === "var" ? `$${t.v}` : t.t;
     throw new JqSyntaxError(`syntax error, unexpected ${what}`, t.pos);
   }
   expectOp(v: string): void {
@@ -104,10 +79,7 @@ export class Parser {
     const directives: Directive[] = [];
     const defs: FuncDef[] = [];
     let meta: Json | null = null;
-    if (
-      this.isKw("module" as string) ||
-      (this.peek().t === "ident" && (this.peek() as { v: string }).v === "module")
-    ) {
+    if (this.isKw("module" as string) || (this.peek().t === "ident" && (this.peek() as { v: string }).v === "module")) {
       meta = this.metadata(this.next().pos);
       this.expectOp(";");
     }
@@ -115,8 +87,7 @@ export class Parser {
       const kw = this.next() as { v: string; pos: number };
       const pathTok = this.next();
       if (pathTok.t !== "str") this.fail(pathTok);
-      if (pathTok.parts.length !== 1 || typeof pathTok.parts[0] !== "string")
-        throw new JqSyntaxError("Import path must be constant", pathTok.pos);
+      if (pathTok.parts.length !== 1 || typeof pathTok.parts[0] !== "string") throw new JqSyntaxError("Import path must be constant", pathTok.pos);
       const path = pathTok.parts[0];
       let alias: string | null = null;
       let isData = false;
@@ -131,14 +102,7 @@ export class Parser {
       }
       const importMeta = this.isOp(";") ? null : this.metadata(kw.pos);
       this.expectOp(";");
-      directives.push({
-        kind: kw.v as "import" | "include",
-        path,
-        alias,
-        isData,
-        meta: importMeta,
-        pos: kw.pos,
-      });
+      directives.push({ kind: kw.v as "import" | "include", path, alias, isData, meta: importMeta, pos: kw.pos });
     }
     while (this.isKw("def")) {
       const save = this.i;
@@ -158,12 +122,11 @@ export class Parser {
     return { meta, directives, defs, body };
   }
 
-  /** A constant object after `module` or an import (jq: "Module metadata must be constant"). */
+  /** The constant object after `module` or an import; otherwise jq's error, placed at the keyword. */
   metadata(pos: number): Json {
     const folded = foldConstant(this.pipe());
     if (folded === null) throw new JqSyntaxError("Module metadata must be constant", pos);
-    if (folded.v === null || typeof folded.v !== "object" || Array.isArray(folded.v))
-      throw new JqSyntaxError("Module metadata must be an object", pos);
+    if (folded.v === null || typeof folded.v !== "object" || Array.isArray(folded.v)) throw new JqSyntaxError("Module metadata must be an object", pos);
     return folded.v;
   }
 
@@ -226,11 +189,7 @@ export class Parser {
    * token continues it with (null: the chain ends), and `make` builds each link (one level
    * deeper than the last).
    */
-  private leftChain(
-    operand: () => Node,
-    linkOf: (t: Token) => string | null,
-    make: (op: string, l: Node, r: Node) => Node,
-  ): Node {
+  private leftChain(operand: () => Node, linkOf: (t: Token) => string | null, make: (op: string, l: Node, r: Node) => Node): Node {
     let l = operand();
     let links = 0;
     for (;;) {
@@ -246,11 +205,7 @@ export class Parser {
   }
 
   comma(): Node {
-    return this.leftChain(
-      () => this.alt(),
-      (t) => (t.t === "op" && t.v === "," ? t.v : null),
-      (_, l, r) => ({ k: "comma", l, r }),
-    );
+    return this.leftChain(() => this.alt(), (t) => (t.t === "op" && t.v === "," ? t.v : null), (_, l, r) => ({ k: "comma", l, r }));
   }
 
   alt(): Node {
@@ -269,19 +224,11 @@ export class Parser {
   }
 
   or(): Node {
-    return this.leftChain(
-      () => this.and(),
-      (t) => (t.t === "kw" && t.v === "or" ? t.v : null),
-      (_, l, r) => ({ k: "or", l, r }),
-    );
+    return this.leftChain(() => this.and(), (t) => (t.t === "kw" && t.v === "or" ? t.v : null), (_, l, r) => ({ k: "or", l, r }));
   }
 
   and(): Node {
-    return this.leftChain(
-      () => this.compare(),
-      (t) => (t.t === "kw" && t.v === "and" ? t.v : null),
-      (_, l, r) => ({ k: "and", l, r }),
-    );
+    return this.leftChain(() => this.compare(), (t) => (t.t === "kw" && t.v === "and" ? t.v : null), (_, l, r) => ({ k: "and", l, r }));
   }
 
   compare(): Node {
@@ -430,9 +377,7 @@ export class Parser {
 
   strNode(tok: Token & { t: "str" }, fmt: string | null): Node {
     if (tok.parts.length === 1 && typeof tok.parts[0] === "string") return { k: "literal", v: tok.parts[0] };
-    const parts = tok.parts.map((p) =>
-      typeof p === "string" ? p : new Parser(p, this.src, this.depth).wholeInterp(),
-    );
+    const parts = tok.parts.map((p) => (typeof p === "string" ? p : new Parser(p, this.src, this.depth).wholeInterp()));
     return { k: "str", parts, fmt };
   }
 
@@ -462,13 +407,7 @@ export class Parser {
         if (nx.t === "str") {
           this.next();
           if (nx.parts.length === 1) return { k: "literal", v: nx.parts[0] as string };
-          return {
-            k: "str",
-            parts: nx.parts.map((p) =>
-              typeof p === "string" ? p : new Parser(p, this.src, this.depth).wholeInterp(),
-            ),
-            fmt: tok.v,
-          };
+          return { k: "str", parts: nx.parts.map((p) => (typeof p === "string" ? p : new Parser(p, this.src, this.depth).wholeInterp())), fmt: tok.v };
         }
         return { k: "format", name: tok.v };
       }
@@ -625,6 +564,7 @@ export class Parser {
     this.expectKw("end");
     return null;
   }
+
 }
 
 const COMPARISONS = new Set(["==", "!=", "<", "<=", ">", ">="]);
@@ -643,10 +583,7 @@ function foldConstant(n: Node): { v: Json } | null {
       return n.fmt === null && n.parts.every((x) => typeof x === "string") ? { v: n.parts.join("") } : null;
     case "array":
     case "object":
-      return isConstant(n) &&
-        (n.k === "array" || n.entries.every((e) => typeof (e.key as { v?: Json }).v === "string"))
-        ? { v: constValue(n) }
-        : null;
+      return isConstant(n) && (n.k === "array" || n.entries.every((e) => typeof (e.key as { v?: Json }).v === "string")) ? { v: constValue(n) } : null;
     case "binop": {
       const l = foldConstant(n.l);
       const r = foldConstant(n.r);
@@ -659,11 +596,8 @@ function foldConstant(n: Node): { v: Json } | null {
         for (const [k, v] of Object.entries(r.v)) setKey(o, k, v);
         return { v: o };
       }
-      const num = (x: Json): boolean =>
-        typeof x === "number" || (x !== null && typeof x === "object" && !Array.isArray(x) && !obj(x));
-      if (num(l.v) && num(r.v)) return { v: null };
-      if (n.op === "+" && (l.v === null || r.v === null || typeof l.v === typeof r.v))
-        return obj(l.v) || obj(r.v) ? null : { v: null };
+      if (typeof l.v === "number" && typeof r.v === "number") return { v: null };
+      if (n.op === "+" && (l.v === null || r.v === null || typeof l.v === typeof r.v)) return obj(l.v) || obj(r.v) ? null : { v: null };
       return null;
     }
     default:
