@@ -5,6 +5,7 @@ import { parse as parseYaml } from "yaml";
 import { compileErrorText, compileJq, jqEquals, parseJsonSeq, printCompact } from "../../src/jq/index.js";
 import type { Json } from "../../src/engines/common/json.js";
 import { sharedDataPath } from "../support/shared-data.js";
+import { moduleFiles } from "../../src/cli/jq-module-files.js";
 
 export interface JqTestCase {
   file: string;
@@ -20,6 +21,18 @@ export interface JqTestCase {
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 export const DATA_DIR = sharedDataPath("jq");
 export const FILES = ["jq.test", "man.test", "onig.test", "base64.test"];
+/**
+ * The modules jq.test's module cases import, searched as jq's harness searches its tests/modules
+ * (`jq -L tests/modules --run-tests`). jq's own folder is not in shared/data: test/jq/modules holds
+ * our own modules shaped by what those cases expect; JQ_TEST_MODULES points elsewhere.
+ */
+export const MODULES_DIR = path.resolve(process.env.JQ_TEST_MODULES ?? path.join(REPO_ROOT, "test/jq/modules"));
+const modules = moduleFiles({ libDirs: [MODULES_DIR], programOrigin: REPO_ROOT, origin: REPO_ROOT, cwd: REPO_ROOT, home: undefined });
+
+/** True for a case that reads modules from MODULES_DIR. */
+export function needsModules(c: JqTestCase): boolean {
+  return !c.fail && /\b(import|include|modulemeta)\b/.test(c.program);
+}
 
 /** Splits a jq test file into cases (blank-line separated groups; `#` comment lines; `%%FAIL` groups). */
 export function readCases(file: string): JqTestCase[] {
@@ -73,7 +86,7 @@ export function readSkips(): Skip[] {
 
 /** Runs one case; returns null when it passes, else a description of the difference. */
 export function runCase(c: JqTestCase): string | null {
-  const compiled = compileJq(c.program);
+  const compiled = compileJq(c.program, { moduleProvider: modules });
   if (c.fail) {
     if (compiled.ok) return "expected a compile error, program compiled";
     // jq's harness compares the first line of the last error it reported
