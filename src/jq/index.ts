@@ -11,3 +11,5 @@ export { compare as jqCompare, equals as jqEquals, typeOf as jqType, BUDGET_MESS
 export { REGEX_MAX_INPUT } from "./regex.js";
 export { recordModules, parseDataModule, ModuleLoadError } from "./module-provider.js";
 export type { ModuleProvider, ModuleRequest, FoundModule } from "./module-provider.js";
+export { Reader as JsonReader } from "./json-parse.js";
+export { JqError } from "./values.js";

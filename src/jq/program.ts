@@ -29,6 +29,8 @@ export interface CompileOptions {
   args?: Record<string, Json>;
   /** Extra jq-source modules for `import "name" as x;` / `include "name";` (and `name.json` for `import "name" as $x;`). */
   modules?: Record<string, string>;
+  /** `$ARGS.positional` (the command line's `--args` / `--jsonargs` values); default `[]`. */
+  positional?: Json[];
   /** Finds the modules the program imports (the command line's `-L` search path); replaces `modules`. */
   moduleProvider?: ModuleProvider;
 }
@@ -54,8 +56,8 @@ export interface RunOptions {
 }
 
 export type RunResult =
-  | { outputs: Json[]; error?: undefined; halt?: undefined }
-  | { outputs: Json[]; error: string; halt?: { value: Json; code: number } };
+  | { outputs: Json[]; error?: undefined; halt?: undefined; errorValue?: undefined; /** Set when `halt` ended the run. */ halted?: true }
+  | { outputs: Json[]; error: string; halt?: { value: Json; code: number }; errorValue?: Json; halted?: undefined };
 
 /** A compiled program: immutable, reusable across runs. */
 export interface JqProgram {
@@ -182,6 +184,9 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
     let sc = ROOT;
     const provider = options.moduleProvider ?? (options.modules !== undefined && Object.keys(options.modules).length > 0 ? recordModules(options.modules) : null);
     const link: Linker = { provider, compiled: new Map() };
+    // the program's arguments are bound outside its imports: a data import `$x` hides `--arg x`
+    for (const n of argNames) sc = sc.push("var", n);
+    sc = sc.push("var", "ARGS");
     for (const d of ast.directives) sc = addModule(d, null, sc, link, new Set());
     if (provider !== null) {
       // `modulemeta` also knows this program's own modules
@@ -189,8 +194,6 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
       const def = { name: "modulemeta", params: [], body: { k: "identity" as const } };
       sc = new Scope("func", "modulemeta/0", sc, sc.depth, { def, arity: 0, defDepth: sc.depth, scope: sc, gen: null, pgen: null, valueParams: [], native });
     }
-    for (const n of argNames) sc = sc.push("var", n);
-    sc = sc.push("var", "ARGS");
     const c = new Compiler(true);
     for (const d of ast.defs) sc = c.define(d, sc);
     gen = c.gen(ast.body, sc);
@@ -204,13 +207,13 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
     if (e instanceof RangeError) return err([policyError("jq_compile_error", "program is nested too deeply", "1:1")]);
     throw e;
   }
-  return ok(makeProgram(gen, argNames, argDefaults, hasLit));
+  return ok(makeProgram(gen, argNames, argDefaults, hasLit, options.positional ?? []));
 }
 
 const NO_DEBUG = (): void => {};
 
-function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: boolean): JqProgram {
-  const defaultEnv = baseEnv(argNames, argDefaults, undefined);
+function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: boolean, positional: Json[]): JqProgram {
+  const defaultEnv = baseEnv(argNames, argDefaults, undefined, positional);
   const execute = (input: Json, options: RunOptions, emit: (v: Json) => boolean): RunResult | null => {
     // the run state is saved in locals (no object per run) and restored in `finally`
     const sSteps = S.steps;
@@ -233,7 +236,7 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
     S.now = options.now;
     S.keepLiterals = options.keepLiterals === true;
     S.input = options.input ?? null;
-    const env = options.vars ? baseEnv(argNames, argDefaults, options.vars) : defaultEnv;
+    const env = options.vars ? baseEnv(argNames, argDefaults, options.vars, positional) : defaultEnv;
     const litsAtStart = litStats.created;
     // literal-carrying numbers (program literals, fromjson, tonumber) leave as plain doubles
     const out = S.keepLiterals ? emit : (v: Json) => emit(hasLit || litStats.created !== litsAtStart ? plainJson(v) : v);
@@ -241,11 +244,11 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
       gen(input, env, out);
       return null;
     } catch (e) {
-      if (e instanceof JqError) return { outputs: [], error: errorMessage(e.value) };
+      if (e instanceof JqError) return { outputs: [], error: errorMessage(e.value), errorValue: e.value };
       if (e instanceof BudgetError) return { outputs: [], error: S.budget === room && room < cap ? BUDGET_EXCEEDED_MESSAGE : BUDGET_MESSAGE };
       if (e instanceof BudgetExceeded) return { outputs: [], error: BUDGET_EXCEEDED_MESSAGE };
       if (e instanceof HaltSignal) {
-        if (!e.isError) return null;
+        if (!e.isError) return { outputs: [], halted: true };
         const msg = typeof e.value === "string" ? e.value : printCompact(e.value) + "\n";
         return { outputs: [], error: msg, halt: { value: e.value, code: e.code } };
       }
@@ -273,7 +276,8 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
         return false;
       });
       if (r === null) return { outputs };
-      return r.error === undefined ? { outputs } : { outputs, error: r.error, ...(r.halt ? { halt: r.halt } : {}) };
+      if (r.halted) return { outputs, halted: true };
+      return r.error === undefined ? { outputs } : { outputs, error: r.error, ...(r.halt ? { halt: r.halt } : {}), ...("errorValue" in r ? { errorValue: r.errorValue } : {}) };
     },
     first(input, options = {}) {
       let out: Json | undefined;
@@ -286,7 +290,7 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
   };
 }
 
-function baseEnv(names: string[], defaults: Json[], vars: Record<string, Json> | undefined): Env | null {
+function baseEnv(names: string[], defaults: Json[], vars: Record<string, Json> | undefined, positional: Json[]): Env | null {
   let e: Env | null = null;
   const named: Record<string, Json> = {};
   names.forEach((n, j) => {
@@ -294,7 +298,7 @@ function baseEnv(names: string[], defaults: Json[], vars: Record<string, Json> |
     named[n] = v;
     e = new Env(v, e);
   });
-  return new Env({ positional: [], named }, e);
+  return new Env({ positional, named }, e);
 }
 
 /** Names of all builtins as `name/arity`, for `builtins`. */
