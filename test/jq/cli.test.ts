@@ -158,3 +158,14 @@ describe("arbiter eval jq", () => {
     expect(evalJqLine({ input: 1 })).toHaveProperty("compile_error");
   });
 });
+
+describe("arbiter eval jq and arbiter jq agree", () => {
+  it("on all/any (number literals kept in both run modes)", async () => {
+    const programs = ['any(1.0, error("x"); . == 1)', 'all(0, error("x"); . == 1)', "[1.0, 100000000000000000001] | any(. == 1), all(. > 0)", "any(range(1e9); . == 1)"];
+    for (const program of programs) {
+      const line = evalJqLine({ program, input: null }) as { printed: string[] };
+      const cli = await jq(["-n", "-c", program]);
+      expect(cli.out, program).toBe(line.printed.map((p) => p + "\n").join(""));
+    }
+  });
+});
