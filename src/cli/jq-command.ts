@@ -102,6 +102,10 @@ export async function runJqCommand(argv: string[], io: JqIo): Promise<number> {
     }
     throw e;
   }
+  if (o.help) {
+    io.stdout(SHORT_USAGE);
+    return 0;
+  }
   if (o.version) {
     io.stdout("jq-1.7.1\n");
     return 0;
