@@ -19,8 +19,8 @@ export interface DocExample {
 
 const FENCE = /^(\s*)```\s*([A-Za-z]*)\s*$/;
 const SKIP = /<!--\s*docs-test:\s*skip\s*\(([^)]*)\)\s*-->/;
-/** A command runs when one of its words is `curl` or `arbiter` (as `npx arbiter`, or the bare bin). */
-const RUNNABLE = /(^|[\s|;&(])(curl|arbiter)(\s|$)/;
+/** A command runs when one of its words is `curl` or `arbiter` (as `npx arbiter`, the bare bin, or `./bin/arbiter.mjs`). */
+const RUNNABLE = /(^|[\s|;&(])(curl|arbiter|\.\/bin\/arbiter\.mjs)(\s|$)/;
 
 /** The markdown files holding examples: README.md and everything under docs/. */
 export function docFiles(root: string): string[] {

@@ -314,7 +314,8 @@ describe("auth and audit", () => {
       const r = await allocate({ client: "ws0", net, user: "mallory" });
       expect(r.host).toBeNull();
       const lines = spy.mock.calls.map((c) => String(c[0]));
-      expect(lines.some((l) => /^\d{4}-\d\d-\d\dT[\d:.]+Z access denied user=mallory host=guarded client=ws0$/.test(l))).toBe(true);
+      const denials = lines.filter((l) => l.includes('"access_denied"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(denials).toEqual([{ ts: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/), event: "access_denied", user: "mallory", host: "guarded", client: "ws0", net }]);
     } finally {
       spy.mockRestore();
     }

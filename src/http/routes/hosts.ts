@@ -23,6 +23,7 @@ import type { AppEnv, Env } from "../../env.js";
 import { ApiError, type ErrorCode } from "../errors.js";
 import { EXPLAIN_QUERY, IDEMPOTENCY_HEADER, NET_QUERY, registerOperation } from "../openapi.js";
 import { admit } from "../overload.js";
+import { writeLog } from "../../log-line.js";
 import {
   AllocateRequest,
   AllocateResponse,
@@ -182,7 +183,8 @@ export const hostRoutes = new Hono<AppEnv>()
     } finally {
       release();
     }
-    for (const d of accessDenied) console.log(`${iso(now)} access denied user=${d.user} host=${d.host} client=${d.client}`);
+    // customs' access log, one JSON object per refusal: the user name is the client's to choose, so never plain text.
+    for (const d of accessDenied) writeLog({ ts: iso(now), event: "access_denied", user: d.user, host: d.host, client: d.client, net: checked.value.net });
     const entry = { decision_id: answer.decision_id, engine: "customs", revision: pool.revision, outcome: answer.host === null ? "no_host" : "allocated", ms: elapsedMs(started) };
     recordDecision(c.env, entry);
     logDecisionCapturing(c, entry, () => ({ kind: "customs", text }));

@@ -11,6 +11,7 @@ import { BULK_QUERY, IDEMPOTENCY_HEADER, registerOperation } from "../openapi.js
 import { admit, isObjectOverloaded, overloaded, RETRY_AFTER_SECONDS } from "../overload.js";
 import { FilterBody, FilterRuleJson } from "../schemas/jobs.js";
 import { json, queueParam, queueStub } from "./jobs.js";
+import { writeLog } from "../../log-line.js";
 
 // Ganeti's RAPI (lib/server/rapi.py, lib/http/server.py, lib/http/auth.py, lib/rapi/rlib2.py) as its
 // own client (lib/rapi/client.py) sees it: errors {code, message, explain}, the status's standard
@@ -125,7 +126,7 @@ function rapi(handler: FilterHandler, role: Role) {
         if (e.status === 503) c.header("Retry-After", String(RETRY_AFTER_SECONDS));
         return rapiErrorResponse(c, e.status, e.message);
       }
-      console.error(JSON.stringify({ ts: new Date().toISOString(), event: "internal_error", error: String(e) }));
+      writeLog({ ts: new Date().toISOString(), event: "internal_error", error: String(e) }, "error");
       return rapiErrorResponse(c, 500, "internal error");
     } finally {
       release?.();
