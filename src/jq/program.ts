@@ -244,7 +244,8 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
       gen(input, env, out);
       return null;
     } catch (e) {
-      if (e instanceof JqError) return { outputs: [], error: errorMessage(e.value), errorValue: e.value };
+      // a string is its own message; another value is kept for printers that show it as jq does
+      if (e instanceof JqError) return { outputs: [], error: errorMessage(e.value), ...(typeof e.value === "string" ? {} : { errorValue: e.value }) };
       if (e instanceof BudgetError) return { outputs: [], error: S.budget === room && room < cap ? BUDGET_EXCEEDED_MESSAGE : BUDGET_MESSAGE };
       if (e instanceof BudgetExceeded) return { outputs: [], error: BUDGET_EXCEEDED_MESSAGE };
       if (e instanceof HaltSignal) {
