@@ -3,10 +3,10 @@ import type { Json } from "../engines/common/json.js";
 import { defC, defNative, defV } from "./builtins-define.js";
 import { invalidPathResult, pathOf, recurseAll, recursePaths } from "./compile.js";
 import { delPaths, getPath, setPath } from "./paths.js";
-import { indexValue } from "./ops.js";
+import { add, indexValue, sub } from "./ops.js";
 import { lengthOf } from "./builtins-core.js";
 import { step, type Env, type Path } from "./runtime.js";
-import { compare, fail, numOf, truthy, typeOf } from "./values.js";
+import { compare, equals, fail, numOf, truthy } from "./values.js";
 
 
 // paths
@@ -87,58 +87,46 @@ defNative("isempty", 1, {
     return emit(!mine);
   },
 });
+/**
+ * jq 1.7.1: `def limit($n; exp): if $n > 0 then label $out | foreach exp as $item ($n; .-1; $item, if . <= 0
+ * then break $out else empty end) elif $n == 0 then empty else exp end;` — `$n` is compared in jq's
+ * order, so a string limit passes the test and fails at `. - 1` only once `exp` has an output.
+ */
+function limitGen<E extends unknown[]>(n: Json, run: (emit: (...v: E) => boolean) => boolean, emit: (...v: E) => boolean): boolean {
+  if (compare(n, 0) <= 0) return equals(n, 0) ? false : run(emit);
+  let left = n;
+  let mine = false;
+  let down = false;
+  const stop = run((...v) => {
+    left = sub(left, 1);
+    down = emit(...v);
+    if (down || compare(left, 0) <= 0) {
+      mine = true;
+      return true;
+    }
+    return false;
+  });
+  return mine ? down : stop;
+}
 defNative("limit", 2, {
-  gen: (i, a, env, emit) =>
-    a[0].gen(i, env, (n0) => {
-      const n = numOf(n0);
-      if (typeof n !== "number") return fail("Invalid limit: must be a number");
-      if (n <= 0) return n < 0 ? a[1].gen(i, env, emit) : false;
-      let count = 0;
-      let mine = false;
-      let down = false;
-      const stop = a[1].gen(i, env, (v) => {
-        count++;
-        down = emit(v);
-        if (down || count >= n) {
-          mine = true;
-          return true;
-        }
-        return false;
-      });
-      return mine ? down : stop;
-    }),
-  pgen: (i, p, a, env, emit) =>
-    a[0].gen(i, env, (n0) => {
-      const n = numOf(n0);
-      if (typeof n !== "number") return fail("Invalid limit: must be a number");
-      const f = pathOf(a[1]);
-      if (n <= 0) return n < 0 ? f(i, p, env, emit) : false;
-      let count = 0;
-      let mine = false;
-      let down = false;
-      const stop = f(i, p, env, (v, vp) => {
-        count++;
-        down = emit(v, vp);
-        if (down || count >= n) {
-          mine = true;
-          return true;
-        }
-        return false;
-      });
-      return mine ? down : stop;
-    }),
+  gen: (i, a, env, emit) => a[0].gen(i, env, (n) => limitGen<[Json]>(n, (e) => a[1].gen(i, env, e), emit)),
+  pgen: (i, p, a, env, emit) => {
+    const f = pathOf(a[1]);
+    return a[0].gen(i, env, (n) => limitGen<[Json, Path]>(n, (e) => f(i, p, env, e), emit));
+  },
 });
+// jq 1.7.1: def nth($n; g): if $n < 0 then error("nth doesn't support negative indices")
+//   else label $out | foreach g as $item ($n + 1; . - 1; if . <= 0 then $item, break $out else empty end) end;
 defNative("nth", 2, {
   gen: (i, a, env, emit) =>
-    a[0].gen(i, env, (n0) => {
-      const n = numOf(n0);
-      if (typeof n !== "number") return fail(`Cannot index ${typeOf(n)} with number`);
-      if (n < 0) return fail("nth doesn't support negative indices");
-      let count = 0;
+    a[0].gen(i, env, (n) => {
+      if (compare(n, 0) < 0) return fail("nth doesn't support negative indices");
+      let left = add(n, 1);
       let mine = false;
       let down = false;
       const stop = a[1].gen(i, env, (v) => {
-        if (count++ < n) return false;
+        left = sub(left, 1);
+        if (compare(left, 0) > 0) return false;
         mine = true;
         down = emit(v);
         return true;

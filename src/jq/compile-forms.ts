@@ -44,7 +44,7 @@ export function strGen(c: Compiler, parts: Array<string | Node>, fmt: string | n
 }
 
 /** Object construction: the cartesian product of keys and values in source order. */
-export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node }>, sc: Scope): Gen {
+export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node; fromKey?: boolean }>, sc: Scope): Gen {
   for (const e of entries)
     if (e.key.k === "literal" && typeof e.key.v !== "string")
       throw new JqCompileError(`Cannot use ${desc(e.key.v)} as object key`, 0);
@@ -77,6 +77,7 @@ export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node }
       return go(0);
     };
   }
+  const fromKey = entries.map((e) => e.fromKey === true);
   return (i, env, emit) => {
     const keys: string[] = new Array(n);
     const vals: Json[] = new Array(n);
@@ -91,6 +92,10 @@ export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node }
       return ks[j](i, env, (k) => {
         if (typeof k !== "string") return fail(`Cannot use ${desc(k)} as object key`);
         keys[j] = k;
+        if (fromKey[j]) {
+          vals[j] = indexValue(i, k);
+          return go(j + 1);
+        }
         return vs[j](i, env, (v) => {
           vals[j] = v;
           return go(j + 1);

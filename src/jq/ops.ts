@@ -296,7 +296,8 @@ export function sliceValue(t: Json, from: Json | undefined, to: Json | undefined
   if (t === null) return null;
   if (Array.isArray(t)) {
     const [s, e] = sliceBounds(t.length, from, to);
-    return t.slice(s, e);
+    // jq 1.7.1 shares the array when the slice is all of it, so it stays a path (`.[:1] as $x | path($x)`)
+    return s === 0 && e === t.length && e > 0 ? t : t.slice(s, e);
   }
   if (typeof t === "string") {
     if (!SURROGATE.test(t)) {
