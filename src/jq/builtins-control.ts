@@ -218,11 +218,15 @@ defNative("repeat", 1, {
     }
   },
 });
-function rangeLoop(from: Json, upto: Json, by: Json, emit: (v: Json) => boolean): boolean {
+/** `range/1,2` (jq 1.7.1's RANGE opcode): numeric bounds only, step 1. */
+function rangeLoop(from: Json, upto: Json, by: number, emit: (v: Json) => boolean): boolean {
   from = numOf(from);
   upto = numOf(upto);
-  by = numOf(by);
-  if (typeof from !== "number" || typeof upto !== "number" || typeof by !== "number") return fail("Range bounds must be numeric");
+  if (typeof from !== "number" || typeof upto !== "number") return fail("Range bounds must be numeric");
+  return numericRange(from, upto, by, emit);
+}
+
+function numericRange(from: number, upto: number, by: number, emit: (v: Json) => boolean): boolean {
   if (by > 0) {
     for (let x = from; x < upto; x += by) {
       step();
@@ -236,12 +240,30 @@ function rangeLoop(from: Json, upto: Json, by: Json, emit: (v: Json) => boolean)
   }
   return false;
 }
+
+/**
+ * jq 1.7.1: `def range($init; $upto; $by): if $by > 0 then $init|while(. < $upto; . + $by) elif $by < 0
+ * then $init|while(. > $upto; . + $by) else empty end;` — any values, compared in jq's order.
+ */
+function range3(from: Json, upto: Json, by: Json, emit: (v: Json) => boolean): boolean {
+  const f = numOf(from);
+  const u = numOf(upto);
+  const b = numOf(by);
+  if (typeof f === "number" && typeof u === "number" && typeof b === "number") return numericRange(f, u, b, emit);
+  const dir = compare(by, 0);
+  if (dir === 0) return false;
+  for (let x = from; dir > 0 ? compare(x, upto) < 0 : compare(x, upto) > 0; x = add(x, by)) {
+    step();
+    if (emit(x)) return true;
+  }
+  return false;
+}
 defNative("range", 1, { gen: (i, a, env, emit) => a[0].gen(i, env, (n) => rangeLoop(0, n, 1, emit)) });
 defNative("range", 2, {
   gen: (i, a, env, emit) => a[0].gen(i, env, (f) => a[1].gen(i, env, (t) => rangeLoop(f, t, 1, emit))),
 });
 defNative("range", 3, {
   gen: (i, a, env, emit) =>
-    a[0].gen(i, env, (f) => a[1].gen(i, env, (t) => a[2].gen(i, env, (b) => rangeLoop(f, t, b, emit)))),
+    a[0].gen(i, env, (f) => a[1].gen(i, env, (t) => a[2].gen(i, env, (b) => range3(f, t, b, emit)))),
 });
 

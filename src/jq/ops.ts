@@ -61,9 +61,11 @@ function deepMerge(a: JObj, b: JObj): JObj {
 
 function repeatString(s: string, n: number): Json {
   if (n !== n || n < 0) return null;
-  const count = Math.trunc(n);
+  // jq 1.7.1 converts the count to a C int: past INT_MAX that gives INT_MIN on the reference build, so ""
+  const count = n >= 2147483648 ? 0 : Math.trunc(n);
+  // charged before the string is built (its length), so the budget ends a huge repeat before it happens
+  charge(count + s.length * count);
   if (s.length * count > 1e8) return fail("Repeat string result too long");
-  charge(count);
   return s.repeat(count);
 }
 
@@ -221,8 +223,6 @@ export function indexValue(t: Json, k: Json): Json {
     return sliceValue(t, sliceEnd(k, "start"), sliceEnd(k, "end"));
   } else if (Array.isArray(k) && Array.isArray(t)) {
     return indicesOf(t, k);
-  } else if (k === null && t === null) {
-    return null;
   }
   if (isObj(t) && typeof k !== "string") return fail(`Cannot index object with ${typeOf(k)}`);
   return fail(`Cannot index ${typeOf(t)} with ${keyWhat(k)}`);

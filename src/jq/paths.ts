@@ -11,10 +11,8 @@ const isObj = isObject;
 export function getPath(v: Json, path: Json): Json {
   if (!Array.isArray(path)) return fail("Path must be specified as an array");
   let cur = v;
-  for (const k of path) {
-    if (cur === null) return null;
-    cur = indexValue(cur, k);
-  }
+  // jq 1.7.1's jv_getpath reads every key, even from null (`null | getpath([true])` fails)
+  for (const k of path) cur = indexValue(cur, k);
   return cur;
 }
 
