@@ -18,7 +18,8 @@ import { NATIVE_MODULE_FUNCTIONS } from "./modules-native.js";
 import { parseModule, parseProgram } from "./parser.js";
 import { PRELUDE } from "./prelude.js";
 import { litStats, plainJson } from "./litnum.js";
-import { printCompact } from "./print.js";
+import { chargeTree, printCompact } from "./print.js";
+import { setWorkGuard } from "./work-guard.js";
 import { ALLOC, charge, Env, S, type Gen } from "./runtime.js";
 import { JqCompileError, Scope } from "./scope.js";
 import { BUDGET_MESSAGE, BudgetError, HaltSignal, JqError } from "./values.js";
@@ -197,22 +198,37 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
     const env = options.vars ? baseEnv(argNames, argDefaults, options.vars) : defaultEnv;
     const litsAtStart = litStats.created;
     // literal-carrying numbers (program literals, fromjson, tonumber) leave as plain doubles
-    const out = S.keepLiterals ? emit : (v: Json) => emit(hasLit || litStats.created !== litsAtStart ? plainJson(v) : v);
+    // an output leaves the run: whatever walks it later (printing, the answer writer) is paid for here
+    const out = S.keepLiterals
+      ? (v: Json) => (chargeTree(v), emit(v))
+      : (v: Json) => {
+          if (hasLit || litStats.created !== litsAtStart) return emit(plainJson(v));
+          chargeTree(v);
+          return emit(v);
+        };
+    const sGuard = setWorkGuard(charge);
+    const spent = (): RunResult => ({ outputs: [], error: S.budget === room && room < cap ? BUDGET_EXCEEDED_MESSAGE : BUDGET_MESSAGE });
     try {
       gen(input, env, out);
       return null;
     } catch (e) {
-      if (e instanceof JqError) return { outputs: [], error: errorMessage(e.value) };
-      if (e instanceof BudgetError) return { outputs: [], error: S.budget === room && room < cap ? BUDGET_EXCEEDED_MESSAGE : BUDGET_MESSAGE };
+      if (e instanceof BudgetError) return spent();
       if (e instanceof BudgetExceeded) return { outputs: [], error: BUDGET_EXCEEDED_MESSAGE };
-      if (e instanceof HaltSignal) {
+      if (e instanceof RangeError) return { outputs: [], error: BUDGET_MESSAGE };
+      if (!(e instanceof JqError || e instanceof HaltSignal)) throw e;
+      // the error value is printed under the run's budget too (it may be huge, deep or shared)
+      try {
+        if (e instanceof JqError) return { outputs: [], error: errorMessage(e.value) };
         if (!e.isError) return null;
         const msg = typeof e.value === "string" ? e.value : printCompact(e.value) + "\n";
         return { outputs: [], error: msg, halt: { value: e.value, code: e.code } };
+      } catch (e2) {
+        if (e2 instanceof BudgetError) return spent();
+        if (e2 instanceof BudgetExceeded) return { outputs: [], error: BUDGET_EXCEEDED_MESSAGE };
+        throw e2;
       }
-      if (e instanceof RangeError) return { outputs: [], error: BUDGET_MESSAGE };
-      throw e;
     } finally {
+      setWorkGuard(sGuard);
       shared.used += S.steps;
       S.steps = sSteps;
       S.budget = sBudget;
