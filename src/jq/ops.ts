@@ -231,6 +231,7 @@ export function indexValue(t: Json, k: Json): Json {
 /** Positions where array `sub` occurs in `t` (jq's `_indices` on arrays); none for an empty `sub`. */
 export function indicesOf(t: Json[], sub: Json[]): Json {
   if (sub.length === 0) return [];
+  charge(t.length * Math.min(sub.length, t.length) + sub.length);
   const r: number[] = [];
   for (let i = 0; i + sub.length <= t.length; i++) {
     let m = true;

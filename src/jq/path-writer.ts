@@ -8,7 +8,7 @@
 import type { Json } from "../engines/common/json.js";
 import { indexValue, sliceKeyBounds } from "./ops.js";
 import { setKeyOf } from "./paths.js";
-import { charge } from "./runtime.js";
+import { ALLOC, charge } from "./runtime.js";
 import { fail, isObject, numOf, setKey, type JObj } from "./values.js";
 
 /** The largest array index a write may pad up to (the budget ends such a write long before). */
@@ -21,13 +21,14 @@ export class PathWriter {
   /** The root with the value at `path` replaced by `x` (errors as jq 1.7.1's setpath). */
   set(root: Json, path: Json, x: Json): Json {
     if (!Array.isArray(path)) return fail("Path must be specified as an array");
-    charge(path.length + 1);
+    // each key read and written, and the path itself (built and collected before): a few units a key
+    charge(3 * path.length + ALLOC);
     return this.setIn(root, path, 0, x, null);
   }
 
   /** The root with the value at `path` replaced by `f(old)`; `f` must not keep `old` (operators only). */
   update(root: Json, path: Json[], f: (old: Json) => Json): Json {
-    charge(path.length + 1);
+    charge(3 * path.length + ALLOC);
     return this.setIn(root, path, 0, null, f);
   }
 
