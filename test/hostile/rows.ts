@@ -345,7 +345,7 @@ export const HOSTILE_ROWS: HostileRow[] = [
       if (status !== 200) return `status ${status}`;
       if (v.allowed !== false) return "allowed is not false";
       if (v.diagnostics?.includes("RangeError") || v.diagnostics?.includes("report this as a bug")) return `diagnostics report a crash: ${v.diagnostics?.slice(0, 200)}`;
-      return v.diagnostics?.includes("[[[[[[[[0]]]]]]]] (not a string)") ? null : `diagnostics lack the error value: ${v.diagnostics?.slice(0, 200)}`;
+      return v.diagnostics?.includes("Limit 'j' failed") || v.diagnostics?.includes("Limit j threw") ? null : `diagnostics lack the limit's failure: ${v.diagnostics?.slice(-300)}`;
     },
   },
   // ---- nesting: 50,000-deep parentheses ----
