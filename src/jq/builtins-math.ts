@@ -1,6 +1,7 @@
 /** libm-style math builtins (jq 1.7.1 exposes C99 math functions by name). */
 import type { Json } from "../engines/common/json.js";
 import { def0, defC } from "./builtins-define.js";
+import { charge } from "./runtime.js";
 import { desc, fail, numOf } from "./values.js";
 
 function num(v: Json): number {
@@ -159,6 +160,8 @@ function erfc(x: number): number {
 function besselJ(n: number, x: number): number {
   let sum = 0;
   const steps = 2000;
+  // a fixed 2,000-point quadrature: charged as the loop it is, not as one step
+  charge(steps);
   for (let k = 0; k < steps; k++) {
     const t = (Math.PI * (k + 0.5)) / steps;
     sum += Math.cos(n * t - x * Math.sin(t));
@@ -170,6 +173,7 @@ function besselY(n: number, x: number): number {
   if (x <= 0) return x === 0 ? -Infinity : NaN;
   let sum = 0;
   const steps = 2000;
+  charge(3 * steps);
   for (let k = 0; k < steps; k++) {
     const t = (Math.PI * (k + 0.5)) / steps;
     sum += Math.sin(x * Math.sin(t) - n * t);
