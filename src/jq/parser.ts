@@ -220,7 +220,12 @@ export class Parser {
     const t = this.peek();
     if (!(t.t === "op" && ASSIGN_OPS.has(t.v))) return l;
     this.next();
-    return { k: "assign", op: t.v, l, r: this.nested(() => this.alt()) };
+    // jq 1.7.1's grammar: assignments are %nonassoc and bind tighter than `//`, so the right side
+    // ends before `//` (`.a = null // 3` is `(.a = null) // 3`) and `. += 1 -= 2` is a syntax error
+    const r = this.nested(() => this.or());
+    const t2 = this.peek();
+    if (t2.t === "op" && ASSIGN_OPS.has(t2.v)) this.fail(t2);
+    return { k: "assign", op: t.v, l, r };
   }
 
   or(): Node {

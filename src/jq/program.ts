@@ -19,7 +19,8 @@ import { NATIVE_MODULE_FUNCTIONS } from "./modules-native.js";
 import { parseModule, parseProgram } from "./parser.js";
 import { PRELUDE } from "./prelude.js";
 import { litStats, plainJson } from "./litnum.js";
-import { printCompact } from "./print.js";
+import { chargeTree, printCompact } from "./print.js";
+import { setWorkGuard } from "./work-guard.js";
 import { ALLOC, charge, Env, S, type Gen } from "./runtime.js";
 import { JqCompileError, Scope } from "./scope.js";
 import { BUDGET_MESSAGE, BudgetError, HaltSignal, isObject, JqError } from "./values.js";
@@ -239,23 +240,38 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
     const env = options.vars ? baseEnv(argNames, argDefaults, options.vars, positional) : defaultEnv;
     const litsAtStart = litStats.created;
     // literal-carrying numbers (program literals, fromjson, tonumber) leave as plain doubles
-    const out = S.keepLiterals ? emit : (v: Json) => emit(hasLit || litStats.created !== litsAtStart ? plainJson(v) : v);
+    // an output leaves the run: whatever walks it later (printing, the answer writer) is paid for here
+    const out = S.keepLiterals
+      ? (v: Json) => (chargeTree(v), emit(v))
+      : (v: Json) => {
+          if (hasLit || litStats.created !== litsAtStart) return emit(plainJson(v));
+          chargeTree(v);
+          return emit(v);
+        };
+    const sGuard = setWorkGuard(charge);
+    const spent = (): RunResult => ({ outputs: [], error: S.budget === room && room < cap ? BUDGET_EXCEEDED_MESSAGE : BUDGET_MESSAGE });
     try {
       gen(input, env, out);
       return null;
     } catch (e) {
-      // a string is its own message; another value is kept for printers that show it as jq does
-      if (e instanceof JqError) return { outputs: [], error: errorMessage(e.value), ...(typeof e.value === "string" ? {} : { errorValue: e.value }) };
-      if (e instanceof BudgetError) return { outputs: [], error: S.budget === room && room < cap ? BUDGET_EXCEEDED_MESSAGE : BUDGET_MESSAGE };
+      if (e instanceof BudgetError) return spent();
       if (e instanceof BudgetExceeded) return { outputs: [], error: BUDGET_EXCEEDED_MESSAGE };
-      if (e instanceof HaltSignal) {
+      if (e instanceof RangeError) return { outputs: [], error: BUDGET_MESSAGE };
+      if (!(e instanceof JqError || e instanceof HaltSignal)) throw e;
+      // the error value is printed under the run's budget too (it may be huge, deep or shared)
+      try {
+        // a string is its own message; another value is kept for printers that show it as jq does
+        if (e instanceof JqError) return { outputs: [], error: errorMessage(e.value), ...(typeof e.value === "string" ? {} : { errorValue: e.value }) };
         if (!e.isError) return { outputs: [], halted: true };
         const msg = typeof e.value === "string" ? e.value : printCompact(e.value) + "\n";
         return { outputs: [], error: msg, halt: { value: e.value, code: e.code } };
+      } catch (e2) {
+        if (e2 instanceof BudgetError) return spent();
+        if (e2 instanceof BudgetExceeded) return { outputs: [], error: BUDGET_EXCEEDED_MESSAGE };
+        throw e2;
       }
-      if (e instanceof RangeError) return { outputs: [], error: BUDGET_MESSAGE };
-      throw e;
     } finally {
+      setWorkGuard(sGuard);
       shared.used += S.steps;
       S.steps = sSteps;
       S.budget = sBudget;
