@@ -69,13 +69,7 @@ export function readConfig(text: string): { table: ConfigTable; errors: PolicyEr
     const lead = line.length - line.trimStart().length;
     const m = ASSIGN.exec(trimmed);
     if (m === null) {
-      errors.push(
-        policyError(
-          "match_config_syntax",
-          `policy line ${startLine}: expected NAME = value`,
-          `${startLine}:${lead + 1}`,
-        ),
-      );
+      errors.push(policyError("match_config_syntax", `policy line ${startLine}: expected NAME = value`, `${startLine}:${lead + 1}`));
       continue;
     }
     const rest = m[2];
@@ -83,18 +77,9 @@ export function readConfig(text: string): { table: ConfigTable; errors: PolicyEr
     // The pieces re-based on the value's first character, so an offset in the value finds its source line.
     let k = 0;
     while (k + 1 < pieces.length && pieces[k + 1].offset <= start) k++;
-    const based: SourcePiece[] = [
-      { offset: 0, line: pieces[k].line, column: pieces[k].column + start - pieces[k].offset },
-    ];
-    for (let j = k + 1; j < pieces.length; j++)
-      based.push({ offset: pieces[j].offset - start, line: pieces[j].line, column: 1 });
-    table.set(m[1].toUpperCase(), {
-      name: m[1],
-      value: rest.trim(),
-      line: based[0].line,
-      column: based[0].column,
-      pieces: based,
-    });
+    const based: SourcePiece[] = [{ offset: 0, line: pieces[k].line, column: pieces[k].column + start - pieces[k].offset }];
+    for (let j = k + 1; j < pieces.length; j++) based.push({ offset: pieces[j].offset - start, line: pieces[j].line, column: 1 });
+    table.set(m[1].toUpperCase(), { name: m[1], value: rest.trim(), line: based[0].line, column: based[0].column, pieces: based });
   }
   return { table, errors };
 }
@@ -118,13 +103,7 @@ export const MAX_MACRO_CHARS = 100_000;
  * inside a default counts as a level, since each level rescans its text) or an
  * expansion longer than {@link MAX_MACRO_CHARS} is an error naming the macro.
  */
-export function expand(
-  value: string,
-  table: ConfigTable,
-  active: string[] = [],
-  done = new Map<string, string>(),
-  defaults = 0,
-): string | MacroError {
+export function expand(value: string, table: ConfigTable, active: string[] = [], done = new Map<string, string>(), defaults = 0): string | MacroError {
   let out = "";
   let i = 0;
   while (i < value.length) {
@@ -135,14 +114,9 @@ export function expand(
     }
     out += value.slice(i, d);
     const rest = value.slice(d);
-    if (rest.startsWith("$$("))
-      return new MacroError("match_macro_unsupported", "policy: `$$(...)` macros are not supported");
+    if (rest.startsWith("$$(")) return new MacroError("match_macro_unsupported", "policy: `$$(...)` macros are not supported");
     const other = /^\$([A-Za-z_][A-Za-z0-9_]*)\(/.exec(rest);
-    if (other !== null)
-      return new MacroError(
-        "match_macro_unsupported",
-        `policy: \`$${other[1]}(...)\` macros are not supported`,
-      );
+    if (other !== null) return new MacroError("match_macro_unsupported", `policy: \`$${other[1]}(...)\` macros are not supported`);
     if (!rest.startsWith("$(")) {
       out += "$";
       i = d + 1;
@@ -162,10 +136,7 @@ export function expand(
     const key = name.toUpperCase();
     if (active.includes(key)) return new MacroError("match_macro_cycle", `policy: macro cycle at $(${name})`);
     if (active.length + defaults >= MAX_MACRO_DEPTH) {
-      return new MacroError(
-        "match_macro_too_deep",
-        `policy: $(${name}) is nested more than ${MAX_MACRO_DEPTH} macros deep`,
-      );
+      return new MacroError("match_macro_too_deep", `policy: $(${name}) is nested more than ${MAX_MACRO_DEPTH} macros deep`);
     }
     const entry = table.get(key);
     let sub = "";
@@ -183,10 +154,7 @@ export function expand(
     }
     if (out.length + sub.length > MAX_MACRO_CHARS) {
       const where = active.length > 0 ? `$(${active[active.length - 1]})` : "the value";
-      return new MacroError(
-        "match_macro_too_large",
-        `policy: expanding ${where} gives more than ${MAX_MACRO_CHARS} characters (at $(${name}))`,
-      );
+      return new MacroError("match_macro_too_large", `policy: expanding ${where} gives more than ${MAX_MACRO_CHARS} characters (at $(${name}))`);
     }
     out += sub;
     i = j + 1;

@@ -1,12 +1,6 @@
 import { parseExactJson } from "../common/exact-json.js";
 import { readFailure } from "../common/json-syntax.js";
-import {
-  checkJsonShape,
-  describeJsonShape,
-  POLICY_JSON_LIMITS,
-  shapePointer,
-  type JsonShapeViolation,
-} from "../common/json-shape.js";
+import { checkJsonShape, describeJsonShape, POLICY_JSON_LIMITS, shapePointer, type JsonShapeViolation } from "../common/json-shape.js";
 import type { PolicyError, Result } from "../common/result.js";
 import { err, ok, policyError } from "../common/result.js";
 import type { FilterSet } from "./filter-set.js";
@@ -42,14 +36,7 @@ export function validateRule(v: unknown, index: number, at: string): Result<Filt
   const o = v as Record<string, unknown>;
   const errors: PolicyError[] = [];
   for (const key of Object.keys(o)) {
-    if (!RULE_KEYS.has(key))
-      errors.push(
-        policyError(
-          "jobfilter_unknown_key",
-          `filter rule doesn't support the parameter '${key}'`,
-          `${at}/${key}`,
-        ),
-      );
+    if (!RULE_KEYS.has(key)) errors.push(policyError("jobfilter_unknown_key", `filter rule doesn't support the parameter '${key}'`, `${at}/${key}`));
   }
   let uuid = seedUuid(index);
   if (o.uuid !== undefined) {
@@ -59,23 +46,11 @@ export function validateRule(v: unknown, index: number, at: string): Result<Filt
   }
   const watermark = o.watermark ?? 0;
   if (!isNonNegativeInt64(watermark)) {
-    errors.push(
-      policyError(
-        "jobfilter_invalid_watermark",
-        `watermark must be an integer from 0 to ${MAX_PRIORITY}`,
-        `${at}/watermark`,
-      ),
-    );
+    errors.push(policyError("jobfilter_invalid_watermark", `watermark must be an integer from 0 to ${MAX_PRIORITY}`, `${at}/watermark`));
   }
   const priority = o.priority ?? 0;
   if (!isNonNegativeInt64(priority)) {
-    errors.push(
-      policyError(
-        "jobfilter_invalid_priority",
-        `priority must be an integer from 0 to ${MAX_PRIORITY}`,
-        `${at}/priority`,
-      ),
-    );
+    errors.push(policyError("jobfilter_invalid_priority", `priority must be an integer from 0 to ${MAX_PRIORITY}`, `${at}/priority`));
   }
   const rawPreds = o.predicates ?? [];
   let predicates: FilterRule["predicates"] = [];
@@ -84,39 +59,26 @@ export function validateRule(v: unknown, index: number, at: string): Result<Filt
   } else {
     const p = parsePredicates(rawPreds);
     if (p.ok) predicates = p.value;
-    else
-      errors.push(
-        policyError("jobfilter_invalid_predicate", p.error.message, `${at}/predicates/${p.error.index}`),
-      );
+    else errors.push(policyError("jobfilter_invalid_predicate", p.error.message, `${at}/predicates/${p.error.index}`));
   }
   const action = parseAction(o.action ?? "CONTINUE");
   if (!action.ok) errors.push(policyError("jobfilter_invalid_action", action.error, `${at}/action`));
   const rawTrail = o.reason_trail ?? [];
   let trail: FilterRule["reason_trail"] = [];
   if (!Array.isArray(rawTrail)) {
-    errors.push(
-      policyError("jobfilter_invalid_reason_trail", "reason_trail must be a list", `${at}/reason_trail`),
-    );
+    errors.push(policyError("jobfilter_invalid_reason_trail", "reason_trail must be a list", `${at}/reason_trail`));
   } else {
     const t = parseReasonTrail(rawTrail);
     if (t.ok) trail = t.value;
     else errors.push(policyError("jobfilter_invalid_reason_trail", t.error, `${at}/reason_trail`));
   }
   if (errors.length > 0 || !action.ok) return err(errors);
-  return ok({
-    uuid,
-    watermark: watermark as number | bigint,
-    priority: priority as number | bigint,
-    predicates,
-    action: action.value,
-    reason_trail: trail,
-  });
+  return ok({ uuid, watermark: watermark as number | bigint, priority: priority as number | bigint, predicates, action: action.value, reason_trail: trail });
 }
 
 /** Validates a parsed list of rules (duplicate uuids refused), collecting every error with its JSON pointer. */
 export function validateRules(value: unknown): Result<FilterRule[], PolicyError[]> {
-  if (!Array.isArray(value))
-    return err([policyError("jobfilter_not_a_list", "filters must be a JSON list of filter rules", "")]);
+  if (!Array.isArray(value)) return err([policyError("jobfilter_not_a_list", "filters must be a JSON list of filter rules", "")]);
   const rules: FilterRule[] = [];
   const errors: PolicyError[] = [];
   const seen = new Set<string>();
@@ -127,13 +89,7 @@ export function validateRules(value: unknown): Result<FilterRule[], PolicyError[
       return;
     }
     if (seen.has(r.value.uuid)) {
-      errors.push(
-        policyError(
-          "jobfilter_duplicate_uuid",
-          `duplicate filter rule uuid \`${r.value.uuid}\``,
-          `/${i}/uuid`,
-        ),
-      );
+      errors.push(policyError("jobfilter_duplicate_uuid", `duplicate filter rule uuid \`${r.value.uuid}\``, `/${i}/uuid`));
     }
     seen.add(r.value.uuid);
     rules.push(r.value);
@@ -151,20 +107,14 @@ function readFiltersJson(source: string): Result<unknown, PolicyError[]> {
     const failure = readFailure(source, POLICY_JSON_LIMITS);
     if ("shape" in failure) return err([tooDeep(failure.shape)]);
     const e = failure.error;
-    return err([
-      policyError("jobfilter_invalid_json", `not valid JSON: ${e.message}`, `${e.line}:${e.column}`),
-    ]);
+    return err([policyError("jobfilter_invalid_json", `not valid JSON: ${e.message}`, `${e.line}:${e.column}`)]);
   }
   const shape = checkJsonShape(value, POLICY_JSON_LIMITS);
   return shape === null ? ok(value) : err([tooDeep(shape)]);
 }
 
 function tooDeep(shape: JsonShapeViolation): PolicyError {
-  return policyError(
-    "jobfilter_too_deep",
-    describeJsonShape(shape, "filters.json"),
-    shapePointer(shape.path),
-  );
+  return policyError("jobfilter_too_deep", describeJsonShape(shape, "filters.json"), shapePointer(shape.path));
 }
 
 /** Validates a filters.json source text into rules; integers past 2^53 are bigints with exactly their digits. */
