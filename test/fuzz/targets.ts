@@ -311,7 +311,8 @@ export const FUZZ_TARGETS: FuzzTarget[] = [
       } catch {
         rules = null;
       }
-      for (const r of Array.isArray(rules) ? rules : []) expectResult(parseRuleBody(r), "parseRuleBody");
+      // as the RAPI route does, the body's shape is checked before a rule is parsed
+      if (checkJsonShape(rules) === null) for (const r of Array.isArray(rules) ? rules : []) expectResult(parseRuleBody(r), "parseRuleBody");
       const c = compileFilters(text);
       expectResult(c, "compileFilters");
       if (!c.ok) return;
