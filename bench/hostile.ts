@@ -11,10 +11,14 @@
  * each validated at about 100 KB and 1 MB: CPU per request and per MiB, the
  * goal being at most 1 s per MiB at both sizes (work linear in the size).
  * DECISION_BUDGET in this process's environment is passed to the Worker.
+ * A last table (issue 24 item 10) gives what a fresh Worker's isolate keeps
+ * after 1,500 and 6,000 distinct decisions (bench/memory.ts; heap after a full
+ * collection and workerd's RSS): a bounded isolate keeps about the same at both.
  */
 import { COMPILE_ROWS, type CompileRow } from "../test/hostile/compile-rows.js";
 import { DEEP_ROWS } from "../test/hostile/deep-rows.js";
 import { HOSTILE_ROWS, type HostileRow } from "../test/hostile/rows.js";
+import { measureMemory, memoryRows } from "./memory.js";
 import { bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
 
 const LENGTHS = [30, 10_000];
@@ -28,7 +32,11 @@ const GOAL_MS_PER_MIB = 1000;
 
 async function send(base: string, row: HostileRow, n: number): Promise<{ status: number; body: unknown }> {
   const r = row.request(n);
-  const res = await fetch(`${base}${r.path}`, { method: r.method, headers: { "content-type": "application/json" }, body: JSON.stringify(r.body) });
+  const res = await fetch(`${base}${r.path}`, {
+    method: r.method,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(r.body),
+  });
   const text = await res.text();
   let body: unknown = null;
   try {
@@ -41,18 +49,35 @@ async function send(base: string, row: HostileRow, n: number): Promise<{ status:
 
 async function publish(base: string, row: HostileRow): Promise<void> {
   if (!row.policy) return;
-  const res = await fetch(`${base}/v1/policies/${row.policy.engine}`, { method: "PUT", headers: { "content-type": "text/plain" }, body: row.policy.source });
-  if (res.status !== 200) throw new Error(`${row.name}: publishing its policy answered ${res.status}: ${await res.text()}`);
+  const res = await fetch(`${base}/v1/policies/${row.policy.engine}`, {
+    method: "PUT",
+    headers: { "content-type": "text/plain" },
+    body: row.policy.source,
+  });
+  if (res.status !== 200)
+    throw new Error(`${row.name}: publishing its policy answered ${res.status}: ${await res.text()}`);
 }
 
 /** Validates one hostile source through the admin API: the answer's status and body. */
-async function validateSource(base: string, row: CompileRow, source: string): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${base}/v1/policies/${row.engine}/validate`, { method: "POST", headers: { "content-type": "text/plain" }, body: source });
+async function validateSource(
+  base: string,
+  row: CompileRow,
+  source: string,
+): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(`${base}/v1/policies/${row.engine}/validate`, {
+    method: "POST",
+    headers: { "content-type": "text/plain" },
+    body: source,
+  });
   return { status: res.status, body: (await res.json()) as unknown };
 }
 
 /** CPU ms per validation of one source, and whether its answer was the documented one. */
-async function measureSource(worker: RunningWorker, row: CompileRow, bytes: number): Promise<{ ms: number; problem: string | null }> {
+async function measureSource(
+  worker: RunningWorker,
+  row: CompileRow,
+  bytes: number,
+): Promise<{ ms: number; problem: string | null }> {
   const source = row.source(bytes);
   const first = await validateSource(worker.url, row, source);
   const problem = row.check(first.status, first.body);
@@ -66,7 +91,11 @@ async function measureSource(worker: RunningWorker, row: CompileRow, bytes: numb
 }
 
 /** CPU ms per request of one row at one length, and whether its answer was the documented one. */
-async function measureRow(worker: RunningWorker, row: HostileRow, n: number): Promise<{ ms: number; requests: number; problem: string | null }> {
+async function measureRow(
+  worker: RunningWorker,
+  row: HostileRow,
+  n: number,
+): Promise<{ ms: number; requests: number; problem: string | null }> {
   const base = worker.url;
   const first = await send(base, row, n);
   const problem = row.check(first.status, first.body);
@@ -80,17 +109,23 @@ async function measureRow(worker: RunningWorker, row: HostileRow, n: number): Pr
   return { ms: ((worker.cpuSeconds() - cpu0) * 1000) / requests, requests, problem };
 }
 
-const extra: Record<string, string> = process.env.DECISION_BUDGET ? { DECISION_BUDGET: process.env.DECISION_BUDGET } : {};
+const extra: Record<string, string> = process.env.DECISION_BUDGET
+  ? { DECISION_BUDGET: process.env.DECISION_BUDGET }
+  : {};
 const script = bundleWorker();
 const worker = await startWorker(script, 0, 0, () => {}, extra);
 const lines: string[] = [];
 let over = 0;
 try {
-  if (Number.isNaN(worker.cpuSeconds())) throw new Error("no workerd child process found (this benchmark reads /proc, Linux only)");
+  if (Number.isNaN(worker.cpuSeconds()))
+    throw new Error("no workerd child process found (this benchmark reads /proc, Linux only)");
   const idle0 = worker.cpuSeconds();
   for (let i = 0; i < 200; i++) await fetch(`${worker.url}/healthz`).then((r) => r.arrayBuffer());
   const idle = ((worker.cpuSeconds() - idle0) * 1000) / 200;
-  lines.push(`| hostile decision | CPU ms, n = 30 | CPU ms, n = 10,000 | answer |`, `| --- | ---: | ---: | --- |`);
+  lines.push(
+    `| hostile decision | CPU ms, n = 30 | CPU ms, n = 10,000 | answer |`,
+    `| --- | ---: | ---: | --- |`,
+  );
   for (const row of [...HOSTILE_ROWS, ...DEEP_ROWS]) {
     // a `|` inside a cell would end it (GitHub tables), even inside code
     const name = row.name.replace(/\|/g, "\\|");
@@ -107,9 +142,15 @@ try {
       if (m.ms > GOAL_MS) over++;
       if (m.problem) problems.push(`n=${n}: ${m.problem}`);
     }
-    lines.push(`| ${name} | ${cells.join(" | ")} | ${problems.length === 0 ? "as documented" : problems.join("; ")} |`);
+    lines.push(
+      `| ${name} | ${cells.join(" | ")} | ${problems.length === 0 ? "as documented" : problems.join("; ")} |`,
+    );
   }
-  lines.push("", `| hostile policy source (validate) | CPU ms, 100 KB | CPU ms, 1 MB | CPU ms per MiB (100 KB / 1 MB) | answer |`, `| --- | ---: | ---: | ---: | --- |`);
+  lines.push(
+    "",
+    `| hostile policy source (validate) | CPU ms, 100 KB | CPU ms, 1 MB | CPU ms per MiB (100 KB / 1 MB) | answer |`,
+    `| --- | ---: | ---: | ---: | --- |`,
+  );
   for (const row of COMPILE_ROWS) {
     const name = row.name.replace(/\|/g, "\\|");
     const cells: string[] = [];
@@ -123,12 +164,22 @@ try {
       if (mib > GOAL_MS_PER_MIB) over++;
       if (m.problem) problems.push(`${bytes} bytes: ${m.problem}`);
     }
-    lines.push(`| ${name} | ${cells.join(" | ")} | ${perMib.join(" / ")} | ${problems.length === 0 ? "as documented" : problems.join("; ")} |`);
+    lines.push(
+      `| ${name} | ${cells.join(" | ")} | ${perMib.join(" / ")} | ${problems.length === 0 ? "as documented" : problems.join("; ")} |`,
+    );
   }
   lines.push("", `GET /healthz: ${idle.toFixed(2)} CPU ms per request (the floor every row includes).`);
-  lines.push(`DECISION_BUDGET: ${process.env.DECISION_BUDGET ?? "default"}. Rows over ${GOAL_MS} ms (decisions) or ${GOAL_MS_PER_MIB} ms per MiB (sources): ${over}.`);
+  lines.push(
+    `DECISION_BUDGET: ${process.env.DECISION_BUDGET ?? "default"}. Rows over ${GOAL_MS} ms (decisions) or ${GOAL_MS_PER_MIB} ms per MiB (sources): ${over}.`,
+  );
 } finally {
   await worker.stop();
 }
+lines.push(
+  "",
+  "What the isolate keeps after distinct decisions (limits, place and match in turn; a fresh Worker, verdict cache off):",
+  "",
+);
+lines.push(...memoryRows(await measureMemory(script, [1500, 6000])));
 console.log(lines.join("\n"));
 if (over > 0) process.exitCode = 1;
