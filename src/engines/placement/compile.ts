@@ -5,6 +5,7 @@ import { allPartsValid, INVALID_QUEUE_NAME, normalisePartitionName } from "./nam
 import { parseConfig } from "./parse.js";
 import type { AclData, PartitionData, PlacementData, QueueData, RawQueue, RawRule, RuleData, RuleKind } from "./types.js";
 import { validateConfig } from "./validate.js";
+import { MAX_REPORTED_ERRORS } from "./yaml-tree.js";
 
 /**
  * Turns a validated configuration into the plain data the bundle stores:
@@ -117,7 +118,10 @@ export function compilePlacement(source: string): Result<PlacementData, PolicyEr
   const { config, locate } = parsed.value;
   const checked = validateConfig(config);
   const errors = [...checked.errors];
-  const reported = (at: string) => checked.errors.some((e) => e.at === at || e.at.startsWith(`${at}/`));
+  // every pointer validation reported at, and each of its ancestors: a set, so the check stays linear in the errors
+  const marked = new Set<string>();
+  for (const e of checked.errors) for (let p = e.at; p !== "" && !marked.has(p); p = p.slice(0, Math.max(0, p.lastIndexOf("/")))) marked.add(p);
+  const reported = (at: string) => marked.has(at);
   const partitions: PartitionData[] = checked.partitions.map(({ partition, root }) => {
     const rules = partition.placementrules.length > 0 ? partition.placementrules.flatMap((r) => attemptRule(r, errors, reported(r.at))) : [IMPLICIT_RULE];
     const queues: QueueData[] = [];
@@ -129,6 +133,11 @@ export function compilePlacement(source: string): Result<PlacementData, PolicyEr
       defaultQueue: partition.defaultqueue === "" ? null : partition.defaultqueue.toLowerCase(),
     };
   });
-  if (errors.length > 0) return err(errors.map((e) => ({ ...e, at: locate(e.at) })));
+  if (errors.length > 0) {
+    const shown = errors.slice(0, MAX_REPORTED_ERRORS).map((e) => ({ ...e, at: locate(e.at) }));
+    const more = errors.length - shown.length;
+    if (more > 0) shown.push(policyError("placement_too_many_errors", `${more} more errors not reported (at most ${MAX_REPORTED_ERRORS} are)`, ""));
+    return err(shown);
+  }
   return ok({ partitions });
 }

@@ -23,7 +23,24 @@ export interface RawRule {
   at: string;
 }
 
-/** A queue as decoded from the configuration; only what placement needs is kept. */
+/** A user and group limit (`limits` of a queue or a partition), checked by validation only. */
+export interface RawLimit {
+  limit: string;
+  users: string[];
+  groups: string[];
+  /** `null` when absent or null (Go's nil map). */
+  maxresources: Map<string, string> | null;
+  maxapplications: bigint;
+  at: string;
+}
+
+/** A queue's `resources`: each map `null` when absent or null (Go's nil map). */
+export interface RawResources {
+  guaranteed: Map<string, string> | null;
+  max: Map<string, string> | null;
+}
+
+/** A queue as decoded from the configuration: what placement uses and what validation checks. */
 export interface RawQueue {
   name: string;
   parent: boolean;
@@ -31,8 +48,9 @@ export interface RawQueue {
   submitacl: string;
   /** `null` when the key is absent or null (Go's nil slice). */
   queues: RawQueue[] | null;
-  /** True when `resources.guaranteed` or `resources.max` is set. */
-  hasResources: boolean;
+  resources: RawResources;
+  maxapplications: bigint;
+  limits: RawLimit[];
   at: string;
 }
 
@@ -41,6 +59,9 @@ export interface RawPartition {
   name: string;
   queues: RawQueue[] | null;
   placementrules: RawRule[];
+  limits: RawLimit[];
+  /** `nodesortpolicy`: the policy name and the resource weights. */
+  nodesort: { type: string; weights: Map<string, number> };
   defaultqueue: string;
   at: string;
 }

@@ -22,7 +22,7 @@ function fail(code: string, message: string, at: string): void {
 function withRoot(p: RawPartition): RawQueue {
   const qs = p.queues ?? [];
   if (qs.length === 1 && qs[0].name.toLowerCase() === "root") return { ...qs[0], parent: true };
-  return { name: "root", parent: true, adminacl: "", submitacl: "", queues: qs, hasResources: false, at: `${p.at}/queues` };
+  return { name: "root", parent: true, adminacl: "", submitacl: "", queues: qs, resources: { guaranteed: null, max: null }, maxapplications: 0n, limits: [], at: `${p.at}/queues` };
 }
 
 function checkQueues(q: RawQueue, level: number): void {
@@ -180,7 +180,7 @@ export function validateConfig(config: RawConfig): Validation {
         continue;
       }
       const root = withRoot(p);
-      if (root.hasResources) fail("placement_root_resources", "root queue must not have resource limits set", `${root.at}/resources`);
+      if (root.resources.guaranteed !== null || root.resources.max !== null) fail("placement_root_resources", "root queue must not have resource limits set", `${root.at}/resources`);
       checkQueues(root, 1);
       checkRules(p, root);
       checkDefaultQueue(p);

@@ -15,8 +15,9 @@ const MARKERS = new Set([CST.DOCUMENT, CST.FLOW_END, CST.SCALAR]);
 /**
  * The source offset where the text first nests more than `limit` levels, or
  * null. Depth is over-estimated, never under: each indentation level still
- * open, each block indicator (`-`, `?`, `:`) on the current line, and each
- * open flow bracket counts one.
+ * open, each block indicator (`-`, `?`, `:`) on the current line, each open
+ * flow bracket, and each indicator inside a flow collection since its last
+ * `,` (the package's parser nests for those too, `[- - - …` included) counts one.
  */
 export function yamlTooDeep(source: string, limit = MAX_YAML_DEPTH): number | null {
   let offset = 0;
@@ -25,6 +26,10 @@ export function yamlTooDeep(source: string, limit = MAX_YAML_DEPTH): number | nu
   let indent = 0;
   let indicators = 0;
   const indents: number[] = [];
+  // indicators inside the innermost open flow collection since its start or last comma, and the outer ones' counts
+  let flowIndicators = 0;
+  let outerFlowIndicators = 0;
+  const flowStack: number[] = [];
   for (const token of new Lexer().lex(source)) {
     if (MARKERS.has(token)) continue;
     const start = offset;
@@ -42,7 +47,14 @@ export function yamlTooDeep(source: string, limit = MAX_YAML_DEPTH): number | nu
         continue;
       case "flow-map-end":
       case "flow-seq-end":
-        if (flow > 0) flow--;
+        if (flow > 0) {
+          flow--;
+          flowIndicators = flowStack.pop() ?? 0;
+          outerFlowIndicators -= flowIndicators;
+        }
+        continue;
+      case "comma":
+        flowIndicators = 0;
         continue;
       default:
         break;
@@ -55,9 +67,16 @@ export function yamlTooDeep(source: string, limit = MAX_YAML_DEPTH): number | nu
       }
     }
     const type = CST.tokenType(token);
-    if (type === "flow-map-start" || type === "flow-seq-start") flow++;
-    else if (flow === 0 && (type === "seq-item-ind" || type === "explicit-key-ind" || type === "map-value-ind")) indicators++;
-    if (indents.length + indicators + flow > limit) return start;
+    if (type === "flow-map-start" || type === "flow-seq-start") {
+      flow++;
+      flowStack.push(flowIndicators);
+      outerFlowIndicators += flowIndicators;
+      flowIndicators = 0;
+    } else if (type === "seq-item-ind" || type === "explicit-key-ind" || type === "map-value-ind") {
+      if (flow === 0) indicators++;
+      else flowIndicators++;
+    }
+    if (indents.length + indicators + flow + outerFlowIndicators + flowIndicators > limit) return start;
   }
   return null;
 }
