@@ -16,7 +16,8 @@ const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 const text = (description: string) => scalar.optional().describe(description);
 const flag = (description: string) => z.boolean().nullable().optional().describe(description);
 /** A `map[string]string` of YuniKorn's: any scalar as each value. */
-const textMap = (description: string) => z.record(z.string(), scalar).nullable().optional().describe(description);
+const textMap = (description: string) =>
+  z.record(z.string(), scalar).nullable().optional().describe(description);
 /** A `uint64` of YuniKorn's. */
 const count = (description: string) => z.number().int().min(0).nullable().optional().describe(description);
 
@@ -28,15 +29,17 @@ export const PlacementFilterShape = z.strictObject({
 });
 
 /** A placement rule, with an optional parent rule that names the queue it goes under. */
-export const PlacementRuleShape = z.strictObject({
-  name: text("provided, user, primaryGroup, secondaryGroup, tag, fixed (or recovery)"),
-  create: flag("whether the rule may create the queue it names"),
-  filter: PlacementFilterShape.nullable().optional(),
-  get parent() {
-    return PlacementRuleShape.nullable().optional().describe("the rule naming the parent queue");
-  },
-  value: text("the tag name (tag rule) or the queue (fixed rule)"),
-}).meta({ id: "PlacementRule" });
+export const PlacementRuleShape = z
+  .strictObject({
+    name: text("provided, user, primaryGroup, secondaryGroup, tag, fixed (or recovery)"),
+    create: flag("whether the rule may create the queue it names"),
+    filter: PlacementFilterShape.nullable().optional(),
+    get parent() {
+      return PlacementRuleShape.nullable().optional().describe("the rule naming the parent queue");
+    },
+    value: text("the tag name (tag rule) or the queue (fixed rule)"),
+  })
+  .meta({ id: "PlacementRule" });
 
 /** A queue's `resources`: quantities by resource name (`memory: 10G`, `vcore: 500m`), validated as YuniKorn does; placement does not use them. */
 export const QueueResourcesShape = z.strictObject({
@@ -61,12 +64,19 @@ export const ChildTemplateShape = z.strictObject({
 });
 
 /** A partition's preemption switches. */
-export const PreemptionShape = z.strictObject({ enabled: flag("preemption on"), quotapreemptionenabled: flag("quota preemption on") });
+export const PreemptionShape = z.strictObject({
+  enabled: flag("preemption on"),
+  quotapreemptionenabled: flag("quota preemption on"),
+});
 
 /** A partition's node sorting: `fair` (default) or `binpacking`, and weights per resource. */
 export const NodeSortPolicyShape = z.strictObject({
   type: text("`fair` or `binpacking`"),
-  resourceweights: z.record(z.string(), z.number()).nullable().optional().describe("weight per resource name"),
+  resourceweights: z
+    .record(z.string(), z.number())
+    .nullable()
+    .optional()
+    .describe("weight per resource name"),
 });
 
 /** How users' groups are resolved. */
@@ -75,20 +85,22 @@ export const UserGroupResolverShape = z.strictObject({ type: text("the resolver"
 const limitList = (description: string) => z.array(LimitShape).nullable().optional().describe(description);
 
 /** A queue and its children. */
-export const QueueShape = z.strictObject({
-  name: text("the queue's name (no dots)"),
-  parent: flag("a parent queue even without children"),
-  resources: QueueResourcesShape.nullable().optional(),
-  maxapplications: count("maximum running applications"),
-  properties: textMap("queue properties"),
-  adminacl: text("the administration ACL: `users groups`, or `*`"),
-  submitacl: text("the submission ACL: `users groups`, or `*`"),
-  childtemplate: ChildTemplateShape.nullable().optional(),
-  get queues() {
-    return z.array(QueueShape).nullable().optional().describe("the child queues");
-  },
-  limits: limitList("user and group limits of the queue"),
-}).meta({ id: "Queue" });
+export const QueueShape = z
+  .strictObject({
+    name: text("the queue's name (no dots)"),
+    parent: flag("a parent queue even without children"),
+    resources: QueueResourcesShape.nullable().optional(),
+    maxapplications: count("maximum running applications"),
+    properties: textMap("queue properties"),
+    adminacl: text("the administration ACL: `users groups`, or `*`"),
+    submitacl: text("the submission ACL: `users groups`, or `*`"),
+    childtemplate: ChildTemplateShape.nullable().optional(),
+    get queues() {
+      return z.array(QueueShape).nullable().optional().describe("the child queues");
+    },
+    limits: limitList("user and group limits of the queue"),
+  })
+  .meta({ id: "Queue" });
 
 /** A partition: its queues and placement rules. */
 export const PartitionShape = z.strictObject({

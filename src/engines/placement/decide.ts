@@ -1,5 +1,11 @@
 import type { Decision } from "../common/decision.js";
-import { INVALID_QUEUE_NAME, isQueueNameValid, normalisePartitionName, RECOVERY_NAME, RECOVERY_QUEUE } from "./names.js";
+import {
+  INVALID_QUEUE_NAME,
+  isQueueNameValid,
+  normalisePartitionName,
+  RECOVERY_NAME,
+  RECOVERY_QUEUE,
+} from "./names.js";
 import { placeRecovery, placeRule, type PlaceContext } from "./rules.js";
 import type { PlacementPolicy, PlacementRequest, PlaceVerdict, RuleRef, TraceStep } from "./types.js";
 import { QueueView } from "./view.js";
@@ -16,9 +22,16 @@ export interface PlacementTrace {
 
 const EMPTY: readonly string[] = [];
 
-function placed(queue: string, create: boolean, rule: RuleRef, trace: PlacementTrace | undefined): Decision<PlaceVerdict> {
+function placed(
+  queue: string,
+  create: boolean,
+  rule: RuleRef,
+  trace: PlacementTrace | undefined,
+): Decision<PlaceVerdict> {
   const verdict: PlaceVerdict = { queue, create, rule, rejected: false };
-  return trace === undefined ? { verdict, cacheable: true, outcome: "placed" } : { verdict, cacheable: true, outcome: "placed", trace };
+  return trace === undefined
+    ? { verdict, cacheable: true, outcome: "placed" }
+    : { verdict, cacheable: true, outcome: "placed", trace };
 }
 
 function rejected(
@@ -29,18 +42,27 @@ function rejected(
 ): Decision<PlaceVerdict> {
   const verdict: PlaceVerdict = { queue: null, create: false, rule, rejected: true, reason };
   if (error !== undefined) verdict.error = error;
-  return trace === undefined ? { verdict, cacheable: true, outcome: "rejected" } : { verdict, cacheable: true, outcome: "rejected", trace };
+  return trace === undefined
+    ? { verdict, cacheable: true, outcome: "rejected" }
+    : { verdict, cacheable: true, outcome: "rejected", trace };
 }
 
 /** The checks the scheduler makes before creating a queue (spec §7); the cause text or null. */
-function creationProblem(view: QueueView, queue: string, user: string, groups: readonly string[]): string | null {
+function creationProblem(
+  view: QueueView,
+  queue: string,
+  user: string,
+  groups: readonly string[],
+): string | null {
   if (!queue.startsWith("root") || !queue.includes(".")) return `illegal queue name passed in: ${queue}`;
   const lower = queue.toLowerCase();
   const ancestor = view.deepestExisting(lower);
   const ancestorRaw = queue.slice(0, ancestor.length);
-  if (!view.submitAllowed(ancestor, user, groups)) return `submit access to queue ${ancestorRaw} denied during create of: ${queue}`;
-  if (view.isLeaf(ancestor)) return `creation of queue ${queue} failed parent is already a leaf: ${ancestorRaw}`;
-  for (let start = ancestor.length + 1; start <= queue.length; ) {
+  if (!view.submitAllowed(ancestor, user, groups))
+    return `submit access to queue ${ancestorRaw} denied during create of: ${queue}`;
+  if (view.isLeaf(ancestor))
+    return `creation of queue ${queue} failed parent is already a leaf: ${ancestorRaw}`;
+  for (let start = ancestor.length + 1; start <= queue.length;) {
     const dot = queue.indexOf(".", start);
     const end = dot < 0 ? queue.length : dot;
     const level = queue.slice(start, end);
@@ -71,7 +93,9 @@ export function decidePlacement(
     const shown = request.partition ?? "default";
     return rejected(
       `partition ${shown} doesn't exist`,
-      appId === undefined ? undefined : `Failed to add application ${appId} to partition ${shown}, partition doesn't exist`,
+      appId === undefined
+        ? undefined
+        : `Failed to add application ${appId} to partition ${shown}, partition doesn't exist`,
       null,
       trace,
     );
@@ -79,7 +103,16 @@ export function decidePlacement(
   const view = new QueueView(partition.queues, request.existingQueues);
   const user = request.user;
   const groups = request.groups ?? EMPTY;
-  const pc: PlaceContext = { user, groups, queue: request.queue ?? "", tags: request.tags, view, explain, error: null, why: "" };
+  const pc: PlaceContext = {
+    user,
+    groups,
+    queue: request.queue ?? "",
+    tags: request.tags,
+    view,
+    explain,
+    error: null,
+    why: "",
+  };
   const rules = partition.rules;
   const last = rules.length;
 
@@ -101,10 +134,20 @@ export function decidePlacement(
     if (pc.error !== null) {
       trace?.rules.push({ index: i, rule: name, result: "error", why: pc.error });
       const cause = pc.error;
-      return rejected(cause, appId === undefined ? undefined : `failed to place application ${appId}: ${cause}`, { index: i, name }, trace);
+      return rejected(
+        cause,
+        appId === undefined ? undefined : `failed to place application ${appId}: ${cause}`,
+        { index: i, name },
+        trace,
+      );
     }
     let fromRecovery = i === last && queue !== null;
-    if (i === last && queue === null && partition.defaultQueue !== null && view.exists(partition.defaultQueue)) {
+    if (
+      i === last &&
+      queue === null &&
+      partition.defaultQueue !== null &&
+      view.exists(partition.defaultQueue)
+    ) {
       trace?.rules.push({ index: i, rule: name, result: "skipped", why: pc.why });
       queue = partition.defaultQueue;
       name = "default";
@@ -137,20 +180,29 @@ export function decidePlacement(
   }
 
   if (candidate === null || ref === null) {
-    return rejected(NO_RULE_MATCHED, appId === undefined ? undefined : `failed to place application ${appId}: ${NO_RULE_MATCHED}`, null, trace);
+    return rejected(
+      NO_RULE_MATCHED,
+      appId === undefined ? undefined : `failed to place application ${appId}: ${NO_RULE_MATCHED}`,
+      null,
+      trace,
+    );
   }
   const lower = candidate.toLowerCase();
   if (!view.exists(lower)) {
     const problem = lower === RECOVERY_QUEUE ? null : creationProblem(view, candidate, user, groups);
     if (problem !== null) {
       if (trace !== undefined) trace.creation = problem;
-      const error = appId === undefined ? undefined : `failed to create rule based queue ${candidate} for application ${appId}\n${problem}`;
+      const error =
+        appId === undefined
+          ? undefined
+          : `failed to create rule based queue ${candidate} for application ${appId}\n${problem}`;
       return rejected(problem, error, ref, trace);
     }
     return placed(lower, true, ref, trace);
   }
   if (!view.isLeaf(lower)) {
-    const error = appId === undefined ? undefined : `failed to find queue ${candidate} for application ${appId}`;
+    const error =
+      appId === undefined ? undefined : `failed to find queue ${candidate} for application ${appId}`;
     return rejected(`failed to find queue ${candidate}`, error, ref, trace);
   }
   return placed(lower, false, ref, trace);

@@ -48,7 +48,14 @@ describe("rule filters", () => {
 
 describe("filters stored by earlier bundles", () => {
   it("keep a case-insensitive flag stored apart from the source, and never match what does not compile", () => {
-    const data = { allow: true, empty: false, users: [], groups: [], userExp: { source: "^ab$", flags: "iu" }, groupExp: { source: "(?=x)", flags: "u" } };
+    const data = {
+      allow: true,
+      empty: false,
+      users: [],
+      groups: [],
+      userExp: { source: "^ab$", flags: "iu" },
+      groupExp: { source: "(?=x)", flags: "u" },
+    };
     const f = loadFilter(data as unknown as Parameters<typeof loadFilter>[0]);
     expect(filterAllows(f, "AB", [])).toBe(true);
     expect(filterAllows(f, "zz", ["x"])).toBe(false);

@@ -3,9 +3,13 @@ import { FILTER_GROUP_RE, FILTER_USER_RE, SPECIAL_RE } from "./names.js";
 import type { Filter, FilterData, RawFilter, RegexData } from "./types.js";
 
 /** Compiles a Go (RE2) expression with the linear-time matcher, or gives Go's error text with the offset. */
-export function compileGoRegex(expr: string): { ok: true; value: LinearRegex } | { ok: false; error: string } {
+export function compileGoRegex(
+  expr: string,
+): { ok: true; value: LinearRegex } | { ok: false; error: string } {
   const r = compileLinear(expr, "re2");
-  return r.ok ? r : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
+  return r.ok
+    ? r
+    : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
 }
 
 /** The stored form of a Go expression, or null when Go's regexp would not compile it. */
@@ -75,7 +79,14 @@ function compile(exp: (RegexData & { flags?: string }) | null): LinearRegex | nu
 }
 
 /** A filter expression that matches nothing. */
-const NEVER: LinearRegex = { fast: true, groups: 0, names: [], test: () => false, exec: () => null, match: () => null };
+const NEVER: LinearRegex = {
+  fast: true,
+  groups: 0,
+  names: [],
+  test: () => false,
+  exec: () => null,
+  match: () => null,
+};
 
 /** The one empty name set every filter without names shares (read only), so a chain of thousands of rules does not touch thousands of sets. */
 const NO_NAMES: ReadonlySet<string> = new Set<string>();

@@ -34,13 +34,47 @@ const partition = policy.partitions.get("default");
 describe("placement rule gates", () => {
   it("gates only the filters that cannot admit a user lacking the prefix or the name, whatever the groups", () => {
     const rules = partition?.rules ?? [];
-    expect(rules.map((r) => userGate(r.filter))).toEqual(["team1-", null, null, null, null, null, "svc\u0000z", "team8-", null]);
-    expect(rules.map((r) => namesOnly(r.filter))).toEqual([false, false, false, true, false, false, false, false, false]);
+    expect(rules.map((r) => userGate(r.filter))).toEqual([
+      "team1-",
+      null,
+      null,
+      null,
+      null,
+      null,
+      "svc\u0000z",
+      "team8-",
+      null,
+    ]);
+    expect(rules.map((r) => namesOnly(r.filter))).toEqual([
+      false,
+      false,
+      false,
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(partition?.gates[6]).toBe("svc\u0000z");
   });
 
   it("places every user as the explained walk (which reads every rule) does", () => {
-    const users = ["team1-ann", "team1-", "team2-bo", "team3-cy", "TEAM5-DI", "team5-ed", "carol", "alice", "bob", "team9-x", "svc\u0000z", "svc", "team8-q"];
+    const users = [
+      "team1-ann",
+      "team1-",
+      "team2-bo",
+      "team3-cy",
+      "TEAM5-DI",
+      "team5-ed",
+      "carol",
+      "alice",
+      "bob",
+      "team9-x",
+      "svc\u0000z",
+      "svc",
+      "team8-q",
+    ];
     const groupSets = [[], ["ops"], ["staff", "ops"]];
     let compared = 0;
     for (const user of users) {
@@ -56,8 +90,13 @@ describe("placement rule gates", () => {
     }
     expect(compared).toBe(users.length * 6);
     // the chain really is exercised: a gated rule admits its own users, others fall through
-    expect(decidePlacement(policy, { user: "team1-ann" }, { explain: false }).verdict.queue).toBe("root.team1-ann");
+    expect(decidePlacement(policy, { user: "team1-ann" }, { explain: false }).verdict.queue).toBe(
+      "root.team1-ann",
+    );
     expect(decidePlacement(policy, { user: "alice" }, { explain: false }).verdict.queue).toBe("root.alice");
-    expect(decidePlacement(policy, { user: "carol" }, { explain: false }).verdict.rule).toEqual({ index: 1, name: "user" });
+    expect(decidePlacement(policy, { user: "carol" }, { explain: false }).verdict.rule).toEqual({
+      index: 1,
+      name: "user",
+    });
   });
 });

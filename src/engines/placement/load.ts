@@ -22,7 +22,10 @@ function gatesOf(rules: readonly Rule[]): (string | null)[] {
   const gates = rules.map((r) => userGate(r.filter));
   // one join and split makes them all at once; a prefix holding the separator (a regexp's `\x00`) keeps its own string
   if (gates.some((g) => g !== null && g.includes("\u0000"))) return gates;
-  const packed = gates.map((g) => g ?? "").join("\u0000").split("\u0000");
+  const packed = gates
+    .map((g) => g ?? "")
+    .join("\u0000")
+    .split("\u0000");
   return gates.map((g, i) => (g === null ? null : packed[i]));
 }
 
@@ -38,7 +41,13 @@ export function loadPlacement(data: PlacementData): PlacementPolicy {
     for (const q of p.queues) {
       const dot = q.path.lastIndexOf(".");
       const parent = dot < 0 ? null : (queues.get(q.path.slice(0, dot)) ?? null);
-      queues.set(q.path, { path: q.path, leaf: q.leaf, submit: loadAcl(q.submit), admin: loadAcl(q.admin), parent });
+      queues.set(q.path, {
+        path: q.path,
+        leaf: q.leaf,
+        submit: loadAcl(q.submit),
+        admin: loadAcl(q.admin),
+        parent,
+      });
     }
     const rules = p.rules.map(loadRule);
     const nameGated = new Uint8Array(rules.length);
@@ -52,7 +61,15 @@ export function loadPlacement(data: PlacementData): PlacementPolicy {
         set.add(i);
       }
     });
-    partitions.set(p.name, { name: p.name, queues, rules, gates: gatesOf(rules), nameGated, named, defaultQueue: p.defaultQueue });
+    partitions.set(p.name, {
+      name: p.name,
+      queues,
+      rules,
+      gates: gatesOf(rules),
+      nameGated,
+      named,
+      defaultQueue: p.defaultQueue,
+    });
   }
   return { partitions };
 }

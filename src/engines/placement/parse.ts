@@ -13,9 +13,30 @@ import {
   QueueShape,
   UserGroupResolverShape,
 } from "./config-shape.js";
-import type { RawConfig, RawFilter, RawLimit, RawPartition, RawQueue, RawResources, RawRule } from "./types.js";
-import { bool, DecodeError, Decoder, entries, isNull, items, numberMap, seq, str, stringMap, strings, uint64 } from "./yaml-decode.js";
-import { MAX_YAML_DEPTH, yamlTooDeep } from "./yaml-depth.js";
+import type {
+  RawConfig,
+  RawFilter,
+  RawLimit,
+  RawPartition,
+  RawQueue,
+  RawResources,
+  RawRule,
+} from "./types.js";
+import {
+  bool,
+  DecodeError,
+  Decoder,
+  entries,
+  isNull,
+  items,
+  numberMap,
+  seq,
+  str,
+  stringMap,
+  strings,
+  uint64,
+} from "./yaml-decode.js";
+import { MAX_YAML_DEPTH } from "./yaml-depth.js";
 import { MAX_REPORTED_ERRORS, readYaml, type Value } from "./yaml-tree.js";
 
 /**
@@ -41,7 +62,11 @@ const RESOLVER_KEYS = keysOf(UserGroupResolverShape);
 
 function filter(d: Decoder, v: Value, at: string): RawFilter {
   const m = entries(d, v, FILTER_KEYS, "filter", at);
-  return { type: str(d, m.get("type"), `${at}/type`), users: strings(d, m.get("users"), `${at}/users`), groups: strings(d, m.get("groups"), `${at}/groups`) };
+  return {
+    type: str(d, m.get("type"), `${at}/type`),
+    users: strings(d, m.get("users"), `${at}/users`),
+    groups: strings(d, m.get("groups"), `${at}/groups`),
+  };
 }
 
 function rule(d: Decoder, v: Value, at: string): RawRule {
@@ -51,7 +76,9 @@ function rule(d: Decoder, v: Value, at: string): RawRule {
     name: str(d, m.get("name"), `${at}/name`),
     create: bool(d, m.get("create"), `${at}/create`),
     filter: filter(d, m.get("filter"), `${at}/filter`),
-    parent: isNull(d, d.deref(parent, `${at}/parent`)) ? null : d.nested(`${at}/parent`, () => rule(d, parent, `${at}/parent`)),
+    parent: isNull(d, d.deref(parent, `${at}/parent`))
+      ? null
+      : d.nested(`${at}/parent`, () => rule(d, parent, `${at}/parent`)),
     value: str(d, m.get("value"), `${at}/value`),
     at,
   };
@@ -110,17 +137,35 @@ function partition(d: Decoder, v: Value, at: string): RawPartition {
   const m = entries(d, v, PARTITION_KEYS, "partition", at);
   const preemption = entries(d, m.get("preemption"), PREEMPTION_KEYS, "preemption", `${at}/preemption`);
   for (const key of PREEMPTION_KEYS) bool(d, preemption.get(key), `${at}/preemption/${key}`);
-  const resolver = entries(d, m.get("usergroupresolver"), RESOLVER_KEYS, "user group resolver", `${at}/usergroupresolver`);
+  const resolver = entries(
+    d,
+    m.get("usergroupresolver"),
+    RESOLVER_KEYS,
+    "user group resolver",
+    `${at}/usergroupresolver`,
+  );
   str(d, resolver.get("type"), `${at}/usergroupresolver/type`);
-  const nodesort = entries(d, m.get("nodesortpolicy"), NODESORT_KEYS, "node sort policy", `${at}/nodesortpolicy`);
+  const nodesort = entries(
+    d,
+    m.get("nodesortpolicy"),
+    NODESORT_KEYS,
+    "node sort policy",
+    `${at}/nodesortpolicy`,
+  );
   return {
     name: str(d, m.get("name"), `${at}/name`),
     queues: items(d, m.get("queues"), `${at}/queues`, (q, qat) => queue(d, q, qat)),
-    placementrules: items(d, m.get("placementrules"), `${at}/placementrules`, (r, rat) => rule(d, r, rat)) ?? [],
+    placementrules:
+      items(d, m.get("placementrules"), `${at}/placementrules`, (r, rat) => rule(d, r, rat)) ?? [],
     limits: limits(d, m.get("limits"), `${at}/limits`),
     nodesort: {
       type: str(d, nodesort.get("type"), `${at}/nodesortpolicy/type`),
-      weights: numberMap(d, nodesort.get("resourceweights"), "resource weights", `${at}/nodesortpolicy/resourceweights`),
+      weights: numberMap(
+        d,
+        nodesort.get("resourceweights"),
+        "resource weights",
+        `${at}/nodesortpolicy/resourceweights`,
+      ),
     },
     defaultqueue: str(d, m.get("defaultqueue"), `${at}/defaultqueue`),
     at,
@@ -132,7 +177,11 @@ export type Locate = (pointer: string) => string;
 
 /** The error that stands for those past the report limit. */
 function tooMany(dropped: number): PolicyError {
-  return policyError("placement_too_many_errors", `${dropped} more errors not reported (at most ${MAX_REPORTED_ERRORS} are)`, "");
+  return policyError(
+    "placement_too_many_errors",
+    `${dropped} more errors not reported (at most ${MAX_REPORTED_ERRORS} are)`,
+    "",
+  );
 }
 
 /**
@@ -143,20 +192,26 @@ function tooMany(dropped: number): PolicyError {
  * stages' errors. Linear in the text: see yaml-tree.ts and yaml-decode.ts.
  */
 export function parseConfig(source: string): Result<{ config: RawConfig; locate: Locate }, PolicyError[]> {
-  const deep = yamlTooDeep(source);
-  if (deep !== null) {
-    const before = source.slice(0, deep);
-    const line = before.split("\n").length;
-    const col = deep - before.lastIndexOf("\n");
-    return err([policyError("placement_yaml_too_deep", `the YAML nests more than ${MAX_YAML_DEPTH} levels deep`, `${line}:${col}`)]);
-  }
   const read = readYaml(source);
-  if (!read.ok) return err(read.errors.map((e) => policyError("placement_yaml_syntax", e.message, e.at)));
+  if (!read.ok) {
+    if ("deep" in read)
+      return err([
+        policyError(
+          "placement_yaml_too_deep",
+          `the YAML nests more than ${MAX_YAML_DEPTH} levels deep`,
+          read.deep,
+        ),
+      ]);
+    return err(read.errors.map((e) => policyError("placement_yaml_syntax", e.message, e.at)));
+  }
   const tree = read.tree;
   // decoding errors name a pointer, or `@offset` where the node has no pointer of its own (a repeated key)
   const locate: Locate = (at) => (at.startsWith("@") ? tree.position(Number(at.slice(1))) : tree.locate(at));
   const d = new Decoder(tree);
-  const placed = (errors: PolicyError[]) => [...errors.map((e) => ({ ...e, at: locate(e.at) })), ...(d.dropped > 0 ? [tooMany(d.dropped)] : [])];
+  const placed = (errors: PolicyError[]) => [
+    ...errors.map((e) => ({ ...e, at: locate(e.at) })),
+    ...(d.dropped > 0 ? [tooMany(d.dropped)] : []),
+  ];
   try {
     const top = tree.doc.contents as Value;
     if (isNull(d, top)) return ok({ config: { partitions: null }, locate });

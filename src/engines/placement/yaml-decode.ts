@@ -44,12 +44,19 @@ export class Decoder {
   /** Follows a YAML alias (`*name`) to its anchored node, with caps against alias bombs and self-containing anchors. */
   deref(v: Value, at: string): Value {
     if (!isAlias(v)) return v;
-    if (++this.aliases > MAX_ALIASES) throw new DecodeError("placement_invalid_type", `too many YAML aliases (more than ${MAX_ALIASES})`, at);
+    if (++this.aliases > MAX_ALIASES)
+      throw new DecodeError("placement_invalid_type", `too many YAML aliases (more than ${MAX_ALIASES})`, at);
     const target = this.tree.target(v);
-    if (target === undefined) throw new DecodeError("placement_invalid_type", `unresolved YAML alias \`${v.source}\``, at);
-    if (this.tree.cyclic(v)) throw new DecodeError("placement_invalid_type", `anchor '${v.source}' value contains itself`, at);
+    if (target === undefined)
+      throw new DecodeError("placement_invalid_type", `unresolved YAML alias \`${v.source}\``, at);
+    if (this.tree.cyclic(v))
+      throw new DecodeError("placement_invalid_type", `anchor '${v.source}' value contains itself`, at);
     if ((isMap(target) || isSeq(target)) && (this.aliasedItems += target.items.length) > MAX_ALIASED_ITEMS) {
-      throw new DecodeError("placement_invalid_type", `YAML aliases bring back more than ${MAX_ALIASED_ITEMS} items`, at);
+      throw new DecodeError(
+        "placement_invalid_type",
+        `YAML aliases bring back more than ${MAX_ALIASED_ITEMS} items`,
+        at,
+      );
     }
     return target;
   }
@@ -60,7 +67,12 @@ export class Decoder {
    * bounds its own depth as the pre-scan bounds the text's.
    */
   nested<T>(at: string, decode: () => T): T {
-    if (++this.depth > MAX_YAML_DEPTH) throw new DecodeError("placement_yaml_too_deep", `the YAML nests more than ${MAX_YAML_DEPTH} levels deep`, at);
+    if (++this.depth > MAX_YAML_DEPTH)
+      throw new DecodeError(
+        "placement_yaml_too_deep",
+        `the YAML nests more than ${MAX_YAML_DEPTH} levels deep`,
+        at,
+      );
     try {
       return decode();
     } finally {
@@ -123,19 +135,33 @@ export function mappingPairs(d: Decoder, raw: Value, where: string, at: string):
     }
     repeated = true;
     const line = d.tree.position(first).split(":")[0];
-    d.report("placement_duplicate_key", `mapping key ${JSON.stringify(keyText(pair.key))} already defined at line ${line}`, `@${offset}`);
+    d.report(
+      "placement_duplicate_key",
+      `mapping key ${JSON.stringify(keyText(pair.key))} already defined at line ${line}`,
+      `@${offset}`,
+    );
   }
   return repeated ? null : pairs;
 }
 
 /** A struct's fields by key: unknown keys, keys that are collections and repeated keys are errors. */
-export function entries(d: Decoder, raw: Value, keys: readonly string[], where: string, at: string): Map<string, Value> {
+export function entries(
+  d: Decoder,
+  raw: Value,
+  keys: readonly string[],
+  where: string,
+  at: string,
+): Map<string, Value> {
   const out = new Map<string, Value>();
   for (const pair of mappingPairs(d, raw, where, at) ?? []) {
     const keyNode = d.deref(pair.key as Value, at);
     // Go's decoder reads a struct's keys as strings: a mapping or sequence as a key is a type error
     if (isMap(keyNode) || isSeq(keyNode)) {
-      d.report("placement_invalid_type", `cannot unmarshal !!${isMap(keyNode) ? "map" : "seq"} into string (a key of ${where})`, at);
+      d.report(
+        "placement_invalid_type",
+        `cannot unmarshal !!${isMap(keyNode) ? "map" : "seq"} into string (a key of ${where})`,
+        at,
+      );
       continue;
     }
     const key = isScalar(keyNode) ? String(keyNode.value) : "null";
@@ -186,7 +212,8 @@ export function strings(d: Decoder, v: Value, at: string): string[] {
 /** The YAML tag Go names in a type error for a scalar. */
 function goTag(v: Value): string {
   if (!isScalar(v)) return isMap(v) ? "!!map" : "!!seq";
-  if (typeof v.value === "number") return Number.isInteger(v.value) && !/[.eE]/.test(v.source ?? "") ? "!!int" : "!!float";
+  if (typeof v.value === "number")
+    return Number.isInteger(v.value) && !/[.eE]/.test(v.source ?? "") ? "!!int" : "!!float";
   if (typeof v.value === "boolean") return "!!bool";
   return "!!str";
 }
@@ -207,7 +234,11 @@ export function stringMap(d: Decoder, raw: Value, where: string, at: string): Ma
     const key = str(d, pair.key as Value, at);
     const value = d.deref(pair.value as Value, `${at}/${key}`);
     if (isMap(value) || isSeq(value)) {
-      d.report("placement_invalid_type", `cannot unmarshal ${goTag(value)} into string (${where} \`${key}\`)`, `${at}/${key}`);
+      d.report(
+        "placement_invalid_type",
+        `cannot unmarshal ${goTag(value)} into string (${where} \`${key}\`)`,
+        `${at}/${key}`,
+      );
       continue;
     }
     out.set(key, str(d, value, `${at}/${key}`));
@@ -223,7 +254,12 @@ export function numberMap(d: Decoder, raw: Value, where: string, at: string): Ma
     const value = d.deref(pair.value as Value, `${at}/${key}`);
     if (isNull(d, value)) continue;
     if (isScalar(value) && typeof value.value === "number") out.set(key, value.value);
-    else d.report("placement_invalid_type", `cannot unmarshal ${goTag(value)}${goShown(value)} into float64`, `${at}/${key}`);
+    else
+      d.report(
+        "placement_invalid_type",
+        `cannot unmarshal ${goTag(value)}${goShown(value)} into float64`,
+        `${at}/${key}`,
+      );
   }
   return out;
 }
@@ -245,7 +281,12 @@ export function uint64(d: Decoder, raw: Value, at: string): bigint {
 }
 
 /** Decodes the items of a sequence field one level deeper each. */
-export function items<T>(d: Decoder, raw: Value, at: string, decode: (v: Value, at: string) => T): T[] | null {
+export function items<T>(
+  d: Decoder,
+  raw: Value,
+  at: string,
+  decode: (v: Value, at: string) => T,
+): T[] | null {
   const list = seq(d, raw, at);
   if (list === null) return null;
   return list.map((item, i) => d.nested(`${at}/${i}`, () => decode(item, `${at}/${i}`)));

@@ -7,7 +7,26 @@
  * package (its check compares every key with every other); the decoder
  * checks them as Go's yaml.v3 does, with a set per mapping.
  */
-import { isAlias, isCollection, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Alias, type Document, type Node as YamlNode, type Pair, type YAMLMap } from "yaml";
+import {
+  Composer,
+  isAlias,
+  isCollection,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  Lexer,
+  LineCounter,
+  Parser,
+  YAMLParseError,
+  type Alias,
+  type CST,
+  type Document,
+  type Node as YamlNode,
+  type Pair,
+  type YAMLMap,
+} from "yaml";
+import { DepthGauge } from "./yaml-depth.js";
 
 /** A node of the tree, or nothing where the text has no value. */
 export type Value = YamlNode | null | undefined;
@@ -35,17 +54,60 @@ export interface YamlTree {
 }
 
 /**
- * Parses the text; on syntax errors gives at most {@link MAX_REPORTED_ERRORS}
- * of them. The package builds one `Error` per problem it meets; stack traces
- * are not captured meanwhile, since a text can hold a problem per character.
+ * The package's `parseDocument`, with the depth gauge between its lexer and
+ * its parser: the tokens stop at the first one nesting too deep (its offset
+ * is returned instead of a document).
  */
-export function readYaml(source: string): { ok: true; tree: YamlTree } | { ok: false; errors: YamlSyntaxError[] } {
+function compose(source: string, lines: LineCounter): { doc: Document } | { deep: number } {
+  const parser = new Parser(lines.addNewLine);
+  const gauge = new DepthGauge();
+  let deep: number | null = null;
+  function* tokens(): Generator<CST.Token> {
+    lines.addNewLine(0);
+    for (const lexeme of new Lexer().lex(source)) {
+      const start = gauge.offset;
+      if (gauge.feed(lexeme)) {
+        deep = start;
+        return;
+      }
+      yield* parser.next(lexeme);
+    }
+    yield* parser.end();
+  }
+  let doc: Document | null = null;
+  for (const next of new Composer({ uniqueKeys: false }).compose(tokens(), true, source.length)) {
+    if (doc === null) {
+      doc = next;
+      continue;
+    }
+    doc.errors.push(
+      new YAMLParseError(
+        [next.range[0], next.range[1]],
+        "MULTIPLE_DOCS",
+        "Source contains multiple documents; please use YAML.parseAllDocuments()",
+      ),
+    );
+    break;
+  }
+  if (deep !== null) return { deep };
+  return { doc: doc as unknown as Document };
+}
+
+/**
+ * Parses the text, lexing it once; gives the offset where it nests too deep,
+ * or at most {@link MAX_REPORTED_ERRORS} syntax errors. The package builds one
+ * `Error` per problem it meets; stack traces are not captured meanwhile, since
+ * a text can hold a problem per character.
+ */
+export function readYaml(
+  source: string,
+): { ok: true; tree: YamlTree } | { ok: false; errors: YamlSyntaxError[] } | { ok: false; deep: string } {
   const lines = new LineCounter();
   const limit = Error.stackTraceLimit;
-  let doc: Document;
+  let composed: { doc: Document } | { deep: number };
   try {
     Error.stackTraceLimit = 0;
-    doc = parseDocument(source, { lineCounter: lines, uniqueKeys: false, prettyErrors: false });
+    composed = compose(source, lines);
   } finally {
     Error.stackTraceLimit = limit;
   }
@@ -53,8 +115,15 @@ export function readYaml(source: string): { ok: true; tree: YamlTree } | { ok: f
     const pos = lines.linePos(offset);
     return `${pos.line}:${pos.col}`;
   };
+  if ("deep" in composed) return { ok: false, deep: position(composed.deep) };
+  const doc = composed.doc;
   if (doc.errors.length > 0) {
-    return { ok: false, errors: doc.errors.slice(0, MAX_REPORTED_ERRORS).map((e) => ({ message: e.message.split("\n")[0], at: position(e.pos[0]) })) };
+    return {
+      ok: false,
+      errors: doc.errors
+        .slice(0, MAX_REPORTED_ERRORS)
+        .map((e) => ({ message: e.message.split("\n")[0], at: position(e.pos[0]) })),
+    };
   }
   const { targets, cycles } = indexAnchors(doc);
   const keyIndex = new WeakMap<YAMLMap, Map<string, Pair>>();
@@ -117,7 +186,8 @@ function keyText(key: unknown): string | null {
  * locating many errors stays linear.
  */
 function locate(tree: YamlTree, keyIndex: WeakMap<YAMLMap, Map<string, Pair>>, pointer: string): string {
-  const at = (node: { range?: [number, number, number] | null } | null | undefined) => tree.position(node?.range?.[0] ?? 0);
+  const at = (node: { range?: [number, number, number] | null } | null | undefined) =>
+    tree.position(node?.range?.[0] ?? 0);
   let node = tree.doc.contents as Value;
   if (pointer === "") return "";
   let last: string | null = null;
