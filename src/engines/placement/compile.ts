@@ -1,6 +1,6 @@
 import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
 import { parseAcl } from "./acl.js";
-import { buildFilter } from "./filter.js";
+import { buildFilter, withRegexMemo } from "./filter.js";
 import { allPartsValid, INVALID_QUEUE_NAME, normalisePartitionName } from "./names.js";
 import { parseConfig } from "./parse.js";
 import type {
@@ -145,6 +145,10 @@ function attemptRule(r: RawRule, errors: PolicyError[], skip: boolean): RuleData
  * build), so the first one is the error YuniKorn itself would give.
  */
 export function compilePlacement(source: string): Result<PlacementData, PolicyError[]> {
+  return withRegexMemo(() => compileWithMemo(source));
+}
+
+function compileWithMemo(source: string): Result<PlacementData, PolicyError[]> {
   const parsed = parseConfig(source);
   if (!parsed.ok) return parsed;
   const { config, locate } = parsed.value;

@@ -7,7 +7,8 @@ import {
   RECOVERY_QUEUE,
 } from "./names.js";
 import { placeRecovery, placeRule, type PlaceContext } from "./rules.js";
-import type { PlacementPolicy, PlacementRequest, PlaceVerdict, RuleRef, TraceStep } from "./types.js";
+import { Side } from "./filter.js";
+import type { PlacementPolicy, PlacementRequest, PlaceVerdict, RuleGates, RuleRef, TraceStep } from "./types.js";
 import { QueueView } from "./view.js";
 
 /** The reason YuniKorn gives when no rule places an application. */
@@ -73,6 +74,43 @@ function creationProblem(
   return null;
 }
 
+/** The rules whose group list names one of the application's groups, or null when there are none. */
+function groupHits(gates: RuleGates, groups: readonly string[]): Set<number> | null {
+  if (gates.groups.size === 0) return null;
+  let hits: Set<number> | null = null;
+  for (const g of groups) {
+    const rules = gates.groups.get(g);
+    if (rules === undefined) continue;
+    hits ??= new Set();
+    for (const i of rules) hits.add(i);
+  }
+  return hits;
+}
+
+/** Whether one side of a gate could match `text`. */
+function sideMayMatch(side: number, literal: string, text: string): boolean {
+  return side === Side.Prefix ? text.startsWith(literal) : text.includes(literal);
+}
+
+/** Whether rule `i`'s filter could admit the application: its user side could match the user, or its group side a group. */
+function mayAdmit(
+  gates: RuleGates,
+  i: number,
+  user: string,
+  groups: readonly string[],
+  named: ReadonlySet<number> | undefined,
+  grouped: Set<number> | null,
+): boolean {
+  const us = gates.userSide[i];
+  if (us === Side.Names ? named !== undefined && named.has(i) : us !== Side.None && sideMayMatch(us, gates.userLiteral[i], user)) return true;
+  const gs = gates.groupSide[i];
+  if (gs === Side.None) return false;
+  if (gs === Side.Names) return grouped !== null && grouped.has(i);
+  const literal = gates.groupLiteral[i];
+  for (const g of groups) if (sideMayMatch(gs, literal, g)) return true;
+  return false;
+}
+
 /**
  * Decides which queue an application goes to: runs the partition's rule chain
  * (then recovery, then the opt-in default queue), applies the leaf, ACL and
@@ -118,16 +156,12 @@ export function decidePlacement(
 
   let candidate: string | null = null;
   let ref: RuleRef | null = null;
-  // unexplained decisions skip the rules whose filter cannot admit this user (see Partition.gates)
+  // unexplained decisions skip the rules whose filter cannot admit this application (see Partition.gates)
   const gates = explain ? null : partition.gates;
-  const nameGated = partition.nameGated;
-  const named = gates === null ? undefined : partition.named.get(user);
+  const named = gates === null ? undefined : gates.users.get(user);
+  const grouped = gates === null ? null : groupHits(gates, groups);
   for (let i = 0; i <= last; i++) {
-    if (gates !== null && i < last) {
-      const gate = gates[i];
-      if (gate !== null && !user.startsWith(gate)) continue;
-      if (nameGated[i] === 1 && (named === undefined || !named.has(i))) continue;
-    }
+    if (gates !== null && i < last && gates.gated[i] === 1 && !mayAdmit(gates, i, user, groups, named, grouped)) continue;
     pc.why = "";
     let name: string = i < last ? rules[i].kind : "recovery";
     let queue = i < last ? placeRule(rules[i], pc) : placeRecovery(pc);

@@ -1,4 +1,4 @@
-import type { LinearRegex } from "../common/regex/index.js";
+import type { LazyRegex } from "./filter.js";
 /**
  * The shapes the placement engine passes between its stages: the decoded
  * configuration (raw, as written), the compiled plain-JSON data stored in the
@@ -80,8 +80,12 @@ export interface AclData {
 
 /** A JavaScript translation of a Go RE2 filter expression. */
 export interface RegexData {
-  /** The expression as written (Go's regexp syntax), compiled at load time by the linear-time matcher. */
+  /** The expression as written (Go's regexp syntax), compiled by the linear-time matcher when a decision first tests it. */
   source: string;
+  /** Text every match starts with, or "" (absent in bundles made before it was stored). */
+  prefix?: string;
+  /** Text every match contains, or "" (absent in bundles made before it was stored). */
+  required?: string;
 }
 
 /** A built rule filter as plain data. */
@@ -143,8 +147,8 @@ export interface Filter {
   readonly empty: boolean;
   readonly users: ReadonlySet<string>;
   readonly groups: ReadonlySet<string>;
-  readonly userExp: LinearRegex | null;
-  readonly groupExp: LinearRegex | null;
+  readonly userExp: LazyRegex | null;
+  readonly groupExp: LazyRegex | null;
 }
 
 /** A loaded rule. */
@@ -172,17 +176,25 @@ export interface Partition {
   readonly name: string;
   readonly queues: ReadonlyMap<string, QueueNode>;
   readonly rules: readonly Rule[];
-  /**
-   * Per rule, a prefix the user must start with for the rule to place anything
-   * (its filter's `userGate`), or null; a decision that is not explained skips
-   * a gated rule the user lacks without reading the rule itself.
-   */
-  readonly gates: ReadonlyArray<string | null>;
-  /** Per rule, 1 when its filter admits only the users it names (`namesOnly`): skipped unless `named` lists the rule for the user. */
-  readonly nameGated: Uint8Array;
-  /** For each user a names-only filter lists, the indices of those rules. */
-  readonly named: ReadonlyMap<string, ReadonlySet<number>>;
+  /** The rules' filter gates: an unexplained decision skips the rules whose filter cannot admit the application without reading them. */
+  readonly gates: RuleGates;
   readonly defaultQueue: string | null;
+}
+
+/**
+ * The filter gates of a partition's rules, as parallel arrays (see
+ * filter.ts, FilterGate): per rule, 1 in `gated` when it has a gate, the
+ * mode and literal of each side, and indexes from a user or group name to
+ * the rules whose filter lists it.
+ */
+export interface RuleGates {
+  readonly gated: Uint8Array;
+  readonly userSide: Uint8Array;
+  readonly userLiteral: readonly string[];
+  readonly groupSide: Uint8Array;
+  readonly groupLiteral: readonly string[];
+  readonly users: ReadonlyMap<string, ReadonlySet<number>>;
+  readonly groups: ReadonlyMap<string, readonly number[]>;
 }
 
 /** The loaded policy: partitions by lower-cased name. */

@@ -13,7 +13,9 @@
 import type { Node, Parsed } from "./ast.js";
 import { buildCharSet, classSource, type CharSetSpec } from "./charset.js";
 
+/** Thrown (one shared instance, so no stack trace is captured per refusal) when a tree is not provably linear. */
 class Unsafe extends Error {}
+const UNSAFE = new Unsafe();
 
 /** A first-character summary: ASCII bits, non-ASCII ranges (null: unknown), end of text, or "match done". */
 class First {
@@ -51,7 +53,7 @@ class First {
 
 function firstOfSet(spec: CharSetSpec): First {
   const s = buildCharSet(spec);
-  if (s === null || s.source === null) throw new Unsafe();
+  if (s === null || s.source === null) throw UNSAFE;
   const f = new First();
   f.ascii.set(s.ascii);
   f.hi = s.hi === null ? null : [...s.hi];
@@ -86,11 +88,11 @@ function check(n: Node, follow: First, inRep: boolean): Info {
       return { first: f, nullable: false };
     }
     case "look":
-      if (maxLength(n.x) === Infinity) throw new Unsafe();
+      if (maxLength(n.x) === Infinity) throw UNSAFE;
       check(n.x, First.accept(), false);
       return { first: new First(), nullable: true };
     case "group":
-      if (inRep) throw new Unsafe();
+      if (inRep) throw UNSAFE;
       return check(n.x, follow, inRep);
     case "cat": {
       const infos: Info[] = new Array<Info>(n.xs.length);
@@ -118,7 +120,7 @@ function check(n: Node, follow: First, inRep: boolean): Info {
       for (const x of n.xs) {
         const r = check(x, follow, inRep);
         const eff = r.nullable ? r.first.union(follow) : r.first;
-        for (const e of effs) if (e.intersects(eff)) throw new Unsafe();
+        for (const e of effs) if (e.intersects(eff)) throw UNSAFE;
         effs.push(eff);
         first = first.union(r.first);
         nullable ||= r.nullable;
@@ -127,10 +129,10 @@ function check(n: Node, follow: First, inRep: boolean): Info {
     }
     case "rep": {
       const body = firstOf(n.x);
-      if (body.nullable) throw new Unsafe();
+      if (body.nullable) throw UNSAFE;
       // JavaScript resets a loop's captures on each iteration, the origins do not: no groups under a repeating loop
       const inner = check(n.x, body.first.union(follow), inRep || n.max === -1 || n.max > 1);
-      if (n.max !== n.min && inner.first.intersects(follow)) throw new Unsafe();
+      if (n.max !== n.min && inner.first.intersects(follow)) throw UNSAFE;
       return { first: inner.first, nullable: n.min === 0 };
     }
   }

@@ -42,6 +42,12 @@ export interface LinearRegex {
    * without it before calling `test`, which rejects them the same way, unbilled.
    */
   readonly prefix?: string;
+  /**
+   * Text every input `test` accepts contains (the longest literal run the
+   * pattern always matches), or "" (or absent): like `prefix`, a caller may
+   * reject inputs without it before calling `test`.
+   */
+  readonly required?: string;
 }
 
 /** Slots as RegExp's match array. */
@@ -223,6 +229,7 @@ class Regex implements LinearRegex {
     readonly exec: (s: string, from: number) => Int32Array | null,
     readonly match: (s: string, from: number) => RegExpExecArray | null,
     readonly prefix: string,
+    readonly required: string,
   ) {}
 }
 
@@ -301,7 +308,7 @@ export function compileLinear(pattern: string, origin: Origin, flags: RegexFlags
   const f = pf !== null && engine.fast && pf.prefix === "" && pf.exact === null ? null : pf;
   const exec = f === null ? (s: string, from: number) => engine.exec(s, from) : (s: string, from: number) => (passes(f, s, from) ? engine.exec(s, from) : null);
   const match = f === null ? (s: string, from: number) => engine.match(s, from) : (s: string, from: number) => (passes(f, s, from) ? engine.match(s, from) : null);
-  return { ok: true, value: new Regex(engine.fast, engine.groups, engine.names, test, exec, match, pf?.prefix ?? "") };
+  return { ok: true, value: new Regex(engine.fast, engine.groups, engine.names, test, exec, match, pf?.prefix ?? "", pf?.required ?? "") };
 }
 
 /**
