@@ -8,7 +8,14 @@ import {
 } from "./names.js";
 import { placeRecovery, placeRule, type PlaceContext } from "./rules.js";
 import { Side } from "./filter.js";
-import type { PlacementPolicy, PlacementRequest, PlaceVerdict, RuleGates, RuleRef, TraceStep } from "./types.js";
+import type {
+  PlacementPolicy,
+  PlacementRequest,
+  PlaceVerdict,
+  RuleGates,
+  RuleRef,
+  TraceStep,
+} from "./types.js";
 import { QueueView } from "./view.js";
 
 /** The reason YuniKorn gives when no rule places an application. */
@@ -102,7 +109,12 @@ function mayAdmit(
   grouped: Set<number> | null,
 ): boolean {
   const us = gates.userSide[i];
-  if (us === Side.Names ? named !== undefined && named.has(i) : us !== Side.None && sideMayMatch(us, gates.userLiteral[i], user)) return true;
+  if (
+    us === Side.Names
+      ? named !== undefined && named.has(i)
+      : us !== Side.None && sideMayMatch(us, gates.userLiteral[i], user)
+  )
+    return true;
   const gs = gates.groupSide[i];
   if (gs === Side.None) return false;
   if (gs === Side.Names) return grouped !== null && grouped.has(i);
@@ -161,7 +173,13 @@ export function decidePlacement(
   const named = gates === null ? undefined : gates.users.get(user);
   const grouped = gates === null ? null : groupHits(gates, groups);
   for (let i = 0; i <= last; i++) {
-    if (gates !== null && i < last && gates.gated[i] === 1 && !mayAdmit(gates, i, user, groups, named, grouped)) continue;
+    if (
+      gates !== null &&
+      i < last &&
+      gates.gated[i] === 1 &&
+      !mayAdmit(gates, i, user, groups, named, grouped)
+    )
+      continue;
     pc.why = "";
     let name: string = i < last ? rules[i].kind : "recovery";
     let queue = i < last ? placeRule(rules[i], pc) : placeRecovery(pc);

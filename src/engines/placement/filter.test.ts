@@ -33,7 +33,11 @@ describe("rule filters", () => {
   it("translates (?i) and named groups from Go", () => {
     expect(translateGoRegex("(?i)^ab$")).toEqual({ source: "(?i)^ab$", prefix: "", required: "" });
     expect(translateGoRegex("(?P<x>a)")).toEqual({ source: "(?P<x>a)", prefix: "", required: "a" });
-    expect(translateGoRegex("^.*-t9[a-z]+$")).toEqual({ source: "^.*-t9[a-z]+$", prefix: "", required: "-t9" });
+    expect(translateGoRegex("^.*-t9[a-z]+$")).toEqual({
+      source: "^.*-t9[a-z]+$",
+      prefix: "",
+      required: "-t9",
+    });
     expect(translateGoRegex("a(b")).toBeNull();
     expect(translateGoRegex("(a)\\1")).toBeNull();
     expect(translateGoRegex("(?=a)")).toBeNull();

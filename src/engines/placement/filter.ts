@@ -25,7 +25,9 @@ export function compileGoRegex(expr: string): Compiled {
   const known = memo?.get(expr);
   if (known !== undefined) return known;
   const r = compileLinear(expr, "re2");
-  const out: Compiled = r.ok ? r : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
+  const out: Compiled = r.ok
+    ? r
+    : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
   memo?.set(expr, out);
   return out;
 }
@@ -124,9 +126,12 @@ export class LazyRegex {
 function compile(exp: (RegexData & { flags?: string }) | null): LazyRegex | null {
   if (exp === null) return null;
   const source = exp.flags?.includes("i") === true ? `(?i)${exp.source}` : exp.source;
-  if (exp.prefix !== undefined && exp.required !== undefined) return new LazyRegex(source, exp.prefix, exp.required);
+  if (exp.prefix !== undefined && exp.required !== undefined)
+    return new LazyRegex(source, exp.prefix, exp.required);
   const r = compileGoRegex(source);
-  return r.ok ? new LazyRegex(source, r.value.prefix ?? "", r.value.required ?? "") : new LazyRegex("(?!)", "", "");
+  return r.ok
+    ? new LazyRegex(source, r.value.prefix ?? "", r.value.required ?? "")
+    : new LazyRegex("(?!)", "", "");
 }
 
 /** A filter expression that matches nothing. */

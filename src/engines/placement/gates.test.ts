@@ -39,7 +39,12 @@ const partition = policy.partitions.get("default");
 describe("placement rule gates", () => {
   it("gates the allow filters whose user and group sides each need a name or a literal", () => {
     const rules = partition?.rules ?? [];
-    const gate = (user: number, userLiteral: string, group: number, groupLiteral: string) => ({ user, userLiteral, group, groupLiteral });
+    const gate = (user: number, userLiteral: string, group: number, groupLiteral: string) => ({
+      user,
+      userLiteral,
+      group,
+      groupLiteral,
+    });
     expect(rules.map((r) => filterGate(r.filter))).toEqual([
       gate(Side.Prefix, "team1-", Side.None, ""),
       null,
@@ -80,7 +85,16 @@ describe("placement rule gates", () => {
       "x",
       "y",
     ];
-    const groupSets = [[], ["ops"], ["staff", "ops"], ["g9"], ["staff", "h9"], ["dev-1"], ["xdev-1"], ["bad group"]];
+    const groupSets = [
+      [],
+      ["ops"],
+      ["staff", "ops"],
+      ["g9"],
+      ["staff", "h9"],
+      ["dev-1"],
+      ["xdev-1"],
+      ["bad group"],
+    ];
     let compared = 0;
     for (const user of users) {
       for (const groups of groupSets) {

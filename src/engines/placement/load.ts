@@ -1,6 +1,14 @@
 import { loadAcl } from "./acl.js";
 import { filterGate, loadFilter, Side } from "./filter.js";
-import type { Partition, PlacementData, PlacementPolicy, QueueNode, Rule, RuleData, RuleGates } from "./types.js";
+import type {
+  Partition,
+  PlacementData,
+  PlacementPolicy,
+  QueueNode,
+  Rule,
+  RuleData,
+  RuleGates,
+} from "./types.js";
 
 function loadRule(r: RuleData): Rule {
   return {
@@ -51,7 +59,15 @@ function gatesOf(rules: readonly Rule[]): RuleGates {
       }
     }
   });
-  return { gated, userSide, userLiteral: packed(userLiteral), groupSide, groupLiteral: packed(groupLiteral), users, groups };
+  return {
+    gated,
+    userSide,
+    userLiteral: packed(userLiteral),
+    groupSide,
+    groupLiteral: packed(groupLiteral),
+    users,
+    groups,
+  };
 }
 
 /** The same strings, made afresh one after another; a literal holding the separator keeps its own string. */
@@ -74,10 +90,22 @@ export function loadPlacement(data: PlacementData): PlacementPolicy {
     for (const q of p.queues) {
       const dot = q.path.lastIndexOf(".");
       const parent = dot < 0 ? null : (queues.get(q.path.slice(0, dot)) ?? null);
-      queues.set(q.path, { path: q.path, leaf: q.leaf, submit: loadAcl(q.submit), admin: loadAcl(q.admin), parent });
+      queues.set(q.path, {
+        path: q.path,
+        leaf: q.leaf,
+        submit: loadAcl(q.submit),
+        admin: loadAcl(q.admin),
+        parent,
+      });
     }
     const rules = p.rules.map(loadRule);
-    partitions.set(p.name, { name: p.name, queues, rules, gates: gatesOf(rules), defaultQueue: p.defaultQueue });
+    partitions.set(p.name, {
+      name: p.name,
+      queues,
+      rules,
+      gates: gatesOf(rules),
+      defaultQueue: p.defaultQueue,
+    });
   }
   return { partitions };
 }

@@ -107,7 +107,8 @@ function buildFlat(spec: CharSetSpec, source: string): CharSet | null {
   let hi: number[] | null = null;
   if (!negated && spec.props.length === 0) {
     const flat: number[] = [];
-    for (let i = 0; i < ranges.length; i += 2) if (ranges[i + 1] >= 128) flat.push(Math.max(128, ranges[i]), ranges[i + 1]);
+    for (let i = 0; i < ranges.length; i += 2)
+      if (ranges[i + 1] >= 128) flat.push(Math.max(128, ranges[i]), ranges[i + 1]);
     if (spec.fold) {
       let onlyAscii = true;
       for (let i = 0; i < ranges.length; i += 2) if (ranges[i + 1] >= 128) onlyAscii = false;

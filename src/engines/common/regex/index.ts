@@ -209,7 +209,13 @@ function engineFor(parsed: Parsed): LinearRegex | null {
     const prog = compileProgram(parsed.node, groups, parsed.word);
     if (prog === null) return null;
     const prefix = literalPrefix(parsed.node);
-    return new VmRegex(new PikeVm(prog, prefix), new PikeVm({ ...prog, slots: 0 }, prefix), groups, parsed.names, prog);
+    return new VmRegex(
+      new PikeVm(prog, prefix),
+      new PikeVm({ ...prog, slots: 0 }, prefix),
+      groups,
+      parsed.names,
+      prog,
+    );
   };
   const fast = fastPathSource(parsed);
   if (fast === null) return makeVm();
@@ -295,20 +301,45 @@ export function compileVmOnly(pattern: string, origin: Origin, flags: RegexFlags
 }
 
 /** Compiles a pattern of an origin, or gives the problem (syntax error or unsupported construct). */
-export function compileLinear(pattern: string, origin: Origin, flags: RegexFlags = {}): { ok: true; value: LinearRegex } | { ok: false; error: RegexProblem } {
+export function compileLinear(
+  pattern: string,
+  origin: Origin,
+  flags: RegexFlags = {},
+): { ok: true; value: LinearRegex } | { ok: false; error: RegexProblem } {
   const parsed = parsePattern(pattern, origin, flags);
   if ("kind" in parsed) return { ok: false, error: parsed };
   const engine = engineFor(parsed);
   if (engine === null) return { ok: false, error: { kind: "too-large", offset: 0, text: pattern } };
   const trimmed = trimForTest(parsed.node);
   const testEngine = trimmed === parsed.node ? engine : (engineFor({ ...parsed, node: trimmed }) ?? engine);
-  const test = testerOf(testEngine, prefilterOf(trimmed === parsed.node || testEngine === engine ? parsed.node : trimmed));
+  const test = testerOf(
+    testEngine,
+    prefilterOf(trimmed === parsed.node || testEngine === engine ? parsed.node : trimmed),
+  );
   const pf = prefilterOf(parsed.node);
   // RegExp finds a required substring itself; the checks pay for the Pike VM, and for prefixes (see prefilter.ts)
   const f = pf !== null && engine.fast && pf.prefix === "" && pf.exact === null ? null : pf;
-  const exec = f === null ? (s: string, from: number) => engine.exec(s, from) : (s: string, from: number) => (passes(f, s, from) ? engine.exec(s, from) : null);
-  const match = f === null ? (s: string, from: number) => engine.match(s, from) : (s: string, from: number) => (passes(f, s, from) ? engine.match(s, from) : null);
-  return { ok: true, value: new Regex(engine.fast, engine.groups, engine.names, test, exec, match, pf?.prefix ?? "", pf?.required ?? "") };
+  const exec =
+    f === null
+      ? (s: string, from: number) => engine.exec(s, from)
+      : (s: string, from: number) => (passes(f, s, from) ? engine.exec(s, from) : null);
+  const match =
+    f === null
+      ? (s: string, from: number) => engine.match(s, from)
+      : (s: string, from: number) => (passes(f, s, from) ? engine.match(s, from) : null);
+  return {
+    ok: true,
+    value: new Regex(
+      engine.fast,
+      engine.groups,
+      engine.names,
+      test,
+      exec,
+      match,
+      pf?.prefix ?? "",
+      pf?.required ?? "",
+    ),
+  };
 }
 
 /**
@@ -352,7 +383,8 @@ export class Lru<V> {
 }
 
 /** What a cached compile gives: the regex, or the problem in the origin's words. */
-export type CachedRegex = { ok: true; value: LinearRegex } | { ok: false; error: RegexProblem; message: string };
+export type CachedRegex =
+  { ok: true; value: LinearRegex } | { ok: false; error: RegexProblem; message: string };
 
 /** Patterns held per origin and option set; request-supplied patterns beyond that evict the least recently used. */
 export const REGEX_CACHE_SIZE = 256;
@@ -362,7 +394,12 @@ const caches: Array<Lru<CachedRegex>> = [];
 
 /** Compiles a request-supplied pattern through bounded LRU caches (one per origin and option set). */
 export function cachedLinear(pattern: string, origin: Origin, flags: RegexFlags = {}): CachedRegex {
-  const slot = ORIGINS.indexOf(origin) * 16 + (flags.i ? 1 : 0) + (flags.m ? 2 : 0) + (flags.s ? 4 : 0) + (flags.x ? 8 : 0);
+  const slot =
+    ORIGINS.indexOf(origin) * 16 +
+    (flags.i ? 1 : 0) +
+    (flags.m ? 2 : 0) +
+    (flags.s ? 4 : 0) +
+    (flags.x ? 8 : 0);
   const cache = (caches[slot] ??= new Lru<CachedRegex>(REGEX_CACHE_SIZE));
   let r = cache.get(pattern);
   if (r === undefined) {
