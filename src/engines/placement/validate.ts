@@ -9,7 +9,15 @@ import {
   isQueueNameValid,
   RULE_NAME_RE,
 } from "./names.js";
-import type { RawConfig, RawFilter, RawPartition, RawQueue, RawRule } from "./types.js";
+import type { RawConfig, RawFilter, RawLimit, RawPartition, RawQueue, RawRule } from "./types.js";
+import {
+  checkLimitApplications,
+  checkLimitResources,
+  checkMaxApplications,
+  checkNodeSort,
+  checkQueueLimits,
+  checkQueueResources,
+} from "./validate-resources.js";
 
 /**
  * The configuration validator (spec §8), with YuniKorn's texts and in its
@@ -24,6 +32,35 @@ let found: PolicyError[] = [];
 
 function fail(code: string, message: string, at: string): void {
   found.push(policyError(code, message, at));
+}
+
+function report(problem: PolicyError | null): void {
+  if (problem !== null) found.push(problem);
+}
+
+/** `checkLimitsStructure`: partition limits stand for the root queue's, and may only repeat them. */
+function limitsStructure(p: RawPartition, root: RawQueue): RawQueue {
+  if (p.limits.length === 0) return root;
+  if (root.limits.length === 0) return { ...root, limits: p.limits };
+  if (!sameLimits(p.limits, root.limits))
+    fail(
+      "placement_invalid_limit",
+      "partition limits and root queue limits are not equivalent",
+      `${p.at}/limits`,
+    );
+  return root;
+}
+
+function sameLimits(a: readonly RawLimit[], b: readonly RawLimit[]): boolean {
+  const key = (l: RawLimit) =>
+    JSON.stringify([
+      l.limit,
+      l.users,
+      l.groups,
+      l.maxresources === null ? null : [...l.maxresources].sort(),
+      String(l.maxapplications),
+    ]);
+  return a.length === b.length && a.every((l, i) => key(l) === key(b[i]));
 }
 
 function withRoot(p: RawPartition): RawQueue {
@@ -50,6 +87,7 @@ function checkQueues(q: RawQueue, level: number): void {
     const e = checkAclFields(acl);
     if (e !== null) fail("placement_invalid_acl", e, `${q.at}/${key}`);
   }
+  report(checkQueueLimits(q));
   const seen = new Set<string>();
   for (const child of q.queues ?? []) {
     const lower = child.name.toLowerCase();
@@ -243,15 +281,22 @@ export function validateConfig(config: RawConfig): Validation {
         fail("placement_queue_config_not_set", "queue config is not set", p.at);
         continue;
       }
-      const root = withRoot(p);
-      if (root.resources.guaranteed !== null || root.resources.max !== null)
+      let root = withRoot(p);
+      if (root.resources.guaranteed !== null || root.resources.max !== null) {
         fail(
           "placement_root_resources",
           "root queue must not have resource limits set",
           `${root.at}/resources`,
         );
+      }
+      root = limitsStructure(p, root);
       checkQueues(root, 1);
+      report(checkQueueResources(root));
       checkRules(p, root);
+      report(checkNodeSort(p.nodesort, `${p.at}/nodesortpolicy`));
+      report(checkMaxApplications(root));
+      report(checkLimitResources(root));
+      report(checkLimitApplications(root));
       checkDefaultQueue(p);
       out.push({ partition: p, root });
     }
