@@ -196,11 +196,8 @@ class Scope<T> {
   constructor(private readonly parent: Scope<T> | null) {}
 
   get(name: string): T | undefined {
-    for (let s: Scope<T> | null = this; s !== null; s = s.parent) {
-      const v = s.own.get(name);
-      if (v !== undefined) return v;
-    }
-    return undefined;
+    const v = this.own.get(name);
+    return v !== undefined ? v : this.parent?.get(name);
   }
 
   set(name: string, value: T): void {
