@@ -8,8 +8,11 @@
  * ticks) is divided by the number of requests. The goal is every row under
  * 50 ms; rows marked `awaiting` are listed, not sent (they would hang workerd).
  * DECISION_BUDGET in this process's environment is passed to the Worker.
+ * Then the policy rows (bench/hostile-policies.ts): CPU per validate of
+ * hostile YAML, and of the first decision after publishing thousands of rules.
  */
 import { HOSTILE_ROWS, type HostileRow } from "../test/hostile/rows.js";
+import { policyRows } from "./hostile-policies.js";
 import { bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
 
 const LENGTHS = [30, 10_000];
@@ -20,7 +23,11 @@ const GOAL_MS = 50;
 
 async function send(base: string, row: HostileRow, n: number): Promise<{ status: number; body: unknown }> {
   const r = row.request(n);
-  const res = await fetch(`${base}${r.path}`, { method: r.method, headers: { "content-type": "application/json" }, body: JSON.stringify(r.body) });
+  const res = await fetch(`${base}${r.path}`, {
+    method: r.method,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(r.body),
+  });
   const text = await res.text();
   let body: unknown = null;
   try {
@@ -33,12 +40,21 @@ async function send(base: string, row: HostileRow, n: number): Promise<{ status:
 
 async function publish(base: string, row: HostileRow): Promise<void> {
   if (!row.policy) return;
-  const res = await fetch(`${base}/v1/policies/${row.policy.engine}`, { method: "PUT", headers: { "content-type": "text/plain" }, body: row.policy.source });
-  if (res.status !== 200) throw new Error(`${row.name}: publishing its policy answered ${res.status}: ${await res.text()}`);
+  const res = await fetch(`${base}/v1/policies/${row.policy.engine}`, {
+    method: "PUT",
+    headers: { "content-type": "text/plain" },
+    body: row.policy.source,
+  });
+  if (res.status !== 200)
+    throw new Error(`${row.name}: publishing its policy answered ${res.status}: ${await res.text()}`);
 }
 
 /** CPU ms per request of one row at one length, and whether its answer was the documented one. */
-async function measureRow(worker: RunningWorker, row: HostileRow, n: number): Promise<{ ms: number; requests: number; problem: string | null }> {
+async function measureRow(
+  worker: RunningWorker,
+  row: HostileRow,
+  n: number,
+): Promise<{ ms: number; requests: number; problem: string | null }> {
   const base = worker.url;
   const first = await send(base, row, n);
   const problem = row.check(first.status, first.body);
@@ -52,18 +68,25 @@ async function measureRow(worker: RunningWorker, row: HostileRow, n: number): Pr
   return { ms: ((worker.cpuSeconds() - cpu0) * 1000) / requests, requests, problem };
 }
 
-const extra: Record<string, string> = process.env.DECISION_BUDGET ? { DECISION_BUDGET: process.env.DECISION_BUDGET } : {};
+const extra: Record<string, string> = process.env.DECISION_BUDGET
+  ? { DECISION_BUDGET: process.env.DECISION_BUDGET }
+  : {};
 const script = bundleWorker();
 const worker = await startWorker(script, 0, 0, () => {}, extra);
 const lines: string[] = [];
 let over = 0;
 try {
-  if (Number.isNaN(worker.cpuSeconds())) throw new Error("no workerd child process found (this benchmark reads /proc, Linux only)");
+  if (Number.isNaN(worker.cpuSeconds()))
+    throw new Error("no workerd child process found (this benchmark reads /proc, Linux only)");
   const idle0 = worker.cpuSeconds();
   for (let i = 0; i < 200; i++) await fetch(`${worker.url}/healthz`).then((r) => r.arrayBuffer());
   const idle = ((worker.cpuSeconds() - idle0) * 1000) / 200;
-  lines.push(`| hostile decision | CPU ms, n = 30 | CPU ms, n = 10,000 | answer |`, `| --- | ---: | ---: | --- |`);
-  for (const row of HOSTILE_ROWS) {
+  lines.push(
+    `| hostile decision | CPU ms, n = 30 | CPU ms, n = 10,000 | answer |`,
+    `| --- | ---: | ---: | --- |`,
+  );
+  // `-- --policies`: only the policy rows (validate, first decision after publish)
+  for (const row of process.argv.includes("--policies") ? [] : HOSTILE_ROWS) {
     // a `|` inside a cell would end it (GitHub tables), even inside code
     const name = row.name.replace(/\|/g, "\\|");
     if (row.awaiting) {
@@ -79,10 +102,15 @@ try {
       if (m.ms > GOAL_MS) over++;
       if (m.problem) problems.push(`n=${n}: ${m.problem}`);
     }
-    lines.push(`| ${name} | ${cells.join(" | ")} | ${problems.length === 0 ? "as documented" : problems.join("; ")} |`);
+    lines.push(
+      `| ${name} | ${cells.join(" | ")} | ${problems.length === 0 ? "as documented" : problems.join("; ")} |`,
+    );
   }
+  lines.push(...(await policyRows(worker)));
   lines.push("", `GET /healthz: ${idle.toFixed(2)} CPU ms per request (the floor every row includes).`);
-  lines.push(`DECISION_BUDGET: ${process.env.DECISION_BUDGET ?? "default"}. Rows over ${GOAL_MS} ms: ${over}.`);
+  lines.push(
+    `DECISION_BUDGET: ${process.env.DECISION_BUDGET ?? "default"}. Rows over ${GOAL_MS} ms: ${over}.`,
+  );
 } finally {
   await worker.stop();
 }
