@@ -23,6 +23,12 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", { patterns: [{ group: ["**/http/**", "**/cli/**"], message: "state/ and cron/ never import from http/ or cli/" }] }] },
   },
   {
+    // Every log line is one JSON object: the Worker writes them through src/log-line.ts only (the CLI's output is not a log).
+    files: ["src/**/*.ts"],
+    ignores: ["**/*.test.ts", "src/log-line.ts", "src/cli/**"],
+    rules: { "no-console": "error" },
+  },
+  {
     files: ["src/engines/**/*.ts", "src/jq/**/*.ts", "src/bundle/**/*.ts", "src/metrics/**/*.ts"],
     ignores: ["**/*.test.ts"],
     rules: { "no-restricted-imports": ["error", impure] },

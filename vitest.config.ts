@@ -37,6 +37,9 @@ function workerProject(name: string, include: string[], extra: { fileParallelism
 
 export default defineConfig({
   test: {
+    // Log lines (a decision log line per request the Worker answers) are shown only for a
+    // test that fails, beside its failure; a passing run prints the results alone.
+    silent: "passed-only",
     // The JSON report is what CI's closing line is read from (scripts/test-summary.mjs).
     reporters: ["default", ["json", { outputFile: ".ci/report.json" }]],
     projects: [

@@ -33,19 +33,40 @@ export async function runClassadBench(): Promise<BenchRow[]> {
   });
   rows.push({ name: baselineName, microsPerOp: parseCold, baselineName, ratio: 1 });
   const parseWarm = measure(() => [ad(JOB_AD), ad(slotText)]);
-  rows.push({ name: "parse job + slot ads (expression cache warm)", microsPerOp: parseWarm, baselineName, ratio: parseWarm / parseCold });
+  rows.push({
+    name: "parse job + slot ads (expression cache warm)",
+    microsPerOp: parseWarm,
+    baselineName,
+    ratio: parseWarm / parseCold,
+  });
 
   const job = ad(JOB_AD);
   const slot = ad(slotText);
   const st = new EvalState({ now: 1_700_000_000_000, random: Math.random });
-  if (evalAttr(job, "requirements", slot, st) !== true || !symmetricMatch(job, slot, st)) throw new Error("fixture ads do not match");
+  if (evalAttr(job, "requirements", slot, st) !== true || !symmetricMatch(job, slot, st))
+    throw new Error("fixture ads do not match");
 
   const reqUs = measure(() => evalAttr(job, "requirements", slot, st));
-  rows.push({ name: "evaluate job Requirements vs slot", microsPerOp: reqUs, baselineName, ratio: reqUs / parseCold });
+  rows.push({
+    name: "evaluate job Requirements vs slot",
+    microsPerOp: reqUs,
+    baselineName,
+    ratio: reqUs / parseCold,
+  });
   const symUs = measure(() => symmetricMatch(job, slot, st));
-  rows.push({ name: "symmetric match (both Requirements)", microsPerOp: symUs, baselineName, ratio: symUs / parseCold });
+  rows.push({
+    name: "symmetric match (both Requirements)",
+    microsPerOp: symUs,
+    baselineName,
+    ratio: symUs / parseCold,
+  });
   const rankUs = measure(() => evalAttr(job, "rank", slot, st));
-  rows.push({ name: "evaluate job Rank vs slot", microsPerOp: rankUs, baselineName, ratio: rankUs / parseCold });
+  rows.push({
+    name: "evaluate job Rank vs slot",
+    microsPerOp: rankUs,
+    baselineName,
+    ratio: rankUs / parseCold,
+  });
 
   const compiled = compileMatchPolicy(CLASSAD_POLICY);
   if (!compiled.ok) throw new Error("bench policy");
@@ -53,11 +74,29 @@ export async function runClassadBench(): Promise<BenchRow[]> {
   const texts = Array.from({ length: POOL }, (_, i) => slotAd(i));
   const slots = texts.map(ad);
   const ctx = { now: 1_700_000_000_000, random: Math.random };
-  const parsedUs = measure(() => decideParsedMatch(policy, { job, schedd: null, machines: slots }, ctx), 1500);
-  rows.push({ name: `match decision over ${POOL} parsed slots (policy on)`, microsPerOp: parsedUs, baselineName, ratio: parsedUs / parseCold });
-  rows.push({ name: "  … per slot", microsPerOp: parsedUs / POOL, baselineName, ratio: parsedUs / POOL / parseCold });
+  const parsedUs = measure(
+    () => decideParsedMatch(policy, { job, schedd: null, machines: slots }, ctx),
+    1500,
+  );
+  rows.push({
+    name: `match decision over ${POOL} parsed slots (policy on)`,
+    microsPerOp: parsedUs,
+    baselineName,
+    ratio: parsedUs / parseCold,
+  });
+  rows.push({
+    name: "  … per slot",
+    microsPerOp: parsedUs / POOL,
+    baselineName,
+    ratio: parsedUs / POOL / parseCold,
+  });
   const fullUs = measure(() => decideMatch(policy, { job: JOB_AD, machines: texts }, ctx), 2000);
-  rows.push({ name: `/v1/match decision from ${POOL} slot ad texts`, microsPerOp: fullUs, baselineName, ratio: fullUs / parseCold });
+  rows.push({
+    name: `/v1/match decision from ${POOL} slot ad texts`,
+    microsPerOp: fullUs,
+    baselineName,
+    ratio: fullUs / parseCold,
+  });
   return rows;
 }
 
@@ -65,5 +104,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const rows = await runClassadBench();
   printTable("classad: µs per operation, ratio to parsing the job and slot ads (same run)", rows);
   const sym = rows.find((r) => r.name.startsWith("symmetric"));
-  if (sym) console.log(`symmetric matches per second: ${Math.round(1e6 / sym.microsPerOp).toLocaleString("en")} (goal: under 5 µs each)`);
+  if (sym)
+    console.log(
+      `symmetric matches per second: ${Math.round(1e6 / sym.microsPerOp).toLocaleString("en")} (goal: under 5 µs each)`,
+    );
 }

@@ -33,21 +33,49 @@ const machines8 = machines2000.slice(0, 8);
 
 const ROUTES: Route[] = [
   { name: "GET /healthz (no-op)", method: "GET", path: "/healthz", requests: 2000 },
-  { name: "POST /v1/place", method: "POST", path: "/v1/place", requests: 2000, body: (i) => ({ user: `u${i}`, groups: ["dev_app"], tags: { namespace: "newapp" } }) },
+  {
+    name: "POST /v1/place",
+    method: "POST",
+    path: "/v1/place",
+    requests: 2000,
+    body: (i) => ({ user: `u${i}`, groups: ["dev_app"], tags: { namespace: "newapp" } }),
+  },
   {
     name: "POST /v1/limits/decide (toolkit)",
     method: "POST",
     path: "/v1/limits/decide",
     requests: 2000,
-    body: (i) => ({ requester: `203.0.${i >> 8}.${i & 255}`, task: { schema: 1, test: { type: "throughput", spec: { schema: 1, dest: "192.0.2.1", duration: "PT30S" } } } }),
+    body: (i) => ({
+      requester: `203.0.${i >> 8}.${i & 255}`,
+      task: {
+        schema: 1,
+        test: { type: "throughput", spec: { schema: 1, dest: "192.0.2.1", duration: "PT30S" } },
+      },
+    }),
   },
-  { name: "POST /v1/match, 8 machines", method: "POST", path: "/v1/match", requests: 1000, body: (i) => ({ job: `${JOB_AD}\nBenchSerial = ${i}`, machines: machines8 }) },
-  { name: "POST /v1/match, 2,000 machines", method: "POST", path: "/v1/match", requests: 40, body: (i) => ({ job: `${JOB_AD}\nBenchSerial = ${i}`, machines: machines2000 }) },
+  {
+    name: "POST /v1/match, 8 machines",
+    method: "POST",
+    path: "/v1/match",
+    requests: 1000,
+    body: (i) => ({ job: `${JOB_AD}\nBenchSerial = ${i}`, machines: machines8 }),
+  },
+  {
+    name: "POST /v1/match, 2,000 machines",
+    method: "POST",
+    path: "/v1/match",
+    requests: 40,
+    body: (i) => ({ job: `${JOB_AD}\nBenchSerial = ${i}`, machines: machines2000 }),
+  },
 ];
 
 async function send(base: string, r: Route, i: number): Promise<void> {
   const body = r.body ? JSON.stringify(r.body(i)) : undefined;
-  const res = await fetch(`${base}${r.path}`, { method: r.method, body, headers: body ? { "content-type": "application/json" } : {} });
+  const res = await fetch(`${base}${r.path}`, {
+    method: r.method,
+    body,
+    headers: body ? { "content-type": "application/json" } : {},
+  });
   if (res.status !== 200) throw new Error(`${r.name}: status ${res.status}: ${await res.text()}`);
   await res.arrayBuffer();
 }
@@ -55,8 +83,11 @@ async function send(base: string, r: Route, i: number): Promise<void> {
 const script = bundleWorker();
 const worker = await startWorker(script, Number(process.env.BENCH_PORT ?? 0), 0, () => {});
 try {
-  if (Number.isNaN(worker.cpuSeconds())) throw new Error("no workerd child process found (this benchmark reads /proc, Linux only)");
-  console.log(`${"route".padEnd(34)} ${"requests".padStart(8)} ${"CPU ms/request".padStart(15)} ${"wall ms/request".padStart(16)} ${"client CPU ms".padStart(16)} ${"first CPU ms".padStart(12)}`);
+  if (Number.isNaN(worker.cpuSeconds()))
+    throw new Error("no workerd child process found (this benchmark reads /proc, Linux only)");
+  console.log(
+    `${"route".padEnd(34)} ${"requests".padStart(8)} ${"CPU ms/request".padStart(15)} ${"wall ms/request".padStart(16)} ${"client CPU ms".padStart(16)} ${"first CPU ms".padStart(12)}`,
+  );
   for (const r of ROUTES) {
     // The route's first request runs before the JIT has seen its code (as after an isolate starts).
     const first0 = worker.cpuSeconds();
@@ -71,11 +102,17 @@ try {
     const wall = (performance.now() - wall0) / r.requests;
     const used = process.cpuUsage(client0);
     const client = (used.user + used.system) / 1000 / r.requests;
-    console.log(`${r.name.padEnd(34)} ${String(r.requests).padStart(8)} ${cpu.toFixed(2).padStart(15)} ${wall.toFixed(2).padStart(16)} ${client.toFixed(2).padStart(16)} ${first.toFixed(0).padStart(12)}`);
+    console.log(
+      `${r.name.padEnd(34)} ${String(r.requests).padStart(8)} ${cpu.toFixed(2).padStart(15)} ${wall.toFixed(2).padStart(16)} ${client.toFixed(2).padStart(16)} ${first.toFixed(0).padStart(12)}`,
+    );
   }
-  console.log("\nCPU ms/request: after 20 warm-up requests of the route; first CPU ms: the route's first request (10 ms resolution).");
+  console.log(
+    "\nCPU ms/request: after 20 warm-up requests of the route; first CPU ms: the route's first request (10 ms resolution).",
+  );
   console.log("wall time includes waiting for a core on a busy machine; CPU time is what Workers count.");
-  console.log("Workers Free allows 10 ms of CPU per request; Workers Paid 30 s by default (limits.cpu_ms, up to 5 min).");
+  console.log(
+    "Workers Free allows 10 ms of CPU per request; Workers Paid 30 s by default (limits.cpu_ms, up to 5 min).",
+  );
 } finally {
   await worker.stop();
 }

@@ -50,7 +50,9 @@ export async function runCustomsBench(): Promise<BenchRow[]> {
   const req = prepared.value;
   const baselineName = "read request";
   const baseline = measure(readRequest);
-  const rows: BenchRow[] = [{ name: "read request (JSON.parse + zod + validate)", microsPerOp: baseline, baselineName, ratio: 1 }];
+  const rows: BenchRow[] = [
+    { name: "read request (JSON.parse + zod + validate)", microsPerOp: baseline, baselineName, ratio: 1 },
+  ];
 
   // The DO's hot path: select, then count the job on the chosen host; every 50 allocations a "report" resets the pool.
   let last = -1;
@@ -66,26 +68,53 @@ export async function runCustomsBench(): Promise<BenchRow[]> {
     return sel;
   };
   const allocUs = measure(allocate);
-  rows.push({ name: `allocate over ${POOL_SIZE} hosts (prepared pool)`, microsPerOp: allocUs, baselineName, ratio: allocUs / baseline });
+  rows.push({
+    name: `allocate over ${POOL_SIZE} hosts (prepared pool)`,
+    microsPerOp: allocUs,
+    baselineName,
+    ratio: allocUs / baseline,
+  });
 
-  const ratedUs = measure(() => selectHost(pool, req, { now: undefined, downFactor: 2, last: -1, ratings: true }));
-  rows.push({ name: `select + ratings map over ${POOL_SIZE} hosts`, microsPerOp: ratedUs, baselineName, ratio: ratedUs / baseline });
+  const ratedUs = measure(() =>
+    selectHost(pool, req, { now: undefined, downFactor: 2, last: -1, ratings: true }),
+  );
+  rows.push({
+    name: `select + ratings map over ${POOL_SIZE} hosts`,
+    microsPerOp: ratedUs,
+    baselineName,
+    ratio: ratedUs / baseline,
+  });
 
   const input = { hosts: raw, request: REQUEST };
   const pureUs = measure(() => decideCustoms(policy, input), 600);
-  rows.push({ name: `pure decision from JSON objects (${POOL_SIZE} hosts validated each time)`, microsPerOp: pureUs, baselineName, ratio: pureUs / baseline });
+  rows.push({
+    name: `pure decision from JSON objects (${POOL_SIZE} hosts validated each time)`,
+    microsPerOp: pureUs,
+    baselineName,
+    ratio: pureUs / baseline,
+  });
 
   const reportHost = raw[10];
   const reportUs = measure(() => {
     const n = normalizeHost(reportHost, policy.defaults);
     return n.ok ? prepareHost(n.value) : n;
   });
-  rows.push({ name: "prepare one host report (validate + ACL + rating)", microsPerOp: reportUs, baselineName, ratio: reportUs / baseline });
+  rows.push({
+    name: "prepare one host report (validate + ACL + rating)",
+    microsPerOp: reportUs,
+    baselineName,
+    ratio: reportUs / baseline,
+  });
   return rows;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const rows = await runCustomsBench();
-  printTable(`customs: µs per operation over ${POOL_SIZE} hosts, ratio to reading the request (same run)`, rows);
-  console.log(`allocations per second over ${POOL_SIZE} hosts: ${Math.round(1e6 / rows[1].microsPerOp).toLocaleString("en")}`);
+  printTable(
+    `customs: µs per operation over ${POOL_SIZE} hosts, ratio to reading the request (same run)`,
+    rows,
+  );
+  console.log(
+    `allocations per second over ${POOL_SIZE} hosts: ${Math.round(1e6 / rows[1].microsPerOp).toLocaleString("en")}`,
+  );
 }

@@ -169,7 +169,12 @@ export function largePlacement(): string {
     '          - {name: dynamic, parent: true, submitacl: " dev"}',
   ];
   for (let t = 0; t < 20; t++) {
-    lines.push(`          - name: team${t}`, "            parent: true", '            adminacl: " admins"', "            queues:");
+    lines.push(
+      `          - name: team${t}`,
+      "            parent: true",
+      '            adminacl: " admins"',
+      "            queues:",
+    );
     for (let q = 0; q < 10; q++) lines.push(`              - {name: q${q}, submitacl: "u${q} g${t}"}`);
   }
   return lines.join("\n") + "\n";
@@ -200,8 +205,17 @@ export const LARGE_PLACEMENT_REQUEST = {
 /** A placement policy with n rules, each with its own filter regexp that the request's user ("carol") does not match. */
 export function manyRules(n: number): string {
   const lines = ["partitions:", "  - name: default", "    placementrules:"];
-  for (let i = 0; i < n; i++) lines.push(`      - {name: fixed, value: root.q${i}, create: true, filter: {type: allow, users: ["^team${i}-[a-z]+$"]}}`);
-  lines.push("      - {name: fixed, value: root.default}", "    queues:", "      - name: root", "        queues:", '          - {name: default, submitacl: "*"}');
+  for (let i = 0; i < n; i++)
+    lines.push(
+      `      - {name: fixed, value: root.q${i}, create: true, filter: {type: allow, users: ["^team${i}-[a-z]+$"]}}`,
+    );
+  lines.push(
+    "      - {name: fixed, value: root.default}",
+    "    queues:",
+    "      - name: root",
+    "        queues:",
+    '          - {name: default, submitacl: "*"}',
+  );
   return lines.join("\n") + "\n";
 }
 
@@ -211,7 +225,10 @@ export const LIMITS_REQUEST = {
   server: "192.0.2.1",
   task: {
     schema: 1,
-    test: { type: "throughput", spec: { schema: 1, source: "192.0.2.1", dest: "ps.example.net", duration: "PT2S", parallel: 4 } },
+    test: {
+      type: "throughput",
+      spec: { schema: 1, source: "192.0.2.1", dest: "ps.example.net", duration: "PT2S", parallel: 4 },
+    },
     schedule: { repeat: "PT4H", slip: "PT1H" },
     tools: ["iperf3"],
   },
@@ -219,7 +236,9 @@ export const LIMITS_REQUEST = {
 
 /** A deterministic, varied pool: loads, swap, idle times, attributes, access lists and levels. */
 export function rawHosts(n: number): object[] {
-  const hosts: object[] = [{ name: "ws0", address: "10.0.0.1", load: 0, swapFreePct: 50, jobs: 0, idleSeconds: 1000 }];
+  const hosts: object[] = [
+    { name: "ws0", address: "10.0.0.1", load: 0, swapFreePct: 50, jobs: 0, idleSeconds: 1000 },
+  ];
   for (let i = 1; i < n; i++) {
     hosts.push({
       name: `h${i}`,
@@ -242,12 +261,18 @@ export function rawHosts(n: number): object[] {
 }
 
 /** The customs allocation request. */
-export const CUSTOMS_REQUEST = { client: "ws0", net: 0, fromAddress: "10.0.0.20", user: "alice", attrs: ["x86", "!sparc", "OR", "hugemem"] };
+export const CUSTOMS_REQUEST = {
+  client: "ws0",
+  net: 0,
+  fromAddress: "10.0.0.20",
+  user: "alice",
+  attrs: ["x86", "!sparc", "OR", "hugemem"],
+};
 
 export const REWRITER_DEFS = [
   "def classifiers: .__REWRITER_PRIVATE__.classifiers;",
   "def classifiers_has($v): classifiers | contains([$v]);",
-  'def change($msg): .__REWRITER_PRIVATE__.changed = true | if $msg == null then . else .__REWRITER_PRIVATE__.diags += [$msg | tostring] end;',
+  "def change($msg): .__REWRITER_PRIVATE__.changed = true | if $msg == null then . else .__REWRITER_PRIVATE__.diags += [$msg | tostring] end;",
   "def hint($name): .__REWRITER_PRIVATE__.hints[$name];",
   'def reject($msg): error("Task rejected: " + ($msg | tostring));',
 ].join("\n");
@@ -273,18 +298,31 @@ export const THROUGHPUT_LIMITS = [
   "else true end",
 ].join("\n");
 
-export const CLASSIFIERS_HAS = [REWRITER_DEFS, 'if classifiers_has("hostiles") then reject("hostile requester") else classifiers_has("friendlies") end'].join("\n");
+export const CLASSIFIERS_HAS = [
+  REWRITER_DEFS,
+  'if classifiers_has("hostiles") then reject("hostile requester") else classifiers_has("friendlies") end',
+].join("\n");
 
-export const CIDR_TRANSFORM = '[.prefixes[] | select(.region != "blocked" and (.ip_prefix | test("^[0-9.]+/[0-9]+$"))) | .ip_prefix] | unique';
+export const CIDR_TRANSFORM =
+  '[.prefixes[] | select(.region != "blocked" and (.ip_prefix | test("^[0-9.]+/[0-9]+$"))) | .ip_prefix] | unique';
 
-export const ISO_COMPARE = 'import "pscheduler/iso8601" as iso; iso::duration_as_seconds(.test.spec.duration) <= iso::duration_as_seconds($max)';
+export const ISO_COMPARE =
+  'import "pscheduler/iso8601" as iso; iso::duration_as_seconds(.test.spec.duration) <= iso::duration_as_seconds($max)';
 
 export const TASK: Json = {
   schema: 1,
-  test: { type: "throughput", spec: { schema: 1, source: "192.0.2.1", dest: "ps.example.net", duration: "PT2S", parallel: 4 } },
+  test: {
+    type: "throughput",
+    spec: { schema: 1, source: "192.0.2.1", dest: "ps.example.net", duration: "PT2S", parallel: 4 },
+  },
   schedule: { slip: "PT5M" },
   tools: ["iperf3"],
-  __REWRITER_PRIVATE__: { classifiers: ["default", "friendlies"], changed: false, diags: [], hints: { requester: "192.0.2.1" } },
+  __REWRITER_PRIVATE__: {
+    classifiers: ["default", "friendlies"],
+    changed: false,
+    diags: [],
+    hints: { requester: "192.0.2.1" },
+  },
 };
 
 export const CIDRS: Json = {
@@ -309,11 +347,11 @@ export const COMPILE_20 = [
   '  then .test.spec.duration = "PT5S" | change("Bumped duration to 5-second minimum")',
   "  else . end",
   "| if .test.spec.bandwidth != null",
-  "    and si::as_integer(.test.spec.bandwidth) > si::as_integer(\"1G\")",
+  '    and si::as_integer(.test.spec.bandwidth) > si::as_integer("1G")',
   '  then .test.spec.bandwidth = "1G" | change("Capped bandwidth")',
   "  else . end",
   '| if classifiers_has("hostiles") then error("Task rejected") else . end',
-  "| .schedule.slip //= \"PT5M\"",
+  '| .schedule.slip //= "PT5M"',
   "| .",
 ].join("\n");
 
@@ -329,7 +367,12 @@ export interface JqCase {
   readonly args?: Record<string, Json>;
 }
 
-const OBJECTS_200: Json = Array.from({ length: 200 }, (_, i) => ({ id: i, name: `n${i}`, tags: ["a", "b"], size: i * 3 }));
+const OBJECTS_200: Json = Array.from({ length: 200 }, (_, i) => ({
+  id: i,
+  name: `n${i}`,
+  tags: ["a", "b"],
+  size: i * 3,
+}));
 const KEYS_20: Json = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`key${i}`, i]));
 
 /** The jq rows: the engine bench's scripts, then object building and updating (the paths key order touches). */
@@ -342,11 +385,23 @@ export const JQ_CASES: readonly JqCase[] = [
   { name: "regex: capture, named groups", program: REGEX_CAPTURE, input: "25Ki" },
   { name: "regex: match, group offsets", program: REGEX_MATCH, input: "PT10M30S" },
   { name: "regex: two patterns alternating", program: REGEX_TWO, input: "P2D" },
-  { name: ".x += {…}", program: '.schedule += {"slip": "PT10M", "until": "2026-07-01T00:00:00Z"}', input: TASK },
-  { name: "object construction {a: .x, …}", program: "{type: .test.type, dest: .test.spec.dest, tools: .tools, n: (.tools | length)}", input: TASK },
+  {
+    name: ".x += {…}",
+    program: '.schedule += {"slip": "PT10M", "until": "2026-07-01T00:00:00Z"}',
+    input: TASK,
+  },
+  {
+    name: "object construction {a: .x, …}",
+    program: "{type: .test.type, dest: .test.spec.dest, tools: .tools, n: (.tools | length)}",
+    input: TASK,
+  },
   { name: "build 200 objects", program: "[.[] | {id, name, big: (.size > 300)}]", input: OBJECTS_200 },
   { name: "with_entries over 20 keys", program: "with_entries(.value += 1)", input: KEYS_20 },
-  { name: "reduce setting 200 keys", program: 'reduce range(200) as $i ({}; .["k\\($i)"] = $i)', input: null },
+  {
+    name: "reduce setting 200 keys",
+    program: 'reduce range(200) as $i ({}; .["k\\($i)"] = $i)',
+    input: null,
+  },
   { name: "tojson of 200 objects", program: "tojson", input: OBJECTS_200 },
   { name: ".[] |= update of 200 objects", program: ".[] |= (.size += 1)", input: OBJECTS_200 },
 ];

@@ -17,7 +17,9 @@ import { DECISION_REQUESTS } from "./http-requests.js";
 import { median } from "./scale/series.js";
 import { benchPort, bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
 
-const ROUTES = (process.env.BENCH_ROUTES ?? "limits,place,match").split(",") as (keyof typeof DECISION_REQUESTS)[];
+const ROUTES = (process.env.BENCH_ROUTES ?? "limits,place,match").split(
+  ",",
+) as (keyof typeof DECISION_REQUESTS)[];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
@@ -34,20 +36,31 @@ const RUNGS = [
 
 /** workerd CPU µs per request over one timed run, after a warm-up. */
 async function cpuPerRequest(worker: RunningWorker, path: string, body: string): Promise<number> {
-  const opts = { url: `${worker.url}${path}`, method: "POST" as const, headers: { "content-type": "application/json" }, body, connections: CONNECTIONS };
+  const opts = {
+    url: `${worker.url}${path}`,
+    method: "POST" as const,
+    headers: { "content-type": "application/json" },
+    body,
+    connections: CONNECTIONS,
+  };
   await autocannon({ ...opts, amount: WARMUP });
   const before = worker.cpuSeconds();
   const result = await autocannon({ ...opts, amount: REQUESTS });
-  if (result.errors + result.non2xx + result.timeouts > 0) throw new Error(`${path}: ${result.errors + result.non2xx + result.timeouts} failed requests`);
+  if (result.errors + result.non2xx + result.timeouts > 0)
+    throw new Error(`${path}: ${result.errors + result.non2xx + result.timeouts} failed requests`);
   return ((worker.cpuSeconds() - before) * 1e6) / result.requests.total;
 }
 
-
 async function main(): Promise<void> {
   const script = bundleWorker();
-  const ladder = bundleWorker(fileURLToPath(new URL("./ladder/wrangler.toml", import.meta.url)), resolve(".bench/ladder"));
+  const ladder = bundleWorker(
+    fileURLToPath(new URL("./ladder/wrangler.toml", import.meta.url)),
+    resolve(".bench/ladder"),
+  );
   const names = [...RUNGS, "the route (the Worker)"];
-  console.log(`workerd CPU µs per request (all threads, from /proc), ${REQUESTS} requests × ${ROUNDS} rounds of fresh processes, ${CONNECTIONS} connections; medians`);
+  console.log(
+    `workerd CPU µs per request (all threads, from /proc), ${REQUESTS} requests × ${ROUNDS} rounds of fresh processes, ${CONNECTIONS} connections; medians`,
+  );
   for (const route of ROUTES) {
     const { path, body } = DECISION_REQUESTS[route];
     const text = JSON.stringify(body);
@@ -56,7 +69,15 @@ async function main(): Promise<void> {
       for (let i = 0; i < names.length; i++) {
         const worker =
           i < RUNGS.length
-            ? await startWorker(ladder, await benchPort(i), 0, () => {}, { LADDER_STEP: String(i) }, undefined, { pin: true, objects: false })
+            ? await startWorker(
+                ladder,
+                await benchPort(i),
+                0,
+                () => {},
+                { LADDER_STEP: String(i) },
+                undefined,
+                { pin: true, objects: false },
+              )
             : await startWorker(script, await benchPort(i), 0, () => {}, {}, undefined, { pin: true });
         try {
           samples[i].push(await cpuPerRequest(worker, path, text));
@@ -67,13 +88,20 @@ async function main(): Promise<void> {
     }
     const cpu = samples.map(median);
     console.log(`\nPOST ${path}`);
-    console.log(`${"rung".padEnd(46)} ${"CPU µs".padStart(7)} ${"added".padStart(6)} ${"× no-op".padStart(8)}`);
+    console.log(
+      `${"rung".padEnd(46)} ${"CPU µs".padStart(7)} ${"added".padStart(6)} ${"× no-op".padStart(8)}`,
+    );
     for (const [i, name] of names.entries()) {
-      const added = i === 0 ? "" : `${cpu[i] - cpu[i - 1] >= 0 ? "+" : ""}${(cpu[i] - cpu[i - 1]).toFixed(0)}`;
-      console.log(`${name.padEnd(46)} ${cpu[i].toFixed(0).padStart(7)} ${added.padStart(6)} ${`${(cpu[i] / cpu[0]).toFixed(2)}×`.padStart(8)}`);
+      const added =
+        i === 0 ? "" : `${cpu[i] - cpu[i - 1] >= 0 ? "+" : ""}${(cpu[i] - cpu[i - 1]).toFixed(0)}`;
+      console.log(
+        `${name.padEnd(46)} ${cpu[i].toFixed(0).padStart(7)} ${added.padStart(6)} ${`${(cpu[i] / cpu[0]).toFixed(2)}×`.padStart(8)}`,
+      );
     }
   }
-  console.log("\nadded: the rung's CPU less the rung above it (noise on this VM is about ±15 µs a figure); the route's line adds Hono's dispatch over the whole API, request ids, metrics and the verdict memo");
+  console.log(
+    "\nadded: the rung's CPU less the rung above it (noise on this VM is about ±15 µs a figure); the route's line adds Hono's dispatch over the whole API, request ids, metrics and the verdict memo",
+  );
 }
 
 await main();

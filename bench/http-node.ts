@@ -59,9 +59,20 @@ console.log = (...args: unknown[]) => {
 };
 // zod decides at schema construction whether to compile: jitless is set before the Worker's modules run
 writeFileSync(path.join(dir, "jitless.mjs"), `import { config } from "zod"; config({ jitless: true });`);
-writeFileSync(path.join(dir, "entry.mjs"), `import "./jitless.mjs"; export { default } from ${JSON.stringify(path.join(tree, "src/worker.ts"))};`);
-const worker = ((await import(pathToFileURL(await bundle(path.join(dir, "entry.mjs"), path.join(dir, "worker.mjs"), tree)).href)) as { default: Fetcher }).default;
-const noop = ((await import(pathToFileURL(await bundle(path.join(OWN, "bench/noop/worker.ts"), path.join(dir, "noop.mjs"), OWN)).href)) as { default: Fetcher }).default;
+writeFileSync(
+  path.join(dir, "entry.mjs"),
+  `import "./jitless.mjs"; export { default } from ${JSON.stringify(path.join(tree, "src/worker.ts"))};`,
+);
+const worker = (
+  (await import(
+    pathToFileURL(await bundle(path.join(dir, "entry.mjs"), path.join(dir, "worker.mjs"), tree)).href
+  )) as { default: Fetcher }
+).default;
+const noop = (
+  (await import(
+    pathToFileURL(await bundle(path.join(OWN, "bench/noop/worker.ts"), path.join(dir, "noop.mjs"), OWN)).href
+  )) as { default: Fetcher }
+).default;
 
 const env = {
   POLICIES: { get: async () => null },
@@ -74,14 +85,23 @@ const env = {
 const ctx = { waitUntil() {}, passThroughOnException() {} };
 
 async function once(app: Fetcher, route: { path: string; body: unknown }, text: string): Promise<void> {
-  const request = new Request(`http://127.0.0.1${route.path}`, { method: "POST", headers: { "content-type": "application/json", "content-length": String(text.length) }, body: text });
+  const request = new Request(`http://127.0.0.1${route.path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "content-length": String(text.length) },
+    body: text,
+  });
   const response = await app.fetch(request, env, ctx);
   if (response.status !== 200) throw new Error(`${route.path}: ${response.status} ${await response.text()}`);
   await response.text();
 }
 
 /** CPU µs per request over at least `ms` milliseconds of CPU. */
-async function measure(app: Fetcher, route: { path: string; body: unknown }, text: string, ms: number): Promise<number> {
+async function measure(
+  app: Fetcher,
+  route: { path: string; body: unknown },
+  text: string,
+  ms: number,
+): Promise<number> {
   const start = process.cpuUsage();
   let n = 0;
   for (;;) {
@@ -97,7 +117,9 @@ const ms = Number(opt("ms") ?? 300);
 const routes = opt("route") === undefined ? Object.keys(BODIES) : [opt("route") as string];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 realLog(`${tree}: CPU µs per request in Node (median of ${reps} interleaved runs of ≥${ms} ms each)`);
-realLog(`${"route".padEnd(8)} ${"worker".padStart(8)} ${"no-op".padStart(8)} ${"above".padStart(8)} ${"ratio".padStart(6)}`);
+realLog(
+  `${"route".padEnd(8)} ${"worker".padStart(8)} ${"no-op".padStart(8)} ${"above".padStart(8)} ${"ratio".padStart(6)}`,
+);
 for (const name of routes) {
   const route = BODIES[name];
   const text = JSON.stringify(route.body);
@@ -111,6 +133,8 @@ for (const name of routes) {
   }
   const a = median(w);
   const b = median(f);
-  realLog(`${name.padEnd(8)} ${a.toFixed(1).padStart(8)} ${b.toFixed(1).padStart(8)} ${(a - b).toFixed(1).padStart(8)} ${(a / b).toFixed(2).padStart(6)}`);
+  realLog(
+    `${name.padEnd(8)} ${a.toFixed(1).padStart(8)} ${b.toFixed(1).padStart(8)} ${(a - b).toFixed(1).padStart(8)} ${(a / b).toFixed(2).padStart(6)}`,
+  );
 }
 realLog(`(${(logged / 1024).toFixed(0)} KiB of log lines counted, not written)`);

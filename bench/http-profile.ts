@@ -22,17 +22,28 @@ function opt(name: string): string | undefined {
   return i < 0 ? undefined : argv[i + 1];
 }
 
-const BODIES: Record<string, { path: string; body?: unknown }> = { healthz: { path: "/healthz" }, ...DECISION_REQUESTS };
-
+const BODIES: Record<string, { path: string; body?: unknown }> = {
+  healthz: { path: "/healthz" },
+  ...DECISION_REQUESTS,
+};
 
 const routeName = opt("route") ?? "limits";
 const noop = routeName === "noop-post";
 const target = BODIES[noop ? "limits" : routeName];
 if (target === undefined) throw new Error(`unknown route ${routeName}`);
 const requests = Number(opt("requests") ?? 20000);
-const script = opt("script") ?? (noop ? bundleWorker(fileURLToPath(new URL("./noop/wrangler.toml", import.meta.url))) : bundleWorker());
+const script =
+  opt("script") ??
+  (noop ? bundleWorker(fileURLToPath(new URL("./noop/wrangler.toml", import.meta.url))) : bundleWorker());
 const inspectorPort = await benchPort(500);
-const worker = await startWorker(script, await benchPort(0), Number(opt("cache") ?? 0), () => {}, {}, inspectorPort);
+const worker = await startWorker(
+  script,
+  await benchPort(0),
+  Number(opt("cache") ?? 0),
+  () => {},
+  {},
+  inspectorPort,
+);
 
 // undici's WebSocket (wrangler brings undici; Node 20 has no global WebSocket)
 const fromWrangler = createRequire(createRequire(import.meta.url).resolve("wrangler/package.json"));
@@ -43,7 +54,9 @@ interface Socket {
   send(text: string): void;
   close(): void;
 }
-const { WebSocket } = (await import(pathToFileURL(fromWrangler.resolve("undici")).href)) as { WebSocket: new (url: string) => Socket };
+const { WebSocket } = (await import(pathToFileURL(fromWrangler.resolve("undici")).href)) as {
+  WebSocket: new (url: string) => Socket;
+};
 
 interface Node {
   id: number;
@@ -58,7 +71,10 @@ interface Profile {
 }
 
 try {
-  const list = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json()) as { webSocketDebuggerUrl: string; title?: string }[];
+  const list = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json()) as {
+    webSocketDebuggerUrl: string;
+    title?: string;
+  }[];
   const ws = new WebSocket(list[0].webSocketDebuggerUrl);
   await new Promise<void>((done, fail) => {
     ws.onopen = () => done();
@@ -98,7 +114,8 @@ try {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const keyOf = (n: Node) => `${n.callFrame.functionName || "(anonymous)"} ${path.basename(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
+  const keyOf = (n: Node) =>
+    `${n.callFrame.functionName || "(anonymous)"} ${path.basename(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
   const hits = new Map<string, number>();
   let total = 0;
   let idle = 0;
@@ -110,7 +127,8 @@ try {
     }
     total += n.hitCount;
     const keys = new Set<string>();
-    for (let at: number | undefined = n.id; at !== undefined; at = inclusive ? parent.get(at) : undefined) keys.add(keyOf(byId.get(at)!));
+    for (let at: number | undefined = n.id; at !== undefined; at = inclusive ? parent.get(at) : undefined)
+      keys.add(keyOf(byId.get(at)!));
     for (const key of keys) hits.set(key, (hits.get(key) ?? 0) + n.hitCount);
   }
   const sampleUs = 50;
@@ -118,7 +136,9 @@ try {
     `${routeName}: ${result.requests.total} requests, ${total} busy samples (${((total * sampleUs) / result.requests.total).toFixed(1)} µs busy JS-thread time per request at ${sampleUs} µs sampling), ${idle} idle`,
   );
   for (const [k, v] of [...hits].sort((a, b) => b[1] - a[1]).slice(0, Number(opt("top") ?? 30))) {
-    console.log(`${((100 * v) / total).toFixed(1).padStart(5)}%  ${((v * sampleUs) / result.requests.total).toFixed(1).padStart(6)} µs/req  ${k}`);
+    console.log(
+      `${((100 * v) / total).toFixed(1).padStart(5)}%  ${((v * sampleUs) / result.requests.total).toFixed(1).padStart(6)} µs/req  ${k}`,
+    );
   }
   console.log(`\nprofile: ${file}`);
 } finally {

@@ -13,15 +13,24 @@ export const DECISION_REQUESTS: Record<"limits" | "place" | "match", DecisionReq
     path: "/v1/limits/decide",
     body: {
       requester: "198.51.100.7",
-      task: { schema: 1, test: { type: "throughput", spec: { schema: 1, dest: "192.0.2.1", duration: "PT30S" } } },
+      task: {
+        schema: 1,
+        test: { type: "throughput", spec: { schema: 1, dest: "192.0.2.1", duration: "PT30S" } },
+      },
     },
   },
-  place: { path: "/v1/place", body: { user: "sarah", groups: ["sarah", "dev_app"], tags: { namespace: "newapp" } } },
+  place: {
+    path: "/v1/place",
+    body: { user: "sarah", groups: ["sarah", "dev_app"], tags: { namespace: "newapp" } },
+  },
   match: {
     path: "/v1/match",
     body: {
       job: '[ Requirements = TARGET.Memory >= RequestMemory && TARGET.Arch == "X86_64"; RequestMemory = 1024; Rank = TARGET.Memory; Owner = "alice" ]',
-      machines: Array.from({ length: 8 }, (_, i) => `[ Name = "slot${i}"; Arch = "X86_64"; Memory = ${512 * (i + 1)}; Requirements = true ]`),
+      machines: Array.from(
+        { length: 8 },
+        (_, i) => `[ Name = "slot${i}"; Arch = "X86_64"; Memory = ${512 * (i + 1)}; Requirements = true ]`,
+      ),
     },
   },
 };

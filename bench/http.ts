@@ -54,11 +54,15 @@ interface Sample {
   errors: number;
 }
 
-
 let logBytes = 0;
 
 /** Drives one route with autocannon after a warm-up; throughput is timed from the responses themselves. */
-async function drive(worker: RunningWorker, t: Target, body: string | undefined, extra: Record<string, string> = {}): Promise<Sample> {
+async function drive(
+  worker: RunningWorker,
+  t: Target,
+  body: string | undefined,
+  extra: Record<string, string> = {},
+): Promise<Sample> {
   const opts = {
     url: `${worker.url}${t.path}`,
     method: t.method,
@@ -80,9 +84,13 @@ async function drive(worker: RunningWorker, t: Target, body: string | undefined,
     });
   });
   const cpuUs = ((worker.cpuSeconds() - cpu0) * 1e6) / result.requests.total;
-  return { rps: result.requests.total / ((last - first) / 1000), cpuUs, p50: result.latency.p50, errors: result.errors + result.non2xx + result.timeouts };
+  return {
+    rps: result.requests.total / ((last - first) / 1000),
+    cpuUs,
+    p50: result.latency.p50,
+    errors: result.errors + result.non2xx + result.timeouts,
+  };
 }
-
 
 interface Row {
   name: string;
@@ -99,7 +107,11 @@ interface Row {
 
 /** The length of a route's answer to its bench request, which the contract floor then matches. */
 async function answerBytes(worker: RunningWorker, t: Target, body: string | undefined): Promise<number> {
-  const res = await fetch(`${worker.url}${t.path}`, { method: t.method, body, headers: body ? { "content-type": "application/json" } : {} });
+  const res = await fetch(`${worker.url}${t.path}`, {
+    method: t.method,
+    body,
+    headers: body ? { "content-type": "application/json" } : {},
+  });
   return (await res.arrayBuffer()).byteLength;
 }
 
@@ -119,7 +131,11 @@ interface RoundWorkers {
  * one process per Worker would carry that process's luck.
  */
 async function measure(start: () => Promise<RoundWorkers>, targets: Target[] = TARGETS): Promise<Row[]> {
-  const samples = targets.map(() => ({ route: [] as Sample[], floor: [] as Sample[], contracted: [] as Sample[] }));
+  const samples = targets.map(() => ({
+    route: [] as Sample[],
+    floor: [] as Sample[],
+    contracted: [] as Sample[],
+  }));
   for (let r = 0; r < ROUNDS; r++) {
     const { worker, noop, contract } = await start();
     try {
@@ -127,7 +143,9 @@ async function measure(start: () => Promise<RoundWorkers>, targets: Target[] = T
         const body = t.body === undefined ? undefined : JSON.stringify(t.body);
         const withContract = contract !== undefined && t.method === "POST";
         // every worker gets the same request, the answer length header included
-        const extra: Record<string, string> = withContract ? { "x-bench-answer-bytes": String(await answerBytes(worker, t, body)) } : {};
+        const extra: Record<string, string> = withContract
+          ? { "x-bench-answer-bytes": String(await answerBytes(worker, t, body)) }
+          : {};
         samples[i].floor.push(await drive(noop, t, body, extra));
         if (withContract) samples[i].contracted.push(await drive(contract, t, body, extra));
         samples[i].route.push(await drive(worker, t, body, extra));
@@ -154,9 +172,13 @@ async function measure(start: () => Promise<RoundWorkers>, targets: Target[] = T
 
 function print(title: string, rows: Row[]): boolean {
   const contract = rows.some((r) => r.contractRps !== undefined);
-  console.log(`\n${title} (${REQUESTS} requests × ${ROUNDS} interleaved rounds, ${CONNECTIONS} connections; medians)`);
+  console.log(
+    `\n${title} (${REQUESTS} requests × ${ROUNDS} interleaved rounds, ${CONNECTIONS} connections; medians)`,
+  );
   const extraHead = contract ? ` ${"contract floor".padStart(14)} ${"above contract".padStart(14)}` : "";
-  console.log(`${"route".padEnd(24)} ${"req/s".padStart(8)} ${"no-op req/s".padStart(12)} ${"cost ratio".padStart(10)}${extraHead} ${"CPU µs".padStart(7)} ${"no-op CPU".padStart(9)} ${"CPU ratio".padStart(9)} ${"p50 ms".padStart(7)} ${"errors".padStart(6)}`);
+  console.log(
+    `${"route".padEnd(24)} ${"req/s".padStart(8)} ${"no-op req/s".padStart(12)} ${"cost ratio".padStart(10)}${extraHead} ${"CPU µs".padStart(7)} ${"no-op CPU".padStart(9)} ${"CPU ratio".padStart(9)} ${"p50 ms".padStart(7)} ${"errors".padStart(6)}`,
+  );
   let met = true;
   for (const r of rows) {
     const ratio = r.floorRps / r.rps;
@@ -171,9 +193,15 @@ function print(title: string, rows: Row[]): boolean {
     );
   }
   if (contract) {
-    console.log("contract floor: the no-op answering as a decision route must (log line, decision id, X-Request-Id and X-Arbiter-Cache, an answer as long as the route's), as a ratio to the plain no-op");
-    console.log("above contract: the route's cost ratio to that contract floor (the pipeline's own work and the decision)");
-    console.log("CPU µs: the serving workerd process's CPU time per request (all its threads, from /proc), route and no-op; CPU ratio: their quotient");
+    console.log(
+      "contract floor: the no-op answering as a decision route must (log line, decision id, X-Request-Id and X-Arbiter-Cache, an answer as long as the route's), as a ratio to the plain no-op",
+    );
+    console.log(
+      "above contract: the route's cost ratio to that contract floor (the pipeline's own work and the decision)",
+    );
+    console.log(
+      "CPU µs: the serving workerd process's CPU time per request (all its threads, from /proc), route and no-op; CPU ratio: their quotient",
+    );
   }
   return met;
 }
@@ -182,7 +210,9 @@ async function main(): Promise<void> {
   let failed = false;
   const script = bundleWorker();
   const noopScript = bundleWorker(fileURLToPath(new URL("./noop/wrangler.toml", import.meta.url)));
-  console.log("cost ratio = the no-op Hono Worker's req/s answering the same request ÷ the route's req/s (1.00× = no cost above the floor)");
+  console.log(
+    "cost ratio = the no-op Hono Worker's req/s answering the same request ÷ the route's req/s (1.00× = no cost above the floor)",
+  );
   // the Workers write their decision log lines, as in production; the bench counts them instead of printing them
   const countLog = (chunk: Buffer) => (logBytes += chunk.length);
   const noop = async () => startWorker(noopScript, await benchPort(0), 0, () => {}, {}, undefined, NOOP);
@@ -195,23 +225,55 @@ async function main(): Promise<void> {
       const round: RoundWorkers = {
         noop: await noop(),
         worker: await startWorker(script, await benchPort(offset), cache, countLog, {}, undefined, PIN),
-        ...(cache === 0 ? { contract: await startWorker(noopScript, await benchPort(5), 0, countLog, { NOOP_CONTRACT: "1" }, undefined, NOOP) } : {}),
+        ...(cache === 0
+          ? {
+              contract: await startWorker(
+                noopScript,
+                await benchPort(5),
+                0,
+                countLog,
+                { NOOP_CONTRACT: "1" },
+                undefined,
+                NOOP,
+              ),
+            }
+          : {}),
       };
       if (pinned === undefined) {
         pinned = round.noop.pinned && round.worker.pinned;
-        console.log(pinned ? "every workerd on the last CPU, the load generator on the others (BENCH_PIN=0 to turn off)" : "not pinned to CPUs (BENCH_PIN=0, no taskset, or one CPU)");
+        console.log(
+          pinned
+            ? "every workerd on the last CPU, the load generator on the others (BENCH_PIN=0 to turn off)"
+            : "not pinned to CPUs (BENCH_PIN=0, no taskset, or one CPU)",
+        );
         console.log(`every round starts its Workers afresh (${ROUNDS} rounds: BENCH_ROUNDS)`);
       }
       return round;
     });
     const met = print(title, rows);
-    if (cache === 0) console.log(met ? `every decision route within ${GOAL}× of its floor` : `goal not met: a decision route above ${GOAL}× of its floor`);
+    if (cache === 0)
+      console.log(
+        met
+          ? `every decision route within ${GOAL}× of its floor`
+          : `goal not met: a decision route above ${GOAL}× of its floor`,
+      );
     failed ||= rows.some((r) => r.errors > 0);
   }
   // The one part of a decision's pipeline that cannot go: its log line, priced alone on the floor itself.
   const limits = TARGETS.find((t) => t.path === "/v1/limits/decide") as Target;
   const rows = await measure(
-    async () => ({ noop: await noop(), worker: await startWorker(noopScript, await benchPort(3), 0, countLog, { NOOP_LOG_LINE: "1" }, undefined, NOOP) }),
+    async () => ({
+      noop: await noop(),
+      worker: await startWorker(
+        noopScript,
+        await benchPort(3),
+        0,
+        countLog,
+        { NOOP_LOG_LINE: "1" },
+        undefined,
+        NOOP,
+      ),
+    }),
     [{ ...limits, name: "no-op + log line" }],
   );
   print("the decision log line alone: the no-op Worker also writing one decision log line", rows);

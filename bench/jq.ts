@@ -14,7 +14,19 @@ import * as jqSource from "../src/jq/index.js";
 import type { JqProgram } from "../src/jq/index.js";
 import { BUILTIN_MODULES } from "../src/jq/modules.js";
 import { measure, printTable, type BenchRow } from "./support.js";
-import { CIDR_TRANSFORM, CIDRS, CLASSIFIERS_HAS, COMPILE_20, ISO_COMPARE, REGEX_CAPTURE, REGEX_MATCH, REGEX_TWO, TASK, THROUGHPUT_LIMITS, TOOLKIT_REWRITE } from "./fixtures.js";
+import {
+  CIDR_TRANSFORM,
+  CIDRS,
+  CLASSIFIERS_HAS,
+  COMPILE_20,
+  ISO_COMPARE,
+  REGEX_CAPTURE,
+  REGEX_MATCH,
+  REGEX_TWO,
+  TASK,
+  THROUGHPUT_LIMITS,
+  TOOLKIT_REWRITE,
+} from "./fixtures.js";
 
 interface JqWeb {
   json(input: unknown, filter: string): unknown;
@@ -22,13 +34,18 @@ interface JqWeb {
 
 /** jq-web has no pscheduler modules: inline them with `alias_` prefixed names. */
 function inlineModules(src: string): string {
-  return src.replace(/import "([^"]+)" as (\w+);/g, (_m, name: string, alias: string) => {
-    let text = BUILTIN_MODULES[name];
-    const names = [...text.matchAll(/def (\w+)/g)].map((m) => m[1]);
-    for (const n of new Set(names)) text = text.replace(new RegExp(`\\b${n}\\(`, "g"), `${alias}_${n}(`);
-    src = src.split(`${alias}::`).join(`${alias}_`);
-    return text;
-  }).split("iso::").join("iso_").split("si::").join("si_");
+  return src
+    .replace(/import "([^"]+)" as (\w+);/g, (_m, name: string, alias: string) => {
+      let text = BUILTIN_MODULES[name];
+      const names = [...text.matchAll(/def (\w+)/g)].map((m) => m[1]);
+      for (const n of new Set(names)) text = text.replace(new RegExp(`\\b${n}\\(`, "g"), `${alias}_${n}(`);
+      src = src.split(`${alias}::`).join(`${alias}_`);
+      return text;
+    })
+    .split("iso::")
+    .join("iso_")
+    .split("si::")
+    .join("si_");
 }
 
 type JqModule = typeof jqSource;
@@ -42,7 +59,14 @@ async function bundledEngine(): Promise<JqModule> {
     const require = createRequire(import.meta.url);
     const esbuild = require("esbuild") as { build(o: object): Promise<unknown> };
     const out = path.join(mkdtempSync(path.join(tmpdir(), "arbiter-jq-bench-")), "jq.mjs");
-    await esbuild.build({ entryPoints: [path.resolve(import.meta.dirname, "../src/jq/index.ts")], bundle: true, format: "esm", platform: "neutral", outfile: out, logLevel: "silent" });
+    await esbuild.build({
+      entryPoints: [path.resolve(import.meta.dirname, "../src/jq/index.ts")],
+      bundle: true,
+      format: "esm",
+      platform: "neutral",
+      outfile: out,
+      logLevel: "silent",
+    });
     return (await import(pathToFileURL(out).href)) as JqModule;
   } catch {
     return jqSource;
@@ -69,7 +93,13 @@ export async function runJqBench(ms = 400): Promise<BenchRow[]> {
     ["throughput jq limits", THROUGHPUT_LIMITS, TASK, undefined, THROUGHPUT_LIMITS],
     ["classifiers_has check", CLASSIFIERS_HAS, TASK, undefined, CLASSIFIERS_HAS],
     ["CIDR-list transform (5,000 entries)", CIDR_TRANSFORM, CIDRS, undefined, CIDR_TRANSFORM],
-    ["iso::duration_as_seconds comparison", ISO_COMPARE, TASK, { max: "PT1M" }, ISO_COMPARE.replace("$max", '"PT1M"')],
+    [
+      "iso::duration_as_seconds comparison",
+      ISO_COMPARE,
+      TASK,
+      { max: "PT1M" },
+      ISO_COMPARE.replace("$max", '"PT1M"'),
+    ],
     ["regex: capture, named groups", REGEX_CAPTURE, "25Ki", undefined, REGEX_CAPTURE],
     ["regex: match, group offsets", REGEX_MATCH, "PT10M30S", undefined, REGEX_MATCH],
     ["regex: two patterns alternating", REGEX_TWO, "P2D", undefined, REGEX_TWO],
@@ -82,14 +112,22 @@ export async function runJqBench(ms = 400): Promise<BenchRow[]> {
     const ours = prog.run(input);
     webSrc = inlineModules(webSrc);
     const theirs = jqweb.json(input, webSrc);
-    if (JSON.stringify(ours.outputs[0]) !== JSON.stringify(theirs)) throw new Error(`${name}: engines disagree`);
+    if (JSON.stringify(ours.outputs[0]) !== JSON.stringify(theirs))
+      throw new Error(`${name}: engines disagree`);
     const us = measure(() => prog.first(input), ms);
     const web = measure(() => jqweb.json(input, webSrc), ms);
     rows.push({ name: `${name} (jq-web)`, microsPerOp: web, baselineName: "jq-web", ratio: 1 });
     rows.push({ name, microsPerOp: us, baselineName: "jq-web", ratio: us / web });
-    speedups.push(`${name}: ours ${us.toFixed(3)} µs, jq-web ${web.toFixed(1)} µs, ${(web / us).toFixed(0)}× faster`);
+    speedups.push(
+      `${name}: ours ${us.toFixed(3)} µs, jq-web ${web.toFixed(1)} µs, ${(web / us).toFixed(0)}× faster`,
+    );
   }
-  rows.push({ name: "compile 20-line script", microsPerOp: compileUs, baselineName: "goal 100 µs", ratio: compileUs / 100 });
+  rows.push({
+    name: "compile 20-line script",
+    microsPerOp: compileUs,
+    baselineName: "goal 100 µs",
+    ratio: compileUs / 100,
+  });
   speedups.push(`compile 20-line script: ${compileUs.toFixed(1)} µs (goal < 100 µs)`);
   lastSpeedups = speedups;
   return rows;

@@ -15,7 +15,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import * as limitsSource from "../src/engines/limits/index.js";
-import { decideLimits, limitsEngine, type LimitsContext, type LimitsPolicy, type LimitsRequest } from "../src/engines/limits/index.js";
+import {
+  decideLimits,
+  limitsEngine,
+  type LimitsContext,
+  type LimitsPolicy,
+  type LimitsRequest,
+} from "../src/engines/limits/index.js";
 import { LimitsRequest as LimitsRequestSchema } from "../src/http/schemas/limits.js";
 import { readSharedData, SHARED_DATA_ABSENT } from "../test/support/shared-data.js";
 import { measure, measureAsync, printTable, type BenchRow } from "./support.js";
@@ -47,7 +53,14 @@ async function bundledEngine(): Promise<LimitsModule | null> {
     const esbuild = require("esbuild") as { build(o: object): Promise<unknown> };
     const out = path.join(mkdtempSync(path.join(tmpdir(), "arbiter-limits-bench-")), "limits.mjs");
     const entry = path.resolve(import.meta.dirname, "../src/engines/limits/index.ts");
-    await esbuild.build({ entryPoints: [entry], bundle: true, format: "esm", platform: "neutral", outfile: out, logLevel: "silent" });
+    await esbuild.build({
+      entryPoints: [entry],
+      bundle: true,
+      format: "esm",
+      platform: "neutral",
+      outfile: out,
+      logLevel: "silent",
+    });
     return (await import(pathToFileURL(out).href)) as LimitsModule;
   } catch {
     return null;
@@ -75,7 +88,8 @@ export async function runLimitsBench(): Promise<BenchRow[]> {
   const noRewrite: LimitsRequest = { ...request, rewrite: false };
   const local: LimitsRequest = { ...request, requester: "192.0.2.1" };
   const check = await decideLimits(policy, request, CONTEXT);
-  if (!check.verdict.allowed || check.verdict.changes.length !== 1) throw new Error("bench request should pass with one rewrite change");
+  if (!check.verdict.allowed || check.verdict.changes.length !== 1)
+    throw new Error("bench request should pass with one rewrite change");
   const rows: BenchRow[] = [{ name: "read request", microsPerOp: baseline, baselineName, ratio: 1 }];
   const cases: [string, LimitsPolicy, LimitsRequest, LimitsContext][] = [
     ["toolkit default, throughput, with rewrite", policy, request, CONTEXT],
@@ -85,19 +99,37 @@ export async function runLimitsBench(): Promise<BenchRow[]> {
   ];
   if (policy4x !== undefined) {
     const nativeTask = { ...noRewrite.task, test: { type: "throughput", spec: { duration: "PT30S" } } };
-    cases.push(["4.x toolkit (native test limits), no rewrite", policy4x, { ...noRewrite, task: nativeTask }, CONTEXT]);
+    cases.push([
+      "4.x toolkit (native test limits), no rewrite",
+      policy4x,
+      { ...noRewrite, task: nativeTask },
+      CONTEXT,
+    ]);
   }
   // Warm every path up first so the first case does not pay for the JIT.
   for (const [, p, req, ctx] of cases) await measureAsync(() => decideLimits(p, req, ctx), 150);
   for (const [name, p, req, ctx] of cases) {
     // Best of two runs: a GC pause in one run says nothing about the engine.
-    const us = Math.min(await measureAsync(() => decideLimits(p, req, ctx)), await measureAsync(() => decideLimits(p, req, ctx)));
+    const us = Math.min(
+      await measureAsync(() => decideLimits(p, req, ctx)),
+      await measureAsync(() => decideLimits(p, req, ctx)),
+    );
     rows.push({ name, microsPerOp: us, baselineName, ratio: us / baseline });
   }
   const compileUs = measure(() => limitsEngine.compile(SOURCE), 300);
-  rows.push({ name: "compile toolkit default (once per publish)", microsPerOp: compileUs, baselineName, ratio: compileUs / baseline });
+  rows.push({
+    name: "compile toolkit default (once per publish)",
+    microsPerOp: compileUs,
+    baselineName,
+    ratio: compileUs / baseline,
+  });
   const loadUs = measure(() => limitsEngine.load(compiled.value), 300);
-  rows.push({ name: "load compiled data (once per isolate)", microsPerOp: loadUs, baselineName, ratio: loadUs / baseline });
+  rows.push({
+    name: "load compiled data (once per isolate)",
+    microsPerOp: loadUs,
+    baselineName,
+    ratio: loadUs / baseline,
+  });
   // The first case again with the engine bundled as wrangler bundles it (the rows above run the TypeScript through tsx).
   const bundled = await bundledEngine();
   if (bundled !== null) {
@@ -106,8 +138,16 @@ export async function runLimitsBench(): Promise<BenchRow[]> {
     const bp = bundled.limitsEngine.load(bc.value);
     const decide = bundled.decideLimits;
     await measureAsync(() => decide(bp, request, CONTEXT), 150);
-    const us = Math.min(await measureAsync(() => decide(bp, request, CONTEXT)), await measureAsync(() => decide(bp, request, CONTEXT)));
-    rows.push({ name: "toolkit default, with rewrite (esbuild bundle)", microsPerOp: us, baselineName, ratio: us / baseline });
+    const us = Math.min(
+      await measureAsync(() => decide(bp, request, CONTEXT)),
+      await measureAsync(() => decide(bp, request, CONTEXT)),
+    );
+    rows.push({
+      name: "toolkit default, with rewrite (esbuild bundle)",
+      microsPerOp: us,
+      baselineName,
+      ratio: us / baseline,
+    });
   }
   return rows;
 }
@@ -115,5 +155,6 @@ export async function runLimitsBench(): Promise<BenchRow[]> {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const rows = await runLimitsBench();
   printTable("limits: µs per operation, ratio to reading the request (same run)", rows);
-  for (const r of rows.slice(1).filter((row) => !row.name.includes("once per"))) console.log(`${r.name}: ${Math.round(1e6 / r.microsPerOp).toLocaleString("en")} decisions/s`);
+  for (const r of rows.slice(1).filter((row) => !row.name.includes("once per")))
+    console.log(`${r.name}: ${Math.round(1e6 / r.microsPerOp).toLocaleString("en")} decisions/s`);
 }

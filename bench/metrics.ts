@@ -17,7 +17,9 @@ const CACHE = ["hit", "miss", "bypass"] as const;
 
 /** Measures recording and rendering; returns the rows `npm run bench` prints. */
 export async function runMetricsBench(): Promise<BenchRow[]> {
-  const compiled = compilePlacement(readFileSync(new URL("../policies/placement.yaml", import.meta.url), "utf8"));
+  const compiled = compilePlacement(
+    readFileSync(new URL("../policies/placement.yaml", import.meta.url), "utf8"),
+  );
   if (!compiled.ok) throw new Error("seed placement policy does not compile");
   const policy = loadPlacement(compiled.value);
   const request = { user: "sarah", groups: ["sarah", "dev_app"], tags: { namespace: "newapp" } };
@@ -33,8 +35,18 @@ export async function runMetricsBench(): Promise<BenchRow[]> {
   const render = measure(() => renderExposition(isolateFamilies(registry)), 300);
   return [
     { name: "placement decide (seed policy)", microsPerOp: baseline, baselineName, ratio: 1 },
-    { name: "record one decision in the registry", microsPerOp: record, baselineName, ratio: record / baseline },
-    { name: "render /metrics (isolate families)", microsPerOp: render, baselineName, ratio: render / baseline },
+    {
+      name: "record one decision in the registry",
+      microsPerOp: record,
+      baselineName,
+      ratio: record / baseline,
+    },
+    {
+      name: "render /metrics (isolate families)",
+      microsPerOp: render,
+      baselineName,
+      ratio: render / baseline,
+    },
   ];
 }
 
@@ -62,7 +74,10 @@ export async function collectionsDuring(fn: (k: number) => void, n: number): Pro
 export async function allocationCheck(): Promise<{ empty: number; recording: number; allocating: number }> {
   const registry = new MetricsRegistry();
   const empty = await collectionsDuring(() => {}, 5_000_000);
-  const recording = await collectionsDuring((k) => registry.decision("placement", OUTCOMES[k & 1], CACHE[k % 3], k & 7, false), 5_000_000);
+  const recording = await collectionsDuring(
+    (k) => registry.decision("placement", OUTCOMES[k & 1], CACHE[k % 3], k & 7, false),
+    5_000_000,
+  );
   let sink: unknown;
   const allocating = await collectionsDuring((k) => {
     sink = { k };

@@ -35,15 +35,27 @@ export async function runPlacementBench(): Promise<BenchRow[]> {
     const decide = measure(() => decidePlacement(policy, parsed, { explain: false }));
     rows.push({ name: `${label}: decide`, microsPerOp: decide, baselineName, ratio: decide / baseline });
     const explain = measure(() => decidePlacement(policy, parsed, { explain: true }));
-    rows.push({ name: `${label}: decide + explain`, microsPerOp: explain, baselineName, ratio: explain / baseline });
+    rows.push({
+      name: `${label}: decide + explain`,
+      microsPerOp: explain,
+      baselineName,
+      ratio: explain / baseline,
+    });
   }
   const compileUs = measure(() => compilePlacement(DEFAULT_POLICY), 300);
-  rows.push({ name: "compile seed policy (once per publish)", microsPerOp: compileUs, baselineName: "JSON.parse + zod", ratio: compileUs / rows[0].microsPerOp });
+  rows.push({
+    name: "compile seed policy (once per publish)",
+    microsPerOp: compileUs,
+    baselineName: "JSON.parse + zod",
+    ratio: compileUs / rows[0].microsPerOp,
+  });
   return rows;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const rows = await runPlacementBench();
   printTable("placement: µs per operation, ratio to reading the request (same run)", rows);
-  for (const r of rows) if (r.name.endsWith(": decide")) console.log(`${r.name}: ${Math.round(1e6 / r.microsPerOp).toLocaleString("en")} decisions/s`);
+  for (const r of rows)
+    if (r.name.endsWith(": decide"))
+      console.log(`${r.name}: ${Math.round(1e6 / r.microsPerOp).toLocaleString("en")} decisions/s`);
 }

@@ -10,7 +10,12 @@
 import { evaluateRequest } from "../src/engines/classad/evaluate.js";
 import { cachedLinear, type Origin, type RegexFlags } from "../src/engines/common/regex/index.js";
 import { compileFilters, decideJobfilter, loadFilters, type Job } from "../src/engines/jobfilter/index.js";
-import { decideLimits, limitsEngine, type LimitsContext, type LimitsRequest } from "../src/engines/limits/index.js";
+import {
+  decideLimits,
+  limitsEngine,
+  type LimitsContext,
+  type LimitsRequest,
+} from "../src/engines/limits/index.js";
 import { compilePlacement, decidePlacement, loadPlacement } from "../src/engines/placement/index.js";
 import { compileJq } from "../src/jq/index.js";
 import { manyRules } from "./fixtures.js";
@@ -28,15 +33,87 @@ interface Common {
 }
 
 const COMMON: Common[] = [
-  { name: "jq capture ^(?<n>[0-9]+)(?<u>[kmgt]i?)?$ /i", origin: "onig", pattern: "^(?<n>[0-9]+)(?<u>[kmgt]i?)?$", flags: { i: true }, before: /^(?<n>[0-9]+)(?<u>[kmgt]i?)?(?=\n?$)/giu, input: "25Ki", op: "match" },
-  { name: "jq match (?<v>[0-9]+)(?<u>[HMS]) /g, offsets", origin: "onig", pattern: "(?<v>[0-9]+)(?<u>[HMS])", flags: {}, before: /(?<v>[0-9]+)(?<u>[HMS])/dgu, input: "PT10M30S", op: "exec-all" },
-  { name: "jq test ^P[0-9]+D$", origin: "onig", pattern: "^P[0-9]+D$", flags: {}, before: /^P[0-9]+D(?=\n?$)/u, input: "P2D", op: "test" },
-  { name: "jq test ^[0-9.]+/[0-9]+$ (CIDR transform)", origin: "onig", pattern: "^[0-9.]+/[0-9]+$", flags: {}, before: /^[0-9.]+\/[0-9]+(?=\n?$)/u, input: "10.1.2.0/24", op: "test" },
-  { name: "placement filter dev* (Go)", origin: "re2", pattern: "dev*", flags: {}, before: /dev*/u, input: "dev_app", op: "test" },
-  { name: "placement filter ^svc- (Go), no match", origin: "re2", pattern: "^svc-", flags: {}, before: /^svc-/u, input: "carol", op: "test" },
-  { name: "limits hint ^ps\\. /i (Python)", origin: "python", pattern: "^ps\\.", flags: { i: true }, before: /^ps\./iu, input: "ps.example.net", op: "test" },
-  { name: "ClassAd regexp Alain.*Roy (PCRE)", origin: "pcre", pattern: "Alain.*Roy", flags: {}, before: /Alain.*Roy/gu, input: "Alain Aslag Roy", op: "test" },
-  { name: "jobfilter =~ ^(db|web)[0-9]+\\. (PCRE)", origin: "pcre", pattern: "^(db|web)[0-9]+\\.", flags: {}, before: /^(db|web)[0-9]+\./u, input: "web12.example", op: "test" },
+  {
+    name: "jq capture ^(?<n>[0-9]+)(?<u>[kmgt]i?)?$ /i",
+    origin: "onig",
+    pattern: "^(?<n>[0-9]+)(?<u>[kmgt]i?)?$",
+    flags: { i: true },
+    before: /^(?<n>[0-9]+)(?<u>[kmgt]i?)?(?=\n?$)/giu,
+    input: "25Ki",
+    op: "match",
+  },
+  {
+    name: "jq match (?<v>[0-9]+)(?<u>[HMS]) /g, offsets",
+    origin: "onig",
+    pattern: "(?<v>[0-9]+)(?<u>[HMS])",
+    flags: {},
+    before: /(?<v>[0-9]+)(?<u>[HMS])/dgu,
+    input: "PT10M30S",
+    op: "exec-all",
+  },
+  {
+    name: "jq test ^P[0-9]+D$",
+    origin: "onig",
+    pattern: "^P[0-9]+D$",
+    flags: {},
+    before: /^P[0-9]+D(?=\n?$)/u,
+    input: "P2D",
+    op: "test",
+  },
+  {
+    name: "jq test ^[0-9.]+/[0-9]+$ (CIDR transform)",
+    origin: "onig",
+    pattern: "^[0-9.]+/[0-9]+$",
+    flags: {},
+    before: /^[0-9.]+\/[0-9]+(?=\n?$)/u,
+    input: "10.1.2.0/24",
+    op: "test",
+  },
+  {
+    name: "placement filter dev* (Go)",
+    origin: "re2",
+    pattern: "dev*",
+    flags: {},
+    before: /dev*/u,
+    input: "dev_app",
+    op: "test",
+  },
+  {
+    name: "placement filter ^svc- (Go), no match",
+    origin: "re2",
+    pattern: "^svc-",
+    flags: {},
+    before: /^svc-/u,
+    input: "carol",
+    op: "test",
+  },
+  {
+    name: "limits hint ^ps\\. /i (Python)",
+    origin: "python",
+    pattern: "^ps\\.",
+    flags: { i: true },
+    before: /^ps\./iu,
+    input: "ps.example.net",
+    op: "test",
+  },
+  {
+    name: "ClassAd regexp Alain.*Roy (PCRE)",
+    origin: "pcre",
+    pattern: "Alain.*Roy",
+    flags: {},
+    before: /Alain.*Roy/gu,
+    input: "Alain Aslag Roy",
+    op: "test",
+  },
+  {
+    name: "jobfilter =~ ^(db|web)[0-9]+\\. (PCRE)",
+    origin: "pcre",
+    pattern: "^(db|web)[0-9]+\\.",
+    flags: {},
+    before: /^(db|web)[0-9]+\./u,
+    input: "web12.example",
+    op: "test",
+  },
 ];
 
 function commonRows(): BenchRow[] {
@@ -63,7 +140,8 @@ function commonRows(): BenchRow[] {
     } else {
       layer = () => {
         const out: Int32Array[] = [];
-        for (let from = 0, m = rx.exec(c.input, 0); m !== null; from = m[1], m = rx.exec(c.input, from)) out.push(m);
+        for (let from = 0, m = rx.exec(c.input, 0); m !== null; from = m[1], m = rx.exec(c.input, from))
+          out.push(m);
         return out;
       };
       before = () => {
@@ -80,7 +158,12 @@ function commonRows(): BenchRow[] {
       b += measure(before, 150);
       a += measure(layer, 150);
     }
-    rows.push({ name: `${c.name} [${rx.fast ? "RegExp" : "Pike VM"}]`, microsPerOp: a / 3, baselineName: "RegExp as before", ratio: a / b });
+    rows.push({
+      name: `${c.name} [${rx.fast ? "RegExp" : "Pike VM"}]`,
+      microsPerOp: a / 3,
+      baselineName: "RegExp as before",
+      ratio: a / b,
+    });
   }
   return rows;
 }
@@ -103,7 +186,14 @@ function placementWith(pattern: string) {
 function limitsWith(pattern: string) {
   const text = JSON.stringify({
     schema: 1,
-    identifiers: [{ name: "to-us", description: "h", type: "hint", data: { hint: "server", match: { style: "regex", match: pattern } } }],
+    identifiers: [
+      {
+        name: "to-us",
+        description: "h",
+        type: "hint",
+        data: { hint: "server", match: { style: "regex", match: pattern } },
+      },
+    ],
     classifiers: [{ name: "c", description: "c", identifiers: ["to-us"] }],
     limits: [{ name: "ok", description: "ok", type: "pass-fail", data: { pass: true } }],
     applications: [{ classifier: "c", apply: [{ require: "all", limits: ["ok"] }] }],
@@ -123,25 +213,62 @@ async function hostileRows(): Promise<BenchRow[]> {
       const ms = n > 1000 ? 200 : 150;
       const place = placementWith(pattern);
       const p = measure(() => decidePlacement(place, { user: s }, { explain: false }), ms);
-      rows.push({ name: `placement filter (Go), ${label}`, microsPerOp: p, baselineName: "µs per 1,000 chars", ratio: per(p) });
+      rows.push({
+        name: `placement filter (Go), ${label}`,
+        microsPerOp: p,
+        baselineName: "µs per 1,000 chars",
+        ratio: per(p),
+      });
       const limits = limitsWith(pattern);
-      const req = { requester: "198.51.100.7", server: s, task: { test: { type: "rtt", spec: {} } } } as unknown as LimitsRequest;
+      const req = {
+        requester: "198.51.100.7",
+        server: s,
+        task: { test: { type: "rtt", spec: {} } },
+      } as unknown as LimitsRequest;
       const l = await measureAsync(() => decideLimits(limits, req, CTX), ms);
-      rows.push({ name: `limits hint (Python), ${label}`, microsPerOp: l, baselineName: "µs per 1,000 chars", ratio: per(l) });
+      rows.push({
+        name: `limits hint (Python), ${label}`,
+        microsPerOp: l,
+        baselineName: "µs per 1,000 chars",
+        ratio: per(l),
+      });
       const jq = compileJq(`test(${JSON.stringify(pattern)})`);
       if (!jq.ok) throw new Error(jq.error[0].message);
       const prog = jq.value;
       const j = measure(() => prog.first(s), ms);
-      rows.push({ name: `jq test() (Oniguruma), ${label}`, microsPerOp: j, baselineName: "µs per 1,000 chars", ratio: per(j) });
+      rows.push({
+        name: `jq test() (Oniguruma), ${label}`,
+        microsPerOp: j,
+        baselineName: "µs per 1,000 chars",
+        ratio: per(j),
+      });
       const expr = `regexp(${JSON.stringify(pattern)}, ${JSON.stringify(s)})`;
       const c = measure(() => evaluateRequest({ expr }, { now: 0, random: () => 0 }), ms);
-      rows.push({ name: `ClassAd regexp() incl. parse (PCRE), ${label}`, microsPerOp: c, baselineName: "µs per 1,000 chars", ratio: per(c) });
-      const rules = compileFilters(JSON.stringify([{ action: "REJECT", predicates: [["reason", ["=~", "reason", pattern]]] }]));
+      rows.push({
+        name: `ClassAd regexp() incl. parse (PCRE), ${label}`,
+        microsPerOp: c,
+        baselineName: "µs per 1,000 chars",
+        ratio: per(c),
+      });
+      const rules = compileFilters(
+        JSON.stringify([{ action: "REJECT", predicates: [["reason", ["=~", "reason", pattern]]] }]),
+      );
       if (!rules.ok) throw new Error(JSON.stringify(rules.error));
       const loaded = loadFilters(rules.value);
-      const job = { id: 1, opcodes: [{ OP_ID: "OP_INSTANCE_STARTUP", reason: [["gnt:user", s, 1]] }] } as unknown as Job;
-      const f = measure(() => decideJobfilter(loaded, { job, queue: { running: [], queued: [] } }, { explain: false }), ms);
-      rows.push({ name: `jobfilter =~ (PCRE), ${label}`, microsPerOp: f, baselineName: "µs per 1,000 chars", ratio: per(f) });
+      const job = {
+        id: 1,
+        opcodes: [{ OP_ID: "OP_INSTANCE_STARTUP", reason: [["gnt:user", s, 1]] }],
+      } as unknown as Job;
+      const f = measure(
+        () => decideJobfilter(loaded, { job, queue: { running: [], queued: [] } }, { explain: false }),
+        ms,
+      );
+      rows.push({
+        name: `jobfilter =~ (PCRE), ${label}`,
+        microsPerOp: f,
+        baselineName: "µs per 1,000 chars",
+        ratio: per(f),
+      });
     }
   }
   return rows;
@@ -155,9 +282,17 @@ function scaleRows(): { rows: BenchRow[]; exponent: string } {
     const c = compilePlacement(manyRules(n));
     if (!c.ok) throw new Error(c.error[0].message);
     const policy = loadPlacement(c.value);
-    const us = measure(() => decidePlacement(policy, { user: "carol", groups: ["staff"] }, { explain: false }), 300);
+    const us = measure(
+      () => decidePlacement(policy, { user: "carol", groups: ["staff"] }, { explain: false }),
+      300,
+    );
     figures.push(us);
-    rows.push({ name: `placement, ${n.toLocaleString("en")} rules each with its own filter regexp`, microsPerOp: us, baselineName: "µs per rule", ratio: us / n });
+    rows.push({
+      name: `placement, ${n.toLocaleString("en")} rules each with its own filter regexp`,
+      microsPerOp: us,
+      baselineName: "µs per rule",
+      ratio: us / n,
+    });
   }
   const k = sizes.length - 1;
   const exponent = (Math.log(figures[k] / figures[k - 1]) / Math.log(sizes[k] / sizes[k - 1])).toFixed(2);
@@ -179,5 +314,7 @@ let lastExponent = "";
 if (import.meta.url === `file://${process.argv[1]}`) {
   const rows = await runRegexBench();
   printTable("regex: µs per operation (common patterns: ratio to RegExp as before, same run)", rows);
-  console.log(`\nplacement with N filter regexps: growth exponent between 1,000 and 3,000 rules ${lastExponent} (1 = linear)`);
+  console.log(
+    `\nplacement with N filter regexps: growth exponent between 1,000 and 3,000 rules ${lastExponent} (1 = linear)`,
+  );
 }

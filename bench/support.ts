@@ -59,7 +59,9 @@ export function printTable(title: string, rows: readonly BenchRow[]): void {
   console.log(`\n${title}`);
   const w = Math.max(...rows.map((r) => r.name.length), 10);
   const b = Math.max(...rows.map((r) => r.baselineName.length), 8);
-  console.log(`${"operation".padEnd(w)}  ${"µs/op".padStart(10)}  ${"ops/s".padStart(12)}  ${"baseline".padEnd(b)}  ratio`);
+  console.log(
+    `${"operation".padEnd(w)}  ${"µs/op".padStart(10)}  ${"ops/s".padStart(12)}  ${"baseline".padEnd(b)}  ratio`,
+  );
   for (const r of rows) {
     const ops = r.microsPerOp > 0 ? Math.round(1e6 / r.microsPerOp) : Infinity;
     console.log(

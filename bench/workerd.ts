@@ -24,6 +24,8 @@ export interface RunningWorker {
   cpuSeconds(): number;
   /** Whether its workerd was pinned to a CPU of its own (`startWorker`'s `pin` option). */
   pinned: boolean;
+  /** Its workerd process's resident memory in bytes (VmRSS, from /proc); NaN where /proc is absent. */
+  rssBytes(): number;
   stop(): Promise<void>;
 }
 
@@ -56,6 +58,15 @@ function procStat(pid: number): { comm: string; ppid: number; cpu: number } | un
   return { comm, ppid: Number(rest[1]), cpu: (Number(rest[11]) + Number(rest[12])) / 100 };
 }
 
+function procRss(pid: number): number {
+  try {
+    const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return kb === null ? NaN : Number(kb[1]) * 1024;
+  } catch {
+    return NaN;
+  }
+}
+
 /**
  * On Linux with `taskset` and at least two CPUs: the workerd `pid` on the last
  * CPU and, with `loadGenerator`, this process on the others, so that the
@@ -68,7 +79,10 @@ function pin(pid: number, loadGenerator: boolean): boolean {
   const last = cpus - 1;
   const worker = spawnSync("taskset", ["-a", "-p", "-c", String(last), String(pid)], { stdio: "ignore" });
   if (worker.status !== 0) return false;
-  if (loadGenerator) spawnSync("taskset", ["-a", "-p", "-c", last === 1 ? "0" : `0-${last - 1}`, String(process.pid)], { stdio: "ignore" });
+  if (loadGenerator)
+    spawnSync("taskset", ["-a", "-p", "-c", last === 1 ? "0" : `0-${last - 1}`, String(process.pid)], {
+      stdio: "ignore",
+    });
   return true;
 }
 
@@ -83,9 +97,17 @@ const NOOP_DIR = resolve(".bench/noop");
  */
 export function bundleWorker(config?: string, outDir = config === undefined ? OUT_DIR : NOOP_DIR): string {
   rmSync(outDir, { recursive: true, force: true });
-  const args = ["wrangler", "deploy", "--dry-run", "--outdir", outDir, ...(config === undefined ? [] : ["--config", config])];
+  const args = [
+    "wrangler",
+    "deploy",
+    "--dry-run",
+    "--outdir",
+    outDir,
+    ...(config === undefined ? [] : ["--config", config]),
+  ];
   const built = spawnSync("npx", args, { stdio: "ignore" });
-  if (built.status !== 0) throw new Error(`wrangler deploy --dry-run failed${config === undefined ? "" : ` for ${config}`}`);
+  if (built.status !== 0)
+    throw new Error(`wrangler deploy --dry-run failed${config === undefined ? "" : ` for ${config}`}`);
   const script = join(outDir, "worker.js");
   // workerd refuses source maps that point outside the modules root; the benchmarks need none.
   writeFileSync(script, readFileSync(script, "utf8").replace(/\n\/\/# sourceMappingURL=.*\s*$/, "\n"));
@@ -152,7 +174,13 @@ export async function startWorker(
   const pid = workerdChildren().find((p) => !before.has(p));
   const pinning = options.pin === "worker" || (options.pin === true && process.env.BENCH_PIN !== "0");
   const pinned = pid !== undefined && pinning && pin(pid, options.pin === true);
-  return { url, pinned, cpuSeconds: () => (pid === undefined ? NaN : (procStat(pid)?.cpu ?? NaN)), stop: () => mf.dispose() };
+  return {
+    url,
+    pinned,
+    cpuSeconds: () => (pid === undefined ? NaN : (procStat(pid)?.cpu ?? NaN)),
+    rssBytes: () => (pid === undefined ? NaN : procRss(pid)),
+    stop: () => mf.dispose(),
+  };
 }
 
 /** A port for a server of this bench: BENCH_PORT + offset, or one the kernel says is free now. */

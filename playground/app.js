@@ -48,10 +48,11 @@ function say(text) {
 /** Reads `/v1/status` for the header lines (revision, auth, the headline figures) and whether the API wants a token. */
 async function loadStatus() {
   try {
-    const res = await fetch("/v1/status");
+    // With auth on, the figures need the metrics or admin token; without one the answer is only `ok` and `auth`.
+    const res = await fetch("/v1/status", { headers: headers() });
     const status = await res.json();
     server.status = status;
-    server.auth = status.auth === "enabled" && status.auth_routes?.admin !== "open";
+    server.auth = res.status === 401 || res.status === 403 || (status.auth !== "disabled" && status.auth_routes?.admin !== "open");
     const parts = [`revision ${String(status.revision ?? "?").slice(0, 12)}…`, `bundle ${status.bundle?.source ?? "?"}`, `auth ${status.auth ?? "?"}`];
     $("status").textContent = parts.join(" · ");
     const figures = statusFigures(status);

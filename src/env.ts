@@ -8,7 +8,9 @@ export interface Env {
   ADMIN_TOKEN?: string;
   DECISION_TOKENS?: string;
   AGENT_TOKENS?: string;
-  /** Route classes left open while tokens are set: `decision`, `agent` (comma-separated). */
+  /** Tokens of the read-only monitoring role (comma-separated): `GET /metrics` and the full `/v1/status`. */
+  METRICS_TOKEN?: string;
+  /** Route classes left open while tokens are set: `decision`, `agent` (comma-separated); anything else is a configuration error. */
   OPEN_ROUTES?: string;
   /** Requests one isolate lets wait on one Durable Object before answering 503 `overloaded` (default 256). */
   OBJECT_MAX_PENDING?: string;

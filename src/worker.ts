@@ -3,13 +3,14 @@ import { runScheduled } from "./cron/index.js";
 import { app } from "./http/app.js";
 import { authStartupLine } from "./http/auth.js";
 import type { Env } from "./env.js";
+import { writeLog, writeLogText } from "./log-line.js";
 
 export { HostPool } from "./state/host-pool.js";
 export { JobQueue } from "./state/job-queue.js";
 export { PolicyCoordinator } from "./state/policy-coordinator.js";
 
 // Once per isolate: how each route class is guarded (and a warning when nothing is).
-console.log(authStartupLine(env as unknown as Env));
+writeLogText(authStartupLine(env as unknown as Env));
 
 /** The Worker: the HTTP API, and the scheduled refresh of downloaded CIDR lists. */
 export default {
@@ -17,7 +18,7 @@ export default {
   async scheduled(controller, env, ctx) {
     ctx.waitUntil(
       runScheduled(env, controller).catch((error: unknown) =>
-        console.error(JSON.stringify({ ts: new Date().toISOString(), event: "cidr_refresh_crashed", error: String(error) })),
+        writeLog({ ts: new Date().toISOString(), event: "cidr_refresh_crashed", error: String(error) }, "error"),
       ),
     );
   },

@@ -23,6 +23,10 @@ Commands:
   replay --policy DIR --against DIR FILE      compare two policy folders over a request file
   schemas -o DIR [NAME...]                    write the JSON Schemas of the policy formats
   jq [options] PROGRAM [FILE...]              the jq command line, on Arbiter's jq engine
+  history [--limit N]                         the kept changes of the active policy (over the API)
+  rollback REVISION                           make a kept revision active again (over the API)
+  candidate stage ENGINE FILE|show|report|promote|drop
+                                              the staged candidate policy (over the API)
   filter add [options]                        add a job filter rule        (as gnt-filter)
   filter replace [options] UUID               replace or create a rule
   filter delete UUID                          delete a rule
@@ -56,10 +60,17 @@ const COMMANDS: Record<string, Command> = {
   publish: publishCommand,
   replay: async (argv, io) => (await import("./replay-command.js")).replayCommand(argv, io),
   jq: async (argv, io) => {
-    if (argv.includes("--help") || argv.includes("-h")) return io.stdout(JQ_USAGE), 0;
+    if (argv.includes("--help") || argv.includes("-h")) return (io.stdout(JQ_USAGE), 0);
     const { runJqCommand } = await import("./jq-command.js");
-    return runJqCommand(argv, { stdin: argv.includes("--help") || io.stdinIsTty ? "" : await io.readStdin(), stdout: io.stdout, stderr: io.stderr });
+    return runJqCommand(argv, {
+      stdin: argv.includes("--help") || io.stdinIsTty ? "" : await io.readStdin(),
+      stdout: io.stdout,
+      stderr: io.stderr,
+    });
   },
+  history: async (argv, io) => (await import("./policy-commands.js")).historyCommand(argv, io),
+  rollback: async (argv, io) => (await import("./policy-commands.js")).rollbackCommand(argv, io),
+  candidate: async (argv, io) => (await import("./policy-commands.js")).candidateCommand(argv, io),
   filter: async (argv, io) => {
     const { runFilterCommand } = await import("./filter-command.js");
     return runFilterCommand(argv, { stdout: io.stdout, stderr: io.stderr, env: io.env });
@@ -68,7 +79,9 @@ const COMMANDS: Record<string, Command> = {
 
 /** The version in package.json, which `arbiter --version` prints. */
 export function version(): string {
-  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  return (
+    JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+  ).version;
 }
 
 /** Runs one `arbiter` invocation and returns its exit code. */

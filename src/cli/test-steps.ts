@@ -11,7 +11,7 @@ import { parseRuleBody, type JobfilterPolicy } from "../engines/jobfilter/index.
 import type { TestEngine } from "../http/schemas/policy-test.js";
 import { allocationAnswer, HostPoolCore, listingAnswer, reportAnswer, type PoolPolicy } from "../state/host-pool-core.js";
 import { MemoryPoolTables } from "../state/host-pool-store.js";
-import { JobQueueCore, startedJobs } from "../state/job-queue-core.js";
+import { JobQueueCore } from "../state/job-queue-core.js";
 import { MemoryQueueTables } from "../state/job-queue-store.js";
 import { isFailure, type JobSubmission } from "../state/job-queue-types.js";
 
@@ -120,10 +120,8 @@ function jobfilterMachine(policy: JobfilterPolicy, revision: string): StepMachin
         case "finish":
           return status(queue.finish(body as number, now));
         case "schedule": {
-          const ids = body as number[];
-          const jobs = queue.schedule(ids, now).result;
-          if (isFailure(jobs)) return failureOf(jobs);
-          return { ...envelope, jobs, started: startedJobs(jobs, ids) };
+          const pass = queue.schedule(body as number[], now).result;
+          return isFailure(pass) ? failureOf(pass) : { ...envelope, ...pass };
         }
         case "add_filter": {
           const { uuid, ...rest } = body as { uuid?: string };

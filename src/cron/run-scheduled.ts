@@ -3,6 +3,7 @@ import type { Env } from "../env.js";
 import type { LimitsPolicy } from "../state/cidr-lists.js";
 import { getActiveBundle } from "../state/policy-store.js";
 import { refreshSources, type RefreshReport } from "./refresh-cidr-lists.js";
+import { writeLog } from "../log-line.js";
 
 /**
  * The scheduled job's entry: refreshes the lists the active limits policy
@@ -27,16 +28,14 @@ export async function runScheduled(
 ): Promise<RefreshReport> {
   const report = await refreshCidrLists(env, controller.scheduledTime);
   const changed = report.sources.filter((s) => s.action !== "skipped");
-  console.log(
-    JSON.stringify({
-      ts: new Date().toISOString(),
-      event: "cidr_lists_refreshed",
-      cron: controller.cron,
-      scheduled: report.at,
-      fetched: changed.filter((s) => s.action === "fetched").length,
-      failed: changed.filter((s) => s.action === "failed").map((s) => ({ source: s.source, error: s.error })),
-      skipped: report.sources.length - changed.length,
-    }),
-  );
+  writeLog({
+    ts: new Date().toISOString(),
+    event: "cidr_lists_refreshed",
+    cron: controller.cron,
+    scheduled: report.at,
+    fetched: changed.filter((s) => s.action === "fetched").length,
+    failed: changed.filter((s) => s.action === "failed").map((s) => ({ source: s.source, error: s.error })),
+    skipped: report.sources.length - changed.length,
+  });
   return report;
 }

@@ -18,6 +18,7 @@ import { schemaRoutes } from "./routes/schemas.js";
 import { policyRoutes } from "./routes/policies.js";
 import { candidateRoutes } from "./routes/candidate.js";
 import { systemRoutes } from "./routes/system.js";
+import { writeLog } from "../log-line.js";
 
 /** The whole HTTP API: one error envelope, one request id per request, routes per concern. */
 export const app = new Hono<AppEnv>();
@@ -57,7 +58,7 @@ app.onError((error, c) => {
     const code = error.status === 413 ? "payload_too_large" : error.status === 401 ? "unauthorized" : "invalid_request";
     return c.json(errorBody(code, error.message || code, requestId), error.status);
   }
-  console.error(JSON.stringify({ ts: new Date().toISOString(), event: "internal_error", request_id: requestId, error: String(error) }));
+  writeLog({ ts: new Date().toISOString(), event: "internal_error", request_id: requestId, error: String(error) }, "error");
   return c.json(errorBody("internal_error", "internal error", requestId), 500);
 });
 

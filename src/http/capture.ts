@@ -3,6 +3,7 @@ import { captureMode, maskRequest, maskRulesFor, maskView, viewOf, type CaptureK
 import type { AppEnv, Env } from "../env.js";
 import { compactJsonText } from "./cache-key.js";
 import { logDecision, type DecisionLog } from "./decision-log.js";
+import { writeLog, writeLogText } from "../log-line.js";
 
 /** A request longer than this (as compact JSON text) is logged as its size only. */
 export const MAX_CAPTURED_CHARS = 65_536;
@@ -31,7 +32,7 @@ export function errorText(e: unknown): string {
 /** Runs work after the answer is sent, or now where there is no execution context (a call outside a request). */
 export function afterAnswer(c: Context<AppEnv>, work: () => Promise<void>): void {
   const guarded = work().catch((e: unknown) =>
-    console.error(JSON.stringify({ ts: new Date().toISOString(), event: "after_answer_failed", error: errorText(e) })),
+    writeLog({ ts: new Date().toISOString(), event: "after_answer_failed", error: errorText(e) }, "error"),
   );
   try {
     c.executionCtx.waitUntil(guarded);
@@ -83,6 +84,6 @@ export function logDecisionCapturing(c: Context<AppEnv>, entry: DecisionLog, cap
       members = `,"request_omitted":${JSON.stringify(`the request could not be captured: ${errorText(e)}`)}`;
     }
     const line = JSON.stringify({ ts: new Date().toISOString(), ...entry });
-    console.log(line.slice(0, -1) + members + "}");
+    writeLogText(line.slice(0, -1) + members + "}");
   });
 }

@@ -1,3 +1,4 @@
+import { writeLog } from "../log-line.js";
 /** One decision log line's fields. */
 export interface DecisionLog {
   decision_id: string;
@@ -23,5 +24,5 @@ export function elapsedMs(started: number): number {
 
 /** Writes the one JSON log line every decision leaves; it never holds request bodies or secrets. */
 export function logDecision(entry: DecisionLog): void {
-  console.log(JSON.stringify({ ts: new Date().toISOString(), ...entry }));
+  writeLog({ ts: new Date().toISOString(), ...entry });
 }

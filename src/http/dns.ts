@@ -1,4 +1,5 @@
 import type { DnsAnswer, DnsResolver } from "../engines/limits/context.js";
+import { writeLog } from "../log-line.js";
 
 /** The record types the limits identifiers ask for, with their RFC 1035 / RFC 3596 numbers. */
 const TYPE_NUMBER = { A: 1, PTR: 12, TXT: 16, AAAA: 28 } as const;
@@ -65,7 +66,7 @@ export const UNREACHABLE_BACKOFF_MS = 10_000;
 /** At most one resolver-failure warning per this interval; the failures in between are counted in the next one. */
 export const WARN_INTERVAL_MS = 60_000;
 
-const defaultWarn = (entry: Record<string, unknown>) => console.warn(JSON.stringify(entry));
+const defaultWarn = (entry: Record<string, unknown>) => writeLog(entry, "warn");
 
 /** One record of a DNS-over-HTTPS JSON answer (the Google / Cloudflare `application/dns-json` shape). */
 interface DohRecord {

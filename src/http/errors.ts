@@ -27,6 +27,7 @@ export const ERROR_STATUS = {
   internal_error: 500,
   service_unavailable: 503,
   overloaded: 503,
+  auth_misconfigured: 503,
 } as const;
 
 /** A stable snake_case error code. */

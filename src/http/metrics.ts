@@ -1,6 +1,7 @@
 import type { Env } from "../env.js";
 import { MetricsRegistry } from "../metrics/index.js";
 import type { DecisionLog } from "./decision-log.js";
+import { writeLog } from "../log-line.js";
 
 /** This isolate's counters, rendered by `GET /metrics` and summed up in `/v1/status`. */
 export const isolateMetrics = new MetricsRegistry();
@@ -42,9 +43,7 @@ export function recordDecision(
     isolateMetrics.analyticsErrors++;
     if (!analyticsErrorLogged) {
       analyticsErrorLogged = true;
-      console.error(
-        JSON.stringify({ ts: new Date().toISOString(), event: "analytics_write_failed", error: String(e) }),
-      );
+      writeLog({ ts: new Date().toISOString(), event: "analytics_write_failed", error: String(e) }, "error");
     }
   }
 }

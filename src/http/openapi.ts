@@ -37,7 +37,7 @@ export interface Operation {
   path: string;
   summary: string;
   tag: string;
-  auth: "decision" | "admin" | "agent" | "none";
+  auth: "decision" | "admin" | "agent" | "metrics" | "none";
   request?: z.ZodType;
   response?: z.ZodType;
   /** Content type of the request body when it is not JSON (policy sources are text). */
@@ -148,7 +148,7 @@ const ganetiError = {
 /** The error codes an operation can answer with: its own plus those of its kind. */
 export function operationErrors(op: Operation): ErrorCode[] {
   const codes = new Set<ErrorCode>(op.errors ?? []);
-  if (op.auth !== "none") codes.add("unauthorized").add("forbidden");
+  if (op.auth !== "none") codes.add("unauthorized").add("forbidden").add("auth_misconfigured");
   const jsonBody = op.request !== undefined && op.errorShape !== "ganeti";
   if (jsonBody) for (const c of ["invalid_json", "invalid_request", "nesting_too_deep", "too_many_items", "unsupported_media_type"] as const) codes.add(c);
   // Ganeti RAPI: 415 for a body that is not `application/json`, 400 for any other bad body.
@@ -206,7 +206,7 @@ export function openApiDocument(origin = "/"): object {
       responses: {
         "200": { description: "success", content: success },
         ...errorResponses(op),
-        default: { description: "server error (`internal_error` 500, `service_unavailable` 503)", content: { "application/json": { schema: errorSchema } } },
+        default: { description: "server error (`internal_error` 500, `service_unavailable` 503, `auth_misconfigured` 503 on guarded routes)", content: { "application/json": { schema: errorSchema } } },
       },
     };
   }

@@ -9,6 +9,7 @@ import { afterAnswer, errorText } from "./capture.js";
 import type { RouteContext } from "./decision.js";
 import { ApiError } from "./errors.js";
 import { shadowSample } from "./routes/candidate.js";
+import { writeLog } from "../log-line.js";
 
 /** What the candidate is asked: the same request, under the same context, after the answer. */
 export interface ShadowJob<P, R> {
@@ -48,7 +49,7 @@ async function candidateView<P, R>(job: ShadowJob<P, R>, candidate: LiveCandidat
   } catch (e) {
     if (e instanceof BudgetExceeded) return errorView("budget_exceeded");
     if (e instanceof ApiError) return errorView(e.code);
-    console.error(JSON.stringify({ ts: new Date().toISOString(), event: "shadow_decision_failed", kind: job.kind, error: errorText(e) }));
+    writeLog({ ts: new Date().toISOString(), event: "shadow_decision_failed", kind: job.kind, error: errorText(e) }, "error");
     return errorView("internal_error");
   }
 }

@@ -240,6 +240,22 @@ export class HostPoolCore {
     return true;
   }
 
+  /**
+   * Removes a host from the pool: its permits are revoked (their evictions with
+   * them), and it is no longer selected until it reports again. Null when the
+   * pool does not know the host.
+   */
+  remove(name: string): { revoked: number[] } | null {
+    this.pool();
+    if (!this.byName.has(name)) return null;
+    const revoked = this.tables.permitsOf(name).map((p) => p.id);
+    for (const id of revoked) this.tables.removePermit(id);
+    this.tables.removeHost(name);
+    if (this.tables.meta("last") === name) this.tables.setMeta("last", "");
+    this.slots = undefined;
+    return { revoked };
+  }
+
   /** Every host with its availability, rating and whether it is down. */
   list(p: PoolPolicy, now: number): HostListing[] {
     const policy = this.policy(p);

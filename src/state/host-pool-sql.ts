@@ -145,6 +145,11 @@ export class PoolTables implements PoolStore {
     this.sql.exec("DELETE FROM evictions WHERE permit = ?", id);
   }
 
+  /** Forgets a host. */
+  removeHost(name: string): void {
+    this.sql.exec("DELETE FROM hosts WHERE name = ?", name);
+  }
+
   /** The evictions in progress on a host. */
   evictionsOf(host: string): Eviction[] {
     return this.sql.exec<Raw>("SELECT * FROM evictions WHERE host = ? ORDER BY permit", host).toArray().map(toEviction);

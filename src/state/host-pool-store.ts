@@ -39,6 +39,8 @@ export interface PoolStore {
   expiredPermits(now: number): PermitRow[];
   /** Drops a permit and any eviction of it. */
   removePermit(id: number): void;
+  /** Forgets a host (its permits and evictions must be removed first). */
+  removeHost(name: string): void;
   evictionsOf(host: string): Eviction[];
   allEvictions(): Eviction[];
   addEviction(host: string, e: Eviction): void;
@@ -120,6 +122,11 @@ export class MemoryPoolTables implements PoolStore {
   removePermit(id: number): void {
     this.permits.delete(id);
     this.evictions.delete(id);
+  }
+
+  /** Forgets a host. */
+  removeHost(name: string): void {
+    this.hostRows.delete(name);
   }
 
   /** The evictions in progress on a host. */

@@ -72,6 +72,13 @@ export class HostPool extends DurableObject<Env> {
     return this.core.list(p, now);
   }
 
+  /** Removes a host and revokes its permits: see `HostPoolCore.remove`. */
+  async remove(name: string, now: number): Promise<{ revoked: number[] } | null> {
+    const removed = this.core.remove(name);
+    await this.schedule(now);
+    return removed;
+  }
+
   /** The effective access list of a host (customs' `acl(host)` debugging call), or null when unknown. */
   acl(name: string): string[] | null {
     return this.core.acl(name);

@@ -2,7 +2,7 @@ import type { FilterRule, FilterSet, Job, RuleBody } from "../engines/jobfilter/
 import { RunningCounts, buildFilterSet, decideCounted, schedulePass, traceJob } from "../engines/jobfilter/index.js";
 import { BudgetExceeded, type Budget } from "../engines/common/budget.js";
 import type { JobRow, QueueStore } from "./job-queue-store.js";
-import type { JobStatus, JobSubmission, QueueFailure } from "./job-queue-types.js";
+import type { JobStatus, JobSubmission, QueueFailure, SchedulePass } from "./job-queue-types.js";
 
 /** Nanoseconds since the epoch, as Ganeti's reason trails stamp them: exact, so a bigint (past 2^53). */
 function nowNs(now: number): bigint {
@@ -13,9 +13,9 @@ function failure(status: 400 | 404 | 409 | 422, code: QueueFailure["error"]["cod
   return { error: { status, code, message } };
 }
 
-/** The jobs a scheduling pass started: accepted and now running, each id counted at its first place in the request. */
-export function startedJobs(jobs: readonly JobStatus[], queued: readonly number[]): number[] {
-  return jobs.filter((j, i) => j.run && j.action === "ACCEPT" && queued.indexOf(j.job_id) === i).map((j) => j.job_id);
+/** A scheduling pass's log outcome: how many of the held jobs it decided it started (`started_N_of_M`). */
+export function scheduleOutcome(pass: SchedulePass): string {
+  return `started_${pass.started.length}_of_${pass.started.length + pass.rejected.length + pass.held.length}`;
 }
 
 /** What the queue logic needs from where it runs: the lease length, new ids, and where lease expiries are logged. */
@@ -24,7 +24,8 @@ export interface QueueSettings {
   /** A fresh work budget for one decision (DECISION_BUDGET). */
   budget(): Budget;
   newId(): string;
-  log(line: string): void;
+  /** Writes one log line of these fields (one JSON object). */
+  log(fields: Record<string, unknown>): void;
 }
 
 /** Something told, in order, of each decision and each job that starts or ends (a candidate policy's shadow). */
@@ -225,26 +226,40 @@ export class JobQueueCore {
     return { result: this.explained(this.status(row), row.job, explain), started };
   }
 
-  /** Runs one scheduling pass over held jobs in the given order; returns every job's status in that order. */
-  schedule(ids: number[], now: number): Started<JobStatus[] | QueueFailure> {
+  /**
+   * Runs one scheduling pass over the held jobs among `ids`, in that order
+   * (an id named twice counts once, at its first place). Only a job that was
+   * held (`queued`) when the pass began is decided; the answer says, by id,
+   * which jobs this pass started, cancelled or left held, which were not held
+   * (running, finished, cancelled, expired: reported, never decided again)
+   * and which the queue does not know, so a caller launches exactly `started`.
+   */
+  schedule(ids: readonly number[], now: number): Started<SchedulePass | QueueFailure> {
     this.expireDue(now);
     const rows: JobRow[] = [];
+    const unknown: number[] = [];
+    const seen = new Set<number>();
     for (const id of ids) {
+      if (seen.has(id)) continue;
+      seen.add(id);
       const row = this.tables.job(id);
-      if (row === undefined) return { result: failure(404, "not_found", `job \`${id}\` does not exist`), started: false };
-      rows.push(row);
+      if (row === undefined) unknown.push(id);
+      else rows.push(row);
     }
+    const notHeld: SchedulePass["not_held"] = { running: [], finished: [], cancelled: [], expired: [] };
+    for (const row of rows) if (row.state !== "queued") notHeld[row.state].push(row.id);
     const candidates = rows.filter((r) => r.state === "queued");
     const results = this.withinBudget(() => schedulePass(this.filterSet(), this.runningJobs(), candidates.map((r) => r.job)));
     if ("error" in results) return { result: results, started: false };
-    let started = false;
+    const pass: SchedulePass = { jobs: [], started: [], rejected: [], held: [], not_held: notHeld, unknown };
     candidates.forEach((row, i) => {
       const runs = this.apply(row, results[i], now);
       this.tables.updateJob(row, now);
       if (runs) this.jobStarted(row.job);
-      started = runs || started;
+      (runs ? pass.started : row.state === "cancelled" ? pass.rejected : pass.held).push(row.id);
     });
-    return { result: rows.map((r) => this.status(r)), started };
+    pass.jobs = rows.map((r) => this.status(r));
+    return { result: pass, started: pass.started.length > 0 };
   }
 
   /** Renews a running job's lease; repeating it is harmless, renewing a lost lease is a conflict. */
@@ -288,7 +303,7 @@ export class JobQueueCore {
       this.tables.updateJob(row, now);
       this.jobEnded(row.id);
       expired.push(row.id);
-      this.settings.log(JSON.stringify({ ts: new Date(now).toISOString(), event: "lease_expired", queue, job_id: row.id, lease_id: lease }));
+      this.settings.log({ ts: new Date(now).toISOString(), event: "lease_expired", queue, job_id: row.id, lease_id: lease });
     }
     return expired;
   }

@@ -22,6 +22,23 @@ export interface JobStatus {
   trace?: unknown;
 }
 
+/**
+ * What one scheduling pass did, every id sorted into exactly one list: a job
+ * it moved from held to running (`started`) or to cancelled by a REJECT rule
+ * (`rejected`), one it left held (`held`), one that was not held when the
+ * pass began (`not_held`, by its state; not decided again), or an id the queue
+ * does not know (`unknown`). `jobs` is the status of every known job named, in
+ * the order named.
+ */
+export interface SchedulePass {
+  jobs: JobStatus[];
+  started: number[];
+  rejected: number[];
+  held: number[];
+  not_held: Record<Exclude<JobState, "queued">, number[]>;
+  unknown: number[];
+}
+
 /** A failure the route turns into an HTTP error: Ganeti-style for filters, the API envelope for jobs. */
 export interface QueueFailure {
   error: { status: 400 | 404 | 409 | 422; code: "invalid_request" | "not_found" | "conflict" | "lease_expired" | "budget_exceeded"; message: string };
@@ -62,7 +79,7 @@ export interface JobQueueApi {
   submit(queue: string, submission: JobSubmission, explain?: boolean): Promise<JobStatus | QueueFailure>;
   submitOnce(queue: string, submission: JobSubmission, explain: boolean, idem: IdempotencyRequest, envelope: Envelope): Promise<Once<unknown>>;
   check(id: number, explain?: boolean): Promise<JobStatus | QueueFailure>;
-  schedule(ids: number[]): Promise<JobStatus[] | QueueFailure>;
+  schedule(ids: number[]): Promise<SchedulePass | QueueFailure>;
   heartbeat(id: number, leaseId?: string): Promise<JobStatus | QueueFailure>;
   finish(id: number): Promise<JobStatus | QueueFailure>;
 }

@@ -7,7 +7,8 @@ import { candidateNow, getActiveBundle } from "./policy-store.js";
 import { QueueShadow } from "./queue-shadow.js";
 import { JobQueueCore } from "./job-queue-core.js";
 import { QueueTables } from "./job-queue-sql.js";
-import { isFailure, type Envelope, type JobStatus, type JobSubmission, type Once, type QueueFailure } from "./job-queue-types.js";
+import { isFailure, type Envelope, type JobStatus, type JobSubmission, type Once, type QueueFailure, type SchedulePass } from "./job-queue-types.js";
+import { writeLog } from "../log-line.js";
 
 /** How long a finished, expired or cancelled job stays reportable before the alarm forgets it. */
 export const ENDED_JOB_RETENTION_MS = 7 * 24 * 3600 * 1000;
@@ -32,7 +33,7 @@ export class JobQueue extends DurableObject<Env> {
       leaseMs: () => numberVar(this.env.LEASE_SECONDS, 600) * 1000,
       budget: () => decisionBudget(this.env.DECISION_BUDGET),
       newId: () => crypto.randomUUID(),
-      log: (line) => console.log(line),
+      log: (fields) => writeLog(fields),
     });
     this.idempotency = new IdempotencyTable(ctx.storage.sql);
     void ctx.blockConcurrencyWhile(async () => {
@@ -102,7 +103,7 @@ export class JobQueue extends DurableObject<Env> {
     this.draining = true;
     const done = new Promise<void>((resolve) => setTimeout(resolve, 0))
       .then(() => shadow.drain(this.env))
-      .catch((e: unknown) => console.error(JSON.stringify({ ts: new Date().toISOString(), event: "shadow_decision_failed", kind: "jobfilter", error: String(e) })))
+      .catch((e: unknown) => writeLog({ ts: new Date().toISOString(), event: "shadow_decision_failed", kind: "jobfilter", error: String(e) }, "error"))
       .finally(() => {
         this.draining = false;
         this.drainShadowLater();
@@ -156,8 +157,8 @@ export class JobQueue extends DurableObject<Env> {
     return result;
   }
 
-  /** Runs one scheduling pass over held jobs in the given order; returns every job's status in that order. */
-  async schedule(ids: number[]): Promise<JobStatus[] | QueueFailure> {
+  /** Runs one scheduling pass over the held jobs among `ids` in that order; says what it did with each id. */
+  async schedule(ids: number[]): Promise<SchedulePass | QueueFailure> {
     const { result, started } = this.core.schedule(ids, Date.now());
     if (started) await this.armAlarm();
     return result;

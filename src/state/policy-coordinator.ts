@@ -1,9 +1,22 @@
 import { DurableObject } from "cloudflare:workers";
 import type { TallyBatch } from "../bundle/compare/index.js";
-import { compileBundle, isEmbeddedPointer, sourcesOf, type Bundle, type BundleError, type Sources } from "../bundle/index.js";
+import {
+  compileBundle,
+  isEmbeddedPointer,
+  sourcesOf,
+  type Bundle,
+  type BundleError,
+  type Sources,
+} from "../bundle/index.js";
 import { ENGINE_NAMES, type EngineName } from "../engines/common/engine.js";
 import type { Env } from "../env.js";
 import { bundleKey, CANDIDATE_KEY, CURRENT_KEY, embeddedBundle, writeBundle } from "./policy-store.js";
+import {
+  PolicyHistory,
+  type EngineChange,
+  type HistoryAction,
+  type HistoryRecord,
+} from "./policy-history.js";
 import { ShadowTables, type CandidateRecord } from "./shadow-tables.js";
 
 /** What a publish asks for: one engine's new source, optionally only if the active revision is one of `ifMatch`. */
@@ -13,7 +26,29 @@ export interface PublishRequest {
   /** `*` or the revisions the caller's change was based on (the `If-Match` header); undefined when absent. */
   ifMatch?: "*" | string[];
   createdAt: string;
+  /** Who made the change (the token's role, or `open` when auth is off) and why (`X-Arbiter-Change-Note`), for the history. */
+  by?: ChangeAuthor;
 }
+
+/** Who made a change and their note, as the history keeps it. */
+export interface ChangeAuthor {
+  role: string;
+  note?: string;
+}
+
+/** What a rollback asks for: make a revision the history still keeps active again. */
+export interface RollbackRequest {
+  revision: string;
+  ifMatch?: "*" | string[];
+  createdAt: string;
+  by?: ChangeAuthor;
+}
+
+/** The answer to a rollback: the new active revision, or why nothing changed (`not_found`: the revision is not kept). */
+export type RollbackOutcome =
+  | { ok: true; revision: string; previous: string }
+  | Exclude<PublishOutcome, { ok: true }>
+  | { ok: false; code: "not_found"; message: string };
 
 /** The coordinator's answer: the new revision, or why nothing was written. */
 export type PublishOutcome =
@@ -30,7 +65,8 @@ export type PublishOutcome =
 export type StageRequest = PublishRequest;
 
 /** The answer to staging or reading the candidate: its record, or why nothing was written. */
-export type StageOutcome = { ok: true; candidate: CandidateRecord; engines: EngineSummaries } | Exclude<PublishOutcome, { ok: true }>;
+export type StageOutcome =
+  { ok: true; candidate: CandidateRecord; engines: EngineSummaries } | Exclude<PublishOutcome, { ok: true }>;
 
 /** Each staged engine's format and source hash. */
 export type EngineSummaries = Partial<Record<EngineName, { format: string; source_sha256: string }>>;
@@ -76,6 +112,7 @@ interface Pointer {
 export class PolicyCoordinator extends DurableObject<Env> {
   private current: Bundle | undefined;
   private readonly shadow: ShadowTables;
+  private readonly history: PolicyHistory;
   /** The staged candidate's bundle, kept beside its record. */
   private staged: Bundle | undefined;
 
@@ -85,6 +122,7 @@ export class PolicyCoordinator extends DurableObject<Env> {
       "CREATE TABLE IF NOT EXISTS pointer (id INTEGER PRIMARY KEY CHECK (id = 1), revision TEXT, sequence INTEGER NOT NULL)",
     );
     this.shadow = new ShadowTables(ctx.storage.sql);
+    this.history = new PolicyHistory(ctx.storage.sql);
   }
 
   /** Runs one change to the pointers with no other change running; a failing store is a 503 outcome. */
@@ -94,7 +132,11 @@ export class PolicyCoordinator extends DurableObject<Env> {
       try {
         outcome = await work();
       } catch (e) {
-        const failure: StoreFailure = { ok: false, code: "service_unavailable", message: `the policy store failed: ${(e as Error).message}` };
+        const failure: StoreFailure = {
+          ok: false,
+          code: "service_unavailable",
+          message: `the policy store failed: ${(e as Error).message}`,
+        };
         outcome = failure;
       }
     });
@@ -119,7 +161,11 @@ export class PolicyCoordinator extends DurableObject<Env> {
       if (refused) return refused;
       const old = this.shadow.candidate();
       const stagedSources = old === null ? {} : pick(sourcesOf(await this.stagedBundle(old)), old.staged);
-      const compiled = await this.compileOn(base, { ...stagedSources, [request.engine]: request.source }, request.createdAt);
+      const compiled = await this.compileOn(
+        base,
+        { ...stagedSources, [request.engine]: request.source },
+        request.createdAt,
+      );
       if (!compiled.ok) return compiled.refusal;
       const record: CandidateRecord = {
         id: crypto.randomUUID(),
@@ -132,6 +178,7 @@ export class PolicyCoordinator extends DurableObject<Env> {
       this.shadow.setCandidate(record);
       this.staged = compiled.bundle;
       await this.env.POLICIES.put(CANDIDATE_KEY, JSON.stringify(record));
+      if (old !== null) await this.deleteUnkept([old.revision]);
       return { ok: true, candidate: record, engines: summaries(compiled.bundle, record.staged) };
     });
   }
@@ -147,7 +194,10 @@ export class PolicyCoordinator extends DurableObject<Env> {
   async drop(): Promise<{ ok: true; dropped: CandidateRecord | null } | StoreFailure> {
     return this.serially(async () => {
       const dropped = this.shadow.candidate();
-      if (dropped !== null) await this.forgetCandidate();
+      if (dropped !== null) {
+        await this.forgetCandidate();
+        await this.deleteUnkept([dropped.revision]);
+      }
       return { ok: true as const, dropped };
     });
   }
@@ -158,7 +208,11 @@ export class PolicyCoordinator extends DurableObject<Env> {
    * rules of a publish: `If-Match` against the active revision, the whole bundle
    * compiled before anything is written. The candidate and its report are then dropped.
    */
-  async promote(request: { ifMatch?: "*" | string[]; createdAt: string }): Promise<PromoteOutcome> {
+  async promote(request: {
+    ifMatch?: "*" | string[];
+    createdAt: string;
+    by?: ChangeAuthor;
+  }): Promise<PromoteOutcome> {
     return this.serially(async (): Promise<PromoteOutcome> => {
       const record = this.shadow.candidate();
       if (record === null) return { ok: false, code: "not_found", message: "no candidate is staged" };
@@ -168,8 +222,9 @@ export class PolicyCoordinator extends DurableObject<Env> {
       const sources = pick(sourcesOf(await this.stagedBundle(record)), record.staged);
       const compiled = await this.compileOn(base, sources, request.createdAt);
       if (!compiled.ok) return compiled.refusal;
-      await this.activate(compiled.bundle, pointer);
+      await this.activate(compiled.bundle, pointer, base, "promote", request);
       await this.forgetCandidate();
+      await this.deleteUnkept([record.revision]);
       return { ok: true, revision: compiled.bundle.revision, previous: base.revision, promoted: record };
     });
   }
@@ -200,7 +255,8 @@ export class PolicyCoordinator extends DurableObject<Env> {
   private async stagedBundle(record: CandidateRecord): Promise<Bundle> {
     if (this.staged?.revision === record.revision) return this.staged;
     const bundle = await this.env.POLICIES.get<Bundle>(bundleKey(record.revision), "json");
-    if (bundle === null || bundle.revision !== record.revision) throw new Error(`the candidate bundle \`${record.revision}\` cannot be read`);
+    if (bundle === null || bundle.revision !== record.revision)
+      throw new Error(`the candidate bundle \`${record.revision}\` cannot be read`);
     this.staged = bundle;
     return bundle;
   }
@@ -211,12 +267,15 @@ export class PolicyCoordinator extends DurableObject<Env> {
     this.staged = undefined;
   }
 
-  private refusedByIfMatch(base: Bundle, match: "*" | string[] | undefined): Exclude<PublishOutcome, { ok: true }> | undefined {
+  private refusedByIfMatch(
+    base: Bundle,
+    match: "*" | string[] | undefined,
+  ): Exclude<PublishOutcome, { ok: true }> | undefined {
     if (match === undefined || match === "*" || match.includes(base.revision)) return undefined;
     return {
       ok: false,
       code: "precondition_failed",
-      message: `the active revision is \`${base.revision}\`, not ${match.map((m) => `\`${m}\``).join(" or ")}`,
+      message: `the active revision is \`${base.revision}\`, not ${match.map((m) => `\`${m}\``).join(" or ")}${match.some((m) => m.startsWith('W/"')) ? " (a weak entity tag never matches: If-Match compares strongly)" : ""}`,
       current: base.revision,
     };
   }
@@ -242,12 +301,74 @@ export class PolicyCoordinator extends DurableObject<Env> {
     };
   }
 
-  /** Writes a bundle and moves the pointer to it, recording the new sequence number. */
-  private async activate(bundle: Bundle, pointer: Pointer): Promise<void> {
+  /**
+   * Makes a revision that the history still keeps active again, under a
+   * publish's rules (`If-Match` against the active revision); the change is
+   * itself a history record. The embedded bundle's revision is always kept.
+   */
+  async rollback(request: RollbackRequest): Promise<RollbackOutcome> {
+    return this.serially(async (): Promise<RollbackOutcome> => {
+      const notKept = {
+        ok: false as const,
+        code: "not_found" as const,
+        message: `the revision \`${request.revision}\` is not in the kept history`,
+      };
+      const embedded = embeddedBundle();
+      if (request.revision !== embedded.revision && !this.history.keeps(request.revision)) return notKept;
+      const { bundle: base, pointer } = await this.base();
+      const refused = this.refusedByIfMatch(base, request.ifMatch);
+      if (refused) return refused;
+      const target =
+        request.revision === embedded.revision
+          ? embedded
+          : await this.env.POLICIES.get<Bundle>(bundleKey(request.revision), "json");
+      if (target === null || target.revision !== request.revision) return notKept;
+      await this.activate(target, pointer, base, "rollback", request);
+      return { ok: true, revision: target.revision, previous: base.revision };
+    });
+  }
+
+  /** The kept history, newest first. */
+  async changes(limit: number): Promise<HistoryRecord[]> {
+    return this.history.list(limit);
+  }
+
+  /** Writes a bundle, moves the pointer to it (recording the new sequence number) and adds the change to the history. */
+  private async activate(
+    bundle: Bundle,
+    pointer: Pointer,
+    base: Bundle,
+    action: HistoryAction,
+    request: { createdAt: string; by?: ChangeAuthor },
+  ): Promise<void> {
     const next: Pointer = { revision: bundle.revision, sequence: pointer.sequence + 1 };
     await writeBundle(this.env, bundle, next.sequence);
     this.store(next);
     this.current = bundle;
+    const dropped = this.history.add({
+      revision: bundle.revision,
+      previous: base.revision,
+      action,
+      engines: changedEngines(base, bundle),
+      at: request.createdAt,
+      role: request.by?.role ?? "admin",
+      ...(request.by?.note !== undefined ? { note: request.by.note } : {}),
+    });
+    await this.deleteUnkept(dropped);
+  }
+
+  /**
+   * Deletes from KV the bundles of these revisions that nothing needs any more:
+   * not active, not the staged candidate, not named by a kept history record
+   * (so a rollback target is never deleted while it can be asked for).
+   */
+  private async deleteUnkept(revisions: string[]): Promise<void> {
+    const candidate = this.shadow.candidate()?.revision;
+    for (const revision of new Set(revisions)) {
+      if (revision === this.current?.revision || revision === candidate || this.history.keeps(revision))
+        continue;
+      await this.env.POLICIES.delete(bundleKey(revision));
+    }
   }
 
   /** The active revision as the coordinator knows it, for tests and status. */
@@ -301,7 +422,7 @@ export class PolicyCoordinator extends DurableObject<Env> {
     if (refused) return refused;
     const compiled = await this.compileOn(base, { [request.engine]: request.source }, request.createdAt);
     if (!compiled.ok) return compiled.refusal;
-    await this.activate(compiled.bundle, pointer);
+    await this.activate(compiled.bundle, pointer, base, "publish", request);
     return { ok: true, revision: compiled.bundle.revision, previous: base.revision };
   }
 }
@@ -316,8 +437,22 @@ function summaries(bundle: Bundle, engines: readonly EngineName[]): EngineSummar
   return out;
 }
 
+/** The engines whose source differs between two bundles, with their digests after and before. */
+function changedEngines(before: Bundle, after: Bundle): EngineChange[] {
+  const out: EngineChange[] = [];
+  for (const engine of ENGINE_NAMES) {
+    const now = after.engines[engine]?.source_sha256 ?? null;
+    const was = before.engines[engine]?.source_sha256 ?? null;
+    if (now !== was) out.push({ engine, source_sha256: now, previous_sha256: was });
+  }
+  return out;
+}
+
 /** The entries of some engines only. */
-function pick<T>(all: Partial<Record<EngineName, T>>, engines: readonly EngineName[]): Partial<Record<EngineName, T>> {
+function pick<T>(
+  all: Partial<Record<EngineName, T>>,
+  engines: readonly EngineName[],
+): Partial<Record<EngineName, T>> {
   const out: Partial<Record<EngineName, T>> = {};
   for (const e of engines) if (all[e] !== undefined) out[e] = all[e];
   return out;

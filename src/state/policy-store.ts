@@ -2,6 +2,7 @@ import { isEmbeddedPointer, LoadedBundle, type Bundle } from "../bundle/index.js
 import embedded from "../bundle/embedded.generated.json";
 import { numberVar, type Env } from "../env.js";
 import type { CandidateRecord } from "./shadow-tables.js";
+import { writeLog } from "../log-line.js";
 
 /** KV key of the active revision's pointer. */
 export const CURRENT_KEY = "bundle:current";
@@ -105,7 +106,7 @@ async function refresh(env: Env, now: number, started: number): Promise<LoadedBu
       if (loaded) activate(loaded, "kv", now);
     }
   } catch (e) {
-    console.error(JSON.stringify({ ts: new Date(now).toISOString(), event: "bundle_refresh_failed", error: String(e) }));
+    writeLog({ ts: new Date(now).toISOString(), event: "bundle_refresh_failed", error: String(e) }, "error");
   }
   if (started === generation) info.checkedAt = now;
   return active;

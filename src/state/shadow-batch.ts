@@ -3,6 +3,7 @@ import type { EngineName } from "../engines/common/engine.js";
 import type { Env } from "../env.js";
 import { coordinatorOf } from "./coordinator-stub.js";
 import type { LiveCandidate } from "./policy-store.js";
+import { writeLog } from "../log-line.js";
 
 /** How long an isolate gathers shadow comparisons before sending them to the coordinator in one call. */
 export const SHADOW_FLUSH_MS = 1000;
@@ -49,7 +50,7 @@ export class ShadowBatcher {
       const answer = await coordinatorOf(env).recordShadow(candidate, JSON.stringify(tally.toBatch()));
       if (answer.accepted) this.full = { candidate, pairs: new Set(answer.full) };
     } catch (e) {
-      console.error(JSON.stringify({ ts: new Date().toISOString(), event: "shadow_report_failed", error: String(e) }));
+      writeLog({ ts: new Date().toISOString(), event: "shadow_report_failed", error: String(e) }, "error");
     }
   }
 }

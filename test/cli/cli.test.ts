@@ -114,3 +114,17 @@ it("the bin entry runs the CLI through node", () => {
   expect(r.stdout).toBe("Policy is valid.\n");
   expect(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).toContain('"arbiter": "bin/arbiter.mjs"');
 });
+
+it("a reader that stops early ends the command quietly, as jq does", async () => {
+  const { spawn } = await import("node:child_process");
+  const child = spawn(process.execPath, [join(REPO_ROOT, "bin/arbiter.mjs"), "jq", "-c", ".[]"], { stdio: ["pipe", "pipe", "pipe"] });
+  let err = "";
+  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+  child.stdin.end(JSON.stringify(Array.from({ length: 200_000 }, (_, i) => i)));
+  // Read the first output, then close the pipe as `head -1` would.
+  await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
+  child.stdout.destroy();
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  expect(err).toBe("");
+  expect(code).toBe(141);
+}, 30_000);

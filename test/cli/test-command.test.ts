@@ -69,6 +69,42 @@ describe("arbiter test over the shipped policies", () => {
   });
 });
 
+describe("job queue steps", () => {
+  // Issue 25, item 1: a scheduling pass step answers as POST /v1/queues/{q}/schedule does
+  // (test/worker/jobs.test.ts runs the same queue over HTTP): `started` holds only the jobs
+  // the pass moved from held to running, never one that was already running.
+  it("reports a job already running as not held, not as started", async () => {
+    const dir = scratch.folder({
+      "filters.json": "[]",
+      "q.test.yaml": `engine: jobfilter
+cases:
+  - name: one slot, one running, one held
+    steps:
+      - add_filter: {priority: 1, predicates: [[opcode, ["=", OP_ID, OP_X]]], action: [RATE_LIMIT, 1]}
+      - submit: {opcodes: [{OP_ID: OP_X}]}
+        expect: {job_id: 1, action: ACCEPT, state: running}
+      - submit: {opcodes: [{OP_ID: OP_X}]}
+        expect: {job_id: 2, action: RATE_LIMITED, state: queued}
+      - schedule: [1, 2]
+        expect:
+          started: []
+          rejected: []
+          held: [2]
+          not_held: {running: [1], finished: [], cancelled: [], expired: []}
+          unknown: []
+          jobs: [{job_id: 1, state: running}, {job_id: 2, state: queued}]
+      - finish: 1
+      - schedule: [2, 1, 2, 77]
+        expect: {started: [2], held: [], not_held: {finished: [1]}, unknown: [77], jobs: [{job_id: 2, state: running}, {job_id: 1}]}
+      - submit: {opcodes: [{OP_ID: OP_X}]}
+        expect: {action: RATE_LIMITED}
+`,
+    });
+    const r = await run(["test", dir]);
+    expect(r).toEqual({ code: 0, out: "1 passed, 0 failed\n", err: "" });
+  });
+});
+
 describe("failures", () => {
   it("prints one line per failed case with file, line, case name and every differing field, then the totals, and exits 1", async () => {
     const dir = placementFolder(ONE_PASS_ONE_FAIL);

@@ -85,6 +85,11 @@ describe("access lists", () => {
     expect(buildAccessList(["10.0.0.0/8", "1.2.3.4::/16"], [])).toEqual({ ok: false, field: "allow", index: 1, text: "1.2.3.4::/16" });
   });
 
+  it("is a set: a network allowed again is one entry, as first written (issue 25)", () => {
+    const built = buildAccessList(["10.0.0.0/24", "10.0.0.0/24", "10.0.0.7/24", "010.0.0.0/24", "10.0.0.0/25", "2001:db8::/64", "2001:db8:0::/64"], []);
+    expect(built.ok && built.list.entries).toEqual(["10.0.0.0/24", "10.0.0.0/25", "2001:db8::/64"]);
+  });
+
   it("names the bad entry", () => {
     expect(buildAccessList(["10.0.0.0/8"], ["nope"])).toEqual({ ok: false, field: "deny", index: 0, text: "nope" });
   });

@@ -146,6 +146,10 @@ describe("a candidate policy on live traffic", () => {
     expect(stale.status).toBe(412);
     expect(stale.res.headers.get("etag")).toBe(`"${activeRevision}"`);
     expect((await send("GET", "/v1/candidate")).status).toBe(200);
+    // If-Match compares strongly (RFC 9110): a weak tag never matches, even naming the active revision.
+    const weak = await send("POST", "/v1/candidate/promote", undefined, {}, { "if-match": `W/"${activeRevision}"` });
+    expect(weak.status).toBe(412);
+    expect((await send("GET", "/v1/candidate")).status).toBe(200);
 
     const promoted = await send("POST", "/v1/candidate/promote", undefined, {}, { "if-match": `"${activeRevision}"` });
     expect(promoted.status, JSON.stringify(promoted.body)).toBe(200);

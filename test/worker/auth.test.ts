@@ -61,29 +61,41 @@ describe("auth fails closed", () => {
     expect((await call(vars, "GET", "/v1/policies", undefined, "agent-1")).status).toBe(403);
   });
 
-  it("opens only the route classes OPEN_ROUTES names, never admin", async () => {
-    const vars = { ...noAgentSecret, OPEN_ROUTES: "agent, admin" };
+  it("opens only the route classes OPEN_ROUTES names", async () => {
+    const vars = { ...noAgentSecret, OPEN_ROUTES: "agent" };
     expect((await call(vars, "PUT", "/v1/hosts/open1", rogue(171))).status).toBe(200);
     expect((await call(vars, "POST", "/v1/place", { user: "bob" })).status).toBe(401);
     expect((await call(vars, "GET", "/v1/policies")).status).toBe(401);
-    const status = (await (await call(vars, "GET", "/v1/status")).json()) as {
+    const status = (await (await call(vars, "GET", "/v1/status", undefined, "adm")).json()) as {
       auth: string;
       auth_routes: Record<string, string>;
     };
     expect(status.auth).toBe("enabled");
-    expect(status.auth_routes).toEqual({ admin: "token", decision: "token", agent: "open" });
+    expect(status.auth_routes).toEqual({
+      admin: "token",
+      decision: "token",
+      agent: "open",
+      metrics: "token",
+    });
   });
 
   it("reports each route class in /v1/status", async () => {
-    const status = async (vars: Partial<Env>) =>
-      ((await (await call(vars, "GET", "/v1/status")).json()) as { auth_routes: unknown }).auth_routes;
-    expect(await status(noAgentSecret)).toEqual({ admin: "token", decision: "token", agent: "token" });
-    expect(await status({ DECISION_TOKENS: "dec" })).toEqual({
+    const status = async (vars: Partial<Env>, token?: string) =>
+      ((await (await call(vars, "GET", "/v1/status", undefined, token)).json()) as { auth_routes: unknown })
+        .auth_routes;
+    expect(await status(noAgentSecret, "adm")).toEqual({
+      admin: "token",
+      decision: "token",
+      agent: "token",
+      metrics: "token",
+    });
+    expect(await status({ DECISION_TOKENS: "dec", METRICS_TOKEN: "mon" }, "mon")).toEqual({
       admin: "closed",
       decision: "token",
       agent: "closed",
+      metrics: "token",
     });
-    expect(await status({})).toEqual({ admin: "open", decision: "open", agent: "open" });
+    expect(await status({})).toEqual({ admin: "open", decision: "open", agent: "open", metrics: "open" });
   });
 
   it("stays open without any secret and says so at startup, naming no token", async () => {
@@ -105,5 +117,136 @@ describe("auth fails closed", () => {
     } finally {
       spy.mockRestore();
     }
+  });
+});
+
+// Issue 25, item 3: a secret that is set but holds no token is a configuration error, never "no auth".
+describe("a blank secret or an OPEN_ROUTES it cannot honour", () => {
+  const guarded: [string, string, unknown?][] = [
+    ["GET", "/v1/policies"],
+    ["POST", "/v1/place", { user: "bob" }],
+    ["PUT", "/v1/hosts/blank1?net=173", rogue(173)],
+    ["GET", "/metrics"],
+    ["GET", "/2/filters"],
+    ["POST", "/v1/playground/placement", { policy: "", request: {} }],
+  ];
+
+  for (const [name, value] of [
+    ["ADMIN_TOKEN", ""],
+    ["ADMIN_TOKEN", " "],
+    ["ADMIN_TOKEN", ","],
+    ["DECISION_TOKENS", " , "],
+    ["AGENT_TOKENS", ""],
+    ["METRICS_TOKEN", "\t"],
+  ] as const) {
+    it(`refuses every guarded route with 503 auth_misconfigured when ${name}=${JSON.stringify(value)}`, async () => {
+      // Alone, and beside another secret that does hold a token (whose holder is refused too).
+      const other = name === "ADMIN_TOKEN" ? "AGENT_TOKENS" : "ADMIN_TOKEN";
+      for (const vars of [{ [name]: value }, { [other]: "ok-token", [name]: value }]) {
+        for (const [method, path, body] of guarded) {
+          for (const token of [undefined, "ok-token"]) {
+            const res = await call(vars, method, path, body, token);
+            expect(res.status, `${method} ${path}`).toBe(503);
+            const text = await res.text();
+            expect(text, `${method} ${path}`).toContain(name);
+            if (!path.startsWith("/2/"))
+              expect((JSON.parse(text) as { error: { code: string } }).error.code).toBe("auth_misconfigured");
+          }
+        }
+        const status = (await (await call(vars, "GET", "/v1/status")).json()) as Record<string, unknown>;
+        expect(status).toEqual({
+          ok: false,
+          auth: "misconfigured",
+          auth_problems: [expect.stringContaining(name)],
+        });
+      }
+    });
+  }
+
+  it("says so in the startup log, one JSON object naming the variable and not its value", () => {
+    const line = authStartupLine({ ADMIN_TOKEN: " ", DECISION_TOKENS: "dec-visible" } as Env);
+    expect(line).not.toContain("\n");
+    const parsed = JSON.parse(line) as { mode: string; error: string; problems: string[] };
+    expect(parsed.mode).toBe("misconfigured");
+    expect(parsed.error).toBe("auth_misconfigured");
+    expect(parsed.problems).toEqual([expect.stringContaining("ADMIN_TOKEN")]);
+    expect(line).not.toContain("dec-visible");
+  });
+
+  it("refuses OPEN_ROUTES=admin and unknown classes instead of ignoring them", async () => {
+    for (const open of ["admin", "decision,admin", "metrics", "everything"]) {
+      const vars = { ADMIN_TOKEN: "adm", DECISION_TOKENS: "dec", OPEN_ROUTES: open };
+      expect((await call(vars, "GET", "/v1/policies", undefined, "adm")).status, open).toBe(503);
+      const res = await call(vars, "POST", "/v1/place", { user: "bob" }, "dec");
+      expect(res.status, open).toBe(503);
+      expect(((await res.json()) as { error: { code: string; message: string } }).error.message).toContain(
+        "OPEN_ROUTES",
+      );
+      const line = JSON.parse(authStartupLine(vars as Env)) as { mode: string; problems: string[] };
+      expect(line.mode).toBe("misconfigured");
+    }
+  });
+
+  it("keeps local-development mode only for the complete absence of every secret", async () => {
+    expect((await call({}, "GET", "/v1/policies")).status).toBe(200);
+    const status = (await (await call({}, "GET", "/v1/status")).json()) as { auth: string };
+    expect(status.auth).toBe("disabled");
+    expect((await call({ OPEN_ROUTES: "decision" }, "GET", "/v1/policies")).status).toBe(200);
+  });
+
+  it("works again once the secret holds a token", async () => {
+    expect((await call({ ADMIN_TOKEN: "" }, "GET", "/v1/policies", undefined, "adm")).status).toBe(503);
+    expect((await call({ ADMIN_TOKEN: "adm" }, "GET", "/v1/policies", undefined, "adm")).status).toBe(200);
+  });
+});
+
+// Issue 25, item 6: a read-only monitoring role, and a status that says little without a token.
+describe("METRICS_TOKEN", () => {
+  const vars = { ADMIN_TOKEN: "adm-m", DECISION_TOKENS: "dec-m", METRICS_TOKEN: "prom-1, prom-2" };
+
+  it("opens GET /metrics and the full /v1/status, as the admin token does", async () => {
+    for (const token of ["prom-1", "prom-2", "adm-m"]) {
+      const metrics = await call(vars, "GET", "/metrics", undefined, token);
+      expect(metrics.status, token).toBe(200);
+      expect(await metrics.text()).toContain("arbiter_");
+      const status = (await (await call(vars, "GET", "/v1/status", undefined, token)).json()) as Record<
+        string,
+        unknown
+      >;
+      expect(status.ok).toBe(true);
+      expect(typeof status.revision).toBe("string");
+      expect(status.metrics).toBeDefined();
+    }
+    expect((await call(vars, "GET", "/metrics", undefined, "dec-m")).status).toBe(403);
+    expect((await call(vars, "GET", "/metrics")).status).toBe(401);
+    expect((await call(vars, "GET", "/v1/status", undefined, "dec-m")).status).toBe(403);
+  });
+
+  it("opens nothing else", async () => {
+    const routes: [string, string, unknown?][] = [
+      ["GET", "/v1/policies"],
+      ["PUT", "/v1/policies/customs", {}],
+      ["POST", "/v1/place", { user: "bob" }],
+      ["GET", "/v1/hosts?net=174"],
+      ["PUT", "/v1/hosts/mon1?net=174", rogue(174)],
+      ["GET", "/v1/candidate"],
+      ["GET", "/v1/queues/metrics-only/filters"],
+      ["POST", "/v1/playground/placement", { policy: "", request: {} }],
+    ];
+    for (const [method, path, body] of routes)
+      expect((await call(vars, method, path, body, "prom-1")).status, `${method} ${path}`).toBe(403);
+    expect((await call(vars, "GET", "/2/filters", undefined, "prom-1")).status).toBe(403);
+  });
+
+  it("leaves /metrics to the admin token when unset", async () => {
+    const adminOnly = { ADMIN_TOKEN: "adm-m" };
+    expect((await call(adminOnly, "GET", "/metrics", undefined, "adm-m")).status).toBe(200);
+    expect((await call(adminOnly, "GET", "/metrics", undefined, "prom-1")).status).toBe(403);
+  });
+
+  it("shows only ok and the auth mode on /v1/status without a token", async () => {
+    const res = await call(vars, "GET", "/v1/status");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true, auth: "enabled" });
   });
 });

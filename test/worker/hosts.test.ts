@@ -6,7 +6,7 @@ import type { Env } from "../../src/env.js";
 import type { HostPool, PoolPolicy } from "../../src/state/host-pool.js";
 
 const BASE = "http://arbiter.test";
-/** The built-in policy opened to every address, as policies/customs.json (which the HTTP routes use) opens it. */
+/** The built-in policy opened to every address, for the tests that hand the Durable Object a policy of their own (the HTTP routes use policies/customs.json, which is not open). */
 const OPEN_DATA = { ...DEFAULT_POLICY_DATA, defaults: { ...DEFAULT_POLICY_DATA.defaults, allow: ["0.0.0.0/0", "::/0"] } };
 const POLICY: PoolPolicy = { revision: "test", data: OPEN_DATA };
 
@@ -52,7 +52,8 @@ async function report(name: string, body: unknown): Promise<ReportBody> {
 }
 
 async function allocate(request: Record<string, unknown>): Promise<AllocateBody> {
-  const res = await send("POST", "/v1/hosts/allocate", { fromAddress: "10.0.0.200", user: "alice", ...request });
+  // A client on the network the hosts of `net` are attached to (idleHost puts them in 10.<net>.0.0/24).
+  const res = await send("POST", "/v1/hosts/allocate", { fromAddress: `10.${Number(request.net ?? 0)}.0.200`, user: "alice", ...request });
   expect(res.status, await res.clone().text()).toBe(200);
   return (await res.json()) as AllocateBody;
 }
@@ -143,8 +144,8 @@ describe("host reports and allocations", () => {
   it("shows a host's effective access list", async () => {
     await report("acl", idleHost("acl", 104, { allow: ["10.0.0.0/8", "192.168.0.0/16"], deny: ["10.9.9.9"] }));
     const res = await send("GET", "/v1/hosts/acl/acl?net=104");
-    // its own network, the pool's allow (policies/customs.json opens the pool), its own allow; the deny takes out what overlaps 10.9.9.9
-    expect(await res.json()).toEqual({ host: "acl", entries: ["10.104.0.0/24", "::/0", "192.168.0.0/16"] });
+    // its own network, then its own allow (policies/customs.json allows nothing pool-wide); the deny takes out what overlaps 10.9.9.9
+    expect(await res.json()).toEqual({ host: "acl", entries: ["10.104.0.0/24", "192.168.0.0/16"] });
     expect((await send("GET", "/v1/hosts/nobody/acl?net=104")).status).toBe(404);
   });
 });
@@ -298,7 +299,7 @@ describe("auth and audit", () => {
     expect((await call("PUT", "/v1/hosts/ws0", idleHost("ws0", net), "client-1", vars)).status).toBe(403);
     expect((await call("PUT", "/v1/hosts/ws0", idleHost("ws0", net), "agent-1", vars)).status).toBe(200);
     expect((await call("PUT", "/v1/hosts/a", idleHost("a", net), "root", vars)).status).toBe(200);
-    const req = { client: "ws0", net, fromAddress: "10.0.0.1", user: "u" };
+    const req = { client: "ws0", net, fromAddress: `10.${net}.0.1`, user: "u" };
     expect((await call("POST", "/v1/hosts/allocate", req, "agent-1", vars)).status).toBe(403);
     const ok = await call("POST", "/v1/hosts/allocate", req, "client-1", vars);
     expect(ok.status).toBe(200);
@@ -314,7 +315,8 @@ describe("auth and audit", () => {
       const r = await allocate({ client: "ws0", net, user: "mallory" });
       expect(r.host).toBeNull();
       const lines = spy.mock.calls.map((c) => String(c[0]));
-      expect(lines.some((l) => /^\d{4}-\d\d-\d\dT[\d:.]+Z access denied user=mallory host=guarded client=ws0$/.test(l))).toBe(true);
+      const denials = lines.filter((l) => l.includes('"access_denied"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(denials).toEqual([{ ts: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/), event: "access_denied", user: "mallory", host: "guarded", client: "ws0", net }]);
     } finally {
       spy.mockRestore();
     }
@@ -328,7 +330,7 @@ describe("allocation trace", () => {
     await report("busy", idleHost("busy", net, { load: 5 }));
     await report("picky", idleHost("picky", net, { clients: ["other"] }));
     await report("good", idleHost("good", net));
-    const res = await send("POST", "/v1/hosts/allocate?explain=true", { client: "ws0", net, fromAddress: "10.0.0.200", user: "alice" });
+    const res = await send("POST", "/v1/hosts/allocate?explain=true", { client: "ws0", net, fromAddress: `10.${net}.0.200`, user: "alice" });
     expect(res.status).toBe(200);
     const body = (await res.json()) as AllocateBody & { trace: { ratings: Record<string, number | string> } };
     expect(body.host).toBe("good");

@@ -1,5 +1,5 @@
 import { createExecutionContext, env, runDurableObjectAlarm, runInDurableObject, SELF, waitOnExecutionContext } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { app } from "../../src/http/app.js";
 import type { Env } from "../../src/env.js";
 import type { JobQueue } from "../../src/state/job-queue.js";
@@ -248,7 +248,66 @@ describe("job queue", () => {
       [order[1], "ACCEPT", limit],
       [order[2], "RATE_LIMITED", limit],
     ]);
-    expect((await send("POST", `/v1/queues/${q}/schedule`, { queued: [12345] })).status).toBe(404);
+    expect(pass).toMatchObject({ rejected: [], held: [order[2]], not_held: { running: [], finished: [], cancelled: [], expired: [] }, unknown: [] });
+  });
+
+  // Issue 25, item 1: `started` lists exactly the jobs this pass moved from held to running.
+  it("never reports a job that was already running as started, and sorts every id named by what the pass did", async () => {
+    const q = `sched-${crypto.randomUUID()}`;
+    const limit = (await send("POST", `/v1/queues/${q}/filters`, { priority: 1, predicates: [["opcode", ["=", "OP_ID", "OP_X"]]], action: ["RATE_LIMIT", 1] })).body as string;
+    const one = await submit(q, { opcodes: [op("OP_X")] });
+    const two = await submit(q, { opcodes: [op("OP_X")] });
+    expect([one.action, one.state, two.action, two.state]).toEqual(["ACCEPT", "running", "RATE_LIMITED", "queued"]);
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
+    let pass: Json;
+    try {
+      pass = (await send("POST", `/v1/queues/${q}/schedule`, { queued: [1, 2] })).body as Json;
+    } finally {
+      spy.mockRestore();
+    }
+    expect(pass).toMatchObject({ cacheable: false, started: [], rejected: [], held: [2], not_held: { running: [1], finished: [], cancelled: [], expired: [] }, unknown: [] });
+    expect((pass.jobs as Json[]).map((j) => [j.job_id, j.action, j.state, j.rule])).toEqual([
+      [1, "ACCEPT", "running", limit],
+      [2, "RATE_LIMITED", "queued", limit],
+    ]);
+    // The lease of job 1 is the one its submission took: the pass did not start it again.
+    expect((pass.jobs as Json[])[0].lease).toEqual(one.lease);
+    const logged = lines.map((l) => JSON.parse(l) as Json).find((l) => l.decision_id === pass.decision_id);
+    expect(logged).toMatchObject({ engine: "jobfilter", outcome: "started_0_of_1" });
+
+    // Job 1 finishes; a pass naming it (twice), job 2 (twice), a cancelled job and unknown ids.
+    const reject = (await send("POST", `/v1/queues/${q}/filters`, { priority: 0, predicates: [["opcode", ["=", "OP_ID", "OP_R"]]], action: "REJECT" })).body as string;
+    await send("POST", `/v1/queues/${q}/filters`, { priority: 0, predicates: [["opcode", ["=", "OP_ID", "OP_P"]]], action: "PAUSE" });
+    const cancelled = await submit(q, { opcodes: [op("OP_R")] });
+    expect(cancelled).toMatchObject({ action: "REJECT", state: "cancelled", rule: reject });
+    const paused = await submit(q, { opcodes: [op("OP_P")] });
+    expect(paused).toMatchObject({ action: "PAUSE", state: "queued" });
+    await send("POST", `/v1/queues/${q}/jobs/1/finish`);
+    const ids = [2, 1, 2, 999_999, cancelled.job_id, paused.job_id, 1, 888_888] as number[];
+    const second = (await send("POST", `/v1/queues/${q}/schedule`, { queued: ids })).body as Json;
+    expect(second).toMatchObject({
+      started: [2],
+      rejected: [],
+      held: [paused.job_id],
+      not_held: { running: [], finished: [1], cancelled: [cancelled.job_id], expired: [] },
+      unknown: [999_999, 888_888],
+    });
+    expect((second.jobs as Json[]).map((j) => j.job_id)).toEqual([2, 1, cancelled.job_id, paused.job_id]);
+    expect((await send("GET", `/v1/queues/${q}/jobs/2`)).body).toMatchObject({ state: "running", run: true });
+    // Only job 2 took the single slot: a third job waits.
+    expect(await submit(q, { opcodes: [op("OP_X")] })).toMatchObject({ action: "RATE_LIMITED" });
+  });
+
+  it("cancels held jobs a REJECT rule now applies to, and reports them as rejected", async () => {
+    const q = `sched-${crypto.randomUUID()}`;
+    const pause = (await send("POST", `/v1/queues/${q}/filters`, { action: "PAUSE" })).body as string;
+    const held = await submit(q, { opcodes: [op("OP_A")] });
+    expect(held).toMatchObject({ state: "queued" });
+    await send("PUT", `/v1/queues/${q}/filters/${pause}`, { action: "REJECT" });
+    const pass = (await send("POST", `/v1/queues/${q}/schedule`, { queued: [held.job_id] })).body as Json;
+    expect(pass).toMatchObject({ started: [], rejected: [held.job_id], held: [], unknown: [] });
+    expect((pass.jobs as Json[])[0]).toMatchObject({ action: "REJECT", state: "cancelled" });
   });
 
   it("honours ad-hoc reason buckets across submissions", async () => {

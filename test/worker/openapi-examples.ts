@@ -78,6 +78,13 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
     vars: async () => ({ source: await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text() }),
     text: (v) => v.source,
   },
+  policyHistory: { path: "/v1/policies/history?limit=5" },
+  rollbackPolicy: {
+    // Rolling back to the active revision: kept (the embedded one, or a publish the history names).
+    path: "/v1/policies/rollback",
+    vars: async () => ({ revision: ((await (await SELF.fetch(`${BASE}/v1/policies`)).json()) as { revision: string }).revision }),
+    body: (v: Record<string, string>) => ({ revision: v.revision }),
+  },
   validatePolicy: {
     path: "/v1/policies/placement/validate",
     vars: async () => ({ source: await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text() }),
@@ -91,6 +98,7 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
   promoteCandidate: { path: "/v1/candidate/promote", vars: stageSameCandidate },
   candidateReport: { path: "/v1/candidate/report", vars: stageSameCandidate },
 
+  placementQueues: { path: "/v1/placement/queues?partition=default" },
   placeApplication: { path: "/v1/place?explain=true", body: { user: "openapi", groups: ["dev_app"], tags: { namespace: "newapp" } } },
   decideLimits: {
     path: "/v1/limits/decide?explain=true",
@@ -172,6 +180,13 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
     },
   },
   listHosts: { path: "/v1/hosts?net=77" },
+  removeHost: {
+    path: "/v1/hosts/oa-remove?net=77",
+    vars: async () => {
+      await call("PUT", "/v1/hosts/oa-remove", { ...host, address: "10.77.0.4" });
+      return {};
+    },
+  },
   hostAcl: {
     path: "/v1/hosts/oa-acl/acl?net=77",
     vars: async () => {

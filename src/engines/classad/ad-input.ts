@@ -18,8 +18,25 @@ export interface AdError {
 
 export type AdResult = { ok: true; ad: ClassAd } | { ok: false; error: AdError };
 
+/** Distinct expression texts the shared cache holds at most. */
 const MAX_CACHE = 20_000;
+/**
+ * Characters of expression text the shared cache holds at most: a compiled
+ * expression keeps about 40 bytes per character of its text (measured: 20k
+ * distinct 100-character texts kept 80 MB), so this bounds the cache near
+ * 8 MB, where 20,000 entries alone let distinct texts in requests fill a
+ * 128 MB isolate.
+ */
+export const MAX_CACHE_CHARS = 200_000;
+/** Longer texts are compiled for their ad but not kept: one would take a large share of the cache, and long texts rarely repeat. */
+export const MAX_CACHED_TEXT = 2_000;
 let exprCache = new Map<string, Compiled>();
+let cachedChars = 0;
+
+/** What the shared expression cache holds now: entries and characters of text (for tests and benchmarks). */
+export function exprCacheHeld(): { entries: number; chars: number } {
+  return { entries: exprCache.size, chars: cachedChars };
+}
 
 /**
  * Empties the shared expression cache (benchmarks use it to time cold parsing).
@@ -30,6 +47,7 @@ let exprCache = new Map<string, Compiled>();
  */
 export function clearExprCache(): void {
   exprCache = new Map();
+  cachedChars = 0;
 }
 
 /**
@@ -46,8 +64,10 @@ function compileText(text: string, oldStrings: boolean): SlotValue | { message: 
   const p = parseExpr(text, oldStrings);
   if (!p.ok) return { message: p.message, offset: p.offset };
   const c = compile(p.node);
-  if (exprCache.size >= MAX_CACHE) clearExprCache();
+  if (key.length > MAX_CACHED_TEXT) return c;
+  if (exprCache.size >= MAX_CACHE || cachedChars + key.length > MAX_CACHE_CHARS) clearExprCache();
   exprCache.set(key, c);
+  cachedChars += key.length;
   return c;
 }
 
@@ -69,7 +89,10 @@ export function parseOldAd(text: string): AdResult {
     const exprText = line.slice(m[0].length).trim();
     const c = compileText(exprText, true);
     if (isCompileError(c)) {
-      return { ok: false, error: { message: `attribute \`${m[1]}\`: ${c.message}`, at: `${i + 1}:${m[0].length + 1}` } };
+      return {
+        ok: false,
+        error: { message: `attribute \`${m[1]}\`: ${c.message}`, at: `${i + 1}:${m[0].length + 1}` },
+      };
     }
     names.push(m[1]);
     slots.push(c);
@@ -78,7 +101,9 @@ export function parseOldAd(text: string): AdResult {
 }
 
 /** Whether compileText failed (its values are never plain objects with a message). */
-function isCompileError(c: SlotValue | { message: string; offset: number }): c is { message: string; offset: number } {
+function isCompileError(
+  c: SlotValue | { message: string; offset: number },
+): c is { message: string; offset: number } {
   return typeof c === "object" && c !== null && Object.getPrototypeOf(c) === Object.prototype;
 }
 
@@ -115,7 +140,8 @@ function jsonNode(v: unknown, path: string, escapedOnly: boolean, depth = 0): No
     return { k: "lit", v: new Real(v) };
   }
   if (typeof v === "string") {
-    if (escapedOnly && v.startsWith(REAL_MARK)) return { k: "lit", v: new Real(Number(v.slice(REAL_MARK.length))) };
+    if (escapedOnly && v.startsWith(REAL_MARK))
+      return { k: "lit", v: new Real(Number(v.slice(REAL_MARK.length))) };
     if (escapedOnly && v.startsWith(INT_MARK)) {
       const b = BigInt(v.slice(INT_MARK.length));
       return { k: "lit", v: b > INT64_MAX || b < INT64_MIN ? 0 : normInt(b) };
@@ -162,7 +188,15 @@ export function parseJsonAd(text: string): AdResult {
   let obj: unknown;
   try {
     // numbers with a fraction or exponent become marked strings so they stay Reals (`1.0` is a Real)
-    const marked = text.replace(JSON_TOKENS, (m) => (m.startsWith('"') ? m : /[.eE]/.test(m) ? `"\\u0000Real:${m}"` : m.length > 15 ? `"\\u0000Int:${m}"` : m));
+    const marked = text.replace(JSON_TOKENS, (m) =>
+      m.startsWith('"')
+        ? m
+        : /[.eE]/.test(m)
+          ? `"\\u0000Real:${m}"`
+          : m.length > 15
+            ? `"\\u0000Int:${m}"`
+            : m,
+    );
     obj = JSON.parse(marked.replace(/"\\\/Expr\(/g, '"\\u0000Expr(').replace(/\)\\\/"/g, ')/"'));
   } catch (e) {
     return { ok: false, error: { message: `invalid JSON: ${(e as Error).message}`, at: "1:1" } };
@@ -181,6 +215,7 @@ export function readAd(input: unknown): AdResult {
     if (t.startsWith("{")) return parseJsonAd(input);
     return parseOldAd(input);
   }
-  if (input !== null && typeof input === "object" && !Array.isArray(input)) return adFromJson(input as Record<string, unknown>);
+  if (input !== null && typeof input === "object" && !Array.isArray(input))
+    return adFromJson(input as Record<string, unknown>);
   return { ok: false, error: { message: "an ad is a string or a JSON object", at: "" } };
 }

@@ -24,9 +24,11 @@ export function parseAclAddress(text: string): IpNetwork | null {
 }
 
 /**
- * Builds the effective list the customs way: every `allow` entry is appended,
- * then each `deny` entry removes every entry it overlaps (so denying one address
- * removes a network that contains it). Returns the bad entries' indexes on error.
+ * Builds the effective list the customs way: every `allow` entry is appended
+ * unless the list already holds the same network (the list is a set: a host's own
+ * network allowed again is one entry, as written first), then each `deny` entry
+ * removes every entry it overlaps (so denying one address removes a network that
+ * contains it). Returns the bad entries' indexes on error.
  */
 export function buildAccessList(
   allow: readonly string[],
@@ -34,9 +36,13 @@ export function buildAccessList(
 ): { ok: true; list: AccessList } | { ok: false; field: "allow" | "deny"; index: number; text: string } {
   // Entries are networks with host bits masked (a bare address is a /32 or /128).
   let kept: { net: IpNetwork; text: string }[] = [];
+  const seen = new Set<string>();
   for (let i = 0; i < allow.length; i++) {
     const net = parseNetworkPadded(allow[i]);
     if (net === null) return { ok: false, field: "allow", index: i, text: allow[i] };
+    const key = `${net.family}:${net.start}/${net.prefix}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
     kept.push({ net, text: allow[i] });
   }
   for (let i = 0; i < deny.length; i++) {

@@ -10,7 +10,8 @@ import { requireRole } from "../auth.js";
 import { ApiError } from "../errors.js";
 import { registerOperation } from "../openapi.js";
 import { ReportBody } from "../schemas/report.js";
-import { coordinator, parseIfMatch, publishError } from "../coordinator.js";
+import { changeAuthor, coordinator, parseIfMatch, publishError } from "../coordinator.js";
+import { writeLog } from "../../log-line.js";
 
 const engineSummary = z.object({ format: z.string(), source_sha256: z.string() });
 
@@ -26,13 +27,22 @@ export const CandidateInfo = z
   })
   .strict();
 
-const DroppedInfo = z.object({ dropped: z.literal(true), revision: z.string(), staged: z.array(z.enum(ENGINE_NAMES)), staged_at: z.string() }).strict();
+const DroppedInfo = z
+  .object({
+    dropped: z.literal(true),
+    revision: z.string(),
+    staged: z.array(z.enum(ENGINE_NAMES)),
+    staged_at: z.string(),
+  })
+  .strict();
 
 const Promoted = z
   .object({
     revision: z.string().describe("the new active revision"),
     previous: z.string(),
-    promoted: z.object({ revision: z.string(), staged: z.array(z.enum(ENGINE_NAMES)), staged_at: z.string() }).strict(),
+    promoted: z
+      .object({ revision: z.string(), staged: z.array(z.enum(ENGINE_NAMES)), staged_at: z.string() })
+      .strict(),
   })
   .strict();
 
@@ -43,17 +53,45 @@ const CandidateReport = ReportBody.extend({
 });
 
 function info(candidate: CandidateRecord, engines: EngineSummaries): z.infer<typeof CandidateInfo> {
-  return { stage: "candidate", revision: candidate.revision, staged: candidate.staged, staged_at: candidate.staged_at, based_on: candidate.based_on, engines };
+  return {
+    stage: "candidate",
+    revision: candidate.revision,
+    staged: candidate.staged,
+    staged_at: candidate.staged_at,
+    based_on: candidate.based_on,
+    engines,
+  };
 }
 
-const noCandidate = () => new ApiError("not_found", "no candidate is staged (stage one with `PUT /v1/policies/{engine}?stage=candidate`)");
+const noCandidate = () =>
+  new ApiError(
+    "not_found",
+    "no candidate is staged (stage one with `PUT /v1/policies/{engine}?stage=candidate`)",
+  );
 
 /** `PUT /v1/policies/{engine}?stage=candidate`: validates the source and stages it; the active policy does not change. */
-export async function stageCandidate(c: Context<AppEnv>, engine: EngineName, source: string, ifMatch: "*" | string[] | undefined): Promise<Response> {
-  const outcome = await coordinator(c.env).stage({ engine, source, ifMatch, createdAt: new Date().toISOString() });
+export async function stageCandidate(
+  c: Context<AppEnv>,
+  engine: EngineName,
+  source: string,
+  ifMatch: "*" | string[] | undefined,
+): Promise<Response> {
+  const outcome = await coordinator(c.env).stage({
+    engine,
+    source,
+    ifMatch,
+    createdAt: new Date().toISOString(),
+    by: changeAuthor(c),
+  });
   if (!outcome.ok) throw publishError(c, outcome);
   expireBundleCheck();
-  console.log(JSON.stringify({ ts: new Date().toISOString(), event: "candidate_staged", engine, revision: outcome.candidate.revision, staged: outcome.candidate.staged }));
+  writeLog({
+    ts: new Date().toISOString(),
+    event: "candidate_staged",
+    engine,
+    revision: outcome.candidate.revision,
+    staged: outcome.candidate.staged,
+  });
   return c.json(info(outcome.candidate, outcome.engines));
 }
 
@@ -72,24 +110,44 @@ export const candidateRoutes = new Hono<AppEnv>()
     if (outcome.dropped === null) throw noCandidate();
     expireBundleCheck();
     const { revision, staged, staged_at } = outcome.dropped;
-    console.log(JSON.stringify({ ts: new Date().toISOString(), event: "candidate_dropped", revision }));
+    writeLog({ ts: new Date().toISOString(), event: "candidate_dropped", revision });
     return c.json({ dropped: true as const, revision, staged, staged_at });
   })
   .post("/v1/candidate/promote", async (c) => {
     const ifMatch = parseIfMatch(c.req.header("if-match"));
-    const outcome = await coordinator(c.env).promote({ ifMatch, createdAt: new Date().toISOString() });
+    const outcome = await coordinator(c.env).promote({
+      ifMatch,
+      createdAt: new Date().toISOString(),
+      by: changeAuthor(c),
+    });
     if (!outcome.ok) throw outcome.code === "not_found" ? noCandidate() : publishError(c, outcome);
     expireBundleCheck();
     const { revision, staged, staged_at } = outcome.promoted;
-    console.log(JSON.stringify({ ts: new Date().toISOString(), event: "candidate_promoted", revision: outcome.revision, previous: outcome.previous, staged }));
+    writeLog({
+      ts: new Date().toISOString(),
+      event: "candidate_promoted",
+      revision: outcome.revision,
+      previous: outcome.previous,
+      staged,
+    });
     c.header("ETag", `"${outcome.revision}"`);
-    return c.json({ revision: outcome.revision, previous: outcome.previous, promoted: { revision, staged, staged_at } });
+    return c.json({
+      revision: outcome.revision,
+      previous: outcome.previous,
+      promoted: { revision, staged, staged_at },
+    });
   })
   .get("/v1/candidate/report", async (c) => {
     const stored = await coordinator(c.env).report();
     if (stored === null) throw noCandidate();
-    const report = new Tally().merge(JSON.parse(stored.batch) as TallyBatch).report(stored.candidate.staged_at);
-    return c.json({ candidate: info(stored.candidate, stored.engines), sample: shadowSample(c.env.SHADOW_SAMPLE), ...report });
+    const report = new Tally()
+      .merge(JSON.parse(stored.batch) as TallyBatch)
+      .report(stored.candidate.staged_at);
+    return c.json({
+      candidate: info(stored.candidate, stored.engines),
+      sample: shadowSample(c.env.SHADOW_SAMPLE),
+      ...report,
+    });
   });
 
 /** Reads SHADOW_SAMPLE: a share from 0 to 1 (default 1); out-of-range values are clamped. */
@@ -98,8 +156,24 @@ export function shadowSample(value: string | undefined): number {
 }
 
 const candidate = { tag: "candidate", auth: "admin" } as const;
-registerOperation({ ...candidate, operationId: "getCandidate", method: "get", path: "/v1/candidate", summary: "The staged candidate policy (404 when none is staged)", errors: ["not_found"], response: CandidateInfo });
-registerOperation({ ...candidate, operationId: "dropCandidate", method: "delete", path: "/v1/candidate", summary: "Drop the staged candidate and its shadow report", errors: ["not_found", "service_unavailable"], response: DroppedInfo });
+registerOperation({
+  ...candidate,
+  operationId: "getCandidate",
+  method: "get",
+  path: "/v1/candidate",
+  summary: "The staged candidate policy (404 when none is staged)",
+  errors: ["not_found"],
+  response: CandidateInfo,
+});
+registerOperation({
+  ...candidate,
+  operationId: "dropCandidate",
+  method: "delete",
+  path: "/v1/candidate",
+  summary: "Drop the staged candidate and its shadow report",
+  errors: ["not_found", "service_unavailable"],
+  response: DroppedInfo,
+});
 registerOperation({
   ...candidate,
   operationId: "promoteCandidate",
@@ -108,7 +182,13 @@ registerOperation({
   summary:
     "Make the staged engines' sources active on top of the active bundle, with a publish's rules (`If-Match` against the active revision, 412 when it moved; nothing written when invalid); the candidate and its report are then dropped",
   errors: ["not_found", "policy_invalid", "precondition_failed", "invalid_request", "service_unavailable"],
-  headers: [{ name: "If-Match", description: "the active revision the promotion is based on (`*`, a list, quoted or bare); 412 when it moved" }],
+  headers: [
+    {
+      name: "If-Match",
+      description:
+        'the active revision the promotion is based on: `"<revision>"` (or bare), a list, or `*`; compared strongly (a weak `W/"…"` tag never matches); 412 when it moved, 400 when empty or unreadable',
+    },
+  ],
   response: Promoted,
 });
 registerOperation({
@@ -116,7 +196,8 @@ registerOperation({
   operationId: "candidateReport",
   method: "get",
   path: "/v1/candidate/report",
-  summary: "How the staged candidate's verdicts compare with the active ones on live traffic: counts, outcome pairs, examples (masked)",
+  summary:
+    "How the staged candidate's verdicts compare with the active ones on live traffic: counts, outcome pairs, examples (masked)",
   errors: ["not_found"],
   response: CandidateReport,
 });

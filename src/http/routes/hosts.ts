@@ -23,11 +23,13 @@ import type { AppEnv, Env } from "../../env.js";
 import { ApiError, type ErrorCode } from "../errors.js";
 import { EXPLAIN_QUERY, IDEMPOTENCY_HEADER, NET_QUERY, registerOperation } from "../openapi.js";
 import { admit } from "../overload.js";
+import { writeLog } from "../../log-line.js";
 import {
   AllocateRequest,
   AllocateResponse,
   FinishResponse,
   HostAclResponse,
+  HostRemoved,
   HostListResponse,
   HostReport,
   HostReportResponse,
@@ -143,6 +145,18 @@ registerOperation({
   errors: ["invalid_request", "host_not_found"],
 });
 
+registerOperation({
+  operationId: "removeHost",
+  method: "delete",
+  path: "/v1/hosts/{name}",
+  summary: "Remove a host from its network's pool (query `net`, default 0): its permits are revoked and it is not selected until it reports again",
+  tag: "hosts",
+  auth: "admin",
+  response: HostRemoved,
+  query: [NET_QUERY],
+  errors: ["invalid_request", "host_not_found"],
+});
+
 /** The host pool API: agent reports, allocations, permit release, listings. */
 export const hostRoutes = new Hono<AppEnv>()
   .post("/v1/hosts/allocate", async (c) => {
@@ -182,7 +196,8 @@ export const hostRoutes = new Hono<AppEnv>()
     } finally {
       release();
     }
-    for (const d of accessDenied) console.log(`${iso(now)} access denied user=${d.user} host=${d.host} client=${d.client}`);
+    // customs' access log, one JSON object per refusal: the user name is the client's to choose, so never plain text.
+    for (const d of accessDenied) writeLog({ ts: iso(now), event: "access_denied", user: d.user, host: d.host, client: d.client, net: checked.value.net });
     const entry = { decision_id: answer.decision_id, engine: "customs", revision: pool.revision, outcome: answer.host === null ? "no_host" : "allocated", ms: elapsedMs(started) };
     recordDecision(c.env, entry);
     logDecisionCapturing(c, entry, () => ({ kind: "customs", text }));
@@ -218,6 +233,15 @@ export const hostRoutes = new Hono<AppEnv>()
     const net = netParam(c);
     const { pool } = await activePolicy(c.env);
     return c.json(listingAnswer(net, await inPool(c.env, net, (stub) => stub.list(pool, Date.now()))));
+  })
+  .delete("/v1/hosts/:name", async (c) => {
+    authorize(c, "admin");
+    const name = c.req.param("name");
+    const net = netParam(c);
+    const removed = await inPool(c.env, net, (stub) => stub.remove(name, Date.now()));
+    if (removed === null) throw new ApiError("host_not_found", `no host \`${name}\` on this network`);
+    writeLog({ ts: new Date().toISOString(), event: "host_removed", host: name, net, revoked: removed.revoked });
+    return c.json({ removed: true as const, host: name, net, revoked: removed.revoked });
   })
   .get("/v1/hosts/:name/acl", async (c) => {
     authorize(c, "decision");

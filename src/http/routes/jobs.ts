@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { isFailure, type JobQueueApi, type JobStatus, type Once, type QueueFailure } from "../../state/job-queue-types.js";
-import { startedJobs } from "../../state/job-queue-core.js";
+import { scheduleOutcome } from "../../state/job-queue-core.js";
 import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize } from "../auth.js";
 import { parseExactJsonText, readJson, readJsonText, validate } from "../body.js";
@@ -166,20 +166,19 @@ jobRoutes
     authorize(c, "decision");
     const queue = queueParam(c);
     const { queued } = await readJson(c, ScheduleRequest);
-    const jobs = await unwrapDecision(c, started, await queueStub(c.env, queue).schedule(queued));
+    const pass = await unwrapDecision(c, started, await queueStub(c.env, queue).schedule(queued));
     const bundle = await getActiveBundle(c.env);
     const decisionId = newDecisionId();
-    const startedIds = startedJobs(jobs, queued);
     const entry = {
       decision_id: decisionId,
       engine: "jobfilter",
       revision: bundle.revision,
-      outcome: `started_${startedIds.length}_of_${queued.length}`,
+      outcome: scheduleOutcome(pass),
       ms: elapsedMs(started),
     };
     recordDecision(c.env, entry, false, SCHEDULE_OUTCOME);
     logDecision(entry);
-    return c.json({ decision_id: decisionId, revision: bundle.revision, cacheable: false, jobs, started: startedIds });
+    return c.json({ decision_id: decisionId, revision: bundle.revision, cacheable: false, ...pass });
   });
 
 const JobStatusJson = JobVerdict.omit({ decision_id: true, revision: true, cacheable: true });
@@ -188,4 +187,4 @@ registerOperation({ ...jobs, operationId: "submitJob", method: "post", path: "/v
 registerOperation({ ...jobs, operationId: "getJob", method: "get", path: "/v1/queues/{queue}/jobs/{id}", summary: "A job's status; a held job is decided again", query: [EXPLAIN_QUERY], errors: ["invalid_request", "not_found"], response: JobVerdict });
 registerOperation({ ...jobs, operationId: "heartbeatJob", method: "post", path: "/v1/queues/{queue}/jobs/{id}/heartbeat", summary: "Renew a running job's lease", errors: ["not_found", "lease_expired", "conflict"], request: HeartbeatRequest, response: JobStatusJson });
 registerOperation({ ...jobs, operationId: "finishJob", method: "post", path: "/v1/queues/{queue}/jobs/{id}/finish", summary: "Release a running job's slot (idempotent)", errors: ["invalid_request", "not_found"], response: JobStatusJson });
-registerOperation({ ...jobs, operationId: "scheduleQueue", method: "post", path: "/v1/queues/{queue}/schedule", summary: "One scheduling pass over held jobs in priority order", errors: ["not_found"], request: ScheduleRequest, response: ScheduleVerdict });
+registerOperation({ ...jobs, operationId: "scheduleQueue", method: "post", path: "/v1/queues/{queue}/schedule", summary: "One scheduling pass over the held jobs named, in priority order; says what it did with each id", errors: ["budget_exceeded"], request: ScheduleRequest, response: ScheduleVerdict });

@@ -16,10 +16,10 @@ import { registerOperation } from "../openapi.js";
 /**
  * `GET /metrics`: the Prometheus text format (0.0.4), rendered on each scrape
  * from this isolate's counters, the active bundle and the stored CIDR list
- * records. Admin token when auth is on.
+ * records. The metrics token (or the admin token) when auth is on.
  */
 export const metricsRoutes = new Hono<AppEnv>().get("/metrics", async (c) => {
-  authorize(c, "admin");
+  authorize(c, "metrics");
   const bundle = await getActiveBundle(c.env);
   const limits = bundle.policy<LimitsPolicy>("limits");
   const lists = limits ? await cidrListCounts(c.env, limits) : [];
@@ -54,6 +54,6 @@ registerOperation({
   summary:
     "Prometheus text format 0.0.4: this isolate's decision, cache, budget and Durable Object counters; the active revision and its age; CIDR list refreshes (docs/operations.md, Metrics)",
   tag: "system",
-  auth: "admin",
+  auth: "metrics",
   responseText: "text/plain",
 });

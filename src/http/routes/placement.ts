@@ -1,24 +1,45 @@
 import { Hono } from "hono";
 import { decidePlacement, type PlacementPolicy } from "../../engines/placement/index.js";
+import { queueTrees } from "../../engines/placement/queue-tree.js";
+import type { PlacementData } from "../../engines/placement/types.js";
+import { getActiveBundle } from "../../state/policy-store.js";
+import { requireRole } from "../auth.js";
+import { ApiError } from "../errors.js";
+import { QueueTreeList } from "../schemas/placement-queues.js";
 import { decisionRoute, type RouteContext } from "../decision.js";
 import type { AppEnv } from "../../env.js";
 import { EXPLAIN_QUERY, registerOperation } from "../openapi.js";
 import { PlaceRequest, PlaceVerdict } from "../schemas/placement.js";
 
 /** Decides one placement request in the Worker (the route's and the playground's decide). */
-export function decidePlace(policy: PlacementPolicy, request: PlaceRequest, ctx: Pick<RouteContext, "explain">) {
+export function decidePlace(
+  policy: PlacementPolicy,
+  request: PlaceRequest,
+  ctx: Pick<RouteContext, "explain">,
+) {
   return decidePlacement(policy, request, { explain: ctx.explain });
 }
 
 /** `POST /v1/place`: which queue an application goes to, under the active YuniKorn placement policy. */
-export const placementRoutes = new Hono<AppEnv>().post(
-  "/v1/place",
-  decisionRoute({
-    engine: "placement",
-    schema: PlaceRequest,
-    decide: decidePlace,
-  }),
-);
+export const placementRoutes = new Hono<AppEnv>()
+  .post(
+    "/v1/place",
+    decisionRoute({
+      engine: "placement",
+      schema: PlaceRequest,
+      decide: decidePlace,
+    }),
+  )
+  .get("/v1/placement/queues", requireRole("admin"), async (c) => {
+    const active = await getActiveBundle(c.env);
+    const data = active.bundle.engines.placement?.compiled as PlacementData | undefined;
+    if (data === undefined) throw new ApiError("not_found", "no `placement` policy is loaded");
+    const partition = c.req.query("partition");
+    const partitions = queueTrees(data, partition);
+    if (partition !== undefined && partitions.length === 0)
+      throw new ApiError("not_found", `\`partition\`: there is no partition \`${partition}\``);
+    return c.json({ revision: active.revision, partitions });
+  });
 
 registerOperation({
   operationId: "placeApplication",
@@ -30,4 +51,16 @@ registerOperation({
   request: PlaceRequest,
   response: PlaceVerdict,
   query: [EXPLAIN_QUERY],
+});
+registerOperation({
+  operationId: "placementQueues",
+  method: "get",
+  path: "/v1/placement/queues",
+  summary:
+    "The active placement policy's configured queue tree per partition (YuniKorn's /ws/v1/partition/{p}/queues shape where it fits), each queue with its ACLs, leaf flag and the rules that can place into it",
+  tag: "placement",
+  auth: "admin",
+  query: [{ name: "partition", description: "only this partition", schema: { type: "string" } }],
+  response: QueueTreeList,
+  errors: ["not_found"],
 });

@@ -14,6 +14,7 @@ import { compilePlaygroundPolicy } from "../playground/compile.js";
 import { PLAYGROUND_ENGINES, type PlaygroundContext } from "../playground/decide.js";
 import { servePlaygroundFile } from "../playground/page.js";
 import { PlaygroundBody, PlaygroundVerdict } from "../schemas/playground.js";
+import { writeLog } from "../../log-line.js";
 
 /** The body before the engine's request schema is applied: the policy text, and any request. */
 const Envelope = z.strictObject({ policy: PlaygroundBody.shape.policy, request: z.unknown() });
@@ -51,7 +52,7 @@ export const playgroundRoutes = new Hono<AppEnv>()
     };
     const decision = await decideWithin(ctx.budget, () => driver.decide(compiled.policy, request, ctx));
     const verdict = shapeVerdict(decision, newDecisionId(), compiled.revision, true);
-    console.log(JSON.stringify({ ts: new Date().toISOString(), event: "playground_decision", engine, revision: compiled.revision, outcome: decision.outcome }));
+    writeLog({ ts: new Date().toISOString(), event: "playground_decision", engine, revision: compiled.revision, outcome: decision.outcome });
     return c.body(stringifyExactJson(verdict), 200, { "content-type": "application/json" });
   });
 

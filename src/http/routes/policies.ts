@@ -4,12 +4,15 @@ import { compileBundle, engineByName, sourcesOf, type Bundle, type BundleError }
 import type { EngineDefinition } from "../../engines/common/engine.js";
 import { bundleInfo, expireBundleCheck, getActiveBundle } from "../../state/policy-store.js";
 import { requireRole } from "../auth.js";
-import { readText } from "../body.js";
+import { readJson, readText } from "../body.js";
 import type { AppEnv } from "../../env.js";
 import { ApiError } from "../errors.js";
 import { registerOperation } from "../openapi.js";
 import { CandidateInfo, stageCandidate } from "./candidate.js";
-import { coordinator, parseIfMatch, publishError } from "../coordinator.js";
+import { changeAuthor, coordinator, parseIfMatch, publishError } from "../coordinator.js";
+import { writeLog } from "../../log-line.js";
+import { HISTORY_KEPT } from "../../state/policy-history.js";
+import { HistoryList, RollbackBody, RollbackAnswer } from "../schemas/history.js";
 
 function engineParam(c: Context<AppEnv>): EngineDefinition {
   const name = c.req.param("engine") ?? "";
@@ -50,6 +53,34 @@ export const policyRoutes = new Hono<AppEnv>()
     c.header("ETag", `"${bundle.revision}"`);
     return c.json({ revision: bundle.revision, source: bundleInfo().source, engines });
   })
+  .get("/v1/policies/history", async (c) => {
+    const limit = historyLimit(c.req.query("limit"));
+    return c.json({ kept: HISTORY_KEPT, history: await coordinator(c.env).changes(limit) });
+  })
+  .post("/v1/policies/rollback", async (c) => {
+    const ifMatch = parseIfMatch(c.req.header("if-match"));
+    const by = changeAuthor(c);
+    const { revision } = await readJson(c, RollbackBody);
+    const outcome = await coordinator(c.env).rollback({
+      revision,
+      ifMatch,
+      createdAt: new Date().toISOString(),
+      by,
+    });
+    if (!outcome.ok)
+      throw outcome.code === "not_found"
+        ? new ApiError("not_found", outcome.message)
+        : publishError(c, outcome);
+    expireBundleCheck();
+    writeLog({
+      ts: new Date().toISOString(),
+      event: "policy_rolled_back",
+      revision: outcome.revision,
+      previous: outcome.previous,
+    });
+    c.header("ETag", `"${outcome.revision}"`);
+    return c.json({ revision: outcome.revision, previous: outcome.previous });
+  })
   .get("/v1/policies/:engine", async (c) => {
     const engine = engineParam(c);
     const bundle = await getActiveBundle(c.env);
@@ -62,17 +93,30 @@ export const policyRoutes = new Hono<AppEnv>()
     const engine = engineParam(c);
     const stage = c.req.query("stage");
     if (stage !== undefined && stage !== "candidate" && stage !== "active") {
-      throw new ApiError("invalid_request", `\`stage\`: \`${stage}\` is not a stage (\`candidate\` stages the policy for shadow evaluation, \`active\` publishes it)`);
+      throw new ApiError(
+        "invalid_request",
+        `\`stage\`: \`${stage}\` is not a stage (\`candidate\` stages the policy for shadow evaluation, \`active\` publishes it)`,
+      );
     }
     const ifMatch = parseIfMatch(c.req.header("if-match"));
     const source = await readText(c);
     if (stage === "candidate") return stageCandidate(c, engine.name, source, ifMatch);
-    const outcome = await coordinator(c.env).publish({ engine: engine.name, source, ifMatch, createdAt: new Date().toISOString() });
+    const outcome = await coordinator(c.env).publish({
+      engine: engine.name,
+      source,
+      ifMatch,
+      createdAt: new Date().toISOString(),
+      by: changeAuthor(c),
+    });
     if (!outcome.ok) throw publishError(c, outcome);
     expireBundleCheck();
-    console.log(
-      JSON.stringify({ ts: new Date().toISOString(), event: "policy_published", engine: engine.name, revision: outcome.revision, previous: outcome.previous }),
-    );
+    writeLog({
+      ts: new Date().toISOString(),
+      event: "policy_published",
+      engine: engine.name,
+      revision: outcome.revision,
+      previous: outcome.previous,
+    });
     c.header("ETag", `"${outcome.revision}"`);
     return c.json({ revision: outcome.revision });
   })
@@ -81,10 +125,23 @@ export const policyRoutes = new Hono<AppEnv>()
     return c.json({ valid: true, revision: bundle.revision });
   });
 
+/** Reads `?limit=`: 1 to HISTORY_KEPT, default 20. */
+function historyLimit(value: string | undefined): number {
+  if (value === undefined) return 20;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > HISTORY_KEPT)
+    throw new ApiError(
+      "invalid_request",
+      `\`limit\`: must be a whole number from 1 to ${HISTORY_KEPT}, not \`${value}\``,
+    );
+  return n;
+}
+
 const engineSummary = z.object({ format: z.string(), source_sha256: z.string() });
 const STAGE_QUERY = {
   name: "stage",
-  description: "`candidate`: validate and stage the source as the candidate policy (shadow-evaluated, not active); `active` (the default): publish it",
+  description:
+    "`candidate`: validate and stage the source as the candidate policy (shadow-evaluated, not active); `active` (the default): publish it",
   schema: { type: "string", enum: ["candidate", "active"] },
 };
 registerOperation({
@@ -94,7 +151,11 @@ registerOperation({
   summary: "The active bundle's revision, source and engines",
   tag: "policies",
   auth: "admin",
-  response: z.object({ revision: z.string(), source: z.enum(["embedded", "kv"]), engines: z.record(z.string(), engineSummary) }),
+  response: z.object({
+    revision: z.string(),
+    source: z.enum(["embedded", "kv"]),
+    engines: z.record(z.string(), engineSummary),
+  }),
 });
 registerOperation({
   operationId: "getPolicy",
@@ -118,7 +179,13 @@ registerOperation({
   response: z.union([z.object({ revision: z.string() }).strict(), CandidateInfo]),
   query: [STAGE_QUERY],
   errors: ["unknown_engine", "policy_invalid", "precondition_failed", "invalid_request"],
-  headers: [{ name: "If-Match", description: "the revision the change is based on (`*`, a list, quoted or bare); 412 when the active revision moved" }],
+  headers: [
+    {
+      name: "If-Match",
+      description:
+        'the revision the change is based on: `"<revision>"` (or bare), a list, or `*`; compared strongly (a weak `W/"…"` tag never matches); 412 when the active revision moved, 400 when empty or unreadable',
+    },
+  ],
 });
 registerOperation({
   operationId: "validatePolicy",
@@ -130,4 +197,44 @@ registerOperation({
   requestText: "text/plain",
   response: z.object({ valid: z.literal(true), revision: z.string() }),
   errors: ["unknown_engine", "policy_invalid"],
+});
+registerOperation({
+  operationId: "policyHistory",
+  method: "get",
+  path: "/v1/policies/history",
+  summary: `The changes of the active revision (publishes, promotions, rollbacks), newest first; the last ${HISTORY_KEPT} are kept`,
+  tag: "policies",
+  auth: "admin",
+  query: [
+    {
+      name: "limit",
+      description: `how many records, 1 to ${HISTORY_KEPT} (default 20)`,
+      schema: { type: "integer", minimum: 1, maximum: HISTORY_KEPT },
+    },
+  ],
+  response: HistoryList,
+  errors: ["invalid_request"],
+});
+registerOperation({
+  operationId: "rollbackPolicy",
+  method: "post",
+  path: "/v1/policies/rollback",
+  summary:
+    "Make a revision the history still keeps active again, with a publish's rules (`If-Match` against the active revision, 412 when it moved); 404 when the revision is no longer kept",
+  tag: "policies",
+  auth: "admin",
+  request: RollbackBody,
+  response: RollbackAnswer,
+  errors: ["invalid_request", "not_found", "precondition_failed", "service_unavailable"],
+  headers: [
+    {
+      name: "If-Match",
+      description:
+        'the active revision the rollback is based on: `"<revision>"` (or bare), a list, or `*`; compared strongly (a weak `W/"…"` tag never matches); 412 when it moved, 400 when empty or unreadable',
+    },
+    {
+      name: "X-Arbiter-Change-Note",
+      description: "why: kept in the history record (at most 1,000 characters)",
+    },
+  ],
 });

@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { parseRuleBody, parseUuid, readRapiJson, type FilterRule, type FloatLiterals } from "../../engines/jobfilter/index.js";
 import { checkJsonShape, describeJsonShape } from "../../engines/common/json-shape.js";
-import { authSettings, constantTimeEqual, type Role } from "../auth.js";
+import { authSettings, constantTimeEqual, misconfigured, ROLES, type Role } from "../auth.js";
 import { readText } from "../body.js";
 import { idempotencyKey, idempotencyRequest, keyReusedMessage } from "../idempotency.js";
 import type { AppEnv } from "../../env.js";
@@ -11,6 +11,7 @@ import { BULK_QUERY, IDEMPOTENCY_HEADER, registerOperation } from "../openapi.js
 import { admit, isObjectOverloaded, overloaded, RETRY_AFTER_SECONDS } from "../overload.js";
 import { FilterBody, FilterRuleJson } from "../schemas/jobs.js";
 import { json, queueParam, queueStub } from "./jobs.js";
+import { writeLog } from "../../log-line.js";
 
 // Ganeti's RAPI (lib/server/rapi.py, lib/http/server.py, lib/http/auth.py, lib/rapi/rlib2.py) as its
 // own client (lib/rapi/client.py) sees it: errors {code, message, explain}, the status's standard
@@ -76,6 +77,7 @@ function credential(header: string): string | RapiError {
  */
 function authorizeRapi(c: Context<AppEnv>, role: Role): void {
   const settings = authSettings(c.env);
+  if (settings.problems.length > 0) throw misconfigured(settings);
   if (settings.routes[role] === "open") return;
   const given = credential(c.req.header("authorization") ?? "");
   if (given instanceof RapiError) throw given;
@@ -83,7 +85,7 @@ function authorizeRapi(c: Context<AppEnv>, role: Role): void {
   for (const t of settings.tokens[role]) accepted = constantTimeEqual(given, t) || accepted;
   if (accepted) return;
   let known = false;
-  for (const r of ["admin", "decision", "agent"] as const) for (const t of settings.tokens[r]) known = constantTimeEqual(given, t) || known;
+  for (const r of ROLES) for (const t of settings.tokens[r]) known = constantTimeEqual(given, t) || known;
   throw new RapiError(known ? 403 : 401);
 }
 
@@ -125,7 +127,7 @@ function rapi(handler: FilterHandler, role: Role) {
         if (e.status === 503) c.header("Retry-After", String(RETRY_AFTER_SECONDS));
         return rapiErrorResponse(c, e.status, e.message);
       }
-      console.error(JSON.stringify({ ts: new Date().toISOString(), event: "internal_error", error: String(e) }));
+      writeLog({ ts: new Date().toISOString(), event: "internal_error", error: String(e) }, "error");
       return rapiErrorResponse(c, 500, "internal error");
     } finally {
       release?.();

@@ -125,3 +125,6 @@ export const HostListResponse = z.strictObject({ net: int, hosts: z.array(HostLi
 
 /** `GET /v1/hosts/{name}/acl?net=N`: the effective access list. */
 export const HostAclResponse = z.strictObject({ host: z.string(), entries: z.array(z.string()) });
+
+/** `DELETE /v1/hosts/{name}`'s answer: the host removed and the permits revoked with it. */
+export const HostRemoved = z.strictObject({ removed: z.literal(true), host: z.string(), net: z.number().int(), revoked: z.array(z.number().int()) });

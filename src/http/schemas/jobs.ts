@@ -64,13 +64,28 @@ export const ScheduleRequest = z.strictObject({
   queued: z.array(z.number().int().positive()).max(10_000),
 });
 
-/** The answer of a scheduling pass. */
+const JobIds = (description: string) => z.array(z.number().int()).describe(description);
+
+/** The answer of a scheduling pass: every id named is in exactly one of the id lists. */
 export const ScheduleVerdict = z.strictObject({
   decision_id: z.string(),
   revision: z.string(),
   cacheable: z.literal(false),
-  jobs: z.array(JobVerdict.omit({ decision_id: true, revision: true, cacheable: true })),
-  started: z.array(z.number().int()),
+  jobs: z
+    .array(JobVerdict.omit({ decision_id: true, revision: true, cacheable: true }))
+    .describe("the status of every known job named, once each, in the order named"),
+  started: JobIds("held jobs this pass moved to running (each took a slot under a lease): launch exactly these"),
+  rejected: JobIds("held jobs this pass cancelled (a REJECT rule applies)"),
+  held: JobIds("held jobs that stay held (paused, rate-limited)"),
+  not_held: z
+    .strictObject({
+      running: JobIds("already running before the pass"),
+      finished: JobIds("finished"),
+      cancelled: JobIds("cancelled before the pass"),
+      expired: JobIds("their lease ran out"),
+    })
+    .describe("jobs that were not held when the pass began, by state: reported, never decided again"),
+  unknown: JobIds("ids the queue does not know (never submitted, or forgotten 7 days after they ended)"),
 });
 
 /** The optional body of a heartbeat: the lease being renewed. */

@@ -1,0 +1,148 @@
+/**
+ * `npm run bench:open`: stalls under steady load. The Worker (bundled as
+ * `wrangler deploy` bundles it, verdict cache off) and the no-op Hono Worker
+ * of bench/noop/ are served from workerd as `bench:http` serves them (every
+ * workerd pinned to the last CPU, this process to the others); each round
+ * starts both afresh, finds the Worker's peak rate for the route with a
+ * closed loop (autocannon, 16 connections), then drives each Worker with an
+ * open loop (bench/open-loop.ts: evenly spaced sends, latency counted from
+ * when a request was due) at half that peak for OPEN_SECONDS (6), the two in
+ * turn. It prints p50, p99 and max latency and the longest silence (no answer
+ * at all) of both and the ratio of their p99s; the goal is the Worker's p99
+ * within 1.5× of the no-op's in the same round. With OPEN_LOG_LINE=1 a third
+ * Worker, the no-op also writing one decision log line per request (as
+ * bench:http's log-line row), runs in the same rounds at the same rate, to
+ * tell a stall of the runtime's console from one of the route. BENCH_ROUTES
+ * (limits,place,match), BENCH_ROUNDS (3), OPEN_SECONDS (6), OPEN_SHARE (0.5 of
+ * the peak), BENCH_PORT.
+ */
+import autocannon from "autocannon";
+import { fileURLToPath } from "node:url";
+import { DECISION_REQUESTS } from "./http-requests.js";
+import { longestSilence, openLoop, quantile, type OpenLoopResult } from "./open-loop.js";
+import { median } from "./scale/series.js";
+import { benchPort, bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
+
+const ROUTES = (process.env.BENCH_ROUTES ?? "limits,place,match").split(
+  ",",
+) as (keyof typeof DECISION_REQUESTS)[];
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.OPEN_SECONDS ?? 6);
+const SHARE = Number(process.env.OPEN_SHARE ?? 0.5);
+const GOAL = 1.5;
+const LOG_LINE = process.env.OPEN_LOG_LINE === "1";
+
+/** The closed-loop peak rate (req/s) after a warm-up, timed from the responses themselves. */
+async function peakRate(worker: RunningWorker, path: string, body: string): Promise<number> {
+  const opts = {
+    url: `${worker.url}${path}`,
+    method: "POST" as const,
+    headers: { "content-type": "application/json" },
+    body,
+    connections: 16,
+  };
+  await autocannon({ ...opts, amount: 2000 });
+  let first = 0;
+  let last = 0;
+  const result = await new Promise<autocannon.Result>((done, fail) => {
+    const instance = autocannon({ ...opts, amount: 4000 }, (error, res) => (error ? fail(error) : done(res)));
+    instance.on("response", () => {
+      last = performance.now();
+      if (first === 0) first = last;
+    });
+  });
+  return result.requests.total / ((last - first) / 1000);
+}
+
+interface Figures {
+  p50: number;
+  p99: number;
+  max: number;
+  silence: number;
+  errors: number;
+}
+
+function figures(r: OpenLoopResult, rate: number): Figures {
+  return {
+    p50: quantile(r.latencies, 0.5),
+    p99: quantile(r.latencies, 0.99),
+    max: quantile(r.latencies, 1),
+    silence: longestSilence(r.latencies, rate),
+    errors: r.errors,
+  };
+}
+
+const ms = (v: number) => v.toFixed(1).padStart(7);
+
+async function main(): Promise<void> {
+  const script = bundleWorker();
+  const noopScript = bundleWorker(fileURLToPath(new URL("./noop/wrangler.toml", import.meta.url)));
+  let failed = false;
+  console.log(
+    `open loop at ${SHARE} of the Worker's closed-loop peak, ${SECONDS} s per Worker per round, ${ROUNDS} rounds of fresh processes; latency from when each request was due (ms)`,
+  );
+  for (const route of ROUTES) {
+    const { path, body } = DECISION_REQUESTS[route];
+    const text = JSON.stringify(body);
+    console.log(`\nPOST ${path}`);
+    console.log(
+      `${"round".padEnd(6)} ${"rate/s".padStart(7)} | ${"Worker p50".padStart(10)} ${"p99".padStart(7)} ${"max".padStart(7)} ${"silence".padStart(7)} | ${"no-op p50".padStart(9)} ${"p99".padStart(7)} ${"max".padStart(7)} ${"silence".padStart(7)} | p99 ratio`,
+    );
+    const ratios: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const worker = await startWorker(script, await benchPort(0), 0, () => {}, {}, undefined, { pin: true });
+      const noop = await startWorker(noopScript, await benchPort(1), 0, () => {}, {}, undefined, {
+        pin: true,
+        objects: false,
+      });
+      const logging = LOG_LINE
+        ? await startWorker(noopScript, await benchPort(2), 0, () => {}, { NOOP_LOG_LINE: "1" }, undefined, {
+            pin: true,
+            objects: false,
+          })
+        : undefined;
+      try {
+        const rate = Math.round(SHARE * (await peakRate(worker, path, text)));
+        await peakRate(noop, path, text);
+        if (logging !== undefined) await peakRate(logging, path, text);
+        // which Worker goes first alternates, so that a slow moment of the machine does not always land on one
+        const order = [
+          ...(round % 2 === 0 ? [worker, noop] : [noop, worker]),
+          ...(logging === undefined ? [] : [logging]),
+        ];
+        const got = new Map<RunningWorker, Figures>();
+        for (const w of order)
+          got.set(
+            w,
+            figures(
+              await openLoop({ url: `${w.url}${path}`, method: "POST", body: text }, rate, SECONDS),
+              rate,
+            ),
+          );
+        const a = got.get(worker) as Figures;
+        const b = got.get(noop) as Figures;
+        const ratio = a.p99 / b.p99;
+        ratios.push(ratio);
+        failed ||= a.errors + b.errors > 0;
+        console.log(
+          `${String(round + 1).padEnd(6)} ${String(rate).padStart(7)} | ${ms(a.p50).padStart(10)} ${ms(a.p99)} ${ms(a.max)} ${ms(a.silence)} | ${ms(b.p50).padStart(9)} ${ms(b.p99)} ${ms(b.max)} ${ms(b.silence)} | ${ratio.toFixed(2)}×${a.errors + b.errors > 0 ? `  (${a.errors + b.errors} errors)` : ""}`,
+        );
+        const c = logging === undefined ? undefined : got.get(logging);
+        if (c !== undefined)
+          console.log(
+            `${"".padEnd(14)} | no-op + log line: p50 ${ms(c.p50)} p99 ${ms(c.p99)} max ${ms(c.max)} silence ${ms(c.silence)}`,
+          );
+      } finally {
+        await Promise.all([worker.stop(), noop.stop(), logging?.stop()]);
+      }
+    }
+    const worst = Math.max(...ratios);
+    console.log(
+      `median p99 ratio ${median(ratios).toFixed(2)}×, worst ${worst.toFixed(2)}× (goal ≤ ${GOAL}× in every round)`,
+    );
+  }
+  console.log("silence: the longest time between two consecutive answers; max: the slowest request");
+  if (failed) process.exitCode = 1;
+}
+
+await main();

@@ -1,0 +1,51 @@
+/**
+ * Distinct decision requests for the memory bench: request `i` differs from
+ * every other in what a per-isolate cache could key on (requester and
+ * destination, user, groups and tags, every ClassAd expression's text and a
+ * regular expression pattern), while staying an ordinary, valid request of
+ * its route (limits, place and match in turn). Match's machine ads are in the
+ * old long form (one `Name = Expr` a line), whose expression texts go through
+ * the shared compiled-expression cache, each about 100 characters.
+ */
+import type { DecisionRequest } from "./http-requests.js";
+
+function address(i: number): string {
+  return `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+}
+
+/** The `i`th distinct decision request. */
+export function distinctDecision(i: number): DecisionRequest {
+  switch (i % 3) {
+    case 0:
+      return {
+        path: "/v1/limits/decide",
+        body: {
+          requester: address(i),
+          task: {
+            schema: 1,
+            test: {
+              type: "throughput",
+              spec: { schema: 1, dest: address(i + 1), duration: `PT${(i % 3600) + 1}S` },
+            },
+          },
+        },
+      };
+    case 1:
+      return {
+        path: "/v1/place",
+        body: { user: `user${i}`, groups: [`user${i}`, `team${i}`], tags: { namespace: `ns${i}` } },
+      };
+    default:
+      return {
+        path: "/v1/match",
+        body: {
+          job: `[ Requirements = TARGET.Memory >= RequestMemory && regexp("^slot${i}_", TARGET.Name); RequestMemory = ${i % 4096}; Rank = TARGET.Memory + ${i}; Owner = "owner${i}" ]`,
+          machines: Array.from(
+            { length: 4 },
+            (_, k) =>
+              `Name = "slot${i}_${k}"\nMemory = ${512 * (k + 1)}\nRequirements = TARGET.Owner != "nobody${i}_${k}" && TARGET.RequestMemory <= MY.Memory && (TARGET.Rank > ${k} || TARGET.Rank < 0)`,
+          ),
+        },
+      };
+  }
+}

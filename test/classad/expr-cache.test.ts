@@ -1,0 +1,45 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import {
+  clearExprCache,
+  exprCacheHeld,
+  MAX_CACHE_CHARS,
+  MAX_CACHED_TEXT,
+  parseOldAd,
+} from "../../src/engines/classad/ad-input.js";
+
+/** An old-form ad whose Requirements text differs from every other `i` and is about `chars` long. */
+function distinctAd(i: number, chars: number): string {
+  const terms = Array.from({ length: Math.ceil(chars / 12) }, (_, k) => `(A${k} + ${i})`);
+  return `Requirements = ${terms.join(" + ")}\nName = "slot${i}"`;
+}
+
+// Issue 24 item 10: request-supplied ClassAd texts filled a shared cache bounded only by its
+// entry count (20,000 distinct 100-character texts kept 80 MB, 1,000-character ones 794 MB).
+describe("the shared ClassAd expression cache", () => {
+  beforeEach(() => clearExprCache());
+
+  it("never holds more than its bound of text, however many distinct texts arrive", () => {
+    let most = 0;
+    for (let i = 0; i < 2500; i++) {
+      const r = parseOldAd(distinctAd(i, 100));
+      expect(r.ok).toBe(true);
+      most = Math.max(most, exprCacheHeld().chars);
+    }
+    expect(most).toBeGreaterThan(MAX_CACHE_CHARS / 2);
+    expect(most).toBeLessThanOrEqual(MAX_CACHE_CHARS);
+  }, 60_000);
+
+  it("does not keep a text longer than its per-text bound, yet the ad evaluates", () => {
+    const r = parseOldAd(distinctAd(1, MAX_CACHED_TEXT + 500));
+    expect(r.ok).toBe(true);
+    expect(exprCacheHeld().entries).toBe(0);
+  });
+
+  it("still shares a repeated text", () => {
+    parseOldAd(distinctAd(7, 100));
+    const held = exprCacheHeld();
+    expect(held.entries).toBe(1);
+    parseOldAd(distinctAd(7, 100));
+    expect(exprCacheHeld()).toEqual(held);
+  });
+});
