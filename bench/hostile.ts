@@ -10,8 +10,11 @@
  * Then the hostile policy sources of issue 24 (test/hostile/compile-rows.ts),
  * each validated at about 100 KB and 1 MB: CPU per request and per MiB, the
  * goal being at most 1 s per MiB at both sizes (work linear in the size).
+ * Then the policy rows (bench/hostile-policies.ts): CPU per validate of
+ * hostile YAML, and of the first decision after publishing thousands of rules.
  * DECISION_BUDGET in this process's environment is passed to the Worker;
- * HOSTILE_ONLY=<text> measures only the rows whose name contains the text.
+ * HOSTILE_ONLY=<text> measures only the rows whose name contains the text;
+ * `-- --policies` runs only the placement policy rows.
  * A last table (issue 24 item 10) gives what a fresh Worker's isolate keeps
  * after 1,500 and 6,000 distinct decisions (bench/memory.ts; heap after a full
  * collection and workerd's RSS): a bounded isolate keeps about the same at both.
@@ -19,6 +22,7 @@
 import { COMPILE_ROWS, type CompileRow } from "../test/hostile/compile-rows.js";
 import { DEEP_ROWS } from "../test/hostile/deep-rows.js";
 import { HOSTILE_ROWS, type HostileRow } from "../test/hostile/rows.js";
+import { policyRows } from "./hostile-policies.js";
 import { measureMemory, memoryRows } from "./memory.js";
 import { bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
 
@@ -125,7 +129,8 @@ try {
   const idle = ((worker.cpuSeconds() - idle0) * 1000) / 200;
   lines.push(`| hostile decision | CPU ms, n = 30 | CPU ms, n = 10,000 | answer |`, `| --- | ---: | ---: | --- |`);
   const only = process.env.HOSTILE_ONLY;
-  const rows = [...HOSTILE_ROWS, ...DEEP_ROWS];
+  const policiesOnly = process.argv.includes("--policies");
+  const rows = policiesOnly ? [] : [...HOSTILE_ROWS, ...DEEP_ROWS];
   for (const row of only ? rows.filter((r) => r.name.includes(only)) : rows) {
     // a `|` inside a cell would end it (GitHub tables), even inside code
     const name = row.name.replace(/\|/g, "\\|");
@@ -151,7 +156,7 @@ try {
     `| hostile policy source (validate) | CPU ms, 100 KB | CPU ms, 1 MB | CPU ms per MiB (100 KB / 1 MB) | answer |`,
     `| --- | ---: | ---: | ---: | --- |`,
   );
-  for (const row of COMPILE_ROWS) {
+  for (const row of policiesOnly ? [] : COMPILE_ROWS) {
     const name = row.name.replace(/\|/g, "\\|");
     const cells: string[] = [];
     const perMib: string[] = [];
@@ -168,6 +173,7 @@ try {
       `| ${name} | ${cells.join(" | ")} | ${perMib.join(" / ")} | ${problems.length === 0 ? "as documented" : problems.join("; ")} |`,
     );
   }
+  lines.push(...(await policyRows(worker)));
   lines.push("", `GET /healthz: ${idle.toFixed(2)} CPU ms per request (the floor every row includes).`);
   lines.push(
     `DECISION_BUDGET: ${process.env.DECISION_BUDGET ?? "default"}. Rows over ${GOAL_MS} ms (decisions) or ${GOAL_MS_PER_MIB} ms per MiB (sources): ${over}.`,

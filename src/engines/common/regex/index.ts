@@ -43,6 +43,12 @@ export interface LinearRegex {
    * without it before calling `test`, which rejects them the same way, unbilled.
    */
   readonly prefix?: string;
+  /**
+   * Text every input `test` accepts contains (the longest literal run the
+   * pattern always matches), or "" (or absent): like `prefix`, a caller may
+   * reject inputs without it before calling `test`.
+   */
+  readonly required?: string;
 }
 
 /** Slots as RegExp's match array. */
@@ -213,7 +219,13 @@ function engineFor(parsed: Parsed, charged: boolean): LinearRegex | null {
     // each VM's thread lists hold a capture row per instruction: zeroing them is work in proportion to both
     if (charged) chargeRegex(Math.ceil((prog.op.length * prog.slots) / CELLS_PER_UNIT));
     const prefix = literalPrefix(parsed.node);
-    return new VmRegex(new PikeVm(prog, prefix), new PikeVm({ ...prog, slots: 0 }, prefix), groups, parsed.names, prog);
+    return new VmRegex(
+      new PikeVm(prog, prefix),
+      new PikeVm({ ...prog, slots: 0 }, prefix),
+      groups,
+      parsed.names,
+      prog,
+    );
   };
   // RegExp compiles many capture groups slowly, and past some thousands overflows its own stack when first run
   const fast = groups > MAX_FAST_GROUPS ? null : fastPathSource(parsed);
@@ -240,6 +252,7 @@ class Regex implements LinearRegex {
     readonly exec: (s: string, from: number) => Int32Array | null,
     readonly match: (s: string, from: number) => RegExpExecArray | null,
     readonly prefix: string,
+    readonly required: string,
   ) {}
 }
 
@@ -326,9 +339,27 @@ export function compileLinear(
   const pf = prefilterOf(parsed.node);
   // RegExp finds a required substring itself; the checks pay for the Pike VM, and for prefixes (see prefilter.ts)
   const f = pf !== null && engine.fast && pf.prefix === "" && pf.exact === null ? null : pf;
-  const exec = f === null ? (s: string, from: number) => engine.exec(s, from) : (s: string, from: number) => (passes(f, s, from) ? engine.exec(s, from) : null);
-  const match = f === null ? (s: string, from: number) => engine.match(s, from) : (s: string, from: number) => (passes(f, s, from) ? engine.match(s, from) : null);
-  return { ok: true, value: new Regex(engine.fast, engine.groups, engine.names, test, exec, match, pf?.prefix ?? "") };
+  const exec =
+    f === null
+      ? (s: string, from: number) => engine.exec(s, from)
+      : (s: string, from: number) => (passes(f, s, from) ? engine.exec(s, from) : null);
+  const match =
+    f === null
+      ? (s: string, from: number) => engine.match(s, from)
+      : (s: string, from: number) => (passes(f, s, from) ? engine.match(s, from) : null);
+  return {
+    ok: true,
+    value: new Regex(
+      engine.fast,
+      engine.groups,
+      engine.names,
+      test,
+      exec,
+      match,
+      pf?.prefix ?? "",
+      pf?.required ?? "",
+    ),
+  };
 }
 
 /**
@@ -372,7 +403,8 @@ export class Lru<V> {
 }
 
 /** What a cached compile gives: the regex, or the problem in the origin's words. */
-export type CachedRegex = { ok: true; value: LinearRegex } | { ok: false; error: RegexProblem; message: string };
+export type CachedRegex =
+  { ok: true; value: LinearRegex } | { ok: false; error: RegexProblem; message: string };
 
 /** Patterns held per origin and option set; request-supplied patterns beyond that evict the least recently used. */
 export const REGEX_CACHE_SIZE = 256;
@@ -408,7 +440,12 @@ const caches: Array<Lru<CachedRegex>> = [];
  * `BudgetExceeded` when that spends it.
  */
 export function cachedLinear(pattern: string, origin: Origin, flags: RegexFlags = {}): CachedRegex {
-  const slot = ORIGINS.indexOf(origin) * 16 + (flags.i ? 1 : 0) + (flags.m ? 2 : 0) + (flags.s ? 4 : 0) + (flags.x ? 8 : 0);
+  const slot =
+    ORIGINS.indexOf(origin) * 16 +
+    (flags.i ? 1 : 0) +
+    (flags.m ? 2 : 0) +
+    (flags.s ? 4 : 0) +
+    (flags.x ? 8 : 0);
   const cache = (caches[slot] ??= new Lru<CachedRegex>(REGEX_CACHE_SIZE));
   let r = cache.get(pattern);
   if (r === undefined) {

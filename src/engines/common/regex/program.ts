@@ -19,7 +19,15 @@ export const enum Op {
 }
 
 /** Assertion codes (operand of Op.Assert). */
-export const ASSERT_CODES: Readonly<Record<AssertKind, number>> = { bol: 0, eol: 1, bot: 2, eot: 3, eotnl: 4, wordb: 5, nwordb: 6 };
+export const ASSERT_CODES: Readonly<Record<AssertKind, number>> = {
+  bol: 0,
+  eol: 1,
+  bot: 2,
+  eot: 3,
+  eotnl: 4,
+  wordb: 5,
+  nwordb: 6,
+};
 
 /** A look-around compiled for its own pass over the input. */
 export interface LookProg {
