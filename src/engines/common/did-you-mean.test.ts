@@ -32,6 +32,7 @@ describe("closestName", () => {
 
   it("suggests nothing when nothing is close", () => {
     expect(closestName("zzzzzz", ["requester", "server"])).toBeUndefined();
+    expect(closestName("x", ["a", "y"])).toBeUndefined();
     expect(closestName("x".repeat(MAX_NAME_LENGTH + 1), ["x"])).toBeUndefined();
   });
 

@@ -38,9 +38,9 @@ export function editDistance(a: string, b: string, max: number): number {
   return Math.min(prev[n]!, max + 1);
 }
 
-/** The largest distance worth suggesting for a name: about a third of its length, at least 1, at most 3. */
+/** The largest distance worth suggesting for a name: a third of its length, at most 3 (0 for names under three characters). */
 export function defaultMaxDistance(name: string): number {
-  return Math.max(1, Math.min(3, Math.floor(name.length / 3)));
+  return Math.min(3, Math.floor(name.length / 3));
 }
 
 /**
