@@ -1,187 +1,265 @@
-/** `arbiter jq`: the jq 1.7.1 command line on top of our engine (options, exit codes, printing). */
-import { readFile } from "node:fs/promises";
+/** `arbiter jq`: the jq 1.7.1 command line (src/main.c) on top of our engine: options, input, printing, exit codes. */
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import type { Json } from "../engines/common/json.js";
-import { compileJq, formatJson, parseJsonSeq, printCompact } from "../jq/index.js";
+import {
+  compileErrorText,
+  compileJq,
+  JqError,
+  parseJsonSeq,
+  printCompact,
+  type JqProgram,
+} from "../jq/index.js";
+import { JqInput, type InputFile } from "./jq-input.js";
+import { DEFAULT_LIB_DIRS, moduleFiles, realPath } from "./jq-module-files.js";
+import { DIE_HINT, JqUsageError, parseJqArgs, type JqOptions } from "./jq-options.js";
+import { DEFAULT_COLORS, parseJqColors, printJq, type PrintOptions } from "./jq-print.js";
 
 export interface JqIo {
   stdin: string;
   stdout: (s: string) => void;
   stderr: (s: string) => void;
+  /** Whether stdin / stdout are terminals (no program means `.` unless both are; colours when stdout is). */
+  stdinIsTty?: boolean;
+  stdoutIsTty?: boolean;
+  /** The environment (`$ENV`, `HOME`, `NO_COLOR`, `JQ_COLORS`); the process's when not given. */
+  env?: Record<string, string | undefined>;
+  /** Where relative file names start; the process's working folder when not given. */
+  cwd?: string;
 }
 
-interface Opts {
-  compact: boolean;
-  raw: boolean;
-  join: boolean;
-  nullInput: boolean;
-  slurp: boolean;
-  exitStatus: boolean;
-  tab: boolean;
-  indent: number;
-  sortKeys: boolean;
-  args: Record<string, Json>;
-  program: string | null;
-  files: string[];
+/** jq's short usage, printed when there is no program and both stdin and stdout are terminals. */
+const SHORT_USAGE =
+  "Usage:\tjq [OPTIONS] FILTER [FILES...]\n\tjq [options] --args <jq filter> [strings...]\n\tjq [options] --jsonargs <jq filter> [JSON_TEXTS...]\n\nFor listing the command options, use jq --help.\n";
+
+/** The folder `$ORIGIN` stands for in module search paths: the one holding the `arbiter` script. */
+const ORIGIN = path.resolve(import.meta.dirname, "../../bin");
+
+// jq's process() results: exit status, or these below zero (0 unless -e)
+const OK_NULL_KIND = -1;
+const OK_NO_OUTPUT = -4;
+
+/** The reason jq gives (strerror) for a file it cannot read. */
+function reason(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") return "No such file or directory";
+  if (code === "EACCES") return "Permission denied";
+  if (code === "EISDIR") return "Is a directory";
+  return (e as Error).message;
 }
 
-const USAGE = "Usage:\tarbiter jq [OPTIONS] FILTER [FILES...]\n";
+/** jq's skip_shebang for `-f` files: a `#!` line (and its `\`-continued comment line) is dropped. */
+function skipShebang(p: string): string {
+  if (!p.startsWith("#!")) return p;
+  const n = p.indexOf("\n");
+  if (n < 0 || p[n + 1] !== "#") return p;
+  const m = p.indexOf("\n", n + 1);
+  if (m < 0 || p[m + 1] === "#" || p[m + 1] === undefined || p[m - 1] !== "\\" || p[m - 2] === "\\") return p;
+  const k = p.indexOf("\n", m + 1);
+  return k < 0 ? p : p.slice(k + 1);
+}
 
-class UsageError extends Error {}
-
-function parseArgs(argv: string[]): Opts {
-  const o: Opts = {
-    compact: false, raw: false, join: false, nullInput: false, slurp: false, exitStatus: false,
-    tab: false, indent: 2, sortKeys: false, args: {}, program: null, files: [],
-  };
-  const LONG: Record<string, keyof Opts> = {
-    "--compact-output": "compact", "--raw-output": "raw", "--join-output": "join", "--null-input": "nullInput",
-    "--slurp": "slurp", "--exit-status": "exitStatus", "--tab": "tab", "--sort-keys": "sortKeys",
-  };
-  const SHORT: Record<string, keyof Opts> = { c: "compact", r: "raw", j: "join", n: "nullInput", s: "slurp", e: "exitStatus", S: "sortKeys" };
-  let onlyPositional = false;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const positional = (): void => {
-      if (o.program === null) o.program = a;
-      else o.files.push(a);
-    };
-    if (onlyPositional || !a.startsWith("-") || a === "-") {
-      positional();
+/** The `--arg`/`--argjson` values and the files of `--slurpfile`/`--rawfile`, read; or jq's message. */
+function namedArgs(o: JqOptions, cwd: string): Record<string, Json> | string {
+  const out: Record<string, Json> = {};
+  for (const [name, v] of o.named) {
+    if ("value" in v) {
+      out[name] = v.value;
       continue;
     }
-    if (a === "--") {
-      onlyPositional = true;
-      continue;
+    const which = v.raw ? "rawfile" : "slurpfile";
+    try {
+      const text = readFileSync(path.resolve(cwd, v.file), "utf8");
+      out[name] = v.raw ? text : parseJsonSeq(text, true);
+    } catch (e) {
+      const msg = e instanceof JqError ? String(e.value) : `Could not open ${v.file}: ${reason(e)}`;
+      return `jq: Bad JSON in --${which} ${name} ${v.file}: ${msg}\n`;
     }
-    if (a in LONG) {
-      (o as unknown as Record<string, boolean>)[LONG[a]] = true;
-      continue;
-    }
-    if (a === "--arg" || a === "--argjson") {
-      const name = argv[i + 1];
-      const value = argv[i + 2];
-      if (name === undefined || value === undefined) throw new UsageError(`${a} takes two parameters (e.g. ${a} varname value)`);
-      if (a === "--arg") o.args[name] = value;
-      else {
-        try {
-          const vals = parseJsonSeq(value, true);
-          if (vals.length !== 1) throw new Error("one value");
-          o.args[name] = vals[0];
-        } catch {
-          throw new UsageError(`Invalid JSON text passed to --argjson`);
-        }
-      }
-      i += 2;
-      continue;
-    }
-    if (a === "--indent") {
-      const n = Number(argv[i + 1]);
-      if (!Number.isInteger(n) || n < 0) throw new UsageError("--indent takes a number");
-      if (n > 7) throw new UsageError("Cannot indent more than 7 characters");
-      o.indent = n;
-      i++;
-      continue;
-    }
-    if (/^-[a-zA-Z]+$/.test(a)) {
-      for (const ch of a.slice(1)) {
-        const key = SHORT[ch];
-        if (key === undefined) throw new UsageError(`Unknown option: ${a}`);
-        (o as unknown as Record<string, boolean>)[key] = true;
-      }
-      continue;
-    }
-    throw new UsageError(`Unknown option: ${a}`);
   }
-  if (o.join) o.raw = true;
-  return o;
+  return out;
 }
 
-function render(v: Json, o: Opts): string {
-  if (o.raw && typeof v === "string") return v;
-  if (o.compact) return o.sortKeys ? formatJson(v, { indent: 0, sortKeys: true }) : printCompact(v);
-  return formatJson(v, { indent: o.indent, tab: o.tab, sortKeys: o.sortKeys });
-}
-
-/** Runs `arbiter jq ...` and returns the exit code jq 1.7.1 would (2 usage, 3 compile, 5 runtime, -e rules). */
-export async function runJqCommand(argv: string[], io: JqIo): Promise<number> {
-  let o: Opts;
+/** Whether a run reads stdin: no input files (or `-`), and not `-n` unless the program reads with `input`. */
+export function wantsStdin(argv: string[]): boolean {
   try {
-    o = parseArgs(argv);
+    const o = parseJqArgs(argv);
+    if (o.files.length > 0 && !o.files.includes("-")) return false;
+    return !o.nullInput || o.fromFile || (o.program ?? "").includes("input");
+  } catch {
+    return false;
+  }
+}
+
+/** Runs `arbiter jq ARGS` and returns jq 1.7.1's exit status: 2 usage or input files, 3 compile, 5 runtime or parse error, -e rules. */
+export async function runJqCommand(argv: string[], io: JqIo): Promise<number> {
+  let o: JqOptions;
+  try {
+    o = parseJqArgs(argv);
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr(`jq: error: ${e.message}\n${USAGE}`);
+    if (e instanceof JqUsageError) {
+      io.stderr(`${e.message}\n${DIE_HINT}`);
       return 2;
     }
     throw e;
   }
-  if (o.program === null) {
-    io.stderr(USAGE);
+  if (o.help) {
+    io.stdout(SHORT_USAGE);
+    return 0;
+  }
+  if (o.version) {
+    io.stdout("jq-1.7.1\n");
+    return 0;
+  }
+  const env = io.env ?? process.env;
+  const cwd = io.cwd ?? process.cwd();
+  let colors: string[] | null = (io.stdoutIsTty === true && !env.NO_COLOR) || o.color ? DEFAULT_COLORS : null;
+  if (o.monochrome) colors = null;
+  if (env.JQ_COLORS !== undefined) {
+    const set = parseJqColors(env.JQ_COLORS);
+    if (set === null) io.stderr("Failed to set $JQ_COLORS\n");
+    else if (colors !== null) colors = set;
+  }
+  let program = o.program;
+  if (program === null) {
+    if (io.stdinIsTty === true && io.stdoutIsTty === true) {
+      io.stderr(SHORT_USAGE);
+      return 2;
+    }
+    program = ".";
+  }
+  let programOrigin = realPath(cwd);
+  if (o.fromFile) {
+    const file = path.resolve(cwd, program);
+    try {
+      program = skipShebang(readFileSync(file, "utf8"));
+    } catch (e) {
+      io.stderr(`jq: Could not open ${o.program}: ${reason(e)}\n`);
+      return 2;
+    }
+    programOrigin = realPath(path.dirname(file));
+  }
+  const named = namedArgs(o, cwd);
+  if (typeof named === "string") {
+    io.stderr(named);
     return 2;
   }
-  const compiled = compileJq(o.program, { args: o.args });
+  const libDirs =
+    o.libDirs === null ? DEFAULT_LIB_DIRS : o.libDirs.map((d) => realPath(path.resolve(cwd, d)));
+  const moduleProvider = moduleFiles({ libDirs, programOrigin, origin: ORIGIN, cwd, home: env.HOME });
+  const compiled = compileJq(program, { args: named, positional: o.positional, moduleProvider });
   if (!compiled.ok) {
-    for (const e of compiled.error) io.stderr(`jq: error: ${e.message} at <top-level>, line ${e.at.split(":")[0]}:\n`);
+    for (const e of compiled.error) io.stderr(compileErrorText(program, e) + "\n");
     io.stderr(`jq: ${compiled.error.length} compile error${compiled.error.length === 1 ? "" : "s"}\n`);
     return 3;
   }
-  let text = "";
-  {
-    if (o.files.length === 0) text = io.stdin;
-    else {
-      try {
-        for (const f of o.files) text += (await readFile(f, "utf8")) + "\n";
-      } catch (e) {
-        io.stderr(`jq: error: Could not open ${(e as NodeJS.ErrnoException).path ?? "file"}: ${(e as Error).message}\n`);
-        return 2;
-      }
+  let stdinRead = false;
+  const files: InputFile[] = (o.files.length > 0 ? o.files : ["-"]).map((f) => {
+    if (f === "-") {
+      const text = stdinRead ? "" : io.stdin;
+      stdinRead = true;
+      return { name: "<stdin>", text };
     }
-  }
-  let values: Json[] = [];
-  if (!o.nullInput || o.files.length > 0 || text !== "") {
     try {
-      values = parseJsonSeq(text, true);
+      return { name: f, text: readFileSync(path.resolve(cwd, f), "utf8") };
     } catch (e) {
-      const msg = e instanceof Error ? e.message : String((e as { value?: unknown }).value);
-      io.stderr(`jq: error (at <stdin>:0): Cannot parse input: ${msg}\n`);
-      return 2;
+      return { name: f, text: null, problem: reason(e) };
     }
-    if (o.slurp) values = [values];
-  }
-  // jq reads one stream: the main loop and `input`/`inputs` both take the next value from it
-  let next = 0;
-  const take = (): Json | undefined => (next < values.length ? values[next++] : undefined);
-  const now = Date.now() / 1000;
-  let exit = 0;
-  let last: Json | undefined;
-  let any = false;
-  for (;;) {
-    let input: Json;
-    if (o.nullInput) input = null;
-    else {
-      const v = take();
-      if (v === undefined) break;
-      input = v;
-    }
-    const r = compiled.value.run(input, { now, keepLiterals: true, input: take, env: process.env as Record<string, string>, debug: (m) => io.stderr(printCompact(m) + "\n") });
+  });
+  const input = new JqInput(
+    files,
+    { raw: o.rawInput, slurp: o.slurp, stream: o.stream, seq: o.seq },
+    io.stderr,
+  );
+  const print: PrintOptions = { indent: o.indent, sortKeys: o.sortKeys, ascii: o.ascii, colors };
+  return runInputs(compiled.value, o, input, print, io, env);
+}
+
+/** jq's main loop over the input values and its exit status rules. */
+function runInputs(
+  prog: JqProgram,
+  o: JqOptions,
+  input: JqInput,
+  print: PrintOptions,
+  io: JqIo,
+  env: Record<string, string | undefined>,
+): number {
+  const take = (): Json | undefined => {
+    const n = input.next();
+    if (n === undefined) return undefined;
+    if ("error" in n) throw new JqError(n.error);
+    return n.value;
+  };
+  const debugPrint: PrintOptions = { ...print, indent: 0 };
+  const sink = (m: Json): void => {
+    if (Array.isArray(m) && m.length === 2 && m[0] === "DEBUG:") io.stderr(printJq(m, debugPrint) + "\n");
+    else io.stderr(typeof m === "string" ? m : printCompact(m));
+  };
+  const runEnv: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) runEnv[k] = v;
+  let halted = false;
+  const processOne = (value: Json): number => {
+    let ret = OK_NO_OUTPUT;
+    const r = prog.run(value, { keepLiterals: true, input: take, env: runEnv, debug: sink });
+    let failed: string | null = null;
     for (const v of r.outputs) {
-      io.stdout(render(v, o) + (o.join ? "" : "\n"));
-      last = v;
-      any = true;
-    }
-    if (r.error !== undefined) {
-      if (r.halt) {
-        io.stderr(r.error);
-        return r.halt.code;
+      if (o.rawOutput && typeof v === "string") {
+        if (o.ascii) io.stdout(printJq(v, print));
+        else if (o.rawOutput0 && v.includes("\u0000")) {
+          failed = "Cannot dump a string containing NUL with --raw-output0 option";
+          break;
+        } else io.stdout(v);
+        ret = 0;
+      } else {
+        ret = v === null || v === false ? OK_NULL_KIND : 0;
+        if (o.seq) io.stdout("\u001e");
+        io.stdout(printJq(v, print));
       }
-      io.stderr(`jq: error (at <stdin>:0): ${r.error}\n`);
-      exit = 5;
+      if (!o.noNewline) io.stdout("\n");
+      if (o.rawOutput0) io.stdout("\u0000");
     }
-    if (o.nullInput) break;
-  }
-  if (exit !== 0) return exit;
+    if (failed === null && r.halted) {
+      halted = true;
+      return 0;
+    }
+    if (failed === null && r.halt !== undefined) {
+      halted = true;
+      const v = r.halt.value;
+      if (typeof v === "string") io.stderr(v);
+      else if (v !== null) io.stderr(printCompact(v) + "\n");
+      return r.halt.code;
+    }
+    if (failed === null && r.error === undefined) return ret;
+    const at = input.position();
+    const value2 = failed !== null ? failed : r.errorValue !== undefined ? r.errorValue : r.error;
+    if (typeof value2 === "string") io.stderr(`jq: error (at ${at}): ${value2}\n`);
+    else io.stderr(`jq: error (at ${at}) (not a string): ${printCompact(value2 as Json)}\n`);
+    return 5;
+  };
+  let ret = OK_NO_OUTPUT;
+  let last = -1;
+  if (o.nullInput) ret = processOne(null);
+  else
+    while (input.failures === 0) {
+      const n = input.next();
+      if (n === undefined) break;
+      if ("value" in n) {
+        ret = processOne(n.value);
+        if (ret <= 0 && ret !== OK_NO_OUTPUT) last = ret !== OK_NULL_KIND ? 1 : 0;
+        if (halted) break;
+        continue;
+      }
+      if (o.seq) {
+        io.stderr(`jq: ignoring parse error: ${n.error}\n`);
+        continue;
+      }
+      ret = 5;
+      io.stderr(`jq: parse error: ${n.error}\n`);
+      break;
+    }
+  if (input.failures !== 0) ret = 2;
   if (o.exitStatus) {
-    if (!any) return 4;
-    return last === null || last === false ? 1 : 0;
+    if (ret !== OK_NO_OUTPUT) return Math.abs(ret);
+    return last === -1 ? 4 : last === 0 ? 1 : 0;
   }
-  return 0;
+  return ret > 0 ? ret : 0;
 }

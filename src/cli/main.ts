@@ -38,15 +38,38 @@ Run \`arbiter COMMAND --help\` for a command's options.
 `;
 
 const JQ_USAGE = `usage: arbiter jq [OPTIONS] FILTER [FILES...]
+       arbiter jq [OPTIONS] --args FILTER [STRINGS...]
+       arbiter jq [OPTIONS] --jsonargs FILTER [JSON_TEXTS...]
 
-Runs FILTER on each JSON value of the FILES (or stdin) with Arbiter's jq 1.7.1
-engine, as the jq command does for these options:
-  -c            compact output        -r   raw strings        -j   raw, no newlines
-  -n            null input            -s   slurp into an array
-  -e            exit status from the last output (1 if false/null, 4 if none)
-  --arg NAME V  $NAME = "V"           --argjson NAME JSON   $NAME = JSON
-  --tab         indent with tabs      --indent N            indent by N spaces
-Exit codes: 2 usage, 3 compile error, 5 runtime error.
+Runs FILTER on each JSON value of the FILES (\`-\` or none: stdin) with Arbiter's jq 1.7.1
+engine, as the jq 1.7.1 command does (no FILTER: \`.\`). Options:
+  -n, --null-input          use null as the single input value
+  -R, --raw-input           read each line as a string
+  -s, --slurp               read all inputs into one array (with -R: one string)
+  -c, --compact-output      compact output
+  -r, --raw-output          print strings without quotes
+      --raw-output0         as -r, with NUL after each output instead of a newline
+  -j, --join-output         as -r, without a newline after each output
+  -a, --ascii-output        escape every non-ASCII character
+  -S, --sort-keys           print object keys sorted
+  -C, --color-output        colour the output (default when stdout is a terminal)
+  -M, --monochrome-output   no colour
+      --tab                 indent with tabs
+      --indent N            indent by N spaces (0-7; 0 is compact)
+      --stream              read input as [path, leaf] events
+      --seq                 print RS (0x1e) before each output
+  -f, --from-file FILE      read FILTER from FILE
+  -L DIR                    search DIR for modules (import/include)
+      --arg NAME V          $NAME = "V"
+      --argjson NAME JSON   $NAME = JSON
+      --slurpfile NAME FILE $NAME = array of the JSON values in FILE
+      --rawfile NAME FILE   $NAME = FILE's text
+      --args                the remaining arguments are $ARGS.positional strings
+      --jsonargs            the remaining arguments are $ARGS.positional JSON values
+  -e, --exit-status         exit status from the last output (1 false/null, 4 none)
+  -V, --version             print jq's version
+See docs/cli.md. Exit codes: 2 usage or unreadable input file, 3 compile error,
+5 runtime error or invalid input.
 `;
 
 type Command = (argv: string[], io: Io) => Promise<number>;
@@ -60,12 +83,16 @@ const COMMANDS: Record<string, Command> = {
   publish: publishCommand,
   replay: async (argv, io) => (await import("./replay-command.js")).replayCommand(argv, io),
   jq: async (argv, io) => {
-    if (argv.includes("--help") || argv.includes("-h")) return (io.stdout(JQ_USAGE), 0);
-    const { runJqCommand } = await import("./jq-command.js");
+    if (argv[0] === "--help" || argv[0] === "-h") return (io.stdout(JQ_USAGE), 0);
+    const { runJqCommand, wantsStdin } = await import("./jq-command.js");
+    const stdin = !io.stdinIsTty && wantsStdin(argv) ? await io.readStdin() : "";
     return runJqCommand(argv, {
-      stdin: argv.includes("--help") || io.stdinIsTty ? "" : await io.readStdin(),
+      stdin,
       stdout: io.stdout,
       stderr: io.stderr,
+      stdinIsTty: io.stdinIsTty,
+      stdoutIsTty: io.isTty,
+      env: io.env,
     });
   },
   history: async (argv, io) => (await import("./policy-commands.js")).historyCommand(argv, io),

@@ -1,7 +1,8 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import type { AppEnv } from "../env.js";
-import { checkJsonShape, describeJsonShape, type JsonShapeViolation } from "../engines/common/json-shape.js";
+import { checkJsonShape, describeJsonShape, JSON_SHAPE_LIMITS, type JsonShapeViolation } from "../engines/common/json-shape.js";
+import { locateJsonProblem } from "../engines/common/json-syntax.js";
 import { parseExactJson } from "../engines/common/exact-json.js";
 import { closestName } from "../engines/common/did-you-mean.js";
 import { ApiError, type ErrorDetail } from "./errors.js";
@@ -89,10 +90,22 @@ export function parseExactJsonText(text: string): unknown {
     value = parseExactJson(text);
   } catch (e) {
     if (!(e instanceof SyntaxError)) throw e;
+    const deep = depthRefused(text);
+    if (deep !== null) throw shapeError(deep);
     throw new ApiError("invalid_json", `the request body is not valid JSON: ${e.message}`);
   }
   checkBodyShape(value);
   return value;
+}
+
+/**
+ * The first container nested past the body limit in a text a parser refused
+ * (the exact-integer reader stops deep nesting itself, before the shape check
+ * could name it), or null when the refusal was about something else.
+ */
+export function depthRefused(text: string): JsonShapeViolation | null {
+  const problem = locateJsonProblem(text, JSON_SHAPE_LIMITS.maxDepth);
+  return problem !== null && "depth" in problem ? problem.depth : null;
 }
 
 /** Parses the body as JSON, insisting on a JSON content type. */

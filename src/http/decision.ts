@@ -10,6 +10,7 @@ import { verdictCacheKey } from "./cache-key.js";
 import { parseJsonText, readJsonText, validate } from "./body.js";
 import { numberVar, type AppEnv, type Env } from "../env.js";
 import { BUDGET_OUTCOME } from "../metrics/index.js";
+import { answerJson } from "./answer-json.js";
 import { ApiError } from "./errors.js";
 import { VerdictMemo, withDecisionId } from "./verdict-memo.js";
 import { elapsedMs, logDecision, type DecisionLog } from "./decision-log.js";
@@ -104,7 +105,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
       const entry = logEntry(decisionId, opts.engine, bundle.revision, stored.outcome, started, "hit");
       recordDecision(c.env, entry);
       after(entry, stored.json);
-      if (opts.answer !== undefined) return jsonAnswer(c, JSON.stringify(opts.answer(JSON.parse(stored.json) as Record<string, unknown>)), "hit");
+      if (opts.answer !== undefined) return jsonAnswer(c, answerJson(opts.answer(JSON.parse(stored.json) as Record<string, unknown>)), "hit");
       return jsonAnswer(c, withDecisionId(decisionId, stored.json), "hit");
     };
 
@@ -156,7 +157,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     if (memoKey && !decision.cacheable) memo.set(memoKey, decision.outcome, null, now + ttl * 1000);
     if (caching && decision.cacheable) {
       const { decision_id: _omit, ...verdict } = body;
-      const json = JSON.stringify(verdict);
+      const json = answerJson(verdict);
       if (memoKey) memo.set(memoKey, decision.outcome, json, now + ttl * 1000);
       if (cache && key) {
         const stored = new Response(JSON.stringify({ outcome: decision.outcome, json }), {
@@ -170,7 +171,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
         }
       }
     }
-    return jsonAnswer(c, JSON.stringify(opts.answer === undefined ? body : opts.answer(body as Record<string, unknown>)), cacheResult);
+    return jsonAnswer(c, answerJson(opts.answer === undefined ? body : opts.answer(body as Record<string, unknown>)), cacheResult);
   };
 }
 

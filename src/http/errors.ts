@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   policy_invalid: 422,
   budget_exceeded: 422,
+  answer_too_deep: 422,
   idempotency_key_reused: 422,
   internal_error: 500,
   service_unavailable: 503,

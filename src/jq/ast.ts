@@ -20,7 +20,8 @@ export type Node =
   | { k: "alt"; l: Node; r: Node }
   | { k: "assign"; op: string; l: Node; r: Node }
   | { k: "array"; e: Node | null }
-  | { k: "object"; entries: Array<{ key: Node; value: Node }> }
+  /** `fromKey`: the value is `.[key]` of the key's own value (jq's `{"\(x)"}` shorthand evaluates the key once). */
+  | { k: "object"; entries: Array<{ key: Node; value: Node; fromKey?: boolean }> }
   | { k: "try"; body: Node; handler: Node | null }
   | { k: "if"; cond: Node; then: Node; else: Node | null }
   | { k: "reduce"; src: Node; pat: Pattern; init: Node; update: Node }

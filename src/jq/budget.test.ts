@@ -55,4 +55,39 @@ describe("jq charges the decision's work budget by the size of what it builds", 
     expect(program("[range(1e6)] | length").run(null, { maxSteps: 1000 }).error).toBe(BUDGET_MESSAGE);
     expect(program("reduce range(40) as $i ([1]; .+.)").run(null).error).toBe(BUDGET_MESSAGE);
   });
+
+  it("bounds assignment to many paths: one copy per container, charged per path (issue 24 item 2)", () => {
+    // jq 1.7.1 answers this in 0.06 s; a copy per path made it quadratic (40 s on 50,000)
+    const slices = "[range(.)] | .[range(length)|{start:.,end:(.+1)}] = [1] | add";
+    const big = within(1e9, slices, 20_000);
+    expect(big.r.outputs).toEqual([20_000]);
+    // linear: twice the elements cost about twice the units, not four times
+    const small = within(1e9, slices, 10_000);
+    expect(big.used).toBeLessThan(2.5 * small.used);
+    expect(within(1e9, "[range(.)] | .[] |= . + 1 | add", 20_000).used).toBeLessThan(2.5 * within(1e9, "[range(.)] | .[] |= . + 1 | add", 10_000).used);
+    expect(within(100_000, slices, 50_000).r.error).toBe(BUDGET_EXCEEDED_MESSAGE);
+  });
+
+  it("never shares a container the assignment still writes into with the filter of |= (issue 24 item 2)", () => {
+    // the second path hands `.a` (copied by the first) to the filter, which returns its first element twice
+    const src = "(.a[0][0], .a, .a[0][0]) |= (if type == \"array\" and length == 2 then [.[0], .[0]] else . + 1 end)";
+    expect(within(1e9, src, { a: [[0], [0]] }).r.outputs).toEqual([{ a: [[2], [1]] }]);
+  });
+
+  it("ends subnormal math (issue 24 item 1) and prints deep error values (item 8) without a stack overflow", () => {
+    expect(within(1000, "1e-310 | [significand, frexp, logb]").r.outputs).toEqual([[1.1505236063118787, [0.5752618031559393, -1029], -1030]]);
+    const deep = within(1e9, "reduce range(20000) as $i (0; [.]) | error");
+    expect(deep.r.error).toBe("[".repeat(20000) + "0" + "]".repeat(20000) + " (not a string)");
+    expect(within(1e9, "reduce range(20000) as $i (0; {a: .}) | tojson | length").r.outputs).toEqual([20000 * 6 + 1]);
+  });
+
+  it("charges walks over values that share their parts (2^40 nodes built in 40 steps)", () => {
+    for (const src of ["reduce range(40) as $i (0; [., .]) | tojson", "reduce range(40) as $i (0; [., .]) | error", "reduce range(40) as $i (0; [., .])"])
+      expect(within(100_000, src).r.error, src).toBe(BUDGET_EXCEEDED_MESSAGE);
+  });
+
+  it("charges quadratic searches before they run", () => {
+    expect(within(100_000, '("a" * 20000) as $s | $s | indices($s[:10000]) | length').r.error).toBe(BUDGET_EXCEEDED_MESSAGE);
+    expect(within(100_000, "[range(3000)] as $a | $a | contains($a)").r.error).toBe(BUDGET_EXCEEDED_MESSAGE);
+  });
 });

@@ -3,10 +3,10 @@ import type { Json } from "../engines/common/json.js";
 import { defC, defNative, defV } from "./builtins-define.js";
 import { invalidPathResult, pathOf, recurseAll, recursePaths } from "./compile.js";
 import { delPaths, getPath, setPath } from "./paths.js";
-import { indexValue } from "./ops.js";
+import { add, indexValue, sub } from "./ops.js";
 import { lengthOf } from "./builtins-core.js";
 import { step, type Env, type Path } from "./runtime.js";
-import { compare, fail, numOf, truthy, typeOf } from "./values.js";
+import { compare, equals, fail, numOf, truthy } from "./values.js";
 
 
 // paths
@@ -87,58 +87,46 @@ defNative("isempty", 1, {
     return emit(!mine);
   },
 });
+/**
+ * jq 1.7.1: `def limit($n; exp): if $n > 0 then label $out | foreach exp as $item ($n; .-1; $item, if . <= 0
+ * then break $out else empty end) elif $n == 0 then empty else exp end;` — `$n` is compared in jq's
+ * order, so a string limit passes the test and fails at `. - 1` only once `exp` has an output.
+ */
+function limitGen<E extends unknown[]>(n: Json, run: (emit: (...v: E) => boolean) => boolean, emit: (...v: E) => boolean): boolean {
+  if (compare(n, 0) <= 0) return equals(n, 0) ? false : run(emit);
+  let left = n;
+  let mine = false;
+  let down = false;
+  const stop = run((...v) => {
+    left = sub(left, 1);
+    down = emit(...v);
+    if (down || compare(left, 0) <= 0) {
+      mine = true;
+      return true;
+    }
+    return false;
+  });
+  return mine ? down : stop;
+}
 defNative("limit", 2, {
-  gen: (i, a, env, emit) =>
-    a[0].gen(i, env, (n0) => {
-      const n = numOf(n0);
-      if (typeof n !== "number") return fail("Invalid limit: must be a number");
-      if (n <= 0) return n < 0 ? a[1].gen(i, env, emit) : false;
-      let count = 0;
-      let mine = false;
-      let down = false;
-      const stop = a[1].gen(i, env, (v) => {
-        count++;
-        down = emit(v);
-        if (down || count >= n) {
-          mine = true;
-          return true;
-        }
-        return false;
-      });
-      return mine ? down : stop;
-    }),
-  pgen: (i, p, a, env, emit) =>
-    a[0].gen(i, env, (n0) => {
-      const n = numOf(n0);
-      if (typeof n !== "number") return fail("Invalid limit: must be a number");
-      const f = pathOf(a[1]);
-      if (n <= 0) return n < 0 ? f(i, p, env, emit) : false;
-      let count = 0;
-      let mine = false;
-      let down = false;
-      const stop = f(i, p, env, (v, vp) => {
-        count++;
-        down = emit(v, vp);
-        if (down || count >= n) {
-          mine = true;
-          return true;
-        }
-        return false;
-      });
-      return mine ? down : stop;
-    }),
+  gen: (i, a, env, emit) => a[0].gen(i, env, (n) => limitGen<[Json]>(n, (e) => a[1].gen(i, env, e), emit)),
+  pgen: (i, p, a, env, emit) => {
+    const f = pathOf(a[1]);
+    return a[0].gen(i, env, (n) => limitGen<[Json, Path]>(n, (e) => f(i, p, env, e), emit));
+  },
 });
+// jq 1.7.1: def nth($n; g): if $n < 0 then error("nth doesn't support negative indices")
+//   else label $out | foreach g as $item ($n + 1; . - 1; if . <= 0 then $item, break $out else empty end) end;
 defNative("nth", 2, {
   gen: (i, a, env, emit) =>
-    a[0].gen(i, env, (n0) => {
-      const n = numOf(n0);
-      if (typeof n !== "number") return fail(`Cannot index ${typeOf(n)} with number`);
-      if (n < 0) return fail("nth doesn't support negative indices");
-      let count = 0;
+    a[0].gen(i, env, (n) => {
+      if (compare(n, 0) < 0) return fail("nth doesn't support negative indices");
+      let left = add(n, 1);
       let mine = false;
       let down = false;
       const stop = a[1].gen(i, env, (v) => {
-        if (count++ < n) return false;
+        left = sub(left, 1);
+        if (compare(left, 0) > 0) return false;
         mine = true;
         down = emit(v);
         return true;
@@ -230,11 +218,15 @@ defNative("repeat", 1, {
     }
   },
 });
-function rangeLoop(from: Json, upto: Json, by: Json, emit: (v: Json) => boolean): boolean {
+/** `range/1,2` (jq 1.7.1's RANGE opcode): numeric bounds only, step 1. */
+function rangeLoop(from: Json, upto: Json, by: number, emit: (v: Json) => boolean): boolean {
   from = numOf(from);
   upto = numOf(upto);
-  by = numOf(by);
-  if (typeof from !== "number" || typeof upto !== "number" || typeof by !== "number") return fail("Range bounds must be numeric");
+  if (typeof from !== "number" || typeof upto !== "number") return fail("Range bounds must be numeric");
+  return numericRange(from, upto, by, emit);
+}
+
+function numericRange(from: number, upto: number, by: number, emit: (v: Json) => boolean): boolean {
   if (by > 0) {
     for (let x = from; x < upto; x += by) {
       step();
@@ -248,12 +240,30 @@ function rangeLoop(from: Json, upto: Json, by: Json, emit: (v: Json) => boolean)
   }
   return false;
 }
+
+/**
+ * jq 1.7.1: `def range($init; $upto; $by): if $by > 0 then $init|while(. < $upto; . + $by) elif $by < 0
+ * then $init|while(. > $upto; . + $by) else empty end;` — any values, compared in jq's order.
+ */
+function range3(from: Json, upto: Json, by: Json, emit: (v: Json) => boolean): boolean {
+  const f = numOf(from);
+  const u = numOf(upto);
+  const b = numOf(by);
+  if (typeof f === "number" && typeof u === "number" && typeof b === "number") return numericRange(f, u, b, emit);
+  const dir = compare(by, 0);
+  if (dir === 0) return false;
+  for (let x = from; dir > 0 ? compare(x, upto) < 0 : compare(x, upto) > 0; x = add(x, by)) {
+    step();
+    if (emit(x)) return true;
+  }
+  return false;
+}
 defNative("range", 1, { gen: (i, a, env, emit) => a[0].gen(i, env, (n) => rangeLoop(0, n, 1, emit)) });
 defNative("range", 2, {
   gen: (i, a, env, emit) => a[0].gen(i, env, (f) => a[1].gen(i, env, (t) => rangeLoop(f, t, 1, emit))),
 });
 defNative("range", 3, {
   gen: (i, a, env, emit) =>
-    a[0].gen(i, env, (f) => a[1].gen(i, env, (t) => a[2].gen(i, env, (b) => rangeLoop(f, t, b, emit)))),
+    a[0].gen(i, env, (f) => a[1].gen(i, env, (t) => a[2].gen(i, env, (b) => range3(f, t, b, emit)))),
 });
 

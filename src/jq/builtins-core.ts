@@ -83,7 +83,11 @@ function contains(a: Json, b: Json): boolean {
     }
     return true;
   }
-  if (Array.isArray(a)) return (b as Json[]).every((x) => a.some((y) => contains(y, x)));
+  if (Array.isArray(a)) {
+    // every element of b against the elements of a: charged before the pairs are tried
+    charge(a.length * (b as Json[]).length + 1);
+    return (b as Json[]).every((x) => a.some((y) => contains(y, x)));
+  }
   if (typeof a === "string") return a.includes(b as string);
   return equals(a, b);
 }

@@ -2,7 +2,8 @@
 import type { Json } from "../engines/common/json.js";
 import { defNative } from "./builtins-define.js";
 import { captureAll, matchAll } from "./regex.js";
-import { fail, typeOf, type JObj } from "./values.js";
+import { add } from "./ops.js";
+import { desc, fail, typeOf, type JObj } from "./values.js";
 
 /** Splits `match($val)`'s argument into regex and flags as jq's dispatch does. */
 function reAndFlags(v: Json): [Json, Json] {
@@ -77,8 +78,8 @@ defNative("split", 2, {
   gen: (i, a, env, emit) =>
     a[0].gen(i, env, (re) =>
       a[1].gen(i, env, (fl) => {
-        if (fl !== null && typeof fl !== "string") return fail(`${typeOf(fl)} (${JSON.stringify(fl)}) is not a string`);
-        const ms = matchAll(i, re, "g" + (fl ?? ""), false) as JObj[];
+        // jq 1.7.1's splits: `match($re; "g" + flags)`, so other flags fail at the `+`
+        const ms = matchAll(i, re, add("g", fl) as string, false) as JObj[];
         const s = i as string;
         const out: Json[] = [];
         let prev = 0;
@@ -96,7 +97,7 @@ defNative("sub", 3, {
   gen: (i, a, env, emit) =>
     a[0].gen(i, env, (re) =>
       a[2].gen(i, env, (fl) => {
-        if (typeof fl !== "string" && fl !== null) return fail(`${typeOf(fl)} (${JSON.stringify(fl)}) is not a string`);
+        if (typeof fl !== "string" && fl !== null) return fail(`${desc(fl)} is not a string`);
         const ms = matchAll(i, re, fl, false) as JObj[];
         const s = i as string;
         const results: Json[] = [];
@@ -107,9 +108,8 @@ defNative("sub", 3, {
           a[1].gen(captureObject(m), env, (v) => (inserts.push(v), false));
           for (let ix = 0; ix < inserts.length; ix++) {
             const ins = inserts[ix];
-            if (typeof ins !== "string")
-              return fail(`${typeOf(gap)} (${JSON.stringify(gap)}) and ${typeOf(ins)} (${JSON.stringify(ins)}) cannot be added`);
-            results[ix] = (results[ix] === undefined || results[ix] === null ? "" : results[ix]) + gap + ins;
+            // jq 1.7.1: `.result[$ix] += $gap + $inserts[$ix]` (a null insert adds nothing, others fail at the `+`)
+            results[ix] = add(results[ix] ?? null, add(gap, ins));
           }
           prev = (m.offset as number) + (m.length as number);
         }

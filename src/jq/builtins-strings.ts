@@ -3,6 +3,7 @@ import type { Json } from "../engines/common/json.js";
 import { def0, defV } from "./builtins-define.js";
 import { indexValue, indicesOf, sliceValue } from "./ops.js";
 import { printCompact } from "./print.js";
+import { charge } from "./runtime.js";
 import { fail, numOf, typeOf } from "./values.js";
 
 
@@ -56,6 +57,8 @@ function strIndices(s: string, sub: string): Json {
   const hb = enc.encode(s);
   const nb = enc.encode(sub);
   const out: number[] = [];
+  // the naive search compares up to needle-length bytes at each offset: charged before it runs
+  charge(hb.length * Math.min(nb.length, hb.length) + nb.length);
   outer: for (let i = 0; i + nb.length <= hb.length; i++) {
     for (let j = 0; j < nb.length; j++) if (hb[i + j] !== nb[j]) continue outer;
     out.push(i);

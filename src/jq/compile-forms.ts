@@ -3,7 +3,8 @@ import type { Json } from "../engines/common/json.js";
 import type { Node, Pattern } from "./ast.js";
 import { applyFormat, checkFormat } from "./formats.js";
 import { binop, indexValue } from "./ops.js";
-import { delPaths, getPath, setPath, updatePath } from "./paths.js";
+import { delPaths, getPath } from "./paths.js";
+import { PathWriter } from "./path-writer.js";
 import { ALLOC, charge, Env, step, type Gen } from "./runtime.js";
 import { JqCompileError, type Scope } from "./scope.js";
 import { NATIVES, type Compiler } from "./compile.js";
@@ -43,7 +44,7 @@ export function strGen(c: Compiler, parts: Array<string | Node>, fmt: string | n
 }
 
 /** Object construction: the cartesian product of keys and values in source order. */
-export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node }>, sc: Scope): Gen {
+export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node; fromKey?: boolean }>, sc: Scope): Gen {
   for (const e of entries)
     if (e.key.k === "literal" && typeof e.key.v !== "string")
       throw new JqCompileError(`Cannot use ${desc(e.key.v)} as object key`, 0);
@@ -76,6 +77,7 @@ export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node }
       return go(0);
     };
   }
+  const fromKey = entries.map((e) => e.fromKey === true);
   return (i, env, emit) => {
     const keys: string[] = new Array(n);
     const vals: Json[] = new Array(n);
@@ -90,6 +92,10 @@ export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node }
       return ks[j](i, env, (k) => {
         if (typeof k !== "string") return fail(`Cannot use ${desc(k)} as object key`);
         keys[j] = k;
+        if (fromKey[j]) {
+          vals[j] = indexValue(i, k);
+          return go(j + 1);
+        }
         return vs[j](i, env, (v) => {
           vals[j] = v;
           return go(j + 1);
@@ -139,15 +145,18 @@ export function assignGen(c: Compiler, op: string, lhs: Node, rhs: Node, sc: Sco
       if (ps === null) return true;
       let out = i;
       let dels: Json[][] | null = null;
+      const w = new PathWriter();
       for (const p of ps) {
         let got = false;
         let nv: Json = null;
-        const stop = f(getPath(out, p), env, (u) => {
+        const old = getPath(out, p);
+        w.release(old);
+        const stop = f(old, env, (u) => {
           got = true;
           nv = u;
           return true;
         });
-        if (got) out = setPath(out, p, nv);
+        if (got) out = w.set(out, p, nv);
         else if (stop) return true;
         else (dels ??= []).push(p);
       }
@@ -162,7 +171,8 @@ export function assignGen(c: Compiler, op: string, lhs: Node, rhs: Node, sc: Sco
         const ps = collect(i, env);
         if (ps === null) return true;
         let out = i;
-        for (const p of ps) out = setPath(out, p, v);
+        const w = new PathWriter();
+        for (const p of ps) out = w.set(out, p, v);
         return emit(out);
       });
   }
@@ -172,7 +182,9 @@ export function assignGen(c: Compiler, op: string, lhs: Node, rhs: Node, sc: Sco
       const ps = collect(i, env);
       if (ps === null) return true;
       let out = i;
-      for (const p of ps) out = updatePath(out, p, bop === "//" ? (old) => (truthy(old) ? old : v) : (old) => binop(bop, old, v));
+      const w = new PathWriter();
+      const f = bop === "//" ? (old: Json) => (truthy(old) ? old : v) : (old: Json) => binop(bop, old, v);
+      for (const p of ps) out = w.update(out, p, f);
       return emit(out);
     });
 }

@@ -5,13 +5,13 @@ import type { Compiler } from "./compile.js";
 import { compilePatternBind } from "./compile-patterns.js";
 import { altPGen, emitUnlessError, isIterable, iteratePaths, nonPath, recursePaths, tryPGen, withOpt } from "./eval-helpers.js";
 import { indexValue, sliceValue } from "./ops.js";
-import { printCompact } from "./print.js";
 import { Env, S, step, type PGen, type Path } from "./runtime.js";
 import type { Scope } from "./scope.js";
-import { fail, preview30, truthy, type JObj } from "./values.js";
+import { fail, preview, preview30, truthy, type JObj } from "./values.js";
 
+/** The key as jq 1.7.1 names it in path errors (a 15-byte buffer, like {@link preview}). */
 function keyPreview(k: Json): string {
-  return printCompact(k);
+  return preview(k);
 }
 
 /** Compiles `n` in path mode (see `Compiler.pgen`). */

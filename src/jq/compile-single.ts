@@ -62,8 +62,13 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       return () => ({ file: "<top-level>", line });
     }
     case "var": {
-      const d = sc.lookupSlot("var", n.name);
-      if (d < 0) return null;
+      const found = sc.lookupVar(n.name);
+      if (found === null) return null;
+      if ("value" in found) {
+        const v = found.value;
+        return () => v;
+      }
+      const d = found.slot;
       if (d === 0) return (_i, env) => (env as Env).v as Json;
       return (_i, env) => (up(env, d) as Env).v as Json;
     }

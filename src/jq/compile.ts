@@ -336,11 +336,16 @@ export class Compiler {
   }
 
   private varGen(name: string, sc: Scope, pos: number): Gen {
-    const d = sc.lookupSlot("var", name);
-    if (d < 0) {
+    const found = sc.lookupVar(name);
+    if (found === null) {
       if (name === "ENV") return (_i, _e, emit) => emit(S.env);
       throw new JqCompileError(`$${name} is not defined`, pos);
     }
+    if ("value" in found) {
+      const v = found.value;
+      return (_i, _e, emit) => emit(v);
+    }
+    const d = found.slot;
     if (d === 0) return (_i, env, emit) => emit((env as Env).v as Json);
     return (_i, env, emit) => emit((up(env, d) as Env).v as Json);
   }

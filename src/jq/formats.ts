@@ -95,6 +95,9 @@ function nul(s: string): string {
   return s.includes("\0") ? s.replace(/\0/g, "\\0") : s;
 }
 
+const TSV_SPECIAL = /[\\\t\n\r\0]/g;
+const TSV_ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\0": "\\0" };
+
 function csvField(x: Json, tsv: boolean): string {
   switch (typeOf(x)) {
     case "number":
@@ -104,9 +107,9 @@ function csvField(x: Json, tsv: boolean): string {
     case "null":
       return "";
     case "string": {
-      const s = nul(x as string);
-      if (tsv) return s.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r");
-      return '"' + s.replace(/"/g, '""') + '"';
+      // one pass, as jq's escape_string: a NUL becomes `\0` and that backslash is not escaped again
+      if (tsv) return (x as string).replace(TSV_SPECIAL, (c) => TSV_ESCAPES[c] as string);
+      return '"' + nul(x as string).replace(/"/g, '""') + '"';
     }
     default:
       return fail(`${desc(x)} is not valid in a csv row`);

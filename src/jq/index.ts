@@ -1,5 +1,6 @@
 /** The jq engine: compile once, run many times. */
 export { compileJq, errorMessage, builtinNames } from "./program.js";
+export { compileErrorText } from "./compile-report.js";
 export type { CompileOptions, JqProgram, RunOptions, RunResult } from "./program.js";
 export { formatJson, printCompact, formatNumber, jsonText } from "./print.js";
 export { keysOf as jqKeys } from "./key-order.js";
@@ -8,3 +9,7 @@ export { parseJsonSeq, fromJson } from "./json-parse.js";
 export { plainJson } from "./litnum.js";
 export { compare as jqCompare, equals as jqEquals, typeOf as jqType, BUDGET_MESSAGE } from "./values.js";
 export { REGEX_MAX_INPUT } from "./regex.js";
+export { recordModules, parseDataModule, ModuleLoadError } from "./module-provider.js";
+export type { ModuleProvider, ModuleRequest, FoundModule } from "./module-provider.js";
+export { Reader as JsonReader } from "./json-parse.js";
+export { JqError } from "./values.js";

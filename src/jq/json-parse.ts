@@ -103,8 +103,8 @@ class KeyFrame {
 
 type Frame = Json[] | JObj | KeyFrame;
 
-/** The scanner state, fed one character at a time (jq's `scan`). */
-class Reader {
+/** The scanner state, fed one character at a time (jq's `scan`); the CLI reads its input stream with it. */
+export class Reader {
   line = 1;
   column = 0;
   private stack: Frame[] = [];

@@ -1,4 +1,6 @@
 /** Tokens of the jq language, with source offsets so errors can say line:column. */
+import { fromJson } from "./json-parse.js";
+import { JqError } from "./values.js";
 
 export type Token =
   | { t: "num"; v: number; text: string; pos: number }
@@ -146,12 +148,30 @@ function lexInto(src: string, start: number, out: Token[], nested: boolean, leve
   return i;
 }
 
+/**
+ * jq's lexer takes a run of escapes as one token and decodes it as the JSON string `"<run>"`, so a bad
+ * escape is reported with the JSON parser's message for that text (`Invalid escape at line 1, column
+ * 4 (while parsing '"\\ "')`), at the run's start.
+ */
+function escapeError(src: string, runStart: number): JqSyntaxError {
+  const run = /^(?:\\[^u(]|\\u[a-zA-Z0-9]{0,4})+/.exec(src.slice(runStart))?.[0] ?? src.slice(runStart, runStart + 2);
+  try {
+    fromJson(`"${run}"`);
+  } catch (e) {
+    if (e instanceof JqError && typeof e.value === "string") return new JqSyntaxError(e.value, runStart);
+  }
+  return new JqSyntaxError(`Invalid escape (while parsing '"${run}"')`, runStart);
+}
+
 /** Lexes a string literal body starting after the opening quote. */
 function lexString(src: string, start: number, out: Token[], pos: number, level: number): number {
   const parts: Array<string | Token[]> = [];
   let buf = "";
   let i = start;
   const n = src.length;
+  // where the run of escapes around the current one starts (jq lexes such a run as one token)
+  let runStart = -1;
+  let runEnd = -1;
   for (;;) {
     if (i >= n) throw new JqSyntaxError("unterminated string literal", pos);
     const c = src[i];
@@ -164,6 +184,7 @@ function lexString(src: string, start: number, out: Token[], pos: number, level:
       i++;
       continue;
     }
+    if (i !== runEnd) runStart = i;
     const e = src[i + 1];
     i += 2;
     switch (e) {
@@ -177,7 +198,7 @@ function lexString(src: string, start: number, out: Token[], pos: number, level:
       case "t": buf += "\t"; break;
       case "u": {
         const hex = src.slice(i, i + 4);
-        if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw new JqSyntaxError("invalid \\u escape", i);
+        if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw escapeError(src, runStart);
         buf += String.fromCharCode(parseInt(hex, 16));
         i += 4;
         break;
@@ -193,8 +214,9 @@ function lexString(src: string, start: number, out: Token[], pos: number, level:
         break;
       }
       default:
-        throw new JqSyntaxError(`invalid escape \\${e ?? ""}`, i - 2);
+        throw escapeError(src, runStart);
     }
+    runEnd = e === "(" ? -1 : i;
   }
   parts.push(buf);
   out.push({ t: "str", parts: fixSurrogates(parts), pos });

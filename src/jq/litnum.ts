@@ -1,6 +1,7 @@
 /** Number literals that keep their decimal text while passed through unchanged (jq 1.7.1 literal preservation). */
 import type { Json } from "../engines/common/json.js";
 import { keysOf, setOrderedKey } from "./key-order.js";
+import { walked } from "./work-guard.js";
 
 /** A number carrying its canonical decimal literal; arithmetic sees only `n`. */
 export class LitNum {
@@ -85,12 +86,21 @@ export function numberFromText(text: string, printDouble: (n: number) => string)
 
 /** Replaces every LitNum inside a value by its double (for the embedding API's plain JSON). */
 export function plainJson(v: Json): Json {
+  return plainAt(v, 0);
+}
+
+/** Below this depth {@link plainJson} recurses; deeper values go through the explicit-stack walk. */
+const PLAIN_RECURSE_DEPTH = 256;
+
+function plainAt(v: Json, depth: number): Json {
   if (typeof v !== "object" || v === null) return v;
+  walked();
   if ((v as unknown) instanceof LitNum) return (v as unknown as LitNum).n;
+  if (depth >= PLAIN_RECURSE_DEPTH) return plainDeep(v);
   if (Array.isArray(v)) {
     let out: Json[] | null = null;
     for (let i = 0; i < v.length; i++) {
-      const p = plainJson(v[i]);
+      const p = plainAt(v[i], depth + 1);
       if (p !== v[i] && out === null) out = v.slice(0, i);
       if (out !== null) out.push(p);
     }
@@ -99,9 +109,62 @@ export function plainJson(v: Json): Json {
   let changed = false;
   const o: { [k: string]: Json } = {};
   for (const k of keysOf(v)) {
-    const p = plainJson(v[k]);
+    const p = plainAt(v[k], depth + 1);
     if (p !== v[k]) changed = true;
     setOrderedKey(o, k, p);
   }
   return changed ? o : v;
+}
+
+interface PlainFrame {
+  src: Json[] | { [k: string]: Json };
+  keys: readonly string[] | null;
+  i: number;
+  /** The copy with literals replaced, made at the first changed member (null while none changed). */
+  out: Json[] | { [k: string]: Json } | null;
+}
+
+/** {@link plainJson} with an explicit stack, for values of any depth. */
+function plainDeep(root: Json): Json {
+  const stack: PlainFrame[] = [];
+  const frameOf = (c: Json[] | { [k: string]: Json }): PlainFrame => ({ src: c, keys: Array.isArray(c) ? null : keysOf(c), i: 0, out: null });
+  stack.push(frameOf(root as Json[] | { [k: string]: Json }));
+  let result: Json = root;
+  let returned = false;
+  while (stack.length > 0) {
+    const f = stack[stack.length - 1];
+    const n = f.keys === null ? (f.src as Json[]).length : f.keys.length;
+    if (returned) {
+      // `result` is the plain form of member i - 1
+      returned = false;
+      const j = f.i - 1;
+      const old = f.keys === null ? (f.src as Json[])[j] : (f.src as { [k: string]: Json })[f.keys[j]];
+      if (result !== old && f.out === null) {
+        if (f.keys === null) f.out = (f.src as Json[]).slice(0, j);
+        else {
+          const o: { [k: string]: Json } = {};
+          for (let m = 0; m < j; m++) setOrderedKey(o, f.keys[m], (f.src as { [k: string]: Json })[f.keys[m]]);
+          f.out = o;
+        }
+      }
+      if (f.out !== null) {
+        if (f.keys === null) (f.out as Json[]).push(result);
+        else setOrderedKey(f.out as { [k: string]: Json }, f.keys[j], result);
+      }
+    }
+    if (f.i < n) {
+      walked();
+      const x = f.keys === null ? (f.src as Json[])[f.i] : (f.src as { [k: string]: Json })[f.keys[f.i]];
+      f.i++;
+      if (typeof x !== "object" || x === null || (x as unknown) instanceof LitNum) {
+        result = typeof x === "object" && x !== null ? (x as unknown as LitNum).n : x;
+        returned = true;
+      } else stack.push(frameOf(x as Json[] | { [k: string]: Json }));
+      continue;
+    }
+    stack.pop();
+    result = (f.out ?? f.src) as Json;
+    returned = true;
+  }
+  return result;
 }

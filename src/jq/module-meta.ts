@@ -4,18 +4,26 @@ import { defNative } from "./builtins-define.js";
 import type { Native } from "./compile.js";
 import { JqSyntaxError } from "./lexer.js";
 import { BUILTIN_MODULES } from "./modules.js";
+import { ModuleLoadError, type ModuleProvider } from "./module-provider.js";
 import { parseModule } from "./parser.js";
 import { copyObj, fail, isObject, setKey, type JObj } from "./values.js";
 
 /**
- * jq 1.7.1's `modulemeta` (src/linker.c load_module_meta), over the built-in modules and those given
- * to compileJq instead of jq's search path: the `module` metadata object, then `deps` (each import's
+ * jq 1.7.1's `modulemeta` (src/linker.c load_module_meta), over the built-in modules and those the
+ * program's module provider finds: the `module` metadata object, then `deps` (each import's
  * metadata with `as`, `is_data`, `relpath`) and `defs` (`name/arity` of its definitions); null for
  * a module that does not parse.
  */
-export function moduleMeta(name: Json, modules: Record<string, string>): Json {
+export function moduleMeta(name: Json, modules: ModuleProvider | null): Json {
   if (typeof name !== "string") return fail("modulemeta input module name must be a string");
-  const src = Object.prototype.hasOwnProperty.call(modules, name) ? modules[name] : BUILTIN_MODULES[name];
+  let found;
+  try {
+    found = modules?.find({ path: name, data: false, from: null, meta: null, forMeta: true });
+  } catch (e) {
+    if (e instanceof ModuleLoadError) return fail(e.message);
+    throw e;
+  }
+  const src = found !== undefined && "source" in found ? found.source : Object.prototype.hasOwnProperty.call(BUILTIN_MODULES, name) ? BUILTIN_MODULES[name] : undefined;
   if (src === undefined) return fail(`module not found: ${name}`);
   let ast;
   try {
@@ -46,9 +54,9 @@ export function moduleMeta(name: Json, modules: Record<string, string>): Json {
 }
 
 /** The `modulemeta/0` native for a program compiled with these extra modules. */
-export function moduleMetaNative(modules: Record<string, string>): Native {
+export function moduleMetaNative(modules: ModuleProvider | null): Native {
   const fn = (i: Json): Json => moduleMeta(i, modules);
   return { gen: (i, _a, _e, emit) => emit(fn(i)), fn };
 }
 
-defNative("modulemeta", 0, moduleMetaNative({}));
+defNative("modulemeta", 0, moduleMetaNative(null));

@@ -61,9 +61,11 @@ function deepMerge(a: JObj, b: JObj): JObj {
 
 function repeatString(s: string, n: number): Json {
   if (n !== n || n < 0) return null;
-  const count = Math.trunc(n);
+  // jq 1.7.1 converts the count to a C int: past INT_MAX that gives INT_MIN on the reference build, so ""
+  const count = n >= 2147483648 ? 0 : Math.trunc(n);
+  // charged before the string is built (its length), so the budget ends a huge repeat before it happens
+  charge(count + s.length * count);
   if (s.length * count > 1e8) return fail("Repeat string result too long");
-  charge(count);
   return s.repeat(count);
 }
 
@@ -195,8 +197,10 @@ export function binop(op: string, a: Json, b: Json): Json {
   throw new Error("unknown operator " + op);
 }
 
+/** How jq 1.7.1's jv_get names a key it cannot use: a string under 30 UTF-8 bytes is quoted raw. */
 function keyWhat(k: Json): string {
-  return typeof k === "string" ? `string ${JSON.stringify(k)}` : typeOf(k);
+  if (typeof k !== "string") return typeOf(k);
+  return k.length < 30 && new TextEncoder().encode(k).length < 30 ? `string "${k}"` : "string";
 }
 
 /** `t[k]` for every key kind jq allows, with jq's errors. */
@@ -208,18 +212,17 @@ export function indexValue(t: Json, k: Json): Json {
   } else if (typeof k === "number") {
     if (Array.isArray(t)) {
       if (k !== k) return null;
-      let i = Math.floor(k);
+      // jq 1.7.1 (jv_get) clamps to an int and truncates toward zero: `.[-2.8]` is `.[-2]`
+      let i = k < -2147483648 ? -2147483648 : k > 2147483647 ? 2147483647 : Math.trunc(k);
       if (i < 0) i += t.length;
       return i >= 0 && i < t.length ? t[i] : null;
     }
     if (t === null) return null;
   } else if (isObj(k) && (t === null || Array.isArray(t) || typeof t === "string")) {
     if (t === null) return null;
-    return sliceValue(t, getKey(k, "start"), getKey(k, "end"));
+    return sliceValue(t, sliceEnd(k, "start"), sliceEnd(k, "end"));
   } else if (Array.isArray(k) && Array.isArray(t)) {
     return indicesOf(t, k);
-  } else if (k === null && t === null) {
-    return null;
   }
   if (isObj(t) && typeof k !== "string") return fail(`Cannot index object with ${typeOf(k)}`);
   return fail(`Cannot index ${typeOf(t)} with ${keyWhat(k)}`);
@@ -228,6 +231,7 @@ export function indexValue(t: Json, k: Json): Json {
 /** Positions where array `sub` occurs in `t` (jq's `_indices` on arrays); none for an empty `sub`. */
 export function indicesOf(t: Json[], sub: Json[]): Json {
   if (sub.length === 0) return [];
+  charge(t.length * Math.min(sub.length, t.length) + sub.length);
   const r: number[] = [];
   for (let i = 0; i + sub.length <= t.length; i++) {
     let m = true;
@@ -254,14 +258,27 @@ export function cpLength(s: string): number {
   return n;
 }
 
-/** Resolves slice bounds as jq 1.7.1 does (start floored, end ceiled, clamped). */
-export function sliceBounds(len: number, from: Json, to: Json): [number, number] {
-  from = numOf(from);
-  to = numOf(to);
+/** One end of a slice key object: its value, or undefined when the key is missing (jq 1.7.1 then fails). */
+export function sliceEnd(k: JObj, name: "start" | "end"): Json | undefined {
+  return Object.prototype.hasOwnProperty.call(k, name) ? k[name] : undefined;
+}
+
+/** Resolves the bounds of a slice key object `{start, end}` against a length (see {@link sliceBounds}). */
+export function sliceKeyBounds(len: number, k: JObj): [number, number] {
+  return sliceBounds(len, sliceEnd(k, "start"), sliceEnd(k, "end"));
+}
+
+/**
+ * Resolves slice bounds as jq 1.7.1's parse_slice does (start floored, end ceiled, clamped; null
+ * means the whole side; a missing or non-numeric bound fails).
+ */
+export function sliceBounds(len: number, from: Json | undefined, to: Json | undefined): [number, number] {
+  from = from === undefined ? undefined : numOf(from);
+  to = to === undefined ? undefined : numOf(to);
   if ((from !== null && typeof from !== "number") || (to !== null && typeof to !== "number"))
-    return fail("Start and end indices of an array slice must be numbers");
-  let s = from === null ? 0 : (from as number);
-  let e = to === null ? len : (to as number);
+    return fail("Array/string slice indices must be integers");
+  let s = from === null ? 0 : from;
+  let e = to === null ? len : to;
   if (s !== s) s = 0;
   if (e !== e) e = len;
   if (s < 0) s += len;
@@ -276,11 +293,12 @@ export function sliceBounds(len: number, from: Json, to: Json): [number, number]
 }
 
 /** `t[from:to]` on arrays, strings (by code point) and null. */
-export function sliceValue(t: Json, from: Json, to: Json): Json {
+export function sliceValue(t: Json, from: Json | undefined, to: Json | undefined): Json {
   if (t === null) return null;
   if (Array.isArray(t)) {
     const [s, e] = sliceBounds(t.length, from, to);
-    return t.slice(s, e);
+    // jq 1.7.1 shares the array when the slice is all of it, so it stays a path (`.[:1] as $x | path($x)`)
+    return s === 0 && e === t.length && e > 0 ? t : t.slice(s, e);
   }
   if (typeof t === "string") {
     if (!SURROGATE.test(t)) {

@@ -5,7 +5,7 @@ import { KEYWORD_KEYS, lineOf, type Parser } from "./parser.js";
 
 /** Parses `{...}` after its opening brace: keys, `$var` / `$__loc__` / string shorthands, `key: value`. */
 export function objectTerm(p: Parser): Node {
-  const entries: Array<{ key: Node; value: Node }> = [];
+  const entries: Array<{ key: Node; value: Node; fromKey?: boolean }> = [];
   if (p.isOp("}")) {
     p.next();
     return { k: "object", entries };
@@ -14,6 +14,7 @@ export function objectTerm(p: Parser): Node {
     const tok = p.next();
     let key: Node;
     let shorthand: Node | null = null;
+    let fromKey = false;
     if (tok.t === "ident" || tok.t === "kw") {
       key = { k: "literal", v: tok.v };
       shorthand = { k: "index", target: { k: "identity" }, key };
@@ -31,10 +32,12 @@ export function objectTerm(p: Parser): Node {
     } else if (tok.t === "str") {
       key = p.strNode(tok, null);
       shorthand = { k: "index", target: { k: "identity" }, key };
+      fromKey = true;
     } else if (tok.t === "fmt" && p.peek().t === "str") {
       p.i--;
       key = p.primary();
       shorthand = { k: "index", target: { k: "identity" }, key };
+      fromKey = true;
     } else if (tok.t === "num") {
       key = { k: "literal", v: tok.v };
     } else if (tok.t === "op" && tok.v === "(") {
@@ -49,7 +52,7 @@ export function objectTerm(p: Parser): Node {
       if (shorthand === null) p.fail();
       value = shorthand;
     }
-    entries.push({ key, value });
+    entries.push(fromKey && value === shorthand ? { key, value, fromKey } : { key, value });
     if (p.isOp(",")) {
       p.next();
       // jq 1.7.1's grammar (MkDict: MkDictPair ',' MkDict, MkDict may be empty) allows `{a: 1,}`

@@ -80,16 +80,15 @@ export class Parser {
     const defs: FuncDef[] = [];
     let meta: Json | null = null;
     if (this.isKw("module" as string) || (this.peek().t === "ident" && (this.peek() as { v: string }).v === "module")) {
-      this.next();
-      if (!this.isOp("{")) this.fail();
-      meta = this.metadata();
+      meta = this.metadata(this.next().pos);
       this.expectOp(";");
     }
     while (this.isKw("import") || this.isKw("include")) {
       const kw = this.next() as { v: string; pos: number };
       const pathTok = this.next();
-      if (pathTok.t !== "str" || pathTok.parts.length !== 1) this.fail(pathTok);
-      const path = pathTok.parts[0] as string;
+      if (pathTok.t !== "str") this.fail(pathTok);
+      if (pathTok.parts.length !== 1 || typeof pathTok.parts[0] !== "string") throw new JqSyntaxError("Import path must be constant", pathTok.pos);
+      const path = pathTok.parts[0];
       let alias: string | null = null;
       let isData = false;
       if (kw.v === "import") {
@@ -101,7 +100,7 @@ export class Parser {
           isData = true;
         } else this.fail(a);
       }
-      const importMeta = this.isOp("{") ? this.metadata() : null;
+      const importMeta = this.isOp(";") ? null : this.metadata(kw.pos);
       this.expectOp(";");
       directives.push({ kind: kw.v as "import" | "include", path, alias, isData, meta: importMeta, pos: kw.pos });
     }
@@ -123,12 +122,12 @@ export class Parser {
     return { meta, directives, defs, body };
   }
 
-  /** A constant object after `module` or an import (jq: "Module metadata must be constant"). */
-  metadata(): Json {
-    const pos = this.peek().pos;
-    const node = this.primary();
-    if (!isConstant(node)) throw new JqSyntaxError("Module metadata must be constant", pos);
-    return constValue(node);
+  /** The constant object after `module` or an import; otherwise jq's error, placed at the keyword. */
+  metadata(pos: number): Json {
+    const folded = foldConstant(this.pipe());
+    if (folded === null) throw new JqSyntaxError("Module metadata must be constant", pos);
+    if (folded.v === null || typeof folded.v !== "object" || Array.isArray(folded.v)) throw new JqSyntaxError("Module metadata must be an object", pos);
+    return folded.v;
   }
 
   funcDef(): FuncDef {
@@ -221,7 +220,12 @@ export class Parser {
     const t = this.peek();
     if (!(t.t === "op" && ASSIGN_OPS.has(t.v))) return l;
     this.next();
-    return { k: "assign", op: t.v, l, r: this.nested(() => this.alt()) };
+    // jq 1.7.1's grammar: assignments are %nonassoc and bind tighter than `//`, so the right side
+    // ends before `//` (`.a = null // 3` is `(.a = null) // 3`) and `. += 1 -= 2` is a syntax error
+    const r = this.nested(() => this.or());
+    const t2 = this.peek();
+    if (t2.t === "op" && ASSIGN_OPS.has(t2.v)) this.fail(t2);
+    return { k: "assign", op: t.v, l, r };
   }
 
   or(): Node {
@@ -566,6 +570,44 @@ export class Parser {
     return null;
   }
 
+}
+
+const COMPARISONS = new Set(["==", "!=", "<", "<=", ">", ">="]);
+
+/**
+ * What jq's parser folds into one constant (block_is_const after gen_const_object, gen_const_array and
+ * constant_fold): literals, arrays and objects of constants, and arithmetic or comparison of two
+ * constants that does not fail; negation and anything else is not constant. Only an object's value
+ * matters to the callers, so other folded results are given as null.
+ */
+function foldConstant(n: Node): { v: Json } | null {
+  switch (n.k) {
+    case "literal":
+      return { v: n.v };
+    case "str":
+      return n.fmt === null && n.parts.every((x) => typeof x === "string") ? { v: n.parts.join("") } : null;
+    case "array":
+    case "object":
+      return isConstant(n) && (n.k === "array" || n.entries.every((e) => typeof (e.key as { v?: Json }).v === "string")) ? { v: constValue(n) } : null;
+    case "binop": {
+      const l = foldConstant(n.l);
+      const r = foldConstant(n.r);
+      if (l === null || r === null) return null;
+      if (COMPARISONS.has(n.op)) return { v: null };
+      const obj = (x: Json): x is JObj => x !== null && typeof x === "object" && !Array.isArray(x);
+      if ((n.op === "+" || n.op === "*") && obj(l.v) && obj(r.v)) {
+        const o: JObj = {};
+        for (const [k, v] of Object.entries(l.v)) setKey(o, k, v);
+        for (const [k, v] of Object.entries(r.v)) setKey(o, k, v);
+        return { v: o };
+      }
+      if (typeof l.v === "number" && typeof r.v === "number") return { v: null };
+      if (n.op === "+" && (l.v === null || r.v === null || typeof l.v === typeof r.v)) return obj(l.v) || obj(r.v) ? null : { v: null };
+      return null;
+    }
+    default:
+      return null;
+  }
 }
 
 /** The value of a constant expression (see isConstant): literals, arrays, objects, negation. */

@@ -1,9 +1,9 @@
 /** getpath / setpath / delpaths on immutable values, as jq 1.7.1's jv_aux does. */
 import type { Json } from "../engines/common/json.js";
 import { keysOf } from "./key-order.js";
-import { indexValue, sliceBounds } from "./ops.js";
-import { charge, sizeOf } from "./runtime.js";
-import { compare, copyObj, fail, getKey, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
+import { indexValue, sliceKeyBounds } from "./ops.js";
+import { charge, chargeSort, sizeOf } from "./runtime.js";
+import { compare, copyObj, equals, fail, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
 
 const isObj = isObject;
 
@@ -11,10 +11,8 @@ const isObj = isObject;
 export function getPath(v: Json, path: Json): Json {
   if (!Array.isArray(path)) return fail("Path must be specified as an array");
   let cur = v;
-  for (const k of path) {
-    if (cur === null) return null;
-    cur = indexValue(cur, k);
-  }
+  // jq 1.7.1's jv_getpath reads every key, even from null (`null | getpath([true])` fails)
+  for (const k of path) cur = indexValue(cur, k);
   return cur;
 }
 
@@ -28,10 +26,11 @@ export function setKeyOf(t: Json, k: Json, v: Json): Json {
     return r;
   }
   if (typeof k === "number" && (t === null || Array.isArray(t))) {
+    if (t !== null && t.length > 0) charge(t.length);
     const a = t === null ? [] : t.slice();
-    if (a.length > 0) charge(a.length);
     if (k !== k) return fail("Cannot set array element at NaN index");
-    let i = Math.trunc(k);
+    // jq 1.7.1 (jv_set): clamped to an int and truncated toward zero
+    let i = k < -2147483648 ? -2147483648 : k > 2147483647 ? 2147483647 : Math.trunc(k);
     if (i < 0) {
       i += a.length;
       if (i < 0) return fail("Out of bounds negative array index");
@@ -45,13 +44,13 @@ export function setKeyOf(t: Json, k: Json, v: Json): Json {
   if (isObj(k) && (t === null || Array.isArray(t))) {
     const a = t === null ? [] : t;
     if (!Array.isArray(v)) return fail("A slice of an array can only be assigned another array");
-    const [s, e] = sliceBounds(a.length, getKey(k, "start"), getKey(k, "end"));
+    const [s, e] = sliceKeyBounds(a.length, k);
+    charge(a.length + v.length);
     return a.slice(0, s).concat(v, a.slice(e));
   }
   if (isObj(k) && typeof t === "string") return fail("Cannot update string slices");
-  if (isObj(t) && typeof k !== "string") return fail(`Cannot index object with ${typeOf(k)}`);
-  if (Array.isArray(t) && typeof k === "string") return fail(`Cannot index array with string ${JSON.stringify(k)}`);
-  return fail(`Cannot index ${typeOf(t)} with ${typeof k === "string" ? `string ${JSON.stringify(k)}` : typeOf(k)}`);
+  // reached when reading the key succeeded (setpath reads first): jq 1.7.1's jv_set error
+  return fail(`Cannot update field at ${typeOf(k)} index of ${typeOf(t)}`);
 }
 
 /** Returns a copy of `v` with the value at `path` replaced. */
@@ -69,93 +68,79 @@ function setIn(v: Json, path: Json[], i: number, x: Json): Json {
 
 function subValue(v: Json, k: Json): Json {
   if (isObj(k) && Array.isArray(v)) {
-    const [s, e] = sliceBounds(v.length, getKey(k, "start"), getKey(k, "end"));
+    const [s, e] = sliceKeyBounds(v.length, k);
     return v.slice(s, e);
   }
   return indexValue(v, k);
 }
 
-/** Applies `f` to the value at `path` (used by `|=`); `f` returning undefined deletes nothing. */
-export function updatePath(v: Json, path: Json[], f: (old: Json) => Json): Json {
-  return updIn(v, path, 0, f);
-}
-
-function updIn(v: Json, path: Json[], i: number, f: (old: Json) => Json): Json {
-  if (i === path.length) return f(v);
-  const k = path[i];
-  const sub = v === null ? null : subValue(v, k);
-  return setKeyOf(v, k, updIn(sub, path, i + 1, f));
-}
-
-function delKey(t: Json, k: Json): Json {
-  if (t === null) return null;
-  k = numOf(k);
-  if (typeof k === "string" && isObj(t)) {
-    if (!Object.prototype.hasOwnProperty.call(t, k)) return t;
+/**
+ * Deletes the keys of one container at once, as jq 1.7.1's jv_dels: array indices (negative ones
+ * count from the end, fractions truncate) and slices are all resolved against the original array.
+ */
+function delKeys(t: Json, keys: Json[]): Json {
+  if (t === null || keys.length === 0) return t;
+  if (Array.isArray(t)) {
+    const len = t.length;
+    const gone = new Uint8Array(len);
+    for (const k0 of keys) {
+      const k = numOf(k0);
+      if (typeof k === "number") {
+        const n = k !== k ? 0 : k < -2147483648 ? -2147483648 : k > 2147483647 ? 2147483647 : Math.trunc(k);
+        const i = k < 0 ? len + n : n;
+        if (i >= 0 && i < len) gone[i] = 1;
+      } else if (isObj(k)) {
+        const [s, e] = sliceKeyBounds(len, k);
+        charge(e - s);
+        gone.fill(1, s, e);
+      } else return fail(`Cannot delete ${typeOf(k)} element of array`);
+    }
+    charge(len + keys.length);
+    const out: Json[] = [];
+    for (let i = 0; i < len; i++) if (gone[i] === 0) out.push(t[i]);
+    return out;
+  }
+  if (isObj(t)) {
+    const drop = new Set<string>();
+    for (const k of keys) {
+      if (typeof k !== "string") return fail(`Cannot delete ${typeOf(k)} field of object`);
+      drop.add(k);
+    }
     const r: JObj = {};
-    for (const key of keysOf(t)) if (key !== k) setKey(r, key, t[key]);
+    const ks = keysOf(t);
+    charge(2 * ks.length + keys.length);
+    for (const key of ks) if (!drop.has(key)) setKey(r, key, t[key]);
     return r;
   }
-  if (typeof k === "number" && Array.isArray(t)) {
-    let i = Math.floor(k);
-    if (i < 0) i += t.length;
-    if (i < 0 || i >= t.length) return t;
-    return t.slice(0, i).concat(t.slice(i + 1));
-  }
-  if (isObj(k) && Array.isArray(t)) {
-    const [s, e] = sliceBounds(t.length, getKey(k, "start"), getKey(k, "end"));
-    return t.slice(0, s).concat(t.slice(e));
-  }
-  if (Array.isArray(t)) return fail(`Cannot delete ${typeOf(k)} element of array`);
-  if (isObj(t)) return fail(`Cannot delete ${typeOf(k)} field of object`);
   return fail(`Cannot delete fields from ${typeOf(t)}`);
 }
 
-function delIn(v: Json, path: Json[], i: number): Json {
-  if (v === null) return null;
-  const k = path[i];
-  if (i === path.length - 1) return delKey(v, k);
-  const sub = subValue(v, k);
-  if (sub === null) return v;
-  return setKeyOf(v, k, delIn(sub, path, i + 1));
-}
-
-/** Resolves negative indices and slice bounds against the value so deletions sort correctly. */
-function normalizePath(v: Json, p: Json[]): Json[] {
-  const out: Json[] = [];
-  let cur: Json = v;
-  for (const k of p) {
-    let key = k;
-    if (Array.isArray(cur)) {
-      if (typeof k === "number" && k < 0 && k + cur.length >= 0) key = k + cur.length;
-      else if (isObj(k)) {
-        try {
-          const [s, e] = sliceBounds(cur.length, getKey(k, "start"), getKey(k, "end"));
-          key = { start: s, end: e };
-        } catch {
-          key = k;
-        }
-      }
+/** jq 1.7.1's delpaths_sorted: group the sorted paths by their key at `depth`, recurse, then delete the whole keys. */
+function delSorted(v: Json, paths: Json[][], from: number, to: number, depth: number): Json {
+  const whole: Json[] = [];
+  let obj = v;
+  let i = from;
+  while (i < to) {
+    const key = paths[i][depth];
+    let j = i + 1;
+    while (j < to && equals(key, paths[j][depth])) j++;
+    if (paths[i].length === depth + 1) whole.push(key);
+    else {
+      const sub = subValue(obj, key);
+      if (sub !== null) obj = setKeyOf(obj, key, delSorted(sub, paths, i, j, depth + 1));
     }
-    out.push(key);
-    try {
-      cur = cur === null ? null : subValue(cur, key);
-    } catch {
-      cur = null;
-    }
+    i = j;
   }
-  return out;
+  return delKeys(obj, whole);
 }
 
-/** Deletes several paths, longest and last first so earlier deletions do not shift later ones. */
+/** Deletes several paths at once (jq 1.7.1's jv_delpaths: sorted, grouped, each container rebuilt once per group). */
 export function delPaths(v: Json, paths: Json): Json {
   if (!Array.isArray(paths)) return fail("Paths must be specified as an array");
-  for (const p of paths) if (!Array.isArray(p)) return fail("Path must be specified as an array");
-  const sorted = (paths as Json[][]).map((p) => normalizePath(v, p)).sort((a, b) => compare(b, a));
-  let r = v;
-  for (const p of sorted) {
-    if (p.length === 0) return null;
-    r = delIn(r, p, 0);
-  }
-  return r;
+  chargeSort(paths.length);
+  const sorted = paths.slice().sort(compare);
+  for (const p of sorted) if (!Array.isArray(p)) return fail(`Path must be specified as array, not ${typeOf(p)}`);
+  if (sorted.length === 0) return v;
+  if ((sorted[0] as Json[]).length === 0) return null;
+  return delSorted(v, sorted as Json[][], 0, sorted.length, 0);
 }

@@ -2,6 +2,20 @@
 import type { Json } from "../engines/common/json.js";
 import { keysOf, orderOf } from "./key-order.js";
 import { LitNum } from "./litnum.js";
+import { guarding, walked } from "./work-guard.js";
+
+/** Walks a value's nodes only to charge them (for outputs leaving a run: their printing is not charged later). */
+export function chargeTree(v: Json): void {
+  if (!guarding() || v === null || typeof v !== "object" || (v as unknown) instanceof LitNum) return;
+  const stack: Json[] = [v];
+  while (stack.length > 0) {
+    const c = stack.pop() as Json[] | { [k: string]: Json };
+    walked();
+    const items = Array.isArray(c) ? c : Object.values(c);
+    for (const x of items) if (x !== null && typeof x === "object" && !((x as unknown) instanceof LitNum)) stack.push(x);
+    else walked();
+  }
+}
 
 /** Formats a double the way jq 1.7.1's dtoa-based printer does. */
 export function formatNumber(n: number): string {
@@ -42,8 +56,16 @@ export function quoteString(s: string): string {
   return JSON.stringify(s).replace(/\u007f/g, "\\u007f");
 }
 
-/** Prints a value as `jq -c` does. */
+/** Below this depth the compact printer recurses (fast); deeper values go through {@link writeJson}. */
+const RECURSE_DEPTH = 256;
+
+/** Prints a value as `jq -c` does, at any depth (deep values never overflow the stack). */
 export function printCompact(v: Json): string {
+  return compact(v, 0);
+}
+
+function compact(v: Json, depth: number): string {
+  walked();
   if (v === null) return "null";
   switch (typeof v) {
     case "boolean":
@@ -54,11 +76,12 @@ export function printCompact(v: Json): string {
       return quoteString(v);
   }
   if ((v as unknown) instanceof LitNum) return (v as unknown as LitNum).text;
+  if (depth >= RECURSE_DEPTH) return writeJson(v, JQ_TEXT, "", false, Infinity);
   if (Array.isArray(v)) {
     let s = "[";
     for (let i = 0; i < v.length; i++) {
       if (i > 0) s += ",";
-      s += printCompact(v[i]);
+      s += compact(v[i], depth + 1);
     }
     return s + "]";
   }
@@ -69,29 +92,123 @@ export function printCompact(v: Json): string {
     for (const k in v) {
       if (!first) s += ",";
       first = false;
-      s += quoteString(k) + ":" + printCompact(v[k]);
+      s += quoteString(k) + ":" + compact(v[k], depth + 1);
     }
   } else
     for (const k of ord) {
       if (!first) s += ",";
       first = false;
-      s += quoteString(k) + ":" + printCompact(v[k]);
+      s += quoteString(k) + ":" + compact(v[k], depth + 1);
     }
   return s + "}";
 }
 
 /**
+ * The start of `v`'s compact text: at least `max` characters of it when it is longer (it may go on a
+ * little), found without printing the rest. For error previews, which keep a few bytes of a value
+ * that may be large or deep.
+ */
+export function printPrefix(v: Json, max: number): string {
+  return writeJson(v, { scalar: (x) => (typeof x === "string" && x.length > max ? quoteString(x.slice(0, max)) : scalarText(x)), key: quoteString }, "", false, max);
+}
+
+/** How a serializer writes scalars and keys. */
+interface Dialect {
+  scalar(v: Json): string;
+  key(k: string): string;
+  /** Leave out object members whose value is undefined (values from outside the engine). */
+  skipUndefined?: boolean;
+}
+
+function scalarText(v: Json): string {
+  if (v === null) return "null";
+  if (typeof v === "boolean") return v ? "true" : "false";
+  if (typeof v === "number") return formatNumber(v);
+  if (typeof v === "string") return quoteString(v);
+  return (v as unknown as LitNum).text;
+}
+
+const JQ_TEXT: Dialect = { scalar: scalarText, key: quoteString };
+
+const JSON_TEXT: Dialect = {
+  scalar: (v) => ((v as unknown) instanceof LitNum ? JSON.stringify((v as unknown as LitNum).n) : (JSON.stringify(v) ?? "null")),
+  key: (k) => JSON.stringify(k),
+  skipUndefined: true,
+};
+
+interface Frame {
+  c: Json[] | { [k: string]: Json };
+  keys: readonly string[] | null;
+  i: number;
+  outer: string;
+}
+
+/**
+ * Serializes with an explicit stack (any depth): `unit` is one level of indentation ("" for
+ * compact), `sortKeys` sorts object keys by code unit, and writing stops once the text is longer
+ * than `limit` characters.
+ */
+function writeJson(v: Json, d: Dialect, unit: string, sortKeys: boolean, limit: number): string {
+  const nl = unit === "" ? "" : "\n";
+  const colon = unit === "" ? ":" : ": ";
+  const stack: Frame[] = [];
+  let out = "";
+  let cur: Json = v;
+  let indent = "";
+  let open = true;
+  for (;;) {
+    if (open) {
+      open = false;
+      walked();
+      if (cur === null || typeof cur !== "object" || (cur as unknown) instanceof LitNum) out += d.scalar(cur);
+      else if (Array.isArray(cur)) {
+        if (cur.length === 0) out += "[]";
+        else {
+          out += "[";
+          stack.push({ c: cur, keys: null, i: 0, outer: indent });
+        }
+      } else {
+        const o = cur as { [k: string]: Json };
+        let keys = keysOf(o);
+        if (sortKeys) keys = keys.slice().sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        if (d.skipUndefined) keys = keys.filter((k) => o[k] !== undefined);
+        if (keys.length === 0) out += "{}";
+        else {
+          out += "{";
+          stack.push({ c: o, keys, i: 0, outer: indent });
+        }
+      }
+    }
+    if (out.length > limit) return out;
+    const f = stack[stack.length - 1];
+    if (f === undefined) return out;
+    const n = f.keys === null ? (f.c as Json[]).length : f.keys.length;
+    if (f.i < n) {
+      indent = f.outer + unit;
+      out += (f.i > 0 ? "," : "") + nl + indent;
+      if (f.keys === null) cur = (f.c as Json[])[f.i];
+      else {
+        const k = f.keys[f.i];
+        out += d.key(k) + colon;
+        cur = (f.c as { [k: string]: Json })[k];
+      }
+      f.i++;
+      open = true;
+    } else {
+      stack.pop();
+      out += nl + f.outer + (f.keys === null ? "]" : "}");
+      indent = f.outer;
+    }
+  }
+}
+
+/**
  * JSON text as JSON.stringify writes it (numbers as JavaScript prints them, non-finite as null),
  * but with every object's keys in jq's insertion order: for handing jq values to JSON consumers.
+ * Any depth (no recursion).
  */
 export function jsonText(v: unknown): string {
-  if (v === null || typeof v !== "object") return JSON.stringify(v) ?? "null";
-  if ((v as unknown) instanceof LitNum) return JSON.stringify((v as LitNum).n);
-  if (Array.isArray(v)) return "[" + v.map(jsonText).join(",") + "]";
-  const o = v as { [k: string]: unknown };
-  const parts: string[] = [];
-  for (const k of keysOf(o)) if (o[k] !== undefined) parts.push(JSON.stringify(k) + ":" + jsonText(o[k]));
-  return "{" + parts.join(",") + "}";
+  return writeJson(v as Json, JSON_TEXT, "", false, Infinity);
 }
 
 export interface FormatOptions {
@@ -104,22 +221,5 @@ export interface FormatOptions {
 export function formatJson(v: Json, opts: FormatOptions = {}): string {
   const unit = opts.tab ? "\t" : " ".repeat(Math.min(opts.indent ?? 2, 7));
   if (unit === "" && !opts.sortKeys) return printCompact(v);
-  return pretty(v, unit, "", opts.sortKeys === true);
-}
-
-function pretty(v: Json, unit: string, cur: string, sortKeys: boolean): string {
-  if (v === null || typeof v !== "object" || (v as unknown) instanceof LitNum) return printCompact(v);
-  const inner = cur + unit;
-  const nl = unit === "" ? "" : "\n";
-  const colon = unit === "" ? ":" : ": ";
-  if (Array.isArray(v)) {
-    if (v.length === 0) return "[]";
-    const items = v.map((x) => inner + pretty(x, unit, inner, sortKeys));
-    return "[" + nl + items.join("," + nl) + nl + cur + "]";
-  }
-  let keys = keysOf(v);
-  if (keys.length === 0) return "{}";
-  if (sortKeys) keys = keys.slice().sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const items = keys.map((k) => inner + quoteString(k) + colon + pretty(v[k], unit, inner, sortKeys));
-  return "{" + nl + items.join("," + nl) + nl + cur + "}";
+  return writeJson(v, JQ_TEXT, unit, opts.sortKeys === true, Infinity);
 }

@@ -2,7 +2,7 @@
 import type { Json } from "../engines/common/json.js";
 import { err, ok, policyError, type PolicyError, type Result } from "../engines/common/result.js";
 import { BudgetExceeded, BUDGET_EXCEEDED_MESSAGE, currentBudget, UNLIMITED } from "../engines/common/budget.js";
-import type { ProgramAst } from "./ast.js";
+import type { Directive, ProgramAst } from "./ast.js";
 import "./builtins-core.js";
 import "./builtins-control.js";
 import "./builtins-strings.js";
@@ -14,20 +14,26 @@ import { Compiler, NATIVES } from "./compile.js";
 import { defNative } from "./builtins-define.js";
 import { JqSyntaxError, lineCol } from "./lexer.js";
 import { BUILTIN_MODULES } from "./modules.js";
+import { ModuleLoadError, recordModules, type FoundModule, type ModuleProvider } from "./module-provider.js";
 import { NATIVE_MODULE_FUNCTIONS } from "./modules-native.js";
 import { parseModule, parseProgram } from "./parser.js";
 import { PRELUDE } from "./prelude.js";
 import { litStats, plainJson } from "./litnum.js";
-import { printCompact } from "./print.js";
+import { chargeTree, printCompact } from "./print.js";
+import { setWorkGuard } from "./work-guard.js";
 import { ALLOC, charge, Env, S, type Gen } from "./runtime.js";
 import { JqCompileError, Scope } from "./scope.js";
-import { BUDGET_MESSAGE, BudgetError, HaltSignal, JqError } from "./values.js";
+import { BUDGET_MESSAGE, BudgetError, HaltSignal, isObject, JqError } from "./values.js";
 
 export interface CompileOptions {
   /** Variables `$name` visible in the whole program; their values can be replaced per run via `vars`. */
   args?: Record<string, Json>;
-  /** Extra jq-source modules for `import "name" as x;` / `include "name";`. */
+  /** Extra jq-source modules for `import "name" as x;` / `include "name";` (and `name.json` for `import "name" as $x;`). */
   modules?: Record<string, string>;
+  /** `$ARGS.positional` (the command line's `--args` / `--jsonargs` values); default `[]`. */
+  positional?: Json[];
+  /** Finds the modules the program imports (the command line's `-L` search path); replaces `modules`. */
+  moduleProvider?: ModuleProvider;
 }
 
 export interface RunOptions {
@@ -51,8 +57,8 @@ export interface RunOptions {
 }
 
 export type RunResult =
-  | { outputs: Json[]; error?: undefined; halt?: undefined }
-  | { outputs: Json[]; error: string; halt?: { value: Json; code: number } };
+  | { outputs: Json[]; error?: undefined; halt?: undefined; errorValue?: undefined; /** Set when `halt` ended the run. */ halted?: true }
+  | { outputs: Json[]; error: string; halt?: { value: Json; code: number }; errorValue?: Json; halted?: undefined };
 
 /** A compiled program: immutable, reusable across runs. */
 export interface JqProgram {
@@ -86,32 +92,68 @@ function pos(e: unknown): number {
 
 const moduleCache = new Map<string, Scope[]>();
 
-/** Adds a module's definitions to `sc`, prefixed with `alias::` (or unprefixed for include). */
-function addModule(name: string, alias: string | null, sc: Scope, modules: Record<string, string>, seen: Set<string>): Scope {
-  const src = modules[name] ?? BUILTIN_MODULES[name];
-  if (src === undefined) throw new JqCompileError(`module not found: ${name}`, 0);
-  if (seen.has(name)) throw new JqCompileError(`module import cycle: ${name}`, 0);
-  const builtin = modules[name] === undefined;
-  let exported = builtin ? moduleCache.get(name) : undefined;
+/** One compile's module resolution: where modules come from, and those already compiled (by id). */
+interface Linker {
+  provider: ModuleProvider | null;
+  compiled: Map<string, Scope[]>;
+}
+
+/** Where an error in a module's own text is: `<module id>:<line>:<column>`. */
+function inModule(id: string, source: string, e: unknown): unknown {
+  if (!(e instanceof JqSyntaxError || e instanceof JqCompileError) || e.pos < 0) return e;
+  const err = new JqCompileError(e.message, -1);
+  err.at = `${id}:${lineCol(source, e.pos)}`;
+  return err;
+}
+
+/**
+ * Adds one import's definitions to `sc`: a code module's functions prefixed with `alias::` (unprefixed
+ * for include), or a data module's values bound to `$alias` and `$alias::alias` (as jq binds them).
+ */
+function addModule(d: Directive, from: string | null, sc: Scope, link: Linker, seen: Set<string>): Scope {
+  let found: FoundModule | undefined;
+  try {
+    found = link.provider?.find({ path: d.path, data: d.isData, from, meta: d.meta });
+  } catch (e) {
+    if (e instanceof ModuleLoadError) throw new JqCompileError(e.message, -1);
+    throw e;
+  }
+  const alias = d.kind === "include" ? null : d.alias;
+  if (found !== undefined && "data" in found) {
+    const name = alias as string;
+    return sc.pushConst(`${name}::${name}`, found.data).pushConst(name, found.data);
+  }
+  const builtin =
+    found === undefined && !d.isData && Object.prototype.hasOwnProperty.call(BUILTIN_MODULES, d.path);
+  if (found === undefined && !builtin) {
+    if (d.meta !== null && isObject(d.meta) && d.meta.optional === true) return sc;
+    throw new JqCompileError(`module not found: ${d.path}`, -1);
+  }
+  const id = found === undefined ? d.path : found.id;
+  const source = found === undefined ? BUILTIN_MODULES[d.path] : found.source;
+  if (seen.has(id)) throw new JqCompileError(`module import cycle: ${id}`, -1);
+  let exported = builtin ? moduleCache.get(id) : link.compiled.get(id);
   if (exported === undefined) {
-    const ast = parseModule(src);
-    let inner = ROOT;
-    const next = new Set(seen).add(name);
-    for (const d of ast.directives) {
-      if (d.isData) throw new JqCompileError(`data imports are not supported: ${d.path}`, d.pos);
-      inner = addModule(d.path, d.alias, inner, modules, next);
-    }
-    const c = new Compiler(true);
-    const natives = builtin ? NATIVE_MODULE_FUNCTIONS[name] : undefined;
     exported = [];
-    for (const d of ast.defs) {
-      inner = c.define(d, inner);
-      const fi = inner.fi;
-      const nat = natives?.[d.name + "/" + d.params.length];
-      if (fi !== null && nat !== undefined) fi.native = nat;
-      exported.push(inner);
+    try {
+      const ast = parseModule(source);
+      let inner = ROOT;
+      const next = new Set(seen).add(id);
+      for (const dep of ast.directives) inner = addModule(dep, builtin ? null : id, inner, link, next);
+      const c = new Compiler(true);
+      const natives = builtin ? NATIVE_MODULE_FUNCTIONS[id] : undefined;
+      for (const def of ast.defs) {
+        inner = c.define(def, inner);
+        const fi = inner.fi;
+        const nat = natives?.[def.name + "/" + def.params.length];
+        if (fi !== null && nat !== undefined) fi.native = nat;
+        exported.push(inner);
+      }
+    } catch (e) {
+      throw inModule(id, source, e);
     }
-    if (builtin) moduleCache.set(name, exported);
+    if (builtin) moduleCache.set(id, exported);
+    else link.compiled.set(id, exported);
   }
   let out = sc;
   for (const s of exported) {
@@ -141,37 +183,38 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
   let gen: Gen;
   try {
     let sc = ROOT;
-    for (const d of ast.directives) {
-      if (d.isData) throw new JqCompileError(`data imports are not supported: ${d.path}`, d.pos);
-      sc = addModule(d.path, d.kind === "include" ? null : d.alias, sc, options.modules ?? {}, new Set());
-    }
-    const modules = options.modules ?? {};
-    if (Object.keys(modules).length > 0) {
+    const provider = options.moduleProvider ?? (options.modules !== undefined && Object.keys(options.modules).length > 0 ? recordModules(options.modules) : null);
+    const link: Linker = { provider, compiled: new Map() };
+    // the program's arguments are bound outside its imports: a data import `$x` hides `--arg x`
+    for (const n of argNames) sc = sc.push("var", n);
+    sc = sc.push("var", "ARGS");
+    for (const d of ast.directives) sc = addModule(d, null, sc, link, new Set());
+    if (provider !== null) {
       // `modulemeta` also knows this program's own modules
-      const native = moduleMetaNative(modules);
+      const native = moduleMetaNative(provider);
       const def = { name: "modulemeta", params: [], body: { k: "identity" as const } };
       sc = new Scope("func", "modulemeta/0", sc, sc.depth, { def, arity: 0, defDepth: sc.depth, scope: sc, gen: null, pgen: null, valueParams: [], native });
     }
-    for (const n of argNames) sc = sc.push("var", n);
-    sc = sc.push("var", "ARGS");
     const c = new Compiler(true);
     for (const d of ast.defs) sc = c.define(d, sc);
     gen = c.gen(ast.body, sc);
     hasLit = litStats.created !== litsBefore;
   } catch (e) {
-    if (e instanceof JqCompileError || e instanceof JqSyntaxError)
-      return err([policyError(e instanceof JqSyntaxError ? "jq_syntax_error" : "jq_compile_error", e.message, lineCol(program, pos(e)))]);
+    if (e instanceof JqCompileError || e instanceof JqSyntaxError) {
+      const at = e instanceof JqCompileError && e.at !== undefined ? e.at : pos(e) < 0 ? "" : lineCol(program, pos(e));
+      return err([policyError(e instanceof JqSyntaxError ? "jq_syntax_error" : "jq_compile_error", e.message, at)]);
+    }
     if (e instanceof JqError) return err([policyError("jq_compile_error", errorMessage(e.value), "1:1")]);
     if (e instanceof RangeError) return err([policyError("jq_compile_error", "program is nested too deeply", "1:1")]);
     throw e;
   }
-  return ok(makeProgram(gen, argNames, argDefaults, hasLit));
+  return ok(makeProgram(gen, argNames, argDefaults, hasLit, options.positional ?? []));
 }
 
 const NO_DEBUG = (): void => {};
 
-function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: boolean): JqProgram {
-  const defaultEnv = baseEnv(argNames, argDefaults, undefined);
+function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: boolean, positional: Json[]): JqProgram {
+  const defaultEnv = baseEnv(argNames, argDefaults, undefined, positional);
   const execute = (input: Json, options: RunOptions, emit: (v: Json) => boolean): RunResult | null => {
     // the run state is saved in locals (no object per run) and restored in `finally`
     const sSteps = S.steps;
@@ -194,25 +237,41 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
     S.now = options.now;
     S.keepLiterals = options.keepLiterals === true;
     S.input = options.input ?? null;
-    const env = options.vars ? baseEnv(argNames, argDefaults, options.vars) : defaultEnv;
+    const env = options.vars ? baseEnv(argNames, argDefaults, options.vars, positional) : defaultEnv;
     const litsAtStart = litStats.created;
     // literal-carrying numbers (program literals, fromjson, tonumber) leave as plain doubles
-    const out = S.keepLiterals ? emit : (v: Json) => emit(hasLit || litStats.created !== litsAtStart ? plainJson(v) : v);
+    // an output leaves the run: whatever walks it later (printing, the answer writer) is paid for here
+    const out = S.keepLiterals
+      ? (v: Json) => (chargeTree(v), emit(v))
+      : (v: Json) => {
+          if (hasLit || litStats.created !== litsAtStart) return emit(plainJson(v));
+          chargeTree(v);
+          return emit(v);
+        };
+    const sGuard = setWorkGuard(charge);
+    const spent = (): RunResult => ({ outputs: [], error: S.budget === room && room < cap ? BUDGET_EXCEEDED_MESSAGE : BUDGET_MESSAGE });
     try {
       gen(input, env, out);
       return null;
     } catch (e) {
-      if (e instanceof JqError) return { outputs: [], error: errorMessage(e.value) };
-      if (e instanceof BudgetError) return { outputs: [], error: S.budget === room && room < cap ? BUDGET_EXCEEDED_MESSAGE : BUDGET_MESSAGE };
+      if (e instanceof BudgetError) return spent();
       if (e instanceof BudgetExceeded) return { outputs: [], error: BUDGET_EXCEEDED_MESSAGE };
-      if (e instanceof HaltSignal) {
-        if (!e.isError) return null;
+      if (e instanceof RangeError) return { outputs: [], error: BUDGET_MESSAGE };
+      if (!(e instanceof JqError || e instanceof HaltSignal)) throw e;
+      // the error value is printed under the run's budget too (it may be huge, deep or shared)
+      try {
+        // a string is its own message; another value is kept for printers that show it as jq does
+        if (e instanceof JqError) return { outputs: [], error: errorMessage(e.value), ...(typeof e.value === "string" ? {} : { errorValue: e.value }) };
+        if (!e.isError) return { outputs: [], halted: true };
         const msg = typeof e.value === "string" ? e.value : printCompact(e.value) + "\n";
         return { outputs: [], error: msg, halt: { value: e.value, code: e.code } };
+      } catch (e2) {
+        if (e2 instanceof BudgetError) return spent();
+        if (e2 instanceof BudgetExceeded) return { outputs: [], error: BUDGET_EXCEEDED_MESSAGE };
+        throw e2;
       }
-      if (e instanceof RangeError) return { outputs: [], error: BUDGET_MESSAGE };
-      throw e;
     } finally {
+      setWorkGuard(sGuard);
       shared.used += S.steps;
       S.steps = sSteps;
       S.budget = sBudget;
@@ -234,7 +293,8 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
         return false;
       });
       if (r === null) return { outputs };
-      return r.error === undefined ? { outputs } : { outputs, error: r.error, ...(r.halt ? { halt: r.halt } : {}) };
+      if (r.halted) return { outputs, halted: true };
+      return r.error === undefined ? { outputs } : { outputs, error: r.error, ...(r.halt ? { halt: r.halt } : {}), ...("errorValue" in r ? { errorValue: r.errorValue } : {}) };
     },
     first(input, options = {}) {
       let out: Json | undefined;
@@ -247,7 +307,7 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
   };
 }
 
-function baseEnv(names: string[], defaults: Json[], vars: Record<string, Json> | undefined): Env | null {
+function baseEnv(names: string[], defaults: Json[], vars: Record<string, Json> | undefined, positional: Json[]): Env | null {
   let e: Env | null = null;
   const named: Record<string, Json> = {};
   names.forEach((n, j) => {
@@ -255,7 +315,7 @@ function baseEnv(names: string[], defaults: Json[], vars: Record<string, Json> |
     named[n] = v;
     e = new Env(v, e);
   });
-  return new Env({ positional: [], named }, e);
+  return new Env({ positional, named }, e);
 }
 
 /** Names of all builtins as `name/arity`, for `builtins`. */

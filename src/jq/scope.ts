@@ -1,10 +1,13 @@
 /** Compile-time scopes: which names are bound where, resolved to environment depths. */
+import type { Json } from "../engines/common/json.js";
 import type { FuncDef } from "./ast.js";
 import type { Native } from "./compile.js";
 import type { ArgInfo, Gen, PGen } from "./runtime.js";
 
 /** A compile error with the source offset where it was found. */
 export class JqCompileError extends Error {
+  /** Set for an error inside an imported module: `<module id>:<line>:<column>`. */
+  at?: string;
   constructor(
     message: string,
     readonly pos: number,
@@ -33,9 +36,11 @@ export interface FuncInfo {
 export class Scope {
   /** For the builtin library's scope: every definition by `name/arity`, so lookups stop here. */
   table: Map<string, FuncInfo> | null = null;
+  /** For a `const` entry: the value its variable stands for. */
+  value: Json = null;
 
   constructor(
-    readonly kind: "var" | "closure" | "label" | "func" | "root",
+    readonly kind: "var" | "const" | "closure" | "label" | "func" | "root",
     readonly name: string,
     readonly parent: Scope | null,
     readonly depth: number,
@@ -49,6 +54,23 @@ export class Scope {
   /** Adds a slot binding (variable, closure parameter or label). */
   push(kind: "var" | "closure" | "label", name: string): Scope {
     return new Scope(kind, name, this, this.depth + 1);
+  }
+
+  /** Binds a variable to a value known at compile time, such as a data module's `$name` (no runtime slot). */
+  pushConst(name: string, value: Json): Scope {
+    const s = new Scope("const", name, this, this.depth);
+    s.value = value;
+    return s;
+  }
+
+  /** Finds a variable: how many Env links to walk to its slot, or the constant it was bound to; null when unbound. */
+  lookupVar(name: string): { slot: number } | { value: Json } | null {
+    for (let s: Scope | null = this.self(); s !== null; s = s.parent) {
+      if (s.name !== name) continue;
+      if (s.kind === "var") return { slot: this.depth - s.depth };
+      if (s.kind === "const") return { value: s.value };
+    }
+    return null;
   }
 
   /** Adds a function definition (no runtime slot). */

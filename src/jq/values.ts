@@ -2,7 +2,8 @@
 import type { Json } from "../engines/common/json.js";
 import { copyOrdered, setOrderedKey } from "./key-order.js";
 import { LitNum, compareDecimal } from "./litnum.js";
-import { formatNumber, printCompact } from "./print.js";
+import { formatNumber, printPrefix } from "./print.js";
+import { walked } from "./work-guard.js";
 
 export type JObj = { [key: string]: Json };
 
@@ -100,6 +101,7 @@ export function sortedKeys(o: JObj): string[] {
 
 /** jq's total order: null < false < true < numbers < strings < arrays < objects. */
 export function compare(a: Json, b: Json): number {
+  walked();
   const ra = rank(a);
   const rb = rank(b);
   if (ra !== rb) return ra < rb ? -1 : 1;
@@ -159,6 +161,7 @@ export function compareWithLiteral(a: Json, b: Json): number {
 /** jq equality (structural; NaN is never equal). */
 export function equals(a: Json, b: Json): boolean {
   if (a === b) return true;
+  walked();
   if ((a as unknown) instanceof LitNum || (b as unknown) instanceof LitNum) return typeOf(a) === "number" && typeOf(b) === "number" && compare(a, b) === 0;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
   if (Array.isArray(a)) {
@@ -193,12 +196,12 @@ export function truncateUtf8(s: string, max: number): string {
 
 /** The value preview used in jq's error messages (14-byte buffer). */
 export function preview(v: Json): string {
-  return truncateUtf8(printCompact(v), 14);
+  return truncateUtf8(printPrefix(v, 64), 14);
 }
 
 /** The longer preview used by path-expression errors (30-byte buffer). */
 export function preview30(v: Json): string {
-  return truncateUtf8(printCompact(v), 29);
+  return truncateUtf8(printPrefix(v, 64), 29);
 }
 
 /** `<type> (<preview>)`, the usual way jq names a value in errors. */

@@ -77,7 +77,7 @@ function rewrite(command: string): string {
   return command
     .replace(/https?:\/\/arbiter\.example/g, `http://${address}`)
     .replace(/\b(?:localhost|127\.0\.0\.1):8787\b/g, address)
-    .replace(/(arbiter publish --local)\b/g, `$1 --persist-to ${server.persistTo}`)
+    .replace(/(arbiter(?:\.mjs)? publish --local)\b/g, `$1 --persist-to ${server.persistTo}`)
     .replace(/(^|[\s|;&(])curl\s/g, "$1curl --fail-with-body ");
 }
 

@@ -4,7 +4,9 @@
  * of length `n`, and the answer it must get. `test/hostile/work.test.ts` sends
  * them through the Worker in workerd; `npm run bench:hostile` measures the CPU
  * each one takes (at n = 30 and n = 10,000). Pure data: no runtime imports.
+ * Issue 24's compile and eval() rows live in rows-compile.ts and end the table.
  */
+import { COMPILE_ROWS } from "./rows-compile.js";
 
 /** A request as the Worker receives it. */
 export interface HostileRequest {
@@ -323,6 +325,31 @@ export const HOSTILE_ROWS: HostileRow[] = [
     request: () => ({ method: "POST", path: "/v1/match", body: { job: `[ Requirements = ${Array(50_000).fill("1").join(" + ")} > 0 ]`, machines: anyMachines(1) } }),
     check: errorAnswer(400, "invalid_request"),
   },
+  // ---- issue 24 items 1, 2 and 8 (jq): native loops, path updates, deep error values ----
+  {
+    name: "limits jq: `significand`, `frexp`, `logb` of a subnormal request number (1e-310)",
+    policy: { engine: "limits", source: limitsPolicy(".test.spec.x | [significand, frexp[1], logb] == [1.1505236063118787, -1029, -1030]") },
+    request: (n) => ({ method: "POST", path: "/v1/limits/decide", body: { requester: "192.0.2.1", task: { test: { type: "rtt", spec: { s: "a".repeat(n), x: 1e-310 } } } } }),
+    check: (status, body) => (status !== 200 ? `status ${status}` : asVerdict(body).allowed === true ? null : `not allowed: ${asVerdict(body).diagnostics}`),
+  },
+  {
+    name: "limits jq: slice-path assignment `.[range(length)|{start:.,end:(.+1)}] = [1]` over 50,000 elements",
+    policy: { engine: "limits", source: limitsPolicy("[range(50000)] | .[range(length)|{start:.,end:(.+1)}] = [1] | add > 0") },
+    request: (n) => limitsRequest(n),
+    check: limitThrewBudget,
+  },
+  {
+    name: "limits jq: `error` of a value nested 5,000 deep",
+    policy: { engine: "limits", source: limitsPolicy("error(reduce range(5000) as $i (0; [.]))") },
+    request: (n) => limitsRequest(n),
+    check: (status, body) => {
+      const v = asVerdict(body);
+      if (status !== 200) return `status ${status}`;
+      if (v.allowed !== false) return "allowed is not false";
+      if (v.diagnostics?.includes("RangeError") || v.diagnostics?.includes("report this as a bug")) return `diagnostics report a crash: ${v.diagnostics?.slice(0, 200)}`;
+      return v.diagnostics?.includes("Limit 'j' failed") || v.diagnostics?.includes("Limit j threw") ? null : `diagnostics lack the limit's failure: ${v.diagnostics?.slice(-300)}`;
+    },
+  },
   // ---- nesting: 50,000-deep parentheses ----
   {
     name: "`/v1/ads/check`: 50,000-deep parentheses in an ad",
@@ -334,4 +361,5 @@ export const HOSTILE_ROWS: HostileRow[] = [
     request: () => ({ method: "POST", path: "/v1/limits/decide", body: JSON.parse(`{"task":{"test":{"type":"rtt","spec":{"x":${"[".repeat(1800)}${"]".repeat(1800)}}}}}`) }),
     check: errorAnswer(400, "nesting_too_deep"),
   },
+  ...COMPILE_ROWS,
 ];

@@ -2,9 +2,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
-import { compileJq, jqEquals, parseJsonSeq, printCompact } from "../../src/jq/index.js";
+import { compileErrorText, compileJq, jqEquals, parseJsonSeq, printCompact } from "../../src/jq/index.js";
 import type { Json } from "../../src/engines/common/json.js";
 import { sharedDataPath } from "../support/shared-data.js";
+import { moduleFiles } from "../../src/cli/jq-module-files.js";
 
 export interface JqTestCase {
   file: string;
@@ -13,11 +14,25 @@ export interface JqTestCase {
   input: string;
   expected: string[];
   fail: boolean;
+  /** `%%FAIL` (not `%%FAIL IGNORE MSG`): the compile error's first line must be the expected line. */
+  checkMessage?: boolean;
 }
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 export const DATA_DIR = sharedDataPath("jq");
 export const FILES = ["jq.test", "man.test", "onig.test", "base64.test"];
+/**
+ * The modules jq.test's module cases import, searched as jq's harness searches its tests/modules
+ * (`jq -L tests/modules --run-tests`). jq's own folder is not in shared/data: test/jq/modules holds
+ * our own modules shaped by what those cases expect; JQ_TEST_MODULES points elsewhere.
+ */
+export const MODULES_DIR = path.resolve(process.env.JQ_TEST_MODULES ?? path.join(REPO_ROOT, "test/jq/modules"));
+const modules = moduleFiles({ libDirs: [MODULES_DIR], programOrigin: REPO_ROOT, origin: REPO_ROOT, cwd: REPO_ROOT, home: undefined });
+
+/** True for a case that reads modules from MODULES_DIR. */
+export function needsModules(c: JqTestCase): boolean {
+  return !c.fail && /\b(import|include|modulemeta)\b/.test(c.program);
+}
 
 /** Splits a jq test file into cases (blank-line separated groups; `#` comment lines; `%%FAIL` groups). */
 export function readCases(file: string): JqTestCase[] {
@@ -31,8 +46,10 @@ export function readCases(file: string): JqTestCase[] {
     skipBlank();
     if (i >= lines.length) break;
     let fail = false;
+    let checkMessage = false;
     if (lines[i].startsWith("%%FAIL")) {
       fail = true;
+      checkMessage = lines[i].trimEnd() === "%%FAIL";
       i++;
     }
     const line = i + 1;
@@ -40,12 +57,12 @@ export function readCases(file: string): JqTestCase[] {
     if (fail) {
       const msg: string[] = [];
       while (i < lines.length && lines[i].trim() !== "") msg.push(lines[i++]);
-      cases.push({ file, line, program, input: "", expected: msg, fail });
+      cases.push({ file, line, program, input: "", expected: msg, fail, checkMessage });
       continue;
     }
     const input = lines[i++] ?? "";
     const expected: string[] = [];
-    while (i < lines.length && lines[i].trim() !== "" ) {
+    while (i < lines.length && lines[i].trim() !== "") {
       if (!lines[i].startsWith("#")) expected.push(lines[i]);
       i++;
     }
@@ -69,8 +86,15 @@ export function readSkips(): Skip[] {
 
 /** Runs one case; returns null when it passes, else a description of the difference. */
 export function runCase(c: JqTestCase): string | null {
-  const compiled = compileJq(c.program);
-  if (c.fail) return compiled.ok ? "expected a compile error, program compiled" : null;
+  const compiled = compileJq(c.program, { moduleProvider: modules });
+  if (c.fail) {
+    if (compiled.ok) return "expected a compile error, program compiled";
+    // jq's harness compares the first line of the last error it reported
+    const got = compileErrorText(c.program, compiled.error[compiled.error.length - 1]).split("\n")[0];
+    return c.checkMessage && got !== c.expected[0]
+      ? `compile error ${JSON.stringify(got)}, want ${JSON.stringify(c.expected[0])}`
+      : null;
+  }
   if (!compiled.ok) return `compile error: ${compiled.error.map((e) => e.message).join("; ")}`;
   let input: Json;
   try {

@@ -27,15 +27,33 @@ import { ERROR, ListValue, UNDEF, truth, type Value } from "./values.js";
 /** Compiles one tree. */
 export function compile(n: Node): Compiled {
   const before = built;
+  const base = level;
+  const outer = deepest;
+  deepest = level;
   const ev = build(n);
+  const height = deepest - base;
+  if (outer > deepest) deepest = outer;
   // evaluating an expression may visit every node of it: a long expression costs more than one unit
-  return new Compiled(ev, n, 1 + ((built - before) >> 1));
+  return new Compiled(ev, n, 1 + ((built - before) >> 1), height);
 }
 
 /** Nodes built so far (compile reads the difference: the size of the tree it compiled). */
 let built = 0;
+/** How deep the build is now, and the deepest it went (compile reads the tree's height from them). */
+let level = 0;
+let deepest = 0;
 
 function build(n: Node): EvalFn {
+  level++;
+  if (level > deepest) deepest = level;
+  try {
+    return buildNode(n);
+  } finally {
+    level--;
+  }
+}
+
+function buildNode(n: Node): EvalFn {
   built++;
   switch (n.k) {
     case "lit": {

@@ -398,9 +398,9 @@ export class Lexer {
         if (c1 === 61) { k = T.Eq; len = 2; }
         else if (c1 === 63) {
           if (c2 === 61) { k = T.MetaEq; len = 3; } else { this.pos = p + 2; return T.Error; }
-        } else if (c1 === 33) {
-          if (c2 === 61) { k = T.MetaNe; len = 3; } else { this.pos = p + 2; return T.Error; }
-        } else k = T.Bound;
+        } else if (c1 === 33 && c2 === 61) {
+          k = T.MetaNe; len = 3;
+        } else k = T.Bound; // `=!` not followed by `=` is `=` then `!` (lexer.cpp looks one character further)
         break;
       case 33:
         if (c1 === 61) { k = T.Ne; len = 2; } else k = T.Not;

@@ -37,5 +37,7 @@ export class Compiled {
     readonly node: Node,
     /** Work units one evaluation costs at most (about one per two tree nodes, at least one). */
     readonly cost = 1,
+    /** The tree's height: how many nested calls evaluating it may stack (bounded per evaluation, see MAX_LEVELS). */
+    readonly height = 1,
   ) {}
 }

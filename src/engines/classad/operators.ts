@@ -5,6 +5,7 @@
  * arithmetic, and the bitwise operators.
  */
 import { ClassAd } from "./classad.js";
+import { cInt32 } from "./time.js";
 import {
   AbsTime,
   ERROR,
@@ -186,18 +187,15 @@ function realArith(op: ArithOp, x: number, y: number): Value {
 }
 
 /** C `(int)` of a double: truncation, with out-of-range and NaN giving INT32_MIN as x86 does. */
-function cInt(d: number): number {
-  return Number.isFinite(d) && d > -2147483649 && d < 2147483648 ? Math.trunc(d) : -2147483648;
-}
 
 function timeArith(op: ArithOp, a: Value, b: Value): Value {
   if (op === "+") {
-    if (a instanceof AbsTime && b instanceof RelTime) return new AbsTime(a.secs + cInt(b.secs), a.offset);
-    if (a instanceof RelTime && b instanceof AbsTime) return new AbsTime(b.secs + cInt(a.secs), b.offset);
+    if (a instanceof AbsTime && b instanceof RelTime) return new AbsTime(a.secs + cInt32(b.secs), a.offset);
+    if (a instanceof RelTime && b instanceof AbsTime) return new AbsTime(b.secs + cInt32(a.secs), b.offset);
     if (a instanceof RelTime && b instanceof RelTime) return new RelTime(a.secs + b.secs);
   } else if (op === "-") {
     if (a instanceof AbsTime && b instanceof AbsTime) return new RelTime(a.secs - b.secs);
-    if (a instanceof AbsTime && b instanceof RelTime) return new AbsTime(a.secs - cInt(b.secs), a.offset);
+    if (a instanceof AbsTime && b instanceof RelTime) return new AbsTime(a.secs - cInt32(b.secs), a.offset);
     if (a instanceof RelTime && b instanceof RelTime) return new RelTime(a.secs - b.secs);
   } else if (op === "*" || op === "/") {
     if (a instanceof RelTime && (isInt(b) || b instanceof Real)) {

@@ -46,14 +46,24 @@ export function readConfig(text: string): { table: ConfigTable; errors: PolicyEr
     let line = raw[i++];
     if (isComment(line)) continue;
     const pieces: SourcePiece[] = [{ offset: 0, line: startLine, column: 1 }];
-    while (line.endsWith("\\")) {
-      line = line.slice(0, -1) + " ";
-      while (i < raw.length && isComment(raw[i])) i++;
-      if (i >= raw.length) break;
-      pieces.push({ offset: line.length, line: i + 1, column: 1 });
-      line += raw[i++];
+    // A continued line is gathered as parts joined once: appending to one string and
+    // cutting its `\` off at every line copies it each time (quadratic in the lines).
+    if (line.endsWith("\\")) {
+      const parts: string[] = [];
+      let length = 0;
+      let cur = line;
+      while (cur.endsWith("\\")) {
+        parts.push(cur.slice(0, -1), " ");
+        length += cur.length;
+        cur = "";
+        while (i < raw.length && isComment(raw[i])) i++;
+        if (i >= raw.length) break;
+        pieces.push({ offset: length, line: i + 1, column: 1 });
+        cur = raw[i++];
+      }
+      parts.push(cur);
+      line = parts.join("");
     }
-    if (line.endsWith("\\")) line = line.slice(0, -1);
     const trimmed = line.trim();
     if (trimmed === "") continue;
     const lead = line.length - line.trimStart().length;
@@ -65,9 +75,10 @@ export function readConfig(text: string): { table: ConfigTable; errors: PolicyEr
     const rest = m[2];
     const start = lead + trimmed.length - rest.length + (rest.length - rest.trimStart().length);
     // The pieces re-based on the value's first character, so an offset in the value finds its source line.
-    const valuePieces = pieces.map((p) => ({ ...p, offset: p.offset - start }));
-    const first = valuePieces.filter((p) => p.offset <= 0).pop() ?? valuePieces[0];
-    const based = [{ offset: 0, line: first.line, column: first.column - first.offset }, ...valuePieces.filter((p) => p.offset > 0)];
+    let k = 0;
+    while (k + 1 < pieces.length && pieces[k + 1].offset <= start) k++;
+    const based: SourcePiece[] = [{ offset: 0, line: pieces[k].line, column: pieces[k].column + start - pieces[k].offset }];
+    for (let j = k + 1; j < pieces.length; j++) based.push({ offset: pieces[j].offset - start, line: pieces[j].line, column: 1 });
     table.set(m[1].toUpperCase(), { name: m[1], value: rest.trim(), line: based[0].line, column: based[0].column, pieces: based });
   }
   return { table, errors };
@@ -88,10 +99,11 @@ export const MAX_MACRO_CHARS = 100_000;
 
 /**
  * Expands `$(NAME)` and `$(NAME:default)` recursively in a value; a cycle, an
- * unsupported form, macros nested past {@link MAX_MACRO_DEPTH} or an expansion
- * longer than {@link MAX_MACRO_CHARS} is an error naming the macro.
+ * unsupported form, macros nested past {@link MAX_MACRO_DEPTH} (a default
+ * inside a default counts as a level, since each level rescans its text) or an
+ * expansion longer than {@link MAX_MACRO_CHARS} is an error naming the macro.
  */
-export function expand(value: string, table: ConfigTable, active: string[] = [], done = new Map<string, string>()): string | MacroError {
+export function expand(value: string, table: ConfigTable, active: string[] = [], done = new Map<string, string>(), defaults = 0): string | MacroError {
   let out = "";
   let i = 0;
   while (i < value.length) {
@@ -123,20 +135,20 @@ export function expand(value: string, table: ConfigTable, active: string[] = [],
     const name = (colon >= 0 ? inner.slice(0, colon) : inner).trim();
     const key = name.toUpperCase();
     if (active.includes(key)) return new MacroError("match_macro_cycle", `policy: macro cycle at $(${name})`);
-    if (active.length >= MAX_MACRO_DEPTH) {
+    if (active.length + defaults >= MAX_MACRO_DEPTH) {
       return new MacroError("match_macro_too_deep", `policy: $(${name}) is nested more than ${MAX_MACRO_DEPTH} macros deep`);
     }
     const entry = table.get(key);
     let sub = "";
     if (entry !== undefined) {
       // a macro expands the same way wherever it is used: expand it once
-      const e = done.get(key) ?? expand(entry.value, table, [...active, key], done);
+      const e = done.get(key) ?? expand(entry.value, table, [...active, key], done, defaults);
       if (e instanceof MacroError) return e;
       done.set(key, e);
       sub = e;
     }
     if (colon >= 0 && sub === "") {
-      const e = expand(inner.slice(colon + 1), table, active, done);
+      const e = expand(inner.slice(colon + 1), table, active, done, defaults + 1);
       if (e instanceof MacroError) return e;
       sub = e;
     }

@@ -33,12 +33,11 @@ export function evalExpr(c: Compiled, holder: ClassAd, st: EvalState): Value {
   const holders = st.holders;
   for (let i = stack.length - 1; i >= 0; i--) if (stack[i] === c && holders[i] === holder) return UNDEF;
   // the cycle check above walks the lookup stack: a deep stack makes each lookup cost more
-  if (st.depth >= MAX_DEPTH || ++st.steps > MAX_STEPS || !st.spend(c.cost + (stack.length >> 3))) return ERROR;
+  if (++st.steps > MAX_STEPS || !st.spend(c.cost + (stack.length >> 3)) || !st.enter(c.height)) return ERROR;
   stack.push(c);
   holders.push(holder);
-  st.depth++;
   const v = c.ev(holder, st);
-  st.depth--;
+  st.leave(c.height);
   stack.pop();
   holders.pop();
   return chargeValue(v, st);

@@ -14,6 +14,14 @@ export const USED_RANDOM = 2;
 
 export const MAX_DEPTH = 200;
 export const MAX_STEPS = 200_000;
+/**
+ * Expression levels one evaluation may have in progress: the heights of the
+ * trees being evaluated inside one another (attribute lookups, eval(), the
+ * per-context functions). Evaluating a tree stacks a call per level, so this
+ * bounds the JavaScript stack (200 lookups of 390-level expressions would
+ * overflow it); past it the lookup is ERROR.
+ */
+export const MAX_LEVELS = 4_000;
 
 /** What an evaluation needs from outside: the clock (ms) and a random source. */
 export interface EvalContext {
@@ -33,6 +41,8 @@ export class EvalState {
   /** The ad each stacked expression is evaluated in (a cycle is the same expression in the same ad). */
   readonly holders: ClassAd[] = [];
   depth = 0;
+  /** Expression levels in progress (MAX_LEVELS). */
+  levels = 0;
   steps = 0;
   used = 0;
   /** Work units charged since the last reset, and how many the decision's budget had left then. */
@@ -40,6 +50,24 @@ export class EvalState {
   workLimit: number;
   /** The decision's work budget: the one current when this state was made. */
   private readonly budget: Budget = currentBudget();
+  /**
+   * Enters an expression of `height` levels (nested inside those in
+   * progress): false when that passes MAX_LEVELS or MAX_DEPTH. The caller
+   * leaves it with {@link leave}.
+   */
+  enter(height: number): boolean {
+    if (this.depth >= MAX_DEPTH || this.levels + height > MAX_LEVELS) return false;
+    this.depth++;
+    this.levels += height;
+    return true;
+  }
+
+  /** Leaves an expression entered with {@link enter}. */
+  leave(height: number): void {
+    this.depth--;
+    this.levels -= height;
+  }
+
   /** Set by random() with a non-positive bound: the whole evaluation fails. */
   failed = false;
   /**
@@ -95,6 +123,7 @@ export class EvalState {
     if (this.stack.length !== 0) this.stack.length = 0;
     if (this.holders.length !== 0) this.holders.length = 0;
     this.depth = 0;
+    this.levels = 0;
     this.steps = 0;
     if (this.work !== 0) this.flushWork();
     this.failed = false;

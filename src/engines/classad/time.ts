@@ -143,14 +143,64 @@ function pad2(n: number): string {
   return n < 10 && n >= 0 ? "0" + n : String(n);
 }
 
-/** C `%g` (6 significant digits, trailing zeros dropped), padded to width 2 with zeros. */
-function fmtG2(x: number): string {
-  let t = Number(x.toPrecision(6)).toString();
-  if (t.includes("e")) t = x.toPrecision(6);
-  return t.length < 2 ? "0" + t : t;
+/**
+ * C `(int)` of a double as x86-64 computes it (cvttsd2si): truncation toward
+ * zero, and INT_MIN for NaN, infinities and values outside the int range.
+ */
+export function cInt32(d: number): number {
+  return d > -2147483649 && d < 2147483648 ? Math.trunc(d) + 0 : -2147483648;
 }
 
-/** The text inside `relTime("...")`: `[-][D+]HH:MM:SS`, leading zero fields omitted. */
+/** C's `int / int` and `int % int`: truncating, on 32-bit values. */
+function idiv(a: number, b: number): number {
+  return Math.trunc(a / b);
+}
+
+/** True when `x` is exactly halfway between two 6-significant-digit decimals (printf rounds such ties to even). */
+function sixDigitTie(x: number): boolean {
+  const digits = Math.abs(x).toExponential(20).split("e")[0].replace(".", "");
+  return digits[6] === "5" && /^0*$/.test(digits.slice(7));
+}
+
+/**
+ * C `%g` (6 significant digits, trailing zeros dropped, exponent of at least
+ * two digits), zero-padded to width 2 as `%02g` pads it. NaN prints as glibc
+ * prints the NaN x86 makes of `inf - inf` when `negativeNan`, else `nan`.
+ */
+export function cG02(x: number, negativeNan = false): string {
+  let t: string;
+  if (Number.isNaN(x)) t = negativeNan ? "-nan" : "nan";
+  else if (!Number.isFinite(x)) t = x < 0 ? "-inf" : "inf";
+  else if (x === 0) t = Object.is(x, -0) ? "-0" : "0";
+  else {
+    let e = x.toExponential(5);
+    if (sixDigitTie(x)) {
+      // JavaScript rounds exact ties away from zero; printf rounds them to the even digit
+      const [m, ex] = x.toExponential(6).split("e");
+      const kept = m.slice(0, -1);
+      if (Number(kept[kept.length - 1]) % 2 === 0) e = `${kept.replace(/\.$/, "")}e${ex}`;
+    }
+    const [mant, expText] = e.split("e");
+    const exp = Number(expText);
+    if (exp < -4 || exp >= 6) {
+      const m = mant.includes(".") ? mant.replace(/0+$/, "").replace(/\.$/, "") : mant;
+      t = `${m}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+    } else {
+      // the rounded mantissa printed with as many decimals as %g keeps, then trailing zeros dropped
+      const fixed = (Number(mant) * 10 ** exp).toFixed(Math.max(0, 5 - exp));
+      t = fixed.includes(".") ? fixed.replace(/0+$/, "").replace(/\.$/, "") : fixed;
+    }
+  }
+  if (t.length >= 2) return t;
+  return t.startsWith("-") ? t : "0" + t;
+}
+
+/**
+ * The text inside `relTime("...")`: `[-][D+]HH:MM:SS`, leading zero fields
+ * omitted, computed as libclassad's relTimeToString does (util.cpp), with C's
+ * `(int)` of the seconds: a duration beyond the int range prints INT_MIN's
+ * fields (`relTime(1e300)` is `-24855+-3:-14:-8`).
+ */
 export function relTimeBody(r: number): string {
   let out = "";
   if (r < 0) {
@@ -158,14 +208,15 @@ export function relTimeBody(r: number): string {
     r = -r;
   }
   const frac = r - Math.floor(r);
-  let days = Math.trunc(r);
+  let days = cInt32(r);
   let hrs = days % 86400;
   let mins = hrs % 3600;
   const secs = (mins % 60) + frac;
-  days = Math.trunc(days / 86400);
-  hrs = Math.trunc(hrs / 3600);
-  mins = Math.trunc(mins / 60);
-  const sec = frac === 0 ? pad2(Math.trunc(secs)) : fmtG2(secs);
+  days = idiv(days, 86400);
+  hrs = idiv(hrs, 3600);
+  mins = idiv(mins, 60);
+  // an infinite duration's fraction is inf - inf, the negative NaN on x86
+  const sec = frac === 0 ? pad2(cInt32(secs)) : cG02(secs, !Number.isFinite(r) && !Number.isNaN(r));
   if (days) return `${out}${days}+${pad2(hrs)}:${pad2(mins)}:${sec}`;
   if (hrs) return `${out}${pad2(hrs)}:${pad2(mins)}:${sec}`;
   if (mins) return `${out}${pad2(mins)}:${sec}`;
@@ -189,33 +240,58 @@ export interface Tm {
   yday: number;
 }
 
-/** gmtime: the broken-down UTC fields of epoch seconds. */
+/** Whether a year is a Gregorian leap year. */
+function leap(y: number): boolean {
+  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+}
+
+/**
+ * gmtime: the broken-down UTC fields of epoch seconds, on the proleptic
+ * Gregorian calendar for any year (glibc's gmtime_r goes to year 2^31; times
+ * past 2^53 seconds, which no ClassAd arithmetic reaches within a budget, are
+ * clamped there, and NaN reads as the epoch).
+ */
 export function gmtime(secs: number): Tm {
-  // JS dates span ±8.64e12 s; clamp so out-of-range times still print (and NaN reads as the epoch)
-  const s = Number.isNaN(secs) ? 0 : Math.max(-8.64e12, Math.min(8.64e12, Math.floor(secs)));
-  const d = new Date(s * 1000);
-  const start = Date.UTC(d.getUTCFullYear(), 0, 1);
+  const limit = 2 ** 53;
+  const s = Number.isNaN(secs) ? 0 : Math.max(-limit, Math.min(limit, Math.floor(secs)));
+  const days = Math.floor(s / 86400);
+  const rem = s - days * 86400;
+  // civil-from-days (Howard Hinnant's algorithm), exact on doubles this small
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const mday = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const mon = mp < 10 ? mp + 2 : mp - 10;
+  const year = yoe + era * 400 + (mon < 2 ? 1 : 0);
+  const cum = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334][mon];
+  const yday = cum + mday - 1 + (mon >= 2 && leap(year) ? 1 : 0);
   return {
-    year: d.getUTCFullYear(),
-    mon: d.getUTCMonth(),
-    mday: d.getUTCDate(),
-    hour: d.getUTCHours(),
-    min: d.getUTCMinutes(),
-    sec: d.getUTCSeconds(),
-    wday: d.getUTCDay(),
-    yday: Math.floor((d.getTime() - start) / 86400000),
+    year,
+    mon,
+    mday,
+    hour: Math.floor(rem / 3600),
+    min: Math.floor((rem % 3600) / 60),
+    sec: rem % 60,
+    wday: (((days + 4) % 7) + 7) % 7,
+    yday,
   };
 }
 
-/** The text inside `absTime("...")`: local fields in the value's offset plus `±hh:mm`. */
+/**
+ * The text inside `absTime("...")`: the fields in the value's offset (strftime's
+ * `%Y` unpadded, as glibc prints year 1 as `1`) plus `±hh:mm` computed on C ints
+ * (an offset of INT_MIN stays negative when negated).
+ */
 export function absTimeBody(t: AbsTime): string {
   const tm = gmtime(t.secs + t.offset);
-  let tz = t.offset;
+  let tz = t.offset | 0;
   let sign = "-";
   if (tz > 0) sign = "+";
-  else tz = -tz;
-  const y = String(tm.year).padStart(4, "0");
-  return `${y}-${pad2(tm.mon + 1)}-${pad2(tm.mday)}T${pad2(tm.hour)}:${pad2(tm.min)}:${pad2(tm.sec)}${sign}${pad2(Math.trunc(tz / 3600))}:${pad2(Math.trunc(tz / 60) % 60)}`;
+  else tz = -tz | 0;
+  return `${tm.year}-${pad2(tm.mon + 1)}-${pad2(tm.mday)}T${pad2(tm.hour)}:${pad2(tm.min)}:${pad2(tm.sec)}${sign}${pad2(idiv(tz, 3600))}:${pad2(idiv(tz, 60) % 60)}`;
 }
 
 const DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];

@@ -32,6 +32,8 @@ const EXCEEDED = new BudgetExceeded();
 /** A decision's budget: `limit` units, `used` so far. */
 export class Budget {
   used = 0;
+  /** Regular expressions this decision compiled (cache misses; bounded by the regex layer). */
+  regexCompiles = 0;
 
   constructor(readonly limit: number) {}
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { findJsonSyntaxError, parseJsonText, pythonJsonMessage } from "./json-syntax.js";
+import { checkJsonShape } from "./json-shape.js";
+import { findJsonSyntaxError, locateJsonProblem, parseJsonText, pythonJsonMessage } from "./json-syntax.js";
 
 // Expected texts are CPython 3.12's str(json.JSONDecodeError) for json.loads(text).
 describe("findJsonSyntaxError", () => {
@@ -47,6 +48,45 @@ describe("findJsonSyntaxError", () => {
   it("reports what JSON.parse refuses and Python would read (NaN) at its start", () => {
     const r = parseJsonText("NaN");
     expect(r.ok).toBe(false);
-    if (!r.ok) expect([r.error.line, r.error.column, r.error.message]).toEqual([1, 1, "Expecting value"]);
+    if (!r.ok && "error" in r)
+      expect([r.error.line, r.error.column, r.error.message]).toEqual([1, 1, "Expecting value"]);
+    else expect.fail("NaN is a syntax error");
+  });
+});
+
+describe("deep JSON", () => {
+  it("finds a syntax error 100,000 levels deep without recursion", () => {
+    const n = 100_000;
+    const e = findJsonSyntaxError("[".repeat(n) + "1,]" + "]".repeat(n - 1));
+    expect(e && pythonJsonMessage(e)).toBe(`Expecting value: line 1 column ${n + 3} (char ${n + 2})`);
+    expect(findJsonSyntaxError(`${'{"a":'.repeat(n)}1${"}".repeat(n)}`)).toBeNull();
+  });
+
+  it("names the first container past the limit, as the shape check does, when it comes before the syntax error", () => {
+    const text = `{"a": [1, {"b~/": ${"[".repeat(200)}1,]`;
+    const problem = locateJsonProblem(text, 100);
+    expect(problem).toEqual({
+      depth: { kind: "depth", path: ["a", 1, "b~/", ...Array(97).fill(0)], limit: 100 },
+    });
+    const valid = `{"a": [1, {"b~/": ${"[".repeat(200)}1${"]".repeat(200)}}]}`;
+    expect(locateJsonProblem(valid, 100)).toEqual({
+      depth: checkJsonShape(JSON.parse(valid), { maxDepth: 100, maxItems: Infinity }),
+    });
+    // a syntax error first in the text wins
+    expect(locateJsonProblem(`[1 2, ${"[".repeat(200)}]`, 100)).toMatchObject({
+      syntax: { message: "Expecting ',' delimiter", char: 3 },
+    });
+    expect(locateJsonProblem(`[${"[".repeat(98)}]`, 100)).toMatchObject({
+      syntax: { message: "Expecting ',' delimiter" },
+    });
+  });
+
+  it("parseJsonText reports a deep text that JSON.parse refuses as too deep", () => {
+    const r = parseJsonText(`{"x": ${"[".repeat(5000)}}`);
+    expect(r).toMatchObject({ ok: false, shape: { kind: "depth", limit: 100 } });
+    expect(parseJsonText(`{"x": ${"[".repeat(5000)}${"]".repeat(5000)}}`)).toMatchObject({
+      ok: false,
+      shape: { kind: "depth", limit: 100 },
+    });
   });
 });

@@ -3,7 +3,17 @@
  * (`Expecting ',' delimiter: line 3 column 18 (char 30)`): pScheduler and
  * Ganeti read their files with it, so their users know these messages. Only
  * called after JSON.parse has failed, so it costs nothing on the good path.
+ * Policy texts are also held to the JSON shape limits here: a container nested
+ * past the limit is reported the way the shape check reports it, whether the
+ * parser read the text or refused it first.
  */
+
+import {
+  checkJsonShape,
+  POLICY_JSON_LIMITS,
+  type JsonShapeLimits,
+  type JsonShapeViolation,
+} from "./json-shape.js";
 
 /** A JSON syntax error: Python's message and its place (1-based line and column, 0-based character). */
 export interface JsonSyntaxError {
@@ -20,17 +30,37 @@ class Stop {
   ) {}
 }
 
-const WS = new Set([" ", "\t", "\n", "\r"]);
-const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?/y;
-const MAX_DEPTH = 10_000;
+/** The first container nested past the limit, met before any syntax error. */
+class TooDeep {
+  constructor(readonly violation: JsonShapeViolation) {}
+}
 
-/** Finds the first syntax error of a JSON text as CPython's json.loads does; null when the text is JSON. */
-export function findJsonSyntaxError(text: string): JsonSyntaxError | null {
-  let i = 0;
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?/y;
+
+/** What the reader knows of each open container: its kind and the key (or index) of the member being read. */
+interface Open {
+  readonly array: boolean;
+  key: string | number;
+}
+
+/**
+ * The first problem of a JSON text in reading order: a syntax error (as
+ * CPython's json.loads reports it), or, with `maxDepth`, the first container
+ * nested deeper than that (as {@link checkJsonShape} reports it); null when the
+ * text is JSON within the limit. Reads with an explicit stack, never
+ * recursion, so any depth is safe, and in time linear in the text.
+ */
+export function locateJsonProblem(
+  text: string,
+  maxDepth = Number.POSITIVE_INFINITY,
+): { syntax: JsonSyntaxError } | { depth: JsonShapeViolation } | null {
   const skip = (from: number) => {
     let j = from;
-    while (j < text.length && WS.has(text[j])) j++;
-    return j;
+    for (;;) {
+      const c = text.charCodeAt(j);
+      if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return j;
+      j++;
+    }
   };
   const string = (quote: number): number => {
     let j = quote + 1;
@@ -42,7 +72,8 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | null {
         const e = text[j + 1];
         if (e === undefined) throw new Stop("Unterminated string starting at", quote);
         if (e === "u") {
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(j + 2, j + 6))) throw new Stop("Invalid \\uXXXX escape", j + 1);
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(j + 2, j + 6)))
+            throw new Stop("Invalid \\uXXXX escape", j + 1);
           j += 6;
         } else if ('"\\/bfnrt'.includes(e)) {
           j += 2;
@@ -55,51 +86,86 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | null {
       j++;
     }
   };
-  const value = (at: number, depth: number): number => {
-    if (depth > MAX_DEPTH) throw new Stop("Expecting value", at);
-    const c = text[at];
-    if (c === '"') return string(at);
-    if (c === "{") return object(at, depth);
-    if (c === "[") return array(at, depth);
-    for (const word of ["null", "true", "false"]) if (text.startsWith(word, at)) return at + word.length;
-    NUMBER.lastIndex = at;
-    const m = NUMBER.exec(text);
-    if (m !== null) return at + m[0].length;
-    throw new Stop("Expecting value", at);
-  };
-  const object = (open: number, depth: number): number => {
-    let end = skip(open + 1);
-    if (text[end] === "}") return end + 1;
-    if (text[end] !== '"') throw new Stop("Expecting property name enclosed in double quotes", end);
-    for (;;) {
-      end = skip(string(end));
-      if (text[end] !== ":") throw new Stop("Expecting ':' delimiter", end);
-      end = skip(value(skip(end + 1), depth + 1));
-      if (text[end] === "}") return end + 1;
-      if (text[end] !== ",") throw new Stop("Expecting ',' delimiter", end);
-      end = skip(end + 1);
-      if (text[end] !== '"') throw new Stop("Expecting property name enclosed in double quotes", end);
-    }
-  };
-  const array = (open: number, depth: number): number => {
-    let end = skip(open + 1);
-    if (text[end] === "]") return end + 1;
-    for (;;) {
-      end = skip(value(end, depth + 1));
-      if (text[end] === "]") return end + 1;
-      if (text[end] !== ",") throw new Stop("Expecting ',' delimiter", end);
-      end = skip(end + 1);
-    }
+  const stack: Open[] = [];
+  /** Reads an object's key at `at` (a quote) and its `:`; returns where the member's value starts. */
+  const member = (at: number): number => {
+    const end = string(at);
+    // the key is only needed to name a container nested too deeply
+    if (maxDepth !== Number.POSITIVE_INFINITY)
+      stack[stack.length - 1].key = JSON.parse(text.slice(at, end)) as string;
+    const colon = skip(end);
+    if (text[colon] !== ":") throw new Stop("Expecting ':' delimiter", colon);
+    return skip(colon + 1);
   };
   try {
     if (text.charCodeAt(0) === 0xfeff) throw new Stop("Unexpected UTF-8 BOM (decode using utf-8-sig)", 0);
-    i = skip(value(skip(0), 0));
-    if (i !== text.length) throw new Stop("Extra data", i);
-    return null;
+    let i = skip(0);
+    for (;;) {
+      // a value starts at i (white space skipped)
+      const c = text[i];
+      if (c === "{" || c === "[") {
+        if (stack.length + 1 > maxDepth)
+          throw new TooDeep({ kind: "depth", path: stack.map((o) => o.key), limit: maxDepth });
+        stack.push({ array: c === "[", key: 0 });
+        i = skip(i + 1);
+        if (c === "[" && text[i] !== "]") continue;
+        if (c === "{" && text[i] !== "}") {
+          if (text[i] !== '"') throw new Stop("Expecting property name enclosed in double quotes", i);
+          i = member(i);
+          continue;
+        }
+        stack.pop();
+        i++;
+      } else if (c === '"') {
+        i = string(i);
+      } else {
+        const word = ["null", "true", "false"].find((w) => text.startsWith(w, i));
+        if (word !== undefined) {
+          i += word.length;
+        } else {
+          NUMBER.lastIndex = i;
+          const m = NUMBER.exec(text);
+          if (m === null) throw new Stop("Expecting value", i);
+          i += m[0].length;
+        }
+      }
+      // after a value: close containers, or find the next member's value
+      let next = false;
+      while (!next) {
+        i = skip(i);
+        const open = stack[stack.length - 1];
+        if (open === undefined) {
+          if (i !== text.length) throw new Stop("Extra data", i);
+          return null;
+        }
+        if (text[i] === (open.array ? "]" : "}")) {
+          stack.pop();
+          i++;
+        } else if (text[i] !== ",") {
+          throw new Stop("Expecting ',' delimiter", i);
+        } else if (open.array) {
+          open.key = (open.key as number) + 1;
+          i = skip(i + 1);
+          next = true;
+        } else {
+          i = skip(i + 1);
+          if (text[i] !== '"') throw new Stop("Expecting property name enclosed in double quotes", i);
+          i = member(i);
+          next = true;
+        }
+      }
+    }
   } catch (e) {
+    if (e instanceof TooDeep) return { depth: e.violation };
     if (!(e instanceof Stop)) throw e;
-    return place(text, e.message, e.pos);
+    return { syntax: place(text, e.message, e.pos) };
   }
+}
+
+/** Finds the first syntax error of a JSON text as CPython's json.loads does; null when the text is JSON. */
+export function findJsonSyntaxError(text: string): JsonSyntaxError | null {
+  const problem = locateJsonProblem(text);
+  return problem !== null && "syntax" in problem ? problem.syntax : null;
 }
 
 /** Python counts characters (code points), not UTF-16 units: line, column and char are in its terms. */
@@ -130,14 +196,38 @@ export function pythonJsonMessage(e: JsonSyntaxError): string {
 }
 
 /**
- * Parses JSON with JSON.parse; on failure, the error in Python's terms and its
- * `line:column`. A text JSON.parse refuses that Python would read (NaN) is
- * reported as Python's "Expecting value" at its start.
+ * Parses a JSON policy text with JSON.parse and checks its shape: the value,
+ * or the first problem in reading order, a syntax error in Python's terms (a
+ * text JSON.parse refuses that Python would read, NaN, is "Expecting value" at
+ * its start) or the first container nested past the limit.
  */
-export function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false; error: JsonSyntaxError } {
+export function parseJsonText(
+  text: string,
+  limits: JsonShapeLimits = POLICY_JSON_LIMITS,
+):
+  | { ok: true; value: unknown }
+  | { ok: false; error: JsonSyntaxError }
+  | { ok: false; shape: JsonShapeViolation } {
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch {
-    return { ok: false, error: findJsonSyntaxError(text) ?? place(text, "Expecting value", 0) };
+    return readFailure(text, limits);
   }
+  const shape = checkJsonShape(value, limits);
+  return shape === null ? { ok: true, value } : { ok: false, shape };
+}
+
+/**
+ * Why a JSON policy text that a parser refused cannot be read: its first
+ * syntax error, or its first container nested past the limit (which a
+ * parser may refuse before the shape check can see it).
+ */
+export function readFailure(
+  text: string,
+  limits: JsonShapeLimits = POLICY_JSON_LIMITS,
+): { ok: false; error: JsonSyntaxError } | { ok: false; shape: JsonShapeViolation } {
+  const problem = locateJsonProblem(text, limits.maxDepth);
+  if (problem === null) return { ok: false, error: place(text, "Expecting value", 0) };
+  return "depth" in problem ? { ok: false, shape: problem.depth } : { ok: false, error: problem.syntax };
 }

@@ -1,5 +1,5 @@
 import { parseJsonText } from "../common/json-syntax.js";
-import { checkJsonShape, describeJsonShape, POLICY_JSON_LIMITS, shapePointer } from "../common/json-shape.js";
+import { describeJsonShape, POLICY_JSON_LIMITS, shapePointer } from "../common/json-shape.js";
 import { isJsonObject } from "../common/json.js";
 import { policyError, type PolicyError, type Result } from "../common/result.js";
 import { buildAccessList } from "./acl.js";
@@ -83,14 +83,13 @@ function readNumber(raw: Record<string, unknown>, key: keyof typeof POOL_NUMBERS
 
 /** Validates the text of `customs.json` and merges every network's defaults, so loading does no checking. */
 export function compileCustomsPolicy(source: string): Result<CustomsPolicyData, PolicyError[]> {
-  const parsed = parseJsonText(source);
-  if (!parsed.ok) {
+  const parsed = parseJsonText(source, POLICY_JSON_LIMITS);
+  if (!parsed.ok && "error" in parsed) {
     const e = parsed.error;
     return { ok: false, error: [policyError("customs_invalid_json", `not valid JSON: ${e.message}`, `${e.line}:${e.column}`)] };
   }
+  if (!parsed.ok) return { ok: false, error: [policyError("customs_too_deep", describeJsonShape(parsed.shape, "customs.json"), shapePointer(parsed.shape.path))] };
   const raw = parsed.value;
-  const shape = checkJsonShape(raw, POLICY_JSON_LIMITS);
-  if (shape !== null) return { ok: false, error: [policyError("customs_too_deep", describeJsonShape(shape, "customs.json"), shapePointer(shape.path))] };
   if (!isJsonObject(raw)) return { ok: false, error: [policyError("customs_invalid_policy", "the policy must be a JSON object", "")] };
   const errors: PolicyError[] = [];
   for (const key of Object.keys(raw)) if (!TOP_KEYS.has(key)) errors.push(policyError("customs_unknown_field", `unknown field ${key}`, `/${key}`));

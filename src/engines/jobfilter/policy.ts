@@ -1,6 +1,6 @@
 import { parseExactJson } from "../common/exact-json.js";
-import { findJsonSyntaxError } from "../common/json-syntax.js";
-import { checkJsonShape, describeJsonShape, POLICY_JSON_LIMITS, shapePointer } from "../common/json-shape.js";
+import { readFailure } from "../common/json-syntax.js";
+import { checkJsonShape, describeJsonShape, POLICY_JSON_LIMITS, shapePointer, type JsonShapeViolation } from "../common/json-shape.js";
 import type { PolicyError, Result } from "../common/result.js";
 import { err, ok, policyError } from "../common/result.js";
 import type { FilterSet } from "./filter-set.js";
@@ -99,22 +99,29 @@ export function validateRules(value: unknown): Result<FilterRule[], PolicyError[
 
 /** Reads filters.json with exact integers (a priority of 2^53+1 stays itself), or Python's syntax error. */
 function readFiltersJson(source: string): Result<unknown, PolicyError[]> {
+  let value: unknown;
   try {
-    return ok(parseExactJson(source));
+    value = parseExactJson(source);
   } catch {
-    const e = findJsonSyntaxError(source) ?? { message: "Expecting value", line: 1, column: 1 };
+    // a syntax error, or nesting the reader refuses before the shape check could name it
+    const failure = readFailure(source, POLICY_JSON_LIMITS);
+    if ("shape" in failure) return err([tooDeep(failure.shape)]);
+    const e = failure.error;
     return err([policyError("jobfilter_invalid_json", `not valid JSON: ${e.message}`, `${e.line}:${e.column}`)]);
   }
+  const shape = checkJsonShape(value, POLICY_JSON_LIMITS);
+  return shape === null ? ok(value) : err([tooDeep(shape)]);
+}
+
+function tooDeep(shape: JsonShapeViolation): PolicyError {
+  return policyError("jobfilter_too_deep", describeJsonShape(shape, "filters.json"), shapePointer(shape.path));
 }
 
 /** Validates a filters.json source text into rules; integers past 2^53 are bigints with exactly their digits. */
 export function compileFilters(source: string): Result<FilterRule[], PolicyError[]> {
   const parsed = readFiltersJson(source);
   if (!parsed.ok) return parsed;
-  const value = parsed.value;
-  const shape = checkJsonShape(value, POLICY_JSON_LIMITS);
-  if (shape !== null) return err([policyError("jobfilter_too_deep", describeJsonShape(shape, "filters.json"), shapePointer(shape.path))]);
-  return validateRules(value);
+  return validateRules(parsed.value);
 }
 
 /** Rebuilds the compiled chain from bundle data, once per isolate and revision. */

@@ -5,6 +5,7 @@
  */
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
+import { checkJsonShape, describeJsonShape, MAX_JSON_DEPTH } from "../common/json-shape.js";
 import { err, ok, type Result } from "../common/result.js";
 import { compileJqText, hoistImports, scriptText, type CompiledJq, type JqSpec } from "./jq-bridge.js";
 
@@ -51,6 +52,20 @@ function withPrivate(task: JsonObject, key: string, priv: JsonObject): JsonObjec
   return Object.assign({}, task, { [key]: priv }) as JsonObject;
 }
 
+/** How deep a script's result may nest: as deep as a request body may (its size is bounded by the work budget). */
+const SCRIPT_RESULT_LIMITS = { maxDepth: MAX_JSON_DEPTH, maxItems: Number.POSITIVE_INFINITY };
+
+/**
+ * A script's result nested past the request depth limit, named; null when
+ * within it. Checked before anything reads or writes the result: a task the
+ * verdict carries must be one a request could carry, and writing a deeper
+ * value (the verdict's JSON, the messages' text) would recurse past the stack.
+ */
+function tooDeep(result: Json, what: string): string | null {
+  const shape = checkJsonShape(result, SCRIPT_RESULT_LIMITS);
+  return shape === null ? null : `${what}: ${describeJsonShape(shape, "task")}`;
+}
+
 /** The result of rewriting: an error ends processing with `Error while rewriting: <message>`. */
 export type RewriteResult = { error: string } | { task: JsonObject; changed: boolean; messages: string[] };
 
@@ -72,6 +87,8 @@ export function compileRewriter(spec: JsonObject): Result<Rewriter, string> {
       if (r.kind === "error") return { error: r.message };
       if (r.kind === "none") return { error: "list index out of range" };
       const result = r.value;
+      const deep = tooDeep(result, "the rewritten task");
+      if (deep !== null) return { error: deep };
       const test = isJsonObject(result) ? result.test : undefined;
       const originalType = isJsonObject(task.test) ? task.test.type : undefined;
       if (
@@ -112,6 +129,8 @@ export function compilePrioritizer(spec: JsonObject): Result<Prioritizer, string
       const r = program.first(input, now);
       if (r.kind === "error") return { error: r.message };
       if (r.kind === "none") return { error: "list index out of range" };
+      const deep = tooDeep(r.value, "the prioritizer's result");
+      if (deep !== null) return { error: deep };
       const priv: Json | undefined = isJsonObject(r.value) ? r.value[PR] : undefined;
       if (!isJsonObject(priv) || !("priority" in priv) || !("diags" in priv)) return { error: "Prioritizer destroyed private data" };
       const p = priv.priority;

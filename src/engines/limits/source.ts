@@ -4,7 +4,7 @@
  */
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
-import { checkJsonShape, describeJsonShape, POLICY_JSON_LIMITS, shapePointer } from "../common/json-shape.js";
+import { describeJsonShape, POLICY_JSON_LIMITS, shapePointer } from "../common/json-shape.js";
 import { parseJsonText, pythonJsonMessage } from "../common/json-syntax.js";
 import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
 
@@ -26,19 +26,17 @@ export function stripComments(value: Json): Json {
 
 /** Parses the limits text into a comment-free JSON value; bad JSON (in pScheduler's words, at its `line:column`) or JSON nested too deeply is the error. */
 export function parseLimitsText(text: string): Result<Json, PolicyError> {
-  const read = parseJsonText(text);
-  if (!read.ok) {
+  const read = parseJsonText(text, POLICY_JSON_LIMITS);
+  if (!read.ok && "error" in read) {
     // pScheduler's json_load wraps Python's json message: "Invalid JSON: Expecting value: line 1 column 1 (char 0)".
     const e = read.error;
     return err(policyError("limits_invalid_json", `Invalid limit configuration: Invalid JSON: ${pythonJsonMessage(e)}`, `${e.line}:${e.column}`));
   }
-  const parsed = read.value as Json;
-  const shape = checkJsonShape(parsed, POLICY_JSON_LIMITS);
-  if (shape !== null) {
-    const message = `Invalid limit configuration: ${describeJsonShape(shape, "the configuration")}`;
-    return err(policyError("limits_too_deep", message, shapePointer(shape.path)));
+  if (!read.ok) {
+    const message = `Invalid limit configuration: ${describeJsonShape(read.shape, "the configuration")}`;
+    return err(policyError("limits_too_deep", message, shapePointer(read.shape.path)));
   }
-  return ok(stripComments(parsed));
+  return ok(stripComments(read.value as Json));
 }
 
 /** A deep copy of JSON data (structuredClone is not in every runtime we target, JSON is). */

@@ -10,6 +10,7 @@ import { parseAddress } from "../common/cidr.js";
 import { parseIsoDuration } from "../common/iso8601.js";
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
+import { checkJsonShape, describeJsonShape, MAX_JSON_DEPTH } from "../common/json-shape.js";
 import { err, ok, type Result } from "../common/result.js";
 import { DEFAULT_FETCH_BUDGET, type FetchAnswer, type UrlFetcher } from "./context.js";
 import type { EvalState } from "./identifiers.js";
@@ -72,6 +73,9 @@ function compileTransform(spec: JqSpec | undefined): Result<Transform | null, st
   return ok({ program: c.value, raw: spec["output-raw"] === true });
 }
 
+/** Values from scripts and servers nest at most as deep as a request may (their size is bounded otherwise). */
+const DEPTH_ONLY = { maxDepth: MAX_JSON_DEPTH, maxItems: Number.POSITIVE_INFINITY };
+
 /**
  * The transform's result indexed `[0]`, as Python indexes what JQFilter
  * returns: the first output, or with output-raw the first character of the
@@ -80,6 +84,11 @@ function compileTransform(spec: JqSpec | undefined): Result<Transform | null, st
 function firstOf(t: Transform, input: Json, now: number): { value: Json } | { error: string } {
   const r = t.program.all(input, now);
   if ("error" in r) return { error: r.error };
+  // the outputs are rendered as Python's str() and urlencoded, which recurse: nothing deeper than a request may be
+  for (const out of t.raw ? r.outputs : r.outputs.slice(0, 1)) {
+    const shape = checkJsonShape(out, DEPTH_ONLY);
+    if (shape !== null) return { error: describeJsonShape(shape, "the transform's result") };
+  }
   if (t.raw) {
     const joined = r.outputs.map(pyStr).join("\n");
     return joined.length === 0 ? { error: "string index out of range" } : { value: joined[0] };
@@ -184,10 +193,14 @@ export function compileUrlFetch(data: Json): Result<LimitEvaluator, string> {
     if (status !== 200) return failed(`Fetch ${url} failed: ${status}: ${text}`);
     let body: Json;
     try {
-      body = stripComments(JSON.parse(text) as Json);
+      body = JSON.parse(text) as Json;
     } catch {
       return failed(`Server returned invalid JSON '${text}'`);
     }
+    // the server is outside: its answer is held to a request's depth before anything recursive reads it
+    const shape = checkJsonShape(body, DEPTH_ONLY);
+    if (shape !== null) return failed(`Server returned an invalid result: ${describeJsonShape(shape, "the result")}`);
+    body = stripComments(body);
     if (!isJsonObject(body)) return { passed: false, reasons: [`Server returned an invalid result '${text}'`] };
     const passed = Object.hasOwn(body, "passed") ? body.passed : undefined;
     if (typeof passed !== "boolean") return failed(`Server returned an invalid result '${text}'`);

@@ -9,7 +9,11 @@ function parsed(text: string) {
 
 describe("ACL parsing", () => {
   it("reads users then groups, split on single spaces", () => {
-    expect(parsed("alice,bob dev,ops")).toEqual({ all: false, users: ["alice", "bob"], groups: ["dev", "ops"] });
+    expect(parsed("alice,bob dev,ops")).toEqual({
+      all: false,
+      users: ["alice", "bob"],
+      groups: ["dev", "ops"],
+    });
     expect(parsed(" admins")).toEqual({ all: false, users: [], groups: ["admins"] });
     expect(parsed("alice ")).toEqual({ all: false, users: ["alice"], groups: [] });
     expect(parsed(" ")).toEqual({ all: false, users: [], groups: [] });
@@ -24,7 +28,11 @@ describe("ACL parsing", () => {
   });
 
   it("drops names outside the ACL patterns", () => {
-    expect(parsed("#user1,user2 team.a,team_b")).toEqual({ all: false, users: ["user2"], groups: ["team_b"] });
+    expect(parsed("#user1,user2 team.a,team_b")).toEqual({
+      all: false,
+      users: ["user2"],
+      groups: ["team_b"],
+    });
   });
 
   it("fails on two spaces where the validator's whitespace split does not", () => {

@@ -35,7 +35,8 @@ export function parseAcl(acl: string): { ok: true; value: AclData } | { ok: fals
       out.all = true;
       out.users = [];
     } else {
-      for (const g of groups) if (g !== "" && ACL_GROUP_RE.test(g) && !out.groups.includes(g)) out.groups.push(g);
+      for (const g of groups)
+        if (g !== "" && ACL_GROUP_RE.test(g) && !out.groups.includes(g)) out.groups.push(g);
     }
   }
   if (out.all) out.groups = [];

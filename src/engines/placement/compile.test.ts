@@ -16,7 +16,12 @@ describe("compile and load", () => {
     expect(JSON.parse(JSON.stringify(compiled.value))).toEqual(compiled.value);
     const policy = placementEngine.load(compiled.value);
     expect([...policy.partitions.keys()]).toEqual(["default"]);
-    expect([...policy.partitions.get("default")!.queues.keys()]).toEqual(["root", "root.default", "root.namespaces", "root.newapp"]);
+    expect([...policy.partitions.get("default")!.queues.keys()]).toEqual([
+      "root",
+      "root.default",
+      "root.namespaces",
+      "root.newapp",
+    ]);
   });
 
   it("never throws on arbitrary text", () => {
@@ -31,14 +36,38 @@ describe("compile and load", () => {
   it("never throws on arbitrary YAML-shaped values", () => {
     const leaf = fc.oneof(fc.string({ maxLength: 8 }), fc.boolean(), fc.integer(), fc.constant(null));
     const value = fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: "small" }, leaf, fc.array(tie("node"), { maxLength: 3 }), fc.dictionary(fc.constantFrom("name", "queues", "parent", "create", "value", "filter", "users", "submitacl", "placementrules", "x"), tie("node"), { maxKeys: 4 })),
+      node: fc.oneof(
+        { depthSize: "small" },
+        leaf,
+        fc.array(tie("node"), { maxLength: 3 }),
+        fc.dictionary(
+          fc.constantFrom(
+            "name",
+            "queues",
+            "parent",
+            "create",
+            "value",
+            "filter",
+            "users",
+            "submitacl",
+            "placementrules",
+            "x",
+          ),
+          tie("node"),
+          { maxKeys: 4 },
+        ),
+      ),
     })).node;
     fc.assert(
       fc.property(value, (partition) => {
         const r = compilePlacement(JSON.stringify({ partitions: [partition] }));
         if (r.ok) {
           const policy = loadPlacement(r.value);
-          const d = decidePlacement(policy, { user: "alice", queue: "q", tags: { namespace: "n" } }, { explain: true });
+          const d = decidePlacement(
+            policy,
+            { user: "alice", queue: "q", tags: { namespace: "n" } },
+            { explain: true },
+          );
           expect(typeof d.verdict.rejected).toBe("boolean");
         }
       }),
@@ -47,8 +76,14 @@ describe("compile and load", () => {
   });
 
   it("reports every validation error, YuniKorn's first first, each at its line and column", () => {
-    const r = compilePlacement("partitions:\n  - queues: [{name: root, queues: [{name: 'a b'}, {name: 'c d'}]}]\n");
+    const r = compilePlacement(
+      "partitions:\n  - queues: [{name: root, queues: [{name: 'a b'}, {name: 'c d'}]}]\n",
+    );
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.error.map((e) => [e.code, e.at])).toEqual([["placement_invalid_queue_name", "2:37"], ["placement_invalid_queue_name", "2:52"]]);
+    if (!r.ok)
+      expect(r.error.map((e) => [e.code, e.at])).toEqual([
+        ["placement_invalid_queue_name", "2:37"],
+        ["placement_invalid_queue_name", "2:52"],
+      ]);
   });
 });

@@ -1,10 +1,20 @@
 import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
 import { parseAcl } from "./acl.js";
-import { buildFilter } from "./filter.js";
+import { buildFilter, withRegexMemo } from "./filter.js";
 import { allPartsValid, INVALID_QUEUE_NAME, normalisePartitionName } from "./names.js";
 import { parseConfig } from "./parse.js";
-import type { AclData, PartitionData, PlacementData, QueueData, RawQueue, RawRule, RuleData, RuleKind } from "./types.js";
+import type {
+  AclData,
+  PartitionData,
+  PlacementData,
+  QueueData,
+  RawQueue,
+  RawRule,
+  RuleData,
+  RuleKind,
+} from "./types.js";
 import { validateConfig } from "./validate.js";
+import { MAX_REPORTED_ERRORS } from "./yaml-tree.js";
 
 /**
  * Turns a validated configuration into the plain data the bundle stores:
@@ -41,14 +51,25 @@ const KINDS: readonly string[] = ["provided", "user", "fixed", "tag"];
 
 function buildRule(r: RawRule): RuleData {
   const lower = r.name.toLowerCase();
-  if (lower === "recovery") fail("placement_recovery_rule", "recovery rule cannot be part of the config, failing placement rule config", `${r.at}/name`);
-  if (!KINDS.includes(lower)) fail("placement_unknown_rule", `unknown rule name specified ${r.name}, failing placement rule config`, `${r.at}/name`);
+  if (lower === "recovery")
+    fail(
+      "placement_recovery_rule",
+      "recovery rule cannot be part of the config, failing placement rule config",
+      `${r.at}/name`,
+    );
+  if (!KINDS.includes(lower))
+    fail(
+      "placement_unknown_rule",
+      `unknown rule name specified ${r.name}, failing placement rule config`,
+      `${r.at}/name`,
+    );
   const kind = lower as RuleKind;
   let value = "";
   let qualified = false;
   if (kind === "fixed") {
     value = r.value.toLowerCase();
-    if (value === "") fail("placement_fixed_no_queue", "a fixed queue rule must have a queue name set", `${r.at}/value`);
+    if (value === "")
+      fail("placement_fixed_no_queue", "a fixed queue rule must have a queue name set", `${r.at}/value`);
     if (!allPartsValid(value)) fail("placement_invalid_queue_name", INVALID_QUEUE_NAME, `${r.at}/value`);
     qualified = value.startsWith("root");
     if (qualified && r.parent !== null) {
@@ -59,11 +80,16 @@ function buildRule(r: RawRule): RuleData {
       );
     }
     if (qualified && value !== "root" && !value.startsWith("root.")) {
-      fail("placement_invalid_fixed_value", `a qualified fixed queue must be root or start with root.: ${value}`, `${r.at}/value`);
+      fail(
+        "placement_invalid_fixed_value",
+        `a qualified fixed queue must be root or start with root.: ${value}`,
+        `${r.at}/value`,
+      );
     }
   } else if (kind === "tag") {
     value = r.value.toLowerCase();
-    if (value === "") fail("placement_tag_no_name", "a tag queue rule must have a tag name set", `${r.at}/value`);
+    if (value === "")
+      fail("placement_tag_no_name", "a tag queue rule must have a tag name set", `${r.at}/value`);
   }
   return {
     kind,
@@ -78,12 +104,19 @@ function buildRule(r: RawRule): RuleData {
 const NO_ACL: AclData = { all: false, users: [], groups: [] };
 
 /** Flattens the queue tree to paths with parsed ACLs; an ACL that does not parse is an error (unless validation already reported it). */
-function flattenQueues(q: RawQueue, parentPath: string | null, out: QueueData[], errors: PolicyError[], reported: (at: string) => boolean): void {
+function flattenQueues(
+  q: RawQueue,
+  parentPath: string | null,
+  out: QueueData[],
+  errors: PolicyError[],
+  reported: (at: string) => boolean,
+): void {
   const path = parentPath === null ? "root" : `${parentPath}.${q.name.toLowerCase()}`;
   const acl = (text: string, key: string): AclData => {
     const parsed = parseAcl(text);
     if (parsed.ok) return parsed.value;
-    if (!reported(`${q.at}/${key}`)) errors.push(policyError("placement_invalid_acl", parsed.error, `${q.at}/${key}`));
+    if (!reported(`${q.at}/${key}`))
+      errors.push(policyError("placement_invalid_acl", parsed.error, `${q.at}/${key}`));
     return NO_ACL;
   };
   const submit = acl(q.submitacl, "submitacl");
@@ -112,14 +145,26 @@ function attemptRule(r: RawRule, errors: PolicyError[], skip: boolean): RuleData
  * build), so the first one is the error YuniKorn itself would give.
  */
 export function compilePlacement(source: string): Result<PlacementData, PolicyError[]> {
+  return withRegexMemo(() => compileWithMemo(source));
+}
+
+function compileWithMemo(source: string): Result<PlacementData, PolicyError[]> {
   const parsed = parseConfig(source);
   if (!parsed.ok) return parsed;
   const { config, locate } = parsed.value;
   const checked = validateConfig(config);
   const errors = [...checked.errors];
-  const reported = (at: string) => checked.errors.some((e) => e.at === at || e.at.startsWith(`${at}/`));
+  // every pointer validation reported at, and each of its ancestors: a set, so the check stays linear in the errors
+  const marked = new Set<string>();
+  for (const e of checked.errors)
+    for (let p = e.at; p !== "" && !marked.has(p); p = p.slice(0, Math.max(0, p.lastIndexOf("/"))))
+      marked.add(p);
+  const reported = (at: string) => marked.has(at);
   const partitions: PartitionData[] = checked.partitions.map(({ partition, root }) => {
-    const rules = partition.placementrules.length > 0 ? partition.placementrules.flatMap((r) => attemptRule(r, errors, reported(r.at))) : [IMPLICIT_RULE];
+    const rules =
+      partition.placementrules.length > 0
+        ? partition.placementrules.flatMap((r) => attemptRule(r, errors, reported(r.at)))
+        : [IMPLICIT_RULE];
     const queues: QueueData[] = [];
     flattenQueues(root, null, queues, errors, reported);
     return {
@@ -129,6 +174,18 @@ export function compilePlacement(source: string): Result<PlacementData, PolicyEr
       defaultQueue: partition.defaultqueue === "" ? null : partition.defaultqueue.toLowerCase(),
     };
   });
-  if (errors.length > 0) return err(errors.map((e) => ({ ...e, at: locate(e.at) })));
+  if (errors.length > 0) {
+    const shown = errors.slice(0, MAX_REPORTED_ERRORS).map((e) => ({ ...e, at: locate(e.at) }));
+    const more = errors.length - shown.length;
+    if (more > 0)
+      shown.push(
+        policyError(
+          "placement_too_many_errors",
+          `${more} more errors not reported (at most ${MAX_REPORTED_ERRORS} are)`,
+          "",
+        ),
+      );
+    return err(shown);
+  }
   return ok({ partitions });
 }

@@ -24,7 +24,11 @@ partitions:
 
 describe("decidePlacement", () => {
   it("explains why each rule did not place", () => {
-    const d = decidePlacement(policy, { user: "alice", queue: "nope", tags: { namespace: "missing" } }, { explain: true });
+    const d = decidePlacement(
+      policy,
+      { user: "alice", queue: "nope", tags: { namespace: "missing" } },
+      { explain: true },
+    );
     expect(d.verdict.rejected).toBe(true);
     expect(d.outcome).toBe("rejected");
     const trace = d.trace as PlacementTrace;
@@ -37,7 +41,13 @@ describe("decidePlacement", () => {
     ]);
     expect(trace.rules[0].why).toContain("root.nope does not exist");
     expect(trace.rules[1].why).toContain("parent rule tag produced nothing");
-    expect(trace.rules[2]).toEqual({ index: 2, rule: "fixed", result: "skipped", queue: "root.closed", why: "submit access to queue root.closed denied" });
+    expect(trace.rules[2]).toEqual({
+      index: 2,
+      rule: "fixed",
+      result: "skipped",
+      queue: "root.closed",
+      why: "submit access to queue root.closed denied",
+    });
     expect(trace.rules[3].why).toContain("application.create.force");
   });
 
@@ -48,18 +58,26 @@ describe("decidePlacement", () => {
   });
 
   it("marks placed verdicts with their outcome and the rule's position", () => {
-    const d = decidePlacement(
-      policy,
-      { user: "alice", tags: { namespace: "ns" } },
-      { explain: true },
-    );
+    const d = decidePlacement(policy, { user: "alice", tags: { namespace: "ns" } }, { explain: true });
     expect(d.outcome).toBe("placed");
-    expect(d.verdict).toEqual({ queue: "root.ns.alice", create: true, rule: { index: 1, name: "user" }, rejected: false });
-    expect((d.trace as PlacementTrace).rules.at(-1)).toEqual({ index: 1, rule: "user", result: "placed", queue: "root.ns.alice" });
+    expect(d.verdict).toEqual({
+      queue: "root.ns.alice",
+      create: true,
+      rule: { index: 1, name: "user" },
+      rejected: false,
+    });
+    expect((d.trace as PlacementTrace).rules.at(-1)).toEqual({
+      index: 1,
+      rule: "user",
+      result: "placed",
+      queue: "root.ns.alice",
+    });
   });
 
   it("is a pure function of policy and request", () => {
     const req = { user: "bob", queue: "closed", groups: ["g"] };
-    expect(decidePlacement(policy, req, { explain: false })).toEqual(decidePlacement(policy, req, { explain: false }));
+    expect(decidePlacement(policy, req, { explain: false })).toEqual(
+      decidePlacement(policy, req, { explain: false }),
+    );
   });
 });

@@ -1,7 +1,21 @@
 import type { Decision } from "../common/decision.js";
-import { INVALID_QUEUE_NAME, isQueueNameValid, normalisePartitionName, RECOVERY_NAME, RECOVERY_QUEUE } from "./names.js";
+import {
+  INVALID_QUEUE_NAME,
+  isQueueNameValid,
+  normalisePartitionName,
+  RECOVERY_NAME,
+  RECOVERY_QUEUE,
+} from "./names.js";
 import { placeRecovery, placeRule, type PlaceContext } from "./rules.js";
-import type { PlacementPolicy, PlacementRequest, PlaceVerdict, RuleRef, TraceStep } from "./types.js";
+import { Side } from "./filter.js";
+import type {
+  PlacementPolicy,
+  PlacementRequest,
+  PlaceVerdict,
+  RuleGates,
+  RuleRef,
+  TraceStep,
+} from "./types.js";
 import { QueueView } from "./view.js";
 
 /** The reason YuniKorn gives when no rule places an application. */
@@ -16,9 +30,16 @@ export interface PlacementTrace {
 
 const EMPTY: readonly string[] = [];
 
-function placed(queue: string, create: boolean, rule: RuleRef, trace: PlacementTrace | undefined): Decision<PlaceVerdict> {
+function placed(
+  queue: string,
+  create: boolean,
+  rule: RuleRef,
+  trace: PlacementTrace | undefined,
+): Decision<PlaceVerdict> {
   const verdict: PlaceVerdict = { queue, create, rule, rejected: false };
-  return trace === undefined ? { verdict, cacheable: true, outcome: "placed" } : { verdict, cacheable: true, outcome: "placed", trace };
+  return trace === undefined
+    ? { verdict, cacheable: true, outcome: "placed" }
+    : { verdict, cacheable: true, outcome: "placed", trace };
 }
 
 function rejected(
@@ -29,18 +50,27 @@ function rejected(
 ): Decision<PlaceVerdict> {
   const verdict: PlaceVerdict = { queue: null, create: false, rule, rejected: true, reason };
   if (error !== undefined) verdict.error = error;
-  return trace === undefined ? { verdict, cacheable: true, outcome: "rejected" } : { verdict, cacheable: true, outcome: "rejected", trace };
+  return trace === undefined
+    ? { verdict, cacheable: true, outcome: "rejected" }
+    : { verdict, cacheable: true, outcome: "rejected", trace };
 }
 
 /** The checks the scheduler makes before creating a queue (spec §7); the cause text or null. */
-function creationProblem(view: QueueView, queue: string, user: string, groups: readonly string[]): string | null {
+function creationProblem(
+  view: QueueView,
+  queue: string,
+  user: string,
+  groups: readonly string[],
+): string | null {
   if (!queue.startsWith("root") || !queue.includes(".")) return `illegal queue name passed in: ${queue}`;
   const lower = queue.toLowerCase();
   const ancestor = view.deepestExisting(lower);
   const ancestorRaw = queue.slice(0, ancestor.length);
-  if (!view.submitAllowed(ancestor, user, groups)) return `submit access to queue ${ancestorRaw} denied during create of: ${queue}`;
-  if (view.isLeaf(ancestor)) return `creation of queue ${queue} failed parent is already a leaf: ${ancestorRaw}`;
-  for (let start = ancestor.length + 1; start <= queue.length; ) {
+  if (!view.submitAllowed(ancestor, user, groups))
+    return `submit access to queue ${ancestorRaw} denied during create of: ${queue}`;
+  if (view.isLeaf(ancestor))
+    return `creation of queue ${queue} failed parent is already a leaf: ${ancestorRaw}`;
+  for (let start = ancestor.length + 1; start <= queue.length;) {
     const dot = queue.indexOf(".", start);
     const end = dot < 0 ? queue.length : dot;
     const level = queue.slice(start, end);
@@ -49,6 +79,48 @@ function creationProblem(view: QueueView, queue: string, user: string, groups: r
     start = end + 1;
   }
   return null;
+}
+
+/** The rules whose group list names one of the application's groups, or null when there are none. */
+function groupHits(gates: RuleGates, groups: readonly string[]): Set<number> | null {
+  if (gates.groups.size === 0) return null;
+  let hits: Set<number> | null = null;
+  for (const g of groups) {
+    const rules = gates.groups.get(g);
+    if (rules === undefined) continue;
+    hits ??= new Set();
+    for (const i of rules) hits.add(i);
+  }
+  return hits;
+}
+
+/** Whether one side of a gate could match `text`. */
+function sideMayMatch(side: number, literal: string, text: string): boolean {
+  return side === Side.Prefix ? text.startsWith(literal) : text.includes(literal);
+}
+
+/** Whether rule `i`'s filter could admit the application: its user side could match the user, or its group side a group. */
+function mayAdmit(
+  gates: RuleGates,
+  i: number,
+  user: string,
+  groups: readonly string[],
+  named: ReadonlySet<number> | undefined,
+  grouped: Set<number> | null,
+): boolean {
+  const us = gates.userSide[i];
+  if (
+    us === Side.Names
+      ? named !== undefined && named.has(i)
+      : us !== Side.None && sideMayMatch(us, gates.userLiteral[i], user)
+  )
+    return true;
+  const gs = gates.groupSide[i];
+  if (gs === Side.None) return false;
+  if (gs === Side.Names) return grouped !== null && grouped.has(i);
+  const literal = gates.groupLiteral[i];
+  for (const g of groups) if (sideMayMatch(gs, literal, g)) return true;
+  return false;
 }
 
 /**
@@ -71,7 +143,9 @@ export function decidePlacement(
     const shown = request.partition ?? "default";
     return rejected(
       `partition ${shown} doesn't exist`,
-      appId === undefined ? undefined : `Failed to add application ${appId} to partition ${shown}, partition doesn't exist`,
+      appId === undefined
+        ? undefined
+        : `Failed to add application ${appId} to partition ${shown}, partition doesn't exist`,
       null,
       trace,
     );
@@ -79,32 +153,53 @@ export function decidePlacement(
   const view = new QueueView(partition.queues, request.existingQueues);
   const user = request.user;
   const groups = request.groups ?? EMPTY;
-  const pc: PlaceContext = { user, groups, queue: request.queue ?? "", tags: request.tags, view, explain, error: null, why: "" };
+  const pc: PlaceContext = {
+    user,
+    groups,
+    queue: request.queue ?? "",
+    tags: request.tags,
+    view,
+    explain,
+    error: null,
+    why: "",
+  };
   const rules = partition.rules;
   const last = rules.length;
 
   let candidate: string | null = null;
   let ref: RuleRef | null = null;
-  // unexplained decisions skip the rules whose filter cannot admit this user (see Partition.gates)
+  // unexplained decisions skip the rules whose filter cannot admit this application (see Partition.gates)
   const gates = explain ? null : partition.gates;
-  const nameGated = partition.nameGated;
-  const named = gates === null ? undefined : partition.named.get(user);
+  const named = gates === null ? undefined : gates.users.get(user);
+  const grouped = gates === null ? null : groupHits(gates, groups);
   for (let i = 0; i <= last; i++) {
-    if (gates !== null && i < last) {
-      const gate = gates[i];
-      if (gate !== null && !user.startsWith(gate)) continue;
-      if (nameGated[i] === 1 && (named === undefined || !named.has(i))) continue;
-    }
+    if (
+      gates !== null &&
+      i < last &&
+      gates.gated[i] === 1 &&
+      !mayAdmit(gates, i, user, groups, named, grouped)
+    )
+      continue;
     pc.why = "";
     let name: string = i < last ? rules[i].kind : "recovery";
     let queue = i < last ? placeRule(rules[i], pc) : placeRecovery(pc);
     if (pc.error !== null) {
       trace?.rules.push({ index: i, rule: name, result: "error", why: pc.error });
       const cause = pc.error;
-      return rejected(cause, appId === undefined ? undefined : `failed to place application ${appId}: ${cause}`, { index: i, name }, trace);
+      return rejected(
+        cause,
+        appId === undefined ? undefined : `failed to place application ${appId}: ${cause}`,
+        { index: i, name },
+        trace,
+      );
     }
     let fromRecovery = i === last && queue !== null;
-    if (i === last && queue === null && partition.defaultQueue !== null && view.exists(partition.defaultQueue)) {
+    if (
+      i === last &&
+      queue === null &&
+      partition.defaultQueue !== null &&
+      view.exists(partition.defaultQueue)
+    ) {
       trace?.rules.push({ index: i, rule: name, result: "skipped", why: pc.why });
       queue = partition.defaultQueue;
       name = "default";
@@ -137,20 +232,29 @@ export function decidePlacement(
   }
 
   if (candidate === null || ref === null) {
-    return rejected(NO_RULE_MATCHED, appId === undefined ? undefined : `failed to place application ${appId}: ${NO_RULE_MATCHED}`, null, trace);
+    return rejected(
+      NO_RULE_MATCHED,
+      appId === undefined ? undefined : `failed to place application ${appId}: ${NO_RULE_MATCHED}`,
+      null,
+      trace,
+    );
   }
   const lower = candidate.toLowerCase();
   if (!view.exists(lower)) {
     const problem = lower === RECOVERY_QUEUE ? null : creationProblem(view, candidate, user, groups);
     if (problem !== null) {
       if (trace !== undefined) trace.creation = problem;
-      const error = appId === undefined ? undefined : `failed to create rule based queue ${candidate} for application ${appId}\n${problem}`;
+      const error =
+        appId === undefined
+          ? undefined
+          : `failed to create rule based queue ${candidate} for application ${appId}\n${problem}`;
       return rejected(problem, error, ref, trace);
     }
     return placed(lower, true, ref, trace);
   }
   if (!view.isLeaf(lower)) {
-    const error = appId === undefined ? undefined : `failed to find queue ${candidate} for application ${appId}`;
+    const error =
+      appId === undefined ? undefined : `failed to find queue ${candidate} for application ${appId}`;
     return rejected(`failed to find queue ${candidate}`, error, ref, trace);
   }
   return placed(lower, false, ref, trace);

@@ -31,8 +31,13 @@ describe("rule filters", () => {
   });
 
   it("translates (?i) and named groups from Go", () => {
-    expect(translateGoRegex("(?i)^ab$")).toEqual({ source: "(?i)^ab$" });
-    expect(translateGoRegex("(?P<x>a)")).toEqual({ source: "(?P<x>a)" });
+    expect(translateGoRegex("(?i)^ab$")).toEqual({ source: "(?i)^ab$", prefix: "", required: "" });
+    expect(translateGoRegex("(?P<x>a)")).toEqual({ source: "(?P<x>a)", prefix: "", required: "a" });
+    expect(translateGoRegex("^.*-t9[a-z]+$")).toEqual({
+      source: "^.*-t9[a-z]+$",
+      prefix: "",
+      required: "-t9",
+    });
     expect(translateGoRegex("a(b")).toBeNull();
     expect(translateGoRegex("(a)\\1")).toBeNull();
     expect(translateGoRegex("(?=a)")).toBeNull();
@@ -48,7 +53,14 @@ describe("rule filters", () => {
 
 describe("filters stored by earlier bundles", () => {
   it("keep a case-insensitive flag stored apart from the source, and never match what does not compile", () => {
-    const data = { allow: true, empty: false, users: [], groups: [], userExp: { source: "^ab$", flags: "iu" }, groupExp: { source: "(?=x)", flags: "u" } };
+    const data = {
+      allow: true,
+      empty: false,
+      users: [],
+      groups: [],
+      userExp: { source: "^ab$", flags: "iu" },
+      groupExp: { source: "(?=x)", flags: "u" },
+    };
     const f = loadFilter(data as unknown as Parameters<typeof loadFilter>[0]);
     expect(filterAllows(f, "AB", [])).toBe(true);
     expect(filterAllows(f, "zz", ["x"])).toBe(false);

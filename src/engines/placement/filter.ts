@@ -2,15 +2,44 @@ import { compileLinear, describeProblem, type LinearRegex } from "../common/rege
 import { FILTER_GROUP_RE, FILTER_USER_RE, SPECIAL_RE } from "./names.js";
 import type { Filter, FilterData, RawFilter, RegexData } from "./types.js";
 
-/** Compiles a Go (RE2) expression with the linear-time matcher, or gives Go's error text with the offset. */
-export function compileGoRegex(expr: string): { ok: true; value: LinearRegex } | { ok: false; error: string } {
-  const r = compileLinear(expr, "re2");
-  return r.ok ? r : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
+type Compiled = { ok: true; value: LinearRegex } | { ok: false; error: string };
+
+/**
+ * The expressions compiled during one policy compile, so that validation and
+ * the rule build compile each only once (set only for one synchronous call).
+ */
+let memo: Map<string, Compiled> | null = null;
+
+/** Runs a policy compile with each Go expression compiled at most once. */
+export function withRegexMemo<T>(run: () => T): T {
+  memo = new Map();
+  try {
+    return run();
+  } finally {
+    memo = null;
+  }
 }
 
-/** The stored form of a Go expression, or null when Go's regexp would not compile it. */
+/** Compiles a Go (RE2) expression with the linear-time matcher, or gives Go's error text with the offset. */
+export function compileGoRegex(expr: string): Compiled {
+  const known = memo?.get(expr);
+  if (known !== undefined) return known;
+  const r = compileLinear(expr, "re2");
+  const out: Compiled = r.ok
+    ? r
+    : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
+  memo?.set(expr, out);
+  return out;
+}
+
+/**
+ * The stored form of a Go expression, or null when Go's regexp would not
+ * compile it: with the literals every match needs, so that loading the policy
+ * need not compile it and deciding can skip it for inputs that lack them.
+ */
 export function translateGoRegex(expr: string): RegexData | null {
-  return compileGoRegex(expr).ok ? { source: expr } : null;
+  const r = compileGoRegex(expr);
+  return r.ok ? { source: expr, prefix: r.value.prefix ?? "", required: r.value.required ?? "" } : null;
 }
 
 /**
@@ -62,20 +91,58 @@ export function buildFilter(raw: RawFilter): FilterData {
 }
 
 /**
+ * A stored filter expression, compiled the first time a decision tests it:
+ * loading a policy of thousands of rules compiles nothing, and a decision
+ * compiles only the expressions its user's literals do not rule out.
+ */
+export class LazyRegex {
+  private compiled: LinearRegex | null = null;
+
+  constructor(
+    private readonly source: string,
+    /** Text every match starts with (see LinearRegex.prefix), or "". */
+    readonly prefix: string,
+    /** Text every match contains (see LinearRegex.required), or "". */
+    readonly required: string,
+  ) {}
+
+  /** Whether the expression matches anywhere in `s`. */
+  test(s: string): boolean {
+    if (this.compiled === null) {
+      const r = compileGoRegex(this.source);
+      this.compiled = r.ok ? r.value : NEVER;
+    }
+    return this.compiled.test(s);
+  }
+}
+
+/**
  * The matcher of a stored expression. Bundles compiled before the linear-time
  * layer stored a JavaScript translation (`(?i)` moved into `flags: "iu"`);
  * that flag is put back. An expression that does not compile (only possible in
- * such an old bundle) never matches, as such filters did then.
+ * such an old bundle) never matches, as such filters did then. Bundles made
+ * before the literals were stored have them read off the compiled expression.
  */
-function compile(exp: (RegexData & { flags?: string }) | null): LinearRegex | null {
+function compile(exp: (RegexData & { flags?: string }) | null): LazyRegex | null {
   if (exp === null) return null;
   const source = exp.flags?.includes("i") === true ? `(?i)${exp.source}` : exp.source;
+  if (exp.prefix !== undefined && exp.required !== undefined)
+    return new LazyRegex(source, exp.prefix, exp.required);
   const r = compileGoRegex(source);
-  return r.ok ? r.value : NEVER;
+  return r.ok
+    ? new LazyRegex(source, r.value.prefix ?? "", r.value.required ?? "")
+    : new LazyRegex("(?!)", "", "");
 }
 
 /** A filter expression that matches nothing. */
-const NEVER: LinearRegex = { fast: true, groups: 0, names: [], test: () => false, exec: () => null, match: () => null };
+const NEVER: LinearRegex = {
+  fast: true,
+  groups: 0,
+  names: [],
+  test: () => false,
+  exec: () => null,
+  match: () => null,
+};
 
 /** The one empty name set every filter without names shares (read only), so a chain of thousands of rules does not touch thousands of sets. */
 const NO_NAMES: ReadonlySet<string> = new Set<string>();
@@ -97,20 +164,42 @@ export function loadFilter(data: FilterData): Filter {
 }
 
 /**
- * A prefix the user must start with for the filter to admit anyone, or null
- * when the filter has no such shortcut: an allow filter whose one user entry is
- * an anchored regexp with a literal start and which names no groups. Without
- * that prefix `filterAllows` is false whatever the groups.
+ * How a gate reads one side (user or groups) of a filter, see
+ * {@link FilterGate}: nothing on this side can match (no entries, or only
+ * dropped ones); only the names listed (looked up in an index); only text
+ * starting with the literal; only text containing it.
  */
-export function userGate(f: Filter): string | null {
-  if (!f.allow || f.empty || f.userExp === null || f.groupExp !== null || f.groups.size > 0) return null;
-  const prefix = f.userExp.prefix ?? "";
-  return prefix === "" ? null : prefix;
+export const Side = { None: 0, Names: 1, Prefix: 2, Contains: 3 } as const;
+/** One of {@link Side}'s values. */
+export type Side = (typeof Side)[keyof typeof Side];
+
+/**
+ * What an allow filter needs from an application before it can admit it: a
+ * user side and a group side, each saying which texts could possibly match.
+ * A decision skips the rule when neither side can; null when the filter has
+ * no such shortcut (deny or empty filters, expressions without literals).
+ */
+export interface FilterGate {
+  user: Side;
+  userLiteral: string;
+  group: Side;
+  groupLiteral: string;
 }
 
-/** Whether the filter admits exactly the users it lists by name (an allow filter with no regexp and no groups). */
-export function namesOnly(f: Filter): boolean {
-  return f.allow && !f.empty && f.userExp === null && f.groupExp === null && f.groups.size === 0;
+function sideOf(names: ReadonlySet<string>, exp: LazyRegex | null): { side: Side; literal: string } | null {
+  if (exp === null) return { side: names.size > 0 ? Side.Names : Side.None, literal: "" };
+  if (exp.prefix !== "") return { side: Side.Prefix, literal: exp.prefix };
+  if (exp.required !== "") return { side: Side.Contains, literal: exp.required };
+  return null;
+}
+
+/** The gate of a filter, or null (see {@link FilterGate}). */
+export function filterGate(f: Filter): FilterGate | null {
+  if (!f.allow || f.empty) return null;
+  const user = sideOf(f.users, f.userExp);
+  const group = sideOf(f.groups, f.groupExp);
+  if (user === null || group === null) return null;
+  return { user: user.side, userLiteral: user.literal, group: group.side, groupLiteral: group.literal };
 }
 
 /**

@@ -74,7 +74,14 @@ export function allPartsValid(path: string): boolean {
 
 /** Go's strconv.ParseBool truth values, which decide whether an application forces creation. */
 export function parseGoBoolTrue(value: string | undefined): boolean {
-  return value === "1" || value === "t" || value === "T" || value === "TRUE" || value === "true" || value === "True";
+  return (
+    value === "1" ||
+    value === "t" ||
+    value === "T" ||
+    value === "TRUE" ||
+    value === "true" ||
+    value === "True"
+  );
 }
 
 /** Lower-cases a partition name and maps `""` to `default`, as the validator does. */

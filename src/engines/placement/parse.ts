@@ -1,13 +1,50 @@
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode, type Pair } from "yaml";
 import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
-import { keysOf, PartitionShape, PlacementConfigShape, PlacementFilterShape, PlacementRuleShape, QueueResourcesShape, QueueShape } from "./config-shape.js";
-import type { RawConfig, RawFilter, RawPartition, RawQueue, RawRule } from "./types.js";
-import { MAX_YAML_DEPTH, yamlTooDeep } from "./yaml-depth.js";
+import {
+  ChildTemplateShape,
+  keysOf,
+  LimitShape,
+  NodeSortPolicyShape,
+  PartitionShape,
+  PlacementConfigShape,
+  PlacementFilterShape,
+  PlacementRuleShape,
+  PreemptionShape,
+  QueueResourcesShape,
+  QueueShape,
+  UserGroupResolverShape,
+} from "./config-shape.js";
+import type {
+  RawConfig,
+  RawFilter,
+  RawLimit,
+  RawPartition,
+  RawQueue,
+  RawResources,
+  RawRule,
+} from "./types.js";
+import {
+  bool,
+  DecodeError,
+  Decoder,
+  entries,
+  isNull,
+  items,
+  numberMap,
+  seq,
+  str,
+  stringMap,
+  strings,
+  uint64,
+} from "./yaml-decode.js";
+import { MAX_YAML_DEPTH } from "./yaml-depth.js";
+import { MAX_REPORTED_ERRORS, readYaml, type Value } from "./yaml-tree.js";
 
 /**
  * Decodes a YuniKorn configuration (YAML, or JSON with the same keys) into the
  * raw shapes with strict keys, the way the scheduler's strict YAML decoding
- * does: an unknown key or a value of the wrong type rejects the configuration.
+ * (yaml.v3, `KnownFields(true)`) does: an unknown key, a repeated key or a
+ * value of the wrong type rejects the configuration. Every field YuniKorn has
+ * is decoded, including those only validation reads (resources, limits).
  */
 
 // Each mapping's keys, from the configuration's shape (config-shape.ts).
@@ -17,157 +54,120 @@ const QUEUE_KEYS = keysOf(QueueShape);
 const RULE_KEYS = keysOf(PlacementRuleShape);
 const FILTER_KEYS = keysOf(PlacementFilterShape);
 const RESOURCE_KEYS = keysOf(QueueResourcesShape);
+const LIMIT_KEYS = keysOf(LimitShape);
+const TEMPLATE_KEYS = keysOf(ChildTemplateShape);
+const PREEMPTION_KEYS = keysOf(PreemptionShape);
+const NODESORT_KEYS = keysOf(NodeSortPolicyShape);
+const RESOLVER_KEYS = keysOf(UserGroupResolverShape);
 
-class DecodeError {
-  constructor(
-    readonly code: string,
-    readonly message: string,
-    readonly at: string,
-  ) {}
+function filter(d: Decoder, v: Value, at: string): RawFilter {
+  const m = entries(d, v, FILTER_KEYS, "filter", at);
+  return {
+    type: str(d, m.get("type"), `${at}/type`),
+    users: strings(d, m.get("users"), `${at}/users`),
+    groups: strings(d, m.get("groups"), `${at}/groups`),
+  };
 }
 
-type Value = YamlNode | null | undefined;
-
-/**
- * The document being decoded, for resolving aliases, and the errors found so
- * far; set only for the duration of one synchronous parse. Decoding goes on
- * after an error (with an empty value in its place), so one pass reports them all.
- */
-let current: { doc: Document; aliases: number; aliasedItems: number; errors: PolicyError[] } | null = null;
-
-/** Records a decoding error and lets decoding go on. */
-function report(code: string, message: string, at: string): void {
-  current?.errors.push(policyError(code, message, at));
-}
-const MAX_ALIASES = 1000;
-/** How many collection items all aliases together may bring back (an alias to a long list costs its length). */
-const MAX_ALIASED_ITEMS = 100_000;
-
-/** Follows YAML aliases (`*name`) to their anchored node, with a cap against alias bombs. */
-function deref(v: Value, at: string): Value {
-  if (!isAlias(v)) return v;
-  if (current === null || ++current.aliases > MAX_ALIASES) {
-    throw new DecodeError("placement_invalid_type", `too many YAML aliases (more than ${MAX_ALIASES})`, at);
-  }
-  const target = v.resolve(current.doc) as Value;
-  if (target === undefined) throw new DecodeError("placement_invalid_type", `unresolved YAML alias \`${v.source}\``, at);
-  if ((isMap(target) || isSeq(target)) && (current.aliasedItems += target.items.length) > MAX_ALIASED_ITEMS) {
-    throw new DecodeError("placement_invalid_type", `YAML aliases bring back more than ${MAX_ALIASED_ITEMS} items`, at);
-  }
-  return target;
-}
-
-function isNull(raw: Value): boolean {
-  const v = deref(raw, "");
-  return v === null || v === undefined || (isScalar(v) && v.value === null);
-}
-
-function kindOf(v: Value): string {
-  if (isMap(v)) return "a mapping";
-  if (isSeq(v)) return "a sequence";
-  if (isScalar(v)) return `\`${String(v.source ?? v.value)}\``;
-  return "nothing";
-}
-
-function entries(raw: Value, keys: readonly string[], where: string, at: string): Map<string, Value> {
-  const v = deref(raw, at);
-  const out = new Map<string, Value>();
-  if (isNull(v)) return out;
-  if (!isMap(v)) {
-    report("placement_invalid_type", `${where} must be a mapping, got ${kindOf(v)}`, at);
-    return out;
-  }
-  for (const pair of v.items as Pair<unknown, unknown>[]) {
-    const keyNode = deref(pair.key as Value, at);
-    // Go's decoder reads a struct's keys as strings: a mapping or sequence as a key is a type error
-    if (isMap(keyNode) || isSeq(keyNode)) {
-      report("placement_invalid_type", `cannot unmarshal !!${isMap(keyNode) ? "map" : "seq"} into string (a key of ${where})`, at);
-      continue;
-    }
-    const key = isScalar(keyNode) ? String(keyNode.value) : "null";
-    if (!keys.includes(key)) {
-      report("placement_unknown_key", `field \`${key}\` not found in ${where}`, `${at}/${key}`);
-      continue;
-    }
-    out.set(key, pair.value as Value);
-  }
-  return out;
-}
-
-function str(raw: Value, at: string): string {
-  const v = deref(raw, at);
-  if (isNull(v)) return "";
-  if (isScalar(v)) {
-    if (typeof v.value === "string") return v.value;
-    return v.source !== undefined ? String(v.source) : String(v.value);
-  }
-  report("placement_invalid_type", `\`${at}\` must be a string, got ${kindOf(v)}`, at);
-  return "";
-}
-
-function bool(raw: Value, at: string): boolean {
-  const v = deref(raw, at);
-  if (isNull(v)) return false;
-  if (isScalar(v) && typeof v.value === "boolean") return v.value;
-  report("placement_invalid_type", `\`${at}\` must be a boolean, got ${kindOf(v)}`, at);
-  return false;
-}
-
-function seq(raw: Value, at: string): Value[] | null {
-  const v = deref(raw, at);
-  if (isNull(v)) return null;
-  if (isSeq(v)) return v.items as Value[];
-  report("placement_invalid_type", `\`${at}\` must be a sequence, got ${kindOf(v)}`, at);
-  return null;
-}
-
-function strings(v: Value, at: string): string[] {
-  return (seq(v, at) ?? []).map((item, i) => str(item, `${at}/${i}`));
-}
-
-function filter(v: Value, at: string): RawFilter {
-  const m = entries(v, FILTER_KEYS, "filter", at);
-  return { type: str(m.get("type"), `${at}/type`), users: strings(m.get("users"), `${at}/users`), groups: strings(m.get("groups"), `${at}/groups`) };
-}
-
-function rule(v: Value, at: string): RawRule {
-  const m = entries(v, RULE_KEYS, "placement rule", at);
+function rule(d: Decoder, v: Value, at: string): RawRule {
+  const m = entries(d, v, RULE_KEYS, "placement rule", at);
   const parent = m.get("parent");
   return {
-    name: str(m.get("name"), `${at}/name`),
-    create: bool(m.get("create"), `${at}/create`),
-    filter: filter(m.get("filter"), `${at}/filter`),
-    parent: isNull(deref(parent, `${at}/parent`)) ? null : rule(parent, `${at}/parent`),
-    value: str(m.get("value"), `${at}/value`),
+    name: str(d, m.get("name"), `${at}/name`),
+    create: bool(d, m.get("create"), `${at}/create`),
+    filter: filter(d, m.get("filter"), `${at}/filter`),
+    parent: isNull(d, d.deref(parent, `${at}/parent`))
+      ? null
+      : d.nested(`${at}/parent`, () => rule(d, parent, `${at}/parent`)),
+    value: str(d, m.get("value"), `${at}/value`),
     at,
   };
 }
 
-function queue(v: Value, at: string): RawQueue {
-  const m = entries(v, QUEUE_KEYS, "queue", at);
-  const res = entries(m.get("resources"), RESOURCE_KEYS, "resources", `${at}/resources`);
-  const children = seq(m.get("queues"), `${at}/queues`);
+function resources(d: Decoder, v: Value, at: string): RawResources {
+  const m = entries(d, v, RESOURCE_KEYS, "resources", at);
   return {
-    name: str(m.get("name"), `${at}/name`),
-    parent: bool(m.get("parent"), `${at}/parent`),
-    adminacl: str(m.get("adminacl"), `${at}/adminacl`),
-    submitacl: str(m.get("submitacl"), `${at}/submitacl`),
-    queues: children === null ? null : children.map((c, i) => queue(c, `${at}/queues/${i}`)),
-    hasResources: !isNull(res.get("guaranteed")) || !isNull(res.get("max")),
+    guaranteed: stringMap(d, m.get("guaranteed"), "guaranteed resources", `${at}/guaranteed`),
+    max: stringMap(d, m.get("max"), "maximum resources", `${at}/max`),
+  };
+}
+
+function limit(d: Decoder, v: Value, at: string): RawLimit {
+  const m = entries(d, v, LIMIT_KEYS, "limit", at);
+  return {
+    limit: str(d, m.get("limit"), `${at}/limit`),
+    users: strings(d, m.get("users"), `${at}/users`),
+    groups: strings(d, m.get("groups"), `${at}/groups`),
+    maxresources: stringMap(d, m.get("maxresources"), "maximum resources", `${at}/maxresources`),
+    maxapplications: uint64(d, m.get("maxapplications"), `${at}/maxapplications`),
     at,
   };
 }
 
-function partition(v: Value, at: string): RawPartition {
-  const m = entries(v, PARTITION_KEYS, "partition", at);
-  const queues = seq(m.get("queues"), `${at}/queues`);
+function limits(d: Decoder, v: Value, at: string): RawLimit[] {
+  return (seq(d, v, at) ?? []).map((item, i) => limit(d, item, `${at}/${i}`));
+}
+
+/** Decoded for its strictness only: nothing of the child template is used or validated. */
+function childTemplate(d: Decoder, v: Value, at: string): void {
+  const m = entries(d, v, TEMPLATE_KEYS, "child template", at);
+  uint64(d, m.get("maxapplications"), `${at}/maxapplications`);
+  stringMap(d, m.get("properties"), "properties", `${at}/properties`);
+  resources(d, m.get("resources"), `${at}/resources`);
+}
+
+function queue(d: Decoder, v: Value, at: string): RawQueue {
+  const m = entries(d, v, QUEUE_KEYS, "queue", at);
+  stringMap(d, m.get("properties"), "properties", `${at}/properties`);
+  childTemplate(d, m.get("childtemplate"), `${at}/childtemplate`);
   return {
-    name: str(m.get("name"), `${at}/name`),
-    queues: queues === null ? null : queues.map((q, i) => queue(q, `${at}/queues/${i}`)),
-    placementrules: (seq(m.get("placementrules"), `${at}/placementrules`) ?? []).map((r, i) =>
-      rule(r, `${at}/placementrules/${i}`),
-    ),
-    defaultqueue: str(m.get("defaultqueue"), `${at}/defaultqueue`),
+    name: str(d, m.get("name"), `${at}/name`),
+    parent: bool(d, m.get("parent"), `${at}/parent`),
+    adminacl: str(d, m.get("adminacl"), `${at}/adminacl`),
+    submitacl: str(d, m.get("submitacl"), `${at}/submitacl`),
+    queues: items(d, m.get("queues"), `${at}/queues`, (c, cat) => queue(d, c, cat)),
+    resources: resources(d, m.get("resources"), `${at}/resources`),
+    maxapplications: uint64(d, m.get("maxapplications"), `${at}/maxapplications`),
+    limits: limits(d, m.get("limits"), `${at}/limits`),
+    at,
+  };
+}
+
+function partition(d: Decoder, v: Value, at: string): RawPartition {
+  const m = entries(d, v, PARTITION_KEYS, "partition", at);
+  const preemption = entries(d, m.get("preemption"), PREEMPTION_KEYS, "preemption", `${at}/preemption`);
+  for (const key of PREEMPTION_KEYS) bool(d, preemption.get(key), `${at}/preemption/${key}`);
+  const resolver = entries(
+    d,
+    m.get("usergroupresolver"),
+    RESOLVER_KEYS,
+    "user group resolver",
+    `${at}/usergroupresolver`,
+  );
+  str(d, resolver.get("type"), `${at}/usergroupresolver/type`);
+  const nodesort = entries(
+    d,
+    m.get("nodesortpolicy"),
+    NODESORT_KEYS,
+    "node sort policy",
+    `${at}/nodesortpolicy`,
+  );
+  return {
+    name: str(d, m.get("name"), `${at}/name`),
+    queues: items(d, m.get("queues"), `${at}/queues`, (q, qat) => queue(d, q, qat)),
+    placementrules:
+      items(d, m.get("placementrules"), `${at}/placementrules`, (r, rat) => rule(d, r, rat)) ?? [],
+    limits: limits(d, m.get("limits"), `${at}/limits`),
+    nodesort: {
+      type: str(d, nodesort.get("type"), `${at}/nodesortpolicy/type`),
+      weights: numberMap(
+        d,
+        nodesort.get("resourceweights"),
+        "resource weights",
+        `${at}/nodesortpolicy/resourceweights`,
+      ),
+    },
+    defaultqueue: str(d, m.get("defaultqueue"), `${at}/defaultqueue`),
     at,
   };
 }
@@ -175,80 +175,53 @@ function partition(v: Value, at: string): RawPartition {
 /** Maps a JSON pointer into the configuration to the `line:column` of what it names. */
 export type Locate = (pointer: string) => string;
 
-/**
- * The `line:column` of the node a pointer names: a mapping key's own position
- * for `/…/key`, a sequence item's for `/…/3`. Where the path leaves the
- * document (a key that is absent), the deepest node reached; `""` (the whole
- * configuration) stays `""`.
- */
-function locator(doc: Document, lines: LineCounter): Locate {
-  const at = (node: { range?: [number, number, number] | null } | null | undefined) => {
-    const pos = lines.linePos(node?.range?.[0] ?? 0);
-    return `${pos.line}:${pos.col}`;
-  };
-  return (pointer) => {
-    if (pointer === "") return "";
-    let node = doc.contents as Value;
-    let last: string | null = null;
-    for (const segment of pointer.split("/").slice(1)) {
-      if (isAlias(node)) node = node.resolve(doc) as Value;
-      if (isMap(node)) {
-        const pair = (node.items as Pair<unknown, unknown>[]).find((p) => isScalar(p.key) && String(p.key.value) === segment);
-        if (pair === undefined) return last ?? at(node);
-        last = at(pair.key as YamlNode);
-        node = pair.value as Value;
-      } else if (isSeq(node)) {
-        const item = node.items[Number(segment)] as Value;
-        if (item === undefined || item === null) return last ?? at(node);
-        last = at(item);
-        node = item;
-      } else {
-        break;
-      }
-    }
-    return last ?? at(node);
-  };
+/** The error that stands for those past the report limit. */
+function tooMany(dropped: number): PolicyError {
+  return policyError(
+    "placement_too_many_errors",
+    `${dropped} more errors not reported (at most ${MAX_REPORTED_ERRORS} are)`,
+    "",
+  );
 }
 
 /**
  * Parses and decodes the source text. Every error carries `line:column`:
  * syntax errors where the YAML parser stopped, decoding errors (an unknown
- * key, a value of the wrong type) at the key or item they concern. With the
- * configuration comes `locate`, which places the later stages' errors.
+ * key, a repeated key, a value of the wrong type) at the key or item they
+ * concern. With the configuration comes `locate`, which places the later
+ * stages' errors. Linear in the text: see yaml-tree.ts and yaml-decode.ts.
  */
 export function parseConfig(source: string): Result<{ config: RawConfig; locate: Locate }, PolicyError[]> {
-  const lines = new LineCounter();
-  const deep = yamlTooDeep(source);
-  if (deep !== null) {
-    const before = source.slice(0, deep);
-    const line = before.split("\n").length;
-    const col = deep - before.lastIndexOf("\n");
-    return err([policyError("placement_yaml_too_deep", `the YAML nests more than ${MAX_YAML_DEPTH} levels deep`, `${line}:${col}`)]);
+  const read = readYaml(source);
+  if (!read.ok) {
+    if ("deep" in read)
+      return err([
+        policyError(
+          "placement_yaml_too_deep",
+          `the YAML nests more than ${MAX_YAML_DEPTH} levels deep`,
+          read.deep,
+        ),
+      ]);
+    return err(read.errors.map((e) => policyError("placement_yaml_syntax", e.message, e.at)));
   }
-  const doc = parseDocument(source, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
-  if (doc.errors.length > 0) {
-    return err(
-      doc.errors.map((e) => {
-        const pos = lines.linePos(e.pos[0]);
-        return policyError("placement_yaml_syntax", e.message.split("\n")[0], `${pos.line}:${pos.col}`);
-      }),
-    );
-  }
-  const locate = locator(doc, lines);
-  const errors: PolicyError[] = [];
-  current = { doc, aliases: 0, aliasedItems: 0, errors };
+  const tree = read.tree;
+  // decoding errors name a pointer, or `@offset` where the node has no pointer of its own (a repeated key)
+  const locate: Locate = (at) => (at.startsWith("@") ? tree.position(Number(at.slice(1))) : tree.locate(at));
+  const d = new Decoder(tree);
+  const placed = (errors: PolicyError[]) => [
+    ...errors.map((e) => ({ ...e, at: locate(e.at) })),
+    ...(d.dropped > 0 ? [tooMany(d.dropped)] : []),
+  ];
   try {
-    const top = doc.contents as Value;
-    if (isNull(top)) return ok({ config: { partitions: null }, locate });
-    const m = entries(top, TOP_KEYS, "the configuration", "");
-    const parts = seq(m.get("partitions"), "/partitions");
-    const config = { partitions: parts === null ? [] : parts.map((p, i) => partition(p, `/partitions/${i}`)) };
-    if (errors.length > 0) return err(errors.map((e) => ({ ...e, at: locate(e.at) })));
-    return ok({ config, locate });
+    const top = tree.doc.contents as Value;
+    if (isNull(d, top)) return ok({ config: { partitions: null }, locate });
+    const m = entries(d, top, TOP_KEYS, "the configuration", "");
+    str(d, m.get("checksum"), "/checksum");
+    const parts = items(d, m.get("partitions"), "/partitions", (p, at) => partition(d, p, at));
+    if (d.errors.length > 0) return err(placed(d.errors));
+    return ok({ config: { partitions: parts ?? [] }, locate });
   } catch (e) {
-    if (e instanceof DecodeError) return err([...errors, policyError(e.code, e.message, e.at)].map((x) => ({ ...x, at: locate(x.at) })));
+    if (e instanceof DecodeError) return err(placed([...d.errors, policyError(e.code, e.message, e.at)]));
     throw e;
-  } finally {
-    current = null;
   }
 }

@@ -1,5 +1,13 @@
 import { filterAllows } from "./filter.js";
-import { allPartsValid, FORCE_TAG, INVALID_QUEUE_NAME, isQueueNameValid, parseGoBoolTrue, RECOVERY_QUEUE, replaceDot } from "./names.js";
+import {
+  allPartsValid,
+  FORCE_TAG,
+  INVALID_QUEUE_NAME,
+  isQueueNameValid,
+  parseGoBoolTrue,
+  RECOVERY_QUEUE,
+  replaceDot,
+} from "./names.js";
 import type { Rule } from "./types.js";
 import type { QueueView } from "./view.js";
 
@@ -48,7 +56,8 @@ function underParent(rule: Rule, ctx: PlaceContext, child: string): string | nul
   }
   const parent = produced.startsWith("root.") ? produced : "root." + produced;
   const lower = parent.toLowerCase();
-  if (ctx.view.exists(lower) && ctx.view.isLeaf(lower)) return failed(ctx, `parent rule returned a leaf queue: ${parent}`);
+  if (ctx.view.exists(lower) && ctx.view.isLeaf(lower))
+    return failed(ctx, `parent rule returned a leaf queue: ${parent}`);
   return parent + "." + child;
 }
 
@@ -76,23 +85,27 @@ export function placeRule(rule: Rule, ctx: PlaceContext): string | null {
   switch (rule.kind) {
     case "provided": {
       if (ctx.queue === "") return nothing(ctx, "no queue in the request");
-      if (!filterAllows(rule.filter, ctx.user, ctx.groups)) return nothing(ctx, "filter does not admit the user");
+      if (!filterAllows(rule.filter, ctx.user, ctx.groups))
+        return nothing(ctx, "filter does not admit the user");
       return createCheck(rule, ctx, fromName(rule, ctx, ctx.queue));
     }
     case "user": {
-      if (!filterAllows(rule.filter, ctx.user, ctx.groups)) return nothing(ctx, "filter does not admit the user");
+      if (!filterAllows(rule.filter, ctx.user, ctx.groups))
+        return nothing(ctx, "filter does not admit the user");
       const child = replaceDot(ctx.user);
       if (!isQueueNameValid(child)) return failed(ctx, INVALID_QUEUE_NAME);
       return createCheck(rule, ctx, underParent(rule, ctx, child));
     }
     case "fixed": {
-      if (!filterAllows(rule.filter, ctx.user, ctx.groups)) return nothing(ctx, "filter does not admit the user");
+      if (!filterAllows(rule.filter, ctx.user, ctx.groups))
+        return nothing(ctx, "filter does not admit the user");
       return createCheck(rule, ctx, rule.qualified ? rule.value : underParent(rule, ctx, rule.value));
     }
     case "tag": {
       const value = tagValue(ctx.tags, rule.value);
       if (value === "") return nothing(ctx, `tag ${rule.value} is not set`);
-      if (!filterAllows(rule.filter, ctx.user, ctx.groups)) return nothing(ctx, "filter does not admit the user");
+      if (!filterAllows(rule.filter, ctx.user, ctx.groups))
+        return nothing(ctx, "filter does not admit the user");
       return createCheck(rule, ctx, fromName(rule, ctx, value));
     }
   }

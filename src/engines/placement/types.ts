@@ -1,4 +1,4 @@
-import type { LinearRegex } from "../common/regex/index.js";
+import type { LazyRegex } from "./filter.js";
 /**
  * The shapes the placement engine passes between its stages: the decoded
  * configuration (raw, as written), the compiled plain-JSON data stored in the
@@ -23,7 +23,24 @@ export interface RawRule {
   at: string;
 }
 
-/** A queue as decoded from the configuration; only what placement needs is kept. */
+/** A user and group limit (`limits` of a queue or a partition), checked by validation only. */
+export interface RawLimit {
+  limit: string;
+  users: string[];
+  groups: string[];
+  /** `null` when absent or null (Go's nil map). */
+  maxresources: Map<string, string> | null;
+  maxapplications: bigint;
+  at: string;
+}
+
+/** A queue's `resources`: each map `null` when absent or null (Go's nil map). */
+export interface RawResources {
+  guaranteed: Map<string, string> | null;
+  max: Map<string, string> | null;
+}
+
+/** A queue as decoded from the configuration: what placement uses and what validation checks. */
 export interface RawQueue {
   name: string;
   parent: boolean;
@@ -31,8 +48,9 @@ export interface RawQueue {
   submitacl: string;
   /** `null` when the key is absent or null (Go's nil slice). */
   queues: RawQueue[] | null;
-  /** True when `resources.guaranteed` or `resources.max` is set. */
-  hasResources: boolean;
+  resources: RawResources;
+  maxapplications: bigint;
+  limits: RawLimit[];
   at: string;
 }
 
@@ -41,6 +59,9 @@ export interface RawPartition {
   name: string;
   queues: RawQueue[] | null;
   placementrules: RawRule[];
+  limits: RawLimit[];
+  /** `nodesortpolicy`: the policy name and the resource weights. */
+  nodesort: { type: string; weights: Map<string, number> };
   defaultqueue: string;
   at: string;
 }
@@ -59,8 +80,12 @@ export interface AclData {
 
 /** A JavaScript translation of a Go RE2 filter expression. */
 export interface RegexData {
-  /** The expression as written (Go's regexp syntax), compiled at load time by the linear-time matcher. */
+  /** The expression as written (Go's regexp syntax), compiled by the linear-time matcher when a decision first tests it. */
   source: string;
+  /** Text every match starts with, or "" (absent in bundles made before it was stored). */
+  prefix?: string;
+  /** Text every match contains, or "" (absent in bundles made before it was stored). */
+  required?: string;
 }
 
 /** A built rule filter as plain data. */
@@ -122,8 +147,8 @@ export interface Filter {
   readonly empty: boolean;
   readonly users: ReadonlySet<string>;
   readonly groups: ReadonlySet<string>;
-  readonly userExp: LinearRegex | null;
-  readonly groupExp: LinearRegex | null;
+  readonly userExp: LazyRegex | null;
+  readonly groupExp: LazyRegex | null;
 }
 
 /** A loaded rule. */
@@ -151,17 +176,25 @@ export interface Partition {
   readonly name: string;
   readonly queues: ReadonlyMap<string, QueueNode>;
   readonly rules: readonly Rule[];
-  /**
-   * Per rule, a prefix the user must start with for the rule to place anything
-   * (its filter's `userGate`), or null; a decision that is not explained skips
-   * a gated rule the user lacks without reading the rule itself.
-   */
-  readonly gates: ReadonlyArray<string | null>;
-  /** Per rule, 1 when its filter admits only the users it names (`namesOnly`): skipped unless `named` lists the rule for the user. */
-  readonly nameGated: Uint8Array;
-  /** For each user a names-only filter lists, the indices of those rules. */
-  readonly named: ReadonlyMap<string, ReadonlySet<number>>;
+  /** The rules' filter gates: an unexplained decision skips the rules whose filter cannot admit the application without reading them. */
+  readonly gates: RuleGates;
   readonly defaultQueue: string | null;
+}
+
+/**
+ * The filter gates of a partition's rules, as parallel arrays (see
+ * filter.ts, FilterGate): per rule, 1 in `gated` when it has a gate, the
+ * mode and literal of each side, and indexes from a user or group name to
+ * the rules whose filter lists it.
+ */
+export interface RuleGates {
+  readonly gated: Uint8Array;
+  readonly userSide: Uint8Array;
+  readonly userLiteral: readonly string[];
+  readonly groupSide: Uint8Array;
+  readonly groupLiteral: readonly string[];
+  readonly users: ReadonlyMap<string, ReadonlySet<number>>;
+  readonly groups: ReadonlyMap<string, readonly number[]>;
 }
 
 /** The loaded policy: partitions by lower-cased name. */

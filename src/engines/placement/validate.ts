@@ -1,8 +1,23 @@
 import { policyError, type PolicyError } from "../common/result.js";
 import { checkAclFields } from "./acl.js";
 import { singleEntryProblem } from "./filter.js";
-import { allPartsValid, FILTER_GROUP_RE, FILTER_USER_RE, INVALID_QUEUE_NAME, isQueueNameValid, RULE_NAME_RE } from "./names.js";
-import type { RawConfig, RawFilter, RawPartition, RawQueue, RawRule } from "./types.js";
+import {
+  allPartsValid,
+  FILTER_GROUP_RE,
+  FILTER_USER_RE,
+  INVALID_QUEUE_NAME,
+  isQueueNameValid,
+  RULE_NAME_RE,
+} from "./names.js";
+import type { RawConfig, RawFilter, RawLimit, RawPartition, RawQueue, RawRule } from "./types.js";
+import {
+  checkLimitApplications,
+  checkLimitResources,
+  checkMaxApplications,
+  checkNodeSort,
+  checkQueueLimits,
+  checkQueueResources,
+} from "./validate-resources.js";
 
 /**
  * The configuration validator (spec §8), with YuniKorn's texts and in its
@@ -19,22 +34,71 @@ function fail(code: string, message: string, at: string): void {
   found.push(policyError(code, message, at));
 }
 
+function report(problem: PolicyError | null): void {
+  if (problem !== null) found.push(problem);
+}
+
+/** `checkLimitsStructure`: partition limits stand for the root queue's, and may only repeat them. */
+function limitsStructure(p: RawPartition, root: RawQueue): RawQueue {
+  if (p.limits.length === 0) return root;
+  if (root.limits.length === 0) return { ...root, limits: p.limits };
+  if (!sameLimits(p.limits, root.limits))
+    fail(
+      "placement_invalid_limit",
+      "partition limits and root queue limits are not equivalent",
+      `${p.at}/limits`,
+    );
+  return root;
+}
+
+function sameLimits(a: readonly RawLimit[], b: readonly RawLimit[]): boolean {
+  const key = (l: RawLimit) =>
+    JSON.stringify([
+      l.limit,
+      l.users,
+      l.groups,
+      l.maxresources === null ? null : [...l.maxresources].sort(),
+      String(l.maxapplications),
+    ]);
+  return a.length === b.length && a.every((l, i) => key(l) === key(b[i]));
+}
+
 function withRoot(p: RawPartition): RawQueue {
   const qs = p.queues ?? [];
   if (qs.length === 1 && qs[0].name.toLowerCase() === "root") return { ...qs[0], parent: true };
-  return { name: "root", parent: true, adminacl: "", submitacl: "", queues: qs, hasResources: false, at: `${p.at}/queues` };
+  return {
+    name: "root",
+    parent: true,
+    adminacl: "",
+    submitacl: "",
+    queues: qs,
+    resources: { guaranteed: null, max: null },
+    maxapplications: 0n,
+    limits: [],
+    at: `${p.at}/queues`,
+  };
 }
 
 function checkQueues(q: RawQueue, level: number): void {
-  for (const [key, acl] of [["adminacl", q.adminacl], ["submitacl", q.submitacl]] as const) {
+  for (const [key, acl] of [
+    ["adminacl", q.adminacl],
+    ["submitacl", q.submitacl],
+  ] as const) {
     const e = checkAclFields(acl);
     if (e !== null) fail("placement_invalid_acl", e, `${q.at}/${key}`);
   }
+  report(checkQueueLimits(q));
   const seen = new Set<string>();
   for (const child of q.queues ?? []) {
     const lower = child.name.toLowerCase();
-    if (!isQueueNameValid(child.name)) fail("placement_invalid_queue_name", INVALID_QUEUE_NAME, `${child.at}/name`);
-    else if (seen.has(lower)) fail("placement_duplicate_queue", `duplicate child name found with name '${child.name}', level ${level}`, `${child.at}/name`);
+    if (!isQueueNameValid(child.name))
+      fail("placement_invalid_queue_name", INVALID_QUEUE_NAME, `${child.at}/name`);
+    else if (seen.has(lower))
+      fail(
+        "placement_duplicate_queue",
+        `duplicate child name found with name '${child.name}', level ${level}`,
+        `${child.at}/name`,
+      );
     seen.add(lower);
   }
   for (const child of q.queues ?? []) checkQueues(child, level + 1);
@@ -47,20 +111,37 @@ function why(problem: string): string {
 
 function checkFilter(f: RawFilter, at: string): void {
   if (f.type !== "" && f.type.toLowerCase() !== "allow" && f.type.toLowerCase() !== "deny") {
-    fail("placement_invalid_filter_type", `invalid rule filter type ${f.type}, filter type  must be either '', allow or deny`, `${at}/type`);
+    fail(
+      "placement_invalid_filter_type",
+      `invalid rule filter type ${f.type}, filter type  must be either '', allow or deny`,
+      `${at}/type`,
+    );
   }
   const users = f.users.length === 1 ? singleEntryProblem(f.users[0], FILTER_USER_RE) : null;
   if (users !== null) {
-    fail("placement_invalid_filter_users", `invalid rule filter user list is not a proper list or regexp: [${f.users.join(" ")}]${why(users)}`, `${at}/users`);
+    fail(
+      "placement_invalid_filter_users",
+      `invalid rule filter user list is not a proper list or regexp: [${f.users.join(" ")}]${why(users)}`,
+      `${at}/users`,
+    );
   }
   const groups = f.groups.length === 1 ? singleEntryProblem(f.groups[0], FILTER_GROUP_RE) : null;
   if (groups !== null) {
-    fail("placement_invalid_filter_groups", `invalid rule filter group list is not a proper list or regexp: [${f.groups.join(" ")}]${why(groups)}`, `${at}/groups`);
+    fail(
+      "placement_invalid_filter_groups",
+      `invalid rule filter group list is not a proper list or regexp: [${f.groups.join(" ")}]${why(groups)}`,
+      `${at}/groups`,
+    );
   }
 }
 
 function checkRule(r: RawRule): void {
-  if (!RULE_NAME_RE.test(r.name)) fail("placement_invalid_rule_name", `invalid rule name ${r.name}, a name must be a valid identifier`, `${r.at}/name`);
+  if (!RULE_NAME_RE.test(r.name))
+    fail(
+      "placement_invalid_rule_name",
+      `invalid rule name ${r.name}, a name must be a valid identifier`,
+      `${r.at}/name`,
+    );
   if (r.parent !== null) checkRule(r.parent);
   checkFilter(r.filter, `${r.at}/filter`);
 }
@@ -89,7 +170,11 @@ function staticPath(top: RawRule): StaticPath | null {
     }
     if (r.value.startsWith("root")) {
       if (path !== "") {
-        fail("placement_illegal_fixed_rule", `illegal fully qualified 'fixed' rule with value ${r.value}`, `${r.at}/value`);
+        fail(
+          "placement_illegal_fixed_rule",
+          `illegal fully qualified 'fixed' rule with value ${r.value}`,
+          `${r.at}/value`,
+        );
         return null;
       }
       path = r.value;
@@ -102,7 +187,13 @@ function staticPath(top: RawRule): StaticPath | null {
 
 type PathCheck = { result: "ok" | "missing" | "not_leaf" } | { result: "last_leaf"; last: string };
 
-function checkHierarchy(parts: string[], create: boolean, dynamic: boolean, conf: RawQueue[], parent: RawQueue | null): PathCheck {
+function checkHierarchy(
+  parts: string[],
+  create: boolean,
+  dynamic: boolean,
+  conf: RawQueue[],
+  parent: RawQueue | null,
+): PathCheck {
   if (conf.length === 0 && parent !== null) {
     if (!parent.parent) return { result: "last_leaf", last: parent.name };
     return { result: create ? "ok" : "missing" };
@@ -125,8 +216,14 @@ function checkRules(p: RawPartition, root: RawQueue): void {
     const top = p.placementrules[i];
     const check = checkHierarchy(sp.path.toLowerCase().split("."), top.create, sp.dynamic, [root], null);
     const head = `placement rule no. #${i} (${sp.chain}) references`;
-    if (check.result === "not_leaf") fail("placement_queue_not_leaf", `${head} a queue (${sp.path}) which is not a leaf`, top.at);
-    else if (check.result === "missing") fail("placement_nonexisting_queue", `${head} non-existing queues (${sp.path}) and create is 'false'`, top.at);
+    if (check.result === "not_leaf")
+      fail("placement_queue_not_leaf", `${head} a queue (${sp.path}) which is not a leaf`, top.at);
+    else if (check.result === "missing")
+      fail(
+        "placement_nonexisting_queue",
+        `${head} non-existing queues (${sp.path}) and create is 'false'`,
+        top.at,
+      );
     else if (check.result === "last_leaf") {
       fail(
         "placement_last_queue_leaf",
@@ -173,16 +270,33 @@ export function validateConfig(config: RawConfig): Validation {
     const names = new Set<string>();
     for (const p of config.partitions) {
       const name = p.name === "" || p.name.toLowerCase() === "default" ? "default" : p.name;
-      if (names.has(name.toLowerCase())) fail("placement_duplicate_partition", `duplicate partition name found with name ${name}`, `${p.at}/name`);
+      if (names.has(name.toLowerCase()))
+        fail(
+          "placement_duplicate_partition",
+          `duplicate partition name found with name ${name}`,
+          `${p.at}/name`,
+        );
       names.add(name.toLowerCase());
       if (p.queues === null) {
         fail("placement_queue_config_not_set", "queue config is not set", p.at);
         continue;
       }
-      const root = withRoot(p);
-      if (root.hasResources) fail("placement_root_resources", "root queue must not have resource limits set", `${root.at}/resources`);
+      let root = withRoot(p);
+      if (root.resources.guaranteed !== null || root.resources.max !== null) {
+        fail(
+          "placement_root_resources",
+          "root queue must not have resource limits set",
+          `${root.at}/resources`,
+        );
+      }
+      root = limitsStructure(p, root);
       checkQueues(root, 1);
+      report(checkQueueResources(root));
       checkRules(p, root);
+      report(checkNodeSort(p.nodesort, `${p.at}/nodesortpolicy`));
+      report(checkMaxApplications(root));
+      report(checkLimitResources(root));
+      report(checkLimitApplications(root));
       checkDefaultQueue(p);
       out.push({ partition: p, root });
     }

@@ -81,7 +81,10 @@ function buildDynamic(existing: readonly ExistingQueue[]): Map<string, DynamicQu
     if (path !== "root" && !path.startsWith("root.")) continue;
     const leaf = e.leaf ?? e.kind !== "parent";
     const prev = out.get(path);
-    out.set(path, { leaf: prev === undefined ? leaf : prev.leaf && leaf, draining: (prev?.draining ?? false) || e.draining === true });
+    out.set(path, {
+      leaf: prev === undefined ? leaf : prev.leaf && leaf,
+      draining: (prev?.draining ?? false) || e.draining === true,
+    });
     for (let dot = path.lastIndexOf("."); dot > 0; dot = path.lastIndexOf(".", dot - 1)) {
       const up = path.slice(0, dot);
       const seen = out.get(up);

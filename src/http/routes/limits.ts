@@ -130,6 +130,7 @@ registerOperation({
   request: LimitsRequest,
   response: LimitsVerdict,
   query: [EXPLAIN_QUERY],
+  errors: ["answer_too_deep"],
 });
 registerOperation({
   operationId: "urlFetchLimits",
@@ -144,6 +145,6 @@ registerOperation({
     { name: "requester", description: "the requester's address (`hint(\"requester\")`); without it, the connecting address", schema: { type: "string" } },
     { name: "server", description: "the pScheduler server's address (`hint(\"server\")`), as `server` in a decide request", schema: { type: "string" } },
   ],
-  errors: ["invalid_request", "invalid_json", "payload_too_large", "budget_exceeded"],
+  errors: ["invalid_request", "invalid_json", "payload_too_large", "budget_exceeded", "answer_too_deep"],
   response: z.object({ passed: z.boolean().describe("the limits' verdict (`allowed`)"), message: z.string().describe("Arbiter's diagnostics, pScheduler's own text line by line") }).strict(),
 });

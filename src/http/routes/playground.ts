@@ -5,6 +5,7 @@ import { shapeVerdict } from "../../engines/common/decision.js";
 import { ENGINE_NAMES, type EngineName } from "../../engines/common/engine.js";
 import { stringifyExactJson } from "../../engines/common/exact-json.js";
 import type { AppEnv } from "../../env.js";
+import { answerJson } from "../answer-json.js";
 import { authorize } from "../auth.js";
 import { parseExactJsonText, parseJsonText, readJsonText, validate } from "../body.js";
 import { decideWithin, newDecisionId } from "../decision.js";
@@ -53,7 +54,7 @@ export const playgroundRoutes = new Hono<AppEnv>()
     const decision = await decideWithin(ctx.budget, () => driver.decide(compiled.policy, request, ctx));
     const verdict = shapeVerdict(decision, newDecisionId(), compiled.revision, true);
     writeLog({ ts: new Date().toISOString(), event: "playground_decision", engine, revision: compiled.revision, outcome: decision.outcome });
-    return c.body(stringifyExactJson(verdict), 200, { "content-type": "application/json" });
+    return c.body(answerJson(verdict, stringifyExactJson), 200, { "content-type": "application/json" });
   });
 
 registerOperation({
@@ -75,5 +76,5 @@ registerOperation({
   auth: "admin",
   request: PlaygroundBody,
   response: PlaygroundVerdict,
-  errors: ["unknown_engine", "policy_invalid", "budget_exceeded"],
+  errors: ["unknown_engine", "policy_invalid", "budget_exceeded", "answer_too_deep"],
 });

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { parseRuleBody, parseUuid, readRapiJson, type FilterRule, type FloatLiterals } from "../../engines/jobfilter/index.js";
 import { checkJsonShape, describeJsonShape } from "../../engines/common/json-shape.js";
 import { authSettings, constantTimeEqual, misconfigured, ROLES, type Role } from "../auth.js";
-import { readText } from "../body.js";
+import { depthRefused, readText } from "../body.js";
 import { idempotencyKey, idempotencyRequest, keyReusedMessage } from "../idempotency.js";
 import type { AppEnv } from "../../env.js";
 import { ApiError, clipText } from "../errors.js";
@@ -100,7 +100,9 @@ async function readBody(c: Context<AppEnv>): Promise<{ value: unknown; floats?: 
   try {
     parsed = readRapiJson(text);
   } catch {
-    throw new RapiError(400, "Unable to parse JSON data");
+    // nesting the exact reader refuses is named as the shape check names it
+    const deep = depthRefused(text);
+    throw new RapiError(400, deep === null ? "Unable to parse JSON data" : describeJsonShape(deep));
   }
   const violation = checkJsonShape(parsed.value);
   if (violation !== null) throw new RapiError(400, describeJsonShape(violation));

@@ -7,7 +7,7 @@ import { ClassAd, EMPTY_AD, literal, type Slot } from "../classad.js";
 import { compile } from "../compile.js";
 import type { EvalFn, Node } from "../node.js";
 import { select } from "../scope.js";
-import { MAX_DEPTH, type EvalState } from "../state.js";
+import type { EvalState } from "../state.js";
 import { ERROR, ListValue, UNDEF, truth, type Value } from "../values.js";
 import type { Builtin } from "./helpers.js";
 
@@ -32,7 +32,8 @@ function findInScope(start: ClassAd | null, lc: string): Slot | null {
   return null;
 }
 
-type InContext = (nested: ClassAd, st: EvalState) => Value;
+/** The expression to evaluate in each nested ad, and its height when it is an attribute's own tree (levels it stacks). */
+type InContext = ((nested: ClassAd, st: EvalState) => Value) & { height?: number };
 
 /**
  * What the first argument stands for, as AttributeReference::Deref finds it:
@@ -60,7 +61,7 @@ function expressionOf(node: Node, arg: EvalFn, ad: ClassAd, st: EvalState): InCo
   }
   if (slot === null) return itself;
   const c = slot.c;
-  return (nested, s) => c.ev(nested, s);
+  return Object.assign((nested: ClassAd, s: EvalState) => c.ev(nested, s), { height: c.height });
 }
 
 /**
@@ -70,14 +71,14 @@ function expressionOf(node: Node, arg: EvalFn, ad: ClassAd, st: EvalState): InCo
  */
 function inContext(expr: InContext, elem: Value, st: EvalState): Value {
   if (!(elem instanceof ClassAd)) return elem === UNDEF ? UNDEF : ERROR;
-  if (st.depth >= MAX_DEPTH) return ERROR;
+  const height = expr.height ?? 1;
+  if (!st.enter(height)) return ERROR;
   const savedOf = st.altOf;
   const savedAlt = st.alt;
   st.altOf = elem;
   st.alt = elem.parent !== null ? st.otherOf(elem.parent) : null;
-  st.depth++;
   const v = expr(elem, st);
-  st.depth--;
+  st.leave(height);
   st.altOf = savedOf;
   st.alt = savedAlt;
   return v;

@@ -1,12 +1,10 @@
 /**
  * Built-ins for types, control, lists and numbers: isX, ifThenElse, size,
  * sum/avg/min/max, anyCompare/allCompare, member/identicalMember, int, real,
- * string, bool, floor/ceiling/round, pow, quantize, random, eval, debug.
+ * string, bool, floor/ceiling/round, pow, quantize, random, debug.
  */
 import { ClassAd } from "../classad.js";
-import { compile } from "../compile.js";
 import { arith, compare, metaEqual, metaNotEqual, type CmpOp } from "../operators.js";
-import { parseExpr } from "../parser.js";
 import { USED_RANDOM } from "../state.js";
 import { AbsTime, ERROR, ListValue, Real, RelTime, UNDEF, isInt, realToInt, truth, typeName, type Value } from "../values.js";
 import { eager, toInt, toReal, toStr, type Builtin } from "./helpers.js";
@@ -247,20 +245,6 @@ const random: Builtin = (args, ad, st) => {
   return ERROR;
 };
 
-const evalFn: Builtin = (args, ad, st) => {
-  if (args.length !== 1) return ERROR;
-  const arg = args[0](ad, st);
-  if (arg === UNDEF || arg === ERROR) return ERROR;
-  if (typeof arg !== "string") return arg;
-  const p = parseExpr(arg);
-  if (!p.ok) return ERROR;
-  if (st.depth >= 200) return ERROR;
-  st.depth++;
-  const v = compile(p.node).ev(ad, st);
-  st.depth--;
-  return v;
-};
-
 const debug: Builtin = (args, ad, st) => (args.length === 1 ? args[0](ad, st) : ERROR);
 
 /** The type, control, list and number built-ins by lower-cased name. */
@@ -296,7 +280,6 @@ export const CORE: ReadonlyArray<readonly [string, Builtin]> = [
   ["pow", pow],
   ["quantize", quantize],
   ["random", random],
-  ["eval", evalFn],
   ["debug", debug],
 ];
 

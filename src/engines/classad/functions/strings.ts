@@ -1,17 +1,13 @@
 /**
  * String built-ins: strcat, join, substr, toUpper/toLower, strcmp/stricmp,
  * the version comparisons, string lists (stringListsIntersect and the
- * HTCondor stringList* additions), unparse and unresolved.
+ * HTCondor stringList* additions) and unparse.
  */
-import { ClassAd } from "../classad.js";
-import type { Node } from "../node.js";
 import { cmpBytes, cmpFold } from "../operators.js";
 import type { EvalState } from "../state.js";
 import { unparseNode } from "../unparse.js";
 import { ERROR, ListValue, UNDEF, isInt, type Value } from "../values.js";
 import { eager, toStr, type Builtin } from "./helpers.js";
-import { budgeted, compilePattern, parseOpts, searchFrom } from "./regex.js";
-import type { LinearRegex } from "../../common/regex/index.js";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -75,7 +71,9 @@ const join: Builtin = (args, ad, st) => {
 
 /** C `(int)` of an int64: the low 32 bits as a signed number. */
 function int32(v: number | bigint): number {
-  return typeof v === "number" && v >= -2147483648 && v <= 2147483647 ? v : Number(BigInt.asIntN(32, BigInt(v)));
+  return typeof v === "number" && v >= -2147483648 && v <= 2147483647
+    ? v
+    : Number(BigInt.asIntN(32, BigInt(v)));
 }
 
 /**
@@ -173,12 +171,18 @@ function version(kind: string): Builtin {
   return twoStrings((sa, sb) => {
     const r = naturalCmp(sa, sb);
     switch (kind) {
-      case "cmp": return r;
-      case "lt": return r < 0;
-      case "le": return r <= 0;
-      case "gt": return r > 0;
-      case "ge": return r >= 0;
-      default: return r === 0;
+      case "cmp":
+        return r;
+      case "lt":
+        return r < 0;
+      case "le":
+        return r <= 0;
+      case "gt":
+        return r > 0;
+      case "ge":
+        return r >= 0;
+      default:
+        return r === 0;
     }
   });
 }
@@ -228,102 +232,6 @@ const unparse: Builtin = (args, ad, _st, nodes) => {
   return slot === undefined ? "" : unparseNode(slot.c.node);
 };
 
-const SPECIAL = new Set(["my", "self", "target", "other", "parent", "root", "toplevel", "ad", "currenttime"]);
-
-/** Collects the references of a tree that do not resolve in `ad` (no scope chain beyond it). */
-function externalRefs(n: Node, ad: ClassAd, out: Set<string>): void {
-  switch (n.k) {
-    case "attr": {
-      if (n.scope === null) {
-        if (!n.abs && !SPECIAL.has(n.lc) && ad.get(n.lc) === undefined) out.add(n.name);
-        return;
-      }
-      const sc = n.scope;
-      if (sc.k === "attr" && sc.scope === null && !sc.abs) {
-        if (sc.lc === "my" || sc.lc === "self") {
-          if (ad.get(n.lc) === undefined) out.add(n.name);
-          return;
-        }
-        if (sc.lc === "target" || sc.lc === "other") {
-          out.add(n.name);
-          return;
-        }
-        if (!SPECIAL.has(sc.lc) && ad.get(sc.lc) === undefined) {
-          out.add(sc.name + "." + n.name);
-          return;
-        }
-      }
-      externalRefs(sc, ad, out);
-      return;
-    }
-    case "op":
-      externalRefs(n.a, ad, out);
-      if (n.b) externalRefs(n.b, ad, out);
-      return;
-    case "cond":
-      externalRefs(n.c, ad, out);
-      externalRefs(n.a, ad, out);
-      externalRefs(n.b, ad, out);
-      return;
-    case "paren":
-      externalRefs(n.a, ad, out);
-      return;
-    case "call":
-      for (const a of n.args) externalRefs(a, ad, out);
-      return;
-    case "list":
-      for (const a of n.items) externalRefs(a, ad, out);
-      return;
-    case "ad":
-    case "lit":
-      return;
-  }
-}
-
-/** True when `re` has a non-empty match somewhere in `s` (PCRE2_NOTEMPTY, read position by position). */
-function nonEmptyMatch(re: LinearRegex, s: string): boolean {
-  for (let from = 0; from <= s.length; ) {
-    const m = searchFrom(re, s, from);
-    if (m === null) return false;
-    if (m[0] !== "") return true;
-    from = m.index + 1;
-  }
-  return false;
-}
-
-/**
- * unresolved(attr[, regex]): the attribute's references that do not resolve,
- * distinct and sorted without regard to case. One argument: joined with
- * commas. Two: whether any of them matches the pattern (caseless, non-empty
- * match); a pattern that is not a String fails the evaluation, one that does
- * not compile is ERROR.
- */
-const unresolved: Builtin = (args, ad, st, nodes) => {
-  if (args.length < 1 || args.length > 2 || nodes[0].k !== "attr") return ERROR;
-  const slot = ad.get(nodes[0].lc);
-  if (slot === undefined) return UNDEF;
-  let re: LinearRegex | null = null;
-  if (args.length === 2) {
-    const p = args[1](ad, st);
-    if (typeof p !== "string") {
-      st.failed = true;
-      return ERROR;
-    }
-    re = compilePattern(p, parseOpts("i", false));
-    if (re === null) return ERROR;
-  }
-  const found = new Set<string>();
-  externalRefs(slot.c.node, ad, found);
-  const byFold = new Map<string, string>();
-  for (const name of found) {
-    const k = name.toLowerCase();
-    if (!byFold.has(k)) byFold.set(k, name);
-  }
-  const names = [...byFold.entries()].sort((a, b) => cmpBytes(a[0], b[0])).map((e) => e[1]);
-  if (re === null) return names.join(",");
-  return names.some((n) => nonEmptyMatch(re, n));
-};
-
 /** The string built-ins by lower-cased name. */
 export const STRINGS: ReadonlyArray<readonly [string, Builtin]> = [
   ["strcat", strcat],
@@ -342,7 +250,6 @@ export const STRINGS: ReadonlyArray<readonly [string, Builtin]> = [
   ["version_in_range", versionInRange],
   ["stringlistsintersect", stringListsIntersect],
   ["unparse", unparse],
-  ["unresolved", budgeted(unresolved)],
 ];
 
 export type { EvalState };

@@ -6,7 +6,7 @@
  */
 import { adFromValues, ClassAd } from "../classad.js";
 import type { EvalState } from "../state.js";
-import { dayNumbers, gmtime, intervalText, strftime, type Tm } from "../time.js";
+import { cInt32, dayNumbers, gmtime, intervalText, strftime, type Tm } from "../time.js";
 import { AbsTime, ERROR, ListValue, Real, RelTime, UNDEF, isInt, realToInt, type Value } from "../values.js";
 import { toInt, type Builtin } from "./helpers.js";
 
@@ -31,14 +31,14 @@ const absTime: Builtin = (args, ad, st) => {
   if (args.length === 2) {
     const b = args[1](ad, st);
     if (isInt(b)) offset = int32(b);
-    else if (b instanceof Real) offset = Math.trunc(b.v) | 0;
-    else if (b instanceof RelTime) offset = Math.trunc(b.secs);
+    else if (b instanceof Real) offset = cInt32(b.v);
+    else if (b instanceof RelTime) offset = cInt32(b.secs);
     else return ERROR;
   }
   if (a === UNDEF) return UNDEF;
   if (isInt(a)) return new AbsTime(int32(a), offset);
-  if (a instanceof Real) return new AbsTime(Math.trunc(a.v) | 0, offset);
-  if (a instanceof RelTime) return new AbsTime(Math.trunc(a.secs), offset);
+  if (a instanceof Real) return new AbsTime(cInt32(a.v), offset);
+  if (a instanceof RelTime) return new AbsTime(cInt32(a.secs), offset);
   if (a instanceof AbsTime || typeof a === "string") return a;
   return ERROR;
 };
@@ -59,7 +59,7 @@ const relTime: Builtin = (args, ad, st) => {
 export function splitOf(v: Value): ClassAd | null {
   let abs: AbsTime | null = null;
   if (isInt(v)) abs = new AbsTime(Number(v), 0);
-  else if (v instanceof Real) abs = new AbsTime(Math.trunc(v.v) | 0, 0);
+  else if (v instanceof Real) abs = new AbsTime(cInt32(v.v), 0);
   else if (v instanceof AbsTime) abs = v;
   if (abs !== null) {
     const tm = gmtime(abs.secs + abs.offset);
@@ -75,13 +75,14 @@ export function splitOf(v: Value): ClassAd | null {
     ]);
   }
   if (v instanceof RelTime) {
+    // relTimeToClassAd (fnCall.cpp), on C ints: beyond the int range the fields are INT_MIN's
     let r = v.secs;
     const neg = r < 0;
     if (neg) r = -r;
-    let days = Math.trunc(r);
+    let days = cInt32(r);
     let hrs = days % 86400;
     let mins = hrs % 3600;
-    const secs = (mins % 60) + (r - Math.floor(r));
+    let secs = (mins % 60) + (r - Math.floor(r));
     days = Math.trunc(days / 86400);
     hrs = Math.trunc(hrs / 3600);
     mins = Math.trunc(mins / 60);
@@ -89,13 +90,14 @@ export function splitOf(v: Value): ClassAd | null {
       if (days > 0) days = -days;
       else if (hrs > 0) hrs = -hrs;
       else if (mins > 0) mins = -mins;
+      else secs = -secs;
     }
     return adFromValues([
       ["Type", "RelativeTime"],
       ["Days", realToInt(days)],
       ["Hours", realToInt(hrs)],
       ["Minutes", realToInt(mins)],
-      ["Seconds", new Real(neg && days === 0 && hrs === 0 && mins === 0 ? -secs : secs)],
+      ["Seconds", new Real(secs)],
     ]);
   }
   if (v instanceof ClassAd) return v;

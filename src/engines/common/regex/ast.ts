@@ -15,7 +15,13 @@ export type Node =
   | { readonly t: "set"; readonly set: CharSetSpec }
   | { readonly t: "cat"; readonly xs: readonly Node[] }
   | { readonly t: "alt"; readonly xs: readonly Node[] }
-  | { readonly t: "rep"; readonly x: Node; readonly min: number; readonly max: number; readonly greedy: boolean }
+  | {
+      readonly t: "rep";
+      readonly x: Node;
+      readonly min: number;
+      readonly max: number;
+      readonly greedy: boolean;
+    }
   | { readonly t: "group"; readonly x: Node; readonly index: number }
   | { readonly t: "assert"; readonly kind: AssertKind }
   | { readonly t: "look"; readonly x: Node; readonly behind: boolean; readonly negated: boolean };

@@ -70,10 +70,29 @@ function inRanges(r: readonly number[], cp: number): boolean {
 // Non-ASCII code points that fold to an ASCII letter (Kelvin sign, long s).
 const FOLD_HI: Readonly<Record<number, number>> = { 0x6b: 0x212a, 0x4b: 0x212a, 0x73: 0x17f, 0x53: 0x17f };
 
+/**
+ * Sets already built, by class source and fold: building one compiles a
+ * RegExp and tests the 128 ASCII code points, and the same few sets (`.`,
+ * `[a-z]`, `\d`) recur in every pattern of a policy with thousands of them.
+ * A built set is never changed, so it is shared; the memo is emptied when full.
+ */
+const built = new Map<string, CharSet | null>();
+const MAX_BUILT = 512;
+
 /** Builds a matching set from its spec; null when JavaScript rejects a property name. */
 export function buildCharSet(spec: CharSetSpec): CharSet | null {
   if (spec.subs !== undefined) return buildNested(spec);
   const source = classSource(spec);
+  const key = (spec.fold ? "i" : "-") + source;
+  const known = built.get(key);
+  if (known !== undefined) return known;
+  if (built.size >= MAX_BUILT) built.clear();
+  const made = buildFlat(spec, source);
+  built.set(key, made);
+  return made;
+}
+
+function buildFlat(spec: CharSetSpec, source: string): CharSet | null {
   let re: RegExp;
   try {
     re = new RegExp(source, spec.fold ? "iu" : "u");
@@ -88,7 +107,8 @@ export function buildCharSet(spec: CharSetSpec): CharSet | null {
   let hi: number[] | null = null;
   if (!negated && spec.props.length === 0) {
     const flat: number[] = [];
-    for (let i = 0; i < ranges.length; i += 2) if (ranges[i + 1] >= 128) flat.push(Math.max(128, ranges[i]), ranges[i + 1]);
+    for (let i = 0; i < ranges.length; i += 2)
+      if (ranges[i + 1] >= 128) flat.push(Math.max(128, ranges[i]), ranges[i + 1]);
     if (spec.fold) {
       let onlyAscii = true;
       for (let i = 0; i < ranges.length; i += 2) if (ranges[i + 1] >= 128) onlyAscii = false;

@@ -20,7 +20,9 @@ export function perlClass(origin: Origin, letter: "d" | "w" | "s", ascii: boolea
   if (letter === "d") return unicode ? spec([], ["\\p{Nd}"]) : spec(ASCII_DIGIT);
   if (letter === "w") {
     if (!unicode) return spec(ASCII_WORD);
-    return origin === "onig" ? spec([0x5f, 0x5f], ["\\p{L}", "\\p{M}", "\\p{Nd}", "\\p{Pc}"]) : spec([0x5f, 0x5f], ["\\p{L}", "\\p{N}"]);
+    return origin === "onig"
+      ? spec([0x5f, 0x5f], ["\\p{L}", "\\p{M}", "\\p{Nd}", "\\p{Pc}"])
+      : spec([0x5f, 0x5f], ["\\p{L}", "\\p{N}"]);
   }
   switch (origin) {
     case "re2":
@@ -32,7 +34,10 @@ export function perlClass(origin: Origin, letter: "d" | "w" | "s", ascii: boolea
     case "python":
       return ascii
         ? spec([9, 13, 0x1c, 0x20])
-        : spec([9, 13, 0x1c, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000]);
+        : spec([
+            9, 13, 0x1c, 0x20, 0x85, 0x85, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f,
+            0x202f, 0x205f, 0x205f, 0x3000, 0x3000,
+          ]);
   }
 }
 
@@ -67,7 +72,10 @@ const ONIG_POSIX: Readonly<Record<string, [number[], string[]]>> = {
   print: [[], ["\\p{L}", "\\p{M}", "\\p{N}", "\\p{P}", "\\p{S}", "\\p{Cf}", "\\p{Co}", "\\p{Zs}"]],
   graph: [[], ["\\p{L}", "\\p{M}", "\\p{N}", "\\p{P}", "\\p{S}", "\\p{Cf}", "\\p{Co}"]],
   xdigit: [[0x30, 0x39, 0x41, 0x46, 0x61, 0x66], []],
-  word: [[0x5f, 0x5f], ["\\p{L}", "\\p{M}", "\\p{Nd}", "\\p{Pc}"]],
+  word: [
+    [0x5f, 0x5f],
+    ["\\p{L}", "\\p{M}", "\\p{Nd}", "\\p{Pc}"],
+  ],
   ascii: [[0, 0x7f], []],
 };
 

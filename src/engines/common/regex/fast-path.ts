@@ -13,11 +13,21 @@
 import type { Node, Parsed } from "./ast.js";
 import { buildCharSet, classSource, type CharSetSpec } from "./charset.js";
 
+/** Thrown (one shared instance, so no stack trace is captured per refusal) when a tree is not provably linear. */
 class Unsafe extends Error {}
+const UNSAFE = new Unsafe();
 
-/** A first-character summary: ASCII bits, non-ASCII ranges (null: unknown), end of text, or "match done". */
+/**
+ * A first-character summary: ASCII bits (four 32-bit words, code point c at
+ * bit c % 32 of word c >> 5: no typed array allocated per summary, which
+ * compiling a policy of thousands of patterns makes millions of), non-ASCII
+ * ranges (null: unknown), end of text, or "match done".
+ */
 class First {
-  ascii = new Uint8Array(128);
+  w0 = 0;
+  w1 = 0;
+  w2 = 0;
+  w3 = 0;
   hi: number[] | null = [];
   eof = false;
   accept = false;
@@ -30,7 +40,10 @@ class First {
 
   union(o: First): First {
     const f = new First();
-    for (let i = 0; i < 128; i++) f.ascii[i] = this.ascii[i] | o.ascii[i];
+    f.w0 = this.w0 | o.w0;
+    f.w1 = this.w1 | o.w1;
+    f.w2 = this.w2 | o.w2;
+    f.w3 = this.w3 | o.w3;
     f.hi = this.hi === null || o.hi === null ? null : [...this.hi, ...o.hi];
     f.eof = this.eof || o.eof;
     f.accept = this.accept || o.accept;
@@ -38,29 +51,40 @@ class First {
   }
 
   intersects(o: First): boolean {
-    for (let i = 0; i < 128; i++) if ((this.ascii[i] & o.ascii[i]) === 1) return true;
+    if ((this.w0 & o.w0) !== 0 || (this.w1 & o.w1) !== 0 || (this.w2 & o.w2) !== 0 || (this.w3 & o.w3) !== 0)
+      return true;
     if (this.eof && o.eof) return true;
     const a = this.hi;
     const b = o.hi;
     if (a === null) return b === null || b.length > 0;
     if (b === null) return a.length > 0;
-    for (let i = 0; i < a.length; i += 2) for (let j = 0; j < b.length; j += 2) if (a[i] <= b[j + 1] && b[j] <= a[i + 1]) return true;
+    for (let i = 0; i < a.length; i += 2)
+      for (let j = 0; j < b.length; j += 2) if (a[i] <= b[j + 1] && b[j] <= a[i + 1]) return true;
     return false;
+  }
+
+  /** Adds an ASCII code point. */
+  add(c: number): void {
+    const bit = 1 << (c & 31);
+    if (c < 32) this.w0 |= bit;
+    else if (c < 64) this.w1 |= bit;
+    else if (c < 96) this.w2 |= bit;
+    else this.w3 |= bit;
   }
 }
 
 function firstOfSet(spec: CharSetSpec): First {
   const s = buildCharSet(spec);
-  if (s === null || s.source === null) throw new Unsafe();
+  if (s === null || s.source === null) throw UNSAFE;
   const f = new First();
-  f.ascii.set(s.ascii);
+  for (let c = 0; c < 128; c++) if (s.ascii[c] === 1) f.add(c);
   f.hi = s.hi === null ? null : [...s.hi];
   return f;
 }
 
 function firstOfChar(cp: number): First {
   const f = new First();
-  if (cp < 128) f.ascii[cp] = 1;
+  if (cp < 128) f.add(cp);
   else f.hi = [cp, cp];
   return f;
 }
@@ -79,18 +103,19 @@ function check(n: Node, follow: First, inRep: boolean): Info {
     case "set":
       return { first: firstOfSet(n.set), nullable: false };
     case "assert": {
-      if (n.kind === "bol" || n.kind === "bot" || n.kind === "wordb" || n.kind === "nwordb") return { first: new First(), nullable: true };
+      if (n.kind === "bol" || n.kind === "bot" || n.kind === "wordb" || n.kind === "nwordb")
+        return { first: new First(), nullable: true };
       const f = new First();
       f.eof = true;
-      if (n.kind !== "eot") f.ascii[10] = 1;
+      if (n.kind !== "eot") f.add(10);
       return { first: f, nullable: false };
     }
     case "look":
-      if (maxLength(n.x) === Infinity) throw new Unsafe();
+      if (maxLength(n.x) === Infinity) throw UNSAFE;
       check(n.x, First.accept(), false);
       return { first: new First(), nullable: true };
     case "group":
-      if (inRep) throw new Unsafe();
+      if (inRep) throw UNSAFE;
       return check(n.x, follow, inRep);
     case "cat": {
       const infos: Info[] = new Array<Info>(n.xs.length);
@@ -118,7 +143,7 @@ function check(n: Node, follow: First, inRep: boolean): Info {
       for (const x of n.xs) {
         const r = check(x, follow, inRep);
         const eff = r.nullable ? r.first.union(follow) : r.first;
-        for (const e of effs) if (e.intersects(eff)) throw new Unsafe();
+        for (const e of effs) if (e.intersects(eff)) throw UNSAFE;
         effs.push(eff);
         first = first.union(r.first);
         nullable ||= r.nullable;
@@ -127,10 +152,10 @@ function check(n: Node, follow: First, inRep: boolean): Info {
     }
     case "rep": {
       const body = firstOf(n.x);
-      if (body.nullable) throw new Unsafe();
+      if (body.nullable) throw UNSAFE;
       // JavaScript resets a loop's captures on each iteration, the origins do not: no groups under a repeating loop
       const inner = check(n.x, body.first.union(follow), inRep || n.max === -1 || n.max > 1);
-      if (n.max !== n.min && inner.first.intersects(follow)) throw new Unsafe();
+      if (n.max !== n.min && inner.first.intersects(follow)) throw UNSAFE;
       return { first: inner.first, nullable: n.min === 0 };
     }
   }
@@ -251,7 +276,16 @@ function emit(n: Node, word: string): string {
     case "look":
       return `(?${n.behind ? "<" : ""}${n.negated ? "!" : "="}${emit(n.x, word)})`;
     case "rep": {
-      const q = n.min === 0 && n.max === -1 ? "*" : n.min === 1 && n.max === -1 ? "+" : n.min === 0 && n.max === 1 ? "?" : n.max === -1 ? `{${n.min},}` : `{${n.min},${n.max}}`;
+      const q =
+        n.min === 0 && n.max === -1
+          ? "*"
+          : n.min === 1 && n.max === -1
+            ? "+"
+            : n.min === 0 && n.max === 1
+              ? "?"
+              : n.max === -1
+                ? `{${n.min},}`
+                : `{${n.min},${n.max}}`;
       return `(?:${emit(n.x, word)})${q}${n.greedy ? "" : "?"}`;
     }
     case "assert":

@@ -12,6 +12,7 @@ import { parsePattern, type RegexFlags } from "./parse.js";
 import { PikeVm } from "./pike.js";
 import { chargeRegex, setWorkHook, type Spend } from "./work.js";
 import { compileProgram, type Prog } from "./program.js";
+import { currentBudget, UNLIMITED } from "../budget.js";
 import { dfaApplicable, LazyDfa } from "./dfa.js";
 import { passes, prefilterOf, type Prefilter } from "./prefilter.js";
 import type { Node, Parsed } from "./ast.js";
@@ -42,6 +43,12 @@ export interface LinearRegex {
    * without it before calling `test`, which rejects them the same way, unbilled.
    */
   readonly prefix?: string;
+  /**
+   * Text every input `test` accepts contains (the longest literal run the
+   * pattern always matches), or "" (or absent): like `prefix`, a caller may
+   * reject inputs without it before calling `test`.
+   */
+  readonly required?: string;
 }
 
 /** Slots as RegExp's match array. */
@@ -196,18 +203,40 @@ class HybridRegex implements LinearRegex {
   }
 }
 
+/** Capture groups beyond which a pattern runs on the Pike VM even when RegExp could run it linearly. */
+export const MAX_FAST_GROUPS = 100;
+
+/** Capture cells (instructions × capture slots) a charged compile allocates per work unit. */
+export const CELLS_PER_UNIT = 32;
+
 /** Picks the engine for a tree: RegExp when provably linear, the hybrid for deterministic patterns, else the Pike VM. */
-function engineFor(parsed: Parsed): LinearRegex | null {
+function engineFor(parsed: Parsed, charged: boolean): LinearRegex | null {
   const groups = parsed.names.length;
   const makeVm = (): VmRegex | null => {
-    const prog = compileProgram(parsed.node, groups, parsed.word);
+    // the hybrid builds its VM at the first long input, inside whichever decision brings it: charged there
+    const prog = compileProgram(parsed.node, groups, parsed.word, charged);
     if (prog === null) return null;
+    // each VM's thread lists hold a capture row per instruction: zeroing them is work in proportion to both
+    if (charged) chargeRegex(Math.ceil((prog.op.length * prog.slots) / CELLS_PER_UNIT));
     const prefix = literalPrefix(parsed.node);
-    return new VmRegex(new PikeVm(prog, prefix), new PikeVm({ ...prog, slots: 0 }, prefix), groups, parsed.names, prog);
+    return new VmRegex(
+      new PikeVm(prog, prefix),
+      new PikeVm({ ...prog, slots: 0 }, prefix),
+      groups,
+      parsed.names,
+      prog,
+    );
   };
-  const fast = fastPathSource(parsed);
+  // RegExp compiles many capture groups slowly, and past some thousands overflows its own stack when first run
+  const fast = groups > MAX_FAST_GROUPS ? null : fastPathSource(parsed);
   if (fast === null) return makeVm();
-  const js = new FastRegex(fast.source, fast.fold, groups, parsed.names);
+  let js: FastRegex;
+  try {
+    js = new FastRegex(fast.source, fast.fold, groups, parsed.names);
+  } catch {
+    // RegExp's own compiler can give up on a translation it accepts in principle (thousands of groups: "Stack overflow")
+    return makeVm();
+  }
   if (fast.linear) return js;
   // a pattern that compiled for RegExp is far below the VM's size limit
   return new HybridRegex(js, () => makeVm() as VmRegex, groups, parsed.names);
@@ -223,6 +252,7 @@ class Regex implements LinearRegex {
     readonly exec: (s: string, from: number) => Int32Array | null,
     readonly match: (s: string, from: number) => RegExpExecArray | null,
     readonly prefix: string,
+    readonly required: string,
   ) {}
 }
 
@@ -287,21 +317,49 @@ export function compileVmOnly(pattern: string, origin: Origin, flags: RegexFlags
   return new VmRegex(new PikeVm(prog, ""), new PikeVm({ ...prog, slots: 0 }, ""), groups, parsed.names, prog);
 }
 
-/** Compiles a pattern of an origin, or gives the problem (syntax error or unsupported construct). */
-export function compileLinear(pattern: string, origin: Origin, flags: RegexFlags = {}): { ok: true; value: LinearRegex } | { ok: false; error: RegexProblem } {
+/**
+ * Compiles a pattern of an origin, or gives the problem (syntax error or
+ * unsupported construct). A `charged` compile (a pattern that arrived with a
+ * request) pays the programs it builds to the current budget as it builds
+ * them (see compileProgram), throwing when that spends it.
+ */
+export function compileLinear(
+  pattern: string,
+  origin: Origin,
+  flags: RegexFlags = {},
+  charged = false,
+): { ok: true; value: LinearRegex } | { ok: false; error: RegexProblem } {
   const parsed = parsePattern(pattern, origin, flags);
   if ("kind" in parsed) return { ok: false, error: parsed };
-  const engine = engineFor(parsed);
+  const engine = engineFor(parsed, charged);
   if (engine === null) return { ok: false, error: { kind: "too-large", offset: 0, text: pattern } };
   const trimmed = trimForTest(parsed.node);
-  const testEngine = trimmed === parsed.node ? engine : (engineFor({ ...parsed, node: trimmed }) ?? engine);
+  const testEngine = trimmed === parsed.node ? engine : (engineFor({ ...parsed, node: trimmed }, charged) ?? engine);
   const test = testerOf(testEngine, prefilterOf(trimmed === parsed.node || testEngine === engine ? parsed.node : trimmed));
   const pf = prefilterOf(parsed.node);
   // RegExp finds a required substring itself; the checks pay for the Pike VM, and for prefixes (see prefilter.ts)
   const f = pf !== null && engine.fast && pf.prefix === "" && pf.exact === null ? null : pf;
-  const exec = f === null ? (s: string, from: number) => engine.exec(s, from) : (s: string, from: number) => (passes(f, s, from) ? engine.exec(s, from) : null);
-  const match = f === null ? (s: string, from: number) => engine.match(s, from) : (s: string, from: number) => (passes(f, s, from) ? engine.match(s, from) : null);
-  return { ok: true, value: new Regex(engine.fast, engine.groups, engine.names, test, exec, match, pf?.prefix ?? "") };
+  const exec =
+    f === null
+      ? (s: string, from: number) => engine.exec(s, from)
+      : (s: string, from: number) => (passes(f, s, from) ? engine.exec(s, from) : null);
+  const match =
+    f === null
+      ? (s: string, from: number) => engine.match(s, from)
+      : (s: string, from: number) => (passes(f, s, from) ? engine.match(s, from) : null);
+  return {
+    ok: true,
+    value: new Regex(
+      engine.fast,
+      engine.groups,
+      engine.names,
+      test,
+      exec,
+      match,
+      pf?.prefix ?? "",
+      pf?.required ?? "",
+    ),
+  };
 }
 
 /**
@@ -345,21 +403,58 @@ export class Lru<V> {
 }
 
 /** What a cached compile gives: the regex, or the problem in the origin's words. */
-export type CachedRegex = { ok: true; value: LinearRegex } | { ok: false; error: RegexProblem; message: string };
+export type CachedRegex =
+  { ok: true; value: LinearRegex } | { ok: false; error: RegexProblem; message: string };
 
 /** Patterns held per origin and option set; request-supplied patterns beyond that evict the least recently used. */
 export const REGEX_CACHE_SIZE = 256;
 
+/**
+ * Distinct patterns one decision may compile (cache misses); past it a
+ * pattern is refused with {@link TOO_MANY_PATTERNS}, so one decision can
+ * neither spend its whole budget on compiling nor flush the shared caches.
+ */
+export const MAX_COMPILES_PER_DECISION = 64;
+
+/** The refusal of a pattern past {@link MAX_COMPILES_PER_DECISION} (jq reports it as its error text). */
+export const TOO_MANY_PATTERNS = `Regex failure: more than ${MAX_COMPILES_PER_DECISION} distinct patterns compiled in one decision`;
+
+/**
+ * Work units a compile pays before it starts, plus {@link UNITS_PER_PATTERN_CHAR}
+ * per character of the pattern: a small pattern's compile takes about 100 µs of
+ * CPU (the engines, caches and literal checks it sets up), and the parse and the
+ * RegExp translation about 2.5 µs per character (measured with bench/hostile.ts).
+ */
+export const UNITS_PER_COMPILE = 1_000;
+/** See {@link UNITS_PER_COMPILE}. */
+export const UNITS_PER_PATTERN_CHAR = 20;
+
 const ORIGINS: readonly Origin[] = ["re2", "python", "onig", "pcre"];
 const caches: Array<Lru<CachedRegex>> = [];
 
-/** Compiles a request-supplied pattern through bounded LRU caches (one per origin and option set). */
+/**
+ * Compiles a request-supplied pattern through bounded LRU caches (one per
+ * origin and option set). A miss is work of the current decision: counted
+ * against {@link MAX_COMPILES_PER_DECISION} and charged to its budget (a fixed
+ * part, the pattern's length, and the instructions built), throwing
+ * `BudgetExceeded` when that spends it.
+ */
 export function cachedLinear(pattern: string, origin: Origin, flags: RegexFlags = {}): CachedRegex {
-  const slot = ORIGINS.indexOf(origin) * 16 + (flags.i ? 1 : 0) + (flags.m ? 2 : 0) + (flags.s ? 4 : 0) + (flags.x ? 8 : 0);
+  const slot =
+    ORIGINS.indexOf(origin) * 16 +
+    (flags.i ? 1 : 0) +
+    (flags.m ? 2 : 0) +
+    (flags.s ? 4 : 0) +
+    (flags.x ? 8 : 0);
   const cache = (caches[slot] ??= new Lru<CachedRegex>(REGEX_CACHE_SIZE));
   let r = cache.get(pattern);
   if (r === undefined) {
-    const c = compileLinear(pattern, origin, flags);
+    const b = currentBudget();
+    if (b !== UNLIMITED && ++b.regexCompiles > MAX_COMPILES_PER_DECISION) {
+      return { ok: false, error: { kind: "too-large", offset: 0, text: pattern }, message: TOO_MANY_PATTERNS };
+    }
+    chargeRegex(UNITS_PER_COMPILE + UNITS_PER_PATTERN_CHAR * pattern.length);
+    const c = compileLinear(pattern, origin, flags, true);
     r = c.ok ? c : { ok: false, error: c.error, message: describeProblem(origin, c.error, pattern) };
     cache.set(pattern, r);
   }

@@ -50,10 +50,18 @@ describe("the Pike VM agrees with RegExp where their meanings coincide", () => {
   // Go's syntax with these characters means what JavaScript's u-flag syntax means
   const atoms = fc.constantFrom("a", "b", "c", ".", "[ab]", "[^a]", "\\d", "x", "(a|b)", "(ab|a)", "(?:a|)");
   const quant = fc.constantFrom("", "", "*", "+", "?", "*?", "+?", "{1,2}", "{2}");
-  const pattern = fc.array(fc.tuple(atoms, quant), { minLength: 1, maxLength: 5 }).chain((parts) =>
-    fc.constantFrom("", "^").chain((pre) => fc.constantFrom("", "$").map((post) => pre + parts.map(([a, q]) => a + q).join("") + post)),
-  );
-  const subject = fc.array(fc.constantFrom("a", "b", "c", "x", "1", "\n"), { maxLength: 12 }).map((cs) => cs.join(""));
+  const pattern = fc
+    .array(fc.tuple(atoms, quant), { minLength: 1, maxLength: 5 })
+    .chain((parts) =>
+      fc
+        .constantFrom("", "^")
+        .chain((pre) =>
+          fc.constantFrom("", "$").map((post) => pre + parts.map(([a, q]) => a + q).join("") + post),
+        ),
+    );
+  const subject = fc
+    .array(fc.constantFrom("a", "b", "c", "x", "1", "\n"), { maxLength: 12 })
+    .map((cs) => cs.join(""));
   it("finds the same leftmost-first match and captures", () => {
     fc.assert(
       fc.property(pattern, fc.array(subject, { minLength: 1, maxLength: 5 }), (p, subjects) => {
@@ -63,7 +71,12 @@ describe("the Pike VM agrees with RegExp where their meanings coincide", () => {
         const layered = compiled(p, "re2");
         for (const s of subjects) {
           const m = js.exec(s);
-          const want = m === null ? null : (m.indices as Array<[number, number] | undefined>).flatMap((span) => (span === undefined ? [-1, -1] : span));
+          const want =
+            m === null
+              ? null
+              : (m.indices as Array<[number, number] | undefined>).flatMap((span) =>
+                  span === undefined ? [-1, -1] : span,
+                );
           const got = vm?.exec(s, 0);
           expect(got === null || got === undefined ? null : Array.from(got)).toEqual(want);
           expect(vm?.test(s)).toBe(m !== null);
@@ -77,24 +90,57 @@ describe("the Pike VM agrees with RegExp where their meanings coincide", () => {
 });
 
 describe("every path of the layer agrees with the Pike VM alone", () => {
-  const atoms = fc.constantFrom("a", "B", "(?i:a)", "(?i)b", "[[:upper:]]", "\\d", "\\w", "\\s", "\\b", "(?<=a)", "(?!b)", ".", "É", "(a|b)", "$", "^");
+  const atoms = fc.constantFrom(
+    "a",
+    "B",
+    "(?i:a)",
+    "(?i)b",
+    "[[:upper:]]",
+    "\\d",
+    "\\w",
+    "\\s",
+    "\\b",
+    "(?<=a)",
+    "(?!b)",
+    ".",
+    "É",
+    "(a|b)",
+    "$",
+    "^",
+  );
   const quant = fc.constantFrom("", "", "*", "+", "?", "{2}");
-  const pattern = fc.array(fc.tuple(atoms, quant), { minLength: 1, maxLength: 4 }).map((parts) => parts.map(([a, q]) => (a === "$" || a === "^" || a.startsWith("(?<=") || a.startsWith("(?!") || a === "\\b" ? a : a + q)).join(""));
-  const subject = fc.array(fc.constantFrom("a", "A", "b", "B", "1", "٣", "é", "É", " ", "\n"), { maxLength: 10 }).map((cs) => cs.join(""));
+  const pattern = fc
+    .array(fc.tuple(atoms, quant), { minLength: 1, maxLength: 4 })
+    .map((parts) =>
+      parts
+        .map(([a, q]) =>
+          a === "$" || a === "^" || a.startsWith("(?<=") || a.startsWith("(?!") || a === "\\b" ? a : a + q,
+        )
+        .join(""),
+    );
+  const subject = fc
+    .array(fc.constantFrom("a", "A", "b", "B", "1", "٣", "é", "É", " ", "\n"), { maxLength: 10 })
+    .map((cs) => cs.join(""));
   it("gives the same answers and spans in every origin and with i", () => {
     fc.assert(
-      fc.property(pattern, fc.constantFrom<Origin>("onig", "pcre", "python"), fc.boolean(), fc.array(subject, { minLength: 1, maxLength: 4 }), (p, origin, i, subjects) => {
-        const layered = compileLinear(p, origin, { i });
-        const vm = compileVmOnly(p, origin, { i });
-        expect(layered.ok).toBe(vm !== null);
-        if (!layered.ok || vm === null) return;
-        for (const s of subjects) {
-          expect(layered.value.test(s)).toBe(vm.test(s));
-          const a = layered.value.exec(s, 0);
-          const b = vm.exec(s, 0);
-          expect(a === null ? null : Array.from(a)).toEqual(b === null ? null : Array.from(b));
-        }
-      }),
+      fc.property(
+        pattern,
+        fc.constantFrom<Origin>("onig", "pcre", "python"),
+        fc.boolean(),
+        fc.array(subject, { minLength: 1, maxLength: 4 }),
+        (p, origin, i, subjects) => {
+          const layered = compileLinear(p, origin, { i });
+          const vm = compileVmOnly(p, origin, { i });
+          expect(layered.ok).toBe(vm !== null);
+          if (!layered.ok || vm === null) return;
+          for (const s of subjects) {
+            expect(layered.value.test(s)).toBe(vm.test(s));
+            const a = layered.value.exec(s, 0);
+            const b = vm.exec(s, 0);
+            expect(a === null ? null : Array.from(a)).toEqual(b === null ? null : Array.from(b));
+          }
+        },
+      ),
       { numRuns: 400, seed: 13 },
     );
   }, 60_000);
@@ -125,7 +171,8 @@ describe("translation details", () => {
     for (const [p, o, construct, offset] of cases) {
       const r = compileLinear(p, o);
       expect(r.ok).toBe(false);
-      if (!r.ok) expect([r.error.kind, r.error.construct, r.error.offset]).toEqual(["unsupported", construct, offset]);
+      if (!r.ok)
+        expect([r.error.kind, r.error.construct, r.error.offset]).toEqual(["unsupported", construct, offset]);
     }
   });
   it("refuses a pattern whose program would be too large", () => {
@@ -169,6 +216,8 @@ describe("caches and the work hook", () => {
     expect(() => small.run(() => rx.exec(s, 0))).toThrow(BudgetExceeded);
     expect(small.used).toBeLessThan(full.used / 4);
     const tester = new Budget(1_000);
-    expect(() => tester.run(() => compiled("(a+)+$", "onig").test("a".repeat(200_000) + "!"))).toThrow(BudgetExceeded);
+    expect(() => tester.run(() => compiled("(a+)+$", "onig").test("a".repeat(200_000) + "!"))).toThrow(
+      BudgetExceeded,
+    );
   });
 });

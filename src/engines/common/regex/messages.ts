@@ -94,8 +94,12 @@ export function describeProblem(origin: Origin, p: RegexProblem, pattern: string
       return `error parsing regexp: ${GO[p.kind]}: \`${p.text}\``;
     case "python": {
       // Python names an extension without its parenthesis and counts from the `?`
-      if (p.kind === "bad-group-syntax" && p.text.startsWith("(")) return `${PYTHON[p.kind]} ${p.text.slice(1)} at position ${p.offset + 1}`;
-      const what = p.kind === "bad-escape" || p.kind === "bad-range" || p.kind === "bad-group-syntax" ? `${PYTHON[p.kind]} ${p.text}` : PYTHON[p.kind];
+      if (p.kind === "bad-group-syntax" && p.text.startsWith("("))
+        return `${PYTHON[p.kind]} ${p.text.slice(1)} at position ${p.offset + 1}`;
+      const what =
+        p.kind === "bad-escape" || p.kind === "bad-range" || p.kind === "bad-group-syntax"
+          ? `${PYTHON[p.kind]} ${p.text}`
+          : PYTHON[p.kind];
       return `${what} at position ${p.offset}`;
     }
     case "onig":

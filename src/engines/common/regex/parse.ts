@@ -5,7 +5,14 @@
  */
 import type { AssertKind, Node, Parsed, ProblemKind, RegexProblem } from "./ast.js";
 import { normaliseRanges, singleton, type CharSetSpec } from "./charset.js";
-import { dollarBeforeFinalNewline, inlineFlagLetters, maxRepeat, perlClass, posixClass, type Origin } from "./dialect.js";
+import {
+  dollarBeforeFinalNewline,
+  inlineFlagLetters,
+  maxRepeat,
+  perlClass,
+  posixClass,
+  type Origin,
+} from "./dialect.js";
 
 /** Matching options in force at a point of the pattern. */
 export interface RegexFlags {
@@ -67,7 +74,8 @@ class Parser {
   }
 
   unsupported(offset: number, text: string, construct: string): never {
-    if (this.origin === "re2") this.fail(text.startsWith("\\") ? "bad-escape" : "bad-group-syntax", offset, text);
+    if (this.origin === "re2")
+      this.fail(text.startsWith("\\") ? "bad-escape" : "bad-group-syntax", offset, text);
     this.fail("unsupported", offset, text, construct);
   }
 
@@ -123,9 +131,11 @@ class Parser {
       const q = this.quantifier();
       if (q === null) return node;
       if (atom.t === "assert" || atom.t === "look") {
-        if (this.origin === "re2" || this.origin === "python") this.fail("nothing-to-repeat", qStart, this.p.slice(qStart, this.pos));
+        if (this.origin === "re2" || this.origin === "python")
+          this.fail("nothing-to-repeat", qStart, this.p.slice(qStart, this.pos));
       }
-      if (repeated && this.origin !== "onig") this.fail("nested-repeat", qStart, this.p.slice(atomStart, this.pos));
+      if (repeated && this.origin !== "onig")
+        this.fail("nested-repeat", qStart, this.p.slice(atomStart, this.pos));
       let greedy = !this.flags.U;
       if (this.p[this.pos] === "?") {
         this.pos++;
@@ -142,12 +152,16 @@ class Parser {
   /** A quantifier at pos as [min, max] (max -1: unbounded), or null (pos unchanged). */
   private quantifier(): [number, number] | null {
     const c = this.p[this.pos];
-    if (c === "*") return this.pos++, [0, -1];
-    if (c === "+") return this.pos++, [1, -1];
-    if (c === "?") return this.pos++, [0, 1];
+    if (c === "*") return (this.pos++, [0, -1]);
+    if (c === "+") return (this.pos++, [1, -1]);
+    if (c === "?") return (this.pos++, [0, 1]);
     if (c !== "{") return null;
     const m = /^\{(\d*)(?:(,)(\d*))?\}/.exec(this.p.slice(this.pos, this.pos + 24));
-    if (m === null || (m[1] === "" && (m[2] === undefined || this.origin === "re2" || this.origin === "pcre"))) return null;
+    if (
+      m === null ||
+      (m[1] === "" && (m[2] === undefined || this.origin === "re2" || this.origin === "pcre"))
+    )
+      return null;
     if (m[1] === "" && m[3] === "" && this.origin !== "python") return null;
     const start = this.pos;
     const min = m[1] === "" ? 0 : Number(m[1]);
@@ -179,13 +193,20 @@ class Parser {
         return this.setNode(this.charClass(start));
       case ".":
         this.pos++;
-        return this.setNode(this.flags.s ? { ranges: [0, 0x10ffff], props: [], negated: false, fold: false } : { ranges: [0, 9, 11, 0x10ffff], props: [], negated: false, fold: false });
+        return this.setNode(
+          this.flags.s
+            ? { ranges: [0, 0x10ffff], props: [], negated: false, fold: false }
+            : { ranges: [0, 9, 11, 0x10ffff], props: [], negated: false, fold: false },
+        );
       case "^":
         this.pos++;
         return { t: "assert", kind: this.flags.m ? "bol" : "bot" };
       case "$":
         this.pos++;
-        return { t: "assert", kind: this.flags.m ? "eol" : dollarBeforeFinalNewline(this.origin) ? "eotnl" : "eot" };
+        return {
+          t: "assert",
+          kind: this.flags.m ? "eol" : dollarBeforeFinalNewline(this.origin) ? "eotnl" : "eot",
+        };
       case "\\":
         return this.escape();
       case "*":
@@ -233,7 +254,12 @@ class Parser {
     if (c === ">") this.unsupported(start, "(?>", "atomic group");
     if (c === "(") this.unsupported(start, "(?(", "conditional");
     if (c === "|" && this.origin === "pcre") this.unsupported(start, "(?|", "branch reset");
-    if (c === "R" || c === "&" || (c !== undefined && /[0-9+]/.test(c)) || (c === "-" && /[0-9]/.test(p[this.pos + 1] ?? "")))
+    if (
+      c === "R" ||
+      c === "&" ||
+      (c !== undefined && /[0-9+]/.test(c)) ||
+      (c === "-" && /[0-9]/.test(p[this.pos + 1] ?? ""))
+    )
       this.unsupported(start, p.slice(start, this.pos + 1), "recursion");
     if (c === "P") {
       const d = p[this.pos + 1];
@@ -260,14 +286,17 @@ class Parser {
     const p = this.p;
     const end = p.indexOf(close, this.pos);
     const name = end < 0 ? "" : p.slice(this.pos, end);
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) this.fail("bad-group-name", start, p.slice(start, end < 0 ? p.length : end + 1));
-    if (this.names.includes(name) && this.origin !== "onig") this.fail("duplicate-group-name", start, p.slice(start, end + 1));
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      this.fail("bad-group-name", start, p.slice(start, end < 0 ? p.length : end + 1));
+    if (this.names.includes(name) && this.origin !== "onig")
+      this.fail("duplicate-group-name", start, p.slice(start, end + 1));
     this.pos = end + 1;
     return name;
   }
 
   private capture(start: number, name: string | null): Node {
-    if (this.inLook) this.unsupported(start, this.p.slice(start, this.pos), "capture group inside a look-around");
+    if (this.inLook)
+      this.unsupported(start, this.p.slice(start, this.pos), "capture group inside a look-around");
     const index = ++this.groupCount;
     this.names.push(name);
     const x = this.alternation();
@@ -349,7 +378,8 @@ class Parser {
       // falls through
       case "k":
       case "g":
-        if (origin === "onig" || origin === "pcre") this.unsupported(start, `\\${e}`, e === "k" ? "back-reference" : "subexpression call");
+        if (origin === "onig" || origin === "pcre")
+          this.unsupported(start, `\\${e}`, e === "k" ? "back-reference" : "subexpression call");
         break;
       case "Q":
         if (origin === "python") break;
@@ -359,8 +389,17 @@ class Parser {
           return {
             t: "alt",
             xs: [
-              { t: "cat", xs: [{ t: "char", cp: 13 }, { t: "char", cp: 10 }] },
-              { t: "set", set: { ranges: [10, 13, 0x85, 0x85, 0x2028, 0x2029], props: [], negated: false, fold: false } },
+              {
+                t: "cat",
+                xs: [
+                  { t: "char", cp: 13 },
+                  { t: "char", cp: 10 },
+                ],
+              },
+              {
+                t: "set",
+                set: { ranges: [10, 13, 0x85, 0x85, 0x2028, 0x2029], props: [], negated: false, fold: false },
+              },
             ],
           };
         break;
@@ -401,7 +440,15 @@ class Parser {
       case "h":
       case "H":
         if (origin === "pcre") {
-          const h: CharSetSpec = { ranges: [9, 9, 32, 32, 0xa0, 0xa0, 0x1680, 0x1680, 0x180e, 0x180e, 0x2000, 0x200a, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000], props: [], negated: false, fold: false };
+          const h: CharSetSpec = {
+            ranges: [
+              9, 9, 32, 32, 0xa0, 0xa0, 0x1680, 0x1680, 0x180e, 0x180e, 0x2000, 0x200a, 0x202f, 0x202f,
+              0x205f, 0x205f, 0x3000, 0x3000,
+            ],
+            props: [],
+            negated: false,
+            fold: false,
+          };
           return e === "h" ? h : negate(h);
         }
         if (origin === "onig") return e.codePointAt(0) as number;
@@ -409,13 +456,19 @@ class Parser {
       case "v":
       case "V":
         if (origin === "pcre") {
-          const v: CharSetSpec = { ranges: [10, 13, 0x85, 0x85, 0x2028, 0x2029], props: [], negated: false, fold: false };
+          const v: CharSetSpec = {
+            ranges: [10, 13, 0x85, 0x85, 0x2028, 0x2029],
+            props: [],
+            negated: false,
+            fold: false,
+          };
           return e === "v" ? v : negate(v);
         }
         if (e === "v") return 11;
         break;
       case "N":
-        if (origin === "pcre" && !inClass) return { ranges: [0, 9, 11, 0x10ffff], props: [], negated: false, fold: false };
+        if (origin === "pcre" && !inClass)
+          return { ranges: [0, 9, 11, 0x10ffff], props: [], negated: false, fold: false };
         break;
       case "n":
         return 10;
@@ -443,13 +496,15 @@ class Parser {
         if (p[this.pos] === "{" && origin !== "python") {
           const end = p.indexOf("}", this.pos);
           const hex = end < 0 ? "" : p.slice(this.pos + 1, end);
-          if (!/^[0-9a-fA-F]{1,8}$/.test(hex) || parseInt(hex, 16) > 0x10ffff) this.fail("bad-escape", start, p.slice(start, end + 1));
+          if (!/^[0-9a-fA-F]{1,8}$/.test(hex) || parseInt(hex, 16) > 0x10ffff)
+            this.fail("bad-escape", start, p.slice(start, end + 1));
           this.pos = end + 1;
           return parseInt(hex, 16);
         }
         let hex = "";
         while (hex.length < 2 && HEX.test(p[this.pos] ?? "")) hex += p[this.pos++];
-        if (hex.length < 2 && (origin === "python" || origin === "re2")) this.fail("bad-escape", start, p.slice(start, this.pos));
+        if (hex.length < 2 && (origin === "python" || origin === "re2"))
+          this.fail("bad-escape", start, p.slice(start, this.pos));
         return hex === "" ? 0 : parseInt(hex, 16);
       }
       case "u":
@@ -457,7 +512,8 @@ class Parser {
         const n = e === "u" ? 4 : 8;
         if (origin === "python" || (origin === "onig" && e === "u")) {
           const hex = p.slice(this.pos, this.pos + n);
-          if (hex.length !== n || !/^[0-9a-fA-F]+$/.test(hex) || parseInt(hex, 16) > 0x10ffff) this.fail("bad-escape", start, p.slice(start, this.pos + n));
+          if (hex.length !== n || !/^[0-9a-fA-F]+$/.test(hex) || parseInt(hex, 16) > 0x10ffff)
+            this.fail("bad-escape", start, p.slice(start, this.pos + n));
           this.pos += n;
           return parseInt(hex, 16);
         }
@@ -521,7 +577,8 @@ class Parser {
       if (s.subs === undefined && !s.negated) {
         ranges.push(...s.ranges);
         props.push(...s.props);
-      } else if (s.subs === undefined && s.props.length === 1 && s.ranges.length === 0) props.push(s.props[0].replace("\\p", "\\P"));
+      } else if (s.subs === undefined && s.props.length === 1 && s.ranges.length === 0)
+        props.push(s.props[0].replace("\\p", "\\P"));
       else subs.push(s);
     };
     let first = true;
@@ -549,7 +606,8 @@ class Parser {
           continue;
         }
       }
-      if (c === "&" && p[this.pos + 1] === "&" && origin === "onig") this.unsupported(itemStart, "&&", "character class intersection");
+      if (c === "&" && p[this.pos + 1] === "&" && origin === "onig")
+        this.unsupported(itemStart, "&&", "character class intersection");
       const lo = this.classAtom();
       if (typeof lo !== "number") {
         add(lo);
@@ -565,7 +623,8 @@ class Parser {
         }
         const hi = this.classAtom();
         if (typeof hi !== "number") {
-          if (origin === "re2" || origin === "python") this.fail("bad-range", itemStart, p.slice(itemStart, this.pos));
+          if (origin === "re2" || origin === "python")
+            this.fail("bad-range", itemStart, p.slice(itemStart, this.pos));
           ranges.push(lo, lo, 0x2d, 0x2d);
           add(hi);
           continue;
@@ -594,7 +653,9 @@ class Parser {
 }
 
 const GENERAL_CATEGORIES = new Set(
-  "L Lu Ll Lt Lm Lo LC M Mn Mc Me N Nd Nl No P Pc Pd Ps Pe Pi Pf Po S Sm Sc Sk So Z Zs Zl Zp C Cc Cf Cs Co Cn".split(" "),
+  "L Lu Ll Lt Lm Lo LC M Mn Mc Me N Nd Nl No P Pc Pd Ps Pe Pi Pf Po S Sm Sc Sk So Z Zs Zl Zp C Cc Cf Cs Co Cn".split(
+    " ",
+  ),
 );
 
 /** The JavaScript escape for a property name (category, script or binary property), or null. */
@@ -603,7 +664,11 @@ function jsProperty(name: string): string | null {
     ? [`\\p{${name}}`]
     : name === "Any"
       ? ["\\p{Any}"]
-      : [`\\p{Script=${name}}`, `\\p{${name}}`, `\\p{${name[0]?.toUpperCase()}${name.slice(1).toLowerCase()}}`];
+      : [
+          `\\p{Script=${name}}`,
+          `\\p{${name}}`,
+          `\\p{${name[0]?.toUpperCase()}${name.slice(1).toLowerCase()}}`,
+        ];
   for (const t of tries) {
     try {
       new RegExp(t, "u");

@@ -27,7 +27,10 @@ class ThreadList {
   count = 0;
   stamp = 1;
 
-  constructor(size: number, readonly slots: number) {
+  constructor(
+    size: number,
+    readonly slots: number,
+  ) {
     this.pcs = new Int32Array(size);
     this.caps = new Int32Array(Math.max(1, size * slots));
     this.mark = new Uint32Array(size);
@@ -234,6 +237,8 @@ export class PikeVm {
     const firstAscii = this.firstAscii;
     const prefix = this.prefix;
     let work = 0;
+    // a live thread's step copies its capture row: with many groups that copy is the work
+    const perThread = 1 + (slots >> 3);
     for (;;) {
       if (matched === null && (!anchored || pos === from)) {
         if (clist.count === 0 && !anchored) {
@@ -257,7 +262,8 @@ export class PikeVm {
         // the start thread died here (an assertion failed): an unanchored search moves on
         if (matched !== null || anchored || pos >= n) break;
         const c0 = s.charCodeAt(pos);
-        pos += c0 >= 0xd800 && c0 <= 0xdbff && pos + 1 < n && (s.charCodeAt(pos + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+        pos +=
+          c0 >= 0xd800 && c0 <= 0xdbff && pos + 1 < n && (s.charCodeAt(pos + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
         clist.clear();
         continue;
       }
@@ -276,7 +282,7 @@ export class PikeVm {
       }
       nlist.clear();
       const count = clist.count;
-      work += count;
+      work += count * perThread;
       if (work >= CHUNK) {
         chargeRegex(work);
         work = 0;

@@ -62,13 +62,25 @@ export function prefilterOf(n: Node): Prefilter | null {
   }
   if (required === "" && prefix === "") return null;
   const allChars = items.every((x) => x.t === "char");
-  const whole = allChars ? "includes" : items.slice(1).every((x) => x.t === "char") && prefix.length > 0 && first.t === "assert" && first.kind === "bot" ? "startsWith" : null;
+  const whole = allChars
+    ? "includes"
+    : items.slice(1).every((x) => x.t === "char") &&
+        prefix.length > 0 &&
+        first.t === "assert" &&
+        first.kind === "bot"
+      ? "startsWith"
+      : null;
   return { prefix, required, exact, newlineOk, whole };
 }
 
 /** Whether `s` (searched from `from`) passes the literal checks. */
 export function passes(f: Prefilter, s: string, from: number): boolean {
-  if (f.exact !== null) return from === 0 && (s === f.exact || (f.newlineOk && s.length === f.exact.length + 1 && s.endsWith("\n") && s.startsWith(f.exact)));
+  if (f.exact !== null)
+    return (
+      from === 0 &&
+      (s === f.exact ||
+        (f.newlineOk && s.length === f.exact.length + 1 && s.endsWith("\n") && s.startsWith(f.exact)))
+    );
   if (f.prefix !== "" && !s.startsWith(f.prefix)) return false;
   return f.required === "" || s.indexOf(f.required, from) >= 0;
 }

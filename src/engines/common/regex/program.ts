@@ -4,6 +4,7 @@
  */
 import type { AssertKind, Node } from "./ast.js";
 import { buildCharSet, type CharSet, type CharSetSpec } from "./charset.js";
+import { chargeRegex } from "./work.js";
 
 /** Opcodes. */
 export const enum Op {
@@ -18,7 +19,15 @@ export const enum Op {
 }
 
 /** Assertion codes (operand of Op.Assert). */
-export const ASSERT_CODES: Readonly<Record<AssertKind, number>> = { bol: 0, eol: 1, bot: 2, eot: 3, eotnl: 4, wordb: 5, nwordb: 6 };
+export const ASSERT_CODES: Readonly<Record<AssertKind, number>> = {
+  bol: 0,
+  eol: 1,
+  bot: 2,
+  eot: 3,
+  eotnl: 4,
+  wordb: 5,
+  nwordb: 6,
+};
 
 /** A look-around compiled for its own pass over the input. */
 export interface LookProg {
@@ -44,6 +53,16 @@ export interface Prog {
 /** Largest program the compiler builds (instructions); beyond it the pattern is refused as too large. */
 export const MAX_PROGRAM = 50_000;
 
+/**
+ * Work units a charged compile pays per instruction it emits (building the
+ * program, then the Pike VM's and the DFA's tables over it): about 300 ns of
+ * CPU each, measured on `(a{1000}){49}`.
+ */
+export const UNITS_PER_INSTRUCTION = 4;
+
+/** Instructions a charged compile emits between two charges, so a spent budget stops it part-way. */
+const CHARGE_EVERY = 1024;
+
 class TooLarge extends Error {}
 
 class Builder {
@@ -54,14 +73,29 @@ class Builder {
   looks: LookProg[] = [];
   private setIndex = new Map<CharSetSpec, number>();
 
-  constructor(private readonly word: CharSet) {}
+  /** Instructions emitted and not yet charged (charged compiles only). */
+  private unbilled = 0;
+
+  constructor(
+    private readonly word: CharSet,
+    /** Whether the work is charged to the current budget (patterns that arrive at decision time). */
+    readonly charged: boolean,
+  ) {}
 
   emit(op: Op, a = 0, b = 0): number {
     if (this.op.length >= MAX_PROGRAM) throw new TooLarge();
+    if (this.charged && ++this.unbilled >= CHARGE_EVERY) this.bill();
     this.op.push(op);
     this.a.push(a);
     this.b.push(b);
     return this.op.length - 1;
+  }
+
+  /** Charges the instructions emitted since the last charge (may throw when that spends the budget). */
+  bill(): void {
+    const n = this.unbilled;
+    this.unbilled = 0;
+    chargeRegex(n * UNITS_PER_INSTRUCTION);
   }
 
   set(spec: CharSetSpec): number {
@@ -112,7 +146,7 @@ class Builder {
         this.emit(Op.Assert, ASSERT_CODES[n.kind]);
         return;
       case "look": {
-        const body = compileBody(n.behind ? n.x : reverse(n.x), this.word);
+        const body = compileBody(n.behind ? n.x : reverse(n.x), this.word, this.charged);
         this.looks.push({ prog: body, behind: n.behind, negated: n.negated });
         this.emit(Op.Look, this.looks.length - 1);
         return;
@@ -193,26 +227,36 @@ export function reverse(n: Node): Node {
   }
 }
 
-function compileBody(n: Node, word: CharSet): Prog {
-  const b = new Builder(word);
+function compileBody(n: Node, word: CharSet, charged: boolean): Prog {
+  const b = new Builder(word, charged);
   b.node(n);
   b.emit(Op.Match);
+  if (charged) b.bill();
   return b.finish(0);
 }
 
-/** Compiles a pattern's tree (with `groups` capture groups) into a program, or null when it is too large. */
-export function compileProgram(n: Node, groups: number, word: CharSetSpec): Prog | null {
+/**
+ * Compiles a pattern's tree (with `groups` capture groups) into a program, or
+ * null when it is too large. A `charged` compile pays UNITS_PER_INSTRUCTION
+ * per instruction to the current budget as it goes (a refused one too, for the
+ * instructions it built), throwing when that spends it.
+ */
+export function compileProgram(n: Node, groups: number, word: CharSetSpec, charged = false): Prog | null {
   const w = buildCharSet(word);
   if (w === null) throw new Error("regex: the word set does not compile");
-  const b = new Builder(w);
+  const b = new Builder(w, charged);
   try {
     b.emit(Op.Save, 0);
     b.node(n);
     b.emit(Op.Save, 1);
     b.emit(Op.Match);
   } catch (e) {
-    if (e instanceof TooLarge) return null;
+    if (e instanceof TooLarge) {
+      if (charged) b.bill();
+      return null;
+    }
     throw e;
   }
+  if (charged) b.bill();
   return b.finish(2 * (groups + 1));
 }

@@ -1,0 +1,121 @@
+/**
+ * The policy rows of `npm run bench:hostile` (issue 24 items 5 and 9): CPU
+ * per validate of YAML that was quadratic or nested past the stack, and CPU
+ * of the first placement decision after publishing a policy of thousands of
+ * rules (loading it included) and of the decisions after it. Measured in
+ * workerd from /proc (10 ms ticks), so each figure sums several runs.
+ */
+import type { RunningWorker } from "./workerd.js";
+
+const head = "partitions:\n- name: default\n  queues:\n  - name: root\n    properties:\n";
+
+/** The validate rows: a name and the source text. */
+const VALIDATE_ROWS: { name: string; source: () => string }[] = [
+  {
+    name: "16,000 keys in one mapping",
+    source: () => head + Array.from({ length: 16_000 }, (_, i) => `      k${i}: v\n`).join(""),
+  },
+  {
+    name: "45,000 anchored keys (under 1 MiB)",
+    source: () =>
+      head +
+      Array.from({ length: 45_000 }, (_, i) => `      &${i.toString(36)} ${i.toString(36)}: v\n`).join(""),
+  },
+  {
+    name: "8,000 `? *a` alias keys",
+    source: () =>
+      head +
+      "      a: &a x\n" +
+      Array.from({ length: 8_000 }, (_, i) => `      ? *a\n      : v${i}\n`).join(""),
+  },
+  {
+    name: "`[- - - …` (block indicators in a flow sequence, 20,000)",
+    source: () => "- [\n  " + "-  ".repeat(20_000),
+  },
+  {
+    name: "a syntax error per character (200,000)",
+    source: () => "partitions: [" + ",".repeat(200_000) + "]",
+  },
+];
+
+/** A placement policy of `n` rules of the hard shape (no literal prefix, with groups and a parent), then a fallback. */
+export function manyRules(n: number, salt = ""): string {
+  const lines = [`# ${salt}`, "partitions:", "  - name: default", "    placementrules:"];
+  for (let i = 0; i < n; i++)
+    lines.push(
+      `      - {name: user, create: true, filter: {type: allow, users: ["^.*-t${i}[a-z]+$"], groups: [g${i}, h${i}]}, parent: {name: fixed, value: users}}`,
+    );
+  lines.push(
+    "      - {name: fixed, value: root.default}",
+    "    queues:",
+    "      - name: root",
+    "        queues:",
+    '          - {name: default, submitacl: "*"}',
+    "          - {name: users, parent: true}",
+  );
+  return lines.join("\n") + "\n";
+}
+
+async function post(url: string, body: string, type: string): Promise<number> {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": type }, body });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** CPU ms per call of `once`, over `runs` calls. */
+async function cpuPer(
+  worker: RunningWorker,
+  runs: number,
+  once: (i: number) => Promise<void>,
+): Promise<number> {
+  const t0 = worker.cpuSeconds();
+  for (let i = 0; i < runs; i++) await once(i);
+  return ((worker.cpuSeconds() - t0) * 1000) / runs;
+}
+
+/** The table of policy rows, as Markdown lines. */
+export async function policyRows(worker: RunningWorker): Promise<string[]> {
+  const lines = [
+    "",
+    "| hostile policy | bytes | CPU ms per validate | answer |",
+    "| --- | ---: | ---: | --- |",
+  ];
+  for (const row of VALIDATE_ROWS) {
+    const source = row.source();
+    let status = 0;
+    const ms = await cpuPer(worker, 3, async () => {
+      status = await post(`${worker.url}/v1/policies/placement/validate`, source, "text/plain");
+    });
+    lines.push(`| ${row.name.replace(/\|/g, "\\|")} | ${source.length} | ${ms.toFixed(0)} | ${status} |`);
+  }
+  lines.push(
+    "",
+    "| placement rules (hard shape) | CPU ms, first decision after publish | CPU ms per later decision |",
+    "| ---: | ---: | ---: |",
+  );
+  const request = JSON.stringify({ user: "carol", groups: ["staff", "dev"] });
+  for (const n of [5_000, 9_000]) {
+    let first = 0;
+    for (let round = 0; round < 3; round++) {
+      const res = await fetch(`${worker.url}/v1/policies/placement`, {
+        method: "PUT",
+        headers: { "content-type": "text/plain" },
+        body: manyRules(n, `${n}-${round}`),
+      });
+      if (res.status !== 200)
+        throw new Error(`publishing ${n} rules answered ${res.status}: ${await res.text()}`);
+      first += await cpuPer(
+        worker,
+        1,
+        async () => void (await post(`${worker.url}/v1/place`, request, "application/json")),
+      );
+    }
+    const later = await cpuPer(
+      worker,
+      100,
+      async () => void (await post(`${worker.url}/v1/place`, request, "application/json")),
+    );
+    lines.push(`| ${n} | ${(first / 3).toFixed(1)} | ${later.toFixed(2)} |`);
+  }
+  return lines;
+}

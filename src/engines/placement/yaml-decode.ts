@@ -1,0 +1,293 @@
+/**
+ * The primitives of decoding a YAML tree into YuniKorn's Go structs, as Go's
+ * yaml.v3 decoder with `KnownFields(true)` does it: a string field takes any
+ * scalar's text, a mapping's keys must be unique (compared by kind and text,
+ * as yaml.v3 compares them), an unknown field is an error. Every primitive is
+ * linear in what it reads; aliases cost one lookup each and are capped.
+ */
+import { isAlias, isMap, isScalar, isSeq, type Alias, type Pair } from "yaml";
+import { policyError, type PolicyError } from "../common/result.js";
+import { MAX_YAML_DEPTH } from "./yaml-depth.js";
+import { MAX_REPORTED_ERRORS, type Value, type YamlTree } from "./yaml-tree.js";
+
+/** A problem that ends decoding at once (Go's decoder fails the whole document for these). */
+export class DecodeError {
+  constructor(
+    readonly code: string,
+    readonly message: string,
+    readonly at: string,
+  ) {}
+}
+
+const MAX_ALIASES = 1000;
+/** How many collection items all aliases together may bring back (an alias to a long list costs its length). */
+const MAX_ALIASED_ITEMS = 100_000;
+
+/** The decoding under way: the tree, the alias counts and the errors found so far (decoding goes on after an error). */
+export class Decoder {
+  readonly errors: PolicyError[] = [];
+  private aliases = 0;
+  private aliasedItems = 0;
+  /** How many structs deep decoding is (queues in queues, rules in parents). */
+  private depth = 0;
+  /** How many errors were found past {@link MAX_REPORTED_ERRORS}. */
+  dropped = 0;
+
+  constructor(readonly tree: YamlTree) {}
+
+  /** Records a decoding error and lets decoding go on. */
+  report(code: string, message: string, at: string): void {
+    if (this.errors.length < MAX_REPORTED_ERRORS) this.errors.push(policyError(code, message, at));
+    else this.dropped++;
+  }
+
+  /** Follows a YAML alias (`*name`) to its anchored node, with caps against alias bombs and self-containing anchors. */
+  deref(v: Value, at: string): Value {
+    if (!isAlias(v)) return v;
+    if (++this.aliases > MAX_ALIASES)
+      throw new DecodeError("placement_invalid_type", `too many YAML aliases (more than ${MAX_ALIASES})`, at);
+    const target = this.tree.target(v);
+    if (target === undefined)
+      throw new DecodeError("placement_invalid_type", `unresolved YAML alias \`${v.source}\``, at);
+    if (this.tree.cyclic(v))
+      throw new DecodeError("placement_invalid_type", `anchor '${v.source}' value contains itself`, at);
+    if ((isMap(target) || isSeq(target)) && (this.aliasedItems += target.items.length) > MAX_ALIASED_ITEMS) {
+      throw new DecodeError(
+        "placement_invalid_type",
+        `YAML aliases bring back more than ${MAX_ALIASED_ITEMS} items`,
+        at,
+      );
+    }
+    return target;
+  }
+
+  /**
+   * Runs `decode` one level deeper: aliases can nest a tree deeper than its
+   * text (a queue whose children are an alias of another queue), so decoding
+   * bounds its own depth as the pre-scan bounds the text's.
+   */
+  nested<T>(at: string, decode: () => T): T {
+    if (++this.depth > MAX_YAML_DEPTH)
+      throw new DecodeError(
+        "placement_yaml_too_deep",
+        `the YAML nests more than ${MAX_YAML_DEPTH} levels deep`,
+        at,
+      );
+    try {
+      return decode();
+    } finally {
+      this.depth--;
+    }
+  }
+}
+
+/** Whether the value is absent or YAML null (Go leaves the field at its zero value). */
+export function isNull(d: Decoder, raw: Value): boolean {
+  const v = d.deref(raw, "");
+  return v === null || v === undefined || (isScalar(v) && v.value === null);
+}
+
+function kindOf(v: Value): string {
+  if (isMap(v)) return "a mapping";
+  if (isSeq(v)) return "a sequence";
+  if (isScalar(v)) return `\`${String(v.source ?? v.value)}\``;
+  return "nothing";
+}
+
+/** yaml.v3's identity of a key: its kind and its text (an alias's text is its name). */
+function keyIdentity(key: unknown): string {
+  if (isAlias(key)) return `*${(key as Alias).source}`;
+  if (isScalar(key)) return `=${key.source ?? (key.value === null ? "" : String(key.value))}`;
+  if (isMap(key)) return "{";
+  if (isSeq(key)) return "[";
+  return "=";
+}
+
+/** The text Go quotes for a key in its duplicate-key message. */
+function keyText(key: unknown): string {
+  if (isAlias(key)) return (key as Alias).source;
+  if (isScalar(key)) return key.source ?? (key.value === null ? "" : String(key.value));
+  return "";
+}
+
+/**
+ * The pairs of a mapping, or null (with the error reported) when the value is
+ * not one or repeats a key: yaml.v3 then reports `mapping key "k" already
+ * defined at line n` for each repetition and decodes nothing of the mapping.
+ */
+export function mappingPairs(d: Decoder, raw: Value, where: string, at: string): Pair[] | null {
+  const v = d.deref(raw, at);
+  if (isNull(d, v)) return [];
+  if (!isMap(v)) {
+    d.report("placement_invalid_type", `${where} must be a mapping, got ${kindOf(v)}`, at);
+    return null;
+  }
+  const pairs = v.items as Pair[];
+  const seen = new Map<string, number>();
+  let repeated = false;
+  for (const pair of pairs) {
+    const id = keyIdentity(pair.key);
+    const offset = (pair.key as { range?: [number, number, number] } | null)?.range?.[0] ?? 0;
+    const first = seen.get(id);
+    if (first === undefined) {
+      seen.set(id, offset);
+      continue;
+    }
+    repeated = true;
+    const line = d.tree.position(first).split(":")[0];
+    d.report(
+      "placement_duplicate_key",
+      `mapping key ${JSON.stringify(keyText(pair.key))} already defined at line ${line}`,
+      `@${offset}`,
+    );
+  }
+  return repeated ? null : pairs;
+}
+
+/** A struct's fields by key: unknown keys, keys that are collections and repeated keys are errors. */
+export function entries(
+  d: Decoder,
+  raw: Value,
+  keys: readonly string[],
+  where: string,
+  at: string,
+): Map<string, Value> {
+  const out = new Map<string, Value>();
+  for (const pair of mappingPairs(d, raw, where, at) ?? []) {
+    const keyNode = d.deref(pair.key as Value, at);
+    // Go's decoder reads a struct's keys as strings: a mapping or sequence as a key is a type error
+    if (isMap(keyNode) || isSeq(keyNode)) {
+      d.report(
+        "placement_invalid_type",
+        `cannot unmarshal !!${isMap(keyNode) ? "map" : "seq"} into string (a key of ${where})`,
+        at,
+      );
+      continue;
+    }
+    const key = isScalar(keyNode) ? String(keyNode.value) : "null";
+    if (!keys.includes(key)) {
+      d.report("placement_unknown_key", `field \`${key}\` not found in ${where}`, `${at}/${key}`);
+      continue;
+    }
+    out.set(key, pair.value as Value);
+  }
+  return out;
+}
+
+/** A string field: any scalar's text, null as "". */
+export function str(d: Decoder, raw: Value, at: string): string {
+  const v = d.deref(raw, at);
+  if (isNull(d, v)) return "";
+  if (isScalar(v)) {
+    if (typeof v.value === "string") return v.value;
+    return v.source !== undefined ? String(v.source) : String(v.value);
+  }
+  d.report("placement_invalid_type", `\`${at}\` must be a string, got ${kindOf(v)}`, at);
+  return "";
+}
+
+/** A boolean field (YAML 1.2 `true`/`false`), null as false. */
+export function bool(d: Decoder, raw: Value, at: string): boolean {
+  const v = d.deref(raw, at);
+  if (isNull(d, v)) return false;
+  if (isScalar(v) && typeof v.value === "boolean") return v.value;
+  d.report("placement_invalid_type", `\`${at}\` must be a boolean, got ${kindOf(v)}`, at);
+  return false;
+}
+
+/** A sequence field's items, or null when absent or null (Go's nil slice). */
+export function seq(d: Decoder, raw: Value, at: string): Value[] | null {
+  const v = d.deref(raw, at);
+  if (isNull(d, v)) return null;
+  if (isSeq(v)) return v.items as Value[];
+  d.report("placement_invalid_type", `\`${at}\` must be a sequence, got ${kindOf(v)}`, at);
+  return null;
+}
+
+/** A `[]string` field. */
+export function strings(d: Decoder, v: Value, at: string): string[] {
+  return (seq(d, v, at) ?? []).map((item, i) => str(d, item, `${at}/${i}`));
+}
+
+/** The YAML tag Go names in a type error for a scalar. */
+function goTag(v: Value): string {
+  if (!isScalar(v)) return isMap(v) ? "!!map" : "!!seq";
+  if (typeof v.value === "number")
+    return Number.isInteger(v.value) && !/[.eE]/.test(v.source ?? "") ? "!!int" : "!!float";
+  if (typeof v.value === "boolean") return "!!bool";
+  return "!!str";
+}
+
+/** Go's short rendering of a scalar in a type error: up to 10 characters, else 7 and `...`. */
+function goShown(v: Value): string {
+  if (!isScalar(v)) return "";
+  const text = v.source ?? String(v.value);
+  return ` \`${text.length > 10 ? text.slice(0, 7) + "..." : text}\``;
+}
+
+/** A `map[string]string` field: null when absent or null (Go's nil map), else its pairs with every value as text. */
+export function stringMap(d: Decoder, raw: Value, where: string, at: string): Map<string, string> | null {
+  const v = d.deref(raw, at);
+  if (isNull(d, v)) return null;
+  const out = new Map<string, string>();
+  for (const pair of mappingPairs(d, v, where, at) ?? []) {
+    const key = str(d, pair.key as Value, at);
+    const value = d.deref(pair.value as Value, `${at}/${key}`);
+    if (isMap(value) || isSeq(value)) {
+      d.report(
+        "placement_invalid_type",
+        `cannot unmarshal ${goTag(value)} into string (${where} \`${key}\`)`,
+        `${at}/${key}`,
+      );
+      continue;
+    }
+    out.set(key, str(d, value, `${at}/${key}`));
+  }
+  return out;
+}
+
+/** A `map[string]float64` field; a value that is not a number is Go's type error. */
+export function numberMap(d: Decoder, raw: Value, where: string, at: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const pair of mappingPairs(d, raw, where, at) ?? []) {
+    const key = str(d, pair.key as Value, at);
+    const value = d.deref(pair.value as Value, `${at}/${key}`);
+    if (isNull(d, value)) continue;
+    if (isScalar(value) && typeof value.value === "number") out.set(key, value.value);
+    else
+      d.report(
+        "placement_invalid_type",
+        `cannot unmarshal ${goTag(value)}${goShown(value)} into float64`,
+        `${at}/${key}`,
+      );
+  }
+  return out;
+}
+
+/** A `uint64` field, exact: a negative number, text or a value past 2^64 - 1 is Go's type error; a float is truncated as Go does. */
+export function uint64(d: Decoder, raw: Value, at: string): bigint {
+  const v = d.deref(raw, at);
+  if (isNull(d, v)) return 0n;
+  if (isScalar(v) && typeof v.value === "number" && Number.isFinite(v.value)) {
+    const text = (v.source ?? "").replaceAll("_", "");
+    let n: bigint | null = null;
+    if (/^\+?[0-9]+$/.test(text)) n = BigInt(text.replace("+", ""));
+    else if (/^0[xo][0-9a-fA-F]+$/.test(text)) n = BigInt(text);
+    else if (v.value >= 0) n = BigInt(Math.trunc(v.value));
+    if (n !== null && n <= 0xffff_ffff_ffff_ffffn) return n;
+  }
+  d.report("placement_invalid_type", `cannot unmarshal ${goTag(v)}${goShown(v)} into uint64`, at);
+  return 0n;
+}
+
+/** Decodes the items of a sequence field one level deeper each. */
+export function items<T>(
+  d: Decoder,
+  raw: Value,
+  at: string,
+  decode: (v: Value, at: string) => T,
+): T[] | null {
+  const list = seq(d, raw, at);
+  if (list === null) return null;
+  return list.map((item, i) => d.nested(`${at}/${i}`, () => decode(item, `${at}/${i}`)));
+}
