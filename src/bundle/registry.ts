@@ -4,6 +4,7 @@ import { jobfilterEngine } from "../engines/jobfilter/index.js";
 import { limitsEngine } from "../engines/limits/index.js";
 import { matchEngine } from "../engines/classad/index.js";
 import { placementEngine } from "../engines/placement/index.js";
+import { closestName } from "../engines/common/did-you-mean.js";
 
 /** Every engine the bundle knows, by name. */
 export const ENGINES: Readonly<Record<EngineName, EngineDefinition>> = {
@@ -46,4 +47,22 @@ export function engineForFile(fileName: string): EngineDefinition | undefined {
     POLICY_FILE_NAMES[n].some((p) => nameMatches(p, base)),
   );
   return name === undefined ? undefined : ENGINES[name];
+}
+
+/**
+ * The engine a wrong engine name most likely meant: the engine whose policy
+ * file is called that (`pool` or `pool.conf` → `match`, with the file named),
+ * else the engine name closest in spelling; undefined when nothing is close.
+ */
+export function suggestEngine(name: string): { engine: EngineName; file?: string } | undefined {
+  for (const engine of Object.keys(POLICY_FILE_NAMES) as EngineName[]) {
+    for (const file of POLICY_FILE_NAMES[engine]) {
+      if (file.startsWith("*")) continue;
+      if (file === name || file.replace(/\.[^.]*$/, "") === name) return { engine, file };
+    }
+  }
+  const byFile = engineForFile(name);
+  if (byFile) return { engine: byFile.name as EngineName, file: name };
+  const near = closestName(name, Object.keys(ENGINES));
+  return near === undefined ? undefined : { engine: near as EngineName };
 }

@@ -4,7 +4,9 @@ import type { AppEnv } from "../env.js";
 import { checkJsonShape, describeJsonShape, JSON_SHAPE_LIMITS, type JsonShapeViolation } from "../engines/common/json-shape.js";
 import { locateJsonProblem } from "../engines/common/json-syntax.js";
 import { parseExactJson } from "../engines/common/exact-json.js";
+import { closestName } from "../engines/common/did-you-mean.js";
 import { ApiError, type ErrorDetail } from "./errors.js";
+import { knownKeysAt } from "./known-keys.js";
 
 /** The largest request body any route reads. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -127,12 +129,28 @@ export function fieldName(path: readonly PropertyKey[]): string {
 export function validate<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const details: ErrorDetail[] = parsed.error.issues.map((issue) => ({
-    code: issue.code,
-    message: `\`${fieldName(issue.path)}\`: ${issue.message}`,
-    at: pointer(issue.path),
-  }));
+  const details: ErrorDetail[] = parsed.error.issues.flatMap((issue) =>
+    issue.code === "unrecognized_keys"
+      ? unknownKeyDetails(schema, issue.path, issue.keys)
+      : [{ code: issue.code, message: `\`${fieldName(issue.path)}\`: ${issue.message}`, at: pointer(issue.path) }],
+  );
   throw new ApiError("invalid_request", details[0]?.message ?? "the request is invalid", details);
+}
+
+/** One detail per unknown key, each naming the key and, when a known key is close, suggesting it. */
+function unknownKeyDetails(schema: z.ZodType, path: readonly PropertyKey[], keys: readonly string[]): ErrorDetail[] {
+  const known = keys.length > 0 ? knownKeysAt(schema, path) : [];
+  return keys.map((key) => {
+    const suggestion = closestName(key, known);
+    const at = [...path, key];
+    const hint = suggestion === undefined ? "" : ` (did you mean \`${suggestion}\`?)`;
+    return {
+      code: "unrecognized_keys",
+      message: `\`${fieldName(at)}\`: unknown key${hint}`,
+      at: pointer(at),
+      ...(suggestion !== undefined ? { suggestion } : {}),
+    };
+  });
 }
 
 /** Reads and validates a JSON body in one step. */

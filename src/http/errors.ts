@@ -39,6 +39,8 @@ export interface ErrorDetail {
   code: string;
   message: string;
   at: string;
+  /** The known name closest to a wrong one, when one is close (did-you-mean). */
+  suggestion?: string;
 }
 
 /**
@@ -76,7 +78,12 @@ export function clipText(text: string): string {
  * count of the others, and texts cut at {@link MAX_ERROR_TEXT} characters.
  */
 export function errorBody(code: ErrorCode, message: string, requestId: string, details?: readonly ErrorDetail[]) {
-  const shown = details?.slice(0, MAX_ERROR_DETAILS).map((d) => ({ code: clipText(d.code), message: clipText(d.message), at: clipText(d.at) }));
+  const shown = details?.slice(0, MAX_ERROR_DETAILS).map((d) => ({
+    code: clipText(d.code),
+    message: clipText(d.message),
+    at: clipText(d.at),
+    ...(d.suggestion !== undefined ? { suggestion: clipText(d.suggestion) } : {}),
+  }));
   const omitted = details !== undefined ? details.length - MAX_ERROR_DETAILS : 0;
   return {
     error: {

@@ -129,7 +129,12 @@ const errorEnvelope = {
           items: {
             type: "object",
             required: ["code", "message"],
-            properties: { code: { type: "string" }, message: { type: "string" }, at: { type: "string" } },
+            properties: {
+              code: { type: "string" },
+              message: { type: "string" },
+              at: { type: "string" },
+              suggestion: { type: "string", description: "the known name closest to a wrong one (did-you-mean)" },
+            },
           },
         },
       },

@@ -3,6 +3,7 @@
  * of pScheduler in their order, producing the ready-to-decide policy (every
  * name resolved to an index, every evaluator compiled).
  */
+import { didYouMean } from "../common/did-you-mean.js";
 import type { PackedRanges } from "../common/cidr-ranges.js";
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
@@ -75,6 +76,16 @@ export interface LimitsPolicy {
   readonly source: JsonObject;
 }
 
+/**
+ * Arbiter's addition to pScheduler's text for an unknown name, when a known
+ * name is close: who refers to it and the suggestion ("" otherwise, leaving
+ * pScheduler's own text exactly).
+ */
+function nameHint(kind: string, name: string, known: Iterable<string>, referrer: string): string {
+  const hint = didYouMean(name, known);
+  return hint === "" ? "" : `.  ${kind} '${name}' is referred to by ${referrer}${hint}`;
+}
+
 function fail(message: string, at: string, code = "limits_invalid"): Result<never, LoadError> {
   return err({ message, at, code });
 }
@@ -145,7 +156,10 @@ export function buildPolicy(config: Json, packed: Readonly<Record<string, Packed
     const entry = clEntries[i];
     if (classIndex.has(entry.name)) return fail(`Duplicate classifier '${entry.name}'`, `/classifiers/${i}`, "limits_duplicate_classifier");
     const unknown = [...new Set(entry.identifiers.filter((n) => !identIndex.has(n)))];
-    if (unknown.length > 0) return fail(`Unknown identifiers: ${unknown.join(", ")}`, `/classifiers/${i}/identifiers`, "limits_unknown_identifier");
+    if (unknown.length > 0) {
+      const hints = unknown.map((n) => nameHint("identifier", n, identIndex.keys(), `classifier '${entry.name}'`));
+      return fail(`Unknown identifiers: ${unknown.join(", ")}${hints.join("")}`, `/classifiers/${i}/identifiers`, "limits_unknown_identifier");
+    }
     classIndex.set(entry.name, i);
     classifiers.push({
       name: entry.name,
@@ -181,7 +195,8 @@ export function buildPolicy(config: Json, packed: Readonly<Record<string, Packed
       const sourceName = pyStr(raw.clone);
       const src = limitIndex.get(sourceName);
       if (src === undefined) {
-        return fail(`Limit '${name}': Unable to clone undefined limit '${sourceName}'`, `${at}/clone`, "limits_unknown_clone");
+        const hint = didYouMean(sourceName, limitIndex.keys());
+        return fail(`Limit '${name}': Unable to clone undefined limit '${sourceName}'${hint}`, `${at}/clone`, "limits_unknown_clone");
       }
       const missing = requireKey(raw, "description", at) ?? requireKey(raw, "data", at);
       if (missing) return err(missing);
@@ -215,15 +230,26 @@ export function buildPolicy(config: Json, packed: Readonly<Record<string, Packed
   }[];
   const unknownClassifiers = new Set<string>();
   const unknownLimits = new Set<string>();
-  for (const a of appEntries) {
-    if (a.classifier !== undefined && !classIndex.has(a.classifier)) unknownClassifiers.add(a.classifier);
-    for (const g of a.apply) for (const l of g.limits) if (!limitIndex.has(l)) unknownLimits.add(l);
+  const hints: string[] = [];
+  for (let i = 0; i < appEntries.length; i++) {
+    const a = appEntries[i];
+    const who = `application ${i}${a.description !== undefined ? ` ('${a.description}')` : ""}`;
+    if (a.classifier !== undefined && !classIndex.has(a.classifier)) {
+      if (!unknownClassifiers.has(a.classifier)) hints.push(nameHint("classifier", a.classifier, classIndex.keys(), who));
+      unknownClassifiers.add(a.classifier);
+    }
+    for (const g of a.apply)
+      for (const l of g.limits)
+        if (!limitIndex.has(l)) {
+          if (!unknownLimits.has(l)) hints.push(nameHint("limit", l, limitIndex.keys(), who));
+          unknownLimits.add(l);
+        }
   }
   if (unknownClassifiers.size > 0 || unknownLimits.size > 0) {
     const parts: string[] = [];
     if (unknownClassifiers.size > 0) parts.push(`Unknown classifiers: ${[...unknownClassifiers].join(", ")}`);
     if (unknownLimits.size > 0) parts.push(`Unknown limits: ${[...unknownLimits].join(", ")}`);
-    return fail(parts.join(".  "), "/applications", "limits_unknown_reference");
+    return fail(parts.join(".  ") + hints.join(""), "/applications", "limits_unknown_reference");
   }
   const applications: Application[] = appEntries.map((a) => ({
     description: a.description ?? "(No description)",

@@ -1,6 +1,7 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { compileBundle, engineByName, sourcesOf, type Bundle, type BundleError } from "../../bundle/index.js";
+import { suggestEngine } from "../../bundle/registry.js";
 import type { EngineDefinition } from "../../engines/common/engine.js";
 import { bundleInfo, expireBundleCheck, getActiveBundle } from "../../state/policy-store.js";
 import { requireRole } from "../auth.js";
@@ -17,8 +18,17 @@ import { HistoryList, RollbackBody, RollbackAnswer } from "../schemas/history.js
 function engineParam(c: Context<AppEnv>): EngineDefinition {
   const name = c.req.param("engine") ?? "";
   const engine = engineByName(name);
-  if (!engine) throw new ApiError("unknown_engine", `there is no engine \`${name}\``);
+  if (!engine) throw unknownEngine(name);
   return engine;
+}
+
+/** The 404 for a name that is no engine, naming the engine it most likely meant. */
+function unknownEngine(name: string): ApiError {
+  const near = suggestEngine(name);
+  const hint = near === undefined ? "" : near.file !== undefined ? `; the engine for ${near.file} is \`${near.engine}\`` : ` (did you mean \`${near.engine}\`?)`;
+  const message = `there is no engine \`${name}\`${hint}`;
+  const suggestion = near === undefined ? {} : { suggestion: near.engine };
+  return new ApiError("unknown_engine", message, [{ code: "unknown_engine", message, at: "/engine", ...suggestion }]);
 }
 
 /** Compiles the active bundle with one engine's source replaced; a failure is the 422 envelope. */
