@@ -5,6 +5,7 @@
  * rules (loading it included) and of the decisions after it. Measured in
  * workerd from /proc (10 ms ticks), so each figure sums several runs.
  */
+import { hardRule, placementWithRules } from "./fixtures.js";
 import type { RunningWorker } from "./workerd.js";
 
 const head = "partitions:\n- name: default\n  queues:\n  - name: root\n    properties:\n";
@@ -40,20 +41,7 @@ const VALIDATE_ROWS: { name: string; source: () => string }[] = [
 
 /** A placement policy of `n` rules of the hard shape (no literal prefix, with groups and a parent), then a fallback. */
 export function manyRules(n: number, salt = ""): string {
-  const lines = [`# ${salt}`, "partitions:", "  - name: default", "    placementrules:"];
-  for (let i = 0; i < n; i++)
-    lines.push(
-      `      - {name: user, create: true, filter: {type: allow, users: ["^.*-t${i}[a-z]+$"], groups: [g${i}, h${i}]}, parent: {name: fixed, value: users}}`,
-    );
-  lines.push(
-    "      - {name: fixed, value: root.default}",
-    "    queues:",
-    "      - name: root",
-    "        queues:",
-    '          - {name: default, submitacl: "*"}',
-    "          - {name: users, parent: true}",
-  );
-  return lines.join("\n") + "\n";
+  return placementWithRules(n, hardRule, ["{name: users, parent: true}"], [`# ${salt}`]);
 }
 
 async function post(url: string, body: string, type: string): Promise<number> {

@@ -7,22 +7,13 @@
  * rules without reading them (src/engines/placement/load.ts).
  */
 import { compilePlacement, decidePlacement, loadPlacement } from "../../src/engines/placement/index.js";
+import { hardRule, placementWithRules } from "../fixtures.js";
 import { measureSeries, report } from "./series.js";
 
 const SIZES = [10, 100, 300, 1_000, 3_000];
 
 function policyText(n: number): string {
-  const lines = ["partitions:", "  - name: default", "    placementrules:"];
-  for (let i = 0; i < n; i++)
-    lines.push(`      - {name: user, create: true, filter: {type: allow, users: ["^team${i}-[a-z]+$"]}}`);
-  lines.push(
-    "      - {name: fixed, value: root.default}",
-    "    queues:",
-    "      - name: root",
-    "        queues:",
-    '          - {name: default, submitacl: "*"}',
-  );
-  return lines.join("\n") + "\n";
+  return placementWithRules(n, (i) => `{name: user, create: true, filter: {type: allow, users: ["^team${i}-[a-z]+$"]}}`);
 }
 
 const request = { user: "carol", groups: ["staff"], queue: "", tags: {} };
@@ -50,21 +41,7 @@ report(result);
  * and one compile per regex) is noted per size.
  */
 function hardText(n: number): string {
-  const lines = ["partitions:", "  - name: default", "    placementrules:"];
-  for (let i = 0; i < n; i++) {
-    lines.push(
-      `      - {name: user, create: true, filter: {type: allow, users: ["^.*-t${i}[a-z]+$"], groups: [g${i}, h${i}]}, parent: {name: fixed, value: users}}`,
-    );
-  }
-  lines.push(
-    "      - {name: fixed, value: root.default}",
-    "    queues:",
-    "      - name: root",
-    "        queues:",
-    '          - {name: default, submitacl: "*"}',
-    "          - {name: users, parent: true}",
-  );
-  return lines.join("\n") + "\n";
+  return placementWithRules(n, hardRule, ["{name: users, parent: true}"]);
 }
 
 const hardRequest = { user: "carol", groups: ["staff", "dev"], queue: "", tags: {} };
