@@ -5,7 +5,7 @@
  * (the active policy) and `POST /v1/playground/{engine}` (compile in memory,
  * decide with the trace). The state goes into the URL fragment as it changes.
  */
-import { CodeEditor } from "./editor.js";
+import { CodeEditor, RichEditor } from "./editor.js";
 import { ENGINES, engineInfo, exampleText } from "./engines.js";
 import { locate, placeOf, scanJson } from "./locate.js";
 import { figuresScope, statusFigures } from "./figures.js";
@@ -16,8 +16,11 @@ const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.get
 
 const engineSelect = /** @type {HTMLSelectElement} */ ($("engine"));
 const tokenInput = /** @type {HTMLInputElement} */ ($("token"));
-const policyEditor = new CodeEditor($("policy-editor"), $("policy-errors"));
-const requestEditor = new CodeEditor($("request-editor"), $("request-errors"));
+/** @type {CodeEditor | RichEditor} */
+let policyEditor;
+/** @type {CodeEditor | RichEditor} */
+let requestEditor;
+const liveBox = /** @type {HTMLInputElement} */ ($("live"));
 const result = $("result-body");
 const output = $("result-body");
 const commandBox = $("command");
@@ -33,6 +36,10 @@ let shown = false;
 let lastFragment = "";
 
 const TOKEN_KEY = "arbiter-playground-token";
+/** Policies longer than this are not decided as you type unless the box is ticked. */
+const LIVE_LIMIT = 20_000;
+/** Whether the user set the live box (then it stays as they set it). */
+let liveSet = false;
 
 /** Headers of a call to the Worker, with the admin token when one is entered. */
 function headers(/** @type {Record<string, string>} */ extra = {}) {
@@ -89,8 +96,10 @@ function show(engine, policy, request) {
   engineSelect.value = current.name;
   $("policy-format").textContent = current.format;
   $("request-help").textContent = current.requestHelp;
+  policyEditor.setLanguage(current.language);
   policyEditor.value = policy;
   requestEditor.value = request;
+  if (!liveSet) liveBox.checked = policy.length <= LIVE_LIMIT;
   clearResult();
 }
 
@@ -189,10 +198,16 @@ function showErrors(error) {
 }
 
 let deciding = false;
+/** Whether an edit came while a decision was under way (then it is decided again). */
+let again = false;
 
 /** Posts the policy and the request to the playground route and shows the answer. */
 async function decide() {
-  if (deciding) return;
+  if (deciding) {
+    again = true;
+    return;
+  }
+  again = false;
   const scan = scanJson(requestEditor.value);
   if (!scan.ok) {
     policyEditor.setMarks([]);
@@ -226,8 +241,72 @@ async function decide() {
     result.setAttribute("aria-busy", "false");
     document.body.dataset.decided = String(Number(document.body.dataset.decided ?? "0") + 1);
   }
+  if (again) return decide();
   // The figures count the service's decisions (playground trials are not among them): refresh them as the user works.
   void loadStatus();
+}
+
+let checks = 0;
+
+/**
+ * Checks the policy as it is typed: `POST /v1/policies/{engine}/validate` (which
+ * stores nothing) and its errors shown in the editor; a later check wins.
+ */
+async function checkPolicy() {
+  const mine = ++checks;
+  const engine = current.name;
+  const text = policyEditor.value;
+  const state = $("check-state");
+  const done = (/** @type {string} */ word) => {
+    if (mine !== checks) return false;
+    state.textContent = word;
+    document.body.dataset.checked = String(Number(document.body.dataset.checked ?? "0") + 1);
+    return true;
+  };
+  state.textContent = "checking…";
+  try {
+    const res = await fetch(`/v1/policies/${engine}/validate`, { method: "POST", headers: headers({ "content-type": "text/plain" }), body: text });
+    if (mine !== checks || engine !== current.name) return;
+    if (res.ok) {
+      if (done("✓ valid")) policyEditor.setMarks([]);
+      return;
+    }
+    const body = await res.json().catch(() => ({}));
+    const error = body.error ?? {};
+    if (error.code === "policy_invalid") {
+      const details = error.details?.length ? error.details : [{ message: error.message ?? "", at: undefined }];
+      const marks = [];
+      for (const d of details) {
+        const place = locate(d.at, text, { comments: current.comments }) ?? { line: 1, column: 1 };
+        marks.push({ ...place, message: d.message });
+      }
+      if (done(`✗ ${marks.length} error${marks.length === 1 ? "" : "s"}`)) policyEditor.setMarks(marks);
+    } else if (res.status === 401 || res.status === 403) done("enter the admin token to check as you type");
+    else done(`not checked: ${error.message ?? res.status}`);
+  } catch (e) {
+    done(`not checked: the server did not answer (${e instanceof Error ? e.message : e})`);
+  }
+}
+
+/** Marks the request where it stops being JSON, as it is typed; true when it is JSON. */
+function checkRequest() {
+  const scan = scanJson(requestEditor.value);
+  if (scan.ok) requestEditor.setMarks([]);
+  else requestEditor.setMarks([{ ...placeOf(requestEditor.value, scan.offset), message: `the request is not valid JSON: ${scan.message}` }]);
+  return scan.ok;
+}
+
+let typingTimer = 0;
+
+/** After an edit: the link, then (once typing pauses) the verdict when deciding as you type, else the check. @param {"policy" | "request"} which */
+function edited(which) {
+  scheduleFragment();
+  clearTimeout(typingTimer);
+  typingTimer = window.setTimeout(() => {
+    if (liveBox.checked) void decide();
+    else if (which === "policy") void checkPolicy();
+    else checkRequest();
+  }, 400);
 }
 
 /** Copies a command and also shows it, for browsers that refuse the clipboard. @param {string} label @param {string} command */
@@ -252,7 +331,7 @@ function wire() {
     if (policy !== null) {
       policyEditor.value = policy;
       say(`Loaded the active ${current.name} policy.`);
-      scheduleFragment();
+      edited("policy");
     }
   });
   engineSelect.addEventListener("change", () => void switchEngine(engineSelect.value));
@@ -261,14 +340,19 @@ function wire() {
     if (policy !== null) {
       policyEditor.value = policy;
       say(`Loaded the active ${current.name} policy.`);
-      scheduleFragment();
+      edited("policy");
     }
   });
   $("load-example").addEventListener("click", () => {
     requestEditor.value = exampleText(current);
-    scheduleFragment();
+    edited("request");
   });
-  for (const ed of [policyEditor, requestEditor]) ed.textarea.addEventListener("input", scheduleFragment);
+  policyEditor.onChange(() => edited("policy"));
+  requestEditor.onChange(() => edited("request"));
+  liveBox.addEventListener("change", () => {
+    liveSet = true;
+    if (liveBox.checked) void decide();
+  });
   $("form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     void decide();
@@ -286,7 +370,28 @@ function wire() {
   window.addEventListener("hashchange", () => void readFragment());
 }
 
+/** Shows what failed to load or answer and what to do, in the notice line and the verdict panel. @param {string} text */
+function failure(text) {
+  say(text);
+  document.body.dataset.failure = text;
+}
+
+/** CodeMirror when its module loads, else the plain editors with a notice saying so. */
+async function makeEditors() {
+  const url = "./codemirror.js";
+  try {
+    const cm = await import(url);
+    policyEditor = new RichEditor(cm, $("policy-editor"), $("policy-errors"), current.language);
+    requestEditor = new RichEditor(cm, $("request-editor"), $("request-errors"), "json");
+  } catch (e) {
+    policyEditor = new CodeEditor($("policy-editor"), $("policy-errors"));
+    requestEditor = new CodeEditor($("request-editor"), $("request-errors"));
+    failure(`The code editor (/playground/codemirror.js) did not load (${e instanceof Error ? e.message : e}): you are editing in plain text boxes, without highlighting or checks as you type. Decide still works; reload the page to try again.`);
+  }
+}
+
 async function main() {
+  await makeEditors();
   wire();
   await loadStatus();
   if (!(await readFragment())) await switchEngine(engineSelect.value);

@@ -10,6 +10,7 @@
  *   title: string,
  *   format: string,
  *   comments: boolean,
+ *   language: string,
  *   requestHelp: string,
  *   example: unknown,
  * }} EngineInfo
@@ -22,6 +23,7 @@ export const ENGINES = [
     title: "limits: may this pScheduler task run?",
     format: "pScheduler limits.conf (JSON with # comments)",
     comments: true,
+    language: "jsonc",
     requestHelp: "The body of POST /v1/limits/decide: the task, and the requester's address.",
     example: {
       requester: "203.0.113.7",
@@ -33,6 +35,7 @@ export const ENGINES = [
     title: "placement: which YuniKorn queue?",
     format: "YuniKorn queues.yaml",
     comments: false,
+    language: "yaml",
     requestHelp: "The body of POST /v1/place: the user, groups and tags of an application.",
     example: { user: "sarah", groups: ["sarah", "test_app", "dev_app"], tags: { namespace: "newapp" } },
   },
@@ -41,6 +44,7 @@ export const ENGINES = [
     title: "match: which HTCondor machine takes the job?",
     format: "HTCondor configuration (NEGOTIATOR_PE_* expressions)",
     comments: false,
+    language: "condor",
     requestHelp: "The body of POST /v1/match: a job ad and machine ads (ClassAd text).",
     example: {
       job: '[ Owner = "alice"; RequestMemory = 1024; Requirements = TARGET.Memory >= MY.RequestMemory; Rank = TARGET.Memory ]',
@@ -56,6 +60,7 @@ export const ENGINES = [
     title: "customs: which host takes the remote job?",
     format: "customs pool settings (JSON)",
     comments: false,
+    language: "json",
     requestHelp: "The pool's host reports in scan order and the allocation request (the client is one of the hosts); decided on a copy of the pool made from them.",
     example: {
       hosts: [
@@ -72,6 +77,7 @@ export const ENGINES = [
     title: "jobfilter: may this Ganeti job start now?",
     format: "Ganeti filter rules (JSON list)",
     comments: false,
+    language: "json",
     requestHelp: "The job to submit, and the jobs running in the queue (each holds a slot); decided on a copy of the queue made from them.",
     example: {
       job: {
