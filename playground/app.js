@@ -192,8 +192,8 @@ function showErrors(error) {
       else unplaced.push(d);
     }
   }
-  policyEditor.setMarks(policyMarks);
-  requestEditor.setMarks(requestMarks);
+  policyEditor.setMarks(policyMarks, true);
+  requestEditor.setMarks(requestMarks, true);
   output.replaceChildren(...renderError(error, unplaced));
 }
 
@@ -212,7 +212,7 @@ async function decide() {
   if (!scan.ok) {
     policyEditor.setMarks([]);
     const place = placeOf(requestEditor.value, scan.offset);
-    requestEditor.setMarks([{ ...place, message: `the request is not valid JSON: ${scan.message}` }]);
+    requestEditor.setMarks([{ ...place, message: `the request is not valid JSON: ${scan.message}` }], true);
     output.replaceChildren(...renderError({ code: "invalid_json", message: `the request is not valid JSON: ${scan.message} (line ${place.line}, column ${place.column})` }, []));
     document.body.dataset.decided = String(Number(document.body.dataset.decided ?? "0") + 1);
     return;

@@ -80,9 +80,9 @@ export class RichEditor {
     this.editor.setLanguage(name);
   }
 
-  /** Shows a new set of errors (an empty list clears them). @param {Mark[]} marks */
-  setMarks(marks) {
-    this.editor.setMarks(marks);
+  /** Shows a new set of errors (an empty list clears them); with `reveal`, scrolls to the first. @param {Mark[]} marks @param {boolean} [reveal] */
+  setMarks(marks, reveal = false) {
+    this.editor.setMarks(marks, reveal);
     listMarks(this.list, marks, (m) => this.focusAt(m));
   }
 
@@ -152,14 +152,14 @@ export class CodeEditor {
     this.notes.style.transform = y;
   }
 
-  /** Shows a new set of errors (an empty list clears them). @param {Mark[]} marks */
-  setMarks(marks) {
+  /** Shows a new set of errors (an empty list clears them); with `reveal`, scrolls to the first. @param {Mark[]} marks @param {boolean} [reveal] */
+  setMarks(marks, reveal = false) {
     this.marks = marks;
     this.root.classList.toggle("has-marks", marks.length > 0);
     this.paintMarks();
     listMarks(this.list, marks, (m) => this.focusAt(m));
     this.textarea.setAttribute("aria-invalid", marks.length > 0 ? "true" : "false");
-    if (marks.length > 0) this.reveal(Math.min(...marks.map((m) => m.line)));
+    if (reveal && marks.length > 0) this.reveal(Math.min(...marks.map((m) => m.line)));
   }
 
   /** Draws the gutter numbers, bands and margin notes of the current marks. */

@@ -201,8 +201,12 @@ export class Editor {
     this.view.dispatch({ effects: this.language.reconfigure((LANGUAGES[name] ?? LANGUAGES.json)()) });
   }
 
-  /** Shows a set of errors as diagnostics and notes under their lines (an empty list clears them). @param {Mark[]} marks */
-  setMarks(marks) {
+  /**
+   * Shows a set of errors as diagnostics and notes under their lines (an empty list
+   * clears them); with `reveal`, scrolls the first into view if it is not.
+   * @param {Mark[]} marks @param {boolean} [reveal]
+   */
+  setMarks(marks, reveal = false) {
     const doc = this.view.state.doc;
     const placed = marks.map((m) => {
       const line = doc.line(Math.min(Math.max(m.line, 1), doc.lines));
@@ -215,7 +219,12 @@ export class Editor {
         this.view.state,
         placed.map((p) => ({ from: p.from, to: p.to, severity: /** @type {const} */ ("error"), message: p.message })),
       ),
-      { effects: setNotes.of(placed.map((p) => ({ pos: p.from, text: p.message, line: p.line }))) },
+      {
+        effects: [
+          setNotes.of(placed.map((p) => ({ pos: p.from, text: p.message, line: p.line }))),
+          ...(reveal && placed.length > 0 ? [EditorView.scrollIntoView(Math.min(...placed.map((p) => p.from)), { y: "nearest", yMargin: 40 })] : []),
+        ],
+      },
     );
     this.view.contentDOM.setAttribute("aria-invalid", marks.length > 0 ? "true" : "false");
   }
