@@ -23,7 +23,10 @@
     function (event) {
       var target = event.target;
       if (target instanceof HTMLScriptElement || target instanceof HTMLLinkElement) {
-        var name = (target.getAttribute("src") || target.getAttribute("href") || "a file").replace(/^.*\//, "");
+        var name = (target.getAttribute("src") || target.getAttribute("href") || "a file").replace(
+          /^.*\//,
+          "",
+        );
         // The editor module has its own fallback (plain text boxes): app.js says so itself.
         if (name === "codemirror.js") return;
         show(name + " did not load");

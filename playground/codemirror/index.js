@@ -11,7 +11,13 @@ import { closeBrackets, closeBracketsKeymap } from "@codemirror/autocomplete";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { json } from "@codemirror/lang-json";
 import { yaml } from "@codemirror/lang-yaml";
-import { bracketMatching, foldGutter, indentOnInput, indentUnit, syntaxHighlighting } from "@codemirror/language";
+import {
+  bracketMatching,
+  foldGutter,
+  indentOnInput,
+  indentUnit,
+  syntaxHighlighting,
+} from "@codemirror/language";
 import { lintGutter, setDiagnostics } from "@codemirror/lint";
 import { highlightSelectionMatches, search, searchKeymap } from "@codemirror/search";
 import { Compartment, EditorState, RangeSet, StateEffect, StateField } from "@codemirror/state";
@@ -43,7 +49,8 @@ function adoptStyles() {
   if (!("adoptedStyleSheets" in document)) return;
   StyleModule.mount(shadow, new StyleModule({}));
   const key = Object.getOwnPropertySymbols(shadow).find((s) => s.description === "styleSet");
-  if (key !== undefined && !(key in document)) /** @type {any} */ (document)[key] = /** @type {any} */ (shadow)[key];
+  if (key !== undefined && !(key in document))
+    /** @type {any} */ (document)[key] = /** @type {any} */ (shadow)[key];
 }
 adoptStyles();
 
@@ -74,7 +81,9 @@ const LANGUAGES = {
 };
 
 /** Replaces the marks shown under lines. */
-const setNotes = StateEffect.define({ map: (/** @type {{ pos: number, text: string, line: number }[]} */ v) => v });
+const setNotes = StateEffect.define({
+  map: (/** @type {{ pos: number, text: string, line: number }[]} */ v) => v,
+});
 
 /** A message shown as a line of its own under the line it concerns. */
 class NoteWidget extends WidgetType {
@@ -117,11 +126,18 @@ const notesField = StateField.define({
         lines.map((line) => {
           const messages = e.value.filter((n) => n.line === line).map((n) => n.text);
           const end = tr.state.doc.line(line).to;
-          return Decoration.widget({ widget: new NoteWidget(line, messages.join("; ")), block: true, side: 1 }).range(end);
+          return Decoration.widget({
+            widget: new NoteWidget(line, messages.join("; ")),
+            block: true,
+            side: 1,
+          }).range(end);
         }),
         true,
       );
-      gutter = RangeSet.of(lines.map((line) => badLine.range(tr.state.doc.line(line).from)), true);
+      gutter = RangeSet.of(
+        lines.map((line) => badLine.range(tr.state.doc.line(line).from)),
+        true,
+      );
     }
     return { deco, gutter };
   },
@@ -157,7 +173,13 @@ export class Editor {
           highlightSelectionMatches(),
           search({ top: true }),
           syntaxHighlighting(highlighter),
-          keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, indentWithTab]),
+          keymap.of([
+            ...closeBracketsKeymap,
+            ...defaultKeymap,
+            ...searchKeymap,
+            ...historyKeymap,
+            indentWithTab,
+          ]),
           this.language.of(LANGUAGES[options.language]()),
           notesField,
           EditorView.contentAttributes.of({
@@ -184,7 +206,11 @@ export class Editor {
   set value(text) {
     this.quiet = true;
     try {
-      this.view.dispatch({ changes: { from: 0, to: this.view.state.doc.length, insert: text }, selection: { anchor: 0 }, scrollIntoView: true });
+      this.view.dispatch({
+        changes: { from: 0, to: this.view.state.doc.length, insert: text },
+        selection: { anchor: 0 },
+        scrollIntoView: true,
+      });
     } finally {
       this.quiet = false;
     }
@@ -212,17 +238,34 @@ export class Editor {
       const line = doc.line(Math.min(Math.max(m.line, 1), doc.lines));
       const from = Math.min(line.from + Math.max(m.column - 1, 0), line.to);
       const word = /^[^\s,;:)\]}]*/.exec(doc.sliceString(from, line.to))?.[0].length ?? 0;
-      return { from, to: Math.max(from + word, Math.min(from + 1, line.to)), line: line.number, message: m.message };
+      return {
+        from,
+        to: Math.max(from + word, Math.min(from + 1, line.to)),
+        line: line.number,
+        message: m.message,
+      };
     });
     this.view.dispatch(
       setDiagnostics(
         this.view.state,
-        placed.map((p) => ({ from: p.from, to: p.to, severity: /** @type {const} */ ("error"), message: p.message })),
+        placed.map((p) => ({
+          from: p.from,
+          to: p.to,
+          severity: /** @type {const} */ ("error"),
+          message: p.message,
+        })),
       ),
       {
         effects: [
           setNotes.of(placed.map((p) => ({ pos: p.from, text: p.message, line: p.line }))),
-          ...(reveal && placed.length > 0 ? [EditorView.scrollIntoView(Math.min(...placed.map((p) => p.from)), { y: "nearest", yMargin: 40 })] : []),
+          ...(reveal && placed.length > 0
+            ? [
+                EditorView.scrollIntoView(Math.min(...placed.map((p) => p.from)), {
+                  y: "nearest",
+                  yMargin: 40,
+                }),
+              ]
+            : []),
         ],
       },
     );
@@ -234,7 +277,10 @@ export class Editor {
     const doc = this.view.state.doc;
     const line = doc.line(Math.min(Math.max(place.line, 1), doc.lines));
     const pos = Math.min(line.from + Math.max(place.column - 1, 0), line.to);
-    this.view.dispatch({ selection: { anchor: pos }, effects: EditorView.scrollIntoView(pos, { y: "center" }) });
+    this.view.dispatch({
+      selection: { anchor: pos },
+      effects: EditorView.scrollIntoView(pos, { y: "center" }),
+    });
     this.view.focus();
   }
 

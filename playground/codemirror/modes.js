@@ -11,7 +11,17 @@ import { StreamLanguage } from "@codemirror/language";
 
 const CLASSAD_WORDS = new Set(["true", "false", "undefined", "error", "is", "isnt", "parent"]);
 const CLASSAD_SCOPES = new Set(["my", "target", "other"]);
-const CONFIG_WORDS = new Set(["if", "else", "elif", "endif", "use", "include", "require_version", "defined", "version"]);
+const CONFIG_WORDS = new Set([
+  "if",
+  "else",
+  "elif",
+  "endif",
+  "use",
+  "include",
+  "require_version",
+  "defined",
+  "version",
+]);
 
 /** Reads a double-quoted string whose opening quote was just eaten. @param {StringStream} stream */
 function restOfString(stream) {
@@ -76,7 +86,8 @@ const condorParser = {
       if (CLASSAD_SCOPES.has(lower.replace(/\..*/, "")) && word.includes(".")) return "variableName.special";
       if (CONFIG_WORDS.has(lower) && stream.string.slice(0, stream.start).trim() === "") return "keyword";
       // A name followed by `=` (not `==`, `=?=`, `=!=`) is being defined.
-      if (stream.match(/^\s*=(?![=?!])/, false) || stream.match(/^\s*:?=(?![=?!])/, false)) return "propertyName.definition";
+      if (stream.match(/^\s*=(?![=?!])/, false) || stream.match(/^\s*:?=(?![=?!])/, false))
+        return "propertyName.definition";
       if (stream.match(/^\s*\(/, false)) return "variableName.function";
       return "variableName";
     }
@@ -91,8 +102,24 @@ const condorParser = {
 };
 
 const JQ_KEYWORDS = new Set([
-  "def", "if", "then", "elif", "else", "end", "as", "reduce", "foreach", "try", "catch", "label",
-  "import", "include", "and", "or", "not", "__loc__",
+  "def",
+  "if",
+  "then",
+  "elif",
+  "else",
+  "end",
+  "as",
+  "reduce",
+  "foreach",
+  "try",
+  "catch",
+  "label",
+  "import",
+  "include",
+  "and",
+  "or",
+  "not",
+  "__loc__",
 ]);
 
 /**

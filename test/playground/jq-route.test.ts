@@ -14,7 +14,14 @@ import { JqPlaygroundBody } from "../../src/http/schemas/playground-jq.js";
 async function viaCli(argv: string[], stdin: string) {
   let stdout = "";
   let stderr = "";
-  const exit_status = await runJqCommand(argv, { stdin, stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env: {}, stdinIsTty: false, stdoutIsTty: false });
+  const exit_status = await runJqCommand(argv, {
+    stdin,
+    stdout: (s) => (stdout += s),
+    stderr: (s) => (stderr += s),
+    env: {},
+    stdinIsTty: false,
+    stdoutIsTty: false,
+  });
   return { stdout, stderr, exit_status };
 }
 
@@ -26,7 +33,18 @@ const CASES: Array<[string, Record<string, unknown>]> = [
   ["-s", { program: "add", input: "1 2 3", slurp: true }],
   ["-n with input", { program: "[inputs] | length", input: "1 2 3", null_input: true }],
   ["-n alone", { program: "1, 2", input: "", null_input: true }],
-  ["--arg and --argjson", { program: "[$x, $y, $ARGS.named]", input: "null", compact: true, args: [{ name: "x", value: "text" }, { name: "y", value: '{"n": 1.000}', json: true }] }],
+  [
+    "--arg and --argjson",
+    {
+      program: "[$x, $y, $ARGS.named]",
+      input: "null",
+      compact: true,
+      args: [
+        { name: "x", value: "text" },
+        { name: "y", value: '{"n": 1.000}', json: true },
+      ],
+    },
+  ],
   ["invalid --argjson", { program: "$y", input: "null", args: [{ name: "y", value: "{", json: true }] }],
   ["a compile error", { program: ".a | ", input: "1" }],
   ["two compile errors", { program: "foo(1) | bar", input: "1" }],
@@ -50,12 +68,38 @@ describe("POST /v1/playground/jq prints what arbiter jq prints", () => {
   }
 
   it("stands for the command line: toggles, named arguments, then -- and the program", () => {
-    const body = JqPlaygroundBody.parse({ program: "-.a", compact: true, raw_output: true, slurp: true, null_input: true, args: [{ name: "a", value: "1" }, { name: "b", value: "2", json: true }] });
-    expect(jqArgv(body)).toEqual(["-c", "-r", "-s", "-n", "--arg", "a", "1", "--argjson", "b", "2", "--", "-.a"]);
+    const body = JqPlaygroundBody.parse({
+      program: "-.a",
+      compact: true,
+      raw_output: true,
+      slurp: true,
+      null_input: true,
+      args: [
+        { name: "a", value: "1" },
+        { name: "b", value: "2", json: true },
+      ],
+    });
+    expect(jqArgv(body)).toEqual([
+      "-c",
+      "-r",
+      "-s",
+      "-n",
+      "--arg",
+      "a",
+      "1",
+      "--argjson",
+      "b",
+      "2",
+      "--",
+      "-.a",
+    ]);
   });
 
   it("cuts the output at 1 MiB and says so", () => {
-    const got = runPlaygroundJq(JqPlaygroundBody.parse({ program: 'range(300000) | "xxxxxxxxxx"', null_input: true, raw_output: true }), new Budget(10_000_000));
+    const got = runPlaygroundJq(
+      JqPlaygroundBody.parse({ program: 'range(300000) | "xxxxxxxxxx"', null_input: true, raw_output: true }),
+      new Budget(10_000_000),
+    );
     expect(got.truncated).toBe(true);
     expect(got.stdout.length).toBe(JQ_OUTPUT_LIMIT);
   });

@@ -11,7 +11,11 @@ import type { Env } from "../../src/env.js";
 const BASE = "http://arbiter.test";
 
 async function run(body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await SELF.fetch(`${BASE}/v1/playground/jq`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await SELF.fetch(`${BASE}/v1/playground/jq`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -25,7 +29,14 @@ describe("POST /v1/playground/jq", () => {
 
   it("answers jq's own errors with 200: the message on standard error and jq's exit status", async () => {
     const r = await run({ program: ".a", input: "[1]" });
-    expect(r).toMatchObject({ status: 200, body: { stdout: "", stderr: "jq: error (at <stdin>:0): Cannot index array with string \"a\"\n", exit_status: 5 } });
+    expect(r).toMatchObject({
+      status: 200,
+      body: {
+        stdout: "",
+        stderr: 'jq: error (at <stdin>:0): Cannot index array with string "a"\n',
+        exit_status: 5,
+      },
+    });
     const c = await run({ program: ".a |", input: "1" });
     expect(c.body.exit_status).toBe(3);
     expect(c.body.stderr).toMatch(/^jq: error: syntax error/);
@@ -53,8 +64,16 @@ describe("POST /v1/playground/jq", () => {
       const ctx = createExecutionContext();
       const headers: Record<string, string> = { "content-type": "application/json" };
       if (token) headers.authorization = `Bearer ${token}`;
-      const req = new Request(`${BASE}/v1/playground/jq`, { method: "POST", headers, body: JSON.stringify({ program: "." }) });
-      const res = await app.fetch(req, { ...(env as unknown as Env), ADMIN_TOKEN: "adm", DECISION_TOKENS: "dec" }, ctx);
+      const req = new Request(`${BASE}/v1/playground/jq`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ program: "." }),
+      });
+      const res = await app.fetch(
+        req,
+        { ...(env as unknown as Env), ADMIN_TOKEN: "adm", DECISION_TOKENS: "dec" },
+        ctx,
+      );
       await waitOnExecutionContext(ctx);
       return res.status;
     };

@@ -55,7 +55,13 @@ export function runPlaygroundJq(body: JqPlaygroundBody, budget: Budget): JqPlayg
       stderr += s.slice(0, Math.max(room(), 0));
     },
   };
-  const answer = (exit_status: number): JqPlaygroundAnswer => ({ stdout, stderr, exit_status, truncated, argv });
+  const answer = (exit_status: number): JqPlaygroundAnswer => ({
+    stdout,
+    stderr,
+    exit_status,
+    truncated,
+    argv,
+  });
   let o;
   try {
     o = parseJqArgs(argv);
@@ -65,13 +71,20 @@ export function runPlaygroundJq(body: JqPlaygroundBody, budget: Budget): JqPlayg
     return answer(2);
   }
   const program = o.program ?? ".";
-  const compiled = compileJq(program, { args: Object.fromEntries([...o.named].map(([k, v]) => [k, "value" in v ? v.value : null])), positional: o.positional });
+  const compiled = compileJq(program, {
+    args: Object.fromEntries([...o.named].map(([k, v]) => [k, "value" in v ? v.value : null])),
+    positional: o.positional,
+  });
   if (!compiled.ok) {
     for (const e of compiled.error) out.stderr(compileErrorText(program, e) + "\n");
     out.stderr(`jq: ${compiled.error.length} compile error${compiled.error.length === 1 ? "" : "s"}\n`);
     return answer(3);
   }
-  const input = new JqInput([{ name: "<stdin>", text: body.input }], { raw: o.rawInput, slurp: o.slurp, stream: o.stream, seq: o.seq }, out.stderr);
+  const input = new JqInput(
+    [{ name: "<stdin>", text: body.input }],
+    { raw: o.rawInput, slurp: o.slurp, stream: o.stream, seq: o.seq },
+    out.stderr,
+  );
   const print: PrintOptions = { indent: o.indent, sortKeys: o.sortKeys, ascii: o.ascii, colors: null };
   let status: number;
   try {
@@ -81,7 +94,15 @@ export function runPlaygroundJq(body: JqPlaygroundBody, budget: Budget): JqPlayg
     status = 0;
   }
   // A run stopped for its steps (or its depth) prints jq's budget message; here it is the decision's 422.
-  if (budget.exhausted() || budget.remaining() === 0 || stderr.includes(BUDGET_EXCEEDED_MESSAGE) || stderr.includes(BUDGET_MESSAGE))
-    throw new ApiError("budget_exceeded", `the jq program spent the decision's work budget (DECISION_BUDGET): ${stderr.trim().split("\n").pop()}`);
+  if (
+    budget.exhausted() ||
+    budget.remaining() === 0 ||
+    stderr.includes(BUDGET_EXCEEDED_MESSAGE) ||
+    stderr.includes(BUDGET_MESSAGE)
+  )
+    throw new ApiError(
+      "budget_exceeded",
+      `the jq program spent the decision's work budget (DECISION_BUDGET): ${stderr.trim().split("\n").pop()}`,
+    );
   return answer(status);
 }
