@@ -9,6 +9,7 @@ import { CodeEditor, RichEditor } from "./editor.js";
 import { ENGINES, engineInfo, exampleText } from "./engines.js";
 import { locate, placeOf, scanJson } from "./locate.js";
 import { figuresScope, statusFigures } from "./figures.js";
+import { JqControls, cleanJqOptions, jqBody, jqCommand, noJqOptions, renderJq } from "./jq-pane.js";
 import { renderAnswer, renderError } from "./render.js";
 import { curlCommand, decodeState, encodeState, evalCommand, playgroundBody } from "./share.js";
 
@@ -21,6 +22,7 @@ let policyEditor;
 /** @type {CodeEditor | RichEditor} */
 let requestEditor;
 const liveBox = /** @type {HTMLInputElement} */ ($("live"));
+const jqControls = new JqControls($("jq-options"), () => edited("policy"));
 const result = $("result-body");
 const output = $("result-body");
 const commandBox = $("command");
@@ -28,7 +30,7 @@ const notice = $("notice");
 
 /** @type {{ auth: boolean, status: any }} */
 const server = { auth: false, status: null };
-/** Texts per engine this session, so switching engines back and forth keeps edits. @type {Map<string, { policy: string, request: string }>} */
+/** Texts per engine this session, so switching engines back and forth keeps edits. @type {Map<string, { policy: string, request: string, options?: import("./jq-pane.js").JqOptions }>} */
 const drafts = new Map();
 let current = engineInfo(null);
 /** Whether the editors hold an engine's texts yet (not before the first engine is shown). */
@@ -83,14 +85,22 @@ async function activePolicy(engine) {
     else if (res.status === 404) say(`No ${engine} policy is active: write one.`);
     else say(`Could not load the active ${engine} policy: ${body.error?.message ?? res.status}`);
   } catch (e) {
-    say(`Could not load the active ${engine} policy: ${e}`);
+    say(`Could not load the active ${engine} policy: the server did not answer (${e}). Check the connection, then press “Load the active policy”; your edits are kept.`);
   }
   return null;
 }
 
-/** Puts an engine's texts in the editors. @param {{ name: string }} engine @param {string} policy @param {string} request */
-function show(engine, policy, request) {
+/**
+ * Puts an engine's texts in the editors (and the jq pane's options).
+ * @param {{ name: string }} engine @param {string} policy @param {string} request @param {import("./jq-pane.js").JqOptions} [options]
+ */
+function show(engine, policy, request, options = noJqOptions()) {
   current = engineInfo(engine.name);
+  const jq = current.name === "jq";
+  $("policy-label").textContent = jq ? "Program" : "Policy";
+  $("request-label").textContent = jq ? "Input" : "Request";
+  $("copy-eval-name").textContent = jq ? "arbiter jq" : "arbiter eval";
+  jqControls.value = options;
   shown = true;
   document.body.dataset.engine = current.name;
   engineSelect.value = current.name;
@@ -122,7 +132,13 @@ async function switchEngine(name) {
   const mine = ++switches;
   if (draft) {
     delete document.body.dataset.loading;
-    show(engine, draft.policy, draft.request);
+    show(engine, draft.policy, draft.request, draft.options);
+    return writeFragment();
+  }
+  if (engine.program !== undefined) {
+    delete document.body.dataset.loading;
+    say("");
+    show(engine, engine.program, exampleText(engine));
     return writeFragment();
   }
   document.body.dataset.loading = "true";
@@ -137,12 +153,12 @@ async function switchEngine(name) {
 }
 
 function saveDraft() {
-  if (shown) drafts.set(current.name, { policy: policyEditor.value, request: requestEditor.value });
+  if (shown) drafts.set(current.name, { policy: policyEditor.value, request: requestEditor.value, options: current.name === "jq" ? jqControls.value : undefined });
 }
 
 /** Writes the state into the fragment without adding a history entry. */
 async function writeFragment() {
-  const fragment = await encodeState({ engine: current.name, policy: policyEditor.value, request: requestEditor.value });
+  const fragment = await encodeState({ engine: current.name, policy: policyEditor.value, request: requestEditor.value, options: current.name === "jq" ? jqControls.value : undefined });
   lastFragment = fragment;
   history.replaceState(null, "", `#${fragment}`);
 }
@@ -162,8 +178,9 @@ async function readFragment() {
   if (state === null) return false;
   const engine = engineInfo(state.engine);
   if ("policy" in state) {
-    show(engine, state.policy, state.request);
-    drafts.set(engine.name, { policy: state.policy, request: state.request });
+    const options = cleanJqOptions("options" in state ? state.options : null);
+    show(engine, state.policy, state.request, options);
+    drafts.set(engine.name, { policy: state.policy, request: state.request, options });
     lastFragment = fragment;
     return true;
   }
@@ -201,13 +218,14 @@ let deciding = false;
 /** Whether an edit came while a decision was under way (then it is decided again). */
 let again = false;
 
-/** Posts the policy and the request to the playground route and shows the answer. */
+/** Posts the policy and the request to the playground route and shows the answer. @returns {Promise<void>} */
 async function decide() {
   if (deciding) {
     again = true;
     return;
   }
   again = false;
+  if (current.name === "jq") return runJq();
   const scan = scanJson(requestEditor.value);
   if (!scan.ok) {
     policyEditor.setMarks([]);
@@ -234,7 +252,7 @@ async function decide() {
       output.replaceChildren(...renderAnswer(current.name, body));
     } else showErrors(body.error ?? { code: String(res.status), message: "request failed" });
   } catch (e) {
-    output.replaceChildren(...renderError({ code: "network_error", message: String(e) }, []));
+    output.replaceChildren(...renderError({ code: "network_error", message: `the server did not answer (${e}): check the connection and press Decide again; your texts are kept` }, []));
   } finally {
     deciding = false;
     button.disabled = false;
@@ -244,6 +262,27 @@ async function decide() {
   if (again) return decide();
   // The figures count the service's decisions (playground trials are not among them): refresh them as the user works.
   void loadStatus();
+}
+
+/** Runs the jq pane's program on its input (`POST /v1/playground/jq`) and shows what it printed. @returns {Promise<void>} */
+async function runJq() {
+  deciding = true;
+  result.setAttribute("aria-busy", "true");
+  const button = /** @type {HTMLButtonElement} */ ($("decide"));
+  button.disabled = true;
+  try {
+    const res = await fetch("/v1/playground/jq", { method: "POST", headers: headers({ "content-type": "application/json" }), body: jqBody(policyEditor.value, requestEditor.value, jqControls.value) });
+    const body = await res.json().catch(() => ({ error: { code: "internal_error", message: `HTTP ${res.status}` } }));
+    output.replaceChildren(...(res.ok ? renderJq(body) : renderError(body.error ?? { code: String(res.status), message: "request failed" }, body.error?.details ?? [])));
+  } catch (e) {
+    output.replaceChildren(...renderError({ code: "network_error", message: `the server did not answer (${e}): check the connection and press Decide again` }, []));
+  } finally {
+    deciding = false;
+    button.disabled = false;
+    result.setAttribute("aria-busy", "false");
+    document.body.dataset.decided = String(Number(document.body.dataset.decided ?? "0") + 1);
+  }
+  if (again) return decide();
 }
 
 let checks = 0;
@@ -304,6 +343,7 @@ function edited(which) {
   clearTimeout(typingTimer);
   typingTimer = window.setTimeout(() => {
     if (liveBox.checked) void decide();
+    else if (current.name === "jq") return;
     else if (which === "policy") void checkPolicy();
     else checkRequest();
   }, 400);
@@ -363,10 +403,15 @@ function wire() {
       void decide();
     }
   });
-  $("copy-curl").addEventListener("click", () =>
-    copy("the curl command", curlCommand({ origin: location.origin, engine: current.name, policy: policyEditor.value, request: requestEditor.value, auth: server.auth })),
+  $("copy-curl").addEventListener("click", () => {
+    const body = current.name === "jq" ? jqBody(policyEditor.value, requestEditor.value, jqControls.value) : undefined;
+    void copy("the curl command", curlCommand({ origin: location.origin, engine: current.name, policy: policyEditor.value, request: requestEditor.value, auth: server.auth, body }));
+  });
+  $("copy-eval").addEventListener("click", () =>
+    current.name === "jq"
+      ? copy("the arbiter jq command", jqCommand(policyEditor.value, requestEditor.value, jqControls.value))
+      : copy("the arbiter eval command", evalCommand({ engine: current.name, policy: policyEditor.value, request: requestEditor.value })),
   );
-  $("copy-eval").addEventListener("click", () => copy("the arbiter eval command", evalCommand({ engine: current.name, policy: policyEditor.value, request: requestEditor.value })));
   window.addEventListener("hashchange", () => void readFragment());
 }
 
@@ -396,6 +441,9 @@ async function main() {
   await loadStatus();
   if (!(await readFragment())) await switchEngine(engineSelect.value);
   document.body.dataset.ready = "true";
+  // When the page became usable, for the browser test's figure (performance.getEntriesByName("ready")).
+  performance.mark("ready");
+  $("boot").hidden = true;
 }
 
 void main();

@@ -13,6 +13,7 @@
  *   language: string,
  *   requestHelp: string,
  *   example: unknown,
+ *   program?: string,
  * }} EngineInfo
  */
 
@@ -85,6 +86,21 @@ export const ENGINES = [
         opcodes: [{ OP_ID: "OP_INSTANCE_STARTUP", instance_name: "web1", reason: [["gnt:user", "maintenance done", 1700000000000000000]] }],
       },
       queue: { running: [{ id: 40, opcodes: [{ OP_ID: "OP_INSTANCE_REBOOT", instance_name: "db1" }] }] },
+    },
+  },
+  {
+    name: "jq",
+    title: "jq: run a jq 1.7.1 program",
+    format: "jq 1.7.1 program, as arbiter jq runs it",
+    comments: false,
+    language: "jq",
+    requestHelp: "The input: JSON values, one after another (standard input of arbiter jq).",
+    program: "# Which tests ask for more than 30 seconds?\n.tasks[]\n| select(.duration > 30)\n| {test, dest, over: (.duration - 30)}\n",
+    example: {
+      tasks: [
+        { test: "throughput", dest: "192.0.2.1", duration: 60 },
+        { test: "latency", dest: "192.0.2.2", duration: 10 },
+      ],
     },
   },
 ];
