@@ -415,9 +415,11 @@ function wire() {
   window.addEventListener("hashchange", () => void readFragment());
 }
 
-/** Shows what failed to load or answer and what to do, in the notice line and the verdict panel. @param {string} text */
+/** Shows what failed to load and what to do, in the alert under the title (where boot.js puts its own). @param {string} text */
 function failure(text) {
-  say(text);
+  const box = $("boot");
+  box.textContent = text;
+  box.hidden = false;
   document.body.dataset.failure = text;
 }
 
@@ -443,7 +445,6 @@ async function main() {
   document.body.dataset.ready = "true";
   // When the page became usable, for the browser test's figure (performance.getEntriesByName("ready")).
   performance.mark("ready");
-  $("boot").hidden = true;
 }
 
 void main();
