@@ -5,6 +5,7 @@
  * (the active policy) and `POST /v1/playground/{engine}` (compile in memory,
  * decide with the trace). The state goes into the URL fragment as it changes.
  */
+import { wireChangeButtons } from "./change.js";
 import { CodeEditor, RichEditor } from "./editor.js";
 import { ENGINES, engineInfo, exampleText } from "./engines.js";
 import { locate, placeOf, scanJson } from "./locate.js";
@@ -21,6 +22,8 @@ const tokenInput = /** @type {HTMLInputElement} */ ($("token"));
 let policyEditor;
 /** @type {CodeEditor | RichEditor} */
 let requestEditor;
+/** The match engine's ClassAd text editors: the job ad, and the machine ads. @type {(CodeEditor | RichEditor)[]} */
+let adEditors = [];
 const liveBox = /** @type {HTMLInputElement} */ ($("live"));
 const jqControls = new JqControls($("jq-options"), () => edited("policy"));
 const result = $("result-body");
@@ -214,6 +217,9 @@ function showErrors(error) {
   output.replaceChildren(...renderError(error, unplaced));
 }
 
+/** The last answer Decide got: its texts, and the body when it was a verdict. @type {{ engine: string, policy: string, request: string, ok: boolean, body: any } | null} */
+let lastAnswer = null;
+
 let deciding = false;
 /** Whether an edit came while a decision was under way (then it is decided again). */
 let again = false;
@@ -246,6 +252,7 @@ async function decide() {
       body: playgroundBody(policyEditor.value, requestEditor.value),
     });
     const body = await res.json().catch(() => ({ error: { code: "internal_error", message: `HTTP ${res.status}` } }));
+    lastAnswer = { engine: current.name, policy: policyEditor.value, request: requestEditor.value, ok: res.ok, body };
     if (res.ok) {
       policyEditor.setMarks([]);
       requestEditor.setMarks([]);
@@ -335,6 +342,17 @@ function checkRequest() {
   return scan.ok;
 }
 
+/**
+ * The match request from the ClassAd text editors: the job ad as its text (or the
+ * one ad of `condor_q -json`), the machine ads as one text, which the API splits at
+ * blank lines (or reads as `condor_status -json`).
+ */
+function adsToRequest() {
+  const [job, machines] = adEditors.map((ed) => ed.value.trim());
+  requestEditor.value = `${JSON.stringify({ job, machines: machines === "" ? [] : machines }, null, 2)}\n`;
+  edited("request");
+}
+
 let typingTimer = 0;
 
 /** After an edit: the link, then (once typing pauses) the verdict when deciding as you type, else the check. @param {"policy" | "request"} which */
@@ -388,6 +406,7 @@ function wire() {
     edited("request");
   });
   policyEditor.onChange(() => edited("policy"));
+  for (const ed of adEditors) ed.onChange(adsToRequest);
   requestEditor.onChange(() => edited("request"));
   liveBox.addEventListener("change", () => {
     liveSet = true;
@@ -413,6 +432,21 @@ function wire() {
       : copy("the arbiter eval command", evalCommand({ engine: current.name, policy: policyEditor.value, request: requestEditor.value })),
   );
   window.addEventListener("hashchange", () => void readFragment());
+  wireChangeButtons({
+    engine: () => current.name,
+    policy: () => policyEditor.value,
+    request: () => requestEditor.value,
+    headers,
+    decide: async () => {
+      const fresh = () => lastAnswer !== null && lastAnswer.engine === current.name && lastAnswer.policy === policyEditor.value && lastAnswer.request === requestEditor.value;
+      if (!fresh()) await decide();
+      // A decision already under way finishes (and decides these texts again) first.
+      while (deciding) await new Promise((resolve) => setTimeout(resolve, 50));
+      return fresh() && lastAnswer !== null ? lastAnswer : { ok: false, body: null };
+    },
+    show: (nodes) => output.replaceChildren(...nodes),
+    copy,
+  });
 }
 
 /** Shows what failed to load and what to do, in the alert under the title (where boot.js puts its own). @param {string} text */
@@ -430,9 +464,11 @@ async function makeEditors() {
     const cm = await import(url);
     policyEditor = new RichEditor(cm, $("policy-editor"), $("policy-errors"), current.language);
     requestEditor = new RichEditor(cm, $("request-editor"), $("request-errors"), "json");
+    adEditors = ["job-ad", "machine-ads"].map((id) => new RichEditor(cm, $(`${id}-editor`), $(`${id}-errors`), "condor"));
   } catch (e) {
     policyEditor = new CodeEditor($("policy-editor"), $("policy-errors"));
     requestEditor = new CodeEditor($("request-editor"), $("request-errors"));
+    adEditors = ["job-ad", "machine-ads"].map((id) => new CodeEditor($(`${id}-editor`), $(`${id}-errors`)));
     failure(`The code editor (/playground/codemirror.js) did not load (${e instanceof Error ? e.message : e}): you are editing in plain text boxes, without highlighting or checks as you type. Decide still works; reload the page to try again.`);
   }
 }
