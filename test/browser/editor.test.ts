@@ -10,7 +10,7 @@
  * under 250 KB gzipped; the time is a figure, never an assertion).
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -40,6 +40,30 @@ async function openPage(engine: string, live = false): Promise<Page> {
 async function lineText(page: Page, id: string, line: number): Promise<string> {
   return (await page.inputValue(`#${id}`)).split("\n")[line - 1];
 }
+
+const JOB_LONG = [
+  'MyType = "Job"',
+  'Owner = "alice"',
+  "ClusterId = 7",
+  "ProcId = 0",
+  "RequestMemory = 1024",
+  "Requirements = TARGET.Memory >= MY.RequestMemory",
+  "Rank = TARGET.Memory",
+  "",
+].join("\n");
+const MACHINES_LONG = [
+  [
+    'MyType = "Machine"',
+    'Name = "slot1@big"',
+    "Memory = 4096",
+    "Cpus = 8",
+    'Requirements = TARGET.Owner =!= "bob"',
+  ].join("\n"),
+  ['MyType = "Machine"', 'Name = "slot1@small"', "Memory = 768", "Cpus = 2", "Requirements = true"].join(
+    "\n",
+  ),
+  ['MyType = "Machine"', 'Name = "slot1@tiny"', "Memory = 256", "Cpus = 1", "Requirements = true"].join("\n"),
+].join("\n\n");
 
 const PLACEMENT = [
   "partitions:",
@@ -217,6 +241,106 @@ suite(
       expect(JSON.parse(viaCurl.stdout)).toMatchObject({ stdout: printed, exit_status: 0 });
       await page.close();
     }, 120_000);
+
+    it("takes ClassAds as text: condor_q -l and condor_status -l output pasted give the match table, and Copy as curl shows the JSON the API takes", async () => {
+      const page = await openPage("match");
+      await page.click("#ads-text summary");
+      await setText(page, "job-ad", JOB_LONG);
+      await setText(page, "machine-ads", MACHINES_LONG);
+      await expect
+        .poll(async () => JSON.parse(await page.inputValue("#request")))
+        .toEqual({ job: JOB_LONG.trim(), machines: MACHINES_LONG.trim() });
+      expect(await page.locator("#job-ad-editor .tk-property").count()).toBeGreaterThan(0);
+      expect(await decide(page)).toMatch(/^✓\s*Best machine: slot1@big/);
+      const rows = page.locator(".trace-part table tbody tr");
+      expect(await rows.count()).toBe(3);
+      expect(await rows.first().textContent()).toMatch(/^slot1@big/);
+      await page.click("#copy-curl");
+      const curl = (await page.textContent("#command")) ?? "";
+      expect(curl).toContain(JSON.stringify(MACHINES_LONG.trim()).slice(1, 40));
+      const viaCurl = spawnSync("bash", ["-c", curl], { encoding: "utf8", timeout: 30_000 });
+      expect(JSON.parse(viaCurl.stdout)).toMatchObject({ best: "slot1@big" });
+      await page.close();
+    }, 90_000);
+
+    it("saves the decision as a test case that arbiter test passes under the edited policy and fails under the active one", async () => {
+      const page = await openPage("placement");
+      const active = await page.inputValue("#policy");
+      const edited = active.replace(
+        "- name: user\n        create: true",
+        "- name: user\n        create: false",
+      );
+      expect(edited).not.toBe(active);
+      await setText(page, "policy", edited);
+      await page.click("#save-test");
+      await page.waitForSelector("#download-test");
+      expect(await page.textContent("#verdict-line")).toMatch(/root\.default/);
+      const yaml = (await page.textContent("#command")) ?? "";
+      expect(yaml).toMatch(/^# A case saved from the Arbiter playground/);
+      expect(await page.getAttribute("#download-test", "download")).toBe("placement-playground.test.yaml");
+      const dir = mkdtempSync(join(tmpdir(), "arbiter-case-"));
+      try {
+        writeFileSync(join(dir, "placement-playground.test.yaml"), yaml);
+        const run = () =>
+          spawnSync(
+            "node",
+            [join(REPO_ROOT, "bin/arbiter.mjs"), "test", join(dir, "placement-playground.test.yaml")],
+            { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000 },
+          );
+        writeFileSync(join(dir, "placement.yaml"), edited);
+        const passes = run();
+        expect(passes.status, passes.stdout + passes.stderr).toBe(0);
+        writeFileSync(join(dir, "placement.yaml"), active);
+        const fails = run();
+        expect(fails.status, fails.stdout + fails.stderr).toBe(1);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+      await page.close();
+    }, 90_000);
+
+    it("compares the edited policy's verdict with the active one's, field by field", async () => {
+      const page = await openPage("placement");
+      await page.click("#compare-active");
+      await expect
+        .poll(async () => (await page.textContent("#verdict-line")) ?? "")
+        .toMatch(/^✓\s*Same verdict/);
+      const active = await page.inputValue("#policy");
+      await setText(
+        page,
+        "policy",
+        active.replace("- name: user\n        create: true", "- name: user\n        create: false"),
+      );
+      await page.click("#compare-active");
+      await page.waitForSelector("#compare-table");
+      const rows = await page.locator("#compare-table tbody tr").allTextContents();
+      expect(rows).toContain('/queue"root.default""root.newapp.sarah"');
+      await page.close();
+    }, 60_000);
+
+    it("stages the edited policy as the candidate, leaves the active one, and opens its shadow report", async () => {
+      const page = await openPage("placement");
+      const active = await page.inputValue("#policy");
+      const edited = active.replace(
+        "- name: user\n        create: true",
+        "- name: user\n        create: false",
+      );
+      await setText(page, "policy", edited);
+      await page.click("#stage-candidate");
+      await expect
+        .poll(async () => (await page.textContent("#verdict-line")) ?? "")
+        .toMatch(/^✓\s*Staged the edited placement policy as the candidate/);
+      try {
+        const candidate = (await (await fetch(`${server.url}/v1/candidate`)).json()) as { revision: string };
+        expect(await (await fetch(`${server.url}/v1/policies/placement`)).text()).toBe(active);
+        await page.click("#open-report");
+        await page.waitForSelector("#report details");
+        expect(await page.textContent("#report")).toContain(candidate.revision);
+      } finally {
+        await fetch(`${server.url}/v1/candidate`, { method: "DELETE" });
+      }
+      await page.close();
+    }, 60_000);
 
     it("says what failed when the editor module, another module or the network fails, and without JavaScript", async () => {
       // The editor module blocked: plain text boxes, a notice saying so, and Decide still works.
