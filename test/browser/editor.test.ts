@@ -10,7 +10,7 @@
  * under 250 KB gzipped; the time is a figure, never an assertion).
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -20,6 +20,9 @@ import { decodeState } from "../../playground/share.js";
 import { REPO_ROOT } from "../support/cases.js";
 import { startDevServer, type DevServer } from "../support/dev-server.js";
 import { CHROMIUM, decide, editorOf, HAVE_CHROMIUM, LAUNCH_ARGS, liveOff, setText } from "./helpers.js";
+
+/** With ARBITER_SCREENSHOTS=DIR, the jq pane is saved as DIR/playground-jq.png (`npm run screenshots`). */
+const SHOTS = process.env.ARBITER_SCREENSHOTS;
 
 let server: DevServer;
 let browser: BrowserContext;
@@ -224,6 +227,11 @@ suite(
       expect(await again.textContent("#jq-stdout")).toBe(printed);
       await again.close();
 
+      if (SHOTS) {
+        mkdirSync(SHOTS, { recursive: true });
+        await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+        await page.screenshot({ path: join(SHOTS, "playground-jq.png"), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: 1100 } });
+      }
       await page.click("#copy-eval");
       const command = (await page.textContent("#command")) ?? "";
       expect(command).toMatch(/\| npx arbiter jq '-c' '--argjson' 'n' /);
