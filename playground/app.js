@@ -146,7 +146,9 @@ async function switchEngine(name) {
   }
   document.body.dataset.loading = "true";
   say(`Loading the active ${engine.name} policy…`);
-  const policy = await activePolicy(engine.name);
+  const asked = early !== null && early.engine === engine.name ? early.text : null;
+  early = null;
+  const policy = await (asked ?? activePolicy(engine.name));
   // A later switch wins: its answer must not be overwritten by this one's.
   if (mine !== switches) return;
   delete document.body.dataset.loading;
@@ -473,10 +475,17 @@ async function makeEditors() {
   }
 }
 
+/** The first engine's active policy, asked for while the editor module loads (null: not asked). @type {{ engine: string, text: Promise<string | null> } | null} */
+let early = null;
+
 async function main() {
+  tokenInput.value = sessionStorage.getItem(TOKEN_KEY) ?? "";
+  // The status and the first engine's policy are fetched while the editor module loads and starts.
+  if (location.hash.replace(/^#/, "") === "") early = { engine: ENGINES[0].name, text: activePolicy(ENGINES[0].name) };
+  const status = loadStatus();
   await makeEditors();
   wire();
-  await loadStatus();
+  await status;
   if (!(await readFragment())) await switchEngine(engineSelect.value);
   document.body.dataset.ready = "true";
   // When the page became usable, for the browser test's figure (performance.getEntriesByName("ready")).
