@@ -44,6 +44,8 @@ export interface Operation {
   requestText?: string;
   /** Content type of the success body when it is not JSON (a policy's source text). */
   responseText?: string;
+  /** Another content type the success body may have beside JSON (a query parameter asks for it). */
+  alsoText?: string;
   /** The query parameters the route reads. */
   query?: QueryParam[];
   /**
@@ -198,7 +200,10 @@ export function openApiDocument(origin = "/"): object {
         : undefined;
     const success = op.responseText
       ? { [op.responseText]: { schema: { type: "string" } } }
-      : { "application/json": { schema: op.response ? jsonSchema(op.response, "output", `${op.operationId}Response`, components) : {} } };
+      : {
+          "application/json": { schema: op.response ? jsonSchema(op.response, "output", `${op.operationId}Response`, components) : {} },
+          ...(op.alsoText ? { [op.alsoText]: { schema: { type: "string" } } } : {}),
+        };
     const errorSchema = { $ref: op.errorShape === "ganeti" ? "#/components/schemas/GanetiError" : "#/components/schemas/Error" };
     paths[op.path] ??= {};
     paths[op.path][op.method] = {

@@ -363,17 +363,13 @@ function suggest(analysis: MatchAnalysis, clauses: ClauseWork[], x: SuggestConte
 
 /**
  * Which operand is the job's side: a constant, or an attribute of the job
- * whose value was the same against every machine, facing an operand whose
- * value varied. Null when neither or both are.
+ * whose value was the same against every machine, facing an operand that is
+ * neither (the machines' side). Null when neither or both are.
  */
 function jobSide(operands: [Operand, Operand], values: OperandValues[], job: ClassAd): 0 | 1 | null {
-  const fixed = (i: 0 | 1) => {
-    const o = operands[i];
-    if (o.fixed !== null) return true;
-    return jobAttrName(o.node, job) !== null && values[i]?.value !== undefined && o.values.length > 0;
-  };
-  const varies = (i: 0 | 1) => operands[i].fixed === null && values[i]?.value === undefined;
-  if (fixed(0) && varies(1)) return 0;
-  if (fixed(1) && varies(0)) return 1;
+  const named = (i: 0 | 1) => operands[i].fixed !== null || jobAttrName(operands[i].node, job) !== null;
+  const fixed = (i: 0 | 1) => operands[i].fixed !== null || (values[i]?.value !== undefined && operands[i].values.length > 0);
+  if (named(0) && fixed(0) && !named(1)) return 0;
+  if (named(1) && fixed(1) && !named(0)) return 1;
   return null;
 }
