@@ -24,7 +24,11 @@ analysed (its error on stderr, the others still analysed); 2 usage.
 `;
 
 /** `arbiter analyze`: /v1/match requests in, /v1/match/analyze answers out. */
-export const analyzeEvaluator: PolicyEvaluator<typeof MatchRequest, Parameters<typeof analyzeMatch>[0], MatchAnalysis> = {
+export const analyzeEvaluator: PolicyEvaluator<
+  typeof MatchRequest,
+  Parameters<typeof analyzeMatch>[0],
+  MatchAnalysis
+> = {
   engine: "match",
   schema: MatchRequest,
   decide: (policy, request, ctx) => analyzeMatch(policy, request, { now: ctx.now, random: Math.random }),
@@ -33,10 +37,11 @@ export const analyzeEvaluator: PolicyEvaluator<typeof MatchRequest, Parameters<t
 /** `arbiter analyze [--policy FILE] [--format text|json]`. */
 export async function analyzeCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, ["--policy", "--format"]);
-  if (args.switches.has("--help")) return io.stdout(ANALYZE_USAGE), 0;
+  if (args.switches.has("--help")) return (io.stdout(ANALYZE_USAGE), 0);
   if (args.positional.length > 0 || args.switches.size > 0) throw new UsageError(ANALYZE_USAGE);
   const format = option(args, "--format") ?? "text";
-  if (format !== "text" && format !== "json") throw new UsageError(`--format is \`text\` or \`json\`, not \`${format}\`\n\n${ANALYZE_USAGE}`);
+  if (format !== "text" && format !== "json")
+    throw new UsageError(`--format is \`text\` or \`json\`, not \`${format}\`\n\n${ANALYZE_USAGE}`);
   const lines = (await io.readStdin()).split("\n").filter((l) => l.trim() !== "");
   let failed = false;
   let n = 0;

@@ -143,3 +143,18 @@ export function jobReferences(roots: readonly Node[], job: ClassAd): { name: str
   }
   return out;
 }
+
+/** The tree with one conjunct (met through `&&` and parentheses, by identity) replaced; the rest shared. */
+export function replaceConjunct(n: Node, from: Node, to: Node): Node {
+  if (n === from) return to;
+  if (n.k === "paren") {
+    const a = replaceConjunct(n.a, from, to);
+    return a === n.a ? n : { ...n, a };
+  }
+  if (n.k === "op" && n.op === "&&" && n.b !== null) {
+    const a = replaceConjunct(n.a, from, to);
+    const b = replaceConjunct(n.b, from, to);
+    return a === n.a && b === n.b ? n : { ...n, a, b };
+  }
+  return n;
+}

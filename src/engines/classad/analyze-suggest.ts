@@ -2,10 +2,11 @@
  * The analysis's suggestions, after better-analyze's: a conjunct that no
  * machine satisfies is named as a blocker, and for a comparison between the
  * job's side (a constant, or an attribute of the job) and the machines' side,
- * the value of the job's side that would let more machines match. Only
- * machines that fail nothing but that conjunct, and whose own side accepts
- * the job, count as gained, so "N more" is N more matches, not N more
- * machines satisfying one condition.
+ * the value of the job's side that would let more machines match. The value
+ * is one a machine that fails nothing but that conjunct (and accepts the job
+ * itself) has; how many more machines would then match is counted by the
+ * caller, matching again with the value put in, so "N more" is N more
+ * matches, not N more machines satisfying one condition.
  */
 import type { Node, Op } from "./node.js";
 import { plainNumber, valueText } from "./analyze-values.js";
@@ -43,8 +44,6 @@ export interface ModifyInput {
   target: readonly Value[];
   /** The machines considered that fail only this conjunct and accept the job themselves. */
   candidates: readonly number[];
-  /** Machines matching now: a new value for an equality loses them all (they equal the old one). */
-  matching: number;
 }
 
 /** The comparison seen from the machines' side (`T op J`), by which side the job's operand is on. */
@@ -65,9 +64,10 @@ const FROM_RIGHT: Partial<Record<Op, Op>> = {
   "=?=": "=?=",
 };
 
-interface Pick {
-  near: { value: Value; more: number };
-  far: { value: Value; more: number } | null;
+/** The values proposed for the job's side: the nearest change, and (orderings) the one that admits every candidate. */
+export interface Proposal {
+  near: Value;
+  far: Value | null;
 }
 
 /** For `T op J` with op an ordering: the closest value of J that admits a candidate, and the one that admits them all. */
@@ -76,7 +76,7 @@ function orderPick(
   jobValue: Value,
   target: readonly Value[],
   candidates: readonly number[],
-): Pick | null {
+): Proposal | null {
   if (plainNumber(jobValue) === null) return null;
   let real = jobValue instanceof Real;
   const ts: number[] = [];
@@ -97,33 +97,28 @@ function orderPick(
   }
   let near: number;
   let far: number;
-  let admits: (t: number, j: number) => boolean;
   switch (op) {
     case ">=":
-      [near, far, admits] = [hi, lo, (t, j) => t >= j];
+      [near, far] = [hi, lo];
       break;
     case ">":
-      [near, far, admits] = [hi - 1, lo - 1, (t, j) => t > j];
+      [near, far] = [hi - 1, lo - 1];
       break;
     case "<=":
-      [near, far, admits] = [lo, hi, (t, j) => t <= j];
+      [near, far] = [lo, hi];
       break;
     case "<":
-      [near, far, admits] = [lo + 1, hi + 1, (t, j) => t < j];
+      [near, far] = [lo + 1, hi + 1];
       break;
     default:
       return null;
   }
   const value = (n: number): Value => (real ? new Real(n) : n);
-  const gained = (j: number) => ts.filter((t) => admits(t, j)).length;
-  return {
-    near: { value: value(near), more: gained(near) },
-    far: near === far ? null : { value: value(far), more: gained(far) },
-  };
+  return { near: value(near), far: near === far ? null : value(far) };
 }
 
 /** For `T == J` (or `=?=`): the machines' value most candidates share (the first seen among equals). */
-function equalPick(op: Op, target: readonly Value[], candidates: readonly number[]): Pick | null {
+function equalPick(op: Op, target: readonly Value[], candidates: readonly number[]): Proposal | null {
   const groups = new Map<string, { value: Value; more: number }>();
   for (const k of candidates) {
     const t = target[k];
@@ -139,7 +134,7 @@ function equalPick(op: Op, target: readonly Value[], candidates: readonly number
   }
   let best: { value: Value; more: number } | null = null;
   for (const g of groups.values()) if (best === null || g.more > best.more) best = g;
-  return best === null ? null : { near: best, far: null };
+  return best === null ? null : { near: best.value, far: null };
 }
 
 /** "N more machine(s)". */
@@ -147,38 +142,48 @@ function moreText(n: number): string {
   return `${n} more machine${n === 1 ? "" : "s"}`;
 }
 
-/** The conjunct with the job's side replaced by a value, as text. */
-function withValue(x: ModifyInput, text: string, value: Value): string {
-  const lit: Node = { k: "lit", v: value, text };
-  return unparseNode(x.jobSide === 0 ? { ...x.node, a: lit } : { ...x.node, b: lit });
-}
-
-/** The value of the job's side of a comparison that lets more machines match, or null when no single change does. */
-export function modifySuggestion(x: ModifyInput): Suggestion | null {
+/** The values of the job's side of a comparison worth trying, or null when no single value would admit a candidate. */
+export function proposeValues(x: ModifyInput): Proposal | null {
   const op = (x.jobSide === 0 ? FROM_LEFT : FROM_RIGHT)[x.node.op];
   if (op === undefined || x.candidates.length === 0) return null;
-  const equality = op === "==" || op === "=?=";
-  const pick = equality
+  return op === "==" || op === "=?="
     ? equalPick(op, x.target, x.candidates)
     : orderPick(op, x.jobValue, x.target, x.candidates);
-  // an ordering is only ever relaxed (no match is lost); another value for an equality loses every machine matching now
-  if (pick !== null && equality) pick.near.more -= x.matching;
-  if (pick === null || pick.near.more <= 0) return null;
-  const to = valueText(pick.near.value);
-  const most = pick.far === null ? undefined : { to: valueText(pick.far.value), more: pick.far.more };
+}
+
+/** The conjunct with the job's side replaced by a value. */
+export function withValue(x: ModifyInput, value: Value): Node & { k: "op" } {
+  const lit: Node = { k: "lit", v: value, text: valueText(value) };
+  return x.jobSide === 0 ? { ...x.node, a: lit } : { ...x.node, b: lit };
+}
+
+/**
+ * The modify suggestion for the values tried and the matches each gains
+ * (counted by matching again); null when the nearest gains none. `most` is
+ * kept only when it gains more than the nearest.
+ */
+export function modifySuggestion(
+  x: ModifyInput,
+  near: { value: Value; more: number },
+  far: { value: Value; more: number } | null,
+): Suggestion | null {
+  if (near.more <= 0) return null;
+  const to = valueText(near.value);
+  const most =
+    far === null || far.more <= near.more ? undefined : { to: valueText(far.value), more: far.more };
   const change =
     x.attribute !== null
       ? `modify ${x.attribute} to ${to}`
-      : `change \`${x.text}\` to \`${withValue(x, to, pick.near.value)}\``;
+      : `change \`${x.text}\` to \`${unparseNode(withValue(x, near.value))}\``;
   const also = most === undefined ? "" : ` (to ${most.to}: ${most.more} more)`;
   return {
     kind: "modify",
     clause: x.clause,
-    message: `${change} to match ${moreText(pick.near.more)}${also}`,
+    message: `${change} to match ${moreText(near.more)}${also}`,
     ...(x.attribute !== null ? { attribute: x.attribute } : {}),
     from: valueText(x.jobValue),
     to,
-    more: pick.near.more,
+    more: near.more,
     ...(most !== undefined ? { most } : {}),
   };
 }

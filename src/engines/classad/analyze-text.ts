@@ -103,7 +103,9 @@ function suggestionLines(a: MatchAnalysis): string[] {
   for (const s of general) lines.push(`${INDENT}${s.message}`);
   // one line per condition, as better-analyze has it: a change that helps says more than REMOVE
   const modified = new Set(a.suggestions.filter((s) => s.kind === "modify").map((s) => s.clause));
-  const perClause = a.suggestions.filter((s) => s.clause !== undefined && !(s.kind === "blocker" && modified.has(s.clause)));
+  const perClause = a.suggestions.filter(
+    (s) => s.clause !== undefined && !(s.kind === "blocker" && modified.has(s.clause)),
+  );
   if (perClause.length === 0) return lines;
   if (general.length > 0) lines.push("");
   lines.push(`${INDENT}${"Condition".padEnd(34)}${"Machines Matched".padEnd(20)}Suggestion`);

@@ -11,15 +11,26 @@
  */
 import { BudgetExceeded, currentBudget } from "../common/budget.js";
 import type { Decision } from "../common/decision.js";
-import { bare, comparisonOf, jobAttrName, jobReferences, partsOf, type Part } from "./analyze-parts.js";
+import {
+  bare,
+  comparisonOf,
+  jobAttrName,
+  jobReferences,
+  partsOf,
+  replaceConjunct,
+  type Part,
+} from "./analyze-parts.js";
 import {
   blockerSuggestion,
   discardedSuggestion,
   modifySuggestion,
+  proposeValues,
+  withValue,
+  type ModifyInput,
   type Suggestion,
 } from "./analyze-suggest.js";
 import { printedValue, summarize, type OperandValues } from "./analyze-values.js";
-import { literal, type ClassAd } from "./classad.js";
+import { ClassAd, literal } from "./classad.js";
 import { compile } from "./compile.js";
 import { evalCompiled } from "./evaluate.js";
 import {
@@ -203,6 +214,7 @@ export function analyzeParsedMatch(
   };
   const passes: number[] = [];
   const accepts: boolean[] = [];
+  const kept: ClassAd[] = [];
   const groups = new Map<string, MachineSideGroup>();
   const resourceParts = policy?.resource ? work.parts("NEGOTIATOR_PE_RESOURCE_EXPR", policy.resource) : [];
 
@@ -213,6 +225,7 @@ export function analyzeParsedMatch(
       work.check();
       continue;
     }
+    kept.push(m);
     let pass = 0;
     for (const cl of clauses) {
       const ok = isTrue(work.eval(cl.part.c, job, m));
@@ -260,11 +273,14 @@ export function analyzeParsedMatch(
   analysis.suggestions = suggest(analysis, clauses, {
     policy,
     job,
+    whole,
+    kept,
     passes,
     accepts,
     jobOut,
     scheddOut,
     missing: own === undefined,
+    work,
   });
   const outcome = scheddOut
     ? "schedd_discarded"
@@ -306,11 +322,16 @@ function noteMachineSide(
 interface SuggestContext {
   policy: MatchPolicy | null;
   job: ClassAd;
+  /** The job's own Requirements. */
+  whole: Compiled;
+  /** The machines the policy keeps, and per machine: how many conjuncts hold, whether it accepts the job. */
+  kept: ClassAd[];
   passes: number[];
   accepts: boolean[];
   jobOut: boolean;
   scheddOut: boolean;
   missing: boolean;
+  work: Work;
 }
 
 /** The suggestions: the policy's discards first, then per clause its blocker and its modify suggestion. */
@@ -345,7 +366,7 @@ function suggest(analysis: MatchAnalysis, clauses: ClauseWork[], x: SuggestConte
     const candidates: number[] = [];
     for (let k = 0; k < considered; k++)
       if (!cl.truth[k] && x.passes[k] === clauses.length - 1 && x.accepts[k]) candidates.push(k);
-    const s = modifySuggestion({
+    const input: ModifyInput = {
       clause: index,
       text: cl.part.text,
       node,
@@ -354,11 +375,55 @@ function suggest(analysis: MatchAnalysis, clauses: ClauseWork[], x: SuggestConte
       attribute: jobOperand.fixed !== null ? null : jobAttrName(jobOperand.node, x.job),
       target,
       candidates,
-      matching: analysis.machines.matching,
+    };
+    const proposal = proposeValues(input);
+    const variant = proposal === null ? null : jobVariant(x, cl.part, input);
+    if (proposal === null || variant === null) return;
+    // how many more machines match with the value put in: matched again, both sides, under the policy
+    const gain = (value: Value) => ({
+      value,
+      more: matchingWith(variant(value), x) - analysis.machines.matching,
     });
+    const s = modifySuggestion(input, gain(proposal.near), proposal.far === null ? null : gain(proposal.far));
     if (s !== null) out.push(s);
   });
   return out;
+}
+
+/**
+ * The job with its side of a comparison set to a value: the attribute it
+ * names set, or (a constant in the job's own Requirements) the Requirements
+ * with that conjunct rewritten. Null for a constant of the policy's.
+ */
+function jobVariant(x: SuggestContext, part: Part, input: ModifyInput): ((value: Value) => ClassAd) | null {
+  const job = x.job;
+  const setSlot = (i: number, v: Compiled | Value) => {
+    const slots = [...job.slots];
+    slots[i] = v;
+    return new ClassAd(job.layout, slots, job.parent);
+  };
+  if (input.attribute !== null) {
+    const i = job.layout.slotOf(input.attribute.toLowerCase());
+    return i < 0 ? null : (value) => setSlot(i, value);
+  }
+  const i = job.layout.slotOf("requirements");
+  if (part.origin !== "Requirements" || i < 0) return null;
+  return (value) => {
+    const c = compile(replaceConjunct(x.whole.node, part.node, withValue(input, value)));
+    x.work.charge(c.cost);
+    return setSlot(i, c);
+  };
+}
+
+/** How many of the kept machines match a variant of the job (both sides, under the policy). */
+function matchingWith(job: ClassAd, x: SuggestContext): number {
+  let n = 0;
+  for (const m of x.kept) {
+    const sides = pairSides(x.policy, job, m, x.work.st);
+    if (sides.job && sides.machine) n++;
+    x.work.check();
+  }
+  return n;
 }
 
 /**
@@ -368,7 +433,8 @@ function suggest(analysis: MatchAnalysis, clauses: ClauseWork[], x: SuggestConte
  */
 function jobSide(operands: [Operand, Operand], values: OperandValues[], job: ClassAd): 0 | 1 | null {
   const named = (i: 0 | 1) => operands[i].fixed !== null || jobAttrName(operands[i].node, job) !== null;
-  const fixed = (i: 0 | 1) => operands[i].fixed !== null || (values[i]?.value !== undefined && operands[i].values.length > 0);
+  const fixed = (i: 0 | 1) =>
+    operands[i].fixed !== null || (values[i]?.value !== undefined && operands[i].values.length > 0);
   if (named(0) && fixed(0) && !named(1)) return 0;
   if (named(1) && fixed(1) && !named(0)) return 1;
   return null;
