@@ -337,19 +337,10 @@ interface SuggestContext {
 /** The suggestions: the policy's discards first, then per clause its blocker and its modify suggestion. */
 function suggest(analysis: MatchAnalysis, clauses: ClauseWork[], x: SuggestContext): Suggestion[] {
   const out: Suggestion[] = [];
-  const texts = x.policy?.texts ?? {};
+  const text = (c: Compiled | null | undefined) => (c ? unparseNode(c.node) : "");
   if (x.scheddOut)
-    out.push(
-      discardedSuggestion(
-        "NEGOTIATOR_PE_SCHEDD_ONLY_EXPR",
-        texts.NEGOTIATOR_PE_SCHEDD_ONLY_EXPR ?? "",
-        "schedd",
-      ),
-    );
-  if (x.jobOut)
-    out.push(
-      discardedSuggestion("NEGOTIATOR_PE_JOB_ONLY_EXPR", texts.NEGOTIATOR_PE_JOB_ONLY_EXPR ?? "", "job"),
-    );
+    out.push(discardedSuggestion("NEGOTIATOR_PE_SCHEDD_ONLY_EXPR", text(x.policy?.scheddOnly), "schedd"));
+  if (x.jobOut) out.push(discardedSuggestion("NEGOTIATOR_PE_JOB_ONLY_EXPR", text(x.policy?.jobOnly), "job"));
   const considered = x.passes.length;
   clauses.forEach((cl, index) => {
     const missing = x.missing && index === 0;
