@@ -57,6 +57,8 @@ export interface Operation {
   errorShape?: "arbiter" | "ganeti";
   /** Request headers the operation reads besides auth (`Idempotency-Key`, `If-Match`). */
   headers?: { name: string; description: string }[];
+  /** An example of the success body, shown as the JSON response's `example` (checked against its schema by test/worker/openapi-routes.test.ts). */
+  example?: unknown;
 }
 
 /** The `Idempotency-Key` header as the three non-idempotent writes document it. */
@@ -201,7 +203,10 @@ export function openApiDocument(origin = "/"): object {
     const success = op.responseText
       ? { [op.responseText]: { schema: { type: "string" } } }
       : {
-          "application/json": { schema: op.response ? jsonSchema(op.response, "output", `${op.operationId}Response`, components) : {} },
+          "application/json": {
+            schema: op.response ? jsonSchema(op.response, "output", `${op.operationId}Response`, components) : {},
+            ...(op.example === undefined ? {} : { example: op.example }),
+          },
           ...(op.alsoText ? { [op.alsoText]: { schema: { type: "string" } } } : {}),
         };
     const errorSchema = { $ref: op.errorShape === "ganeti" ? "#/components/schemas/GanetiError" : "#/components/schemas/Error" };

@@ -132,6 +132,31 @@ registerOperation({
   response: MatchAnalysisVerdict,
   alsoText: "text/plain",
   query: [FORMAT_QUERY],
+  example: {
+    decision_id: "3442a180-e0a2-4b45-921d-363e48635270",
+    revision: "a5250a4ffe8532837becb05b0191ebb973e960077897d6598aaa7e1fb6fc6b44",
+    cacheable: true,
+    job: { id: "#0", discarded: false },
+    machines: { total: 2, discarded_by_policy: 0, rejected_by_job: 1, rejecting_job: 0, matching: 1 },
+    requirements: [{ origin: "Requirements", expr: "TARGET.Memory >= RequestMemory" }],
+    job_attributes: [{ name: "RequestMemory", expr: "1024" }],
+    clauses: [
+      {
+        index: 0,
+        origin: "Requirements",
+        expr: "TARGET.Memory >= RequestMemory",
+        matches: 1,
+        values: [
+          { expr: "TARGET.Memory", min: 512, max: 2048, values: [{ value: "2048", machines: 1 }, { value: "512", machines: 1 }], distinct: 2 },
+          { expr: "RequestMemory", value: "1024" },
+        ],
+      },
+    ],
+    machine_side: [],
+    suggestions: [
+      { kind: "modify", clause: 0, message: "modify RequestMemory to 512 to match 1 more machine", attribute: "RequestMemory", from: "1024", to: "512", more: 1 },
+    ],
+  },
   errors: ["budget_exceeded", "answer_too_deep"],
 });
 registerOperation({
