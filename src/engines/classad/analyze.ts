@@ -9,14 +9,12 @@
  * decision's work budget like a decision's; a spent budget ends the analysis
  * with BudgetExceeded, since partial counts would mislead.
  */
-import { BudgetExceeded, currentBudget } from "../common/budget.js";
 import type { Decision } from "../common/decision.js";
 import {
   bare,
   comparisonOf,
   jobAttrName,
   jobReferences,
-  partsOf,
   replaceConjunct,
   type Part,
 } from "./analyze-parts.js";
@@ -30,9 +28,9 @@ import {
   type Suggestion,
 } from "./analyze-suggest.js";
 import { printedValue, summarize, type OperandValues } from "./analyze-values.js";
+import { operandOf, Work, type ClauseWork, type Operand } from "./analyze-work.js";
 import { ClassAd, literal } from "./classad.js";
 import { compile } from "./compile.js";
-import { evalCompiled } from "./evaluate.js";
 import {
   discards,
   isTrue,
@@ -42,7 +40,7 @@ import {
   stringAttr,
   type ParsedMatchRequest,
 } from "./match.js";
-import type { Compiled, Node } from "./node.js";
+import type { Compiled } from "./node.js";
 import type { MatchPolicy } from "./policy.js";
 import { EvalState, type EvalContext } from "./state.js";
 import { unparseNode } from "./unparse.js";
@@ -96,72 +94,6 @@ export interface MatchAnalysis {
 
 /** Names listed per machine-side group. */
 const MAX_NAMES = 5;
-
-/** An operand of a compared conjunct: its text, and either its literal value or its compiled form and values per machine. */
-interface Operand {
-  node: Node;
-  text: string;
-  fixed: Value | null;
-  c: Compiled | null;
-  values: Value[];
-}
-
-/** A conjunct being counted: which machines (by position among those considered) it holds for. */
-interface ClauseWork {
-  part: Part;
-  truth: boolean[];
-  matches: number;
-  operands: [Operand, Operand] | null;
-}
-
-/** Conjuncts of the policy's expressions and of machines' Requirements, kept per compiled expression (compile once). */
-const partsCache = new WeakMap<Compiled, Part[]>();
-
-/** The analysis's own charges and its stop: the budget is spent, so is the analysis. */
-class Work {
-  constructor(readonly st: EvalState) {}
-
-  /** Charges `n` units, ending the analysis when the budget is spent. */
-  charge(n: number): void {
-    if (!this.st.spend(n)) this.stop();
-  }
-
-  /** Hands the units to the budget and ends the analysis when it is spent. */
-  check(): void {
-    this.st.flushWork();
-    if (currentBudget().exhausted()) this.stop();
-  }
-
-  stop(): never {
-    this.st.flushWork();
-    throw new BudgetExceeded();
-  }
-
-  /** The conjuncts of a compiled expression, from the cache or split and compiled now (and charged). */
-  parts(origin: string, whole: Compiled): Part[] {
-    const hit = partsCache.get(whole);
-    if (hit !== undefined && hit[0]?.origin === origin) return hit;
-    const { parts, cost } = partsOf(origin, whole);
-    this.charge(cost + parts.length);
-    partsCache.set(whole, parts);
-    return parts;
-  }
-
-  /** Evaluates a compiled piece with MY = `my`, TARGET = `target`, charged as an attribute lookup is. */
-  eval(c: Compiled, my: ClassAd, target: ClassAd): Value {
-    this.charge(c.cost);
-    return evalCompiled(c, my, target, this.st);
-  }
-}
-
-function operandOf(n: Node, work: Work): Operand {
-  const b = bare(n);
-  const text = unparseNode(b);
-  if (b.k === "lit") return { node: n, text, fixed: b.v, c: null, values: [] };
-  const c = compile(b);
-  work.charge(c.cost);
-  return { node: n, text, fixed: null, c, values: [] };
-}
 
 /** Analyses one match request; throws ClassAdRequestError for a bad ad and BudgetExceeded past the budget. */
 export function analyzeMatch(
