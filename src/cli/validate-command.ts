@@ -21,7 +21,9 @@ on stderr and exits 1.
 The limits engine speaks as pscheduler validate-limits does instead: it prints
 "Limit configuration is valid." only when stdout is a terminal (and not with
 --quiet), and on failure prints "Limit configuration is invalid:" and
-pScheduler's message on stderr.
+pScheduler's message on stderr, the message after "FILE:LINE:COLUMN: " where
+the error is (a jq error at the script's character; a JSON syntax error's own
+text places it).
 Exit status: 0 valid, 1 invalid or unreadable, 2 usage.
 `;
 
@@ -54,7 +56,12 @@ export async function validateCommand(argv: string[], io: Io): Promise<number> {
   if (limits) {
     // pscheduler validate-limits: success is silent unless stdout is a terminal.
     const v = validateLimitsText(source);
-    if (!v.valid) return (io.stderr(`${v.text.trim()}\n`), 1);
+    if (!v.valid) {
+      // pScheduler's text, placed in the file where Arbiter can place it (a jq error at its character)
+      const where = v.place === null ? "" : `${file === "-" ? "<stdin>" : file}:${v.place.line}:${v.place.column}: `;
+      io.stderr(`Limit configuration is invalid:\n${where}${v.message.trim()}\n`);
+      return 1;
+    }
     if (!quiet && io.isTty) io.stdout(`${v.text}\n`);
     return 0;
   }
