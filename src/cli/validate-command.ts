@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { engineByName, engineForFile } from "../bundle/index.js";
 import { validateLimitsText } from "../engines/limits/index.js";
-import { option, parseArgs, UsageError } from "./args.js";
+import { option, parseArgs, refuseUnknownSwitches, UsageError } from "./args.js";
 import type { Io } from "./io.js";
 import { errorLine } from "./policy-files.js";
 
@@ -32,8 +32,8 @@ export async function validateCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, ["--engine"]);
   if (args.switches.has("--help") || args.switches.has("-h")) return (io.stdout(VALIDATE_USAGE), 0);
   const [file, ...rest] = args.positional;
-  const unknown = [...args.switches].filter((s) => s !== "--quiet");
-  if (!file || rest.length > 0 || unknown.length > 0) throw new UsageError(VALIDATE_USAGE);
+  refuseUnknownSwitches(args, ["--quiet"], VALIDATE_USAGE);
+  if (!file || rest.length > 0) throw new UsageError(VALIDATE_USAGE);
   const named = option(args, "--engine");
   const engine = named ? engineByName(named) : engineForFile(file);
   if (!engine)

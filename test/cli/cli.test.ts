@@ -104,6 +104,28 @@ describe("arbiter help and version", () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain("unknown command");
   });
+
+  it("suggests the closest command, option and verb for a misspelt one", async () => {
+    const command = await run(["valdate", "policies/pool.conf"]);
+    expect(command.code).toBe(2);
+    expect(command.err).toMatch(/^arbiter: unknown command `valdate` \(did you mean `validate`\?\)\n/);
+    const cases: [string[], string][] = [
+      [["validate", "x.yaml", "--quite"], "unknown option --quite (did you mean `--quiet`?)"],
+      [["compile", "--allow-mising", "customs"], "unknown option --allow-mising (did you mean `--allow-missing`?)"],
+      [["eval", "match", "--polcy", "pool.conf"], "unknown option --polcy (did you mean `--policy`?)"],
+      [["publish", "--remot"], "unknown option --remot (did you mean `--remote`?)"],
+      [["test", "--fromat", "json"], "unknown option --fromat (did you mean `--format`?)"],
+    ];
+    for (const [argv, text] of cases) {
+      const r = await run(argv);
+      expect(r.code, argv.join(" ")).toBe(2);
+      expect(r.err.split("\n")[0], argv.join(" ")).toBe(text);
+      expect(r.err.toLowerCase(), argv.join(" ")).toContain("usage");
+    }
+    const verb = await run(["candidate", "promte"]);
+    expect(verb.code).toBe(2);
+    expect(verb.err).toMatch(/^arbiter candidate: unknown verb `promte` \(did you mean `promote`\?\)/);
+  });
 });
 
 it("the bin entry runs the CLI through node", () => {
