@@ -139,7 +139,7 @@ export function loadTestFile(file: string): { ok: true; value: TestFile } | { ok
   }
   const engine = (top as Record<string, unknown>).engine;
   if (typeof engine !== "string" || !(TEST_ENGINES as readonly string[]).includes(engine)) {
-    const given = engine === undefined ? "is missing" : `\`${String(engine)}\` is no engine`;
+    const given = engine === undefined ? "is missing" : `\`${String(engine)}\` is no engine${didYouMean(String(engine), TEST_ENGINES)}`;
     return { ok: false, error: [{ file, at: yaml.place(["engine"]), message: `engine: ${given}; it is one of ${TEST_ENGINES.join(", ")}` }] };
   }
   const errors: TestFileError[] = [];

@@ -1,3 +1,4 @@
+import { suggestEngine } from "../bundle/registry.js";
 import { readFileSync } from "node:fs";
 import { engineByName, engineForFile } from "../bundle/index.js";
 import { validateLimitsText } from "../engines/limits/index.js";
@@ -27,6 +28,13 @@ text places it).
 Exit status: 0 valid, 1 invalid or unreadable, 2 usage.
 `;
 
+/** Which engine a wrong `--engine` most likely meant: `pool` is `match`'s file, `placment` is `placement`. */
+function engineHint(name: string): string {
+  const near = suggestEngine(name);
+  if (near === undefined) return "";
+  return near.file !== undefined ? `; the engine for ${near.file} is \`${near.engine}\`` : ` (did you mean \`${near.engine}\`?)`;
+}
+
 /** `arbiter validate`: the policy checks without compiling a bundle. */
 export async function validateCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, ["--engine"]);
@@ -38,7 +46,7 @@ export async function validateCommand(argv: string[], io: Io): Promise<number> {
   const engine = named ? engineByName(named) : engineForFile(file);
   if (!engine)
     throw new UsageError(
-      named ? `unknown engine \`${named}\`` : `cannot tell the engine of \`${file}\`: use --engine`,
+      named ? `unknown engine \`${named}\`${engineHint(named)}` : `cannot tell the engine of \`${file}\`: use --engine`,
     );
   const quiet = args.switches.has("--quiet");
   const limits = engine.name === "limits";

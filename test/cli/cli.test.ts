@@ -122,6 +122,13 @@ describe("arbiter help and version", () => {
       expect(r.err.split("\n")[0], argv.join(" ")).toBe(text);
       expect(r.err.toLowerCase(), argv.join(" ")).toContain("usage");
     }
+    const engine = await run(["validate", "x.txt", "--engine", "placment"]);
+    expect(engine.code).toBe(2);
+    expect(engine.err).toBe("unknown engine `placment` (did you mean `placement`?)\n");
+    const byFile = await run(["validate", "x.txt", "--engine", "pool"]);
+    expect(byFile.err).toBe("unknown engine `pool`; the engine for pool.conf is `match`\n");
+    const missing = await run(["compile", "--allow-missing", "custom"]);
+    expect(missing.err).toContain("--allow-missing: there is no engine `custom` (did you mean `customs`?)");
     const verb = await run(["candidate", "promte"]);
     expect(verb.code).toBe(2);
     expect(verb.err).toMatch(/^arbiter candidate: unknown verb `promte` \(did you mean `promote`\?\)/);
