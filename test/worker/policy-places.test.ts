@@ -89,4 +89,16 @@ describe("policy errors in the user's own file (issue 27)", () => {
       'malformed FilterAction JSON: "REJCT" (the actions are ACCEPT, PAUSE, REJECT, CONTINUE and RATE_LIMIT; did you mean `REJECT`?)',
     );
   });
+
+  it("names the engine a wrong playground engine meant", async () => {
+    const res = await SELF.fetch(`${BASE}/v1/playground/placment`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ policy: "", request: {} }),
+    });
+    expect(res.status).toBe(404);
+    const body = (await res.json()) as ErrorAnswer;
+    expect(body.error.message).toBe("there is no engine `placment` (did you mean `placement`?)");
+    expect(body.error.details?.[0]?.suggestion).toBe("placement");
+  });
 });

@@ -23,7 +23,7 @@ function engineParam(c: Context<AppEnv>): EngineDefinition {
 }
 
 /** The 404 for a name that is no engine, naming the engine it most likely meant. */
-function unknownEngine(name: string): ApiError {
+export function unknownEngine(name: string): ApiError {
   const near = suggestEngine(name);
   const hint = near === undefined ? "" : near.file !== undefined ? `; the engine for ${near.file} is \`${near.engine}\`` : ` (did you mean \`${near.engine}\`?)`;
   const message = `there is no engine \`${name}\`${hint}`;
