@@ -145,9 +145,10 @@ async function switchEngine(name) {
     return writeFragment();
   }
   document.body.dataset.loading = "true";
-  say(`Loading the active ${engine.name} policy…`);
   const asked = early !== null && early.engine === engine.name ? early.text : null;
   early = null;
+  // The policy asked for early says itself what became of it (it may have already).
+  if (asked === null) say(`Loading the active ${engine.name} policy…`);
   const policy = await (asked ?? activePolicy(engine.name));
   // A later switch wins: its answer must not be overwritten by this one's.
   if (mine !== switches) return;

@@ -260,7 +260,7 @@ suite(
         .toEqual({ job: JOB_LONG.trim(), machines: MACHINES_LONG.trim() });
       expect(await page.locator("#job-ad-editor .tk-property").count()).toBeGreaterThan(0);
       expect(await decide(page)).toMatch(/^✓\s*Best machine: slot1@big/);
-      const rows = page.locator(".trace-part table tbody tr");
+      const rows = page.locator(".trace-part table").first().locator("tbody tr");
       expect(await rows.count()).toBe(3);
       expect(await rows.first().textContent()).toMatch(/^slot1@big/);
       await page.click("#copy-curl");
