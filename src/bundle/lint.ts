@@ -20,6 +20,15 @@ import { lintPlacement } from "../engines/placement/lint.js";
 
 export type { LintFinding, LintOptions, LintSeverity } from "../engines/common/lint.js";
 
+/** Every code each engine's analysis can report (`lint_incomplete` is any engine's), for tests and docs. */
+export const LINT_CODES: Readonly<Record<EngineName, readonly string[]>> = {
+  limits: ["limits_unused_identifier", "limits_unused_classifier", "limits_unused_limit", "limits_unreachable_application", "limits_constant_jq", "limits_cidr_redundant", "limits_cidr_list_covered"],
+  placement: ["placement_unreachable_rule", "placement_duplicate_rule", "placement_filter_matches_nothing", "placement_unreachable_queue", "placement_acl_denies_everyone"],
+  match: ["match_constant_expr", "match_unused_macro", "match_attribute_not_in_ads"],
+  customs: ["customs_never_chosen", "customs_acl_admits_nobody", "customs_allow_denied"],
+  jobfilter: ["jobfilter_shadowed_rule", "jobfilter_never_true", "lint_incomplete"],
+};
+
 type Linter = (source: string, options: LintOptions, work: LintWork) => Result<LintFinding[], PolicyError[]>;
 
 const LINTERS: Readonly<Record<EngineName, Linter>> = {
