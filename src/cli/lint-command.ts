@@ -61,9 +61,11 @@ export async function lintCommand(argv: string[], io: Io): Promise<number> {
   if (format !== "text" && format !== "json") throw new UsageError(`--format: \`${format}\` is not text or json`);
   const adsFile = option(args, "--ads");
   if (adsFile !== undefined && engine !== "match") throw new UsageError(`--ads is for the match engine, not ${engine}`);
+  const stdin = file === "-" || adsFile === "-" ? await io.readStdin() : "";
   const read = (path: string): string | null => {
+    if (path === "-") return stdin;
     try {
-      return readFileSync(path === "-" ? 0 : path, "utf8");
+      return readFileSync(path, "utf8");
     } catch (e) {
       io.stderr(`cannot read \`${path}\`: ${(e as Error).message}\n`);
       return null;

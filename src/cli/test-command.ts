@@ -22,8 +22,8 @@ the same evaluators as \`arbiter eval\`. See docs/policies/testing.md.
   --format F      text (default): a line per failed case and \`N passed, M failed\`;
                   json: every case with its status; junit: JUnit XML for CI
 Each policy file the tests ran against is also linted (\`arbiter lint\`):
-warnings print on stderr as "lint: FILE:LINE:COLUMN: code: message", infos
-are counted; findings do not change the exit status.
+warnings print on stderr as "lint: FILE:LINE:COLUMN: code: message" (infos
+are left to arbiter lint); findings do not change the exit status.
 Exit status: 0 every case passed, 1 a case failed, 2 an invalid test file
 (each error at file:line:column) or a usage error.
 `;

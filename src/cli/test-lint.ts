@@ -7,8 +7,8 @@ import { findingLine } from "./lint-command.js";
 /**
  * The lint part of `arbiter test`: each policy file the test files ran
  * against is linted once; warnings are printed on stderr, one
- * `lint: FILE:LINE:COLUMN: code: message` line each, infos counted in one
- * line. Findings never change the run's exit status (that is `arbiter lint`'s
+ * `lint: FILE:LINE:COLUMN: code: message` line each (infos are left to
+ * `arbiter lint`, so a clean run stays silent on stderr). Findings never change the run's exit status (that is `arbiter lint`'s
  * job): stdout keeps the test report alone, so the JSON and JUnit forms stay
  * what they are. A policy that does not compile is the cases' concern and is
  * skipped here.
@@ -27,8 +27,6 @@ export function lintTestedPolicies(files: readonly { engine: string; policyPath:
     }
     const linted = lintSource(f.engine as EngineName, source);
     if (!linted.ok) continue;
-    const infos = linted.value.filter((x) => x.severity === "info").length;
     for (const x of linted.value) if (x.severity === "warning") io.stderr(`lint: ${findingLine(f.policyPath, x)}\n`);
-    if (infos > 0) io.stderr(`lint: ${f.policyPath}: ${infos} info finding${infos === 1 ? "" : "s"} (\`arbiter lint ${f.engine} ${f.policyPath}\` lists ${infos === 1 ? "it" : "them"})\n`);
   }
 }
