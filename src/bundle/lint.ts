@@ -5,7 +5,14 @@
  * work bound. Pure: the Worker's route, the CLI and `arbiter test` share it.
  */
 import type { EngineName } from "../engines/common/engine.js";
-import { incomplete, LINT_WORK, LintWork, sortFindings, type LintFinding, type LintOptions } from "../engines/common/lint.js";
+import {
+  incomplete,
+  LINT_WORK,
+  LintWork,
+  sortFindings,
+  type LintFinding,
+  type LintOptions,
+} from "../engines/common/lint.js";
 import { err, ok, type PolicyError, type Result } from "../engines/common/result.js";
 import { lintMatch } from "../engines/classad/lint.js";
 import { compileMatchPolicy } from "../engines/classad/policy.js";
@@ -22,8 +29,22 @@ export type { LintFinding, LintOptions, LintSeverity } from "../engines/common/l
 
 /** Every code each engine's analysis can report (`lint_incomplete` is any engine's), for tests and docs. */
 export const LINT_CODES: Readonly<Record<EngineName, readonly string[]>> = {
-  limits: ["limits_unused_identifier", "limits_unused_classifier", "limits_unused_limit", "limits_unreachable_application", "limits_constant_jq", "limits_cidr_redundant", "limits_cidr_list_covered"],
-  placement: ["placement_unreachable_rule", "placement_duplicate_rule", "placement_filter_matches_nothing", "placement_unreachable_queue", "placement_acl_denies_everyone"],
+  limits: [
+    "limits_unused_identifier",
+    "limits_unused_classifier",
+    "limits_unused_limit",
+    "limits_unreachable_application",
+    "limits_constant_jq",
+    "limits_cidr_redundant",
+    "limits_cidr_list_covered",
+  ],
+  placement: [
+    "placement_unreachable_rule",
+    "placement_duplicate_rule",
+    "placement_filter_matches_nothing",
+    "placement_unreachable_queue",
+    "placement_acl_denies_everyone",
+  ],
   match: ["match_constant_expr", "match_unused_macro", "match_attribute_not_in_ads"],
   customs: ["customs_never_chosen", "customs_acl_admits_nobody", "customs_allow_denied"],
   jobfilter: ["jobfilter_shadowed_rule", "jobfilter_never_true", "lint_incomplete"],
@@ -59,7 +80,11 @@ const LINTERS: Readonly<Record<EngineName, Linter>> = {
  * its findings ordered by place (with one `lint_incomplete` finding when the
  * work bound stopped a check early).
  */
-export function lintSource(engine: EngineName, source: string, options: LintOptions = {}): Result<LintFinding[], PolicyError[]> {
+export function lintSource(
+  engine: EngineName,
+  source: string,
+  options: LintOptions = {},
+): Result<LintFinding[], PolicyError[]> {
   const limit = options.work ?? LINT_WORK;
   const work = new LintWork(limit);
   const r = LINTERS[engine](source, options, work);

@@ -32,7 +32,10 @@ policy that is invalid or unreadable, 2 usage.
 `;
 
 /** The engine and file of `lint [ENGINE] FILE [--engine E]`. */
-function target(positional: readonly string[], named: string | undefined): { engine: EngineName; file: string } {
+function target(
+  positional: readonly string[],
+  named: string | undefined,
+): { engine: EngineName; file: string } {
   if (positional.length === 0 || positional.length > 2) throw new UsageError(LINT_USAGE);
   const [first, second] = positional;
   const file = second ?? first;
@@ -40,7 +43,12 @@ function target(positional: readonly string[], named: string | undefined): { eng
   if (second !== undefined && named !== undefined && named !== first)
     throw new UsageError(`the engine is named twice: \`${first}\` and --engine \`${named}\``);
   const engine = name !== undefined ? engineByName(name) : engineForFile(file);
-  if (!engine) throw new UsageError(name !== undefined ? `unknown engine \`${name}\`` : `cannot tell the engine of \`${file}\`: name it (arbiter lint ENGINE FILE)`);
+  if (!engine)
+    throw new UsageError(
+      name !== undefined
+        ? `unknown engine \`${name}\``
+        : `cannot tell the engine of \`${file}\`: name it (arbiter lint ENGINE FILE)`,
+    );
   return { engine: engine.name, file };
 }
 
@@ -53,14 +61,18 @@ export function findingLine(file: string, f: LintFinding): string {
 export async function lintCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, ["--engine", "--max-severity", "--format", "--ads"]);
   if (args.switches.has("--help") || args.switches.has("-h")) return (io.stdout(LINT_USAGE), 0);
-  if (args.switches.size > 0) throw new UsageError(`unknown option \`${[...args.switches][0]}\`\n\n${LINT_USAGE}`);
+  if (args.switches.size > 0)
+    throw new UsageError(`unknown option \`${[...args.switches][0]}\`\n\n${LINT_USAGE}`);
   const { engine, file } = target(args.positional, option(args, "--engine"));
   const max = option(args, "--max-severity") ?? "info";
-  if (!(LINT_SEVERITIES as readonly string[]).includes(max)) throw new UsageError(`--max-severity: \`${max}\` is not info or warning`);
+  if (!(LINT_SEVERITIES as readonly string[]).includes(max))
+    throw new UsageError(`--max-severity: \`${max}\` is not info or warning`);
   const format = option(args, "--format") ?? "text";
-  if (format !== "text" && format !== "json") throw new UsageError(`--format: \`${format}\` is not text or json`);
+  if (format !== "text" && format !== "json")
+    throw new UsageError(`--format: \`${format}\` is not text or json`);
   const adsFile = option(args, "--ads");
-  if (adsFile !== undefined && engine !== "match") throw new UsageError(`--ads is for the match engine, not ${engine}`);
+  if (adsFile !== undefined && engine !== "match")
+    throw new UsageError(`--ads is for the match engine, not ${engine}`);
   const stdin = file === "-" || adsFile === "-" ? await io.readStdin() : "";
   const read = (path: string): string | null => {
     if (path === "-") return stdin;
@@ -83,7 +95,9 @@ export async function lintCommand(argv: string[], io: Io): Promise<number> {
   const findings = linted.value;
   if (format === "json") {
     const warning = findings.filter((f) => f.severity === "warning").length;
-    io.stdout(`${JSON.stringify({ file: shown, engine, findings, counts: { warning, info: findings.length - warning } }, null, 2)}\n`);
+    io.stdout(
+      `${JSON.stringify({ file: shown, engine, findings, counts: { warning, info: findings.length - warning } }, null, 2)}\n`,
+    );
   } else {
     for (const f of findings) io.stdout(`${findingLine(shown, f)}\n`);
   }

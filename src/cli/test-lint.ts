@@ -27,6 +27,7 @@ export function lintTestedPolicies(files: readonly { engine: string; policyPath:
     }
     const linted = lintSource(f.engine as EngineName, source);
     if (!linted.ok) continue;
-    for (const x of linted.value) if (x.severity === "warning") io.stderr(`lint: ${findingLine(f.policyPath, x)}\n`);
+    for (const x of linted.value)
+      if (x.severity === "warning") io.stderr(`lint: ${findingLine(f.policyPath, x)}\n`);
   }
 }

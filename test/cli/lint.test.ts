@@ -20,9 +20,12 @@ const SHADOWED = `partitions:
 `;
 
 describe("arbiter lint", () => {
-  it.each(["placement.yaml", "pool.conf", "customs.json", "filters.json"])("finds nothing in the shipped %s", async (name) => {
-    expect(await run(["lint", shipped(name)])).toEqual({ code: 0, out: "", err: "" });
-  });
+  it.each(["placement.yaml", "pool.conf", "customs.json", "filters.json"])(
+    "finds nothing in the shipped %s",
+    async (name) => {
+      expect(await run(["lint", shipped(name)])).toEqual({ code: 0, out: "", err: "" });
+    },
+  );
 
   it("prints the shipped limits' one info and exits 0", async () => {
     const file = shipped("limits.json");
@@ -38,21 +41,35 @@ describe("arbiter lint", () => {
     const line = `${file}:6:9: placement_unreachable_rule: rule 2 (\`provided\`) is never reached: rule 1 (\`fixed root.default\`) places every application in root.default first, unless the request reports root.default as draining\n`;
     expect(await run(["lint", file])).toEqual({ code: 1, out: line, err: "" });
     expect(await run(["lint", file, "--max-severity", "warning"])).toEqual({ code: 0, out: line, err: "" });
-    expect(await run(["lint", "--engine", "placement", "-"], SHADOWED)).toEqual({ code: 1, out: line.replace(file, "<stdin>"), err: "" });
+    expect(await run(["lint", "--engine", "placement", "-"], SHADOWED)).toEqual({
+      code: 1,
+      out: line.replace(file, "<stdin>"),
+      err: "",
+    });
   });
 
   it("prints the findings as JSON with --format json", async () => {
     const file = scratch.file("placement.yaml", SHADOWED);
     const r = await run(["lint", file, "--format", "json"]);
     expect(r.code).toBe(1);
-    const body = JSON.parse(r.out) as { file: string; engine: string; findings: { code: string; severity: string; at: string }[]; counts: unknown };
+    const body = JSON.parse(r.out) as {
+      file: string;
+      engine: string;
+      findings: { code: string; severity: string; at: string }[];
+      counts: unknown;
+    };
     expect(body).toMatchObject({ file, engine: "placement", counts: { warning: 1, info: 0 } });
-    expect(body.findings).toEqual([expect.objectContaining({ code: "placement_unreachable_rule", severity: "warning", at: "6:9" })]);
+    expect(body.findings).toEqual([
+      expect.objectContaining({ code: "placement_unreachable_rule", severity: "warning", at: "6:9" }),
+    ]);
   });
 
   it("reads a condor_status -l sample with --ads (match only)", async () => {
     const pool = scratch.file("pool.conf", "NEGOTIATOR_PE_STARTD_ONLY_EXPR = Memroy < 512\n");
-    const ads = scratch.file("slots.txt", 'MyType = "Machine"\nMemory = 2048\n\nMyType = "Machine"\nMemory = 4096\n');
+    const ads = scratch.file(
+      "slots.txt",
+      'MyType = "Machine"\nMemory = 2048\n\nMyType = "Machine"\nMemory = 4096\n',
+    );
     expect(await run(["lint", "match", pool])).toEqual({ code: 0, out: "", err: "" });
     expect(await run(["lint", "match", pool, "--ads", ads])).toEqual({
       code: 1,
@@ -78,11 +95,14 @@ describe("arbiter test lints the policies it ran against", () => {
   it("prints each warning on stderr and keeps the exit status of the cases", async () => {
     const dir = scratch.folder({
       "placement.yaml": SHADOWED,
-      "my.test.yaml": "engine: placement\ncases:\n  - name: everybody lands in default\n    request: {user: bob}\n    expect: {queue: root.default}\n",
+      "my.test.yaml":
+        "engine: placement\ncases:\n  - name: everybody lands in default\n    request: {user: bob}\n    expect: {queue: root.default}\n",
     });
     const r = await run(["test", dir]);
     expect(r.out).toBe("1 passed, 0 failed\n");
-    expect(r.err).toBe(`lint: ${join(dir, "placement.yaml")}:6:9: placement_unreachable_rule: rule 2 (\`provided\`) is never reached: rule 1 (\`fixed root.default\`) places every application in root.default first, unless the request reports root.default as draining\n`);
+    expect(r.err).toBe(
+      `lint: ${join(dir, "placement.yaml")}:6:9: placement_unreachable_rule: rule 2 (\`provided\`) is never reached: rule 1 (\`fixed root.default\`) places every application in root.default first, unless the request reports root.default as draining\n`,
+    );
     expect(r.code).toBe(0);
   });
 });

@@ -33,7 +33,11 @@ const docs = readFileSync(join(REPO_ROOT, "docs/policies/analysis.md"), "utf8");
 
 for (const engine of ENGINE_NAMES) {
   const dir = join(REPO_ROOT, "test/cases", engine, "lint");
-  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".yaml")).sort() : [];
+  const files = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith(".yaml"))
+        .sort()
+    : [];
   describe(`${engine} lint`, () => {
     it("has a case file for every code, and no file for a code it cannot report", () => {
       expect(files.map((f) => f.replace(/\.yaml$/, ""))).toEqual([...LINT_CODES[engine]].sort());
@@ -48,7 +52,10 @@ for (const engine of ENGINE_NAMES) {
       });
       cases.forEach((c, i) => {
         it(`${code} #${i}: ${c.note}`, () => {
-          const r = lintSource(engine, c.policy, { ...(c.ads === undefined ? {} : { ads: c.ads }), ...(c.work === undefined ? {} : { work: c.work }) });
+          const r = lintSource(engine, c.policy, {
+            ...(c.ads === undefined ? {} : { ads: c.ads }),
+            ...(c.work === undefined ? {} : { work: c.work }),
+          });
           if (!r.ok) throw new Error(`the policy does not compile: ${JSON.stringify(r.error)}`);
           for (const f of r.value) expect([...LINT_CODES[engine], "lint_incomplete"]).toContain(f.code);
           const got = r.value.filter((f) => f.code === code);

@@ -25,7 +25,8 @@ const shadowed = `partitions:
           - name: default
 `;
 
-const lint = (engine: string, body: string) => SELF.fetch(`${BASE}/v1/policies/${engine}/lint`, { method: "POST", body });
+const lint = (engine: string, body: string) =>
+  SELF.fetch(`${BASE}/v1/policies/${engine}/lint`, { method: "POST", body });
 
 describe("POST /v1/policies/{engine}/lint", () => {
   it("answers the findings of a policy with their codes and places, storing nothing", async () => {
@@ -38,7 +39,9 @@ describe("POST /v1/policies/{engine}/lint", () => {
       {
         code: "placement_unreachable_rule",
         severity: "warning",
-        message: expect.stringContaining("rule 2 (`user`) is never reached: rule 1 (`fixed root.default`) places every application in root.default first") as string,
+        message: expect.stringContaining(
+          "rule 2 (`user`) is never reached: rule 1 (`fixed root.default`) places every application in root.default first",
+        ) as string,
         at: "6:9",
       },
     ]);
@@ -58,9 +61,14 @@ describe("POST /v1/policies/{engine}/lint", () => {
   it("answers an invalid policy with the 422 validation gives, errors placed", async () => {
     const res = await lint("customs", '{\n  "defaults": {"maxLoad": 2\n}\n');
     expect(res.status).toBe(422);
-    const body = (await res.json()) as { error: { code: string; details: { message: string; at: string }[] } };
+    const body = (await res.json()) as {
+      error: { code: string; details: { message: string; at: string }[] };
+    };
     expect(body.error.code).toBe("policy_invalid");
-    expect(body.error.details[0]).toMatchObject({ message: "not valid JSON: Expecting ',' delimiter", at: "4:1" });
+    expect(body.error.details[0]).toMatchObject({
+      message: "not valid JSON: Expecting ',' delimiter",
+      at: "4:1",
+    });
   });
 
   it("answers an unknown engine with 404 and asks for the admin token when one is set", async () => {

@@ -18,7 +18,9 @@ import { readConfig, type ConfigEntry } from "./pool-config.js";
 import { PE_NAMES, type MatchPolicyData, type PeName } from "./policy.js";
 
 /** Functions that read ads by name, the environment or other hosts: an expression calling one is never taken as constant. */
-const READERS = new Set([...EVAL, ...REFERENCES, ...CONTEXTS, ...ENVIRONMENT, ...HOST_LOOKUPS].map(([name]) => name));
+const READERS = new Set(
+  [...EVAL, ...REFERENCES, ...CONTEXTS, ...ENVIRONMENT, ...HOST_LOOKUPS].map(([name]) => name),
+);
 
 /** Work one constant expression may spend when it is evaluated once to tell its value. */
 const CONSTANT_EVAL_BUDGET = 100_000;
@@ -47,7 +49,8 @@ function readsOf(node: Node): { refs: AttrRef[]; reader: boolean } {
       case "attr": {
         const s = n.scope;
         if (s === null) refs.push({ name: n.name, scope: "bare" });
-        else if (s.k === "attr" && s.scope === null && (s.lc === "my" || s.lc === "target")) refs.push({ name: n.name, scope: s.lc });
+        else if (s.k === "attr" && s.scope === null && (s.lc === "my" || s.lc === "target"))
+          refs.push({ name: n.name, scope: s.lc });
         else {
           refs.push({ name: n.name, scope: "bare" });
           walk(s, depth + 1);
@@ -92,19 +95,34 @@ const KINDS: Readonly<Record<PeName, Readonly<Record<AttrRef["scope"], readonly 
 };
 
 /** What a constant value of an expression does, worded for that expression, and how much it matters. */
-function constantEffect(name: PeName, type: string, value: string): { severity: "warning" | "info"; text: string } {
+function constantEffect(
+  name: PeName,
+  type: string,
+  value: string,
+): { severity: "warning" | "info"; text: string } {
   const truth = type === "boolean" && value === "true";
   const shown = type === "boolean" ? value.toUpperCase() : `${value} (${type})`;
   if (name.endsWith("_ONLY_EXPR")) {
-    const ads = name === "NEGOTIATOR_PE_SCHEDD_ONLY_EXPR" ? "schedd ad (and all its jobs)" : name === "NEGOTIATOR_PE_STARTD_ONLY_EXPR" ? "startd ad" : "job ad";
+    const ads =
+      name === "NEGOTIATOR_PE_SCHEDD_ONLY_EXPR"
+        ? "schedd ad (and all its jobs)"
+        : name === "NEGOTIATOR_PE_STARTD_ONLY_EXPR"
+          ? "startd ad"
+          : "job ad";
     return truth
-      ? { severity: "warning", text: `is always ${shown}: it discards every ${ads} before negotiation, so nothing is ever matched` }
+      ? {
+          severity: "warning",
+          text: `is always ${shown}: it discards every ${ads} before negotiation, so nothing is ever matched`,
+        }
       : { severity: "info", text: `is always ${shown}: it never discards an ad, so it has no effect` };
   }
   const side = name === "NEGOTIATOR_PE_RESOURCE_EXPR" ? "machine's" : "job's";
   return truth
     ? { severity: "info", text: `is always TRUE: ANDed into every ${side} Requirements it changes nothing` }
-    : { severity: "warning", text: `is always ${shown}: ANDed into every ${side} Requirements it makes every match fail` };
+    : {
+        severity: "warning",
+        text: `is always ${shown}: ANDed into every ${side} Requirements it makes every match fail`,
+      };
 }
 
 /** The macros a value names (`$(NAME)` and `$(NAME:default)`, defaults included), upper-cased. */
@@ -117,7 +135,12 @@ function place(entry: ConfigEntry): string {
 }
 
 /** Lints a pool policy that compiled to `data`; `ads` is an optional `condor_status -l` sample. */
-export function lintMatch(source: string, data: MatchPolicyData, ads?: string, work = new LintWork()): LintFinding[] {
+export function lintMatch(
+  source: string,
+  data: MatchPolicyData,
+  ads?: string,
+  work = new LintWork(),
+): LintFinding[] {
   const out: LintFinding[] = [];
   const { table } = readConfig(source);
   const sample: SampleAd[] | null = ads === undefined ? null : readAdsSample(ads);
@@ -136,7 +159,14 @@ export function lintMatch(source: string, data: MatchPolicyData, ads?: string, w
   }
   for (const [key, entry] of table) {
     if ((PE_NAMES as readonly string[]).includes(key) || used.has(key)) continue;
-    out.push(finding("match_unused_macro", "info", `macro ${entry.name} is defined but no NEGOTIATOR_PE_* expression uses it`, place(entry)));
+    out.push(
+      finding(
+        "match_unused_macro",
+        "info",
+        `macro ${entry.name} is defined but no NEGOTIATOR_PE_* expression uses it`,
+        place(entry),
+      ),
+    );
   }
 
   for (const name of PE_NAMES) {
@@ -147,10 +177,19 @@ export function lintMatch(source: string, data: MatchPolicyData, ads?: string, w
     if (!parsed.ok) continue;
     const { refs, reader } = readsOf(parsed.node);
     if (refs.length === 0 && !reader) {
-      const v = new Budget(CONSTANT_EVAL_BUDGET).run(() => evaluateRequest({ expr: text }, { now: 0, random: () => 0 }));
+      const v = new Budget(CONSTANT_EVAL_BUDGET).run(() =>
+        evaluateRequest({ expr: text }, { now: 0, random: () => 0 }),
+      );
       if (v.cacheable) {
         const effect = constantEffect(name, v.type, v.value);
-        out.push(finding("match_constant_expr", effect.severity, `${name} reads no attribute: it ${effect.text}`, place(entry)));
+        out.push(
+          finding(
+            "match_constant_expr",
+            effect.severity,
+            `${name} reads no attribute: it ${effect.text}`,
+            place(entry),
+          ),
+        );
       }
     }
     if (sample === null) continue;
@@ -163,7 +202,14 @@ export function lintMatch(source: string, data: MatchPolicyData, ads?: string, w
       if (ofKinds.some((ad) => ad.names.has(lc))) continue;
       reported.add(lc);
       const written = ref.scope === "bare" ? ref.name : `${ref.scope === "my" ? "MY" : "TARGET"}.${ref.name}`;
-      out.push(finding("match_attribute_not_in_ads", "warning", `${name} reads ${written}, which none of the ${ofKinds.length} ${kinds.join(" or ")} ads in the sample defines`, place(entry)));
+      out.push(
+        finding(
+          "match_attribute_not_in_ads",
+          "warning",
+          `${name} reads ${written}, which none of the ${ofKinds.length} ${kinds.join(" or ")} ads in the sample defines`,
+          place(entry),
+        ),
+      );
     }
   }
   return out;

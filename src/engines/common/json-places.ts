@@ -77,7 +77,14 @@ export function jsonPlaces(text: string, maxDepth = 6): JsonPlaces {
       const end = skipString(i);
       const top = stack[stack.length - 1];
       let k = end;
-      while (k < n && (text.charCodeAt(k) === 32 || text.charCodeAt(k) === 10 || text.charCodeAt(k) === 13 || text.charCodeAt(k) === 9)) k++;
+      while (
+        k < n &&
+        (text.charCodeAt(k) === 32 ||
+          text.charCodeAt(k) === 10 ||
+          text.charCodeAt(k) === 13 ||
+          text.charCodeAt(k) === 9)
+      )
+        k++;
       if (top !== undefined && !top.array && pendingKey === null && text.charCodeAt(k) === 58) {
         let key: string;
         try {

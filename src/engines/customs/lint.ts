@@ -29,24 +29,58 @@ function bestRating(d: HostDefaults): { rating: number; terms: string } | null {
   return { rating: s.bias + swap + load, terms: terms.join(" ") };
 }
 
-function lintDefaults(d: HostDefaults, at: string, where: string, place: (p: string) => string, out: LintFinding[]): void {
+function lintDefaults(
+  d: HostDefaults,
+  at: string,
+  where: string,
+  place: (p: string) => string,
+  out: LintFinding[],
+): void {
   const best = bestRating(d);
   if (best !== null && best.rating <= 0)
-    out.push(finding("customs_never_chosen", "warning", `${where}: a host that takes these settings is never chosen: its rating is at most ${best.rating} (${best.terms}), and allocation only picks a host rated above 0`, place(at)));
+    out.push(
+      finding(
+        "customs_never_chosen",
+        "warning",
+        `${where}: a host that takes these settings is never chosen: its rating is at most ${best.rating} (${best.terms}), and allocation only picks a host rated above 0`,
+        place(at),
+      ),
+    );
   if (Array.isArray(d.clients) && d.clients.length === 0)
-    out.push(finding("customs_acl_admits_nobody", "warning", `${where}: \`clients\` is an empty list, so no client host may ask for these hosts`, place(`${at}/clients`)));
+    out.push(
+      finding(
+        "customs_acl_admits_nobody",
+        "warning",
+        `${where}: \`clients\` is an empty list, so no client host may ask for these hosts`,
+        place(`${at}/clients`),
+      ),
+    );
   const denies = d.deny.map((text, i) => ({ text, i, net: parseNetworkPadded(text.trim()) }));
   for (const family of [4, 6] as const) {
     const all = denies.find((x) => x.net !== null && x.net.family === family && x.net.prefix === 0);
     if (all !== undefined)
-      out.push(finding("customs_acl_admits_nobody", "warning", `${where}: deny ${all.text} removes every IPv${family} entry from each host's access list, so no IPv${family} client is admitted`, place(`${at}/deny/${all.i}`)));
+      out.push(
+        finding(
+          "customs_acl_admits_nobody",
+          "warning",
+          `${where}: deny ${all.text} removes every IPv${family} entry from each host's access list, so no IPv${family} client is admitted`,
+          place(`${at}/deny/${all.i}`),
+        ),
+      );
   }
   d.allow.forEach((text, i) => {
     const net = parseNetworkPadded(text.trim());
     if (net === null) return;
     const by = denies.find((x) => x.net !== null && x.net.prefix > 0 && overlaps(net, x.net));
     if (by !== undefined)
-      out.push(finding("customs_allow_denied", "warning", `${where}: allow ${text} is removed again by deny ${by.text} (a deny removes every entry it overlaps), so it admits nobody`, place(`${at}/allow/${i}`)));
+      out.push(
+        finding(
+          "customs_allow_denied",
+          "warning",
+          `${where}: allow ${text} is removed again by deny ${by.text} (a deny removes every entry it overlaps), so it admits nobody`,
+          place(`${at}/allow/${i}`),
+        ),
+      );
   });
 }
 

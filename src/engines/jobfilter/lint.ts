@@ -22,10 +22,15 @@ function predicateKey(p: FilterRule["predicates"][number], watermark: number | b
 }
 
 /** Lints the rules of filters.json (`rules` in file order, as compiled; `source` the file's text). */
-export function lintJobfilter(source: string, rules: readonly FilterRule[], work = new LintWork()): LintFinding[] {
+export function lintJobfilter(
+  source: string,
+  rules: readonly FilterRule[],
+  work = new LintWork(),
+): LintFinding[] {
   const out: LintFinding[] = [];
   const places = jsonPlaces(source);
-  const ruleName = (i: number) => `rule ${rules[i].uuid} (priority ${String(rules[i].priority)}, ${actionText(rules[i].action)})`;
+  const ruleName = (i: number) =>
+    `rule ${rules[i].uuid} (priority ${String(rules[i].priority)}, ${actionText(rules[i].action)})`;
 
   const never = new Set<number>();
   rules.forEach((r, i) => {
@@ -34,7 +39,14 @@ export function lintJobfilter(source: string, rules: readonly FilterRule[], work
       const why = neverTrue(p, r.watermark);
       if (why === null) return;
       never.add(i);
-      out.push(finding("jobfilter_never_true", "warning", `${ruleName(i)}: the \`${p[0]}\` predicate can never be true (${why}), so the rule never matches a job`, places.place(`/${i}/predicates/${j}`)));
+      out.push(
+        finding(
+          "jobfilter_never_true",
+          "warning",
+          `${ruleName(i)}: the \`${p[0]}\` predicate can never be true (${why}), so the rule never matches a job`,
+          places.place(`/${i}/predicates/${j}`),
+        ),
+      );
     });
   });
 
@@ -48,8 +60,18 @@ export function lintJobfilter(source: string, rules: readonly FilterRule[], work
       for (const a of earlier) {
         if (!work.charge(keys[a].size + 1)) break;
         if ([...keys[a]].every((k) => keys[i].has(k))) {
-          const what = keys[a].size === 0 ? "it has no predicates, so it matches every job" : "its predicates are a subset of this rule's";
-          out.push(finding("jobfilter_shadowed_rule", "warning", `${ruleName(i)} never applies: ${ruleName(a)} is evaluated first, ${what}, and its action ${actionText(rules[a].action)} applies to every job both match`, places.place(`/${i}`)));
+          const what =
+            keys[a].size === 0
+              ? "it has no predicates, so it matches every job"
+              : "its predicates are a subset of this rule's";
+          out.push(
+            finding(
+              "jobfilter_shadowed_rule",
+              "warning",
+              `${ruleName(i)} never applies: ${ruleName(a)} is evaluated first, ${what}, and its action ${actionText(rules[a].action)} applies to every job both match`,
+              places.place(`/${i}`),
+            ),
+          );
           break;
         }
       }

@@ -32,9 +32,11 @@ function unusableLeaf(kind: Kind, leaf: Expr): string | null {
   if (kind === "jobid") {
     if (leaf.k !== "cmp") return "a `jobid` predicate only evaluates comparisons";
     if (leaf.field !== "id") return `a \`jobid\` predicate has only the field \`id\`, not \`${leaf.field}\``;
-    if (typeof leaf.value === "string" && leaf.value !== "watermark") return `a \`jobid\` predicate compares \`id\` with numbers or \`watermark\`, not \`"${leaf.value}"\``;
+    if (typeof leaf.value === "string" && leaf.value !== "watermark")
+      return `a \`jobid\` predicate compares \`id\` with numbers or \`watermark\`, not \`"${leaf.value}"\``;
   }
-  if (kind === "reason" && !REASON_FIELDS.has(leaf.field)) return `a \`reason\` predicate has the fields \`source\`, \`reason\` and \`timestamp\`, not \`${leaf.field}\``;
+  if (kind === "reason" && !REASON_FIELDS.has(leaf.field))
+    return `a \`reason\` predicate has the fields \`source\`, \`reason\` and \`timestamp\`, not \`${leaf.field}\``;
   return null;
 }
 
@@ -70,7 +72,12 @@ function contradiction(kind: Kind, xs: readonly Expr[], watermark: number | bigi
   }
   for (const [field, b] of byField) {
     // job ids are positive: `id` is at least 1
-    if (kind === "jobid" && field === "id" && (b.hi !== null && (b.hi < 1 || (b.hi === 1 && b.hiOpen) || (typeof b.hi === "bigint" && b.hi < 1n))))
+    if (
+      kind === "jobid" &&
+      field === "id" &&
+      b.hi !== null &&
+      (b.hi < 1 || (b.hi === 1 && b.hiOpen) || (typeof b.hi === "bigint" && b.hi < 1n))
+    )
       return `job ids are positive, and this needs \`id\` ${b.hiOpen ? "<" : "<="} ${String(b.hi)}`;
     if (b.lo === null || b.hi === null) continue;
     if (b.lo > b.hi || (b.lo === b.hi && (b.loOpen || b.hiOpen)))
@@ -113,6 +120,7 @@ export function neverTrue(predicate: FilterPredicate, watermark: number | bigint
   if (!parsed.ok) return null;
   const leaf = firstLeaf(parsed.value);
   const unusable = leaf === null ? null : unusableLeaf(kind, leaf);
-  if (unusable !== null) return `${unusable}, and it is the first thing evaluated, so the whole expression is false`;
+  if (unusable !== null)
+    return `${unusable}, and it is the first thing evaluated, so the whole expression is false`;
   return never(kind, parsed.value, watermark, 0);
 }

@@ -10,10 +10,32 @@ import type { Node, Pattern } from "../../jq/ast.js";
 import { parseProgram } from "../../jq/parser.js";
 
 /** Builtins whose answer depends on something besides their input and arguments. */
-const IMPURE = new Set(["now/0", "input/0", "inputs/0", "input_filename/0", "env/0", "input_line_number/0", "get_search_list/0", "get_prog_origin/0", "get_jq_origin/0"]);
+const IMPURE = new Set([
+  "now/0",
+  "input/0",
+  "inputs/0",
+  "input_filename/0",
+  "env/0",
+  "input_line_number/0",
+  "get_search_list/0",
+  "get_prog_origin/0",
+  "get_jq_origin/0",
+]);
 
 /** Builtins that never read their input (their arguments may). */
-const INPUT_FREE = new Set(["empty/0", "error/1", "range/1", "range/2", "range/3", "nan/0", "infinite/0", "null/0", "true/0", "false/0", "builtins/0"]);
+const INPUT_FREE = new Set([
+  "empty/0",
+  "error/1",
+  "range/1",
+  "range/2",
+  "range/3",
+  "nan/0",
+  "infinite/0",
+  "null/0",
+  "true/0",
+  "false/0",
+  "builtins/0",
+]);
 
 let builtins: Set<string> | null = null;
 

@@ -49,7 +49,11 @@ function redundant(entries: readonly Entry[]): { entry: Entry; by: Entry }[] {
 }
 
 /** Lints the CIDR lists of a limits configuration's ip-cidr-list identifiers. */
-export function lintCidrLists(identifiers: readonly JsonObject[], places: JsonPlaces, work: LintWork): LintFinding[] {
+export function lintCidrLists(
+  identifiers: readonly JsonObject[],
+  places: JsonPlaces,
+  work: LintWork,
+): LintFinding[] {
   const out: LintFinding[] = [];
   const lists: List[] = [];
   identifiers.forEach((id, at) => {
@@ -65,10 +69,24 @@ export function lintCidrLists(identifiers: readonly JsonObject[], places: JsonPl
     const found = redundant(entries);
     for (const r of found.slice(0, MAX_PER_LIST)) {
       const same = r.entry.net.prefix === r.by.net.prefix;
-      out.push(finding("limits_cidr_redundant", "info", `identifier '${String(id.name)}': ${r.entry.text} ${same ? "repeats" : "lies within"} ${r.by.text}, listed in the same ip-cidr-list`, places.place(`/identifiers/${at}/data/cidrs/${r.entry.index}`)));
+      out.push(
+        finding(
+          "limits_cidr_redundant",
+          "info",
+          `identifier '${String(id.name)}': ${r.entry.text} ${same ? "repeats" : "lies within"} ${r.by.text}, listed in the same ip-cidr-list`,
+          places.place(`/identifiers/${at}/data/cidrs/${r.entry.index}`),
+        ),
+      );
     }
     if (found.length > MAX_PER_LIST)
-      out.push(finding("limits_cidr_redundant", "info", `identifier '${String(id.name)}': ${found.length - MAX_PER_LIST} more entries lie within other entries of the same list`, places.place(`/identifiers/${at}/data/cidrs`)));
+      out.push(
+        finding(
+          "limits_cidr_redundant",
+          "info",
+          `identifier '${String(id.name)}': ${found.length - MAX_PER_LIST} more entries lie within other entries of the same list`,
+          places.place(`/identifiers/${at}/data/cidrs`),
+        ),
+      );
   });
   for (const a of lists) {
     if (a.entries.length === 0) continue;
@@ -78,10 +96,19 @@ export function lintCidrLists(identifiers: readonly JsonObject[], places: JsonPl
       b.set ??= cidrSetOf(b.entries.map((e) => e.net));
       const set = b.set;
       if (!a.entries.every((e) => set.contains(e.net))) continue;
-      const equal = b.entries.every((e) => (a.set ??= cidrSetOf(a.entries.map((x) => x.net))).contains(e.net));
+      const equal = b.entries.every((e) =>
+        (a.set ??= cidrSetOf(a.entries.map((x) => x.net))).contains(e.net),
+      );
       // two equal lists are reported once, at the later one
       if (equal && a.at < b.at) continue;
-      out.push(finding("limits_cidr_list_covered", "info", `identifier '${a.name}': every address of its ip-cidr-list is ${equal ? "also in" : "within"} the list of identifier '${b.name}'${equal ? " (the two lists hold the same addresses)" : ""}`, places.place(`/identifiers/${a.at}/data/cidrs`)));
+      out.push(
+        finding(
+          "limits_cidr_list_covered",
+          "info",
+          `identifier '${a.name}': every address of its ip-cidr-list is ${equal ? "also in" : "within"} the list of identifier '${b.name}'${equal ? " (the two lists hold the same addresses)" : ""}`,
+          places.place(`/identifiers/${a.at}/data/cidrs`),
+        ),
+      );
       break;
     }
   }

@@ -28,11 +28,13 @@ function entries<T>(config: JsonObject, key: string): T[] {
 function scriptTexts(config: JsonObject): string[] {
   const out: string[] = [];
   const add = (spec: Json | undefined) => {
-    if (isJsonObject(spec) && (typeof spec.script === "string" || Array.isArray(spec.script))) out.push(scriptText(spec as unknown as JqSpec));
+    if (isJsonObject(spec) && (typeof spec.script === "string" || Array.isArray(spec.script)))
+      out.push(scriptText(spec as unknown as JqSpec));
   };
   add(config.rewrite);
   add(config.priority);
-  for (const e of [...entries<JsonObject>(config, "identifiers"), ...entries<JsonObject>(config, "limits")]) if (e.type === "jq") add(e.data);
+  for (const e of [...entries<JsonObject>(config, "identifiers"), ...entries<JsonObject>(config, "limits")])
+    if (e.type === "jq") add(e.data);
   return out;
 }
 
@@ -76,7 +78,14 @@ function applicationOutcome(app: JsonObject, fixed: ReadonlyMap<string, boolean>
     const passes = names.filter((n) => fixed.get(n) === true).length;
     const fails = names.length - passes;
     const require = (g.require ?? "all") as HowMany;
-    const ok = require === "none" ? passes === 0 : require === "one" ? passes === 1 : require === "any" ? passes > 0 : fails === 0;
+    const ok =
+      require === "none"
+        ? passes === 0
+        : require === "one"
+          ? passes === 1
+          : require === "any"
+            ? passes > 0
+            : fails === 0;
     if (!ok) {
       all = false;
       break;
@@ -86,7 +95,11 @@ function applicationOutcome(app: JsonObject, fixed: ReadonlyMap<string, boolean>
 }
 
 /** Whether a classifier holds for every requester: it requires any of its identifiers and one is `always`. */
-function classifiesEverybody(name: string | undefined, classifiers: readonly JsonObject[], alwaysIds: ReadonlySet<string>): boolean {
+function classifiesEverybody(
+  name: string | undefined,
+  classifiers: readonly JsonObject[],
+  alwaysIds: ReadonlySet<string>,
+): boolean {
   if (name === undefined) return true;
   const c = classifiers.find((x) => x.name === name);
   if (c === undefined || !Array.isArray(c.identifiers)) return false;
@@ -108,27 +121,69 @@ export function lintLimits(source: string, config: JsonObject, work = new LintWo
   const scripts = scriptTexts(config);
   const named = (name: string) => scripts.some((s) => s.includes(JSON.stringify(name)));
 
-  const usedIds = new Set(classifiers.flatMap((c) => (Array.isArray(c.identifiers) ? (c.identifiers as string[]) : [])));
+  const usedIds = new Set(
+    classifiers.flatMap((c) => (Array.isArray(c.identifiers) ? (c.identifiers as string[]) : [])),
+  );
   identifiers.forEach((e, i) => {
     if (!usedIds.has(e.name))
-      out.push(finding("limits_unused_identifier", "info", `identifier '${e.name}' is defined but no classifier uses it`, places.place(`/identifiers/${i}`)));
+      out.push(
+        finding(
+          "limits_unused_identifier",
+          "info",
+          `identifier '${e.name}' is defined but no classifier uses it`,
+          places.place(`/identifiers/${i}`),
+        ),
+      );
   });
-  const usedClassifiers = new Set(applications.map((a) => a.classifier).filter((c): c is string => typeof c === "string"));
+  const usedClassifiers = new Set(
+    applications.map((a) => a.classifier).filter((c): c is string => typeof c === "string"),
+  );
   classifiers.forEach((c, i) => {
     if (!usedClassifiers.has(c.name) && !named(c.name))
-      out.push(finding("limits_unused_classifier", "info", `classifier '${c.name}' is defined but no application uses it and no script names it`, places.place(`/classifiers/${i}`)));
+      out.push(
+        finding(
+          "limits_unused_classifier",
+          "info",
+          `classifier '${c.name}' is defined but no application uses it and no script names it`,
+          places.place(`/classifiers/${i}`),
+        ),
+      );
   });
-  const usedLimits = new Set(applications.flatMap((a) => (Array.isArray(a.apply) ? (a.apply as JsonObject[]) : []).flatMap((g) => (Array.isArray(g.limits) ? (g.limits as string[]) : []))));
+  const usedLimits = new Set(
+    applications.flatMap((a) =>
+      (Array.isArray(a.apply) ? (a.apply as JsonObject[]) : []).flatMap((g) =>
+        Array.isArray(g.limits) ? (g.limits as string[]) : [],
+      ),
+    ),
+  );
   const cloned = cloneSources(source);
   limits.forEach((l, i) => {
     if (!usedLimits.has(l.name) && !cloned.has(l.name))
-      out.push(finding("limits_unused_limit", "info", `limit '${l.name}' is defined but no application applies it`, places.place(`/limits/${i}`)));
-    if (l.type === "jq" && isJsonObject(l.data) && work.charge(scriptText(l.data as unknown as JqSpec).length)) {
+      out.push(
+        finding(
+          "limits_unused_limit",
+          "info",
+          `limit '${l.name}' is defined but no application applies it`,
+          places.place(`/limits/${i}`),
+        ),
+      );
+    if (
+      l.type === "jq" &&
+      isJsonObject(l.data) &&
+      work.charge(scriptText(l.data as unknown as JqSpec).length)
+    ) {
       const spec = l.data as unknown as JqSpec;
       const args = isJsonObject(l.data.args) ? Object.keys(l.data.args) : [];
       if (isConstantJq(scriptText(spec), args)) {
         const answer = constantAnswer(spec);
-        out.push(finding("limits_constant_jq", "warning", `limit '${l.name}': the jq script never reads the task${answer === null ? "" : `, so ${answer}`}`, places.place(`/limits/${i}/data/script`)));
+        out.push(
+          finding(
+            "limits_constant_jq",
+            "warning",
+            `limit '${l.name}': the jq script never reads the task${answer === null ? "" : `, so ${answer}`}`,
+            places.place(`/limits/${i}/data/script`),
+          ),
+        );
       }
     }
   });
@@ -140,14 +195,36 @@ export function lintLimits(source: string, config: JsonObject, work = new LintWo
   applications.forEach((a, i) => {
     const label = `application ${i}${typeof a.description === "string" ? ` ('${a.description}')` : ""}`;
     if (stopper !== null) {
-      out.push(finding("limits_unreachable_application", "warning", `${label} is never reached: application ${stopper.index} ${stopper.why}`, places.place(`/applications/${i}`)));
+      out.push(
+        finding(
+          "limits_unreachable_application",
+          "warning",
+          `${label} is never reached: application ${stopper.index} ${stopper.why}`,
+          places.place(`/applications/${i}`),
+        ),
+      );
       return;
     }
-    if (!classifiesEverybody(typeof a.classifier === "string" ? a.classifier : undefined, classifiers, alwaysIds)) return;
+    if (
+      !classifiesEverybody(
+        typeof a.classifier === "string" ? a.classifier : undefined,
+        classifiers,
+        alwaysIds,
+      )
+    )
+      return;
     const outcome = applicationOutcome(a, fixed);
-    const who = a.classifier === undefined ? "applies to every requester" : `applies to every requester (classifier '${String(a.classifier)}' always identifies)`;
-    if (outcome === true) stopper = { index: i, why: `${who} and always passes ("Passed one application.  Stopping.")` };
-    else if (a["stop-on-failure"] === true) stopper = { index: i, why: `${who} and has stop-on-failure, so it stops the walk whether it passes or fails` };
+    const who =
+      a.classifier === undefined
+        ? "applies to every requester"
+        : `applies to every requester (classifier '${String(a.classifier)}' always identifies)`;
+    if (outcome === true)
+      stopper = { index: i, why: `${who} and always passes ("Passed one application.  Stopping.")` };
+    else if (a["stop-on-failure"] === true)
+      stopper = {
+        index: i,
+        why: `${who} and has stop-on-failure, so it stops the walk whether it passes or fails`,
+      };
   });
 
   out.push(...lintCidrLists(identifiers, places, work));

@@ -8,7 +8,16 @@ import { finding, LintWork, type LintFinding } from "../common/lint.js";
 import { compileGoRegex } from "./filter.js";
 import { parseConfig } from "./parse.js";
 import { pathFits, rulePatterns } from "./reach.js";
-import type { AclData, FilterData, PartitionData, PlacementData, QueueData, RawQueue, RawRule, RuleData } from "./types.js";
+import type {
+  AclData,
+  FilterData,
+  PartitionData,
+  PlacementData,
+  QueueData,
+  RawQueue,
+  RawRule,
+  RuleData,
+} from "./types.js";
 import { validateConfig } from "./validate.js";
 
 /** Characters a filter's user names may hold (the filter's name pattern), and its group names. */
@@ -30,7 +39,9 @@ function describeRule(r: PlacedRule): string {
 /** Whether a filter admits every user: an empty allow filter, or a deny filter none of whose entries survived. */
 function admitsAll(f: FilterData): boolean {
   if (f.empty) return f.allow;
-  return !f.allow && f.users.length === 0 && f.groups.length === 0 && f.userExp === null && f.groupExp === null;
+  return (
+    !f.allow && f.users.length === 0 && f.groups.length === 0 && f.userExp === null && f.groupExp === null
+  );
 }
 
 /** Why a regex side can match no name: it needs a character names cannot hold (`required` text), or null. */
@@ -49,12 +60,20 @@ function admitsNobody(f: FilterData): string | null {
   if (f.empty) return f.allow ? null : "a `deny` filter without users or groups denies every user";
   if (!f.allow) return null;
   const userNever = f.userExp === null ? f.users.length === 0 : impossibleExp(f.userExp, USER_CHARS) !== null;
-  const groupNever = f.groupExp === null ? f.groups.length === 0 : impossibleExp(f.groupExp, GROUP_CHARS) !== null;
+  const groupNever =
+    f.groupExp === null ? f.groups.length === 0 : impossibleExp(f.groupExp, GROUP_CHARS) !== null;
   if (!userNever || !groupNever) return null;
   const parts: string[] = [];
-  if (f.userExp !== null) parts.push(`the user expression \`${f.userExp.source}\` needs \`${impossibleExp(f.userExp, USER_CHARS)}\`, which no user name can hold`);
-  if (f.groupExp !== null) parts.push(`the group expression \`${f.groupExp.source}\` needs \`${impossibleExp(f.groupExp, GROUP_CHARS)}\`, which no group name can hold`);
-  if (parts.length === 0) return "every entry of this `allow` filter fails the filter name patterns and is dropped, so it admits no user";
+  if (f.userExp !== null)
+    parts.push(
+      `the user expression \`${f.userExp.source}\` needs \`${impossibleExp(f.userExp, USER_CHARS)}\`, which no user name can hold`,
+    );
+  if (f.groupExp !== null)
+    parts.push(
+      `the group expression \`${f.groupExp.source}\` needs \`${impossibleExp(f.groupExp, GROUP_CHARS)}\`, which no group name can hold`,
+    );
+  if (parts.length === 0)
+    return "every entry of this `allow` filter fails the filter name patterns and is dropped, so it admits no user";
   return `${parts.join("; ")}, so this \`allow\` filter admits no user`;
 }
 
@@ -72,8 +91,12 @@ function aclEmpty(a: AclData): boolean {
 }
 
 /** The queue path a rule always places into for every application, and the exception, or null when not proven. */
-function alwaysPlaces(rule: RuleData, byPath: ReadonlyMap<string, QueueData>): { queue: string; unless: string } | null {
-  if (rule.kind !== "fixed" || !admitsAll(rule.filter) || (rule.parent !== null && !rule.qualified)) return null;
+function alwaysPlaces(
+  rule: RuleData,
+  byPath: ReadonlyMap<string, QueueData>,
+): { queue: string; unless: string } | null {
+  if (rule.kind !== "fixed" || !admitsAll(rule.filter) || (rule.parent !== null && !rule.qualified))
+    return null;
   const queue = rule.qualified ? rule.value : `root.${rule.value}`;
   const q = byPath.get(queue);
   if (q !== undefined) {
@@ -86,7 +109,10 @@ function alwaysPlaces(rule: RuleData, byPath: ReadonlyMap<string, QueueData>): {
   while (!byPath.has(ancestor)) ancestor = ancestor.slice(0, ancestor.lastIndexOf("."));
   const a = byPath.get(ancestor) as QueueData;
   if (a.leaf || !openToAll(ancestor, byPath)) return null;
-  return { queue, unless: `unless the request reports ${queue} (or a queue between it and ${ancestor}) among its existing queues` };
+  return {
+    queue,
+    unless: `unless the request reports ${queue} (or a queue between it and ${ancestor}) among its existing queues`,
+  };
 }
 
 /** Lists the configured queues with the pointer each was written at, in the compiled order (depth first). */
@@ -110,7 +136,11 @@ function lintPartition(
   out: LintFinding[],
 ): void {
   const byPath = new Map(part.queues.map((q) => [q.path, q]));
-  const rules: PlacedRule[] = part.rules.map((data, i) => ({ data, raw: rawRules[i] ?? null, number: i + 1 }));
+  const rules: PlacedRule[] = part.rules.map((data, i) => ({
+    data,
+    raw: rawRules[i] ?? null,
+    number: i + 1,
+  }));
   const ruleAt = (r: PlacedRule) => (r.raw === null ? locate(partitionAt) : locate(r.raw.at));
 
   // rules never reached, or the same as an earlier one
@@ -118,14 +148,28 @@ function lintPartition(
   const seen = new Map<string, PlacedRule>();
   for (const r of rules) {
     if (stopper !== null) {
-      out.push(finding("placement_unreachable_rule", "warning", `${describeRule(r)} is never reached: ${describeRule(stopper.rule)} places every application in ${stopper.queue} first, ${stopper.unless}`, ruleAt(r)));
+      out.push(
+        finding(
+          "placement_unreachable_rule",
+          "warning",
+          `${describeRule(r)} is never reached: ${describeRule(stopper.rule)} places every application in ${stopper.queue} first, ${stopper.unless}`,
+          ruleAt(r),
+        ),
+      );
       continue;
     }
     const key = JSON.stringify(r.data);
     work.charge(key.length);
     const same = seen.get(key);
     if (same !== undefined) {
-      out.push(finding("placement_duplicate_rule", "warning", `${describeRule(r)} can never place an application: it is the same rule as ${describeRule(same)}, which already ran for every application that reaches it`, ruleAt(r)));
+      out.push(
+        finding(
+          "placement_duplicate_rule",
+          "warning",
+          `${describeRule(r)} can never place an application: it is the same rule as ${describeRule(same)}, which already ran for every application that reaches it`,
+          ruleAt(r),
+        ),
+      );
     } else {
       seen.set(key, r);
     }
@@ -141,7 +185,14 @@ function lintPartition(
       const why = admitsNobody(level.filter);
       if (why !== null) {
         const whose = level === r.data ? "" : `the parent rule (\`${level.kind}\`) of `;
-        out.push(finding("placement_filter_matches_nothing", "warning", `the filter of ${whose}${describeRule(r)} matches nothing: ${why}; the rule never places an application`, locate(pointer)));
+        out.push(
+          finding(
+            "placement_filter_matches_nothing",
+            "warning",
+            `the filter of ${whose}${describeRule(r)} matches nothing: ${why}; the rule never places an application`,
+            locate(pointer),
+          ),
+        );
         break;
       }
       level = level.parent;
@@ -160,7 +211,14 @@ function lintPartition(
     work.charge(patterns.length);
     const reached = anyName || part.defaultQueue === q.path || patterns.some((p) => pathFits(path, p));
     if (!reached && !work.spent)
-      out.push(finding("placement_unreachable_queue", "warning", `no placement rule can place an application in the leaf queue ${q.path}: no \`fixed\` or \`user\` rule produces it and no \`provided\` or \`tag\` rule can name it`, at));
+      out.push(
+        finding(
+          "placement_unreachable_queue",
+          "warning",
+          `no placement rule can place an application in the leaf queue ${q.path}: no \`fixed\` or \`user\` rule produces it and no \`provided\` or \`tag\` rule can name it`,
+          at,
+        ),
+      );
     let open = false;
     for (let p = q.path; ; p = p.slice(0, p.lastIndexOf("."))) {
       const node = byPath.get(p);
@@ -168,7 +226,14 @@ function lintPartition(
       if (open || !p.includes(".")) break;
     }
     if (!open)
-      out.push(finding("placement_acl_denies_everyone", "warning", `nobody may submit to ${q.path}: neither it nor any queue above it has a submitacl or adminacl admitting a user or group, so every application placed there is rejected`, at));
+      out.push(
+        finding(
+          "placement_acl_denies_everyone",
+          "warning",
+          `nobody may submit to ${q.path}: neither it nor any queue above it has a submitacl or adminacl admitting a user or group, so every application placed there is rejected`,
+          at,
+        ),
+      );
   });
 }
 

@@ -3,10 +3,20 @@ import { z } from "zod";
 /** One lint finding, as `POST /v1/policies/{engine}/lint` and `arbiter lint --format json` give it. */
 export const LintFindingSchema = z
   .object({
-    code: z.string().describe("stable snake_case code, prefixed by the engine (`placement_unreachable_rule`); docs/policies/analysis.md explains each"),
-    severity: z.enum(["warning", "info"]).describe("`warning`: cannot be what was meant; `info`: worth knowing (errors are validation's, never lint's)"),
+    code: z
+      .string()
+      .describe(
+        "stable snake_case code, prefixed by the engine (`placement_unreachable_rule`); docs/policies/analysis.md explains each",
+      ),
+    severity: z
+      .enum(["warning", "info"])
+      .describe(
+        "`warning`: cannot be what was meant; `info`: worth knowing (errors are validation's, never lint's)",
+      ),
     message: z.string().describe("what was found, in the origin's terms"),
-    at: z.string().describe("`line:column` (1-based) in the source text, or empty when the finding has no one place"),
+    at: z
+      .string()
+      .describe("`line:column` (1-based) in the source text, or empty when the finding has no one place"),
   })
   .strict();
 
