@@ -29,6 +29,17 @@ interface Open {
  * The text must be JSON (a text that is not gives fewer places, never an error).
  */
 export function jsonPlaces(text: string, maxDepth = 6): JsonPlaces {
+  // built on the first question: most texts are asked nothing
+  let built: ((pointer: string) => string) | null = null;
+  return {
+    place(pointer: string): string {
+      built ??= buildPlaces(text, maxDepth);
+      return built(pointer);
+    },
+  };
+}
+
+function buildPlaces(text: string, maxDepth: number): (pointer: string) => string {
   const offsets = new Map<string, number>();
   const stack: Open[] = [];
   const record = (pointer: string, at: number) => {
@@ -120,13 +131,11 @@ export function jsonPlaces(text: string, maxDepth = 6): JsonPlaces {
     }
     return `${lo + 1}:${offset - lineStarts[lo] + 1}`;
   };
-  return {
-    place(pointer: string): string {
-      for (let p = pointer; p !== ""; p = p.slice(0, p.lastIndexOf("/"))) {
-        const o = offsets.get(p);
-        if (o !== undefined) return at(o);
-      }
-      return "1:1";
-    },
+  return (pointer) => {
+    for (let p = pointer; p !== ""; p = p.slice(0, p.lastIndexOf("/"))) {
+      const o = offsets.get(p);
+      if (o !== undefined) return at(o);
+    }
+    return "1:1";
   };
 }

@@ -50,33 +50,49 @@ export function lintJobfilter(
     });
   });
 
-  // shadowing: an earlier rule whose action applies and whose predicates all appear in a later rule's
+  // shadowing: an earlier rule whose action applies and whose predicates all appear in a later rule's.
+  // Earlier rules are indexed by their first predicate, so a rule only meets those that could be subsets.
   const order = rules.map((_, i) => i).sort((a, b) => compareRules(rules[a], rules[b]));
-  const keys = rules.map((r) => new Set(r.predicates.map((p) => predicateKey(p, r.watermark))));
-  const earlier: number[] = [];
+  const keys = rules.map((r) => [...new Set(r.predicates.map((p) => predicateKey(p, r.watermark)))]);
+  const byFirst = new Map<string, number[]>();
+  let catchAll: number | null = null;
   for (const i of order) {
     const r = rules[i];
-    if (r.action !== "CONTINUE" && !never.has(i)) {
-      for (const a of earlier) {
-        if (!work.charge(keys[a].size + 1)) break;
-        if ([...keys[a]].every((k) => keys[i].has(k))) {
-          const what =
-            keys[a].size === 0
-              ? "it has no predicates, so it matches every job"
-              : "its predicates are a subset of this rule's";
-          out.push(
-            finding(
-              "jobfilter_shadowed_rule",
-              "warning",
-              `${ruleName(i)} never applies: ${ruleName(a)} is evaluated first, ${what}, and its action ${actionText(rules[a].action)} applies to every job both match`,
-              places.place(`/${i}`),
-            ),
-          );
-          break;
+    const applies = r.action !== "CONTINUE" && !never.has(i);
+    if (applies) {
+      const mine = new Set(keys[i]);
+      let by: number | null = catchAll;
+      for (const k of keys[i]) {
+        if (by !== null) break;
+        for (const a of byFirst.get(k) ?? []) {
+          if (!work.charge(keys[a].length)) break;
+          if (keys[a].every((x) => mine.has(x))) {
+            by = a;
+            break;
+          }
         }
       }
+      if (by !== null) {
+        const what =
+          keys[by].length === 0
+            ? "it has no predicates, so it matches every job"
+            : "its predicates are a subset of this rule's";
+        out.push(
+          finding(
+            "jobfilter_shadowed_rule",
+            "warning",
+            `${ruleName(i)} never applies: ${ruleName(by)} is evaluated first, ${what}, and its action ${actionText(rules[by].action)} applies to every job both match`,
+            places.place(`/${i}`),
+          ),
+        );
+      }
+      if (keys[i].length === 0) catchAll ??= i;
+      else {
+        const list = byFirst.get(keys[i][0]);
+        if (list === undefined) byFirst.set(keys[i][0], [i]);
+        else list.push(i);
+      }
     }
-    if (r.action !== "CONTINUE" && !never.has(i)) earlier.push(i);
   }
   return out;
 }
