@@ -65,9 +65,9 @@ const LINTERS: Readonly<Record<EngineName, Linter>> = {
     const r = compileMatchPolicy(source);
     return r.ok ? ok(lintMatch(source, r.value, options.ads, work)) : r;
   },
-  customs: (source) => {
+  customs: (source, _options, work) => {
     const r = compileCustomsPolicy(source);
-    return r.ok ? ok(lintCustoms(source, r.value)) : r;
+    return r.ok ? ok(lintCustoms(source, r.value, work)) : r;
   },
   jobfilter: (source, _options, work) => {
     const r = compileFilters(source);

@@ -196,9 +196,10 @@ export function lintMatch(
     const reported = new Set<string>();
     for (const ref of refs) {
       const kinds = KINDS[name][ref.scope];
-      const ofKinds = sample.filter((ad) => kinds.includes(ad.kind));
       const lc = ref.name.toLowerCase();
-      if (ofKinds.length === 0 || reported.has(lc) || !work.charge(ofKinds.length)) continue;
+      if (reported.has(lc) || !work.charge(sample.length)) continue;
+      const ofKinds = sample.filter((ad) => kinds.includes(ad.kind));
+      if (ofKinds.length === 0) continue;
       if (ofKinds.some((ad) => ad.names.has(lc))) continue;
       reported.add(lc);
       const written = ref.scope === "bare" ? ref.name : `${ref.scope === "my" ? "MY" : "TARGET"}.${ref.name}`;

@@ -7,7 +7,7 @@
  */
 import { parseNetworkPadded, type IpNetwork } from "../common/cidr.js";
 import { jsonPlaces, pointerSegment } from "../common/json-places.js";
-import { finding, type LintFinding } from "../common/lint.js";
+import { finding, LintWork, type LintFinding } from "../common/lint.js";
 import type { CustomsPolicyData } from "./policy.js";
 import type { HostDefaults } from "./settings.js";
 
@@ -30,6 +30,8 @@ function bestRating(d: HostDefaults): { rating: number; terms: string } | null {
 }
 
 function lintDefaults(
+  work: LintWork,
+
   d: HostDefaults,
   at: string,
   where: string,
@@ -71,6 +73,7 @@ function lintDefaults(
   d.allow.forEach((text, i) => {
     const net = parseNetworkPadded(text.trim());
     if (net === null) return;
+    if (!work.charge(denies.length)) return;
     const by = denies.find((x) => x.net !== null && x.net.prefix > 0 && overlaps(net, x.net));
     if (by !== undefined)
       out.push(
@@ -85,19 +88,19 @@ function lintDefaults(
 }
 
 /** Lints customs.json (`data` as compiled: each network's defaults merged over the pool's). */
-export function lintCustoms(source: string, data: CustomsPolicyData): LintFinding[] {
+export function lintCustoms(source: string, data: CustomsPolicyData, work = new LintWork()): LintFinding[] {
   const out: LintFinding[] = [];
   const places = jsonPlaces(source);
   const place = (p: string) => places.place(p);
   const raw = JSON.parse(source) as { defaults?: unknown; networks?: Record<string, unknown> };
   const pool = "the pool's defaults";
-  lintDefaults(data.defaults, raw.defaults === undefined ? "" : "/defaults", pool, place, out);
+  lintDefaults(work, data.defaults, raw.defaults === undefined ? "" : "/defaults", pool, place, out);
   // a network inherits the pool's defaults: what they already cause is reported once, for the pool
   const inherited = new Set(out.map((f) => `${f.code} ${f.message.slice(pool.length)}`));
   for (const [net, d] of Object.entries(data.networks)) {
     const mine: LintFinding[] = [];
     const where = `network ${net}`;
-    lintDefaults(d, `/networks/${pointerSegment(net)}`, where, place, mine);
+    lintDefaults(work, d, `/networks/${pointerSegment(net)}`, where, place, mine);
     out.push(...mine.filter((f) => !inherited.has(`${f.code} ${f.message.slice(where.length)}`)));
   }
   return out;

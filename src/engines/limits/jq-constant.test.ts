@@ -17,7 +17,7 @@ describe("isConstantJq", () => {
   });
 
   it.each([
-    [".a"],
+    [".a", "the task"],
     [".a | 1", "the left side's outputs decide how often the right side runs"],
     [". as $t | true", "as many outputs as the task gives"],
     ["$other", "a variable not bound from args"],

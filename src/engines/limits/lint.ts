@@ -119,7 +119,10 @@ export function lintLimits(source: string, config: JsonObject, work = new LintWo
   const limits = entries<JsonObject & Named>(config, "limits");
   const applications = entries<JsonObject>(config, "applications");
   const scripts = scriptTexts(config);
-  const named = (name: string) => scripts.some((s) => s.includes(JSON.stringify(name)));
+  const scriptChars = scripts.reduce((n, s) => n + s.length, 0);
+  // a name search reads every script: charged, and taken as found once the bound is spent
+  const named = (name: string) =>
+    !work.charge(scriptChars) || scripts.some((s) => s.includes(JSON.stringify(name)));
 
   const usedIds = new Set(
     classifiers.flatMap((c) => (Array.isArray(c.identifiers) ? (c.identifiers as string[]) : [])),

@@ -209,8 +209,10 @@ function lintPartition(
     if (!q.leaf) return;
     const path = q.path.split(".");
     work.charge(patterns.length);
-    const reached = anyName || part.defaultQueue === q.path || patterns.some((p) => pathFits(path, p));
-    if (!reached && !work.spent)
+    // once the bound is spent the queue is taken as reached: nothing unproven is reported
+    const reached =
+      anyName || part.defaultQueue === q.path || work.spent || patterns.some((p) => pathFits(path, p));
+    if (!reached)
       out.push(
         finding(
           "placement_unreachable_queue",
