@@ -185,9 +185,18 @@ function jobfilterView(a) {
       rules.length === 0
         ? h("p", {}, "no filter rules: every job is accepted")
         : table(
-            "Each rule in evaluation order (priority, then watermark): its action and whether this job matches it",
-            ["#", "Priority", "Rule", "Action", "Watermark", "Matches"],
-            rules.map((/** @type {any} */ r, /** @type {number} */ i) => [String(i), text(r.priority), r.uuid, text(r.action), text(r.watermark), flag(r.matches === true, "matches", "no")]),
+            "Each rule in evaluation order (priority, then watermark): its action, what became of it (applied, continued, no_match, not_reached) and why, naming the predicate that failed",
+            ["#", "Priority", "Rule", "Action", "Watermark", "Matches", "Result", "Why"],
+            rules.map((/** @type {any} */ r, /** @type {number} */ i) => [
+              String(i),
+              text(r.priority),
+              r.uuid,
+              text(r.action),
+              text(r.watermark),
+              flag(r.matches === true, "matches", "no"),
+              text(r.result ?? ""),
+              text(r.why ?? ""),
+            ]),
             (i) => rules[i]?.uuid === a.rule,
           ),
     ),

@@ -31,6 +31,7 @@ Commands:
                                               the staged candidate policy (over the API)
   queue list|jobs QUEUE|cancel QUEUE ID        the job queues, a queue's jobs, cancel a job
                                               (over the API, as gnt-job)
+  hosts list|remove NAME [--net N]            a network's host pool, remove a host (over the API)
   filter add [options]                        add a job filter rule        (as gnt-filter)
   filter replace [options] UUID               replace or create a rule
   filter delete UUID                          delete a rule
@@ -102,6 +103,7 @@ const COMMANDS: Record<string, Command> = {
   },
   history: async (argv, io) => (await import("./policy-commands.js")).historyCommand(argv, io),
   queue: async (argv, io) => (await import("./queue-commands.js")).queueCommand(argv, io),
+  hosts: async (argv, io) => (await import("./hosts-commands.js")).hostsCommand(argv, io),
   rollback: async (argv, io) => (await import("./policy-commands.js")).rollbackCommand(argv, io),
   candidate: async (argv, io) => (await import("./policy-commands.js")).candidateCommand(argv, io),
   filter: async (argv, io) => {

@@ -55,6 +55,8 @@ export interface Operation {
   errorShape?: "arbiter" | "ganeti";
   /** Request headers the operation reads besides auth (`Idempotency-Key`, `If-Match`). */
   headers?: { name: string; description: string }[];
+  /** An example of the success body, shown as the JSON response's `example` (checked against its schema by test/worker/openapi-routes.test.ts). */
+  example?: unknown;
 }
 
 /** The `Idempotency-Key` header as the three non-idempotent writes document it. */
@@ -198,7 +200,12 @@ export function openApiDocument(origin = "/"): object {
         : undefined;
     const success = op.responseText
       ? { [op.responseText]: { schema: { type: "string" } } }
-      : { "application/json": { schema: op.response ? jsonSchema(op.response, "output", `${op.operationId}Response`, components) : {} } };
+      : {
+          "application/json": {
+            schema: op.response ? jsonSchema(op.response, "output", `${op.operationId}Response`, components) : {},
+            ...(op.example === undefined ? {} : { example: op.example }),
+          },
+        };
     const errorSchema = { $ref: op.errorShape === "ganeti" ? "#/components/schemas/GanetiError" : "#/components/schemas/Error" };
     paths[op.path] ??= {};
     paths[op.path][op.method] = {
