@@ -20,10 +20,10 @@ export type YamlRead =
   | { ok: false; lines: LineIndex; syntax: { message: string; offset: number } }
   | { ok: false; lines: LineIndex; deep: number };
 
-/** Reads a YAML text of one document into nodes (see the file's comment). */
-export function readYamlText(source: string): YamlRead {
+/** Reads a YAML text of one document into nodes (see the file's comment), nesting at most `maxDepth` collections. */
+export function readYamlText(source: string, maxDepth = MAX_YAML_DEPTH): YamlRead {
   const lines = new LineIndex(source);
-  const reader = new Reader(source);
+  const reader = new Reader(source, maxDepth);
   try {
     return { ok: true, root: reader.document(), lines };
   } catch (e) {
@@ -48,6 +48,13 @@ const CORE_TAGS = new Set(["str", "int", "float", "bool", "null", "map", "seq"])
 class Reader extends Cursor {
   private depth = 0;
   private readonly anchors = new Map<string, YamlNode>();
+
+  constructor(
+    src: string,
+    private readonly maxDepth: number,
+  ) {
+    super(src);
+  }
 
   /** The one document of the text. */
   document(): YamlNode {
@@ -100,7 +107,7 @@ class Reader extends Cursor {
 
   /** One level deeper, for a collection starting at `offset`. */
   private enter(offset: number): void {
-    if (++this.depth > MAX_YAML_DEPTH) throw new TooDeep(offset);
+    if (++this.depth > this.maxDepth) throw new TooDeep(offset);
   }
 
   /** `&anchor` and `!tag` before a node, in either order, with spaces after each. */
@@ -113,6 +120,8 @@ class Reader extends Cursor {
       while (!isBlankOrEnd(this.at()) && !isFlowIndicator(this.at())) this.pos++;
       const text = this.src.slice(start + 1, this.pos);
       props ??= {};
+      if ((c === 38 ? props.anchor : props.tag) !== undefined)
+        this.fail(`a node has two ${c === 38 ? "anchors" : "tags"}`, start);
       if (c === 38) {
         if (text === "") this.fail("an anchor needs a name", start);
         props.anchor = text;
@@ -171,23 +180,45 @@ class Reader extends Cursor {
    * a mapping the node starts, on the same line to the node itself).
    */
   private content(parent: number, props: Props | null, newLine: boolean, compact: boolean, startCol: number): YamlNode {
+    // on a new line the node may have properties of its own: a mapping it starts takes the outer ones
+    const own = newLine ? this.properties() : props;
+    const merged = newLine ? this.merge(props, own) : props;
+    if (newLine && own !== null) {
+      this.comment();
+      if (this.at() === 10 || this.at() === 13) {
+        // properties alone on their line (at most twice, an anchor's and a tag's): the node is on the lines below
+        this.skipBlank();
+        const below = !Number.isNaN(this.at()) && !this.atDocumentMarker() && this.column > parent;
+        return below ? this.content(parent, merged, true, true, this.column) : this.withProps(emptyScalar(this.pos), merged, this.pos);
+      }
+    }
     const col = this.column;
     const c = this.at();
     if ((c === 45 || c === 63) && isBlankOrEnd(this.at(1))) {
+      if (own !== null) this.fail("an anchor or a tag cannot stand before a block collection on its line");
       if (!compact) this.fail(`a block ${c === 45 ? "sequence" : "mapping"} cannot start on the line of a key`);
-      return c === 45 ? this.blockSeq(col, props) : this.blockMap(col, props, null);
+      return c === 45 ? this.blockSeq(col, merged) : this.blockMap(col, merged, null);
     }
-    if (c === 124 || c === 62) return this.withProps(this.scalar(this.pos, this.blockScalar(parent), false), props, this.pos);
+    if (c === 124 || c === 62) return this.withProps(this.scalar(this.pos, this.blockScalar(parent), false), merged, this.pos);
     const nodeStart = this.pos;
-    const own = newLine ? this.properties() : props;
-    const node = this.inline(own, false);
+    const node = this.atIndicator(58) ? this.withProps(emptyScalar(this.pos), own, this.pos) : this.inline(own, false);
     this.spaces();
     if (this.atIndicator(58)) {
       if (!compact) this.fail("a mapping cannot start on the line of a key (nested mappings need a new line)");
+      if (this.lineStart > nodeStart) this.fail("a key must be on one line", nodeStart);
       return this.blockMap(startCol, newLine ? props : null, node);
     }
     return newLine ? this.withProps(node, props, nodeStart) : node;
   }
+
+  /** The properties of two lines as one node's; a node has at most one anchor and one tag. */
+  private merge(outer: Props | null, own: Props | null): Props | null {
+    if (outer === null || own === null) return outer ?? own;
+    if (outer.anchor !== undefined && own.anchor !== undefined) this.fail("a node has two anchors");
+    if (outer.tag !== undefined && own.tag !== undefined) this.fail("a node has two tags");
+    return { ...outer, ...own };
+  }
+
 
   /** A scalar node: plain text typed by the core schema, other text a string. */
   private scalar(offset: number, source: string, plain: boolean): YamlScalar {
@@ -200,7 +231,7 @@ class Reader extends Cursor {
    * first read to the line's end: it may be a key; if it is not, it may go on
    * over the lines below.
    */
-  private inline(props: Props | null, flow: boolean): YamlNode {
+  private inline(props: Props | null, flow: boolean, key = false): YamlNode {
     const start = this.pos;
     const c = this.at();
     if (c === 42) {
@@ -229,10 +260,14 @@ class Reader extends Cursor {
     if (!flow && !this.atIndicator(58)) {
       this.spaces();
       const e = this.at();
-      if (e === 10 || e === 13) {
+      if ((e === 10 || e === 13) && !key) {
         this.pos = start;
         this.lineStart = lineStart;
         text = this.plain(this.parentColumn, false, false);
+        if (this.lineStart !== lineStart) {
+          this.spaces();
+          if (this.atIndicator(58)) this.fail("a key must be on one line (a `: ` ends a plain scalar of several lines)");
+        }
       } else if (!this.atIndicator(58) && e !== 35 && !Number.isNaN(e)) this.fail("unexpected text after a value");
     }
     return this.withProps(this.scalar(start, text, true), props, start);
@@ -283,14 +318,16 @@ class Reader extends Cursor {
         this.skipBlank();
         const hasValue = !Number.isNaN(this.at()) && this.column === col && this.atIndicator(58);
         if (hasValue) this.pos++;
-        pair = { key: k, value: hasValue ? this.blockValue(col, true, false) : emptyScalar(this.pos) };
+        pair = { key: k, value: hasValue ? this.blockValue(col, true, true) : emptyScalar(this.pos) };
       } else {
         if (key === null) {
           if (this.atIndicator(45)) this.fail("a sequence entry where a mapping key was expected");
           const keyStart = this.pos;
-          key = this.inline(this.properties(), false);
+          const keyProps = this.properties();
+          key = this.atIndicator(58) ? this.withProps(emptyScalar(this.pos), keyProps, keyStart) : this.inline(keyProps, false, true);
           this.spaces();
-          if (!this.atIndicator(58)) this.fail("a mapping key must be followed by `:` on its line", keyStart);
+          if (!this.atIndicator(58) || this.lineStart > keyStart)
+            this.fail("a mapping key must be on one line, followed by `:`", keyStart);
         }
         this.pos++;
         pair = { key, value: this.blockValue(col, true, false) };
@@ -330,6 +367,7 @@ class Reader extends Cursor {
       this.flowBlank();
       if (Number.isNaN(this.at())) this.fail(`the flow ${isSeq ? "sequence" : "mapping"} misses its closing \`${isSeq ? "]" : "}"}\``);
       if (this.at() === close) break;
+      if (this.at() === 44) this.fail(`an empty entry in a flow ${isSeq ? "sequence" : "mapping"}`);
       const entryStart = this.pos;
       const pair = this.flowEntry();
       if (node.kind === "map") node.pairs.push(pair.value === undefined ? { key: pair.key, value: emptyScalar(this.pos) } : (pair as YamlPair));

@@ -216,6 +216,7 @@ export class Cursor {
     // each line's text past the indentation ("" for an empty line) and whether a break ended it
     const texts: string[] = [];
     const broke: boolean[] = [];
+    let leadingSpaces = 0;
     while (!Number.isNaN(this.at())) {
       const lineStart = this.pos;
       let n = 0;
@@ -225,8 +226,12 @@ export class Cursor {
       }
       const c = this.at();
       const empty = c === LF || c === CR || Number.isNaN(c);
+      if (empty && indent === -1) leadingSpaces = Math.max(leadingSpaces, n);
       if (!empty) {
-        if (indent === -1) indent = n > parent ? n : Infinity;
+        if (indent === -1) {
+          indent = n > parent ? n : Infinity;
+          if (leadingSpaces > n && n > parent) this.fail("a leading empty line of a block scalar is indented more than its text", lineStart);
+        }
         if (n < indent || (indent === 0 && this.atDocumentMarker())) {
           this.pos = lineStart;
           break;
@@ -257,8 +262,9 @@ export class Cursor {
       prev = i;
     }
     if (chomp === "strip") return out;
-    if (chomp === "clip") return trailing > 0 ? out + "\n" : out;
-    return out + "\n".repeat(trailing);
+    // a final line without its break still ends in one, as the `yaml` package reads it
+    if (chomp === "clip") return out + "\n";
+    return out + "\n".repeat(Math.max(trailing, 1));
   }
 
   /**
