@@ -150,6 +150,11 @@ export function mappingPairs(d: Decoder, raw: Value, where: string, at: string):
       continue;
     }
     repeated = true;
+    // past the reported errors only the count goes on (a mapping can repeat a key 100,000 times)
+    if (d.errors.length >= MAX_REPORTED_ERRORS) {
+      d.dropped++;
+      continue;
+    }
     const line = d.tree.position(first).split(":")[0];
     d.report(
       "placement_duplicate_key",

@@ -72,7 +72,10 @@ const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/;
 export function resolvePlain(text: string): Pick<YamlScalar, "type" | "value"> {
   const c = text.charCodeAt(0);
   // only text starting with one of `~nNtTfF0-9+-.` can be anything but a string
-  if (text.length > 0 && !(c === 126 || c === 43 || c === 45 || c === 46 || (c >= 48 && c <= 57) || /[nNtTfF]/.test(text[0])))
+  if (
+    text.length > 0 &&
+    !(c === 126 || c === 43 || c === 45 || c === 46 || (c >= 48 && c <= 57) || /[nNtTfF]/.test(text[0]))
+  )
     return { type: "str", value: text };
   if (NULL.test(text)) return { type: "null", value: null };
   if (BOOL.test(text)) return { type: "bool", value: text[0] === "t" || text[0] === "T" };
@@ -80,7 +83,15 @@ export function resolvePlain(text: string): Pick<YamlScalar, "type" | "value"> {
   if (INT.test(text)) return { type: "int", value: parseInt(text, 10) };
   if (INT_HEX.test(text)) return { type: "int", value: parseInt(text.slice(2), 16) };
   if (FLOAT_NAN.test(text))
-    return { type: "float", value: text.endsWith("an") || text.endsWith("aN") || text.endsWith("AN") ? NaN : text[0] === "-" ? -Infinity : Infinity };
+    return {
+      type: "float",
+      value:
+        text.endsWith("an") || text.endsWith("aN") || text.endsWith("AN")
+          ? NaN
+          : text[0] === "-"
+            ? -Infinity
+            : Infinity,
+    };
   if (FLOAT_EXP.test(text) || FLOAT.test(text)) return { type: "float", value: parseFloat(text) };
   return { type: "str", value: text };
 }

@@ -8,7 +8,17 @@
  * stops at the first syntax error, as Go's yaml.v3 does. Aliases are resolved
  * as they are read, to the last node anchored with their name before them.
  */
-import { emptyScalar, LineIndex, resolvePlain, resolveTagged, type YamlMap, type YamlNode, type YamlPair, type YamlScalar, type YamlSeq } from "./yaml-node.js";
+import {
+  emptyScalar,
+  LineIndex,
+  resolvePlain,
+  resolveTagged,
+  type YamlMap,
+  type YamlNode,
+  type YamlPair,
+  type YamlScalar,
+  type YamlSeq,
+} from "./yaml-node.js";
 import { Cursor, isBlankOrEnd, isFlowIndicator, YamlSyntax } from "./yaml-scalar.js";
 
 /** How deeply a YAML text may nest collections. */
@@ -28,7 +38,8 @@ export function readYamlText(source: string, maxDepth = MAX_YAML_DEPTH): YamlRea
     return { ok: true, root: reader.document(), lines };
   } catch (e) {
     if (e instanceof TooDeep) return { ok: false, lines, deep: e.offset };
-    if (e instanceof YamlSyntax) return { ok: false, lines, syntax: { message: e.message, offset: e.offset } };
+    if (e instanceof YamlSyntax)
+      return { ok: false, lines, syntax: { message: e.message, offset: e.offset } };
     throw e;
   }
 }
@@ -80,7 +91,11 @@ class Reader extends Cursor {
     if (!Number.isNaN(this.at())) {
       if (this.atDocumentMarker() || this.at() === 37)
         this.fail("the text holds more than one YAML document; give one");
-      this.fail(this.pos === this.lineStart ? "unexpected text at the start of a line" : "unexpected text after a value");
+      this.fail(
+        this.pos === this.lineStart
+          ? "unexpected text at the start of a line"
+          : "unexpected text after a value",
+      );
     }
     return root;
   }
@@ -136,10 +151,15 @@ class Reader extends Cursor {
     let out: YamlNode = node;
     if (props.tag !== undefined) {
       if (node.kind === "scalar") {
-        const typed = props.tag === "map" || props.tag === "seq" ? null : resolveTagged(props.tag, node.source);
+        const typed =
+          props.tag === "map" || props.tag === "seq" ? null : resolveTagged(props.tag, node.source);
         if (typed === null) this.fail(`the value \`${node.source}\` is not a !!${props.tag}`, offset);
         out = { ...node, ...typed };
-      } else if ((props.tag === "map" && node.kind !== "map") || (props.tag === "seq" && node.kind !== "seq") || (props.tag !== "map" && props.tag !== "seq" && props.tag !== "" && node.kind !== "alias"))
+      } else if (
+        (props.tag === "map" && node.kind !== "map") ||
+        (props.tag === "seq" && node.kind !== "seq") ||
+        (props.tag !== "map" && props.tag !== "seq" && props.tag !== "" && node.kind !== "alias")
+      )
         this.fail(`a ${node.kind === "map" ? "mapping" : "sequence"} cannot be a !!${props.tag}`, offset);
     }
     if (props.anchor !== undefined && out.kind !== "alias") {
@@ -179,7 +199,13 @@ class Reader extends Cursor {
    * as `props`, which start at column `startCol`; on a new line they belong to
    * a mapping the node starts, on the same line to the node itself).
    */
-  private content(parent: number, props: Props | null, newLine: boolean, compact: boolean, startCol: number): YamlNode {
+  private content(
+    parent: number,
+    props: Props | null,
+    newLine: boolean,
+    compact: boolean,
+    startCol: number,
+  ): YamlNode {
     // on a new line the node may have properties of its own: a mapping it starts takes the outer ones
     const own = newLine ? this.properties() : props;
     const merged = newLine ? this.merge(props, own) : props;
@@ -189,22 +215,29 @@ class Reader extends Cursor {
         // properties alone on their line (at most twice, an anchor's and a tag's): the node is on the lines below
         this.skipBlank();
         const below = !Number.isNaN(this.at()) && !this.atDocumentMarker() && this.column > parent;
-        return below ? this.content(parent, merged, true, true, this.column) : this.withProps(emptyScalar(this.pos), merged, this.pos);
+        return below
+          ? this.content(parent, merged, true, true, this.column)
+          : this.withProps(emptyScalar(this.pos), merged, this.pos);
       }
     }
     const col = this.column;
     const c = this.at();
     if ((c === 45 || c === 63) && isBlankOrEnd(this.at(1))) {
       if (own !== null) this.fail("an anchor or a tag cannot stand before a block collection on its line");
-      if (!compact) this.fail(`a block ${c === 45 ? "sequence" : "mapping"} cannot start on the line of a key`);
+      if (!compact)
+        this.fail(`a block ${c === 45 ? "sequence" : "mapping"} cannot start on the line of a key`);
       return c === 45 ? this.blockSeq(col, merged) : this.blockMap(col, merged, null);
     }
-    if (c === 124 || c === 62) return this.withProps(this.scalar(this.pos, this.blockScalar(parent), false), merged, this.pos);
+    if (c === 124 || c === 62)
+      return this.withProps(this.scalar(this.pos, this.blockScalar(parent), false), merged, this.pos);
     const nodeStart = this.pos;
-    const node = this.atIndicator(58) ? this.withProps(emptyScalar(this.pos), own, this.pos) : this.inline(own, false);
+    const node = this.atIndicator(58)
+      ? this.withProps(emptyScalar(this.pos), own, this.pos)
+      : this.inline(own, false);
     this.spaces();
     if (this.atIndicator(58)) {
-      if (!compact) this.fail("a mapping cannot start on the line of a key (nested mappings need a new line)");
+      if (!compact)
+        this.fail("a mapping cannot start on the line of a key (nested mappings need a new line)");
       if (this.lineStart > nodeStart) this.fail("a key must be on one line", nodeStart);
       return this.blockMap(startCol, newLine ? props : null, node);
     }
@@ -219,10 +252,14 @@ class Reader extends Cursor {
     return { ...outer, ...own };
   }
 
-
   /** A scalar node: plain text typed by the core schema, other text a string. */
   private scalar(offset: number, source: string, plain: boolean): YamlScalar {
-    return { kind: "scalar", offset, source, ...(plain ? resolvePlain(source) : { type: "str", value: source }) };
+    return {
+      kind: "scalar",
+      offset,
+      source,
+      ...(plain ? resolvePlain(source) : { type: "str", value: source }),
+    };
   }
 
   /**
@@ -241,7 +278,8 @@ class Reader extends Cursor {
       if (name === "") this.fail("an alias needs a name", start);
       if (props !== null) this.fail("an alias cannot have an anchor or a tag", start);
       const target = this.anchors.get(name);
-      const cyclic = target !== undefined && target.kind !== "scalar" && target.kind !== "alias" && target.open;
+      const cyclic =
+        target !== undefined && target.kind !== "scalar" && target.kind !== "alias" && target.open;
       return { kind: "alias", offset: start, name, target, cyclic };
     }
     if (c === 91 || c === 123) return this.flowCollection(props);
@@ -253,7 +291,10 @@ class Reader extends Cursor {
       return this.withProps(emptyScalar(start), props, start);
     const n = this.at(1);
     const indicator = c === 45 || c === 63 || c === 58;
-    if ((indicator && (isBlankOrEnd(n) || (flow && isFlowIndicator(n)))) || (!indicator && "[]{},#&*!|>'\"%@`".includes(this.src[this.pos])))
+    if (
+      (indicator && (isBlankOrEnd(n) || (flow && isFlowIndicator(n)))) ||
+      (!indicator && "[]{},#&*!|>'\"%@`".includes(this.src[this.pos]))
+    )
       this.fail(`unexpected \`${this.src[this.pos]}\``);
     const lineStart = this.lineStart;
     let text = this.plain(-1, flow, !flow);
@@ -266,9 +307,11 @@ class Reader extends Cursor {
         text = this.plain(this.parentColumn, false, false);
         if (this.lineStart !== lineStart) {
           this.spaces();
-          if (this.atIndicator(58)) this.fail("a key must be on one line (a `: ` ends a plain scalar of several lines)");
+          if (this.atIndicator(58))
+            this.fail("a key must be on one line (a `: ` ends a plain scalar of several lines)");
         }
-      } else if (!this.atIndicator(58) && e !== 35 && !Number.isNaN(e)) this.fail("unexpected text after a value");
+      } else if (!this.atIndicator(58) && e !== 35 && !Number.isNaN(e))
+        this.fail("unexpected text after a value");
     }
     return this.withProps(this.scalar(start, text, true), props, start);
   }
@@ -324,7 +367,9 @@ class Reader extends Cursor {
           if (this.atIndicator(45)) this.fail("a sequence entry where a mapping key was expected");
           const keyStart = this.pos;
           const keyProps = this.properties();
-          key = this.atIndicator(58) ? this.withProps(emptyScalar(this.pos), keyProps, keyStart) : this.inline(keyProps, false, true);
+          key = this.atIndicator(58)
+            ? this.withProps(emptyScalar(this.pos), keyProps, keyStart)
+            : this.inline(keyProps, false, true);
           this.spaces();
           if (!this.atIndicator(58) || this.lineStart > keyStart)
             this.fail("a mapping key must be on one line, followed by `:`", keyStart);
@@ -365,12 +410,16 @@ class Reader extends Cursor {
     this.pos++;
     for (;;) {
       this.flowBlank();
-      if (Number.isNaN(this.at())) this.fail(`the flow ${isSeq ? "sequence" : "mapping"} misses its closing \`${isSeq ? "]" : "}"}\``);
+      if (Number.isNaN(this.at()))
+        this.fail(`the flow ${isSeq ? "sequence" : "mapping"} misses its closing \`${isSeq ? "]" : "}"}\``);
       if (this.at() === close) break;
       if (this.at() === 44) this.fail(`an empty entry in a flow ${isSeq ? "sequence" : "mapping"}`);
       const entryStart = this.pos;
       const pair = this.flowEntry();
-      if (node.kind === "map") node.pairs.push(pair.value === undefined ? { key: pair.key, value: emptyScalar(this.pos) } : (pair as YamlPair));
+      if (node.kind === "map")
+        node.pairs.push(
+          pair.value === undefined ? { key: pair.key, value: emptyScalar(this.pos) } : (pair as YamlPair),
+        );
       else if (pair.value === undefined) node.items.push(pair.key);
       else {
         this.enter(entryStart);
@@ -401,7 +450,8 @@ class Reader extends Cursor {
     }
     const keyStart = this.pos;
     const key = this.flowNode();
-    const jsonLike = key.kind !== "scalar" || this.src.charCodeAt(keyStart) === 34 || this.src.charCodeAt(keyStart) === 39;
+    const jsonLike =
+      key.kind !== "scalar" || this.src.charCodeAt(keyStart) === 34 || this.src.charCodeAt(keyStart) === 39;
     this.flowBlank();
     const n = this.at(1);
     if (this.at() === 58 && (isBlankOrEnd(n) || isFlowIndicator(n) || jsonLike)) {
@@ -425,7 +475,11 @@ class Reader extends Cursor {
 
 /** The core name of a tag (`!!int` → `int`, `!` and unknown tags → `` (a string)), or a failure for other core-looking tags. */
 function coreTag(text: string): string {
-  const name = text.startsWith("!") ? text.slice(1) : text.startsWith("<tag:yaml.org,2002:") && text.endsWith(">") ? text.slice(19, -1) : null;
+  const name = text.startsWith("!")
+    ? text.slice(1)
+    : text.startsWith("<tag:yaml.org,2002:") && text.endsWith(">")
+      ? text.slice(19, -1)
+      : null;
   if (name !== null && CORE_TAGS.has(name)) return name;
   return "";
 }

@@ -31,8 +31,24 @@ export function isFlowIndicator(c: number): boolean {
 }
 
 const ESCAPES: Record<string, string> = {
-  "0": "\0", a: "\x07", b: "\b", t: "\t", "\t": "\t", n: "\n", v: "\v", f: "\f", r: "\r", e: "\x1b",
-  " ": " ", '"': '"', "/": "/", "\\": "\\", N: "\u0085", _: "\u00a0", L: "\u2028", P: "\u2029",
+  "0": "\0",
+  a: "\x07",
+  b: "\b",
+  t: "\t",
+  "\t": "\t",
+  n: "\n",
+  v: "\v",
+  f: "\f",
+  r: "\r",
+  e: "\x1b",
+  " ": " ",
+  '"': '"',
+  "/": "/",
+  "\\": "\\",
+  N: "\u0085",
+  _: "\u00a0",
+  L: "\u2028",
+  P: "\u2029",
 };
 const SINGLE_STOP = /['\r\n]/g;
 const DOUBLE_STOP = /["\\\r\n]/g;
@@ -211,7 +227,8 @@ export class Cursor {
     const afterHeader = this.pos;
     this.spaces();
     if (this.at() === 35 && this.pos > afterHeader) this.comment();
-    if (!Number.isNaN(this.at()) && !this.newline()) this.fail("unexpected text after a block scalar's header");
+    if (!Number.isNaN(this.at()) && !this.newline())
+      this.fail("unexpected text after a block scalar's header");
     let indent = increment > 0 ? Math.max(parent, 0) + increment : -1;
     // each line's text past the indentation ("" for an empty line) and whether a break ended it
     const texts: string[] = [];
@@ -230,7 +247,8 @@ export class Cursor {
       if (!empty) {
         if (indent === -1) {
           indent = n > parent ? n : Infinity;
-          if (leadingSpaces > n && n > parent) this.fail("a leading empty line of a block scalar is indented more than its text", lineStart);
+          if (leadingSpaces > n && n > parent)
+            this.fail("a leading empty line of a block scalar is indented more than its text", lineStart);
         }
         if (n < indent || (indent === 0 && this.atDocumentMarker())) {
           this.pos = lineStart;
@@ -256,7 +274,12 @@ export class Cursor {
       if (prev === -1) out += "\n".repeat(i);
       else {
         const k = i - prev - 1;
-        out += folded && normal(texts[prev]) && normal(texts[i]) ? (k === 0 ? " " : "\n".repeat(k)) : "\n".repeat(k + 1);
+        out +=
+          folded && normal(texts[prev]) && normal(texts[i])
+            ? k === 0
+              ? " "
+              : "\n".repeat(k)
+            : "\n".repeat(k + 1);
       }
       out += texts[i];
       prev = i;
@@ -290,7 +313,8 @@ export class Cursor {
         this.pos++;
       }
       let end = this.pos;
-      while (end > start && (this.src.charCodeAt(end - 1) === SPACE || this.src.charCodeAt(end - 1) === TAB)) end--;
+      while (end > start && (this.src.charCodeAt(end - 1) === SPACE || this.src.charCodeAt(end - 1) === TAB))
+        end--;
       out += this.src.slice(start, end);
       const c = this.at();
       if (oneLine || !(c === LF || c === CR)) {
