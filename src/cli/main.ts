@@ -1,3 +1,4 @@
+import { didYouMean } from "../engines/common/did-you-mean.js";
 import { readFileSync } from "node:fs";
 import { UsageError } from "./args.js";
 import { compileCommand } from "./compile-command.js";
@@ -136,7 +137,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   }
   const command = COMMANDS[name];
   if (!command) {
-    io.stderr(`arbiter: unknown command \`${name}\`\n\n${USAGE}`);
+    io.stderr(`arbiter: unknown command \`${name}\`${didYouMean(name, Object.keys(COMMANDS))}\n\n${USAGE}`);
     return 2;
   }
   try {
