@@ -5,6 +5,7 @@
  * HTCondor's match table, customs' ratings, Ganeti's rule walk), then the
  * whole trace as a tree. Text only ever goes in through textContent.
  */
+import { analysisPart } from "./analysis.js";
 
 /**
  * Makes an element.
@@ -147,6 +148,7 @@ function matchView(a) {
         (i) => machines[i]?.name === a.best,
       ),
     ),
+    analysisPart(t.analysis),
     a.log?.length ? section("Negotiator log", h("pre", {}, a.log.join("\n"))) : null,
     policy.length ? section("Pool policy", h("dl", { class: "exprs" }, ...policy.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, h("code", {}, text(v)))]))) : null,
   ];

@@ -89,8 +89,19 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   }
 
   const evaluator = loaded.evaluator;
+  const write = evaluator.stringify?.bind(evaluator) ?? JSON.stringify;
+  return answerLines(evaluator, option(args, "--policy"), lines, io, (answer) => io.stdout(write(answer) + "\n"));
+}
+
+/**
+ * Answers each request line under a policy evaluator, as `arbiter eval` does:
+ * the policy from `--policy` (or the engine's file in policies/), a line's own
+ * `{"policy", "input"}` taking its own; `emit` gets each answer in order (a
+ * verdict, or an `{"error": …}` object). 1 when the policy file is invalid.
+ */
+export async function answerLines(evaluator: PolicyEvaluator, policyOption: string | undefined, lines: readonly string[], io: Io, emit: (answer: object) => void): Promise<number> {
   const engine = ENGINES[evaluator.engine];
-  const policyFile = option(args, "--policy") ?? readPolicyDir(defaultPolicyDir).files[evaluator.engine] ?? defaultPolicyDir + engine.file;
+  const policyFile = policyOption ?? readPolicyDir(defaultPolicyDir).files[evaluator.engine] ?? defaultPolicyDir + engine.file;
   const base = await preparePolicy(evaluator.engine, readFileSync(policyFile, "utf8"));
   if (!base.ok) {
     io.stderr(`${policyFile}: ${JSON.stringify(base.error)}\n`);
@@ -102,7 +113,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   for (const line of lines) {
     const parsed = parseLine(line, read);
     if (!parsed.ok) {
-      io.stdout(JSON.stringify(parsed.error) + "\n");
+      emit(parsed.error);
       continue;
     }
     let ready = base.ready;
@@ -113,13 +124,13 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
       const outcome = perLine.get(text) ?? (await preparePolicy(evaluator.engine, text));
       perLine.set(text, outcome);
       if (!outcome.ok) {
-        io.stdout(JSON.stringify(outcome.error) + "\n");
+        emit(outcome.error);
         continue;
       }
       ready = outcome.ready;
       input = parsed.value.input;
     }
-    io.stdout(write(await answerRequest(evaluator, ready, input, Date.now())) + "\n");
+    emit(await answerRequest(evaluator, ready, input, Date.now()));
   }
   return 0;
 }

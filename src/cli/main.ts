@@ -17,6 +17,9 @@ Commands:
   publish [--local|--remote] --reset          drop the published bundle (the embedded one serves)
   eval ENGINE [--policy FILE]                 decide JSON lines from stdin (limits, placement,
                                               match, customs, jobfilter, jq, classad)
+  analyze [--policy FILE] [--format text|json]
+                                              why a job matches what it does: /v1/match
+                                              requests from stdin, as condor_q -better-analyze
   test [PATH...] [--run RE] [--format F]      run policy tests (*.test.yaml; default: policies)
   replay --policy DIR LOG.jsonl               re-decide captured requests under a candidate
                                               folder; the shadow report's counts and examples
@@ -81,6 +84,7 @@ const COMMANDS: Record<string, Command> = {
   validate: validateCommand,
   compile: compileCommand,
   eval: evalCommand,
+  analyze: async (argv, io) => (await import("./analyze-command.js")).analyzeCommand(argv, io),
   test: async (argv, io) => (await import("./test-command.js")).testCommand(argv, io),
   schemas: async (argv, io) => (await import("./schemas-command.js")).schemasCommand(argv, io),
   publish: publishCommand,

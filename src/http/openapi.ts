@@ -44,6 +44,8 @@ export interface Operation {
   requestText?: string;
   /** Content type of the success body when it is not JSON (a policy's source text). */
   responseText?: string;
+  /** Another content type the success body may have beside JSON (a query parameter asks for it). */
+  alsoText?: string;
   /** The query parameters the route reads. */
   query?: QueryParam[];
   /**
@@ -205,6 +207,7 @@ export function openApiDocument(origin = "/"): object {
             schema: op.response ? jsonSchema(op.response, "output", `${op.operationId}Response`, components) : {},
             ...(op.example === undefined ? {} : { example: op.example }),
           },
+          ...(op.alsoText ? { [op.alsoText]: { schema: { type: "string" } } } : {}),
         };
     const errorSchema = { $ref: op.errorShape === "ganeti" ? "#/components/schemas/GanetiError" : "#/components/schemas/Error" };
     paths[op.path] ??= {};
