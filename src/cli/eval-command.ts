@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ENGINES } from "../bundle/index.js";
 import { isJsonObject } from "../engines/common/json.js";
-import { option, parseArgs, UsageError } from "./args.js";
+import { option, parseArgs, refuseUnknownSwitches, UsageError } from "./args.js";
 import type { LineEvaluator, PolicyEvaluator } from "./evaluator.js";
 import { answerRequest, preparePolicy, type PolicyOutcome } from "./eval-answer.js";
 import type { Io } from "./io.js";
@@ -72,7 +72,8 @@ const defaultPolicyDir = fileURLToPath(new URL("../../policies/", import.meta.ur
 export async function evalCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, ["--policy"]);
   if (args.switches.has("--help")) return io.stdout(EVAL_USAGE), 0;
-  if (args.positional.length !== 1 || args.switches.size > 0) throw new UsageError(EVAL_USAGE);
+  refuseUnknownSwitches(args, [], EVAL_USAGE);
+  if (args.positional.length !== 1) throw new UsageError(EVAL_USAGE);
   const loaded = await loadEvaluator(args.positional[0]);
   if (!loaded) throw new UsageError(`unknown engine \`${args.positional[0]}\`\n\n${EVAL_USAGE}`);
   const lines = (await io.readStdin()).split("\n").filter((l) => l.trim() !== "");

@@ -7,13 +7,15 @@ import { bundleInfo, expireBundleCheck, getActiveBundle } from "../../state/poli
 import { requireRole } from "../auth.js";
 import { readJson, readText } from "../body.js";
 import type { AppEnv } from "../../env.js";
-import { ApiError } from "../errors.js";
+import { ApiError, errorDetail } from "../errors.js";
 import { registerOperation } from "../openapi.js";
 import { CandidateInfo, stageCandidate } from "./candidate.js";
 import { changeAuthor, coordinator, parseIfMatch, publishError } from "../coordinator.js";
 import { writeLog } from "../../log-line.js";
 import { HISTORY_KEPT } from "../../state/policy-history.js";
 import { HistoryList, RollbackBody, RollbackAnswer } from "../schemas/history.js";
+import { lintSource } from "../../bundle/lint.js";
+import { LintAnswer } from "../schemas/lint.js";
 
 function engineParam(c: Context<AppEnv>): EngineDefinition {
   const name = c.req.param("engine") ?? "";
@@ -23,7 +25,7 @@ function engineParam(c: Context<AppEnv>): EngineDefinition {
 }
 
 /** The 404 for a name that is no engine, naming the engine it most likely meant. */
-function unknownEngine(name: string): ApiError {
+export function unknownEngine(name: string): ApiError {
   const near = suggestEngine(name);
   const hint = near === undefined ? "" : near.file !== undefined ? `; the engine for ${near.file} is \`${near.engine}\`` : ` (did you mean \`${near.engine}\`?)`;
   const message = `there is no engine \`${name}\`${hint}`;
@@ -39,7 +41,7 @@ async function candidate(c: Context<AppEnv>): Promise<Bundle> {
   const sources = { ...sourcesOf(current.bundle), [engine.name]: source };
   const compiled = await compileBundle(sources, new Date().toISOString());
   if (!compiled.ok) {
-    const details = compiled.error.map((e: BundleError) => ({ code: e.code, message: e.message, at: e.at }));
+    const details = compiled.error.map((e: BundleError) => errorDetail(e));
     const first = compiled.error[0];
     throw new ApiError(
       "policy_invalid",
@@ -133,6 +135,22 @@ export const policyRoutes = new Hono<AppEnv>()
   .post("/v1/policies/:engine/validate", async (c) => {
     const bundle = await candidate(c);
     return c.json({ valid: true, revision: bundle.revision });
+  })
+  .post("/v1/policies/:engine/lint", async (c) => {
+    const engine = engineParam(c);
+    const source = await readText(c);
+    const linted = lintSource(engine.name, source);
+    if (!linted.ok) {
+      const first = linted.error[0];
+      throw new ApiError(
+        "policy_invalid",
+        `the \`${engine.name}\` policy is invalid: ${first.message}${first.at ? ` (at ${first.at})` : ""}`,
+        linted.error.map((e) => ({ code: e.code, message: e.message, at: e.at })),
+      );
+    }
+    const findings = linted.value;
+    const warning = findings.filter((f) => f.severity === "warning").length;
+    return c.json({ engine: engine.name, findings, counts: { warning, info: findings.length - warning } });
   });
 
 /** Reads `?limit=`: 1 to HISTORY_KEPT, default 20. */
@@ -206,6 +224,18 @@ registerOperation({
   auth: "admin",
   requestText: "text/plain",
   response: z.object({ valid: z.literal(true), revision: z.string() }),
+  errors: ["unknown_engine", "policy_invalid"],
+});
+registerOperation({
+  operationId: "lintPolicy",
+  method: "post",
+  path: "/v1/policies/{engine}/lint",
+  summary:
+    "Lint one engine's policy source without storing it: findings (warnings and infos, each with a stable code and `line:column`) about rules that can never apply, unused definitions, constant expressions and access lists that admit nobody (docs/policies/analysis.md); an invalid source is a 422 with its errors, as for validate",
+  tag: "policies",
+  auth: "admin",
+  requestText: "text/plain",
+  response: LintAnswer,
   errors: ["unknown_engine", "policy_invalid"],
 });
 registerOperation({
