@@ -58,7 +58,10 @@ export function isolateFamilies(registry: MetricsRegistry): MetricFamily[] {
 
 /** The counters of a registry: decisions, the verdict cache, budgets, Durable Object calls, HTTP answers, shadow comparisons, replays. */
 export function counterFamilies(registry: MetricsRegistry, scope: CountScope): MetricFamily[] {
-  const whose = scope === "deployment" ? "The deployment's (every isolate's, summed in the metrics shards)" : "This isolate's own";
+  const whose =
+    scope === "deployment"
+      ? "The deployment's (every isolate's, summed in the metrics shards)"
+      : "This isolate's own";
   const engines = ENGINE_NAMES.map((name) => [name, registry.engines.get(name) as EngineSeries] as const);
   const decisions: Sample[] = [];
   for (const [engine, s] of engines) {
@@ -167,8 +170,20 @@ export function counterFamilies(registry: MetricsRegistry, scope: CountScope): M
       help: `${whose} decisions evaluated again under the staged candidate policy, by engine and result (agreed, differing); compared is their sum.`,
       type: "counter",
       samples: [...registry.shadow].flatMap(([engine, s]) => [
-        { labels: [["engine", engine], ["result", "agreed"]] as Label[], value: s.agreed },
-        { labels: [["engine", engine], ["result", "differing"]] as Label[], value: s.differing },
+        {
+          labels: [
+            ["engine", engine],
+            ["result", "agreed"],
+          ] as Label[],
+          value: s.agreed,
+        },
+        {
+          labels: [
+            ["engine", engine],
+            ["result", "differing"],
+          ] as Label[],
+          value: s.differing,
+        },
       ]),
     },
     {
@@ -186,7 +201,9 @@ export function counterFamilies(registry: MetricsRegistry, scope: CountScope): M
 
 function httpSamples(registry: MetricsRegistry): Sample[] {
   const out: Sample[] = [];
-  const series = [...registry.http.values()].sort((a, b) => byText(a.route, b.route) || byText(a.method, b.method));
+  const series = [...registry.http.values()].sort(
+    (a, b) => byText(a.route, b.route) || byText(a.method, b.method),
+  );
   for (const s of series) {
     for (let c = 1; c < s.byClass.length; c++) {
       if (s.byClass[c] === 0) continue;
