@@ -44,6 +44,8 @@ export interface Operation {
   requestText?: string;
   /** Content type of the success body when it is not JSON (a policy's source text). */
   responseText?: string;
+  /** An example of that text body. */
+  responseExample?: string;
   /** The query parameters the route reads. */
   query?: QueryParam[];
   /**
@@ -197,7 +199,7 @@ export function openApiDocument(origin = "/"): object {
         ? { required: true, content: { [op.requestText]: { schema: { type: "string" } } } }
         : undefined;
     const success = op.responseText
-      ? { [op.responseText]: { schema: { type: "string" } } }
+      ? { [op.responseText]: { schema: { type: "string" }, ...(op.responseExample === undefined ? {} : { example: op.responseExample }) } }
       : { "application/json": { schema: op.response ? jsonSchema(op.response, "output", `${op.operationId}Response`, components) : {} } };
     const errorSchema = { $ref: op.errorShape === "ganeti" ? "#/components/schemas/GanetiError" : "#/components/schemas/Error" };
     paths[op.path] ??= {};
