@@ -9,7 +9,7 @@ export interface Env {
   METRICS_SHARD?: DurableObjectNamespace;
   /** Shards of the deployment's counters (1 to 64, default 4; only ever raise it). */
   METRICS_SHARDS?: string;
-  /** Seconds an isolate may hold counts before flushing them to its shard (1 to 25, default 10): the staleness bound of `/metrics`. */
+  /** Seconds an isolate may hold counts before flushing them to its shard (1 to 300, default 10): the staleness bound of `/metrics` for an isolate that keeps serving. */
   METRICS_FLUSH_SECONDS?: string;
   ADMIN_TOKEN?: string;
   DECISION_TOKENS?: string;

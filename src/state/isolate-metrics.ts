@@ -20,8 +20,8 @@ export const DEFAULT_SHARDS = 4;
 export const MAX_SHARDS = 64;
 /** Seconds between an isolate's flushes when METRICS_FLUSH_SECONDS is unset: the staleness bound. */
 export const DEFAULT_FLUSH_SECONDS = 10;
-/** The longest flush interval: a delayed flush runs inside the request's `waitUntil`, which lasts at most 30 s after the answer. */
-export const MAX_FLUSH_SECONDS = 25;
+/** The longest flush interval. */
+export const MAX_FLUSH_SECONDS = 300;
 /** Requests after which an isolate flushes without waiting for the interval. */
 export const FLUSH_EVERY_REQUESTS = 100;
 /** The name prefix of the deployment's shard objects (`metrics-0`, `metrics-1`, …). */
@@ -33,7 +33,7 @@ export function shardCount(env: Env): number {
   return Math.min(MAX_SHARDS, Math.max(1, n));
 }
 
-/** The flush interval in ms (METRICS_FLUSH_SECONDS, 1 to 25, default 10). */
+/** The flush interval in ms (METRICS_FLUSH_SECONDS, 1 to 300, default 10). */
 export function flushIntervalMs(env: Env): number {
   const s = numberVar(env.METRICS_FLUSH_SECONDS, DEFAULT_FLUSH_SECONDS);
   return Math.min(MAX_FLUSH_SECONDS, Math.max(1, s)) * 1000;
@@ -62,7 +62,6 @@ export class CountFlusher {
   private seq = 0;
   private id = "";
   private inFlight: Promise<void> | null = null;
-  private armed = false;
   private lastFlushAt = 0;
   private requestsSince = 0;
 
@@ -74,29 +73,18 @@ export class CountFlusher {
   ) {}
 
   /**
-   * Notes one answered request and schedules a flush with `waitUntil` when one
-   * is due (FLUSH_EVERY_REQUESTS requests, or the interval since the last) or,
-   * when counts are waiting and nothing is scheduled, one after the interval.
-   * Never waits itself.
+   * Notes one answered request and, when a flush is due (FLUSH_EVERY_REQUESTS
+   * requests, or the flush interval, since the last one), starts it under
+   * `waitUntil`: after the answer, never before it. No timer is left behind, so
+   * a request's after-answer work ends with its flush; an isolate that goes
+   * quiet sends its last counts with its next request.
    */
   afterRequest(env: Env, waitUntil: (p: Promise<unknown>) => void, now: number): void {
     if (!hasShards(env)) return;
     this.requestsSince++;
     if (this.inFlight !== null) return;
-    const interval = flushIntervalMs(env);
-    if (this.requestsSince >= FLUSH_EVERY_REQUESTS || now - this.lastFlushAt >= interval) {
+    if (this.requestsSince >= FLUSH_EVERY_REQUESTS || now - this.lastFlushAt >= flushIntervalMs(env))
       waitUntil(this.flush(env, now));
-      return;
-    }
-    if (this.armed) return;
-    this.armed = true;
-    const wait = Math.max(0, this.lastFlushAt + interval - now);
-    waitUntil(
-      new Promise<void>((resolve) => setTimeout(resolve, wait)).then(() => {
-        this.armed = false;
-        return this.flush(env, Date.now());
-      }),
-    );
   }
 
   /** Sends what moved since the last batch (and first any batch that failed); resolves when the shard has it, never rejects. */
