@@ -253,3 +253,26 @@ describe("GET /metrics after known traffic", () => {
     expect(body.error.message).toContain("`scope`");
   });
 });
+
+describe("the OpenAPI document's /metrics example", () => {
+  it("is a scrape the strict reader accepts, with the new series", async () => {
+    const doc = (await (await SELF.fetch(`${BASE}/v1/openapi.json`)).json()) as {
+      paths: Record<
+        string,
+        { get: { responses: { "200": { content: Record<string, { example?: string }> } } } }
+      >;
+    };
+    const example = doc.paths["/metrics"].get.responses["200"].content["text/plain"].example;
+    expect(typeof example).toBe("string");
+    const f = parseExposition(example as string);
+    for (const name of [
+      "arbiter_http_requests_total",
+      "arbiter_shadow_comparisons_total",
+      "arbiter_idempotent_replays_total",
+      "arbiter_queue_jobs",
+      "arbiter_lease_expiries_total",
+      "arbiter_pool_hosts",
+    ])
+      expect(f.has(name), name).toBe(true);
+  });
+});

@@ -109,7 +109,7 @@ registerOperation({
   tag: "system",
   auth: "metrics",
   responseText: "text/plain",
-  responseExample: EXAMPLE,
+  example: EXAMPLE,
   query: [
     {
       name: "scope",
