@@ -50,7 +50,8 @@ describe("inspectPattern agrees with compileLinear", () => {
       expect(quick.value.required).toBe(full.value.required ?? "");
     } else if (!full.ok && !quick.ok) expect(quick.error).toEqual(full.error);
   };
-  for (const p of [...PATTERNS, "a(", "[z-a]", "x{1001}", "(?P<n>a)(?P<n>b)"]) it(JSON.stringify(p), () => agree(p));
+  for (const p of [...PATTERNS, "a(", "[z-a]", "x{1001}", "(?P<n>a)(?P<n>b)"])
+    it(JSON.stringify(p), () => agree(p));
   it("on random patterns over a small alphabet", () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[ab()|*+?{}0-9,^$.\[\]-]{0,14}$/), (p) => agree(p)),
