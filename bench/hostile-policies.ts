@@ -61,14 +61,14 @@ async function cpuPer(
   return ((worker.cpuSeconds() - t0) * 1000) / runs;
 }
 
-/** The table of policy rows, as Markdown lines. */
-export async function policyRows(worker: RunningWorker): Promise<string[]> {
+/** The table of policy rows, as Markdown lines; with `only`, the validate rows whose name contains it and no rule-count table. */
+export async function policyRows(worker: RunningWorker, only?: string): Promise<string[]> {
   const lines = [
     "",
     "| hostile policy | bytes | CPU ms per validate | answer |",
     "| --- | ---: | ---: | --- |",
   ];
-  for (const row of VALIDATE_ROWS) {
+  for (const row of VALIDATE_ROWS.filter((r) => !only || r.name.includes(only))) {
     const source = row.source();
     let status = 0;
     const ms = await cpuPer(worker, 3, async () => {
@@ -76,6 +76,7 @@ export async function policyRows(worker: RunningWorker): Promise<string[]> {
     });
     lines.push(`| ${row.name.replace(/\|/g, "\\|")} | ${source.length} | ${ms.toFixed(0)} | ${status} |`);
   }
+  if (only) return lines;
   lines.push(
     "",
     "| placement rules (hard shape) | CPU ms, first decision after publish | CPU ms per later decision |",
