@@ -18,7 +18,12 @@ describe("rule parts nested past 100 levels are jobfilter_too_deep, never a stac
     expect(parsePredicate(["bogus", deep])).toEqual({ ok: false, error: expect.stringMatching(tooDeep) });
     expect(parseAction(deep)).toEqual({ ok: false, error: expect.stringMatching(tooDeep) });
     expect(parseReasonTrail([deep])).toEqual({ ok: false, error: expect.stringMatching(tooDeep) });
-    for (const body of [{ action: deep }, { predicates: [["jobid", deep]] }, { reason: [deep] }, { priority: deep }]) {
+    for (const body of [
+      { action: deep },
+      { predicates: [["jobid", deep]] },
+      { reason: [deep] },
+      { priority: deep },
+    ]) {
       const r = parseRuleBody(body);
       expect(r.ok).toBe(false);
       if (!r.ok) expect(r.error).toMatch(tooDeep);
@@ -26,7 +31,10 @@ describe("rule parts nested past 100 levels are jobfilter_too_deep, never a stac
   });
 
   it("keeps Ganeti's texts for values within the limit, and renders deeper ones without recursing", () => {
-    expect(parseAction(nested(50, "x"))).toEqual({ ok: false, error: `malformed FilterAction JSON: ${"[".repeat(50)}"x"${"]".repeat(50)}` });
+    expect(parseAction(nested(50, "x"))).toEqual({
+      ok: false,
+      error: `malformed FilterAction JSON: ${"[".repeat(50)}"x"${"]".repeat(50)}`,
+    });
     expect(showCompact(deep)).toBe("<nested more than 100 levels deep>");
     expect(showPretty(deep)).toBe("<nested more than 100 levels deep>");
     expect(showPretty(nested(3))).toBe("[[[1]]]");
