@@ -5,6 +5,7 @@
  * HTCondor's match table, customs' ratings, Ganeti's rule walk), then the
  * whole trace as a tree. Text only ever goes in through textContent.
  */
+import { analysisPart } from "./analysis.js";
 
 /**
  * Makes an element.
@@ -147,6 +148,7 @@ function matchView(a) {
         (i) => machines[i]?.name === a.best,
       ),
     ),
+    analysisPart(t.analysis),
     a.log?.length ? section("Negotiator log", h("pre", {}, a.log.join("\n"))) : null,
     policy.length ? section("Pool policy", h("dl", { class: "exprs" }, ...policy.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, h("code", {}, text(v)))]))) : null,
   ];
@@ -185,9 +187,18 @@ function jobfilterView(a) {
       rules.length === 0
         ? h("p", {}, "no filter rules: every job is accepted")
         : table(
-            "Each rule in evaluation order (priority, then watermark): its action and whether this job matches it",
-            ["#", "Priority", "Rule", "Action", "Watermark", "Matches"],
-            rules.map((/** @type {any} */ r, /** @type {number} */ i) => [String(i), text(r.priority), r.uuid, text(r.action), text(r.watermark), flag(r.matches === true, "matches", "no")]),
+            "Each rule in evaluation order (priority, then watermark): its action, what became of it (applied, continued, no_match, not_reached) and why, naming the predicate that failed",
+            ["#", "Priority", "Rule", "Action", "Watermark", "Matches", "Result", "Why"],
+            rules.map((/** @type {any} */ r, /** @type {number} */ i) => [
+              String(i),
+              text(r.priority),
+              r.uuid,
+              text(r.action),
+              text(r.watermark),
+              flag(r.matches === true, "matches", "no"),
+              text(r.result ?? ""),
+              text(r.why ?? ""),
+            ]),
             (i) => rules[i]?.uuid === a.rule,
           ),
     ),

@@ -1,3 +1,5 @@
+import { didYouMean } from "../engines/common/did-you-mean.js";
+
 /** Parsed command line: positional arguments, flags with values, boolean switches. */
 export interface ParsedArgs {
   positional: string[];
@@ -42,4 +44,16 @@ export class UsageError extends Error {}
 export function option(args: ParsedArgs, name: string): string | undefined {
   const v = args.values.get(name);
   return v ? v[v.length - 1] : undefined;
+}
+
+/**
+ * Refuses the first switch a command does not take (`allowed`, besides
+ * `--help`/`-h`), naming the closest option its usage text shows.
+ */
+export function refuseUnknownSwitches(args: ParsedArgs, allowed: readonly string[], usage: string): void {
+  for (const s of args.switches) {
+    if (allowed.includes(s) || s === "--help" || s === "-h") continue;
+    const known = new Set(usage.match(/--[a-z][a-z0-9-]*/g) ?? []);
+    throw new UsageError(`unknown option ${s}${didYouMean(s, known)}\n\n${usage}`);
+  }
 }

@@ -1,5 +1,5 @@
 import { writeFileSync } from "node:fs";
-import { option, parseArgs, UsageError } from "./args.js";
+import { option, parseArgs, refuseUnknownSwitches, UsageError } from "./args.js";
 import type { Io } from "./io.js";
 import { allowedMissing, bundleFromDir, lookedFor, missingEngines } from "./policy-files.js";
 
@@ -28,7 +28,8 @@ Exit status: 0 written, 1 refused or invalid, 2 usage.
 export async function compileCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, ["-o", "--output", "--allow-missing"]);
   if (args.switches.has("--help") || args.switches.has("-h")) return (io.stdout(COMPILE_USAGE), 0);
-  if (args.positional.length > 1 || args.switches.size > 0) throw new UsageError(COMPILE_USAGE);
+  refuseUnknownSwitches(args, [], COMPILE_USAGE);
+  if (args.positional.length > 1) throw new UsageError(COMPILE_USAGE);
   // The build (npm start, npm test, wrangler deploy) runs `arbiter compile policies` itself: the variable reaches it.
   const fromEnv = (io.env.ARBITER_ALLOW_MISSING ?? "").split(",").map((e) => e.trim()).filter((e) => e !== "");
   const allowed = allowedMissing([...(args.values.get("--allow-missing") ?? []), ...fromEnv]);

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ENGINES } from "../bundle/index.js";
 import { isJsonObject } from "../engines/common/json.js";
-import { option, parseArgs, UsageError } from "./args.js";
+import { option, parseArgs, refuseUnknownSwitches, UsageError } from "./args.js";
 import type { LineEvaluator, PolicyEvaluator } from "./evaluator.js";
 import { answerRequest, preparePolicy, type PolicyOutcome } from "./eval-answer.js";
 import type { Io } from "./io.js";
@@ -72,7 +72,8 @@ const defaultPolicyDir = fileURLToPath(new URL("../../policies/", import.meta.ur
 export async function evalCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, ["--policy"]);
   if (args.switches.has("--help")) return io.stdout(EVAL_USAGE), 0;
-  if (args.positional.length !== 1 || args.switches.size > 0) throw new UsageError(EVAL_USAGE);
+  refuseUnknownSwitches(args, [], EVAL_USAGE);
+  if (args.positional.length !== 1) throw new UsageError(EVAL_USAGE);
   const loaded = await loadEvaluator(args.positional[0]);
   if (!loaded) throw new UsageError(`unknown engine \`${args.positional[0]}\`\n\n${EVAL_USAGE}`);
   const lines = (await io.readStdin()).split("\n").filter((l) => l.trim() !== "");
@@ -89,8 +90,19 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   }
 
   const evaluator = loaded.evaluator;
+  const write = evaluator.stringify?.bind(evaluator) ?? JSON.stringify;
+  return answerLines(evaluator, option(args, "--policy"), lines, io, (answer) => io.stdout(write(answer) + "\n"));
+}
+
+/**
+ * Answers each request line under a policy evaluator, as `arbiter eval` does:
+ * the policy from `--policy` (or the engine's file in policies/), a line's own
+ * `{"policy", "input"}` taking its own; `emit` gets each answer in order (a
+ * verdict, or an `{"error": …}` object). 1 when the policy file is invalid.
+ */
+export async function answerLines(evaluator: PolicyEvaluator, policyOption: string | undefined, lines: readonly string[], io: Io, emit: (answer: object) => void): Promise<number> {
   const engine = ENGINES[evaluator.engine];
-  const policyFile = option(args, "--policy") ?? readPolicyDir(defaultPolicyDir).files[evaluator.engine] ?? defaultPolicyDir + engine.file;
+  const policyFile = policyOption ?? readPolicyDir(defaultPolicyDir).files[evaluator.engine] ?? defaultPolicyDir + engine.file;
   const base = await preparePolicy(evaluator.engine, readFileSync(policyFile, "utf8"));
   if (!base.ok) {
     io.stderr(`${policyFile}: ${JSON.stringify(base.error)}\n`);
@@ -102,7 +114,7 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   for (const line of lines) {
     const parsed = parseLine(line, read);
     if (!parsed.ok) {
-      io.stdout(JSON.stringify(parsed.error) + "\n");
+      emit(parsed.error);
       continue;
     }
     let ready = base.ready;
@@ -113,13 +125,13 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
       const outcome = perLine.get(text) ?? (await preparePolicy(evaluator.engine, text));
       perLine.set(text, outcome);
       if (!outcome.ok) {
-        io.stdout(JSON.stringify(outcome.error) + "\n");
+        emit(outcome.error);
         continue;
       }
       ready = outcome.ready;
       input = parsed.value.input;
     }
-    io.stdout(write(await answerRequest(evaluator, ready, input, Date.now())) + "\n");
+    emit(await answerRequest(evaluator, ready, input, Date.now()));
   }
   return 0;
 }

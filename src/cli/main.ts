@@ -1,3 +1,4 @@
+import { didYouMean } from "../engines/common/did-you-mean.js";
 import { readFileSync } from "node:fs";
 import { UsageError } from "./args.js";
 import { compileCommand } from "./compile-command.js";
@@ -17,6 +18,9 @@ Commands:
   publish [--local|--remote] --reset          drop the published bundle (the embedded one serves)
   eval ENGINE [--policy FILE]                 decide JSON lines from stdin (limits, placement,
                                               match, customs, jobfilter, jq, classad)
+  analyze [--policy FILE] [--format text|json]
+                                              why a job matches what it does: /v1/match
+                                              requests from stdin, as condor_q -better-analyze
   test [PATH...] [--run RE] [--format F]      run policy tests (*.test.yaml; default: policies)
   replay --policy DIR LOG.jsonl               re-decide captured requests under a candidate
                                               folder; the shadow report's counts and examples
@@ -29,6 +33,7 @@ Commands:
                                               the staged candidate policy (over the API)
   queue list|jobs QUEUE|cancel QUEUE ID        the job queues, a queue's jobs, cancel a job
                                               (over the API, as gnt-job)
+  hosts list|remove NAME [--net N]            a network's host pool, remove a host (over the API)
   filter add [options]                        add a job filter rule        (as gnt-filter)
   filter replace [options] UUID               replace or create a rule
   filter delete UUID                          delete a rule
@@ -80,6 +85,7 @@ const COMMANDS: Record<string, Command> = {
   validate: validateCommand,
   compile: compileCommand,
   eval: evalCommand,
+  analyze: async (argv, io) => (await import("./analyze-command.js")).analyzeCommand(argv, io),
   test: async (argv, io) => (await import("./test-command.js")).testCommand(argv, io),
   schemas: async (argv, io) => (await import("./schemas-command.js")).schemasCommand(argv, io),
   publish: publishCommand,
@@ -99,6 +105,7 @@ const COMMANDS: Record<string, Command> = {
   },
   history: async (argv, io) => (await import("./policy-commands.js")).historyCommand(argv, io),
   queue: async (argv, io) => (await import("./queue-commands.js")).queueCommand(argv, io),
+  hosts: async (argv, io) => (await import("./hosts-commands.js")).hostsCommand(argv, io),
   rollback: async (argv, io) => (await import("./policy-commands.js")).rollbackCommand(argv, io),
   candidate: async (argv, io) => (await import("./policy-commands.js")).candidateCommand(argv, io),
   filter: async (argv, io) => {
@@ -127,7 +134,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   }
   const command = COMMANDS[name];
   if (!command) {
-    io.stderr(`arbiter: unknown command \`${name}\`\n\n${USAGE}`);
+    io.stderr(`arbiter: unknown command \`${name}\`${didYouMean(name, Object.keys(COMMANDS))}\n\n${USAGE}`);
     return 2;
   }
   try {

@@ -1,3 +1,4 @@
+import { didYouMean } from "../engines/common/did-you-mean.js";
 import { readFileSync } from "node:fs";
 import { ApiFailure, apiTarget, callApi, table, type ApiTarget } from "./api-client.js";
 import { option, parseArgs, UsageError, type ParsedArgs } from "./args.js";
@@ -217,7 +218,9 @@ export async function candidateCommand(argv: string[], io: Io): Promise<number> 
         return print(value, () => `dropped candidate ${(value as { revision: string }).revision}\n`);
       }
       default:
-        throw new UsageError(`arbiter candidate: unknown verb \`${verb}\`\n\n${CANDIDATE_USAGE}`);
+        throw new UsageError(
+          `arbiter candidate: unknown verb \`${verb}\`${didYouMean(verb, ["stage", "show", "report", "promote", "drop"])}\n\n${CANDIDATE_USAGE}`,
+        );
     }
   });
 }

@@ -1,3 +1,4 @@
+import { didYouMean } from "../engines/common/did-you-mean.js";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -108,7 +109,7 @@ export function allowedMissing(values: readonly string[]): Result<Set<EngineName
     if (!(ENGINE_NAMES as readonly string[]).includes(v)) {
       return {
         ok: false,
-        error: `--allow-missing: there is no engine \`${v}\` (engines: ${ENGINE_NAMES.join(", ")})`,
+        error: `--allow-missing: there is no engine \`${v}\`${didYouMean(v, ENGINE_NAMES)} (engines: ${ENGINE_NAMES.join(", ")})`,
       };
     }
     out.add(v as EngineName);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EMBEDDED_POINTER, type Bundle } from "../bundle/index.js";
 import { ENGINE_NAMES, type EngineName } from "../engines/common/engine.js";
-import { option, parseArgs, UsageError } from "./args.js";
+import { option, parseArgs, refuseUnknownSwitches, UsageError } from "./args.js";
 import type { Io } from "./io.js";
 import { allowedMissing, bundleFromDir, lookedFor } from "./policy-files.js";
 import { embeddedBundle, readBundle, readPointer, wranglerKv, type KvTarget } from "./wrangler-kv.js";
@@ -84,9 +84,8 @@ function reset(target: KvTarget, io: Io): number {
 export async function publishCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, ["--persist-to", "--allow-missing"]);
   if (args.switches.has("--help") || args.switches.has("-h")) return (io.stdout(PUBLISH_USAGE), 0);
-  const unknown = [...args.switches].filter((s) => s !== "--local" && s !== "--remote" && s !== "--reset");
+  refuseUnknownSwitches(args, ["--local", "--remote", "--reset"], PUBLISH_USAGE);
   if (
-    unknown.length > 0 ||
     args.positional.length > 1 ||
     (args.switches.has("--local") && args.switches.has("--remote"))
   ) {

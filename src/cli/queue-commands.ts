@@ -1,21 +1,7 @@
-import { ApiFailure, apiTarget, callApi, table } from "./api-client.js";
+import { ApiFailure, apiTarget, callApi } from "./api-client.js";
 import { option, parseArgs, UsageError, type ParsedArgs } from "./args.js";
 import type { Io } from "./io.js";
-
-export const QUEUE_USAGE = `usage: arbiter queue list [--limit N] [--format table|json]
-       arbiter queue jobs QUEUE [--state running|queued|finished] [--limit N] [--cursor ID] [--format table|json]
-       arbiter queue cancel QUEUE ID [--format table|json]
-
-Lists the job queues with their running, queued and finished jobs and watermark
-(GET /v1/queues), a queue's jobs newest first (GET /v1/queues/QUEUE/jobs;
-\`finished\` covers finished, cancelled and expired jobs), or cancels a job
-(DELETE /v1/queues/QUEUE/jobs/ID: a held job is dropped, a running job's slot
-released).
-Common options: --url URL (default $ARBITER_URL or http://127.0.0.1:8787);
-the token is read from $ARBITER_TOKEN.
-`;
-
-const VALUED = ["--url", "--format", "--limit", "--state", "--cursor"];
+import { fieldsHelp, formatTable, LIST_VALUED, listOptions, listTime, type ListField } from "./list-fields.js";
 
 interface QueueRow {
   queue: string;
@@ -30,9 +16,62 @@ interface JobRow {
   state: string;
   action: string;
   rule: string | null;
-  priority: number;
-  lease_expires_at: string | null;
+  priority?: number;
+  submitted_at?: string | null;
+  started_at?: string | null;
+  ended_at?: string | null;
+  lease_expires_at?: string | null;
 }
+
+/** The fields of `arbiter queue list`. */
+const QUEUE_FIELDS: ListField<QueueRow>[] = [
+  { name: "name", title: "Queue", doc: "the queue's name", value: (q) => q.queue },
+  { name: "running", title: "Running", doc: "jobs holding a slot", numeric: true, value: (q) => String(q.running) },
+  { name: "queued", title: "Queued", doc: "jobs held (paused or rate-limited)", numeric: true, value: (q) => String(q.queued) },
+  { name: "finished", title: "Finished", doc: "finished, cancelled and expired jobs still kept", numeric: true, value: (q) => String(q.finished) },
+  { name: "watermark", title: "Watermark", doc: "the highest job id the queue has seen", numeric: true, value: (q) => String(q.watermark) },
+];
+const QUEUE_DEFAULT = ["name", "running", "queued", "finished", "watermark"];
+
+/** The fields of `arbiter queue jobs` (and `cancel -o`), named as gnt-job names its fields where it has one. */
+const JOB_FIELDS: ListField<JobRow>[] = [
+  { name: "id", title: "ID", doc: "the job id", numeric: true, value: (j) => String(j.id) },
+  { name: "status", title: "Status", doc: "queued, running, finished, cancelled or expired", value: (j) => j.state },
+  { name: "action", title: "Action", doc: "the filter decision: ACCEPT, PAUSE, REJECT, RATE_LIMITED, ADHOC_RATE_LIMITED", value: (j) => j.action },
+  { name: "rule", title: "Rule", doc: "the uuid of the filter rule that decided it", value: (j) => j.rule ?? "-" },
+  { name: "priority", title: "Prio", doc: "the job's priority", numeric: true, value: (j) => (j.priority === undefined ? "-" : String(j.priority)) },
+  { name: "received_ts", title: "Received", doc: "when the job was submitted", value: (j) => listTime(j.submitted_at) },
+  { name: "start_ts", title: "Start", doc: "when the job took a slot", value: (j) => listTime(j.started_at) },
+  { name: "end_ts", title: "End", doc: "when the job finished, was cancelled or its lease expired", value: (j) => listTime(j.ended_at) },
+  { name: "lease_expires", title: "LeaseExpires", doc: "when a running job's lease runs out", value: (j) => listTime(j.lease_expires_at) },
+];
+const JOB_DEFAULT = ["id", "status", "action", "rule", "priority", "received_ts", "start_ts", "lease_expires"];
+const CANCEL_DEFAULT = ["id", "status", "action", "rule"];
+
+export const QUEUE_USAGE = `usage: arbiter queue list [--limit N] [LIST OPTIONS]
+       arbiter queue jobs QUEUE [--state running|queued|finished] [--limit N] [--cursor ID] [LIST OPTIONS]
+       arbiter queue cancel QUEUE ID [LIST OPTIONS]
+
+Lists the job queues with their running, queued and finished jobs and watermark
+(GET /v1/queues), a queue's jobs newest first (GET /v1/queues/QUEUE/jobs;
+\`finished\` covers finished, cancelled and expired jobs), or cancels a job
+(DELETE /v1/queues/QUEUE/jobs/ID: a held job is dropped, a running job's slot
+released; prints \`job ID: STATE\`, or a table with -o).
+
+List options, as gnt-job list takes them:
+  -o [+]FIELD,...    the fields to show; a leading + adds them to the default ones
+  --no-headers       no header line
+  --separator SEP    cells joined by SEP instead of padded columns
+  --format json      the API's answer as JSON instead of a table (-o does not apply)
+Common options: --url URL (default $ARBITER_URL or http://127.0.0.1:8787);
+the token is read from $ARBITER_TOKEN.
+
+Fields of queue list (* default):
+${fieldsHelp(QUEUE_FIELDS, QUEUE_DEFAULT)}
+Fields of queue jobs (* default; queue cancel: ${CANCEL_DEFAULT.join(", ")}); times are local, as gnt-job prints them:
+${fieldsHelp(JOB_FIELDS, JOB_DEFAULT)}`;
+
+const VALUED = ["--url", "--format", "--limit", "--state", "--cursor", ...LIST_VALUED];
 
 function format(args: ParsedArgs): "table" | "json" {
   const f = option(args, "--format") ?? "table";
@@ -58,43 +97,30 @@ export async function queueCommand(argv: string[], io: Io): Promise<number> {
     io.stdout(fmt === "json" ? JSON.stringify(value, null, 2) + "\n" : render());
   try {
     if (sub === "list" && rest.length === 0) {
+      const { fields, style } = listOptions(args, QUEUE_FIELDS, QUEUE_DEFAULT);
       const { value } = await callApi(target, "GET", "/v1/queues" + query({ limit }));
       const queues = (value as { queues: QueueRow[] }).queues;
-      print(queues, () =>
-        table(
-          ["Queue", "Running", "Queued", "Finished", "Watermark"],
-          queues.map((q) => [
-            q.queue,
-            String(q.running),
-            String(q.queued),
-            String(q.finished),
-            String(q.watermark),
-          ]),
-        ),
-      );
+      print(queues, () => formatTable(fields, queues, style));
     } else if (sub === "jobs" && rest.length === 1) {
+      const { fields, style } = listOptions(args, JOB_FIELDS, JOB_DEFAULT);
       const path =
         `/v1/queues/${encodeURIComponent(rest[0])}/jobs` +
         query({ state: option(args, "--state"), limit, cursor: option(args, "--cursor") });
       const { value } = await callApi(target, "GET", path);
       const page = value as { jobs: JobRow[]; cursor: string | null };
       print(page, () => {
-        const rows = page.jobs.map((j) => [
-          String(j.id),
-          j.state,
-          j.action,
-          j.rule ?? "-",
-          String(j.priority),
-          j.lease_expires_at ?? "-",
-        ]);
         const more = page.cursor === null ? "" : `(more: --cursor ${page.cursor})\n`;
-        return table(["ID", "Status", "Action", "Rule", "Priority", "LeaseExpires"], rows) + more;
+        return formatTable(fields, page.jobs, style) + more;
       });
     } else if (sub === "cancel" && rest.length === 2) {
+      const selected = args.values.has("-o") || args.values.has("--output");
+      const { fields, style } = listOptions(args, JOB_FIELDS.filter((f) => CANCEL_DEFAULT.includes(f.name)), CANCEL_DEFAULT);
       const path = `/v1/queues/${encodeURIComponent(rest[0])}/jobs/${encodeURIComponent(rest[1])}`;
       const { value } = await callApi(target, "DELETE", path);
-      const job = value as { job_id: number; state: string };
-      print(job, () => `job ${job.job_id}: ${job.state}\n`);
+      const job = value as { job_id: number; state: string; action: string; rule: string | null };
+      print(job, () =>
+        selected ? formatTable(fields, [{ id: job.job_id, state: job.state, action: job.action, rule: job.rule }], style) : `job ${job.job_id}: ${job.state}\n`,
+      );
     } else {
       throw new UsageError(QUEUE_USAGE);
     }

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { DECISION_KINDS, engineOfKind, pairOf, reportText, Tally, type DecisionKind, type View } from "../bundle/compare/index.js";
 import { LoadedBundle } from "../bundle/index.js";
 import { isJsonObject } from "../engines/common/json.js";
-import { option, parseArgs, UsageError } from "./args.js";
+import { option, parseArgs, refuseUnknownSwitches, UsageError } from "./args.js";
 import type { Io } from "./io.js";
 import { compileFolder, errorLine, fileOf, readPolicyDir } from "./policy-files.js";
 import { decideUnder, type Decided } from "./replay-decide.js";
@@ -68,7 +68,7 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const againstDir = option(args, "--against");
   const format = option(args, "--format") ?? "text";
   const engine = option(args, "--engine");
-  if (args.switches.size > 0) throw new UsageError(`unknown option ${[...args.switches][0]}\n\n${REPLAY_USAGE}`);
+  refuseUnknownSwitches(args, [], REPLAY_USAGE);
   if (policyDir === undefined || args.positional.length !== 1) throw new UsageError(REPLAY_USAGE);
   if (format !== "text" && format !== "json") throw new UsageError(`--format: \`${format}\` is not text or json\n\n${REPLAY_USAGE}`);
   if (engine !== undefined && againstDir === undefined) throw new UsageError(`--engine applies to --against request files only\n\n${REPLAY_USAGE}`);

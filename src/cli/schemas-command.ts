@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isPolicySchemaName, noSchemaMessage, policySchema, POLICY_SCHEMA_NAMES, POLICY_SCHEMAS } from "../http/policy-schemas.js";
-import { option, parseArgs, UsageError } from "./args.js";
+import { option, parseArgs, refuseUnknownSwitches, UsageError } from "./args.js";
 import type { Io } from "./io.js";
 
 export const SCHEMAS_USAGE = `usage: arbiter schemas -o DIR [NAME...]
@@ -22,7 +22,7 @@ Exit status: 0 written, 1 a file could not be written, 2 usage or an unknown NAM
 export async function schemasCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, ["-o", "--output"]);
   if (args.switches.has("--help") || args.switches.has("-h")) return (io.stdout(SCHEMAS_USAGE), 0);
-  if (args.switches.size > 0) throw new UsageError(`unknown option ${[...args.switches][0]}\n\n${SCHEMAS_USAGE}`);
+  refuseUnknownSwitches(args, [], SCHEMAS_USAGE);
   for (const name of args.positional) if (!isPolicySchemaName(name)) throw new UsageError(noSchemaMessage(name));
   const dir = option(args, "-o") ?? option(args, "--output");
   const text = (name: string) => JSON.stringify(policySchema(name as never), null, 2) + "\n";

@@ -1,6 +1,6 @@
 import { readdirSync, statSync } from "node:fs";
 import { join, relative, isAbsolute } from "node:path";
-import { option, parseArgs, UsageError } from "./args.js";
+import { option, parseArgs, refuseUnknownSwitches, UsageError } from "./args.js";
 import type { Io } from "./io.js";
 import { isTestFileName } from "./policy-files.js";
 import { loadTestFile, type TestFile, type TestFileError } from "./test-file.js";
@@ -76,7 +76,7 @@ function progress(io: Io, total: number): { step(done: number, file: string): vo
 export async function testCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, ["--run", "--format"]);
   if (args.switches.has("--help") || args.switches.has("-h")) return (io.stdout(TEST_USAGE), 0);
-  if (args.switches.size > 0) throw new UsageError(`unknown option ${[...args.switches][0]}\n\n${TEST_USAGE}`);
+  refuseUnknownSwitches(args, [], TEST_USAGE);
   const format = option(args, "--format") ?? "text";
   if (!(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format: \`${format}\` is not one of ${FORMATS.join(", ")}\n\n${TEST_USAGE}`);
   const runText = option(args, "--run");

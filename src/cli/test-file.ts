@@ -9,6 +9,8 @@ import {
   testFileHeaderOf,
   type TestEngine,
 } from "../http/schemas/policy-test.js";
+import { didYouMean } from "../engines/common/did-you-mean.js";
+import { knownKeysAt } from "../http/known-keys.js";
 import { lookedFor, readPolicyDir } from "./policy-files.js";
 import { readPlacedYaml, type PlacedYaml } from "./yaml-places.js";
 
@@ -66,7 +68,10 @@ function check<T>(schema: z.ZodType<T>, value: unknown, prefix: Path, yaml: Plac
   for (const issue of r.error.issues) {
     const path = [...prefix, ...issue.path];
     if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys) errors.push({ file, at: yaml.place([...path, key]), message: `${fieldPath([...path, key])}: unknown field` });
+      // the fields the object there accepts are the candidates: `reqest` → `request`
+      const known = knownKeysAt(schema, issue.path);
+      for (const key of issue.keys)
+        errors.push({ file, at: yaml.place([...path, key]), message: `${fieldPath([...path, key])}: unknown field${didYouMean(key, known)}` });
     } else {
       // zod says `expected string, received undefined` for a field that is not there
       const message = issue.code === "invalid_type" && / received undefined$/.test(issue.message) ? "is required" : issue.message;
@@ -89,7 +94,7 @@ function readStep(engine: TestEngine, raw: unknown, path: Path, yaml: PlacedYaml
   const keys = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? Object.keys(raw).filter((k) => k !== "expect") : [];
   const chosen = keys.filter((k) => names.includes(k));
   if (chosen.length !== 1) {
-    const what = chosen.length > 1 ? `names ${chosen.length} steps (${chosen.join(", ")})` : keys.length > 0 ? `\`${keys[0]}\` is no step of ${engine}` : "is not a step";
+    const what = chosen.length > 1 ? `names ${chosen.length} steps (${chosen.join(", ")})` : keys.length > 0 ? `\`${keys[0]}\` is no step of ${engine}${didYouMean(keys[0], names)}` : "is not a step";
     errors.push({ file, at: yaml.place(path), message: `${fieldPath(path)}: ${what}; a step is one of ${names.join(", ")}, with an optional expect` });
     return undefined;
   }
@@ -134,7 +139,7 @@ export function loadTestFile(file: string): { ok: true; value: TestFile } | { ok
   }
   const engine = (top as Record<string, unknown>).engine;
   if (typeof engine !== "string" || !(TEST_ENGINES as readonly string[]).includes(engine)) {
-    const given = engine === undefined ? "is missing" : `\`${String(engine)}\` is no engine`;
+    const given = engine === undefined ? "is missing" : `\`${String(engine)}\` is no engine${didYouMean(String(engine), TEST_ENGINES)}`;
     return { ok: false, error: [{ file, at: yaml.place(["engine"]), message: `engine: ${given}; it is one of ${TEST_ENGINES.join(", ")}` }] };
   }
   const errors: TestFileError[] = [];

@@ -1,7 +1,8 @@
+import { suggestEngine } from "../bundle/registry.js";
 import { readFileSync } from "node:fs";
 import { engineByName, engineForFile } from "../bundle/index.js";
 import { validateLimitsText } from "../engines/limits/index.js";
-import { option, parseArgs, UsageError } from "./args.js";
+import { option, parseArgs, refuseUnknownSwitches, UsageError } from "./args.js";
 import type { Io } from "./io.js";
 import { errorLine } from "./policy-files.js";
 
@@ -21,22 +22,31 @@ on stderr and exits 1.
 The limits engine speaks as pscheduler validate-limits does instead: it prints
 "Limit configuration is valid." only when stdout is a terminal (and not with
 --quiet), and on failure prints "Limit configuration is invalid:" and
-pScheduler's message on stderr.
+pScheduler's message on stderr, the message after "FILE:LINE:COLUMN: " where
+the error is (a jq error at the script's character; a JSON syntax error's own
+text places it).
 Exit status: 0 valid, 1 invalid or unreadable, 2 usage.
 `;
+
+/** Which engine a wrong `--engine` most likely meant: `pool` is `match`'s file, `placment` is `placement`. */
+function engineHint(name: string): string {
+  const near = suggestEngine(name);
+  if (near === undefined) return "";
+  return near.file !== undefined ? `; the engine for ${near.file} is \`${near.engine}\`` : ` (did you mean \`${near.engine}\`?)`;
+}
 
 /** `arbiter validate`: the policy checks without compiling a bundle. */
 export async function validateCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, ["--engine"]);
   if (args.switches.has("--help") || args.switches.has("-h")) return (io.stdout(VALIDATE_USAGE), 0);
   const [file, ...rest] = args.positional;
-  const unknown = [...args.switches].filter((s) => s !== "--quiet");
-  if (!file || rest.length > 0 || unknown.length > 0) throw new UsageError(VALIDATE_USAGE);
+  refuseUnknownSwitches(args, ["--quiet"], VALIDATE_USAGE);
+  if (!file || rest.length > 0) throw new UsageError(VALIDATE_USAGE);
   const named = option(args, "--engine");
   const engine = named ? engineByName(named) : engineForFile(file);
   if (!engine)
     throw new UsageError(
-      named ? `unknown engine \`${named}\`` : `cannot tell the engine of \`${file}\`: use --engine`,
+      named ? `unknown engine \`${named}\`${engineHint(named)}` : `cannot tell the engine of \`${file}\`: use --engine`,
     );
   const quiet = args.switches.has("--quiet");
   const limits = engine.name === "limits";
@@ -54,7 +64,12 @@ export async function validateCommand(argv: string[], io: Io): Promise<number> {
   if (limits) {
     // pscheduler validate-limits: success is silent unless stdout is a terminal.
     const v = validateLimitsText(source);
-    if (!v.valid) return (io.stderr(`${v.text.trim()}\n`), 1);
+    if (!v.valid) {
+      // pScheduler's text, placed in the file where Arbiter can place it (a jq error at its character)
+      const where = v.place === null ? "" : `${file === "-" ? "<stdin>" : file}:${v.place.line}:${v.place.column}: `;
+      io.stderr(`Limit configuration is invalid:\n${where}${v.message.trim()}\n`);
+      return 1;
+    }
     if (!quiet && io.isTty) io.stdout(`${v.text}\n`);
     return 0;
   }

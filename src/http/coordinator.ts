@@ -3,7 +3,7 @@ import type { AppEnv, Env } from "../env.js";
 import { coordinatorOf } from "../state/coordinator-stub.js";
 import type { ChangeAuthor, PublishOutcome } from "../state/policy-coordinator.js";
 import { authSettings } from "./auth.js";
-import { ApiError } from "./errors.js";
+import { ApiError, errorDetail } from "./errors.js";
 import { meteredStub } from "./metrics.js";
 
 /** The publish coordinator (one object for the whole deployment, the only writer of the pointers), its calls counted in the metrics. */
@@ -52,7 +52,7 @@ export function parseIfMatch(header: string | undefined): "*" | string[] | undef
 /** Turns a refused publish into the API error it answers with. */
 export function publishError(c: Context<AppEnv>, outcome: Exclude<PublishOutcome, { ok: true }>): ApiError {
   if (outcome.current !== undefined) c.header("ETag", `"${outcome.current}"`);
-  const details = outcome.errors?.map((e) => ({ code: e.code, message: e.message, at: e.at }));
+  const details = outcome.errors?.map((e) => errorDetail(e));
   return new ApiError(outcome.code, outcome.message, details);
 }
 

@@ -43,6 +43,13 @@ export interface ErrorDetail {
   suggestion?: string;
 }
 
+/** One policy error as an error detail: code, message, place, and the did-you-mean suggestion when it has one. */
+export function errorDetail(e: { code: string; message: string; at: string; suggestion?: string }): ErrorDetail {
+  return e.suggestion === undefined
+    ? { code: e.code, message: e.message, at: e.at }
+    : { code: e.code, message: e.message, at: e.at, suggestion: e.suggestion };
+}
+
 /**
  * An error the HTTP layer answers with. Thrown inside handlers and turned into
  * the one envelope by the app's error handler, so no route shapes errors itself.

@@ -44,6 +44,8 @@ export interface Operation {
   requestText?: string;
   /** Content type of the success body when it is not JSON (a policy's source text). */
   responseText?: string;
+  /** Another content type the success body may have beside JSON (a query parameter asks for it). */
+  alsoText?: string;
   /** The query parameters the route reads. */
   query?: QueryParam[];
   /**
@@ -55,6 +57,8 @@ export interface Operation {
   errorShape?: "arbiter" | "ganeti";
   /** Request headers the operation reads besides auth (`Idempotency-Key`, `If-Match`). */
   headers?: { name: string; description: string }[];
+  /** An example of the success body, shown as the JSON response's `example` (checked against its schema by test/worker/openapi-routes.test.ts). */
+  example?: unknown;
 }
 
 /** The `Idempotency-Key` header as the three non-idempotent writes document it. */
@@ -198,7 +202,13 @@ export function openApiDocument(origin = "/"): object {
         : undefined;
     const success = op.responseText
       ? { [op.responseText]: { schema: { type: "string" } } }
-      : { "application/json": { schema: op.response ? jsonSchema(op.response, "output", `${op.operationId}Response`, components) : {} } };
+      : {
+          "application/json": {
+            schema: op.response ? jsonSchema(op.response, "output", `${op.operationId}Response`, components) : {},
+            ...(op.example === undefined ? {} : { example: op.example }),
+          },
+          ...(op.alsoText ? { [op.alsoText]: { schema: { type: "string" } } } : {}),
+        };
     const errorSchema = { $ref: op.errorShape === "ganeti" ? "#/components/schemas/GanetiError" : "#/components/schemas/Error" };
     paths[op.path] ??= {};
     paths[op.path][op.method] = {

@@ -9,6 +9,14 @@ function nowNs(now: number): bigint {
   return BigInt(now) * 1_000_000n;
 }
 
+/** A stored time (ms) as RFC 3339, or null when not recorded. */
+function isoOrNull(ms: number | null | undefined): string | null {
+  return ms === null || ms === undefined ? null : new Date(ms).toISOString();
+}
+
+/** The states of a job that has ended (its row's last write is when it ended). */
+const ENDED: ReadonlySet<JobState> = new Set(["finished", "cancelled", "expired"]);
+
 function failure(status: 400 | 404 | 409 | 422, code: QueueFailure["error"]["code"], message: string): QueueFailure {
   return { error: { status, code, message } };
 }
@@ -158,6 +166,7 @@ export class JobQueueCore {
     row.rule = decision.rule;
     if (decision.action === "ACCEPT") {
       row.state = "running";
+      row.started_at ??= now;
       row.lease_id = this.settings.newId();
       row.lease_expires = now + this.settings.leaseMs();
     } else if (decision.action === "REJECT") {
@@ -203,7 +212,7 @@ export class JobQueueCore {
     if ("error" in decision) return { result: decision, started: false };
     this.tables.seeJobId(id);
     this.observer?.decided(job, decision, submission, () => this.runningJobs());
-    const row: JobRow = { id, job, priority: submission.priority ?? 0, state: "queued", action: "PAUSE", rule: null, lease_id: null, lease_expires: null };
+    const row: JobRow = { id, job, priority: submission.priority ?? 0, state: "queued", action: "PAUSE", rule: null, lease_id: null, lease_expires: null, submitted_at: now, started_at: null };
     const started = this.apply(row, decision, now);
     this.tables.insertJob(row, now);
     if (started) this.jobStarted(job);
@@ -317,7 +326,10 @@ export class JobQueueCore {
       action: r.action,
       rule: r.rule,
       priority: r.priority,
-      lease_expires_at: r.lease_expires === null ? null : new Date(r.lease_expires).toISOString(),
+      submitted_at: isoOrNull(r.submitted_at),
+      started_at: isoOrNull(r.started_at),
+      ended_at: ENDED.has(r.state) ? isoOrNull(r.updated_at) : null,
+      lease_expires_at: isoOrNull(r.lease_expires),
     }));
     return { jobs, cursor: rows.length === limit ? String(rows[rows.length - 1].id) : null };
   }

@@ -18,10 +18,21 @@ export const SCHEMA = [
      rule TEXT,
      lease_id TEXT,
      lease_expires INTEGER,
-     updated_at INTEGER NOT NULL)`,
+     updated_at INTEGER NOT NULL,
+     submitted_at INTEGER,
+     started_at INTEGER)`,
   "CREATE INDEX IF NOT EXISTS jobs_state ON jobs (state, lease_expires)",
   "CREATE INDEX IF NOT EXISTS jobs_updated ON jobs (state, updated_at)",
 ];
+
+/**
+ * Columns added after the first release, each nullable so that rows stored
+ * before it still load (their value reads as null). A table created by an
+ * older release gets them with `ALTER TABLE`, once per object (the meta key
+ * `jobs_columns` records it was done).
+ */
+const ADDED_COLUMNS = ["submitted_at INTEGER", "started_at INTEGER"];
+const COLUMNS_VERSION = "2";
 
 type Raw = Record<string, SqlStorageValue>;
 
@@ -35,6 +46,9 @@ function toRow(r: Raw): JobRow {
     rule: (r.rule as string | null) ?? null,
     lease_id: (r.lease_id as string | null) ?? null,
     lease_expires: (r.lease_expires as number | null) ?? null,
+    submitted_at: (r.submitted_at as number | null | undefined) ?? null,
+    started_at: (r.started_at as number | null | undefined) ?? null,
+    updated_at: r.updated_at as number,
   };
 }
 
@@ -46,6 +60,13 @@ function toRow(r: Raw): JobRow {
 export class QueueTables implements QueueStore {
   constructor(private readonly sql: SqlStorage) {
     for (const statement of SCHEMA) sql.exec(statement);
+    if (this.meta("jobs_columns") !== COLUMNS_VERSION) {
+      const have = new Set(sql.exec<{ name: string }>("PRAGMA table_info(jobs)").toArray().map((c) => c.name));
+      for (const column of ADDED_COLUMNS) {
+        if (!have.has(column.split(" ")[0])) sql.exec(`ALTER TABLE jobs ADD COLUMN ${column}`);
+      }
+      this.setMeta("jobs_columns", COLUMNS_VERSION);
+    }
   }
 
   /** A setting, or undefined. */
@@ -111,7 +132,7 @@ export class QueueTables implements QueueStore {
   /** Records a new job. */
   insertJob(row: JobRow, now: number): void {
     this.sql.exec(
-      "INSERT INTO jobs (id, job, priority, state, action, rule, lease_id, lease_expires, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO jobs (id, job, priority, state, action, rule, lease_id, lease_expires, updated_at, submitted_at, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       row.id,
       stringifyExactJson(row.job),
       row.priority,
@@ -121,19 +142,22 @@ export class QueueTables implements QueueStore {
       row.lease_id,
       row.lease_expires,
       now,
+      row.submitted_at ?? now,
+      row.started_at ?? null,
     );
   }
 
   /** Updates a job's state, decision and lease. */
   updateJob(row: JobRow, now: number): void {
     this.sql.exec(
-      "UPDATE jobs SET state = ?, action = ?, rule = ?, lease_id = ?, lease_expires = ?, updated_at = ? WHERE id = ?",
+      "UPDATE jobs SET state = ?, action = ?, rule = ?, lease_id = ?, lease_expires = ?, updated_at = ?, started_at = COALESCE(started_at, ?) WHERE id = ?",
       row.state,
       row.action,
       row.rule,
       row.lease_id,
       row.lease_expires,
       now,
+      row.started_at ?? null,
       row.id,
     );
   }

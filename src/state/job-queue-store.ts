@@ -11,6 +11,12 @@ export interface JobRow {
   rule: string | null;
   lease_id: string | null;
   lease_expires: number | null;
+  /** When the job was submitted (ms); null for a job stored before submission times were recorded. */
+  submitted_at?: number | null;
+  /** When the job first took a slot (ms); null while it has not, and for a job stored before start times were recorded. */
+  started_at?: number | null;
+  /** When the row was last written (ms), as read back; for an ended job, when it ended. */
+  updated_at?: number;
 }
 
 /**
@@ -101,7 +107,7 @@ export class MemoryQueueTables implements QueueStore {
   /** One job, or undefined. */
   job(id: number): JobRow | undefined {
     const j = this.jobs.get(id);
-    return j === undefined ? undefined : structuredClone(j.row);
+    return j === undefined ? undefined : { ...structuredClone(j.row), updated_at: j.updated };
   }
 
   /** Jobs holding slots, by id. */
@@ -112,14 +118,14 @@ export class MemoryQueueTables implements QueueStore {
   /** Records a new job. */
   insertJob(row: JobRow, now: number): void {
     if (this.jobs.has(row.id)) throw new Error(`job ${row.id} already exists`);
-    this.jobs.set(row.id, { row: structuredClone(row), updated: now });
+    this.jobs.set(row.id, { row: { ...structuredClone(row), submitted_at: row.submitted_at ?? now, started_at: row.started_at ?? null }, updated: now });
   }
 
   /** Updates a job's state, decision and lease. */
   updateJob(row: JobRow, now: number): void {
     const j = this.jobs.get(row.id);
     if (j === undefined) return;
-    j.row = { ...j.row, state: row.state, action: row.action, rule: row.rule, lease_id: row.lease_id, lease_expires: row.lease_expires };
+    j.row = { ...j.row, state: row.state, action: row.action, rule: row.rule, lease_id: row.lease_id, lease_expires: row.lease_expires, started_at: j.row.started_at ?? row.started_at ?? null };
     j.updated = now;
   }
 
@@ -164,6 +170,6 @@ export class MemoryQueueTables implements QueueStore {
   }
 
   private rows(keep: (r: JobRow) => boolean): JobRow[] {
-    return [...this.jobs.values()].filter((j) => keep(j.row)).map((j) => structuredClone(j.row));
+    return [...this.jobs.values()].filter((j) => keep(j.row)).map((j) => ({ ...structuredClone(j.row), updated_at: j.updated }));
   }
 }

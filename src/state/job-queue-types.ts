@@ -75,6 +75,12 @@ export interface JobListItem {
   action: JobAction;
   rule: string | null;
   priority: number;
+  /** When it was submitted; null for a job stored before submission times were recorded. */
+  submitted_at: string | null;
+  /** When it first took a slot; null if it never ran (or was stored before start times were recorded). */
+  started_at: string | null;
+  /** When it finished, was cancelled or its lease expired; null while it has not ended. */
+  ended_at: string | null;
   lease_expires_at: string | null;
 }
 

@@ -38,6 +38,8 @@ export class JobQueue extends DurableObject<Env> {
     });
     this.idempotency = new IdempotencyTable(ctx.storage.sql);
     void ctx.blockConcurrencyWhile(async () => {
+      // a queue that stored jobs or filters before the registry existed registers on its next wake-up, whatever wakes it
+      await this.registerStored();
       if (tables.meta("seeded") !== undefined) return;
       const bundle = await getActiveBundle(env);
       this.core.seed(bundle.policy<JobfilterPolicy>("jobfilter")?.rules ?? [], bundle.revision);
@@ -201,8 +203,28 @@ export class JobQueue extends DurableObject<Env> {
     this.core.tables.setMeta("registered", queue);
   }
 
+  /**
+   * Registers a queue that has stored a job or filter (so it knows its name)
+   * but is not in the registry: one made before the registry existed. Run
+   * each time the object starts and at each alarm, so any request that
+   * reaches the queue, and the lease alarm of a queue nobody calls, lists it;
+   * a failed KV write is logged and retried at the next start or alarm.
+   */
+  private async registerStored(): Promise<void> {
+    const tables = this.core.tables;
+    const name = tables.meta("name");
+    if (name === undefined || tables.meta("registered") !== undefined) return;
+    try {
+      await this.register(name);
+      writeLog({ ts: new Date().toISOString(), event: "queue_registered", queue: name });
+    } catch (e) {
+      writeLog({ ts: new Date().toISOString(), event: "queue_register_failed", queue: name, error: String(e) }, "error");
+    }
+  }
+
   /** Frees the slots of leases that ran out, forgets long-ended jobs, and sets the next alarm. */
   override async alarm(): Promise<void> {
+    await this.registerStored();
     const now = Date.now();
     this.core.expireDue(now);
     this.core.tables.pruneEnded(now - ENDED_JOB_RETENTION_MS);

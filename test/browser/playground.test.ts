@@ -166,6 +166,8 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
 
       expect(await decide(page)).toMatch(s.verdict);
       expect(await page.locator(".trace-part").count()).toBeGreaterThan(0);
+      // the match view shows the analysis's clause table (playground/analysis.js)
+      if (s.engine === "match") expect(await page.locator("#analysis-clauses tbody tr").count()).toBeGreaterThan(0);
       if (s.shot === "active") await screenshot(page, s.engine);
 
       await page.fill("#policy", s.edit(active));

@@ -132,14 +132,41 @@ describe("arbiter queue", () => {
     expect(cancelled.out).toBe("job 12: cancelled\n");
 
     const jobs = (await run(["queue", "jobs", "cli-q"], "", false, env)).out.trimEnd().split("\n");
-    expect(jobs[0].split(/\s+/)).toEqual(["ID", "Status", "Action", "Rule", "Priority", "LeaseExpires"]);
+    expect(jobs[0].split(/\s+/)).toEqual(["ID", "Status", "Action", "Rule", "Prio", "Received", "Start", "LeaseExpires"]);
     expect(jobs.slice(1).map((l) => l.split(/\s+/).slice(0, 2))).toEqual([
       ["12", "cancelled"],
       ["11", "running"],
     ]);
+    // times as gnt-job prints them (%F %T): received and started, a lease only while running
+    const stamp = "\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d";
+    expect(jobs[1]).toMatch(new RegExp(`^12 cancelled ACCEPT +- +0 ${stamp} ${stamp} -$`));
+    expect(jobs[2]).toMatch(new RegExp(`^11 running +ACCEPT +- +0 ${stamp} ${stamp} ${stamp}$`));
     const page = JSON.parse((await run(["queue", "jobs", "cli-q", "--state", "running", "--limit", "1", "--format", "json"], "", false, env)).out);
     expect(page.jobs.map((j: { id: number }) => j.id)).toEqual([11]);
     expect(page.cursor).toBe("11");
+  });
+
+  it("shows the fields -o names, adds to the default ones with +, and prints as --no-headers/--separator say", async () => {
+    await submit("cli-o", { id: 3, opcodes: [{ OP_ID: "OP_RUN" }], priority: 5 });
+    await submit("cli-o", { id: 4, opcodes: [{ OP_ID: "OP_RUN" }] });
+    await fetch(`${server.url}/v1/queues/cli-o/jobs/3/finish`, { method: "POST", headers: { authorization: `Bearer ${ADMIN}` } });
+    const picked = await run(["queue", "jobs", "cli-o", "-o", "id,priority,status"], "", false, env);
+    expect(picked.code, picked.err).toBe(0);
+    // numbers aligned right as gnt-job aligns them, no padding after the last column
+    expect(picked.out).toBe("ID Prio Status\n 4    0 running\n 3    5 finished\n");
+    const added = (await run(["queue", "jobs", "cli-o", "-o", "+end_ts"], "", false, env)).out.split("\n");
+    expect(added[0].split(/\s+/)).toEqual(["ID", "Status", "Action", "Rule", "Prio", "Received", "Start", "LeaseExpires", "End"]);
+    expect(added[1]).toMatch(/ -$/);
+    expect(added[2]).toMatch(/ \d\d:\d\d:\d\d$/);
+    const bare = await run(["queue", "list", "-o", "name,running,finished", "--no-headers", "--separator", ":"], "", false, env);
+    expect(bare.out.split("\n")).toContain("cli-o:1:1");
+    const cancelled = await run(["queue", "cancel", "cli-o", "4", "-o", "id,status"], "", false, env);
+    expect(cancelled.out).toBe("ID Status\n 4 cancelled\n");
+    const unknown = await run(["queue", "jobs", "cli-o", "-o", "id,received"], "", false, env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toContain("unknown field `received`");
+    const help = (await run(["queue", "--help"], "", false, env)).out;
+    for (const field of ["received_ts", "start_ts", "end_ts", "lease_expires", "watermark"]) expect(help).toContain(`  ${field} `);
   });
 
   it("fails with the API's message for an unknown job or a bad state", async () => {
@@ -150,5 +177,62 @@ describe("arbiter queue", () => {
     expect(bad.code).toBe(1);
     expect(bad.err).toContain("`state`");
     expect((await run(["queue", "--help"], "", false, env)).out).toContain("usage: arbiter queue list");
+  });
+});
+
+describe("arbiter hosts", () => {
+  async function report(name: string, body: Record<string, unknown>): Promise<void> {
+    const res = await fetch(`${server.url}/v1/hosts/${name}`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+      body: JSON.stringify({ net: 31, swapFreePct: 80, idleSeconds: 3600, ...body }),
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+  }
+
+  it("lists a network's hosts with availability, reason, rating, jobs, permits and last report, and removes one", async () => {
+    await report("cli-h1", { address: "10.31.0.1", load: 0.1, jobs: 0 });
+    await report("cli-h2", { address: "10.31.0.2", load: 9, jobs: 0 });
+    const allocated = await fetch(`${server.url}/v1/hosts/allocate`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+      body: JSON.stringify({ client: "cli-h2", net: 31, fromAddress: "10.31.0.2", user: "alice" }),
+    });
+    const permit = ((await allocated.json()) as { host: string; permit: { id: number } }).permit.id;
+
+    const json = JSON.parse((await run(["hosts", "list", "--net", "31", "--format", "json"], "", false, env)).out) as {
+      net: number;
+      hosts: { name: string; available: boolean; reason?: string; permits: number[] }[];
+    };
+    expect(json.net).toBe(31);
+    expect(json.hosts.map((h) => [h.name, h.available, h.reason ?? null, h.permits])).toEqual([
+      ["cli-h1", true, null, [permit]],
+      ["cli-h2", false, "AVAIL_LOAD", []],
+    ]);
+    const table = (await run(["hosts", "list", "--net", "31"], "", false, env)).out.trimEnd().split("\n");
+    expect(table[0].split(/\s+/)).toEqual(["Host", "Address", "Avail", "Reason", "Rating", "Jobs", "Permits", "LastReport"]);
+    expect(table[1]).toMatch(new RegExp(`^cli-h1 10\\.31\\.0\\.1 Y +- +\\d+ +0 ${permit} +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d$`));
+    expect(table[2]).toMatch(/^cli-h2 10\.31\.0\.2 N +AVAIL_LOAD +- +0 - +\d{4}-/);
+    const picked = await run(["hosts", "list", "--net", "31", "-o", "name,pending,down", "--no-headers"], "", false, env);
+    expect(picked.out).toBe("cli-h1 1 N\ncli-h2 0 N\n");
+
+    const removed = await run(["hosts", "remove", "cli-h1", "--net", "31"], "", false, env);
+    expect(removed.code, removed.err).toBe(0);
+    expect(removed.out).toBe(`host cli-h1 removed from network 31 (permits revoked: ${permit})\n`);
+    const after = JSON.parse((await run(["hosts", "list", "--net", "31", "--format", "json"], "", false, env)).out) as { hosts: { name: string }[] };
+    expect(after.hosts.map((h) => h.name)).toEqual(["cli-h2"]);
+  });
+
+  it("fails with the API's message for an unknown host or without the admin token, and prints its usage", async () => {
+    const missing = await run(["hosts", "remove", "cli-nobody", "--net", "31"], "", false, env);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain("host_not_found");
+    const anonymous = await run(["hosts", "remove", "cli-h2", "--net", "31"], "", false, { ARBITER_URL: server.url });
+    expect(anonymous.code).toBe(1);
+    expect(anonymous.err).toContain("unauthorized");
+    const help = await run(["hosts", "--help"], "", false, env);
+    expect(help.out).toContain("usage: arbiter hosts list");
+    for (const field of ["available", "reason", "rating", "jobs", "permits", "reported"]) expect(help.out).toContain(`  ${field} `);
+    expect((await run(["hosts", "frobnicate"], "", false, env)).code).toBe(2);
   });
 });

@@ -104,6 +104,35 @@ describe("arbiter help and version", () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain("unknown command");
   });
+
+  it("suggests the closest command, option and verb for a misspelt one", async () => {
+    const command = await run(["valdate", "policies/pool.conf"]);
+    expect(command.code).toBe(2);
+    expect(command.err).toMatch(/^arbiter: unknown command `valdate` \(did you mean `validate`\?\)\n/);
+    const cases: [string[], string][] = [
+      [["validate", "x.yaml", "--quite"], "unknown option --quite (did you mean `--quiet`?)"],
+      [["compile", "--allow-mising", "customs"], "unknown option --allow-mising (did you mean `--allow-missing`?)"],
+      [["eval", "match", "--polcy", "pool.conf"], "unknown option --polcy (did you mean `--policy`?)"],
+      [["publish", "--remot"], "unknown option --remot (did you mean `--remote`?)"],
+      [["test", "--fromat", "json"], "unknown option --fromat (did you mean `--format`?)"],
+    ];
+    for (const [argv, text] of cases) {
+      const r = await run(argv);
+      expect(r.code, argv.join(" ")).toBe(2);
+      expect(r.err.split("\n")[0], argv.join(" ")).toBe(text);
+      expect(r.err.toLowerCase(), argv.join(" ")).toContain("usage");
+    }
+    const engine = await run(["validate", "x.txt", "--engine", "placment"]);
+    expect(engine.code).toBe(2);
+    expect(engine.err).toBe("unknown engine `placment` (did you mean `placement`?)\n");
+    const byFile = await run(["validate", "x.txt", "--engine", "pool"]);
+    expect(byFile.err).toBe("unknown engine `pool`; the engine for pool.conf is `match`\n");
+    const missing = await run(["compile", "--allow-missing", "custom"]);
+    expect(missing.err).toContain("--allow-missing: there is no engine `custom` (did you mean `customs`?)");
+    const verb = await run(["candidate", "promte"]);
+    expect(verb.code).toBe(2);
+    expect(verb.err).toMatch(/^arbiter candidate: unknown verb `promte` \(did you mean `promote`\?\)/);
+  });
 });
 
 it("the bin entry runs the CLI through node", () => {

@@ -189,8 +189,8 @@ cases:
     expect(r.out).toBe("");
     expect(r.err).toBe(
       `${file}:4:5: cases[0].request.user: is required\n` +
-        `${file}:4:15: cases[0].request.usr: unknown field\n` +
-        `${file}:8:14: cases[1].expect.queu: unknown field\n` +
+        `${file}:4:15: cases[0].request.usr: unknown field (did you mean \`user\`?)\n` +
+        `${file}:8:14: cases[1].expect.queu: unknown field (did you mean \`queue\`?)\n` +
         "arbiter test: 1 invalid test file(s); no case was run\n",
     );
   });
@@ -200,6 +200,9 @@ cases:
     ["an unknown engine", "engine: yarn\ncases: []\n", /:1:1: engine: `yarn` is no engine; it is one of limits, placement, match, customs, jobfilter$/m],
     ["no cases", "engine: placement\ncases: []\n", /:2:1: cases: Too small/],
     ["a step of another engine", "engine: customs\ncases:\n  - name: x\n    steps:\n      - submit: {opcodes: []}\n", /:5:9: cases\[0\]\.steps\[0\]: `submit` is no step of customs; a step is one of report, allocate, finish, hosts, wait, with an optional expect$/m],
+    ["a misspelt engine", "engine: placment\ncases: []\n", /:1:1: engine: `placment` is no engine \(did you mean `placement`\?\); it is one of /m],
+    ["a misspelt case field", "engine: placement\ncases:\n  - {name: a, reqest: {user: x}, expect: {rejected: false}}\n", /:3:15: cases\[0\]\.reqest: unknown field \(did you mean `request`\?\)$/m],
+    ["a misspelt step", "engine: customs\ncases:\n  - name: x\n    steps:\n      - alocate: {}\n", /:5:9: cases\[0\]\.steps\[0\]: `alocate` is no step of customs \(did you mean `allocate`\?\); a step is one of /m],
     ["two cases with one name", "engine: placement\ncases:\n  - {name: a, request: {user: x}, expect: {rejected: false}}\n  - {name: a, request: {user: y}, expect: {rejected: false}}\n", /:4:6: cases\[1\]\.name: `a` is also the name of cases\[0\]$/m],
     ["a policy file that is not there", "engine: placement\npolicy: nowhere.yaml\ncases:\n  - {name: a, request: {user: x}, expect: {rejected: false}}\n", /:2:1: policy: there is no file `nowhere.yaml` beside this test file$/m],
   ])("%s is an invalid test file", async (_what, text, message) => {

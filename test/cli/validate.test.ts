@@ -88,7 +88,7 @@ describe("arbiter validate", () => {
     expect(await run(["validate", dup])).toEqual({
       code: 1,
       out: "",
-      err: "Limit configuration is invalid:\nDuplicate identifier 'a'\n",
+      err: `Limit configuration is invalid:\n${dup}:1:85: Duplicate identifier 'a'\n`,
     });
     const schema = await run(["validate", scratch.file("limits.conf", '{"schema": 1, "identifiers": []}')]);
     expect(schema.err).toMatch(
@@ -97,6 +97,39 @@ describe("arbiter validate", () => {
     const missing = await run(["validate", join(scratch.root, "absent", "limits.json")]);
     expect(missing.code).toBe(1);
     expect(missing.err).toMatch(/^Unable to read input: /);
+  });
+
+  it("places a jq error of a limits file at the file's line and column, naming the limit", async () => {
+    const file = scratch.file(
+      "limits.conf",
+      [
+        "{",
+        '  "schema": 2,',
+        '  "identifiers": [{"name": "id-x", "description": "x", "type": "ip-cidr-list", "data": 5}],',
+        '  "classifiers": [],',
+        '  "limits": [],',
+        '  "applications": []',
+        "}",
+      ].join("\n"),
+    );
+    expect((await run(["validate", file])).err).toBe(
+      `Limit configuration is invalid:\n${file}:3:88: identifier "id-x": JSON provided must be a dictionary.\n`,
+    );
+    const jq = scratch.file(
+      "limits.conf",
+      [
+        "{",
+        '  "schema": 2, "identifiers": [], "classifiers": [], "applications": [],',
+        '  "limits": [{"name": "throughput-default-parallel", "description": "p", "type": "jq",',
+        '              "data": {"script": [".test.spec.parallel as $p |", "$p <= lenght"]}}]',
+        "}",
+      ].join("\n"),
+    );
+    const r = await run(["validate", jq]);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(
+      `Limit configuration is invalid:\n${jq}:4:73: limit "throughput-default-parallel": lenght/0 is not defined\n`,
+    );
   });
 
   it.each([

@@ -30,6 +30,8 @@ const Input = z.union([
   z.strictObject({ reason: z.string() }),
   // The policy's rules as a queue is seeded with them, written as exact JSON text.
   z.strictObject({ seed: z.literal("rules") }),
+  // The explain trace of one decision (`?explain=true`): the want is the trace.
+  z.strictObject({ explain: CaseJob }),
 ]);
 
 const cases = loadCases("jobfilter");
@@ -58,6 +60,9 @@ async function run(policy: unknown, input: z.output<typeof Input>): Promise<{ ok
   if (!bundle.ok) return { ok: false, error: bundle.error };
   const loaded = ENGINES.jobfilter.load(bundle.value.engines.jobfilter?.compiled) as JobfilterPolicy;
   if ("seed" in input) return { ok: true, value: stringifyExactJson(loaded.rules) };
+  if ("explain" in input) {
+    return { ok: true, value: decideJobfilter(loaded, { job: input.explain as Job }, { explain: true }).trace };
+  }
   if ("schedule" in input) {
     return { ok: true, value: scheduleJobfilter(loaded, input.schedule.running as Job[], input.schedule.candidates as Job[]) };
   }

@@ -21,7 +21,7 @@ describe("rewriter and prioritizer private keys", () => {
   it("keep a task's own __proto__ key as a plain key and its key order", () => {
     const task = JSON.parse('{"__proto__": {"x": 1}, "test": {"type": "rtt", "spec": {}}, "z": 1}') as JsonObject;
     const rw = compileRewriter({ script: ['.test.spec.count = 3 | change("set count")'] });
-    if (!rw.ok) throw new Error(rw.error);
+    if (!rw.ok) throw new Error(rw.error.message);
     const r = rw.value.run(task, ["c"], { requester: "192.0.2.1" }, 0);
     if ("error" in r) throw new Error(r.error);
     expect(Object.keys(r.task)).toEqual(["__proto__", "test", "z"]);
@@ -30,13 +30,13 @@ describe("rewriter and prioritizer private keys", () => {
     expect(r.task.test).toEqual({ type: "rtt", spec: { count: 3 } });
     expect(r).toMatchObject({ changed: true, messages: ["set count"] });
     const pr = compilePrioritizer({ script: ['set(if .["__proto__"].x == 1 then 7 else 0 end; "proto seen")'] });
-    if (!pr.ok) throw new Error(pr.error);
+    if (!pr.ok) throw new Error(pr.error.message);
     expect(pr.value.run(task, ["c"], 0)).toEqual({ priority: 7, notes: ["proto seen  (Set to 7)"] });
   });
   it("overwrite a private key the task already carries, in place", () => {
     const task = { __REWRITER_PRIVATE__: "mine", test: { type: "rtt", spec: {} } } as JsonObject;
     const rw = compileRewriter({ script: ["keys_unsorted"] });
-    if (!rw.ok) throw new Error(rw.error);
+    if (!rw.ok) throw new Error(rw.error.message);
     expect(rw.value.run(task, [], {}, 0)).toEqual({ error: 'Invalid rewriter result:\n["__REWRITER_PRIVATE__","test"]' });
   });
 });

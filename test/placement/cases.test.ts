@@ -9,7 +9,7 @@ import { loadCases, REPO_ROOT } from "../support/cases.js";
 const cases = loadCases("placement");
 
 /** The expected error of a case: a rejected policy (code and exact YuniKorn text) or a rejected request. */
-const WantError = z.strictObject({ code: z.string().optional(), message: z.string().optional(), at: z.string().optional() });
+const WantError = z.strictObject({ code: z.string().optional(), message: z.string().optional(), at: z.string().optional(), suggestion: z.string().optional() });
 
 const defaultSource = readFileSync(join(REPO_ROOT, "policies/placement.yaml"), "utf8");
 
@@ -18,8 +18,8 @@ function compileCase(policy: unknown) {
   return compilePlacement(source);
 }
 
-function matchesError(e: { code: string; message: string; at: string }, want: z.infer<typeof WantError>): boolean {
-  return (want.code === undefined || e.code === want.code) && (want.message === undefined || e.message === want.message) && (want.at === undefined || e.at === want.at);
+function matchesError(e: { code: string; message: string; at: string; suggestion?: string }, want: z.infer<typeof WantError>): boolean {
+  return (want.code === undefined || e.code === want.code) && (want.message === undefined || e.message === want.message) && (want.at === undefined || e.at === want.at) && (want.suggestion === undefined || e.suggestion === want.suggestion);
 }
 
 describe("placement cases", () => {

@@ -131,7 +131,22 @@ describe("job queue", () => {
     expect(next).toMatchObject({ job_id: 42, action: "PAUSE", rule: uuid, run: false, state: "queued", cacheable: false });
     expect(next.trace).toBeUndefined();
     const explained = (await send("GET", `/v1/queues/${q}/jobs/42?explain=true`)).body as Json;
-    expect(explained.trace).toEqual({ rules: [{ uuid, priority: 0, watermark: 41, action: "PAUSE", matches: true }], buckets: [] });
+    expect(explained.trace).toEqual({
+      rules: [
+        {
+          index: 0,
+          uuid,
+          priority: 0,
+          watermark: 41,
+          action: "PAUSE",
+          matches: true,
+          predicates: [{ predicate: ["jobid", [">", "id", "watermark"]], matches: true }],
+          result: "applied",
+          why: "its predicate holds; PAUSE applies",
+        },
+      ],
+      buckets: [],
+    });
     expect(typeof next.decision_id).toBe("string");
     expect(typeof next.revision).toBe("string");
 

@@ -114,6 +114,13 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
       machines: ["[ Name = \"slot1\"; Memory = 2048; Requirements = true ]", "[ Name = \"slot2\"; Memory = 512; Requirements = true ]"],
     },
   },
+  analyzeMatch: {
+    path: "/v1/match/analyze",
+    body: {
+      job: "[ RequestMemory = 1024; Requirements = TARGET.Memory >= RequestMemory; Owner = \"alice\" ]",
+      machines: ["[ Name = \"slot1\"; Memory = 2048; Requirements = true ]", "[ Name = \"slot2\"; Memory = 512; Requirements = true ]"],
+    },
+  },
   checkAd: { path: "/v1/ads/check?explain=true", body: { kind: "startd", ad: "[ Name = \"slot1\"; Memory = 2048 ]" } },
 
   ...filterRows("/2/filters"),

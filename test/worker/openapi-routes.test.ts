@@ -20,6 +20,7 @@ const BASE = "http://arbiter.test";
 
 interface Media {
   schema?: Record<string, unknown>;
+  example?: unknown;
 }
 interface Operation {
   operationId: string;
@@ -90,6 +91,18 @@ describe("every documented operation answers as documented", () => {
     expect(operations.length).toBeGreaterThan(20);
     const ids = new Set(operations.map((o) => o.op.operationId));
     expect(Object.keys(ROUTE_EXAMPLES).filter((id) => !ids.has(id))).toEqual([]);
+  });
+
+  it("every example answer in the document is valid against its schema", () => {
+    const examples = operations.flatMap(({ op }) =>
+      Object.entries(op.responses).flatMap(([status, r]) =>
+        Object.values(r.content ?? {})
+          .filter((m) => m.example !== undefined)
+          .map((m) => ({ at: `${op.operationId} ${status}`, schema: m.schema ?? {}, example: m.example })),
+      ),
+    );
+    expect(examples.length).toBeGreaterThan(0);
+    for (const e of examples) expect(violations(e.schema, e.example), e.at).toEqual([]);
   });
 
   for (const { path, method, op } of operations) {

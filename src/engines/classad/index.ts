@@ -20,3 +20,6 @@ export { EvalState } from "./state.js";
 export type { EvalContext } from "./state.js";
 export { ClassAd } from "./classad.js";
 export type { Value } from "./values.js";
+export { analyzeMatch, analyzeParsedMatch } from "./analyze.js";
+export type { MatchAnalysis, AnalysisClause, MachineSideGroup, MachineCounts, OperandValues, Suggestion } from "./analyze.js";
+export { analysisText } from "./analyze-text.js";

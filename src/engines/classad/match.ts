@@ -100,12 +100,12 @@ function andThen(left: Value, right: () => Value): Value {
 }
 
 /** TRUE as the policy means it: Boolean-equivalent true. */
-function isTrue(v: Value): boolean {
+export function isTrue(v: Value): boolean {
   return truth(v) === true;
 }
 
 /** Whether an *_ONLY expression discards an ad (evaluated with MY = the ad, no TARGET). */
-function discards(expr: Compiled | null, ad: ClassAd, st: EvalState): boolean {
+export function discards(expr: Compiled | null, ad: ClassAd, st: EvalState): boolean {
   return expr !== null && isTrue(evalCompiled(expr, ad, null, st));
 }
 
@@ -119,12 +119,13 @@ function rankOf(v: Value): number {
 }
 
 /** A string attribute's value, or null. */
-function stringAttr(ad: ClassAd, lc: string, st: EvalState): string | null {
+export function stringAttr(ad: ClassAd, lc: string, st: EvalState): string | null {
   const v = evalAttr(ad, lc, null, st);
   return typeof v === "string" ? v : null;
 }
 
-function jobId(ad: ClassAd, st: EvalState): string {
+/** The job's id in the audit log: GlobalJobId, else ClusterId.ProcId, else `#0`. */
+export function jobId(ad: ClassAd, st: EvalState): string {
   const g = stringAttr(ad, "globaljobid", st);
   if (g !== null) return g;
   const c = evalAttr(ad, "clusterid", null, st);
@@ -173,6 +174,21 @@ function matchPair(policy: MatchPolicy | null, job: ClassAd, machine: ClassAd, s
     policyReject,
     trace: { machine_requirements: show(mReq), job_requirements: show(jReq), resource_expr: show(resV), job_expr: show(jobV) },
   };
+}
+
+/**
+ * Whether each side's effective Requirements (the policy's pair expression
+ * ANDed in) accepts the other, both evaluated: the match analysis counts
+ * machines by the side that says no, where matching stops at the first.
+ */
+export function pairSides(policy: MatchPolicy | null, job: ClassAd, machine: ClassAd, st: EvalState): { job: boolean; machine: boolean } {
+  const mReq = evalAttr(machine, "requirements", job, st);
+  const jReq = evalAttr(job, "requirements", machine, st);
+  const resource = policy?.resource ?? null;
+  const jobExpr = policy?.job ?? null;
+  const mEff = resource === null ? mReq : andThen(mReq, () => evalCompiled(resource, machine, job, st));
+  const jEff = jobExpr === null ? jReq : andThen(jReq, () => evalCompiled(jobExpr, job, machine, st));
+  return { job: isTrue(jEff), machine: isTrue(mEff) };
 }
 
 /** The shortest decimal that round-trips a double. */

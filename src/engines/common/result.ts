@@ -20,9 +20,11 @@ export interface PolicyError {
   readonly code: string;
   readonly message: string;
   readonly at: string;
+  /** The known name closest to a wrong one, when one is close (did-you-mean); the message says it too. */
+  readonly suggestion?: string;
 }
 
 /** Builds a PolicyError; a helper so call sites stay one line. */
-export function policyError(code: string, message: string, at = ""): PolicyError {
-  return { code, message, at };
+export function policyError(code: string, message: string, at = "", suggestion?: string): PolicyError {
+  return suggestion === undefined ? { code, message, at } : { code, message, at, suggestion };
 }

@@ -12,6 +12,8 @@ export interface CompiledRule {
   /** The RATE_LIMIT n, 0 for the other actions. */
   readonly limit: number;
   readonly matches: (job: PreparedJob) => boolean;
+  /** Each predicate's test on its own, in the rule's order (for the explain trace). */
+  readonly predicates: readonly ((job: PreparedJob) => boolean)[];
 }
 
 /** The loaded filter chain: rules in evaluation order, CONTINUE rules dropped from the chain walked per job. */
@@ -45,7 +47,7 @@ export function compileRule(rule: FilterRule, fields: FieldTable): CompiledRule 
           };
   const kind = Array.isArray(rule.action) ? "RATE_LIMIT" : rule.action;
   const limit = Array.isArray(rule.action) ? rule.action[1] : 0;
-  return { rule, uuid: rule.uuid, kind, limit, matches };
+  return { rule, uuid: rule.uuid, kind, limit, matches, predicates: preds };
 }
 
 /** Builds the filter chain once per rule set, so each decision only walks closures. */

@@ -5,7 +5,7 @@ import type { PolicyError, Result } from "../common/result.js";
 import { err, ok, policyError } from "../common/result.js";
 import type { FilterSet } from "./filter-set.js";
 import { buildFilterSet } from "./filter-set.js";
-import { MAX_PRIORITY, parseAction, parsePredicates, parseReasonTrail, parseUuid } from "./rule-parse.js";
+import { actionSuggestion, MAX_PRIORITY, parseAction, parsePredicates, parseReasonTrail, parseUuid } from "./rule-parse.js";
 import { FilterRuleFile } from "./rule-file.js";
 import type { FilterRule } from "./types.js";
 
@@ -62,7 +62,7 @@ export function validateRule(v: unknown, index: number, at: string): Result<Filt
     else errors.push(policyError("jobfilter_invalid_predicate", p.error.message, `${at}/predicates/${p.error.index}`));
   }
   const action = parseAction(o.action ?? "CONTINUE");
-  if (!action.ok) errors.push(policyError("jobfilter_invalid_action", action.error, `${at}/action`));
+  if (!action.ok) errors.push(policyError("jobfilter_invalid_action", action.error, `${at}/action`, actionSuggestion(o.action)));
   const rawTrail = o.reason_trail ?? [];
   let trail: FilterRule["reason_trail"] = [];
   if (!Array.isArray(rawTrail)) {

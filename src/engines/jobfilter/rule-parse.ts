@@ -1,3 +1,4 @@
+import { closestName } from "../common/did-you-mean.js";
 import { parseExactJson } from "../common/exact-json.js";
 import { checkJsonShape, describeJsonShape, POLICY_JSON_LIMITS } from "../common/json-shape.js";
 import type { Result } from "../common/result.js";
@@ -60,7 +61,26 @@ export function parseAction(v: unknown): Result<FilterAction, string> {
     if (v.length === 2 && typeof n === "number" && Number.isSafeInteger(n) && n > 0) return ok(["RATE_LIMIT", n]);
     return err("RATE_LIMIT argument must be a positive integer");
   }
-  return err(`malformed FilterAction JSON: ${showCompact(v)}`);
+  // Ganeti's text, then Arbiter's: the actions there are and the closest one
+  const near = actionSuggestion(v);
+  const hint = near === undefined ? "" : `; did you mean \`${near}\`?`;
+  return err(`malformed FilterAction JSON: ${showCompact(v)} (the actions are ${ACTION_NAMES.slice(0, -1).join(", ")} and ${ACTION_NAMES[ACTION_NAMES.length - 1]}${hint})`);
+}
+
+/** Every action name, for messages: the simple ones and `RATE_LIMIT` (written `["RATE_LIMIT", n]`). */
+const ACTION_NAMES: readonly string[] = [...SIMPLE_ACTIONS, "RATE_LIMIT"];
+
+/**
+ * The action a malformed one most likely meant: the closest name to a string
+ * (`ACEPT`, `accept`), or to the first entry of a list (`["RATE_LIMT", 3]`);
+ * undefined when none is close.
+ */
+export function actionSuggestion(v: unknown): string | undefined {
+  const name = typeof v === "string" ? v : Array.isArray(v) && typeof v[0] === "string" ? v[0] : undefined;
+  if (name === undefined) return undefined;
+  const near = closestName(name, ACTION_NAMES);
+  if (near === undefined) return undefined;
+  return near === "RATE_LIMIT" ? "[\"RATE_LIMIT\", n]" : near;
 }
 
 /** Validates a reason trail: `[source, reason, timestamp]` entries of string, string, integer. */

@@ -11,9 +11,16 @@ describe("validateLimitsText", () => {
     expect(bad).toEqual({
       valid: false,
       pointer: "/classifiers/0",
-      message: "Invalid limit configuration: At /classifiers/0: 'description' is a required property",
-      text: "Limit configuration is invalid:\nInvalid limit configuration: At /classifiers/0: 'description' is a required property",
+      message: "classifier \"c\": Invalid limit configuration: At /classifiers/0: 'description' is a required property",
+      text: "Limit configuration is invalid:\nclassifier \"c\": Invalid limit configuration: At /classifiers/0: 'description' is a required property",
+      place: { line: 1, column: 45 },
     });
+  });
+  it("places an error beyond pScheduler's text, never a JSON syntax error (whose text places it)", () => {
+    const text = '{"schema": 1, "identifiers": [],\n "classifiers": [],\n "limits": [{"name": "x", "description": "x", "type": "pass-fail", "data": 7}],\n "applications": []}';
+    const bad = validateLimitsText(text);
+    expect(bad).toMatchObject({ valid: false, message: 'limit "x": JSON provided must be a dictionary.', place: { line: 3, column: 76 } });
+    expect(validateLimitsText("{\n ]")).toMatchObject({ valid: false, place: null });
   });
   it("reports unparsable JSON", () => {
     const r = validateLimitsText("{");

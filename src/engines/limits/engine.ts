@@ -6,6 +6,7 @@
 import type { EngineDefinition } from "../common/engine.js";
 import type { PackedRanges } from "../common/cidr-ranges.js";
 import { isJsonObject, type JsonObject } from "../common/json.js";
+import { locatePointer, type TextPlace } from "../common/json-locate.js";
 import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
 import type { UrlSource } from "./identifiers.js";
 import { buildPolicy, type LimitsPolicy } from "./policy.js";
@@ -13,25 +14,47 @@ import { parseLimitsText } from "./source.js";
 
 export type { UrlSource } from "./identifiers.js";
 
-/** Parses and checks a limits text, returning the first load error as pScheduler reports it. */
+/**
+ * Parses and checks a limits text, returning the first load error as
+ * pScheduler reports it. A jq script that does not compile is reported at the
+ * file's `line:column` of the character the jq error points at, wherever the
+ * script is written (a string with escapes, a line of an array script).
+ */
 export function loadLimitsText(text: string): Result<LimitsPolicy, PolicyError> {
   const parsed = parseLimitsText(text);
   if (!parsed.ok) return err(parsed.error);
   const built = buildPolicy(parsed.value);
-  if (!built.ok) return err(policyError(built.error.code, built.error.message, built.error.at));
-  return ok(built.value);
+  if (built.ok) return ok(built.value);
+  const e = built.error;
+  let at = e.at;
+  if (e.index !== undefined) {
+    const place = locatePointer(text, e.at, e.index ?? undefined);
+    if (place !== null) at = `${place.line}:${place.column}`;
+  }
+  return err(policyError(e.code, e.message, at, e.suggestion));
 }
 
 /** The outcome of `pscheduler validate-limits`: the pointer and message, and the command's text. */
 export type LimitsValidation =
   | { valid: true; text: string }
-  | { valid: false; pointer: string; message: string; text: string };
+  | {
+      valid: false;
+      pointer: string;
+      message: string;
+      text: string;
+      /** Where in the file the error is, when Arbiter can say so beyond pScheduler's text (not for JSON syntax errors, whose text places them). */
+      place: TextPlace | null;
+    };
 
 /** Validates a limits file as `pscheduler validate-limits` does, without DNS lookups or list fetches. */
 export function validateLimitsText(text: string): LimitsValidation {
   const r = loadLimitsText(text);
   if (r.ok) return { valid: true, text: "Limit configuration is valid." };
-  return { valid: false, pointer: r.error.at, message: r.error.message, text: `Limit configuration is invalid:\n${r.error.message}` };
+  const e = r.error;
+  const lc = /^(\d+):(\d+)$/.exec(e.at);
+  const place =
+    e.code === "limits_invalid_json" || e.at === "" ? null : lc !== null ? { line: Number(lc[1]), column: Number(lc[2]) } : locatePointer(text, e.at);
+  return { valid: false, pointer: e.at, message: e.message, text: `Limit configuration is invalid:\n${e.message}`, place };
 }
 
 /** The ip-cidr-list-url sources of a loaded policy, so the scheduled job knows what to fetch. */

@@ -13,9 +13,9 @@ import { isJsonObject } from "../common/json.js";
 import { err, ok, type Result } from "../common/result.js";
 import { compileStringMatch, type StringMatcher, type StringMatchSpec } from "../common/string-match.js";
 import type { DnsAnswer, LimitsContext } from "./context.js";
-import { compileJqText, scriptText, type CompiledJq, type JqSpec } from "./jq-bridge.js";
+import { compileSpec, type CompiledJq, type DataError, type JqSpec } from "./jq-bridge.js";
 import { pyStr, pyStringRepr } from "./python-text.js";
-import { DURATION, JQ_TRANSFORM, STRING_MATCH, firstError, schemaErrorText, type Schema } from "./schema.js";
+import { DURATION, JQ_TRANSFORM, NOT_A_DICTIONARY, STRING_MATCH, firstError, schemaErrorText, type Schema } from "./schema.js";
 
 /** Per-decision scratch state the evaluators report into. */
 export interface EvalState {
@@ -46,9 +46,10 @@ export interface Identifier {
   readonly ranges?: RangeSet;
 }
 
-type Build = (data: Json) => Result<(hints: JsonObject, state: EvalState) => IdentAnswer | Promise<IdentAnswer>, string>;
+type Build = (data: Json) => Result<(hints: JsonObject, state: EvalState) => IdentAnswer | Promise<IdentAnswer>, DataError>;
 
 function checkData(schema: Schema, data: Json): string | null {
+  if (!isJsonObject(data)) return NOT_A_DICTIONARY;
   const e = firstError(schema, data);
   return e ? `Invalid data: ${schemaErrorText(e)}` : null;
 }
@@ -151,8 +152,8 @@ const hint: Build = (data) => {
 const jq: Build = (data) => {
   const e = checkData(JQ_TRANSFORM, data);
   if (e) return err(e);
-  const c = compileJqText(scriptText(data as unknown as JqSpec), (data as JsonObject).args);
-  if (!c.ok) return err(c.error);
+  const c = compileSpec(data as unknown as JqSpec);
+  if (!c.ok) return c;
   const program: CompiledJq = c.value;
   return ok((hints, state) => {
     const r = program.first(hints, state.ctx.now / 1000);
@@ -240,10 +241,10 @@ export interface UrlSource {
 const TRANSFORM_DEPTH = { maxDepth: MAX_JSON_DEPTH, maxItems: Number.POSITIVE_INFINITY };
 
 /** Compiles the optional list transform: raw output, outputs joined with newlines (each nested at most 100 deep). */
-function listTransform(spec: JqSpec | undefined): Result<UrlSource["transform"], string> {
+function listTransform(spec: JqSpec | undefined): Result<UrlSource["transform"], DataError> {
   if (spec === undefined) return ok(undefined);
-  const c = compileJqText(scriptText(spec), spec.args);
-  if (!c.ok) return err(c.error);
+  const c = compileSpec(spec, ["transform"]);
+  if (!c.ok) return c;
   const program = c.value;
   return ok((body: Json, nowMs = 0) => {
     const r = program.all(body, nowMs / 1000);
@@ -264,7 +265,7 @@ function listTransform(spec: JqSpec | undefined): Result<UrlSource["transform"],
 }
 
 /** Reads an ip-cidr-list-url identifier's refresh settings (data already validated). */
-export function urlSourceOf(data: Json): Result<UrlSource, string> {
+export function urlSourceOf(data: Json): Result<UrlSource, DataError> {
   const e = checkData(CIDR_URL_SCHEMA, data);
   if (e) return err(e);
   const d = data as unknown as { source: string; update: string; retry: string; "fail-state"?: boolean; transform?: JqSpec };
@@ -530,7 +531,7 @@ export interface IdentifierEntry {
 }
 
 /** Compiles one identifier; the error text is the load error pScheduler would raise. */
-export function compileIdentifier(entry: IdentifierEntry, packed?: PackedRanges): Result<Identifier, string> {
+export function compileIdentifier(entry: IdentifierEntry, packed?: PackedRanges): Result<Identifier, DataError> {
   if (entry.type === "ip-cidr-list") {
     const c = ipCidrList(entry.data, packed);
     if (!c.ok) return err(c.error);

@@ -7,17 +7,30 @@ import { err, ok, type Result } from "../common/result.js";
 import { compileJq, type JqProgram } from "../../jq/index.js";
 import type { CompiledJq, JqFirst } from "./jq-bridge.js";
 
-/** What the limits engine needs from a jq implementation. */
-export interface JqBackend {
-  /** Compiles `text`; the user's script starts on line `firstLine` of it (earlier lines are Arbiter's own definitions). */
-  compile(text: string, args: JsonObject, firstLine?: number): Result<CompiledJq, string>;
+/** A compile failure: the jq message and the offset in the compiled text it points at (null when it names no place there). */
+export interface JqCompileFailure {
+  readonly message: string;
+  readonly offset: number | null;
 }
 
-/** `line:column` of a compile error in the user's script, or null when it lies in the lines before it. */
-function scriptPosition(at: string, firstLine: number): string | null {
+/** What the limits engine needs from a jq implementation. */
+export interface JqBackend {
+  compile(text: string, args: JsonObject): Result<CompiledJq, JqCompileFailure>;
+}
+
+/** The offset of a compile error's `line:column` in `text`, or null when `at` is not such a place (an error inside a module). */
+function offsetOfPlace(text: string, at: string): number | null {
   const m = /^(\d+):(\d+)$/.exec(at);
-  if (m === null || Number(m[1]) < firstLine) return null;
-  return `${Number(m[1]) - firstLine + 1}:${m[2]}`;
+  if (m === null) return null;
+  let line = 1;
+  let i = 0;
+  while (line < Number(m[1])) {
+    const next = text.indexOf("\n", i);
+    if (next < 0) return null;
+    i = next + 1;
+    line++;
+  }
+  return i + Number(m[2]) - 1;
 }
 
 const NOT_A_STRING = " (not a string)";
@@ -59,13 +72,11 @@ function wrap(program: JqProgram): CompiledJq {
 
 /** The jq implementation in use. */
 export const jqBackend: JqBackend = {
-  compile(text, args, firstLine = 1) {
+  compile(text, args) {
     const c = compileJq(text, { args });
     if (!c.ok) {
-      // the message names where in the script it failed, as jq's own ("at <top-level>, line 2") does
       const first = c.error[0];
-      const where = first === undefined ? null : scriptPosition(first.at, firstLine);
-      return err(`${first?.message ?? "jq compile error"}${where === null ? "" : ` at ${where}`}`);
+      return err({ message: first?.message ?? "jq compile error", offset: first === undefined ? null : offsetOfPlace(text, first.at) });
     }
     return ok(wrap(c.value));
   },

@@ -6,7 +6,7 @@
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { err, ok, type Result } from "../common/result.js";
-import { jqBackend } from "./jq-backend.js";
+import { jqBackend, type JqCompileFailure } from "./jq-backend.js";
 
 /** The outcome of one run, as the limits stages read it. */
 export type JqFirst = { kind: "value"; value: Json } | { kind: "none" } | { kind: "error"; message: string };
@@ -34,28 +34,107 @@ export function scriptText(spec: JqSpec, emptyIsEmpty = false): string {
 }
 
 /**
- * Compiles jq text with `args` bound as `$name` variables; the error is the jq
- * compile message and the `line:column` of the user's script it points at
- * (`firstLine`: the script's first line within `text`).
+ * A jq script that does not compile, placed in the limits file: `path` leads
+ * from the entry's `data` (or the rewrite/priority spec) to the string
+ * holding the script (`["script"]`, `["script", 2]` for a line of an array
+ * script, `["transform", "script"]`), `index` is the character of that string
+ * the error points at (null: the script as a whole).
  */
-export function compileJqText(text: string, args: Json | undefined, firstLine = 1): Result<CompiledJq, string> {
+export interface ScriptError {
+  readonly message: string;
+  readonly path: readonly (string | number)[];
+  readonly index: number | null;
+}
+
+/** A data check's failure: pScheduler's text, or a script error with its place. */
+export type DataError = string | ScriptError;
+
+/** The text of a data error. */
+export function dataErrorText(e: DataError): string {
+  return typeof e === "string" ? e : e.message;
+}
+
+/**
+ * Compiles jq text with `args` bound as `$name` variables. The user's script
+ * starts at `userStart` of `text` (what comes before is Arbiter's own
+ * definitions); `unmap` turns an offset in the text after `userStart` back into
+ * one in the script as written (hoisted imports removed lines' parts). The
+ * failure's offset is in the script as written, null when the error lies
+ * outside it.
+ */
+export function compileJqText(
+  text: string,
+  args: Json | undefined,
+  userStart = 0,
+  unmap: (offset: number) => number = (o) => o,
+): Result<CompiledJq, JqCompileFailure> {
   const bound: JsonObject = isJsonObject(args) ? args : {};
-  return jqBackend.compile(text, bound, firstLine);
+  const c = jqBackend.compile(text, bound);
+  if (c.ok) return c;
+  const o = c.error.offset;
+  return err({ message: c.error.message, offset: o === null || o < userStart ? null : unmap(o - userStart) });
+}
+
+/**
+ * Places an offset of a spec's script text (array scripts joined with
+ * newlines) on the string it was written in: the line of an array script and
+ * the character within it.
+ */
+export function scriptError(spec: JqSpec, path: readonly (string | number)[], failure: JqCompileFailure): ScriptError {
+  const at = [...path, "script"];
+  const offset = failure.offset;
+  if (offset === null) return { message: failure.message, path: at, index: null };
+  if (typeof spec.script === "string") return { message: failure.message, path: at, index: offset };
+  let start = 0;
+  for (let k = 0; k < spec.script.length; k++) {
+    const line = spec.script[k];
+    if (offset <= start + line.length) return { message: failure.message, path: [...at, k], index: offset - start };
+    start += line.length + 1;
+  }
+  return { message: failure.message, path: at, index: null };
+}
+
+/**
+ * Compiles a spec's script as written (`prefix`, Arbiter's own definitions,
+ * in front of it); a failure is placed in the spec by `path`.
+ */
+export function compileSpec(spec: JqSpec, path: readonly (string | number)[] = [], prefix = ""): Result<CompiledJq, ScriptError> {
+  const c = compileJqText(prefix + scriptText(spec), spec.args, prefix.length);
+  return c.ok ? c : err(scriptError(spec, path, c.error));
 }
 
 const IMPORT = /(^|[\s;])((?:import|include)\s[^;]*;)/g;
+
+/** Imports moved to the top: the statements, the rest of the script, and where text was taken out of it. */
+export interface Hoisted {
+  readonly imports: string;
+  readonly body: string;
+  /** Offsets in `body` where a statement of the given length was removed, in order. */
+  readonly removed: readonly { readonly at: number; readonly length: number }[];
+}
 
 /**
  * Moves `import`/`include` statements to the very top so that definitions
  * prepended to a user script do not break them (jq wants imports first).
  */
-export function hoistImports(script: string): { imports: string; body: string } {
+export function hoistImports(script: string): Hoisted {
   const found: string[] = [];
-  const body = script.replace(IMPORT, (_m, lead: string, stmt: string) => {
+  const removed: { at: number; length: number }[] = [];
+  let taken = 0;
+  const body = script.replace(IMPORT, (_m, lead: string, stmt: string, offset: number) => {
     found.push(stmt);
+    removed.push({ at: offset + lead.length - taken, length: stmt.length });
+    taken += stmt.length;
     return lead;
   });
-  return { imports: found.join("\n"), body };
+  return { imports: found.join("\n"), body, removed };
+}
+
+/** The offset in the script as written of an offset in a hoisted body. */
+export function unhoist(h: Hoisted, offset: number): number {
+  let out = offset;
+  for (const r of h.removed) if (r.at <= offset) out += r.length;
+  return out;
 }
 
 const NOW = /\bnow\b/;

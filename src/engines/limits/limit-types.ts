@@ -8,8 +8,8 @@ import { calendarFields, parseIsoDuration, parseIsoTimestamp, type CalendarField
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { err, ok, type Result } from "../common/result.js";
-import { compileJqText, scriptText, type JqSpec } from "./jq-bridge.js";
-import { JQ_TRANSFORM, firstError, schemaErrorText, type Schema } from "./schema.js";
+import { compileSpec, type DataError, type JqSpec } from "./jq-bridge.js";
+import { JQ_TRANSFORM, NOT_A_DICTIONARY, firstError, schemaErrorText, type Schema } from "./schema.js";
 import type { EvalState } from "./identifiers.js";
 import { compileTestLimit } from "./test-limit.js";
 import { compileUrlFetch, URL_FETCH } from "./url-fetch.js";
@@ -38,6 +38,7 @@ function fail(...reasons: string[]): LimitAnswer {
 }
 
 function checkData(schema: Schema, data: Json): string | null {
+  if (!isJsonObject(data)) return NOT_A_DICTIONARY;
   const e = firstError(schema, data);
   return e ? `Invalid data: ${schemaErrorText(e)}` : null;
 }
@@ -128,11 +129,11 @@ function testType(data: Json): Result<LimitEvaluator, string> {
   });
 }
 
-function jqLimit(data: Json): Result<LimitEvaluator, string> {
+function jqLimit(data: Json): Result<LimitEvaluator, DataError> {
   const e = checkData(JQ_TRANSFORM, data);
   if (e) return err(e);
-  const c = compileJqText(scriptText(data as unknown as JqSpec), (data as JsonObject).args);
-  if (!c.ok) return err(c.error);
+  const c = compileSpec(data as unknown as JqSpec);
+  if (!c.ok) return c;
   const program = c.value;
   return ok({
     checksSchedule: false,
@@ -242,7 +243,7 @@ export const LIMIT_DATA: Readonly<Record<string, Schema>> = {
   "url-fetch": URL_FETCH,
 };
 
-const LIMIT_BUILDERS: Readonly<Record<string, (data: Json) => Result<LimitEvaluator, string>>> = {
+const LIMIT_BUILDERS: Readonly<Record<string, (data: Json) => Result<LimitEvaluator, DataError>>> = {
   "pass-fail": passFail,
   "test-type": testType,
   jq: jqLimit,
@@ -256,7 +257,7 @@ const LIMIT_BUILDERS: Readonly<Record<string, (data: Json) => Result<LimitEvalua
 export const LIMIT_TYPES: readonly string[] = Object.keys(LIMIT_BUILDERS).sort();
 
 /** Compiles a limit of a known type, or says the type is unsupported (null). */
-export function compileLimitType(type: string, data: Json): Result<LimitEvaluator, string> | null {
+export function compileLimitType(type: string, data: Json): Result<LimitEvaluator, DataError> | null {
   const build = Object.hasOwn(LIMIT_BUILDERS, type) ? LIMIT_BUILDERS[type] : undefined;
   return build ? build(data) : null;
 }

@@ -3,14 +3,14 @@
  * of pScheduler in their order, producing the ready-to-decide policy (every
  * name resolved to an index, every evaluator compiled).
  */
-import { didYouMean } from "../common/did-you-mean.js";
+import { closestName } from "../common/did-you-mean.js";
 import type { PackedRanges } from "../common/cidr-ranges.js";
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { err, ok, type Result } from "../common/result.js";
 import { groupLines } from "./applications.js";
 import { compileIdentifier, type Identifier, type IdentifierEntry, type UrlSource, urlSourceOf } from "./identifiers.js";
-import { readsClock, type JqSpec } from "./jq-bridge.js";
+import { readsClock, type DataError, type JqSpec, type ScriptError } from "./jq-bridge.js";
 import { compileLimitType, type LimitEvaluator } from "./limit-types.js";
 import { pyNumber, pyStr, pyTypeName } from "./python-text.js";
 import { CONFIGURATION_SCHEMAS, firstError, schemaErrorText } from "./schema.js";
@@ -20,8 +20,13 @@ import { cloneJson } from "./source.js";
 /** A load failure: pScheduler's message and where in the file it points. */
 export interface LoadError {
   readonly message: string;
+  /** A JSON pointer into the configuration. */
   readonly at: string;
   readonly code: string;
+  /** For a jq script that does not compile: the character of the string at `at` the error points at. */
+  readonly index?: number | null;
+  /** The known name closest to a wrong one, when one is close. */
+  readonly suggestion?: string;
 }
 
 /** Group requirement of classifiers and application groups. */
@@ -76,18 +81,59 @@ export interface LimitsPolicy {
   readonly source: JsonObject;
 }
 
-/**
- * Arbiter's addition to pScheduler's text for an unknown name, when a known
- * name is close: who refers to it and the suggestion ("" otherwise, leaving
- * pScheduler's own text exactly).
- */
-function nameHint(kind: string, name: string, known: Iterable<string>, referrer: string): string {
-  const hint = didYouMean(name, known);
-  return hint === "" ? "" : `.  ${kind} '${name}' is referred to by ${referrer}${hint}`;
+/** Arbiter names the entry a message is about where pScheduler's text does not: `limit "x": <text>`. */
+function named(kind: string, name: string, text: string): string {
+  return `${kind} "${name}": ${text}`;
 }
 
-function fail(message: string, at: string, code = "limits_invalid"): Result<never, LoadError> {
-  return err({ message, at, code });
+/** A schema error inside a named identifier, classifier or limit, named by it (pScheduler's text names only the index). */
+function entryName(config: JsonObject, pointer: string, text: string): string {
+  const m = /^\/(identifiers|classifiers|limits)\/(\d+)(?:\/|$)/.exec(pointer);
+  if (m === null) return text;
+  const list = config[m[1]];
+  const entry = Array.isArray(list) ? list[Number(m[2])] : undefined;
+  if (!isJsonObject(entry) || typeof entry.name !== "string") return text;
+  return named(m[1].slice(0, -1), entry.name, text);
+}
+
+/** Who refers to an unknown name, for the message: `application 0 ("Defaults")`, at most three, then how many more. */
+function referrers(who: readonly string[]): string {
+  const shown = who.slice(0, 3).join(", ");
+  return who.length > 3 ? `${shown} and ${who.length - 3} more` : shown;
+}
+
+/**
+ * Arbiter's addition to pScheduler's text for unknown names: who refers to
+ * each and, when a known name is close, the suggestion.
+ */
+function unknownNames(kind: string, unknown: ReadonlyMap<string, string[]>, known: Iterable<string>, near: string[]): string {
+  let out = "";
+  for (const [name, who] of unknown) {
+    const suggestion = closestName(name, known);
+    if (suggestion !== undefined) near.push(suggestion);
+    out += `.  ${kind} "${name}" is referred to by ${referrers(who)}${suggestion === undefined ? "" : ` (did you mean \`${suggestion}\`?)`}`;
+  }
+  return out;
+}
+
+/** A JSON pointer's reference token: `~` and `/` escaped. */
+function token(key: string | number): string {
+  return String(key).replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+/** A script that did not compile, at the string holding it under `base`, named by `prefix`. */
+function scriptFail(prefix: string, e: ScriptError, base: string, code: string): Result<never, LoadError> {
+  return err({ message: `${prefix}${e.message}`, at: [base, ...e.path.map(token)].join("/"), code, index: e.index });
+}
+
+function fail(message: string, at: string, code = "limits_invalid", suggestion?: string): Result<never, LoadError> {
+  return err(suggestion === undefined ? { message, at, code } : { message, at, code, suggestion });
+}
+
+/** A type's data check failing: a script error at its place, pScheduler's text named by the entry otherwise. */
+function dataFail(kind: string, name: string, e: DataError, dataAt: string, code: string): Result<never, LoadError> {
+  if (typeof e !== "string") return scriptFail(`${kind} "${name}": `, e, dataAt, code);
+  return fail(named(kind, name, e), dataAt, code);
 }
 
 /** Chooses the schema version as pScheduler does (`%d` formatting of the value). */
@@ -127,7 +173,7 @@ export function buildPolicy(config: Json, packed: Readonly<Record<string, Packed
     return fail(`Unresolvable JSON pointer: 'local/LimitConfiguration_V${pyNumber(version.value)}'`, "/schema", "limits_invalid_schema");
   }
   const se = firstError(schema, config);
-  if (se) return fail(`Invalid limit configuration: ${schemaErrorText(se)}`, se.pointer === "/" ? "" : se.pointer, "limits_invalid_schema");
+  if (se) return fail(entryName(config, se.pointer, `Invalid limit configuration: ${schemaErrorText(se)}`), se.pointer === "/" ? "" : se.pointer, "limits_invalid_schema");
 
   // 1. Identifiers
   const identifiers: Identifier[] = [];
@@ -140,7 +186,10 @@ export function buildPolicy(config: Json, packed: Readonly<Record<string, Packed
     if (identIndex.has(entry.name)) return fail(`Duplicate identifier '${entry.name}'`, at, "limits_duplicate_identifier");
     identIndex.set(entry.name, i);
     const c = compileIdentifier(entry, Object.hasOwn(packed, String(i)) ? packed[String(i)] : undefined);
-    if (!c.ok) return fail(c.error, c.error.startsWith("Identifier '") ? `${at}/type` : `${at}/data`, "limits_invalid_identifier");
+    if (!c.ok) {
+      if (typeof c.error === "string" && c.error.startsWith("Identifier '")) return fail(c.error, `${at}/type`, "limits_invalid_identifier");
+      return dataFail("identifier", entry.name, c.error, `${at}/data`, "limits_invalid_identifier");
+    }
     identifiers.push(c.value);
     if (entry.type === "ip-cidr-list-url") {
       const src = urlSourceOf(entry.data);
@@ -157,8 +206,10 @@ export function buildPolicy(config: Json, packed: Readonly<Record<string, Packed
     if (classIndex.has(entry.name)) return fail(`Duplicate classifier '${entry.name}'`, `/classifiers/${i}`, "limits_duplicate_classifier");
     const unknown = [...new Set(entry.identifiers.filter((n) => !identIndex.has(n)))];
     if (unknown.length > 0) {
-      const hints = unknown.map((n) => nameHint("identifier", n, identIndex.keys(), `classifier '${entry.name}'`));
-      return fail(`Unknown identifiers: ${unknown.join(", ")}${hints.join("")}`, `/classifiers/${i}/identifiers`, "limits_unknown_identifier");
+      const near = unknown.map((n) => [n, closestName(n, identIndex.keys())] as const).filter(([, c]) => c !== undefined);
+      const hint = near.length === 0 ? "" : ` (did you mean ${near.map(([n, c]) => (unknown.length === 1 ? `\`${c}\`` : `\`${c}\` for \`${n}\``)).join(", ")}?)`;
+      const message = named("classifier", entry.name, `Unknown identifiers: ${unknown.join(", ")}${hint}`);
+      return fail(message, `/classifiers/${i}/identifiers`, "limits_unknown_identifier", near[0]?.[1]);
     }
     classIndex.set(entry.name, i);
     classifiers.push({
@@ -172,7 +223,7 @@ export function buildPolicy(config: Json, packed: Readonly<Record<string, Packed
   let rewriter: Rewriter | null = null;
   if (config.rewrite !== undefined) {
     const r = compileRewriter(config.rewrite as JsonObject);
-    if (!r.ok) return fail(r.error, "/rewrite/script", "limits_invalid_rewrite");
+    if (!r.ok) return scriptFail("", r.error, "/rewrite", "limits_invalid_rewrite");
     rewriter = r.value;
   }
 
@@ -195,23 +246,24 @@ export function buildPolicy(config: Json, packed: Readonly<Record<string, Packed
       const sourceName = pyStr(raw.clone);
       const src = limitIndex.get(sourceName);
       if (src === undefined) {
-        const hint = didYouMean(sourceName, limitIndex.keys());
-        return fail(`Limit '${name}': Unable to clone undefined limit '${sourceName}'${hint}`, `${at}/clone`, "limits_unknown_clone");
+        const near = closestName(sourceName, limitIndex.keys());
+        const hint = near === undefined ? "" : ` (did you mean \`${near}\`?)`;
+        return fail(`Limit '${name}': Unable to clone undefined limit '${sourceName}'${hint}`, `${at}/clone`, "limits_unknown_clone", near);
       }
       const missing = requireKey(raw, "description", at) ?? requireKey(raw, "data", at);
-      if (missing) return err(missing);
+      if (missing) return err({ ...missing, message: named("limit", name, missing.message) });
       const srcEntry = normalizedLimits[src] as JsonObject;
       type = srcEntry.type;
       data = mergeData(srcEntry.data, raw.data);
     } else {
       const missing = requireKey(raw, "type", at) ?? requireKey(raw, "data", at);
-      if (missing) return err(missing);
+      if (missing) return err({ ...missing, message: named("limit", name, missing.message) });
       type = raw.type;
       data = raw.data;
     }
     const c = compileLimitType(pyStr(type), data);
     if (c === null) return fail(`Limit '${name}' has unsupported type '${pyStr(type)}'`, `${at}/type`, "limits_unknown_limit_type");
-    if (!c.ok) return fail(c.error, `${at}/data`, "limits_invalid_limit");
+    if (!c.ok) return dataFail("limit", name, c.error, `${at}/data`, "limits_invalid_limit");
     const invert = raw.invert === true;
     limitIndex.set(name, i);
     limits.push({ name, invert, evaluator: c.value });
@@ -228,28 +280,26 @@ export function buildPolicy(config: Json, packed: Readonly<Record<string, Packed
     "stop-on-failure"?: boolean;
     invert?: boolean;
   }[];
-  const unknownClassifiers = new Set<string>();
-  const unknownLimits = new Set<string>();
-  const hints: string[] = [];
+  const unknownClassifiers = new Map<string, string[]>();
+  const unknownLimits = new Map<string, string[]>();
+  const refer = (unknown: Map<string, string[]>, name: string, who: string): void => {
+    const list = unknown.get(name);
+    if (list === undefined) unknown.set(name, [who]);
+    else if (list[list.length - 1] !== who) list.push(who);
+  };
   for (let i = 0; i < appEntries.length; i++) {
     const a = appEntries[i];
-    const who = `application ${i}${a.description !== undefined ? ` ('${a.description}')` : ""}`;
-    if (a.classifier !== undefined && !classIndex.has(a.classifier)) {
-      if (!unknownClassifiers.has(a.classifier)) hints.push(nameHint("classifier", a.classifier, classIndex.keys(), who));
-      unknownClassifiers.add(a.classifier);
-    }
-    for (const g of a.apply)
-      for (const l of g.limits)
-        if (!limitIndex.has(l)) {
-          if (!unknownLimits.has(l)) hints.push(nameHint("limit", l, limitIndex.keys(), who));
-          unknownLimits.add(l);
-        }
+    const who = `application ${i}${a.description !== undefined ? ` ("${a.description}")` : ""}`;
+    if (a.classifier !== undefined && !classIndex.has(a.classifier)) refer(unknownClassifiers, a.classifier, who);
+    for (const g of a.apply) for (const l of g.limits) if (!limitIndex.has(l)) refer(unknownLimits, l, who);
   }
   if (unknownClassifiers.size > 0 || unknownLimits.size > 0) {
     const parts: string[] = [];
-    if (unknownClassifiers.size > 0) parts.push(`Unknown classifiers: ${[...unknownClassifiers].join(", ")}`);
-    if (unknownLimits.size > 0) parts.push(`Unknown limits: ${[...unknownLimits].join(", ")}`);
-    return fail(parts.join(".  ") + hints.join(""), "/applications", "limits_unknown_reference");
+    if (unknownClassifiers.size > 0) parts.push(`Unknown classifiers: ${[...unknownClassifiers.keys()].join(", ")}`);
+    if (unknownLimits.size > 0) parts.push(`Unknown limits: ${[...unknownLimits.keys()].join(", ")}`);
+    const near: string[] = [];
+    const hints = unknownNames("classifier", unknownClassifiers, classIndex.keys(), near) + unknownNames("limit", unknownLimits, limitIndex.keys(), near);
+    return fail(parts.join(".  ") + hints, "/applications", "limits_unknown_reference", near[0]);
   }
   const applications: Application[] = appEntries.map((a) => ({
     description: a.description ?? "(No description)",
@@ -268,7 +318,7 @@ export function buildPolicy(config: Json, packed: Readonly<Record<string, Packed
   let prioritizer: Prioritizer | null = null;
   if (config.priority !== undefined) {
     const p = compilePrioritizer(config.priority as JsonObject);
-    if (!p.ok) return fail(p.error, "/priority/script", "limits_invalid_priority");
+    if (!p.ok) return scriptFail("", p.error, "/priority", "limits_invalid_priority");
     prioritizer = p.value;
   }
 

@@ -8,6 +8,9 @@ import type { Json } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { pyRepr, pyStringRepr } from "./python-text.js";
 
+/** pScheduler's json_validate raises this, before any schema check, for type data that is not an object. */
+export const NOT_A_DICTIONARY = "JSON provided must be a dictionary.";
+
 /** A schema node (a subset of JSON Schema draft 7). */
 export interface Schema {
   type?: "object" | "array" | "string" | "boolean" | "integer" | "number";

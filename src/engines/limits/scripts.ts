@@ -7,7 +7,7 @@ import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { checkJsonShape, describeJsonShape, MAX_JSON_DEPTH } from "../common/json-shape.js";
 import { err, ok, type Result } from "../common/result.js";
-import { compileJqText, hoistImports, scriptText, type CompiledJq, type JqSpec } from "./jq-bridge.js";
+import { compileJqText, hoistImports, scriptError, scriptText, unhoist, type CompiledJq, type JqSpec, type ScriptError } from "./jq-bridge.js";
 
 const RW = "__REWRITER_PRIVATE__";
 const PR = "__PRIORITIZER_PRIVATE__";
@@ -34,12 +34,16 @@ const PRIORITIZER_LIBRARY = [
 /**
  * Puts the library between the hoisted imports and the user's script; the
  * script is piped from `.` so that an empty script is a syntax error, as in
- * pScheduler.
+ * pScheduler. A compile error is placed in the script as written.
  */
-function assemble(spec: JqSpec, library: string): { text: string; firstLine: number } {
-  const { imports, body } = hoistImports(scriptText(spec, true));
-  const head = `${imports}${imports ? "\n" : ""}${library} . |\n`;
-  return { text: `${head}${body}\n`, firstLine: head.split("\n").length };
+function compileScript(spec: JqSpec, library: string): Result<CompiledJq, ScriptError> {
+  const hoisted = hoistImports(scriptText(spec, true));
+  const head = `${hoisted.imports}${hoisted.imports ? "\n" : ""}${library} . |\n`;
+  const c = compileJqText(`${head}${hoisted.body}\n`, spec.args, head.length, (o) => unhoist(hoisted, o));
+  if (c.ok) return c;
+  // an offset past the script (the end of an empty one) names the script as a whole
+  const offset = c.error.offset !== null && c.error.offset >= scriptText(spec, true).length ? null : c.error.offset;
+  return err(scriptError(spec, [], { message: c.error.message, offset }));
 }
 
 /**
@@ -75,10 +79,9 @@ export interface Rewriter {
 }
 
 /** Compiles the configuration's `rewrite` script. */
-export function compileRewriter(spec: JsonObject): Result<Rewriter, string> {
-  const a = assemble(spec as unknown as JqSpec, REWRITER_LIBRARY);
-  const c = compileJqText(a.text, spec.args, a.firstLine);
-  if (!c.ok) return err(c.error);
+export function compileRewriter(spec: JsonObject): Result<Rewriter, ScriptError> {
+  const c = compileScript(spec as unknown as JqSpec, REWRITER_LIBRARY);
+  if (!c.ok) return c;
   const program: CompiledJq = c.value;
   return ok({
     run(task, classifiers, hints, now) {
@@ -118,10 +121,9 @@ export interface Prioritizer {
 }
 
 /** Compiles the configuration's `priority` script. */
-export function compilePrioritizer(spec: JsonObject): Result<Prioritizer, string> {
-  const a = assemble(spec as unknown as JqSpec, PRIORITIZER_LIBRARY);
-  const c = compileJqText(a.text, spec.args, a.firstLine);
-  if (!c.ok) return err(c.error);
+export function compilePrioritizer(spec: JsonObject): Result<Prioritizer, ScriptError> {
+  const c = compileScript(spec as unknown as JqSpec, PRIORITIZER_LIBRARY);
+  if (!c.ok) return c;
   const program: CompiledJq = c.value;
   return ok({
     run(task, classifiers, now) {

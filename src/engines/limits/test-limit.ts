@@ -11,7 +11,7 @@ import { parseSiNumber } from "../common/si-number.js";
 import { compileStringMatch, type StringMatchSpec } from "../common/string-match.js";
 import type { LimitAnswer, LimitEvaluator } from "./limit-types.js";
 import { pyStr, pyStringRepr } from "./python-text.js";
-import { STRING_MATCH, firstError, schemaErrorText } from "./schema.js";
+import { NOT_A_DICTIONARY, STRING_MATCH, firstError, schemaErrorText } from "./schema.js";
 
 const LABELS: Readonly<Record<string, string>> = {
   bandwidth: "Bandwidth",
@@ -146,7 +146,7 @@ function compileConstraint(param: string, c: Json): Result<Check, string> {
 
 /** Compiles a `test` limit; an unrecognised constraint fails load at `/limit/<param>`. */
 export function compileTestLimit(data: Json): Result<LimitEvaluator, string> {
-  if (!isJsonObject(data)) return err(`Invalid data: At /: ${pyStr(data)} is not of type 'object'`);
+  if (!isJsonObject(data)) return err(NOT_A_DICTIONARY);
   const extra = Object.keys(data).filter((k) => k !== "test" && k !== "limit").sort();
   if (extra.length > 0) {
     const list = extra.map(pyStringRepr).join(", ");

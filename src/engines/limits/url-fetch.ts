@@ -14,10 +14,10 @@ import { checkJsonShape, describeJsonShape, MAX_JSON_DEPTH } from "../common/jso
 import { err, ok, type Result } from "../common/result.js";
 import { DEFAULT_FETCH_BUDGET, type FetchAnswer, type UrlFetcher } from "./context.js";
 import type { EvalState } from "./identifiers.js";
-import { compileJqText, scriptText, type CompiledJq, type JqSpec } from "./jq-bridge.js";
+import { compileSpec, type CompiledJq, type DataError, type JqSpec } from "./jq-bridge.js";
 import type { LimitAnswer, LimitEvaluator } from "./limit-types.js";
 import { pyStr, pyTypeName, pyUrlencode } from "./python-text.js";
-import { DURATION, JQ_TRANSFORM, firstError, schemaErrorText, type Schema } from "./schema.js";
+import { DURATION, JQ_TRANSFORM, NOT_A_DICTIONARY, firstError, schemaErrorText, type Schema } from "./schema.js";
 import { stripComments } from "./source.js";
 
 const BOOLEAN: Schema = { type: "boolean" };
@@ -65,11 +65,10 @@ interface Transform {
 }
 
 /** Compiles a transform with `hint($name)` defined in front of the script, as pScheduler does. */
-function compileTransform(spec: JqSpec | undefined): Result<Transform | null, string> {
+function compileTransform(spec: JqSpec | undefined, key: string): Result<Transform | null, DataError> {
   if (spec === undefined) return ok(null);
-  const text = `def hint($name): .${PRIVATE_KEY}.hints[$name];` + scriptText(spec);
-  const c = compileJqText(text, spec.args);
-  if (!c.ok) return err(c.error);
+  const c = compileSpec(spec, [key], `def hint($name): .${PRIVATE_KEY}.hints[$name];`);
+  if (!c.ok) return c;
   return ok({ program: c.value, raw: spec["output-raw"] === true });
 }
 
@@ -111,14 +110,15 @@ function budgetSpent(budget: number): FetchAnswer {
 const UNREACHABLE: FetchAnswer = { status: 400, text: "Couldn't connect to server" };
 
 /** Reads a url-fetch limit's data; errors are pScheduler's load texts. */
-export function compileUrlFetch(data: Json): Result<LimitEvaluator, string> {
+export function compileUrlFetch(data: Json): Result<LimitEvaluator, DataError> {
+  if (!isJsonObject(data)) return err(NOT_A_DICTIONARY);
   const e = firstError(URL_FETCH, data);
   if (e) return err(`Invalid data: ${schemaErrorText(e)}`);
   const d = data as JsonObject;
   const transforms: (Transform | null)[] = [];
   for (const key of ["url-transform", "headers-transform", "params-transform"]) {
-    const t = compileTransform(d[key] as unknown as JqSpec | undefined);
-    if (!t.ok) return err(t.error);
+    const t = compileTransform(d[key] as unknown as JqSpec | undefined, key);
+    if (!t.ok) return t;
     transforms.push(t.value);
   }
   const [urlT, headersT, paramsT] = transforms;

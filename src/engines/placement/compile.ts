@@ -1,3 +1,4 @@
+import { closestName } from "../common/did-you-mean.js";
 import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
 import { parseAcl } from "./acl.js";
 import { buildFilter, withRegexMemo } from "./filter.js";
@@ -26,8 +27,8 @@ class LoadError {
   constructor(readonly error: PolicyError) {}
 }
 
-function fail(code: string, message: string, at: string): never {
-  throw new LoadError(policyError(code, message, at));
+function fail(code: string, message: string, at: string, suggestion?: string): never {
+  throw new LoadError(policyError(code, message, at, suggestion));
 }
 
 /** Renders a rule like Go's `%v` of the config struct, without the pointer address. */
@@ -57,12 +58,17 @@ function buildRule(r: RawRule): RuleData {
       "recovery rule cannot be part of the config, failing placement rule config",
       `${r.at}/name`,
     );
-  if (!KINDS.includes(lower))
+  if (!KINDS.includes(lower)) {
+    // YuniKorn's text, then Arbiter's: the rule names there are and the closest one
+    const near = closestName(r.name, KINDS);
+    const hint = near === undefined ? "" : `; did you mean \`${near}\`?`;
     fail(
       "placement_unknown_rule",
-      `unknown rule name specified ${r.name}, failing placement rule config`,
+      `unknown rule name specified ${r.name}, failing placement rule config (the rule names are ${KINDS.slice(0, -1).join(", ")} and ${KINDS[KINDS.length - 1]}${hint})`,
       `${r.at}/name`,
+      near,
     );
+  }
   const kind = lower as RuleKind;
   let value = "";
   let qualified = false;

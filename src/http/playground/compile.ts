@@ -1,6 +1,6 @@
 import { compileBundle, ENGINES } from "../../bundle/index.js";
 import type { EngineName } from "../../engines/common/engine.js";
-import { ApiError } from "../errors.js";
+import { ApiError, errorDetail } from "../errors.js";
 
 /** A playground policy, compiled and loaded in memory: never written to KV, never active. */
 export interface PlaygroundPolicy {
@@ -29,7 +29,7 @@ export async function compilePlaygroundPolicy(engine: EngineName, source: string
   }
   const bundle = await compileBundle({ [engine]: source }, new Date(0).toISOString());
   if (!bundle.ok) {
-    const details = bundle.error.map((e) => ({ code: e.code, message: e.message, at: e.at }));
+    const details = bundle.error.map((e) => errorDetail(e));
     const first = bundle.error[0];
     throw new ApiError("policy_invalid", `the \`${engine}\` policy is invalid: ${first.message}${first.at ? ` (at ${first.at})` : ""}`, details);
   }

@@ -14,7 +14,7 @@ import type { PlacementPolicy } from "../../engines/placement/index.js";
 import type { RouteContext } from "../decision.js";
 import { ApiError } from "../errors.js";
 import { decide as decideLimitsRequest } from "../routes/limits.js";
-import { decideMatchRequest } from "../routes/match.js";
+import { decideMatchWithAnalysis } from "../routes/match.js";
 import { decidePlace } from "../routes/placement.js";
 import { PLAYGROUND_INPUTS, type CustomsPlaygroundInput, type JobfilterPlaygroundInput } from "../schemas/playground.js";
 
@@ -118,7 +118,7 @@ export const PLAYGROUND_ENGINES: Readonly<Record<EngineName, PlaygroundEngine>> 
   match: {
     schema: PLAYGROUND_INPUTS.match,
     exactJson: false,
-    decide: (policy, request, ctx) => decideMatchRequest(policy as never, request as never, ctx),
+    decide: (policy, request, ctx) => decideMatchWithAnalysis(policy as never, request as never, ctx),
   },
   customs: {
     schema: PLAYGROUND_INPUTS.customs,

@@ -132,6 +132,14 @@ registerOperation({
   response: HostListResponse,
   query: [NET_QUERY],
   errors: ["invalid_request"],
+  example: {
+    net: 0,
+    hosts: [
+      { name: "h21", address: "10.0.0.21", available: true, rating: 199, down: false, jobs: 0, pending: 1, reported_at: "2026-11-22T06:00:00.000Z", permits: [7] },
+      { name: "ws0", address: "10.0.0.13", available: false, rating: null, reason: "AVAIL_IDLE", down: false, jobs: 1, pending: 0, reported_at: "2026-11-22T06:00:00.000Z", permits: [] },
+      { name: "ws9", address: "10.0.0.19", available: false, rating: null, reason: "AVAIL_DOWN", down: true, jobs: 0, pending: 0, reported_at: "2026-11-22T05:58:10.000Z", permits: [] },
+    ],
+  },
 });
 registerOperation({
   operationId: "hostAcl",
@@ -155,6 +163,7 @@ registerOperation({
   response: HostRemoved,
   query: [NET_QUERY],
   errors: ["invalid_request", "host_not_found"],
+  example: { removed: true, host: "h21", net: 0, revoked: [7] },
 });
 
 /** The host pool API: agent reports, allocations, permit release, listings. */

@@ -1,3 +1,4 @@
+import { unknownEngine } from "./policies.js";
 import { Hono } from "hono";
 import { z } from "zod";
 import { decisionBudget } from "../../engines/common/budget.js";
@@ -9,7 +10,6 @@ import { answerJson } from "../answer-json.js";
 import { authorize } from "../auth.js";
 import { parseExactJsonText, parseJsonText, readJsonText, validate } from "../body.js";
 import { decideWithin, newDecisionId } from "../decision.js";
-import { ApiError } from "../errors.js";
 import { registerOperation } from "../openapi.js";
 import { compilePlaygroundPolicy } from "../playground/compile.js";
 import { PLAYGROUND_ENGINES, type PlaygroundContext } from "../playground/decide.js";
@@ -21,7 +21,7 @@ import { writeLog } from "../../log-line.js";
 const Envelope = z.strictObject({ policy: PlaygroundBody.shape.policy, request: z.unknown() });
 
 function engineName(name: string): EngineName {
-  if (!(ENGINE_NAMES as readonly string[]).includes(name)) throw new ApiError("unknown_engine", `there is no engine \`${name}\``);
+  if (!(ENGINE_NAMES as readonly string[]).includes(name)) throw unknownEngine(name);
   return name as EngineName;
 }
 

@@ -7,7 +7,7 @@ import { bundleInfo, expireBundleCheck, getActiveBundle } from "../../state/poli
 import { requireRole } from "../auth.js";
 import { readJson, readText } from "../body.js";
 import type { AppEnv } from "../../env.js";
-import { ApiError } from "../errors.js";
+import { ApiError, errorDetail } from "../errors.js";
 import { registerOperation } from "../openapi.js";
 import { CandidateInfo, stageCandidate } from "./candidate.js";
 import { changeAuthor, coordinator, parseIfMatch, publishError } from "../coordinator.js";
@@ -23,7 +23,7 @@ function engineParam(c: Context<AppEnv>): EngineDefinition {
 }
 
 /** The 404 for a name that is no engine, naming the engine it most likely meant. */
-function unknownEngine(name: string): ApiError {
+export function unknownEngine(name: string): ApiError {
   const near = suggestEngine(name);
   const hint = near === undefined ? "" : near.file !== undefined ? `; the engine for ${near.file} is \`${near.engine}\`` : ` (did you mean \`${near.engine}\`?)`;
   const message = `there is no engine \`${name}\`${hint}`;
@@ -39,7 +39,7 @@ async function candidate(c: Context<AppEnv>): Promise<Bundle> {
   const sources = { ...sourcesOf(current.bundle), [engine.name]: source };
   const compiled = await compileBundle(sources, new Date().toISOString());
   if (!compiled.ok) {
-    const details = compiled.error.map((e: BundleError) => ({ code: e.code, message: e.message, at: e.at }));
+    const details = compiled.error.map((e: BundleError) => errorDetail(e));
     const first = compiled.error[0];
     throw new ApiError(
       "policy_invalid",

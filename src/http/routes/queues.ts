@@ -97,6 +97,13 @@ registerOperation({
   query: [limitQuery(QUEUE_PAGE_MAX, QUEUE_PAGE_MAX), CURSOR_QUERY],
   errors: ["invalid_request"],
   response: QueueList,
+  example: {
+    queues: [
+      { queue: "default", running: 2, queued: 1, finished: 14, watermark: 17 },
+      { queue: "nightly", running: 0, queued: 0, finished: 3, watermark: 3 },
+    ],
+    cursor: null,
+  },
 });
 registerOperation({
   ...jobs,
@@ -111,6 +118,34 @@ registerOperation({
   ],
   errors: ["invalid_request"],
   response: JobListing,
+  example: {
+    queue: "default",
+    jobs: [
+      {
+        id: 17,
+        state: "queued",
+        action: "RATE_LIMITED",
+        rule: "5f0c2a4e-3b1d-4c8e-9a27-6d1e0f3b8c45",
+        priority: 0,
+        submitted_at: "2026-11-27T05:10:02.118Z",
+        started_at: null,
+        ended_at: null,
+        lease_expires_at: null,
+      },
+      {
+        id: 16,
+        state: "running",
+        action: "ACCEPT",
+        rule: null,
+        priority: 0,
+        submitted_at: "2026-11-27T05:09:41.730Z",
+        started_at: "2026-11-27T05:09:41.730Z",
+        ended_at: null,
+        lease_expires_at: "2026-11-27T05:19:41.730Z",
+      },
+    ],
+    cursor: "16",
+  },
 });
 registerOperation({
   ...jobs,
@@ -120,4 +155,5 @@ registerOperation({
   summary: "Cancel a job: a held job is dropped, a running job's slot released (idempotent)",
   errors: ["invalid_request", "not_found"],
   response: CancelledJob,
+  example: { job_id: 17, action: "RATE_LIMITED", rule: "5f0c2a4e-3b1d-4c8e-9a27-6d1e0f3b8c45", run: false, state: "cancelled" },
 });

@@ -46,6 +46,27 @@ export const Lease = z.strictObject({ id: z.string(), expires_at: z.string() });
 const JobAction = z.enum(["ACCEPT", "PAUSE", "REJECT", "RATE_LIMITED", "ADHOC_RATE_LIMITED"]);
 
 /** What job routes answer: the decision envelope, the decision, and the job's state and lease. */
+/** One rule of a job's explain trace (src/engines/jobfilter/engine.ts `TraceLine`). */
+const JobfilterTraceRule = z.strictObject({
+  index: z.number().int().describe("the rule's place in evaluation order (priority, watermark, uuid)"),
+  uuid: z.string(),
+  priority: z.number().int(),
+  watermark: z.number().int(),
+  action: z.union([z.enum(["ACCEPT", "PAUSE", "REJECT", "CONTINUE"]), z.tuple([z.literal("RATE_LIMIT"), z.number().int()])]),
+  matches: z.boolean().describe("whether all its predicates hold"),
+  predicates: z.array(z.strictObject({ predicate: z.tuple([z.enum(["jobid", "opcode", "reason"]), z.unknown()]), matches: z.boolean() })),
+  result: z
+    .enum(["applied", "continued", "no_match", "not_reached"])
+    .describe("applied: it decided; continued: it matched but is CONTINUE; no_match: a predicate is false; not_reached: after the rule that applied"),
+  why: z.string(),
+});
+
+/** The explain trace of a job decision. */
+export const JobfilterTrace = z.strictObject({
+  rules: z.array(JobfilterTraceRule),
+  buckets: z.array(z.strictObject({ key: z.string(), limit: z.number() })),
+});
+
 export const JobVerdict = z.strictObject({
   decision_id: z.string(),
   revision: z.string(),
@@ -56,7 +77,7 @@ export const JobVerdict = z.strictObject({
   run: z.boolean(),
   state: z.enum(["queued", "running", "cancelled", "finished", "expired"]),
   lease: Lease.optional(),
-  trace: z.unknown().optional(),
+  trace: JobfilterTrace.optional().describe("with ?explain=true: every rule in evaluation order, each predicate's value, what became of the rule and why, and the job's ad-hoc buckets"),
 });
 
 /** The body of POST /v1/queues/{queue}/schedule: held job ids in priority order. */

@@ -17,3 +17,57 @@ export const MatchVerdict = z.object({
 
 /** The /v1/ads/check verdict, for the OpenAPI document. */
 export const AdCheckVerdict = z.object({ ...envelope, discarded: z.boolean(), trace: z.json().optional().describe("present with ?explain=true") });
+
+const operandValues = z.object({
+  expr: z.string(),
+  value: z.string().optional().describe("the value, when every machine gave the same one"),
+  min: z.number().optional(),
+  max: z.number().optional(),
+  values: z.array(z.object({ value: z.string(), machines: z.number().int() })).optional().describe("the values seen, most frequent first (at most 8)"),
+  distinct: z.number().int().optional(),
+});
+
+/** The /v1/match/analyze answer, for the OpenAPI document. */
+export const MatchAnalysisVerdict = z.object({
+  ...envelope,
+  job: z.object({ id: z.string(), discarded: z.boolean() }),
+  schedd: z.object({ discarded: z.boolean() }).optional(),
+  machines: z.object({
+    total: z.number().int(),
+    discarded_by_policy: z.number().int(),
+    rejected_by_job: z.number().int(),
+    rejecting_job: z.number().int(),
+    matching: z.number().int(),
+  }),
+  requirements: z.array(z.object({ origin: z.string(), expr: z.string() })),
+  job_attributes: z.array(z.object({ name: z.string(), expr: z.string() })),
+  clauses: z.array(
+    z.object({
+      index: z.number().int(),
+      origin: z.enum(["Requirements", "NEGOTIATOR_PE_JOB_EXPR"]),
+      expr: z.string(),
+      matches: z.number().int(),
+      values: z.array(operandValues).optional(),
+    }),
+  ),
+  machine_side: z.array(
+    z.object({
+      origin: z.enum(["Requirements", "NEGOTIATOR_PE_RESOURCE_EXPR"]),
+      expr: z.string(),
+      machines: z.number().int(),
+      names: z.array(z.union([z.string(), z.number()])),
+    }),
+  ),
+  suggestions: z.array(
+    z.object({
+      kind: z.enum(["blocker", "modify", "discarded"]),
+      clause: z.number().int().optional(),
+      message: z.string(),
+      attribute: z.string().optional(),
+      from: z.string().optional(),
+      to: z.string().optional(),
+      more: z.number().int().optional(),
+      most: z.object({ to: z.string(), more: z.number().int() }).optional(),
+    }),
+  ),
+});
