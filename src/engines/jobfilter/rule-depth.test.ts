@@ -33,7 +33,7 @@ describe("rule parts nested past 100 levels are jobfilter_too_deep, never a stac
   it("keeps Ganeti's texts for values within the limit, and renders deeper ones without recursing", () => {
     expect(parseAction(nested(50, "x"))).toEqual({
       ok: false,
-      error: `malformed FilterAction JSON: ${"[".repeat(50)}"x"${"]".repeat(50)}`,
+      error: expect.stringContaining(`malformed FilterAction JSON: ${"[".repeat(50)}"x"${"]".repeat(50)}`),
     });
     expect(showCompact(deep)).toBe("<nested more than 100 levels deep>");
     expect(showPretty(deep)).toBe("<nested more than 100 levels deep>");
