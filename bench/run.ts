@@ -18,6 +18,7 @@ const SUITES: [string, () => Promise<BenchRow[]>][] = [
   ["jq", async () => (await import("./jq.js")).runJqBench()],
   ["regex", async () => (await import("./regex.js")).runRegexBench()],
   ["metrics", async () => (await import("./metrics.js")).runMetricsBench()],
+  ["lint", async () => (await import("./lint.js")).runLintBench()],
 ];
 
 const summary: (BenchRow & { suite: string })[] = [];

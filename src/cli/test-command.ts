@@ -6,6 +6,7 @@ import { isTestFileName } from "./policy-files.js";
 import { loadTestFile, type TestFile, type TestFileError } from "./test-file.js";
 import { jsonReport, junitReport, textReport } from "./test-report.js";
 import { PolicyCache, runTestFile, type CaseResult } from "./test-run.js";
+import { lintTestedPolicies } from "./test-lint.js";
 
 export const TEST_USAGE = `usage: arbiter test [PATH...] [--run REGEX] [--format text|json|junit]
 
@@ -20,6 +21,9 @@ the same evaluators as \`arbiter eval\`. See docs/policies/testing.md.
   --run REGEX     run only the cases whose name matches REGEX
   --format F      text (default): a line per failed case and \`N passed, M failed\`;
                   json: every case with its status; junit: JUnit XML for CI
+Each policy file the tests ran against is also linted (\`arbiter lint\`):
+warnings print on stderr as "lint: FILE:LINE:COLUMN: code: message" (infos
+are left to arbiter lint); findings do not change the exit status.
 Exit status: 0 every case passed, 1 a case failed, 2 an invalid test file
 (each error at file:line:column) or a usage error.
 `;
@@ -126,5 +130,6 @@ export async function testCommand(argv: string[], io: Io): Promise<number> {
   if (only !== undefined && results.length === 0) io.stderr(`arbiter test: no case name matches --run ${runText}\n`);
 
   io.stdout(format === "json" ? jsonReport(results) : format === "junit" ? junitReport(results) : textReport(results));
+  lintTestedPolicies(files, io);
   return results.some((r) => r.status === "failed") ? 1 : 0;
 }

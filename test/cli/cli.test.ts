@@ -86,14 +86,14 @@ describe("arbiter help and version", () => {
   });
 
   it("answers each command's unknown options with usage", async () => {
-    for (const cmd of ["validate", "compile", "eval", "publish"]) {
+    for (const cmd of ["validate", "lint", "compile", "eval", "publish"]) {
       const r = await run([cmd, "--frobnicate"]);
       expect(r.code, cmd).toBe(2);
       expect(r.err.toLowerCase(), cmd).toContain("usage");
     }
   });
 
-  it.each(["validate", "compile", "eval", "publish", "jq", "filter"])("%s --help prints usage and exits 0", async (cmd) => {
+  it.each(["validate", "lint", "compile", "eval", "publish", "jq", "filter"])("%s --help prints usage and exits 0", async (cmd) => {
     const r = await run([cmd, "--help"]);
     expect(r.code).toBe(0);
     expect(r.out.toLowerCase()).toContain("usage");

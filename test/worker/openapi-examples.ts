@@ -90,6 +90,11 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
     vars: async () => ({ source: await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text() }),
     text: (v) => `${v.source}\n# validated, not published\n`,
   },
+  lintPolicy: {
+    path: "/v1/policies/placement/lint",
+    vars: async () => ({ source: await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text() }),
+    text: (v) => v.source,
+  },
 
   // The candidate rows stage the active placement source unchanged: shadow evaluation of the
   // other files' placement decisions then agrees, and a promotion changes no verdict.

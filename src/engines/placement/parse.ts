@@ -36,7 +36,7 @@ import {
   strings,
   uint64,
 } from "./yaml-decode.js";
-import { MAX_YAML_DEPTH } from "./yaml-depth.js";
+import { MAX_YAML_DEPTH } from "./yaml-read.js";
 import { MAX_REPORTED_ERRORS, readYaml, type Value } from "./yaml-tree.js";
 
 /**
@@ -213,7 +213,7 @@ export function parseConfig(source: string): Result<{ config: RawConfig; locate:
     ...(d.dropped > 0 ? [tooMany(d.dropped)] : []),
   ];
   try {
-    const top = tree.doc.contents as Value;
+    const top: Value = tree.root;
     if (isNull(d, top)) return ok({ config: { partitions: null }, locate });
     const m = entries(d, top, TOP_KEYS, "the configuration", "");
     str(d, m.get("checksum"), "/checksum");

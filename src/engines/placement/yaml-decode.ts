@@ -5,9 +5,9 @@
  * as yaml.v3 compares them), an unknown field is an error. Every primitive is
  * linear in what it reads; aliases cost one lookup each and are capped.
  */
-import { isAlias, isMap, isScalar, isSeq, type Alias, type Pair } from "yaml";
+import type { YamlAlias, YamlMap, YamlNode, YamlPair, YamlScalar, YamlSeq } from "./yaml-node.js";
 import { policyError, type PolicyError } from "../common/result.js";
-import { MAX_YAML_DEPTH } from "./yaml-depth.js";
+import { MAX_YAML_DEPTH } from "./yaml-read.js";
 import { MAX_REPORTED_ERRORS, type Value, type YamlTree } from "./yaml-tree.js";
 
 /** A problem that ends decoding at once (Go's decoder fails the whole document for these). */
@@ -46,12 +46,12 @@ export class Decoder {
     if (!isAlias(v)) return v;
     if (++this.aliases > MAX_ALIASES)
       throw new DecodeError("placement_invalid_type", `too many YAML aliases (more than ${MAX_ALIASES})`, at);
-    const target = this.tree.target(v);
+    const target = v.target;
     if (target === undefined)
-      throw new DecodeError("placement_invalid_type", `unresolved YAML alias \`${v.source}\``, at);
-    if (this.tree.cyclic(v))
-      throw new DecodeError("placement_invalid_type", `anchor '${v.source}' value contains itself`, at);
-    if ((isMap(target) || isSeq(target)) && (this.aliasedItems += target.items.length) > MAX_ALIASED_ITEMS) {
+      throw new DecodeError("placement_invalid_type", `unresolved YAML alias \`${v.name}\``, at);
+    if (v.cyclic) throw new DecodeError("placement_invalid_type", `anchor '${v.name}' value contains itself`, at);
+    const size = isMap(target) ? target.pairs.length : isSeq(target) ? target.items.length : 0;
+    if ((this.aliasedItems += size) > MAX_ALIASED_ITEMS) {
       throw new DecodeError(
         "placement_invalid_type",
         `YAML aliases bring back more than ${MAX_ALIASED_ITEMS} items`,
@@ -81,6 +81,22 @@ export class Decoder {
   }
 }
 
+function isAlias(v: Value): v is YamlAlias {
+  return v?.kind === "alias";
+}
+
+function isMap(v: Value): v is YamlMap {
+  return v?.kind === "map";
+}
+
+function isSeq(v: Value): v is YamlSeq {
+  return v?.kind === "seq";
+}
+
+function isScalar(v: Value): v is YamlScalar {
+  return v?.kind === "scalar";
+}
+
 /** Whether the value is absent or YAML null (Go leaves the field at its zero value). */
 export function isNull(d: Decoder, raw: Value): boolean {
   const v = d.deref(raw, "");
@@ -90,23 +106,23 @@ export function isNull(d: Decoder, raw: Value): boolean {
 function kindOf(v: Value): string {
   if (isMap(v)) return "a mapping";
   if (isSeq(v)) return "a sequence";
-  if (isScalar(v)) return `\`${String(v.source ?? v.value)}\``;
+  if (isScalar(v)) return `\`${v.source}\``;
   return "nothing";
 }
 
 /** yaml.v3's identity of a key: its kind and its text (an alias's text is its name). */
-function keyIdentity(key: unknown): string {
-  if (isAlias(key)) return `*${(key as Alias).source}`;
-  if (isScalar(key)) return `=${key.source ?? (key.value === null ? "" : String(key.value))}`;
+function keyIdentity(key: YamlNode): string {
+  if (isAlias(key)) return `*${key.name}`;
+  if (isScalar(key)) return `=${key.source}`;
   if (isMap(key)) return "{";
   if (isSeq(key)) return "[";
   return "=";
 }
 
 /** The text Go quotes for a key in its duplicate-key message. */
-function keyText(key: unknown): string {
-  if (isAlias(key)) return (key as Alias).source;
-  if (isScalar(key)) return key.source ?? (key.value === null ? "" : String(key.value));
+function keyText(key: YamlNode): string {
+  if (isAlias(key)) return key.name;
+  if (isScalar(key)) return key.source;
   return "";
 }
 
@@ -115,25 +131,30 @@ function keyText(key: unknown): string {
  * not one or repeats a key: yaml.v3 then reports `mapping key "k" already
  * defined at line n` for each repetition and decodes nothing of the mapping.
  */
-export function mappingPairs(d: Decoder, raw: Value, where: string, at: string): Pair[] | null {
+export function mappingPairs(d: Decoder, raw: Value, where: string, at: string): YamlPair[] | null {
   const v = d.deref(raw, at);
   if (isNull(d, v)) return [];
   if (!isMap(v)) {
     d.report("placement_invalid_type", `${where} must be a mapping, got ${kindOf(v)}`, at);
     return null;
   }
-  const pairs = v.items as Pair[];
+  const pairs = v.pairs;
   const seen = new Map<string, number>();
   let repeated = false;
   for (const pair of pairs) {
     const id = keyIdentity(pair.key);
-    const offset = (pair.key as { range?: [number, number, number] } | null)?.range?.[0] ?? 0;
+    const offset = pair.key.offset;
     const first = seen.get(id);
     if (first === undefined) {
       seen.set(id, offset);
       continue;
     }
     repeated = true;
+    // past the reported errors only the count goes on (a mapping can repeat a key 100,000 times)
+    if (d.errors.length >= MAX_REPORTED_ERRORS) {
+      d.dropped++;
+      continue;
+    }
     const line = d.tree.position(first).split(":")[0];
     d.report(
       "placement_duplicate_key",
@@ -154,7 +175,7 @@ export function entries(
 ): Map<string, Value> {
   const out = new Map<string, Value>();
   for (const pair of mappingPairs(d, raw, where, at) ?? []) {
-    const keyNode = d.deref(pair.key as Value, at);
+    const keyNode = d.deref(pair.key, at);
     // Go's decoder reads a struct's keys as strings: a mapping or sequence as a key is a type error
     if (isMap(keyNode) || isSeq(keyNode)) {
       d.report(
@@ -169,7 +190,7 @@ export function entries(
       d.report("placement_unknown_key", `field \`${key}\` not found in ${where}`, `${at}/${key}`);
       continue;
     }
-    out.set(key, pair.value as Value);
+    out.set(key, pair.value);
   }
   return out;
 }
@@ -180,7 +201,7 @@ export function str(d: Decoder, raw: Value, at: string): string {
   if (isNull(d, v)) return "";
   if (isScalar(v)) {
     if (typeof v.value === "string") return v.value;
-    return v.source !== undefined ? String(v.source) : String(v.value);
+    return v.source;
   }
   d.report("placement_invalid_type", `\`${at}\` must be a string, got ${kindOf(v)}`, at);
   return "";
@@ -199,7 +220,7 @@ export function bool(d: Decoder, raw: Value, at: string): boolean {
 export function seq(d: Decoder, raw: Value, at: string): Value[] | null {
   const v = d.deref(raw, at);
   if (isNull(d, v)) return null;
-  if (isSeq(v)) return v.items as Value[];
+  if (isSeq(v)) return v.items;
   d.report("placement_invalid_type", `\`${at}\` must be a sequence, got ${kindOf(v)}`, at);
   return null;
 }
@@ -213,7 +234,7 @@ export function strings(d: Decoder, v: Value, at: string): string[] {
 function goTag(v: Value): string {
   if (!isScalar(v)) return isMap(v) ? "!!map" : "!!seq";
   if (typeof v.value === "number")
-    return Number.isInteger(v.value) && !/[.eE]/.test(v.source ?? "") ? "!!int" : "!!float";
+    return v.type === "int" ? "!!int" : "!!float";
   if (typeof v.value === "boolean") return "!!bool";
   return "!!str";
 }
@@ -221,7 +242,7 @@ function goTag(v: Value): string {
 /** Go's short rendering of a scalar in a type error: up to 10 characters, else 7 and `...`. */
 function goShown(v: Value): string {
   if (!isScalar(v)) return "";
-  const text = v.source ?? String(v.value);
+  const text = v.source;
   return ` \`${text.length > 10 ? text.slice(0, 7) + "..." : text}\``;
 }
 
@@ -231,8 +252,8 @@ export function stringMap(d: Decoder, raw: Value, where: string, at: string): Ma
   if (isNull(d, v)) return null;
   const out = new Map<string, string>();
   for (const pair of mappingPairs(d, v, where, at) ?? []) {
-    const key = str(d, pair.key as Value, at);
-    const value = d.deref(pair.value as Value, `${at}/${key}`);
+    const key = str(d, pair.key, at);
+    const value = d.deref(pair.value, `${at}/${key}`);
     if (isMap(value) || isSeq(value)) {
       d.report(
         "placement_invalid_type",
@@ -250,8 +271,8 @@ export function stringMap(d: Decoder, raw: Value, where: string, at: string): Ma
 export function numberMap(d: Decoder, raw: Value, where: string, at: string): Map<string, number> {
   const out = new Map<string, number>();
   for (const pair of mappingPairs(d, raw, where, at) ?? []) {
-    const key = str(d, pair.key as Value, at);
-    const value = d.deref(pair.value as Value, `${at}/${key}`);
+    const key = str(d, pair.key, at);
+    const value = d.deref(pair.value, `${at}/${key}`);
     if (isNull(d, value)) continue;
     if (isScalar(value) && typeof value.value === "number") out.set(key, value.value);
     else
@@ -269,7 +290,7 @@ export function uint64(d: Decoder, raw: Value, at: string): bigint {
   const v = d.deref(raw, at);
   if (isNull(d, v)) return 0n;
   if (isScalar(v) && typeof v.value === "number" && Number.isFinite(v.value)) {
-    const text = (v.source ?? "").replaceAll("_", "");
+    const text = v.source.replaceAll("_", "");
     let n: bigint | null = null;
     if (/^\+?[0-9]+$/.test(text)) n = BigInt(text.replace("+", ""));
     else if (/^0[xo][0-9a-fA-F]+$/.test(text)) n = BigInt(text);

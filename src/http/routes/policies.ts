@@ -14,6 +14,8 @@ import { changeAuthor, coordinator, parseIfMatch, publishError } from "../coordi
 import { writeLog } from "../../log-line.js";
 import { HISTORY_KEPT } from "../../state/policy-history.js";
 import { HistoryList, RollbackBody, RollbackAnswer } from "../schemas/history.js";
+import { lintSource } from "../../bundle/lint.js";
+import { LintAnswer } from "../schemas/lint.js";
 
 function engineParam(c: Context<AppEnv>): EngineDefinition {
   const name = c.req.param("engine") ?? "";
@@ -133,6 +135,22 @@ export const policyRoutes = new Hono<AppEnv>()
   .post("/v1/policies/:engine/validate", async (c) => {
     const bundle = await candidate(c);
     return c.json({ valid: true, revision: bundle.revision });
+  })
+  .post("/v1/policies/:engine/lint", async (c) => {
+    const engine = engineParam(c);
+    const source = await readText(c);
+    const linted = lintSource(engine.name, source);
+    if (!linted.ok) {
+      const first = linted.error[0];
+      throw new ApiError(
+        "policy_invalid",
+        `the \`${engine.name}\` policy is invalid: ${first.message}${first.at ? ` (at ${first.at})` : ""}`,
+        linted.error.map((e) => ({ code: e.code, message: e.message, at: e.at })),
+      );
+    }
+    const findings = linted.value;
+    const warning = findings.filter((f) => f.severity === "warning").length;
+    return c.json({ engine: engine.name, findings, counts: { warning, info: findings.length - warning } });
   });
 
 /** Reads `?limit=`: 1 to HISTORY_KEPT, default 20. */
@@ -206,6 +224,18 @@ registerOperation({
   auth: "admin",
   requestText: "text/plain",
   response: z.object({ valid: z.literal(true), revision: z.string() }),
+  errors: ["unknown_engine", "policy_invalid"],
+});
+registerOperation({
+  operationId: "lintPolicy",
+  method: "post",
+  path: "/v1/policies/{engine}/lint",
+  summary:
+    "Lint one engine's policy source without storing it: findings (warnings and infos, each with a stable code and `line:column`) about rules that can never apply, unused definitions, constant expressions and access lists that admit nobody (docs/policies/analysis.md); an invalid source is a 422 with its errors, as for validate",
+  tag: "policies",
+  auth: "admin",
+  requestText: "text/plain",
+  response: LintAnswer,
   errors: ["unknown_engine", "policy_invalid"],
 });
 registerOperation({
