@@ -66,9 +66,11 @@ export class JobQueueCore {
   /**
    * The running jobs' slots per rule and per ad-hoc bucket, so a decision costs
    * the same whatever the queue's length. Never stored, so never trusted from
-   * storage: built from the running rows on first use after the object starts
-   * or the rules change, and kept in step as jobs start and end (each change
-   * after its row is written, so a failed write leaves the counts as the rows are).
+   * storage: built from the running rows on first use after the object starts,
+   * carried to the new rules when they change (matching again only what the
+   * change can move, see `RunningCounts.rebase`), and kept in step as jobs
+   * start and end (each change after its row is written, so a failed write
+   * leaves the counts as the rows are).
    */
   private counts: RunningCounts | undefined;
   /** Told of decisions, starts and ends as they happen (see QueueObserver); nothing when no candidate is staged. */
@@ -140,9 +142,8 @@ export class JobQueueCore {
   /** The running counts for the current rules, checked against the table (see `counts`). */
   private runningCounts(): RunningCounts {
     const set = this.filterSet();
-    if (this.counts === undefined || this.counts.set !== set) {
-      this.counts = RunningCounts.of(set, this.runningJobs());
-    }
+    if (this.counts === undefined) this.counts = RunningCounts.of(set, this.runningJobs());
+    else if (this.counts.set !== set) this.counts = this.counts.rebase(set);
     return this.counts;
   }
 

@@ -4,20 +4,46 @@
  * as their applying rule, and per ad-hoc reason bucket, how many running jobs
  * name it. Each job's share is remembered, so a job that ends takes away
  * exactly what it added. A count belongs to one filter set: when the rules
- * change, the counts are rebuilt from the running jobs.
+ * change, `rebase` carries it to the new set, matching again only the rules
+ * that changed (see there), never the whole chain for every running job.
  */
 import type { Bucket } from "./adhoc.js";
 import { bucketsOf } from "./adhoc.js";
 import { prepareJob } from "./evaluate.js";
-import type { FilterSet } from "./filter-set.js";
+import { stringifyExactJson } from "../common/exact-json.js";
+import type { CompiledRule, FilterSet } from "./filter-set.js";
 import { applyingRule, ruleIndex } from "./filter-set.js";
 import { ruleVerdict } from "./rule-verdict.js";
 import type { Job, JobDecision } from "./types.js";
 
-/** What one running job holds: its applying rule (uuid or null) and its bucket keys. */
+/** What one running job holds: the job, its applying rule (uuid or null) and its bucket keys. */
 interface Share {
+  readonly job: Job;
   readonly rule: string | null;
   readonly buckets: readonly string[];
+}
+
+/** Each chain rule's stored form by uuid, computed once per filter set (what tells a rule kept from a rule changed). */
+const ruleTexts = new WeakMap<FilterSet, Map<string, string>>();
+
+function textsOf(set: FilterSet): Map<string, string> {
+  let m = ruleTexts.get(set);
+  if (m === undefined) {
+    m = new Map(set.chain.map((r) => [r.uuid, stringifyExactJson(r.rule)]));
+    ruleTexts.set(set, m);
+  }
+  return m;
+}
+
+/** The first rule among the chain positions `at` (ascending) that matches the job, or null. */
+function firstAmong(chain: readonly CompiledRule[], at: readonly number[], job: Job, fields: number, upTo: number): string | null | undefined {
+  if (at.length === 0 || at[0] > upTo) return undefined;
+  const p = prepareJob(job, fields);
+  for (const i of at) {
+    if (i > upTo) break;
+    if (chain[i].matches(p)) return chain[i].uuid;
+  }
+  return undefined;
 }
 
 /** Running jobs' slots by rule and by ad-hoc bucket, for one filter set. */
@@ -55,10 +81,63 @@ export class RunningCounts {
     if (this.shares.has(job.id)) return;
     const p = prepareJob(job, this.set.fields);
     const rule = applyingRule(this.set, p);
-    const share: Share = { rule: rule?.uuid ?? null, buckets: p.reasons.length === 0 ? [] : bucketsOf(p.reasons).map((b) => b.key) };
-    this.shares.set(job.id, share);
+    this.add(job.id, { job, rule: rule?.uuid ?? null, buckets: p.reasons.length === 0 ? [] : bucketsOf(p.reasons).map((b) => b.key) });
+  }
+
+  private add(id: number, share: Share): void {
+    this.shares.set(id, share);
     if (share.rule !== null) this.byRule.set(share.rule, this.slotsOf(share.rule) + 1);
     for (const k of share.buckets) this.byBucket.set(k, this.inBucket(k) + 1);
+  }
+
+  /**
+   * The same running jobs counted for another filter set, as `RunningCounts.of`
+   * would count them, matching again only what a rule change can move. A rule
+   * is kept when the new set has it unchanged (same uuid, same stored form),
+   * and kept rules keep their relative order. So a job whose applying rule was
+   * kept can only move to an added (new or changed) rule placed before it, and
+   * a job that matched no rule only to an added one: each such job is tested
+   * against the added rules alone. Only a job whose rule was deleted or changed
+   * is matched again, and then only against the rules that followed its rule
+   * (the kept ones before it did not match) and the added ones. Bucket shares
+   * do not depend on the rules and are carried over as they are.
+   */
+  rebase(next: FilterSet): RunningCounts {
+    if (next === this.set) return this;
+    const counts = new RunningCounts(next);
+    const was = textsOf(this.set);
+    const oldAt = new Map(this.set.chain.map((r, i) => [r.uuid, i]));
+    const chain = next.chain;
+    const newAt = new Map<string, number>();
+    const now = textsOf(next);
+    const added: number[] = [];
+    chain.forEach((r, i) => {
+      if (was.get(r.uuid) === now.get(r.uuid)) newAt.set(r.uuid, i);
+      else added.push(i);
+    });
+    // for a job whose rule is gone: the new positions it may move to, per old rule
+    const after = new Map<string, number[]>();
+    const candidatesAfter = (uuid: string): number[] => {
+      let at = after.get(uuid);
+      if (at === undefined) {
+        const q = oldAt.get(uuid) ?? -1;
+        at = chain.map((_, i) => i).filter((i) => !newAt.has(chain[i].uuid) || (oldAt.get(chain[i].uuid) ?? -1) > q);
+        after.set(uuid, at);
+      }
+      return at;
+    };
+    const end = chain.length;
+    for (const [id, share] of this.shares) {
+      let rule = share.rule;
+      if (rule === null) rule = firstAmong(chain, added, share.job, next.fields, end) ?? null;
+      else {
+        const held = newAt.get(rule);
+        if (held !== undefined) rule = firstAmong(chain, added, share.job, next.fields, held) ?? rule;
+        else rule = firstAmong(chain, candidatesAfter(rule), share.job, next.fields, end) ?? null;
+      }
+      counts.add(id, rule === share.rule ? share : { job: share.job, rule, buckets: share.buckets });
+    }
+    return counts;
   }
 
   /** A job gave its slot back (finished, expired); ending a job not counted is a no-op. */

@@ -1,0 +1,76 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { buildFilterSet } from "./filter-set.js";
+import { RunningCounts } from "./running-counts.js";
+import type { FilterAction, FilterRule, Job } from "./types.js";
+
+const action: fc.Arbitrary<FilterAction> = fc.oneof(
+  fc.constantFrom<FilterAction>("ACCEPT", "PAUSE", "REJECT", "CONTINUE"),
+  fc.integer({ min: 0, max: 3 }).map((n): FilterAction => ["RATE_LIMIT", n]),
+);
+const predicates = fc.constantFrom<FilterRule["predicates"]>(
+  [],
+  [["opcode", ["==", "OP_ID", "A"]]],
+  [["opcode", ["==", "OP_ID", "B"]]],
+  [["jobid", ["<", "id", 5]]],
+  [["reason", ["=~", "reason", "^urgent"]]],
+  [["opcode", ["|", ["==", "OP_ID", "A"], ["?", "force"]]]],
+);
+/** A rule body drawn from a small pool of uuids, so a change can add, replace or keep a rule. */
+const rule = fc.tuple(
+  fc.integer({ min: 0, max: 7 }),
+  predicates,
+  action,
+  fc.integer({ min: 0, max: 3 }),
+  fc.integer({ min: 0, max: 2 }),
+);
+const rules = fc.array(rule, { maxLength: 8 }).map((rs) => {
+  const byUuid = new Map<string, FilterRule>();
+  for (const [u, p, a, priority, watermark] of rs) {
+    const uuid = `00000000-0000-4000-8000-${u.toString(16).padStart(12, "0")}`;
+    byUuid.set(uuid, { uuid, watermark, priority, predicates: p, action: a, reason_trail: [] });
+  }
+  return [...byUuid.values()];
+});
+const reason = fc.constantFrom("urgent fix", "rate-limit:1:x", "rate-limit:2:x", "plain");
+const jobs: fc.Arbitrary<Job[]> = fc
+  .array(fc.tuple(fc.constantFrom("A", "B", "C"), fc.boolean(), fc.array(reason, { maxLength: 2 })), {
+    maxLength: 12,
+  })
+  .map((js) =>
+    js.map(([op, force, rs], id) => ({
+      id,
+      opcodes: [{ OP_ID: op, force, reason: rs.map((r) => ["src", r, 1]) }],
+    })),
+  );
+
+describe("RunningCounts.rebase", () => {
+  it("counts as a rebuild for the new rules would, through a series of rule changes", () => {
+    fc.assert(
+      fc.property(
+        jobs,
+        fc.array(fc.tuple(rules, fc.nat()), { minLength: 1, maxLength: 4 }),
+        (running, changes) => {
+          let counts = RunningCounts.of(buildFilterSet([]), running);
+          let current: FilterRule[] = [];
+          for (const [edit, keep] of changes) {
+            // keep some of the current rules as they are (same objects), replace or add the edited ones
+            const kept = current.filter(
+              (r, i) => (keep >> i) % 2 === 1 && !edit.some((e) => e.uuid === r.uuid),
+            );
+            current = [...kept, ...edit];
+            const set = buildFilterSet(current);
+            counts = counts.rebase(set);
+            expect(counts.snapshot()).toEqual(RunningCounts.of(set, running).snapshot());
+          }
+          // jobs ending after a rebase take away what they hold under the new rules
+          for (const j of running.slice(0, running.length >> 1)) counts.end(j.id);
+          expect(counts.snapshot()).toEqual(
+            RunningCounts.of(counts.set, running.slice(running.length >> 1)).snapshot(),
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
