@@ -18,7 +18,7 @@ import type { PlacementRequest } from "../engines/placement/types.js";
 import { compileFilters, loadFilters } from "../engines/jobfilter/policy.js";
 import { decideJobfilter, type JobfilterRequest } from "../engines/jobfilter/engine.js";
 import { jobfilterDiffRequests } from "../engines/jobfilter/diff-requests.js";
-import { pairOf, viewOf, type DecisionKind, type View } from "./compare/views.js";
+import { errorView, pairOf, viewOf, type DecisionKind, type View } from "./compare/views.js";
 
 /** Captured requests are taken up to this many. */
 export const MAX_CAPTURED_REQUESTS = 10_000;
@@ -93,6 +93,15 @@ const DIFFERS: Partial<Record<EngineName, Differ>> = {
 /** The engines `diffPolicies` covers. */
 export const DIFF_ENGINES = Object.keys(DIFFERS) as EngineName[];
 
+/** A verdict's compared view; a captured request the engine cannot read is the error view `invalid_request`. */
+function viewUnder(differ: Differ, decide: (r: unknown) => object, request: unknown): View {
+  try {
+    return viewOf(differ.kind, decide(request));
+  } catch {
+    return errorView("invalid_request");
+  }
+}
+
 function sideError(side: "old" | "new", errors: PolicyError[]): DiffError {
   const first = errors[0];
   return {
@@ -134,8 +143,8 @@ export function diffPolicies(
   let differing = 0;
   const all = [...gen.requests, ...captured];
   for (const request of all) {
-    const oldView = viewOf(differ.kind, decideOld(request));
-    const newView = viewOf(differ.kind, decideNew(request));
+    const oldView = viewUnder(differ, decideOld, request);
+    const newView = viewUnder(differ, decideNew, request);
     const pair = pairOf(oldView, newView);
     if (pair === null) continue;
     differing++;
