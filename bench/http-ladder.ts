@@ -7,7 +7,9 @@
  * below it, is what that part costs in a served request. Every round starts
  * every Worker afresh and drives them in turn (workerd pinned to the last CPU,
  * as in bench:http), so a slow moment or a lucky process does not land on one
- * rung only; medians over rounds. BENCH_ROUTES (limits,place,match),
+ * rung only; medians over rounds. BENCH_ROUTES (limits,limits-allowed,place,match:
+ * the keys of bench/http-requests.ts; `limits` is denied early, `limits-allowed`
+ * runs the rewriter and the jq limits),
  * BENCH_ROUNDS (3), BENCH_REQUESTS (4000), BENCH_WARMUP (2000), BENCH_PORT.
  */
 import autocannon from "autocannon";
@@ -17,7 +19,7 @@ import { DECISION_REQUESTS } from "./http-requests.js";
 import { median } from "./scale/series.js";
 import { benchPort, bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
 
-const ROUTES = (process.env.BENCH_ROUTES ?? "limits,place,match").split(
+const ROUTES = (process.env.BENCH_ROUTES ?? "limits,limits-allowed,place,match").split(
   ",",
 ) as (keyof typeof DECISION_REQUESTS)[];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -87,7 +89,7 @@ async function main(): Promise<void> {
       }
     }
     const cpu = samples.map(median);
-    console.log(`\nPOST ${path}`);
+    console.log(`\nPOST ${path} (${route})`);
     console.log(
       `${"rung".padEnd(46)} ${"CPU µs".padStart(7)} ${"added".padStart(6)} ${"× no-op".padStart(8)}`,
     );

@@ -41,7 +41,9 @@ interface Target {
 
 const TARGETS: Target[] = [
   { name: "GET /healthz", method: "GET", path: "/healthz" },
+  // a requester on the hackers list, denied before any jq runs; then an allowed task (rewrite + jq limits)
   { name: "POST /v1/limits/decide", method: "POST", ...DECISION_REQUESTS.limits },
+  { name: "POST /v1/limits allowed", method: "POST", ...DECISION_REQUESTS["limits-allowed"] },
   { name: "POST /v1/place", method: "POST", ...DECISION_REQUESTS.place },
   { name: "POST /v1/match", method: "POST", ...DECISION_REQUESTS.match },
 ];
@@ -260,7 +262,7 @@ async function main(): Promise<void> {
     failed ||= rows.some((r) => r.errors > 0);
   }
   // The one part of a decision's pipeline that cannot go: its log line, priced alone on the floor itself.
-  const limits = TARGETS.find((t) => t.path === "/v1/limits/decide") as Target;
+  const limits = TARGETS.find((t) => t.path === "/v1/limits/decide") as Target; // the first: the hackers request
   const rows = await measure(
     async () => ({
       noop: await noop(),

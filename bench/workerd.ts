@@ -151,6 +151,7 @@ export async function startWorker(
             JOB_QUEUE: { className: "JobQueue", useSQLite: true },
             HOST_POOL: { className: "HostPool", useSQLite: true },
             POLICY_COORDINATOR: { className: "PolicyCoordinator", useSQLite: true },
+            METRICS_SHARD: { className: "MetricsShard", useSQLite: true },
           },
         }),
     bindings: {

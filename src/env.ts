@@ -5,6 +5,12 @@ export interface Env {
   HOST_POOL: DurableObjectNamespace;
   /** The publish coordinator, the one writer of the policy pointer. */
   POLICY_COORDINATOR: DurableObjectNamespace;
+  /** The deployment's counters, in METRICS_SHARDS shards the isolates flush to (docs/architecture.md, "Metrics"); unbound, counts stay per isolate. */
+  METRICS_SHARD?: DurableObjectNamespace;
+  /** Shards of the deployment's counters (1 to 64, default 4; only ever raise it). */
+  METRICS_SHARDS?: string;
+  /** Seconds an isolate may hold counts before flushing them to its shard (1 to 300, default 10): the staleness bound of `/metrics` for an isolate that keeps serving. */
+  METRICS_FLUSH_SECONDS?: string;
   ADMIN_TOKEN?: string;
   DECISION_TOKENS?: string;
   AGENT_TOKENS?: string;

@@ -7,6 +7,7 @@ import { writeLog, writeLogText } from "./log-line.js";
 
 export { HostPool } from "./state/host-pool.js";
 export { JobQueue } from "./state/job-queue.js";
+export { MetricsShard } from "./state/metrics-shard.js";
 export { PolicyCoordinator } from "./state/policy-coordinator.js";
 
 // Once per isolate: how each route class is guarded (and a warning when nothing is).

@@ -7,7 +7,7 @@
 import { normalizeHost, normalizeRequest, prepareHost, prepareRequest, type CustomsPolicy } from "../engines/customs/index.js";
 import { decisionBudget } from "../engines/common/budget.js";
 import type { PolicyError } from "../engines/common/result.js";
-import { parseRuleBody, type JobfilterPolicy } from "../engines/jobfilter/index.js";
+import { JOBFILTER_TOO_DEEP, parseRuleBody, type JobfilterPolicy } from "../engines/jobfilter/index.js";
 import type { TestEngine } from "../http/schemas/policy-test.js";
 import { allocationAnswer, HostPoolCore, listingAnswer, reportAnswer, type PoolPolicy } from "../state/host-pool-core.js";
 import { MemoryPoolTables } from "../state/host-pool-store.js";
@@ -126,7 +126,7 @@ function jobfilterMachine(policy: JobfilterPolicy, revision: string): StepMachin
         case "add_filter": {
           const { uuid, ...rest } = body as { uuid?: string };
           const rule = parseRuleBody(rest);
-          if (!rule.ok) return { error: { code: "invalid_request", message: rule.error } };
+          if (!rule.ok) return { error: { code: rule.error.startsWith(JOBFILTER_TOO_DEEP) ? JOBFILTER_TOO_DEEP : "invalid_request", message: rule.error } };
           return { uuid: queue.putFilter(QUEUE, rule.value, uuid, now) };
         }
         case "delete_filter":

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { UrlSource } from "../engines/limits/index.js";
+import { urlSourceOf } from "../engines/limits/identifiers.js";
 import type { Env } from "../env.js";
 import {
   cidrListKey,
@@ -160,6 +161,22 @@ describe("refreshSources", () => {
     expect(report.sources[1].error).toBe("transform failed: Cannot iterate over object");
     expect(report.sources[2].error).toMatch(/^body is not valid JSON: /);
     expect(stored(kv, "http://l/json")?.entries).toEqual(["192.0.2.0/24", "198.51.100.0/24"]);
+  });
+
+  it("fails a transform whose output is nested past 100 levels with the depth error, not a stack overflow", async () => {
+    const { env } = makeEnv();
+    const { fetcher, serve } = fakeServer();
+    serve("http://l/deep", '["192.0.2.0/24"]');
+    const compiled = urlSourceOf({ source: "http://l/deep", update: "PT1H", retry: "PT10M", transform: { script: ".[], reduce range(20000) as $i (0; [.])" } });
+    if (!compiled.ok) throw new Error(JSON.stringify(compiled.error));
+    const report = await refreshSources(env, [compiled.value], T0, fetcher);
+    expect(report.sources[0].action).toBe("failed");
+    expect(report.sources[0].error).toBe("transform failed: an output of the transform is nested more than 100 levels deep (the limit is 100)");
+    // 100 levels are written as they are
+    serve("http://l/deep", '["192.0.2.0/24"]');
+    const ok100 = urlSourceOf({ source: "http://l/deep", update: "PT1H", retry: "PT10M", transform: { script: '.[], (reduce range(99) as $i ("x"; [.]) | tostring | length | tostring)' } });
+    if (!ok100.ok) throw new Error(JSON.stringify(ok100.error));
+    expect(ok100.value.transform?.(["192.0.2.0/24"])).toEqual({ text: "192.0.2.0/24\n" + String(99 * 2 + 3) });
   });
 
   it("judges due times by the policy in force, so shorter intervals apply at once", async () => {

@@ -1,8 +1,9 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { AppEnv } from "../env.js";
+import type { AppEnv, Env } from "../env.js";
 import { ApiError, errorBody } from "./errors.js";
 import { noteRequest } from "./metrics.js";
+import { countAnswer, httpSeriesOf } from "./http-metrics.js";
 import { carriesRequestId, requestIdOf, setRequestId } from "./request-id.js";
 import { listOperations } from "./openapi.js";
 import { isObjectOverloaded, overloaded, RETRY_AFTER_SECONDS } from "./overload.js";
@@ -44,7 +45,9 @@ app.fetch = async (request, env, ctx) => {
   noteRequest(Date.now());
   const requestId = request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID();
   setRequestId(request, requestId);
+  const series = httpSeriesOf(app, request);
   const response = await dispatch(request, env, ctx);
+  countAnswer(series, response, env as Env | undefined, ctx);
   return carriesRequestId(response) ? response : withHeader(response, "X-Request-Id", requestId);
 };
 

@@ -1,10 +1,9 @@
 import type { Env } from "../env.js";
-import { MetricsRegistry } from "../metrics/index.js";
+import { isolateMetrics } from "../state/isolate-metrics.js";
 import type { DecisionLog } from "./decision-log.js";
 import { writeLog } from "../log-line.js";
 
-/** This isolate's counters, rendered by `GET /metrics` and summed up in `/v1/status`. */
-export const isolateMetrics = new MetricsRegistry();
+export { isolateMetrics };
 
 const newIsolateId = () => crypto.randomUUID();
 

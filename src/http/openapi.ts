@@ -57,7 +57,7 @@ export interface Operation {
   errorShape?: "arbiter" | "ganeti";
   /** Request headers the operation reads besides auth (`Idempotency-Key`, `If-Match`). */
   headers?: { name: string; description: string }[];
-  /** An example of the success body, shown as the JSON response's `example` (checked against its schema by test/worker/openapi-routes.test.ts). */
+  /** An example of the success body, shown as the response's `example` (JSON: checked against its schema by test/worker/openapi-routes.test.ts; text: a sample of it). */
   example?: unknown;
 }
 
@@ -201,7 +201,7 @@ export function openApiDocument(origin = "/"): object {
         ? { required: true, content: { [op.requestText]: { schema: { type: "string" } } } }
         : undefined;
     const success = op.responseText
-      ? { [op.responseText]: { schema: { type: "string" } } }
+      ? { [op.responseText]: { schema: { type: "string" }, ...(op.example === undefined ? {} : { example: op.example }) } }
       : {
           "application/json": {
             schema: op.response ? jsonSchema(op.response, "output", `${op.operationId}Response`, components) : {},

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Budget, BUDGET_EXCEEDED_MESSAGE } from "../engines/common/budget.js";
+import { Budget, BUDGET_EXCEEDED_MESSAGE, DEFAULT_DECISION_BUDGET } from "../engines/common/budget.js";
 import { BUDGET_MESSAGE, compileJq } from "./index.js";
 
 function program(src: string) {
@@ -66,6 +66,38 @@ describe("jq charges the decision's work budget by the size of what it builds", 
     expect(big.used).toBeLessThan(2.5 * small.used);
     expect(within(1e9, "[range(.)] | .[] |= . + 1 | add", 20_000).used).toBeLessThan(2.5 * within(1e9, "[range(.)] | .[] |= . + 1 | add", 10_000).used);
     expect(within(100_000, slices, 50_000).r.error).toBe(BUDGET_EXCEEDED_MESSAGE);
+  });
+
+  it("writes each path as it is generated, charging the work as it is done (issue 24 item 2)", () => {
+    // jq 1.7.1 assigns through `reduce path(paths) as $p (.; setpath(...))`: the first write's error
+    // ends the run, where collecting every path first ran a billion paths into the budget
+    for (const [src, error] of [
+      ["[1] | .[range(1e9)|{start:.,end:(.+1)}] = 1", "A slice of an array can only be assigned another array"],
+      ['[1,2] | .[range(1e9)] |= error("stop")', "stop"],
+      ['[1] | .[range(1e9)] += "x"', 'number (1) and string ("x") cannot be added'],
+    ]) {
+      const { r, used } = within(1e7, src);
+      expect(r.error, src).toBe(error);
+      expect(used, src).toBeLessThan(100);
+    }
+    // the 50,000-slice assignment meets the default decision budget while it writes, after at most
+    // as many paths as the budget pays for (each path: its key, its slice and its write)
+    const slices = "[range(.)] | .[range(length)|{start:.,end:(.+1)}] = [1] | add";
+    const all = within(1e9, slices, 50_000).used;
+    expect(all).toBeGreaterThan(2 * DEFAULT_DECISION_BUDGET);
+    const cut = within(DEFAULT_DECISION_BUDGET, slices, 50_000);
+    expect(cut.r.error).toBe(BUDGET_EXCEEDED_MESSAGE);
+    expect(cut.used).toBe(DEFAULT_DECISION_BUDGET + 1);
+  });
+
+  it("charges a slice by the elements or characters it copies", () => {
+    // n slices of a suffix copy n²/2 elements: 4 GB for n = 50,000 once went uncharged
+    const suffixes = "[range(length) as $i | .[$i:]] | length";
+    expect(within(1e9, `[range(.)] | ${suffixes}`, 2000).used).toBeGreaterThan(2000 * 2000 / 2);
+    expect(within(1e9, `"x" * . | ${suffixes}`, 2000).used).toBeGreaterThan(2000 * 2000 / 2);
+    expect(within(DEFAULT_DECISION_BUDGET, `[range(.)] | ${suffixes}`, 50_000).r.error).toBe(BUDGET_EXCEEDED_MESSAGE);
+    // the whole array is shared, not copied (it stays a path)
+    expect(within(1e9, "[range(.)] | [range(100) as $i | .[0:]] | length", 2000).used).toBeLessThan(2000 * 10);
   });
 
   it("never shares a container the assignment still writes into with the filter of |= (issue 24 item 2)", () => {

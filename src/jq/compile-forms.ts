@@ -118,48 +118,46 @@ function literalKeyPath(n: Node): string[] | null {
   return cur.k === "identity" && keys.length > 0 ? keys : null;
 }
 
-/** `=`, `|=` and the arithmetic update operators, over the paths of the left side. */
+/**
+ * `=`, `|=` and the arithmetic update operators, over the paths of the left side. Each path is
+ * written as it is generated from the input (jq 1.7.1's `reduce path(paths) as $p (.; setpath(…))`),
+ * so the paths are never all held at once and each one's work is charged as it is done.
+ */
 export function assignGen(c: Compiler, op: string, lhs: Node, rhs: Node, sc: Scope): Gen {
   const keys = literalKeyPath(lhs);
-  const only = keys === null ? null : [keys];
   const lp = c.pgen(lhs, sc);
-  const collect = (i: Json, env: Env | null): Json[][] | null => {
-    if (only !== null) {
+  /** Calls `each` with every path of the left side over `i`; true when stopped. */
+  const paths = (i: Json, env: Env | null, each: (p: Json[]) => boolean): boolean => {
+    if (keys !== null) {
       // `.a.b...` with literal keys has exactly one path; walk it only for path mode's errors
       let tv = i;
-      for (const k of only[0]) tv = tv === null ? null : indexValue(tv, k);
-      return only;
+      for (const k of keys) tv = tv === null ? null : indexValue(tv, k);
+      return each(keys);
     }
-    const ps: Json[][] = [];
-    const stop = lp(i, [], env, (v, p) => {
-      if (p === null) return invalidPathResult(v);
-      ps.push(p);
-      return false;
-    });
-    return stop ? null : ps;
+    return lp(i, [], env, (v, p) => (p === null ? invalidPathResult(v) : each(p)));
   };
   if (op === "|=") {
     const f = c.gen(rhs, sc);
     return (i, env, emit) => {
-      const ps = collect(i, env);
-      if (ps === null) return true;
       let out = i;
       let dels: Json[][] | null = null;
       const w = new PathWriter();
-      for (const p of ps) {
+      const stop = paths(i, env, (p) => {
         let got = false;
         let nv: Json = null;
         const old = getPath(out, p);
         w.release(old);
-        const stop = f(old, env, (u) => {
+        const st = f(old, env, (u) => {
           got = true;
           nv = u;
           return true;
         });
         if (got) out = w.set(out, p, nv);
-        else if (stop) return true;
+        else if (st) return true;
         else (dels ??= []).push(p);
-      }
+        return false;
+      });
+      if (stop) return true;
       if (dels !== null) out = delPaths(out, dels);
       return emit(out);
     };
@@ -168,24 +166,26 @@ export function assignGen(c: Compiler, op: string, lhs: Node, rhs: Node, sc: Sco
   if (op === "=") {
     return (i, env, emit) =>
       r(i, env, (v) => {
-        const ps = collect(i, env);
-        if (ps === null) return true;
         let out = i;
         const w = new PathWriter();
-        for (const p of ps) out = w.set(out, p, v);
-        return emit(out);
+        const stop = paths(i, env, (p) => {
+          out = w.set(out, p, v);
+          return false;
+        });
+        return stop ? true : emit(out);
       });
   }
   const bop = op.slice(0, -1);
   return (i, env, emit) =>
     r(i, env, (v) => {
-      const ps = collect(i, env);
-      if (ps === null) return true;
       let out = i;
       const w = new PathWriter();
       const f = bop === "//" ? (old: Json) => (truthy(old) ? old : v) : (old: Json) => binop(bop, old, v);
-      for (const p of ps) out = w.update(out, p, f);
-      return emit(out);
+      const stop = paths(i, env, (p) => {
+        out = w.update(out, p, f);
+        return false;
+      });
+      return stop ? true : emit(out);
     });
 }
 

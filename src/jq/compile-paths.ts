@@ -5,7 +5,7 @@ import type { Compiler } from "./compile.js";
 import { compilePatternBind } from "./compile-patterns.js";
 import { altPGen, emitUnlessError, isIterable, iteratePaths, nonPath, recursePaths, tryPGen, withOpt } from "./eval-helpers.js";
 import { indexValue, sliceValue } from "./ops.js";
-import { Env, S, step, type PGen, type Path } from "./runtime.js";
+import { ALLOC, charge, Env, S, step, type PGen, type Path } from "./runtime.js";
 import type { Scope } from "./scope.js";
 import { fail, preview, preview30, truthy, type JObj } from "./values.js";
 
@@ -30,6 +30,8 @@ export function compilePathMode(c: Compiler, n: Node, sc: Scope): PGen {
           t(i, p, env, (tv, tp) => {
             if (tp === null)
               return fail(`Invalid path expression near attempt to access element ${keyPreview(kv)} of ${preview30(tv)}`);
+            // the longer path is a copy: its keys, as iterating paths charges
+            charge(tp.length + 1);
             if (opt) return emitUnlessError(() => (tv === null ? null : indexValue(tv, kv)), (v) => emit(v, tp.concat([kv])));
             return emit(tv === null ? null : indexValue(tv, kv), tp.concat([kv]));
           }),
@@ -47,6 +49,8 @@ export function compilePathMode(c: Compiler, n: Node, sc: Scope): PGen {
               const key: JObj = { start: f, end: e };
               if (tp === null)
                 return fail(`Invalid path expression near attempt to access element ${keyPreview(key)} of ${preview30(tv)}`);
+              // the key object and the longer path (the slice charges its own copy)
+              charge(tp.length + 1 + 2 * ALLOC);
               if (opt) return emitUnlessError(() => sliceValue(tv, f, e), (v) => emit(v, tp.concat([key])));
               return emit(sliceValue(tv, f, e), tp.concat([key]));
             }),

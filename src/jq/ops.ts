@@ -1,7 +1,7 @@
 /** jq's operators and indexing primitives with jq 1.7.1's error messages. */
 import type { Json } from "../engines/common/json.js";
 import { keysOf } from "./key-order.js";
-import { charge, sizeOf } from "./runtime.js";
+import { ALLOC, charge, sizeOf } from "./runtime.js";
 import { compare, compareWithLiteral, copyObj, desc, equals, fail, getKey, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
 
 const isObj = isObject;
@@ -298,15 +298,20 @@ export function sliceValue(t: Json, from: Json | undefined, to: Json | undefined
   if (Array.isArray(t)) {
     const [s, e] = sliceBounds(t.length, from, to);
     // jq 1.7.1 shares the array when the slice is all of it, so it stays a path (`.[:1] as $x | path($x)`)
-    return s === 0 && e === t.length && e > 0 ? t : t.slice(s, e);
+    if (s === 0 && e === t.length && e > 0) return t;
+    // a copy costs its elements (else `[.[range(length):]]` copies n²/2 elements for n steps)
+    charge(e - s + ALLOC);
+    return t.slice(s, e);
   }
   if (typeof t === "string") {
     if (!SURROGATE.test(t)) {
       const [s, e] = sliceBounds(t.length, from, to);
+      charge(e - s + ALLOC);
       return t.slice(s, e);
     }
     const cps = Array.from(t);
     const [s, e] = sliceBounds(cps.length, from, to);
+    charge(cps.length + ALLOC);
     return cps.slice(s, e).join("");
   }
   return fail(`Cannot index ${typeOf(t)} with object`);

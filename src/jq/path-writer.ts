@@ -55,9 +55,12 @@ export class PathWriter {
     let sub: Json;
     if (isObject(k) && Array.isArray(c)) {
       const [s, e] = sliceKeyBounds(c.length, k);
-      charge(e - s);
-      sub = c.slice(s, e);
-      this.owned.add(sub);
+      if (j + 1 === path.length && f === null) sub = null; // replaced whole: only its bounds' errors matter
+      else {
+        charge(e - s + ALLOC);
+        sub = c.slice(s, e);
+        this.owned.add(sub);
+      }
     } else sub = c === null ? null : indexValue(c, k);
     return this.put(c, k, this.setIn(sub, path, j + 1, x, f));
   }

@@ -6,6 +6,7 @@ import {
   type EngineSeries,
   type MetricsRegistry,
   type ObjectCallSeries,
+  STATUS_CLASSES,
 } from "./registry.js";
 
 /** A histogram's `_bucket` (cumulative, `le` in seconds), `_sum` (seconds) and `_count` samples. */
@@ -29,8 +30,38 @@ export function histogramSamples(labels: readonly Label[], h: Histogram): Sample
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** This isolate's families: identity, decisions, the verdict cache, budgets, Durable Object calls. */
+/** Whose counts a scrape shows: the whole deployment's (summed from the metrics shards) or the answering isolate's alone. */
+export type CountScope = "deployment" | "isolate";
+
+/** The isolate that answers a scrape: its id and when it started. */
+export function identityFamilies(registry: MetricsRegistry): MetricFamily[] {
+  return [
+    {
+      name: "arbiter_isolate_info",
+      help: "The isolate that answered this scrape (1).",
+      type: "gauge",
+      samples: registry.isolateId === "" ? [] : [{ labels: [["isolate", registry.isolateId]], value: 1 }],
+    },
+    {
+      name: "arbiter_isolate_start_time_seconds",
+      help: "When this isolate handled its first request, in seconds since the epoch.",
+      type: "gauge",
+      samples: [{ labels: [], value: registry.startedAt / 1000 }],
+    },
+  ];
+}
+
+/** The isolate's identity and its own counters (the `?scope=isolate` scrape, and the figures of one isolate). */
 export function isolateFamilies(registry: MetricsRegistry): MetricFamily[] {
+  return [...identityFamilies(registry), ...counterFamilies(registry, "isolate")];
+}
+
+/** The counters of a registry: decisions, the verdict cache, budgets, Durable Object calls, HTTP answers, shadow comparisons, replays. */
+export function counterFamilies(registry: MetricsRegistry, scope: CountScope): MetricFamily[] {
+  const whose =
+    scope === "deployment"
+      ? "The deployment's (every isolate's, summed in the metrics shards)"
+      : "This isolate's own";
   const engines = ENGINE_NAMES.map((name) => [name, registry.engines.get(name) as EngineSeries] as const);
   const decisions: Sample[] = [];
   for (const [engine, s] of engines) {
@@ -87,61 +118,106 @@ export function isolateFamilies(registry: MetricsRegistry): MetricFamily[] {
   }
   const families: MetricFamily[] = [
     {
-      name: "arbiter_isolate_info",
-      help: "The isolate that answered this scrape (1). Series whose help says deployment-wide are read from KV; every other series is this isolate's own and starts at 0 in each new isolate.",
-      type: "gauge",
-      samples: registry.isolateId === "" ? [] : [{ labels: [["isolate", registry.isolateId]], value: 1 }],
-    },
-    {
-      name: "arbiter_isolate_start_time_seconds",
-      help: "When this isolate handled its first request, in seconds since the epoch.",
-      type: "gauge",
-      samples: [{ labels: [], value: registry.startedAt / 1000 }],
-    },
-    {
       name: "arbiter_decisions_total",
-      help: "Decisions this isolate answered, by engine and outcome (the decision log's outcome; a scheduling pass is `schedule`; a decision that ended in 422 budget_exceeded is `budget_exceeded`).",
+      help: `${whose} decisions answered, by engine and outcome (the decision log's outcome; a scheduling pass is schedule; a decision that ended in 422 budget_exceeded is budget_exceeded).`,
       type: "counter",
       samples: decisions,
     },
     {
       name: "arbiter_decision_io_wait_seconds",
-      help: "Time from a decision request's arrival to its verdict by the Workers clock, which advances only across I/O (KV, Cache API, Durable Objects, fetches): the time the decision waited, not its CPU time. Millisecond resolution; 0 means it waited on nothing.",
+      help: `${whose}: time from a decision request's arrival to its verdict by the Workers clock, which advances only across I/O (KV, Cache API, Durable Objects, fetches): the time the decision waited, not its CPU time. Millisecond resolution; 0 means it waited on nothing.`,
       type: "histogram",
       samples: engines.flatMap(([engine, s]) => histogramSamples([["engine", engine]], s.wait)),
     },
     {
       name: "arbiter_verdict_cache_requests_total",
-      help: "Stateless decisions by what the verdict cache did: hit (answered from the isolate's map or the Cache API), miss (decided; stored when cacheable), bypass (decided without looking: explain, or VERDICT_CACHE_SECONDS=0).",
+      help: `${whose} stateless decisions by what the verdict cache did: hit (answered from the isolate's map or the Cache API), miss (decided; stored when cacheable), bypass (decided without looking: explain, or VERDICT_CACHE_SECONDS=0).`,
       type: "counter",
       samples: cache,
     },
     {
       name: "arbiter_budget_exceeded_total",
-      help: "Decisions that spent their work budget (DECISION_BUDGET), whether answered with a verdict saying so or with 422 budget_exceeded.",
+      help: `${whose} decisions that spent their work budget (DECISION_BUDGET), whether answered with a verdict saying so or with 422 budget_exceeded.`,
       type: "counter",
       samples: engines.map(([engine, s]) => ({ labels: [["engine", engine]], value: s.budgetExceeded })),
     },
     {
       name: "arbiter_object_calls_total",
-      help: "Calls this isolate made to Durable Objects, by class, method and result (error: the call threw, overloaded included).",
+      help: `${whose} calls to Durable Objects, by class, method and result (error: the call threw, overloaded included).`,
       type: "counter",
       samples: calls,
     },
     {
       name: "arbiter_object_call_duration_seconds",
-      help: "How long this isolate waited for a Durable Object call's answer (I/O, so the Workers clock measures it), by class and method. Millisecond resolution.",
+      help: `${whose}: how long a caller waited for a Durable Object call's answer (I/O, so the Workers clock measures it), by class and method. Millisecond resolution.`,
       type: "histogram",
       samples: callLatency,
     },
     {
       name: "arbiter_analytics_write_errors_total",
-      help: "Decision data points the Analytics Engine binding (METRICS) refused.",
+      help: `${whose} decision data points the Analytics Engine binding (METRICS) refused.`,
       type: "counter",
       samples: [{ labels: [], value: registry.analyticsErrors }],
     },
+    {
+      name: "arbiter_http_requests_total",
+      help: `${whose} HTTP answers, by method, route template (as in the OpenAPI document; unmatched for a path no route has) and status class.`,
+      type: "counter",
+      samples: httpSamples(registry),
+    },
+    {
+      name: "arbiter_shadow_comparisons_total",
+      help: `${whose} decisions evaluated again under the staged candidate policy, by engine and result (agreed, differing); compared is their sum.`,
+      type: "counter",
+      samples: [...registry.shadow].flatMap(([engine, s]) => [
+        {
+          labels: [
+            ["engine", engine],
+            ["result", "agreed"],
+          ] as Label[],
+          value: s.agreed,
+        },
+        {
+          labels: [
+            ["engine", engine],
+            ["result", "differing"],
+          ] as Label[],
+          value: s.differing,
+        },
+      ]),
+    },
+    {
+      name: "arbiter_idempotent_replays_total",
+      help: `${whose} answers replayed for a reused Idempotency-Key (Idempotent-Replayed: true), by route template.`,
+      type: "counter",
+      samples: [...registry.replays.keys()].sort(byText).map((route) => ({
+        labels: [["route", route]] as Label[],
+        value: registry.replays.get(route)?.n ?? 0,
+      })),
+    },
   ];
   return families;
+}
+
+function httpSamples(registry: MetricsRegistry): Sample[] {
+  const out: Sample[] = [];
+  const series = [...registry.http.values()].sort(
+    (a, b) => byText(a.route, b.route) || byText(a.method, b.method),
+  );
+  for (const s of series) {
+    for (let c = 1; c < s.byClass.length; c++) {
+      if (s.byClass[c] === 0) continue;
+      out.push({
+        labels: [
+          ["method", s.method],
+          ["route", s.route],
+          ["status_class", STATUS_CLASSES[c]],
+        ],
+        value: s.byClass[c],
+      });
+    }
+  }
+  return out;
 }
 
 /** The active policy as this isolate serves it. */

@@ -64,6 +64,25 @@ export class ObjectCallSeries {
   readonly latency = new Histogram();
 }
 
+/** HTTP answers of one route template and method, by status class (index 1 to 5: 1xx to 5xx). */
+export class HttpSeries {
+  readonly byClass: number[] = [0, 0, 0, 0, 0, 0];
+
+  constructor(
+    readonly method: string,
+    readonly route: string,
+  ) {}
+}
+
+/** The status classes as labels, by index (0 unused). */
+export const STATUS_CLASSES: readonly string[] = ["", "1xx", "2xx", "3xx", "4xx", "5xx"];
+
+/** Shadow comparisons of one engine with a staged candidate. */
+export class ShadowSeries {
+  agreed = 0;
+  differing = 0;
+}
+
 /** The headline figures `/v1/status` shows, from the same counters `/metrics` renders. */
 export interface HeadlineFigures {
   uptime_seconds: number;
@@ -84,6 +103,12 @@ export class MetricsRegistry {
   );
   /** By class, then method. */
   readonly objects = new Map<string, Map<string, ObjectCallSeries>>();
+  /** By `method route`. */
+  readonly http = new Map<string, HttpSeries>();
+  /** By engine. */
+  readonly shadow = new Map<string, ShadowSeries>(ENGINE_NAMES.map((e) => [e, new ShadowSeries()]));
+  /** Answers replayed for a reused Idempotency-Key, by route template. */
+  readonly replays = new Map<string, Cell>();
   /** Data points the Analytics Engine binding refused. */
   analyticsErrors = 0;
   /** When this isolate handled its first request (ms since the epoch); 0 until then. */
@@ -120,13 +145,53 @@ export class MetricsRegistry {
 
   /** Counts one call of a Durable Object's method from this isolate, with the caller's wait for its answer. */
   objectCall(cls: string, method: string, ms: number, ok: boolean): void {
+    const series = this.objectSeries(cls, method);
+    if (ok) series.ok++;
+    else series.failed++;
+    series.latency.observe(ms);
+  }
+
+  /** The call series of one class's method, made on first sight. */
+  objectSeries(cls: string, method: string): ObjectCallSeries {
     let methods = this.objects.get(cls);
     if (methods === undefined) this.objects.set(cls, (methods = new Map()));
     let series = methods.get(method);
     if (series === undefined) methods.set(method, (series = new ObjectCallSeries()));
-    if (ok) series.ok++;
-    else series.failed++;
-    series.latency.observe(ms);
+    return series;
+  }
+
+  /** The series of one method and route template, made on first sight (callers keep it: counting is then one increment). */
+  httpSeries(method: string, route: string): HttpSeries {
+    const key = `${method} ${route}`;
+    let series = this.http.get(key);
+    if (series === undefined) this.http.set(key, (series = new HttpSeries(method, route)));
+    return series;
+  }
+
+  /** Counts one answer of a series by its status code (outside 100 to 599: counted as 5xx). */
+  httpAnswer(series: HttpSeries, status: number): void {
+    const cls = Math.floor(status / 100);
+    series.byClass[cls >= 1 && cls <= 5 ? cls : 5]++;
+  }
+
+  /** Counts one shadow comparison of an engine's decision with the staged candidate's. */
+  shadowComparison(engine: string, agreed: boolean): void {
+    const series = this.shadow.get(engine);
+    if (series === undefined) return;
+    if (agreed) series.agreed++;
+    else series.differing++;
+  }
+
+  /** Counts one answer replayed for a reused Idempotency-Key on a route template. */
+  replay(route: string): void {
+    this.replayCell(route).n++;
+  }
+
+  /** The replay counter of a route template, made on first sight. */
+  replayCell(route: string): Cell {
+    let cell = this.replays.get(route);
+    if (cell === undefined) this.replays.set(route, (cell = new Cell()));
+    return cell;
   }
 
   /** The headline figures as of `now`. */

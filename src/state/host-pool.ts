@@ -3,6 +3,7 @@ import type { Host, HostRequest } from "../engines/customs/index.js";
 import type { Env } from "../env.js";
 import { allocationAnswer, HostPoolCore, type AllocateResult, type HostListing, type OnceAllocation, type PoolPolicy, type ReportResult } from "./host-pool-core.js";
 import { PoolTables } from "./host-pool-sql.js";
+import { POOL_REGISTRY_PREFIX } from "./pool-registry.js";
 import { IdempotencyTable, type IdempotencyRequest } from "./idempotency.js";
 import type { Envelope } from "./job-queue-types.js";
 
@@ -18,10 +19,12 @@ export type { AllocateResult, HostListing, OnceAllocation, PoolPolicy, ReportRes
 export class HostPool extends DurableObject<Env> {
   private readonly core: HostPoolCore;
   private readonly idempotency: IdempotencyTable;
+  private readonly tables: PoolTables;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.core = new HostPoolCore(new PoolTables(ctx.storage.sql));
+    this.tables = new PoolTables(ctx.storage.sql);
+    this.core = new HostPoolCore(this.tables);
     this.idempotency = new IdempotencyTable(ctx.storage.sql);
   }
 
@@ -33,6 +36,7 @@ export class HostPool extends DurableObject<Env> {
 
   /** A host agent's report: see `HostPoolCore.report`. */
   async report(p: PoolPolicy, host: Host, now: number): Promise<ReportResult> {
+    this.ctx.waitUntil(this.register(host.net));
     const result = this.core.report(p, host, now);
     await this.schedule(now);
     return result;
@@ -93,6 +97,22 @@ export class HostPool extends DurableObject<Env> {
     const result = this.core.tick(now);
     await this.schedule(now);
     return result;
+  }
+
+  /** Every host's availability counted, for `GET /metrics`: see `list`. */
+  hostCounts(p: PoolPolicy, now: number): { available: number; unavailable: number } {
+    let available = 0;
+    const hosts = this.core.list(p, now);
+    for (const h of hosts) if (h.available) available++;
+    return { available, unavailable: hosts.length - available };
+  }
+
+  /** Records the pool's network number in the registry (KV `pool:NET`, for `GET /metrics`) the first time a host reports to it. */
+  private async register(net: number): Promise<void> {
+    const tables = this.tables;
+    if (tables.meta("registered") !== undefined) return;
+    await this.env.POLICIES.put(POOL_REGISTRY_PREFIX + String(net), "");
+    tables.setMeta("registered", String(net));
   }
 
   /** The alarm: eviction and lease deadlines. */

@@ -50,6 +50,9 @@ export interface Started<T> {
   started: boolean;
 }
 
+/** The meta key of the queue's count of expired leases. */
+const LEASE_EXPIRIES = "lease_expiries";
+
 /**
  * One job queue over a store: its filter rules, the highest job id it has
  * seen, its running jobs with their leases, and the jobs it held or
@@ -359,7 +362,13 @@ export class JobQueueCore {
       expired.push(row.id);
       this.settings.log({ ts: new Date(now).toISOString(), event: "lease_expired", queue, job_id: row.id, lease_id: lease });
     }
+    if (expired.length > 0) this.tables.setMeta(LEASE_EXPIRIES, String(this.leaseExpiries() + expired.length));
     return expired;
+  }
+
+  /** Leases that ran out in this queue since it was created (kept with the jobs, so it survives restarts and only grows). */
+  leaseExpiries(): number {
+    return Number(this.tables.meta(LEASE_EXPIRIES) ?? 0);
   }
 
   /** The earliest lease expiry among running jobs, for the next alarm. */

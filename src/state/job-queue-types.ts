@@ -115,4 +115,5 @@ export interface JobQueueApi {
   cancel(id: number): Promise<JobStatus | QueueFailure>;
   listJobs(states: JobState[], before: number | null, limit: number): Promise<JobListing>;
   summary(): Promise<QueueSummary>;
+  gauges(): Promise<{ running: number; queued: number; leaseExpiries: number }>;
 }

@@ -5,6 +5,7 @@ import { numberVar, type Env } from "../env.js";
 import { IdempotencyTable, type IdempotencyRequest, type StoredAnswer } from "./idempotency.js";
 import { candidateNow, getActiveBundle } from "./policy-store.js";
 import { QueueShadow } from "./queue-shadow.js";
+import { isolateFlusher } from "./isolate-metrics.js";
 import { JobQueueCore } from "./job-queue-core.js";
 import { QueueTables } from "./job-queue-sql.js";
 import { QUEUE_REGISTRY_PREFIX } from "./queue-registry.js";
@@ -111,6 +112,8 @@ export class JobQueue extends DurableObject<Env> {
       .catch((e: unknown) => writeLog({ ts: new Date().toISOString(), event: "shadow_decision_failed", kind: "jobfilter", error: String(e) }, "error"))
       .finally(() => {
         this.draining = false;
+        // The comparisons counted here reach the deployment's metrics shards like a request's counts.
+        isolateFlusher.afterRequest(this.env, (p) => this.ctx.waitUntil(p), Date.now());
         this.drainShadowLater();
       });
     this.ctx.waitUntil(done);
@@ -194,6 +197,12 @@ export class JobQueue extends DurableObject<Env> {
   /** The queue's job counts and watermark. */
   summary(): QueueSummary {
     return this.core.summary(Date.now());
+  }
+
+  /** The queue's running and queued jobs (as `summary` counts them) and its expired leases, for `GET /metrics`. */
+  gauges(): { running: number; queued: number; leaseExpiries: number } {
+    const s = this.core.summary(Date.now());
+    return { running: s.running, queued: s.queued, leaseExpiries: this.core.leaseExpiries() };
   }
 
   /** Records the queue's name in the registry (KV `queue:NAME`, for `GET /v1/queues`) the first time it stores a job or filter. */

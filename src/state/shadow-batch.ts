@@ -2,6 +2,7 @@ import { captureMode, engineOfKind, maskRequest, maskRulesFor, maskView, pairOf,
 import type { EngineName } from "../engines/common/engine.js";
 import type { Env } from "../env.js";
 import { coordinatorOf } from "./coordinator-stub.js";
+import { isolateMetrics } from "./isolate-metrics.js";
 import type { LiveCandidate } from "./policy-store.js";
 import { writeLog } from "../log-line.js";
 
@@ -70,6 +71,7 @@ export async function recordComparison(env: Env, candidate: LiveCandidate, kind:
   const a = masked ? await maskView(kind, request, active) : active;
   const b = masked ? await maskView(kind, request, shadow) : shadow;
   const pair = pairOf(a, b);
+  isolateMetrics.shadowComparison(engine, pair === null);
   const id = candidate.record.id;
   let example: Example | undefined;
   if (pair !== null && shadowBatcher.wantsExample(id, engine, pair)) {

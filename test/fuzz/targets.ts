@@ -260,8 +260,10 @@ export const FUZZ_TARGETS: FuzzTarget[] = [
           decideMatch(embeddedPool(), { job: input as string, machines: MACHINES }, { now: 0, random: () => 0.5 });
           decideAdCheck(embeddedPool(), { kind: "job", ad: input as string }, { now: 0, random: () => 0.5 });
         } catch (e) {
-          // a bad ad is the request error the route answers as 400; anything else is a crash
-          if ((e as { code?: string }).code !== "invalid_request") throw e;
+          // a bad ad is the request error the route answers as 400, an ad too costly to read its 422
+          // budget_exceeded; anything else is a crash
+          const code = (e as { code?: string }).code;
+          if (code !== "invalid_request" && code !== "budget_exceeded") throw e;
         }
       });
     },

@@ -339,6 +339,18 @@ export const HOSTILE_ROWS: HostileRow[] = [
     check: limitThrewBudget,
   },
   {
+    name: "`/v1/match`: a 230 KB job ad of 10,000 attributes each referring twice to the next (fuzzer; reading is charged)",
+    request: (n) => ({
+      method: "POST",
+      path: "/v1/match",
+      body: {
+        job: `[ pad = "${"a".repeat(n)}"; Requirements = a0 > 0; ${Array.from({ length: 10_000 }, (_, i) => `a${i} = a${i + 1} + a${i + 1}`).join("; ")}; a10000 = 1 ]`,
+        machines: anyMachines(2),
+      },
+    }),
+    check: matchBudgetLogged,
+  },
+  {
     name: "limits jq: `error` of a value nested 5,000 deep",
     policy: { engine: "limits", source: limitsPolicy("error(reduce range(5000) as $i (0; [.]))") },
     request: (n) => limitsRequest(n),

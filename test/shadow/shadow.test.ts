@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { pseudonym } from "../../src/bundle/compare/index.js";
+import { findSample, parseExposition } from "../support/prometheus-text.js";
 import { send, type Sent } from "./support.js";
 
 // Issue 15, "Shadow evaluation of a candidate policy on live traffic": a candidate is staged,
@@ -54,6 +55,14 @@ describe("a candidate policy on live traffic", () => {
   });
 
   it("stages without activating, compares every decision after the answer, and counts exactly", async () => {
+    /** The placement comparisons of a scrape: agreed and differing. */
+    const comparisons = async (scope: string) => {
+      const scrape = parseExposition(await text(`/metrics?scope=${scope}`));
+      return ["agreed", "differing"].map(
+        (result) => findSample(scrape, "arbiter_shadow_comparisons_total", { engine: "placement", result }) ?? NaN,
+      );
+    };
+    const [isolateBefore, deploymentBefore] = [await comparisons("isolate"), await comparisons("deployment")];
     const active = await send("GET", "/v1/policies");
     const activeRevision = json<{ revision: string }>(active).revision;
     const staged = await send("PUT", "/v1/policies/placement?stage=candidate", await placementWithoutFallback());
@@ -92,6 +101,13 @@ describe("a candidate policy on live traffic", () => {
     expect(report.engines.placement.pairs[0].examples.map((e) => e.request.user).sort()).toEqual(users.sort());
     expect(report.engines.placement.pairs[0].examples[0]).toMatchObject({ active: { rejected: false, queue: "root.default" }, candidate: { rejected: true, queue: null } });
     expect(Date.parse(report.since)).not.toBeNaN();
+
+    // The same comparisons in /metrics: exactly in this isolate's counters, and (other files' isolates
+    // may have flushed comparisons of their own) at least as many in the deployment's.
+    const [isolateAfter, deploymentAfter] = [await comparisons("isolate"), await comparisons("deployment")];
+    expect(isolateAfter.map((n, i) => n - isolateBefore[i])).toEqual([5, 7]);
+    expect(deploymentAfter[0] - deploymentBefore[0]).toBeGreaterThanOrEqual(5);
+    expect(deploymentAfter[1] - deploymentBefore[1]).toBeGreaterThanOrEqual(7);
   });
 
   it("never changes an answer nor what the verdict cache holds", async () => {

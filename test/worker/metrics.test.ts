@@ -4,8 +4,10 @@
  * and after a known sequence of decisions — several engines, a verdict-cache hit
  * and bypass, a spent work budget answered with a verdict and one answered 422,
  * Durable Object calls — every counter has moved by exactly what that sequence
- * adds. Counters are per isolate; this file's requests are the only ones its
- * isolate serves while the counts are compared. Budget and auth variants go
+ * adds, in the isolate's own scrape (`?scope=isolate`): this file's requests
+ * are the only ones its isolate serves while the counts are compared, whereas
+ * the deployment's counters (test/worker/metrics-deployment.test.ts) also get
+ * what other test files' isolates flush. Budget and auth variants go
  * through `app.fetch` with changed variables, in the same isolate and so into
  * the same counters.
  */
@@ -20,8 +22,8 @@ import { BASE, listUrl, publishLimits, setList, uniqueId } from "./fakes.js";
 type Scrape = Map<string, ParsedFamily>;
 const testEnv = env as unknown as Env;
 
-async function scrape(): Promise<Scrape> {
-  const res = await SELF.fetch(`${BASE}/metrics`);
+async function scrape(scope: "deployment" | "isolate" = "deployment"): Promise<Scrape> {
+  const res = await SELF.fetch(`${BASE}/metrics${scope === "isolate" ? "?scope=isolate" : ""}`);
   const text = await res.text();
   expect(res.status, text).toBe(200);
   expect(res.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
@@ -104,8 +106,8 @@ const match = (owner: string) => ({
 });
 
 describe("GET /metrics", () => {
-  it("counts a known sequence of decisions exactly, and /v1/status shows the same figures", async () => {
-    const before = await scrape();
+  it("counts a known sequence of decisions exactly in the isolate's scrape, and /v1/status shows the same figures", async () => {
+    const before = await scrape("isolate");
     const statusBefore = await status();
     const histogramCount = (s: Scrape, engine: string) =>
       value(s, "arbiter_decision_io_wait_seconds_count", { engine }, true);
@@ -170,8 +172,10 @@ describe("GET /metrics", () => {
     expect(h1.status).toBe(200);
     expect(((await h1.json()) as { host: string | null }).host).toBeNull();
 
-    const after = await scrape();
+    const after = await scrape("isolate");
     const d = (name: string, labels: Record<string, string>) => `${name}${JSON.stringify(labels)}`;
+    const http = (method: string, route: string, status_class: string) =>
+      d("arbiter_http_requests_total", { method, route, status_class });
     const want = new Map<string, number>([
       [d("arbiter_decisions_total", { engine: "placement", outcome: placed }), 3],
       [d("arbiter_decisions_total", { engine: "limits", outcome: limitsOutcome }), 1],
@@ -198,6 +202,16 @@ describe("GET /metrics", () => {
       [d("arbiter_decision_io_wait_seconds_count", { engine: "match" }), 2],
       [d("arbiter_decision_io_wait_seconds_count", { engine: "jobfilter" }), 2],
       [d("arbiter_decision_io_wait_seconds_count", { engine: "customs" }), 1],
+      // every answer by route template and status class, the first scrape and status included
+      [http("GET", "/metrics", "2xx"), 1],
+      [http("GET", "/v1/status", "2xx"), 1],
+      [http("POST", "/v1/place", "2xx"), 3],
+      [http("POST", "/v1/limits/decide", "2xx"), 1],
+      [http("POST", "/v1/match", "2xx"), 2],
+      [http("POST", "/v1/queues/{queue}/jobs", "2xx"), 1],
+      [http("POST", "/v1/queues/{queue}/jobs", "4xx"), 1],
+      [http("POST", "/v1/queues/{queue}/filters", "2xx"), 1],
+      [http("POST", "/v1/hosts/allocate", "2xx"), 1],
     ]);
     // Histogram buckets and sums move with the counts; compare everything else exactly.
     const moved = new Map([...deltas(before, after)].filter(([k]) => !/_bucket\{|_sum\{/.test(k)));

@@ -3,7 +3,11 @@
  * long form (one `Name = Expr` a line) and JSON (text or an already-parsed
  * object). Attribute expressions are compiled once per distinct text and
  * shared between ads, since 2,000 slot ads mostly repeat the same texts.
+ * Reading is charged to the decision's work budget (tokens, compiled nodes,
+ * attributes of large ads), and a spent budget ends it with `BudgetExceeded`
+ * (the route's 422 `budget_exceeded`); outside a decision nothing is limited.
  */
+import { spend } from "../common/budget.js";
 import { ClassAd, adOf, layoutFor, type SlotValue } from "./classad.js";
 import { compile } from "./compile.js";
 import { Compiled, type Node } from "./node.js";
@@ -61,9 +65,10 @@ function compileText(text: string, oldStrings: boolean): SlotValue | { message: 
   const key = (oldStrings ? "o" : "n") + text;
   const hit = exprCache.get(key);
   if (hit !== undefined) return hit;
-  const p = parseExpr(text, oldStrings);
+  const p = parseExpr(text, oldStrings, true);
   if (!p.ok) return { message: p.message, offset: p.offset };
   const c = compile(p.node);
+  spend(0); // compiling charged the budget; a spent one ends the read here
   if (key.length > MAX_CACHED_TEXT) return c;
   if (exprCache.size >= MAX_CACHE || cachedChars + key.length > MAX_CACHE_CHARS) clearExprCache();
   exprCache.set(key, c);
@@ -84,6 +89,7 @@ export function parseOldAd(text: string): AdResult {
     const line = lines[i].replace(/\r$/, "");
     const trimmed = line.trim();
     if (trimmed === "" || trimmed.startsWith("#")) continue;
+    spend(1);
     const m = NAME.exec(line);
     if (m === null) return { ok: false, error: { message: "expected `Name = Expr`", at: `${i + 1}:1` } };
     const exprText = line.slice(m[0].length).trim();
@@ -107,17 +113,25 @@ function isCompileError(
   return typeof c === "object" && c !== null && Object.getPrototypeOf(c) === Object.prototype;
 }
 
-/** A tree as an ad slot: a literal written without special text is kept as its bare value. */
+/**
+ * A tree as an ad slot: a literal written without special text is kept as its bare value. Compiling
+ * is charged to the decision's budget (compile.ts); a spent budget ends the read with `BudgetExceeded`.
+ */
 function slotOfNode(n: Node): SlotValue {
-  return n.k === "lit" && n.text === undefined ? n.v : compile(n);
+  if (n.k === "lit" && n.text === undefined) return n.v;
+  const c = compile(n);
+  spend(0);
+  return c;
 }
 
 /** New syntax `[ name = expr; ... ]`. */
 export function parseNewAd(text: string): AdResult {
-  const p = parseAdLiteral(text);
+  const p = parseAdLiteral(text, true);
   if (!p.ok) return { ok: false, error: { message: p.message, at: lineCol(text, p.offset) } };
   if (p.node.k !== "ad") return { ok: false, error: { message: "expected an ad", at: "1:1" } };
-  return { ok: true, ad: adOf(p.node.attrs.map(([k, v]) => [k, slotOfNode(v)] as const)) };
+  const ad = adOf(p.node.attrs.map(([k, v]) => [k, slotOfNode(v)] as const));
+  spend(0); // a layout of its own was charged per attribute
+  return { ok: true, ad };
 }
 
 const EXPR_MARK = "\u0000Expr(";
@@ -130,6 +144,7 @@ export const MAX_JSON_AD_DEPTH = 100;
 
 /** Converts a JSON value to a tree; strings of the form `/Expr(...)/` are expressions. */
 function jsonNode(v: unknown, path: string, escapedOnly: boolean, depth = 0): Node | AdError {
+  spend(1);
   if (v === null || v === undefined) return { k: "lit", v: UNDEF };
   if (typeof v === "object" && depth >= MAX_JSON_AD_DEPTH) {
     return { message: `${path}: nested more than ${MAX_JSON_AD_DEPTH} levels deep`, at: path };
@@ -150,7 +165,7 @@ function jsonNode(v: unknown, path: string, escapedOnly: boolean, depth = 0): No
     if (v.startsWith(EXPR_MARK) && v.endsWith(")/")) body = v.slice(EXPR_MARK.length, -2);
     else if (!escapedOnly && v.startsWith("/Expr(") && v.endsWith(")/")) body = v.slice(6, -2);
     if (body === null) return { k: "lit", v };
-    const p = parseExpr(body);
+    const p = parseExpr(body, false, true);
     if (!p.ok) return { message: `${path}: ${p.message}`, at: path };
     return p.node;
   }

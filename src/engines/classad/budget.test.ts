@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Budget, BUDGET_EXCEEDED_MESSAGE } from "../common/budget.js";
+import { Budget, BUDGET_EXCEEDED_MESSAGE, DEFAULT_DECISION_BUDGET, type BudgetExceeded } from "../common/budget.js";
 import { decideAdCheck, decideMatch } from "./index.js";
 
 const ctx = { now: Date.UTC(2026, 0, 1), random: () => 0.5 };
@@ -51,12 +51,13 @@ describe("ClassAd evaluation charges the decision's work budget", () => {
 
   it("ends a 199-deep chain of 380-level expressions with ERROR, not a stack overflow", () => {
     const chain = Array.from({ length: 199 }, (_, i) => `c${i} = c${i + 1}${" + 1".repeat(380)}`).join("; ");
-    const b = new Budget(400_000);
+    // reading this 300 KB ad costs about 400,000 units itself: a larger budget, so evaluation is what ends it
+    const b = new Budget(2_000_000);
     const d = b.run(() => decideMatch(null, { job: `[ Requirements = c0 > 0; ${chain}; c199 = 1 ]`, machines: machines.slice(0, 2) }, ctx));
     expect(d.verdict.best).toBeNull();
     // a shallow chain of the same expressions still evaluates
     const short = Array.from({ length: 5 }, (_, i) => `c${i} = c${i + 1}${" + 1".repeat(380)}`).join("; ");
-    const ok = b.run(() => decideMatch(null, { job: `[ Requirements = c0 > 0; ${short}; c5 = 1 ]`, machines: machines.slice(0, 2) }, ctx));
+    const ok = new Budget(400_000).run(() => decideMatch(null, { job: `[ Requirements = c0 > 0; ${short}; c5 = 1 ]`, machines: machines.slice(0, 2) }, ctx));
     expect(ok.outcome).toBe("matched");
   });
 
@@ -66,5 +67,48 @@ describe("ClassAd evaluation charges the decision's work budget", () => {
     const d = b.run(() => decideMatch(null, { job: `[ Requirements = ${terms} ]`, machines: machines.slice(0, 1) }, ctx));
     expect(d.outcome).toBe("budget_exceeded");
     expect(b.regexCompiles).toBeLessThanOrEqual(3);
+  });
+});
+
+describe("Reading a decision's ads charges the decision's work budget (issue 24: the 240 KB doubling ad)", () => {
+  const chain = (n: number) => `[ Requirements = a0 > 0; ${Array.from({ length: n }, (_, i) => `a${i} = a${i + 1} + a${i + 1}`).join("; ")}; a${n} = 1 ]`;
+  /** 2,000 slot ads of 20 attributes, about 1 MiB: the largest ordinary /v1/match body. */
+  const slots = Array.from(
+    { length: 2000 },
+    (_, i) => `[ MyType = "Machine"; Name = "slot1@node${i}.example.org"; Machine = "node${i}.example.org"; Arch = "X86_64"; OpSys = "LINUX"; Cpus = ${1 + (i % 32)}; Memory = ${2048 * (1 + (i % 16))}; Disk = ${1048576 * (2 + (i % 8))}; Mips = ${20000 + (i % 100)}; KFlops = 1500000; HasFileTransfer = true; State = "Unclaimed"; Activity = "Idle"; LoadAvg = 0.0${i % 10}; Draining = false; SlotType = "Partitionable"; StartdIpAddr = "<192.0.2.${i % 250}:9618>"; UidDomain = "example.org"; Start = true; Requirements = START && (TARGET.RequestMemory <= MY.Memory) && (TARGET.RequestCpus <= MY.Cpus) ]`,
+  );
+
+  it("charges the tokens read, the nodes compiled and the attributes of a large ad", () => {
+    const ad = chain(10_000);
+    const b = new Budget(1e9);
+    const d = b.run(() => decideAdCheck(null, { kind: "job", ad }, ctx));
+    expect(d.outcome).toBe("kept");
+    // reading was once free (1 unit for 226 KB); now about one unit a character for this shape
+    expect(b.used).toBeGreaterThan(ad.length / 2);
+    for (const form of [ad.slice(2, -2).split("; ").join("\n"), JSON.stringify(Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`a${i}`, `\\/Expr(a${i + 1} + a${i + 1})\\/`])))]) {
+      const c = new Budget(1e9);
+      c.run(() => decideAdCheck(null, { kind: "job", ad: form.startsWith("{") ? form.replace(/\\\\\//g, "\\/") : form }, ctx));
+      expect(c.used, form.slice(0, 20)).toBeGreaterThan(10_000 * 8);
+    }
+  });
+
+  it("ends reading an ad the budget cannot pay for with budget_exceeded, part-way", () => {
+    const ad = chain(45_000); // about 1 MB, the largest ad a request may carry
+    const b = new Budget(DEFAULT_DECISION_BUDGET);
+    let code: string | undefined;
+    try {
+      b.run(() => decideMatch(null, { job: ad, machines: machines.slice(0, 1) }, ctx));
+    } catch (e) {
+      code = (e as BudgetExceeded).code;
+    }
+    expect(code).toBe("budget_exceeded");
+    expect(b.used).toBeLessThan(DEFAULT_DECISION_BUDGET + 1000);
+  });
+
+  it("still reads and matches the largest ordinary request (2,000 slot ads, 1 MiB) within the default budget", () => {
+    const b = new Budget(DEFAULT_DECISION_BUDGET);
+    const d = b.run(() => decideMatch(null, { job: "[ RequestMemory = 2048; RequestCpus = 1; Requirements = TARGET.Memory >= RequestMemory; Rank = TARGET.Mips ]", machines: slots }, ctx));
+    expect(d.outcome).toBe("matched");
+    expect(b.used).toBeLessThan(0.75 * DEFAULT_DECISION_BUDGET);
   });
 });

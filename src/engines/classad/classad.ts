@@ -7,6 +7,7 @@
  * share one name table, and the evaluator's per-site caches resolve an
  * attribute by comparing one layout pointer.
  */
+import { trySpend } from "../common/budget.js";
 import { Compiled } from "./node.js";
 import type { Value } from "./values.js";
 
@@ -159,6 +160,8 @@ export function literal(v: Value): Compiled {
 
 /** Ads with more attributes than this get a layout of their own (shared layouts are built name by name). */
 const SHARED_MAX = 256;
+/** Work units each attribute of a layout of its own costs (see {@link layoutFor}). */
+const STANDALONE_UNITS_PER_NAME = 8;
 
 /**
  * The layout of an ad with these names (parallel to `slots`, which it may
@@ -171,6 +174,8 @@ export function layoutFor(names: readonly string[], slots: SlotValue[]): AdLayou
     for (let i = 0; i < names.length && layout !== null; i++) layout = layout.with(names[i]);
     if (layout !== null) return layout;
   }
+  // a layout of its own indexes every name (lower-cased, hashed): charged per attribute
+  trySpend(STANDALONE_UNITS_PER_NAME * names.length);
   const m = new Map<string, [string, SlotValue]>();
   for (let i = 0; i < names.length; i++) {
     const lc = names[i].toLowerCase();

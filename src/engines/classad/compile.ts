@@ -3,6 +3,7 @@
  * many times without re-walking the tree; comparisons and arithmetic on two
  * JS-number integers take an inline fast path.
  */
+import { trySpend } from "../common/budget.js";
 import { AdLayout, ClassAd, layoutFor, type SlotValue } from "./classad.js";
 import { BUILTINS } from "./functions/registry.js";
 import { Compiled, type EvalFn, type Node } from "./node.js";
@@ -33,9 +34,15 @@ export function compile(n: Node): Compiled {
   const ev = build(n);
   const height = deepest - base;
   if (outer > deepest) deepest = outer;
+  // building costs a few units a node (closures and lookup sites); a decision reading its ads
+  // turns a spent budget into an error after each attribute (ad-input), evaluation into ERROR
+  trySpend(COMPILE_UNITS_PER_NODE * (built - before));
   // evaluating an expression may visit every node of it: a long expression costs more than one unit
   return new Compiled(ev, n, 1 + ((built - before) >> 1), height);
 }
+
+/** Work units compiling one tree node costs (its closure, and a lookup site for a reference). */
+const COMPILE_UNITS_PER_NODE = 3;
 
 /** Nodes built so far (compile reads the difference: the size of the tree it compiled). */
 let built = 0;

@@ -49,7 +49,7 @@ export function evaluateRequest(
   req: { expr: string; my?: unknown; target?: unknown },
   ctx: EvalContext,
 ): PrintedValue & { cacheable: boolean } {
-  const p = parseExpr(req.expr);
+  const p = parseExpr(req.expr, false, true);
   if (!p.ok) return { type: "parse_error", value: `${p.message} at ${lineCol(req.expr, p.offset)}`, cacheable: true };
   let my = EMPTY;
   let target: ClassAd | null = null;

@@ -3,6 +3,7 @@
  * scanning char codes, so parsing a 55-attribute ad allocates only the
  * strings it must keep.
  */
+import { spend } from "../common/budget.js";
 
 export const enum T {
   End,
@@ -135,6 +136,13 @@ export function unescapeNew(body: string): string | null {
 }
 
 /** A pull lexer over one source text. */
+/**
+ * Tokens a charged lexer counts before it charges them, and what they cost: half a unit a
+ * token (a decision's ads are read before they are evaluated, and reading is work too).
+ */
+const TOKEN_BATCH = 64;
+const TOKEN_BATCH_UNITS = 32;
+
 export class Lexer {
   pos = 0;
   kind: T = T.End;
@@ -145,13 +153,20 @@ export class Lexer {
   private prev: T = T.End;
   /** Old long-form ads: backslash is literal except before a quote. */
   oldStrings = false;
+  /** Whether tokens are charged to the decision's work budget (texts from requests). */
+  charged = false;
+  private uncharged = 0;
 
   constructor(readonly src: string) {}
 
-  /** Advances to the next token and returns its kind. */
+  /** Advances to the next token and returns its kind; a charged lexer pays for every 64 tokens as it goes. */
   next(): T {
     this.prev = this.kind;
     this.kind = this.scan();
+    if (this.charged && ++this.uncharged === TOKEN_BATCH) {
+      this.uncharged = 0;
+      spend(TOKEN_BATCH_UNITS);
+    }
     return this.kind;
   }
 

@@ -10,6 +10,7 @@ import type { ClassAd } from "./classad.js";
 import { evalAttr, evalCompiled } from "./evaluate.js";
 import type { Compiled } from "./node.js";
 import type { MatchPolicy } from "./policy.js";
+import { orderByRank } from "./rank-order.js";
 import { EvalState, type EvalContext } from "./state.js";
 import { unparseValue } from "./unparse.js";
 import { ERROR, Real, UNDEF, truth, type Value } from "./values.js";
@@ -227,38 +228,49 @@ export function decideParsedMatch(policy: MatchPolicy | null, req: ParsedMatchRe
   verdict.job.discarded = jobOut;
   if (jobOut) log.push(`${ts} Rejected job=${jid} reason=NEGOTIATOR_PE_JOB_ONLY_EXPR`);
 
-  // matching machines by index; their rank is on their verdict line, their log name in mids
+  // matching machines by index; ranks kept beside the verdict lines for the ordering
+  const machines = req.machines;
+  const lines: MachineVerdict[] = new Array<MachineVerdict>(machines.length);
+  const ranks = new Float64Array(machines.length);
   const candidates: number[] = [];
-  const mids: string[] = [];
-  for (let i = 0; i < req.machines.length; i++) {
-    const m = req.machines[i];
+  const startdOnly = policy?.startdOnly ?? null;
+  for (let i = 0; i < machines.length; i++) {
+    const m = machines[i];
     const nameStr = stringAttr(m, "name", st);
-    const mid = nameStr ?? `#${i}`;
-    mids.push(mid);
     const line: MachineVerdict = { name: nameStr ?? i, discarded: false, match: false, rank: 0 };
-    verdict.machines.push(line);
-    if (discards(policy?.startdOnly ?? null, m, st)) {
+    lines[i] = line;
+    if (startdOnly !== null && discards(startdOnly, m, st)) {
       line.discarded = true;
-      log.push(`${ts} Rejected machine=${mid} reason=NEGOTIATOR_PE_STARTD_ONLY_EXPR`);
+      log.push(`${ts} Rejected machine=${nameStr ?? `#${i}`} reason=NEGOTIATOR_PE_STARTD_ONLY_EXPR`);
       continue;
     }
     if (scheddOut || jobOut) continue;
     const pair = matchPair(policy, req.job, m, st, explain);
     if (pair.trace) trace.push({ machine: line.name, ...pair.trace, match: pair.match });
-    if (pair.policyReject !== null) log.push(`${ts} Rejected job=${jid} machine=${mid} reason=${pair.policyReject}`);
-    line.rank = rankOf(evalAttr(req.job, "rank", m, st));
+    if (pair.policyReject !== null) log.push(`${ts} Rejected job=${jid} machine=${nameStr ?? `#${i}`} reason=${pair.policyReject}`);
+    const rank = rankOf(evalAttr(req.job, "rank", m, st));
+    line.rank = rank;
+    ranks[i] = rank;
     if (!pair.match) continue;
     line.match = true;
     candidates.push(i);
   }
-  // rank descending, ties in input order (sort is stable); NaN ranks last
-  const lines = verdict.machines;
-  candidates.sort((a, b) => {
-    const ra = lines[a].rank;
-    const rb = lines[b].rank;
-    return Number.isNaN(ra) ? 1 : Number.isNaN(rb) ? -1 : rb - ra;
-  });
-  for (const c of candidates) log.push(`${ts} Matched job=${jid} machine=${mids[c]} rank=${rankText(lines[c].rank)}`);
+  verdict.machines = lines;
+  // rank descending, ties in input order, NaN ranks last; one log line per match, best first
+  orderByRank(candidates, ranks);
+  const matched = `${ts} Matched job=${jid} machine=`;
+  let lastRank = NaN;
+  let lastRankText = "NaN";
+  for (const c of candidates) {
+    const line = lines[c];
+    const r = line.rank;
+    // equal ranks sit together once ordered: print each distinct rank once
+    if (!Object.is(r, lastRank)) {
+      lastRank = r;
+      lastRankText = rankText(r);
+    }
+    log.push(`${matched}${typeof line.name === "string" ? line.name : `#${c}`} rank=${lastRankText}`);
+  }
   verdict.best = candidates.length > 0 ? lines[candidates[0]].name : null;
   // a spent work budget made the evaluations after it ERROR: the log says so, as the outcome does
   st.flushWork();

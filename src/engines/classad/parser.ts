@@ -61,9 +61,10 @@ export class Parser {
   readonly lx: Lexer;
   private depth = 0;
 
-  constructor(src: string, oldStrings = false) {
+  constructor(src: string, oldStrings = false, charged = false) {
     this.lx = new Lexer(src);
     this.lx.oldStrings = oldStrings;
+    this.lx.charged = charged;
     this.lx.next();
   }
 
@@ -314,20 +315,23 @@ function guard(fn: () => Node): ParseResult {
   }
 }
 
-/** Parses a whole text as one expression (nothing may follow it). */
-export function parseExpr(src: string, oldStrings = false): ParseResult {
+/**
+ * Parses a whole text as one expression (nothing may follow it); `charged` texts (from requests)
+ * pay for their tokens as they are read, so a spent budget ends the parse with `BudgetExceeded`.
+ */
+export function parseExpr(src: string, oldStrings = false, charged = false): ParseResult {
   return guard(() => {
-    const p = new Parser(src, oldStrings);
+    const p = new Parser(src, oldStrings, charged);
     const n = p.parseExpression();
     if (p.t() !== T.End) p.fail("unexpected text after the expression");
     return n;
   });
 }
 
-/** Parses a whole text as a new-syntax ad literal `[ ... ]`. */
-export function parseAdLiteral(src: string): ParseResult {
+/** Parses a whole text as a new-syntax ad literal `[ ... ]` (`charged` as for {@link parseExpr}). */
+export function parseAdLiteral(src: string, charged = false): ParseResult {
   return guard(() => {
-    const p = new Parser(src);
+    const p = new Parser(src, false, charged);
     if (p.t() !== T.LBox) p.fail("expected `[`");
     const n = p.adLiteral();
     if (p.t() !== T.End) p.fail("unexpected text after the ad");

@@ -7,7 +7,7 @@ export { RunningCounts, decideCounted } from "./running-counts.js";
 export type { QueueView } from "./schedule.js";
 export { buildFilterSet, applyingRule, compareRules } from "./filter-set.js";
 export type { FilterSet, CompiledRule } from "./filter-set.js";
-export { parseRuleBody, parsePredicate, parseAction, parseUuid, pythonType, readRapiJson, MAX_PRIORITY } from "./rule-parse.js";
+export { JOBFILTER_TOO_DEEP, parseRuleBody, parsePredicate, parseAction, parseUuid, pythonType, readRapiJson, MAX_PRIORITY } from "./rule-parse.js";
 export type { RuleBody, FloatLiterals } from "./rule-parse.js";
 export { parseExpression } from "./expression.js";
 export { parseBucket, parseLimit, bucketsOf } from "./adhoc.js";

@@ -1,4 +1,5 @@
 import { stringifyExactJson } from "../common/exact-json.js";
+import { checkJsonShape, POLICY_JSON_LIMITS } from "../common/json-shape.js";
 
 /**
  * How Ganeti's error texts render JSON values: Text.JSON's compact form
@@ -7,17 +8,31 @@ import { stringifyExactJson } from "../common/exact-json.js";
  * Rational for fractional filter values.
  */
 
+/** What a value nested past 100 levels renders as (the parsers refuse such values first: `jobfilter_too_deep`). */
+const TOO_DEEP_TEXT = "<nested more than 100 levels deep>";
+
+/** Whether a value is too deep to render by recursion (checked with an explicit stack). */
+function tooDeep(value: unknown): boolean {
+  const shape = checkJsonShape(value, POLICY_JSON_LIMITS);
+  return shape !== null && shape.kind === "depth";
+}
+
 /** Compact JSON as Text.JSON's showJSValue prints it; used verbatim in Ganeti's predicate/action errors. */
 export function showCompact(value: unknown): string {
+  if (tooDeep(value)) return TOO_DEEP_TEXT;
   const text = stringifyExactJson(value);
   return text === undefined ? "null" : text;
 }
 
 /** Text.JSON's pretty printer on one line (`[a, b]`, `{"k": v}`); used in query-language errors. */
 export function showPretty(value: unknown): string {
-  if (Array.isArray(value)) return "[" + value.map(showPretty).join(", ") + "]";
+  return tooDeep(value) ? TOO_DEEP_TEXT : pretty(value);
+}
+
+function pretty(value: unknown): string {
+  if (Array.isArray(value)) return "[" + value.map(pretty).join(", ") + "]";
   if (typeof value === "object" && value !== null) {
-    const parts = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${showPretty(v)}`);
+    const parts = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pretty(v)}`);
     return "{" + parts.join(", ") + "}";
   }
   return showCompact(value);

@@ -1,5 +1,6 @@
 import { closestName } from "../common/did-you-mean.js";
 import { parseExactJson } from "../common/exact-json.js";
+import { checkJsonShape, describeJsonShape, POLICY_JSON_LIMITS } from "../common/json-shape.js";
 import type { Result } from "../common/result.js";
 import { err, ok } from "../common/result.js";
 import { parseExpression } from "./expression.js";
@@ -9,8 +10,22 @@ import type { FilterAction, FilterPredicate, ReasonEntry } from "./types.js";
 
 const PREDICATES = new Set<string>(PREDICATE_NAMES);
 
+/** The code that starts the error of a rule part nested past {@link POLICY_JSON_LIMITS} (100 levels). */
+export const JOBFILTER_TOO_DEEP = "jobfilter_too_deep";
+
+/**
+ * The `jobfilter_too_deep` error text for a value nested more than 100 levels deep, or null: checked
+ * with an explicit stack before anything recursive (expressions, Ganeti's error texts) walks it.
+ */
+export function tooDeepError(v: unknown, field: string): string | null {
+  const shape = checkJsonShape(v, POLICY_JSON_LIMITS);
+  return shape !== null && shape.kind === "depth" ? `${JOBFILTER_TOO_DEEP}: ${describeJsonShape(shape, field)}` : null;
+}
+
 /** Validates one `[name, expression]` predicate with Ganeti's error texts, so a bad rule is refused when added. */
 export function parsePredicate(v: unknown): Result<FilterPredicate, string> {
+  const deep = tooDeepError(v, "predicate");
+  if (deep !== null) return err(deep);
   if (!Array.isArray(v) || typeof v[0] !== "string") {
     return err("malformed FilterPredicate: must be a list with the first entry being a string describing the predicate type");
   }
@@ -38,6 +53,8 @@ const SIMPLE = new Set<string>(SIMPLE_ACTIONS);
 
 /** Validates an action (case-sensitive names, `["RATE_LIMIT", n]` with n a positive integer). */
 export function parseAction(v: unknown): Result<FilterAction, string> {
+  const deep = tooDeepError(v, "action");
+  if (deep !== null) return err(deep);
   if (typeof v === "string" && SIMPLE.has(v)) return ok(v as FilterAction);
   if (Array.isArray(v) && v[0] === "RATE_LIMIT") {
     const n = v[1];
@@ -68,6 +85,8 @@ export function actionSuggestion(v: unknown): string | undefined {
 
 /** Validates a reason trail: `[source, reason, timestamp]` entries of string, string, integer. */
 export function parseReasonTrail(v: readonly unknown[]): Result<ReasonEntry[], string> {
+  const deep = tooDeepError(v, "reason_trail");
+  if (deep !== null) return err(deep);
   const out: ReasonEntry[] = [];
   for (const e of v) {
     if (
@@ -154,6 +173,8 @@ export function parseRuleBody(body: unknown, floats?: FloatLiterals): Result<Rul
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     return err("Invalid body contents, not a dictionary");
   }
+  const deep = tooDeepError(body, "body");
+  if (deep !== null) return err(deep);
   const b = body as Record<string, unknown>;
   for (const key of Object.keys(b)) {
     if (!BODY_KEYS.has(key)) {

@@ -7,6 +7,7 @@ import { buildCidrSet, cidrSetOf, parseAddress, parseNetwork, rangeOverlaps, typ
 import { RangeSet, RangeSetBuilder, type PackedRanges } from "../common/cidr-ranges.js";
 import { SCANNED, scanNetwork } from "../common/cidr-scan.js";
 import { parseIsoDuration } from "../common/iso8601.js";
+import { checkJsonShape, MAX_JSON_DEPTH } from "../common/json-shape.js";
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { err, ok, type Result } from "../common/result.js";
@@ -236,7 +237,10 @@ export interface UrlSource {
   transform?: (body: Json, nowMs?: number) => { text: string } | { error: string };
 }
 
-/** Compiles the optional list transform: raw output, outputs joined with newlines. */
+/** How deep a list transform's output may nest: as deep as a request body (written as JSON, by recursion). */
+const TRANSFORM_DEPTH = { maxDepth: MAX_JSON_DEPTH, maxItems: Number.POSITIVE_INFINITY };
+
+/** Compiles the optional list transform: raw output, outputs joined with newlines (each nested at most 100 deep). */
 function listTransform(spec: JqSpec | undefined): Result<UrlSource["transform"], DataError> {
   if (spec === undefined) return ok(undefined);
   const c = compileSpec(spec, ["transform"]);
@@ -245,7 +249,18 @@ function listTransform(spec: JqSpec | undefined): Result<UrlSource["transform"],
   return ok((body: Json, nowMs = 0) => {
     const r = program.all(body, nowMs / 1000);
     if ("error" in r) return { error: r.error };
-    return { text: r.outputs.map((o) => (typeof o === "string" ? o : JSON.stringify(o))).join("\n") };
+    // non-string outputs are written as JSON, which recurses: nothing deeper than a request may be
+    const lines: string[] = [];
+    for (const o of r.outputs) {
+      if (typeof o === "string") {
+        lines.push(o);
+        continue;
+      }
+      const shape = checkJsonShape(o, TRANSFORM_DEPTH);
+      if (shape !== null) return { error: `an output of the transform is nested more than ${shape.limit} levels deep (the limit is ${shape.limit})` };
+      lines.push(JSON.stringify(o));
+    }
+    return { text: lines.join("\n") };
   });
 }
 

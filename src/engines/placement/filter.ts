@@ -1,23 +1,43 @@
-import { compileLinear, describeProblem, type LinearRegex } from "../common/regex/index.js";
+import { compileLinear, describeProblem, inspectPattern, type LinearRegex } from "../common/regex/index.js";
 import { FILTER_GROUP_RE, FILTER_USER_RE, SPECIAL_RE } from "./names.js";
 import type { Filter, FilterData, RawFilter, RegexData } from "./types.js";
 
 type Compiled = { ok: true; value: LinearRegex } | { ok: false; error: string };
+type Inspected = { ok: true; value: { prefix: string; required: string } } | { ok: false; error: string };
 
 /**
  * The expressions compiled during one policy compile, so that validation and
  * the rule build compile each only once (set only for one synchronous call).
  */
 let memo: Map<string, Compiled> | null = null;
+let inspected: Map<string, Inspected> | null = null;
 
-/** Runs a policy compile with each Go expression compiled at most once. */
+/** Runs a policy compile with each Go expression compiled (and inspected) at most once. */
 export function withRegexMemo<T>(run: () => T): T {
   memo = new Map();
+  inspected = new Map();
   try {
     return run();
   } finally {
     memo = null;
+    inspected = null;
   }
+}
+
+/**
+ * Validates a Go (RE2) expression and reads the literals its matches need,
+ * without building its matcher (a policy compile stores expressions that the
+ * first decision testing them compiles); the error is Go's text with the offset.
+ */
+export function inspectGoRegex(expr: string): Inspected {
+  const known = inspected?.get(expr);
+  if (known !== undefined) return known;
+  const r = inspectPattern(expr, "re2");
+  const out: Inspected = r.ok
+    ? r
+    : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
+  inspected?.set(expr, out);
+  return out;
 }
 
 /** Compiles a Go (RE2) expression with the linear-time matcher, or gives Go's error text with the offset. */
@@ -38,8 +58,8 @@ export function compileGoRegex(expr: string): Compiled {
  * need not compile it and deciding can skip it for inputs that lack them.
  */
 export function translateGoRegex(expr: string): RegexData | null {
-  const r = compileGoRegex(expr);
-  return r.ok ? { source: expr, prefix: r.value.prefix ?? "", required: r.value.required ?? "" } : null;
+  const r = inspectGoRegex(expr);
+  return r.ok ? { source: expr, prefix: r.value.prefix, required: r.value.required } : null;
 }
 
 /**
@@ -50,7 +70,7 @@ export function translateGoRegex(expr: string): RegexData | null {
 export function singleEntryProblem(entry: string, namePattern: RegExp): string | null {
   if (namePattern.test(entry)) return null;
   if (!SPECIAL_RE.test(entry)) return "";
-  const r = compileGoRegex(entry);
+  const r = inspectGoRegex(entry);
   return r.ok ? null : r.error;
 }
 

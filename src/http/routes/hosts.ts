@@ -52,8 +52,8 @@ async function inPool<T>(env: Env, net: number, call: (stub: DurableObjectStub<H
   }
 }
 
-/** The active customs policy: the compiled data for the pool and the loaded form for validation here. */
-async function activePolicy(env: Env): Promise<{ pool: PoolPolicy; policy: CustomsPolicy }> {
+/** The active customs policy: the compiled data for the pool and the loaded form for validation here (also what `GET /metrics` counts pools with). */
+export async function activePolicy(env: Env): Promise<{ pool: PoolPolicy; policy: CustomsPolicy }> {
   const bundle = await getActiveBundle(env);
   const data = bundle.bundle.engines.customs?.compiled as CustomsPolicyData | undefined;
   if (data === undefined) return { pool: { revision: bundle.revision, data: DEFAULT_POLICY_DATA }, policy: builtin };

@@ -119,6 +119,8 @@ registerOperation({
   request: MatchRequest,
   response: MatchVerdict,
   query: [EXPLAIN_QUERY],
+  // reading the ads is charged to the work budget before any evaluation could report it
+  errors: ["budget_exceeded"],
 });
 registerOperation({
   operationId: "analyzeMatch",
@@ -169,4 +171,5 @@ registerOperation({
   request: AdCheckRequest,
   response: AdCheckVerdict,
   query: [EXPLAIN_QUERY],
+  errors: ["budget_exceeded"],
 });

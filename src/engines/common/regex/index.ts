@@ -11,7 +11,7 @@ import { describeProblem } from "./messages.js";
 import { parsePattern, type RegexFlags } from "./parse.js";
 import { PikeVm } from "./pike.js";
 import { chargeRegex, setWorkHook, type Spend } from "./work.js";
-import { compileProgram, type Prog } from "./program.js";
+import { compileProgram, MAX_PROGRAM, programSize, type Prog } from "./program.js";
 import { currentBudget, UNLIMITED } from "../budget.js";
 import { dfaApplicable, LazyDfa } from "./dfa.js";
 import { passes, prefilterOf, type Prefilter } from "./prefilter.js";
@@ -360,6 +360,28 @@ export function compileLinear(
       pf?.required ?? "",
     ),
   };
+}
+
+/**
+ * Whether a pattern compiles, and the literals every match starts with and
+ * contains, without building its matchers: what a policy compile needs to
+ * validate and store an expression that a decision compiles on first use.
+ * Agrees with `compileLinear` on every pattern (one past the program limit is
+ * given to it to decide).
+ */
+export function inspectPattern(
+  pattern: string,
+  origin: Origin,
+  flags: RegexFlags = {},
+): { ok: true; value: { prefix: string; required: string } } | { ok: false; error: RegexProblem } {
+  const parsed = parsePattern(pattern, origin, flags);
+  if ("kind" in parsed) return { ok: false, error: parsed };
+  if (programSize(parsed.node, MAX_PROGRAM) === Infinity) {
+    const r = compileLinear(pattern, origin, flags);
+    return r.ok ? { ok: true, value: { prefix: r.value.prefix ?? "", required: r.value.required ?? "" } } : r;
+  }
+  const pf = prefilterOf(parsed.node);
+  return { ok: true, value: { prefix: pf?.prefix ?? "", required: pf?.required ?? "" } };
 }
 
 /**

@@ -260,3 +260,46 @@ export function compileProgram(n: Node, groups: number, word: CharSetSpec, charg
   if (charged) b.bill();
   return b.finish(2 * (groups + 1));
 }
+
+/**
+ * How many instructions `compileProgram` would emit for a tree, counted
+ * without building it (Infinity once past `limit`), so that a compile which
+ * only validates can tell a too-large pattern without paying for the program.
+ * A look-around's body is its own program: one past the limit is reported too.
+ */
+export function programSize(n: Node, limit = MAX_PROGRAM): number {
+  const total = 3 + sizeOf(n, limit);
+  return total > limit ? Infinity : total;
+}
+
+function sizeOf(n: Node, limit: number): number {
+  switch (n.t) {
+    case "empty":
+      return 0;
+    case "char":
+    case "set":
+    case "assert":
+      return 1;
+    case "cat": {
+      let s = 0;
+      for (const x of n.xs) if ((s += sizeOf(x, limit)) > limit) return Infinity;
+      return s;
+    }
+    case "alt": {
+      let s = 2 * (n.xs.length - 1);
+      for (const x of n.xs) if ((s += sizeOf(x, limit)) > limit) return Infinity;
+      return s;
+    }
+    case "group":
+      return 2 + sizeOf(n.x, limit);
+    case "look":
+      return 1 + sizeOf(n.x, limit) > limit ? Infinity : 1;
+    case "rep": {
+      const x = sizeOf(n.x, limit);
+      if (x === Infinity) return Infinity;
+      const s =
+        n.max === -1 ? (n.min > 0 ? n.min * x + 1 : x + 2) : n.min * x + (n.max - n.min) * (1 + x);
+      return s > limit ? Infinity : s;
+    }
+  }
+}
