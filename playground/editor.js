@@ -1,13 +1,96 @@
 // @ts-check
 /**
- * A plain textarea with line numbers and error marks: each error's line is
- * numbered in red in the gutter, banded in the text, and its message is shown
- * beside the line (in the margin on wide screens) and listed under the editor
- * as a button that puts the caret on the spot.
+ * The page's two kinds of editor behind one interface (`value`, `onChange`,
+ * `setLanguage`, `setMarks`, `focusAt`). `RichEditor` is CodeMirror (from
+ * `/playground/codemirror.js`), with highlighting and the errors as diagnostics
+ * with their messages under their lines. `CodeEditor` is the plain textarea the
+ * page falls back to when that module cannot be loaded: line numbers, each
+ * error's line numbered in red in the gutter, banded in the text, and its message
+ * beside the line (in the margin on wide screens). Both list the errors under the
+ * editor as buttons that put the caret on the spot.
  */
 import { offsetOf } from "./locate.js";
 
 /** @typedef {{ line: number, column: number, message: string }} Mark */
+/** @typedef {{ Editor: new (parent: HTMLElement, options: { text: string, language: any, label: string, describedBy?: string }) => any }} EditorModule */
+
+/**
+ * Fills an error list: one button per error, which calls `go` with it.
+ * @param {HTMLElement} list @param {Mark[]} marks @param {(m: Mark) => void} go
+ */
+function listMarks(list, marks, go) {
+  list.replaceChildren(
+    ...marks.map((m) => {
+      const item = document.createElement("li");
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "error-link";
+      button.dataset.line = String(m.line);
+      button.textContent = `line ${m.line}, column ${m.column}: ${m.message}`;
+      button.addEventListener("click", () => go(m));
+      item.append(button);
+      return item;
+    }),
+  );
+}
+
+/**
+ * CodeMirror in place of an editor's textarea. The textarea stays in the page,
+ * hidden, and holds the same text after every edit (what a form would submit).
+ */
+export class RichEditor {
+  /**
+   * @param {EditorModule} cm the loaded editor module
+   * @param {HTMLElement} root the `.editor` element holding the textarea
+   * @param {HTMLElement} list the `<ul>` the error list goes into
+   * @param {string} language
+   */
+  constructor(cm, root, list, language) {
+    this.root = root;
+    this.list = list;
+    this.textarea = /** @type {HTMLTextAreaElement} */ (root.querySelector("textarea"));
+    root.classList.add("rich");
+    const label = document.querySelector(`label[for="${this.textarea.id}"]`)?.textContent ?? this.textarea.id;
+    this.editor = new cm.Editor(root, { text: this.textarea.value, language, label, describedBy: this.textarea.getAttribute("aria-describedby") ?? undefined });
+    this.editor.view.contentDOM.dataset.editor = this.textarea.id;
+    this.editor.onChange(() => {
+      this.textarea.value = this.editor.value;
+    });
+  }
+
+  /** The text. */
+  get value() {
+    return this.editor.value;
+  }
+
+  /** Replaces the text and clears the marks. @param {string} text */
+  set value(text) {
+    this.editor.value = text;
+    this.textarea.value = text;
+    this.setMarks([]);
+  }
+
+  /** Calls `f` after each edit by the user. @param {() => void} f */
+  onChange(f) {
+    this.editor.onChange(f);
+  }
+
+  /** Switches the highlighting and indentation to a language (json, jsonc, yaml, condor, jq). @param {string} name */
+  setLanguage(name) {
+    this.editor.setLanguage(name);
+  }
+
+  /** Shows a new set of errors (an empty list clears them); with `reveal`, scrolls to the first. @param {Mark[]} marks @param {boolean} [reveal] */
+  setMarks(marks, reveal = false) {
+    this.editor.setMarks(marks, reveal);
+    listMarks(this.list, marks, (m) => this.focusAt(m));
+  }
+
+  /** Puts the caret at a line and column and scrolls it into view. @param {{ line: number, column: number }} place */
+  focusAt(place) {
+    this.editor.focusAt(place);
+  }
+}
 
 export class CodeEditor {
   /**
@@ -42,6 +125,14 @@ export class CodeEditor {
     this.refresh();
   }
 
+  /** Calls `f` after each edit by the user. @param {() => void} f */
+  onChange(f) {
+    this.textarea.addEventListener("input", f);
+  }
+
+  /** The plain editor does not highlight. @param {string} _name */
+  setLanguage(_name) {}
+
   /** Redraws line numbers after an edit. */
   refresh() {
     const count = this.textarea.value.split("\n").length;
@@ -61,26 +152,14 @@ export class CodeEditor {
     this.notes.style.transform = y;
   }
 
-  /** Shows a new set of errors (an empty list clears them). @param {Mark[]} marks */
-  setMarks(marks) {
+  /** Shows a new set of errors (an empty list clears them); with `reveal`, scrolls to the first. @param {Mark[]} marks @param {boolean} [reveal] */
+  setMarks(marks, reveal = false) {
     this.marks = marks;
     this.root.classList.toggle("has-marks", marks.length > 0);
     this.paintMarks();
-    this.list.replaceChildren(
-      ...marks.map((m) => {
-        const item = document.createElement("li");
-        const button = document.createElement("button");
-        button.type = "button";
-        button.className = "error-link";
-        button.dataset.line = String(m.line);
-        button.textContent = `line ${m.line}, column ${m.column}: ${m.message}`;
-        button.addEventListener("click", () => this.focusAt(m));
-        item.append(button);
-        return item;
-      }),
-    );
+    listMarks(this.list, marks, (m) => this.focusAt(m));
     this.textarea.setAttribute("aria-invalid", marks.length > 0 ? "true" : "false");
-    if (marks.length > 0) this.reveal(Math.min(...marks.map((m) => m.line)));
+    if (reveal && marks.length > 0) this.reveal(Math.min(...marks.map((m) => m.line)));
   }
 
   /** Draws the gutter numbers, bands and margin notes of the current marks. */

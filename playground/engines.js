@@ -10,8 +10,10 @@
  *   title: string,
  *   format: string,
  *   comments: boolean,
+ *   language: string,
  *   requestHelp: string,
  *   example: unknown,
+ *   program?: string,
  * }} EngineInfo
  */
 
@@ -22,6 +24,7 @@ export const ENGINES = [
     title: "limits: may this pScheduler task run?",
     format: "pScheduler limits.conf (JSON with # comments)",
     comments: true,
+    language: "jsonc",
     requestHelp: "The body of POST /v1/limits/decide: the task, and the requester's address.",
     example: {
       requester: "203.0.113.7",
@@ -33,6 +36,7 @@ export const ENGINES = [
     title: "placement: which YuniKorn queue?",
     format: "YuniKorn queues.yaml",
     comments: false,
+    language: "yaml",
     requestHelp: "The body of POST /v1/place: the user, groups and tags of an application.",
     example: { user: "sarah", groups: ["sarah", "test_app", "dev_app"], tags: { namespace: "newapp" } },
   },
@@ -41,6 +45,7 @@ export const ENGINES = [
     title: "match: which HTCondor machine takes the job?",
     format: "HTCondor configuration (NEGOTIATOR_PE_* expressions)",
     comments: false,
+    language: "condor",
     requestHelp: "The body of POST /v1/match: a job ad and machine ads (ClassAd text).",
     example: {
       job: '[ Owner = "alice"; RequestMemory = 1024; Requirements = TARGET.Memory >= MY.RequestMemory; Rank = TARGET.Memory ]',
@@ -56,6 +61,7 @@ export const ENGINES = [
     title: "customs: which host takes the remote job?",
     format: "customs pool settings (JSON)",
     comments: false,
+    language: "json",
     requestHelp: "The pool's host reports in scan order and the allocation request (the client is one of the hosts); decided on a copy of the pool made from them.",
     example: {
       hosts: [
@@ -72,6 +78,7 @@ export const ENGINES = [
     title: "jobfilter: may this Ganeti job start now?",
     format: "Ganeti filter rules (JSON list)",
     comments: false,
+    language: "json",
     requestHelp: "The job to submit, and the jobs running in the queue (each holds a slot); decided on a copy of the queue made from them.",
     example: {
       job: {
@@ -79,6 +86,21 @@ export const ENGINES = [
         opcodes: [{ OP_ID: "OP_INSTANCE_STARTUP", instance_name: "web1", reason: [["gnt:user", "maintenance done", 1700000000000000000]] }],
       },
       queue: { running: [{ id: 40, opcodes: [{ OP_ID: "OP_INSTANCE_REBOOT", instance_name: "db1" }] }] },
+    },
+  },
+  {
+    name: "jq",
+    title: "jq: run a jq 1.7.1 program",
+    format: "jq 1.7.1 program, as arbiter jq runs it",
+    comments: false,
+    language: "jq",
+    requestHelp: "The input: JSON values, one after another (standard input of arbiter jq).",
+    program: "# Which tests ask for more than 30 seconds?\n.tasks[]\n| select(.duration > 30)\n| {test, dest, over: (.duration - 30)}\n",
+    example: {
+      tasks: [
+        { test: "throughput", dest: "192.0.2.1", duration: 60 },
+        { test: "latency", dest: "192.0.2.2", duration: 10 },
+      ],
     },
   },
 ];

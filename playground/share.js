@@ -7,7 +7,7 @@
  */
 import { compactJson } from "./locate.js";
 
-/** @typedef {{ engine: string, policy: string, request: string }} PageState */
+/** @typedef {{ engine: string, policy: string, request: string, options?: unknown }} PageState the texts, and the jq pane's options when the engine is jq */
 
 /** @param {Uint8Array} bytes */
 function toBase64Url(bytes) {
@@ -38,7 +38,7 @@ async function pipe(bytes, stream) {
  * @param {PageState} state
  */
 export async function encodeState(state) {
-  const json = new TextEncoder().encode(JSON.stringify({ p: state.policy, r: state.request }));
+  const json = new TextEncoder().encode(JSON.stringify({ p: state.policy, r: state.request, ...(state.options !== undefined ? { o: state.options } : {}) }));
   const packed = await pipe(json, new CompressionStream("deflate-raw"));
   return `engine=${encodeURIComponent(state.engine)}&s=${toBase64Url(packed)}`;
 }
@@ -59,7 +59,7 @@ export async function decodeState(fragment) {
     const json = new TextDecoder().decode(await pipe(fromBase64Url(data), new DecompressionStream("deflate-raw")));
     const value = JSON.parse(json);
     if (typeof value?.p !== "string" || typeof value?.r !== "string") return { engine };
-    return { engine, policy: value.p, request: value.r };
+    return value.o !== undefined ? { engine, policy: value.p, request: value.r, options: value.o } : { engine, policy: value.p, request: value.r };
   } catch {
     return { engine };
   }
@@ -81,13 +81,15 @@ export function shellQuote(text) {
 }
 
 /**
- * `curl` sending what Decide sends. The admin token is never written out: with
- * auth on, the command reads it from `$ARBITER_ADMIN_TOKEN`.
- * @param {{ origin: string, engine: string, policy: string, request: string, auth: boolean }} o
+ * `curl` sending what Decide sends (`body`, when given, instead of the policy and
+ * request: the jq pane's). The admin token is never written out: with auth on, the
+ * command reads it from `$ARBITER_ADMIN_TOKEN`.
+ * @param {{ origin: string, engine: string, policy: string, request: string, auth: boolean, body?: string }} o
  */
 export function curlCommand(o) {
   const auth = o.auth ? ` -H "Authorization: Bearer $ARBITER_ADMIN_TOKEN"` : "";
-  return `curl -sS ${shellQuote(`${o.origin}/v1/playground/${o.engine}`)} -H 'Content-Type: application/json'${auth} --data-binary ${shellQuote(playgroundBody(o.policy, o.request))}`;
+  const body = o.body ?? playgroundBody(o.policy, o.request);
+  return `curl -sS ${shellQuote(`${o.origin}/v1/playground/${o.engine}`)} -H 'Content-Type: application/json'${auth} --data-binary ${shellQuote(body)}`;
 }
 
 /**

@@ -7,13 +7,12 @@ import {
   compileJq,
   JqError,
   parseJsonSeq,
-  printCompact,
-  type JqProgram,
 } from "../jq/index.js";
-import { JqInput, type InputFile } from "./jq-input.js";
+import { JqInput, type InputFile } from "../jq/cli-input.js";
 import { DEFAULT_LIB_DIRS, moduleFiles, realPath } from "./jq-module-files.js";
-import { DIE_HINT, JqUsageError, parseJqArgs, type JqOptions } from "./jq-options.js";
-import { DEFAULT_COLORS, parseJqColors, printJq, type PrintOptions } from "./jq-print.js";
+import { DIE_HINT, JqUsageError, parseJqArgs, type JqOptions } from "../jq/cli-options.js";
+import { DEFAULT_COLORS, parseJqColors, type PrintOptions } from "../jq/cli-print.js";
+import { runInputs } from "../jq/cli-run.js";
 
 export interface JqIo {
   stdin: string;
@@ -34,10 +33,6 @@ const SHORT_USAGE =
 
 /** The folder `$ORIGIN` stands for in module search paths: the one holding the `arbiter` script. */
 const ORIGIN = path.resolve(import.meta.dirname, "../../bin");
-
-// jq's process() results: exit status, or these below zero (0 unless -e)
-const OK_NULL_KIND = -1;
-const OK_NO_OUTPUT = -4;
 
 /** The reason jq gives (strerror) for a file it cannot read. */
 function reason(e: unknown): string {
@@ -172,94 +167,4 @@ export async function runJqCommand(argv: string[], io: JqIo): Promise<number> {
   );
   const print: PrintOptions = { indent: o.indent, sortKeys: o.sortKeys, ascii: o.ascii, colors };
   return runInputs(compiled.value, o, input, print, io, env);
-}
-
-/** jq's main loop over the input values and its exit status rules. */
-function runInputs(
-  prog: JqProgram,
-  o: JqOptions,
-  input: JqInput,
-  print: PrintOptions,
-  io: JqIo,
-  env: Record<string, string | undefined>,
-): number {
-  const take = (): Json | undefined => {
-    const n = input.next();
-    if (n === undefined) return undefined;
-    if ("error" in n) throw new JqError(n.error);
-    return n.value;
-  };
-  const debugPrint: PrintOptions = { ...print, indent: 0 };
-  const sink = (m: Json): void => {
-    if (Array.isArray(m) && m.length === 2 && m[0] === "DEBUG:") io.stderr(printJq(m, debugPrint) + "\n");
-    else io.stderr(typeof m === "string" ? m : printCompact(m));
-  };
-  const runEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) runEnv[k] = v;
-  let halted = false;
-  const processOne = (value: Json): number => {
-    let ret = OK_NO_OUTPUT;
-    const r = prog.run(value, { keepLiterals: true, input: take, env: runEnv, debug: sink });
-    let failed: string | null = null;
-    for (const v of r.outputs) {
-      if (o.rawOutput && typeof v === "string") {
-        if (o.ascii) io.stdout(printJq(v, print));
-        else if (o.rawOutput0 && v.includes("\u0000")) {
-          failed = "Cannot dump a string containing NUL with --raw-output0 option";
-          break;
-        } else io.stdout(v);
-        ret = 0;
-      } else {
-        ret = v === null || v === false ? OK_NULL_KIND : 0;
-        if (o.seq) io.stdout("\u001e");
-        io.stdout(printJq(v, print));
-      }
-      if (!o.noNewline) io.stdout("\n");
-      if (o.rawOutput0) io.stdout("\u0000");
-    }
-    if (failed === null && r.halted) {
-      halted = true;
-      return 0;
-    }
-    if (failed === null && r.halt !== undefined) {
-      halted = true;
-      const v = r.halt.value;
-      if (typeof v === "string") io.stderr(v);
-      else if (v !== null) io.stderr(printCompact(v) + "\n");
-      return r.halt.code;
-    }
-    if (failed === null && r.error === undefined) return ret;
-    const at = input.position();
-    const value2 = failed !== null ? failed : r.errorValue !== undefined ? r.errorValue : r.error;
-    if (typeof value2 === "string") io.stderr(`jq: error (at ${at}): ${value2}\n`);
-    else io.stderr(`jq: error (at ${at}) (not a string): ${printCompact(value2 as Json)}\n`);
-    return 5;
-  };
-  let ret = OK_NO_OUTPUT;
-  let last = -1;
-  if (o.nullInput) ret = processOne(null);
-  else
-    while (input.failures === 0) {
-      const n = input.next();
-      if (n === undefined) break;
-      if ("value" in n) {
-        ret = processOne(n.value);
-        if (ret <= 0 && ret !== OK_NO_OUTPUT) last = ret !== OK_NULL_KIND ? 1 : 0;
-        if (halted) break;
-        continue;
-      }
-      if (o.seq) {
-        io.stderr(`jq: ignoring parse error: ${n.error}\n`);
-        continue;
-      }
-      ret = 5;
-      io.stderr(`jq: parse error: ${n.error}\n`);
-      break;
-    }
-  if (input.failures !== 0) ret = 2;
-  if (o.exitStatus) {
-    if (ret !== OK_NO_OUTPUT) return Math.abs(ret);
-    return last === -1 ? 4 : last === 0 ? 1 : 0;
-  }
-  return ret > 0 ? ret : 0;
 }

@@ -16,7 +16,7 @@
  * view as DIR/playground-phone.png (`npm run screenshots` writes docs/img/).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
@@ -24,21 +24,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeState } from "../../playground/share.js";
 import { REPO_ROOT } from "../support/cases.js";
 import { startDevServer, type DevServer } from "../support/dev-server.js";
+import { caretLine, CHROMIUM, decide, editorOf, HAVE_CHROMIUM, LAUNCH_ARGS, liveOff, setText } from "./helpers.js";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const SHOTS = process.env.ARBITER_SCREENSHOTS;
-
-const LAUNCH_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 let server: DevServer;
 let browser: BrowserContext;
@@ -115,7 +103,7 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
-async function openPage(engine?: string, viewport = { width: 1280, height: 860 }): Promise<Page> {
+async function openPage(engine?: string, viewport = { width: 1280, height: 860 }, live = false): Promise<Page> {
   const page = await browser.newPage();
   await page.setViewportSize(viewport);
   page.on("request", (r) => {
@@ -125,16 +113,8 @@ async function openPage(engine?: string, viewport = { width: 1280, height: 860 }
   await page.waitForSelector("body[data-ready=true]");
   if (engine !== undefined && (await page.inputValue("#engine")) !== engine) await page.selectOption("#engine", engine);
   if (engine !== undefined) await page.waitForSelector(`body[data-engine=${engine}]:not([data-loading])`);
+  if (!live) await liveOff(page);
   return page;
-}
-
-/** Presses Decide (by button or by Ctrl+Enter) and waits until the answer is on the page. */
-async function decide(page: Page, how: "click" | "keys" = "click"): Promise<string> {
-  const before = Number((await page.getAttribute("body", "data-decided")) ?? "0");
-  if (how === "click") await page.click("#decide");
-  else await page.keyboard.press("Control+Enter");
-  await page.waitForFunction((n) => Number(document.body.dataset.decided ?? "0") > n, before);
-  return ((await page.textContent("#verdict-line")) ?? "").trim();
 }
 
 const suite = HAVE_CHROMIUM ? describe : describe.skip;
@@ -170,31 +150,27 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
       if (s.engine === "match") expect(await page.locator("#analysis-clauses tbody tr").count()).toBeGreaterThan(0);
       if (s.shot === "active") await screenshot(page, s.engine);
 
-      await page.fill("#policy", s.edit(active));
-      await page.focus("#policy");
+      await setText(page, "policy", s.edit(active));
       expect(await decide(page, "keys")).toMatch(s.edited);
       if (s.shot === "edited") await screenshot(page, s.engine);
 
       const broken = s.breakIt(active);
-      await page.fill("#policy", broken.text);
+      await setText(page, "policy", broken.text);
       expect(await decide(page)).toMatch(/^!\s*policy_invalid/);
       const note = page.locator(`#policy-editor .note[data-line="${broken.line}"]`);
       await expect.poll(() => note.count()).toBe(1);
+      await note.scrollIntoViewIfNeeded();
       expect(await note.isVisible()).toBe(true);
-      const gutter = page.locator("#policy-editor .gutter span.bad");
+      const gutter = page.locator("#policy-editor .cm-lineNumbers .cm-gutterElement.bad");
       expect(await gutter.first().textContent()).toBe(String(broken.line));
       const listed = await page.locator("#policy-errors button").first().textContent();
       expect(listed).toMatch(new RegExp(`^line ${broken.line}, column \\d+: `));
-      expect(await page.getAttribute("#policy", "aria-invalid")).toBe("true");
+      expect(await page.getAttribute(editorOf("policy"), "aria-invalid")).toBe("true");
 
       // The listed error puts the caret on its line.
       await page.locator("#policy-errors button").first().click();
-      const caretLine = await page.evaluate(() => {
-        const t = document.querySelector("#policy") as HTMLTextAreaElement;
-        return t.value.slice(0, t.selectionStart).split("\n").length;
-      });
-      expect(caretLine).toBe(broken.line);
-      expect(await page.evaluate(() => document.activeElement?.id)).toBe("policy");
+      await expect.poll(() => caretLine(page, "policy")).toBe(broken.line);
+      expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.editor)).toBe("policy");
 
       // Nothing the playground compiled became active.
       expect(await (await fetch(`${server.url}/v1/policies/${s.engine}`)).text()).toBe(fromServer);
@@ -204,10 +180,10 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
 
   it("marks a request field the API refuses at its line, and a request that is not JSON where it breaks", async () => {
     const page = await openPage("placement");
-    await page.fill("#request", '{\n  "user": "sarah",\n  "groups": "dev_app"\n}\n');
+    await setText(page, "request", '{\n  "user": "sarah",\n  "groups": "dev_app"\n}\n');
     expect(await decide(page)).toMatch(/^!\s*invalid_request/);
     expect(await page.locator('#request-editor .note[data-line="3"]').count()).toBe(1);
-    await page.fill("#request", '{\n  "user": "sarah"\n  "groups": []\n}\n');
+    await setText(page, "request", '{\n  "user": "sarah"\n  "groups": []\n}\n');
     expect(await decide(page)).toMatch(/^!\s*invalid_json/);
     expect(await page.locator('#request-editor .note[data-line="3"]').count()).toBe(1);
     await page.close();
@@ -216,8 +192,8 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
   it("keeps the engine, the policy and the request in the link, and a new tab opened on it restores them", async () => {
     const page = await openPage("placement");
     const edited = SCENARIOS[1].edit(await page.inputValue("#policy"));
-    await page.fill("#policy", edited);
-    await page.fill("#request", '{"user": "bob", "groups": ["bob"], "tags": {"namespace": "testapp"}}');
+    await setText(page, "policy", edited);
+    await setText(page, "request", '{"user": "bob", "groups": ["bob"], "tags": {"namespace": "testapp"}}');
     // The fragment is written a moment after typing stops (and compressed asynchronously): wait until it holds both edits.
     const request = '{"user": "bob", "groups": ["bob"], "tags": {"namespace": "testapp"}}';
     await expect.poll(async () => decodeState(new URL(page.url()).hash), { timeout: 30_000 }).toEqual({ engine: "placement", policy: edited, request });
@@ -226,6 +202,7 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
     const again = await browser.newPage();
     await again.goto(link);
     await again.waitForSelector("body[data-ready=true][data-engine=placement]");
+    await liveOff(again);
     expect(await again.inputValue("#engine")).toBe("placement");
     expect(await again.inputValue("#policy")).toBe(edited);
     expect(await again.inputValue("#request")).toBe('{"user": "bob", "groups": ["bob"], "tags": {"namespace": "testapp"}}');
@@ -235,7 +212,7 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
 
   it("copies a curl command and an arbiter eval command that give the page's verdict", async () => {
     const page = await openPage("placement");
-    await page.fill("#policy", SCENARIOS[1].edit(await page.inputValue("#policy")));
+    await setText(page, "policy", SCENARIOS[1].edit(await page.inputValue("#policy")));
     expect(await decide(page)).toMatch(/root\.default/);
     await page.click("#copy-curl");
     const curl = (await page.textContent("#command")) ?? "";
@@ -292,13 +269,14 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
       });
       await page.goto(`${authed.url}/`);
       await page.waitForSelector("body[data-ready=true]:not([data-loading])");
+      await liveOff(page);
       expect(await page.locator("#token").isVisible()).toBe(true);
       expect(await page.textContent("#notice")).toMatch(/^Enter the admin token to load the active limits policy/);
       expect(await page.inputValue("#policy")).toBe("");
       // Without the token, Decide shows the API's refusal.
-      await page.fill("#policy", "{}");
+      await setText(page, "policy", "{}");
       expect(await decide(page)).toMatch(/^!\s*unauthorized/);
-      await page.fill("#policy", "");
+      await setText(page, "policy", "");
 
       await page.fill("#token", TOKEN);
       await page.press("#token", "Tab");
@@ -324,10 +302,14 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
     expect(await page.getAttribute("#result-body", "aria-live")).toBe("polite");
     expect(await page.getAttribute("#notice", "aria-live")).toBe("polite");
     const order: string[] = [];
-    await page.focus("body");
+    // Start from the top (clicking the title moves where Tab starts, as a user's click does).
+    await page.click("h1");
+    // In an editor Tab indents: Esc, then Tab, moves on (as the page's help says).
     for (let i = 0; i < 12; i++) {
+      const inEditor = await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.editor !== undefined);
+      if (inEditor) await page.keyboard.press("Escape");
       await page.keyboard.press("Tab");
-      order.push(await page.evaluate(() => document.activeElement?.id || document.activeElement?.className || ""));
+      order.push(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.editor || document.activeElement?.id || document.activeElement?.className || ""));
     }
     const want = ["engine", "load-active", "load-example", "policy", "request", "decide", "copy-curl", "copy-eval"];
     const seen = order.filter((id) => want.includes(id));
@@ -341,7 +323,11 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
       await page.emulateMedia({ colorScheme: scheme });
       await page.goto(`${server.url}/`);
       await page.waitForSelector("body[data-ready=true]:not([data-loading])");
-      await page.fill("#policy", "{");
+      await liveOff(page);
+      await decide(page);
+      await page.click(editorOf("policy"));
+      await page.keyboard.press("Control+End");
+      await page.keyboard.insertText("\n{");
       await decide(page);
       const ratios = await page.evaluate(() => {
         const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
@@ -357,7 +343,8 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
           return rgb(getComputedStyle(document.documentElement).backgroundColor).slice(0, 3);
         };
         const out: Record<string, number> = {};
-        for (const sel of ["h1", ".status", "#figures", "label", ".help", "#policy", ".gutter span", ".gutter span.bad", ".note", ".error-link", "#verdict-line", "#decide", "#copy-curl", ".notice"]) {
+        const tokens = [".tk-property", ".tk-string", ".tk-number", ".tk-atom", ".tk-comment"].map((t) => `#policy-editor ${t}`);
+        for (const sel of ["h1", ".status", "#figures", "label", ".help", "#policy-editor .cm-line", "#policy-editor .cm-lineNumbers .cm-gutterElement", ".cm-gutterElement.bad", ".note", ".error-link", "#verdict-line", "#decide", "#copy-curl", ".notice", ...tokens]) {
           const el = document.querySelector(sel);
           if (!el) continue;
           const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(background(el))];
@@ -365,7 +352,7 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
         }
         return out;
       });
-      expect(Object.keys(ratios).length).toBeGreaterThanOrEqual(10);
+      expect(Object.keys(ratios).length).toBeGreaterThanOrEqual(15);
       for (const [sel, ratio] of Object.entries(ratios)) expect(ratio, `${scheme} ${sel}`).toBeGreaterThanOrEqual(4.5);
       await page.close();
     }
@@ -375,7 +362,7 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
     const page = await openPage("customs", { width: 390, height: 844 });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
-    const boxes = await Promise.all(["#policy", "#request", "#decide"].map((s) => page.locator(s).boundingBox()));
+    const boxes = await Promise.all(["#policy-editor .cm-editor", "#request-editor .cm-editor", "#decide"].map((s) => page.locator(s).boundingBox()));
     for (const box of boxes) expect(box !== null && box.width > 0 && box.x >= 0 && box.x + box.width <= 390).toBe(true);
     expect(boxes[1]!.y).toBeGreaterThan(boxes[0]!.y + boxes[0]!.height);
     expect(await decide(page)).toMatch(SCENARIOS[3].verdict);

@@ -18,6 +18,12 @@ describe("the URL fragment", () => {
     expect(await decodeState(`#${fragment}`)).toEqual(state);
   });
 
+  it("keeps the jq pane's options with its program and input", async () => {
+    const options = { compact: true, raw_output: false, slurp: false, null_input: true, args: [{ name: "n", value: "[1]", json: true }] };
+    const state = { engine: "jq", policy: ".a + $n[0]", request: '{"a": 1}', options };
+    expect(await decodeState(await encodeState(state))).toEqual(state);
+  });
+
   it("gives only the engine for a damaged link, and nothing for an empty one", async () => {
     expect(await decodeState("#engine=match&s=not-deflate")).toEqual({ engine: "match" });
     expect(await decodeState("#engine=match")).toEqual({ engine: "match" });

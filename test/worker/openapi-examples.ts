@@ -236,4 +236,8 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
     vars: async () => ({ source: await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text() }),
     body: (v: Record<string, string>) => ({ policy: v.source, request: { user: "openapi", groups: ["dev_app"], tags: { namespace: "newapp" } } }),
   },
+  playgroundJq: {
+    path: "/v1/playground/jq",
+    body: { program: "[.a + 1, $x]", input: '{"a": 1}', args: [{ name: "x", value: "two" }], compact: true },
+  },
 };

@@ -234,3 +234,82 @@ export function readAd(input: unknown): AdResult {
     return adFromJson(input as Record<string, unknown>);
   return { ok: false, error: { message: "an ad is a string or a JSON object", at: "" } };
 }
+
+/** Ads one request may carry at most. */
+export const MAX_ADS = 2000;
+
+/** Whether a text is a JSON array of ads (`condor_q -json`, `condor_status -json`) rather than a new-syntax ad `[ a = 1 ]`. */
+function isJsonAdArray(text: string): boolean {
+  return /^\[\s*\{/.test(text);
+}
+
+/**
+ * The items of a JSON array's text, each as its own text (strings and nesting
+ * respected); null when the text is not one array. Linear in the text.
+ */
+function jsonArrayItems(t: string): string[] | null {
+  const items: string[] = [];
+  let depth = 0;
+  let start = 1;
+  let inString = false;
+  for (let i = 0; i < t.length; i++) {
+    const c = t[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (c === "[" || c === "{") depth++;
+    else if (c === "]" || c === "}") {
+      depth--;
+      if (depth === 0) {
+        if (i !== t.length - 1) return null;
+        const last = t.slice(start, i).trim();
+        if (last !== "") items.push(last);
+        else if (items.length > 0) return null;
+      }
+    } else if (c === "," && depth === 1) {
+      items.push(t.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  return depth === 0 && !inString ? items : null;
+}
+
+/**
+ * The ads of one text, as `condor_status` prints many: `-json` output (a JSON array
+ * of ads, each an object), or ads separated by blank lines (the long form `-l`
+ * prints, or new-syntax `[ … ]` ads). A string when the text is no JSON array is
+ * passed on as each ad's text, to be read by {@link readAd}.
+ */
+export function splitAds(text: string): { ok: true; ads: unknown[] } | { ok: false; message: string } {
+  const t = text.trim();
+  if (t === "") return { ok: true, ads: [] };
+  if (isJsonAdArray(t)) {
+    const items = jsonArrayItems(t);
+    if (items === null) return { ok: false, message: "not a JSON array of ads: it does not end where it should" };
+    if (items.length > MAX_ADS) return { ok: false, message: `${items.length} ads: at most ${MAX_ADS}` };
+    const bad = items.findIndex((a) => !a.startsWith("{"));
+    if (bad >= 0) return { ok: false, message: `item ${bad} of the JSON array is not an ad (a JSON object)` };
+    // Each item stays text, read as a JSON ad is (only `"\/Expr(…)\/"` written escaped is an expression).
+    return { ok: true, ads: items };
+  }
+  const ads = t.split(/\r?\n[ \t]*\r?\n/).filter((block) => block.trim() !== "");
+  if (ads.length > MAX_ADS) return { ok: false, message: `${ads.length} ads: at most ${MAX_ADS}` };
+  return { ok: true, ads };
+}
+
+/**
+ * Reads the one ad a field holds; a JSON array of exactly one ad (`condor_q -json`
+ * for one job) is that ad.
+ */
+export function readOneAd(input: unknown): AdResult {
+  if (typeof input === "string" && isJsonAdArray(input.trim())) {
+    const split = splitAds(input);
+    if (!split.ok) return { ok: false, error: { message: split.message, at: "1:1" } };
+    if (split.ads.length !== 1) return { ok: false, error: { message: `expected one ad, found ${split.ads.length}`, at: "1:1" } };
+    return readAd(split.ads[0]);
+  }
+  return readAd(input);
+}

@@ -98,7 +98,7 @@ const MAX_NAMES = 5;
 /** Analyses one match request; throws ClassAdRequestError for a bad ad and BudgetExceeded past the budget. */
 export function analyzeMatch(
   policy: MatchPolicy | null,
-  request: { job: unknown; machines: readonly unknown[]; schedd?: unknown },
+  request: { job: unknown; machines: readonly unknown[] | string; schedd?: unknown },
   ctx: EvalContext,
 ): Decision<MatchAnalysis> {
   const parsed = parseMatchRequest(request);

@@ -5,7 +5,7 @@
  */
 import { BUDGET_EXCEEDED, BUDGET_EXCEEDED_MESSAGE, currentBudget } from "../common/budget.js";
 import type { Decision } from "../common/decision.js";
-import { readAd } from "./ad-input.js";
+import { readAd, readOneAd, splitAds } from "./ad-input.js";
 import type { ClassAd } from "./classad.js";
 import { evalAttr, evalCompiled } from "./evaluate.js";
 import type { Compiled } from "./node.js";
@@ -55,23 +55,33 @@ export interface ParsedMatchRequest {
   machines: ClassAd[];
 }
 
-/** Reads every ad of a match request; the first bad one is reported with its field. */
+/**
+ * Reads every ad of a match request; the first bad one is reported with its field.
+ * `machines` may also be one text of many ads (`condor_status -l` or `-json` output),
+ * and the job or schedd a `-json` array of one ad.
+ */
 export function parseMatchRequest(request: {
   job: unknown;
-  machines: readonly unknown[];
+  machines: readonly unknown[] | string;
   schedd?: unknown;
 }): { ok: true; value: ParsedMatchRequest } | { ok: false; error: ClassAdRequestError } {
-  const job = readAd(request.job);
+  const job = readOneAd(request.job);
   if (!job.ok) return { ok: false, error: new ClassAdRequestError("job", `${job.error.message} at ${job.error.at}`) };
   let schedd: ClassAd | null = null;
   if (request.schedd !== undefined) {
-    const s = readAd(request.schedd);
+    const s = readOneAd(request.schedd);
     if (!s.ok) return { ok: false, error: new ClassAdRequestError("schedd", `${s.error.message} at ${s.error.at}`) };
     schedd = s.ad;
   }
+  let given = request.machines;
+  if (typeof given === "string") {
+    const split = splitAds(given);
+    if (!split.ok) return { ok: false, error: new ClassAdRequestError("machines", split.message) };
+    given = split.ads;
+  }
   const machines: ClassAd[] = [];
-  for (let i = 0; i < request.machines.length; i++) {
-    const m = readAd(request.machines[i]);
+  for (let i = 0; i < given.length; i++) {
+    const m = readAd(given[i]);
     if (!m.ok) return { ok: false, error: new ClassAdRequestError(`machines[${i}]`, `${m.error.message} at ${m.error.at}`) };
     machines.push(m.ad);
   }
@@ -200,7 +210,7 @@ function rankText(r: number): string {
 /** Matches one job against machines under the pool policy; throws ClassAdRequestError for a bad ad. */
 export function decideMatch(
   policy: MatchPolicy | null,
-  request: { job: unknown; machines: readonly unknown[]; schedd?: unknown },
+  request: { job: unknown; machines: readonly unknown[] | string; schedd?: unknown },
   ctx: MatchContext,
 ): Decision<MatchVerdict> {
   const parsed = parseMatchRequest(request);

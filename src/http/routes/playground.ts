@@ -15,6 +15,8 @@ import { compilePlaygroundPolicy } from "../playground/compile.js";
 import { PLAYGROUND_ENGINES, type PlaygroundContext } from "../playground/decide.js";
 import { servePlaygroundFile } from "../playground/page.js";
 import { PlaygroundBody, PlaygroundVerdict } from "../schemas/playground.js";
+import { JqPlaygroundAnswer, JqPlaygroundBody } from "../schemas/playground-jq.js";
+import { runPlaygroundJq } from "../playground/jq.js";
 import { writeLog } from "../../log-line.js";
 
 /** The body before the engine's request schema is applied: the policy text, and any request. */
@@ -35,6 +37,14 @@ function engineName(name: string): EngineName {
 export const playgroundRoutes = new Hono<AppEnv>()
   .get("/", (c) => servePlaygroundFile(c, "/"))
   .get("/playground/:file", (c) => servePlaygroundFile(c, `/playground/${c.req.param("file")}`))
+  .post("/v1/playground/jq", async (c) => {
+    authorize(c, "admin");
+    const body = validate(JqPlaygroundBody, parseJsonText(await readJsonText(c)));
+    const budget = decisionBudget(c.env.DECISION_BUDGET);
+    const answer = await decideWithin(budget, () => runPlaygroundJq(body, budget));
+    writeLog({ ts: new Date().toISOString(), event: "playground_jq", exit_status: answer.exit_status });
+    return c.json(answer);
+  })
   .post("/v1/playground/:engine", async (c) => {
     authorize(c, "admin");
     const engine = engineName(c.req.param("engine"));
@@ -65,6 +75,18 @@ registerOperation({
   tag: "playground",
   auth: "none",
   responseText: "text/html",
+});
+registerOperation({
+  operationId: "playgroundJq",
+  method: "post",
+  path: "/v1/playground/jq",
+  summary:
+    "Run a jq 1.7.1 program on an input as `arbiter jq` does (-c, -r, -s, -n, --arg, --argjson): what it prints on standard output and error and its exit status, under the decision budget",
+  tag: "playground",
+  auth: "admin",
+  request: JqPlaygroundBody,
+  response: JqPlaygroundAnswer,
+  errors: ["budget_exceeded"],
 });
 registerOperation({
   operationId: "playgroundDecide",

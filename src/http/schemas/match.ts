@@ -5,10 +5,14 @@ export const Ad = z.union([z.string().max(1_000_000), z.record(z.string(), z.unk
 /** An ad as validated. */
 export type Ad = z.infer<typeof Ad>;
 
-/** The body of `POST /v1/match`: one job, up to 2,000 machine ads and optionally the job's schedd ad. */
+/**
+ * The body of `POST /v1/match`: one job, up to 2,000 machine ads and optionally the
+ * job's schedd ad. `machines` may also be one text holding many ads: the long form
+ * `condor_status -l` prints (ads separated by blank lines) or its `-json` output.
+ */
 export const MatchRequest = z.strictObject({
   job: Ad,
-  machines: z.array(Ad).max(2000),
+  machines: z.union([z.array(Ad).max(2000), z.string().max(1_000_000)]),
   schedd: Ad.optional(),
 });
 /** A match request, as validated. */

@@ -4,7 +4,7 @@
  * `jq: error (at FILE:LINE)`, a file that cannot be opened reported when the stream reaches it.
  */
 import type { Json } from "../engines/common/json.js";
-import { jqKeys, jqType, JsonReader } from "../jq/index.js";
+import { jqKeys, jqType, JsonReader } from "./index.js";
 
 /** One input file: its name as jq prints it (`<stdin>` for `-`) and its text; text null when it could not be opened. */
 export interface InputFile {

@@ -1,6 +1,6 @@
 /** `arbiter jq`'s command line, read as jq 1.7.1's src/main.c reads its own. */
 import type { Json } from "../engines/common/json.js";
-import { parseJsonSeq } from "../jq/index.js";
+import { parseJsonSeq } from "./index.js";
 
 /** A command line jq refuses: its message, then jq's hint, exit 2. */
 export class JqUsageError extends Error {}

@@ -1,6 +1,6 @@
 /** How `arbiter jq` prints a value: jq 1.7.1's src/jv_print.c (indent, tabs, sorted keys, -a, colours). */
 import type { Json } from "../engines/common/json.js";
-import { jqKeys, jqType, printCompact } from "../jq/index.js";
+import { jqKeys, jqType, printCompact } from "./index.js";
 
 export interface PrintOptions {
   /** Spaces per level (0: compact) or tabs. */
