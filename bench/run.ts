@@ -19,6 +19,7 @@ const SUITES: [string, () => Promise<BenchRow[]>][] = [
   ["regex", async () => (await import("./regex.js")).runRegexBench()],
   ["metrics", async () => (await import("./metrics.js")).runMetricsBench()],
   ["lint", async () => (await import("./lint.js")).runLintBench()],
+  ["diff", async () => (await import("./diff.js")).runDiffBench()],
 ];
 
 const summary: (BenchRow & { suite: string })[] = [];

@@ -14,6 +14,8 @@ Commands:
   validate FILE [--engine E] [--quiet]        check one policy source
   lint [ENGINE] FILE [--max-severity S] [--format F] [--ads FILE]
                                               what validation allows but cannot be meant
+  diff OLD NEW [--engine E] [--requests FILE] [--format F]
+                                              requests two versions of a policy decide differently
   compile [DIR] [-o FILE] [--allow-missing E]  compile a policies folder into a bundle
   publish [--local|--remote] [--allow-missing E] [DIR]
                                               compile and write the bundle to KV through wrangler
@@ -88,6 +90,7 @@ const COMMANDS: Record<string, Command> = {
   compile: compileCommand,
   eval: evalCommand,
   lint: async (argv, io) => (await import("./lint-command.js")).lintCommand(argv, io),
+  diff: async (argv, io) => (await import("./diff-command.js")).diffCommand(argv, io),
   analyze: async (argv, io) => (await import("./analyze-command.js")).analyzeCommand(argv, io),
   test: async (argv, io) => (await import("./test-command.js")).testCommand(argv, io),
   schemas: async (argv, io) => (await import("./schemas-command.js")).schemasCommand(argv, io),

@@ -1,0 +1,92 @@
+/**
+ * What each engine's diff request generator gives the semantic diff: the
+ * requests that reach every boundary the two policies draw, how many of each
+ * kind of boundary were found, and whether the requests cover every class of
+ * request the boundaries separate (so that finding no difference proves the
+ * policies equivalent over them).
+ */
+
+/** The most requests one diff generates (a bound on work the policies' size can drive). */
+export const MAX_DIFF_REQUESTS = 20_000;
+
+/** A generator's answer. */
+export interface DiffRequests<R> {
+  requests: R[];
+  /** Boundary kinds found in either policy, with how many of each (`user literal: 3`). */
+  boundaries: Record<string, number>;
+  /** True only when every combination of the boundary values was generated and nothing outside them (a regex) decides. */
+  exhaustive: boolean;
+  /** Why the enumeration is not exhaustive, when it is not. */
+  why?: string[];
+}
+
+/** Adds one to a boundary kind's count. */
+export function countBoundary(boundaries: Record<string, number>, kind: string, n = 1): void {
+  boundaries[kind] = (boundaries[kind] ?? 0) + n;
+}
+
+/**
+ * The cartesian product of the value lists, as objects built by `make`, stopping
+ * at `limit` combinations; `complete` says whether all were made.
+ */
+export function product<V, R>(
+  lists: readonly (readonly V[])[],
+  limit: number,
+  make: (values: V[]) => R,
+): { out: R[]; complete: boolean } {
+  const out: R[] = [];
+  const idx = lists.map(() => 0);
+  if (lists.some((l) => l.length === 0)) return { out, complete: true };
+  for (;;) {
+    if (out.length >= limit) return { out, complete: false };
+    out.push(make(lists.map((l, i) => l[idx[i]])));
+    let k = lists.length - 1;
+    while (k >= 0) {
+      idx[k]++;
+      if (idx[k] < lists[k].length) break;
+      idx[k] = 0;
+      k--;
+    }
+    if (k < 0) return { out, complete: true };
+  }
+}
+
+/** The literal runs of a regular expression's source (text between metacharacters), longest first. */
+export function regexLiterals(source: string): string[] {
+  const runs = source
+    .replace(/\\[a-zA-Z]/g, " ")
+    .replace(/\\(.)/g, "$1")
+    .split(/[\^$.*+?()[\]{}|\\ ]+/)
+    .filter((s) => s.length > 0);
+  return [...new Set(runs)].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Witnesses of one expression: one string it matches and one it does not,
+ * searched among strings built from the pattern's own literal runs (each run,
+ * all runs joined, with and without a fresh tail). Either may be missing when
+ * no built string has it.
+ */
+export function regexWitnesses(source: string, test: (s: string) => boolean, fresh: string): string[] {
+  const runs = regexLiterals(source);
+  const candidates = [
+    runs.join(""),
+    ...runs,
+    runs.join("") + fresh,
+    fresh + runs.join(""),
+    "",
+    fresh,
+    "0",
+    "a",
+    "A",
+  ];
+  for (const r of runs) candidates.push(r + "0", r.slice(0, -1), r.toUpperCase());
+  let yes: string | undefined;
+  let no: string | undefined;
+  for (const c of candidates) {
+    if (yes !== undefined && no !== undefined) break;
+    if (test(c)) yes ??= c;
+    else no ??= c;
+  }
+  return [yes, no].filter((s): s is string => s !== undefined);
+}
