@@ -136,11 +136,12 @@ describe("GET /metrics", () => {
     expect(l1.headers.get("x-arbiter-cache")).toBe("miss");
     const limitsOutcome = ((await l1.json()) as { allowed: boolean }).allowed ? "allowed" : "denied";
 
-    // match: one ordinary decision, and one whose work budget runs out (a verdict saying so)
+    // match: one ordinary decision, and one whose work budget (16 units: enough to read the ads, which is
+    // charged, not to decide) runs out (a verdict saying so)
     const m1 = await post("/v1/match", match(uniqueId("owner")));
     expect(m1.headers.get("x-arbiter-cache")).toBe("miss");
     const matchOutcome = ((await m1.json()) as { best: unknown }).best === null ? "no_match" : "matched";
-    const m2 = await withVars({ DECISION_BUDGET: "3" }, "POST", "/v1/match", match(uniqueId("owner")));
+    const m2 = await withVars({ DECISION_BUDGET: "16" }, "POST", "/v1/match", match(uniqueId("owner")));
     expect(m2.status).toBe(200);
     expect(((await m2.json()) as { log: string[] }).log.join("\n")).toContain("budget_exceeded");
 
@@ -339,7 +340,7 @@ describe("the Analytics Engine binding (METRICS)", () => {
     });
     const action = ((await job.json()) as { action: string }).action.toLowerCase();
     const budget = await withVars(
-      { METRICS: dataset, DECISION_BUDGET: "3" },
+      { METRICS: dataset, DECISION_BUDGET: "16" },
       "POST",
       "/v1/match",
       match(uniqueId("ae-owner")),
