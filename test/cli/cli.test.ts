@@ -135,7 +135,7 @@ describe("arbiter help and version", () => {
   });
 });
 
-it("the bin entry runs the CLI through node", () => {
+it("the bin entry runs the CLI through node", { timeout: 30_000 }, () => {
   const r = spawnSync(process.execPath, [join(REPO_ROOT, "bin/arbiter.mjs"), "validate", join(REPO_ROOT, "policies/pool.conf")], {
     encoding: "utf8",
   });

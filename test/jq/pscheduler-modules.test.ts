@@ -43,7 +43,7 @@ const ARGS = [".", ".d", ".invalid", ".n", "(.d, .e)", "(.d, 5)", "(5, .d)", "em
 
 describe("native iso::duration_as_seconds equals its jq definition", () => {
   const prog = (arg: string) => `import "pscheduler/iso8601" as iso; [iso::duration_as_seconds(${arg})]`;
-  it("on listed strings and other values, with several argument shapes", () => {
+  it("on listed strings and other values, with several argument shapes", { timeout: 30_000 }, () => {
     for (const s of [...DURATIONS, ...OTHER_VALUES]) {
       for (const arg of ARGS) {
         same(prog(arg), s);
@@ -75,7 +75,7 @@ describe("native iso::duration_as_seconds equals its jq definition", () => {
 
 describe("native si::as_integer equals its jq definition", () => {
   const prog = (arg: string) => `import "pscheduler/si" as si; [si::as_integer(${arg})]`;
-  it("on listed strings and other values, with several argument shapes", () => {
+  it("on listed strings and other values, with several argument shapes", { timeout: 30_000 }, () => {
     for (const s of [...SI_NUMBERS, ...OTHER_VALUES]) {
       for (const arg of [...ARGS, ".b", "(.n, .d)"]) {
         same(prog(arg), s);
@@ -116,7 +116,7 @@ const TIMESTAMPS = [
 
 describe("native iso::timestamp_parsed equals its jq definition", () => {
   const prog = (arg: string) => `import "pscheduler/iso8601" as iso; [iso::timestamp_parsed(${arg})]`;
-  it("on listed strings and other values, with several argument shapes", () => {
+  it("on listed strings and other values, with several argument shapes", { timeout: 30_000 }, () => {
     for (const s of [...TIMESTAMPS, ...OTHER_VALUES]) {
       for (const arg of [...ARGS, '("nope", .)', '(., "2001-02-03")']) {
         same(prog(arg), s);
