@@ -182,10 +182,10 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
     const page = await openPage("placement");
     await setText(page, "request", '{\n  "user": "sarah",\n  "groups": "dev_app"\n}\n');
     expect(await decide(page)).toMatch(/^!\s*invalid_request/);
-    expect(await page.locator('#request-editor .note[data-line="3"]').count()).toBe(1);
+    await expect.poll(() => page.locator('#request-editor .note[data-line="3"]').count(), { timeout: 15_000 }).toBe(1);
     await setText(page, "request", '{\n  "user": "sarah"\n  "groups": []\n}\n');
     expect(await decide(page)).toMatch(/^!\s*invalid_json/);
-    expect(await page.locator('#request-editor .note[data-line="3"]').count()).toBe(1);
+    await expect.poll(() => page.locator('#request-editor .note[data-line="3"]').count(), { timeout: 15_000 }).toBe(1);
     await page.close();
   }, 60_000);
 
