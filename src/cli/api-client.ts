@@ -1,4 +1,4 @@
-import { option, type ParsedArgs } from "./args.js";
+import { option, UsageError, type ParsedArgs } from "./args.js";
 import type { Io } from "./io.js";
 
 /** Where the CLI's API commands send requests, and with which token. */
@@ -81,4 +81,23 @@ export function table(header: string[], rows: string[][], withHeader = true): st
           .trimEnd() + "\n",
     )
     .join("");
+}
+
+/** The API commands' `--format`: `table` (the default) or `json`. */
+export function tableOrJson(args: ParsedArgs): "table" | "json" {
+  const f = option(args, "--format") ?? "table";
+  if (f !== "table" && f !== "json") throw new UsageError(`--format: \`${f}\` is not a format (table, json)`);
+  return f;
+}
+
+/** Runs an API command, printing an API failure as `arbiter: message` with exit 1. */
+export async function reportingApiFailure(io: Io, work: () => Promise<void>): Promise<number> {
+  try {
+    await work();
+    return 0;
+  } catch (e) {
+    if (!(e instanceof ApiFailure)) throw e;
+    io.stderr(`arbiter: ${e.message}\n`);
+    return 1;
+  }
 }

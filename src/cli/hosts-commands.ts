@@ -1,8 +1,9 @@
-import { ApiFailure, apiTarget, callApi } from "./api-client.js";
-import { option, parseArgs, UsageError, type ParsedArgs } from "./args.js";
+import { apiTarget, callApi, reportingApiFailure, tableOrJson } from "./api-client.js";
+import { option, parseArgs, UsageError } from "./args.js";
 import type { Io } from "./io.js";
 import {
   fieldsHelp,
+  LIST_OPTIONS_HELP,
   formatTable,
   LIST_VALUED,
   listOptions,
@@ -85,37 +86,25 @@ availability, the reason when it is unavailable, rating, jobs, permits and last
 report; or removes a host (DELETE /v1/hosts/NAME?net=N, admin): its permits are
 revoked and it is not selected until it reports again.
 
-List options, as gnt-job list takes them:
-  -o [+]FIELD,...    the fields to show; a leading + adds them to the default ones
-  --no-headers       no header line
-  --separator SEP    cells joined by SEP instead of padded columns
-  --format json      the API's answer as JSON instead of a table (-o does not apply)
-Common options: --url URL (default $ARBITER_URL or http://127.0.0.1:8787);
-the token is read from $ARBITER_TOKEN.
+${LIST_OPTIONS_HELP}
 
 Fields of hosts list (* default):
 ${fieldsHelp(HOST_FIELDS, HOST_DEFAULT)}`;
 
 const VALUED = ["--url", "--format", "--net", ...LIST_VALUED];
 
-function format(args: ParsedArgs): "table" | "json" {
-  const f = option(args, "--format") ?? "table";
-  if (f !== "table" && f !== "json") throw new UsageError(`--format: \`${f}\` is not a format (table, json)`);
-  return f;
-}
-
 /** `arbiter hosts list|remove`: a network's host pool over the API, as customs' `reginfo` and host removal. */
 export async function hostsCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, VALUED);
   if (args.switches.has("--help")) return (io.stdout(HOSTS_USAGE), 0);
   const [sub, ...rest] = args.positional;
-  const fmt = format(args);
+  const fmt = tableOrJson(args);
   const target = apiTarget(args, io);
   const net = option(args, "--net");
   const netQuery = net === undefined ? "" : `?net=${encodeURIComponent(net)}`;
   const print = (value: unknown, render: () => string) =>
     io.stdout(fmt === "json" ? JSON.stringify(value, null, 2) + "\n" : render());
-  try {
+  return reportingApiFailure(io, async () => {
     if (sub === "list" && rest.length === 0) {
       const { fields, style } = listOptions(args, HOST_FIELDS, HOST_DEFAULT);
       const { value } = await callApi(target, "GET", "/v1/hosts" + netQuery);
@@ -136,10 +125,5 @@ export async function hostsCommand(argv: string[], io: Io): Promise<number> {
     } else {
       throw new UsageError(HOSTS_USAGE);
     }
-    return 0;
-  } catch (e) {
-    if (!(e instanceof ApiFailure)) throw e;
-    io.stderr(`arbiter: ${e.message}\n`);
-    return 1;
-  }
+  });
 }

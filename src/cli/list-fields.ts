@@ -19,6 +19,15 @@ export interface TableStyle {
 /** The options every list command takes besides its own (`-o`, `--no-headers`, `--separator`). */
 export const LIST_VALUED = ["-o", "--output", "--separator"];
 
+/** The usage text of the list options and the API commands' common options (ends without a newline). */
+export const LIST_OPTIONS_HELP = `List options, as gnt-job list takes them:
+  -o [+]FIELD,...    the fields to show; a leading + adds them to the default ones
+  --no-headers       no header line
+  --separator SEP    cells joined by SEP instead of padded columns
+  --format json      the API's answer as JSON instead of a table (-o does not apply)
+Common options: --url URL (default $ARBITER_URL or http://127.0.0.1:8787);
+the token is read from $ARBITER_TOKEN.`;
+
 /**
  * The fields `-o` asks for, as Ganeti's list commands read it: a comma-separated
  * list of field names replaces the default list, one starting with `+` is added

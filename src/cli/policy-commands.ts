@@ -1,6 +1,6 @@
 import { didYouMean } from "../engines/common/did-you-mean.js";
 import { readFileSync } from "node:fs";
-import { ApiFailure, apiTarget, callApi, table, type ApiTarget } from "./api-client.js";
+import { ApiFailure, apiTarget, callApi, reportingApiFailure, table, tableOrJson, type ApiTarget } from "./api-client.js";
 import { option, parseArgs, UsageError, type ParsedArgs } from "./args.js";
 import type { Io } from "./io.js";
 
@@ -47,12 +47,6 @@ interface HistoryLine {
 /** The first 12 characters of a revision, as the tables print it. */
 const short = (revision: string) => revision.slice(0, 12);
 
-function format(args: ParsedArgs): "table" | "json" {
-  const f = option(args, "--format") ?? "table";
-  if (f !== "table" && f !== "json") throw new UsageError(`--format: \`${f}\` is not a format (table, json)`);
-  return f;
-}
-
 function changeHeaders(args: ParsedArgs): Record<string, string> {
   const headers: Record<string, string> = {};
   const ifMatch = option(args, "--if-match");
@@ -60,18 +54,6 @@ function changeHeaders(args: ParsedArgs): Record<string, string> {
   const note = option(args, "--note");
   if (note !== undefined) headers["x-arbiter-change-note"] = note;
   return headers;
-}
-
-/** Runs an API command, printing an API failure as `arbiter: message` with exit 1. */
-async function reporting(io: Io, work: () => Promise<void>): Promise<number> {
-  try {
-    await work();
-    return 0;
-  } catch (e) {
-    if (!(e instanceof ApiFailure)) throw e;
-    io.stderr(`arbiter: ${e.message}\n`);
-    return 1;
-  }
 }
 
 async function historyRecords(target: ApiTarget, limit: number): Promise<HistoryLine[]> {
@@ -84,10 +66,10 @@ async function historyRecords(target: ApiTarget, limit: number): Promise<History
 export async function historyCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, VALUED);
   if (args.switches.has("--help")) return (io.stdout(HISTORY_USAGE), 0);
-  const fmt = format(args);
+  const fmt = tableOrJson(args);
   const limit = option(args, "--limit") ?? "20";
   const target = apiTarget(args, io);
-  return reporting(io, async () => {
+  return reportingApiFailure(io, async () => {
     const records = await historyRecords(target, Number.isInteger(Number(limit)) ? Number(limit) : NaN);
     if (fmt === "json") return io.stdout(JSON.stringify(records, null, 2) + "\n");
     const rows = records.map((r) => [
@@ -125,7 +107,7 @@ export async function rollbackCommand(argv: string[], io: Io): Promise<number> {
   if (args.switches.has("--help")) return (io.stdout(ROLLBACK_USAGE), 0);
   if (args.positional.length !== 1) throw new UsageError(ROLLBACK_USAGE);
   const target = apiTarget(args, io);
-  return reporting(io, async () => {
+  return reportingApiFailure(io, async () => {
     const revision = await resolveRevision(target, args.positional[0]);
     const { value } = await callApi(
       target,
@@ -135,7 +117,7 @@ export async function rollbackCommand(argv: string[], io: Io): Promise<number> {
       changeHeaders(args),
     );
     const answer = value as { revision: string; previous: string };
-    if (format(args) === "json") return io.stdout(JSON.stringify(answer) + "\n");
+    if (tableOrJson(args) === "json") return io.stdout(JSON.stringify(answer) + "\n");
     io.stdout(`active revision ${answer.revision} (was ${answer.previous})\n`);
   });
 }
@@ -147,10 +129,10 @@ export async function candidateCommand(argv: string[], io: Io): Promise<number> 
   if (args.switches.has("--help") || verb === undefined)
     return (io.stdout(CANDIDATE_USAGE), verb === undefined && !args.switches.has("--help") ? 2 : 0);
   const target = apiTarget(args, io);
-  const fmt = format(args);
+  const fmt = tableOrJson(args);
   const print = (value: unknown, text: () => string) =>
     io.stdout(fmt === "json" ? JSON.stringify(value, null, 2) + "\n" : text());
-  return reporting(io, async () => {
+  return reportingApiFailure(io, async () => {
     switch (verb) {
       case "stage": {
         if (rest.length !== 2) throw new UsageError(CANDIDATE_USAGE);

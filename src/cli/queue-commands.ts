@@ -1,7 +1,7 @@
-import { ApiFailure, apiTarget, callApi } from "./api-client.js";
-import { option, parseArgs, UsageError, type ParsedArgs } from "./args.js";
+import { apiTarget, callApi, reportingApiFailure, tableOrJson } from "./api-client.js";
+import { option, parseArgs, UsageError } from "./args.js";
 import type { Io } from "./io.js";
-import { fieldsHelp, formatTable, LIST_VALUED, listOptions, listTime, type ListField } from "./list-fields.js";
+import { fieldsHelp, formatTable, LIST_OPTIONS_HELP, LIST_VALUED, listOptions, listTime, type ListField } from "./list-fields.js";
 
 interface QueueRow {
   queue: string;
@@ -58,13 +58,7 @@ Lists the job queues with their running, queued and finished jobs and watermark
 (DELETE /v1/queues/QUEUE/jobs/ID: a held job is dropped, a running job's slot
 released; prints \`job ID: STATE\`, or a table with -o).
 
-List options, as gnt-job list takes them:
-  -o [+]FIELD,...    the fields to show; a leading + adds them to the default ones
-  --no-headers       no header line
-  --separator SEP    cells joined by SEP instead of padded columns
-  --format json      the API's answer as JSON instead of a table (-o does not apply)
-Common options: --url URL (default $ARBITER_URL or http://127.0.0.1:8787);
-the token is read from $ARBITER_TOKEN.
+${LIST_OPTIONS_HELP}
 
 Fields of queue list (* default):
 ${fieldsHelp(QUEUE_FIELDS, QUEUE_DEFAULT)}
@@ -72,12 +66,6 @@ Fields of queue jobs (* default; queue cancel: ${CANCEL_DEFAULT.join(", ")}); ti
 ${fieldsHelp(JOB_FIELDS, JOB_DEFAULT)}`;
 
 const VALUED = ["--url", "--format", "--limit", "--state", "--cursor", ...LIST_VALUED];
-
-function format(args: ParsedArgs): "table" | "json" {
-  const f = option(args, "--format") ?? "table";
-  if (f !== "table" && f !== "json") throw new UsageError(`--format: \`${f}\` is not a format (table, json)`);
-  return f;
-}
 
 /** Adds the query parameters that were given. */
 function query(params: Record<string, string | undefined>): string {
@@ -90,12 +78,12 @@ export async function queueCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, VALUED);
   if (args.switches.has("--help")) return (io.stdout(QUEUE_USAGE), 0);
   const [sub, ...rest] = args.positional;
-  const fmt = format(args);
+  const fmt = tableOrJson(args);
   const target = apiTarget(args, io);
   const limit = option(args, "--limit");
   const print = (value: unknown, render: () => string) =>
     io.stdout(fmt === "json" ? JSON.stringify(value, null, 2) + "\n" : render());
-  try {
+  return reportingApiFailure(io, async () => {
     if (sub === "list" && rest.length === 0) {
       const { fields, style } = listOptions(args, QUEUE_FIELDS, QUEUE_DEFAULT);
       const { value } = await callApi(target, "GET", "/v1/queues" + query({ limit }));
@@ -124,10 +112,5 @@ export async function queueCommand(argv: string[], io: Io): Promise<number> {
     } else {
       throw new UsageError(QUEUE_USAGE);
     }
-    return 0;
-  } catch (e) {
-    if (!(e instanceof ApiFailure)) throw e;
-    io.stderr(`arbiter: ${e.message}\n`);
-    return 1;
-  }
+  });
 }
