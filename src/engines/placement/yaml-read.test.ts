@@ -21,6 +21,15 @@ describe("hostile YAML gets a clean answer", () => {
     });
   });
 
+  it("a quoted scalar of 80,000 folded lines is read, each line's trailing blanks dropped", () => {
+    for (const q of ['"', "'"]) {
+      const read = readYamlText(`k: ${q}a` + " \n  a".repeat(80_000) + `${q}\n`);
+      if (!read.ok || read.root.kind !== "map") throw new Error("not read");
+      const value = read.root.pairs[0].value;
+      expect(value?.kind === "scalar" ? value.value : null).toBe("a" + " a".repeat(80_000));
+    }
+  }, 60_000);
+
   it("5,000 lines of `- - - … x:` are read (a sequence is no configuration)", () => {
     const source = "partitions:\n" + Array.from({ length: 5_000 }, () => "- ".repeat(40) + "x:\n").join("");
     const read = readYamlText(source);

@@ -128,6 +128,8 @@ export class Cursor {
   /** A single-quoted scalar from its opening quote. */
   singleQuoted(): string {
     const start = this.pos++;
+    // the text before the current line, in pieces, and the current line
+    const done: string[] = [];
     let out = "";
     for (;;) {
       const c = this.at();
@@ -139,10 +141,13 @@ export class Cursor {
           continue;
         }
         this.pos++;
-        return out;
+        return done.join("") + out;
       }
       if (c === LF || c === CR) {
-        out = out.replace(/[ \t]+$/, "") + Cursor.folded(this.foldBreaks());
+        done.push(out);
+        trimTrailingBlanks(done);
+        done.push(Cursor.folded(this.foldBreaks()));
+        out = "";
         this.quotedLineStart(start);
         continue;
       }
@@ -155,16 +160,21 @@ export class Cursor {
   /** A double-quoted scalar from its opening quote, with YAML's escapes. */
   doubleQuoted(): string {
     const start = this.pos++;
+    // the text before the current line, in pieces, and the current line
+    const done: string[] = [];
     let out = "";
     for (;;) {
       const c = this.at();
       if (Number.isNaN(c)) this.fail('missing closing "quote', start);
       if (c === 34) {
         this.pos++;
-        return out;
+        return done.join("") + out;
       }
       if (c === LF || c === CR) {
-        out = out.replace(/[ \t]+$/, "") + Cursor.folded(this.foldBreaks());
+        done.push(out);
+        trimTrailingBlanks(done);
+        done.push(Cursor.folded(this.foldBreaks()));
+        out = "";
         this.quotedLineStart(start);
         continue;
       }
@@ -343,5 +353,24 @@ export class Cursor {
       }
       out += Cursor.folded(breaks);
     }
+  }
+}
+
+/**
+ * Drops the spaces and tabs the pieces end with, across pieces, looking only
+ * at their end: each piece dropped or shortened stays so, which keeps a
+ * scalar of many folded lines linear (a regex anchored at `$` on the joined
+ * text would search all of it at every line).
+ */
+function trimTrailingBlanks(pieces: string[]): void {
+  while (pieces.length > 0) {
+    const last = pieces[pieces.length - 1];
+    let end = last.length;
+    while (end > 0 && (last.charCodeAt(end - 1) === 32 || last.charCodeAt(end - 1) === 9)) end--;
+    if (end > 0) {
+      if (end < last.length) pieces[pieces.length - 1] = last.slice(0, end);
+      return;
+    }
+    pieces.pop();
   }
 }
