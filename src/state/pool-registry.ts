@@ -1,4 +1,5 @@
 import type { Env } from "../env.js";
+import { registeredNames } from "./queue-registry.js";
 
 /** The KV prefix of the host pool registry: one empty value per network number, written when the pool first takes a host's report. */
 export const POOL_REGISTRY_PREFIX = "pool:";
@@ -9,15 +10,6 @@ export async function registeredPools(
   limit: number,
   cursor: string | undefined,
 ): Promise<{ nets: number[]; cursor: string | null }> {
-  const page = await env.POLICIES.list({
-    prefix: POOL_REGISTRY_PREFIX,
-    limit,
-    ...(cursor === undefined ? {} : { cursor }),
-  });
-  return {
-    nets: page.keys
-      .map((k) => Number(k.name.slice(POOL_REGISTRY_PREFIX.length)))
-      .filter((n) => Number.isSafeInteger(n)),
-    cursor: page.list_complete ? null : page.cursor,
-  };
+  const page = await registeredNames(env, POOL_REGISTRY_PREFIX, limit, cursor);
+  return { nets: page.names.map(Number).filter((n) => Number.isSafeInteger(n)), cursor: page.cursor };
 }
