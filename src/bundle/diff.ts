@@ -18,6 +18,8 @@ import type { PlacementRequest } from "../engines/placement/types.js";
 import { compileFilters, loadFilters } from "../engines/jobfilter/policy.js";
 import { decideJobfilter, type JobfilterRequest } from "../engines/jobfilter/engine.js";
 import { jobfilterDiffRequests } from "../engines/jobfilter/diff-requests.js";
+import { compileForDiff, decideOffline, loadForDiff } from "../engines/limits/diff-context.js";
+import { limitsDiffRequests } from "../engines/limits/diff-requests.js";
 import { errorView, pairOf, viewOf, type DecisionKind, type View } from "./compare/views.js";
 
 /** Captured requests are taken up to this many. */
@@ -86,6 +88,15 @@ const DIFFERS: Partial<Record<EngineName, Differ>> = {
     decider: (data) => {
       const policy = loadFilters(data as never);
       return (r) => decideJobfilter(policy, r as JobfilterRequest, { explain: false }).verdict;
+    },
+  },
+  limits: {
+    kind: "limits",
+    compile: compileForDiff,
+    generate: (a, b) => limitsDiffRequests(a as never, b as never),
+    decider: (data) => {
+      const policy = loadForDiff(data as never);
+      return (r) => decideOffline(policy, r);
     },
   },
 };

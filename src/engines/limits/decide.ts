@@ -9,7 +9,7 @@ import { isJsonObject } from "../common/json.js";
 import { checkApplications, indent, type LimitOutcome } from "./applications.js";
 import type { LimitsContext } from "./context.js";
 import type { EvalState, IdentAnswer } from "./identifiers.js";
-import type { LimitsPolicy } from "./policy.js";
+import type { Classifier, LimitsPolicy } from "./policy.js";
 import { pyStr, pyTypeName } from "./python-text.js";
 
 /** The /v1/limits/decide body, with `requester` already filled in by the route. */
@@ -59,6 +59,17 @@ function percentD(n: Json | undefined): string {
 /** Whether the verdict may be cached: no DNS or list consulted, no run times, no clock-reading script. */
 function isCacheable(state: EvalState, request: LimitsRequest, policy: LimitsPolicy): boolean {
   return !state.usedOutside && request.run === undefined && !policy.readsClock;
+}
+
+/** Whether each classifier holds, given which identifiers identified the requester (a repeated identifier counts twice). */
+export function classify(classifiers: readonly Classifier[], identified: readonly boolean[]): boolean[] {
+  const out: boolean[] = [];
+  for (const c of classifiers) {
+    let count = 0;
+    for (const id of c.identifiers) if (identified[id]) count++;
+    out.push(c.require === "none" ? count === 0 : c.require === "one" ? count === 1 : c.require === "all" ? count === c.identifiers.length : count >= 1);
+  }
+  return out;
 }
 
 /** A decision's steps, yielding each promise it must wait for (a DNS lookup, a URL fetch) and given its answer back. */
@@ -125,17 +136,9 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
   diags.push(`Identified as ${identified.join(", ")}`);
 
   // Classification
+  const classified = classify(policy.classifiers, identifiedFlags);
   const classifications: string[] = [];
-  const classified: boolean[] = [];
-  for (let i = 0; i < policy.classifiers.length; i++) {
-    const c = policy.classifiers[i];
-    let count = 0;
-    for (const id of c.identifiers) if (identifiedFlags[id]) count++;
-    const yes =
-      c.require === "none" ? count === 0 : c.require === "one" ? count === 1 : c.require === "all" ? count === c.identifiers.length : count >= 1;
-    classified.push(yes);
-    if (yes) classifications.push(c.name);
-  }
+  for (let i = 0; i < classified.length; i++) if (classified[i]) classifications.push(policy.classifiers[i].name);
   if (trace) trace.classifiers = classifications;
   if (classifications.length === 0) {
     diags.push("Made no classifications.");
