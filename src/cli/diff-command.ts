@@ -13,7 +13,7 @@ policy draws (each literal plus a fresh name, each regex's witnesses, each
 threshold ±1) are decided under both, and the differing verdicts are grouped
 as the shadow report groups them ("field old → new", a count, an example).
 The engine is named by --engine or guessed from NEW's file name. Covers
-placement and jobfilter (docs/policies/analysis.md#diff).
+placement, jobfilter and limits (docs/policies/analysis.md#diff).
 
   --requests FILE   captured requests to decide too, one JSON request a line
                     (the engine's decision request, as \`arbiter eval\` reads it)

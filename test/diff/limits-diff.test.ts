@@ -31,7 +31,15 @@ const file = (p: Parts): string =>
     identifiers: [{ name: "everybody", description: "", type: "always", data: {} }, ...(p.identifiers ?? [])],
     classifiers: [
       { name: "default", description: "", identifiers: ["everybody"] },
-      ...(p.identifiers?.length ? [{ name: "hostiles", description: "", identifiers: p.identifiers.map((i) => (i as { name: string }).name) }] : []),
+      ...(p.identifiers?.length
+        ? [
+            {
+              name: "hostiles",
+              description: "",
+              identifiers: p.identifiers.map((i) => (i as { name: string }).name),
+            },
+          ]
+        : []),
     ],
     limits: [
       { name: "never", description: "", type: "pass-fail", data: { pass: false } },
@@ -40,12 +48,24 @@ const file = (p: Parts): string =>
     ],
     applications: [
       ...(p.identifiers?.length
-        ? [{ description: "hostiles", classifier: "hostiles", apply: [{ require: "all", limits: ["never"] }], "stop-on-failure": true }]
+        ? [
+            {
+              description: "hostiles",
+              classifier: "hostiles",
+              apply: [{ require: "all", limits: ["never"] }],
+              "stop-on-failure": true,
+            },
+          ]
         : []),
       {
         description: "everybody",
         classifier: "default",
-        apply: [{ require: "all", limits: ["always", ...(p.limits ?? []).map((l) => (l as { name: string }).name)] }],
+        apply: [
+          {
+            require: "all",
+            limits: ["always", ...(p.limits ?? []).map((l) => (l as { name: string }).name)],
+          },
+        ],
       },
     ],
   });
@@ -56,10 +76,17 @@ function diff(a: string, b: string): DiffReport {
   return r.value;
 }
 
-type Req = { requester: string; server?: string; task: { test: { type: string; spec: Record<string, unknown> } }; run?: { start: string } };
+type Req = {
+  requester: string;
+  server?: string;
+  task: { test: { type: string; spec: Record<string, unknown> } };
+  run?: { start: string };
+};
 const example = (r: DiffReport, i = 0): Req => r.pairs[i].example.request as Req;
 
-const cidrs = (...list: string[]) => ({ identifiers: [{ name: "blocked", description: "", type: "ip-cidr-list", data: { cidrs: list } }] });
+const cidrs = (...list: string[]) => ({
+  identifiers: [{ name: "blocked", description: "", type: "ip-cidr-list", data: { cidrs: list } }],
+});
 
 function inside(addr: string, first: string, last: string): boolean {
   const a = parseAddress(addr);
@@ -79,7 +106,10 @@ describe("limits diff: requesters", () => {
   });
 
   it("an IPv6 list moved by one address at its end is found at that address", () => {
-    const r = diff(file(cidrs("2001:db8::/64", "2001:db8:0:1::/127")), file(cidrs("2001:db8::/64", "2001:db8:0:1::/128")));
+    const r = diff(
+      file(cidrs("2001:db8::/64", "2001:db8:0:1::/127")),
+      file(cidrs("2001:db8::/64", "2001:db8:0:1::/128")),
+    );
     expect(r.differing).toBeGreaterThan(0);
     expect(example(r).requester).toBe("2001:db8:0:1::1");
   });
@@ -91,7 +121,14 @@ describe("limits diff: requesters", () => {
 
   it("a hint regex differing only for a witness is found, with the witness as the server", () => {
     const hint = (re: string) => ({
-      identifiers: [{ name: "blocked", description: "", type: "hint", data: { hint: "server", match: { style: "regex", match: re } } }],
+      identifiers: [
+        {
+          name: "blocked",
+          description: "",
+          type: "hint",
+          data: { hint: "server", match: { style: "regex", match: re } },
+        },
+      ],
     });
     const r = diff(file(hint("^perf")), file(hint("^perfsonar")));
     expect(r.differing).toBeGreaterThan(0);
@@ -101,17 +138,28 @@ describe("limits diff: requesters", () => {
 
   it("DNS identifiers are decided unresolved (their fail-result), offline, and say so", () => {
     const bogon = (fail: boolean) => ({
-      identifiers: [{ name: "blocked", description: "", type: "ip-cymru-bogon", data: { "fail-result": fail } }],
+      identifiers: [
+        { name: "blocked", description: "", type: "ip-cymru-bogon", data: { "fail-result": fail } },
+      ],
     });
     const r = diff(file(bogon(false)), file(bogon(true)));
     expect(r.pairs.map((p) => p.pair)).toEqual(["allowed true → false"]);
     expect(r.coverage.why.join(" ")).toMatch(/ip-cymru-bogon identifier: DNS is not consulted offline/);
     const reverse = (re: string) => ({
-      identifiers: [{ name: "blocked", description: "", type: "ip-reverse-dns", data: { match: { style: "regex", match: re }, timeout: "PT1S" } }],
+      identifiers: [
+        {
+          name: "blocked",
+          description: "",
+          type: "ip-reverse-dns",
+          data: { match: { style: "regex", match: re }, timeout: "PT1S" },
+        },
+      ],
     });
     const same = diff(file(reverse("a")), file(reverse("b")));
     expect(same.differing).toBe(0);
-    expect(same.coverage.why.join(" ")).toMatch(/ip-reverse-dns identifier: .* never identifies \(unresolved\)/);
+    expect(same.coverage.why.join(" ")).toMatch(
+      /ip-reverse-dns identifier: .* never identifies \(unresolved\)/,
+    );
   });
 });
 
@@ -121,7 +169,10 @@ const testLimit = (limit: object) => ({
 
 describe("limits diff: tasks", () => {
   it("a numeric range's upper bound moved by one differs exactly at the new bound", () => {
-    const r = diff(file(testLimit({ parallel: { range: { lower: 1, upper: 6 } } })), file(testLimit({ parallel: { range: { lower: 1, upper: 7 } } })));
+    const r = diff(
+      file(testLimit({ parallel: { range: { lower: 1, upper: 6 } } })),
+      file(testLimit({ parallel: { range: { lower: 1, upper: 7 } } })),
+    );
     expect(r.pairs.map((p) => p.pair)).toEqual(["allowed false → true"]);
     expect(r.pairs[0].count).toBe(r.coverage.boundaries["requester class"]);
     expect(example(r).task.test).toEqual({ type: "throughput", spec: { parallel: 7 } });
@@ -142,7 +193,8 @@ describe("limits diff: tasks", () => {
   });
 
   it("a test type added to a test-type limit is found with that type", () => {
-    const types = (...t: string[]) => file({ limits: [{ name: "types", description: "", type: "test-type", data: { types: t } }] });
+    const types = (...t: string[]) =>
+      file({ limits: [{ name: "types", description: "", type: "test-type", data: { types: t } }] });
     const r = diff(types("latency"), types("latency", "rtt"));
     expect(example(r).task.test.type).toBe("rtt");
   });
@@ -154,7 +206,12 @@ describe("limits diff: tasks", () => {
   });
 
   it("a run-schedule hour range grown by one hour differs for a run in that hour", () => {
-    const sched = (upper: number) => file({ limits: [{ name: "hours", description: "", type: "run-schedule", data: { hour: [{ lower: 8, upper }] } }] });
+    const sched = (upper: number) =>
+      file({
+        limits: [
+          { name: "hours", description: "", type: "run-schedule", data: { hour: [{ lower: 8, upper }] } },
+        ],
+      });
     const r = diff(sched(17), sched(18));
     expect(r.differing).toBeGreaterThan(0);
     expect(example(r).run?.start).toMatch(/T18:/);
@@ -162,7 +219,16 @@ describe("limits diff: tasks", () => {
 
   it("a run-daterange end moved by one second differs for a run ending there", () => {
     const range = (end: string) =>
-      file({ limits: [{ name: "window", description: "", type: "run-daterange", data: { start: "2026-06-01T00:00:00Z", end } }] });
+      file({
+        limits: [
+          {
+            name: "window",
+            description: "",
+            type: "run-daterange",
+            data: { start: "2026-06-01T00:00:00Z", end },
+          },
+        ],
+      });
     const r = diff(range("2026-07-01T00:00:00Z"), range("2026-07-01T00:00:01Z"));
     expect(r.pairs.map((p) => p.pair)).toEqual(["allowed false → true"]);
     expect(example(r).run?.start).toBe("2026-06-30T23:59:59Z");
@@ -171,7 +237,10 @@ describe("limits diff: tasks", () => {
 
 describe("limits diff: identical pairs are only searched", () => {
   it("an identical pair finds no difference and is never equivalent", () => {
-    const a = file({ ...cidrs("198.51.100.0/24"), ...testLimit({ parallel: { range: { lower: 1, upper: 6 } } }) });
+    const a = file({
+      ...cidrs("198.51.100.0/24"),
+      ...testLimit({ parallel: { range: { lower: 1, upper: 6 } } }),
+    });
     const r = diff(a, a);
     expect(r.differing).toBe(0);
     expect(r.equivalent).toBe(false);

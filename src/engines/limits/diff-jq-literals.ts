@@ -148,7 +148,13 @@ function visit(n: Node | null, w: Walk, depth: number): void {
     }
     case "pipe": {
       const p = pathOf(n.l, w);
-      if (p !== null && p.wrapper === null && n.r.k === "call" && STRING_TESTS.has(n.r.name) && n.r.args.length >= 1) {
+      if (
+        p !== null &&
+        p.wrapper === null &&
+        n.r.k === "call" &&
+        STRING_TESTS.has(n.r.name) &&
+        n.r.args.length >= 1
+      ) {
         const arg = literalOf(n.r.args[0]);
         if (typeof arg === "string") addStringTest(w, p.path, n.r.name, arg);
       }
@@ -196,7 +202,8 @@ function children(n: Node): (Node | null)[] {
       if (Array.isArray(value)) {
         for (const x of value) if (x !== null && typeof x === "object" && "k" in x) out.push(x as Node);
         for (const x of value)
-          if (x !== null && typeof x === "object" && "value" in x && "key" in x) out.push((x as { value: Node }).value);
+          if (x !== null && typeof x === "object" && "value" in x && "key" in x)
+            out.push((x as { value: Node }).value);
       } else if ("k" in value) out.push(value as Node);
       else if ("body" in value) out.push((value as { body: Node }).body);
     }
@@ -222,7 +229,6 @@ export function harvestJq(spec: JqSpec, out: PathValues): boolean {
   const w: Walk = { vars: new Map(), out, arrayStrings: [] };
   for (const d of defs) visit(d, w, 0);
   visit(body, w, 0);
-  for (const path of new Set(w.vars.values()))
-    for (const s of w.arrayStrings) addPathValue(out, path, s);
+  for (const path of new Set(w.vars.values())) for (const s of w.arrayStrings) addPathValue(out, path, s);
   return true;
 }

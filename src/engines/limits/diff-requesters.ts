@@ -63,7 +63,11 @@ function rangeEdges(ranges: RangeSet, out: Set<string>, boundaries: Record<strin
     const e = v6At(ranges.v6, 8 * i + 4);
     for (const a of [s - 1n, s, e, e + 1n]) if (a >= 0n && a < 1n << 128n) out.add(formatAddress(6, a));
   }
-  countBoundary(boundaries, "cidr range edge", Math.min(n4, MAX_RANGES_PER_LIST) + Math.min(n6, MAX_RANGES_PER_LIST));
+  countBoundary(
+    boundaries,
+    "cidr range edge",
+    Math.min(n4, MAX_RANGES_PER_LIST) + Math.min(n6, MAX_RANGES_PER_LIST),
+  );
   return n4 <= MAX_RANGES_PER_LIST && n6 <= MAX_RANGES_PER_LIST;
 }
 
@@ -80,7 +84,14 @@ export function matchWitnesses(spec: StringMatchSpec): string[] {
 }
 
 /** The requester and server values one policy's identifiers draw, and the kinds that make the answer unresolved offline. */
-function collect(config: JsonObject, policy: LimitsPolicy, req: Set<string>, srv: Set<string>, b: Record<string, number>, why: Set<string>): void {
+function collect(
+  config: JsonObject,
+  policy: LimitsPolicy,
+  req: Set<string>,
+  srv: Set<string>,
+  b: Record<string, number>,
+  why: Set<string>,
+): void {
   const entries = Array.isArray(config.identifiers) ? config.identifiers : [];
   entries.forEach((entry, i) => {
     if (!isJsonObject(entry)) return;
@@ -89,7 +100,9 @@ function collect(config: JsonObject, policy: LimitsPolicy, req: Set<string>, srv
     switch (entry.type) {
       case "ip-cidr-list":
         if (ranges !== undefined && !rangeEdges(ranges, req, b))
-          why.add(`an ip-cidr-list has more than ${MAX_RANGES_PER_LIST} ranges per family: the edges of an even sample of ${MAX_RANGES_PER_LIST} are tried`);
+          why.add(
+            `an ip-cidr-list has more than ${MAX_RANGES_PER_LIST} ranges per family: the edges of an even sample of ${MAX_RANGES_PER_LIST} are tried`,
+          );
         break;
       case "localif":
       case "local-subnet":
@@ -110,21 +123,32 @@ function collect(config: JsonObject, policy: LimitsPolicy, req: Set<string>, srv
         const found: PathValues = new Map();
         harvestJq(data as unknown as JqSpec, found);
         for (const { path, values } of found.values()) {
-          const into = path.length === 1 && path[0] === "server" ? srv : path.length === 1 && path[0] === "requester" ? req : null;
+          const into =
+            path.length === 1 && path[0] === "server"
+              ? srv
+              : path.length === 1 && path[0] === "requester"
+                ? req
+                : null;
           for (const v of values) if (into !== null && typeof v === "string") into.add(v);
         }
         why.add("a jq identifier: only the strings its script compares the hints with are tried");
         break;
       }
       case "ip-cidr-list-url":
-        why.add("an ip-cidr-list-url identifier: its list is not downloaded offline, so it answers its fail-state");
+        why.add(
+          "an ip-cidr-list-url identifier: its list is not downloaded offline, so it answers its fail-state",
+        );
         break;
       case "ip-cymru-bogon":
       case "ip-cymru-asn":
-        why.add(`an ${entry.type} identifier: DNS is not consulted offline, so it answers its fail-result (unresolved)`);
+        why.add(
+          `an ${entry.type} identifier: DNS is not consulted offline, so it answers its fail-result (unresolved)`,
+        );
         break;
       case "ip-reverse-dns":
-        why.add("an ip-reverse-dns identifier: DNS is not consulted offline, so it never identifies (unresolved)");
+        why.add(
+          "an ip-reverse-dns identifier: DNS is not consulted offline, so it never identifies (unresolved)",
+        );
         break;
     }
   });
@@ -164,7 +188,10 @@ export function hintClasses(
       const list = classes.get(key);
       if (list === undefined) classes.set(key, [hints]);
       else if (list.length < perClass) list.push(hints);
-      else if (hintsRead) why.add(`a script or url-fetch limit reads the hints: ${perClass} requester and server values of each class are tried`);
+      else if (hintsRead)
+        why.add(
+          `a script or url-fetch limit reads the hints: ${perClass} requester and server values of each class are tried`,
+        );
     }
   }
   const hints = [...classes.values()].flat();

@@ -23,7 +23,8 @@ const MAX_FULL_PRODUCT = 256;
 
 function taskOf(type: string, settings: readonly (readonly [Dim, Json | undefined])[]): JsonObject | null {
   const task: JsonObject = { test: { type, spec: {} } };
-  for (const [d, v] of settings) if (v !== undefined && !setPath(task, d.path, structuredClone(v))) return null;
+  for (const [d, v] of settings)
+    if (v !== undefined && !setPath(task, d.path, structuredClone(v))) return null;
   return task;
 }
 
@@ -43,7 +44,11 @@ function tasksFor(type: string, dims: readonly Dim[]): { tasks: JsonObject[]; fu
     const made = product(
       dims.map((d) => d.values),
       MAX_FULL_PRODUCT,
-      (vs) => taskOf(type, dims.map((d, i) => [d, vs[i]] as const)),
+      (vs) =>
+        taskOf(
+          type,
+          dims.map((d, i) => [d, vs[i]] as const),
+        ),
     );
     made.out.forEach(push);
     return { tasks, full: true };
@@ -61,7 +66,9 @@ export function limitsDiffRequests(a: LimitsCompiled, b: LimitsCompiled): DiffRe
   const configs = [a.config, b.config] as const;
   const policies = [loadForDiff(a), loadForDiff(b)] as const;
   const boundaries: Record<string, number> = {};
-  const why: string[] = ["limits is searched, never proven: a task is open JSON and a jq script's answers cannot be enumerated"];
+  const why: string[] = [
+    "limits is searched, never proven: a task is open JSON and a jq script's answers cannot be enumerated",
+  ];
   const tv = emptyTaskValues();
   collectTasks(configs[0], tv, boundaries);
   collectTasks(configs[1], tv, boundaries);
@@ -71,10 +78,16 @@ export function limitsDiffRequests(a: LimitsCompiled, b: LimitsCompiled): DiffRe
   countBoundary(boundaries, "run window", runs.size);
   if (tv.scripts > 0) {
     countBoundary(boundaries, "jq script", tv.scripts);
-    why.push(`${tv.scripts} jq script(s) (limits, rewrite, priority): only the literals they compare the task with are tried`);
+    why.push(
+      `${tv.scripts} jq script(s) (limits, rewrite, priority): only the literals they compare the task with are tried`,
+    );
   }
-  if (tv.urlFetches > 0) why.push("a url-fetch limit: no server is asked offline, so it fails as for an unreachable server");
-  if (scheduleLimits > 0) why.push("schedule limits: their runs are tried with each test type's bare task only, and as one- or two-second runs");
+  if (tv.urlFetches > 0)
+    why.push("a url-fetch limit: no server is asked offline, so it fails as for an unreachable server");
+  if (scheduleLimits > 0)
+    why.push(
+      "schedule limits: their runs are tried with each test type's bare task only, and as one- or two-second runs",
+    );
   const hints = hintClasses(configs, policies, tv.hintsRead, boundaries);
   why.push(...hints.why);
 
@@ -88,7 +101,10 @@ export function limitsDiffRequests(a: LimitsCompiled, b: LimitsCompiled): DiffRe
     bare.push({ test: { type, spec: {} } });
     for (const p of dims.priorities) tasks.push({ test: { type, spec: {} }, priority: p });
   }
-  if (!full) why.push(`a test type's path values make more than ${MAX_FULL_PRODUCT} combinations: every pair of paths is tried, not every combination`);
+  if (!full)
+    why.push(
+      `a test type's path values make more than ${MAX_FULL_PRODUCT} combinations: every pair of paths is tried, not every combination`,
+    );
 
   const prioritize = tv.hasPriority;
   const requests: LimitsRequest[] = [];

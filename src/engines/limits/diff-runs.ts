@@ -86,12 +86,21 @@ function edges(f: Field, allowed: Set<number>): number[] {
 }
 
 /** A midnight (ms) from `fromMs` on whose date fields are allowed and `want` holds, or null. */
-function findDate(fromMs: number, allowed: Map<Field, Set<number>>, want: [Field, number] | null): number | null {
+function findDate(
+  fromMs: number,
+  allowed: Map<Field, Set<number>>,
+  want: [Field, number] | null,
+): number | null {
   for (let d = 0; d < SEARCH_DAYS; d++) {
     const ms = fromMs + d * DAY_MS;
     const c = calendarFields(ms * 1000, 0);
     if (want !== null && c[want[0]] !== want[1]) continue;
-    if (DATE_FIELDS.every((f) => (want !== null && f === want[0]) || !allowed.has(f) || allowed.get(f)?.has(c[f]))) return ms;
+    if (
+      DATE_FIELDS.every(
+        (f) => (want !== null && f === want[0]) || !allowed.has(f) || allowed.get(f)?.has(c[f]),
+      )
+    )
+      return ms;
   }
   return null;
 }
@@ -101,7 +110,11 @@ function scheduleRuns(data: JsonObject, out: Map<string, Run>): void {
   const allowed = allowedSets(data);
   const years = allowed.get("year");
   const firstYear = years !== undefined && years.size > 0 && !years.has(2026) ? Math.min(...years) : 2026;
-  const fromMs = new Date(Date.UTC(2000, 0, 1)).setUTCFullYear(Math.min(Math.max(firstYear, 1), WRAP.year[1] - 3), 0, 1);
+  const fromMs = new Date(Date.UTC(2000, 0, 1)).setUTCFullYear(
+    Math.min(Math.max(firstYear, 1), WRAP.year[1] - 3),
+    0,
+    1,
+  );
   const time = (f: Field, v?: number): number => {
     if (v !== undefined) return v;
     const set = allowed.get(f);
@@ -116,7 +129,9 @@ function scheduleRuns(data: JsonObject, out: Map<string, Run>): void {
   for (const [f, set] of allowed) {
     for (const v of edges(f, set)) {
       const want: [Field, number] = [f, v];
-      const day = TIME_FIELDS.includes(f) ? base : (findDate(fromMs, allowed, want) ?? findDate(fromMs, new Map(), want));
+      const day = TIME_FIELDS.includes(f)
+        ? base
+        : (findDate(fromMs, allowed, want) ?? findDate(fromMs, new Map(), want));
       if (day !== null) addRun(out, at(day, want), 1);
     }
   }

@@ -58,7 +58,8 @@ function durationEdges(text: Json, add: (v: Json) => void): void {
 function constraintValues(c: JsonObject, add: (v: Json) => void, b: Record<string, number>): void {
   if (isJsonObject(c.range)) {
     const { lower, upper } = c.range;
-    const durations = typeof lower === "string" && typeof upper === "string" && /^P/.test(lower) && /^P/.test(upper);
+    const durations =
+      typeof lower === "string" && typeof upper === "string" && /^P/.test(lower) && /^P/.test(upper);
     for (const bound of [lower, upper]) {
       if (durations) durationEdges(bound, add);
       else if (typeof bound === "number" || typeof bound === "string") numberEdges(parseSiNumber(bound), add);
@@ -93,7 +94,10 @@ function constraintValues(c: JsonObject, add: (v: Json) => void, b: Record<strin
 }
 
 function isSpec(v: Json | undefined): v is JsonObject {
-  return isJsonObject(v ?? null) && (typeof (v as JsonObject).script === "string" || Array.isArray((v as JsonObject).script));
+  return (
+    isJsonObject(v ?? null) &&
+    (typeof (v as JsonObject).script === "string" || Array.isArray((v as JsonObject).script))
+  );
 }
 
 /** Adds one configuration's test types, task path values and script counts to `into`. */
@@ -108,7 +112,10 @@ export function collectTasks(config: JsonObject, into: TaskValues, b: Record<str
       harvestJq(spec as unknown as JqSpec, found);
     }
     const named = found.get(TYPE_PATH)?.values.filter((v): v is string => typeof v === "string") ?? [];
-    into.groups.push({ types: named.length > 0 ? new Set([...named, FRESH]) : null, paths: new Set(found.keys()) });
+    into.groups.push({
+      types: named.length > 0 ? new Set([...named, FRESH]) : null,
+      paths: new Set(found.keys()),
+    });
     for (const { path, values } of found.values()) for (const v of values) addPathValue(into.paths, path, v);
   };
   for (const l of Array.isArray(config.limits) ? config.limits : []) {
@@ -145,7 +152,16 @@ export function collectTasks(config: JsonObject, into: TaskValues, b: Record<str
 
 /** A fresh, empty TaskValues. */
 export function emptyTaskValues(): TaskValues {
-  return { types: new Set(), paths: new Map(), scripts: 0, urlFetches: 0, hintsRead: false, hasPriority: false, groups: [], harvested: new Map() };
+  return {
+    types: new Set(),
+    paths: new Map(),
+    scripts: 0,
+    urlFetches: 0,
+    hintsRead: false,
+    hasPriority: false,
+    groups: [],
+    harvested: new Map(),
+  };
 }
 
 /** One path to vary, with its values and absence (undefined). */
@@ -161,7 +177,10 @@ export interface Dim {
  * ones that matter for a test type (see TaskValues.groups). The requested
  * priority is apart (`priorities`), tried on bare tasks only.
  */
-export function taskDimensions(tv: TaskValues, b: Record<string, number>): { forType(type: string): Dim[]; priorities: number[] } {
+export function taskDimensions(
+  tv: TaskValues,
+  b: Record<string, number>,
+): { forType(type: string): Dim[]; priorities: number[] } {
   for (const v of tv.paths.get(TYPE_PATH)?.values ?? []) if (typeof v === "string") tv.types.add(v);
   tv.types.add(FRESH);
   countBoundary(b, "test type", tv.types.size);
@@ -172,7 +191,13 @@ export function taskDimensions(tv: TaskValues, b: Record<string, number>): { for
       if (tv.hasPriority) for (const v of values) if (typeof v === "number") priorities.add(v);
       continue;
     }
-    if (key === TYPE_PATH || CONTAINERS.has(key) || path[0] === "run_schedule" || path.some((k) => k.startsWith("__"))) continue;
+    if (
+      key === TYPE_PATH ||
+      CONTAINERS.has(key) ||
+      path[0] === "run_schedule" ||
+      path.some((k) => k.startsWith("__"))
+    )
+      continue;
     const out: (Json | undefined)[] = values.filter((v) => v !== null);
     if (out.some((v) => typeof v === "string" && !/^P/.test(v)) && !out.includes(FRESH)) out.push(FRESH);
     out.push(undefined);
@@ -182,7 +207,8 @@ export function taskDimensions(tv: TaskValues, b: Record<string, number>): { for
   countBoundary(b, "requested priority", priorities.size);
   const forType = (type: string): Dim[] => {
     const keys = new Set<string>();
-    for (const g of tv.groups) if (g.types === null || g.types.has(type)) for (const k of g.paths) keys.add(k);
+    for (const g of tv.groups)
+      if (g.types === null || g.types.has(type)) for (const k of g.paths) keys.add(k);
     return dims.filter((d) => keys.has(d.key));
   };
   return { forType, priorities: [...priorities] };
