@@ -119,6 +119,18 @@ describe("limits diff: requesters", () => {
     expect(example(r).requester).toBe("192.0.2.128");
   });
 
+  it(
+    "in a list too large to try every range, a range one side lacks is still found (and the sample is said)",
+    { timeout: 30_000 },
+    () => {
+      const list = Array.from({ length: 3000 }, (_, i) => `10.${(i >> 8) & 255}.${i & 255}.0/25`);
+      const r = diff(file(cidrs(...list)), file(cidrs(...list.filter((_, i) => i !== 1240))));
+      expect(r.pairs.map((p) => p.pair)).toEqual(["allowed false → true"]);
+      expect(inside(example(r).requester, "10.4.216.0", "10.4.216.127")).toBe(true);
+      expect(r.coverage.why.join(" ")).toMatch(/more than 256 ranges: .* an even sample of 256/);
+    },
+  );
+
   it("a hint regex differing only for a witness is found, with the witness as the server", () => {
     const hint = (re: string) => ({
       identifiers: [
@@ -199,11 +211,15 @@ describe("limits diff: tasks", () => {
     expect(example(r).task.test.type).toBe("rtt");
   });
 
-  it("a jq limit's threshold moved by one is found from the script's literal (shipped file, parallel > 6 → > 7)", () => {
-    const r = diff(shipped, shipped.replace("and .test.spec.parallel > 6", "and .test.spec.parallel > 7"));
-    expect(r.pairs.map((p) => p.pair)).toEqual(["allowed false → true"]);
-    expect(example(r).task.test).toMatchObject({ type: "throughput", spec: { parallel: 7 } });
-  });
+  it(
+    "a jq limit's threshold moved by one is found from the script's literal (shipped file, parallel > 6 → > 7)",
+    { timeout: 30_000 },
+    () => {
+      const r = diff(shipped, shipped.replace("and .test.spec.parallel > 6", "and .test.spec.parallel > 7"));
+      expect(r.pairs.map((p) => p.pair)).toEqual(["allowed false → true"]);
+      expect(example(r).task.test).toMatchObject({ type: "throughput", spec: { parallel: 7 } });
+    },
+  );
 
   it("a run-schedule hour range grown by one hour differs for a run in that hour", () => {
     const sched = (upper: number) =>
@@ -249,7 +265,7 @@ describe("limits diff: identical pairs are only searched", () => {
     expect(r.coverage.why[0]).toMatch(/searched, never proven/);
   });
 
-  it("the shipped limits file against itself", () => {
+  it("the shipped limits file against itself", { timeout: 30_000 }, () => {
     const r = diff(shipped, shipped);
     expect(r.differing).toBe(0);
     expect(r.equivalent).toBe(false);
@@ -257,11 +273,15 @@ describe("limits diff: identical pairs are only searched", () => {
     expect(r.coverage.boundaries["jq script"]).toBeGreaterThan(0);
   });
 
-  it("a captured request the engine cannot read is an error on both sides, not a difference", () => {
-    const r = diffPolicies("limits", shipped, shipped, { requests: [{ requester: "192.0.2.1" }, 7] });
-    expect(r.ok && r.value.differing).toBe(0);
-    expect(r.ok && r.value.coverage.captured).toBe(2);
-  });
+  it(
+    "a captured request the engine cannot read is an error on both sides, not a difference",
+    { timeout: 30_000 },
+    () => {
+      const r = diffPolicies("limits", shipped, shipped, { requests: [{ requester: "192.0.2.1" }, 7] });
+      expect(r.ok && r.value.differing).toBe(0);
+      expect(r.ok && r.value.coverage.captured).toBe(2);
+    },
+  );
 
   it("a side that does not validate is named", () => {
     const r = diffPolicies("limits", shipped, '{"schema": 3, "identifiers": 4}');

@@ -49,26 +49,52 @@ function v6At(words: Uint32Array, o: number): bigint {
   return v;
 }
 
-/** Each range's first and last address and the ones just outside, bounded per list. */
-function rangeEdges(ranges: RangeSet, out: Set<string>, boundaries: Record<string, number>): boolean {
-  const n4 = ranges.v4.length / 2;
-  const n6 = ranges.v6.length / 8;
-  for (const i of sample(n4, MAX_RANGES_PER_LIST)) {
-    const s = ranges.v4[2 * i];
-    const e = ranges.v4[2 * i + 1];
-    for (const a of [s - 1, s, e, e + 1]) if (a >= 0 && a <= 0xffffffff) out.add(formatAddress(4, a));
-  }
-  for (const i of sample(n6, MAX_RANGES_PER_LIST)) {
-    const s = v6At(ranges.v6, 8 * i);
-    const e = v6At(ranges.v6, 8 * i + 4);
-    for (const a of [s - 1n, s, e, e + 1n]) if (a >= 0n && a < 1n << 128n) out.add(formatAddress(6, a));
-  }
-  countBoundary(
-    boundaries,
-    "cidr range edge",
-    Math.min(n4, MAX_RANGES_PER_LIST) + Math.min(n6, MAX_RANGES_PER_LIST),
-  );
-  return n4 <= MAX_RANGES_PER_LIST && n6 <= MAX_RANGES_PER_LIST;
+/** The merged ranges of a set, as [family, first, last]. */
+function rangesOf(ranges: RangeSet): [4 | 6, bigint, bigint][] {
+  const out: [4 | 6, bigint, bigint][] = [];
+  for (let i = 0; i < ranges.v4.length; i += 2) out.push([4, BigInt(ranges.v4[i]), BigInt(ranges.v4[i + 1])]);
+  for (let i = 0; i < ranges.v6.length; i += 8) out.push([6, v6At(ranges.v6, i), v6At(ranges.v6, i + 4)]);
+  return out;
+}
+
+/** Each ip-cidr-list range of a policy, keyed by its identifier's name and its bounds. */
+function rangeKeys(config: JsonObject, policy: LimitsPolicy): Set<string> {
+  const keys = new Set<string>();
+  const entries = Array.isArray(config.identifiers) ? config.identifiers : [];
+  entries.forEach((entry, i) => {
+    const ranges = policy.identifiers[i]?.ranges;
+    if (!isJsonObject(entry) || ranges === undefined) return;
+    for (const [f, s, e] of rangesOf(ranges)) keys.add(`${String(entry.name)}|${f}:${s}-${e}`);
+  });
+  return keys;
+}
+
+/**
+ * The first and last address of ranges and the ones just outside: every range
+ * the other policy's list of that name lacks (up to MAX_RANGES_PER_LIST), and
+ * an even sample of MAX_RANGES_PER_LIST of the rest. False when some were left out.
+ */
+function rangeEdges(
+  name: string,
+  ranges: RangeSet,
+  others: ReadonlySet<string>,
+  out: Set<string>,
+  b: Record<string, number>,
+): boolean {
+  const all = rangesOf(ranges);
+  const sampled = new Set(sample(all.length, MAX_RANGES_PER_LIST));
+  let changed = 0;
+  let tried = 0;
+  all.forEach(([f, s, e], i) => {
+    const moved = !others.has(`${name}|${f}:${s}-${e}`) && changed++ < MAX_RANGES_PER_LIST;
+    if (!moved && !sampled.has(i)) return;
+    tried++;
+    const top = f === 4 ? 0xffffffffn : (1n << 128n) - 1n;
+    for (const a of [s - 1n, s, e, e + 1n])
+      if (a >= 0n && a <= top) out.add(formatAddress(f, f === 4 ? Number(a) : a));
+  });
+  countBoundary(b, "cidr range edge", tried);
+  return tried === all.length;
 }
 
 /** Strings a StringMatch tells apart: the literal (and its case variants), strings around it, a regex's witnesses. */
@@ -83,7 +109,7 @@ export function matchWitnesses(spec: StringMatchSpec): string[] {
   return [...new Set(out)];
 }
 
-/** The requester and server values one policy's identifiers draw, and the kinds that make the answer unresolved offline. */
+/** The requester and server values one policy's identifiers draw (`others`: the other policy's range keys), and the kinds that make the answer unresolved offline. */
 function collect(
   config: JsonObject,
   policy: LimitsPolicy,
@@ -91,6 +117,7 @@ function collect(
   srv: Set<string>,
   b: Record<string, number>,
   why: Set<string>,
+  others: ReadonlySet<string>,
 ): void {
   const entries = Array.isArray(config.identifiers) ? config.identifiers : [];
   entries.forEach((entry, i) => {
@@ -99,9 +126,9 @@ function collect(
     const ranges = policy.identifiers[i]?.ranges;
     switch (entry.type) {
       case "ip-cidr-list":
-        if (ranges !== undefined && !rangeEdges(ranges, req, b))
+        if (ranges !== undefined && !rangeEdges(String(entry.name), ranges, others, req, b))
           why.add(
-            `an ip-cidr-list has more than ${MAX_RANGES_PER_LIST} ranges per family: the edges of an even sample of ${MAX_RANGES_PER_LIST} are tried`,
+            `an ip-cidr-list has more than ${MAX_RANGES_PER_LIST} ranges: the edges of the ranges the other policy lacks (up to ${MAX_RANGES_PER_LIST}) and of an even sample of ${MAX_RANGES_PER_LIST} others are tried`,
           );
         break;
       case "localif":
@@ -168,8 +195,9 @@ export function hintClasses(
   const req = new Set<string>();
   const srv = new Set<string>();
   const why = new Set<string>();
-  collect(configs[0], policies[0], req, srv, boundaries, why);
-  collect(configs[1], policies[1], req, srv, boundaries, why);
+  const keys = [rangeKeys(configs[0], policies[0]), rangeKeys(configs[1], policies[1])];
+  collect(configs[0], policies[0], req, srv, boundaries, why, keys[1]);
+  collect(configs[1], policies[1], req, srv, boundaries, why, keys[0]);
   for (const a of [...FRESH_ADDRESSES, FRESH]) req.add(a);
   const servers: (string | undefined)[] = [undefined, ...srv];
   if (srv.size > 0) servers.push(FRESH);
