@@ -13,7 +13,7 @@ import { stringTokens } from "./functions/string-lists.js";
 import type { Node, Op } from "./node.js";
 import { parseExpr } from "./parser.js";
 import type { MatchPolicyData, PeName } from "./policy.js";
-import { quoteString, realText } from "./unparse.js";
+import { identText, quoteString, realText } from "./unparse.js";
 import { Real, type Value } from "./values.js";
 
 /** The ad an attribute is read from. */
@@ -33,6 +33,8 @@ export interface AttrDim {
   /** The name as first written. */
   readonly name: string;
   readonly lc: string;
+  /** The name as an ad's text writes it (quoted when not a plain identifier). */
+  readonly ident: string;
   /** ClassAd literal texts; `null` leaves the attribute out of the ad. */
   readonly values: (string | null)[];
 }
@@ -244,7 +246,13 @@ export function matchBoundaries(a: MatchPolicyData, b: MatchPolicyData): MatchBo
       why.add(
         `an attribute is compared with more than ${MAX_VALUES_PER_ATTRIBUTE} values: only the first are tried`,
       );
-    out.push({ side: d.side, name: d.name, lc: d.lc, values: unique.slice(0, MAX_VALUES_PER_ATTRIBUTE) });
+    out.push({
+      side: d.side,
+      name: d.name,
+      lc: d.lc,
+      ident: identText(d.name),
+      values: unique.slice(0, MAX_VALUES_PER_ATTRIBUTE),
+    });
   }
   return { dims: out, groups, boundaries, why: [...why], schedd };
 }

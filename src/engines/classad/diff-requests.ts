@@ -14,7 +14,6 @@ import { countBoundary, MAX_DIFF_REQUESTS, product, type DiffRequests } from "..
 import { matchBoundaries, type AttrDim } from "./diff-boundaries.js";
 import { decideMatch, type MatchContext, type MatchVerdict } from "./match.js";
 import { loadMatchPolicy, type MatchPolicy, type MatchPolicyData } from "./policy.js";
-import { identText } from "./unparse.js";
 
 /** A match request as `decideMatch` reads it, with ads as ClassAd text. */
 export interface MatchDiffRequest {
@@ -51,7 +50,7 @@ function requestOf(dims: readonly AttrDim[], pick: readonly number[], schedd: bo
   dims.forEach((d, i) => {
     const v = d.values[pick[i]];
     if (d.lc === "name") named[d.side] = true;
-    if (v !== null) parts[d.side].push(`${identText(d.name)} = ${v}`);
+    if (v !== null) parts[d.side].push(`${d.ident} = ${v}`);
   });
   if (!named.machine) parts.machine.unshift('Name = "slot1"');
   if (!named.schedd) parts.schedd.unshift('Name = "schedd1"');
