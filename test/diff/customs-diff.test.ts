@@ -96,6 +96,15 @@ describe("customs diff", () => {
     expect(evict.coverage.why.join(" ")).toMatch(/settings no selection reads \(evictSeconds\)/);
   });
 
+  it("a policy whose decisions rebuild long lists gets fewer requests, and says so", () => {
+    const clients = Array.from({ length: 2000 }, (_, i) => `ws${i}`);
+    const r = diff({ defaults: { clients } }, { defaults: { clients } });
+    expect(r.compared).toBe(Math.floor(4_000_000 / (4 * 2008)));
+    expect(r.coverage.why.join(" ")).toMatch(
+      /fewer than 20000 because each decision rebuilds 2000 clients and access list entries/,
+    );
+  }, 60_000);
+
   it("the shipped customs policy against itself", () => {
     const r = diff(shipped, shipped);
     expect(r.differing).toBe(0);

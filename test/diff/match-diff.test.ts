@@ -107,6 +107,16 @@ describe("match diff", () => {
     expect(r.coverage.boundaries.attribute).toBeGreaterThanOrEqual(9);
   });
 
+  it("costly expressions get fewer requests, so the diff's work stays bounded, and the coverage says so", () => {
+    const costly = jobOnly(
+      `NumJobStarts > 10 || Big > size({ ${Array.from({ length: 600 }, (_, i) => i).join(", ")} })`,
+    );
+    const r = diff(costly, costly);
+    const bound = /at most (\d+) requests/.exec(r.coverage.why.join(" "));
+    expect(Number(bound?.[1])).toBeLessThan(20_000);
+    expect(r.compared).toBeLessThanOrEqual(Number(bound?.[1]));
+  });
+
   it("a policy that does not parse is named by side", () => {
     const r = diffPolicies("match", pool, "NEGOTIATOR_PE_JOB_ONLY_EXPR = (Owner ==\n");
     expect(!r.ok && r.error.side).toBe("new");

@@ -31,6 +31,15 @@ export const MATCH_DIFF_CONTEXT: MatchContext = {
 
 /** Evaluations the search for base ads may spend. */
 const MAX_BASE_EVALUATIONS = 4_000;
+/** Work units (each expression's `Compiled.cost`) all decisions of one diff may need: costly policies get fewer requests. */
+const MAX_MATCH_WORK = 4_000_000;
+/** Work a request's ads cost besides the policy's expressions (reading them, both Requirements, the rank). */
+const AD_WORK = 20;
+
+/** The most work one evaluation of every expression of a policy costs. */
+function costOf(p: MatchPolicy): number {
+  return [p.scheddOnly, p.startdOnly, p.jobOnly, p.resource, p.job].reduce((n, c) => n + (c?.cost ?? 0), 0);
+}
 
 /** One match decision under a fresh work budget, so no generated ad can make the diff run long. */
 export function decideForDiff(policy: MatchPolicy, request: unknown): MatchVerdict {
@@ -81,6 +90,7 @@ function searchBase(
   dims: readonly AttrDim[],
   policies: readonly MatchPolicy[],
   schedd: boolean,
+  maxEvaluations: number,
 ): { base: number[]; matched: boolean } {
   const base = dims.map((d) => Math.max(0, d.values.indexOf(null)));
   let evaluations = 0;
@@ -93,7 +103,7 @@ function searchBase(
   let current = score(base);
   for (let pass = 0; pass < 2 && current < best; pass++) {
     for (let i = 0; i < dims.length && current < best; i++) {
-      for (let j = 0; j < dims[i].values.length && evaluations < MAX_BASE_EVALUATIONS; j++) {
+      for (let j = 0; j < dims[i].values.length && evaluations < maxEvaluations; j++) {
         if (j === base[i]) continue;
         const trial = base.slice();
         trial[i] = j;
@@ -161,28 +171,35 @@ export function matchDiffRequests(a: MatchPolicyData, b: MatchPolicyData): DiffR
   why.unshift(
     "ClassAd expressions are searched, not proven: each attribute takes the literals it is compared with (numbers ± 1, strings in another case), list members, regex witnesses, a fresh value, absence and a wrong type",
   );
+  const policies = [loadMatchPolicy(a), loadMatchPolicy(b)];
+  // the decisions' work is bounded in total: a costly pair of policies gets fewer requests
+  const cost = policies.reduce((n, p) => n + costOf(p), 2 * AD_WORK);
+  const limit = Math.min(MAX_DIFF_REQUESTS, Math.max(1, Math.floor(MAX_MATCH_WORK / cost)));
+  if (limit < MAX_DIFF_REQUESTS)
+    why.push(
+      `the expressions cost ${cost} work units a request: at most ${limit} requests, so the diff's work stays bounded`,
+    );
   const total = dims.reduce((n, d) => n * d.values.length, 1);
   let requests: MatchDiffRequest[];
-  if (total <= MAX_DIFF_REQUESTS) {
+  if (total <= limit) {
     requests = product(
       dims.map((d) => d.values.map((_, j) => j)),
-      MAX_DIFF_REQUESTS,
+      limit,
       (pick) => requestOf(dims, pick, schedd),
     ).out;
     countBoundary(boundaries, "combination", requests.length);
   } else {
-    const policies = [loadMatchPolicy(a), loadMatchPolicy(b)];
-    const { base, matched } = searchBase(dims, policies, schedd);
-    const made = structuredPicks(dims, groups, base, MAX_DIFF_REQUESTS);
+    const { base, matched } = searchBase(dims, policies, schedd, Math.min(MAX_BASE_EVALUATIONS, limit));
+    const made = structuredPicks(dims, groups, base, limit);
     requests = made.picks.map((p) => requestOf(dims, p, schedd));
     why.push(
-      `the ${total} combinations of all values exceed ${MAX_DIFF_REQUESTS}: each expression's attributes are combined in full and every pair of attributes' values tried, the others at base values`,
+      `the ${total} combinations of all values exceed ${limit}: each expression's attributes are combined in full and every pair of attributes' values tried, the others at base values`,
     );
     if (!matched)
       why.push(
         "no base ads were found that both policies keep and match: a change behind a discard or a failed match may not show",
       );
-    if (!made.complete) why.push(`the structured search was cut at ${MAX_DIFF_REQUESTS} requests`);
+    if (!made.complete) why.push(`the structured search was cut at ${limit} requests`);
   }
   return { requests, boundaries, exhaustive: false, why };
 }

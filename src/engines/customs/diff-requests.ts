@@ -34,6 +34,13 @@ const REQUESTER_ADDRESS = "10.0.0.10";
 /** Settings the selection never reads: they change evictions and the limits handed to hosts. */
 const NOT_SELECTION: readonly SettingName[] = ["evictSeconds", "cpuSeconds", "memoryKb", "nice", "npri"];
 
+/** List entries (clients names, allow and deny entries) all decisions of one diff may rebuild in total. */
+const MAX_LIST_WORK = 4_000_000;
+
+function listSize(d: HostDefaults): number {
+  return (d.clients === "ALL" ? 0 : d.clients.length) + d.allow.length + d.deny.length;
+}
+
 /** One customs decision for the diff; an input the engine refuses throws (the diff shows it as `invalid_request`). */
 export function decideCustomsForDiff(policy: CustomsPolicy, input: unknown): CustomsDecision {
   const d = decideCustoms(policy, input);
@@ -173,10 +180,19 @@ export function customsDiffRequests(
   const requests: CustomsDiffRequest[] = [];
   const nets = networks(a, b);
   countBoundary(boundaries, "network", nets.length);
-  const perNet = Math.floor(MAX_DIFF_REQUESTS / nets.length);
+  // every decision rebuilds both hosts' clients and access lists from the defaults: bound the total
+  const entries = Math.max(
+    ...[a, b].flatMap((p) => [p.defaults, ...Object.values(p.networks)]).map(listSize),
+  );
+  const limit = Math.min(MAX_DIFF_REQUESTS, Math.max(1, Math.floor(MAX_LIST_WORK / (4 * (entries + 8)))));
+  const perNet = Math.max(1, Math.floor(limit / nets.length));
   let cut = false;
   const ignored = new Set<string>();
   for (const net of nets) {
+    if (requests.length >= limit) {
+      cut = true;
+      break;
+    }
     const sides = [a, b].map((p) => p.networks[String(net)] ?? p.defaults);
     for (const k of NOT_SELECTION) if (sides[0].settings[k] !== sides[1].settings[k]) ignored.add(k);
     if (sides[0].sigxcpu !== sides[1].sigxcpu) ignored.add("sigxcpu");
@@ -237,6 +253,9 @@ export function customsDiffRequests(
     );
   if (a.killDelaySeconds !== b.killDelaySeconds || a.permitSeconds !== b.permitSeconds)
     why.push("the policies differ in killDelaySeconds or permitSeconds, which no selection reads");
-  if (cut) why.push(`a network's combinations exceed ${perNet} requests: the rest are not tried`);
+  if (cut)
+    why.push(
+      `the combinations exceed ${limit} requests (${perNet} a network${limit < MAX_DIFF_REQUESTS ? `; fewer than ${MAX_DIFF_REQUESTS} because each decision rebuilds ${entries} clients and access list entries per host` : ""}): the rest are not tried`,
+    );
   return { requests, boundaries, exhaustive: false, why };
 }
