@@ -27,8 +27,8 @@ describe("arbiter diff: match and customs", () => {
     const b = scratch.file("new.conf", "NEGOTIATOR_PE_JOB_ONLY_EXPR = NumJobStarts > 11\n");
     const r = await run(["diff", a, b, "--engine", "match"]);
     expect(r.code).toBe(1);
-    expect(r.out.split("\n")[0]).toMatch(/^match: 1 of \d+ requests differ$/);
-    expect(r.out).toMatch(/^ {2}job_discarded true → false: 1, e\.g\. .*NumJobStarts = 11/m);
+    expect(r.out.split("\n")[0]).toMatch(/^match: 2 of \d+ requests differ$/);
+    expect(r.out).toMatch(/^ {2}job_discarded true → false: 2, e\.g\. .*NumJobStarts = 11/m);
   });
 
   it("prints a customs policy's differing pair and decides captured pools from --requests", async () => {

@@ -41,15 +41,23 @@ describe("match diff", () => {
 
   it("a threshold that only moves from > to >= differs exactly at the literal", () => {
     const r = diff(jobOnly("NumJobStarts > 10"), jobOnly("NumJobStarts >= 10"));
-    expect(r.differing).toBe(1);
+    // 10 and 10.0: the literal as an integer and as a real
+    expect(r.differing).toBe(2);
     expect(r.pairs.map((p) => p.pair)).toEqual(["job_discarded false → true"]);
     expect(example(r, "job_discarded false → true").job).toContain("NumJobStarts = 10");
   });
 
   it("a threshold moved by one differs only at the new literal", () => {
     const r = diff(jobOnly("NumJobStarts > 10"), jobOnly("NumJobStarts > 11"));
-    expect(r.differing).toBe(1);
+    expect(r.differing).toBe(2);
     expect(example(r, "job_discarded true → false").job).toContain("NumJobStarts = 11");
+  });
+
+  it("== (across numeric types) against =?= (same type only) differs for the literal as a real", () => {
+    const startd = (expr: string): string => `NEGOTIATOR_PE_STARTD_ONLY_EXPR = ${expr}\n`;
+    const r = diff(startd("Cpus =?= 0"), startd("Cpus == 0"));
+    expect(r.differing).toBe(1);
+    expect(example(r, "best slot1 → null").machines[0]).toContain("Cpus = 0.0");
   });
 
   it("a regexp() pattern narrowed to a longer prefix differs only for its witness", () => {

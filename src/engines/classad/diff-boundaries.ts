@@ -175,9 +175,12 @@ function contextValues(ref: Ref, boundaries: Record<string, number>): string[] {
     if (typeof v === "number" || typeof v === "bigint") {
       const n = BigInt(v);
       for (const d of [-1n, 0n, 1n]) out.push(String(n + d));
+      // the same number as a real: == compares across numeric types, =?= does not
+      out.push(realText(Number(n)));
       countBoundary(boundaries, "threshold ±1");
     } else if (v instanceof Real) {
       for (const d of [-1, 0, 1]) out.push(realText(v.v + d));
+      if (Number.isInteger(v.v)) out.push(String(v.v));
       countBoundary(boundaries, "threshold ±1");
     } else if (typeof v === "boolean") {
       out.push("true", "false");

@@ -169,7 +169,7 @@ function structuredPicks(
 export function matchDiffRequests(a: MatchPolicyData, b: MatchPolicyData): DiffRequests<MatchDiffRequest> {
   const { dims, groups, boundaries, why, schedd } = matchBoundaries(a, b);
   why.unshift(
-    "ClassAd expressions are searched, not proven: each attribute takes the literals it is compared with (numbers ± 1, strings in another case), list members, regex witnesses, a fresh value, absence and a wrong type",
+    "ClassAd expressions are searched, not proven: each attribute takes the literals it is compared with (numbers ± 1 and as the other numeric type, strings in another case), list members, regex witnesses, a fresh value, absence and a wrong type",
   );
   const policies = [loadMatchPolicy(a), loadMatchPolicy(b)];
   // the decisions' work is bounded in total: a costly pair of policies gets fewer requests
