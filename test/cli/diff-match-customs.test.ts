@@ -11,7 +11,8 @@ import { run, scratchSpace } from "./run-cli.js";
 const scratch = scratchSpace("arbiter-diff-mc-");
 const shipped = (name: string) => join(REPO_ROOT, "policies", name);
 
-describe("arbiter diff: match and customs", () => {
+// each run decides about a thousand generated requests twice: room for a loaded CI machine
+describe("arbiter diff: match and customs", { timeout: 30_000 }, () => {
   it("diffs the shipped pool.conf and customs.json against themselves", async () => {
     const m = await run(["diff", shipped("pool.conf"), shipped("pool.conf")]);
     expect(m.code).toBe(0);

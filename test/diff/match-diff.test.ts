@@ -28,7 +28,8 @@ function example(r: DiffReport, pair: string): { job: string; machines: string[]
 
 const jobOnly = (expr: string): string => `NEGOTIATOR_PE_JOB_ONLY_EXPR = ${expr}\n`;
 
-describe("match diff", () => {
+// the shipped pool.conf's diffs decide about a thousand requests twice: room for a loaded CI machine
+describe("match diff", { timeout: 30_000 }, () => {
   it("a raised slot memory floor drops the slots between the two floors, with an example slot", () => {
     const r = diff(pool, pool.replace("MIN_SLOT_MEMORY = 512", "MIN_SLOT_MEMORY = 1024"));
     expect(r.differing).toBeGreaterThan(0);

@@ -12,7 +12,13 @@
 import { Budget, DEFAULT_DECISION_BUDGET } from "../common/budget.js";
 import { countBoundary, MAX_DIFF_REQUESTS, product, type DiffRequests } from "../common/diff-requests.js";
 import { matchBoundaries, type AttrDim } from "./diff-boundaries.js";
-import { decideMatch, type MatchContext, type MatchVerdict } from "./match.js";
+import {
+  decideParsedMatch,
+  parseMatchRequest,
+  type MatchContext,
+  type MatchVerdict,
+  type ParsedMatchRequest,
+} from "./match.js";
 import { loadMatchPolicy, type MatchPolicy, type MatchPolicyData } from "./policy.js";
 
 /** A match request as `decideMatch` reads it, with ads as ClassAd text. */
@@ -41,11 +47,22 @@ function costOf(p: MatchPolicy): number {
   return [p.scheddOnly, p.startdOnly, p.jobOnly, p.resource, p.job].reduce((n, c) => n + (c?.cost ?? 0), 0);
 }
 
-/** One match decision under a fresh work budget, so no generated ad can make the diff run long. */
+/** Requests already read, so the two sides of a diff read each request's ads once. */
+const parsedRequests = new WeakMap<object, ParsedMatchRequest>();
+
+/** One match decision under a fresh work budget, so no generated ad can make the diff run long; a bad ad throws. */
 export function decideForDiff(policy: MatchPolicy, request: unknown): MatchVerdict {
-  return new Budget(DEFAULT_DECISION_BUDGET).run(
-    () => decideMatch(policy, request as MatchDiffRequest, MATCH_DIFF_CONTEXT).verdict,
-  );
+  return new Budget(DEFAULT_DECISION_BUDGET).run(() => {
+    const key = typeof request === "object" && request !== null ? request : null;
+    let parsed = key === null ? undefined : parsedRequests.get(key);
+    if (parsed === undefined) {
+      const read = parseMatchRequest(request as MatchDiffRequest);
+      if (!read.ok) throw read.error;
+      parsed = read.value;
+      if (key !== null) parsedRequests.set(key, parsed);
+    }
+    return decideParsedMatch(policy, parsed, MATCH_DIFF_CONTEXT).verdict;
+  });
 }
 
 /** Builds a request from one value index per dimension. */
