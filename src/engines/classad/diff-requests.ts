@@ -37,10 +37,12 @@ export const MATCH_DIFF_CONTEXT: MatchContext = {
 
 /** Evaluations the search for base ads may spend. */
 const MAX_BASE_EVALUATIONS = 4_000;
-/** Work units (each expression's `Compiled.cost`) all decisions of one diff may need: costly policies get fewer requests. */
-const MAX_MATCH_WORK = 4_000_000;
-/** Work a request's ads cost besides the policy's expressions (reading them, both Requirements, the rank). */
+/** Work units (each expression's `Compiled.cost`, and reading the ads) all decisions of one diff may need. */
+const MAX_MATCH_WORK = 1_000_000;
+/** Work a request's ads cost besides the policy's expressions and their attributes (both Requirements, the rank). */
 const AD_WORK = 20;
+/** Work reading one attribute of a generated ad costs. */
+const ATTR_WORK = 4;
 
 /** The most work one evaluation of every expression of a policy costs. */
 function costOf(p: MatchPolicy): number {
@@ -189,13 +191,13 @@ export function matchDiffRequests(a: MatchPolicyData, b: MatchPolicyData): DiffR
     "ClassAd expressions are searched, not proven: each attribute takes the literals it is compared with (numbers ± 1 and as the other numeric type, strings in another case), list members, regex witnesses, a fresh value, absence and a wrong type",
   );
   const policies = [loadMatchPolicy(a), loadMatchPolicy(b)];
-  // the decisions' work is bounded in total: a costly pair of policies gets fewer requests
-  const cost = policies.reduce((n, p) => n + costOf(p), 2 * AD_WORK);
+  // the decisions' work is bounded in total: costly policies and many attributes get fewer requests
+  const cost = policies.reduce((n, p) => n + costOf(p), 2 * AD_WORK + ATTR_WORK * dims.length);
   const limit = Math.min(MAX_DIFF_REQUESTS, Math.max(1, Math.floor(MAX_MATCH_WORK / cost)));
-  if (limit < MAX_DIFF_REQUESTS)
-    why.push(
-      `the expressions cost ${cost} work units a request: at most ${limit} requests, so the diff's work stays bounded`,
-    );
+  const bound =
+    limit < MAX_DIFF_REQUESTS
+      ? ` (at most ${limit} requests: each costs ${cost} work units, and the diff's work is bounded)`
+      : "";
   const total = dims.reduce((n, d) => n * d.values.length, 1);
   let requests: MatchDiffRequest[];
   if (total <= limit) {
@@ -206,11 +208,16 @@ export function matchDiffRequests(a: MatchPolicyData, b: MatchPolicyData): DiffR
     ).out;
     countBoundary(boundaries, "combination", requests.length);
   } else {
-    const { base, matched } = searchBase(dims, policies, schedd, Math.min(MAX_BASE_EVALUATIONS, limit));
+    const { base, matched } = searchBase(
+      dims,
+      policies,
+      schedd,
+      Math.min(MAX_BASE_EVALUATIONS, Math.ceil(limit / 2)),
+    );
     const made = structuredPicks(dims, groups, base, limit);
     requests = made.picks.map((p) => requestOf(dims, p, schedd));
     why.push(
-      `the ${total} combinations of all values exceed ${limit}: each expression's attributes are combined in full and every pair of attributes' values tried, the others at base values`,
+      `the ${total < 1e15 ? total : "more than 10^15"} combinations of all values exceed ${limit}${bound}: each expression's attributes are combined in full and every pair of attributes' values tried, the others at base values`,
     );
     if (!matched)
       why.push(
