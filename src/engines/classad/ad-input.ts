@@ -8,7 +8,7 @@
  * (the route's 422 `budget_exceeded`); outside a decision nothing is limited.
  */
 import { spend } from "../common/budget.js";
-import { ClassAd, adOf, layoutFor, type SlotValue } from "./classad.js";
+import { AdLayout, ClassAd, SHARED_MAX, adOf, layoutFor, type SlotValue } from "./classad.js";
 import { compile } from "./compile.js";
 import { Compiled, type Node } from "./node.js";
 import { lineCol, parseAdLiteral, parseExpr } from "./parser.js";
@@ -34,23 +34,26 @@ const MAX_CACHE = 20_000;
 export const MAX_CACHE_CHARS = 200_000;
 /** Longer texts are compiled for their ad but not kept: one would take a large share of the cache, and long texts rarely repeat. */
 export const MAX_CACHED_TEXT = 2_000;
-let exprCache = new Map<string, Compiled>();
+/** The shared caches: one per string syntax (old long-form and new), keyed by the expression text. */
+let oldCache = new Map<string, Compiled>();
+let newCache = new Map<string, Compiled>();
 let cachedChars = 0;
 
 /** What the shared expression cache holds now: entries and characters of text (for tests and benchmarks). */
 export function exprCacheHeld(): { entries: number; chars: number } {
-  return { entries: exprCache.size, chars: cachedChars };
+  return { entries: oldCache.size + newCache.size, chars: cachedChars };
 }
 
 /**
  * Empties the shared expression cache (benchmarks use it to time cold parsing).
- * A new Map rather than clear(): clearing a long-lived Map makes V8 keep its
+ * New Maps rather than clear(): clearing a long-lived Map makes V8 keep its
  * old table chained to the new one, and every entry added after that survives
  * young-generation collections, which made each cold parse after a warm one
  * 2-3× slower.
  */
 export function clearExprCache(): void {
-  exprCache = new Map();
+  oldCache = new Map();
+  newCache = new Map();
   cachedChars = 0;
 }
 
@@ -60,50 +63,141 @@ export function clearExprCache(): void {
  * hold are kept as bare values (they rarely repeat, and cost no closure).
  */
 function compileText(text: string, oldStrings: boolean): SlotValue | { message: string; offset: number } {
-  if (SIMPLE_INT.test(text)) return Number(text) + 0;
-  if (SIMPLE_STR.test(text)) return text.slice(1, -1);
-  const key = (oldStrings ? "o" : "n") + text;
-  const hit = exprCache.get(key);
+  const simple = simpleLiteral(text, 0, text.length);
+  if (simple !== undefined) return simple;
+  return compileShared(text, oldStrings);
+}
+
+/**
+ * The bare value of a plain integer (`-?(0|[1-9][0-9]{0,14})`) or of a string literal without quote
+ * or backslash inside, written at `src[s, e)`; undefined for any other text.
+ */
+function simpleLiteral(src: string, s: number, e: number): number | string | undefined {
+  if (e <= s) return undefined;
+  const c0 = src.charCodeAt(s);
+  if (c0 === 34) {
+    if (e - s < 2 || src.charCodeAt(e - 1) !== 34) return undefined;
+    for (let q = s + 1; q < e - 1; q++) {
+      const c = src.charCodeAt(q);
+      if (c === 34 || c === 92) return undefined;
+    }
+    return src.slice(s + 1, e - 1);
+  }
+  let q = s;
+  const neg = c0 === 45;
+  if (neg) q++;
+  const digits = e - q;
+  if (digits < 1 || digits > 15) return undefined;
+  if (src.charCodeAt(q) === 48) return digits === 1 ? 0 : undefined;
+  let v = 0;
+  for (; q < e; q++) {
+    const d = src.charCodeAt(q) - 48;
+    if (d < 0 || d > 9) return undefined;
+    v = v * 10 + d;
+  }
+  return neg ? 0 - v : v;
+}
+
+/** The shared compiled form of an expression text (compiled and kept on first sight, as room allows). */
+function compileShared(text: string, oldStrings: boolean): Compiled | { message: string; offset: number } {
+  const cache = oldStrings ? oldCache : newCache;
+  const hit = cache.get(text);
   if (hit !== undefined) return hit;
-  const p = parseExpr(text, oldStrings, true);
+  // the text kept (and parsed, so the tree's names point into it) is a copy: a cut of the request's
+  // text would keep the whole request alive as long as the cache entry
+  const size = text.length + 1;
+  const own = size > MAX_CACHED_TEXT ? text : ("\u0000" + text).slice(1);
+  const p = parseExpr(own, oldStrings, true);
   if (!p.ok) return { message: p.message, offset: p.offset };
   const c = compile(p.node);
   spend(0); // compiling charged the budget; a spent one ends the read here
-  if (key.length > MAX_CACHED_TEXT) return c;
-  if (exprCache.size >= MAX_CACHE || cachedChars + key.length > MAX_CACHE_CHARS) clearExprCache();
-  exprCache.set(key, c);
-  cachedChars += key.length;
+  if (size > MAX_CACHED_TEXT) return c;
+  if (oldCache.size + newCache.size >= MAX_CACHE || cachedChars + size > MAX_CACHE_CHARS) clearExprCache();
+  (oldStrings ? oldCache : newCache).set(own, c);
+  cachedChars += size;
   return c;
 }
 
-const SIMPLE_INT = /^-?(?:0|[1-9][0-9]{0,14})$/;
-const SIMPLE_STR = /^"[^"\\]*"$/;
-const NAME = /^[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=(?!=)/;
+/** Whether a character may start an attribute name (`[A-Za-z_]`). */
+function isNameStart(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+}
 
-/** Old long form: `Name = Expr` lines; blank and `#` lines ignored; old string escaping. */
+/** Whether a character may continue an attribute name (`[A-Za-z0-9_]`). */
+function isNameChar(c: number): boolean {
+  return isNameStart(c) || (c >= 48 && c <= 57);
+}
+
+/** Whether `trim` removes this ASCII character (tab, line feed, vertical tab, form feed, carriage return, space). */
+function isTrimmedAscii(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13);
+}
+
+/** The failure of a line that is no `Name = Expr`. */
+function notAnAttribute(line: number): AdResult {
+  return { ok: false, error: { message: "expected `Name = Expr`", at: `${line}:1` } };
+}
+
+/**
+ * Old long form: `Name = Expr` lines; blank and `#` lines ignored; old string escaping.
+ * Read in place by character codes: a line's name is matched against the layout the ads
+ * of its kind share (no string cut), a plain number costs no string at all.
+ */
 export function parseOldAd(text: string): AdResult {
-  const names: string[] = [];
+  const n = text.length;
+  let layout: AdLayout | null = AdLayout.EMPTY;
+  // the names as written, kept only once the shared layouts cannot hold them (a repeated name, a large ad)
+  let names: string[] | null = null;
   const slots: SlotValue[] = [];
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].replace(/\r$/, "");
-    const trimmed = line.trim();
-    if (trimmed === "" || trimmed.startsWith("#")) continue;
-    spend(1);
-    const m = NAME.exec(line);
-    if (m === null) return { ok: false, error: { message: "expected `Name = Expr`", at: `${i + 1}:1` } };
-    const exprText = line.slice(m[0].length).trim();
-    const c = compileText(exprText, true);
-    if (isCompileError(c)) {
-      return {
-        ok: false,
-        error: { message: `attribute \`${m[1]}\`: ${c.message}`, at: `${i + 1}:${m[0].length + 1}` },
-      };
+  let lineNo = 0;
+  for (let next = 0; next <= n; ) {
+    const lineStart = next;
+    let lineEnd = text.indexOf("\n", lineStart);
+    if (lineEnd < 0) lineEnd = n;
+    next = lineEnd + 1;
+    lineNo++;
+    if (lineEnd > lineStart && text.charCodeAt(lineEnd - 1) === 13) lineEnd--;
+    let p = lineStart;
+    let c = p < lineEnd ? text.charCodeAt(p) : -1;
+    while (c === 32 || c === 9) c = ++p < lineEnd ? text.charCodeAt(p) : -1;
+    if (!isNameStart(c)) {
+      // not a name: a blank or `#` line is skipped (blank as trim() sees it), anything else is an error
+      const trimmed = text.slice(lineStart, lineEnd).trim();
+      if (trimmed === "" || trimmed.charCodeAt(0) === 35) continue;
+      spend(1);
+      return notAnAttribute(lineNo);
     }
-    names.push(m[1]);
-    slots.push(c);
+    spend(1);
+    const nameStart = p;
+    while (++p < lineEnd && isNameChar(text.charCodeAt(p)));
+    const nameEnd = p;
+    c = p < lineEnd ? text.charCodeAt(p) : -1;
+    while (c === 32 || c === 9) c = ++p < lineEnd ? text.charCodeAt(p) : -1;
+    if (c !== 61 || (p + 1 < lineEnd && text.charCodeAt(p + 1) === 61)) return notAnAttribute(lineNo);
+    const exprCol = p + 2 - lineStart;
+    // the expression, trimmed in place (a non-ASCII character at either end is left to trim())
+    let s = p + 1;
+    let e = lineEnd;
+    while (s < e && isTrimmedAscii(text.charCodeAt(s))) s++;
+    while (e > s && isTrimmedAscii(text.charCodeAt(e - 1))) e--;
+    let slot: SlotValue | { message: string; offset: number };
+    if (e > s && (text.charCodeAt(s) > 127 || text.charCodeAt(e - 1) > 127)) slot = compileText(text.slice(s, e).trim(), true);
+    else slot = simpleLiteral(text, s, e) ?? compileShared(text.slice(s, e), true);
+    if (isCompileError(slot)) {
+      const name = text.slice(nameStart, nameEnd);
+      return { ok: false, error: { message: `attribute \`${name}\`: ${slot.message}`, at: `${lineNo}:${exprCol}` } };
+    }
+    if (layout !== null) {
+      const grown: AdLayout | null = slots.length < SHARED_MAX ? layout.withSpan(text, nameStart, nameEnd) : null;
+      if (grown === null) {
+        names = [...layout.names];
+        layout = null;
+      } else layout = grown;
+    }
+    if (names !== null) names.push(text.slice(nameStart, nameEnd));
+    slots.push(slot);
   }
-  return { ok: true, ad: new ClassAd(layoutFor(names, slots), slots, null) };
+  return { ok: true, ad: new ClassAd(layout ?? layoutFor(names ?? [], slots), slots, null) };
 }
 
 /** Whether compileText failed (its values are never plain objects with a message). */
