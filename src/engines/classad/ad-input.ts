@@ -10,7 +10,9 @@
 import { spend } from "../common/budget.js";
 import { AdLayout, ClassAd, SHARED_MAX, adOf, layoutFor, type SlotValue } from "./classad.js";
 import { compile } from "./compile.js";
-import { Compiled, type Node } from "./node.js";
+import { readNewAdQuick } from "./ad-new-syntax.js";
+import { isTextError, sharedOldSlot, simpleLiteral, type TextError } from "./expr-cache.js";
+import { type Node } from "./node.js";
 import { lineCol, parseAdLiteral, parseExpr } from "./parser.js";
 import { INT64_MAX, INT64_MIN, Real, UNDEF, normInt } from "./values.js";
 
@@ -22,100 +24,15 @@ export interface AdError {
 
 export type AdResult = { ok: true; ad: ClassAd } | { ok: false; error: AdError };
 
-/** Distinct expression texts the shared cache holds at most. */
-const MAX_CACHE = 20_000;
-/**
- * Characters of expression text the shared cache holds at most: a compiled
- * expression keeps about 40 bytes per character of its text (measured: 20k
- * distinct 100-character texts kept 80 MB), so this bounds the cache near
- * 8 MB, where 20,000 entries alone let distinct texts in requests fill a
- * 128 MB isolate.
- */
-export const MAX_CACHE_CHARS = 200_000;
-/** Longer texts are compiled for their ad but not kept: one would take a large share of the cache, and long texts rarely repeat. */
-export const MAX_CACHED_TEXT = 2_000;
-/** The shared caches: one per string syntax (old long-form and new), keyed by the expression text. */
-let oldCache = new Map<string, Compiled>();
-let newCache = new Map<string, Compiled>();
-let cachedChars = 0;
-
-/** What the shared expression cache holds now: entries and characters of text (for tests and benchmarks). */
-export function exprCacheHeld(): { entries: number; chars: number } {
-  return { entries: oldCache.size + newCache.size, chars: cachedChars };
-}
+export { clearExprCache, exprCacheHeld, MAX_CACHE_CHARS, MAX_CACHED_TEXT } from "./expr-cache.js";
 
 /**
- * Empties the shared expression cache (benchmarks use it to time cold parsing).
- * New Maps rather than clear(): clearing a long-lived Map makes V8 keep its
- * old table chained to the new one, and every entry added after that survives
- * young-generation collections, which made each cold parse after a warm one
- * 2-3× slower.
+ * Compiles an old long-form attribute's expression text, sharing one compiled
+ * form per distinct text; the plain integer and string literals most ad
+ * attributes hold are kept as bare values (they rarely repeat, and cost no closure).
  */
-export function clearExprCache(): void {
-  oldCache = new Map();
-  newCache = new Map();
-  cachedChars = 0;
-}
-
-/**
- * Compiles an attribute's expression text, sharing one compiled form per
- * distinct text; the plain integer and string literals most ad attributes
- * hold are kept as bare values (they rarely repeat, and cost no closure).
- */
-function compileText(text: string, oldStrings: boolean): SlotValue | { message: string; offset: number } {
-  const simple = simpleLiteral(text, 0, text.length);
-  if (simple !== undefined) return simple;
-  return compileShared(text, oldStrings);
-}
-
-/**
- * The bare value of a plain integer (`-?(0|[1-9][0-9]{0,14})`) or of a string literal without quote
- * or backslash inside, written at `src[s, e)`; undefined for any other text.
- */
-function simpleLiteral(src: string, s: number, e: number): number | string | undefined {
-  if (e <= s) return undefined;
-  const c0 = src.charCodeAt(s);
-  if (c0 === 34) {
-    if (e - s < 2 || src.charCodeAt(e - 1) !== 34) return undefined;
-    for (let q = s + 1; q < e - 1; q++) {
-      const c = src.charCodeAt(q);
-      if (c === 34 || c === 92) return undefined;
-    }
-    return src.slice(s + 1, e - 1);
-  }
-  let q = s;
-  const neg = c0 === 45;
-  if (neg) q++;
-  const digits = e - q;
-  if (digits < 1 || digits > 15) return undefined;
-  if (src.charCodeAt(q) === 48) return digits === 1 ? 0 : undefined;
-  let v = 0;
-  for (; q < e; q++) {
-    const d = src.charCodeAt(q) - 48;
-    if (d < 0 || d > 9) return undefined;
-    v = v * 10 + d;
-  }
-  return neg ? 0 - v : v;
-}
-
-/** The shared compiled form of an expression text (compiled and kept on first sight, as room allows). */
-function compileShared(text: string, oldStrings: boolean): Compiled | { message: string; offset: number } {
-  const cache = oldStrings ? oldCache : newCache;
-  const hit = cache.get(text);
-  if (hit !== undefined) return hit;
-  // the text kept (and parsed, so the tree's names point into it) is a copy: a cut of the request's
-  // text would keep the whole request alive as long as the cache entry
-  const size = text.length + 1;
-  const own = size > MAX_CACHED_TEXT ? text : ("\u0000" + text).slice(1);
-  const p = parseExpr(own, oldStrings, true);
-  if (!p.ok) return { message: p.message, offset: p.offset };
-  const c = compile(p.node);
-  spend(0); // compiling charged the budget; a spent one ends the read here
-  if (size > MAX_CACHED_TEXT) return c;
-  if (oldCache.size + newCache.size >= MAX_CACHE || cachedChars + size > MAX_CACHE_CHARS) clearExprCache();
-  (oldStrings ? oldCache : newCache).set(own, c);
-  cachedChars += size;
-  return c;
+function compileText(text: string): SlotValue | TextError {
+  return simpleLiteral(text, 0, text.length) ?? sharedOldSlot(text);
 }
 
 /** Whether a character may start an attribute name (`[A-Za-z_]`). */
@@ -180,10 +97,10 @@ export function parseOldAd(text: string): AdResult {
     let e = lineEnd;
     while (s < e && isTrimmedAscii(text.charCodeAt(s))) s++;
     while (e > s && isTrimmedAscii(text.charCodeAt(e - 1))) e--;
-    let slot: SlotValue | { message: string; offset: number };
-    if (e > s && (text.charCodeAt(s) > 127 || text.charCodeAt(e - 1) > 127)) slot = compileText(text.slice(s, e).trim(), true);
-    else slot = simpleLiteral(text, s, e) ?? compileShared(text.slice(s, e), true);
-    if (isCompileError(slot)) {
+    let slot: SlotValue | TextError;
+    if (e > s && (text.charCodeAt(s) > 127 || text.charCodeAt(e - 1) > 127)) slot = compileText(text.slice(s, e).trim());
+    else slot = simpleLiteral(text, s, e) ?? sharedOldSlot(text.slice(s, e));
+    if (isTextError(slot)) {
       const name = text.slice(nameStart, nameEnd);
       return { ok: false, error: { message: `attribute \`${name}\`: ${slot.message}`, at: `${lineNo}:${exprCol}` } };
     }
@@ -200,12 +117,6 @@ export function parseOldAd(text: string): AdResult {
   return { ok: true, ad: new ClassAd(layout ?? layoutFor(names ?? [], slots), slots, null) };
 }
 
-/** Whether compileText failed (its values are never plain objects with a message). */
-function isCompileError(
-  c: SlotValue | { message: string; offset: number },
-): c is { message: string; offset: number } {
-  return typeof c === "object" && c !== null && Object.getPrototypeOf(c) === Object.prototype;
-}
 
 /**
  * A tree as an ad slot: a literal written without special text is kept as its bare value. Compiling
@@ -220,6 +131,8 @@ function slotOfNode(n: Node): SlotValue {
 
 /** New syntax `[ name = expr; ... ]`. */
 export function parseNewAd(text: string): AdResult {
+  const quick = readNewAdQuick(text);
+  if (quick !== null) return { ok: true, ad: quick };
   const p = parseAdLiteral(text, true);
   if (!p.ok) return { ok: false, error: { message: p.message, at: lineCol(text, p.offset) } };
   if (p.node.k !== "ad") return { ok: false, error: { message: "expected an ad", at: "1:1" } };

@@ -63,7 +63,13 @@ export class AdLayout {
    */
   withSpan(src: string, start: number, end: number): AdLayout | null {
     const last = this.lastChild;
-    if (last !== null && last.name.length === end - start && src.startsWith(last.name, start)) return last;
+    if (last !== null && last.name.length === end - start) {
+      // compared char by char: startsWith at an offset is a builtin call that costs more than a short name
+      const name = last.name;
+      let i = 0;
+      while (i < name.length && name.charCodeAt(i) === src.charCodeAt(start + i)) i++;
+      if (i === name.length) return last;
+    }
     const child = this.with(src.slice(start, end));
     if (child !== null) this.lastChild = child;
     return child;
