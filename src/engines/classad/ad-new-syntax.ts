@@ -54,7 +54,8 @@ export function readNewAdQuick(text: string): ClassAd | null {
     const slot = simpleLiteral(text, valueStart, valueEnd) ?? sharedNewSlot(text.slice(valueStart, valueEnd));
     if (isTextError(slot)) return null;
     if (layout !== null) {
-      const grown: AdLayout | null = slots.length < SHARED_MAX ? layout.withSpan(text, nameStart, nameEnd) : null;
+      const grown: AdLayout | null =
+        slots.length < SHARED_MAX ? layout.withSpan(text, nameStart, nameEnd) : null;
       if (grown === null) {
         names = [...layout.names];
         layout = null;

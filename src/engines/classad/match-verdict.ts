@@ -60,7 +60,12 @@ function machineLines(c: MatchColumns): MachineVerdict[] {
   const out = new Array<MachineVerdict>(n);
   for (let i = 0; i < n; i++) {
     const f = c.flags[i];
-    out[i] = { name: c.names[i] ?? i, discarded: (f & DISCARDED) !== 0, match: (f & MATCHED) !== 0, rank: c.ranks[i] };
+    out[i] = {
+      name: c.names[i] ?? i,
+      discarded: (f & DISCARDED) !== 0,
+      match: (f & MATCHED) !== 0,
+      rank: c.ranks[i],
+    };
   }
   return out;
 }
@@ -74,7 +79,10 @@ function logLines(c: MatchColumns): string[] {
     if ((f & (DISCARDED | REJECTED_RESOURCE | REJECTED_JOB)) === 0) continue;
     const name = names[i] ?? `#${i}`;
     if (f & DISCARDED) log.push(`${ts} Rejected machine=${name} reason=NEGOTIATOR_PE_STARTD_ONLY_EXPR`);
-    else log.push(`${ts} Rejected job=${jid} machine=${name} reason=${f & REJECTED_RESOURCE ? "NEGOTIATOR_PE_RESOURCE_EXPR" : "NEGOTIATOR_PE_JOB_EXPR"}`);
+    else
+      log.push(
+        `${ts} Rejected job=${jid} machine=${name} reason=${f & REJECTED_RESOURCE ? "NEGOTIATOR_PE_RESOURCE_EXPR" : "NEGOTIATOR_PE_JOB_EXPR"}`,
+      );
   }
   const matched = `${ts} Matched job=${jid} machine=`;
   let lastRank = NaN;
