@@ -173,6 +173,10 @@ function classadRows(): Row[] {
   const textsNew = texts.map(newSyntax);
   const fullNew = decision(() => decideMatch(policy, { job: jobNew, machines: textsNew }, ctx));
   rows.push({ name: "classad: /v1/match from 2,000 new-syntax ad texts", run: fullNew, answer: () => fullNew().verdict });
+  // the worst case for the shared cache: every machine's Requirements a text no other ad repeats
+  const distinct = Array.from({ length: 2000 }, (_, i) => `[ Name = "m${i}"; Memory = ${i}; Requirements = TARGET.RequestMemory <= MY.Memory + ${i} && TARGET.Owner =!= "u${i}" ]`);
+  const fullDistinct = decision(() => decideMatch(policy, { job: jobNew, machines: distinct }, ctx));
+  rows.push({ name: "classad: /v1/match, 2,000 new-syntax ads, every Requirements distinct", run: fullDistinct, answer: () => fullDistinct().verdict });
   return rows;
 }
 
