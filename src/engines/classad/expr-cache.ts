@@ -111,14 +111,15 @@ export function sharedOldSlot(text: string): Compiled | TextError {
 /**
  * The shared slot of a new-syntax attribute value written as `text` inside an
  * ad literal (parsed at nesting depth 1, as it sits there): a literal without
- * special text is its bare value, anything else its compiled form.
+ * special text is its bare value, anything else its compiled form. Its tokens
+ * are not charged again here: the caller's reading of the ad paid for them.
  */
 export function sharedNewSlot(text: string): SlotValue | TextError {
   const hit = newCache.get(text);
   if (hit !== undefined) return hit;
   const size = text.length + 1;
   const own = size > MAX_CACHED_TEXT ? text : ownCopy(text);
-  const p = parseExpr(own, false, true, 1);
+  const p = parseExpr(own, false, false, 1);
   if (!p.ok) return { message: p.message, offset: p.offset };
   const n = p.node;
   let slot: SlotValue;
