@@ -239,6 +239,9 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
     }
     case "call": {
       const found = sc.lookupCallable(n.name, n.args.length);
+      // an inlined filter argument is its own code, compiled in its caller's scope
+      if (found !== null && "inline" in found) return singleOf(c, found.inline.arg.node, found.inline.scope, natives);
+      if (found !== null && "fi" in found && found.fi.native === undefined) return c.inlinedVal(n, found.fi, sc);
       const nat = found === null ? natives.get(n.name + "/" + n.args.length) : "fi" in found ? found.fi.native : undefined;
       if (nat === undefined || nat.fn === undefined) return null;
       const fn = nat.fn;
