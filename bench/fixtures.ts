@@ -279,6 +279,23 @@ export const CUSTOMS_REQUEST = {
   attrs: ["x86", "!sparc", "OR", "hugemem"],
 };
 
+/**
+ * A jq script with pScheduler's library as jq text instead of our native `iso::` / `si::`:
+ * each `import "pscheduler/<m>" as <alias>;` is replaced by the module's definitions,
+ * renamed `<alias>_<name>` (as jq-web, which has no modules, needs them too).
+ */
+export function libraryAsText(src: string, modules: Record<string, string>): string {
+  const aliases: string[] = [];
+  const out = src.replace(/import "([^"]+)" as (\w+);/g, (_m, name: string, alias: string) => {
+    aliases.push(alias);
+    let text = modules[name];
+    const names = new Set([...text.matchAll(/def (\w+)/g)].map((m) => m[1]));
+    for (const n of names) text = text.replace(new RegExp(`\\b${n}\\(`, "g"), `${alias}_${n}(`);
+    return text;
+  });
+  return aliases.reduce((s, a) => s.split(`${a}::`).join(`${a}_`), out);
+}
+
 export const REWRITER_DEFS = [
   "def classifiers: .__REWRITER_PRIVATE__.classifiers;",
   "def classifiers_has($v): classifiers | contains([$v]);",
