@@ -35,10 +35,12 @@ describe("inlining jq-defined functions at compile time", () => {
   it("inlines small calls whose filter arguments read no environment, and no others", () => {
     expect(decision("def f(x): x + 1; f(.a.b)")).toBe(true);
     expect(decision('def f($v): . + $v; f("k")')).toBe(true);
-    expect(decision("def f(x): x + 1; f($outer)")).toBe(false);
+    // a variable argument is read once at the call; other arguments that read variables are not inlined
+    expect(decision("def f(x): x + 1; f($outer)")).toBe(true);
+    expect(decision("def f(x): x + 1; f($outer + 1)")).toBe(false);
     // a `$` parameter's argument may read the environment when the body never calls it as a filter
     expect(decision("def f($v): . + $v; f($outer)")).toBe(true);
-    expect(decision("def f($v): v; f($outer)")).toBe(false);
+    expect(decision("def f($v): v; f($outer + 1)")).toBe(false);
     const big = Array.from({ length: 60 }, (_, i) => `.k${i}`).join(" + ");
     expect(decision(`def f: ${big}; f`)).toBe(false);
   });
@@ -74,6 +76,10 @@ describe("inlining jq-defined functions at compile time", () => {
     expect(run("def f(x): label $out | x | ., break $out; [f(1, 2)]")).toEqual([[1]]);
     expect(run("def f(x): [x, x]; f(empty)")).toEqual([[]]);
     expect(run('def f($v): $v; 1 as $v | f("k"), $v')).toEqual(["k", 1]);
+    expect(run("def f(x): [x, path(x)?]; 3 as $v | f($v)")).toEqual([[3]]);
+    expect(run("def f(x): x as $y | [$y, x]; 3 as $v | [f($v)]")).toEqual([[[3, 3]]]);
+    expect(run("def g(w): w + 1; def f(x): g(x); 3 as $v | f($v)")).toEqual([4]);
+    expect(run("def f(x): . as $v | [x, $v]; 1 as $v | 2 | f($v)")).toEqual([[1, 2]]);
     expect(run("map_values(if . == null then 0 else tonumber end)", { a: null, b: "2" })).toEqual([
       { a: 0, b: 2 },
     ]);

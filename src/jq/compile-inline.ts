@@ -1,9 +1,9 @@
 /**
  * Compile-time inlining of small, non-recursive jq-defined functions: a call whose filter
  * arguments read no environment (paths such as `.a.b`, constants, calls of builtins on them)
- * compiles the function's body at the call site, with each filter parameter standing for its
- * argument's own compiled code and each `$` parameter given a literal argument bound as a
- * constant. No closure or environment record is made per call, and the body's single-valued
+ * or are a variable compiles the function's body at the call site, with each filter parameter
+ * standing for its argument's own compiled code (a variable's value is read once, at the call),
+ * and each `$` parameter given a literal argument bound as a constant. No closure or environment record is made per call, and the body's single-valued
  * parts evaluate directly (compile-single.ts). Semantics are those of the ordinary call:
  * the same outputs in the same order, the same errors, one budget step per call.
  */
@@ -38,8 +38,13 @@ export interface InlineState {
 }
 
 type CallNode = Extract<Node, { k: "call" }>;
-/** Each call node's last inlining decision and the scope it was made in (a node is compiled in one scope at a time). */
-const MEMO = new WeakMap<Node, { sc: Scope; site: InlineSite | null }>();
+/** Memo fields kept on call nodes: the last inlining decision and the scope it was made in (as compile-single.ts does). */
+type Memo = { inlineScope?: Scope; inlineSite?: InlineSite | null };
+
+/** Keys of the memo fields the compiler keeps on syntax nodes, skipped by walks over a tree. */
+export function isMemoKey(key: string): boolean {
+  return key === "singleScope" || key === "singleVal" || key === "inlineScope" || key === "inlineSite";
+}
 
 function size(n: unknown, acc = { n: 0 }): number {
   if (n === null || typeof n !== "object") return acc.n;
@@ -50,7 +55,7 @@ function size(n: unknown, acc = { n: 0 }): number {
   const o = n as Record<string, unknown>;
   if (typeof o.k === "string") acc.n++;
   for (const key in o) {
-    if (key === "singleScope" || key === "singleVal") continue;
+    if (isMemoKey(key)) continue;
     const v = o[key];
     if (v !== null && typeof v === "object") size(v, acc);
   }
@@ -103,6 +108,7 @@ export function envFree(n: Node, sc: Scope): boolean {
     case "call": {
       const r = sc.lookupCallable(n.name, n.args.length);
       if (r !== null && "closure" in r) return false;
+      if (r !== null && "inline" in r && r.inline.hidden !== undefined) return false;
       // a jq-defined function below the root is reached through the environment
       if (r !== null && "fi" in r && r.fi.native === undefined && r.fi.defDepth !== 0) return false;
       return n.args.every((a) => envFree(a, sc));
@@ -119,7 +125,7 @@ function callsFilter(n: unknown, name: string): boolean {
   const o = n as Record<string, unknown>;
   if (o.k === "call" && o.name === name && (o.args as unknown[]).length === 0) return true;
   for (const key in o) {
-    if (key === "singleScope" || key === "singleVal") continue;
+    if (isMemoKey(key)) continue;
     const v = o[key];
     if (v !== null && typeof v === "object" && callsFilter(v, name)) return true;
   }
@@ -139,10 +145,11 @@ export function inlineSite(
 ): InlineSite | null {
   // checked before the memo: the same node in the same scope may be met inside its own inlined body
   if (fi.native !== undefined || st.stack.includes(fi) || st.stack.length >= INLINE_MAX_DEPTH) return null;
-  const memo = MEMO.get(n);
-  if (memo !== undefined && memo.sc === sc) return memo.site;
+  const memo = n as Memo;
+  if (memo.inlineScope === sc && memo.inlineSite !== undefined) return memo.inlineSite;
   const site = build(c, st, fi, n, sc);
-  MEMO.set(n, { sc, site });
+  memo.inlineScope = sc;
+  memo.inlineSite = site;
   return site;
 }
 
@@ -157,7 +164,12 @@ function build(c: Compiler, st: InlineState, fi: FuncInfo, n: CallNode, sc: Scop
     const name = p.startsWith("$") ? p.slice(1) : p;
     const a = n.args[j];
     if (envFree(a, sc)) s = s.pushInline(name, { arg: c.arg(a, sc), scope: sc });
-    else if (!p.startsWith("$") || callsFilter(fi.def.body, name)) return null;
+    else if (!p.startsWith("$") && a.k === "var" && sc.lookupVar(a.name) !== null) {
+      // a variable's value cannot change during the call: read once at the call, kept in a hidden variable
+      const hidden = `${name}\u0000`;
+      s = s.push("var", hidden).pushInline(name, { arg: c.arg(a, sc), scope: sc, hidden });
+      values.push(a);
+    } else if (!p.startsWith("$") || callsFilter(fi.def.body, name)) return null;
   }
   // `$` parameters bind after all filter parameters, in order (as an ordinary call's environment);
   // a literal argument is bound as a constant, with no runtime slot

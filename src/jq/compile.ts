@@ -18,6 +18,11 @@ import { desc, fail, numOf, truthy } from "./values.js";
 
 type CallNode = Extract<Node, { k: "call" }>;
 
+/** Whether a function takes a filter (not `$`) parameter, which an ordinary call passes as a closure. */
+function hasFilterParam(fi: FuncInfo): boolean {
+  return fi.def.params.some((p) => !p.startsWith("$"));
+}
+
 /** A natively implemented builtin. */
 export interface Native {
   gen: (input: Json, args: ArgInfo[], env: Env | null, emit: Emit) => boolean;
@@ -292,8 +297,9 @@ export class Compiler {
 
   private callGen(name: string, argNodes: Node[], sc: Scope, pos: number, node?: CallNode): Gen {
     const r = this.resolve(name, argNodes.length, sc, pos);
-    if ("inline" in r) return r.inline.arg.gen;
-    if ("fi" in r && node !== undefined) {
+    if ("inline" in r) return r.inline.hidden === undefined ? r.inline.arg.gen : this.varGen(r.inline.hidden, sc, pos);
+    // only filter parameters cost a closure per call; other bodies are inlined where single-valued (singleOf)
+    if ("fi" in r && node !== undefined && hasFilterParam(r.fi)) {
       const fi = r.fi;
       const site = inlineSite(this, this.inlining, fi, node, sc);
       if (site !== null) return inlineGen(this, site, withInlining(this.inlining, fi, () => this.gen(site.body, site.scope)));
@@ -337,8 +343,8 @@ export class Compiler {
   /** Compiles a call in path mode. */
   callPGen(name: string, argNodes: Node[], sc: Scope, pos: number, node?: CallNode): PGen {
     const r = this.resolve(name, argNodes.length, sc, pos);
-    if ("inline" in r) return pathOf(r.inline.arg);
-    if ("fi" in r && node !== undefined) {
+    if ("inline" in r) return r.inline.hidden === undefined ? pathOf(r.inline.arg) : this.pgen({ k: "var", name: r.inline.hidden, pos }, sc);
+    if ("fi" in r && node !== undefined && hasFilterParam(r.fi)) {
       const fi = r.fi;
       const site = inlineSite(this, this.inlining, fi, node, sc);
       if (site !== null) return inlinePGen(this, site, withInlining(this.inlining, fi, () => this.pgen(site.body, site.scope)));

@@ -39,6 +39,8 @@ export interface InlineArg {
   arg: ArgInfo;
   /** The caller's scope the argument was compiled in. */
   scope: Scope;
+  /** For an argument that is a variable of the caller: the hidden variable of the body holding its value. */
+  hidden?: string;
 }
 
 /** One scope entry; slot entries occupy one runtime Env binding. */
