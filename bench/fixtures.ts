@@ -5,6 +5,10 @@
  */
 import type { Json } from "../src/engines/common/json.js";
 import type { FilterRule, Job } from "../src/engines/jobfilter/index.js";
+import { BUILTIN_MODULES } from "../src/jq/modules.js";
+
+/** pScheduler's iso8601 library as jq text (the definitions our native `iso::` functions replace). */
+const ISO8601_TEXT = BUILTIN_MODULES["pscheduler/iso8601"];
 
 /** A job ad as `condor_q -l` prints it (31 attributes). */
 export const JOB_AD = `MyType = "Job"
@@ -279,6 +283,23 @@ export const CUSTOMS_REQUEST = {
   attrs: ["x86", "!sparc", "OR", "hugemem"],
 };
 
+/**
+ * A jq script with pScheduler's library as jq text instead of our native `iso::` / `si::`:
+ * each `import "pscheduler/<m>" as <alias>;` is replaced by the module's definitions,
+ * renamed `<alias>_<name>` (as jq-web, which has no modules, needs them too).
+ */
+export function libraryAsText(src: string, modules: Record<string, string>): string {
+  const aliases: string[] = [];
+  const out = src.replace(/import "([^"]+)" as (\w+);/g, (_m, name: string, alias: string) => {
+    aliases.push(alias);
+    let text = modules[name];
+    const names = new Set([...text.matchAll(/def (\w+)/g)].map((m) => m[1]));
+    for (const n of names) text = text.replace(new RegExp(`\\b${n}\\(`, "g"), `${alias}_${n}(`);
+    return text;
+  });
+  return aliases.reduce((s, a) => s.split(`${a}::`).join(`${a}_`), out);
+}
+
 export const REWRITER_DEFS = [
   "def classifiers: .__REWRITER_PRIVATE__.classifiers;",
   "def classifiers_has($v): classifiers | contains([$v]);",
@@ -365,6 +386,10 @@ export const COMPILE_20 = [
   "| .",
 ].join("\n");
 
+/** The capture pScheduler's `duration_as_seconds` runs (its library as jq text), on an upper-cased duration. */
+export const ISO_CAPTURE =
+  'ascii_upcase | capture("^(?:P(?:(?:(?<weeks>[0-9]+)W)?(?<days>[0-9]+)D)?(?:T(?:(?<hours>[0-9]+)H)?(?:(?<minutes>[0-9]+)M)?(?:(?<seconds>[0-9]+(?:[.][0-9]+)?)S)?)?|(?<invalid>.*))$")';
+
 export const REGEX_CAPTURE = 'capture("^(?<n>[0-9]+)(?<u>[kmgt]i?)?$"; "i")';
 export const REGEX_MATCH = '[match("(?<v>[0-9]+)(?<u>[HMS])"; "g") | .captures | map(.offset)]';
 export const REGEX_TWO = '[test("^P[0-9]+D$"), test("^PT[0-9]+S$"), (capture("^P(?<d>[0-9]+)D$") | .d)]';
@@ -393,6 +418,12 @@ export const JQ_CASES: readonly JqCase[] = [
   { name: "CIDR-list transform (5,000 entries)", program: CIDR_TRANSFORM, input: CIDRS },
   { name: "iso::duration_as_seconds comparison", program: ISO_COMPARE, input: TASK, args: { max: "PT1M" } },
   { name: "regex: capture, named groups", program: REGEX_CAPTURE, input: "25Ki" },
+  { name: "regex: iso8601 duration capture", program: ISO_CAPTURE, input: "PT2S" },
+  {
+    name: "toolkit default rewrite, iso8601 as jq text",
+    program: libraryAsText(TOOLKIT_REWRITE, { "pscheduler/iso8601": ISO8601_TEXT }),
+    input: TASK,
+  },
   { name: "regex: match, group offsets", program: REGEX_MATCH, input: "PT10M30S" },
   { name: "regex: two patterns alternating", program: REGEX_TWO, input: "P2D" },
   {

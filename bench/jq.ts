@@ -13,13 +13,14 @@ import type { Json } from "../src/engines/common/json.js";
 import * as jqSource from "../src/jq/index.js";
 import type { JqProgram } from "../src/jq/index.js";
 import { BUILTIN_MODULES } from "../src/jq/modules.js";
-import { measure, printTable, type BenchRow } from "./support.js";
+import { measure, pairedCpu, printTable, type BenchRow } from "./support.js";
 import {
   CIDR_TRANSFORM,
   CIDRS,
   CLASSIFIERS_HAS,
   COMPILE_20,
   ISO_COMPARE,
+  libraryAsText,
   REGEX_CAPTURE,
   REGEX_MATCH,
   REGEX_TWO,
@@ -32,20 +33,9 @@ interface JqWeb {
   json(input: unknown, filter: string): unknown;
 }
 
-/** jq-web has no pscheduler modules: inline them with `alias_` prefixed names. */
+/** jq-web has no pscheduler modules: their definitions go inline with `alias_` prefixed names. */
 function inlineModules(src: string): string {
-  return src
-    .replace(/import "([^"]+)" as (\w+);/g, (_m, name: string, alias: string) => {
-      let text = BUILTIN_MODULES[name];
-      const names = [...text.matchAll(/def (\w+)/g)].map((m) => m[1]);
-      for (const n of new Set(names)) text = text.replace(new RegExp(`\\b${n}\\(`, "g"), `${alias}_${n}(`);
-      src = src.split(`${alias}::`).join(`${alias}_`);
-      return text;
-    })
-    .split("iso::")
-    .join("iso_")
-    .split("si::")
-    .join("si_");
+  return libraryAsText(src, BUILTIN_MODULES);
 }
 
 type JqModule = typeof jqSource;
@@ -122,6 +112,7 @@ export async function runJqBench(ms = 400): Promise<BenchRow[]> {
       `${name}: ours ${us.toFixed(3)} µs, jq-web ${web.toFixed(1)} µs, ${(web / us).toFixed(0)}× faster`,
     );
   }
+  rows.push(...(await libraryRows(ms)));
   rows.push({
     name: "compile 20-line script",
     microsPerOp: compileUs,
@@ -134,6 +125,39 @@ export async function runJqBench(ms = 400): Promise<BenchRow[]> {
 }
 
 let lastSpeedups: string[] = [];
+
+/**
+ * Issue 31 goal 1: scripts with pScheduler's iso8601 library as jq text (imported as a
+ * module from its source, as pScheduler's jq runs it) against the same scripts on our
+ * native `iso::` functions, measured interleaved in the same run (goal: ≤ 1.5×).
+ */
+async function libraryRows(ms: number): Promise<BenchRow[]> {
+  const modules = { "pscheduler/iso8601": BUILTIN_MODULES["pscheduler/iso8601"] };
+  const cases: Array<[string, string, Json, Record<string, Json> | undefined]> = [
+    ["toolkit rewrite", TOOLKIT_REWRITE, TASK, undefined],
+    ["throughput jq limits", THROUGHPUT_LIMITS, TASK, undefined],
+    ["iso duration comparison", ISO_COMPARE, TASK, { max: "PT1M" }],
+  ];
+  const rows: BenchRow[] = [];
+  for (const [name, src, input, args] of cases) {
+    const native = compile(src, args);
+    const r = compileJq(src, { args, modules });
+    if (!r.ok) throw new Error(`${name} with the library as text does not compile: ${r.error[0].message}`);
+    const text = r.value;
+    if (JSON.stringify(native.run(input)) !== JSON.stringify(text.run(input)))
+      throw new Error(`${name}: the library as text and native iso:: disagree`);
+    // paired CPU-time samples, so a busy moment colours both alike
+    const m = await pairedCpu(() => native.first(input), () => text.first(input), 9, ms / 8);
+    rows.push({ name: `${name}, native iso:: (CPU)`, microsPerOp: m.base, baselineName: "native iso::", ratio: 1 });
+    rows.push({
+      name: `${name}, iso8601 as jq text (CPU)`,
+      microsPerOp: m.other,
+      baselineName: "native iso:: (goal ≤ 1.5×)",
+      ratio: m.ratio,
+    });
+  }
+  return rows;
+}
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const rows = await runJqBench();

@@ -43,6 +43,17 @@ const COMMON: Common[] = [
     op: "match",
   },
   {
+    name: "jq capture iso8601 duration pattern (pScheduler's library)",
+    origin: "onig",
+    pattern:
+      "^(?:P(?:(?:(?<weeks>[0-9]+)W)?(?<days>[0-9]+)D)?(?:T(?:(?<hours>[0-9]+)H)?(?:(?<minutes>[0-9]+)M)?(?:(?<seconds>[0-9]+(?:[.][0-9]+)?)S)?)?|(?<invalid>.*))$",
+    flags: {},
+    before:
+      /^(?:P(?:(?:(?<weeks>[0-9]+)W)?(?<days>[0-9]+)D)?(?:T(?:(?<hours>[0-9]+)H)?(?:(?<minutes>[0-9]+)M)?(?:(?<seconds>[0-9]+(?:[.][0-9]+)?)S)?)?|(?<invalid>.*))(?=\n?$)/gu,
+    input: "PT2S",
+    op: "match",
+  },
+  {
     name: "jq match (?<v>[0-9]+)(?<u>[HMS]) /g, offsets",
     origin: "onig",
     pattern: "(?<v>[0-9]+)(?<u>[HMS])",

@@ -74,3 +74,58 @@ export function printTable(title: string, rows: readonly BenchRow[]): void {
 export function formatRatio(ratio: number): string {
   return ratio > 0 && ratio < 0.1 ? `1/${Math.round(1 / ratio)}×` : `${ratio.toFixed(2)}×`;
 }
+
+/** CPU time of this process (user + system, µs): other load on a shared machine hardly moves it. */
+function cpuMicros(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
+/** µs of CPU per call of `fn` over about `ms` milliseconds of CPU (awaiting it when it returns a promise). */
+async function cpuPerCall(fn: () => unknown, ms: number): Promise<number> {
+  let sink: unknown;
+  let calls = 0;
+  let batch = 1;
+  const start = cpuMicros();
+  let used = 0;
+  while (used < ms * 1000) {
+    for (let i = 0; i < batch; i++) {
+      const r = fn();
+      sink = r instanceof Promise ? await r : r;
+    }
+    calls += batch;
+    used = cpuMicros() - start;
+    if (batch < 1 << 12) batch *= 2;
+  }
+  keep(sink);
+  return used / calls;
+}
+
+/**
+ * Measures `base` and `other` in alternating CPU-time samples (`rounds` pairs of about `ms`
+ * each, after a warm-up of both): the medians of each and the median of the paired ratios
+ * other / base, so a busy moment of a shared machine colours both sides of a pair alike.
+ */
+export async function pairedCpu(
+  base: () => unknown,
+  other: () => unknown,
+  rounds = 9,
+  ms = 40,
+): Promise<{ base: number; other: number; ratio: number }> {
+  await cpuPerCall(base, ms);
+  await cpuPerCall(other, ms);
+  const a: number[] = [];
+  const b: number[] = [];
+  const r: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const first = i % 2 === 0;
+    const x = first ? await cpuPerCall(base, ms) : 0;
+    const y = await cpuPerCall(other, ms);
+    const z = first ? x : await cpuPerCall(base, ms);
+    a.push(z);
+    b.push(y);
+    r.push(y / z);
+  }
+  const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[xs.length >> 1];
+  return { base: median(a), other: median(b), ratio: median(r) };
+}

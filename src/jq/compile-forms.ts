@@ -11,8 +11,8 @@ import { NATIVES, type Compiler } from "./compile.js";
 import { singleOf, type Val } from "./compile-single.js";
 import { dotFree, setOwned, simplePath } from "./compile-reduce.js";
 import { interpText, invalidPathResult } from "./eval-helpers.js";
-import { buildKey, isIndexKey } from "./key-order.js";
-import { desc, fail, truthy, type JObj } from "./values.js";
+import { buildKey, isIndexKey, keysOf } from "./key-order.js";
+import { copyObj, desc, fail, isObject, setKey, truthy, type JObj } from "./values.js";
 
 /** String interpolation: every combination of the parts' outputs, the first part varying fastest. */
 export function strGen(c: Compiler, parts: Array<string | Node>, fmt: string | null, sc: Scope): Gen {
@@ -106,6 +106,39 @@ export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node; 
   };
 }
 
+/**
+ * `.[] |= f` with `f` yielding exactly one value (`map_values`): an array or object is rebuilt once
+ * with every value replaced, in key order, as the general path would (same errors, same charges:
+ * each path written and the container's copy); other inputs take the general path.
+ */
+function updateEach(f: Val, general: Gen): Gen {
+  return (i, env, emit) => {
+    if (Array.isArray(i)) {
+      const n = i.length;
+      if (n === 0) return emit(i);
+      charge(n + ALLOC);
+      const out: Json[] = new Array<Json>(n);
+      for (let j = 0; j < n; j++) {
+        charge(3 + ALLOC);
+        out[j] = f(i[j], env);
+      }
+      return emit(out);
+    }
+    if (isObject(i)) {
+      const ks = keysOf(i);
+      if (ks.length === 0) return emit(i);
+      const out = copyObj(i);
+      charge(2 * ks.length + ALLOC);
+      for (const k of ks) {
+        charge(3 + ALLOC);
+        setKey(out, k, f(i[k], env));
+      }
+      return emit(out);
+    }
+    return general(i, env, emit);
+  };
+}
+
 /** The keys of `.k1.k2...` when every key is a string literal, else null (see assignGen). */
 function literalKeyPath(n: Node): string[] | null {
   const keys: string[] = [];
@@ -138,7 +171,7 @@ export function assignGen(c: Compiler, op: string, lhs: Node, rhs: Node, sc: Sco
   };
   if (op === "|=") {
     const f = c.gen(rhs, sc);
-    return (i, env, emit) => {
+    const general: Gen = (i, env, emit) => {
       let out = i;
       let dels: Json[][] | null = null;
       const w = new PathWriter();
@@ -161,6 +194,8 @@ export function assignGen(c: Compiler, op: string, lhs: Node, rhs: Node, sc: Sco
       if (dels !== null) out = delPaths(out, dels);
       return emit(out);
     };
+    const each = lhs.k === "iterate" && !lhs.opt && lhs.target.k === "identity" ? singleOf(c, rhs, sc, NATIVES) : null;
+    return each === null ? general : updateEach(each, general);
   }
   const r = c.gen(rhs, sc);
   if (op === "=") {

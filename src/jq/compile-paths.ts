@@ -153,7 +153,7 @@ export function compilePathMode(c: Compiler, n: Node, sc: Scope): PGen {
     case "funcdef":
       return c.pgen(n.rest, c.define(n.def, sc));
     case "call":
-      return c.callPGen(n.name, n.args, sc, n.pos);
+      return c.callPGen(n.name, n.args, sc, n.pos, n);
     case "break":
     default:
       return nonPath(c.gen(n, sc));

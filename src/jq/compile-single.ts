@@ -26,7 +26,7 @@ function hasBreak(n: unknown): boolean {
   if (n === null || typeof n !== "object") return false;
   if ((n as { k?: string }).k === "break") return true;
   for (const [key, v] of Object.entries(n as object)) {
-    if (key === "singleScope" || key === "singleVal") continue;
+    if (key === "singleScope" || key === "singleVal" || key === "inlineScope" || key === "inlineSite") continue;
     if (Array.isArray(v) ? v.some(hasBreak) : typeof v === "object" && hasBreak(v)) return true;
   }
   return false;
@@ -239,6 +239,14 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
     }
     case "call": {
       const found = sc.lookupCallable(n.name, n.args.length);
+      // an inlined filter argument is its own code, compiled in its caller's scope
+      if (found !== null && "inline" in found) {
+        const hidden = found.inline.hidden;
+        if (hidden === undefined) return singleOf(c, found.inline.arg.node, found.inline.scope, natives);
+        const d = sc.lookupVar(hidden) as { slot: number };
+        return d.slot === 0 ? (_i, env) => (env as Env).v as Json : (_i, env) => (up(env, d.slot) as Env).v as Json;
+      }
+      if (found !== null && "fi" in found && found.fi.native === undefined) return c.inlinedVal(n, found.fi, sc);
       const nat = found === null ? natives.get(n.name + "/" + n.args.length) : "fi" in found ? found.fi.native : undefined;
       if (nat === undefined || nat.fn === undefined) return null;
       const fn = nat.fn;

@@ -5,15 +5,23 @@ import { applyFormat, checkFormat } from "./formats.js";
 import { binop, indexValue, literalComparison, sliceValue } from "./ops.js";
 import { delPaths, getPath } from "./paths.js";
 import { ALLOC, charge, chargeFormatted, Closure, Env, S, step, up, type ArgInfo, type Emit, type Gen, type PEmit, type PGen, type Path } from "./runtime.js";
-import { JqCompileError, Scope, type FuncInfo } from "./scope.js";
+import { JqCompileError, Scope, type FuncInfo, type InlineArg } from "./scope.js";
 import { compilePatternBind } from "./compile-patterns.js";
 import { compilePathMode } from "./compile-paths.js";
 import {
   IS_PROTO_KEY, altGen, emitUnlessError, field, invalidPathResult, isIterable, iterate, nonPath, recurseAll, tryGen, withOpt,
 } from "./eval-helpers.js";
-import { singleOf } from "./compile-single.js";
+import { singleOf, type Val } from "./compile-single.js";
+import { inlineGen, inlinePGen, inlineSite, inlineVal, withInlining, type InlineState } from "./compile-inline.js";
 import { assignGen, foreachGen, objectGen, reduceGen, strGen } from "./compile-forms.js";
 import { desc, fail, numOf, truthy } from "./values.js";
+
+type CallNode = Extract<Node, { k: "call" }>;
+
+/** Whether a function takes a filter (not `$`) parameter, which an ordinary call passes as a closure. */
+function hasFilterParam(fi: FuncInfo): boolean {
+  return fi.def.params.some((p) => !p.startsWith("$"));
+}
 
 /** A natively implemented builtin. */
 export interface Native {
@@ -34,6 +42,9 @@ export function pathOf(a: ArgInfo): PGen {
 
 /** Turns syntax trees into closures; one instance per compilation (the prelude keeps its own). */
 export class Compiler {
+  /** What this compilation has inlined so far (compile-inline.ts). */
+  readonly inlining: InlineState = { spent: 0, stack: [] };
+
   constructor(readonly eager: boolean) {}
 
   /** Compiles a node in value mode. */
@@ -179,7 +190,7 @@ export class Compiler {
       case "funcdef":
         return this.gen(n.rest, this.define(n.def, sc));
       case "call":
-        return this.callGen(n.name, n.args, sc, n.pos);
+        return this.callGen(n.name, n.args, sc, n.pos, n);
       case "var":
         return this.varGen(n.name, sc, n.pos);
       case "loc": {
@@ -261,7 +272,7 @@ export class Compiler {
     };
   }
 
-  private resolve(name: string, nargs: number, sc: Scope, pos: number): { closure: number } | { fi: FuncInfo } | { native: Native } {
+  private resolve(name: string, nargs: number, sc: Scope, pos: number): { closure: number } | { inline: InlineArg } | { fi: FuncInfo } | { native: Native } {
     const r = sc.lookupCallable(name, nargs);
     if (r) return "fi" in r && r.fi.native !== undefined ? { native: r.fi.native } : r;
     const nat = NATIVES.get(name + "/" + nargs);
@@ -269,8 +280,30 @@ export class Compiler {
     throw new JqCompileError(`${name}/${nargs} is not defined`, pos);
   }
 
-  private callGen(name: string, argNodes: Node[], sc: Scope, pos: number): Gen {
+  /** A call of a jq-defined function as a direct evaluator of its inlined body, or null (see compile-inline.ts). */
+  inlinedVal(n: CallNode, fi: FuncInfo, sc: Scope): Val | null {
+    const site = inlineSite(this, this.inlining, fi, n, sc);
+    if (site === null) return null;
+    const body = withInlining(this.inlining, fi, () => singleOf(this, site.body, site.scope, NATIVES));
+    if (body === null) return null;
+    const vals: Val[] = [];
+    for (const a of site.values) {
+      const v = singleOf(this, a, site.callerScope, NATIVES);
+      if (v === null) return null;
+      vals.push(v);
+    }
+    return inlineVal(site, body, vals);
+  }
+
+  private callGen(name: string, argNodes: Node[], sc: Scope, pos: number, node?: CallNode): Gen {
     const r = this.resolve(name, argNodes.length, sc, pos);
+    if ("inline" in r) return r.inline.hidden === undefined ? r.inline.arg.gen : this.varGen(r.inline.hidden, sc, pos);
+    // only filter parameters cost a closure per call; other bodies are inlined where single-valued (singleOf)
+    if ("fi" in r && node !== undefined && hasFilterParam(r.fi)) {
+      const fi = r.fi;
+      const site = inlineSite(this, this.inlining, fi, node, sc);
+      if (site !== null) return inlineGen(this, site, withInlining(this.inlining, fi, () => this.gen(site.body, site.scope)));
+    }
     if ("closure" in r) {
       const d = r.closure;
       return (i, env, emit) => {
@@ -308,8 +341,14 @@ export class Compiler {
   }
 
   /** Compiles a call in path mode. */
-  callPGen(name: string, argNodes: Node[], sc: Scope, pos: number): PGen {
+  callPGen(name: string, argNodes: Node[], sc: Scope, pos: number, node?: CallNode): PGen {
     const r = this.resolve(name, argNodes.length, sc, pos);
+    if ("inline" in r) return r.inline.hidden === undefined ? pathOf(r.inline.arg) : this.pgen({ k: "var", name: r.inline.hidden, pos }, sc);
+    if ("fi" in r && node !== undefined && hasFilterParam(r.fi)) {
+      const fi = r.fi;
+      const site = inlineSite(this, this.inlining, fi, node, sc);
+      if (site !== null) return inlinePGen(this, site, withInlining(this.inlining, fi, () => this.pgen(site.body, site.scope)));
+    }
     if ("closure" in r) {
       const d = r.closure;
       return (i, p, env, emit) => {

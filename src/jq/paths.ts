@@ -100,6 +100,15 @@ function delKeys(t: Json, keys: Json[]): Json {
     for (let i = 0; i < len; i++) if (gone[i] === 0) out.push(t[i]);
     return out;
   }
+  if (isObj(t) && keys.length === 1 && typeof keys[0] === "string") {
+    // one field (`del(.k)`): no set of keys to build
+    const gone = keys[0];
+    const r: JObj = {};
+    const ks = keysOf(t);
+    charge(2 * ks.length + 1);
+    for (const key of ks) if (key !== gone) setKey(r, key, t[key]);
+    return r;
+  }
   if (isObj(t)) {
     const drop = new Set<string>();
     for (const k of keys) {
@@ -138,7 +147,7 @@ function delSorted(v: Json, paths: Json[][], from: number, to: number, depth: nu
 export function delPaths(v: Json, paths: Json): Json {
   if (!Array.isArray(paths)) return fail("Paths must be specified as an array");
   chargeSort(paths.length);
-  const sorted = paths.slice().sort(compare);
+  const sorted = paths.length === 1 ? paths : paths.slice().sort(compare);
   for (const p of sorted) if (!Array.isArray(p)) return fail(`Path must be specified as array, not ${typeOf(p)}`);
   if (sorted.length === 0) return v;
   if ((sorted[0] as Json[]).length === 0) return null;

@@ -2,18 +2,31 @@
 import type { Json } from "../engines/common/json.js";
 import { keysOf, orderOf } from "./key-order.js";
 import { LitNum } from "./litnum.js";
-import { guarding, walked } from "./work-guard.js";
+import { guarding, walked, walkedMany } from "./work-guard.js";
 
 /** Walks a value's nodes only to charge them (for outputs leaving a run: their printing is not charged later). */
 export function chargeTree(v: Json): void {
   if (!guarding() || v === null || typeof v !== "object" || (v as unknown) instanceof LitNum) return;
-  const stack: Json[] = [v];
-  while (stack.length > 0) {
-    const c = stack.pop() as Json[] | { [k: string]: Json };
-    walked();
-    const items = Array.isArray(c) ? c : Object.values(c);
-    for (const x of items) if (x !== null && typeof x === "object" && !((x as unknown) instanceof LitNum)) stack.push(x);
-    else walked();
+  // nodes are counted and charged a container at a time; no array is made per container
+  let stack: Json[] | null = null;
+  let c: Json = v;
+  for (;;) {
+    let n = 1;
+    if (Array.isArray(c)) {
+      for (const x of c)
+        if (x !== null && typeof x === "object" && !((x as unknown) instanceof LitNum)) (stack ??= []).push(x);
+        else n++;
+    } else {
+      const o = c as { [k: string]: Json };
+      for (const k in o) {
+        const x = o[k];
+        if (x !== null && typeof x === "object" && !((x as unknown) instanceof LitNum)) (stack ??= []).push(x);
+        else n++;
+      }
+    }
+    walkedMany(n);
+    if (stack === null || stack.length === 0) return;
+    c = stack.pop() as Json;
   }
 }
 

@@ -30,6 +30,17 @@ export interface FuncInfo {
   valueParams: number[];
   /** Set for built-in module functions implemented natively: calls go straight to it. */
   native?: Native;
+  /** Syntax nodes in the body (counted on first need): whether it is small enough to inline. */
+  size?: number;
+}
+
+/** A filter argument inlined into a function body at compile time: compiled in its caller's scope, reading no environment. */
+export interface InlineArg {
+  arg: ArgInfo;
+  /** The caller's scope the argument was compiled in. */
+  scope: Scope;
+  /** For an argument that is a variable of the caller: the hidden variable of the body holding its value. */
+  hidden?: string;
 }
 
 /** One scope entry; slot entries occupy one runtime Env binding. */
@@ -38,9 +49,11 @@ export class Scope {
   table: Map<string, FuncInfo> | null = null;
   /** For a `const` entry: the value its variable stands for. */
   value: Json = null;
+  /** For an `inline` entry: the argument a filter parameter stands for. */
+  inline: InlineArg | null = null;
 
   constructor(
-    readonly kind: "var" | "const" | "closure" | "label" | "func" | "root",
+    readonly kind: "var" | "const" | "closure" | "inline" | "label" | "func" | "root",
     readonly name: string,
     readonly parent: Scope | null,
     readonly depth: number,
@@ -73,6 +86,13 @@ export class Scope {
     return null;
   }
 
+  /** Binds a filter parameter to an environment-free argument, for an inlined body (no runtime slot). */
+  pushInline(name: string, inline: InlineArg): Scope {
+    const s = new Scope("inline", name, this, this.depth);
+    s.inline = inline;
+    return s;
+  }
+
   /** Adds a function definition (no runtime slot). */
   pushFunc(fi: FuncInfo): Scope {
     return new Scope("func", fi.def.name + "/" + fi.arity, this, this.depth, fi);
@@ -86,8 +106,8 @@ export class Scope {
     return -1;
   }
 
-  /** Finds a callable: a closure parameter (arity 0) or a function definition. */
-  lookupCallable(name: string, arity: number): { closure: number } | { fi: FuncInfo } | null {
+  /** Finds a callable: a closure parameter (arity 0), an inlined filter argument or a function definition. */
+  lookupCallable(name: string, arity: number): { closure: number } | { inline: InlineArg } | { fi: FuncInfo } | null {
     const key = name + "/" + arity;
     for (let s: Scope | null = this.self(); s !== null; s = s.parent) {
       if (s.table !== null) {
@@ -95,6 +115,7 @@ export class Scope {
         return fi === undefined ? null : { fi };
       }
       if (arity === 0 && s.kind === "closure" && s.name === name) return { closure: this.depth - s.depth };
+      if (arity === 0 && s.kind === "inline" && s.name === name) return { inline: s.inline as InlineArg };
       if (s.kind === "func" && s.name === key) return { fi: s.fi as FuncInfo };
     }
     return null;

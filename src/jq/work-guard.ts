@@ -24,6 +24,17 @@ export function walked(): void {
   }
 }
 
+/** Counts `n` nodes visited by a native walk at once (as `n` calls of {@link walked}). */
+export function walkedMany(n: number): void {
+  if (workGuard === null) return;
+  walkedNodes += n;
+  if (walkedNodes >= 1024) {
+    const whole = walkedNodes - (walkedNodes % 1024);
+    walkedNodes -= whole;
+    workGuard(whole);
+  }
+}
+
 /** True while a guard is installed (a jq run is going on). */
 export function guarding(): boolean {
   return workGuard !== null;

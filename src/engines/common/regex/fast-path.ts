@@ -9,6 +9,13 @@
  * attempt is linear; and each search is either anchored at the start of the
  * text or bounded in length, so the attempts at successive positions add up
  * to linear time too. Look-arounds must be bounded and deterministic as well.
+ *
+ * One widening: a choice that is visited at most once per attempt (an
+ * alternation or an optional item outside every repetition) may overlap with
+ * what follows it. A backtracking engine then tries at most the product of
+ * those choices' arities paths per attempt, each linear as above, so the
+ * search stays linear with that product as its factor; the product is capped
+ * at {@link MAX_PATHS} and matches are charged for it.
  */
 import type { Node, Parsed } from "./ast.js";
 import { buildCharSet, classSource, type CharSetSpec } from "./charset.js";
@@ -94,7 +101,26 @@ interface Info {
   nullable: boolean;
 }
 
-function check(n: Node, follow: First, inRep: boolean): Info {
+/** The most paths per attempt that overlapping choices outside loops may give a pattern on the fast path. */
+export const MAX_PATHS = 16;
+
+/**
+ * The proof's state: `paths` multiplies the arities of the overlapping choices met
+ * outside loops; `loose` is false inside a repetition (or a look-around), where a
+ * choice may be visited many times and must not overlap.
+ */
+interface Proof {
+  paths: number;
+}
+
+/** Records an overlapping choice of `arity` ways visited once per attempt, or refuses it. */
+function allowOverlap(proof: Proof | null, arity: number): void {
+  if (proof === null) throw UNSAFE;
+  proof.paths *= arity;
+  if (proof.paths > MAX_PATHS) throw UNSAFE;
+}
+
+function check(n: Node, follow: First, inRep: boolean, proof: Proof | null = null): Info {
   switch (n.t) {
     case "empty":
       return { first: new First(), nullable: true };
@@ -112,16 +138,16 @@ function check(n: Node, follow: First, inRep: boolean): Info {
     }
     case "look":
       if (maxLength(n.x) === Infinity) throw UNSAFE;
-      check(n.x, First.accept(), false);
+      check(n.x, First.accept(), false, null);
       return { first: new First(), nullable: true };
     case "group":
       if (inRep) throw UNSAFE;
-      return check(n.x, follow, inRep);
+      return check(n.x, follow, inRep, proof);
     case "cat": {
       const infos: Info[] = new Array<Info>(n.xs.length);
       let fol = follow;
       for (let i = n.xs.length - 1; i >= 0; i--) {
-        const r = check(n.xs[i], fol, inRep);
+        const r = check(n.xs[i], fol, inRep, proof);
         infos[i] = r;
         fol = r.nullable ? r.first.union(fol) : r.first;
       }
@@ -140,22 +166,29 @@ function check(n: Node, follow: First, inRep: boolean): Info {
       const effs: First[] = [];
       let first = new First();
       let nullable = false;
+      let overlap = false;
       for (const x of n.xs) {
-        const r = check(x, follow, inRep);
+        const r = check(x, follow, inRep, proof);
         const eff = r.nullable ? r.first.union(follow) : r.first;
-        for (const e of effs) if (e.intersects(eff)) throw UNSAFE;
+        for (const e of effs) if (e.intersects(eff)) overlap = true;
         effs.push(eff);
         first = first.union(r.first);
         nullable ||= r.nullable;
       }
+      if (overlap) allowOverlap(proof, n.xs.length);
       return { first, nullable };
     }
     case "rep": {
       const body = firstOf(n.x);
       if (body.nullable) throw UNSAFE;
+      const loops = n.max === -1 || n.max > 1;
       // JavaScript resets a loop's captures on each iteration, the origins do not: no groups under a repeating loop
-      const inner = check(n.x, body.first.union(follow), inRep || n.max === -1 || n.max > 1);
-      if (n.max !== n.min && inner.first.intersects(follow)) throw UNSAFE;
+      const inner = check(n.x, body.first.union(follow), inRep || loops, loops ? null : proof);
+      if (n.max !== n.min && inner.first.intersects(follow)) {
+        // an optional item outside loops is a two-way choice visited once per attempt
+        if (loops) throw UNSAFE;
+        allowOverlap(proof, 2);
+      }
       return { first: inner.first, nullable: n.min === 0 };
     }
   }
@@ -314,12 +347,15 @@ function emit(n: Node, word: string): string {
  * may restart at every position, which is linear only for inputs of bounded
  * length (the caller's SHORT_INPUT).
  */
-export function fastPathSource(parsed: Parsed): { source: string; fold: boolean; linear: boolean } | null {
+export function fastPathSource(
+  parsed: Parsed,
+): { source: string; fold: boolean; linear: boolean; paths: number } | null {
   const n = parsed.node;
   const acc: { fold: boolean | null } = { fold: null };
   if (!uniformFold(n, acc)) return null;
+  const proof: Proof = { paths: 1 };
   try {
-    check(n, First.accept(), false);
+    check(n, First.accept(), false, proof);
   } catch (e) {
     if (e instanceof Unsafe) return null;
     throw e;
@@ -327,7 +363,7 @@ export function fastPathSource(parsed: Parsed): { source: string; fold: boolean;
   const linear = anchoredAtStart(n) || maxLength(n) !== Infinity;
   const word = buildCharSet(parsed.word);
   if (word === null || word.source === null) return null;
-  return { source: emit(n, word.source), fold: acc.fold === true, linear };
+  return { source: emit(n, word.source), fold: acc.fold === true, linear, paths: proof.paths };
 }
 
 function freeNullable(n: Node): boolean {

@@ -79,6 +79,8 @@ class FastRegex implements LinearRegex {
     fold: boolean,
     readonly groups: number,
     readonly names: ReadonlyArray<string | null>,
+    /** Paths a backtracking attempt may take (fast-path.ts): each match is charged that many times its length. */
+    readonly paths = 1,
   ) {
     const flags = fold ? "iu" : "u";
     this.plain = new RegExp(source, flags);
@@ -87,19 +89,19 @@ class FastRegex implements LinearRegex {
   }
 
   match(s: string, from: number): RegExpExecArray | null {
-    chargeRegex(s.length - from + 1);
+    chargeRegex((s.length - from + 1) * this.paths);
     const re = this.strings;
     re.lastIndex = from;
     return re.exec(s);
   }
 
   test(s: string): boolean {
-    chargeRegex(s.length + 1);
+    chargeRegex((s.length + 1) * this.paths);
     return this.plain.test(s);
   }
 
   exec(s: string, from: number): Int32Array | null {
-    chargeRegex(s.length - from + 1);
+    chargeRegex((s.length - from + 1) * this.paths);
     const re = this.global;
     re.lastIndex = from;
     const m = re.exec(s);
@@ -232,7 +234,7 @@ function engineFor(parsed: Parsed, charged: boolean): LinearRegex | null {
   if (fast === null) return makeVm();
   let js: FastRegex;
   try {
-    js = new FastRegex(fast.source, fast.fold, groups, parsed.names);
+    js = new FastRegex(fast.source, fast.fold, groups, parsed.names, fast.paths);
   } catch {
     // RegExp's own compiler can give up on a translation it accepts in principle (thousands of groups: "Stack overflow")
     return makeVm();
@@ -262,14 +264,15 @@ function testerOf(engine: LinearRegex, f: Prefilter | null): (s: string) => bool
     // RegExp finds a required substring itself: only a prefix is checked first (see prefilter.ts)
     const re = engine.plain;
     const prefix = f === null ? "" : f.prefix;
+    const paths = engine.paths;
     if (prefix === "")
       return (s) => {
-        chargeRegex(s.length + 1);
+        chargeRegex((s.length + 1) * paths);
         return re.test(s);
       };
     return (s) => {
       if (!s.startsWith(prefix)) return false;
-      chargeRegex(s.length + 1);
+      chargeRegex((s.length + 1) * paths);
       return re.test(s);
     };
   }

@@ -36,6 +36,25 @@ describe("the engine each pattern runs on", () => {
     expect(compiled("(a+)+$", "re2").fast).toBe(false);
     expect(compiled("(.*)-(.*)", "pcre").fast).toBe(false);
   });
+  it("keeps RegExp for a few overlapping choices outside loops (pScheduler's duration pattern) and charges their paths", () => {
+    const duration =
+      "^(?:P(?:(?:(?<weeks>[0-9]+)W)?(?<days>[0-9]+)D)?(?:T(?:(?<hours>[0-9]+)H)?(?:(?<minutes>[0-9]+)M)?(?:(?<seconds>[0-9]+(?:[.][0-9]+)?)S)?)?|(?<invalid>.*))$";
+    const rx = compiled(duration, "onig");
+    expect(rx.fast).toBe(true);
+    const vm = compileVmOnly(duration, "onig")!;
+    for (const s of ["PT2S", "P1W2D", "PT1H30M", "P1DT2.5S", "PT", "P", "PTX", "1H", "P12", "PT10M30S\n", "PT1\nS", ""]) {
+      expect(Array.from(rx.exec(s, 0) ?? [])).toEqual(Array.from(vm.exec(s, 0) ?? []));
+    }
+    // four two-way choices: 16 paths per attempt, charged as such
+    const b = new Budget(Number.POSITIVE_INFINITY);
+    b.run(() => rx.exec("PT2S", 0));
+    expect(b.used).toBe(16 * 5);
+    // a fifth overlapping choice, or one inside a loop, goes to the Pike VM
+    expect(compiled("^(a|a)(a|a)(a|a)(a|a)(a|a)b", "onig").fast).toBe(false);
+    expect(compiled("^(a|a)(a|a)(a|a)(a|a)b", "onig").fast).toBe(true);
+    expect(compiled("^(?:a|a)*b", "onig").fast).toBe(false);
+    expect(compiled("^(?:a?a){2}b", "onig").fast).toBe(false);
+  });
   it("gives the same answers on both paths of a deterministic unanchored pattern (short and long inputs)", () => {
     const r = compiled("(?<v>[0-9]+)(?<u>[HMS])", "onig");
     const short = "PT10M30S";
