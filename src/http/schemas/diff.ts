@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MAX_CAPTURED_REQUESTS } from "../../bundle/diff.js";
+import { ENGINE_NAMES } from "../../engines/common/engine.js";
 
 /** The body of `POST /v1/policies/{engine}/diff`: the two sources and, optionally, captured requests. */
 export const DiffBody = z
@@ -80,5 +81,35 @@ export const DiffAnswer = z
       .string()
       .optional()
       .describe("when `old` was left out: the active revision whose source was the old side"),
+  })
+  .strict();
+
+/** One staged engine's diff findings in the candidate report. */
+const EngineFindings = DiffAnswer.omit({ engine: true, old_revision: true, pairs: true })
+  .extend({
+    active_sha256: z.string().describe("the active source the diff was computed against"),
+    candidate_sha256: z.string(),
+    stale: z
+      .boolean()
+      .describe(
+        "the active source changed since staging: the diff is against the one active then (stage again to refresh)",
+      ),
+    pairs: z.array(
+      DiffPairSchema.extend({
+        seen: z.boolean().describe("live shadow comparisons have fallen in this pair"),
+        live_count: z.number().int().describe("how many (0: would differ on these requests, none seen yet)"),
+      }).strict(),
+    ),
+    unseen: z.number().int().describe("pairs no live comparison has shown yet"),
+  })
+  .strict();
+
+/** The candidate report's `diff`: each staged engine whose source differs from the active one. */
+export const CandidateDiff = z
+  .object({
+    engines: z.partialRecord(z.enum(ENGINE_NAMES), EngineFindings),
+    not_covered: z
+      .array(z.enum(ENGINE_NAMES))
+      .describe("staged engines with a changed source that have no diff (the diff does not cover them)"),
   })
   .strict();
