@@ -25,12 +25,22 @@ import { decideForDiff, matchDiffRequests } from "../engines/classad/diff-reques
 import { compileCustomsPolicy, loadCustomsPolicy } from "../engines/customs/policy.js";
 import { customsDiffRequests, customsDiffView, decideCustomsForDiff } from "../engines/customs/diff-requests.js";
 import { errorView, pairOf, viewOf, type DecisionKind, type View } from "./compare/views.js";
+import { boundedValue, OTHER_PAIR, pairSlot } from "./compare/report.js";
+import { Budget, BudgetExceeded, DEFAULT_DECISION_BUDGET } from "../engines/common/budget.js";
 
 /** Captured requests are taken up to this many. */
 export const MAX_CAPTURED_REQUESTS = 10_000;
 
+/**
+ * The default work bound of one diff, in units of {@link requestCost} plus what
+ * the decisions charge their budgets: keeps a hostile pair of 1 MB policies near
+ * one second (docs/policies/analysis.md#diff).
+ */
+export const DIFF_WORK = 4_000_000;
+
 /** One group of differing verdicts. */
 export interface DiffPair {
+  /** `field old → new`; pairs past the report's MAX_PAIRS are counted under `(other pairs)`, as the shadow report counts them. */
   pair: string;
   count: number;
   example: { request: unknown; old: View; new: View };
@@ -50,6 +60,8 @@ export interface DiffReport {
     generated: number;
     captured: number;
     exhaustive: boolean;
+    /** True when the work bound stopped the diff before every request was decided. */
+    stopped: boolean;
     why: string[];
   };
 }
@@ -65,6 +77,10 @@ export interface DiffError {
 /** Options: captured requests (in the engine's request form) evaluated besides the generated ones. */
 export interface DiffOptions {
   requests?: readonly unknown[];
+  /** Work units the diff may spend deciding (default {@link DIFF_WORK}). */
+  work?: number;
+  /** Each decision's own budget, as `DECISION_BUDGET` gives live decisions (default DEFAULT_DECISION_BUDGET). */
+  decisionBudget?: number;
 }
 
 interface Differ {
@@ -129,14 +145,44 @@ const DIFFERS: Partial<Record<EngineName, Differ>> = {
 /** The engines `diffPolicies` covers. */
 export const DIFF_ENGINES = Object.keys(DIFFERS) as EngineName[];
 
-/** A verdict's compared view; a captured request the engine cannot read is the error view `invalid_request`. */
-function viewUnder(differ: Differ, decide: (r: unknown) => object, request: unknown): View {
+/**
+ * A verdict's compared view, decided within its own budget (whose units go to
+ * `spent`); a spent budget is the error view `budget_exceeded`, a captured
+ * request the engine cannot read the error view `invalid_request`.
+ */
+function viewUnder(
+  differ: Differ,
+  decide: (r: unknown) => object,
+  request: unknown,
+  limit: number,
+  spent: { units: number },
+): View {
+  const budget = new Budget(limit);
   try {
-    const verdict = decide(request);
+    const verdict = budget.run(() => decide(request));
     return differ.view !== undefined ? differ.view(verdict) : viewOf(differ.kind as DecisionKind, verdict);
-  } catch {
-    return errorView("invalid_request");
+  } catch (e) {
+    return errorView(e instanceof BudgetExceeded ? "budget_exceeded" : "invalid_request");
+  } finally {
+    spent.units += Math.min(budget.used, limit + 1);
   }
+}
+
+/**
+ * What deciding one request under both policies is charged besides the units
+ * the decisions charge themselves: the work an engine does without charging
+ * (walking rules, scanning a request's fields for each) grows with the
+ * policies' size times the request's, so one unit per 32 characters of the two
+ * sources, times one plus one per 64 characters of the request as JSON.
+ */
+export function requestCost(sourceChars: number, request: unknown): number {
+  let requestChars = 0;
+  try {
+    requestChars = JSON.stringify(request)?.length ?? 0;
+  } catch {
+    requestChars = 0;
+  }
+  return Math.ceil(sourceChars / 32) * (1 + Math.ceil(requestChars / 64));
 }
 
 function sideError(side: "old" | "new", errors: PolicyError[]): DiffError {
@@ -179,36 +225,58 @@ export function diffPolicies(
   const pairs = new Map<string, DiffPair>();
   let differing = 0;
   const all = [...gen.requests, ...captured];
+  const work = options.work ?? DIFF_WORK;
+  const perDecision = options.decisionBudget ?? DEFAULT_DECISION_BUDGET;
+  const sourceChars = oldSource.length + newSource.length;
+  const spent = { units: 0 };
+  let compared = 0;
   for (const request of all) {
-    const oldView = viewUnder(differ, decideOld, request);
-    const newView = viewUnder(differ, decideNew, request);
+    spent.units += requestCost(sourceChars, request);
+    if (spent.units > work) break;
+    const oldView = viewUnder(differ, decideOld, request, perDecision, spent);
+    const newView = viewUnder(differ, decideNew, request, perDecision, spent);
+    compared++;
     const pair = pairOf(oldView, newView);
     if (pair === null) continue;
     differing++;
-    const p = pairs.get(pair);
+    const slot = pairSlot(pairs, pair);
+    const p = pairs.get(slot);
     if (p !== undefined) p.count++;
-    else pairs.set(pair, { pair, count: 1, example: { request, old: oldView, new: newView } });
+    else
+      pairs.set(slot, {
+        pair: slot,
+        count: 1,
+        example: { request: boundedValue(request), old: boundedValue(oldView), new: boundedValue(newView) },
+      });
   }
-  const equivalent = differing === 0 && gen.exhaustive;
+  const stopped = compared < all.length;
+  const why = [...(gen.why ?? [])];
+  if (stopped)
+    why.push(`the work bound (${work} units) stopped the diff after ${compared} of ${all.length} requests`);
+  const exhaustive = gen.exhaustive && !stopped;
+  const equivalent = differing === 0 && exhaustive;
   const result =
     differing > 0
-      ? `${differing} of ${all.length} requests differ`
+      ? `${differing} of ${compared} requests differ`
       : equivalent
         ? "equivalent"
-        : `no difference found over ${all.length} requests`;
+        : `no difference found over ${compared} requests`;
   return ok({
     engine,
     result,
     equivalent,
-    compared: all.length,
+    compared,
     differing,
-    pairs: [...pairs.values()].sort((x, y) => y.count - x.count || x.pair.localeCompare(y.pair)),
+    pairs: [...pairs.values()].sort(
+      (x, y) => Number(x.pair === OTHER_PAIR) - Number(y.pair === OTHER_PAIR) || y.count - x.count || x.pair.localeCompare(y.pair),
+    ),
     coverage: {
       boundaries: gen.boundaries,
       generated: gen.requests.length,
       captured: captured.length,
-      exhaustive: gen.exhaustive,
-      why: gen.why ?? [],
+      exhaustive,
+      stopped,
+      why,
     },
   });
 }

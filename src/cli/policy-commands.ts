@@ -3,6 +3,8 @@ import { readFileSync } from "node:fs";
 import { ApiFailure, apiTarget, callApi, reportingApiFailure, table, tableOrJson, type ApiTarget } from "./api-client.js";
 import { option, parseArgs, UsageError, type ParsedArgs } from "./args.js";
 import type { Io } from "./io.js";
+import { diffFindingsText } from "./candidate-diff-text.js";
+import type { DiffFindings } from "../bundle/compare/diff-findings.js";
 
 const COMMON_HELP = `Common options: --url URL (default $ARBITER_URL or http://127.0.0.1:8787), --format table|json;
 the admin token is read from $ARBITER_TOKEN.
@@ -29,6 +31,9 @@ export const CANDIDATE_USAGE = `usage: arbiter candidate stage ENGINE FILE [--if
 
 Stages a policy source as the candidate (shadow-evaluated on live traffic, not
 active), shows it and its shadow report, promotes it, or drops it, over the API.
+The report also lists what the semantic diff found when the candidate was
+staged: the pairs it would differ on, and how many live decisions showed each
+(\`none yet\`: would differ on these requests, none seen yet).
 ${COMMON_HELP}`;
 
 const VALUED = ["--url", "--format", "--limit", "--if-match", "--note"];
@@ -173,6 +178,7 @@ export async function candidateCommand(argv: string[], io: Io): Promise<number> 
           agreed: number;
           differing: number;
           engines: Record<string, { pairs: { pair: string; count: number }[] }>;
+          diff?: DiffFindings;
         };
         return print(value, () => {
           const rows = Object.entries(r.engines).flatMap(([engine, e]) =>
@@ -180,7 +186,8 @@ export async function candidateCommand(argv: string[], io: Io): Promise<number> 
           );
           return (
             `compared ${r.compared}, agreed ${r.agreed}, differing ${r.differing}\n` +
-            (rows.length > 0 ? table(["Engine", "Pair", "Count"], rows) : "")
+            (rows.length > 0 ? table(["Engine", "Pair", "Count"], rows) : "") +
+            diffFindingsText(r.diff)
           );
         });
       }

@@ -56,7 +56,7 @@ app.onError((error, c) => {
   if (isObjectOverloaded(error)) error = overloaded("the Durable Object has too much queued work; retry later");
   if (error instanceof ApiError && error.code === "overloaded") c.header("Retry-After", String(RETRY_AFTER_SECONDS));
   if (error instanceof ApiError) {
-    return c.json(errorBody(error.code, error.message, requestId, error.details), error.status as 400);
+    return c.json(errorBody(error.code, error.message, requestId, error.details, error.fields), error.status as 400);
   }
   if (error instanceof HTTPException) {
     const code = error.status === 413 ? "payload_too_large" : error.status === 401 ? "unauthorized" : "invalid_request";

@@ -21,6 +21,7 @@ export const ERROR_STATUS = {
   precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  engine_not_supported: 400,
   policy_invalid: 422,
   budget_exceeded: 422,
   answer_too_deep: 422,
@@ -50,6 +51,11 @@ export function errorDetail(e: { code: string; message: string; at: string; sugg
     : { code: e.code, message: e.message, at: e.at, suggestion: e.suggestion };
 }
 
+/** Fields an error body carries beside its code for some routes: `side` names which of a diff's two policies failed. */
+export interface ErrorFields {
+  side?: "old" | "new";
+}
+
 /**
  * An error the HTTP layer answers with. Thrown inside handlers and turned into
  * the one envelope by the app's error handler, so no route shapes errors itself.
@@ -59,6 +65,7 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: ErrorDetail[],
+    readonly fields?: ErrorFields,
   ) {
     super(message);
   }
@@ -84,7 +91,13 @@ export function clipText(text: string): string {
  * whatever the input: the first {@link MAX_ERROR_DETAILS} details, then a
  * count of the others, and texts cut at {@link MAX_ERROR_TEXT} characters.
  */
-export function errorBody(code: ErrorCode, message: string, requestId: string, details?: readonly ErrorDetail[]) {
+export function errorBody(
+  code: ErrorCode,
+  message: string,
+  requestId: string,
+  details?: readonly ErrorDetail[],
+  fields?: ErrorFields,
+) {
   const shown = details?.slice(0, MAX_ERROR_DETAILS).map((d) => ({
     code: clipText(d.code),
     message: clipText(d.message),
@@ -98,6 +111,7 @@ export function errorBody(code: ErrorCode, message: string, requestId: string, d
       message: clipText(message),
       ...(shown ? { details: shown } : {}),
       ...(omitted > 0 ? { details_omitted: omitted } : {}),
+      ...(fields?.side !== undefined ? { side: fields.side } : {}),
       request_id: requestId,
     },
   };

@@ -128,6 +128,11 @@ const errorEnvelope = {
         code: { type: "string", enum: Object.keys(ERROR_STATUS) },
         message: { type: "string" },
         request_id: { type: "string" },
+        side: {
+          type: "string",
+          enum: ["old", "new"],
+          description: "which of the two policies a diff was given failed validation (`policy_invalid` of `POST /v1/policies/{engine}/diff`)",
+        },
         details: {
           type: "array",
           items: {

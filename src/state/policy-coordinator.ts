@@ -18,6 +18,8 @@ import {
   type HistoryRecord,
 } from "./policy-history.js";
 import { ShadowTables, type CandidateRecord } from "./shadow-tables.js";
+import { candidateDiffs } from "../bundle/compare/diff-findings.js";
+import { decisionBudget } from "../engines/common/budget.js";
 
 /** What a publish asks for: one engine's new source, optionally only if the active revision is one of `ifMatch`. */
 export interface PublishRequest {
@@ -83,6 +85,8 @@ export interface StoredReport {
   engines: EngineSummaries;
   /** The report's tally as JSON text (a TallyBatch). */
   batch: string;
+  /** The staged engines' semantic diffs against the active sources, computed when staged, as JSON text (StoredDiff[]). */
+  diffs: string;
 }
 
 /** A store (KV, storage) that failed under a change: nothing more was written. */
@@ -174,8 +178,17 @@ export class PolicyCoordinator extends DurableObject<Env> {
         staged_at: request.createdAt,
         based_on: base.revision,
       };
+      // Diffed here, once per staging (bounded by DIFF_WORK), so the report route only reads the result.
+      const diffs = candidateDiffs(
+        base,
+        compiled.bundle,
+        record.staged,
+        this.shadow.diffs(),
+        decisionBudget(this.env.DECISION_BUDGET).limit,
+      );
       await this.env.POLICIES.put(bundleKey(record.revision), JSON.stringify(compiled.bundle));
       this.shadow.setCandidate(record);
+      this.shadow.setDiffs(diffs);
       this.staged = compiled.bundle;
       await this.env.POLICIES.put(CANDIDATE_KEY, JSON.stringify(record));
       if (old !== null) await this.deleteUnkept([old.revision]);
@@ -248,7 +261,7 @@ export class PolicyCoordinator extends DurableObject<Env> {
   async report(): Promise<StoredReport | null> {
     const found = await this.candidate();
     if (found === null) return null;
-    return { ...found, batch: JSON.stringify(this.shadow.tally().toBatch()) };
+    return { ...found, batch: JSON.stringify(this.shadow.tally().toBatch()), diffs: this.shadow.diffsJson() };
   }
 
   /** The staged candidate's bundle (read from KV once per staging). */

@@ -1,5 +1,6 @@
 import { boundedExample, MAX_EXAMPLES, pairSlot, Tally, type Example, type TallyBatch } from "../bundle/compare/index.js";
 import type { EngineName } from "../engines/common/engine.js";
+import type { StoredDiff } from "../bundle/compare/diff-findings.js";
 
 /** The staged candidate as the coordinator records it; `id` changes with every staging, so reports never mix candidates. */
 export interface CandidateRecord {
@@ -23,7 +24,8 @@ export class ShadowTables {
       `CREATE TABLE IF NOT EXISTS candidate (id INTEGER PRIMARY KEY CHECK (id = 1), stage_id TEXT NOT NULL, revision TEXT NOT NULL, staged TEXT NOT NULL, staged_at TEXT NOT NULL, based_on TEXT NOT NULL);
        CREATE TABLE IF NOT EXISTS shadow_totals (engine TEXT PRIMARY KEY, compared INTEGER NOT NULL, agreed INTEGER NOT NULL);
        CREATE TABLE IF NOT EXISTS shadow_pairs (engine TEXT NOT NULL, pair TEXT NOT NULL, count INTEGER NOT NULL, examples INTEGER NOT NULL, PRIMARY KEY (engine, pair));
-       CREATE TABLE IF NOT EXISTS shadow_examples (engine TEXT NOT NULL, pair TEXT NOT NULL, seq INTEGER NOT NULL, example TEXT NOT NULL, PRIMARY KEY (engine, pair, seq));`,
+       CREATE TABLE IF NOT EXISTS shadow_examples (engine TEXT NOT NULL, pair TEXT NOT NULL, seq INTEGER NOT NULL, example TEXT NOT NULL, PRIMARY KEY (engine, pair, seq));
+       CREATE TABLE IF NOT EXISTS candidate_diffs (engine TEXT PRIMARY KEY, diff TEXT NOT NULL);`,
     );
   }
 
@@ -43,6 +45,7 @@ export class ShadowTables {
     this.clearReport();
     if (record === null) {
       this.sql.exec("DELETE FROM candidate");
+      this.setDiffs([]);
       return;
     }
     this.sql.exec(
@@ -53,6 +56,23 @@ export class ShadowTables {
       record.staged_at,
       record.based_on,
     );
+  }
+
+  /** The staged engines' semantic diffs against the active sources, stored when the candidate was staged. */
+  diffs(): StoredDiff[] {
+    return JSON.parse(this.diffsJson()) as StoredDiff[];
+  }
+
+  /** The stored diffs as one JSON array, read without parsing them. */
+  diffsJson(): string {
+    const rows = this.sql.exec<{ diff: string }>("SELECT diff FROM candidate_diffs ORDER BY engine").toArray();
+    return `[${rows.map((r) => r.diff).join(",")}]`;
+  }
+
+  /** Replaces the stored diffs with those of the candidate staged now. */
+  setDiffs(diffs: readonly StoredDiff[]): void {
+    this.sql.exec("DELETE FROM candidate_diffs");
+    for (const d of diffs) this.sql.exec("INSERT INTO candidate_diffs (engine, diff) VALUES (?, ?)", d.engine, JSON.stringify(d));
   }
 
   private clearReport(): void {

@@ -88,6 +88,8 @@ describe("arbiter candidate", () => {
     const report = await run(["candidate", "report"], "", false, env);
     expect(report.code, report.err).toBe(0);
     expect(report.out).toMatch(/^compared \d+, agreed \d+, differing \d+\n/);
+    // a comment added: the diff computed at staging finds no difference
+    expect(report.out).toMatch(/\n {2}placement: no difference found over \d+ requests\n/);
     const dropped = await run(["candidate", "drop"], "", false, env);
     expect(dropped.out).toBe(`dropped candidate ${candidate.revision}\n`);
     const gone = await run(["candidate", "show"], "", false, env);

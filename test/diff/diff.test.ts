@@ -7,7 +7,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { diffPolicies } from "../../src/bundle/diff.js";
+import { diffPolicies, requestCost } from "../../src/bundle/diff.js";
+import { MAX_PAIRS, OTHER_PAIR } from "../../src/bundle/compare/report.js";
+import { MAX_PRODUCT_VALUES } from "../../src/engines/common/diff-requests.js";
 import { REPO_ROOT } from "../support/cases.js";
 
 const shipped = (file: string): string => readFileSync(join(REPO_ROOT, "policies", file), "utf8");
@@ -106,5 +108,50 @@ describe("jobfilter diff", () => {
   it("the shipped filters against themselves", () => {
     const r = diffPolicies("jobfilter", shipped("filters.json"), shipped("filters.json"));
     expect(r.ok && r.value.differing).toBe(0);
+  });
+});
+
+describe("diff bounds", () => {
+  const fixed = (q: string): string => placement(`      - name: fixed\n        value: ${q}\n`);
+
+  it("the work bound stops the diff part-way and says so, never claiming equivalence", () => {
+    const whole = diffPolicies("placement", fixed("a"), fixed("a"));
+    if (!whole.ok) throw new Error(whole.error.message);
+    expect(whole.value.coverage.stopped).toBe(false);
+    const cost = requestCost(2 * fixed("a").length, { partition: "default", user: "u", groups: [] });
+    const r = diffPolicies("placement", fixed("a"), fixed("a"), { work: cost * 3 });
+    if (!r.ok) throw new Error(r.error.message);
+    expect(r.value.coverage.stopped).toBe(true);
+    expect(r.value.compared).toBeLessThan(whole.value.compared);
+    expect(r.value.compared).toBeGreaterThan(0);
+    expect(r.value.equivalent).toBe(false);
+    expect(r.value.coverage.exhaustive).toBe(false);
+    expect(r.value.result).toBe(`no difference found over ${r.value.compared} requests`);
+    expect(r.value.coverage.why.join(" ")).toContain(`stopped the diff after ${r.value.compared} of`);
+  });
+
+  it("a pair of many tag rules generates fewer requests, so building them stays bounded", () => {
+    const tags = (n: number, v: string): string =>
+      placement(Array.from({ length: n }, (_, i) => `      - name: tag\n        value: t${i}${v}\n`).join(""));
+    const r = diffPolicies("placement", tags(500, "a"), tags(500, "b"));
+    if (!r.ok) throw new Error(r.error.message);
+    // 1,000 tag names make 1,004 lists: at most MAX_PRODUCT_VALUES / 1,004 requests.
+    expect(r.value.coverage.generated).toBeLessThanOrEqual(Math.floor(MAX_PRODUCT_VALUES / 1004));
+    expect(r.value.coverage.why.join(" ")).toContain(`exceed the ${r.value.coverage.generated} requests generated`);
+  });
+
+  it("differences past the report's pair cap are counted under `(other pairs)`", () => {
+    const users = Array.from({ length: MAX_PAIRS + 10 }, (_, i) => `u${i}`);
+    const acl = `        submitacl: "${users.join(",")}"\n`;
+    const withAcl = (rule: string): string => placement(rule).replace('        submitacl: "*"\n', acl);
+    const r = diffPolicies(
+      "placement",
+      withAcl("      - name: user\n        create: true\n"),
+      withAcl("      - name: fixed\n        value: a\n"),
+    );
+    if (!r.ok) throw new Error(r.error.message);
+    expect(r.value.pairs.length).toBe(MAX_PAIRS + 1);
+    expect(r.value.pairs.at(-1)?.pair).toBe(OTHER_PAIR);
+    expect(r.value.pairs.reduce((n, p) => n + p.count, 0)).toBe(r.value.differing);
   });
 });

@@ -95,6 +95,11 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
     vars: async () => ({ source: await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text() }),
     text: (v) => v.source,
   },
+  diffPolicy: {
+    path: "/v1/policies/placement/diff",
+    vars: async () => ({ source: await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text() }),
+    body: (v: Record<string, string>) => ({ old: v.source, new: v.source }),
+  },
 
   // The candidate rows stage the active placement source unchanged: shadow evaluation of the
   // other files' placement decisions then agrees, and a promotion changes no verdict.

@@ -70,7 +70,7 @@ interface EngineTally {
 }
 
 /** A value, or a note of its size when its JSON is longer than MAX_EXAMPLE_PART_BYTES. */
-function bounded<T>(value: T): T | { omitted: string } {
+export function boundedValue<T>(value: T): T | { omitted: string } {
   const text = JSON.stringify(value) ?? "null";
   return text.length <= MAX_EXAMPLE_PART_BYTES ? value : { omitted: `${text.length} characters` };
 }
@@ -79,9 +79,9 @@ function bounded<T>(value: T): T | { omitted: string } {
 export function boundedExample(example: Example): Example {
   return {
     at: example.at,
-    request: bounded(example.request),
-    active: bounded(example.active) as View,
-    candidate: bounded(example.candidate) as View,
+    request: boundedValue(example.request),
+    active: boundedValue(example.active) as View,
+    candidate: boundedValue(example.candidate) as View,
   };
 }
 

@@ -8,6 +8,8 @@
 
 /** The most requests one diff generates (a bound on work the policies' size can drive). */
 export const MAX_DIFF_REQUESTS = 20_000;
+/** The most values one product picks (requests × lists): many lists (one per tag name) make fewer requests. */
+export const MAX_PRODUCT_VALUES = 500_000;
 
 /** A generator's answer. */
 export interface DiffRequests<R> {
@@ -27,13 +29,15 @@ export function countBoundary(boundaries: Record<string, number>, kind: string, 
 
 /**
  * The cartesian product of the value lists, as objects built by `make`, stopping
- * at `limit` combinations; `complete` says whether all were made.
+ * at `limit` combinations (fewer when there are so many lists that they would
+ * pick more than MAX_PRODUCT_VALUES values); `complete` says whether all were made.
  */
 export function product<V, R>(
   lists: readonly (readonly V[])[],
-  limit: number,
+  requested: number,
   make: (values: V[]) => R,
 ): { out: R[]; complete: boolean } {
+  const limit = Math.min(requested, Math.max(1, Math.floor(MAX_PRODUCT_VALUES / Math.max(1, lists.length))));
   const out: R[] = [];
   const idx = lists.map(() => 0);
   if (lists.some((l) => l.length === 0)) return { out, complete: true };

@@ -130,6 +130,6 @@ export function jobfilterDiffRequests(
     return { job: { id: v[0] as number, opcodes: [opcode] }, queue: { running: [], queued: [] } };
   });
   const why = [...f.why];
-  if (!made.complete) why.push(`the combinations exceed ${MAX_DIFF_REQUESTS} requests`);
+  if (!made.complete) why.push(`the combinations exceed the ${made.out.length} requests generated`);
   return { requests: made.out, boundaries, exhaustive: why.length === 0, why };
 }

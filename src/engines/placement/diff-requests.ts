@@ -132,6 +132,6 @@ export function placementDiffRequests(a: PlacementData, b: PlacementData): DiffR
     why.push(`${lit.regexes} regex filter(s): their witnesses are searched, not every name they tell apart`);
   if (!groups.complete)
     why.push(`more than ${MAX_SUBSET_GROUPS} group literals: not every group list is tried`);
-  if (!made.complete) why.push(`the combinations exceed ${MAX_DIFF_REQUESTS} requests`);
+  if (!made.complete) why.push(`the combinations exceed the ${made.out.length} requests generated`);
   return { requests: made.out, boundaries, exhaustive: why.length === 0, why };
 }

@@ -1,15 +1,17 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { Tally, type TallyBatch } from "../../bundle/compare/index.js";
+import { diffFindings, type StoredDiff } from "../../bundle/compare/diff-findings.js";
 import { ENGINE_NAMES, type EngineName } from "../../engines/common/engine.js";
 import { numberVar, type AppEnv } from "../../env.js";
-import { expireBundleCheck } from "../../state/policy-store.js";
+import { expireBundleCheck, getActiveBundle } from "../../state/policy-store.js";
 import type { CandidateRecord } from "../../state/shadow-tables.js";
 import type { EngineSummaries } from "../../state/policy-coordinator.js";
 import { requireRole } from "../auth.js";
 import { ApiError } from "../errors.js";
 import { registerOperation } from "../openapi.js";
 import { ReportBody } from "../schemas/report.js";
+import { CandidateDiff } from "../schemas/diff.js";
 import { changeAuthor, coordinator, parseIfMatch, publishError } from "../coordinator.js";
 import { writeLog } from "../../log-line.js";
 
@@ -50,6 +52,7 @@ const Promoted = z
 const CandidateReport = ReportBody.extend({
   candidate: CandidateInfo,
   sample: z.number().describe("the share of decisions compared (SHADOW_SAMPLE)"),
+  diff: CandidateDiff,
 });
 
 function info(candidate: CandidateRecord, engines: EngineSummaries): z.infer<typeof CandidateInfo> {
@@ -143,10 +146,13 @@ export const candidateRoutes = new Hono<AppEnv>()
     const report = new Tally()
       .merge(JSON.parse(stored.batch) as TallyBatch)
       .report(stored.candidate.staged_at);
+    const active = await getActiveBundle(c.env);
+    const diffs = JSON.parse(stored.diffs) as StoredDiff[];
     return c.json({
       candidate: info(stored.candidate, stored.engines),
       sample: shadowSample(c.env.SHADOW_SAMPLE),
       ...report,
+      diff: diffFindings(stored.candidate.staged, stored.engines, active.bundle, diffs, report),
     });
   });
 
@@ -197,7 +203,7 @@ registerOperation({
   method: "get",
   path: "/v1/candidate/report",
   summary:
-    "How the staged candidate's verdicts compare with the active ones on live traffic: counts, outcome pairs, examples (masked)",
+    "How the staged candidate's verdicts compare with the active ones on live traffic: counts, outcome pairs, examples (masked); and `diff`: the semantic diff of each staged engine's source against the active one, computed when it was staged, each pair marked `seen` when live traffic has shown it",
   errors: ["not_found"],
   response: CandidateReport,
 });

@@ -16,6 +16,7 @@ import { HISTORY_KEPT } from "../../state/policy-history.js";
 import { HistoryList, RollbackBody, RollbackAnswer } from "../schemas/history.js";
 import { lintSource } from "../../bundle/lint.js";
 import { LintAnswer } from "../schemas/lint.js";
+import { diffRoute } from "./policy-diff.js";
 
 function engineParam(c: Context<AppEnv>): EngineDefinition {
   const name = c.req.param("engine") ?? "";
@@ -151,7 +152,8 @@ export const policyRoutes = new Hono<AppEnv>()
     const findings = linted.value;
     const warning = findings.filter((f) => f.severity === "warning").length;
     return c.json({ engine: engine.name, findings, counts: { warning, info: findings.length - warning } });
-  });
+  })
+  .post("/v1/policies/:engine/diff", (c) => diffRoute(c, engineParam(c).name));
 
 /** Reads `?limit=`: 1 to HISTORY_KEPT, default 20. */
 function historyLimit(value: string | undefined): number {
