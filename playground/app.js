@@ -45,6 +45,8 @@ const TOKEN_KEY = "arbiter-playground-token";
 const LIVE_LIMIT = 20_000;
 /** Whether the user set the live box (then it stays as they set it). */
 let liveSet = false;
+/** The pause after typing before the check (or the decision as you type). */
+let typingTimer = 0;
 
 /** Headers of a call to the Worker, with the admin token when one is entered. */
 function headers(/** @type {Record<string, string>} */ extra = {}) {
@@ -114,6 +116,11 @@ function show(engine, policy, request, options = noJqOptions()) {
   requestEditor.value = request;
   if (!liveSet) liveBox.checked = policy.length <= LIVE_LIMIT;
   clearResult();
+  linted = "";
+  $("check-state").textContent = "";
+  // A policy put in the editor is checked (and linted) as an edit would be, once the page has settled.
+  clearTimeout(typingTimer);
+  if (!jq && policy.trim() !== "") typingTimer = window.setTimeout(() => void checkPolicy(), 400);
 }
 
 function clearResult() {
@@ -216,6 +223,8 @@ function showErrors(error) {
     }
   }
   policyEditor.setMarks(policyMarks, true);
+  // Lint runs on valid policies only: an invalid one shows its errors alone.
+  if (error.code === "policy_invalid") policyEditor.setFindings([]);
   requestEditor.setMarks(requestMarks, true);
   output.replaceChildren(...renderError(error, unplaced));
 }
@@ -260,6 +269,8 @@ async function decide() {
       policyEditor.setMarks([]);
       requestEditor.setMarks([]);
       output.replaceChildren(...renderAnswer(current.name, body));
+      // The policy compiled, so it is valid: lint it (once per text) as the check as you type would.
+      if (lastAnswer.policy !== linted) void lintPolicy(current.name, lastAnswer.policy);
     } else showErrors(body.error ?? { code: String(res.status), message: "request failed" });
   } catch (e) {
     output.replaceChildren(...renderError({ code: "network_error", message: `the server did not answer (${e}): check the connection and press Decide again; your texts are kept` }, []));
@@ -296,10 +307,51 @@ async function runJq() {
 }
 
 let checks = 0;
+let lints = 0;
+/** The policy text the findings shown are for. */
+let linted = "";
+
+/** `✓ valid`, with the lint findings counted when there are any. @param {{ severity: string }[]} findings */
+function validWord(findings) {
+  const count = (/** @type {string} */ severity, /** @type {string} */ plural) => {
+    const n = findings.filter((f) => f.severity === severity).length;
+    return n === 0 ? [] : [`${n} ${n === 1 ? severity : plural}`];
+  };
+  const parts = [...count("warning", "warnings"), ...count("info", "infos")];
+  return parts.length === 0 ? "✓ valid" : `✓ valid, ${parts.join(", ")}`;
+}
+
+/**
+ * Lints a policy that validated: `POST /v1/policies/{engine}/lint` (which stores
+ * nothing), its findings shown in the editor as warnings and infos, each under its
+ * line. A later lint wins; an answer for a text since edited is dropped (the edit
+ * brings its own check). A failed lint leaves the editor as it was.
+ * @param {string} engine @param {string} text
+ */
+async function lintPolicy(engine, text) {
+  const mine = ++lints;
+  const fresh = () => mine === lints && engine === current.name && text === policyEditor.value;
+  try {
+    const res = await fetch(`/v1/policies/${engine}/lint`, { method: "POST", headers: headers({ "content-type": "text/plain" }), body: text });
+    const body = res.ok ? await res.json() : null;
+    if (!fresh() || body === null) return;
+    /** @type {{ code: string, severity: "warning" | "info", message: string, at: string }[]} */
+    const found = Array.isArray(body.findings) ? body.findings : [];
+    const findings = found.map((f) => ({ ...(locate(f.at, text, { comments: current.comments }) ?? { line: 1, column: 1 }), code: f.code, severity: f.severity, message: f.message }));
+    linted = text;
+    policyEditor.setFindings(findings);
+    $("check-state").textContent = validWord(findings);
+  } catch {
+    // The check's own message already says when the server does not answer.
+  } finally {
+    if (mine === lints) document.body.dataset.linted = String(Number(document.body.dataset.linted ?? "0") + 1);
+  }
+}
 
 /**
  * Checks the policy as it is typed: `POST /v1/policies/{engine}/validate` (which
- * stores nothing) and its errors shown in the editor; a later check wins.
+ * stores nothing) and its errors shown in the editor; a later check wins. A valid
+ * policy is then linted (`lintPolicy`).
  */
 async function checkPolicy() {
   const mine = ++checks;
@@ -317,7 +369,10 @@ async function checkPolicy() {
     const res = await fetch(`/v1/policies/${engine}/validate`, { method: "POST", headers: headers({ "content-type": "text/plain" }), body: text });
     if (mine !== checks || engine !== current.name) return;
     if (res.ok) {
-      if (done("✓ valid")) policyEditor.setMarks([]);
+      if (done("✓ valid")) {
+        policyEditor.setMarks([]);
+        await lintPolicy(engine, text);
+      }
       return;
     }
     const body = await res.json().catch(() => ({}));
@@ -329,7 +384,11 @@ async function checkPolicy() {
         const place = locate(d.at, text, { comments: current.comments }) ?? { line: 1, column: 1 };
         marks.push({ ...place, message: d.message });
       }
-      if (done(`✗ ${marks.length} error${marks.length === 1 ? "" : "s"}`)) policyEditor.setMarks(marks);
+      if (done(`✗ ${marks.length} error${marks.length === 1 ? "" : "s"}`)) {
+        policyEditor.setMarks(marks);
+        policyEditor.setFindings([]);
+        linted = "";
+      }
     } else if (res.status === 401 || res.status === 403) done("enter the admin token to check as you type");
     else done(`not checked: ${error.message ?? res.status}`);
   } catch (e) {
@@ -355,8 +414,6 @@ function adsToRequest() {
   requestEditor.value = `${JSON.stringify({ job, machines: machines === "" ? [] : machines }, null, 2)}\n`;
   edited("request");
 }
-
-let typingTimer = 0;
 
 /** After an edit: the link, then (once typing pauses) the verdict when deciding as you type, else the check. @param {"policy" | "request"} which */
 function edited(which) {
@@ -465,6 +522,8 @@ async function makeEditors() {
   const url = "./codemirror.js";
   try {
     const cm = await import(url);
+    performance.mark("editor");
+    performance.mark("editor");
     policyEditor = new RichEditor(cm, $("policy-editor"), $("policy-errors"), current.language);
     requestEditor = new RichEditor(cm, $("request-editor"), $("request-errors"), "json");
     adEditors = ["job-ad", "machine-ads"].map((id) => new RichEditor(cm, $(`${id}-editor`), $(`${id}-errors`), "condor"));
