@@ -22,8 +22,10 @@ const tokenInput = /** @type {HTMLInputElement} */ ($("token"));
 let policyEditor;
 /** @type {CodeEditor | RichEditor} */
 let requestEditor;
-/** The match engine's ClassAd text editors: the job ad, and the machine ads. @type {(CodeEditor | RichEditor)[]} */
+/** The match engine's ClassAd text editors: the job ad, and the machine ads (made when match is first shown). @type {(CodeEditor | RichEditor)[]} */
 let adEditors = [];
+/** The loaded editor module (null: the plain editors), for the editors made later. @type {import("./editor.js").EditorModule | null} */
+let editorModule = null;
 const liveBox = /** @type {HTMLInputElement} */ ($("live"));
 const jqControls = new JqControls($("jq-options"), () => edited("policy"));
 const result = $("result-body");
@@ -101,6 +103,7 @@ async function activePolicy(engine) {
  */
 function show(engine, policy, request, options = noJqOptions()) {
   current = engineInfo(engine.name);
+  if (current.name === "match") makeAdEditors();
   const jq = current.name === "jq";
   $("policy-label").textContent = jq ? "Program" : "Policy";
   $("request-label").textContent = jq ? "Input" : "Request";
@@ -466,7 +469,6 @@ function wire() {
     edited("request");
   });
   policyEditor.onChange(() => edited("policy"));
-  for (const ed of adEditors) ed.onChange(adsToRequest);
   requestEditor.onChange(() => edited("request"));
   liveBox.addEventListener("change", () => {
     liveSet = true;
@@ -517,6 +519,14 @@ function failure(text) {
   document.body.dataset.failure = text;
 }
 
+/** The ClassAd text editors, made the first time the match engine is shown (no other engine has them). */
+function makeAdEditors() {
+  if (adEditors.length > 0) return;
+  const cm = editorModule;
+  adEditors = ["job-ad", "machine-ads"].map((id) => (cm === null ? new CodeEditor($(`${id}-editor`), $(`${id}-errors`)) : new RichEditor(cm, $(`${id}-editor`), $(`${id}-errors`), "condor")));
+  for (const ed of adEditors) ed.onChange(adsToRequest);
+}
+
 /** CodeMirror when its module loads, else the plain editors with a notice saying so. */
 async function makeEditors() {
   const url = "./codemirror.js";
@@ -526,11 +536,10 @@ async function makeEditors() {
     performance.mark("editor");
     policyEditor = new RichEditor(cm, $("policy-editor"), $("policy-errors"), current.language);
     requestEditor = new RichEditor(cm, $("request-editor"), $("request-errors"), "json");
-    adEditors = ["job-ad", "machine-ads"].map((id) => new RichEditor(cm, $(`${id}-editor`), $(`${id}-errors`), "condor"));
+    editorModule = cm;
   } catch (e) {
     policyEditor = new CodeEditor($("policy-editor"), $("policy-errors"));
     requestEditor = new CodeEditor($("request-editor"), $("request-errors"));
-    adEditors = ["job-ad", "machine-ads"].map((id) => new CodeEditor($(`${id}-editor`), $(`${id}-errors`)));
     failure(`The code editor (/playground/codemirror.js) did not load (${e instanceof Error ? e.message : e}): you are editing in plain text boxes, without highlighting or checks as you type. Decide still works; reload the page to try again.`);
   }
 }
