@@ -256,3 +256,95 @@ export class CodeEditor {
     this.reveal(place.line);
   }
 }
+
+/**
+ * An editor of the page: the plain textarea at first, usable as soon as the page's
+ * own module runs, and CodeMirror once `upgrade` is given the editor module (loaded
+ * after the page is usable, so a first visit does not wait for it). The text, the
+ * selection and the focus, the language, the errors and findings shown, and the change
+ * listeners carry over.
+ */
+export class PageEditor {
+  /**
+   * @param {HTMLElement} root the `.editor` element holding the textarea
+   * @param {HTMLElement} list the `<ul>` the error list goes into
+   * @param {string} language the language CodeMirror will highlight
+   */
+  constructor(root, list, language) {
+    this.root = root;
+    this.list = list;
+    this.language = language;
+    /** @type {CodeEditor | RichEditor} */
+    this.inner = new CodeEditor(root, list);
+    /** @type {(() => void)[]} */
+    this.listeners = [];
+    /** @type {Mark[]} */
+    this.marks = [];
+    /** @type {Finding[]} */
+    this.findings = [];
+  }
+
+  /** Whether CodeMirror is in place. */
+  get rich() {
+    return this.inner instanceof RichEditor;
+  }
+
+  /** The text. */
+  get value() {
+    return this.inner.value;
+  }
+
+  /** Replaces the text and clears the marks and findings. @param {string} text */
+  set value(text) {
+    this.inner.value = text;
+    this.marks = [];
+    this.findings = [];
+  }
+
+  /** Calls `f` after each edit by the user. @param {() => void} f */
+  onChange(f) {
+    this.listeners.push(f);
+    this.inner.onChange(f);
+  }
+
+  /** Switches the highlighting and indentation to a language (json, jsonc, yaml, condor, jq). @param {string} name */
+  setLanguage(name) {
+    this.language = name;
+    this.inner.setLanguage(name);
+  }
+
+  /** Shows a new set of errors (an empty list clears them); with `reveal`, scrolls to the first. @param {Mark[]} marks @param {boolean} [reveal] */
+  setMarks(marks, reveal = false) {
+    this.marks = marks;
+    this.inner.setMarks(marks, reveal);
+  }
+
+  /** Shows lint findings (an empty list clears them). @param {Finding[]} findings */
+  setFindings(findings) {
+    this.findings = findings;
+    this.inner.setFindings(findings);
+  }
+
+  /** Puts the caret at a line and column and scrolls it into view. @param {{ line: number, column: number }} place */
+  focusAt(place) {
+    this.inner.focusAt(place);
+  }
+
+  /** Puts CodeMirror in place of the textarea, keeping what the user sees and does. @param {EditorModule} cm */
+  upgrade(cm) {
+    if (!(this.inner instanceof CodeEditor)) return;
+    const textarea = this.inner.textarea;
+    const focused = document.activeElement === textarea;
+    const [anchor, head] = [textarea.selectionStart, textarea.selectionEnd];
+    this.inner.setMarks([]);
+    const rich = new RichEditor(cm, this.root, this.list, this.language);
+    this.inner = rich;
+    for (const f of this.listeners) rich.onChange(f);
+    rich.setMarks(this.marks);
+    rich.setFindings(this.findings);
+    if (focused) {
+      rich.editor.view.dispatch({ selection: { anchor, head } });
+      rich.editor.focus();
+    }
+  }
+}
