@@ -63,9 +63,7 @@ async function open(context: BrowserContext, url: string, decide: boolean) {
   await page.waitForSelector("body[data-ready=true]:not([data-loading])", { timeout: 120_000 });
   if (decide) {
     await page.click("#decide");
-    await page.waitForFunction("Number(document.body.dataset.decided ?? 0) > 0", undefined, {
-      timeout: 120_000,
-    });
+    await page.waitForSelector("body[data-decided]", { timeout: 120_000 });
   }
   const marks = (await page.evaluate(`(() => {
     const at = (name) => performance.getEntriesByName(name)[0]?.startTime ?? -1;
