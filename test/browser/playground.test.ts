@@ -29,6 +29,9 @@ import { caretLine, CHROMIUM, decide, editorOf, HAVE_CHROMIUM, LAUNCH_ARGS, live
 const SHOTS = process.env.ARBITER_SCREENSHOTS;
 
 let server: DevServer;
+/** The second server, with an admin token, for the auth case: started beside the first, so the two start-ups overlap. */
+let authedStarting: Promise<DevServer> | undefined;
+const TOKEN = "playground-admin-token-0123456789";
 let browser: BrowserContext;
 let profile: string;
 /** Requests the page made to any host but the server (there must be none). */
@@ -148,6 +151,9 @@ if (!HAVE_CHROMIUM) console.warn(`test/browser: skipped, no Chromium at ${CHROMI
 
 suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in headless Chromium (skipped: no Chromium at ${CHROMIUM})`, () => {
   beforeAll(async () => {
+    authedStarting = startDevServer({ timeoutMs: 120_000, vars: { ADMIN_TOKEN: TOKEN } });
+    // Awaited by the auth case; a failure to start is its failure, not an unhandled rejection here.
+    authedStarting.catch(() => undefined);
     server = await startDevServer(120_000);
     profile = mkdtempSync(join(tmpdir(), "arbiter-chromium-"));
     browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS, timeout: 60_000 });
@@ -158,6 +164,7 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
+    await (await authedStarting?.catch(() => undefined))?.stop();
     if (profile) rmSync(profile, { recursive: true, force: true });
     expect(elsewhere).toEqual([]);
   }, 60_000);
@@ -278,14 +285,10 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
   }, 60_000);
 
   describe("with auth on", () => {
-    const TOKEN = "playground-admin-token-0123456789";
     let authed: DevServer;
     beforeAll(async () => {
-      authed = await startDevServer({ timeoutMs: 120_000, vars: { ADMIN_TOKEN: TOKEN } });
+      authed = await authedStarting!;
     }, 180_000);
-    afterAll(async () => {
-      await authed?.stop();
-    }, 60_000);
 
     it("asks for the admin token, then loads the active policy and decides with it, and keeps it out of the link", async () => {
       const page = await browser.newPage();
