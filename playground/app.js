@@ -241,6 +241,8 @@ let again = false;
 
 /** Posts the policy and the request to the playground route and shows the answer. @returns {Promise<void>} */
 async function decide() {
+  // A check still waiting for typing to pause would only clear the marks this decision shows.
+  clearTimeout(typingTimer);
   if (deciding) {
     again = true;
     return;
