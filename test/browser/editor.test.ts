@@ -300,6 +300,8 @@ suite(
         .poll(async () => decodeState(new URL(page.url()).hash), { timeout: 30_000 })
         .toMatchObject({
           engine: "jq",
+          // The program too: the link is written a moment after typing stops, and held `.a |` before.
+          policy: "{sum: (.a + ($n.k | add)), n: $n}",
           options: { compact: true, args: [{ name: "n", value: '{"k": [1, 2]}', json: true }] },
         });
       const again = await browser.newPage();
