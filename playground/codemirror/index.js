@@ -3,9 +3,10 @@
  * The playground's code editor: CodeMirror 6 with the languages the policies are
  * written in, bundled by scripts/build-playground.mjs into `/playground/codemirror.js`
  * (the only file of the page built from npm packages). An editor here is a small
- * object the page drives: its text, its language, and the errors to show, each as a
+ * object the page drives: its text, its language, the errors to show, each as a
  * diagnostic (underlined, marked in the gutter) with its message in a line under
- * the line it concerns.
+ * the line it concerns, and the lint findings, shown the same way as warnings or
+ * infos, in their own colours.
  */
 import { closeBrackets, closeBracketsKeymap } from "@codemirror/autocomplete";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
@@ -55,6 +56,8 @@ function adoptStyles() {
 adoptStyles();
 
 /** @typedef {{ line: number, column: number, message: string }} Mark */
+/** @typedef {{ line: number, column: number, message: string, code: string, severity: "warning" | "info" }} Finding */
+/** @typedef {{ from: number, to: number, line: number, message: string, severity: "error" | "warning" | "info", code?: string }} Placed */
 
 /** Each highlighting tag as a `tk-*` class, coloured by style.css in light and dark schemes. */
 const highlighter = tagHighlighter([
@@ -80,32 +83,36 @@ const LANGUAGES = {
   jq: () => [jq, indentUnit.of("  ")],
 };
 
-/** Replaces the marks shown under lines. */
+/** Replaces the marks shown under lines (errors and lint findings). */
 const setNotes = StateEffect.define({
-  map: (/** @type {{ pos: number, text: string, line: number }[]} */ v) => v,
+  map: (/** @type {Placed[]} */ v) => v,
 });
 
-/** A message shown as a line of its own under the line it concerns. */
+/** A message shown as a line of its own under the line it concerns: an error (`note`) or a lint finding (`finding`). */
 class NoteWidget extends WidgetType {
-  /** @param {number} line @param {string} text */
-  constructor(line, text) {
+  /** @param {number} line @param {string} text @param {"error" | "warning" | "info"} severity */
+  constructor(line, text, severity) {
     super();
     this.line = line;
     this.text = text;
+    this.severity = severity;
   }
   /** @param {NoteWidget} other */
   eq(other) {
-    return other.line === this.line && other.text === this.text;
+    return other.line === this.line && other.text === this.text && other.severity === this.severity;
   }
   toDOM() {
     const div = document.createElement("div");
-    div.className = "note";
+    div.className = this.severity === "error" ? "note" : `finding finding-${this.severity}`;
     div.dataset.line = String(this.line);
+    div.dataset.severity = this.severity;
     div.setAttribute("role", "note");
-    div.textContent = `↑ ${this.text}`;
+    div.textContent = `${this.severity === "error" ? "↑" : `↑ ${this.severity}:`} ${this.text}`;
     return div;
   }
 }
+
+const SEVERITIES = /** @type {const} */ (["error", "warning", "info"]);
 
 /** The gutter's class for a line with an error (`bad`, as the plain editor had it). */
 const badLine = new (class extends GutterMarker {
@@ -121,21 +128,30 @@ const notesField = StateField.define({
     gutter = gutter.map(tr.changes);
     for (const e of tr.effects) {
       if (!e.is(setNotes)) continue;
-      const lines = [...new Map(e.value.map((n) => [n.line, n])).keys()];
+      const lines = [...new Set(e.value.map((n) => n.line))].sort((a, b) => a - b);
+      // Under each line, its errors' note first, then its warnings', then its infos'.
       deco = Decoration.set(
-        lines.map((line) => {
-          const messages = e.value.filter((n) => n.line === line).map((n) => n.text);
-          const end = tr.state.doc.line(line).to;
-          return Decoration.widget({
-            widget: new NoteWidget(line, messages.join("; ")),
-            block: true,
-            side: 1,
-          }).range(end);
-        }),
+        lines.flatMap((line) =>
+          SEVERITIES.flatMap((severity, order) => {
+            const messages = e.value
+              .filter((n) => n.line === line && n.severity === severity)
+              .map((n) => (n.code ? `${n.code}: ${n.message}` : n.message));
+            if (messages.length === 0) return [];
+            const end = tr.state.doc.line(line).to;
+            return [
+              Decoration.widget({
+                widget: new NoteWidget(line, messages.join("; "), severity),
+                block: true,
+                side: 1 + order,
+              }).range(end),
+            ];
+          }),
+        ),
         true,
       );
+      const bad = [...new Set(e.value.filter((n) => n.severity === "error").map((n) => n.line))];
       gutter = RangeSet.of(
-        lines.map((line) => badLine.range(tr.state.doc.line(line).from)),
+        bad.map((line) => badLine.range(tr.state.doc.line(line).from)),
         true,
       );
     }
@@ -152,6 +168,10 @@ export class Editor {
    */
   constructor(parent, options) {
     this.language = new Compartment();
+    /** The errors shown, and the lint findings shown, as placed in the text. @type {Placed[]} */
+    this.errors = [];
+    /** @type {Placed[]} */
+    this.findings = [];
     /** @type {(() => void)[]} */
     this.listeners = options.onChange ? [options.onChange] : [];
     this.quiet = false;
@@ -190,7 +210,15 @@ export class Editor {
             autocorrect: "off",
           }),
           EditorView.updateListener.of((u) => {
-            if (u.docChanged && !this.quiet) for (const f of this.listeners) f();
+            if (!u.docChanged) return;
+            // The marks held follow the text, as CodeMirror's own diagnostics do, until replaced.
+            const map = (/** @type {Placed} */ p) => {
+              const from = u.changes.mapPos(p.from, 1);
+              return { ...p, from, to: Math.max(from, u.changes.mapPos(p.to, -1)) };
+            };
+            this.errors = this.errors.map(map);
+            this.findings = this.findings.map(map);
+            if (!this.quiet) for (const f of this.listeners) f();
           }),
         ],
       }),
@@ -202,7 +230,7 @@ export class Editor {
     return this.view.state.doc.toString();
   }
 
-  /** Replaces the text (without telling the change listeners) and clears the marks. @param {string} text */
+  /** Replaces the text (without telling the change listeners) and clears the marks and findings. @param {string} text */
   set value(text) {
     this.quiet = true;
     try {
@@ -214,6 +242,7 @@ export class Editor {
     } finally {
       this.quiet = false;
     }
+    this.findings = [];
     this.setMarks([]);
   }
 
@@ -228,13 +257,13 @@ export class Editor {
   }
 
   /**
-   * Shows a set of errors as diagnostics and notes under their lines (an empty list
-   * clears them); with `reveal`, scrolls the first into view if it is not.
-   * @param {Mark[]} marks @param {boolean} [reveal]
+   * Where marks go in the text now: each from its column to the end of the word there.
+   * @param {(Mark & { code?: string })[]} marks @param {"error" | "warning" | "info" | ((m: any) => "error" | "warning" | "info")} severity
+   * @returns {Placed[]}
    */
-  setMarks(marks, reveal = false) {
+  place(marks, severity) {
     const doc = this.view.state.doc;
-    const placed = marks.map((m) => {
+    return marks.map((m) => {
       const line = doc.line(Math.min(Math.max(m.line, 1), doc.lines));
       const from = Math.min(line.from + Math.max(m.column - 1, 0), line.to);
       const word = /^[^\s,;:)\]}]*/.exec(doc.sliceString(from, line.to))?.[0].length ?? 0;
@@ -243,21 +272,35 @@ export class Editor {
         to: Math.max(from + word, Math.min(from + 1, line.to)),
         line: line.number,
         message: m.message,
+        severity: typeof severity === "function" ? severity(m) : severity,
+        ...(m.code ? { code: m.code } : {}),
       };
     });
+  }
+
+  /**
+   * Shows the errors and the findings held as diagnostics and notes under their lines;
+   * with `reveal`, scrolls the first error into view if it is not.
+   * @param {Placed[]} placed the errors just placed (the findings kept are mapped through edits)
+   * @param {boolean} reveal
+   */
+  paint(placed, reveal) {
+    const doc = this.view.state.doc;
+    const all = [...placed, ...this.findings].map((p) => ({ ...p, line: doc.lineAt(p.from).number }));
     this.view.dispatch(
       setDiagnostics(
         this.view.state,
-        placed.map((p) => ({
+        all.map((p) => ({
           from: p.from,
           to: p.to,
-          severity: /** @type {const} */ ("error"),
+          severity: p.severity,
           message: p.message,
+          ...(p.code ? { source: p.code } : {}),
         })),
       ),
       {
         effects: [
-          setNotes.of(placed.map((p) => ({ pos: p.from, text: p.message, line: p.line }))),
+          setNotes.of(all),
           ...(reveal && placed.length > 0
             ? [
                 EditorView.scrollIntoView(Math.min(...placed.map((p) => p.from)), {
@@ -269,7 +312,28 @@ export class Editor {
         ],
       },
     );
+  }
+
+  /**
+   * Shows a set of errors as diagnostics and notes under their lines (an empty list
+   * clears them), beside the lint findings shown; with `reveal`, scrolls the first
+   * into view if it is not.
+   * @param {Mark[]} marks @param {boolean} [reveal]
+   */
+  setMarks(marks, reveal = false) {
+    this.errors = this.place(marks, "error");
+    this.paint(this.errors, reveal);
     this.view.contentDOM.setAttribute("aria-invalid", marks.length > 0 ? "true" : "false");
+  }
+
+  /**
+   * Shows lint findings as diagnostics of severity `warning` or `info` with notes
+   * under their lines, beside the errors shown (an empty list clears them).
+   * @param {Finding[]} findings
+   */
+  setFindings(findings) {
+    this.findings = this.place(findings, (f) => f.severity);
+    this.paint(this.errors, false);
   }
 
   /** Puts the caret at a line and column and scrolls it into view. @param {{ line: number, column: number }} place */

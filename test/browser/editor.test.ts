@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeState } from "../../playground/share.js";
 import { REPO_ROOT } from "../support/cases.js";
 import { startDevServer, type DevServer } from "../support/dev-server.js";
-import { CHROMIUM, decide, editorOf, HAVE_CHROMIUM, LAUNCH_ARGS, liveOff, setText } from "./helpers.js";
+import { caretLine, CHROMIUM, decide, editorOf, HAVE_CHROMIUM, LAUNCH_ARGS, liveOff, setText } from "./helpers.js";
 
 /** With ARBITER_SCREENSHOTS=DIR, the jq pane is saved as DIR/playground-jq.png (`npm run screenshots`). */
 const SHOTS = process.env.ARBITER_SCREENSHOTS;
@@ -77,6 +77,24 @@ const PLACEMENT = [
   "    queues:",
   "      - name: root",
   '        submitacl: "*"',
+  "",
+].join("\n");
+
+/** A fixed rule to an open leaf queue hides the two rules after it: `placement_unreachable_rule` at 6:9 and 7:9 (test/cases/placement/lint/). */
+const UNREACHABLE = [
+  "partitions:",
+  "  - name: default",
+  "    placementrules:",
+  "      - name: fixed",
+  "        value: root.default",
+  "      - name: provided",
+  "      - name: user",
+  "        create: true",
+  "    queues:",
+  "      - name: root",
+  '        submitacl: "*"',
+  "        queues:",
+  "          - name: default",
   "",
 ].join("\n");
 
@@ -165,6 +183,73 @@ suite(
       await page.close();
     }, 120_000);
 
+    it("shows lint findings as warning diagnostics under their lines, coloured apart from errors in both schemes, and none for a clean policy", async () => {
+      const page = await openPage("placement");
+      const linted = async () => Number((await page.getAttribute("body", "data-linted")) ?? "0");
+      await setText(page, "policy", UNREACHABLE);
+      const warnings = page.locator("#policy-editor .finding-warning");
+      await expect.poll(() => warnings.count(), { timeout: 30_000 }).toBe(2);
+      expect(await warnings.evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.line))).toEqual(["6", "7"]);
+      expect(await warnings.first().textContent()).toMatch(
+        /^↑ warning: placement_unreachable_rule: rule 2 \(`provided`\) is never reached: rule 1 \(`fixed root\.default`\)/,
+      );
+      expect(await page.textContent("#check-state")).toBe("✓ valid, 2 warnings");
+      // CodeMirror's diagnostics of severity warning: underlined ranges and gutter markers; nothing of an error's.
+      expect(await page.locator("#policy-editor .cm-lintRange-warning").count()).toBe(2);
+      expect(await page.locator("#policy-editor .cm-lint-marker-warning").count()).toBe(2);
+      for (const sel of [".cm-lintRange-error", ".cm-lint-marker-error", ".note", ".cm-gutterElement.bad"])
+        expect(await page.locator(`#policy-editor ${sel}`).count(), sel).toBe(0);
+      expect(await page.getAttribute(editorOf("policy"), "aria-invalid")).toBe("false");
+      expect(await page.locator("#policy-errors li").count()).toBe(0);
+      const listed = page.locator("#policy-findings button");
+      expect(await listed.first().textContent()).toMatch(/^warning, line 6, column 9: placement_unreachable_rule: /);
+      await listed.nth(1).click();
+      await expect.poll(() => caretLine(page, "policy")).toBe(7);
+
+      // Styled as a warning, not as an error: the underline, the gutter marker and the note take --warn, never --bad.
+      for (const scheme of ["light", "dark"] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        const seen = await page.evaluate(() => {
+          const probe = (v: string) => {
+            const span = document.createElement("span");
+            span.style.color = `var(${v})`;
+            document.body.append(span);
+            const c = getComputedStyle(span).color;
+            span.remove();
+            return c;
+          };
+          const style = (sel: string) => getComputedStyle(document.querySelector(`#policy-editor ${sel}`)!);
+          return {
+            warn: probe("--warn"),
+            bad: probe("--bad"),
+            underline: style(".cm-lintRange-warning").textDecorationColor,
+            marker: style(".cm-lint-marker-warning").backgroundColor,
+            note: style(".finding-warning").color,
+            noteBorder: style(".finding-warning").borderLeftColor,
+          };
+        });
+        expect(seen.warn, scheme).not.toBe(seen.bad);
+        for (const part of ["underline", "marker", "note", "noteBorder"] as const) expect(seen[part], `${scheme} ${part}`).toBe(seen.warn);
+      }
+      await page.emulateMedia({ colorScheme: null });
+
+      // Broken, the policy shows its error alone (lint runs on valid policies only).
+      await setText(page, "policy", UNREACHABLE.replace("      - name: user", "      - name: usr"));
+      await expect.poll(() => page.locator("#policy-editor .note").count(), { timeout: 30_000 }).toBe(1);
+      expect(await warnings.count()).toBe(0);
+      expect(await page.locator("#policy-findings li").count()).toBe(0);
+
+      // A clean policy: linted, and no finding.
+      const before = await linted();
+      await setText(page, "policy", PLACEMENT);
+      await expect.poll(linted, { timeout: 30_000 }).toBeGreaterThan(before);
+      expect(await page.textContent("#check-state")).toBe("✓ valid");
+      for (const sel of [".finding", ".cm-lintRange-warning", ".cm-lintRange-info", ".cm-lint-marker-warning", ".note"])
+        expect(await page.locator(`#policy-editor ${sel}`).count(), sel).toBe(0);
+      expect(await page.locator("#policy-findings").isHidden()).toBe(true);
+      await page.close();
+    }, 120_000);
+
     it("decides as you type: an edit changes the verdict without Decide", async () => {
       const page = await openPage("placement", true);
       expect(await page.isChecked("#live")).toBe(true);
@@ -215,6 +300,8 @@ suite(
         .poll(async () => decodeState(new URL(page.url()).hash), { timeout: 30_000 })
         .toMatchObject({
           engine: "jq",
+          // The program too: the link is written a moment after typing stops, and held `.a |` before.
+          policy: "{sum: (.a + ($n.k | add)), n: $n}",
           options: { compact: true, args: [{ name: "n", value: '{"k": [1, 2]}', json: true }] },
         });
       const again = await browser.newPage();
@@ -353,7 +440,7 @@ suite(
     it("says what failed when the editor module, another module or the network fails, and without JavaScript", async () => {
       // The editor module blocked: plain text boxes, a notice saying so, and Decide still works.
       const plain = await browser.newPage();
-      await plain.route("**/playground/codemirror.js", (r) => r.abort());
+      await plain.route("**/codemirror.js", (r) => r.abort());
       await plain.goto(`${server.url}/`);
       await plain.waitForSelector("body[data-ready=true]:not([data-loading])");
       expect(await plain.textContent("#boot")).toMatch(
@@ -371,14 +458,14 @@ suite(
       expect(await plain.inputValue("#policy")).toBe(policy);
       await plain.close();
 
-      // A module of the page blocked: the page says which, and what to do instead.
+      // The page's module (its own modules, bundled) blocked: the page says which, and what to do instead.
       const broken = await browser.newPage();
-      await broken.route("**/playground/render.js", (r) => r.abort());
+      await broken.route("**/app.js", (r) => r.abort());
       await broken.goto(`${server.url}/`);
       const boot = broken.locator("#boot");
       await boot.waitFor({ state: "visible" });
       expect(await boot.textContent()).toMatch(
-        /^The playground could not start: render\.js did not load\. Reload the page.*POST \/v1\/playground\/\{engine\}/,
+        /^The playground could not start: app\.js did not load\. Reload the page.*POST \/v1\/playground\/\{engine\}/,
       );
       await broken.close();
 
@@ -422,7 +509,8 @@ suite(
       process.stdout.write(
         `\nplayground: ${sizes.length} files, ${(total / 1024).toFixed(1)} KB gzipped; usable ${Math.round(ready)} ms after navigation (fresh load, npm start)\n`,
       );
-      expect(sizes.length).toBeGreaterThanOrEqual(10);
+      // The HTML, style.css, boot.js, app.js (the page's modules bundled), codemirror.js and the icon.
+      expect(sizes.length).toBeGreaterThanOrEqual(5);
       expect(total).toBeLessThan(250 * 1024);
       expect(ready).toBeGreaterThan(0);
       await page.close();

@@ -3,26 +3,10 @@
  * test works the playground page as a user would (type into an editor, press Decide,
  * read where the caret is).
  */
-import { existsSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { expect } from "vitest";
 
-/** Chromium's path: `CHROMIUM_PATH`, else Debian's. */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-/** Whether that Chromium is installed (the suites are skipped, saying why, when not). */
-export const HAVE_CHROMIUM = existsSync(CHROMIUM);
-
-/** Headless, sandbox off (containers), and nothing that would reach the network. */
-export const LAUNCH_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+export { CHROMIUM, HAVE_CHROMIUM, LAUNCH_ARGS } from "../support/chromium.js";
 
 /** The editor (CodeMirror's content element) that edits the hidden textarea `id`. */
 export const editorOf = (id: string) => `[data-editor=${id}]`;

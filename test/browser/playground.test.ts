@@ -29,6 +29,9 @@ import { caretLine, CHROMIUM, decide, editorOf, HAVE_CHROMIUM, LAUNCH_ARGS, live
 const SHOTS = process.env.ARBITER_SCREENSHOTS;
 
 let server: DevServer;
+/** The second server, with an admin token, for the auth case: started beside the first, so the two start-ups overlap. */
+let authedStarting: Promise<DevServer> | undefined;
+const TOKEN = "playground-admin-token-0123456789";
 let browser: BrowserContext;
 let profile: string;
 /** Requests the page made to any host but the server (there must be none). */
@@ -117,11 +120,40 @@ async function openPage(engine?: string, viewport = { width: 1280, height: 860 }
   return page;
 }
 
+/** The contrast ratio (WCAG) of the text of the first element each selector finds, against the background it is drawn on. */
+async function contrasts(page: Page, selectors: string[]): Promise<Record<string, number>> {
+  return page.evaluate((sels) => {
+    const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+    const lum = ([r, g, b]: number[]) => {
+      const f = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+      return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+    };
+    const background = (el: Element | null): number[] => {
+      for (; el; el = el.parentElement) {
+        const c = rgb(getComputedStyle(el).backgroundColor);
+        if (c.length === 3 || (c.length === 4 && c[3] > 0)) return c.slice(0, 3);
+      }
+      return rgb(getComputedStyle(document.documentElement).backgroundColor).slice(0, 3);
+    };
+    const out: Record<string, number> = {};
+    for (const sel of sels) {
+      const el = document.querySelector(sel);
+      if (!el) continue;
+      const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(background(el))];
+      out[sel] = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    }
+    return out;
+  }, selectors);
+}
+
 const suite = HAVE_CHROMIUM ? describe : describe.skip;
 if (!HAVE_CHROMIUM) console.warn(`test/browser: skipped, no Chromium at ${CHROMIUM} (Debian: apt-get install -y chromium; or set CHROMIUM_PATH)`);
 
 suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in headless Chromium (skipped: no Chromium at ${CHROMIUM})`, () => {
   beforeAll(async () => {
+    authedStarting = startDevServer({ timeoutMs: 120_000, vars: { ADMIN_TOKEN: TOKEN } });
+    // Awaited by the auth case; a failure to start is its failure, not an unhandled rejection here.
+    authedStarting.catch(() => undefined);
     server = await startDevServer(120_000);
     profile = mkdtempSync(join(tmpdir(), "arbiter-chromium-"));
     browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS, timeout: 60_000 });
@@ -132,6 +164,7 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
+    await (await authedStarting?.catch(() => undefined))?.stop();
     if (profile) rmSync(profile, { recursive: true, force: true });
     expect(elsewhere).toEqual([]);
   }, 60_000);
@@ -252,14 +285,10 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
   }, 60_000);
 
   describe("with auth on", () => {
-    const TOKEN = "playground-admin-token-0123456789";
     let authed: DevServer;
     beforeAll(async () => {
-      authed = await startDevServer({ timeoutMs: 120_000, vars: { ADMIN_TOKEN: TOKEN } });
+      authed = await authedStarting!;
     }, 180_000);
-    afterAll(async () => {
-      await authed?.stop();
-    }, 60_000);
 
     it("asks for the admin token, then loads the active policy and decides with it, and keeps it out of the link", async () => {
       const page = await browser.newPage();
@@ -325,34 +354,19 @@ suite(HAVE_CHROMIUM ? "the playground in headless Chromium" : `the playground in
       await page.waitForSelector("body[data-ready=true]:not([data-loading])");
       await liveOff(page);
       await decide(page);
+      // The active limits policy has a lint finding (an info): its list entry puts the caret
+      // on its line (CodeMirror draws only the lines in view), and both are read first.
+      await page.click("#policy-findings .finding-info");
+      await page.waitForSelector("#policy-editor .finding-info");
+      const findings = await contrasts(page, ["#policy-editor .finding-info", "#policy-findings .finding-link"]);
+      expect(Object.keys(findings).length).toBe(2);
       await page.click(editorOf("policy"));
       await page.keyboard.press("Control+End");
       await page.keyboard.insertText("\n{");
       await decide(page);
-      const ratios = await page.evaluate(() => {
-        const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
-        const lum = ([r, g, b]: number[]) => {
-          const f = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
-          return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
-        };
-        const background = (el: Element | null): number[] => {
-          for (; el; el = el.parentElement) {
-            const c = rgb(getComputedStyle(el).backgroundColor);
-            if (c.length === 3 || (c.length === 4 && c[3] > 0)) return c.slice(0, 3);
-          }
-          return rgb(getComputedStyle(document.documentElement).backgroundColor).slice(0, 3);
-        };
-        const out: Record<string, number> = {};
-        const tokens = [".tk-property", ".tk-string", ".tk-number", ".tk-atom", ".tk-comment"].map((t) => `#policy-editor ${t}`);
-        for (const sel of ["h1", ".status", "#figures", "label", ".help", "#policy-editor .cm-line", "#policy-editor .cm-lineNumbers .cm-gutterElement", ".cm-gutterElement.bad", ".note", ".error-link", "#verdict-line", "#decide", "#copy-curl", ".notice", ...tokens]) {
-          const el = document.querySelector(sel);
-          if (!el) continue;
-          const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(background(el))];
-          out[sel] = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-        }
-        return out;
-      });
-      expect(Object.keys(ratios).length).toBeGreaterThanOrEqual(15);
+      const tokens = [".tk-property", ".tk-string", ".tk-number", ".tk-atom", ".tk-comment"].map((t) => `#policy-editor ${t}`);
+      const ratios = { ...findings, ...(await contrasts(page, ["h1", ".status", "#figures", "label", ".help", "#policy-editor .cm-line", "#policy-editor .cm-lineNumbers .cm-gutterElement", ".cm-gutterElement.bad", ".note", ".error-link", "#verdict-line", "#decide", "#copy-curl", ".notice", ...tokens])) };
+      expect(Object.keys(ratios).length).toBeGreaterThanOrEqual(17);
       for (const [sel, ratio] of Object.entries(ratios)) expect(ratio, `${scheme} ${sel}`).toBeGreaterThanOrEqual(4.5);
       await page.close();
     }

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { ENGINES } from "../../playground/engines.js";
 import { compileBundle } from "../../src/bundle/index.js";
 import { app } from "../../src/http/app.js";
-import { playgroundPaths } from "../../src/http/playground/page.js";
+import { playgroundPaths, playgroundVersion } from "../../src/http/playground/page.js";
 import type { Env } from "../../src/env.js";
 
 const BASE = "http://arbiter.test";
@@ -45,12 +45,25 @@ describe("GET / and the page's files", () => {
     expect(csp).not.toMatch(/https?:|\*|'unsafe-/);
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     const html = await res.text();
-    expect(html).toContain('<script type="module" src="/playground/app.js">');
+    expect(html).toContain(`<script type="module" src="/playground/${playgroundVersion()}/app.js">`);
   });
 
   it("serves every file the page and its modules refer to, and refers to no other host", async () => {
     const html = await (await SELF.fetch(`${BASE}/`)).text();
     const referenced = new Set([...html.matchAll(/(?:src|href)="([^"#]+)"/g)].map((m) => m[1]));
+    // The page's own modules are one bundle (app.js), which imports the editor's.
+    const app = await (await SELF.fetch(`${BASE}/playground/app.js`)).text();
+    expect(app).not.toMatch(/from ?"\.\/[\w.-]+"/);
+    for (const m of app.matchAll(/"\.\/([\w.-]+\.js)"/g)) referenced.add(`/playground/${playgroundVersion()}/${m[1]}`);
+    for (const path of referenced) {
+      expect(path, "the page names its files under its version").toMatch(new RegExp(`^/playground/${playgroundVersion()}/[\\w.-]+$`));
+      const res = await SELF.fetch(BASE + path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("cache-control"), path).toBe("public, max-age=31536000, immutable");
+      expect(res.headers.get("content-security-policy"), path).toContain("default-src 'none'");
+      expect(await res.text()).toBe(await (await SELF.fetch(BASE + path.replace(`/${playgroundVersion()}/`, "/"))).text());
+    }
+    expect([...referenced].map((p) => p.replace(/^.*\//, "")).sort()).toEqual(["app.js", "boot.js", "codemirror.js", "icon.svg", "style.css"]);
     for (const path of playgroundPaths()) {
       const res = await SELF.fetch(BASE + path);
       expect(res.status, path).toBe(200);
@@ -58,10 +71,11 @@ describe("GET / and the page's files", () => {
       const text = await res.text();
       // No request to another host: no absolute URL anywhere but an SVG's namespace name.
       expect(text.replace(/xmlns="http:\/\/www\.w3\.org\/2000\/svg"/g, ""), path).not.toMatch(/\bhttps?:\/\/|\/\/[a-z0-9.-]+\.[a-z]{2,}\//i);
-      if (path.endsWith(".js")) for (const m of text.matchAll(/from "\.\/([\w.-]+)"/g)) referenced.add(`/playground/${m[1]}`);
+      expect(res.headers.get("cache-control"), path).toBe("no-cache");
     }
-    for (const path of referenced) expect(playgroundPaths(), `${path} is referenced but not served`).toContain(path);
-    expect(referenced.size).toBeGreaterThanOrEqual(6);
+    // Another version's files are gone.
+    const stale = await SELF.fetch(`${BASE}/playground/0123456789ab/app.js`);
+    expect(stale.status).toBe(404);
   });
 
   it("answers a matching If-None-Match with 304, and an unknown file with 404", async () => {

@@ -11,6 +11,8 @@ interface Asset {
 }
 
 const FILES: Readonly<Record<string, Asset>> = (assets as { files: Record<string, Asset> }).files;
+/** The hash of all the page's files: the HTML refers to them under `/playground/<VERSION>/`. */
+const VERSION: string = (assets as { version: string }).version;
 
 /**
  * The page may load nothing but its own files and talk to nothing but this
@@ -32,14 +34,25 @@ export function playgroundPaths(): string[] {
   return Object.keys(FILES);
 }
 
-/** Answers one embedded file with its security headers; a matching `If-None-Match` is a 304. */
-export function servePlaygroundFile(c: Context<AppEnv>, path: string): Response {
+/** The version the page's HTML names its files under (`/playground/<version>/<name>`). */
+export function playgroundVersion(): string {
+  return VERSION;
+}
+
+/**
+ * Answers one embedded file with its security headers. Under the current version
+ * (`/playground/<version>/<name>`) a file is immutable, cached for a year; elsewhere
+ * (the HTML, `/playground/<name>`) it is revalidated each time, a matching
+ * `If-None-Match` being a 304. Another version is a 404 (its files are gone).
+ */
+export function servePlaygroundFile(c: Context<AppEnv>, path: string, version?: string): Response {
   const file = Object.prototype.hasOwnProperty.call(FILES, path) ? FILES[path] : undefined;
-  if (file === undefined) throw new ApiError("not_found", `no playground file \`${path}\``);
+  if (file === undefined || (version !== undefined && version !== VERSION))
+    throw new ApiError("not_found", `no playground file \`${version === undefined ? path : path.replace("/playground/", `/playground/${version}/`)}\``);
   const headers: Record<string, string> = {
     "content-type": file.type,
     etag: file.etag,
-    "cache-control": "no-cache",
+    "cache-control": version === undefined ? "no-cache" : "public, max-age=31536000, immutable",
     "content-security-policy": PLAYGROUND_CSP,
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",

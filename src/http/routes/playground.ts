@@ -37,6 +37,7 @@ function engineName(name: string): EngineName {
 export const playgroundRoutes = new Hono<AppEnv>()
   .get("/", (c) => servePlaygroundFile(c, "/"))
   .get("/playground/:file", (c) => servePlaygroundFile(c, `/playground/${c.req.param("file")}`))
+  .get("/playground/:version/:file", (c) => servePlaygroundFile(c, `/playground/${c.req.param("file")}`, c.req.param("version")))
   .post("/v1/playground/jq", async (c) => {
     authorize(c, "admin");
     const body = validate(JqPlaygroundBody, parseJsonText(await readJsonText(c)));
