@@ -1,0 +1,127 @@
+/**
+ * Where the running counts are kept (see running-counts.ts): each running
+ * job's share (the rule it is counted under, the ad-hoc buckets it names),
+ * the totals by rule and by bucket, and the rule set they were counted for.
+ * `MemoryShares` keeps them in memory; the JobQueue Durable Object keeps them
+ * in its SQLite storage (src/state/running-shares-sql.ts), so that an object
+ * that starts again restores its counts instead of counting every running job.
+ */
+import type { Job } from "./types.js";
+
+/** What one running job holds: its applying rule (uuid, or null for none) and its bucket keys. */
+export interface Share {
+  readonly rule: string | null;
+  readonly buckets: readonly string[];
+}
+
+/** A counted job as a rule change reads it: its id, its share, and the job itself unless only ids were asked for. */
+export interface Holder {
+  readonly id: number;
+  readonly share: Share;
+  readonly job: Job | undefined;
+}
+
+/** The saved totals: slots by rule uuid, jobs by bucket key (zeros left out). */
+export interface Totals {
+  readonly rules: Map<string, number>;
+  readonly buckets: Map<string, number>;
+}
+
+/** A store of shares and totals (see the file's comment); every write is made as the count changes. */
+export interface ShareStore {
+  /** The fingerprint of the rule set the saved counts are for, or undefined when none were saved. */
+  countedFor(): string | undefined;
+  /** Records the rule set the saved counts are for now. */
+  setCountedFor(fingerprint: string): void;
+  /** The saved totals, read when the counts are restored. */
+  totals(): Totals;
+  /** Saves one total (a zero is forgotten). */
+  setTotal(kind: "rule" | "bucket", key: string, n: number): void;
+  /** The share of a counted job, or undefined when it is not counted. */
+  share(id: number): Share | undefined;
+  /** Saves a new job's share; `job` is the running job. */
+  putShare(id: number, share: Share, job: Job): void;
+  /** Moves a counted job's share to another rule (null: none). */
+  moveShare(id: number, rule: string | null): void;
+  /** Forgets a job's share. */
+  deleteShare(id: number): void;
+  /** The counted jobs whose rule is one of `rules` (null: counted under no rule), with their jobs when `withJobs`. */
+  holders(rules: ReadonlySet<string | null>, withJobs: boolean): Holder[];
+  /** Forgets every share and total (before counting anew). */
+  clear(): void;
+}
+
+/** A share store in memory, indexed by rule so that a rule change reads only the jobs it can move. */
+export class MemoryShares implements ShareStore {
+  private fingerprint: string | undefined;
+  private readonly byId = new Map<number, { share: Share; job: Job }>();
+  private readonly byRule = new Map<string | null, Set<number>>();
+  private readonly saved: Totals = { rules: new Map(), buckets: new Map() };
+
+  /** Number of counted jobs. */
+  get size(): number {
+    return this.byId.size;
+  }
+
+  countedFor(): string | undefined {
+    return this.fingerprint;
+  }
+
+  setCountedFor(fingerprint: string): void {
+    this.fingerprint = fingerprint;
+  }
+
+  totals(): Totals {
+    return { rules: new Map(this.saved.rules), buckets: new Map(this.saved.buckets) };
+  }
+
+  setTotal(kind: "rule" | "bucket", key: string, n: number): void {
+    const m = kind === "rule" ? this.saved.rules : this.saved.buckets;
+    if (n === 0) m.delete(key);
+    else m.set(key, n);
+  }
+
+  share(id: number): Share | undefined {
+    return this.byId.get(id)?.share;
+  }
+
+  putShare(id: number, share: Share, job: Job): void {
+    const was = this.byId.get(id);
+    if (was !== undefined) this.byRule.get(was.share.rule)?.delete(id);
+    this.byId.set(id, { share, job });
+    let ids = this.byRule.get(share.rule);
+    if (ids === undefined) this.byRule.set(share.rule, (ids = new Set()));
+    ids.add(id);
+  }
+
+  moveShare(id: number, rule: string | null): void {
+    const was = this.byId.get(id);
+    if (was !== undefined) this.putShare(id, { rule, buckets: was.share.buckets }, was.job);
+  }
+
+  deleteShare(id: number): void {
+    const was = this.byId.get(id);
+    if (was === undefined) return;
+    this.byId.delete(id);
+    this.byRule.get(was.share.rule)?.delete(id);
+  }
+
+  holders(rules: ReadonlySet<string | null>): Holder[] {
+    const out: Holder[] = [];
+    for (const rule of rules) {
+      for (const id of this.byRule.get(rule) ?? []) {
+        const e = this.byId.get(id)!;
+        out.push({ id, share: e.share, job: e.job });
+      }
+    }
+    return out;
+  }
+
+  clear(): void {
+    this.byId.clear();
+    this.byRule.clear();
+    this.saved.rules.clear();
+    this.saved.buckets.clear();
+    this.fingerprint = undefined;
+  }
+}
