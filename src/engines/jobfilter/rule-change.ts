@@ -99,17 +99,40 @@ export function ruleChange(prev: FilterSet, next: FilterSet): RuleChange {
   return { added, keptAt, removed, candidatesFor };
 }
 
+const texts = new WeakMap<FilterSet, Map<string, string>>();
+
+/** Every rule's stored form by uuid, computed once per set. */
+export function ruleTexts(set: FilterSet): ReadonlyMap<string, string> {
+  let m = texts.get(set);
+  if (m === undefined) {
+    m = new Map(set.rules.map((r) => [r.uuid, stringifyExactJson(r.rule)]));
+    texts.set(set, m);
+  }
+  return m;
+}
+
+/** What to save so that the saved rules become `next`'s: each changed rule's stored form by uuid, null for a rule gone. */
+export function ruleTextChanges(prev: FilterSet | null, next: FilterSet): Map<string, string | null> {
+  const was = prev === null ? new Map<string, string>() : ruleTexts(prev);
+  const now = ruleTexts(next);
+  const out = new Map<string, string | null>();
+  for (const [uuid, text] of now) if (was.get(uuid) !== text) out.set(uuid, text);
+  for (const uuid of was.keys()) if (!now.has(uuid)) out.set(uuid, null);
+  return out;
+}
+
 const prints = new WeakMap<FilterSet, string>();
 
 /** A fingerprint of a rule set (every rule's stored form, in order): saved counts belong to the set with their fingerprint. */
 export function ruleSetFingerprint(set: FilterSet): string {
   let fp = prints.get(set);
   if (fp === undefined) {
-    // two 32-bit FNV-1a hashes with different seeds over the rules' stored forms
+    // two 32-bit FNV-1a style hashes with different multipliers over the rules' stored forms
     let h1 = 0x811c9dc5;
     let h2 = 0x01000193 ^ set.rules.length;
+    const stored = ruleTexts(set);
     for (const r of set.rules) {
-      const text = stringifyExactJson(r.rule);
+      const text = stored.get(r.uuid)!;
       for (let i = 0; i < text.length; i++) {
         const c = text.charCodeAt(i);
         h1 = Math.imul(h1 ^ c, 0x01000193);

@@ -13,11 +13,12 @@ import type { Bucket } from "./adhoc.js";
 import { bucketsOf } from "./adhoc.js";
 import { prepareJob } from "./evaluate.js";
 import type { FilterSet } from "./filter-set.js";
-import { applyingRule, ruleIndex } from "./filter-set.js";
-import { ruleChange, ruleSetFingerprint } from "./rule-change.js";
+import { applyingRule, buildFilterSet, ruleIndex } from "./filter-set.js";
+import { ruleChange, ruleSetFingerprint, ruleTextChanges } from "./rule-change.js";
+import { parseExactJson } from "../common/exact-json.js";
 import { MemoryShares, type Holder, type Share, type ShareStore } from "./running-shares.js";
 import { ruleVerdict } from "./rule-verdict.js";
-import type { Job, JobDecision } from "./types.js";
+import type { FilterRule, Job, JobDecision } from "./types.js";
 
 /** The first rule among the chain positions `at` (ascending, each below `upTo`) that matches the job, or undefined. */
 function firstAmong(set: FilterSet, at: readonly number[], h: Holder, upTo: number): string | undefined {
@@ -58,15 +59,24 @@ export class RunningCounts {
   static rebuild(set: FilterSet, store: ShareStore, running: readonly Job[]): RunningCounts {
     store.clear();
     const counts = new RunningCounts(set, store, { rules: new Map(), buckets: new Map() });
-    store.setCountedFor(ruleSetFingerprint(set));
+    store.setCountedFor(ruleSetFingerprint(set), ruleTextChanges(null, set));
     for (const job of running) counts.start(job);
     return counts;
   }
 
-  /** The counts saved in `store`, when they were saved for this rule set; undefined otherwise (rebuild them). */
+  /**
+   * The counts saved in `store`, for this rule set: as saved when they were
+   * counted for it, or carried to it from the rules saved with them (a rule
+   * change the counts were not carried through before the object stopped);
+   * undefined when the store holds no counts (rebuild them).
+   */
   static restore(set: FilterSet, store: ShareStore): RunningCounts | undefined {
-    if (store.countedFor() !== ruleSetFingerprint(set)) return undefined;
-    return new RunningCounts(set, store, store.totals());
+    const saved = store.countedFor();
+    if (saved === undefined) return undefined;
+    if (saved === ruleSetFingerprint(set)) return new RunningCounts(set, store, store.totals());
+    const then = buildFilterSet(store.countedRules().map((t) => parseExactJson(t) as unknown as FilterRule));
+    if (ruleSetFingerprint(then) !== saved) return undefined;
+    return new RunningCounts(then, store, store.totals()).rebase(set);
   }
 
   /** The filter set the counts are for. */
@@ -160,7 +170,7 @@ export class RunningCounts {
     }
     for (const [rule, d] of delta) if (d !== 0) this.bump("rule", rule, d);
     this.current = next;
-    this.store.setCountedFor(ruleSetFingerprint(next));
+    this.store.setCountedFor(ruleSetFingerprint(next), ruleTextChanges(prev, next));
     return this;
   }
 

@@ -31,8 +31,16 @@ export interface Totals {
 export interface ShareStore {
   /** The fingerprint of the rule set the saved counts are for, or undefined when none were saved. */
   countedFor(): string | undefined;
-  /** Records the rule set the saved counts are for now. */
-  setCountedFor(fingerprint: string): void;
+  /** The stored forms of the rules the saved counts are for (see `setCountedFor`). */
+  countedRules(): string[];
+  /**
+   * Records the rule set the saved counts are for now: its fingerprint, and
+   * the stored form of each rule that changed since the last call (null: a
+   * rule gone), so that counts saved before a rule change the object did not
+   * live to carry them through can still be carried from the rules they were
+   * counted for.
+   */
+  setCountedFor(fingerprint: string, changed: ReadonlyMap<string, string | null>): void;
   /** The saved totals, read when the counts are restored. */
   totals(): Totals;
   /** Saves one total (a zero is forgotten). */
@@ -54,6 +62,7 @@ export interface ShareStore {
 /** A share store in memory, indexed by rule so that a rule change reads only the jobs it can move. */
 export class MemoryShares implements ShareStore {
   private fingerprint: string | undefined;
+  private readonly rules = new Map<string, string>();
   private readonly byId = new Map<number, { share: Share; job: Job }>();
   private readonly byRule = new Map<string | null, Set<number>>();
   private readonly saved: Totals = { rules: new Map(), buckets: new Map() };
@@ -67,8 +76,16 @@ export class MemoryShares implements ShareStore {
     return this.fingerprint;
   }
 
-  setCountedFor(fingerprint: string): void {
+  countedRules(): string[] {
+    return [...this.rules.values()];
+  }
+
+  setCountedFor(fingerprint: string, changed: ReadonlyMap<string, string | null>): void {
     this.fingerprint = fingerprint;
+    for (const [uuid, text] of changed) {
+      if (text === null) this.rules.delete(uuid);
+      else this.rules.set(uuid, text);
+    }
   }
 
   totals(): Totals {
@@ -106,7 +123,8 @@ export class MemoryShares implements ShareStore {
     this.byRule.get(was.share.rule)?.delete(id);
   }
 
-  holders(rules: ReadonlySet<string | null>): Holder[] {
+  /** The counted jobs under `rules`, always with their jobs (memory holds them anyway). */
+  holders(rules: ReadonlySet<string | null>, _withJobs?: boolean): Holder[] {
     const out: Holder[] = [];
     for (const rule of rules) {
       for (const id of this.byRule.get(rule) ?? []) {
@@ -122,6 +140,7 @@ export class MemoryShares implements ShareStore {
     this.byRule.clear();
     this.saved.rules.clear();
     this.saved.buckets.clear();
+    this.rules.clear();
     this.fingerprint = undefined;
   }
 }
