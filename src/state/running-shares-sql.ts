@@ -41,7 +41,9 @@ export class SqlShares implements ShareStore {
   }
 
   countedFor(): string | undefined {
-    const rows = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", COUNTED_FOR).toArray();
+    const rows = this.sql
+      .exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", COUNTED_FOR)
+      .toArray();
     return rows[0]?.value;
   }
 
@@ -71,7 +73,9 @@ export class SqlShares implements ShareStore {
 
   totals(): Totals {
     const out: Totals = { rules: new Map(), buckets: new Map() };
-    for (const r of this.sql.exec<{ kind: string; key: string; n: number }>("SELECT kind, key, n FROM running_totals")) {
+    for (const r of this.sql.exec<{ kind: string; key: string; n: number }>(
+      "SELECT kind, key, n FROM running_totals",
+    )) {
       (r.kind === "rule" ? out.rules : out.buckets).set(r.key, r.n);
     }
     return out;
@@ -89,7 +93,12 @@ export class SqlShares implements ShareStore {
   }
 
   share(id: number): Share | undefined {
-    const rows = this.sql.exec<{ rule: string | null; buckets: string }>("SELECT rule, buckets FROM running_shares WHERE id = ?", id).toArray();
+    const rows = this.sql
+      .exec<{ rule: string | null; buckets: string }>(
+        "SELECT rule, buckets FROM running_shares WHERE id = ?",
+        id,
+      )
+      .toArray();
     return rows[0] === undefined ? undefined : { rule: rows[0].rule, buckets: bucketsOf(rows[0].buckets) };
   }
 
@@ -110,7 +119,11 @@ export class SqlShares implements ShareStore {
     this.sql.exec("DELETE FROM running_shares WHERE id = ?", id);
   }
 
-  holders(rules: ReadonlySet<string | null>, withJobs: boolean): Holder[] {
+  eachHolder(rules: ReadonlySet<string | null>, withJobs: boolean, visit: (h: Holder) => void): void {
+    for (const h of this.holders(rules, withJobs)) visit(h);
+  }
+
+  private holders(rules: ReadonlySet<string | null>, withJobs: boolean): Holder[] {
     const select = withJobs
       ? "SELECT s.id AS id, s.rule AS rule, s.buckets AS buckets, j.job AS job FROM running_shares s JOIN jobs j ON j.id = s.id"
       : "SELECT id, rule, buckets FROM running_shares s";
@@ -121,11 +134,15 @@ export class SqlShares implements ShareStore {
     });
     const out: Holder[] = [];
     if (rules.size > RULES_PER_LOOKUP) {
-      for (const r of this.sql.exec<Raw>(select)) if (rules.has((r.rule as string | null) ?? null)) out.push(holder(r));
+      for (const r of this.sql.exec<Raw>(select))
+        if (rules.has((r.rule as string | null) ?? null)) out.push(holder(r));
       return out;
     }
     for (const rule of rules) {
-      const rows = rule === null ? this.sql.exec<Raw>(`${select} WHERE s.rule IS NULL`) : this.sql.exec<Raw>(`${select} WHERE s.rule = ?`, rule);
+      const rows =
+        rule === null
+          ? this.sql.exec<Raw>(`${select} WHERE s.rule IS NULL`)
+          : this.sql.exec<Raw>(`${select} WHERE s.rule = ?`, rule);
       for (const r of rows) out.push(holder(r));
     }
     return out;

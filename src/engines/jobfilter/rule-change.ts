@@ -23,9 +23,28 @@ export interface RuleChange {
   candidatesFor(uuid: string): readonly number[];
 }
 
+/**
+ * A value's text for comparing and hashing only (never parsed back): JSON
+ * with each bigint as a string no rule holds, much cheaper than the exact
+ * stored form. A key order that differs only makes a rule look changed.
+ */
+function compareText(v: unknown): string {
+  try {
+    return JSON.stringify(v);
+  } catch {
+    // a bigint somewhere: the replacer is called for every value, so only then
+    return JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? `\u0000n${x}` : x));
+  }
+}
+
+/** What counting depends on in a rule, as text: uuid, order keys, predicates and action (not the reason trail). */
+function countingText(r: FilterRule): string {
+  return `${r.uuid}\u0000${String(r.priority)}\u0000${String(r.watermark)}\u0000${compareText(r.predicates)}\u0000${compareText(r.action)}`;
+}
+
 /** What decides the jobs a rule matches: its predicates, and its watermark when a predicate reads it. */
 function matchKey(rule: FilterRule): string {
-  const text = stringifyExactJson(rule.predicates);
+  const text = compareText(rule.predicates);
   return text.includes('"watermark"') ? `${text}@${String(rule.watermark)}` : text;
 }
 
@@ -101,33 +120,38 @@ export function ruleChange(prev: FilterSet, next: FilterSet): RuleChange {
 
 const texts = new WeakMap<FilterSet, Map<string, string>>();
 
-/** Every rule's stored form by uuid, computed once per set. */
-export function ruleTexts(set: FilterSet): ReadonlyMap<string, string> {
+/** Every rule's counting text by uuid (see countingText), computed once per set. */
+function ruleTexts(set: FilterSet): ReadonlyMap<string, string> {
   let m = texts.get(set);
   if (m === undefined) {
-    m = new Map(set.rules.map((r) => [r.uuid, stringifyExactJson(r.rule)]));
+    m = new Map(set.rules.map((r) => [r.uuid, countingText(r.rule)]));
     texts.set(set, m);
   }
   return m;
 }
 
-/** What to save so that the saved rules become `next`'s: each changed rule's stored form by uuid, null for a rule gone. */
+/**
+ * What to save so that the saved rules count as `next`'s: the stored form of
+ * each rule whose counting text changed, by uuid, null for a rule gone (a
+ * saved rule may keep an older reason trail, which counting never reads).
+ */
 export function ruleTextChanges(prev: FilterSet | null, next: FilterSet): Map<string, string | null> {
   const was = prev === null ? new Map<string, string>() : ruleTexts(prev);
   const now = ruleTexts(next);
   const out = new Map<string, string | null>();
-  for (const [uuid, text] of now) if (was.get(uuid) !== text) out.set(uuid, text);
+  for (const r of next.rules)
+    if (was.get(r.uuid) !== now.get(r.uuid)) out.set(r.uuid, stringifyExactJson(r.rule));
   for (const uuid of was.keys()) if (!now.has(uuid)) out.set(uuid, null);
   return out;
 }
 
 const prints = new WeakMap<FilterSet, string>();
 
-/** A fingerprint of a rule set (every rule's stored form, in order): saved counts belong to the set with their fingerprint. */
+/** A fingerprint of what counting depends on in a rule set (every rule's counting text, in order): saved counts belong to the set with their fingerprint. */
 export function ruleSetFingerprint(set: FilterSet): string {
   let fp = prints.get(set);
   if (fp === undefined) {
-    // two 32-bit FNV-1a style hashes with different multipliers over the rules' stored forms
+    // two 32-bit FNV-1a style hashes with different multipliers over the rules' counting texts
     let h1 = 0x811c9dc5;
     let h2 = 0x01000193 ^ set.rules.length;
     const stored = ruleTexts(set);

@@ -100,12 +100,11 @@ describe("RunningCounts.rebase", () => {
     const store = new MemoryShares();
     const counts = RunningCounts.rebuild(before, store, running);
     let read = 0;
-    const holders = store.holders.bind(store);
-    store.holders = (rules, withJobs) => {
-      const hs = holders(rules, withJobs);
-      read += hs.length;
-      return hs;
-    };
+    const each = store.eachHolder.bind(store);
+    store.eachHolder = (rules, withJobs, visit) => each(rules, withJobs, (h) => {
+      read++;
+      visit(h);
+    });
     counts.rebase(after);
     expect(read).toBe(0);
     expect(counts.snapshot()).toEqual(RunningCounts.of(after, running).snapshot());

@@ -11,7 +11,7 @@
  */
 import type { Bucket } from "./adhoc.js";
 import { bucketsOf } from "./adhoc.js";
-import { prepareJob } from "./evaluate.js";
+import { prepareJob, type PreparedJob } from "./evaluate.js";
 import type { FilterSet } from "./filter-set.js";
 import { applyingRule, buildFilterSet, ruleIndex } from "./filter-set.js";
 import { ruleChange, ruleSetFingerprint, ruleTextChanges } from "./rule-change.js";
@@ -20,11 +20,15 @@ import { MemoryShares, type Holder, type Share, type ShareStore } from "./runnin
 import { ruleVerdict } from "./rule-verdict.js";
 import type { FilterRule, Job, JobDecision } from "./types.js";
 
-/** The first rule among the chain positions `at` (ascending, each below `upTo`) that matches the job, or undefined. */
-function firstAmong(set: FilterSet, at: readonly number[], h: Holder, upTo: number): string | undefined {
+/** The job a rule that reads nothing but the id is tested with: one object, its id set before each test. */
+const probe: { -readonly [K in keyof PreparedJob]: PreparedJob[K] } = { id: 0, opcodes: [], views: [], reasons: [] };
+
+/** The first rule among the chain positions `at` (ascending, each below `upTo`) that matches the job, or undefined; `byId`: they read only its id. */
+function firstAmong(set: FilterSet, at: readonly number[], h: Holder, upTo: number, byId: boolean): string | undefined {
   if (at.length === 0 || at[0] >= upTo) return undefined;
-  // a holder read without its job is only tested by rules that read nothing but its id
-  const p = prepareJob(h.job ?? { id: h.id, opcodes: [] }, set.fields);
+  let p: PreparedJob = probe;
+  if (byId) probe.id = h.id;
+  else p = prepareJob(h.job!, set.fields);
   for (const i of at) {
     if (i >= upTo) break;
     if (set.chain[i].matches(p)) return set.chain[i].uuid;
@@ -144,18 +148,19 @@ export class RunningCounts {
       const tested = new Set<string | null>([null]);
       for (const [uuid, at] of change.keptAt) if (at > first) tested.add(uuid);
       const end = next.chain.length;
-      for (const h of this.store.holders(tested, !idOnly(next, change.added))) {
+      const byId = idOnly(next, change.added);
+      this.store.eachHolder(tested, !byId, (h) => {
         const upTo = h.share.rule === null ? end : change.keptAt.get(h.share.rule)!;
-        const rule = firstAmong(next, change.added, h, upTo);
+        const rule = firstAmong(next, change.added, h, upTo, byId);
         if (rule !== undefined) moves.push({ h, rule });
-      }
+      });
     }
     if (change.removed.size > 0) {
-      const withJobs = [...change.removed].some((u) => !idOnly(next, change.candidatesFor(u)));
-      for (const h of this.store.holders(change.removed, withJobs)) {
+      const byId = [...change.removed].every((u) => idOnly(next, change.candidatesFor(u)));
+      this.store.eachHolder(change.removed, !byId, (h) => {
         const at = change.candidatesFor(h.share.rule!);
-        moves.push({ h, rule: firstAmong(next, at, h, next.chain.length) ?? null });
-      }
+        moves.push({ h, rule: firstAmong(next, at, h, next.chain.length, byId) ?? null });
+      });
     }
     // the totals change by the net of the moves, each written once
     const delta = new Map<string, number>();

@@ -53,8 +53,8 @@ export interface ShareStore {
   moveShare(id: number, rule: string | null): void;
   /** Forgets a job's share. */
   deleteShare(id: number): void;
-  /** The counted jobs whose rule is one of `rules` (null: counted under no rule), with their jobs when `withJobs`. */
-  holders(rules: ReadonlySet<string | null>, withJobs: boolean): Holder[];
+  /** Visits the counted jobs whose rule is one of `rules` (null: counted under no rule), with their jobs when `withJobs`. */
+  eachHolder(rules: ReadonlySet<string | null>, withJobs: boolean, visit: (h: Holder) => void): void;
   /** Forgets every share and total (before counting anew). */
   clear(): void;
 }
@@ -63,7 +63,7 @@ export interface ShareStore {
 export class MemoryShares implements ShareStore {
   private fingerprint: string | undefined;
   private readonly rules = new Map<string, string>();
-  private readonly byId = new Map<number, { share: Share; job: Job }>();
+  private readonly byId = new Map<number, Holder>();
   private readonly byRule = new Map<string | null, Set<number>>();
   private readonly saved: Totals = { rules: new Map(), buckets: new Map() };
 
@@ -105,7 +105,7 @@ export class MemoryShares implements ShareStore {
   putShare(id: number, share: Share, job: Job): void {
     const was = this.byId.get(id);
     if (was !== undefined) this.byRule.get(was.share.rule)?.delete(id);
-    this.byId.set(id, { share, job });
+    this.byId.set(id, { id, share, job });
     let ids = this.byRule.get(share.rule);
     if (ids === undefined) this.byRule.set(share.rule, (ids = new Set()));
     ids.add(id);
@@ -113,7 +113,7 @@ export class MemoryShares implements ShareStore {
 
   moveShare(id: number, rule: string | null): void {
     const was = this.byId.get(id);
-    if (was !== undefined) this.putShare(id, { rule, buckets: was.share.buckets }, was.job);
+    if (was !== undefined) this.putShare(id, { rule, buckets: was.share.buckets }, was.job!);
   }
 
   deleteShare(id: number): void {
@@ -123,16 +123,12 @@ export class MemoryShares implements ShareStore {
     this.byRule.get(was.share.rule)?.delete(id);
   }
 
-  /** The counted jobs under `rules`, always with their jobs (memory holds them anyway). */
-  holders(rules: ReadonlySet<string | null>, _withJobs?: boolean): Holder[] {
-    const out: Holder[] = [];
+  /** Visits the counted jobs under `rules`, always with their jobs (memory holds them anyway). */
+  eachHolder(rules: ReadonlySet<string | null>, _withJobs: boolean, visit: (h: Holder) => void): void {
     for (const rule of rules) {
-      for (const id of this.byRule.get(rule) ?? []) {
-        const e = this.byId.get(id)!;
-        out.push({ id, share: e.share, job: e.job });
-      }
+      const ids = this.byRule.get(rule);
+      if (ids !== undefined) for (const id of ids) visit(this.byId.get(id)!);
     }
-    return out;
   }
 
   clear(): void {
