@@ -131,6 +131,11 @@ function limitsRows(fx: Fixtures): Row[] {
   return rows;
 }
 
+/** An old long-form ad (one `Name = Expr` a line, no backslash in its strings) in new syntax. */
+function newSyntax(old: string): string {
+  return `[ ${old.split("\n").join("; ")} ]`;
+}
+
 function classadRows(): Row[] {
   const rows: Row[] = [];
   const slotText = slotAd(1);
@@ -154,7 +159,24 @@ function classadRows(): Row[] {
   const parsed = decision(() => decideParsedMatch(policy, { job, schedd: null, machines: slots }, ctx));
   rows.push({ name: "classad: match over 2,000 parsed slots", run: parsed, answer: () => parsed().verdict });
   const full = decision(() => decideMatch(policy, { job: JOB_AD, machines: texts }, ctx));
-  rows.push({ name: "classad: /v1/match from 2,000 ad texts", run: full });
+  rows.push({ name: "classad: /v1/match from 2,000 ad texts", run: full, answer: () => full().verdict });
+  // the same ads in new syntax `[ a = 1; … ]`, as the HTTP benches and the hostile rows send them
+  const jobNew = newSyntax(JOB_AD);
+  const slotNew = newSyntax(slotText);
+  rows.push({
+    name: "classad: parse job + slot ads, new syntax (cold)",
+    run: () => {
+      clearExprCache();
+      return [ad(jobNew), ad(slotNew)];
+    },
+  });
+  const textsNew = texts.map(newSyntax);
+  const fullNew = decision(() => decideMatch(policy, { job: jobNew, machines: textsNew }, ctx));
+  rows.push({ name: "classad: /v1/match from 2,000 new-syntax ad texts", run: fullNew, answer: () => fullNew().verdict });
+  // the worst case for the shared cache: every machine's Requirements a text no other ad repeats
+  const distinct = Array.from({ length: 2000 }, (_, i) => `[ Name = "m${i}"; Memory = ${i}; Requirements = TARGET.RequestMemory <= MY.Memory + ${i} && TARGET.Owner =!= "u${i}" ]`);
+  const fullDistinct = decision(() => decideMatch(policy, { job: jobNew, machines: distinct }, ctx));
+  rows.push({ name: "classad: /v1/match, 2,000 new-syntax ads, every Requirements distinct", run: fullDistinct, answer: () => fullDistinct().verdict });
   return rows;
 }
 

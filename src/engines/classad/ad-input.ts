@@ -8,9 +8,11 @@
  * (the route's 422 `budget_exceeded`); outside a decision nothing is limited.
  */
 import { spend } from "../common/budget.js";
-import { ClassAd, adOf, layoutFor, type SlotValue } from "./classad.js";
+import { AdLayout, ClassAd, SHARED_MAX, adOf, layoutFor, type SlotValue } from "./classad.js";
 import { compile } from "./compile.js";
-import { Compiled, type Node } from "./node.js";
+import { readNewAdQuick } from "./ad-new-syntax.js";
+import { isTextError, sharedOldSlot, simpleLiteral, type TextError } from "./expr-cache.js";
+import { type Node } from "./node.js";
 import { lineCol, parseAdLiteral, parseExpr } from "./parser.js";
 import { INT64_MAX, INT64_MIN, Real, UNDEF, normInt } from "./values.js";
 
@@ -22,96 +24,99 @@ export interface AdError {
 
 export type AdResult = { ok: true; ad: ClassAd } | { ok: false; error: AdError };
 
-/** Distinct expression texts the shared cache holds at most. */
-const MAX_CACHE = 20_000;
-/**
- * Characters of expression text the shared cache holds at most: a compiled
- * expression keeps about 40 bytes per character of its text (measured: 20k
- * distinct 100-character texts kept 80 MB), so this bounds the cache near
- * 8 MB, where 20,000 entries alone let distinct texts in requests fill a
- * 128 MB isolate.
- */
-export const MAX_CACHE_CHARS = 200_000;
-/** Longer texts are compiled for their ad but not kept: one would take a large share of the cache, and long texts rarely repeat. */
-export const MAX_CACHED_TEXT = 2_000;
-let exprCache = new Map<string, Compiled>();
-let cachedChars = 0;
+export { clearExprCache, exprCacheHeld, MAX_CACHE_CHARS, MAX_CACHED_TEXT } from "./expr-cache.js";
 
-/** What the shared expression cache holds now: entries and characters of text (for tests and benchmarks). */
-export function exprCacheHeld(): { entries: number; chars: number } {
-  return { entries: exprCache.size, chars: cachedChars };
+/**
+ * Compiles an old long-form attribute's expression text, sharing one compiled
+ * form per distinct text; the plain integer and string literals most ad
+ * attributes hold are kept as bare values (they rarely repeat, and cost no closure).
+ */
+function compileText(text: string): SlotValue | TextError {
+  return simpleLiteral(text, 0, text.length) ?? sharedOldSlot(text);
+}
+
+/** Whether a character may start an attribute name (`[A-Za-z_]`). */
+function isNameStart(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+}
+
+/** Whether a character may continue an attribute name (`[A-Za-z0-9_]`). */
+function isNameChar(c: number): boolean {
+  return isNameStart(c) || (c >= 48 && c <= 57);
+}
+
+/** Whether `trim` removes this ASCII character (tab, line feed, vertical tab, form feed, carriage return, space). */
+function isTrimmedAscii(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13);
+}
+
+/** The failure of a line that is no `Name = Expr`. */
+function notAnAttribute(line: number): AdResult {
+  return { ok: false, error: { message: "expected `Name = Expr`", at: `${line}:1` } };
 }
 
 /**
- * Empties the shared expression cache (benchmarks use it to time cold parsing).
- * A new Map rather than clear(): clearing a long-lived Map makes V8 keep its
- * old table chained to the new one, and every entry added after that survives
- * young-generation collections, which made each cold parse after a warm one
- * 2-3× slower.
+ * Old long form: `Name = Expr` lines; blank and `#` lines ignored; old string escaping.
+ * Read in place by character codes: a line's name is matched against the layout the ads
+ * of its kind share (no string cut), a plain number costs no string at all.
  */
-export function clearExprCache(): void {
-  exprCache = new Map();
-  cachedChars = 0;
-}
-
-/**
- * Compiles an attribute's expression text, sharing one compiled form per
- * distinct text; the plain integer and string literals most ad attributes
- * hold are kept as bare values (they rarely repeat, and cost no closure).
- */
-function compileText(text: string, oldStrings: boolean): SlotValue | { message: string; offset: number } {
-  if (SIMPLE_INT.test(text)) return Number(text) + 0;
-  if (SIMPLE_STR.test(text)) return text.slice(1, -1);
-  const key = (oldStrings ? "o" : "n") + text;
-  const hit = exprCache.get(key);
-  if (hit !== undefined) return hit;
-  const p = parseExpr(text, oldStrings, true);
-  if (!p.ok) return { message: p.message, offset: p.offset };
-  const c = compile(p.node);
-  spend(0); // compiling charged the budget; a spent one ends the read here
-  if (key.length > MAX_CACHED_TEXT) return c;
-  if (exprCache.size >= MAX_CACHE || cachedChars + key.length > MAX_CACHE_CHARS) clearExprCache();
-  exprCache.set(key, c);
-  cachedChars += key.length;
-  return c;
-}
-
-const SIMPLE_INT = /^-?(?:0|[1-9][0-9]{0,14})$/;
-const SIMPLE_STR = /^"[^"\\]*"$/;
-const NAME = /^[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=(?!=)/;
-
-/** Old long form: `Name = Expr` lines; blank and `#` lines ignored; old string escaping. */
 export function parseOldAd(text: string): AdResult {
-  const names: string[] = [];
+  const n = text.length;
+  let layout: AdLayout | null = AdLayout.EMPTY;
+  // the names as written, kept only once the shared layouts cannot hold them (a repeated name, a large ad)
+  let names: string[] | null = null;
   const slots: SlotValue[] = [];
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].replace(/\r$/, "");
-    const trimmed = line.trim();
-    if (trimmed === "" || trimmed.startsWith("#")) continue;
-    spend(1);
-    const m = NAME.exec(line);
-    if (m === null) return { ok: false, error: { message: "expected `Name = Expr`", at: `${i + 1}:1` } };
-    const exprText = line.slice(m[0].length).trim();
-    const c = compileText(exprText, true);
-    if (isCompileError(c)) {
-      return {
-        ok: false,
-        error: { message: `attribute \`${m[1]}\`: ${c.message}`, at: `${i + 1}:${m[0].length + 1}` },
-      };
+  let lineNo = 0;
+  for (let next = 0; next <= n; ) {
+    const lineStart = next;
+    let lineEnd = text.indexOf("\n", lineStart);
+    if (lineEnd < 0) lineEnd = n;
+    next = lineEnd + 1;
+    lineNo++;
+    if (lineEnd > lineStart && text.charCodeAt(lineEnd - 1) === 13) lineEnd--;
+    let p = lineStart;
+    let c = p < lineEnd ? text.charCodeAt(p) : -1;
+    while (c === 32 || c === 9) c = ++p < lineEnd ? text.charCodeAt(p) : -1;
+    if (!isNameStart(c)) {
+      // not a name: a blank or `#` line is skipped (blank as trim() sees it), anything else is an error
+      const trimmed = text.slice(lineStart, lineEnd).trim();
+      if (trimmed === "" || trimmed.charCodeAt(0) === 35) continue;
+      spend(1);
+      return notAnAttribute(lineNo);
     }
-    names.push(m[1]);
-    slots.push(c);
+    spend(1);
+    const nameStart = p;
+    while (++p < lineEnd && isNameChar(text.charCodeAt(p)));
+    const nameEnd = p;
+    c = p < lineEnd ? text.charCodeAt(p) : -1;
+    while (c === 32 || c === 9) c = ++p < lineEnd ? text.charCodeAt(p) : -1;
+    if (c !== 61 || (p + 1 < lineEnd && text.charCodeAt(p + 1) === 61)) return notAnAttribute(lineNo);
+    const exprCol = p + 2 - lineStart;
+    // the expression, trimmed in place (a non-ASCII character at either end is left to trim())
+    let s = p + 1;
+    let e = lineEnd;
+    while (s < e && isTrimmedAscii(text.charCodeAt(s))) s++;
+    while (e > s && isTrimmedAscii(text.charCodeAt(e - 1))) e--;
+    let slot: SlotValue | TextError;
+    if (e > s && (text.charCodeAt(s) > 127 || text.charCodeAt(e - 1) > 127)) slot = compileText(text.slice(s, e).trim());
+    else slot = simpleLiteral(text, s, e) ?? sharedOldSlot(text.slice(s, e));
+    if (isTextError(slot)) {
+      const name = text.slice(nameStart, nameEnd);
+      return { ok: false, error: { message: `attribute \`${name}\`: ${slot.message}`, at: `${lineNo}:${exprCol}` } };
+    }
+    if (layout !== null) {
+      const grown: AdLayout | null = slots.length < SHARED_MAX ? layout.withSpan(text, nameStart, nameEnd) : null;
+      if (grown === null) {
+        names = [...layout.names];
+        layout = null;
+      } else layout = grown;
+    }
+    if (names !== null) names.push(text.slice(nameStart, nameEnd));
+    slots.push(slot);
   }
-  return { ok: true, ad: new ClassAd(layoutFor(names, slots), slots, null) };
+  return { ok: true, ad: new ClassAd(layout ?? layoutFor(names ?? [], slots), slots, null) };
 }
 
-/** Whether compileText failed (its values are never plain objects with a message). */
-function isCompileError(
-  c: SlotValue | { message: string; offset: number },
-): c is { message: string; offset: number } {
-  return typeof c === "object" && c !== null && Object.getPrototypeOf(c) === Object.prototype;
-}
 
 /**
  * A tree as an ad slot: a literal written without special text is kept as its bare value. Compiling
@@ -126,6 +131,8 @@ function slotOfNode(n: Node): SlotValue {
 
 /** New syntax `[ name = expr; ... ]`. */
 export function parseNewAd(text: string): AdResult {
+  const quick = readNewAdQuick(text);
+  if (quick !== null) return { ok: true, ad: quick };
   const p = parseAdLiteral(text, true);
   if (!p.ok) return { ok: false, error: { message: p.message, at: lineCol(text, p.offset) } };
   if (p.node.k !== "ad") return { ok: false, error: { message: "expected an ad", at: "1:1" } };

@@ -33,6 +33,8 @@ export class AdLayout {
   private children: Map<string, AdLayout> | null = null;
   private lcIndex: Map<string, number> | null = null;
   private written: string[] | null = null;
+  /** The child {@link withSpan} handed out last (kept beside `children`, dropped with them). */
+  private lastChild: AdLayout | null = null;
 
   private constructor(
     private readonly parent: AdLayout | null,
@@ -54,6 +56,25 @@ export class AdLayout {
     return l;
   }
 
+  /**
+   * The layout with the name written at `src[start, end)` added last, or null as for {@link with}: the
+   * child this layout handed out last is checked against the text in place, so ads of one kind read
+   * name after name without cutting a string or hashing one.
+   */
+  withSpan(src: string, start: number, end: number): AdLayout | null {
+    const last = this.lastChild;
+    if (last !== null && last.name.length === end - start) {
+      // compared char by char: startsWith at an offset is a builtin call that costs more than a short name
+      const name = last.name;
+      let i = 0;
+      while (i < name.length && name.charCodeAt(i) === src.charCodeAt(start + i)) i++;
+      if (i === name.length) return last;
+    }
+    const child = this.with(src.slice(start, end));
+    if (child !== null) this.lastChild = child;
+    return child;
+  }
+
   /** The layout with `name` added last, or null when a name equal to it ignoring case is already here. */
   with(name: string): AdLayout | null {
     const hit = this.children?.get(name);
@@ -62,6 +83,7 @@ export class AdLayout {
     if (this.has(lc)) return null;
     if (++layoutCount > MAX_LAYOUTS) {
       AdLayout.EMPTY.children = null;
+      AdLayout.EMPTY.lastChild = null;
       layoutCount = 0;
     }
     const child = new AdLayout(this, name, lc, this.size + 1);
@@ -159,7 +181,7 @@ export function literal(v: Value): Compiled {
 }
 
 /** Ads with more attributes than this get a layout of their own (shared layouts are built name by name). */
-const SHARED_MAX = 256;
+export const SHARED_MAX = 256;
 /** Work units each attribute of a layout of its own costs (see {@link layoutFor}). */
 const STANDALONE_UNITS_PER_NAME = 8;
 

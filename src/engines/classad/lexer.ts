@@ -135,7 +135,27 @@ export function unescapeNew(body: string): string | null {
   return utf8d.decode(new Uint8Array(bytes));
 }
 
-/** A pull lexer over one source text. */
+/** Whether `src` at `p` holds `word` (lower case) ignoring ASCII case. */
+function wordAt(src: string, p: number, word: string): boolean {
+  for (let i = 0; i < word.length; i++) if ((src.charCodeAt(p + i) | 32) !== word.charCodeAt(i)) return false;
+  return true;
+}
+
+/** The keyword token written at `src[p, p + len)` (any case), or `T.Ident`. */
+function keyword(src: string, p: number, len: number): T {
+  switch (len) {
+    case 2:
+      return wordAt(src, p, "is") ? T.MetaEq : T.Ident;
+    case 4:
+      return wordAt(src, p, "true") ? T.True : wordAt(src, p, "isnt") ? T.MetaNe : T.Ident;
+    case 5:
+      return wordAt(src, p, "false") ? T.False : wordAt(src, p, "error") ? T.Err : T.Ident;
+    case 9:
+      return wordAt(src, p, "undefined") ? T.Undef : T.Ident;
+  }
+  return T.Ident;
+}
+
 /**
  * Tokens a charged lexer counts before it charges them, and what they cost: half a unit a
  * token (a decision's ads are read before they are evaluated, and reading is work too).
@@ -155,6 +175,11 @@ export class Lexer {
   oldStrings = false;
   /** Whether tokens are charged to the decision's work budget (texts from requests). */
   charged = false;
+  /**
+   * Kinds only: the token kinds are the same, but no value is made (`sval`, `ival`, `rval` are left
+   * as they were) and a string's escapes are not decoded, so an escape giving NUL is no error here.
+   */
+  kindsOnly = false;
   private uncharged = 0;
 
   constructor(readonly src: string) {}
@@ -249,9 +274,8 @@ export class Lexer {
       }
     }
     this.pos = p;
-    const text = s.slice(p0, p);
     if (real) {
-      this.rval = Number(text);
+      if (!this.kindsOnly) this.rval = Number(s.slice(p0, p));
       return T.Real;
     }
     // hex: 0x.. is an error in this mode (as is any other leading zero)
@@ -259,7 +283,9 @@ export class Lexer {
       this.pos = p + 1;
       return T.Error;
     }
-    if (text.charCodeAt(0) === 48 && text.length > 1) return T.Error;
+    if (s.charCodeAt(p0) === 48 && p - p0 > 1) return T.Error;
+    if (this.kindsOnly) return T.Int;
+    const text = s.slice(p0, p);
     if (intDigits < 16) {
       this.ival = Number(text) + 0;
     } else {
@@ -280,28 +306,10 @@ export class Lexer {
       else break;
     }
     this.pos = p;
-    const w = s.slice(p0, p);
-    this.sval = w;
-    switch (w.length) {
-      case 2:
-        if (w.toLowerCase() === "is") return T.MetaEq;
-        break;
-      case 4: {
-        const l = w.toLowerCase();
-        if (l === "true") return T.True;
-        if (l === "isnt") return T.MetaNe;
-        break;
-      }
-      case 5: {
-        const l = w.toLowerCase();
-        if (l === "false") return T.False;
-        if (l === "error") return T.Err;
-        break;
-      }
-      case 9:
-        if (w.toLowerCase() === "undefined") return T.Undef;
-        break;
-    }
+    // keywords are recognised on the char codes, ignoring case, before any string is cut
+    const k = keyword(s, p0, p - p0);
+    if (k !== T.Ident || this.kindsOnly) return k;
+    this.sval = s.slice(p0, p);
     return T.Ident;
   }
 
@@ -325,7 +333,7 @@ export class Lexer {
         this.pos = n;
         return T.Error;
       }
-      out += s.slice(bodyStart, p);
+      if (!this.kindsOnly) out += s.slice(bodyStart, p);
       // adjacent literals separated only by whitespace are concatenated
       let q = p + 1;
       while (q < n && isSpace(s.charCodeAt(q))) q++;
@@ -336,6 +344,7 @@ export class Lexer {
       this.pos = p + 1;
       break;
     }
+    if (this.kindsOnly) return delim === 34 ? T.Str : T.Ident;
     const dec = unescapeNew(out);
     if (dec === null) return T.Error;
     this.sval = dec;

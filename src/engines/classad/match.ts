@@ -9,6 +9,7 @@ import { readAd, readOneAd, splitAds } from "./ad-input.js";
 import type { ClassAd } from "./classad.js";
 import { evalAttr, evalCompiled } from "./evaluate.js";
 import type { Compiled } from "./node.js";
+import { columnVerdict, DISCARDED, MATCHED as MATCH_FLAG, REJECTED_JOB, REJECTED_RESOURCE, type MatchVerdict } from "./match-verdict.js";
 import type { MatchPolicy } from "./policy.js";
 import { orderByRank } from "./rank-order.js";
 import { EvalState, type EvalContext } from "./state.js";
@@ -31,22 +32,7 @@ export class ClassAdRequestError extends Error {
   }
 }
 
-/** One machine's line of the verdict. */
-export interface MachineVerdict {
-  name: string | number;
-  discarded: boolean;
-  match: boolean;
-  rank: number;
-}
-
-/** The /v1/match verdict body. */
-export interface MatchVerdict {
-  job: { discarded: boolean };
-  schedd?: { discarded: boolean };
-  machines: MachineVerdict[];
-  best: string | number | null;
-  log: string[];
-}
+export type { MachineVerdict, MatchVerdict } from "./match-verdict.js";
 
 /** The three ads of a match request once read. */
 export interface ParsedMatchRequest {
@@ -202,11 +188,6 @@ export function pairSides(policy: MatchPolicy | null, job: ClassAd, machine: Cla
   return { job: isTrue(jEff), machine: isTrue(mEff) };
 }
 
-/** The shortest decimal that round-trips a double. */
-function rankText(r: number): string {
-  return String(r);
-}
-
 /** Matches one job against machines under the pool policy; throws ClassAdRequestError for a bad ad. */
 export function decideMatch(
   policy: MatchPolicy | null,
@@ -218,74 +199,71 @@ export function decideMatch(
   return decideParsedMatch(policy, parsed.value, ctx);
 }
 
-/** Matches already-read ads (the value-returning path: read them with parseMatchRequest first). */
+/**
+ * Matches already-read ads (the value-returning path: read them with parseMatchRequest first).
+ * Per machine the decision keeps only its name, a flag byte and its rank; the verdict's machine
+ * lines and log are written from them when read (match-verdict.ts).
+ */
 export function decideParsedMatch(policy: MatchPolicy | null, req: ParsedMatchRequest, ctx: MatchContext): Decision<MatchVerdict> {
   const st = new EvalState(ctx);
   const ts = new Date(ctx.now).toISOString();
   const explain = ctx.explain === true;
-  const log: string[] = [];
-  const verdict: MatchVerdict = { job: { discarded: false }, machines: [], best: null, log };
+  const head: string[] = [];
   const trace: Record<string, unknown>[] = [];
 
   let scheddOut = false;
+  let schedd: { discarded: boolean } | undefined;
   if (req.schedd !== null) {
     scheddOut = discards(policy?.scheddOnly ?? null, req.schedd, st);
-    verdict.schedd = { discarded: scheddOut };
-    if (scheddOut) log.push(`${ts} Rejected schedd=${stringAttr(req.schedd, "name", st) ?? "#0"} reason=NEGOTIATOR_PE_SCHEDD_ONLY_EXPR`);
+    schedd = { discarded: scheddOut };
+    if (scheddOut) head.push(`${ts} Rejected schedd=${stringAttr(req.schedd, "name", st) ?? "#0"} reason=NEGOTIATOR_PE_SCHEDD_ONLY_EXPR`);
   }
   const jid = jobId(req.job, st);
   const jobOut = !scheddOut && discards(policy?.jobOnly ?? null, req.job, st);
-  verdict.job.discarded = jobOut;
-  if (jobOut) log.push(`${ts} Rejected job=${jid} reason=NEGOTIATOR_PE_JOB_ONLY_EXPR`);
+  if (jobOut) head.push(`${ts} Rejected job=${jid} reason=NEGOTIATOR_PE_JOB_ONLY_EXPR`);
 
-  // matching machines by index; ranks kept beside the verdict lines for the ordering
   const machines = req.machines;
-  const lines: MachineVerdict[] = new Array<MachineVerdict>(machines.length);
-  const ranks = new Float64Array(machines.length);
+  const n = machines.length;
+  const names = new Array<string | null>(n);
+  const flags = new Uint8Array(n);
+  const ranks = new Float64Array(n);
   const candidates: number[] = [];
   const startdOnly = policy?.startdOnly ?? null;
-  for (let i = 0; i < machines.length; i++) {
+  for (let i = 0; i < n; i++) {
     const m = machines[i];
-    const nameStr = stringAttr(m, "name", st);
-    const line: MachineVerdict = { name: nameStr ?? i, discarded: false, match: false, rank: 0 };
-    lines[i] = line;
+    names[i] = stringAttr(m, "name", st);
     if (startdOnly !== null && discards(startdOnly, m, st)) {
-      line.discarded = true;
-      log.push(`${ts} Rejected machine=${nameStr ?? `#${i}`} reason=NEGOTIATOR_PE_STARTD_ONLY_EXPR`);
+      flags[i] = DISCARDED;
       continue;
     }
     if (scheddOut || jobOut) continue;
     const pair = matchPair(policy, req.job, m, st, explain);
-    if (pair.trace) trace.push({ machine: line.name, ...pair.trace, match: pair.match });
-    if (pair.policyReject !== null) log.push(`${ts} Rejected job=${jid} machine=${nameStr ?? `#${i}`} reason=${pair.policyReject}`);
-    const rank = rankOf(evalAttr(req.job, "rank", m, st));
-    line.rank = rank;
-    ranks[i] = rank;
-    if (!pair.match) continue;
-    line.match = true;
-    candidates.push(i);
-  }
-  verdict.machines = lines;
-  // rank descending, ties in input order, NaN ranks last; one log line per match, best first
-  orderByRank(candidates, ranks);
-  const matched = `${ts} Matched job=${jid} machine=`;
-  let lastRank = NaN;
-  let lastRankText = "NaN";
-  for (const c of candidates) {
-    const line = lines[c];
-    const r = line.rank;
-    // equal ranks sit together once ordered: print each distinct rank once
-    if (!Object.is(r, lastRank)) {
-      lastRank = r;
-      lastRankText = rankText(r);
+    if (pair.trace) trace.push({ machine: names[i] ?? i, ...pair.trace, match: pair.match });
+    let f = pair.policyReject === null ? 0 : pair.policyReject === "NEGOTIATOR_PE_RESOURCE_EXPR" ? REJECTED_RESOURCE : REJECTED_JOB;
+    ranks[i] = rankOf(evalAttr(req.job, "rank", m, st));
+    if (pair.match) {
+      f |= MATCH_FLAG;
+      candidates.push(i);
     }
-    log.push(`${matched}${typeof line.name === "string" ? line.name : `#${c}`} rank=${lastRankText}`);
+    flags[i] = f;
   }
-  verdict.best = candidates.length > 0 ? lines[candidates[0]].name : null;
+  // rank descending, ties in input order, NaN ranks last
+  orderByRank(candidates, ranks);
   // a spent work budget made the evaluations after it ERROR: the log says so, as the outcome does
   st.flushWork();
   const spent = currentBudget().exhausted();
-  if (spent) log.push(`${ts} ${BUDGET_EXCEEDED_MESSAGE}`);
+  const verdict = columnVerdict({
+    ts,
+    jid,
+    job: { discarded: jobOut },
+    schedd,
+    names,
+    flags,
+    ranks,
+    order: candidates,
+    head,
+    tail: spent ? `${ts} ${BUDGET_EXCEEDED_MESSAGE}` : null,
+  });
   const outcome = spent ? BUDGET_EXCEEDED : scheddOut ? "schedd_discarded" : jobOut ? "job_discarded" : verdict.best === null ? "no_match" : "matched";
   const decision: Decision<MatchVerdict> = { verdict, cacheable: st.used === 0, outcome };
   return explain ? { ...decision, trace: { pairs: trace, policy: policy?.texts ?? {} } } : decision;

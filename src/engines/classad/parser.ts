@@ -59,7 +59,8 @@ const BIN: Partial<Record<T, readonly [number, Op]>> = {
 /** A parser over one source; `parseExpression` may be called repeatedly. */
 export class Parser {
   readonly lx: Lexer;
-  private depth = 0;
+  /** How deeply nested the parse is now (bounded by MAX_DEPTH). */
+  depth = 0;
 
   constructor(src: string, oldStrings = false, charged = false) {
     this.lx = new Lexer(src);
@@ -318,10 +319,13 @@ function guard(fn: () => Node): ParseResult {
 /**
  * Parses a whole text as one expression (nothing may follow it); `charged` texts (from requests)
  * pay for their tokens as they are read, so a spent budget ends the parse with `BudgetExceeded`.
+ * `depth` is the nesting the text sits in (1 for an attribute's value inside an ad literal), which
+ * counts against the nesting bound as it would if the enclosing text were parsed whole.
  */
-export function parseExpr(src: string, oldStrings = false, charged = false): ParseResult {
+export function parseExpr(src: string, oldStrings = false, charged = false, depth = 0): ParseResult {
   return guard(() => {
     const p = new Parser(src, oldStrings, charged);
+    p.depth = depth;
     const n = p.parseExpression();
     if (p.t() !== T.End) p.fail("unexpected text after the expression");
     return n;

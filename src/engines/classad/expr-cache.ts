@@ -1,0 +1,147 @@
+/**
+ * The shared expression cache of ad reading: one compiled form per distinct
+ * attribute text (old long form and new syntax kept apart, their strings being
+ * escaped differently), bounded in entries and in characters, and the plain
+ * literals read straight from the text without a parse.
+ */
+import { spend } from "../common/budget.js";
+import type { SlotValue } from "./classad.js";
+import { compile } from "./compile.js";
+import type { Compiled } from "./node.js";
+import { parseExpr } from "./parser.js";
+
+/** Distinct expression texts the shared cache holds at most. */
+const MAX_CACHE = 20_000;
+/**
+ * Characters of expression text the shared cache holds at most: a compiled
+ * expression keeps about 40 bytes per character of its text (measured: 20k
+ * distinct 100-character texts kept 80 MB), so this bounds the cache near
+ * 8 MB, where 20,000 entries alone let distinct texts in requests fill a
+ * 128 MB isolate.
+ */
+export const MAX_CACHE_CHARS = 200_000;
+/** Longer texts are compiled for their ad but not kept: one would take a large share of the cache, and long texts rarely repeat. */
+export const MAX_CACHED_TEXT = 2_000;
+
+/** Old long-form texts (compiled, literals included) and new-syntax ones (a literal kept as its bare value). */
+let oldCache = new Map<string, Compiled>();
+let newCache = new Map<string, SlotValue>();
+let cachedChars = 0;
+
+/** What the shared expression cache holds now: entries and characters of text (for tests and benchmarks). */
+export function exprCacheHeld(): { entries: number; chars: number } {
+  return { entries: oldCache.size + newCache.size, chars: cachedChars };
+}
+
+/**
+ * Empties the shared expression cache (benchmarks use it to time cold parsing).
+ * New Maps rather than clear(): clearing a long-lived Map makes V8 keep its
+ * old table chained to the new one, and every entry added after that survives
+ * young-generation collections, which made each cold parse after a warm one
+ * 2-3× slower.
+ */
+export function clearExprCache(): void {
+  oldCache = new Map();
+  newCache = new Map();
+  cachedChars = 0;
+}
+
+/** A text that did not parse: the parser's message and offset in the text. */
+export interface TextError {
+  message: string;
+  offset: number;
+}
+
+/**
+ * The bare value of a plain integer (`-?(0|[1-9][0-9]{0,14})`) or of a string literal without quote
+ * or backslash inside, written at `src[s, e)`; undefined for any other text.
+ */
+export function simpleLiteral(src: string, s: number, e: number): number | string | undefined {
+  if (e <= s) return undefined;
+  const c0 = src.charCodeAt(s);
+  if (c0 === 34) {
+    if (e - s < 2 || src.charCodeAt(e - 1) !== 34) return undefined;
+    for (let q = s + 1; q < e - 1; q++) {
+      const c = src.charCodeAt(q);
+      if (c === 34 || c === 92) return undefined;
+    }
+    return src.slice(s + 1, e - 1);
+  }
+  let q = s;
+  const neg = c0 === 45;
+  if (neg) q++;
+  const digits = e - q;
+  if (digits < 1 || digits > 15) return undefined;
+  if (src.charCodeAt(q) === 48) return digits === 1 ? 0 : undefined;
+  let v = 0;
+  for (; q < e; q++) {
+    const d = src.charCodeAt(q) - 48;
+    if (d < 0 || d > 9) return undefined;
+    v = v * 10 + d;
+  }
+  return neg ? 0 - v : v;
+}
+
+/** A copy of a text not sharing its characters with a larger one (a cut of a request's text would keep the request alive). */
+function ownCopy(text: string): string {
+  return ("\u0000" + text).slice(1);
+}
+
+/**
+ * The shared compiled form of an old long-form attribute text (compiled and
+ * kept on first sight, as room allows). Compiling is charged to the decision's
+ * budget; a spent one ends the read with `BudgetExceeded`.
+ */
+export function sharedOldSlot(text: string): Compiled | TextError {
+  const hit = oldCache.get(text);
+  if (hit !== undefined) return hit;
+  const size = text.length + 1;
+  const own = size > MAX_CACHED_TEXT ? text : ownCopy(text);
+  const p = parseExpr(own, true, true);
+  if (!p.ok) return { message: p.message, offset: p.offset };
+  const c = compile(p.node);
+  spend(0);
+  if (size <= MAX_CACHED_TEXT) {
+    makeRoom(size);
+    oldCache.set(own, c);
+  }
+  return c;
+}
+
+/**
+ * The shared slot of a new-syntax attribute value written as `text` inside an
+ * ad literal (parsed at nesting depth 1, as it sits there): a literal without
+ * special text is its bare value, anything else its compiled form. Its tokens
+ * are not charged again here: the caller's reading of the ad paid for them.
+ */
+export function sharedNewSlot(text: string): SlotValue | TextError {
+  const hit = newCache.get(text);
+  if (hit !== undefined) return hit;
+  const size = text.length + 1;
+  const own = size > MAX_CACHED_TEXT ? text : ownCopy(text);
+  const p = parseExpr(own, false, false, 1);
+  if (!p.ok) return { message: p.message, offset: p.offset };
+  const n = p.node;
+  let slot: SlotValue;
+  if (n.k === "lit" && n.text === undefined) slot = n.v;
+  else {
+    slot = compile(n);
+    spend(0);
+  }
+  if (size <= MAX_CACHED_TEXT) {
+    makeRoom(size);
+    newCache.set(own, slot);
+  }
+  return slot;
+}
+
+/** Counts a text of `size` characters about to be kept, emptying the cache first when it is full. */
+function makeRoom(size: number): void {
+  if (oldCache.size + newCache.size >= MAX_CACHE || cachedChars + size > MAX_CACHE_CHARS) clearExprCache();
+  cachedChars += size;
+}
+
+/** Whether a slot reading failed (slot values are never plain objects with a message). */
+export function isTextError(c: SlotValue | TextError): c is TextError {
+  return typeof c === "object" && c !== null && Object.getPrototypeOf(c) === Object.prototype;
+}

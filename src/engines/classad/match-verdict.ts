@@ -1,0 +1,130 @@
+/**
+ * The /v1/match verdict, kept in columns while the decision runs: per machine
+ * only its name (a string the ad already holds), a flag byte and its rank, and
+ * the matching machines in rank order. The per-machine lines and the log are
+ * built from the columns when the answer is written (the verdict's `machines`
+ * and `log` are read), once; a decision over 100,000 machines thus allocates
+ * no object and no string per machine while it decides.
+ */
+
+/** One machine's line of the verdict. */
+export interface MachineVerdict {
+  name: string | number;
+  discarded: boolean;
+  match: boolean;
+  rank: number;
+}
+
+/** The /v1/match verdict body. */
+export interface MatchVerdict {
+  job: { discarded: boolean };
+  schedd?: { discarded: boolean };
+  machines: MachineVerdict[];
+  best: string | number | null;
+  log: string[];
+}
+
+/** Flag bits of one machine. */
+export const DISCARDED = 1;
+export const MATCHED = 2;
+/** The pair matched on Requirements alone, but NEGOTIATOR_PE_RESOURCE_EXPR (or _JOB_EXPR) rejected it. */
+export const REJECTED_RESOURCE = 4;
+export const REJECTED_JOB = 8;
+
+/** What a decision found, in columns. */
+export interface MatchColumns {
+  /** The decision's timestamp as the log prints it, and the job's id. */
+  readonly ts: string;
+  readonly jid: string;
+  readonly job: { discarded: boolean };
+  readonly schedd: { discarded: boolean } | undefined;
+  /** Per machine: the Name attribute when it is a string, else null (the line shows the index). */
+  readonly names: readonly (string | null)[];
+  readonly flags: Uint8Array;
+  readonly ranks: Float64Array;
+  /** The matching machines' indices, best first. */
+  readonly order: readonly number[];
+  /** Log lines before the machines' (schedd and job discards), and the closing line (a spent budget) or null. */
+  readonly head: readonly string[];
+  readonly tail: string | null;
+}
+
+/** The shortest decimal that round-trips a double. */
+function rankText(r: number): string {
+  return String(r);
+}
+
+/** The machine lines, in input order. */
+function machineLines(c: MatchColumns): MachineVerdict[] {
+  const n = c.names.length;
+  const out = new Array<MachineVerdict>(n);
+  for (let i = 0; i < n; i++) {
+    const f = c.flags[i];
+    out[i] = {
+      name: c.names[i] ?? i,
+      discarded: (f & DISCARDED) !== 0,
+      match: (f & MATCHED) !== 0,
+      rank: c.ranks[i],
+    };
+  }
+  return out;
+}
+
+/** The log: discards, policy rejections in input order, one line per match best first, the budget line. */
+function logLines(c: MatchColumns): string[] {
+  const log = [...c.head];
+  const { ts, jid, names, flags } = c;
+  for (let i = 0; i < names.length; i++) {
+    const f = flags[i];
+    if ((f & (DISCARDED | REJECTED_RESOURCE | REJECTED_JOB)) === 0) continue;
+    const name = names[i] ?? `#${i}`;
+    if (f & DISCARDED) log.push(`${ts} Rejected machine=${name} reason=NEGOTIATOR_PE_STARTD_ONLY_EXPR`);
+    else
+      log.push(
+        `${ts} Rejected job=${jid} machine=${name} reason=${f & REJECTED_RESOURCE ? "NEGOTIATOR_PE_RESOURCE_EXPR" : "NEGOTIATOR_PE_JOB_EXPR"}`,
+      );
+  }
+  const matched = `${ts} Matched job=${jid} machine=`;
+  let lastRank = NaN;
+  let lastRankText = "NaN";
+  for (const i of c.order) {
+    const r = c.ranks[i];
+    // equal ranks sit together once ordered: print each distinct rank once
+    if (!Object.is(r, lastRank)) {
+      lastRank = r;
+      lastRankText = rankText(r);
+    }
+    log.push(`${matched}${names[i] ?? `#${i}`} rank=${lastRankText}`);
+  }
+  if (c.tail !== null) log.push(c.tail);
+  return log;
+}
+
+/**
+ * The verdict over the columns: `job`, `machines`, `best`, `log` and (with a
+ * schedd ad) `schedd`, in that order; `machines` and `log` are built on first
+ * read and kept, so JSON and spreading see plain arrays.
+ */
+export function columnVerdict(c: MatchColumns): MatchVerdict {
+  let machines: MachineVerdict[] | null = null;
+  let log: string[] | null = null;
+  const best = c.order.length > 0 ? (c.names[c.order[0]] ?? c.order[0]) : null;
+  const verdict = {
+    job: c.job,
+    get machines(): MachineVerdict[] {
+      return (machines ??= machineLines(c));
+    },
+    set machines(v: MachineVerdict[]) {
+      machines = v;
+    },
+    best,
+    get log(): string[] {
+      return (log ??= logLines(c));
+    },
+    set log(v: string[]) {
+      log = v;
+    },
+  } as MatchVerdict;
+  if (c.schedd !== undefined) verdict.schedd = c.schedd;
+  return verdict;
+}

@@ -1,0 +1,153 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import {
+  clearExprCache,
+  exprCacheHeld,
+  parseNewAd,
+  parseOldAd,
+  type AdResult,
+} from "../../src/engines/classad/ad-input.js";
+import { adOf, type SlotValue } from "../../src/engines/classad/classad.js";
+import { compile } from "../../src/engines/classad/compile.js";
+import type { Node } from "../../src/engines/classad/node.js";
+import { lineCol, parseAdLiteral, parseExpr } from "../../src/engines/classad/parser.js";
+import { unparseAd } from "../../src/engines/classad/unparse.js";
+
+/** An ad slot as a whole parse makes it: a plain literal bare, anything else compiled. */
+function slotOf(n: Node): SlotValue {
+  return n.k === "lit" && n.text === undefined ? n.v : compile(n);
+}
+
+/** What reading gave, comparable: the ad unparsed, or the error. */
+function outcome(r: AdResult): string {
+  return r.ok ? `ok ${unparseAd(r.ad)}` : `error ${r.error.message} at ${r.error.at}`;
+}
+
+/** A new-syntax ad parsed whole, then built (the reading before the shared cache). */
+function wholeNew(text: string): string {
+  const p = parseAdLiteral(text, true);
+  if (!p.ok) return `error ${p.message} at ${lineCol(text, p.offset)}`;
+  if (p.node.k !== "ad") return "error expected an ad at 1:1";
+  return `ok ${unparseAd(adOf(p.node.attrs.map(([k, v]) => [k, slotOf(v)] as const)))}`;
+}
+
+/** An old long-form ad read line by line with the regular expressions the reader used before it read in place. */
+function wholeOld(text: string): string {
+  const names: string[] = [];
+  const slots: SlotValue[] = [];
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].replace(/\r$/, "");
+    const trimmed = line.trim();
+    if (trimmed === "" || trimmed.startsWith("#")) continue;
+    const m = /^[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=(?!=)/.exec(line);
+    if (m === null) return `error expected \`Name = Expr\` at ${i + 1}:1`;
+    const expr = line.slice(m[0].length).trim();
+    let slot: SlotValue;
+    if (/^-?(?:0|[1-9][0-9]{0,14})$/.test(expr)) slot = Number(expr) + 0;
+    else if (/^"[^"\\]*"$/.test(expr)) slot = expr.slice(1, -1);
+    else {
+      const p = parseExpr(expr, true, true);
+      if (!p.ok) return `error attribute \`${m[1]}\`: ${p.message} at ${i + 1}:${m[0].length + 1}`;
+      slot = compile(p.node);
+    }
+    names.push(m[1]);
+    slots.push(slot);
+  }
+  return `ok ${unparseAd(adOf(names.map((n, i) => [n, slots[i]] as const)))}`;
+}
+
+const NEW_ADS = [
+  '[ Name = "slot1"; Memory = 2048; Requirements = TARGET.Memory >= 1024 && Arch == "X86_64" ]',
+  "[ a = -1; b = - 1; c = 1 - -2; d = .5; e = 1e3; f = 0; g = -0; h = 007 ]",
+  '[ a = "x\\ny"; b = "tab\\there"; c = "q\\"uote"; d = "nul\\0" ]',
+  '[ s = "a" "b"; t = "c" /* comment ] ; */ "d"; u = { 1, [ x = 1; y = { 2; } ], (3) } ]',
+  "[ ;; a = 1;; b = 2; ]",
+  "[;]",
+  "[ ]",
+  "[ a = 1 2 ]",
+  "[ a = ; ]",
+  "[ a = (1; b = 2 ]",
+  "[ a = 1) ]",
+  "[ 'quoted name' = 1; b = 'x' ]",
+  "[ true = 1 ]",
+  "[ a.b = 1 ]",
+  "[ a = 1 ] trailing",
+  "[ A = 1; a = 2; B = A ]",
+  '[ x = strcat("a"; "b"); y = ifThenElse(x == "ab", 1, 2); z = x ?: 3; w = x[0] ]',
+  '[ t = absTime("2024-01-01T00:00:00Z"); r = relTime("1:00:00"); u = absTime("nonsense") ]',
+  "[ u = undefined; e = error; T = TRUE; f = False; is1 = a is b; n = a isnt b; m = a =?= b ]",
+  "[ deep = " + "(".repeat(398) + "1" + ")".repeat(398) + " ]",
+  "[ deeper = " + "(".repeat(399) + "1" + ")".repeat(399) + " ]",
+  "[ chain = " + Array(398).fill("1").join(" + ") + " ]",
+  "[ chain2 = " + Array(399).fill("1").join(" + ") + " ]",
+  `[ ${Array.from({ length: 300 }, (_, i) => `a${i} = ${i}`).join("; ")} ]`,
+  "[ a = 0x10 ]",
+  "[ a = 1. ]",
+  '[ a = "unterminated ]',
+  "[ a = /* unterminated ]",
+  "[ a = b[ ]",
+  "[ a = 99999999999999999999 ]",
+  "[ a = -9223372036854775808; b = 9007199254740993 ]",
+];
+
+const OLD_ADS = [
+  'MyType = "Machine"\nName = "slot1"\nMemory = 2048\nRequirements = TARGET.Memory >= 1024\n',
+  "a = 1\r\nb = 2\r\n\r\n# comment\n  \t c = 3  \r\n",
+  "a = -0\nb = 007\nc = 123456789012345\nd = 1234567890123456\ne = -5\nf = 0\ng = - 1",
+  'a = "x\\"y"\nb = "c:\\tmp"\nc = "plain"\nd = ""\ne = "',
+  "a == 1",
+  "= 1",
+  "1a = 2",
+  "\u00a0a = 1",
+  "a = \u00a0 1 \u00a0",
+  "a = 1\u2028",
+  "\va = 1",
+  "A = 1\na = 2\nB = A",
+  "a = (1",
+  "a =",
+  Array.from({ length: 300 }, (_, i) => `a${i} = x${i}`).join("\n"),
+  "a = 1\n\n\n",
+  "",
+  "   ",
+  'name_with_digits9 = true\n_under = false\nx\t=\t"t"',
+];
+
+describe("reading ads in place", () => {
+  beforeEach(() => clearExprCache());
+
+  it("reads every new-syntax ad as parsing it whole does, errors included", () => {
+    for (const text of NEW_ADS) {
+      // twice: the second reading finds the values in the shared cache
+      expect(outcome(parseNewAd(text)), text.slice(0, 80)).toBe(wholeNew(text));
+      expect(outcome(parseNewAd(text)), text.slice(0, 80)).toBe(wholeNew(text));
+    }
+  });
+
+  it("reads every old long-form ad as the line-by-line reading did, errors included", () => {
+    for (const text of OLD_ADS) {
+      expect(outcome(parseOldAd(text)), JSON.stringify(text.slice(0, 80))).toBe(wholeOld(text));
+      expect(outcome(parseOldAd(text)), JSON.stringify(text.slice(0, 80))).toBe(wholeOld(text));
+    }
+  });
+
+  it("compiles a new-syntax value once for all the ads that repeat its text", () => {
+    const ads = Array.from({ length: 50 }, (_, i) =>
+      parseNewAd(`[ Name = "m${i}"; Requirements = TARGET.Memory > ${i % 2} ]`),
+    );
+    const slots = ads.map((r) => (r.ok ? r.ad.slots[1] : null));
+    expect(slots[0]).not.toBeNull();
+    expect(slots[2]).toBe(slots[0]);
+    expect(slots[3]).toBe(slots[1]);
+    expect(slots[1]).not.toBe(slots[0]);
+    expect(exprCacheHeld().entries).toBe(2);
+  });
+
+  it("shares one layout between ads of one kind, in either syntax", () => {
+    const a = parseNewAd('[ Name = "a"; Memory = 1 ]');
+    const b = parseNewAd('[ Name = "b"; Memory = 2 ]');
+    const c = parseOldAd('Name = "c"\nMemory = 3');
+    if (!a.ok || !b.ok || !c.ok) throw new Error("ads do not read");
+    expect(b.ad.layout).toBe(a.ad.layout);
+    expect(c.ad.layout).toBe(a.ad.layout);
+  });
+});
