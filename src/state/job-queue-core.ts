@@ -65,12 +65,14 @@ export class JobQueueCore {
   private set: FilterSet | undefined;
   /**
    * The running jobs' slots per rule and per ad-hoc bucket, so a decision costs
-   * the same whatever the queue's length. Never stored, so never trusted from
-   * storage: built from the running rows on first use after the object starts,
-   * carried to the new rules when they change (matching again only what the
-   * change can move, see `RunningCounts.rebase`), and kept in step as jobs
-   * start and end (each change after its row is written, so a failed write
-   * leaves the counts as the rows are).
+   * the same whatever the queue's length. Kept in the store with the jobs
+   * (`tables.shares`), each change written in the same step as the job's row
+   * (after it, so a failed write leaves the counts as the rows are): restored
+   * from there on first use after the object starts (counted from the running
+   * rows only when the store holds none, as in a queue stored before counts
+   * were kept), carried to the new rules when they change (matching again only
+   * the jobs the change can move, see `RunningCounts.rebase`), and kept in
+   * step as jobs start and end.
    */
   private counts: RunningCounts | undefined;
   /** Told of decisions, starts and ends as they happen (see QueueObserver); nothing when no candidate is staged. */
@@ -142,8 +144,10 @@ export class JobQueueCore {
   /** The running counts for the current rules, checked against the table (see `counts`). */
   private runningCounts(): RunningCounts {
     const set = this.filterSet();
-    if (this.counts === undefined) this.counts = RunningCounts.of(set, this.runningJobs());
-    else if (this.counts.set !== set) this.counts = this.counts.rebase(set);
+    const shares = this.tables.shares;
+    if (this.counts === undefined)
+      this.counts = RunningCounts.restore(set, shares) ?? RunningCounts.rebuild(set, shares, this.runningJobs());
+    else if (this.counts.set !== set) this.counts.rebase(set);
     return this.counts;
   }
 
@@ -154,13 +158,13 @@ export class JobQueueCore {
 
   /** A job took its slot: counted for the rules, and told to the observer. */
   private jobStarted(job: Job): void {
-    this.counts?.start(job);
+    this.runningCounts().start(job);
     this.observer?.started(job);
   }
 
   /** A job gave its slot back. */
   private jobEnded(id: number): void {
-    this.counts?.end(id);
+    this.runningCounts().end(id);
     this.observer?.ended(id);
   }
 

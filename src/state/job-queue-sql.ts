@@ -1,5 +1,6 @@
 import { parseExactJson, stringifyExactJson } from "../engines/common/exact-json.js";
 import type { FilterRule, Job, JobAction } from "../engines/jobfilter/index.js";
+import { SqlShares } from "./running-shares-sql.js";
 import type { JobState } from "./job-queue-types.js";
 import type { JobRow, QueueStore } from "./job-queue-store.js";
 
@@ -58,8 +59,11 @@ function toRow(r: Raw): JobRow {
  * counting exact under concurrent submissions.
  */
 export class QueueTables implements QueueStore {
+  readonly shares: SqlShares;
+
   constructor(private readonly sql: SqlStorage) {
     for (const statement of SCHEMA) sql.exec(statement);
+    this.shares = new SqlShares(sql);
     if (this.meta("jobs_columns") !== COLUMNS_VERSION) {
       const have = new Set(sql.exec<{ name: string }>("PRAGMA table_info(jobs)").toArray().map((c) => c.name));
       for (const column of ADDED_COLUMNS) {

@@ -1,4 +1,5 @@
-import type { FilterRule, Job, JobAction } from "../engines/jobfilter/index.js";
+import type { FilterRule, Job, JobAction, ShareStore } from "../engines/jobfilter/index.js";
+import { MemoryShares } from "../engines/jobfilter/index.js";
 import type { JobState } from "./job-queue-types.js";
 
 /** One row of the jobs table. */
@@ -25,6 +26,8 @@ export interface JobRow {
  * keeps it in memory (`MemoryQueueTables`), so both run the same queue logic.
  */
 export interface QueueStore {
+  /** The running counts kept with the jobs (see `RunningCounts`), restored with them when the queue starts again. */
+  readonly shares: ShareStore;
   meta(key: string): string | undefined;
   setMeta(key: string, value: string): void;
   /** The highest job id seen so far (0 before any). */
@@ -59,6 +62,7 @@ const ENDED: readonly JobState[] = ["finished", "expired", "cancelled"];
  * Durable Object.
  */
 export class MemoryQueueTables implements QueueStore {
+  readonly shares = new MemoryShares();
   private readonly settings = new Map<string, string>();
   private readonly filters = new Map<string, FilterRule>();
   private readonly jobs = new Map<number, { row: JobRow; updated: number }>();

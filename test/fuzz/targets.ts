@@ -135,6 +135,10 @@ const yunikornYaml = fc.oneof(
   soup(YAML_TOKENS, ["", " ", "\n", "\n  "], 50),
   fc.integer({ min: 1, max: 40 }).map((n) => "partitions:\n" + "? ".repeat(n) + "x"),
   nest("[", "", "]").map((e) => "partitions: " + e),
+  // a quoted scalar folded over many lines, each ending in blanks (quadratic in the reader before 0fdf16e)
+  fc
+    .tuple(fc.integer({ min: 1, max: 80_000 }), fc.constantFrom("'", '"'), fc.constantFrom(" ", "\t", "  "))
+    .map(([n, q, blank]) => `partitions:\n  - name: ${q}a` + `${blank}\n      a`.repeat(n) + `${q}\n`),
   fc.integer({ min: 1, max: 20_000 }).map((n) => "partitions:\n" + "- ".repeat(n) + "x"),
   fc.integer({ min: 1, max: 8 }).map(
     (n) =>

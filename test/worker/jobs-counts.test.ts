@@ -1,11 +1,13 @@
 /**
  * The JobQueue object's per-rule running counts: kept in step as jobs start,
- * finish and lose their leases, never stored, and rebuilt from the job rows
- * when the object starts again — a restart in the middle of a run leaves the
- * same counts and the same decisions as no restart.
+ * finish and lose their leases, stored with the jobs and restored from
+ * storage when the object starts again — a restart in the middle of a run
+ * leaves the same counts and the same decisions as no restart — and carried
+ * through rule changes with many jobs running, as counting anew would count.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { RunningCounts, buildFilterSet, type Job } from "../../src/engines/jobfilter/index.js";
 import type { Env } from "../../src/env.js";
 import type { JobQueue } from "../../src/state/job-queue.js";
 import type { JobStatus } from "../../src/state/job-queue-types.js";
@@ -94,8 +96,65 @@ describe("JobQueue running counts", () => {
     expect(disk(11).map(([, n]) => n)).toEqual([2]);
   });
 
+  it("are restored from storage, not counted again from the job rows, when the object starts again", async () => {
+    const queue = "counts-stored";
+    await runInDurableObject(stub(queue), async (first: JobQueue, state: DurableObjectState) => {
+      const { a, b } = addRules(first);
+      for (let id = 1; id <= 3; id++) await first.submit(queue, { id, opcodes: [op("OP_A", ["rate-limit:5:net"])] });
+      await first.submit(queue, { id: 4, opcodes: [op("OP_B")] });
+      const before = first.runningSnapshot();
+      expect(before.rules).toEqual({ [a]: 3, [b]: 1 });
+      // the totals are in storage as the object counts them
+      const rows = state.storage.sql.exec<{ kind: string; key: string; n: number }>("SELECT kind, key, n FROM running_totals").toArray();
+      expect(Object.fromEntries(rows.filter((r) => r.kind === "rule").map((r) => [r.key, r.n]))).toEqual(before.rules);
+      expect(Object.fromEntries(rows.filter((r) => r.kind === "bucket").map((r) => [r.key, r.n]))).toEqual(before.buckets);
+      // a job row changed behind the queue's back: counting the rows again would count job 1 under B
+      state.storage.sql.exec("UPDATE jobs SET job = ? WHERE id = 1", JSON.stringify({ id: 1, opcodes: [op("OP_B")] }));
+      const again = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv);
+      expect(again.runningSnapshot()).toEqual(before);
+      // and the restored counts go on: job 2 ends, B's last slot is taken, a third B is held
+      again.finish(2);
+      expect((await again.submit(queue, { id: 5, opcodes: [op("OP_B")] })) as JobStatus).toMatchObject({ action: "ACCEPT" });
+      expect((await again.submit(queue, { id: 6, opcodes: [op("OP_B")] })) as JobStatus).toMatchObject({ action: "RATE_LIMITED" });
+      expect(again.runningSnapshot().rules).toEqual({ [a]: 2, [b]: 2 });
+    });
+  });
+
+  it("are carried through rule changes with many jobs running, as counting the running jobs anew gives", async () => {
+    const queue = "counts-many";
+    await runInDurableObject(stub(queue), async (first: JobQueue, state: DurableObjectState) => {
+      let q = first;
+      const ops = ["OP_A", "OP_B", "OP_C"];
+      q.putFilter(queue, { priority: 50, predicates: [], action: "ACCEPT", reason: [] });
+      const r1 = q.putFilter(queue, { priority: 10, predicates: [["opcode", ["=", "OP_ID", "OP_A"]]], action: ["RATE_LIMIT", 100_000], reason: [] });
+      const r2 = q.putFilter(queue, { priority: 20, predicates: [["opcode", ["=", "OP_ID", "OP_B"]]], action: "ACCEPT", reason: [] });
+      for (let id = 1; id <= 600; id++) await q.submit(queue, { id, opcodes: [op(ops[id % 3], id % 7 === 0 ? ["rate-limit:1000:disk"] : [])] });
+      for (let id = 3; id <= 600; id += 11) q.finish(id);
+      const fresh = () => {
+        const running = state.storage.sql.exec<{ job: string }>("SELECT job FROM jobs WHERE state = 'running'").toArray().map((r) => JSON.parse(r.job) as Job);
+        return RunningCounts.of(buildFilterSet(q.listFilters()), running).snapshot();
+      };
+      const restart = () => {
+        q = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv);
+      };
+      expect(q.runningSnapshot()).toEqual(fresh());
+      // a rule before the others taking some jobs (by id), a rule changed to match other jobs, a rule deleted
+      q.putFilter(queue, { priority: 5, predicates: [["jobid", ["<", "id", 200]]], action: "ACCEPT", reason: [] });
+      expect(q.runningSnapshot()).toEqual(fresh());
+      q.putFilter(queue, { priority: 20, predicates: [["opcode", ["=", "OP_ID", "OP_C"]]], action: "ACCEPT", reason: [] }, r2);
+      expect(q.runningSnapshot()).toEqual(fresh());
+      q.deleteFilter(r1);
+      expect(q.runningSnapshot()).toEqual(fresh());
+      // a rule change the object stops before carrying the counts through: the next object carries them
+      q.putFilter(queue, { priority: 1, predicates: [["opcode", ["=", "OP_ID", "OP_B"]]], action: ["RATE_LIMIT", 7], reason: [] });
+      restart();
+      expect(q.runningSnapshot()).toEqual(fresh());
+      expect(Object.values(q.runningSnapshot().rules).reduce((x, y) => x + y, 0)).toBe(600 - 55);
+    });
+  });
+
   for (const at of [3, 8, 11]) {
-    it(`are rebuilt from the job rows when the object restarts mid-run (before step ${at})`, async () => {
+    it(`are restored when the object restarts mid-run (before step ${at})`, async () => {
       const straight = await run(`counts-straight-${at}`, null);
       const restarted = await run(`counts-restart-${at}`, at);
       expect(restarted.actions).toEqual(straight.actions);

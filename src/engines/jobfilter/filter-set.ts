@@ -14,6 +14,8 @@ export interface CompiledRule {
   readonly matches: (job: PreparedJob) => boolean;
   /** Each predicate's test on its own, in the rule's order (for the explain trace). */
   readonly predicates: readonly ((job: PreparedJob) => boolean)[];
+  /** Whether the rule reads nothing of a job but its id (only `jobid` predicates, or none). */
+  readonly idOnly: boolean;
 }
 
 /** The loaded filter chain: rules in evaluation order, CONTINUE rules dropped from the chain walked per job. */
@@ -47,7 +49,8 @@ export function compileRule(rule: FilterRule, fields: FieldTable): CompiledRule 
           };
   const kind = Array.isArray(rule.action) ? "RATE_LIMIT" : rule.action;
   const limit = Array.isArray(rule.action) ? rule.action[1] : 0;
-  return { rule, uuid: rule.uuid, kind, limit, matches, predicates: preds };
+  const idOnly = rule.predicates.every((p) => p[0] === "jobid");
+  return { rule, uuid: rule.uuid, kind, limit, matches, predicates: preds, idOnly };
 }
 
 /** Builds the filter chain once per rule set, so each decision only walks closures. */

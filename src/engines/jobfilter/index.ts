@@ -4,6 +4,8 @@ export { compileFilters, loadFilters, validateRule, validateRules, seedUuid } fr
 export type { JobfilterPolicy } from "./policy.js";
 export { schedulePass, decideJob } from "./schedule.js";
 export { RunningCounts, decideCounted } from "./running-counts.js";
+export { MemoryShares } from "./running-shares.js";
+export type { Share, ShareStore, Holder, Totals } from "./running-shares.js";
 export type { QueueView } from "./schedule.js";
 export { buildFilterSet, applyingRule, compareRules } from "./filter-set.js";
 export type { FilterSet, CompiledRule } from "./filter-set.js";

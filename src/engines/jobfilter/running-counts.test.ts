@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildFilterSet } from "./filter-set.js";
 import { RunningCounts } from "./running-counts.js";
+import { MemoryShares } from "./running-shares.js";
 import type { FilterAction, FilterRule, Job } from "./types.js";
 
 const action: fc.Arbitrary<FilterAction> = fc.oneof(
@@ -13,6 +14,7 @@ const predicates = fc.constantFrom<FilterRule["predicates"]>(
   [["opcode", ["==", "OP_ID", "A"]]],
   [["opcode", ["==", "OP_ID", "B"]]],
   [["jobid", ["<", "id", 5]]],
+  [["jobid", [">", "id", "watermark"]]],
   [["reason", ["=~", "reason", "^urgent"]]],
   [["opcode", ["|", ["==", "OP_ID", "A"], ["?", "force"]]]],
 );
@@ -51,7 +53,8 @@ describe("RunningCounts.rebase", () => {
         jobs,
         fc.array(fc.tuple(rules, fc.nat()), { minLength: 1, maxLength: 4 }),
         (running, changes) => {
-          let counts = RunningCounts.of(buildFilterSet([]), running);
+          const store = new MemoryShares();
+          let counts = RunningCounts.rebuild(buildFilterSet([]), store, running);
           let current: FilterRule[] = [];
           for (const [edit, keep] of changes) {
             // keep some of the current rules as they are (same objects), replace or add the edited ones
@@ -62,7 +65,14 @@ describe("RunningCounts.rebase", () => {
             const set = buildFilterSet(current);
             counts = counts.rebase(set);
             expect(counts.snapshot()).toEqual(RunningCounts.of(set, running).snapshot());
+            // what the store saved restores the same counts (an object starting again)
+            expect(RunningCounts.restore(set, store)?.snapshot()).toEqual(counts.snapshot());
           }
+          // an object starting again with rules the saved counts were not carried to: carried from the saved rules
+          const other = buildFilterSet([...current.slice(1), { uuid: "00000000-0000-4000-8000-0000000000ff", watermark: 0, priority: 0, predicates: [["opcode", ["==", "OP_ID", "C"]]], action: "ACCEPT", reason_trail: [] }]);
+          expect(RunningCounts.restore(other, store)?.snapshot()).toEqual(RunningCounts.of(other, running).snapshot());
+          counts = RunningCounts.restore(counts.set, store)!;
+          expect(counts.snapshot()).toEqual(RunningCounts.of(counts.set, running).snapshot());
           // jobs ending after a rebase take away what they hold under the new rules
           for (const j of running.slice(0, running.length >> 1)) counts.end(j.id);
           expect(counts.snapshot()).toEqual(
@@ -72,5 +82,31 @@ describe("RunningCounts.rebase", () => {
       ),
       { numRuns: 500 },
     );
+  });
+
+  it("moves no job when a rule changes only what decides nothing about matching (action, trail, an unread watermark)", () => {
+    const r = (i: number, over: Partial<FilterRule> = {}): FilterRule => ({
+      uuid: `00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`,
+      watermark: 0,
+      priority: i,
+      predicates: [["opcode", ["==", "OP_ID", i % 2 === 0 ? "A" : "B"]]],
+      action: "ACCEPT",
+      reason_trail: [],
+      ...over,
+    });
+    const running: Job[] = Array.from({ length: 40 }, (_, id) => ({ id, opcodes: [{ OP_ID: id % 3 === 0 ? "A" : "B" }] }));
+    const before = buildFilterSet([r(0), r(1), r(2)]);
+    const after = buildFilterSet([r(0), r(1, { action: ["RATE_LIMIT", 9], watermark: 7, reason_trail: [["x", "y", 1]] }), r(2)]);
+    const store = new MemoryShares();
+    const counts = RunningCounts.rebuild(before, store, running);
+    let read = 0;
+    const each = store.eachHolder.bind(store);
+    store.eachHolder = (rules, withJobs, visit) => each(rules, withJobs, (h) => {
+      read++;
+      visit(h);
+    });
+    counts.rebase(after);
+    expect(read).toBe(0);
+    expect(counts.snapshot()).toEqual(RunningCounts.of(after, running).snapshot());
   });
 });

@@ -2,68 +2,90 @@
  * The slots the running jobs hold, counted once instead of re-derived from
  * every running job at each decision: per rule, how many running jobs have it
  * as their applying rule, and per ad-hoc reason bucket, how many running jobs
- * name it. Each job's share is remembered, so a job that ends takes away
- * exactly what it added. A count belongs to one filter set: when the rules
- * change, `rebase` carries it to the new set, matching again only the rules
- * that changed (see there), never the whole chain for every running job.
+ * name it. Each job's share is kept (in a {@link ShareStore}), so a job that
+ * ends takes away exactly what it added. A count belongs to one filter set:
+ * when the rules change, `rebase` carries it to the new set, matching again
+ * only the jobs the change can move (see there), never the whole chain for
+ * every running job. Kept in a store that outlives the queue object, the
+ * counts are restored with it (`restore`) instead of counted again.
  */
 import type { Bucket } from "./adhoc.js";
 import { bucketsOf } from "./adhoc.js";
-import { prepareJob } from "./evaluate.js";
-import { stringifyExactJson } from "../common/exact-json.js";
-import type { CompiledRule, FilterSet } from "./filter-set.js";
-import { applyingRule, ruleIndex } from "./filter-set.js";
+import { prepareJob, type PreparedJob } from "./evaluate.js";
+import type { FilterSet } from "./filter-set.js";
+import { applyingRule, buildFilterSet, ruleIndex } from "./filter-set.js";
+import { ruleChange, ruleSetFingerprint, ruleTextChanges } from "./rule-change.js";
+import { parseExactJson } from "../common/exact-json.js";
+import { MemoryShares, type Holder, type Share, type ShareStore } from "./running-shares.js";
 import { ruleVerdict } from "./rule-verdict.js";
-import type { Job, JobDecision } from "./types.js";
+import type { FilterRule, Job, JobDecision } from "./types.js";
 
-/** What one running job holds: the job, its applying rule (uuid or null) and its bucket keys. */
-interface Share {
-  readonly job: Job;
-  readonly rule: string | null;
-  readonly buckets: readonly string[];
-}
+/** The job a rule that reads nothing but the id is tested with: one object, its id set before each test. */
+const probe: { -readonly [K in keyof PreparedJob]: PreparedJob[K] } = { id: 0, opcodes: [], views: [], reasons: [] };
 
-/** Each chain rule's stored form by uuid, computed once per filter set (what tells a rule kept from a rule changed). */
-const ruleTexts = new WeakMap<FilterSet, Map<string, string>>();
-
-function textsOf(set: FilterSet): Map<string, string> {
-  let m = ruleTexts.get(set);
-  if (m === undefined) {
-    m = new Map(set.chain.map((r) => [r.uuid, stringifyExactJson(r.rule)]));
-    ruleTexts.set(set, m);
-  }
-  return m;
-}
-
-/** The first rule among the chain positions `at` (ascending) that matches the job, or null. */
-function firstAmong(chain: readonly CompiledRule[], at: readonly number[], job: Job, fields: number, upTo: number): string | null | undefined {
-  if (at.length === 0 || at[0] > upTo) return undefined;
-  const p = prepareJob(job, fields);
+/** The first rule among the chain positions `at` (ascending, each below `upTo`) that matches the job, or undefined; `byId`: they read only its id. */
+function firstAmong(set: FilterSet, at: readonly number[], h: Holder, upTo: number, byId: boolean): string | undefined {
+  if (at.length === 0 || at[0] >= upTo) return undefined;
+  let p: PreparedJob = probe;
+  if (byId) probe.id = h.id;
+  else p = prepareJob(h.job!, set.fields);
   for (const i of at) {
-    if (i > upTo) break;
-    if (chain[i].matches(p)) return chain[i].uuid;
+    if (i >= upTo) break;
+    if (set.chain[i].matches(p)) return set.chain[i].uuid;
   }
   return undefined;
 }
 
+const idOnly = (set: FilterSet, at: readonly number[]) => at.every((i) => set.chain[i].idOnly);
+
 /** Running jobs' slots by rule and by ad-hoc bucket, for one filter set. */
 export class RunningCounts {
-  private readonly byRule = new Map<string, number>();
-  private readonly byBucket = new Map<string, number>();
-  private readonly shares = new Map<number, Share>();
+  private current: FilterSet;
+  private readonly byRule: Map<string, number>;
+  private readonly byBucket: Map<string, number>;
 
-  constructor(readonly set: FilterSet) {}
+  private constructor(
+    set: FilterSet,
+    private readonly store: ShareStore,
+    totals: { rules: Map<string, number>; buckets: Map<string, number> },
+  ) {
+    this.current = set;
+    this.byRule = totals.rules;
+    this.byBucket = totals.buckets;
+  }
 
-  /** Counts built from the jobs that hold slots now. */
+  /** Counts built from the jobs that hold slots now, kept in memory. */
   static of(set: FilterSet, running: readonly Job[]): RunningCounts {
-    const counts = new RunningCounts(set);
+    return RunningCounts.rebuild(set, new MemoryShares(), running);
+  }
+
+  /** Counts built anew in `store` (whatever it held is forgotten) from the jobs that hold slots now. */
+  static rebuild(set: FilterSet, store: ShareStore, running: readonly Job[]): RunningCounts {
+    store.clear();
+    const counts = new RunningCounts(set, store, { rules: new Map(), buckets: new Map() });
+    store.setCountedFor(ruleSetFingerprint(set), ruleTextChanges(null, set));
     for (const job of running) counts.start(job);
     return counts;
   }
 
-  /** Number of running jobs counted. */
-  get size(): number {
-    return this.shares.size;
+  /**
+   * The counts saved in `store`, for this rule set: as saved when they were
+   * counted for it, or carried to it from the rules saved with them (a rule
+   * change the counts were not carried through before the object stopped);
+   * undefined when the store holds no counts (rebuild them).
+   */
+  static restore(set: FilterSet, store: ShareStore): RunningCounts | undefined {
+    const saved = store.countedFor();
+    if (saved === undefined) return undefined;
+    if (saved === ruleSetFingerprint(set)) return new RunningCounts(set, store, store.totals());
+    const then = buildFilterSet(store.countedRules().map((t) => parseExactJson(t) as unknown as FilterRule));
+    if (ruleSetFingerprint(then) !== saved) return undefined;
+    return new RunningCounts(then, store, store.totals()).rebase(set);
+  }
+
+  /** The filter set the counts are for. */
+  get set(): FilterSet {
+    return this.current;
   }
 
   /** Running jobs whose applying rule is `uuid`. */
@@ -76,77 +98,85 @@ export class RunningCounts {
     return this.byBucket.get(key) ?? 0;
   }
 
+  private bump(kind: "rule" | "bucket", key: string, delta: number): void {
+    const m = kind === "rule" ? this.byRule : this.byBucket;
+    const n = (m.get(key) ?? 0) + delta;
+    if (n === 0) m.delete(key);
+    else m.set(key, n);
+    this.store.setTotal(kind, key, n);
+  }
+
   /** A job took a slot; counting it twice is a no-op. */
   start(job: Job): void {
-    if (this.shares.has(job.id)) return;
-    const p = prepareJob(job, this.set.fields);
-    const rule = applyingRule(this.set, p);
-    this.add(job.id, { job, rule: rule?.uuid ?? null, buckets: p.reasons.length === 0 ? [] : bucketsOf(p.reasons).map((b) => b.key) });
-  }
-
-  private add(id: number, share: Share): void {
-    this.shares.set(id, share);
-    if (share.rule !== null) this.byRule.set(share.rule, this.slotsOf(share.rule) + 1);
-    for (const k of share.buckets) this.byBucket.set(k, this.inBucket(k) + 1);
-  }
-
-  /**
-   * The same running jobs counted for another filter set, as `RunningCounts.of`
-   * would count them, matching again only what a rule change can move. A rule
-   * is kept when the new set has it unchanged (same uuid, same stored form),
-   * and kept rules keep their relative order. So a job whose applying rule was
-   * kept can only move to an added (new or changed) rule placed before it, and
-   * a job that matched no rule only to an added one: each such job is tested
-   * against the added rules alone. Only a job whose rule was deleted or changed
-   * is matched again, and then only against the rules that followed its rule
-   * (the kept ones before it did not match) and the added ones. Bucket shares
-   * do not depend on the rules and are carried over as they are.
-   */
-  rebase(next: FilterSet): RunningCounts {
-    if (next === this.set) return this;
-    const counts = new RunningCounts(next);
-    const was = textsOf(this.set);
-    const oldAt = new Map(this.set.chain.map((r, i) => [r.uuid, i]));
-    const chain = next.chain;
-    const newAt = new Map<string, number>();
-    const now = textsOf(next);
-    const added: number[] = [];
-    chain.forEach((r, i) => {
-      if (was.get(r.uuid) === now.get(r.uuid)) newAt.set(r.uuid, i);
-      else added.push(i);
-    });
-    // for a job whose rule is gone: the new positions it may move to, per old rule
-    const after = new Map<string, number[]>();
-    const candidatesAfter = (uuid: string): number[] => {
-      let at = after.get(uuid);
-      if (at === undefined) {
-        const q = oldAt.get(uuid) ?? -1;
-        at = chain.map((_, i) => i).filter((i) => !newAt.has(chain[i].uuid) || (oldAt.get(chain[i].uuid) ?? -1) > q);
-        after.set(uuid, at);
-      }
-      return at;
-    };
-    const end = chain.length;
-    for (const [id, share] of this.shares) {
-      let rule = share.rule;
-      if (rule === null) rule = firstAmong(chain, added, share.job, next.fields, end) ?? null;
-      else {
-        const held = newAt.get(rule);
-        if (held !== undefined) rule = firstAmong(chain, added, share.job, next.fields, held) ?? rule;
-        else rule = firstAmong(chain, candidatesAfter(rule), share.job, next.fields, end) ?? null;
-      }
-      counts.add(id, rule === share.rule ? share : { job: share.job, rule, buckets: share.buckets });
-    }
-    return counts;
+    if (this.store.share(job.id) !== undefined) return;
+    const p = prepareJob(job, this.current.fields);
+    const rule = applyingRule(this.current, p)?.uuid ?? null;
+    const share: Share = { rule, buckets: p.reasons.length === 0 ? [] : bucketsOf(p.reasons).map((b) => b.key) };
+    this.store.putShare(job.id, share, job);
+    if (rule !== null) this.bump("rule", rule, 1);
+    for (const k of share.buckets) this.bump("bucket", k, 1);
   }
 
   /** A job gave its slot back (finished, expired); ending a job not counted is a no-op. */
   end(id: number): void {
-    const share = this.shares.get(id);
+    const share = this.store.share(id);
     if (share === undefined) return;
-    this.shares.delete(id);
-    if (share.rule !== null) this.byRule.set(share.rule, this.slotsOf(share.rule) - 1);
-    for (const k of share.buckets) this.byBucket.set(k, this.inBucket(k) - 1);
+    this.store.deleteShare(id);
+    if (share.rule !== null) this.bump("rule", share.rule, -1);
+    for (const k of share.buckets) this.bump("bucket", k, -1);
+  }
+
+  /**
+   * Carries the counts to another filter set (in place; returns them), as
+   * `RunningCounts.of` would count the same jobs, reading only the jobs a
+   * rule change can move (see `ruleChange`). A job under a kept rule can
+   * only move to an added rule before it, and a job under no rule only to an
+   * added one: these are tested against the added rules alone, and only
+   * when some added rule stands before their rule. A job whose rule was not
+   * kept is matched against the rules that may follow: the added ones and
+   * the kept ones after its rule (the kept ones before it did not match).
+   * Jobs are read by id alone when the rules they are tested by read no
+   * more. Bucket shares do not depend on the rules and stay as they are.
+   */
+  rebase(next: FilterSet): RunningCounts {
+    const prev = this.current;
+    if (next === prev) return this;
+    const change = ruleChange(prev, next);
+    const moves: { h: Holder; rule: string | null }[] = [];
+    if (change.added.length > 0) {
+      const first = change.added[0];
+      const tested = new Set<string | null>([null]);
+      for (const [uuid, at] of change.keptAt) if (at > first) tested.add(uuid);
+      const end = next.chain.length;
+      const byId = idOnly(next, change.added);
+      this.store.eachHolder(tested, !byId, (h) => {
+        const upTo = h.share.rule === null ? end : change.keptAt.get(h.share.rule)!;
+        const rule = firstAmong(next, change.added, h, upTo, byId);
+        if (rule !== undefined) moves.push({ h, rule });
+      });
+    }
+    if (change.removed.size > 0) {
+      const byId = [...change.removed].every((u) => idOnly(next, change.candidatesFor(u)));
+      this.store.eachHolder(change.removed, !byId, (h) => {
+        const at = change.candidatesFor(h.share.rule!);
+        moves.push({ h, rule: firstAmong(next, at, h, next.chain.length, byId) ?? null });
+      });
+    }
+    // the totals change by the net of the moves, each written once
+    const delta = new Map<string, number>();
+    const add = (rule: string | null, d: number) => {
+      if (rule !== null) delta.set(rule, (delta.get(rule) ?? 0) + d);
+    };
+    for (const { h, rule } of moves) {
+      if (rule === h.share.rule) continue;
+      this.store.moveShare(h.id, rule);
+      add(h.share.rule, -1);
+      add(rule, 1);
+    }
+    for (const [rule, d] of delta) if (d !== 0) this.bump("rule", rule, d);
+    this.current = next;
+    this.store.setCountedFor(ruleSetFingerprint(next), ruleTextChanges(prev, next));
+    return this;
   }
 
   /** Every count, for tests and checks: rule uuid → slots, bucket key → jobs (zeros left out). */

@@ -215,6 +215,7 @@ function checkRules(p: RawPartition, root: RawQueue): void {
     if (sp === null || !sp.path.startsWith("root")) return;
     const top = p.placementrules[i];
     const check = checkHierarchy(sp.path.toLowerCase().split("."), top.create, sp.dynamic, [root], null);
+    if (check.result === "ok") return;
     const head = `placement rule no. #${i} (${sp.chain}) references`;
     if (check.result === "not_leaf")
       fail("placement_queue_not_leaf", `${head} a queue (${sp.path}) which is not a leaf`, top.at);

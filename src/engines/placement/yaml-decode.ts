@@ -119,6 +119,22 @@ function keyIdentity(key: YamlNode): string {
   return "=";
 }
 
+/** Up to this many pairs, a mapping's keys are compared with each other instead of through a map of their identities. */
+const SMALL_MAP = 12;
+
+/** Whether two keys have the same identity (see keyIdentity), without building it. */
+function sameKey(a: YamlNode, b: YamlNode): boolean {
+  if (isScalar(a)) return isScalar(b) && a.source === b.source;
+  if (isAlias(a)) return isAlias(b) && a.name === b.name;
+  return keyIdentity(a) === keyIdentity(b);
+}
+
+/** Whether a small mapping repeats a key (each pair against those before it). */
+function hasRepeatedKey(pairs: readonly YamlPair[]): boolean {
+  for (let i = 1; i < pairs.length; i++) for (let j = 0; j < i; j++) if (sameKey(pairs[i].key, pairs[j].key)) return true;
+  return false;
+}
+
 /** The text Go quotes for a key in its duplicate-key message. */
 function keyText(key: YamlNode): string {
   if (isAlias(key)) return key.name;
@@ -139,6 +155,7 @@ export function mappingPairs(d: Decoder, raw: Value, where: string, at: string):
     return null;
   }
   const pairs = v.pairs;
+  if (pairs.length <= SMALL_MAP && !hasRepeatedKey(pairs)) return pairs;
   const seen = new Map<string, number>();
   let repeated = false;
   for (const pair of pairs) {

@@ -68,15 +68,22 @@ const FLOAT_NAN = /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
 const FLOAT_EXP = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/;
 const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/;
 
+/** Whether plain text may be typed as anything but a string: it is empty or starts with one of `~nNtTfF0-9+-.`. */
+export function mayBeTyped(text: string): boolean {
+  if (text.length === 0) return true;
+  const c = text.charCodeAt(0);
+  return (
+    c === 126 || c === 43 || c === 45 || c === 46 || (c >= 48 && c <= 57) ||
+    c === 110 || c === 78 || c === 116 || c === 84 || c === 102 || c === 70
+  );
+}
+
 /** Types a plain scalar's text by the YAML 1.2 core schema, in the `yaml` package's order of tests. */
 export function resolvePlain(text: string): Pick<YamlScalar, "type" | "value"> {
+  if (!mayBeTyped(text)) return { type: "str", value: text };
+  // text starting with a letter can only be a null or a bool, each five letters at most
   const c = text.charCodeAt(0);
-  // only text starting with one of `~nNtTfF0-9+-.` can be anything but a string
-  if (
-    text.length > 0 &&
-    !(c === 126 || c === 43 || c === 45 || c === 46 || (c >= 48 && c <= 57) || /[nNtTfF]/.test(text[0]))
-  )
-    return { type: "str", value: text };
+  if (c >= 65 && (text.length > 5 || !(NULL.test(text) || BOOL.test(text)))) return { type: "str", value: text };
   if (NULL.test(text)) return { type: "null", value: null };
   if (BOOL.test(text)) return { type: "bool", value: text[0] === "t" || text[0] === "T" };
   if (INT_OCT.test(text)) return { type: "int", value: parseInt(text.slice(2), 8) };

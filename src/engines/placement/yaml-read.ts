@@ -11,6 +11,7 @@
 import {
   emptyScalar,
   LineIndex,
+  mayBeTyped,
   resolvePlain,
   resolveTagged,
   type YamlMap,
@@ -254,12 +255,9 @@ class Reader extends Cursor {
 
   /** A scalar node: plain text typed by the core schema, other text a string. */
   private scalar(offset: number, source: string, plain: boolean): YamlScalar {
-    return {
-      kind: "scalar",
-      offset,
-      source,
-      ...(plain ? resolvePlain(source) : { type: "str", value: source }),
-    };
+    if (!plain || !mayBeTyped(source)) return { kind: "scalar", offset, source, type: "str", value: source };
+    const typed = resolvePlain(source);
+    return { kind: "scalar", offset, source, type: typed.type, value: typed.value };
   }
 
   /**
