@@ -46,6 +46,7 @@ describe("dohResolver", () => {
     expect(await r.lookup("host.example", "A", 1000)).toEqual({
       status: "ok",
       answers: ["192.0.2.9", "192.0.2.8"],
+      ttl: 60,
     });
   });
 
