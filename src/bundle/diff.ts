@@ -18,6 +18,12 @@ import type { PlacementRequest } from "../engines/placement/types.js";
 import { compileFilters, loadFilters } from "../engines/jobfilter/policy.js";
 import { decideJobfilter, type JobfilterRequest } from "../engines/jobfilter/engine.js";
 import { jobfilterDiffRequests } from "../engines/jobfilter/diff-requests.js";
+import { compileForDiff, decideOffline, loadForDiff } from "../engines/limits/diff-context.js";
+import { limitsDiffRequests } from "../engines/limits/diff-requests.js";
+import { compileMatchPolicy, loadMatchPolicy } from "../engines/classad/policy.js";
+import { decideForDiff, matchDiffRequests } from "../engines/classad/diff-requests.js";
+import { compileCustomsPolicy, loadCustomsPolicy } from "../engines/customs/policy.js";
+import { customsDiffRequests, customsDiffView, decideCustomsForDiff } from "../engines/customs/diff-requests.js";
 import { errorView, pairOf, viewOf, type DecisionKind, type View } from "./compare/views.js";
 
 /** Captured requests are taken up to this many. */
@@ -62,7 +68,9 @@ export interface DiffOptions {
 }
 
 interface Differ {
-  kind: DecisionKind;
+  /** The shadow report's kind of decision, whose compared view is taken; `customs` has none and gives `view`. */
+  kind: DecisionKind | "customs";
+  view?: (verdict: object) => View;
   compile(source: string): Result<unknown, PolicyError[]>;
   generate(a: unknown, b: unknown): DiffRequests<unknown>;
   /** Loads a compiled policy into a function from request to verdict. */
@@ -88,6 +96,34 @@ const DIFFERS: Partial<Record<EngineName, Differ>> = {
       return (r) => decideJobfilter(policy, r as JobfilterRequest, { explain: false }).verdict;
     },
   },
+  limits: {
+    kind: "limits",
+    compile: compileForDiff,
+    generate: (a, b) => limitsDiffRequests(a as never, b as never),
+    decider: (data) => {
+      const policy = loadForDiff(data as never);
+      return (r) => decideOffline(policy, r);
+    },
+  },
+  match: {
+    kind: "match",
+    compile: compileMatchPolicy,
+    generate: (a, b) => matchDiffRequests(a as never, b as never),
+    decider: (data) => {
+      const policy = loadMatchPolicy(data as never);
+      return (r) => decideForDiff(policy, r);
+    },
+  },
+  customs: {
+    kind: "customs",
+    view: (v) => customsDiffView(v as never),
+    compile: compileCustomsPolicy,
+    generate: (a, b) => customsDiffRequests(a as never, b as never),
+    decider: (data) => {
+      const policy = loadCustomsPolicy(data as never);
+      return (r) => decideCustomsForDiff(policy, r);
+    },
+  },
 };
 
 /** The engines `diffPolicies` covers. */
@@ -96,7 +132,8 @@ export const DIFF_ENGINES = Object.keys(DIFFERS) as EngineName[];
 /** A verdict's compared view; a captured request the engine cannot read is the error view `invalid_request`. */
 function viewUnder(differ: Differ, decide: (r: unknown) => object, request: unknown): View {
   try {
-    return viewOf(differ.kind, decide(request));
+    const verdict = decide(request);
+    return differ.view !== undefined ? differ.view(verdict) : viewOf(differ.kind as DecisionKind, verdict);
   } catch {
     return errorView("invalid_request");
   }

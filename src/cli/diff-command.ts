@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { engineByName, engineForFile } from "../bundle/index.js";
-import { diffPolicies, type DiffReport } from "../bundle/diff.js";
+import { DIFF_ENGINES, diffPolicies, type DiffReport } from "../bundle/diff.js";
 import { option, parseArgs, UsageError } from "./args.js";
 import type { Io } from "./io.js";
 import { errorLine } from "./policy-files.js";
@@ -13,7 +13,7 @@ policy draws (each literal plus a fresh name, each regex's witnesses, each
 threshold ±1) are decided under both, and the differing verdicts are grouped
 as the shadow report groups them ("field old → new", a count, an example).
 The engine is named by --engine or guessed from NEW's file name. Covers
-placement and jobfilter (docs/policies/analysis.md#diff).
+${DIFF_ENGINES.join(", ")} (docs/policies/analysis.md#diff).
 
   --requests FILE   captured requests to decide too, one JSON request a line
                     (the engine's decision request, as \`arbiter eval\` reads it)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LimitsContext } from "./context.js";
-import { decideLimits } from "./decide.js";
+import { decideLimits, decideLimitsOffline } from "./decide.js";
 import { loadLimitsText } from "./engine.js";
 import type { LimitsPolicy } from "./policy.js";
 
@@ -76,5 +76,46 @@ describe("decideLimits", () => {
     expect(d.verdict.diagnostics).toBe(
       "Failed to process limits: processor threw an exception.\n\nRangeError: kaboom\n\nPlease report this as a bug.",
     );
+  });
+});
+
+describe("decideLimitsOffline", () => {
+  const dnsAndFetch = policy({
+    schema: 3,
+    identifiers: [
+      { name: "bogon", description: "b", type: "ip-cymru-bogon", data: { "fail-result": true } },
+      { name: "ptr", description: "p", type: "ip-reverse-dns", data: { match: { style: "contains", match: "x" }, timeout: "PT1S" } },
+      { name: "a", description: "a", type: "always", data: {} },
+    ],
+    classifiers: [
+      { name: "bogons", description: "b", identifiers: ["bogon"] },
+      { name: "c", description: "c", identifiers: ["a"] },
+    ],
+    limits: [
+      { name: "ok", description: "ok", type: "pass-fail", data: { pass: true } },
+      { name: "ask", description: "ask", type: "url-fetch", data: { url: "http://127.0.0.1:9/", "fail-result": false } },
+    ],
+    applications: [
+      { classifier: "bogons", apply: [{ require: "all", limits: ["ask"] }], "stop-on-failure": true },
+      { classifier: "c", apply: [{ require: "all", limits: ["ok"] }] },
+    ],
+  });
+
+  it("answers at once, as decideLimits does, when there is no resolver and no fetcher", async () => {
+    for (const requester of ["192.0.2.1", "2001:db8::1", "not-an-address"]) {
+      const request = { requester, task, run: { start: "2026-06-01T12:00:00Z", duration: "PT1M" } };
+      const offline = decideLimitsOffline(dnsAndFetch, request, { ...ctx, explain: true });
+      expect(offline).toEqual(await decideLimits(dnsAndFetch, request, { ...ctx, explain: true }));
+    }
+    const d = decideLimitsOffline(dnsAndFetch, { requester: "192.0.2.1", task }, ctx);
+    expect(d.verdict.classifiers).toEqual(["bogons", "c"]);
+    expect(d.verdict.diagnostics).toContain("Couldn't connect to server");
+  });
+
+  it("refuses, as an error verdict, a step that would wait for a resolver", () => {
+    const resolver = { lookup: () => new Promise<never>(() => undefined) };
+    const d = decideLimitsOffline(dnsAndFetch, { requester: "192.0.2.1", task }, { ...ctx, dns: resolver });
+    expect(d.outcome).toBe("error");
+    expect(d.verdict.diagnostics).toContain("waited for an answer");
   });
 });

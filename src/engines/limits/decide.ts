@@ -9,7 +9,7 @@ import { isJsonObject } from "../common/json.js";
 import { checkApplications, indent, type LimitOutcome } from "./applications.js";
 import type { LimitsContext } from "./context.js";
 import type { EvalState, IdentAnswer } from "./identifiers.js";
-import type { LimitsPolicy } from "./policy.js";
+import type { Classifier, LimitsPolicy } from "./policy.js";
 import { pyStr, pyTypeName } from "./python-text.js";
 
 /** The /v1/limits/decide body, with `requester` already filled in by the route. */
@@ -77,7 +77,21 @@ function isCacheable(state: EvalState, request: LimitsRequest, policy: LimitsPol
   return seconds >= 1 ? { cacheable: true, maxAgeSeconds: seconds } : NEVER;
 }
 
-async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: LimitsContext): Promise<Decision<LimitsVerdict>> {
+/** Whether each classifier holds, given which identifiers identified the requester (a repeated identifier counts twice). */
+export function classify(classifiers: readonly Classifier[], identified: readonly boolean[]): boolean[] {
+  const out: boolean[] = [];
+  for (const c of classifiers) {
+    let count = 0;
+    for (const id of c.identifiers) if (identified[id]) count++;
+    out.push(c.require === "none" ? count === 0 : c.require === "one" ? count === 1 : c.require === "all" ? count === c.identifiers.length : count >= 1);
+  }
+  return out;
+}
+
+/** A decision's steps, yielding each promise it must wait for (a DNS lookup, a URL fetch) and given its answer back. */
+type Steps = Generator<Promise<unknown>, Decision<LimitsVerdict>, unknown>;
+
+function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: LimitsContext): Steps {
   const hints: JsonObject = { requester: request.requester };
   if (request.server !== undefined) hints.server = request.server;
   const task: JsonObject = request.run ? { ...request.task, run_schedule: { ...request.run } } : request.task;
@@ -117,7 +131,7 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
     } finally {
       enterBudget(previous);
     }
-    if (answer instanceof Promise) answer = await answer;
+    if (answer instanceof Promise) answer = (yield answer) as IdentAnswer;
     let yes = false;
     if (typeof answer === "boolean") yes = answer !== ident.invert;
     else identErrors.push(`Identifier ${ident.name} threw an exception:\n${answer.error}\nPlease report this as a bug.`);
@@ -138,17 +152,9 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
   diags.push(`Identified as ${identified.join(", ")}`);
 
   // Classification
+  const classified = classify(policy.classifiers, identifiedFlags);
   const classifications: string[] = [];
-  const classified: boolean[] = [];
-  for (let i = 0; i < policy.classifiers.length; i++) {
-    const c = policy.classifiers[i];
-    let count = 0;
-    for (const id of c.identifiers) if (identifiedFlags[id]) count++;
-    const yes =
-      c.require === "none" ? count === 0 : c.require === "one" ? count === 1 : c.require === "all" ? count === c.identifiers.length : count >= 1;
-    classified.push(yes);
-    if (yes) classifications.push(c.name);
-  }
+  for (let i = 0; i < classified.length; i++) if (classified[i]) classifications.push(policy.classifiers[i].name);
   if (trace) trace.classifiers = classifications;
   if (classifications.length === 0) {
     diags.push("Made no classifications.");
@@ -189,7 +195,7 @@ async function run(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Lim
   const checked = budget.run(() =>
     checkApplications(policy.applications, policy.limits, classified, limitTask, checkSchedule, now, { hints, state }, trace ? trace.limits : null),
   );
-  const apps = checked instanceof Promise ? await checked : checked;
+  const apps = checked instanceof Promise ? ((yield checked) as Awaited<typeof checked>) : checked;
   diags.push(apps.block);
   diags.push(apps.passed ? "Proposal meets limits" : "Proposal does not meet limits");
 
@@ -236,14 +242,50 @@ export async function decideLimits(
   ctx: LimitsContext,
 ): Promise<Decision<LimitsVerdict>> {
   try {
-    return await run(policy, request, ctx);
+    const g = steps(policy, request, ctx);
+    let step = g.next();
+    while (!step.done) {
+      let answer: unknown;
+      try {
+        answer = await step.value;
+      } catch (e) {
+        step = g.throw(e);
+        continue;
+      }
+      step = g.next(answer);
+    }
+    return step.value;
   } catch (e) {
-    // a budget spent outside the stages that report errors themselves is the route's 422
-    if (e instanceof BudgetExceeded) throw e;
-    const kind = e instanceof Error ? e.name : "Exception";
-    const message = e instanceof Error ? e.message : String(e);
-    const diagnostics = `Failed to process limits: processor threw an exception.\n\n${kind}: ${message}\n\nPlease report this as a bug.`;
-    const v: LimitsVerdict = { ...denied(diagnostics), task: isJsonObject(request.task) ? request.task : null };
-    return { verdict: v, cacheable: false, outcome: "error" };
+    return failedDecision(e, request);
   }
+}
+
+/**
+ * Decides without waiting for anything, for a context with neither a DNS
+ * resolver nor a URL fetcher (every lookup then answers at once as a failed
+ * one, every fetch as an unreachable server): the semantic diff's decision.
+ * A step that would still wait is an error.
+ */
+export function decideLimitsOffline(policy: LimitsPolicy | null, request: LimitsRequest, ctx: LimitsContext): Decision<LimitsVerdict> {
+  try {
+    const step = steps(policy, request, ctx).next();
+    if (!step.done) {
+      step.value.catch(() => undefined);
+      throw new Error("a decision without a resolver or fetcher waited for an answer");
+    }
+    return step.value;
+  } catch (e) {
+    return failedDecision(e, request);
+  }
+}
+
+/** A decision that threw: a spent budget is rethrown (the route's 422), anything else is pScheduler's "processor threw an exception". */
+function failedDecision(e: unknown, request: LimitsRequest): Decision<LimitsVerdict> {
+  // a budget spent outside the stages that report errors themselves is the route's 422
+  if (e instanceof BudgetExceeded) throw e;
+  const kind = e instanceof Error ? e.name : "Exception";
+  const message = e instanceof Error ? e.message : String(e);
+  const diagnostics = `Failed to process limits: processor threw an exception.\n\n${kind}: ${message}\n\nPlease report this as a bug.`;
+  const v: LimitsVerdict = { ...denied(diagnostics), task: isJsonObject(request.task) ? request.task : null };
+  return { verdict: v, cacheable: false, outcome: "error" };
 }

@@ -12,7 +12,7 @@ import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { err, ok, type Result } from "../common/result.js";
 import { compileStringMatch, type StringMatcher, type StringMatchSpec } from "../common/string-match.js";
-import type { DnsAnswer, LimitsContext } from "./context.js";
+import type { DnsAnswer, DnsResolver, LimitsContext } from "./context.js";
 import { compileSpec, type CompiledJq, type DataError, type JqSpec } from "./jq-bridge.js";
 import { pyStr, pyStringRepr } from "./python-text.js";
 import { DURATION, JQ_TRANSFORM, NOT_A_DICTIONARY, STRING_MATCH, firstError, schemaErrorText, type Schema } from "./schema.js";
@@ -361,7 +361,8 @@ const ipCymruBogon: Build = (data) => {
   const exclude = cidrSetOf(ex.value);
   const ms = timeoutMs(d.timeout, 2000);
   const failResult = d["fail-result"];
-  return ok(async (hints, state) => {
+  // synchronous until a lookup is made: without a resolver the answer is at once
+  return ok((hints, state) => {
     const r = requesterOf(hints);
     if (r === undefined) return false;
     const addr = addressOf(r);
@@ -373,12 +374,13 @@ const ipCymruBogon: Build = (data) => {
     const name = bogonName;
     const dns = state.ctx.dns;
     if (!dns) return (dependsOn(state, undefined), failed(state, name, undefined, failResult));
-    const answer = await dns.lookup(name, "A", ms);
-    dependsOn(state, answer);
-    if (answer.status === "nxdomain") return false;
-    if (answer.status !== "ok" || answer.answers.length === 0) return failed(state, name, answer, failResult);
-    if (answer.answers[0] !== "127.0.0.2") return false;
-    return !exclude.contains(addr);
+    return dns.lookup(name, "A", ms).then((answer) => {
+      dependsOn(state, answer);
+      if (answer.status === "nxdomain") return false;
+      if (answer.status !== "ok" || answer.answers.length === 0) return failed(state, name, answer, failResult);
+      if (answer.answers[0] !== "127.0.0.2") return false;
+      return !exclude.contains(addr);
+    });
   });
 };
 
@@ -436,7 +438,7 @@ const ipCymruAsn: Build = (data) => {
   const zone = d.peers === true ? "peer" : null;
   const ms = timeoutMs(d.timeout, 2000);
   const failResult = d["fail-result"];
-  return ok(async (hints, state) => {
+  return ok((hints, state) => {
     const r = requesterOf(hints);
     if (r === undefined) return false;
     const labels = cymruLabels(r);
@@ -444,11 +446,12 @@ const ipCymruAsn: Build = (data) => {
     const name = `${labels.join(".")}.${zone ?? (labels.length === 4 ? "origin" : "origin6")}.asn.cymru.com`;
     const dns = state.ctx.dns;
     if (!dns) return (dependsOn(state, undefined), failed(state, name, undefined, failResult));
-    const answer = await dns.lookup(name, "TXT", ms);
-    dependsOn(state, answer);
-    if (answer.status === "nxdomain") return false;
-    if (answer.status !== "ok" || answer.answers.length === 0) return failed(state, name, answer, failResult);
-    return asnsOf(answer.answers[0]).some((n) => asns.has(n));
+    return dns.lookup(name, "TXT", ms).then((answer) => {
+      dependsOn(state, answer);
+      if (answer.status === "nxdomain") return false;
+      if (answer.status !== "ok" || answer.answers.length === 0) return failed(state, name, answer, failResult);
+      return asnsOf(answer.answers[0]).some((n) => asns.has(n));
+    });
   });
 };
 
@@ -473,7 +476,7 @@ const ipReverseDns: Build = (data) => {
   if (!m.ok) return err(m.error);
   const matcher = m.value;
   const ms = timeoutMs(d.timeout, 2000);
-  return ok(async (hints, state) => {
+  return ok((hints, state) => {
     const r = requesterOf(hints);
     if (r === undefined) return false;
     const addr = addressOf(r);
@@ -482,23 +485,28 @@ const ipReverseDns: Build = (data) => {
     const ptrName = `${reverseLabels(addr).join(".")}.${addr.family === 4 ? "in-addr.arpa" : "ip6.arpa"}`;
     // ip-reverse-dns has no fail-result: a failed lookup is "not identified", as in pScheduler.
     if (!dns) return (dependsOn(state, undefined), notIdentified(state, lookupFailure(ptrName, undefined)));
-    const ptr = await dns.lookup(ptrName, "PTR", ms);
-    dependsOn(state, ptr);
-    if (ptr.status === "timeout" || ptr.status === "error") return notIdentified(state, lookupFailure(ptrName, ptr));
-    if (ptr.status !== "ok" || ptr.answers.length === 0) return false;
-    const name = ptr.answers[0];
-    const forward = await dns.lookup(name, addr.family === 4 ? "A" : "AAAA", ms);
-    dependsOn(state, forward);
-    if (forward.status === "timeout" || forward.status === "error") return notIdentified(state, lookupFailure(name, forward));
-    if (forward.status !== "ok") return false;
-    const confirmed = forward.answers.some((a) => {
-      const f = parseAddress(a);
-      return f !== null && f.family === addr.family && f.start === addr.start;
-    });
-    if (!confirmed) return false;
-    return matcher(name) || matcher(name.replace(/\.+$/, ""));
+    return confirmedName(dns, state, addr, ptrName, ms, matcher);
   });
 };
+
+/** ip-reverse-dns's lookups: the PTR name, confirmed by a forward lookup, then matched. */
+async function confirmedName(dns: DnsResolver, state: EvalState, addr: IpNetwork, ptrName: string, ms: number, matcher: StringMatcher): Promise<IdentAnswer> {
+  const ptr = await dns.lookup(ptrName, "PTR", ms);
+  dependsOn(state, ptr);
+  if (ptr.status === "timeout" || ptr.status === "error") return notIdentified(state, lookupFailure(ptrName, ptr));
+  if (ptr.status !== "ok" || ptr.answers.length === 0) return false;
+  const name = ptr.answers[0];
+  const forward = await dns.lookup(name, addr.family === 4 ? "A" : "AAAA", ms);
+  dependsOn(state, forward);
+  if (forward.status === "timeout" || forward.status === "error") return notIdentified(state, lookupFailure(name, forward));
+  if (forward.status !== "ok") return false;
+  const confirmed = forward.answers.some((a) => {
+    const f = parseAddress(a);
+    return f !== null && f.family === addr.family && f.start === addr.start;
+  });
+  if (!confirmed) return false;
+  return matcher(name) || matcher(name.replace(/\.+$/, ""));
+}
 
 const BUILDERS: Readonly<Record<string, Build>> = {
   always,

@@ -134,7 +134,8 @@ export function compileUrlFetch(data: Json): Result<LimitEvaluator, DataError> {
 
   const failed = (reason: string): LimitAnswer => ({ passed: failResult, reasons: [reason] });
 
-  async function evaluate(task: JsonObject, now: number, hints: JsonObject, state: EvalState): Promise<LimitAnswer> {
+  // synchronous until the fetcher is called: without one (or with the budget spent) the answer is at once
+  function evaluate(task: JsonObject, now: number, hints: JsonObject, state: EvalState): LimitAnswer | Promise<LimitAnswer> {
     const priv: JsonObject = { hints };
     let url = baseUrl;
     if (urlT !== null) {
@@ -174,14 +175,11 @@ export function compileUrlFetch(data: Json): Result<LimitEvaluator, DataError> {
 
     state.usedOutside = true;
     const budget = state.ctx.fetchBudget ?? DEFAULT_FETCH_BUDGET;
-    let answer: FetchAnswer;
-    if (state.fetches >= budget) answer = budgetSpent(budget);
-    else {
-      state.fetches++;
-      const fetcher: UrlFetcher | undefined = state.ctx.fetcher;
-      answer = fetcher === undefined ? UNREACHABLE : await fetcher.get({ url: fullUrl, headers: headerLines, timeoutMs, followRedirects });
-    }
-    return judge(answer, url);
+    if (state.fetches >= budget) return judge(budgetSpent(budget), url);
+    state.fetches++;
+    const fetcher: UrlFetcher | undefined = state.ctx.fetcher;
+    if (fetcher === undefined) return judge(UNREACHABLE, url);
+    return fetcher.get({ url: fullUrl, headers: headerLines, timeoutMs, followRedirects }).then((answer) => judge(answer, url));
   }
 
   /** Turns the server's answer into the limit's result, as urlfetch.py reads it. */
