@@ -13,7 +13,9 @@
  * decision id, the two headers, an answer as long as the route's), splits each
  * ratio into what the contract's own parts cost and what is above them.
  * A last table prices the decision log line alone: the no-op Worker writing one such
- * line, against the plain no-op. Ports: BENCH_PORT (and the next five) when set, else
+ * line, against the plain no-op. With BENCH_METRICS=1 a further table (BENCH_METRICS=only:
+ * that table alone) prices the deployment-wide counters: the Worker with its METRICS_SHARD
+ * binding against the same Worker without it. Ports: BENCH_PORT (and the next five) when set, else
  * free ports found on loopback.
  */
 import autocannon from "autocannon";
@@ -208,9 +210,63 @@ function print(title: string, rows: Row[]): boolean {
   return met;
 }
 
+/**
+ * What the deployment-wide counters cost per request: the same bundle served
+ * with the METRICS_SHARD binding (each isolate flushes its counts to a
+ * MetricsShard every 100 requests or METRICS_FLUSH_SECONDS, after the answer)
+ * and without it (counts stay in the isolate), cache off. Both Workers are
+ * started afresh every round and driven one after the other per route, the
+ * order alternating between rounds; medians. Returns whether any request failed.
+ */
+async function metricsOnOff(script: string, countLog: (chunk: Buffer) => void): Promise<boolean> {
+  const on = TARGETS.map(() => [] as Sample[]);
+  const off = TARGETS.map(() => [] as Sample[]);
+  for (let r = 0; r < ROUNDS; r++) {
+    const withShards = await startWorker(script, await benchPort(1), 0, countLog, {}, undefined, PIN);
+    const without = await startWorker(script, await benchPort(4), 0, countLog, {}, undefined, { ...PIN, shards: false });
+    try {
+      for (const [i, t] of TARGETS.entries()) {
+        const body = t.body === undefined ? undefined : JSON.stringify(t.body);
+        const pair: [RunningWorker, Sample[]][] = [
+          [withShards, on[i]],
+          [without, off[i]],
+        ];
+        if (r % 2 === 1) pair.reverse();
+        for (const [worker, samples] of pair) samples.push(await drive(worker, t, body));
+      }
+    } finally {
+      await Promise.all([withShards.stop(), without.stop()]);
+    }
+  }
+  console.log(
+    `\ndeployment-wide metrics: the Worker with METRICS_SHARD bound (on) and without (off), cache off (${REQUESTS} requests × ${ROUNDS} interleaved rounds, ${CONNECTIONS} connections; medians)`,
+  );
+  console.log(
+    `${"route".padEnd(24)} ${"on req/s".padStart(9)} ${"off req/s".padStart(9)} ${"on CPU µs".padStart(9)} ${"off CPU µs".padStart(10)} ${"Δ CPU µs".padStart(8)} ${"CPU ratio".padStart(9)} ${"errors".padStart(6)}`,
+  );
+  let errors = 0;
+  for (const [i, t] of TARGETS.entries()) {
+    const cpuOn = median(on[i].map((s) => s.cpuUs));
+    const cpuOff = median(off[i].map((s) => s.cpuUs));
+    const n = [...on[i], ...off[i]].reduce((sum, s) => sum + s.errors, 0);
+    errors += n;
+    console.log(
+      `${t.name.padEnd(24)} ${median(on[i].map((s) => s.rps)).toFixed(0).padStart(9)} ${median(off[i].map((s) => s.rps)).toFixed(0).padStart(9)} ${cpuOn.toFixed(0).padStart(9)} ${cpuOff.toFixed(0).padStart(10)} ${(cpuOn - cpuOff).toFixed(0).padStart(8)} ${`${(cpuOn / cpuOff).toFixed(2)}×`.padStart(9)} ${String(n).padStart(6)}`,
+    );
+  }
+  console.log("per-round CPU µs, on / off:");
+  for (const [i, t] of TARGETS.entries())
+    console.log(`  ${t.name.padEnd(24)} ${on[i].map((s, r) => `${s.cpuUs.toFixed(0)}/${off[i][r].cpuUs.toFixed(0)}`).join("  ")}`);
+  return errors > 0;
+}
+
 async function main(): Promise<void> {
   let failed = false;
   const script = bundleWorker();
+  if (process.env.BENCH_METRICS === "only") {
+    if (await metricsOnOff(script, (chunk) => (logBytes += chunk.length))) process.exitCode = 1;
+    return;
+  }
   const noopScript = bundleWorker(fileURLToPath(new URL("./noop/wrangler.toml", import.meta.url)));
   console.log(
     "cost ratio = the no-op Hono Worker's req/s answering the same request ÷ the route's req/s (1.00× = no cost above the floor)",
@@ -280,6 +336,7 @@ async function main(): Promise<void> {
   );
   print("the decision log line alone: the no-op Worker also writing one decision log line", rows);
   failed ||= rows.some((r) => r.errors > 0);
+  if (process.env.BENCH_METRICS === "1") failed = (await metricsOnOff(script, countLog)) || failed;
   console.log(`\nthe Worker wrote ${(logBytes / 1024).toFixed(0)} KiB of decision log lines`);
   if (failed) process.exitCode = 1;
 }

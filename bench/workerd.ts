@@ -128,8 +128,10 @@ export async function startWorker(
    * `"worker"`: only workerd on the last CPU (a test's busy host, leaving its runner alone).
    * `objects: false`: no Durable Object namespaces, for a Worker that exports no classes
    * (the no-op), which workerd would otherwise warn about at every start.
+   * `shards: false`: no METRICS_SHARD binding, so the isolate's counts are never flushed
+   * to a deployment-wide total (bench:http's metrics on/off table).
    */
-  options: { pin?: boolean | "worker"; objects?: boolean } = {},
+  options: { pin?: boolean | "worker"; objects?: boolean; shards?: boolean } = {},
 ): Promise<RunningWorker> {
   const fromWrangler = createRequire(createRequire(import.meta.url).resolve("wrangler/package.json"));
   // Typed by hand: the top-level `miniflare` types may belong to another version than wrangler's.
@@ -151,7 +153,7 @@ export async function startWorker(
             JOB_QUEUE: { className: "JobQueue", useSQLite: true },
             HOST_POOL: { className: "HostPool", useSQLite: true },
             POLICY_COORDINATOR: { className: "PolicyCoordinator", useSQLite: true },
-            METRICS_SHARD: { className: "MetricsShard", useSQLite: true },
+            ...(options.shards === false ? {} : { METRICS_SHARD: { className: "MetricsShard", useSQLite: true } }),
           },
         }),
     bindings: {

@@ -13,6 +13,7 @@ import {
 } from "./list-fields.js";
 
 interface HostRow {
+  net: number;
   name: string;
   address: string;
   available: boolean;
@@ -27,6 +28,7 @@ interface HostRow {
 
 /** The fields of `arbiter hosts list`. */
 const HOST_FIELDS: ListField<HostRow>[] = [
+  { name: "net", title: "Net", doc: "the network number of its pool (default when listing every network)", numeric: true, value: (h) => String(h.net) },
   { name: "name", title: "Host", doc: "the host's name", value: (h) => h.name },
   { name: "address", title: "Address", doc: "the address it reported", value: (h) => h.address },
   {
@@ -78,22 +80,41 @@ const HOST_FIELDS: ListField<HostRow>[] = [
 ];
 const HOST_DEFAULT = ["name", "address", "available", "reason", "rating", "jobs", "permits", "reported"];
 
-export const HOSTS_USAGE = `usage: arbiter hosts list [--net N] [LIST OPTIONS]
+/** The default fields when every network is listed: the network first. */
+const HOST_DEFAULT_ALL = ["net", ...HOST_DEFAULT];
+
+export const HOSTS_USAGE = `usage: arbiter hosts list [--net N] [--limit N] [--cursor C] [LIST OPTIONS]
        arbiter hosts remove NAME [--net N] [--format table|json]
 
-Lists every host of a network's pool (GET /v1/hosts?net=N, default 0) with its
-availability, the reason when it is unavailable, rating, jobs, permits and last
-report; or removes a host (DELETE /v1/hosts/NAME?net=N, admin): its permits are
+Lists every host of every network's pool (GET /v1/hosts), or of network N
+with --net (GET /v1/hosts?net=N), with its network, availability, the reason
+when it is unavailable, rating, jobs, permits and last report: all of them,
+page after page, or with --limit one page of at most N hosts (--cursor C for
+the next; the table then ends with the cursor to pass). Or removes a host
+(DELETE /v1/hosts/NAME?net=N, default network 0, admin): its permits are
 revoked and it is not selected until it reports again.
 
 ${LIST_OPTIONS_HELP}
 
-Fields of hosts list (* default):
+Fields of hosts list (* default; net too when every network is listed):
 ${fieldsHelp(HOST_FIELDS, HOST_DEFAULT)}`;
 
-const VALUED = ["--url", "--format", "--net", ...LIST_VALUED];
+const VALUED = ["--url", "--format", "--net", "--limit", "--cursor", ...LIST_VALUED];
+/** Pages `hosts list` follows at most when listing everything (of GET /v1/hosts' largest page, 500 hosts). */
+const MAX_PAGES = 10_000;
 
-/** `arbiter hosts list|remove`: a network's host pool over the API, as customs' `reginfo` and host removal. */
+interface HostPage {
+  net?: number;
+  hosts: HostRow[];
+  cursor: string | null;
+}
+
+function query(params: Record<string, string | undefined>): string {
+  const given = Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined);
+  return given.length === 0 ? "" : "?" + new URLSearchParams(given).toString();
+}
+
+/** `arbiter hosts list|remove`: the host pools over the API, as customs' `reginfo` and host removal. */
 export async function hostsCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, VALUED);
   if (args.switches.has("--help")) return (io.stdout(HOSTS_USAGE), 0);
@@ -106,10 +127,27 @@ export async function hostsCommand(argv: string[], io: Io): Promise<number> {
     io.stdout(fmt === "json" ? JSON.stringify(value, null, 2) + "\n" : render());
   return reportingApiFailure(io, async () => {
     if (sub === "list" && rest.length === 0) {
-      const { fields, style } = listOptions(args, HOST_FIELDS, HOST_DEFAULT);
-      const { value } = await callApi(target, "GET", "/v1/hosts" + netQuery);
-      const answer = value as { net: number; hosts: HostRow[] };
-      print(answer, () => formatTable(fields, answer.hosts, style));
+      const { fields, style } = listOptions(args, HOST_FIELDS, net === undefined ? HOST_DEFAULT_ALL : HOST_DEFAULT);
+      const limit = option(args, "--limit");
+      const cursor = option(args, "--cursor");
+      if (limit !== undefined || cursor !== undefined) {
+        const { value } = await callApi(target, "GET", "/v1/hosts" + query({ net, limit, cursor }));
+        const page = value as HostPage;
+        print(page, () => formatTable(fields, page.hosts, style) + (page.cursor === null ? "" : `(more: --cursor ${page.cursor})\n`));
+        return;
+      }
+      // everything: page after page of the largest size
+      const hosts: HostRow[] = [];
+      let next: string | null = null;
+      for (let pages = 0; pages < MAX_PAGES; pages++) {
+        const { value } = await callApi(target, "GET", "/v1/hosts" + query({ net, limit: "500", cursor: next ?? undefined }));
+        const page = value as HostPage;
+        hosts.push(...page.hosts);
+        next = page.cursor;
+        if (next === null) break;
+      }
+      const answer = { ...(net === undefined ? {} : { net: Number(net) }), hosts, cursor: next };
+      print(answer, () => formatTable(fields, hosts, style) + (next === null ? "" : `(more: --cursor ${next})\n`));
     } else if (sub === "remove" && rest.length === 1) {
       const { value } = await callApi(
         target,

@@ -124,9 +124,13 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     if (cache && key) {
       const hit = await cache.match(key);
       if (hit) {
-        const stored = (await hit.json()) as { outcome: string; json: string };
-        if (memoKey) memo.set(memoKey, stored.outcome, stored.json, now + ttl * 1000);
-        return answerCached(stored);
+        const stored = (await hit.json()) as { outcome: string; json: string; expires?: number };
+        // an entry kept for less than the cache lifetime (its verdict used DNS answers) ends when they do
+        const expires = Math.min(now + ttl * 1000, stored.expires ?? Infinity);
+        if (expires > now) {
+          if (memoKey) memo.set(memoKey, stored.outcome, stored.json, expires);
+          return answerCached(stored);
+        }
       }
     }
 
@@ -154,14 +158,17 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     const entry = logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, cacheResult);
     recordDecision(c.env, entry, ctx.budget.exhausted());
     after(entry, decision.verdict, { raw, request });
+    // a verdict that used answers which expire (DNS TTLs) is kept no longer than the shortest of them
+    const keep = decision.maxAgeSeconds === undefined ? ttl : Math.min(ttl, Math.floor(decision.maxAgeSeconds));
     if (memoKey && !decision.cacheable) memo.set(memoKey, decision.outcome, null, now + ttl * 1000);
-    if (caching && decision.cacheable) {
+    if (caching && decision.cacheable && keep >= 1) {
       const { decision_id: _omit, ...verdict } = body;
       const json = answerJson(verdict);
-      if (memoKey) memo.set(memoKey, decision.outcome, json, now + ttl * 1000);
+      const expires = now + keep * 1000;
+      if (memoKey) memo.set(memoKey, decision.outcome, json, expires);
       if (cache && key) {
-        const stored = new Response(JSON.stringify({ outcome: decision.outcome, json }), {
-          headers: { "content-type": "application/json", "cache-control": `max-age=${ttl}` },
+        const stored = new Response(JSON.stringify({ outcome: decision.outcome, json, expires }), {
+          headers: { "content-type": "application/json", "cache-control": `max-age=${keep}` },
         });
         const put = cache.put(key, stored);
         try {

@@ -46,6 +46,7 @@ describe("dohResolver", () => {
     expect(await r.lookup("host.example", "A", 1000)).toEqual({
       status: "ok",
       answers: ["192.0.2.9", "192.0.2.8"],
+      ttl: 60,
     });
   });
 
@@ -55,9 +56,11 @@ describe("dohResolver", () => {
     const r = dohResolver("http://doh.test/q", new DnsCache(), { fetch: impl, now: () => now });
     await r.lookup("7.100.51.198.in-addr.arpa", "PTR", 1000);
     now += 29_000;
+    // the TTL left comes with a cached answer: a verdict that uses it is kept no longer
     expect(await r.lookup("7.100.51.198.in-addr.ARPA", "PTR", 1000)).toEqual({
       status: "ok",
       answers: ["a.example."],
+      ttl: 1,
     });
     expect(seen).toHaveLength(1);
     now += 1_000;
@@ -97,7 +100,7 @@ describe("dohResolver", () => {
       },
     });
     const r = dohResolver("http://doh.test/q", new DnsCache(), { fetch: impl, now: () => now });
-    expect(await r.lookup("gone.example", "A", 500)).toEqual({ status: "nxdomain", answers: [] });
+    expect(await r.lookup("gone.example", "A", 500)).toEqual({ status: "nxdomain", answers: [], ttl: 10 });
     now = 9_999;
     await r.lookup("gone.example", "A", 500);
     expect(seen).toHaveLength(1);
@@ -219,7 +222,19 @@ describe("DnsCache", () => {
     cache.set("c", a, 100, 0);
     expect(cache.size).toBe(2);
     expect(cache.get("a", 0)).toBeUndefined();
-    expect(cache.get("c", 0)).toEqual(a);
+    expect(cache.get("c", 0)).toEqual({ ...a, ttl: 100 });
+  });
+
+  it("evicts the least recently used entry, not the oldest one read since", () => {
+    const cache = new DnsCache(2);
+    const a = { status: "ok" as const, answers: ["1"] };
+    cache.set("a", a, 100, 0);
+    cache.set("b", a, 100, 0);
+    expect(cache.get("a", 0)).toBeDefined();
+    cache.set("c", a, 100, 0);
+    expect(cache.get("b", 0)).toBeUndefined();
+    expect(cache.get("a", 0)).toEqual({ ...a, ttl: 100 });
+    expect(cache.get("a", 40_500)).toEqual({ ...a, ttl: 59 });
   });
 
   it("does not keep answers with a zero TTL", () => {

@@ -15,36 +15,48 @@ interface CacheEntry {
   readonly expires: number;
 }
 
+/** Answers the per-isolate DNS cache holds at most (about 200 bytes each: some 2 MB when full). */
+export const DNS_CACHE_ENTRIES = 10_000;
+
 /**
  * Answers kept for their record TTL, per isolate: a requester seen twice within
  * the TTL costs one DNS-over-HTTPS round trip, as a caching stub resolver would.
- * Bounded; when full, the oldest entry goes first.
+ * Bounded (DNS_CACHE_ENTRIES); when full, the least recently used entry goes first.
  */
 export class DnsCache {
   private readonly entries = new Map<string, CacheEntry>();
 
-  constructor(private readonly maxEntries = 10_000) {}
+  constructor(private readonly maxEntries = DNS_CACHE_ENTRIES) {}
 
-  /** The unexpired answer for a key, dropping it when its TTL has run out. */
+  /** The unexpired answer for a key with its `ttl` now left (whole seconds), refreshed as most recently used; an expired one is dropped. */
   get(key: string, now: number): DnsAnswer | undefined {
     const hit = this.entries.get(key);
     if (hit === undefined) return undefined;
-    if (hit.expires <= now) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return hit.answer;
+    this.entries.delete(key);
+    if (hit.expires <= now) return undefined;
+    this.entries.set(key, hit);
+    return { ...hit.answer, ttl: Math.floor((hit.expires - now) / 1000) };
   }
 
-  /** Keeps an answer for `ttlSeconds`; a TTL of zero or less is not kept at all. */
+  /** Keeps an answer for `ttlSeconds` (a day at most); a TTL of zero or less is not kept at all. */
   set(key: string, answer: DnsAnswer, ttlSeconds: number, now: number): void {
     if (!(ttlSeconds > 0)) return;
+    this.setUntil(key, answer, now + Math.min(ttlSeconds, MAX_TTL_SECONDS) * 1000);
+  }
+
+  /** Keeps an answer until `expires` (epoch ms), as the shared cache handed it over. */
+  setUntil(key: string, answer: DnsAnswer, expires: number): void {
     this.entries.delete(key);
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
     }
-    this.entries.set(key, { answer, expires: now + Math.min(ttlSeconds, MAX_TTL_SECONDS) * 1000 });
+    this.entries.set(key, { answer: { status: answer.status, answers: answer.answers }, expires });
+  }
+
+  /** Forgets every answer (what a fresh isolate starts with). */
+  clear(): void {
+    this.entries.clear();
   }
 
   /** How many answers are held, for tests and status. */
@@ -53,12 +65,54 @@ export class DnsCache {
   }
 }
 
+/** The second level of the DNS cache, shared by the isolates of a data centre: answers with their expiry time. */
+export interface SharedDnsCache {
+  get(key: string): Promise<{ answer: DnsAnswer; expires: number } | undefined>;
+  put(key: string, answer: DnsAnswer, expires: number, now: number): Promise<void>;
+}
+
+const DNS_CACHE_HOST = "https://dns-cache.arbiter.internal";
+
+/**
+ * The Cache API as the shared DNS cache: one entry per resolver, record type
+ * and name, its `max-age` the answer's TTL left. A failing cache is a miss,
+ * never a failed lookup.
+ */
+export function cacheApiDnsCache(cache: Cache, resolverUrl: string): SharedDnsCache {
+  const prefix = `${DNS_CACHE_HOST}/${encodeURIComponent(resolverUrl)}/`;
+  const request = (key: string) => new Request(prefix + encodeURIComponent(key));
+  return {
+    async get(key) {
+      try {
+        const hit = await cache.match(request(key));
+        if (hit === undefined) return undefined;
+        const stored = (await hit.json()) as { status: DnsAnswer["status"]; answers: string[]; expires: number };
+        return { answer: { status: stored.status, answers: stored.answers }, expires: stored.expires };
+      } catch {
+        return undefined;
+      }
+    },
+    async put(key, answer, expires, now) {
+      const maxAge = Math.floor((expires - now) / 1000);
+      if (maxAge < 1) return;
+      const body = JSON.stringify({ status: answer.status, answers: answer.answers, expires });
+      try {
+        await cache.put(request(key), new Response(body, { headers: { "content-type": "application/json", "cache-control": `max-age=${maxAge}` } }));
+      } catch {
+        // not kept: the next isolate asks the resolver
+      }
+    },
+  };
+}
+
 /** What the resolver needs from the outside world; tests pass their own clock, fetch and log. */
 export interface DohOptions {
   fetch?: typeof fetch;
   now?: () => number;
   /** Where the resolver-failure warnings go (one JSON object per line); console.warn by default. */
   warn?: (entry: Record<string, unknown>) => void;
+  /** The cache shared with the other isolates (the Cache API in the Worker), asked after the isolate's own. */
+  shared?: SharedDnsCache;
 }
 
 /** After the resolver could not be reached, lookups answer `error` at once for this long instead of asking again. */
@@ -100,6 +154,7 @@ export function dohResolver(url: string, cache: DnsCache, options: DohOptions = 
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
   const clock = options.now ?? Date.now;
   const warn = options.warn ?? defaultWarn;
+  const shared = options.shared;
   const separator = url.includes("?") ? "&" : "?";
   const resolver = hostOf(url);
   let downUntil = 0;
@@ -122,6 +177,13 @@ export function dohResolver(url: string, cache: DnsCache, options: DohOptions = 
       const key = `${type} ${name.toLowerCase().replace(/\.$/, "")}`;
       const cached = cache.get(key, clock());
       if (cached !== undefined) return cached;
+      if (shared !== undefined) {
+        const hit = await shared.get(key);
+        if (hit !== undefined && hit.expires > clock()) {
+          cache.setUntil(key, hit.answer, hit.expires);
+          return { ...hit.answer, ttl: Math.floor((hit.expires - clock()) / 1000) };
+        }
+      }
       if (!(timeoutMs > 0)) return { ...TIMEOUT, reason: "the identifier's timeout is zero" };
       if (clock() < downUntil) return { ...ERROR, reason: `${downReason} (not asked again until ${new Date(downUntil).toISOString()})` };
       const query = `${url}${separator}name=${encodeURIComponent(name)}&type=${type}`;
@@ -139,8 +201,13 @@ export function dohResolver(url: string, cache: DnsCache, options: DohOptions = 
         }
         return { ...ERROR, reason: resolved.failed };
       }
-      cache.set(key, resolved.answer, resolved.ttl, clock());
-      return resolved.answer;
+      const { answer } = resolved;
+      if (answer.status !== "ok" && answer.status !== "nxdomain") return answer;
+      const ttl = Math.min(resolved.ttl, MAX_TTL_SECONDS);
+      const now = clock();
+      cache.set(key, answer, ttl, now);
+      if (shared !== undefined && ttl >= 1) await shared.put(key, answer, now + ttl * 1000, now);
+      return { ...answer, ttl };
     },
   };
 }
@@ -238,17 +305,23 @@ function negativeTtl(authority: unknown): number {
   return DEFAULT_NEGATIVE_TTL_SECONDS;
 }
 
-const isolateCache = new DnsCache();
+/** The isolate's DNS answers (exported so that a test can start from what a fresh isolate has). */
+export const isolateDnsCache = new DnsCache();
 let isolateResolver: { url: string; resolver: DnsResolver } | undefined;
 
 /**
- * The isolate's resolver for the configured DOH_URL, sharing one answer cache
- * across requests; undefined when no resolver is configured, which the engine
+ * The isolate's resolver for the configured DOH_URL: answers cached in the
+ * isolate, then in the Cache API (shared by the data centre's isolates), each
+ * for its TTL; undefined when no resolver is configured, which the engine
  * treats as every lookup timing out.
  */
 export function resolverFor(dohUrl: string | undefined): DnsResolver | undefined {
   const url = dohUrl?.trim();
   if (!url) return undefined;
-  if (isolateResolver?.url !== url) isolateResolver = { url, resolver: dohResolver(url, isolateCache) };
+  if (isolateResolver?.url !== url) {
+    const cache = typeof caches === "undefined" ? undefined : (caches as unknown as { default: Cache }).default;
+    const shared = cache === undefined ? undefined : cacheApiDnsCache(cache, url);
+    isolateResolver = { url, resolver: dohResolver(url, isolateDnsCache, { shared }) };
+  }
   return isolateResolver.resolver;
 }

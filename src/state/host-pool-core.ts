@@ -102,9 +102,9 @@ export function reportAnswer(result: ReportResult) {
   };
 }
 
-/** A network's listing as the API sends it: report times as ISO 8601. */
+/** A network's listing as the API sends it: each host naming its network, report times as ISO 8601. */
 export function listingAnswer(net: number, hosts: HostListing[]) {
-  return { net, hosts: hosts.map(({ reportedAt, ...h }) => ({ ...h, reported_at: iso(reportedAt) })) };
+  return { net, hosts: hosts.map(({ reportedAt, ...h }) => ({ net, ...h, reported_at: iso(reportedAt) })) };
 }
 
 const limitsOf = (h: Host): JobLimits => ({ cpuSeconds: h.cpuSeconds, memoryKb: h.memoryKb, nice: h.nice, npri: h.npri });
@@ -258,8 +258,31 @@ export class HostPoolCore {
 
   /** Every host with its availability, rating and whether it is down. */
   list(p: PoolPolicy, now: number): HostListing[] {
+    return this.listPage(p, now, 0, Infinity).hosts;
+  }
+
+  /**
+   * At most `limit` hosts registered after the one numbered `after` (0: from
+   * the first), in registration order, as `list` shows them; `next` is the
+   * number to pass as `after` for the rest, null when none are left.
+   */
+  listPage(p: PoolPolicy, now: number, after: number, limit: number): { hosts: HostListing[]; next: number | null } {
+    const slots = this.pool();
+    // slots are in registration (seq) order: the first one after `after` by bisection
+    let from = 0;
+    for (let hi = slots.length; from < hi; ) {
+      const mid = (from + hi) >>> 1;
+      if (slots[mid].row.seq <= after) from = mid + 1;
+      else hi = mid;
+    }
+    const page = slots.slice(from, from + limit);
+    const next = from + limit < slots.length && page.length > 0 ? page[page.length - 1].row.seq : null;
+    return { hosts: this.listed(p, now, page), next };
+  }
+
+  private listed(p: PoolPolicy, now: number, slots: Slot[]): HostListing[] {
     const policy = this.policy(p);
-    return this.pool().map((s) => {
+    return slots.map((s) => {
       const h = s.current.host;
       const down = isDown(h, now, policy.downFactor);
       const a = s.current.avail;

@@ -76,6 +76,11 @@ export class HostPool extends DurableObject<Env> {
     return this.core.list(p, now);
   }
 
+  /** A page of the listing in registration order: see `HostPoolCore.listPage`. */
+  listPage(p: PoolPolicy, now: number, after: number, limit: number): { hosts: HostListing[]; next: number | null } {
+    return this.core.listPage(p, now, after, limit);
+  }
+
   /** Removes a host and revokes its permits: see `HostPoolCore.remove`. */
   async remove(name: string, now: number): Promise<{ revoked: number[] } | null> {
     const removed = this.core.remove(name);

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { REPO_ROOT } from "../support/cases.js";
 import { startDevServer, type DevServer } from "../support/dev-server.js";
 import { run, scratchSpace } from "./run-cli.js";
@@ -223,6 +223,30 @@ describe("arbiter hosts", () => {
     expect(removed.out).toBe(`host cli-h1 removed from network 31 (permits revoked: ${permit})\n`);
     const after = JSON.parse((await run(["hosts", "list", "--net", "31", "--format", "json"], "", false, env)).out) as { hosts: { name: string }[] };
     expect(after.hosts.map((h) => h.name)).toEqual(["cli-h2"]);
+  });
+
+  it("lists every network's hosts by default, the network first, all pages or one with --limit", async () => {
+    await report("cli-n32", { net: 32, address: "10.32.0.1", load: 0.1, jobs: 0 });
+    await report("cli-n33", { net: 33, address: "10.33.0.1", load: 0.1, jobs: 0 });
+    // the pool writes the registry after its answer
+    const listed = async () => (JSON.parse((await run(["hosts", "list", "--format", "json"], "", false, env)).out) as { net?: number; hosts: { net: number; name: string }[]; cursor: null });
+    await vi.waitFor(async () => expect((await listed()).hosts.filter((h) => h.name.startsWith("cli-n")).length).toBe(2), { timeout: 10_000, interval: 100 });
+    const json = await listed();
+    expect(json.net).toBeUndefined();
+    expect(json.cursor).toBeNull();
+    expect(json.hosts.filter((h) => h.name.startsWith("cli-n")).map((h) => [h.net, h.name]).sort()).toEqual([[32, "cli-n32"], [33, "cli-n33"]]);
+    const table = (await run(["hosts", "list"], "", false, env)).out.trimEnd().split("\n");
+    expect(table[0].split(/\s+/)).toEqual(["Net", "Host", "Address", "Avail", "Reason", "Rating", "Jobs", "Permits", "LastReport"]);
+    expect(table.some((line) => /^ *32 +cli-n32 +10\.32\.0\.1 +Y /.test(line))).toBe(true);
+    expect(table.some((line) => /^ *33 +cli-n33 +10\.33\.0\.1 +Y /.test(line))).toBe(true);
+    const one = await run(["hosts", "list", "--limit", "1", "--no-headers", "-o", "net,name"], "", false, env);
+    expect(one.code, one.err).toBe(0);
+    const [row, more] = one.out.trimEnd().split("\n");
+    expect(row).toMatch(/^ *\d+ \S+$/);
+    expect(more).toMatch(/^\(more: --cursor \S+\)$/);
+    const next = await run(["hosts", "list", "--limit", "1", "--no-headers", "-o", "net,name", "--cursor", more.slice("(more: --cursor ".length, -1)], "", false, env);
+    expect(next.code, next.err).toBe(0);
+    expect(next.out.split("\n")[0]).not.toBe(row);
   });
 
   it("fails with the API's message for an unknown host or without the admin token, and prints its usage", async () => {

@@ -89,7 +89,8 @@ describe("ip-cymru-asn through DoH", () => {
     const { body } = await decideLimits({ requester, task: throughputTask() });
     expect(body.identifiers).toEqual(["everybody", "peers"]);
     expect(body.allowed).toBe(true);
-    expect(body.cacheable).toBe(false);
+    // only DNS was consulted (no URL fetched): cacheable for the TXT answer's TTL
+    expect(body.cacheable).toBe(true);
     expect(await dohHits(asnName(requester), "TXT")).toBe(1);
   });
 

@@ -7,6 +7,8 @@
 export interface Decision<V extends object> {
   readonly verdict: V;
   readonly cacheable: boolean;
+  /** For a cacheable verdict that used answers which expire (DNS TTLs): the longest it may be kept, in seconds; absent, the route's cache lifetime. */
+  readonly maxAgeSeconds?: number;
   readonly outcome: string;
   readonly trace?: unknown;
 }

@@ -9,6 +9,13 @@ export interface DnsAnswer {
   answers: string[];
   /** Why a lookup failed (`timeout` or `error`), for the explain trace. */
   reason?: string;
+  /**
+   * Seconds this answer stays valid from now (its TTL, less the time it was
+   * cached), for answers the resolver keeps; absent for a failed lookup. A
+   * verdict that used an answer is cached no longer than that, and not at all
+   * after a lookup without one.
+   */
+  ttl?: number;
 }
 
 /** DNS as the engine sees it; the service implements it with DNS-over-HTTPS. */

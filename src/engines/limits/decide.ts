@@ -41,8 +41,17 @@ interface Trace {
   limits: LimitOutcome[];
 }
 
-function verdict(v: LimitsVerdict, cacheable: boolean, trace: Trace | null): Decision<LimitsVerdict> {
-  const base = { verdict: v, cacheable, outcome: v.allowed ? "allowed" : "denied" };
+/** Whether a verdict may be cached and, when it used DNS answers, for how long at most (their shortest TTL). */
+interface Cacheability {
+  cacheable: boolean;
+  maxAgeSeconds?: number;
+}
+
+const ALWAYS: Cacheability = { cacheable: true };
+const NEVER: Cacheability = { cacheable: false };
+
+function verdict(v: LimitsVerdict, c: Cacheability, trace: Trace | null): Decision<LimitsVerdict> {
+  const base = { verdict: v, ...c, outcome: v.allowed ? "allowed" : "denied" };
   return trace ? { ...base, trace } : base;
 }
 
@@ -56,9 +65,16 @@ function percentD(n: Json | undefined): string {
   return String(Math.trunc(n));
 }
 
-/** Whether the verdict may be cached: no DNS or list consulted, no run times, no clock-reading script. */
-function isCacheable(state: EvalState, request: LimitsRequest, policy: LimitsPolicy): boolean {
-  return !state.usedOutside && request.run === undefined && !policy.readsClock;
+/**
+ * Whether the verdict may be cached: no list or URL fetched, every DNS lookup
+ * answered with a TTL of a second or more, no run times, no clock-reading
+ * script; then for at most the shortest TTL of the DNS answers it used.
+ */
+function isCacheable(state: EvalState, request: LimitsRequest, policy: LimitsPolicy): Cacheability {
+  if (state.usedOutside || request.run !== undefined || policy.readsClock) return NEVER;
+  if (state.ttlSeconds === Infinity) return ALWAYS;
+  const seconds = Math.floor(state.ttlSeconds);
+  return seconds >= 1 ? { cacheable: true, maxAgeSeconds: seconds } : NEVER;
 }
 
 /** Whether each classifier holds, given which identifiers identified the requester (a repeated identifier counts twice). */
@@ -82,7 +98,7 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
   if (!policy) {
     return verdict(
       { allowed: true, task: null, changes: [], identifiers: [], classifiers: [], priority: null, diagnostics: "No limits were applied" },
-      true,
+      ALWAYS,
       null,
     );
   }
@@ -90,7 +106,7 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
   const budget: Budget = ctx.budget ?? currentBudget();
   const rewrite = request.rewrite !== false;
   const prioritize = request.prioritize === true;
-  const state: EvalState = { ctx, usedOutside: false, fetches: 0 };
+  const state: EvalState = { ctx, usedOutside: false, ttlSeconds: Infinity, fetches: 0 };
   const trace: Trace | null = ctx.explain ? { hints, identifiers: [], classifiers: [], limits: [] } : null;
   const now = ctx.now / 1000;
   const diags: string[] = [];

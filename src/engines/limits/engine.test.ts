@@ -59,7 +59,7 @@ describe("limitsEngine", () => {
     const hints = (requester: string) => ({ requester });
     const policy = limitsEngine.load(data);
     const ident = policy.identifiers[Number(index)];
-    const state = { ctx: {} as never, usedOutside: false, fetches: 0 };
+    const state = { ctx: {} as never, usedOutside: false, ttlSeconds: Infinity, fetches: 0 };
     expect(ident.evaluate(hints("192.0.2.7"), state)).toBe(true);
     expect(ident.evaluate(hints("2001:db8:1::1"), state)).toBe(true);
     expect(ident.evaluate(hints("198.51.100.1"), state)).toBe(false);
@@ -68,7 +68,7 @@ describe("limitsEngine", () => {
     const list = { name: "list", description: "l", type: "ip-cidr-list", data: { cidrs: ["192.0.2.0/24"] } };
     const config = { ...base, identifiers: [list], classifiers: [] };
     const policy = limitsEngine.load(JSON.parse(JSON.stringify(config)));
-    expect(policy.identifiers[0].evaluate({ requester: "192.0.2.9" }, { ctx: {} as never, usedOutside: false, fetches: 0 })).toBe(true);
+    expect(policy.identifiers[0].evaluate({ requester: "192.0.2.9" }, { ctx: {} as never, usedOutside: false, ttlSeconds: Infinity, fetches: 0 })).toBe(true);
   });
   it("gives errors a code and a JSON pointer", () => {
     const r = limitsEngine.compile(JSON.stringify({ ...base, identifiers: [{ name: "x", description: "x", type: "nope", data: {} }] }));

@@ -20,8 +20,10 @@ import { DURATION, JQ_TRANSFORM, NOT_A_DICTIONARY, STRING_MATCH, firstError, sch
 /** Per-decision scratch state the evaluators report into. */
 export interface EvalState {
   readonly ctx: LimitsContext;
-  /** Set when DNS, a downloaded list or a URL fetch was consulted: such verdicts are not cacheable. */
+  /** Set when a downloaded list or a URL fetch was consulted, or a DNS lookup gave no answer with a TTL: such verdicts are not cacheable. */
   usedOutside: boolean;
+  /** The shortest TTL (seconds left) of the DNS answers consulted so far; Infinity while none was. */
+  ttlSeconds: number;
   /** URL fetches made so far in this decision (bounded by the context's fetch budget). */
   fetches: number;
   /** Set by an identifier, for the explain trace, when it answered something other than what it looked up (a failed lookup). */
@@ -32,6 +34,16 @@ export interface EvalState {
 function lookupFailure(name: string, answer: DnsAnswer | undefined): string {
   if (answer === undefined) return `lookup failed: no DNS resolver is configured (${name})`;
   return `lookup failed: ${answer.reason ?? (answer.status === "timeout" ? "timed out" : "resolver error")} (${name})`;
+}
+
+/**
+ * Notes a DNS answer the verdict now depends on: its TTL bounds how long the
+ * verdict may be cached; a lookup that gave no answer with a TTL (no resolver,
+ * a timeout, an error) makes the verdict not cacheable at all.
+ */
+function dependsOn(state: EvalState, answer: DnsAnswer | undefined): void {
+  if (answer?.ttl === undefined) state.usedOutside = true;
+  else if (answer.ttl < state.ttlSeconds) state.ttlSeconds = answer.ttl;
 }
 
 /** An identifier's answer: identified or not, or the text of the error it raised. */
@@ -355,15 +367,15 @@ const ipCymruBogon: Build = (data) => {
     if (r === undefined) return false;
     const addr = addressOf(r);
     if (!addr) return { error: `${pyStringRepr(r)} does not appear to be an IPv4 or IPv6 address` };
-    state.usedOutside = true;
     if (addr !== bogonAddr) {
       bogonName = `${reverseLabels(addr).join(".")}.${addr.family === 4 ? "v4" : "v6"}.fullbogons.cymru.com`;
       bogonAddr = addr;
     }
     const name = bogonName;
     const dns = state.ctx.dns;
-    if (!dns) return failed(state, name, undefined, failResult);
+    if (!dns) return (dependsOn(state, undefined), failed(state, name, undefined, failResult));
     return dns.lookup(name, "A", ms).then((answer) => {
+      dependsOn(state, answer);
       if (answer.status === "nxdomain") return false;
       if (answer.status !== "ok" || answer.answers.length === 0) return failed(state, name, answer, failResult);
       if (answer.answers[0] !== "127.0.0.2") return false;
@@ -432,10 +444,10 @@ const ipCymruAsn: Build = (data) => {
     const labels = cymruLabels(r);
     if (labels === null) return { error: "Text input is malformed." };
     const name = `${labels.join(".")}.${zone ?? (labels.length === 4 ? "origin" : "origin6")}.asn.cymru.com`;
-    state.usedOutside = true;
     const dns = state.ctx.dns;
-    if (!dns) return failed(state, name, undefined, failResult);
+    if (!dns) return (dependsOn(state, undefined), failed(state, name, undefined, failResult));
     return dns.lookup(name, "TXT", ms).then((answer) => {
+      dependsOn(state, answer);
       if (answer.status === "nxdomain") return false;
       if (answer.status !== "ok" || answer.answers.length === 0) return failed(state, name, answer, failResult);
       return asnsOf(answer.answers[0]).some((n) => asns.has(n));
@@ -469,11 +481,10 @@ const ipReverseDns: Build = (data) => {
     if (r === undefined) return false;
     const addr = addressOf(r);
     if (!addr) return { error: `${pyStringRepr(r)} does not appear to be an IPv4 or IPv6 address` };
-    state.usedOutside = true;
     const dns = state.ctx.dns;
     const ptrName = `${reverseLabels(addr).join(".")}.${addr.family === 4 ? "in-addr.arpa" : "ip6.arpa"}`;
     // ip-reverse-dns has no fail-result: a failed lookup is "not identified", as in pScheduler.
-    if (!dns) return notIdentified(state, lookupFailure(ptrName, undefined));
+    if (!dns) return (dependsOn(state, undefined), notIdentified(state, lookupFailure(ptrName, undefined)));
     return confirmedName(dns, state, addr, ptrName, ms, matcher);
   });
 };
@@ -481,10 +492,12 @@ const ipReverseDns: Build = (data) => {
 /** ip-reverse-dns's lookups: the PTR name, confirmed by a forward lookup, then matched. */
 async function confirmedName(dns: DnsResolver, state: EvalState, addr: IpNetwork, ptrName: string, ms: number, matcher: StringMatcher): Promise<IdentAnswer> {
   const ptr = await dns.lookup(ptrName, "PTR", ms);
+  dependsOn(state, ptr);
   if (ptr.status === "timeout" || ptr.status === "error") return notIdentified(state, lookupFailure(ptrName, ptr));
   if (ptr.status !== "ok" || ptr.answers.length === 0) return false;
   const name = ptr.answers[0];
   const forward = await dns.lookup(name, addr.family === 4 ? "A" : "AAAA", ms);
+  dependsOn(state, forward);
   if (forward.status === "timeout" || forward.status === "error") return notIdentified(state, lookupFailure(name, forward));
   if (forward.status !== "ok") return false;
   const confirmed = forward.answers.some((a) => {

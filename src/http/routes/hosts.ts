@@ -11,7 +11,7 @@ import {
   type CustomsPolicyData,
 } from "../../engines/customs/index.js";
 import type { PolicyError } from "../../engines/common/result.js";
-import { allocationAnswer, listingAnswer, reportAnswer, type HostPool, type OnceAllocation, type PoolPolicy } from "../../state/host-pool.js";
+import { allocationAnswer, reportAnswer, type HostPool, type OnceAllocation, type PoolPolicy } from "../../state/host-pool.js";
 import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize, type Role } from "../auth.js";
 import { parseJsonText, readJson, readJsonText, validate } from "../body.js";
@@ -23,6 +23,7 @@ import type { AppEnv, Env } from "../../env.js";
 import { ApiError, type ErrorCode } from "../errors.js";
 import { EXPLAIN_QUERY, IDEMPOTENCY_HEADER, NET_QUERY, registerOperation } from "../openapi.js";
 import { admit } from "../overload.js";
+import { allNetsPage, HOST_PAGE_DEFAULT, HOST_PAGE_MAX, netPage, POOLS_PER_PAGE, type PoolPage } from "../host-listing.js";
 import { writeLog } from "../../log-line.js";
 import {
   AllocateRequest,
@@ -72,6 +73,14 @@ function netParam(c: Context<AppEnv>): number {
   const raw = c.req.query("net") ?? "0";
   if (!/^(0|[1-9]\d{0,9})$/.test(raw)) throw new ApiError("invalid_request", `\`net\`: \`${raw}\` is not a network number`);
   return Number(raw);
+}
+
+/** `limit`: hosts per page, 1 to HOST_PAGE_MAX (absent: HOST_PAGE_DEFAULT); a 400 naming it otherwise. */
+function pageLimit(text: string | undefined): number {
+  if (text === undefined) return HOST_PAGE_DEFAULT;
+  const n = /^[0-9]{1,16}$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 1 && n <= HOST_PAGE_MAX)) throw new ApiError("invalid_request", `\`limit\` must be an integer from 1 to ${HOST_PAGE_MAX}, not \`${text}\``);
+  return n;
 }
 
 function authorizeAny(c: Context<AppEnv>, roles: Role[]): void {
@@ -126,19 +135,23 @@ registerOperation({
   operationId: "listHosts",
   method: "get",
   path: "/v1/hosts",
-  summary: "Every host of a network (query `net`, default 0) with availability and rating",
+  summary: `Every host of every network's pool (customs' \`reginfo\`), each naming its network, with availability, the reason when unavailable, rating, jobs, permits and last report; \`net\` lists one network. Paged: at most \`limit\` hosts and ${POOLS_PER_PAGE} pools asked per request, networks in the pool registry's order, hosts in registration order`,
   tag: "hosts",
   auth: "decision",
   response: HostListResponse,
-  query: [NET_QUERY],
+  query: [
+    { ...NET_QUERY, description: "only this network's hosts (the answer then names it as `net`); every network's when absent" },
+    { name: "limit", description: `hosts per page, 1 to ${HOST_PAGE_MAX} (default ${HOST_PAGE_DEFAULT})`, schema: { type: "string", pattern: "^[0-9]{1,16}$" } },
+    { name: "cursor", description: "the `cursor` of the previous page (with the same `net`, or none)", schema: { type: "string" } },
+  ],
   errors: ["invalid_request"],
   example: {
-    net: 0,
     hosts: [
-      { name: "h21", address: "10.0.0.21", available: true, rating: 199, down: false, jobs: 0, pending: 1, reported_at: "2026-11-22T06:00:00.000Z", permits: [7] },
-      { name: "ws0", address: "10.0.0.13", available: false, rating: null, reason: "AVAIL_IDLE", down: false, jobs: 1, pending: 0, reported_at: "2026-11-22T06:00:00.000Z", permits: [] },
-      { name: "ws9", address: "10.0.0.19", available: false, rating: null, reason: "AVAIL_DOWN", down: true, jobs: 0, pending: 0, reported_at: "2026-11-22T05:58:10.000Z", permits: [] },
+      { net: 0, name: "h21", address: "10.0.0.21", available: true, rating: 199, down: false, jobs: 0, pending: 1, reported_at: "2026-11-22T06:00:00.000Z", permits: [7] },
+      { net: 0, name: "ws0", address: "10.0.0.13", available: false, rating: null, reason: "AVAIL_IDLE", down: false, jobs: 1, pending: 0, reported_at: "2026-11-22T06:00:00.000Z", permits: [] },
+      { net: 7, name: "ws9", address: "10.7.0.19", available: false, rating: null, reason: "AVAIL_DOWN", down: true, jobs: 0, pending: 0, reported_at: "2026-11-22T05:58:10.000Z", permits: [] },
     ],
+    cursor: null,
   },
 });
 registerOperation({
@@ -239,9 +252,13 @@ export const hostRoutes = new Hono<AppEnv>()
   })
   .get("/v1/hosts", async (c) => {
     authorize(c, "decision");
-    const net = netParam(c);
+    const net = c.req.query("net") === undefined ? undefined : netParam(c);
+    const limit = pageLimit(c.req.query("limit"));
+    const cursor = c.req.query("cursor") || undefined;
     const { pool } = await activePolicy(c.env);
-    return c.json(listingAnswer(net, await inPool(c.env, net, (stub) => stub.list(pool, Date.now()))));
+    const now = Date.now();
+    const page: PoolPage = (n, after, room) => inPool(c.env, n, (stub) => stub.listPage(pool, now, after, room));
+    return c.json(net === undefined ? await allNetsPage(c.env, limit, cursor, page) : await netPage(net, limit, cursor, page));
   })
   .delete("/v1/hosts/:name", async (c) => {
     authorize(c, "admin");

@@ -108,6 +108,7 @@ export const FinishResponse = z.strictObject({ released: z.literal(true), host: 
 
 /** One host of the listing. */
 export const HostListingJson = z.strictObject({
+  net: int.describe("the network number of the host's pool"),
   name: z.string(),
   address: z.string(),
   available: z.boolean(),
@@ -120,8 +121,12 @@ export const HostListingJson = z.strictObject({
   permits: z.array(int),
 });
 
-/** `GET /v1/hosts?net=N`. */
-export const HostListResponse = z.strictObject({ net: int, hosts: z.array(HostListingJson) });
+/** `GET /v1/hosts` (every network's hosts) and `GET /v1/hosts?net=N` (one network's, named as `net`): a page, and the cursor of the next. */
+export const HostListResponse = z.strictObject({
+  net: int.optional().describe("the network listed, when `net` was given"),
+  hosts: z.array(HostListingJson),
+  cursor: z.string().nullable().describe("pass as `cursor` for the next page; null on the last page"),
+});
 
 /** `GET /v1/hosts/{name}/acl?net=N`: the effective access list. */
 export const HostAclResponse = z.strictObject({ host: z.string(), entries: z.array(z.string()) });
