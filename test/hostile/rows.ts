@@ -54,7 +54,7 @@ function limitsRequest(n: number, requester = "192.0.2.1"): HostileRequest {
   return { method: "POST", path: "/v1/limits/decide", body: { requester, task: { test: { type: "rtt", spec: { s: "a".repeat(n) } } } } };
 }
 
-type Verdict = { allowed?: boolean; diagnostics?: string; log?: string[]; best?: unknown; error?: { code: string; message: string } };
+type Verdict = { allowed?: boolean; rejected?: boolean; diagnostics?: string; log?: string[]; best?: unknown; error?: { code: string; message: string } };
 
 function asVerdict(body: unknown): Verdict {
   return (body ?? {}) as Verdict;
@@ -144,6 +144,22 @@ export const HOSTILE_ROWS: HostileRow[] = [
     // the request schema caps a user name at 1,024 characters, so the attacker gets at most that
     request: (n) => ({ method: "POST", path: "/v1/place", body: { user: "a".repeat(Math.min(n, 1023)) + "!" } }),
     check: anyVerdict,
+  },
+  {
+    // each tag rule looked its tag up case-insensitively by scanning every request tag: rules × tags
+    name: "placement 2,000 tag rules, request with n tags",
+    policy: {
+      engine: "placement",
+      source:
+        "partitions:\n  - name: default\n    queues: [{name: root}]\n    placementrules:\n" +
+        Array.from({ length: 2000 }, (_, i) => `      - {name: tag, value: t${i}}\n`).join(""),
+    },
+    request: (n) => ({
+      method: "POST",
+      path: "/v1/place",
+      body: { user: "u", tags: Object.fromEntries(Array.from({ length: n }, (_, i) => [`K${i}`, "v"])) },
+    }),
+    check: (status, body) => (status === 200 && asVerdict(body).rejected === true ? null : `status ${status}`),
   },
   {
     name: "`/v1/match`, `regexp()` inside a job ad `(a|a)*b`",

@@ -158,6 +158,7 @@ export function decidePlacement(
     groups,
     queue: request.queue ?? "",
     tags: request.tags,
+    folded: null,
     view,
     explain,
     error: null,

@@ -21,18 +21,34 @@ export interface PlaceContext {
   readonly groups: readonly string[];
   readonly queue: string;
   readonly tags: Readonly<Record<string, string>> | undefined;
+  /** The tags by lower-cased key (the first key of each folding), built on the first case-insensitive lookup. */
+  folded: Map<string, string> | null;
   readonly view: QueueView;
   readonly explain: boolean;
   error: string | null;
   why: string;
 }
 
-/** Reads a tag whose key matches case-insensitively; the exact key is tried first. */
-export function tagValue(tags: Readonly<Record<string, string>> | undefined, name: string): string {
+/**
+ * Reads a tag whose key matches case-insensitively; the exact key is tried
+ * first. The tags are folded once per decision (on the first miss), so that a
+ * chain of thousands of tag rules over a request of thousands of tags costs
+ * rules + tags, not their product.
+ */
+export function tagValue(ctx: PlaceContext, name: string): string {
+  const tags = ctx.tags;
   if (tags === undefined) return "";
   if (Object.hasOwn(tags, name)) return tags[name];
-  for (const key in tags) if (key.toLowerCase() === name) return tags[key];
-  return "";
+  let folded = ctx.folded;
+  if (folded === null) {
+    folded = new Map();
+    for (const key in tags) {
+      const lower = key.toLowerCase();
+      if (!folded.has(lower)) folded.set(lower, tags[key]);
+    }
+    ctx.folded = folded;
+  }
+  return folded.get(name) ?? "";
 }
 
 function nothing(ctx: PlaceContext, why: string): null {
@@ -102,7 +118,7 @@ export function placeRule(rule: Rule, ctx: PlaceContext): string | null {
       return createCheck(rule, ctx, rule.qualified ? rule.value : underParent(rule, ctx, rule.value));
     }
     case "tag": {
-      const value = tagValue(ctx.tags, rule.value);
+      const value = tagValue(ctx, rule.value);
       if (value === "") return nothing(ctx, `tag ${rule.value} is not set`);
       if (!filterAllows(rule.filter, ctx.user, ctx.groups))
         return nothing(ctx, "filter does not admit the user");
@@ -113,6 +129,6 @@ export function placeRule(rule: Rule, ctx: PlaceContext): string | null {
 
 /** The internal last rule: the recovery queue, only for applications that force creation. */
 export function placeRecovery(ctx: PlaceContext): string | null {
-  if (parseGoBoolTrue(tagValue(ctx.tags, FORCE_TAG))) return RECOVERY_QUEUE;
+  if (parseGoBoolTrue(tagValue(ctx, FORCE_TAG))) return RECOVERY_QUEUE;
   return nothing(ctx, `application is not forced (tag ${FORCE_TAG})`);
 }
