@@ -546,7 +546,7 @@ async function upgradeEditors() {
     editorModule = cm;
     for (const ed of [policyEditor, requestEditor, ...adEditors]) ed.upgrade(cm);
   } catch (e) {
-    failure(`The code editor (/playground/codemirror.js) did not load (${e instanceof Error ? e.message : e}): you are editing in plain text boxes, without highlighting or checks as you type. Decide still works; reload the page to try again.`);
+    failure(`The code editor (/playground/codemirror.js) did not load (${e instanceof Error ? e.message : e}): you are editing in plain text boxes, without highlighting, bracket matching or search. Checks as you type and Decide still work; reload the page to try again.`);
   }
 }
 
