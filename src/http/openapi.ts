@@ -146,6 +146,11 @@ const errorEnvelope = {
             },
           },
         },
+        details_omitted: {
+          type: "integer",
+          minimum: 1,
+          description: "how many further details were left out of `details` (only the first ones are listed)",
+        },
       },
     },
   },
