@@ -9,10 +9,10 @@ import { BASE, dohHits, publishLimits, setDoh, setDohRecords, throughputTask } f
 // the DoH fake on loopback answering. A verdict after a failed lookup is not cached.
 
 let counter = 0;
-/** A fresh TEST-NET-3 address per test, so no answer cached by another test applies. */
+/** A fresh TEST-NET-3 address per test, from .231 up, which no other test file sends (their decisions ask the same DoH fake, whose hit counts are shared), so no answer cached or counted by another test applies. */
 function freshAddress(): string {
   counter += 1;
-  return `203.0.113.${10 + counter}`;
+  return `203.0.113.${230 + counter}`;
 }
 const bogonName = (ipv4: string) => `${ipv4.split(".").reverse().join(".")}.v4.fullbogons.cymru.com`;
 
