@@ -8,7 +8,7 @@
  * (the route's 422 `budget_exceeded`); outside a decision nothing is limited.
  */
 import { spend } from "../common/budget.js";
-import { AdLayout, ClassAd, SHARED_MAX, adOf, layoutFor, type SlotValue } from "./classad.js";
+import { AdNamesReader, ClassAd, adOf, type SlotValue } from "./classad.js";
 import { compile } from "./compile.js";
 import { readNewAdQuick } from "./ad-new-syntax.js";
 import { isTextError, sharedOldSlot, simpleLiteral, type TextError } from "./expr-cache.js";
@@ -62,9 +62,7 @@ function notAnAttribute(line: number): AdResult {
  */
 export function parseOldAd(text: string): AdResult {
   const n = text.length;
-  let layout: AdLayout | null = AdLayout.EMPTY;
-  // the names as written, kept only once the shared layouts cannot hold them (a repeated name, a large ad)
-  let names: string[] | null = null;
+  const names = new AdNamesReader();
   const slots: SlotValue[] = [];
   let lineNo = 0;
   for (let next = 0; next <= n; ) {
@@ -104,17 +102,10 @@ export function parseOldAd(text: string): AdResult {
       const name = text.slice(nameStart, nameEnd);
       return { ok: false, error: { message: `attribute \`${name}\`: ${slot.message}`, at: `${lineNo}:${exprCol}` } };
     }
-    if (layout !== null) {
-      const grown: AdLayout | null = slots.length < SHARED_MAX ? layout.withSpan(text, nameStart, nameEnd) : null;
-      if (grown === null) {
-        names = [...layout.names];
-        layout = null;
-      } else layout = grown;
-    }
-    if (names !== null) names.push(text.slice(nameStart, nameEnd));
+    names.add(text, nameStart, nameEnd, slots.length);
     slots.push(slot);
   }
-  return { ok: true, ad: new ClassAd(layout ?? layoutFor(names ?? [], slots), slots, null) };
+  return { ok: true, ad: names.ad(slots) };
 }
 
 

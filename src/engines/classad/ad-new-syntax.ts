@@ -7,7 +7,7 @@
  * quoted name, a bad token, text that does not parse) gives up with null, and
  * the caller parses the ad whole, which reports the error exactly as before.
  */
-import { AdLayout, ClassAd, SHARED_MAX, layoutFor, type SlotValue } from "./classad.js";
+import { AdNamesReader, type ClassAd, type SlotValue } from "./classad.js";
 import { isTextError, sharedNewSlot, simpleLiteral } from "./expr-cache.js";
 import { Lexer, T } from "./lexer.js";
 
@@ -21,8 +21,7 @@ export function readNewAdQuick(text: string): ClassAd | null {
   lx.charged = true;
   lx.kindsOnly = true;
   if (lx.next() !== T.LBox) return null;
-  let layout: AdLayout | null = AdLayout.EMPTY;
-  let names: string[] | null = null;
+  const names = new AdNamesReader();
   const slots: SlotValue[] = [];
   let t = lx.next();
   while (t !== T.RBox) {
@@ -53,18 +52,10 @@ export function readNewAdQuick(text: string): ClassAd | null {
     }
     const slot = simpleLiteral(text, valueStart, valueEnd) ?? sharedNewSlot(text.slice(valueStart, valueEnd));
     if (isTextError(slot)) return null;
-    if (layout !== null) {
-      const grown: AdLayout | null =
-        slots.length < SHARED_MAX ? layout.withSpan(text, nameStart, nameEnd) : null;
-      if (grown === null) {
-        names = [...layout.names];
-        layout = null;
-      } else layout = grown;
-    }
-    if (names !== null) names.push(text.slice(nameStart, nameEnd));
+    names.add(text, nameStart, nameEnd, slots.length);
     slots.push(slot);
     while (t === T.Semi) t = lx.next();
   }
   if (lx.next() !== T.End) return null;
-  return new ClassAd(layout ?? layoutFor(names ?? [], slots), slots, null);
+  return names.ad(slots);
 }

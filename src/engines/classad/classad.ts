@@ -186,6 +186,35 @@ export const SHARED_MAX = 256;
 const STANDALONE_UNITS_PER_NAME = 8;
 
 /**
+ * The names of an ad being read, one attribute after another: followed along
+ * the shared layouts while they hold them (no name cut out of the text), kept
+ * as a list of their own once they cannot (a repeated name, a large ad).
+ */
+export class AdNamesReader {
+  private layout: AdLayout | null = AdLayout.EMPTY;
+  private names: string[] | null = null;
+
+  /** Adds the name written at `text[start, end)`; `count` attributes were added before it. */
+  add(text: string, start: number, end: number, count: number): void {
+    if (this.layout !== null) {
+      const grown = count < SHARED_MAX ? this.layout.withSpan(text, start, end) : null;
+      if (grown !== null) {
+        this.layout = grown;
+        return;
+      }
+      this.names = [...this.layout.names];
+      this.layout = null;
+    }
+    (this.names ??= []).push(text.slice(start, end));
+  }
+
+  /** The ad of the names added and their `slots` (parallel). */
+  ad(slots: SlotValue[]): ClassAd {
+    return new ClassAd(this.layout ?? layoutFor(this.names ?? [], slots), slots, null);
+  }
+}
+
+/**
  * The layout of an ad with these names (parallel to `slots`, which it may
  * reorder): a later name equal to an earlier one ignoring case replaces it and
  * moves to the end, as the library's insert does.

@@ -8,6 +8,7 @@
 import { calendarFields, parseIsoTimestamp, type CalendarFields } from "../common/iso8601.js";
 import type { JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
+import { FIELD_WRAP } from "./limit-types.js";
 
 /** One run as a limits request carries it. */
 export interface Run {
@@ -20,16 +21,8 @@ const DAY_MS = 86_400_000;
 type Field = keyof CalendarFields;
 const TIME_FIELDS: readonly Field[] = ["hour", "minute", "second"];
 const DATE_FIELDS: readonly Field[] = ["year", "month", "week", "weekday", "day"];
-const WRAP: Record<Field, [number, number]> = {
-  year: [1, 275759],
-  month: [1, 12],
-  week: [1, 53],
-  weekday: [1, 7],
-  day: [1, 31],
-  hour: [0, 23],
-  minute: [0, 59],
-  second: [0, 59],
-};
+/** The schedule limits' field ranges, the year ending where JavaScript dates do (275760). */
+const WRAP: Record<Field, [number, number]> = { ...FIELD_WRAP, year: [1, 275759] };
 /** Days searched for a date with the wanted fields: two years, so week 53 and 29 February can be found. */
 const SEARCH_DAYS = 3 * 366;
 

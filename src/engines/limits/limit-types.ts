@@ -69,7 +69,7 @@ const FIELD_BOUNDS: Record<Field, [number, number]> = {
   second: [0, 59],
 };
 /** The values a field can take on a real date, for wrap-around. */
-const FIELD_WRAP: Record<Field, [number, number]> = {
+export const FIELD_WRAP: Record<Field, [number, number]> = {
   year: [1, 294276],
   month: [1, 12],
   week: [1, 53],
