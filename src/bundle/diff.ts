@@ -93,53 +93,68 @@ interface Differ {
   decider(data: unknown): (request: unknown) => object;
 }
 
+/**
+ * A differ from an engine's parts: its compile, its generator, and how a
+ * compiled policy is loaded once and then decides each request.
+ */
+function differ<D, P>(parts: {
+  kind: Differ["kind"];
+  view?: Differ["view"];
+  compile: (source: string) => Result<D, PolicyError[]>;
+  generate: (a: D, b: D) => DiffRequests<unknown>;
+  load: (data: D) => P;
+  decide: (policy: P, request: unknown) => object;
+}): Differ {
+  const { kind, view, compile, generate, load, decide } = parts;
+  return {
+    kind,
+    view,
+    compile,
+    generate: (a, b) => generate(a as D, b as D),
+    decider: (data) => {
+      const policy = load(data as D);
+      return (r) => decide(policy, r);
+    },
+  };
+}
+
 const DIFFERS: Partial<Record<EngineName, Differ>> = {
-  placement: {
+  placement: differ({
     kind: "placement",
     compile: compilePlacement,
-    generate: (a, b) => placementDiffRequests(a as never, b as never),
-    decider: (data) => {
-      const policy = loadPlacement(data as never);
-      return (r) => decidePlacement(policy, r as PlacementRequest, { explain: false }).verdict;
-    },
-  },
-  jobfilter: {
+    generate: placementDiffRequests,
+    load: loadPlacement,
+    decide: (p, r) => decidePlacement(p, r as PlacementRequest, { explain: false }).verdict,
+  }),
+  jobfilter: differ({
     kind: "jobfilter",
     compile: compileFilters,
-    generate: (a, b) => jobfilterDiffRequests(a as never, b as never),
-    decider: (data) => {
-      const policy = loadFilters(data as never);
-      return (r) => decideJobfilter(policy, r as JobfilterRequest, { explain: false }).verdict;
-    },
-  },
-  limits: {
+    generate: jobfilterDiffRequests,
+    load: loadFilters,
+    decide: (p, r) => decideJobfilter(p, r as JobfilterRequest, { explain: false }).verdict,
+  }),
+  limits: differ({
     kind: "limits",
     compile: compileForDiff,
-    generate: (a, b) => limitsDiffRequests(a as never, b as never),
-    decider: (data) => {
-      const policy = loadForDiff(data as never);
-      return (r) => decideOffline(policy, r);
-    },
-  },
-  match: {
+    generate: limitsDiffRequests,
+    load: loadForDiff,
+    decide: decideOffline,
+  }),
+  match: differ({
     kind: "match",
     compile: compileMatchPolicy,
-    generate: (a, b) => matchDiffRequests(a as never, b as never),
-    decider: (data) => {
-      const policy = loadMatchPolicy(data as never);
-      return (r) => decideForDiff(policy, r);
-    },
-  },
-  customs: {
+    generate: matchDiffRequests,
+    load: loadMatchPolicy,
+    decide: decideForDiff,
+  }),
+  customs: differ({
     kind: "customs",
     view: (v) => customsDiffView(v as never),
     compile: compileCustomsPolicy,
-    generate: (a, b) => customsDiffRequests(a as never, b as never),
-    decider: (data) => {
-      const policy = loadCustomsPolicy(data as never);
-      return (r) => decideCustomsForDiff(policy, r);
-    },
-  },
+    generate: customsDiffRequests,
+    load: loadCustomsPolicy,
+    decide: decideCustomsForDiff,
+  }),
 };
 
 /** The engines `diffPolicies` covers. */
