@@ -8,7 +8,7 @@ import { add, cpLength, indexValue, sub } from "./ops.js";
 import { formatNumber, printCompact } from "./print.js";
 import { numberFromText } from "./litnum.js";
 import { keysOf as orderedKeys } from "./key-order.js";
-import { ALLOC, charge, chargeSort, S, step } from "./runtime.js";
+import { ALLOC, charge, chargeSort, KEY, S, step } from "./runtime.js";
 import { HaltSignal, JqError, compare, compareStrings, desc, equals, fail, isObject, numOf, setKey, sortedKeys, truthy, typeOf, type JObj } from "./values.js";
 
 const isObj = isObject;
@@ -49,7 +49,7 @@ export function lengthOf(i: Json): number {
   if (typeOf(i) === "number") return Math.abs(numOf(i) as number);
   if (Array.isArray(i)) return i.length;
   // counting an object's keys walks them: charged to the work budget
-  const n = Object.keys(i).length;
+  const n = orderedKeys(i).length;
   charge(n);
   return n;
 }
@@ -280,6 +280,9 @@ def0("to_entries", (i) => {
 });
 def0("from_entries", (i) => {
   const o: JObj = {};
+  // each entry's key is set into the object (KEY), charged before any is
+  if (Array.isArray(i)) charge(KEY * i.length);
+  else if (isObject(i)) charge(KEY * orderedKeys(i).length);
   iterate(i, (e) => {
     let k: Json = null;
     for (const name of ["key", "Key", "name", "Name"]) {
@@ -350,6 +353,7 @@ function indexRows(rows: (emit: (v: Json) => boolean) => boolean, key: KeyGen, e
   const stop = rows((row) => {
     step();
     return key.gen(row, env as never, (k) => {
+      charge(KEY);
       setKey(acc, typeof k === "string" ? k : printCompact(k), row);
       return false;
     });

@@ -9,20 +9,31 @@ function lengthOf(v: Json): number {
 }
 
 /**
- * Charges a value builtin's work to the budget: the lengths of the string or
- * array it read and built. Objects are not counted here (that would walk every
- * one of them); the builtins that walk an object charge it themselves
- * (`length`, `add`), and what they build from one is an array or a string.
+ * Charges a value builtin's work to the budget: the length of the string or
+ * array it reads, before it runs (so a builtin whose input the budget cannot
+ * pay never starts), then the length of what it built. Objects are not
+ * counted here (that would walk every one of them); the builtins that walk an
+ * object charge it themselves (`length`, `add`, `from_entries`), and what
+ * they build from one is an array or a string.
  */
-function charged(input: Json, out: Json): Json {
-  const n = lengthOf(input) + lengthOf(out);
+function chargeInput(input: Json): void {
+  const n = lengthOf(input);
+  if (n > 0) charge(n);
+}
+
+/** Charges what a value builtin built (see {@link chargeInput}) and returns it. */
+function chargeOutput(out: Json): Json {
+  const n = lengthOf(out);
   if (n > 0) charge(n);
   return out;
 }
 
-/** `f` with its work charged (see {@link charged}). */
+/** `f` with its work charged (see {@link chargeInput}). */
 function chargedFn(f: (i: Json, ...vals: Json[]) => Json): (i: Json, ...vals: Json[]) => Json {
-  return (i, ...vals) => charged(i, f(i, ...vals));
+  return (i, ...vals) => {
+    chargeInput(i);
+    return chargeOutput(f(i, ...vals));
+  };
 }
 
 /** Registers a native under `name/arity`. */
@@ -35,7 +46,10 @@ export function defNative(name: string, arity: number, n: Native): void {
  * its literal (read it with `numOf`), so that error texts and pass-through keep the literal as jq does.
  */
 export function def0(name: string, raw: (i: Json) => Json): void {
-  const f = (i: Json): Json => charged(i, raw(i));
+  const f = (i: Json): Json => {
+    chargeInput(i);
+    return chargeOutput(raw(i));
+  };
   defNative(name, 0, { gen: (i, _a, _e, emit) => emit(f(i)), fn: f });
 }
 

@@ -5,7 +5,7 @@ import { applyFormat, checkFormat } from "./formats.js";
 import { binop, indexValue } from "./ops.js";
 import { delPaths, getPath } from "./paths.js";
 import { PathWriter } from "./path-writer.js";
-import { ALLOC, charge, Env, step, type Gen } from "./runtime.js";
+import { ALLOC, charge, COPY_KEY, Env, KEY, step, type Gen } from "./runtime.js";
 import { JqCompileError, type Scope } from "./scope.js";
 import { NATIVES, type Compiler } from "./compile.js";
 import { singleOf, type Val } from "./compile-single.js";
@@ -78,6 +78,8 @@ export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node; 
     };
   }
   const fromKey = entries.map((e) => e.fromKey === true);
+  // keys computed at run time are interned and shape a new hidden class (KEY each)
+  const cost = n + ALLOC + KEY * entries.filter((e) => !(e.key.k === "literal" && typeof e.key.v === "string")).length;
   return (i, env, emit) => {
     const keys: string[] = new Array(n);
     const vals: Json[] = new Array(n);
@@ -86,7 +88,7 @@ export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node; 
         const o: JObj = {};
         let ord: string[] | undefined;
         for (let m = 0; m < n; m++) ord = buildKey(o, keys[m], vals[m], ord);
-        charge(n + ALLOC);
+        charge(cost);
         return emit(o);
       }
       return ks[j](i, env, (k) => {
@@ -127,8 +129,9 @@ function updateEach(f: Val, general: Gen): Gen {
     if (isObject(i)) {
       const ks = keysOf(i);
       if (ks.length === 0) return emit(i);
+      // the general path's first write: the copy and its key (later writes replace keys it has)
+      charge(COPY_KEY * ks.length + KEY + ALLOC);
       const out = copyObj(i);
-      charge(2 * ks.length + ALLOC);
       for (const k of ks) {
         charge(3 + ALLOC);
         setKey(out, k, f(i[k], env));

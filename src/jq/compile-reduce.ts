@@ -7,11 +7,11 @@ import type { Json } from "../engines/common/json.js";
 import type { Node } from "./ast.js";
 import type { Val } from "./compile-single.js";
 import { binop } from "./ops.js";
-import { charge, chargeSize } from "./runtime.js";
+import { ALLOC, charge, chargeSize, COPY_KEY, KEY, sizeOf } from "./runtime.js";
 import { setKeyOf } from "./paths.js";
 import { indexValue } from "./ops.js";
 import { clearOrdered, keysOf } from "./key-order.js";
-import { copyObj, isObject, numOf, setKey, truthy, type JObj } from "./values.js";
+import { copyObj, isObject, numOf, setKey, truthy } from "./values.js";
 
 /** True when an expression's value cannot depend on `.` (literals, variables, operators on them). */
 export function dotFree(n: Node): boolean {
@@ -52,10 +52,6 @@ export function simplePath(n: Node): Node[] | null {
   return cur.k === "identity" && keys.length > 0 ? keys : null;
 }
 
-function shallowCopy(c: Json): Json {
-  return Array.isArray(c) ? c.slice() : copyObj(c as JObj);
-}
-
 /** Sets `keys` in `acc`, copying each container once per reduce (tracked in `owned`), then mutating it. */
 export function setOwned(acc: Json, keys: Json[], op: string, v: Json, owned: Set<object>): Json {
   const root = ownedContainer(acc, keys[0], owned);
@@ -80,14 +76,22 @@ function ownedContainer(v: Json, nextKey: Json, owned: Set<object>): Json {
   if (v !== null && typeof v === "object" && owned.has(v)) return v;
   let c: Json;
   if (v === null) c = typeof numOf(nextKey) === "number" ? [] : {};
-  else if (Array.isArray(v) || isObject(v)) c = chargeSize(shallowCopy(v));
-  else return v;
+  else if (Array.isArray(v)) c = chargeSize(v).slice();
+  else if (isObject(v)) {
+    // charged before the copy, as setpath's copies are
+    charge(COPY_KEY * sizeOf(v) + ALLOC);
+    c = copyObj(v);
+  } else return v;
   owned.add(c as object);
   return c;
 }
 
 function assign(c: Json, k: Json, v: Json, owned: Set<object>): void {
-  if (typeof k === "string" && isObject(c)) setKey(c, k, v);
+  if (typeof k === "string" && isObject(c)) {
+    // a key new to the object is interned and grows its hidden class or hash table
+    if (!Object.prototype.hasOwnProperty.call(c, k)) charge(KEY);
+    setKey(c, k, v);
+  }
   else if (typeof k === "number" && Array.isArray(c) && k >= 0 && k === Math.trunc(k) && k <= c.length + 1_000_000) {
     if (k > c.length) charge(k - c.length);
     while (c.length < k) c.push(null);

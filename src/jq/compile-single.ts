@@ -10,7 +10,7 @@ import { applyFormat } from "./formats.js";
 import { binop, indexValue, literalComparison, sliceValue } from "./ops.js";
 import { IS_PROTO_KEY, field } from "./eval-helpers.js";
 import { printCompact } from "./print.js";
-import { ALLOC, charge, chargeFormatted, Env, step, up, type Gen } from "./runtime.js";
+import { ALLOC, charge, chargeFormatted, Env, KEY, step, up, type Gen } from "./runtime.js";
 import { JqCompileError, type Scope } from "./scope.js";
 import { buildKey, isIndexKey } from "./key-order.js";
 import { JqError, desc, fail, numOf, truthy, type JObj } from "./values.js";
@@ -204,7 +204,10 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
           return o;
         };
       }
+      // keys computed at run time are interned and shape a new hidden class (KEY each)
+      const cost = cnt + ALLOC + KEY * ks.filter((k) => typeof k !== "string").length;
       return (i, env) => {
+        charge(cost);
         const o: JObj = {};
         let ord: string[] | undefined;
         for (let j = 0; j < cnt; j++) {

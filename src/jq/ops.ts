@@ -1,7 +1,7 @@
 /** jq's operators and indexing primitives with jq 1.7.1's error messages. */
 import type { Json } from "../engines/common/json.js";
 import { keysOf } from "./key-order.js";
-import { ALLOC, charge, sizeOf } from "./runtime.js";
+import { ALLOC, charge, COPY_KEY, sizeOf } from "./runtime.js";
 import { compare, compareWithLiteral, copyObj, desc, equals, fail, getKey, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
 
 const isObj = isObject;
@@ -24,13 +24,11 @@ export function add(a: Json, b: Json): Json {
     return a.concat(b);
   }
   if (isObj(a) && isObj(b)) {
+    // charged before the copy: every key of both sides is copied into the result
+    const kb = keysOf(b);
+    charge(COPY_KEY * (sizeOf(a) + kb.length) + ALLOC);
     const r = copyObj(a);
-    let nb = 0;
-    for (const k of keysOf(b)) {
-      setKey(r, k, b[k]);
-      nb++;
-    }
-    charge(2 * sizeOf(a) + nb);
+    for (const k of kb) setKey(r, k, b[k]);
     return r;
   }
   return fail(`${desc(a)} and ${desc(b)} cannot be added`);
@@ -49,8 +47,8 @@ export function sub(a: Json, b: Json): Json {
 }
 
 function deepMerge(a: JObj, b: JObj): JObj {
+  charge(COPY_KEY * (sizeOf(a) + sizeOf(b)) + ALLOC);
   const r = copyObj(a);
-  charge(2 * sizeOf(a) + sizeOf(b));
   for (const k of keysOf(b)) {
     const av = getKey(r, k);
     const bv = b[k];

@@ -8,7 +8,7 @@
 import type { Json } from "../engines/common/json.js";
 import { indexValue, sliceKeyBounds } from "./ops.js";
 import { setKeyOf } from "./paths.js";
-import { ALLOC, charge } from "./runtime.js";
+import { ALLOC, charge, KEY } from "./runtime.js";
 import { fail, isObject, numOf, setKey, type JObj } from "./values.js";
 
 /** The largest array index a write may pad up to (the budget ends such a write long before). */
@@ -70,6 +70,8 @@ export class PathWriter {
     if (c !== null && typeof c === "object" && this.owned.has(c)) {
       const n = numOf(k);
       if (typeof n === "string" && isObject(c)) {
+        // a key new to the object is interned and grows its hidden class or hash table
+        if (!Object.prototype.hasOwnProperty.call(c, n)) charge(KEY);
         setKey(c, n, v);
         return c;
       }

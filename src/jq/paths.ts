@@ -2,7 +2,7 @@
 import type { Json } from "../engines/common/json.js";
 import { keysOf } from "./key-order.js";
 import { indexValue, sliceKeyBounds } from "./ops.js";
-import { charge, chargeSort, sizeOf } from "./runtime.js";
+import { ALLOC, charge, chargeSort, COPY_KEY, KEY, sizeOf } from "./runtime.js";
 import { compare, copyObj, equals, fail, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
 
 const isObj = isObject;
@@ -20,9 +20,10 @@ export function getPath(v: Json, path: Json): Json {
 export function setKeyOf(t: Json, k: Json, v: Json): Json {
   k = numOf(k);
   if (typeof k === "string" && (t === null || isObj(t))) {
+    // charged before the copy, so the budget ends a copy it cannot pay before it is made
+    charge((t === null ? 0 : COPY_KEY * sizeOf(t)) + KEY + ALLOC);
     const r = t === null ? {} : copyObj(t);
     setKey(r, k, v);
-    charge(2 * sizeOf(r));
     return r;
   }
   if (typeof k === "number" && (t === null || Array.isArray(t))) {
@@ -105,7 +106,7 @@ function delKeys(t: Json, keys: Json[]): Json {
     const gone = keys[0];
     const r: JObj = {};
     const ks = keysOf(t);
-    charge(2 * ks.length + 1);
+    charge(COPY_KEY * ks.length + 1);
     for (const key of ks) if (key !== gone) setKey(r, key, t[key]);
     return r;
   }
@@ -117,7 +118,7 @@ function delKeys(t: Json, keys: Json[]): Json {
     }
     const r: JObj = {};
     const ks = keysOf(t);
-    charge(2 * ks.length + keys.length);
+    charge(COPY_KEY * ks.length + keys.length);
     for (const key of ks) if (!drop.has(key)) setKey(r, key, t[key]);
     return r;
   }
