@@ -222,6 +222,25 @@ export const HOSTILE_ROWS: HostileRow[] = [
     check: limitThrewBudget,
   },
   {
+    // in place (the keys do not read `.`): 100,000 new keys ran to the end under the budget, 115 ms in workerd
+    name: 'limits jq: 100,000 computed keys set in place `.["k\\($i)"] = $i`',
+    policy: { engine: "limits", source: limitsPolicy('reduce range(1e5) as $i ({}; .["k\\($i)"] = $i) | length > 0') },
+    request: (n) => limitsRequest(n),
+    check: limitThrewBudget,
+  },
+  {
+    name: 'limits jq: 100,000 objects, each with its own computed key `{("k\\(.)"): 1}`',
+    policy: { engine: "limits", source: limitsPolicy('[range(1e5) | {("k\\(.)"): 1}] | length > 0') },
+    request: (n) => limitsRequest(n),
+    check: limitThrewBudget,
+  },
+  {
+    name: "limits jq: `from_entries` of 100,000 computed keys",
+    policy: { engine: "limits", source: limitsPolicy('[range(1e5) | {key: "k\\(.)", value: .}] | from_entries | length > 0') },
+    request: (n) => limitsRequest(n),
+    check: limitThrewBudget,
+  },
+  {
     name: "limits jq: sorting 10^6 elements",
     policy: { engine: "limits", source: limitsPolicy("[range(1e6)] | sort | length > 0") },
     request: (n) => limitsRequest(n),

@@ -439,7 +439,7 @@ export const REGEX_CACHE_SIZE = 256;
  * pattern is refused with {@link TOO_MANY_PATTERNS}, so one decision can
  * neither spend its whole budget on compiling nor flush the shared caches.
  */
-export const MAX_COMPILES_PER_DECISION = 64;
+export const MAX_COMPILES_PER_DECISION = 32;
 
 /** The refusal of a pattern past {@link MAX_COMPILES_PER_DECISION} (jq reports it as its error text). */
 export const TOO_MANY_PATTERNS = `Regex failure: more than ${MAX_COMPILES_PER_DECISION} distinct patterns compiled in one decision`;
