@@ -105,6 +105,25 @@ describe("Reading a decision's ads charges the decision's work budget (issue 24:
     expect(b.used).toBeLessThan(DEFAULT_DECISION_BUDGET + 1000);
   });
 
+  it("charges each expression text the shared cache lacks by its length (2,000 ads, each with its own)", () => {
+    // ads whose Requirements texts are all different: each is parsed a second time, copied and kept
+    const tag = Math.random().toString(36).slice(2);
+    const own = (i: number) => `[ Name = "m${i}"; Requirements = "${tag}${i}${"x".repeat(200)}" != "" ]`;
+    const fresh = Array.from({ length: 2000 }, (_, i) => own(i));
+    const b = new Budget(DEFAULT_DECISION_BUDGET);
+    let code: string | undefined;
+    try {
+      b.run(() => decideMatch(null, { job: "[ Requirements = true ]", machines: fresh }, ctx));
+    } catch (e) {
+      code = (e as BudgetExceeded).code;
+    }
+    expect(code).toBe("budget_exceeded");
+    // the same text in every ad is parsed once
+    const same = Array.from({ length: 2000 }, (_, i) => own(0).replace('"m0"', `"m${i}"`));
+    const d = new Budget(DEFAULT_DECISION_BUDGET).run(() => decideMatch(null, { job: "[ Requirements = true ]", machines: same }, ctx));
+    expect(d.outcome).toBe("matched");
+  });
+
   it("still reads and matches the largest ordinary request (2,000 slot ads, 1 MiB) within the default budget", () => {
     const b = new Budget(DEFAULT_DECISION_BUDGET);
     const d = b.run(() => decideMatch(null, { job: "[ RequestMemory = 2048; RequestCpus = 1; Requirements = TARGET.Memory >= RequestMemory; Rank = TARGET.Mips ]", machines: slots }, ctx));

@@ -24,12 +24,12 @@ export const MAX_CACHE_CHARS = 200_000;
 export const MAX_CACHED_TEXT = 2_000;
 
 /**
- * Units a text the cache lacks costs per character, charged before it is parsed: it is lexed a
- * second time, parsed, copied and kept (about 0.2 µs a character in workerd; 2,000 machine ads
- * each with an expression of its own took 15–20 ms to read where their tokens were charged 18,000
- * units). Its nodes are charged as they are compiled (compile.ts).
+ * Units a text the cache lacks and will keep costs per character, charged before it is parsed: it
+ * is lexed a second time, parsed, copied and kept (2,000 machine ads each with an expression of its
+ * own took 15–20 ms to read in workerd where their tokens were charged 18,000 units). Its nodes are
+ * charged as they are compiled (compile.ts); a text too long to keep pays its tokens and nodes only.
  */
-export const MISS_UNITS_PER_CHAR = 2;
+export const MISS_UNITS_PER_CHAR = 1;
 
 /** Old long-form texts (compiled, literals included) and new-syntax ones (a literal kept as its bare value). */
 let oldCache = new Map<string, Compiled>();
@@ -104,7 +104,7 @@ export function sharedOldSlot(text: string): Compiled | TextError {
   const hit = oldCache.get(text);
   if (hit !== undefined) return hit;
   const size = text.length + 1;
-  spend(MISS_UNITS_PER_CHAR * size);
+  if (size <= MAX_CACHED_TEXT) spend(MISS_UNITS_PER_CHAR * size);
   const own = size > MAX_CACHED_TEXT ? text : ownCopy(text);
   const p = parseExpr(own, true, true);
   if (!p.ok) return { message: p.message, offset: p.offset };
@@ -127,7 +127,7 @@ export function sharedNewSlot(text: string): SlotValue | TextError {
   const hit = newCache.get(text);
   if (hit !== undefined) return hit;
   const size = text.length + 1;
-  spend(MISS_UNITS_PER_CHAR * size);
+  if (size <= MAX_CACHED_TEXT) spend(MISS_UNITS_PER_CHAR * size);
   const own = size > MAX_CACHED_TEXT ? text : ownCopy(text);
   const p = parseExpr(own, false, false, 1);
   if (!p.ok) return { message: p.message, offset: p.offset };
