@@ -19,7 +19,7 @@
 import autocannon from "autocannon";
 import { fileURLToPath } from "node:url";
 import { DECISION_REQUESTS } from "./http-requests.js";
-import { longestSilence, openLoop, quantile, type OpenLoopResult } from "./open-loop.js";
+import { longestSilence, openLoop, openLoopInChild, quantile, type OpenLoopResult } from "./open-loop.js";
 import { median } from "./scale/series.js";
 import { benchPort, bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
 
@@ -31,6 +31,9 @@ const SECONDS = Number(process.env.OPEN_SECONDS ?? 6);
 const SHARE = Number(process.env.OPEN_SHARE ?? 0.5);
 const GOAL = 1.5;
 const LOG_LINE = process.env.OPEN_LOG_LINE === "1";
+/** `OPEN_GENERATOR=inprocess`: the open loop in this process, as before the generator got its own (to compare the two). */
+const IN_PROCESS = process.env.OPEN_GENERATOR === "inprocess";
+const drive = IN_PROCESS ? openLoop : openLoopInChild;
 
 /** The closed-loop peak rate (req/s) after a warm-up, timed from the responses themselves. */
 async function peakRate(worker: RunningWorker, path: string, body: string): Promise<number> {
@@ -60,6 +63,8 @@ interface Figures {
   max: number;
   silence: number;
   errors: number;
+  /** The generator's own longest stall while driving this Worker. */
+  gen: number;
 }
 
 function figures(r: OpenLoopResult, rate: number): Figures {
@@ -69,6 +74,7 @@ function figures(r: OpenLoopResult, rate: number): Figures {
     max: quantile(r.latencies, 1),
     silence: longestSilence(r.latencies, rate),
     errors: r.errors,
+    gen: r.loopStall,
   };
 }
 
@@ -86,7 +92,7 @@ async function main(): Promise<void> {
     const text = JSON.stringify(body);
     console.log(`\nPOST ${path}`);
     console.log(
-      `${"round".padEnd(6)} ${"rate/s".padStart(7)} | ${"Worker p50".padStart(10)} ${"p99".padStart(7)} ${"max".padStart(7)} ${"silence".padStart(7)} | ${"no-op p50".padStart(9)} ${"p99".padStart(7)} ${"max".padStart(7)} ${"silence".padStart(7)} | p99 ratio`,
+      `${"round".padEnd(6)} ${"rate/s".padStart(7)} | ${"Worker p50".padStart(10)} ${"p99".padStart(7)} ${"max".padStart(7)} ${"silence".padStart(7)} | ${"no-op p50".padStart(9)} ${"p99".padStart(7)} ${"max".padStart(7)} ${"silence".padStart(7)} | p99 ratio | generator stall`,
     );
     const ratios: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
@@ -115,7 +121,7 @@ async function main(): Promise<void> {
           got.set(
             w,
             figures(
-              await openLoop({ url: `${w.url}${path}`, method: "POST", body: text }, rate, SECONDS),
+              await drive({ url: `${w.url}${path}`, method: "POST", body: text }, rate, SECONDS),
               rate,
             ),
           );
@@ -125,12 +131,12 @@ async function main(): Promise<void> {
         ratios.push(ratio);
         failed ||= a.errors + b.errors > 0;
         console.log(
-          `${String(round + 1).padEnd(6)} ${String(rate).padStart(7)} | ${ms(a.p50).padStart(10)} ${ms(a.p99)} ${ms(a.max)} ${ms(a.silence)} | ${ms(b.p50).padStart(9)} ${ms(b.p99)} ${ms(b.max)} ${ms(b.silence)} | ${ratio.toFixed(2)}×${a.errors + b.errors > 0 ? `  (${a.errors + b.errors} errors)` : ""}`,
+          `${String(round + 1).padEnd(6)} ${String(rate).padStart(7)} | ${ms(a.p50).padStart(10)} ${ms(a.p99)} ${ms(a.max)} ${ms(a.silence)} | ${ms(b.p50).padStart(9)} ${ms(b.p99)} ${ms(b.max)} ${ms(b.silence)} | ${ratio.toFixed(2).padStart(8)}× | ${a.gen.toFixed(0)} / ${b.gen.toFixed(0)}${a.errors + b.errors > 0 ? `  (${a.errors + b.errors} errors)` : ""}`,
         );
         const c = logging === undefined ? undefined : got.get(logging);
         if (c !== undefined)
           console.log(
-            `${"".padEnd(14)} | no-op + log line: p50 ${ms(c.p50)} p99 ${ms(c.p99)} max ${ms(c.max)} silence ${ms(c.silence)}`,
+            `${"".padEnd(14)} | no-op + log line: p50 ${ms(c.p50)} p99 ${ms(c.p99)} max ${ms(c.max)} silence ${ms(c.silence)} (generator stall ${c.gen.toFixed(0)})`,
           );
       } finally {
         await Promise.all([worker.stop(), noop.stop(), logging?.stop()]);
@@ -141,7 +147,9 @@ async function main(): Promise<void> {
       `median p99 ratio ${median(ratios).toFixed(2)}×, worst ${worst.toFixed(2)}× (goal ≤ ${GOAL}× in every round)`,
     );
   }
-  console.log("silence: the longest time between two consecutive answers; max: the slowest request");
+  console.log(
+    `silence: the longest time between two consecutive answers; max: the slowest request; generator stall: the longest the generator's own event loop was late (Worker / no-op), ${IN_PROCESS ? "the generator in this process (OPEN_GENERATOR=inprocess)" : "the generator in a process of its own"}`,
+  );
   if (failed) process.exitCode = 1;
 }
 
