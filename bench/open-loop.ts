@@ -108,11 +108,11 @@ export async function openLoop(
 
 /**
  * `openLoop` in a child process of its own (plain Node running the bundled
- * bench/open-loop-child.ts), so that the generator's timing is not the bench
- * process's: that process holds Miniflare, wrangler's modules and
- * autocannon's leftovers (about 100 MB of heap), and one of its full
- * collections stopped the generator, and so every answer's arrival, for
- * 100 ms or more in every round.
+ * bench/open-loop-child.ts, a heap of a few MB), so that the generator's timing
+ * is not the bench process's: that process holds Miniflare, wrangler's modules
+ * and autocannon's leftovers (70 to 240 MB of heap), and each of its full
+ * collections (measured at 47 to 217 ms with --trace-gc) stops the generator,
+ * and with it the recording of every answer's arrival.
  */
 export async function openLoopInChild(
   target: OpenLoopTarget,

@@ -158,6 +158,12 @@ function describeSched(s: Sched, from: number, to: number): void {
   console.log(`    CPU 1: ${[...by].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(", ")} ms; main thread left the CPU as ${[...states].map(([k, v]) => `${k}×${v}`).join(" ")}; fsyncs: ${syncs.map((x) => `${x.tid === s.main ? "main" : x.tid} ${(x.end - x.start).toFixed(1)} ms`).join(", ") || "none"}`);
 }
 
+/** Whether run `run` binds the metrics shards (PROBE_SHARDS=alt: on, off, on, …). */
+function shardsOn(run: number): boolean {
+  const v = process.env.PROBE_SHARDS;
+  return v === "alt" ? run % 2 === 0 : v !== "0";
+}
+
 async function main() {
   const { path, body } = DECISION_REQUESTS[route];
   const text = JSON.stringify(body);
@@ -176,7 +182,7 @@ async function main() {
       },
       bindings,
       inspectorPort,
-      { pin: true, objects: target !== "noop", shards: process.env.PROBE_SHARDS !== "0" },
+      { pin: true, objects: target !== "noop", shards: shardsOn(run) },
     );
     try {
       await autocannon({
@@ -264,6 +270,20 @@ async function main() {
         const gaps: { at: number; gap: number }[] = [];
         for (let i = 1; i < sampleAt.length; i++) if (sampleAt[i] - sampleAt[i - 1] > 20) gaps.push({ at: sampleAt[i - 1], gap: sampleAt[i] - sampleAt[i - 1] });
         for (const g of gaps) console.log(`  sample gap at +${(g.at - t0).toFixed(0)} ms for ${g.gap.toFixed(1)} ms`);
+      }
+      if (process.env.PROBE_BRIEF === "1") {
+        let long = 0;
+        let worst = 0;
+        for (let i = 1; i < arrivals.length; i++) {
+          const gap = arrivals[i] - arrivals[i - 1];
+          worst = Math.max(worst, gap);
+          if (gap >= SILENCE) long++;
+        }
+        const mainSyncs = sched?.syncs.filter((x) => x.tid === sched?.main) ?? [];
+        console.log(
+          `  BRIEF shards=${shardsOn(run) ? "on" : "off"} p99 ${q(0.99).toFixed(1)} max ${q(1).toFixed(1)} silences>=${SILENCE}: ${long}, longest ${worst.toFixed(1)}; main-thread fsyncs ${mainSyncs.length}, longest ${Math.max(0, ...mainSyncs.map((x) => x.end - x.start)).toFixed(1)} ms, total ${mainSyncs.reduce((a, x) => a + x.end - x.start, 0).toFixed(1)} ms; generator gaps>20: ${r.ticks.filter((t) => t.gap > 20).length}`,
+        );
+        continue;
       }
       for (let i = 1; i < arrivals.length; i++) {
         const gap = arrivals[i] - arrivals[i - 1];
