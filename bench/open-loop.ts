@@ -79,13 +79,13 @@ export async function openLoop(
     };
     const fire = (i: number) => {
       const req = request(options, (res) => {
-          res.resume();
-          res.on("end", () => {
-            latencies[i] = performance.now() - dueAt(i);
-            if (res.statusCode !== 200) errors++;
-            finish();
-          });
+        res.resume();
+        res.on("end", () => {
+          latencies[i] = performance.now() - dueAt(i);
+          if (res.statusCode !== 200) errors++;
+          finish();
         });
+      });
       req.on("error", () => {
         latencies[i] = performance.now() - dueAt(i);
         errors++;
@@ -125,7 +125,8 @@ export async function openLoopInChild(
   });
   const chunks: Buffer[] = [];
   child.stdout.on("data", (c: Buffer) => chunks.push(c));
-  const code = await new Promise<number | null>((done) => child.on("exit", done));
+  // "close", not "exit": the child's whole answer has then been read
+  const code = await new Promise<number | null>((done) => child.on("close", done));
   if (code !== 0) throw new Error(`the open-loop generator exited with ${code}`);
   const got = JSON.parse(Buffer.concat(chunks).toString()) as Omit<OpenLoopResult, "latencies"> & {
     latencies: number[];

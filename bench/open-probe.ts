@@ -35,7 +35,11 @@ const gcs: { at: number; ms: number; kind: number }[] = [];
 new PerformanceObserver((list) => {
   const off = mono() - performance.now();
   for (const e of list.getEntries())
-    gcs.push({ at: e.startTime + off, ms: e.duration, kind: (e as unknown as { detail: { kind: number } }).detail.kind });
+    gcs.push({
+      at: e.startTime + off,
+      ms: e.duration,
+      kind: (e as unknown as { detail: { kind: number } }).detail.kind,
+    });
 }).observe({ entryTypes: ["gc"] });
 
 interface Run {
@@ -105,12 +109,25 @@ interface ProfNode {
   children?: number[];
 }
 
-interface Slice { start: number; end: number; who: string; tid: number }
-interface Sched { slices: Slice[]; outState: Map<number, string>; syncs: { tid: number; start: number; end: number }[]; main: number }
+interface Slice {
+  start: number;
+  end: number;
+  who: string;
+  tid: number;
+}
+interface Sched {
+  slices: Slice[];
+  outState: Map<number, string>;
+  syncs: { tid: number; start: number; end: number }[];
+  main: number;
+}
 
 /** CPU 1's occupants over time, from perf's sched_switch records, and workerd's fsync calls. */
 function readSched(file: string, main: number): Sched {
-  const out = spawnSync("perf", ["script", "-i", file, "-F", "tid,time,event,trace"], { encoding: "utf8", maxBuffer: 1 << 30 }).stdout;
+  const out = spawnSync("perf", ["script", "-i", file, "-F", "tid,time,event,trace"], {
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+  }).stdout;
   const slices: Slice[] = [];
   const outState = new Map<number, string>();
   const syncs: { tid: number; start: number; end: number }[] = [];
@@ -123,7 +140,9 @@ function readSched(file: string, main: number): Sched {
     const t = Number(m[2]) * 1000;
     const ev = m[3];
     if (ev === "sched:sched_switch") {
-      const f = /prev_comm=(.*) prev_pid=(\d+) .*prev_state=(\S+) ==> next_comm=(.*) next_pid=(\d+)/.exec(m[4]);
+      const f = /prev_comm=(.*) prev_pid=(\d+) .*prev_state=(\S+) ==> next_comm=(.*) next_pid=(\d+)/.exec(
+        m[4],
+      );
       if (!f) continue;
       if (cur) slices.push({ ...cur, end: t });
       outState.set(t, `${f[2]}:${f[3]}`);
@@ -144,7 +163,14 @@ function describeSched(s: Sched, from: number, to: number): void {
     const a = Math.max(from, sl.start);
     const b = Math.min(to, sl.end);
     if (b <= a) continue;
-    const k = sl.tid === s.main ? "workerd main" : sl.who.startsWith("swapper") ? "idle" : sl.who === "workerd" ? `workerd ${sl.tid}` : sl.who;
+    const k =
+      sl.tid === s.main
+        ? "workerd main"
+        : sl.who.startsWith("swapper")
+          ? "idle"
+          : sl.who === "workerd"
+            ? `workerd ${sl.tid}`
+            : sl.who;
     by.set(k, (by.get(k) ?? 0) + (b - a));
   }
   // the main thread's states when it left the CPU inside the window
@@ -155,7 +181,15 @@ function describeSched(s: Sched, from: number, to: number): void {
     states.set(st, (states.get(st) ?? 0) + 1);
   }
   const syncs = s.syncs.filter((x) => x.end > from && x.start < to);
-  console.log(`    CPU 1: ${[...by].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(", ")} ms; main thread left the CPU as ${[...states].map(([k, v]) => `${k}×${v}`).join(" ")}; fsyncs: ${syncs.map((x) => `${x.tid === s.main ? "main" : x.tid} ${(x.end - x.start).toFixed(1)} ms`).join(", ") || "none"}`);
+  console.log(
+    `    CPU 1: ${[...by]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 6)
+      .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+      .join(
+        ", ",
+      )} ms; main thread left the CPU as ${[...states].map(([k, v]) => `${k}×${v}`).join(" ")}; fsyncs: ${syncs.map((x) => `${x.tid === s.main ? "main" : x.tid} ${(x.end - x.start).toFixed(1)} ms`).join(", ") || "none"}`,
+  );
 }
 
 /** Whether run `run` binds the metrics shards (PROBE_SHARDS=alt: on, off, on, …). */
@@ -168,7 +202,9 @@ async function main() {
   const { path, body } = DECISION_REQUESTS[route];
   const text = JSON.stringify(body);
   const script =
-    target === "noop" ? bundleWorker(fileURLToPath(new URL("./noop/wrangler.toml", import.meta.url))) : bundleWorker();
+    target === "noop"
+      ? bundleWorker(fileURLToPath(new URL("./noop/wrangler.toml", import.meta.url)))
+      : bundleWorker();
   for (let run = 0; run < RUNS; run++) {
     const logLines: number[] = [];
     const inspectorPort = profile ? await benchPort(500) : undefined;
@@ -202,7 +238,29 @@ async function main() {
       gcs.length = 0;
       const perfFile = `/tmp/open-probe-${process.pid}.data`;
       const rec = perf
-        ? spawn("perf", ["record", "-k", "mono", "-C", "1", "-e", "sched:sched_switch", "-e", "syscalls:sys_enter_fsync", "-e", "syscalls:sys_exit_fsync", "-e", "syscalls:sys_enter_fdatasync", "-e", "syscalls:sys_exit_fdatasync", "-o", perfFile], { stdio: "ignore" })
+        ? spawn(
+            "perf",
+            [
+              "record",
+              "-k",
+              "mono",
+              "-C",
+              "1",
+              "-e",
+              "sched:sched_switch",
+              "-e",
+              "syscalls:sys_enter_fsync",
+              "-e",
+              "syscalls:sys_exit_fsync",
+              "-e",
+              "syscalls:sys_enter_fdatasync",
+              "-e",
+              "syscalls:sys_exit_fdatasync",
+              "-o",
+              perfFile,
+            ],
+            { stdio: "ignore" },
+          )
         : undefined;
       if (rec) await new Promise((d) => setTimeout(d, 1500));
       const cpu0 = w.cpuSeconds();
@@ -216,11 +274,22 @@ async function main() {
         const tot = new Map<string, number>();
         for (const sl of sched.slices) {
           if (sl.end < r.due[0] || sl.start > r.due[r.due.length - 1]) continue;
-          const k = sl.who.startsWith("swapper") ? "idle" : sl.who === "workerd" || sl.who.startsWith("V8") ? `${sl.who} ${sl.tid}` : "others";
+          const k = sl.who.startsWith("swapper")
+            ? "idle"
+            : sl.who === "workerd" || sl.who.startsWith("V8")
+              ? `${sl.who} ${sl.tid}`
+              : "others";
           tot.set(k, (tot.get(k) ?? 0) + sl.end - sl.start);
         }
-        console.log(`  CPU 1 over the run (ms): ${[...tot].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ")}`);
-        console.log(`  workerd ${w.pid} threads: ${spawnSync("sh", ["-c", `for t in /proc/${w.pid}/task/*; do echo $(basename $t):$(cat $t/comm); done`], { encoding: "utf8" }).stdout.replace(/\n/g, " ")}`);
+        console.log(
+          `  CPU 1 over the run (ms): ${[...tot]
+            .sort((a, b) => b[1] - a[1])
+            .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+            .join(", ")}`,
+        );
+        console.log(
+          `  workerd ${w.pid} threads: ${spawnSync("sh", ["-c", `for t in /proc/${w.pid}/task/*; do echo $(basename $t):$(cat $t/comm); done`], { encoding: "utf8" }).stdout.replace(/\n/g, " ")}`,
+        );
       }
       let prof: { startTime: number; samples: number[]; timeDeltas: number[]; nodes: ProfNode[] } | undefined;
       if (insp) {
@@ -254,7 +323,9 @@ async function main() {
           const k = n.startsWith("(") ? n : "js";
           tally.set(k, (tally.get(k) ?? 0) + 1);
         }
-        console.log(`  profile: ${prof.samples.length} samples, ${[...tally].map(([k, v]) => `${k} ${v}`).join(", ")}`);
+        console.log(
+          `  profile: ${prof.samples.length} samples, ${[...tally].map(([k, v]) => `${k} ${v}`).join(", ")}`,
+        );
         // GC bursts: runs of (garbage collector) samples spanning > 5 ms
         let s = -1;
         for (let i = 0; i <= prof.samples.length; i++) {
@@ -262,14 +333,20 @@ async function main() {
           if (gc && s < 0) s = i;
           if (!gc && s >= 0) {
             const span = sampleAt[i - 1] - sampleAt[s];
-            if (span > 5) console.log(`  GC burst at +${(sampleAt[s] - t0).toFixed(0)} ms for ${span.toFixed(1)} ms (${i - s} samples)`);
+            if (span > 5)
+              console.log(
+                `  GC burst at +${(sampleAt[s] - t0).toFixed(0)} ms for ${span.toFixed(1)} ms (${i - s} samples)`,
+              );
             s = -1;
           }
         }
         // the longest gaps between samples (the isolate thread not sampled)
         const gaps: { at: number; gap: number }[] = [];
-        for (let i = 1; i < sampleAt.length; i++) if (sampleAt[i] - sampleAt[i - 1] > 20) gaps.push({ at: sampleAt[i - 1], gap: sampleAt[i] - sampleAt[i - 1] });
-        for (const g of gaps) console.log(`  sample gap at +${(g.at - t0).toFixed(0)} ms for ${g.gap.toFixed(1)} ms`);
+        for (let i = 1; i < sampleAt.length; i++)
+          if (sampleAt[i] - sampleAt[i - 1] > 20)
+            gaps.push({ at: sampleAt[i - 1], gap: sampleAt[i] - sampleAt[i - 1] });
+        for (const g of gaps)
+          console.log(`  sample gap at +${(g.at - t0).toFixed(0)} ms for ${g.gap.toFixed(1)} ms`);
       }
       if (process.env.PROBE_BRIEF === "1") {
         let long = 0;
@@ -291,9 +368,15 @@ async function main() {
         const from = arrivals[i - 1];
         const to = arrivals[i];
         const pending = r.due.filter((d, j) => d < to && r.arrive[j] >= to).length;
-        console.log(`  silence +${(from - t0).toFixed(0)} ms .. +${(to - t0).toFixed(0)} ms (${gap.toFixed(1)} ms), ${pending} requests waiting`);
-        for (const t of r.ticks) if (t.at + t.gap > from - 50 && t.at < to + 50) console.log(`    generator timer gap at +${(t.at - t0).toFixed(0)} for ${t.gap.toFixed(1)} ms`);
-        for (const g of gcs) if (g.at + g.ms > from - 50 && g.at < to + 50 && g.ms > 1) console.log(`    node GC kind ${g.kind} at +${(g.at - t0).toFixed(0)} for ${g.ms.toFixed(1)} ms`);
+        console.log(
+          `  silence +${(from - t0).toFixed(0)} ms .. +${(to - t0).toFixed(0)} ms (${gap.toFixed(1)} ms), ${pending} requests waiting`,
+        );
+        for (const t of r.ticks)
+          if (t.at + t.gap > from - 50 && t.at < to + 50)
+            console.log(`    generator timer gap at +${(t.at - t0).toFixed(0)} for ${t.gap.toFixed(1)} ms`);
+        for (const g of gcs)
+          if (g.at + g.ms > from - 50 && g.at < to + 50 && g.ms > 1)
+            console.log(`    node GC kind ${g.kind} at +${(g.at - t0).toFixed(0)} for ${g.ms.toFixed(1)} ms`);
         if (sched) describeSched(sched, from, to);
         const ll = logLines.filter((t) => t > from && t < to).length;
         console.log(`    workerd log lines that reached node inside it: ${ll}`);
@@ -311,9 +394,13 @@ async function main() {
         }
       }
       const bigTicks = r.ticks.filter((t) => t.gap > 20);
-      console.log(`  generator timer gaps > 20 ms: ${bigTicks.map((t) => `+${(t.at - t0).toFixed(0)}:${t.gap.toFixed(0)}`).join(" ") || "none"}`);
+      console.log(
+        `  generator timer gaps > 20 ms: ${bigTicks.map((t) => `+${(t.at - t0).toFixed(0)}:${t.gap.toFixed(0)}`).join(" ") || "none"}`,
+      );
       const bigGc = gcs.filter((g) => g.ms > 5);
-      console.log(`  node GC > 5 ms: ${bigGc.map((g) => `+${(g.at - t0).toFixed(0)}:${g.ms.toFixed(1)}(k${g.kind})`).join(" ") || "none"}`);
+      console.log(
+        `  node GC > 5 ms: ${bigGc.map((g) => `+${(g.at - t0).toFixed(0)}:${g.ms.toFixed(1)}(k${g.kind})`).join(" ") || "none"}`,
+      );
     } finally {
       await w.stop();
     }
