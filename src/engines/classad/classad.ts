@@ -75,6 +75,16 @@ export class AdLayout {
     return child;
   }
 
+  /** The child {@link withSpan} handed out last: the layout ads of this kind went on to, or null. */
+  get expected(): AdLayout | null {
+    return this.lastChild;
+  }
+
+  /** The name this layout added last, as written. */
+  get lastName(): string {
+    return this.name;
+  }
+
   /** The layout with `name` added last, or null when a name equal to it ignoring case is already here. */
   with(name: string): AdLayout | null {
     const hit = this.children?.get(name);
@@ -206,6 +216,21 @@ export class AdNamesReader {
       this.layout = null;
     }
     (this.names ??= []).push(text.slice(start, end));
+  }
+
+  /**
+   * The name the shared layouts expect next (the one the last ad read along
+   * this chain had here), or null; `count` attributes were added before it.
+   */
+  expectedName(count: number): string | null {
+    if (this.layout === null || count >= SHARED_MAX) return null;
+    const next = this.layout.expected;
+    return next === null ? null : next.lastName;
+  }
+
+  /** Adds the name {@link expectedName} gave, which the caller found written in full. */
+  addExpected(): void {
+    this.layout = (this.layout as AdLayout).expected;
   }
 
   /** The ad of the names added and their `slots` (parallel). */
