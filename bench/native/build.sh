@@ -55,6 +55,12 @@ fi
 command -v "$cxx" >/dev/null || { echo "no C++ compiler ($cxx)" >&2; exit 1; }
 [[ -f /usr/include/pcre2.h ]] || { echo "pcre2.h not found: install libpcre2-dev" >&2; exit 1; }
 
+# objects built from another source tree are not reused
+if [[ "$(cat "$out/SOURCE" 2>/dev/null)" != "$src" ]]; then
+  rm -rf "$out"
+  mkdir -p "$out"
+  echo "$src" >"$out/SOURCE"
+fi
 mkdir -p "$out/obj"
 vnum="$(grep -o '^[v]*[0-9]*[.][0-9]*[.][0-9]*' <<<"${version#v}" || true)"
 IFS=. read -r vmaj vmin vpat <<<"${vnum:-0.0.0}"
