@@ -106,16 +106,19 @@ export function parseOldAd(text: string): AdResult {
     let e = lineEnd;
     while (s < e && isTrimmedAscii(text.charCodeAt(s))) s++;
     while (e > s && isTrimmedAscii(text.charCodeAt(e - 1))) e--;
-    let slot: SlotValue | TextError;
     if (backslash < s) {
       backslash = text.indexOf("\\", s);
       if (backslash < 0) backslash = n;
     }
-    if (e > s && (text.charCodeAt(s) > 127 || text.charCodeAt(e - 1) > 127)) slot = compileText(text.slice(s, e).trim());
-    else slot = simpleLiteral(text, s, e, backslash) ?? sharedOldSlot(text.slice(s, e));
-    if (isTextError(slot)) {
-      const name = text.slice(nameStart, nameEnd);
-      return { ok: false, error: { message: `attribute \`${name}\`: ${slot.message}`, at: `${lineNo}:${exprCol}` } };
+    const nonAscii = e > s && (text.charCodeAt(s) > 127 || text.charCodeAt(e - 1) > 127);
+    // a plain literal is a value at once; only a parsed text can be an error
+    let slot: SlotValue | TextError | undefined = nonAscii ? undefined : simpleLiteral(text, s, e, backslash);
+    if (slot === undefined) {
+      slot = nonAscii ? compileText(text.slice(s, e).trim()) : sharedOldSlot(text.slice(s, e));
+      if (isTextError(slot)) {
+        const name = text.slice(nameStart, nameEnd);
+        return { ok: false, error: { message: `attribute \`${name}\`: ${slot.message}`, at: `${lineNo}:${exprCol}` } };
+      }
     }
     if (found) names.addExpected();
     else names.add(text, nameStart, nameEnd, slots.length);
