@@ -20,6 +20,15 @@ export interface Slot {
 /** What an ad stores per attribute: a compiled expression, or a literal's value. */
 export type SlotValue = Compiled | Value;
 
+/**
+ * A name as a layout keeps it: a flat string of its own (a property key's), not a
+ * slice of the text it was read from, which would keep that whole text alive and
+ * cost an indirection on every character compared against it.
+ */
+function ownName(name: string): string {
+  return Object.keys({ [name]: 0 })[0];
+}
+
 /** Layouts created since the transition tree was last cleared (requests with arbitrary names must not grow it forever). */
 let layoutCount = 0;
 const MAX_LAYOUTS = 20_000;
@@ -96,8 +105,9 @@ export class AdLayout {
       AdLayout.EMPTY.lastChild = null;
       layoutCount = 0;
     }
-    const child = new AdLayout(this, name, lc, this.size + 1);
-    (this.children ??= new Map()).set(name, child);
+    const own = ownName(name);
+    const child = new AdLayout(this, own, ownName(lc), this.size + 1);
+    (this.children ??= new Map()).set(own, child);
     return child;
   }
 
