@@ -34,6 +34,8 @@ function locate(): Libclassad {
     if (!existsSync(given)) return { ok: false, reason: `LIBCLASSAD_HARNESS=${given} does not exist` };
     return { ok: true, path: given, version: versionOf(given) };
   }
+  if (!existsSync(join(HERE, "../../.bench/classad-harness")))
+    console.error("libclassad: building it and our harness into .bench/ (first use: a few minutes)");
   const r = spawnSync("bash", [join(HERE, "build.sh")], { encoding: "utf8" });
   if (r.status !== 0) {
     const why = (r.stderr ?? "").trim().split("\n").slice(-3).join(" / ") || `build.sh exited ${r.status}`;
