@@ -1,6 +1,8 @@
 import type { FilterRule } from "./types.js";
 import type { FieldTable, PreparedJob } from "./evaluate.js";
-import { compilePredicate, newFieldTable } from "./evaluate.js";
+import { compileParsed, newFieldTable } from "./evaluate.js";
+import { parseExpression } from "./expression.js";
+import { allOf, predicateReach, type Reach } from "./job-reach.js";
 import { compareCodePoints } from "./order.js";
 
 /** A rule ready to test jobs: predicates compiled, action split into kind and limit. */
@@ -16,6 +18,8 @@ export interface CompiledRule {
   readonly predicates: readonly ((job: PreparedJob) => boolean)[];
   /** Whether the rule reads nothing of a job but its id (only `jobid` predicates, or none). */
   readonly idOnly: boolean;
+  /** The running jobs the rule can match at most (see job-reach.ts): a rule change reads only these. */
+  readonly reach: Reach;
 }
 
 /** The loaded filter chain: rules in evaluation order, CONTINUE rules dropped from the chain walked per job. */
@@ -37,7 +41,12 @@ export function compareRules(a: FilterRule, b: FilterRule): number {
 
 /** Compiles one validated rule against its set's field table; predicates that name the watermark capture it here. */
 export function compileRule(rule: FilterRule, fields: FieldTable): CompiledRule {
-  const preds = rule.predicates.map((p) => compilePredicate(p, rule.watermark, fields));
+  const parsed = rule.predicates.map((p) => {
+    const r = parseExpression(p[1]);
+    return r.ok ? r.value : null;
+  });
+  const preds = rule.predicates.map((p, i) => compileParsed(p[0], parsed[i], rule.watermark, fields));
+  const reach = allOf(rule.predicates.map((p, i) => predicateReach(p[0], parsed[i], rule.watermark)));
   const matches =
     preds.length === 0
       ? () => true
@@ -50,7 +59,7 @@ export function compileRule(rule: FilterRule, fields: FieldTable): CompiledRule 
   const kind = Array.isArray(rule.action) ? "RATE_LIMIT" : rule.action;
   const limit = Array.isArray(rule.action) ? rule.action[1] : 0;
   const idOnly = rule.predicates.every((p) => p[0] === "jobid");
-  return { rule, uuid: rule.uuid, kind, limit, matches, predicates: preds, idOnly };
+  return { rule, uuid: rule.uuid, kind, limit, matches, predicates: preds, idOnly, reach };
 }
 
 /** Builds the filter chain once per rule set, so each decision only walks closures. */
