@@ -351,18 +351,13 @@ export function prepareJob(job: Job, fields = 0): PreparedJob {
  */
 export function compilePredicate(pred: FilterPredicate, watermark: number | bigint, fields: FieldTable): (job: PreparedJob) => boolean {
   const parsed = parseExpression(pred[1]);
-  return compileParsed(pred[0], parsed.ok ? parsed.value : null, watermark, fields);
-}
-
-/** Compiles a predicate already parsed (null: it did not parse, so it is false for every job). */
-export function compileParsed(kind: FilterPredicate[0], expr: Expr | null, watermark: number | bigint, fields: FieldTable): (job: PreparedJob) => boolean {
-  if (expr === null) return () => false;
-  switch (kind) {
+  if (!parsed.ok) return () => false;
+  switch (pred[0]) {
     case "jobid":
-      return compileJobId(expr, watermark);
+      return compileJobId(parsed.value, watermark);
     case "opcode":
-      return compileOpcode(expr, fields);
+      return compileOpcode(parsed.value, fields);
     case "reason":
-      return compileReason(expr);
+      return compileReason(parsed.value);
   }
 }

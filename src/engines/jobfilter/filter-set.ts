@@ -1,6 +1,6 @@
 import type { FilterRule } from "./types.js";
 import type { FieldTable, PreparedJob } from "./evaluate.js";
-import { compileParsed, newFieldTable } from "./evaluate.js";
+import { compilePredicate, newFieldTable } from "./evaluate.js";
 import { parseExpression } from "./expression.js";
 import { allOf, predicateReach, type Reach } from "./job-reach.js";
 import { compareCodePoints } from "./order.js";
@@ -18,8 +18,24 @@ export interface CompiledRule {
   readonly predicates: readonly ((job: PreparedJob) => boolean)[];
   /** Whether the rule reads nothing of a job but its id (only `jobid` predicates, or none). */
   readonly idOnly: boolean;
-  /** The running jobs the rule can match at most (see job-reach.ts): a rule change reads only these. */
-  readonly reach: Reach;
+}
+
+const reaches = new WeakMap<CompiledRule, Reach>();
+
+/** The running jobs a rule can match at most (see job-reach.ts), worked out on first use: only the rules a change adds are asked. */
+export function ruleReach(r: CompiledRule): Reach {
+  let reach = reaches.get(r);
+  if (reach === undefined) {
+    // parsed again: building a set keeps no parsed expressions for the few rules a change asks about
+    reach = allOf(
+      r.rule.predicates.map((p) => {
+        const parsed = parseExpression(p[1]);
+        return predicateReach(p[0], parsed.ok ? parsed.value : null, r.rule.watermark);
+      }),
+    );
+    reaches.set(r, reach);
+  }
+  return reach;
 }
 
 /** The loaded filter chain: rules in evaluation order, CONTINUE rules dropped from the chain walked per job. */
@@ -41,12 +57,7 @@ export function compareRules(a: FilterRule, b: FilterRule): number {
 
 /** Compiles one validated rule against its set's field table; predicates that name the watermark capture it here. */
 export function compileRule(rule: FilterRule, fields: FieldTable): CompiledRule {
-  const parsed = rule.predicates.map((p) => {
-    const r = parseExpression(p[1]);
-    return r.ok ? r.value : null;
-  });
-  const preds = rule.predicates.map((p, i) => compileParsed(p[0], parsed[i], rule.watermark, fields));
-  const reach = allOf(rule.predicates.map((p, i) => predicateReach(p[0], parsed[i], rule.watermark)));
+  const preds = rule.predicates.map((p) => compilePredicate(p, rule.watermark, fields));
   const matches =
     preds.length === 0
       ? () => true
@@ -59,7 +70,7 @@ export function compileRule(rule: FilterRule, fields: FieldTable): CompiledRule 
   const kind = Array.isArray(rule.action) ? "RATE_LIMIT" : rule.action;
   const limit = Array.isArray(rule.action) ? rule.action[1] : 0;
   const idOnly = rule.predicates.every((p) => p[0] === "jobid");
-  return { rule, uuid: rule.uuid, kind, limit, matches, predicates: preds, idOnly, reach };
+  return { rule, uuid: rule.uuid, kind, limit, matches, predicates: preds, idOnly };
 }
 
 /** Builds the filter chain once per rule set, so each decision only walks closures. */

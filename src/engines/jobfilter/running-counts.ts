@@ -13,7 +13,7 @@ import type { Bucket } from "./adhoc.js";
 import { bucketsOf } from "./adhoc.js";
 import { prepareJob, type PreparedJob } from "./evaluate.js";
 import type { FilterSet } from "./filter-set.js";
-import { applyingRule, buildFilterSet, ruleIndex } from "./filter-set.js";
+import { applyingRule, buildFilterSet, ruleIndex, ruleReach } from "./filter-set.js";
 import { ruleChange, ruleSetFingerprint, ruleTextChanges } from "./rule-change.js";
 import { anyOf } from "./job-reach.js";
 import { parseExactJson } from "../common/exact-json.js";
@@ -158,7 +158,7 @@ export class RunningCounts {
         const rule = firstAmong(next, change.added, h, upTo, byId);
         if (rule !== undefined) moves.push({ h, rule });
       };
-      const reached = anyOf(change.added.map((i) => next.chain[i].reach));
+      const reached = anyOf(change.added.map((i) => ruleReach(next.chain[i])));
       if (reached !== null) this.store.eachReached(reached, !byId, test);
       else {
         const tested = new Set<string | null>([null]);
