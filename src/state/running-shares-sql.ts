@@ -135,7 +135,7 @@ export class SqlShares implements ShareStore {
   }
 
   putShare(id: number, share: Share, job: Job): void {
-    this.deleteOps(id);
+    // a new job's share (`RunningCounts.start` never saves one twice): no index rows to replace
     this.putOps(id, job);
     this.sql.exec(
       "INSERT INTO running_shares (id, rule, buckets) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET rule = excluded.rule, buckets = excluded.buckets",
