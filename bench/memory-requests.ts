@@ -13,6 +13,23 @@ function address(i: number): string {
   return `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 }
 
+/** The routes of {@link distinctDecision}, in the order it takes them. */
+export const MEMORY_ROUTES = ["limits", "place", "match"] as const;
+
+/** A route of the memory bench. */
+export type MemoryRoute = (typeof MEMORY_ROUTES)[number];
+
+/**
+ * The `k`th request of a run over `routes` in turn: the next distinct request
+ * of its route, or with `repeated` always the route's first one (the same
+ * shape, so that distinct and repeated runs differ only in distinctness).
+ */
+export function runDecision(k: number, routes: readonly MemoryRoute[], repeated: boolean): DecisionRequest {
+  const route = routes[k % routes.length];
+  const nth = repeated ? 0 : Math.floor(k / routes.length);
+  return distinctDecision(3 * nth + MEMORY_ROUTES.indexOf(route));
+}
+
 /** The `i`th distinct decision request. */
 export function distinctDecision(i: number): DecisionRequest {
   switch (i % 3) {

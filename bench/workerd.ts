@@ -26,6 +26,8 @@ export interface RunningWorker {
   pinned: boolean;
   /** Its workerd process's resident memory in bytes (VmRSS, from /proc); NaN where /proc is absent. */
   rssBytes(): number;
+  /** Its workerd process id, where /proc showed it (bench/memory.ts reads its mappings). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -182,6 +184,7 @@ export async function startWorker(
     pinned,
     cpuSeconds: () => (pid === undefined ? NaN : (procStat(pid)?.cpu ?? NaN)),
     rssBytes: () => (pid === undefined ? NaN : procRss(pid)),
+    pid,
     stop: () => mf.dispose(),
   };
 }

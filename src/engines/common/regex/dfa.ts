@@ -12,11 +12,17 @@ const FINAL_NL = 128;
 /** States kept before the cache is dropped and rebuilt (bounds memory whatever the pattern). */
 export const MAX_DFA_STATES = 2000;
 /**
- * Bytes of states and transitions kept before the cache is dropped and
+ * Most bytes of states and transitions kept before the cache is dropped and
  * rebuilt: wide states (hundreds of threads each) reach it long before
- * {@link MAX_DFA_STATES}.
+ * {@link MAX_DFA_STATES}. A small program gets less ({@link dfaByteCap}).
  */
 export const MAX_DFA_BYTES = 2 * 1024 * 1024;
+const MIN_DFA_BYTES = 256 * 1024;
+
+/** The bytes a DFA over a program of `size` instructions keeps at most: 256 per instruction, within 256 KiB .. 2 MiB. */
+export function dfaByteCap(size: number): number {
+  return Math.min(MAX_DFA_BYTES, Math.max(MIN_DFA_BYTES, 256 * size));
+}
 /** What one state costs besides 4 bytes per thread: the object, its key and a full table of ASCII transitions. */
 export const STATE_BYTES = 1_300;
 /** What one transition on a character above ASCII costs (a map entry). */
@@ -57,6 +63,7 @@ export class LazyDfa {
   private states = new Map<string, State>();
   /** Estimated bytes of the states and transitions built since the last drop. */
   private held = 0;
+  private readonly cap: number;
   private readonly seen: Uint32Array;
   private stamp = 0;
   private readonly start: State;
@@ -64,6 +71,7 @@ export class LazyDfa {
 
   constructor(private readonly prog: Prog) {
     this.seen = new Uint32Array(prog.op.length);
+    this.cap = dfaByteCap(prog.op.length);
     this.start = this.state([0], true, true);
   }
 
@@ -112,7 +120,7 @@ export class LazyDfa {
     let st = this.states.get(key);
     if (st === undefined) {
       const bytes = STATE_BYTES + 4 * out.length;
-      if (this.states.size >= MAX_DFA_STATES || this.held + bytes > MAX_DFA_BYTES) this.drop();
+      if (this.states.size >= MAX_DFA_STATES || this.held + bytes > this.cap) this.drop();
       st = { pcs: Int32Array.from(out), accept, pending, prevNl, atStart, next: [], hi: null };
       this.states.set(key, st);
       this.held += bytes;
@@ -136,7 +144,7 @@ export class LazyDfa {
     this.held = 0;
   }
 
-  /** Estimated bytes this DFA keeps (at most {@link MAX_DFA_BYTES}). */
+  /** Estimated bytes this DFA keeps (at most its {@link dfaByteCap}). */
   get bytes(): number {
     return this.held;
   }
@@ -232,7 +240,7 @@ export class LazyDfa {
         nx = st.hi?.get(c);
         if (nx === undefined) {
           nx = this.step(st, c);
-          if (this.held + HI_BYTES <= MAX_DFA_BYTES) {
+          if (this.held + HI_BYTES <= this.cap) {
             st.hi ??= new Map();
             if (st.hi.size < MAX_HI) {
               st.hi.set(c, nx);
