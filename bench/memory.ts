@@ -21,6 +21,7 @@
  * (needs gdb and the right to attach; workerd stops a few seconds each time).
  * MEMORY_HEAP=0: no inspector and no heap figures (a heap snapshot's own
  * buffers stay in the allocator and so in RSS; without them RSS is the run's).
+ * MEMORY_PROGRESS=1: each row on stderr as it is measured.
  * Ports: BENCH_PORT and BENCH_PORT + 500 (inspector), else free ones.
  */
 import { loadavg } from "node:os";
@@ -132,6 +133,7 @@ export async function measureMemory(
         mallocResident: malloc?.resident,
         retries,
       });
+      if (process.env.MEMORY_PROGRESS === "1") console.error(memoryRow(points[points.length - 1]));
     };
     // one of each route first, so that the baseline has every route's code loaded
     const first = (options.routes ?? MEMORY_ROUTES).length;
@@ -154,16 +156,18 @@ function mb(bytes: number | undefined): string {
   return bytes === undefined || Number.isNaN(bytes) ? "–" : (bytes / MB).toFixed(1);
 }
 
+/** One point's table row (MEMORY_PROGRESS=1 prints each to stderr as it is measured). */
+export function memoryRow(p: MemoryPoint): string {
+  return `| ${p.decisions.toLocaleString("en")} | ${mb(p.heapUsed)} | ${mb(p.heapTotal)} | ${(p.rss / MB).toFixed(0)} | ${mb(p.v8)} | ${mb(p.otherAnon)} | ${mb(p.mallocInUse)} | ${mb(p.mallocResident)} | ${loadavg()[0].toFixed(1)} |`;
+}
+
 /** The table rows of a measurement, with the growth per 1,000 decisions between the last two points. */
 export function memoryRows(points: readonly MemoryPoint[], what = "distinct decisions"): string[] {
   const rows = [
-    `| ${what} | heap used MB (after GC) | heap total MB | workerd RSS MB | V8 reservations MB | other anonymous MB | malloc in use MB (after GC) | malloc resident MB |`,
-    `| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`,
+    `| ${what} | heap used MB (after GC) | heap total MB | workerd RSS MB | V8 reservations MB | other anonymous MB | malloc in use MB (after GC) | malloc resident MB | load average |`,
+    `| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`,
   ];
-  for (const p of points)
-    rows.push(
-      `| ${p.decisions.toLocaleString("en")} | ${mb(p.heapUsed)} | ${mb(p.heapTotal)} | ${(p.rss / MB).toFixed(0)} | ${mb(p.v8)} | ${mb(p.otherAnon)} | ${mb(p.mallocInUse)} | ${mb(p.mallocResident)} |`,
-    );
+  for (const p of points) rows.push(memoryRow(p));
   const [a, b] = points.slice(-2);
   if (a !== undefined && b !== undefined && b.decisions > a.decisions) {
     const per = (x: number | undefined, y: number | undefined) =>
