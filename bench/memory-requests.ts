@@ -16,8 +16,25 @@ function address(i: number): string {
 /** The routes of {@link distinctDecision}, in the order it takes them. */
 export const MEMORY_ROUTES = ["limits", "place", "match"] as const;
 
-/** A route of the memory bench. */
-export type MemoryRoute = (typeof MEMORY_ROUTES)[number];
+/**
+ * A route of the memory bench: one of {@link MEMORY_ROUTES}, or `match-regex`,
+ * a match whose job ad tests a distinct pattern of about 4,900 instructions
+ * per request (what the compiled-pattern caches keep: about 0.5 MB each).
+ */
+export type MemoryRoute = (typeof MEMORY_ROUTES)[number] | "match-regex";
+
+/** Every route MEMORY_ROUTES may name. */
+export const ALL_MEMORY_ROUTES: readonly MemoryRoute[] = [...MEMORY_ROUTES, "match-regex"];
+
+function regexDecision(i: number): DecisionRequest {
+  return {
+    path: "/v1/match",
+    body: {
+      job: `[ Requirements = regexp("(a{100}){49}q${i}", TARGET.Name) || TARGET.Memory > 0; Owner = "owner" ]`,
+      machines: [`[ Name = "slot1"; Memory = 1024; Requirements = true ]`],
+    },
+  };
+}
 
 /**
  * The `k`th request of a run over `routes` in turn: the next distinct request
@@ -27,6 +44,7 @@ export type MemoryRoute = (typeof MEMORY_ROUTES)[number];
 export function runDecision(k: number, routes: readonly MemoryRoute[], repeated: boolean): DecisionRequest {
   const route = routes[k % routes.length];
   const nth = repeated ? 0 : Math.floor(k / routes.length);
+  if (route === "match-regex") return regexDecision(nth);
   return distinctDecision(3 * nth + MEMORY_ROUTES.indexOf(route));
 }
 

@@ -5,14 +5,16 @@
  * sent distinct decision requests (limits, place and match in turn, each body
  * different from every other, so no per-isolate cache ever hits), and at each
  * size of MEMORY_SIZES (default 10,000 and 40,000) the isolate's heap is
- * measured after a full collection (`Runtime.getHeapUsage`), beside the
+ * measured after a full collection (`Runtime.getHeapUsage`, with its
+ * ArrayBuffer backing stores, which the heap figures leave out), beside the
  * workerd process's resident memory (from /proc, read before the collection,
  * whose heap snapshot itself adds to it) split into V8's reservations (the
  * cage every isolate's heap lives in) and the rest (tcmalloc's memory,
  * stacks) and files. A bounded isolate keeps about the same heap at both
  * sizes; the growth per 1,000 decisions between the last two sizes is printed.
  *
- * MEMORY_ROUTES: some of limits,place,match (default all three, in turn).
+ * MEMORY_ROUTES: some of limits,place,match (default all three, in turn),
+ * or match-regex (a distinct pattern of about 4,900 instructions a request).
  * MEMORY_REPEATED=1: each route's first request over and over instead of
  * distinct ones. MEMORY_WORKER=noop: the no-op Worker of bench/noop/ (the
  * floor: workerd and Miniflare's own memory) sent the same bodies.
@@ -27,7 +29,7 @@
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { MEMORY_ROUTES, runDecision, type MemoryRoute } from "./memory-requests.js";
+import { ALL_MEMORY_ROUTES, MEMORY_ROUTES, runDecision, type MemoryRoute } from "./memory-requests.js";
 import { connectInspector, heapAfterGc } from "./inspector.js";
 import { mallocFigures, residentSplit } from "./process-memory.js";
 import { benchPort, bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
@@ -59,7 +61,11 @@ export interface MemoryPoint {
   decisions: number;
   heapUsed: number;
   heapTotal: number;
+  /** ArrayBuffer backing stores after the collection (typed arrays live there, outside the heap figures). */
+  arrayBuffers?: number;
   rss: number;
+  /** The machine's load average (1 minute) when measured. */
+  load: number;
   v8?: number;
   otherAnon?: number;
   mallocInUse?: number;
@@ -69,7 +75,12 @@ export interface MemoryPoint {
 }
 
 /** Sends requests `from` .. `to` - 1 of the run, CONCURRENCY at a time; throws on an answer other than 200. */
-async function sendRun(worker: RunningWorker, from: number, to: number, options: MemoryOptions): Promise<number> {
+async function sendRun(
+  worker: RunningWorker,
+  from: number,
+  to: number,
+  options: MemoryOptions,
+): Promise<number> {
   let next = from;
   let retries = 0;
   const routes = options.routes ?? MEMORY_ROUTES;
@@ -105,10 +116,18 @@ export async function measureMemory(
   options: MemoryOptions = {},
 ): Promise<MemoryPoint[]> {
   const inspectorPort = options.heap === false ? undefined : await benchPort(500);
-  const worker = await startWorker(script, await benchPort(0), 0, () => {}, options.bindings ?? {}, inspectorPort, {
-    pin: "worker",
-    ...(options.noop === true ? { objects: false } : {}),
-  });
+  const worker = await startWorker(
+    script,
+    await benchPort(0),
+    0,
+    () => {},
+    options.bindings ?? {},
+    inspectorPort,
+    {
+      pin: "worker",
+      ...(options.noop === true ? { objects: false } : {}),
+    },
+  );
   const inspector = inspectorPort === undefined ? undefined : await connectInspector(inspectorPort);
   const points: MemoryPoint[] = [];
   try {
@@ -119,14 +138,17 @@ export async function measureMemory(
       const dir = process.env.MEMORY_SNAPSHOTS;
       const heap =
         inspector === undefined
-          ? { usedSize: NaN, totalSize: NaN }
+          ? { usedSize: NaN, totalSize: NaN, backingStorageSize: undefined }
           : await heapAfterGc(inspector, dir ? join(dir, `arbiter-${decisions}.heapsnapshot`) : undefined);
-      const malloc = options.malloc === true && worker.pid !== undefined ? mallocFigures(worker.pid) : undefined;
+      const malloc =
+        options.malloc === true && worker.pid !== undefined ? mallocFigures(worker.pid) : undefined;
       points.push({
         decisions,
         heapUsed: heap.usedSize,
         heapTotal: heap.totalSize,
+        arrayBuffers: heap.backingStorageSize,
         rss,
+        load: loadavg()[0],
         v8: split?.v8,
         otherAnon: split?.otherAnon,
         mallocInUse: malloc?.inUse,
@@ -158,20 +180,22 @@ function mb(bytes: number | undefined): string {
 
 /** One point's table row (MEMORY_PROGRESS=1 prints each to stderr as it is measured). */
 export function memoryRow(p: MemoryPoint): string {
-  return `| ${p.decisions.toLocaleString("en")} | ${mb(p.heapUsed)} | ${mb(p.heapTotal)} | ${(p.rss / MB).toFixed(0)} | ${mb(p.v8)} | ${mb(p.otherAnon)} | ${mb(p.mallocInUse)} | ${mb(p.mallocResident)} | ${loadavg()[0].toFixed(1)} |`;
+  return `| ${p.decisions.toLocaleString("en")} | ${mb(p.heapUsed)} | ${mb(p.heapTotal)} | ${mb(p.arrayBuffers)} | ${(p.rss / MB).toFixed(0)} | ${mb(p.v8)} | ${mb(p.otherAnon)} | ${mb(p.mallocInUse)} | ${mb(p.mallocResident)} | ${p.load.toFixed(1)} |`;
 }
 
 /** The table rows of a measurement, with the growth per 1,000 decisions between the last two points. */
 export function memoryRows(points: readonly MemoryPoint[], what = "distinct decisions"): string[] {
   const rows = [
-    `| ${what} | heap used MB (after GC) | heap total MB | workerd RSS MB | V8 reservations MB | other anonymous MB | malloc in use MB (after GC) | malloc resident MB | load average |`,
-    `| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`,
+    `| ${what} | heap used MB (after GC) | heap total MB | array buffers MB (after GC) | workerd RSS MB | V8 reservations MB | other anonymous MB | malloc in use MB (after GC) | malloc resident MB | load average |`,
+    `| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`,
   ];
   for (const p of points) rows.push(memoryRow(p));
   const [a, b] = points.slice(-2);
   if (a !== undefined && b !== undefined && b.decisions > a.decisions) {
     const per = (x: number | undefined, y: number | undefined) =>
-      x === undefined || y === undefined ? "–" : (((y - x) * 1000) / (b.decisions - a.decisions) / 1024).toFixed(1);
+      x === undefined || y === undefined
+        ? "–"
+        : (((y - x) * 1000) / (b.decisions - a.decisions) / 1024).toFixed(1);
     rows.push(
       "",
       `growth from ${a.decisions.toLocaleString("en")} to ${b.decisions.toLocaleString("en")}: heap ${per(a.heapUsed, b.heapUsed)} KiB, RSS ${per(a.rss, b.rss)} KiB, malloc in use ${per(a.mallocInUse, b.mallocInUse)} KiB per 1,000 decisions`,
@@ -184,9 +208,11 @@ export function memoryRows(points: readonly MemoryPoint[], what = "distinct deci
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const noop = process.env.MEMORY_WORKER === "noop";
-  const script = noop ? bundleWorker(fileURLToPath(new URL("./noop/wrangler.toml", import.meta.url))) : bundleWorker();
+  const script = noop
+    ? bundleWorker(fileURLToPath(new URL("./noop/wrangler.toml", import.meta.url)))
+    : bundleWorker();
   const routes = (process.env.MEMORY_ROUTES ?? MEMORY_ROUTES.join(",")).split(",") as MemoryRoute[];
-  for (const r of routes) if (!MEMORY_ROUTES.includes(r)) throw new Error(`MEMORY_ROUTES: no route ${r}`);
+  for (const r of routes) if (!ALL_MEMORY_ROUTES.includes(r)) throw new Error(`MEMORY_ROUTES: no route ${r}`);
   const repeated = process.env.MEMORY_REPEATED === "1";
   const what = repeated ? "repeated decisions" : "distinct decisions";
   console.log(
