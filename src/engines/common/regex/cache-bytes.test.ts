@@ -34,11 +34,16 @@ describe(
       expect(misses(p)).toBe(false);
     });
 
-    it("does not keep a pattern heavier than the entry bound (near the program limit: about 5 MB)", () => {
+    it("keeps only the latest pattern heavier than the entry bound (near the program limit: about 5 MB)", () => {
       const p = fresh("(a{1000}){49}");
       const r = cachedLinear(p, "pcre");
       expect(r.ok).toBe(true);
       if (r.ok) expect(regexBytes(r.value)).toBeGreaterThan(REGEX_ENTRY_MAX_BYTES);
+      // used again (by the next ad of the decision): not compiled again
+      expect(misses(p)).toBe(false);
+      const q = fresh("(a{1000}){49}");
+      expect(misses(q)).toBe(true);
+      expect(misses(q)).toBe(false);
       expect(misses(p)).toBe(true);
     });
 
@@ -82,10 +87,13 @@ describe("Lru with a shared byte pool", () => {
     a.set("e", 60);
     expect([a.size, b.size, pool.bytes]).toEqual([1, 0, 60]);
     a.set("f", 61);
-    expect(a.get("f")).toBeUndefined();
+    expect(a.get("f")).toBe(61);
+    expect(b.get("f")).toBeUndefined();
     expect(pool.bytes).toBe(60);
+    a.set("g", 70);
+    expect([a.get("f"), a.get("g"), pool.bytes]).toEqual([undefined, 70, 60]);
     a.dispose();
-    expect(pool.bytes).toBe(0);
+    expect([pool.bytes, pool.heavy]).toEqual([0, undefined]);
   });
 
   it("replacing a key gives back the old entry's bytes", () => {

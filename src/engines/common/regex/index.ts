@@ -434,8 +434,8 @@ export const REGEX_CACHE_SIZE = 256;
 /**
  * Estimated bytes every cache of request-supplied patterns keeps in all
  * (every origin and option set, jq's own cache included), and the most one
- * pattern may weigh to be kept: a heavier one is compiled for its decision
- * and not kept (issue 24 item 10: 256 near-cap patterns kept about 1.3 GB
+ * pattern may weigh to be kept among them: of heavier ones only the latest is
+ * kept, beside the others (issue 24 item 10: 256 near-cap patterns kept about 1.3 GB
  * of typed arrays, past the 128 MB an isolate may use).
  */
 export const REGEX_CACHE_BYTES = 32 * 1024 * 1024;

@@ -10,11 +10,17 @@
  */
 export class CachePool {
   bytes = 0;
+  /**
+   * The one latest entry over {@link maxEntryBytes}, kept outside the byte
+   * count so that a decision using a heavy pattern again (for each ad it
+   * reads) does not compile it again each time: at most one in the pool.
+   */
+  heavy: { owner: unknown; key: string; value: unknown } | undefined;
   private readonly members = new Set<{ clear(): void }>();
 
   constructor(
     readonly maxBytes: number,
-    /** An entry estimated above this is used once and not kept. */
+    /** An entry estimated above this is kept only as the pool's one {@link heavy} entry. */
     readonly maxEntryBytes: number,
   ) {}
 
@@ -31,6 +37,7 @@ export class CachePool {
   /** Empties every member. */
   clear(): void {
     for (const m of this.members) m.clear();
+    this.heavy = undefined;
   }
 }
 
@@ -54,7 +61,10 @@ export class Lru<V> {
   /** The value for `key`, marking it recently used. */
   get(key: string): V | undefined {
     const e = this.map.get(key);
-    if (e === undefined) return undefined;
+    if (e === undefined) {
+      const h = this.pool?.heavy;
+      return h !== undefined && h.owner === this && h.key === key ? (h.value as V) : undefined;
+    }
     e.t = ++this.tick;
     return e.v;
   }
@@ -65,7 +75,10 @@ export class Lru<V> {
     if (old !== undefined) this.remove(key, old.w);
     const pool = this.pool;
     const w = pool === undefined ? 0 : (this.weigh?.(value) ?? 0);
-    if (pool !== undefined && w > pool.maxEntryBytes) return;
+    if (pool !== undefined && w > pool.maxEntryBytes) {
+      pool.heavy = { owner: this, key, value };
+      return;
+    }
     while (this.map.size >= this.capacity) this.evictOldest();
     if (pool !== undefined) {
       while (pool.bytes + w > pool.maxBytes && this.map.size > 0) this.evictOldest();
@@ -77,7 +90,11 @@ export class Lru<V> {
 
   /** Drops every entry. */
   clear(): void {
-    if (this.pool !== undefined) for (const e of this.map.values()) this.pool.bytes -= e.w;
+    const pool = this.pool;
+    if (pool !== undefined) {
+      for (const e of this.map.values()) pool.bytes -= e.w;
+      if (pool.heavy?.owner === this) pool.heavy = undefined;
+    }
     this.map.clear();
   }
 
