@@ -28,8 +28,6 @@ export interface RunningWorker {
   pid?: number;
   /** Its workerd process's resident memory in bytes (VmRSS, from /proc); NaN where /proc is absent. */
   rssBytes(): number;
-  /** Its workerd process id, where /proc showed it (bench/memory.ts reads its mappings). */
-  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -187,7 +185,6 @@ export async function startWorker(
     pid,
     cpuSeconds: () => (pid === undefined ? NaN : (procStat(pid)?.cpu ?? NaN)),
     rssBytes: () => (pid === undefined ? NaN : procRss(pid)),
-    pid,
     stop: () => mf.dispose(),
   };
 }
