@@ -101,11 +101,25 @@ def0("tojson", (i) => printCompact(i));
 def0("fromjson", (i) => (typeof i === "string" ? fromJson(i) : fail(`${desc(i)} only strings can be parsed`)));
 /** Leading and trailing white space as jq's JSON reader skips it (not \uFEFF or other Unicode spaces). */
 const JSON_BLANKS = /^[ \t\r\n]+|[ \t\r\n]+$/g;
+
+/** Whether `s` is 1 to 15 ASCII digits: an integer below 2^53 whose double prints as its canonical literal. */
+function shortDigits(s: string): boolean {
+  const n = s.length;
+  if (n === 0 || n > 15) return false;
+  for (let j = 0; j < n; j++) {
+    const c = s.charCodeAt(j);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
 def0(
   "tonumber",
   (i) => {
     if (typeOf(i) === "number") return i;
     if (typeof i !== "string") return fail(`${desc(i)} cannot be parsed as a number`);
+    // the common case (what a regex capture of digits gives) needs no literal kept
+    if (shortDigits(i)) return Number(i);
     // jq 1.7.1 reads the text with decNumber, which also takes a leading `+` ("+05" is 5)
     const t = i.replace(JSON_BLANKS, "");
     if (/^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/.test(t)) return numberFromText(t[0] === "+" ? t.slice(1) : t, formatNumber);

@@ -87,6 +87,33 @@ describe("inlining jq-defined functions at compile time", () => {
     expect(run("map_values(tonumber)", { a: "x" })).toMatch(/^error: .*'x'/);
   });
 
+  it("compiles the body of a function without filter parameters once per definition, not per call site", () => {
+    const body = Array.from({ length: 10 }, (_, i) => `.k${i}`).join(" + ");
+    const calls = Array.from({ length: 100 }, (_, i) => `f(${i})`).join(", ");
+    const ast = parseProgram(`def f($v): ${body} + $v; [${calls}]`);
+    const c = new Compiler(true);
+    const def = ast.body as Extract<Node, { k: "funcdef" }>;
+    const sc = c.define(def.def, new Scope("root", "", null, 0));
+    c.gen(def.rest, sc);
+    const fi = (sc.lookupCallable("f", 1) as { fi: { size?: number; valueBody?: unknown } }).fi;
+    expect(typeof fi.valueBody).toBe("function");
+    // one body's nodes charged to the inlining budget, not one per call site
+    expect(c.inlining.spent).toBe(fi.size);
+  });
+
+  it("keeps jq 1.7.1's results for inlined functions without filter parameters", () => {
+    expect(run("def f($a; $b): [$b, $a]; f(1; 2)")).toEqual([[2, 1]]);
+    expect(run("def f($v): [$v, v]; f(3)")).toEqual([[3, 3]]);
+    expect(run(". as $x | def f($v): $v + $x; [f(1), f(2)]", 10)).toEqual([[11, 12]]);
+    expect(run("def outer: 5 as $y | def f($v): $v + $y; [f(1), f(.)]; outer", 2)).toEqual([[6, 7]]);
+    expect(run("def f($n): if $n <= 0 then 0 else f($n - 1) + 1 end; f(5)")).toEqual([5]);
+    expect(run("def f($v): $v | error; try f(\"boom\") catch .")).toEqual(["boom"]);
+    expect(run("def f($v): .a + $v; f(.b)", { a: 1, b: "x" })).toMatch(/^error: number \(1\) and string \("x"\) cannot be added/);
+    // prelude functions keep their compiled bodies across programs
+    expect(run("[nth(1), nth(0)]", [7, 8])).toEqual([[8, 7]]);
+    expect(run("[.[] | [nth(2), first, last]]", [[1, 2, 3], [4]])).toEqual([[[3, 1, 3], [null, 4, 4]]]);
+  });
+
   it("charges a budget step per inlined call, as per ordinary call", () => {
     const c = compileJq("def f: . + 1; [range(1000) | f | f]");
     if (!c.ok) throw new Error("compile");

@@ -54,6 +54,8 @@ function size(n: unknown, acc = { n: 0 }): number {
   }
   const o = n as Record<string, unknown>;
   if (typeof o.k === "string") acc.n++;
+  // a literal's value is JSON, not syntax
+  if (o.k === "literal") return acc.n;
   for (const key in o) {
     if (isMemoKey(key)) continue;
     const v = o[key];
@@ -124,6 +126,7 @@ function callsFilter(n: unknown, name: string): boolean {
   if (Array.isArray(n)) return n.some((x) => callsFilter(x, name));
   const o = n as Record<string, unknown>;
   if (o.k === "call" && o.name === name && (o.args as unknown[]).length === 0) return true;
+  if (o.k === "literal") return false;
   for (const key in o) {
     if (isMemoKey(key)) continue;
     const v = o[key];
@@ -187,10 +190,35 @@ function build(c: Compiler, st: InlineState, fi: FuncInfo, n: CallNode, sc: Scop
   return {
     scope: s,
     body: fi.def.body,
-    hops: fi.defDepth === 0 ? -1 : sc.depth - fi.defDepth,
+    hops: hopsTo(fi, sc),
     values,
     callerScope: sc,
   };
+}
+
+/**
+ * For a function without filter parameters: its body as a direct evaluator with the `$`
+ * parameters bound as variables (as an ordinary call binds them), compiled once per
+ * definition and kept on it, or null (a large, recursive or not single-valued body, or a
+ * body that calls a `$` parameter as a filter). Every call site reuses it, so a program, the
+ * prelude or a module compiles such a body once, not once per call site; the first compile
+ * is charged to the inlining budget.
+ */
+export function valueBody(st: InlineState, fi: FuncInfo, compile: (body: Node, sc: Scope) => Val | null): Val | null {
+  if (fi.valueBody !== undefined) return fi.valueBody;
+  fi.size ??= size(fi.def.body);
+  // not kept: the budget is this compilation's
+  if (fi.size > INLINE_MAX_NODES || st.spent + fi.size > INLINE_BUDGET) return null;
+  st.spent += fi.size;
+  let s = fi.scope;
+  let body: Val | null = null;
+  const params = fi.def.params;
+  if (!params.some((p) => callsFilter(fi.def.body, p.slice(1)))) {
+    for (const p of params) s = s.push("var", p.slice(1));
+    body = withInlining(st, fi, () => compile(fi.def.body, s));
+  }
+  fi.valueBody = body;
+  return body;
 }
 
 /** Compiles the body of `site` under the inlining stack (so it does not inline `fi` into itself). */
@@ -239,8 +267,13 @@ export function inlinePGen(c: Compiler, site: InlineSite, body: PGen): PGen {
   };
 }
 
+/** Environment links from a call in `sc` to `fi`'s definition (-1: the definition is at the root, whose environment is null). */
+export function hopsTo(fi: FuncInfo, sc: Scope): number {
+  return fi.defDepth === 0 ? -1 : sc.depth - fi.defDepth;
+}
+
 /** The call as a direct evaluator when the body and every non-constant `$` argument yield exactly one value. */
-export function inlineVal(site: InlineSite, body: Val, vals: Val[]): Val {
+export function inlineVal(site: { hops: number }, body: Val, vals: Val[]): Val {
   const hops = site.hops;
   if (vals.length === 0)
     return (i, env) => {

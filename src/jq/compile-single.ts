@@ -12,6 +12,7 @@ import { IS_PROTO_KEY, field } from "./eval-helpers.js";
 import { printCompact } from "./print.js";
 import { ALLOC, charge, chargeFormatted, Env, KEY, step, up, type Gen } from "./runtime.js";
 import { JqCompileError, type Scope } from "./scope.js";
+import { isMemoKey } from "./compile-inline.js";
 import { buildKey, isIndexKey } from "./key-order.js";
 import { JqError, desc, fail, numOf, truthy, type JObj } from "./values.js";
 
@@ -24,10 +25,19 @@ type Memo = { singleScope?: Scope; singleVal?: Val | null };
 
 function hasBreak(n: unknown): boolean {
   if (n === null || typeof n !== "object") return false;
-  if ((n as { k?: string }).k === "break") return true;
-  for (const [key, v] of Object.entries(n as object)) {
-    if (key === "singleScope" || key === "singleVal" || key === "inlineScope" || key === "inlineSite") continue;
-    if (Array.isArray(v) ? v.some(hasBreak) : typeof v === "object" && hasBreak(v)) return true;
+  if (Array.isArray(n)) {
+    for (const x of n) if (hasBreak(x)) return true;
+    return false;
+  }
+  const o = n as Record<string, unknown>;
+  if (o.k === "break") return true;
+  // a literal's value is JSON, not syntax
+  if (o.k === "literal") return false;
+  // no entries array per node: this walk runs for every array construction compiled
+  for (const key in o) {
+    if (isMemoKey(key)) continue;
+    const v = o[key];
+    if (v !== null && typeof v === "object" && hasBreak(v)) return true;
   }
   return false;
 }

@@ -12,7 +12,9 @@ import {
   IS_PROTO_KEY, altGen, emitUnlessError, field, invalidPathResult, isIterable, iterate, nonPath, recurseAll, tryGen, withOpt,
 } from "./eval-helpers.js";
 import { singleOf, type Val } from "./compile-single.js";
-import { inlineGen, inlinePGen, inlineSite, inlineVal, withInlining, type InlineState } from "./compile-inline.js";
+import {
+  INLINE_MAX_DEPTH, hopsTo, inlineGen, inlinePGen, inlineSite, inlineVal, valueBody, withInlining, type InlineState,
+} from "./compile-inline.js";
 import { assignGen, foreachGen, objectGen, reduceGen, strGen } from "./compile-forms.js";
 import { desc, fail, numOf, truthy } from "./values.js";
 
@@ -282,6 +284,7 @@ export class Compiler {
 
   /** A call of a jq-defined function as a direct evaluator of its inlined body, or null (see compile-inline.ts). */
   inlinedVal(n: CallNode, fi: FuncInfo, sc: Scope): Val | null {
+    if (!hasFilterParam(fi)) return this.valueCallVal(n, fi, sc);
     const site = inlineSite(this, this.inlining, fi, n, sc);
     if (site === null) return null;
     const body = withInlining(this.inlining, fi, () => singleOf(this, site.body, site.scope, NATIVES));
@@ -293,6 +296,21 @@ export class Compiler {
       vals.push(v);
     }
     return inlineVal(site, body, vals);
+  }
+
+  /** A call of a function without filter parameters: its arguments' and its body's direct evaluators (the body compiled once per definition). */
+  private valueCallVal(n: CallNode, fi: FuncInfo, sc: Scope): Val | null {
+    const st = this.inlining;
+    if (fi.native !== undefined || st.stack.includes(fi) || st.stack.length >= INLINE_MAX_DEPTH) return null;
+    const body = valueBody(st, fi, (b, s) => singleOf(this, b, s, NATIVES));
+    if (body === null) return null;
+    const vals: Val[] = [];
+    for (const a of n.args) {
+      const v = singleOf(this, a, sc, NATIVES);
+      if (v === null) return null;
+      vals.push(v);
+    }
+    return inlineVal({ hops: hopsTo(fi, sc) }, body, vals);
   }
 
   private callGen(name: string, argNodes: Node[], sc: Scope, pos: number, node?: CallNode): Gen {

@@ -17,6 +17,33 @@ export const KEYWORD_KEYS = new Set([
   "label", "import", "include", "and", "or", "__loc__",
 ]);
 
+/** The grammar's left-associative chains, loosest first. */
+type Chain = 0 | 1 | 2 | 3 | 4;
+const COMMA = 0;
+const OR = 1;
+const AND = 2;
+const ADDITIVE = 3;
+const MULTIPLICATIVE = 4;
+
+/** The operator with which token `t` continues chain `c`, or null when the chain ends there. */
+function chainLink(c: Chain, t: Token): string | null {
+  if (t.t === "kw") return (c === OR && t.v === "or") || (c === AND && t.v === "and") ? t.v : null;
+  if (t.t !== "op") return null;
+  const v = t.v;
+  if (c === COMMA) return v === "," ? v : null;
+  if (c === ADDITIVE) return v === "+" || v === "-" ? v : null;
+  if (c === MULTIPLICATIVE) return v === "*" || v === "/" || v === "%" ? v : null;
+  return null;
+}
+
+/** One link of chain `c`: `l op r`. */
+function chainNode(c: Chain, op: string, l: Node, r: Node): Node {
+  if (c === COMMA) return { k: "comma", l, r };
+  if (c === OR) return { k: "or", l, r };
+  if (c === AND) return { k: "and", l, r };
+  return { k: "binop", op, l, r };
+}
+
 /** Parses a whole program (directives, definitions and an optional body). */
 export function parseProgram(src: string): ProgramAst {
   const p = new Parser(tokenize(src), src);
@@ -157,7 +184,10 @@ export class Parser {
   }
 
   pipe(): Node {
-    return this.nested(() => this.pipeBody());
+    this.enter();
+    const n = this.pipeBody();
+    this.depth--;
+    return n;
   }
 
   private pipeBody(): Node {
@@ -175,44 +205,52 @@ export class Parser {
 
   // Each operator of a chain (`1, 1, …`, `1 + 1 + …`, `a // b // …`) makes the tree one level
   // deeper, so it counts as a nesting level: the compiler and the evaluator recurse on the tree.
+  // (The chains and nested levels allocate no closures: a program is parsed on every compile.)
 
-  /** Reads `f` one nesting level deeper (a right operand, a nested pipe), giving the level back after. */
-  private nested(f: () => Node): Node {
-    this.enter();
-    const n = f();
-    this.depth--;
-    return n;
+  /** One operand of chain `c`: the next tighter level of the grammar. */
+  private chainOperand(c: Chain): Node {
+    switch (c) {
+      case COMMA:
+        return this.alt();
+      case OR:
+        return this.and();
+      case AND:
+        return this.compare();
+      case ADDITIVE:
+        return this.multiplicative();
+      default:
+        return this.unary();
+    }
   }
 
-  /**
-   * A left-associative chain `x op x op …` of `operand`s; `linkOf` names the operator a
-   * token continues it with (null: the chain ends), and `make` builds each link (one level
-   * deeper than the last).
-   */
-  private leftChain(operand: () => Node, linkOf: (t: Token) => string | null, make: (op: string, l: Node, r: Node) => Node): Node {
-    let l = operand();
+  /** A left-associative chain `x op x op …` of chain `c`'s operands, each link one level deeper than the last. */
+  private leftChain(c: Chain): Node {
+    let l = this.chainOperand(c);
     let links = 0;
     for (;;) {
-      const op = linkOf(this.peek());
+      const op = chainLink(c, this.peek());
       if (op === null) break;
       this.next();
       this.enter();
       links++;
-      l = make(op, l, operand());
+      l = chainNode(c, op, l, this.chainOperand(c));
     }
     this.depth -= links;
     return l;
   }
 
   comma(): Node {
-    return this.leftChain(() => this.alt(), (t) => (t.t === "op" && t.v === "," ? t.v : null), (_, l, r) => ({ k: "comma", l, r }));
+    return this.leftChain(COMMA);
   }
 
   alt(): Node {
     const l = this.assign();
     if (!this.isOp("//")) return l;
     this.next();
-    return { k: "alt", l, r: this.nested(() => this.alt()) };
+    this.enter();
+    const r = this.alt();
+    this.depth--;
+    return { k: "alt", l, r };
   }
 
   assign(): Node {
@@ -222,18 +260,20 @@ export class Parser {
     this.next();
     // jq 1.7.1's grammar: assignments are %nonassoc and bind tighter than `//`, so the right side
     // ends before `//` (`.a = null // 3` is `(.a = null) // 3`) and `. += 1 -= 2` is a syntax error
-    const r = this.nested(() => this.or());
+    this.enter();
+    const r = this.or();
+    this.depth--;
     const t2 = this.peek();
     if (t2.t === "op" && ASSIGN_OPS.has(t2.v)) this.fail(t2);
     return { k: "assign", op: t.v, l, r };
   }
 
   or(): Node {
-    return this.leftChain(() => this.and(), (t) => (t.t === "kw" && t.v === "or" ? t.v : null), (_, l, r) => ({ k: "or", l, r }));
+    return this.leftChain(OR);
   }
 
   and(): Node {
-    return this.leftChain(() => this.compare(), (t) => (t.t === "kw" && t.v === "and" ? t.v : null), (_, l, r) => ({ k: "and", l, r }));
+    return this.leftChain(AND);
   }
 
   compare(): Node {
@@ -250,26 +290,21 @@ export class Parser {
   }
 
   additive(): Node {
-    return this.leftChain(
-      () => this.multiplicative(),
-      (t) => (t.t === "op" && (t.v === "+" || t.v === "-") ? t.v : null),
-      (op, l, r) => ({ k: "binop", op, l, r }),
-    );
+    return this.leftChain(ADDITIVE);
   }
 
   multiplicative(): Node {
-    return this.leftChain(
-      () => this.unary(),
-      (t) => (t.t === "op" && (t.v === "*" || t.v === "/" || t.v === "%") ? t.v : null),
-      (op, l, r) => ({ k: "binop", op, l, r }),
-    );
+    return this.leftChain(MULTIPLICATIVE);
   }
 
   /** Unary minus has the precedence of binary `-` in jq's grammar: `-0 % 5` is `-(0 % 5)`. */
   unary(): Node {
     if (this.isOp("-")) {
       this.next();
-      return { k: "neg", e: this.nested(() => this.multiplicative()) };
+      this.enter();
+      const e = this.multiplicative();
+      this.depth--;
+      return { k: "neg", e };
     }
     return this.postfix(true);
   }

@@ -191,4 +191,10 @@ describe("size-proportional work", () => {
     expect(run('"ab" * 5000000').error).toBe(BUDGET_MESSAGE);
     expect(run(".[3] = 1").outputs).toEqual([[null, null, null, 1]]);
   });
+  it("tonumber reads digit strings as jq 1.7.1 does, short ones without keeping a literal", () => {
+    expect(run('map(tonumber)', ["007", "0", "2", "123456789012345", " 12 ", "+5", "1.50"]).outputs).toEqual([[7, 0, 2, 123456789012345, 12, 5, 1.5]]);
+    // past 15 digits the literal is kept as jq 1.7.1 keeps it
+    expect(run("map(tonumber | tojson)", ["1234567890123456789", "9007199254740993", "1.50"]).outputs).toEqual([["1234567890123456789", "9007199254740993", "1.50"]]);
+    expect(run('"12a" | tonumber').error).toMatch(/Invalid numeric literal/);
+  });
 });

@@ -213,6 +213,11 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
 
 const NO_DEBUG = (): void => {};
 
+/** The result of a run whose step budget ran out: the decision's shared budget (room left under the cap) or the run's own. */
+function spent(room: number, cap: number): RunResult {
+  return { outputs: [], error: S.budget === room && room < cap ? BUDGET_EXCEEDED_MESSAGE : BUDGET_MESSAGE };
+}
+
 function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: boolean, positional: Json[]): JqProgram {
   const defaultEnv = baseEnv(argNames, argDefaults, undefined, positional);
   const execute = (input: Json, options: RunOptions, emit: (v: Json) => boolean): RunResult | null => {
@@ -249,12 +254,11 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
           return emit(v);
         };
     const sGuard = setWorkGuard(charge);
-    const spent = (): RunResult => ({ outputs: [], error: S.budget === room && room < cap ? BUDGET_EXCEEDED_MESSAGE : BUDGET_MESSAGE });
     try {
       gen(input, env, out);
       return null;
     } catch (e) {
-      if (e instanceof BudgetError) return spent();
+      if (e instanceof BudgetError) return spent(room, cap);
       if (e instanceof BudgetExceeded) return { outputs: [], error: BUDGET_EXCEEDED_MESSAGE };
       if (e instanceof RangeError) return { outputs: [], error: BUDGET_MESSAGE };
       if (!(e instanceof JqError || e instanceof HaltSignal)) throw e;
@@ -266,7 +270,7 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
         const msg = typeof e.value === "string" ? e.value : printCompact(e.value) + "\n";
         return { outputs: [], error: msg, halt: { value: e.value, code: e.code } };
       } catch (e2) {
-        if (e2 instanceof BudgetError) return spent();
+        if (e2 instanceof BudgetError) return spent(room, cap);
         if (e2 instanceof BudgetExceeded) return { outputs: [], error: BUDGET_EXCEEDED_MESSAGE };
         throw e2;
       }

@@ -3,6 +3,7 @@ import type { Json } from "../engines/common/json.js";
 import type { FuncDef } from "./ast.js";
 import type { Native } from "./compile.js";
 import type { ArgInfo, Gen, PGen } from "./runtime.js";
+import type { Val } from "./compile-single.js";
 
 /** A compile error with the source offset where it was found. */
 export class JqCompileError extends Error {
@@ -32,6 +33,8 @@ export interface FuncInfo {
   native?: Native;
   /** Syntax nodes in the body (counted on first need): whether it is small enough to inline. */
   size?: number;
+  /** For a function without filter parameters: its body's direct evaluator for inlined calls, or null (compile-inline.ts `valueBody`). */
+  valueBody?: Val | null;
 }
 
 /** A filter argument inlined into a function body at compile time: compiled in its caller's scope, reading no environment. */
