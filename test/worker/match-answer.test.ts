@@ -111,4 +111,30 @@ describe("POST /v1/match answers", () => {
         expect(v.best).toBe(v.log.find((l) => l.includes(" Matched "))?.match(/machine=(.*) rank=/)?.[1]);
     },
   );
+
+  it("with ?explain=true carry the trace last, the text JSON.stringify gives", async () => {
+    const body = matchBody(8, crypto.randomUUID());
+    const res = await SELF.fetch(`${BASE}/v1/match?explain=true`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-arbiter-cache")).toBe("bypass");
+    const text = await res.text();
+    const v = JSON.parse(text) as { trace: { pairs: unknown[]; analysis: unknown } };
+    expect(Object.keys(v)).toEqual([
+      "decision_id",
+      "revision",
+      "cacheable",
+      "job",
+      "machines",
+      "best",
+      "log",
+      "schedd",
+      "trace",
+    ]);
+    expect(v.trace.pairs.length).toBeGreaterThan(0);
+    expect(firstDifference(JSON.stringify(v), text)).toBeNull();
+  });
 });
