@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { compileMatchPolicy, loadMatchPolicy, type MatchPolicy } from "../../src/engines/classad/index.js";
 import { decideMatch } from "../../src/engines/classad/match.js";
+import { OWN_JSON_MACHINES } from "../../src/engines/classad/match-verdict.js";
 import { decisionBudget } from "../../src/engines/common/budget.js";
 import { verdictJsonWriter } from "../../src/engines/common/decision.js";
 
@@ -68,7 +69,7 @@ function both(
 }
 
 describe("the match verdict's own JSON", () => {
-  for (const n of [0, 1, 9, 60]) {
+  for (const n of [0, 1, 9, OWN_JSON_MACHINES]) {
     for (const rank of RANKS) {
       it(`is JSON.stringify's text: ${n} machines, Rank = ${rank}`, () => {
         for (const policy of [null, pool]) {
@@ -93,9 +94,18 @@ describe("the match verdict's own JSON", () => {
     const blocked = both(pool, { job: job("TARGET.Memory", 'Owner = "mallory"'), machines: machines(12) });
     expect(blocked.decision.outcome).toBe("job_discarded");
     expect(blocked.own).toBe(blocked.stringified);
-    const spent = both(pool, { job: job("TARGET.Memory"), machines: machines(200) }, "300");
+    const spent = both(pool, { job: job("TARGET.Memory"), machines: machines(OWN_JSON_MACHINES) }, "60");
     expect(spent.decision.outcome).toBe("budget_exceeded");
     expect(spent.own).toBe(spent.stringified);
+  });
+
+  it("is left to JSON.stringify above OWN_JSON_MACHINES machines", () => {
+    const decision = decideMatch(
+      pool,
+      { job: job("TARGET.Memory"), machines: machines(OWN_JSON_MACHINES + 1) },
+      ctx,
+    );
+    expect(verdictJsonWriter(decision.verdict)).toBeUndefined();
   });
 
   it("follows the lists once they were built (read first, then written)", () => {

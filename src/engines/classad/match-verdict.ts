@@ -101,6 +101,9 @@ function logLines(c: MatchColumns): string[] {
   return log;
 }
 
+/** The most machines a verdict writes its own JSON for (see columnVerdict). */
+export const OWN_JSON_MACHINES = 32;
+
 /** A double as JSON.stringify writes it (NaN and the infinities as null). */
 function numberJson(r: number): string {
   return Number.isFinite(r) ? String(r) : "null";
@@ -196,8 +199,12 @@ export function columnVerdict(c: MatchColumns): MatchVerdict {
     },
   } as MatchVerdict;
   if (c.schedd !== undefined) verdict.schedd = c.schedd;
-  // the answer's JSON, written from the columns while neither list was replaced
-  const write = () => (machines === null && log === null ? columnVerdictJson(c, best) : JSON.stringify(verdict));
-  Object.defineProperty(verdict, VERDICT_JSON, { value: write });
+  // A small verdict's answer is written from the columns (no line objects, no spread of the lazy lists into an
+  // answer object: 0.75× the route's in-process CPU at 8 machines); a large one is built and stringified, which
+  // measured cheaper from 100 machines up (docs/performance.md, 2026-11-27 "the match route's answer").
+  if (c.names.length <= OWN_JSON_MACHINES) {
+    const write = () => (machines === null && log === null ? columnVerdictJson(c, best) : JSON.stringify(verdict));
+    Object.defineProperty(verdict, VERDICT_JSON, { value: write });
+  }
   return verdict;
 }
