@@ -2,7 +2,10 @@
  * ClassAd benchmark: a 31-attribute job ad and a 55-attribute slot ad with
  * the Requirements condor_submit generates. Measures evaluating the job's
  * Requirements, a symmetric match, ranking, and a 2,000-machine /v1/match
- * decision, each against parsing the two ads in the same run.
+ * decision, each against parsing the two ads in the same run; and, when
+ * libclassad runs here (bench/native/libclassad.ts), libclassad's figures for
+ * the same parse, Requirements, symmetric match and Rank, measured in the same
+ * run: CPU time, ROUNDS rounds that alternate ours and libclassad's, medians.
  * Run directly with `npx tsx bench/classad.ts`.
  */
 import { clearExprCache, readAd } from "../src/engines/classad/ad-input.js";
@@ -11,8 +14,9 @@ import { evalAttr } from "../src/engines/classad/evaluate.js";
 import { decideMatch, decideParsedMatch, symmetricMatch } from "../src/engines/classad/match.js";
 import { compileMatchPolicy, loadMatchPolicy } from "../src/engines/classad/policy.js";
 import { EvalState } from "../src/engines/classad/state.js";
-import { measure, printTable, type BenchRow } from "./support.js";
+import { cpuPerCall, measure, printTable, type BenchRow } from "./support.js";
 import { CLASSAD_POLICY, JOB_AD, slotAd } from "./fixtures.js";
+import { libclassad, libclassadOps, noLibclassadNote, writeAdFiles } from "./native/libclassad.js";
 
 function ad(text: string): ClassAd {
   const r = readAd(text);
@@ -21,52 +25,99 @@ function ad(text: string): ClassAd {
 }
 
 const POOL = 2000;
+const ROUNDS = 5;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+/** The operations compared with libclassad, by the harness's names for them. */
+type Op = "parse" | "parse-cached" | "requirements" | "symmetric" | "rank";
+
+/**
+ * CPU µs per call of each operation, ours and (when it runs) libclassad's:
+ * ROUNDS rounds, each measuring ours then running the harness once; medians.
+ */
+async function interleaved(
+  ours: Record<Op, () => unknown>,
+  slotText: string,
+): Promise<{ ours: Record<Op, number>; theirs: Record<Op, number> | null; version: string }> {
+  const h = libclassad();
+  const files = h.ok ? writeAdFiles(JOB_AD, slotText) : null;
+  const ops = Object.keys(ours) as Op[];
+  const mine = new Map<Op, number[]>(ops.map((k) => [k, []]));
+  const base = new Map<Op, number[]>(ops.map((k) => [k, []]));
+  try {
+    for (const op of ops) await cpuPerCall(ours[op], 50);
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const op of ops) mine.get(op)?.push(await cpuPerCall(ours[op], 100));
+      if (h.ok && files) {
+        const got = libclassadOps(h.path, files);
+        for (const op of ops) {
+          const v = got.get(op);
+          if (v === undefined) throw new Error(`libclassad harness printed no figure for ${op}`);
+          base.get(op)?.push(v);
+        }
+      }
+    }
+  } finally {
+    files?.dispose();
+  }
+  const pick = (m: Map<Op, number[]>) => Object.fromEntries(ops.map((k) => [k, median(m.get(k) ?? [])])) as Record<Op, number>;
+  if (!h.ok) console.log(noLibclassadNote(h));
+  return { ours: pick(mine), theirs: h.ok ? pick(base) : null, version: h.ok ? h.version : "" };
+}
 
 /** Runs the ClassAd benchmarks and returns their rows (ratios against parsing the two ads cold). */
 export async function runClassadBench(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const slotText = slotAd(1);
   const baselineName = "parse job + slot ads (cold)";
-  const parseCold = measure(() => {
-    clearExprCache();
-    return [ad(JOB_AD), ad(slotText)];
-  });
-  rows.push({ name: baselineName, microsPerOp: parseCold, baselineName, ratio: 1 });
-  const parseWarm = measure(() => [ad(JOB_AD), ad(slotText)]);
-  rows.push({
-    name: "parse job + slot ads (expression cache warm)",
-    microsPerOp: parseWarm,
-    baselineName,
-    ratio: parseWarm / parseCold,
-  });
-
   const job = ad(JOB_AD);
   const slot = ad(slotText);
   const st = new EvalState({ now: 1_700_000_000_000, random: Math.random });
   if (evalAttr(job, "requirements", slot, st) !== true || !symmetricMatch(job, slot, st))
     throw new Error("fixture ads do not match");
 
-  const reqUs = measure(() => evalAttr(job, "requirements", slot, st));
-  rows.push({
-    name: "evaluate job Requirements vs slot",
-    microsPerOp: reqUs,
-    baselineName,
-    ratio: reqUs / parseCold,
-  });
-  const symUs = measure(() => symmetricMatch(job, slot, st));
-  rows.push({
-    name: "symmetric match (both Requirements)",
-    microsPerOp: symUs,
-    baselineName,
-    ratio: symUs / parseCold,
-  });
-  const rankUs = measure(() => evalAttr(job, "rank", slot, st));
-  rows.push({
-    name: "evaluate job Rank vs slot",
-    microsPerOp: rankUs,
-    baselineName,
-    ratio: rankUs / parseCold,
-  });
+  const m = await interleaved(
+    {
+      parse: () => {
+        clearExprCache();
+        return [ad(JOB_AD), ad(slotText)];
+      },
+      "parse-cached": () => [ad(JOB_AD), ad(slotText)],
+      requirements: () => evalAttr(job, "requirements", slot, st),
+      symmetric: () => symmetricMatch(job, slot, st),
+      rank: () => evalAttr(job, "rank", slot, st),
+    },
+    slotText,
+  );
+  const names: Record<Op, string> = {
+    parse: baselineName,
+    "parse-cached": "parse job + slot ads (expression cache warm)",
+    requirements: "evaluate job Requirements vs slot",
+    symmetric: "symmetric match (both Requirements)",
+    rank: "evaluate job Rank vs slot",
+  };
+  const parseCold = m.ours.parse;
+  for (const op of Object.keys(names) as Op[])
+    rows.push({ name: names[op], microsPerOp: m.ours[op], baselineName, ratio: m.ours[op] / parseCold });
+  if (m.theirs) {
+    // libclassad's figure for each, its ratio taken to ours: how many times faster we are
+    const theirName: Record<Op, string> = {
+      parse: "parse job + slot ads, its cache off",
+      "parse-cached": "parse job + slot ads, its cache on, warm",
+      requirements: "job Requirements vs slot",
+      symmetric: "symmetric match",
+      rank: "job Rank vs slot",
+    };
+    console.log(`libclassad ${m.version}: same run, ${ROUNDS} interleaved rounds, CPU time; its rows' ratio is its µs over ours`);
+    for (const op of Object.keys(names) as Op[])
+      rows.push({
+        name: `  libclassad: ${theirName[op]}`,
+        microsPerOp: m.theirs[op],
+        baselineName: names[op],
+        ratio: m.theirs[op] / m.ours[op],
+      });
+  }
 
   const compiled = compileMatchPolicy(CLASSAD_POLICY);
   if (!compiled.ok) throw new Error("bench policy");

@@ -12,14 +12,19 @@
  * within 1.5× of the no-op's in the same round. With OPEN_LOG_LINE=1 a third
  * Worker, the no-op also writing one decision log line per request (as
  * bench:http's log-line row), runs in the same rounds at the same rate, to
- * tell a stall of the runtime's console from one of the route. BENCH_ROUTES
- * (limits,place,match), BENCH_ROUNDS (3), OPEN_SECONDS (6), OPEN_SHARE (0.5 of
- * the peak), BENCH_PORT.
+ * tell a stall of the runtime's console from one of the route. The open loop
+ * runs in a process of its own (bench/open-loop-child.ts), which reports its
+ * own longest event-loop stall beside each run's figures; OPEN_GENERATOR=inprocess
+ * runs it in this process as before, `both` each in turn. OPEN_BASELINE=<checkout>
+ * serves that checkout's Worker too, at the same rate in the same rounds (a
+ * change's before and after in one run). BENCH_ROUTES (limits,place,match),
+ * BENCH_ROUNDS (3), OPEN_SECONDS (6), OPEN_SHARE (0.5 of the peak), BENCH_PORT.
  */
 import autocannon from "autocannon";
+import { resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DECISION_REQUESTS } from "./http-requests.js";
-import { longestSilence, openLoop, quantile, type OpenLoopResult } from "./open-loop.js";
+import { longestSilence, openLoop, openLoopInChild, quantile, type OpenLoopResult } from "./open-loop.js";
 import { median } from "./scale/series.js";
 import { benchPort, bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
 
@@ -31,6 +36,17 @@ const SECONDS = Number(process.env.OPEN_SECONDS ?? 6);
 const SHARE = Number(process.env.OPEN_SHARE ?? 0.5);
 const GOAL = 1.5;
 const LOG_LINE = process.env.OPEN_LOG_LINE === "1";
+/**
+ * Where the open loop runs: `own` (default) a process of its own, `inprocess` this
+ * process (as before the generator got its own), `both` each in turn, the ratios
+ * counted from the first.
+ */
+const MODES = ((): ("own" | "inprocess")[] => {
+  const g = process.env.OPEN_GENERATOR ?? "own";
+  return g === "both" ? ["own", "inprocess"] : g === "inprocess" ? ["inprocess"] : ["own"];
+})();
+/** `OPEN_BASELINE=<checkout>`: that checkout's Worker, bundled the same way, driven in the same rounds at the same rate. */
+const BASELINE = process.env.OPEN_BASELINE;
 
 /** The closed-loop peak rate (req/s) after a warm-up, timed from the responses themselves. */
 async function peakRate(worker: RunningWorker, path: string, body: string): Promise<number> {
@@ -60,6 +76,8 @@ interface Figures {
   max: number;
   silence: number;
   errors: number;
+  /** The generator's own longest stall while driving this Worker. */
+  gen: number;
 }
 
 function figures(r: OpenLoopResult, rate: number): Figures {
@@ -69,6 +87,7 @@ function figures(r: OpenLoopResult, rate: number): Figures {
     max: quantile(r.latencies, 1),
     silence: longestSilence(r.latencies, rate),
     errors: r.errors,
+    gen: r.loopStall,
   };
 }
 
@@ -77,6 +96,9 @@ const ms = (v: number) => v.toFixed(1).padStart(7);
 async function main(): Promise<void> {
   const script = bundleWorker();
   const noopScript = bundleWorker(fileURLToPath(new URL("./noop/wrangler.toml", import.meta.url)));
+  const baseScript =
+    BASELINE === undefined ? undefined : bundleWorker(resolvePath(BASELINE, "wrangler.toml"), resolvePath(".bench/baseline"));
+  if (BASELINE !== undefined) console.log(`baseline: the Worker of ${resolvePath(BASELINE)}`);
   let failed = false;
   console.log(
     `open loop at ${SHARE} of the Worker's closed-loop peak, ${SECONDS} s per Worker per round, ${ROUNDS} rounds of fresh processes; latency from when each request was due (ms)`,
@@ -86,9 +108,10 @@ async function main(): Promise<void> {
     const text = JSON.stringify(body);
     console.log(`\nPOST ${path}`);
     console.log(
-      `${"round".padEnd(6)} ${"rate/s".padStart(7)} | ${"Worker p50".padStart(10)} ${"p99".padStart(7)} ${"max".padStart(7)} ${"silence".padStart(7)} | ${"no-op p50".padStart(9)} ${"p99".padStart(7)} ${"max".padStart(7)} ${"silence".padStart(7)} | p99 ratio`,
+      `${"round".padEnd(6)} ${"rate/s".padStart(7)} | ${"Worker p50".padStart(10)} ${"p99".padStart(7)} ${"max".padStart(7)} ${"silence".padStart(7)} | ${"no-op p50".padStart(9)} ${"p99".padStart(7)} ${"max".padStart(7)} ${"silence".padStart(7)} | p99 ratio | generator stall`,
     );
     const ratios: number[] = [];
+    const baseRatios: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const worker = await startWorker(script, await benchPort(0), 0, () => {}, {}, undefined, { pin: true });
       const noop = await startWorker(noopScript, await benchPort(1), 0, () => {}, {}, undefined, {
@@ -101,47 +124,73 @@ async function main(): Promise<void> {
             objects: false,
           })
         : undefined;
+      const base =
+        baseScript === undefined
+          ? undefined
+          : await startWorker(baseScript, await benchPort(3), 0, () => {}, {}, undefined, { pin: true });
       try {
         const rate = Math.round(SHARE * (await peakRate(worker, path, text)));
         await peakRate(noop, path, text);
         if (logging !== undefined) await peakRate(logging, path, text);
-        // which Worker goes first alternates, so that a slow moment of the machine does not always land on one
-        const order = [
-          ...(round % 2 === 0 ? [worker, noop] : [noop, worker]),
-          ...(logging === undefined ? [] : [logging]),
-        ];
-        const got = new Map<RunningWorker, Figures>();
-        for (const w of order)
-          got.set(
-            w,
-            figures(
-              await openLoop({ url: `${w.url}${path}`, method: "POST", body: text }, rate, SECONDS),
-              rate,
-            ),
-          );
-        const a = got.get(worker) as Figures;
-        const b = got.get(noop) as Figures;
-        const ratio = a.p99 / b.p99;
-        ratios.push(ratio);
-        failed ||= a.errors + b.errors > 0;
-        console.log(
-          `${String(round + 1).padEnd(6)} ${String(rate).padStart(7)} | ${ms(a.p50).padStart(10)} ${ms(a.p99)} ${ms(a.max)} ${ms(a.silence)} | ${ms(b.p50).padStart(9)} ${ms(b.p99)} ${ms(b.max)} ${ms(b.silence)} | ${ratio.toFixed(2)}×${a.errors + b.errors > 0 ? `  (${a.errors + b.errors} errors)` : ""}`,
-        );
-        const c = logging === undefined ? undefined : got.get(logging);
-        if (c !== undefined)
+        if (base !== undefined) await peakRate(base, path, text);
+        for (const [m, mode] of MODES.entries()) {
+          // which Worker goes first alternates, so that a slow moment of the machine does not always land on one
+          const order = [
+            ...((round + m) % 2 === 0 ? [worker, noop] : [noop, worker]),
+            ...(base === undefined ? [] : [base]),
+            ...(logging === undefined ? [] : [logging]),
+          ];
+          const got = new Map<RunningWorker, Figures>();
+          for (const w of order)
+            got.set(
+              w,
+              figures(
+                await (mode === "inprocess" ? openLoop : openLoopInChild)(
+                  { url: `${w.url}${path}`, method: "POST", body: text },
+                  rate,
+                  SECONDS,
+                ),
+                rate,
+              ),
+            );
+          const a = got.get(worker) as Figures;
+          const b = got.get(noop) as Figures;
+          const ratio = a.p99 / b.p99;
+          if (mode === MODES[0]) ratios.push(ratio);
+          failed ||= a.errors + b.errors > 0;
+          const label = MODES.length > 1 ? `${round + 1} ${mode === "inprocess" ? "in" : "own"}` : String(round + 1);
           console.log(
-            `${"".padEnd(14)} | no-op + log line: p50 ${ms(c.p50)} p99 ${ms(c.p99)} max ${ms(c.max)} silence ${ms(c.silence)}`,
+            `${label.padEnd(6)} ${String(rate).padStart(7)} | ${ms(a.p50).padStart(10)} ${ms(a.p99)} ${ms(a.max)} ${ms(a.silence)} | ${ms(b.p50).padStart(9)} ${ms(b.p99)} ${ms(b.max)} ${ms(b.silence)} | ${ratio.toFixed(2).padStart(8)}× | ${a.gen.toFixed(0)} / ${b.gen.toFixed(0)}${a.errors + b.errors > 0 ? `  (${a.errors + b.errors} errors)` : ""}`,
           );
+          const d = base === undefined ? undefined : got.get(base);
+          if (d !== undefined) {
+            if (mode === MODES[0]) baseRatios.push(d.p99 / b.p99);
+            console.log(
+              `${"".padEnd(14)} | baseline:  ${ms(d.p50)} ${ms(d.p99)} ${ms(d.max)} ${ms(d.silence)} | p99 ratio ${(d.p99 / b.p99).toFixed(2)}× (generator stall ${d.gen.toFixed(0)})${d.errors > 0 ? `  (${d.errors} errors)` : ""}`,
+            );
+          }
+          const c = logging === undefined ? undefined : got.get(logging);
+          if (c !== undefined)
+            console.log(
+              `${"".padEnd(14)} | no-op + log line: p50 ${ms(c.p50)} p99 ${ms(c.p99)} max ${ms(c.max)} silence ${ms(c.silence)} (generator stall ${c.gen.toFixed(0)})`,
+            );
+        }
       } finally {
-        await Promise.all([worker.stop(), noop.stop(), logging?.stop()]);
+        await Promise.all([worker.stop(), noop.stop(), logging?.stop(), base?.stop()]);
       }
     }
+    if (baseRatios.length > 0)
+      console.log(
+        `baseline: median p99 ratio ${median(baseRatios).toFixed(2)}×, worst ${Math.max(...baseRatios).toFixed(2)}×`,
+      );
     const worst = Math.max(...ratios);
     console.log(
       `median p99 ratio ${median(ratios).toFixed(2)}×, worst ${worst.toFixed(2)}× (goal ≤ ${GOAL}× in every round)`,
     );
   }
-  console.log("silence: the longest time between two consecutive answers; max: the slowest request");
+  console.log(
+    `silence: the longest time between two consecutive answers; max: the slowest request; generator stall: the longest the generator's own event loop was late (Worker / no-op), the generator ${MODES.map((m) => (m === "inprocess" ? "in this process (in)" : "in a process of its own (own)")).join(", then ")}`,
+  );
   if (failed) process.exitCode = 1;
 }
 

@@ -27,6 +27,8 @@ export interface Inspector {
 export interface HeapUsage {
   usedSize: number;
   totalSize: number;
+  /** ArrayBuffer backing stores (typed arrays), outside the heap's own figures; where the V8 version reports it. */
+  backingStorageSize?: number;
 }
 
 /** Connects to the first target of the inspector listening on `port`. */

@@ -13,6 +13,41 @@ function address(i: number): string {
   return `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 }
 
+/** The routes of {@link distinctDecision}, in the order it takes them. */
+export const MEMORY_ROUTES = ["limits", "place", "match"] as const;
+
+/**
+ * A route of the memory bench: one of {@link MEMORY_ROUTES}, or `match-regex`,
+ * a match whose job ad tests a distinct pattern of about 4,900 instructions
+ * per request (what the compiled-pattern caches keep: about 0.5 MB each).
+ */
+export type MemoryRoute = (typeof MEMORY_ROUTES)[number] | "match-regex";
+
+/** Every route MEMORY_ROUTES may name. */
+export const ALL_MEMORY_ROUTES: readonly MemoryRoute[] = [...MEMORY_ROUTES, "match-regex"];
+
+function regexDecision(i: number): DecisionRequest {
+  return {
+    path: "/v1/match",
+    body: {
+      job: `[ Requirements = regexp("(a{100}){49}q${i}", TARGET.Name) || TARGET.Memory > 0; Owner = "owner" ]`,
+      machines: [`[ Name = "slot1"; Memory = 1024; Requirements = true ]`],
+    },
+  };
+}
+
+/**
+ * The `k`th request of a run over `routes` in turn: the next distinct request
+ * of its route, or with `repeated` always the route's first one (the same
+ * shape, so that distinct and repeated runs differ only in distinctness).
+ */
+export function runDecision(k: number, routes: readonly MemoryRoute[], repeated: boolean): DecisionRequest {
+  const route = routes[k % routes.length];
+  const nth = repeated ? 0 : Math.floor(k / routes.length);
+  if (route === "match-regex") return regexDecision(nth);
+  return distinctDecision(3 * nth + MEMORY_ROUTES.indexOf(route));
+}
+
 /** The `i`th distinct decision request. */
 export function distinctDecision(i: number): DecisionRequest {
   switch (i % 3) {

@@ -5,45 +5,105 @@
  * sent distinct decision requests (limits, place and match in turn, each body
  * different from every other, so no per-isolate cache ever hits), and at each
  * size of MEMORY_SIZES (default 10,000 and 40,000) the isolate's heap is
- * measured after a full collection (`Runtime.getHeapUsage`), beside the
- * workerd process's resident memory (from /proc). A bounded isolate keeps
- * about the same heap at both sizes; the growth per 1,000 decisions between
- * the two sizes is printed. Ports: BENCH_PORT and BENCH_PORT + 500 (inspector),
- * else free ones.
+ * measured after a full collection (`Runtime.getHeapUsage`, with its
+ * ArrayBuffer backing stores, which the heap figures leave out), beside the
+ * workerd process's resident memory (from /proc, read before the collection,
+ * whose heap snapshot itself adds to it) split into V8's reservations (the
+ * cage every isolate's heap lives in) and the rest (tcmalloc's memory,
+ * stacks) and files. A bounded isolate keeps about the same heap at both
+ * sizes; the growth per 1,000 decisions between the last two sizes is printed.
+ *
+ * MEMORY_ROUTES: some of limits,place,match (default all three, in turn),
+ * or match-regex (a distinct pattern of about 4,900 instructions a request).
+ * MEMORY_REPEATED=1: each route's first request over and over instead of
+ * distinct ones. MEMORY_WORKER=noop: the no-op Worker of bench/noop/ (the
+ * floor: workerd and Miniflare's own memory) sent the same bodies.
+ * MEMORY_MALLOC=1: after each collection also ask workerd's allocator
+ * (tcmalloc) through gdb what it has in use and what it holds resident
+ * (needs gdb and the right to attach; workerd stops a few seconds each time).
+ * MEMORY_HEAP=0: no inspector and no heap figures (a heap snapshot's own
+ * buffers stay in the allocator and so in RSS; without them RSS is the run's).
+ * MEMORY_PROGRESS=1: each row on stderr as it is measured.
+ * Ports: BENCH_PORT and BENCH_PORT + 500 (inspector), else free ones.
  */
+import { loadavg } from "node:os";
 import { join } from "node:path";
-import { distinctDecision } from "./memory-requests.js";
+import { fileURLToPath } from "node:url";
+import { ALL_MEMORY_ROUTES, MEMORY_ROUTES, runDecision, type MemoryRoute } from "./memory-requests.js";
 import { connectInspector, heapAfterGc } from "./inspector.js";
+import { mallocFigures, residentSplit } from "./process-memory.js";
 import { benchPort, bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
 
 const SIZES = (process.env.MEMORY_SIZES ?? "10000,40000").split(",").map(Number);
 const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const MB = 1024 * 1024;
 
-/** One measurement: after `decisions`, the isolate's heap (after a full GC) and the process's RSS, in bytes. */
+/** What a run sends and measures (every field optional: the Worker's three routes, distinct, no allocator figures). */
+export interface MemoryOptions {
+  routes?: readonly MemoryRoute[];
+  /** Each route's first request over and over instead of distinct ones. */
+  repeated?: boolean;
+  /** The script is the no-op Worker (no Durable Object classes). */
+  noop?: boolean;
+  /** Ask tcmalloc through gdb after each collection. */
+  malloc?: boolean;
+  /** false: no inspector and no heap figures, so that no heap snapshot adds to the process's memory. */
+  heap?: boolean;
+  bindings?: Record<string, string>;
+}
+
+/**
+ * One measurement after `decisions`, in bytes: the isolate's heap (after a
+ * full GC), the process's resident memory (before it) and its split, and
+ * the allocator's figures when asked for.
+ */
 export interface MemoryPoint {
   decisions: number;
   heapUsed: number;
   heapTotal: number;
+  /** ArrayBuffer backing stores after the collection (typed arrays live there, outside the heap figures). */
+  arrayBuffers?: number;
   rss: number;
+  /** The machine's load average (1 minute) when measured. */
+  load: number;
+  v8?: number;
+  otherAnon?: number;
+  mallocInUse?: number;
+  mallocResident?: number;
+  /** Requests sent again after a connection workerd closed (decisions are stateless, so a retry is harmless). */
+  retries: number;
 }
 
-/** Sends distinct decisions `from` .. `to` - 1, CONCURRENCY at a time; throws on an answer other than 200. */
-async function sendDistinct(worker: RunningWorker, from: number, to: number): Promise<void> {
+/** Sends requests `from` .. `to` - 1 of the run, CONCURRENCY at a time; throws on an answer other than 200. */
+async function sendRun(
+  worker: RunningWorker,
+  from: number,
+  to: number,
+  options: MemoryOptions,
+): Promise<number> {
   let next = from;
+  let retries = 0;
+  const routes = options.routes ?? MEMORY_ROUTES;
+  const post = async (path: string, body: string): Promise<Response> => {
+    const init = { method: "POST", headers: { "content-type": "application/json" }, body };
+    try {
+      return await fetch(`${worker.url}${path}`, init);
+    } catch {
+      // a keep-alive connection workerd closed while the bench paused (heap snapshot, gdb)
+      retries++;
+      return fetch(`${worker.url}${path}`, init);
+    }
+  };
   const one = async (): Promise<void> => {
     while (next < to) {
-      const r = distinctDecision(next++);
-      const res = await fetch(`${worker.url}${r.path}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(r.body),
-      });
+      const r = runDecision(next++, routes, options.repeated === true);
+      const res = await post(r.path, JSON.stringify(r.body));
       const text = await res.text();
       if (res.status !== 200) throw new Error(`${r.path} answered ${res.status}: ${text.slice(0, 300)}`);
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, one));
+  return retries;
 }
 
 /**
@@ -53,64 +113,118 @@ async function sendDistinct(worker: RunningWorker, from: number, to: number): Pr
 export async function measureMemory(
   script: string,
   sizes: readonly number[],
-  bindings: Record<string, string> = {},
+  options: MemoryOptions = {},
 ): Promise<MemoryPoint[]> {
-  const inspectorPort = await benchPort(500);
-  const worker = await startWorker(script, await benchPort(0), 0, () => {}, bindings, inspectorPort, {
-    pin: "worker",
-  });
-  const inspector = await connectInspector(inspectorPort);
+  const inspectorPort = options.heap === false ? undefined : await benchPort(500);
+  const worker = await startWorker(
+    script,
+    await benchPort(0),
+    0,
+    () => {},
+    options.bindings ?? {},
+    inspectorPort,
+    {
+      pin: "worker",
+      ...(options.noop === true ? { objects: false } : {}),
+    },
+  );
+  const inspector = inspectorPort === undefined ? undefined : await connectInspector(inspectorPort);
   const points: MemoryPoint[] = [];
   try {
+    let retries = 0;
     const measure = async (decisions: number) => {
+      const split = worker.pid === undefined ? undefined : residentSplit(worker.pid);
+      const rss = worker.rssBytes();
       const dir = process.env.MEMORY_SNAPSHOTS;
-      const heap = await heapAfterGc(
-        inspector,
-        dir ? join(dir, `arbiter-${decisions}.heapsnapshot`) : undefined,
-      );
-      points.push({ decisions, heapUsed: heap.usedSize, heapTotal: heap.totalSize, rss: worker.rssBytes() });
+      const heap =
+        inspector === undefined
+          ? { usedSize: NaN, totalSize: NaN, backingStorageSize: undefined }
+          : await heapAfterGc(inspector, dir ? join(dir, `arbiter-${decisions}.heapsnapshot`) : undefined);
+      const malloc =
+        options.malloc === true && worker.pid !== undefined ? mallocFigures(worker.pid) : undefined;
+      points.push({
+        decisions,
+        heapUsed: heap.usedSize,
+        heapTotal: heap.totalSize,
+        arrayBuffers: heap.backingStorageSize,
+        rss,
+        load: loadavg()[0],
+        v8: split?.v8,
+        otherAnon: split?.otherAnon,
+        mallocInUse: malloc?.inUse,
+        mallocResident: malloc?.resident,
+        retries,
+      });
+      if (process.env.MEMORY_PROGRESS === "1") console.error(memoryRow(points[points.length - 1]));
     };
     // one of each route first, so that the baseline has every route's code loaded
-    await sendDistinct(worker, 0, 3);
-    await measure(3);
-    let sent = 3;
+    const first = (options.routes ?? MEMORY_ROUTES).length;
+    retries += await sendRun(worker, 0, first, options);
+    await measure(first);
+    let sent = first;
     for (const size of sizes) {
-      await sendDistinct(worker, sent, size);
+      retries += await sendRun(worker, sent, size, options);
       sent = size;
       await measure(size);
     }
   } finally {
-    inspector.close();
+    inspector?.close();
     await worker.stop();
   }
   return points;
 }
 
+function mb(bytes: number | undefined): string {
+  return bytes === undefined || Number.isNaN(bytes) ? "–" : (bytes / MB).toFixed(1);
+}
+
+/** One point's table row (MEMORY_PROGRESS=1 prints each to stderr as it is measured). */
+export function memoryRow(p: MemoryPoint): string {
+  return `| ${p.decisions.toLocaleString("en")} | ${mb(p.heapUsed)} | ${mb(p.heapTotal)} | ${mb(p.arrayBuffers)} | ${(p.rss / MB).toFixed(0)} | ${mb(p.v8)} | ${mb(p.otherAnon)} | ${mb(p.mallocInUse)} | ${mb(p.mallocResident)} | ${p.load.toFixed(1)} |`;
+}
+
 /** The table rows of a measurement, with the growth per 1,000 decisions between the last two points. */
-export function memoryRows(points: readonly MemoryPoint[]): string[] {
+export function memoryRows(points: readonly MemoryPoint[], what = "distinct decisions"): string[] {
   const rows = [
-    `| distinct decisions | heap used MB (after GC) | heap total MB | workerd RSS MB |`,
-    `| ---: | ---: | ---: | ---: |`,
+    `| ${what} | heap used MB (after GC) | heap total MB | array buffers MB (after GC) | workerd RSS MB | V8 reservations MB | other anonymous MB | malloc in use MB (after GC) | malloc resident MB | load average |`,
+    `| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`,
   ];
-  for (const p of points)
-    rows.push(
-      `| ${p.decisions.toLocaleString("en")} | ${(p.heapUsed / MB).toFixed(1)} | ${(p.heapTotal / MB).toFixed(1)} | ${(p.rss / MB).toFixed(0)} |`,
-    );
+  for (const p of points) rows.push(memoryRow(p));
   const [a, b] = points.slice(-2);
   if (a !== undefined && b !== undefined && b.decisions > a.decisions) {
-    const per = (bytes: number) => ((bytes * 1000) / (b.decisions - a.decisions) / 1024).toFixed(1);
+    const per = (x: number | undefined, y: number | undefined) =>
+      x === undefined || y === undefined
+        ? "–"
+        : (((y - x) * 1000) / (b.decisions - a.decisions) / 1024).toFixed(1);
     rows.push(
       "",
-      `growth from ${a.decisions.toLocaleString("en")} to ${b.decisions.toLocaleString("en")}: heap ${per(b.heapUsed - a.heapUsed)} KiB, RSS ${per(b.rss - a.rss)} KiB per 1,000 decisions`,
+      `growth from ${a.decisions.toLocaleString("en")} to ${b.decisions.toLocaleString("en")}: heap ${per(a.heapUsed, b.heapUsed)} KiB, RSS ${per(a.rss, b.rss)} KiB, malloc in use ${per(a.mallocInUse, b.mallocInUse)} KiB per 1,000 decisions`,
     );
   }
+  const retries = points.at(-1)?.retries ?? 0;
+  if (retries > 0) rows.push(`(${retries} requests sent again after workerd closed a kept-alive connection)`);
   return rows;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const script = bundleWorker();
+  const noop = process.env.MEMORY_WORKER === "noop";
+  const script = noop
+    ? bundleWorker(fileURLToPath(new URL("./noop/wrangler.toml", import.meta.url)))
+    : bundleWorker();
+  const routes = (process.env.MEMORY_ROUTES ?? MEMORY_ROUTES.join(",")).split(",") as MemoryRoute[];
+  for (const r of routes) if (!ALL_MEMORY_ROUTES.includes(r)) throw new Error(`MEMORY_ROUTES: no route ${r}`);
+  const repeated = process.env.MEMORY_REPEATED === "1";
+  const what = repeated ? "repeated decisions" : "distinct decisions";
   console.log(
-    `distinct decisions (limits, place, match in turn), verdict cache off, ${CONCURRENCY} at a time`,
+    `${what} (${routes.join(", ")} in turn) to ${noop ? "the no-op Worker" : "the Worker, verdict cache off"}, ${CONCURRENCY} at a time; load average ${loadavg()[0].toFixed(1)}`,
   );
-  console.log(memoryRows(await measureMemory(script, SIZES)).join("\n"));
+  const points = await measureMemory(script, SIZES, {
+    routes,
+    repeated,
+    noop,
+    malloc: process.env.MEMORY_MALLOC === "1",
+    heap: process.env.MEMORY_HEAP !== "0",
+  });
+  console.log(memoryRows(points, what).join("\n"));
+  console.log(`load average at the end ${loadavg()[0].toFixed(1)}`);
 }

@@ -6,7 +6,11 @@
  * loop does). autocannon's rate mode cannot do this: it sends each second's
  * requests in a burst at the start of the second.
  */
+import { spawn } from "node:child_process";
 import { Agent, request } from "node:http";
+import { resolve } from "node:path";
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 
 /** What one open-loop run gives: every request's latency in ms, in the order they were due. */
 export interface OpenLoopResult {
@@ -14,6 +18,10 @@ export interface OpenLoopResult {
   errors: number;
   /** The largest lag of a send behind its due time (ms): the generator's own precision. */
   sendLag: number;
+  /** The generator's own longest stall (ms): the most its event loop was late for a 1 ms timer. */
+  loopStall: number;
+  /** The generator's longest garbage-collection pause (ms). */
+  gcPause: number;
 }
 
 /** One request to send, again and again. */
@@ -36,6 +44,22 @@ export async function openLoop(
   const agent = new Agent({ keepAlive: true, maxSockets: 512 });
   const url = new URL(target.url);
   const body = target.body === undefined ? undefined : Buffer.from(target.body);
+  // one options object for every request: the loop allocates only what node:http does per request
+  const options = {
+    host: url.hostname,
+    port: url.port,
+    path: url.pathname,
+    method: target.method,
+    agent,
+    headers: body === undefined ? {} : { "content-type": "application/json", "content-length": body.length },
+  };
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  let gcPause = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcPause = Math.max(gcPause, e.duration);
+  });
+  gc.observe({ entryTypes: ["gc"] });
+  loop.enable();
   const total = Math.round(rate * seconds);
   const latencies = new Float64Array(total);
   const interval = 1000 / rate;
@@ -48,29 +72,20 @@ export async function openLoop(
     const finish = () => {
       if (++answered === total) {
         agent.destroy();
-        done({ latencies, errors, sendLag });
+        loop.disable();
+        gc.disconnect();
+        done({ latencies, errors, sendLag, loopStall: loop.max / 1e6, gcPause });
       }
     };
     const fire = (i: number) => {
-      const req = request(
-        {
-          host: url.hostname,
-          port: url.port,
-          path: url.pathname,
-          method: target.method,
-          agent,
-          headers:
-            body === undefined ? {} : { "content-type": "application/json", "content-length": body.length },
-        },
-        (res) => {
-          res.on("data", () => {});
-          res.on("end", () => {
-            latencies[i] = performance.now() - dueAt(i);
-            if (res.statusCode !== 200) errors++;
-            finish();
-          });
-        },
-      );
+      const req = request(options, (res) => {
+        res.resume();
+        res.on("end", () => {
+          latencies[i] = performance.now() - dueAt(i);
+          if (res.statusCode !== 200) errors++;
+          finish();
+        });
+      });
       req.on("error", () => {
         latencies[i] = performance.now() - dueAt(i);
         errors++;
@@ -89,6 +104,54 @@ export async function openLoop(
     };
     setTimeout(tick, 5);
   });
+}
+
+/**
+ * `openLoop` in a child process of its own (plain Node running the bundled
+ * bench/open-loop-child.ts, a heap of a few MB), so that the generator's timing
+ * is not the bench process's: that process holds Miniflare, wrangler's modules
+ * and autocannon's leftovers (70 to 240 MB of heap), and each of its full
+ * collections (measured at 47 to 217 ms with --trace-gc) stops the generator,
+ * and with it the recording of every answer's arrival.
+ */
+export async function openLoopInChild(
+  target: OpenLoopTarget,
+  rate: number,
+  seconds: number,
+): Promise<OpenLoopResult> {
+  const script = await childScript();
+  const child = spawn(process.execPath, [script, JSON.stringify({ target, rate, seconds })], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const chunks: Buffer[] = [];
+  child.stdout.on("data", (c: Buffer) => chunks.push(c));
+  // "close", not "exit": the child's whole answer has then been read
+  const code = await new Promise<number | null>((done) => child.on("close", done));
+  if (code !== 0) throw new Error(`the open-loop generator exited with ${code}`);
+  const got = JSON.parse(Buffer.concat(chunks).toString()) as Omit<OpenLoopResult, "latencies"> & {
+    latencies: number[];
+  };
+  return { ...got, latencies: Float64Array.from(got.latencies) };
+}
+
+let bundled: Promise<string> | undefined;
+
+/** bench/open-loop-child.ts bundled once to .bench/, for plain `node` (no TypeScript loader in the child). */
+function childScript(): Promise<string> {
+  bundled ??= (async () => {
+    const { build } = (await import("esbuild")) as { build(o: object): Promise<unknown> };
+    const outfile = resolve(".bench/open-loop-child.mjs");
+    await build({
+      entryPoints: [fileURLToPath(new URL("./open-loop-child.ts", import.meta.url))],
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      outfile,
+      logLevel: "error",
+    });
+    return outfile;
+  })();
+  return bundled;
 }
 
 /** The value at quantile `q` (0..1) of the latencies, nearest rank. */

@@ -82,7 +82,7 @@ function cpuMicros(): number {
 }
 
 /** µs of CPU per call of `fn` over about `ms` milliseconds of CPU (awaiting it when it returns a promise). */
-async function cpuPerCall(fn: () => unknown, ms: number): Promise<number> {
+export async function cpuPerCall(fn: () => unknown, ms: number): Promise<number> {
   let sink: unknown;
   let calls = 0;
   let batch = 1;

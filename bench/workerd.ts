@@ -24,6 +24,8 @@ export interface RunningWorker {
   cpuSeconds(): number;
   /** Whether its workerd was pinned to a CPU of its own (`startWorker`'s `pin` option). */
   pinned: boolean;
+  /** Its workerd process's id, when found in /proc. */
+  pid?: number;
   /** Its workerd process's resident memory in bytes (VmRSS, from /proc); NaN where /proc is absent. */
   rssBytes(): number;
   stop(): Promise<void>;
@@ -180,6 +182,7 @@ export async function startWorker(
   return {
     url,
     pinned,
+    pid,
     cpuSeconds: () => (pid === undefined ? NaN : (procStat(pid)?.cpu ?? NaN)),
     rssBytes: () => (pid === undefined ? NaN : procRss(pid)),
     stop: () => mf.dispose(),

@@ -5,29 +5,24 @@
  * the ads already parsed (`decideParsedMatch`, no pool policy).
  *
  * A ratio against libclassad is printed only when libclassad runs in the same
- * run: set `LIBCLASSAD_HARNESS` to a harness binary. It is called as
- * `<harness> <job ad file> <machine ads file> 100 1000 …` (old-syntax ads, the
- * machine ads separated by blank lines; size N uses the first N), matches the
- * job against the machines as the negotiator does (Requirements both ways, the
- * job's Rank, the best pick) and prints one line `<N> <µs>` per size, µs being
- * the CPU microseconds of one such match against N machines. It runs once
- * after each of our rounds (interleaved) and its medians are compared with
- * ours. Without it the series prints our figures alone and says that
- * libclassad is not installed here.
+ * run (bench/native/libclassad.ts: `LIBCLASSAD_HARNESS`, or built from
+ * HTCondor's source by bench/native/build.sh). Its harness matches the job
+ * against the first N machine ads as the negotiator does (the symmetric match
+ * in a MatchClassAd, then the job's Rank for each match, the best kept) and
+ * reports CPU µs per pass; it runs once after each of our rounds (interleaved)
+ * and the medians are compared. Without it the series prints our figures
+ * alone and says why.
  */
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { readAd } from "../../src/engines/classad/ad-input.js";
 import type { ClassAd } from "../../src/engines/classad/classad.js";
 import { decideParsedMatch } from "../../src/engines/classad/match.js";
 import { JOB_AD, slotAd } from "../fixtures.js";
+import { libclassad, libclassadMatch, noLibclassadNote, writeAdFiles, type AdFiles } from "../native/libclassad.js";
 import { heapUsed, measureSeries, median, report } from "./series.js";
 
 const SIZES = [100, 1_000, 10_000, 100_000];
 const ROUNDS = 5;
-const HARNESS = process.env.LIBCLASSAD_HARNESS;
+const HARNESS = libclassad();
 
 function ad(text: string): ClassAd {
   const r = readAd(text);
@@ -42,33 +37,17 @@ const before = heapUsed();
 const pool = Array.from({ length: SIZES[SIZES.length - 1] }, (_, i) => ad(slotAd(i)));
 const poolBytes = heapUsed() - before;
 
-/** One libclassad harness run: µs per match at each size, in SIZES order. */
-function runHarness(harness: string, files: { job: string; machines: string }): number[] {
-  const r = spawnSync(harness, [files.job, files.machines, ...SIZES.map(String)], { encoding: "utf8", maxBuffer: 1 << 20 });
-  if (r.status !== 0) throw new Error(`LIBCLASSAD_HARNESS exited ${r.status}: ${(r.stderr ?? "").trim().slice(-400)}`);
-  const byN = new Map<number, number>();
-  for (const line of r.stdout.split("\n")) {
-    const m = /^\s*(\d+)\s+([0-9.]+)\s*$/.exec(line);
-    if (m) byN.set(Number(m[1]), Number(m[2]));
-  }
-  return SIZES.map((n) => {
-    const v = byN.get(n);
-    if (v === undefined) throw new Error(`LIBCLASSAD_HARNESS printed no figure for N = ${n}`);
-    return v;
-  });
-}
-
 const NAME = "ClassAd: one job matched against N machine ads (decideParsedMatch)";
 const slices = new Map(SIZES.map((n) => [n, pool.slice(0, n)]));
 const ours: number[][] = SIZES.map(() => []);
 const theirs: number[][] = SIZES.map(() => []);
-let files: { dir: string; job: string; machines: string } | null = null;
-if (HARNESS) {
-  const dir = mkdtempSync(join(tmpdir(), "classad-match-"));
-  files = { dir, job: join(dir, "job.ad"), machines: join(dir, "machines.ads") };
-  writeFileSync(files.job, `${JOB_AD}\n`);
-  writeFileSync(files.machines, Array.from({ length: SIZES[SIZES.length - 1] }, (_, i) => slotAd(i)).join("\n\n") + "\n");
-}
+let files: AdFiles | null = null;
+if (HARNESS.ok)
+  files = writeAdFiles(
+    JOB_AD,
+    slotAd(1),
+    Array.from({ length: SIZES[SIZES.length - 1] }, (_, i) => slotAd(i)),
+  );
 try {
   for (let r = 0; r < ROUNDS; r++) {
     const one = measureSeries(
@@ -83,18 +62,24 @@ try {
       { rounds: 1 },
     );
     one.values.forEach((v, i) => ours[i].push(v));
-    if (HARNESS && files) runHarness(HARNESS, files).forEach((v, i) => theirs[i].push(v));
+    if (HARNESS.ok && files) libclassadMatch(HARNESS.path, files, SIZES).forEach((v, i) => theirs[i].push(v));
   }
 } finally {
-  if (files) rmSync(files.dir, { recursive: true, force: true });
+  files?.dispose();
 }
 const result = { name: NAME, unit: "µs" as const, sizes: SIZES, values: ours.map(median), notes: [] as string[] };
-if (HARNESS) {
+if (HARNESS.ok) {
   const base = theirs.map(median);
-  result.notes.push(`libclassad (${HARNESS}), same run, interleaved: ${base.map((v) => Math.round(v).toLocaleString("en")).join(" / ")} µs`);
-  result.notes.push(`speed-up over libclassad, same run: ${result.values.map((v, i) => `${(base[i] / v).toFixed(2)}×`).join(" / ")} (goal ≥ 5× at every N)`);
+  const last = base.length - 1;
+  const exponent = Math.log(base[last] / base[last - 1]) / Math.log(SIZES[last] / SIZES[last - 1]);
+  result.notes.push(
+    `libclassad ${HARNESS.version}, same run, interleaved (medians of ${ROUNDS}): ${base.map((v) => Math.round(v).toLocaleString("en")).join(" / ")} µs, growth exponent ${exponent.toFixed(2)}`,
+  );
+  result.notes.push(
+    `speed-up over libclassad, same run: ${result.values.map((v, i) => `${(base[i] / v).toFixed(2)}×`).join(" / ")} (goal ≥ 5× at every N)`,
+  );
 } else {
-  result.notes.push("libclassad: not installed here, no ratio printed (set LIBCLASSAD_HARNESS to a harness binary to measure it in the same run)");
+  result.notes.push(noLibclassadNote(HARNESS));
 }
 const verdictBytes = (() => {
   const b = heapUsed();

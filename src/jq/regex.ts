@@ -4,7 +4,14 @@
  * need backtracking are an error value naming them and their offset.
  */
 import type { Json } from "../engines/common/json.js";
-import { cachedLinear, Lru, REGEX_CACHE_SIZE, type LinearRegex } from "../engines/common/regex/index.js";
+import {
+  cachedLinear,
+  Lru,
+  REGEX_CACHE_SIZE,
+  regexBytes,
+  REQUEST_PATTERNS,
+  type LinearRegex,
+} from "../engines/common/regex/index.js";
 import { trustedRegExp } from "../engines/common/regex/trusted.js";
 import { JqError, desc, fail, type JObj } from "./values.js";
 
@@ -37,8 +44,12 @@ export function compileRegex(pattern: string, flags: string): Compiled {
     if (!r.ok) return fail(r.message);
     c = { rx: r.value, names: r.value.names, flags, global: flags.includes("g"), skipEmpty: flags.includes("n") };
     if (cache === undefined) {
-      if (byFlags.size >= 64) byFlags.clear();
-      byFlags.set(flags, (cache = new Lru<Compiled>(REGEX_CACHE_SIZE)));
+      if (byFlags.size >= 64) {
+        for (const old of byFlags.values()) old.dispose();
+        byFlags.clear();
+      }
+      // weighed in the same pool as the compiled patterns it holds, so that evicting one there frees it here too
+      byFlags.set(flags, (cache = new Lru<Compiled>(REGEX_CACHE_SIZE, (x) => regexBytes(x.rx), REQUEST_PATTERNS)));
     }
     cache.set(pattern, c);
   }

@@ -8,9 +8,10 @@ import {
 } from "../../src/engines/classad/ad-input.js";
 import { adOf, type SlotValue } from "../../src/engines/classad/classad.js";
 import { compile } from "../../src/engines/classad/compile.js";
-import type { Node } from "../../src/engines/classad/node.js";
+import { Compiled, type Node } from "../../src/engines/classad/node.js";
 import { lineCol, parseAdLiteral, parseExpr } from "../../src/engines/classad/parser.js";
 import { unparseAd } from "../../src/engines/classad/unparse.js";
+import { Real, UNDEF } from "../../src/engines/classad/values.js";
 
 /** An ad slot as a whole parse makes it: a plain literal bare, anything else compiled. */
 function slotOf(n: Node): SlotValue {
@@ -88,6 +89,8 @@ const NEW_ADS = [
   "[ a = b[ ]",
   "[ a = 99999999999999999999 ]",
   "[ a = -9223372036854775808; b = 9007199254740993 ]",
+  "[ a = TRUE; b = False; c = tRuE; d = 0.25; e = -0.0; f = 00.5; g = -12.5; h = truex; j = 1.5e3 ]",
+  "[ i = 1.5.5 ]",
 ];
 
 const OLD_ADS = [
@@ -110,6 +113,10 @@ const OLD_ADS = [
   "",
   "   ",
   'name_with_digits9 = true\n_under = false\nx\t=\t"t"',
+  "a = TRUE\nb = False\nc = tRuE\nd = 0.25\ne = -0.0\nf = 00.5\nh = .5\ni = 1.5e3\nj = -.5\nk = 12345678901234567890.5\nl = truex\nn = fals\no = -12.5",
+  "g = 1.",
+  "m = 1.5.5",
+  'a = strcat("\\\\", "x")\nb = "clean"\nc = "back\\\\slash"\nd = "after"\ne = "q\\"uote"\nf = "x" + "y"',
 ];
 
 describe("reading ads in place", () => {
@@ -128,6 +135,34 @@ describe("reading ads in place", () => {
       expect(outcome(parseOldAd(text)), JSON.stringify(text.slice(0, 80))).toBe(wholeOld(text));
       expect(outcome(parseOldAd(text)), JSON.stringify(text.slice(0, 80))).toBe(wholeOld(text));
     }
+  });
+
+  it("reads a name against the one the ads of its kind had there, also when it only starts like it", () => {
+    const texts = [
+      "Memory = 1\nCpus = 2\nDisk = 3",
+      "Memory = 1\nCpusX = 2\nDisk = 3",
+      "Memory = 1\nCpu = 2\nDisk = 3",
+      "Memory = 1\nCpus= 2\nDisk = 3",
+      "Memory = 1\nCpus_2 = 2\nDisk = 3",
+      "Memory = 1\ncpus = 2\nDisk = 3",
+      "Memory = 1\nCpus\t = 2\nDisk = 3",
+      "Memory = 1\nCpus == 2",
+      "Memory = 1\nCpus = 2\nDisk = 3",
+    ];
+    for (const text of [...texts, ...texts.reverse()])
+      expect(outcome(parseOldAd(text)), JSON.stringify(text)).toBe(wholeOld(text));
+  });
+
+  it("keeps an old-form ad's plain literals as bare values, compiling none of them", () => {
+    const r = parseOldAd('a = TRUE\nb = false\nc = 0.25\nd = -1.5\ne = "s"\nf = 7\ng = UNDEFINED\nh = a');
+    if (!r.ok) throw new Error(r.error.message);
+    const [a, b, c, d, e, f, g, h] = r.ad.slots;
+    expect([a, b, e, f]).toEqual([true, false, "s", 7]);
+    expect(c).toBeInstanceOf(Real);
+    expect((c as Real).v).toBe(0.25);
+    expect((d as Real).v).toBe(-1.5);
+    expect(g).toBe(UNDEF);
+    expect(h).toBeInstanceOf(Compiled);
   });
 
   it("compiles a new-syntax value once for all the ads that repeat its text", () => {

@@ -65,6 +65,8 @@ export function parseOldAd(text: string): AdResult {
   const names = new AdNamesReader();
   const slots: SlotValue[] = [];
   let lineNo = 0;
+  // where the next backslash is written (n: none): a string before it needs no scan for one
+  let backslash = -1;
   for (let next = 0; next <= n; ) {
     const lineStart = next;
     let lineEnd = text.indexOf("\n", lineStart);
@@ -84,7 +86,16 @@ export function parseOldAd(text: string): AdResult {
     }
     spend(1);
     const nameStart = p;
-    while (++p < lineEnd && isNameChar(text.charCodeAt(p)));
+    // the name the ads of this kind have here is compared in place; any other is scanned
+    const expected = names.expectedName(slots.length);
+    let found = false;
+    if (expected !== null && p + expected.length <= lineEnd) {
+      let i = 0;
+      while (i < expected.length && expected.charCodeAt(i) === text.charCodeAt(p + i)) i++;
+      found = i === expected.length && !(p + i < lineEnd && isNameChar(text.charCodeAt(p + i)));
+    }
+    if (found) p += (expected as string).length;
+    else while (++p < lineEnd && isNameChar(text.charCodeAt(p)));
     const nameEnd = p;
     c = p < lineEnd ? text.charCodeAt(p) : -1;
     while (c === 32 || c === 9) c = ++p < lineEnd ? text.charCodeAt(p) : -1;
@@ -95,14 +106,22 @@ export function parseOldAd(text: string): AdResult {
     let e = lineEnd;
     while (s < e && isTrimmedAscii(text.charCodeAt(s))) s++;
     while (e > s && isTrimmedAscii(text.charCodeAt(e - 1))) e--;
-    let slot: SlotValue | TextError;
-    if (e > s && (text.charCodeAt(s) > 127 || text.charCodeAt(e - 1) > 127)) slot = compileText(text.slice(s, e).trim());
-    else slot = simpleLiteral(text, s, e) ?? sharedOldSlot(text.slice(s, e));
-    if (isTextError(slot)) {
-      const name = text.slice(nameStart, nameEnd);
-      return { ok: false, error: { message: `attribute \`${name}\`: ${slot.message}`, at: `${lineNo}:${exprCol}` } };
+    if (backslash < s) {
+      backslash = text.indexOf("\\", s);
+      if (backslash < 0) backslash = n;
     }
-    names.add(text, nameStart, nameEnd, slots.length);
+    const nonAscii = e > s && (text.charCodeAt(s) > 127 || text.charCodeAt(e - 1) > 127);
+    // a plain literal is a value at once; only a parsed text can be an error
+    let slot: SlotValue | TextError | undefined = nonAscii ? undefined : simpleLiteral(text, s, e, backslash);
+    if (slot === undefined) {
+      slot = nonAscii ? compileText(text.slice(s, e).trim()) : sharedOldSlot(text.slice(s, e));
+      if (isTextError(slot)) {
+        const name = text.slice(nameStart, nameEnd);
+        return { ok: false, error: { message: `attribute \`${name}\`: ${slot.message}`, at: `${lineNo}:${exprCol}` } };
+      }
+    }
+    if (found) names.addExpected();
+    else names.add(text, nameStart, nameEnd, slots.length);
     slots.push(slot);
   }
   return { ok: true, ad: names.ad(slots) };

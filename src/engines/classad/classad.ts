@@ -20,6 +20,15 @@ export interface Slot {
 /** What an ad stores per attribute: a compiled expression, or a literal's value. */
 export type SlotValue = Compiled | Value;
 
+/**
+ * A name as a layout keeps it: a flat string of its own (a property key's), not a
+ * slice of the text it was read from, which would keep that whole text alive and
+ * cost an indirection on every character compared against it.
+ */
+function ownName(name: string): string {
+  return Object.keys({ [name]: 0 })[0];
+}
+
 /** Layouts created since the transition tree was last cleared (requests with arbitrary names must not grow it forever). */
 let layoutCount = 0;
 const MAX_LAYOUTS = 20_000;
@@ -75,6 +84,16 @@ export class AdLayout {
     return child;
   }
 
+  /** The child {@link withSpan} handed out last: the layout ads of this kind went on to, or null. */
+  get expected(): AdLayout | null {
+    return this.lastChild;
+  }
+
+  /** The name this layout added last, as written. */
+  get lastName(): string {
+    return this.name;
+  }
+
   /** The layout with `name` added last, or null when a name equal to it ignoring case is already here. */
   with(name: string): AdLayout | null {
     const hit = this.children?.get(name);
@@ -86,8 +105,9 @@ export class AdLayout {
       AdLayout.EMPTY.lastChild = null;
       layoutCount = 0;
     }
-    const child = new AdLayout(this, name, lc, this.size + 1);
-    (this.children ??= new Map()).set(name, child);
+    const own = ownName(name);
+    const child = new AdLayout(this, own, ownName(lc), this.size + 1);
+    (this.children ??= new Map()).set(own, child);
     return child;
   }
 
@@ -206,6 +226,21 @@ export class AdNamesReader {
       this.layout = null;
     }
     (this.names ??= []).push(text.slice(start, end));
+  }
+
+  /**
+   * The name the shared layouts expect next (the one the last ad read along
+   * this chain had here), or null; `count` attributes were added before it.
+   */
+  expectedName(count: number): string | null {
+    if (this.layout === null || count >= SHARED_MAX) return null;
+    const next = this.layout.expected;
+    return next === null ? null : next.lastName;
+  }
+
+  /** Adds the name {@link expectedName} gave, which the caller found written in full. */
+  addExpected(): void {
+    this.layout = (this.layout as AdLayout).expected;
   }
 
   /** The ad of the names added and their `slots` (parallel). */

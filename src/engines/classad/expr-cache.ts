@@ -7,8 +7,8 @@
 import { spend } from "../common/budget.js";
 import type { SlotValue } from "./classad.js";
 import { compile } from "./compile.js";
-import type { Compiled } from "./node.js";
 import { parseExpr } from "./parser.js";
+import { Real } from "./values.js";
 
 /** Distinct expression texts the shared cache holds at most. */
 const MAX_CACHE = 20_000;
@@ -23,8 +23,8 @@ export const MAX_CACHE_CHARS = 200_000;
 /** Longer texts are compiled for their ad but not kept: one would take a large share of the cache, and long texts rarely repeat. */
 export const MAX_CACHED_TEXT = 2_000;
 
-/** Old long-form texts (compiled, literals included) and new-syntax ones (a literal kept as its bare value). */
-let oldCache = new Map<string, Compiled>();
+/** Old long-form texts and new-syntax ones (apart: their strings are escaped differently), a plain literal kept as its bare value. */
+let oldCache = new Map<string, SlotValue>();
 let newCache = new Map<string, SlotValue>();
 let cachedChars = 0;
 
@@ -53,33 +53,58 @@ export interface TextError {
 }
 
 /**
- * The bare value of a plain integer (`-?(0|[1-9][0-9]{0,14})`) or of a string literal without quote
- * or backslash inside, written at `src[s, e)`; undefined for any other text.
+ * The bare value of a plain literal written at `src[s, e)`: an integer
+ * (`-?(0|[1-9][0-9]{0,14})`), a string literal without quote or backslash
+ * inside, `true` or `false` in any case, or a real written `-?[0-9]+.[0-9]+`
+ * (read as the lexer reads it); undefined for any other text. A caller that
+ * knows no backslash is written before `noBackslashBefore` spares the scan for one.
  */
-export function simpleLiteral(src: string, s: number, e: number): number | string | undefined {
+export function simpleLiteral(src: string, s: number, e: number, noBackslashBefore = s): SlotValue | undefined {
   if (e <= s) return undefined;
   const c0 = src.charCodeAt(s);
   if (c0 === 34) {
     if (e - s < 2 || src.charCodeAt(e - 1) !== 34) return undefined;
-    for (let q = s + 1; q < e - 1; q++) {
-      const c = src.charCodeAt(q);
-      if (c === 34 || c === 92) return undefined;
-    }
+    // the first quote after the opening one must be the closing one
+    if (src.indexOf('"', s + 1) !== e - 1) return undefined;
+    if (noBackslashBefore < e - 1)
+      for (let q = Math.max(s + 1, noBackslashBefore); q < e - 1; q++) if (src.charCodeAt(q) === 92) return undefined;
     return src.slice(s + 1, e - 1);
   }
+  const lower = c0 | 32;
+  if (lower === 116 || lower === 102) return booleanWord(src, s, e);
   let q = s;
   const neg = c0 === 45;
   if (neg) q++;
   const digits = e - q;
-  if (digits < 1 || digits > 15) return undefined;
-  if (src.charCodeAt(q) === 48) return digits === 1 ? 0 : undefined;
+  if (digits < 1) return undefined;
   let v = 0;
+  const first = q;
   for (; q < e; q++) {
     const d = src.charCodeAt(q) - 48;
-    if (d < 0 || d > 9) return undefined;
+    if (d < 0 || d > 9) return d === -2 && q > first ? realText(src, s, q, e) : undefined;
     v = v * 10 + d;
   }
+  if (digits > 15) return undefined;
+  if (src.charCodeAt(first) === 48) return digits === 1 ? 0 : undefined;
   return neg ? 0 - v : v;
+}
+
+/** `true` or `false` in any case written exactly at `src[s, e)`, or undefined. */
+function booleanWord(src: string, s: number, e: number): boolean | undefined {
+  const word = e - s === 4 ? "true" : e - s === 5 ? "false" : null;
+  if (word === null) return undefined;
+  for (let i = 0; i < word.length; i++) if ((src.charCodeAt(s + i) | 32) !== word.charCodeAt(i)) return undefined;
+  return word === "true";
+}
+
+/** A real `-?[0-9]+.[0-9]+` at `src[s, e)` whose `.` is at `dot` (digits before it checked), or undefined. */
+function realText(src: string, s: number, dot: number, e: number): Real | undefined {
+  if (dot + 1 >= e) return undefined;
+  for (let q = dot + 1; q < e; q++) {
+    const c = src.charCodeAt(q);
+    if (c < 48 || c > 57) return undefined;
+  }
+  return new Real(Number(src.slice(s, e)));
 }
 
 /** A copy of a text not sharing its characters with a larger one (a cut of a request's text would keep the request alive). */
@@ -88,24 +113,30 @@ function ownCopy(text: string): string {
 }
 
 /**
- * The shared compiled form of an old long-form attribute text (compiled and
- * kept on first sight, as room allows). Compiling is charged to the decision's
+ * The shared slot of an old long-form attribute text (parsed and kept on first
+ * sight, as room allows): a literal without special text is its bare value,
+ * anything else its compiled form. Compiling is charged to the decision's
  * budget; a spent one ends the read with `BudgetExceeded`.
  */
-export function sharedOldSlot(text: string): Compiled | TextError {
+export function sharedOldSlot(text: string): SlotValue | TextError {
   const hit = oldCache.get(text);
   if (hit !== undefined) return hit;
   const size = text.length + 1;
   const own = size > MAX_CACHED_TEXT ? text : ownCopy(text);
   const p = parseExpr(own, true, true);
   if (!p.ok) return { message: p.message, offset: p.offset };
-  const c = compile(p.node);
-  spend(0);
+  const n = p.node;
+  let slot: SlotValue;
+  if (n.k === "lit" && n.text === undefined) slot = n.v;
+  else {
+    slot = compile(n);
+    spend(0);
+  }
   if (size <= MAX_CACHED_TEXT) {
     makeRoom(size);
-    oldCache.set(own, c);
+    oldCache.set(own, slot);
   }
-  return c;
+  return slot;
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { FilterRule } from "./types.js";
 import type { FieldTable, PreparedJob } from "./evaluate.js";
 import { compilePredicate, newFieldTable } from "./evaluate.js";
+import { parseExpression } from "./expression.js";
+import { allOf, predicateReach, type Reach } from "./job-reach.js";
 import { compareCodePoints } from "./order.js";
 
 /** A rule ready to test jobs: predicates compiled, action split into kind and limit. */
@@ -16,6 +18,24 @@ export interface CompiledRule {
   readonly predicates: readonly ((job: PreparedJob) => boolean)[];
   /** Whether the rule reads nothing of a job but its id (only `jobid` predicates, or none). */
   readonly idOnly: boolean;
+}
+
+const reaches = new WeakMap<CompiledRule, Reach>();
+
+/** The running jobs a rule can match at most (see job-reach.ts), worked out on first use: only the rules a change adds are asked. */
+export function ruleReach(r: CompiledRule): Reach {
+  let reach = reaches.get(r);
+  if (reach === undefined) {
+    // parsed again: building a set keeps no parsed expressions for the few rules a change asks about
+    reach = allOf(
+      r.rule.predicates.map((p) => {
+        const parsed = parseExpression(p[1]);
+        return predicateReach(p[0], parsed.ok ? parsed.value : null, r.rule.watermark);
+      }),
+    );
+    reaches.set(r, reach);
+  }
+  return reach;
 }
 
 /** The loaded filter chain: rules in evaluation order, CONTINUE rules dropped from the chain walked per job. */

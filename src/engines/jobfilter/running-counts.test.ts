@@ -82,7 +82,7 @@ describe("RunningCounts.rebase", () => {
       ),
       { numRuns: 500 },
     );
-  });
+  }, 120_000);
 
   it("moves no job when a rule changes only what decides nothing about matching (action, trail, an unread watermark)", () => {
     const r = (i: number, over: Partial<FilterRule> = {}): FilterRule => ({

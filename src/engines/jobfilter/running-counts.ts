@@ -13,8 +13,9 @@ import type { Bucket } from "./adhoc.js";
 import { bucketsOf } from "./adhoc.js";
 import { prepareJob, type PreparedJob } from "./evaluate.js";
 import type { FilterSet } from "./filter-set.js";
-import { applyingRule, buildFilterSet, ruleIndex } from "./filter-set.js";
+import { applyingRule, buildFilterSet, ruleIndex, ruleReach } from "./filter-set.js";
 import { ruleChange, ruleSetFingerprint, ruleTextChanges } from "./rule-change.js";
+import { anyOf } from "./job-reach.js";
 import { parseExactJson } from "../common/exact-json.js";
 import { MemoryShares, type Holder, type Share, type ShareStore } from "./running-shares.js";
 import { ruleVerdict } from "./rule-verdict.js";
@@ -136,7 +137,10 @@ export class RunningCounts {
    * kept is matched against the rules that may follow: the added ones and
    * the kept ones after its rule (the kept ones before it did not match).
    * Jobs are read by id alone when the rules they are tested by read no
-   * more. Bucket shares do not depend on the rules and stay as they are.
+   * more. The jobs tested against the added rules are only those within the
+   * added rules' reach (their job ids, their `OP_ID`s; see job-reach.ts),
+   * read through the store's indexes, unless some added rule can reach any
+   * job. Bucket shares do not depend on the rules and stay as they are.
    */
   rebase(next: FilterSet): RunningCounts {
     const prev = this.current;
@@ -145,15 +149,22 @@ export class RunningCounts {
     const moves: { h: Holder; rule: string | null }[] = [];
     if (change.added.length > 0) {
       const first = change.added[0];
-      const tested = new Set<string | null>([null]);
-      for (const [uuid, at] of change.keptAt) if (at > first) tested.add(uuid);
       const end = next.chain.length;
       const byId = idOnly(next, change.added);
-      this.store.eachHolder(tested, !byId, (h) => {
-        const upTo = h.share.rule === null ? end : change.keptAt.get(h.share.rule)!;
+      const test = (h: Holder) => {
+        // a job under a rule not kept is matched again below
+        const upTo = h.share.rule === null ? end : change.keptAt.get(h.share.rule);
+        if (upTo === undefined || upTo <= first) return;
         const rule = firstAmong(next, change.added, h, upTo, byId);
         if (rule !== undefined) moves.push({ h, rule });
-      });
+      };
+      const reached = anyOf(change.added.map((i) => ruleReach(next.chain[i])));
+      if (reached !== null) this.store.eachReached(reached, !byId, test);
+      else {
+        const tested = new Set<string | null>([null]);
+        for (const [uuid, at] of change.keptAt) if (at > first) tested.add(uuid);
+        this.store.eachHolder(tested, !byId, test);
+      }
     }
     if (change.removed.size > 0) {
       const byId = [...change.removed].every((u) => idOnly(next, change.candidatesFor(u)));

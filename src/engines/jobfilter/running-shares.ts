@@ -7,6 +7,7 @@
  * that starts again restores its counts instead of counting every running job.
  */
 import type { Job } from "./types.js";
+import { inRanges, opIdsOf, type IdRanges } from "./job-reach.js";
 
 /** What one running job holds: its applying rule (uuid, or null for none) and its bucket keys. */
 export interface Share {
@@ -25,6 +26,12 @@ export interface Holder {
 export interface Totals {
   readonly rules: Map<string, number>;
   readonly buckets: Map<string, number>;
+}
+
+/** Running jobs to read by id ranges and by opcode id (see job-reach.ts `anyOf`). */
+export interface Reached {
+  readonly ids: IdRanges;
+  readonly ops: ReadonlySet<string>;
 }
 
 /** A store of shares and totals (see the file's comment); every write is made as the count changes. */
@@ -55,16 +62,40 @@ export interface ShareStore {
   deleteShare(id: number): void;
   /** Visits the counted jobs whose rule is one of `rules` (null: counted under no rule), with their jobs when `withJobs`. */
   eachHolder(rules: ReadonlySet<string | null>, withJobs: boolean, visit: (h: Holder) => void): void;
+  /**
+   * Visits, once each, the counted jobs whose id lies in `reached.ids` or one
+   * of whose opcodes has an `OP_ID` in `reached.ops`, with their jobs when
+   * `withJobs`: read through indexes, not by a pass over every counted job.
+   */
+  eachReached(reached: Reached, withJobs: boolean, visit: (h: Holder) => void): void;
   /** Forgets every share and total (before counting anew). */
   clear(): void;
 }
 
-/** A share store in memory, indexed by rule so that a rule change reads only the jobs it can move. */
+/** Ids per block of this many consecutive ids, so a range of ids is read without a pass over every job. */
+const BLOCK = 1024;
+
+function addTo<K>(m: Map<K, Set<number>>, key: K, id: number): void {
+  let ids = m.get(key);
+  if (ids === undefined) m.set(key, (ids = new Set()));
+  ids.add(id);
+}
+
+function takeFrom<K>(m: Map<K, Set<number>>, key: K, id: number): void {
+  const ids = m.get(key);
+  if (ids === undefined) return;
+  ids.delete(id);
+  if (ids.size === 0) m.delete(key);
+}
+
+/** A share store in memory, indexed by rule, by id block and by opcode id, so that a rule change reads only the jobs it can move. */
 export class MemoryShares implements ShareStore {
   private fingerprint: string | undefined;
   private readonly rules = new Map<string, string>();
-  private readonly byId = new Map<number, Holder>();
+  private readonly byId = new Map<number, { readonly id: number; readonly share: Share; readonly job: Job; readonly ops: string[] }>();
   private readonly byRule = new Map<string | null, Set<number>>();
+  private readonly byBlock = new Map<number, Set<number>>();
+  private readonly byOp = new Map<string, Set<number>>();
   private readonly saved: Totals = { rules: new Map(), buckets: new Map() };
 
   /** Number of counted jobs. */
@@ -103,24 +134,30 @@ export class MemoryShares implements ShareStore {
   }
 
   putShare(id: number, share: Share, job: Job): void {
-    const was = this.byId.get(id);
-    if (was !== undefined) this.byRule.get(was.share.rule)?.delete(id);
-    this.byId.set(id, { id, share, job });
-    let ids = this.byRule.get(share.rule);
-    if (ids === undefined) this.byRule.set(share.rule, (ids = new Set()));
-    ids.add(id);
+    this.deleteShare(id);
+    const ops = opIdsOf(job);
+    this.byId.set(id, { id, share, job, ops });
+    addTo(this.byRule, share.rule, id);
+    addTo(this.byBlock, Math.floor(id / BLOCK), id);
+    for (const op of ops) addTo(this.byOp, op, id);
   }
 
   moveShare(id: number, rule: string | null): void {
     const was = this.byId.get(id);
-    if (was !== undefined) this.putShare(id, { rule, buckets: was.share.buckets }, was.job!);
+    if (was === undefined) return;
+    takeFrom(this.byRule, was.share.rule, id);
+    // a new entry: a holder handed out before keeps the share it was read with
+    this.byId.set(id, { ...was, share: { rule, buckets: was.share.buckets } });
+    addTo(this.byRule, rule, id);
   }
 
   deleteShare(id: number): void {
     const was = this.byId.get(id);
     if (was === undefined) return;
     this.byId.delete(id);
-    this.byRule.get(was.share.rule)?.delete(id);
+    takeFrom(this.byRule, was.share.rule, id);
+    takeFrom(this.byBlock, Math.floor(id / BLOCK), id);
+    for (const op of was.ops) takeFrom(this.byOp, op, id);
   }
 
   /** Visits the counted jobs under `rules`, always with their jobs (memory holds them anyway). */
@@ -131,9 +168,37 @@ export class MemoryShares implements ShareStore {
     }
   }
 
+  /** Visits the jobs reached (always with their jobs): the id blocks the ranges overlap, then the opcode ids' sets. */
+  eachReached(reached: Reached, _withJobs: boolean, visit: (h: Holder) => void): void {
+    const seen = new Set<number>();
+    const once = (id: number) => {
+      if (seen.has(id)) return;
+      seen.add(id);
+      visit(this.byId.get(id)!);
+    };
+    if (reached.ids.length > 0) {
+      for (const [block, ids] of this.byBlock) {
+        const lo = block * BLOCK;
+        const hi = lo + BLOCK;
+        for (const [a, b] of reached.ids) {
+          if (b < lo || a > hi) continue;
+          if (a <= lo && b >= hi) for (const id of ids) once(id);
+          else for (const id of ids) if (inRanges(reached.ids, id)) once(id);
+          break;
+        }
+      }
+    }
+    for (const op of reached.ops) {
+      const ids = this.byOp.get(op);
+      if (ids !== undefined) for (const id of ids) once(id);
+    }
+  }
+
   clear(): void {
     this.byId.clear();
     this.byRule.clear();
+    this.byBlock.clear();
+    this.byOp.clear();
     this.saved.rules.clear();
     this.saved.buckets.clear();
     this.rules.clear();

@@ -10,7 +10,23 @@ import { chargeRegex, CHUNK } from "./work.js";
 
 const FINAL_NL = 128;
 /** States kept before the cache is dropped and rebuilt (bounds memory whatever the pattern). */
-const MAX_STATES = 2000;
+export const MAX_DFA_STATES = 2000;
+/**
+ * Most bytes of states and transitions kept before the cache is dropped and
+ * rebuilt: wide states (hundreds of threads each) reach it long before
+ * {@link MAX_DFA_STATES}. A small program gets less ({@link dfaByteCap}).
+ */
+export const MAX_DFA_BYTES = 2 * 1024 * 1024;
+const MIN_DFA_BYTES = 256 * 1024;
+
+/** The bytes a DFA over a program of `size` instructions keeps at most: 256 per instruction, within 256 KiB .. 2 MiB. */
+export function dfaByteCap(size: number): number {
+  return Math.min(MAX_DFA_BYTES, Math.max(MIN_DFA_BYTES, 256 * size));
+}
+/** What one state costs besides 4 bytes per thread: the object, its key and a full table of ASCII transitions. */
+export const STATE_BYTES = 1_300;
+/** What one transition on a character above ASCII costs (a map entry). */
+const HI_BYTES = 48;
 const MAX_HI = 256;
 
 interface State {
@@ -45,6 +61,9 @@ export function dfaApplicable(prog: Prog): boolean {
 /** A lazily built DFA over one program. */
 export class LazyDfa {
   private states = new Map<string, State>();
+  /** Estimated bytes of the states and transitions built since the last drop. */
+  private held = 0;
+  private readonly cap: number;
   private readonly seen: Uint32Array;
   private stamp = 0;
   private readonly start: State;
@@ -52,6 +71,7 @@ export class LazyDfa {
 
   constructor(private readonly prog: Prog) {
     this.seen = new Uint32Array(prog.op.length);
+    this.cap = dfaByteCap(prog.op.length);
     this.start = this.state([0], true, true);
   }
 
@@ -99,11 +119,34 @@ export class LazyDfa {
     const key = `${atStart ? 1 : 0}${prevNl ? 1 : 0}:${out.join(",")}`;
     let st = this.states.get(key);
     if (st === undefined) {
-      if (this.states.size >= MAX_STATES) this.states = new Map();
+      const bytes = STATE_BYTES + 4 * out.length;
+      if (this.states.size >= MAX_DFA_STATES || this.held + bytes > this.cap) this.drop();
       st = { pcs: Int32Array.from(out), accept, pending, prevNl, atStart, next: [], hi: null };
       this.states.set(key, st);
+      this.held += bytes;
     }
     return st;
+  }
+
+  /**
+   * Forgets every state built so far. Their transitions are cut too: a state
+   * still reachable (the start, the state a search stands on) would otherwise
+   * keep the whole old graph alive through its links.
+   */
+  private drop(): void {
+    for (const st of this.states.values()) {
+      st.next = [];
+      st.hi = null;
+    }
+    this.start.next = [];
+    this.start.hi = null;
+    this.states = new Map();
+    this.held = 0;
+  }
+
+  /** Estimated bytes this DFA keeps (at most its {@link dfaByteCap}). */
+  get bytes(): number {
+    return this.held;
   }
 
   /** The state after reading symbol `c` (a code point, or FINAL_NL for a newline that ends the text). */
@@ -197,8 +240,13 @@ export class LazyDfa {
         nx = st.hi?.get(c);
         if (nx === undefined) {
           nx = this.step(st, c);
-          st.hi ??= new Map();
-          if (st.hi.size < MAX_HI) st.hi.set(c, nx);
+          if (this.held + HI_BYTES <= this.cap) {
+            st.hi ??= new Map();
+            if (st.hi.size < MAX_HI) {
+              st.hi.set(c, nx);
+              this.held += HI_BYTES;
+            }
+          }
         }
       }
       st = nx;

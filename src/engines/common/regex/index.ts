@@ -13,8 +13,9 @@ import { PikeVm } from "./pike.js";
 import { chargeRegex, setWorkHook, type Spend } from "./work.js";
 import { compileProgram, MAX_PROGRAM, programSize, type Prog } from "./program.js";
 import { currentBudget, UNLIMITED } from "../budget.js";
-import { dfaApplicable, LazyDfa } from "./dfa.js";
+import { dfaApplicable, dfaByteCap, LazyDfa } from "./dfa.js";
 import { passes, prefilterOf, type Prefilter } from "./prefilter.js";
+import { CachePool, Lru } from "./lru.js";
 import type { Node, Parsed } from "./ast.js";
 
 export type { Origin } from "./dialect.js";
@@ -22,6 +23,7 @@ export type { RegexFlags } from "./parse.js";
 export type { RegexProblem } from "./ast.js";
 export type { Spend } from "./work.js";
 export { describeProblem } from "./messages.js";
+export { CachePool, Lru } from "./lru.js";
 
 /** A compiled pattern. Offsets are UTF-16 code units. */
 export interface LinearRegex {
@@ -255,7 +257,35 @@ class Regex implements LinearRegex {
     readonly match: (s: string, from: number) => RegExpExecArray | null,
     readonly prefix: string,
     readonly required: string,
+    /** Estimated bytes it keeps, its matchers built later included ({@link regexBytes}). */
+    readonly bytes: number,
   ) {}
+}
+
+/** What any compiled pattern keeps besides its matchers: three RegExp objects or the literal checks, the source. */
+const PATTERN_BYTES = 4_096;
+
+/**
+ * Estimated bytes a matcher keeps once built (the Pike VM and the DFA are
+ * built on first need, so they are counted from the start): per instruction,
+ * the program (9), two VMs' thread lists and stacks (56 plus 8 per capture
+ * slot) and the DFA's marks (4); and the DFA's own bound.
+ */
+function engineBytes(engine: LinearRegex, node: Node, groups: number): number {
+  if (engine instanceof FastRegex) return 0;
+  const size = programSize(node, MAX_PROGRAM);
+  if (size === Infinity) return 0;
+  return size * (69 + 8 * 2 * (groups + 1)) + dfaByteCap(size);
+}
+
+/**
+ * The estimated bytes a compiled pattern keeps (0 for one this module did not
+ * compile): what the request-pattern caches weigh their entries by. A pattern
+ * near the 50,000-instruction limit keeps about 5 MB (measured in Node: typed
+ * arrays, outside the JavaScript heap's own figures).
+ */
+export function regexBytes(rx: LinearRegex): number {
+  return rx instanceof Regex ? rx.bytes : 0;
 }
 
 /** The yes/no search: pure string methods for literal patterns, literal checks in front of the engine otherwise. */
@@ -342,6 +372,12 @@ export function compileLinear(
   const pf = prefilterOf(parsed.node);
   // RegExp finds a required substring itself; the checks pay for the Pike VM, and for prefixes (see prefilter.ts)
   const f = pf !== null && engine.fast && pf.prefix === "" && pf.exact === null ? null : pf;
+  const groups = parsed.names.length;
+  const bytes =
+    PATTERN_BYTES +
+    4 * pattern.length +
+    engineBytes(engine, parsed.node, groups) +
+    (testEngine === engine ? 0 : engineBytes(testEngine, trimmed, groups));
   const exec =
     f === null
       ? (s: string, from: number) => engine.exec(s, from)
@@ -361,6 +397,7 @@ export function compileLinear(
       match,
       pf?.prefix ?? "",
       pf?.required ?? "",
+      bytes,
     ),
   };
 }
@@ -387,52 +424,30 @@ export function inspectPattern(
   return { ok: true, value: { prefix: pf?.prefix ?? "", required: pf?.required ?? "" } };
 }
 
-/**
- * A bounded least-recently-used map, for patterns that arrive with requests.
- * A hit only stamps the entry; the oldest stamp is found when a miss must evict.
- */
-export class Lru<V> {
-  private readonly map = new Map<string, { v: V; t: number }>();
-  private tick = 0;
-
-  constructor(private readonly capacity: number) {}
-
-  /** The value for `key`, marking it recently used. */
-  get(key: string): V | undefined {
-    const e = this.map.get(key);
-    if (e === undefined) return undefined;
-    e.t = ++this.tick;
-    return e.v;
-  }
-
-  /** Stores a value, dropping the least recently used entry when full. */
-  set(key: string, value: V): void {
-    if (!this.map.has(key) && this.map.size >= this.capacity) {
-      let oldest = "";
-      let t = Infinity;
-      for (const [k, e] of this.map) {
-        if (e.t < t) {
-          t = e.t;
-          oldest = k;
-        }
-      }
-      this.map.delete(oldest);
-    }
-    this.map.set(key, { v: value, t: ++this.tick });
-  }
-
-  /** Entries held. */
-  get size(): number {
-    return this.map.size;
-  }
-}
-
 /** What a cached compile gives: the regex, or the problem in the origin's words. */
 export type CachedRegex =
   { ok: true; value: LinearRegex } | { ok: false; error: RegexProblem; message: string };
 
 /** Patterns held per origin and option set; request-supplied patterns beyond that evict the least recently used. */
 export const REGEX_CACHE_SIZE = 256;
+
+/**
+ * Estimated bytes every cache of request-supplied patterns keeps in all
+ * (every origin and option set, jq's own cache included), and the most one
+ * pattern may weigh to be kept among them: of heavier ones only the latest is
+ * kept, beside the others (issue 24 item 10: 256 near-cap patterns kept about 1.3 GB
+ * of typed arrays, past the 128 MB an isolate may use).
+ */
+export const REGEX_CACHE_BYTES = 32 * 1024 * 1024;
+/** See {@link REGEX_CACHE_BYTES}. */
+export const REGEX_ENTRY_MAX_BYTES = 4 * 1024 * 1024;
+
+/** The byte budget the request-pattern caches share. */
+export const REQUEST_PATTERNS = new CachePool(REGEX_CACHE_BYTES, REGEX_ENTRY_MAX_BYTES);
+
+function cachedBytes(r: CachedRegex): number {
+  return r.ok ? regexBytes(r.value) : PATTERN_BYTES + 4 * r.message.length;
+}
 
 /**
  * Distinct patterns one decision may compile (cache misses); past it a
@@ -471,7 +486,7 @@ export function cachedLinear(pattern: string, origin: Origin, flags: RegexFlags 
     (flags.m ? 2 : 0) +
     (flags.s ? 4 : 0) +
     (flags.x ? 8 : 0);
-  const cache = (caches[slot] ??= new Lru<CachedRegex>(REGEX_CACHE_SIZE));
+  const cache = (caches[slot] ??= new Lru<CachedRegex>(REGEX_CACHE_SIZE, cachedBytes, REQUEST_PATTERNS));
   let r = cache.get(pattern);
   if (r === undefined) {
     const b = currentBudget();

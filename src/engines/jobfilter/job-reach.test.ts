@@ -1,0 +1,231 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { ExactJson } from "../common/exact-json.js";
+import { prepareJob } from "./evaluate.js";
+import { buildFilterSet, ruleReach } from "./filter-set.js";
+import { anyOf, inRanges, isEmpty, opIdsOf } from "./job-reach.js";
+import { RunningCounts } from "./running-counts.js";
+import { MemoryShares, type Reached } from "./running-shares.js";
+import type { FilterRule, Job } from "./types.js";
+
+/** A fixed seed: a failure names the same case on every run. */
+const SEED = 31;
+
+const idBound = fc.oneof(
+  fc.integer({ min: -2, max: 14 }),
+  fc.constant("watermark"),
+  fc.bigInt({ min: -3n, max: 14n }),
+  fc.constant(2n ** 70n),
+  fc.constant(-(2n ** 70n)),
+);
+const idLeaf: fc.Arbitrary<ExactJson> = fc.oneof(
+  fc
+    .tuple(fc.constantFrom("<", ">", "<=", ">=", "==", "=", "!="), idBound)
+    .map(([op, v]) => [op, "id", v] as ExactJson),
+  // leaves a jobid predicate cannot evaluate (an error, which is neither true nor false)
+  fc.constantFrom<ExactJson>(["==", "other", 1], ["?", "id"], ["<", "id", "name"], ["=~", "id", "1"]),
+);
+const opLeaf: fc.Arbitrary<ExactJson> = fc.oneof(
+  fc
+    .tuple(fc.constantFrom("==", "=", "!="), fc.constantFrom("A", "B", "C"))
+    .map(([op, v]) => [op, "OP_ID", v] as ExactJson),
+  fc.constantFrom<ExactJson>(
+    ["?", "force"],
+    ["==", "OP_ID", 1],
+    ["=~", "OP_ID", "^A"],
+    ["<", "OP_ID", "B"],
+    ["==", "size", 3],
+    [">", "size", 2],
+  ),
+);
+
+/** Expression trees over `leaf`: `&`, `|` (empty ones included), `!`, and the empty expression. */
+function tree(leaf: fc.Arbitrary<ExactJson>): fc.Arbitrary<ExactJson> {
+  const { node } = fc.letrec<{ node: ExactJson }>((tie) => ({
+    node: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      leaf,
+      fc.array(tie("node"), { maxLength: 3 }).map((xs) => ["&", ...xs] as ExactJson),
+      fc.array(tie("node"), { maxLength: 3 }).map((xs) => ["|", ...xs] as ExactJson),
+      tie("node").map((x) => ["!", x] as ExactJson),
+    ),
+  }));
+  return fc.oneof(node, fc.constant(null));
+}
+
+const predicate: fc.Arbitrary<FilterRule["predicates"][number]> = fc.oneof(
+  tree(idLeaf).map((e) => ["jobid", e] as FilterRule["predicates"][number]),
+  tree(opLeaf).map((e) => ["opcode", e] as FilterRule["predicates"][number]),
+  fc.constant<FilterRule["predicates"][number]>(["reason", ["=~", "reason", "^urgent"]]),
+);
+const watermark = fc.oneof(fc.integer({ min: 0, max: 12 }), fc.constant(2n ** 60n));
+
+const opcode = fc.record({
+  OP_ID: fc.oneof(fc.constantFrom<ExactJson>("A", "B", "C", 1), fc.constant(undefined)),
+  force: fc.boolean(),
+  size: fc.integer({ min: 0, max: 5 }),
+  reason: fc.constantFrom<ExactJson>([], [["src", "urgent fix", 1]], [["src", "rate-limit:2:x", 1]]),
+});
+/** Running jobs with distinct ids (0 to 40), each with up to three opcodes, some without a (string) `OP_ID`. */
+const jobs: fc.Arbitrary<Job[]> = fc
+  .uniqueArray(fc.tuple(fc.integer({ min: 0, max: 40 }), fc.array(opcode, { minLength: 1, maxLength: 3 })), {
+    selector: ([id]) => id,
+    maxLength: 30,
+  })
+  .map((js) =>
+    js.map(([id, ops]) => ({
+      id,
+      opcodes: ops.map((o) => {
+        const { OP_ID, ...rest } = o;
+        return (OP_ID === undefined ? rest : { OP_ID, ...rest }) as Job["opcodes"][number];
+      }),
+    })),
+  );
+
+const uuid = (u: number) => `00000000-0000-4000-8000-${u.toString(16).padStart(12, "0")}`;
+const rule = fc
+  .tuple(
+    fc.integer({ min: 0, max: 7 }),
+    fc.array(predicate, { maxLength: 2 }),
+    fc.constantFrom<FilterRule["action"]>("ACCEPT", "REJECT", "CONTINUE", ["RATE_LIMIT", 2]),
+    fc.integer({ min: 0, max: 3 }),
+    watermark,
+  )
+  .map(([u, predicates, action, priority, w]): FilterRule => ({
+    uuid: uuid(u),
+    watermark: w,
+    priority,
+    predicates,
+    action,
+    reason_trail: [],
+  }));
+
+/** Whether a job lies in what the store would read for `reached`. */
+function isReached(reached: Reached, job: Job): boolean {
+  return inRanges(reached.ids, job.id) || opIdsOf(job).some((op) => reached.ops.has(op));
+}
+
+describe("a rule's reach", () => {
+  it("holds every job the rule matches", () => {
+    fc.assert(
+      fc.property(rule, jobs, (r, running) => {
+        const set = buildFilterSet([{ ...r, action: "ACCEPT" }]);
+        const compiled = set.rules[0];
+        const reached = anyOf([ruleReach(compiled)]);
+        for (const job of running) {
+          if (!compiled.matches(prepareJob(job, set.fields))) continue;
+          expect(isEmpty(ruleReach(compiled))).toBe(false);
+          if (reached !== null) expect(isReached(reached, job)).toBe(true);
+        }
+      }),
+      { numRuns: 3000, seed: SEED },
+    );
+  });
+
+  it("is narrow for the shapes a store can index: an id range, an OP_ID, a watermark above every job", () => {
+    const reach = (predicates: FilterRule["predicates"], w = 100) =>
+      ruleReach(
+        buildFilterSet([
+          { uuid: uuid(1), watermark: w, priority: 0, predicates, action: "ACCEPT", reason_trail: [] },
+        ]).rules[0],
+      );
+    expect(anyOf([reach([["jobid", ["&", [">", "id", "watermark"], ["<", "id", 10]]]])])).toEqual({
+      ids: [],
+      ops: new Set(),
+    });
+    expect(anyOf([reach([["jobid", ["|", ["<", "id", 5], [">=", "id", 90]]]])])?.ids).toEqual([
+      [-Infinity, 5],
+      [90, Infinity],
+    ]);
+    expect(anyOf([reach([["opcode", ["&", ["=", "OP_ID", "OP_X"], ["?", "force"]]]])])).toEqual({
+      ids: [],
+      ops: new Set(["OP_X"]),
+    });
+    expect(anyOf([reach([["opcode", ["|", ["=", "OP_ID", "OP_X"], ["=", "OP_ID", "OP_Y"]]]])])?.ops).toEqual(
+      new Set(["OP_X", "OP_Y"]),
+    );
+    // nothing to index: any job
+    expect(anyOf([reach([["opcode", ["!=", "OP_ID", "OP_X"]]])])).toBeNull();
+    expect(anyOf([reach([["reason", ["=~", "reason", "x"]]])])).toBeNull();
+  });
+});
+
+describe("RunningCounts.rebase through the indexes", () => {
+  it("counts as a recount from scratch after every one of a series of random rule changes", () => {
+    fc.assert(
+      fc.property(
+        jobs,
+        fc.array(fc.tuple(fc.array(rule, { maxLength: 4 }), fc.nat()), { minLength: 1, maxLength: 5 }),
+        (running, changes) => {
+          const store = new MemoryShares();
+          let counts = RunningCounts.rebuild(buildFilterSet([]), store, running);
+          let current: FilterRule[] = [];
+          for (const [edit, keep] of changes) {
+            const kept = current.filter(
+              (r, i) => (keep >> i) % 2 === 1 && !edit.some((e) => e.uuid === r.uuid),
+            );
+            const byUuid = new Map([...kept, ...edit].map((r) => [r.uuid, r]));
+            current = [...byUuid.values()];
+            const set = buildFilterSet(current);
+            counts = counts.rebase(set);
+            expect(counts.snapshot()).toEqual(RunningCounts.of(set, running).snapshot());
+          }
+          // jobs ending and starting after the changes keep the counts right
+          for (const j of running.slice(0, running.length >> 1)) counts.end(j.id);
+          for (const j of running.slice(0, running.length >> 2)) counts.start(j);
+          const still = [...running.slice(running.length >> 1), ...running.slice(0, running.length >> 2)];
+          expect(counts.snapshot()).toEqual(RunningCounts.of(counts.set, still).snapshot());
+        },
+      ),
+      { numRuns: 600, seed: SEED },
+    );
+  }, 120_000);
+
+  it("reads only the jobs an added rule can reach, not every job after it", () => {
+    const r = (i: number, predicates: FilterRule["predicates"], watermark = 100): FilterRule => ({
+      uuid: uuid(i),
+      watermark,
+      priority: i,
+      predicates,
+      action: ["RATE_LIMIT", 1000],
+      reason_trail: [],
+    });
+    // 3,000 jobs, all under the last rule; two of them run OP_X
+    const running: Job[] = Array.from({ length: 3000 }, (_, k) => ({
+      id: 1000 + k,
+      opcodes: [{ OP_ID: k % 1500 === 7 ? "OP_X" : "OP_A" }],
+    }));
+    const last = r(9, [["opcode", ["=", "OP_ID", "OP_A"]]]);
+    const before = buildFilterSet([
+      r(1, [["jobid", [">", "id", "watermark"]]], 5000),
+      r(2, [["opcode", ["=", "OP_ID", "OP_Y"]]]),
+      last,
+    ]);
+    const store = new MemoryShares();
+    const counts = RunningCounts.rebuild(before, store, running);
+    let read = 0;
+    const reached = store.eachReached.bind(store);
+    const holders = store.eachHolder.bind(store);
+    store.eachReached = (x, withJobs, visit) => reached(x, withJobs, (h) => (read++, visit(h)));
+    store.eachHolder = (x, withJobs, visit) => holders(x, withJobs, (h) => (read++, visit(h)));
+    // PUT re-stamps rule 1's watermark below some running ids: only the ids from it up are read (3990 to 3999)
+    const restamped = buildFilterSet([
+      r(1, [["jobid", [">", "id", "watermark"]]], 3990),
+      r(2, [["opcode", ["=", "OP_ID", "OP_Y"]]]),
+      last,
+    ]);
+    counts.rebase(restamped);
+    expect(counts.snapshot()).toEqual(RunningCounts.of(restamped, running).snapshot());
+    expect(read).toBe(10);
+    // rule 2 changed to OP_X: the two OP_X jobs are read
+    read = 0;
+    const opx = buildFilterSet([
+      r(1, [["jobid", [">", "id", "watermark"]]], 3990),
+      r(2, [["opcode", ["=", "OP_ID", "OP_X"]]]),
+      last,
+    ]);
+    counts.rebase(opx);
+    expect(counts.snapshot()).toEqual(RunningCounts.of(opx, running).snapshot());
+    expect(read).toBe(2);
+  });
+});
