@@ -1,4 +1,5 @@
 import { writeLog } from "../log-line.js";
+import { isoTime } from "../engines/common/iso-time.js";
 /** One decision log line's fields. */
 export interface DecisionLog {
   decision_id: string;
@@ -24,5 +25,5 @@ export function elapsedMs(started: number): number {
 
 /** Writes the one JSON log line every decision leaves; it never holds request bodies or secrets. */
 export function logDecision(entry: DecisionLog): void {
-  writeLog({ ts: new Date().toISOString(), ...entry });
+  writeLog({ ts: isoTime(Date.now()), ...entry });
 }

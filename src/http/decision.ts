@@ -2,7 +2,7 @@ import type { Context, Handler } from "hono";
 import type { z } from "zod";
 import type { LoadedBundle } from "../bundle/index.js";
 import { BudgetExceeded, decisionBudget, type Budget } from "../engines/common/budget.js";
-import { shapeVerdict, type Decision } from "../engines/common/decision.js";
+import { shapeVerdict, verdictJsonWriter, type Decision, type VerdictEnvelope } from "../engines/common/decision.js";
 import type { EngineName } from "../engines/common/engine.js";
 import { getActiveBundle } from "../state/policy-store.js";
 import { authorize } from "./auth.js";
@@ -154,16 +154,23 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
       }
       throw e;
     }
-    const body = shapeVerdict(decision, decisionId, bundle.revision, explain);
+    // a verdict that writes its own JSON (match: from its columns) is never spread into an answer object
+    const ownJson = opts.answer === undefined ? verdictJsonWriter(decision.verdict) : undefined;
+    const body = ownJson === undefined ? shapeVerdict(decision, decisionId, bundle.revision, explain) : undefined;
     const entry = logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, cacheResult);
     recordDecision(c.env, entry, ctx.budget.exhausted());
     after(entry, decision.verdict, { raw, request });
     // a verdict that used answers which expire (DNS TTLs) is kept no longer than the shortest of them
     const keep = decision.maxAgeSeconds === undefined ? ttl : Math.min(ttl, Math.floor(decision.maxAgeSeconds));
     if (memoKey && !decision.cacheable) memo.set(memoKey, decision.outcome, null, now + ttl * 1000);
+    // the answer without decision_id (what the cache keeps), when known: the answer is then that text with the id put in front
+    let restJson = ownJson === undefined ? undefined : envelopedJson(decision, bundle.revision, explain, ownJson);
     if (caching && decision.cacheable && keep >= 1) {
-      const { decision_id: _omit, ...verdict } = body;
-      const json = answerJson(verdict);
+      if (restJson === undefined) {
+        const { decision_id: _omit, ...verdict } = body as VerdictEnvelope;
+        restJson = answerJson(verdict);
+      }
+      const json = restJson;
       const expires = now + keep * 1000;
       if (memoKey) memo.set(memoKey, decision.outcome, json, expires);
       if (cache && key) {
@@ -178,8 +185,24 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
         }
       }
     }
-    return jsonAnswer(c, answerJson(opts.answer === undefined ? body : opts.answer(body as Record<string, unknown>)), cacheResult);
+    // written once: the answer is that text with the id in front (the text JSON.stringify gives
+    // for the body), not a second JSON.stringify of the whole verdict (2,000 match lines and their log)
+    if (opts.answer === undefined) return jsonAnswer(c, restJson !== undefined ? withDecisionId(decisionId, restJson) : answerJson(body), cacheResult);
+    return jsonAnswer(c, answerJson(opts.answer(body as Record<string, unknown>)), cacheResult);
   };
+}
+
+/**
+ * The text JSON.stringify gives for shapeVerdict's answer without its
+ * decision_id, for a verdict that writes its own JSON: the envelope, the
+ * verdict's own text, then the trace when asked for.
+ */
+function envelopedJson(decision: Decision<object>, revision: string, explain: boolean, write: () => string): string {
+  const verdict = answerJson(null, write);
+  const head = `{"revision":${JSON.stringify(revision)},"cacheable":${decision.cacheable ? "true" : "false"}`;
+  const fields = verdict === "{}" ? "" : `,${verdict.slice(1, -1)}`;
+  const trace = explain && decision.trace !== undefined ? `,"trace":${answerJson(decision.trace)}` : "";
+  return `${head}${fields}${trace}}`;
 }
 
 /**

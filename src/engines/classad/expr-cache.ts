@@ -127,25 +127,7 @@ function ownCopy(text: string): string {
  * budget; a spent one ends the read with `BudgetExceeded`.
  */
 export function sharedOldSlot(text: string): SlotValue | TextError {
-  const hit = oldCache.get(text);
-  if (hit !== undefined) return hit;
-  const size = text.length + 1;
-  if (size <= MAX_CACHED_TEXT) spend(MISS_UNITS_PER_CHAR * size);
-  const own = size > MAX_CACHED_TEXT ? text : ownCopy(text);
-  const p = parseExpr(own, true, true);
-  if (!p.ok) return { message: p.message, offset: p.offset };
-  const n = p.node;
-  let slot: SlotValue;
-  if (n.k === "lit" && n.text === undefined) slot = n.v;
-  else {
-    slot = compile(n);
-    spend(0);
-  }
-  if (size <= MAX_CACHED_TEXT) {
-    makeRoom(size);
-    oldCache.set(own, slot);
-  }
-  return slot;
+  return oldCache.get(text) ?? sharedSlot(text, true);
 }
 
 /**
@@ -155,12 +137,15 @@ export function sharedOldSlot(text: string): SlotValue | TextError {
  * are not charged again here: the caller's reading of the ad paid for them.
  */
 export function sharedNewSlot(text: string): SlotValue | TextError {
-  const hit = newCache.get(text);
-  if (hit !== undefined) return hit;
+  return newCache.get(text) ?? sharedSlot(text, false);
+}
+
+/** Parses, compiles and (as room allows) keeps a text missing from the old-form or new-syntax cache. */
+function sharedSlot(text: string, oldForm: boolean): SlotValue | TextError {
   const size = text.length + 1;
   if (size <= MAX_CACHED_TEXT) spend(MISS_UNITS_PER_CHAR * size);
   const own = size > MAX_CACHED_TEXT ? text : ownCopy(text);
-  const p = parseExpr(own, false, false, 1);
+  const p = oldForm ? parseExpr(own, true, true) : parseExpr(own, false, false, 1);
   if (!p.ok) return { message: p.message, offset: p.offset };
   const n = p.node;
   let slot: SlotValue;
@@ -171,7 +156,8 @@ export function sharedNewSlot(text: string): SlotValue | TextError {
   }
   if (size <= MAX_CACHED_TEXT) {
     makeRoom(size);
-    newCache.set(own, slot);
+    // After makeRoom: emptying the cache replaces both maps.
+    (oldForm ? oldCache : newCache).set(own, slot);
   }
   return slot;
 }

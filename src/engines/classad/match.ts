@@ -5,6 +5,7 @@
  */
 import { BUDGET_EXCEEDED, BUDGET_EXCEEDED_MESSAGE, currentBudget } from "../common/budget.js";
 import type { Decision } from "../common/decision.js";
+import { isoTime } from "../common/iso-time.js";
 import { readAd, readOneAd, splitAds } from "./ad-input.js";
 import type { ClassAd } from "./classad.js";
 import { evalAttr, evalCompiled } from "./evaluate.js";
@@ -145,6 +146,8 @@ function andValues(left: Value, y: Value): Value {
 
 const NO_REJECT: PairResult = { match: false, policyReject: null };
 const MATCHED: PairResult = { match: true, policyReject: null };
+const REJECTED_BY_RESOURCE: PairResult = { match: false, policyReject: "NEGOTIATOR_PE_RESOURCE_EXPR" };
+const REJECTED_BY_JOB: PairResult = { match: false, policyReject: "NEGOTIATOR_PE_JOB_EXPR" };
 
 /** Evaluates one job/machine pair with the effective Requirements. */
 function matchPair(policy: MatchPolicy | null, job: ClassAd, machine: ClassAd, st: EvalState, explain: boolean): PairResult {
@@ -154,17 +157,22 @@ function matchPair(policy: MatchPolicy | null, job: ClassAd, machine: ClassAd, s
     // no policy expression joins the Requirements: a shared, allocation-free answer
     return isTrue(andValues(mReq, jReq)) ? MATCHED : NO_REJECT;
   }
+  // each policy expression is evaluated only when its side's Requirements leave the AND open (no closure per pair)
   let resV: Value = true;
   let jobV: Value = true;
-  const mEff = policy?.resource ? andThen(mReq, () => (resV = evalCompiled(policy.resource as Compiled, machine, job, st))) : mReq;
-  const jEff = policy?.job ? andThen(jReq, () => (jobV = evalCompiled(policy.job as Compiled, job, machine, st))) : jReq;
-  const match = isTrue(andThen(mEff, () => jEff));
+  const resource = policy?.resource ?? null;
+  const jobExpr = policy?.job ?? null;
+  let mEff = mReq;
+  if (resource !== null) mEff = andDecidedBy(mReq) ?? andRest(mReq, (resV = evalCompiled(resource, machine, job, st)));
+  let jEff = jReq;
+  if (jobExpr !== null) jEff = andDecidedBy(jReq) ?? andRest(jReq, (jobV = evalCompiled(jobExpr, job, machine, st)));
+  const match = isTrue(andValues(mEff, jEff));
   let policyReject: PairResult["policyReject"] = null;
-  if (!match && isTrue(andThen(mReq, () => jReq))) {
-    if (policy?.resource && !isTrue(resV)) policyReject = "NEGOTIATOR_PE_RESOURCE_EXPR";
-    else if (policy?.job && !isTrue(jobV)) policyReject = "NEGOTIATOR_PE_JOB_EXPR";
+  if (!match && isTrue(andValues(mReq, jReq))) {
+    if (resource !== null && !isTrue(resV)) policyReject = "NEGOTIATOR_PE_RESOURCE_EXPR";
+    else if (jobExpr !== null && !isTrue(jobV)) policyReject = "NEGOTIATOR_PE_JOB_EXPR";
   }
-  if (!explain) return { match, policyReject };
+  if (!explain) return match ? MATCHED : policyReject === null ? NO_REJECT : policyReject === "NEGOTIATOR_PE_RESOURCE_EXPR" ? REJECTED_BY_RESOURCE : REJECTED_BY_JOB;
   const show = unparseValue;
   return {
     match,
@@ -206,7 +214,7 @@ export function decideMatch(
  */
 export function decideParsedMatch(policy: MatchPolicy | null, req: ParsedMatchRequest, ctx: MatchContext): Decision<MatchVerdict> {
   const st = new EvalState(ctx);
-  const ts = new Date(ctx.now).toISOString();
+  const ts = isoTime(ctx.now);
   const explain = ctx.explain === true;
   const head: string[] = [];
   const trace: Record<string, unknown>[] = [];

@@ -13,6 +13,19 @@ export interface Decision<V extends object> {
   readonly trace?: unknown;
 }
 
+/**
+ * Where a verdict may keep (as a property that is not enumerable, so spreading
+ * and JSON.stringify do not see it) a function writing its own JSON text: the
+ * text JSON.stringify gives for it, written without first building the objects
+ * and strings it would read (the match verdict's machine lines and log).
+ */
+export const VERDICT_JSON: unique symbol = Symbol("verdictJson");
+
+/** The function a verdict keeps under VERDICT_JSON, or undefined. */
+export function verdictJsonWriter(verdict: object): (() => string) | undefined {
+  return (verdict as { [VERDICT_JSON]?: () => string })[VERDICT_JSON];
+}
+
 /** The envelope fields every verdict carries in front of the engine's own. */
 export interface VerdictEnvelope {
   readonly decision_id: string;

@@ -81,6 +81,29 @@ function summarize(kind: Summary): Builtin {
   };
 }
 
+/** Lists whose token sets are kept, and the longest list kept. */
+const MAX_KEPT_LISTS = 256;
+const MAX_KEPT_LIST_CHARS = 1024;
+/** Token sets by list text, then by delimiters and case folding: a policy's constant lists are cut once, not per evaluation. */
+const keptSets = new Map<string, { delims: string; fold: boolean; items: ReadonlySet<string> }[]>();
+
+/** The tokens of `list` as a set (lower-cased when `fold`), kept for lists seen again. */
+function tokenSet(list: string, delims: string, fold: boolean): ReadonlySet<string> {
+  const kept = keptSets.get(list);
+  if (kept !== undefined) for (const k of kept) if (k.fold === fold && k.delims === delims) return k.items;
+  const tokens = stringTokens(list, delims);
+  const items = new Set(fold ? tokens.map(asciiLower) : tokens);
+  if (list.length > MAX_KEPT_LIST_CHARS) return items;
+  if (kept !== undefined) {
+    if (kept.length < 4) kept.push({ delims, fold, items });
+    return items;
+  }
+  // bounded: the oldest list goes first (lists a request writes must not grow this forever)
+  if (keptSets.size >= MAX_KEPT_LISTS) keptSets.delete(keptSets.keys().next().value as string);
+  keptSets.set(list, [{ delims, fold, items }]);
+  return items;
+}
+
 /**
  * stringListMember, stringListIMember, stringListSubsetMatch and
  * stringListISubsetMatch: every argument String or UNDEFINED (else ERROR);
@@ -98,7 +121,7 @@ function stringList(fold: boolean, subset: boolean): Builtin {
     const list = vals[1] === UNDEF ? "" : (vals[1] as string);
     const delims = vals.length === 3 && vals[2] !== UNDEF ? (vals[2] as string) : ", \t\r\n";
     const norm = fold ? asciiLower : (x: string) => x;
-    const items = new Set(stringTokens(list, delims).map(norm));
+    const items = tokenSet(list, delims, fold);
     if (!subset) return items.has(norm(item));
     if (item === "") return true;
     let rc = false;

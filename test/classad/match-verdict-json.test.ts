@@ -1,0 +1,117 @@
+/**
+ * The match verdict writes its own JSON from its columns (match-verdict.ts,
+ * for the route's answer); it must be exactly the text JSON.stringify gives
+ * for the verdict object, whose machine lines and log are built when read.
+ */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { compileMatchPolicy, loadMatchPolicy, type MatchPolicy } from "../../src/engines/classad/index.js";
+import { decideMatch } from "../../src/engines/classad/match.js";
+import { OWN_JSON_MACHINES } from "../../src/engines/classad/match-verdict.js";
+import { decisionBudget } from "../../src/engines/common/budget.js";
+import { verdictJsonWriter } from "../../src/engines/common/decision.js";
+
+const compiled = compileMatchPolicy(
+  readFileSync(new URL("../../policies/pool.conf", import.meta.url), "utf8"),
+);
+if (!compiled.ok) throw new Error("policies/pool.conf does not compile");
+const pool = loadMatchPolicy(compiled.value);
+const ctx = { now: Date.UTC(2026, 10, 27, 12), random: () => 0.5 };
+
+const NAMES = [
+  '"slot1"',
+  '"quote\\"d"',
+  '"back\\\\slash"',
+  '"é ü 雪"',
+  '"tab\\tnew\\nline"',
+  '"\\ud800 lone"',
+  "",
+  "42",
+  '""',
+];
+const RANKS = [
+  "TARGET.Memory",
+  'real(\\"NaN\\")',
+  "1.0/0.0",
+  "-1.0/0.0",
+  "-0.0",
+  "TARGET.Memory / 3.0",
+  "1e300 * TARGET.Memory",
+  '"text"',
+  "undefined",
+];
+
+/** n machines cycling through names, memory (some under the policy's minimum), partitions and Requirements. */
+function machines(n: number): string[] {
+  return Array.from({ length: n }, (_, i) => {
+    const name = NAMES[i % NAMES.length];
+    const memory = i % 5 === 0 ? 256 : 1024 * (1 + (i % 4));
+    const partition = i % 7 === 3 ? 'Partition = "gpu"; ' : "";
+    return `[ ${name === "" ? "" : `Name = ${name}; `}${partition}Memory = ${memory}; Cpus = 2; Requirements = ${i % 6 === 5 ? "false" : "true"} ]`;
+  });
+}
+
+function job(rank: string, extra = ""): string {
+  return `[ Requirements = TARGET.Memory >= 1024; Rank = ${rank.replace(/\\"/g, '"')}; Owner = "alice"; ${extra} ]`;
+}
+
+/** The writer's text (read first, while the lists are unbuilt), then JSON.stringify's. */
+function both(
+  policy: MatchPolicy | null,
+  request: { job: string; machines: string[]; schedd?: unknown },
+  budget?: string,
+) {
+  const decision = decisionBudget(budget).run(() => decideMatch(policy, request, ctx));
+  const write = verdictJsonWriter(decision.verdict);
+  expect(write).toBeDefined();
+  const own = (write as () => string)();
+  return { own, stringified: JSON.stringify(decision.verdict), decision };
+}
+
+describe("the match verdict's own JSON", () => {
+  for (const n of [0, 1, 9, OWN_JSON_MACHINES]) {
+    for (const rank of RANKS) {
+      it(`is JSON.stringify's text: ${n} machines, Rank = ${rank}`, () => {
+        for (const policy of [null, pool]) {
+          for (const schedd of [
+            undefined,
+            { Name: "submit1.example.org" },
+            { Name: "submit-old.example.org" },
+          ]) {
+            const { own, stringified } = both(policy, {
+              job: job(rank, 'GlobalJobId = "sub#1.0#\\"x\\" é"'),
+              machines: machines(n),
+              schedd,
+            });
+            expect(own).toBe(stringified);
+          }
+        }
+      });
+    }
+  }
+
+  it("is JSON.stringify's text for a discarded job, a job without id, and a spent budget", () => {
+    const blocked = both(pool, { job: job("TARGET.Memory", 'Owner = "mallory"'), machines: machines(12) });
+    expect(blocked.decision.outcome).toBe("job_discarded");
+    expect(blocked.own).toBe(blocked.stringified);
+    const spent = both(pool, { job: job("TARGET.Memory"), machines: machines(OWN_JSON_MACHINES) }, "60");
+    expect(spent.decision.outcome).toBe("budget_exceeded");
+    expect(spent.own).toBe(spent.stringified);
+  });
+
+  it("is left to JSON.stringify above OWN_JSON_MACHINES machines", () => {
+    const decision = decideMatch(
+      pool,
+      { job: job("TARGET.Memory"), machines: machines(OWN_JSON_MACHINES + 1) },
+      ctx,
+    );
+    expect(verdictJsonWriter(decision.verdict)).toBeUndefined();
+  });
+
+  it("follows the lists once they were built (read first, then written)", () => {
+    const decision = decideMatch(pool, { job: job("TARGET.Memory"), machines: machines(9) }, ctx);
+    const stringified = JSON.stringify(decision.verdict);
+    expect((verdictJsonWriter(decision.verdict) as () => string)()).toBe(stringified);
+    expect(Object.keys(decision.verdict)).toEqual(["job", "machines", "best", "log"]);
+  });
+});
