@@ -6,7 +6,8 @@
  * generator's own timer gaps and Node GC pauses, and with PROBE_PROFILE=1 the
  * workerd isolate's CPU profile samples in that window (GC, idle, program,
  * top functions), on one monotonic clock. PROBE_SHARDS=0 drops the metrics
- * shard binding; PROBE_BINDINGS='{"K":"V"}' adds bindings. BENCH_ROUTES names
+ * shard binding; PROBE_WARMUP (2000) sets the warm-up requests (16 connections)
+ * before each run; PROBE_BINDINGS='{"K":"V"}' adds bindings. BENCH_ROUTES names
  * the route (first one).
  */
 import autocannon from "autocannon";
@@ -227,7 +228,7 @@ async function main() {
         headers: { "content-type": "application/json" },
         body: text,
         connections: 16,
-        amount: 2000,
+        amount: Number(process.env.PROBE_WARMUP ?? 2000),
       });
       const insp = profile ? await connectInspector(inspectorPort as number) : undefined;
       if (insp) {
