@@ -7,7 +7,7 @@ import { fromJson } from "./json-parse.js";
 import { add, cpLength, indexValue, sub } from "./ops.js";
 import { formatNumber, printCompact } from "./print.js";
 import { numberFromText } from "./litnum.js";
-import { keysOf as orderedKeys } from "./key-order.js";
+import { keyCount, keysOf as orderedKeys } from "./key-order.js";
 import { ALLOC, charge, chargeSort, KEY, S, step } from "./runtime.js";
 import { HaltSignal, JqError, compare, compareStrings, desc, equals, fail, isObject, numOf, setKey, sortedKeys, truthy, typeOf, type JObj } from "./values.js";
 
@@ -49,7 +49,7 @@ export function lengthOf(i: Json): number {
   if (typeOf(i) === "number") return Math.abs(numOf(i) as number);
   if (Array.isArray(i)) return i.length;
   // counting an object's keys walks them: charged to the work budget
-  const n = orderedKeys(i).length;
+  const n = keyCount(i);
   charge(n);
   return n;
 }
@@ -296,7 +296,7 @@ def0("from_entries", (i) => {
   const o: JObj = {};
   // each entry's key is set into the object (KEY), charged before any is
   if (Array.isArray(i)) charge(KEY * i.length);
-  else if (isObject(i)) charge(KEY * orderedKeys(i).length);
+  else if (isObject(i)) charge(KEY * keyCount(i));
   iterate(i, (e) => {
     let k: Json = null;
     for (const name of ["key", "Key", "name", "Name"]) {

@@ -48,17 +48,18 @@ function matchKey(rule: FilterRule): string {
   return text.includes('"watermark"') ? `${text}@${String(rule.watermark)}` : text;
 }
 
-const keys = new WeakMap<FilterSet, Map<string, string>>();
+/** `build` of a rule set, computed once per set (kept as long as the set is). */
+function oncePerSet(build: (set: FilterSet) => Map<string, string>): (set: FilterSet) => ReadonlyMap<string, string> {
+  const done = new WeakMap<FilterSet, Map<string, string>>();
+  return (set) => {
+    let m = done.get(set);
+    if (m === undefined) done.set(set, (m = build(set)));
+    return m;
+  };
+}
 
 /** Each chain rule's match key by uuid, computed once per set. */
-function keysOf(set: FilterSet): Map<string, string> {
-  let m = keys.get(set);
-  if (m === undefined) {
-    m = new Map(set.chain.map((r) => [r.uuid, matchKey(r.rule)]));
-    keys.set(set, m);
-  }
-  return m;
-}
+const keysOf = oncePerSet((set) => new Map(set.chain.map((r) => [r.uuid, matchKey(r.rule)])));
 
 /** The indexes (into `xs`) of a longest strictly increasing subsequence of `xs`. */
 function longestIncreasing(xs: readonly number[]): number[] {
@@ -118,17 +119,8 @@ export function ruleChange(prev: FilterSet, next: FilterSet): RuleChange {
   return { added, keptAt, removed, candidatesFor };
 }
 
-const texts = new WeakMap<FilterSet, Map<string, string>>();
-
 /** Every rule's counting text by uuid (see countingText), computed once per set. */
-function ruleTexts(set: FilterSet): ReadonlyMap<string, string> {
-  let m = texts.get(set);
-  if (m === undefined) {
-    m = new Map(set.rules.map((r) => [r.uuid, countingText(r.rule)]));
-    texts.set(set, m);
-  }
-  return m;
-}
+const ruleTexts = oncePerSet((set) => new Map(set.rules.map((r) => [r.uuid, countingText(r.rule)])));
 
 /**
  * What to save so that the saved rules count as `next`'s: the stored form of
