@@ -56,7 +56,11 @@ export function impliedBest(full: MatchAnswer, n: number): MatchAnswer {
     unmatched: 0,
   };
   counts.unmatched =
-    counts.machines - counts.matched - counts.discarded - counts.rejected_by_resource_expr - counts.rejected_by_job_expr;
+    counts.machines -
+    counts.matched -
+    counts.discarded -
+    counts.rejected_by_resource_expr -
+    counts.rejected_by_job_expr;
   const listed = new Set(listedLog);
   const log = full.log.filter((l) => !MACHINE_REJECT.test(l) && (!MATCHED.test(l) || listed.has(l)));
   const out: MatchAnswer = { job: full.job, machines, best: full.best, counts, log };

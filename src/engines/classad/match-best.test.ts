@@ -24,7 +24,16 @@ const POLICY = policyOf(
 );
 
 /** Ranks with ties, NaN, the infinities, -0 and non-numbers; machines of every fate; some without a Name. */
-const RANKS = ["TARGET.Memory", "TARGET.Memory % 3", 'real("NaN")', "1.0/0.0", "-1.0/0.0", "-0.0", '"text"', "TARGET.Memory / 7.0"];
+const RANKS = [
+  "TARGET.Memory",
+  "TARGET.Memory % 3",
+  'real("NaN")',
+  "1.0/0.0",
+  "-1.0/0.0",
+  "-0.0",
+  '"text"',
+  "TARGET.Memory / 7.0",
+];
 
 function machines(n: number): string[] {
   return Array.from({ length: n }, (_, i) => {
@@ -41,21 +50,24 @@ function job(rank: string, owner = "alice"): string {
 }
 
 describe("best-N match", () => {
-  it.each(RANKS)("lists the best N in the full answer's order and counts the rest as it does (Rank = %s)", (rank) => {
-    const request = { job: job(rank), machines: machines(120), schedd: '[ Name = "new" ]' };
-    const full = decideMatch(POLICY, request, ctx);
-    const fullVerdict = JSON.parse(JSON.stringify(full.verdict)) as MatchAnswer;
-    // the fixture has every fate
-    expect(fullVerdict.machines.some((m) => m.discarded)).toBe(true);
-    expect(fullVerdict.log.some((l) => l.endsWith("reason=NEGOTIATOR_PE_RESOURCE_EXPR"))).toBe(true);
-    expect(fullVerdict.log.some((l) => l.endsWith("reason=NEGOTIATOR_PE_JOB_EXPR"))).toBe(true);
-    for (const n of [1, 2, 5, 40, 119, 120, MAX_BEST]) {
-      const d = decideMatch(POLICY, { ...request, best: n }, ctx);
-      expect(JSON.parse(JSON.stringify(d.verdict)), `best ${n}`).toEqual(impliedBest(fullVerdict, n));
-      expect(d.outcome).toBe(full.outcome);
-      expect(d.cacheable).toBe(full.cacheable);
-    }
-  });
+  it.each(RANKS)(
+    "lists the best N in the full answer's order and counts the rest as it does (Rank = %s)",
+    (rank) => {
+      const request = { job: job(rank), machines: machines(120), schedd: '[ Name = "new" ]' };
+      const full = decideMatch(POLICY, request, ctx);
+      const fullVerdict = JSON.parse(JSON.stringify(full.verdict)) as MatchAnswer;
+      // the fixture has every fate
+      expect(fullVerdict.machines.some((m) => m.discarded)).toBe(true);
+      expect(fullVerdict.log.some((l) => l.endsWith("reason=NEGOTIATOR_PE_RESOURCE_EXPR"))).toBe(true);
+      expect(fullVerdict.log.some((l) => l.endsWith("reason=NEGOTIATOR_PE_JOB_EXPR"))).toBe(true);
+      for (const n of [1, 2, 5, 40, 119, 120, MAX_BEST]) {
+        const d = decideMatch(POLICY, { ...request, best: n }, ctx);
+        expect(JSON.parse(JSON.stringify(d.verdict)), `best ${n}`).toEqual(impliedBest(fullVerdict, n));
+        expect(d.outcome).toBe(full.outcome);
+        expect(d.cacheable).toBe(full.cacheable);
+      }
+    },
+  );
 
   it.each([
     ["a discarded job", job("TARGET.Memory", "guest"), undefined],
@@ -64,7 +76,9 @@ describe("best-N match", () => {
     const request = { job: jobAd, machines: machines(30), ...(schedd === undefined ? {} : { schedd }) };
     const full = decideMatch(POLICY, request, ctx);
     const d = decideMatch(POLICY, { ...request, best: 3 }, ctx);
-    expect(JSON.parse(JSON.stringify(d.verdict))).toEqual(impliedBest(JSON.parse(JSON.stringify(full.verdict)) as MatchAnswer, 3));
+    expect(JSON.parse(JSON.stringify(d.verdict))).toEqual(
+      impliedBest(JSON.parse(JSON.stringify(full.verdict)) as MatchAnswer, 3),
+    );
     expect(d.verdict.machines).toEqual([]);
     expect(d.outcome).toBe(full.outcome);
   });
@@ -74,7 +88,9 @@ describe("best-N match", () => {
     const used = new Budget(Number.MAX_SAFE_INTEGER);
     used.run(() => decideMatch(POLICY, { ...request, best: 1 }, ctx));
     const fewer = new Budget(Number.MAX_SAFE_INTEGER);
-    fewer.run(() => decideMatch(POLICY, { ...request, machines: request.machines.slice(0, 200), best: 1 }, ctx));
+    fewer.run(() =>
+      decideMatch(POLICY, { ...request, machines: request.machines.slice(0, 200), best: 1 }, ctx),
+    );
     // twice the machines, about twice the work, though the answer lists one
     expect(used.used).toBeGreaterThan(fewer.used * 1.8);
     const tight = new Budget(Math.floor(used.used / 2));
@@ -84,7 +100,9 @@ describe("best-N match", () => {
   });
 
   it.each([0, -1, 1.5, MAX_BEST + 1, "3", null])("rejects best = %j naming the field", (best) => {
-    expect(() => decideMatch(null, { job: job("1"), machines: machines(2), best }, ctx)).toThrow(ClassAdRequestError);
+    expect(() => decideMatch(null, { job: job("1"), machines: machines(2), best }, ctx)).toThrow(
+      ClassAdRequestError,
+    );
     try {
       decideMatch(null, { job: job("1"), machines: machines(2), best }, ctx);
     } catch (e) {
@@ -107,11 +125,14 @@ describe("BestHeap", () => {
       const size = 1 + Math.floor(next() * (n + 3));
       const heap = new BestHeap(Math.min(size, n));
       ranks.forEach((r, i) => heap.offer(i, r));
-      const all = ranks.map((r, i) => i).sort((a, b) => {
-        const [ra, rb] = [ranks[a], ranks[b]];
-        if (Number.isNaN(ra) || Number.isNaN(rb)) return Number.isNaN(ra) === Number.isNaN(rb) ? a - b : Number.isNaN(ra) ? 1 : -1;
-        return rb - ra || a - b;
-      });
+      const all = ranks
+        .map((r, i) => i)
+        .sort((a, b) => {
+          const [ra, rb] = [ranks[a], ranks[b]];
+          if (Number.isNaN(ra) || Number.isNaN(rb))
+            return Number.isNaN(ra) === Number.isNaN(rb) ? a - b : Number.isNaN(ra) ? 1 : -1;
+          return rb - ra || a - b;
+        });
       expect(heap.ordered().idx).toEqual(all.slice(0, size));
     }
   });

@@ -105,7 +105,13 @@ export function bestVerdict(c: BestColumns): MatchVerdict {
     log.push(`${matched}${typeof name === "string" ? name : `#${name}`} rank=${String(c.ranks[k])}`);
   }
   if (c.tail !== null) log.push(c.tail);
-  const verdict: MatchVerdict = { job: c.job, machines, best: machines.length > 0 ? machines[0].name : null, counts: c.counts, log };
+  const verdict: MatchVerdict = {
+    job: c.job,
+    machines,
+    best: machines.length > 0 ? machines[0].name : null,
+    counts: c.counts,
+    log,
+  };
   if (c.schedd !== undefined) verdict.schedd = c.schedd;
   return verdict;
 }
