@@ -67,10 +67,18 @@ export class BestHeap {
 
   /** The kept machines' indices and ranks, best first. */
   ordered(): { idx: number[]; rank: number[] } {
-    const order = Array.from({ length: this.length }, (_, k) => k);
-    const { idx, rank } = this;
+    const { idx, rank, length } = this;
+    if (length <= 1) return length === 0 ? { idx: [], rank: [] } : { idx: [idx[0]], rank: [rank[0]] };
+    const order: number[] = [];
+    for (let k = 0; k < length; k++) order.push(k);
     order.sort((a, b) => (after(rank[a], idx[a], rank[b], idx[b]) ? 1 : -1));
-    return { idx: order.map((k) => idx[k]), rank: order.map((k) => rank[k]) };
+    const outIdx: number[] = [];
+    const outRank: number[] = [];
+    for (const k of order) {
+      outIdx.push(idx[k]);
+      outRank.push(rank[k]);
+    }
+    return { idx: outIdx, rank: outRank };
   }
 }
 
