@@ -26,9 +26,16 @@ const stored = JSON.parse(JSON.stringify(compiled.value)) as typeof compiled.val
 const l0 = cpuMs();
 const policy = loadPlacement(stored);
 const l1 = cpuMs();
-const verdict = decidePlacement(policy, { user: "carol", groups: ["staff", "dev"], queue: "", tags: {} } as never, {
-  explain: false,
-}).verdict;
+const verdict = decidePlacement(
+  policy,
+  { user: "carol", groups: ["staff", "dev"], queue: "", tags: {} } as never,
+  {
+    explain: false,
+  },
+).verdict;
 const d1 = cpuMs();
-if (JSON.stringify(verdict).indexOf("root.default") < 0) throw new Error(`unexpected ${JSON.stringify(verdict)}`);
-console.log(`COLD ${JSON.stringify({ rules: RULES, compileMs: c1 - c0, loadMs: l1 - l0, firstDecisionUs: (d1 - l1) * 1000 })}`);
+if (JSON.stringify(verdict).indexOf("root.default") < 0)
+  throw new Error(`unexpected ${JSON.stringify(verdict)}`);
+console.log(
+  `COLD ${JSON.stringify({ rules: RULES, compileMs: c1 - c0, loadMs: l1 - l0, firstDecisionUs: (d1 - l1) * 1000 })}`,
+);
