@@ -113,6 +113,9 @@ class Reader extends Cursor {
 
   /** Skips spaces, comments and line breaks. */
   private skipBlank(): void {
+    // most calls find a value's first character: nothing to skip
+    const c = this.src.charCodeAt(this.pos);
+    if (c !== 32 && c !== 9 && c !== 35 && c !== 10 && c !== 13) return;
     for (;;) {
       this.spaces();
       this.comment();
