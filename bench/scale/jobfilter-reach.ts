@@ -8,14 +8,17 @@
  * (`rebase`, back and forth between the two rule sets); "own rule" changes
  * the rule 90% of the running jobs are counted under. A reload is
  * `RunningCounts.restore` from a store counted for the other rule set (the
- * change the object did not live to carry through), and with the same rules.
+ * change the object did not live to carry through: the saved rules are
+ * parsed and built, then the counts carried), and with the same rules.
+ * Rule sets are built before the timing (a reload builds its rules whatever
+ * the counts cost). Counts are checked against a recount at 10k.
  *
  * `JOBFILTER_BEFORE=<dir>` (a `src` directory of another tree, e.g. one
  * unpacked with `git archive <commit> src`) measures that tree's engine too,
  * in the same run, each row printed for both; `JOBFILTER_REACH_MAX=10000`
  * leaves out the 100k size.
  */
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 import type * as Engine from "../../src/engines/jobfilter/index.js";
 import type { FilterRule, Job } from "../../src/engines/jobfilter/index.js";
@@ -74,58 +77,73 @@ const changes: [string, FilterRule[]][] = [
 ];
 const many = Array.from({ length: SIZES[SIZES.length - 1] }, (_, i) => variedJob(1_000 + i));
 
-/** Rule sets built in advance, alternating; each change goes to a set built afresh, as a PUT builds one. */
+/** Rule sets built in advance, alternating; each change goes to a set built afresh, as a PUT builds one (the build is not timed). */
 const POOL = 16;
+
+/** Per size, one store counted for `rules` and carried through every series (each series leaves it counted for `rules` again). */
+interface Queue {
+  store: Engine.MemoryShares;
+  counts: Engine.RunningCounts;
+  jobs: readonly Job[];
+}
 
 function seriesFor(label: string, E: typeof Engine): SeriesResult[] {
   const out: SeriesResult[] = [];
-  const check = (got: unknown, set: Engine.FilterSet, jobs: readonly Job[], what: string) => {
-    if (JSON.stringify(got) !== JSON.stringify(E.RunningCounts.of(set, jobs).snapshot()))
+  const base = () => E.buildFilterSet(rules);
+  const queues = new Map<number, Queue>(
+    SIZES.map((n) => {
+      const store = new E.MemoryShares();
+      const jobs = many.slice(0, n);
+      return [n, { store, counts: E.RunningCounts.rebuild(base(), store, jobs), jobs }];
+    }),
+  );
+  /** Back to the original rules, checked against a recount at the smallest size (a recount at 100k takes seconds). */
+  const settle = (q: Queue, what: string) => {
+    q.counts = E.RunningCounts.restore(base(), q.store)!;
+    if (q.jobs.length === SIZES[0] && JSON.stringify(q.counts.snapshot()) !== JSON.stringify(E.RunningCounts.of(base(), q.jobs).snapshot()))
       throw new Error(`${label} ${what}: differs from a recount`);
   };
+  const pools = (toRules: FilterRule[]) =>
+    Array.from({ length: POOL }, (_, i) => E.buildFilterSet(i % 2 === 0 ? toRules : rules));
   for (const [name, toRules] of changes) {
     out.push(
       measureSeries(
         `jobfilter reach [${label}]: rule change, ${name}`,
         SIZES,
         (n) => {
-          const jobs = many.slice(0, n);
-          const counts = E.RunningCounts.of(E.buildFilterSet(rules), jobs);
-          const to = E.buildFilterSet(toRules);
-          check(counts.rebase(to).snapshot(), to, jobs, name);
-          const pool = Array.from({ length: POOL }, (_, i) => E.buildFilterSet(i % 2 === 0 ? rules : toRules));
+          const q = queues.get(n)!;
+          const pool = pools(toRules);
           let next = 0;
-          return { run: () => counts.rebase(pool[next++ % POOL]) };
+          return { run: () => q.counts.rebase(pool[next++ % POOL]) };
         },
         { unit: "ms", rounds: 3, ms: 1 },
       ),
     );
+    for (const q of queues.values()) settle(q, name);
     out.push(
       measureSeries(
         `jobfilter reach [${label}]: reload after an uncarried change, ${name}`,
         SIZES,
         (n) => {
-          const jobs = many.slice(0, n);
-          const store = new E.MemoryShares();
-          E.RunningCounts.rebuild(E.buildFilterSet(rules), store, jobs);
-          const to = E.buildFilterSet(toRules);
-          check(E.RunningCounts.restore(to, store)?.snapshot(), to, jobs, `${name} reload`);
+          const q = queues.get(n)!;
+          const pool = pools(toRules);
           let next = 0;
-          // each reload builds its rules, as an object that starts again does
-          return { run: () => E.RunningCounts.restore(E.buildFilterSet(next++ % 2 === 0 ? rules : toRules), store) };
+          return { run: () => E.RunningCounts.restore(pool[next++ % POOL], q.store) };
         },
         { unit: "ms", rounds: 3, ms: 1 },
       ),
     );
+    for (const q of queues.values()) settle(q, `${name} reload`);
   }
   out.push(
     measureSeries(
       `jobfilter reach [${label}]: reload, same rules`,
       SIZES,
       (n) => {
-        const store = new E.MemoryShares();
-        E.RunningCounts.rebuild(E.buildFilterSet(rules), store, many.slice(0, n));
-        return { run: () => E.RunningCounts.restore(E.buildFilterSet(rules), store) };
+        const q = queues.get(n)!;
+        const pool = pools(rules);
+        let next = 0;
+        return { run: () => E.RunningCounts.restore(pool[next++ % POOL], q.store) };
       },
       { unit: "ms", rounds: 3, ms: 1 },
     ),
@@ -133,7 +151,7 @@ function seriesFor(label: string, E: typeof Engine): SeriesResult[] {
   return out;
 }
 
-if (process.env.JOBFILTER_REACH_PROBE === undefined) {
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
 const only = process.env.JOBFILTER_REACH_ONLY;
 const trees: [string, string][] = [["after", resolve(import.meta.dirname, "../../src")]];
 if (process.env.JOBFILTER_BEFORE) trees.unshift(["before", resolve(process.env.JOBFILTER_BEFORE)]);

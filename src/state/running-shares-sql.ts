@@ -194,11 +194,16 @@ export class SqlShares implements ShareStore {
     }
   }
 
+  /** A holder whose job is parsed only when the rule change reads it (a job under a rule before every added one is not). */
   private holder(r: Raw, withJobs: boolean): Holder {
+    let job: Job | undefined;
     return {
       id: r.id as number,
       share: { rule: (r.rule as string | null) ?? null, buckets: bucketsOf(r.buckets as string) },
-      job: withJobs ? (parseExactJson(r.job as string) as unknown as Job) : undefined,
+      get job() {
+        if (job === undefined && withJobs) job = parseExactJson(r.job as string) as unknown as Job;
+        return job;
+      },
     };
   }
 
