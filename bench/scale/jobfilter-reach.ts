@@ -31,7 +31,8 @@ const SIZES = [10_000, 100_000].filter((n) => n <= Number(process.env.JOBFILTER_
 export function variedJob(id: number): Job {
   const r = id % 100;
   const opId = r === 0 ? "OP_NODE_EVACUATE" : r < 10 ? "OP_INSTANCE_MIGRATE" : "OP_INSTANCE_REPLACE_DISKS";
-  const why = id % 200 === 0 ? `maintenance ticket ${id}` : id % 3 === 0 ? "rate-limit:500:disks" : "replace-disks";
+  const why =
+    id % 200 === 0 ? `maintenance ticket ${id}` : id % 3 === 0 ? "rate-limit:500:disks" : "replace-disks";
   return {
     id,
     opcodes: [
@@ -60,7 +61,14 @@ export const KINDS: readonly (readonly [string, FilterRule["predicates"]])[] = [
   [
     "or/and/not, two predicates",
     [
-      ["opcode", ["|", ["=~", "instance_name", "^db7"], ["&", [">", "beparams.memory", 60_000], ["!", ["=[]", "tags", "team-3"]]]]],
+      [
+        "opcode",
+        [
+          "|",
+          ["=~", "instance_name", "^db7"],
+          ["&", [">", "beparams.memory", 60_000], ["!", ["=[]", "tags", "team-3"]]],
+        ],
+      ],
       ["reason", ["!", ["=~", "source", "^gnt:watcher"]]],
     ],
   ],
@@ -73,7 +81,10 @@ const edited = (at: number, predicates: FilterRule["predicates"]) =>
   rules.map((r, i) => (i === at ? { ...r, predicates } : r));
 const changes: [string, FilterRule[]][] = [
   ...KINDS.map(([name, p]): [string, FilterRule[]] => [name, edited(MIDDLE, p)]),
-  ["own rule (90% of jobs) narrowed", edited(OWN, [["opcode", ["&", ["==", "OP_ID", "OP_INSTANCE_REPLACE_DISKS"], ["!", ["?", "force"]]]]])],
+  [
+    "own rule (90% of jobs) narrowed",
+    edited(OWN, [["opcode", ["&", ["==", "OP_ID", "OP_INSTANCE_REPLACE_DISKS"], ["!", ["?", "force"]]]]]),
+  ],
 ];
 const many = Array.from({ length: SIZES[SIZES.length - 1] }, (_, i) => variedJob(1_000 + i));
 
@@ -100,7 +111,10 @@ function seriesFor(label: string, E: typeof Engine): SeriesResult[] {
   /** Back to the original rules, checked against a recount at the smallest size (a recount at 100k takes seconds). */
   const settle = (q: Queue, what: string) => {
     q.counts = E.RunningCounts.restore(base(), q.store)!;
-    if (q.jobs.length === SIZES[0] && JSON.stringify(q.counts.snapshot()) !== JSON.stringify(E.RunningCounts.of(base(), q.jobs).snapshot()))
+    if (
+      q.jobs.length === SIZES[0] &&
+      JSON.stringify(q.counts.snapshot()) !== JSON.stringify(E.RunningCounts.of(base(), q.jobs).snapshot())
+    )
       throw new Error(`${label} ${what}: differs from a recount`);
   };
   const pools = (toRules: FilterRule[]) =>
@@ -152,13 +166,13 @@ function seriesFor(label: string, E: typeof Engine): SeriesResult[] {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-const only = process.env.JOBFILTER_REACH_ONLY;
-const trees: [string, string][] = [["after", resolve(import.meta.dirname, "../../src")]];
-if (process.env.JOBFILTER_BEFORE) trees.unshift(["before", resolve(process.env.JOBFILTER_BEFORE)]);
-const results: SeriesResult[] = [];
-for (const [label, root] of trees) {
-  const E = (await import(pathToFileURL(`${root}/engines/jobfilter/index.ts`).href)) as typeof Engine;
-  for (const r of seriesFor(label, E)) if (only === undefined || r.name.includes(only)) results.push(r);
-}
-report(...results);
+  const only = process.env.JOBFILTER_REACH_ONLY;
+  const trees: [string, string][] = [["after", resolve(import.meta.dirname, "../../src")]];
+  if (process.env.JOBFILTER_BEFORE) trees.unshift(["before", resolve(process.env.JOBFILTER_BEFORE)]);
+  const results: SeriesResult[] = [];
+  for (const [label, root] of trees) {
+    const E = (await import(pathToFileURL(`${root}/engines/jobfilter/index.ts`).href)) as typeof Engine;
+    for (const r of seriesFor(label, E)) if (only === undefined || r.name.includes(only)) results.push(r);
+  }
+  report(...results);
 }
