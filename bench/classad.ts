@@ -6,14 +6,15 @@
  * libclassad runs here (bench/native/libclassad.ts), libclassad's figures for
  * the same parse, Requirements, symmetric match and Rank, measured in the same
  * run: CPU time, ROUNDS rounds that alternate ours and libclassad's, medians.
- * Run directly with `npx tsx bench/classad.ts`.
+ * Run directly with `npx tsx bench/classad.ts`. Our engine runs bundled by
+ * esbuild, as wrangler ships it (bench/bundled.ts).
  */
-import { clearExprCache, readAd } from "../src/engines/classad/ad-input.js";
+
+const { mod: engine, how } = await bundled("bench/classad-entry.ts", sourceEngine);
+const { clearExprCache, readAd, evalAttr, decideMatch, decideParsedMatch, symmetricMatch, compileMatchPolicy, loadMatchPolicy, EvalState } = engine;
 import type { ClassAd } from "../src/engines/classad/classad.js";
-import { evalAttr } from "../src/engines/classad/evaluate.js";
-import { decideMatch, decideParsedMatch, symmetricMatch } from "../src/engines/classad/match.js";
-import { compileMatchPolicy, loadMatchPolicy } from "../src/engines/classad/policy.js";
-import { EvalState } from "../src/engines/classad/state.js";
+import { bundled } from "./bundled.js";
+import * as sourceEngine from "./classad-entry.js";
 import { cpuPerCall, measure, printTable, type BenchRow } from "./support.js";
 import { CLASSAD_POLICY, JOB_AD, slotAd } from "./fixtures.js";
 import { libclassad, libclassadOps, noLibclassadNote, writeAdFiles } from "./native/libclassad.js";
@@ -109,7 +110,7 @@ export async function runClassadBench(): Promise<BenchRow[]> {
       symmetric: "symmetric match",
       rank: "job Rank vs slot",
     };
-    console.log(`libclassad ${m.version}: same run, ${ROUNDS} interleaved rounds, CPU time; its rows' ratio is its µs over ours`);
+    console.log(`libclassad ${m.version}: same run (ours: ${how}), ${ROUNDS} interleaved rounds, CPU time; its rows' ratio is its µs over ours`);
     for (const op of Object.keys(names) as Op[])
       rows.push({
         name: `  libclassad: ${theirName[op]}`,
