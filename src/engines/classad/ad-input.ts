@@ -24,7 +24,7 @@ export interface AdError {
 
 export type AdResult = { ok: true; ad: ClassAd } | { ok: false; error: AdError };
 
-export { clearExprCache, exprCacheHeld, MAX_CACHE_CHARS, MAX_CACHED_TEXT } from "./expr-cache.js";
+export { clearExprCache, clearSeenTexts, exprCacheHeld, MAX_CACHE_CHARS, MAX_CACHED_TEXT } from "./expr-cache.js";
 
 /**
  * Compiles an old long-form attribute's expression text, sharing one compiled
