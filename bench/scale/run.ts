@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { growthExponent, type SeriesResult } from "./series.js";
 
 /** Series files in bench/scale/, in the order they are run. */
-export const SERIES = ["classad-match", "classad-parse", "cidr", "customs", "jobfilter", "jobfilter-counts", "placement"] as const;
+export const SERIES = ["classad-match", "classad-parse", "cidr", "customs", "jobfilter", "jobfilter-counts", "jobfilter-reach", "placement"] as const;
 
 /** Runs one series file in a fresh process and returns its results. */
 export function runSeriesFile(name: string): SeriesResult[] {

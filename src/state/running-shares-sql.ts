@@ -3,15 +3,16 @@
  * `ShareStore`, see src/engines/jobfilter/running-shares.ts): one row per
  * running job with the rule it is counted under and its bucket keys, one row
  * per non-zero total, and the fingerprint of the rule set they were counted
- * for in the meta table, and an index of the running jobs by their opcodes'
- * `OP_ID`s (`running_ops`) so that a rule change reads only the jobs the
- * rules it added can reach. Written as each count changes, in the same turn as
+ * for in the meta table, and an index of the running jobs by their facts
+ * (`running_facts`: their opcodes' `OP_ID`s, their reason entries' sources
+ * and reasons; see job-reach.ts) so that a rule change reads only the jobs
+ * the rules it added can reach. Written as each count changes, in the same turn as
  * the job rows, so an object that starts again reads its totals back instead
  * of counting every running job.
  */
 import { parseExactJson } from "../engines/common/exact-json.js";
 import type { Holder, Job, Reached, Share, ShareStore, Totals } from "../engines/jobfilter/index.js";
-import { opIdsOf } from "../engines/jobfilter/index.js";
+import { factsOf } from "../engines/jobfilter/index.js";
 
 /** The tables of the running counts. */
 export const SHARES_SCHEMA = [
@@ -19,12 +20,12 @@ export const SHARES_SCHEMA = [
   "CREATE INDEX IF NOT EXISTS running_shares_rule ON running_shares (rule)",
   "CREATE TABLE IF NOT EXISTS running_totals (kind TEXT NOT NULL, key TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (kind, key))",
   "CREATE TABLE IF NOT EXISTS counted_rules (uuid TEXT PRIMARY KEY, rule TEXT NOT NULL)",
-  "CREATE TABLE IF NOT EXISTS running_ops (op TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (op, id)) WITHOUT ROWID",
-  "CREATE INDEX IF NOT EXISTS running_ops_id ON running_ops (id)",
+  "CREATE TABLE IF NOT EXISTS running_facts (kind TEXT NOT NULL, value TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (kind, value, id)) WITHOUT ROWID",
+  "CREATE INDEX IF NOT EXISTS running_facts_id ON running_facts (id)",
 ];
 
-/** The meta key recording that `running_ops` holds every counted job (counts saved before it existed are indexed once). */
-const OPS_INDEXED = "running_ops";
+/** The meta key recording that `running_facts` holds every counted job (counts saved before it existed are indexed once). */
+const FACTS_INDEXED = "running_facts";
 
 /** The meta key holding the fingerprint of the rule set the saved counts are for. */
 const COUNTED_FOR = "counts_for";
@@ -50,12 +51,14 @@ function bucketsOf(text: string): string[] {
 export class SqlShares implements ShareStore {
   constructor(private readonly sql: SqlStorage) {
     for (const statement of SHARES_SCHEMA) sql.exec(statement);
-    if (this.meta(OPS_INDEXED) === undefined) {
-      // counts saved by a release without the index: index their jobs once
-      sql.exec("DELETE FROM running_ops");
+    if (this.meta(FACTS_INDEXED) === undefined) {
+      // counts saved by a release without the index (or with the OP_ID-only `running_ops`): index their jobs once
+      sql.exec("DELETE FROM running_facts");
       for (const r of sql.exec<{ id: number; job: string }>("SELECT s.id AS id, j.job AS job FROM running_shares s JOIN jobs j ON j.id = s.id"))
-        this.putOps(r.id, parseExactJson(r.job) as unknown as Job);
-      this.setMeta(OPS_INDEXED, "1");
+        this.putFacts(r.id, parseExactJson(r.job) as unknown as Job);
+      sql.exec("DROP TABLE IF EXISTS running_ops");
+      sql.exec("DELETE FROM meta WHERE key = 'running_ops'");
+      this.setMeta(FACTS_INDEXED, "1");
     }
   }
 
@@ -71,12 +74,13 @@ export class SqlShares implements ShareStore {
     );
   }
 
-  private putOps(id: number, job: Job): void {
-    for (const op of opIdsOf(job)) this.sql.exec("INSERT OR IGNORE INTO running_ops (op, id) VALUES (?, ?)", op, id);
+  private putFacts(id: number, job: Job): void {
+    for (const [kind, value] of factsOf(job))
+      this.sql.exec("INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES (?, ?, ?)", kind, value, id);
   }
 
-  private deleteOps(id: number): void {
-    this.sql.exec("DELETE FROM running_ops WHERE id = ?", id);
+  private deleteFacts(id: number): void {
+    this.sql.exec("DELETE FROM running_facts WHERE id = ?", id);
   }
 
   countedFor(): string | undefined {
@@ -136,7 +140,7 @@ export class SqlShares implements ShareStore {
 
   putShare(id: number, share: Share, job: Job): void {
     // a new job's share (`RunningCounts.start` never saves one twice): no index rows to replace
-    this.putOps(id, job);
+    this.putFacts(id, job);
     this.sql.exec(
       "INSERT INTO running_shares (id, rule, buckets) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET rule = excluded.rule, buckets = excluded.buckets",
       id,
@@ -151,7 +155,7 @@ export class SqlShares implements ShareStore {
 
   deleteShare(id: number): void {
     this.sql.exec("DELETE FROM running_shares WHERE id = ?", id);
-    this.deleteOps(id);
+    this.deleteFacts(id);
   }
 
   eachHolder(rules: ReadonlySet<string | null>, withJobs: boolean, visit: (h: Holder) => void): void {
@@ -176,15 +180,30 @@ export class SqlShares implements ShareStore {
       else if (hi === Infinity) each(this.sql.exec<Raw>(`${select} WHERE s.id >= ?`, lo).toArray());
       else each(this.sql.exec<Raw>(`${select} WHERE s.id >= ? AND s.id <= ?`, lo, hi).toArray());
     }
-    for (const op of reached.ops)
-      each(this.sql.exec<Raw>(`${select} JOIN running_ops o ON o.id = s.id WHERE o.op = ?`, op).toArray());
+    const byValue = `${select} JOIN running_facts f ON f.id = s.id WHERE f.kind = ? AND f.value = ?`;
+    for (const { kind, values } of reached.facts) {
+      // a value test runs once on each distinct value held
+      const wanted =
+        values.finite ??
+        this.sql
+          .exec<{ value: string }>("SELECT DISTINCT value FROM running_facts WHERE kind = ?", kind)
+          .toArray()
+          .map((r) => r.value)
+          .filter((v) => values.has(v));
+      for (const v of wanted) each(this.sql.exec<Raw>(byValue, kind, v).toArray());
+    }
   }
 
+  /** A holder whose job is parsed only when the rule change reads it (a job under a rule before every added one is not). */
   private holder(r: Raw, withJobs: boolean): Holder {
+    let job: Job | undefined;
     return {
       id: r.id as number,
       share: { rule: (r.rule as string | null) ?? null, buckets: bucketsOf(r.buckets as string) },
-      job: withJobs ? (parseExactJson(r.job as string) as unknown as Job) : undefined,
+      get job() {
+        if (job === undefined && withJobs) job = parseExactJson(r.job as string) as unknown as Job;
+        return job;
+      },
     };
   }
 
@@ -211,7 +230,7 @@ export class SqlShares implements ShareStore {
     this.sql.exec("DELETE FROM running_shares");
     this.sql.exec("DELETE FROM running_totals");
     this.sql.exec("DELETE FROM counted_rules");
-    this.sql.exec("DELETE FROM running_ops");
+    this.sql.exec("DELETE FROM running_facts");
     this.sql.exec("DELETE FROM meta WHERE key = ?", COUNTED_FOR);
   }
 }

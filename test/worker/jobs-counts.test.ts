@@ -153,7 +153,7 @@ describe("JobQueue running counts", () => {
     });
   });
 
-  it("are carried through random rule changes (fixed seed) as a recount gives, also after an object stored before the OP_ID index starts again", async () => {
+  it("are carried through random rule changes (fixed seed) as a recount gives, also after an object stored with only the OP_ID index starts again", async () => {
     const queue = "counts-random";
     await runInDurableObject(stub(queue), async (first: JobQueue, state: DurableObjectState) => {
       let q = first;
@@ -164,9 +164,10 @@ describe("JobQueue running counts", () => {
         return seed % n;
       };
       const ops = ["OP_A", "OP_B", "OP_C", "OP_D"];
+      const reasons = ["urgent fix", "maintenance ticket 7", "rate-limit:900:disk", "plain"];
       for (let id = 1; id <= 300; id++) {
-        const opcodes = [op(ops[next(4)])];
-        if (next(3) === 0) opcodes.push(op(ops[next(4)]));
+        const opcodes = [op(ops[next(4)], next(2) === 0 ? [reasons[next(4)]] : [])];
+        if (next(3) === 0) opcodes.push(op(ops[next(4)], next(3) === 0 ? [reasons[next(4)], reasons[next(4)]] : []));
         await q.submit(queue, { id, opcodes });
       }
       const fresh = () => {
@@ -174,7 +175,17 @@ describe("JobQueue running counts", () => {
         return RunningCounts.of(buildFilterSet(q.listFilters()), running).snapshot();
       };
       const predicate = (): [string, unknown] => {
-        switch (next(5)) {
+        switch (next(10)) {
+          case 5:
+            return ["opcode", ["!=", "OP_ID", ops[next(4)]]];
+          case 6:
+            return ["opcode", ["&", ["=~", "OP_ID", `[${"ABCD"[next(4)]}${"ABCD"[next(4)]}]$`], ["!", ["=", "OP_ID", ops[next(4)]]]]];
+          case 7:
+            return ["reason", ["=~", "reason", `^${reasons[next(4)].slice(0, 3)}`]];
+          case 8:
+            return ["reason", ["&", ["!=", "reason", reasons[next(4)]], ["=", "source", "gnt:client"]]];
+          case 9:
+            return ["reason", ["|", ["=", "reason", reasons[next(4)]], [">", "timestamp", 0]]];
           case 0:
             return ["opcode", ["=", "OP_ID", ops[next(4)]]];
           case 1:
@@ -196,14 +207,19 @@ describe("JobQueue running counts", () => {
         else uuids.push(q.putFilter(queue, body, undefined));
         if (step % 3 === 0) q.finish(1 + next(300));
         if (step === 12) {
-          // an object stored by a release without the OP_ID index: the next object indexes its running jobs once
-          state.storage.sql.exec("DROP TABLE running_ops");
-          state.storage.sql.exec("DELETE FROM meta WHERE key = 'running_ops'");
+          // an object stored by a release with only the OP_ID index: the next object indexes its running jobs' facts once
+          state.storage.sql.exec("DROP TABLE running_facts");
+          state.storage.sql.exec("DELETE FROM meta WHERE key = 'running_facts'");
+          state.storage.sql.exec("CREATE TABLE running_ops (op TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (op, id)) WITHOUT ROWID");
+          state.storage.sql.exec("INSERT INTO meta (key, value) VALUES ('running_ops', '1')");
           q = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv);
         }
         expect(q.runningSnapshot()).toEqual(fresh());
       }
-      expect(state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM running_ops").one().n).toBeGreaterThan(0);
+      const indexed = (kind: string) =>
+        state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM running_facts WHERE kind = ?", kind).one().n;
+      expect([indexed("op"), indexed("source"), indexed("reason")].every((n) => n > 0)).toBe(true);
+      expect(state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'running_ops'").toArray()).toEqual([]);
     });
   });
 

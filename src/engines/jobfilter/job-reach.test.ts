@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { ExactJson } from "../common/exact-json.js";
 import { prepareJob } from "./evaluate.js";
 import { buildFilterSet, ruleReach } from "./filter-set.js";
-import { anyOf, inRanges, isEmpty, opIdsOf } from "./job-reach.js";
+import { anyOf, factsOf, inRanges, isEmpty } from "./job-reach.js";
 import { RunningCounts } from "./running-counts.js";
 import { MemoryShares, type Reached } from "./running-shares.js";
 import type { FilterRule, Job } from "./types.js";
@@ -36,7 +36,26 @@ const opLeaf: fc.Arbitrary<ExactJson> = fc.oneof(
     ["<", "OP_ID", "B"],
     ["==", "size", 3],
     [">", "size", 2],
+    ["!=", "OP_ID", 1],
+    ["=~", "OP_ID", "B$"],
+    [">=", "OP_ID", "B"],
+    ["?", "OP_ID"],
+    ["=[]", "OP_ID", "A"],
   ),
+);
+const reasonLeaf: fc.Arbitrary<ExactJson> = fc.constantFrom<ExactJson>(
+  ["=~", "reason", "^urgent"],
+  ["=~", "reason", "fix|plain"],
+  ["==", "reason", "plain"],
+  ["!=", "reason", "plain"],
+  ["<", "reason", "rate"],
+  ["==", "source", "src"],
+  ["!=", "source", "other"],
+  ["=~", "source", "^s"],
+  [">", "timestamp", 1],
+  ["==", "timestamp", 2],
+  ["?", "reason"],
+  ["==", "nope", 1],
 );
 
 /** Expression trees over `leaf`: `&`, `|` (empty ones included), `!`, and the empty expression. */
@@ -56,7 +75,7 @@ function tree(leaf: fc.Arbitrary<ExactJson>): fc.Arbitrary<ExactJson> {
 const predicate: fc.Arbitrary<FilterRule["predicates"][number]> = fc.oneof(
   tree(idLeaf).map((e) => ["jobid", e] as FilterRule["predicates"][number]),
   tree(opLeaf).map((e) => ["opcode", e] as FilterRule["predicates"][number]),
-  fc.constant<FilterRule["predicates"][number]>(["reason", ["=~", "reason", "^urgent"]]),
+  tree(reasonLeaf).map((e) => ["reason", e] as FilterRule["predicates"][number]),
 );
 const watermark = fc.oneof(fc.integer({ min: 0, max: 12 }), fc.constant(2n ** 60n));
 
@@ -64,7 +83,14 @@ const opcode = fc.record({
   OP_ID: fc.oneof(fc.constantFrom<ExactJson>("A", "B", "C", 1), fc.constant(undefined)),
   force: fc.boolean(),
   size: fc.integer({ min: 0, max: 5 }),
-  reason: fc.constantFrom<ExactJson>([], [["src", "urgent fix", 1]], [["src", "rate-limit:2:x", 1]]),
+  reason: fc.constantFrom<ExactJson>(
+    [],
+    [["src", "urgent fix", 1]],
+    [["src", "rate-limit:2:x", 1]],
+    [["other", "plain", 2]],
+    [["src", "plain", 1], ["other", "urgent", 2]],
+    [["src", 5, 1], ["other", "urgent"]],
+  ),
 });
 /** Running jobs with distinct ids (0 to 40), each with up to three opcodes, some without a (string) `OP_ID`. */
 const jobs: fc.Arbitrary<Job[]> = fc
@@ -102,7 +128,10 @@ const rule = fc
 
 /** Whether a job lies in what the store would read for `reached`. */
 function isReached(reached: Reached, job: Job): boolean {
-  return inRanges(reached.ids, job.id) || opIdsOf(job).some((op) => reached.ops.has(op));
+  return (
+    inRanges(reached.ids, job.id) ||
+    factsOf(job).some(([kind, v]) => reached.facts.some((f) => f.kind === kind && f.values.has(v)))
+  );
 }
 
 describe("a rule's reach", () => {
@@ -131,26 +160,56 @@ describe("a rule's reach", () => {
       );
     expect(anyOf([reach([["jobid", ["&", [">", "id", "watermark"], ["<", "id", 10]]]])])).toEqual({
       ids: [],
-      ops: new Set(),
+      facts: [],
     });
     expect(anyOf([reach([["jobid", ["|", ["<", "id", 5], [">=", "id", 90]]]])])?.ids).toEqual([
       [-Infinity, 5],
       [90, Infinity],
     ]);
-    expect(anyOf([reach([["opcode", ["&", ["=", "OP_ID", "OP_X"], ["?", "force"]]]])])).toEqual({
-      ids: [],
-      ops: new Set(["OP_X"]),
-    });
-    expect(anyOf([reach([["opcode", ["|", ["=", "OP_ID", "OP_X"], ["=", "OP_ID", "OP_Y"]]]])])?.ops).toEqual(
-      new Set(["OP_X", "OP_Y"]),
-    );
+    const finite = (predicates: FilterRule["predicates"]) => {
+      const facts = anyOf([reach(predicates)])!.facts;
+      return facts.map((f) => [f.kind, f.values.finite === null ? null : [...f.values.finite].sort()]);
+    };
+    expect(finite([["opcode", ["&", ["=", "OP_ID", "OP_X"], ["?", "force"]]]])).toEqual([["op", ["OP_X"]]]);
+    expect(finite([["opcode", ["|", ["=", "OP_ID", "OP_X"], ["=", "OP_ID", "OP_Y"]]]])).toEqual([["op", ["OP_X", "OP_Y"]]]);
+    expect(finite([["reason", ["&", ["==", "reason", "r"], ["=~", "source", "^gnt"]]]])).toEqual([["reason", ["r"]]]);
+    // a value test, run on each distinct value a store holds
+    const tests = (predicates: FilterRule["predicates"], values: string[]) => {
+      const [f] = anyOf([reach(predicates)])!.facts;
+      expect(f.values.finite).toBeNull();
+      return [f.kind, values.filter((v) => f.values.has(v))];
+    };
+    expect(tests([["opcode", ["!=", "OP_ID", "OP_X"]]], ["OP_X", "OP_Y"])).toEqual(["op", ["OP_Y"]]);
+    expect(tests([["opcode", ["&", ["!", ["==", "OP_ID", "OP_X"]], ["?", "force"]]]], ["OP_X", "OP_Y"])).toEqual(["op", ["OP_Y"]]);
+    expect(tests([["opcode", ["=~", "OP_ID", "^OP_INSTANCE_"]]], ["OP_X", "OP_INSTANCE_A"])).toEqual(["op", ["OP_INSTANCE_A"]]);
+    expect(tests([["reason", ["=~", "reason", "^maint"]]], ["maint 1", "other"])).toEqual(["reason", ["maint 1"]]);
+    expect(tests([["reason", ["!=", "source", "gnt:watcher"]]], ["gnt:watcher", "x"])).toEqual(["source", ["x"]]);
     // nothing to index: any job
-    expect(anyOf([reach([["opcode", ["!=", "OP_ID", "OP_X"]]])])).toBeNull();
-    expect(anyOf([reach([["reason", ["=~", "reason", "x"]]])])).toBeNull();
+    expect(anyOf([reach([["opcode", ["=~", "instance_name", "x"]]])])).toBeNull();
+    expect(anyOf([reach([["opcode", ["|", ["==", "OP_ID", "OP_X"], ["?", "force"]]]])])).toBeNull();
+    expect(anyOf([reach([["reason", [">", "timestamp", 5]]])])).toBeNull();
   });
 });
 
 describe("RunningCounts.rebase through the indexes", () => {
+  it("carries a rule whose two opcode predicates hold on different opcodes of one job", () => {
+    // each predicate holds on another opcode: their OP_ID sets must not be intersected (main before this gave none)
+    const jobs: Job[] = [{ id: 1, opcodes: [{ OP_ID: "A" }, { OP_ID: "B" }] }];
+    const last: FilterRule = { uuid: uuid(9), watermark: 0, priority: 9, predicates: [["opcode", ["==", "OP_ID", "A"]]], action: "ACCEPT", reason_trail: [] };
+    const both: FilterRule = {
+      ...last,
+      uuid: uuid(1),
+      priority: 1,
+      predicates: [
+        ["opcode", ["==", "OP_ID", "A"]],
+        ["opcode", ["==", "OP_ID", "B"]],
+      ],
+    };
+    const next = buildFilterSet([both, last]);
+    const counts = RunningCounts.of(buildFilterSet([last]), jobs).rebase(next);
+    expect(counts.snapshot()).toEqual({ rules: { [uuid(1)]: 1 }, buckets: {} });
+  });
+
   it("counts as a recount from scratch after every one of a series of random rule changes", () => {
     fc.assert(
       fc.property(

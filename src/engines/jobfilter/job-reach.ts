@@ -1,11 +1,16 @@
 /**
  * Which running jobs a rule could possibly match, proven from its predicates
- * without reading a job: a set of job id ranges (from `jobid` predicates) and
- * a set of opcode ids (from `opcode` predicates that compare `OP_ID` with a
- * string). A rule change reads only the running jobs inside the reach of the
- * rules it added (the stores index running jobs by id and by `OP_ID`), then
- * tests each of them exactly; the reach only has to hold every job the rule
- * matches, never to match the rule itself.
+ * without reading a job: a set of job id ranges (from `jobid` predicates), or
+ * a set of values of one indexed fact — the opcodes' `OP_ID`s (from `opcode`
+ * predicates that name `OP_ID`: `==`, `!=`, regexes, comparisons and their
+ * combinations), or the reason entries' reasons or sources (from `reason`
+ * predicates). A rule change reads only the running jobs inside the reach of
+ * the rules it added (the stores index running jobs by id and by each fact),
+ * then tests each of them exactly; the reach only has to hold every job the
+ * rule matches, never to match the rule itself. A value set is either finite
+ * (`OP_ID == "X"`: the store looks the values up) or a test the store runs
+ * once on each distinct value it holds (`OP_ID != "X"`, `reason =~ "^x"`),
+ * each leaf tested by the engine's own evaluator on that one value.
  *
  * The analysis keeps, for each sub-expression, a superset of the inputs where
  * it evaluates to TRUE and one where it evaluates to FALSE (an evaluation
@@ -13,22 +18,30 @@
  * where one is; `|` the other way round; `!` swaps the two.
  */
 import type { Expr, FilterValue } from "./expression.js";
+import { fieldsOf } from "./expression.js";
+import { compileOpcode, compileReason, newFieldTable } from "./evaluate.js";
 import type { JsonObject } from "../common/json.js";
 import type { Job } from "./types.js";
 
 /** Closed ranges [lo, hi] of job ids, ascending and disjoint; ±Infinity for an open end. */
 export type IdRanges = readonly (readonly [number, number])[];
 
-/** The jobs a rule can match: ids within `ids`, and some opcode whose `OP_ID` is in `ops`; null is "any". */
+/** What a job must have for a rule to match it: a fact of `kind` whose value is in `values`. */
+export interface FactReach {
+  readonly kind: FactKind;
+  readonly values: ValueSet;
+}
+
+/** The jobs a rule can match: ids within `ids`, and some fact in `facts`; null is "any". */
 export interface Reach {
   readonly ids: IdRanges | null;
-  readonly ops: ReadonlySet<string> | null;
+  readonly facts: FactReach | null;
 }
 
 /** The reach of a rule nothing is known about. */
-export const ANY: Reach = { ids: null, ops: null };
+export const ANY: Reach = { ids: null, facts: null };
 /** The reach of a rule that matches no job. */
-export const NONE: Reach = { ids: [], ops: null };
+export const NONE: Reach = { ids: [], facts: null };
 
 const ALL_IDS: IdRanges = [[-Infinity, Infinity]];
 
@@ -107,48 +120,133 @@ function idSides(e: Expr, watermark: number | bigint): Sides<IdRanges> {
   }
 }
 
-/** Opcode ids as a set, null for "any opcode". */
-type Ops = ReadonlySet<string> | null;
+/** The kinds of fact the stores index a running job by: its opcodes' `OP_ID`s, its reason entries' sources and reasons. */
+export type FactKind = "op" | "source" | "reason";
 
-function opsUnion(a: Ops, b: Ops): Ops {
-  return a === null || b === null ? null : new Set([...a, ...b]);
+/**
+ * A set of fact values: exactly `finite` when that is not null (a store
+ * looks each up), else the values `has` accepts among those a store holds
+ * (it tests each distinct value once); `all` when it accepts every value.
+ */
+export interface ValueSet {
+  readonly finite: ReadonlySet<string> | null;
+  readonly all: boolean;
+  has(v: string): boolean;
 }
 
-function opsIntersect(a: Ops, b: Ops): Ops {
-  if (a === null) return b;
-  if (b === null) return a;
-  return new Set([...a].filter((x) => b.has(x)));
+const ALL_VALUES: ValueSet = { finite: null, all: true, has: () => true };
+
+function finite(xs: Iterable<string>): ValueSet {
+  const s = new Set(xs);
+  return { finite: s, all: false, has: (v) => s.has(v) };
 }
 
-/** The `OP_ID` values an opcode expression can be TRUE (and FALSE) for, on one opcode. */
-function opSides(e: Expr): Sides<Ops> {
+function tested(has: (v: string) => boolean): ValueSet {
+  return { finite: null, all: false, has };
+}
+
+function vUnion(a: ValueSet, b: ValueSet): ValueSet {
+  if (a.all || b.all) return ALL_VALUES;
+  if (a.finite !== null && b.finite !== null) return finite([...a.finite, ...b.finite]);
+  return tested((v) => a.has(v) || b.has(v));
+}
+
+function vIntersect(a: ValueSet, b: ValueSet): ValueSet {
+  if (a.all) return b;
+  if (b.all) return a;
+  if (a.finite !== null) return finite([...a.finite].filter((v) => b.has(v)));
+  if (b.finite !== null) return finite([...b.finite].filter((v) => a.has(v)));
+  return tested((v) => a.has(v) && b.has(v));
+}
+
+/** A value standing for every `OP_ID` that is not a string (each such job is indexed under it); any value test accepts it. */
+export const OTHER_OP = "\u0000other";
+
+/** `e`'s sides, each leaf's worked out by `leaf` and combined as the file's comment says; `unit` and the operations are the value domain's. */
+function sides<T>(e: Expr, leaf: (e: LeafExpr) => Sides<T>, all: T, none: T, join: (a: T, b: T) => T, meet: (a: T, b: T) => T): Sides<T> {
   switch (e.k) {
+    case "empty":
+      return { t: all, f: none };
     case "and":
     case "or": {
-      const parts = e.xs.map(opSides);
-      const all = (pick: (s: Sides<Ops>) => Ops, join: (a: Ops, b: Ops) => Ops, unit: Ops) =>
-        parts.reduce((acc, s) => join(acc, pick(s)), unit);
-      const none: Ops = new Set<string>();
-      return e.k === "and"
-        ? { t: all((s) => s.t, opsIntersect, null), f: all((s) => s.f, opsUnion, none) }
-        : { t: all((s) => s.t, opsUnion, none), f: all((s) => s.f, opsIntersect, null) };
+      const parts = e.xs.map((x) => sides(x, leaf, all, none, join, meet));
+      let t = e.k === "and" ? all : none;
+      let f = e.k === "and" ? none : all;
+      for (const s of parts) {
+        t = e.k === "and" ? meet(t, s.t) : join(t, s.t);
+        f = e.k === "and" ? join(f, s.f) : meet(f, s.f);
+      }
+      return { t, f };
     }
     case "not": {
-      const s = opSides(e.x);
+      const s = sides(e.x, leaf, all, none, join, meet);
       return { t: s.f, f: s.t };
     }
-    case "cmp":
-      if (e.field === "OP_ID" && e.op === "==" && typeof e.value === "string")
-        return { t: new Set([e.value]), f: null };
-      return { t: null, f: null };
     default:
-      return { t: null, f: null };
+      return leaf(e);
   }
+}
+
+type LeafExpr = Exclude<Expr, { k: "empty" | "and" | "or" | "not" }>;
+
+const NO_VALUES: ValueSet = finite([]);
+
+/** Where one leaf on a string value is TRUE and where FALSE, tested on each value through the engine's own evaluator. */
+function valueSides(e: LeafExpr, on: (x: Expr) => (v: string) => boolean): Sides<ValueSet> {
+  if (e.k === "cmp" && e.op === "==" && typeof e.value === "string") {
+    const value = e.value;
+    return { t: finite([value]), f: tested((v) => v !== value) };
+  }
+  return { t: tested(on(e)), f: tested(on({ k: "not", x: e })) };
+}
+
+/** An opcode expression's `OP_ID` sides (leaves on other fields say nothing). */
+function opSides(e: Expr): Sides<ValueSet> {
+  const on = (x: Expr) => {
+    const test = compileOpcode(x, newFieldTable());
+    return (v: string) => test({ id: 0, opcodes: [{ OP_ID: v }], views: [[]], reasons: [] });
+  };
+  const leaf = (x: LeafExpr): Sides<ValueSet> => (x.field === "OP_ID" ? valueSides(x, on) : { t: ALL_VALUES, f: ALL_VALUES });
+  return sides(e, leaf, ALL_VALUES, NO_VALUES, vUnion, vIntersect);
+}
+
+/** Reason entries as a rectangle: a source in `src` and a reason in `why` (the timestamp is not indexed). */
+interface Rect {
+  readonly src: ValueSet;
+  readonly why: ValueSet;
+}
+
+const ALL_ENTRIES: Rect = { src: ALL_VALUES, why: ALL_VALUES };
+const NO_ENTRIES: Rect = { src: NO_VALUES, why: NO_VALUES };
+const rUnion = (a: Rect, b: Rect): Rect => ({ src: vUnion(a.src, b.src), why: vUnion(a.why, b.why) });
+const rIntersect = (a: Rect, b: Rect): Rect => ({ src: vIntersect(a.src, b.src), why: vIntersect(a.why, b.why) });
+
+/** A reason expression's sides over one entry's source and reason. */
+function reasonSides(e: Expr): Sides<Rect> {
+  const leaf = (x: LeafExpr): Sides<Rect> => {
+    if (x.field === "timestamp") return { t: ALL_ENTRIES, f: ALL_ENTRIES };
+    if (x.field !== "source" && x.field !== "reason") return { t: NO_ENTRIES, f: NO_ENTRIES };
+    const source = x.field === "source";
+    const on = (y: Expr) => {
+      const test = compileReason(y);
+      return (v: string) => test({ id: 0, opcodes: [], views: [], reasons: [source ? [v, "", 0] : ["", v, 0]] });
+    };
+    const s = valueSides(x, on);
+    return source ? { t: { src: s.t, why: ALL_VALUES }, f: { src: s.f, why: ALL_VALUES } } : { t: { src: ALL_VALUES, why: s.t }, f: { src: ALL_VALUES, why: s.f } };
+  };
+  return sides(e, leaf, ALL_ENTRIES, NO_ENTRIES, rUnion, rIntersect);
+}
+
+/** A value set of `OP_ID`s that, unless finite, also accepts the stand-in for non-string ones. */
+function withOther(vs: ValueSet): ValueSet {
+  return vs.finite !== null ? vs : tested((v) => v === OTHER_OP || vs.has(v));
 }
 
 /**
  * The reach of one parsed predicate (null `expr`: it did not parse, so it is
- * never true). `reason` predicates read the trail, which no store indexes.
+ * never true). An opcode predicate reaches by `OP_ID` only when it names
+ * `OP_ID` (an opcode without every field the expression names is never
+ * tested); a reason predicate by the entries' reasons or sources.
  */
 export function predicateReach(
   kind: "jobid" | "opcode" | "reason",
@@ -156,42 +254,60 @@ export function predicateReach(
   watermark: number | bigint,
 ): Reach {
   if (expr === null) return NONE;
-  if (kind === "jobid") return { ids: idSides(expr, watermark).t, ops: null };
-  if (kind === "opcode") return { ids: null, ops: opSides(expr).t };
+  if (kind === "jobid") return { ids: idSides(expr, watermark).t, facts: null };
+  if (kind === "opcode") {
+    if (!fieldsOf(expr).includes("OP_ID")) return ANY;
+    const t = opSides(expr).t;
+    return t.all ? ANY : { ids: null, facts: { kind: "op", values: withOther(t) } };
+  }
+  const { src, why } = reasonSides(expr).t;
+  if (why.finite !== null || (src.finite === null && !why.all)) return { ids: null, facts: { kind: "reason", values: why } };
+  if (!src.all) return { ids: null, facts: { kind: "source", values: src } };
   return ANY;
+}
+
+/**
+ * The narrower of two fact reaches a rule's predicates give (both must
+ * hold): one of them, never their intersection — each predicate may hold on
+ * another opcode or entry of the job. One looked up beats one tested.
+ */
+function narrower(a: FactReach, b: FactReach): FactReach {
+  if (a.values.finite === null) return b;
+  if (b.values.finite === null) return a;
+  return a.values.finite.size <= b.values.finite.size ? a : b;
 }
 
 /** The reach of a rule whose predicates all must hold: what every predicate's reach allows. */
 export function allOf(reaches: readonly Reach[]): Reach {
   let ids: IdRanges | null = null;
-  let ops: Ops = null;
+  let facts: FactReach | null = null;
   for (const r of reaches) {
     if (r.ids !== null) ids = ids === null ? r.ids : intersect(ids, r.ids);
-    if (r.ops !== null) ops = opsIntersect(ops, r.ops);
+    if (r.facts !== null) facts = facts === null ? r.facts : narrower(facts, r.facts);
   }
-  return { ids, ops };
+  return { ids, facts };
 }
 
 /** Whether the reach holds no job at all. */
 export function isEmpty(r: Reach): boolean {
-  return (r.ids !== null && r.ids.length === 0) || (r.ops !== null && r.ops.size === 0);
+  return (r.ids !== null && r.ids.length === 0) || (r.facts !== null && r.facts.values.finite?.size === 0);
 }
 
 /**
- * The jobs any of several rules can reach, as ids and opcode ids to read
- * (a job is read when its id is in `ids` or one of its `OP_ID`s is in
- * `ops`), or null when one of them can reach any job.
+ * The jobs any of several rules can reach, as ids and facts to read (a job
+ * is read when its id is in `ids` or it has one of the facts), or null when
+ * one of them can reach any job.
  */
-export function anyOf(reaches: readonly Reach[]): { ids: IdRanges; ops: ReadonlySet<string> } | null {
+export function anyOf(reaches: readonly Reach[]): { ids: IdRanges; facts: FactReach[] } | null {
   let ids: IdRanges = [];
-  const ops = new Set<string>();
+  const facts: FactReach[] = [];
   for (const r of reaches) {
     if (isEmpty(r)) continue;
     if (r.ids !== null) ids = union(ids, r.ids);
-    else if (r.ops !== null) for (const o of r.ops) ops.add(o);
+    else if (r.facts !== null) facts.push(r.facts);
     else return null;
   }
-  return { ids, ops };
+  return { ids, facts };
 }
 
 /** Whether `id` lies in one of the ranges. */
@@ -200,12 +316,26 @@ export function inRanges(ranges: IdRanges, id: number): boolean {
   return false;
 }
 
-/** The distinct string `OP_ID`s of a job's opcodes: what the stores index a running job by. */
-export function opIdsOf(job: Job): string[] {
-  const out: string[] = [];
+/** A job's indexed facts, each distinct (kind, value) once: its opcodes' `OP_ID`s (a non-string one as `OTHER_OP`) and its reason entries' sources and reasons (the entries `prepareJob` reads). */
+export function factsOf(job: Job): [FactKind, string][] {
+  const out: [FactKind, string][] = [];
+  const seen = new Set<string>();
+  const add = (kind: FactKind, v: string) => {
+    const key = `${kind}\u0000${v}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push([kind, v]);
+  };
   for (const op of job.opcodes as JsonObject[]) {
-    const v = Object.hasOwn(op, "OP_ID") ? op.OP_ID : undefined;
-    if (typeof v === "string" && !out.includes(v)) out.push(v);
+    if (Object.hasOwn(op, "OP_ID")) add("op", typeof op.OP_ID === "string" ? op.OP_ID : OTHER_OP);
+    const trail = op.reason;
+    if (!Array.isArray(trail)) continue;
+    for (const e of trail) {
+      if (Array.isArray(e) && typeof e[0] === "string" && typeof e[1] === "string" && (typeof e[2] === "number" || typeof e[2] === "bigint")) {
+        add("source", e[0]);
+        add("reason", e[1]);
+      }
+    }
   }
   return out;
 }

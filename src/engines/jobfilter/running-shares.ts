@@ -7,7 +7,7 @@
  * that starts again restores its counts instead of counting every running job.
  */
 import type { Job } from "./types.js";
-import { inRanges, opIdsOf, type IdRanges } from "./job-reach.js";
+import { factsOf, inRanges, type FactKind, type FactReach, type IdRanges } from "./job-reach.js";
 
 /** What one running job holds: its applying rule (uuid, or null for none) and its bucket keys. */
 export interface Share {
@@ -28,10 +28,10 @@ export interface Totals {
   readonly buckets: Map<string, number>;
 }
 
-/** Running jobs to read by id ranges and by opcode id (see job-reach.ts `anyOf`). */
+/** Running jobs to read by id ranges and by indexed facts (see job-reach.ts `anyOf`). */
 export interface Reached {
   readonly ids: IdRanges;
-  readonly ops: ReadonlySet<string>;
+  readonly facts: readonly FactReach[];
 }
 
 /** A store of shares and totals (see the file's comment); every write is made as the count changes. */
@@ -63,9 +63,10 @@ export interface ShareStore {
   /** Visits the counted jobs whose rule is one of `rules` (null: counted under no rule), with their jobs when `withJobs`. */
   eachHolder(rules: ReadonlySet<string | null>, withJobs: boolean, visit: (h: Holder) => void): void;
   /**
-   * Visits, once each, the counted jobs whose id lies in `reached.ids` or one
-   * of whose opcodes has an `OP_ID` in `reached.ops`, with their jobs when
-   * `withJobs`: read through indexes, not by a pass over every counted job.
+   * Visits, once each, the counted jobs whose id lies in `reached.ids` or that
+   * have one of `reached.facts` (see job-reach.ts `factsOf`), with their jobs
+   * when `withJobs`: read through indexes (a value test runs once on each
+   * distinct value held), not by a pass over every counted job.
    */
   eachReached(reached: Reached, withJobs: boolean, visit: (h: Holder) => void): void;
   /** Forgets every share and total (before counting anew). */
@@ -88,14 +89,14 @@ function takeFrom<K>(m: Map<K, Set<number>>, key: K, id: number): void {
   if (ids.size === 0) m.delete(key);
 }
 
-/** A share store in memory, indexed by rule, by id block and by opcode id, so that a rule change reads only the jobs it can move. */
+/** A share store in memory, indexed by rule, by id block and by each fact (see `factsOf`), so that a rule change reads only the jobs it can move. */
 export class MemoryShares implements ShareStore {
   private fingerprint: string | undefined;
   private readonly rules = new Map<string, string>();
-  private readonly byId = new Map<number, { readonly id: number; readonly share: Share; readonly job: Job; readonly ops: string[] }>();
+  private readonly byId = new Map<number, { readonly id: number; readonly share: Share; readonly job: Job; readonly facts: [FactKind, string][] }>();
   private readonly byRule = new Map<string | null, Set<number>>();
   private readonly byBlock = new Map<number, Set<number>>();
-  private readonly byOp = new Map<string, Set<number>>();
+  private readonly byFact: Record<FactKind, Map<string, Set<number>>> = { op: new Map(), source: new Map(), reason: new Map() };
   private readonly saved: Totals = { rules: new Map(), buckets: new Map() };
 
   /** Number of counted jobs. */
@@ -135,11 +136,11 @@ export class MemoryShares implements ShareStore {
 
   putShare(id: number, share: Share, job: Job): void {
     this.deleteShare(id);
-    const ops = opIdsOf(job);
-    this.byId.set(id, { id, share, job, ops });
+    const facts = factsOf(job);
+    this.byId.set(id, { id, share, job, facts });
     addTo(this.byRule, share.rule, id);
     addTo(this.byBlock, Math.floor(id / BLOCK), id);
-    for (const op of ops) addTo(this.byOp, op, id);
+    for (const [kind, v] of facts) addTo(this.byFact[kind], v, id);
   }
 
   moveShare(id: number, rule: string | null): void {
@@ -157,7 +158,7 @@ export class MemoryShares implements ShareStore {
     this.byId.delete(id);
     takeFrom(this.byRule, was.share.rule, id);
     takeFrom(this.byBlock, Math.floor(id / BLOCK), id);
-    for (const op of was.ops) takeFrom(this.byOp, op, id);
+    for (const [kind, v] of was.facts) takeFrom(this.byFact[kind], v, id);
   }
 
   /** Visits the counted jobs under `rules`, always with their jobs (memory holds them anyway). */
@@ -168,7 +169,7 @@ export class MemoryShares implements ShareStore {
     }
   }
 
-  /** Visits the jobs reached (always with their jobs): the id blocks the ranges overlap, then the opcode ids' sets. */
+  /** Visits the jobs reached (always with their jobs): the id blocks the ranges overlap, then the jobs of each fact value reached. */
   eachReached(reached: Reached, _withJobs: boolean, visit: (h: Holder) => void): void {
     const seen = new Set<number>();
     const once = (id: number) => {
@@ -188,9 +189,14 @@ export class MemoryShares implements ShareStore {
         }
       }
     }
-    for (const op of reached.ops) {
-      const ids = this.byOp.get(op);
-      if (ids !== undefined) for (const id of ids) once(id);
+    for (const { kind, values } of reached.facts) {
+      const index = this.byFact[kind];
+      if (values.finite !== null) {
+        for (const v of values.finite) {
+          const ids = index.get(v);
+          if (ids !== undefined) for (const id of ids) once(id);
+        }
+      } else for (const [v, ids] of index) if (values.has(v)) for (const id of ids) once(id);
     }
   }
 
@@ -198,7 +204,7 @@ export class MemoryShares implements ShareStore {
     this.byId.clear();
     this.byRule.clear();
     this.byBlock.clear();
-    this.byOp.clear();
+    for (const m of Object.values(this.byFact)) m.clear();
     this.saved.rules.clear();
     this.saved.buckets.clear();
     this.rules.clear();

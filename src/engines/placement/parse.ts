@@ -60,12 +60,15 @@ const PREEMPTION_KEYS = keysOf(PreemptionShape);
 const NODESORT_KEYS = keysOf(NodeSortPolicyShape);
 const RESOLVER_KEYS = keysOf(UserGroupResolverShape);
 
-function filter(d: Decoder, v: Value, at: string): RawFilter {
+/** A rule's filter (at `${ruleAt}/filter`); an absent one is the zero filter. */
+function filter(d: Decoder, v: Value, ruleAt: string): RawFilter {
+  if (v === undefined) return { type: "", users: [], groups: [] };
+  const at = `${ruleAt}/filter`;
   const m = entries(d, v, FILTER_KEYS, "filter", at);
   return {
-    type: str(d, m.get("type"), `${at}/type`),
-    users: strings(d, m.get("users"), `${at}/users`),
-    groups: strings(d, m.get("groups"), `${at}/groups`),
+    type: str(d, m.get("type"), at, "type"),
+    users: strings(d, m.get("users"), at, "users"),
+    groups: strings(d, m.get("groups"), at, "groups"),
   };
 }
 
@@ -73,15 +76,18 @@ function rule(d: Decoder, v: Value, at: string): RawRule {
   const m = entries(d, v, RULE_KEYS, "placement rule", at);
   const parent = m.get("parent");
   return {
-    name: str(d, m.get("name"), `${at}/name`),
-    create: bool(d, m.get("create"), `${at}/create`),
-    filter: filter(d, m.get("filter"), `${at}/filter`),
-    parent: isNull(d, d.deref(parent, `${at}/parent`))
-      ? null
-      : d.nested(`${at}/parent`, () => rule(d, parent, `${at}/parent`)),
-    value: str(d, m.get("value"), `${at}/value`),
+    name: str(d, m.get("name"), at, "name"),
+    create: bool(d, m.get("create"), at, "create"),
+    filter: filter(d, m.get("filter"), at),
+    parent: parent === undefined ? null : parentRule(d, parent, `${at}/parent`),
+    value: str(d, m.get("value"), at, "value"),
     at,
   };
+}
+
+/** A rule's parent rule, or null where it is null. */
+function parentRule(d: Decoder, parent: Value, at: string): RawRule | null {
+  return isNull(d, d.deref(parent, at)) ? null : d.nested(at, () => rule(d, parent, at));
 }
 
 function resources(d: Decoder, v: Value, at: string): RawResources {
@@ -95,9 +101,9 @@ function resources(d: Decoder, v: Value, at: string): RawResources {
 function limit(d: Decoder, v: Value, at: string): RawLimit {
   const m = entries(d, v, LIMIT_KEYS, "limit", at);
   return {
-    limit: str(d, m.get("limit"), `${at}/limit`),
-    users: strings(d, m.get("users"), `${at}/users`),
-    groups: strings(d, m.get("groups"), `${at}/groups`),
+    limit: str(d, m.get("limit"), at, "limit"),
+    users: strings(d, m.get("users"), at, "users"),
+    groups: strings(d, m.get("groups"), at, "groups"),
     maxresources: stringMap(d, m.get("maxresources"), "maximum resources", `${at}/maxresources`),
     maxapplications: uint64(d, m.get("maxapplications"), `${at}/maxapplications`),
     at,
@@ -121,10 +127,10 @@ function queue(d: Decoder, v: Value, at: string): RawQueue {
   stringMap(d, m.get("properties"), "properties", `${at}/properties`);
   childTemplate(d, m.get("childtemplate"), `${at}/childtemplate`);
   return {
-    name: str(d, m.get("name"), `${at}/name`),
-    parent: bool(d, m.get("parent"), `${at}/parent`),
-    adminacl: str(d, m.get("adminacl"), `${at}/adminacl`),
-    submitacl: str(d, m.get("submitacl"), `${at}/submitacl`),
+    name: str(d, m.get("name"), at, "name"),
+    parent: bool(d, m.get("parent"), at, "parent"),
+    adminacl: str(d, m.get("adminacl"), at, "adminacl"),
+    submitacl: str(d, m.get("submitacl"), at, "submitacl"),
     queues: items(d, m.get("queues"), `${at}/queues`, (c, cat) => queue(d, c, cat)),
     resources: resources(d, m.get("resources"), `${at}/resources`),
     maxapplications: uint64(d, m.get("maxapplications"), `${at}/maxapplications`),
@@ -153,7 +159,7 @@ function partition(d: Decoder, v: Value, at: string): RawPartition {
     `${at}/nodesortpolicy`,
   );
   return {
-    name: str(d, m.get("name"), `${at}/name`),
+    name: str(d, m.get("name"), at, "name"),
     queues: items(d, m.get("queues"), `${at}/queues`, (q, qat) => queue(d, q, qat)),
     placementrules:
       items(d, m.get("placementrules"), `${at}/placementrules`, (r, rat) => rule(d, r, rat)) ?? [],
@@ -167,7 +173,7 @@ function partition(d: Decoder, v: Value, at: string): RawPartition {
         `${at}/nodesortpolicy/resourceweights`,
       ),
     },
-    defaultqueue: str(d, m.get("defaultqueue"), `${at}/defaultqueue`),
+    defaultqueue: str(d, m.get("defaultqueue"), at, "defaultqueue"),
     at,
   };
 }

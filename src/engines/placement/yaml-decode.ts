@@ -142,6 +142,14 @@ function keyText(key: YamlNode): string {
   return "";
 }
 
+/** The pointer of a struct's field: the struct's, then the key, built only where an error needs it. */
+function pointer(at: string, key: string | number | undefined): string {
+  return key === undefined ? at : `${at}/${key}`;
+}
+
+/** The pairs an absent or null mapping has (read only). */
+const NO_PAIRS: YamlPair[] = [];
+
 /**
  * The pairs of a mapping, or null (with the error reported) when the value is
  * not one or repeats a key: yaml.v3 then reports `mapping key "k" already
@@ -149,7 +157,7 @@ function keyText(key: YamlNode): string {
  */
 export function mappingPairs(d: Decoder, raw: Value, where: string, at: string): YamlPair[] | null {
   const v = d.deref(raw, at);
-  if (isNull(d, v)) return [];
+  if (isNull(d, v)) return NO_PAIRS;
   if (!isMap(v)) {
     d.report("placement_invalid_type", `${where} must be a mapping, got ${kindOf(v)}`, at);
     return null;
@@ -182,6 +190,26 @@ export function mappingPairs(d: Decoder, raw: Value, where: string, at: string):
   return repeated ? null : pairs;
 }
 
+/**
+ * A struct's fields as decoded: each known key's value by the key's place in
+ * the struct's key list (a few keys each, so a scan finds one faster than a
+ * map is built).
+ */
+export class Fields {
+  constructor(
+    private readonly keys: readonly string[],
+    private readonly values: Value[] | null,
+  ) {}
+
+  /** The value of a key, or undefined when the mapping does not have it. */
+  get(key: string): Value {
+    return this.values === null ? undefined : this.values[this.keys.indexOf(key)];
+  }
+}
+
+/** The fields of an absent, null or refused mapping. */
+const NO_FIELDS = new Fields([], null);
+
 /** A struct's fields by key: unknown keys, keys that are collections and repeated keys are errors. */
 export function entries(
   d: Decoder,
@@ -189,9 +217,11 @@ export function entries(
   keys: readonly string[],
   where: string,
   at: string,
-): Map<string, Value> {
-  const out = new Map<string, Value>();
-  for (const pair of mappingPairs(d, raw, where, at) ?? []) {
+): Fields {
+  const pairs = mappingPairs(d, raw, where, at);
+  if (pairs === null || pairs.length === 0) return NO_FIELDS;
+  let values: Value[] | null = null;
+  for (const pair of pairs) {
     const keyNode = d.deref(pair.key, at);
     // Go's decoder reads a struct's keys as strings: a mapping or sequence as a key is a type error
     if (isMap(keyNode) || isSeq(keyNode)) {
@@ -203,48 +233,58 @@ export function entries(
       continue;
     }
     const key = isScalar(keyNode) ? String(keyNode.value) : "null";
-    if (!keys.includes(key)) {
+    const index = keys.indexOf(key);
+    if (index < 0) {
       d.report("placement_unknown_key", `field \`${key}\` not found in ${where}`, `${at}/${key}`);
       continue;
     }
-    out.set(key, pair.value);
+    values ??= new Array<Value>(keys.length);
+    values[index] = pair.value;
   }
-  return out;
+  return values === null ? NO_FIELDS : new Fields(keys, values);
 }
 
-/** A string field: any scalar's text, null as "". */
-export function str(d: Decoder, raw: Value, at: string): string {
-  const v = d.deref(raw, at);
+/** A string field (at `at`, or at its `key` under `at`): any scalar's text, null as "". */
+export function str(d: Decoder, raw: Value, at: string, key?: string | number): string {
+  const v = isAlias(raw) ? d.deref(raw, pointer(at, key)) : raw;
   if (isNull(d, v)) return "";
   if (isScalar(v)) {
     if (typeof v.value === "string") return v.value;
     return v.source;
   }
-  d.report("placement_invalid_type", `\`${at}\` must be a string, got ${kindOf(v)}`, at);
+  const where = pointer(at, key);
+  d.report("placement_invalid_type", `\`${where}\` must be a string, got ${kindOf(v)}`, where);
   return "";
 }
 
-/** A boolean field (YAML 1.2 `true`/`false`), null as false. */
-export function bool(d: Decoder, raw: Value, at: string): boolean {
-  const v = d.deref(raw, at);
+/** A boolean field (YAML 1.2 `true`/`false`), null as false; `key` as for {@link str}. */
+export function bool(d: Decoder, raw: Value, at: string, key?: string): boolean {
+  const v = isAlias(raw) ? d.deref(raw, pointer(at, key)) : raw;
   if (isNull(d, v)) return false;
   if (isScalar(v) && typeof v.value === "boolean") return v.value;
-  d.report("placement_invalid_type", `\`${at}\` must be a boolean, got ${kindOf(v)}`, at);
+  const where = pointer(at, key);
+  d.report("placement_invalid_type", `\`${where}\` must be a boolean, got ${kindOf(v)}`, where);
   return false;
 }
 
-/** A sequence field's items, or null when absent or null (Go's nil slice). */
-export function seq(d: Decoder, raw: Value, at: string): Value[] | null {
-  const v = d.deref(raw, at);
+/** A sequence field's items, or null when absent or null (Go's nil slice); `key` as for {@link str}. */
+export function seq(d: Decoder, raw: Value, at: string, key?: string): Value[] | null {
+  const v = isAlias(raw) ? d.deref(raw, pointer(at, key)) : raw;
   if (isNull(d, v)) return null;
   if (isSeq(v)) return v.items;
-  d.report("placement_invalid_type", `\`${at}\` must be a sequence, got ${kindOf(v)}`, at);
+  const where = pointer(at, key);
+  d.report("placement_invalid_type", `\`${where}\` must be a sequence, got ${kindOf(v)}`, where);
   return null;
 }
 
-/** A `[]string` field. */
-export function strings(d: Decoder, v: Value, at: string): string[] {
-  return (seq(d, v, at) ?? []).map((item, i) => str(d, item, `${at}/${i}`));
+/** A `[]string` field; `key` as for {@link str}. */
+export function strings(d: Decoder, v: Value, at: string, key?: string): string[] {
+  const list = seq(d, v, at, key);
+  const out: string[] = [];
+  if (list === null || list.length === 0) return out;
+  const base = pointer(at, key);
+  for (let i = 0; i < list.length; i++) out.push(str(d, list[i], base, i));
+  return out;
 }
 
 /** The YAML tag Go names in a type error for a scalar. */
@@ -327,5 +367,8 @@ export function items<T>(
 ): T[] | null {
   const list = seq(d, raw, at);
   if (list === null) return null;
-  return list.map((item, i) => d.nested(`${at}/${i}`, () => decode(item, `${at}/${i}`)));
+  return list.map((item, i) => {
+    const itemAt = `${at}/${i}`;
+    return d.nested(itemAt, () => decode(item, itemAt));
+  });
 }

@@ -11,7 +11,7 @@
 import {
   emptyScalar,
   LineIndex,
-  mayBeTyped,
+  plainIsString,
   resolvePlain,
   resolveTagged,
   type YamlMap,
@@ -55,11 +55,21 @@ interface Props {
   tag?: string;
 }
 
+/** What a collection holds while it is read (nothing reads it before the collection closes). */
+const NONE: never[] = [];
+
 const CORE_TAGS = new Set(["str", "int", "float", "bool", "null", "map", "seq"]);
 
 class Reader extends Cursor {
   private depth = 0;
   private readonly anchors = new Map<string, YamlNode>();
+  /**
+   * The entries of the collections being read, innermost last: a collection
+   * takes its own as one array of their exact length when it closes (pushing
+   * onto an empty array reserves room for 16 or more; most mappings have a few).
+   */
+  private readonly open: unknown[] = [];
+  private top = 0;
 
   constructor(
     src: string,
@@ -103,6 +113,9 @@ class Reader extends Cursor {
 
   /** Skips spaces, comments and line breaks. */
   private skipBlank(): void {
+    // most calls find a value's first character: nothing to skip
+    const c = this.src.charCodeAt(this.pos);
+    if (c !== 32 && c !== 9 && c !== 35 && c !== 10 && c !== 13) return;
     for (;;) {
       this.spaces();
       this.comment();
@@ -119,6 +132,18 @@ class Reader extends Cursor {
   /** Whether the indicator `ch` (`-`, `?`, `:`) is at the cursor, followed by a blank. */
   private atIndicator(ch: number): boolean {
     return this.at() === ch && isBlankOrEnd(this.at(1));
+  }
+
+  /** Adds an entry to the innermost collection being read. */
+  private add(entry: YamlNode | YamlPair): void {
+    this.open[this.top++] = entry;
+  }
+
+  /** The entries added since `base`, as an array of their own, removed from the stack. */
+  private close<T>(base: number): T[] {
+    const out = this.open.slice(base, this.top) as T[];
+    this.top = base;
+    return out;
   }
 
   /** One level deeper, for a collection starting at `offset`. */
@@ -255,7 +280,7 @@ class Reader extends Cursor {
 
   /** A scalar node: plain text typed by the core schema, other text a string. */
   private scalar(offset: number, source: string, plain: boolean): YamlScalar {
-    if (!plain || !mayBeTyped(source)) return { kind: "scalar", offset, source, type: "str", value: source };
+    if (!plain || plainIsString(source)) return { kind: "scalar", offset, source, type: "str", value: source };
     const typed = resolvePlain(source);
     return { kind: "scalar", offset, source, type: typed.type, value: typed.value };
   }
@@ -321,13 +346,14 @@ class Reader extends Cursor {
   private blockSeq(col: number, props: Props | null): YamlNode {
     const start = this.pos;
     this.enter(start);
-    const seq: YamlSeq = { kind: "seq", offset: start, items: [], open: true };
+    const seq: YamlSeq = { kind: "seq", offset: start, items: NONE, open: true };
     this.withProps(seq, props, start);
     const outer = this.parentColumn;
     this.parentColumn = col;
+    const base = this.top;
     for (;;) {
       this.pos++;
-      seq.items.push(this.blockValue(col, false, true));
+      this.add(this.blockValue(col, false, true));
       this.parentColumn = col;
       this.skipBlank();
       if (Number.isNaN(this.at()) || this.atDocumentMarker() || this.column < col) break;
@@ -336,6 +362,7 @@ class Reader extends Cursor {
       if (!this.atIndicator(45)) break;
     }
     this.parentColumn = outer;
+    seq.items = this.close(base);
     seq.open = false;
     this.depth--;
     return seq;
@@ -345,10 +372,11 @@ class Reader extends Cursor {
   private blockMap(col: number, props: Props | null, first: YamlNode | null): YamlNode {
     const start = first?.offset ?? this.pos;
     this.enter(start);
-    const map: YamlMap = { kind: "map", offset: start, pairs: [], open: true };
+    const map: YamlMap = { kind: "map", offset: start, pairs: NONE, open: true };
     this.withProps(map, props, start);
     const outer = this.parentColumn;
     this.parentColumn = col;
+    const base = this.top;
     let key = first;
     for (;;) {
       let pair: YamlPair;
@@ -375,7 +403,7 @@ class Reader extends Cursor {
         this.pos++;
         pair = { key, value: this.blockValue(col, true, false) };
       }
-      map.pairs.push(pair);
+      this.add(pair);
       this.parentColumn = col;
       key = null;
       this.skipBlank();
@@ -385,6 +413,7 @@ class Reader extends Cursor {
       if (this.column > col) this.fail("bad indentation of a mapping entry");
     }
     this.parentColumn = outer;
+    map.pairs = this.close(base);
     map.open = false;
     this.depth--;
     return map;
@@ -402,10 +431,11 @@ class Reader extends Cursor {
     const close = isSeq ? 93 : 125;
     this.enter(start);
     const node: YamlSeq | YamlMap = isSeq
-      ? { kind: "seq", offset: start, items: [], open: true }
-      : { kind: "map", offset: start, pairs: [], open: true };
+      ? { kind: "seq", offset: start, items: NONE, open: true }
+      : { kind: "map", offset: start, pairs: NONE, open: true };
     this.withProps(node, props, start);
     this.pos++;
+    const base = this.top;
     for (;;) {
       this.flowBlank();
       if (Number.isNaN(this.at()))
@@ -415,14 +445,12 @@ class Reader extends Cursor {
       const entryStart = this.pos;
       const pair = this.flowEntry();
       if (node.kind === "map")
-        node.pairs.push(
-          pair.value === undefined ? { key: pair.key, value: emptyScalar(this.pos) } : (pair as YamlPair),
-        );
-      else if (pair.value === undefined) node.items.push(pair.key);
+        this.add(pair.value === undefined ? { key: pair.key, value: emptyScalar(this.pos) } : (pair as YamlPair));
+      else if (pair.value === undefined) this.add(pair.key);
       else {
         this.enter(entryStart);
         this.depth--;
-        node.items.push({ kind: "map", offset: entryStart, pairs: [pair as YamlPair], open: false });
+        this.add({ kind: "map", offset: entryStart, pairs: [pair as YamlPair], open: false });
       }
       this.flowBlank();
       if (this.at() === 44) {
@@ -434,6 +462,8 @@ class Reader extends Cursor {
       this.fail(`expected \`,\` or \`${isSeq ? "]" : "}"}\``);
     }
     this.pos++;
+    if (node.kind === "map") node.pairs = this.close(base);
+    else node.items = this.close(base);
     node.open = false;
     this.depth--;
     return node;

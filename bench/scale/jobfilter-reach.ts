@@ -1,0 +1,178 @@
+/**
+ * Scale series: a rule change and an object reload with 10k / 100k jobs
+ * running, for each kind of rule whose reach the job-id and OP_ID indexes
+ * cannot prove (reason predicates, `OP_ID !=`, regexes, field comparisons,
+ * and/or/not combinations). The queue is varied (three opcodes, instance
+ * names, tags, memory sizes, reason trails), so each change moves some jobs.
+ * A change replaces one rule in the middle of a 1,000-rule chain
+ * (`rebase`, back and forth between the two rule sets); "own rule" changes
+ * the rule 90% of the running jobs are counted under. A reload is
+ * `RunningCounts.restore` from a store counted for the other rule set (the
+ * change the object did not live to carry through: the saved rules are
+ * parsed and built, then the counts carried), and with the same rules.
+ * Rule sets are built before the timing (a reload builds its rules whatever
+ * the counts cost). Counts are checked against a recount at 10k.
+ *
+ * `JOBFILTER_BEFORE=<dir>` (a `src` directory of another tree, e.g. one
+ * unpacked with `git archive <commit> src`) measures that tree's engine too,
+ * in the same run, each row printed for both; `JOBFILTER_REACH_MAX=10000`
+ * leaves out the 100k size.
+ */
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { resolve } from "node:path";
+import type * as Engine from "../../src/engines/jobfilter/index.js";
+import type { FilterRule, Job } from "../../src/engines/jobfilter/index.js";
+import { chain } from "../fixtures.js";
+import { measureSeries, report, type SeriesResult } from "./series.js";
+
+const SIZES = [10_000, 100_000].filter((n) => n <= Number(process.env.JOBFILTER_REACH_MAX ?? Infinity));
+
+/** A running job of a varied queue: 90% replace-disks, 9% migrate, 1% evacuate; names, tags, memory and reasons vary with the id. */
+export function variedJob(id: number): Job {
+  const r = id % 100;
+  const opId = r === 0 ? "OP_NODE_EVACUATE" : r < 10 ? "OP_INSTANCE_MIGRATE" : "OP_INSTANCE_REPLACE_DISKS";
+  const why =
+    id % 200 === 0 ? `maintenance ticket ${id}` : id % 3 === 0 ? "rate-limit:500:disks" : "replace-disks";
+  return {
+    id,
+    opcodes: [
+      {
+        OP_ID: opId,
+        instance_name: `${id % 7 === 0 ? "db" : "web"}${id}.example.com`,
+        force: id % 3 === 0,
+        tags: ["web", `team-${id % 50}`],
+        beparams: { memory: 1024 * (1 + (id % 64)) },
+        reason: [["gnt:client:gnt-instance", why, 1_700_000_000_000_000_000]],
+      },
+    ],
+  };
+}
+
+/** The rule kinds measured: the predicates put in place of the middle rule's. */
+export const KINDS: readonly (readonly [string, FilterRule["predicates"]])[] = [
+  ["reason =~ (literal prefix)", [["reason", ["=~", "reason", "^maintenance ticket 1"]]]],
+  ["reason source ==", [["reason", ["==", "source", "gnt:watcher"]]]],
+  ["OP_ID !=", [["opcode", ["!=", "OP_ID", "OP_INSTANCE_REPLACE_DISKS"]]]],
+  ["regex, literal prefix", [["opcode", ["=~", "instance_name", "^db7"]]]],
+  ["regex, no literal", [["opcode", ["=~", "instance_name", "[0-9]7\\.ex(a|b)mple"]]]],
+  ["field >", [["opcode", [">", "beparams.memory", 60_000]]]],
+  ["list =[]", [["opcode", ["=[]", "tags", "team-7"]]]],
+  ["and/not with ?", [["opcode", ["&", ["?", "force"], ["!", [">", "beparams.memory", 2048]]]]]],
+  [
+    "or/and/not, two predicates",
+    [
+      [
+        "opcode",
+        [
+          "|",
+          ["=~", "instance_name", "^db7"],
+          ["&", [">", "beparams.memory", 60_000], ["!", ["=[]", "tags", "team-3"]]],
+        ],
+      ],
+      ["reason", ["!", ["=~", "source", "^gnt:watcher"]]],
+    ],
+  ],
+];
+
+const rules = chain(1_000);
+const MIDDLE = 500;
+const OWN = rules.length - 1;
+const edited = (at: number, predicates: FilterRule["predicates"]) =>
+  rules.map((r, i) => (i === at ? { ...r, predicates } : r));
+const changes: [string, FilterRule[]][] = [
+  ...KINDS.map(([name, p]): [string, FilterRule[]] => [name, edited(MIDDLE, p)]),
+  [
+    "own rule (90% of jobs) narrowed",
+    edited(OWN, [["opcode", ["&", ["==", "OP_ID", "OP_INSTANCE_REPLACE_DISKS"], ["!", ["?", "force"]]]]]),
+  ],
+];
+const many = Array.from({ length: SIZES[SIZES.length - 1] }, (_, i) => variedJob(1_000 + i));
+
+/** Rule sets built in advance, alternating; each change goes to a set built afresh, as a PUT builds one (the build is not timed). */
+const POOL = 16;
+
+/** Per size, one store counted for `rules` and carried through every series (each series leaves it counted for `rules` again). */
+interface Queue {
+  store: Engine.MemoryShares;
+  counts: Engine.RunningCounts;
+  jobs: readonly Job[];
+}
+
+function seriesFor(label: string, E: typeof Engine): SeriesResult[] {
+  const out: SeriesResult[] = [];
+  const base = () => E.buildFilterSet(rules);
+  const queues = new Map<number, Queue>(
+    SIZES.map((n) => {
+      const store = new E.MemoryShares();
+      const jobs = many.slice(0, n);
+      return [n, { store, counts: E.RunningCounts.rebuild(base(), store, jobs), jobs }];
+    }),
+  );
+  /** Back to the original rules, checked against a recount at the smallest size (a recount at 100k takes seconds). */
+  const settle = (q: Queue, what: string) => {
+    q.counts = E.RunningCounts.restore(base(), q.store)!;
+    if (
+      q.jobs.length === SIZES[0] &&
+      JSON.stringify(q.counts.snapshot()) !== JSON.stringify(E.RunningCounts.of(base(), q.jobs).snapshot())
+    )
+      throw new Error(`${label} ${what}: differs from a recount`);
+  };
+  const pools = (toRules: FilterRule[]) =>
+    Array.from({ length: POOL }, (_, i) => E.buildFilterSet(i % 2 === 0 ? toRules : rules));
+  for (const [name, toRules] of changes) {
+    out.push(
+      measureSeries(
+        `jobfilter reach [${label}]: rule change, ${name}`,
+        SIZES,
+        (n) => {
+          const q = queues.get(n)!;
+          const pool = pools(toRules);
+          let next = 0;
+          return { run: () => q.counts.rebase(pool[next++ % POOL]) };
+        },
+        { unit: "ms", rounds: 3, ms: 1 },
+      ),
+    );
+    for (const q of queues.values()) settle(q, name);
+    out.push(
+      measureSeries(
+        `jobfilter reach [${label}]: reload after an uncarried change, ${name}`,
+        SIZES,
+        (n) => {
+          const q = queues.get(n)!;
+          const pool = pools(toRules);
+          let next = 0;
+          return { run: () => E.RunningCounts.restore(pool[next++ % POOL], q.store) };
+        },
+        { unit: "ms", rounds: 3, ms: 1 },
+      ),
+    );
+    for (const q of queues.values()) settle(q, `${name} reload`);
+  }
+  out.push(
+    measureSeries(
+      `jobfilter reach [${label}]: reload, same rules`,
+      SIZES,
+      (n) => {
+        const q = queues.get(n)!;
+        const pool = pools(rules);
+        let next = 0;
+        return { run: () => E.RunningCounts.restore(pool[next++ % POOL], q.store) };
+      },
+      { unit: "ms", rounds: 3, ms: 1 },
+    ),
+  );
+  return out;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const only = process.env.JOBFILTER_REACH_ONLY;
+  const trees: [string, string][] = [["after", resolve(import.meta.dirname, "../../src")]];
+  if (process.env.JOBFILTER_BEFORE) trees.unshift(["before", resolve(process.env.JOBFILTER_BEFORE)]);
+  const results: SeriesResult[] = [];
+  for (const [label, root] of trees) {
+    const E = (await import(pathToFileURL(`${root}/engines/jobfilter/index.ts`).href)) as typeof Engine;
+    for (const r of seriesFor(label, E)) if (only === undefined || r.name.includes(only)) results.push(r);
+  }
+  report(...results);
+}
