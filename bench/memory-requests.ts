@@ -6,6 +6,7 @@
  * its route (limits, place and match in turn). Match's machine ads are in the
  * old long form (one `Name = Expr` a line), whose expression texts go through
  * the shared compiled-expression cache, each about 100 characters.
+ * MEMORY_PATTERN=const gives every match job the same pattern (`^slot`).
  */
 import type { DecisionRequest } from "./http-requests.js";
 
@@ -74,7 +75,7 @@ export function distinctDecision(i: number): DecisionRequest {
       return {
         path: "/v1/match",
         body: {
-          job: `[ Requirements = TARGET.Memory >= RequestMemory && regexp("^slot${i}_", TARGET.Name); RequestMemory = ${i % 4096}; Rank = TARGET.Memory + ${i}; Owner = "owner${i}" ]`,
+          job: `[ Requirements = TARGET.Memory >= RequestMemory && regexp("${process.env.MEMORY_PATTERN === "const" ? "^slot" : `^slot${i}_`}", TARGET.Name); RequestMemory = ${i % 4096}; Rank = TARGET.Memory + ${i}; Owner = "owner${i}" ]`,
           machines: Array.from(
             { length: 4 },
             (_, k) =>

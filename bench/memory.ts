@@ -16,7 +16,8 @@
  * MEMORY_ROUTES: some of limits,place,match (default all three, in turn),
  * or match-regex (a distinct pattern of about 4,900 instructions a request).
  * MEMORY_REPEATED=1: each route's first request over and over instead of
- * distinct ones. MEMORY_WORKER=noop: the no-op Worker of bench/noop/ (the
+ * distinct ones. MEMORY_PATTERN=const: every match job tests the same regex
+ * pattern (all else still distinct), to tell patterns from other content. MEMORY_WORKER=noop: the no-op Worker of bench/noop/ (the
  * floor: workerd and Miniflare's own memory) sent the same bodies.
  * MEMORY_MALLOC=1: after each collection also ask workerd's allocator
  * (tcmalloc) through gdb what it has in use and what it holds resident
@@ -198,7 +199,7 @@ export function memoryRows(points: readonly MemoryPoint[], what = "distinct deci
         : (((y - x) * 1000) / (b.decisions - a.decisions) / 1024).toFixed(1);
     rows.push(
       "",
-      `growth from ${a.decisions.toLocaleString("en")} to ${b.decisions.toLocaleString("en")}: heap ${per(a.heapUsed, b.heapUsed)} KiB, RSS ${per(a.rss, b.rss)} KiB, malloc in use ${per(a.mallocInUse, b.mallocInUse)} KiB per 1,000 decisions`,
+      `growth from ${a.decisions.toLocaleString("en")} to ${b.decisions.toLocaleString("en")}: heap ${per(a.heapUsed, b.heapUsed)} KiB, RSS ${per(a.rss, b.rss)} KiB (V8 reservations ${per(a.v8, b.v8)}, other anonymous ${per(a.otherAnon, b.otherAnon)}), malloc in use ${per(a.mallocInUse, b.mallocInUse)} KiB per 1,000 decisions`,
     );
   }
   const retries = points.at(-1)?.retries ?? 0;

@@ -25,7 +25,7 @@ export interface AdError {
 
 export type AdResult = { ok: true; ad: ClassAd } | { ok: false; error: AdError };
 
-export { clearExprCache, exprCacheHeld, MAX_CACHE_CHARS, MAX_CACHED_TEXT } from "./expr-cache.js";
+export { clearExprCache, clearSeenTexts, exprCacheHeld, MAX_CACHE_CHARS, MAX_CACHED_TEXT } from "./expr-cache.js";
 
 /** Whether a character may start an attribute name (`[A-Za-z_]`). */
 function isNameStart(c: number): boolean {

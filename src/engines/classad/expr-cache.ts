@@ -36,9 +36,24 @@ let oldCache = new Map<string, SlotValue>();
 let newCache = new Map<string, SlotValue>();
 let cachedChars = 0;
 
+/**
+ * Slots of the admission filter: a text is kept only when it is seen a second
+ * time while its hash still sits in its slot. Distinct texts (every request
+ * writing its own) were kept until the cache filled and was emptied, each
+ * compiled form living long enough to be promoted to V8's old generation:
+ * about 8 MB of old-generation garbage per fill, which raised workerd's
+ * resident memory between full collections by 60–90 MB on a stream of
+ * distinct match requests (issue 24 item 10). A text seen once now dies young.
+ */
+export const SEEN_SLOTS = 8192;
+/** The hash of the text last seen in each slot (0: none); fixed size, allocated once. */
+const seen = new Int32Array(SEEN_SLOTS);
+/** Texts compiled but not kept because they were seen for the first time (for tests and benchmarks). */
+let firstSightings = 0;
+
 /** What the shared expression cache holds now: entries and characters of text (for tests and benchmarks). */
-export function exprCacheHeld(): { entries: number; chars: number } {
-  return { entries: oldCache.size + newCache.size, chars: cachedChars };
+export function exprCacheHeld(): { entries: number; chars: number; firstSightings: number } {
+  return { entries: oldCache.size + newCache.size, chars: cachedChars, firstSightings };
 }
 
 /**
@@ -52,6 +67,28 @@ export function clearExprCache(): void {
   oldCache = new Map();
   newCache = new Map();
   cachedChars = 0;
+}
+
+/** Forgets which texts were seen once (tests start from an empty admission filter). */
+export function clearSeenTexts(): void {
+  seen.fill(0);
+  firstSightings = 0;
+}
+
+/**
+ * Whether a text missing from the cache was seen before (its hash in its slot
+ * of the admission filter); records it when not. A collision only admits a
+ * text early, which the cache's own bounds still cover.
+ */
+function seenBefore(text: string, oldForm: boolean): boolean {
+  let h = oldForm ? 0x811c9dc5 : 0x01000193;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  h = (h ^ text.length) | 1;
+  const slot = (h >>> 1) & (SEEN_SLOTS - 1);
+  if (seen[slot] === h) return true;
+  seen[slot] = h;
+  firstSightings++;
+  return false;
 }
 
 /** A text that did not parse: the parser's message and offset in the text. */
@@ -122,8 +159,8 @@ function ownCopy(text: string): string {
 }
 
 /**
- * The shared slot of an old long-form attribute text (parsed and kept on first
- * sight, as room allows): a literal without special text is its bare value,
+ * The shared slot of an old long-form attribute text (parsed, and kept on its
+ * second sighting as room allows): a literal without special text is its bare value,
  * anything else its compiled form. `codes` may hold the text's code units
  * (char-codes.ts), which spares the parse copying them. Compiling is charged to
  * the decision's budget; a spent one ends the read with `BudgetExceeded`.
@@ -142,11 +179,15 @@ export function sharedNewSlot(text: string): SlotValue | TextError {
   return newCache.get(text) ?? sharedSlot(text, false);
 }
 
-/** Parses, compiles and (as room allows) keeps a text missing from the old-form or new-syntax cache. */
+/**
+ * Parses, compiles and (as room allows) keeps a text missing from the
+ * old-form or new-syntax cache: kept on its second sighting, not its first.
+ */
 function sharedSlot(text: string, oldForm: boolean, codes?: Uint16Array): SlotValue | TextError {
   const size = text.length + 1;
   if (size <= MAX_CACHED_TEXT) spend(MISS_UNITS_PER_CHAR * size);
-  const own = size > MAX_CACHED_TEXT ? text : ownCopy(text);
+  const keep = size <= MAX_CACHED_TEXT && seenBefore(text, oldForm);
+  const own = keep ? ownCopy(text) : text;
   const p = oldForm ? parseExpr(own, true, true, 0, codes) : parseExpr(own, false, false, 1);
   if (!p.ok) return { message: p.message, offset: p.offset };
   const n = p.node;
@@ -156,7 +197,7 @@ function sharedSlot(text: string, oldForm: boolean, codes?: Uint16Array): SlotVa
     slot = compile(n);
     spend(0);
   }
-  if (size <= MAX_CACHED_TEXT) {
+  if (keep) {
     makeRoom(size);
     // After makeRoom: emptying the cache replaces both maps.
     (oldForm ? oldCache : newCache).set(own, slot);
