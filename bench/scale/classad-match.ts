@@ -19,13 +19,10 @@
  * and the medians are compared. Without it the series prints our figures
  * alone and says why.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
-import { loadavg, tmpdir } from "node:os";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { loadavg } from "node:os";
 import type { ClassAd } from "../../src/engines/classad/classad.js";
 import * as sourceEngine from "../../src/engines/classad/index.js";
+import { bundled } from "../bundled.js";
 import { JOB_AD, slotAd } from "../fixtures.js";
 import { libclassad, libclassadMatch, noLibclassadNote, writeAdFiles, type AdFiles } from "../native/libclassad.js";
 import { growthExponent, heapUsed, measureSeries, median, report, type SeriesResult } from "./series.js";
@@ -43,32 +40,7 @@ const BEST_N = Number(process.env.BEST_N ?? 1);
 const WINDOW_MS = Number(process.env.SCALE_MS ?? 400);
 const HARNESS = libclassad();
 
-type Engine = typeof sourceEngine;
-
-/** The ClassAd engine bundled by esbuild (as wrangler ships it), or the TypeScript source when esbuild is missing. */
-async function bundledEngine(): Promise<{ engine: Engine; how: string }> {
-  try {
-    const require = createRequire(import.meta.url);
-    const esbuild = require("esbuild") as { build(o: object): Promise<unknown> };
-    const dir = mkdtempSync(path.join(tmpdir(), "arbiter-classad-bench-"));
-    const out = path.join(dir, "classad.mjs");
-    await esbuild.build({
-      entryPoints: [path.resolve(import.meta.dirname, "../../src/engines/classad/index.ts")],
-      bundle: true,
-      format: "esm",
-      platform: "neutral",
-      outfile: out,
-      logLevel: "silent",
-    });
-    const engine = (await import(pathToFileURL(out).href)) as Engine;
-    rmSync(dir, { recursive: true, force: true });
-    return { engine, how: "esbuild bundle" };
-  } catch {
-    return { engine: sourceEngine, how: "TypeScript source under tsx (esbuild not found)" };
-  }
-}
-
-const { engine, how } = await bundledEngine();
+const { mod: engine, how } = await bundled("src/engines/classad/index.ts", sourceEngine);
 const loadBefore = loadavg();
 
 function ad(text: string): ClassAd {
