@@ -9,6 +9,12 @@ import type { YamlAlias, YamlMap, YamlNode, YamlPair, YamlScalar, YamlSeq } from
 import { policyError, type PolicyError } from "../common/result.js";
 import { MAX_YAML_DEPTH } from "./yaml-read.js";
 import { MAX_REPORTED_ERRORS, type Value, type YamlTree } from "./yaml-tree.js";
+import { Pace, type Steps } from "../common/slices.js";
+
+/** Work units (common/slices.ts) one decoded pair or item counts: about what reading it cost. */
+const UNITS_PER_ENTRY = 8;
+/** Work units one struct decoded from a sequence counts (a partition, queue, rule or limit: a dozen fields looked up). */
+const UNITS_PER_STRUCT = 64;
 
 /** A problem that ends decoding at once (Go's decoder fails the whole document for these). */
 export class DecodeError {
@@ -33,7 +39,15 @@ export class Decoder {
   /** How many errors were found past {@link MAX_REPORTED_ERRORS}. */
   dropped = 0;
 
+  /** Counts decoding work; a primitive yields when a slice is spent (common/slices.ts). */
+  private readonly pace = new Pace();
+
   constructor(readonly tree: YamlTree) {}
+
+  /** Counts one decoded pair or item (a struct when `struct`); true when the caller should yield. */
+  due(struct = false): boolean {
+    return this.pace.spend(struct ? UNITS_PER_STRUCT : UNITS_PER_ENTRY);
+  }
 
   /** Records a decoding error and lets decoding go on. */
   report(code: string, message: string, at: string): void {
@@ -66,7 +80,7 @@ export class Decoder {
    * text (a queue whose children are an alias of another queue), so decoding
    * bounds its own depth as the pre-scan bounds the text's.
    */
-  nested<T>(at: string, decode: () => T): T {
+  *nested<T>(at: string, decode: () => Steps<T>): Steps<T> {
     if (++this.depth > MAX_YAML_DEPTH)
       throw new DecodeError(
         "placement_yaml_too_deep",
@@ -74,7 +88,7 @@ export class Decoder {
         at,
       );
     try {
-      return decode();
+      return yield* decode();
     } finally {
       this.depth--;
     }
@@ -147,7 +161,7 @@ function keyText(key: YamlNode): string {
  * not one or repeats a key: yaml.v3 then reports `mapping key "k" already
  * defined at line n` for each repetition and decodes nothing of the mapping.
  */
-export function mappingPairs(d: Decoder, raw: Value, where: string, at: string): YamlPair[] | null {
+export function* mappingPairs(d: Decoder, raw: Value, where: string, at: string): Steps<YamlPair[] | null> {
   const v = d.deref(raw, at);
   if (isNull(d, v)) return [];
   if (!isMap(v)) {
@@ -159,6 +173,7 @@ export function mappingPairs(d: Decoder, raw: Value, where: string, at: string):
   const seen = new Map<string, number>();
   let repeated = false;
   for (const pair of pairs) {
+    if (d.due()) yield;
     const id = keyIdentity(pair.key);
     const offset = pair.key.offset;
     const first = seen.get(id);
@@ -183,15 +198,16 @@ export function mappingPairs(d: Decoder, raw: Value, where: string, at: string):
 }
 
 /** A struct's fields by key: unknown keys, keys that are collections and repeated keys are errors. */
-export function entries(
+export function* entries(
   d: Decoder,
   raw: Value,
   keys: readonly string[],
   where: string,
   at: string,
-): Map<string, Value> {
+): Steps<Map<string, Value>> {
   const out = new Map<string, Value>();
-  for (const pair of mappingPairs(d, raw, where, at) ?? []) {
+  for (const pair of (yield* mappingPairs(d, raw, where, at)) ?? []) {
+    if (d.due()) yield;
     const keyNode = d.deref(pair.key, at);
     // Go's decoder reads a struct's keys as strings: a mapping or sequence as a key is a type error
     if (isMap(keyNode) || isSeq(keyNode)) {
@@ -243,8 +259,14 @@ export function seq(d: Decoder, raw: Value, at: string): Value[] | null {
 }
 
 /** A `[]string` field. */
-export function strings(d: Decoder, v: Value, at: string): string[] {
-  return (seq(d, v, at) ?? []).map((item, i) => str(d, item, `${at}/${i}`));
+export function* strings(d: Decoder, v: Value, at: string): Steps<string[]> {
+  const list = seq(d, v, at) ?? [];
+  const out: string[] = [];
+  for (let i = 0; i < list.length; i++) {
+    if (d.due()) yield;
+    out.push(str(d, list[i], `${at}/${i}`));
+  }
+  return out;
 }
 
 /** The YAML tag Go names in a type error for a scalar. */
@@ -264,11 +286,12 @@ function goShown(v: Value): string {
 }
 
 /** A `map[string]string` field: null when absent or null (Go's nil map), else its pairs with every value as text. */
-export function stringMap(d: Decoder, raw: Value, where: string, at: string): Map<string, string> | null {
+export function* stringMap(d: Decoder, raw: Value, where: string, at: string): Steps<Map<string, string> | null> {
   const v = d.deref(raw, at);
   if (isNull(d, v)) return null;
   const out = new Map<string, string>();
-  for (const pair of mappingPairs(d, v, where, at) ?? []) {
+  for (const pair of (yield* mappingPairs(d, v, where, at)) ?? []) {
+    if (d.due()) yield;
     const key = str(d, pair.key, at);
     const value = d.deref(pair.value, `${at}/${key}`);
     if (isMap(value) || isSeq(value)) {
@@ -285,9 +308,10 @@ export function stringMap(d: Decoder, raw: Value, where: string, at: string): Ma
 }
 
 /** A `map[string]float64` field; a value that is not a number is Go's type error. */
-export function numberMap(d: Decoder, raw: Value, where: string, at: string): Map<string, number> {
+export function* numberMap(d: Decoder, raw: Value, where: string, at: string): Steps<Map<string, number>> {
   const out = new Map<string, number>();
-  for (const pair of mappingPairs(d, raw, where, at) ?? []) {
+  for (const pair of (yield* mappingPairs(d, raw, where, at)) ?? []) {
+    if (d.due()) yield;
     const key = str(d, pair.key, at);
     const value = d.deref(pair.value, `${at}/${key}`);
     if (isNull(d, value)) continue;
@@ -319,13 +343,18 @@ export function uint64(d: Decoder, raw: Value, at: string): bigint {
 }
 
 /** Decodes the items of a sequence field one level deeper each. */
-export function items<T>(
+export function* items<T>(
   d: Decoder,
   raw: Value,
   at: string,
-  decode: (v: Value, at: string) => T,
-): T[] | null {
+  decode: (v: Value, at: string) => Steps<T>,
+): Steps<T[] | null> {
   const list = seq(d, raw, at);
   if (list === null) return null;
-  return list.map((item, i) => d.nested(`${at}/${i}`, () => decode(item, `${at}/${i}`)));
+  const out: T[] = [];
+  for (let i = 0; i < list.length; i++) {
+    if (d.due(true)) yield;
+    out.push(yield* d.nested(`${at}/${i}`, () => decode(list[i], `${at}/${i}`)));
+  }
+  return out;
 }
