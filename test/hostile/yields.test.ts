@@ -8,6 +8,7 @@
 // loop, and one `/healthz` came back before the validate's answer.
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { COMPILE_ROWS } from "./compile-rows.js";
 import { BASE } from "./support.js";
 
 const head = "partitions:\n- name: default\n  queues:\n  - name: root\n    properties:\n";
@@ -53,6 +54,13 @@ describe("a large policy validate yields to other requests", () => {
   it("answers /healthz again and again while 45,000 anchored keys validate", async () => {
     expect(
       await healthzWhile("/v1/policies/placement/validate", text(anchoredKeys(45_000)), 200),
+    ).toBeGreaterThanOrEqual(10);
+  });
+
+  it("answers /healthz again and again while 1 MB of continuation lines of one pool.conf string validate", async () => {
+    const row = COMPILE_ROWS.find((r) => r.name.startsWith("pool.conf: one string continued"))!;
+    expect(
+      await healthzWhile("/v1/policies/match/validate", text(row.source(1_000_000)), 200),
     ).toBeGreaterThanOrEqual(10);
   });
 });
