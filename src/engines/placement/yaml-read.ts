@@ -136,6 +136,12 @@ class Reader extends Cursor {
     return this.at() === ch && isBlankOrEnd(this.at(1));
   }
 
+  /** Whether a flow collection (`[` or `{`) starts at the cursor. */
+  private atFlowStart(): boolean {
+    const c = this.at();
+    return c === 91 || c === 123;
+  }
+
   /** One level deeper, for a collection starting at `offset`. */
   private enter(offset: number): void {
     if (++this.depth > this.maxDepth) throw new TooDeep(offset);
@@ -249,7 +255,9 @@ class Reader extends Cursor {
     const nodeStart = this.pos;
     const node = this.atIndicator(58)
       ? this.withProps(emptyScalar(this.pos), own, this.pos)
-      : yield* this.inline(own, false);
+      : this.atFlowStart()
+        ? yield* this.flowCollection(own)
+        : this.scalarOrAlias(own, false, false);
     this.spaces();
     if (this.atIndicator(58)) {
       if (!compact)
@@ -282,6 +290,13 @@ class Reader extends Cursor {
    * over the lines below.
    */
   private *inline(props: Props | null, flow: boolean, key = false): Steps<YamlNode> {
+    const c = this.at();
+    if (c === 91 || c === 123) return yield* this.flowCollection(props);
+    return this.scalarOrAlias(props, flow, key);
+  }
+
+  /** {@link inline} for anything but a flow collection: synchronous, as most nodes are scalars (no generator made for each). */
+  private scalarOrAlias(props: Props | null, flow: boolean, key: boolean): YamlNode {
     const start = this.pos;
     const c = this.at();
     if (c === 42) {
@@ -295,7 +310,6 @@ class Reader extends Cursor {
         target !== undefined && target.kind !== "scalar" && target.kind !== "alias" && target.open;
       return { kind: "alias", offset: start, name, target, cyclic };
     }
-    if (c === 91 || c === 123) return yield* this.flowCollection(props);
     if (c === 39 || c === 34) {
       const text = c === 39 ? this.singleQuoted() : this.doubleQuoted();
       return this.withProps(this.scalar(start, text, false), props, start);
@@ -384,7 +398,9 @@ class Reader extends Cursor {
           const keyProps = this.properties();
           key = this.atIndicator(58)
             ? this.withProps(emptyScalar(this.pos), keyProps, keyStart)
-            : yield* this.inline(keyProps, false, true);
+            : this.atFlowStart()
+              ? yield* this.flowCollection(keyProps)
+              : this.scalarOrAlias(keyProps, false, true);
           this.spaces();
           if (!this.atIndicator(58) || this.lineStart > keyStart)
             this.fail("a mapping key must be on one line, followed by `:`", keyStart);
