@@ -193,7 +193,7 @@ export function memoryRows(points: readonly MemoryPoint[], what = "distinct deci
   const [a, b] = points.slice(-2);
   if (a !== undefined && b !== undefined && b.decisions > a.decisions) {
     const per = (x: number | undefined, y: number | undefined) =>
-      x === undefined || y === undefined
+      x === undefined || y === undefined || Number.isNaN(x) || Number.isNaN(y)
         ? "–"
         : (((y - x) * 1000) / (b.decisions - a.decisions) / 1024).toFixed(1);
     rows.push(

@@ -5,7 +5,7 @@
  * silence over PROBE_SILENCE ms (default 40) with what happened around it: the
  * generator's own timer gaps and Node GC pauses, and with PROBE_PROFILE=1 the
  * workerd isolate's CPU profile samples in that window (GC, idle, program,
- * top functions), on one monotonic clock. PROBE_SHARDS=0 drops the metrics
+ * top functions; PROBE_STACKS=1 adds workerd's native CPU samples from perf), on one monotonic clock. PROBE_SHARDS=0 drops the metrics
  * shard binding; PROBE_WARMUP (2000) sets the warm-up requests (16 connections)
  * before each run; PROBE_BINDINGS='{"K":"V"}' adds bindings. BENCH_ROUTES names
  * the route (first one).
@@ -27,6 +27,7 @@ const RUNS = Number(process.env.PROBE_RUNS ?? 1);
 const target = process.env.PROBE_TARGET ?? "worker";
 const profile = process.env.PROBE_PROFILE === "1";
 const perf = process.env.PROBE_PERF === "1";
+const stacks = process.env.PROBE_STACKS === "1";
 const bindings = JSON.parse(process.env.PROBE_BINDINGS ?? "{}") as Record<string, string>;
 
 /** Monotonic ms (CLOCK_MONOTONIC, the clock V8's profiler stamps with). */
@@ -193,6 +194,56 @@ function describeSched(s: Sched, from: number, to: number): void {
   );
 }
 
+interface StackSample {
+  tid: number;
+  at: number;
+  frames: string[];
+}
+
+/** workerd's CPU samples (PROBE_STACKS=1): thread, monotonic time in ms, and the call chain, leaf first. */
+function readStacks(file: string): StackSample[] {
+  const out = spawnSync("perf", ["script", "-i", file, "-F", "tid,time,ip,sym"], { encoding: "utf8", maxBuffer: 1 << 30 }).stdout;
+  const samples: StackSample[] = [];
+  let cur: StackSample | undefined;
+  for (const line of out.split("\n")) {
+    const head = /^\s*(\d+)\s+([\d.]+):\s*$/.exec(line);
+    if (head) {
+      cur = { tid: Number(head[1]), at: Number(head[2]) * 1000, frames: [] };
+      samples.push(cur);
+      continue;
+    }
+    const frame = /^\s+[0-9a-f]+\s+(.*)$/.exec(line);
+    if (frame && cur) cur.frames.push(frame[1].replace(/\(.*$/, "").slice(0, 80));
+  }
+  return samples;
+}
+
+/**
+ * The main thread's samples in [from, to]: how many, the most frequent leaf
+ * frames, and the frames most often on the stack below the ones nearly every
+ * sample shares (the event loop's), which name the activity.
+ */
+function topFrames(samples: StackSample[], main: number, from: number, to: number): string {
+  const leaf = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  let n = 0;
+  for (const s of samples) {
+    if (s.tid !== main || s.at < from || s.at > to) continue;
+    n++;
+    const l = s.frames[0] ?? "?";
+    leaf.set(l, (leaf.get(l) ?? 0) + 1);
+    for (const f of new Set(s.frames)) inclusive.set(f, (inclusive.get(f) ?? 0) + 1);
+  }
+  const top = (m: Map<string, number>) =>
+    [...m]
+      .filter(([, v]) => m !== inclusive || v < 0.8 * n)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 8)
+      .map(([k, v]) => `${k} ${v}`)
+      .join("; ");
+  return `${n} samples; leaves: ${top(leaf)} | on the stack: ${top(inclusive)}`;
+}
+
 /** Whether run `run` binds the metrics shards (PROBE_SHARDS=alt: on, off, on, …). */
 function shardsOn(run: number): boolean {
   const v = process.env.PROBE_SHARDS;
@@ -263,10 +314,21 @@ async function main() {
             { stdio: "ignore" },
           )
         : undefined;
-      if (rec) await new Promise((d) => setTimeout(d, 1500));
+      const stackFile = `/tmp/open-probe-stacks-${process.pid}.data`;
+      const srec = stacks
+        ? spawn("perf", ["record", "-k", "mono", "-F", "1999", "-g", "-p", String(w.pid), "-o", stackFile], { stdio: "ignore" })
+        : undefined;
+      if (rec || srec) await new Promise((d) => setTimeout(d, 1500));
       const cpu0 = w.cpuSeconds();
       const r = await openLoop(`${w.url}${path}`, text, logLines);
       const cpu = w.cpuSeconds() - cpu0;
+      let samples: StackSample[] | undefined;
+      if (srec) {
+        srec.kill("SIGINT");
+        await new Promise((d) => srec.on("exit", d));
+        samples = readStacks(stackFile);
+        console.log(`  workerd main thread, whole run: ${topFrames(samples, w.pid as number, -Infinity, Infinity)}`);
+      }
       let sched: Sched | undefined;
       if (rec) {
         rec.kill("SIGINT");
@@ -379,6 +441,7 @@ async function main() {
           if (g.at + g.ms > from - 50 && g.at < to + 50 && g.ms > 1)
             console.log(`    node GC kind ${g.kind} at +${(g.at - t0).toFixed(0)} for ${g.ms.toFixed(1)} ms`);
         if (sched) describeSched(sched, from, to);
+        if (samples) console.log(`    workerd main thread inside: ${topFrames(samples, w.pid as number, from, to)}`);
         const ll = logLines.filter((t) => t > from && t < to).length;
         console.log(`    workerd log lines that reached node inside it: ${ll}`);
         if (prof !== undefined && sampleAt !== undefined && nodeName !== undefined) {
