@@ -64,3 +64,31 @@ describe("a large policy validate yields to other requests", () => {
     ).toBeGreaterThanOrEqual(10);
   });
 });
+
+describe("publishes that yield stay serialised", () => {
+  it("of two publishes based on the same revision, one is activated and the other is refused 412", async () => {
+    const before = await SELF.fetch(`${BASE}/v1/policies`);
+    const revision = ((await before.json()) as { revision: string }).revision;
+    const sources = ["a", "b"].map((salt) => `# ${salt}\n${anchoredKeys(20_000)}`);
+    // both compile in slices at the same time; the coordinator runs one change at a time
+    const answers = await Promise.all(
+      sources.map(async (body) => {
+        const response = await SELF.fetch(`${BASE}/v1/policies/placement`, {
+          method: "PUT",
+          headers: { "content-type": "text/plain", "if-match": `"${revision}"` },
+          body,
+        });
+        return {
+          status: response.status,
+          body: (await response.json()) as { revision?: string; error?: { code: string } },
+        };
+      }),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 412]);
+    const won = answers.findIndex((a) => a.status === 200);
+    expect(answers[1 - won].body.error?.code).toBe("precondition_failed");
+    const active = await SELF.fetch(`${BASE}/v1/policies/placement`);
+    expect(active.headers.get("etag")).toBe(`"${answers[won].body.revision}"`);
+    expect(await active.text()).toBe(sources[won]);
+  });
+});
