@@ -23,7 +23,7 @@ import { LimitsRequest as LimitsRequestSchema } from "../../src/http/schemas/lim
 import { PlaceRequest } from "../../src/http/schemas/placement.js";
 import * as budgetModule from "../../src/engines/common/budget.js";
 import * as exactJson from "../../src/engines/common/exact-json.js";
-import { chain, CLASSAD_POLICY, COMPILE_20, JOB_AD, job as jobfilterJob, JQ_CASES, LARGE_PLACEMENT_REQUEST, largePlacement, LIMITS_REQUEST, manyRules, slotAd, SEED_PLACEMENT_REQUEST, CUSTOMS_REQUEST, rawHosts } from "../fixtures.js";
+import { chain, CLASSAD_POLICY, COMPILE_20, JOB_AD, job as jobfilterJob, JQ_CASES, LARGE_PLACEMENT_REQUEST, largePlacement, LIMITS_REQUEST, manyRules, hardRule, placementWithRules, slotAd, SEED_PLACEMENT_REQUEST, CUSTOMS_REQUEST, rawHosts } from "../fixtures.js";
 
 /** One measured operation; `answer` gives the JSON the two trees must agree on. */
 export interface Row {
@@ -87,6 +87,12 @@ function placementRows(fx: Fixtures): Row[] {
     const e = decision(() => decidePlacement(policy, parsed, { explain: true }));
     rows.push({ name: `${label}: decide + explain`, run: e, answer: () => e().verdict });
   }
+  const hard = placementWithRules(3000, hardRule, ["{name: users, parent: true}"]);
+  rows.push({ name: "placement: compile 3,000 hard rules", run: () => compilePlacement(hard) });
+  const hardPolicy = loadPlacement(ok(compilePlacement(hard), "3,000 hard rules"));
+  const hardReq = PlaceRequest.parse({ user: "carol", groups: ["staff", "dev"] });
+  const hd = decision(() => decidePlacement(hardPolicy, hardReq, { explain: false }));
+  rows.push({ name: "placement: 3,000 hard rules, decide", run: hd, answer: () => hd().verdict });
   for (const n of [1000, 3000]) {
     const policy = loadPlacement(ok(compilePlacement(manyRules(n)), `${n} rules`));
     const req = PlaceRequest.parse({ user: "carol", groups: ["staff"] });

@@ -7,7 +7,11 @@
  * Prints, per row, the median µs of each tree, the median of the paired ratios
  * head / base and their spread (10th–90th percentile), and flags rows more than
  * 10% slower. Options: --rounds (8), --reps per round (3), --ms per sample (40),
- * --filter <regex on row names>, --json <file> to keep the samples.
+ * --filter <regex on row names>, --json <file> to keep the samples, --cold
+ * <processes per tree> (6; 0 for none): the cold rows, each sample the first
+ * compile of the 3,000-rule placement file in a fresh process of one tree
+ * (bench/placement-cold.ts), the trees alternating, then that process's load
+ * and first decision; paired as the other rows are.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -34,6 +38,7 @@ const rounds = Number(opt("rounds") ?? 8);
 const reps = opt("reps") ?? "3";
 const ms = opt("ms") ?? "40";
 const filter = opt("filter");
+const coldRounds = Number(opt("cold") ?? 6);
 
 const dir = mkdtempSync(path.join(tmpdir(), "arbiter-ab-"));
 const fixtures: Fixtures = {
@@ -48,6 +53,9 @@ const rowsEntry = path.join(import.meta.dirname, "rows.ts");
 await bundleFor(rowsEntry, path.join(dir, "base.mjs"), path.resolve(base));
 await bundleFor(rowsEntry, path.join(dir, "head.mjs"), head);
 await bundleFor(path.join(import.meta.dirname, "child.ts"), path.join(dir, "child.mjs"), OWN, false);
+const coldEntry = path.join(import.meta.dirname, "../placement-cold.ts");
+await bundleFor(coldEntry, path.join(dir, "cold-base.mjs"), path.resolve(base));
+await bundleFor(coldEntry, path.join(dir, "cold-head.mjs"), head);
 
 interface RoundRow {
   name: string;
@@ -79,6 +87,46 @@ for (let r = 0; r < rounds; r++) {
     all.set(row.name, acc);
   }
   process.stderr.write(`round ${r + 1}/${rounds} done (load ${loadavg()[0].toFixed(1)})\n`);
+}
+
+/** The cold rows' names, for the figures bench/placement-cold.ts prints. */
+const COLD_ROWS = [
+  ["compileMs", "placement: compile 3,000 hard rules, fresh process (ms)"],
+  ["loadMs", "placement: then load them, fresh process (ms)"],
+  ["firstDecisionUs", "placement: then the first decision, fresh process"],
+] as const;
+
+function coldSample(file: string): Record<string, number> {
+  const out = spawnSync(process.execPath, [file], { encoding: "utf8" });
+  const line = out.stdout.split("\n").find((l) => l.startsWith("COLD "));
+  if (out.status !== 0 || line === undefined) {
+    console.error(`cold sample failed:\n${out.stderr}`);
+    process.exit(1);
+  }
+  return JSON.parse(line.slice(5)) as Record<string, number>;
+}
+
+if (coldRounds > 0 && (filter === undefined || COLD_ROWS.some(([, name]) => new RegExp(filter, "i").test(name)))) {
+  for (let r = 0; r < coldRounds; r++) {
+    // the trees alternate going first
+    let a: Record<string, number>;
+    let b: Record<string, number>;
+    if (r % 2 === 0) {
+      a = coldSample(path.join(dir, "cold-base.mjs"));
+      b = coldSample(path.join(dir, "cold-head.mjs"));
+    } else {
+      b = coldSample(path.join(dir, "cold-head.mjs"));
+      a = coldSample(path.join(dir, "cold-base.mjs"));
+    }
+    for (const [key, name] of COLD_ROWS) {
+      const acc = all.get(name) ?? { a: [], b: [], ratios: [] };
+      acc.a.push(a[key]);
+      acc.b.push(b[key]);
+      acc.ratios.push(b[key] / a[key]);
+      all.set(name, acc);
+    }
+    process.stderr.write(`cold ${r + 1}/${coldRounds} done (load ${loadavg()[0].toFixed(1)})\n`);
+  }
 }
 
 function quantile(xs: readonly number[], q: number): number {

@@ -6,17 +6,23 @@
 #   HTCONDOR_SRC      a checkout or extracted tree holding src/classad (or that
 #                     directory itself)
 #   HTCONDOR_MIRROR   a bare git mirror of htcondor/htcondor (default
-#                     /work/.mirror/htcondor+htcondor/repo); src/classad of its
-#                     HEAD is extracted into .bench/htcondor/src/classad
+#                     /work/.mirror/htcondor+htcondor/repo); src/classad at
+#                     CLASSAD_REF is extracted into .bench/htcondor/<ref>/
+#   CLASSAD_REF       the tag, branch or commit of the mirror to build; default
+#                     v23.9.6 (the release issue 31's baseline was measured
+#                     with); e.g. CLASSAD_REF=v25.13.2 or CLASSAD_REF=HEAD
+# Each source gets its own build directory (.bench/libclassad/<ref>/, holding
+# the objects, libclassad.a, the harness and VERSION), so builds of several
+# refs stay side by side and switching between them rebuilds nothing.
 # Needs g++ (C++20) and libpcre2-dev. Prints the harness path on stdout and
 # exits 0; otherwise prints why on stderr and exits 2 (no source) or 1.
-# Nothing of HTCondor is written outside .bench/.
+# Nothing of HTCondor is written outside .bench/ and nothing of it is committed.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-out="$root/.bench/libclassad"
 mirror="${HTCONDOR_MIRROR:-/work/.mirror/htcondor+htcondor/repo}"
+ref="${CLASSAD_REF:-v23.9.6}"
 cxx="${CXX:-g++}"
 
 # the library's own sources; testers, the fuzzer, XML and the collection
@@ -29,24 +35,28 @@ if [[ -n "${HTCONDOR_SRC:-}" ]]; then
   if [[ -d "$HTCONDOR_SRC/src/classad" ]]; then src="$HTCONDOR_SRC/src/classad"; else src="$HTCONDOR_SRC"; fi
   [[ -f "$src/classad/matchClassad.h" ]] || { echo "HTCONDOR_SRC=$HTCONDOR_SRC holds no src/classad" >&2; exit 2; }
   version="$(grep -m1 -o 'set(VERSION "[0-9.]*")' "$src/../../CMakeLists.txt" 2>/dev/null | grep -o '[0-9][0-9.]*' || echo unknown) (HTCONDOR_SRC)"
+  out="$root/.bench/libclassad/src-$(printf '%s' "$src" | cksum | cut -d' ' -f1)"
 elif git --git-dir="$mirror" rev-parse --verify -q HEAD >/dev/null 2>&1; then
-  head="$(git --git-dir="$mirror" rev-parse HEAD)"
-  src="$root/.bench/htcondor/src/classad"
-  if [[ "$(cat "$root/.bench/htcondor/COMMIT" 2>/dev/null)" != "$head" ]]; then
-    rm -rf "$root/.bench/htcondor"
+  commit="$(git --git-dir="$mirror" rev-parse --verify -q "$ref^{commit}")" ||
+    { echo "CLASSAD_REF=$ref names no commit in the mirror $mirror" >&2; exit 2; }
+  # the exact tag when there is one, else the nearest tag and the distance from it
+  described="$(git --git-dir="$mirror" describe --tags "$commit" 2>/dev/null || echo "$commit")"
+  tree="$root/.bench/htcondor/$described"
+  src="$tree/src/classad"
+  if [[ "$(cat "$tree/COMMIT" 2>/dev/null)" != "$commit" ]]; then
+    rm -rf "$tree"
     mkdir -p "$src/classad"
     # file by file: the mirror lacks some large test-data blobs we do not need
     for f in $lib_files; do
-      git --git-dir="$mirror" show "HEAD:src/classad/$f.cpp" >"$src/$f.cpp"
+      git --git-dir="$mirror" show "$commit:src/classad/$f.cpp" >"$src/$f.cpp"
     done
-    git --git-dir="$mirror" ls-tree --name-only HEAD src/classad/classad/ | while read -r h; do
-      git --git-dir="$mirror" show "HEAD:$h" >"$src/classad/$(basename "$h")"
+    git --git-dir="$mirror" ls-tree --name-only "$commit" src/classad/classad/ | while read -r h; do
+      git --git-dir="$mirror" show "$commit:$h" >"$src/classad/$(basename "$h")"
     done
-    described="$(git --git-dir="$mirror" describe --tags HEAD 2>/dev/null || echo "$head")"
-    echo "$described" >"$root/.bench/htcondor/DESCRIBE"
-    echo "$head" >"$root/.bench/htcondor/COMMIT"
+    echo "$commit" >"$tree/COMMIT"
   fi
-  version="$(cat "$root/.bench/htcondor/DESCRIBE") (mirror HEAD)"
+  version="$described"
+  out="$root/.bench/libclassad/$described"
 else
   echo "no HTCondor source: set HTCONDOR_SRC to a tree holding src/classad (mirror $mirror not found)" >&2
   exit 2
@@ -55,12 +65,6 @@ fi
 command -v "$cxx" >/dev/null || { echo "no C++ compiler ($cxx)" >&2; exit 1; }
 [[ -f /usr/include/pcre2.h ]] || { echo "pcre2.h not found: install libpcre2-dev" >&2; exit 1; }
 
-# objects built from another source tree are not reused
-if [[ "$(cat "$out/SOURCE" 2>/dev/null)" != "$src" ]]; then
-  rm -rf "$out"
-  mkdir -p "$out"
-  echo "$src" >"$out/SOURCE"
-fi
 mkdir -p "$out/obj"
 vnum="$(grep -o '^[v]*[0-9]*[.][0-9]*[.][0-9]*' <<<"${version#v}" || true)"
 IFS=. read -r vmaj vmin vpat <<<"${vnum:-0.0.0}"
@@ -78,7 +82,7 @@ if [[ ! -f "$out/libclassad.a" ]] || [[ -n "$(find "$out/obj" -newer "$out/libcl
   rm -f "$out/libclassad.a"
   ar rcs "$out/libclassad.a" "${objs[@]}"
 fi
-bin="$root/.bench/classad-harness"
+bin="$out/classad-harness"
 if [[ ! -f "$bin" || "$here/classad-harness.cpp" -nt "$bin" || "$out/libclassad.a" -nt "$bin" ]]; then
   "$cxx" -std=c++20 -O2 -DNDEBUG -DUNIX -Wall -Wextra -I"$src" "$here/classad-harness.cpp" "$out/libclassad.a" -lpcre2-8 -ldl -o "$bin"
 fi

@@ -3,10 +3,12 @@
  * bench run through our C++ harness (bench/native/classad-harness.cpp).
  *
  * The harness is `LIBCLASSAD_HARNESS` when set (a built binary); otherwise
- * bench/native/build.sh builds it into `.bench/` from `HTCONDOR_SRC` (a tree
- * holding src/classad) or from the bare git mirror of htcondor/htcondor
- * (`HTCONDOR_MIRROR`, default /work/.mirror/htcondor+htcondor/repo).
- * `LIBCLASSAD=off` skips it. When no harness can be had, `libclassad()` says
+ * bench/native/build.sh builds it into `.bench/libclassad/<ref>/` from
+ * `HTCONDOR_SRC` (a tree holding src/classad) or from the bare git mirror of
+ * htcondor/htcondor (`HTCONDOR_MIRROR`, default
+ * /work/.mirror/htcondor+htcondor/repo) at `CLASSAD_REF` (default v23.9.6,
+ * the release issue 31's baseline was measured with). `LIBCLASSAD=off` skips
+ * it. The benches print the version they compared against. When no harness can be had, `libclassad()` says
  * why and the benches print our figures alone.
  */
 import { spawnSync } from "node:child_process";
@@ -34,15 +36,16 @@ function locate(): Libclassad {
     if (!existsSync(given)) return { ok: false, reason: `LIBCLASSAD_HARNESS=${given} does not exist` };
     return { ok: true, path: given, version: versionOf(given) };
   }
-  if (!existsSync(join(HERE, "../../.bench/classad-harness")))
-    console.error("libclassad: building it and our harness into .bench/ (first use: a few minutes)");
+  const ref = process.env.CLASSAD_REF ?? "v23.9.6";
+  if (!existsSync(join(HERE, "../../.bench/libclassad", ref, "classad-harness")))
+    console.error(`libclassad: building ${ref} and our harness into .bench/ unless built (first use: a few minutes)`);
   const r = spawnSync("bash", [join(HERE, "build.sh")], { encoding: "utf8" });
   if (r.status !== 0) {
     const why = (r.stderr ?? "").trim().split("\n").slice(-3).join(" / ") || `build.sh exited ${r.status}`;
     return { ok: false, reason: `libclassad could not be built here (${why})` };
   }
   const path = r.stdout.trim().split("\n").pop() as string;
-  const stamp = join(dirname(path), "libclassad", "VERSION");
+  const stamp = join(dirname(path), "VERSION");
   const version = existsSync(stamp) ? readFileSync(stamp, "utf8").trim() : versionOf(path);
   return { ok: true, path, version };
 }

@@ -8,7 +8,9 @@
  */
 import { compilePlacement, decidePlacement, loadPlacement } from "../../src/engines/placement/index.js";
 import { hardRule, placementWithRules } from "../fixtures.js";
-import { measureSeries, report } from "./series.js";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { collect, cpuMicros, measureSeries, median, report } from "./series.js";
 
 const SIZES = [10, 100, 300, 1_000, 3_000];
 
@@ -67,4 +69,37 @@ const hard = measureSeries(
     return { run: () => decidePlacement(policy, hardRequest as never, { explain: false }) };
   },
 );
-report({ ...hard, notes: [...hard.notes, ...compileNotes] });
+
+/**
+ * Compiling the 3,000-rule hard file warm (median of 5 compiles in this
+ * process after the series and one untimed compile) and cold (the first compile of a fresh process,
+ * median of 5 processes: bench/placement-cold.ts), with the cold process's
+ * load of the stored policy and its first decision.
+ */
+function compileFigures(): string[] {
+  const text = hardText(3_000);
+  const warm: number[] = [];
+  // one untimed compile, then no full collection between the timed ones (it would shrink the young generation again)
+  collect();
+  compilePlacement(text);
+  for (let i = 0; i < 5; i++) {
+    const t0 = cpuMicros();
+    compilePlacement(text);
+    warm.push((cpuMicros() - t0) / 1000);
+  }
+  const file = fileURLToPath(new URL("../placement-cold.ts", import.meta.url));
+  const cold: { compileMs: number; loadMs: number; firstDecisionUs: number }[] = [];
+  for (let i = 0; i < 5; i++) {
+    const r = spawnSync(process.execPath, ["--import", "tsx", file], { encoding: "utf8" });
+    const line = r.stdout.split("\n").find((l) => l.startsWith("COLD "));
+    if (r.status !== 0 || line === undefined) throw new Error(`placement-cold: exited ${r.status}: ${r.stderr.slice(-400)}`);
+    cold.push(JSON.parse(line.slice(5)));
+  }
+  const m = (xs: number[]) => median(xs);
+  return [
+    `compile 3,000 hard rules: warm ${m(warm).toFixed(0)} ms (median of 5 in one process, after one untimed), cold ${m(cold.map((c) => c.compileMs)).toFixed(0)} ms (first compile of a fresh process, median of 5: ${cold.map((c) => c.compileMs.toFixed(0)).join(" / ")})`,
+    `after the cold compile: load ${m(cold.map((c) => c.loadMs)).toFixed(1)} ms, first decision ${m(cold.map((c) => c.firstDecisionUs)).toFixed(0)} µs (medians of the same 5 processes)`,
+  ];
+}
+
+report({ ...hard, notes: [...hard.notes, ...compileNotes, ...compileFigures()] });

@@ -1,7 +1,7 @@
 /** Regex builtins: match, test, capture dispatch, split/2, sub/gsub. */
 import type { Json } from "../engines/common/json.js";
 import { defNative } from "./builtins-define.js";
-import { captureAll, matchAll } from "./regex.js";
+import { captureEach, matchAll } from "./regex.js";
 import { add } from "./ops.js";
 import { desc, fail, typeOf, type JObj } from "./values.js";
 
@@ -54,19 +54,14 @@ function captureObject(m: JObj): JObj {
 defNative("capture", 1, {
   gen: (i, a, env, emit) =>
     a[0].gen(i, env, (v) => {
+      // a pattern alone (the usual case) needs no [pattern, flags] pair
+      if (typeof v === "string") return captureEach(i, v, null, emit);
       const [re, fl] = reAndFlags(v);
-      for (const o of captureAll(i, re, fl)) if (emit(o)) return true;
-      return false;
+      return captureEach(i, re, fl, emit);
     }),
 });
 defNative("capture", 2, {
-  gen: (i, a, env, emit) =>
-    a[0].gen(i, env, (re) =>
-      a[1].gen(i, env, (fl) => {
-        for (const o of captureAll(i, re, fl)) if (emit(o)) return true;
-        return false;
-      }),
-    ),
+  gen: (i, a, env, emit) => a[0].gen(i, env, (re) => a[1].gen(i, env, (fl) => captureEach(i, re, fl, emit))),
 });
 
 function cpSlice(s: string, from: number, to: number): string {

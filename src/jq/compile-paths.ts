@@ -24,6 +24,18 @@ export function compilePathMode(c: Compiler, n: Node, sc: Scope): PGen {
     case "index": {
       const opt = n.opt === true;
       const t = c.pgen(n.target, sc);
+      if (!opt && n.key.k === "literal") {
+        // a literal key (`.k`, `.[0]`): no generator for the key; on `.` itself, no callback for the target
+        const kv = n.key.v;
+        const step1 = (tv: Json, tp: Path | null, emit: (v: Json, p: Path | null) => boolean): boolean => {
+          if (tp === null)
+            return fail(`Invalid path expression near attempt to access element ${keyPreview(kv)} of ${preview30(tv)}`);
+          charge(tp.length + 1);
+          return emit(tv === null ? null : indexValue(tv, kv), tp.concat([kv]));
+        };
+        if (n.target.k === "identity") return (i, p, _env, emit) => step1(i, p, emit);
+        return (i, p, env, emit) => t(i, p, env, (tv, tp) => step1(tv, tp, emit));
+      }
       const k = c.gen(n.key, sc);
       return (i, p, env, emit) =>
         k(i, env, (kv) =>

@@ -7,7 +7,7 @@ import type { Json } from "../engines/common/json.js";
 import type { Node } from "./ast.js";
 import type { Compiler, Native } from "./compile.js";
 import { applyFormat } from "./formats.js";
-import { binop, indexValue, literalComparison, sliceValue } from "./ops.js";
+import { binopFn, indexValue, literalComparison, sliceValue } from "./ops.js";
 import { IS_PROTO_KEY, field } from "./eval-helpers.js";
 import { printCompact } from "./print.js";
 import { ALLOC, charge, chargeFormatted, Env, KEY, step, up, type Gen } from "./runtime.js";
@@ -128,9 +128,10 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
           const rv = r(i, env);
           return lit(l(i, env), rv);
         };
+      const f = binopFn(op);
       return (i, env) => {
         const rv = r(i, env);
-        return binop(op, l(i, env), rv);
+        return f(l(i, env), rv);
       };
     }
     case "and":

@@ -2,7 +2,7 @@
 import type { Json } from "../engines/common/json.js";
 import type { FuncDef, Node, Pattern } from "./ast.js";
 import { applyFormat, checkFormat } from "./formats.js";
-import { binop, indexValue, literalComparison, sliceValue } from "./ops.js";
+import { binopFn, indexValue, literalComparison, sliceValue } from "./ops.js";
 import { delPaths, getPath } from "./paths.js";
 import { ALLOC, charge, chargeFormatted, Closure, Env, S, step, up, type ArgInfo, type Emit, type Gen, type PEmit, type PGen, type Path } from "./runtime.js";
 import { JqCompileError, Scope, type FuncInfo, type InlineArg } from "./scope.js";
@@ -117,14 +117,12 @@ export class Compiler {
         const l = this.gen(n.l, sc);
         const r = this.gen(n.r, sc);
         const op = n.op;
-        const lit = literalComparison(op, n.l, n.r);
+        const f = literalComparison(op, n.l, n.r) ?? binopFn(op);
         if (n.r.k === "literal") {
           const rv = n.r.v;
-          if (lit !== null) return (i, env, emit) => l(i, env, (lv) => emit(lit(lv, rv)));
-          return (i, env, emit) => l(i, env, (lv) => emit(binop(op, lv, rv)));
+          return (i, env, emit) => l(i, env, (lv) => emit(f(lv, rv)));
         }
-        if (lit !== null) return (i, env, emit) => r(i, env, (rv) => l(i, env, (lv) => emit(lit(lv, rv))));
-        return (i, env, emit) => r(i, env, (rv) => l(i, env, (lv) => emit(binop(op, lv, rv))));
+        return (i, env, emit) => r(i, env, (rv) => l(i, env, (lv) => emit(f(lv, rv))));
       }
       case "and":
       case "or": {

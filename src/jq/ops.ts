@@ -2,6 +2,7 @@
 import type { Json } from "../engines/common/json.js";
 import { keysOf } from "./key-order.js";
 import { ALLOC, charge, COPY_KEY, sizeOf } from "./runtime.js";
+import { walked } from "./work-guard.js";
 import { compare, compareWithLiteral, copyObj, desc, equals, fail, getKey, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
 
 const isObj = isObject;
@@ -133,37 +134,91 @@ export function mod(a: Json, b: Json): Json {
 const COMPARISONS = new Set(["==", "!=", "<", "<=", ">", ">="]);
 const MIRRORED: Record<string, string> = { "==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<=" };
 
-function compareOpLiteral(op: string, a: Json, lit: number): boolean {
-  const c = compareWithLiteral(a, lit);
+/** A comparison of an operand with a number literal, chosen once per operator (no switch per call). */
+function numberLiteralOp(op: string): (a: Json, lit: number) => boolean {
   switch (op) {
     case "==":
-      return c === 0;
+      return (a, lit) => compareWithLiteral(a, lit) === 0;
     case "!=":
-      return c !== 0;
+      return (a, lit) => compareWithLiteral(a, lit) !== 0;
     case "<":
-      return c < 0;
+      return (a, lit) => compareWithLiteral(a, lit) < 0;
     case "<=":
-      return c <= 0;
+      return (a, lit) => compareWithLiteral(a, lit) <= 0;
     case ">":
-      return c > 0;
+      return (a, lit) => compareWithLiteral(a, lit) > 0;
     default:
-      return c >= 0;
+      return (a, lit) => compareWithLiteral(a, lit) >= 0;
   }
+}
+
+/**
+ * `x == lit` / `x != lit` for a null, boolean or string literal: equal only when identical, and
+ * a miss counts one node visited, as `equals` does (the same charge, without its type tests).
+ */
+function scalarLiteralEquality(op: string, lit: null | boolean | string, litOnRight: boolean): (a: Json, b: Json) => boolean {
+  const eq = op === "==";
+  if (litOnRight) return (a) => (a === lit ? eq : (walked(), !eq));
+  return (_a, b) => (b === lit ? eq : (walked(), !eq));
+}
+
+function isScalarLiteral(n: { k: string; v?: unknown }): n is { k: "literal"; v: null | boolean | string } {
+  return n.k === "literal" && (n.v === null || typeof n.v === "boolean" || typeof n.v === "string");
 }
 
 /**
  * A comparison with a plain number literal of the program on one side, as a function of both
  * operand values (left, right), or null for any other operator or operand: a literal compares with
- * a number that kept its literal as a decimal (see compareWithLiteral).
+ * a number that kept its literal as a decimal (see compareWithLiteral). `==` and `!=` with a null,
+ * boolean or string literal are an identity test (see scalarLiteralEquality).
  */
 export function literalComparison(op: string, left: { k: string; v?: unknown }, right: { k: string; v?: unknown }): ((a: Json, b: Json) => Json) | null {
   if (!COMPARISONS.has(op)) return null;
-  if (right.k === "literal" && typeof right.v === "number") return (a, b) => compareOpLiteral(op, a, b as number);
+  if (right.k === "literal" && typeof right.v === "number") {
+    const f = numberLiteralOp(op);
+    return (a, b) => f(a, b as number);
+  }
   if (left.k === "literal" && typeof left.v === "number") {
-    const mirrored = MIRRORED[op];
-    return (a, b) => compareOpLiteral(mirrored, b, a as number);
+    const f = numberLiteralOp(MIRRORED[op]);
+    return (a, b) => f(b, a as number);
+  }
+  if (op === "==" || op === "!=") {
+    if (isScalarLiteral(right)) return scalarLiteralEquality(op, right.v, true);
+    if (isScalarLiteral(left)) return scalarLiteralEquality(op, left.v, false);
   }
   return null;
+}
+
+/**
+ * A binary operator as a function of its two operand values, chosen once at compile time
+ * (`binop` without the switch per call); plain numbers take the first branch.
+ */
+export function binopFn(op: string): (a: Json, b: Json) => Json {
+  switch (op) {
+    case "+":
+      return add;
+    case "-":
+      return (a, b) => (typeof a === "number" && typeof b === "number" ? a - b : sub(a, b));
+    case "*":
+      return (a, b) => (typeof a === "number" && typeof b === "number" ? a * b : mul(a, b));
+    case "/":
+      return div;
+    case "%":
+      return mod;
+    case "==":
+      return equals;
+    case "!=":
+      return (a, b) => !equals(a, b);
+    case "<":
+      return (a, b) => compare(a, b) < 0;
+    case "<=":
+      return (a, b) => compare(a, b) <= 0;
+    case ">":
+      return (a, b) => compare(a, b) > 0;
+    case ">=":
+      return (a, b) => compare(a, b) >= 0;
+  }
+  throw new Error("unknown operator " + op);
 }
 
 /** Applies a binary operator by its source symbol. */

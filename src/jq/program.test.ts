@@ -33,6 +33,33 @@ describe("compileJq / run API", () => {
     const e = compileJq("empty");
     if (e.ok) expect(e.value.first(1)).toBeUndefined();
   });
+  it("compares with null, boolean and string literals as equals does, and takes literal-key paths as before", () => {
+    const input: Json = [null, "a", "b", 0, 1, true, false, { a: 1 }, ["a"]];
+    expect(run('[.[] | [. == null, . != "a", "a" == ., . == true, false != .]]', input).outputs).toEqual([
+      [
+        [true, true, false, false, true],
+        [false, false, true, false, true],
+        [false, true, false, false, true],
+        [false, true, false, false, true],
+        [false, true, false, false, true],
+        [false, true, false, true, true],
+        [false, true, false, false, false],
+        [false, true, false, false, true],
+        [false, true, false, false, true],
+      ],
+    ]);
+    // literal numbers keep their text: still never equal to a string or null
+    expect(run('[1.000, 100000000000000000001] | map(. == "1", . == null, . != false)').outputs).toEqual([[false, false, true, false, false, true]]);
+    expect(run('[path(.a), path(.a.b), path(.[0]), path(.[1].c)]', null).outputs).toEqual([[["a"], ["a", "b"], [0], [1, "c"]]]);
+    expect(run("del(.a), del(.b)", { a: 1, b: 2, c: 3 }).outputs).toEqual([{ b: 2, c: 3 }, { a: 1, c: 3 }]);
+    expect(run("try path(.a) catch .", 5).outputs).toEqual(['Cannot index number with string "a"']);
+    expect(run("try path(1 | .a) catch .", {}).outputs).toEqual(['Invalid path expression near attempt to access element "a" of 1']);
+    expect(run('[capture("(?<x>[a-z])(?<y>[0-9])?")], [capture("(?<x>[a-z])"; "g")], [capture(["(?<x>A)", "i"])]', "a1b").outputs).toEqual([
+      [{ x: "a", y: "1" }],
+      [{ x: "a" }, { x: "b" }],
+      [{ x: "a" }],
+    ]);
+  });
   it("ends runaway programs with the budget error", () => {
     for (const p of ["def f: f; f", "repeat(.)", "range(1e12)", "def f: [f]; f", "[limit(1e9; repeat(1))]"])
       expect(run(p, 0, { maxSteps: 100_000 }).error).toBe(BUDGET_MESSAGE);

@@ -102,22 +102,42 @@ export function captureAll(sV: Json, reV: Json, flagsV: Json): JObj[] {
     if (++guard > 1_000_000) throw new JqError("Regex failure: too many matches");
     const m = c.rx.match(s, from);
     if (m === null) break;
-    const o: JObj = {};
-    const start = m.index;
-    const empty = m[0].length === 0;
-    for (let g = 1; g < m.length; g++) {
-      const name = c.names[g - 1];
-      if (name !== null && name !== undefined) o[name] = empty ? "" : m[g] === undefined ? null : m[g];
-    }
-    out.push(o);
+    out.push(captureObject(c, m));
     if (!c.global) break;
+    const start = m.index;
     from = start + m[0].length;
-    if (empty) {
+    if (m[0].length === 0) {
       if (start >= s.length) break;
       from = start + ((s.codePointAt(start) ?? 0) > 0xffff ? 2 : 1);
     }
   }
   return out;
+}
+
+function captureObject(c: Compiled, m: RegExpExecArray): JObj {
+  const o: JObj = {};
+  const names = c.names;
+  const empty = m[0].length === 0;
+  for (let g = 1; g < m.length; g++) {
+    const name = names[g - 1];
+    if (name !== null && name !== undefined) o[name] = empty ? "" : m[g] === undefined ? null : m[g];
+  }
+  return o;
+}
+
+/**
+ * Emits `capture`'s objects until `emit` returns true; returns whether it did. Without `g` the
+ * one match is emitted as found (no array of results); with `g` every match is found first, as
+ * jq finds them all before its first output.
+ */
+export function captureEach(sV: Json, reV: Json, flagsV: Json, emit: (o: JObj) => boolean): boolean {
+  const c = prepare(sV, reV, flagsV);
+  if (c.global || c.skipEmpty) {
+    for (const o of captureAll(sV, reV, flagsV)) if (emit(o)) return true;
+    return false;
+  }
+  const m = c.rx.match(sV as string, 0);
+  return m === null ? false : emit(captureObject(c, m));
 }
 
 /**

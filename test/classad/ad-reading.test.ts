@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import {
   clearExprCache,
   exprCacheHeld,
+  isTrimmed,
   parseNewAd,
   parseOldAd,
   type AdResult,
@@ -117,6 +118,13 @@ const OLD_ADS = [
   "g = 1.",
   "m = 1.5.5",
   'a = strcat("\\\\", "x")\nb = "clean"\nc = "back\\\\slash"\nd = "after"\ne = "q\\"uote"\nf = "x" + "y"',
+  // the reader finds a line's end in the pass that reads a plain literal: what may follow one
+  'a = "x" y\nb = "x" "y"\nc = "x"  \r\nd = "x"\u00a0\u2028\ne = "x\nf = 1',
+  "a = 1 2\nb = 1+2\nc = true \u00a0\r\nd = -5\t\ne = 5x\nf = 1.25 \ng = false;",
+  "\u00a0# comment = 1\na = 1\n\r\n \u3000 \n#\nb = 2",
+  'a = "\nb = 1',
+  'a = "x\\',
+  "a = 1\n  # indented comment\nb = \u00a0\nc = 3",
 ];
 
 describe("reading ads in place", () => {
@@ -135,6 +143,12 @@ describe("reading ads in place", () => {
       expect(outcome(parseOldAd(text)), JSON.stringify(text.slice(0, 80))).toBe(wholeOld(text));
       expect(outcome(parseOldAd(text)), JSON.stringify(text.slice(0, 80))).toBe(wholeOld(text));
     }
+  });
+
+  it("trims an expression in place exactly as String.prototype.trim does, for every code unit", () => {
+    const differ: string[] = [];
+    for (let c = 0; c < 0x10000; c++) if (isTrimmed(c) !== (String.fromCharCode(c).trim() === "")) differ.push(c.toString(16));
+    expect(differ).toEqual([]);
   });
 
   it("reads a name against the one the ads of its kind had there, also when it only starts like it", () => {

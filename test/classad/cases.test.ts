@@ -16,6 +16,7 @@ import { readAd } from "../../src/engines/classad/ad-input.js";
 import { printValue } from "../../src/engines/classad/evaluate.js";
 import { AdCheckRequest, MatchRequest } from "../../src/http/schemas/match.js";
 import { loadCases, REPO_ROOT } from "../support/cases.js";
+import { impliedBest, type MatchAnswer } from "../support/match-best.js";
 
 const Ad = z.union([z.string(), z.record(z.string(), z.unknown())]);
 const Printed = z.strictObject({ type: z.string(), value: z.string().optional() });
@@ -40,6 +41,16 @@ const MatchWant = z.strictObject({
   schedd: z.strictObject({ discarded: z.boolean() }).optional(),
   machines: z.array(MachineLine).optional(),
   best: z.union([z.string(), z.number(), z.null()]).optional(),
+  counts: z
+    .strictObject({
+      machines: z.number(),
+      matched: z.number(),
+      discarded: z.number(),
+      rejected_by_resource_expr: z.number(),
+      rejected_by_job_expr: z.number(),
+      unmatched: z.number(),
+    })
+    .optional(),
   log: z.array(z.string()).optional(),
   discarded: z.boolean().optional(),
   cacheable: z.boolean().optional(),
@@ -114,7 +125,8 @@ describe("match cases", () => {
         try {
           const input = c.value.input as Record<string, unknown>;
           if ("kind" in input) decideAdCheck(policy, AdCheckRequest.parse(input), ctx);
-          else decideMatch(policy, MatchRequest.parse(input), ctx);
+          // the engine's own checks (the route's schema refuses the same `best` first)
+          else decideMatch(policy, input as Parameters<typeof decideMatch>[1], ctx);
         } catch (e) {
           thrown = e;
         }
@@ -131,6 +143,15 @@ describe("match cases", () => {
       const got: Record<string, unknown> = { ...d.verdict, cacheable: d.cacheable, outcome: d.outcome };
       if ("machines" in d.verdict) got.matched = d.verdict.machines.filter((m) => m.match).map((m) => m.name);
       for (const [k, v] of Object.entries(want)) expect(got[k], k).toEqual(v);
+      if ("kind" in input) return;
+      // every match case, asked for its best 1, 2 and 2,000: what its full answer implies
+      const { best: given, ...rest } = MatchRequest.parse(input);
+      const full = given === undefined ? d : decideMatch(policy, rest, ctx);
+      for (const n of [1, 2, 2000]) {
+        const b = decideMatch(policy, { ...rest, best: n }, ctx);
+        expect(b.verdict, `best ${n}`).toEqual(impliedBest(full.verdict as MatchAnswer, n));
+        expect([b.outcome, b.cacheable], `best ${n}`).toEqual([full.outcome, full.cacheable]);
+      }
     });
   }
 });

@@ -51,6 +51,10 @@ describe("views and outcome pairs", () => {
     const m1 = viewOf("match", { job: { discarded: false }, machines: [{ match: true }, { match: true }], best: "s1" });
     const m2 = viewOf("match", { job: { discarded: false }, machines: [{ match: true }, { match: false }], best: "s1" });
     expect(pairOf(m1, m2)).toBe("matched 2 → 1");
+    // a best-N verdict lists one machine; its counts say how many matched
+    const b1 = viewOf("match", { job: { discarded: false }, machines: [{ match: true }], best: "s1", counts: { matched: 7 } });
+    const b2 = viewOf("match", { job: { discarded: false }, machines: [{ match: true }], best: "s1", counts: { matched: 6 } });
+    expect(pairOf(b1, b2)).toBe("matched 7 → 6");
     expect(pairOf(viewOf("jobfilter", { action: "ACCEPT", rule: null }), viewOf("jobfilter", { action: "PAUSE", rule: "u1" }))).toBe("action ACCEPT → PAUSE");
   });
 

@@ -57,6 +57,24 @@ describe("GET /v1/openapi.json", () => {
     expect(result.warnings.map((w) => w.message)).toEqual([]);
   });
 
+  it("declares the match request's `best` (an integer from 1 to 2,000) and the best-N answer's `counts`", async () => {
+    const doc = await served();
+    const op = doc.paths?.["/v1/match"]?.post as OperationObject;
+    const deref = (s: unknown): Record<string, unknown> => {
+      const ref = (s as { $ref?: string }).$ref;
+      if (ref === undefined) return s as Record<string, unknown>;
+      return deref(ref.split("/").slice(1).reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], doc));
+    };
+    const body = deref((op.requestBody as OpenAPIV3_1.RequestBodyObject).content["application/json"].schema);
+    expect((body.properties as Record<string, unknown>).best).toMatchObject({ type: "integer", minimum: 1, maximum: 2000 });
+    expect(body.required).not.toContain("best");
+    const answer = deref((op.responses?.["200"] as OpenAPIV3_1.ResponseObject).content?.["application/json"].schema);
+    const counts = deref((answer.properties as Record<string, unknown>).counts);
+    expect(Object.keys(counts.properties as object).sort()).toEqual(
+      ["discarded", "machines", "matched", "rejected_by_job_expr", "rejected_by_resource_expr", "unmatched"],
+    );
+  });
+
   it("names the server that answered", async () => {
     expect((await served()).servers).toEqual([{ url: server.url }]);
   });

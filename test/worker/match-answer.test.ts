@@ -2,6 +2,7 @@ import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloud
 import { describe, expect, it } from "vitest";
 import { app } from "../../src/http/app.js";
 import type { Env } from "../../src/env.js";
+import { impliedBest, type MatchAnswer } from "../support/match-best.js";
 
 const BASE = "http://arbiter.test";
 
@@ -136,5 +137,63 @@ describe("POST /v1/match answers", () => {
     ]);
     expect(v.trace.pairs.length).toBeGreaterThan(0);
     expect(firstDifference(JSON.stringify(v), text)).toBeNull();
+  });
+});
+
+/** POSTs a match body through the Worker (caching as deployed) and returns the status, cache header and parsed answer. */
+async function post(body: unknown): Promise<{ status: number; cache: string | null; text: string }> {
+  const res = await SELF.fetch(`${BASE}/v1/match`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, cache: res.headers.get("x-arbiter-cache"), text: await res.text() };
+}
+
+/** An answer without its envelope, the log's timestamps blanked. */
+function verdictOf(text: string): MatchAnswer {
+  const { decision_id: _d, revision: _r, cacheable: _c, ...rest } = JSON.parse(withoutId(text)) as Record<string, unknown>;
+  return rest as unknown as MatchAnswer;
+}
+
+describe("POST /v1/match with best", () => {
+  it.each([1, 3, 40, 2000])(
+    "lists the best %i machines and counts the rest as the full answer implies",
+    async (n) => {
+      const body = matchBody(500, crypto.randomUUID());
+      const full = await post(body);
+      const best = await post({ ...body, best: n });
+      expect([full.status, best.status]).toEqual([200, 200]);
+      const fullVerdict = verdictOf(full.text);
+      expect(verdictOf(best.text)).toEqual(impliedBest(fullVerdict, n));
+      const v = JSON.parse(best.text) as Record<string, unknown>;
+      expect(Object.keys(v)).toEqual(["decision_id", "revision", "cacheable", "job", "machines", "best", "counts", "log", "schedd"]);
+      expect(firstDifference(JSON.stringify(v), best.text)).toBeNull();
+      // the fixture has every fate the counts tell apart
+      const counts = v.counts as Record<string, number>;
+      expect(counts.discarded * counts.rejected_by_resource_expr * counts.unmatched * counts.matched).toBeGreaterThan(0);
+    },
+  );
+
+  it("caches each N apart: a hit only for the same N", async () => {
+    const body = matchBody(60, crypto.randomUUID());
+    const three = await post({ ...body, best: 3 });
+    const five = await post({ ...body, best: 5 });
+    const again = await post({ ...body, best: 3 });
+    const all = await post(body);
+    expect([three.cache, five.cache, again.cache, all.cache]).toEqual(["miss", "miss", "hit", "miss"]);
+    expect(verdictOf(three.text).machines).toHaveLength(3);
+    expect(verdictOf(five.text).machines).toHaveLength(5);
+    expect(verdictOf(again.text)).toEqual(verdictOf(three.text));
+    expect(verdictOf(all.text).machines).toHaveLength(60);
+  });
+
+  it.each([0, -2, 2.5, 2001, "3", null, true])("answers best = %j with 400 naming the field", async (n) => {
+    const r = await post({ ...matchBody(2, crypto.randomUUID()), best: n });
+    expect(r.status).toBe(400);
+    const e = (JSON.parse(r.text) as { error: { code: string; message: string; details: { at: string }[] } }).error;
+    expect(e.code).toBe("invalid_request");
+    expect(e.message).toBe("`best`: must be an integer from 1 to 2000");
+    expect(e.details[0].at).toBe("/best");
   });
 });

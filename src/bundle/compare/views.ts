@@ -34,7 +34,8 @@ const VIEWS: Record<DecisionKind, (v: Verdict) => View> = {
     job_discarded: (v.job as Verdict | undefined)?.discarded ?? null,
     schedd_discarded: (v.schedd as Verdict | undefined)?.discarded ?? null,
     best: v.best ?? null,
-    matched: count(v.machines),
+    // a best-N verdict lists N machines at most: its counts say how many matched
+    matched: typeof (v.counts as Verdict | undefined)?.matched === "number" ? (v.counts as Verdict).matched : count(v.machines),
   }),
   "ads-check": (v) => ({ discarded: v.discarded ?? null }),
   jobfilter: (v) => ({ action: v.action ?? null }),

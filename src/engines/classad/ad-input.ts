@@ -11,7 +11,8 @@ import { spend } from "../common/budget.js";
 import { AdNamesReader, ClassAd, adOf, type SlotValue } from "./classad.js";
 import { compile } from "./compile.js";
 import { readNewAdQuick } from "./ad-new-syntax.js";
-import { isTextError, sharedOldSlot, simpleLiteral, type TextError } from "./expr-cache.js";
+import { borrowCodes, releaseCodes } from "./char-codes.js";
+import { isTextError, sharedOldSlot, simpleLiteral } from "./expr-cache.js";
 import { type Node } from "./node.js";
 import { lineCol, parseAdLiteral, parseExpr } from "./parser.js";
 import { INT64_MAX, INT64_MIN, Real, UNDEF, normInt } from "./values.js";
@@ -26,15 +27,6 @@ export type AdResult = { ok: true; ad: ClassAd } | { ok: false; error: AdError }
 
 export { clearExprCache, exprCacheHeld, MAX_CACHE_CHARS, MAX_CACHED_TEXT } from "./expr-cache.js";
 
-/**
- * Compiles an old long-form attribute's expression text, sharing one compiled
- * form per distinct text; the plain integer and string literals most ad
- * attributes hold are kept as bare values (they rarely repeat, and cost no closure).
- */
-function compileText(text: string): SlotValue | TextError {
-  return simpleLiteral(text, 0, text.length) ?? sharedOldSlot(text);
-}
-
 /** Whether a character may start an attribute name (`[A-Za-z_]`). */
 function isNameStart(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
@@ -45,9 +37,20 @@ function isNameChar(c: number): boolean {
   return isNameStart(c) || (c >= 48 && c <= 57);
 }
 
-/** Whether `trim` removes this ASCII character (tab, line feed, vertical tab, form feed, carriage return, space). */
-function isTrimmedAscii(c: number): boolean {
-  return c === 32 || (c >= 9 && c <= 13);
+/** Whether `String.prototype.trim` removes this code unit (ECMAScript white space and line terminators). */
+export function isTrimmed(c: number): boolean {
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /** The failure of a line that is no `Name = Expr`. */
@@ -57,76 +60,114 @@ function notAnAttribute(line: number): AdResult {
 
 /**
  * Old long form: `Name = Expr` lines; blank and `#` lines ignored; old string escaping.
- * Read in place by character codes: a line's name is matched against the layout the ads
- * of its kind share (no string cut), a plain number costs no string at all.
+ * Read in place over the text's code units (char-codes.ts): a line's name is matched
+ * against the layout the ads of its kind share (no string cut), a plain number costs
+ * no string at all.
  */
 export function parseOldAd(text: string): AdResult {
+  const codes = borrowCodes(text);
+  try {
+    return readOldAd(text, codes);
+  } finally {
+    releaseCodes(codes);
+  }
+}
+
+/** Whether a code unit trim() removes, other than the line feed that ends a line. */
+function isBlankInLine(c: number): boolean {
+  return c !== 10 && isTrimmed(c);
+}
+
+/**
+ * Where the line holding `p` ends: its line feed, or the text's end; `p` is past
+ * the end when the rest of the line from it is blank (as trim() sees it), else
+ * a negative number.
+ */
+function blankToLineEnd(codes: Uint16Array, p: number, n: number): number {
+  while (p < n && isBlankInLine(codes[p])) p++;
+  return p >= n || codes[p] === 10 ? p : -1;
+}
+
+function readOldAd(text: string, codes: Uint16Array): AdResult {
   const n = text.length;
   const names = new AdNamesReader();
   const slots: SlotValue[] = [];
   let lineNo = 0;
-  // where the next backslash is written (n: none): a string before it needs no scan for one
-  let backslash = -1;
   for (let next = 0; next <= n; ) {
     const lineStart = next;
-    let lineEnd = text.indexOf("\n", lineStart);
-    if (lineEnd < 0) lineEnd = n;
-    next = lineEnd + 1;
     lineNo++;
-    if (lineEnd > lineStart && text.charCodeAt(lineEnd - 1) === 13) lineEnd--;
     let p = lineStart;
-    let c = p < lineEnd ? text.charCodeAt(p) : -1;
-    while (c === 32 || c === 9) c = ++p < lineEnd ? text.charCodeAt(p) : -1;
+    let c = p < n ? codes[p] : -1;
+    while (c === 32 || c === 9) c = ++p < n ? codes[p] : -1;
     if (!isNameStart(c)) {
       // not a name: a blank or `#` line is skipped (blank as trim() sees it), anything else is an error
-      const trimmed = text.slice(lineStart, lineEnd).trim();
-      if (trimmed === "" || trimmed.charCodeAt(0) === 35) continue;
+      while (p < n && isBlankInLine(codes[p])) p++;
+      if (p < n && codes[p] === 35) while (p < n && codes[p] !== 10) p++;
+      if (p >= n || codes[p] === 10) {
+        next = p + 1;
+        continue;
+      }
       spend(1);
       return notAnAttribute(lineNo);
     }
     spend(1);
     const nameStart = p;
     // the name the ads of this kind have here is compared in place; any other is scanned
-    const expected = names.expectedName(slots.length);
+    // (a name holds no line feed, so neither crosses the line's end)
+    const expected = names.expectedCodes(slots.length);
     let found = false;
-    if (expected !== null && p + expected.length <= lineEnd) {
+    if (expected !== null && p + expected.length <= n) {
+      const m = expected.length;
       let i = 0;
-      while (i < expected.length && expected.charCodeAt(i) === text.charCodeAt(p + i)) i++;
-      found = i === expected.length && !(p + i < lineEnd && isNameChar(text.charCodeAt(p + i)));
+      while (i < m && expected[i] === codes[p + i]) i++;
+      found = i === m && !(p + i < n && isNameChar(codes[p + i]));
     }
-    if (found) p += (expected as string).length;
-    else while (++p < lineEnd && isNameChar(text.charCodeAt(p)));
+    if (found) p += (expected as number[]).length;
+    else while (++p < n && isNameChar(codes[p]));
     const nameEnd = p;
-    c = p < lineEnd ? text.charCodeAt(p) : -1;
-    while (c === 32 || c === 9) c = ++p < lineEnd ? text.charCodeAt(p) : -1;
-    if (c !== 61 || (p + 1 < lineEnd && text.charCodeAt(p + 1) === 61)) return notAnAttribute(lineNo);
+    c = p < n ? codes[p] : -1;
+    while (c === 32 || c === 9) c = ++p < n ? codes[p] : -1;
+    if (c !== 61 || (p + 1 < n && codes[p + 1] === 61)) return notAnAttribute(lineNo);
     const exprCol = p + 2 - lineStart;
-    // the expression, trimmed in place (a non-ASCII character at either end is left to trim())
+    // the expression, trimmed in place as trim() would
     let s = p + 1;
-    let e = lineEnd;
-    while (s < e && isTrimmedAscii(text.charCodeAt(s))) s++;
-    while (e > s && isTrimmedAscii(text.charCodeAt(e - 1))) e--;
-    if (backslash < s) {
-      backslash = text.indexOf("\\", s);
-      if (backslash < 0) backslash = n;
+    while (s < n && isBlankInLine(codes[s])) s++;
+    // a plain literal ending its line is a value at once, read in the same pass that finds the line's end
+    let slot: SlotValue | undefined;
+    let end = -1;
+    const c0 = s < n ? codes[s] : -1;
+    if (c0 === 34) {
+      let q = s + 1;
+      while (q < n && (c = codes[q]) !== 34 && c !== 92 && c !== 10) q++;
+      if (q < n && c === 34 && (end = blankToLineEnd(codes, q + 1, n)) >= 0) slot = text.slice(s + 1, q);
+    } else if (c0 !== 10 && c0 !== -1) {
+      let q = s + 1;
+      while (q < n && (c = codes[q]) !== 10 && !isTrimmed(c)) q++;
+      if ((end = blankToLineEnd(codes, q, n)) >= 0) slot = simpleLiteral(codes, text, s, q);
     }
-    const nonAscii = e > s && (text.charCodeAt(s) > 127 || text.charCodeAt(e - 1) > 127);
-    // a plain literal is a value at once; only a parsed text can be an error
-    let slot: SlotValue | TextError | undefined = nonAscii ? undefined : simpleLiteral(text, s, e, backslash);
     if (slot === undefined) {
-      slot = nonAscii ? compileText(text.slice(s, e).trim()) : sharedOldSlot(text.slice(s, e));
-      if (isTextError(slot)) {
-        const name = text.slice(nameStart, nameEnd);
-        return { ok: false, error: { message: `attribute \`${name}\`: ${slot.message}`, at: `${lineNo}:${exprCol}` } };
+      // any other expression: up to the line's end, trimmed; parsed (or found in the shared cache)
+      if (end < 0) {
+        end = text.indexOf("\n", s);
+        if (end < 0) end = n;
       }
+      let e = end;
+      while (e > s && isTrimmed(codes[e - 1])) e--;
+      // the parse reads the ad's own code units, through a view of them
+      const parsed = sharedOldSlot(text.slice(s, e), codes.subarray(s, e));
+      if (isTextError(parsed)) {
+        const name = text.slice(nameStart, nameEnd);
+        return { ok: false, error: { message: `attribute \`${name}\`: ${parsed.message}`, at: `${lineNo}:${exprCol}` } };
+      }
+      slot = parsed;
     }
+    next = end + 1;
     if (found) names.addExpected();
     else names.add(text, nameStart, nameEnd, slots.length);
     slots.push(slot);
   }
   return { ok: true, ad: names.ad(slots) };
 }
-
 
 /**
  * A tree as an ad slot: a literal written without special text is kept as its bare value. Compiling

@@ -9,6 +9,7 @@
  */
 import { AdNamesReader, type ClassAd, type SlotValue } from "./classad.js";
 import { isTextError, sharedNewSlot, simpleLiteral } from "./expr-cache.js";
+import { borrowCodes, releaseCodes } from "./char-codes.js";
 import { Lexer, T } from "./lexer.js";
 
 /**
@@ -17,7 +18,15 @@ import { Lexer, T } from "./lexer.js";
  * compiling are charged to the decision's budget as the whole parse charges them.
  */
 export function readNewAdQuick(text: string): ClassAd | null {
-  const lx = new Lexer(text);
+  const codes = borrowCodes(text);
+  try {
+    return readQuick(text, new Lexer(text, codes));
+  } finally {
+    releaseCodes(codes);
+  }
+}
+
+function readQuick(text: string, lx: Lexer): ClassAd | null {
   lx.charged = true;
   lx.kindsOnly = true;
   if (lx.next() !== T.LBox) return null;
@@ -31,7 +40,7 @@ export function readNewAdQuick(text: string): ClassAd | null {
       continue;
     }
     // a quoted name ('…' is an identifier) is decoded by the whole parse
-    if (t !== T.Ident || text.charCodeAt(lx.start) === 39) return null;
+    if (t !== T.Ident || lx.codes[lx.start] === 39) return null;
     const nameStart = lx.start;
     const nameEnd = lx.pos;
     if (lx.next() !== T.Bound) return null;
@@ -50,7 +59,7 @@ export function readNewAdQuick(text: string): ClassAd | null {
       valueEnd = lx.pos;
       t = lx.next();
     }
-    const slot = simpleLiteral(text, valueStart, valueEnd) ?? sharedNewSlot(text.slice(valueStart, valueEnd));
+    const slot = simpleLiteral(lx.codes, text, valueStart, valueEnd) ?? sharedNewSlot(text.slice(valueStart, valueEnd));
     if (isTextError(slot)) return null;
     names.add(text, nameStart, nameEnd, slots.length);
     slots.push(slot);

@@ -44,6 +44,8 @@ export class AdLayout {
   private written: string[] | null = null;
   /** The child {@link withSpan} handed out last (kept beside `children`, dropped with them). */
   private lastChild: AdLayout | null = null;
+  /** The code units of the last name added, made on first use (see {@link lastNameCodes}). */
+  private nameCodes: number[] | null = null;
 
   private constructor(
     private readonly parent: AdLayout | null,
@@ -92,6 +94,16 @@ export class AdLayout {
   /** The name this layout added last, as written. */
   get lastName(): string {
     return this.name;
+  }
+
+  /** The code units of {@link lastName}, for comparing it with a text's code units in place. */
+  get lastNameCodes(): number[] {
+    if (this.nameCodes === null) {
+      const codes: number[] = [];
+      for (let i = 0; i < this.name.length; i++) codes.push(this.name.charCodeAt(i));
+      this.nameCodes = codes;
+    }
+    return this.nameCodes;
   }
 
   /** The layout with `name` added last, or null when a name equal to it ignoring case is already here. */
@@ -229,16 +241,16 @@ export class AdNamesReader {
   }
 
   /**
-   * The name the shared layouts expect next (the one the last ad read along
-   * this chain had here), or null; `count` attributes were added before it.
+   * The code units of the name the shared layouts expect next (the one the last
+   * ad read along this chain had here), or null; `count` attributes were added before it.
    */
-  expectedName(count: number): string | null {
+  expectedCodes(count: number): number[] | null {
     if (this.layout === null || count >= SHARED_MAX) return null;
     const next = this.layout.expected;
-    return next === null ? null : next.lastName;
+    return next === null ? null : next.lastNameCodes;
   }
 
-  /** Adds the name {@link expectedName} gave, which the caller found written in full. */
+  /** Adds the name {@link expectedCodes} gave, which the caller found written in full. */
   addExpected(): void {
     this.layout = (this.layout as AdLayout).expected;
   }

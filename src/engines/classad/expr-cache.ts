@@ -61,25 +61,26 @@ export interface TextError {
 }
 
 /**
- * The bare value of a plain literal written at `src[s, e)`: an integer
- * (`-?(0|[1-9][0-9]{0,14})`), a string literal without quote or backslash
- * inside, `true` or `false` in any case, or a real written `-?[0-9]+.[0-9]+`
- * (read as the lexer reads it); undefined for any other text. A caller that
- * knows no backslash is written before `noBackslashBefore` spares the scan for one.
+ * The bare value of a plain literal written at `src[s, e)` (`codes` holding
+ * its code units, char-codes.ts): an integer (`-?(0|[1-9][0-9]{0,14})`), a
+ * string literal without quote or backslash inside, `true` or `false` in any
+ * case, or a real written `-?[0-9]+.[0-9]+` (read as the lexer reads it);
+ * undefined for any other text.
  */
-export function simpleLiteral(src: string, s: number, e: number, noBackslashBefore = s): SlotValue | undefined {
+export function simpleLiteral(codes: Uint16Array, src: string, s: number, e: number): SlotValue | undefined {
   if (e <= s) return undefined;
-  const c0 = src.charCodeAt(s);
+  const c0 = codes[s];
   if (c0 === 34) {
-    if (e - s < 2 || src.charCodeAt(e - 1) !== 34) return undefined;
-    // the first quote after the opening one must be the closing one
-    if (src.indexOf('"', s + 1) !== e - 1) return undefined;
-    if (noBackslashBefore < e - 1)
-      for (let q = Math.max(s + 1, noBackslashBefore); q < e - 1; q++) if (src.charCodeAt(q) === 92) return undefined;
+    if (e - s < 2 || codes[e - 1] !== 34) return undefined;
+    // no quote before the closing one, and no backslash
+    for (let q = s + 1; q < e - 1; q++) {
+      const c = codes[q];
+      if (c === 34 || c === 92) return undefined;
+    }
     return src.slice(s + 1, e - 1);
   }
   const lower = c0 | 32;
-  if (lower === 116 || lower === 102) return booleanWord(src, s, e);
+  if (lower === 116 || lower === 102) return booleanWord(codes, s, e);
   let q = s;
   const neg = c0 === 45;
   if (neg) q++;
@@ -88,28 +89,28 @@ export function simpleLiteral(src: string, s: number, e: number, noBackslashBefo
   let v = 0;
   const first = q;
   for (; q < e; q++) {
-    const d = src.charCodeAt(q) - 48;
-    if (d < 0 || d > 9) return d === -2 && q > first ? realText(src, s, q, e) : undefined;
+    const d = codes[q] - 48;
+    if (d < 0 || d > 9) return d === -2 && q > first ? realText(codes, src, s, q, e) : undefined;
     v = v * 10 + d;
   }
   if (digits > 15) return undefined;
-  if (src.charCodeAt(first) === 48) return digits === 1 ? 0 : undefined;
+  if (codes[first] === 48) return digits === 1 ? 0 : undefined;
   return neg ? 0 - v : v;
 }
 
-/** `true` or `false` in any case written exactly at `src[s, e)`, or undefined. */
-function booleanWord(src: string, s: number, e: number): boolean | undefined {
+/** `true` or `false` in any case written exactly at `codes[s, e)`, or undefined. */
+function booleanWord(codes: Uint16Array, s: number, e: number): boolean | undefined {
   const word = e - s === 4 ? "true" : e - s === 5 ? "false" : null;
   if (word === null) return undefined;
-  for (let i = 0; i < word.length; i++) if ((src.charCodeAt(s + i) | 32) !== word.charCodeAt(i)) return undefined;
+  for (let i = 0; i < word.length; i++) if ((codes[s + i] | 32) !== word.charCodeAt(i)) return undefined;
   return word === "true";
 }
 
 /** A real `-?[0-9]+.[0-9]+` at `src[s, e)` whose `.` is at `dot` (digits before it checked), or undefined. */
-function realText(src: string, s: number, dot: number, e: number): Real | undefined {
+function realText(codes: Uint16Array, src: string, s: number, dot: number, e: number): Real | undefined {
   if (dot + 1 >= e) return undefined;
   for (let q = dot + 1; q < e; q++) {
-    const c = src.charCodeAt(q);
+    const c = codes[q];
     if (c < 48 || c > 57) return undefined;
   }
   return new Real(Number(src.slice(s, e)));
@@ -123,11 +124,12 @@ function ownCopy(text: string): string {
 /**
  * The shared slot of an old long-form attribute text (parsed and kept on first
  * sight, as room allows): a literal without special text is its bare value,
- * anything else its compiled form. Compiling is charged to the decision's
- * budget; a spent one ends the read with `BudgetExceeded`.
+ * anything else its compiled form. `codes` may hold the text's code units
+ * (char-codes.ts), which spares the parse copying them. Compiling is charged to
+ * the decision's budget; a spent one ends the read with `BudgetExceeded`.
  */
-export function sharedOldSlot(text: string): SlotValue | TextError {
-  return oldCache.get(text) ?? sharedSlot(text, true);
+export function sharedOldSlot(text: string, codes?: Uint16Array): SlotValue | TextError {
+  return oldCache.get(text) ?? sharedSlot(text, true, codes);
 }
 
 /**
@@ -141,11 +143,11 @@ export function sharedNewSlot(text: string): SlotValue | TextError {
 }
 
 /** Parses, compiles and (as room allows) keeps a text missing from the old-form or new-syntax cache. */
-function sharedSlot(text: string, oldForm: boolean): SlotValue | TextError {
+function sharedSlot(text: string, oldForm: boolean, codes?: Uint16Array): SlotValue | TextError {
   const size = text.length + 1;
   if (size <= MAX_CACHED_TEXT) spend(MISS_UNITS_PER_CHAR * size);
   const own = size > MAX_CACHED_TEXT ? text : ownCopy(text);
-  const p = oldForm ? parseExpr(own, true, true) : parseExpr(own, false, false, 1);
+  const p = oldForm ? parseExpr(own, true, true, 0, codes) : parseExpr(own, false, false, 1);
   if (!p.ok) return { message: p.message, offset: p.offset };
   const n = p.node;
   let slot: SlotValue;

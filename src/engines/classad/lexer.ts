@@ -1,9 +1,10 @@
 /**
  * ClassAd lexer (default, non-strict mode): tokens are produced on demand by
- * scanning char codes, so parsing a 55-attribute ad allocates only the
- * strings it must keep.
+ * scanning the text's code units in a typed array (char-codes.ts), so parsing
+ * a 55-attribute ad allocates only the strings it must keep.
  */
 import { spend } from "../common/budget.js";
+import { borrowCodes } from "./char-codes.js";
 
 export const enum T {
   End,
@@ -136,13 +137,13 @@ export function unescapeNew(body: string): string | null {
 }
 
 /** Whether `src` at `p` holds `word` (lower case) ignoring ASCII case. */
-function wordAt(src: string, p: number, word: string): boolean {
-  for (let i = 0; i < word.length; i++) if ((src.charCodeAt(p + i) | 32) !== word.charCodeAt(i)) return false;
+function wordAt(src: Uint16Array, p: number, word: string): boolean {
+  for (let i = 0; i < word.length; i++) if ((src[p + i] | 32) !== word.charCodeAt(i)) return false;
   return true;
 }
 
 /** The keyword token written at `src[p, p + len)` (any case), or `T.Ident`. */
-function keyword(src: string, p: number, len: number): T {
+function keyword(src: Uint16Array, p: number, len: number): T {
   switch (len) {
     case 2:
       return wordAt(src, p, "is") ? T.MetaEq : T.Ident;
@@ -182,7 +183,15 @@ export class Lexer {
   kindsOnly = false;
   private uncharged = 0;
 
-  constructor(readonly src: string) {}
+  /** The text's code units, then a 0 (the caller's from {@link borrowCodes}, or the lexer's own). */
+  readonly codes: Uint16Array;
+
+  constructor(
+    readonly src: string,
+    codes?: Uint16Array,
+  ) {
+    this.codes = codes ?? borrowCodes(src);
+  }
 
   /** Advances to the next token and returns its kind; a charged lexer pays for every 64 tokens as it goes. */
   next(): T {
@@ -196,20 +205,20 @@ export class Lexer {
   }
 
   private scan(): T {
-    const s = this.src;
-    const n = s.length;
+    const s = this.codes;
+    const n = this.src.length;
     let p = this.pos;
     for (;;) {
-      while (p < n && isSpace(s.charCodeAt(p))) p++;
-      if (p + 1 < n && s.charCodeAt(p) === 47) {
-        const c2 = s.charCodeAt(p + 1);
+      while (p < n && isSpace(s[p])) p++;
+      if (p + 1 < n && s[p] === 47) {
+        const c2 = s[p + 1];
         if (c2 === 47) {
           p += 2;
-          while (p < n && s.charCodeAt(p) !== 10) p++;
+          while (p < n && s[p] !== 10) p++;
           continue;
         }
         if (c2 === 42) {
-          const e = s.indexOf("*/", p + 2);
+          const e = this.src.indexOf("*/", p + 2);
           if (e < 0) {
             this.pos = n;
             return T.Error;
@@ -225,14 +234,14 @@ export class Lexer {
       this.pos = p;
       return T.End;
     }
-    const c = s.charCodeAt(p);
+    const c = s[p];
     if (c === 45 && !valueLike(this.prev)) {
-      const c1 = p + 1 < n ? s.charCodeAt(p + 1) : -1;
-      if (isDigit(c1) || (c1 === 46 && p + 2 < n && isDigit(s.charCodeAt(p + 2)))) return this.number(p);
+      const c1 = p + 1 < n ? s[p + 1] : -1;
+      if (isDigit(c1) || (c1 === 46 && p + 2 < n && isDigit(s[p + 2]))) return this.number(p);
     }
     if (isDigit(c)) return this.number(p);
     if (c === 46) {
-      if (p + 1 < n && isDigit(s.charCodeAt(p + 1))) return this.number(p);
+      if (p + 1 < n && isDigit(s[p + 1])) return this.number(p);
       this.pos = p + 1;
       return T.Dot;
     }
@@ -243,49 +252,49 @@ export class Lexer {
   }
 
   private number(p0: number): T {
-    const s = this.src;
-    const n = s.length;
+    const s = this.codes;
+    const n = this.src.length;
     let p = p0;
-    if (s.charCodeAt(p) === 45) p++;
+    if (s[p] === 45) p++;
     const digitsStart = p;
-    while (p < n && isDigit(s.charCodeAt(p))) p++;
+    while (p < n && isDigit(s[p])) p++;
     const intDigits = p - digitsStart;
     let real = false;
-    if (p < n && s.charCodeAt(p) === 46) {
+    if (p < n && s[p] === 46) {
       p++;
-      if (p < n && isDigit(s.charCodeAt(p))) {
-        while (p < n && isDigit(s.charCodeAt(p))) p++;
+      if (p < n && isDigit(s[p])) {
+        while (p < n && isDigit(s[p])) p++;
         real = true;
       } else {
         this.pos = p;
         return T.Error; // `1.`
       }
     }
-    if (p < n && (s.charCodeAt(p) | 32) === 101) {
+    if (p < n && (s[p] | 32) === 101) {
       if (intDigits > 0 || real) {
         p++;
-        if (p < n && (s.charCodeAt(p) === 43 || s.charCodeAt(p) === 45)) p++;
-        if (!(p < n && isDigit(s.charCodeAt(p)))) {
+        if (p < n && (s[p] === 43 || s[p] === 45)) p++;
+        if (!(p < n && isDigit(s[p]))) {
           this.pos = p;
           return T.Error;
         }
-        while (p < n && isDigit(s.charCodeAt(p))) p++;
+        while (p < n && isDigit(s[p])) p++;
         real = true;
       }
     }
     this.pos = p;
     if (real) {
-      if (!this.kindsOnly) this.rval = Number(s.slice(p0, p));
+      if (!this.kindsOnly) this.rval = Number(this.src.slice(p0, p));
       return T.Real;
     }
     // hex: 0x.. is an error in this mode (as is any other leading zero)
-    if (p < n && s.charCodeAt(digitsStart) === 48 && (s.charCodeAt(p) | 32) === 120) {
+    if (p < n && s[digitsStart] === 48 && (s[p] | 32) === 120) {
       this.pos = p + 1;
       return T.Error;
     }
-    if (s.charCodeAt(p0) === 48 && p - p0 > 1) return T.Error;
+    if (s[p0] === 48 && p - p0 > 1) return T.Error;
     if (this.kindsOnly) return T.Int;
-    const text = s.slice(p0, p);
+    const text = this.src.slice(p0, p);
     if (intDigits < 16) {
       this.ival = Number(text) + 0;
     } else {
@@ -297,11 +306,11 @@ export class Lexer {
   }
 
   private word(p0: number): T {
-    const s = this.src;
-    const n = s.length;
+    const s = this.codes;
+    const n = this.src.length;
     let p = p0 + 1;
     while (p < n) {
-      const c = s.charCodeAt(p);
+      const c = s[p];
       if (isAlpha(c) || isDigit(c) || c === 95) p++;
       else break;
     }
@@ -309,14 +318,14 @@ export class Lexer {
     // keywords are recognised on the char codes, ignoring case, before any string is cut
     const k = keyword(s, p0, p - p0);
     if (k !== T.Ident || this.kindsOnly) return k;
-    this.sval = s.slice(p0, p);
+    this.sval = this.src.slice(p0, p);
     return T.Ident;
   }
 
   private string(p0: number, delim: number): T {
     if (this.oldStrings) return this.oldString(p0, delim);
-    const s = this.src;
-    const n = s.length;
+    const s = this.codes;
+    const n = this.src.length;
     let out = "";
     let p = p0;
     for (;;) {
@@ -324,7 +333,7 @@ export class Lexer {
       const bodyStart = p;
       let odd = false;
       while (p < n) {
-        const c = s.charCodeAt(p);
+        const c = s[p];
         if (c === delim && !odd) break;
         odd = c === 92 ? !odd : false;
         p++;
@@ -333,11 +342,11 @@ export class Lexer {
         this.pos = n;
         return T.Error;
       }
-      if (!this.kindsOnly) out += s.slice(bodyStart, p);
+      if (!this.kindsOnly) out += this.src.slice(bodyStart, p);
       // adjacent literals separated only by whitespace are concatenated
       let q = p + 1;
-      while (q < n && isSpace(s.charCodeAt(q))) q++;
-      if (q < n && s.charCodeAt(q) === delim) {
+      while (q < n && isSpace(s[q])) q++;
+      if (q < n && s[q] === delim) {
         p = q;
         continue;
       }
@@ -353,34 +362,37 @@ export class Lexer {
 
   /** Old long-form strings: backslash is literal except `\"` inside the string. */
   private oldString(p0: number, delim: number): T {
-    const s = this.src;
-    const n = s.length;
+    const s = this.codes;
+    const n = this.src.length;
     let out = "";
-    let p = p0 + 1;
+    // the text from `from` to `p` is copied as written when the string ends or an escaped quote is met
+    let from = p0 + 1;
+    let p = from;
     for (;;) {
       if (p >= n) {
         this.pos = n;
         return T.Error;
       }
-      const c = s.charCodeAt(p);
-      if (c === 92 && p + 1 < n && s.charCodeAt(p + 1) === delim && p + 2 < n && s.charCodeAt(p + 2) !== 10) {
-        out += s[p + 1];
+      const c = s[p];
+      if (c === 92 && p + 1 < n && s[p + 1] === delim && p + 2 < n && s[p + 2] !== 10) {
+        out += this.src.slice(from, p);
+        from = p + 1; // the quote after the backslash stands for itself
         p += 2;
         continue;
       }
       if (c === delim) break;
-      out += s[p];
       p++;
     }
     this.pos = p + 1;
-    this.sval = out;
+    this.sval = out + this.src.slice(from, p);
     return delim === 34 ? T.Str : T.Ident;
   }
 
   private punct(p: number, c: number): T {
-    const s = this.src;
-    const c1 = p + 1 < s.length ? s.charCodeAt(p + 1) : -1;
-    const c2 = p + 2 < s.length ? s.charCodeAt(p + 2) : -1;
+    const s = this.codes;
+    const n = this.src.length;
+    const c1 = p + 1 < n ? s[p + 1] : -1;
+    const c2 = p + 2 < n ? s[p + 2] : -1;
     let len = 1;
     let k: T;
     switch (c) {

@@ -22,7 +22,25 @@ export interface MatchVerdict {
   schedd?: { discarded: boolean };
   machines: MachineVerdict[];
   best: string | number | null;
+  /** Only in the best-N form (`"best": N`): what became of every machine, counted. */
+  counts?: MatchCounts;
   log: string[];
+}
+
+/** What became of the machines of a best-N match: the lines of the full answer, counted. */
+export interface MatchCounts {
+  /** Every machine of the request. */
+  machines: number;
+  /** Matched (the full answer's `match: true` lines); the best of them are listed. */
+  matched: number;
+  /** Discarded by NEGOTIATOR_PE_STARTD_ONLY_EXPR (`discarded: true`). */
+  discarded: number;
+  /** Matched on both Requirements but refused by NEGOTIATOR_PE_RESOURCE_EXPR (`Rejected … reason=NEGOTIATOR_PE_RESOURCE_EXPR`). */
+  rejected_by_resource_expr: number;
+  /** Likewise refused by NEGOTIATOR_PE_JOB_EXPR. */
+  rejected_by_job_expr: number;
+  /** The rest: a side's Requirements not TRUE, or not evaluated because the job or its schedd was discarded. */
+  unmatched: number;
 }
 
 /** Flag bits of one machine. */

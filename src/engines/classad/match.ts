@@ -10,6 +10,7 @@ import { readAd, readOneAd, splitAds } from "./ad-input.js";
 import type { ClassAd } from "./classad.js";
 import { evalAttr, evalCompiled } from "./evaluate.js";
 import type { Compiled } from "./node.js";
+import { BEST_MESSAGE, bestVerdict, BestHeap, MAX_BEST } from "./match-best.js";
 import { columnVerdict, DISCARDED, MATCHED as MATCH_FLAG, REJECTED_JOB, REJECTED_RESOURCE, type MatchVerdict } from "./match-verdict.js";
 import type { MatchPolicy } from "./policy.js";
 import { orderByRank } from "./rank-order.js";
@@ -35,11 +36,12 @@ export class ClassAdRequestError extends Error {
 
 export type { MachineVerdict, MatchVerdict } from "./match-verdict.js";
 
-/** The three ads of a match request once read. */
+/** The three ads of a match request once read, and how many of the best matches to list (all, when absent). */
 export interface ParsedMatchRequest {
   job: ClassAd;
   schedd: ClassAd | null;
   machines: ClassAd[];
+  best?: number;
 }
 
 /**
@@ -51,7 +53,11 @@ export function parseMatchRequest(request: {
   job: unknown;
   machines: readonly unknown[] | string;
   schedd?: unknown;
+  best?: unknown;
 }): { ok: true; value: ParsedMatchRequest } | { ok: false; error: ClassAdRequestError } {
+  const best = request.best;
+  if (best !== undefined && !(typeof best === "number" && Number.isInteger(best) && best >= 1 && best <= MAX_BEST))
+    return { ok: false, error: new ClassAdRequestError("best", BEST_MESSAGE) };
   const job = readOneAd(request.job);
   if (!job.ok) return { ok: false, error: new ClassAdRequestError("job", `${job.error.message} at ${job.error.at}`) };
   let schedd: ClassAd | null = null;
@@ -72,7 +78,7 @@ export function parseMatchRequest(request: {
     if (!m.ok) return { ok: false, error: new ClassAdRequestError(`machines[${i}]`, `${m.error.message} at ${m.error.at}`) };
     machines.push(m.ad);
   }
-  return { ok: true, value: { job: job.ad, schedd, machines } };
+  return { ok: true, value: best === undefined ? { job: job.ad, schedd, machines } : { job: job.ad, schedd, machines, best } };
 }
 
 /** What `left && …` is when the left side alone decides it (false or ERROR), or null when the right side is needed. */
@@ -199,7 +205,7 @@ export function pairSides(policy: MatchPolicy | null, job: ClassAd, machine: Cla
 /** Matches one job against machines under the pool policy; throws ClassAdRequestError for a bad ad. */
 export function decideMatch(
   policy: MatchPolicy | null,
-  request: { job: unknown; machines: readonly unknown[] | string; schedd?: unknown },
+  request: { job: unknown; machines: readonly unknown[] | string; schedd?: unknown; best?: unknown },
   ctx: MatchContext,
 ): Decision<MatchVerdict> {
   const parsed = parseMatchRequest(request);
@@ -230,6 +236,7 @@ export function decideParsedMatch(policy: MatchPolicy | null, req: ParsedMatchRe
   const jobOut = !scheddOut && discards(policy?.jobOnly ?? null, req.job, st);
   if (jobOut) head.push(`${ts} Rejected job=${jid} reason=NEGOTIATOR_PE_JOB_ONLY_EXPR`);
 
+  if (req.best !== undefined) return decideBest(policy, req, st, { ts, jid, head, schedd, scheddOut, jobOut, explain, trace });
   const machines = req.machines;
   const n = machines.length;
   const names = new Array<string | null>(n);
@@ -272,9 +279,83 @@ export function decideParsedMatch(policy: MatchPolicy | null, req: ParsedMatchRe
     head,
     tail: spent ? `${ts} ${BUDGET_EXCEEDED_MESSAGE}` : null,
   });
-  const outcome = spent ? BUDGET_EXCEEDED : scheddOut ? "schedd_discarded" : jobOut ? "job_discarded" : verdict.best === null ? "no_match" : "matched";
+  return finish(policy, st, verdict, spent, { ts, jid, head, schedd, scheddOut, jobOut, explain, trace });
+}
+
+/** What decideParsedMatch settled before the machines: the log's clock and job id, its first lines, the discards. */
+interface MatchStart {
+  ts: string;
+  jid: string;
+  head: string[];
+  schedd: { discarded: boolean } | undefined;
+  scheddOut: boolean;
+  jobOut: boolean;
+  explain: boolean;
+  trace: Record<string, unknown>[];
+}
+
+/**
+ * The best-N match: per machine only its evaluations (STARTD_ONLY, the pair,
+ * the job's Rank for a match) and a counter; the matches go through a heap of
+ * `req.best`, and only the listed machines' names are read, at the end.
+ */
+function decideBest(policy: MatchPolicy | null, req: ParsedMatchRequest, st: EvalState, s: MatchStart): Decision<MatchVerdict> {
+  const { machines, job } = req;
+  const n = machines.length;
+  const heap = new BestHeap(Math.min(req.best as number, n));
+  const startdOnly = policy?.startdOnly ?? null;
+  const skip = s.scheddOut || s.jobOut;
+  let discarded = 0;
+  let matched = 0;
+  let byResource = 0;
+  let byJob = 0;
+  for (let i = 0; i < n; i++) {
+    const m = machines[i];
+    if (startdOnly !== null && discards(startdOnly, m, st)) {
+      discarded++;
+      continue;
+    }
+    if (skip) continue;
+    const pair = matchPair(policy, job, m, st, s.explain);
+    if (pair.trace) s.trace.push({ machine: stringAttr(m, "name", st) ?? i, ...pair.trace, match: pair.match });
+    if (pair.match) {
+      matched++;
+      heap.offer(i, rankOf(evalAttr(job, "rank", m, st)));
+    } else if (pair.policyReject === "NEGOTIATOR_PE_RESOURCE_EXPR") byResource++;
+    else if (pair.policyReject === "NEGOTIATOR_PE_JOB_EXPR") byJob++;
+  }
+  const best = heap.ordered();
+  const names = best.idx.map((i) => stringAttr(machines[i], "name", st) ?? i);
+  st.flushWork();
+  const spent = currentBudget().exhausted();
+  const counts = {
+    machines: n,
+    matched,
+    discarded,
+    rejected_by_resource_expr: byResource,
+    rejected_by_job_expr: byJob,
+    unmatched: n - matched - discarded - byResource - byJob,
+  };
+  const verdict = bestVerdict({
+    ts: s.ts,
+    jid: s.jid,
+    job: { discarded: s.jobOut },
+    schedd: s.schedd,
+    names,
+    idx: best.idx,
+    ranks: best.rank,
+    counts,
+    head: s.head,
+    tail: spent ? `${s.ts} ${BUDGET_EXCEEDED_MESSAGE}` : null,
+  });
+  return finish(policy, st, verdict, spent, s);
+}
+
+/** The decision around a verdict: its outcome, whether it may be cached, and the trace when asked for. */
+function finish(policy: MatchPolicy | null, st: EvalState, verdict: MatchVerdict, spent: boolean, s: MatchStart): Decision<MatchVerdict> {
+  const outcome = spent ? BUDGET_EXCEEDED : s.scheddOut ? "schedd_discarded" : s.jobOut ? "job_discarded" : verdict.best === null ? "no_match" : "matched";
   const decision: Decision<MatchVerdict> = { verdict, cacheable: st.used === 0, outcome };
-  return explain ? { ...decision, trace: { pairs: trace, policy: policy?.texts ?? {} } } : decision;
+  return s.explain ? { ...decision, trace: { pairs: s.trace, policy: policy?.texts ?? {} } } : decision;
 }
 
 /** The /v1/ads/check verdict body. */

@@ -3,6 +3,7 @@
  * precedence (ternary, ||, &&, |, ^, &, equality, relational, shift,
  * additive, multiplicative, unary, postfix with elvis, primary).
  */
+import { borrowCodes, releaseCodes } from "./char-codes.js";
 import { Lexer, T } from "./lexer.js";
 import type { Node, Op } from "./node.js";
 import { parseAbsTimeString, parseRelTimeString, relTimeText } from "./time.js";
@@ -62,8 +63,9 @@ export class Parser {
   /** How deeply nested the parse is now (bounded by MAX_DEPTH). */
   depth = 0;
 
-  constructor(src: string, oldStrings = false, charged = false) {
-    this.lx = new Lexer(src);
+  /** `codes` are the text's code units (char-codes.ts), when the caller has them. */
+  constructor(src: string, oldStrings = false, charged = false, codes?: Uint16Array) {
+    this.lx = new Lexer(src, codes);
     this.lx.oldStrings = oldStrings;
     this.lx.charged = charged;
     this.lx.next();
@@ -306,13 +308,17 @@ export class Parser {
 /** The outcome of parsing a complete text. */
 export type ParseResult = { ok: true; node: Node } | { ok: false; message: string; offset: number };
 
-function guard(fn: () => Node): ParseResult {
+/** Runs a parse of `src` over its code units `given`, or over ones lent for it (given back however it ends). */
+function guard(src: string, fn: (codes: Uint16Array) => Node, given?: Uint16Array): ParseResult {
+  const codes = given ?? borrowCodes(src);
   try {
-    return { ok: true, node: fn() };
+    return { ok: true, node: fn(codes) };
   } catch (e) {
     if (e instanceof ParseFailure) return { ok: false, message: e.message, offset: e.offset };
     if (e instanceof RangeError) return { ok: false, message: "expression nested too deeply", offset: 0 };
     throw e;
+  } finally {
+    if (given === undefined) releaseCodes(codes);
   }
 }
 
@@ -320,22 +326,27 @@ function guard(fn: () => Node): ParseResult {
  * Parses a whole text as one expression (nothing may follow it); `charged` texts (from requests)
  * pay for their tokens as they are read, so a spent budget ends the parse with `BudgetExceeded`.
  * `depth` is the nesting the text sits in (1 for an attribute's value inside an ad literal), which
- * counts against the nesting bound as it would if the enclosing text were parsed whole.
+ * counts against the nesting bound as it would if the enclosing text were parsed whole. `codes` may
+ * hold the text's code units (char-codes.ts; a view of a larger text's), else they are copied.
  */
-export function parseExpr(src: string, oldStrings = false, charged = false, depth = 0): ParseResult {
-  return guard(() => {
-    const p = new Parser(src, oldStrings, charged);
-    p.depth = depth;
-    const n = p.parseExpression();
-    if (p.t() !== T.End) p.fail("unexpected text after the expression");
-    return n;
-  });
+export function parseExpr(src: string, oldStrings = false, charged = false, depth = 0, codes?: Uint16Array): ParseResult {
+  return guard(
+    src,
+    (units) => {
+      const p = new Parser(src, oldStrings, charged, units);
+      p.depth = depth;
+      const n = p.parseExpression();
+      if (p.t() !== T.End) p.fail("unexpected text after the expression");
+      return n;
+    },
+    codes,
+  );
 }
 
 /** Parses a whole text as a new-syntax ad literal `[ ... ]` (`charged` as for {@link parseExpr}). */
 export function parseAdLiteral(src: string, charged = false): ParseResult {
-  return guard(() => {
-    const p = new Parser(src, false, charged);
+  return guard(src, (codes) => {
+    const p = new Parser(src, false, charged, codes);
     if (p.t() !== T.LBox) p.fail("expected `[`");
     const n = p.adLiteral();
     if (p.t() !== T.End) p.fail("unexpected text after the ad");

@@ -72,8 +72,8 @@ describe("the synchronous and the sliced compile agree", () => {
       Array.from({ length: 45_000 }, (_, i) => `      &${i.toString(36)} ${i.toString(36)}: v\n`).join("");
     const { value, pauses } = await sliced(ENGINES.placement.compileSteps!(source));
     expect(value.ok).toBe(true);
-    // 807 KB read in slices of 16 KiB, then decoded in slices too
-    expect(pauses).toBeGreaterThan(50);
+    // 807 KB read in slices of 16 KiB (49 of them), then decoded and built
+    expect(pauses).toBeGreaterThan(40);
     const conf = COMPILE_ROWS.find((r) => r.name.includes("macro defaults nested to the end"))!.source(
       1_000_000,
     );

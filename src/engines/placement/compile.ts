@@ -134,16 +134,22 @@ function flattenQueues(
   for (const c of children) flattenQueues(c, path, out, errors, reported);
 }
 
-/** Builds one rule, or records why it cannot be built; a rule validation already found wrong is not built. */
-function attemptRule(r: RawRule, errors: PolicyError[], skip: boolean): RuleData[] {
-  if (skip) return [];
+/** Builds one rule into `out`, or records why it cannot be built; a rule validation already found wrong is not built. */
+function attemptRule(r: RawRule, out: RuleData[], errors: PolicyError[], skip: boolean): void {
+  if (skip) return;
   try {
-    return [buildRule(r)];
+    out.push(buildRule(r));
   } catch (e) {
     if (!(e instanceof LoadError)) throw e;
     errors.push(e.error);
-    return [];
   }
+}
+
+/** A partition's rules as built (see attemptRule). */
+function buildRules(rules: readonly RawRule[], errors: PolicyError[], reported: (at: string) => boolean): RuleData[] {
+  const out: RuleData[] = [];
+  for (const r of rules) attemptRule(r, out, errors, reported(r.at));
+  return out;
 }
 
 /**
@@ -178,7 +184,7 @@ function build(config: RawConfig, locate: Locate): Result<PlacementData, PolicyE
   const partitions: PartitionData[] = checked.partitions.map(({ partition, root }) => {
     const rules =
       partition.placementrules.length > 0
-        ? partition.placementrules.flatMap((r) => attemptRule(r, errors, reported(r.at)))
+        ? buildRules(partition.placementrules, errors, reported)
         : [IMPLICIT_RULE];
     const queues: QueueData[] = [];
     flattenQueues(root, null, queues, errors, reported);

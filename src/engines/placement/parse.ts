@@ -61,90 +61,90 @@ const PREEMPTION_KEYS = keysOf(PreemptionShape);
 const NODESORT_KEYS = keysOf(NodeSortPolicyShape);
 const RESOLVER_KEYS = keysOf(UserGroupResolverShape);
 
-function* filter(d: Decoder, v: Value, at: string): Steps<RawFilter> {
-  const m = yield* entries(d, v, FILTER_KEYS, "filter", at);
+/** A rule's filter (at `${ruleAt}/filter`); an absent one is the zero filter. */
+function filter(d: Decoder, v: Value, ruleAt: string): RawFilter {
+  if (v === undefined) return { type: "", users: [], groups: [] };
+  const at = `${ruleAt}/filter`;
+  const m = entries(d, v, FILTER_KEYS, "filter", at);
   return {
-    type: str(d, m.get("type"), `${at}/type`),
-    users: yield* strings(d, m.get("users"), `${at}/users`),
-    groups: yield* strings(d, m.get("groups"), `${at}/groups`),
+    type: str(d, m.get("type"), at, "type"),
+    users: strings(d, m.get("users"), at, "users"),
+    groups: strings(d, m.get("groups"), at, "groups"),
   };
 }
 
-function* rule(d: Decoder, v: Value, at: string): Steps<RawRule> {
-  const m = yield* entries(d, v, RULE_KEYS, "placement rule", at);
+function rule(d: Decoder, v: Value, at: string): RawRule {
+  const m = entries(d, v, RULE_KEYS, "placement rule", at);
   const parent = m.get("parent");
   return {
-    name: str(d, m.get("name"), `${at}/name`),
-    create: bool(d, m.get("create"), `${at}/create`),
-    filter: yield* filter(d, m.get("filter"), `${at}/filter`),
-    parent: isNull(d, d.deref(parent, `${at}/parent`))
-      ? null
-      : yield* d.nested(`${at}/parent`, () => rule(d, parent, `${at}/parent`)),
-    value: str(d, m.get("value"), `${at}/value`),
+    name: str(d, m.get("name"), at, "name"),
+    create: bool(d, m.get("create"), at, "create"),
+    filter: filter(d, m.get("filter"), at),
+    parent: parent === undefined ? null : parentRule(d, parent, `${at}/parent`),
+    value: str(d, m.get("value"), at, "value"),
     at,
   };
 }
 
-function* resources(d: Decoder, v: Value, at: string): Steps<RawResources> {
-  const m = yield* entries(d, v, RESOURCE_KEYS, "resources", at);
+/** A rule's parent rule, or null where it is null. */
+function parentRule(d: Decoder, parent: Value, at: string): RawRule | null {
+  return isNull(d, d.deref(parent, at)) ? null : d.nested(at, () => rule(d, parent, at));
+}
+
+function resources(d: Decoder, v: Value, at: string): RawResources {
+  const m = entries(d, v, RESOURCE_KEYS, "resources", at);
   return {
-    guaranteed: yield* stringMap(d, m.get("guaranteed"), "guaranteed resources", `${at}/guaranteed`),
-    max: yield* stringMap(d, m.get("max"), "maximum resources", `${at}/max`),
+    guaranteed: stringMap(d, m.get("guaranteed"), "guaranteed resources", `${at}/guaranteed`),
+    max: stringMap(d, m.get("max"), "maximum resources", `${at}/max`),
   };
 }
 
-function* limit(d: Decoder, v: Value, at: string): Steps<RawLimit> {
-  const m = yield* entries(d, v, LIMIT_KEYS, "limit", at);
+function limit(d: Decoder, v: Value, at: string): RawLimit {
+  const m = entries(d, v, LIMIT_KEYS, "limit", at);
   return {
-    limit: str(d, m.get("limit"), `${at}/limit`),
-    users: yield* strings(d, m.get("users"), `${at}/users`),
-    groups: yield* strings(d, m.get("groups"), `${at}/groups`),
-    maxresources: yield* stringMap(d, m.get("maxresources"), "maximum resources", `${at}/maxresources`),
+    limit: str(d, m.get("limit"), at, "limit"),
+    users: strings(d, m.get("users"), at, "users"),
+    groups: strings(d, m.get("groups"), at, "groups"),
+    maxresources: stringMap(d, m.get("maxresources"), "maximum resources", `${at}/maxresources`),
     maxapplications: uint64(d, m.get("maxapplications"), `${at}/maxapplications`),
     at,
   };
 }
 
-function* limits(d: Decoder, v: Value, at: string): Steps<RawLimit[]> {
-  const list = seq(d, v, at) ?? [];
-  const out: RawLimit[] = [];
-  for (let i = 0; i < list.length; i++) {
-    if (d.due(true)) yield;
-    out.push(yield* limit(d, list[i], `${at}/${i}`));
-  }
-  return out;
+function limits(d: Decoder, v: Value, at: string): RawLimit[] {
+  return (seq(d, v, at) ?? []).map((item, i) => limit(d, item, `${at}/${i}`));
 }
 
 /** Decoded for its strictness only: nothing of the child template is used or validated. */
-function* childTemplate(d: Decoder, v: Value, at: string): Steps<void> {
-  const m = yield* entries(d, v, TEMPLATE_KEYS, "child template", at);
+function childTemplate(d: Decoder, v: Value, at: string): void {
+  const m = entries(d, v, TEMPLATE_KEYS, "child template", at);
   uint64(d, m.get("maxapplications"), `${at}/maxapplications`);
-  yield* stringMap(d, m.get("properties"), "properties", `${at}/properties`);
-  yield* resources(d, m.get("resources"), `${at}/resources`);
+  stringMap(d, m.get("properties"), "properties", `${at}/properties`);
+  resources(d, m.get("resources"), `${at}/resources`);
 }
 
-function* queue(d: Decoder, v: Value, at: string): Steps<RawQueue> {
-  const m = yield* entries(d, v, QUEUE_KEYS, "queue", at);
-  yield* stringMap(d, m.get("properties"), "properties", `${at}/properties`);
-  yield* childTemplate(d, m.get("childtemplate"), `${at}/childtemplate`);
+function queue(d: Decoder, v: Value, at: string): RawQueue {
+  const m = entries(d, v, QUEUE_KEYS, "queue", at);
+  stringMap(d, m.get("properties"), "properties", `${at}/properties`);
+  childTemplate(d, m.get("childtemplate"), `${at}/childtemplate`);
   return {
-    name: str(d, m.get("name"), `${at}/name`),
-    parent: bool(d, m.get("parent"), `${at}/parent`),
-    adminacl: str(d, m.get("adminacl"), `${at}/adminacl`),
-    submitacl: str(d, m.get("submitacl"), `${at}/submitacl`),
-    queues: yield* items(d, m.get("queues"), `${at}/queues`, (c, cat) => queue(d, c, cat)),
-    resources: yield* resources(d, m.get("resources"), `${at}/resources`),
+    name: str(d, m.get("name"), at, "name"),
+    parent: bool(d, m.get("parent"), at, "parent"),
+    adminacl: str(d, m.get("adminacl"), at, "adminacl"),
+    submitacl: str(d, m.get("submitacl"), at, "submitacl"),
+    queues: items(d, m.get("queues"), `${at}/queues`, (c, cat) => queue(d, c, cat)),
+    resources: resources(d, m.get("resources"), `${at}/resources`),
     maxapplications: uint64(d, m.get("maxapplications"), `${at}/maxapplications`),
-    limits: yield* limits(d, m.get("limits"), `${at}/limits`),
+    limits: limits(d, m.get("limits"), `${at}/limits`),
     at,
   };
 }
 
-function* partition(d: Decoder, v: Value, at: string): Steps<RawPartition> {
-  const m = yield* entries(d, v, PARTITION_KEYS, "partition", at);
-  const preemption = yield* entries(d, m.get("preemption"), PREEMPTION_KEYS, "preemption", `${at}/preemption`);
+function partition(d: Decoder, v: Value, at: string): RawPartition {
+  const m = entries(d, v, PARTITION_KEYS, "partition", at);
+  const preemption = entries(d, m.get("preemption"), PREEMPTION_KEYS, "preemption", `${at}/preemption`);
   for (const key of PREEMPTION_KEYS) bool(d, preemption.get(key), `${at}/preemption/${key}`);
-  const resolver = yield* entries(
+  const resolver = entries(
     d,
     m.get("usergroupresolver"),
     RESOLVER_KEYS,
@@ -152,7 +152,7 @@ function* partition(d: Decoder, v: Value, at: string): Steps<RawPartition> {
     `${at}/usergroupresolver`,
   );
   str(d, resolver.get("type"), `${at}/usergroupresolver/type`);
-  const nodesort = yield* entries(
+  const nodesort = entries(
     d,
     m.get("nodesortpolicy"),
     NODESORT_KEYS,
@@ -160,21 +160,21 @@ function* partition(d: Decoder, v: Value, at: string): Steps<RawPartition> {
     `${at}/nodesortpolicy`,
   );
   return {
-    name: str(d, m.get("name"), `${at}/name`),
-    queues: yield* items(d, m.get("queues"), `${at}/queues`, (q, qat) => queue(d, q, qat)),
+    name: str(d, m.get("name"), at, "name"),
+    queues: items(d, m.get("queues"), `${at}/queues`, (q, qat) => queue(d, q, qat)),
     placementrules:
-      (yield* items(d, m.get("placementrules"), `${at}/placementrules`, (r, rat) => rule(d, r, rat))) ?? [],
-    limits: yield* limits(d, m.get("limits"), `${at}/limits`),
+      items(d, m.get("placementrules"), `${at}/placementrules`, (r, rat) => rule(d, r, rat)) ?? [],
+    limits: limits(d, m.get("limits"), `${at}/limits`),
     nodesort: {
       type: str(d, nodesort.get("type"), `${at}/nodesortpolicy/type`),
-      weights: yield* numberMap(
+      weights: numberMap(
         d,
         nodesort.get("resourceweights"),
         "resource weights",
         `${at}/nodesortpolicy/resourceweights`,
       ),
     },
-    defaultqueue: str(d, m.get("defaultqueue"), `${at}/defaultqueue`),
+    defaultqueue: str(d, m.get("defaultqueue"), at, "defaultqueue"),
     at,
   };
 }
@@ -202,14 +202,14 @@ export function parseConfig(source: string): Result<{ config: RawConfig; locate:
   return finish(parseConfigSteps(source));
 }
 
-/** {@link parseConfig} as resumable work (common/slices.ts): reading yields as it goes, decoding after a checkpoint. */
+/** {@link parseConfig} as resumable work (common/slices.ts): reading yields as it goes; decoding runs after a checkpoint, in one go. */
 export function* parseConfigSteps(source: string): Steps<Result<{ config: RawConfig; locate: Locate }, PolicyError[]>> {
   const read = yield* readYamlTreeSteps(source);
   yield;
-  return yield* decodeTree(read);
+  return decodeTree(read);
 }
 
-function* decodeTree(read: ReadTree): Steps<Result<{ config: RawConfig; locate: Locate }, PolicyError[]>> {
+function decodeTree(read: ReadTree): Result<{ config: RawConfig; locate: Locate }, PolicyError[]> {
   if (!read.ok) {
     if ("deep" in read)
       return err([
@@ -232,9 +232,9 @@ function* decodeTree(read: ReadTree): Steps<Result<{ config: RawConfig; locate: 
   try {
     const top: Value = tree.root;
     if (isNull(d, top)) return ok({ config: { partitions: null }, locate });
-    const m = yield* entries(d, top, TOP_KEYS, "the configuration", "");
+    const m = entries(d, top, TOP_KEYS, "the configuration", "");
     str(d, m.get("checksum"), "/checksum");
-    const parts = yield* items(d, m.get("partitions"), "/partitions", (p, at) => partition(d, p, at));
+    const parts = items(d, m.get("partitions"), "/partitions", (p, at) => partition(d, p, at));
     if (d.errors.length > 0) return err(placed(d.errors));
     return ok({ config: { partitions: parts ?? [] }, locate });
   } catch (e) {

@@ -109,12 +109,13 @@ function why(problem: string): string {
   return problem === "" ? "" : ` (${problem})`;
 }
 
-function checkFilter(f: RawFilter, at: string): void {
+/** Checks a rule's filter (at `${ruleAt}/filter`). */
+function checkFilter(f: RawFilter, ruleAt: string): void {
   if (f.type !== "" && f.type.toLowerCase() !== "allow" && f.type.toLowerCase() !== "deny") {
     fail(
       "placement_invalid_filter_type",
       `invalid rule filter type ${f.type}, filter type  must be either '', allow or deny`,
-      `${at}/type`,
+      `${ruleAt}/filter/type`,
     );
   }
   const users = f.users.length === 1 ? singleEntryProblem(f.users[0], FILTER_USER_RE) : null;
@@ -122,7 +123,7 @@ function checkFilter(f: RawFilter, at: string): void {
     fail(
       "placement_invalid_filter_users",
       `invalid rule filter user list is not a proper list or regexp: [${f.users.join(" ")}]${why(users)}`,
-      `${at}/users`,
+      `${ruleAt}/filter/users`,
     );
   }
   const groups = f.groups.length === 1 ? singleEntryProblem(f.groups[0], FILTER_GROUP_RE) : null;
@@ -130,7 +131,7 @@ function checkFilter(f: RawFilter, at: string): void {
     fail(
       "placement_invalid_filter_groups",
       `invalid rule filter group list is not a proper list or regexp: [${f.groups.join(" ")}]${why(groups)}`,
-      `${at}/groups`,
+      `${ruleAt}/filter/groups`,
     );
   }
 }
@@ -143,25 +144,28 @@ function checkRule(r: RawRule): void {
       `${r.at}/name`,
     );
   if (r.parent !== null) checkRule(r.parent);
-  checkFilter(r.filter, `${r.at}/filter`);
+  checkFilter(r.filter, r.at);
 }
 
-function chainOf(r: RawRule): RawRule[] {
-  return r.parent === null ? [r] : [...chainOf(r.parent), r];
+/** A rule's chain, its outermost parent first. */
+function chainOf(top: RawRule): RawRule[] {
+  const chain: RawRule[] = [];
+  for (let r: RawRule | null = top; r !== null; r = r.parent) chain.push(r);
+  return chain.reverse();
 }
 
 interface StaticPath {
   path: string;
-  chain: string;
+  /** The rule's chain (see chainOf), named in an error as `fixed->user`. */
+  chain: RawRule[];
   dynamic: boolean;
 }
 
 function staticPath(top: RawRule): StaticPath | null {
   let path = "";
   let dynamic = false;
-  const names: string[] = [];
-  for (const r of chainOf(top)) {
-    names.push(r.name);
+  const chain = chainOf(top);
+  for (const r of chain) {
     if (dynamic) continue;
     if (r.name !== "fixed") {
       if (path === "") path = "<dynamic>";
@@ -182,13 +186,19 @@ function staticPath(top: RawRule): StaticPath | null {
     }
     path = (path === "" ? "root" : path) + "." + r.value;
   }
-  return { path, chain: names.join("->"), dynamic };
+  return { path, chain, dynamic };
 }
 
 type PathCheck = { result: "ok" | "missing" | "not_leaf" } | { result: "last_leaf"; last: string };
 
+const OK: PathCheck = { result: "ok" };
+const MISSING: PathCheck = { result: "missing" };
+const NOT_LEAF: PathCheck = { result: "not_leaf" };
+
+/** Checks the path's parts from `from` on against the configured queues `conf` (the children of `parent`). */
 function checkHierarchy(
-  parts: string[],
+  parts: readonly string[],
+  from: number,
   create: boolean,
   dynamic: boolean,
   conf: RawQueue[],
@@ -196,40 +206,45 @@ function checkHierarchy(
 ): PathCheck {
   if (conf.length === 0 && parent !== null) {
     if (!parent.parent) return { result: "last_leaf", last: parent.name };
-    return { result: create ? "ok" : "missing" };
+    return create ? OK : MISSING;
   }
-  const found = conf.find((q) => q.name === parts[0]);
-  if (found === undefined) return { result: create ? "ok" : "missing" };
-  if (parts.length === 1) {
-    if (dynamic) return { result: found.parent ? "ok" : "not_leaf" };
-    return { result: found.parent ? "not_leaf" : "ok" };
+  const found = conf.find((q) => q.name === parts[from]);
+  if (found === undefined) return create ? OK : MISSING;
+  if (from === parts.length - 1) {
+    if (dynamic) return found.parent ? OK : NOT_LEAF;
+    return found.parent ? NOT_LEAF : OK;
   }
-  return checkHierarchy(parts.slice(1), create, dynamic, found.queues ?? [], found);
+  return checkHierarchy(parts, from + 1, create, dynamic, found.queues ?? [], found);
 }
 
 function checkRules(p: RawPartition, root: RawQueue): void {
   if (p.placementrules.length === 0) return;
   for (const r of p.placementrules) checkRule(r);
   const paths = p.placementrules.map(staticPath);
+  // rules often share a path: each is split once
+  const split = new Map<string, string[]>();
+  const roots = [root];
   paths.forEach((sp, i) => {
     if (sp === null || !sp.path.startsWith("root")) return;
-    const top = p.placementrules[i];
-    const check = checkHierarchy(sp.path.toLowerCase().split("."), top.create, sp.dynamic, [root], null);
+    const rule = p.placementrules[i];
+    let parts = split.get(sp.path);
+    if (parts === undefined) split.set(sp.path, (parts = sp.path.toLowerCase().split(".")));
+    const check = checkHierarchy(parts, 0, rule.create, sp.dynamic, roots, null);
     if (check.result === "ok") return;
-    const head = `placement rule no. #${i} (${sp.chain}) references`;
+    const head = `placement rule no. #${i} (${sp.chain.map((r) => r.name).join("->")}) references`;
     if (check.result === "not_leaf")
-      fail("placement_queue_not_leaf", `${head} a queue (${sp.path}) which is not a leaf`, top.at);
+      fail("placement_queue_not_leaf", `${head} a queue (${sp.path}) which is not a leaf`, rule.at);
     else if (check.result === "missing")
       fail(
         "placement_nonexisting_queue",
         `${head} non-existing queues (${sp.path}) and create is 'false'`,
-        top.at,
+        rule.at,
       );
     else if (check.result === "last_leaf") {
       fail(
         "placement_last_queue_leaf",
         `${head} non-existing queues (${sp.path}) which cannot be created because the last queue (${check.last}) in the hierarchy is a leaf`,
-        top.at,
+        rule.at,
       );
     }
   });

@@ -9,12 +9,6 @@ import type { YamlAlias, YamlMap, YamlNode, YamlPair, YamlScalar, YamlSeq } from
 import { policyError, type PolicyError } from "../common/result.js";
 import { MAX_YAML_DEPTH } from "./yaml-read.js";
 import { MAX_REPORTED_ERRORS, type Value, type YamlTree } from "./yaml-tree.js";
-import { Pace, type Steps } from "../common/slices.js";
-
-/** Work units (common/slices.ts) one decoded pair or item counts: about what reading it cost. */
-const UNITS_PER_ENTRY = 8;
-/** Work units one struct decoded from a sequence counts (a partition, queue, rule or limit: a dozen fields looked up). */
-const UNITS_PER_STRUCT = 64;
 
 /** A problem that ends decoding at once (Go's decoder fails the whole document for these). */
 export class DecodeError {
@@ -39,15 +33,7 @@ export class Decoder {
   /** How many errors were found past {@link MAX_REPORTED_ERRORS}. */
   dropped = 0;
 
-  /** Counts decoding work; a primitive yields when a slice is spent (common/slices.ts). */
-  private readonly pace = new Pace();
-
   constructor(readonly tree: YamlTree) {}
-
-  /** Counts one decoded pair or item (a struct when `struct`); true when the caller should yield. */
-  due(struct = false): boolean {
-    return this.pace.spend(struct ? UNITS_PER_STRUCT : UNITS_PER_ENTRY);
-  }
 
   /** Records a decoding error and lets decoding go on. */
   report(code: string, message: string, at: string): void {
@@ -80,7 +66,7 @@ export class Decoder {
    * text (a queue whose children are an alias of another queue), so decoding
    * bounds its own depth as the pre-scan bounds the text's.
    */
-  *nested<T>(at: string, decode: () => Steps<T>): Steps<T> {
+  nested<T>(at: string, decode: () => T): T {
     if (++this.depth > MAX_YAML_DEPTH)
       throw new DecodeError(
         "placement_yaml_too_deep",
@@ -88,7 +74,7 @@ export class Decoder {
         at,
       );
     try {
-      return yield* decode();
+      return decode();
     } finally {
       this.depth--;
     }
@@ -156,14 +142,22 @@ function keyText(key: YamlNode): string {
   return "";
 }
 
+/** The pointer of a struct's field: the struct's, then the key, built only where an error needs it. */
+function pointer(at: string, key: string | number | undefined): string {
+  return key === undefined ? at : `${at}/${key}`;
+}
+
+/** The pairs an absent or null mapping has (read only). */
+const NO_PAIRS: YamlPair[] = [];
+
 /**
  * The pairs of a mapping, or null (with the error reported) when the value is
  * not one or repeats a key: yaml.v3 then reports `mapping key "k" already
  * defined at line n` for each repetition and decodes nothing of the mapping.
  */
-export function* mappingPairs(d: Decoder, raw: Value, where: string, at: string): Steps<YamlPair[] | null> {
+export function mappingPairs(d: Decoder, raw: Value, where: string, at: string): YamlPair[] | null {
   const v = d.deref(raw, at);
-  if (isNull(d, v)) return [];
+  if (isNull(d, v)) return NO_PAIRS;
   if (!isMap(v)) {
     d.report("placement_invalid_type", `${where} must be a mapping, got ${kindOf(v)}`, at);
     return null;
@@ -173,7 +167,6 @@ export function* mappingPairs(d: Decoder, raw: Value, where: string, at: string)
   const seen = new Map<string, number>();
   let repeated = false;
   for (const pair of pairs) {
-    if (d.due()) yield;
     const id = keyIdentity(pair.key);
     const offset = pair.key.offset;
     const first = seen.get(id);
@@ -197,17 +190,38 @@ export function* mappingPairs(d: Decoder, raw: Value, where: string, at: string)
   return repeated ? null : pairs;
 }
 
+/**
+ * A struct's fields as decoded: each known key's value by the key's place in
+ * the struct's key list (a few keys each, so a scan finds one faster than a
+ * map is built).
+ */
+export class Fields {
+  constructor(
+    private readonly keys: readonly string[],
+    private readonly values: Value[] | null,
+  ) {}
+
+  /** The value of a key, or undefined when the mapping does not have it. */
+  get(key: string): Value {
+    return this.values === null ? undefined : this.values[this.keys.indexOf(key)];
+  }
+}
+
+/** The fields of an absent, null or refused mapping. */
+const NO_FIELDS = new Fields([], null);
+
 /** A struct's fields by key: unknown keys, keys that are collections and repeated keys are errors. */
-export function* entries(
+export function entries(
   d: Decoder,
   raw: Value,
   keys: readonly string[],
   where: string,
   at: string,
-): Steps<Map<string, Value>> {
-  const out = new Map<string, Value>();
-  for (const pair of (yield* mappingPairs(d, raw, where, at)) ?? []) {
-    if (d.due()) yield;
+): Fields {
+  const pairs = mappingPairs(d, raw, where, at);
+  if (pairs === null || pairs.length === 0) return NO_FIELDS;
+  let values: Value[] | null = null;
+  for (const pair of pairs) {
     const keyNode = d.deref(pair.key, at);
     // Go's decoder reads a struct's keys as strings: a mapping or sequence as a key is a type error
     if (isMap(keyNode) || isSeq(keyNode)) {
@@ -219,53 +233,57 @@ export function* entries(
       continue;
     }
     const key = isScalar(keyNode) ? String(keyNode.value) : "null";
-    if (!keys.includes(key)) {
+    const index = keys.indexOf(key);
+    if (index < 0) {
       d.report("placement_unknown_key", `field \`${key}\` not found in ${where}`, `${at}/${key}`);
       continue;
     }
-    out.set(key, pair.value);
+    values ??= new Array<Value>(keys.length);
+    values[index] = pair.value;
   }
-  return out;
+  return values === null ? NO_FIELDS : new Fields(keys, values);
 }
 
-/** A string field: any scalar's text, null as "". */
-export function str(d: Decoder, raw: Value, at: string): string {
-  const v = d.deref(raw, at);
+/** A string field (at `at`, or at its `key` under `at`): any scalar's text, null as "". */
+export function str(d: Decoder, raw: Value, at: string, key?: string | number): string {
+  const v = isAlias(raw) ? d.deref(raw, pointer(at, key)) : raw;
   if (isNull(d, v)) return "";
   if (isScalar(v)) {
     if (typeof v.value === "string") return v.value;
     return v.source;
   }
-  d.report("placement_invalid_type", `\`${at}\` must be a string, got ${kindOf(v)}`, at);
+  const where = pointer(at, key);
+  d.report("placement_invalid_type", `\`${where}\` must be a string, got ${kindOf(v)}`, where);
   return "";
 }
 
-/** A boolean field (YAML 1.2 `true`/`false`), null as false. */
-export function bool(d: Decoder, raw: Value, at: string): boolean {
-  const v = d.deref(raw, at);
+/** A boolean field (YAML 1.2 `true`/`false`), null as false; `key` as for {@link str}. */
+export function bool(d: Decoder, raw: Value, at: string, key?: string): boolean {
+  const v = isAlias(raw) ? d.deref(raw, pointer(at, key)) : raw;
   if (isNull(d, v)) return false;
   if (isScalar(v) && typeof v.value === "boolean") return v.value;
-  d.report("placement_invalid_type", `\`${at}\` must be a boolean, got ${kindOf(v)}`, at);
+  const where = pointer(at, key);
+  d.report("placement_invalid_type", `\`${where}\` must be a boolean, got ${kindOf(v)}`, where);
   return false;
 }
 
-/** A sequence field's items, or null when absent or null (Go's nil slice). */
-export function seq(d: Decoder, raw: Value, at: string): Value[] | null {
-  const v = d.deref(raw, at);
+/** A sequence field's items, or null when absent or null (Go's nil slice); `key` as for {@link str}. */
+export function seq(d: Decoder, raw: Value, at: string, key?: string): Value[] | null {
+  const v = isAlias(raw) ? d.deref(raw, pointer(at, key)) : raw;
   if (isNull(d, v)) return null;
   if (isSeq(v)) return v.items;
-  d.report("placement_invalid_type", `\`${at}\` must be a sequence, got ${kindOf(v)}`, at);
+  const where = pointer(at, key);
+  d.report("placement_invalid_type", `\`${where}\` must be a sequence, got ${kindOf(v)}`, where);
   return null;
 }
 
-/** A `[]string` field. */
-export function* strings(d: Decoder, v: Value, at: string): Steps<string[]> {
-  const list = seq(d, v, at) ?? [];
+/** A `[]string` field; `key` as for {@link str}. */
+export function strings(d: Decoder, v: Value, at: string, key?: string): string[] {
+  const list = seq(d, v, at, key);
   const out: string[] = [];
-  for (let i = 0; i < list.length; i++) {
-    if (d.due()) yield;
-    out.push(str(d, list[i], `${at}/${i}`));
-  }
+  if (list === null || list.length === 0) return out;
+  const base = pointer(at, key);
+  for (let i = 0; i < list.length; i++) out.push(str(d, list[i], base, i));
   return out;
 }
 
@@ -286,12 +304,11 @@ function goShown(v: Value): string {
 }
 
 /** A `map[string]string` field: null when absent or null (Go's nil map), else its pairs with every value as text. */
-export function* stringMap(d: Decoder, raw: Value, where: string, at: string): Steps<Map<string, string> | null> {
+export function stringMap(d: Decoder, raw: Value, where: string, at: string): Map<string, string> | null {
   const v = d.deref(raw, at);
   if (isNull(d, v)) return null;
   const out = new Map<string, string>();
-  for (const pair of (yield* mappingPairs(d, v, where, at)) ?? []) {
-    if (d.due()) yield;
+  for (const pair of mappingPairs(d, v, where, at) ?? []) {
     const key = str(d, pair.key, at);
     const value = d.deref(pair.value, `${at}/${key}`);
     if (isMap(value) || isSeq(value)) {
@@ -308,10 +325,9 @@ export function* stringMap(d: Decoder, raw: Value, where: string, at: string): S
 }
 
 /** A `map[string]float64` field; a value that is not a number is Go's type error. */
-export function* numberMap(d: Decoder, raw: Value, where: string, at: string): Steps<Map<string, number>> {
+export function numberMap(d: Decoder, raw: Value, where: string, at: string): Map<string, number> {
   const out = new Map<string, number>();
-  for (const pair of (yield* mappingPairs(d, raw, where, at)) ?? []) {
-    if (d.due()) yield;
+  for (const pair of mappingPairs(d, raw, where, at) ?? []) {
     const key = str(d, pair.key, at);
     const value = d.deref(pair.value, `${at}/${key}`);
     if (isNull(d, value)) continue;
@@ -343,18 +359,16 @@ export function uint64(d: Decoder, raw: Value, at: string): bigint {
 }
 
 /** Decodes the items of a sequence field one level deeper each. */
-export function* items<T>(
+export function items<T>(
   d: Decoder,
   raw: Value,
   at: string,
-  decode: (v: Value, at: string) => Steps<T>,
-): Steps<T[] | null> {
+  decode: (v: Value, at: string) => T,
+): T[] | null {
   const list = seq(d, raw, at);
   if (list === null) return null;
-  const out: T[] = [];
-  for (let i = 0; i < list.length; i++) {
-    if (d.due(true)) yield;
-    out.push(yield* d.nested(`${at}/${i}`, () => decode(list[i], `${at}/${i}`)));
-  }
-  return out;
+  return list.map((item, i) => {
+    const itemAt = `${at}/${i}`;
+    return d.nested(itemAt, () => decode(item, itemAt));
+  });
 }

@@ -27,7 +27,8 @@ export interface YamlMap {
   readonly kind: "map";
   readonly offset: number;
   anchor?: string;
-  readonly pairs: YamlPair[];
+  /** Set when the reader closes the mapping. */
+  pairs: YamlPair[];
   /** True while the reader is still inside it (an alias to it then contains itself). */
   open: boolean;
 }
@@ -37,7 +38,8 @@ export interface YamlSeq {
   readonly kind: "seq";
   readonly offset: number;
   anchor?: string;
-  readonly items: YamlNode[];
+  /** Set when the reader closes the sequence. */
+  items: YamlNode[];
   open: boolean;
 }
 
@@ -78,12 +80,19 @@ export function mayBeTyped(text: string): boolean {
   );
 }
 
+/**
+ * Whether plain text is a string by its form alone: it cannot be typed (see
+ * {@link mayBeTyped}), or it starts with a letter and is neither a null nor a
+ * bool (each five letters at most).
+ */
+export function plainIsString(text: string): boolean {
+  if (!mayBeTyped(text)) return true;
+  return text.charCodeAt(0) >= 65 && (text.length > 5 || !(NULL.test(text) || BOOL.test(text)));
+}
+
 /** Types a plain scalar's text by the YAML 1.2 core schema, in the `yaml` package's order of tests. */
 export function resolvePlain(text: string): Pick<YamlScalar, "type" | "value"> {
-  if (!mayBeTyped(text)) return { type: "str", value: text };
-  // text starting with a letter can only be a null or a bool, each five letters at most
-  const c = text.charCodeAt(0);
-  if (c >= 65 && (text.length > 5 || !(NULL.test(text) || BOOL.test(text)))) return { type: "str", value: text };
+  if (plainIsString(text)) return { type: "str", value: text };
   if (NULL.test(text)) return { type: "null", value: null };
   if (BOOL.test(text)) return { type: "bool", value: text[0] === "t" || text[0] === "T" };
   if (INT_OCT.test(text)) return { type: "int", value: parseInt(text.slice(2), 8) };

@@ -11,7 +11,7 @@
 import {
   emptyScalar,
   LineIndex,
-  mayBeTyped,
+  plainIsString,
   resolvePlain,
   resolveTagged,
   type YamlMap,
@@ -61,11 +61,21 @@ interface Props {
   tag?: string;
 }
 
+/** What a collection holds while it is read (nothing reads it before the collection closes). */
+const NONE: never[] = [];
+
 const CORE_TAGS = new Set(["str", "int", "float", "bool", "null", "map", "seq"]);
 
 class Reader extends Cursor {
   private depth = 0;
   private readonly anchors = new Map<string, YamlNode>();
+  /**
+   * The entries of the collections being read, innermost last: a collection
+   * takes its own as one array of their exact length when it closes (pushing
+   * onto an empty array reserves room for 16 or more; most mappings have a few).
+   */
+  private readonly open: unknown[] = [];
+  private top = 0;
   /** The offset past which the next checkpoint yields. */
   private nextSlice = SLICE_UNITS;
 
@@ -74,6 +84,12 @@ class Reader extends Cursor {
     if (this.pos < this.nextSlice) return false;
     this.nextSlice = this.pos + SLICE_UNITS;
     return true;
+  }
+
+  /** Whether a flow collection (`[` or `{`) starts at the cursor. */
+  private atFlowStart(): boolean {
+    const c = this.at();
+    return c === 91 || c === 123;
   }
 
   constructor(
@@ -118,6 +134,9 @@ class Reader extends Cursor {
 
   /** Skips spaces, comments and line breaks. */
   private skipBlank(): void {
+    // most calls find a value's first character: nothing to skip
+    const c = this.src.charCodeAt(this.pos);
+    if (c !== 32 && c !== 9 && c !== 35 && c !== 10 && c !== 13) return;
     for (;;) {
       this.spaces();
       this.comment();
@@ -136,10 +155,16 @@ class Reader extends Cursor {
     return this.at() === ch && isBlankOrEnd(this.at(1));
   }
 
-  /** Whether a flow collection (`[` or `{`) starts at the cursor. */
-  private atFlowStart(): boolean {
-    const c = this.at();
-    return c === 91 || c === 123;
+  /** Adds an entry to the innermost collection being read. */
+  private add(entry: YamlNode | YamlPair): void {
+    this.open[this.top++] = entry;
+  }
+
+  /** The entries added since `base`, as an array of their own, removed from the stack. */
+  private close<T>(base: number): T[] {
+    const out = this.open.slice(base, this.top) as T[];
+    this.top = base;
+    return out;
   }
 
   /** One level deeper, for a collection starting at `offset`. */
@@ -278,7 +303,7 @@ class Reader extends Cursor {
 
   /** A scalar node: plain text typed by the core schema, other text a string. */
   private scalar(offset: number, source: string, plain: boolean): YamlScalar {
-    if (!plain || !mayBeTyped(source)) return { kind: "scalar", offset, source, type: "str", value: source };
+    if (!plain || plainIsString(source)) return { kind: "scalar", offset, source, type: "str", value: source };
     const typed = resolvePlain(source);
     return { kind: "scalar", offset, source, type: typed.type, value: typed.value };
   }
@@ -290,8 +315,7 @@ class Reader extends Cursor {
    * over the lines below.
    */
   private *inline(props: Props | null, flow: boolean, key = false): Steps<YamlNode> {
-    const c = this.at();
-    if (c === 91 || c === 123) return yield* this.flowCollection(props);
+    if (this.atFlowStart()) return yield* this.flowCollection(props);
     return this.scalarOrAlias(props, flow, key);
   }
 
@@ -350,14 +374,15 @@ class Reader extends Cursor {
   private *blockSeq(col: number, props: Props | null): Steps<YamlNode> {
     const start = this.pos;
     this.enter(start);
-    const seq: YamlSeq = { kind: "seq", offset: start, items: [], open: true };
+    const seq: YamlSeq = { kind: "seq", offset: start, items: NONE, open: true };
     this.withProps(seq, props, start);
     const outer = this.parentColumn;
     this.parentColumn = col;
+    const base = this.top;
     for (;;) {
       if (this.due()) yield;
       this.pos++;
-      seq.items.push(yield* this.blockValue(col, false, true));
+      this.add(yield* this.blockValue(col, false, true));
       this.parentColumn = col;
       this.skipBlank();
       if (Number.isNaN(this.at()) || this.atDocumentMarker() || this.column < col) break;
@@ -366,6 +391,7 @@ class Reader extends Cursor {
       if (!this.atIndicator(45)) break;
     }
     this.parentColumn = outer;
+    seq.items = this.close(base);
     seq.open = false;
     this.depth--;
     return seq;
@@ -375,10 +401,11 @@ class Reader extends Cursor {
   private *blockMap(col: number, props: Props | null, first: YamlNode | null): Steps<YamlNode> {
     const start = first?.offset ?? this.pos;
     this.enter(start);
-    const map: YamlMap = { kind: "map", offset: start, pairs: [], open: true };
+    const map: YamlMap = { kind: "map", offset: start, pairs: NONE, open: true };
     this.withProps(map, props, start);
     const outer = this.parentColumn;
     this.parentColumn = col;
+    const base = this.top;
     let key = first;
     for (;;) {
       if (this.due()) yield;
@@ -408,7 +435,7 @@ class Reader extends Cursor {
         this.pos++;
         pair = { key, value: yield* this.blockValue(col, true, false) };
       }
-      map.pairs.push(pair);
+      this.add(pair);
       this.parentColumn = col;
       key = null;
       this.skipBlank();
@@ -418,6 +445,7 @@ class Reader extends Cursor {
       if (this.column > col) this.fail("bad indentation of a mapping entry");
     }
     this.parentColumn = outer;
+    map.pairs = this.close(base);
     map.open = false;
     this.depth--;
     return map;
@@ -435,10 +463,11 @@ class Reader extends Cursor {
     const close = isSeq ? 93 : 125;
     this.enter(start);
     const node: YamlSeq | YamlMap = isSeq
-      ? { kind: "seq", offset: start, items: [], open: true }
-      : { kind: "map", offset: start, pairs: [], open: true };
+      ? { kind: "seq", offset: start, items: NONE, open: true }
+      : { kind: "map", offset: start, pairs: NONE, open: true };
     this.withProps(node, props, start);
     this.pos++;
+    const base = this.top;
     for (;;) {
       if (this.due()) yield;
       this.flowBlank();
@@ -449,14 +478,12 @@ class Reader extends Cursor {
       const entryStart = this.pos;
       const pair = yield* this.flowEntry();
       if (node.kind === "map")
-        node.pairs.push(
-          pair.value === undefined ? { key: pair.key, value: emptyScalar(this.pos) } : (pair as YamlPair),
-        );
-      else if (pair.value === undefined) node.items.push(pair.key);
+        this.add(pair.value === undefined ? { key: pair.key, value: emptyScalar(this.pos) } : (pair as YamlPair));
+      else if (pair.value === undefined) this.add(pair.key);
       else {
         this.enter(entryStart);
         this.depth--;
-        node.items.push({ kind: "map", offset: entryStart, pairs: [pair as YamlPair], open: false });
+        this.add({ kind: "map", offset: entryStart, pairs: [pair as YamlPair], open: false });
       }
       this.flowBlank();
       if (this.at() === 44) {
@@ -468,6 +495,8 @@ class Reader extends Cursor {
       this.fail(`expected \`,\` or \`${isSeq ? "]" : "}"}\``);
     }
     this.pos++;
+    if (node.kind === "map") node.pairs = this.close(base);
+    else node.items = this.close(base);
     node.open = false;
     this.depth--;
     return node;

@@ -7,11 +7,22 @@ export const MatchVerdict = z.object({
   ...envelope,
   job: z.object({ discarded: z.boolean() }),
   schedd: z.object({ discarded: z.boolean() }).optional(),
-  machines: z.array(
-    z.object({ name: z.union([z.string(), z.number()]), discarded: z.boolean(), match: z.boolean(), rank: z.number() }),
-  ),
+  machines: z
+    .array(z.object({ name: z.union([z.string(), z.number()]), discarded: z.boolean(), match: z.boolean(), rank: z.number() }))
+    .describe("every machine in request order; with `best: N` in the request only the best N matches, best first"),
   best: z.union([z.string(), z.number(), z.null()]),
-  log: z.array(z.string()),
+  counts: z
+    .object({
+      machines: z.number().int(),
+      matched: z.number().int(),
+      discarded: z.number().int(),
+      rejected_by_resource_expr: z.number().int(),
+      rejected_by_job_expr: z.number().int(),
+      unmatched: z.number().int(),
+    })
+    .optional()
+    .describe("present with `best: N` in the request: every machine counted by what became of it"),
+  log: z.array(z.string()).describe("with `best: N`, no line per rejected machine and a `Matched` line per listed machine only"),
   trace: z.json().optional().describe("present with ?explain=true"),
 });
 

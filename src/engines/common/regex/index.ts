@@ -14,6 +14,7 @@ import { chargeRegex, setWorkHook, type Spend } from "./work.js";
 import { compileProgram, MAX_PROGRAM, programSize, type Prog } from "./program.js";
 import { currentBudget, UNLIMITED } from "../budget.js";
 import { dfaApplicable, dfaByteCap, LazyDfa } from "./dfa.js";
+import { inspectSimple } from "./inspect-simple.js";
 import { passes, prefilterOf, type Prefilter } from "./prefilter.js";
 import { CachePool, Lru } from "./lru.js";
 import type { Node, Parsed } from "./ast.js";
@@ -414,6 +415,11 @@ export function inspectPattern(
   origin: Origin,
   flags: RegexFlags = {},
 ): { ok: true; value: { prefix: string; required: string } } | { ok: false; error: RegexProblem } {
+  // a plain pattern (literals, classes, `.`, `*+?`, anchors) needs no tree: read once (inspect-simple.ts)
+  if (!flags.i && !flags.m && !flags.s && !flags.x && !flags.U && !flags.a) {
+    const quick = inspectSimple(pattern);
+    if (quick !== null) return { ok: true, value: quick };
+  }
   const parsed = parsePattern(pattern, origin, flags);
   if ("kind" in parsed) return { ok: false, error: parsed };
   if (programSize(parsed.node, MAX_PROGRAM) === Infinity) {

@@ -1,7 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compileLinear, inspectPattern } from "./index.js";
+import { inspectSimple } from "./inspect-simple.js";
 import { parsePattern } from "./parse.js";
+import { prefilterOf } from "./prefilter.js";
 import { compileProgram, MAX_PROGRAM, programSize } from "./program.js";
 
 const PATTERNS = [
@@ -57,5 +59,37 @@ describe("inspectPattern agrees with compileLinear", () => {
       fc.property(fc.stringMatching(/^[ab()|*+?{}0-9,^$.\[\]-]{0,14}$/), (p) => agree(p)),
       { numRuns: 500, seed: 31 },
     );
+  });
+});
+
+describe("inspectSimple reads plain patterns as parsing them does", () => {
+  const same = (p: string, origin: "re2" | "python" | "pcre" | "onig"): boolean => {
+    const quick = inspectSimple(p);
+    if (quick === null) return false;
+    const parsed = parsePattern(p, origin, {});
+    if ("kind" in parsed) throw new Error(`${JSON.stringify(p)}: quick path took a pattern ${origin} refuses (${parsed.kind})`);
+    const pf = prefilterOf(parsed.node);
+    expect(quick).toEqual({ prefix: pf?.prefix ?? "", required: pf?.required ?? "" });
+    return true;
+  };
+  it("takes the policies' usual shapes", () => {
+    for (const p of ["^.*-t12[a-z]+$", "^team3-[a-z]+$", "a+b*c?", "^ab$cd", "x.y*?z", "[--z]+a", "[a-]b", "", "^"])
+      expect(same(p, "re2")).toBe(true);
+    expect(inspectSimple("^ab$cd")).toEqual({ prefix: "ab", required: "abcd" });
+    expect(inspectSimple("^.*-t12[a-z]+$")).toEqual({ prefix: "", required: "-t12" });
+  });
+  it("leaves every other pattern, errors included, to the parser", () => {
+    for (const p of ["(a)", "a|b", "a{2}", "\\d", "[]a]", "[z-a]", "a**", "a*??", "^*", "*a", "[a", "[[:alpha:]]", "(?i)a", "é"])
+      expect(inspectSimple(p)).toBeNull();
+  });
+  it("on random patterns, for every origin", () => {
+    let taken = 0;
+    fc.assert(
+      fc.property(fc.stringMatching(/^[ab.^$*+?\[\]{}|()\\-]{0,12}$/), (p) => {
+        for (const o of ["re2", "python", "pcre", "onig"] as const) if (same(p, o)) taken++;
+      }),
+      { numRuns: 3000, seed: 24 },
+    );
+    expect(taken).toBeGreaterThan(500);
   });
 });
