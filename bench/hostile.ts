@@ -20,7 +20,9 @@
  * DECISION_BUDGET in this process's environment is passed to the Worker;
  * HOSTILE_ONLY=<text> measures only the rows whose name contains the text (in
  * every table; the rule-count and memory tables are then left out);
- * `-- --policies` runs only the placement policy rows.
+ * `-- --policies` runs only the placement policy rows, `-- --sources` every
+ * policy-source table (compile rows, placement policy and rule-count rows)
+ * without the decision rows.
  * A last table (issue 24 item 10) gives what a fresh Worker's isolate keeps
  * after 1,500 and 6,000 distinct decisions (bench/memory.ts; heap after a full
  * collection and workerd's RSS): a bounded isolate keeps about the same at both.
@@ -82,7 +84,8 @@ try {
     );
     const only = process.env.HOSTILE_ONLY;
     const policiesOnly = process.argv.includes("--policies");
-    const rows = policiesOnly ? [] : [...HOSTILE_ROWS, ...DEEP_ROWS];
+    const sourcesOnly = process.argv.includes("--sources");
+    const rows = policiesOnly || sourcesOnly ? [] : [...HOSTILE_ROWS, ...DEEP_ROWS];
     for (const row of only ? rows.filter((r) => r.name.includes(only)) : rows) {
       // a `|` inside a cell would end it (GitHub tables), even inside code
       const name = row.name.replace(/\|/g, "\\|");
@@ -142,7 +145,7 @@ try {
 } finally {
   await worker.stop();
 }
-if (!process.env.HOSTILE_ONLY) {
+if (!process.env.HOSTILE_ONLY && !process.argv.includes("--sources")) {
   lines.push(
     "",
     "What the isolate keeps after distinct decisions (limits, place and match in turn; a fresh Worker, verdict cache off):",

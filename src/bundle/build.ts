@@ -1,4 +1,5 @@
-import type { EngineName } from "../engines/common/engine.js";
+import type { EngineDefinition, EngineName } from "../engines/common/engine.js";
+import { finishInSlices, nextTurn } from "../engines/common/slices.js";
 import { err, ok, type PolicyError, type Result } from "../engines/common/result.js";
 import { canonicalJson, sha256Hex } from "./canonical.js";
 import { ENGINES } from "./registry.js";
@@ -15,36 +16,51 @@ export interface BundleError extends PolicyError {
 /**
  * Validates and compiles every source into one bundle. Any error in any source
  * fails the whole bundle: a bundle is either entirely good or not made at all.
+ * Long work yields: each engine's compile at its checkpoints, and every stage
+ * after a pause (`pause`, a macrotask by default; common/slices.ts), so a
+ * Worker serves other requests while a large source compiles.
  */
-export async function compileBundle(sources: Sources, createdAt: string): Promise<Result<Bundle, BundleError[]>> {
+export async function compileBundle(
+  sources: Sources,
+  createdAt: string,
+  pause: () => Promise<void> = nextTurn,
+): Promise<Result<Bundle, BundleError[]>> {
   const errors: BundleError[] = [];
   const engines: Partial<Record<EngineName, BundleEntry>> = {};
   for (const name of Object.keys(ENGINES) as EngineName[]) {
     const source = sources[name];
     if (source === undefined) continue;
     const engine = ENGINES[name];
-    const compiled = compileSafely(engine.compile.bind(engine), source);
+    const compiled = await compileSafely(engine, source, pause);
     if (!compiled.ok) {
       for (const e of compiled.error) errors.push({ ...e, engine: name });
       continue;
     }
+    await pause();
+    // Round-trip through JSON so the bundle holds exactly what KV will hold.
+    const text = JSON.stringify(compiled.value ?? null);
+    await pause();
     engines[name] = {
       source_sha256: await sha256Hex(source),
       format: engine.format,
-      // Round-trip through JSON so the bundle holds exactly what KV will hold.
-      compiled: JSON.parse(JSON.stringify(compiled.value ?? null)),
+      compiled: JSON.parse(text),
       source,
     };
+    await pause();
   }
   if (errors.length > 0) return err(errors);
   const revision = await sha256Hex(canonicalJson(engines));
   return ok({ revision, created_at: createdAt, engines });
 }
 
-/** Runs an engine's compile, turning a thrown bug into a reported error rather than a crash. */
-function compileSafely(compile: (s: string) => Result<unknown, PolicyError[]>, source: string) {
+/** Runs an engine's compile (in slices where it has resumable steps), turning a thrown bug into a reported error rather than a crash. */
+async function compileSafely(
+  engine: EngineDefinition,
+  source: string,
+  pause: () => Promise<void>,
+): Promise<Result<unknown, PolicyError[]>> {
   try {
-    return compile(source);
+    return engine.compileSteps ? await finishInSlices(engine.compileSteps(source), pause) : engine.compile(source);
   } catch (e) {
     return err([{ code: "policy_compile_crashed", message: `compiler failed: ${(e as Error).message}`, at: "" }]);
   }

@@ -8,7 +8,8 @@ import { err, ok, policyError, type PolicyError, type Result } from "../common/r
 import { compile } from "./compile.js";
 import type { Compiled } from "./node.js";
 import { parseExpr } from "./parser.js";
-import { expand, MacroError, readConfig, valuePosition } from "./pool-config.js";
+import { expandSteps, MacroError, readConfigSteps, valuePosition } from "./pool-config.js";
+import { finish, Pace, type Steps } from "../common/slices.js";
 
 /** The five policy expressions, in the order the negotiator applies them. */
 export const PE_NAMES = [
@@ -38,12 +39,19 @@ export interface MatchPolicy {
 
 /** Parses pool.conf and checks that every set PE expression parses. */
 export function compileMatchPolicy(source: string): Result<MatchPolicyData, PolicyError[]> {
-  const { table, errors } = readConfig(source);
+  return finish(compileMatchPolicySteps(source));
+}
+
+/** {@link compileMatchPolicy} as resumable work (common/slices.ts): reading and macro expansion yield as they go, each expression's parse after a checkpoint. */
+export function* compileMatchPolicySteps(source: string): Steps<Result<MatchPolicyData, PolicyError[]>> {
+  const pace = new Pace();
+  const { table, errors } = yield* readConfigSteps(source, pace);
   const exprs: Partial<Record<PeName, string>> = {};
   for (const name of PE_NAMES) {
     const entry = table.get(name);
     if (entry === undefined) continue;
-    const text = expand(entry.value, table, [name]);
+    const text = yield* expandSteps(entry.value, table, [name], new Map(), 0, pace);
+    yield;
     if (text instanceof MacroError) {
       errors.push(policyError(text.code, text.message, `${entry.line}:${entry.column}`));
       continue;
@@ -96,5 +104,6 @@ export const matchEngine: EngineDefinition<MatchPolicyData, MatchPolicy> = {
   file: "pool.conf",
   format: "htcondor-config",
   compile: compileMatchPolicy,
+  compileSteps: compileMatchPolicySteps,
   load: loadMatchPolicy,
 };

@@ -4,6 +4,7 @@
  * `$(NAME:default)` macros expanded at use time.
  */
 import { policyError, type PolicyError } from "../common/result.js";
+import { finish, Pace, type Steps } from "../common/slices.js";
 
 /** Where a piece of a logical line starts in the source: its offset in the line, and the source line and column. */
 export interface SourcePiece {
@@ -36,6 +37,11 @@ const ASSIGN = /^([A-Za-z_][A-Za-z0-9_.]*)[ \t]*=(.*)$/s;
 
 /** Splits the text into logical lines, assignments and errors. */
 export function readConfig(text: string): { table: ConfigTable; errors: PolicyError[] } {
+  return finish(readConfigSteps(text));
+}
+
+/** {@link readConfig} as resumable work (common/slices.ts): it yields as the lines it has read add up to a slice. */
+export function* readConfigSteps(text: string, pace = new Pace()): Steps<{ table: ConfigTable; errors: PolicyError[] }> {
   const table: ConfigTable = new Map();
   const errors: PolicyError[] = [];
   const raw = text.split(/\r?\n/);
@@ -44,6 +50,7 @@ export function readConfig(text: string): { table: ConfigTable; errors: PolicyEr
   while (i < raw.length) {
     const startLine = i + 1;
     let line = raw[i++];
+    if (pace.spend(line.length + 1)) yield;
     if (isComment(line)) continue;
     const pieces: SourcePiece[] = [{ offset: 0, line: startLine, column: 1 }];
     // A continued line is gathered as parts joined once: appending to one string and
@@ -56,10 +63,11 @@ export function readConfig(text: string): { table: ConfigTable; errors: PolicyEr
         parts.push(cur.slice(0, -1), " ");
         length += cur.length;
         cur = "";
-        while (i < raw.length && isComment(raw[i])) i++;
+        while (i < raw.length && isComment(raw[i])) if (pace.spend(raw[i++].length + 1)) yield;
         if (i >= raw.length) break;
         pieces.push({ offset: length, line: i + 1, column: 1 });
         cur = raw[i++];
+        if (pace.spend(cur.length + 1)) yield;
       }
       parts.push(cur);
       line = parts.join("");
@@ -104,6 +112,11 @@ export const MAX_MACRO_CHARS = 100_000;
  * expansion longer than {@link MAX_MACRO_CHARS} is an error naming the macro.
  */
 export function expand(value: string, table: ConfigTable, active: string[] = [], done = new Map<string, string>(), defaults = 0): string | MacroError {
+  return finish(expandSteps(value, table, active, done, defaults, new Pace()));
+}
+
+/** {@link expand} as resumable work (common/slices.ts): it yields as the characters it has scanned add up to a slice. */
+export function* expandSteps(value: string, table: ConfigTable, active: string[], done: Map<string, string>, defaults: number, pace: Pace): Steps<string | MacroError> {
   let out = "";
   let i = 0;
   while (i < value.length) {
@@ -129,6 +142,7 @@ export function expand(value: string, table: ConfigTable, active: string[] = [],
       if (value[j] === "(") depth++;
       else if (value[j] === ")" && --depth === 0) break;
     }
+    if (pace.spend(j - i)) yield;
     if (j >= value.length) return new MacroError("match_config_syntax", "policy: unterminated `$(`");
     const inner = value.slice(d + 2, j);
     const colon = inner.indexOf(":");
@@ -142,13 +156,13 @@ export function expand(value: string, table: ConfigTable, active: string[] = [],
     let sub = "";
     if (entry !== undefined) {
       // a macro expands the same way wherever it is used: expand it once
-      const e = done.get(key) ?? expand(entry.value, table, [...active, key], done, defaults);
+      const e = done.get(key) ?? (yield* expandSteps(entry.value, table, [...active, key], done, defaults, pace));
       if (e instanceof MacroError) return e;
       done.set(key, e);
       sub = e;
     }
     if (colon >= 0 && sub === "") {
-      const e = expand(inner.slice(colon + 1), table, active, done, defaults + 1);
+      const e = yield* expandSteps(inner.slice(colon + 1), table, active, done, defaults + 1, pace);
       if (e instanceof MacroError) return e;
       sub = e;
     }

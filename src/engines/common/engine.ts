@@ -1,4 +1,5 @@
 import type { PolicyError, Result } from "./result.js";
+import type { Steps } from "./slices.js";
 
 /** The engines a bundle can hold, by the name used in routes and the CLI. */
 export const ENGINE_NAMES = ["limits", "placement", "match", "customs", "jobfilter"] as const;
@@ -20,5 +21,11 @@ export interface EngineDefinition<Data = unknown, Policy = unknown> {
   /** A short name of the source format, e.g. `yunikorn-yaml`. */
   readonly format: string;
   compile(source: string): Result<Data, PolicyError[]>;
+  /**
+   * The same compile as resumable work (common/slices.ts), yielding at
+   * checkpoints so that a Worker serves other requests meanwhile; engines
+   * without it compile in one go.
+   */
+  readonly compileSteps?: (source: string) => Steps<Result<Data, PolicyError[]>>;
   load(data: Data): Policy;
 }

@@ -1,5 +1,5 @@
 import { parseExactJson } from "../common/exact-json.js";
-import { readFailure } from "../common/json-syntax.js";
+import { deepFailure, readFailure } from "../common/json-syntax.js";
 import { checkJsonShape, describeJsonShape, POLICY_JSON_LIMITS, shapePointer, type JsonShapeViolation } from "../common/json-shape.js";
 import type { PolicyError, Result } from "../common/result.js";
 import { err, ok, policyError } from "../common/result.js";
@@ -100,11 +100,17 @@ export function validateRules(value: unknown): Result<FilterRule[], PolicyError[
 /** Reads filters.json with exact integers (a priority of 2^53+1 stays itself), or Python's syntax error. */
 function readFiltersJson(source: string): Result<unknown, PolicyError[]> {
   let value: unknown;
-  try {
-    value = parseExactJson(source);
-  } catch {
-    // a syntax error, or nesting the reader refuses before the shape check could name it
-    const failure = readFailure(source, POLICY_JSON_LIMITS);
+  // a text nested past the limit is refused before any parser reads it to its end
+  let failure = deepFailure(source, POLICY_JSON_LIMITS);
+  if (failure === null) {
+    try {
+      value = parseExactJson(source);
+    } catch {
+      // a syntax error, or nesting the reader refuses before the shape check could name it
+      failure = readFailure(source, POLICY_JSON_LIMITS);
+    }
+  }
+  if (failure !== null) {
     if ("shape" in failure) return err([tooDeep(failure.shape)]);
     const e = failure.error;
     return err([policyError("jobfilter_invalid_json", `not valid JSON: ${e.message}`, `${e.line}:${e.column}`)]);

@@ -3,11 +3,13 @@ import { err, ok, policyError, type PolicyError, type Result } from "../common/r
 import { parseAcl } from "./acl.js";
 import { buildFilter, withRegexMemo } from "./filter.js";
 import { allPartsValid, INVALID_QUEUE_NAME, normalisePartitionName } from "./names.js";
-import { parseConfig } from "./parse.js";
+import { parseConfigSteps, type Locate } from "./parse.js";
+import { finish, type Steps } from "../common/slices.js";
 import type {
   AclData,
   PartitionData,
   PlacementData,
+  RawConfig,
   QueueData,
   RawQueue,
   RawRule,
@@ -157,13 +159,20 @@ function buildRules(rules: readonly RawRule[], errors: PolicyError[], reported: 
  * build), so the first one is the error YuniKorn itself would give.
  */
 export function compilePlacement(source: string): Result<PlacementData, PolicyError[]> {
-  return withRegexMemo(() => compileWithMemo(source));
+  return finish(compilePlacementSteps(source));
 }
 
-function compileWithMemo(source: string): Result<PlacementData, PolicyError[]> {
-  const parsed = parseConfig(source);
+/** {@link compilePlacement} as resumable work (common/slices.ts): reading yields as it goes; validation and the build run after a checkpoint. */
+export function* compilePlacementSteps(source: string): Steps<Result<PlacementData, PolicyError[]>> {
+  const parsed = yield* parseConfigSteps(source);
   if (!parsed.ok) return parsed;
+  yield;
   const { config, locate } = parsed.value;
+  // the regex memo is a module's variable: set for one synchronous run, never across a checkpoint
+  return withRegexMemo(() => build(config, locate));
+}
+
+function build(config: RawConfig, locate: Locate): Result<PlacementData, PolicyError[]> {
   const checked = validateConfig(config);
   const errors = [...checked.errors];
   // every pointer validation reported at, and each of its ancestors: a set, so the check stays linear in the errors

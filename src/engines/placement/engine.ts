@@ -1,5 +1,5 @@
 import type { EngineDefinition } from "../common/engine.js";
-import { compilePlacement } from "./compile.js";
+import { compilePlacement, compilePlacementSteps } from "./compile.js";
 import { loadPlacement } from "./load.js";
 import type { PlacementData, PlacementPolicy } from "./types.js";
 
@@ -9,5 +9,6 @@ export const placementEngine: EngineDefinition<PlacementData, PlacementPolicy> =
   file: "placement.yaml",
   format: "yunikorn-yaml",
   compile: compilePlacement,
+  compileSteps: compilePlacementSteps,
   load: loadPlacement,
 };

@@ -37,7 +37,8 @@ import {
   uint64,
 } from "./yaml-decode.js";
 import { MAX_YAML_DEPTH } from "./yaml-read.js";
-import { MAX_REPORTED_ERRORS, readYaml, type Value } from "./yaml-tree.js";
+import { MAX_REPORTED_ERRORS, readYamlTreeSteps, type ReadTree, type Value } from "./yaml-tree.js";
+import { finish, type Steps } from "../common/slices.js";
 
 /**
  * Decodes a YuniKorn configuration (YAML, or JSON with the same keys) into the
@@ -198,7 +199,17 @@ function tooMany(dropped: number): PolicyError {
  * stages' errors. Linear in the text: see yaml-tree.ts and yaml-decode.ts.
  */
 export function parseConfig(source: string): Result<{ config: RawConfig; locate: Locate }, PolicyError[]> {
-  const read = readYaml(source);
+  return finish(parseConfigSteps(source));
+}
+
+/** {@link parseConfig} as resumable work (common/slices.ts): reading yields as it goes; decoding runs after a checkpoint, in one go. */
+export function* parseConfigSteps(source: string): Steps<Result<{ config: RawConfig; locate: Locate }, PolicyError[]>> {
+  const read = yield* readYamlTreeSteps(source);
+  yield;
+  return decodeTree(read);
+}
+
+function decodeTree(read: ReadTree): Result<{ config: RawConfig; locate: Locate }, PolicyError[]> {
   if (!read.ok) {
     if ("deep" in read)
       return err([

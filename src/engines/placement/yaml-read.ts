@@ -21,6 +21,7 @@ import {
   type YamlSeq,
 } from "./yaml-node.js";
 import { Cursor, isBlankOrEnd, isFlowIndicator, YamlSyntax } from "./yaml-scalar.js";
+import { finish, SLICE_UNITS, type Steps } from "../common/slices.js";
 
 /** How deeply a YAML text may nest collections. */
 export const MAX_YAML_DEPTH = 100;
@@ -33,10 +34,15 @@ export type YamlRead =
 
 /** Reads a YAML text of one document into nodes (see the file's comment), nesting at most `maxDepth` collections. */
 export function readYamlText(source: string, maxDepth = MAX_YAML_DEPTH): YamlRead {
+  return finish(readYamlSteps(source, maxDepth));
+}
+
+/** {@link readYamlText} as resumable work: it yields every SLICE_UNITS characters read (common/slices.ts). */
+export function* readYamlSteps(source: string, maxDepth = MAX_YAML_DEPTH): Steps<YamlRead> {
   const lines = new LineIndex(source);
   const reader = new Reader(source, maxDepth);
   try {
-    return { ok: true, root: reader.document(), lines };
+    return { ok: true, root: yield* reader.document(), lines };
   } catch (e) {
     if (e instanceof TooDeep) return { ok: false, lines, deep: e.offset };
     if (e instanceof YamlSyntax)
@@ -70,6 +76,21 @@ class Reader extends Cursor {
    */
   private readonly open: unknown[] = [];
   private top = 0;
+  /** The offset past which the next checkpoint yields. */
+  private nextSlice = SLICE_UNITS;
+
+  /** Whether a slice of the text has been read since the last checkpoint (the caller then yields). */
+  private due(): boolean {
+    if (this.pos < this.nextSlice) return false;
+    this.nextSlice = this.pos + SLICE_UNITS;
+    return true;
+  }
+
+  /** Whether a flow collection (`[` or `{`) starts at the cursor. */
+  private atFlowStart(): boolean {
+    const c = this.at();
+    return c === 91 || c === 123;
+  }
 
   constructor(
     src: string,
@@ -79,7 +100,7 @@ class Reader extends Cursor {
   }
 
   /** The one document of the text. */
-  document(): YamlNode {
+  *document(): Steps<YamlNode> {
     if (this.at() === 0xfeff) this.pos++;
     this.skipBlank();
     // directives (`%YAML 1.2`) say nothing a core-schema reader needs
@@ -91,9 +112,9 @@ class Reader extends Cursor {
     let root: YamlNode;
     if (this.atDocumentMarker() && this.at() === 45) {
       this.pos += 3;
-      root = this.blockValue(-1, false, true);
+      root = yield* this.blockValue(-1, false, true);
     } else if (Number.isNaN(this.at()) || this.atDocumentMarker()) root = emptyScalar(this.pos);
-    else root = this.blockValue(-1, false, true);
+    else root = yield* this.blockValue(-1, false, true);
     this.skipBlank();
     if (this.atDocumentMarker() && this.at() === 46) {
       this.pos += 3;
@@ -201,7 +222,7 @@ class Reader extends Cursor {
    * below indented more (or a sequence at the same column where `seqAtParent`),
    * or a null scalar. `compact` allows a block collection on the same line.
    */
-  private blockValue(parent: number, seqAtParent: boolean, compact: boolean): YamlNode {
+  private *blockValue(parent: number, seqAtParent: boolean, compact: boolean): Steps<YamlNode> {
     const start = this.pos;
     this.spaces();
     const propsAt = this.pos;
@@ -215,9 +236,9 @@ class Reader extends Cursor {
         !this.atDocumentMarker() &&
         (this.column > parent || (seqAtParent && this.column === parent && this.atIndicator(45)));
       if (!below) return this.withProps(emptyScalar(start), props, propsAt);
-      return this.content(parent, props, true, true, this.column);
+      return yield* this.content(parent, props, true, true, this.column);
     }
-    return this.content(parent, props, false, compact, propsAt - this.lineStart);
+    return yield* this.content(parent, props, false, compact, propsAt - this.lineStart);
   }
 
   /**
@@ -225,13 +246,13 @@ class Reader extends Cursor {
    * as `props`, which start at column `startCol`; on a new line they belong to
    * a mapping the node starts, on the same line to the node itself).
    */
-  private content(
+  private *content(
     parent: number,
     props: Props | null,
     newLine: boolean,
     compact: boolean,
     startCol: number,
-  ): YamlNode {
+  ): Steps<YamlNode> {
     // on a new line the node may have properties of its own: a mapping it starts takes the outer ones
     const own = newLine ? this.properties() : props;
     const merged = newLine ? this.merge(props, own) : props;
@@ -242,7 +263,7 @@ class Reader extends Cursor {
         this.skipBlank();
         const below = !Number.isNaN(this.at()) && !this.atDocumentMarker() && this.column > parent;
         return below
-          ? this.content(parent, merged, true, true, this.column)
+          ? yield* this.content(parent, merged, true, true, this.column)
           : this.withProps(emptyScalar(this.pos), merged, this.pos);
       }
     }
@@ -252,20 +273,22 @@ class Reader extends Cursor {
       if (own !== null) this.fail("an anchor or a tag cannot stand before a block collection on its line");
       if (!compact)
         this.fail(`a block ${c === 45 ? "sequence" : "mapping"} cannot start on the line of a key`);
-      return c === 45 ? this.blockSeq(col, merged) : this.blockMap(col, merged, null);
+      return c === 45 ? yield* this.blockSeq(col, merged) : yield* this.blockMap(col, merged, null);
     }
     if (c === 124 || c === 62)
       return this.withProps(this.scalar(this.pos, this.blockScalar(parent), false), merged, this.pos);
     const nodeStart = this.pos;
     const node = this.atIndicator(58)
       ? this.withProps(emptyScalar(this.pos), own, this.pos)
-      : this.inline(own, false);
+      : this.atFlowStart()
+        ? yield* this.flowCollection(own)
+        : this.scalarOrAlias(own, false, false);
     this.spaces();
     if (this.atIndicator(58)) {
       if (!compact)
         this.fail("a mapping cannot start on the line of a key (nested mappings need a new line)");
       if (this.lineStart > nodeStart) this.fail("a key must be on one line", nodeStart);
-      return this.blockMap(startCol, newLine ? props : null, node);
+      return yield* this.blockMap(startCol, newLine ? props : null, node);
     }
     return newLine ? this.withProps(node, props, nodeStart) : node;
   }
@@ -291,7 +314,13 @@ class Reader extends Cursor {
    * first read to the line's end: it may be a key; if it is not, it may go on
    * over the lines below.
    */
-  private inline(props: Props | null, flow: boolean, key = false): YamlNode {
+  private *inline(props: Props | null, flow: boolean, key = false): Steps<YamlNode> {
+    if (this.atFlowStart()) return yield* this.flowCollection(props);
+    return this.scalarOrAlias(props, flow, key);
+  }
+
+  /** {@link inline} for anything but a flow collection: synchronous, as most nodes are scalars (no generator made for each). */
+  private scalarOrAlias(props: Props | null, flow: boolean, key: boolean): YamlNode {
     const start = this.pos;
     const c = this.at();
     if (c === 42) {
@@ -305,7 +334,6 @@ class Reader extends Cursor {
         target !== undefined && target.kind !== "scalar" && target.kind !== "alias" && target.open;
       return { kind: "alias", offset: start, name, target, cyclic };
     }
-    if (c === 91 || c === 123) return this.flowCollection(props);
     if (c === 39 || c === 34) {
       const text = c === 39 ? this.singleQuoted() : this.doubleQuoted();
       return this.withProps(this.scalar(start, text, false), props, start);
@@ -343,7 +371,7 @@ class Reader extends Cursor {
   private parentColumn = -1;
 
   /** A block sequence whose `-` indicators stand at column `col`. */
-  private blockSeq(col: number, props: Props | null): YamlNode {
+  private *blockSeq(col: number, props: Props | null): Steps<YamlNode> {
     const start = this.pos;
     this.enter(start);
     const seq: YamlSeq = { kind: "seq", offset: start, items: NONE, open: true };
@@ -352,8 +380,9 @@ class Reader extends Cursor {
     this.parentColumn = col;
     const base = this.top;
     for (;;) {
+      if (this.due()) yield;
       this.pos++;
-      this.add(this.blockValue(col, false, true));
+      this.add(yield* this.blockValue(col, false, true));
       this.parentColumn = col;
       this.skipBlank();
       if (Number.isNaN(this.at()) || this.atDocumentMarker() || this.column < col) break;
@@ -369,7 +398,7 @@ class Reader extends Cursor {
   }
 
   /** A block mapping whose keys stand at column `col`; `first` is its first key when already read. */
-  private blockMap(col: number, props: Props | null, first: YamlNode | null): YamlNode {
+  private *blockMap(col: number, props: Props | null, first: YamlNode | null): Steps<YamlNode> {
     const start = first?.offset ?? this.pos;
     this.enter(start);
     const map: YamlMap = { kind: "map", offset: start, pairs: NONE, open: true };
@@ -379,15 +408,16 @@ class Reader extends Cursor {
     const base = this.top;
     let key = first;
     for (;;) {
+      if (this.due()) yield;
       let pair: YamlPair;
       if (key === null && this.atIndicator(63)) {
         this.pos++;
-        const k = this.blockValue(col, false, true);
+        const k = yield* this.blockValue(col, false, true);
         this.parentColumn = col;
         this.skipBlank();
         const hasValue = !Number.isNaN(this.at()) && this.column === col && this.atIndicator(58);
         if (hasValue) this.pos++;
-        pair = { key: k, value: hasValue ? this.blockValue(col, true, true) : emptyScalar(this.pos) };
+        pair = { key: k, value: hasValue ? yield* this.blockValue(col, true, true) : emptyScalar(this.pos) };
       } else {
         if (key === null) {
           if (this.atIndicator(45)) this.fail("a sequence entry where a mapping key was expected");
@@ -395,13 +425,15 @@ class Reader extends Cursor {
           const keyProps = this.properties();
           key = this.atIndicator(58)
             ? this.withProps(emptyScalar(this.pos), keyProps, keyStart)
-            : this.inline(keyProps, false, true);
+            : this.atFlowStart()
+              ? yield* this.flowCollection(keyProps)
+              : this.scalarOrAlias(keyProps, false, true);
           this.spaces();
           if (!this.atIndicator(58) || this.lineStart > keyStart)
             this.fail("a mapping key must be on one line, followed by `:`", keyStart);
         }
         this.pos++;
-        pair = { key, value: this.blockValue(col, true, false) };
+        pair = { key, value: yield* this.blockValue(col, true, false) };
       }
       this.add(pair);
       this.parentColumn = col;
@@ -425,7 +457,7 @@ class Reader extends Cursor {
   }
 
   /** A flow sequence `[…]` or mapping `{…}`; in a sequence, `k: v` is a mapping of one pair. */
-  private flowCollection(props: Props | null): YamlNode {
+  private *flowCollection(props: Props | null): Steps<YamlNode> {
     const start = this.pos;
     const isSeq = this.at() === 91;
     const close = isSeq ? 93 : 125;
@@ -437,13 +469,14 @@ class Reader extends Cursor {
     this.pos++;
     const base = this.top;
     for (;;) {
+      if (this.due()) yield;
       this.flowBlank();
       if (Number.isNaN(this.at()))
         this.fail(`the flow ${isSeq ? "sequence" : "mapping"} misses its closing \`${isSeq ? "]" : "}"}\``);
       if (this.at() === close) break;
       if (this.at() === 44) this.fail(`an empty entry in a flow ${isSeq ? "sequence" : "mapping"}`);
       const entryStart = this.pos;
-      const pair = this.flowEntry();
+      const pair = yield* this.flowEntry();
       if (node.kind === "map")
         this.add(pair.value === undefined ? { key: pair.key, value: emptyScalar(this.pos) } : (pair as YamlPair));
       else if (pair.value === undefined) this.add(pair.key);
@@ -470,14 +503,14 @@ class Reader extends Cursor {
   }
 
   /** One entry of a flow collection: a key and, when there is a `:`, its value. */
-  private flowEntry(): { key: YamlNode; value?: YamlNode } {
+  private *flowEntry(): Steps<{ key: YamlNode; value?: YamlNode }> {
     const explicit = this.atIndicator(63);
     if (explicit) {
       this.pos++;
       this.flowBlank();
     }
     const keyStart = this.pos;
-    const key = this.flowNode();
+    const key = yield* this.flowNode();
     const jsonLike =
       key.kind !== "scalar" || this.src.charCodeAt(keyStart) === 34 || this.src.charCodeAt(keyStart) === 39;
     this.flowBlank();
@@ -486,18 +519,18 @@ class Reader extends Cursor {
       this.pos++;
       this.flowBlank();
       const c = this.at();
-      const value = c === 44 || c === 93 || c === 125 ? emptyScalar(this.pos) : this.flowNode();
+      const value = c === 44 || c === 93 || c === 125 ? emptyScalar(this.pos) : yield* this.flowNode();
       return { key, value };
     }
     return explicit ? { key, value: emptyScalar(this.pos) } : { key };
   }
 
   /** A node inside a flow collection (properties, then its content; empty before `,]}:`). */
-  private flowNode(): YamlNode {
+  private *flowNode(): Steps<YamlNode> {
     const props = this.properties();
     if (props !== null) this.flowBlank();
     if (this.atIndicator(45)) this.fail("a block sequence cannot be inside a flow collection");
-    return this.inline(props, true);
+    return yield* this.inline(props, true);
   }
 }
 

@@ -6,7 +6,8 @@
  * Go's yaml.v3 checks them, with a set per mapping.
  */
 import type { YamlMap, YamlNode, YamlPair } from "./yaml-node.js";
-import { readYamlText } from "./yaml-read.js";
+import { readYamlSteps, type YamlRead } from "./yaml-read.js";
+import { finish, type Steps } from "../common/slices.js";
 
 /** A node of the tree, or nothing where the text has no value. */
 export type Value = YamlNode | null | undefined;
@@ -33,10 +34,19 @@ export interface YamlTree {
  * Reads the text once; gives the tree, the position where it nests too deep,
  * or its first syntax error.
  */
-export function readYaml(
-  source: string,
-): { ok: true; tree: YamlTree } | { ok: false; errors: YamlSyntaxError[] } | { ok: false; deep: string } {
-  const read = readYamlText(source);
+export function readYaml(source: string): ReadTree {
+  return finish(readYamlTreeSteps(source));
+}
+
+/** What {@link readYaml} gives. */
+export type ReadTree = { ok: true; tree: YamlTree } | { ok: false; errors: YamlSyntaxError[] } | { ok: false; deep: string };
+
+/** {@link readYaml} as resumable work (common/slices.ts): it yields as the reader does. */
+export function* readYamlTreeSteps(source: string): Steps<ReadTree> {
+  return treeOf(yield* readYamlSteps(source));
+}
+
+function treeOf(read: YamlRead): ReadTree {
   const position = (offset: number) => read.lines.position(offset);
   if (!read.ok) {
     if ("deep" in read) return { ok: false, deep: position(read.deep) };

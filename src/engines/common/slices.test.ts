@@ -1,0 +1,122 @@
+// Resumable compiles (issue 24, "/healthz answers within 100 ms"): the synchronous driver
+// (the CLI, `engine.compile`) and the sliced one (the Worker's routes) run the same steps,
+// so they must give the same result, errors and their order included; a large source must
+// really be cut into slices; and the JSON depth check before JSON.parse keeps the answers.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { COMPILE_ROWS } from "../../../test/hostile/compile-rows.js";
+import { ENGINES } from "../../bundle/registry.js";
+import type { EngineName } from "./engine.js";
+import { deepFailure, nestsPast, parseJsonText } from "./json-syntax.js";
+import { finish, finishInSlices, Pace, type Steps } from "./slices.js";
+
+const head = "partitions:\n- name: default\n  queues:\n  - name: root\n    properties:\n";
+
+/** Sources of every shape the sliced readers meet: valid, invalid late, invalid early, deep. */
+const SOURCES: { name: string; engine: EngineName; source: string }[] = [
+  {
+    name: "the shipped placement policy",
+    engine: "placement",
+    source: readFileSync("policies/placement.yaml", "utf8"),
+  },
+  { name: "the shipped pool policy", engine: "match", source: readFileSync("policies/pool.conf", "utf8") },
+  {
+    name: "8,000 anchored keys",
+    engine: "placement",
+    source:
+      head +
+      Array.from({ length: 8_000 }, (_, i) => `      &${i.toString(36)} ${i.toString(36)}: v\n`).join(""),
+  },
+  {
+    name: "a repeated key after 5,000 keys",
+    engine: "placement",
+    source: head + Array.from({ length: 5_000 }, (_, i) => `      k${i}: v\n`).join("") + "      k7: w\n",
+  },
+  {
+    name: "2,000 partitions that are sequences (1,000 errors, then a count)",
+    engine: "placement",
+    source: "partitions:\n" + Array.from({ length: 2_000 }, () => "- ".repeat(10) + "x:\n").join(""),
+  },
+  { name: "20,000 lines of `? x`", engine: "placement", source: "partitions:\n" + "? x\n".repeat(20_000) },
+  {
+    name: "a syntax error at the end of 20,000 flow items",
+    engine: "placement",
+    source: "partitions: [" + "a, ".repeat(20_000) + "]]",
+  },
+  ...COMPILE_ROWS.map((row) => ({ name: row.name, engine: row.engine, source: row.source(100_000) })),
+];
+
+/** Runs resumable work in slices, counting the pauses between them. */
+async function sliced<T>(steps: Steps<T>): Promise<{ value: T; pauses: number }> {
+  let pauses = 0;
+  const value = await finishInSlices(steps, async () => void pauses++);
+  return { value, pauses };
+}
+
+describe("the synchronous and the sliced compile agree", () => {
+  for (const { name, engine, source } of SOURCES) {
+    it(`${engine}: ${name}`, async () => {
+      const def = ENGINES[engine];
+      const one = def.compile(source);
+      if (def.compileSteps === undefined) return;
+      const again = finish(def.compileSteps(source));
+      const { value } = await sliced(def.compileSteps(source));
+      expect(again).toEqual(one);
+      expect(value).toEqual(one);
+    });
+  }
+
+  it("cuts a large source into many slices", async () => {
+    const source =
+      head +
+      Array.from({ length: 45_000 }, (_, i) => `      &${i.toString(36)} ${i.toString(36)}: v\n`).join("");
+    const { value, pauses } = await sliced(ENGINES.placement.compileSteps!(source));
+    expect(value.ok).toBe(true);
+    // 807 KB read in slices of 16 KiB (49 of them), then decoded and built
+    expect(pauses).toBeGreaterThan(40);
+    const conf = COMPILE_ROWS.find((r) => r.name.includes("macro defaults nested to the end"))!.source(
+      1_000_000,
+    );
+    const macro = await sliced(ENGINES.match.compileSteps!(conf));
+    expect(macro.value).toEqual(ENGINES.match.compile(conf));
+    expect(macro.pauses).toBeGreaterThan(10);
+  });
+});
+
+describe("Pace", () => {
+  it("is due once per slice of units", () => {
+    const pace = new Pace(10);
+    const due = Array.from({ length: 25 }, () => pace.spend(1));
+    expect(due.flatMap((d, i) => (d ? [i] : []))).toEqual([9, 19]);
+    expect(pace.spend(100)).toBe(true);
+  });
+});
+
+describe("JSON policies nested past the limit are refused before JSON.parse", () => {
+  it("counts brackets outside strings only", () => {
+    expect(nestsPast(`{"a": "${"[".repeat(500)}"}`, 100)).toBe(false);
+    expect(nestsPast(`{"a": "\\"${"[".repeat(500)}"}`, 100)).toBe(false);
+    expect(nestsPast(`${"[".repeat(101)}${"]".repeat(101)}`, 100)).toBe(true);
+    expect(nestsPast(`${"[".repeat(100)}${"]".repeat(100)}`, 100)).toBe(false);
+    expect(deepFailure(`[${"[]".repeat(10_000)}]`)).toBeNull();
+  });
+
+  it("answers as the parser's path does: a syntax error before the deep container, else the container", () => {
+    const deepValid = `{"a": [1, {"b": ${"[".repeat(5_000)}1${"]".repeat(5_000)}}]}`;
+    const deepBroken = `{"a": [1, {"b": ${"[".repeat(5_000)}1,]`;
+    const parsed = parseJsonText(deepValid);
+    const broken = parseJsonText(deepBroken);
+    expect(parsed).toMatchObject({ ok: false, shape: { kind: "depth", limit: 100 } });
+    expect(broken).toEqual(parsed);
+    expect(parseJsonText(`[1 2, ${"[".repeat(5_000)}]`)).toMatchObject({
+      ok: false,
+      error: { line: 1, column: 4 },
+    });
+  });
+
+  it("refuses a deep value even where a repeated key would replace it (the limit holds for the text)", () => {
+    const text = `{"a": ${"[".repeat(200)}${"]".repeat(200)}, "a": 1}`;
+    expect(JSON.parse(text)).toEqual({ a: 1 });
+    expect(parseJsonText(text)).toMatchObject({ ok: false, shape: { kind: "depth", limit: 100 } });
+  });
+});
