@@ -12,7 +12,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 
 /** The module at `entry` (a path from the repository's root) bundled, or `source` with the reason it is not. */
-export async function bundled<T>(entry: string, source: T): Promise<{ mod: T; how: string }> {
+export async function bundled<T>(entry: string, source: T): Promise<{ mod: T; how: string; fromBundle: boolean }> {
   let dir: string | undefined;
   try {
     const require = createRequire(import.meta.url);
@@ -27,9 +27,9 @@ export async function bundled<T>(entry: string, source: T): Promise<{ mod: T; ho
       outfile: out,
       logLevel: "silent",
     });
-    return { mod: (await import(pathToFileURL(out).href)) as T, how: "esbuild bundle" };
+    return { mod: (await import(pathToFileURL(out).href)) as T, how: "esbuild bundle", fromBundle: true };
   } catch {
-    return { mod: source, how: "TypeScript source under tsx (esbuild not found)" };
+    return { mod: source, how: "TypeScript source under tsx (esbuild not found)", fromBundle: false };
   } finally {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }

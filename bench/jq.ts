@@ -4,15 +4,12 @@
  * measured in the same run, plus the compile time of a 20-line script.
  * Run: npx tsx bench/jq.ts
  */
-import { mkdtempSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
 import type { Json } from "../src/engines/common/json.js";
 import * as jqSource from "../src/jq/index.js";
 import type { JqProgram } from "../src/jq/index.js";
 import { BUILTIN_MODULES } from "../src/jq/modules.js";
+import { bundled } from "./bundled.js";
 import { measure, pairedCpu, printTable, type BenchRow } from "./support.js";
 import {
   CIDR_TRANSFORM,
@@ -40,29 +37,6 @@ function inlineModules(src: string): string {
 
 type JqModule = typeof jqSource;
 
-/**
- * The engine as a Worker runs it: bundled by esbuild (as wrangler does). Running the TypeScript
- * through tsx instead adds a getter call to every cross-module function reference.
- */
-async function bundledEngine(): Promise<JqModule> {
-  try {
-    const require = createRequire(import.meta.url);
-    const esbuild = require("esbuild") as { build(o: object): Promise<unknown> };
-    const out = path.join(mkdtempSync(path.join(tmpdir(), "arbiter-jq-bench-")), "jq.mjs");
-    await esbuild.build({
-      entryPoints: [path.resolve(import.meta.dirname, "../src/jq/index.ts")],
-      bundle: true,
-      format: "esm",
-      platform: "neutral",
-      outfile: out,
-      logLevel: "silent",
-    });
-    return (await import(pathToFileURL(out).href)) as JqModule;
-  } catch {
-    return jqSource;
-  }
-}
-
 let compileJq: JqModule["compileJq"] = jqSource.compileJq;
 
 function compile(src: string, args?: Record<string, Json>): JqProgram {
@@ -73,7 +47,7 @@ function compile(src: string, args?: Record<string, Json>): JqProgram {
 
 /** Measures our engine against jq-web on the scripts (five policy-like, three regex) and the compile time of a 20-line script. */
 export async function runJqBench(ms = 400): Promise<BenchRow[]> {
-  compileJq = (await bundledEngine()).compileJq;
+  compileJq = (await bundled("src/jq/index.ts", jqSource)).mod.compileJq;
   // compile time first, before jq-web's WebAssembly heap is loaded into this process
   const compileUs = measure(() => compileJq(COMPILE_20), ms);
   const require = createRequire(import.meta.url);

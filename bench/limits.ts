@@ -9,11 +9,7 @@
  * wrangler ships it (tsx adds a getter call to every cross-module reference).
  * Run directly with `npx tsx bench/limits.ts`.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { readFileSync } from "node:fs";
 import * as limitsSource from "../src/engines/limits/index.js";
 import {
   decideLimits,
@@ -24,6 +20,7 @@ import {
 } from "../src/engines/limits/index.js";
 import { LimitsRequest as LimitsRequestSchema } from "../src/http/schemas/limits.js";
 import { readSharedData, SHARED_DATA_ABSENT } from "../test/support/shared-data.js";
+import { bundled } from "./bundled.js";
 import { measure, measureAsync, pairedCpu, printTable, type BenchRow } from "./support.js";
 import { libraryAsText, LIMITS_REQUEST as REQUEST } from "./fixtures.js";
 import { BUILTIN_MODULES } from "../src/jq/modules.js";
@@ -42,32 +39,6 @@ const CONTEXT: LimitsContext = {
   cidrList: () => undefined,
   localAddresses: ["192.0.2.1", "2001:db8::1"],
 };
-
-type LimitsModule = typeof limitsSource;
-
-/**
- * The engine bundled by esbuild, as wrangler ships it (under tsx every cross-module
- * function reference goes through a getter); null when esbuild is not available.
- */
-async function bundledEngine(): Promise<LimitsModule | null> {
-  try {
-    const require = createRequire(import.meta.url);
-    const esbuild = require("esbuild") as { build(o: object): Promise<unknown> };
-    const out = path.join(mkdtempSync(path.join(tmpdir(), "arbiter-limits-bench-")), "limits.mjs");
-    const entry = path.resolve(import.meta.dirname, "../src/engines/limits/index.ts");
-    await esbuild.build({
-      entryPoints: [entry],
-      bundle: true,
-      format: "esm",
-      platform: "neutral",
-      outfile: out,
-      logLevel: "silent",
-    });
-    return (await import(pathToFileURL(out).href)) as LimitsModule;
-  } catch {
-    return null;
-  }
-}
 
 /** Compiles and loads the pre-5.0 toolkit file. */
 function load4x(source: string): LimitsPolicy {
@@ -179,12 +150,12 @@ export async function runLimitsBench(): Promise<BenchRow[]> {
     ratio: loadUs / baseline,
   });
   // The first case again with the engine bundled as wrangler bundles it (the rows above run the TypeScript through tsx).
-  const bundled = await bundledEngine();
-  if (bundled !== null) {
-    const bc = bundled.limitsEngine.compile(SOURCE);
+  const { mod: bundledEngine, fromBundle } = await bundled("src/engines/limits/index.ts", limitsSource);
+  if (fromBundle) {
+    const bc = bundledEngine.limitsEngine.compile(SOURCE);
     if (!bc.ok) throw new Error("policies/limits.json does not compile with the bundled engine");
-    const bp = bundled.limitsEngine.load(bc.value);
-    const decide = bundled.decideLimits;
+    const bp = bundledEngine.limitsEngine.load(bc.value);
+    const decide = bundledEngine.decideLimits;
     await measureAsync(() => decide(bp, request, CONTEXT), 150);
     const us = Math.min(
       await measureAsync(() => decide(bp, request, CONTEXT)),

@@ -2,7 +2,7 @@
 import type { Json } from "../engines/common/json.js";
 import type { Node, Pattern } from "./ast.js";
 import { applyFormat, checkFormat } from "./formats.js";
-import { binop, indexValue } from "./ops.js";
+import { binopFn, indexValue } from "./ops.js";
 import { delPaths, getPath } from "./paths.js";
 import { PathWriter } from "./path-writer.js";
 import { ALLOC, charge, COPY_KEY, Env, KEY, step, type Gen } from "./runtime.js";
@@ -214,11 +214,12 @@ export function assignGen(c: Compiler, op: string, lhs: Node, rhs: Node, sc: Sco
       });
   }
   const bop = op.slice(0, -1);
+  const apply = bop === "//" ? null : binopFn(bop);
   return (i, env, emit) =>
     r(i, env, (v) => {
       let out = i;
       const w = new PathWriter();
-      const f = bop === "//" ? (old: Json) => (truthy(old) ? old : v) : (old: Json) => binop(bop, old, v);
+      const f = apply === null ? (old: Json) => (truthy(old) ? old : v) : (old: Json) => apply(old, v);
       const stop = paths(i, env, (p) => {
         out = w.update(out, p, f);
         return false;

@@ -189,65 +189,31 @@ export function literalComparison(op: string, left: { k: string; v?: unknown }, 
   return null;
 }
 
-/**
- * A binary operator as a function of its two operand values, chosen once at compile time
- * (`binop` without the switch per call); plain numbers take the first branch.
- */
+/** Each binary operator as a function of its two operand values; plain numbers take the first branch. */
+const BINOPS: Readonly<Record<string, (a: Json, b: Json) => Json>> = {
+  "+": add,
+  "-": (a, b) => (typeof a === "number" && typeof b === "number" ? a - b : sub(a, b)),
+  "*": (a, b) => (typeof a === "number" && typeof b === "number" ? a * b : mul(a, b)),
+  "/": div,
+  "%": mod,
+  "==": equals,
+  "!=": (a, b) => !equals(a, b),
+  "<": (a, b) => compare(a, b) < 0,
+  "<=": (a, b) => compare(a, b) <= 0,
+  ">": (a, b) => compare(a, b) > 0,
+  ">=": (a, b) => compare(a, b) >= 0,
+};
+
+/** A binary operator as a function of its two operand values, chosen once at compile time (no lookup per call). */
 export function binopFn(op: string): (a: Json, b: Json) => Json {
-  switch (op) {
-    case "+":
-      return add;
-    case "-":
-      return (a, b) => (typeof a === "number" && typeof b === "number" ? a - b : sub(a, b));
-    case "*":
-      return (a, b) => (typeof a === "number" && typeof b === "number" ? a * b : mul(a, b));
-    case "/":
-      return div;
-    case "%":
-      return mod;
-    case "==":
-      return equals;
-    case "!=":
-      return (a, b) => !equals(a, b);
-    case "<":
-      return (a, b) => compare(a, b) < 0;
-    case "<=":
-      return (a, b) => compare(a, b) <= 0;
-    case ">":
-      return (a, b) => compare(a, b) > 0;
-    case ">=":
-      return (a, b) => compare(a, b) >= 0;
-  }
-  throw new Error("unknown operator " + op);
+  const f = Object.hasOwn(BINOPS, op) ? BINOPS[op] : undefined;
+  if (f === undefined) throw new Error("unknown operator " + op);
+  return f;
 }
 
 /** Applies a binary operator by its source symbol. */
 export function binop(op: string, a: Json, b: Json): Json {
-  switch (op) {
-    case "+":
-      return add(a, b);
-    case "-":
-      return sub(a, b);
-    case "*":
-      return mul(a, b);
-    case "/":
-      return div(a, b);
-    case "%":
-      return mod(a, b);
-    case "==":
-      return equals(a, b);
-    case "!=":
-      return !equals(a, b);
-    case "<":
-      return compare(a, b) < 0;
-    case "<=":
-      return compare(a, b) <= 0;
-    case ">":
-      return compare(a, b) > 0;
-    case ">=":
-      return compare(a, b) >= 0;
-  }
-  throw new Error("unknown operator " + op);
+  return binopFn(op)(a, b);
 }
 
 /** How jq 1.7.1's jv_get names a key it cannot use: a string under 30 UTF-8 bytes is quoted raw. */

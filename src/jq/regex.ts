@@ -92,7 +92,11 @@ function prepare(s: Json, reV: Json, flagsV: Json): Compiled {
 
 /** `capture` objects without computing match offsets (named groups only). */
 export function captureAll(sV: Json, reV: Json, flagsV: Json): JObj[] {
-  const c = prepare(sV, reV, flagsV);
+  return capturesOf(prepare(sV, reV, flagsV), sV, reV, flagsV);
+}
+
+/** captureAll over the pattern `prepare` gave. */
+function capturesOf(c: Compiled, sV: Json, reV: Json, flagsV: Json): JObj[] {
   const s = sV as string;
   if (c.skipEmpty) return (matchAll(sV, reV, flagsV, false) as JObj[]).map(captureFromMatch);
   const out: JObj[] = [];
@@ -133,7 +137,7 @@ function captureObject(c: Compiled, m: RegExpExecArray): JObj {
 export function captureEach(sV: Json, reV: Json, flagsV: Json, emit: (o: JObj) => boolean): boolean {
   const c = prepare(sV, reV, flagsV);
   if (c.global || c.skipEmpty) {
-    for (const o of captureAll(sV, reV, flagsV)) if (emit(o)) return true;
+    for (const o of capturesOf(c, sV, reV, flagsV)) if (emit(o)) return true;
     return false;
   }
   const m = c.rx.match(sV as string, 0);

@@ -88,9 +88,8 @@ export interface BestColumns {
   readonly jid: string;
   readonly job: { discarded: boolean };
   readonly schedd: { discarded: boolean } | undefined;
-  /** The listed machines' names (the index when Name is not a string), indices and ranks, best first. */
+  /** The listed machines' names (the index when Name is not a string) and ranks, best first. */
   readonly names: readonly (string | number)[];
-  readonly idx: readonly number[];
   readonly ranks: readonly number[];
   readonly counts: MatchCounts;
   readonly head: readonly string[];

@@ -342,7 +342,6 @@ function decideBest(policy: MatchPolicy | null, req: ParsedMatchRequest, st: Eva
     job: { discarded: s.jobOut },
     schedd: s.schedd,
     names,
-    idx: best.idx,
     ranks: best.rank,
     counts,
     head: s.head,

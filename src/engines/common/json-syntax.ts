@@ -229,8 +229,14 @@ export function readFailure(
   text: string,
   limits: JsonShapeLimits = POLICY_JSON_LIMITS,
 ): { ok: false; error: JsonSyntaxError } | { ok: false; shape: JsonShapeViolation } {
-  const problem = locateJsonProblem(text, limits.maxDepth);
-  if (problem === null) return { ok: false, error: place(text, "Expecting value", 0) };
+  return asFailure(locateJsonProblem(text, limits.maxDepth)) ?? { ok: false, error: place(text, "Expecting value", 0) };
+}
+
+/** A located problem (locateJsonProblem) as the failure parseJsonText answers, or null for none. */
+function asFailure(
+  problem: ReturnType<typeof locateJsonProblem>,
+): { ok: false; error: JsonSyntaxError } | { ok: false; shape: JsonShapeViolation } | null {
+  if (problem === null) return null;
   return "depth" in problem ? { ok: false, shape: problem.depth } : { ok: false, error: problem.syntax };
 }
 
@@ -270,8 +276,5 @@ export function deepFailure(
   text: string,
   limits: JsonShapeLimits = POLICY_JSON_LIMITS,
 ): { ok: false; error: JsonSyntaxError } | { ok: false; shape: JsonShapeViolation } | null {
-  if (!nestsPast(text, limits.maxDepth)) return null;
-  const problem = locateJsonProblem(text, limits.maxDepth);
-  if (problem === null) return null;
-  return "depth" in problem ? { ok: false, shape: problem.depth } : { ok: false, error: problem.syntax };
+  return nestsPast(text, limits.maxDepth) ? asFailure(locateJsonProblem(text, limits.maxDepth)) : null;
 }

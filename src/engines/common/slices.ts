@@ -61,10 +61,3 @@ export async function finishInSlices<T>(steps: Steps<T>, pause: () => Promise<vo
     await pause();
   }
 }
-
-/** Wraps a synchronous stage as resumable work with one checkpoint after it (for stages that are short or not yet sliced). */
-export function* stage<T>(run: () => T): Steps<T> {
-  const value = run();
-  yield;
-  return value;
-}

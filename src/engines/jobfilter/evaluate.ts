@@ -321,6 +321,11 @@ export interface PreparedJob {
   readonly reasons: readonly ReasonEntry[];
 }
 
+/** Whether a reason trail entry is one Ganeti writes, `[source, reason, timestamp]`; other entries are not read. */
+export function isReasonEntry(e: unknown): e is ReasonEntry {
+  return Array.isArray(e) && typeof e[0] === "string" && typeof e[1] === "string" && (typeof e[2] === "number" || typeof e[2] === "bigint");
+}
+
 /**
  * Collects a job's reason-trail entries once and gives each opcode an empty
  * field view sized for the rule set (`fields`; views grow when it is omitted).
@@ -335,9 +340,7 @@ export function prepareJob(job: Job, fields = 0): PreparedJob {
     const trail = op.reason;
     if (!Array.isArray(trail)) continue;
     for (const e of trail) {
-      if (Array.isArray(e) && typeof e[0] === "string" && typeof e[1] === "string" && (typeof e[2] === "number" || typeof e[2] === "bigint")) {
-        reasons.push(e as unknown as ReasonEntry);
-      }
+      if (isReasonEntry(e)) reasons.push(e);
     }
   }
   return { id: job.id, opcodes: job.opcodes, views, reasons };

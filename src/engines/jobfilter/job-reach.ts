@@ -19,7 +19,7 @@
  */
 import type { Expr, FilterValue } from "./expression.js";
 import { fieldsOf } from "./expression.js";
-import { compileOpcode, compileReason, newFieldTable } from "./evaluate.js";
+import { compileOpcode, compileReason, isReasonEntry, newFieldTable } from "./evaluate.js";
 import type { JsonObject } from "../common/json.js";
 import type { Job } from "./types.js";
 
@@ -87,37 +87,20 @@ interface Sides<T> {
 
 /** The id ranges of a `jobid` expression (see the file's comment); leaves other than comparisons of `id` are errors. */
 function idSides(e: Expr, watermark: number | bigint): Sides<IdRanges> {
-  switch (e.k) {
-    case "empty":
-      return { t: ALL_IDS, f: [] };
-    case "and":
-    case "or": {
-      const parts = e.xs.map((x) => idSides(x, watermark));
-      const all = (pick: (s: Sides<IdRanges>) => IdRanges, join: typeof union, unit: IdRanges) =>
-        parts.reduce((acc, s) => join(acc, pick(s)), unit);
-      return e.k === "and"
-        ? { t: all((s) => s.t, intersect, ALL_IDS), f: all((s) => s.f, union, []) }
-        : { t: all((s) => s.t, union, []), f: all((s) => s.f, intersect, ALL_IDS) };
-    }
-    case "not": {
-      const s = idSides(e.x, watermark);
-      return { t: s.f, f: s.t };
-    }
-    case "cmp": {
-      if (e.field !== "id") return { t: [], f: [] };
-      const v: FilterValue = e.value;
-      if (typeof v === "string" && v !== "watermark") return { t: [], f: [] };
-      const b = typeof v === "string" ? watermark : v;
-      // closed at the bound on both sides: a superset whatever the comparison's strictness
-      const below: IdRanges = [[-Infinity, bound(b, false)]];
-      const above: IdRanges = [[bound(b, true), Infinity]];
-      const at: IdRanges = [[bound(b, true), bound(b, false)]];
-      if (e.op === "==") return { t: at, f: ALL_IDS };
-      return e.op === "<" || e.op === "<=" ? { t: below, f: above } : { t: above, f: below };
-    }
-    default:
-      return { t: [], f: [] };
-  }
+  return sides(e, (x) => idLeaf(x, watermark), ALL_IDS, [], union, intersect);
+}
+
+/** Where one comparison of `id` is TRUE and where FALSE, closed at the bound on both sides (a superset whatever its strictness). */
+function idLeaf(e: LeafExpr, watermark: number | bigint): Sides<IdRanges> {
+  if (e.k !== "cmp" || e.field !== "id") return { t: [], f: [] };
+  const v: FilterValue = e.value;
+  if (typeof v === "string" && v !== "watermark") return { t: [], f: [] };
+  const b = typeof v === "string" ? watermark : v;
+  const below: IdRanges = [[-Infinity, bound(b, false)]];
+  const above: IdRanges = [[bound(b, true), Infinity]];
+  const at: IdRanges = [[bound(b, true), bound(b, false)]];
+  if (e.op === "==") return { t: at, f: ALL_IDS };
+  return e.op === "<" || e.op === "<=" ? { t: below, f: above } : { t: above, f: below };
 }
 
 /** The kinds of fact the stores index a running job by: its opcodes' `OP_ID`s, its reason entries' sources and reasons. */
@@ -331,7 +314,7 @@ export function factsOf(job: Job): [FactKind, string][] {
     const trail = op.reason;
     if (!Array.isArray(trail)) continue;
     for (const e of trail) {
-      if (Array.isArray(e) && typeof e[0] === "string" && typeof e[1] === "string" && (typeof e[2] === "number" || typeof e[2] === "bigint")) {
+      if (isReasonEntry(e)) {
         add("source", e[0]);
         add("reason", e[1]);
       }

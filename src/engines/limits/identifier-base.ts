@@ -89,7 +89,7 @@ let addrText: string | null = null;
 let addrParsed: IpNetwork | null = null;
 
 /** parseNetwork, remembering the last text parsed. */
-export function networkOf(text: string): IpNetwork | null {
+function networkOf(text: string): IpNetwork | null {
   if (text !== netText) {
     netParsed = parseNetwork(text);
     netText = text;
@@ -104,4 +104,21 @@ export function addressOf(text: string): IpNetwork | null {
     addrText = text;
   }
   return addrParsed;
+}
+
+/** The requester as a network (localif, ip-cidr-list): false without one, Python's ip_network error for a bad one. */
+export function requesterNetwork(hints: JsonObject): IpNetwork | false | { error: string } {
+  const r = requesterOf(hints);
+  if (r === undefined) return false;
+  const net = networkOf(r);
+  if (!net) return { error: `${pyStringRepr(r)} does not appear to be an IPv4 or IPv6 network` };
+  if (net.hostBits) return { error: `${r} has host bits set` };
+  return net;
+}
+
+/** The requester as an address (ip-cymru-bogon, ip-reverse-dns): false without one, Python's ip_address error for a bad one. */
+export function requesterAddress(hints: JsonObject): IpNetwork | false | { error: string } {
+  const r = requesterOf(hints);
+  if (r === undefined) return false;
+  return addressOf(r) ?? { error: `${pyStringRepr(r)} does not appear to be an IPv4 or IPv6 address` };
 }

@@ -12,7 +12,7 @@ import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { err, ok, type Result } from "../common/result.js";
 import { compileSpec, type DataError, type JqSpec } from "./jq-bridge.js";
-import { ADDRESS_OR_CIDR_ANYOF, addressOf, checkData, emptyObject, networkOf, requesterOf, type Build, type IdentAnswer, type Identifier } from "./identifier-base.js";
+import { ADDRESS_OR_CIDR_ANYOF, addressOf, checkData, emptyObject, requesterNetwork, requesterOf, type Build, type IdentAnswer, type Identifier } from "./identifier-base.js";
 import { pyStringRepr } from "./python-text.js";
 import { DURATION, JQ_TRANSFORM, type Schema } from "./schema.js";
 
@@ -23,11 +23,8 @@ export const localif: Build = (data) => {
   let cachedFor: readonly string[] | null = null;
   let set: CidrSet | null = null;
   return ok((hints, state) => {
-    const r = requesterOf(hints);
-    if (r === undefined) return false;
-    const net = networkOf(r);
-    if (!net) return { error: `${pyStringRepr(r)} does not appear to be an IPv4 or IPv6 network` };
-    if (net.hostBits) return { error: `${r} has host bits set` };
+    const net = requesterNetwork(hints);
+    if (net === false || "error" in net) return net;
     if (cachedFor !== state.ctx.localAddresses) {
       cachedFor = state.ctx.localAddresses;
       set = buildCidrSet(cachedFor);
@@ -62,11 +59,8 @@ function strictRanges(list: readonly Json[], data: Json): Result<RangeSet, strin
 /** The ip-cidr-list evaluator over a prepared set. */
 function cidrListEvaluator(set: RangeSet): (hints: JsonObject) => IdentAnswer {
   return (hints) => {
-    const r = requesterOf(hints);
-    if (r === undefined) return false;
-    const net = networkOf(r);
-    if (!net) return { error: `${pyStringRepr(r)} does not appear to be an IPv4 or IPv6 network` };
-    if (net.hostBits) return { error: `${r} has host bits set` };
+    const net = requesterNetwork(hints);
+    if (net === false || "error" in net) return net;
     return rangeOverlaps(set, net);
   };
 }

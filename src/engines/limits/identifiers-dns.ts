@@ -8,8 +8,7 @@ import { parseIsoDuration } from "../common/iso8601.js";
 import { err, ok } from "../common/result.js";
 import { compileStringMatch, type StringMatcher, type StringMatchSpec } from "../common/string-match.js";
 import type { DnsAnswer, DnsResolver } from "./context.js";
-import { addressOf, checkData, CIDR_ONLY, requesterOf, strictNetworks, type Build, type EvalState, type IdentAnswer } from "./identifier-base.js";
-import { pyStringRepr } from "./python-text.js";
+import { checkData, CIDR_ONLY, requesterAddress, requesterOf, strictNetworks, type Build, type EvalState, type IdentAnswer } from "./identifier-base.js";
 import { DURATION, STRING_MATCH, type Schema } from "./schema.js";
 
 /** Why a lookup gave no answer, in the trace's words. */
@@ -74,10 +73,8 @@ export const ipCymruBogon: Build = (data) => {
   const failResult = d["fail-result"];
   // synchronous until a lookup is made: without a resolver the answer is at once
   return ok((hints, state) => {
-    const r = requesterOf(hints);
-    if (r === undefined) return false;
-    const addr = addressOf(r);
-    if (!addr) return { error: `${pyStringRepr(r)} does not appear to be an IPv4 or IPv6 address` };
+    const addr = requesterAddress(hints);
+    if (addr === false || "error" in addr) return addr;
     if (addr !== bogonAddr) {
       bogonName = `${reverseLabels(addr).join(".")}.${addr.family === 4 ? "v4" : "v6"}.fullbogons.cymru.com`;
       bogonAddr = addr;
@@ -190,10 +187,8 @@ export const ipReverseDns: Build = (data) => {
   const matcher = m.value;
   const ms = timeoutMs(d.timeout, 2000);
   return ok((hints, state) => {
-    const r = requesterOf(hints);
-    if (r === undefined) return false;
-    const addr = addressOf(r);
-    if (!addr) return { error: `${pyStringRepr(r)} does not appear to be an IPv4 or IPv6 address` };
+    const addr = requesterAddress(hints);
+    if (addr === false || "error" in addr) return addr;
     const dns = state.ctx.dns;
     const ptrName = `${reverseLabels(addr).join(".")}.${addr.family === 4 ? "in-addr.arpa" : "ip6.arpa"}`;
     // ip-reverse-dns has no fail-result: a failed lookup is "not identified", as in pScheduler.
