@@ -27,6 +27,9 @@ import { customsDiffRequests, customsDiffView, decideCustomsForDiff } from "../e
 import { errorView, pairOf, viewOf, type DecisionKind, type View } from "./compare/views.js";
 import { boundedValue, OTHER_PAIR, pairSlot } from "./compare/report.js";
 import { Budget, BudgetExceeded, DEFAULT_DECISION_BUDGET } from "../engines/common/budget.js";
+import { finish, Pace, type Steps } from "../engines/common/slices.js";
+import { compilePlacementSteps } from "../engines/placement/compile.js";
+import { compileMatchPolicySteps } from "../engines/classad/policy.js";
 
 /** Captured requests are taken up to this many. */
 export const MAX_CAPTURED_REQUESTS = 10_000;
@@ -88,6 +91,8 @@ interface Differ {
   kind: DecisionKind | "customs";
   view?: (verdict: object) => View;
   compile(source: string): Result<unknown, PolicyError[]>;
+  /** The same compile as resumable work, where the engine has it (common/slices.ts). */
+  compileSteps?: (source: string) => Steps<Result<unknown, PolicyError[]>>;
   generate(a: unknown, b: unknown): DiffRequests<unknown>;
   /** Loads a compiled policy into a function from request to verdict. */
   decider(data: unknown): (request: unknown) => object;
@@ -101,15 +106,17 @@ function differ<D, P>(parts: {
   kind: Differ["kind"];
   view?: Differ["view"];
   compile: (source: string) => Result<D, PolicyError[]>;
+  compileSteps?: (source: string) => Steps<Result<D, PolicyError[]>>;
   generate: (a: D, b: D) => DiffRequests<unknown>;
   load: (data: D) => P;
   decide: (policy: P, request: unknown) => object;
 }): Differ {
-  const { kind, view, compile, generate, load, decide } = parts;
+  const { kind, view, compile, compileSteps, generate, load, decide } = parts;
   return {
     kind,
     view,
     compile,
+    compileSteps,
     generate: (a, b) => generate(a as D, b as D),
     decider: (data) => {
       const policy = load(data as D);
@@ -122,6 +129,7 @@ const DIFFERS: Partial<Record<EngineName, Differ>> = {
   placement: differ({
     kind: "placement",
     compile: compilePlacement,
+    compileSteps: compilePlacementSteps,
     generate: placementDiffRequests,
     load: loadPlacement,
     decide: (p, r) => decidePlacement(p, r as PlacementRequest, { explain: false }).verdict,
@@ -143,6 +151,7 @@ const DIFFERS: Partial<Record<EngineName, Differ>> = {
   match: differ({
     kind: "match",
     compile: compileMatchPolicy,
+    compileSteps: compileMatchPolicySteps,
     generate: matchDiffRequests,
     load: loadMatchPolicy,
     decide: decideForDiff,
@@ -222,6 +231,26 @@ export function diffPolicies(
   newSource: string,
   options: DiffOptions = {},
 ): Result<DiffReport, DiffError> {
+  return finish(diffPoliciesSteps(engine, oldSource, newSource, options));
+}
+
+/** One side's compile, as resumable work where the engine has it. */
+function* compileSide(differ: Differ, source: string): Steps<Result<unknown, PolicyError[]>> {
+  if (differ.compileSteps !== undefined) return yield* differ.compileSteps(source);
+  return differ.compile(source);
+}
+
+/**
+ * {@link diffPolicies} as resumable work (common/slices.ts): each side's
+ * compile yields as the engine's does, and the decisions yield once their
+ * work units (requestCost and the budgets they spent) fill a slice.
+ */
+export function* diffPoliciesSteps(
+  engine: EngineName,
+  oldSource: string,
+  newSource: string,
+  options: DiffOptions = {},
+): Steps<Result<DiffReport, DiffError>> {
   const differ = DIFFERS[engine];
   if (differ === undefined)
     return err({
@@ -229,14 +258,20 @@ export function diffPolicies(
       message: `diff does not cover the ${engine} engine yet (it covers ${DIFF_ENGINES.join(", ")})`,
       errors: [],
     });
-  const a = differ.compile(oldSource);
+  const a = yield* compileSide(differ, oldSource);
   if (!a.ok) return err(sideError("old", a.error));
-  const b = differ.compile(newSource);
+  yield;
+  const b = yield* compileSide(differ, newSource);
   if (!b.ok) return err(sideError("new", b.error));
+  yield;
   const gen = differ.generate(a.value, b.value);
   const captured = (options.requests ?? []).slice(0, MAX_CAPTURED_REQUESTS);
+  yield;
   const decideOld = differ.decider(a.value);
+  yield;
   const decideNew = differ.decider(b.value);
+  yield;
+  const pace = new Pace();
   const pairs = new Map<string, DiffPair>();
   let differing = 0;
   const all = [...gen.requests, ...captured];
@@ -245,7 +280,12 @@ export function diffPolicies(
   const sourceChars = oldSource.length + newSource.length;
   const spent = { units: 0 };
   let compared = 0;
+  let paced = 0;
   for (const request of all) {
+    // a checkpoint once the decisions since the last one spent a slice of units
+    const due = pace.spend(spent.units - paced);
+    paced = spent.units;
+    if (due) yield;
     spent.units += requestCost(sourceChars, request);
     if (spent.units > work) break;
     const oldView = viewUnder(differ, decideOld, request, perDecision, spent);

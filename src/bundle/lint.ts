@@ -14,15 +14,16 @@ import {
   type LintOptions,
 } from "../engines/common/lint.js";
 import { err, ok, type PolicyError, type Result } from "../engines/common/result.js";
+import { finish, type Steps } from "../engines/common/slices.js";
 import { lintMatch } from "../engines/classad/lint.js";
-import { compileMatchPolicy } from "../engines/classad/policy.js";
+import { compileMatchPolicySteps } from "../engines/classad/policy.js";
 import { lintCustoms } from "../engines/customs/lint.js";
 import { compileCustomsPolicy } from "../engines/customs/policy.js";
 import { lintJobfilter } from "../engines/jobfilter/lint.js";
 import { compileFilters } from "../engines/jobfilter/policy.js";
 import { loadLimitsText } from "../engines/limits/engine.js";
 import { lintLimits } from "../engines/limits/lint.js";
-import { compilePlacement } from "../engines/placement/compile.js";
+import { compilePlacementSteps } from "../engines/placement/compile.js";
 import { lintPlacement } from "../engines/placement/lint.js";
 
 export type { LintFinding, LintOptions, LintSeverity } from "../engines/common/lint.js";
@@ -50,28 +51,38 @@ export const LINT_CODES: Readonly<Record<EngineName, readonly string[]>> = {
   jobfilter: ["jobfilter_shadowed_rule", "jobfilter_never_true", "lint_incomplete"],
 };
 
-type Linter = (source: string, options: LintOptions, work: LintWork) => Result<LintFinding[], PolicyError[]>;
+type Linter = (source: string, options: LintOptions, work: LintWork) => Steps<Result<LintFinding[], PolicyError[]>>;
 
 const LINTERS: Readonly<Record<EngineName, Linter>> = {
-  limits: (source, _options, work) => {
+  limits: function* (source, _options, work) {
     const r = loadLimitsText(source);
-    return r.ok ? ok(lintLimits(source, r.value.source, work)) : err([r.error]);
+    if (!r.ok) return err([r.error]);
+    yield;
+    return ok(yield* lintLimits(source, r.value.source, work));
   },
-  placement: (source, _options, work) => {
-    const r = compilePlacement(source);
-    return r.ok ? ok(lintPlacement(source, r.value, work)) : r;
+  placement: function* (source, _options, work) {
+    const r = yield* compilePlacementSteps(source);
+    if (!r.ok) return r;
+    yield;
+    return ok(yield* lintPlacement(source, r.value, work));
   },
-  match: (source, options, work) => {
-    const r = compileMatchPolicy(source);
-    return r.ok ? ok(lintMatch(source, r.value, options.ads, work)) : r;
+  match: function* (source, options, work) {
+    const r = yield* compileMatchPolicySteps(source);
+    if (!r.ok) return r;
+    yield;
+    return ok(yield* lintMatch(source, r.value, options.ads, work));
   },
-  customs: (source, _options, work) => {
+  customs: function* (source, _options, work) {
     const r = compileCustomsPolicy(source);
-    return r.ok ? ok(lintCustoms(source, r.value, work)) : r;
+    if (!r.ok) return r;
+    yield;
+    return ok(yield* lintCustoms(source, r.value, work));
   },
-  jobfilter: (source, _options, work) => {
+  jobfilter: function* (source, _options, work) {
     const r = compileFilters(source);
-    return r.ok ? ok(lintJobfilter(source, r.value, work)) : r;
+    if (!r.ok) return r;
+    yield;
+    return ok(yield* lintJobfilter(source, r.value, work));
   },
 };
 
@@ -85,9 +96,21 @@ export function lintSource(
   source: string,
   options: LintOptions = {},
 ): Result<LintFinding[], PolicyError[]> {
+  return finish(lintSourceSteps(engine, source, options));
+}
+
+/**
+ * {@link lintSource} as resumable work (common/slices.ts): the compile yields
+ * as the engine's does, the analysis once its counted work fills a slice.
+ */
+export function* lintSourceSteps(
+  engine: EngineName,
+  source: string,
+  options: LintOptions = {},
+): Steps<Result<LintFinding[], PolicyError[]>> {
   const limit = options.work ?? LINT_WORK;
   const work = new LintWork(limit);
-  const r = LINTERS[engine](source, options, work);
+  const r = yield* LINTERS[engine](source, options, work);
   if (!r.ok) return r;
   return ok(sortFindings(work.spent ? [...r.value, incomplete(limit)] : r.value));
 }

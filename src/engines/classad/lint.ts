@@ -5,6 +5,7 @@
  */
 import { Budget } from "../common/budget.js";
 import { finding, LintWork, type LintFinding } from "../common/lint.js";
+import type { Steps } from "../common/slices.js";
 import { readAdsSample, type AdKind, type SampleAd } from "./ads-sample.js";
 import { evaluateRequest } from "./evaluate.js";
 import { CONTEXTS } from "./functions/contexts.js";
@@ -14,7 +15,7 @@ import { HOST_LOOKUPS } from "./functions/host-lookups.js";
 import { REFERENCES } from "./functions/references.js";
 import type { Node } from "./node.js";
 import { parseExpr } from "./parser.js";
-import { readConfig, type ConfigEntry } from "./pool-config.js";
+import { readConfigSteps, type ConfigEntry } from "./pool-config.js";
 import { PE_NAMES, type MatchPolicyData, type PeName } from "./policy.js";
 
 /** Functions that read ads by name, the environment or other hosts: an expression calling one is never taken as constant. */
@@ -134,21 +135,28 @@ function place(entry: ConfigEntry): string {
   return `${entry.line}:${entry.column}`;
 }
 
-/** Lints a pool policy that compiled to `data`; `ads` is an optional `condor_status -l` sample. */
-export function lintMatch(
+/**
+ * Lints a pool policy that compiled to `data`; `ads` is an optional
+ * `condor_status -l` sample. Resumable work: reading yields as the compile's
+ * does, the checks when their counted work fills a slice.
+ */
+export function* lintMatch(
   source: string,
   data: MatchPolicyData,
   ads?: string,
   work = new LintWork(),
-): LintFinding[] {
+): Steps<LintFinding[]> {
   const out: LintFinding[] = [];
-  const { table } = readConfig(source);
+  const { table } = yield* readConfigSteps(source);
+  yield;
   const sample: SampleAd[] | null = ads === undefined ? null : readAdsSample(ads);
+  yield;
 
   // macros: used when a policy expression names them, directly or through another macro
   const used = new Set<string>();
   const pending: string[] = PE_NAMES.filter((n) => table.has(n));
   while (pending.length > 0) {
+    if (work.due(1)) yield;
     const entry = table.get(pending.pop() as string);
     if (entry === undefined || !work.charge(entry.value.length)) continue;
     for (const m of macroNames(entry.value)) {
@@ -158,6 +166,7 @@ export function lintMatch(
     }
   }
   for (const [key, entry] of table) {
+    if (work.due(1)) yield;
     if ((PE_NAMES as readonly string[]).includes(key) || used.has(key)) continue;
     out.push(
       finding(
@@ -172,8 +181,10 @@ export function lintMatch(
   for (const name of PE_NAMES) {
     const text = data.exprs[name];
     const entry = table.get(name);
+    yield;
     if (text === undefined || entry === undefined || !work.charge(text.length)) continue;
     const parsed = parseExpr(text);
+    yield;
     if (!parsed.ok) continue;
     const { refs, reader } = readsOf(parsed.node);
     if (refs.length === 0 && !reader) {
@@ -195,6 +206,7 @@ export function lintMatch(
     if (sample === null) continue;
     const reported = new Set<string>();
     for (const ref of refs) {
+      if (work.due(1)) yield;
       const kinds = KINDS[name][ref.scope];
       const lc = ref.name.toLowerCase();
       if (reported.has(lc) || !work.charge(sample.length)) continue;

@@ -5,6 +5,7 @@
  * Each engine's analysis lives beside the engine (`<engine>/lint.ts`); this is
  * their shared vocabulary and their work bound.
  */
+import { Pace } from "./slices.js";
 
 /** How much a finding matters: `warning` is something that cannot be what the author meant; `info` is worth knowing. */
 export type LintSeverity = "warning" | "info";
@@ -39,6 +40,9 @@ export const LINT_WORK = 5_000_000;
 export class LintWork {
   private used = 0;
   private stopped = false;
+  /** Units charged since the last {@link due}. */
+  private pending = 0;
+  private readonly pace = new Pace();
 
   constructor(private readonly limit: number = LINT_WORK) {}
 
@@ -46,8 +50,20 @@ export class LintWork {
   charge(n: number): boolean {
     if (this.stopped) return false;
     this.used += n;
+    this.pending += n;
     if (this.used > this.limit) this.stopped = true;
     return !this.stopped;
+  }
+
+  /**
+   * Whether the analysis, a generator (common/slices.ts), should yield now: the
+   * units charged since the last call, plus `n` done without a charge (reading,
+   * visiting), filled a slice.
+   */
+  due(n = 0): boolean {
+    const units = this.pending + n;
+    this.pending = 0;
+    return this.pace.spend(units);
   }
 
   /** Whether some check stopped early. */

@@ -8,6 +8,7 @@
 import { parseNetworkPadded, type IpNetwork } from "../common/cidr.js";
 import { jsonPlaces, pointerSegment } from "../common/json-places.js";
 import { finding, LintWork, type LintFinding } from "../common/lint.js";
+import type { Steps } from "../common/slices.js";
 import type { CustomsPolicyData } from "./policy.js";
 import type { HostDefaults } from "./settings.js";
 
@@ -29,7 +30,7 @@ function bestRating(d: HostDefaults): { rating: number; terms: string } | null {
   return { rating: s.bias + swap + load, terms: terms.join(" ") };
 }
 
-function lintDefaults(
+function* lintDefaults(
   work: LintWork,
 
   d: HostDefaults,
@@ -37,7 +38,7 @@ function lintDefaults(
   where: string,
   place: (p: string) => string,
   out: LintFinding[],
-): void {
+): Steps<void> {
   const best = bestRating(d);
   if (best !== null && best.rating <= 0)
     out.push(
@@ -58,6 +59,7 @@ function lintDefaults(
       ),
     );
   const denies = d.deny.map((text, i) => ({ text, i, net: parseNetworkPadded(text.trim()) }));
+  if (work.due(denies.length)) yield;
   for (const family of [4, 6] as const) {
     const all = denies.find((x) => x.net !== null && x.net.family === family && x.net.prefix === 0);
     if (all !== undefined)
@@ -70,10 +72,12 @@ function lintDefaults(
         ),
       );
   }
-  d.allow.forEach((text, i) => {
+  for (let i = 0; i < d.allow.length; i++) {
+    const text = d.allow[i];
+    if (work.due(1)) yield;
     const net = parseNetworkPadded(text.trim());
-    if (net === null) return;
-    if (!work.charge(denies.length)) return;
+    if (net === null) continue;
+    if (!work.charge(denies.length)) continue;
     const by = denies.find((x) => x.net !== null && x.net.prefix > 0 && overlaps(net, x.net));
     if (by !== undefined)
       out.push(
@@ -84,23 +88,28 @@ function lintDefaults(
           place(`${at}/allow/${i}`),
         ),
       );
-  });
+  }
 }
 
-/** Lints customs.json (`data` as compiled: each network's defaults merged over the pool's). */
-export function lintCustoms(source: string, data: CustomsPolicyData, work = new LintWork()): LintFinding[] {
+/**
+ * Lints customs.json (`data` as compiled: each network's defaults merged over
+ * the pool's), as resumable work: it yields when its counted work fills a slice.
+ */
+export function* lintCustoms(source: string, data: CustomsPolicyData, work = new LintWork()): Steps<LintFinding[]> {
   const out: LintFinding[] = [];
   const places = jsonPlaces(source);
   const place = (p: string) => places.place(p);
+  yield;
   const raw = JSON.parse(source) as { defaults?: unknown; networks?: Record<string, unknown> };
+  yield;
   const pool = "the pool's defaults";
-  lintDefaults(work, data.defaults, raw.defaults === undefined ? "" : "/defaults", pool, place, out);
+  yield* lintDefaults(work, data.defaults, raw.defaults === undefined ? "" : "/defaults", pool, place, out);
   // a network inherits the pool's defaults: what they already cause is reported once, for the pool
   const inherited = new Set(out.map((f) => `${f.code} ${f.message.slice(pool.length)}`));
   for (const [net, d] of Object.entries(data.networks)) {
     const mine: LintFinding[] = [];
     const where = `network ${net}`;
-    lintDefaults(work, d, `/networks/${pointerSegment(net)}`, where, place, mine);
+    yield* lintDefaults(work, d, `/networks/${pointerSegment(net)}`, where, place, mine);
     out.push(...mine.filter((f) => !inherited.has(`${f.code} ${f.message.slice(where.length)}`)));
   }
   return out;

@@ -7,6 +7,7 @@
 import { stringifyExactJson } from "../common/exact-json.js";
 import { jsonPlaces } from "../common/json-places.js";
 import { finding, LintWork, type LintFinding } from "../common/lint.js";
+import type { Steps } from "../common/slices.js";
 import { compareRules } from "./filter-set.js";
 import { neverTrue } from "./never-true.js";
 import type { FilterRule } from "./types.js";
@@ -21,23 +22,30 @@ function predicateKey(p: FilterRule["predicates"][number], watermark: number | b
   return text.includes('"watermark"') ? `${text}@${String(watermark)}` : text;
 }
 
-/** Lints the rules of filters.json (`rules` in file order, as compiled; `source` the file's text). */
-export function lintJobfilter(
+/**
+ * Lints the rules of filters.json (`rules` in file order, as compiled; `source`
+ * the file's text), as resumable work: it yields when its counted work fills a slice.
+ */
+export function* lintJobfilter(
   source: string,
   rules: readonly FilterRule[],
   work = new LintWork(),
-): LintFinding[] {
+): Steps<LintFinding[]> {
   const out: LintFinding[] = [];
   const places = jsonPlaces(source);
+  yield;
   const ruleName = (i: number) =>
     `rule ${rules[i].uuid} (priority ${String(rules[i].priority)}, ${actionText(rules[i].action)})`;
 
   const never = new Set<number>();
-  rules.forEach((r, i) => {
-    r.predicates.forEach((p, j) => {
-      if (never.has(i) || !work.charge(1)) return;
+  for (let i = 0; i < rules.length; i++) {
+    const r = rules[i];
+    for (let j = 0; j < r.predicates.length; j++) {
+      const p = r.predicates[j];
+      if (work.due(1)) yield;
+      if (never.has(i) || !work.charge(1)) continue;
       const why = neverTrue(p, r.watermark);
-      if (why === null) return;
+      if (why === null) continue;
       never.add(i);
       out.push(
         finding(
@@ -47,16 +55,22 @@ export function lintJobfilter(
           places.place(`/${i}/predicates/${j}`),
         ),
       );
-    });
-  });
+    }
+  }
 
   // shadowing: an earlier rule whose action applies and whose predicates all appear in a later rule's.
   // Earlier rules are indexed by their first predicate, so a rule only meets those that could be subsets.
   const order = rules.map((_, i) => i).sort((a, b) => compareRules(rules[a], rules[b]));
-  const keys = rules.map((r) => [...new Set(r.predicates.map((p) => predicateKey(p, r.watermark)))]);
+  yield;
+  const keys: string[][] = [];
+  for (const r of rules) {
+    keys.push([...new Set(r.predicates.map((p) => predicateKey(p, r.watermark)))]);
+    if (work.due(r.predicates.length)) yield;
+  }
   const byFirst = new Map<string, number[]>();
   let catchAll: number | null = null;
   for (const i of order) {
+    if (work.due(1)) yield;
     const r = rules[i];
     const applies = r.action !== "CONTINUE" && !never.has(i);
     if (applies) {

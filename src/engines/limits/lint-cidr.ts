@@ -8,6 +8,7 @@ import { cidrSetOf, parseNetwork, parseNetworkPadded, type CidrSet, type IpNetwo
 import type { JsonPlaces } from "../common/json-places.js";
 import { isJsonObject, type JsonObject } from "../common/json.js";
 import { finding, type LintFinding, type LintWork } from "../common/lint.js";
+import type { Steps } from "../common/slices.js";
 
 /** Redundant entries reported per list before the rest are counted in one line. */
 const MAX_PER_LIST = 20;
@@ -48,22 +49,26 @@ function redundant(entries: readonly Entry[]): { entry: Entry; by: Entry }[] {
   return out.sort((a, b) => a.entry.index - b.entry.index);
 }
 
-/** Lints the CIDR lists of a limits configuration's ip-cidr-list identifiers. */
-export function lintCidrLists(
+/** Lints the CIDR lists of a limits configuration's ip-cidr-list identifiers, as resumable work (common/slices.ts). */
+export function* lintCidrLists(
   identifiers: readonly JsonObject[],
   places: JsonPlaces,
   work: LintWork,
-): LintFinding[] {
+): Steps<LintFinding[]> {
   const out: LintFinding[] = [];
   const lists: List[] = [];
-  identifiers.forEach((id, at) => {
-    if (id.type !== "ip-cidr-list" || !isJsonObject(id.data) || !Array.isArray(id.data.cidrs)) return;
+  for (let at = 0; at < identifiers.length; at++) {
+    const id = identifiers[at];
+    if (work.due(1)) yield;
+    if (id.type !== "ip-cidr-list" || !isJsonObject(id.data) || !Array.isArray(id.data.cidrs)) continue;
     const entries: Entry[] = [];
-    id.data.cidrs.forEach((c, index) => {
-      if (typeof c !== "string") return;
+    for (let index = 0; index < id.data.cidrs.length; index++) {
+      const c = id.data.cidrs[index];
+      if (work.due(1)) yield;
+      if (typeof c !== "string") continue;
       const net = parseNetwork(c.trim()) ?? parseNetworkPadded(c.trim());
       if (net !== null) entries.push({ net, index, text: c });
-    });
+    }
     work.charge(entries.length);
     lists.push({ name: String(id.name), at, entries, set: null });
     const found = redundant(entries);
@@ -87,10 +92,11 @@ export function lintCidrLists(
           places.place(`/identifiers/${at}/data/cidrs`),
         ),
       );
-  });
+  }
   for (const a of lists) {
     if (a.entries.length === 0) continue;
     for (const b of lists) {
+      if (work.due(1)) yield;
       if (a === b || b.entries.length === 0) continue;
       if (!work.charge(a.entries.length + (b.set === null ? b.entries.length : 0))) return out;
       b.set ??= cidrSetOf(b.entries.map((e) => e.net));

@@ -8,6 +8,7 @@ import { BUDGET_EXCEEDED_MESSAGE, BudgetExceeded, Budget } from "../common/budge
 import { jsonPlaces } from "../common/json-places.js";
 import { isJsonObject, type Json, type JsonObject } from "../common/json.js";
 import { finding, LintWork, type LintFinding } from "../common/lint.js";
+import type { Steps } from "../common/slices.js";
 import { compileJqText, scriptText, type JqSpec } from "./jq-bridge.js";
 import { isConstantJq } from "./jq-constant.js";
 import { lintCidrLists } from "./lint-cidr.js";
@@ -38,12 +39,17 @@ function scriptTexts(config: JsonObject): string[] {
   return out;
 }
 
-/** The answer a constant jq limit gives every task, in pScheduler's terms, or null when it cannot be told within the bound. */
-function constantAnswer(spec: JqSpec): string | null {
+/**
+ * The answer a constant jq limit gives every task, in pScheduler's terms, or
+ * null when it cannot be told within the bound; the units its run spent are
+ * charged to `work`.
+ */
+function constantAnswer(spec: JqSpec, work: LintWork): string | null {
   const c = compileJqText(scriptText(spec), (spec as unknown as JsonObject).args);
   if (!c.ok) return null;
+  const budget = new Budget(CONSTANT_RUN_BUDGET);
   try {
-    const r = new Budget(CONSTANT_RUN_BUDGET).run(() => c.value.first({}, 0));
+    const r = budget.run(() => c.value.first({}, 0));
     if (r.kind === "value" && r.value === true) return "it passes every task";
     if (r.kind === "value" && typeof r.value === "string") return `it fails every task with "${r.value}"`;
     if (r.kind === "value" && r.value === false) return "it fails every task";
@@ -53,6 +59,8 @@ function constantAnswer(spec: JqSpec): string | null {
   } catch (e) {
     if (e instanceof BudgetExceeded) return null;
     throw e;
+  } finally {
+    work.charge(Math.min(budget.used, CONSTANT_RUN_BUDGET));
   }
 }
 
@@ -97,11 +105,11 @@ function applicationOutcome(app: JsonObject, fixed: ReadonlyMap<string, boolean>
 /** Whether a classifier holds for every requester: it requires any of its identifiers and one is `always`. */
 function classifiesEverybody(
   name: string | undefined,
-  classifiers: readonly JsonObject[],
+  classifiers: ReadonlyMap<unknown, JsonObject>,
   alwaysIds: ReadonlySet<string>,
 ): boolean {
   if (name === undefined) return true;
-  const c = classifiers.find((x) => x.name === name);
+  const c = classifiers.get(name);
   if (c === undefined || !Array.isArray(c.identifiers)) return false;
   const require = c.require ?? "any";
   const ids = c.identifiers as string[];
@@ -110,10 +118,15 @@ function classifiesEverybody(
   return false;
 }
 
-/** Lints a limits configuration (`config`: the comment-free, clone-merged form the engine compiled; `source`: its text). */
-export function lintLimits(source: string, config: JsonObject, work = new LintWork()): LintFinding[] {
+/**
+ * Lints a limits configuration (`config`: the comment-free, clone-merged form
+ * the engine compiled; `source`: its text), as resumable work: it yields when
+ * its counted work fills a slice.
+ */
+export function* lintLimits(source: string, config: JsonObject, work = new LintWork()): Steps<LintFinding[]> {
   const out: LintFinding[] = [];
   const places = jsonPlaces(source);
+  yield;
   const identifiers = entries<JsonObject & Named>(config, "identifiers");
   const classifiers = entries<JsonObject & Named>(config, "classifiers");
   const limits = entries<JsonObject & Named>(config, "limits");
@@ -127,7 +140,9 @@ export function lintLimits(source: string, config: JsonObject, work = new LintWo
   const usedIds = new Set(
     classifiers.flatMap((c) => (Array.isArray(c.identifiers) ? (c.identifiers as string[]) : [])),
   );
-  identifiers.forEach((e, i) => {
+  for (let i = 0; i < identifiers.length; i++) {
+    const e = identifiers[i];
+    if (work.due(1)) yield;
     if (!usedIds.has(e.name))
       out.push(
         finding(
@@ -137,11 +152,13 @@ export function lintLimits(source: string, config: JsonObject, work = new LintWo
           places.place(`/identifiers/${i}`),
         ),
       );
-  });
+  }
   const usedClassifiers = new Set(
     applications.map((a) => a.classifier).filter((c): c is string => typeof c === "string"),
   );
-  classifiers.forEach((c, i) => {
+  for (let i = 0; i < classifiers.length; i++) {
+    const c = classifiers[i];
+    if (work.due(1)) yield;
     if (!usedClassifiers.has(c.name) && !named(c.name))
       out.push(
         finding(
@@ -151,7 +168,7 @@ export function lintLimits(source: string, config: JsonObject, work = new LintWo
           places.place(`/classifiers/${i}`),
         ),
       );
-  });
+  }
   const usedLimits = new Set(
     applications.flatMap((a) =>
       (Array.isArray(a.apply) ? (a.apply as JsonObject[]) : []).flatMap((g) =>
@@ -160,7 +177,10 @@ export function lintLimits(source: string, config: JsonObject, work = new LintWo
     ),
   );
   const cloned = cloneSources(source);
-  limits.forEach((l, i) => {
+  yield;
+  for (let i = 0; i < limits.length; i++) {
+    const l = limits[i];
+    if (work.due(1)) yield;
     if (!usedLimits.has(l.name) && !cloned.has(l.name))
       out.push(
         finding(
@@ -178,7 +198,7 @@ export function lintLimits(source: string, config: JsonObject, work = new LintWo
       const spec = l.data as unknown as JqSpec;
       const args = isJsonObject(l.data.args) ? Object.keys(l.data.args) : [];
       if (isConstantJq(scriptText(spec), args)) {
-        const answer = constantAnswer(spec);
+        const answer = constantAnswer(spec, work);
         out.push(
           finding(
             "limits_constant_jq",
@@ -189,13 +209,17 @@ export function lintLimits(source: string, config: JsonObject, work = new LintWo
         );
       }
     }
-  });
+  }
 
   // an application that applies to everybody and always stops the walk hides the ones after it
   const fixed = fixedLimits(limits);
   const alwaysIds = new Set(identifiers.filter((e) => e.type === "always").map((e) => e.name));
+  const classifierByName = new Map<unknown, JsonObject>();
+  for (const c of classifiers) if (!classifierByName.has(c.name)) classifierByName.set(c.name, c);
   let stopper: { index: number; why: string } | null = null;
-  applications.forEach((a, i) => {
+  for (let i = 0; i < applications.length; i++) {
+    const a = applications[i];
+    if (work.due(1)) yield;
     const label = `application ${i}${typeof a.description === "string" ? ` ('${a.description}')` : ""}`;
     if (stopper !== null) {
       out.push(
@@ -206,16 +230,16 @@ export function lintLimits(source: string, config: JsonObject, work = new LintWo
           places.place(`/applications/${i}`),
         ),
       );
-      return;
+      continue;
     }
     if (
       !classifiesEverybody(
         typeof a.classifier === "string" ? a.classifier : undefined,
-        classifiers,
+        classifierByName,
         alwaysIds,
       )
     )
-      return;
+      continue;
     const outcome = applicationOutcome(a, fixed);
     const who =
       a.classifier === undefined
@@ -228,9 +252,9 @@ export function lintLimits(source: string, config: JsonObject, work = new LintWo
         index: i,
         why: `${who} and has stop-on-failure, so it stops the walk whether it passes or fails`,
       };
-  });
+  }
 
-  out.push(...lintCidrLists(identifiers, places, work));
+  out.push(...(yield* lintCidrLists(identifiers, places, work)));
   return out;
 }
 

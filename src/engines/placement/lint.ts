@@ -5,8 +5,9 @@
  * the ones docs/policies/analysis.md lists, nothing is guessed.
  */
 import { finding, LintWork, type LintFinding } from "../common/lint.js";
+import type { Steps } from "../common/slices.js";
 import { compileGoRegex } from "./filter.js";
-import { parseConfig } from "./parse.js";
+import { parseConfigSteps } from "./parse.js";
 import { pathFits, rulePatterns } from "./reach.js";
 import type {
   AclData,
@@ -126,7 +127,7 @@ function queuePointers(root: RawQueue): string[] {
   return out;
 }
 
-function lintPartition(
+function* lintPartition(
   part: PartitionData,
   rawRules: readonly RawRule[],
   root: RawQueue | undefined,
@@ -134,7 +135,7 @@ function lintPartition(
   partitionAt: string,
   work: LintWork,
   out: LintFinding[],
-): void {
+): Steps<void> {
   const byPath = new Map(part.queues.map((q) => [q.path, q]));
   const rules: PlacedRule[] = part.rules.map((data, i) => ({
     data,
@@ -147,6 +148,7 @@ function lintPartition(
   let stopper: { rule: PlacedRule; queue: string; unless: string } | null = null;
   const seen = new Map<string, PlacedRule>();
   for (const r of rules) {
+    if (work.due(1)) yield;
     if (stopper !== null) {
       out.push(
         finding(
@@ -179,6 +181,7 @@ function lintPartition(
 
   // filters that admit nobody, the rule's own or a parent's
   for (const r of rules) {
+    if (work.due(1)) yield;
     let level: RuleData | null = r.data;
     let pointer = r.raw === null ? partitionAt : `${r.raw.at}/filter`;
     while (level !== null) {
@@ -204,9 +207,11 @@ function lintPartition(
   const pointers = root === undefined ? [] : queuePointers(root);
   const patterns = rules.flatMap((r) => rulePatterns(r.data));
   const anyName = patterns.some((p) => p.includes("**"));
-  part.queues.forEach((q, i) => {
+  for (let i = 0; i < part.queues.length; i++) {
+    const q = part.queues[i];
+    if (work.due(1)) yield;
     const at = locate(pointers[i] ?? partitionAt);
-    if (!q.leaf) return;
+    if (!q.leaf) continue;
     const path = q.path.split(".");
     work.charge(patterns.length);
     // once the bound is spent the queue is taken as reached: nothing unproven is reported
@@ -236,22 +241,26 @@ function lintPartition(
           at,
         ),
       );
-  });
+  }
 }
 
 /**
  * Lints a placement configuration that compiled to `data` (its source text
- * is read again for the rules' and queues' places).
+ * is read again for the rules' and queues' places), as resumable work: the
+ * reading yields as the compile's does, the checks when their counted work
+ * fills a slice.
  */
-export function lintPlacement(source: string, data: PlacementData, work = new LintWork()): LintFinding[] {
-  const parsed = parseConfig(source);
+export function* lintPlacement(source: string, data: PlacementData, work = new LintWork()): Steps<LintFinding[]> {
+  const parsed = yield* parseConfigSteps(source);
   if (!parsed.ok) return [];
+  yield;
   const { config, locate } = parsed.value;
   const valid = validateConfig(config).partitions;
+  yield;
   const out: LintFinding[] = [];
-  data.partitions.forEach((part, i) => {
+  for (let i = 0; i < data.partitions.length; i++) {
     const raw = valid[i]?.partition;
-    lintPartition(part, raw?.placementrules ?? [], valid[i]?.root, locate, raw?.at ?? "", work, out);
-  });
+    yield* lintPartition(data.partitions[i], raw?.placementrules ?? [], valid[i]?.root, locate, raw?.at ?? "", work, out);
+  }
   return out;
 }

@@ -14,7 +14,8 @@ import { changeAuthor, coordinator, parseIfMatch, publishError } from "../coordi
 import { writeLog } from "../../log-line.js";
 import { HISTORY_KEPT } from "../../state/policy-history.js";
 import { HistoryList, RollbackBody, RollbackAnswer } from "../schemas/history.js";
-import { lintSource } from "../../bundle/lint.js";
+import { lintSourceSteps } from "../../bundle/lint.js";
+import { finishInSlices } from "../../engines/common/slices.js";
 import { LintAnswer } from "../schemas/lint.js";
 import { diffRoute } from "./policy-diff.js";
 
@@ -140,7 +141,8 @@ export const policyRoutes = new Hono<AppEnv>()
   .post("/v1/policies/:engine/lint", async (c) => {
     const engine = engineParam(c);
     const source = await readText(c);
-    const linted = lintSource(engine.name, source);
+    // in slices (common/slices.ts): other requests are answered while a large source is linted
+    const linted = await finishInSlices(lintSourceSteps(engine.name, source));
     if (!linted.ok) {
       const first = linted.error[0];
       throw new ApiError(

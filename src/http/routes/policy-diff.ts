@@ -1,7 +1,8 @@
 import type { Context } from "hono";
-import { DIFF_ENGINES, diffPolicies, type DiffError } from "../../bundle/diff.js";
+import { DIFF_ENGINES, diffPoliciesSteps, type DiffError } from "../../bundle/diff.js";
 import { decisionBudget } from "../../engines/common/budget.js";
 import type { EngineName } from "../../engines/common/engine.js";
+import { finishInSlices } from "../../engines/common/slices.js";
 import type { AppEnv } from "../../env.js";
 import { getActiveBundle } from "../../state/policy-store.js";
 import { readJson } from "../body.js";
@@ -52,10 +53,13 @@ export async function diffRoute(c: Context<AppEnv>, engine: EngineName): Promise
     oldSource = entry.source;
     oldRevision = active.revision;
   }
-  const r = diffPolicies(engine, oldSource, body.new, {
-    requests: body.requests,
-    decisionBudget: decisionBudget(c.env.DECISION_BUDGET).limit,
-  });
+  // in slices (common/slices.ts): other requests are answered while two large sources are diffed
+  const r = await finishInSlices(
+    diffPoliciesSteps(engine, oldSource, body.new, {
+      requests: body.requests,
+      decisionBudget: decisionBudget(c.env.DECISION_BUDGET).limit,
+    }),
+  );
   if (!r.ok) throw diffError(engine, r.error);
   return c.json(oldRevision === undefined ? r.value : { ...r.value, old_revision: oldRevision });
 }
