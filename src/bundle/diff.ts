@@ -286,7 +286,7 @@ export function* diffPoliciesSteps(
     const due = pace.spend(spent.units - paced);
     paced = spent.units;
     if (due) yield;
-    spent.units += requestCost(sourceChars, request);
+    spent.units += requestCost(sourceChars, request) + (gen.unchargedUnits ?? 0);
     if (spent.units > work) break;
     const oldView = viewUnder(differ, decideOld, request, perDecision, spent);
     const newView = viewUnder(differ, decideNew, request, perDecision, spent);

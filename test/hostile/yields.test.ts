@@ -9,6 +9,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { COMPILE_ROWS } from "./compile-rows.js";
+import { LINT_DIFF_ROWS } from "./lint-diff-rows.js";
 import { BASE } from "./support.js";
 
 const head = "partitions:\n- name: default\n  queues:\n  - name: root\n    properties:\n";
@@ -62,6 +63,33 @@ describe("a large policy validate yields to other requests", () => {
     expect(
       await healthzWhile("/v1/policies/match/validate", text(row.source(1_000_000)), 200),
     ).toBeGreaterThanOrEqual(10);
+  });
+});
+
+describe("a large lint and a large diff yield to other requests", () => {
+  // on the old code each ran in one piece: no /healthz came back before its answer
+  const rules = LINT_DIFF_ROWS.find((r) => r.name.startsWith("placement: user rules"))!;
+
+  it("answers /healthz again and again while 1 MB of placement rules is linted", async () => {
+    expect(
+      await healthzWhile("/v1/policies/placement/lint", text(rules.source(1_000_000)), 200),
+    ).toBeGreaterThanOrEqual(10);
+  });
+
+  it("answers /healthz again and again while two 450 KB placement policies are diffed", async () => {
+    const body = JSON.stringify({ old: rules.source(450_000, 0), new: rules.source(450_000, 1) });
+    const init = { method: "POST", headers: { "content-type": "application/json" }, body };
+    expect(await healthzWhile("/v1/policies/placement/diff", init, 200)).toBeGreaterThanOrEqual(10);
+  });
+
+  it("answers /healthz while 1 MB of filters.json rules is linted and diffed", async () => {
+    const filters = LINT_DIFF_ROWS.find((r) => r.engine === "jobfilter")!;
+    expect(
+      await healthzWhile("/v1/policies/jobfilter/lint", text(filters.source(1_000_000)), 200),
+    ).toBeGreaterThanOrEqual(10);
+    const body = JSON.stringify({ old: filters.source(450_000, 0), new: filters.source(450_000, 1) });
+    const init = { method: "POST", headers: { "content-type": "application/json" }, body };
+    expect(await healthzWhile("/v1/policies/jobfilter/diff", init, 200)).toBeGreaterThanOrEqual(3);
   });
 });
 

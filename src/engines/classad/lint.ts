@@ -4,7 +4,7 @@
  * the expressions read that no ad of the kind they read defines.
  */
 import { Budget } from "../common/budget.js";
-import { finding, LintWork, type LintFinding } from "../common/lint.js";
+import { ENTRY_UNITS, finding, LintWork, type LintFinding } from "../common/lint.js";
 import type { Steps } from "../common/slices.js";
 import { readAdsSample, type AdKind, type SampleAd } from "./ads-sample.js";
 import { evaluateRequest } from "./evaluate.js";
@@ -156,7 +156,7 @@ export function* lintMatch(
   const used = new Set<string>();
   const pending: string[] = PE_NAMES.filter((n) => table.has(n));
   while (pending.length > 0) {
-    if (work.due(1)) yield;
+    if (work.due(ENTRY_UNITS)) yield;
     const entry = table.get(pending.pop() as string);
     if (entry === undefined || !work.charge(entry.value.length)) continue;
     for (const m of macroNames(entry.value)) {
@@ -166,7 +166,7 @@ export function* lintMatch(
     }
   }
   for (const [key, entry] of table) {
-    if (work.due(1)) yield;
+    if (work.due(ENTRY_UNITS)) yield;
     if ((PE_NAMES as readonly string[]).includes(key) || used.has(key)) continue;
     out.push(
       finding(
@@ -206,7 +206,7 @@ export function* lintMatch(
     if (sample === null) continue;
     const reported = new Set<string>();
     for (const ref of refs) {
-      if (work.due(1)) yield;
+      if (work.due(ENTRY_UNITS)) yield;
       const kinds = KINDS[name][ref.scope];
       const lc = ref.name.toLowerCase();
       if (reported.has(lc) || !work.charge(sample.length)) continue;

@@ -20,6 +20,12 @@ export interface DiffRequests<R> {
   exhaustive: boolean;
   /** Why the enumeration is not exhaustive, when it is not. */
   why?: string[];
+  /**
+   * Work units each request's two decisions do that their budgets do not see
+   * (customs rebuilds its hosts' access lists), charged to the diff's bound
+   * besides the request's cost.
+   */
+  unchargedUnits?: number;
 }
 
 /** Adds one to a boundary kind's count. */

@@ -29,6 +29,14 @@ export interface LintOptions {
   readonly work?: number;
 }
 
+/**
+ * What visiting one entry of a policy (a rule, a predicate, a list entry) counts
+ * toward a slice ({@link LintWork.due}) besides what it charges: about the
+ * characters such an entry takes in the source, so a slice is about as much
+ * work as reading 16 KiB.
+ */
+export const ENTRY_UNITS = 64;
+
 /** The default work bound of one analysis: comparisons, nodes visited, entries scanned. */
 export const LINT_WORK = 5_000_000;
 

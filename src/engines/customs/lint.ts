@@ -7,7 +7,7 @@
  */
 import { parseNetworkPadded, type IpNetwork } from "../common/cidr.js";
 import { jsonPlaces, pointerSegment } from "../common/json-places.js";
-import { finding, LintWork, type LintFinding } from "../common/lint.js";
+import { ENTRY_UNITS, finding, LintWork, type LintFinding } from "../common/lint.js";
 import type { Steps } from "../common/slices.js";
 import type { CustomsPolicyData } from "./policy.js";
 import type { HostDefaults } from "./settings.js";
@@ -59,7 +59,7 @@ function* lintDefaults(
       ),
     );
   const denies = d.deny.map((text, i) => ({ text, i, net: parseNetworkPadded(text.trim()) }));
-  if (work.due(denies.length)) yield;
+  if (work.due(ENTRY_UNITS * (1 + denies.length))) yield;
   for (const family of [4, 6] as const) {
     const all = denies.find((x) => x.net !== null && x.net.family === family && x.net.prefix === 0);
     if (all !== undefined)
@@ -74,7 +74,7 @@ function* lintDefaults(
   }
   for (let i = 0; i < d.allow.length; i++) {
     const text = d.allow[i];
-    if (work.due(1)) yield;
+    if (work.due(ENTRY_UNITS)) yield;
     const net = parseNetworkPadded(text.trim());
     if (net === null) continue;
     if (!work.charge(denies.length)) continue;

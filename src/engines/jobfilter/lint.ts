@@ -6,7 +6,7 @@
  */
 import { stringifyExactJson } from "../common/exact-json.js";
 import { jsonPlaces } from "../common/json-places.js";
-import { finding, LintWork, type LintFinding } from "../common/lint.js";
+import { ENTRY_UNITS, finding, LintWork, type LintFinding } from "../common/lint.js";
 import type { Steps } from "../common/slices.js";
 import { compareRules } from "./filter-set.js";
 import { neverTrue } from "./never-true.js";
@@ -42,7 +42,7 @@ export function* lintJobfilter(
     const r = rules[i];
     for (let j = 0; j < r.predicates.length; j++) {
       const p = r.predicates[j];
-      if (work.due(1)) yield;
+      if (work.due(ENTRY_UNITS)) yield;
       if (never.has(i) || !work.charge(1)) continue;
       const why = neverTrue(p, r.watermark);
       if (why === null) continue;
@@ -65,12 +65,12 @@ export function* lintJobfilter(
   const keys: string[][] = [];
   for (const r of rules) {
     keys.push([...new Set(r.predicates.map((p) => predicateKey(p, r.watermark)))]);
-    if (work.due(r.predicates.length)) yield;
+    if (work.due(ENTRY_UNITS * (1 + r.predicates.length))) yield;
   }
   const byFirst = new Map<string, number[]>();
   let catchAll: number | null = null;
   for (const i of order) {
-    if (work.due(1)) yield;
+    if (work.due(ENTRY_UNITS)) yield;
     const r = rules[i];
     const applies = r.action !== "CONTINUE" && !never.has(i);
     if (applies) {

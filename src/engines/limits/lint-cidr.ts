@@ -7,7 +7,7 @@
 import { cidrSetOf, parseNetwork, parseNetworkPadded, type CidrSet, type IpNetwork } from "../common/cidr.js";
 import type { JsonPlaces } from "../common/json-places.js";
 import { isJsonObject, type JsonObject } from "../common/json.js";
-import { finding, type LintFinding, type LintWork } from "../common/lint.js";
+import { ENTRY_UNITS, finding, type LintFinding, type LintWork } from "../common/lint.js";
 import type { Steps } from "../common/slices.js";
 
 /** Redundant entries reported per list before the rest are counted in one line. */
@@ -59,12 +59,12 @@ export function* lintCidrLists(
   const lists: List[] = [];
   for (let at = 0; at < identifiers.length; at++) {
     const id = identifiers[at];
-    if (work.due(1)) yield;
+    if (work.due(ENTRY_UNITS)) yield;
     if (id.type !== "ip-cidr-list" || !isJsonObject(id.data) || !Array.isArray(id.data.cidrs)) continue;
     const entries: Entry[] = [];
     for (let index = 0; index < id.data.cidrs.length; index++) {
       const c = id.data.cidrs[index];
-      if (work.due(1)) yield;
+      if (work.due(ENTRY_UNITS)) yield;
       if (typeof c !== "string") continue;
       const net = parseNetwork(c.trim()) ?? parseNetworkPadded(c.trim());
       if (net !== null) entries.push({ net, index, text: c });
@@ -96,7 +96,7 @@ export function* lintCidrLists(
   for (const a of lists) {
     if (a.entries.length === 0) continue;
     for (const b of lists) {
-      if (work.due(1)) yield;
+      if (work.due(ENTRY_UNITS)) yield;
       if (a === b || b.entries.length === 0) continue;
       if (!work.charge(a.entries.length + (b.set === null ? b.entries.length : 0))) return out;
       b.set ??= cidrSetOf(b.entries.map((e) => e.net));

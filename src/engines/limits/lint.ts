@@ -7,7 +7,7 @@
 import { BUDGET_EXCEEDED_MESSAGE, BudgetExceeded, Budget } from "../common/budget.js";
 import { jsonPlaces } from "../common/json-places.js";
 import { isJsonObject, type Json, type JsonObject } from "../common/json.js";
-import { finding, LintWork, type LintFinding } from "../common/lint.js";
+import { ENTRY_UNITS, finding, LintWork, type LintFinding } from "../common/lint.js";
 import type { Steps } from "../common/slices.js";
 import { compileJqText, scriptText, type JqSpec } from "./jq-bridge.js";
 import { isConstantJq } from "./jq-constant.js";
@@ -142,7 +142,7 @@ export function* lintLimits(source: string, config: JsonObject, work = new LintW
   );
   for (let i = 0; i < identifiers.length; i++) {
     const e = identifiers[i];
-    if (work.due(1)) yield;
+    if (work.due(ENTRY_UNITS)) yield;
     if (!usedIds.has(e.name))
       out.push(
         finding(
@@ -158,7 +158,7 @@ export function* lintLimits(source: string, config: JsonObject, work = new LintW
   );
   for (let i = 0; i < classifiers.length; i++) {
     const c = classifiers[i];
-    if (work.due(1)) yield;
+    if (work.due(ENTRY_UNITS)) yield;
     if (!usedClassifiers.has(c.name) && !named(c.name))
       out.push(
         finding(
@@ -180,7 +180,8 @@ export function* lintLimits(source: string, config: JsonObject, work = new LintW
   yield;
   for (let i = 0; i < limits.length; i++) {
     const l = limits[i];
-    if (work.due(1)) yield;
+    // a jq limit's script is parsed to tell whether it reads the task: a few entries' worth
+    if (work.due(4 * ENTRY_UNITS)) yield;
     if (!usedLimits.has(l.name) && !cloned.has(l.name))
       out.push(
         finding(
@@ -219,7 +220,7 @@ export function* lintLimits(source: string, config: JsonObject, work = new LintW
   let stopper: { index: number; why: string } | null = null;
   for (let i = 0; i < applications.length; i++) {
     const a = applications[i];
-    if (work.due(1)) yield;
+    if (work.due(ENTRY_UNITS)) yield;
     const label = `application ${i}${typeof a.description === "string" ? ` ('${a.description}')` : ""}`;
     if (stopper !== null) {
       out.push(

@@ -4,7 +4,7 @@
  * to. Every finding is proven from the configuration; the cases proven are
  * the ones docs/policies/analysis.md lists, nothing is guessed.
  */
-import { finding, LintWork, type LintFinding } from "../common/lint.js";
+import { ENTRY_UNITS, finding, LintWork, type LintFinding } from "../common/lint.js";
 import type { Steps } from "../common/slices.js";
 import { compileGoRegex } from "./filter.js";
 import { parseConfigSteps } from "./parse.js";
@@ -148,7 +148,8 @@ function* lintPartition(
   let stopper: { rule: PlacedRule; queue: string; unless: string } | null = null;
   const seen = new Map<string, PlacedRule>();
   for (const r of rules) {
-    if (work.due(1)) yield;
+    // a rule's checks build its key and compile its filter's expressions: a few entries' worth
+    if (work.due(4 * ENTRY_UNITS)) yield;
     if (stopper !== null) {
       out.push(
         finding(
@@ -181,7 +182,8 @@ function* lintPartition(
 
   // filters that admit nobody, the rule's own or a parent's
   for (const r of rules) {
-    if (work.due(1)) yield;
+    // a rule's checks build its key and compile its filter's expressions: a few entries' worth
+    if (work.due(4 * ENTRY_UNITS)) yield;
     let level: RuleData | null = r.data;
     let pointer = r.raw === null ? partitionAt : `${r.raw.at}/filter`;
     while (level !== null) {
@@ -205,11 +207,15 @@ function* lintPartition(
 
   // leaf queues nothing can place into, and queues nobody may submit to
   const pointers = root === undefined ? [] : queuePointers(root);
-  const patterns = rules.flatMap((r) => rulePatterns(r.data));
+  const patterns: ReturnType<typeof rulePatterns> = [];
+  for (const r of rules) {
+    patterns.push(...rulePatterns(r.data));
+    if (work.due(ENTRY_UNITS)) yield;
+  }
   const anyName = patterns.some((p) => p.includes("**"));
   for (let i = 0; i < part.queues.length; i++) {
     const q = part.queues[i];
-    if (work.due(1)) yield;
+    if (work.due(ENTRY_UNITS)) yield;
     const at = locate(pointers[i] ?? partitionAt);
     if (!q.leaf) continue;
     const path = q.path.split(".");
