@@ -119,6 +119,21 @@ export async function measureRow(
   return { ms, problem };
 }
 
+/** CPU ms per request of one POST (median of SAMPLES), and its first answer's status. */
+export async function measurePost(
+  t: Target,
+  path: string,
+  body: string,
+  type: string,
+): Promise<{ ms: number; status: number }> {
+  const once = async () =>
+    (await fetch(`${t.worker.url}${path}`, { method: "POST", headers: { "content-type": type }, body }).then(answer))
+      .status;
+  const status = await once();
+  const ms = await cell(t, once, 2, MAX_SOURCE_REQUESTS);
+  return { ms, status };
+}
+
 /** CPU ms per validation of one source (median of SAMPLES), and whether its answer was the documented one. */
 export async function measureSource(
   t: Target,

@@ -11,6 +11,10 @@
  * Then the hostile policy sources of issue 24 (test/hostile/compile-rows.ts),
  * each validated at about 100 KB and 1 MB: CPU per request and per MiB, the
  * goal being at most 1 s per MiB at both sizes (work linear in the size).
+ * Then the large sources of test/hostile/lint-diff-rows.ts, linted at about
+ * 100 KB and 1 MB and diffed as two sides of half that (`POST
+ * /v1/policies/{engine}/lint` and `/diff`): CPU per request and per MiB of
+ * body, the same goal (`HOSTILE_ONLY=lint/diff` runs this table alone).
  * Then the policy rows (bench/hostile-policies.ts): CPU per validate of
  * hostile YAML, and of the first decision after publishing thousands of rules.
  * Throughout these tables a thread of this process sends `GET /healthz` to the
@@ -28,11 +32,12 @@
  * collection and workerd's RSS): a bounded isolate keeps about the same at both.
  */
 import { COMPILE_ROWS } from "../test/hostile/compile-rows.js";
+import { LINT_DIFF_ROWS } from "../test/hostile/lint-diff-rows.js";
 import { DEEP_ROWS } from "../test/hostile/deep-rows.js";
 import { HOSTILE_ROWS } from "../test/hostile/rows.js";
 import { startHealthProbe } from "./healthz-probe.js";
 import { policyRows } from "./hostile-policies.js";
-import { measureRow, measureSource, publish, type Target } from "./hostile-measure.js";
+import { measurePost, measureRow, measureSource, publish, type Target } from "./hostile-measure.js";
 import { measureMemory, memoryRows } from "./memory.js";
 import { bundleWorker, startWorker } from "./workerd.js";
 
@@ -130,6 +135,39 @@ try {
       lines.push(
         `| ${name} | ${cells.join(" | ")} | ${perMib.join(" / ")} | ${healthzCell(row.name)} | ${problems.length === 0 ? "as documented" : problems.join("; ")} |`,
       );
+    }
+    lines.push(
+      "",
+      `| large source (lint, diff) | CPU ms, 100 KB | CPU ms, 1 MB | CPU ms per MiB (100 KB / 1 MB) | worst /healthz ms | answer |`,
+      `| --- | ---: | ---: | ---: | ---: | --- |`,
+    );
+    // HOSTILE_ONLY=lint/diff runs this table alone
+    const lintDiffRows = LINT_DIFF_ROWS.filter((r) => !only || `lint/diff: ${r.name}`.includes(only));
+    for (const row of policiesOnly ? [] : lintDiffRows) {
+      for (const kind of ["lint", "diff"] as const) {
+        const name = `${kind}: ${row.name}`.replace(/\|/g, "\\|");
+        const cells: string[] = [];
+        const perMib: string[] = [];
+        const statuses = new Set<number>();
+        healthzStart();
+        for (const bytes of SOURCE_BYTES) {
+          const body =
+            kind === "lint"
+              ? row.source(bytes)
+              : JSON.stringify({ old: row.source(bytes * 0.45, 0), new: row.source(bytes * 0.45, 1) });
+          const type = kind === "lint" ? "text/plain" : "application/json";
+          const m = await measurePost(t, `/v1/policies/${row.engine}/${kind}`, body, type);
+          const mib = (m.ms * 1_048_576) / body.length;
+          cells.push(m.ms.toFixed(1));
+          perMib.push(mib.toFixed(0));
+          if (mib > GOAL_MS_PER_MIB) over++;
+          statuses.add(m.status);
+        }
+        const answer = [...statuses].join(", ");
+        lines.push(
+          `| ${name} | ${cells.join(" | ")} | ${perMib.join(" / ")} | ${healthzCell(name)} | ${answer === "200" ? "200" : `status ${answer}`} |`,
+        );
+      }
     }
     lines.push(...(await policyRows(t, { start: healthzStart, cell: healthzCell }, only)));
     lines.push(

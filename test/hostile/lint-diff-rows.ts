@@ -57,7 +57,10 @@ function sharedFilters(bytes: number, salt: number): string {
 function customs(bytes: number, salt: number): string {
   const net = (k: number, per: number) => {
     const allow = Array.from({ length: per }, (_, i) => `"10.${k % 250}.${i % 250}.0/24"`).join(", ");
-    const deny = Array.from({ length: per }, (_, i) => `"172.${16 + (k % 16)}.${i % 250}.${(i + salt) % 250}/32"`);
+    const deny = Array.from(
+      { length: per },
+      (_, i) => `"172.${16 + (k % 16)}.${i % 250}.${(i + salt) % 250}/32"`,
+    );
     return `"${k}": {"maxLoad": ${1 + (k % 5)}, "allow": [${allow}], "deny": [${deny.join(", ")}]}`;
   };
   const per = 200;
@@ -86,7 +89,8 @@ function limits(bytes: number, salt: number): string {
 function poolConf(bytes: number, salt: number): string {
   const n = count(bytes, 60, 60);
   const lines: string[] = [];
-  for (let i = 0; i < n; i++) lines.push(`M${i} = (Memory > ${i + salt}) && (Cpus >= ${i % 7}) || Owner == "u${i}"`);
+  for (let i = 0; i < n; i++)
+    lines.push(`M${i} = (Memory > ${i + salt}) && (Cpus >= ${i % 7}) || Owner == "u${i}"`);
   const used = Array.from({ length: Math.min(n, 40) }, (_, i) => `($(M${i * 2}))`).join(" || \\\n  ");
   lines.push(`NEGOTIATOR_PE_JOB_EXPR = ${used}`);
   return lines.join("\n") + "\n";
