@@ -70,6 +70,20 @@ function tooDeep(result: Json, what: string): string | null {
   return shape === null ? null : `${what}: ${describeJsonShape(shape, "task")}`;
 }
 
+/**
+ * `{ [key]: _, ...rest }`'s `rest`, built key by key (a rest pattern with a computed key takes V8's
+ * slow path); an object holding its own `__proto__` key takes the pattern, which keeps it a plain key.
+ */
+function withoutKey(o: JsonObject, key: string): JsonObject {
+  if (Object.hasOwn(o, "__proto__")) {
+    const { [key]: _gone, ...rest } = o;
+    return rest;
+  }
+  const out: JsonObject = {};
+  for (const k in o) if (k !== key) out[k] = o[k];
+  return out;
+}
+
 /** The result of rewriting: an error ends processing with `Error while rewriting: <message>`. */
 export type RewriteResult = { error: string } | { task: JsonObject; changed: boolean; messages: string[] };
 
@@ -104,8 +118,9 @@ export function compileRewriter(spec: JsonObject): Result<Rewriter, ScriptError>
       ) {
         return { error: `Invalid rewriter result:\n${JSON.stringify(result)}` };
       }
-      const { [RW]: priv, ...out } = result;
+      const priv = Object.hasOwn(result, RW) ? result[RW] : undefined;
       if (priv === undefined) return { error: `'${RW}'` };
+      const out = withoutKey(result, RW);
       const changed = isJsonObject(priv) && priv.changed === true;
       const diags = isJsonObject(priv) && Array.isArray(priv.diags) ? priv.diags : [];
       return { task: out, changed, messages: diags.map((d) => (typeof d === "string" ? d : JSON.stringify(d))) };
