@@ -78,8 +78,9 @@ function limits(bytes: number, salt: number): string {
     `{"name": "l${i}", "description": "d", "type": "jq", "data": {"script": ".test.spec.duration == \\"PT${(i + salt) % 90}S\\""}}`,
     `{"description": "d", "classifier": "c${i}", "apply": [{"require": "all", "limits": ["l${i}"]}]}`,
   ];
-  const size = piece(0).join(",").length + 8;
-  const n = count(bytes, 200, size);
+  // names grow with i: size a piece by the last one's, so the source stays within `bytes`
+  let n = count(bytes, 200, piece(0).join(",").length + 8);
+  n = count(bytes, 200, piece(n).join(",").length + 8);
   const parts = Array.from({ length: n }, (_, i) => piece(i));
   const list = (k: number) => parts.map((p) => p[k]).join(",\n");
   return `{"schema": 3,\n"identifiers": [${list(0)}],\n"classifiers": [${list(1)}],\n"limits": [${list(2)}],\n"applications": [${list(3)}]}\n`;
