@@ -105,7 +105,7 @@ export function compileJobId(expr: Expr, watermark: number | bigint): (job: Prep
 }
 
 /** Resolves a dotted field path in an opcode; `undefined` when missing (hidden common parameters are refused at compile time). */
-function lookup(opcode: JsonObject, path: readonly string[]): unknown {
+export function lookup(opcode: JsonObject, path: readonly string[]): unknown {
   let cur: unknown = opcode;
   for (const key of path) {
     if (typeof cur !== "object" || cur === null || Array.isArray(cur) || !Object.hasOwn(cur, key)) return undefined;
@@ -169,11 +169,13 @@ function compileFieldCmp(op: CmpOp, value: FilterValue, i: number): Leaf<unknown
 export interface FieldTable {
   readonly ids: Map<string, number>;
   readonly paths: string[][];
+  /** The paths other than `OP_ID` that some `==` or `=[]` leaf tests, in first-seen order: the ones a store may index by value (see job-reach.ts). */
+  readonly valued: Set<string>;
 }
 
 /** An empty field table; one is shared by every rule of a set. */
 export function newFieldTable(): FieldTable {
-  return { ids: new Map(), paths: [] };
+  return { ids: new Map(), paths: [], valued: new Set() };
 }
 
 function fieldId(table: FieldTable, name: string): number {
@@ -202,6 +204,7 @@ export function compileOpcode(expr: Expr, table: FieldTable): (job: PreparedJob)
   const paths = ids.map((g) => table.paths[g]);
   const f = build<unknown[]>(expr, (e) => {
     const i = fieldId(table, e.field);
+    if (((e.k === "cmp" && e.op === "==") || e.k === "contains") && e.field !== "OP_ID") table.valued.add(e.field);
     switch (e.k) {
       case "cmp":
         return compileFieldCmp(e.op, e.value, i);
