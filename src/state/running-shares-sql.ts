@@ -215,7 +215,8 @@ export class SqlShares implements ShareStore {
       for (const v of f.values.finite!) {
         if (n > atMost) break;
         n += this.sql
-          .exec<{ n: number }>("SELECT count(*) AS n FROM (SELECT 1 FROM running_facts WHERE kind = ? AND value = ? LIMIT ?)", f.kind, v, atMost - n + 1)
+          // counted no further than past the fewest so far (LIMIT -1: no limit)
+          .exec<{ n: number }>("SELECT count(*) AS n FROM (SELECT 1 FROM running_facts WHERE kind = ? AND value = ? LIMIT ?)", f.kind, v, Number.isFinite(atMost) ? atMost - n + 1 : -1)
           .one().n;
       }
       return n;
