@@ -1,6 +1,6 @@
 import type { JsonObject } from "../common/json.js";
 import type { CmpOp, Expr, FilterValue } from "./expression.js";
-import { fieldsOf } from "./expression.js";
+import { boundsValues, fieldsOf } from "./expression.js";
 import { compareFilterValues, compareJson } from "./order.js";
 import type { FilterPredicate, Job, ReasonEntry, Tri } from "./types.js";
 import { ERROR, FALSE, TRUE } from "./types.js";
@@ -169,7 +169,7 @@ function compileFieldCmp(op: CmpOp, value: FilterValue, i: number): Leaf<unknown
 export interface FieldTable {
   readonly ids: Map<string, number>;
   readonly paths: string[][];
-  /** The paths other than `OP_ID` that some `==` or `=[]` leaf tests, in first-seen order: the ones a store may index by value (see job-reach.ts). */
+  /** The paths other than `OP_ID` whose values bound where an expression holds (`boundsValues`), in first-seen order: the ones a store may index by value (see job-reach.ts). */
   readonly valued: Set<string>;
 }
 
@@ -202,9 +202,9 @@ export function compileOpcode(expr: Expr, table: FieldTable): (job: PreparedJob)
   if (names.some((n) => COMMON_PARAMS.has(n.split(".")[0]))) return never;
   const ids = names.map((n) => fieldId(table, n));
   const paths = ids.map((g) => table.paths[g]);
+  for (const n of names) if (n !== "OP_ID" && boundsValues(expr, n)) table.valued.add(n);
   const f = build<unknown[]>(expr, (e) => {
     const i = fieldId(table, e.field);
-    if (((e.k === "cmp" && e.op === "==") || e.k === "contains") && e.field !== "OP_ID") table.valued.add(e.field);
     switch (e.k) {
       case "cmp":
         return compileFieldCmp(e.op, e.value, i);

@@ -46,7 +46,7 @@ export interface FilterSet {
   readonly chain: readonly CompiledRule[];
   /** How many opcode field paths the rules name: the size of each prepared opcode's view. */
   readonly fields: number;
-  /** The opcode field paths (not `OP_ID`) the rules test with `==` or `=[]`, in first-seen order: those a running-count store indexes by value. */
+  /** The opcode field paths (not `OP_ID`) whose values bound where a rule's opcode predicate holds (`==`, `=[]`, and their `&`/`|`), in first-seen order: those a running-count store indexes by value. */
   readonly valued: readonly string[];
 }
 

@@ -160,6 +160,8 @@ describe("a rule's reach", () => {
         const set = buildFilterSet([{ ...r, action: "ACCEPT" }]);
         const compiled = set.rules[0];
         const reached = anyOf([ruleReach(compiled)]);
+        // the set lists every field path the reach reads through (the paths a store indexes)
+        for (const f of ruleReach(compiled).facts) if (f.kind.startsWith("field:")) expect(set.valued).toContain(f.kind.slice(6));
         for (const job of running) {
           if (!compiled.matches(prepareJob(job, set.fields))) continue;
           expect(isEmpty(ruleReach(compiled))).toBe(false);
@@ -339,7 +341,8 @@ describe("RunningCounts.rebase through the indexes", () => {
       expect(counts.snapshot()).toEqual(RunningCounts.of(set, running).snapshot());
       expect(read).toBe(reads);
     }
-    expect(store.indexedPaths()).toEqual(["tags"]);
+    // the path no rule names any more stays indexed (a rule naming it again reads no job to index it)
+    expect(store.indexedPaths()).toEqual(["tags", "instance_name"]);
     // `!=` on the field is not indexed: every job not under rule 1 (9 jobs) is read
     read = 0;
     const unequal = named(["!=", "instance_name", "i12"]);

@@ -39,8 +39,13 @@ function firstAmong(set: FilterSet, at: readonly number[], h: Holder, upTo: numb
 
 const idOnly = (set: FilterSet, at: readonly number[]) => at.every((i) => set.chain[i].idOnly);
 
-/** The opcode field paths a store keeps indexed by value for a rule set: those its `==` and `=[]` leaves test, the first few. */
-const valuedPaths = (set: FilterSet) => set.valued.slice(0, MAX_INDEXED_PATHS);
+/**
+ * The opcode field paths a store is to index by value for a rule set: those
+ * its rules bound by value, then those it indexes already (kept, so a rule
+ * naming one again does not index it anew), the first few.
+ */
+const valuedPaths = (set: FilterSet, store: ShareStore) =>
+  [...new Set([...set.valued, ...store.indexedPaths()])].slice(0, MAX_INDEXED_PATHS);
 
 /** Running jobs' slots by rule and by ad-hoc bucket, for one filter set. */
 export class RunningCounts {
@@ -66,7 +71,7 @@ export class RunningCounts {
   /** Counts built anew in `store` (whatever it held is forgotten) from the jobs that hold slots now. */
   static rebuild(set: FilterSet, store: ShareStore, running: readonly Job[]): RunningCounts {
     store.clear();
-    store.setIndexedPaths(valuedPaths(set));
+    store.setIndexedPaths(valuedPaths(set, store));
     const counts = new RunningCounts(set, store, { rules: new Map(), buckets: new Map() });
     store.setCountedFor(ruleSetFingerprint(set), ruleTextChanges(null, set));
     for (const job of running) counts.start(job);
@@ -146,13 +151,14 @@ export class RunningCounts {
    * read through the store's indexes, unless some added rule can reach any
    * job. The store is first set to index the values of the opcode fields
    * the new rules test for equality (a path new to it is indexed from every
-   * counted job once, then kept as jobs start and end). Bucket shares do not
+   * counted job once, then kept as jobs start and end, also after the rules
+   * naming it go, up to a few paths). Bucket shares do not
    * depend on the rules and stay as they are.
    */
   rebase(next: FilterSet): RunningCounts {
     const prev = this.current;
     if (next === prev) return this;
-    this.store.setIndexedPaths(valuedPaths(next));
+    this.store.setIndexedPaths(valuedPaths(next, this.store));
     const indexed = new Set(this.store.indexedPaths());
     const usable = (f: FactReach) => {
       const path = pathOf(f.kind);

@@ -35,7 +35,7 @@ export interface Reached {
 }
 
 /** At most this many opcode field paths are indexed by value (each costs every job start a lookup and an index entry per value). */
-export const MAX_INDEXED_PATHS = 16;
+export const MAX_INDEXED_PATHS = 8;
 
 /** A store of shares and totals (see the file's comment); every write is made as the count changes. */
 export interface ShareStore {
