@@ -239,7 +239,7 @@ describe("JobQueue running counts", () => {
       expect([indexed("op"), indexed("source"), indexed("reason")].every((n) => n > 0)).toBe(true);
       // the field paths the rules test by value are indexed
       const paths = JSON.parse(state.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'indexed_paths'").one().value) as string[];
-      expect(paths).toEqual(expect.arrayContaining(buildFilterSet(q.listFilters()).valued));
+      expect(paths).toEqual(expect.arrayContaining([...buildFilterSet(q.listFilters()).valued]));
       for (const p of paths) expect(indexed(`field:${p}`)).toBeGreaterThan(0);
       expect(state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'running_ops'").toArray()).toEqual([]);
     });
