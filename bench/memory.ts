@@ -25,6 +25,9 @@
  * MEMORY_HEAP=0: no inspector and no heap figures (a heap snapshot's own
  * buffers stay in the allocator and so in RSS; without them RSS is the run's).
  * MEMORY_PROGRESS=1: each row on stderr as it is measured.
+ * MEMORY_RELEASE=1: after each point tcmalloc is asked (through gdb) to return
+ * its free pages to the system, and the RSS then is printed on stderr: what
+ * RSS held beyond it was the allocator's high-water mark, not live memory.
  * MEMORY_PROFILE=<bytes>: after the first point, tcmalloc samples one
  * allocation every <bytes> (through gdb), and at each later point the live
  * sampled allocations are read (bench/malloc-profile.ts); the stacks whose
@@ -37,7 +40,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ALL_MEMORY_ROUTES, MEMORY_ROUTES, runDecision, type MemoryRoute } from "./memory-requests.js";
 import { connectInspector, heapAfterGc } from "./inspector.js";
-import { mallocFigures, residentSplit } from "./process-memory.js";
+import { mallocFigures, releaseFreeMemory, residentSplit } from "./process-memory.js";
 import { heapProfile, profileGrowth, setSamplingInterval, type ProfileStack } from "./malloc-profile.js";
 import { benchPort, bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
 
@@ -167,6 +170,11 @@ export async function measureMemory(
       if (process.env.MEMORY_PROGRESS === "1") {
         console.error(memoryRow(points[points.length - 1]));
         if (malloc !== undefined) console.error(`  malloc peak in use (tcmalloc's estimate) ${mb(malloc.peakInUse)} MB`);
+      }
+      if (process.env.MEMORY_RELEASE === "1" && worker.pid !== undefined) {
+        const released = releaseFreeMemory(worker.pid);
+        const after = worker.rssBytes();
+        console.error(released ? `  RSS after tcmalloc released its free pages ${(after / MB).toFixed(0)} MB` : "  MEMORY_RELEASE: gdb could not");
       }
       if (options.profile !== undefined && worker.pid !== undefined && points.length > 1) {
         const profile = heapProfile(worker.pid);
