@@ -1,7 +1,8 @@
 /**
  * JSON work over a whole bundle, as resumable work (engines/common/slices.ts):
  * the copy that makes a compile's output exactly what KV will hold, the
- * canonical text its revision hashes, and the text KV stores. Each of these,
+ * canonical text its revision hashes, and the text KV stores (both as UTF-8
+ * bytes, encoded a slice at a time). Each of these,
  * done in one go over a policy of 7,000 placement rules (about 3 MB of
  * JSON), took 20–250 ms in one turn of the event loop; these walk the value
  * without recursion and yield every SLICE_UNITS nodes or characters.
@@ -116,9 +117,39 @@ const CANONICAL: Writing = {
   leaf: (v) => JSON.stringify(v) ?? "null",
 };
 
-/** Writes a value's text a slice at a time (characters written and nodes visited are the units). */
-function* writeSteps(value: unknown, how: Writing, pace: Pace): Steps<string> {
+/**
+ * UTF-8 bytes written a piece at a time: each slice's text is encoded at the
+ * checkpoint, so no text of megabytes is ever flattened or encoded in one go.
+ */
+class Utf8Out {
+  private bytes = new Uint8Array(1 << 16);
+  private length = 0;
+  private readonly encoder = new TextEncoder();
+
+  /** Appends a text's UTF-8 bytes. */
+  add(text: string): void {
+    // at most 3 bytes per UTF-16 unit
+    const need = this.length + text.length * 3;
+    if (need > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(need, this.bytes.length * 2));
+      grown.set(this.bytes.subarray(0, this.length));
+      this.bytes = grown;
+    }
+    this.length += this.encoder.encodeInto(text, this.bytes.subarray(this.length)).written;
+  }
+
+  /** The bytes written. */
+  done(): Uint8Array {
+    return this.bytes.slice(0, this.length);
+  }
+}
+
+/** Writes a value's text as UTF-8 a slice at a time (characters written and nodes visited are the units). */
+function* writeSteps(value: unknown, how: Writing, pace: Pace): Steps<Uint8Array> {
+  const out = new Utf8Out();
   let text = "";
+  /** Characters written since the last count (charged at the next node). */
+  let owed = 0;
   const stack: Frame[] = [];
   const open = new Set<object>();
   /** Writes a leaf, or opens a container (pushing its frame). */
@@ -126,7 +157,7 @@ function* writeSteps(value: unknown, how: Writing, pace: Pace): Steps<string> {
     if (!how.walked(v)) {
       const t = how.leaf(v);
       text += t;
-      pace.spend(t.length);
+      owed += t.length;
       return;
     }
     if (open.has(v)) throw circular();
@@ -144,7 +175,13 @@ function* writeSteps(value: unknown, how: Writing, pace: Pace): Steps<string> {
   write(value);
   while (stack.length > 0) {
     const frame = stack[stack.length - 1];
-    if (pace.spend()) yield;
+    const due = pace.spend(1 + owed);
+    owed = 0;
+    if (due) {
+      out.add(text);
+      text = "";
+      yield;
+    }
     if (frame.keys === null) {
       const from = frame.from as unknown[];
       if (frame.i < from.length) {
@@ -158,7 +195,7 @@ function* writeSteps(value: unknown, how: Writing, pace: Pace): Steps<string> {
         if (frame.i > 0) text += ",";
         const key = frame.keys[frame.i++];
         text += `${JSON.stringify(key)}:`;
-        pace.spend(key.length);
+        owed += key.length;
         write((frame.from as Record<string, unknown>)[key]);
         continue;
       }
@@ -167,15 +204,16 @@ function* writeSteps(value: unknown, how: Writing, pace: Pace): Steps<string> {
     open.delete(frame.from);
     stack.pop();
   }
-  return text;
+  out.add(text);
+  return out.done();
 }
 
-/** JSON.stringify(value) a slice at a time, for a value it writes as text (an object, array or other JSON value). */
-export function jsonTextSteps(value: unknown, pace: Pace = new Pace()): Steps<string> {
+/** The UTF-8 bytes of JSON.stringify(value), a slice at a time, for a value it writes as text (an object, array or other JSON value). */
+export function jsonBytesSteps(value: unknown, pace: Pace = new Pace()): Steps<Uint8Array> {
   return writeSteps(value, AS_JSON, pace);
 }
 
-/** canonicalJson(value) (bundle/canonical.ts) a slice at a time. */
-export function canonicalJsonSteps(value: unknown, pace: Pace = new Pace()): Steps<string> {
+/** The UTF-8 bytes of canonicalJson(value) (bundle/canonical.ts), a slice at a time. */
+export function canonicalJsonSteps(value: unknown, pace: Pace = new Pace()): Steps<Uint8Array> {
   return writeSteps(value, CANONICAL, pace);
 }
