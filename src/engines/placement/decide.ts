@@ -171,7 +171,8 @@ export function decidePlacement(
   let ref: RuleRef | null = null;
   // unexplained decisions skip the rules whose filter cannot admit this application (see Partition.gates)
   const gates = explain ? null : partition.gates;
-  const named = gates === null ? undefined : gates.users.get(user);
+  const listed = gates === null ? undefined : gates.users.get(user);
+  const named = listed === undefined ? undefined : new Set(listed);
   const grouped = gates === null ? null : groupHits(gates, groups);
   for (let i = 0; i <= last; i++) {
     if (

@@ -193,8 +193,14 @@ export interface RuleGates {
   readonly userLiteral: readonly string[];
   readonly groupSide: Uint8Array;
   readonly groupLiteral: readonly string[];
-  readonly users: ReadonlyMap<string, ReadonlySet<number>>;
-  readonly groups: ReadonlyMap<string, readonly number[]>;
+  readonly users: RuleIndex;
+  readonly groups: RuleIndex;
+}
+
+/** From a user or group name to the rules (indexes in the chain, ascending) whose filter lists it. */
+export interface RuleIndex {
+  readonly size: number;
+  get(name: string): readonly number[] | undefined;
 }
 
 /** The loaded policy: partitions by lower-cased name. */
