@@ -80,8 +80,7 @@ export function storeGates(p: StoredPartition, chain: readonly RuleData[]): Stor
     userSide += gate === null ? "0" : String(gate.user);
     groupSide += gate === null ? "0" : String(gate.group);
     const filter = p.nodes.filter[p.chain[i]];
-    if (gate?.user === Side.Names)
-      r.filter.users.forEach((u, k) => list(users, u, userStart[filter] + k, i));
+    if (gate?.user === Side.Names) r.filter.users.forEach((u, k) => list(users, u, userStart[filter] + k, i));
     if (gate?.group === Side.Names)
       r.filter.groups.forEach((g, k) => list(groups, g, groupStart[filter] + k, i));
   });

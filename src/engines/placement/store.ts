@@ -116,7 +116,12 @@ function emptyNames(): StoredNames {
   return { flags: "", userCount: [], users: [], groupCount: [], groups: [] };
 }
 
-function pushNames(to: StoredNames, flags: string, users: readonly string[], groups: readonly string[]): void {
+function pushNames(
+  to: StoredNames,
+  flags: string,
+  users: readonly string[],
+  groups: readonly string[],
+): void {
   to.flags += flags;
   to.userCount.push(users.length);
   for (const u of users) to.users.push(u);
@@ -273,7 +278,8 @@ function unstoreExp(e: StoredExps, i: number): RegexData | null {
 function unstorePartition(p: StoredPartition): PartitionData {
   const acls: AclData[] = [];
   const aclNames = new NamesReader(p.acls);
-  for (let i = 0; i < p.acls.flags.length; i++) acls.push({ all: p.acls.flags[i] === "1", ...aclNames.next(i) });
+  for (let i = 0; i < p.acls.flags.length; i++)
+    acls.push({ all: p.acls.flags[i] === "1", ...aclNames.next(i) });
   const queues: QueueData[] = p.path.map((path, i) => ({
     path,
     leaf: p.leaf[i] === "1",
