@@ -16,7 +16,8 @@ import {
 } from "../../src/engines/placement/index.js";
 import { filterGate, Side } from "../../src/engines/placement/filter.js";
 import { placementData, storePlacement } from "../../src/engines/placement/store.js";
-import type { PlacementData, PlacementPolicy } from "../../src/engines/placement/types.js";
+import { LazyChain } from "../../src/engines/placement/rule-chain.js";
+import type { PlacementData, PlacementPolicy, Rule, RuleChain } from "../../src/engines/placement/types.js";
 import { loadCases, REPO_ROOT } from "../support/cases.js";
 
 /** Every policy the case files compile, the shipped one, and chains of thousands of rules of the shapes issue 24 names. */
@@ -81,6 +82,11 @@ function stored(data: PlacementData): PlacementData {
   return JSON.parse(JSON.stringify(storePlacement(data))) as PlacementData;
 }
 
+/** Every rule of a chain, built. */
+function rulesOf(chain: RuleChain): Rule[] {
+  return Array.from({ length: chain.length }, (_, i) => chain.at(i));
+}
+
 /** How many objects and arrays a JSON value holds. */
 function containers(v: unknown): number {
   if (v === null || typeof v !== "object") return 0;
@@ -107,7 +113,7 @@ describe("the stored placement policy", () => {
         const g = part.gates;
         const users = new Map<string, number[]>();
         const groups = new Map<string, number[]>();
-        part.rules.forEach((r, i) => {
+        rulesOf(part.rules).forEach((r, i) => {
           const gate = filterGate(r.filter);
           const at = `${p.name}: rule ${i}`;
           expect(g.gated[i], at).toBe(gate === null ? 0 : 1);
@@ -165,6 +171,24 @@ describe("the stored placement policy", () => {
     expect(containers(large.value)).toBeLessThan(60);
   });
 
+  it("builds no rule when loading, and only the rules a decision's gates let through", () => {
+    const data = compiled(chain(2_000, hardRule))!;
+    const chainOf = (p: PlacementPolicy) => p.partitions.get("default")!.rules as LazyChain;
+    const policy = loadPlacement(stored(data));
+    expect(chainOf(policy).built).toBe(0);
+    // no gate admits carol: only the fallback rule is built
+    expect(
+      decidePlacement(policy, { user: "carol", groups: ["staff"] }, { explain: false }).verdict.rule,
+    ).toEqual({ index: 2000, name: "fixed" });
+    expect(chainOf(policy).built).toBe(1);
+    // the literals "-t1" and "-t17" and rule 4's group let rules 1, 17 and 4 through; their shared parent is built once
+    decidePlacement(policy, { user: "ann-t17x", groups: ["g4"] }, { explain: false });
+    expect(chainOf(policy).built).toBe(5);
+    // the explained walk reads every rule
+    decidePlacement(policy, { user: "carol" }, { explain: true });
+    expect(chainOf(policy).built).toBe(2_002); // 2,000 rules, the fallback, the parent
+  });
+
   it("loads a parent that every rule shares once, and an expression that several rules share as one matcher", () => {
     const source = chain(
       300,
@@ -172,7 +196,7 @@ describe("the stored placement policy", () => {
         `{name: user, create: true, filter: {type: allow, users: ["^.*-t${i % 3}[a-z]+$"]}, parent: {name: fixed, value: users}}`,
     );
     const policy = placementEngine.load(JSON.parse(JSON.stringify(placementEngine.compile(source))).value);
-    const rules = policy.partitions.get("default")!.rules;
+    const rules = rulesOf(policy.partitions.get("default")!.rules);
     expect(new Set(rules.slice(0, 300).map((r) => r.parent)).size).toBe(1);
     expect(new Set(rules.slice(0, 300).map((r) => r.filter.userExp)).size).toBe(3);
     expect(new Set(rules.slice(0, 300).map((r) => r.filter)).size).toBe(3);

@@ -183,8 +183,8 @@ export function decidePlacement(
     )
       continue;
     pc.why = "";
-    let name: string = i < last ? rules[i].kind : "recovery";
-    let queue = i < last ? placeRule(rules[i], pc) : placeRecovery(pc);
+    let name: string = i < last ? rules.at(i).kind : "recovery";
+    let queue = i < last ? placeRule(rules.at(i), pc) : placeRecovery(pc);
     if (pc.error !== null) {
       trace?.rules.push({ index: i, rule: name, result: "error", why: pc.error });
       const cause = pc.error;
