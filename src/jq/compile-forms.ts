@@ -3,7 +3,7 @@ import type { Json } from "../engines/common/json.js";
 import type { Node, Pattern } from "./ast.js";
 import { applyFormat, checkFormat } from "./formats.js";
 import { binopFn, indexValue } from "./ops.js";
-import { delPaths, getPath } from "./paths.js";
+import { delPaths, getPath, setKeyOf } from "./paths.js";
 import { PathWriter } from "./path-writer.js";
 import { ALLOC, charge, COPY_KEY, Env, KEY, step, type Gen } from "./runtime.js";
 import { JqCompileError, type Scope } from "./scope.js";
@@ -201,6 +201,7 @@ export function assignGen(c: Compiler, op: string, lhs: Node, rhs: Node, sc: Sco
     return each === null ? general : updateEach(each, general);
   }
   const r = c.gen(rhs, sc);
+  if (keys !== null) return literalAssign(r, keys, op);
   if (op === "=") {
     return (i, env, emit) =>
       r(i, env, (v) => {
@@ -226,6 +227,36 @@ export function assignGen(c: Compiler, op: string, lhs: Node, rhs: Node, sc: Sco
       });
       return stop ? true : emit(out);
     });
+}
+
+/**
+ * The value at a literal key path of `c` replaced by `x`, or by `leaf(old)` when given: the reads on the way down (and
+ * their errors) before the charge, then one copy of each container on the way up, as a PathWriter
+ * does for its only path (it copies each container once; none is written twice).
+ */
+function setLiteral(c: Json, keys: readonly string[], j: number, x: Json, leaf: ((old: Json) => Json) | null): Json {
+  const k = keys[j];
+  const sub = c === null ? null : indexValue(c, k);
+  let v: Json;
+  if (j + 1 < keys.length) v = setLiteral(sub, keys, j + 1, x, leaf);
+  else {
+    // PathWriter.set/update's charge for the path, after every read of it
+    charge(3 * keys.length + ALLOC);
+    v = leaf === null ? x : leaf(sub);
+  }
+  return setKeyOf(c, k, v);
+}
+
+/**
+ * `.k1.k2… = v` and `.k1.k2… op= v` with literal keys: one path, so no path is generated and no
+ * writer tracks ownership; the same reads, errors, charges and copies as the general form.
+ */
+function literalAssign(r: Gen, keys: readonly string[], op: string): Gen {
+  if (op === "=") return (i, env, emit) => r(i, env, (v) => emit(setLiteral(i, keys, 0, v, null)));
+  const bop = op.slice(0, -1);
+  const apply = bop === "//" ? null : binopFn(bop);
+  return (i, env, emit) =>
+    r(i, env, (v) => emit(setLiteral(i, keys, 0, null, apply === null ? (old) => (truthy(old) ? old : v) : (old) => apply(old, v))));
 }
 
 /** `reduce`: the last output of the update is the next state, one result per init output. */

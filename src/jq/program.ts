@@ -2,7 +2,7 @@
 import type { Json } from "../engines/common/json.js";
 import { err, ok, policyError, type PolicyError, type Result } from "../engines/common/result.js";
 import { BudgetExceeded, BUDGET_EXCEEDED_MESSAGE, currentBudget, UNLIMITED } from "../engines/common/budget.js";
-import type { Directive, ProgramAst } from "./ast.js";
+import type { Directive, FuncDef, ProgramAst } from "./ast.js";
 import "./builtins-core.js";
 import "./builtins-control.js";
 import "./builtins-strings.js";
@@ -10,7 +10,7 @@ import "./builtins-math.js";
 import "./builtins-regex.js";
 import "./builtins-dates.js";
 import { moduleMetaNative } from "./module-meta.js";
-import { Compiler, NATIVES } from "./compile.js";
+import { Compiler, NATIVES, type Native } from "./compile.js";
 import { defNative } from "./builtins-define.js";
 import { JqSyntaxError, lineCol } from "./lexer.js";
 import { BUILTIN_MODULES } from "./modules.js";
@@ -34,6 +34,13 @@ export interface CompileOptions {
   positional?: Json[];
   /** Finds the modules the program imports (the command line's `-L` search path); replaces `modules`. */
   moduleProvider?: ModuleProvider;
+  /**
+   * Native versions of definitions the caller prepends to the program (a library), by `name/arity`:
+   * calls of the first leading definition of that name (`def f: …; … body`) go to the native; a
+   * later or nested definition of the same name is the program's own. The definition is compiled
+   * and checked all the same.
+   */
+  natives?: Readonly<Record<string, Native>>;
 }
 
 export interface RunOptions {
@@ -196,8 +203,24 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
       sc = new Scope("func", "modulemeta/0", sc, sc.depth, { def, arity: 0, defDepth: sc.depth, scope: sc, gen: null, pgen: null, valueParams: [], native });
     }
     const c = new Compiler(true);
-    for (const d of ast.defs) sc = c.define(d, sc);
-    gen = c.gen(ast.body, sc);
+    // natives for the leading definitions: only the first of a name (a later one is the program's own)
+    const natives = new Map(Object.entries(options.natives ?? {}));
+    const define = (d: FuncDef): void => {
+      sc = c.define(d, sc);
+      const key = `${d.name}/${d.params.length}`;
+      const nat = natives.get(key);
+      if (nat !== undefined && sc.fi !== null) sc.fi.native = nat;
+      natives.delete(key);
+    };
+    for (const d of ast.defs) define(d);
+    let body = ast.body;
+    // the last leading definition is parsed into the body (`def f: …; body`): compiled here as gen would
+    if (natives.size > 0)
+      while (body.k === "funcdef") {
+        define(body.def);
+        body = body.rest;
+      }
+    gen = c.gen(body, sc);
     hasLit = litStats.created !== litsBefore;
   } catch (e) {
     if (e instanceof JqCompileError || e instanceof JqSyntaxError) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkJsonShape, describeJsonShape } from "./json-shape.js";
+import { checkJsonDepth, checkJsonShape, describeJsonShape } from "./json-shape.js";
 
 const nest = (n: number): unknown => JSON.parse("[".repeat(n) + "]".repeat(n));
 
@@ -24,5 +24,33 @@ describe("checkJsonShape", () => {
     expect(describeJsonShape(v!)).toBe("`tools` holds more than 10000 items (the limit is 10000)");
     const wide = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, i]));
     expect(checkJsonShape([wide], { maxDepth: 5, maxItems: 10 })).toEqual({ kind: "items", path: [0], limit: 10 });
+  });
+});
+
+describe("checkJsonDepth", () => {
+  const unlimited = (maxDepth: number) => ({ maxDepth, maxItems: Number.POSITIVE_INFINITY });
+
+  it("answers as checkJsonShape without an item cap, at, under and past the limit", () => {
+    const values: unknown[] = [
+      null,
+      "s",
+      [],
+      {},
+      nest(100),
+      nest(101),
+      { spec: { x: nest(200_000) } },
+      { a: [1, { b: nest(98) }], c: { d: nest(99) } },
+      [{}, [[], { e: [nest(97)] }]],
+      { wide: Array.from({ length: 20_000 }, () => ({ k: [0] })) },
+      { ["__proto__"]: { deep: nest(100) } },
+    ];
+    for (const v of values)
+      for (const depth of [1, 3, 100]) expect(checkJsonDepth(v, depth)).toEqual(checkJsonShape(v, unlimited(depth)));
+  });
+
+  it("names the first container nested too deeply, as the full check does", () => {
+    const v = checkJsonDepth({ ok: nest(3), spec: { x: nest(200_000) } }, 100);
+    expect(v).toMatchObject({ kind: "depth", limit: 100 });
+    expect(v?.path.slice(0, 3)).toEqual(["spec", "x", 0]);
   });
 });

@@ -91,3 +91,31 @@ export function describeJsonShape(v: JsonShapeViolation, root = "body"): string 
     ? `\`${field}\` is nested more than ${v.limit} levels deep (the limit is ${v.limit})`
     : `\`${field}\` holds more than ${v.limit} items (the limit is ${v.limit})`;
 }
+
+/** True when no container in `v` sits deeper than `room` levels (the root is level 1); recursion is bounded by `room`. */
+function depthWithin(v: object, room: number): boolean {
+  if (room === 0) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if (typeof x === "object" && x !== null && !depthWithin(x, room - 1)) return false;
+    }
+    return true;
+  }
+  const o = v as Record<string, unknown>;
+  for (const k in o) {
+    const x = o[k];
+    if (typeof x === "object" && x !== null && !depthWithin(x, room - 1)) return false;
+  }
+  return true;
+}
+
+/**
+ * {@link checkJsonShape} for limits without an item cap, by a walk that allocates nothing while the
+ * value is within them (the common case); the violation is then found by the full check.
+ */
+export function checkJsonDepth(value: unknown, maxDepth: number): JsonShapeViolation | null {
+  if (typeof value !== "object" || value === null) return null;
+  if (depthWithin(value, maxDepth)) return null;
+  return checkJsonShape(value, { maxDepth, maxItems: Number.POSITIVE_INFINITY });
+}

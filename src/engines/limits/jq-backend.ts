@@ -4,7 +4,7 @@
  */
 import type { Json, JsonObject } from "../common/json.js";
 import { err, ok, type Result } from "../common/result.js";
-import { compileJq, type JqProgram } from "../../jq/index.js";
+import { compileJq, type JqProgram, type REWRITER_NATIVES } from "../../jq/index.js";
 import type { CompiledJq, JqFirst } from "./jq-bridge.js";
 
 /** A compile failure: the jq message and the offset in the compiled text it points at (null when it names no place there). */
@@ -13,9 +13,13 @@ export interface JqCompileFailure {
   readonly offset: number | null;
 }
 
+/** Native versions of a library's jq definitions, as the jq engine takes them. */
+export type JqNatives = typeof REWRITER_NATIVES;
+
 /** What the limits engine needs from a jq implementation. */
 export interface JqBackend {
-  compile(text: string, args: JsonObject): Result<CompiledJq, JqCompileFailure>;
+  /** `natives`: native versions of the text's own top-level definitions, by `name/arity` (see CompileOptions.natives). */
+  compile(text: string, args: JsonObject, natives?: JqNatives): Result<CompiledJq, JqCompileFailure>;
 }
 
 /** The offset of a compile error's `line:column` in `text`, or null when `at` is not such a place (an error inside a module). */
@@ -72,8 +76,8 @@ function wrap(program: JqProgram): CompiledJq {
 
 /** The jq implementation in use. */
 export const jqBackend: JqBackend = {
-  compile(text, args) {
-    const c = compileJq(text, { args });
+  compile(text, args, natives) {
+    const c = compileJq(text, natives === undefined ? { args } : { args, natives });
     if (!c.ok) {
       const first = c.error[0];
       return err({ message: first?.message ?? "jq compile error", offset: first === undefined ? null : offsetOfPlace(text, first.at) });

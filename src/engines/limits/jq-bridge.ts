@@ -6,7 +6,7 @@
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { err, ok, type Result } from "../common/result.js";
-import { jqBackend, type JqCompileFailure } from "./jq-backend.js";
+import { jqBackend, type JqCompileFailure, type JqNatives } from "./jq-backend.js";
 
 /** The outcome of one run, as the limits stages read it. */
 export type JqFirst = { kind: "value"; value: Json } | { kind: "none" } | { kind: "error"; message: string };
@@ -67,9 +67,10 @@ export function compileJqText(
   args: Json | undefined,
   userStart = 0,
   unmap: (offset: number) => number = (o) => o,
+  natives?: JqNatives,
 ): Result<CompiledJq, JqCompileFailure> {
   const bound: JsonObject = isJsonObject(args) ? args : {};
-  const c = jqBackend.compile(text, bound);
+  const c = jqBackend.compile(text, bound, natives);
   if (c.ok) return c;
   const o = c.error.offset;
   return err({ message: c.error.message, offset: o === null || o < userStart ? null : unmap(o - userStart) });

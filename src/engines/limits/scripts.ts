@@ -5,8 +5,10 @@
  */
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
-import { checkJsonShape, describeJsonShape, MAX_JSON_DEPTH } from "../common/json-shape.js";
+import { checkJsonDepth, describeJsonShape, MAX_JSON_DEPTH } from "../common/json-shape.js";
 import { err, ok, type Result } from "../common/result.js";
+import { REWRITER_NATIVES } from "../../jq/index.js";
+import type { JqNatives } from "./jq-backend.js";
 import { compileJqText, hoistImports, scriptError, scriptText, unhoist, type CompiledJq, type JqSpec, type ScriptError } from "./jq-bridge.js";
 
 const RW = "__REWRITER_PRIVATE__";
@@ -36,10 +38,10 @@ const PRIORITIZER_LIBRARY = [
  * script is piped from `.` so that an empty script is a syntax error, as in
  * pScheduler. A compile error is placed in the script as written.
  */
-function compileScript(spec: JqSpec, library: string): Result<CompiledJq, ScriptError> {
+function compileScript(spec: JqSpec, library: string, natives?: JqNatives): Result<CompiledJq, ScriptError> {
   const hoisted = hoistImports(scriptText(spec, true));
   const head = `${hoisted.imports}${hoisted.imports ? "\n" : ""}${library} . |\n`;
-  const c = compileJqText(`${head}${hoisted.body}\n`, spec.args, head.length, (o) => unhoist(hoisted, o));
+  const c = compileJqText(`${head}${hoisted.body}\n`, spec.args, head.length, (o) => unhoist(hoisted, o), natives);
   if (c.ok) return c;
   // an offset past the script (the end of an empty one) names the script as a whole
   const offset = c.error.offset !== null && c.error.offset >= scriptText(spec, true).length ? null : c.error.offset;
@@ -56,9 +58,6 @@ function withPrivate(task: JsonObject, key: string, priv: JsonObject): JsonObjec
   return Object.assign({}, task, { [key]: priv }) as JsonObject;
 }
 
-/** How deep a script's result may nest: as deep as a request body may (its size is bounded by the work budget). */
-const SCRIPT_RESULT_LIMITS = { maxDepth: MAX_JSON_DEPTH, maxItems: Number.POSITIVE_INFINITY };
-
 /**
  * A script's result nested past the request depth limit, named; null when
  * within it. Checked before anything reads or writes the result: a task the
@@ -66,8 +65,23 @@ const SCRIPT_RESULT_LIMITS = { maxDepth: MAX_JSON_DEPTH, maxItems: Number.POSITI
  * value (the verdict's JSON, the messages' text) would recurse past the stack.
  */
 function tooDeep(result: Json, what: string): string | null {
-  const shape = checkJsonShape(result, SCRIPT_RESULT_LIMITS);
+  // as deep as a request body may nest; no item cap (its size is bounded by the work budget)
+  const shape = checkJsonDepth(result, MAX_JSON_DEPTH);
   return shape === null ? null : `${what}: ${describeJsonShape(shape, "task")}`;
+}
+
+/**
+ * `{ [key]: _, ...rest }`'s `rest`, built key by key (a rest pattern with a computed key takes V8's
+ * slow path); an object holding its own `__proto__` key takes the pattern, which keeps it a plain key.
+ */
+function withoutKey(o: JsonObject, key: string): JsonObject {
+  if (Object.hasOwn(o, "__proto__")) {
+    const { [key]: _gone, ...rest } = o;
+    return rest;
+  }
+  const out: JsonObject = {};
+  for (const k in o) if (k !== key) out[k] = o[k];
+  return out;
 }
 
 /** The result of rewriting: an error ends processing with `Error while rewriting: <message>`. */
@@ -80,7 +94,8 @@ export interface Rewriter {
 
 /** Compiles the configuration's `rewrite` script. */
 export function compileRewriter(spec: JsonObject): Result<Rewriter, ScriptError> {
-  const c = compileScript(spec as unknown as JqSpec, REWRITER_LIBRARY);
+  // `change` runs natively (the same answers, one copy of the task where its jq body makes two)
+  const c = compileScript(spec as unknown as JqSpec, REWRITER_LIBRARY, REWRITER_NATIVES);
   if (!c.ok) return c;
   const program: CompiledJq = c.value;
   return ok({
@@ -103,8 +118,9 @@ export function compileRewriter(spec: JsonObject): Result<Rewriter, ScriptError>
       ) {
         return { error: `Invalid rewriter result:\n${JSON.stringify(result)}` };
       }
-      const { [RW]: priv, ...out } = result;
+      const priv = Object.hasOwn(result, RW) ? result[RW] : undefined;
       if (priv === undefined) return { error: `'${RW}'` };
+      const out = withoutKey(result, RW);
       const changed = isJsonObject(priv) && priv.changed === true;
       const diags = isJsonObject(priv) && Array.isArray(priv.diags) ? priv.diags : [];
       return { task: out, changed, messages: diags.map((d) => (typeof d === "string" ? d : JSON.stringify(d))) };
