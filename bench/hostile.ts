@@ -23,7 +23,8 @@
  * probes' own CPU is taken out of the rows' figures.
  * DECISION_BUDGET in this process's environment is passed to the Worker;
  * HOSTILE_ONLY=<text> measures only the rows whose name contains the text (in
- * every table; the rule-count and memory tables are then left out);
+ * every table; the memory table is then left out, and the rule-count table
+ * unless its name contains the text: `HOSTILE_ONLY="placement rules"`);
  * `-- --policies` runs only the placement policy rows, `-- --sources` every
  * policy-source table (compile rows, placement policy and rule-count rows)
  * without the decision rows.

@@ -25,6 +25,14 @@
  * MEMORY_HEAP=0: no inspector and no heap figures (a heap snapshot's own
  * buffers stay in the allocator and so in RSS; without them RSS is the run's).
  * MEMORY_PROGRESS=1: each row on stderr as it is measured.
+ * MEMORY_RELEASE=1: after each point tcmalloc is asked (through gdb) to return
+ * its free pages to the system, and the RSS then is printed on stderr: what
+ * RSS held beyond it was the allocator's high-water mark, not live memory.
+ * MEMORY_PROFILE=<bytes>: after the first point, tcmalloc samples one
+ * allocation every <bytes> (through gdb), and at each later point the live
+ * sampled allocations are read (bench/malloc-profile.ts); the stacks whose
+ * live bytes grew most between the last two points are printed, which names
+ * the owner of memory the allocator keeps.
  * Ports: BENCH_PORT and BENCH_PORT + 500 (inspector), else free ones.
  */
 import { loadavg } from "node:os";
@@ -32,7 +40,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ALL_MEMORY_ROUTES, MEMORY_ROUTES, runDecision, type MemoryRoute } from "./memory-requests.js";
 import { connectInspector, heapAfterGc } from "./inspector.js";
-import { mallocFigures, residentSplit } from "./process-memory.js";
+import { mallocFigures, releaseFreeMemory, residentSplit } from "./process-memory.js";
+import { heapProfile, profileGrowth, setSamplingInterval, type ProfileStack } from "./malloc-profile.js";
 import { benchPort, bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
 
 const SIZES = (process.env.MEMORY_SIZES ?? "10000,40000").split(",").map(Number);
@@ -51,6 +60,8 @@ export interface MemoryOptions {
   /** false: no inspector and no heap figures, so that no heap snapshot adds to the process's memory. */
   heap?: boolean;
   bindings?: Record<string, string>;
+  /** tcmalloc's sampling interval in bytes: heap profiles at each point after the first, their growth printed. */
+  profile?: number;
 }
 
 /**
@@ -156,12 +167,33 @@ export async function measureMemory(
         mallocResident: malloc?.resident,
         retries,
       });
-      if (process.env.MEMORY_PROGRESS === "1") console.error(memoryRow(points[points.length - 1]));
+      if (process.env.MEMORY_PROGRESS === "1") {
+        console.error(memoryRow(points[points.length - 1]));
+        if (malloc !== undefined) console.error(`  malloc peak in use (tcmalloc's estimate) ${mb(malloc.peakInUse)} MB`);
+      }
+      if (process.env.MEMORY_RELEASE === "1" && worker.pid !== undefined) {
+        const released = releaseFreeMemory(worker.pid);
+        const after = worker.rssBytes();
+        console.error(released ? `  RSS after tcmalloc released its free pages ${(after / MB).toFixed(0)} MB` : "  MEMORY_RELEASE: gdb could not");
+      }
+      if (options.profile !== undefined && worker.pid !== undefined && points.length > 1) {
+        const profile = heapProfile(worker.pid);
+        if (profile === undefined) console.error("heap profile: gdb could not take it");
+        else {
+          const live = profile.reduce((n, s) => n + s.bytes, 0);
+          console.error(`heap profile at ${decisions}: ${(live / MB).toFixed(1)} MB live in ${profile.length} stacks`);
+          if (profiles.length > 0) printGrowth(profiles[profiles.length - 1], profile);
+          profiles.push(profile);
+        }
+      }
     };
+    const profiles: ProfileStack[][] = [];
     // one of each route first, so that the baseline has every route's code loaded
     const first = (options.routes ?? MEMORY_ROUTES).length;
     retries += await sendRun(worker, 0, first, options);
     await measure(first);
+    if (options.profile !== undefined && worker.pid !== undefined && !setSamplingInterval(worker.pid, options.profile))
+      console.error("MEMORY_PROFILE: gdb could not set the sampling interval");
     let sent = first;
     for (const size of sizes) {
       retries += await sendRun(worker, sent, size, options);
@@ -173,6 +205,14 @@ export async function measureMemory(
     await worker.stop();
   }
   return points;
+}
+
+/** The stacks whose live bytes grew most between two heap profiles, on stderr. */
+function printGrowth(before: ProfileStack[], after: ProfileStack[]): void {
+  for (const g of profileGrowth(before, after).slice(0, 12)) {
+    if (g.bytes <= 0) break;
+    console.error(`  +${(g.bytes / MB).toFixed(2)} MB\n    ${g.frames.join("\n    ")}`);
+  }
 }
 
 function mb(bytes: number | undefined): string {
@@ -225,6 +265,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     noop,
     malloc: process.env.MEMORY_MALLOC === "1",
     heap: process.env.MEMORY_HEAP !== "0",
+    ...(process.env.MEMORY_PROFILE ? { profile: Number(process.env.MEMORY_PROFILE) } : {}),
   });
   console.log(memoryRows(points, what).join("\n"));
   console.log(`load average at the end ${loadavg()[0].toFixed(1)}`);

@@ -103,3 +103,18 @@ export function mallocFigures(pid: number): MallocFigures | undefined {
     ? (out as MallocFigures)
     : undefined;
 }
+
+/**
+ * Asks the workerd process's tcmalloc to hand its free pages back to the
+ * system (`ReleaseMemoryToSystem`), through gdb: the RSS left after it is
+ * what is in use or cached per CPU, the rest was the allocator's high-water
+ * mark. False when gdb could not.
+ */
+export function releaseFreeMemory(pid: number): boolean {
+  const run = spawnSync(
+    "gdb",
+    ["-p", String(pid), "-batch", "-nx", "-ex", "call (void) MallocExtension_Internal_ReleaseMemoryToSystem(~0UL)"],
+    { encoding: "utf8", timeout: 120_000 },
+  );
+  return run.status === 0;
+}

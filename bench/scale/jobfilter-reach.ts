@@ -2,7 +2,8 @@
  * Scale series: a rule change and an object reload with 10k / 100k jobs
  * running, for each kind of rule whose reach the job-id and OP_ID indexes
  * cannot prove (reason predicates, `OP_ID !=`, regexes, field comparisons,
- * and/or/not combinations). The queue is varied (three opcodes, instance
+ * and/or/not combinations), and the ones the field value index proves
+ * (`==` and `=[]` on another opcode field, alone, as a set, beside `OP_ID`). The queue is varied (three opcodes, instance
  * names, tags, memory sizes, reason trails), so each change moves some jobs.
  * A change replaces one rule in the middle of a 1,000-rule chain
  * (`rebase`, back and forth between the two rule sets); "own rule" changes
@@ -16,7 +17,8 @@
  * `JOBFILTER_BEFORE=<dir>` (a `src` directory of another tree, e.g. one
  * unpacked with `git archive <commit> src`) measures that tree's engine too,
  * in the same run, each row printed for both; `JOBFILTER_REACH_MAX=10000`
- * leaves out the 100k size.
+ * leaves out the 100k size; `JOBFILTER_REACH_KINDS=a,b` measures only the
+ * kinds whose names contain one of the comma-separated texts.
  */
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { resolve } from "node:path";
@@ -57,6 +59,27 @@ export const KINDS: readonly (readonly [string, FilterRule["predicates"]])[] = [
   ["regex, no literal", [["opcode", ["=~", "instance_name", "[0-9]7\\.ex(a|b)mple"]]]],
   ["field >", [["opcode", [">", "beparams.memory", 60_000]]]],
   ["list =[]", [["opcode", ["=[]", "tags", "team-7"]]]],
+  ["field == (one instance name)", [["opcode", ["=", "instance_name", "db7007.example.com"]]]],
+  [
+    "field in a set (| of three ==)",
+    [
+      [
+        "opcode",
+        [
+          "|",
+          ["=", "instance_name", "db7007.example.com"],
+          ["=", "instance_name", "web7008.example.com"],
+          ["=", "instance_name", "web50001.example.com"],
+        ],
+      ],
+    ],
+  ],
+  [
+    "OP_ID == (90% of jobs) & field ==",
+    [["opcode", ["&", ["=", "OP_ID", "OP_INSTANCE_REPLACE_DISKS"], ["=", "instance_name", "web7011.example.com"]]]],
+  ],
+  ["field == number (1/64 of jobs)", [["opcode", ["=", "beparams.memory", 4096]]]],
+  ["field != (not indexed)", [["opcode", ["!=", "instance_name", "db7007.example.com"]]]],
   ["and/not with ?", [["opcode", ["&", ["?", "force"], ["!", [">", "beparams.memory", 2048]]]]]],
   [
     "or/and/not, two predicates",
@@ -79,13 +102,16 @@ const MIDDLE = 500;
 const OWN = rules.length - 1;
 const edited = (at: number, predicates: FilterRule["predicates"]) =>
   rules.map((r, i) => (i === at ? { ...r, predicates } : r));
-const changes: [string, FilterRule[]][] = [
-  ...KINDS.map(([name, p]): [string, FilterRule[]] => [name, edited(MIDDLE, p)]),
+const KINDS_WANTED = process.env.JOBFILTER_REACH_KINDS?.split(",");
+const changes: [string, FilterRule[]][] = (
   [
-    "own rule (90% of jobs) narrowed",
-    edited(OWN, [["opcode", ["&", ["==", "OP_ID", "OP_INSTANCE_REPLACE_DISKS"], ["!", ["?", "force"]]]]]),
-  ],
-];
+    ...KINDS.map(([name, p]): [string, FilterRule[]] => [name, edited(MIDDLE, p)]),
+    [
+      "own rule (90% of jobs) narrowed",
+      edited(OWN, [["opcode", ["&", ["==", "OP_ID", "OP_INSTANCE_REPLACE_DISKS"], ["!", ["?", "force"]]]]]),
+    ],
+  ] as [string, FilterRule[]][]
+).filter(([name]) => KINDS_WANTED === undefined || KINDS_WANTED.some((k) => name.includes(k)));
 const many = Array.from({ length: SIZES[SIZES.length - 1] }, (_, i) => variedJob(1_000 + i));
 
 /** Rule sets built in advance, alternating; each change goes to a set built afresh, as a PUT builds one (the build is not timed). */
@@ -149,6 +175,24 @@ function seriesFor(label: string, E: typeof Engine): SeriesResult[] {
     );
     for (const q of queues.values()) settle(q, `${name} reload`);
   }
+  if ("setIndexedPaths" in queues.get(SIZES[0])!.store)
+    out.push(
+      measureSeries(
+        `jobfilter reach [${label}]: indexing a field path new to the store (the first rule change naming it)`,
+        SIZES,
+        (n) => {
+          const store = queues.get(n)!.store;
+          const before = store.indexedPaths().filter((p) => p !== "instance_name");
+          return {
+            run: () => {
+              store.setIndexedPaths(before);
+              store.setIndexedPaths([...before, "instance_name"]);
+            },
+          };
+        },
+        { unit: "ms", rounds: 3, ms: 1 },
+      ),
+    );
   out.push(
     measureSeries(
       `jobfilter reach [${label}]: reload, same rules`,

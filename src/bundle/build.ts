@@ -1,7 +1,8 @@
 import type { EngineDefinition, EngineName } from "../engines/common/engine.js";
 import { finishInSlices, nextTurn } from "../engines/common/slices.js";
 import { err, ok, type PolicyError, type Result } from "../engines/common/result.js";
-import { canonicalJson, sha256Hex } from "./canonical.js";
+import { sha256Hex } from "./canonical.js";
+import { canonicalJsonSteps, jsonCopySteps } from "./json-steps.js";
 import { ENGINES } from "./registry.js";
 import type { Bundle, BundleEntry } from "./types.js";
 
@@ -16,9 +17,10 @@ export interface BundleError extends PolicyError {
 /**
  * Validates and compiles every source into one bundle. Any error in any source
  * fails the whole bundle: a bundle is either entirely good or not made at all.
- * Long work yields: each engine's compile at its checkpoints, and every stage
- * after a pause (`pause`, a macrotask by default; common/slices.ts), so a
- * Worker serves other requests while a large source compiles.
+ * Long work yields: each engine's compile at its checkpoints, the JSON copy
+ * and the canonical text as they walk, and every stage after a pause
+ * (`pause`, a macrotask by default; common/slices.ts), so a Worker serves
+ * other requests while a large source compiles.
  */
 export async function compileBundle(
   sources: Sources,
@@ -37,19 +39,19 @@ export async function compileBundle(
       continue;
     }
     await pause();
-    // Round-trip through JSON so the bundle holds exactly what KV will hold.
-    const text = JSON.stringify(compiled.value ?? null);
+    // A copy as a JSON round trip makes it, so the bundle holds exactly what KV will hold.
+    const copied = await finishInSlices(jsonCopySteps(compiled.value), pause);
     await pause();
     engines[name] = {
       source_sha256: await sha256Hex(source),
       format: engine.format,
-      compiled: JSON.parse(text),
+      compiled: copied,
       source,
     };
     await pause();
   }
   if (errors.length > 0) return err(errors);
-  const revision = await sha256Hex(canonicalJson(engines));
+  const revision = await sha256Hex(await finishInSlices(canonicalJsonSteps(engines), pause));
   return ok({ revision, created_at: createdAt, engines });
 }
 

@@ -12,9 +12,9 @@ export function canonicalJson(value: unknown): string {
   return `{${parts.join(",")}}`;
 }
 
-/** Hex SHA-256 of a UTF-8 string, with the Web Crypto API both Workers and Node provide. */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+/** Hex SHA-256 of a UTF-8 string (or of bytes), with the Web Crypto API both Workers and Node provide. */
+export async function sha256Hex(text: string | Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", typeof text === "string" ? new TextEncoder().encode(text) : text);
   let out = "";
   for (const byte of new Uint8Array(digest)) out += byte.toString(16).padStart(2, "0");
   return out;

@@ -1,4 +1,5 @@
-import { isEmbeddedPointer, LoadedBundle, type Bundle } from "../bundle/index.js";
+import { isEmbeddedPointer, jsonBytesSteps, LoadedBundle, type Bundle } from "../bundle/index.js";
+import { finishInSlices } from "../engines/common/slices.js";
 import embedded from "../bundle/embedded.generated.json";
 import { numberVar, type Env } from "../env.js";
 import type { CandidateRecord } from "./shadow-tables.js";
@@ -160,7 +161,8 @@ function activate(loaded: LoadedBundle, source: BundleInfo["source"], now: numbe
  * the coordinator tells its own writes from ones made outside it.
  */
 export async function writeBundle(env: Env, bundle: Bundle, sequence: number): Promise<void> {
-  await env.POLICIES.put(bundleKey(bundle.revision), JSON.stringify(bundle));
+  // the text of a large bundle (megabytes) is written and encoded a slice at a time, so the isolate serves requests meanwhile
+  await env.POLICIES.put(bundleKey(bundle.revision), await finishInSlices(jsonBytesSteps(bundle)));
   await env.POLICIES.put(CURRENT_KEY, bundle.revision, { metadata: { coordinator: sequence } });
 }
 

@@ -5,14 +5,16 @@
  * per non-zero total, and the fingerprint of the rule set they were counted
  * for in the meta table, and an index of the running jobs by their facts
  * (`running_facts`: their opcodes' `OP_ID`s, their reason entries' sources
- * and reasons; see job-reach.ts) so that a rule change reads only the jobs
- * the rules it added can reach. Written as each count changes, in the same turn as
+ * and reasons, and their opcodes' values at the field paths the rules test
+ * for equality, kind `field:<path>`, the paths listed in the meta table; see
+ * job-reach.ts) so that a rule change reads only the jobs the rules it added
+ * can reach. Written as each count changes, in the same turn as
  * the job rows, so an object that starts again reads its totals back instead
  * of counting every running job.
  */
 import { parseExactJson } from "../engines/common/exact-json.js";
-import type { Holder, Job, Reached, Share, ShareStore, Totals } from "../engines/jobfilter/index.js";
-import { factsOf } from "../engines/jobfilter/index.js";
+import type { FactReach, Holder, Job, Reached, Share, ShareStore, Totals } from "../engines/jobfilter/index.js";
+import { cheapest, factsOf, fieldKind, valuesAt } from "../engines/jobfilter/index.js";
 
 /** The tables of the running counts. */
 export const SHARES_SCHEMA = [
@@ -26,6 +28,9 @@ export const SHARES_SCHEMA = [
 
 /** The meta key recording that `running_facts` holds every counted job (counts saved before it existed are indexed once). */
 const FACTS_INDEXED = "running_facts";
+
+/** The meta key listing (JSON) the opcode field paths `running_facts` indexes the counted jobs' values at; absent: none. */
+const INDEXED_PATHS = "indexed_paths";
 
 /** The meta key holding the fingerprint of the rule set the saved counts are for. */
 const COUNTED_FOR = "counts_for";
@@ -49,8 +54,12 @@ function bucketsOf(text: string): string[] {
 
 /** The running counts' rows in a queue object's SQLite storage. */
 export class SqlShares implements ShareStore {
+  private paths: readonly string[];
+
   constructor(private readonly sql: SqlStorage) {
     for (const statement of SHARES_SCHEMA) sql.exec(statement);
+    const listed = this.meta(INDEXED_PATHS);
+    this.paths = listed === undefined ? [] : (JSON.parse(listed) as string[]);
     if (this.meta(FACTS_INDEXED) === undefined) {
       // counts saved by a release without the index (or with the OP_ID-only `running_ops`): index their jobs once
       sql.exec("DELETE FROM running_facts");
@@ -75,12 +84,32 @@ export class SqlShares implements ShareStore {
   }
 
   private putFacts(id: number, job: Job): void {
-    for (const [kind, value] of factsOf(job))
+    for (const [kind, value] of factsOf(job, this.paths))
       this.sql.exec("INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES (?, ?, ?)", kind, value, id);
   }
 
   private deleteFacts(id: number): void {
     this.sql.exec("DELETE FROM running_facts WHERE id = ?", id);
+  }
+
+  indexedPaths(): readonly string[] {
+    return this.paths;
+  }
+
+  /** A path new to the index is indexed from every counted job (each job's JSON parsed once); a dropped path's rows go as their jobs end (an index row only ever names a running job, so they stay true if the path comes back). */
+  setIndexedPaths(paths: readonly string[]): void {
+    const was = new Set(this.paths);
+    const added = paths.filter((p) => !was.has(p));
+    if (added.length === 0 && paths.length === was.size) return;
+    this.paths = [...paths];
+    this.setMeta(INDEXED_PATHS, JSON.stringify(this.paths));
+    if (added.length === 0) return;
+    for (const r of this.sql.exec<{ id: number; job: string }>("SELECT s.id AS id, j.job AS job FROM running_shares s JOIN jobs j ON j.id = s.id")) {
+      const job = parseExactJson(r.job) as unknown as Job;
+      for (const path of added)
+        for (const value of new Set(valuesAt(job, path)))
+          this.sql.exec("INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES (?, ?, ?)", fieldKind(path), value, r.id);
+    }
   }
 
   countedFor(): string | undefined {
@@ -181,7 +210,19 @@ export class SqlShares implements ShareStore {
       else each(this.sql.exec<Raw>(`${select} WHERE s.id >= ? AND s.id <= ?`, lo, hi).toArray());
     }
     const byValue = `${select} JOIN running_facts f ON f.id = s.id WHERE f.kind = ? AND f.value = ?`;
-    for (const { kind, values } of reached.facts) {
+    const size = (f: FactReach, atMost: number) => {
+      let n = 0;
+      for (const v of f.values.finite!) {
+        if (n > atMost) break;
+        n += this.sql
+          // counted no further than past the fewest so far (LIMIT -1: no limit)
+          .exec<{ n: number }>("SELECT count(*) AS n FROM (SELECT 1 FROM running_facts WHERE kind = ? AND value = ? LIMIT ?)", f.kind, v, Number.isFinite(atMost) ? atMost - n + 1 : -1)
+          .one().n;
+      }
+      return n;
+    };
+    for (const alts of reached.facts) {
+      const { kind, values } = cheapest(alts, size);
       // a value test runs once on each distinct value held
       const wanted =
         values.finite ??

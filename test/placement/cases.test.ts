@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { compilePlacement, decidePlacement, loadPlacement, type PlacementPolicy } from "../../src/engines/placement/index.js";
+import { storePlacement } from "../../src/engines/placement/store.js";
 import { PlaceRequest } from "../../src/http/schemas/placement.js";
 import { loadCases, REPO_ROOT } from "../support/cases.js";
 
@@ -41,8 +42,8 @@ describe("placement cases", () => {
         expect(compiled.error.some((e) => matchesError(e, want)), `no error matches ${JSON.stringify(want)} among ${JSON.stringify(compiled.error)}`).toBe(true);
         return;
       }
-      // The bundle stores compiled data as JSON: decide from a JSON round trip, as production does.
-      const policy: PlacementPolicy = loadPlacement(JSON.parse(JSON.stringify(compiled.value)));
+      // The bundle stores compiled data as JSON in its stored form: decide from a JSON round trip of it, as production does.
+      const policy: PlacementPolicy = loadPlacement(JSON.parse(JSON.stringify(storePlacement(compiled.value))));
       const request = PlaceRequest.safeParse(c.value.input);
       if (!request.success) {
         expect(c.value.want_error, `request rejected: ${request.error.message}`).toBeDefined();

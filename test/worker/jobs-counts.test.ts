@@ -153,7 +153,7 @@ describe("JobQueue running counts", () => {
     });
   });
 
-  it("are carried through random rule changes (fixed seed) as a recount gives, also after an object stored with only the OP_ID index starts again", async () => {
+  it("are carried through random rule changes (fixed seed) as a recount gives, also after an object stored with only the OP_ID index (and no field value index) starts again", async () => {
     const queue = "counts-random";
     await runInDurableObject(stub(queue), async (first: JobQueue, state: DurableObjectState) => {
       let q = first;
@@ -165,9 +165,15 @@ describe("JobQueue running counts", () => {
       };
       const ops = ["OP_A", "OP_B", "OP_C", "OP_D"];
       const reasons = ["urgent fix", "maintenance ticket 7", "rate-limit:900:disk", "plain"];
+      // opcodes with an instance name (one of 40, or a number) and tags (a list of two, or none)
+      const named = (o: ReturnType<typeof op>) => ({
+        ...o,
+        instance_name: next(5) === 0 ? next(40) : `inst${next(40)}`,
+        ...(next(3) === 0 ? {} : { tags: [`t${next(6)}`, `t${next(6)}`] }),
+      });
       for (let id = 1; id <= 300; id++) {
-        const opcodes = [op(ops[next(4)], next(2) === 0 ? [reasons[next(4)]] : [])];
-        if (next(3) === 0) opcodes.push(op(ops[next(4)], next(3) === 0 ? [reasons[next(4)], reasons[next(4)]] : []));
+        const opcodes = [named(op(ops[next(4)], next(2) === 0 ? [reasons[next(4)]] : []))];
+        if (next(3) === 0) opcodes.push(named(op(ops[next(4)], next(3) === 0 ? [reasons[next(4)], reasons[next(4)]] : [])));
         await q.submit(queue, { id, opcodes });
       }
       const fresh = () => {
@@ -175,7 +181,17 @@ describe("JobQueue running counts", () => {
         return RunningCounts.of(buildFilterSet(q.listFilters()), running).snapshot();
       };
       const predicate = (): [string, unknown] => {
-        switch (next(10)) {
+        switch (next(15)) {
+          case 10:
+            return ["opcode", ["=", "instance_name", `inst${next(40)}`]];
+          case 11:
+            return ["opcode", ["|", ["=", "instance_name", `inst${next(40)}`], ["=", "instance_name", next(40)]]];
+          case 12:
+            return ["opcode", ["&", ["=", "OP_ID", ops[next(4)]], ["=[]", "tags", `t${next(6)}`]]];
+          case 13:
+            return ["opcode", ["!=", "instance_name", `inst${next(40)}`]];
+          case 14:
+            return ["opcode", ["&", ["=~", "instance_name", `${next(10)}$`], ["=", "instance_name", `inst${next(40)}`]]];
           case 5:
             return ["opcode", ["!=", "OP_ID", ops[next(4)]]];
           case 6:
@@ -210,6 +226,8 @@ describe("JobQueue running counts", () => {
           // an object stored by a release with only the OP_ID index: the next object indexes its running jobs' facts once
           state.storage.sql.exec("DROP TABLE running_facts");
           state.storage.sql.exec("DELETE FROM meta WHERE key = 'running_facts'");
+          // nor the field value index: the next rule change indexes the paths its rules test
+          state.storage.sql.exec("DELETE FROM meta WHERE key = 'indexed_paths'");
           state.storage.sql.exec("CREATE TABLE running_ops (op TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (op, id)) WITHOUT ROWID");
           state.storage.sql.exec("INSERT INTO meta (key, value) VALUES ('running_ops', '1')");
           q = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv);
@@ -219,6 +237,10 @@ describe("JobQueue running counts", () => {
       const indexed = (kind: string) =>
         state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM running_facts WHERE kind = ?", kind).one().n;
       expect([indexed("op"), indexed("source"), indexed("reason")].every((n) => n > 0)).toBe(true);
+      // the field paths the rules test by value are indexed
+      const paths = JSON.parse(state.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'indexed_paths'").one().value) as string[];
+      expect(paths).toEqual(expect.arrayContaining([...buildFilterSet(q.listFilters()).valued]));
+      for (const p of paths) expect(indexed(`field:${p}`)).toBeGreaterThan(0);
       expect(state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'running_ops'").toArray()).toEqual([]);
     });
   });

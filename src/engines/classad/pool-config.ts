@@ -40,37 +40,88 @@ export function readConfig(text: string): { table: ConfigTable; errors: PolicyEr
   return finish(readConfigSteps(text));
 }
 
+/**
+ * The physical lines of a text one at a time, as `text.split(/\r?\n/)` gives
+ * them, without cutting a text of a megabyte into lines all in one go.
+ */
+class Lines {
+  private at = 0;
+  private ahead: string | null = null;
+  /** How many lines have been taken. */
+  taken = 0;
+
+  constructor(private readonly text: string) {}
+
+  /** Whether every line has been taken. */
+  get done(): boolean {
+    return this.ahead === null && this.at > this.text.length;
+  }
+
+  /** The next line, not taken. */
+  peek(): string {
+    if (this.ahead === null) {
+      const nl = this.text.indexOf("\n", this.at);
+      const line = this.text.slice(this.at, nl < 0 ? this.text.length : nl);
+      this.ahead = nl >= 0 && line.endsWith("\r") ? line.slice(0, -1) : line;
+      this.at = nl < 0 ? this.text.length + 1 : nl + 1;
+    }
+    return this.ahead;
+  }
+
+  /** Takes the next line. */
+  take(): string {
+    const line = this.peek();
+    this.ahead = null;
+    this.taken++;
+    return line;
+  }
+}
+
 /** {@link readConfig} as resumable work (common/slices.ts): it yields as the lines it has read add up to a slice. */
 export function* readConfigSteps(text: string, pace = new Pace()): Steps<{ table: ConfigTable; errors: PolicyError[] }> {
   const table: ConfigTable = new Map();
   const errors: PolicyError[] = [];
-  const raw = text.split(/\r?\n/);
+  const lines = new Lines(text);
   const isComment = (l: string) => /^\s*#/.test(l);
-  let i = 0;
-  while (i < raw.length) {
-    const startLine = i + 1;
-    let line = raw[i++];
+  while (!lines.done) {
+    const startLine = lines.taken + 1;
+    let line = lines.take();
     if (pace.spend(line.length + 1)) yield;
     if (isComment(line)) continue;
     const pieces: SourcePiece[] = [{ offset: 0, line: startLine, column: 1 }];
     // A continued line is gathered as parts joined once: appending to one string and
     // cutting its `\` off at every line copies it each time (quadratic in the lines).
+    // The parts of each slice are joined at its checkpoint, so the join at the end is
+    // of one piece per slice, never of a megabyte's lines in one go.
     if (line.endsWith("\\")) {
-      const parts: string[] = [];
+      const joined: string[] = [];
+      let parts: string[] = [];
+      const flush = () => {
+        joined.push(parts.join(""));
+        parts = [];
+      };
       let length = 0;
       let cur = line;
       while (cur.endsWith("\\")) {
         parts.push(cur.slice(0, -1), " ");
         length += cur.length;
         cur = "";
-        while (i < raw.length && isComment(raw[i])) if (pace.spend(raw[i++].length + 1)) yield;
-        if (i >= raw.length) break;
-        pieces.push({ offset: length, line: i + 1, column: 1 });
-        cur = raw[i++];
-        if (pace.spend(cur.length + 1)) yield;
+        while (!lines.done && isComment(lines.peek()))
+          if (pace.spend(lines.take().length + 1)) {
+            flush();
+            yield;
+          }
+        if (lines.done) break;
+        pieces.push({ offset: length, line: lines.taken + 1, column: 1 });
+        cur = lines.take();
+        if (pace.spend(cur.length + 1)) {
+          flush();
+          yield;
+        }
       }
       parts.push(cur);
-      line = parts.join("");
+      flush();
+      line = joined.join("");
     }
     const trimmed = line.trim();
     if (trimmed === "") continue;

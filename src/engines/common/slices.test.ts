@@ -9,6 +9,8 @@ import { ENGINES } from "../../bundle/registry.js";
 import type { EngineName } from "./engine.js";
 import { deepFailure, nestsPast, parseJsonText } from "./json-syntax.js";
 import { finish, finishInSlices, Pace, type Steps } from "./slices.js";
+import { readYamlTreeSteps } from "../placement/yaml-tree.js";
+import { hardRule, placementWithRules } from "../../../bench/fixtures.js";
 
 const head = "partitions:\n- name: default\n  queues:\n  - name: root\n    properties:\n";
 
@@ -42,6 +44,38 @@ const SOURCES: { name: string; engine: EngineName; source: string }[] = [
     name: "a syntax error at the end of 20,000 flow items",
     engine: "placement",
     source: "partitions: [" + "a, ".repeat(20_000) + "]]",
+  },
+  {
+    name: "2,000 hard-shape rules (valid)",
+    engine: "placement",
+    source: placementWithRules(2_000, hardRule, ["{name: users, parent: true}"]),
+  },
+  {
+    name: "400 rules failing validation (bad expressions, names, missing queues) and the build (unknown rules)",
+    engine: "placement",
+    source: placementWithRules(
+      400,
+      (i) =>
+        [
+          `{name: user, filter: {users: ["[bad${i}"], groups: ["(x"]}}`,
+          `{name: fixed, value: root.q${i}.x}`,
+          `{name: bogus${i}, create: true}`, `{name: fixed, value: "a b", create: true}`,
+          `{name: tag, value: "", filter: {type: sometimes, users: [a, a, "b c"]}}`,
+          `{name: "not a name"}`,
+        ][i % 6],
+    ),
+  },
+  {
+    name: "3,000 queues with repeated names and bad ACLs under rules that miss them",
+    engine: "placement",
+    source: placementWithRules(
+      300,
+      (i) => `{name: fixed, value: root.p${i % 50}.c${i}}`,
+      Array.from(
+        { length: 3_000 },
+        (_, i) => `{name: p${i % 2_900}, parent: ${i % 3 === 0}, submitacl: "${i % 7 === 0 ? "a b c d" : "*"}"}`,
+      ),
+    ),
   },
   ...COMPILE_ROWS.map((row) => ({ name: row.name, engine: row.engine, source: row.source(100_000) })),
 ];
@@ -80,6 +114,33 @@ describe("the synchronous and the sliced compile agree", () => {
     const macro = await sliced(ENGINES.match.compileSteps!(conf));
     expect(macro.value).toEqual(ENGINES.match.compile(conf));
     expect(macro.pauses).toBeGreaterThan(10);
+  });
+});
+
+describe("the placement compile yields after reading too", () => {
+  it("cuts decoding, validation and the rule build of 5,000 rules into slices", async () => {
+    const source = placementWithRules(5_000, hardRule, ["{name: users, parent: true}"]);
+    const read = await sliced(readYamlTreeSteps(source));
+    const all = await sliced(ENGINES.placement.compileSteps!(source));
+    expect(all.value.ok).toBe(true);
+    // before, the stages after reading ran in one piece: one checkpoint between reading and the rest
+    expect(all.pauses - read.pauses).toBeGreaterThan(20);
+  });
+
+  it("keeps two compiles apart when their slices interleave (nothing of a compile is a module's variable)", async () => {
+    const good = placementWithRules(1_500, hardRule, ["{name: users, parent: true}"]);
+    const bad = placementWithRules(1_500, (i) => `{name: user, filter: {users: ["^(x${i % 3}"]}}`);
+    const a = ENGINES.placement.compileSteps!(good);
+    const b = ENGINES.placement.compileSteps!(bad);
+    let ra: IteratorResult<void, unknown> | undefined;
+    let rb: IteratorResult<void, unknown> | undefined;
+    while (!ra?.done || !rb?.done) {
+      if (!ra?.done) ra = a.next();
+      if (!rb?.done) rb = b.next();
+    }
+    expect(ra.value).toEqual(ENGINES.placement.compile(good));
+    expect(rb.value).toEqual(ENGINES.placement.compile(bad));
+    expect(rb.value).toMatchObject({ ok: false });
   });
 });
 

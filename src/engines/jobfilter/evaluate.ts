@@ -1,6 +1,6 @@
 import type { JsonObject } from "../common/json.js";
 import type { CmpOp, Expr, FilterValue } from "./expression.js";
-import { fieldsOf } from "./expression.js";
+import { boundsValues, fieldsOf } from "./expression.js";
 import { compareFilterValues, compareJson } from "./order.js";
 import type { FilterPredicate, Job, ReasonEntry, Tri } from "./types.js";
 import { ERROR, FALSE, TRUE } from "./types.js";
@@ -105,7 +105,7 @@ export function compileJobId(expr: Expr, watermark: number | bigint): (job: Prep
 }
 
 /** Resolves a dotted field path in an opcode; `undefined` when missing (hidden common parameters are refused at compile time). */
-function lookup(opcode: JsonObject, path: readonly string[]): unknown {
+export function lookup(opcode: JsonObject, path: readonly string[]): unknown {
   let cur: unknown = opcode;
   for (const key of path) {
     if (typeof cur !== "object" || cur === null || Array.isArray(cur) || !Object.hasOwn(cur, key)) return undefined;
@@ -169,11 +169,13 @@ function compileFieldCmp(op: CmpOp, value: FilterValue, i: number): Leaf<unknown
 export interface FieldTable {
   readonly ids: Map<string, number>;
   readonly paths: string[][];
+  /** The paths other than `OP_ID` whose values bound where an expression holds (`boundsValues`), in first-seen order: the ones a store may index by value (see job-reach.ts). */
+  readonly valued: Set<string>;
 }
 
 /** An empty field table; one is shared by every rule of a set. */
 export function newFieldTable(): FieldTable {
-  return { ids: new Map(), paths: [] };
+  return { ids: new Map(), paths: [], valued: new Set() };
 }
 
 function fieldId(table: FieldTable, name: string): number {
@@ -200,6 +202,7 @@ export function compileOpcode(expr: Expr, table: FieldTable): (job: PreparedJob)
   if (names.some((n) => COMMON_PARAMS.has(n.split(".")[0]))) return never;
   const ids = names.map((n) => fieldId(table, n));
   const paths = ids.map((g) => table.paths[g]);
+  for (const n of names) if (n !== "OP_ID" && boundsValues(expr, n)) table.valued.add(n);
   const f = build<unknown[]>(expr, (e) => {
     const i = fieldId(table, e.field);
     switch (e.k) {

@@ -139,3 +139,24 @@ export function fieldsOf(expr: Expr, out: string[] = []): string[] {
       return out;
   }
 }
+
+/**
+ * Whether `expr` can be TRUE (`t`; FALSE when not) on an opcode only where
+ * the value at `path` is one an `==` or `=[]` leaf on it names: the paths
+ * whose values bound a rule's reach (job-reach.ts works the values out).
+ * `&` is bounded where one operand is, `|` where every one is, `!` swaps.
+ */
+export function boundsValues(expr: Expr, path: string, t = true): boolean {
+  switch (expr.k) {
+    case "empty":
+      return !t;
+    case "and":
+      return t ? expr.xs.some((x) => boundsValues(x, path, t)) : expr.xs.every((x) => boundsValues(x, path, t));
+    case "or":
+      return t ? expr.xs.every((x) => boundsValues(x, path, t)) : expr.xs.some((x) => boundsValues(x, path, t));
+    case "not":
+      return boundsValues(expr.x, path, !t);
+    default:
+      return t && expr.field === path && ((expr.k === "cmp" && expr.op === "==") || expr.k === "contains");
+  }
+}

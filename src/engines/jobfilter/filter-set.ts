@@ -46,6 +46,8 @@ export interface FilterSet {
   readonly chain: readonly CompiledRule[];
   /** How many opcode field paths the rules name: the size of each prepared opcode's view. */
   readonly fields: number;
+  /** The opcode field paths (not `OP_ID`) whose values bound where a rule's opcode predicate holds (`==`, `=[]`, and their `&`/`|`), in first-seen order: those a running-count store indexes by value. */
+  readonly valued: readonly string[];
 }
 
 /** The order Ganeti evaluates rules in: priority, then watermark, then uuid. */
@@ -77,7 +79,7 @@ export function compileRule(rule: FilterRule, fields: FieldTable): CompiledRule 
 export function buildFilterSet(rules: readonly FilterRule[]): FilterSet {
   const fields = newFieldTable();
   const compiled = [...rules].sort(compareRules).map((r) => compileRule(r, fields));
-  return { rules: compiled, chain: compiled.filter((r) => r.kind !== "CONTINUE"), fields: fields.paths.length };
+  return { rules: compiled, chain: compiled.filter((r) => r.kind !== "CONTINUE"), fields: fields.paths.length, valued: [...fields.valued] };
 }
 
 /**

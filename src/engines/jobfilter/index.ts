@@ -4,9 +4,9 @@ export { compileFilters, loadFilters, validateRule, validateRules, seedUuid } fr
 export type { JobfilterPolicy } from "./policy.js";
 export { schedulePass, decideJob } from "./schedule.js";
 export { RunningCounts, decideCounted } from "./running-counts.js";
-export { MemoryShares } from "./running-shares.js";
+export { MemoryShares, cheapest, MAX_INDEXED_PATHS } from "./running-shares.js";
 export type { Share, ShareStore, Holder, Totals, Reached } from "./running-shares.js";
-export { factsOf, OTHER_OP } from "./job-reach.js";
+export { factsOf, fieldKind, valuesAt, OTHER_OP } from "./job-reach.js";
 export type { FactKind, FactReach, ValueSet } from "./job-reach.js";
 export type { QueueView } from "./schedule.js";
 export { buildFilterSet, applyingRule, compareRules } from "./filter-set.js";

@@ -42,6 +42,20 @@ const opLeaf: fc.Arbitrary<ExactJson> = fc.oneof(
     ["?", "OP_ID"],
     ["=[]", "OP_ID", "A"],
   ),
+  // other fields' equality and list membership: indexed by value
+  fc
+    .tuple(fc.constantFrom("==", "=", "!="), fc.constantFrom("name", "be.mem", "tags", "size"), fc.constantFrom<ExactJson>("a", "b", 1, 2, 2n))
+    .map(([op, f, v]) => [op, f, v] as ExactJson),
+  fc.tuple(fc.constantFrom("tags", "name", "be.mem"), fc.constantFrom<ExactJson>("a", "b", 1, 2)).map(([f, v]) => ["=[]", f, v] as ExactJson),
+  fc.constantFrom<ExactJson>(
+    ["=~", "name", "^a"],
+    ["==", "reason", "x"],
+    ["==", "dry_run", 1],
+    [">", "name", "a"],
+    ["?", "name"],
+    // one list holding both: the two membership sets must not be intersected
+    ["&", ["=[]", "tags", "a"], ["=[]", "tags", "b"]],
+  ),
 );
 const reasonLeaf: fc.Arbitrary<ExactJson> = fc.constantFrom<ExactJson>(
   ["=~", "reason", "^urgent"],
@@ -83,6 +97,10 @@ const opcode = fc.record({
   OP_ID: fc.oneof(fc.constantFrom<ExactJson>("A", "B", "C", 1), fc.constant(undefined)),
   force: fc.boolean(),
   size: fc.integer({ min: 0, max: 5 }),
+  name: fc.constantFrom<ExactJson>("a", "b", 1, 2n, ["a"], null, true),
+  tags: fc.constantFrom<ExactJson>([], ["a"], ["a", "b"], ["b", "a", "b"], [1, 2], [2, "a"], "a", 1),
+  be: fc.constantFrom<ExactJson>({ mem: 1 }, { mem: 2 }, { mem: 2n }, { mem: "a" }, {}, [], 2),
+  dry_run: fc.constantFrom<ExactJson>(1, "x"),
   reason: fc.constantFrom<ExactJson>(
     [],
     [["src", "urgent fix", 1]],
@@ -126,11 +144,12 @@ const rule = fc
     reason_trail: [],
   }));
 
-/** Whether a job lies in what the store would read for `reached`. */
-function isReached(reached: Reached, job: Job): boolean {
+/** Whether a job lies in what the store would read for `reached` whichever of each rule's fact reaches it reads through (`paths` indexed by value). */
+function isReached(reached: Reached, job: Job, paths: readonly string[]): boolean {
+  const facts = factsOf(job, paths);
   return (
     inRanges(reached.ids, job.id) ||
-    factsOf(job).some(([kind, v]) => reached.facts.some((f) => f.kind === kind && f.values.has(v)))
+    reached.facts.some((alts) => alts.every((f) => facts.some(([kind, v]) => f.kind === kind && f.values.has(v))))
   );
 }
 
@@ -141,15 +160,17 @@ describe("a rule's reach", () => {
         const set = buildFilterSet([{ ...r, action: "ACCEPT" }]);
         const compiled = set.rules[0];
         const reached = anyOf([ruleReach(compiled)]);
+        // the set lists every field path the reach reads through (the paths a store indexes)
+        for (const f of ruleReach(compiled).facts) if (f.kind.startsWith("field:")) expect(set.valued).toContain(f.kind.slice(6));
         for (const job of running) {
           if (!compiled.matches(prepareJob(job, set.fields))) continue;
           expect(isEmpty(ruleReach(compiled))).toBe(false);
-          if (reached !== null) expect(isReached(reached, job)).toBe(true);
+          if (reached !== null) expect(isReached(reached, job, set.valued)).toBe(true);
         }
       }),
       { numRuns: 3000, seed: SEED },
     );
-  });
+  }, 60_000);
 
   it("is narrow for the shapes a store can index: an id range, an OP_ID, a watermark above every job", () => {
     const reach = (predicates: FilterRule["predicates"], w = 100) =>
@@ -167,7 +188,7 @@ describe("a rule's reach", () => {
       [90, Infinity],
     ]);
     const finite = (predicates: FilterRule["predicates"]) => {
-      const facts = anyOf([reach(predicates)])!.facts;
+      const facts = anyOf([reach(predicates)])!.facts.flat();
       return facts.map((f) => [f.kind, f.values.finite === null ? null : [...f.values.finite].sort()]);
     };
     expect(finite([["opcode", ["&", ["=", "OP_ID", "OP_X"], ["?", "force"]]]])).toEqual([["op", ["OP_X"]]]);
@@ -175,7 +196,7 @@ describe("a rule's reach", () => {
     expect(finite([["reason", ["&", ["==", "reason", "r"], ["=~", "source", "^gnt"]]]])).toEqual([["reason", ["r"]]]);
     // a value test, run on each distinct value a store holds
     const tests = (predicates: FilterRule["predicates"], values: string[]) => {
-      const [f] = anyOf([reach(predicates)])!.facts;
+      const [[f]] = anyOf([reach(predicates)])!.facts;
       expect(f.values.finite).toBeNull();
       return [f.kind, values.filter((v) => f.values.has(v))];
     };
@@ -184,8 +205,25 @@ describe("a rule's reach", () => {
     expect(tests([["opcode", ["=~", "OP_ID", "^OP_INSTANCE_"]]], ["OP_X", "OP_INSTANCE_A"])).toEqual(["op", ["OP_INSTANCE_A"]]);
     expect(tests([["reason", ["=~", "reason", "^maint"]]], ["maint 1", "other"])).toEqual(["reason", ["maint 1"]]);
     expect(tests([["reason", ["!=", "source", "gnt:watcher"]]], ["gnt:watcher", "x"])).toEqual(["source", ["x"]]);
+    // other fields: equality and list membership, by their values' keys
+    expect(finite([["opcode", ["=", "instance_name", "web1"]]])).toEqual([["field:instance_name", ["sweb1"]]]);
+    expect(finite([["opcode", ["|", ["=", "beparams.memory", 1024], ["=", "beparams.memory", "1024"]]]])).toEqual([
+      ["field:beparams.memory", ["n1024", "s1024"]],
+    ]);
+    expect(finite([["opcode", ["&", ["=", "OP_ID", "OP_X"], ["=[]", "tags", "t"], ["?", "force"]]]])).toEqual([
+      ["op", ["OP_X"]],
+      ["field:tags", ["lst"]],
+    ]);
+    // two list elements of one opcode: either set, never their (empty) intersection
+    expect(finite([["opcode", ["&", ["=[]", "tags", "a"], ["=[]", "tags", "b"]]]])).toEqual([["field:tags", ["lsa"]]]);
+    // a hidden common parameter: the predicate never holds
+    expect(isEmpty(reach([["opcode", ["=", "dry_run", 1]]]))).toBe(true);
     // nothing to index: any job
     expect(anyOf([reach([["opcode", ["=~", "instance_name", "x"]]])])).toBeNull();
+    expect(anyOf([reach([["opcode", ["!=", "instance_name", "x"]]])])).toBeNull();
+    expect(anyOf([reach([["opcode", ["|", ["=", "instance_name", "x"], ["?", "force"]]]])])).toBeNull();
+    // a field path the store does not index is not read through
+    expect(anyOf([reach([["opcode", ["=", "instance_name", "x"]]])], (f) => f.kind !== "field:instance_name")).toBeNull();
     expect(anyOf([reach([["opcode", ["|", ["==", "OP_ID", "OP_X"], ["?", "force"]]]])])).toBeNull();
     expect(anyOf([reach([["reason", [">", "timestamp", 5]]])])).toBeNull();
   });
@@ -252,7 +290,7 @@ describe("RunningCounts.rebase through the indexes", () => {
     // 3,000 jobs, all under the last rule; two of them run OP_X
     const running: Job[] = Array.from({ length: 3000 }, (_, k) => ({
       id: 1000 + k,
-      opcodes: [{ OP_ID: k % 1500 === 7 ? "OP_X" : "OP_A" }],
+      opcodes: [{ OP_ID: k % 1500 === 7 ? "OP_X" : "OP_A", instance_name: `i${k}`, tags: ["all", `t${k}`] }],
     }));
     const last = r(9, [["opcode", ["=", "OP_ID", "OP_A"]]]);
     const before = buildFilterSet([
@@ -286,5 +324,30 @@ describe("RunningCounts.rebase through the indexes", () => {
     counts.rebase(opx);
     expect(counts.snapshot()).toEqual(RunningCounts.of(opx, running).snapshot());
     expect(read).toBe(2);
+    // rule 2 changed to test instance names: the path is indexed once, then only the named jobs are read (and the two rule 2 held)
+    const named = (e: ExactJson) =>
+      buildFilterSet([r(1, [["jobid", [">", "id", "watermark"]]], 3990), r(2, [["opcode", e]]), last]);
+    const changes: [ExactJson, number][] = [
+      [["=", "instance_name", "i7"], 2 + 1],
+      [["|", ["=", "instance_name", "i8"], ["=", "instance_name", "i9"], ["=", "instance_name", "nobody"]], 1 + 2],
+      // OP_A holds 2,998 jobs, the name one: read through the name
+      [["&", ["=", "OP_ID", "OP_A"], ["=", "instance_name", "i10"]], 2 + 1],
+      [["!", ["!", ["=[]", "tags", "t11"]]], 1 + 1],
+    ];
+    for (const [e, reads] of changes) {
+      read = 0;
+      const set = named(e);
+      counts.rebase(set);
+      expect(counts.snapshot()).toEqual(RunningCounts.of(set, running).snapshot());
+      expect(read).toBe(reads);
+    }
+    // the path no rule names any more stays indexed (a rule naming it again reads no job to index it)
+    expect(store.indexedPaths()).toEqual(["tags", "instance_name"]);
+    // `!=` on the field is not indexed: every job not under rule 1 (9 jobs) is read
+    read = 0;
+    const unequal = named(["!=", "instance_name", "i12"]);
+    counts.rebase(unequal);
+    expect(counts.snapshot()).toEqual(RunningCounts.of(unequal, running).snapshot());
+    expect(read).toBe(3000 - 9);
   });
 });

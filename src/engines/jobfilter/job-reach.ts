@@ -3,8 +3,10 @@
  * without reading a job: a set of job id ranges (from `jobid` predicates), or
  * a set of values of one indexed fact — the opcodes' `OP_ID`s (from `opcode`
  * predicates that name `OP_ID`: `==`, `!=`, regexes, comparisons and their
- * combinations), or the reason entries' reasons or sources (from `reason`
- * predicates). A rule change reads only the running jobs inside the reach of
+ * combinations), the reason entries' reasons or sources (from `reason`
+ * predicates), or the values of another opcode field (from `==` and `=[]`
+ * on it, and their `&`/`|` combinations: `instance_name == "x"`, `tags =[]
+ * "t"`). A rule change reads only the running jobs inside the reach of
  * the rules it added (the stores index running jobs by id and by each fact),
  * then tests each of them exactly; the reach only has to hold every job the
  * rule matches, never to match the rule itself. A value set is either finite
@@ -19,7 +21,7 @@
  */
 import type { Expr, FilterValue } from "./expression.js";
 import { fieldsOf } from "./expression.js";
-import { compileOpcode, compileReason, isReasonEntry, newFieldTable } from "./evaluate.js";
+import { COMMON_PARAMS, compileOpcode, compileReason, isReasonEntry, lookup, newFieldTable } from "./evaluate.js";
 import type { JsonObject } from "../common/json.js";
 import type { Job } from "./types.js";
 
@@ -32,16 +34,20 @@ export interface FactReach {
   readonly values: ValueSet;
 }
 
-/** The jobs a rule can match: ids within `ids`, and some fact in `facts`; null is "any". */
+/**
+ * The jobs a rule can match: ids within `ids` (null: any), and, for each of
+ * `facts`, some fact in it — each alone holds every job the rule matches, so
+ * a store reads through whichever holds the fewest jobs (none: any job).
+ */
 export interface Reach {
   readonly ids: IdRanges | null;
-  readonly facts: FactReach | null;
+  readonly facts: readonly FactReach[];
 }
 
 /** The reach of a rule nothing is known about. */
-export const ANY: Reach = { ids: null, facts: null };
+export const ANY: Reach = { ids: null, facts: [] };
 /** The reach of a rule that matches no job. */
-export const NONE: Reach = { ids: [], facts: null };
+export const NONE: Reach = { ids: [], facts: [] };
 
 const ALL_IDS: IdRanges = [[-Infinity, Infinity]];
 
@@ -103,8 +109,42 @@ function idLeaf(e: LeafExpr, watermark: number | bigint): Sides<IdRanges> {
   return e.op === "<" || e.op === "<=" ? { t: below, f: above } : { t: above, f: below };
 }
 
-/** The kinds of fact the stores index a running job by: its opcodes' `OP_ID`s, its reason entries' sources and reasons. */
-export type FactKind = "op" | "source" | "reason";
+/**
+ * The kinds of fact the stores index a running job by: its opcodes' `OP_ID`s,
+ * its reason entries' sources and reasons, and its opcodes' values at a field
+ * path (`field:<path>`, for the paths a store indexes; see `valueKey`).
+ */
+export type FactKind = "op" | "source" | "reason" | `field:${string}`;
+
+/** The fact kind of an opcode field path's values. */
+export function fieldKind(path: string): FactKind {
+  return `field:${path}`;
+}
+
+/** The path of a `field:<path>` fact kind, or undefined for the other kinds. */
+export function pathOf(kind: FactKind): string | undefined {
+  return kind.startsWith("field:") ? kind.slice(6) : undefined;
+}
+
+/**
+ * The index key of an opcode field's value: equal keys exactly when the
+ * values are `===` (what the evaluator's `==` tests), so a string, a number
+ * and a bigint each carry their type; other values get none (no literal
+ * equals them). A list's elements are keyed as `l` and the element's key
+ * (what `=[]` tests).
+ */
+export function valueKey(v: unknown): string | undefined {
+  switch (typeof v) {
+    case "string":
+      return `s${v}`;
+    case "number":
+      return `n${v}`;
+    case "bigint":
+      return `b${v}`;
+    default:
+      return undefined;
+  }
+}
 
 /**
  * A set of fact values: exactly `finite` when that is not null (a store
@@ -220,6 +260,23 @@ function reasonSides(e: Expr): Sides<Rect> {
   return sides(e, leaf, ALL_ENTRIES, NO_ENTRIES, rUnion, rIntersect);
 }
 
+/**
+ * The keys of a field path's values (see `valueKey`) an opcode must have for
+ * an expression to be TRUE on it, from its `==` and `=[]` leaves on `path`.
+ * An opcode may have several keys (a list's elements), so `&` keeps one of
+ * its operands' sets, never their intersection: an opcode with the keys of
+ * both operands is in either.
+ */
+function fieldSides(e: Expr, path: string): Sides<ValueSet> {
+  const leaf = (x: LeafExpr): Sides<ValueSet> => {
+    if (x.field === path && x.k === "cmp" && x.op === "==") return { t: finite([valueKey(x.value)!]), f: ALL_VALUES };
+    if (x.field === path && x.k === "contains") return { t: finite([`l${valueKey(x.value)!}`]), f: ALL_VALUES };
+    return { t: ALL_VALUES, f: ALL_VALUES };
+  };
+  const pick = (a: ValueSet, b: ValueSet) => (a.all ? b : b.all ? a : a.finite!.size <= b.finite!.size ? a : b);
+  return sides(e, leaf, ALL_VALUES, NO_VALUES, vUnion, pick);
+}
+
 /** A value set of `OP_ID`s that, unless finite, also accepts the stand-in for non-string ones. */
 function withOther(vs: ValueSet): ValueSet {
   return vs.finite !== null ? vs : tested((v) => v === OTHER_OP || vs.has(v));
@@ -229,7 +286,8 @@ function withOther(vs: ValueSet): ValueSet {
  * The reach of one parsed predicate (null `expr`: it did not parse, so it is
  * never true). An opcode predicate reaches by `OP_ID` only when it names
  * `OP_ID` (an opcode without every field the expression names is never
- * tested); a reason predicate by the entries' reasons or sources.
+ * tested), and by each other field path whose values its `==` and `=[]`
+ * leaves bound; a reason predicate by the entries' reasons or sources.
  */
 export function predicateReach(
   kind: "jobid" | "opcode" | "reason",
@@ -237,58 +295,73 @@ export function predicateReach(
   watermark: number | bigint,
 ): Reach {
   if (expr === null) return NONE;
-  if (kind === "jobid") return { ids: idSides(expr, watermark).t, facts: null };
+  if (kind === "jobid") return { ids: idSides(expr, watermark).t, facts: [] };
   if (kind === "opcode") {
-    if (!fieldsOf(expr).includes("OP_ID")) return ANY;
-    const t = opSides(expr).t;
-    return t.all ? ANY : { ids: null, facts: { kind: "op", values: withOther(t) } };
+    const names = fieldsOf(expr);
+    // a hidden common parameter is never a visible field: the predicate never holds (see compileOpcode)
+    if (names.some((n) => COMMON_PARAMS.has(n.split(".")[0]))) return NONE;
+    const facts: FactReach[] = [];
+    if (names.includes("OP_ID")) {
+      const t = opSides(expr).t;
+      if (!t.all) facts.push({ kind: "op", values: withOther(t) });
+    }
+    for (const path of names) {
+      if (path === "OP_ID") continue;
+      const t = fieldSides(expr, path).t;
+      if (t.finite !== null) facts.push({ kind: fieldKind(path), values: t });
+    }
+    return { ids: null, facts };
   }
   const { src, why } = reasonSides(expr).t;
-  if (why.finite !== null || (src.finite === null && !why.all)) return { ids: null, facts: { kind: "reason", values: why } };
-  if (!src.all) return { ids: null, facts: { kind: "source", values: src } };
+  if (why.finite !== null || (src.finite === null && !why.all)) return { ids: null, facts: [{ kind: "reason", values: why }] };
+  if (!src.all) return { ids: null, facts: [{ kind: "source", values: src }] };
   return ANY;
 }
 
 /**
- * The narrower of two fact reaches a rule's predicates give (both must
- * hold): one of them, never their intersection — each predicate may hold on
- * another opcode or entry of the job. One looked up beats one tested.
+ * The reach of a rule whose predicates all must hold: the ids every
+ * predicate's reach allows, and every predicate's facts side by side (each
+ * holds every job the rule matches; their values are never intersected —
+ * each predicate may hold on another opcode or entry of the job).
  */
-function narrower(a: FactReach, b: FactReach): FactReach {
-  if (a.values.finite === null) return b;
-  if (b.values.finite === null) return a;
-  return a.values.finite.size <= b.values.finite.size ? a : b;
-}
-
-/** The reach of a rule whose predicates all must hold: what every predicate's reach allows. */
 export function allOf(reaches: readonly Reach[]): Reach {
   let ids: IdRanges | null = null;
-  let facts: FactReach | null = null;
+  const facts: FactReach[] = [];
   for (const r of reaches) {
     if (r.ids !== null) ids = ids === null ? r.ids : intersect(ids, r.ids);
-    if (r.facts !== null) facts = facts === null ? r.facts : narrower(facts, r.facts);
+    facts.push(...r.facts);
   }
   return { ids, facts };
 }
 
 /** Whether the reach holds no job at all. */
 export function isEmpty(r: Reach): boolean {
-  return (r.ids !== null && r.ids.length === 0) || (r.facts !== null && r.facts.values.finite?.size === 0);
+  return (r.ids !== null && r.ids.length === 0) || r.facts.some((f) => f.values.finite?.size === 0);
 }
 
 /**
- * The jobs any of several rules can reach, as ids and facts to read (a job
- * is read when its id is in `ids` or it has one of the facts), or null when
- * one of them can reach any job.
+ * The jobs any of several rules can reach, as ids and facts to read: a job
+ * is read when its id is in `ids` or, for one entry of `facts` (one rule's
+ * fact reaches, any of which holds its jobs), it has a fact of the reach the
+ * store picks among them; null when one of the rules can reach any job.
+ * Fact reaches `usable` refuses (a field path the store does not index) are
+ * left out.
  */
-export function anyOf(reaches: readonly Reach[]): { ids: IdRanges; facts: FactReach[] } | null {
+export function anyOf(
+  reaches: readonly Reach[],
+  usable: (f: FactReach) => boolean = () => true,
+): { ids: IdRanges; facts: FactReach[][] } | null {
   let ids: IdRanges = [];
-  const facts: FactReach[] = [];
+  const facts: FactReach[][] = [];
   for (const r of reaches) {
     if (isEmpty(r)) continue;
-    if (r.ids !== null) ids = union(ids, r.ids);
-    else if (r.facts !== null) facts.push(r.facts);
-    else return null;
+    if (r.ids !== null) {
+      ids = union(ids, r.ids);
+      continue;
+    }
+    const some = r.facts.filter(usable);
+    if (some.length === 0) return null;
+    facts.push(some);
   }
   return { ids, facts };
 }
@@ -299,8 +372,13 @@ export function inRanges(ranges: IdRanges, id: number): boolean {
   return false;
 }
 
-/** A job's indexed facts, each distinct (kind, value) once: its opcodes' `OP_ID`s (a non-string one as `OTHER_OP`) and its reason entries' sources and reasons (the entries `prepareJob` reads). */
-export function factsOf(job: Job): [FactKind, string][] {
+/**
+ * A job's indexed facts, each distinct (kind, value) once: its opcodes'
+ * `OP_ID`s (a non-string one as `OTHER_OP`), its reason entries' sources and
+ * reasons (the entries `prepareJob` reads), and for each of `paths` the keys
+ * of its opcodes' values there (see `valueKey`).
+ */
+export function factsOf(job: Job, paths: readonly string[] = []): [FactKind, string][] {
   const out: [FactKind, string][] = [];
   const seen = new Set<string>();
   const add = (kind: FactKind, v: string) => {
@@ -318,6 +396,26 @@ export function factsOf(job: Job): [FactKind, string][] {
         add("source", e[0]);
         add("reason", e[1]);
       }
+    }
+  }
+  for (const path of paths) for (const v of valuesAt(job, path)) add(fieldKind(path), v);
+  return out;
+}
+
+/** The keys of a job's opcodes' values at one field path (see `valueKey`), a list's elements keyed as such. */
+export function valuesAt(job: Job, path: string): string[] {
+  const out: string[] = [];
+  const steps = path.split(".");
+  for (const op of job.opcodes as JsonObject[]) {
+    const v = lookup(op, steps);
+    if (Array.isArray(v)) {
+      for (const x of v) {
+        const k = valueKey(x);
+        if (k !== undefined) out.push(`l${k}`);
+      }
+    } else {
+      const k = valueKey(v);
+      if (k !== undefined) out.push(k);
     }
   }
   return out;

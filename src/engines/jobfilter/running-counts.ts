@@ -15,9 +15,9 @@ import { prepareJob, type PreparedJob } from "./evaluate.js";
 import type { FilterSet } from "./filter-set.js";
 import { applyingRule, buildFilterSet, ruleIndex, ruleReach } from "./filter-set.js";
 import { ruleChange, ruleSetFingerprint, ruleTextChanges } from "./rule-change.js";
-import { anyOf } from "./job-reach.js";
+import { anyOf, pathOf, type FactReach } from "./job-reach.js";
 import { parseExactJson } from "../common/exact-json.js";
-import { MemoryShares, type Holder, type Share, type ShareStore } from "./running-shares.js";
+import { MAX_INDEXED_PATHS, MemoryShares, type Holder, type Share, type ShareStore } from "./running-shares.js";
 import { ruleVerdict } from "./rule-verdict.js";
 import type { FilterRule, Job, JobDecision } from "./types.js";
 
@@ -38,6 +38,14 @@ function firstAmong(set: FilterSet, at: readonly number[], h: Holder, upTo: numb
 }
 
 const idOnly = (set: FilterSet, at: readonly number[]) => at.every((i) => set.chain[i].idOnly);
+
+/**
+ * The opcode field paths a store is to index by value for a rule set: those
+ * its rules bound by value, then those it indexes already (kept, so a rule
+ * naming one again does not index it anew), the first few.
+ */
+const valuedPaths = (set: FilterSet, store: ShareStore) =>
+  [...new Set([...set.valued, ...store.indexedPaths()])].slice(0, MAX_INDEXED_PATHS);
 
 /** Running jobs' slots by rule and by ad-hoc bucket, for one filter set. */
 export class RunningCounts {
@@ -63,6 +71,7 @@ export class RunningCounts {
   /** Counts built anew in `store` (whatever it held is forgotten) from the jobs that hold slots now. */
   static rebuild(set: FilterSet, store: ShareStore, running: readonly Job[]): RunningCounts {
     store.clear();
+    store.setIndexedPaths(valuedPaths(set, store));
     const counts = new RunningCounts(set, store, { rules: new Map(), buckets: new Map() });
     store.setCountedFor(ruleSetFingerprint(set), ruleTextChanges(null, set));
     for (const job of running) counts.start(job);
@@ -140,11 +149,21 @@ export class RunningCounts {
    * more. The jobs tested against the added rules are only those within the
    * added rules' reach (their job ids, their `OP_ID`s; see job-reach.ts),
    * read through the store's indexes, unless some added rule can reach any
-   * job. Bucket shares do not depend on the rules and stay as they are.
+   * job. The store is first set to index the values of the opcode fields
+   * the new rules test for equality (a path new to it is indexed from every
+   * counted job once, then kept as jobs start and end, also after the rules
+   * naming it go, up to a few paths). Bucket shares do not
+   * depend on the rules and stay as they are.
    */
   rebase(next: FilterSet): RunningCounts {
     const prev = this.current;
     if (next === prev) return this;
+    this.store.setIndexedPaths(valuedPaths(next, this.store));
+    const indexed = new Set(this.store.indexedPaths());
+    const usable = (f: FactReach) => {
+      const path = pathOf(f.kind);
+      return path === undefined || indexed.has(path);
+    };
     const change = ruleChange(prev, next);
     const moves: { h: Holder; rule: string | null }[] = [];
     if (change.added.length > 0) {
@@ -158,7 +177,10 @@ export class RunningCounts {
         const rule = firstAmong(next, change.added, h, upTo, byId);
         if (rule !== undefined) moves.push({ h, rule });
       };
-      const reached = anyOf(change.added.map((i) => ruleReach(next.chain[i])));
+      const reached = anyOf(
+        change.added.map((i) => ruleReach(next.chain[i])),
+        usable,
+      );
       if (reached !== null) this.store.eachReached(reached, !byId, test);
       else {
         const tested = new Set<string | null>([null]);

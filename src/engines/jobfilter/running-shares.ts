@@ -7,7 +7,7 @@
  * that starts again restores its counts instead of counting every running job.
  */
 import type { Job } from "./types.js";
-import { factsOf, inRanges, type FactKind, type FactReach, type IdRanges } from "./job-reach.js";
+import { factsOf, fieldKind, inRanges, valuesAt, type FactKind, type FactReach, type IdRanges } from "./job-reach.js";
 
 /** What one running job holds: its applying rule (uuid, or null for none) and its bucket keys. */
 export interface Share {
@@ -28,11 +28,14 @@ export interface Totals {
   readonly buckets: Map<string, number>;
 }
 
-/** Running jobs to read by id ranges and by indexed facts (see job-reach.ts `anyOf`). */
+/** Running jobs to read by id ranges and by indexed facts: per rule, fact reaches each holding its jobs, read through the one with the fewest (see job-reach.ts `anyOf`). */
 export interface Reached {
   readonly ids: IdRanges;
-  readonly facts: readonly FactReach[];
+  readonly facts: readonly (readonly FactReach[])[];
 }
+
+/** At most this many opcode field paths are indexed by value (each costs every job start a lookup and an index entry per value). */
+export const MAX_INDEXED_PATHS = 8;
 
 /** A store of shares and totals (see the file's comment); every write is made as the count changes. */
 export interface ShareStore {
@@ -71,6 +74,30 @@ export interface ShareStore {
   eachReached(reached: Reached, withJobs: boolean, visit: (h: Holder) => void): void;
   /** Forgets every share and total (before counting anew). */
   clear(): void;
+  /** The opcode field paths whose values the store indexes (`field:<path>` facts, see job-reach.ts `factsOf`). */
+  indexedPaths(): readonly string[];
+  /**
+   * Indexes exactly these paths from now on: a path not indexed yet is
+   * indexed from the counted jobs once (a pass over them), a path left out
+   * is no longer indexed as jobs start.
+   */
+  setIndexedPaths(paths: readonly string[]): void;
+}
+
+/**
+ * The one of a rule's fact reaches to read through: among those looked up,
+ * the one `size` says holds the fewest jobs (`size` may stop counting past
+ * its second argument), else the first tested one.
+ */
+export function cheapest(alts: readonly FactReach[], size: (f: FactReach, atMost: number) => number): FactReach {
+  let best: FactReach | undefined;
+  let least = Infinity;
+  for (const f of alts) {
+    if (f.values.finite === null) continue;
+    const n = alts.length === 1 ? 0 : size(f, least);
+    if (n < least) [best, least] = [f, n];
+  }
+  return best ?? alts[0];
 }
 
 /** Ids per block of this many consecutive ids, so a range of ids is read without a pass over every job. */
@@ -96,7 +123,8 @@ export class MemoryShares implements ShareStore {
   private readonly byId = new Map<number, { readonly id: number; readonly share: Share; readonly job: Job; readonly facts: [FactKind, string][] }>();
   private readonly byRule = new Map<string | null, Set<number>>();
   private readonly byBlock = new Map<number, Set<number>>();
-  private readonly byFact: Record<FactKind, Map<string, Set<number>>> = { op: new Map(), source: new Map(), reason: new Map() };
+  private readonly byFact = new Map<FactKind, Map<string, Set<number>>>();
+  private paths: readonly string[] = [];
   private readonly saved: Totals = { rules: new Map(), buckets: new Map() };
 
   /** Number of counted jobs. */
@@ -136,11 +164,43 @@ export class MemoryShares implements ShareStore {
 
   putShare(id: number, share: Share, job: Job): void {
     this.deleteShare(id);
-    const facts = factsOf(job);
+    const facts = factsOf(job, this.paths);
     this.byId.set(id, { id, share, job, facts });
     addTo(this.byRule, share.rule, id);
     addTo(this.byBlock, Math.floor(id / BLOCK), id);
-    for (const [kind, v] of facts) addTo(this.byFact[kind], v, id);
+    for (const [kind, v] of facts) addTo(this.index(kind), v, id);
+  }
+
+  private index(kind: FactKind): Map<string, Set<number>> {
+    let m = this.byFact.get(kind);
+    if (m === undefined) this.byFact.set(kind, (m = new Map()));
+    return m;
+  }
+
+  indexedPaths(): readonly string[] {
+    return this.paths;
+  }
+
+  setIndexedPaths(paths: readonly string[]): void {
+    const was = new Set(this.paths);
+    const now = new Set(paths);
+    for (const path of was) if (!now.has(path)) this.byFact.delete(fieldKind(path));
+    const added = paths.filter((p) => !was.has(p));
+    this.paths = [...paths];
+    if (added.length === 0) return;
+    // each counted job's facts: those of paths no longer indexed left out (a dropped path's entries stay until then), the added paths' looked up once
+    const kept = new Set([...now].filter((p) => was.has(p)).map(fieldKind));
+    for (const [id, e] of this.byId) {
+      const facts = e.facts.filter(([kind]) => !kind.startsWith("field:") || kept.has(kind));
+      for (const path of added) {
+        const kind = fieldKind(path);
+        for (const v of new Set(valuesAt(e.job, path))) {
+          facts.push([kind, v]);
+          addTo(this.index(kind), v, id);
+        }
+      }
+      this.byId.set(id, { ...e, facts });
+    }
   }
 
   moveShare(id: number, rule: string | null): void {
@@ -158,7 +218,10 @@ export class MemoryShares implements ShareStore {
     this.byId.delete(id);
     takeFrom(this.byRule, was.share.rule, id);
     takeFrom(this.byBlock, Math.floor(id / BLOCK), id);
-    for (const [kind, v] of was.facts) takeFrom(this.byFact[kind], v, id);
+    for (const [kind, v] of was.facts) {
+      const index = this.byFact.get(kind);
+      if (index !== undefined) takeFrom(index, v, id);
+    }
   }
 
   /** Visits the counted jobs under `rules`, always with their jobs (memory holds them anyway). */
@@ -189,8 +252,15 @@ export class MemoryShares implements ShareStore {
         }
       }
     }
-    for (const { kind, values } of reached.facts) {
-      const index = this.byFact[kind];
+    const size = (f: FactReach, atMost: number) => {
+      let n = 0;
+      const index = this.byFact.get(f.kind);
+      for (const v of f.values.finite!) if (n <= atMost) n += index?.get(v)?.size ?? 0;
+      return n;
+    };
+    for (const alts of reached.facts) {
+      const { kind, values } = cheapest(alts, size);
+      const index = this.byFact.get(kind) ?? new Map<string, Set<number>>();
       if (values.finite !== null) {
         for (const v of values.finite) {
           const ids = index.get(v);
@@ -204,7 +274,7 @@ export class MemoryShares implements ShareStore {
     this.byId.clear();
     this.byRule.clear();
     this.byBlock.clear();
-    for (const m of Object.values(this.byFact)) m.clear();
+    this.byFact.clear();
     this.saved.rules.clear();
     this.saved.buckets.clear();
     this.rules.clear();

@@ -1,10 +1,10 @@
 import { closestName } from "../common/did-you-mean.js";
 import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
 import { parseAcl } from "./acl.js";
-import { buildFilter, withRegexMemo } from "./filter.js";
+import { buildFilter, type RegexMemo } from "./filter.js";
 import { allPartsValid, INVALID_QUEUE_NAME, normalisePartitionName } from "./names.js";
 import { parseConfigSteps, type Locate } from "./parse.js";
-import { finish, type Steps } from "../common/slices.js";
+import { finish, Pace, type Steps } from "../common/slices.js";
 import type {
   AclData,
   PartitionData,
@@ -16,7 +16,7 @@ import type {
   RuleData,
   RuleKind,
 } from "./types.js";
-import { validateConfig } from "./validate.js";
+import { ruleUnits, validateConfigSteps } from "./validate.js";
 import { MAX_REPORTED_ERRORS } from "./yaml-tree.js";
 
 /**
@@ -52,7 +52,7 @@ const IMPLICIT_RULE: RuleData = {
 
 const KINDS: readonly string[] = ["provided", "user", "fixed", "tag"];
 
-function buildRule(r: RawRule): RuleData {
+function buildRule(r: RawRule, memo: RegexMemo): RuleData {
   const lower = r.name.toLowerCase();
   if (lower === "recovery")
     fail(
@@ -102,8 +102,8 @@ function buildRule(r: RawRule): RuleData {
   return {
     kind,
     create: r.create,
-    filter: buildFilter(r.filter),
-    parent: r.parent === null ? null : buildRule(r.parent),
+    filter: buildFilter(r.filter, memo),
+    parent: r.parent === null ? null : buildRule(r.parent, memo),
     value,
     qualified,
   };
@@ -111,14 +111,20 @@ function buildRule(r: RawRule): RuleData {
 
 const NO_ACL: AclData = { all: false, users: [], groups: [] };
 
-/** Flattens the queue tree to paths with parsed ACLs; an ACL that does not parse is an error (unless validation already reported it). */
-function flattenQueues(
+/**
+ * Flattens the queue tree to paths with parsed ACLs; an ACL that does not
+ * parse is an error (unless validation already reported it). Yields between
+ * queues at the pace's checkpoints.
+ */
+function* flattenQueues(
   q: RawQueue,
   parentPath: string | null,
   out: QueueData[],
   errors: PolicyError[],
   reported: (at: string) => boolean,
-): void {
+  pace: Pace,
+): Steps<void> {
+  if (pace.spend(QUEUE_UNITS)) yield;
   const path = parentPath === null ? "root" : `${parentPath}.${q.name.toLowerCase()}`;
   const acl = (text: string, key: string): AclData => {
     const parsed = parseAcl(text);
@@ -131,24 +137,33 @@ function flattenQueues(
   const admin = acl(q.adminacl, "adminacl");
   const children = q.queues ?? [];
   out.push({ path, leaf: parentPath !== null && children.length === 0 && !q.parent, submit, admin });
-  for (const c of children) flattenQueues(c, path, out, errors, reported);
+  for (const c of children) yield* flattenQueues(c, path, out, errors, reported, pace);
 }
 
 /** Builds one rule into `out`, or records why it cannot be built; a rule validation already found wrong is not built. */
-function attemptRule(r: RawRule, out: RuleData[], errors: PolicyError[], skip: boolean): void {
+function attemptRule(r: RawRule, out: RuleData[], errors: PolicyError[], skip: boolean, memo: RegexMemo): void {
   if (skip) return;
   try {
-    out.push(buildRule(r));
+    out.push(buildRule(r, memo));
   } catch (e) {
     if (!(e instanceof LoadError)) throw e;
     errors.push(e.error);
   }
 }
 
-/** A partition's rules as built (see attemptRule). */
-function buildRules(rules: readonly RawRule[], errors: PolicyError[], reported: (at: string) => boolean): RuleData[] {
+/** A partition's rules as built (see attemptRule); yields between rules at the pace's checkpoints. */
+function* buildRules(
+  rules: readonly RawRule[],
+  errors: PolicyError[],
+  reported: (at: string) => boolean,
+  memo: RegexMemo,
+  pace: Pace,
+): Steps<RuleData[]> {
   const out: RuleData[] = [];
-  for (const r of rules) attemptRule(r, out, errors, reported(r.at));
+  for (const r of rules) {
+    attemptRule(r, out, errors, reported(r.at), memo);
+    if (pace.spend(ruleUnits(r))) yield;
+  }
   return out;
 }
 
@@ -162,18 +177,24 @@ export function compilePlacement(source: string): Result<PlacementData, PolicyEr
   return finish(compilePlacementSteps(source));
 }
 
-/** {@link compilePlacement} as resumable work (common/slices.ts): reading yields as it goes; validation and the build run after a checkpoint. */
+/**
+ * {@link compilePlacement} as resumable work (common/slices.ts): reading,
+ * decoding, validation and the build all yield as they go. The expressions
+ * inspected are memoised for this compile only (see RegexMemo).
+ */
 export function* compilePlacementSteps(source: string): Steps<Result<PlacementData, PolicyError[]>> {
   const parsed = yield* parseConfigSteps(source);
   if (!parsed.ok) return parsed;
   yield;
   const { config, locate } = parsed.value;
-  // the regex memo is a module's variable: set for one synchronous run, never across a checkpoint
-  return withRegexMemo(() => build(config, locate));
+  return yield* build(config, locate, new Map(), new Pace());
 }
 
-function build(config: RawConfig, locate: Locate): Result<PlacementData, PolicyError[]> {
-  const checked = validateConfig(config);
+/** A queue's weight in the pace's units (about the characters of source it stands for). */
+const QUEUE_UNITS = 32;
+
+function* build(config: RawConfig, locate: Locate, memo: RegexMemo, pace: Pace): Steps<Result<PlacementData, PolicyError[]>> {
+  const checked = yield* validateConfigSteps(config, memo, pace);
   const errors = [...checked.errors];
   // every pointer validation reported at, and each of its ancestors: a set, so the check stays linear in the errors
   const marked = new Set<string>();
@@ -181,20 +202,21 @@ function build(config: RawConfig, locate: Locate): Result<PlacementData, PolicyE
     for (let p = e.at; p !== "" && !marked.has(p); p = p.slice(0, Math.max(0, p.lastIndexOf("/"))))
       marked.add(p);
   const reported = (at: string) => marked.has(at);
-  const partitions: PartitionData[] = checked.partitions.map(({ partition, root }) => {
+  const partitions: PartitionData[] = [];
+  for (const { partition, root } of checked.partitions) {
     const rules =
       partition.placementrules.length > 0
-        ? buildRules(partition.placementrules, errors, reported)
+        ? yield* buildRules(partition.placementrules, errors, reported, memo, pace)
         : [IMPLICIT_RULE];
     const queues: QueueData[] = [];
-    flattenQueues(root, null, queues, errors, reported);
-    return {
+    yield* flattenQueues(root, null, queues, errors, reported, pace);
+    partitions.push({
       name: normalisePartitionName(partition.name),
       queues,
       rules,
       defaultQueue: partition.defaultqueue === "" ? null : partition.defaultqueue.toLowerCase(),
-    };
-  });
+    });
+  }
   if (errors.length > 0) {
     const shown = errors.slice(0, MAX_REPORTED_ERRORS).map((e) => ({ ...e, at: locate(e.at) }));
     const more = errors.length - shown.length;

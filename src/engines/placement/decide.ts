@@ -171,7 +171,8 @@ export function decidePlacement(
   let ref: RuleRef | null = null;
   // unexplained decisions skip the rules whose filter cannot admit this application (see Partition.gates)
   const gates = explain ? null : partition.gates;
-  const named = gates === null ? undefined : gates.users.get(user);
+  const listed = gates === null ? undefined : gates.users.get(user);
+  const named = listed === undefined ? undefined : new Set(listed);
   const grouped = gates === null ? null : groupHits(gates, groups);
   for (let i = 0; i <= last; i++) {
     if (
@@ -182,8 +183,8 @@ export function decidePlacement(
     )
       continue;
     pc.why = "";
-    let name: string = i < last ? rules[i].kind : "recovery";
-    let queue = i < last ? placeRule(rules[i], pc) : placeRecovery(pc);
+    let name: string = i < last ? rules.at(i).kind : "recovery";
+    let queue = i < last ? placeRule(rules.at(i), pc) : placeRecovery(pc);
     if (pc.error !== null) {
       trace?.rules.push({ index: i, rule: name, result: "error", why: pc.error });
       const cause = pc.error;

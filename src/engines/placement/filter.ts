@@ -6,50 +6,33 @@ type Compiled = { ok: true; value: LinearRegex } | { ok: false; error: string };
 type Inspected = { ok: true; value: { prefix: string; required: string } } | { ok: false; error: string };
 
 /**
- * The expressions compiled during one policy compile, so that validation and
- * the rule build compile each only once (set only for one synchronous call).
+ * The expressions inspected during one policy compile, so that validation and
+ * the rule build inspect each only once. Each compile makes its own (never a
+ * module's variable): a compile runs in slices (common/slices.ts), and two
+ * compiles interleaved in one isolate must not share one.
  */
-let memo: Map<string, Compiled> | null = null;
-let inspected: Map<string, Inspected> | null = null;
-
-/** Runs a policy compile with each Go expression compiled (and inspected) at most once. */
-export function withRegexMemo<T>(run: () => T): T {
-  memo = new Map();
-  inspected = new Map();
-  try {
-    return run();
-  } finally {
-    memo = null;
-    inspected = null;
-  }
-}
+export type RegexMemo = Map<string, Inspected>;
 
 /**
  * Validates a Go (RE2) expression and reads the literals its matches need,
  * without building its matcher (a policy compile stores expressions that the
  * first decision testing them compiles); the error is Go's text with the offset.
  */
-export function inspectGoRegex(expr: string): Inspected {
-  const known = inspected?.get(expr);
+export function inspectGoRegex(expr: string, memo?: RegexMemo): Inspected {
+  const known = memo?.get(expr);
   if (known !== undefined) return known;
   const r = inspectPattern(expr, "re2");
   const out: Inspected = r.ok
     ? r
     : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
-  inspected?.set(expr, out);
+  memo?.set(expr, out);
   return out;
 }
 
 /** Compiles a Go (RE2) expression with the linear-time matcher, or gives Go's error text with the offset. */
 export function compileGoRegex(expr: string): Compiled {
-  const known = memo?.get(expr);
-  if (known !== undefined) return known;
   const r = compileLinear(expr, "re2");
-  const out: Compiled = r.ok
-    ? r
-    : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
-  memo?.set(expr, out);
-  return out;
+  return r.ok ? r : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
 }
 
 /**
@@ -57,8 +40,8 @@ export function compileGoRegex(expr: string): Compiled {
  * compile it: with the literals every match needs, so that loading the policy
  * need not compile it and deciding can skip it for inputs that lack them.
  */
-export function translateGoRegex(expr: string): RegexData | null {
-  const r = inspectGoRegex(expr);
+export function translateGoRegex(expr: string, memo?: RegexMemo): RegexData | null {
+  const r = inspectGoRegex(expr, memo);
   return r.ok ? { source: expr, prefix: r.value.prefix, required: r.value.required } : null;
 }
 
@@ -67,10 +50,10 @@ export function translateGoRegex(expr: string): RegexData | null {
  * compiles), or null when the validator accepts it; a regexp's problem is Go's
  * own error text with its offset in the entry.
  */
-export function singleEntryProblem(entry: string, namePattern: RegExp): string | null {
+export function singleEntryProblem(entry: string, namePattern: RegExp, memo?: RegexMemo): string | null {
   if (namePattern.test(entry)) return null;
   if (!SPECIAL_RE.test(entry)) return "";
-  const r = inspectGoRegex(entry);
+  const r = inspectGoRegex(entry, memo);
   return r.ok ? null : r.error;
 }
 
@@ -79,15 +62,25 @@ export function singleEntryValid(entry: string, namePattern: RegExp): boolean {
   return singleEntryProblem(entry, namePattern) === null;
 }
 
-function buildList(entries: readonly string[], pattern: RegExp): { list: string[]; exp: RegexData | null } {
+function buildList(
+  entries: readonly string[],
+  pattern: RegExp,
+  memo?: RegexMemo,
+): { list: string[]; exp: RegexData | null } {
   const list: string[] = [];
   let exp: RegexData | null = null;
   if (entries.length === 1) {
     const one = entries[0];
-    if (SPECIAL_RE.test(one)) exp = translateGoRegex(one);
+    if (SPECIAL_RE.test(one)) exp = translateGoRegex(one, memo);
     else if (pattern.test(one)) list.push(one);
   } else {
-    for (const e of entries) if (pattern.test(e) && !list.includes(e)) list.push(e);
+    // each name once, in the order given (a set keeps a list of thousands linear)
+    const seen = new Set<string>();
+    for (const e of entries)
+      if (pattern.test(e) && !seen.has(e)) {
+        seen.add(e);
+        list.push(e);
+      }
   }
   return { list, exp };
 }
@@ -96,10 +89,11 @@ function buildList(entries: readonly string[], pattern: RegExp): { list: string[
  * Builds a rule filter as YuniKorn does: one entry may be a regexp, several are
  * literals; entries that fail the name pattern are dropped but still make the
  * filter non-empty. The type is compared case-insensitively (deviation §11b).
+ * `memo` holds the compile's expressions already inspected (see RegexMemo).
  */
-export function buildFilter(raw: RawFilter): FilterData {
-  const users = buildList(raw.users, FILTER_USER_RE);
-  const groups = buildList(raw.groups, FILTER_GROUP_RE);
+export function buildFilter(raw: RawFilter, memo?: RegexMemo): FilterData {
+  const users = buildList(raw.users, FILTER_USER_RE, memo);
+  const groups = buildList(raw.groups, FILTER_GROUP_RE, memo);
   return {
     allow: raw.type.toLowerCase() !== "deny",
     empty: raw.users.length === 0 && raw.groups.length === 0,

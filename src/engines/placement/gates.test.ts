@@ -38,7 +38,8 @@ const partition = policy.partitions.get("default");
 
 describe("placement rule gates", () => {
   it("gates the allow filters whose user and group sides each need a name or a literal", () => {
-    const rules = partition?.rules ?? [];
+    const chain = partition!.rules;
+    const rules = Array.from({ length: chain.length }, (_, i) => chain.at(i));
     const gate = (user: number, userLiteral: string, group: number, groupLiteral: string) => ({
       user,
       userLiteral,

@@ -28,7 +28,7 @@ import {
   Decoder,
   entries,
   isNull,
-  items,
+  itemsSteps,
   numberMap,
   seq,
   str,
@@ -123,16 +123,21 @@ function childTemplate(d: Decoder, v: Value, at: string): void {
   resources(d, m.get("resources"), `${at}/resources`);
 }
 
-function queue(d: Decoder, v: Value, at: string): RawQueue {
+/** A queue and its children (yielding between them). */
+function* queue(d: Decoder, v: Value, at: string): Steps<RawQueue> {
   const m = entries(d, v, QUEUE_KEYS, "queue", at);
   stringMap(d, m.get("properties"), "properties", `${at}/properties`);
   childTemplate(d, m.get("childtemplate"), `${at}/childtemplate`);
+  const name = str(d, m.get("name"), at, "name");
+  const parent = bool(d, m.get("parent"), at, "parent");
+  const adminacl = str(d, m.get("adminacl"), at, "adminacl");
+  const submitacl = str(d, m.get("submitacl"), at, "submitacl");
   return {
-    name: str(d, m.get("name"), at, "name"),
-    parent: bool(d, m.get("parent"), at, "parent"),
-    adminacl: str(d, m.get("adminacl"), at, "adminacl"),
-    submitacl: str(d, m.get("submitacl"), at, "submitacl"),
-    queues: items(d, m.get("queues"), `${at}/queues`, (c, cat) => queue(d, c, cat)),
+    name,
+    parent,
+    adminacl,
+    submitacl,
+    queues: yield* itemsSteps(d, m.get("queues"), `${at}/queues`, (c, cat) => queue(d, c, cat)),
     resources: resources(d, m.get("resources"), `${at}/resources`),
     maxapplications: uint64(d, m.get("maxapplications"), `${at}/maxapplications`),
     limits: limits(d, m.get("limits"), `${at}/limits`),
@@ -140,7 +145,8 @@ function queue(d: Decoder, v: Value, at: string): RawQueue {
   };
 }
 
-function partition(d: Decoder, v: Value, at: string): RawPartition {
+/** A partition, its queues and its rules (yielding between them). */
+function* partition(d: Decoder, v: Value, at: string): Steps<RawPartition> {
   const m = entries(d, v, PARTITION_KEYS, "partition", at);
   const preemption = entries(d, m.get("preemption"), PREEMPTION_KEYS, "preemption", `${at}/preemption`);
   for (const key of PREEMPTION_KEYS) bool(d, preemption.get(key), `${at}/preemption/${key}`);
@@ -159,11 +165,16 @@ function partition(d: Decoder, v: Value, at: string): RawPartition {
     "node sort policy",
     `${at}/nodesortpolicy`,
   );
+  const name = str(d, m.get("name"), at, "name");
+  const queues = yield* itemsSteps(d, m.get("queues"), `${at}/queues`, (q, qat) => queue(d, q, qat));
+  // a rule's decoding is short: the list yields between rules
+  const rules = yield* itemsSteps(d, m.get("placementrules"), `${at}/placementrules`, function* (r, rat) {
+    return rule(d, r, rat);
+  });
   return {
-    name: str(d, m.get("name"), at, "name"),
-    queues: items(d, m.get("queues"), `${at}/queues`, (q, qat) => queue(d, q, qat)),
-    placementrules:
-      items(d, m.get("placementrules"), `${at}/placementrules`, (r, rat) => rule(d, r, rat)) ?? [],
+    name,
+    queues,
+    placementrules: rules ?? [],
     limits: limits(d, m.get("limits"), `${at}/limits`),
     nodesort: {
       type: str(d, nodesort.get("type"), `${at}/nodesortpolicy/type`),
@@ -202,14 +213,14 @@ export function parseConfig(source: string): Result<{ config: RawConfig; locate:
   return finish(parseConfigSteps(source));
 }
 
-/** {@link parseConfig} as resumable work (common/slices.ts): reading yields as it goes; decoding runs after a checkpoint, in one go. */
+/** {@link parseConfig} as resumable work (common/slices.ts): reading yields as it goes, and decoding between list items. */
 export function* parseConfigSteps(source: string): Steps<Result<{ config: RawConfig; locate: Locate }, PolicyError[]>> {
   const read = yield* readYamlTreeSteps(source);
   yield;
-  return decodeTree(read);
+  return yield* decodeTree(read);
 }
 
-function decodeTree(read: ReadTree): Result<{ config: RawConfig; locate: Locate }, PolicyError[]> {
+function* decodeTree(read: ReadTree): Steps<Result<{ config: RawConfig; locate: Locate }, PolicyError[]>> {
   if (!read.ok) {
     if ("deep" in read)
       return err([
@@ -234,7 +245,7 @@ function decodeTree(read: ReadTree): Result<{ config: RawConfig; locate: Locate 
     if (isNull(d, top)) return ok({ config: { partitions: null }, locate });
     const m = entries(d, top, TOP_KEYS, "the configuration", "");
     str(d, m.get("checksum"), "/checksum");
-    const parts = items(d, m.get("partitions"), "/partitions", (p, at) => partition(d, p, at));
+    const parts = yield* itemsSteps(d, m.get("partitions"), "/partitions", (p, at) => partition(d, p, at));
     if (d.errors.length > 0) return err(placed(d.errors));
     return ok({ config: { partitions: parts ?? [] }, locate });
   } catch (e) {

@@ -171,11 +171,17 @@ export interface QueueNode {
   readonly parent: QueueNode | null;
 }
 
+/** A partition's chain of rules: its length and rule `i` (built when first asked for, see rule-chain.ts). */
+export interface RuleChain {
+  readonly length: number;
+  at(i: number): Rule;
+}
+
 /** One loaded partition. */
 export interface Partition {
   readonly name: string;
   readonly queues: ReadonlyMap<string, QueueNode>;
-  readonly rules: readonly Rule[];
+  readonly rules: RuleChain;
   /** The rules' filter gates: an unexplained decision skips the rules whose filter cannot admit the application without reading them. */
   readonly gates: RuleGates;
   readonly defaultQueue: string | null;
@@ -193,8 +199,14 @@ export interface RuleGates {
   readonly userLiteral: readonly string[];
   readonly groupSide: Uint8Array;
   readonly groupLiteral: readonly string[];
-  readonly users: ReadonlyMap<string, ReadonlySet<number>>;
-  readonly groups: ReadonlyMap<string, readonly number[]>;
+  readonly users: RuleIndex;
+  readonly groups: RuleIndex;
+}
+
+/** From a user or group name to the rules (indexes in the chain, ascending) whose filter lists it. */
+export interface RuleIndex {
+  readonly size: number;
+  get(name: string): readonly number[] | undefined;
 }
 
 /** The loaded policy: partitions by lower-cased name. */

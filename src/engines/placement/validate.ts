@@ -1,6 +1,7 @@
 import { policyError, type PolicyError } from "../common/result.js";
 import { checkAclFields } from "./acl.js";
-import { singleEntryProblem } from "./filter.js";
+import { finish, Pace, type Steps } from "../common/slices.js";
+import { singleEntryProblem, type RegexMemo } from "./filter.js";
 import {
   allPartsValid,
   FILTER_GROUP_RE,
@@ -27,23 +28,32 @@ import {
  * listed queues when needed), for the rule build to check too.
  */
 
-/** The errors of the validation under way (set only for one synchronous call). */
-let found: PolicyError[] = [];
-
-function fail(code: string, message: string, at: string): void {
-  found.push(policyError(code, message, at));
+/**
+ * The validation under way: its errors so far, the expressions it has
+ * inspected, and its pace (validation yields at checkpoints, so nothing of it
+ * lives in a module's variable).
+ */
+interface Check {
+  readonly found: PolicyError[];
+  readonly memo: RegexMemo;
+  readonly pace: Pace;
 }
 
-function report(problem: PolicyError | null): void {
-  if (problem !== null) found.push(problem);
+function fail(v: Check, code: string, message: string, at: string): void {
+  v.found.push(policyError(code, message, at));
+}
+
+function report(v: Check, problem: PolicyError | null): void {
+  if (problem !== null) v.found.push(problem);
 }
 
 /** `checkLimitsStructure`: partition limits stand for the root queue's, and may only repeat them. */
-function limitsStructure(p: RawPartition, root: RawQueue): RawQueue {
+function limitsStructure(v: Check, p: RawPartition, root: RawQueue): RawQueue {
   if (p.limits.length === 0) return root;
   if (root.limits.length === 0) return { ...root, limits: p.limits };
   if (!sameLimits(p.limits, root.limits))
     fail(
+      v,
       "placement_invalid_limit",
       "partition limits and root queue limits are not equivalent",
       `${p.at}/limits`,
@@ -79,29 +89,32 @@ function withRoot(p: RawPartition): RawQueue {
   };
 }
 
-function checkQueues(q: RawQueue, level: number): void {
+/** Checks a queue and, depth first, its children; yields (at the pace's checkpoints) between queues. */
+function* checkQueues(v: Check, q: RawQueue, level: number): Steps<void> {
+  if (v.pace.spend(32)) yield;
   for (const [key, acl] of [
     ["adminacl", q.adminacl],
     ["submitacl", q.submitacl],
   ] as const) {
     const e = checkAclFields(acl);
-    if (e !== null) fail("placement_invalid_acl", e, `${q.at}/${key}`);
+    if (e !== null) fail(v, "placement_invalid_acl", e, `${q.at}/${key}`);
   }
-  report(checkQueueLimits(q));
+  report(v, checkQueueLimits(q));
   const seen = new Set<string>();
   for (const child of q.queues ?? []) {
     const lower = child.name.toLowerCase();
     if (!isQueueNameValid(child.name))
-      fail("placement_invalid_queue_name", INVALID_QUEUE_NAME, `${child.at}/name`);
+      fail(v, "placement_invalid_queue_name", INVALID_QUEUE_NAME, `${child.at}/name`);
     else if (seen.has(lower))
       fail(
+        v,
         "placement_duplicate_queue",
         `duplicate child name found with name '${child.name}', level ${level}`,
         `${child.at}/name`,
       );
     seen.add(lower);
   }
-  for (const child of q.queues ?? []) checkQueues(child, level + 1);
+  for (const child of q.queues ?? []) yield* checkQueues(v, child, level + 1);
 }
 
 /** YuniKorn's text names only the list; Go's own error (and its offset in the entry) follows it when there is one. */
@@ -110,25 +123,28 @@ function why(problem: string): string {
 }
 
 /** Checks a rule's filter (at `${ruleAt}/filter`). */
-function checkFilter(f: RawFilter, ruleAt: string): void {
+function checkFilter(v: Check, f: RawFilter, ruleAt: string): void {
   if (f.type !== "" && f.type.toLowerCase() !== "allow" && f.type.toLowerCase() !== "deny") {
     fail(
+      v,
       "placement_invalid_filter_type",
       `invalid rule filter type ${f.type}, filter type  must be either '', allow or deny`,
       `${ruleAt}/filter/type`,
     );
   }
-  const users = f.users.length === 1 ? singleEntryProblem(f.users[0], FILTER_USER_RE) : null;
+  const users = f.users.length === 1 ? singleEntryProblem(f.users[0], FILTER_USER_RE, v.memo) : null;
   if (users !== null) {
     fail(
+      v,
       "placement_invalid_filter_users",
       `invalid rule filter user list is not a proper list or regexp: [${f.users.join(" ")}]${why(users)}`,
       `${ruleAt}/filter/users`,
     );
   }
-  const groups = f.groups.length === 1 ? singleEntryProblem(f.groups[0], FILTER_GROUP_RE) : null;
+  const groups = f.groups.length === 1 ? singleEntryProblem(f.groups[0], FILTER_GROUP_RE, v.memo) : null;
   if (groups !== null) {
     fail(
+      v,
       "placement_invalid_filter_groups",
       `invalid rule filter group list is not a proper list or regexp: [${f.groups.join(" ")}]${why(groups)}`,
       `${ruleAt}/filter/groups`,
@@ -136,15 +152,16 @@ function checkFilter(f: RawFilter, ruleAt: string): void {
   }
 }
 
-function checkRule(r: RawRule): void {
+function checkRule(v: Check, r: RawRule): void {
   if (!RULE_NAME_RE.test(r.name))
     fail(
+      v,
       "placement_invalid_rule_name",
       `invalid rule name ${r.name}, a name must be a valid identifier`,
       `${r.at}/name`,
     );
-  if (r.parent !== null) checkRule(r.parent);
-  checkFilter(r.filter, r.at);
+  if (r.parent !== null) checkRule(v, r.parent);
+  checkFilter(v, r.filter, r.at);
 }
 
 /** A rule's chain, its outermost parent first. */
@@ -161,7 +178,7 @@ interface StaticPath {
   dynamic: boolean;
 }
 
-function staticPath(top: RawRule): StaticPath | null {
+function staticPath(v: Check, top: RawRule): StaticPath | null {
   let path = "";
   let dynamic = false;
   const chain = chainOf(top);
@@ -175,6 +192,7 @@ function staticPath(top: RawRule): StaticPath | null {
     if (r.value.startsWith("root")) {
       if (path !== "") {
         fail(
+          v,
           "placement_illegal_fixed_rule",
           `illegal fully qualified 'fixed' rule with value ${r.value}`,
           `${r.at}/value`,
@@ -217,44 +235,67 @@ function checkHierarchy(
   return checkHierarchy(parts, from + 1, create, dynamic, found.queues ?? [], found);
 }
 
-function checkRules(p: RawPartition, root: RawQueue): void {
+/**
+ * A rule's weight in the pace's units (about the characters of source it
+ * stands for): each rule of its chain, and each entry of their filters.
+ */
+export function ruleUnits(top: RawRule): number {
+  let units = 0;
+  for (let r: RawRule | null = top; r !== null; r = r.parent) units += 32 + r.filter.users.length + r.filter.groups.length;
+  return units;
+}
+
+/** Checks the rules, then each one's static path; yields (at the pace's checkpoints) between rules. */
+function* checkRules(v: Check, p: RawPartition, root: RawQueue): Steps<void> {
   if (p.placementrules.length === 0) return;
-  for (const r of p.placementrules) checkRule(r);
-  const paths = p.placementrules.map(staticPath);
+  for (const r of p.placementrules) {
+    checkRule(v, r);
+    if (v.pace.spend(ruleUnits(r))) yield;
+  }
+  const paths: (StaticPath | null)[] = [];
+  for (const r of p.placementrules) {
+    paths.push(staticPath(v, r));
+    if (v.pace.spend(ruleUnits(r))) yield;
+  }
   // rules often share a path: each is split once
   const split = new Map<string, string[]>();
   const roots = [root];
-  paths.forEach((sp, i) => {
-    if (sp === null || !sp.path.startsWith("root")) return;
+  for (let i = 0; i < paths.length; i++) {
+    if (v.pace.spend(32)) yield;
+    const sp = paths[i];
+    if (sp === null || !sp.path.startsWith("root")) continue;
     const rule = p.placementrules[i];
     let parts = split.get(sp.path);
     if (parts === undefined) split.set(sp.path, (parts = sp.path.toLowerCase().split(".")));
     const check = checkHierarchy(parts, 0, rule.create, sp.dynamic, roots, null);
-    if (check.result === "ok") return;
+    if (check.result === "ok") continue;
     const head = `placement rule no. #${i} (${sp.chain.map((r) => r.name).join("->")}) references`;
     if (check.result === "not_leaf")
-      fail("placement_queue_not_leaf", `${head} a queue (${sp.path}) which is not a leaf`, rule.at);
+      fail(v, "placement_queue_not_leaf", `${head} a queue (${sp.path}) which is not a leaf`, rule.at);
     else if (check.result === "missing")
       fail(
+        v,
         "placement_nonexisting_queue",
         `${head} non-existing queues (${sp.path}) and create is 'false'`,
         rule.at,
       );
     else if (check.result === "last_leaf") {
       fail(
+        v,
         "placement_last_queue_leaf",
         `${head} non-existing queues (${sp.path}) which cannot be created because the last queue (${check.last}) in the hierarchy is a leaf`,
         rule.at,
       );
     }
-  });
+  }
 }
 
-function checkDefaultQueue(p: RawPartition): void {
+function checkDefaultQueue(v: Check, p: RawPartition): void {
   const dq = p.defaultqueue;
   if (dq === "") return;
   if (!dq.toLowerCase().startsWith("root.") || !allPartsValid(dq)) {
     fail(
+      v,
       "placement_invalid_default_queue",
       `invalid defaultqueue ${dq}: it must be a fully qualified queue path starting with root. made of valid queue names`,
       `${p.at}/defaultqueue`,
@@ -276,48 +317,50 @@ export interface Validation {
 
 /** Validates the whole configuration, reporting every error; any error rejects it. */
 export function validateConfig(config: RawConfig): Validation {
-  found = [];
-  try {
-    const out: ValidPartition[] = [];
-    if (config.partitions === null || config.partitions.length === 0) {
-      fail("placement_config_not_set", "scheduler config is not set", "");
-      return { errors: found, partitions: out };
-    }
-    const names = new Set<string>();
-    for (const p of config.partitions) {
-      const name = p.name === "" || p.name.toLowerCase() === "default" ? "default" : p.name;
-      if (names.has(name.toLowerCase()))
-        fail(
-          "placement_duplicate_partition",
-          `duplicate partition name found with name ${name}`,
-          `${p.at}/name`,
-        );
-      names.add(name.toLowerCase());
-      if (p.queues === null) {
-        fail("placement_queue_config_not_set", "queue config is not set", p.at);
-        continue;
-      }
-      let root = withRoot(p);
-      if (root.resources.guaranteed !== null || root.resources.max !== null) {
-        fail(
-          "placement_root_resources",
-          "root queue must not have resource limits set",
-          `${root.at}/resources`,
-        );
-      }
-      root = limitsStructure(p, root);
-      checkQueues(root, 1);
-      report(checkQueueResources(root));
-      checkRules(p, root);
-      report(checkNodeSort(p.nodesort, `${p.at}/nodesortpolicy`));
-      report(checkMaxApplications(root));
-      report(checkLimitResources(root));
-      report(checkLimitApplications(root));
-      checkDefaultQueue(p);
-      out.push({ partition: p, root });
-    }
-    return { errors: found, partitions: out };
-  } finally {
-    found = [];
+  return finish(validateConfigSteps(config, new Map(), new Pace()));
+}
+
+/**
+ * {@link validateConfig} as resumable work (common/slices.ts), yielding
+ * between queues and between rules; `memo` keeps the expressions it inspects
+ * for the rule build of the same compile.
+ */
+export function* validateConfigSteps(config: RawConfig, memo: RegexMemo, pace: Pace): Steps<Validation> {
+  const v: Check = { found: [], memo, pace };
+  const out: ValidPartition[] = [];
+  if (config.partitions === null || config.partitions.length === 0) {
+    fail(v, "placement_config_not_set", "scheduler config is not set", "");
+    return { errors: v.found, partitions: out };
   }
+  const names = new Set<string>();
+  for (const p of config.partitions) {
+    const name = p.name === "" || p.name.toLowerCase() === "default" ? "default" : p.name;
+    if (names.has(name.toLowerCase()))
+      fail(
+        v,
+        "placement_duplicate_partition",
+        `duplicate partition name found with name ${name}`,
+        `${p.at}/name`,
+      );
+    names.add(name.toLowerCase());
+    if (p.queues === null) {
+      fail(v, "placement_queue_config_not_set", "queue config is not set", p.at);
+      continue;
+    }
+    let root = withRoot(p);
+    if (root.resources.guaranteed !== null || root.resources.max !== null) {
+      fail(v, "placement_root_resources", "root queue must not have resource limits set", `${root.at}/resources`);
+    }
+    root = limitsStructure(v, p, root);
+    yield* checkQueues(v, root, 1);
+    report(v, checkQueueResources(root));
+    yield* checkRules(v, p, root);
+    report(v, checkNodeSort(p.nodesort, `${p.at}/nodesortpolicy`));
+    report(v, checkMaxApplications(root));
+    report(v, checkLimitResources(root));
+    report(v, checkLimitApplications(root));
+    checkDefaultQueue(v, p);
+    out.push({ partition: p, root });
+  }
+  return { errors: v.found, partitions: out };
 }

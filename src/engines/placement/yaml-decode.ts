@@ -9,6 +9,7 @@ import type { YamlAlias, YamlMap, YamlNode, YamlPair, YamlScalar, YamlSeq } from
 import { policyError, type PolicyError } from "../common/result.js";
 import { MAX_YAML_DEPTH } from "./yaml-read.js";
 import { MAX_REPORTED_ERRORS, type Value, type YamlTree } from "./yaml-tree.js";
+import { Pace, type Steps } from "../common/slices.js";
 
 /** A problem that ends decoding at once (Go's decoder fails the whole document for these). */
 export class DecodeError {
@@ -33,7 +34,11 @@ export class Decoder {
   /** How many errors were found past {@link MAX_REPORTED_ERRORS}. */
   dropped = 0;
 
-  constructor(readonly tree: YamlTree) {}
+  constructor(
+    readonly tree: YamlTree,
+    /** Counts the items decoded, so that decoding long lists yields (see {@link itemsSteps}). */
+    readonly pace = new Pace(),
+  ) {}
 
   /** Records a decoding error and lets decoding go on. */
   report(code: string, message: string, at: string): void {
@@ -75,6 +80,21 @@ export class Decoder {
       );
     try {
       return decode();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  /** {@link nested} for resumable decoding. */
+  *nestedSteps<T>(at: string, decode: () => Steps<T>): Steps<T> {
+    if (++this.depth > MAX_YAML_DEPTH)
+      throw new DecodeError(
+        "placement_yaml_too_deep",
+        `the YAML nests more than ${MAX_YAML_DEPTH} levels deep`,
+        at,
+      );
+    try {
+      return yield* decode();
     } finally {
       this.depth--;
     }
@@ -358,17 +378,23 @@ export function uint64(d: Decoder, raw: Value, at: string): bigint {
   return 0n;
 }
 
-/** Decodes the items of a sequence field one level deeper each. */
-export function items<T>(
+/** An item's weight in the pace's units (about the characters of source a short item stands for). */
+const ITEM_UNITS = 16;
+
+/** Decodes the items of a sequence field one level deeper each, as resumable work (common/slices.ts): yields between items at the decoder's pace. */
+export function* itemsSteps<T>(
   d: Decoder,
   raw: Value,
   at: string,
-  decode: (v: Value, at: string) => T,
-): T[] | null {
+  decode: (v: Value, at: string) => Steps<T>,
+): Steps<T[] | null> {
   const list = seq(d, raw, at);
   if (list === null) return null;
-  return list.map((item, i) => {
+  const out: T[] = [];
+  for (let i = 0; i < list.length; i++) {
     const itemAt = `${at}/${i}`;
-    return d.nested(itemAt, () => decode(item, itemAt));
-  });
+    out.push(yield* d.nestedSteps(itemAt, () => decode(list[i], itemAt)));
+    if (d.pace.spend(ITEM_UNITS)) yield;
+  }
+  return out;
 }

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { decidePlacement, type PlacementPolicy } from "../../engines/placement/index.js";
 import { queueTrees } from "../../engines/placement/queue-tree.js";
+import { placementData, type StoredPlacement } from "../../engines/placement/store.js";
 import type { PlacementData } from "../../engines/placement/types.js";
 import { getActiveBundle } from "../../state/policy-store.js";
 import { requireRole } from "../auth.js";
@@ -32,10 +33,10 @@ export const placementRoutes = new Hono<AppEnv>()
   )
   .get("/v1/placement/queues", requireRole("admin"), async (c) => {
     const active = await getActiveBundle(c.env);
-    const data = active.bundle.engines.placement?.compiled as PlacementData | undefined;
-    if (data === undefined) throw new ApiError("not_found", "no `placement` policy is loaded");
+    const stored = active.bundle.engines.placement?.compiled as StoredPlacement | PlacementData | undefined;
+    if (stored === undefined) throw new ApiError("not_found", "no `placement` policy is loaded");
     const partition = c.req.query("partition");
-    const partitions = queueTrees(data, partition);
+    const partitions = queueTrees(placementData(stored), partition);
     if (partition !== undefined && partitions.length === 0)
       throw new ApiError("not_found", `\`partition\`: there is no partition \`${partition}\``);
     return c.json({ revision: active.revision, partitions });

@@ -1,0 +1,162 @@
+import { filterGate, loadFilter, Side } from "./filter.js";
+import type { StoredPartition } from "./store.js";
+import type { RuleData, RuleGates } from "./types.js";
+
+/**
+ * The rules' filter gates (filter.ts, FilterGate) as the bundle stores them:
+ * worked out when the policy is published, so that loading reads them instead
+ * of walking every rule and filling maps. One character per rule of the chain
+ * for the flag and each side; the literals are not stored again (loading
+ * takes them from the rule's stored expression), and each name index refers
+ * to the names where the filters' columns hold them.
+ */
+export interface StoredGates {
+  /** Per rule: "1" when it has a gate, else "0". */
+  gated: string;
+  /** Per rule: the digit of each side's {@link Side}. */
+  userSide: string;
+  groupSide: string;
+  /** The rules of the chain whose filter lists a user name, by name (names in the filters' `users` column). */
+  users: StoredIndex;
+  /** The same for group names (in the filters' `groups` column). */
+  groups: StoredIndex;
+}
+
+/**
+ * Names sorted (by UTF-16 code units, as `<` compares), each given as its
+ * position in a filters' name column, with how many rules list it; then
+ * those rules, name after name, in chain order.
+ */
+export interface StoredIndex {
+  at: number[];
+  count: number[];
+  rules: number[];
+}
+
+/** Per name: where a filters' column holds it, and the rules that list it. */
+type Listing = Map<string, { at: number; rules: number[] }>;
+
+function storedIndex(listing: Listing): StoredIndex {
+  const names = [...listing.keys()].sort();
+  const out: StoredIndex = { at: [], count: [], rules: [] };
+  for (const name of names) {
+    const { at, rules } = listing.get(name) as { at: number; rules: number[] };
+    out.at.push(at);
+    out.count.push(rules.length);
+    for (const i of rules) out.rules.push(i);
+  }
+  return out;
+}
+
+function list(listing: Listing, name: string, at: number, i: number): void {
+  const known = listing.get(name);
+  if (known === undefined) listing.set(name, { at, rules: [i] });
+  else if (known.rules[known.rules.length - 1] !== i) known.rules.push(i);
+}
+
+/** Where each entry's names start in a flat column of names, given the count per entry. */
+function starts(count: readonly number[]): number[] {
+  const out = [0];
+  for (const c of count) out.push(out[out.length - 1] + c);
+  return out;
+}
+
+/**
+ * Works out the gates of a partition's chain of built rules (`chain`, whose
+ * columns `p` already holds) at publish time: linear in the rules, plus
+ * sorting the names.
+ */
+export function storeGates(p: StoredPartition, chain: readonly RuleData[]): StoredGates {
+  let gated = "";
+  let userSide = "";
+  let groupSide = "";
+  const users: Listing = new Map();
+  const groups: Listing = new Map();
+  const userStart = starts(p.filters.userCount);
+  const groupStart = starts(p.filters.groupCount);
+  chain.forEach((r, i) => {
+    const gate = filterGate(loadFilter(r.filter));
+    gated += gate === null ? "0" : "1";
+    userSide += gate === null ? "0" : String(gate.user);
+    groupSide += gate === null ? "0" : String(gate.group);
+    const filter = p.nodes.filter[p.chain[i]];
+    if (gate?.user === Side.Names) r.filter.users.forEach((u, k) => list(users, u, userStart[filter] + k, i));
+    if (gate?.group === Side.Names)
+      r.filter.groups.forEach((g, k) => list(groups, g, groupStart[filter] + k, i));
+  });
+  return { gated, userSide, groupSide, users: storedIndex(users), groups: storedIndex(groups) };
+}
+
+/**
+ * A stored name index, searched in place: a name's rules are found by binary
+ * search over the sorted names, so loading builds no map of thousands of
+ * names (only the offsets of each name's rules).
+ */
+export class NameIndex {
+  private readonly start: Uint32Array;
+  private readonly names: string[];
+
+  /** The index of `stored`, whose names are in the column `column` (filters' users or groups). */
+  constructor(
+    private readonly stored: StoredIndex,
+    column: readonly string[],
+  ) {
+    const n = stored.at.length;
+    this.names = stored.at.map((k) => column[k]);
+    this.start = new Uint32Array(n + 1);
+    for (let i = 0; i < n; i++) this.start[i + 1] = this.start[i] + stored.count[i];
+  }
+
+  /** How many names the index holds. */
+  get size(): number {
+    return this.names.length;
+  }
+
+  /** The rules (indexes in the chain, ascending) whose filter lists `name`, or undefined when none does. */
+  get(name: string): readonly number[] | undefined {
+    const names = this.names;
+    let lo = 0;
+    let hi = names.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const here = names[mid];
+      if (here < name) lo = mid + 1;
+      else if (here > name) hi = mid - 1;
+      else return this.stored.rules.slice(this.start[mid], this.start[mid + 1]);
+    }
+    return undefined;
+  }
+}
+
+function bytesOf(digits: string): Uint8Array {
+  const out = new Uint8Array(digits.length);
+  for (let i = 0; i < digits.length; i++) out[i] = digits.charCodeAt(i) - 48;
+  return out;
+}
+
+/** A side's literal for each rule of the chain: its expression's prefix or required text, as the side says. */
+function literals(p: StoredPartition, sides: Uint8Array, exp: readonly number[]): string[] {
+  const out: string[] = new Array<string>(sides.length).fill("");
+  sides.forEach((side, i) => {
+    if (side !== Side.Prefix && side !== Side.Contains) return;
+    const e = exp[p.nodes.filter[p.chain[i]]];
+    out[i] = side === Side.Prefix ? p.exps.prefix[e] : p.exps.required[e];
+  });
+  return out;
+}
+
+/** The loaded gates of a stored partition: flags as byte arrays, literals from the stored expressions, the indexes searched in place. */
+export function loadGates(p: StoredPartition): RuleGates {
+  const g = p.gates;
+  const userSide = bytesOf(g.userSide);
+  const groupSide = bytesOf(g.groupSide);
+  return {
+    gated: bytesOf(g.gated),
+    userSide,
+    userLiteral: literals(p, userSide, p.filters.userExp),
+    groupSide,
+    groupLiteral: literals(p, groupSide, p.filters.groupExp),
+    users: new NameIndex(g.users, p.filters.users),
+    groups: new NameIndex(g.groups, p.filters.groups),
+  };
+}
