@@ -72,12 +72,7 @@ export class Decoder {
    * bounds its own depth as the pre-scan bounds the text's.
    */
   nested<T>(at: string, decode: () => T): T {
-    if (++this.depth > MAX_YAML_DEPTH)
-      throw new DecodeError(
-        "placement_yaml_too_deep",
-        `the YAML nests more than ${MAX_YAML_DEPTH} levels deep`,
-        at,
-      );
+    this.enter(at);
     try {
       return decode();
     } finally {
@@ -87,17 +82,22 @@ export class Decoder {
 
   /** {@link nested} for resumable decoding. */
   *nestedSteps<T>(at: string, decode: () => Steps<T>): Steps<T> {
+    this.enter(at);
+    try {
+      return yield* decode();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  /** Goes one level deeper, refusing a tree nested past the limit. */
+  private enter(at: string): void {
     if (++this.depth > MAX_YAML_DEPTH)
       throw new DecodeError(
         "placement_yaml_too_deep",
         `the YAML nests more than ${MAX_YAML_DEPTH} levels deep`,
         at,
       );
-    try {
-      return yield* decode();
-    } finally {
-      this.depth--;
-    }
   }
 }
 
