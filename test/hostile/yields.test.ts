@@ -99,9 +99,9 @@ describe("a large placement publish yields after reading too", () => {
   // Reading the text was already cut into about 64 slices; what followed it (decoding, validation,
   // the rule build, the bundle's JSON copy, its canonical text and the text KV stores) ran in a
   // handful of pieces of 20–250 ms each, and /healthz waited for each. Now each of these yields
-  // too, so many more /healthz are answered while the publish is under way (measured: 23 on the
-  // old code at load 20 and 24–28 idle, 125 now at load 20; 59 in a CI run and 64–73 alone on the idle machine, where a slice can end before the next
-  // /healthz arrives, so the bound sits between the two codes with room on both sides).
+  // too, so many more /healthz are answered while the publish is under way. Measured: the old
+  // code 23 at load 20 and 24–28 idle; now 125 at load 20, 59 in a CI run and 64–73 alone on the
+  // idle machine (a slice can end before the next /healthz arrives), so the bound sits between.
   it("answers /healthz again and again while 7,000 placement rules publish", async () => {
     const source = placementWithRules(7_000, hardRule, ["{name: users, parent: true}"]);
     const put: RequestInit = { method: "PUT", headers: { "content-type": "text/plain" }, body: source };
