@@ -86,7 +86,7 @@ function groupHits(gates: RuleGates, groups: readonly string[]): Set<number> | n
   if (gates.groups.size === 0) return null;
   let hits: Set<number> | null = null;
   for (const g of groups) {
-    const rules = gates.groups.get(g);
+    const rules = gates.groups.ruleSet(g);
     if (rules === undefined) continue;
     hits ??= new Set();
     for (const i of rules) hits.add(i);
@@ -171,8 +171,7 @@ export function decidePlacement(
   let ref: RuleRef | null = null;
   // unexplained decisions skip the rules whose filter cannot admit this application (see Partition.gates)
   const gates = explain ? null : partition.gates;
-  const listed = gates === null ? undefined : gates.users.get(user);
-  const named = listed === undefined ? undefined : new Set(listed);
+  const named = gates === null ? undefined : gates.users.ruleSet(user);
   const grouped = gates === null ? null : groupHits(gates, groups);
   for (let i = 0; i <= last; i++) {
     if (

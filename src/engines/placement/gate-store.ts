@@ -54,10 +54,10 @@ function list(listing: Listing, name: string, at: number, i: number): void {
   else if (known.rules[known.rules.length - 1] !== i) known.rules.push(i);
 }
 
-/** Where each entry's names start in a flat column of names, given the count per entry. */
-function starts(count: readonly number[]): number[] {
-  const out = [0];
-  for (const c of count) out.push(out[out.length - 1] + c);
+/** Where each entry's items start in a flat column, given the count per entry (one more entry than `count`: the end). */
+export function columnStarts(count: readonly number[]): Uint32Array {
+  const out = new Uint32Array(count.length + 1);
+  for (let i = 0; i < count.length; i++) out[i + 1] = out[i] + count[i];
   return out;
 }
 
@@ -72,8 +72,8 @@ export function storeGates(p: StoredPartition, chain: readonly RuleData[]): Stor
   let groupSide = "";
   const users: Listing = new Map();
   const groups: Listing = new Map();
-  const userStart = starts(p.filters.userCount);
-  const groupStart = starts(p.filters.groupCount);
+  const userStart = columnStarts(p.filters.userCount);
+  const groupStart = columnStarts(p.filters.groupCount);
   chain.forEach((r, i) => {
     const gate = filterGate(loadFilter(r.filter));
     gated += gate === null ? "0" : "1";
@@ -95,16 +95,16 @@ export function storeGates(p: StoredPartition, chain: readonly RuleData[]): Stor
 export class NameIndex {
   private readonly start: Uint32Array;
   private readonly names: string[];
+  /** Per name position, its rules as a set once a decision has asked for them. */
+  private readonly sets: (ReadonlySet<number> | undefined)[] = [];
 
   /** The index of `stored`, whose names are in the column `column` (filters' users or groups). */
   constructor(
     private readonly stored: StoredIndex,
     column: readonly string[],
   ) {
-    const n = stored.at.length;
     this.names = stored.at.map((k) => column[k]);
-    this.start = new Uint32Array(n + 1);
-    for (let i = 0; i < n; i++) this.start[i + 1] = this.start[i] + stored.count[i];
+    this.start = columnStarts(stored.count);
   }
 
   /** How many names the index holds. */
@@ -114,6 +114,19 @@ export class NameIndex {
 
   /** The rules (indexes in the chain, ascending) whose filter lists `name`, or undefined when none does. */
   get(name: string): readonly number[] | undefined {
+    const at = this.find(name);
+    return at < 0 ? undefined : this.stored.rules.slice(this.start[at], this.start[at + 1]);
+  }
+
+  /** The same rules as a set, made the first time a decision asks for the name and kept (no allocation per decision after it). */
+  ruleSet(name: string): ReadonlySet<number> | undefined {
+    const at = this.find(name);
+    if (at < 0) return undefined;
+    return (this.sets[at] ??= new Set(this.stored.rules.slice(this.start[at], this.start[at + 1])));
+  }
+
+  /** The name's position among the sorted names, by binary search, or -1. */
+  private find(name: string): number {
     const names = this.names;
     let lo = 0;
     let hi = names.length - 1;
@@ -122,9 +135,9 @@ export class NameIndex {
       const here = names[mid];
       if (here < name) lo = mid + 1;
       else if (here > name) hi = mid - 1;
-      else return this.stored.rules.slice(this.start[mid], this.start[mid + 1]);
+      else return mid;
     }
-    return undefined;
+    return -1;
   }
 }
 

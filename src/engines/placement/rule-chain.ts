@@ -1,4 +1,5 @@
 import { LazyRegex } from "./filter.js";
+import { columnStarts } from "./gate-store.js";
 import { KIND_OF_LETTER, type StoredPartition } from "./store.js";
 import type { Filter, Rule, RuleChain } from "./types.js";
 
@@ -7,13 +8,6 @@ const NO_NAMES: ReadonlySet<string> = new Set<string>();
 
 function nameSet(all: readonly string[], from: number, to: number): ReadonlySet<string> {
   return from === to ? NO_NAMES : new Set(all.slice(from, to));
-}
-
-/** Where each entry's names start in a flat column of names (one more entry than `count`: the end). */
-function starts(count: readonly number[]): Uint32Array {
-  const out = new Uint32Array(count.length + 1);
-  for (let i = 0; i < count.length; i++) out[i + 1] = out[i] + count[i];
-  return out;
 }
 
 /**
@@ -71,8 +65,8 @@ export class LazyChain implements RuleChain {
     const known = this.filters[i];
     if (known !== undefined) return known;
     const fs = this.p.filters;
-    const users = (this.userStart ??= starts(fs.userCount));
-    const groups = (this.groupStart ??= starts(fs.groupCount));
+    const users = (this.userStart ??= columnStarts(fs.userCount));
+    const groups = (this.groupStart ??= columnStarts(fs.groupCount));
     const bits = fs.flags.charCodeAt(i) - 48;
     const filter: Filter = {
       allow: (bits & 1) !== 0,

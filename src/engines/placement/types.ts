@@ -207,6 +207,8 @@ export interface RuleGates {
 export interface RuleIndex {
   readonly size: number;
   get(name: string): readonly number[] | undefined;
+  /** The same rules as a set, kept for the next decision that asks. */
+  ruleSet(name: string): ReadonlySet<number> | undefined;
 }
 
 /** The loaded policy: partitions by lower-cased name. */
