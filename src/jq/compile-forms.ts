@@ -4,7 +4,7 @@ import type { Node, Pattern } from "./ast.js";
 import { applyFormat, checkFormat } from "./formats.js";
 import { binopFn, indexValue } from "./ops.js";
 import { delPaths, getPath, setKeyOf } from "./paths.js";
-import { PathWriter } from "./path-writer.js";
+import { pathCharge, PathWriter } from "./path-writer.js";
 import { ALLOC, charge, COPY_KEY, Env, KEY, step, type Gen } from "./runtime.js";
 import { JqCompileError, type Scope } from "./scope.js";
 import { NATIVES, type Compiler } from "./compile.js";
@@ -241,7 +241,7 @@ function setLiteral(c: Json, keys: readonly string[], j: number, x: Json, leaf: 
   if (j + 1 < keys.length) v = setLiteral(sub, keys, j + 1, x, leaf);
   else {
     // PathWriter.set/update's charge for the path, after every read of it
-    charge(3 * keys.length + ALLOC);
+    charge(pathCharge(keys.length));
     v = leaf === null ? x : leaf(sub);
   }
   return setKeyOf(c, k, v);

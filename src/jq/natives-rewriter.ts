@@ -12,6 +12,7 @@
 import type { Json } from "../engines/common/json.js";
 import type { Native } from "./compile.js";
 import { binopFn, indexValue } from "./ops.js";
+import { pathCharge } from "./path-writer.js";
 import { setKeyOf } from "./paths.js";
 import { printCompact } from "./print.js";
 import { ALLOC, charge, COPY_KEY, KEY, sizeOf } from "./runtime.js";
@@ -20,8 +21,8 @@ import { setKey, type JObj } from "./values.js";
 const RW = "__REWRITER_PRIVATE__";
 const plus = binopFn("+");
 
-/** What a literal two-key path assignment charges for its path (PathWriter.set/update). */
-const PATH_CHARGE = 3 * 2 + ALLOC;
+/** What a literal two-key path assignment charges for its path (as PathWriter.set/update). */
+const PATH_CHARGE = pathCharge(2);
 
 /** `change($message)` for one value `m` of `$message`, on the task `t`. */
 function changeOne(t: Json, m: Json): Json {

@@ -14,6 +14,11 @@ import { fail, isObject, numOf, setKey, type JObj } from "./values.js";
 /** The largest array index a write may pad up to (the budget ends such a write long before). */
 const MAX_INDEX = 100_000_000;
 
+/** What writing one path of `length` keys is charged: each key read and written, and the path itself (built and collected before). */
+export function pathCharge(length: number): number {
+  return 3 * length + ALLOC;
+}
+
 /** One assignment's writer: set or update paths of a root, copying each container at most once. */
 export class PathWriter {
   private readonly owned = new Set<object>();
@@ -21,14 +26,13 @@ export class PathWriter {
   /** The root with the value at `path` replaced by `x` (errors as jq 1.7.1's setpath). */
   set(root: Json, path: Json, x: Json): Json {
     if (!Array.isArray(path)) return fail("Path must be specified as an array");
-    // each key read and written, and the path itself (built and collected before): a few units a key
-    charge(3 * path.length + ALLOC);
+    charge(pathCharge(path.length));
     return this.setIn(root, path, 0, x, null);
   }
 
   /** The root with the value at `path` replaced by `f(old)`; `f` must not keep `old` (operators only). */
   update(root: Json, path: Json[], f: (old: Json) => Json): Json {
-    charge(3 * path.length + ALLOC);
+    charge(pathCharge(path.length));
     return this.setIn(root, path, 0, null, f);
   }
 
