@@ -20,7 +20,24 @@
  * Throughout these tables a thread of this process sends `GET /healthz` to the
  * same workerd every 20 ms (bench/healthz-probe.ts); each row prints the worst
  * latency it saw, the goal being 100 ms (issue 24, "How we know"), and the
- * probes' own CPU is taken out of the rows' figures.
+ * probes' own CPU is taken out of the rows' figures. A decision row prints it
+ * twice: over the repeated requests it measures, and over publishing its
+ * policy and its first two requests (the coordinator's compile, KV and SQLite
+ * writes, the first load of the new bundle, a new Durable Object: work that
+ * local workerd does on the same thread as the Worker's requests and that the
+ * CPU cells leave out); then how late the probing thread's own timer woke at
+ * worst (its own wait for a CPU, which every probe it sent meanwhile also
+ * counts) and the load average. A row's `/healthz` counts against the goal
+ * when either of its figures passes 100 ms.
+ * Miniflare keeps the Worker's KV, Durable Object and cache data in a folder
+ * on tmpfs (/dev/shm) that is removed at the end: local workerd runs the
+ * Durable Objects (job queues, the policy coordinator, the metrics shards) and
+ * KV in the Worker's process on its request thread, and SQLite's fsync there
+ * blocks every request, `/healthz` too, for as long as the disk takes (on the
+ * shared development disk 1–40 ms per commit, hundreds of ms per row of job
+ * submissions); on Cloudflare those writes happen elsewhere. HOSTILE_STORAGE=disk
+ * keeps Miniflare's default folder on disk (docs/performance.md, "What makes
+ * `/healthz` wait").
  * DECISION_BUDGET in this process's environment is passed to the Worker;
  * HOSTILE_ONLY=<text> measures only the rows whose name contains the text (in
  * every table; the memory table is then left out, and the rule-count table
