@@ -12,8 +12,9 @@
  * TRACE_SLOW ms (default 60) with the requests around it. TRACE_PERF=1 also
  * records workerd with perf (CPU samples, scheduler switches, fsync calls):
  * per phase and slow probe, the CPU ms of each workerd thread, the states in
- * which its main thread left the CPU (R preempted, S waiting, D disk) and the
- * fsyncs; TRACE_REQS=1 prints that per request. TRACE_PROFILE=1 takes the
+ * which its main thread left the CPU (R preempted, S waiting, D disk), each
+ * time off the CPU of 20 ms or more with where it left, and the fsyncs (perf
+ * takes a second or more to start: the first phase may have no records); TRACE_REQS=1 prints that per request. TRACE_PROFILE=1 takes the
  * isolate's CPU profile (GC, idle, JavaScript, longest GC run). TRACE_SERVER=1
  * patches the bundle to log when each request entered the Worker (workerd's
  * clock, ms). TRACE_SHM=1 keeps Miniflare's storage on tmpfs as bench:hostile
@@ -381,6 +382,20 @@ for (const [s, e] of slow) {
     console.log(
       `    perf: cpu samples by tid ${[...byTid].map(([k, v]) => `${k === main ? "main" : k}:${v}`).join(" ")}; main switched out ${[...st].map(([k, v]) => `${k}x${v}`).join(" ")}; syncs ${syncs.join(", ") || "none"}`,
     );
+    // the main thread's times off the CPU of 20 ms or more overlapping the window: until its next event, and where it left
+    const mine = samples.filter((x) => x.tid === main);
+    for (let i = 0; i + 1 < mine.length; i++) {
+      const x = mine[i];
+      if (mine[i + 1].at < s || x.at > e || x.ev !== "sched:sched_switch") continue;
+      const gap = mine[i + 1].at - x.at;
+      if (gap >= 20)
+        console.log(
+          `    main off the CPU (${/prev_state=(\S+)/.exec(x.trace)?.[1]}) ${gap.toFixed(0)} ms from +${(x.at - t00).toFixed(0)} in ${x.frames
+            .filter((f) => !/^(\[unknown\]|__schedule|schedule|entry_SYSCALL|do_syscall)/.test(f))
+            .slice(0, 8)
+            .join(" < ")}`,
+        );
+    }
     const incl = new Map<string, number>();
     const leaf = new Map<string, number>();
     const mc = cpu.filter((x) => x.tid === main);
