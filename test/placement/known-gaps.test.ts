@@ -58,7 +58,7 @@ describe("placement: bounded work on the first decision (issue 24)", () => {
     const explained = new Budget(DEFAULT_DECISION_BUDGET);
     expect(explained.run(() => decidePlacement(policy, { user: "v8999" }, { explain: true }).verdict.queue)).toBe("root.u.q8999");
     expect(explained.used).toBeLessThan(9_000 * policyCompileCharge("^(u1|v1)$"));
-  });
+  }, 60_000);
 
   it("charges each expression's first compile to the decision: thousands no gate skips end with the budget error, and later decisions go on", () => {
     const n = 2_000;
@@ -78,5 +78,5 @@ describe("placement: bounded work on the first decision (issue 24)", () => {
     const later = new Budget(DEFAULT_DECISION_BUDGET);
     expect(placeWithin(policy, { user: "u1999u1999" }, later)).toBe("root.u.q1999");
     expect(later.used).toBeLessThan((n * each) / 10);
-  });
+  }, 60_000);
 });
