@@ -34,7 +34,12 @@ function job(instance: string): Job {
 }
 
 /** The applying rule's action for the job under `budget`, or "budget" when the decision spent it. */
-function decideWithin(rules: FilterRule[], j: Job, budget: Budget, policy = loadFilters(restoreRules(storeRules(rules)))): string {
+function decideWithin(
+  rules: FilterRule[],
+  j: Job,
+  budget: Budget,
+  policy = loadFilters(restoreRules(storeRules(rules))),
+): string {
   try {
     return budget.run(() => decideJob(policy.set, j, { running: [], queued: [] }).action);
   } catch (e) {
@@ -66,7 +71,9 @@ describe("jobfilter: bounded work in loads and decisions (issue 24)", () => {
     const rules = patternRules(n, (i) => `^(db|web)${i}[0-9]+\\.`);
     const policy = loadFilters(restoreRules(storeRules(rules)));
     expect(n * policyCompileCharge("^(db|web)1000[0-9]+\\.")).toBeGreaterThan(DEFAULT_DECISION_BUDGET);
-    expect(decideWithin(rules, job("mail7.example"), new Budget(DEFAULT_DECISION_BUDGET), policy)).toBe("budget");
+    expect(decideWithin(rules, job("mail7.example"), new Budget(DEFAULT_DECISION_BUDGET), policy)).toBe(
+      "budget",
+    );
     let action = "budget";
     let decisions = 1;
     for (; action === "budget" && decisions < 20; decisions++)
@@ -76,15 +83,41 @@ describe("jobfilter: bounded work in loads and decisions (issue 24)", () => {
   }, 60_000);
 
   it("refuses at validation the patterns it refused when it compiled them, with the same text", () => {
-    const patterns = ["(a", "a)", "[z-a]", "(a)\\1", "(?=x)", "a{2,1}", "\\", "x**", "(?<n>a)(?<n>b)", "^db1\\.", "a|b", "\\p{Zzz}"];
+    const patterns = [
+      "(a",
+      "a)",
+      "[z-a]",
+      "(a)\\1",
+      "(?=x)",
+      "a{2,1}",
+      "\\",
+      "x**",
+      "(?<n>a)(?<n>b)",
+      "^db1\\.",
+      "a|b",
+      "\\p{Zzz}",
+    ];
     let refused = 0;
     for (const p of patterns) {
       const compiled = compileRegex(p);
       if (!compiled.ok) refused++;
-      const source = JSON.stringify([{ uuid: "20000000-0000-4000-8000-000000000000", watermark: 1, priority: 0, predicates: [["opcode", ["=~", "instance_name", p]]], action: "REJECT", reason_trail: [] }]);
+      const source = JSON.stringify([
+        {
+          uuid: "20000000-0000-4000-8000-000000000000",
+          watermark: 1,
+          priority: 0,
+          predicates: [["opcode", ["=~", "instance_name", p]]],
+          action: "REJECT",
+          reason_trail: [],
+        },
+      ]);
       const validated = compileFilters(source);
       expect(validated.ok, p).toBe(compiled.ok);
-      if (!validated.ok && !compiled.ok) expect(validated.error.map((e) => e.message), p).toContain(compiled.error);
+      if (!validated.ok && !compiled.ok)
+        expect(
+          validated.error.map((e) => e.message),
+          p,
+        ).toContain(compiled.error);
     }
     expect(refused).toBeGreaterThan(6);
   });

@@ -13,7 +13,12 @@ import { policyCompileCharge } from "../../src/engines/common/regex/lazy.js";
 import { compilePlacement, decidePlacement, loadPlacement } from "../../src/engines/placement/index.js";
 import { LazyChain } from "../../src/engines/placement/rule-chain.js";
 import { storePlacement } from "../../src/engines/placement/store.js";
-import type { PlacementPolicy, PlacementRequest } from "../../src/engines/placement/types.js";
+import type {
+  PlacementData,
+  PlacementPolicy,
+  PlacementRequest,
+  RuleData,
+} from "../../src/engines/placement/types.js";
 import { placementWithRules } from "../../bench/fixtures.js";
 
 /** A policy of `n` rules placing in root.u.q<i> when the user's name passes rule i's expression, loaded from its stored form as KV gives it back. */
@@ -21,7 +26,8 @@ function policyOf(n: number, expression: (i: number) => string): PlacementPolicy
   const c = compilePlacement(
     placementWithRules(
       n,
-      (i) => `{name: fixed, value: root.u.q${i}, create: true, filter: {type: allow, users: ["${expression(i)}"]}}`,
+      (i) =>
+        `{name: fixed, value: root.u.q${i}, create: true, filter: {type: allow, users: ["${expression(i)}"]}}`,
       ['{name: u, parent: true, submitacl: "*"}'],
     ),
   );
@@ -34,7 +40,11 @@ function chainOf(p: PlacementPolicy): LazyChain {
 }
 
 /** The verdict's queue under a fresh default budget, or "budget" when the decision spent it. */
-function placeWithin(policy: PlacementPolicy, request: PlacementRequest, budget = new Budget(DEFAULT_DECISION_BUDGET)): string | null {
+function placeWithin(
+  policy: PlacementPolicy,
+  request: PlacementRequest,
+  budget = new Budget(DEFAULT_DECISION_BUDGET),
+): string | null {
   try {
     return budget.run(() => decidePlacement(policy, request, { explain: false }).verdict.queue);
   } catch (e) {
@@ -56,7 +66,9 @@ describe("placement: bounded work on the first decision (issue 24)", () => {
     expect(chainOf(policy).built).toBe(4);
     // the explained walk tests every expression, by its texts
     const explained = new Budget(DEFAULT_DECISION_BUDGET);
-    expect(explained.run(() => decidePlacement(policy, { user: "v8999" }, { explain: true }).verdict.queue)).toBe("root.u.q8999");
+    expect(
+      explained.run(() => decidePlacement(policy, { user: "v8999" }, { explain: true }).verdict.queue),
+    ).toBe("root.u.q8999");
     expect(explained.used).toBeLessThan(9_000 * policyCompileCharge("^(u1|v1)$"));
   }, 60_000);
 
@@ -79,4 +91,39 @@ describe("placement: bounded work on the first decision (issue 24)", () => {
     expect(placeWithin(policy, { user: "u1999u1999" }, later)).toBe("root.u.q1999");
     expect(later.used).toBeLessThan((n * each) / 10);
   }, 60_000);
+
+  it("loads bundles made before the whole texts were stored (plain data, and columns without them), compiling those expressions when tested", () => {
+    const c = compilePlacement(
+      placementWithRules(
+        200,
+        (i) =>
+          `{name: fixed, value: root.u.q${i}, create: true, filter: {type: allow, users: ["^(u${i}|v${i})$"]}}`,
+        ['{name: u, parent: true, submitacl: "*"}'],
+      ),
+    );
+    if (!c.ok) throw new Error(JSON.stringify(c.error[0]));
+    // the data an older compile made: no whole texts
+    const forget = (r: RuleData | null): void => {
+      if (r === null) return;
+      delete r.filter.userExp?.exact;
+      delete r.filter.groupExp?.exact;
+      forget(r.parent);
+    };
+    const old: PlacementData = JSON.parse(JSON.stringify(c.value));
+    for (const p of old.partitions) p.rules.forEach(forget);
+    const columns = JSON.parse(JSON.stringify(storePlacement(old)));
+    for (const p of columns.partitions) {
+      delete p.exps.exactAt;
+      delete p.exps.exactCount;
+      delete p.exps.exact;
+    }
+    for (const policy of [loadPlacement(old), loadPlacement(columns)]) {
+      const budget = new Budget(DEFAULT_DECISION_BUDGET);
+      expect(placeWithin(policy, { user: "carol" }, budget)).toBe("root.default");
+      // no gate skips them there: each is compiled, and charged, when tested
+      expect(budget.used).toBeGreaterThan(200 * policyCompileCharge("^(u1|v1)$"));
+      expect(placeWithin(policy, { user: "u142" })).toBe("root.u.q142");
+      expect(placeWithin(policy, { user: "v7" })).toBe("root.u.q7");
+    }
+  });
 });
