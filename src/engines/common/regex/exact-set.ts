@@ -98,16 +98,30 @@ function language(n: Node): string[] | null {
 }
 
 /**
- * The texts a pattern's tree matches when tested (a search anywhere in the
- * text), when they are few and the pattern is anchored at both ends of the
- * text; else null. A text is matched exactly when it is one of them.
+ * Characters the texts may have in all, per character of the pattern: a
+ * policy stores them (a class or a repetition writes many texts in a few
+ * characters, `^[ab]{4}c{250}$`), so its stored form stays within a small
+ * multiple of its source.
  */
-export function exactTexts(n: Node): string[] | null {
+export const EXACT_CHARS_PER_PATTERN_CHAR = 4;
+
+/**
+ * The texts a pattern's tree matches when tested (a search anywhere in the
+ * text), when they are few, the pattern is anchored at both ends of the text
+ * and they hold at most {@link EXACT_CHARS_PER_PATTERN_CHAR} characters per
+ * character of `pattern`; else null. A text is matched exactly when it is one
+ * of them.
+ */
+export function exactTexts(n: Node, pattern: string): string[] | null {
   const xs: Node[] = [];
   items(n, xs);
   if (xs.length < 2) return null;
   const first = xs[0];
   const last = xs[xs.length - 1];
   if (first.t !== "assert" || first.kind !== "bot" || last.t !== "assert" || last.kind !== "eot") return null;
-  return language({ t: "cat", xs: xs.slice(1, -1) });
+  const texts = language({ t: "cat", xs: xs.slice(1, -1) });
+  if (texts === null) return null;
+  let chars = 0;
+  for (const t of texts) chars += t.length;
+  return chars <= EXACT_CHARS_PER_PATTERN_CHAR * pattern.length ? texts : null;
 }

@@ -442,7 +442,7 @@ export function inspectPattern(
   }
   const pf = prefilterOf(parsed.node);
   const facts: PatternFacts = { prefix: pf?.prefix ?? "", required: pf?.required ?? "" };
-  const exact = exactTexts(parsed.node);
+  const exact = exactTexts(parsed.node, pattern);
   if (exact !== null) facts.exact = exact;
   return { ok: true, value: facts };
 }
