@@ -44,6 +44,7 @@ describe("the whole texts of a small anchored pattern (exact-set.ts)", () => {
       "^a\\b$",
       "^.$",
       "^(a|b){5}$",
+      "^[ab]{4}c{250}$",
     ])
       expect(
         inspectPattern(p, "re2").ok &&
