@@ -70,6 +70,10 @@ export class SqlShares implements ShareStore {
     this.paths = listed === undefined ? [] : (JSON.parse(listed) as string[]);
     const filling = this.meta(FILLING_PATHS);
     this.filling = filling === undefined ? undefined : (JSON.parse(filling) as { paths: string[]; after: number | null });
+    // only listed paths fill (a path no longer listed is not read through whatever its rows)
+    const listedFilling = this.filling?.paths.filter((p) => this.paths.includes(p)) ?? [];
+    if (this.filling !== undefined && listedFilling.length < this.filling.paths.length)
+      this.setFilling(listedFilling.length === 0 ? undefined : { paths: listedFilling, after: this.filling.after });
     if (this.meta(FACTS_INDEXED) === undefined) {
       // counts saved by a release without the index (or with the OP_ID-only `running_ops`): index their jobs once
       sql.exec("DELETE FROM running_facts");
