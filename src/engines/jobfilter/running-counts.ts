@@ -13,7 +13,7 @@ import type { Bucket } from "./adhoc.js";
 import { bucketsOf } from "./adhoc.js";
 import { prepareJob, type PreparedJob } from "./evaluate.js";
 import type { FilterSet } from "./filter-set.js";
-import { applyingRule, buildFilterSet, ruleIndex, ruleReach } from "./filter-set.js";
+import { applyingRule, ruleIndex, ruleOrder, ruleReach, type RuleOrder } from "./filter-set.js";
 import { ruleChange, ruleSetFingerprint, ruleTextChanges } from "./rule-change.js";
 import { anyOf, pathOf, type FactReach } from "./job-reach.js";
 import { parseExactJson } from "../common/exact-json.js";
@@ -88,9 +88,10 @@ export class RunningCounts {
     const saved = store.countedFor();
     if (saved === undefined) return undefined;
     if (saved === ruleSetFingerprint(set)) return new RunningCounts(set, store, store.totals());
-    const then = buildFilterSet(store.countedRules().map((t) => parseExactJson(t) as unknown as FilterRule));
+    // the saved rules' order is all carrying reads of them: their predicates are not compiled
+    const then = ruleOrder(store.countedRules().map((t) => parseExactJson(t) as unknown as FilterRule));
     if (ruleSetFingerprint(then) !== saved) return undefined;
-    return new RunningCounts(then, store, store.totals()).rebase(set);
+    return new RunningCounts(set, store, store.totals()).carry(then, set);
   }
 
   /** The filter set the counts are for. */
@@ -158,8 +159,11 @@ export class RunningCounts {
    * on the rules and stay as they are.
    */
   rebase(next: FilterSet): RunningCounts {
-    const prev = this.current;
-    if (next === prev) return this;
+    return next === this.current ? this : this.carry(this.current, next);
+  }
+
+  /** `rebase` from the rule set the counts are for, `prev` (the current set, or the saved rules' order when restoring). */
+  private carry(prev: RuleOrder, next: FilterSet): RunningCounts {
     this.store.setIndexedPaths(valuedPaths(next, this.store));
     // a path still filling does not hold the jobs counted before it was added: not read through
     const filling = this.store.fillingPaths();
