@@ -6,7 +6,8 @@
  * for in the meta table, and an index of the running jobs by their facts
  * (`running_facts`: their opcodes' `OP_ID`s, their reason entries' sources
  * and reasons, and their opcodes' values at the field paths the rules test
- * for equality, kind `field:<path>`, the paths listed in the meta table; see
+ * for equality, kind `field:<path>`, the paths listed in the meta table, a
+ * path new to it filled for the jobs counted before by `fillIndex`; see
  * job-reach.ts) so that a rule change reads only the jobs the rules it added
  * can reach. Written as each count changes, in the same turn as
  * the job rows, so an object that starts again reads its totals back instead
