@@ -153,8 +153,8 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
       }
       let e = end;
       while (e > s && isTrimmed(codes[e - 1])) e--;
-      // the parse reads the ad's own code units, through a view of them
-      const parsed = sharedOldSlot(text.slice(s, e), codes.subarray(s, e));
+      // the check (and a parse) reads the ad's own code units
+      const parsed = sharedOldSlot(text, codes, s, e);
       if (isTextError(parsed)) {
         const name = text.slice(nameStart, nameEnd);
         return { ok: false, error: { message: `attribute \`${name}\`: ${parsed.message}`, at: `${lineNo}:${exprCol}` } };
