@@ -179,13 +179,15 @@ export function sharedOldSlot(src: string, codes: Uint16Array, s: number, e: num
 }
 
 /**
- * The shared slot of a new-syntax attribute value written as `text` inside an
- * ad literal (parsed at nesting depth 1, as it sits there): a literal without
- * special text is its bare value, anything else its compiled form. Its tokens
- * are not charged again here: the caller's reading of the ad paid for them.
+ * The shared slot of a new-syntax attribute value written at `src[s, e)` inside
+ * an ad literal (`codes` holding all of `src`'s code units; parsed at nesting
+ * depth 1, as it sits there): a literal without special text is its bare value,
+ * anything else its compiled form, made on first use when it surely parses. Its
+ * tokens are not charged again here: the caller's reading of the ad paid for them.
  */
-export function sharedNewSlot(text: string): SlotValue | TextError {
-  return newCache.get(text) ?? sharedSlot(text, false);
+export function sharedNewSlot(src: string, codes: Uint16Array, s: number, e: number): SlotValue | TextError {
+  const text = src.slice(s, e);
+  return newCache.get(text) ?? sharedSlot(text, false, codes, s);
 }
 
 /** Parses and compiles a text {@link checkExpression} accepted, in old long form (on first use of its slot). */

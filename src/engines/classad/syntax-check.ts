@@ -51,8 +51,27 @@ const enum Open {
 /** Kinds of binary operator tokens (the parser's table, parser.ts). */
 const BINARY = new Uint8Array(T.Dot + 1);
 for (const t of [
-  T.Or, T.And, T.BitOr, T.BitXor, T.BitAnd, T.Eq, T.Ne, T.MetaEq, T.MetaNe, T.Lt, T.Le, T.Gt, T.Ge,
-  T.Shl, T.Shr, T.Ushr, T.Plus, T.Minus, T.Mul, T.Div, T.Mod,
+  T.Or,
+  T.And,
+  T.BitOr,
+  T.BitXor,
+  T.BitAnd,
+  T.Eq,
+  T.Ne,
+  T.MetaEq,
+  T.MetaNe,
+  T.Lt,
+  T.Le,
+  T.Gt,
+  T.Ge,
+  T.Shl,
+  T.Shr,
+  T.Ushr,
+  T.Plus,
+  T.Minus,
+  T.Mul,
+  T.Div,
+  T.Mod,
 ])
   BINARY[t] = 1;
 
