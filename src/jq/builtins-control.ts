@@ -1,7 +1,7 @@
 /** Native builtins for paths and generators: path, getpath, select, recurse, first, limit, range... */
 import type { Json } from "../engines/common/json.js";
 import { defC, defNative, defV } from "./builtins-define.js";
-import { invalidPathResult, pathOf, recurseAll, recursePaths } from "./compile.js";
+import { invalidPathResult, pathOf, recurseAll, recursePaths, valOf } from "./compile.js";
 import { delPaths, getPath, setPath } from "./paths.js";
 import { add, indexValue, sub } from "./ops.js";
 import { lengthOf } from "./builtins-core.js";
@@ -159,6 +159,17 @@ function collect(g: (i: Json, env: Env | null, emit: (v: Json) => boolean) => bo
 // iterative while cond and update give one output each, so long loops need no stack
 defNative("until", 2, {
   gen: (i, a, env, emit) => {
+    const cond = valOf(a[0]);
+    const update = valOf(a[1]);
+    if (cond !== null && update !== null) {
+      // both single-valued: a plain loop, no output arrays or callbacks per iteration
+      let v = i;
+      for (;;) {
+        step();
+        if (truthy(cond(v, env))) return emit(v);
+        v = update(v, env);
+      }
+    }
     const rec = (v0: Json): boolean => {
       let v = v0;
       for (;;) {

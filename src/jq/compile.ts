@@ -36,6 +36,12 @@ export interface Native {
 /** The native builtin table, filled by the builtins modules. */
 export const NATIVES = new Map<string, Native>();
 
+/** Single-valued evaluator of an argument (null when it may give other than one value), compiled on first use. */
+export function valOf(a: ArgInfo): Val | null {
+  if (a.val === undefined) a.val = a.compileVal();
+  return a.val;
+}
+
 /** Path-mode generator of an argument, compiled on first use. */
 export function pathOf(a: ArgInfo): PGen {
   if (a.pgen === null) a.pgen = a.compilePath();
@@ -253,7 +259,16 @@ export class Compiler {
 
   /** Prepares a call argument: value mode now, path mode when first needed. */
   arg(node: Node, sc: Scope): ArgInfo {
-    return { node, gen: this.gen(node, sc), pgen: null, compilePath: () => this.pgen(node, sc) };
+    return { node, gen: this.gen(node, sc), pgen: null, compilePath: () => this.pgen(node, sc), compileVal: () => this.argVal(node, sc) };
+  }
+
+  /** An argument's single-valued evaluator, or null (also when it cannot be built). */
+  private argVal(node: Node, sc: Scope): Val | null {
+    try {
+      return singleOf(this, node, sc, NATIVES);
+    } catch {
+      return null;
+    }
   }
 
   private callEnv(fi: FuncInfo, sc: Scope, args: ArgInfo[]): (env: Env | null, i: Json, k: (e: Env | null) => boolean) => boolean {

@@ -36,6 +36,9 @@ export interface ArgInfo {
   gen: Gen;
   pgen: PGen | null;
   compilePath: () => PGen;
+  /** The argument's single-valued evaluator (compile-single.ts), null when it may give other than one value; undefined until asked. */
+  val?: ((i: Json, env: Env | null) => Json) | null;
+  compileVal: () => ((i: Json, env: Env | null) => Json) | null;
 }
 
 /** Per-run mutable state (runs are synchronous, so one module-level record is enough). */
