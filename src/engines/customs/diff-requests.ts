@@ -13,6 +13,7 @@
  */
 import { formatAddress, parseNetworkPadded } from "../common/cidr.js";
 import { countBoundary, MAX_DIFF_REQUESTS, type DiffRequests } from "../common/diff-requests.js";
+import { finish, Pace, type Steps } from "../common/slices.js";
 import type { CustomsDecision } from "./decide.js";
 import { decideCustoms } from "./decide.js";
 import type { CustomsPolicy, CustomsPolicyData } from "./policy.js";
@@ -185,6 +186,19 @@ export function customsDiffRequests(
   a: CustomsPolicyData,
   b: CustomsPolicyData,
 ): DiffRequests<CustomsDiffRequest> {
+  return finish(customsDiffRequestsSteps(a, b));
+}
+
+/**
+ * {@link customsDiffRequests} as resumable work (common/slices.ts): one
+ * network's requests at a time, each network counting its list entries (the
+ * edges of each are computed) and the requests it made.
+ */
+export function* customsDiffRequestsSteps(
+  a: CustomsPolicyData,
+  b: CustomsPolicyData,
+): Steps<DiffRequests<CustomsDiffRequest>> {
+  const pace = new Pace();
   const boundaries: Record<string, number> = {};
   const requests: CustomsDiffRequest[] = [];
   const nets = networks(a, b);
@@ -251,6 +265,7 @@ export function customsDiffRequests(
             }
     if (rows.length >= perNet) cut = true;
     requests.push(...rows.slice(0, perNet));
+    if (pace.spend(64 + 16 * sides.reduce((n, d) => n + listSize(d), 0) + 16 * rows.length)) yield;
   }
   const why = [
     "customs criteria are searched at their edges, not proven: one candidate host taking every setting from the policy, its report at each threshold of either side ± one step, each access edge with every criterion met",

@@ -11,6 +11,7 @@ import { countBoundary, regexWitnesses } from "../common/diff-requests.js";
 import { formatAddress } from "../common/cidr.js";
 import type { RangeSet } from "../common/cidr-ranges.js";
 import type { JsonObject } from "../common/json.js";
+import { Pace, type Steps } from "../common/slices.js";
 import { isJsonObject } from "../common/json.js";
 import { compileStringMatch, type StringMatchSpec } from "../common/string-match.js";
 import { classifyOffline, DIFF_LOCAL_ADDRESSES } from "./diff-context.js";
@@ -184,20 +185,27 @@ function collect(
 /**
  * The hint sets the diff tries, one per class of (classifiers under the old
  * policy, classifiers under the new one); when `hintsRead` (a script or
- * url-fetch limit reads the hints) a few of each class.
+ * url-fetch limit reads the hints) a few of each class. Resumable work
+ * (common/slices.ts): classifying a hint set counts one unit per identifier.
  */
-export function hintClasses(
+export function* hintClassesSteps(
   configs: readonly [JsonObject, JsonObject],
   policies: readonly [LimitsPolicy, LimitsPolicy],
   hintsRead: boolean,
   boundaries: Record<string, number>,
-): HintClasses {
+  pace: Pace = new Pace(),
+): Steps<HintClasses> {
   const req = new Set<string>();
   const srv = new Set<string>();
   const why = new Set<string>();
   const keys = [rangeKeys(configs[0], policies[0]), rangeKeys(configs[1], policies[1])];
+  yield;
   collect(configs[0], policies[0], req, srv, boundaries, why, keys[1]);
+  yield;
   collect(configs[1], policies[1], req, srv, boundaries, why, keys[0]);
+  yield;
+  // classifying one hint set evaluates every identifier of both policies
+  const perSet = 1 + policies[0].identifiers.length + policies[1].identifiers.length;
   for (const a of [...FRESH_ADDRESSES, FRESH]) req.add(a);
   const servers: (string | undefined)[] = [undefined, ...srv];
   if (srv.size > 0) servers.push(FRESH);
@@ -211,6 +219,7 @@ export function hintClasses(
         break outer;
       }
       tried++;
+      if (pace.spend(perSet)) yield;
       const hints: JsonObject = server === undefined ? { requester } : { requester, server };
       const key = `${classifyOffline(policies[0], hints).map(Number).join("")}/${classifyOffline(policies[1], hints).map(Number).join("")}`;
       const list = classes.get(key);
