@@ -120,7 +120,7 @@ const SOURCES: { name: string; engine: EngineName; source: string }[] = [
   },
 ];
 
-describe("the JSON engines' one-piece and sliced compiles agree", () => {
+describe("the JSON engines' one-piece and sliced compiles agree", { timeout: 30_000 }, () => {
   for (const { name, engine, source } of SOURCES) {
     it(`${engine}: ${name}`, async () => {
       const def = ENGINES[engine];
@@ -167,7 +167,7 @@ describe("the JSON engines' one-piece and sliced compiles agree", () => {
   });
 });
 
-describe("the JSON engines' one-piece and sliced diffs agree", () => {
+describe("the JSON engines' one-piece and sliced diffs agree", { timeout: 60_000 }, () => {
   for (const engine of ["limits", "customs", "jobfilter"] as const) {
     it(`${engine}: ${row(engine).name} (2 × 50 KB)`, async () => {
       const a = row(engine).source(50_000, 0);
@@ -179,39 +179,43 @@ describe("the JSON engines' one-piece and sliced diffs agree", () => {
   }
 });
 
-describe("a 1 MB JSON policy compiles, and its diff requests are made, in many slices", () => {
-  for (const engine of ["limits", "customs", "jobfilter"] as const) {
-    it(`${engine}: compile`, async () => {
-      const source = row(engine).source(1_000_000);
-      const { value, pauses } = await sliced(ENGINES[engine].compileSteps!(source));
-      expect(value.ok).toBe(true);
-      // read in one piece, then compiled a slice (16,384 units, about a source's 16 KiB) at a time
-      expect(pauses).toBeGreaterThan(30);
+describe(
+  "a 1 MB JSON policy compiles, and its diff requests are made, in many slices",
+  { timeout: 60_000 },
+  () => {
+    for (const engine of ["limits", "customs", "jobfilter"] as const) {
+      it(`${engine}: compile`, async () => {
+        const source = row(engine).source(1_000_000);
+        const { value, pauses } = await sliced(ENGINES[engine].compileSteps!(source));
+        expect(value.ok).toBe(true);
+        // read in one piece, then compiled a slice (16,384 units, about a source's 16 KiB) at a time
+        expect(pauses).toBeGreaterThan(30);
+      });
+    }
+
+    it("limits: the requester classes of two 500 KB policies", async () => {
+      const [a, b] = [0, 1].map((salt) => compileForDiff(row("limits").source(500_000, salt)));
+      if (!a.ok || !b.ok) throw new Error("does not compile");
+      const { value, pauses } = await sliced(limitsDiffRequestsSteps(a.value, b.value));
+      expect(value).toEqual(limitsDiffRequests(a.value, b.value));
+      // 20,000 hint sets, each classified under both policies' 1,000-odd identifiers
+      expect(pauses).toBeGreaterThan(100);
     });
-  }
 
-  it("limits: the requester classes of two 500 KB policies", async () => {
-    const [a, b] = [0, 1].map((salt) => compileForDiff(row("limits").source(500_000, salt)));
-    if (!a.ok || !b.ok) throw new Error("does not compile");
-    const { value, pauses } = await sliced(limitsDiffRequestsSteps(a.value, b.value));
-    expect(value).toEqual(limitsDiffRequests(a.value, b.value));
-    // 20,000 hint sets, each classified under both policies' 1,000-odd identifiers
-    expect(pauses).toBeGreaterThan(100);
-  });
+    it("customs: the requests of two 500 KB policies", async () => {
+      const [a, b] = [0, 1].map((salt) => compileCustomsPolicy(row("customs").source(500_000, salt)));
+      if (!a.ok || !b.ok) throw new Error("does not compile");
+      const { value, pauses } = await sliced(customsDiffRequestsSteps(a.value, b.value));
+      expect(value).toEqual(customsDiffRequests(a.value, b.value));
+      expect(pauses).toBeGreaterThan(10);
+    });
 
-  it("customs: the requests of two 500 KB policies", async () => {
-    const [a, b] = [0, 1].map((salt) => compileCustomsPolicy(row("customs").source(500_000, salt)));
-    if (!a.ok || !b.ok) throw new Error("does not compile");
-    const { value, pauses } = await sliced(customsDiffRequestsSteps(a.value, b.value));
-    expect(value).toEqual(customsDiffRequests(a.value, b.value));
-    expect(pauses).toBeGreaterThan(10);
-  });
-
-  it("jobfilter: the requests of two 500 KB rule lists", async () => {
-    const [a, b] = [0, 1].map((salt) => compileFilters(row("jobfilter").source(500_000, salt)));
-    if (!a.ok || !b.ok) throw new Error("does not compile");
-    const { value, pauses } = await sliced(jobfilterDiffRequestsSteps(a.value, b.value));
-    expect(value).toEqual(jobfilterDiffRequests(a.value, b.value));
-    expect(pauses).toBeGreaterThan(10);
-  });
-});
+    it("jobfilter: the requests of two 500 KB rule lists", async () => {
+      const [a, b] = [0, 1].map((salt) => compileFilters(row("jobfilter").source(500_000, salt)));
+      if (!a.ok || !b.ok) throw new Error("does not compile");
+      const { value, pauses } = await sliced(jobfilterDiffRequestsSteps(a.value, b.value));
+      expect(value).toEqual(jobfilterDiffRequests(a.value, b.value));
+      expect(pauses).toBeGreaterThan(10);
+    });
+  },
+);

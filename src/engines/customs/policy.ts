@@ -1,4 +1,4 @@
-import { parseJsonText } from "../common/json-syntax.js";
+import { parseJsonTextSteps } from "../common/json-syntax.js";
 import { describeJsonShape, POLICY_JSON_LIMITS, shapePointer } from "../common/json-shape.js";
 import { isJsonObject } from "../common/json.js";
 import { policyError, type PolicyError, type Result } from "../common/result.js";
@@ -105,7 +105,7 @@ function defaultsUnits(raw: unknown): number {
  */
 export function* compileCustomsPolicySteps(source: string): Steps<Result<CustomsPolicyData, PolicyError[]>> {
   const pace = new Pace();
-  const parsed = parseJsonText(source, POLICY_JSON_LIMITS);
+  const parsed = yield* parseJsonTextSteps(source, POLICY_JSON_LIMITS);
   if (!parsed.ok && "error" in parsed) {
     const e = parsed.error;
     return { ok: false, error: [policyError("customs_invalid_json", `not valid JSON: ${e.message}`, `${e.line}:${e.column}`)] };

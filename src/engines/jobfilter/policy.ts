@@ -108,12 +108,13 @@ export function* validateRulesSteps(value: unknown, pace: Pace = new Pace()): St
   return errors.length > 0 ? err(errors) : ok(rules);
 }
 
-/** Reads filters.json with exact integers (a priority of 2^53+1 stays itself), or Python's syntax error. */
-function readFiltersJson(source: string): Result<unknown, PolicyError[]> {
+/** Reads filters.json with exact integers (a priority of 2^53+1 stays itself), or Python's syntax error: the depth scan, the parse and the shape check each a piece. */
+function* readFiltersJson(source: string): Steps<Result<unknown, PolicyError[]>> {
   let value: unknown;
   // a text nested past the limit is refused before any parser reads it to its end
   let failure = deepFailure(source, POLICY_JSON_LIMITS);
   if (failure === null) {
+    yield;
     try {
       value = parseExactJson(source);
     } catch {
@@ -126,6 +127,7 @@ function readFiltersJson(source: string): Result<unknown, PolicyError[]> {
     const e = failure.error;
     return err([policyError("jobfilter_invalid_json", `not valid JSON: ${e.message}`, `${e.line}:${e.column}`)]);
   }
+  yield;
   const shape = checkJsonShape(value, POLICY_JSON_LIMITS);
   return shape === null ? ok(value) : err([tooDeep(shape)]);
 }
@@ -141,7 +143,7 @@ export function compileFilters(source: string): Result<FilterRule[], PolicyError
 
 /** {@link compileFilters} as resumable work (common/slices.ts): the text read in one piece, then the rules validated a slice at a time. */
 export function* compileFiltersSteps(source: string): Steps<Result<FilterRule[], PolicyError[]>> {
-  const parsed = readFiltersJson(source);
+  const parsed = yield* readFiltersJson(source);
   if (!parsed.ok) return parsed;
   yield;
   return yield* validateRulesSteps(parsed.value);

@@ -82,10 +82,8 @@ export function* limitsDiffRequestsSteps(a: LimitsCompiled, b: LimitsCompiled): 
     "limits is searched, never proven: a task is open JSON and a jq script's answers cannot be enumerated",
   ];
   const tv = emptyTaskValues();
-  collectTasks(configs[0], tv, boundaries);
-  yield;
-  collectTasks(configs[1], tv, boundaries);
-  yield;
+  yield* collectTasks(configs[0], tv, boundaries, pace);
+  yield* collectTasks(configs[1], tv, boundaries, pace);
   const dims = taskDimensions(tv, boundaries);
   const runs = new Map<string, Run>();
   const scheduleLimits = collectRuns(configs[0], runs) + collectRuns(configs[1], runs);

@@ -11,7 +11,7 @@ import { err, ok, policyError, type PolicyError, type Result } from "../common/r
 import type { UrlSource } from "./identifiers.js";
 import { finish, type Steps } from "../common/slices.js";
 import { buildPolicy, buildPolicySteps, type LimitsPolicy } from "./policy.js";
-import { parseLimitsText } from "./source.js";
+import { parseLimitsTextSteps } from "./source.js";
 
 export type { UrlSource } from "./identifiers.js";
 
@@ -31,7 +31,7 @@ export function loadLimitsText(text: string): Result<LimitsPolicy, PolicyError> 
  * compiled entry by entry, yielding between slices (policy.ts).
  */
 export function* loadLimitsTextSteps(text: string): Steps<Result<LimitsPolicy, PolicyError>> {
-  const parsed = parseLimitsText(text);
+  const parsed = yield* parseLimitsTextSteps(text);
   if (!parsed.ok) return err(parsed.error);
   yield;
   const built = yield* buildPolicySteps(parsed.value);
