@@ -15,15 +15,20 @@ import { loadPlacement } from "../engines/placement/load.js";
 import { decidePlacement } from "../engines/placement/decide.js";
 import { placementDiffRequests } from "../engines/placement/diff-requests.js";
 import type { PlacementRequest } from "../engines/placement/types.js";
-import { compileFilters, loadFilters } from "../engines/jobfilter/policy.js";
+import { compileFilters, compileFiltersSteps, loadFilters } from "../engines/jobfilter/policy.js";
 import { decideJobfilter, type JobfilterRequest } from "../engines/jobfilter/engine.js";
-import { jobfilterDiffRequests } from "../engines/jobfilter/diff-requests.js";
-import { compileForDiff, decideOffline, loadForDiff } from "../engines/limits/diff-context.js";
-import { limitsDiffRequests } from "../engines/limits/diff-requests.js";
+import { jobfilterDiffRequests, jobfilterDiffRequestsSteps } from "../engines/jobfilter/diff-requests.js";
+import { compileForDiff, compileForDiffSteps, decideOffline, loadForDiff } from "../engines/limits/diff-context.js";
+import { limitsDiffRequests, limitsDiffRequestsSteps } from "../engines/limits/diff-requests.js";
 import { compileMatchPolicy, loadMatchPolicy } from "../engines/classad/policy.js";
 import { decideForDiff, matchDiffRequests } from "../engines/classad/diff-requests.js";
-import { compileCustomsPolicy, loadCustomsPolicy } from "../engines/customs/policy.js";
-import { customsDiffRequests, customsDiffView, decideCustomsForDiff } from "../engines/customs/diff-requests.js";
+import { compileCustomsPolicy, compileCustomsPolicySteps, loadCustomsPolicy } from "../engines/customs/policy.js";
+import {
+  customsDiffRequests,
+  customsDiffRequestsSteps,
+  customsDiffView,
+  decideCustomsForDiff,
+} from "../engines/customs/diff-requests.js";
 import { errorView, pairOf, viewOf, type DecisionKind, type View } from "./compare/views.js";
 import { boundedValue, OTHER_PAIR, pairSlot } from "./compare/report.js";
 import { Budget, BudgetExceeded, DEFAULT_DECISION_BUDGET } from "../engines/common/budget.js";
@@ -94,6 +99,8 @@ interface Differ {
   /** The same compile as resumable work, where the engine has it (common/slices.ts). */
   compileSteps?: (source: string) => Steps<Result<unknown, PolicyError[]>>;
   generate(a: unknown, b: unknown): DiffRequests<unknown>;
+  /** The same generation as resumable work, where the engine has it. */
+  generateSteps?: (a: unknown, b: unknown) => Steps<DiffRequests<unknown>>;
   /** Loads a compiled policy into a function from request to verdict. */
   decider(data: unknown): (request: unknown) => object;
 }
@@ -108,16 +115,18 @@ function differ<D, P>(parts: {
   compile: (source: string) => Result<D, PolicyError[]>;
   compileSteps?: (source: string) => Steps<Result<D, PolicyError[]>>;
   generate: (a: D, b: D) => DiffRequests<unknown>;
+  generateSteps?: (a: D, b: D) => Steps<DiffRequests<unknown>>;
   load: (data: D) => P;
   decide: (policy: P, request: unknown) => object;
 }): Differ {
-  const { kind, view, compile, compileSteps, generate, load, decide } = parts;
+  const { kind, view, compile, compileSteps, generate, generateSteps, load, decide } = parts;
   return {
     kind,
     view,
     compile,
     compileSteps,
     generate: (a, b) => generate(a as D, b as D),
+    generateSteps: generateSteps && ((a, b) => generateSteps(a as D, b as D)),
     decider: (data) => {
       const policy = load(data as D);
       return (r) => decide(policy, r);
@@ -137,14 +146,18 @@ const DIFFERS: Partial<Record<EngineName, Differ>> = {
   jobfilter: differ({
     kind: "jobfilter",
     compile: compileFilters,
+    compileSteps: compileFiltersSteps,
     generate: jobfilterDiffRequests,
+    generateSteps: jobfilterDiffRequestsSteps,
     load: loadFilters,
     decide: (p, r) => decideJobfilter(p, r as JobfilterRequest, { explain: false }).verdict,
   }),
   limits: differ({
     kind: "limits",
     compile: compileForDiff,
+    compileSteps: compileForDiffSteps,
     generate: limitsDiffRequests,
+    generateSteps: limitsDiffRequestsSteps,
     load: loadForDiff,
     decide: decideOffline,
   }),
@@ -160,7 +173,9 @@ const DIFFERS: Partial<Record<EngineName, Differ>> = {
     kind: "customs",
     view: (v) => customsDiffView(v as never),
     compile: compileCustomsPolicy,
+    compileSteps: compileCustomsPolicySteps,
     generate: customsDiffRequests,
+    generateSteps: customsDiffRequestsSteps,
     load: loadCustomsPolicy,
     decide: decideCustomsForDiff,
   }),
@@ -264,7 +279,8 @@ export function* diffPoliciesSteps(
   const b = yield* compileSide(differ, newSource);
   if (!b.ok) return err(sideError("new", b.error));
   yield;
-  const gen = differ.generate(a.value, b.value);
+  const gen =
+    differ.generateSteps !== undefined ? yield* differ.generateSteps(a.value, b.value) : differ.generate(a.value, b.value);
   const captured = (options.requests ?? []).slice(0, MAX_CAPTURED_REQUESTS);
   yield;
   const decideOld = differ.decider(a.value);

@@ -18,10 +18,10 @@ import { finish, type Steps } from "../engines/common/slices.js";
 import { lintMatch } from "../engines/classad/lint.js";
 import { compileMatchPolicySteps } from "../engines/classad/policy.js";
 import { lintCustoms } from "../engines/customs/lint.js";
-import { compileCustomsPolicy } from "../engines/customs/policy.js";
+import { compileCustomsPolicySteps } from "../engines/customs/policy.js";
 import { lintJobfilter } from "../engines/jobfilter/lint.js";
-import { compileFilters } from "../engines/jobfilter/policy.js";
-import { loadLimitsText } from "../engines/limits/engine.js";
+import { compileFiltersSteps } from "../engines/jobfilter/policy.js";
+import { loadLimitsTextSteps } from "../engines/limits/engine.js";
 import { lintLimits } from "../engines/limits/lint.js";
 import { compilePlacementSteps } from "../engines/placement/compile.js";
 import { lintPlacement } from "../engines/placement/lint.js";
@@ -55,7 +55,7 @@ type Linter = (source: string, options: LintOptions, work: LintWork) => Steps<Re
 
 const LINTERS: Readonly<Record<EngineName, Linter>> = {
   limits: function* (source, _options, work) {
-    const r = loadLimitsText(source);
+    const r = yield* loadLimitsTextSteps(source);
     if (!r.ok) return err([r.error]);
     yield;
     return ok(yield* lintLimits(source, r.value.source, work));
@@ -73,13 +73,13 @@ const LINTERS: Readonly<Record<EngineName, Linter>> = {
     return ok(yield* lintMatch(source, r.value, options.ads, work));
   },
   customs: function* (source, _options, work) {
-    const r = compileCustomsPolicy(source);
+    const r = yield* compileCustomsPolicySteps(source);
     if (!r.ok) return r;
     yield;
     return ok(yield* lintCustoms(source, r.value, work));
   },
   jobfilter: function* (source, _options, work) {
-    const r = compileFilters(source);
+    const r = yield* compileFiltersSteps(source);
     if (!r.ok) return r;
     yield;
     return ok(yield* lintJobfilter(source, r.value, work));

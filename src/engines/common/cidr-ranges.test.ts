@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatNetwork, parseNetwork, rangeContains, rangeOverlaps, type IpNetwork } from "./cidr.js";
-import { RangeSet, base64ToWords, rangeSetOfTexts, wordsToBase64 } from "./cidr-ranges.js";
+import { ORDER_WORK, RADIX_MIN_ROWS, RangeSet, base64ToWords, rangeSetOfTexts, wordsToBase64 } from "./cidr-ranges.js";
 
 const netText = fc.oneof(
   fc.tuple(fc.ipV4(), fc.integer({ min: 0, max: 32 })).map(([a, p]) => `${a}/${p}`),
@@ -64,3 +64,36 @@ describe("RangeSet", () => {
 function fmt(n: IpNetwork): string {
   return formatNetwork(n);
 }
+
+describe("ordering IPv6 entries", () => {
+  // issue 24: each list paid for 65,537 radix buckets per pass whatever its length (a
+  // limits.json of 2,500 twenty-entry lists spent about 0.4 s on them); small lists are
+  // now ordered by comparison
+  it("counts no radix bucket for lists shorter than RADIX_MIN_ROWS, and keeps their answers", () => {
+    const before = { ...ORDER_WORK };
+    for (let i = 0; i < 100; i++) {
+      const set = rangeSetOfTexts([`10.${i}.0.0/16`, `2001:db8:${i + 1}::/48`, `2001:db8::${i}`, `2001:db6::/32`, `2001:db8:${i + 1}::/48`]);
+      expect(set.size).toBe(4);
+      expect(set.v6.length).toBe(8 * 3);
+    }
+    expect(ORDER_WORK.buckets - before.buckets).toBe(0);
+    expect(ORDER_WORK.compared - before.compared).toBe(100 * 4);
+  });
+
+  it("orders long lists by radix as short ones by comparison", () => {
+    const texts = Array.from({ length: RADIX_MIN_ROWS * 2 }, (_, i) => `2001:db8:${(i * 7919) % 4096}::/${48 + (i % 16)}`);
+    const before = ORDER_WORK.buckets;
+    const long = rangeSetOfTexts(texts);
+    expect(ORDER_WORK.buckets).toBeGreaterThan(before);
+    const short = texts.reduce((acc, t, i) => (i % 64 === 0 ? [...acc, []] : acc), [] as string[][]);
+    texts.forEach((t, i) => short[i >> 6].push(t));
+    // the union of the short lists' sets, built again from their ranges, is the long list's set
+    const parts = short.map((s) => rangeSetOfTexts(s));
+    expect(parts.reduce((n, p) => n + p.size, 0)).toBeGreaterThanOrEqual(long.size);
+    for (let i = 0; i < long.v6.length; i += 8) {
+      const start = long.v6.subarray(i, i + 4);
+      const end = long.v6.subarray(i + 4, i + 8);
+      expect(parts.some((p) => p.overlaps6(start, end))).toBe(true);
+    }
+  });
+});

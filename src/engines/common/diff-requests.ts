@@ -6,6 +6,8 @@
  * policies equivalent over them).
  */
 
+import { finish, Pace, type Steps } from "./slices.js";
+
 /** The most requests one diff generates (a bound on work the policies' size can drive). */
 export const MAX_DIFF_REQUESTS = 20_000;
 /** The most values one product picks (requests × lists): many lists (one per tag name) make fewer requests. */
@@ -43,6 +45,16 @@ export function product<V, R>(
   requested: number,
   make: (values: V[]) => R,
 ): { out: R[]; complete: boolean } {
+  return finish(productSteps(lists, requested, make));
+}
+
+/** {@link product} as resumable work (slices.ts): each combination made counts its values and a few more units. */
+export function* productSteps<V, R>(
+  lists: readonly (readonly V[])[],
+  requested: number,
+  make: (values: V[]) => R,
+  pace: Pace = new Pace(),
+): Steps<{ out: R[]; complete: boolean }> {
   const limit = Math.min(requested, Math.max(1, Math.floor(MAX_PRODUCT_VALUES / Math.max(1, lists.length))));
   const out: R[] = [];
   const idx = lists.map(() => 0);
@@ -50,6 +62,7 @@ export function product<V, R>(
   for (;;) {
     if (out.length >= limit) return { out, complete: false };
     out.push(make(lists.map((l, i) => l[idx[i]])));
+    if (pace.spend(16 + lists.length)) yield;
     let k = lists.length - 1;
     while (k >= 0) {
       idx[k]++;

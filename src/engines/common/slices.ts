@@ -37,6 +37,29 @@ export class Pace {
   }
 }
 
+/**
+ * The work units of reading a parsed JSON value: one per value and one per
+ * character of its strings and keys, about the characters of its text. A
+ * compile that handles entries one at a time (a rule, a list, a limit) counts
+ * each entry's units toward a slice.
+ */
+export function jsonUnits(value: unknown): number {
+  let units = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    units++;
+    if (typeof v === "string") units += v.length;
+    else if (Array.isArray(v)) for (const x of v) stack.push(x);
+    else if (v !== null && typeof v === "object")
+      for (const k in v as Record<string, unknown>) {
+        units += k.length;
+        stack.push((v as Record<string, unknown>)[k]);
+      }
+  }
+  return units;
+}
+
 /** Runs resumable work to its end in one go, ignoring its checkpoints. */
 export function finish<T>(steps: Steps<T>): T {
   for (;;) {

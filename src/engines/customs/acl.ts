@@ -13,6 +13,8 @@ export interface AccessList {
   readonly v6: readonly bigint[];
   /** The surviving entries as written, for the `acl(host)` view. */
   readonly entries: readonly string[];
+  /** A list shared with other hosts (the policy's), also permitting: a host's own networks come before it. */
+  readonly rest?: AccessList;
 }
 
 /**
@@ -23,44 +25,201 @@ export function parseAclAddress(text: string): IpNetwork | null {
   return text.includes("/") ? null : parseNetworkPadded(text);
 }
 
+/** A bad entry of an access list: which list, its index there and its text. */
+export interface AclEntryError {
+  readonly ok: false;
+  readonly field: "allow" | "deny";
+  readonly index: number;
+  readonly text: string;
+}
+
+/** An access list that was built, or the first entry that could not be read. */
+export type AclResult = { ok: true; list: AccessList } | AclEntryError;
+
 /**
- * Builds the effective list the customs way: every `allow` entry is appended
- * unless the list already holds the same network (the list is a set: a host's own
- * network allowed again is one entry, as written first), then each `deny` entry
- * removes every entry it overlaps (so denying one address removes a network that
- * contains it). Returns the bad entries' indexes on error.
+ * Work the access lists did, for tests: entries read from text, and deny
+ * lookups (each a binary search over the deny list, not a scan of it).
  */
-export function buildAccessList(
-  allow: readonly string[],
-  deny: readonly string[],
-): { ok: true; list: AccessList } | { ok: false; field: "allow" | "deny"; index: number; text: string } {
-  // Entries are networks with host bits masked (a bare address is a /32 or /128).
-  let kept: { net: IpNetwork; text: string }[] = [];
-  const seen = new Set<string>();
-  for (let i = 0; i < allow.length; i++) {
-    const net = parseNetworkPadded(allow[i]);
-    if (net === null) return { ok: false, field: "allow", index: i, text: allow[i] };
-    const key = `${net.family}:${net.start}/${net.prefix}`;
+export const ACL_WORK = { parsed: 0, lookups: 0 };
+
+/** One allowed entry kept, with the key that tells equal networks apart. */
+interface Kept {
+  readonly net: IpNetwork;
+  readonly text: string;
+  readonly key: string;
+}
+
+/** A list's entries read (an error for the first bad one), kept per array: policy defaults are read once, not per host. */
+const READ = new WeakMap<readonly string[], { nets: IpNetwork[] } | { index: number }>();
+
+function readEntries(texts: readonly string[]): { nets: IpNetwork[] } | { index: number } {
+  const known = READ.get(texts);
+  if (known !== undefined) return known;
+  const nets: IpNetwork[] = [];
+  let out: { nets: IpNetwork[] } | { index: number } = { nets };
+  for (let i = 0; i < texts.length; i++) {
+    ACL_WORK.parsed++;
+    const net = parseNetworkPadded(texts[i]);
+    if (net === null) {
+      out = { index: i };
+      break;
+    }
+    nets.push(net);
+  }
+  READ.set(texts, out);
+  return out;
+}
+
+/**
+ * The deny entries of one family sorted by first address, with the running
+ * maximum of their last addresses, so whether any overlaps a range is one
+ * binary search: the entries starting at or before the range's end, and the
+ * furthest any of them reaches.
+ */
+interface DenyIndex {
+  readonly starts: (number | bigint)[];
+  readonly reach: (number | bigint)[];
+}
+
+function denyIndex(nets: readonly IpNetwork[], family: 4 | 6): DenyIndex {
+  const own = nets.filter((n) => n.family === family).sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  const starts = own.map((n) => n.start);
+  const reach: (number | bigint)[] = [];
+  for (const n of own) reach.push(reach.length === 0 || n.end > reach[reach.length - 1] ? n.end : reach[reach.length - 1]);
+  return { starts, reach };
+}
+
+/** Whether some deny entry shares an address with the network. */
+function denied(index: DenyIndex, net: IpNetwork): boolean {
+  ACL_WORK.lookups++;
+  let lo = 0;
+  let hi = index.starts.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (index.starts[mid] <= net.end) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found >= 0 && index.reach[found] >= net.start;
+}
+
+/** A deny list's indexes by family, kept per array like its entries. */
+const DENIES = new WeakMap<readonly string[], { v4: DenyIndex; v6: DenyIndex }>();
+
+function denies(texts: readonly string[], nets: readonly IpNetwork[]): { v4: DenyIndex; v6: DenyIndex } {
+  let known = DENIES.get(texts);
+  if (known === undefined) DENIES.set(texts, (known = { v4: denyIndex(nets, 4), v6: denyIndex(nets, 6) }));
+  return known;
+}
+
+function keyOf(net: IpNetwork): string {
+  return `${net.family}:${net.start}/${net.prefix}`;
+}
+
+/** The allowed entries, first of each network kept, that no deny entry overlaps. */
+function keptEntries(
+  texts: readonly string[],
+  nets: readonly IpNetwork[],
+  deny: { v4: DenyIndex; v6: DenyIndex },
+  seen: Set<string>,
+): Kept[] {
+  const kept: Kept[] = [];
+  for (let i = 0; i < nets.length; i++) {
+    const net = nets[i];
+    const key = keyOf(net);
     if (seen.has(key)) continue;
     seen.add(key);
-    kept.push({ net, text: allow[i] });
+    if (!denied(net.family === 4 ? deny.v4 : deny.v6, net)) kept.push({ net, text: texts[i], key });
   }
-  for (let i = 0; i < deny.length; i++) {
-    const d = parseNetworkPadded(deny[i]);
-    if (d === null) return { ok: false, field: "deny", index: i, text: deny[i] };
-    kept = kept.filter(({ net }) => net.family !== d.family || net.start > d.end || d.start > net.end);
-  }
+  return kept;
+}
+
+function listOf(kept: readonly Kept[]): AccessList {
   const v4: number[] = [];
   const v6: bigint[] = [];
   for (const { net } of kept) {
     if (typeof net.start === "bigint") v6.push(net.start, BigInt(net.end));
     else v4.push(net.start, Number(net.end));
   }
-  return { ok: true, list: { v4, v6, entries: kept.map((e) => e.text) } };
+  return { v4, v6, entries: kept.map((e) => e.text) };
+}
+
+/** A built list with the keys of its kept entries, kept per (allow, deny) pair of arrays. */
+const BUILT = new WeakMap<readonly string[], WeakMap<readonly string[], { result: AclResult; kept: Kept[] }>>();
+
+function built(allow: readonly string[], deny: readonly string[]): { result: AclResult; kept: Kept[] } {
+  let byDeny = BUILT.get(allow);
+  if (byDeny === undefined) BUILT.set(allow, (byDeny = new WeakMap()));
+  const known = byDeny.get(deny);
+  if (known !== undefined) return known;
+  let out: { result: AclResult; kept: Kept[] };
+  const a = readEntries(allow);
+  const d = readEntries(deny);
+  if ("index" in a) out = { result: { ok: false, field: "allow", index: a.index, text: allow[a.index] }, kept: [] };
+  else if ("index" in d) out = { result: { ok: false, field: "deny", index: d.index, text: deny[d.index] }, kept: [] };
+  else {
+    const kept = keptEntries(allow, a.nets, denies(deny, d.nets), new Set());
+    out = { result: { ok: true, list: listOf(kept) }, kept };
+  }
+  byDeny.set(deny, out);
+  return out;
+}
+
+/**
+ * Builds the effective list the customs way: every `allow` entry is appended
+ * unless the list already holds the same network (the list is a set: a host's own
+ * network allowed again is one entry, as written first), then each `deny` entry
+ * removes every entry it overlaps (so denying one address removes a network that
+ * contains it). Returns the bad entry's index on error. The same arrays (a
+ * policy's defaults, which every host without lists of its own shares) are
+ * read and built once.
+ */
+export function buildAccessList(allow: readonly string[], deny: readonly string[]): AclResult {
+  return built(allow, deny).result;
+}
+
+/**
+ * A host's list: its own networks first, then the `allow` entries, less what
+ * `deny` overlaps, as {@link buildAccessList} of the networks and the allow
+ * entries joined; only the networks are read per host (the allow and deny
+ * lists, usually the policy's, are built once). A bad network is an `allow`
+ * error at its index, a bad allow entry one at its index after the networks.
+ */
+export function hostAccessList(networks: readonly string[], allow: readonly string[], deny: readonly string[]): AclResult {
+  if (networks.length === 0) return buildAccessList(allow, deny);
+  const own = readEntries(networks);
+  if ("index" in own) return { ok: false, field: "allow", index: own.index, text: networks[own.index] };
+  const base = built(allow, deny);
+  if (!base.result.ok)
+    return base.result.field === "allow" ? { ...base.result, index: base.result.index + networks.length } : base.result;
+  const d = readEntries(deny) as { nets: IpNetwork[] };
+  const seen = new Set<string>();
+  const first = listOf(keptEntries(networks, own.nets, denies(deny, d.nets), seen));
+  const shared = base.result.list;
+  const kept = base.kept;
+  // the shared list is not copied: it permits what it permits (an entry equal to
+  // one of the networks permits nothing more); only the view leaves such duplicates out
+  let entries: readonly string[] | undefined;
+  const list: AccessList = {
+    v4: first.v4,
+    v6: first.v6,
+    rest: shared,
+    get entries(): readonly string[] {
+      entries ??= [...first.entries, ...kept.filter((k) => !seen.has(k.key)).map((k) => k.text)];
+      return entries;
+    },
+  };
+  return { ok: true, list };
 }
 
 /** Whether the list permits a peer address: some remaining entry of its family contains it. */
 export function permits(list: AccessList, addr: IpNetwork): boolean {
+  return permitsHere(list, addr) || (list.rest !== undefined && permitsHere(list.rest, addr));
+}
+
+function permitsHere(list: AccessList, addr: IpNetwork): boolean {
   const n = addr.start;
   if (typeof n === "bigint") {
     const r = list.v6;

@@ -90,8 +90,9 @@ export function normalizeHost(raw: unknown, defaults: HostDefaults, at = ""): { 
   // pool's allow entries and the host's own; then the pool's and the host's denies
   const ownAllow = readNetworks(r, "allow", []);
   const ownDeny = readNetworks(r, "deny", []);
-  const allow = ownAllow === undefined ? undefined : [...defaults.allow, ...ownAllow];
-  const deny = ownDeny === undefined ? undefined : [...defaults.deny, ...ownDeny];
+  // without entries of its own a host shares the defaults' arrays, whose lists are then built once (acl.ts)
+  const allow = ownAllow === undefined ? undefined : ownAllow.length === 0 ? defaults.allow : [...defaults.allow, ...ownAllow];
+  const deny = ownDeny === undefined ? undefined : ownDeny.length === 0 ? defaults.deny : [...defaults.deny, ...ownDeny];
   const sigxcpu = raw.sigxcpu === undefined ? defaults.sigxcpu : raw.sigxcpu;
   if (typeof sigxcpu !== "boolean") r.fail("sigxcpu", "invalid field sigxcpu: expected true or false");
   const reportedAt = raw.reportedAt === undefined ? undefined : r.number("reportedAt", 0, Infinity, false);

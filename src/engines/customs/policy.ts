@@ -1,7 +1,8 @@
-import { parseJsonText } from "../common/json-syntax.js";
+import { parseJsonTextSteps } from "../common/json-syntax.js";
 import { describeJsonShape, POLICY_JSON_LIMITS, shapePointer } from "../common/json-shape.js";
 import { isJsonObject } from "../common/json.js";
 import { policyError, type PolicyError, type Result } from "../common/result.js";
+import { finish, Pace, type Steps } from "../common/slices.js";
 import { buildAccessList } from "./acl.js";
 import { CustomsPolicyFile, HostDefaultsFile, NETWORK_NUMBER, POOL_NUMBERS } from "./policy-file.js";
 import { BUILTIN_DEFAULTS, checkSetting, withinBound, type HostDefaults, type SettingName } from "./settings.js";
@@ -83,7 +84,28 @@ function readNumber(raw: Record<string, unknown>, key: keyof typeof POOL_NUMBERS
 
 /** Validates the text of `customs.json` and merges every network's defaults, so loading does no checking. */
 export function compileCustomsPolicy(source: string): Result<CustomsPolicyData, PolicyError[]> {
-  const parsed = parseJsonText(source, POLICY_JSON_LIMITS);
+  return finish(compileCustomsPolicySteps(source));
+}
+
+/** What reading one network's defaults counts toward a slice: a base, and per list entry (each address is read). */
+function defaultsUnits(raw: unknown): number {
+  let units = 64;
+  if (isJsonObject(raw))
+    for (const key of ["clients", "allow", "deny"]) {
+      const v = raw[key];
+      if (Array.isArray(v)) units += 16 * v.length;
+    }
+  return units;
+}
+
+/**
+ * {@link compileCustomsPolicy} as resumable work (common/slices.ts): the text
+ * is read in one piece (JSON.parse), then the networks' defaults are checked
+ * and their access lists built one network at a time, yielding between slices.
+ */
+export function* compileCustomsPolicySteps(source: string): Steps<Result<CustomsPolicyData, PolicyError[]>> {
+  const pace = new Pace();
+  const parsed = yield* parseJsonTextSteps(source, POLICY_JSON_LIMITS);
   if (!parsed.ok && "error" in parsed) {
     const e = parsed.error;
     return { ok: false, error: [policyError("customs_invalid_json", `not valid JSON: ${e.message}`, `${e.line}:${e.column}`)] };
@@ -91,6 +113,7 @@ export function compileCustomsPolicy(source: string): Result<CustomsPolicyData, 
   if (!parsed.ok) return { ok: false, error: [policyError("customs_too_deep", describeJsonShape(parsed.shape, "customs.json"), shapePointer(parsed.shape.path))] };
   const raw = parsed.value;
   if (!isJsonObject(raw)) return { ok: false, error: [policyError("customs_invalid_policy", "the policy must be a JSON object", "")] };
+  yield;
   const errors: PolicyError[] = [];
   for (const key of Object.keys(raw)) if (!TOP_KEYS.has(key)) errors.push(policyError("customs_unknown_field", `unknown field ${key}`, `/${key}`));
   const defaults = raw.defaults === undefined ? BUILTIN_DEFAULTS : readDefaults(raw.defaults, BUILTIN_DEFAULTS, "/defaults", errors);
@@ -101,6 +124,7 @@ export function compileCustomsPolicy(source: string): Result<CustomsPolicyData, 
       for (const [net, over] of Object.entries(raw.networks)) {
         if (!NETWORK_NUMBER.test(net)) errors.push(policyError("customs_invalid_network", `invalid network number \`${net}\``, `/networks/${net}`));
         else networks[net] = readDefaults(over, defaults, `/networks/${net}`, errors);
+        if (pace.spend(defaultsUnits(over))) yield;
       }
     }
   }

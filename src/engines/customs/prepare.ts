@@ -1,6 +1,6 @@
 import { policyError, type PolicyError } from "../common/result.js";
 import type { IpNetwork } from "../common/cidr.js";
-import { buildAccessList, parseAclAddress, type AccessList } from "./acl.js";
+import { hostAccessList, parseAclAddress, type AccessList } from "./acl.js";
 import { compileAttrs, type AttrExpr } from "./attrs.js";
 import { availability } from "./avail.js";
 import type { Availability, Host, HostRequest } from "./types.js";
@@ -27,11 +27,20 @@ export interface PreparedRequest {
   readonly from: IpNetwork;
 }
 
+/** Client sets by list: hosts taking the policy's `clients` share one set. */
+const CLIENT_SETS = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+function clientSetOf(clients: readonly string[]): ReadonlySet<string> {
+  let set = CLIENT_SETS.get(clients);
+  if (set === undefined) CLIENT_SETS.set(clients, (set = new Set(clients)));
+  return set;
+}
+
 /** Builds the per-report indexes of a validated host; fails only on a bad access-list entry. */
 export function prepareHost(host: Host, at = ""): { ok: true; value: PreparedHost } | { ok: false; error: PolicyError[] } {
   // hosts stored before `networks` existed have none: their lists start empty
   const networks = host.networks ?? [];
-  const acl = buildAccessList([...networks, ...host.allow], host.deny);
+  const acl = hostAccessList(networks, host.allow, host.deny);
   if (!acl.ok) {
     const field = acl.field === "allow" && acl.index < networks.length ? "networks" : acl.field;
     const index = field === "allow" ? acl.index - networks.length : acl.index;
@@ -45,7 +54,7 @@ export function prepareHost(host: Host, at = ""): { ok: true; value: PreparedHos
     value: {
       host,
       attrSet: new Set(host.attrs),
-      clientSet: host.clients === "ALL" ? null : new Set(host.clients),
+      clientSet: host.clients === "ALL" ? null : clientSetOf(host.clients),
       acl: acl.list,
       shellSet: new Set(host.shells ?? []),
       avail: availability(host),

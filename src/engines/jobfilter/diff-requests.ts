@@ -10,11 +10,12 @@
 import {
   countBoundary,
   MAX_DIFF_REQUESTS,
-  product,
+  productSteps,
   regexWitnesses,
   type DiffRequests,
 } from "../common/diff-requests.js";
 import type { JsonObject } from "../common/json.js";
+import { finish, Pace, type Steps } from "../common/slices.js";
 import { compileRegex } from "./expression.js";
 import type { FilterRule, Job } from "./types.js";
 
@@ -81,8 +82,10 @@ function walk(
   }
 }
 
-function collect(rules: readonly FilterRule[], f: Fields, boundaries: Record<string, number>): void {
+/** Each rule's values and thresholds, read a slice of rules at a time (each counts its predicates and a few more units). */
+function* collect(rules: readonly FilterRule[], f: Fields, boundaries: Record<string, number>, pace: Pace): Steps<void> {
   for (const r of rules) {
+    if (pace.spend(64 + 16 * r.predicates.length)) yield;
     const wm = Number(r.watermark);
     f.ids.add(wm);
     f.ids.add(wm + 1);
@@ -100,11 +103,23 @@ function collect(rules: readonly FilterRule[], f: Fields, boundaries: Record<str
 export function jobfilterDiffRequests(
   a: readonly FilterRule[],
   b: readonly FilterRule[],
-): DiffRequests<{ job: Job; queue: { running: Job[]; queued: Job[] } }> {
+): DiffRequests<JobfilterDiffRequest> {
+  return finish(jobfilterDiffRequestsSteps(a, b));
+}
+
+/** One request of the jobfilter diff: a job and the queue it meets. */
+type JobfilterDiffRequest = { job: Job; queue: { running: Job[]; queued: Job[] } };
+
+/** {@link jobfilterDiffRequests} as resumable work (common/slices.ts): the rules are read, then the requests made, a slice at a time. */
+export function* jobfilterDiffRequestsSteps(
+  a: readonly FilterRule[],
+  b: readonly FilterRule[],
+): Steps<DiffRequests<JobfilterDiffRequest>> {
+  const pace = new Pace();
   const boundaries: Record<string, number> = {};
   const f: Fields = { opcode: new Map(), ids: new Set([1]), reasons: new Map(), why: new Set() };
-  collect(a, f, boundaries);
-  collect(b, f, boundaries);
+  yield* collect(a, f, boundaries, pace);
+  yield* collect(b, f, boundaries, pace);
   const opFields = [...f.opcode.keys()];
   const reasonFields = [...f.reasons.keys()];
   const lists: Value[][] = [
@@ -114,7 +129,7 @@ export function jobfilterDiffRequests(
   ];
   countBoundary(boundaries, "job id", lists[0].length);
   countBoundary(boundaries, "opcode field", opFields.length);
-  const made = product(lists, MAX_DIFF_REQUESTS, (v) => {
+  const made = yield* productSteps(lists, MAX_DIFF_REQUESTS, (v) => {
     const opcode: JsonObject = {};
     opFields.forEach((k, i) => {
       if (v[1 + i] !== ABSENT) opcode[k] = v[1 + i] as never;
@@ -128,7 +143,7 @@ export function jobfilterDiffRequests(
       ] as never;
     }
     return { job: { id: v[0] as number, opcodes: [opcode] }, queue: { running: [], queued: [] } };
-  });
+  }, pace);
   const why = [...f.why];
   if (!made.complete) why.push(`the combinations exceed the ${made.out.length} requests generated`);
   return { requests: made.out, boundaries, exhaustive: why.length === 0, why };

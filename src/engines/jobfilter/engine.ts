@@ -2,7 +2,7 @@ import type { Decision } from "../common/decision.js";
 import type { EngineDefinition } from "../common/engine.js";
 import { ok } from "../common/result.js";
 import type { JobfilterPolicy } from "./policy.js";
-import { compileFilters, loadFilters } from "./policy.js";
+import { compileFilters, compileFiltersSteps, loadFilters } from "./policy.js";
 import type { QueueView } from "./schedule.js";
 import { decideJob, schedulePass } from "./schedule.js";
 import type { FilterRule, Job, JobDecision, PassResult } from "./types.js";
@@ -25,6 +25,12 @@ export const jobfilterEngine: EngineDefinition<StoredRules, JobfilterPolicy> = {
   compile: (source) => {
     const rules = compileFilters(source);
     return rules.ok ? ok(storeRules(rules.value)) : rules;
+  },
+  compileSteps: function* (source) {
+    const rules = yield* compileFiltersSteps(source);
+    if (!rules.ok) return rules;
+    yield;
+    return ok(storeRules(rules.value));
   },
   load: (stored) => loadFilters(restoreRules(stored)),
 };

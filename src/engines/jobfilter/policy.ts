@@ -3,6 +3,7 @@ import { deepFailure, readFailure } from "../common/json-syntax.js";
 import { checkJsonShape, describeJsonShape, POLICY_JSON_LIMITS, shapePointer, type JsonShapeViolation } from "../common/json-shape.js";
 import type { PolicyError, Result } from "../common/result.js";
 import { err, ok, policyError } from "../common/result.js";
+import { finish, jsonUnits, Pace, type Steps } from "../common/slices.js";
 import type { FilterSet } from "./filter-set.js";
 import { buildFilterSet } from "./filter-set.js";
 import { actionSuggestion, MAX_PRIORITY, parseAction, parsePredicates, parseReasonTrail, parseUuid } from "./rule-parse.js";
@@ -78,31 +79,42 @@ export function validateRule(v: unknown, index: number, at: string): Result<Filt
 
 /** Validates a parsed list of rules (duplicate uuids refused), collecting every error with its JSON pointer. */
 export function validateRules(value: unknown): Result<FilterRule[], PolicyError[]> {
+  return finish(validateRulesSteps(value));
+}
+
+/** What validating one rule counts toward a slice besides its size (common/slices.ts jsonUnits). */
+const RULE_UNITS = 64;
+
+/** {@link validateRules} as resumable work (common/slices.ts): a checkpoint after each rule once the rules' units fill a slice. */
+export function* validateRulesSteps(value: unknown, pace: Pace = new Pace()): Steps<Result<FilterRule[], PolicyError[]>> {
   if (!Array.isArray(value)) return err([policyError("jobfilter_not_a_list", "filters must be a JSON list of filter rules", "")]);
   const rules: FilterRule[] = [];
   const errors: PolicyError[] = [];
   const seen = new Set<string>();
-  value.forEach((v, i) => {
+  for (let i = 0; i < value.length; i++) {
+    const v: unknown = value[i];
+    if (pace.spend(RULE_UNITS + jsonUnits(v))) yield;
     const r = validateRule(v, i, `/${i}`);
     if (!r.ok) {
       errors.push(...r.error);
-      return;
+      continue;
     }
     if (seen.has(r.value.uuid)) {
       errors.push(policyError("jobfilter_duplicate_uuid", `duplicate filter rule uuid \`${r.value.uuid}\``, `/${i}/uuid`));
     }
     seen.add(r.value.uuid);
     rules.push(r.value);
-  });
+  }
   return errors.length > 0 ? err(errors) : ok(rules);
 }
 
-/** Reads filters.json with exact integers (a priority of 2^53+1 stays itself), or Python's syntax error. */
-function readFiltersJson(source: string): Result<unknown, PolicyError[]> {
+/** Reads filters.json with exact integers (a priority of 2^53+1 stays itself), or Python's syntax error: the depth scan, the parse and the shape check each a piece. */
+function* readFiltersJson(source: string): Steps<Result<unknown, PolicyError[]>> {
   let value: unknown;
   // a text nested past the limit is refused before any parser reads it to its end
   let failure = deepFailure(source, POLICY_JSON_LIMITS);
   if (failure === null) {
+    yield;
     try {
       value = parseExactJson(source);
     } catch {
@@ -115,6 +127,7 @@ function readFiltersJson(source: string): Result<unknown, PolicyError[]> {
     const e = failure.error;
     return err([policyError("jobfilter_invalid_json", `not valid JSON: ${e.message}`, `${e.line}:${e.column}`)]);
   }
+  yield;
   const shape = checkJsonShape(value, POLICY_JSON_LIMITS);
   return shape === null ? ok(value) : err([tooDeep(shape)]);
 }
@@ -125,9 +138,15 @@ function tooDeep(shape: JsonShapeViolation): PolicyError {
 
 /** Validates a filters.json source text into rules; integers past 2^53 are bigints with exactly their digits. */
 export function compileFilters(source: string): Result<FilterRule[], PolicyError[]> {
-  const parsed = readFiltersJson(source);
+  return finish(compileFiltersSteps(source));
+}
+
+/** {@link compileFilters} as resumable work (common/slices.ts): the text read in one piece, then the rules validated a slice at a time. */
+export function* compileFiltersSteps(source: string): Steps<Result<FilterRule[], PolicyError[]>> {
+  const parsed = yield* readFiltersJson(source);
   if (!parsed.ok) return parsed;
-  return validateRules(parsed.value);
+  yield;
+  return yield* validateRulesSteps(parsed.value);
 }
 
 /** Rebuilds the compiled chain from bundle data, once per isolate and revision. */

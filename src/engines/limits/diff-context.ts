@@ -11,7 +11,8 @@ import type { JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { err, ok, type PolicyError, type Result } from "../common/result.js";
 import type { LimitsContext } from "./context.js";
-import { compiledForm, limitsEngine, loadLimitsText, type LimitsCompiled } from "./engine.js";
+import { finish, type Steps } from "../common/slices.js";
+import { compiledForm, limitsEngine, loadLimitsTextSteps, type LimitsCompiled } from "./engine.js";
 import { classify, decideLimitsOffline, type LimitsRequest, type LimitsVerdict } from "./decide.js";
 import type { EvalState } from "./identifiers.js";
 import type { LimitsPolicy } from "./policy.js";
@@ -67,7 +68,12 @@ const BUILT = new WeakMap<LimitsCompiled, LimitsPolicy>();
 
 /** Compiles a limits source for the diff, keeping the built policy for {@link loadForDiff}. */
 export function compileForDiff(source: string): Result<LimitsCompiled, PolicyError[]> {
-  const r = loadLimitsText(source);
+  return finish(compileForDiffSteps(source));
+}
+
+/** {@link compileForDiff} as resumable work (common/slices.ts). */
+export function* compileForDiffSteps(source: string): Steps<Result<LimitsCompiled, PolicyError[]>> {
+  const r = yield* loadLimitsTextSteps(source);
   if (!r.ok) return err([r.error]);
   const data = compiledForm(r.value);
   BUILT.set(data, r.value);

@@ -11,6 +11,7 @@ import { countBoundary, regexWitnesses } from "../common/diff-requests.js";
 import { formatAddress } from "../common/cidr.js";
 import type { RangeSet } from "../common/cidr-ranges.js";
 import type { JsonObject } from "../common/json.js";
+import { jsonUnits, Pace, type Steps } from "../common/slices.js";
 import { isJsonObject } from "../common/json.js";
 import { compileStringMatch, type StringMatchSpec } from "../common/string-match.js";
 import { classifyOffline, DIFF_LOCAL_ADDRESSES } from "./diff-context.js";
@@ -58,14 +59,17 @@ function rangesOf(ranges: RangeSet): [4 | 6, bigint, bigint][] {
 }
 
 /** Each ip-cidr-list range of a policy, keyed by its identifier's name and its bounds. */
-function rangeKeys(config: JsonObject, policy: LimitsPolicy): Set<string> {
+function* rangeKeys(config: JsonObject, policy: LimitsPolicy, pace: Pace): Steps<Set<string>> {
   const keys = new Set<string>();
   const entries = Array.isArray(config.identifiers) ? config.identifiers : [];
-  entries.forEach((entry, i) => {
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
     const ranges = policy.identifiers[i]?.ranges;
-    if (!isJsonObject(entry) || ranges === undefined) return;
-    for (const [f, s, e] of rangesOf(ranges)) keys.add(`${String(entry.name)}|${f}:${s}-${e}`);
-  });
+    if (!isJsonObject(entry) || ranges === undefined) continue;
+    const all = rangesOf(ranges);
+    for (const [f, s, e] of all) keys.add(`${String(entry.name)}|${f}:${s}-${e}`);
+    if (pace.spend(64 + 16 * all.length)) yield;
+  }
   return keys;
 }
 
@@ -110,7 +114,7 @@ export function matchWitnesses(spec: StringMatchSpec): string[] {
 }
 
 /** The requester and server values one policy's identifiers draw (`others`: the other policy's range keys), and the kinds that make the answer unresolved offline. */
-function collect(
+function* collect(
   config: JsonObject,
   policy: LimitsPolicy,
   req: Set<string>,
@@ -118,10 +122,14 @@ function collect(
   b: Record<string, number>,
   why: Set<string>,
   others: ReadonlySet<string>,
-): void {
+  pace: Pace,
+): Steps<void> {
   const entries = Array.isArray(config.identifiers) ? config.identifiers : [];
-  entries.forEach((entry, i) => {
-    if (!isJsonObject(entry)) return;
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
+    // a range's edges are formatted, a hint's witnesses searched: the entry's size and a few units per range
+    if (pace.spend(64 + jsonUnits(entry) + 16 * (policy.identifiers[i]?.ranges?.v4.length ?? 0))) yield;
+    if (!isJsonObject(entry)) continue;
     const data = isJsonObject(entry.data) ? entry.data : {};
     const ranges = policy.identifiers[i]?.ranges;
     switch (entry.type) {
@@ -178,26 +186,30 @@ function collect(
         );
         break;
     }
-  });
+  }
 }
 
 /**
  * The hint sets the diff tries, one per class of (classifiers under the old
  * policy, classifiers under the new one); when `hintsRead` (a script or
- * url-fetch limit reads the hints) a few of each class.
+ * url-fetch limit reads the hints) a few of each class. Resumable work
+ * (common/slices.ts): classifying a hint set counts one unit per identifier.
  */
-export function hintClasses(
+export function* hintClassesSteps(
   configs: readonly [JsonObject, JsonObject],
   policies: readonly [LimitsPolicy, LimitsPolicy],
   hintsRead: boolean,
   boundaries: Record<string, number>,
-): HintClasses {
+  pace: Pace = new Pace(),
+): Steps<HintClasses> {
   const req = new Set<string>();
   const srv = new Set<string>();
   const why = new Set<string>();
-  const keys = [rangeKeys(configs[0], policies[0]), rangeKeys(configs[1], policies[1])];
-  collect(configs[0], policies[0], req, srv, boundaries, why, keys[1]);
-  collect(configs[1], policies[1], req, srv, boundaries, why, keys[0]);
+  const keys = [yield* rangeKeys(configs[0], policies[0], pace), yield* rangeKeys(configs[1], policies[1], pace)];
+  yield* collect(configs[0], policies[0], req, srv, boundaries, why, keys[1], pace);
+  yield* collect(configs[1], policies[1], req, srv, boundaries, why, keys[0], pace);
+  // classifying one hint set evaluates every identifier of both policies
+  const perSet = 1 + policies[0].identifiers.length + policies[1].identifiers.length;
   for (const a of [...FRESH_ADDRESSES, FRESH]) req.add(a);
   const servers: (string | undefined)[] = [undefined, ...srv];
   if (srv.size > 0) servers.push(FRESH);
@@ -211,6 +223,7 @@ export function hintClasses(
         break outer;
       }
       tried++;
+      if (pace.spend(perSet)) yield;
       const hints: JsonObject = server === undefined ? { requester } : { requester, server };
       const key = `${classifyOffline(policies[0], hints).map(Number).join("")}/${classifyOffline(policies[1], hints).map(Number).join("")}`;
       const list = classes.get(key);

@@ -11,8 +11,9 @@
  */
 import { countBoundary, MAX_DIFF_REQUESTS, product, type DiffRequests } from "../common/diff-requests.js";
 import type { Json, JsonObject } from "../common/json.js";
+import { finish, Pace, type Steps } from "../common/slices.js";
 import type { LimitsRequest } from "./decide.js";
-import { hintClasses } from "./diff-requesters.js";
+import { hintClassesSteps } from "./diff-requesters.js";
 import { collectRuns, type Run } from "./diff-runs.js";
 import { collectTasks, emptyTaskValues, setPath, taskDimensions, type Dim } from "./diff-tasks.js";
 import { loadForDiff } from "./diff-context.js";
@@ -63,6 +64,17 @@ function tasksFor(type: string, dims: readonly Dim[]): { tasks: JsonObject[]; fu
 
 /** The limits requests that reach the boundaries either compiled policy draws. */
 export function limitsDiffRequests(a: LimitsCompiled, b: LimitsCompiled): DiffRequests<LimitsRequest> {
+  return finish(limitsDiffRequestsSteps(a, b));
+}
+
+/**
+ * {@link limitsDiffRequests} as resumable work (common/slices.ts): the
+ * requester classes, each hint set classified under both policies, yield
+ * once a slice of identifiers was evaluated; the tasks and requests between
+ * pieces of that size.
+ */
+export function* limitsDiffRequestsSteps(a: LimitsCompiled, b: LimitsCompiled): Steps<DiffRequests<LimitsRequest>> {
+  const pace = new Pace();
   const configs = [a.config, b.config] as const;
   const policies = [loadForDiff(a), loadForDiff(b)] as const;
   const boundaries: Record<string, number> = {};
@@ -70,8 +82,8 @@ export function limitsDiffRequests(a: LimitsCompiled, b: LimitsCompiled): DiffRe
     "limits is searched, never proven: a task is open JSON and a jq script's answers cannot be enumerated",
   ];
   const tv = emptyTaskValues();
-  collectTasks(configs[0], tv, boundaries);
-  collectTasks(configs[1], tv, boundaries);
+  yield* collectTasks(configs[0], tv, boundaries, pace);
+  yield* collectTasks(configs[1], tv, boundaries, pace);
   const dims = taskDimensions(tv, boundaries);
   const runs = new Map<string, Run>();
   const scheduleLimits = collectRuns(configs[0], runs) + collectRuns(configs[1], runs);
@@ -88,7 +100,7 @@ export function limitsDiffRequests(a: LimitsCompiled, b: LimitsCompiled): DiffRe
     why.push(
       "schedule limits: their runs are tried with each test type's bare task only, and as one- or two-second runs",
     );
-  const hints = hintClasses(configs, policies, tv.hintsRead, boundaries);
+  const hints = yield* hintClassesSteps(configs, policies, tv.hintsRead, boundaries, pace);
   why.push(...hints.why);
 
   const tasks: JsonObject[] = [];
@@ -96,6 +108,7 @@ export function limitsDiffRequests(a: LimitsCompiled, b: LimitsCompiled): DiffRe
   let full = true;
   for (const type of tv.types) {
     const made = tasksFor(type, dims.forType(type));
+    if (pace.spend(64 * (1 + made.tasks.length))) yield;
     tasks.push(...made.tasks);
     full &&= made.full;
     bare.push({ test: { type, spec: {} } });
@@ -122,6 +135,7 @@ export function limitsDiffRequests(a: LimitsCompiled, b: LimitsCompiled): DiffRe
         break outer;
       }
       requests.push(make(h, task));
+      if (pace.spend(64)) yield;
     }
     for (const run of runs.values())
       for (const task of bare) {

@@ -11,6 +11,7 @@ import { countBoundary } from "../common/diff-requests.js";
 import { parseIsoDuration } from "../common/iso8601.js";
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
+import { jsonUnits, type Pace, type Steps } from "../common/slices.js";
 import { parseSiNumber } from "../common/si-number.js";
 import type { StringMatchSpec } from "../common/string-match.js";
 import { addPathValue, harvestJq, isoSeconds, type PathValues } from "./diff-jq-literals.js";
@@ -100,8 +101,8 @@ function isSpec(v: Json | undefined): v is JsonObject {
   );
 }
 
-/** Adds one configuration's test types, task path values and script counts to `into`. */
-export function collectTasks(config: JsonObject, into: TaskValues, b: Record<string, number>): void {
+/** Adds one configuration's test types, task path values and script counts to `into`, a slice of limits at a time (common/slices.ts). */
+export function* collectTasks(config: JsonObject, into: TaskValues, b: Record<string, number>, pace: Pace): Steps<void> {
   const harvest = (spec: Json | undefined): void => {
     if (!isSpec(spec)) return;
     into.scripts++;
@@ -119,6 +120,8 @@ export function collectTasks(config: JsonObject, into: TaskValues, b: Record<str
     for (const { path, values } of found.values()) for (const v of values) addPathValue(into.paths, path, v);
   };
   for (const l of Array.isArray(config.limits) ? config.limits : []) {
+    // a jq limit's script is parsed for its literals: its size, four times, as the compile counts it
+    if (pace.spend(64 + (isJsonObject(l) && l.type === "jq" ? 4 : 1) * jsonUnits(l))) yield;
     if (!isJsonObject(l) || !isJsonObject(l.data)) continue;
     const data = l.data;
     if (l.type === "test-type" && Array.isArray(data.types)) {

@@ -9,8 +9,9 @@ import { isJsonObject, type JsonObject } from "../common/json.js";
 import { locatePointer, type TextPlace } from "../common/json-locate.js";
 import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
 import type { UrlSource } from "./identifiers.js";
-import { buildPolicy, type LimitsPolicy } from "./policy.js";
-import { parseLimitsText } from "./source.js";
+import { finish, type Steps } from "../common/slices.js";
+import { buildPolicy, buildPolicySteps, type LimitsPolicy } from "./policy.js";
+import { parseLimitsTextSteps } from "./source.js";
 
 export type { UrlSource } from "./identifiers.js";
 
@@ -21,9 +22,19 @@ export type { UrlSource } from "./identifiers.js";
  * script is written (a string with escapes, a line of an array script).
  */
 export function loadLimitsText(text: string): Result<LimitsPolicy, PolicyError> {
-  const parsed = parseLimitsText(text);
+  return finish(loadLimitsTextSteps(text));
+}
+
+/**
+ * {@link loadLimitsText} as resumable work (common/slices.ts): the text is
+ * read in one piece (JSON.parse), then the configuration is checked and
+ * compiled entry by entry, yielding between slices (policy.ts).
+ */
+export function* loadLimitsTextSteps(text: string): Steps<Result<LimitsPolicy, PolicyError>> {
+  const parsed = yield* parseLimitsTextSteps(text);
   if (!parsed.ok) return err(parsed.error);
-  const built = buildPolicy(parsed.value);
+  yield;
+  const built = yield* buildPolicySteps(parsed.value);
   if (built.ok) return ok(built.value);
   const e = built.error;
   let at = e.at;
@@ -85,6 +96,14 @@ export function compiledForm(policy: LimitsPolicy): LimitsCompiled {
   return { config: { ...source, identifiers }, cidr_ranges };
 }
 
+/** The engine's compile as resumable work: the stored form of what {@link loadLimitsTextSteps} built. */
+function* compileLimitsSteps(source: string): Steps<Result<LimitsCompiled, PolicyError[]>> {
+  const r = yield* loadLimitsTextSteps(source);
+  if (!r.ok) return err([r.error]);
+  yield;
+  return ok(compiledForm(r.value));
+}
+
 /** Whether stored data has the LimitsCompiled shape (bundles made before it hold the bare configuration). */
 function isCompiledForm(data: JsonObject): boolean {
   return Object.keys(data).length === 2 && isJsonObject(data.config) && isJsonObject(data.cidr_ranges);
@@ -96,9 +115,9 @@ export const limitsEngine: EngineDefinition<LimitsCompiled | JsonObject, LimitsP
   file: "limits.json",
   format: "pscheduler-limits",
   compile(source: string): Result<LimitsCompiled, PolicyError[]> {
-    const r = loadLimitsText(source);
-    return r.ok ? ok(compiledForm(r.value)) : err([r.error]);
+    return finish(compileLimitsSteps(source));
   },
+  compileSteps: compileLimitsSteps,
   load(data: LimitsCompiled | JsonObject): LimitsPolicy {
     const stored = data as JsonObject;
     const built = isCompiledForm(stored)

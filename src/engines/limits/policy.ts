@@ -13,7 +13,8 @@ import { compileIdentifier, type Identifier, type IdentifierEntry, type UrlSourc
 import { readsClock, type DataError, type JqSpec, type ScriptError } from "./jq-bridge.js";
 import { compileLimitType, type LimitEvaluator } from "./limit-types.js";
 import { pyNumber, pyStr, pyTypeName } from "./python-text.js";
-import { CONFIGURATION_SCHEMAS, firstError, schemaErrorText } from "./schema.js";
+import { finish, jsonUnits, Pace, type Steps } from "../common/slices.js";
+import { CONFIGURATION_SCHEMAS, firstErrorSteps, schemaErrorText } from "./schema.js";
 import { compilePrioritizer, compileRewriter, type Prioritizer, type Rewriter } from "./scripts.js";
 import { cloneJson } from "./source.js";
 
@@ -159,12 +160,40 @@ function requireKey(entry: JsonObject, key: string, at: string): LoadError | nul
   return key in entry ? null : { message: `'${key}'`, at, code: "limits_invalid_limit" };
 }
 
+/** What compiling one entry (an identifier, a classifier, a limit, an application) counts toward a slice besides its size. */
+const ENTRY_UNITS = 64;
+
+/**
+ * Work units of compiling one entry: ENTRY_UNITS and its size (jsonUnits: a
+ * CIDR list's entries are read one by one), the size counted four times for a
+ * jq entry (a jq compile costs more per character than any other reading here).
+ */
+function entryUnits(entry: Json): number {
+  const units = jsonUnits(entry);
+  return ENTRY_UNITS + (isJsonObject(entry) && entry.type === "jq" ? 4 * units : units);
+}
+
 /**
  * Validates and compiles a comment-free configuration into the decision-ready
  * policy; `packed` holds ip-cidr-list ranges prepared at compile time, by
  * identifier index, which are used instead of the identifier's CIDR text.
  */
 export function buildPolicy(config: Json, packed: Readonly<Record<string, PackedRanges>> = {}): Result<LimitsPolicy, LoadError> {
+  return finish(buildPolicySteps(config, packed));
+}
+
+/**
+ * {@link buildPolicy} as resumable work (common/slices.ts): the schema check
+ * yields between the items of the configuration's lists, and the compile after
+ * each identifier, classifier, limit (its jq program compiled) and
+ * application once the entries' units ({@link entryUnits}) fill a slice. The
+ * same result and the same first error as in one go.
+ */
+export function* buildPolicySteps(
+  config: Json,
+  packed: Readonly<Record<string, PackedRanges>> = {},
+  pace: Pace = new Pace(),
+): Steps<Result<LimitsPolicy, LoadError>> {
   if (!isJsonObject(config)) return fail("Invalid limit configuration: must be a JSON object", "");
   const version = schemaVersion(config);
   if (!version.ok) return version;
@@ -172,7 +201,7 @@ export function buildPolicy(config: Json, packed: Readonly<Record<string, Packed
   if (!schema) {
     return fail(`Unresolvable JSON pointer: 'local/LimitConfiguration_V${pyNumber(version.value)}'`, "/schema", "limits_invalid_schema");
   }
-  const se = firstError(schema, config);
+  const se = yield* firstErrorSteps(schema, config, pace);
   if (se) return fail(entryName(config, se.pointer, `Invalid limit configuration: ${schemaErrorText(se)}`), se.pointer === "/" ? "" : se.pointer, "limits_invalid_schema");
 
   // 1. Identifiers
@@ -195,6 +224,7 @@ export function buildPolicy(config: Json, packed: Readonly<Record<string, Packed
       const src = urlSourceOf(entry.data);
       if (src.ok) urlSources.push(src.value);
     }
+    if (pace.spend(entryUnits(entry as unknown as Json))) yield;
   }
 
   // 2. Classifiers
@@ -217,6 +247,7 @@ export function buildPolicy(config: Json, packed: Readonly<Record<string, Packed
       identifiers: entry.identifiers.map((n) => identIndex.get(n) as number),
       require: entry.require ?? "any",
     });
+    if (pace.spend(ENTRY_UNITS + entry.identifiers.length)) yield;
   }
 
   // 3. Rewriter
@@ -270,6 +301,7 @@ export function buildPolicy(config: Json, packed: Readonly<Record<string, Packed
     const norm: JsonObject = { name, description: raw.description ?? "", type, data };
     if (invert) norm.invert = true;
     normalizedLimits.push(norm);
+    if (pace.spend(entryUnits(norm))) yield;
   }
 
   // 5. Applications
@@ -289,6 +321,7 @@ export function buildPolicy(config: Json, packed: Readonly<Record<string, Packed
   };
   for (let i = 0; i < appEntries.length; i++) {
     const a = appEntries[i];
+    if (pace.spend(ENTRY_UNITS)) yield;
     const who = `application ${i}${a.description !== undefined ? ` ("${a.description}")` : ""}`;
     if (a.classifier !== undefined && !classIndex.has(a.classifier)) refer(unknownClassifiers, a.classifier, who);
     for (const g of a.apply) for (const l of g.limits) if (!limitIndex.has(l)) refer(unknownLimits, l, who);
@@ -301,18 +334,22 @@ export function buildPolicy(config: Json, packed: Readonly<Record<string, Packed
     const hints = unknownNames("classifier", unknownClassifiers, classIndex.keys(), near) + unknownNames("limit", unknownLimits, limitIndex.keys(), near);
     return fail(parts.join(".  ") + hints, "/applications", "limits_unknown_reference", near[0]);
   }
-  const applications: Application[] = appEntries.map((a) => ({
-    description: a.description ?? "(No description)",
-    classifier: a.classifier === undefined ? -1 : (classIndex.get(a.classifier) as number),
-    groups: a.apply.map((g, j) => ({
-      require: g.require,
-      names: g.limits,
-      limits: g.limits.map((l) => limitIndex.get(l) as number),
-      ...groupLines(j, g.limits),
-    })),
-    stopOnFailure: a["stop-on-failure"] === true,
-    invert: a.invert === true,
-  }));
+  const applications: Application[] = [];
+  for (const a of appEntries) {
+    applications.push({
+      description: a.description ?? "(No description)",
+      classifier: a.classifier === undefined ? -1 : (classIndex.get(a.classifier) as number),
+      groups: a.apply.map((g, j) => ({
+        require: g.require,
+        names: g.limits,
+        limits: g.limits.map((l) => limitIndex.get(l) as number),
+        ...groupLines(j, g.limits),
+      })),
+      stopOnFailure: a["stop-on-failure"] === true,
+      invert: a.invert === true,
+    });
+    if (pace.spend(ENTRY_UNITS + a.apply.reduce((n, g) => n + g.limits.length, 0))) yield;
+  }
 
   // 6. Prioritizer
   let prioritizer: Prioritizer | null = null;

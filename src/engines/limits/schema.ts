@@ -6,6 +6,7 @@
  */
 import type { Json } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
+import type { Pace, Steps } from "../common/slices.js";
 import { pyRepr, pyStringRepr } from "./python-text.js";
 
 /** pScheduler's json_validate raises this, before any schema check, for type data that is not an object. */
@@ -50,10 +51,15 @@ function typeOk(type: NonNullable<Schema["type"]>, v: Json): boolean {
   }
 }
 
-function walk(schema: Schema, v: Json, path: (string | number)[], out: Found[]): void {
+/** Nodes the checker has visited, the work units of {@link firstErrorSteps}'s checkpoints. */
+let visited = 0;
+
+/** The checks of one node before its children; false when its type is wrong (nothing more is checked under it). */
+function checkNode(schema: Schema, v: Json, path: (string | number)[], out: Found[]): boolean {
+  visited++;
   if (schema.type && !typeOk(schema.type, v)) {
     out.push({ path, message: `${pyRepr(v)} is not of type '${schema.type}'` });
-    return;
+    return false;
   }
   if (schema.enum && !schema.enum.some((e) => e === v)) {
     out.push({ path, message: `${pyRepr(v)} is not one of [${schema.enum.map(pyRepr).join(", ")}]` });
@@ -71,6 +77,31 @@ function walk(schema: Schema, v: Json, path: (string | number)[], out: Found[]):
     const m = schema.check(v);
     if (m !== null) out.push({ path, message: m });
   }
+  return true;
+}
+
+/** The checks of an object after its members: no unknown keys, no missing ones. */
+function checkKeys(schema: Schema, v: Record<string, Json>, path: (string | number)[], out: Found[]): void {
+  if (schema.additionalProperties === false) {
+    const extra = Object.keys(v)
+      .filter((k) => !(schema.properties && k in schema.properties))
+      .sort();
+    if (extra.length === 1) {
+      out.push({ path, message: `Additional properties are not allowed (${pyStringRepr(extra[0])} was unexpected)` });
+    } else if (extra.length > 1) {
+      out.push({
+        path,
+        message: `Additional properties are not allowed (${extra.map(pyStringRepr).join(", ")} were unexpected)`,
+      });
+    }
+  }
+  for (const r of schema.required ?? []) {
+    if (!(r in v)) out.push({ path, message: `${pyStringRepr(r)} is a required property` });
+  }
+}
+
+function walk(schema: Schema, v: Json, path: (string | number)[], out: Found[]): void {
+  if (!checkNode(schema, v, path, out)) return;
   if (Array.isArray(v) && schema.items) {
     for (let i = 0; i < v.length; i++) walk(schema.items, v[i], [...path, i], out);
   }
@@ -78,33 +109,53 @@ function walk(schema: Schema, v: Json, path: (string | number)[], out: Found[]):
     if (schema.properties) {
       for (const [k, s] of Object.entries(schema.properties)) if (k in v) walk(s, v[k], [...path, k], out);
     }
-    if (schema.additionalProperties === false) {
-      const extra = Object.keys(v)
-        .filter((k) => !(schema.properties && k in schema.properties))
-        .sort();
-      if (extra.length === 1) {
-        out.push({ path, message: `Additional properties are not allowed (${pyStringRepr(extra[0])} was unexpected)` });
-      } else if (extra.length > 1) {
-        out.push({
-          path,
-          message: `Additional properties are not allowed (${extra.map(pyStringRepr).join(", ")} were unexpected)`,
-        });
-      }
-    }
-    for (const r of schema.required ?? []) {
-      if (!(r in v)) out.push({ path, message: `${pyStringRepr(r)} is a required property` });
+    checkKeys(schema, v, path, out);
+  }
+}
+
+/**
+ * {@link walk} as resumable work: the same checks in the same order, with a
+ * checkpoint after each item of an array (an identifier, a classifier, an
+ * application) once the nodes visited since the last fill a slice.
+ */
+function* walkSteps(schema: Schema, v: Json, path: (string | number)[], out: Found[], pace: Pace): Steps<void> {
+  if (!checkNode(schema, v, path, out)) return;
+  if (Array.isArray(v) && schema.items) {
+    let seen = visited;
+    for (let i = 0; i < v.length; i++) {
+      walk(schema.items, v[i], [...path, i], out);
+      if (pace.spend(visited - seen)) yield;
+      seen = visited;
     }
   }
+  if (isJsonObject(v)) {
+    if (schema.properties) {
+      for (const [k, s] of Object.entries(schema.properties)) if (k in v) yield* walkSteps(s, v[k], [...path, k], out, pace);
+    }
+    checkKeys(schema, v, path, out);
+  }
+}
+
+/** The error with the shortest path, the first found of those. */
+function best(found: readonly Found[]): { pointer: string; message: string } | null {
+  if (found.length === 0) return null;
+  let first = found[0];
+  for (const f of found) if (f.path.length < first.path.length) first = f;
+  return { pointer: `/${first.path.join("/")}`, message: first.message };
 }
 
 /** The error jsonschema's best match would report, formatted `At /<path>: <message>`, or null when valid. */
 export function firstError(schema: Schema, value: Json): { pointer: string; message: string } | null {
   const found: Found[] = [];
   walk(schema, value, [], found);
-  if (found.length === 0) return null;
-  let best = found[0];
-  for (const f of found) if (f.path.length < best.path.length) best = f;
-  return { pointer: `/${best.path.join("/")}`, message: best.message };
+  return best(found);
+}
+
+/** {@link firstError} as resumable work (common/slices.ts), yielding between the items of the configuration's lists. */
+export function* firstErrorSteps(schema: Schema, value: Json, pace: Pace): Steps<{ pointer: string; message: string } | null> {
+  const found: Found[] = [];
+  yield* walkSteps(schema, value, [], found, pace);
+  return best(found);
 }
 
 /** Formats a schema error the way pScheduler's json_validate does. */

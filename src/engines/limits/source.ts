@@ -5,7 +5,8 @@
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { describeJsonShape, POLICY_JSON_LIMITS, shapePointer } from "../common/json-shape.js";
-import { parseJsonText, pythonJsonMessage } from "../common/json-syntax.js";
+import { parseJsonTextSteps, pythonJsonMessage } from "../common/json-syntax.js";
+import { finish, type Steps } from "../common/slices.js";
 import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
 
 /** Removes every member whose key starts with `#`, inside objects and arrays alike. */
@@ -26,7 +27,12 @@ export function stripComments(value: Json): Json {
 
 /** Parses the limits text into a comment-free JSON value; bad JSON (in pScheduler's words, at its `line:column`) or JSON nested too deeply is the error. */
 export function parseLimitsText(text: string): Result<Json, PolicyError> {
-  const read = parseJsonText(text, POLICY_JSON_LIMITS);
+  return finish(parseLimitsTextSteps(text));
+}
+
+/** {@link parseLimitsText} as resumable work (common/slices.ts): scan, parse, shape check and comment removal, each a piece. */
+export function* parseLimitsTextSteps(text: string): Steps<Result<Json, PolicyError>> {
+  const read = yield* parseJsonTextSteps(text, POLICY_JSON_LIMITS);
   if (!read.ok && "error" in read) {
     // pScheduler's json_load wraps Python's json message: "Invalid JSON: Expecting value: line 1 column 1 (char 0)".
     const e = read.error;
@@ -36,6 +42,7 @@ export function parseLimitsText(text: string): Result<Json, PolicyError> {
     const message = `Invalid limit configuration: ${describeJsonShape(read.shape, "the configuration")}`;
     return err(policyError("limits_too_deep", message, shapePointer(read.shape.path)));
   }
+  yield;
   return ok(stripComments(read.value as Json));
 }
 

@@ -1,0 +1,131 @@
+// Issue 24: a customs diff of two 100 KB policies spent its whole work bound (about
+// 0.6 s) rebuilding access lists: every decision read each host's allow and deny
+// entries from text again and checked every allow entry against every deny entry.
+// The lists are now read once per array and a deny lookup is a binary search; these
+// tests count that work (entries read, lookups), never time, and check the faster
+// lists against the old way of building them.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { parseNetworkPadded } from "../../src/engines/common/cidr.js";
+import { ACL_WORK, buildAccessList, hostAccessList, permits } from "../../src/engines/customs/acl.js";
+import { compileCustomsPolicy, loadCustomsPolicy } from "../../src/engines/customs/policy.js";
+import { decideCustoms } from "../../src/engines/customs/decide.js";
+
+/** The old list: allow entries deduplicated in order, then each deny removing what it overlaps (a scan). */
+function naive(allow: readonly string[], deny: readonly string[]): string[] | null {
+  let kept: { text: string; family: number; start: number | bigint; end: number | bigint }[] = [];
+  const seen = new Set<string>();
+  for (const a of allow) {
+    const n = parseNetworkPadded(a);
+    if (n === null) return null;
+    const key = `${n.family}:${n.start}/${n.prefix}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    kept.push({ text: a, ...n });
+  }
+  for (const d of deny) {
+    const n = parseNetworkPadded(d);
+    if (n === null) return null;
+    kept = kept.filter((k) => k.family !== n.family || k.start > n.end || n.start > k.end);
+  }
+  return kept.map((k) => k.text);
+}
+
+const entry = fc.oneof(
+  fc
+    .tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 24, max: 32 }))
+    .map(([a, b, p]) => `10.0.${a}.${b * 64}/${p}`),
+  fc
+    .tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 112, max: 128 }))
+    .map(([a, p]) => `2001:db8::${a}:0/${p}`),
+  fc.integer({ min: 0, max: 3 }).map((a) => `10.0.${a}.7`),
+);
+
+describe("customs access lists", () => {
+  it("keep what the old scan kept, in the same order, for own networks, allow and deny entries", () => {
+    fc.assert(
+      fc.property(
+        fc.array(entry, { maxLength: 3 }),
+        fc.array(entry, { maxLength: 12 }),
+        fc.array(entry, { maxLength: 8 }),
+        (nets, allow, deny) => {
+          const want = naive([...nets, ...allow], deny);
+          const got = hostAccessList(nets, allow, deny);
+          expect(got.ok).toBe(true);
+          if (!got.ok) return;
+          expect([...got.list.entries]).toEqual(want);
+          // every address of the entries' edges is permitted exactly when an old entry holds it
+          for (const text of [...nets, ...allow, ...deny]) {
+            const n = parseNetworkPadded(text)!;
+            const probe = { ...n, end: n.start, prefix: n.family === 4 ? 32 : 128 };
+            const old = (want ?? []).some((k) => {
+              const e = parseNetworkPadded(k)!;
+              return e.family === n.family && e.start <= n.start && n.start <= e.end;
+            });
+            expect(permits(got.list, probe)).toBe(old);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("report the first bad entry as before: networks, then allow, then deny", () => {
+    expect(hostAccessList(["10.0.0.0/24", "bad"], ["nope"], [])).toMatchObject({
+      ok: false,
+      field: "allow",
+      index: 1,
+      text: "bad",
+    });
+    expect(hostAccessList(["10.0.0.0/24"], ["10.1.0.0/16", "nope"], ["x"])).toMatchObject({
+      ok: false,
+      field: "allow",
+      index: 2,
+      text: "nope",
+    });
+    expect(hostAccessList(["10.0.0.0/24"], ["10.1.0.0/16"], ["10.2.0.0/16", "x"])).toMatchObject({
+      ok: false,
+      field: "deny",
+      index: 1,
+    });
+    expect(buildAccessList(["10.1.0.0/16"], ["x"])).toMatchObject({ ok: false, field: "deny", index: 0 });
+  });
+
+  it("check each allow entry against the deny list with one lookup, not a scan of it", () => {
+    const allow = Array.from({ length: 2_000 }, (_, i) => `10.${i >> 8}.${i & 255}.0/24`);
+    const deny = Array.from({ length: 2_000 }, (_, i) => `172.16.${i >> 8}.${i & 255}`);
+    const before = { ...ACL_WORK };
+    expect(buildAccessList(allow, deny).ok).toBe(true);
+    expect(ACL_WORK.parsed - before.parsed).toBe(4_000);
+    expect(ACL_WORK.lookups - before.lookups).toBe(2_000);
+  });
+
+  it("read a policy network's allow and deny entries once, however many decisions take them", () => {
+    const allow = Array.from({ length: 200 }, (_, i) => `"10.1.${i}.0/24"`).join(", ");
+    const deny = Array.from({ length: 200 }, (_, i) => `"172.16.0.${i}"`).join(", ");
+    const compiled = compileCustomsPolicy(`{"networks": {"1": {"allow": [${allow}], "deny": [${deny}]}}}`);
+    expect(compiled.ok).toBe(true);
+    if (!compiled.ok) return;
+    const policy = loadCustomsPolicy(JSON.parse(JSON.stringify(compiled.value)));
+    const host = (name: string, address: string) => ({
+      name,
+      address,
+      net: 1,
+      load: 0,
+      swapFreePct: 100,
+      jobs: 0,
+    });
+    const before = ACL_WORK.parsed;
+    for (let i = 0; i < 50; i++) {
+      const d = decideCustoms(policy, {
+        hosts: [host("a", "10.1.5.1"), host("b", "10.1.6.1")],
+        request: { client: "a", net: 1, fromAddress: `10.1.${i}.9`, user: "u" },
+        now: 0,
+      });
+      expect(d.ok).toBe(true);
+      if (d.ok) expect(d.value.host).toBe("b");
+    }
+    // the 400 entries once, then each host's own network per decision (the old code: 400 per host per decision)
+    expect(ACL_WORK.parsed - before).toBeLessThanOrEqual(400 + 50 * 2);
+  });
+});
