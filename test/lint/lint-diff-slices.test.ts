@@ -97,7 +97,7 @@ describe("placement lint and diff cut their own work into slices", () => {
     expect(compile).toBeGreaterThan(10);
     // before, lint read and validated the source again after the compile: 26 checkpoints against 13
     expect(checkpoints(lintSourceSteps("placement", source))).toBeLessThanOrEqual(compile + 2);
-  });
+  }, 120_000);
 
   it("a diff collects its witnesses and stores each side in slices, not in one piece each", () => {
     const [a, b] = [hard(2_000), hard(2_001)];
@@ -106,7 +106,7 @@ describe("placement lint and diff cut their own work into slices", () => {
     const diff = checkpoints(diffPoliciesSteps("placement", a, b, { work: 1 }));
     // before, the generation and each side's load were one piece each: 101 checkpoints against compiles' 98
     expect(diff - compiles).toBeGreaterThan(50);
-  });
+  }, 120_000);
 
   it("the hard shape gives the same report in slices, stopped by the bound, with captured requests", async () => {
     const [a, b] = [hard(300), hard(301)];
