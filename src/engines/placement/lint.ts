@@ -215,9 +215,17 @@ function* lintPartition(
 
   // leaf queues nothing can place into, and queues nobody may submit to
   const pointers = root === undefined ? [] : queuePointers(root);
+  // each distinct pattern once (thousands of `user` rules under one parent draw one): a queue's check walks them all
   const patterns: ReturnType<typeof rulePatterns> = [];
+  const distinct = new Set<string>();
   for (const r of rules) {
-    patterns.push(...rulePatterns(r.data));
+    for (const p of rulePatterns(r.data)) {
+      // levels are queue names or `*`/`**`, none holding a dot
+      const key = p.join(".");
+      if (distinct.has(key)) continue;
+      distinct.add(key);
+      patterns.push(p);
+    }
     if (work.due(ENTRY_UNITS)) yield;
   }
   const anyName = patterns.some((p) => p.includes("**"));
