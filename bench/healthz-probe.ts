@@ -6,6 +6,10 @@
  * a time: a probe that waits behind a long decision is the next one's delay).
  * The thread and the bench share a few counters (probes answered, failures,
  * the worst latency since the last reset), read without messages.
+ * It also keeps how late its own timer woke it (the worst since the last
+ * reset): a thread that itself waited that long for a CPU measures that wait
+ * too, in whichever probe it was sending or reading, so a latency near that
+ * lateness is the machine's, not the Worker's.
  */
 import { Worker } from "node:worker_threads";
 
@@ -13,7 +17,8 @@ import { Worker } from "node:worker_threads";
 export const INTERVAL_MS = 20;
 
 // The thread: plain JavaScript (evaluated, not loaded through tsx). Counters:
-// [0] stop flag, [1] probes answered, [2] worst latency in µs since reset, [3] failures.
+// [0] stop flag, [1] probes answered, [2] worst latency in µs since reset, [3] failures,
+// [4] the worst lateness of the thread's own timer in µs since reset.
 const THREAD = `
 const { workerData } = require("node:worker_threads");
 const c = new Int32Array(workerData.shared);
@@ -33,7 +38,13 @@ const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
     if (!ok) Atomics.add(c, 3, 1);
     Atomics.add(c, 1, 1);
     const wait = t0 + workerData.interval - performance.now();
-    if (wait > 0) await sleep(wait);
+    if (wait > 0) {
+      const due = performance.now() + wait;
+      await sleep(wait);
+      const late = Math.min(2147483647, Math.round((performance.now() - due) * 1000));
+      for (let seen = Atomics.load(c, 4); late > seen; seen = Atomics.load(c, 4))
+        if (Atomics.compareExchange(c, 4, seen, late) === seen) break;
+    }
   }
 })();
 `;
@@ -46,6 +57,8 @@ export interface HealthProbe {
   failures(): number;
   /** The worst latency in ms since the last reset (0 when none answered). */
   worst(): number;
+  /** How late, at worst, the probing thread's own timer fired since the last reset, in ms (its wait for a CPU). */
+  late(): number;
   /** Starts a new window for {@link worst}. */
   reset(): void;
   /** Stops probing and ends the thread. */
@@ -54,7 +67,7 @@ export interface HealthProbe {
 
 /** Starts probing `${base}/healthz` every INTERVAL_MS from a thread of its own. */
 export function startHealthProbe(base: string): HealthProbe {
-  const shared = new SharedArrayBuffer(4 * Int32Array.BYTES_PER_ELEMENT);
+  const shared = new SharedArrayBuffer(5 * Int32Array.BYTES_PER_ELEMENT);
   const c = new Int32Array(shared);
   const thread = new Worker(THREAD, {
     eval: true,
@@ -65,7 +78,11 @@ export function startHealthProbe(base: string): HealthProbe {
     count: () => Atomics.load(c, 1),
     failures: () => Atomics.load(c, 3),
     worst: () => Atomics.load(c, 2) / 1000,
-    reset: () => void Atomics.store(c, 2, 0),
+    late: () => Atomics.load(c, 4) / 1000,
+    reset: () => {
+      Atomics.store(c, 2, 0);
+      Atomics.store(c, 4, 0);
+    },
     async stop() {
       Atomics.store(c, 0, 1);
       // the probe in flight ends within one healthz answer; a thread stuck longer is ended

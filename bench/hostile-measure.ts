@@ -105,16 +105,27 @@ async function cell(t: Target, once: () => Promise<unknown>, min: number, max: n
   return median(samples);
 }
 
-/** CPU ms per request of one row at one length (median of SAMPLES), and whether its answer was the documented one. */
+/** The two parts of measuring a row at one length: its first requests (`first`), then the repeated ones measured (`repeated`). */
+export type RowPhase = "first" | "repeated";
+
+/**
+ * CPU ms per request of one row at one length (median of SAMPLES), and whether
+ * its answer was the documented one. The first two requests (which may meet a
+ * cold isolate, a new Durable Object or ads not yet cached) are not measured;
+ * `phase` is told when they begin and when the measured ones do.
+ */
 export async function measureRow(
   t: Target,
   row: HostileRow,
   n: number,
+  phase: (p: RowPhase) => void = () => {},
 ): Promise<{ ms: number; problem: string | null }> {
   const base = t.worker.url;
+  phase("first");
   const first = await send(base, row, n);
   const problem = row.check(first.status, first.body);
   await send(base, row, n);
+  phase("repeated");
   const ms = await cell(t, () => send(base, row, n), 3, MAX_REQUESTS);
   return { ms, problem };
 }

@@ -132,8 +132,11 @@ export async function startWorker(
    * (the no-op), which workerd would otherwise warn about at every start.
    * `shards: false`: no METRICS_SHARD binding, so the isolate's counts are never flushed
    * to a deployment-wide total (bench:http's metrics on/off table).
+   * `storage`: the folder Miniflare keeps KV, Durable Object and cache data in (its
+   * `defaultPersistRoot`; by default a folder of its own under the system's temporary
+   * folder, on disk); the caller makes it and removes it.
    */
-  options: { pin?: boolean | "worker"; objects?: boolean; shards?: boolean } = {},
+  options: { pin?: boolean | "worker"; objects?: boolean; shards?: boolean; storage?: string } = {},
 ): Promise<RunningWorker> {
   const fromWrangler = createRequire(createRequire(import.meta.url).resolve("wrangler/package.json"));
   // Typed by hand: the top-level `miniflare` types may belong to another version than wrangler's.
@@ -169,6 +172,7 @@ export async function startWorker(
     },
     host: "127.0.0.1",
     port,
+    ...(options.storage === undefined ? {} : { defaultPersistRoot: options.storage }),
     ...(inspectorPort === undefined ? {} : { inspectorPort }),
     handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {
       stdout.on("data", onStdout);

@@ -380,4 +380,20 @@ export class JobQueueCore {
   nextExpiry(): number | null {
     return this.tables.nextExpiry();
   }
+
+  /** Whether a field path new to the running counts' index is still filling (see `fillIndex`). */
+  indexFilling(): boolean {
+    return this.tables.shares.fillingPaths().length > 0;
+  }
+
+  /**
+   * Indexes at most `jobs` more running jobs at the field paths a rule change
+   * added to the counts' index (a new path is indexed as jobs start; the
+   * jobs running before are read here, by the alarm, a slice at a time);
+   * returns whether a path is still filling. Counts do not change.
+   */
+  fillIndex(jobs: number): boolean {
+    this.tables.shares.fillIndex(jobs);
+    return this.indexFilling();
+  }
 }

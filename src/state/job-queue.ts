@@ -12,6 +12,9 @@ import { QUEUE_REGISTRY_PREFIX } from "./queue-registry.js";
 import { isFailure, type Envelope, type JobListing, type JobState, type QueueSummary, type JobStatus, type JobSubmission, type Once, type QueueFailure, type SchedulePass } from "./job-queue-types.js";
 import { writeLog } from "../log-line.js";
 
+/** How many running jobs one alarm indexes at a field path a rule change made new to the counts' index (see `JobQueueCore.fillIndex`). */
+export const INDEX_FILL_SLICE = 1000;
+
 /** How long a finished, expired or cancelled job stays reportable before the alarm forgets it. */
 export const ENDED_JOB_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
@@ -27,6 +30,8 @@ export class JobQueue extends DurableObject<Env> {
   /** The staged candidate's filter rules deciding this queue's jobs again, after each answer (none when no candidate stages jobfilter). */
   private shadow: QueueShadow | undefined;
   private draining = false;
+  /** Whether this object has set the alarm that fills the counts' index (see `keepFilling`). */
+  private filling = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -90,7 +95,9 @@ export class JobQueue extends DurableObject<Env> {
 
   /** The per-rule counts as the object holds them now, for tests and status. */
   runningSnapshot(): { rules: Record<string, number>; buckets: Record<string, number> } {
-    return this.core.runningSnapshot();
+    const snapshot = this.core.runningSnapshot();
+    this.keepFilling();
+    return snapshot;
   }
 
   /** Follows the candidate staged now (as this isolate last read the pointer): a shadow observing the queue, or none. */
@@ -119,6 +126,17 @@ export class JobQueue extends DurableObject<Env> {
     this.ctx.waitUntil(done);
   }
 
+  /**
+   * After a call that may have carried the counts to new rules: when that
+   * made a field path new to their index, the alarm fills it, a slice each
+   * time, from now on (set once per object until the alarm runs).
+   */
+  private keepFilling(): void {
+    if (this.filling || !this.core.indexFilling()) return;
+    this.filling = true;
+    this.ctx.waitUntil(this.ctx.storage.setAlarm(Date.now()));
+  }
+
   private async armAlarm(): Promise<void> {
     const next = this.core.nextExpiry();
     if (next === null) return;
@@ -132,6 +150,7 @@ export class JobQueue extends DurableObject<Env> {
     await this.followCandidate();
     const { result, started } = this.core.submit(queue, submission, explain, Date.now());
     this.drainShadowLater();
+    this.keepFilling();
     if (started) await this.armAlarm();
     return result;
   }
@@ -150,6 +169,7 @@ export class JobQueue extends DurableObject<Env> {
     if (seen.seen) return "mismatch" in seen ? { mismatch: true } : { replayed: true, ...seen.replay };
     const { result, started } = this.core.submit(queue, submission, explain, now);
     this.drainShadowLater();
+    this.keepFilling();
     const stored: StoredAnswer = isFailure(result)
       ? { status: result.error.status, answer: result }
       : { status: 200, answer: { ...envelope, cacheable: false, ...result } };
@@ -163,6 +183,7 @@ export class JobQueue extends DurableObject<Env> {
     await this.followCandidate();
     const { result, started } = this.core.check(id, explain, Date.now());
     this.drainShadowLater();
+    this.keepFilling();
     if (started) await this.armAlarm();
     return result;
   }
@@ -170,6 +191,7 @@ export class JobQueue extends DurableObject<Env> {
   /** Runs one scheduling pass over the held jobs among `ids` in that order; says what it did with each id. */
   async schedule(ids: number[]): Promise<SchedulePass | QueueFailure> {
     const { result, started } = this.core.schedule(ids, Date.now());
+    this.keepFilling();
     if (started) await this.armAlarm();
     return result;
   }
@@ -181,12 +203,16 @@ export class JobQueue extends DurableObject<Env> {
 
   /** Releases a job's slot; finishing a finished (or expired) job again answers the same. */
   finish(id: number): JobStatus | QueueFailure {
-    return this.core.finish(id, Date.now());
+    const result = this.core.finish(id, Date.now());
+    this.keepFilling();
+    return result;
   }
 
   /** Cancels a job: a held one is dropped, a running one's slot released; an ended one answers its state. */
   cancel(id: number): JobStatus | QueueFailure {
-    return this.core.cancel(id, Date.now());
+    const result = this.core.cancel(id, Date.now());
+    this.keepFilling();
+    return result;
   }
 
   /** A page of jobs in `states`, newest first, below the id `before`. */
@@ -231,13 +257,18 @@ export class JobQueue extends DurableObject<Env> {
     }
   }
 
-  /** Frees the slots of leases that ran out, forgets long-ended jobs, and sets the next alarm. */
+  /**
+   * Frees the slots of leases that ran out, forgets long-ended jobs, fills a
+   * slice of the counts' index when a path is filling, and sets the next
+   * alarm (at once while a path is still filling).
+   */
   override async alarm(): Promise<void> {
     await this.registerStored();
     const now = Date.now();
     this.core.expireDue(now);
     this.core.tables.pruneEnded(now - ENDED_JOB_RETENTION_MS);
-    const next = this.core.nextExpiry();
+    this.filling = this.core.indexFilling() && this.core.fillIndex(INDEX_FILL_SLICE);
+    const next = this.filling ? Date.now() : this.core.nextExpiry();
     if (next !== null) await this.ctx.storage.setAlarm(next);
   }
 }

@@ -6,7 +6,8 @@
  * for in the meta table, and an index of the running jobs by their facts
  * (`running_facts`: their opcodes' `OP_ID`s, their reason entries' sources
  * and reasons, and their opcodes' values at the field paths the rules test
- * for equality, kind `field:<path>`, the paths listed in the meta table; see
+ * for equality, kind `field:<path>`, the paths listed in the meta table, a
+ * path new to it filled for the jobs counted before by `fillIndex`; see
  * job-reach.ts) so that a rule change reads only the jobs the rules it added
  * can reach. Written as each count changes, in the same turn as
  * the job rows, so an object that starts again reads its totals back instead
@@ -32,6 +33,13 @@ const FACTS_INDEXED = "running_facts";
 /** The meta key listing (JSON) the opcode field paths `running_facts` indexes the counted jobs' values at; absent: none. */
 const INDEXED_PATHS = "indexed_paths";
 
+/**
+ * The meta key recording the indexed paths still filling (JSON `{paths,
+ * after}`): their rows hold the jobs started since each was added and the
+ * counted jobs up to id `after` (null: none yet); absent, none is filling.
+ */
+const FILLING_PATHS = "filling_paths";
+
 /** The meta key holding the fingerprint of the rule set the saved counts are for. */
 const COUNTED_FOR = "counts_for";
 
@@ -55,16 +63,25 @@ function bucketsOf(text: string): string[] {
 /** The running counts' rows in a queue object's SQLite storage. */
 export class SqlShares implements ShareStore {
   private paths: readonly string[];
+  private filling: { paths: string[]; after: number | null } | undefined;
 
   constructor(private readonly sql: SqlStorage) {
     for (const statement of SHARES_SCHEMA) sql.exec(statement);
     const listed = this.meta(INDEXED_PATHS);
     this.paths = listed === undefined ? [] : (JSON.parse(listed) as string[]);
+    const filling = this.meta(FILLING_PATHS);
+    this.filling = filling === undefined ? undefined : (JSON.parse(filling) as { paths: string[]; after: number | null });
+    // only listed paths fill (a path no longer listed is not read through whatever its rows)
+    const listedFilling = this.filling?.paths.filter((p) => this.paths.includes(p)) ?? [];
+    if (this.filling !== undefined && listedFilling.length < this.filling.paths.length)
+      this.setFilling(listedFilling.length === 0 ? undefined : { paths: listedFilling, after: this.filling.after });
     if (this.meta(FACTS_INDEXED) === undefined) {
       // counts saved by a release without the index (or with the OP_ID-only `running_ops`): index their jobs once
       sql.exec("DELETE FROM running_facts");
       for (const r of sql.exec<{ id: number; job: string }>("SELECT s.id AS id, j.job AS job FROM running_shares s JOIN jobs j ON j.id = s.id"))
         this.putFacts(r.id, parseExactJson(r.job) as unknown as Job);
+      // every path listed is indexed from every counted job now
+      this.setFilling(undefined);
       sql.exec("DROP TABLE IF EXISTS running_ops");
       sql.exec("DELETE FROM meta WHERE key = 'running_ops'");
       this.setMeta(FACTS_INDEXED, "1");
@@ -96,20 +113,49 @@ export class SqlShares implements ShareStore {
     return this.paths;
   }
 
-  /** A path new to the index is indexed from every counted job (each job's JSON parsed once); a dropped path's rows go as their jobs end (an index row only ever names a running job, so they stay true if the path comes back). */
+  fillingPaths(): readonly string[] {
+    return this.filling?.paths ?? [];
+  }
+
+  /** A path new to the index fills from the first counted job (a path filling already starts again with it); a dropped path's rows go as their jobs end (an index row only ever names a running job, so they stay true if the path comes back). */
   setIndexedPaths(paths: readonly string[]): void {
     const was = new Set(this.paths);
     const added = paths.filter((p) => !was.has(p));
     if (added.length === 0 && paths.length === was.size) return;
     this.paths = [...paths];
     this.setMeta(INDEXED_PATHS, JSON.stringify(this.paths));
-    if (added.length === 0) return;
-    for (const r of this.sql.exec<{ id: number; job: string }>("SELECT s.id AS id, j.job AS job FROM running_shares s JOIN jobs j ON j.id = s.id")) {
+    const kept = (this.filling?.paths ?? []).filter((p) => paths.includes(p));
+    if (added.length > 0 && this.sql.exec("SELECT 1 FROM running_shares LIMIT 1").toArray().length > 0)
+      this.setFilling({ paths: [...kept, ...added], after: null });
+    else this.setFilling(kept.length === 0 ? undefined : { paths: kept, after: this.filling!.after });
+  }
+
+  private setFilling(filling: { paths: string[]; after: number | null } | undefined): void {
+    this.filling = filling;
+    if (filling === undefined) this.sql.exec("DELETE FROM meta WHERE key = ?", FILLING_PATHS);
+    else this.setMeta(FILLING_PATHS, JSON.stringify(filling));
+  }
+
+  /** Reads the next counted jobs by id after the last one read (each job's JSON parsed once); rows already there are kept (`INSERT OR IGNORE`). */
+  fillIndex(jobs: number): number {
+    const filling = this.filling;
+    if (filling === undefined || jobs <= 0) return 0;
+    const rows = this.sql
+      .exec<{ id: number; job: string }>(
+        "SELECT s.id AS id, j.job AS job FROM running_shares s JOIN jobs j ON j.id = s.id WHERE s.id > ? ORDER BY s.id LIMIT ?",
+        filling.after ?? Number.MIN_SAFE_INTEGER,
+        jobs,
+      )
+      .toArray();
+    for (const r of rows) {
       const job = parseExactJson(r.job) as unknown as Job;
-      for (const path of added)
+      for (const path of filling.paths)
         for (const value of new Set(valuesAt(job, path)))
           this.sql.exec("INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES (?, ?, ?)", fieldKind(path), value, r.id);
     }
+    // fewer than asked: every counted job is read (a job counted since was indexed as it started)
+    this.setFilling(rows.length < jobs ? undefined : { paths: filling.paths, after: rows[rows.length - 1].id });
+    return rows.length;
   }
 
   countedFor(): string | undefined {
@@ -273,5 +319,6 @@ export class SqlShares implements ShareStore {
     this.sql.exec("DELETE FROM counted_rules");
     this.sql.exec("DELETE FROM running_facts");
     this.sql.exec("DELETE FROM meta WHERE key = ?", COUNTED_FOR);
+    this.setFilling(undefined);
   }
 }

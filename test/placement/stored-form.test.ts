@@ -125,8 +125,9 @@ describe("the stored placement policy", () => {
           );
           const list = (to: Map<string, number[]>, name: string) =>
             to.set(name, [...(to.get(name) ?? []), i]);
-          if (gate?.user === Side.Names) for (const u of r.filter.users) list(users, u);
-          if (gate?.group === Side.Names) for (const x of r.filter.groups) list(groups, x);
+          // an expression of a few whole texts is indexed by those texts
+          if (gate?.user === Side.Names) for (const u of r.filter.userExp?.exact ?? r.filter.users) list(users, u);
+          if (gate?.group === Side.Names) for (const x of r.filter.groupExp?.exact ?? r.filter.groups) list(groups, x);
         });
         expect(g.users.size, p.name).toBe(users.size);
         expect(g.groups.size, p.name).toBe(groups.size);

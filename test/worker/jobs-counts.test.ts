@@ -7,9 +7,10 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { RunningCounts, buildFilterSet, type Job } from "../../src/engines/jobfilter/index.js";
+import { RunningCounts, buildFilterSet, valuesAt, type Job } from "../../src/engines/jobfilter/index.js";
 import type { Env } from "../../src/env.js";
 import type { JobQueue } from "../../src/state/job-queue.js";
+import type { JobQueueCore } from "../../src/state/job-queue-core.js";
 import type { JobStatus } from "../../src/state/job-queue-types.js";
 
 const testEnv = env as unknown as Env;
@@ -17,6 +18,9 @@ const testEnv = env as unknown as Env;
 function stub(queue: string): DurableObjectStub<JobQueue> {
   return testEnv.JOB_QUEUE.get(testEnv.JOB_QUEUE.idFromName(queue)) as unknown as DurableObjectStub<JobQueue>;
 }
+
+/** The object's queue logic, to fill the counts' index in slices smaller than the alarm's. */
+const coreOf = (q: JobQueue) => (q as unknown as { core: JobQueueCore }).core;
 
 const op = (id: string, reason: string[] = []) => ({ OP_ID: id, reason: reason.map((r) => ["gnt:client", r, 1]) });
 
@@ -153,7 +157,7 @@ describe("JobQueue running counts", () => {
     });
   });
 
-  it("are carried through random rule changes (fixed seed) as a recount gives, also after an object stored with only the OP_ID index (and no field value index) starts again", async () => {
+  it("are carried through random rule changes (fixed seed) as a recount gives, while field paths new to the index fill in slices (the object restarting mid-fill), also after an object stored with only the OP_ID index (and no field value index) starts again", async () => {
     const queue = "counts-random";
     await runInDurableObject(stub(queue), async (first: JobQueue, state: DurableObjectState) => {
       let q = first;
@@ -215,7 +219,7 @@ describe("JobQueue running counts", () => {
         }
       };
       const uuids: string[] = [];
-      for (let step = 0; step < 25; step++) {
+      for (let step = 0; step < 36; step++) {
         const body = { priority: next(10), predicates: [predicate()] as never, action: ["RATE_LIMIT", 1000] as ["RATE_LIMIT", number], reason: [] };
         const pick = next(4);
         if (pick === 0 && uuids.length > 0) q.deleteFilter(uuids.splice(next(uuids.length), 1)[0]);
@@ -232,15 +236,35 @@ describe("JobQueue running counts", () => {
           state.storage.sql.exec("INSERT INTO meta (key, value) VALUES ('running_ops', '1')");
           q = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv);
         }
+        // an object that restarts while a path is filling goes on filling it where it stopped
+        if (step === 22) q = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv);
+        expect(q.runningSnapshot()).toEqual(fresh());
+        // a field path new to the index fills a slice at a time (the object may restart in between)
+        if (step % 2 === 1) coreOf(q).fillIndex(1 + next(120));
+      }
+      // the alarm fills what is left, and is set while a path is filling
+      for (let alarms = 0; coreOf(q).indexFilling(); alarms++) {
+        expect(alarms).toBeLessThan(3);
+        expect(await state.storage.getAlarm()).not.toBeNull();
+        await q.alarm();
         expect(q.runningSnapshot()).toEqual(fresh());
       }
+      expect(state.storage.sql.exec("SELECT value FROM meta WHERE key = 'filling_paths'").toArray()).toEqual([]);
       const indexed = (kind: string) =>
         state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM running_facts WHERE kind = ?", kind).one().n;
       expect([indexed("op"), indexed("source"), indexed("reason")].every((n) => n > 0)).toBe(true);
       // the field paths the rules test by value are indexed
       const paths = JSON.parse(state.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'indexed_paths'").one().value) as string[];
       expect(paths).toEqual(expect.arrayContaining([...buildFilterSet(q.listFilters()).valued]));
-      for (const p of paths) expect(indexed(`field:${p}`)).toBeGreaterThan(0);
+      // each filled path holds every running job's values there
+      const running = state.storage.sql.exec<{ id: number; job: string }>("SELECT id, job FROM jobs WHERE state = 'running'").toArray();
+      for (const p of paths) {
+        expect(indexed(`field:${p}`)).toBeGreaterThan(0);
+        for (const r of running)
+          expect(state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM running_facts WHERE kind = ? AND id = ?", `field:${p}`, r.id).one().n).toBe(
+            new Set(valuesAt(JSON.parse(r.job) as Job, p)).size,
+          );
+      }
       expect(state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'running_ops'").toArray()).toEqual([]);
     });
   });

@@ -68,6 +68,23 @@ describe("ClassAd evaluation charges the decision's work budget", () => {
     expect(d.outcome).toBe("budget_exceeded");
     expect(b.regexCompiles).toBeLessThanOrEqual(3);
   });
+
+  it("charges a case-insensitive comparison of two strings by their length", () => {
+    const used = (n: number, op: string) => {
+      const b = new Budget(1e9);
+      const d = b.run(() => decideMatch(null, { job: `[ s = "${"a".repeat(n)}"; t = "${"A".repeat(n)}"; Requirements = ${Array(50).fill(`(s ${op} t)`).join(op === "!=" ? " || " : " && ")} ]`, machines: machines.slice(0, 1) }, ctx));
+      expect(d.outcome).toBe(op === "==" || op === "<=" ? "matched" : "no_match");
+      return b.used;
+    };
+    // strings of up to 32 characters ride on their lookups' units; their comparison did too
+    for (const op of ["==", "!=", "<="]) expect(used(32, op) - used(1, op), op).toBeGreaterThanOrEqual(50 * 4);
+    // identical strings, or strings of different lengths, are answered without folding them
+    const same = new Budget(1e9);
+    same.run(() => decideMatch(null, { job: `[ s = "${"a".repeat(32)}"; Requirements = ${Array(50).fill("(s == s)").join(" && ")} ]`, machines: machines.slice(0, 1) }, ctx));
+    const short = new Budget(1e9);
+    short.run(() => decideMatch(null, { job: `[ s = "a"; Requirements = ${Array(50).fill("(s == s)").join(" && ")} ]`, machines: machines.slice(0, 1) }, ctx));
+    expect(same.used).toBe(short.used);
+  });
 });
 
 describe("Reading a decision's ads charges the decision's work budget (issue 24: the 240 KB doubling ad)", () => {

@@ -7,6 +7,7 @@ import { trySpend } from "../common/budget.js";
 import { AdLayout, ClassAd, layoutFor, type SlotValue } from "./classad.js";
 import { BUILTINS } from "./functions/registry.js";
 import { Compiled, type EvalFn, type Node } from "./node.js";
+import type { EvalState } from "./state.js";
 import {
   arith,
   bitNot,
@@ -238,6 +239,26 @@ function orOp(a: EvalFn, b: EvalFn): EvalFn {
   };
 }
 
+/** A case-insensitive string comparison costs one work unit per 2^FOLD_SHIFT characters (a shorter one rides on the lookups' units). */
+const FOLD_SHIFT = 3;
+
+/**
+ * eqFold charged to the work budget by the characters it may compare: two
+ * different strings of one length are folded character by character, work the
+ * lookups that fetched them do not pay for. ERROR once that spends the budget.
+ */
+function eqFoldCharged(x: string, y: string, st: EvalState): boolean | Value {
+  if (x.length !== y.length) return false;
+  if (x === y) return true;
+  return st.spend(x.length >> FOLD_SHIFT) ? eqFold(x, y) : ERROR;
+}
+
+/** Charges an ordered comparison of two strings (strcasecmp folds up to the shorter length); false once that spends the budget. */
+function chargeStrings(x: Value, y: Value, st: EvalState): boolean {
+  if (typeof x !== "string" || typeof y !== "string") return true;
+  return st.spend(Math.min(x.length, y.length) >> FOLD_SHIFT);
+}
+
 function cmpOp(op: CmpOp, a: EvalFn, b: EvalFn): EvalFn {
   switch (op) {
     case "==":
@@ -245,7 +266,7 @@ function cmpOp(op: CmpOp, a: EvalFn, b: EvalFn): EvalFn {
         const x = a(ad, st);
         const y = b(ad, st);
         if (typeof x === "number" && typeof y === "number") return x === y;
-        if (typeof x === "string" && typeof y === "string") return eqFold(x, y);
+        if (typeof x === "string" && typeof y === "string") return eqFoldCharged(x, y, st);
         return compare("==", x, y);
       };
     case "!=":
@@ -253,32 +274,39 @@ function cmpOp(op: CmpOp, a: EvalFn, b: EvalFn): EvalFn {
         const x = a(ad, st);
         const y = b(ad, st);
         if (typeof x === "number" && typeof y === "number") return x !== y;
-        if (typeof x === "string" && typeof y === "string") return !eqFold(x, y);
+        if (typeof x === "string" && typeof y === "string") {
+          const eq = eqFoldCharged(x, y, st);
+          return eq === ERROR ? ERROR : !eq;
+        }
         return compare("!=", x, y);
       };
     case ">=":
       return (ad, st) => {
         const x = a(ad, st);
         const y = b(ad, st);
-        return typeof x === "number" && typeof y === "number" ? x >= y : compare(">=", x, y);
+        if (typeof x === "number" && typeof y === "number") return x >= y;
+        return chargeStrings(x, y, st) ? compare(">=", x, y) : ERROR;
       };
     case ">":
       return (ad, st) => {
         const x = a(ad, st);
         const y = b(ad, st);
-        return typeof x === "number" && typeof y === "number" ? x > y : compare(">", x, y);
+        if (typeof x === "number" && typeof y === "number") return x > y;
+        return chargeStrings(x, y, st) ? compare(">", x, y) : ERROR;
       };
     case "<=":
       return (ad, st) => {
         const x = a(ad, st);
         const y = b(ad, st);
-        return typeof x === "number" && typeof y === "number" ? x <= y : compare("<=", x, y);
+        if (typeof x === "number" && typeof y === "number") return x <= y;
+        return chargeStrings(x, y, st) ? compare("<=", x, y) : ERROR;
       };
     case "<":
       return (ad, st) => {
         const x = a(ad, st);
         const y = b(ad, st);
-        return typeof x === "number" && typeof y === "number" ? x < y : compare("<", x, y);
+        if (typeof x === "number" && typeof y === "number") return x < y;
+        return chargeStrings(x, y, st) ? compare("<", x, y) : ERROR;
       };
   }
 }

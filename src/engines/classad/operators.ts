@@ -31,7 +31,10 @@ function fold(c: number): number {
 export function cmpFold(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
-    const d = fold(a.charCodeAt(i)) - fold(b.charCodeAt(i));
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const d = fold(x) - fold(y);
     if (d !== 0) return d;
   }
   return a.length - b.length;
@@ -41,7 +44,11 @@ export function cmpFold(a: string, b: string): number {
 export function eqFold(a: string, b: string): boolean {
   if (a === b) return true;
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (fold(a.charCodeAt(i)) !== fold(b.charCodeAt(i))) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y && fold(x) !== fold(y)) return false;
+  }
   return true;
 }
 

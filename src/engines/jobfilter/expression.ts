@@ -1,7 +1,9 @@
 import type { Result } from "../common/result.js";
 import { err, ok } from "../common/result.js";
 import { showPretty, showRational } from "./render.js";
-import { compileLinear, describeProblem, type LinearRegex } from "../common/regex/index.js";
+import { compileLinear, describeProblem, inspectPattern, type LinearRegex } from "../common/regex/index.js";
+import { LazyLinear } from "../common/regex/lazy.js";
+import { literalPattern } from "./literal-regex.js";
 import { COMPARISONS } from "./rule-file.js";
 
 /** A filter value: Ganeti only allows strings and integers (Haskell `Integer`: a bigint past 2^53 keeps them exact). */
@@ -18,7 +20,7 @@ export type Expr =
   | { readonly k: "not"; readonly x: Expr }
   | { readonly k: "true"; readonly field: string }
   | { readonly k: "cmp"; readonly op: CmpOp; readonly field: string; readonly value: FilterValue }
-  | { readonly k: "regex"; readonly field: string; readonly source: string; readonly re: LinearRegex }
+  | { readonly k: "regex"; readonly field: string; readonly source: string; readonly re: PatternTest }
   | { readonly k: "contains"; readonly field: string; readonly value: FilterValue };
 
 const CMP: Readonly<Record<string, CmpOp>> = COMPARISONS;
@@ -36,6 +38,23 @@ function readValue(v: unknown): Result<FilterValue, string> {
     );
   }
   return err(`Cannot deserialise filter value, expecting string or integer, got ${showPretty(v)}`);
+}
+
+/** The search an `=~` leaf runs: whether the pattern matches anywhere in a text. */
+export interface PatternTest {
+  test(s: string): boolean;
+}
+
+/**
+ * Why a pattern is refused (PCRE's wording, as {@link compileRegex} gives it),
+ * or null when it compiles: checked without building its matcher, which the
+ * first decision testing it builds (charged to its budget, common/regex/lazy.ts);
+ * plain text between optional anchors is not even parsed (literal-regex.ts).
+ */
+export function regexProblem(source: string): string | null {
+  if (literalPattern(source) !== null) return null;
+  const r = inspectPattern(source, "pcre");
+  return r.ok ? null : `Invalid regular expression: ${describeProblem("pcre", r.error, source)}`;
 }
 
 /**
@@ -99,8 +118,9 @@ export function parseExpression(json: unknown, depth = 0): Result<Expr, string> 
     case "=~":
       return fieldValue(args, (field, v) => {
         if (typeof v !== "string") return err(`Unable to read String: ${showPretty(v)}`);
-        const re = compileRegex(v);
-        return re.ok ? ok({ k: "regex", field, source: v, re: re.value }) : re;
+        // checked now, compiled when a decision first tests it: loading thousands of rules compiles nothing
+        const problem = regexProblem(v);
+        return problem === null ? ok({ k: "regex", field, source: v, re: new LazyLinear(v, "pcre") }) : err(problem);
       });
     case "=[]":
       return fieldValue(args, (field, v) => {

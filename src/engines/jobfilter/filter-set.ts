@@ -50,6 +50,18 @@ export interface FilterSet {
   readonly valued: readonly string[];
 }
 
+/** What carrying running counts reads of a rule set (see rule-change.ts): its rules in order, and its chain; a `FilterSet` is one. */
+export interface RuleOrder {
+  readonly rules: readonly { readonly rule: FilterRule; readonly uuid: string }[];
+  readonly chain: readonly { readonly rule: FilterRule; readonly uuid: string }[];
+}
+
+/** A rule set's order without compiling its predicates: enough to carry counts saved for it (see `RunningCounts.restore`). */
+export function ruleOrder(rules: readonly FilterRule[]): RuleOrder {
+  const sorted = [...rules].sort(compareRules).map((rule) => ({ rule, uuid: rule.uuid }));
+  return { rules: sorted, chain: sorted.filter((r) => r.rule.action !== "CONTINUE") };
+}
+
 /** The order Ganeti evaluates rules in: priority, then watermark, then uuid. */
 export function compareRules(a: FilterRule, b: FilterRule): number {
   if (a.priority !== b.priority) return a.priority < b.priority ? -1 : 1;

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { ExactJson } from "../common/exact-json.js";
 import { prepareJob } from "./evaluate.js";
 import { buildFilterSet, ruleReach } from "./filter-set.js";
-import { anyOf, factsOf, inRanges, isEmpty } from "./job-reach.js";
+import { anyOf, factsOf, fieldKind, inRanges, isEmpty, valuesAt } from "./job-reach.js";
 import { RunningCounts } from "./running-counts.js";
 import { MemoryShares, type Reached } from "./running-shares.js";
 import type { FilterRule, Job } from "./types.js";
@@ -278,6 +278,50 @@ describe("RunningCounts.rebase through the indexes", () => {
     );
   }, 120_000);
 
+  it("counts as a recount while field paths new to the store fill in slices between rule changes, jobs ending and starting", () => {
+    fc.assert(
+      fc.property(
+        jobs,
+        fc.array(fc.tuple(fc.array(rule, { maxLength: 4 }), fc.nat(), fc.nat({ max: 12 }), fc.nat()), { minLength: 1, maxLength: 6 }),
+        (running, changes) => {
+          const store = new MemoryShares();
+          let counts = RunningCounts.rebuild(buildFilterSet([]), store, running);
+          let live = [...running];
+          let current: FilterRule[] = [];
+          for (const [edit, keep, fill, churn] of changes) {
+            const kept = current.filter((r, i) => (keep >> i) % 2 === 1 && !edit.some((e) => e.uuid === r.uuid));
+            current = [...new Map([...kept, ...edit].map((r) => [r.uuid, r])).values()];
+            const set = buildFilterSet(current);
+            counts = counts.rebase(set);
+            expect(counts.snapshot()).toEqual(RunningCounts.of(set, live).snapshot());
+            store.fillIndex(fill);
+            // the live jobs whose bit of `churn` is set end, the others not live start again
+            const ending = new Set(live.filter((_, i) => (churn >> i) % 2 === 1));
+            const starting = running.filter((j) => !live.includes(j) && (churn & 1) === 0);
+            for (const j of ending) counts.end(j.id);
+            for (const j of starting) counts.start(j);
+            live = [...live.filter((j) => !ending.has(j)), ...starting];
+            expect(counts.snapshot()).toEqual(RunningCounts.of(set, live).snapshot());
+            // a path filled holds exactly the live jobs' values
+            const filling = store.fillingPaths();
+            for (const path of store.indexedPaths().filter((p) => !filling.includes(p)))
+              for (const job of live)
+                for (const v of new Set(valuesAt(job, path))) {
+                  const read: number[] = [];
+                  const values = { finite: new Set([v]), all: false, has: (x: string) => x === v };
+                  store.eachReached({ ids: [], facts: [[{ kind: fieldKind(path), values }]] }, true, (h) => {
+                    expect(valuesAt(h.job!, path)).toContain(v);
+                    read.push(h.id);
+                  });
+                  expect(read).toContain(job.id);
+                }
+          }
+        },
+      ),
+      { numRuns: 400, seed: SEED },
+    );
+  }, 120_000);
+
   it("reads only the jobs an added rule can reach, not every job after it", () => {
     const r = (i: number, predicates: FilterRule["predicates"], watermark = 100): FilterRule => ({
       uuid: uuid(i),
@@ -324,15 +368,18 @@ describe("RunningCounts.rebase through the indexes", () => {
     counts.rebase(opx);
     expect(counts.snapshot()).toEqual(RunningCounts.of(opx, running).snapshot());
     expect(read).toBe(2);
-    // rule 2 changed to test instance names: the path is indexed once, then only the named jobs are read (and the two rule 2 held)
+    // rule 2 changed to test instance names, a path new to the store: no job is read to index it, the rule reads
+    // every job not under rule 1 as if it had no reach, and the index fills in slices, then is read through
     const named = (e: ExactJson) =>
       buildFilterSet([r(1, [["jobid", [">", "id", "watermark"]]], 3990), r(2, [["opcode", e]]), last]);
     const changes: [ExactJson, number][] = [
-      [["=", "instance_name", "i7"], 2 + 1],
+      [["=", "instance_name", "i6"], 3000 - 9],
+      [["=", "instance_name", "i7"], 1 + 1],
       [["|", ["=", "instance_name", "i8"], ["=", "instance_name", "i9"], ["=", "instance_name", "nobody"]], 1 + 2],
       // OP_A holds 2,998 jobs, the name one: read through the name
       [["&", ["=", "OP_ID", "OP_A"], ["=", "instance_name", "i10"]], 2 + 1],
-      [["!", ["!", ["=[]", "tags", "t11"]]], 1 + 1],
+      [["!", ["!", ["=[]", "tags", "t11"]]], 3000 - 9],
+      [["!", ["!", ["=[]", "tags", "t12"]]], 1 + 1],
     ];
     for (const [e, reads] of changes) {
       read = 0;
@@ -340,6 +387,12 @@ describe("RunningCounts.rebase through the indexes", () => {
       counts.rebase(set);
       expect(counts.snapshot()).toEqual(RunningCounts.of(set, running).snapshot());
       expect(read).toBe(reads);
+      if (store.fillingPaths().length === 0) continue;
+      expect(store.fillingPaths()).toEqual([e === changes[0][0] ? "instance_name" : "tags"]);
+      // the jobs running before are indexed 1,000 at a time; the counts do not change
+      expect([1, 2, 3, 4].map(() => store.fillIndex(1000))).toEqual([1000, 1000, 1000, 0]);
+      expect(store.fillingPaths()).toEqual([]);
+      expect(counts.snapshot()).toEqual(RunningCounts.of(set, running).snapshot());
     }
     // the path no rule names any more stays indexed (a rule naming it again reads no job to index it)
     expect(store.indexedPaths()).toEqual(["tags", "instance_name"]);

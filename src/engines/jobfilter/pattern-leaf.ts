@@ -2,13 +2,13 @@
  * The `=~` leaves, with literal patterns (see literal-regex.ts) tested inline by
  * string methods so a leaf costs one call, whatever the pattern.
  */
-import type { LinearRegex } from "../common/regex/index.js";
+import type { PatternTest } from "./expression.js";
 import { literalPattern } from "./literal-regex.js";
 import type { ReasonEntry, Tri } from "./types.js";
 import { ERROR, FALSE, TRUE } from "./types.js";
 
 /** An `=~` leaf over an opcode field's resolved value at slot `i`: a non-string value is an evaluation error. */
-export function opcodeRegexLeaf(source: string, re: LinearRegex, i: number): (vals: unknown[]) => Tri {
+export function opcodeRegexLeaf(source: string, re: PatternTest, i: number): (vals: unknown[]) => Tri {
   const lit = literalPattern(source);
   if (lit === null) {
     return (vals) => {
@@ -44,7 +44,7 @@ export function opcodeRegexLeaf(source: string, re: LinearRegex, i: number): (va
 }
 
 /** An `=~` leaf over a reason entry's source (slot 0) or reason (slot 1), both strings. */
-export function reasonRegexLeaf(source: string, re: LinearRegex, slot: 0 | 1): (entry: ReasonEntry) => Tri {
+export function reasonRegexLeaf(source: string, re: PatternTest, slot: 0 | 1): (entry: ReasonEntry) => Tri {
   const lit = literalPattern(source);
   if (lit === null) return (entry) => (re.test(entry[slot]) ? TRUE : FALSE);
   const text = lit.text;

@@ -8,7 +8,7 @@
  * does); a new action, reason trail or unread watermark moves no job.
  */
 import { stringifyExactJson } from "../common/exact-json.js";
-import type { FilterSet } from "./filter-set.js";
+import type { RuleOrder } from "./filter-set.js";
 import type { FilterRule } from "./types.js";
 
 /** How the chain changed between two filter sets (see the file's comment). */
@@ -49,8 +49,8 @@ function matchKey(rule: FilterRule): string {
 }
 
 /** `build` of a rule set, computed once per set (kept as long as the set is). */
-function oncePerSet(build: (set: FilterSet) => Map<string, string>): (set: FilterSet) => ReadonlyMap<string, string> {
-  const done = new WeakMap<FilterSet, Map<string, string>>();
+function oncePerSet(build: (set: RuleOrder) => Map<string, string>): (set: RuleOrder) => ReadonlyMap<string, string> {
+  const done = new WeakMap<RuleOrder, Map<string, string>>();
   return (set) => {
     let m = done.get(set);
     if (m === undefined) done.set(set, (m = build(set)));
@@ -82,7 +82,7 @@ function longestIncreasing(xs: readonly number[]): number[] {
 }
 
 /** How the chain of `prev` became the chain of `next`. */
-export function ruleChange(prev: FilterSet, next: FilterSet): RuleChange {
+export function ruleChange(prev: RuleOrder, next: RuleOrder): RuleChange {
   const before = keysOf(prev);
   const after = keysOf(next);
   const oldAt = new Map(prev.chain.map((r, i) => [r.uuid, i]));
@@ -127,7 +127,7 @@ const ruleTexts = oncePerSet((set) => new Map(set.rules.map((r) => [r.uuid, coun
  * each rule whose counting text changed, by uuid, null for a rule gone (a
  * saved rule may keep an older reason trail, which counting never reads).
  */
-export function ruleTextChanges(prev: FilterSet | null, next: FilterSet): Map<string, string | null> {
+export function ruleTextChanges(prev: RuleOrder | null, next: RuleOrder): Map<string, string | null> {
   const was = prev === null ? new Map<string, string>() : ruleTexts(prev);
   const now = ruleTexts(next);
   const out = new Map<string, string | null>();
@@ -137,10 +137,10 @@ export function ruleTextChanges(prev: FilterSet | null, next: FilterSet): Map<st
   return out;
 }
 
-const prints = new WeakMap<FilterSet, string>();
+const prints = new WeakMap<RuleOrder, string>();
 
 /** A fingerprint of what counting depends on in a rule set (every rule's counting text, in order): saved counts belong to the set with their fingerprint. */
-export function ruleSetFingerprint(set: FilterSet): string {
+export function ruleSetFingerprint(set: RuleOrder): string {
   let fp = prints.get(set);
   if (fp === undefined) {
     // two 32-bit FNV-1a style hashes with different multipliers over the rules' counting texts

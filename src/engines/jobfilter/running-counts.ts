@@ -13,7 +13,7 @@ import type { Bucket } from "./adhoc.js";
 import { bucketsOf } from "./adhoc.js";
 import { prepareJob, type PreparedJob } from "./evaluate.js";
 import type { FilterSet } from "./filter-set.js";
-import { applyingRule, buildFilterSet, ruleIndex, ruleReach } from "./filter-set.js";
+import { applyingRule, ruleIndex, ruleOrder, ruleReach, type RuleOrder } from "./filter-set.js";
 import { ruleChange, ruleSetFingerprint, ruleTextChanges } from "./rule-change.js";
 import { anyOf, pathOf, type FactReach } from "./job-reach.js";
 import { parseExactJson } from "../common/exact-json.js";
@@ -88,9 +88,10 @@ export class RunningCounts {
     const saved = store.countedFor();
     if (saved === undefined) return undefined;
     if (saved === ruleSetFingerprint(set)) return new RunningCounts(set, store, store.totals());
-    const then = buildFilterSet(store.countedRules().map((t) => parseExactJson(t) as unknown as FilterRule));
+    // the saved rules' order is all carrying reads of them: their predicates are not compiled
+    const then = ruleOrder(store.countedRules().map((t) => parseExactJson(t) as unknown as FilterRule));
     if (ruleSetFingerprint(then) !== saved) return undefined;
-    return new RunningCounts(then, store, store.totals()).rebase(set);
+    return new RunningCounts(set, store, store.totals()).carry(then, set);
   }
 
   /** The filter set the counts are for. */
@@ -150,16 +151,23 @@ export class RunningCounts {
    * added rules' reach (their job ids, their `OP_ID`s; see job-reach.ts),
    * read through the store's indexes, unless some added rule can reach any
    * job. The store is first set to index the values of the opcode fields
-   * the new rules test for equality (a path new to it is indexed from every
-   * counted job once, then kept as jobs start and end, also after the rules
-   * naming it go, up to a few paths). Bucket shares do not
-   * depend on the rules and stay as they are.
+   * the new rules test for equality (kept as jobs start and end, also after
+   * the rules naming it go, up to a few paths). A path new to the store is
+   * indexed only as jobs start, and filled for the jobs counted before by
+   * `fillIndex` in slices; until it is filled, a rule reaching by it reads
+   * every job after it as if it had no reach. Bucket shares do not depend
+   * on the rules and stay as they are.
    */
   rebase(next: FilterSet): RunningCounts {
-    const prev = this.current;
-    if (next === prev) return this;
+    return next === this.current ? this : this.carry(this.current, next);
+  }
+
+  /** `rebase` from the rule set the counts are for, `prev` (the current set, or the saved rules' order when restoring). */
+  private carry(prev: RuleOrder, next: FilterSet): RunningCounts {
     this.store.setIndexedPaths(valuedPaths(next, this.store));
-    const indexed = new Set(this.store.indexedPaths());
+    // a path still filling does not hold the jobs counted before it was added: not read through
+    const filling = this.store.fillingPaths();
+    const indexed = new Set(this.store.indexedPaths().filter((p) => !filling.includes(p)));
     const usable = (f: FactReach) => {
       const path = pathOf(f.kind);
       return path === undefined || indexed.has(path);
@@ -210,6 +218,16 @@ export class RunningCounts {
     this.current = next;
     this.store.setCountedFor(ruleSetFingerprint(next), ruleTextChanges(prev, next));
     return this;
+  }
+
+  /**
+   * Indexes at most `jobs` more running jobs at the field paths new to the
+   * store (see `rebase`); returns whether a path is still filling. Counts
+   * never change here: only which jobs a later rule change reads.
+   */
+  fillIndex(jobs: number): boolean {
+    this.store.fillIndex(jobs);
+    return this.store.fillingPaths().length > 0;
   }
 
   /** Every count, for tests and checks: rule uuid → slots, bucket key → jobs (zeros left out). */

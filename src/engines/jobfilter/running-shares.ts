@@ -74,14 +74,24 @@ export interface ShareStore {
   eachReached(reached: Reached, withJobs: boolean, visit: (h: Holder) => void): void;
   /** Forgets every share and total (before counting anew). */
   clear(): void;
-  /** The opcode field paths whose values the store indexes (`field:<path>` facts, see job-reach.ts `factsOf`). */
+  /** The opcode field paths whose values the store indexes as jobs start (`field:<path>` facts, see job-reach.ts `factsOf`), those still filling included. */
   indexedPaths(): readonly string[];
+  /** The indexed paths whose index does not hold every counted job yet (jobs counted before the path was added, not yet read by `fillIndex`): not to be read through. */
+  fillingPaths(): readonly string[];
   /**
    * Indexes exactly these paths from now on: a path not indexed yet is
-   * indexed from the counted jobs once (a pass over them), a path left out
-   * is no longer indexed as jobs start.
+   * indexed as jobs start, and filling (see `fillingPaths`) until
+   * `fillIndex` has read the jobs counted before; a path left out is no
+   * longer indexed as jobs start. No pass over the counted jobs.
    */
   setIndexedPaths(paths: readonly string[]): void;
+  /**
+   * Indexes the filling paths' values of at most `jobs` more of the jobs
+   * counted before they were added (in a fixed order, resumed where the
+   * last call stopped); a path whose every counted job is read is no
+   * longer filling. Returns how many counted jobs were read.
+   */
+  fillIndex(jobs: number): number;
 }
 
 /**
@@ -116,15 +126,26 @@ function takeFrom<K>(m: Map<K, Set<number>>, key: K, id: number): void {
   if (ids.size === 0) m.delete(key);
 }
 
+/** A counted job in memory: its share, the job, and the facts it is indexed under. */
+interface Entry {
+  readonly id: number;
+  readonly share: Share;
+  readonly job: Job;
+  readonly facts: [FactKind, string][];
+}
+
 /** A share store in memory, indexed by rule, by id block and by each fact (see `factsOf`), so that a rule change reads only the jobs it can move. */
 export class MemoryShares implements ShareStore {
   private fingerprint: string | undefined;
   private readonly rules = new Map<string, string>();
-  private readonly byId = new Map<number, { readonly id: number; readonly share: Share; readonly job: Job; readonly facts: [FactKind, string][] }>();
+  private readonly byId = new Map<number, Entry>();
   private readonly byRule = new Map<string | null, Set<number>>();
   private readonly byBlock = new Map<number, Set<number>>();
   private readonly byFact = new Map<FactKind, Map<string, Set<number>>>();
   private paths: readonly string[] = [];
+  /** The paths still filling, and where `fillIndex` goes on: an iterator over the counted jobs begun when the last path was added (jobs counted since come after it, already indexed). */
+  private filling: readonly string[] = [];
+  private fill: Iterator<Entry> | undefined;
   private readonly saved: Totals = { rules: new Map(), buckets: new Map() };
 
   /** Number of counted jobs. */
@@ -181,26 +202,50 @@ export class MemoryShares implements ShareStore {
     return this.paths;
   }
 
+  fillingPaths(): readonly string[] {
+    return this.filling;
+  }
+
+  /** A dropped path's index goes at once (its jobs' entries keep their facts until a fill reads them again); an added one fills from a new pass. */
   setIndexedPaths(paths: readonly string[]): void {
     const was = new Set(this.paths);
     const now = new Set(paths);
     for (const path of was) if (!now.has(path)) this.byFact.delete(fieldKind(path));
     const added = paths.filter((p) => !was.has(p));
     this.paths = [...paths];
-    if (added.length === 0) return;
-    // each counted job's facts: those of paths no longer indexed left out (a dropped path's entries stay until then), the added paths' looked up once
-    const kept = new Set([...now].filter((p) => was.has(p)).map(fieldKind));
-    for (const [id, e] of this.byId) {
-      const facts = e.facts.filter(([kind]) => !kind.startsWith("field:") || kept.has(kind));
-      for (const path of added) {
-        const kind = fieldKind(path);
-        for (const v of new Set(valuesAt(e.job, path))) {
-          facts.push([kind, v]);
-          addTo(this.index(kind), v, id);
-        }
-      }
-      this.byId.set(id, { ...e, facts });
+    this.filling = this.filling.filter((p) => now.has(p));
+    if (added.length > 0 && this.byId.size > 0) {
+      this.filling = [...this.filling, ...added];
+      // read again from the first counted job: a path filling already is indexed again where it was (the same values)
+      this.fill = this.byId.values();
     }
+    if (this.filling.length === 0) this.fill = undefined;
+  }
+
+  fillIndex(jobs: number): number {
+    let read = 0;
+    const kinds = this.filling.map(fieldKind);
+    while (this.fill !== undefined && read < jobs) {
+      const next = this.fill.next();
+      if (next.done === true) {
+        this.fill = undefined;
+        this.filling = [];
+        break;
+      }
+      read++;
+      const e = next.value;
+      // the entry's facts of these kinds (a job indexed as it started, or left from when the path was dropped) are replaced by the same values
+      const facts = e.facts.filter(([kind]) => !kinds.includes(kind));
+      this.filling.forEach((path, k) => {
+        const index = this.index(kinds[k]);
+        for (const v of new Set(valuesAt(e.job, path))) {
+          facts.push([kinds[k], v]);
+          addTo(index, v, e.id);
+        }
+      });
+      e.facts.splice(0, e.facts.length, ...facts);
+    }
+    return read;
   }
 
   moveShare(id: number, rule: string | null): void {
@@ -279,5 +324,7 @@ export class MemoryShares implements ShareStore {
     this.saved.buckets.clear();
     this.rules.clear();
     this.fingerprint = undefined;
+    this.filling = [];
+    this.fill = undefined;
   }
 }

@@ -22,17 +22,34 @@ function encode(v: unknown): unknown {
   return v;
 }
 
+/**
+ * The value with every tagged integer a bigint again: a container holding none
+ * is given back as it is (not copied), so loading thousands of rules without
+ * big integers allocates nothing per rule (the bundle's parsed data is only read).
+ */
 function decode(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(decode);
-  if (typeof v === "object" && v !== null) {
-    const o = v as Record<string, unknown>;
-    const digits = o[TAG];
-    if (typeof digits === "string" && Object.keys(o).length === 1) return BigInt(digits);
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(o)) out[k] = decode(x);
-    return out;
+  if (typeof v !== "object" || v === null) return v;
+  if (Array.isArray(v)) {
+    let out: unknown[] | null = null;
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      const d = decode(x);
+      if (out === null && d !== x) out = v.slice(0, i);
+      if (out !== null) out.push(d);
+    }
+    return out ?? v;
   }
-  return v;
+  const o = v as Record<string, unknown>;
+  const digits = o[TAG];
+  if (typeof digits === "string" && Object.keys(o).length === 1) return BigInt(digits);
+  let out: Record<string, unknown> | null = null;
+  for (const k in o) {
+    const x = o[k];
+    const d = decode(x);
+    if (out === null && d !== x) out = { ...o };
+    if (out !== null) out[k] = d;
+  }
+  return out ?? o;
 }
 
 /** Writes validated rules in the bundle's JSON-safe form (bigints as tagged digit strings). */

@@ -1,9 +1,10 @@
-import { compileLinear, describeProblem, inspectPattern, type LinearRegex } from "../common/regex/index.js";
+import { compileLinear, describeProblem, inspectPattern, type LinearRegex, type PatternFacts } from "../common/regex/index.js";
+import { LazyLinear } from "../common/regex/lazy.js";
 import { FILTER_GROUP_RE, FILTER_USER_RE, SPECIAL_RE } from "./names.js";
 import type { Filter, FilterData, RawFilter, RegexData } from "./types.js";
 
 type Compiled = { ok: true; value: LinearRegex } | { ok: false; error: string };
-type Inspected = { ok: true; value: { prefix: string; required: string } } | { ok: false; error: string };
+type Inspected = { ok: true; value: PatternFacts } | { ok: false; error: string };
 
 /**
  * The expressions inspected during one policy compile, so that validation and
@@ -38,11 +39,16 @@ export function compileGoRegex(expr: string): Compiled {
 /**
  * The stored form of a Go expression, or null when Go's regexp would not
  * compile it: with the literals every match needs, so that loading the policy
- * need not compile it and deciding can skip it for inputs that lack them.
+ * need not compile it and deciding can skip it for inputs that lack them, and
+ * the few whole texts it matches when it matches only those (`^(u1|v1)$`),
+ * which deciding looks up and never compiles.
  */
 export function translateGoRegex(expr: string, memo?: RegexMemo): RegexData | null {
   const r = inspectGoRegex(expr, memo);
-  return r.ok ? { source: expr, prefix: r.value.prefix, required: r.value.required } : null;
+  if (!r.ok) return null;
+  const out: RegexData = { source: expr, prefix: r.value.prefix, required: r.value.required };
+  if (r.value.exact !== undefined) out.exact = r.value.exact;
+  return out;
 }
 
 /**
@@ -105,28 +111,35 @@ export function buildFilter(raw: RawFilter, memo?: RegexMemo): FilterData {
 }
 
 /**
- * A stored filter expression, compiled the first time a decision tests it:
- * loading a policy of thousands of rules compiles nothing, and a decision
- * compiles only the expressions its user's literals do not rule out.
+ * A stored filter expression, compiled the first time a decision tests it
+ * (charged to that decision's budget, common/regex/lazy.ts): loading a policy
+ * of thousands of rules compiles nothing, and a decision compiles only the
+ * expressions its user's literals do not rule out. An expression that matches
+ * only a few whole texts is tested by looking them up, never compiled.
  */
 export class LazyRegex {
-  private compiled: LinearRegex | null = null;
+  private readonly matcher: LazyLinear | null;
 
   constructor(
-    private readonly source: string,
+    source: string,
     /** Text every match starts with (see LinearRegex.prefix), or "". */
     readonly prefix: string,
     /** Text every match contains (see LinearRegex.required), or "". */
     readonly required: string,
-  ) {}
+    /** Every text the expression matches, when it matches only those (see RegexData.exact), else null. */
+    readonly exact: ReadonlySet<string> | null = null,
+  ) {
+    this.matcher = exact === null ? new LazyLinear(source, "re2") : null;
+  }
 
-  /** Whether the expression matches anywhere in `s`. */
+  /** Whether the expression matches anywhere in `s` (the first test compiles it, charged, and may throw `BudgetExceeded`). */
   test(s: string): boolean {
-    if (this.compiled === null) {
-      const r = compileGoRegex(this.source);
-      this.compiled = r.ok ? r.value : NEVER;
-    }
-    return this.compiled.test(s);
+    return this.matcher === null ? (this.exact as ReadonlySet<string>).has(s) : this.matcher.test(s);
+  }
+
+  /** Whether the expression's matcher has been compiled (never, for one tested by its texts). */
+  get compiled(): boolean {
+    return this.matcher !== null && this.matcher.built;
   }
 }
 
@@ -141,22 +154,12 @@ function compile(exp: (RegexData & { flags?: string }) | null): LazyRegex | null
   if (exp === null) return null;
   const source = exp.flags?.includes("i") === true ? `(?i)${exp.source}` : exp.source;
   if (exp.prefix !== undefined && exp.required !== undefined)
-    return new LazyRegex(source, exp.prefix, exp.required);
+    return new LazyRegex(source, exp.prefix, exp.required, exp.exact === undefined ? null : new Set(exp.exact));
   const r = compileGoRegex(source);
   return r.ok
     ? new LazyRegex(source, r.value.prefix ?? "", r.value.required ?? "")
     : new LazyRegex("(?!)", "", "");
 }
-
-/** A filter expression that matches nothing. */
-const NEVER: LinearRegex = {
-  fast: true,
-  groups: 0,
-  names: [],
-  test: () => false,
-  exec: () => null,
-  match: () => null,
-};
 
 /** The one empty name set every filter without names shares (read only), so a chain of thousands of rules does not touch thousands of sets. */
 const NO_NAMES: ReadonlySet<string> = new Set<string>();
@@ -202,6 +205,8 @@ export interface FilterGate {
 
 function sideOf(names: ReadonlySet<string>, exp: LazyRegex | null): { side: Side; literal: string } | null {
   if (exp === null) return { side: names.size > 0 ? Side.Names : Side.None, literal: "" };
+  // an expression of a few whole texts is indexed by them as a list of names is (gate-store.ts)
+  if (exp.exact !== null) return { side: exp.exact.size > 0 ? Side.Names : Side.None, literal: "" };
   if (exp.prefix !== "") return { side: Side.Prefix, literal: exp.prefix };
   if (exp.required !== "") return { side: Side.Contains, literal: exp.required };
   return null;

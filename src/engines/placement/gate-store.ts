@@ -1,5 +1,5 @@
 import { filterGate, loadFilter, Side } from "./filter.js";
-import type { StoredPartition } from "./store.js";
+import { namesWithExact, type StoredPartition } from "./store.js";
 import type { RuleData, RuleGates } from "./types.js";
 
 /**
@@ -54,6 +54,14 @@ function list(listing: Listing, name: string, at: number, i: number): void {
   else if (known.rules[known.rules.length - 1] !== i) known.rules.push(i);
 }
 
+/** Lists rule `i` under each whole text of expression `e`, at its place after a name column of `before` names (see namesWithExact). */
+function listExact(listing: Listing, p: StoredPartition, e: number, before: number, i: number): void {
+  const x = p.exps;
+  const at = (x.exactAt as number[])[e];
+  const count = (x.exactCount as number[])[e];
+  for (let k = 0; k < count; k++) list(listing, (x.exact as string[])[at + k], before + at + k, i);
+}
+
 /** Where each entry's items start in a flat column, given the count per entry (one more entry than `count`: the end). */
 export function columnStarts(count: readonly number[]): Uint32Array {
   const out = new Uint32Array(count.length + 1);
@@ -80,9 +88,16 @@ export function storeGates(p: StoredPartition, chain: readonly RuleData[]): Stor
     userSide += gate === null ? "0" : String(gate.user);
     groupSide += gate === null ? "0" : String(gate.group);
     const filter = p.nodes.filter[p.chain[i]];
-    if (gate?.user === Side.Names) r.filter.users.forEach((u, k) => list(users, u, userStart[filter] + k, i));
-    if (gate?.group === Side.Names)
-      r.filter.groups.forEach((g, k) => list(groups, g, groupStart[filter] + k, i));
+    if (gate?.user === Side.Names) {
+      const e = p.filters.userExp[filter];
+      if (e >= 0) listExact(users, p, e, p.filters.users.length, i);
+      else r.filter.users.forEach((u, k) => list(users, u, userStart[filter] + k, i));
+    }
+    if (gate?.group === Side.Names) {
+      const e = p.filters.groupExp[filter];
+      if (e >= 0) listExact(groups, p, e, p.filters.groups.length, i);
+      else r.filter.groups.forEach((g, k) => list(groups, g, groupStart[filter] + k, i));
+    }
   });
   return { gated, userSide, groupSide, users: storedIndex(users), groups: storedIndex(groups) };
 }
@@ -169,7 +184,7 @@ export function loadGates(p: StoredPartition): RuleGates {
     userLiteral: literals(p, userSide, p.filters.userExp),
     groupSide,
     groupLiteral: literals(p, groupSide, p.filters.groupExp),
-    users: new NameIndex(g.users, p.filters.users),
-    groups: new NameIndex(g.groups, p.filters.groups),
+    users: new NameIndex(g.users, namesWithExact(p.filters.users, p.exps)),
+    groups: new NameIndex(g.groups, namesWithExact(p.filters.groups, p.exps)),
   };
 }

@@ -1,6 +1,6 @@
 import { LazyRegex } from "./filter.js";
 import { columnStarts } from "./gate-store.js";
-import { KIND_OF_LETTER, type StoredPartition } from "./store.js";
+import { KIND_OF_LETTER, storedExact, type StoredPartition } from "./store.js";
 import type { Filter, Rule, RuleChain } from "./types.js";
 
 /** The one empty name set every filter without names shares (read only). */
@@ -83,6 +83,9 @@ export class LazyChain implements RuleChain {
   private exp(i: number): LazyRegex | null {
     if (i < 0) return null;
     const e = this.p.exps;
-    return (this.exps[i] ??= new LazyRegex(e.source[i], e.prefix[i], e.required[i]));
+    const known = this.exps[i];
+    if (known !== undefined) return known;
+    const exact = storedExact(e, i);
+    return (this.exps[i] = new LazyRegex(e.source[i], e.prefix[i], e.required[i], exact === null ? null : new Set(exact)));
   }
 }

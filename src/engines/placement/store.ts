@@ -88,6 +88,31 @@ export interface StoredExps {
   source: string[];
   prefix: string[];
   required: string[];
+  /**
+   * Per expression, where its whole texts (RegexData.exact) start in `exact`,
+   * or -1 when it has none; with how many there are. Absent in bundles made
+   * before they were stored (their expressions then compile when tested).
+   */
+  exactAt?: number[];
+  exactCount?: number[];
+  /** The expressions' whole texts, one after another. */
+  exact?: string[];
+}
+
+/** Expression `i`'s whole texts (RegexData.exact), or null when it has none or the bundle predates them. */
+export function storedExact(e: StoredExps, i: number): string[] | null {
+  const at = e.exactAt?.[i];
+  if (at === undefined || at < 0 || e.exact === undefined || e.exactCount === undefined) return null;
+  return e.exact.slice(at, at + e.exactCount[i]);
+}
+
+/**
+ * A name index's column (the filters' `users` or `groups`) followed by the
+ * expressions' whole texts, which the index also refers to (gate-store.ts):
+ * a text at `exactAt[e] + k` is at `names.length + exactAt[e] + k` here.
+ */
+export function namesWithExact(names: string[], e: StoredExps): string[] {
+  return e.exact === undefined || e.exact.length === 0 ? names : names.concat(e.exact);
 }
 
 /** Whether compiled placement data is the stored form (a bundle made before it holds {@link PlacementData}). */
@@ -138,10 +163,12 @@ function pushNames(
  * expression, and one that does not compile (only possible in such an old
  * bundle) becomes an expression that never matches, as such filters did then.
  */
-function currentExp(exp: RegexData & { flags?: string }): Required<RegexData> {
+function currentExp(exp: RegexData & { flags?: string }): RegexData & { prefix: string; required: string } {
   const source = exp.flags?.includes("i") === true ? `(?i)${exp.source}` : exp.source;
   if (exp.prefix !== undefined && exp.required !== undefined)
-    return { source, prefix: exp.prefix, required: exp.required };
+    return exp.exact === undefined
+      ? { source, prefix: exp.prefix, required: exp.required }
+      : { source, prefix: exp.prefix, required: exp.required, exact: exp.exact };
   const r = compileGoRegex(source);
   return r.ok
     ? { source, prefix: r.value.prefix ?? "", required: r.value.required ?? "" }
@@ -168,7 +195,7 @@ class PartitionWriter {
       chain: [],
       nodes: { kind: "", create: "", qualified: "", value: [], parent: [], filter: [] },
       filters: { ...emptyNames(), userExp: [], groupExp: [] },
-      exps: { source: [], prefix: [], required: [] },
+      exps: { source: [], prefix: [], required: [], exactAt: [], exactCount: [], exact: [] },
       gates: { gated: "", userSide: "", groupSide: "", users: noIndex(), groups: noIndex() },
     };
   }
@@ -190,11 +217,15 @@ class PartitionWriter {
   private exp(e: RegexData | null): number {
     if (e === null) return -1;
     const x = currentExp(e);
-    const { i, fresh } = this.expIndex.index(JSON.stringify([x.source, x.prefix, x.required]));
+    const { i, fresh } = this.expIndex.index(JSON.stringify([x.source, x.prefix, x.required, x.exact ?? null]));
     if (fresh) {
-      this.out.exps.source.push(x.source);
-      this.out.exps.prefix.push(x.prefix);
-      this.out.exps.required.push(x.required);
+      const e = this.out.exps as Required<StoredExps>;
+      e.source.push(x.source);
+      e.prefix.push(x.prefix);
+      e.required.push(x.required);
+      e.exactAt.push(x.exact === undefined ? -1 : e.exact.length);
+      e.exactCount.push(x.exact === undefined ? 0 : x.exact.length);
+      if (x.exact !== undefined) for (const t of x.exact) e.exact.push(t);
     }
     return i;
   }
@@ -290,7 +321,11 @@ export class NamesReader {
 }
 
 function unstoreExp(e: StoredExps, i: number): RegexData | null {
-  return i < 0 ? null : { source: e.source[i], prefix: e.prefix[i], required: e.required[i] };
+  if (i < 0) return null;
+  const out: RegexData = { source: e.source[i], prefix: e.prefix[i], required: e.required[i] };
+  const exact = storedExact(e, i);
+  if (exact !== null) out.exact = exact;
+  return out;
 }
 
 function unstorePartition(p: StoredPartition): PartitionData {

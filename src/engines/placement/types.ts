@@ -86,6 +86,13 @@ export interface RegexData {
   prefix?: string;
   /** Text every match contains, or "" (absent in bundles made before it was stored). */
   required?: string;
+  /**
+   * Every text the expression matches, when it is anchored at both ends and
+   * matches only a few (`^(u1|v1)$`: "u1", "v1"): decisions look the text up
+   * instead of compiling the expression. Absent otherwise, and in bundles made
+   * before it was stored.
+   */
+  exact?: string[];
 }
 
 /** A built rule filter as plain data. */

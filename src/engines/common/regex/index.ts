@@ -15,6 +15,7 @@ import { compileProgram, MAX_PROGRAM, programSize, type Prog } from "./program.j
 import { currentBudget, UNLIMITED } from "../budget.js";
 import { dfaApplicable, dfaByteCap, LazyDfa } from "./dfa.js";
 import { inspectSimple } from "./inspect-simple.js";
+import { exactTexts } from "./exact-set.js";
 import { passes, prefilterOf, type Prefilter } from "./prefilter.js";
 import { CachePool, Lru } from "./lru.js";
 import type { Node, Parsed } from "./ast.js";
@@ -404,17 +405,30 @@ export function compileLinear(
 }
 
 /**
- * Whether a pattern compiles, and the literals every match starts with and
- * contains, without building its matchers: what a policy compile needs to
- * validate and store an expression that a decision compiles on first use.
- * Agrees with `compileLinear` on every pattern (one past the program limit is
- * given to it to decide).
+ * What a policy compile reads off a pattern it stores: the literals every
+ * match starts with and contains, and, when the pattern matches only a few
+ * whole texts (`^(u1|v1)$`), those texts (exact-set.ts), which a decision can
+ * look up instead of compiling the pattern.
+ */
+export interface PatternFacts {
+  prefix: string;
+  required: string;
+  /** Every text the pattern matches, when it is anchored at both ends and they are few (absent otherwise). */
+  exact?: string[];
+}
+
+/**
+ * Whether a pattern compiles, and its {@link PatternFacts}, without building
+ * its matchers: what a policy compile needs to validate and store an
+ * expression that a decision compiles on first use. Agrees with
+ * `compileLinear` on every pattern (one past the program limit is given to it
+ * to decide).
  */
 export function inspectPattern(
   pattern: string,
   origin: Origin,
   flags: RegexFlags = {},
-): { ok: true; value: { prefix: string; required: string } } | { ok: false; error: RegexProblem } {
+): { ok: true; value: PatternFacts } | { ok: false; error: RegexProblem } {
   // a plain pattern (literals, classes, `.`, `*+?`, anchors) needs no tree: read once (inspect-simple.ts)
   if (!flags.i && !flags.m && !flags.s && !flags.x && !flags.U && !flags.a) {
     const quick = inspectSimple(pattern);
@@ -427,7 +441,10 @@ export function inspectPattern(
     return r.ok ? { ok: true, value: { prefix: r.value.prefix ?? "", required: r.value.required ?? "" } } : r;
   }
   const pf = prefilterOf(parsed.node);
-  return { ok: true, value: { prefix: pf?.prefix ?? "", required: pf?.required ?? "" } };
+  const facts: PatternFacts = { prefix: pf?.prefix ?? "", required: pf?.required ?? "" };
+  const exact = exactTexts(parsed.node, pattern);
+  if (exact !== null) facts.exact = exact;
+  return { ok: true, value: facts };
 }
 
 /** What a cached compile gives: the regex, or the problem in the origin's words. */
