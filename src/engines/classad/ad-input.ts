@@ -93,6 +93,8 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
   const names = new AdNamesReader();
   const slots: SlotValue[] = [];
   let lineNo = 0;
+  // a line costs a unit, charged 32 lines at a time (and what is left when reading ends)
+  let unpaid = 0;
   for (let next = 0; next <= n; ) {
     const lineStart = next;
     lineNo++;
@@ -107,10 +109,13 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
         next = p + 1;
         continue;
       }
-      spend(1);
+      spend(unpaid + 1);
       return notAnAttribute(lineNo);
     }
-    spend(1);
+    if (++unpaid === 32) {
+      spend(32);
+      unpaid = 0;
+    }
     const nameStart = p;
     // the name the ads of this kind have here is compared in place; any other is scanned
     // (a name holds no line feed, so neither crosses the line's end)
@@ -127,7 +132,10 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     const nameEnd = p;
     c = p < n ? codes[p] : -1;
     while (c === 32 || c === 9) c = ++p < n ? codes[p] : -1;
-    if (c !== 61 || (p + 1 < n && codes[p + 1] === 61)) return notAnAttribute(lineNo);
+    if (c !== 61 || (p + 1 < n && codes[p + 1] === 61)) {
+      spend(unpaid);
+      return notAnAttribute(lineNo);
+    }
     const exprCol = p + 2 - lineStart;
     // the expression, trimmed in place as trim() would
     let s = p + 1;
@@ -153,10 +161,11 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
       }
       let e = end;
       while (e > s && isTrimmed(codes[e - 1])) e--;
-      // the parse reads the ad's own code units, through a view of them
-      const parsed = sharedOldSlot(text.slice(s, e), codes.subarray(s, e));
+      // the check (and a parse) reads the ad's own code units
+      const parsed = sharedOldSlot(text, codes, s, e);
       if (isTextError(parsed)) {
         const name = text.slice(nameStart, nameEnd);
+        spend(unpaid);
         return { ok: false, error: { message: `attribute \`${name}\`: ${parsed.message}`, at: `${lineNo}:${exprCol}` } };
       }
       slot = parsed;
@@ -166,6 +175,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     else names.add(text, nameStart, nameEnd, slots.length);
     slots.push(slot);
   }
+  spend(unpaid);
   return { ok: true, ad: names.ad(slots) };
 }
 

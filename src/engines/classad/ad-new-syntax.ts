@@ -59,7 +59,7 @@ function readQuick(text: string, lx: Lexer): ClassAd | null {
       valueEnd = lx.pos;
       t = lx.next();
     }
-    const slot = simpleLiteral(lx.codes, text, valueStart, valueEnd) ?? sharedNewSlot(text.slice(valueStart, valueEnd));
+    const slot = simpleLiteral(lx.codes, text, valueStart, valueEnd) ?? sharedNewSlot(text, lx.codes, valueStart, valueEnd);
     if (isTextError(slot)) return null;
     names.add(text, nameStart, nameEnd, slots.length);
     slots.push(slot);

@@ -6,9 +6,13 @@
  */
 import { spend } from "../common/budget.js";
 import type { SlotValue } from "./classad.js";
+import { borrowCodes, releaseCodes } from "./char-codes.js";
 import { compile } from "./compile.js";
+import { Lexer } from "./lexer.js";
+import { Compiled } from "./node.js";
 import { parseExpr } from "./parser.js";
-import { Real } from "./values.js";
+import { Checked, checkExpression } from "./syntax-check.js";
+import { ERROR, Real } from "./values.js";
 
 /** Distinct expression texts the shared cache holds at most. */
 const MAX_CACHE = 20_000;
@@ -80,10 +84,13 @@ export function clearSeenTexts(): void {
  * of the admission filter); records it when not. A collision only admits a
  * text early, which the cache's own bounds still cover.
  */
-function seenBefore(text: string, oldForm: boolean): boolean {
+function seenBefore(text: string, oldForm: boolean, codes?: Uint16Array, at = 0): boolean {
   let h = oldForm ? 0x811c9dc5 : 0x01000193;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  h = (h ^ text.length) | 1;
+  const n = text.length;
+  // the same hash either way: over the code units when the caller has them (a third of charCodeAt's cost)
+  if (codes !== undefined) for (let i = 0; i < n; i++) h = Math.imul(h ^ codes[at + i], 0x01000193);
+  else for (let i = 0; i < n; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  h = (h ^ n) | 1;
   const slot = (h >>> 1) & (SEEN_SLOTS - 1);
   if (seen[slot] === h) return true;
   seen[slot] = h;
@@ -159,43 +166,89 @@ function ownCopy(text: string): string {
 }
 
 /**
- * The shared slot of an old long-form attribute text (parsed, and kept on its
- * second sighting as room allows): a literal without special text is its bare value,
- * anything else its compiled form. `codes` may hold the text's code units
- * (char-codes.ts), which spares the parse copying them. Compiling is charged to
- * the decision's budget; a spent one ends the read with `BudgetExceeded`.
+ * The shared slot of the old long-form attribute text written at `src[s, e)`
+ * (`codes` holding all of `src`'s code units, char-codes.ts), parsed, and kept
+ * on its second sighting as room allows: a literal without special text is its
+ * bare value, anything else its compiled form; an expression that surely parses
+ * (syntax-check.ts) is parsed and compiled on first use. Reading is charged to the
+ * decision's budget; a spent one ends the read with `BudgetExceeded`.
  */
-export function sharedOldSlot(text: string, codes?: Uint16Array): SlotValue | TextError {
-  return oldCache.get(text) ?? sharedSlot(text, true, codes);
+export function sharedOldSlot(src: string, codes: Uint16Array, s: number, e: number): SlotValue | TextError {
+  const text = src.slice(s, e);
+  return oldCache.get(text) ?? sharedSlot(text, true, codes, s);
 }
 
 /**
- * The shared slot of a new-syntax attribute value written as `text` inside an
- * ad literal (parsed at nesting depth 1, as it sits there): a literal without
- * special text is its bare value, anything else its compiled form. Its tokens
- * are not charged again here: the caller's reading of the ad paid for them.
+ * The shared slot of a new-syntax attribute value written at `src[s, e)` inside
+ * an ad literal (`codes` holding all of `src`'s code units; parsed at nesting
+ * depth 1, as it sits there): a literal without special text is its bare value,
+ * anything else its compiled form, made on first use when it surely parses. Its
+ * tokens are not charged again here: the caller's reading of the ad paid for them.
  */
-export function sharedNewSlot(text: string): SlotValue | TextError {
-  return newCache.get(text) ?? sharedSlot(text, false);
+export function sharedNewSlot(src: string, codes: Uint16Array, s: number, e: number): SlotValue | TextError {
+  const text = src.slice(s, e);
+  return newCache.get(text) ?? sharedSlot(text, false, codes, s);
+}
+
+/** Parses and compiles a text {@link checkExpression} accepted, in old long form (on first use of its slot). */
+function makeOld(text: string): Compiled {
+  return made(parseExpr(text, true, false, 0));
+}
+
+/** The same for a new-syntax value (it sits at nesting depth 1 in its ad). */
+function makeNew(text: string): Compiled {
+  return made(parseExpr(text, false, false, 1));
+}
+
+function made(p: ReturnType<typeof parseExpr>): Compiled {
+  // never fails for a checked text; were it to, the expression is ERROR rather than a throw mid-evaluation
+  return p.ok ? compile(p.node) : new Compiled(() => ERROR, { k: "lit", v: ERROR });
+}
+
+/**
+ * A text that surely parses to more than a lone literal, kept unparsed (its slot
+ * parsed and compiled on first use), or undefined when it must be parsed now. An
+ * old-form text's tokens are charged as its parse would charge them.
+ */
+function deferredSlot(text: string, oldForm: boolean, codes: Uint16Array | undefined, at: number): Compiled | undefined {
+  const own = codes === undefined ? borrowCodes(text) : codes;
+  const from = codes === undefined ? 0 : at;
+  try {
+    const lx = Lexer.over(text, own, from, from + text.length);
+    lx.kindsOnly = true;
+    lx.oldStrings = oldForm;
+    lx.charged = oldForm;
+    if (checkExpression(lx) !== Checked.Expression) return undefined;
+  } finally {
+    if (codes === undefined) releaseCodes(own);
+  }
+  return Compiled.deferred(text, oldForm ? makeOld : makeNew);
 }
 
 /**
  * Parses, compiles and (as room allows) keeps a text missing from the
  * old-form or new-syntax cache: kept on its second sighting, not its first.
+ * `codes` may hold the text's code units from `at` on (those of the ad it was
+ * cut from). A text the syntax check accepts is kept unparsed, to be parsed
+ * and compiled on first use (its tokens are charged now, as a parse's would be).
  */
-function sharedSlot(text: string, oldForm: boolean, codes?: Uint16Array): SlotValue | TextError {
+function sharedSlot(text: string, oldForm: boolean, codes?: Uint16Array, at = 0): SlotValue | TextError {
   const size = text.length + 1;
   if (size <= MAX_CACHED_TEXT) spend(MISS_UNITS_PER_CHAR * size);
-  const keep = size <= MAX_CACHED_TEXT && seenBefore(text, oldForm);
+  const keep = size <= MAX_CACHED_TEXT && seenBefore(text, oldForm, codes, at);
   const own = keep ? ownCopy(text) : text;
-  const p = oldForm ? parseExpr(own, true, true, 0, codes) : parseExpr(own, false, false, 1);
-  if (!p.ok) return { message: p.message, offset: p.offset };
-  const n = p.node;
-  let slot: SlotValue;
-  if (n.k === "lit" && n.text === undefined) slot = n.v;
-  else {
-    slot = compile(n);
-    spend(0);
+  let slot: SlotValue | undefined = deferredSlot(own, oldForm, codes, at);
+  if (slot === undefined) {
+    const p = oldForm
+      ? parseExpr(own, true, true, 0, codes === undefined ? undefined : codes.subarray(at, at + text.length))
+      : parseExpr(own, false, false, 1);
+    if (!p.ok) return { message: p.message, offset: p.offset };
+    const n = p.node;
+    if (n.k === "lit" && n.text === undefined) slot = n.v;
+    else {
+      slot = compile(n);
+      spend(0);
+    }
   }
   if (keep) {
     makeRoom(size);

@@ -185,12 +185,23 @@ export class Lexer {
 
   /** The text's code units, then a 0 (the caller's from {@link borrowCodes}, or the lexer's own). */
   readonly codes: Uint16Array;
+  /** Where the text lexed ends: `src.length`, or the end of the stretch given (see {@link Lexer.over}). */
+  end: number;
 
   constructor(
     readonly src: string,
     codes?: Uint16Array,
   ) {
     this.codes = codes ?? borrowCodes(src);
+    this.end = src.length;
+  }
+
+  /** A lexer over `src[start, end)` alone, `codes` holding the code units of all of `src` (no copy, no cut). */
+  static over(src: string, codes: Uint16Array, start: number, end: number): Lexer {
+    const lx = new Lexer(src, codes);
+    lx.pos = start;
+    lx.end = end;
+    return lx;
   }
 
   /** Advances to the next token and returns its kind; a charged lexer pays for every 64 tokens as it goes. */
@@ -206,7 +217,7 @@ export class Lexer {
 
   private scan(): T {
     const s = this.codes;
-    const n = this.src.length;
+    const n = this.end;
     let p = this.pos;
     for (;;) {
       while (p < n && isSpace(s[p])) p++;
@@ -218,8 +229,10 @@ export class Lexer {
           continue;
         }
         if (c2 === 42) {
-          const e = this.src.indexOf("*/", p + 2);
-          if (e < 0) {
+          // the comment's end, looked for in the code units (the text lexed may be a stretch of `src`)
+          let e = p + 2;
+          while (e + 1 < n && !(s[e] === 42 && s[e + 1] === 47)) e++;
+          if (e + 1 >= n) {
             this.pos = n;
             return T.Error;
           }
@@ -253,7 +266,7 @@ export class Lexer {
 
   private number(p0: number): T {
     const s = this.codes;
-    const n = this.src.length;
+    const n = this.end;
     let p = p0;
     if (s[p] === 45) p++;
     const digitsStart = p;
@@ -307,7 +320,7 @@ export class Lexer {
 
   private word(p0: number): T {
     const s = this.codes;
-    const n = this.src.length;
+    const n = this.end;
     let p = p0 + 1;
     while (p < n) {
       const c = s[p];
@@ -325,7 +338,7 @@ export class Lexer {
   private string(p0: number, delim: number): T {
     if (this.oldStrings) return this.oldString(p0, delim);
     const s = this.codes;
-    const n = this.src.length;
+    const n = this.end;
     let out = "";
     let p = p0;
     for (;;) {
@@ -363,7 +376,7 @@ export class Lexer {
   /** Old long-form strings: backslash is literal except `\"` inside the string. */
   private oldString(p0: number, delim: number): T {
     const s = this.codes;
-    const n = this.src.length;
+    const n = this.end;
     let out = "";
     // the text from `from` to `p` is copied as written when the string ends or an escaped quote is met
     let from = p0 + 1;
@@ -375,7 +388,7 @@ export class Lexer {
       }
       const c = s[p];
       if (c === 92 && p + 1 < n && s[p + 1] === delim && p + 2 < n && s[p + 2] !== 10) {
-        out += this.src.slice(from, p);
+        if (!this.kindsOnly) out += this.src.slice(from, p);
         from = p + 1; // the quote after the backslash stands for itself
         p += 2;
         continue;
@@ -384,13 +397,13 @@ export class Lexer {
       p++;
     }
     this.pos = p + 1;
-    this.sval = out + this.src.slice(from, p);
+    if (!this.kindsOnly) this.sval = out + this.src.slice(from, p);
     return delim === 34 ? T.Str : T.Ident;
   }
 
   private punct(p: number, c: number): T {
     const s = this.codes;
-    const n = this.src.length;
+    const n = this.end;
     const c1 = p + 1 < n ? s[p + 1] : -1;
     const c2 = p + 2 < n ? s[p + 2] : -1;
     let len = 1;

@@ -16,7 +16,10 @@ import type { MatchPolicy } from "./policy.js";
 import { orderByRank } from "./rank-order.js";
 import { EvalState, type EvalContext } from "./state.js";
 import { unparseValue } from "./unparse.js";
-import { ERROR, Real, UNDEF, truth, type Value } from "./values.js";
+import { andDecidedBy, andRest, andThen, andValues, isTrue, JOB_RANK, JOB_REQUIREMENTS, MACHINE_REQUIREMENTS, rankOf } from "./match-values.js";
+import { UNDEF, type Value } from "./values.js";
+
+export { isTrue } from "./match-values.js";
 
 /** The clock and random source a decision may use, and whether to build the trace. */
 export interface MatchContext extends EvalContext {
@@ -81,45 +84,9 @@ export function parseMatchRequest(request: {
   return { ok: true, value: best === undefined ? { job: job.ad, schedd, machines } : { job: job.ad, schedd, machines, best } };
 }
 
-/** What `left && …` is when the left side alone decides it (false or ERROR), or null when the right side is needed. */
-function andDecidedBy(left: Value): Value | null {
-  if (left === false || left === ERROR) return left;
-  if (left === true || left === UNDEF) return null;
-  const t = truth(left);
-  if (t === null) return ERROR;
-  return t ? null : false;
-}
-
-/** `left && y` once the left side has not decided it: left is true (or true-equivalent) or UNDEFINED. */
-function andRest(left: Value, y: Value): Value {
-  if (y === UNDEF || y === ERROR) return y;
-  const ty = truth(y);
-  if (ty === null) return ERROR;
-  return left !== UNDEF ? ty : ty ? UNDEF : false;
-}
-
-/** `(<left>) && (<right>)` on values, the right side evaluated only when needed. */
-function andThen(left: Value, right: () => Value): Value {
-  return andDecidedBy(left) ?? andRest(left, right());
-}
-
-/** TRUE as the policy means it: Boolean-equivalent true. */
-export function isTrue(v: Value): boolean {
-  return truth(v) === true;
-}
-
 /** Whether an *_ONLY expression discards an ad (evaluated with MY = the ad, no TARGET). */
 export function discards(expr: Compiled | null, ad: ClassAd, st: EvalState): boolean {
   return expr !== null && isTrue(evalCompiled(expr, ad, null, st));
-}
-
-/** A rank value as a double: numbers and Booleans, anything else 0.0. */
-function rankOf(v: Value): number {
-  if (typeof v === "number") return v;
-  if (typeof v === "bigint") return Number(v);
-  if (typeof v === "boolean") return v ? 1 : 0;
-  if (v instanceof Real) return v.v;
-  return 0;
 }
 
 /** A string attribute's value, or null. */
@@ -145,11 +112,6 @@ interface PairResult {
   trace?: Record<string, string>;
 }
 
-/** `a && b` on two values already computed (no closure, for the negotiator's inner loop). */
-function andValues(left: Value, y: Value): Value {
-  return andDecidedBy(left) ?? andRest(left, y);
-}
-
 const NO_REJECT: PairResult = { match: false, policyReject: null };
 const MATCHED: PairResult = { match: true, policyReject: null };
 const REJECTED_BY_RESOURCE: PairResult = { match: false, policyReject: "NEGOTIATOR_PE_RESOURCE_EXPR" };
@@ -157,8 +119,8 @@ const REJECTED_BY_JOB: PairResult = { match: false, policyReject: "NEGOTIATOR_PE
 
 /** Evaluates one job/machine pair with the effective Requirements. */
 function matchPair(policy: MatchPolicy | null, job: ClassAd, machine: ClassAd, st: EvalState, explain: boolean): PairResult {
-  const mReq = evalAttr(machine, "requirements", job, st);
-  const jReq = evalAttr(job, "requirements", machine, st);
+  const mReq = MACHINE_REQUIREMENTS.eval(machine, job, st);
+  const jReq = JOB_REQUIREMENTS.eval(job, machine, st);
   if (!explain && (policy === null || (policy.resource === null && policy.job === null))) {
     // no policy expression joins the Requirements: a shared, allocation-free answer
     return isTrue(andValues(mReq, jReq)) ? MATCHED : NO_REJECT;
@@ -255,7 +217,7 @@ export function decideParsedMatch(policy: MatchPolicy | null, req: ParsedMatchRe
     const pair = matchPair(policy, req.job, m, st, explain);
     if (pair.trace) trace.push({ machine: names[i] ?? i, ...pair.trace, match: pair.match });
     let f = pair.policyReject === null ? 0 : pair.policyReject === "NEGOTIATOR_PE_RESOURCE_EXPR" ? REJECTED_RESOURCE : REJECTED_JOB;
-    ranks[i] = rankOf(evalAttr(req.job, "rank", m, st));
+    ranks[i] = rankOf(JOB_RANK.eval(req.job, m, st));
     if (pair.match) {
       f |= MATCH_FLAG;
       candidates.push(i);
@@ -320,7 +282,7 @@ function decideBest(policy: MatchPolicy | null, req: ParsedMatchRequest, st: Eva
     if (pair.trace) s.trace.push({ machine: stringAttr(m, "name", st) ?? i, ...pair.trace, match: pair.match });
     if (pair.match) {
       matched++;
-      heap.offer(i, rankOf(evalAttr(job, "rank", m, st)));
+      heap.offer(i, rankOf(JOB_RANK.eval(job, m, st)));
     } else if (pair.policyReject === "NEGOTIATOR_PE_RESOURCE_EXPR") byResource++;
     else if (pair.policyReject === "NEGOTIATOR_PE_JOB_EXPR") byJob++;
   }

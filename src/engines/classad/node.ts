@@ -30,14 +30,86 @@ export type Node =
 /** The evaluation closure of one expression: the ad it lives in, and the state. */
 export type EvalFn = (ad: ClassAd, st: EvalState) => Value;
 
-/** A compiled expression: the closure plus the tree it came from. */
+/**
+ * A compiled expression: the closure plus the tree it came from, its cost and
+ * height. An ad reader may make one {@link Compiled.deferred}: its text, already
+ * checked to parse (syntax-check.ts), is parsed and compiled the first time any
+ * of these is read, and the work charged then to the budget being charged.
+ */
 export class Compiled {
+  private e: EvalFn;
+  private n: Node;
+  private c: number;
+  private h: number;
+  /** The text still to be parsed and compiled, and what does it; null once done. */
+  private text: string | null = null;
+  private make: ((text: string) => Compiled) | null = null;
+
   constructor(
-    readonly ev: EvalFn,
-    readonly node: Node,
+    ev: EvalFn,
+    node: Node,
     /** Work units one evaluation costs at most (about one per two tree nodes, at least one). */
-    readonly cost = 1,
+    cost = 1,
     /** The tree's height: how many nested calls evaluating it may stack (bounded per evaluation, see MAX_LEVELS). */
-    readonly height = 1,
-  ) {}
+    height = 1,
+  ) {
+    this.e = ev;
+    this.n = node;
+    this.c = cost;
+    this.h = height;
+  }
+
+  /** An expression whose `text` is parsed and compiled by `make` on first use (`make` must not fail on it). */
+  static deferred(text: string, make: (text: string) => Compiled): Compiled {
+    const c = new Compiled(PENDING, PENDING_NODE, 1, 1);
+    c.text = text;
+    c.make = make;
+    return c;
+  }
+
+  /** Whether the text is still to be parsed and compiled (for tests and benchmarks). */
+  get pending(): boolean {
+    return this.make !== null;
+  }
+
+  /** The evaluation closure. */
+  get ev(): EvalFn {
+    if (this.make !== null) this.force();
+    return this.e;
+  }
+
+  /** The tree it was compiled from. */
+  get node(): Node {
+    if (this.make !== null) this.force();
+    return this.n;
+  }
+
+  /** Work units one evaluation costs at most (about one per two tree nodes, at least one). */
+  get cost(): number {
+    if (this.make !== null) this.force();
+    return this.c;
+  }
+
+  /** The tree's height: how many nested calls evaluating it may stack (bounded per evaluation, see MAX_LEVELS). */
+  get height(): number {
+    if (this.make !== null) this.force();
+    return this.h;
+  }
+
+  private force(): void {
+    const make = this.make as (text: string) => Compiled;
+    const made = make(this.text as string);
+    this.e = made.e;
+    this.n = made.n;
+    this.c = made.c;
+    this.h = made.h;
+    this.make = null;
+    this.text = null;
+  }
 }
+
+/** What a deferred expression holds until it is made (never evaluated: reading any part makes it first). */
+const PENDING: EvalFn = () => {
+  throw new Error("a deferred expression was evaluated before it was made");
+};
+const PENDING_NODE: Node = { k: "lit", v: false };
