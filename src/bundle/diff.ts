@@ -11,9 +11,9 @@ import type { EngineName } from "../engines/common/engine.js";
 import { err, ok, type PolicyError, type Result } from "../engines/common/result.js";
 import type { DiffRequests } from "../engines/common/diff-requests.js";
 import { compilePlacement } from "../engines/placement/compile.js";
-import { loadPlacement } from "../engines/placement/load.js";
+import { loadPlacement, loadPlacementSteps } from "../engines/placement/load.js";
 import { decidePlacement } from "../engines/placement/decide.js";
-import { placementDiffRequests } from "../engines/placement/diff-requests.js";
+import { placementDiffRequests, placementDiffRequestsSteps } from "../engines/placement/diff-requests.js";
 import type { PlacementRequest } from "../engines/placement/types.js";
 import { compileFilters, compileFiltersSteps, loadFilters } from "../engines/jobfilter/policy.js";
 import { decideJobfilter, type JobfilterRequest } from "../engines/jobfilter/engine.js";
@@ -101,8 +101,8 @@ interface Differ {
   generate(a: unknown, b: unknown): DiffRequests<unknown>;
   /** The same generation as resumable work, where the engine has it. */
   generateSteps?: (a: unknown, b: unknown) => Steps<DiffRequests<unknown>>;
-  /** Loads a compiled policy into a function from request to verdict. */
-  decider(data: unknown): (request: unknown) => object;
+  /** Loads a compiled policy into a function from request to verdict, as resumable work. */
+  deciderSteps(data: unknown): Steps<(request: unknown) => object>;
 }
 
 /**
@@ -117,18 +117,20 @@ function differ<D, P>(parts: {
   generate: (a: D, b: D) => DiffRequests<unknown>;
   generateSteps?: (a: D, b: D) => Steps<DiffRequests<unknown>>;
   load: (data: D) => P;
+  /** The same load as resumable work, where the engine has it. */
+  loadSteps?: (data: D) => Steps<P>;
   decide: (policy: P, request: unknown) => object;
 }): Differ {
-  const { kind, view, compile, compileSteps, generate, generateSteps, load, decide } = parts;
+  const { kind, view, compile, compileSteps, generate, generateSteps, load, loadSteps, decide } = parts;
   return {
     kind,
     view,
     compile,
     compileSteps,
     generate: (a, b) => generate(a as D, b as D),
-    generateSteps: generateSteps && ((a, b) => generateSteps(a as D, b as D)),
-    decider: (data) => {
-      const policy = load(data as D);
+    generateSteps: generateSteps === undefined ? undefined : (a, b) => generateSteps(a as D, b as D),
+    deciderSteps: function* (data) {
+      const policy = loadSteps === undefined ? load(data as D) : yield* loadSteps(data as D);
       return (r) => decide(policy, r);
     },
   };
@@ -140,7 +142,9 @@ const DIFFERS: Partial<Record<EngineName, Differ>> = {
     compile: compilePlacement,
     compileSteps: compilePlacementSteps,
     generate: placementDiffRequests,
+    generateSteps: placementDiffRequestsSteps,
     load: loadPlacement,
+    loadSteps: loadPlacementSteps,
     decide: (p, r) => decidePlacement(p, r as PlacementRequest, { explain: false }).verdict,
   }),
   jobfilter: differ({
@@ -249,6 +253,12 @@ export function diffPolicies(
   return finish(diffPoliciesSteps(engine, oldSource, newSource, options));
 }
 
+/** The requests both sides decide, as resumable work where the engine has it. */
+function* generateRequests(differ: Differ, a: unknown, b: unknown): Steps<DiffRequests<unknown>> {
+  if (differ.generateSteps !== undefined) return yield* differ.generateSteps(a, b);
+  return differ.generate(a, b);
+}
+
 /** One side's compile, as resumable work where the engine has it. */
 function* compileSide(differ: Differ, source: string): Steps<Result<unknown, PolicyError[]>> {
   if (differ.compileSteps !== undefined) return yield* differ.compileSteps(source);
@@ -279,25 +289,27 @@ export function* diffPoliciesSteps(
   const b = yield* compileSide(differ, newSource);
   if (!b.ok) return err(sideError("new", b.error));
   yield;
-  const gen =
-    differ.generateSteps !== undefined ? yield* differ.generateSteps(a.value, b.value) : differ.generate(a.value, b.value);
+  const gen = yield* generateRequests(differ, a.value, b.value);
   const captured = (options.requests ?? []).slice(0, MAX_CAPTURED_REQUESTS);
   yield;
-  const decideOld = differ.decider(a.value);
+  const decideOld = yield* differ.deciderSteps(a.value);
   yield;
-  const decideNew = differ.decider(b.value);
+  const decideNew = yield* differ.deciderSteps(b.value);
   yield;
   const pace = new Pace();
   const pairs = new Map<string, DiffPair>();
   let differing = 0;
-  const all = [...gen.requests, ...captured];
+  // the generated requests are made as they are reached (a list may make each on demand), then the captured ones
+  const generated = gen.requests.length;
+  const total = generated + captured.length;
   const work = options.work ?? DIFF_WORK;
   const perDecision = options.decisionBudget ?? DEFAULT_DECISION_BUDGET;
   const sourceChars = oldSource.length + newSource.length;
   const spent = { units: 0 };
   let compared = 0;
   let paced = 0;
-  for (const request of all) {
+  for (let i = 0; i < total; i++) {
+    const request = i < generated ? gen.requests.at(i) : captured[i - generated];
     // a checkpoint once the decisions since the last one spent a slice of units
     const due = pace.spend(spent.units - paced);
     paced = spent.units;
@@ -320,10 +332,10 @@ export function* diffPoliciesSteps(
         example: { request: boundedValue(request), old: boundedValue(oldView), new: boundedValue(newView) },
       });
   }
-  const stopped = compared < all.length;
+  const stopped = compared < total;
   const why = [...(gen.why ?? [])];
   if (stopped)
-    why.push(`the work bound (${work} units) stopped the diff after ${compared} of ${all.length} requests`);
+    why.push(`the work bound (${work} units) stopped the diff after ${compared} of ${total} requests`);
   const exhaustive = gen.exhaustive && !stopped;
   const equivalent = differing === 0 && exhaustive;
   const result =
@@ -343,7 +355,7 @@ export function* diffPoliciesSteps(
     ),
     coverage: {
       boundaries: gen.boundaries,
-      generated: gen.requests.length,
+      generated,
       captured: captured.length,
       exhaustive,
       stopped,

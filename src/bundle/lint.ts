@@ -23,7 +23,7 @@ import { lintJobfilter } from "../engines/jobfilter/lint.js";
 import { compileFiltersSteps } from "../engines/jobfilter/policy.js";
 import { loadLimitsTextSteps } from "../engines/limits/engine.js";
 import { lintLimits } from "../engines/limits/lint.js";
-import { compilePlacementSteps } from "../engines/placement/compile.js";
+import { compileWithPlacesSteps } from "../engines/placement/compile.js";
 import { lintPlacement } from "../engines/placement/lint.js";
 
 export type { LintFinding, LintOptions, LintSeverity } from "../engines/common/lint.js";
@@ -61,10 +61,10 @@ const LINTERS: Readonly<Record<EngineName, Linter>> = {
     return ok(yield* lintLimits(source, r.value.source, work));
   },
   placement: function* (source, _options, work) {
-    const r = yield* compilePlacementSteps(source);
+    const r = yield* compileWithPlacesSteps(source);
     if (!r.ok) return r;
     yield;
-    return ok(yield* lintPlacement(source, r.value, work));
+    return ok(yield* lintPlacement(r.value, work));
   },
   match: function* (source, options, work) {
     const r = yield* compileMatchPolicySteps(source);

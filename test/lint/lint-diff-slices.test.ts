@@ -10,6 +10,7 @@ import { ENGINES } from "../../src/bundle/registry.js";
 import type { EngineName } from "../../src/engines/common/engine.js";
 import { finishInSlices, type Steps } from "../../src/engines/common/slices.js";
 import { LINT_DIFF_ROWS } from "../hostile/lint-diff-rows.js";
+import { hardRule, placementWithRules } from "../../bench/fixtures.js";
 
 /** Runs resumable work in slices, counting the pauses between them. */
 async function sliced<T>(steps: Steps<T>): Promise<{ value: T; pauses: number }> {
@@ -75,4 +76,66 @@ describe("diff gives the same report run in one go and in slices", () => {
     expect(bad.ok).toBe(false);
     expect((await sliced(diffPoliciesSteps("jobfilter", "[]", "["))).value).toEqual(bad);
   });
+});
+
+/** Runs resumable work to its end, counting its checkpoints. */
+function checkpoints<T>(steps: Steps<T>): number {
+  let n = 0;
+  while (!steps.next().done) n++;
+  return n;
+}
+
+describe("placement lint and diff cut their own work into slices", () => {
+  const hard = (n: number) => placementWithRules(n, hardRule, ["{name: users, parent: true}"]);
+
+  it("lint reads and validates the source once: as many checkpoints as the compile, not twice as many", () => {
+    // 10,000 anchored keys (177 KB): reading and validating is nearly all the work, the checks are one queue's
+    const head = "partitions:\n- name: default\n  queues:\n  - name: root\n    properties:\n";
+    const source =
+      head + Array.from({ length: 10_000 }, (_, i) => `      &${i.toString(36)} ${i.toString(36)}: v\n`).join("");
+    const compile = checkpoints(ENGINES.placement.compileSteps!(source));
+    expect(compile).toBeGreaterThan(10);
+    // before, lint read and validated the source again after the compile: 26 checkpoints against 13
+    expect(checkpoints(lintSourceSteps("placement", source))).toBeLessThanOrEqual(compile + 2);
+  }, 120_000);
+
+  it("a diff collects its witnesses and stores each side in slices, not in one piece each", () => {
+    const [a, b] = [hard(2_000), hard(2_001)];
+    const compiles = checkpoints(ENGINES.placement.compileSteps!(a)) + checkpoints(ENGINES.placement.compileSteps!(b));
+    // a work bound of one unit stops before the first decision: what is left is compiling, generating and loading
+    const diff = checkpoints(diffPoliciesSteps("placement", a, b, { work: 1 }));
+    // before, the generation and each side's load were one piece each: 101 checkpoints against compiles' 98
+    expect(diff - compiles).toBeGreaterThan(50);
+  }, 120_000);
+
+  it("the hard shape gives the same report in slices, stopped by the bound, with captured requests", async () => {
+    const [a, b] = [hard(300), hard(301)];
+    const requests = [
+      { partition: "default", user: "x-t7abc", groups: ["g7"] },
+      { partition: "default", user: "nobody", groups: [] },
+      { user: 3 },
+    ];
+    for (const options of [{}, { work: 300_000 }, { requests }, { requests, work: 100_000 }]) {
+      const once = diffPolicies("placement", a, b, options);
+      expect(once.ok).toBe(true);
+      const { value, pauses } = await sliced(diffPoliciesSteps("placement", a, b, options));
+      expect(value).toEqual(once);
+      expect(pauses).toBeGreaterThan(3);
+    }
+  }, 120_000);
+
+  it("lint of filters that admit nobody gives the same findings in slices", async () => {
+    const rules = Array.from({ length: 400 }, (_, i) =>
+      i % 3 === 0
+        ? `{name: user, create: true, filter: {type: allow, users: ["^dev team${i}.*"]}}`
+        : i % 3 === 1
+          ? `{name: user, create: true, filter: {type: allow, groups: ["^x y${i}"]}}`
+          : `{name: fixed, value: q${i}, parent: {name: user, filter: {users: ["^a b${i}"]}}}`,
+    );
+    const source = placementWithRules(400, (i) => rules[i]);
+    const once = lintSource("placement", source);
+    if (!once.ok) throw new Error(once.error[0].message);
+    expect(once.value.filter((f) => f.code === "placement_filter_matches_nothing")).toHaveLength(400);
+    expect((await sliced(lintSourceSteps("placement", source))).value).toEqual(once);
+  }, 120_000);
 });

@@ -13,9 +13,19 @@ export const MAX_DIFF_REQUESTS = 20_000;
 /** The most values one product picks (requests × lists): many lists (one per tag name) make fewer requests. */
 export const MAX_PRODUCT_VALUES = 500_000;
 
+/**
+ * The generated requests: an array, or a list that makes request `i` when
+ * asked for it ({@link productList}), so that a diff its work bound stops
+ * early builds only the requests it decides.
+ */
+export interface RequestList<R> {
+  readonly length: number;
+  at(i: number): R | undefined;
+}
+
 /** A generator's answer. */
 export interface DiffRequests<R> {
-  requests: R[];
+  requests: RequestList<R>;
   /** Boundary kinds found in either policy, with how many of each (`user literal: 3`). */
   boundaries: Record<string, number>;
   /** True only when every combination of the boundary values was generated and nothing outside them (a regex) decides. */
@@ -72,6 +82,37 @@ export function* productSteps<V, R>(
     }
     if (k < 0) return { out, complete: true };
   }
+}
+
+/**
+ * {@link product} as a list that makes each combination when asked for it
+ * (request `i` is the `i`-th combination `product` would make, in the same
+ * order): no combination is built until a diff decides it.
+ */
+export function productList<V, R>(
+  lists: readonly (readonly V[])[],
+  requested: number,
+  make: (values: V[]) => R,
+): { out: RequestList<R>; complete: boolean } {
+  const limit = Math.min(requested, Math.max(1, Math.floor(MAX_PRODUCT_VALUES / Math.max(1, lists.length))));
+  if (lists.some((l) => l.length === 0)) return { out: [], complete: true };
+  // the number of combinations, counted no further than one past the limit
+  let total = 1;
+  for (const l of lists) total = Math.min(total * l.length, limit + 1);
+  const length = Math.min(total, limit);
+  const values: V[] = new Array<V>(lists.length);
+  const at = (i: number): R | undefined => {
+    if (!Number.isInteger(i) || i < 0 || i >= length) return undefined;
+    // the last list varies fastest, as product's odometer turns
+    let rest = i;
+    for (let k = lists.length - 1; k >= 0; k--) {
+      const n = lists[k].length;
+      values[k] = lists[k][rest % n];
+      rest = Math.floor(rest / n);
+    }
+    return make(values.slice());
+  };
+  return { out: { length, at }, complete: total <= limit };
 }
 
 /** The literal runs of a regular expression's source (text between metacharacters), longest first. */

@@ -10,6 +10,7 @@ import type { EngineName } from "./engine.js";
 import { deepFailure, nestsPast, parseJsonText } from "./json-syntax.js";
 import { finish, finishInSlices, Pace, type Steps } from "./slices.js";
 import { readYamlTreeSteps } from "../placement/yaml-tree.js";
+import { compilePlacementSteps } from "../placement/compile.js";
 import { hardRule, placementWithRules } from "../../../bench/fixtures.js";
 
 const head = "partitions:\n- name: default\n  queues:\n  - name: root\n    properties:\n";
@@ -126,6 +127,15 @@ describe("the placement compile yields after reading too", () => {
     // before, the stages after reading ran in one piece: one checkpoint between reading and the rest
     expect(all.pauses - read.pauses).toBeGreaterThan(20);
   });
+
+  it("builds the stored columns of 5,000 rules in slices too (publish, validate and a diff's sides)", async () => {
+    const source = placementWithRules(5_000, hardRule, ["{name: users, parent: true}"]);
+    const built = await sliced(compilePlacementSteps(source));
+    const stored = await sliced(ENGINES.placement.compileSteps!(source));
+    expect(stored.value).toEqual(ENGINES.placement.compile(source));
+    // before, storing was one piece after the build: one checkpoint more than the build's
+    expect(stored.pauses - built.pauses).toBeGreaterThan(10);
+  }, 60_000);
 
   it("keeps two compiles apart when their slices interleave (nothing of a compile is a module's variable)", async () => {
     const good = placementWithRules(1_500, hardRule, ["{name: users, parent: true}"]);

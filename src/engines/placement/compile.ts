@@ -16,7 +16,7 @@ import type {
   RuleData,
   RuleKind,
 } from "./types.js";
-import { ruleUnits, validateConfigSteps } from "./validate.js";
+import { ruleUnits, validateConfigSteps, type ValidPartition } from "./validate.js";
 import { MAX_REPORTED_ERRORS } from "./yaml-tree.js";
 
 /**
@@ -183,18 +183,44 @@ export function compilePlacement(source: string): Result<PlacementData, PolicyEr
  * inspected are memoised for this compile only (see RegexMemo).
  */
 export function* compilePlacementSteps(source: string): Steps<Result<PlacementData, PolicyError[]>> {
+  const r = yield* compileWithPlacesSteps(source);
+  return r.ok ? ok(r.value.data) : r;
+}
+
+/** A compile's data with what it read on the way: where each key was written, and the partitions validation passed. */
+export interface PlacedCompile {
+  data: PlacementData;
+  locate: Locate;
+  valid: ValidPartition[];
+}
+
+/**
+ * {@link compilePlacementSteps} that also gives what lint places its findings
+ * by (the source's places and the validated partitions), so that lint reads
+ * and validates the source once.
+ */
+export function* compileWithPlacesSteps(source: string): Steps<Result<PlacedCompile, PolicyError[]>> {
   const parsed = yield* parseConfigSteps(source);
   if (!parsed.ok) return parsed;
   yield;
   const { config, locate } = parsed.value;
-  return yield* build(config, locate, new Map(), new Pace());
+  const valid: ValidPartition[] = [];
+  const r = yield* build(config, locate, new Map(), new Pace(), valid);
+  return r.ok ? ok({ data: r.value, locate, valid }) : r;
 }
 
 /** A queue's weight in the pace's units (about the characters of source it stands for). */
 const QUEUE_UNITS = 32;
 
-function* build(config: RawConfig, locate: Locate, memo: RegexMemo, pace: Pace): Steps<Result<PlacementData, PolicyError[]>> {
+function* build(
+  config: RawConfig,
+  locate: Locate,
+  memo: RegexMemo,
+  pace: Pace,
+  valid: ValidPartition[],
+): Steps<Result<PlacementData, PolicyError[]>> {
   const checked = yield* validateConfigSteps(config, memo, pace);
+  valid.push(...checked.partitions);
   const errors = [...checked.errors];
   // every pointer validation reported at, and each of its ancestors: a set, so the check stays linear in the errors
   const marked = new Set<string>();

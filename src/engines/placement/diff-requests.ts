@@ -8,10 +8,11 @@
 import {
   countBoundary,
   MAX_DIFF_REQUESTS,
-  product,
+  productList,
   regexWitnesses,
   type DiffRequests,
 } from "../common/diff-requests.js";
+import { finish, Pace, type Steps } from "../common/slices.js";
 import { compileGoRegex } from "./filter.js";
 import type { FilterData, PlacementData, PlacementRequest, RuleData } from "./types.js";
 
@@ -19,6 +20,13 @@ import type { FilterData, PlacementData, PlacementRequest, RuleData } from "./ty
 const FRESH = "zz-fresh-9";
 /** Group lists are every subset of the group literals up to this many; beyond, each group alone. */
 const MAX_SUBSET_GROUPS = 6;
+/**
+ * What collecting one rule or queue counts toward a slice (common/slices.ts),
+ * and what one expression's witness search counts besides: compiling it and
+ * testing a dozen strings costs about as much as reading 1 KiB of source.
+ */
+const ENTRY_UNITS = 64;
+const WITNESS_UNITS = 1_024;
 
 interface Literals {
   partitions: Set<string>;
@@ -27,6 +35,24 @@ interface Literals {
   queues: Set<string>;
   tags: Set<string>;
   regexes: number;
+  /**
+   * Each expression's witnesses by its source (null: it does not compile):
+   * the two sides of a diff mostly share their expressions, searched once.
+   */
+  witnesses: Map<string, string[] | null>;
+  /** Work units spent since the caller last took them (see {@link WITNESS_UNITS}). */
+  units: number;
+}
+
+/** An expression's witnesses (regexWitnesses), or null when it does not compile; searched the first time its source is seen. */
+function witnessesOf(source: string, lit: Literals): string[] | null {
+  const known = lit.witnesses.get(source);
+  if (known !== undefined) return known;
+  lit.units += WITNESS_UNITS;
+  const re = compileGoRegex(source);
+  const w = re.ok ? regexWitnesses(source, (s) => re.value.test(s), FRESH) : null;
+  lit.witnesses.set(source, w);
+  return w;
 }
 
 function addFilter(f: FilterData, lit: Literals, boundaries: Record<string, number>): void {
@@ -38,9 +64,8 @@ function addFilter(f: FilterData, lit: Literals, boundaries: Record<string, numb
   ] as const) {
     if (exp === null) continue;
     lit.regexes++;
-    const re = compileGoRegex(exp.source);
-    if (!re.ok) continue;
-    const w = regexWitnesses(exp.source, (s) => re.value.test(s), FRESH);
+    const w = witnessesOf(exp.source, lit);
+    if (w === null) continue;
     countBoundary(boundaries, "regex witness", w.length);
     for (const s of w) into.add(s);
   }
@@ -56,7 +81,13 @@ function addRule(r: RuleData, lit: Literals, boundaries: Record<string, number>)
   if (r.parent !== null) addRule(r.parent, lit, boundaries);
 }
 
-function collect(data: PlacementData, lit: Literals, boundaries: Record<string, number>): void {
+/** Collects one policy's literals, yielding when the queues and rules read and the witnesses searched fill a slice. */
+function* collect(data: PlacementData, lit: Literals, boundaries: Record<string, number>, pace: Pace): Steps<void> {
+  const due = (): boolean => {
+    const units = lit.units + ENTRY_UNITS;
+    lit.units = 0;
+    return pace.spend(units);
+  };
   for (const p of data.partitions) {
     lit.partitions.add(p.name);
     for (const q of p.queues) {
@@ -68,9 +99,13 @@ function collect(data: PlacementData, lit: Literals, boundaries: Record<string, 
         for (const u of acl.users) lit.users.add(u);
         for (const g of acl.groups) lit.groups.add(g);
       }
+      if (due()) yield;
     }
     if (p.defaultQueue !== null) lit.queues.add(p.defaultQueue);
-    for (const r of p.rules) addRule(r, lit, boundaries);
+    for (const r of p.rules) {
+      addRule(r, lit, boundaries);
+      if (due()) yield;
+    }
   }
 }
 
@@ -85,6 +120,18 @@ function groupLists(groups: string[]): { lists: string[][]; complete: boolean } 
 
 /** The placement requests that reach every boundary of either policy. */
 export function placementDiffRequests(a: PlacementData, b: PlacementData): DiffRequests<PlacementRequest> {
+  return finish(placementDiffRequestsSteps(a, b));
+}
+
+/**
+ * {@link placementDiffRequests} as resumable work (common/slices.ts): the
+ * literals and witnesses are collected in slices, and the requests are a
+ * list that makes each one when the diff asks for it (productList).
+ */
+export function* placementDiffRequestsSteps(
+  a: PlacementData,
+  b: PlacementData,
+): Steps<DiffRequests<PlacementRequest>> {
   const boundaries: Record<string, number> = {};
   const lit: Literals = {
     partitions: new Set(),
@@ -93,9 +140,12 @@ export function placementDiffRequests(a: PlacementData, b: PlacementData): DiffR
     queues: new Set(),
     tags: new Set(),
     regexes: 0,
+    witnesses: new Map(),
+    units: 0,
   };
-  collect(a, lit, boundaries);
-  collect(b, lit, boundaries);
+  const pace = new Pace();
+  yield* collect(a, lit, boundaries, pace);
+  yield* collect(b, lit, boundaries, pace);
   countBoundary(boundaries, "partition", lit.partitions.size);
   countBoundary(boundaries, "user literal", lit.users.size);
   countBoundary(boundaries, "group literal", lit.groups.size);
@@ -112,7 +162,7 @@ export function placementDiffRequests(a: PlacementData, b: PlacementData): DiffR
     queueValues,
     ...tagNames.map(() => queueValues),
   ];
-  const made = product(lists, MAX_DIFF_REQUESTS, (v) => {
+  const made = productList(lists, MAX_DIFF_REQUESTS, (v) => {
     const request: PlacementRequest & { tags?: Record<string, string> } = {
       partition: v[0] as string,
       user: v[1] as string,

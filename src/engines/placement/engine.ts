@@ -3,7 +3,7 @@ import type { PolicyError, Result } from "../common/result.js";
 import type { Steps } from "../common/slices.js";
 import { compilePlacement, compilePlacementSteps } from "./compile.js";
 import { loadPlacement } from "./load.js";
-import { storePlacement, type StoredPlacement } from "./store.js";
+import { storePlacement, storePlacementSteps, type StoredPlacement } from "./store.js";
 import type { PlacementData, PlacementPolicy } from "./types.js";
 
 type Compiled = Result<PlacementData, PolicyError[]>;
@@ -26,7 +26,7 @@ export const placementEngine: EngineDefinition<StoredPlacement | PlacementData, 
     const r: Compiled = yield* compilePlacementSteps(source);
     if (!r.ok) return r;
     yield;
-    return stored(r);
+    return { ok: true, value: yield* storePlacementSteps(r.value) };
   },
   load: loadPlacement,
 };

@@ -6,20 +6,19 @@
  */
 import { ENTRY_UNITS, finding, LintWork, type LintFinding } from "../common/lint.js";
 import type { Steps } from "../common/slices.js";
+import type { PlacedCompile } from "./compile.js";
 import { compileGoRegex } from "./filter.js";
-import { parseConfigSteps } from "./parse.js";
 import { pathFits, rulePatterns } from "./reach.js";
 import type {
   AclData,
   FilterData,
   PartitionData,
-  PlacementData,
   QueueData,
   RawQueue,
   RawRule,
+  RegexData,
   RuleData,
 } from "./types.js";
-import { validateConfig } from "./validate.js";
 
 /** Characters a filter's user names may hold (the filter's name pattern), and its group names. */
 const USER_CHARS = /^[a-zA-Z0-9:#/_.@$-]*$/;
@@ -45,12 +44,21 @@ function admitsAll(f: FilterData): boolean {
   );
 }
 
-/** Why a regex side can match no name: it needs a character names cannot hold (`required` text), or null. */
-function impossibleExp(exp: { source: string } | null, chars: RegExp): string | null {
-  if (exp === null) return null;
+/**
+ * The literals every match of a stored expression needs: as the compile stored
+ * them (inspected, never compiled: the same literals compiling gives, see
+ * inspectPattern), or read off the compiled expression when the data predates them.
+ */
+function needed(exp: RegexData): string[] | null {
+  if (exp.prefix !== undefined && exp.required !== undefined) return [exp.prefix, exp.required];
   const r = compileGoRegex(exp.source);
-  if (!r.ok) return null;
-  for (const literal of [r.value.prefix ?? "", r.value.required ?? ""]) {
+  return r.ok ? [r.value.prefix ?? "", r.value.required ?? ""] : null;
+}
+
+/** Why a regex side can match no name: it needs a character names cannot hold (`required` text), or null. */
+function impossibleExp(exp: RegexData | null, chars: RegExp): string | null {
+  if (exp === null) return null;
+  for (const literal of needed(exp) ?? []) {
     if (literal !== "" && !chars.test(literal)) return literal;
   }
   return null;
@@ -207,9 +215,17 @@ function* lintPartition(
 
   // leaf queues nothing can place into, and queues nobody may submit to
   const pointers = root === undefined ? [] : queuePointers(root);
+  // each distinct pattern once (thousands of `user` rules under one parent draw one): a queue's check walks them all
   const patterns: ReturnType<typeof rulePatterns> = [];
+  const distinct = new Set<string>();
   for (const r of rules) {
-    patterns.push(...rulePatterns(r.data));
+    for (const p of rulePatterns(r.data)) {
+      // levels are queue names or `*`/`**`, none holding a dot
+      const key = p.join(".");
+      if (distinct.has(key)) continue;
+      distinct.add(key);
+      patterns.push(p);
+    }
     if (work.due(ENTRY_UNITS)) yield;
   }
   const anyName = patterns.some((p) => p.includes("**"));
@@ -251,18 +267,13 @@ function* lintPartition(
 }
 
 /**
- * Lints a placement configuration that compiled to `data` (its source text
- * is read again for the rules' and queues' places), as resumable work: the
- * reading yields as the compile's does, the checks when their counted work
- * fills a slice.
+ * Lints a placement configuration as its compile left it (compileWithPlacesSteps:
+ * the data, and the source's places and validated partitions the findings are
+ * placed by, so nothing is read twice), as resumable work yielding when the
+ * checks' counted work fills a slice.
  */
-export function* lintPlacement(source: string, data: PlacementData, work = new LintWork()): Steps<LintFinding[]> {
-  const parsed = yield* parseConfigSteps(source);
-  if (!parsed.ok) return [];
-  yield;
-  const { config, locate } = parsed.value;
-  const valid = validateConfig(config).partitions;
-  yield;
+export function* lintPlacement(compiled: PlacedCompile, work = new LintWork()): Steps<LintFinding[]> {
+  const { data, locate, valid } = compiled;
   const out: LintFinding[] = [];
   for (let i = 0; i < data.partitions.length; i++) {
     const raw = valid[i]?.partition;

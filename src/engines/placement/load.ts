@@ -1,3 +1,4 @@
+import type { Steps } from "../common/slices.js";
 import { loadAcl } from "./acl.js";
 import { loadGates } from "./gate-store.js";
 import { LazyChain } from "./rule-chain.js";
@@ -5,6 +6,7 @@ import {
   isStoredPlacement,
   NamesReader,
   storePlacement,
+  storePlacementSteps,
   type StoredPartition,
   type StoredPlacement,
 } from "./store.js";
@@ -42,7 +44,20 @@ function loadQueues(p: StoredPartition): Map<string, QueueNode> {
  * first decision after a publish stays cheap.
  */
 export function loadPlacement(data: PlacementData | StoredPlacement): PlacementPolicy {
-  const stored = isStoredPlacement(data) ? data : storePlacement(data);
+  return loadStored(isStoredPlacement(data) ? data : storePlacement(data));
+}
+
+/**
+ * {@link loadPlacement} as resumable work (common/slices.ts): plain data (a
+ * diff's freshly compiled side) is put in the stored form in slices first.
+ */
+export function* loadPlacementSteps(data: PlacementData | StoredPlacement): Steps<PlacementPolicy> {
+  const stored = isStoredPlacement(data) ? data : yield* storePlacementSteps(data);
+  yield;
+  return loadStored(stored);
+}
+
+function loadStored(stored: StoredPlacement): PlacementPolicy {
   const partitions = new Map<string, Partition>();
   for (const p of stored.partitions) {
     partitions.set(p.name, {

@@ -1,3 +1,4 @@
+import { finish, Pace, type Steps } from "../common/slices.js";
 import { compileGoRegex } from "./filter.js";
 import { storeGates, type StoredGates, type StoredIndex } from "./gate-store.js";
 import type {
@@ -265,13 +266,30 @@ class PartitionWriter {
 
 /** Turns compiled placement data into the form the bundle stores (linear in the data). */
 export function storePlacement(data: PlacementData): StoredPlacement {
-  const partitions = data.partitions.map((p) => {
+  return finish(storePlacementSteps(data));
+}
+
+/** What storing one queue or rule counts toward a slice (common/slices.ts): about the characters of source it stands for. */
+const STORE_UNITS = 64;
+
+/** {@link storePlacement} as resumable work (common/slices.ts), yielding between queues and rules. */
+export function* storePlacementSteps(data: PlacementData): Steps<StoredPlacement> {
+  const pace = new Pace();
+  const partitions: StoredPartition[] = [];
+  for (const p of data.partitions) {
     const w = new PartitionWriter(p);
-    for (const q of p.queues) w.queue(q);
-    for (const r of p.rules) w.out.chain.push(w.node(r));
+    for (const q of p.queues) {
+      w.queue(q);
+      if (pace.spend(STORE_UNITS)) yield;
+    }
+    for (const r of p.rules) {
+      w.out.chain.push(w.node(r));
+      if (pace.spend(STORE_UNITS)) yield;
+    }
+    yield;
     w.out.gates = storeGates(w.out, p.rules);
-    return w.out;
-  });
+    partitions.push(w.out);
+  }
   return { form: STORED_FORM, partitions };
 }
 
