@@ -156,7 +156,8 @@ function collect(g: (i: Json, env: Env | null, emit: (v: Json) => boolean) => bo
 }
 
 // def until(cond; update): def _until: if cond then . else (update | _until) end; _until;
-// iterative while cond and update give one output each, so long loops need no stack
+// iterative while cond and update give one output each, so long loops need no stack; a plain
+// loop when both are single-valued expressions (compile-single.ts)
 defNative("until", 2, {
   gen: (i, a, env, emit) => {
     const cond = valOf(a[0]);
@@ -196,6 +197,17 @@ defNative("until", 2, {
 // def while(cond; update): def _while: if cond then ., (update | _while) else empty end; _while;
 defNative("while", 2, {
   gen: (i, a, env, emit) => {
+    const cond = valOf(a[0]);
+    const update = valOf(a[1]);
+    if (cond !== null && update !== null) {
+      let v = i;
+      for (;;) {
+        step();
+        if (!truthy(cond(v, env))) return false;
+        if (emit(v)) return true;
+        v = update(v, env);
+      }
+    }
     const rec = (v0: Json): boolean => {
       let v = v0;
       for (;;) {
