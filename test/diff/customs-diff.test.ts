@@ -99,14 +99,14 @@ describe("customs diff", () => {
   it("a policy whose decisions rebuild long lists gets fewer requests, and says so", () => {
     const clients = Array.from({ length: 2000 }, (_, i) => `ws${i}`);
     const r = diff({ defaults: { clients } }, { defaults: { clients } });
-    // the generator stops at 498 requests; the lists each decision rebuilds are charged to
+    // the generator stops at 498 requests; the lists each decision copies are charged to
     // DIFF_WORK too (issue 24), which stops the diff sooner and says so
     expect(r.coverage.generated).toBe(Math.floor(4_000_000 / (4 * 2008)));
     expect(r.compared).toBeGreaterThan(0);
     expect(r.compared).toBeLessThan(r.coverage.generated);
     expect(r.coverage.stopped).toBe(true);
     expect(r.coverage.why.join(" ")).toMatch(
-      /fewer than 20000 because each decision rebuilds 2000 clients and access list entries/,
+      /fewer than 20000 because each decision copies 2000 clients and access list entries/,
     );
   }, 60_000);
 

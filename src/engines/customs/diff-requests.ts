@@ -35,7 +35,7 @@ const REQUESTER_ADDRESS = "10.0.0.10";
 /** Settings the selection never reads: they change evictions and the limits handed to hosts. */
 const NOT_SELECTION: readonly SettingName[] = ["evictSeconds", "cpuSeconds", "memoryKb", "nice", "npri"];
 
-/** List entries (clients names, allow and deny entries) all decisions of one diff may rebuild in total. */
+/** List entries (client names, allow and deny entries) all decisions of one diff may copy in total. */
 const MAX_LIST_WORK = 4_000_000;
 
 /**
@@ -203,7 +203,7 @@ export function* customsDiffRequestsSteps(
   const requests: CustomsDiffRequest[] = [];
   const nets = networks(a, b);
   countBoundary(boundaries, "network", nets.length);
-  // every decision rebuilds both hosts' clients and access lists from the defaults: bound the total
+  // every decision copies both hosts' clients and access lists from the defaults: bound the total
   const entries = Math.max(
     ...[a, b].flatMap((p) => [p.defaults, ...Object.values(p.networks)]).map(listSize),
   );
@@ -279,8 +279,8 @@ export function* customsDiffRequestsSteps(
     why.push("the policies differ in killDelaySeconds or permitSeconds, which no selection reads");
   if (cut)
     why.push(
-      `the combinations exceed ${limit} requests (${perNet} a network${limit < MAX_DIFF_REQUESTS ? `; fewer than ${MAX_DIFF_REQUESTS} because each decision rebuilds ${entries} clients and access list entries per host` : ""}): the rest are not tried`,
+      `the combinations exceed ${limit} requests (${perNet} a network${limit < MAX_DIFF_REQUESTS ? `; fewer than ${MAX_DIFF_REQUESTS} because each decision copies ${entries} clients and access list entries into its hosts` : ""}): the rest are not tried`,
     );
-  // what the decisions rebuild is charged to the diff's work bound too (DIFF_WORK)
+  // what the decisions copy is charged to the diff's work bound too (DIFF_WORK)
   return { requests, boundaries, exhaustive: false, why, unchargedUnits: LIST_ENTRY_UNITS * 4 * entries };
 }
