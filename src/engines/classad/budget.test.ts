@@ -69,6 +69,17 @@ describe("ClassAd evaluation charges the decision's work budget", () => {
     expect(b.regexCompiles).toBeLessThanOrEqual(3);
   });
 
+  it("charges a list a built-in builds by its elements, each an object of its own", () => {
+    const used = (items: number) => {
+      const b = new Budget(1e9);
+      const d = b.run(() => decideMatch(null, { job: `[ s = "${"a,".repeat(items)}"; Requirements = ${Array(20).fill('size(split(s, ","))').join(" + ")} > 0 ]`, machines: machines.slice(0, 1) }, ctx));
+      expect(d.outcome).toBe("matched");
+      return b.used;
+    };
+    // 20 splits of 15 more pieces each: at least 4 units a piece
+    expect(used(16) - used(1)).toBeGreaterThanOrEqual(20 * 15 * 4);
+  });
+
   it("charges a case-insensitive comparison of two strings by their length", () => {
     const used = (n: number, op: string) => {
       const b = new Budget(1e9);
