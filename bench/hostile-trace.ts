@@ -318,17 +318,22 @@ if (perf) {
     if (fr && cur) cur.frames.push(fr[1].replace(/\(.*$/, "").slice(0, 90));
   }
 }
-function perfSummary(s: number, e: number): string {
+/** The perf samples within [s, e]: CPU samples per thread, and the main thread's switches out by the state it left in. */
+function cpuAndSwitches(s: number, e: number) {
   const main = worker.pid as number;
   const inside = samples.filter((x) => x.at >= s && x.at <= e);
-  const cpu = inside.filter((x) => x.ev === "cpu-clock");
   const byTid = new Map<number, number>();
-  for (const x of cpu) byTid.set(x.tid, (byTid.get(x.tid) ?? 0) + 1);
-  const sw = inside
-    .filter((x) => x.ev === "sched:sched_switch" && x.tid === main)
-    .map((x) => /prev_state=(\S+)/.exec(x.trace)?.[1] ?? "?");
+  for (const x of inside) if (x.ev === "cpu-clock") byTid.set(x.tid, (byTid.get(x.tid) ?? 0) + 1);
   const st = new Map<string, number>();
-  for (const k of sw) st.set(k, (st.get(k) ?? 0) + 1);
+  for (const x of inside) {
+    if (x.ev !== "sched:sched_switch" || x.tid !== main) continue;
+    const k = /prev_state=(\S+)/.exec(x.trace)?.[1] ?? "?";
+    st.set(k, (st.get(k) ?? 0) + 1);
+  }
+  return { main, inside, byTid, st };
+}
+function perfSummary(s: number, e: number): string {
+  const { main, inside, byTid, st } = cpuAndSwitches(s, e);
   let open = 0,
     syncMs = 0,
     nsync = 0;
@@ -366,16 +371,7 @@ for (const [s, e] of slow) {
       );
   if (prof) console.log(`   ${profSummary(s, e)}`);
   if (perf) {
-    const main = worker.pid as number;
-    const inside = samples.filter((x) => x.at >= s && x.at <= e);
-    const cpu = inside.filter((x) => x.ev === "cpu-clock");
-    const byTid = new Map<number, number>();
-    for (const x of cpu) byTid.set(x.tid, (byTid.get(x.tid) ?? 0) + 1);
-    const sw = inside
-      .filter((x) => x.ev === "sched:sched_switch" && x.tid === main)
-      .map((x) => /prev_state=(\S+)/.exec(x.trace)?.[1] ?? "?");
-    const st = new Map<string, number>();
-    for (const k of sw) st.set(k, (st.get(k) ?? 0) + 1);
+    const { main, inside, byTid, st } = cpuAndSwitches(s, e);
     const syncs = inside
       .filter((x) => x.ev.includes("sync"))
       .map((x) => `${x.ev.replace("syscalls:sys_", "")}@+${(x.at - t00).toFixed(1)} tid ${x.tid}`);
