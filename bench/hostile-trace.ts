@@ -394,7 +394,7 @@ for (const [s, e] of slow) {
     }
     const incl = new Map<string, number>();
     const leaf = new Map<string, number>();
-    const mc = cpu.filter((x) => x.tid === main);
+    const mc = inside.filter((x) => x.ev === "cpu-clock" && x.tid === main);
     for (const x of mc) {
       leaf.set(x.frames[0], (leaf.get(x.frames[0]) ?? 0) + 1);
       for (const f of new Set(x.frames)) incl.set(f, (incl.get(f) ?? 0) + 1);
