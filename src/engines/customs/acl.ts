@@ -49,12 +49,48 @@ interface Kept {
   readonly key: string;
 }
 
+/**
+ * A few results kept by the identity of the array they were worked out from:
+ * hosts that take the policy's defaults pass the same arrays one after
+ * another, so those are read and built once; a host's own arrays pass through
+ * without filling a WeakMap per host per decision (its upkeep in the garbage
+ * collector cost more than the reading saved).
+ */
+class IdentityMemo<K extends object, V> {
+  private readonly keys: (K | undefined)[];
+  private readonly values: (V | undefined)[];
+  private next = 0;
+
+  constructor(size: number) {
+    this.keys = new Array<K | undefined>(size).fill(undefined);
+    this.values = new Array<V | undefined>(size).fill(undefined);
+  }
+
+  get(key: K): V | undefined {
+    for (let i = 0; i < this.keys.length; i++) if (this.keys[i] === key) return this.values[i];
+    return undefined;
+  }
+
+  set(key: K, value: V): void {
+    this.keys[this.next] = key;
+    this.values[this.next] = value;
+    this.next = (this.next + 1) % this.keys.length;
+  }
+}
+
 /** A list's entries read (an error for the first bad one), kept per array: policy defaults are read once, not per host. */
-const READ = new WeakMap<readonly string[], { nets: IpNetwork[] } | { index: number }>();
+const READ = new IdentityMemo<readonly string[], { nets: IpNetwork[] } | { index: number }>(4);
 
 function readEntries(texts: readonly string[]): { nets: IpNetwork[] } | { index: number } {
   const known = READ.get(texts);
   if (known !== undefined) return known;
+  const out = readEach(texts);
+  READ.set(texts, out);
+  return out;
+}
+
+/** Reads every entry of a list (no memo: a host's own networks are its alone). */
+function readEach(texts: readonly string[]): { nets: IpNetwork[] } | { index: number } {
   const nets: IpNetwork[] = [];
   let out: { nets: IpNetwork[] } | { index: number } = { nets };
   for (let i = 0; i < texts.length; i++) {
@@ -66,7 +102,6 @@ function readEntries(texts: readonly string[]): { nets: IpNetwork[] } | { index:
     }
     nets.push(net);
   }
-  READ.set(texts, out);
   return out;
 }
 
@@ -106,7 +141,7 @@ function denied(index: DenyIndex, net: IpNetwork): boolean {
 }
 
 /** A deny list's indexes by family, kept per array like its entries. */
-const DENIES = new WeakMap<readonly string[], { v4: DenyIndex; v6: DenyIndex }>();
+const DENIES = new IdentityMemo<readonly string[], { v4: DenyIndex; v6: DenyIndex }>(2);
 
 function denies(texts: readonly string[], nets: readonly IpNetwork[]): { v4: DenyIndex; v6: DenyIndex } {
   let known = DENIES.get(texts);
@@ -143,17 +178,42 @@ function listOf(kept: readonly Kept[]): AccessList {
     if (typeof net.start === "bigint") v6.push(net.start, BigInt(net.end));
     else v4.push(net.start, Number(net.end));
   }
-  return { v4, v6, entries: kept.map((e) => e.text) };
+  return new Acl(v4, v6, undefined, kept.map((e) => e.text), null);
 }
 
+/**
+ * Every access list has this one shape, plain or sharing the policy's list
+ * (`rest`), so the check of a host's list in a selection over thousands of
+ * hosts stays monomorphic; a sharing list's entries for the view are joined
+ * when first asked.
+ */
+class Acl implements AccessList {
+  private view: readonly string[] | null;
+
+  constructor(
+    readonly v4: readonly number[],
+    readonly v6: readonly bigint[],
+    readonly rest: AccessList | undefined,
+    entries: readonly string[] | null,
+    private readonly later: (() => readonly string[]) | null,
+  ) {
+    this.view = entries;
+  }
+
+  get entries(): readonly string[] {
+    return (this.view ??= (this.later as () => readonly string[])());
+  }
+}
+
+/** Bounds of a shared list short enough to copy into each host's list (a scan of one array is the select's hot path). */
+const SHORT_SHARED = 32;
+
 /** A built list with the keys of its kept entries, kept per (allow, deny) pair of arrays. */
-const BUILT = new WeakMap<readonly string[], WeakMap<readonly string[], { result: AclResult; kept: Kept[] }>>();
+const BUILT = new IdentityMemo<readonly string[], { deny: readonly string[]; out: { result: AclResult; kept: Kept[] } }>(2);
 
 function built(allow: readonly string[], deny: readonly string[]): { result: AclResult; kept: Kept[] } {
-  let byDeny = BUILT.get(allow);
-  if (byDeny === undefined) BUILT.set(allow, (byDeny = new WeakMap()));
-  const known = byDeny.get(deny);
-  if (known !== undefined) return known;
+  const known = BUILT.get(allow);
+  if (known !== undefined && known.deny === deny) return known.out;
   let out: { result: AclResult; kept: Kept[] };
   const a = readEntries(allow);
   const d = readEntries(deny);
@@ -163,7 +223,7 @@ function built(allow: readonly string[], deny: readonly string[]): { result: Acl
     const kept = keptEntries(allow, a.nets, denies(deny, d.nets), new Set());
     out = { result: { ok: true, list: listOf(kept) }, kept };
   }
-  byDeny.set(deny, out);
+  BUILT.set(allow, { deny, out });
   return out;
 }
 
@@ -189,7 +249,7 @@ export function buildAccessList(allow: readonly string[], deny: readonly string[
  */
 export function hostAccessList(networks: readonly string[], allow: readonly string[], deny: readonly string[]): AclResult {
   if (networks.length === 0) return buildAccessList(allow, deny);
-  const own = readEntries(networks);
+  const own = readEach(networks);
   if ("index" in own) return { ok: false, field: "allow", index: own.index, text: networks[own.index] };
   const base = built(allow, deny);
   if (!base.result.ok)
@@ -199,34 +259,32 @@ export function hostAccessList(networks: readonly string[], allow: readonly stri
   const first = listOf(keptEntries(networks, own.nets, denies(deny, d.nets), seen));
   const shared = base.result.list;
   const kept = base.kept;
-  // the shared list is not copied: it permits what it permits (an entry equal to
-  // one of the networks permits nothing more); only the view leaves such duplicates out
-  let entries: readonly string[] | undefined;
-  const list: AccessList = {
-    v4: first.v4,
-    v6: first.v6,
-    rest: shared,
-    get entries(): readonly string[] {
-      entries ??= [...first.entries, ...kept.filter((k) => !seen.has(k.key)).map((k) => k.text)];
-      return entries;
-    },
-  };
+  // a long shared list is not copied: it permits what it permits (an entry equal to
+  // one of the networks permits nothing more); only the view leaves such duplicates out.
+  // A short one is joined to the networks, so checking the list is one scan, as before sharing
+  // (and its view made now: a closure kept per host holding the entries' keys was garbage
+  // the collector carried from one decision to the next)
+  const view = () => [...first.entries, ...kept.filter((k) => !seen.has(k.key)).map((k) => k.text)];
+  if (shared.v4.length + shared.v6.length <= SHORT_SHARED)
+    return { ok: true, list: new Acl([...first.v4, ...shared.v4], [...first.v6, ...shared.v6], undefined, view(), null) };
+  const list = new Acl(first.v4, first.v6, shared, null, view);
   return { ok: true, list };
 }
 
 /** Whether the list permits a peer address: some remaining entry of its family contains it. */
 export function permits(list: AccessList, addr: IpNetwork): boolean {
-  return permitsHere(list, addr) || (list.rest !== undefined && permitsHere(list.rest, addr));
+  const n = addr.start;
+  const rest = list.rest;
+  if (typeof n === "bigint") return inRanges6(list.v6, n) || (rest !== undefined && inRanges6(rest.v6, n));
+  return inRanges4(list.v4, n) || (rest !== undefined && inRanges4(rest.v4, n));
 }
 
-function permitsHere(list: AccessList, addr: IpNetwork): boolean {
-  const n = addr.start;
-  if (typeof n === "bigint") {
-    const r = list.v6;
-    for (let i = 0; i < r.length; i += 2) if (n >= r[i] && n <= r[i + 1]) return true;
-    return false;
-  }
-  const r = list.v4;
+function inRanges4(r: readonly number[], n: number): boolean {
+  for (let i = 0; i < r.length; i += 2) if (n >= r[i] && n <= r[i + 1]) return true;
+  return false;
+}
+
+function inRanges6(r: readonly bigint[], n: bigint): boolean {
   for (let i = 0; i < r.length; i += 2) if (n >= r[i] && n <= r[i + 1]) return true;
   return false;
 }
