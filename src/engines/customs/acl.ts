@@ -140,13 +140,14 @@ function denied(index: DenyIndex, net: IpNetwork): boolean {
   return found >= 0 && index.reach[found] >= net.start;
 }
 
-/** A deny list's indexes by family, kept per array like its entries. */
-const DENIES = new IdentityMemo<readonly string[], { v4: DenyIndex; v6: DenyIndex }>(2);
+/** A deny list's indexes by family. */
+interface Denies {
+  readonly v4: DenyIndex;
+  readonly v6: DenyIndex;
+}
 
-function denies(texts: readonly string[], nets: readonly IpNetwork[]): { v4: DenyIndex; v6: DenyIndex } {
-  let known = DENIES.get(texts);
-  if (known === undefined) DENIES.set(texts, (known = { v4: denyIndex(nets, 4), v6: denyIndex(nets, 6) }));
-  return known;
+function denies(nets: readonly IpNetwork[]): Denies {
+  return { v4: denyIndex(nets, 4), v6: denyIndex(nets, 6) };
 }
 
 function keyOf(net: IpNetwork): string {
@@ -157,7 +158,7 @@ function keyOf(net: IpNetwork): string {
 function keptEntries(
   texts: readonly string[],
   nets: readonly IpNetwork[],
-  deny: { v4: DenyIndex; v6: DenyIndex },
+  deny: Denies,
   seen: Set<string>,
 ): Kept[] {
   const kept: Kept[] = [];
@@ -208,20 +209,28 @@ class Acl implements AccessList {
 /** Bounds of a shared list short enough to copy into each host's list (a scan of one array is the select's hot path). */
 const SHORT_SHARED = 32;
 
-/** A built list with the keys of its kept entries, kept per (allow, deny) pair of arrays. */
-const BUILT = new IdentityMemo<readonly string[], { deny: readonly string[]; out: { result: AclResult; kept: Kept[] } }>(2);
+/** A built list with the keys of its kept entries and the deny index it was checked against (null on error). */
+interface Built {
+  readonly result: AclResult;
+  readonly kept: Kept[];
+  readonly deny: Denies | null;
+}
 
-function built(allow: readonly string[], deny: readonly string[]): { result: AclResult; kept: Kept[] } {
+/** Built lists kept per (allow, deny) pair of arrays. */
+const BUILT = new IdentityMemo<readonly string[], { deny: readonly string[]; out: Built }>(2);
+
+function built(allow: readonly string[], deny: readonly string[]): Built {
   const known = BUILT.get(allow);
   if (known !== undefined && known.deny === deny) return known.out;
-  let out: { result: AclResult; kept: Kept[] };
+  let out: Built;
   const a = readEntries(allow);
   const d = readEntries(deny);
-  if ("index" in a) out = { result: { ok: false, field: "allow", index: a.index, text: allow[a.index] }, kept: [] };
-  else if ("index" in d) out = { result: { ok: false, field: "deny", index: d.index, text: deny[d.index] }, kept: [] };
+  if ("index" in a) out = { result: { ok: false, field: "allow", index: a.index, text: allow[a.index] }, kept: [], deny: null };
+  else if ("index" in d) out = { result: { ok: false, field: "deny", index: d.index, text: deny[d.index] }, kept: [], deny: null };
   else {
-    const kept = keptEntries(allow, a.nets, denies(deny, d.nets), new Set());
-    out = { result: { ok: true, list: listOf(kept) }, kept };
+    const index = denies(d.nets);
+    const kept = keptEntries(allow, a.nets, index, new Set());
+    out = { result: { ok: true, list: listOf(kept) }, kept, deny: index };
   }
   BUILT.set(allow, { deny, out });
   return out;
@@ -254,9 +263,8 @@ export function hostAccessList(networks: readonly string[], allow: readonly stri
   const base = built(allow, deny);
   if (!base.result.ok)
     return base.result.field === "allow" ? { ...base.result, index: base.result.index + networks.length } : base.result;
-  const d = readEntries(deny) as { nets: IpNetwork[] };
   const seen = new Set<string>();
-  const first = listOf(keptEntries(networks, own.nets, denies(deny, d.nets), seen));
+  const first = listOf(keptEntries(networks, own.nets, base.deny as Denies, seen));
   const shared = base.result.list;
   const kept = base.kept;
   // a long shared list is not copied: it permits what it permits (an entry equal to
