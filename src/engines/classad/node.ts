@@ -74,26 +74,28 @@ export class Compiled {
 
   /** The evaluation closure. */
   get ev(): EvalFn {
-    if (this.make !== null) this.force();
-    return this.e;
+    return this.made().e;
   }
 
   /** The tree it was compiled from. */
   get node(): Node {
-    if (this.make !== null) this.force();
-    return this.n;
+    return this.made().n;
   }
 
   /** Work units one evaluation costs at most (about one per two tree nodes, at least one). */
   get cost(): number {
-    if (this.make !== null) this.force();
-    return this.c;
+    return this.made().c;
   }
 
   /** The tree's height: how many nested calls evaluating it may stack (bounded per evaluation, see MAX_LEVELS). */
   get height(): number {
+    return this.made().h;
+  }
+
+  /** This expression, parsed and compiled first if it was deferred. */
+  private made(): this {
     if (this.make !== null) this.force();
-    return this.h;
+    return this;
   }
 
   private force(): void {
