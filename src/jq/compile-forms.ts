@@ -115,31 +115,63 @@ export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node; 
  */
 function updateEach(f: Val, general: Gen): Gen {
   return (i, env, emit) => {
-    if (Array.isArray(i)) {
-      const n = i.length;
-      if (n === 0) return emit(i);
-      charge(n + ALLOC);
-      const out: Json[] = new Array<Json>(n);
-      for (let j = 0; j < n; j++) {
-        charge(3 + ALLOC);
-        out[j] = f(i[j], env);
-      }
-      return emit(out);
-    }
-    if (isObject(i)) {
-      const ks = keysOf(i);
-      if (ks.length === 0) return emit(i);
-      // the general path's first write: the copy and its key (later writes replace keys it has)
-      charge(COPY_KEY * ks.length + KEY + ALLOC);
-      const out = copyObj(i);
-      for (const k of ks) {
-        charge(3 + ALLOC);
-        setKey(out, k, f(i[k], env));
-      }
-      return emit(out);
-    }
+    if (Array.isArray(i)) return emit(eachOfArray(i, env, f));
+    if (isObject(i)) return emit(eachOfObject(i, env, f));
     return general(i, env, emit);
   };
+}
+
+/**
+ * `.[] |= f` as a direct evaluator (its one output returned), for `f` yielding exactly one value:
+ * `|=` always has exactly one output (jq 1.7.1's `_modify` is a `reduce`) or fails; inputs other
+ * than arrays and objects take the general path, whose one output is returned.
+ */
+export function updateEachVal(f: Val, general: Gen): Val {
+  return (i, env) => {
+    if (Array.isArray(i)) return eachOfArray(i, env, f);
+    if (isObject(i)) return eachOfObject(i, env, f);
+    let out: Json = null;
+    general(i, env, (v) => {
+      out = v;
+      return true;
+    });
+    return out;
+  };
+}
+
+function eachOfArray(i: Json[], env: Env | null, f: Val): Json[] {
+  const n = i.length;
+  if (n === 0) return i;
+  charge(n + ALLOC);
+  const out: Json[] = new Array<Json>(n);
+  for (let j = 0; j < n; j++) {
+    charge(3 + ALLOC);
+    out[j] = f(i[j], env);
+  }
+  return out;
+}
+
+function eachOfObject(i: JObj, env: Env | null, f: Val): JObj {
+  const ks = keysOf(i);
+  if (ks.length === 0) return i;
+  // the general path's first write: the copy and its key (later writes replace keys it has)
+  charge(COPY_KEY * ks.length + KEY + ALLOC);
+  const out = copyObj(i);
+  for (const k of ks) {
+    charge(3 + ALLOC);
+    const v = f(i[k], env);
+    // every key is already the copy's own: a plain store keeps its place (`__proto__` needs defining)
+    if (k === "__proto__") setKey(out, k, v);
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** `.[] |= f` (`map_values(f)`) as a direct evaluator when `f` yields exactly one value, else null. */
+export function updateEachOf(c: Compiler, op: string, lhs: Node, rhs: Node, sc: Scope): Val | null {
+  if (op !== "|=" || lhs.k !== "iterate" || lhs.opt || lhs.target.k !== "identity") return null;
+  const f = singleOf(c, rhs, sc, NATIVES);
+  return f === null ? null : updateEachVal(f, assignGen(c, op, lhs, rhs, sc));
 }
 
 /** The keys of `.k1.k2...` when every key is a string literal, else null (see assignGen). */

@@ -13,6 +13,7 @@ import { printCompact } from "./print.js";
 import { ALLOC, charge, chargeFormatted, Env, KEY, step, up, type Gen } from "./runtime.js";
 import { JqCompileError, type Scope } from "./scope.js";
 import { isMemoKey } from "./compile-inline.js";
+import { updateEachOf } from "./compile-forms.js";
 import { buildKey, isIndexKey } from "./key-order.js";
 import { JqError, desc, fail, numOf, truthy, type JObj } from "./values.js";
 
@@ -182,6 +183,15 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
     case "array": {
       if (n.e === null) return () => [];
       if (hasBreak(n.e)) return null;
+      // one element (`[path(f)]`, `[$x]`): no generator, no callback
+      const e1 = n.e.k === "comma" ? null : one(n.e);
+      if (e1 !== null)
+        return (i, env) => {
+          charge(ALLOC);
+          const v = e1(i, env);
+          charge(1);
+          return [v];
+        };
       const g: Gen = c.gen(n.e, sc);
       return (i, env) => {
         const out: Json[] = [];
@@ -262,6 +272,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       }
       if (found !== null && "fi" in found && found.fi.native === undefined) return c.inlinedVal(n, found.fi, sc);
       const nat = found === null ? natives.get(n.name + "/" + n.args.length) : "fi" in found ? found.fi.native : undefined;
+      if (nat !== undefined && nat === natives.get("path/1")) return literalPathVal(n.args[0], sc);
       if (nat === undefined || nat.fn === undefined) return null;
       const fn = nat.fn;
       const args: Val[] = [];
@@ -287,7 +298,40 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
         return fn(i, ...args.map((a) => a(i, env)));
       };
     }
+    case "assign":
+      return updateEachOf(c, n.op, n.l, n.r, sc);
     default:
       return null;
   }
+}
+
+/**
+ * `path(f)` where `f` is (or, through inlined filter parameters, stands for) a chain of literal keys
+ * on `.` (`.a.b`, `.[0]`): its one path, with path mode's reads, errors and charges, else null.
+ */
+function literalPathVal(arg: Node, sc: Scope): Val | null {
+  let a = arg;
+  let s = sc;
+  for (let d = 0; a.k === "call" && a.args.length === 0 && d < 64; d++) {
+    const found = s.lookupCallable(a.name, 0);
+    if (found === null || !("inline" in found) || found.inline.hidden !== undefined) return null;
+    a = found.inline.arg.node;
+    s = found.inline.scope;
+  }
+  const keys: Json[] = [];
+  while (a.k === "index" && !a.opt && a.key.k === "literal") {
+    keys.unshift(a.key.v);
+    a = a.target;
+  }
+  if (a.k !== "identity" || keys.length === 0) return null;
+  const n = keys.length;
+  return (i) => {
+    step();
+    let tv = i;
+    for (let j = 0; j < n; j++) {
+      charge(j + 1);
+      tv = tv === null ? null : indexValue(tv, keys[j]);
+    }
+    return keys.slice();
+  };
 }

@@ -1,6 +1,6 @@
 /** getpath / setpath / delpaths on immutable values, as jq 1.7.1's jv_aux does. */
 import type { Json } from "../engines/common/json.js";
-import { keysOf } from "./key-order.js";
+import { keysOf, orderOf } from "./key-order.js";
 import { indexValue, sliceKeyBounds } from "./ops.js";
 import { ALLOC, charge, chargeSort, COPY_KEY, KEY, sizeOf } from "./runtime.js";
 import { compare, copyObj, equals, fail, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
@@ -105,9 +105,19 @@ function delKeys(t: Json, keys: Json[]): Json {
     // one field (`del(.k)`): no set of keys to build
     const gone = keys[0];
     const r: JObj = {};
-    const ks = keysOf(t);
+    const ord = orderOf(t);
+    const ks = ord ?? Object.keys(t);
     charge(COPY_KEY * ks.length + 1);
-    for (const key of ks) if (key !== gone) setKey(r, key, t[key]);
+    if (ord !== undefined) {
+      for (const key of ks) if (key !== gone) setKey(r, key, t[key]);
+      return r;
+    }
+    // no key-order record: the keys come in the order a plain object lists them, which plain stores keep
+    for (const key of ks) {
+      if (key === gone) continue;
+      if (key === "__proto__") setKey(r, key, t[key]);
+      else r[key] = t[key];
+    }
     return r;
   }
   if (isObj(t)) {
