@@ -52,13 +52,17 @@ function captureObject(m: JObj): JObj {
 }
 
 defNative("capture", 1, {
-  gen: (i, a, env, emit) =>
-    a[0].gen(i, env, (v) => {
+  gen: (i, a, env, emit) => {
+    // a literal pattern (the usual case) is its one value: no generator, no callback
+    const node = a[0].node;
+    if (node.k === "literal" && typeof node.v === "string") return captureEach(i, node.v, null, emit);
+    return a[0].gen(i, env, (v) => {
       // a pattern alone (the usual case) needs no [pattern, flags] pair
       if (typeof v === "string") return captureEach(i, v, null, emit);
       const [re, fl] = reAndFlags(v);
       return captureEach(i, re, fl, emit);
-    }),
+    });
+  },
 });
 defNative("capture", 2, {
   gen: (i, a, env, emit) => a[0].gen(i, env, (re) => a[1].gen(i, env, (fl) => captureEach(i, re, fl, emit))),

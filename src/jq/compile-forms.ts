@@ -11,7 +11,7 @@ import { NATIVES, type Compiler } from "./compile.js";
 import { singleOf, type Val } from "./compile-single.js";
 import { dotFree, setOwned, simplePath } from "./compile-reduce.js";
 import { interpText, invalidPathResult } from "./eval-helpers.js";
-import { buildKey, isIndexKey, keysOf } from "./key-order.js";
+import { buildKey, isIndexKey, keysOf, storeAt } from "./key-order.js";
 import { copyObj, desc, fail, isObject, setKey, truthy, type JObj } from "./values.js";
 
 /** String interpolation: every combination of the parts' outputs, the first part varying fastest. */
@@ -157,12 +157,13 @@ function eachOfObject(i: JObj, env: Env | null, f: Val): JObj {
   // the general path's first write: the copy and its key (later writes replace keys it has)
   charge(COPY_KEY * ks.length + KEY + ALLOC);
   const out = copyObj(i);
-  for (const k of ks) {
+  for (let j = 0; j < ks.length; j++) {
+    const k = ks[j];
     charge(3 + ALLOC);
     const v = f(i[k], env);
     // every key is already the copy's own: a plain store keeps its place (`__proto__` needs defining)
     if (k === "__proto__") setKey(out, k, v);
-    else out[k] = v;
+    else storeAt(out, j, k, v);
   }
   return out;
 }

@@ -89,6 +89,14 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       if (n.key.k === "literal" && typeof n.key.v === "string") {
         const k = n.key.v;
         const safe = !IS_PROTO_KEY(k);
+        // `.k` and `.a.k`: the input's own fields, with no evaluator call for the target
+        if (n.target.k === "identity") return (i) => field(i, k, safe);
+        const tt = n.target;
+        if (tt.k === "index" && !tt.opt && tt.target.k === "identity" && tt.key.k === "literal" && typeof tt.key.v === "string") {
+          const k0 = tt.key.v;
+          const safe0 = !IS_PROTO_KEY(k0);
+          return (i) => field(field(i, k0, safe0), k, safe);
+        }
         return (i, env) => field(t(i, env), k, safe);
       }
       const k = one(n.key);
@@ -124,12 +132,17 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       if (l === null || r === null) return null;
       const op = n.op;
       const lit = literalComparison(op, n.l, n.r);
+      const f = lit ?? binopFn(op);
+      // a literal operand is its value: no evaluator call for it
+      if (n.r.k === "literal") {
+        const rv = n.r.v;
+        return (i, env) => f(l(i, env), rv);
+      }
       if (lit !== null)
         return (i, env) => {
           const rv = r(i, env);
           return lit(l(i, env), rv);
         };
-      const f = binopFn(op);
       return (i, env) => {
         const rv = r(i, env);
         return f(l(i, env), rv);

@@ -97,3 +97,59 @@ export function clearOrdered(o: Obj): void {
   for (const k of Object.keys(o)) delete o[k];
   delete (o as Ordered)[ORDER];
 }
+
+/**
+ * `o[k] = v` through one of eight store sites picked by the key's position `j`: a loop that
+ * adds keys one by one through a single site sees a new hidden class at each key and goes
+ * megamorphic (V8's generic keyed store); a site per position sees one class per object
+ * shape. For plain data keys only (not `__proto__`; the caller keeps any key-order record).
+ */
+export function storeAt(o: Obj, j: number, k: string, v: unknown): void {
+  switch (j & 7) {
+    case 0:
+      o[k] = v;
+      return;
+    case 1:
+      o[k] = v;
+      return;
+    case 2:
+      o[k] = v;
+      return;
+    case 3:
+      o[k] = v;
+      return;
+    case 4:
+      o[k] = v;
+      return;
+    case 5:
+      o[k] = v;
+      return;
+    case 6:
+      o[k] = v;
+      return;
+    default:
+      o[k] = v;
+  }
+}
+
+/** `o[k]` through one of eight load sites picked by the key's position `j` (see {@link storeAt}). */
+export function loadAt(o: Obj, j: number, k: string): unknown {
+  switch (j & 7) {
+    case 0:
+      return o[k];
+    case 1:
+      return o[k];
+    case 2:
+      return o[k];
+    case 3:
+      return o[k];
+    case 4:
+      return o[k];
+    case 5:
+      return o[k];
+    case 6:
+      return o[k];
+    default:
+      return o[k];
+  }
+}

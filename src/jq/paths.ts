@@ -1,6 +1,6 @@
 /** getpath / setpath / delpaths on immutable values, as jq 1.7.1's jv_aux does. */
 import type { Json } from "../engines/common/json.js";
-import { keysOf, orderOf } from "./key-order.js";
+import { keysOf, loadAt, orderOf, storeAt } from "./key-order.js";
 import { indexValue, sliceKeyBounds } from "./ops.js";
 import { ALLOC, charge, chargeSort, COPY_KEY, KEY, sizeOf } from "./runtime.js";
 import { compare, copyObj, equals, fail, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
@@ -113,10 +113,13 @@ function delKeys(t: Json, keys: Json[]): Json {
       return r;
     }
     // no key-order record: the keys come in the order a plain object lists them, which plain stores keep
-    for (const key of ks) {
+    let m = 0;
+    for (let j = 0; j < ks.length; j++) {
+      const key = ks[j];
       if (key === gone) continue;
       if (key === "__proto__") setKey(r, key, t[key]);
-      else r[key] = t[key];
+      else storeAt(r, m, key, loadAt(t, j, key));
+      m++;
     }
     return r;
   }
@@ -162,5 +165,7 @@ export function delPaths(v: Json, paths: Json): Json {
   for (const p of sorted) if (!Array.isArray(p)) return fail(`Path must be specified as array, not ${typeOf(p)}`);
   if (sorted.length === 0) return v;
   if ((sorted[0] as Json[]).length === 0) return null;
+  // one path of one key (`del(.k)`): delSorted would gather that key alone
+  if (sorted.length === 1 && (sorted[0] as Json[]).length === 1) return delKeys(v, sorted[0] as Json[]);
   return delSorted(v, sorted as Json[][], 0, sorted.length, 0);
 }

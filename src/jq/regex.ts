@@ -13,6 +13,7 @@ import {
   type LinearRegex,
 } from "../engines/common/regex/index.js";
 import { trustedRegExp } from "../engines/common/regex/trusted.js";
+import { storeAt } from "./key-order.js";
 import { JqError, desc, fail, type JObj } from "./values.js";
 
 /** Longest input string the regex functions accept (UTF-16 units). */
@@ -122,9 +123,10 @@ function captureObject(c: Compiled, m: RegExpExecArray): JObj {
   const o: JObj = {};
   const names = c.names;
   const empty = m[0].length === 0;
+  // named groups, each through its position's store site (see storeAt)
   for (let g = 1; g < m.length; g++) {
     const name = names[g - 1];
-    if (name !== null && name !== undefined) o[name] = empty ? "" : m[g] === undefined ? null : m[g];
+    if (name !== null && name !== undefined) storeAt(o, g, name, empty ? "" : m[g] === undefined ? null : m[g]);
   }
   return o;
 }
