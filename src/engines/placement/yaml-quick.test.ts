@@ -9,9 +9,54 @@ import { readYamlText, MAX_YAML_DEPTH } from "./yaml-read.js";
 import { hardRule, placementWithRules } from "../../../bench/fixtures.js";
 
 const PIECES = [
-  "a", "b1", "user", "name", "true", "False", "null", "~", "0x1f", "1.5", "-3", "1e3", ".inf", "x.y", "a/b", "a-b",
-  "_c", "g7", ":", ": ", ":x", ",", ", ", "[", "]", "{", "}", "#", " #c", " ", "  ", "\n", "\n  ", "\r\n", "\t",
-  "-", "- ", "?", "? ", "&k ", "*k", "!!str ", "!!int ", "'q'", '"d"', '"^.*-t1[a-z]+$"', "|\n  lit\n", "%",
+  "a",
+  "b1",
+  "user",
+  "name",
+  "true",
+  "False",
+  "null",
+  "~",
+  "0x1f",
+  "1.5",
+  "-3",
+  "1e3",
+  ".inf",
+  "x.y",
+  "a/b",
+  "a-b",
+  "_c",
+  "g7",
+  ":",
+  ": ",
+  ":x",
+  ",",
+  ", ",
+  "[",
+  "]",
+  "{",
+  "}",
+  "#",
+  " #c",
+  " ",
+  "  ",
+  "\n",
+  "\n  ",
+  "\r\n",
+  "\t",
+  "-",
+  "- ",
+  "?",
+  "? ",
+  "&k ",
+  "*k",
+  "!!str ",
+  "!!int ",
+  "'q'",
+  '"d"',
+  '"^.*-t1[a-z]+$"',
+  "|\n  lit\n",
+  "%",
 ];
 
 const piece = fc.constantFrom(...PIECES);
@@ -43,7 +88,27 @@ describe("the YAML reader's quick paths read as the general ones", () => {
   });
 
   it("on words next to every character that can end a plain scalar", () => {
-    for (const next of [",", "]", "}", ":", ": ", ":,", ":]", ":}", ":a", "#", " #", " ", "\n", "'", '"', "&", "*", "!", "["])
+    for (const next of [
+      ",",
+      "]",
+      "}",
+      ":",
+      ": ",
+      ":,",
+      ":]",
+      ":}",
+      ":a",
+      "#",
+      " #",
+      " ",
+      "\n",
+      "'",
+      '"',
+      "&",
+      "*",
+      "!",
+      "[",
+    ])
       for (const source of [`[ab${next}]`, `{ab${next}}`, `{ab${next} c}`, `[ab${next}, d]`, `[ab${next}`])
         both(source);
   });
