@@ -44,7 +44,17 @@ function same(special: string, general: string): void {
   );
 }
 
-const SINGLE = [".", ".a", "length", "tostring", "type", ". == null", "if . == null then 0 else tonumber end", ". + 1", "[.]"];
+const SINGLE = [
+  ".",
+  ".a",
+  "length",
+  "tostring",
+  "type",
+  ". == null",
+  "if . == null then 0 else tonumber end",
+  ". + 1",
+  "[.]",
+];
 
 describe("single-valued forms agree with the general path", () => {
   for (const k1 of KEYS)
