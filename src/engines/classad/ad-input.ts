@@ -8,7 +8,7 @@
  * (the route's 422 `budget_exceeded`); outside a decision nothing is limited.
  */
 import { spend } from "../common/budget.js";
-import { AdNamesReader, ClassAd, adOf, type SlotValue } from "./classad.js";
+import { AdNamesReader, ClassAd, adOf, type AdLayout, type SlotValue } from "./classad.js";
 import { compile } from "./compile.js";
 import { readNewAdQuick } from "./ad-new-syntax.js";
 import { borrowCodes, releaseCodes } from "./char-codes.js";
@@ -145,9 +145,18 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     let end = -1;
     const c0 = s < n ? codes[s] : -1;
     if (c0 === 34) {
-      let q = s + 1;
-      while (q < n && (c = codes[q]) !== 34 && c !== 92 && c !== 10) q++;
-      if (q < n && c === 34 && (end = blankToLineEnd(codes, q + 1, n)) >= 0) slot = text.slice(s + 1, q);
+      // the value the last ad of this kind had here, compared in place (and shared when equal: one copy
+      // in memory for the pool's equal values, compared by identity), else the text scanned for its quote
+      const at = found ? names.expectedLayout : null;
+      let q = at === null ? -1 : at.keptStringEnd(codes, s + 1);
+      if (q >= 0) {
+        if ((end = blankToLineEnd(codes, q + 1, n)) >= 0) slot = (at as AdLayout).keptString;
+      } else {
+        q = s + 1;
+        while (q < n && (c = codes[q]) !== 34 && c !== 92 && c !== 10) q++;
+        if (q < n && c === 34 && (end = blankToLineEnd(codes, q + 1, n)) >= 0)
+          slot = at !== null ? at.keepString(text, codes, s + 1, q) : text.slice(s + 1, q);
+      }
     } else if (c0 !== 10 && c0 !== -1) {
       let q = s + 1;
       while (q < n && (c = codes[q]) !== 10 && !isTrimmed(c)) q++;

@@ -29,6 +29,13 @@ function ownName(name: string): string {
   return Object.keys({ [name]: 0 })[0];
 }
 
+/** V8 cuts a string of this many characters or more as a view into the text it is cut from (a "sliced string"). */
+const SLICED_MIN = 13;
+/** Longer string values are not shared between ads (see {@link AdLayout.keepString}). */
+const MAX_SHARED_STRING = 256;
+/** How many times a layout's attribute replaces its kept string value before it stops. */
+const MAX_STRING_COPIES = 8;
+
 /** Layouts created since the transition tree was last cleared (requests with arbitrary names must not grow it forever). */
 let layoutCount = 0;
 const MAX_LAYOUTS = 20_000;
@@ -46,6 +53,12 @@ export class AdLayout {
   private lastChild: AdLayout | null = null;
   /** The code units of the last name added, made on first use (see {@link lastNameCodes}). */
   private nameCodes: number[] | null = null;
+  /** The string value the last ad read along this chain had for this attribute (see {@link keepString}). */
+  private str: string | null = null;
+  /** The code units of {@link str}. */
+  private strCodes: number[] | null = null;
+  /** How many times a value read replaced {@link str} (bounded: see {@link keepString}). */
+  private strCopies = 0;
 
   private constructor(
     private readonly parent: AdLayout | null,
@@ -104,6 +117,47 @@ export class AdLayout {
       this.nameCodes = codes;
     }
     return this.nameCodes;
+  }
+
+  /**
+   * The string value written at `text[s, e)` (`codes` holding its code units; a value without quote,
+   * backslash or line feed) of this layout's last attribute, which {@link keptStringEnd} did not find:
+   * a new string, kept for the next ads of this kind to share when theirs is equal.
+   */
+  keepString(text: string, codes: Uint16Array, s: number, e: number): string {
+    const m = e - s;
+    const v = text.slice(s, e);
+    // kept a bounded number of times (values that differ in every ad, such as a machine's name, stop
+    // being kept); a longer slice points into the whole text, which the layout must not keep alive:
+    // a flat copy of it is kept instead
+    if (m <= MAX_SHARED_STRING && this.strCopies < MAX_STRING_COPIES) {
+      this.strCopies++;
+      this.str = m < SLICED_MIN ? v : ownName(v);
+      const kept: number[] = [];
+      for (let i = 0; i < m; i++) kept.push(codes[s + i]);
+      this.strCodes = kept;
+    }
+    return v;
+  }
+
+  /**
+   * Where the string value this layout keeps (see {@link keepString}) ends when `codes` hold it from
+   * `s` on and a `"` follows it: the index of that quote, else -1. The kept value holds no quote,
+   * backslash or line feed, so a match is a whole old-form string literal without escapes.
+   */
+  keptStringEnd(codes: Uint16Array, s: number): number {
+    const kept = this.strCodes;
+    if (kept === null) return -1;
+    const m = kept.length;
+    // compared over code units (charCodeAt on the kept string costs several times more)
+    let i = 0;
+    while (i < m && kept[i] === codes[s + i]) i++;
+    return i === m && codes[s + m] === 34 ? s + m : -1;
+  }
+
+  /** The string value {@link keptStringEnd} found. */
+  get keptString(): string {
+    return this.str as string;
   }
 
   /** The layout with `name` added last, or null when a name equal to it ignoring case is already here. */
@@ -248,6 +302,11 @@ export class AdNamesReader {
     if (this.layout === null || count >= SHARED_MAX) return null;
     const next = this.layout.expected;
     return next === null ? null : next.lastNameCodes;
+  }
+
+  /** The layout the name {@link expectedCodes} gave leads to (call only when it gave one). */
+  get expectedLayout(): AdLayout {
+    return (this.layout as AdLayout).expected as AdLayout;
   }
 
   /** Adds the name {@link expectedCodes} gave, which the caller found written in full. */
