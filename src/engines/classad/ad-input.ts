@@ -8,7 +8,7 @@
  * (the route's 422 `budget_exceeded`); outside a decision nothing is limited.
  */
 import { spend } from "../common/budget.js";
-import { AdNamesReader, ClassAd, adOf, type AdLayout, type SlotValue } from "./classad.js";
+import { AdNamesReader, ClassAd, adOf, type SlotValue } from "./classad.js";
 import { compile } from "./compile.js";
 import { readNewAdQuick } from "./ad-new-syntax.js";
 import { borrowCodes, releaseCodes } from "./char-codes.js";
@@ -117,9 +117,21 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
       unpaid = 0;
     }
     const nameStart = p;
+    const at = names.expectedNext(slots.length);
+    if (at !== null) {
+      // the line the last ad of this kind had here, when it was a plain literal and this one is written the
+      // same: its value at once (equal values one in memory)
+      const lineEnd = at.keptLineEnd(codes, p, n);
+      if (lineEnd >= 0) {
+        names.addExpected();
+        slots.push(at.keptValue);
+        next = lineEnd + 1;
+        continue;
+      }
+    }
     // the name the ads of this kind have here is compared in place; any other is scanned
     // (a name holds no line feed, so neither crosses the line's end)
-    const expected = names.expectedCodes(slots.length);
+    const expected = at === null ? null : at.lastNameCodes;
     let found = false;
     if (expected !== null && p + expected.length <= n) {
       const m = expected.length;
@@ -145,23 +157,15 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     let end = -1;
     const c0 = s < n ? codes[s] : -1;
     if (c0 === 34) {
-      // the value the last ad of this kind had here, compared in place (and shared when equal: one copy
-      // in memory for the pool's equal values, compared by identity), else the text scanned for its quote
-      const at = found ? names.expectedLayout : null;
-      let q = at === null ? -1 : at.keptStringEnd(codes, s + 1);
-      if (q >= 0) {
-        if ((end = blankToLineEnd(codes, q + 1, n)) >= 0) slot = (at as AdLayout).keptString;
-      } else {
-        q = s + 1;
-        while (q < n && (c = codes[q]) !== 34 && c !== 92 && c !== 10) q++;
-        if (q < n && c === 34 && (end = blankToLineEnd(codes, q + 1, n)) >= 0)
-          slot = at !== null ? at.keepString(text, codes, s + 1, q) : text.slice(s + 1, q);
-      }
+      let q = s + 1;
+      while (q < n && (c = codes[q]) !== 34 && c !== 92 && c !== 10) q++;
+      if (q < n && c === 34 && (end = blankToLineEnd(codes, q + 1, n)) >= 0) slot = text.slice(s + 1, q);
     } else if (c0 !== 10 && c0 !== -1) {
       let q = s + 1;
       while (q < n && (c = codes[q]) !== 10 && !isTrimmed(c)) q++;
       if ((end = blankToLineEnd(codes, q, n)) >= 0) slot = simpleLiteral(codes, text, s, q);
     }
+    const literal = slot !== undefined;
     if (slot === undefined) {
       // any other expression: up to the line's end, trimmed; parsed (or found in the shared cache)
       if (end < 0) {
@@ -183,6 +187,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     if (found) names.addExpected();
     else names.add(text, nameStart, nameEnd, slots.length);
     slots.push(slot);
+    if (literal) names.current?.keepLine(codes, nameStart, end, slot);
   }
   spend(unpaid);
   return { ok: true, ad: names.ad(slots) };

@@ -31,10 +31,10 @@ function ownName(name: string): string {
 
 /** V8 cuts a string of this many characters or more as a view into the text it is cut from (a "sliced string"). */
 const SLICED_MIN = 13;
-/** Longer string values are not shared between ads (see {@link AdLayout.keepString}). */
-const MAX_SHARED_STRING = 256;
-/** How many times a layout's attribute replaces its kept string value before it stops. */
-const MAX_STRING_COPIES = 8;
+/** Longer lines are not kept (see {@link AdLayout.keepLine}). */
+const MAX_KEPT_LINE = 320;
+/** How many times a layout's attribute replaces its kept line before it stops. */
+const MAX_LINE_COPIES = 8;
 
 /** Layouts created since the transition tree was last cleared (requests with arbitrary names must not grow it forever). */
 let layoutCount = 0;
@@ -53,12 +53,11 @@ export class AdLayout {
   private lastChild: AdLayout | null = null;
   /** The code units of the last name added, made on first use (see {@link lastNameCodes}). */
   private nameCodes: number[] | null = null;
-  /** The string value the last ad read along this chain had for this attribute (see {@link keepString}). */
-  private str: string | null = null;
-  /** The code units of {@link str}. */
-  private strCodes: number[] | null = null;
-  /** How many times a value read replaced {@link str} (bounded: see {@link keepString}). */
-  private strCopies = 0;
+  /** The code units of the line an ad read along this chain last had for this attribute, and its value (see {@link keepLine}). */
+  private line: number[] | null = null;
+  private lineValue: SlotValue = false;
+  /** How many times a line replaced {@link line} (bounded: see {@link keepLine}). */
+  private lineCopies = 0;
 
   private constructor(
     private readonly parent: AdLayout | null,
@@ -120,44 +119,38 @@ export class AdLayout {
   }
 
   /**
-   * The string value written at `text[s, e)` (`codes` holding its code units; a value without quote,
-   * backslash or line feed) of this layout's last attribute, which {@link keptStringEnd} did not find:
-   * a new string, kept for the next ads of this kind to share when theirs is equal.
+   * Where the line this layout keeps (see {@link keepLine}) ends when `codes` hold it from `p` on, up to
+   * a line feed or the text's end `n`: the index of that line feed (or `n`), else -1.
    */
-  keepString(text: string, codes: Uint16Array, s: number, e: number): string {
-    const m = e - s;
-    const v = text.slice(s, e);
-    // kept a bounded number of times (values that differ in every ad, such as a machine's name, stop
-    // being kept); a longer slice points into the whole text, which the layout must not keep alive:
-    // a flat copy of it is kept instead
-    if (m <= MAX_SHARED_STRING && this.strCopies < MAX_STRING_COPIES) {
-      this.strCopies++;
-      this.str = m < SLICED_MIN ? v : ownName(v);
-      const kept: number[] = [];
-      for (let i = 0; i < m; i++) kept.push(codes[s + i]);
-      this.strCodes = kept;
-    }
-    return v;
+  keptLineEnd(codes: Uint16Array, p: number, n: number): number {
+    const kept = this.line;
+    if (kept === null) return -1;
+    const m = kept.length;
+    if (p + m > n) return -1;
+    let i = 0;
+    while (i < m && kept[i] === codes[p + i]) i++;
+    return i === m && (p + m === n || codes[p + m] === 10) ? p + m : -1;
+  }
+
+  /** The value of the line {@link keptLineEnd} found. */
+  get keptValue(): SlotValue {
+    return this.lineValue;
   }
 
   /**
-   * Where the string value this layout keeps (see {@link keepString}) ends when `codes` hold it from
-   * `s` on and a `"` follows it: the index of that quote, else -1. The kept value holds no quote,
-   * backslash or line feed, so a match is a whole old-form string literal without escapes.
+   * Keeps the old-form line `codes[p, end)` (its name, this layout's last, through the end of its value)
+   * whose value is the plain literal `value`, for the next ads of this kind: a line written the same is
+   * then the same value without being read again, and equal values are one in memory. Kept a bounded
+   * number of times per layout (lines that differ in every ad, such as a machine's name, stop being kept).
    */
-  keptStringEnd(codes: Uint16Array, s: number): number {
-    const kept = this.strCodes;
-    if (kept === null) return -1;
-    const m = kept.length;
-    // compared over code units (charCodeAt on the kept string costs several times more)
-    let i = 0;
-    while (i < m && kept[i] === codes[s + i]) i++;
-    return i === m && codes[s + m] === 34 ? s + m : -1;
-  }
-
-  /** The string value {@link keptStringEnd} found. */
-  get keptString(): string {
-    return this.str as string;
+  keepLine(codes: Uint16Array, p: number, end: number, value: SlotValue): void {
+    if (end - p > MAX_KEPT_LINE || this.lineCopies >= MAX_LINE_COPIES) return;
+    this.lineCopies++;
+    const kept: number[] = [];
+    for (let i = p; i < end; i++) kept.push(codes[i]);
+    this.line = kept;
+    // a longer string cut from a text points into it, which the layout must not keep alive
+    this.lineValue = typeof value === "string" && value.length >= SLICED_MIN ? ownName(value) : value;
   }
 
   /** The layout with `name` added last, or null when a name equal to it ignoring case is already here. */
@@ -295,21 +288,20 @@ export class AdNamesReader {
   }
 
   /**
-   * The code units of the name the shared layouts expect next (the one the last
-   * ad read along this chain had here), or null; `count` attributes were added before it.
+   * The layout the shared layouts expect next (the one the last ad read along this chain went on to),
+   * or null; `count` attributes were added before it.
    */
-  expectedCodes(count: number): number[] | null {
+  expectedNext(count: number): AdLayout | null {
     if (this.layout === null || count >= SHARED_MAX) return null;
-    const next = this.layout.expected;
-    return next === null ? null : next.lastNameCodes;
+    return this.layout.expected;
   }
 
-  /** The layout the name {@link expectedCodes} gave leads to (call only when it gave one). */
-  get expectedLayout(): AdLayout {
-    return (this.layout as AdLayout).expected as AdLayout;
+  /** The shared layout of the names added so far, or null once they are kept as a list of their own. */
+  get current(): AdLayout | null {
+    return this.layout;
   }
 
-  /** Adds the name {@link expectedCodes} gave, which the caller found written in full. */
+  /** Adds the name of the layout {@link expectedNext} gave, which the caller found written in full. */
   addExpected(): void {
     this.layout = (this.layout as AdLayout).expected;
   }

@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { parseOldAd, type AdResult } from "../../src/engines/classad/ad-input.js";
+import { evalAttr, printValue } from "../../src/engines/classad/evaluate.js";
+import { EvalState } from "../../src/engines/classad/state.js";
+
+const st = new EvalState({ now: 0, random: Math.random });
+
+/** What reading an ad gave, as comparable text: its error, or each attribute's type and printed value. */
+function shown(r: AdResult, names: string[]): string {
+  if (!r.ok) return `error ${r.error.message} at ${r.error.at}`;
+  return names.map((n) => JSON.stringify(printValue(evalAttr(r.ad, n, null, st)))).join(" ");
+}
+
+/** Value texts for one attribute, read one ad after another: repeats, near misses and expressions. */
+const VALUES = [
+  '"X86_64"',
+  '"X86_64"',
+  '"X86_64" ',
+  '"X86_64"\r',
+  '"X86_6"',
+  '"X86_644"',
+  '"X86_64" + 1',
+  '"X86_64"',
+  '"ab\\"c"',
+  '"slot1@node1.example.org.long"',
+  '"slot1@node1.example.org.long"',
+  '"slot1@node2.example.org.long"',
+  "32",
+  "32",
+  "320",
+  "3",
+  "-3",
+  "32 + 1",
+  "0.25",
+  "0.25",
+  "0.5",
+  "true",
+  "TRUE",
+  "true",
+  "false",
+  "true && false",
+  "1e3",
+  "007",
+  "32",
+];
+
+// Issue 31 goals 2 and 3: an old-form line written as the last ad of the same kind wrote it, when
+// that was a plain literal, is that value without being read again (ads of one kind share their
+// equal values). Whatever the lines before it, a line must read as it does in an ad of a kind
+// never seen before.
+describe("old-form lines kept from the last ad of one kind", () => {
+  it("read every value as a fresh reading does, whatever the line before it was", () => {
+    VALUES.forEach((v, i) => {
+      const kept = parseOldAd(`keptA = ${v}\nkeptB = 2\nkeptC = "c"`);
+      // a name of the kept one's length, so that an error's column is the same
+      const f = `f${String(i).padStart(3, "0")}`;
+      const fresh = parseOldAd(`${f}A = ${v}\n${f}B = 2\n${f}C = "c"`);
+      expect(shown(kept, ["kepta", "keptb", "keptc"]), v).toBe(
+        shown(fresh, [`${f}a`, `${f}b`, `${f}c`]).replace(`${f}A`, "keptA"),
+      );
+    });
+  });
+
+  it("reads a kept line under another name or in another place as its own", () => {
+    parseOldAd('placeA = "x"\nplaceB = "y"');
+    parseOldAd('placeA = "x"\nplaceB = "y"');
+    // the same text one line later, and a name that only starts like the kept one
+    const r = parseOldAd('placeB = "y"\nplaceA = "x"\nplaceAB = "x"');
+    expect(shown(r, ["placea", "placeb", "placeab"])).toBe(
+      [
+        JSON.stringify(printValue("x")),
+        JSON.stringify(printValue("y")),
+        JSON.stringify(printValue("x")),
+      ].join(" "),
+    );
+    const dup = parseOldAd('placeA = "x"\nplacea = "z"');
+    expect(shown(dup, ["placea"])).toBe(JSON.stringify(printValue("z")));
+  });
+
+  it("keeps charging every line to the budget (a line read from the kept one costs what any line does)", () => {
+    const text = Array.from({ length: 40 }, (_, i) => `keptLine${i} = ${i}`).join("\n");
+    expect(parseOldAd(text).ok).toBe(true);
+    expect(parseOldAd(text).ok).toBe(true);
+  });
+});
