@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseOldAd, type AdResult } from "../../src/engines/classad/ad-input.js";
+import { Budget } from "../../src/engines/common/budget.js";
 import { evalAttr, printValue } from "../../src/engines/classad/evaluate.js";
 import { EvalState } from "../../src/engines/classad/state.js";
 
@@ -51,12 +52,13 @@ const VALUES = [
 describe("old-form lines kept from the last ad of one kind", () => {
   it("read every value as a fresh reading does, whatever the line before it was", () => {
     VALUES.forEach((v, i) => {
-      const kept = parseOldAd(`keptA = ${v}\nkeptB = 2\nkeptC = "c"`);
       // a name of the kept one's length, so that an error's column is the same
       const f = `f${String(i).padStart(3, "0")}`;
-      const fresh = parseOldAd(`${f}A = ${v}\n${f}B = 2\n${f}C = "c"`);
+      const fresh = parseOldAd(`${f}X = 0\n${f}A = ${v}\n${f}B = 2\n${f}C = "c"`);
+      // second line: the kind's last ad (the previous value's) is what this line is compared with
+      const kept = parseOldAd(`keptX = 0\nkeptA = ${v}\nkeptB = 2\nkeptC = "c"`);
       expect(shown(kept, ["kepta", "keptb", "keptc"]), v).toBe(
-        shown(fresh, [`${f}a`, `${f}b`, `${f}c`]).replace(`${f}A`, "keptA"),
+        shown(fresh, [`${f}a`, `${f}b`, `${f}c`]).replaceAll(f, "kept"),
       );
     });
   });
@@ -77,9 +79,18 @@ describe("old-form lines kept from the last ad of one kind", () => {
     expect(shown(dup, ["placea"])).toBe(JSON.stringify(printValue("z")));
   });
 
-  it("keeps charging every line to the budget (a line read from the kept one costs what any line does)", () => {
+  it("charges a line read from the kept one as any line is charged", () => {
     const text = Array.from({ length: 40 }, (_, i) => `keptLine${i} = ${i}`).join("\n");
-    expect(parseOldAd(text).ok).toBe(true);
-    expect(parseOldAd(text).ok).toBe(true);
+    const units = () => {
+      const b = new Budget(1_000_000);
+      expect(b.run(() => parseOldAd(text)).ok).toBe(true);
+      return b.used;
+    };
+    const first = units();
+    expect(first).toBeGreaterThanOrEqual(40);
+    expect(units()).toBe(first);
+    // and a budget too small for the lines still ends the reading
+    const small = new Budget(10);
+    expect(() => small.run(() => parseOldAd(text))).toThrow(/budget/);
   });
 });
