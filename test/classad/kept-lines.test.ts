@@ -43,6 +43,11 @@ const VALUES = [
   "1e3",
   "007",
   "32",
+  "33",
+  "321",
+  "322",
+  "1.25",
+  "1.26",
 ];
 
 // Issue 31 goals 2 and 3: an old-form line written as the last ad of the same kind wrote it, when
@@ -51,16 +56,33 @@ const VALUES = [
 // never seen before.
 describe("old-form lines kept from the last ad of one kind", () => {
   it("read every value as a fresh reading does, whatever the line before it was", () => {
-    VALUES.forEach((v, i) => {
-      // a name of the kept one's length, so that an error's column is the same
-      const f = `f${String(i).padStart(3, "0")}`;
-      const fresh = parseOldAd(`${f}X = 0\n${f}A = ${v}\n${f}B = 2\n${f}C = "c"`);
-      // second line: the kind's last ad (the previous value's) is what this line is compared with
-      const kept = parseOldAd(`keptX = 0\nkeptA = ${v}\nkeptB = 2\nkeptC = "c"`);
-      expect(shown(kept, ["kepta", "keptb", "keptc"]), v).toBe(
-        shown(fresh, [`${f}a`, `${f}b`, `${f}c`]).replaceAll(f, "kept"),
-      );
-    });
+    // each value after the one before it, in a kind of its own (a kind's kept line is replaced a
+    // bounded number of times), at an even and at an odd offset in its text (it is compared two code
+    // units at a time)
+    for (const first of ["0", "10"])
+      VALUES.forEach((v, i) => {
+        if (i === 0) return;
+        // names of one length, so that an error's column is the same
+        const f = `f${String(i).padStart(3, "0")}`;
+        const k = `${first === "0" ? "k" : "m"}${String(i).padStart(3, "0")}`;
+        const ad = (p: string, value: string) =>
+          parseOldAd(`${p}X = ${first}\n${p}A = ${value}\n${p}B = 2\n${p}C = "c"`);
+        const fresh = ad(f, v);
+        ad(k, VALUES[i - 1]);
+        const kept = ad(k, v);
+        expect(
+          shown(
+            kept,
+            ["a", "b", "c"].map((x) => `${k}${x}`),
+          ).replaceAll(k, "name"),
+          `${VALUES[i - 1]} then ${v}`,
+        ).toBe(
+          shown(
+            fresh,
+            ["a", "b", "c"].map((x) => `${f}${x}`),
+          ).replaceAll(f, "name"),
+        );
+      });
   });
 
   it("reads a kept line under another name or in another place as its own", () => {

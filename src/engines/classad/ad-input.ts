@@ -11,7 +11,7 @@ import { spend } from "../common/budget.js";
 import { AdNamesReader, ClassAd, adOf, type SlotValue } from "./classad.js";
 import { compile } from "./compile.js";
 import { readNewAdQuick } from "./ad-new-syntax.js";
-import { borrowCodes, releaseCodes } from "./char-codes.js";
+import { borrowCodes, releaseCodes, wordsOf } from "./char-codes.js";
 import { isTextError, sharedOldSlot, simpleLiteral } from "./expr-cache.js";
 import { type Node } from "./node.js";
 import { lineCol, parseAdLiteral, parseExpr } from "./parser.js";
@@ -92,6 +92,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
   const n = text.length;
   const names = new AdNamesReader();
   const slots: SlotValue[] = [];
+  const words = wordsOf(codes);
   let lineNo = 0;
   // a line costs a unit, charged 32 lines at a time (and what is left when reading ends)
   let unpaid = 0;
@@ -121,7 +122,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     if (at !== null) {
       // the line the last ad of this kind had here, when it was a plain literal and this one is written the
       // same: its value at once (equal values one in memory)
-      const lineEnd = at.keptLineEnd(codes, p, n);
+      const lineEnd = at.keptLineEnd(codes, words, p, n);
       if (lineEnd >= 0) {
         names.addExpected();
         slots.push(at.keptValue);

@@ -8,6 +8,7 @@
  * attribute by comparing one layout pointer.
  */
 import { trySpend } from "../common/budget.js";
+import { unitPairs } from "./char-codes.js";
 import { Compiled } from "./node.js";
 import type { Value } from "./values.js";
 
@@ -56,6 +57,9 @@ export class AdLayout {
   /** The code units of the line an ad read along this chain last had for this attribute, and its value (see {@link keepLine}). */
   private line: number[] | null = null;
   private lineValue: SlotValue = false;
+  /** {@link line}'s units as words (char-codes.ts `unitPairs`), from its first unit and from its second. */
+  private evenPairs: Int32Array | null = null;
+  private oddPairs: Int32Array | null = null;
   /** How many times a line replaced {@link line} (bounded: see {@link keepLine}). */
   private lineCopies = 0;
 
@@ -122,12 +126,26 @@ export class AdLayout {
    * Where the line this layout keeps (see {@link keepLine}) ends when `codes` hold it from `p` on, up to
    * a line feed or the text's end `n`: the index of that line feed (or `n`), else -1.
    */
-  keptLineEnd(codes: Uint16Array, p: number, n: number): number {
+  keptLineEnd(codes: Uint16Array, words: Int32Array | null, p: number, n: number): number {
     const kept = this.line;
     if (kept === null) return -1;
     const m = kept.length;
     if (p + m > n) return -1;
     let i = 0;
+    if (words !== null) {
+      // two code units a word (wordsOf): an odd start compares its first unit alone
+      if ((p & 1) === 1) {
+        if (kept[0] !== codes[p]) return -1;
+        i = 1;
+      }
+      const pairs = (i === 0 ? this.evenPairs : this.oddPairs) as Int32Array;
+      const w = (p + i) >> 1;
+      const np = pairs.length;
+      let j = 0;
+      while (j < np && pairs[j] === words[w + j]) j++;
+      if (j < np) return -1;
+      i += 2 * np;
+    }
     while (i < m && kept[i] === codes[p + i]) i++;
     return i === m && (p + m === n || codes[p + m] === 10) ? p + m : -1;
   }
@@ -149,6 +167,8 @@ export class AdLayout {
     const kept: number[] = [];
     for (let i = p; i < end; i++) kept.push(codes[i]);
     this.line = kept;
+    this.evenPairs = unitPairs(kept, 0);
+    this.oddPairs = unitPairs(kept, 1);
     // a longer string cut from a text points into it, which the layout must not keep alive
     this.lineValue = typeof value === "string" && value.length >= SLICED_MIN ? ownName(value) : value;
   }
