@@ -33,7 +33,7 @@ import { errorView, pairOf, viewOf, type DecisionKind, type View } from "./compa
 import { boundedValue, OTHER_PAIR, pairSlot } from "./compare/report.js";
 import { Budget, BudgetExceeded, DEFAULT_DECISION_BUDGET } from "../engines/common/budget.js";
 import { finish, Pace, type Steps } from "../engines/common/slices.js";
-import { withCompileMemo } from "../engines/common/regex/memo.js";
+import { CompileMemo, withCompileMemo } from "../engines/common/regex/memo.js";
 import { compilePlacementSteps } from "../engines/placement/compile.js";
 import { compileMatchPolicySteps } from "../engines/classad/policy.js";
 
@@ -90,6 +90,8 @@ export interface DiffOptions {
   work?: number;
   /** Each decision's own budget, as `DECISION_BUDGET` gives live decisions (default DEFAULT_DECISION_BUDGET). */
   decisionBudget?: number;
+  /** Estimated bytes the diff's compile memo may keep (default COMPILE_MEMO_BYTES; 0 keeps nothing, each compile then plans afresh). */
+  compileMemoBytes?: number;
 }
 
 interface Differ {
@@ -280,7 +282,7 @@ export function diffPoliciesSteps(
   newSource: string,
   options: DiffOptions = {},
 ): Steps<Result<DiffReport, DiffError>> {
-  return withCompileMemo(diffSteps(engine, oldSource, newSource, options));
+  return withCompileMemo(diffSteps(engine, oldSource, newSource, options), new CompileMemo(options.compileMemoBytes));
 }
 
 function* diffSteps(

@@ -407,7 +407,15 @@ interface Plan {
   readonly memoBytes: number;
 }
 
+let plansMade = 0;
+
+/** How many compiles planned their pattern afresh (parsed it, proved it, built its programs) in this isolate so far. */
+export function regexPlansMade(): number {
+  return plansMade;
+}
+
 function planOf(pattern: string, origin: Origin, flags: RegexFlags, charged: boolean): Plan {
+  plansMade++;
   const charges: number[] = [];
   const parsed = parsePattern(pattern, origin, flags);
   const memoBytes = 1_024 + 64 * pattern.length;
