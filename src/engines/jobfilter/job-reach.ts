@@ -23,7 +23,9 @@ import type { Expr, FilterValue } from "./expression.js";
 import { fieldsOf } from "./expression.js";
 import { COMMON_PARAMS, compileOpcode, compileReason, isReasonEntry, lookup, newFieldTable } from "./evaluate.js";
 import type { JsonObject } from "../common/json.js";
+import { opcodeRegexLeaf } from "./pattern-leaf.js";
 import type { Job } from "./types.js";
+import { TRUE } from "./types.js";
 
 /** Closed ranges [lo, hi] of job ids, ascending and disjoint; ±Infinity for an open end. */
 export type IdRanges = readonly (readonly [number, number])[];
@@ -155,6 +157,8 @@ export interface ValueSet {
   readonly finite: ReadonlySet<string> | null;
   readonly all: boolean;
   has(v: string): boolean;
+  /** For a field path's values, `has` asked of a value itself rather than its key (`inList`: an element of the list at the path), where that is cheaper. */
+  readonly raw?: (v: unknown, inList: boolean) => boolean;
 }
 
 const ALL_VALUES: ValueSet = { finite: null, all: true, has: () => true };
@@ -271,10 +275,30 @@ function fieldSides(e: Expr, path: string): Sides<ValueSet> {
   const leaf = (x: LeafExpr): Sides<ValueSet> => {
     if (x.field === path && x.k === "cmp" && x.op === "==") return { t: finite([valueKey(x.value)!]), f: ALL_VALUES };
     if (x.field === path && x.k === "contains") return { t: finite([`l${valueKey(x.value)!}`]), f: ALL_VALUES };
+    if (x.field === path && x.k === "regex") return { t: stringsMatching(x), f: ALL_VALUES };
     return { t: ALL_VALUES, f: ALL_VALUES };
   };
-  const pick = (a: ValueSet, b: ValueSet) => (a.all ? b : b.all ? a : a.finite!.size <= b.finite!.size ? a : b);
+  // a finite set over a test, the smaller finite one over the other
+  const pick = (a: ValueSet, b: ValueSet) =>
+    a.all ? b : b.all ? a : a.finite === null ? b : b.finite === null || a.finite.size <= b.finite.size ? a : b;
   return sides(e, leaf, ALL_VALUES, NO_VALUES, vUnion, pick);
+}
+
+/**
+ * The keys of the string values an `=~` leaf on an opcode field holds on (a
+ * regex on any other value, a list included, is an evaluation error), tested
+ * once per distinct value by the engine's own regex leaf; `raw` tests an
+ * opcode's value itself (see reach-filter.ts).
+ */
+function stringsMatching(x: Extract<LeafExpr, { k: "regex" }>): ValueSet {
+  const test = opcodeRegexLeaf(x.source, x.re, 0);
+  const slot: unknown[] = [undefined];
+  const raw = (v: unknown, inList: boolean) => {
+    if (inList || typeof v !== "string") return false;
+    slot[0] = v;
+    return test(slot) === TRUE;
+  };
+  return { finite: null, all: false, has: (k) => k.startsWith("s") && raw(k.slice(1), false), raw };
 }
 
 /** A value set of `OP_ID`s that, unless finite, also accepts the stand-in for non-string ones. */
@@ -308,7 +332,7 @@ export function predicateReach(
     for (const path of names) {
       if (path === "OP_ID") continue;
       const t = fieldSides(expr, path).t;
-      if (t.finite !== null) facts.push({ kind: fieldKind(path), values: t });
+      if (!t.all) facts.push({ kind: fieldKind(path), values: t });
     }
     return { ids: null, facts };
   }
