@@ -59,18 +59,30 @@ function fieldValueTest(values: ValueSet): (v: unknown, inList: boolean) => bool
     else if (k[0] === "b") raw[inList].add(BigInt(body));
   }
   const [plain, listed] = raw;
+  if (listed.size === 0 && plain.size === 1) {
+    // the commonest shape, one value: compared, not hashed
+    const [only] = plain;
+    return (v, inList) => !inList && v === only;
+  }
   return (v, inList) => (inList ? listed : plain).has(v);
+}
+
+/** An opcode's value at a path given as its steps (`lookup` without its loop for a path of one step). */
+function reader(steps: readonly string[]): (op: JsonObject) => unknown {
+  if (steps.length > 1) return (op) => lookup(op, steps);
+  const [key] = steps;
+  return (op) => (typeof op === "object" && op !== null && !Array.isArray(op) && Object.hasOwn(op, key) ? op[key] : undefined);
 }
 
 /** Whether a job has a fact of `f` (see job-reach.ts `factsOf`), read from the job's fields. */
 function factTest(f: FactReach): (job: Job) => boolean {
   const path = pathOf(f.kind);
   if (path !== undefined) {
-    const steps = path.split(".");
+    const read = reader(path.split("."));
     const test = fieldValueTest(f.values);
     return (job) => {
       for (const op of job.opcodes as JsonObject[]) {
-        const v = lookup(op, steps);
+        const v = read(op);
         if (Array.isArray(v)) {
           for (const x of v) if (test(x, true)) return true;
         } else if (test(v, false)) return true;
