@@ -4,9 +4,9 @@
  * a set of values of one indexed fact — the opcodes' `OP_ID`s (from `opcode`
  * predicates that name `OP_ID`: `==`, `!=`, regexes, comparisons and their
  * combinations), the reason entries' reasons or sources (from `reason`
- * predicates), or the values of another opcode field (from `==` and `=[]`
- * on it, and their `&`/`|` combinations: `instance_name == "x"`, `tags =[]
- * "t"`). A rule change reads only the running jobs inside the reach of
+ * predicates), or the values of another opcode field (from `==`, `=[]` and
+ * `=~` on it, and their `&`/`|` combinations: `instance_name == "x"`, `tags
+ * =[] "t"`, `instance_name =~ "^db"`). A rule change reads only the running jobs inside the reach of
  * the rules it added (the stores index running jobs by id and by each fact),
  * then tests each of them exactly; the reach only has to hold every job the
  * rule matches, never to match the rule itself. A value set is either finite
@@ -310,8 +310,10 @@ function withOther(vs: ValueSet): ValueSet {
  * The reach of one parsed predicate (null `expr`: it did not parse, so it is
  * never true). An opcode predicate reaches by `OP_ID` only when it names
  * `OP_ID` (an opcode without every field the expression names is never
- * tested), and by each other field path whose values its `==` and `=[]`
- * leaves bound; a reason predicate by the entries' reasons or sources.
+ * tested), and by each other field path whose values its `==`, `=[]` and
+ * `=~` leaves bound (a regex by a test of the string values, which a store
+ * reads through only when some rule's `==` or `=[]` has it index the path);
+ * a reason predicate by the entries' reasons or sources.
  */
 export function predicateReach(
   kind: "jobid" | "opcode" | "reason",

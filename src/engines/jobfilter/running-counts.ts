@@ -156,8 +156,9 @@ export class RunningCounts {
    * the rules naming it go, up to a few paths). A path new to the store is
    * indexed only as jobs start, and filled for the jobs counted before by
    * `fillIndex` in slices; until it is filled, a rule reaching by it reads
-   * every job after it as if it had no reach. Bucket shares do not depend
-   * on the rules and stay as they are.
+   * every job after it, each tested against the reach by reading its fields
+   * directly (reach-filter.ts) before it is prepared and matched. Bucket
+   * shares do not depend on the rules and stay as they are.
    */
   rebase(next: FilterSet): RunningCounts {
     return next === this.current ? this : this.carry(this.current, next);
