@@ -28,6 +28,7 @@ import {
   Decoder,
   entries,
   isNull,
+  itemsEachSteps,
   itemsSteps,
   numberMap,
   seq,
@@ -37,6 +38,7 @@ import {
   uint64,
 } from "./yaml-decode.js";
 import { MAX_YAML_DEPTH } from "./yaml-read.js";
+import { quickRule } from "./quick-rule.js";
 import { MAX_REPORTED_ERRORS, readYamlTreeSteps, type ReadTree, type Value } from "./yaml-tree.js";
 import { finish, type Steps } from "../common/slices.js";
 
@@ -73,7 +75,8 @@ function filter(d: Decoder, v: Value, ruleAt: string): RawFilter {
   };
 }
 
-function rule(d: Decoder, v: Value, at: string): RawRule {
+/** Decodes a placement rule at pointer `at` the general way (any error reported to `d`). */
+export function decodeRule(d: Decoder, v: Value, at: string): RawRule {
   const m = entries(d, v, RULE_KEYS, "placement rule", at);
   const parent = m.get("parent");
   return {
@@ -88,7 +91,7 @@ function rule(d: Decoder, v: Value, at: string): RawRule {
 
 /** A rule's parent rule, or null where it is null. */
 function parentRule(d: Decoder, parent: Value, at: string): RawRule | null {
-  return isNull(d, d.deref(parent, at)) ? null : d.nested(at, () => rule(d, parent, at));
+  return isNull(d, d.deref(parent, at)) ? null : d.nested(at, () => decodeRule(d, parent, at));
 }
 
 function resources(d: Decoder, v: Value, at: string): RawResources {
@@ -167,10 +170,13 @@ function* partition(d: Decoder, v: Value, at: string): Steps<RawPartition> {
   );
   const name = str(d, m.get("name"), at, "name");
   const queues = yield* itemsSteps(d, m.get("queues"), `${at}/queues`, (q, qat) => queue(d, q, qat));
-  // a rule's decoding is short: the list yields between rules
-  const rules = yield* itemsSteps(d, m.get("placementrules"), `${at}/placementrules`, function* (r, rat) {
-    return rule(d, r, rat);
-  });
+  // a rule's decoding is short: the list yields between rules; a plainly written rule takes the quick path
+  const rules = yield* itemsEachSteps(
+    d,
+    m.get("placementrules"),
+    `${at}/placementrules`,
+    (r, rat) => (r === null || r === undefined ? null : quickRule(r, rat)) ?? decodeRule(d, r, rat),
+  );
   return {
     name,
     queues,

@@ -90,6 +90,16 @@ export class Decoder {
     }
   }
 
+  /** Goes one level deeper for the item at `at` (see {@link nested}); {@link up} comes back. */
+  down(at: string): void {
+    this.enter(at);
+  }
+
+  /** Comes back from {@link down}. */
+  up(): void {
+    this.depth--;
+  }
+
   /** Goes one level deeper, refusing a tree nested past the limit. */
   private enter(at: string): void {
     if (++this.depth > MAX_YAML_DEPTH)
@@ -380,6 +390,29 @@ export function uint64(d: Decoder, raw: Value, at: string): bigint {
 
 /** An item's weight in the pace's units (about the characters of source a short item stands for). */
 const ITEM_UNITS = 16;
+
+/** {@link itemsSteps} for items decoded at once: no generator or closure is made for each item. */
+export function* itemsEachSteps<T>(
+  d: Decoder,
+  raw: Value,
+  at: string,
+  decode: (v: Value, at: string) => T,
+): Steps<T[] | null> {
+  const list = seq(d, raw, at);
+  if (list === null) return null;
+  const out: T[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const itemAt = `${at}/${i}`;
+    d.down(itemAt);
+    try {
+      out.push(decode(list[i], itemAt));
+    } finally {
+      d.up();
+    }
+    if (d.pace.spend(ITEM_UNITS)) yield;
+  }
+  return out;
+}
 
 /** Decodes the items of a sequence field one level deeper each, as resumable work (common/slices.ts): yields between items at the decoder's pace. */
 export function* itemsSteps<T>(

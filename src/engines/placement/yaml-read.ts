@@ -32,15 +32,15 @@ export type YamlRead =
   | { ok: false; lines: LineIndex; syntax: { message: string; offset: number } }
   | { ok: false; lines: LineIndex; deep: number };
 
-/** Reads a YAML text of one document into nodes (see the file's comment), nesting at most `maxDepth` collections. */
-export function readYamlText(source: string, maxDepth = MAX_YAML_DEPTH): YamlRead {
-  return finish(readYamlSteps(source, maxDepth));
+/** Reads a YAML text of one document into nodes (see the file's comment), nesting at most `maxDepth` collections; `quick` false reads without the quick paths (for tests that hold them to the general ones). */
+export function readYamlText(source: string, maxDepth = MAX_YAML_DEPTH, quick = true): YamlRead {
+  return finish(readYamlSteps(source, maxDepth, quick));
 }
 
 /** {@link readYamlText} as resumable work: it yields every SLICE_UNITS characters read (common/slices.ts). */
-export function* readYamlSteps(source: string, maxDepth = MAX_YAML_DEPTH): Steps<YamlRead> {
+export function* readYamlSteps(source: string, maxDepth = MAX_YAML_DEPTH, quick = true): Steps<YamlRead> {
   const lines = new LineIndex(source);
-  const reader = new Reader(source, maxDepth);
+  const reader = new Reader(source, maxDepth, quick);
   try {
     return { ok: true, root: yield* reader.document(), lines };
   } catch (e) {
@@ -95,6 +95,8 @@ class Reader extends Cursor {
   constructor(
     src: string,
     private readonly maxDepth: number,
+    /** Whether the quick paths are taken (false only to test them against the general ones). */
+    private readonly fast: boolean,
   ) {
     super(src);
   }
@@ -309,17 +311,11 @@ class Reader extends Cursor {
   }
 
   /**
-   * An alias, a flow collection, a quoted scalar or a plain scalar at the
-   * cursor, with `props` read before it. In block context a plain scalar is
-   * first read to the line's end: it may be a key; if it is not, it may go on
-   * over the lines below.
+   * An alias, a quoted scalar or a plain scalar at the cursor, with `props`
+   * read before it. In block context a plain scalar is first read to the
+   * line's end: it may be a key; if it is not, it may go on over the lines
+   * below. Synchronous, as most nodes are scalars (no generator made for each).
    */
-  private *inline(props: Props | null, flow: boolean, key = false): Steps<YamlNode> {
-    if (this.atFlowStart()) return yield* this.flowCollection(props);
-    return this.scalarOrAlias(props, flow, key);
-  }
-
-  /** {@link inline} for anything but a flow collection: synchronous, as most nodes are scalars (no generator made for each). */
   private scalarOrAlias(props: Props | null, flow: boolean, key: boolean): YamlNode {
     const start = this.pos;
     const c = this.at();
@@ -451,11 +447,6 @@ class Reader extends Cursor {
     return map;
   }
 
-  /** Skips spaces, comments and line breaks inside a flow collection (which may span lines). */
-  private flowBlank(): void {
-    this.skipBlank();
-  }
-
   /** A flow sequence `[…]` or mapping `{…}`; in a sequence, `k: v` is a mapping of one pair. */
   private *flowCollection(props: Props | null): Steps<YamlNode> {
     const start = this.pos;
@@ -468,30 +459,52 @@ class Reader extends Cursor {
     this.withProps(node, props, start);
     this.pos++;
     const base = this.top;
+    const src = this.src;
     for (;;) {
       if (this.due()) yield;
-      this.flowBlank();
-      if (Number.isNaN(this.at()))
+      this.skipBlank();
+      let c = src.charCodeAt(this.pos);
+      if (Number.isNaN(c))
         this.fail(`the flow ${isSeq ? "sequence" : "mapping"} misses its closing \`${isSeq ? "]" : "}"}\``);
-      if (this.at() === close) break;
-      if (this.at() === 44) this.fail(`an empty entry in a flow ${isSeq ? "sequence" : "mapping"}`);
+      if (c === close) break;
+      if (c === 44) this.fail(`an empty entry in a flow ${isSeq ? "sequence" : "mapping"}`);
+      // one entry: a key and, when there is a `:`, its value (nodes read at once unless they are collections)
       const entryStart = this.pos;
-      const pair = yield* this.flowEntry();
-      if (node.kind === "map")
-        this.add(pair.value === undefined ? { key: pair.key, value: emptyScalar(this.pos) } : (pair as YamlPair));
-      else if (pair.value === undefined) this.add(pair.key);
+      const explicit = this.atIndicator(63);
+      if (explicit) {
+        this.pos++;
+        this.skipBlank();
+      }
+      const keyStart = this.pos;
+      const key = this.flowLeaf() ?? (yield* this.flowCollection(this.takeFlowProps()));
+      const jsonLike = key.kind !== "scalar" || src.charCodeAt(keyStart) === 34 || src.charCodeAt(keyStart) === 39;
+      this.skipBlank();
+      const n = src.charCodeAt(this.pos + 1);
+      let value: YamlNode | undefined;
+      if (src.charCodeAt(this.pos) === 58 && (isBlankOrEnd(n) || isFlowIndicator(n) || jsonLike)) {
+        this.pos++;
+        this.skipBlank();
+        c = src.charCodeAt(this.pos);
+        value =
+          c === 44 || c === 93 || c === 125
+            ? emptyScalar(this.pos)
+            : (this.flowLeaf() ?? (yield* this.flowCollection(this.takeFlowProps())));
+      } else if (explicit) value = emptyScalar(this.pos);
+      if (!isSeq) this.add({ key, value: value ?? emptyScalar(this.pos) });
+      else if (value === undefined) this.add(key);
       else {
         this.enter(entryStart);
         this.depth--;
-        this.add({ kind: "map", offset: entryStart, pairs: [pair as YamlPair], open: false });
+        this.add({ kind: "map", offset: entryStart, pairs: [{ key, value }], open: false });
       }
-      this.flowBlank();
-      if (this.at() === 44) {
+      this.skipBlank();
+      c = src.charCodeAt(this.pos);
+      if (c === 44) {
         this.pos++;
         continue;
       }
-      if (this.at() === close) break;
-      if (Number.isNaN(this.at())) continue;
+      if (c === close) break;
+      if (Number.isNaN(c)) continue;
       this.fail(`expected \`,\` or \`${isSeq ? "]" : "}"}\``);
     }
     this.pos++;
@@ -502,37 +515,63 @@ class Reader extends Cursor {
     return node;
   }
 
-  /** One entry of a flow collection: a key and, when there is a `:`, its value. */
-  private *flowEntry(): Steps<{ key: YamlNode; value?: YamlNode }> {
-    const explicit = this.atIndicator(63);
-    if (explicit) {
-      this.pos++;
-      this.flowBlank();
-    }
-    const keyStart = this.pos;
-    const key = yield* this.flowNode();
-    const jsonLike =
-      key.kind !== "scalar" || this.src.charCodeAt(keyStart) === 34 || this.src.charCodeAt(keyStart) === 39;
-    this.flowBlank();
-    const n = this.at(1);
-    if (this.at() === 58 && (isBlankOrEnd(n) || isFlowIndicator(n) || jsonLike)) {
-      this.pos++;
-      this.flowBlank();
-      const c = this.at();
-      const value = c === 44 || c === 93 || c === 125 ? emptyScalar(this.pos) : yield* this.flowNode();
-      return { key, value };
-    }
-    return explicit ? { key, value: emptyScalar(this.pos) } : { key };
+  /** The properties read before a flow collection by {@link flowLeaf}, for the collection to take. */
+  private flowProps: Props | null = null;
+
+  /** Takes the properties {@link flowLeaf} left for a flow collection. */
+  private takeFlowProps(): Props | null {
+    const props = this.flowProps;
+    this.flowProps = null;
+    return props;
   }
 
-  /** A node inside a flow collection (properties, then its content; empty before `,]}:`). */
-  private *flowNode(): Steps<YamlNode> {
+  /**
+   * A node inside a flow collection (properties, then its content; empty
+   * before `,]}:`), read at once unless it is a flow collection: then null,
+   * with its properties left in {@link flowProps}, for the caller to read it
+   * resumably.
+   */
+  private flowLeaf(): YamlNode | null {
+    if (this.fast) {
+      const word = this.plainWord();
+      if (word !== null) return word;
+    }
     const props = this.properties();
-    if (props !== null) this.flowBlank();
+    if (props !== null) this.skipBlank();
     if (this.atIndicator(45)) this.fail("a block sequence cannot be inside a flow collection");
-    return yield* this.inline(props, true);
+    if (this.atFlowStart()) {
+      this.flowProps = props;
+      return null;
+    }
+    return this.scalarOrAlias(props, true, false);
+  }
+
+  /**
+   * The quick path for the commonest plain scalar, a word (letters, digits and
+   * `_.-/` from a letter, digit or `_`, matched in one native search) inside a
+   * flow collection, followed by what must end it there: `,]}` or a `:` that is
+   * an indicator. Null (nothing read) for anything else, which
+   * {@link scalarOrAlias} reads; it would stop at the same place, as no word
+   * character stops a plain scalar.
+   */
+  private plainWord(): YamlScalar | null {
+    const start = this.pos;
+    const src = this.src;
+    WORD.lastIndex = start;
+    if (!WORD.test(src)) return null;
+    const end = WORD.lastIndex;
+    const c = src.charCodeAt(end);
+    if (c === 58) {
+      const n = src.charCodeAt(end + 1);
+      if (!isBlankOrEnd(n) && !isFlowIndicator(n)) return null;
+    } else if (c !== 44 && c !== 93 && c !== 125) return null;
+    this.pos = end;
+    return this.scalar(start, src.slice(start, end), true);
   }
 }
+
+/** A plain word for {@link Reader.plainWord}: none of its characters can end a plain scalar or start an indicator. */
+const WORD = /[A-Za-z0-9_][A-Za-z0-9_./-]*/y;
 
 /** The core name of a tag (`!!int` → `int`, `!` and unknown tags → `` (a string)), or a failure for other core-looking tags. */
 function coreTag(text: string): string {
