@@ -3,7 +3,9 @@
  * running, for each kind of rule whose reach the job-id and OP_ID indexes
  * cannot prove (reason predicates, `OP_ID !=`, regexes, field comparisons,
  * and/or/not combinations), and the ones the field value index proves
- * (`==` and `=[]` on another opcode field, alone, as a set, beside `OP_ID`). The queue is varied (three opcodes, instance
+ * (`==` and `=[]` on another opcode field, alone, as a set, beside `OP_ID`),
+ * and regexes on a field the store indexes ("on an indexed field": the
+ * field put in the store's index before the series). The queue is varied (three opcodes, instance
  * names, tags, memory sizes, reason trails), so each change moves some jobs.
  * A change replaces one rule in the middle of a 1,000-rule chain
  * (`rebase`, back and forth between the two rule sets); "own rule" changes
@@ -84,6 +86,9 @@ export const KINDS: readonly (readonly [string, FilterRule["predicates"]])[] = [
   ],
   ["field == number (1/64 of jobs)", [["opcode", ["=", "beparams.memory", 4096]]]],
   ["field != (not indexed)", [["opcode", ["!=", "instance_name", "db7007.example.com"]]]],
+  // the same regexes once `instance_name` is indexed (some other rule of the object's named it by value)
+  ["regex, literal prefix, on an indexed field", [["opcode", ["=~", "instance_name", "^db7"]]]],
+  ["regex, no literal, on an indexed field", [["opcode", ["=~", "instance_name", "[0-9]7\\.ex(a|b)mple"]]]],
   ["and/not with ?", [["opcode", ["&", ["?", "force"], ["!", [">", "beparams.memory", 2048]]]]]],
   [
     "or/and/not, two predicates",
@@ -167,6 +172,8 @@ function seriesFor(label: string, E: typeof Engine): SeriesResult[] {
           const q = queues.get(n)!;
           // the paths the rule names indexed in full before the timing (not timed)
           q.counts.rebase(E.buildFilterSet(toRules));
+          if (name.endsWith("on an indexed field"))
+            q.store.setIndexedPaths([...new Set([...q.store.indexedPaths(), "instance_name"])]);
           fillAll(q.store);
           q.counts.rebase(E.buildFilterSet(rules));
           const pool = pools(toRules);

@@ -33,6 +33,7 @@ import { errorView, pairOf, viewOf, type DecisionKind, type View } from "./compa
 import { boundedValue, OTHER_PAIR, pairSlot } from "./compare/report.js";
 import { Budget, BudgetExceeded, DEFAULT_DECISION_BUDGET } from "../engines/common/budget.js";
 import { finish, Pace, type Steps } from "../engines/common/slices.js";
+import { CompileMemo, withCompileMemo } from "../engines/common/regex/memo.js";
 import { compilePlacementSteps } from "../engines/placement/compile.js";
 import { compileMatchPolicySteps } from "../engines/classad/policy.js";
 
@@ -89,6 +90,8 @@ export interface DiffOptions {
   work?: number;
   /** Each decision's own budget, as `DECISION_BUDGET` gives live decisions (default DEFAULT_DECISION_BUDGET). */
   decisionBudget?: number;
+  /** Estimated bytes the diff's compile memo may keep (default COMPILE_MEMO_BYTES; 0 keeps nothing, each compile then plans afresh). */
+  compileMemoBytes?: number;
 }
 
 interface Differ {
@@ -268,13 +271,25 @@ function* compileSide(differ: Differ, source: string): Steps<Result<unknown, Pol
 /**
  * {@link diffPolicies} as resumable work (common/slices.ts): each side's
  * compile yields as the engine's does, and the decisions yield once their
- * work units (requestCost and the budgets they spent) fill a slice.
+ * work units (requestCost and the budgets they spent) fill a slice. Patterns
+ * compiled more than once in one diff (the witness search, then each side's
+ * decisions) reuse the first compile's plan (common/regex/memo.ts), each
+ * compile still charged as if it were the first.
  */
-export function* diffPoliciesSteps(
+export function diffPoliciesSteps(
   engine: EngineName,
   oldSource: string,
   newSource: string,
   options: DiffOptions = {},
+): Steps<Result<DiffReport, DiffError>> {
+  return withCompileMemo(diffSteps(engine, oldSource, newSource, options), new CompileMemo(options.compileMemoBytes));
+}
+
+function* diffSteps(
+  engine: EngineName,
+  oldSource: string,
+  newSource: string,
+  options: DiffOptions,
 ): Steps<Result<DiffReport, DiffError>> {
   const differ = DIFFERS[engine];
   if (differ === undefined)

@@ -185,7 +185,12 @@ describe("JobQueue running counts", () => {
         return RunningCounts.of(buildFilterSet(q.listFilters()), running).snapshot();
       };
       const predicate = (): [string, unknown] => {
-        switch (next(15)) {
+        switch (next(17)) {
+          // regexes on a field path: read through its index (a value test on each distinct value) once it is filled
+          case 15:
+            return ["opcode", ["=~", "instance_name", `^inst${next(4)}`]];
+          case 16:
+            return ["opcode", ["|", ["=~", "tags", `t${next(6)}`], ["&", ["=~", "instance_name", `${next(10)}$`], ["=[]", "tags", `t${next(6)}`]]]];
           case 10:
             return ["opcode", ["=", "instance_name", `inst${next(40)}`]];
           case 11:
@@ -266,6 +271,37 @@ describe("JobQueue running counts", () => {
           );
       }
       expect(state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'running_ops'").toArray()).toEqual([]);
+    });
+  });
+
+  it("are carried through regex rules on an indexed field (its string values tested once each), strings matched, numbers and lists never", async () => {
+    const queue = "counts-regex";
+    await runInDurableObject(stub(queue), async (q: JobQueue, state: DurableObjectState) => {
+      q.putFilter(queue, { priority: 50, predicates: [], action: "ACCEPT", reason: [] });
+      // a rule naming instance_name by value: the store indexes the path as jobs start
+      q.putFilter(queue, { priority: 40, predicates: [["opcode", ["=", "instance_name", "nobody"]]], action: "ACCEPT", reason: [] });
+      for (let id = 1; id <= 120; id++)
+        await q.submit(queue, { id, opcodes: [{ OP_ID: "OP_A", instance_name: id % 10 === 0 ? id : `inst${id}`, tags: [`t${id % 6}`] }] });
+      expect(coreOf(q).indexFilling()).toBe(false);
+      const fresh = () => {
+        const running = state.storage.sql.exec<{ job: string }>("SELECT job FROM jobs WHERE state = 'running'").toArray().map((r) => JSON.parse(r.job) as Job);
+        return RunningCounts.of(buildFilterSet(q.listFilters()), running).snapshot();
+      };
+      const cases: [unknown, number][] = [
+        // inst1, inst11…inst19, inst101…inst119 (100 and 110 are numbers): 1 + 9 + 18
+        [["=~", "instance_name", "^inst1"], 28],
+        // names ending in 0 are numbers here: a regex on a number never holds
+        [["=~", "instance_name", "0$"], 0],
+        // names ending in 5 hold before the regex on a list is reached (an error, which stops the `|` for the others)
+        [["|", ["=~", "instance_name", "5$"], ["=~", "tags", "t1"]], 12],
+      ];
+      for (const [e, n] of cases) {
+        const u = q.putFilter(queue, { priority: 10, predicates: [["opcode", e]] as never, action: ["RATE_LIMIT", 1000], reason: [] });
+        expect(q.runningSnapshot()).toEqual(fresh());
+        expect(q.runningSnapshot().rules[u] ?? 0).toBe(n);
+        q.deleteFilter(u);
+        expect(q.runningSnapshot()).toEqual(fresh());
+      }
     });
   });
 

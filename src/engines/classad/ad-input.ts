@@ -11,7 +11,7 @@ import { spend } from "../common/budget.js";
 import { AdNamesReader, ClassAd, adOf, type SlotValue } from "./classad.js";
 import { compile } from "./compile.js";
 import { readNewAdQuick } from "./ad-new-syntax.js";
-import { borrowCodes, releaseCodes } from "./char-codes.js";
+import { borrowCodes, releaseCodes, wordsOf } from "./char-codes.js";
 import { isTextError, sharedOldSlot, simpleLiteral } from "./expr-cache.js";
 import { type Node } from "./node.js";
 import { lineCol, parseAdLiteral, parseExpr } from "./parser.js";
@@ -92,6 +92,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
   const n = text.length;
   const names = new AdNamesReader();
   const slots: SlotValue[] = [];
+  const words = wordsOf(codes);
   let lineNo = 0;
   // a line costs a unit, charged 32 lines at a time (and what is left when reading ends)
   let unpaid = 0;
@@ -117,9 +118,21 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
       unpaid = 0;
     }
     const nameStart = p;
+    const at = names.expectedNext(slots.length);
+    if (at !== null) {
+      // the line the last ad of this kind had here, when it was a plain literal and this one is written the
+      // same: its value at once (equal values one in memory)
+      const lineEnd = at.keptLineEnd(codes, words, p, n);
+      if (lineEnd >= 0) {
+        names.addExpected();
+        slots.push(at.keptValue);
+        next = lineEnd + 1;
+        continue;
+      }
+    }
     // the name the ads of this kind have here is compared in place; any other is scanned
     // (a name holds no line feed, so neither crosses the line's end)
-    const expected = names.expectedCodes(slots.length);
+    const expected = at === null ? null : at.lastNameCodes;
     let found = false;
     if (expected !== null && p + expected.length <= n) {
       const m = expected.length;
@@ -153,6 +166,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
       while (q < n && (c = codes[q]) !== 10 && !isTrimmed(c)) q++;
       if ((end = blankToLineEnd(codes, q, n)) >= 0) slot = simpleLiteral(codes, text, s, q);
     }
+    const literal = slot !== undefined;
     if (slot === undefined) {
       // any other expression: up to the line's end, trimmed; parsed (or found in the shared cache)
       if (end < 0) {
@@ -174,6 +188,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     if (found) names.addExpected();
     else names.add(text, nameStart, nameEnd, slots.length);
     slots.push(slot);
+    if (literal) names.current?.keepLine(codes, nameStart, end, slot);
   }
   spend(unpaid);
   return { ok: true, ad: names.ad(slots) };

@@ -37,6 +37,32 @@ export function releaseCodes(codes: Uint16Array): void {
   if (pool.length < POOL_SIZE && codes.length <= 2 * POOL_MAX_LENGTH + 1) pool.push(codes);
 }
 
+/** The Int32Array views of arrays {@link wordsOf} was asked for (pooled arrays are asked again and again). */
+const wordViews = new WeakMap<Uint16Array, Int32Array>();
+
+/**
+ * The code units of `codes` two at a time, as an Int32Array over the same memory (word `j` holds units
+ * `2j` and `2j + 1`): comparing a text with a kept one a word at a time halves the loads. Null when the
+ * array does not start on a 4-byte boundary (arrays from {@link borrowCodes} do).
+ */
+export function wordsOf(codes: Uint16Array): Int32Array | null {
+  let w = wordViews.get(codes);
+  if (w === undefined) {
+    if ((codes.byteOffset & 3) !== 0) return null;
+    w = new Int32Array(codes.buffer, codes.byteOffset, codes.length >> 1);
+    wordViews.set(codes, w);
+  }
+  return w;
+}
+
+/** The units `units[from, from + 2k)` as k words, as {@link wordsOf} would read them from a text holding them at an even index. */
+export function unitPairs(units: readonly number[], from: number): Int32Array {
+  const k = (units.length - from) >> 1;
+  const u = new Uint16Array(2 * k);
+  for (let j = 0; j < 2 * k; j++) u[j] = units[from + j];
+  return new Int32Array(u.buffer);
+}
+
 function fill(text: string, codes: Uint16Array): void {
   const n = text.length;
   if (n >= 32) {

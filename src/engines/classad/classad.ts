@@ -8,6 +8,7 @@
  * attribute by comparing one layout pointer.
  */
 import { trySpend } from "../common/budget.js";
+import { unitPairs } from "./char-codes.js";
 import { Compiled } from "./node.js";
 import type { Value } from "./values.js";
 
@@ -29,6 +30,13 @@ function ownName(name: string): string {
   return Object.keys({ [name]: 0 })[0];
 }
 
+/** V8 cuts a string of this many characters or more as a view into the text it is cut from (a "sliced string"). */
+const SLICED_MIN = 13;
+/** Longer lines are not kept (see {@link AdLayout.keepLine}). */
+const MAX_KEPT_LINE = 320;
+/** How many times a layout's attribute replaces its kept line before it stops. */
+const MAX_LINE_COPIES = 8;
+
 /** Layouts created since the transition tree was last cleared (requests with arbitrary names must not grow it forever). */
 let layoutCount = 0;
 const MAX_LAYOUTS = 20_000;
@@ -46,6 +54,14 @@ export class AdLayout {
   private lastChild: AdLayout | null = null;
   /** The code units of the last name added, made on first use (see {@link lastNameCodes}). */
   private nameCodes: number[] | null = null;
+  /** The code units of the line an ad read along this chain last had for this attribute, and its value (see {@link keepLine}). */
+  private line: number[] | null = null;
+  private lineValue: SlotValue = false;
+  /** {@link line}'s units as words (char-codes.ts `unitPairs`), from its first unit and from its second. */
+  private evenPairs: Int32Array | null = null;
+  private oddPairs: Int32Array | null = null;
+  /** How many times a line replaced {@link line} (bounded: see {@link keepLine}). */
+  private lineCopies = 0;
 
   private constructor(
     private readonly parent: AdLayout | null,
@@ -104,6 +120,57 @@ export class AdLayout {
       this.nameCodes = codes;
     }
     return this.nameCodes;
+  }
+
+  /**
+   * Where the line this layout keeps (see {@link keepLine}) ends when `codes` hold it from `p` on, up to
+   * a line feed or the text's end `n`: the index of that line feed (or `n`), else -1.
+   */
+  keptLineEnd(codes: Uint16Array, words: Int32Array | null, p: number, n: number): number {
+    const kept = this.line;
+    if (kept === null) return -1;
+    const m = kept.length;
+    if (p + m > n) return -1;
+    let i = 0;
+    if (words !== null) {
+      // two code units a word (wordsOf): an odd start compares its first unit alone
+      if ((p & 1) === 1) {
+        if (kept[0] !== codes[p]) return -1;
+        i = 1;
+      }
+      const pairs = (i === 0 ? this.evenPairs : this.oddPairs) as Int32Array;
+      const w = (p + i) >> 1;
+      const np = pairs.length;
+      let j = 0;
+      while (j < np && pairs[j] === words[w + j]) j++;
+      if (j < np) return -1;
+      i += 2 * np;
+    }
+    while (i < m && kept[i] === codes[p + i]) i++;
+    return i === m && (p + m === n || codes[p + m] === 10) ? p + m : -1;
+  }
+
+  /** The value of the line {@link keptLineEnd} found. */
+  get keptValue(): SlotValue {
+    return this.lineValue;
+  }
+
+  /**
+   * Keeps the old-form line `codes[p, end)` (its name, this layout's last, through the end of its value)
+   * whose value is the plain literal `value`, for the next ads of this kind: a line written the same is
+   * then the same value without being read again, and equal values are one in memory. Kept a bounded
+   * number of times per layout (lines that differ in every ad, such as a machine's name, stop being kept).
+   */
+  keepLine(codes: Uint16Array, p: number, end: number, value: SlotValue): void {
+    if (end - p > MAX_KEPT_LINE || this.lineCopies >= MAX_LINE_COPIES) return;
+    this.lineCopies++;
+    const kept: number[] = [];
+    for (let i = p; i < end; i++) kept.push(codes[i]);
+    this.line = kept;
+    this.evenPairs = unitPairs(kept, 0);
+    this.oddPairs = unitPairs(kept, 1);
+    // a longer string cut from a text points into it, which the layout must not keep alive
+    this.lineValue = typeof value === "string" && value.length >= SLICED_MIN ? ownName(value) : value;
   }
 
   /** The layout with `name` added last, or null when a name equal to it ignoring case is already here. */
@@ -241,16 +308,20 @@ export class AdNamesReader {
   }
 
   /**
-   * The code units of the name the shared layouts expect next (the one the last
-   * ad read along this chain had here), or null; `count` attributes were added before it.
+   * The layout the shared layouts expect next (the one the last ad read along this chain went on to),
+   * or null; `count` attributes were added before it.
    */
-  expectedCodes(count: number): number[] | null {
+  expectedNext(count: number): AdLayout | null {
     if (this.layout === null || count >= SHARED_MAX) return null;
-    const next = this.layout.expected;
-    return next === null ? null : next.lastNameCodes;
+    return this.layout.expected;
   }
 
-  /** Adds the name {@link expectedCodes} gave, which the caller found written in full. */
+  /** The shared layout of the names added so far, or null once they are kept as a list of their own. */
+  get current(): AdLayout | null {
+    return this.layout;
+  }
+
+  /** Adds the name of the layout {@link expectedNext} gave, which the caller found written in full. */
   addExpected(): void {
     this.layout = (this.layout as AdLayout).expected;
   }

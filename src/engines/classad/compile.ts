@@ -108,6 +108,7 @@ function buildNode(n: Node): EvalFn {
       return (ad, st) => chargeResult(fn(args, ad, st, nodes), st);
     }
     case "op":
+      if (n.op === "&&" && isAnd(n.a)) return buildAndChain(n);
       return n.b === null ? buildUnary(n.op, build(n.a)) : buildBinary(n.op, build(n.a), build(n.b));
   }
 }
@@ -212,6 +213,61 @@ function andOp(a: EvalFn, b: EvalFn): EvalFn {
     const ty = truth(y);
     if (ty === null) return ERROR;
     return leftTrue ? ty : ty ? UNDEF : false;
+  };
+}
+
+/** Whether a node is a binary `&&`. */
+function isAnd(n: Node): n is Extract<Node, { k: "op" }> {
+  return n.k === "op" && n.op === "&&" && n.b !== null;
+}
+
+/**
+ * `a && b && c …` (the left-nested chain condor_submit writes for Requirements) as one
+ * closure over its operands, instead of a closure per `&&` each calling the next:
+ * the same value as the nested form, its nodes and height counted as the nested form's.
+ */
+function buildAndChain(top: Extract<Node, { k: "op" }>): EvalFn {
+  const saved = level;
+  const rights: EvalFn[] = [];
+  let cur = top;
+  // the nested form builds each `&&` of the chain one level below the one above it
+  for (;;) {
+    rights.push(build(cur.b as Node));
+    const a = cur.a;
+    if (!isAnd(a)) break;
+    built++;
+    if (++level > deepest) deepest = level;
+    cur = a;
+  }
+  const first = build(cur.a);
+  level = saved;
+  const rest = rights.reverse();
+  const m = rest.length;
+  return (ad, st) => {
+    let x = first(ad, st);
+    for (let k = 0; k < m; k++) {
+      // x && rest[k], as andOp: false and ERROR end the chain (each later `&&` keeps them)
+      if (x === false || x === ERROR) return x;
+      let leftTrue: boolean;
+      if (x === true) leftTrue = true;
+      else if (x === UNDEF) leftTrue = false;
+      else {
+        const t = truth(x);
+        if (t === null) return ERROR;
+        if (!t) return false;
+        leftTrue = true;
+      }
+      const y = rest[k](ad, st);
+      if (y === true) x = leftTrue ? true : UNDEF;
+      else if (y === false) return false;
+      else if (y === UNDEF || y === ERROR) x = y;
+      else {
+        const ty = truth(y);
+        if (ty === null) return ERROR;
+        x = leftTrue ? ty : ty ? UNDEF : false;
+      }
+    }
+    return x;
   };
 }
 

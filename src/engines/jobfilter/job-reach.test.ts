@@ -5,6 +5,7 @@ import { prepareJob } from "./evaluate.js";
 import { buildFilterSet, ruleReach } from "./filter-set.js";
 import { anyOf, factsOf, fieldKind, inRanges, isEmpty, valuesAt } from "./job-reach.js";
 import { RunningCounts } from "./running-counts.js";
+import { reachFilter } from "./reach-filter.js";
 import { MemoryShares, type Reached } from "./running-shares.js";
 import type { FilterRule, Job } from "./types.js";
 
@@ -49,6 +50,10 @@ const opLeaf: fc.Arbitrary<ExactJson> = fc.oneof(
   fc.tuple(fc.constantFrom("tags", "name", "be.mem"), fc.constantFrom<ExactJson>("a", "b", 1, 2)).map(([f, v]) => ["=[]", f, v] as ExactJson),
   fc.constantFrom<ExactJson>(
     ["=~", "name", "^a"],
+    // regexes on other fields: a test of their string values (a list's elements never match)
+    ["=~", "tags", "a"],
+    ["=~", "be.mem", "^a$"],
+    ["&", ["=~", "name", "a|b"], ["=", "size", 2]],
     ["==", "reason", "x"],
     ["==", "dry_run", 1],
     [">", "name", "a"],
@@ -160,12 +165,21 @@ describe("a rule's reach", () => {
         const set = buildFilterSet([{ ...r, action: "ACCEPT" }]);
         const compiled = set.rules[0];
         const reached = anyOf([ruleReach(compiled)]);
-        // the set lists every field path the reach reads through (the paths a store indexes)
-        for (const f of ruleReach(compiled).facts) if (f.kind.startsWith("field:")) expect(set.valued).toContain(f.kind.slice(6));
+        // the set lists every field path the reach looks values up in (the paths a store indexes); a value test
+        // (a regex) reads through a path only when some other rule has the store index it
+        const paths = new Set(set.valued);
+        for (const f of ruleReach(compiled).facts) {
+          if (!f.kind.startsWith("field:")) continue;
+          if (f.values.finite !== null) expect(set.valued).toContain(f.kind.slice(6));
+          paths.add(f.kind.slice(6));
+        }
+        const within = reached === null ? undefined : reachFilter(reached);
         for (const job of running) {
           if (!compiled.matches(prepareJob(job, set.fields))) continue;
           expect(isEmpty(ruleReach(compiled))).toBe(false);
-          if (reached !== null) expect(isReached(reached, job, set.valued)).toBe(true);
+          if (reached !== null) expect(isReached(reached, job, [...paths])).toBe(true);
+          // the same reach tested on the job itself (a change reading jobs without an index)
+          if (within !== undefined) expect(within(job.id, job)).toBe(true);
         }
       }),
       { numRuns: 3000, seed: SEED },
@@ -218,8 +232,15 @@ describe("a rule's reach", () => {
     expect(finite([["opcode", ["&", ["=[]", "tags", "a"], ["=[]", "tags", "b"]]]])).toEqual([["field:tags", ["lsa"]]]);
     // a hidden common parameter: the predicate never holds
     expect(isEmpty(reach([["opcode", ["=", "dry_run", 1]]]))).toBe(true);
+    // a regex on another field: a test of its string values, run on each distinct one a store holds (a list's
+    // elements and other values are never matched)
+    expect(tests([["opcode", ["=~", "instance_name", "^db7"]]], ["sdb70", "sweb7", "ldb70", "n7"])).toEqual(["field:instance_name", ["sdb70"]]);
+    expect(tests([["opcode", ["&", ["=~", "tags", "x"], ["?", "force"]]]], ["sx", "lsx"])).toEqual(["field:tags", ["sx"]]);
+    expect(finite([["opcode", ["&", ["=~", "instance_name", "x"], ["=", "instance_name", "y"]]]])).toEqual([["field:instance_name", ["sy"]]]);
+    // ... read through only where the store indexes the path
+    expect(anyOf([reach([["opcode", ["=~", "instance_name", "x"]]])], (f) => f.kind !== "field:instance_name")).toBeNull();
     // nothing to index: any job
-    expect(anyOf([reach([["opcode", ["=~", "instance_name", "x"]]])])).toBeNull();
+    expect(anyOf([reach([["opcode", ["!", ["=~", "instance_name", "x"]]]])])).toBeNull();
     expect(anyOf([reach([["opcode", ["!=", "instance_name", "x"]]])])).toBeNull();
     expect(anyOf([reach([["opcode", ["|", ["=", "instance_name", "x"], ["?", "force"]]]])])).toBeNull();
     // a field path the store does not index is not read through
@@ -396,6 +417,14 @@ describe("RunningCounts.rebase through the indexes", () => {
     }
     // the path no rule names any more stays indexed (a rule naming it again reads no job to index it)
     expect(store.indexedPaths()).toEqual(["tags", "instance_name"]);
+    // a regex on an indexed field: tested once per distinct name, only the jobs named so are read
+    read = 0;
+    const pattern = named(["=~", "instance_name", "^i1[23]$"]);
+    counts.rebase(pattern);
+    expect(counts.snapshot()).toEqual(RunningCounts.of(pattern, running).snapshot());
+    // the two named, and the one job under rule 2 before (t12), matched again
+    expect(read).toBe(2 + 1);
+    counts.rebase(named(["=", "instance_name", "i6"]));
     // `!=` on the field is not indexed: every job not under rule 1 (9 jobs) is read
     read = 0;
     const unequal = named(["!=", "instance_name", "i12"]);

@@ -4,9 +4,9 @@
  * a set of values of one indexed fact — the opcodes' `OP_ID`s (from `opcode`
  * predicates that name `OP_ID`: `==`, `!=`, regexes, comparisons and their
  * combinations), the reason entries' reasons or sources (from `reason`
- * predicates), or the values of another opcode field (from `==` and `=[]`
- * on it, and their `&`/`|` combinations: `instance_name == "x"`, `tags =[]
- * "t"`). A rule change reads only the running jobs inside the reach of
+ * predicates), or the values of another opcode field (from `==`, `=[]` and
+ * `=~` on it, and their `&`/`|` combinations: `instance_name == "x"`, `tags
+ * =[] "t"`, `instance_name =~ "^db"`). A rule change reads only the running jobs inside the reach of
  * the rules it added (the stores index running jobs by id and by each fact),
  * then tests each of them exactly; the reach only has to hold every job the
  * rule matches, never to match the rule itself. A value set is either finite
@@ -23,7 +23,9 @@ import type { Expr, FilterValue } from "./expression.js";
 import { fieldsOf } from "./expression.js";
 import { COMMON_PARAMS, compileOpcode, compileReason, isReasonEntry, lookup, newFieldTable } from "./evaluate.js";
 import type { JsonObject } from "../common/json.js";
+import { opcodeRegexLeaf } from "./pattern-leaf.js";
 import type { Job } from "./types.js";
+import { TRUE } from "./types.js";
 
 /** Closed ranges [lo, hi] of job ids, ascending and disjoint; ±Infinity for an open end. */
 export type IdRanges = readonly (readonly [number, number])[];
@@ -155,6 +157,8 @@ export interface ValueSet {
   readonly finite: ReadonlySet<string> | null;
   readonly all: boolean;
   has(v: string): boolean;
+  /** For a field path's values, `has` asked of a value itself rather than its key (`inList`: an element of the list at the path), where that is cheaper. */
+  readonly raw?: (v: unknown, inList: boolean) => boolean;
 }
 
 const ALL_VALUES: ValueSet = { finite: null, all: true, has: () => true };
@@ -271,10 +275,30 @@ function fieldSides(e: Expr, path: string): Sides<ValueSet> {
   const leaf = (x: LeafExpr): Sides<ValueSet> => {
     if (x.field === path && x.k === "cmp" && x.op === "==") return { t: finite([valueKey(x.value)!]), f: ALL_VALUES };
     if (x.field === path && x.k === "contains") return { t: finite([`l${valueKey(x.value)!}`]), f: ALL_VALUES };
+    if (x.field === path && x.k === "regex") return { t: stringsMatching(x), f: ALL_VALUES };
     return { t: ALL_VALUES, f: ALL_VALUES };
   };
-  const pick = (a: ValueSet, b: ValueSet) => (a.all ? b : b.all ? a : a.finite!.size <= b.finite!.size ? a : b);
+  // a finite set over a test, the smaller finite one over the other
+  const pick = (a: ValueSet, b: ValueSet) =>
+    a.all ? b : b.all ? a : a.finite === null ? b : b.finite === null || a.finite.size <= b.finite.size ? a : b;
   return sides(e, leaf, ALL_VALUES, NO_VALUES, vUnion, pick);
+}
+
+/**
+ * The keys of the string values an `=~` leaf on an opcode field holds on (a
+ * regex on any other value, a list included, is an evaluation error), tested
+ * once per distinct value by the engine's own regex leaf; `raw` tests an
+ * opcode's value itself (see reach-filter.ts).
+ */
+function stringsMatching(x: Extract<LeafExpr, { k: "regex" }>): ValueSet {
+  const test = opcodeRegexLeaf(x.source, x.re, 0);
+  const slot: unknown[] = [undefined];
+  const raw = (v: unknown, inList: boolean) => {
+    if (inList || typeof v !== "string") return false;
+    slot[0] = v;
+    return test(slot) === TRUE;
+  };
+  return { finite: null, all: false, has: (k) => k.startsWith("s") && raw(k.slice(1), false), raw };
 }
 
 /** A value set of `OP_ID`s that, unless finite, also accepts the stand-in for non-string ones. */
@@ -286,8 +310,10 @@ function withOther(vs: ValueSet): ValueSet {
  * The reach of one parsed predicate (null `expr`: it did not parse, so it is
  * never true). An opcode predicate reaches by `OP_ID` only when it names
  * `OP_ID` (an opcode without every field the expression names is never
- * tested), and by each other field path whose values its `==` and `=[]`
- * leaves bound; a reason predicate by the entries' reasons or sources.
+ * tested), and by each other field path whose values its `==`, `=[]` and
+ * `=~` leaves bound (a regex by a test of the string values, which a store
+ * reads through only when some rule's `==` or `=[]` has it index the path);
+ * a reason predicate by the entries' reasons or sources.
  */
 export function predicateReach(
   kind: "jobid" | "opcode" | "reason",
@@ -308,7 +334,7 @@ export function predicateReach(
     for (const path of names) {
       if (path === "OP_ID") continue;
       const t = fieldSides(expr, path).t;
-      if (t.finite !== null) facts.push({ kind: fieldKind(path), values: t });
+      if (!t.all) facts.push({ kind: fieldKind(path), values: t });
     }
     return { ids: null, facts };
   }

@@ -18,6 +18,7 @@ import { ruleChange, ruleSetFingerprint, ruleTextChanges } from "./rule-change.j
 import { anyOf, pathOf, type FactReach } from "./job-reach.js";
 import { parseExactJson } from "../common/exact-json.js";
 import { MAX_INDEXED_PATHS, MemoryShares, type Holder, type Share, type ShareStore } from "./running-shares.js";
+import { reachFilter } from "./reach-filter.js";
 import { ruleVerdict } from "./rule-verdict.js";
 import type { FilterRule, Job, JobDecision } from "./types.js";
 
@@ -155,8 +156,9 @@ export class RunningCounts {
    * the rules naming it go, up to a few paths). A path new to the store is
    * indexed only as jobs start, and filled for the jobs counted before by
    * `fillIndex` in slices; until it is filled, a rule reaching by it reads
-   * every job after it as if it had no reach. Bucket shares do not depend
-   * on the rules and stay as they are.
+   * every job after it, each tested against the reach by reading its fields
+   * directly (reach-filter.ts) before it is prepared and matched. Bucket
+   * shares do not depend on the rules and stay as they are.
    */
   rebase(next: FilterSet): RunningCounts {
     return next === this.current ? this : this.carry(this.current, next);
@@ -178,17 +180,19 @@ export class RunningCounts {
       const first = change.added[0];
       const end = next.chain.length;
       const byId = idOnly(next, change.added);
+      const reaches = change.added.map((i) => ruleReach(next.chain[i]));
+      const reached = anyOf(reaches, usable);
+      // read without an index (a path still filling): each job outside the reach skipped before it is prepared
+      const loose = reached === null && !byId ? anyOf(reaches) : null;
+      const within = loose === null ? undefined : reachFilter(loose);
       const test = (h: Holder) => {
         // a job under a rule not kept is matched again below
         const upTo = h.share.rule === null ? end : change.keptAt.get(h.share.rule);
         if (upTo === undefined || upTo <= first) return;
+        if (within !== undefined && !within(h.id, h.job!)) return;
         const rule = firstAmong(next, change.added, h, upTo, byId);
         if (rule !== undefined) moves.push({ h, rule });
       };
-      const reached = anyOf(
-        change.added.map((i) => ruleReach(next.chain[i])),
-        usable,
-      );
       if (reached !== null) this.store.eachReached(reached, !byId, test);
       else {
         const tested = new Set<string | null>([null]);

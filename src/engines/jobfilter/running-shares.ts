@@ -110,6 +110,9 @@ export function cheapest(alts: readonly FactReach[], size: (f: FactReach, atMost
   return best ?? alts[0];
 }
 
+/** A memory store reads the jobs under some rules in one pass over every job when they hold more than one in this many. */
+const SCAN_BELOW = 4;
+
 /** Ids per block of this many consecutive ids, so a range of ids is read without a pass over every job. */
 const BLOCK = 1024;
 
@@ -269,8 +272,19 @@ export class MemoryShares implements ShareStore {
     }
   }
 
-  /** Visits the counted jobs under `rules`, always with their jobs (memory holds them anyway). */
+  /**
+   * Visits the counted jobs under `rules`, always with their jobs (memory
+   * holds them anyway): through the rule index when those rules hold few of
+   * the jobs, else in one pass over every job (when they hold most, a look-up
+   * by id per job costs several times a pass in order).
+   */
   eachHolder(rules: ReadonlySet<string | null>, _withJobs: boolean, visit: (h: Holder) => void): void {
+    let held = 0;
+    for (const rule of rules) held += this.byRule.get(rule)?.size ?? 0;
+    if (held * SCAN_BELOW > this.byId.size) {
+      for (const e of this.byId.values()) if (rules.has(e.share.rule)) visit(e);
+      return;
+    }
     for (const rule of rules) {
       const ids = this.byRule.get(rule);
       if (ids !== undefined) for (const id of ids) visit(this.byId.get(id)!);

@@ -81,6 +81,18 @@ const MAX_BUILT = 512;
 
 /** Builds a matching set from its spec; null when JavaScript rejects a property name. */
 export function buildCharSet(spec: CharSetSpec): CharSet | null {
+  // a pattern's compile asks for each of its sets several times (the proof, the programs): once per spec object
+  const same = bySpec.get(spec);
+  if (same !== undefined) return same;
+  const made = buildBySource(spec);
+  bySpec.set(spec, made);
+  return made;
+}
+
+/** Sets already built, by the spec object asked for (specs are never changed once parsed). */
+const bySpec = new WeakMap<CharSetSpec, CharSet | null>();
+
+function buildBySource(spec: CharSetSpec): CharSet | null {
   if (spec.subs !== undefined) return buildNested(spec);
   const source = classSource(spec);
   const key = (spec.fold ? "i" : "-") + source;

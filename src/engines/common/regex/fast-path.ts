@@ -18,7 +18,7 @@
  * at {@link MAX_PATHS} and matches are charged for it.
  */
 import type { Node, Parsed } from "./ast.js";
-import { buildCharSet, classSource, type CharSetSpec } from "./charset.js";
+import { buildCharSet, classSource, type CharSet, type CharSetSpec } from "./charset.js";
 
 /** Thrown (one shared instance, so no stack trace is captured per refusal) when a tree is not provably linear. */
 class Unsafe extends Error {}
@@ -80,12 +80,18 @@ class First {
   }
 }
 
+/** The summary of each set built (a First is never changed once made, so one is shared). */
+const setFirsts = new WeakMap<CharSet, First>();
+
 function firstOfSet(spec: CharSetSpec): First {
   const s = buildCharSet(spec);
   if (s === null || s.source === null) throw UNSAFE;
+  const known = setFirsts.get(s);
+  if (known !== undefined) return known;
   const f = new First();
   for (let c = 0; c < 128; c++) if (s.ascii[c] === 1) f.add(c);
   f.hi = s.hi === null ? null : [...s.hi];
+  setFirsts.set(s, f);
   return f;
 }
 

@@ -10,7 +10,8 @@ import { fastPathSource, trimForTest } from "./fast-path.js";
 import { describeProblem } from "./messages.js";
 import { parsePattern, type RegexFlags } from "./parse.js";
 import { PikeVm } from "./pike.js";
-import { chargeRegex, setWorkHook, type Spend } from "./work.js";
+import { chargeRegex, recordingWork, setWorkHook, type Spend } from "./work.js";
+import { currentCompileMemo, type CompileMemo } from "./memo.js";
 import { compileProgram, MAX_PROGRAM, programSize, type Prog } from "./program.js";
 import { currentBudget, UNLIMITED } from "../budget.js";
 import { dfaApplicable, dfaByteCap, LazyDfa } from "./dfa.js";
@@ -129,16 +130,30 @@ class FastRegex implements LinearRegex {
 
 class VmRegex implements LinearRegex {
   readonly fast = false;
-  private readonly dfa: LazyDfa | null;
+  // built on first need: a compile whose user only tests (or tests short texts only) never allocates the others
+  private vmMade: PikeVm | null = null;
+  private testVmMade: PikeVm | null = null;
+  private dfaMade: LazyDfa | null | undefined = undefined;
 
   constructor(
-    private readonly vm: PikeVm,
-    private readonly testVm: PikeVm,
+    private readonly prog: Prog,
+    /** A literal every match starts with (see PikeVm). */
+    private readonly lead: string,
     readonly groups: number,
     readonly names: ReadonlyArray<string | null>,
-    prog: Prog,
-  ) {
-    this.dfa = dfaApplicable(prog) ? new LazyDfa(prog) : null;
+  ) {}
+
+  private get dfa(): LazyDfa | null {
+    if (this.dfaMade === undefined) this.dfaMade = dfaApplicable(this.prog) ? new LazyDfa(this.prog) : null;
+    return this.dfaMade;
+  }
+
+  private get vm(): PikeVm {
+    return (this.vmMade ??= new PikeVm(this.prog, this.lead));
+  }
+
+  private get testVm(): PikeVm {
+    return (this.testVmMade ??= new PikeVm({ ...this.prog, slots: 0 }, this.lead));
   }
 
   test(s: string): boolean {
@@ -150,20 +165,27 @@ class VmRegex implements LinearRegex {
       dfa.work = 0;
       return r;
     }
-    const r = this.testVm.exec(s, 0, false) === true;
-    report(this.testVm);
+    const vm = this.testVm;
+    const r = vm.exec(s, 0, false) === true;
+    report(vm);
     return r;
   }
 
   exec(s: string, from: number): Int32Array | null {
-    const r = this.vm.exec(s, from, false) as Int32Array | null;
-    report(this.vm);
+    const vm = this.vm;
+    const r = vm.exec(s, from, false) as Int32Array | null;
+    report(vm);
     return r;
   }
 
   match(s: string, from: number): RegExpExecArray | null {
     const m = this.exec(s, from);
     return m === null ? null : asMatch(s, m, this.groups);
+  }
+
+  /** The same program with machines of its own (none built yet). */
+  copy(): VmRegex {
+    return new VmRegex(this.prog, this.lead, this.groups, this.names);
   }
 }
 
@@ -215,37 +237,50 @@ export const MAX_FAST_GROUPS = 100;
 /** Capture cells (instructions × capture slots) a charged compile allocates per work unit. */
 export const CELLS_PER_UNIT = 32;
 
-/** Picks the engine for a tree: RegExp when provably linear, the hybrid for deterministic patterns, else the Pike VM. */
-function engineFor(parsed: Parsed, charged: boolean): LinearRegex | null {
+/** The Pike VM for a tree (the hybrid's is built at its first long input, inside whichever decision brings it: charged there); null when too large. */
+function makeVm(parsed: Parsed, charged: boolean): VmRegex | null {
   const groups = parsed.names.length;
-  const makeVm = (): VmRegex | null => {
-    // the hybrid builds its VM at the first long input, inside whichever decision brings it: charged there
-    const prog = compileProgram(parsed.node, groups, parsed.word, charged);
-    if (prog === null) return null;
-    // each VM's thread lists hold a capture row per instruction: zeroing them is work in proportion to both
-    if (charged) chargeRegex(Math.ceil((prog.op.length * prog.slots) / CELLS_PER_UNIT));
-    const prefix = literalPrefix(parsed.node);
-    return new VmRegex(
-      new PikeVm(prog, prefix),
-      new PikeVm({ ...prog, slots: 0 }, prefix),
-      groups,
-      parsed.names,
-      prog,
-    );
-  };
+  const prog = compileProgram(parsed.node, groups, parsed.word, charged);
+  if (prog === null) return null;
+  // each VM's thread lists hold a capture row per instruction: zeroing them is work in proportion to both
+  if (charged) chargeRegex(Math.ceil((prog.op.length * prog.slots) / CELLS_PER_UNIT));
+  return new VmRegex(prog, literalPrefix(parsed.node), groups, parsed.names);
+}
+
+/**
+ * The engine chosen for a tree, before any matcher is built: RegExp when
+ * provably linear (`linear`), the hybrid for deterministic patterns (`js`
+ * without `linear`), else the Pike VM (`vm`, null when too large). The RegExp
+ * keeps no state between calls, so every compile made from the plan shares it.
+ */
+interface EnginePlan {
+  readonly js: FastRegex | null;
+  readonly linear: boolean;
+  readonly vm: VmRegex | null;
+}
+
+/** Picks the engine for a tree (see {@link EnginePlan}); its program is charged as it is built. */
+function planEngine(parsed: Parsed): EnginePlan {
+  const groups = parsed.names.length;
   // RegExp compiles many capture groups slowly, and past some thousands overflows its own stack when first run
   const fast = groups > MAX_FAST_GROUPS ? null : fastPathSource(parsed);
-  if (fast === null) return makeVm();
-  let js: FastRegex;
+  if (fast === null) return { js: null, linear: false, vm: makeVm(parsed, true) };
   try {
-    js = new FastRegex(fast.source, fast.fold, groups, parsed.names, fast.paths);
+    return { js: new FastRegex(fast.source, fast.fold, groups, parsed.names, fast.paths), linear: fast.linear, vm: null };
   } catch {
     // RegExp's own compiler can give up on a translation it accepts in principle (thousands of groups: "Stack overflow")
-    return makeVm();
+    return { js: null, linear: false, vm: makeVm(parsed, true) };
   }
-  if (fast.linear) return js;
-  // a pattern that compiled for RegExp is far below the VM's size limit
-  return new HybridRegex(js, () => makeVm() as VmRegex, groups, parsed.names);
+}
+
+/** A compile's own engine from a plan (a Pike VM of its own over the plan's program); null when too large. */
+function engineOf(plan: EnginePlan, parsed: Parsed, charged: boolean): LinearRegex | null {
+  if (plan.js !== null) {
+    if (plan.linear) return plan.js;
+    // a pattern that compiled for RegExp is far below the VM's size limit
+    return new HybridRegex(plan.js, () => makeVm(parsed, charged) as VmRegex, parsed.names.length, parsed.names);
+  }
+  return plan.vm === null ? null : plan.vm.copy();
 }
 
 /** The compiled pattern handed out: one object shape whatever engines run it, so callers' call sites stay monomorphic. */
@@ -273,8 +308,8 @@ const PATTERN_BYTES = 4_096;
  * the program (9), two VMs' thread lists and stacks (56 plus 8 per capture
  * slot) and the DFA's marks (4); and the DFA's own bound.
  */
-function engineBytes(engine: LinearRegex, node: Node, groups: number): number {
-  if (engine instanceof FastRegex) return 0;
+function engineBytes(engine: EnginePlan, node: Node, groups: number): number {
+  if (engine.js !== null && engine.linear) return 0;
   const size = programSize(node, MAX_PROGRAM);
   if (size === Infinity) return 0;
   return size * (69 + 8 * 2 * (groups + 1)) + dfaByteCap(size);
@@ -349,37 +384,84 @@ export function compileVmOnly(pattern: string, origin: Origin, flags: RegexFlags
   const groups = parsed.names.length;
   const prog = compileProgram(parsed.node, groups, parsed.word);
   if (prog === null) return null;
-  return new VmRegex(new PikeVm(prog, ""), new PikeVm({ ...prog, slots: 0 }, ""), groups, parsed.names, prog);
+  return new VmRegex(prog, "", groups, parsed.names);
 }
 
 /**
- * Compiles a pattern of an origin, or gives the problem (syntax error or
- * unsupported construct). A `charged` compile (a pattern that arrived with a
- * request) pays the programs it builds to the current budget as it builds
- * them (see compileProgram), throwing when that spends it.
+ * Everything a compile decides from the pattern alone (the tree, the engines
+ * chosen and their programs, the literal checks), and the work it was
+ * charged in order: each compile builds its own matchers from it.
  */
-export function compileLinear(
-  pattern: string,
-  origin: Origin,
-  flags: RegexFlags = {},
-  charged = false,
-): { ok: true; value: LinearRegex } | { ok: false; error: RegexProblem } {
+interface Plan {
+  readonly parsed: Parsed | RegexProblem;
+  readonly engine: EnginePlan | null;
+  /** The tree a yes/no search runs (trimForTest), its engine, and whether that is `engine` itself. */
+  readonly testParsed: Parsed | null;
+  readonly test: EnginePlan | null;
+  readonly testSame: boolean;
+  readonly pf: Prefilter | null;
+  readonly testPf: Prefilter | null;
+  readonly bytes: number;
+  readonly charges: number[];
+  /** Estimated bytes the plan keeps in a compile memo (memo.ts): the tree, the programs, the RegExp objects. */
+  readonly memoBytes: number;
+}
+
+let plansMade = 0;
+
+/** How many compiles planned their pattern afresh (parsed it, proved it, built its programs) in this isolate so far. */
+export function regexPlansMade(): number {
+  return plansMade;
+}
+
+function planOf(pattern: string, origin: Origin, flags: RegexFlags, charged: boolean): Plan {
+  plansMade++;
+  const charges: number[] = [];
   const parsed = parsePattern(pattern, origin, flags);
+  const memoBytes = 1_024 + 64 * pattern.length;
+  if ("kind" in parsed)
+    return { parsed, engine: null, testParsed: null, test: null, testSame: true, pf: null, testPf: null, bytes: 0, charges, memoBytes };
+  return recordingWork(charges, charged, () => {
+    const engine = planEngine(parsed);
+    // a program's three arrays and its sets, about 16 bytes an instruction
+    const size = (e: EnginePlan, n: Node): number => (e.vm === null ? 0 : 16 * programSize(n, MAX_PROGRAM));
+    if (engine.js === null && engine.vm === null)
+      return { parsed, engine, testParsed: null, test: null, testSame: true, pf: null, testPf: null, bytes: 0, charges, memoBytes };
+    const trimmed = trimForTest(parsed.node);
+    const testParsed = trimmed === parsed.node ? parsed : { ...parsed, node: trimmed };
+    const test = trimmed === parsed.node ? engine : planEngine(testParsed);
+    const testSame = test === engine || (test.js === null && test.vm === null);
+    const groups = parsed.names.length;
+    return {
+      parsed,
+      engine,
+      testParsed,
+      test,
+      testSame,
+      // RegExp finds a required substring itself; the checks pay for the Pike VM, and for prefixes (see prefilter.ts)
+      pf: prefilterOf(parsed.node),
+      testPf: prefilterOf(testSame ? parsed.node : trimmed),
+      bytes:
+        PATTERN_BYTES +
+        4 * pattern.length +
+        engineBytes(engine, parsed.node, groups) +
+        (testSame ? 0 : engineBytes(test, trimmed, groups)),
+      charges,
+      memoBytes: memoBytes + size(engine, parsed.node) + (testSame ? 0 : size(test, trimmed)),
+    };
+  });
+}
+
+/** A compile made from a plan: matchers of its own over the plan's programs. */
+function fromPlan(pattern: string, plan: Plan, charged: boolean): ReturnType<typeof compileLinear> {
+  const parsed = plan.parsed;
   if ("kind" in parsed) return { ok: false, error: parsed };
-  const engine = engineFor(parsed, charged);
+  const engine = engineOf(plan.engine as EnginePlan, parsed, charged);
   if (engine === null) return { ok: false, error: { kind: "too-large", offset: 0, text: pattern } };
-  const trimmed = trimForTest(parsed.node);
-  const testEngine = trimmed === parsed.node ? engine : (engineFor({ ...parsed, node: trimmed }, charged) ?? engine);
-  const test = testerOf(testEngine, prefilterOf(trimmed === parsed.node || testEngine === engine ? parsed.node : trimmed));
-  const pf = prefilterOf(parsed.node);
-  // RegExp finds a required substring itself; the checks pay for the Pike VM, and for prefixes (see prefilter.ts)
+  const testEngine = plan.testSame ? engine : (engineOf(plan.test as EnginePlan, plan.testParsed as Parsed, charged) as LinearRegex);
+  const test = testerOf(testEngine, plan.testPf);
+  const pf = plan.pf;
   const f = pf !== null && engine.fast && pf.prefix === "" && pf.exact === null ? null : pf;
-  const groups = parsed.names.length;
-  const bytes =
-    PATTERN_BYTES +
-    4 * pattern.length +
-    engineBytes(engine, parsed.node, groups) +
-    (testEngine === engine ? 0 : engineBytes(testEngine, trimmed, groups));
   const exec =
     f === null
       ? (s: string, from: number) => engine.exec(s, from)
@@ -399,9 +481,35 @@ export function compileLinear(
       match,
       pf?.prefix ?? "",
       pf?.required ?? "",
-      bytes,
+      plan.bytes,
     ),
   };
+}
+
+/**
+ * Compiles a pattern of an origin, or gives the problem (syntax error or
+ * unsupported construct). A `charged` compile (a pattern that arrived with a
+ * request) pays the programs it builds to the current budget as it builds
+ * them (see compileProgram), throwing when that spends it. Within a compile
+ * memo (memo.ts, a diff) a pattern compiled before reuses that compile's plan
+ * and, when charged, is charged what that compile was, in the same order.
+ */
+export function compileLinear(
+  pattern: string,
+  origin: Origin,
+  flags: RegexFlags = {},
+  charged = false,
+): { ok: true; value: LinearRegex } | { ok: false; error: RegexProblem } {
+  const memo = currentCompileMemo() as CompileMemo<Plan> | null;
+  if (memo === null) return fromPlan(pattern, planOf(pattern, origin, flags, charged), charged);
+  const key = `${origin}:${flags.i ? "i" : ""}${flags.m ? "m" : ""}${flags.s ? "s" : ""}${flags.x ? "x" : ""}${flags.U ? "U" : ""}${flags.a ? "a" : ""}:${pattern}`;
+  let plan = memo.get(key);
+  if (plan === undefined) {
+    // a first compile is charged as it goes (a spent budget stops it part-way, and nothing is kept)
+    plan = planOf(pattern, origin, flags, charged);
+    memo.set(key, plan, plan.memoBytes);
+  } else if (charged) for (const units of plan.charges) chargeRegex(units);
+  return fromPlan(pattern, plan, charged);
 }
 
 /**

@@ -23,3 +23,22 @@ export function setWorkHook(f: Spend | null): void {
 export function chargeRegex(units: number): void {
   if (hook !== null && units > 0) hook(units);
 }
+
+/**
+ * Runs `fn` with the work it reports recorded in `into`, in order; reported
+ * as usual too when `forward` (and then throwing as usual), else only
+ * recorded: index.ts keeps what a compile was charged, to charge it again to
+ * a later compile that reuses its plan.
+ */
+export function recordingWork<T>(into: number[], forward: boolean, fn: () => T): T {
+  const previous = hook;
+  hook = (units) => {
+    into.push(units);
+    if (forward && previous !== null) previous(units);
+  };
+  try {
+    return fn();
+  } finally {
+    hook = previous;
+  }
+}
