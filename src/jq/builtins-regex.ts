@@ -2,6 +2,7 @@
 import type { Json } from "../engines/common/json.js";
 import { defNative } from "./builtins-define.js";
 import { captureEach, matchAll } from "./regex.js";
+import { setOrderedKey } from "./key-order.js";
 import { add } from "./ops.js";
 import { desc, fail, typeOf, type JObj } from "./values.js";
 
@@ -47,7 +48,7 @@ defNative("test", 1, {
 
 function captureObject(m: JObj): JObj {
   const o: JObj = {};
-  for (const c of m.captures as JObj[]) if (c.name !== null) o[c.name as string] = c.string;
+  for (const c of m.captures as JObj[]) if (c.name !== null) setOrderedKey(o, c.name as string, c.string);
   return o;
 }
 

@@ -86,6 +86,13 @@ describe("regex cache and match paths", () => {
     expect(run('[test("a"), test("a"; "i"), test("a"), test("a"; "ix")]', "A").outputs).toEqual([[false, true, false, true]]);
     expect(run('[capture("(?<x>a)"), capture("(?<x>a)"; "gi")]', "aA").outputs).toEqual([[{ x: "a" }, { x: "a" }, { x: "A" }]]);
   });
+  it("keeps a group named __proto__ as a key, as jq 1.7.1 does", () => {
+    expect(run('capture("(?<x>a)(?<__proto__>b)") | [keys, .__proto__, tojson]', "ab").outputs).toEqual([
+      [["__proto__", "x"], "b", '{"x":"a","__proto__":"b"}'],
+    ]);
+    expect(run('[capture("(?<__proto__>.)"; "g") | .__proto__]', "ab").outputs).toEqual([["a", "b"]]);
+    expect(run('sub("(?<__proto__>a)"; "<\\(.__proto__)>")', "xa").outputs).toEqual(["x<a>"]);
+  });
   it("gives code-point offsets with and without groups", () => {
     expect(run('[match("b"; "g") | [.offset, .length]]', "\u{1F600}b\u{1F600}b").outputs).toEqual([[[1, 1], [3, 1]]]);
     expect(run('match("(b)") | .captures[0].offset', "\u{1F600}b").outputs).toEqual([1]);
