@@ -14,6 +14,7 @@ import {
 } from "../common/diff-requests.js";
 import { finish, Pace, type Steps } from "../common/slices.js";
 import { compileGoRegex } from "./filter.js";
+import { compileVmTester } from "../common/regex/index.js";
 import type { FilterData, PlacementData, PlacementRequest, RuleData } from "./types.js";
 
 /** A name no policy holds (lower case, valid as a user, group and queue name). */
@@ -49,10 +50,14 @@ function witnessesOf(source: string, lit: Literals): string[] | null {
   const known = lit.witnesses.get(source);
   if (known !== undefined) return known;
   lit.units += WITNESS_UNITS;
-  const re = compileGoRegex(source);
-  // a match exists exactly when `test` says so; `exec` runs the Pike VM, which costs less than building a
-  // DFA's states for a dozen short candidates tested once (the decisions' compiles build their own DFA)
-  const w = re.ok ? regexWitnesses(source, (s) => re.value.exec(s, 0) !== null, FRESH) : null;
+  // a dozen short candidates tested once need the Pike VM alone: no linearity proof, RegExp or DFA
+  // (the decisions' compiles make their own); a pattern it cannot take goes the decisions' way
+  let test = compileVmTester(source, "re2");
+  if (test === null) {
+    const re = compileGoRegex(source);
+    if (re.ok) test = (s) => re.value.exec(s, 0) !== null;
+  }
+  const w = test !== null ? regexWitnesses(source, test, FRESH) : null;
   lit.witnesses.set(source, w);
   return w;
 }

@@ -388,6 +388,25 @@ export function compileVmOnly(pattern: string, origin: Origin, flags: RegexFlags
 }
 
 /**
+ * A yes/no matcher on the Pike VM alone, without capture slots, linearity
+ * proof, RegExp or DFA: the cheapest start for a few short texts tested once
+ * (a diff's witness candidates); null when the pattern does not compile or
+ * its program is too large. Its matches are charged like any Pike VM run.
+ */
+export function compileVmTester(pattern: string, origin: Origin, flags: RegexFlags = {}): ((s: string) => boolean) | null {
+  const parsed = parsePattern(pattern, origin, flags);
+  if ("kind" in parsed) return null;
+  const prog = compileProgram(parsed.node, parsed.names.length, parsed.word);
+  if (prog === null) return null;
+  const vm = new PikeVm({ ...prog, slots: 0 }, "");
+  return (s) => {
+    const r = vm.exec(s, 0, false) === true;
+    report(vm);
+    return r;
+  };
+}
+
+/**
  * Everything a compile decides from the pattern alone (the tree, the engines
  * chosen and their programs, the literal checks), and the work it was
  * charged in order: each compile builds its own matchers from it.
