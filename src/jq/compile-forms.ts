@@ -12,7 +12,7 @@ import { singleOf, type Val } from "./compile-single.js";
 import { dotFree, setOwned, simplePath } from "./compile-reduce.js";
 import { interpText, invalidPathResult } from "./eval-helpers.js";
 import { buildKey, isIndexKey, keysOf, storeAt } from "./key-order.js";
-import { copyObj, desc, fail, isObject, setKey, truthy, type JObj } from "./values.js";
+import { copyObj, desc, fail, isObject, truthy, type JObj } from "./values.js";
 
 /** String interpolation: every combination of the parts' outputs, the first part varying fastest. */
 export function strGen(c: Compiler, parts: Array<string | Node>, fmt: string | null, sc: Scope): Gen {
@@ -161,9 +161,8 @@ function eachOfObject(i: JObj, env: Env | null, f: Val): JObj {
     const k = ks[j];
     charge(3 + ALLOC);
     const v = f(i[k], env);
-    // every key is already the copy's own: a plain store keeps its place (`__proto__` needs defining)
-    if (k === "__proto__") setKey(out, k, v);
-    else storeAt(out, j, k, v);
+    // every key is already the copy's own: a plain store keeps its place
+    storeAt(out, j, k, v);
   }
   return out;
 }

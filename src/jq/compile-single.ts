@@ -138,11 +138,6 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
         const rv = n.r.v;
         return (i, env) => f(l(i, env), rv);
       }
-      if (lit !== null)
-        return (i, env) => {
-          const rv = r(i, env);
-          return lit(l(i, env), rv);
-        };
       return (i, env) => {
         const rv = r(i, env);
         return f(l(i, env), rv);

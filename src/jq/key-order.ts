@@ -53,6 +53,11 @@ function record(o: Obj, order: string[]): void {
   Object.defineProperty(o, ORDER, { value: order, writable: true, configurable: true, enumerable: false });
 }
 
+/** `o[k] = v` as an own data property, which a plain store of `__proto__` would not make (it sets the prototype). */
+function defineOwn(o: Obj, k: string, v: unknown): void {
+  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+}
+
 /** Sets `o[k] = v` (an own data property, `__proto__` included) and records the key's place. */
 export function setOrderedKey(o: Obj, k: string, v: unknown): void {
   buildKey(o, k, v, recorded ? (o as Ordered)[ORDER] : undefined);
@@ -70,7 +75,7 @@ export function buildKey(o: Obj, k: string, v: unknown, ord: string[] | undefine
     ord.push(k);
     record(o, ord);
   }
-  if (k === "__proto__") Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  if (k === "__proto__") defineOwn(o, k, v);
   else o[k] = v;
   return ord;
 }
@@ -85,7 +90,7 @@ export function copyOrdered<T extends Obj>(o: T): T {
   const r: Obj = {};
   for (let j = 0; j < ord.length; j++) {
     const k = ord[j];
-    if (k === "__proto__") Object.defineProperty(r, k, { value: o[k], enumerable: true, writable: true, configurable: true });
+    if (k === "__proto__") defineOwn(r, k, o[k]);
     else r[k] = o[k];
   }
   record(r, ord.slice());
@@ -102,9 +107,13 @@ export function clearOrdered(o: Obj): void {
  * `o[k] = v` through one of eight store sites picked by the key's position `j`: a loop that
  * adds keys one by one through a single site sees a new hidden class at each key and goes
  * megamorphic (V8's generic keyed store); a site per position sees one class per object
- * shape. For plain data keys only (not `__proto__`; the caller keeps any key-order record).
+ * shape. `__proto__` is defined as an own key like any other; the caller keeps any key-order record.
  */
 export function storeAt(o: Obj, j: number, k: string, v: unknown): void {
+  if (k === "__proto__") {
+    defineOwn(o, k, v);
+    return;
+  }
   switch (j & 7) {
     case 0:
       o[k] = v;

@@ -117,8 +117,7 @@ function delKeys(t: Json, keys: Json[]): Json {
     for (let j = 0; j < ks.length; j++) {
       const key = ks[j];
       if (key === gone) continue;
-      if (key === "__proto__") setKey(r, key, t[key]);
-      else storeAt(r, m, key, loadAt(t, j, key));
+      storeAt(r, m, key, loadAt(t, j, key));
       m++;
     }
     return r;

@@ -13,7 +13,7 @@ import {
   type LinearRegex,
 } from "../engines/common/regex/index.js";
 import { trustedRegExp } from "../engines/common/regex/trusted.js";
-import { setOrderedKey, storeAt } from "./key-order.js";
+import { storeAt } from "./key-order.js";
 import { JqError, desc, fail, type JObj } from "./values.js";
 
 /** Longest input string the regex functions accept (UTF-16 units). */
@@ -128,9 +128,7 @@ function captureObject(c: Compiled, m: RegExpExecArray): JObj {
     const name = names[g - 1];
     if (name === null || name === undefined) continue;
     const v = empty ? "" : m[g] === undefined ? null : m[g];
-    // a group named __proto__ is a key like any other (a plain store would set the prototype)
-    if (name === "__proto__") setOrderedKey(o, name, v);
-    else storeAt(o, g, name, v);
+    storeAt(o, g, name, v);
   }
   return o;
 }

@@ -193,27 +193,29 @@ function buildUnary(op: string, a: EvalFn): EvalFn {
 }
 
 function andOp(a: EvalFn, b: EvalFn): EvalFn {
-  return (ad, st) => {
-    const x = a(ad, st);
-    if (x === false) return false;
-    let leftTrue: boolean;
-    if (x === true) leftTrue = true;
-    else if (x === UNDEF) leftTrue = false;
-    else {
-      if (x === ERROR) return ERROR;
-      const t = truth(x);
-      if (t === null) return ERROR;
-      if (!t) return false;
-      leftTrue = true;
-    }
-    const y = b(ad, st);
-    if (y === true) return leftTrue ? true : UNDEF;
-    if (y === false) return false;
-    if (y === UNDEF || y === ERROR) return y;
-    const ty = truth(y);
-    if (ty === null) return ERROR;
-    return leftTrue ? ty : ty ? UNDEF : false;
-  };
+  return (ad, st) => andThen(a(ad, st), b, ad, st);
+}
+
+/** `x && b`, with `b` evaluated only when `x` does not settle it (false and ERROR do). */
+function andThen(x: Value, b: EvalFn, ad: ClassAd, st: EvalState): Value {
+  if (x === false) return false;
+  let leftTrue: boolean;
+  if (x === true) leftTrue = true;
+  else if (x === UNDEF) leftTrue = false;
+  else {
+    if (x === ERROR) return ERROR;
+    const t = truth(x);
+    if (t === null) return ERROR;
+    if (!t) return false;
+    leftTrue = true;
+  }
+  const y = b(ad, st);
+  if (y === true) return leftTrue ? true : UNDEF;
+  if (y === false) return false;
+  if (y === UNDEF || y === ERROR) return y;
+  const ty = truth(y);
+  if (ty === null) return ERROR;
+  return leftTrue ? ty : ty ? UNDEF : false;
 }
 
 /** Whether a node is a binary `&&`. */
@@ -245,28 +247,8 @@ function buildAndChain(top: Extract<Node, { k: "op" }>): EvalFn {
   const m = rest.length;
   return (ad, st) => {
     let x = first(ad, st);
-    for (let k = 0; k < m; k++) {
-      // x && rest[k], as andOp: false and ERROR end the chain (each later `&&` keeps them)
-      if (x === false || x === ERROR) return x;
-      let leftTrue: boolean;
-      if (x === true) leftTrue = true;
-      else if (x === UNDEF) leftTrue = false;
-      else {
-        const t = truth(x);
-        if (t === null) return ERROR;
-        if (!t) return false;
-        leftTrue = true;
-      }
-      const y = rest[k](ad, st);
-      if (y === true) x = leftTrue ? true : UNDEF;
-      else if (y === false) return false;
-      else if (y === UNDEF || y === ERROR) x = y;
-      else {
-        const ty = truth(y);
-        if (ty === null) return ERROR;
-        x = leftTrue ? ty : ty ? UNDEF : false;
-      }
-    }
+    // false and ERROR end the chain (each later `&&` keeps them)
+    for (let k = 0; k < m && x !== false && x !== ERROR; k++) x = andThen(x, rest[k], ad, st);
     return x;
   };
 }

@@ -65,13 +65,14 @@ function quickFilter(v: YamlNode): RawFilter | null {
   for (const pair of v.pairs) {
     const key = keyOf(pair);
     let bit: number;
-    let t: string | null = "";
     switch (key) {
-      case "type":
+      case "type": {
         bit = TYPE;
-        t = text(pair.value);
-        type = t ?? "";
+        const t = text(pair.value);
+        if (t === null) return null;
+        type = t;
         break;
+      }
       case "users":
         bit = USERS;
         users = texts(pair.value);
@@ -85,7 +86,7 @@ function quickFilter(v: YamlNode): RawFilter | null {
       default:
         return null;
     }
-    if (t === null || (seen & bit) !== 0) return null;
+    if ((seen & bit) !== 0) return null;
     seen |= bit;
   }
   return { type, users, groups };

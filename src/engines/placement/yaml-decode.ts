@@ -90,16 +90,6 @@ export class Decoder {
     }
   }
 
-  /** Goes one level deeper for the item at `at` (see {@link nested}); {@link up} comes back. */
-  down(at: string): void {
-    this.enter(at);
-  }
-
-  /** Comes back from {@link down}. */
-  up(): void {
-    this.depth--;
-  }
-
   /** Goes one level deeper, refusing a tree nested past the limit. */
   private enter(at: string): void {
     if (++this.depth > MAX_YAML_DEPTH)
@@ -391,7 +381,7 @@ export function uint64(d: Decoder, raw: Value, at: string): bigint {
 /** An item's weight in the pace's units (about the characters of source a short item stands for). */
 const ITEM_UNITS = 16;
 
-/** {@link itemsSteps} for items decoded at once: no generator or closure is made for each item. */
+/** {@link itemsSteps} for items decoded at once: no generator is made for each item. */
 export function* itemsEachSteps<T>(
   d: Decoder,
   raw: Value,
@@ -403,12 +393,7 @@ export function* itemsEachSteps<T>(
   const out: T[] = [];
   for (let i = 0; i < list.length; i++) {
     const itemAt = `${at}/${i}`;
-    d.down(itemAt);
-    try {
-      out.push(decode(list[i], itemAt));
-    } finally {
-      d.up();
-    }
+    out.push(d.nested(itemAt, () => decode(list[i], itemAt)));
     if (d.pace.spend(ITEM_UNITS)) yield;
   }
   return out;

@@ -379,12 +379,16 @@ function literalPrefix(n: Node): string {
 
 /** The Pike VM alone for a pattern (no RegExp, no literal checks): for differential tests and benchmarks. */
 export function compileVmOnly(pattern: string, origin: Origin, flags: RegexFlags = {}): LinearRegex | null {
+  const vm = vmProgram(pattern, origin, flags);
+  return vm === null ? null : new VmRegex(vm.prog, "", vm.parsed.names.length, vm.parsed.names);
+}
+
+/** A pattern's tree and Pike VM program (uncharged), or null when it does not parse or its program is too large. */
+function vmProgram(pattern: string, origin: Origin, flags: RegexFlags): { parsed: Parsed; prog: Prog } | null {
   const parsed = parsePattern(pattern, origin, flags);
   if ("kind" in parsed) return null;
-  const groups = parsed.names.length;
-  const prog = compileProgram(parsed.node, groups, parsed.word);
-  if (prog === null) return null;
-  return new VmRegex(prog, "", groups, parsed.names);
+  const prog = compileProgram(parsed.node, parsed.names.length, parsed.word);
+  return prog === null ? null : { parsed, prog };
 }
 
 /**
@@ -394,11 +398,9 @@ export function compileVmOnly(pattern: string, origin: Origin, flags: RegexFlags
  * its program is too large. Its matches are charged like any Pike VM run.
  */
 export function compileVmTester(pattern: string, origin: Origin, flags: RegexFlags = {}): ((s: string) => boolean) | null {
-  const parsed = parsePattern(pattern, origin, flags);
-  if ("kind" in parsed) return null;
-  const prog = compileProgram(parsed.node, parsed.names.length, parsed.word);
-  if (prog === null) return null;
-  const vm = new PikeVm({ ...prog, slots: 0 }, "");
+  const made = vmProgram(pattern, origin, flags);
+  if (made === null) return null;
+  const vm = new PikeVm({ ...made.prog, slots: 0 }, "");
   return (s) => {
     const r = vm.exec(s, 0, false) === true;
     report(vm);

@@ -23,10 +23,8 @@ export const COMPILE_MEMO_BYTES = 16 * 1024 * 1024;
 export class CompileMemo<P = unknown> {
   private readonly plans = new Map<string, P>();
   private held = 0;
-  /** Compiles that found their plan here (for tests and benchmarks). */
+  /** Compiles that found their plan here (for tests). */
   hits = 0;
-  /** Compiles that made a plan while this memo was current. */
-  misses = 0;
 
   constructor(private readonly cap = COMPILE_MEMO_BYTES) {}
 
@@ -39,15 +37,9 @@ export class CompileMemo<P = unknown> {
 
   /** Keeps `plan` for `key` when its `bytes` fit under the memo's cap. */
   set(key: string, plan: P, bytes: number): void {
-    this.misses++;
     if (this.held + bytes > this.cap) return;
     this.held += bytes;
     this.plans.set(key, plan);
-  }
-
-  /** Estimated bytes the kept plans hold. */
-  get bytes(): number {
-    return this.held;
   }
 }
 
