@@ -11,7 +11,7 @@ import { NATIVES, type Compiler } from "./compile.js";
 import { singleOf, type Val } from "./compile-single.js";
 import { dotFree, setOwned, simplePath } from "./compile-reduce.js";
 import { interpText, invalidPathResult } from "./eval-helpers.js";
-import { buildKey, isIndexKey, loadAt, orderOf, storeAt } from "./key-order.js";
+import { buildKey, isIndexKey, keysOf, storeAt } from "./key-order.js";
 import { copyObj, desc, fail, isObject, truthy, type JObj } from "./values.js";
 
 /** String interpolation: every combination of the parts' outputs, the first part varying fastest. */
@@ -152,22 +152,10 @@ function eachOfArray(i: Json[], env: Env | null, f: Val): Json[] {
 }
 
 function eachOfObject(i: JObj, env: Env | null, f: Val): JObj {
-  const ord = orderOf(i);
-  const ks = ord ?? Object.keys(i);
+  const ks = keysOf(i);
   if (ks.length === 0) return i;
   // the general path's first write: the copy and its key (later writes replace keys it has)
   charge(COPY_KEY * ks.length + KEY + ALLOC);
-  if (ord === undefined) {
-    // no key-order record: a new object built key by key in the same order, each key through its
-    // position's store and load sites, costs less than a spread copy whose every key is then rewritten
-    const built: JObj = {};
-    for (let j = 0; j < ks.length; j++) {
-      const k = ks[j];
-      charge(3 + ALLOC);
-      storeAt(built, j, k, f(loadAt(i, j, k) as Json, env));
-    }
-    return built;
-  }
   const out = copyObj(i);
   for (let j = 0; j < ks.length; j++) {
     const k = ks[j];
