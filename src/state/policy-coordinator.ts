@@ -10,7 +10,8 @@ import {
 } from "../bundle/index.js";
 import { ENGINE_NAMES, type EngineName } from "../engines/common/engine.js";
 import type { Env } from "../env.js";
-import { bundleKey, CANDIDATE_KEY, CURRENT_KEY, embeddedBundle, writeBundle } from "./policy-store.js";
+import { bundleKey, CANDIDATE_KEY, compilerId, CURRENT_KEY, embeddedBundle, writeBundle } from "./policy-store.js";
+import { nextTurn } from "../engines/common/slices.js";
 import {
   PolicyHistory,
   type EngineChange,
@@ -293,13 +294,21 @@ export class PolicyCoordinator extends DurableObject<Env> {
     };
   }
 
-  /** The active bundle with some engines' sources replaced, compiled whole; a failure is the 422 refusal. */
+  /**
+   * The active bundle with some engines' sources replaced; a failure is the 422
+   * refusal. Only the engines whose source changed compile: the others' entries
+   * are the base's own when the base names this build's compiler (the whole
+   * bundle compiles otherwise), and the bundle is what a full compile would give.
+   */
   private async compileOn(
     base: Bundle,
     sources: Sources,
     createdAt: string,
   ): Promise<{ ok: true; bundle: Bundle } | { ok: false; refusal: Exclude<PublishOutcome, { ok: true }> }> {
-    const compiled = await compileBundle({ ...sourcesOf(base), ...sources }, createdAt);
+    const compiled = await compileBundle({ ...sourcesOf(base), ...sources }, createdAt, nextTurn, {
+      compiler: compilerId(),
+      base,
+    });
     if (compiled.ok) return { ok: true, bundle: compiled.value };
     const first = compiled.error[0];
     return {

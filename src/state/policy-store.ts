@@ -49,6 +49,11 @@ export function embeddedBundle(): Bundle {
   return embeddedLoaded.bundle;
 }
 
+/** The fingerprint of the compiler this build runs (the embedded bundle's `compiler`; scripts/compiler-id.mjs), or undefined when the build wrote none. */
+export function compilerId(): string | undefined {
+  return embeddedLoaded.bundle.compiler;
+}
+
 /** The staged candidate as this isolate last read it, loaded. */
 export interface LiveCandidate {
   record: CandidateRecord;
