@@ -148,7 +148,9 @@ async function readBundle(env: Env, revision: string): Promise<LoadedBundle | un
   if (text === null) return undefined;
   const bundle = JSON.parse(text) as Bundle;
   if (bundle.revision !== revision) return undefined;
-  const loaded = new LoadedBundle(bundle);
+  // engines whose compiled entry is unchanged keep the policy this isolate has loaded already
+  const earlier = [active, ...(candidate ? [candidate.loaded] : []), embeddedLoaded, ...recent.values()];
+  const loaded = new LoadedBundle(bundle, earlier);
   remember(loaded);
   return loaded;
 }
