@@ -3,6 +3,7 @@ import type { TallyBatch } from "../bundle/compare/index.js";
 import {
   compileBundle,
   isEmbeddedPointer,
+  jsonBytesSteps,
   sourcesOf,
   type Bundle,
   type BundleError,
@@ -11,7 +12,7 @@ import {
 import { ENGINE_NAMES, type EngineName } from "../engines/common/engine.js";
 import type { Env } from "../env.js";
 import { bundleKey, CANDIDATE_KEY, compilerId, CURRENT_KEY, embeddedBundle, writeBundle } from "./policy-store.js";
-import { nextTurn } from "../engines/common/slices.js";
+import { finishInSlices, nextTurn } from "../engines/common/slices.js";
 import {
   PolicyHistory,
   type EngineChange,
@@ -187,7 +188,8 @@ export class PolicyCoordinator extends DurableObject<Env> {
         this.shadow.diffs(),
         decisionBudget(this.env.DECISION_BUDGET).limit,
       );
-      await this.env.POLICIES.put(bundleKey(record.revision), JSON.stringify(compiled.bundle));
+      // written a slice at a time, as an active bundle is (policy-store.ts writeBundle)
+      await this.env.POLICIES.put(bundleKey(record.revision), await finishInSlices(jsonBytesSteps(compiled.bundle)));
       this.shadow.setCandidate(record);
       this.shadow.setDiffs(diffs);
       this.staged = compiled.bundle;
