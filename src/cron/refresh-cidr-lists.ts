@@ -1,4 +1,5 @@
 import type { Json } from "../engines/common/json.js";
+import { readCappedText } from "../read-capped.js";
 import { parseCidrListText, type UrlSource } from "../engines/limits/index.js";
 import type { Env } from "../env.js";
 import { readCidrListRecord, writeCidrListRecord, type CidrListRecord } from "../state/cidr-lists.js";
@@ -102,32 +103,6 @@ export function dueAt(record: CidrListRecord, source: UrlSource): number {
   return failure > success ? failure + source.retrySeconds * 1000 : success + source.updateSeconds * 1000;
 }
 
-/**
- * The body as text, read chunk by chunk; null (and the rest of the body
- * cancelled, never read) once it passes `max` bytes, whatever the response
- * declared: a server that sends no length, or a false one, cannot make the
- * isolate hold more than `max` bytes of it.
- */
-async function readCapped(response: Response, max: number): Promise<string | null> {
-  if (response.body === null) return "";
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  const parts: string[] = [];
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.byteLength;
-    if (bytes > max) {
-      await reader.cancel();
-      return null;
-    }
-    parts.push(decoder.decode(value, { stream: true }));
-  }
-  parts.push(decoder.decode());
-  return parts.join("");
-}
-
 /** Downloads and parses one list: non-200, network, size, JSON and transform trouble are all failures. */
 export async function download(
   source: UrlSource,
@@ -154,7 +129,7 @@ export async function download(
       await response.body?.cancel();
       return { error: `list larger than ${MAX_LIST_BYTES} bytes` };
     }
-    const read = await readCapped(response, MAX_LIST_BYTES);
+    const read = await readCappedText(response.body, MAX_LIST_BYTES);
     if (read === null) return { error: `list larger than ${MAX_LIST_BYTES} bytes` };
     text = read;
   } catch (e) {
