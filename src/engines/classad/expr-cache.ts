@@ -8,7 +8,7 @@ import { spend } from "../common/budget.js";
 import type { SlotValue } from "./classad.js";
 import { borrowCodes, releaseCodes } from "./char-codes.js";
 import { compile } from "./compile.js";
-import { Lexer } from "./lexer.js";
+import { Lexer, PARSE_UNITS_PER_TOKEN } from "./lexer.js";
 import { Compiled } from "./node.js";
 import { parseExpr } from "./parser.js";
 import { Checked, checkExpression } from "./syntax-check.js";
@@ -183,11 +183,12 @@ export function sharedOldSlot(src: string, codes: Uint16Array, s: number, e: num
  * an ad literal (`codes` holding all of `src`'s code units; parsed at nesting
  * depth 1, as it sits there): a literal without special text is its bare value,
  * anything else its compiled form, made on first use when it surely parses. Its
- * tokens are not charged again here: the caller's reading of the ad paid for them.
+ * `tokens` are not charged again here: the caller's reading of the ad paid for
+ * them; a value parsed now pays for parsing them before the parse starts.
  */
-export function sharedNewSlot(src: string, codes: Uint16Array, s: number, e: number): SlotValue | TextError {
+export function sharedNewSlot(src: string, codes: Uint16Array, s: number, e: number, tokens: number): SlotValue | TextError {
   const text = src.slice(s, e);
-  return newCache.get(text) ?? sharedSlot(text, false, codes, s);
+  return newCache.get(text) ?? sharedSlot(text, false, codes, s, tokens);
 }
 
 /** Parses and compiles a text {@link checkExpression} accepted, in old long form (on first use of its slot). */
@@ -232,13 +233,17 @@ function deferredSlot(text: string, oldForm: boolean, codes: Uint16Array | undef
  * cut from). A text the syntax check accepts is kept unparsed, to be parsed
  * and compiled on first use (its tokens are charged now, as a parse's would be).
  */
-function sharedSlot(text: string, oldForm: boolean, codes?: Uint16Array, at = 0): SlotValue | TextError {
+function sharedSlot(text: string, oldForm: boolean, codes?: Uint16Array, at = 0, tokens = 0): SlotValue | TextError {
   const size = text.length + 1;
   if (size <= MAX_CACHED_TEXT) spend(MISS_UNITS_PER_CHAR * size);
   const keep = size <= MAX_CACHED_TEXT && seenBefore(text, oldForm, codes, at);
   const own = keep ? ownCopy(text) : text;
   let slot: SlotValue | undefined = deferredSlot(own, oldForm, codes, at);
   if (slot === undefined) {
+    // parsing costs several units a token (lexer.ts): an old-form parse pays as it reads them, a
+    // new-syntax value (its tokens counted by the ad's reader) before anything is built, so a value
+    // the budget cannot pay for (a 131 KB sum, a 50,000-element list) is never parsed
+    if (!oldForm) spend(PARSE_UNITS_PER_TOKEN * tokens);
     const p = oldForm
       ? parseExpr(own, true, true, 0, codes === undefined ? undefined : codes.subarray(at, at + text.length))
       : parseExpr(own, false, false, 1);

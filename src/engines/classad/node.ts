@@ -41,6 +41,13 @@ export class Compiled {
   private n: Node;
   private c: number;
   private h: number;
+  /**
+   * How many evaluations of this expression are in progress (on an evaluation's lookup stack,
+   * scope.ts): while none is, a lookup of it cannot be a cycle and the stack is not searched. Never
+   * less than the true count (an evaluation abandoned by a throw leaves it higher until the
+   * state's reset), so a positive count only means the stack is searched.
+   */
+  active = 0;
   /** The text still to be parsed and compiled, and what does it; null once done. */
   private text: string | null = null;
   private make: ((text: string) => Compiled) | null = null;
