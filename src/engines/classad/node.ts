@@ -37,10 +37,11 @@ export type EvalFn = (ad: ClassAd, st: EvalState) => Value;
  * of these is read, and the work charged then to the budget being charged.
  */
 export class Compiled {
-  private e: EvalFn;
+  /** The closure, its cost and its height as fields, for the lookup's hot path (scope.ts): read them only after {@link made}. */
+  e: EvalFn;
   private n: Node;
-  private c: number;
-  private h: number;
+  c: number;
+  h: number;
   /**
    * How many evaluations of this expression are in progress (on an evaluation's lookup stack,
    * scope.ts): while none is, a lookup of it cannot be a cycle and the stack is not searched. Never
@@ -100,7 +101,7 @@ export class Compiled {
   }
 
   /** This expression, parsed and compiled first if it was deferred. */
-  private made(): this {
+  made(): this {
     if (this.make !== null) this.force();
     return this;
   }

@@ -28,7 +28,7 @@ export function evalAt(holder: ClassAd, i: number, st: EvalState): Value {
  * walk charged by depth, below) 40 levels of attributes each referring twice to
  * the next spent 21 ms of CPU in workerd within the default budget.
  */
-export const LOOKUP_UNITS = 4;
+export const LOOKUP_UNITS = 6;
 
 /**
  * Evaluates an attribute's compiled expression in `holder` (a cycle yields
@@ -47,13 +47,15 @@ export function evalExpr(c: Compiled, holder: ClassAd, st: EvalState): Value {
     for (let i = stack.length - 1; i >= 0; i--) if (stack[i] === c && holders[i] === holder) return UNDEF;
     walked = stack.length >> 3;
   }
-  if (++st.steps > MAX_STEPS || !st.spend(c.cost + LOOKUP_UNITS + walked) || !st.enter(c.height)) return ERROR;
+  // made once here, then read as fields (the getters would check three times)
+  const m = c.made();
+  if (++st.steps > MAX_STEPS || !st.spend(m.c + LOOKUP_UNITS + walked) || !st.enter(m.h)) return ERROR;
   stack.push(c);
   holders.push(holder);
   c.active++;
-  const v = c.ev(holder, st);
+  const v = m.e(holder, st);
   c.active--;
-  st.leave(c.height);
+  st.leave(m.h);
   stack.pop();
   holders.pop();
   return chargeValue(v, st);
