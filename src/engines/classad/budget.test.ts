@@ -179,6 +179,15 @@ describe("Reading a decision's ads charges the decision's work budget (issue 24:
     }
   });
 
+  it("still reports a value nested past the limit when its parse is more than the budget can pay for", () => {
+    // 50,000 links of `1 + 1 + …` and 50,000 parentheses: their first tokens are parsed all the same (PROBE_TOKENS)
+    for (const ad of [`[ Requirements = ${Array(50_000).fill("1").join(" + ")} > 0 ]`, `[ a = ${"(".repeat(50_000)}1${")".repeat(50_000)} ]`]) {
+      // the route's 400 naming the ad, not 422 budget_exceeded
+      const b = new Budget(DEFAULT_DECISION_BUDGET);
+      expect(() => b.run(() => decideAdCheck(null, { kind: "job", ad }, ctx)), ad.slice(0, 30)).toThrow("expression nested too deeply");
+    }
+  });
+
   it("charges a lookup of an expression LOOKUP_UNITS beyond the expression's own cost (issue 24: 40 levels of doubling)", () => {
     const b = new Budget(1e9);
     const d = b.run(() => decideMatch(null, { job: chain(10), machines: machines.slice(0, 1) }, ctx));

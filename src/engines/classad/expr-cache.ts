@@ -4,7 +4,7 @@
  * escaped differently), bounded in entries and in characters, and the plain
  * literals read straight from the text without a parse.
  */
-import { spend } from "../common/budget.js";
+import { Budget, BudgetExceeded, currentBudget, spend } from "../common/budget.js";
 import type { SlotValue } from "./classad.js";
 import { borrowCodes, releaseCodes } from "./char-codes.js";
 import { compile } from "./compile.js";
@@ -243,7 +243,16 @@ function sharedSlot(text: string, oldForm: boolean, codes?: Uint16Array, at = 0,
     // parsing costs several units a token (lexer.ts): an old-form parse pays as it reads them, a
     // new-syntax value (its tokens counted by the ad's reader) before anything is built, so a value
     // the budget cannot pay for (a 131 KB sum, a 50,000-element list) is never parsed
-    if (!oldForm) spend(PARSE_UNITS_PER_TOKEN * tokens);
+    if (!oldForm) {
+      const due = PARSE_UNITS_PER_TOKEN * tokens;
+      if (currentBudget().remaining() < due) {
+        // the budget cannot pay for this parse: its first tokens are still parsed, so that an error
+        // there (nesting past the limit, within 800 tokens) is the answer as before, then reading ends
+        const failed = probeParse(own, codes === undefined ? undefined : codes.subarray(at, at + text.length));
+        if (failed !== null) return failed;
+      }
+      spend(due);
+    }
     const p = oldForm
       ? parseExpr(own, true, true, 0, codes === undefined ? undefined : codes.subarray(at, at + text.length))
       : parseExpr(own, false, false, 1);
@@ -261,6 +270,26 @@ function sharedSlot(text: string, oldForm: boolean, codes?: Uint16Array, at = 0,
     (oldForm ? oldCache : newCache).set(own, slot);
   }
   return slot;
+}
+
+/** Tokens of a value whose parse the budget cannot pay for that are parsed all the same, for the error they may hold. */
+export const PROBE_TOKENS = 2048;
+
+/**
+ * Parses at most the first {@link PROBE_TOKENS} tokens of a new-syntax value (`codes` its code
+ * units, when the caller has them; charged as a parse is): its parse error when one is met there,
+ * else null (the value parses that far, or further).
+ */
+function probeParse(text: string, codes?: Uint16Array): TextError | null {
+  const probe = new Budget(PROBE_TOKENS * (PARSE_UNITS_PER_TOKEN + 1));
+  let p: ReturnType<typeof parseExpr> | null = null;
+  try {
+    p = probe.run(() => parseExpr(text, false, true, 1, codes));
+  } catch (e) {
+    if (!(e instanceof BudgetExceeded)) throw e;
+  }
+  spend(Math.min(probe.used, probe.limit));
+  return p !== null && !p.ok ? { message: p.message, offset: p.offset } : null;
 }
 
 /** Counts a text of `size` characters about to be kept, emptying the cache first when it is full. */
