@@ -158,12 +158,13 @@ export class RunningCounts {
   end(id: number): void {
     const share = this.store.share(id);
     if (share === undefined) return;
+    let stale = false;
     for (const e of this.earlier) {
       if (e.byId !== undefined) e.byId.delete(id);
-      else e.gone.add(id);
+      else stale = e.gone.add(id).size > e.ids.length || stale;
     }
     // more ended than were moved: the set's entries are mostly of jobs gone
-    this.earlier = this.earlier.filter((e) => e.gone.size <= e.ids.length);
+    if (stale) this.earlier = this.earlier.filter((e) => e.gone.size <= e.ids.length);
     this.store.deleteShare(id);
     if (share.rule !== null) this.bump("rule", share.rule, -1);
     for (const k of share.buckets) this.bump("bucket", k, -1);
