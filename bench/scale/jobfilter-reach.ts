@@ -169,7 +169,7 @@ function seriesFor(label: string, E: typeof Engine): SeriesResult[] {
   };
   const pools = (toRules: FilterRule[]) =>
     Array.from({ length: POOL }, (_, i) => E.buildFilterSet(i % 2 === 0 ? toRules : rules));
-  for (const [name, toRules] of changes) {
+  for (const [name, toRules] of BACK_ONLY ? [] : changes) {
     out.push(
       measureSeries(
         `jobfilter reach [${label}]: rule change, ${name}`,
@@ -205,7 +205,7 @@ function seriesFor(label: string, E: typeof Engine): SeriesResult[] {
     );
     for (const q of queues.values()) settle(q, `${name} reload`);
   }
-  if ("setIndexedPaths" in queues.get(SIZES[0])!.store) {
+  if ("setIndexedPaths" in queues.get(SIZES[0])!.store && !BACK_ONLY) {
     // `instance_name` dropped from the store's index before each change to a rule naming it (the timed call is always that change)
     const named = edited(MIDDLE, KINDS.find(([name]) => name.startsWith("field =="))![1]);
     const drop = (store: Engine.MemoryShares) => store.setIndexedPaths(store.indexedPaths().filter((p) => p !== "instance_name"));
@@ -291,6 +291,8 @@ function seriesFor(label: string, E: typeof Engine): SeriesResult[] {
 /** The kinds whose change back is timed on its own (`JOBFILTER_REACH_BACK=a,b` to choose others: a kind's name, or its start before ` (`), and how many times. */
 const BACK_KINDS = process.env.JOBFILTER_REACH_BACK?.split(",") ?? ["OP_ID !=", "regex, no literal", "field !="];
 const BACK_ROUNDS = 3;
+/** `JOBFILTER_REACH_BACK_ONLY=1`: only the rows of a change and its change back (and the reload with the same rules). */
+const BACK_ONLY = process.env.JOBFILTER_REACH_BACK_ONLY === "1";
 
 /**
  * CPU ms of `BACK_ROUNDS` rule changes to a set `to` builds and as many
