@@ -7,8 +7,9 @@
 // a bundle already built: a failed dev build would stall every request until the next good
 // one, so there the errors are printed and the running server keeps the last good bundle.
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { buildPlaygroundAssets } from "./build-playground.mjs";
+import { compilerId } from "./compiler-id.mjs";
 
 buildPlaygroundAssets();
 
@@ -18,5 +19,11 @@ const status = run.status ?? 1;
 if (status !== 0 && process.env.WRANGLER_COMMAND === "dev" && existsSync(OUTPUT)) {
   console.error("policies/ has errors (above): wrangler dev keeps serving the last good bundle until they are fixed");
   process.exit(0);
+}
+if (status === 0) {
+  // The compiler's fingerprint goes in beside the revision (not part of it): a publish reuses
+  // the compiled entries of bundles that carry the same one (scripts/compiler-id.mjs).
+  const { revision, created_at, engines } = JSON.parse(readFileSync(OUTPUT, "utf8"));
+  writeFileSync(OUTPUT, JSON.stringify({ revision, created_at, compiler: compilerId(), engines }) + "\n");
 }
 process.exit(status);

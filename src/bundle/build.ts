@@ -15,24 +15,46 @@ export interface BundleError extends PolicyError {
 }
 
 /**
+ * What a compile may take from an earlier bundle instead of compiling again:
+ * `compiler` names the compiler that runs now (the embedded bundle's
+ * fingerprint, scripts/compiler-id.mjs) and is written into the new bundle;
+ * an engine of `base` whose source is unchanged is taken as it is, but only
+ * when `base` names the same compiler. Without both, every source compiles.
+ */
+export interface CompileReuse {
+  compiler?: string;
+  base?: Bundle;
+}
+
+/**
  * Validates and compiles every source into one bundle. Any error in any source
  * fails the whole bundle: a bundle is either entirely good or not made at all.
  * Long work yields: each engine's compile at its checkpoints, the JSON copy
  * and the canonical text as they walk, and every stage after a pause
  * (`pause`, a macrotask by default; common/slices.ts), so a Worker serves
- * other requests while a large source compiles.
+ * other requests while a large source compiles. With `reuse`, the engines
+ * whose source `reuse.base` already holds, compiled by the same compiler, are
+ * not compiled again: the bundle is the same, byte for byte, as a full compile's.
  */
 export async function compileBundle(
   sources: Sources,
   createdAt: string,
   pause: () => Promise<void> = nextTurn,
+  reuse: CompileReuse = {},
 ): Promise<Result<Bundle, BundleError[]>> {
   const errors: BundleError[] = [];
   const engines: Partial<Record<EngineName, BundleEntry>> = {};
+  const { compiler, base } = reuse;
+  const reusable = compiler !== undefined && base?.compiler === compiler ? base.engines : {};
   for (const name of Object.keys(ENGINES) as EngineName[]) {
     const source = sources[name];
     if (source === undefined) continue;
     const engine = ENGINES[name];
+    const kept = await unchangedEntry(reusable[name], engine, source);
+    if (kept !== undefined) {
+      engines[name] = kept;
+      continue;
+    }
     const compiled = await compileSafely(engine, source, pause);
     if (!compiled.ok) {
       for (const e of compiled.error) errors.push({ ...e, engine: name });
@@ -52,7 +74,22 @@ export async function compileBundle(
   }
   if (errors.length > 0) return err(errors);
   const revision = await sha256Hex(await finishInSlices(canonicalJsonSteps(engines), pause));
-  return ok({ revision, created_at: createdAt, engines });
+  return ok({ revision, created_at: createdAt, ...(compiler !== undefined ? { compiler } : {}), engines });
+}
+
+/**
+ * An earlier entry as a compile of `source` would make it (same text, same
+ * hash, same format, its fields in a compile's order), or undefined when
+ * anything differs and the source must compile.
+ */
+async function unchangedEntry(
+  entry: BundleEntry | undefined,
+  engine: EngineDefinition,
+  source: string,
+): Promise<BundleEntry | undefined> {
+  if (entry === undefined || entry.source !== source || entry.format !== engine.format) return undefined;
+  if (entry.compiled === undefined || (await sha256Hex(source)) !== entry.source_sha256) return undefined;
+  return { source_sha256: entry.source_sha256, format: entry.format, compiled: entry.compiled, source };
 }
 
 /** Runs an engine's compile (in slices where it has resumable steps), turning a thrown bug into a reported error rather than a crash. */

@@ -1,4 +1,4 @@
-export { compileBundle, sourcesOf, type BundleError, type Sources } from "./build.js";
+export { compileBundle, sourcesOf, type BundleError, type CompileReuse, type Sources } from "./build.js";
 export { canonicalJson, sha256Hex } from "./canonical.js";
 export { canonicalJsonSteps, jsonBytesSteps, jsonCopySteps } from "./json-steps.js";
 export { LoadedBundle } from "./load.js";

@@ -15,5 +15,11 @@ export interface BundleEntry {
 export interface Bundle {
   revision: string;
   created_at: string;
+  /**
+   * The fingerprint of the compiler that made the entries (scripts/compiler-id.mjs),
+   * outside the revision; absent in bundles made without one, whose entries a
+   * publish never reuses.
+   */
+  compiler?: string;
   engines: Partial<Record<EngineName, BundleEntry>>;
 }

@@ -127,6 +127,30 @@ describe("refreshSources", () => {
     });
   });
 
+  it("stops reading a list that passes 8 MiB without declaring its length, and cancels the rest", async () => {
+    const { env, kv } = makeEnv();
+    const chunk = new TextEncoder().encode("10.0.0.0/8\n".repeat(6000));
+    let sent = 0;
+    let cancelled = false;
+    // 64 MiB on offer, sent as the reader asks for it, with no content-length
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 64 << 20) return controller.close();
+        sent += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const fetcher: Fetcher = async () => new Response(body, { status: 200 });
+    const report = await refreshSources(env, [source("http://l/big")], T0, fetcher);
+    expect(report.sources[0].error).toBe("list larger than 8388608 bytes");
+    expect(cancelled).toBe(true);
+    expect(sent).toBeLessThan((8 << 20) + 4 * chunk.byteLength);
+    expect(stored(kv, "http://l/big")).toMatchObject({ entries: [], last_success: null });
+  });
+
   it("records a network failure before any success with no entries", async () => {
     const { env, kv } = makeEnv();
     const { fetcher } = fakeServer();

@@ -1,4 +1,5 @@
 import type { Json } from "../engines/common/json.js";
+import { readCappedText } from "../read-capped.js";
 import { parseCidrListText, type UrlSource } from "../engines/limits/index.js";
 import type { Env } from "../env.js";
 import { readCidrListRecord, writeCidrListRecord, type CidrListRecord } from "../state/cidr-lists.js";
@@ -128,7 +129,9 @@ export async function download(
       await response.body?.cancel();
       return { error: `list larger than ${MAX_LIST_BYTES} bytes` };
     }
-    text = await response.text();
+    const read = await readCappedText(response.body, MAX_LIST_BYTES);
+    if (read === null) return { error: `list larger than ${MAX_LIST_BYTES} bytes` };
+    text = read;
   } catch (e) {
     return {
       error: controller.signal.aborted
@@ -138,7 +141,6 @@ export async function download(
   } finally {
     clearTimeout(timer);
   }
-  if (text.length > MAX_LIST_BYTES) return { error: `list larger than ${MAX_LIST_BYTES} bytes` };
   if (source.transform) {
     let body: Json;
     try {

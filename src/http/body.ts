@@ -6,6 +6,7 @@ import { locateJsonProblem } from "../engines/common/json-syntax.js";
 import { parseExactJson } from "../engines/common/exact-json.js";
 import { closestName } from "../engines/common/did-you-mean.js";
 import { ApiError, type ErrorDetail } from "./errors.js";
+import { readCappedText } from "../read-capped.js";
 import { knownKeysAt } from "./known-keys.js";
 
 /** The largest request body any route reads. */
@@ -17,28 +18,9 @@ export async function readText(c: Context<AppEnv>, limit = MAX_BODY_BYTES): Prom
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   // A declared length within the limit is enforced by the runtime: read it in one go.
   if (Number.isFinite(declared)) return c.req.text();
-  const body = c.req.raw.body;
-  if (!body) return "";
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw tooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(all);
+  const text = await readCappedText(c.req.raw.body, limit);
+  if (text === null) throw tooLarge(limit);
+  return text;
 }
 
 function tooLarge(limit: number): ApiError {

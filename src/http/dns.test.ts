@@ -115,6 +115,7 @@ describe("dohResolver", () => {
       "http.example A": { status: 502, body: { Status: 0 } },
       "junk.example A": { raw: "<html>" },
       "array.example A": { body: [1, 2] },
+      "huge.example A": { raw: JSON.stringify({ Status: 0, Answer: [], pad: "x".repeat(100_000) }) },
     });
     const r = dohResolver("http://doh.test/q", new DnsCache(), { fetch: impl, warn: () => {} });
     const reasons: Record<string, string> = {
@@ -122,12 +123,13 @@ describe("dohResolver", () => {
       "http.example": "doh.test answered HTTP 502",
       "junk.example": "doh.test answered something other than DNS JSON",
       "array.example": "doh.test answered something other than DNS JSON",
+      "huge.example": "doh.test answered more than 65536 bytes",
     };
     for (const [name, reason] of Object.entries(reasons)) {
       expect(await r.lookup(name, "A", 500)).toEqual({ status: "error", answers: [], reason });
     }
     await r.lookup("servfail.example", "A", 500);
-    expect(seen).toHaveLength(5);
+    expect(seen).toHaveLength(6);
   });
 
   it("answers timeout when the resolver is slower than the identifier's timeout, and does not cache it", async () => {

@@ -1,5 +1,6 @@
 import type { DnsAnswer, DnsResolver } from "../engines/limits/context.js";
 import { writeLog } from "../log-line.js";
+import { readCappedText } from "../read-capped.js";
 
 /** The record types the limits identifiers ask for, with their RFC 1035 / RFC 3596 numbers. */
 const TYPE_NUMBER = { A: 1, PTR: 12, TXT: 16, AAAA: 28 } as const;
@@ -238,6 +239,9 @@ async function withTimeout<T>(ms: number, work: (signal: AbortSignal) => Promise
   }
 }
 
+/** The largest DNS JSON reply read (a real one is a few hundred bytes); more is an error, the rest never read. */
+const MAX_REPLY_BYTES = 64 * 1024;
+
 /** Sends one query and maps the reply: HTTP or JSON trouble is an error, DNS status 3 NXDOMAIN. */
 async function query1(
   doFetch: typeof fetch,
@@ -261,7 +265,9 @@ async function query1(
   }
   let body: unknown;
   try {
-    body = await response.json();
+    const text = await readCappedText(response.body, MAX_REPLY_BYTES);
+    if (text === null) return { failed: `${host} answered more than ${MAX_REPLY_BYTES} bytes`, unreachable: false };
+    body = JSON.parse(text);
   } catch {
     return signal.aborted ? undefined : { failed: `${host} answered something other than DNS JSON`, unreachable: false };
   }

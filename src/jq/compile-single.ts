@@ -227,9 +227,12 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       const cnt = ks.length;
       if (ks.every((k) => typeof k === "string" && !isIndexKey(k) && k !== "__proto__")) {
         const names = ks as string[];
+        // what the general path charges for an object of known keys (objectGen): a unit a key, and the object
+        const built = cnt + ALLOC;
         return (i, env) => {
           const o: JObj = {};
           for (let j = 0; j < cnt; j++) o[names[j]] = vs[j](i, env);
+          charge(built);
           return o;
         };
       }
@@ -259,9 +262,12 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
         }
       }
       const fmt = n.fmt;
+      // what the general path charges (strGen): the string's length, and two allocations a part
+      const perString = 2 * ALLOC * parts.length;
       return (i, env) => {
         let s = "";
         for (const p of parts) s += typeof p === "string" ? p : fmt === null ? text(p(i, env)) : applyFormat(fmt, p(i, env));
+        charge(s.length + perString);
         return s;
       };
     }

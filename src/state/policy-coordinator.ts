@@ -3,6 +3,7 @@ import type { TallyBatch } from "../bundle/compare/index.js";
 import {
   compileBundle,
   isEmbeddedPointer,
+  jsonBytesSteps,
   sourcesOf,
   type Bundle,
   type BundleError,
@@ -10,7 +11,8 @@ import {
 } from "../bundle/index.js";
 import { ENGINE_NAMES, type EngineName } from "../engines/common/engine.js";
 import type { Env } from "../env.js";
-import { bundleKey, CANDIDATE_KEY, CURRENT_KEY, embeddedBundle, writeBundle } from "./policy-store.js";
+import { bundleKey, CANDIDATE_KEY, compilerId, CURRENT_KEY, embeddedBundle, writeBundle } from "./policy-store.js";
+import { finishInSlices, nextTurn } from "../engines/common/slices.js";
 import {
   PolicyHistory,
   type EngineChange,
@@ -186,7 +188,8 @@ export class PolicyCoordinator extends DurableObject<Env> {
         this.shadow.diffs(),
         decisionBudget(this.env.DECISION_BUDGET).limit,
       );
-      await this.env.POLICIES.put(bundleKey(record.revision), JSON.stringify(compiled.bundle));
+      // written a slice at a time, as an active bundle is (policy-store.ts writeBundle)
+      await this.env.POLICIES.put(bundleKey(record.revision), await finishInSlices(jsonBytesSteps(compiled.bundle)));
       this.shadow.setCandidate(record);
       this.shadow.setDiffs(diffs);
       this.staged = compiled.bundle;
@@ -293,13 +296,21 @@ export class PolicyCoordinator extends DurableObject<Env> {
     };
   }
 
-  /** The active bundle with some engines' sources replaced, compiled whole; a failure is the 422 refusal. */
+  /**
+   * The active bundle with some engines' sources replaced; a failure is the 422
+   * refusal. Only the engines whose source changed compile: the others' entries
+   * are the base's own when the base names this build's compiler (the whole
+   * bundle compiles otherwise), and the bundle is what a full compile would give.
+   */
   private async compileOn(
     base: Bundle,
     sources: Sources,
     createdAt: string,
   ): Promise<{ ok: true; bundle: Bundle } | { ok: false; refusal: Exclude<PublishOutcome, { ok: true }> }> {
-    const compiled = await compileBundle({ ...sourcesOf(base), ...sources }, createdAt);
+    const compiled = await compileBundle({ ...sourcesOf(base), ...sources }, createdAt, nextTurn, {
+      compiler: compilerId(),
+      base,
+    });
     if (compiled.ok) return { ok: true, bundle: compiled.value };
     const first = compiled.error[0];
     return {

@@ -49,6 +49,11 @@ export function embeddedBundle(): Bundle {
   return embeddedLoaded.bundle;
 }
 
+/** The fingerprint of the compiler this build runs (the embedded bundle's `compiler`; scripts/compiler-id.mjs), or undefined when the build wrote none. */
+export function compilerId(): string | undefined {
+  return embeddedLoaded.bundle.compiler;
+}
+
 /** The staged candidate as this isolate last read it, loaded. */
 export interface LiveCandidate {
   record: CandidateRecord;
@@ -143,7 +148,9 @@ async function readBundle(env: Env, revision: string): Promise<LoadedBundle | un
   if (text === null) return undefined;
   const bundle = JSON.parse(text) as Bundle;
   if (bundle.revision !== revision) return undefined;
-  const loaded = new LoadedBundle(bundle);
+  // engines whose compiled entry is unchanged keep the policy this isolate has loaded already
+  const earlier = [active, ...(candidate ? [candidate.loaded] : []), embeddedLoaded, ...recent.values()];
+  const loaded = new LoadedBundle(bundle, earlier);
   remember(loaded);
   return loaded;
 }

@@ -69,13 +69,13 @@ function customs(bytes: number, salt = 0): string {
 }
 
 /** limits.json with many CIDR-list identifiers (each list checked against the others), classifiers, limits and applications. */
-function limits(bytes: number, salt = 0): string {
+function limits(bytes: number, salt = 0, script = (i: number) => `.test.spec.duration == \\"PT${i % 90}S\\"`): string {
   const ident = (i: number) =>
     `{"name": "id${i}", "description": "d", "type": "ip-cidr-list", "data": {"cidrs": [${Array.from({ length: 20 }, (_, j) => `"10.${i % 250}.${j}.0/24"`).join(", ")}]}}`;
   const piece = (i: number) => [
     ident(i),
     `{"name": "c${i}", "description": "d", "identifiers": ["id${i}"]}`,
-    `{"name": "l${i}", "description": "d", "type": "jq", "data": {"script": ".test.spec.duration == \\"PT${(i + salt) % 90}S\\""}}`,
+    `{"name": "l${i}", "description": "d", "type": "jq", "data": {"script": "${script(i + salt)}"}}`,
     `{"description": "d", "classifier": "c${i}", "apply": [{"require": "all", "limits": ["l${i}"]}]}`,
   ];
   // names grow with i: size a piece by the last one's, so the source stays within `bytes`
@@ -128,6 +128,13 @@ export const LINT_DIFF_ROWS: LintDiffRow[] = [
     name: "limits.json: CIDR-list identifiers, classifiers, jq limits, applications",
     engine: "limits",
     source: limits,
+  },
+  {
+    // the diff's witness search once ran these on a backtracking RegExp: `(a|a)*c` tried 2^30 ways on the long run
+    name: "limits.json: jq limits testing backtracking-catastrophic patterns",
+    engine: "limits",
+    source: (bytes, salt = 0) =>
+      limits(bytes, salt, (i) => `.test.spec.dest | test(\\"(a|a)*c|${"a".repeat(30)}b${i}\\")`),
   },
   {
     name: "pool.conf: macros, half unused, and one expression over the rest",

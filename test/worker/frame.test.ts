@@ -109,6 +109,36 @@ describe("error envelope", () => {
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
   });
 
+  it("reads a streamed body without a declared length, up to 1 MiB: multi-byte characters split across chunks survive, more is 413", async () => {
+    const streamed = (parts: Uint8Array[]) =>
+      new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const next = parts.shift();
+          if (next === undefined) controller.close();
+          else controller.enqueue(next);
+        },
+      });
+    // an unknown key is named in the answer: the key as the Worker decoded it
+    const bytes = new TextEncoder().encode(JSON.stringify({ user: "alice", application_id: "app-1", zoë: 1 }));
+    const split = bytes.indexOf(0xc3) + 1; // between the two bytes of ë
+    const named = await SELF.fetch(`${BASE}/v1/place`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: streamed([bytes.slice(0, split), bytes.slice(split)]),
+    });
+    expect(named.status).toBe(400);
+    const details = ((await named.json()) as { error: { details: { at: string }[] } }).error.details;
+    expect(details.map((d) => d.at)).toContain("/zoë");
+    const chunk = new TextEncoder().encode("x".repeat(64 * 1024));
+    const big = await SELF.fetch(`${BASE}/v1/place`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: streamed(Array.from({ length: 40 }, () => chunk)),
+    });
+    expect(big.status).toBe(413);
+    expect(((await big.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
+  });
+
   it("names the offending field of a schema violation", async () => {
     const res = await SELF.fetch(`${BASE}/v1/place`, json({ user: 42 }));
     expect(res.status).toBe(400);

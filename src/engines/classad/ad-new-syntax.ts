@@ -49,6 +49,7 @@ function readQuick(text: string, lx: Lexer): ClassAd | null {
     const valueStart = lx.start;
     let valueEnd = valueStart;
     let depth = 0;
+    let tokens = 0;
     for (;;) {
       if (t === T.End || t === T.Error) return null;
       if (depth === 0 && (t === T.Semi || t === T.RBox)) break;
@@ -57,9 +58,10 @@ function readQuick(text: string, lx: Lexer): ClassAd | null {
         if (--depth < 0) return null;
       }
       valueEnd = lx.pos;
+      tokens++;
       t = lx.next();
     }
-    const slot = simpleLiteral(lx.codes, text, valueStart, valueEnd) ?? sharedNewSlot(text, lx.codes, valueStart, valueEnd);
+    const slot = simpleLiteral(lx.codes, text, valueStart, valueEnd) ?? sharedNewSlot(text, lx.codes, valueStart, valueEnd, tokens);
     if (isTextError(slot)) return null;
     names.add(text, nameStart, nameEnd, slots.length);
     slots.push(slot);

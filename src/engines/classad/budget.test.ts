@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { Budget, BUDGET_EXCEEDED_MESSAGE, DEFAULT_DECISION_BUDGET, type BudgetExceeded } from "../common/budget.js";
 import { decideAdCheck, decideMatch } from "./index.js";
+import { PARSE_UNITS_PER_TOKEN } from "./lexer.js";
+import { LOOKUP_UNITS } from "./scope.js";
 
 const ctx = { now: Date.UTC(2026, 0, 1), random: () => 0.5 };
 const machines = Array.from({ length: 50 }, (_, i) => `[ Name = "m${i}"; Requirements = true ]`);
@@ -150,6 +152,48 @@ describe("Reading a decision's ads charges the decision's work budget (issue 24:
     const same = Array.from({ length: 2000 }, (_, i) => own(0).replace('"m0"', `"m${i}"`));
     const d = new Budget(DEFAULT_DECISION_BUDGET).run(() => decideMatch(null, { job: "[ Requirements = true ]", machines: same }, ctx));
     expect(d.outcome).toBe("matched");
+  });
+
+  it("charges parsing a new-syntax value by its tokens, before the parse starts (issue 24: the balanced sum, the long list)", () => {
+    /** `(1+1)` doubled `levels` times: 2^levels ones, as many operators less one, and their parentheses. */
+    const sum = (levels: number) => {
+      let e = "1";
+      for (let i = 0; i < levels; i++) e = `(${e}+${e})`;
+      return e;
+    };
+    // 4,093 tokens (over 2,000 characters: parsed at once, never kept): read, parse, compile
+    const b = new Budget(1e9);
+    b.run(() => decideAdCheck(null, { kind: "job", ad: `[ x = ${sum(10)} ]` }, ctx));
+    expect(b.used).toBeGreaterThanOrEqual(4093 * (0.5 + PARSE_UNITS_PER_TOKEN));
+    // the hostile rows: 131,071 and 100,001 tokens whose parse the default budget cannot pay for end
+    // the reading before they are parsed (both were parsed and compiled whole, 25–30 ms of CPU in workerd)
+    for (const job of [`[ s = "a"; Requirements = ${sum(15)} > 0 ]`, `[ l = {${Array(50_000).fill("1").join(",")}}; Requirements = member(2, l) ]`]) {
+      const c = new Budget(DEFAULT_DECISION_BUDGET);
+      let code: string | undefined;
+      try {
+        c.run(() => decideMatch(null, { job, machines: machines.slice(0, 1) }, ctx));
+      } catch (e) {
+        code = (e as BudgetExceeded).code;
+      }
+      expect(code, job.slice(0, 30)).toBe("budget_exceeded");
+    }
+  });
+
+  it("still reports a value nested past the limit when its parse is more than the budget can pay for", () => {
+    // 50,000 links of `1 + 1 + …` and 50,000 parentheses: their first tokens are parsed all the same (PROBE_TOKENS)
+    for (const ad of [`[ Requirements = ${Array(50_000).fill("1").join(" + ")} > 0 ]`, `[ a = ${"(".repeat(50_000)}1${")".repeat(50_000)} ]`]) {
+      // the route's 400 naming the ad, not 422 budget_exceeded
+      const b = new Budget(DEFAULT_DECISION_BUDGET);
+      expect(() => b.run(() => decideAdCheck(null, { kind: "job", ad }, ctx)), ad.slice(0, 30)).toThrow("expression nested too deeply");
+    }
+  });
+
+  it("charges a lookup of an expression LOOKUP_UNITS beyond the expression's own cost (issue 24: 40 levels of doubling)", () => {
+    const b = new Budget(1e9);
+    const d = b.run(() => decideMatch(null, { job: chain(10), machines: machines.slice(0, 1) }, ctx));
+    expect(d.outcome).toBe("matched");
+    // 1,023 lookups of `a(i+1) + a(i+1)` (2 units of its own each) and 1,024 of the literal
+    expect(b.used).toBeGreaterThanOrEqual(1023 * (2 + LOOKUP_UNITS) + 1024);
   });
 
   it("still reads and matches the largest ordinary request (2,000 slot ads, 1 MiB) within the default budget", () => {

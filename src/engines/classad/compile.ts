@@ -218,6 +218,12 @@ function andThen(x: Value, b: EvalFn, ad: ClassAd, st: EvalState): Value {
   return leftTrue ? ty : ty ? UNDEF : false;
 }
 
+/** A value other than a Boolean, UNDEFINED or ERROR as a truth value: its truth, or ERROR when it has none. */
+function truthValue(y: Value): Value {
+  const t = truth(y);
+  return t === null ? ERROR : t;
+}
+
 /** Whether a node is a binary `&&`. */
 function isAnd(n: Node): n is Extract<Node, { k: "op" }> {
   return n.k === "op" && n.op === "&&" && n.b !== null;
@@ -247,8 +253,14 @@ function buildAndChain(top: Extract<Node, { k: "op" }>): EvalFn {
   const m = rest.length;
   return (ad, st) => {
     let x = first(ad, st);
-    // false and ERROR end the chain (each later `&&` keeps them)
-    for (let k = 0; k < m && x !== false && x !== ERROR; k++) x = andThen(x, rest[k], ad, st);
+    for (let k = 0; k < m; k++) {
+      if (x === true) {
+        // andThen(true, …) written out (the common case, without a call): the next operand's truth value
+        x = rest[k](ad, st);
+        if (typeof x !== "boolean" && x !== UNDEF && x !== ERROR) x = truthValue(x);
+      } else if (x === false || x === ERROR) return x; // false and ERROR end the chain (each later `&&` keeps them)
+      else x = andThen(x, rest[k], ad, st);
+    }
     return x;
   };
 }
@@ -350,6 +362,28 @@ function cmpOp(op: CmpOp, a: EvalFn, b: EvalFn): EvalFn {
 }
 
 function arithOp(op: ArithOp, a: EvalFn, b: EvalFn): EvalFn {
+  // `+` and `-` of two JS-number integers whose result is exact: that result, without a call (intArith's
+  // own first case, written out so that this closure's fast path does not depend on the JIT inlining it)
+  if (op === "+")
+    return (ad, st) => {
+      const x = a(ad, st);
+      const y = b(ad, st);
+      if (typeof x === "number" && typeof y === "number") {
+        const r = x + y;
+        return Number.isSafeInteger(r) ? r : intArith("+", x, y);
+      }
+      return arith("+", x, y);
+    };
+  if (op === "-")
+    return (ad, st) => {
+      const x = a(ad, st);
+      const y = b(ad, st);
+      if (typeof x === "number" && typeof y === "number") {
+        const r = x - y;
+        return Number.isSafeInteger(r) ? r : intArith("-", x, y);
+      }
+      return arith("-", x, y);
+    };
   return (ad, st) => {
     const x = a(ad, st);
     const y = b(ad, st);

@@ -4,11 +4,11 @@
  * escaped differently), bounded in entries and in characters, and the plain
  * literals read straight from the text without a parse.
  */
-import { spend } from "../common/budget.js";
+import { Budget, BudgetExceeded, currentBudget, spend } from "../common/budget.js";
 import type { SlotValue } from "./classad.js";
 import { borrowCodes, releaseCodes } from "./char-codes.js";
 import { compile } from "./compile.js";
-import { Lexer } from "./lexer.js";
+import { Lexer, PARSE_UNITS_PER_TOKEN } from "./lexer.js";
 import { Compiled } from "./node.js";
 import { parseExpr } from "./parser.js";
 import { Checked, checkExpression } from "./syntax-check.js";
@@ -183,11 +183,12 @@ export function sharedOldSlot(src: string, codes: Uint16Array, s: number, e: num
  * an ad literal (`codes` holding all of `src`'s code units; parsed at nesting
  * depth 1, as it sits there): a literal without special text is its bare value,
  * anything else its compiled form, made on first use when it surely parses. Its
- * tokens are not charged again here: the caller's reading of the ad paid for them.
+ * `tokens` are not charged again here: the caller's reading of the ad paid for
+ * them; a value parsed now pays for parsing them before the parse starts.
  */
-export function sharedNewSlot(src: string, codes: Uint16Array, s: number, e: number): SlotValue | TextError {
+export function sharedNewSlot(src: string, codes: Uint16Array, s: number, e: number, tokens: number): SlotValue | TextError {
   const text = src.slice(s, e);
-  return newCache.get(text) ?? sharedSlot(text, false, codes, s);
+  return newCache.get(text) ?? sharedSlot(text, false, codes, s, tokens);
 }
 
 /** Parses and compiles a text {@link checkExpression} accepted, in old long form (on first use of its slot). */
@@ -232,13 +233,26 @@ function deferredSlot(text: string, oldForm: boolean, codes: Uint16Array | undef
  * cut from). A text the syntax check accepts is kept unparsed, to be parsed
  * and compiled on first use (its tokens are charged now, as a parse's would be).
  */
-function sharedSlot(text: string, oldForm: boolean, codes?: Uint16Array, at = 0): SlotValue | TextError {
+function sharedSlot(text: string, oldForm: boolean, codes?: Uint16Array, at = 0, tokens = 0): SlotValue | TextError {
   const size = text.length + 1;
   if (size <= MAX_CACHED_TEXT) spend(MISS_UNITS_PER_CHAR * size);
   const keep = size <= MAX_CACHED_TEXT && seenBefore(text, oldForm, codes, at);
   const own = keep ? ownCopy(text) : text;
   let slot: SlotValue | undefined = deferredSlot(own, oldForm, codes, at);
   if (slot === undefined) {
+    // parsing costs several units a token (lexer.ts): an old-form parse pays as it reads them, a
+    // new-syntax value (its tokens counted by the ad's reader) before anything is built, so a value
+    // the budget cannot pay for (a 131 KB sum, a 50,000-element list) is never parsed
+    if (!oldForm) {
+      const due = PARSE_UNITS_PER_TOKEN * tokens;
+      if (currentBudget().remaining() < due) {
+        // the budget cannot pay for this parse: its first tokens are still parsed, so that an error
+        // there (nesting past the limit, within 800 tokens) is the answer as before, then reading ends
+        const failed = probeParse(own, codes === undefined ? undefined : codes.subarray(at, at + text.length));
+        if (failed !== null) return failed;
+      }
+      spend(due);
+    }
     const p = oldForm
       ? parseExpr(own, true, true, 0, codes === undefined ? undefined : codes.subarray(at, at + text.length))
       : parseExpr(own, false, false, 1);
@@ -256,6 +270,26 @@ function sharedSlot(text: string, oldForm: boolean, codes?: Uint16Array, at = 0)
     (oldForm ? oldCache : newCache).set(own, slot);
   }
   return slot;
+}
+
+/** Tokens of a value whose parse the budget cannot pay for that are parsed all the same, for the error they may hold. */
+export const PROBE_TOKENS = 2048;
+
+/**
+ * Parses at most the first {@link PROBE_TOKENS} tokens of a new-syntax value (`codes` its code
+ * units, when the caller has them; charged as a parse is): its parse error when one is met there,
+ * else null (the value parses that far, or further).
+ */
+function probeParse(text: string, codes?: Uint16Array): TextError | null {
+  const probe = new Budget(PROBE_TOKENS * (PARSE_UNITS_PER_TOKEN + 1));
+  let p: ReturnType<typeof parseExpr> | null = null;
+  try {
+    p = probe.run(() => parseExpr(text, false, true, 1, codes));
+  } catch (e) {
+    if (!(e instanceof BudgetExceeded)) throw e;
+  }
+  spend(Math.min(probe.used, probe.limit));
+  return p !== null && !p.ok ? { message: p.message, offset: p.offset } : null;
 }
 
 /** Counts a text of `size` characters about to be kept, emptying the cache first when it is full. */

@@ -164,6 +164,19 @@ function keyword(src: Uint16Array, p: number, len: number): T {
 const TOKEN_BATCH = 64;
 const TOKEN_BATCH_UNITS = 32;
 
+/**
+ * Units parsing a token of request text costs beyond reading it: the parse lexes it again with its
+ * value and builds a tree node for most tokens, and compiling gives each node a closure (charged
+ * per node, compile.ts). Parsing and compiling took 120–350 ns a token in node (a 131 KB balanced
+ * sum, a 50,000-element list), several times a unit's worth, when only the compile was charged.
+ * A charged parse pays them with its tokens; a new-syntax value, whose tokens the ad's reader
+ * counted, pays them before it is parsed (expr-cache.ts).
+ */
+export const PARSE_UNITS_PER_TOKEN = 6;
+
+/** What a batch of tokens costs a charged parse (reading and parsing them). */
+const PARSED_BATCH_UNITS = TOKEN_BATCH_UNITS + PARSE_UNITS_PER_TOKEN * TOKEN_BATCH;
+
 export class Lexer {
   pos = 0;
   kind: T = T.End;
@@ -176,6 +189,8 @@ export class Lexer {
   oldStrings = false;
   /** Whether tokens are charged to the decision's work budget (texts from requests). */
   charged = false;
+  /** What a charged lexer pays per batch of tokens: their reading, or with {@link parsing} their parse too. */
+  private batchUnits = TOKEN_BATCH_UNITS;
   /**
    * Kinds only: the token kinds are the same, but no value is made (`sval`, `ival`, `rval` are left
    * as they were) and a string's escapes are not decoded, so an escape giving NUL is no error here.
@@ -210,9 +225,14 @@ export class Lexer {
     this.kind = this.scan();
     if (this.charged && ++this.uncharged === TOKEN_BATCH) {
       this.uncharged = 0;
-      spend(TOKEN_BATCH_UNITS);
+      spend(this.batchUnits);
     }
     return this.kind;
+  }
+
+  /** Charges the tokens (when {@link charged}) as a parse's: reading and parsing them, PARSE_UNITS_PER_TOKEN more each. */
+  parsing(): void {
+    this.batchUnits = PARSED_BATCH_UNITS;
   }
 
   private scan(): T {

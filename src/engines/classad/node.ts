@@ -37,10 +37,18 @@ export type EvalFn = (ad: ClassAd, st: EvalState) => Value;
  * of these is read, and the work charged then to the budget being charged.
  */
 export class Compiled {
-  private e: EvalFn;
+  /** The closure, its cost and its height as fields, for the lookup's hot path (scope.ts): read them only after {@link made}. */
+  e: EvalFn;
   private n: Node;
-  private c: number;
-  private h: number;
+  c: number;
+  h: number;
+  /**
+   * How many evaluations of this expression are in progress (on an evaluation's lookup stack,
+   * scope.ts): while none is, a lookup of it cannot be a cycle and the stack is not searched. Never
+   * less than the true count (an evaluation abandoned by a throw leaves it higher until the
+   * state's reset), so a positive count only means the stack is searched.
+   */
+  active = 0;
   /** The text still to be parsed and compiled, and what does it; null once done. */
   private text: string | null = null;
   private make: ((text: string) => Compiled) | null = null;
@@ -93,7 +101,7 @@ export class Compiled {
   }
 
   /** This expression, parsed and compiled first if it was deferred. */
-  private made(): this {
+  made(): this {
     if (this.make !== null) this.force();
     return this;
   }

@@ -68,6 +68,7 @@ export class Parser {
     this.lx = new Lexer(src, codes);
     this.lx.oldStrings = oldStrings;
     this.lx.charged = charged;
+    if (charged) this.lx.parsing();
     this.lx.next();
   }
 
@@ -324,7 +325,8 @@ function guard(src: string, fn: (codes: Uint16Array) => Node, given?: Uint16Arra
 
 /**
  * Parses a whole text as one expression (nothing may follow it); `charged` texts (from requests)
- * pay for their tokens as they are read, so a spent budget ends the parse with `BudgetExceeded`.
+ * pay for reading and parsing their tokens as they go (lexer.ts, PARSE_UNITS_PER_TOKEN), so a
+ * spent budget ends the parse with `BudgetExceeded`.
  * `depth` is the nesting the text sits in (1 for an attribute's value inside an ad literal), which
  * counts against the nesting bound as it would if the enclosing text were parsed whole. `codes` may
  * hold the text's code units (char-codes.ts; a view of a larger text's), else they are copied.

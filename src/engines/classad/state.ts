@@ -119,8 +119,12 @@ export class EvalState {
 
   /** Clears the per-evaluation counters (keeps the `used` flags). */
   reset(): void {
-    // setting an array's length is a runtime call: skip it when the stacks are already empty
-    if (this.stack.length !== 0) this.stack.length = 0;
+    // setting an array's length is a runtime call: skip it when the stacks are already empty; an
+    // evaluation a throw abandoned leaves its expressions counted in progress (scope.ts): uncounted here
+    if (this.stack.length !== 0) {
+      for (const c of this.stack) c.active--;
+      this.stack.length = 0;
+    }
     if (this.holders.length !== 0) this.holders.length = 0;
     this.depth = 0;
     this.levels = 0;

@@ -11,6 +11,7 @@
  */
 import type { Json } from "../common/json.js";
 import { regexWitnesses } from "../common/diff-requests.js";
+import { compileLinear, compileVmTester } from "../common/regex/index.js";
 import type { Node } from "../../jq/ast.js";
 import { parseProgram } from "../../jq/parser.js";
 import { scriptText, type JqSpec } from "./jq-bridge.js";
@@ -104,16 +105,10 @@ function addCompared(w: Walk, path: InputPath, wrapper: string | null, v: Json):
 
 function addStringTest(w: Walk, path: InputPath, name: string, arg: string): void {
   if (name === "test" || name === "match") {
-    let re: RegExp | null = null;
-    try {
-      re = new RegExp(arg);
-    } catch {
-      re = null;
-    }
-    if (re !== null) {
-      const r = re;
-      for (const s of regexWitnesses(arg, (x) => r.test(x), FRESH)) addPathValue(w.out, path, s);
-    }
+    // jq's own dialect on the linear engines: a backtracking RegExp ran a crafted pattern's
+    // candidates for minutes (`(a|a)*c|aaa…ab` tried on its own long literal run)
+    const test = witnessTester(arg);
+    if (test !== null) for (const s of regexWitnesses(arg, test, FRESH)) addPathValue(w.out, path, s);
     return;
   }
   for (const s of [arg, `${arg}${FRESH}`, `${FRESH}${arg}`]) addPathValue(w.out, path, s);
@@ -231,4 +226,12 @@ export function harvestJq(spec: JqSpec, out: PathValues): boolean {
   visit(body, w, 0);
   for (const path of new Set(w.vars.values())) for (const s of w.arrayStrings) addPathValue(out, path, s);
   return true;
+}
+
+/** A yes/no test of a jq pattern for its witness candidates (a Pike VM, else the linear compile), or null when it does not compile. */
+function witnessTester(pattern: string): ((s: string) => boolean) | null {
+  const vm = compileVmTester(pattern, "onig");
+  if (vm !== null) return vm;
+  const r = compileLinear(pattern, "onig");
+  return r.ok ? (s) => r.value.test(s) : null;
 }

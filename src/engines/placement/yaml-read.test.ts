@@ -3,7 +3,7 @@
 // each takes is measured by `npm run bench:hostile` (bench/hostile-policies.ts), not here.
 import { describe, expect, it } from "vitest";
 import { compilePlacement } from "./index.js";
-import { readYamlText } from "./yaml-read.js";
+import { readYamlSteps, readYamlText } from "./yaml-read.js";
 
 const head = "partitions:\n- name: default\n  queues:\n  - name: root\n    properties:\n";
 
@@ -58,6 +58,30 @@ describe("hostile YAML gets a clean answer", () => {
         message: 'mapping key "x" already defined at line 2',
         at: "3:3",
       });
+  });
+
+  it("lines of 20 nested explicit keys read as 20 nested key mappings, the same when read in slices", () => {
+    // the fuzzer's family (test/fuzz/cases/yunikorn-yaml-63b5f30d0b.json): each level is a frame of the reader's own
+    const source = "partitions:\n" + ("? ".repeat(20) + "xpartitions:\n").repeat(3_000);
+    const whole = readYamlText(source);
+    if (!whole.ok || whole.root.kind !== "map") throw new Error("not read");
+    expect(whole.root.pairs).toHaveLength(3_001);
+    let key = whole.root.pairs[3_000].key;
+    let depth = 0;
+    while (key.kind === "map") {
+      expect(key.pairs).toHaveLength(1);
+      depth++;
+      if (depth === 20) expect(key.pairs[0].key).toMatchObject({ kind: "scalar", value: "xpartitions" });
+      key = key.pairs[0].key;
+    }
+    expect(depth).toBe(20);
+    const steps = readYamlSteps(source);
+    let yields = 0;
+    let r = steps.next();
+    for (; !r.done; r = steps.next()) yields++;
+    expect(yields).toBeGreaterThanOrEqual(Math.floor(source.length / 16_384));
+    expect(JSON.stringify(r.value.ok && r.value.root)).toBe(JSON.stringify(whole.root));
+    expect(firstError(source)).toMatchObject({ code: "placement_duplicate_key" });
   });
 
   it("45,000 anchored keys (807 KB; the issue's file spelled them at 934 KB) are valid", () => {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { compileBundle, engineByName, sourcesOf, type Bundle, type BundleError } from "../../bundle/index.js";
 import { suggestEngine } from "../../bundle/registry.js";
 import type { EngineDefinition } from "../../engines/common/engine.js";
-import { bundleInfo, expireBundleCheck, getActiveBundle } from "../../state/policy-store.js";
+import { bundleInfo, compilerId, expireBundleCheck, getActiveBundle } from "../../state/policy-store.js";
 import { requireRole } from "../auth.js";
 import { readJson, readText } from "../body.js";
 import type { AppEnv } from "../../env.js";
@@ -15,7 +15,7 @@ import { writeLog } from "../../log-line.js";
 import { HISTORY_KEPT } from "../../state/policy-history.js";
 import { HistoryList, RollbackBody, RollbackAnswer } from "../schemas/history.js";
 import { lintSourceSteps } from "../../bundle/lint.js";
-import { finishInSlices } from "../../engines/common/slices.js";
+import { finishInSlices, nextTurn } from "../../engines/common/slices.js";
 import { LintAnswer } from "../schemas/lint.js";
 import { diffRoute } from "./policy-diff.js";
 
@@ -41,7 +41,11 @@ async function candidate(c: Context<AppEnv>): Promise<Bundle> {
   const source = await readText(c);
   const current = await getActiveBundle(c.env);
   const sources = { ...sourcesOf(current.bundle), [engine.name]: source };
-  const compiled = await compileBundle(sources, new Date().toISOString());
+  // only the engine that changed compiles, when the active bundle was made by this build (bundle/build.ts)
+  const compiled = await compileBundle(sources, new Date().toISOString(), nextTurn, {
+    compiler: compilerId(),
+    base: current.bundle,
+  });
   if (!compiled.ok) {
     const details = compiled.error.map((e: BundleError) => errorDetail(e));
     const first = compiled.error[0];

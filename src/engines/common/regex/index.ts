@@ -633,11 +633,13 @@ const caches: Array<Lru<CachedRegex>> = [];
  */
 export function cachedLinear(pattern: string, origin: Origin, flags: RegexFlags = {}): CachedRegex {
   const slot =
-    ORIGINS.indexOf(origin) * 16 +
+    ORIGINS.indexOf(origin) * 64 +
     (flags.i ? 1 : 0) +
     (flags.m ? 2 : 0) +
     (flags.s ? 4 : 0) +
-    (flags.x ? 8 : 0);
+    (flags.x ? 8 : 0) +
+    (flags.U ? 16 : 0) +
+    (flags.a ? 32 : 0);
   const cache = (caches[slot] ??= new Lru<CachedRegex>(REGEX_CACHE_SIZE, cachedBytes, REQUEST_PATTERNS));
   let r = cache.get(pattern);
   if (r === undefined) {

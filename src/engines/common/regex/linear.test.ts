@@ -215,6 +215,19 @@ describe("caches and the work hook", () => {
     expect(cachedLinear("x+y", "onig")).toBe(a);
     expect(cachedLinear("x+y", "onig", { i: true })).not.toBe(a);
   });
+  it("keeps RE2's U and Python's a apart in the cache: each option set compiles its own matcher", () => {
+    const greedy = cachedLinear("a+?", "re2");
+    const lazy = cachedLinear("a+?", "re2", { U: true });
+    expect(lazy).not.toBe(greedy);
+    if (!greedy.ok || !lazy.ok) throw new Error("a+? compiles");
+    expect(greedy.value.match("aaa", 0)?.[0]).toBe("a");
+    expect(lazy.value.match("aaa", 0)?.[0]).toBe("aaa");
+    const unicode = cachedLinear("\\d", "python");
+    const ascii = cachedLinear("\\d", "python", { a: true });
+    if (!unicode.ok || !ascii.ok) throw new Error("\\d compiles");
+    expect(unicode.value.test("\u0663")).toBe(true);
+    expect(ascii.value.test("\u0663")).toBe(false);
+  });
   it("tells the installed spend callback how much work a match did", () => {
     let units = 0;
     setRegexSpend((n) => (units += n));
