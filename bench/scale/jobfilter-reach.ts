@@ -20,6 +20,12 @@
  * the series measures a change through the index; the first change naming
  * a path new to the store, and filling one slice of it, are rows of their own.
  *
+ * For `!=` and a regex with no literal, the change back is timed on its
+ * own too (the medians above time the change there, the change back being
+ * the untimed call between two): the worst of a few calls each way, and of
+ * reloads carrying the counts back (a reload remembers nothing of the jobs'
+ * earlier rules, so it matches each moved job against the rules after it).
+ *
  * `JOBFILTER_BEFORE=<dir>` (a `src` directory of another tree, e.g. one
  * unpacked with `git archive <commit> src`) measures that tree's engine too,
  * in the same run, each row printed for both; `JOBFILTER_REACH_MAX=10000`
@@ -31,7 +37,7 @@ import { resolve } from "node:path";
 import type * as Engine from "../../src/engines/jobfilter/index.js";
 import type { FilterRule, Job } from "../../src/engines/jobfilter/index.js";
 import { chain } from "../fixtures.js";
-import { measureSeries, report, type SeriesResult } from "./series.js";
+import { collect, cpuMicros, measureSeries, median, report, type SeriesResult } from "./series.js";
 
 const SIZES = [10_000, 100_000].filter((n) => n <= Number(process.env.JOBFILTER_REACH_MAX ?? Infinity));
 
@@ -163,7 +169,7 @@ function seriesFor(label: string, E: typeof Engine): SeriesResult[] {
   };
   const pools = (toRules: FilterRule[]) =>
     Array.from({ length: POOL }, (_, i) => E.buildFilterSet(i % 2 === 0 ? toRules : rules));
-  for (const [name, toRules] of changes) {
+  for (const [name, toRules] of BACK_ONLY ? [] : changes) {
     out.push(
       measureSeries(
         `jobfilter reach [${label}]: rule change, ${name}`,
@@ -199,7 +205,7 @@ function seriesFor(label: string, E: typeof Engine): SeriesResult[] {
     );
     for (const q of queues.values()) settle(q, `${name} reload`);
   }
-  if ("setIndexedPaths" in queues.get(SIZES[0])!.store) {
+  if ("setIndexedPaths" in queues.get(SIZES[0])!.store && !BACK_ONLY) {
     // `instance_name` dropped from the store's index before each change to a rule naming it (the timed call is always that change)
     const named = edited(MIDDLE, KINDS.find(([name]) => name.startsWith("field =="))![1]);
     const drop = (store: Engine.MemoryShares) => store.setIndexedPaths(store.indexedPaths().filter((p) => p !== "instance_name"));
@@ -244,6 +250,28 @@ function seriesFor(label: string, E: typeof Engine): SeriesResult[] {
       );
     for (const q of queues.values()) fillAll(q.store);
   }
+  // a rule changed and changed back, each direction timed on its own: the worst call, not the median (which the forward calls set)
+  for (const [name, toRules] of changes.filter(([n]) => BACK_KINDS.some((k) => n === k || n.startsWith(`${k} (`)))) {
+    const worst: number[][] = [[], [], []];
+    const medians: string[] = [];
+    for (const n of SIZES) {
+      const q = queues.get(n)!;
+      const [fwd, back, reload] = backAndForth(q, () => E.buildFilterSet(toRules), () => E.buildFilterSet(rules), E);
+      worst[0].push(Math.max(...fwd));
+      worst[1].push(Math.max(...back));
+      worst[2].push(Math.max(...reload));
+      medians.push(`${n / 1000}k: medians ${median(fwd).toFixed(1)} / ${median(back).toFixed(1)} / ${median(reload).toFixed(1)} ms`);
+      settle(q, `${name} back and forth`);
+    }
+    const row = (what: string, values: number[]): SeriesResult => ({
+      name: `jobfilter reach [${label}]: ${what}, ${name} (worst of ${BACK_ROUNDS})`,
+      unit: "ms",
+      sizes: SIZES,
+      values,
+      notes: [`changed, changed back, reload changing back: ${medians.join("; ")}`],
+    });
+    out.push(row("rule change", worst[0]), row("rule change going back", worst[1]), row("reload after an uncarried change going back", worst[2]));
+  }
   out.push(
     measureSeries(
       `jobfilter reach [${label}]: reload, same rules`,
@@ -258,6 +286,42 @@ function seriesFor(label: string, E: typeof Engine): SeriesResult[] {
     ),
   );
   return out;
+}
+
+/** The kinds whose change back is timed on its own (`JOBFILTER_REACH_BACK=a,b` to choose others: a kind's name, or its start before ` (`), and how many times. */
+const BACK_KINDS = process.env.JOBFILTER_REACH_BACK?.split(",") ?? ["OP_ID !=", "regex, no literal", "field !="];
+const BACK_ROUNDS = 3;
+/** `JOBFILTER_REACH_BACK_ONLY=1`: only the rows of a change and its change back (and the reload with the same rules). */
+const BACK_ONLY = process.env.JOBFILTER_REACH_BACK_ONLY === "1";
+
+/**
+ * CPU ms of `BACK_ROUNDS` rule changes to a set `to` builds and as many
+ * back to `from`'s (each to a set built afresh, not timed, after a full
+ * collection), then of as many reloads carrying the counts back from `to`'s
+ * (a new `RunningCounts` restored from the store, which holds nothing of the
+ * changes before; the change to `to` before each is not timed).
+ */
+function backAndForth(q: Queue, to: () => Engine.FilterSet, from: () => Engine.FilterSet, E: typeof Engine): number[][] {
+  const timed = (run: () => unknown) => {
+    collect();
+    const t = cpuMicros();
+    run();
+    return (cpuMicros() - t) / 1000;
+  };
+  const fwd: number[] = [];
+  const back: number[] = [];
+  const reload: number[] = [];
+  for (let r = 0; r < BACK_ROUNDS; r++) {
+    const [a, b] = [to(), from()];
+    fwd.push(timed(() => q.counts.rebase(a)));
+    back.push(timed(() => q.counts.rebase(b)));
+  }
+  for (let r = 0; r < BACK_ROUNDS; r++) {
+    const [a, b] = [to(), from()];
+    q.counts.rebase(a);
+    reload.push(timed(() => (q.counts = E.RunningCounts.restore(b, q.store)!)));
+  }
+  return [fwd, back, reload];
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -305,6 +305,45 @@ describe("JobQueue running counts", () => {
     });
   });
 
+  it("are carried through a rule changed to `!=` and back, to a regex with no literal and back, as a recount gives, also when the object restarts in between", async () => {
+    const queue = "counts-back";
+    await runInDurableObject(stub(queue), async (first: JobQueue, state: DurableObjectState) => {
+      let q = first;
+      q.putFilter(queue, { priority: 50, predicates: [["opcode", ["=", "OP_ID", "OP_A"]]], action: ["RATE_LIMIT", 1000], reason: [] });
+      const body = { priority: 10, predicates: [["opcode", ["=", "instance_name", "nobody"]]], action: "ACCEPT", reason: [] };
+      const u = q.putFilter(queue, body as never);
+      for (let id = 1; id <= 150; id++)
+        await q.submit(queue, { id, opcodes: [{ OP_ID: id % 5 === 0 ? "OP_B" : "OP_A", instance_name: id % 10 === 0 ? id : `inst${id}` }] });
+      const fresh = () => {
+        const running = state.storage.sql.exec<{ job: string }>("SELECT job FROM jobs WHERE state = 'running'").toArray().map((r) => JSON.parse(r.job) as Job);
+        return RunningCounts.of(buildFilterSet(q.listFilters()), running).snapshot();
+      };
+      const put = (e: unknown) => q.putFilter(queue, { ...body, predicates: [["opcode", e]] } as never, u);
+      const before = q.runningSnapshot();
+      expect(before).toEqual(fresh());
+      for (const e of [["!=", "instance_name", "inst7"], ["=~", "instance_name", "[0-9]7$"]]) {
+        put(e);
+        expect(q.runningSnapshot()).toEqual(fresh());
+        expect(q.runningSnapshot().rules[u]).toBe(e[0] === "!=" ? 149 : 14);
+        // back as it was: every job the rule took goes back where it was
+        put(body.predicates[0][1]);
+        expect(q.runningSnapshot()).toEqual(before);
+        expect(q.runningSnapshot()).toEqual(fresh());
+      }
+      // changed, then the object restarts before changing it back (it remembers no earlier rule: every job is matched again)
+      put(["!=", "instance_name", "inst9"]);
+      q = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv);
+      put(body.predicates[0][1]);
+      expect(q.runningSnapshot()).toEqual(before);
+      q.finish(3);
+      // a third predicate after `!=`: the jobs `!=` took are matched against it, then go back where they were
+      for (const e of [["!=", "instance_name", "inst9"], ["=~", "instance_name", "1"], body.predicates[0][1]]) {
+        put(e);
+        expect(q.runningSnapshot()).toEqual(fresh());
+      }
+    });
+  });
+
   for (const at of [3, 8, 11]) {
     it(`are restored when the object restarts mid-run (before step ${at})`, async () => {
       const straight = await run(`counts-straight-${at}`, null);

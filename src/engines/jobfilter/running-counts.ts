@@ -14,7 +14,7 @@ import { bucketsOf } from "./adhoc.js";
 import { prepareJob, type PreparedJob } from "./evaluate.js";
 import type { FilterSet } from "./filter-set.js";
 import { applyingRule, ruleIndex, ruleOrder, ruleReach, type RuleOrder } from "./filter-set.js";
-import { ruleChange, ruleSetFingerprint, ruleTextChanges } from "./rule-change.js";
+import { ruleChange, ruleSetFingerprint, ruleTextChanges, type RuleChange } from "./rule-change.js";
 import { anyOf, pathOf, type FactReach } from "./job-reach.js";
 import { parseExactJson } from "../common/exact-json.js";
 import { MAX_INDEXED_PATHS, MemoryShares, type Holder, type Share, type ShareStore } from "./running-shares.js";
@@ -48,11 +48,36 @@ const idOnly = (set: FilterSet, at: readonly number[]) => at.every((i) => set.ch
 const valuedPaths = (set: FilterSet, store: ShareStore) =>
   [...new Set([...set.valued, ...store.indexedPaths()])].slice(0, MAX_INDEXED_PATHS);
 
+/**
+ * How many rule sets the jobs' earlier rules are remembered for (see
+ * `Earlier`): each carry that moves jobs starts one, the oldest dropped.
+ */
+const EARLIER_SETS = 4;
+
+/**
+ * The rule each job moved by a carry had before it, under the rule set the
+ * carry started from: true of the job for good (a running job never changes),
+ * so a later carry that takes the job's rule away can start from there (see
+ * `carry`) instead of matching the job against every rule after its rule.
+ */
+interface Earlier {
+  readonly set: RuleOrder;
+  /** The jobs moved, and the rule each had (null: none). */
+  readonly ids: readonly number[];
+  readonly rules: readonly (string | null)[];
+  /** The same by job id, built at the first look-up (a carry that only adds rules never looks). */
+  byId: Map<number, string | null> | undefined;
+  /** Jobs among `ids` that ended before `byId` was built (an id counted again is another job). */
+  readonly gone: Set<number>;
+}
+
 /** Running jobs' slots by rule and by ad-hoc bucket, for one filter set. */
 export class RunningCounts {
   private current: FilterSet;
   private readonly byRule: Map<string, number>;
   private readonly byBucket: Map<string, number>;
+  /** The rules moved jobs had under earlier rule sets, newest first (kept in memory only: a reload starts with none). */
+  private earlier: Earlier[] = [];
 
   private constructor(
     set: FilterSet,
@@ -133,6 +158,13 @@ export class RunningCounts {
   end(id: number): void {
     const share = this.store.share(id);
     if (share === undefined) return;
+    let stale = false;
+    for (const e of this.earlier) {
+      if (e.byId !== undefined) e.byId.delete(id);
+      else stale = e.gone.add(id).size > e.ids.length || stale;
+    }
+    // more ended than were moved: the set's entries are mostly of jobs gone
+    if (stale) this.earlier = this.earlier.filter((e) => e.gone.size <= e.ids.length);
     this.store.deleteShare(id);
     if (share.rule !== null) this.bump("rule", share.rule, -1);
     for (const k of share.buckets) this.bump("bucket", k, -1);
@@ -202,9 +234,14 @@ export class RunningCounts {
     }
     if (change.removed.size > 0) {
       const byId = [...change.removed].every((u) => idOnly(next, change.candidatesFor(u)));
-      this.store.eachHolder(change.removed, !byId, (h) => {
-        const at = change.candidatesFor(h.share.rule!);
-        moves.push({ h, rule: firstAmong(next, at, h, next.chain.length, byId) ?? null });
+      const known = this.fromEarlier(next, change);
+      this.store.eachHolder(change.removed, !byId || known !== undefined, (h) => {
+        const rule = known?.(h);
+        if (rule !== undefined) moves.push({ h, rule });
+        else {
+          const at = change.candidatesFor(h.share.rule!);
+          moves.push({ h, rule: firstAmong(next, at, h, next.chain.length, byId) ?? null });
+        }
       });
     }
     // the totals change by the net of the moves, each written once
@@ -212,16 +249,88 @@ export class RunningCounts {
     const add = (rule: string | null, d: number) => {
       if (rule !== null) delta.set(rule, (delta.get(rule) ?? 0) + d);
     };
-    for (const { h, rule } of moves) {
-      if (rule === h.share.rule) continue;
+    // each job's rule read before its share moves (a store may update the holder it handed out)
+    const was = moves.map(({ h }) => h.share.rule);
+    moves.forEach(({ h, rule }, i) => {
+      if (rule === was[i]) return;
       this.store.moveShare(h.id, rule);
-      add(h.share.rule, -1);
+      add(was[i], -1);
       add(rule, 1);
-    }
+    });
     for (const [rule, d] of delta) if (d !== 0) this.bump("rule", rule, d);
+    this.remember(prev, moves, was);
     this.current = next;
     this.store.setCountedFor(ruleSetFingerprint(next), ruleTextChanges(prev, next));
     return this;
+  }
+
+  /**
+   * How to find the rule under `next` of a job whose rule `change` took away
+   * from what it is known to have had under an earlier rule set (see
+   * `Earlier`), or undefined when nothing is known: under that set its rule
+   * was the first to match, so under `next` it is the first to match of the
+   * rules added since that set and standing before that rule, else that rule
+   * if it is kept, else the first of the rules that may follow it (`ruleChange`
+   * from that set to `next`). Each set's change and each earlier rule's
+   * candidates are worked out once per carry; a job whose candidates that way
+   * are more than the carry's own for its rule now is left to the carry.
+   */
+  private fromEarlier(next: FilterSet, change: RuleChange): ((h: Holder) => string | null | undefined) | undefined {
+    if (this.earlier.length === 0) return undefined;
+    const end = next.chain.length;
+    const changes = new Map<Earlier, Map<string, { at: readonly number[]; upTo: number; rule: string | null; byId: boolean } | null>>();
+    const planFor = (e: Earlier, was: string | null, now: string) => {
+      let plans = changes.get(e);
+      if (plans === undefined) changes.set(e, (plans = new Map()));
+      // a uuid is never empty: "" stands for no rule
+      const key = `${was ?? ""}\u0000${now}`;
+      let plan = plans.get(key);
+      if (plan === undefined) {
+        const since = ruleChange(e.set, next);
+        const kept = was === null ? undefined : since.keptAt.get(was);
+        const at = was === null || kept !== undefined ? since.added : since.candidatesFor(was);
+        const upTo = kept ?? end;
+        const tested = at.filter((i) => i < upTo);
+        // no better than matching the job against the rules that may follow its rule now
+        plan =
+          tested.length > change.candidatesFor(now).length
+            ? null
+            : { at: tested, upTo, rule: kept === undefined ? null : was, byId: idOnly(next, tested) };
+        plans.set(key, plan);
+      }
+      return plan;
+    };
+    return (h) => {
+      for (const e of this.earlier) {
+        if (e.byId === undefined) {
+          // built once per set: the carries after it look up the same map
+          e.byId = new Map();
+          e.ids.forEach((id, i) => {
+            if (!e.gone.has(id)) e.byId!.set(id, e.rules[i]);
+          });
+          e.gone.clear();
+        }
+        const was = e.byId.get(h.id);
+        if (was === undefined) continue;
+        const plan = planFor(e, was, h.share.rule!);
+        if (plan === null) return undefined;
+        return firstAmong(next, plan.at, h, plan.upTo, plan.byId) ?? plan.rule;
+      }
+      return undefined;
+    };
+  }
+
+  /** Records the rule each job that `moves` moved had under `prev`, `was` (the newest earlier set; at most `EARLIER_SETS` sets are kept, a job's newest entry read first). */
+  private remember(prev: RuleOrder, moves: readonly { h: Holder; rule: string | null }[], was: readonly (string | null)[]): void {
+    const ids: number[] = [];
+    const rules: (string | null)[] = [];
+    moves.forEach(({ h, rule }, i) => {
+      if (rule === was[i]) return;
+      ids.push(h.id);
+      rules.push(was[i]);
+    });
+    if (ids.length === 0) return;
+    this.earlier = [{ set: prev, ids, rules, byId: undefined, gone: new Set<number>() }, ...this.earlier].slice(0, EARLIER_SETS);
   }
 
   /**

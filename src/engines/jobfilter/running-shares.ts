@@ -132,7 +132,7 @@ function takeFrom<K>(m: Map<K, Set<number>>, key: K, id: number): void {
 /** A counted job in memory: its share, the job, and the facts it is indexed under. */
 interface Entry {
   readonly id: number;
-  readonly share: Share;
+  share: Share;
   readonly job: Job;
   readonly facts: [FactKind, string][];
 }
@@ -251,12 +251,12 @@ export class MemoryShares implements ShareStore {
     return read;
   }
 
+  /** The entry is updated in place (a holder handed out before is the entry: it reads the new rule). */
   moveShare(id: number, rule: string | null): void {
     const was = this.byId.get(id);
-    if (was === undefined) return;
+    if (was === undefined || was.share.rule === rule) return;
     takeFrom(this.byRule, was.share.rule, id);
-    // a new entry: a holder handed out before keeps the share it was read with
-    this.byId.set(id, { ...was, share: { rule, buckets: was.share.buckets } });
+    was.share = { rule, buckets: was.share.buckets };
     addTo(this.byRule, rule, id);
   }
 
