@@ -33,7 +33,7 @@ export const MAX_CACHED_TEXT = 2_000;
  * own took 15–20 ms to read in workerd where their tokens were charged 18,000 units). Its nodes are
  * charged as they are compiled (compile.ts); a text too long to keep pays its tokens and nodes only.
  */
-export const MISS_UNITS_PER_CHAR = 1;
+export const MISS_UNITS_PER_CHAR = 6;
 
 /** Old long-form texts and new-syntax ones (apart: their strings are escaped differently), a plain literal kept as its bare value. */
 let oldCache = new Map<string, SlotValue>();
