@@ -53,14 +53,44 @@ describe("ClassAd evaluation charges the decision's work budget", () => {
 
   it("ends a 199-deep chain of 380-level expressions with ERROR, not a stack overflow", () => {
     const chain = Array.from({ length: 199 }, (_, i) => `c${i} = c${i + 1}${" + 1".repeat(380)}`).join("; ");
-    // reading this 300 KB ad costs about 400,000 units itself: a larger budget, so evaluation is what ends it
-    const b = new Budget(2_000_000);
+    // reading this 300 KB ad of texts new to the cache costs about 2,300,000 units itself: a larger budget, so evaluation is what ends it
+    const b = new Budget(4_000_000);
     const d = b.run(() => decideMatch(null, { job: `[ Requirements = c0 > 0; ${chain}; c199 = 1 ]`, machines: machines.slice(0, 2) }, ctx));
     expect(d.verdict.best).toBeNull();
     // a shallow chain of the same expressions still evaluates
     const short = Array.from({ length: 5 }, (_, i) => `c${i} = c${i + 1}${" + 1".repeat(380)}`).join("; ");
     const ok = new Budget(400_000).run(() => decideMatch(null, { job: `[ Requirements = c0 > 0; ${short}; c5 = 1 ]`, machines: machines.slice(0, 2) }, ctx));
     expect(ok.outcome).toBe("matched");
+  });
+
+  it("charges an expression text the shared cache lacks 6 units a character (issue 24: 2,000 ads of texts of their own)", () => {
+    const text = `strcmp("${"x".repeat(600)}${Date.now()}", TARGET.Name) == 0`;
+    const ad = `[ Name = "m"; Requirements = ${text} ]`;
+    const read = () => {
+      const b = new Budget(1e9);
+      b.run(() => decideMatch(null, { job: "[ Requirements = true ]", machines: [ad] }, ctx));
+      return b.used;
+    };
+    // seen once, seen twice (kept), then found in the cache
+    const first = read();
+    read();
+    const found = read();
+    expect(first - found).toBeGreaterThanOrEqual(6 * text.length);
+  });
+
+  it("ends reading 2,000 machine ads that each bring an expression of their own with the budget", () => {
+    const tag = `${Date.now()}x${Math.random()}`;
+    const ads = Array.from({ length: 2000 }, (_, i) => `[ Name = "m${i}"; Requirements = regexp("(a{3}){49}${tag}${i}", TARGET.s) ]`);
+    const b = new Budget(DEFAULT_DECISION_BUDGET);
+    let thrown: unknown = null;
+    try {
+      b.run(() => decideMatch(null, { job: '[ s = "aaa"; Requirements = true ]', machines: ads }, ctx));
+    } catch (e) {
+      thrown = e;
+    }
+    expect((thrown as BudgetExceeded | null)?.code).toBe("budget_exceeded");
+    // before a single pattern was compiled
+    expect(b.regexCompiles).toBe(0);
   });
 
   it("charges regexp() the compiles of the patterns an ad brings (issue 24 item 3)", () => {
