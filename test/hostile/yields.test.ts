@@ -65,6 +65,14 @@ describe("a large policy validate yields to other requests", () => {
       await healthzWhile("/v1/policies/match/validate", text(row.source(1_000_000)), 200),
     ).toBeGreaterThanOrEqual(10);
   });
+
+  it("answers /healthz again and again while 1 MB of `$(U:$(U:…))` macro defaults nested to the end are refused", async () => {
+    const row = COMPILE_ROWS.find((r) => r.name.startsWith("pool.conf: `$(U:$(U:…))`"))!;
+    // about 20 ms of work since each `(` is matched in one pass (src/engines/classad/pool-config.ts)
+    expect(
+      await healthzWhile("/v1/policies/match/validate", text(row.source(1_000_000)), 422),
+    ).toBeGreaterThanOrEqual(3);
+  });
 });
 
 describe("a large lint and a large diff yield to other requests", () => {

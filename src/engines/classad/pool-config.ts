@@ -168,16 +168,62 @@ export function expand(value: string, table: ConfigTable, active: string[] = [],
 
 /** {@link expand} as resumable work (common/slices.ts): it yields as the characters it has scanned add up to a slice. */
 export function* expandSteps(value: string, table: ConfigTable, active: string[], done: Map<string, string>, defaults: number, pace: Pace): Steps<string | MacroError> {
+  return yield* expandRange(value, 0, value.length, {}, table, active, done, defaults, pace);
+}
+
+const OPEN = 0x28; // (
+const CLOSE = 0x29; // )
+/** Characters read between two charges to the pace while matching parens, so a long text yields as it is read. */
+const SCAN_CHUNK = 4096;
+
+/** The work units of one macro use beyond the characters it covers (a lookup, a few slices, perhaps a nested expansion). */
+const MACRO_UNITS = 64;
+
+/** Where each `(` of a text is closed, found once per text (see {@link closingParens}); absent until a macro needs it. */
+interface Parens {
+  close?: Int32Array;
+}
+
+/**
+ * The index of the `)` that closes each `(` of `value` (0 where none does), as
+ * a scan from the `(` counting depth finds it: the scan reads only what
+ * follows, so within any stretch of the text the first `)` it finds is the
+ * same, and one pass over the text serves a default nested in a default at
+ * every level (rescanning the rest of a line per level made macro defaults
+ * nested 32 deep cost 32 passes over a megabyte).
+ */
+function* closingParens(value: string, pace: Pace): Steps<Int32Array> {
+  const close = new Int32Array(value.length);
+  const open: number[] = [];
+  let charged = 0;
+  for (let j = 0; j < value.length; j++) {
+    const c = value.charCodeAt(j);
+    if (c === OPEN) open.push(j);
+    else if (c === CLOSE && open.length > 0) close[open.pop() as number] = j;
+    if (j - charged >= SCAN_CHUNK) {
+      const spent = pace.spend(j - charged);
+      charged = j;
+      if (spent) yield;
+    }
+  }
+  if (pace.spend(value.length - charged)) yield;
+  return close;
+}
+
+/** {@link expandSteps} of the stretch `value[from, to)` (a macro's default is a stretch of the text that holds it). */
+function* expandRange(value: string, from: number, to: number, parens: Parens, table: ConfigTable, active: string[], done: Map<string, string>, defaults: number, pace: Pace): Steps<string | MacroError> {
   let out = "";
-  let i = 0;
-  while (i < value.length) {
-    const d = value.indexOf("$", i);
-    if (d < 0) {
-      out += value.slice(i);
+  let i = from;
+  while (i < to) {
+    const found = value.indexOf("$", i);
+    const d = found < 0 || found >= to ? to : found;
+    if (pace.spend(d - i + 1)) yield;
+    if (d === to) {
+      out += value.slice(i, to);
       break;
     }
     out += value.slice(i, d);
-    const rest = value.slice(d);
+    const rest = value.slice(d, to);
     if (rest.startsWith("$$(")) return new MacroError("match_macro_unsupported", "policy: `$$(...)` macros are not supported");
     const other = /^\$([A-Za-z_][A-Za-z0-9_]*)\(/.exec(rest);
     if (other !== null) return new MacroError("match_macro_unsupported", `policy: \`$${other[1]}(...)\` macros are not supported`);
@@ -186,18 +232,14 @@ export function* expandSteps(value: string, table: ConfigTable, active: string[]
       i = d + 1;
       continue;
     }
-    // find the matching close paren (defaults may hold nested macros)
-    let depth = 0;
-    let j = d + 1;
-    for (; j < value.length; j++) {
-      if (value[j] === "(") depth++;
-      else if (value[j] === ")" && --depth === 0) break;
-    }
-    if (pace.spend(j - i)) yield;
-    if (j >= value.length) return new MacroError("match_config_syntax", "policy: unterminated `$(`");
-    const inner = value.slice(d + 2, j);
-    const colon = inner.indexOf(":");
-    const name = (colon >= 0 ? inner.slice(0, colon) : inner).trim();
+    // the matching close paren (defaults may hold nested macros), from one pass over the text
+    if (parens.close === undefined) parens.close = yield* closingParens(value, pace);
+    if (pace.spend(MACRO_UNITS)) yield;
+    const j = parens.close[d + 1];
+    if (j === 0 || j >= to) return new MacroError("match_config_syntax", "policy: unterminated `$(`");
+    const found2 = value.indexOf(":", d + 2);
+    const colon = found2 >= 0 && found2 < j ? found2 : -1;
+    const name = value.slice(d + 2, colon >= 0 ? colon : j).trim();
     const key = name.toUpperCase();
     if (active.includes(key)) return new MacroError("match_macro_cycle", `policy: macro cycle at $(${name})`);
     if (active.length + defaults >= MAX_MACRO_DEPTH) {
@@ -213,7 +255,7 @@ export function* expandSteps(value: string, table: ConfigTable, active: string[]
       sub = e;
     }
     if (colon >= 0 && sub === "") {
-      const e = yield* expandSteps(inner.slice(colon + 1), table, active, done, defaults + 1, pace);
+      const e = yield* expandRange(value, colon + 1, j, parens, table, active, done, defaults + 1, pace);
       if (e instanceof MacroError) return e;
       sub = e;
     }
