@@ -363,7 +363,9 @@ function cmpOp(op: CmpOp, a: EvalFn, b: EvalFn): EvalFn {
 
 function arithOp(op: ArithOp, a: EvalFn, b: EvalFn): EvalFn {
   // `+` and `-` of two JS-number integers whose result is exact: that result, without a call (intArith's
-  // own first case, written out so that this closure's fast path does not depend on the JIT inlining it)
+  // own first case, written out so that this closure's fast path does not depend on the JIT inlining it).
+  // Two closures, not one choosing its operator: a shared body shares its call sites' feedback between
+  // both operators, and `A + B - C + …` evaluated 12% more instructions (seeded cachegrind, 2,202 → 2,470)
   if (op === "+")
     return (ad, st) => {
       const x = a(ad, st);

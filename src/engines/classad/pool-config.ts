@@ -237,8 +237,9 @@ function* expandRange(value: string, from: number, to: number, parens: Parens, t
     if (pace.spend(MACRO_UNITS)) yield;
     const j = parens.close[d + 1];
     if (j === 0 || j >= to) return new MacroError("match_config_syntax", "policy: unterminated `$(`");
-    const found2 = value.indexOf(":", d + 2);
-    const colon = found2 >= 0 && found2 < j ? found2 : -1;
+    // the colon searched within this macro only (a search of the rest of the text per macro was quadratic)
+    const inName = value.slice(d + 2, j).indexOf(":");
+    const colon = inName >= 0 ? d + 2 + inName : -1;
     const name = value.slice(d + 2, colon >= 0 ? colon : j).trim();
     const key = name.toUpperCase();
     if (active.includes(key)) return new MacroError("match_macro_cycle", `policy: macro cycle at $(${name})`);

@@ -233,11 +233,7 @@ export class BlockReader extends FlowReader {
       if (!this.atIndicator(45)) break;
     }
     this.parentColumn = f.outer;
-    const seq = f.node;
-    seq.items = this.close(f.base);
-    seq.open = false;
-    this.depth--;
-    return seq;
+    return this.leave(f.node, f.base);
   }
 
   /** Opens a block mapping whose keys stand at column `col`; `first` is its first key when already read. */
@@ -320,10 +316,6 @@ export class BlockReader extends FlowReader {
       if (this.column > col) this.fail("bad indentation of a mapping entry");
     }
     this.parentColumn = f.outer;
-    const map = f.node;
-    map.pairs = this.close(f.base);
-    map.open = false;
-    this.depth--;
-    return map;
+    return this.leave(f.node, f.base);
   }
 }

@@ -115,12 +115,7 @@ export class FlowReader extends NodeReader {
       this.fail(`expected \`,\` or \`${f.isSeq ? "]" : "}"}\``);
     }
     this.pos++;
-    const node = f.node;
-    if (node.kind === "map") node.pairs = this.close(f.base);
-    else node.items = this.close(f.base);
-    node.open = false;
-    this.depth--;
-    return node;
+    return this.leave(f.node, f.base);
   }
 
   /** Adds a flow entry: a pair to a mapping, a node to a sequence, or a mapping of one pair to a sequence. */

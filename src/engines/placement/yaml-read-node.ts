@@ -12,9 +12,11 @@ import {
   plainIsString,
   resolvePlain,
   resolveTagged,
+  type YamlMap,
   type YamlNode,
   type YamlPair,
   type YamlScalar,
+  type YamlSeq,
 } from "./yaml-node.js";
 import { Cursor, isBlankOrEnd, isFlowIndicator } from "./yaml-scalar.js";
 import { SLICE_UNITS } from "../common/slices.js";
@@ -123,6 +125,15 @@ export class NodeReader extends Cursor {
   /** One level deeper, for a collection starting at `offset`. */
   protected enter(offset: number): void {
     if (++this.depth > this.maxDepth) throw new TooDeep(offset);
+  }
+
+  /** Closes a collection whose entries were added since `base` (they become its own) and comes one level out of it. */
+  protected leave(node: YamlSeq | YamlMap, base: number): YamlSeq | YamlMap {
+    if (node.kind === "map") node.pairs = this.close(base);
+    else node.items = this.close(base);
+    node.open = false;
+    this.depth--;
+    return node;
   }
 
   /** `&anchor` and `!tag` before a node, in either order, with spaces after each. */
