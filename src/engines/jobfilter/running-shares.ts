@@ -7,12 +7,33 @@
  * that starts again restores its counts instead of counting every running job.
  */
 import type { Job } from "./types.js";
-import { factsOf, fieldKind, inRanges, valuesAt, type FactKind, type FactReach, type IdRanges } from "./job-reach.js";
+import {
+  factsOf,
+  fieldKind,
+  inRanges,
+  valuesAt,
+  type FactKind,
+  type FactReach,
+  type IdRanges,
+} from "./job-reach.js";
 
 /** What one running job holds: its applying rule (uuid, or null for none) and its bucket keys. */
 export interface Share {
   readonly rule: string | null;
   readonly buckets: readonly string[];
+  /**
+   * The rule the job had before the last rule change that moved it (`was`,
+   * null: none), under the earlier rule set numbered `gen` (see
+   * `ShareStore.earlierSets`); both undefined when no change moved it.
+   */
+  readonly gen?: number;
+  readonly was?: string | null;
+}
+
+/** An earlier rule set jobs' remembered rules are for (see `Share.gen`): its number and fingerprint. */
+export interface EarlierSet {
+  readonly gen: number;
+  readonly fingerprint: string;
 }
 
 /** A counted job as a rule change reads it: its id, its share, and the job itself unless only ids were asked for. */
@@ -59,8 +80,19 @@ export interface ShareStore {
   share(id: number): Share | undefined;
   /** Saves a new job's share; `job` is the running job. */
   putShare(id: number, share: Share, job: Job): void;
-  /** Moves a counted job's share to another rule (null: none). */
-  moveShare(id: number, rule: string | null): void;
+  /** Moves a counted job's share to another rule (null: none), remembering the rule it had under the earlier rule set `gen` (see `Share.gen`). */
+  moveShare(id: number, rule: string | null, gen: number, was: string | null): void;
+  /** The earlier rule sets saved (see `addEarlier`), newest first. */
+  earlierSets(): readonly EarlierSet[];
+  /** The stored forms of the rules of saved earlier set `gen` (as `countedRules` gives them for the counted set). */
+  earlierRules(gen: number): string[];
+  /**
+   * Saves the rule set the counts are for now (the one `countedRules` holds)
+   * as the newest earlier set, numbered above every set saved before, and
+   * keeps only the newest `keep`; returns its number. Saved with the counts,
+   * so an object that starts again still knows the rules jobs had before.
+   */
+  addEarlier(fingerprint: string, keep: number): number;
   /** Forgets a job's share. */
   deleteShare(id: number): void;
   /** Visits the counted jobs whose rule is one of `rules` (null: counted under no rule), with their jobs when `withJobs`. */
@@ -99,7 +131,10 @@ export interface ShareStore {
  * the one `size` says holds the fewest jobs (`size` may stop counting past
  * its second argument), else the first tested one.
  */
-export function cheapest(alts: readonly FactReach[], size: (f: FactReach, atMost: number) => number): FactReach {
+export function cheapest(
+  alts: readonly FactReach[],
+  size: (f: FactReach, atMost: number) => number,
+): FactReach {
   let best: FactReach | undefined;
   let least = Infinity;
   for (const f of alts) {
@@ -150,6 +185,9 @@ export class MemoryShares implements ShareStore {
   private filling: readonly string[] = [];
   private fill: Iterator<Entry> | undefined;
   private readonly saved: Totals = { rules: new Map(), buckets: new Map() };
+  /** The earlier sets, newest first, each with the texts by uuid where it differs from the counted rules (null: a rule it lacks). */
+  private earlier: { gen: number; fingerprint: string; differs: Map<string, string | null> }[] = [];
+  private gens = 0;
 
   /** Number of counted jobs. */
   get size(): number {
@@ -166,10 +204,38 @@ export class MemoryShares implements ShareStore {
 
   setCountedFor(fingerprint: string, changed: ReadonlyMap<string, string | null>): void {
     this.fingerprint = fingerprint;
+    // an earlier set that had the counted rule keeps its text
+    for (const e of this.earlier)
+      for (const uuid of changed.keys())
+        if (!e.differs.has(uuid)) e.differs.set(uuid, this.rules.get(uuid) ?? null);
     for (const [uuid, text] of changed) {
       if (text === null) this.rules.delete(uuid);
       else this.rules.set(uuid, text);
     }
+  }
+
+  earlierSets(): readonly EarlierSet[] {
+    return this.earlier.map(({ gen, fingerprint }) => ({ gen, fingerprint }));
+  }
+
+  earlierRules(gen: number): string[] {
+    const e = this.earlier.find((x) => x.gen === gen);
+    if (e === undefined) return [];
+    const out = new Map(this.rules);
+    for (const [uuid, text] of e.differs) {
+      if (text === null) out.delete(uuid);
+      else out.set(uuid, text);
+    }
+    return [...out.values()];
+  }
+
+  addEarlier(fingerprint: string, keep: number): number {
+    const gen = ++this.gens;
+    this.earlier = [{ gen, fingerprint, differs: new Map<string, string | null>() }, ...this.earlier].slice(
+      0,
+      keep,
+    );
+    return gen;
   }
 
   totals(): Totals {
@@ -252,11 +318,11 @@ export class MemoryShares implements ShareStore {
   }
 
   /** The entry is updated in place (a holder handed out before is the entry: it reads the new rule). */
-  moveShare(id: number, rule: string | null): void {
-    const was = this.byId.get(id);
-    if (was === undefined || was.share.rule === rule) return;
-    takeFrom(this.byRule, was.share.rule, id);
-    was.share = { rule, buckets: was.share.buckets };
+  moveShare(id: number, rule: string | null, gen: number, was: string | null): void {
+    const e = this.byId.get(id);
+    if (e === undefined || e.share.rule === rule) return;
+    takeFrom(this.byRule, e.share.rule, id);
+    e.share = { rule, buckets: e.share.buckets, gen, was };
     addTo(this.byRule, rule, id);
   }
 
@@ -337,6 +403,7 @@ export class MemoryShares implements ShareStore {
     this.saved.rules.clear();
     this.saved.buckets.clear();
     this.rules.clear();
+    this.earlier = [];
     this.fingerprint = undefined;
     this.filling = [];
     this.fill = undefined;
