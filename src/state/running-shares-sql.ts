@@ -308,8 +308,20 @@ export class SqlShares implements ShareStore {
     );
   }
 
-  moveShare(id: number, rule: string | null, gen: number, was: string | null): void {
-    this.sql.exec("UPDATE running_shares SET rule = ?, gen = ?, was = ? WHERE id = ?", rule, gen, was, id);
+  moveShares(
+    moved: readonly Holder[],
+    rules: readonly (string | null)[],
+    gen: number,
+    was: readonly (string | null)[],
+  ): void {
+    for (let i = 0; i < moved.length; i++)
+      this.sql.exec(
+        "UPDATE running_shares SET rule = ?, gen = ?, was = ? WHERE id = ?",
+        rules[i],
+        gen,
+        was[i],
+        moved[i].id,
+      );
   }
 
   deleteShare(id: number): void {

@@ -255,19 +255,26 @@ export class RunningCounts {
       if (rule !== null) delta.set(rule, (delta.get(rule) ?? 0) + d);
     };
     // each job's rule read before its share moves (a store may update the holder it handed out)
-    const was = moves.map(({ h }) => h.share.rule);
-    if (moves.some(({ rule }, i) => rule !== was[i])) {
+    const moved: Holder[] = [];
+    const to: (string | null)[] = [];
+    const was: (string | null)[] = [];
+    for (const { h, rule } of moves) {
+      if (rule === h.share.rule) continue;
+      moved.push(h);
+      to.push(rule);
+      was.push(h.share.rule);
+    }
+    if (moved.length > 0) {
       // the set carried from is saved as the rules the moved jobs had before (the store still counts for it)
       const gen = this.store.addEarlier(ruleSetFingerprint(prev), EARLIER_SETS);
       this.sets.set(gen, prev);
       const kept = new Set(this.store.earlierSets().map((e) => e.gen));
       for (const g of this.sets.keys()) if (!kept.has(g)) this.sets.delete(g);
-      moves.forEach(({ h, rule }, i) => {
-        if (rule === was[i]) return;
-        this.store.moveShare(h.id, rule, gen, was[i]);
+      for (let i = 0; i < moved.length; i++) {
         add(was[i], -1);
-        add(rule, 1);
-      });
+        add(to[i], 1);
+      }
+      this.store.moveShares(moved, to, gen, was);
     }
     for (const [rule, d] of delta) if (d !== 0) this.bump("rule", rule, d);
     this.current = next;

@@ -80,8 +80,18 @@ export interface ShareStore {
   share(id: number): Share | undefined;
   /** Saves a new job's share; `job` is the running job. */
   putShare(id: number, share: Share, job: Job): void;
-  /** Moves a counted job's share to another rule (null: none), remembering the rule it had under the earlier rule set `gen` (see `Share.gen`). */
-  moveShare(id: number, rule: string | null, gen: number, was: string | null): void;
+  /**
+   * Moves counted jobs' shares, `moved[i]` (a holder this store handed out
+   * in this rule change) from rule `was[i]` (its rule now) to `rules[i]`
+   * (null: none), each remembering the rule it had under the earlier rule
+   * set `gen` (see `Share.gen`). The jobs are distinct.
+   */
+  moveShares(
+    moved: readonly Holder[],
+    rules: readonly (string | null)[],
+    gen: number,
+    was: readonly (string | null)[],
+  ): void;
   /** The earlier rule sets saved (see `addEarlier`), newest first. */
   earlierSets(): readonly EarlierSet[];
   /** The stored forms of the rules of saved earlier set `gen` (as `countedRules` gives them for the counted set). */
@@ -164,10 +174,18 @@ function takeFrom<K>(m: Map<K, Set<number>>, key: K, id: number): void {
   if (ids.size === 0) m.delete(key);
 }
 
+/** A share as the memory store keeps it (its own object, updated in place). */
+interface OwnShare {
+  rule: string | null;
+  readonly buckets: readonly string[];
+  gen: number | undefined;
+  was: string | null | undefined;
+}
+
 /** A counted job in memory: its share, the job, and the facts it is indexed under. */
 interface Entry {
   readonly id: number;
-  share: Share;
+  readonly share: OwnShare;
   readonly job: Job;
   readonly facts: [FactKind, string][];
 }
@@ -255,7 +273,12 @@ export class MemoryShares implements ShareStore {
   putShare(id: number, share: Share, job: Job): void {
     this.deleteShare(id);
     const facts = factsOf(job, this.paths);
-    this.byId.set(id, { id, share, job, facts });
+    this.byId.set(id, {
+      id,
+      share: { rule: share.rule, buckets: share.buckets, gen: undefined, was: undefined },
+      job,
+      facts,
+    });
     addTo(this.byRule, share.rule, id);
     addTo(this.byBlock, Math.floor(id / BLOCK), id);
     for (const [kind, v] of facts) addTo(this.index(kind), v, id);
@@ -317,13 +340,65 @@ export class MemoryShares implements ShareStore {
     return read;
   }
 
-  /** The entry is updated in place (a holder handed out before is the entry: it reads the new rule). */
-  moveShare(id: number, rule: string | null, gen: number, was: string | null): void {
-    const e = this.byId.get(id);
-    if (e === undefined || e.share.rule === rule) return;
-    takeFrom(this.byRule, e.share.rule, id);
-    e.share = { rule, buckets: e.share.buckets, gen, was };
-    addTo(this.byRule, rule, id);
+  /**
+   * Each entry's share is updated in place (a holder handed out before is
+   * the entry: it reads the new rule). A rule all of whose jobs move has its
+   * set of ids handed whole to the rule most of them move to, unless jobs
+   * leave that one too (the smaller of the two sets added to the larger),
+   * and only the others are taken out again: a rule's jobs moving together
+   * cost no look-up each.
+   */
+  moveShares(
+    moved: readonly Holder[],
+    rules: readonly (string | null)[],
+    gen: number,
+    was: readonly (string | null)[],
+  ): void {
+    const pairs = new Map<string | null, Map<string | null, number>>();
+    // runs of the same move counted at once (a change's moves come rule by rule)
+    let run = 0;
+    for (let i = 0; i < moved.length; i++) {
+      run++;
+      if (i + 1 < moved.length && was[i + 1] === was[i] && rules[i + 1] === rules[i]) continue;
+      let to = pairs.get(was[i]);
+      if (to === undefined) pairs.set(was[i], (to = new Map()));
+      to.set(rules[i], (to.get(rules[i]) ?? 0) + run);
+      run = 0;
+    }
+    // a rule whose every job moves: its set goes whole to the rule most of them move to, if no job leaves that one
+    const whole = new Map<string | null, string | null>();
+    for (const [from, tos] of pairs) {
+      const held = this.byRule.get(from);
+      let moving = 0;
+      let to: string | null = null;
+      let most = -1;
+      for (const [rule, n] of tos) {
+        moving += n;
+        if (n > most) [to, most] = [rule, n];
+      }
+      if (pairs.has(to) || held === undefined || held.size !== moving) continue;
+      whole.set(from, to);
+      const there = this.byRule.get(to);
+      this.byRule.delete(from);
+      if (there === undefined) this.byRule.set(to, held);
+      else {
+        const [big, small] = held.size >= there.size ? [held, there] : [there, held];
+        for (const id of small) big.add(id);
+        this.byRule.set(to, big);
+      }
+    }
+    for (let i = 0; i < moved.length; i++) {
+      // the holders this store hands out are its entries
+      const e = moved[i] as Entry;
+      e.share.rule = rules[i];
+      e.share.gen = gen;
+      e.share.was = was[i];
+      const handed = whole.get(was[i]);
+      if (handed === rules[i]) continue;
+      // a job of a rule handed whole to another is in that one's set now
+      takeFrom(this.byRule, handed === undefined ? was[i] : handed, e.id);
+      addTo(this.byRule, rules[i], e.id);
+    }
   }
 
   deleteShare(id: number): void {
