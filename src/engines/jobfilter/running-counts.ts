@@ -212,7 +212,9 @@ export class RunningCounts {
       return path === undefined || indexed.has(path);
     };
     const change = ruleChange(prev, next);
-    const moves: { h: Holder; rule: string | null }[] = [];
+    // the jobs read and the rule each goes to, side by side (no object per job)
+    const movesH: Holder[] = [];
+    const movesTo: (string | null)[] = [];
     if (change.added.length > 0) {
       const first = change.added[0];
       const end = next.chain.length;
@@ -228,7 +230,10 @@ export class RunningCounts {
         if (upTo === undefined || upTo <= first) return;
         if (within !== undefined && !within(h.id, h.job!)) return;
         const rule = firstAmong(next, change.added, h, upTo, byId);
-        if (rule !== undefined) moves.push({ h, rule });
+        if (rule !== undefined) {
+          movesH.push(h);
+          movesTo.push(rule);
+        }
       };
       if (reached !== null) this.store.eachReached(reached, !byId, test);
       else {
@@ -242,10 +247,13 @@ export class RunningCounts {
       const known = this.fromEarlier(next, change);
       this.store.eachHolder(change.removed, !byId || known !== undefined, (h) => {
         const rule = known?.(h);
-        if (rule !== undefined) moves.push({ h, rule });
-        else {
+        if (rule !== undefined) {
+          movesH.push(h);
+          movesTo.push(rule);
+        } else {
           const at = change.candidatesFor(h.share.rule!);
-          moves.push({ h, rule: firstAmong(next, at, h, next.chain.length, byId) ?? null });
+          movesH.push(h);
+          movesTo.push(firstAmong(next, at, h, next.chain.length, byId) ?? null);
         }
       });
     }
@@ -258,10 +266,11 @@ export class RunningCounts {
     const moved: Holder[] = [];
     const to: (string | null)[] = [];
     const was: (string | null)[] = [];
-    for (const { h, rule } of moves) {
-      if (rule === h.share.rule) continue;
+    for (let i = 0; i < movesH.length; i++) {
+      const h = movesH[i];
+      if (movesTo[i] === h.share.rule) continue;
       moved.push(h);
-      to.push(rule);
+      to.push(movesTo[i]);
       was.push(h.share.rule);
     }
     if (moved.length > 0) {
