@@ -240,6 +240,37 @@ export class SqlShares implements ShareStore {
     this.setMeta(COUNTED_FOR, fingerprint);
   }
 
+  remembered(rule: string): readonly { gen: number; was: string | null; n: number }[] {
+    return this.sql
+      .exec<{ gen: number; was: string | null; n: number }>(
+        "SELECT gen, was, count(*) AS n FROM running_shares WHERE rule = ? AND gen IS NOT NULL GROUP BY gen, was",
+        rule,
+      )
+      .toArray();
+  }
+
+  /** One statement: SQLite updates the rows, no call per job (its `rowsWritten` counts index rows too, so the rows are counted first). */
+  moveRemembered(rule: string, gen: number, was: string | null, to: string | null, now: number): number {
+    const n = this.sql
+      .exec<{ n: number }>(
+        "SELECT count(*) AS n FROM running_shares WHERE rule = ? AND gen = ? AND was IS ?",
+        rule,
+        gen,
+        was,
+      )
+      .one().n;
+    this.sql.exec(
+      "UPDATE running_shares SET rule = ?, gen = ?, was = ? WHERE rule = ? AND gen = ? AND was IS ?",
+      to,
+      now,
+      rule,
+      rule,
+      gen,
+      was,
+    );
+    return n;
+  }
+
   earlierSets(): readonly EarlierSet[] {
     return this.sql
       .exec<{ gen: number; fingerprint: string }>(

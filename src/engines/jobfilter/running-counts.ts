@@ -242,11 +242,37 @@ export class RunningCounts {
         this.store.eachHolder(tested, !byId, test);
       }
     }
+    // the number of the earlier set this carry saves, given at the first move
+    let gen: number | undefined;
+    const remember = () => {
+      if (gen !== undefined) return gen;
+      // the set carried from is saved as the rules the moved jobs had before (the store still counts for it)
+      gen = this.store.addEarlier(ruleSetFingerprint(prev), EARLIER_SETS);
+      this.sets.set(gen, prev);
+      const kept = new Set(this.store.earlierSets().map((e) => e.gen));
+      for (const g of this.sets.keys()) if (!kept.has(g)) this.sets.delete(g);
+      return gen;
+    };
+    // the totals change by the net of the moves, each written once
+    const delta = new Map<string, number>();
+    const add = (rule: string | null, d: number) => {
+      if (rule !== null) delta.set(rule, (delta.get(rule) ?? 0) + d);
+    };
     if (change.removed.size > 0) {
       const byId = [...change.removed].every((u) => idOnly(next, change.candidatesFor(u)));
       const known = this.fromEarlier(next, change);
+      // jobs whose rule is known without a match, moved together where the store can (one statement per earlier rule)
+      if (known !== undefined && this.store.moveRemembered !== undefined)
+        for (const rule of change.removed)
+          for (const g of this.store.remembered!(rule)) {
+            const dest = known.direct(g.gen, g.was, rule);
+            if (dest === undefined || dest === rule) continue;
+            const n = this.store.moveRemembered(rule, g.gen, g.was, dest, remember());
+            add(rule, -n);
+            add(dest, n);
+          }
       this.store.eachHolder(change.removed, !byId || known !== undefined, (h) => {
-        const rule = known?.(h);
+        const rule = known?.of(h);
         if (rule !== undefined) {
           movesH.push(h);
           movesTo.push(rule);
@@ -257,11 +283,6 @@ export class RunningCounts {
         }
       });
     }
-    // the totals change by the net of the moves, each written once
-    const delta = new Map<string, number>();
-    const add = (rule: string | null, d: number) => {
-      if (rule !== null) delta.set(rule, (delta.get(rule) ?? 0) + d);
-    };
     // each job's rule read before its share moves (a store may update the holder it handed out)
     const moved: Holder[] = [];
     const to: (string | null)[] = [];
@@ -274,16 +295,11 @@ export class RunningCounts {
       was.push(h.share.rule);
     }
     if (moved.length > 0) {
-      // the set carried from is saved as the rules the moved jobs had before (the store still counts for it)
-      const gen = this.store.addEarlier(ruleSetFingerprint(prev), EARLIER_SETS);
-      this.sets.set(gen, prev);
-      const kept = new Set(this.store.earlierSets().map((e) => e.gen));
-      for (const g of this.sets.keys()) if (!kept.has(g)) this.sets.delete(g);
       for (let i = 0; i < moved.length; i++) {
         add(was[i], -1);
         add(to[i], 1);
       }
-      this.store.moveShares(moved, to, gen, was);
+      this.store.moveShares(moved, to, remember(), was);
     }
     for (const [rule, d] of delta) if (d !== 0) this.bump("rule", rule, d);
     this.current = next;
@@ -308,7 +324,12 @@ export class RunningCounts {
   private fromEarlier(
     next: FilterSet,
     change: RuleChange,
-  ): ((h: Holder) => string | null | undefined) | undefined {
+  ):
+    | {
+        of: (h: Holder) => string | null | undefined;
+        direct: (gen: number, was: string | null, now: string) => string | null | undefined;
+      }
+    | undefined {
     const saved = this.store.earlierSets();
     if (saved.length === 0) return undefined;
     const end = next.chain.length;
@@ -362,7 +383,7 @@ export class RunningCounts {
       }
       return plan;
     };
-    return (h) => {
+    const of = (h: Holder) => {
       const gen = h.share.gen;
       if (gen === undefined) return undefined;
       const print = byGen.get(gen);
@@ -372,6 +393,14 @@ export class RunningCounts {
       if (plan.at.length === 0) return plan.rule;
       return firstAmong(next, plan.at, h, plan.upTo, plan.byId) ?? plan.rule;
     };
+    // the rule of every job under `now` remembered as `was` under set `gen`, when no match is needed to know it
+    const direct = (gen: number, was: string | null, now: string) => {
+      const print = byGen.get(gen);
+      if (print === undefined) return undefined;
+      const plan = planFor(gen, print, was, now);
+      return plan === null || plan.at.length > 0 ? undefined : plan.rule;
+    };
+    return { of, direct };
   }
 
   /**
