@@ -32,6 +32,17 @@
  * worst (its own wait for a CPU, which every probe it sent meanwhile also
  * counts) and the load average. A row's `/healthz` counts against the goal
  * when either of its figures passes 100 ms.
+ * Every `/healthz` cell also says, when a request the bench sent after a probe
+ * was answered before that probe ("passed" it), how many probes were passed and
+ * the worst latency of the probes no later request passed ("in order"): local
+ * workerd reads the next request of the bench's kept-alive connection as soon
+ * as it has answered one, and looks at the probe's connection only when it has
+ * nothing else to do, so back-to-back requests go ahead of a probe that arrived
+ * earlier (docs/performance.md, "Why `/healthz` waits behind later requests").
+ * The worst of every probe is the figure held to the goal; the summary counts
+ * the rows over it in order too. HOSTILE_CONNECTIONS=fresh sends each of the
+ * bench's requests on a connection of its own (`Connection: close`), which
+ * workerd, like the probe's, admits through its poll, in arrival order.
  * Miniflare keeps the Worker's KV, Durable Object and cache data in a folder
  * on tmpfs (/dev/shm) that is removed at the end: local workerd runs the
  * Durable Objects (job queues, the policy coordinator, the metrics shards) and
@@ -61,7 +72,14 @@ import { startHealthProbe } from "./healthz-probe.js";
 import { policyRows } from "./hostile-policies.js";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
-import { measurePost, measureRow, measureSource, publish, type RowPhase, type Target } from "./hostile-measure.js";
+import {
+  measurePost,
+  measureRow,
+  measureSource,
+  publish,
+  type RowPhase,
+  type Target,
+} from "./hostile-measure.js";
 import { measureMemory, memoryRows } from "./memory.js";
 import { bundleWorker, startWorker } from "./workerd.js";
 
@@ -86,11 +104,15 @@ function diffBody(row: (typeof LINT_DIFF_ROWS)[number], bytes: number): string {
 const extra: Record<string, string> = process.env.DECISION_BUDGET
   ? { DECISION_BUDGET: process.env.DECISION_BUDGET }
   : {};
-const loadAtStart = loadavg().map((l) => l.toFixed(2)).join(", ");
+const loadAtStart = loadavg()
+  .map((l) => l.toFixed(2))
+  .join(", ");
 const script = bundleWorker();
 // KV, Durable Objects and the cache in memory (tmpfs) unless HOSTILE_STORAGE=disk: see the header
 const storage =
-  process.env.HOSTILE_STORAGE !== "disk" && existsSync("/dev/shm") ? mkdtempSync("/dev/shm/arbiter-hostile-") : undefined;
+  process.env.HOSTILE_STORAGE !== "disk" && existsSync("/dev/shm")
+    ? mkdtempSync("/dev/shm/arbiter-hostile-")
+    : undefined;
 const worker = await startWorker(script, 0, 0, () => {}, extra, undefined, { storage });
 const lines: string[] = [];
 let over = 0;
@@ -108,8 +130,30 @@ try {
   for (let i = 0; i < 300; i++) await fetch(`${worker.url}/healthz`).then((r) => r.arrayBuffer());
   const idle = ((worker.cpuSeconds() - idle0) * 1000) / 300;
   const probe = startHealthProbe(worker.url);
+  const uncount = probe.countRequests(process.env.HOSTILE_CONNECTIONS === "fresh");
   const t: Target = { worker, probe, probeCpuMs: idle };
   let failed = 0;
+  /** Rows whose probes that no later request passed were over the goal too. */
+  let inOrderOver = 0;
+  /** The `/healthz` of one window: the worst probe, the worst no later request passed, how many were passed. */
+  interface Window {
+    worst: number;
+    inOrder: number;
+    passed: number;
+  }
+  const windowNow = (): Window => ({
+    worst: probe.worst(),
+    inOrder: probe.worstInOrder(),
+    passed: probe.passed(),
+  });
+  const merge = (a: Window, b: Window): Window => ({
+    worst: Math.max(a.worst, b.worst),
+    inOrder: Math.max(a.inOrder, b.inOrder),
+    passed: a.passed + b.passed,
+  });
+  /** A window as a cell: the worst probe and, when later requests passed some, the worst in order. */
+  const windowCell = (w: Window): string =>
+    `${w.worst.toFixed(0)}${w.passed > 0 ? ` (in order ${w.inOrder.toFixed(0)}; ${w.passed} passed)` : ""}`;
   /** Starts a row's `/healthz` window. */
   const healthzStart = (): void => {
     probe.reset();
@@ -120,18 +164,20 @@ try {
    * its worst latency `ms` passed the goal or a probe failed; returns the note
    * on failed probes (empty when none) for the row's cell.
    */
-  const closeHealthz = (name: string, ms: number, late: number): string => {
+  const closeHealthz = (name: string, w: Window, late: number): string => {
     const failures = probe.failures() - failed;
+    const ms = w.worst;
     healthzStart();
     if (ms > worstHealthz.ms) worstHealthz = { ms, row: name };
     if (late > worstLate) worstLate = late;
     if (ms > HEALTHZ_GOAL_MS || failures > 0) healthzOver++;
+    if (w.inOrder > HEALTHZ_GOAL_MS || failures > 0) inOrderOver++;
     return failures > 0 ? ` (${failures} failed)` : "";
   };
   /** The worst `/healthz` latency since the row began, as a cell; counts the row when over the goal or a probe failed. */
   const healthzCell = (name: string): string => {
-    const ms = probe.worst();
-    return `${ms.toFixed(0)}${closeHealthz(name, ms, probe.late())}`;
+    const w = windowNow();
+    return `${windowCell(w)}${closeHealthz(name, w, probe.late())}`;
   };
   try {
     lines.push(
@@ -152,11 +198,12 @@ try {
         continue;
       }
       // the worst /healthz of each part of the row (publishing and first requests, repeated requests)
-      const worst = { first: 0, repeated: 0 };
+      const none: Window = { worst: 0, inOrder: 0, passed: 0 };
+      const worst = { first: none, repeated: none };
       let late = 0;
       let part: RowPhase = "first";
       const phase = (next: RowPhase): void => {
-        worst[part] = Math.max(worst[part], probe.worst());
+        worst[part] = merge(worst[part], windowNow());
         late = Math.max(late, probe.late());
         probe.reset();
         part = next;
@@ -172,9 +219,9 @@ try {
         if (m.problem) problems.push(`n=${n}: ${m.problem}`);
       }
       phase("first");
-      const failures = closeHealthz(row.name, Math.max(worst.first, worst.repeated), late);
+      const failures = closeHealthz(row.name, merge(worst.first, worst.repeated), late);
       lines.push(
-        `| ${name} | ${cells.join(" | ")} | ${worst.repeated.toFixed(0)} | ${worst.first.toFixed(0)}${failures} | ${late.toFixed(0)} | ${loadAverage()} | ${problems.length === 0 ? "as documented" : problems.join("; ")} |`,
+        `| ${name} | ${cells.join(" | ")} | ${windowCell(worst.repeated)} | ${windowCell(worst.first)}${failures} | ${late.toFixed(0)} | ${loadAverage()} | ${problems.length === 0 ? "as documented" : problems.join("; ")} |`,
       );
     }
     lines.push(
@@ -220,10 +267,12 @@ try {
           const body = kind === "lint" ? row.source(bytes) : diffBody(row, bytes);
           const type = kind === "lint" ? "text/plain" : "application/json";
           process.stderr.write(`${name}, ${body.length} characters\n`);
-          const m = await measurePost(t, `/v1/policies/${row.engine}/${kind}`, body, type).catch((e: Error) => ({
-            ms: NaN,
-            status: `failed (${e.cause instanceof Error ? e.cause.message : e.message})`,
-          }));
+          const m = await measurePost(t, `/v1/policies/${row.engine}/${kind}`, body, type).catch(
+            (e: Error) => ({
+              ms: NaN,
+              status: `failed (${e.cause instanceof Error ? e.cause.message : e.message})`,
+            }),
+          );
           const mib = (m.ms * 1_048_576) / body.length;
           cells.push(m.ms.toFixed(1));
           perMib.push(mib.toFixed(0));
@@ -249,12 +298,16 @@ try {
     lines.push(
       "",
       `GET /healthz: ${idle.toFixed(2)} CPU ms per request (the floor every row includes; the probes' share is taken out of every row).`,
-      `GET /healthz every 20 ms throughout: ${probe.count()} probes, ${probe.failures()} failed; worst ${worstHealthz.ms.toFixed(0)} ms (${worstHealthz.row || "none"}); rows over ${HEALTHZ_GOAL_MS} ms or with a failed probe: ${healthzOver}; the probing thread's own timer up to ${worstLate.toFixed(0)} ms late.`,
-      `Load average (1, 5, 15 min) at the start: ${loadAtStart}; at the end: ${loadavg().map((l) => l.toFixed(2)).join(", ")}.`,
+      `GET /healthz every 20 ms throughout: ${probe.count()} probes, ${probe.failures()} failed; worst ${worstHealthz.ms.toFixed(0)} ms (${worstHealthz.row || "none"}); rows over ${HEALTHZ_GOAL_MS} ms or with a failed probe: ${healthzOver}, of which over it in order too (the probes no later request passed): ${inOrderOver}; the probing thread's own timer up to ${worstLate.toFixed(0)} ms late.`,
+      `The bench's requests: ${process.env.HOSTILE_CONNECTIONS === "fresh" ? "each on a connection of its own (HOSTILE_CONNECTIONS=fresh)" : "on kept-alive connections"}.`,
+      `Load average (1, 5, 15 min) at the start: ${loadAtStart}; at the end: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(", ")}.`,
       `DECISION_BUDGET: ${process.env.DECISION_BUDGET ?? "default"}. Rows over ${GOAL_MS} ms (decisions) or ${GOAL_MS_PER_MIB} ms per MiB (sources; a diff: its growth per MiB, and ${DIFF_FIXED_GOAL_MS} ms at 100 KB), and rows whose /healthz passed ${HEALTHZ_GOAL_MS} ms: ${over + healthzOver}.`,
     );
     over += healthzOver;
   } finally {
+    uncount();
     await probe.stop();
   }
 } finally {
