@@ -24,6 +24,7 @@
  * request passed (what a prober sees when requests are served in the order
  * they arrive).
  */
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { Worker } from "node:worker_threads";
 
 /** Milliseconds between the starts of two probes. */
@@ -37,11 +38,15 @@ export const INTERVAL_MS = 20;
 // [8] the probes since reset that a later request passed.
 const THREAD = `
 const { workerData } = require("node:worker_threads");
+const dc = require("node:diagnostics_channel");
 const c = new Int32Array(workerData.shared);
+// the bench's requests sent when this probe's head was written to its connection
+let sent = 0;
+dc.subscribe("undici:client:sendHeaders", () => { sent = Atomics.load(c, 5); });
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 (async () => {
   while (Atomics.load(c, 0) === 0) {
-    const sent = Atomics.load(c, 5);
+    sent = Infinity;
     const t0 = performance.now();
     let ok = false;
     try {
@@ -52,8 +57,8 @@ const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
     const us = Math.min(2147483647, Math.round((performance.now() - t0) * 1000));
     for (let seen = Atomics.load(c, 2); us > seen; seen = Atomics.load(c, 2))
       if (Atomics.compareExchange(c, 2, seen, us) === seen) break;
-    // a request the bench sent after this probe started has been answered: it passed the probe
-    if (Atomics.load(c, 6) > sent) Atomics.add(c, 8, 1);
+    // a request the bench wrote after this probe's head has been answered: it passed the probe
+    if (ok && Atomics.load(c, 6) > sent) Atomics.add(c, 8, 1);
     else
       for (let seen = Atomics.load(c, 7); us > seen; seen = Atomics.load(c, 7))
         if (Atomics.compareExchange(c, 7, seen, us) === seen) break;
@@ -86,9 +91,10 @@ export interface HealthProbe {
   /** How many probes since the last reset a bench request sent after them was answered before. */
   passed(): number;
   /**
-   * Counts this thread's `fetch` requests from now on (sent, and answered when
-   * their answer's head arrives), for {@link passed}; with `fresh`, every one
-   * goes on a connection of its own (`Connection: close`). Returns the undo.
+   * Counts this thread's `fetch` requests from now on (sent when their head is
+   * written to the connection, answered when their answer's head is read), for
+   * {@link passed}; with `fresh`, every one goes on a connection of its own
+   * (`Connection: close`). Returns the undo.
    */
   countRequests(fresh?: boolean): () => void;
   /** Starts a new window for {@link worst}. */
@@ -121,17 +127,20 @@ export function startHealthProbe(base: string): HealthProbe {
     },
     countRequests(fresh = false) {
       const real = globalThis.fetch;
-      globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
-        const headers = new Headers(init?.headers);
-        if (fresh) headers.set("connection", "close");
-        Atomics.add(c, 5, 1);
-        try {
-          return await real(input, { ...init, headers });
-        } finally {
-          Atomics.add(c, 6, 1);
-        }
-      }) as typeof fetch;
+      // undici's channels of this thread: a head written to its connection, an answer's head read
+      const wrote = (): void => void Atomics.add(c, 5, 1);
+      const read = (): void => void Atomics.add(c, 6, 1);
+      subscribe("undici:client:sendHeaders", wrote);
+      subscribe("undici:request:headers", read);
+      if (fresh)
+        globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+          const headers = new Headers(init?.headers);
+          headers.set("connection", "close");
+          return real(input, { ...init, headers });
+        }) as typeof fetch;
       return () => {
+        unsubscribe("undici:client:sendHeaders", wrote);
+        unsubscribe("undici:request:headers", read);
         globalThis.fetch = real;
       };
     },
