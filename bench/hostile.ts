@@ -32,17 +32,14 @@
  * worst (its own wait for a CPU, which every probe it sent meanwhile also
  * counts) and the load average. A row's `/healthz` counts against the goal
  * when either of its figures passes 100 ms.
- * Every `/healthz` cell also says, when a request the bench sent after a probe
- * was answered before that probe ("passed" it), how many probes were passed and
- * the worst latency of the probes no later request passed ("in order"): local
- * workerd reads the next request of the bench's kept-alive connection as soon
- * as it has answered one, and looks at the probe's connection only when it has
- * nothing else to do, so back-to-back requests go ahead of a probe that arrived
- * earlier (docs/performance.md, "Why `/healthz` waits behind later requests").
- * The worst of every probe is the figure held to the goal; the summary counts
- * the rows over it in order too. HOSTILE_CONNECTIONS=fresh sends each of the
- * bench's requests on a connection of its own (`Connection: close`), which
- * workerd, like the probe's, admits through its poll, in arrival order.
+ * The bench's requests go on kept-alive connections, as a client's would, and
+ * local workerd serves a kept connection's next request ahead of a probe on
+ * another connection that arrived earlier (it reads that connection again as
+ * soon as it has answered, and polls the others only when it has nothing else
+ * queued); HOSTILE_CONNECTIONS=fresh sends each of the bench's requests on a
+ * connection of its own, admitted through the same poll as the probe's, in
+ * arrival order, to measure `/healthz` without that (docs/performance.md, "Why
+ * `/healthz` waits behind later requests").
  * Miniflare keeps the Worker's KV, Durable Object and cache data in a folder
  * on tmpfs (/dev/shm) that is removed at the end: local workerd runs the
  * Durable Objects (job queues, the policy coordinator, the metrics shards) and
@@ -73,6 +70,7 @@ import { policyRows } from "./hostile-policies.js";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
 import {
+  freshConnections,
   measurePost,
   measureRow,
   measureSource,
@@ -108,6 +106,8 @@ const loadAtStart = loadavg()
   .map((l) => l.toFixed(2))
   .join(", ");
 const script = bundleWorker();
+const fresh = process.env.HOSTILE_CONNECTIONS === "fresh";
+if (fresh) freshConnections();
 // KV, Durable Objects and the cache in memory (tmpfs) unless HOSTILE_STORAGE=disk: see the header
 const storage =
   process.env.HOSTILE_STORAGE !== "disk" && existsSync("/dev/shm")
@@ -130,30 +130,8 @@ try {
   for (let i = 0; i < 300; i++) await fetch(`${worker.url}/healthz`).then((r) => r.arrayBuffer());
   const idle = ((worker.cpuSeconds() - idle0) * 1000) / 300;
   const probe = startHealthProbe(worker.url);
-  const uncount = probe.countRequests(process.env.HOSTILE_CONNECTIONS === "fresh");
   const t: Target = { worker, probe, probeCpuMs: idle };
   let failed = 0;
-  /** Rows whose probes that no later request passed were over the goal too. */
-  let inOrderOver = 0;
-  /** The `/healthz` of one window: the worst probe, the worst no later request passed, how many were passed. */
-  interface Window {
-    worst: number;
-    inOrder: number;
-    passed: number;
-  }
-  const windowNow = (): Window => ({
-    worst: probe.worst(),
-    inOrder: probe.worstInOrder(),
-    passed: probe.passed(),
-  });
-  const merge = (a: Window, b: Window): Window => ({
-    worst: Math.max(a.worst, b.worst),
-    inOrder: Math.max(a.inOrder, b.inOrder),
-    passed: a.passed + b.passed,
-  });
-  /** A window as a cell: the worst probe and, when later requests passed some, the worst in order. */
-  const windowCell = (w: Window): string =>
-    `${w.worst.toFixed(0)}${w.passed > 0 ? ` (in order ${w.inOrder.toFixed(0)}; ${w.passed} passed)` : ""}`;
   /** Starts a row's `/healthz` window. */
   const healthzStart = (): void => {
     probe.reset();
@@ -164,20 +142,18 @@ try {
    * its worst latency `ms` passed the goal or a probe failed; returns the note
    * on failed probes (empty when none) for the row's cell.
    */
-  const closeHealthz = (name: string, w: Window, late: number): string => {
+  const closeHealthz = (name: string, ms: number, late: number): string => {
     const failures = probe.failures() - failed;
-    const ms = w.worst;
     healthzStart();
     if (ms > worstHealthz.ms) worstHealthz = { ms, row: name };
     if (late > worstLate) worstLate = late;
     if (ms > HEALTHZ_GOAL_MS || failures > 0) healthzOver++;
-    if (w.inOrder > HEALTHZ_GOAL_MS || failures > 0) inOrderOver++;
     return failures > 0 ? ` (${failures} failed)` : "";
   };
   /** The worst `/healthz` latency since the row began, as a cell; counts the row when over the goal or a probe failed. */
   const healthzCell = (name: string): string => {
-    const w = windowNow();
-    return `${windowCell(w)}${closeHealthz(name, w, probe.late())}`;
+    const ms = probe.worst();
+    return `${ms.toFixed(0)}${closeHealthz(name, ms, probe.late())}`;
   };
   try {
     lines.push(
@@ -198,12 +174,11 @@ try {
         continue;
       }
       // the worst /healthz of each part of the row (publishing and first requests, repeated requests)
-      const none: Window = { worst: 0, inOrder: 0, passed: 0 };
-      const worst = { first: none, repeated: none };
+      const worst = { first: 0, repeated: 0 };
       let late = 0;
       let part: RowPhase = "first";
       const phase = (next: RowPhase): void => {
-        worst[part] = merge(worst[part], windowNow());
+        worst[part] = Math.max(worst[part], probe.worst());
         late = Math.max(late, probe.late());
         probe.reset();
         part = next;
@@ -219,9 +194,9 @@ try {
         if (m.problem) problems.push(`n=${n}: ${m.problem}`);
       }
       phase("first");
-      const failures = closeHealthz(row.name, merge(worst.first, worst.repeated), late);
+      const failures = closeHealthz(row.name, Math.max(worst.first, worst.repeated), late);
       lines.push(
-        `| ${name} | ${cells.join(" | ")} | ${windowCell(worst.repeated)} | ${windowCell(worst.first)}${failures} | ${late.toFixed(0)} | ${loadAverage()} | ${problems.length === 0 ? "as documented" : problems.join("; ")} |`,
+        `| ${name} | ${cells.join(" | ")} | ${worst.repeated.toFixed(0)} | ${worst.first.toFixed(0)}${failures} | ${late.toFixed(0)} | ${loadAverage()} | ${problems.length === 0 ? "as documented" : problems.join("; ")} |`,
       );
     }
     lines.push(
@@ -298,8 +273,8 @@ try {
     lines.push(
       "",
       `GET /healthz: ${idle.toFixed(2)} CPU ms per request (the floor every row includes; the probes' share is taken out of every row).`,
-      `GET /healthz every 20 ms throughout: ${probe.count()} probes, ${probe.failures()} failed; worst ${worstHealthz.ms.toFixed(0)} ms (${worstHealthz.row || "none"}); rows over ${HEALTHZ_GOAL_MS} ms or with a failed probe: ${healthzOver}, of which over it in order too (the probes no later request passed): ${inOrderOver}; the probing thread's own timer up to ${worstLate.toFixed(0)} ms late.`,
-      `The bench's requests: ${process.env.HOSTILE_CONNECTIONS === "fresh" ? "each on a connection of its own (HOSTILE_CONNECTIONS=fresh)" : "on kept-alive connections"}.`,
+      `GET /healthz every 20 ms throughout: ${probe.count()} probes, ${probe.failures()} failed; worst ${worstHealthz.ms.toFixed(0)} ms (${worstHealthz.row || "none"}); rows over ${HEALTHZ_GOAL_MS} ms or with a failed probe: ${healthzOver}; the probing thread's own timer up to ${worstLate.toFixed(0)} ms late.`,
+      `The bench's requests: ${fresh ? "each on a connection of its own (HOSTILE_CONNECTIONS=fresh)" : "on kept-alive connections"}; the probes: on one kept-alive connection.`,
       `Load average (1, 5, 15 min) at the start: ${loadAtStart}; at the end: ${loadavg()
         .map((l) => l.toFixed(2))
         .join(", ")}.`,
@@ -307,7 +282,6 @@ try {
     );
     over += healthzOver;
   } finally {
-    uncount();
     await probe.stop();
   }
 } finally {
