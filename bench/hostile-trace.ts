@@ -302,7 +302,9 @@ const phases = events.filter((e) => e.what.startsWith("PHASE"));
       hist.set(later, (hist.get(later) ?? 0) + 1);
     }
     console.log(
-      `  probes by requests sent after them but answered first (client side, the probing thread's own delays included): ${[...hist]
+      `  probes by requests sent after them but answered first (client side, the probing thread's own delays included): ${[
+        ...hist,
+      ]
         .sort((x, y) => x[0] - y[0])
         .map(([k, v]) => `${k}:${v}`)
         .join(" ")}`,
