@@ -22,6 +22,22 @@ const READ_ONLY_WORKER_FILES = [
   "test/hostile/policies.test.ts",
 ];
 
+/** The folders of test/ whose files run in one Node process with the unit tests (project node-shared). */
+const SHARED_PROCESS_DIRS = [
+  "classad",
+  "compare",
+  "customs",
+  "diff",
+  "fuzz",
+  "jobfilter",
+  "jq",
+  "limits",
+  "lint",
+  "placement",
+  "playground",
+  "regex",
+];
+
 /** A project of tests running in workerd against this Worker, with the loopback fakes at the edge. */
 function workerProject(
   name: string,
@@ -79,13 +95,14 @@ export default defineConfig({
       // the candidate is one per deployment: its tests get a Worker (and storage) of their own, so
       // the other files' traffic never lands in their exact counts.
       workerProject("worker-shadow", ["test/shadow/**/*.test.ts"], { fileParallelism: false }),
-      // The unit tests beside the code (pure pieces, no process, server or environment of their own)
-      // run one after another in one Node process instead of a fresh one per file: a fresh process
-      // re-imports the engines for each of the ~75 files, about 1 s per file on the loaded machine.
+      // The unit tests beside the code and the engine suites (pure pieces: no process, dev server or
+      // environment variable of their own; a loopback fake they start, they stop) run one after
+      // another in one Node process instead of a fresh one per file: a fresh process re-imports the
+      // engines for each of the ~120 files, about 1 s per file on the loaded 2-core machine.
       {
         test: {
-          name: "unit",
-          include: ["src/**/*.test.ts"],
+          name: "node-shared",
+          include: ["src/**/*.test.ts", ...SHARED_PROCESS_DIRS.map((d) => `test/${d}/**/*.test.ts`)],
           environment: "node",
           isolate: false,
           globalSetup: ["test/support/shared-data-notice.ts"],
@@ -96,6 +113,7 @@ export default defineConfig({
           name: "node",
           include: ["test/**/*.test.ts"],
           exclude: [
+            ...SHARED_PROCESS_DIRS.map((d) => `test/${d}/**`),
             "test/worker/**",
             "test/hostile/**",
             "test/reliability/**",
