@@ -4,13 +4,17 @@ import type {} from "./test/worker/loopback-servers.js";
 
 /**
  * The test files of the Worker that change nothing the deployment shares: they publish, stage and
- * roll back nothing, write no queue, host or metrics object, run no cron, and make their requests
- * unique where a verdict could be cached. One workerd (`isolate: false`) runs them one after
+ * roll back nothing, write no host or metrics object and no queue but ones named for them alone
+ * (`jobs-concurrency`: "burst"; `jobs-counts`: "counts-…"; `jobs-exact`: random names), run no
+ * cron, and make their requests unique where a verdict could be cached. One workerd (`isolate: false`) runs them one after
  * another, loading the Worker's ~470 modules once instead of once per file (about 3 s of the
  * 2-core machine per file); every other file gets a workerd, and so a deployment, of its own.
  * A file joins this list only when it keeps to that, or a file before it changes what it reads.
  */
 const READ_ONLY_WORKER_FILES = [
+  "test/worker/jobs-concurrency.test.ts",
+  "test/worker/jobs-counts.test.ts",
+  "test/worker/jobs-exact.test.ts",
   "test/worker/limits-decide.test.ts",
   "test/worker/match.test.ts",
   "test/worker/match-ad-text.test.ts",
