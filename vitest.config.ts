@@ -3,13 +3,14 @@ import { defineConfig } from "vitest/config";
 import type {} from "./test/worker/loopback-servers.js";
 
 /**
- * The test files of the Worker that change nothing the deployment shares: they publish, stage and
- * roll back nothing, write no host or metrics object and no queue but ones named for them alone
- * (`jobs-concurrency`: "burst"; `jobs-counts`: "counts-…"; `jobs-exact`: random names), run no
- * cron, and make their requests unique where a verdict could be cached. One workerd (`isolate: false`) runs them one after
- * another, loading the Worker's ~470 modules once instead of once per file (about 3 s of the
- * 2-core machine per file); every other file gets a workerd, and so a deployment, of its own.
- * A file joins this list only when it keeps to that, or a file before it changes what it reads.
+ * The test files of the Worker that change nothing the deployment shares: they publish, stage
+ * and roll back nothing, write no host or metrics object and no queue but ones named for them
+ * alone (`jobs-concurrency`: "burst"; `jobs-counts`: "counts-…"; `jobs-exact`: random names),
+ * run no cron, and make their requests unique where a verdict could be cached. One workerd
+ * (`isolate: false`) runs them one after another, loading the Worker's ~470 modules once
+ * instead of once per file (about 4 s per file on the loaded 2-core machine); every other file
+ * gets a workerd, and so a deployment, of its own. A file joins this list only when it keeps
+ * to that: otherwise a file before it changes what it reads.
  */
 const READ_ONLY_WORKER_FILES = [
   "test/worker/jobs-concurrency.test.ts",
@@ -26,9 +27,10 @@ const READ_ONLY_WORKER_FILES = [
   "test/hostile/policies.test.ts",
 ];
 
-/** The folders of test/ whose files run in one Node process with the unit tests (project node-shared). */
+/** The folders of test/ whose files run in one Node process with the unit tests (project node-shared); the rest get one each. */
 const SHARED_PROCESS_DIRS = [
   "classad",
+  "cli",
   "compare",
   "customs",
   "diff",
@@ -99,10 +101,11 @@ export default defineConfig({
       // the candidate is one per deployment: its tests get a Worker (and storage) of their own, so
       // the other files' traffic never lands in their exact counts.
       workerProject("worker-shadow", ["test/shadow/**/*.test.ts"], { fileParallelism: false }),
-      // The unit tests beside the code and the engine suites (pure pieces: no process, dev server or
-      // environment variable of their own; a loopback fake they start, they stop) run one after
-      // another in one Node process instead of a fresh one per file: a fresh process re-imports the
-      // engines for each of the ~120 files, about 1 s per file on the loaded 2-core machine.
+      // The unit tests beside the code, the engine suites and the CLI's (each leaves no module state,
+      // environment variable or working folder changed, and stops the servers it starts) run one
+      // after another in one Node process instead of a fresh one per file: a fresh process
+      // re-imports the engines for each of the ~140 files, about 1 s per file on the loaded 2-core
+      // machine (docs/performance.md, "The test suite's time").
       {
         test: {
           name: "node-shared",
