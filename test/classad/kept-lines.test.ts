@@ -75,6 +75,8 @@ describe("old-form lines kept from the last ad of one kind", () => {
         const ad = (p: string, value: string, x: string) =>
           parseOldAd(`${p}X = ${x}\n${p}A = ${value}\n${p}B = 2\n${p}C = "c"`);
         const fresh = ad(f, v, then);
+        // (the first ad of a kind keeps nothing, the second keeps its lines)
+        ad(k, VALUES[i - 1], first);
         ad(k, VALUES[i - 1], first);
         const kept = ad(k, v, then);
         expect(
@@ -117,6 +119,8 @@ describe("old-form lines kept from the last ad of one kind", () => {
     };
     const first = units();
     expect(first).toBeGreaterThanOrEqual(40);
+    // the second reading keeps the lines, the third reads them from the kept ones
+    expect(units()).toBe(first);
     expect(units()).toBe(first);
     // and a budget too small for the lines still ends the reading
     const small = new Budget(10);
@@ -135,6 +139,9 @@ describe("old-form lines kept from the last ad of one kind", () => {
       }
     };
     parseOldAd(`${line}\nforgetB = 2`);
+    // the first ad of its kind keeps nothing (a kind read once pays no copy), the second keeps its line
+    expect(keptEnd()).toBe(-1);
+    parseOldAd(`${line}\nforgetB = 2`);
     expect(keptEnd()).toBe(line.length);
     // and at the other parity in a text (compared a word from the halves of two)
     const at1 = ` ${line}`;
@@ -151,6 +158,8 @@ describe("old-form lines kept from the last ad of one kind", () => {
     expect(shown(again, ["forgeta", "forgetb"])).toBe(
       `${JSON.stringify(printValue("a value of more than thirteen characters"))} ${JSON.stringify(printValue(2))}`,
     );
+    expect(keptEnd()).toBe(-1);
+    parseOldAd(`${line}\nforgetB = 2`);
     expect(keptEnd()).toBe(line.length);
   });
 
@@ -165,7 +174,7 @@ describe("old-form lines kept from the last ad of one kind", () => {
       `roomA${String(i).padStart(5, "0")} = x + 1\nshared = ${v}${" ".repeat(290)}`;
     const line = `shared = ${value(0)}${" ".repeat(290)}`;
     const fit = Math.floor(2 ** 19 / ((line.length + 4) & ~1));
-    for (let i = 0; i <= fit; i++) parseOldAd(text(i, value(i)));
+    for (let i = 0; i <= fit; i++) for (let twice = 0; twice < 2; twice++) parseOldAd(text(i, value(i)));
     for (const [kind, v] of [
       [0, fit],
       [1, 1],

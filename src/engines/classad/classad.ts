@@ -96,8 +96,8 @@ export class AdLayout {
   private pendingLength = 0;
   /** How many times a line replaced the kept one (bounded: see {@link keepLine}). */
   private lineCopies = 0;
-  /** The {@link keptGeneration} the line was kept in. */
-  private lineGeneration = 0;
+  /** The {@link keptGeneration} the line was kept in, or that an ad of this kind first reached here in. */
+  private lineGeneration = -1;
 
   private constructor(
     private readonly parent: AdLayout | null,
@@ -211,16 +211,19 @@ export class AdLayout {
    * Keeps the old-form line `codes[p, end)` (its name, this layout's last, through the end of its value)
    * whose value is the plain literal `value`, for the next ads of this kind: a line written the same is
    * then the same value without being read again, and equal values are one in memory. Kept a bounded
-   * number of times per layout (lines that differ in every ad, such as a machine's name, stop being kept).
-   * A string value's characters start at `valueAt` (after its quote); `words` are `codes` as words
+   * number of times per layout (lines that differ in every ad, such as a machine's name, stop being kept),
+   * from the second ad of the kind on. A string value's characters start at `valueAt` (after its quote); `words` are `codes` as words
    * (char-codes.ts `wordsOf`), or null.
    */
   keepLine(codes: Uint16Array, words: Int32Array | null, p: number, end: number, value: SlotValue, valueAt: number): void {
     if (this.lineGeneration !== keptGeneration) {
+      // the first ad of its kind (in this generation) to reach here keeps nothing: an ad whose kind is
+      // read once (a cold read, an ad of its own) pays no copy; the next one's line is kept
       this.lineGeneration = keptGeneration;
       this.lineLength = -1;
       this.lineRoom = 0;
       this.lineCopies = 0;
+      return;
     }
     const m = end - p;
     if (m > MAX_KEPT_LINE || this.lineCopies >= MAX_LINE_COPIES) return;
