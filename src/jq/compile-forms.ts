@@ -9,6 +9,7 @@ import { ALLOC, charge, COPY_KEY, Env, KEY, step, type Gen } from "./runtime.js"
 import { JqCompileError, type Scope } from "./scope.js";
 import { NATIVES, type Compiler } from "./compile.js";
 import { singleOf, type Val } from "./compile-single.js";
+import { maybeOf, NONE, type Opt } from "./compile-maybe.js";
 import { dotFree, setOwned, simplePath } from "./compile-reduce.js";
 import { interpText, invalidPathResult } from "./eval-helpers.js";
 import { buildKey, isIndexKey, keysOf, storeAt } from "./key-order.js";
@@ -289,6 +290,30 @@ function literalAssign(r: Gen, keys: readonly string[], op: string): Gen {
   const apply = bop === "//" ? null : binopFn(bop);
   return (i, env, emit) =>
     r(i, env, (v) => emit(setLiteral(i, keys, 0, null, apply === null ? (old) => (truthy(old) ? old : v) : (old) => apply(old, v))));
+}
+
+/**
+ * `.k1.k2… = v` and `.k1.k2… op= v` with literal keys and a right side yielding at most one value, as a
+ * direct evaluator (compile-maybe.ts): {@link literalAssign}'s reads, errors, charges and copies; else null.
+ */
+export function literalAssignMaybe(c: Compiler, op: string, lhs: Node, rhs: Node, sc: Scope): Opt | null {
+  if (op === "|=") return null;
+  const keys = literalKeyPath(lhs);
+  if (keys === null) return null;
+  const r = maybeOf(c, rhs, sc, NATIVES);
+  if (r === null) return null;
+  if (op === "=")
+    return (i, env) => {
+      const v = r(i, env);
+      return v === NONE ? NONE : setLiteral(i, keys, 0, v, null);
+    };
+  const bop = op.slice(0, -1);
+  const apply = bop === "//" ? null : binopFn(bop);
+  return (i, env) => {
+    const v = r(i, env);
+    if (v === NONE) return NONE;
+    return setLiteral(i, keys, 0, null, apply === null ? (old) => (truthy(old) ? old : v) : (old) => apply(old, v));
+  };
 }
 
 /** `reduce`: the last output of the update is the next state, one result per init output. */

@@ -14,6 +14,7 @@ import { ALLOC, charge, chargeFormatted, Env, KEY, step, up, type Gen } from "./
 import { JqCompileError, type Scope } from "./scope.js";
 import { isMemoKey } from "./compile-inline.js";
 import { updateEachOf } from "./compile-forms.js";
+import { maybeOf, NONE } from "./compile-maybe.js";
 import { buildKey, isIndexKey } from "./key-order.js";
 import { JqError, desc, fail, numOf, truthy, type JObj } from "./values.js";
 
@@ -197,6 +198,16 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
         return (i, env) => {
           charge(ALLOC);
           const v = e1(i, env);
+          charge(1);
+          return [v];
+        };
+      // at most one element (`[.a?]`, `[select(f)]`): the array is still the one output
+      const m1 = n.e.k === "comma" ? null : maybeOf(c, n.e, sc, natives);
+      if (m1 !== null)
+        return (i, env) => {
+          charge(ALLOC);
+          const v = m1(i, env);
+          if (v === NONE) return [];
           charge(1);
           return [v];
         };

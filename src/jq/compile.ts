@@ -12,6 +12,7 @@ import {
   IS_PROTO_KEY, altGen, emitUnlessError, field, invalidPathResult, isIterable, iterate, nonPath, recurseAll, tryGen, withOpt,
 } from "./eval-helpers.js";
 import { singleOf, type Val } from "./compile-single.js";
+import { maybeOf, NONE } from "./compile-maybe.js";
 import {
   INLINE_MAX_DEPTH, hopsTo, inlineGen, inlinePGen, inlineSite, inlineVal, valueBody, withInlining, type InlineState,
 } from "./compile-inline.js";
@@ -60,6 +61,13 @@ export class Compiler {
     if (n.k !== "identity" && n.k !== "literal" && n.k !== "array") {
       const s = singleOf(this, n, sc, NATIVES);
       if (s !== null) return (i, env, emit) => emit(s(i, env));
+      // at most one value (compile-maybe.ts): one direct evaluation, then its value if any
+      const m = maybeOf(this, n, sc, NATIVES);
+      if (m !== null)
+        return (i, env, emit) => {
+          const v = m(i, env);
+          return v === NONE ? false : emit(v);
+        };
     }
     switch (n.k) {
       case "identity":
@@ -103,6 +111,12 @@ export class Compiler {
         const r = this.gen(n.r, sc);
         const ls = singleOf(this, n.l, sc, NATIVES);
         if (ls !== null) return (i, env, emit) => r(ls(i, env), env, emit);
+        const lm = maybeOf(this, n.l, sc, NATIVES);
+        if (lm !== null)
+          return (i, env, emit) => {
+            const v = lm(i, env);
+            return v === NONE ? false : r(v, env, emit);
+          };
         const l = this.gen(n.l, sc);
         return (i, env, emit) => l(i, env, (v) => r(v, env, emit));
       }
@@ -164,6 +178,12 @@ export class Compiler {
         const f = n.else ? this.gen(n.else, sc) : null;
         const cs = singleOf(this, n.cond, sc, NATIVES);
         if (cs !== null) return (i, env, emit) => (truthy(cs(i, env)) ? t(i, env, emit) : f ? f(i, env, emit) : emit(i));
+        const cm = maybeOf(this, n.cond, sc, NATIVES);
+        if (cm !== null)
+          return (i, env, emit) => {
+            const cv = cm(i, env);
+            return cv === NONE ? false : truthy(cv) ? t(i, env, emit) : f ? f(i, env, emit) : emit(i);
+          };
         const c = this.gen(n.cond, sc);
         return (i, env, emit) => c(i, env, (cv) => (truthy(cv) ? t(i, env, emit) : f ? f(i, env, emit) : emit(i)));
       }

@@ -148,6 +148,17 @@ export function captureEach(sV: Json, reV: Json, flagsV: Json, emit: (o: JObj) =
   return m === null ? false : emit(captureObject(c, m));
 }
 
+/** `capture`'s one object without `g` (its first match), or null when nothing matches; as {@link captureEach} with an emit that stops. */
+export function captureFirst(sV: Json, reV: Json, flagsV: Json): JObj | null {
+  const c = prepare(sV, reV, flagsV);
+  if (c.global || c.skipEmpty) {
+    for (const o of capturesOf(c, sV, reV, flagsV)) return o;
+    return null;
+  }
+  const m = c.rx.match(sV as string, 0);
+  return m === null ? null : captureObject(c, m);
+}
+
 /**
  * The first match of one of the pscheduler modules' own constant patterns (not
  * user-supplied; see trusted.ts for why RegExp is linear on them), as RegExp gives it.

@@ -1,0 +1,324 @@
+/**
+ * Direct evaluators for expressions that yield at most one value: the single-valued forms
+ * (compile-single.ts) and, over them, `empty`, `error`, `select(f)`, `capture` of a literal
+ * pattern, `try`, `.k?`, and the forms that combine such parts (`|`, `if`, operators,
+ * `//`, `as $x`, objects, interpolation, literal-path assignments, inlined calls). Each
+ * returns its value or {@link NONE}, so a chain such as `capture(…) | if … | del(…)` runs
+ * without a generator and a callback per stage. Semantics are the general evaluator's: the
+ * same outputs, the same errors in the same order, the same budget charges (each form charges
+ * what its generator in compile.ts / compile-forms.ts charges, at the same point).
+ */
+import type { Json } from "../engines/common/json.js";
+import type { Node } from "./ast.js";
+import type { Compiler, Native } from "./compile.js";
+import { applyFormat } from "./formats.js";
+import { binopFn, indexValue, literalComparison } from "./ops.js";
+import { interpText } from "./eval-helpers.js";
+import { captureFirst } from "./regex.js";
+import { ALLOC, charge, Env, step } from "./runtime.js";
+import type { FuncInfo, Scope } from "./scope.js";
+import { singleOf } from "./compile-single.js";
+import { literalAssignMaybe } from "./compile-forms.js";
+import { hopsTo, inlineMaybe, inlineSite, maybeBody, withInlining, INLINE_MAX_DEPTH } from "./compile-inline.js";
+import { isIndexKey } from "./key-order.js";
+import { JqError, desc, fail, numOf, truthy, type JObj } from "./values.js";
+
+/** What an at-most-one evaluator returns when its expression yields nothing. */
+export const NONE: unique symbol = Symbol("none");
+
+/** An expression yielding at most one value: input and environment in, the value or {@link NONE} out (or a thrown error). */
+export type Opt = (i: Json, env: Env | null) => Json | typeof NONE;
+
+/** Memo fields kept on syntax nodes, as compile-single.ts keeps its own. */
+type Memo = { maybeScope?: Scope; maybeVal?: Opt | null };
+
+type CallNode = Extract<Node, { k: "call" }>;
+
+/** Returns a direct evaluator when `n` yields at most one value (a single-valued one when it yields exactly one), else null. */
+export function maybeOf(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): Opt | null {
+  const s = singleOf(c, n, sc, natives);
+  if (s !== null) return s;
+  const memo = n as Memo;
+  if (memo.maybeScope === sc && memo.maybeVal !== undefined) return memo.maybeVal;
+  // set first: a node met again inside its own compilation (it cannot be, but stay finite) is not at most one
+  memo.maybeScope = sc;
+  memo.maybeVal = null;
+  const val = build(c, n, sc, natives);
+  memo.maybeScope = sc;
+  memo.maybeVal = val;
+  return val;
+}
+
+function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): Opt | null {
+  const one = (x: Node): Opt | null => maybeOf(c, x, sc, natives);
+  switch (n.k) {
+    case "index": {
+      // `.k?` (INDEX_OPT): nothing when the indexing step raises; the key's and target's errors propagate (key first, as indexGen)
+      if (!n.opt) return null;
+      const k = one(n.key);
+      const t = one(n.target);
+      if (k === null || t === null) return null;
+      return (i, env) => {
+        const kv = k(i, env);
+        if (kv === NONE) return NONE;
+        const tv = t(i, env);
+        if (tv === NONE) return NONE;
+        try {
+          return indexValue(tv, kv);
+        } catch (e) {
+          if (e instanceof JqError) return NONE;
+          throw e;
+        }
+      };
+    }
+    case "neg": {
+      const e = one(n.e);
+      if (e === null) return null;
+      return (i, env) => {
+        const v = e(i, env);
+        if (v === NONE) return NONE;
+        const x = numOf(v);
+        return typeof x === "number" ? -x : fail(`${desc(v)} cannot be negated`);
+      };
+    }
+    case "binop": {
+      const l = one(n.l);
+      const r = one(n.r);
+      if (l === null || r === null) return null;
+      const f = literalComparison(n.op, n.l, n.r) ?? binopFn(n.op);
+      if (n.r.k === "literal") {
+        const rv = n.r.v;
+        return (i, env) => {
+          const lv = l(i, env);
+          return lv === NONE ? NONE : f(lv, rv);
+        };
+      }
+      // the right operand first, as the general path runs them
+      return (i, env) => {
+        const rv = r(i, env);
+        if (rv === NONE) return NONE;
+        const lv = l(i, env);
+        return lv === NONE ? NONE : f(lv, rv);
+      };
+    }
+    case "and":
+    case "or": {
+      const l = one(n.l);
+      const r = one(n.r);
+      if (l === null || r === null) return null;
+      const isAnd = n.k === "and";
+      return (i, env) => {
+        const lv = l(i, env);
+        if (lv === NONE) return NONE;
+        if (truthy(lv) !== isAnd) return !isAnd;
+        const rv = r(i, env);
+        return rv === NONE ? NONE : truthy(rv);
+      };
+    }
+    case "alt": {
+      // truthy output of the left, else the right's (errors of the left propagate, as altGen)
+      const l = one(n.l);
+      const r = one(n.r);
+      if (l === null || r === null) return null;
+      return (i, env) => {
+        const v = l(i, env);
+        return v !== NONE && truthy(v) ? v : r(i, env);
+      };
+    }
+    case "pipe": {
+      const l = one(n.l);
+      if (l === null) return null;
+      const r = one(n.r);
+      if (r === null) return null;
+      return (i, env) => {
+        const v = l(i, env);
+        return v === NONE ? NONE : r(v, env);
+      };
+    }
+    case "if": {
+      const cnd = one(n.cond);
+      const t = one(n.then);
+      const f = n.else ? one(n.else) : (i: Json) => i;
+      if (cnd === null || t === null || f === null) return null;
+      return (i, env) => {
+        const cv = cnd(i, env);
+        if (cv === NONE) return NONE;
+        return truthy(cv) ? t(i, env) : f(i, env);
+      };
+    }
+    case "try": {
+      // the body's own errors only: nothing runs downstream of it inside this evaluator
+      const b = one(n.body);
+      const h = n.handler === null ? null : one(n.handler);
+      if (b === null || (n.handler !== null && h === null)) return null;
+      return (i, env) => {
+        try {
+          return b(i, env);
+        } catch (e) {
+          if (!(e instanceof JqError)) throw e;
+          return h === null ? NONE : h(e.value, env);
+        }
+      };
+    }
+    case "object": {
+      // literal keys only (objectGen's constant-key form): values in source order, then the object and its charge
+      const names: string[] = [];
+      const vs: Opt[] = [];
+      for (const e of n.entries) {
+        if (e.key.k !== "literal" || typeof e.key.v !== "string" || isIndexKey(e.key.v) || e.key.v === "__proto__") return null;
+        const v = one(e.value);
+        if (v === null) return null;
+        names.push(e.key.v);
+        vs.push(v);
+      }
+      const cnt = names.length;
+      return (i, env) => {
+        const vals: Json[] = new Array<Json>(cnt);
+        for (let j = 0; j < cnt; j++) {
+          const v = vs[j](i, env);
+          if (v === NONE) return NONE;
+          vals[j] = v;
+        }
+        const o: JObj = {};
+        for (let j = 0; j < cnt; j++) o[names[j]] = vals[j];
+        charge(cnt + ALLOC);
+        return o;
+      };
+    }
+    case "str": {
+      // parts evaluated last first, each converted as it comes (strGen's order)
+      const parts: Array<string | Opt> = [];
+      for (const p of n.parts) {
+        if (typeof p === "string") parts.push(p);
+        else {
+          const v = one(p);
+          if (v === null) return null;
+          parts.push(v);
+        }
+      }
+      const fmt = n.fmt;
+      const conv = fmt === null ? interpText : (v: Json) => applyFormat(fmt, v);
+      const cnt = parts.length;
+      return (i, env) => {
+        const texts: string[] = new Array<string>(cnt);
+        for (let j = cnt - 1; j >= 0; j--) {
+          const p = parts[j];
+          if (typeof p === "string") continue;
+          const v = p(i, env);
+          if (v === NONE) return NONE;
+          texts[j] = conv(v);
+        }
+        let s = "";
+        for (let j = 0; j < cnt; j++) {
+          const p = parts[j];
+          s += typeof p === "string" ? p : texts[j];
+        }
+        charge(s.length + 2 * ALLOC * cnt);
+        return s;
+      };
+    }
+    case "bind": {
+      // `src as $x | body` (one plain variable): no charge of its own, as compilePatternBind's
+      if (n.pats.length !== 1 || n.pats[0].k !== "pvar") return null;
+      const s = one(n.src);
+      if (s === null) return null;
+      const b = maybeOf(c, n.body, sc.push("var", n.pats[0].name), natives);
+      if (b === null) return null;
+      return (i, env) => {
+        const x = s(i, env);
+        return x === NONE ? NONE : b(i, new Env(x, env));
+      };
+    }
+    case "assign":
+      return literalAssignMaybe(c, n.op, n.l, n.r, sc);
+    case "call":
+      return callMaybe(c, n, sc, natives);
+    default:
+      return null;
+  }
+}
+
+function callMaybe(c: Compiler, n: CallNode, sc: Scope, natives: Map<string, Native>): Opt | null {
+  const found = sc.lookupCallable(n.name, n.args.length);
+  if (found !== null && "inline" in found) {
+    // a hidden variable is single-valued (compile-single.ts); a filter argument is its own code
+    if (found.inline.hidden !== undefined) return null;
+    return maybeOf(c, found.inline.arg.node, found.inline.scope, natives);
+  }
+  if (found !== null && "fi" in found && found.fi.native === undefined) return inlinedMaybe(c, n, found.fi, sc, natives);
+  if (found !== null && "closure" in found) return null;
+  const nat = found === null ? natives.get(n.name + "/" + n.args.length) : "fi" in found ? found.fi.native : undefined;
+  if (nat === undefined) return null;
+  // the natives below charge a step per call, as callGen does before running them
+  if (nat === natives.get("empty/0"))
+    return () => {
+      step();
+      return NONE;
+    };
+  if (nat === natives.get("error/0"))
+    return (i) => {
+      step();
+      throw new JqError(i);
+    };
+  const a0 = n.args.length > 0 ? maybeOf(c, n.args[0], sc, natives) : null;
+  if (a0 === null) return null;
+  if (nat === natives.get("error/1"))
+    return (i, env) => {
+      step();
+      const v = a0(i, env);
+      if (v === NONE) return NONE;
+      throw new JqError(v);
+    };
+  if (nat === natives.get("select/1"))
+    return (i, env) => {
+      step();
+      const v = a0(i, env);
+      return v !== NONE && truthy(v) ? i : NONE;
+    };
+  // `capture` without `g`: its one match or nothing (a literal pattern, and literal flags)
+  const p = n.args[0];
+  if (p.k !== "literal" || typeof p.v !== "string") return null;
+  const re = p.v;
+  if (nat === natives.get("capture/1"))
+    return (i) => {
+      step();
+      return captureFirst(i, re, null) ?? NONE;
+    };
+  const f = n.args[1];
+  if (nat === natives.get("capture/2") && f.k === "literal" && typeof f.v === "string" && !f.v.includes("g")) {
+    const fl = f.v;
+    return (i) => {
+      step();
+      return captureFirst(i, re, fl) ?? NONE;
+    };
+  }
+  return null;
+}
+
+/** A call of a jq-defined function whose body (and every non-constant `$` argument) yields at most one value, inlined as compile.ts's `inlinedVal` does. */
+function inlinedMaybe(c: Compiler, n: CallNode, fi: FuncInfo, sc: Scope, natives: Map<string, Native>): Opt | null {
+  const st = c.inlining;
+  if (!fi.def.params.some((p) => !p.startsWith("$"))) {
+    if (st.stack.includes(fi) || st.stack.length >= INLINE_MAX_DEPTH) return null;
+    const body = maybeBody(st, fi, (b, s) => maybeOf(c, b, s, natives));
+    if (body === null) return null;
+    const vals: Opt[] = [];
+    for (const a of n.args) {
+      const v = maybeOf(c, a, sc, natives);
+      if (v === null) return null;
+      vals.push(v);
+    }
+    return inlineMaybe({ hops: hopsTo(fi, sc) }, body, vals);
+  }
+  const site = inlineSite(c, st, fi, n, sc);
+  if (site === null) return null;
+  const body = withInlining(st, fi, () => maybeOf(c, site.body, site.scope, natives));
+  if (body === null) return null;
+  const vals: Opt[] = [];
+  for (const a of site.values) {
+    const v = maybeOf(c, a, site.callerScope, natives);
+    if (v === null) return null;
+    vals.push(v);
+  }
+  return inlineMaybe(site, body, vals);
+}
