@@ -45,7 +45,12 @@ type Memo = { inlineScope?: Scope; inlineSite?: InlineSite | null };
 /** Keys of the memo fields the compiler keeps on syntax nodes, skipped by walks over a tree. */
 export function isMemoKey(key: string): boolean {
   return (
-    key === "singleScope" || key === "singleVal" || key === "maybeScope" || key === "maybeVal" || key === "inlineScope" || key === "inlineSite"
+    key === "singleScope" ||
+    key === "singleVal" ||
+    key === "maybeScope" ||
+    key === "maybeVal" ||
+    key === "inlineScope" ||
+    key === "inlineSite"
   );
 }
 
@@ -215,7 +220,11 @@ function build(c: Compiler, st: InlineState, fi: FuncInfo, n: CallNode, sc: Scop
  * prelude or a module compiles such a body once, not once per call site; the first compile
  * is charged to the inlining budget.
  */
-export function valueBody(st: InlineState, fi: FuncInfo, compile: (body: Node, sc: Scope) => Val | null): Val | null {
+export function valueBody(
+  st: InlineState,
+  fi: FuncInfo,
+  compile: (body: Node, sc: Scope) => Val | null,
+): Val | null {
   if (fi.valueBody !== undefined) return fi.valueBody;
   const body = compileValueBody(st, fi, compile);
   if (body !== undefined) fi.valueBody = body;
@@ -223,7 +232,11 @@ export function valueBody(st: InlineState, fi: FuncInfo, compile: (body: Node, s
 }
 
 /** {@link valueBody} for a body that yields at most one value (compile-maybe.ts), kept on the definition beside it. */
-export function maybeBody(st: InlineState, fi: FuncInfo, compile: (body: Node, sc: Scope) => Opt | null): Opt | null {
+export function maybeBody(
+  st: InlineState,
+  fi: FuncInfo,
+  compile: (body: Node, sc: Scope) => Opt | null,
+): Opt | null {
   if (fi.maybeBody !== undefined) return fi.maybeBody;
   const body = compileValueBody(st, fi, compile);
   if (body !== undefined) fi.maybeBody = body;
@@ -231,7 +244,11 @@ export function maybeBody(st: InlineState, fi: FuncInfo, compile: (body: Node, s
 }
 
 /** The body compiled with its `$` parameters as variables, null when it cannot be, undefined when the budget is spent (not kept). */
-function compileValueBody<T>(st: InlineState, fi: FuncInfo, compile: (body: Node, sc: Scope) => T | null): T | null | undefined {
+function compileValueBody<T>(
+  st: InlineState,
+  fi: FuncInfo,
+  compile: (body: Node, sc: Scope) => T | null,
+): T | null | undefined {
   fi.size ??= size(fi.def.body);
   if (fi.size > INLINE_MAX_NODES) return null;
   // not kept: the budget is this compilation's

@@ -13,15 +13,22 @@ import type { Node } from "./ast.js";
 import type { Compiler, Native } from "./compile.js";
 import { applyFormat } from "./formats.js";
 import { binopFn, indexValue, literalComparison } from "./ops.js";
-import { interpText } from "./eval-helpers.js";
+import { IS_PROTO_KEY, interpText } from "./eval-helpers.js";
 import { captureFirst } from "./regex.js";
-import { ALLOC, charge, Env, step } from "./runtime.js";
+import { ALLOC, charge, COPY_KEY, Env, KEY, step } from "./runtime.js";
 import type { FuncInfo, Scope } from "./scope.js";
-import { singleOf } from "./compile-single.js";
+import { singleOf, type Val } from "./compile-single.js";
 import { literalAssignMaybe } from "./compile-forms.js";
-import { hopsTo, inlineMaybe, inlineSite, maybeBody, withInlining, INLINE_MAX_DEPTH } from "./compile-inline.js";
-import { isIndexKey } from "./key-order.js";
-import { JqError, desc, fail, numOf, truthy, type JObj } from "./values.js";
+import {
+  hopsTo,
+  inlineMaybe,
+  inlineSite,
+  maybeBody,
+  withInlining,
+  INLINE_MAX_DEPTH,
+} from "./compile-inline.js";
+import { isIndexKey, keyCount, loadAt, orderOf, storeAt } from "./key-order.js";
+import { JqError, desc, fail, isObject, numOf, truthy, type JObj } from "./values.js";
 
 /** What an at-most-one evaluator returns when its expression yields nothing. */
 export const NONE: unique symbol = Symbol("none");
@@ -128,6 +135,17 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
     case "pipe": {
       const l = one(n.l);
       if (l === null) return null;
+      // a fresh object (`capture(…)`) handed to a chain that may change it in place (`del(.k)`, `map_values(f)`)
+      if (freshOf(n.l, sc, natives)) {
+        const o = ownedOf(c, n.r, sc, natives, 0);
+        if (o !== null) {
+          const r = o.ev;
+          return (i, env) => {
+            const v = l(i, env);
+            return v === NONE ? NONE : r(v, env);
+          };
+        }
+      }
       const r = one(n.r);
       if (r === null) return null;
       return (i, env) => {
@@ -165,7 +183,13 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
       const names: string[] = [];
       const vs: Opt[] = [];
       for (const e of n.entries) {
-        if (e.key.k !== "literal" || typeof e.key.v !== "string" || isIndexKey(e.key.v) || e.key.v === "__proto__") return null;
+        if (
+          e.key.k !== "literal" ||
+          typeof e.key.v !== "string" ||
+          isIndexKey(e.key.v) ||
+          e.key.v === "__proto__"
+        )
+          return null;
         const v = one(e.value);
         if (v === null) return null;
         names.push(e.key.v);
@@ -245,9 +269,11 @@ function callMaybe(c: Compiler, n: CallNode, sc: Scope, natives: Map<string, Nat
     if (found.inline.hidden !== undefined) return null;
     return maybeOf(c, found.inline.arg.node, found.inline.scope, natives);
   }
-  if (found !== null && "fi" in found && found.fi.native === undefined) return inlinedMaybe(c, n, found.fi, sc, natives);
+  if (found !== null && "fi" in found && found.fi.native === undefined)
+    return inlinedMaybe(c, n, found.fi, sc, natives);
   if (found !== null && "closure" in found) return null;
-  const nat = found === null ? natives.get(n.name + "/" + n.args.length) : "fi" in found ? found.fi.native : undefined;
+  const nat =
+    found === null ? natives.get(n.name + "/" + n.args.length) : "fi" in found ? found.fi.native : undefined;
   if (nat === undefined) return null;
   // the natives below charge a step per call, as callGen does before running them
   if (nat === natives.get("empty/0"))
@@ -285,7 +311,12 @@ function callMaybe(c: Compiler, n: CallNode, sc: Scope, natives: Map<string, Nat
       return captureFirst(i, re, null) ?? NONE;
     };
   const f = n.args[1];
-  if (nat === natives.get("capture/2") && f.k === "literal" && typeof f.v === "string" && !f.v.includes("g")) {
+  if (
+    nat === natives.get("capture/2") &&
+    f.k === "literal" &&
+    typeof f.v === "string" &&
+    !f.v.includes("g")
+  ) {
     const fl = f.v;
     return (i) => {
       step();
@@ -296,7 +327,13 @@ function callMaybe(c: Compiler, n: CallNode, sc: Scope, natives: Map<string, Nat
 }
 
 /** A call of a jq-defined function whose body (and every non-constant `$` argument) yields at most one value, inlined as compile.ts's `inlinedVal` does. */
-function inlinedMaybe(c: Compiler, n: CallNode, fi: FuncInfo, sc: Scope, natives: Map<string, Native>): Opt | null {
+function inlinedMaybe(
+  c: Compiler,
+  n: CallNode,
+  fi: FuncInfo,
+  sc: Scope,
+  natives: Map<string, Native>,
+): Opt | null {
   const st = c.inlining;
   if (!fi.def.params.some((p) => !p.startsWith("$"))) {
     if (st.stack.includes(fi) || st.stack.length >= INLINE_MAX_DEPTH) return null;
@@ -321,4 +358,271 @@ function inlinedMaybe(c: Compiler, n: CallNode, fi: FuncInfo, sc: Scope, natives
     vals.push(v);
   }
   return inlineMaybe(site, body, vals);
+}
+
+/**
+ * An evaluator that may change its input in place, for an input no one else holds (an object just
+ * built by the left side of a pipe); `owned` when its output is again such a value (the input
+ * itself or one just built), so a pipe after it may change that in place too.
+ */
+interface Owned {
+  ev: Opt;
+  owned: boolean;
+}
+
+/** Deepest nesting of `if`, `|` and inlined calls followed by {@link ownedOf}. */
+const OWNED_MAX_DEPTH = 16;
+
+/** Whether `n` yields only objects built by itself (`capture` of a literal pattern), so no one else holds them. */
+function freshOf(n: Node, sc: Scope, natives: Map<string, Native>): boolean {
+  if (n.k !== "call") return false;
+  const found = sc.lookupCallable(n.name, n.args.length);
+  if (found !== null && "inline" in found)
+    return found.inline.hidden === undefined && freshOf(found.inline.arg.node, found.inline.scope, natives);
+  const nat =
+    found === null ? natives.get(n.name + "/" + n.args.length) : "fi" in found ? found.fi.native : undefined;
+  if (nat === undefined || n.args.length === 0 || n.args[0].k !== "literal") return false;
+  return nat === natives.get("capture/1") || (nat === natives.get("capture/2") && n.args[1].k === "literal");
+}
+
+/**
+ * `n` as an evaluator that may change its (unshared) input in place, or null when it has no such form:
+ * `.`, `a | b`, `if c then a else b end` (with `c` only reading), `del(.k)` and `map_values(f)`. The
+ * charges are those of the ordinary forms, each at its own size, and any input the in-place form does
+ * not cover (an array, an object with a key-order record) takes the ordinary evaluator.
+ */
+function ownedOf(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>, depth: number): Owned | null {
+  if (depth > OWNED_MAX_DEPTH) return null;
+  switch (n.k) {
+    case "identity":
+      return { ev: (i) => i, owned: true };
+    case "pipe": {
+      const a = ownedOf(c, n.l, sc, natives, depth + 1);
+      if (a === null) return null;
+      const b: Owned | null = a.owned ? ownedOf(c, n.r, sc, natives, depth + 1) : null;
+      const bv = b !== null ? b.ev : maybeOf(c, n.r, sc, natives);
+      if (bv === null) return null;
+      const av = a.ev;
+      return {
+        ev: (i, env) => {
+          const v = av(i, env);
+          return v === NONE ? NONE : bv(v, env);
+        },
+        owned: b !== null && b.owned,
+      };
+    }
+    case "if": {
+      if (!readsOnly(n.cond, sc, natives)) return null;
+      const cnd = maybeOf(c, n.cond, sc, natives);
+      if (cnd === null) return null;
+      const t = branch(c, n.then, sc, natives, depth);
+      const f = n.else === null ? { ev: (i: Json) => i, owned: true } : branch(c, n.else, sc, natives, depth);
+      if (t === null || f === null) return null;
+      const tv = t.ev;
+      const fv = f.ev;
+      return {
+        ev: (i, env) => {
+          const cv = cnd(i, env);
+          if (cv === NONE) return NONE;
+          return truthy(cv) ? tv(i, env) : fv(i, env);
+        },
+        owned: t.owned && f.owned,
+      };
+    }
+    case "call":
+      return ownedCall(c, n, sc, natives, depth);
+    default:
+      return null;
+  }
+}
+
+/** An `if` branch: its in-place form, else its ordinary one (owned when it never returns, as `error(…)`). */
+function branch(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>, depth: number): Owned | null {
+  const o = ownedOf(c, n, sc, natives, depth + 1);
+  if (o !== null) return o;
+  const m = maybeOf(c, n, sc, natives);
+  if (m === null) return null;
+  return { ev: m, owned: alwaysThrows(n, sc, natives, 0) };
+}
+
+/** Whether `n` raises an error whenever it runs (`error(…)`, directly or through small jq-defined functions). */
+function alwaysThrows(n: Node, sc: Scope, natives: Map<string, Native>, depth: number): boolean {
+  if (n.k !== "call" || depth > 4) return false;
+  const found = sc.lookupCallable(n.name, n.args.length);
+  if (found !== null && "inline" in found)
+    return (
+      found.inline.hidden === undefined &&
+      alwaysThrows(found.inline.arg.node, found.inline.scope, natives, depth + 1)
+    );
+  if (found !== null && "fi" in found && found.fi.native === undefined)
+    return alwaysThrows(found.fi.def.body, found.fi.scope, natives, depth + 1);
+  if (found !== null && "closure" in found) return false;
+  const nat =
+    found === null ? natives.get(n.name + "/" + n.args.length) : "fi" in found ? found.fi.native : undefined;
+  return nat !== undefined && (nat === natives.get("error/0") || nat === natives.get("error/1"));
+}
+
+/** Whether `n` only reads its input (so it keeps no reference to it and hands it to no one): paths, literals, variables, operators, `not`, `type`, `length`. */
+function readsOnly(n: Node, sc: Scope, natives: Map<string, Native>): boolean {
+  switch (n.k) {
+    case "identity":
+    case "literal":
+    case "var":
+      return true;
+    case "index":
+      return n.key.k === "literal" && readsOnly(n.target, sc, natives);
+    case "binop":
+    case "and":
+    case "or":
+      return readsOnly(n.l, sc, natives) && readsOnly(n.r, sc, natives);
+    case "neg":
+      return readsOnly(n.e, sc, natives);
+    case "call": {
+      if (n.args.length !== 0 || sc.lookupCallable(n.name, 0) !== null) return false;
+      const nat = natives.get(n.name + "/0");
+      return (
+        nat !== undefined &&
+        (nat === natives.get("not/0") || nat === natives.get("type/0") || nat === natives.get("length/0"))
+      );
+    }
+    default:
+      return false;
+  }
+}
+
+/** The single parameter's name when `n` calls a one-parameter jq-defined function whose body matches `shape`, else null. */
+function defined(n: CallNode, sc: Scope): FuncInfo | null {
+  if (n.args.length !== 1) return null;
+  const found = sc.lookupCallable(n.name, 1);
+  if (found === null || !("fi" in found) || found.fi.native !== undefined) return null;
+  const p = found.fi.def.params[0];
+  return p.startsWith("$") ? null : found.fi;
+}
+
+/** Whether `n` (in the definition's scope) calls the native `name/arity`. */
+function callsNative(
+  n: Node,
+  name: string,
+  arity: number,
+  sc: Scope,
+  natives: Map<string, Native>,
+): n is CallNode {
+  if (n.k !== "call" || n.name !== name || n.args.length !== arity) return false;
+  const found = sc.lookupCallable(name, arity);
+  const nat = found === null ? natives.get(name + "/" + arity) : "fi" in found ? found.fi.native : undefined;
+  return nat !== undefined && nat === natives.get(name + "/" + arity);
+}
+
+/** Whether `n` calls the filter parameter `p`. */
+function isParam(n: Node, p: string): boolean {
+  return n.k === "call" && n.name === p && n.args.length === 0;
+}
+
+/** `del(.k)` (the prelude's `delpaths([path(f)])`) and `map_values(f)` (`.[] |= f`) changing an unshared object in place. */
+function ownedCall(
+  c: Compiler,
+  n: CallNode,
+  sc: Scope,
+  natives: Map<string, Native>,
+  depth: number,
+): Owned | null {
+  const found = sc.lookupCallable(n.name, n.args.length);
+  if (found !== null && "inline" in found)
+    return found.inline.hidden === undefined
+      ? ownedOf(c, found.inline.arg.node, found.inline.scope, natives, depth + 1)
+      : null;
+  const fi = defined(n, sc);
+  if (fi === null) return null;
+  const p = fi.def.params[0];
+  const body = fi.def.body;
+  // the ordinary evaluator of the call, for inputs the in-place form does not cover
+  const plain = maybeOf(c, n, sc, natives);
+  if (plain === null) return null;
+  if (
+    callsNative(body, "delpaths", 1, fi.scope, natives) &&
+    body.args[0].k === "array" &&
+    body.args[0].e !== null &&
+    callsNative(body.args[0].e, "path", 1, fi.scope, natives) &&
+    isParam(body.args[0].e.args[0], p)
+  ) {
+    const key = literalKey(n.args[0], sc);
+    if (key === null) return null;
+    return { ev: delInPlace(key, plain), owned: true };
+  }
+  if (
+    body.k === "assign" &&
+    body.op === "|=" &&
+    body.l.k === "iterate" &&
+    !body.l.opt &&
+    body.l.target.k === "identity" &&
+    isParam(body.r, p)
+  ) {
+    const f = singleOf(c, n.args[0], sc, natives);
+    if (f === null) return null;
+    return { ev: mapValuesInPlace(f, plain), owned: true };
+  }
+  return null;
+}
+
+/** The key of `.k` (through inlined filter parameters) when it is a plain string key, else null. */
+function literalKey(a0: Node, sc0: Scope): string | null {
+  let a = a0;
+  let s = sc0;
+  for (let d = 0; a.k === "call" && a.args.length === 0 && d < 64; d++) {
+    const found = s.lookupCallable(a.name, 0);
+    if (found === null || !("inline" in found) || found.inline.hidden !== undefined) return null;
+    a = found.inline.arg.node;
+    s = found.inline.scope;
+  }
+  if (
+    a.k !== "index" ||
+    a.opt ||
+    a.target.k !== "identity" ||
+    a.key.k !== "literal" ||
+    typeof a.key.v !== "string"
+  )
+    return null;
+  const k = a.key.v;
+  return IS_PROTO_KEY(k) || isIndexKey(k) ? null : k;
+}
+
+/** An object whose keys are listed in V8's own order (no key-order record): the one shape changed in place. */
+function plainObject(i: Json): i is JObj {
+  return isObject(i) && orderOf(i) === undefined;
+}
+
+/**
+ * `del(.k)` on an unshared object: the key deleted from it. Charged as the ordinary form: the call's,
+ * `delpaths`' and `path`'s steps, the one-path array (ALLOC and an element), the path's key, and
+ * delKeys' copy of every key plus one.
+ */
+function delInPlace(key: string, plain: Opt): Opt {
+  return (i, env) => {
+    if (!plainObject(i)) return plain(i, env);
+    charge(3 + ALLOC + 2 + COPY_KEY * keyCount(i) + 1);
+    delete i[key];
+    return i;
+  };
+}
+
+/**
+ * `map_values(f)` on an unshared object: each value replaced in place, in key order. Charged as the
+ * ordinary form (the call's step, then eachOfObject's copy and a write per key); `f` sees the values
+ * as the ordinary form's does.
+ */
+function mapValuesInPlace(f: Val, plain: Opt): Opt {
+  return (i, env) => {
+    if (!plainObject(i)) return plain(i, env);
+    step();
+    const ks = Object.keys(i);
+    const cnt = ks.length;
+    if (cnt === 0) return i;
+    charge(COPY_KEY * cnt + KEY + ALLOC);
+    for (let j = 0; j < cnt; j++) {
+      const k = ks[j];
+      charge(3 + ALLOC);
+      storeAt(i, j, k, f(loadAt(i, j, k) as Json, env));
+    }
+    return i;
+  };
 }

@@ -113,7 +113,10 @@ export class Scope {
   }
 
   /** Finds a callable: a closure parameter (arity 0), an inlined filter argument or a function definition. */
-  lookupCallable(name: string, arity: number): { closure: number } | { inline: InlineArg } | { fi: FuncInfo } | null {
+  lookupCallable(
+    name: string,
+    arity: number,
+  ): { closure: number } | { inline: InlineArg } | { fi: FuncInfo } | null {
     const key = name + "/" + arity;
     for (let s: Scope | null = this.self(); s !== null; s = s.parent) {
       if (s.table !== null) {
