@@ -41,10 +41,16 @@ type Memo = { maybeScope?: Scope; maybeVal?: Opt | null };
 
 type CallNode = Extract<Node, { k: "call" }>;
 
+/**
+ * Whether compilations build this tier (on, except in tests that compare it with the general
+ * evaluator: outputs, errors and the exact budget spent). Read when a node is first compiled.
+ */
+export const MAYBE_TIER = { on: true };
+
 /** Returns a direct evaluator when `n` yields at most one value (a single-valued one when it yields exactly one), else null. */
 export function maybeOf(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): Opt | null {
   const s = singleOf(c, n, sc, natives);
-  if (s !== null) return s;
+  if (s !== null || !MAYBE_TIER.on) return s;
   const memo = n as Memo;
   if (memo.maybeScope === sc && memo.maybeVal !== undefined) return memo.maybeVal;
   // set first: a node met again inside its own compilation (it cannot be, but stay finite) is not at most one
