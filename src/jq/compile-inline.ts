@@ -49,6 +49,8 @@ export function isMemoKey(key: string): boolean {
     key === "singleVal" ||
     key === "maybeScope" ||
     key === "maybeVal" ||
+    key === "pushedFrom" ||
+    key === "pushed" ||
     key === "inlineScope" ||
     key === "inlineSite"
   );

@@ -47,6 +47,23 @@ type CallNode = Extract<Node, { k: "call" }>;
  */
 export const MAYBE_TIER = { on: true };
 
+/** Memo fields kept on a `$name` pattern: the scope its binding made from the scope it was last compiled in. */
+type PatMemo = { pushedFrom?: Scope; pushed?: Scope };
+
+/**
+ * `sc` with the variable of a one-variable pattern bound, the same scope object each time from the
+ * same `sc`, so the direct and the generator forms of `… as $x | body` share what is kept per node
+ * and scope (compiling either one first does not make the other compile `body` again).
+ */
+export function varScope(pat: object, sc: Scope, name: string): Scope {
+  const m = pat as PatMemo;
+  if (m.pushedFrom === sc && m.pushed !== undefined) return m.pushed;
+  const s = sc.push("var", name);
+  m.pushedFrom = sc;
+  m.pushed = s;
+  return s;
+}
+
 /** Returns a direct evaluator when `n` yields at most one value (a single-valued one when it yields exactly one), else null. */
 export function maybeOf(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): Opt | null {
   const s = singleOf(c, n, sc, natives);
@@ -252,7 +269,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
       if (n.pats.length !== 1 || n.pats[0].k !== "pvar") return null;
       const s = one(n.src);
       if (s === null) return null;
-      const b = maybeOf(c, n.body, sc.push("var", n.pats[0].name), natives);
+      const b = maybeOf(c, n.body, varScope(n.pats[0], sc, n.pats[0].name), natives);
       if (b === null) return null;
       return (i, env) => {
         const x = s(i, env);
