@@ -215,13 +215,20 @@ function tooMany(dropped: number): PolicyError {
  * concern. With the configuration comes `locate`, which places the later
  * stages' errors. Linear in the text: see yaml-tree.ts and yaml-decode.ts.
  */
-export function parseConfig(source: string): Result<{ config: RawConfig; locate: Locate }, PolicyError[]> {
-  return finish(parseConfigSteps(source));
+export function parseConfig(source: string, lazy = true): Result<{ config: RawConfig; locate: Locate }, PolicyError[]> {
+  return finish(parseConfigSteps(source, lazy));
 }
 
-/** {@link parseConfig} as resumable work (common/slices.ts): reading yields as it goes, and decoding between list items. */
-export function* parseConfigSteps(source: string): Steps<Result<{ config: RawConfig; locate: Locate }, PolicyError[]>> {
-  const read = yield* readYamlTreeSteps(source);
+/**
+ * {@link parseConfig} as resumable work (common/slices.ts): reading yields as
+ * it goes, and decoding between list items. `lazy` false reads every mapping
+ * into nodes (for tests that hold the lazy reading, yaml-read-lazy.ts, to it).
+ */
+export function* parseConfigSteps(
+  source: string,
+  lazy = true,
+): Steps<Result<{ config: RawConfig; locate: Locate }, PolicyError[]>> {
+  const read = yield* readYamlTreeSteps(source, lazy);
   yield;
   return yield* decodeTree(read);
 }

@@ -7,7 +7,7 @@
  * the same rule (yaml-quick.test.ts holds them to it).
  */
 import type { RawFilter, RawRule } from "./types.js";
-import type { YamlNode, YamlPair } from "./yaml-node.js";
+import { LazyMap, type YamlNode, type YamlPair } from "./yaml-node.js";
 
 /** How many parent rules deep the quick path goes; deeper chains are decoded the general way. */
 const MAX_QUICK_PARENTS = 8;
@@ -97,6 +97,7 @@ function quickFilter(v: YamlNode): RawFilter | null {
  * the general decoder must read it (see the file's comment).
  */
 export function quickRule(v: YamlNode, at: string, parents = 0): RawRule | null {
+  if (v instanceof LazyMap) return textRule(new RuleText(v.text.src, v.offset), at, parents);
   if (v.kind !== "map") return null;
   let name = "";
   let create = false;
@@ -149,5 +150,228 @@ export function quickRule(v: YamlNode, at: string, parents = 0): RawRule | null 
     if ((seen & bit) !== 0) return null;
     seen |= bit;
   }
+  return { name, create, filter, parent, value, at };
+}
+
+/**
+ * A lazy mapping's text (yaml-read-lazy.ts) read as a rule without its nodes:
+ * its form is already checked, so each value's first character tells its
+ * kind, and a scalar is a word (typed as the core schema types plain text) or
+ * quoted text (a string) with nothing to unescape.
+ */
+class RuleText {
+  constructor(
+    readonly src: string,
+    public pos: number,
+  ) {}
+
+  /** Skips spaces. */
+  spaces(): void {
+    while (this.src.charCodeAt(this.pos) === 32) this.pos++;
+  }
+
+  /** At an entry's key (after a `{` or a comma and the spaces after it): its text, the cursor then at its value. */
+  key(): string {
+    const src = this.src;
+    const start = this.pos;
+    const p = src.indexOf(":", start);
+    this.pos = p + 1;
+    this.spaces();
+    return src.slice(start, p);
+  }
+
+  /** After a value: the spaces and comma that follow it; true when the collection closes there (the cursor then after its bracket). */
+  next(): boolean {
+    this.spaces();
+    if (this.src.charCodeAt(this.pos) === 44) {
+      this.pos++;
+      this.spaces();
+    }
+    const c = this.src.charCodeAt(this.pos);
+    if (c !== 125 && c !== 93) return false;
+    this.pos++;
+    return true;
+  }
+
+  /** After an opening bracket: skips the spaces; true when the collection is empty (the cursor then after its closing bracket). */
+  open(): boolean {
+    this.pos++;
+    this.spaces();
+    const c = this.src.charCodeAt(this.pos);
+    if (c !== 125 && c !== 93) return false;
+    this.pos++;
+    return true;
+  }
+
+  /** Whether the value at the cursor is a word (a plain scalar). */
+  atWord(): boolean {
+    const c = this.src.charCodeAt(this.pos);
+    return c !== 34 && c !== 39 && c !== 91 && c !== 123;
+  }
+
+  /** The word at the cursor. */
+  word(): string {
+    const start = this.pos;
+    WORD_REST.lastIndex = start;
+    WORD_REST.test(this.src);
+    this.pos = WORD_REST.lastIndex;
+    return this.src.slice(start, this.pos);
+  }
+
+  /** The text a string field takes from the scalar at the cursor (a null word as ""), or null when the value is a collection. */
+  text(): string | null {
+    const src = this.src;
+    const c = src.charCodeAt(this.pos);
+    if (c === 34 || c === 39) {
+      const end = src.indexOf(c === 34 ? '"' : "'", this.pos + 1);
+      const out = src.slice(this.pos + 1, end);
+      this.pos = end + 1;
+      return out;
+    }
+    if (c === 91 || c === 123) return null;
+    const w = this.word();
+    return isNullWord(w) ? "" : w;
+  }
+
+  /** Whether the value at the cursor is a null word (then read). */
+  nullWord(): boolean {
+    if (!this.atWord()) return false;
+    const start = this.pos;
+    if (isNullWord(this.word())) return true;
+    this.pos = start;
+    return false;
+  }
+
+  /** A `[]string` field at the cursor: a sequence's texts, a null word as []; null for anything else. */
+  texts(): string[] | null {
+    const out: string[] = [];
+    if (this.src.charCodeAt(this.pos) !== 91) return this.nullWord() ? out : null;
+    if (this.open()) return out;
+    do {
+      const t = this.text();
+      if (t === null) return null;
+      out.push(t);
+    } while (!this.next());
+    return out;
+  }
+}
+
+/** The characters of a word (see yaml-read-lazy.ts), found by one native search. */
+const WORD_REST = /[A-Za-z0-9_./-]*/y;
+
+/** Whether a word is a null plain scalar (`null`, `Null`, `NULL`; the core schema's other nulls are not words). */
+function isNullWord(w: string): boolean {
+  return w.length === 4 && (w === "null" || w === "Null" || w === "NULL");
+}
+
+/** A boolean word's value, or null for any other word. */
+function boolWord(w: string): boolean | null {
+  switch (w) {
+    case "true":
+    case "True":
+    case "TRUE":
+      return true;
+    case "false":
+    case "False":
+    case "FALSE":
+      return false;
+    default:
+      return null;
+  }
+}
+
+/** {@link quickFilter} of the value at the cursor. */
+function textFilter(t: RuleText): RawFilter | null {
+  if (t.src.charCodeAt(t.pos) !== 123) return t.nullWord() ? { type: "", users: [], groups: [] } : null;
+  let type = "";
+  let users: string[] | null = [];
+  let groups: string[] | null = [];
+  let seen = 0;
+  if (!t.open())
+    do {
+      let bit: number;
+      switch (t.key()) {
+        case "type": {
+          bit = TYPE;
+          const v = t.text();
+          if (v === null) return null;
+          type = v;
+          break;
+        }
+        case "users":
+          bit = USERS;
+          users = t.texts();
+          if (users === null) return null;
+          break;
+        case "groups":
+          bit = GROUPS;
+          groups = t.texts();
+          if (groups === null) return null;
+          break;
+        default:
+          return null;
+      }
+      if ((seen & bit) !== 0) return null;
+      seen |= bit;
+    } while (!t.next());
+  return { type, users, groups };
+}
+
+/** {@link quickRule} of the mapping at the cursor, read from its text (see {@link RuleText}). */
+function textRule(t: RuleText, at: string, parents: number): RawRule | null {
+  let name = "";
+  let create = false;
+  let filter: RawFilter = { type: "", users: [], groups: [] };
+  let parent: RawRule | null = null;
+  let value = "";
+  let seen = 0;
+  if (!t.open())
+    do {
+      let bit: number;
+      switch (t.key()) {
+        case "name": {
+          bit = NAME;
+          const v = t.text();
+          if (v === null) return null;
+          name = v;
+          break;
+        }
+        case "create": {
+          bit = CREATE;
+          if (!t.atWord()) return null;
+          const w = t.word();
+          const b = boolWord(w);
+          if (b === null && !isNullWord(w)) return null;
+          create = b === true;
+          break;
+        }
+        case "filter": {
+          bit = FILTER;
+          const f = textFilter(t);
+          if (f === null) return null;
+          filter = f;
+          break;
+        }
+        case "parent":
+          bit = PARENT;
+          if (!t.nullWord()) {
+            if (t.src.charCodeAt(t.pos) !== 123 || parents >= MAX_QUICK_PARENTS) return null;
+            parent = textRule(t, `${at}/parent`, parents + 1);
+            if (parent === null) return null;
+          }
+          break;
+        case "value": {
+          bit = VALUE;
+          const v = t.text();
+          if (v === null) return null;
+          value = v;
+          break;
+        }
+        default:
+          return null;
+      }
+      if ((seen & bit) !== 0) return null;
+      seen |= bit;
+    } while (!t.next());
   return { name, create, filter, parent, value, at };
 }
