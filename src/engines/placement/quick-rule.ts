@@ -160,6 +160,9 @@ export function quickRule(v: YamlNode, at: string, parents = 0): RawRule | null 
  * quoted text (a string) with nothing to unescape.
  */
 class RuleText {
+  /** When set, every string field's scalar read is recorded here (see {@link QuickRules}). */
+  slots: Slot[] | null = null;
+
   constructor(
     readonly src: string,
     public pos: number,
@@ -219,18 +222,22 @@ class RuleText {
   }
 
   /** The text a string field takes from the scalar at the cursor (a null word as ""), or null when the value is a collection. */
-  text(): string | null {
+  text(field: number, depth: number, index = 0): string | null {
     const src = this.src;
-    const c = src.charCodeAt(this.pos);
-    if (c === 34 || c === 39) {
-      const end = src.indexOf(c === 34 ? '"' : "'", this.pos + 1);
-      const out = src.slice(this.pos + 1, end);
-      this.pos = end + 1;
-      return out;
-    }
+    const start = this.pos;
+    const c = src.charCodeAt(start);
     if (c === 91 || c === 123) return null;
-    const w = this.word();
-    return isNullWord(w) ? "" : w;
+    let out: string;
+    if (c === 34 || c === 39) {
+      const end = src.indexOf(c === 34 ? '"' : "'", start + 1);
+      out = src.slice(start + 1, end);
+      this.pos = end + 1;
+    } else {
+      const w = this.word();
+      out = isNullWord(w) ? "" : w;
+    }
+    this.slots?.push({ field, depth, index, start, end: this.pos, quote: c === 34 || c === 39 ? c : 0 });
+    return out;
   }
 
   /** Whether the value at the cursor is a null word (then read). */
@@ -243,12 +250,12 @@ class RuleText {
   }
 
   /** A `[]string` field at the cursor: a sequence's texts, a null word as []; null for anything else. */
-  texts(): string[] | null {
+  texts(field: number, depth: number): string[] | null {
     const out: string[] = [];
     if (this.src.charCodeAt(this.pos) !== 91) return this.nullWord() ? out : null;
     if (this.open()) return out;
     do {
-      const t = this.text();
+      const t = this.text(field, depth, out.length);
       if (t === null) return null;
       out.push(t);
     } while (!this.next());
@@ -281,7 +288,7 @@ function boolWord(w: string): boolean | null {
 }
 
 /** {@link quickFilter} of the value at the cursor. */
-function textFilter(t: RuleText): RawFilter | null {
+function textFilter(t: RuleText, depth: number): RawFilter | null {
   if (t.src.charCodeAt(t.pos) !== 123) return t.nullWord() ? { type: "", users: [], groups: [] } : null;
   let type = "";
   let users: string[] | null = [];
@@ -293,19 +300,19 @@ function textFilter(t: RuleText): RawFilter | null {
       switch (t.key()) {
         case "type": {
           bit = TYPE;
-          const v = t.text();
+          const v = t.text(F_TYPE, depth);
           if (v === null) return null;
           type = v;
           break;
         }
         case "users":
           bit = USERS;
-          users = t.texts();
+          users = t.texts(F_USERS, depth);
           if (users === null) return null;
           break;
         case "groups":
           bit = GROUPS;
-          groups = t.texts();
+          groups = t.texts(F_GROUPS, depth);
           if (groups === null) return null;
           break;
         default:
@@ -331,7 +338,7 @@ function textRule(t: RuleText, at: string, parents: number): RawRule | null {
       switch (t.key()) {
         case "name": {
           bit = NAME;
-          const v = t.text();
+          const v = t.text(F_NAME, parents);
           if (v === null) return null;
           name = v;
           break;
@@ -347,7 +354,7 @@ function textRule(t: RuleText, at: string, parents: number): RawRule | null {
         }
         case "filter": {
           bit = FILTER;
-          const f = textFilter(t);
+          const f = textFilter(t, parents);
           if (f === null) return null;
           filter = f;
           break;
@@ -362,7 +369,7 @@ function textRule(t: RuleText, at: string, parents: number): RawRule | null {
           break;
         case "value": {
           bit = VALUE;
-          const v = t.text();
+          const v = t.text(F_VALUE, parents);
           if (v === null) return null;
           value = v;
           break;
@@ -374,4 +381,134 @@ function textRule(t: RuleText, at: string, parents: number): RawRule | null {
       seen |= bit;
     } while (!t.next());
   return { name, create, filter, parent, value, at };
+}
+
+/** The string fields a {@link Slot} fills. */
+const F_NAME = 0;
+const F_VALUE = 1;
+const F_TYPE = 2;
+const F_USERS = 3;
+const F_GROUPS = 4;
+
+/** A string field's scalar in a rule's text: which field of which rule in the parent chain (and which entry of a list), and where it was written. */
+interface Slot {
+  field: number;
+  depth: number;
+  index: number;
+  start: number;
+  end: number;
+  /** The quote around it (`"` or `'`), or 0 for a word. */
+  quote: number;
+}
+
+/** A shape of rule text: the text of one rule with each string field's scalar a capture, and the rule it decoded to. */
+interface Shape {
+  src: string;
+  re: RegExp;
+  slots: Slot[];
+  template: RawRule;
+}
+
+/** How many shapes one compile keeps: a rule of none of them is read by {@link textRule}. */
+const MAX_SHAPES = 4;
+
+/** One punctuation character of a shape's fixed text, with the spaces the lazy form allows around it. */
+const PUNCTUATION = /[{}[\],:]/g;
+
+/** A shape's fixed text as a pattern: its words as they are, its punctuation with any spaces around it. */
+function fixedPattern(text: string): string {
+  return text.replaceAll(" ", "").replace(PUNCTUATION, (c) => ` *\\${c} *`);
+}
+
+/** A rule with the same fields as `r`, at `at` (the lists copied). */
+function copyRule(r: RawRule, at: string): RawRule {
+  return {
+    name: r.name,
+    create: r.create,
+    filter: { type: r.filter.type, users: r.filter.users.slice(), groups: r.filter.groups.slice() },
+    parent: r.parent === null ? null : copyRule(r.parent, `${at}/parent`),
+    value: r.value,
+    at,
+  };
+}
+
+/**
+ * The quick decoder of one compile's rules (see {@link quickRule}) that also
+ * keeps the shapes of the lazily read rules it decoded: rules written alike
+ * (the same keys, punctuation, lists of the same lengths and the same
+ * booleans and nulls, only their names, values, types and list entries
+ * different) are decoded by one native search of their shape's pattern,
+ * whose captures are put into a copy of the first such rule. A text that
+ * matches a shape has the lazy form and the shape's keys and structure, so
+ * it decodes as the shape's first rule did with its own scalars (each a
+ * string field's text: a null word as "", other text as it is).
+ */
+export class QuickRules {
+  private readonly shapes: Shape[] = [];
+
+  /** {@link quickRule} for a rule at pointer `at`. */
+  rule(v: YamlNode, at: string): RawRule | null {
+    if (!(v instanceof LazyMap)) return quickRule(v, at);
+    const src = v.text.src;
+    for (const shape of this.shapes) {
+      if (shape.src !== src) continue;
+      shape.re.lastIndex = v.offset;
+      const m = shape.re.exec(src);
+      if (m !== null) return fill(shape, m, at);
+    }
+    const t = new RuleText(src, v.offset);
+    const record = this.shapes.length < MAX_SHAPES;
+    if (record) t.slots = [];
+    const r = textRule(t, at, 0);
+    if (r !== null && record) this.shapes.push(shapeOf(src, v.offset, t.pos, t.slots!, r));
+    return r;
+  }
+}
+
+/** The shape of the rule text from `start` to `end` that decoded to `r`, its scalars read at `slots`. */
+function shapeOf(src: string, start: number, end: number, slots: Slot[], r: RawRule): Shape {
+  let pattern = "";
+  let p = start;
+  for (const s of slots) {
+    pattern += fixedPattern(src.slice(p, s.start));
+    pattern +=
+      s.quote === 34
+        ? '"([^"\\\\\\r\\n]*)"'
+        : s.quote === 39
+          ? "'([^'\\r\\n]*)'"
+          : "([A-Za-z0-9_][A-Za-z0-9_./-]*)";
+    p = s.end;
+  }
+  pattern += fixedPattern(src.slice(p, end));
+  return { src, re: new RegExp(pattern.replace(/(?: \*)+/g, " *"), "y"), slots, template: copyRule(r, r.at) };
+}
+
+/** The rule a text of `shape` decodes to, its scalars captured in `m`. */
+function fill(shape: Shape, m: RegExpExecArray, at: string): RawRule {
+  const out = copyRule(shape.template, at);
+  const slots = shape.slots;
+  for (let i = 0; i < slots.length; i++) {
+    const s = slots[i];
+    const captured = m[i + 1];
+    const text = s.quote === 0 && isNullWord(captured) ? "" : captured;
+    let r = out;
+    for (let d = 0; d < s.depth; d++) r = r.parent!;
+    switch (s.field) {
+      case F_NAME:
+        r.name = text;
+        break;
+      case F_VALUE:
+        r.value = text;
+        break;
+      case F_TYPE:
+        r.filter.type = text;
+        break;
+      case F_USERS:
+        r.filter.users[s.index] = text;
+        break;
+      default:
+        r.filter.groups[s.index] = text;
+    }
+  }
+  return out;
 }

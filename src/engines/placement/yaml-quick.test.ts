@@ -497,6 +497,28 @@ describe("lazy reading parses as reading every mapping in place", () => {
     expect(taken).toBeGreaterThan(100);
   });
 
+  it("on policies of rules written alike (decoded by their shape's pattern), with other rules between them", () => {
+    // a few shapes, each filled with random scalars: words, null words, quoted text on the form's edges
+    const shapes = [
+      (a: string, b: string, c: string) =>
+        `{name: ${a}, create: true, filter: {type: ${c}, users: [${b}], groups: [${c}, h]}, parent: {name: fixed, value: ${a}}}`,
+      (a: string, b: string, c: string) => `{name: fixed,value: ${b} , filter: {users: [${a},${c}]}}`,
+      (a: string, b: string, c: string) =>
+        `{name: ${c}, parent: {name: ${b}, parent: {name: ${a}, value: ${b}}}, create: null}`,
+    ];
+    // words and plainly quoted text, so that most rules of one shape are read by its pattern
+    const alike = fc
+      .tuple(fc.nat(shapes.length - 1), lazyWord, lazyWord, lazyWord)
+      .map(([k, a, b, c]) => shapes[k](a, b, c));
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(alike, alike, alike, alike, goodRule(3), noisy), { minLength: 2, maxLength: 12 }),
+        (rules) => parsedAlike(policyOf(rules, "{name: users}")),
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it("leaves the hard-shape rules unread and decodes them from their text", () => {
     const source = placementWithRules(20, hardRule, ["{name: users, parent: true}"]);
     parsedAlike(source);
