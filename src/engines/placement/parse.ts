@@ -38,7 +38,7 @@ import {
   uint64,
 } from "./yaml-decode.js";
 import { MAX_YAML_DEPTH } from "./yaml-read.js";
-import { quickRule } from "./quick-rule.js";
+import { QuickRules } from "./quick-rule.js";
 import { MAX_REPORTED_ERRORS, readYamlTreeSteps, type ReadTree, type Value } from "./yaml-tree.js";
 import { finish, type Steps } from "../common/slices.js";
 
@@ -171,11 +171,12 @@ function* partition(d: Decoder, v: Value, at: string): Steps<RawPartition> {
   const name = str(d, m.get("name"), at, "name");
   const queues = yield* itemsSteps(d, m.get("queues"), `${at}/queues`, (q, qat) => queue(d, q, qat));
   // a rule's decoding is short: the list yields between rules; a plainly written rule takes the quick path
+  const quick = new QuickRules();
   const rules = yield* itemsEachSteps(
     d,
     m.get("placementrules"),
     `${at}/placementrules`,
-    (r, rat) => (r === null || r === undefined ? null : quickRule(r, rat)) ?? decodeRule(d, r, rat),
+    (r, rat) => (r === null || r === undefined ? null : quick.rule(r, rat)) ?? decodeRule(d, r, rat),
   );
   return {
     name,
@@ -215,13 +216,23 @@ function tooMany(dropped: number): PolicyError {
  * concern. With the configuration comes `locate`, which places the later
  * stages' errors. Linear in the text: see yaml-tree.ts and yaml-decode.ts.
  */
-export function parseConfig(source: string): Result<{ config: RawConfig; locate: Locate }, PolicyError[]> {
-  return finish(parseConfigSteps(source));
+export function parseConfig(
+  source: string,
+  lazy = true,
+): Result<{ config: RawConfig; locate: Locate }, PolicyError[]> {
+  return finish(parseConfigSteps(source, lazy));
 }
 
-/** {@link parseConfig} as resumable work (common/slices.ts): reading yields as it goes, and decoding between list items. */
-export function* parseConfigSteps(source: string): Steps<Result<{ config: RawConfig; locate: Locate }, PolicyError[]>> {
-  const read = yield* readYamlTreeSteps(source);
+/**
+ * {@link parseConfig} as resumable work (common/slices.ts): reading yields as
+ * it goes, and decoding between list items. `lazy` false reads every mapping
+ * into nodes (for tests that hold the lazy reading, yaml-read-lazy.ts, to it).
+ */
+export function* parseConfigSteps(
+  source: string,
+  lazy = true,
+): Steps<Result<{ config: RawConfig; locate: Locate }, PolicyError[]>> {
+  const read = yield* readYamlTreeSteps(source, lazy);
   yield;
   return yield* decodeTree(read);
 }

@@ -7,7 +7,7 @@
  * the same rule (yaml-quick.test.ts holds them to it).
  */
 import type { RawFilter, RawRule } from "./types.js";
-import type { YamlNode, YamlPair } from "./yaml-node.js";
+import { LazyMap, type YamlNode, type YamlPair } from "./yaml-node.js";
 
 /** How many parent rules deep the quick path goes; deeper chains are decoded the general way. */
 const MAX_QUICK_PARENTS = 8;
@@ -97,6 +97,7 @@ function quickFilter(v: YamlNode): RawFilter | null {
  * the general decoder must read it (see the file's comment).
  */
 export function quickRule(v: YamlNode, at: string, parents = 0): RawRule | null {
+  if (v instanceof LazyMap) return textRule(new RuleText(v.text.src, v.offset), at, parents);
   if (v.kind !== "map") return null;
   let name = "";
   let create = false;
@@ -150,4 +151,364 @@ export function quickRule(v: YamlNode, at: string, parents = 0): RawRule | null 
     seen |= bit;
   }
   return { name, create, filter, parent, value, at };
+}
+
+/**
+ * A lazy mapping's text (yaml-read-lazy.ts) read as a rule without its nodes:
+ * its form is already checked, so each value's first character tells its
+ * kind, and a scalar is a word (typed as the core schema types plain text) or
+ * quoted text (a string) with nothing to unescape.
+ */
+class RuleText {
+  /** When set, every string field's scalar read is recorded here (see {@link QuickRules}). */
+  slots: Slot[] | null = null;
+
+  constructor(
+    readonly src: string,
+    public pos: number,
+  ) {}
+
+  /** Skips spaces. */
+  spaces(): void {
+    while (this.src.charCodeAt(this.pos) === 32) this.pos++;
+  }
+
+  /** At an entry's key (after a `{` or a comma and the spaces after it): its text, the cursor then at its value. */
+  key(): string {
+    const src = this.src;
+    const start = this.pos;
+    const p = src.indexOf(":", start);
+    this.pos = p + 1;
+    this.spaces();
+    return src.slice(start, p);
+  }
+
+  /** After a value: the spaces and comma that follow it; true when the collection closes there (the cursor then after its bracket). */
+  next(): boolean {
+    this.spaces();
+    if (this.src.charCodeAt(this.pos) === 44) {
+      this.pos++;
+      this.spaces();
+    }
+    const c = this.src.charCodeAt(this.pos);
+    if (c !== 125 && c !== 93) return false;
+    this.pos++;
+    return true;
+  }
+
+  /** After an opening bracket: skips the spaces; true when the collection is empty (the cursor then after its closing bracket). */
+  open(): boolean {
+    this.pos++;
+    this.spaces();
+    const c = this.src.charCodeAt(this.pos);
+    if (c !== 125 && c !== 93) return false;
+    this.pos++;
+    return true;
+  }
+
+  /** Whether the value at the cursor is a word (a plain scalar). */
+  atWord(): boolean {
+    const c = this.src.charCodeAt(this.pos);
+    return c !== 34 && c !== 39 && c !== 91 && c !== 123;
+  }
+
+  /** The word at the cursor. */
+  word(): string {
+    const start = this.pos;
+    WORD_REST.lastIndex = start;
+    WORD_REST.test(this.src);
+    this.pos = WORD_REST.lastIndex;
+    return this.src.slice(start, this.pos);
+  }
+
+  /** The text a string field takes from the scalar at the cursor (a null word as ""), or null when the value is a collection. */
+  text(field: number, depth: number, index = 0): string | null {
+    const src = this.src;
+    const start = this.pos;
+    const c = src.charCodeAt(start);
+    if (c === 91 || c === 123) return null;
+    let out: string;
+    if (c === 34 || c === 39) {
+      const end = src.indexOf(c === 34 ? '"' : "'", start + 1);
+      out = src.slice(start + 1, end);
+      this.pos = end + 1;
+    } else {
+      const w = this.word();
+      out = isNullWord(w) ? "" : w;
+    }
+    this.slots?.push({ field, depth, index, start, end: this.pos, quote: c === 34 || c === 39 ? c : 0 });
+    return out;
+  }
+
+  /** Whether the value at the cursor is a null word (then read). */
+  nullWord(): boolean {
+    if (!this.atWord()) return false;
+    const start = this.pos;
+    if (isNullWord(this.word())) return true;
+    this.pos = start;
+    return false;
+  }
+
+  /** A `[]string` field at the cursor: a sequence's texts, a null word as []; null for anything else. */
+  texts(field: number, depth: number): string[] | null {
+    const out: string[] = [];
+    if (this.src.charCodeAt(this.pos) !== 91) return this.nullWord() ? out : null;
+    if (this.open()) return out;
+    do {
+      const t = this.text(field, depth, out.length);
+      if (t === null) return null;
+      out.push(t);
+    } while (!this.next());
+    return out;
+  }
+}
+
+/** The characters of a word (see yaml-read-lazy.ts), found by one native search. */
+const WORD_REST = /[A-Za-z0-9_./-]*/y;
+
+/** Whether a word is a null plain scalar (`null`, `Null`, `NULL`; the core schema's other nulls are not words). */
+function isNullWord(w: string): boolean {
+  return w.length === 4 && (w === "null" || w === "Null" || w === "NULL");
+}
+
+/** A boolean word's value, or null for any other word. */
+function boolWord(w: string): boolean | null {
+  switch (w) {
+    case "true":
+    case "True":
+    case "TRUE":
+      return true;
+    case "false":
+    case "False":
+    case "FALSE":
+      return false;
+    default:
+      return null;
+  }
+}
+
+/** {@link quickFilter} of the value at the cursor. */
+function textFilter(t: RuleText, depth: number): RawFilter | null {
+  if (t.src.charCodeAt(t.pos) !== 123) return t.nullWord() ? { type: "", users: [], groups: [] } : null;
+  let type = "";
+  let users: string[] | null = [];
+  let groups: string[] | null = [];
+  let seen = 0;
+  if (!t.open())
+    do {
+      let bit: number;
+      switch (t.key()) {
+        case "type": {
+          bit = TYPE;
+          const v = t.text(F_TYPE, depth);
+          if (v === null) return null;
+          type = v;
+          break;
+        }
+        case "users":
+          bit = USERS;
+          users = t.texts(F_USERS, depth);
+          if (users === null) return null;
+          break;
+        case "groups":
+          bit = GROUPS;
+          groups = t.texts(F_GROUPS, depth);
+          if (groups === null) return null;
+          break;
+        default:
+          return null;
+      }
+      if ((seen & bit) !== 0) return null;
+      seen |= bit;
+    } while (!t.next());
+  return { type, users, groups };
+}
+
+/** {@link quickRule} of the mapping at the cursor, read from its text (see {@link RuleText}). */
+function textRule(t: RuleText, at: string, parents: number): RawRule | null {
+  let name = "";
+  let create = false;
+  let filter: RawFilter = { type: "", users: [], groups: [] };
+  let parent: RawRule | null = null;
+  let value = "";
+  let seen = 0;
+  if (!t.open())
+    do {
+      let bit: number;
+      switch (t.key()) {
+        case "name": {
+          bit = NAME;
+          const v = t.text(F_NAME, parents);
+          if (v === null) return null;
+          name = v;
+          break;
+        }
+        case "create": {
+          bit = CREATE;
+          if (!t.atWord()) return null;
+          const w = t.word();
+          const b = boolWord(w);
+          if (b === null && !isNullWord(w)) return null;
+          create = b === true;
+          break;
+        }
+        case "filter": {
+          bit = FILTER;
+          const f = textFilter(t, parents);
+          if (f === null) return null;
+          filter = f;
+          break;
+        }
+        case "parent":
+          bit = PARENT;
+          if (!t.nullWord()) {
+            if (t.src.charCodeAt(t.pos) !== 123 || parents >= MAX_QUICK_PARENTS) return null;
+            parent = textRule(t, `${at}/parent`, parents + 1);
+            if (parent === null) return null;
+          }
+          break;
+        case "value": {
+          bit = VALUE;
+          const v = t.text(F_VALUE, parents);
+          if (v === null) return null;
+          value = v;
+          break;
+        }
+        default:
+          return null;
+      }
+      if ((seen & bit) !== 0) return null;
+      seen |= bit;
+    } while (!t.next());
+  return { name, create, filter, parent, value, at };
+}
+
+/** The string fields a {@link Slot} fills. */
+const F_NAME = 0;
+const F_VALUE = 1;
+const F_TYPE = 2;
+const F_USERS = 3;
+const F_GROUPS = 4;
+
+/** A string field's scalar in a rule's text: which field of which rule in the parent chain (and which entry of a list), and where it was written. */
+interface Slot {
+  field: number;
+  depth: number;
+  index: number;
+  start: number;
+  end: number;
+  /** The quote around it (`"` or `'`), or 0 for a word. */
+  quote: number;
+}
+
+/** A shape of rule text: the text of one rule with each string field's scalar a capture, and the rule it decoded to. */
+interface Shape {
+  src: string;
+  re: RegExp;
+  slots: Slot[];
+  template: RawRule;
+}
+
+/** How many shapes one compile keeps: a rule of none of them is read by {@link textRule}. */
+const MAX_SHAPES = 4;
+
+/** One punctuation character of a shape's fixed text, with the spaces the lazy form allows around it. */
+const PUNCTUATION = /[{}[\],:]/g;
+
+/** A shape's fixed text as a pattern: its words as they are, its punctuation with any spaces around it. */
+function fixedPattern(text: string): string {
+  return text.replaceAll(" ", "").replace(PUNCTUATION, (c) => ` *\\${c} *`);
+}
+
+/** A rule with the same fields as `r`, at `at` (the lists copied). */
+function copyRule(r: RawRule, at: string): RawRule {
+  return {
+    name: r.name,
+    create: r.create,
+    filter: { type: r.filter.type, users: r.filter.users.slice(), groups: r.filter.groups.slice() },
+    parent: r.parent === null ? null : copyRule(r.parent, `${at}/parent`),
+    value: r.value,
+    at,
+  };
+}
+
+/**
+ * The quick decoder of one compile's rules (see {@link quickRule}) that also
+ * keeps the shapes of the lazily read rules it decoded: rules written alike
+ * (the same keys, punctuation, lists of the same lengths and the same
+ * booleans and nulls, only their names, values, types and list entries
+ * different) are decoded by one native search of their shape's pattern,
+ * whose captures are put into a copy of the first such rule. A text that
+ * matches a shape has the lazy form and the shape's keys and structure, so
+ * it decodes as the shape's first rule did with its own scalars (each a
+ * string field's text: a null word as "", other text as it is).
+ */
+export class QuickRules {
+  private readonly shapes: Shape[] = [];
+
+  /** {@link quickRule} for a rule at pointer `at`. */
+  rule(v: YamlNode, at: string): RawRule | null {
+    if (!(v instanceof LazyMap)) return quickRule(v, at);
+    const src = v.text.src;
+    for (const shape of this.shapes) {
+      if (shape.src !== src) continue;
+      shape.re.lastIndex = v.offset;
+      const m = shape.re.exec(src);
+      if (m !== null) return fill(shape, m, at);
+    }
+    const t = new RuleText(src, v.offset);
+    const record = this.shapes.length < MAX_SHAPES;
+    if (record) t.slots = [];
+    const r = textRule(t, at, 0);
+    if (r !== null && record) this.shapes.push(shapeOf(src, v.offset, t.pos, t.slots!, r));
+    return r;
+  }
+}
+
+/** The shape of the rule text from `start` to `end` that decoded to `r`, its scalars read at `slots`. */
+function shapeOf(src: string, start: number, end: number, slots: Slot[], r: RawRule): Shape {
+  let pattern = "";
+  let p = start;
+  for (const s of slots) {
+    pattern += fixedPattern(src.slice(p, s.start));
+    pattern +=
+      s.quote === 34
+        ? '"([^"\\\\\\r\\n]*)"'
+        : s.quote === 39
+          ? "'([^'\\r\\n]*)'"
+          : "([A-Za-z0-9_][A-Za-z0-9_./-]*)";
+    p = s.end;
+  }
+  pattern += fixedPattern(src.slice(p, end));
+  return { src, re: new RegExp(pattern.replace(/(?: \*)+/g, " *"), "y"), slots, template: copyRule(r, r.at) };
+}
+
+/** The rule a text of `shape` decodes to, its scalars captured in `m`. */
+function fill(shape: Shape, m: RegExpExecArray, at: string): RawRule {
+  const out = copyRule(shape.template, at);
+  const slots = shape.slots;
+  for (let i = 0; i < slots.length; i++) {
+    const s = slots[i];
+    const captured = m[i + 1];
+    const text = s.quote === 0 && isNullWord(captured) ? "" : captured;
+    let r = out;
+    for (let d = 0; d < s.depth; d++) r = r.parent!;
+    switch (s.field) {
+      case F_NAME:
+        r.name = text;
+        break;
+      case F_VALUE:
+        r.value = text;
+        break;
+      case F_TYPE:
+        r.filter.type = text;
+        break;
+      case F_USERS:
+        r.filter.users[s.index] = text;
+        break;
+      default:
+        r.filter.groups[s.index] = text;
+    }
+  }
+  return out;
 }

@@ -56,6 +56,41 @@ export interface YamlAlias {
 /** Any node of the tree. */
 export type YamlNode = YamlScalar | YamlMap | YamlSeq | YamlAlias;
 
+/** The text a {@link LazyMap} is read from, and how to read its pairs there. */
+export interface LazyText {
+  readonly src: string;
+  /** The pairs of the flow mapping whose `{` is at `offset`, read the general way. */
+  pairsAt(offset: number): YamlPair[];
+}
+
+/**
+ * A flow mapping written plainly on one line (yaml-read-lazy.ts: scalars,
+ * sequences of scalars and mappings, no properties, aliases, comments or
+ * escapes), whose syntax the reader has checked but whose nodes it reads only
+ * when they are first asked for: a placement rule of this form is decoded
+ * from its text (quick-rule.ts) and never becomes nodes, and anything that
+ * reads its pairs gets those the general reader gives at the same offsets.
+ */
+export class LazyMap implements YamlMap {
+  readonly kind = "map" as const;
+  declare anchor?: string;
+  open = false;
+  private read: YamlPair[] | null = null;
+
+  constructor(
+    readonly offset: number,
+    readonly text: LazyText,
+  ) {}
+
+  get pairs(): YamlPair[] {
+    return (this.read ??= this.text.pairsAt(this.offset));
+  }
+
+  set pairs(pairs: YamlPair[]) {
+    this.read = pairs;
+  }
+}
+
 /** A null scalar at `offset`: what an absent key or value reads as. */
 export function emptyScalar(offset: number): YamlScalar {
   return { kind: "scalar", offset, source: "", type: "null", value: null };

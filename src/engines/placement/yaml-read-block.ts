@@ -7,11 +7,20 @@
  * each level of nesting costs one small object, and the driver yields every
  * slice of text read (common/slices.ts).
  */
-import { emptyScalar, type YamlMap, type YamlNode, type YamlPair, type YamlSeq } from "./yaml-node.js";
+import {
+  emptyScalar,
+  LazyMap,
+  type LazyText,
+  type YamlMap,
+  type YamlNode,
+  type YamlPair,
+  type YamlSeq,
+} from "./yaml-node.js";
 import { FlowFrame, FlowReader } from "./yaml-read-flow.js";
+import { LAZY_LEVELS, LAZY_MAP, MAX_LAZY_LINE } from "./yaml-read-lazy.js";
 import { Frame, NONE, PAUSE, type Props, type StepResult } from "./yaml-read-node.js";
 import { isBlankOrEnd } from "./yaml-scalar.js";
-import type { Steps } from "../common/slices.js";
+import { finish, type Steps } from "../common/slices.js";
 
 /** A block sequence whose `-` indicators stand at column `col`. */
 class SeqFrame extends Frame {
@@ -70,6 +79,14 @@ class TailFrame extends Frame {
 
 /** The reader of block collections and the driver of all of them (see the file's comment). */
 export class BlockReader extends FlowReader {
+  /** Where the lazy mappings this reader leaves read their pairs; null to read every mapping in place. */
+  private lazyText: LazyText | null = null;
+
+  /** Leaves flow mappings of the lazy form unread (see yaml-read-lazy.ts). */
+  readLazily(): void {
+    this.lazyText = new LazySource(this.src, this.fast);
+  }
+
   /** Reads a node (`first`, or the collection it opens, with everything nested in it), yielding every slice. */
   protected *drive(first: YamlNode | Frame): Steps<YamlNode> {
     if (!(first instanceof Frame)) return first;
@@ -162,12 +179,34 @@ export class BlockReader extends FlowReader {
     if (c === 124 || c === 62)
       return this.withProps(this.scalar(this.pos, this.blockScalar(parent), false), merged, this.pos);
     const nodeStart = this.pos;
-    if (!this.atIndicator(58) && this.atFlowStart())
+    if (!this.atIndicator(58) && this.atFlowStart()) {
+      if (c === 123 && props === null && own === null) {
+        const lazy = this.lazyMap();
+        if (lazy !== null) return lazy;
+      }
       return new TailFrame(this.openFlow(own), props, newLine, compact, startCol, nodeStart);
+    }
     const node = this.atIndicator(58)
       ? this.withProps(emptyScalar(this.pos), own, this.pos)
       : this.scalarOrAlias(own, false, false);
     return this.afterNode(node, props, newLine, compact, startCol, nodeStart);
+  }
+
+  /**
+   * The flow mapping at the cursor left unread, when lazy reading is on and it
+   * has the lazy form (yaml-read-lazy.ts) and room to nest within the depth
+   * allowed; the cursor is then after its `}`. Null (nothing read) otherwise.
+   */
+  private lazyMap(): LazyMap | null {
+    if (this.lazyText === null || this.depth + LAZY_LEVELS > this.maxDepth) return null;
+    const start = this.pos;
+    const src = this.src;
+    const lineEnd = src.indexOf("\n", start);
+    if ((lineEnd === -1 ? src.length : lineEnd) - start > MAX_LAZY_LINE) return null;
+    LAZY_MAP.lastIndex = start;
+    if (!LAZY_MAP.test(src)) return null;
+    this.pos = LAZY_MAP.lastIndex;
+    return new LazyMap(start, this.lazyText);
   }
 
   /** After a node read where a block node starts: the first key of a block mapping when a `:` follows, else the node. */
@@ -317,5 +356,30 @@ export class BlockReader extends FlowReader {
     }
     this.parentColumn = f.outer;
     return this.leave(f.node, f.base);
+  }
+}
+
+/** The text of a reader's lazy mappings: each is read, when asked for, by a reader of its own at its offset. */
+class LazySource implements LazyText {
+  constructor(
+    readonly src: string,
+    private readonly fast: boolean,
+  ) {}
+
+  pairsAt(offset: number): YamlPair[] {
+    return new LazyReader(this.src, this.fast).pairsAt(offset);
+  }
+}
+
+/** Reads one lazy mapping in place: the same steps as reading it in the document, from its `{`. */
+class LazyReader extends BlockReader {
+  constructor(src: string, fast: boolean) {
+    super(src, LAZY_LEVELS, fast);
+  }
+
+  pairsAt(offset: number): YamlPair[] {
+    this.pos = offset;
+    this.lineStart = this.src.lastIndexOf("\n", offset - 1) + 1;
+    return (finish(this.drive(this.openFlow(null))) as YamlMap).pairs;
   }
 }

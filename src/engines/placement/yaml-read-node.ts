@@ -67,7 +67,7 @@ export class NodeReader extends Cursor {
 
   constructor(
     src: string,
-    private readonly maxDepth: number,
+    protected readonly maxDepth: number,
     /** Whether the quick paths are taken (false only to test them against the general ones). */
     protected readonly fast: boolean,
   ) {

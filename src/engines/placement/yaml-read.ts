@@ -24,15 +24,32 @@ export type YamlRead =
   | { ok: false; lines: LineIndex; syntax: { message: string; offset: number } }
   | { ok: false; lines: LineIndex; deep: number };
 
-/** Reads a YAML text of one document into nodes (see the file's comment), nesting at most `maxDepth` collections; `quick` false reads without the quick paths (for tests that hold them to the general ones). */
-export function readYamlText(source: string, maxDepth = MAX_YAML_DEPTH, quick = true): YamlRead {
-  return finish(readYamlSteps(source, maxDepth, quick));
+/**
+ * Reads a YAML text of one document into nodes (see the file's comment),
+ * nesting at most `maxDepth` collections; `quick` false reads without the
+ * quick paths (for tests that hold them to the general ones); `lazy` leaves
+ * plainly written one-line flow mappings to be read when first asked for
+ * (a `LazyMap`, see yaml-read-lazy.ts).
+ */
+export function readYamlText(
+  source: string,
+  maxDepth = MAX_YAML_DEPTH,
+  quick = true,
+  lazy = false,
+): YamlRead {
+  return finish(readYamlSteps(source, maxDepth, quick, lazy));
 }
 
 /** {@link readYamlText} as resumable work: it yields every SLICE_UNITS characters read (common/slices.ts). */
-export function* readYamlSteps(source: string, maxDepth = MAX_YAML_DEPTH, quick = true): Steps<YamlRead> {
+export function* readYamlSteps(
+  source: string,
+  maxDepth = MAX_YAML_DEPTH,
+  quick = true,
+  lazy = false,
+): Steps<YamlRead> {
   const lines = new LineIndex(source);
   const reader = new Reader(source, maxDepth, quick);
+  if (lazy) reader.readLazily();
   try {
     return { ok: true, root: yield* reader.document(), lines };
   } catch (e) {

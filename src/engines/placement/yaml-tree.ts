@@ -6,7 +6,7 @@
  * Go's yaml.v3 checks them, with a set per mapping.
  */
 import type { YamlMap, YamlNode, YamlPair } from "./yaml-node.js";
-import { readYamlSteps, type YamlRead } from "./yaml-read.js";
+import { MAX_YAML_DEPTH, readYamlSteps, type YamlRead } from "./yaml-read.js";
 import { finish, type Steps } from "../common/slices.js";
 
 /** A node of the tree, or nothing where the text has no value. */
@@ -31,19 +31,20 @@ export interface YamlTree {
 }
 
 /**
- * Reads the text once; gives the tree, the position where it nests too deep,
+ * Reads the text once (one-line rules and queues of the plain form left as
+ * lazy mappings, see yaml-read-lazy.ts); gives the tree, the position where it nests too deep,
  * or its first syntax error.
  */
-export function readYaml(source: string): ReadTree {
-  return finish(readYamlTreeSteps(source));
+export function readYaml(source: string, lazy = true): ReadTree {
+  return finish(readYamlTreeSteps(source, lazy));
 }
 
 /** What {@link readYaml} gives. */
 export type ReadTree = { ok: true; tree: YamlTree } | { ok: false; errors: YamlSyntaxError[] } | { ok: false; deep: string };
 
-/** {@link readYaml} as resumable work (common/slices.ts): it yields as the reader does. */
-export function* readYamlTreeSteps(source: string): Steps<ReadTree> {
-  return treeOf(yield* readYamlSteps(source));
+/** {@link readYaml} as resumable work (common/slices.ts): it yields as the reader does; `lazy` false reads every mapping in place (for tests that hold the lazy reading to it). */
+export function* readYamlTreeSteps(source: string, lazy = true): Steps<ReadTree> {
+  return treeOf(yield* readYamlSteps(source, MAX_YAML_DEPTH, true, lazy));
 }
 
 function treeOf(read: YamlRead): ReadTree {

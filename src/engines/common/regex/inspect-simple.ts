@@ -41,6 +41,16 @@ function isClassChar(c: number): boolean {
   return c >= 0x20 && c <= 0x7e && c !== 0x5c && c !== 0x5b && c !== 0x5d && c !== 0x26;
 }
 
+/**
+ * The code at `i`, or -1 past the end: reading past the end with `charCodeAt`
+ * (NaN) makes the optimised code of a function that every pattern's last
+ * character reaches deoptimise, and a cold compile of thousands of patterns
+ * then optimises it again (the comparisons here treat -1 as they treat NaN).
+ */
+function code(p: string, i: number): number {
+  return i < p.length ? p.charCodeAt(i) : -1;
+}
+
 function isQuantifier(c: number): boolean {
   return c === 0x2a || c === 0x2b || c === 0x3f;
 }
@@ -48,18 +58,18 @@ function isQuantifier(c: number): boolean {
 /** The end of the bracket class opening at `i` (just past its `]`), or -1 outside the subset. */
 function classEnd(p: string, i: number): number {
   let j = i + 1;
-  if (p.charCodeAt(j) === 0x5e) j++;
+  if (code(p, j) === 0x5e) j++;
   // a `]` first in the class is a literal: left to the parser
-  if (p.charCodeAt(j) === 0x5d) return -1;
+  if (code(p, j) === 0x5d) return -1;
   for (;;) {
-    const c = p.charCodeAt(j);
-    if (Number.isNaN(c)) return -1;
+    const c = code(p, j);
+    if (c < 0) return -1;
     if (c === 0x5d) return j + 1;
     if (!isClassChar(c)) return -1;
     j++;
     // `lo-hi`, unless the `-` is last in the class (then it is a literal)
-    if (p.charCodeAt(j) === 0x2d && p.charCodeAt(j + 1) !== 0x5d && j + 1 < p.length) {
-      const hi = p.charCodeAt(j + 1);
+    if (code(p, j) === 0x2d && code(p, j + 1) !== 0x5d && j + 1 < p.length) {
+      const hi = code(p, j + 1);
       if (!isClassChar(hi) || hi < c) return -1;
       j += 2;
     }
@@ -80,14 +90,14 @@ export function inspectSimple(p: string): { prefix: string; required: string } |
   let run = "";
   let prefix = "";
   // 0: no `^` first; 1: after `^` first, in its run of literals; 2: that run has ended
-  let prefixState = p.charCodeAt(0) === 0x5e ? 1 : 0;
+  let prefixState = code(p, 0) === 0x5e ? 1 : 0;
   let i = 0;
   let first = true;
   while (i < n) {
-    const c = p.charCodeAt(i);
+    const c = code(p, i);
     if (c === 0x5e || c === 0x24) {
       // an assertion: it neither extends nor ends a run of literals; none can be repeated
-      if (isQuantifier(p.charCodeAt(i + 1)) || p.charCodeAt(i + 1) === 0x7b) return null;
+      if (isQuantifier(code(p, i + 1)) || code(p, i + 1) === 0x7b) return null;
       if (!first && prefixState === 1) prefixState = 2;
       i++;
       first = false;
@@ -103,13 +113,13 @@ export function inspectSimple(p: string): { prefix: string; required: string } |
       end = i + 1;
       literal = true;
     } else return null;
-    let next = p.charCodeAt(end);
+    let next = code(p, end);
     let repeated = false;
     if (isQuantifier(next)) {
       repeated = true;
       end++;
-      if (p.charCodeAt(end) === 0x3f) end++;
-      next = p.charCodeAt(end);
+      if (code(p, end) === 0x3f) end++;
+      next = code(p, end);
       // a second quantifier is an error (or possessive): left to the parser
       if (isQuantifier(next)) return null;
     }
