@@ -45,10 +45,7 @@ type Memo = { inlineScope?: Scope; inlineSite?: InlineSite | null };
 /** Keys of the memo fields the compiler keeps on syntax nodes, skipped by walks over a tree. */
 export function isMemoKey(key: string): boolean {
   return (
-    key === "singleScope" ||
-    key === "singleVal" ||
-    key === "maybeScope" ||
-    key === "maybeVal" ||
+    key === "cm" ||
     key === "pushedFrom" ||
     key === "pushed" ||
     key === "inlineScope" ||
@@ -256,11 +253,25 @@ function compileValueBody<T>(
   // not kept: the budget is this compilation's
   if (st.spent + fi.size > INLINE_BUDGET) return undefined;
   st.spent += fi.size;
-  let s = fi.scope;
-  const params = fi.def.params;
-  if (params.some((p) => callsFilter(fi.def.body, p.slice(1)))) return null;
-  for (const p of params) s = s.push("var", p.slice(1));
+  const s = valueScope(fi);
+  if (s === null) return null;
   return withInlining(st, fi, () => compile(fi.def.body, s));
+}
+
+/**
+ * The scope a body without filter parameters is compiled in for inlining (its `$` parameters as
+ * variables), or null when the body calls one of them as a filter: made once per definition, so
+ * the single-valued and at-most-one forms of the body share what is kept per node and scope (with a
+ * scope each, the second compiled the whole body again, and the walk below ran twice).
+ */
+function valueScope(fi: FuncInfo): Scope | null {
+  if (fi.valueScope !== undefined) return fi.valueScope;
+  const params = fi.def.params;
+  let s: Scope | null = fi.scope;
+  if (params.some((p) => callsFilter(fi.def.body, p.slice(1)))) s = null;
+  else for (const p of params) s = s.push("var", p.slice(1));
+  fi.valueScope = s;
+  return s;
 }
 
 /** Compiles the body of `site` under the inlining stack (so it does not inline `fi` into itself). */

@@ -17,7 +17,7 @@ import { IS_PROTO_KEY, interpText } from "./eval-helpers.js";
 import { captureFirst } from "./regex.js";
 import { ALLOC, charge, COPY_KEY, Env, KEY, step } from "./runtime.js";
 import type { FuncInfo, Scope } from "./scope.js";
-import { singleOf, type Val } from "./compile-single.js";
+import { memoOf, singleOf, type Val } from "./compile-single.js";
 import { literalAssignMaybe } from "./compile-forms.js";
 import {
   hopsTo,
@@ -35,9 +35,6 @@ export const NONE: unique symbol = Symbol("none");
 
 /** An expression yielding at most one value: input and environment in, the value or {@link NONE} out (or a thrown error). */
 export type Opt = (i: Json, env: Env | null) => Json | typeof NONE;
-
-/** Memo fields kept on syntax nodes, as compile-single.ts keeps its own. */
-type Memo = { maybeScope?: Scope; maybeVal?: Opt | null };
 
 type CallNode = Extract<Node, { k: "call" }>;
 
@@ -68,14 +65,13 @@ export function varScope(pat: object, sc: Scope, name: string): Scope {
 export function maybeOf(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): Opt | null {
   const s = singleOf(c, n, sc, natives);
   if (s !== null || !MAYBE_TIER.on) return s;
-  const memo = n as Memo;
-  if (memo.maybeScope === sc && memo.maybeVal !== undefined) return memo.maybeVal;
+  // kept beside the single-valued result (compile-single.ts's NodeMemo), which singleOf has just made for `sc`
+  const memo = memoOf(n, sc);
+  if (memo.maybe !== undefined) return memo.maybe;
   // set first: a node met again inside its own compilation (it cannot be, but stay finite) is not at most one
-  memo.maybeScope = sc;
-  memo.maybeVal = null;
+  memo.maybe = null;
   const val = build(c, n, sc, natives);
-  memo.maybeScope = sc;
-  memo.maybeVal = val;
+  memoOf(n, sc).maybe = val;
   return val;
 }
 

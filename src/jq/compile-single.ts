@@ -14,15 +14,36 @@ import { ALLOC, charge, chargeFormatted, Env, KEY, step, up, type Gen } from "./
 import { JqCompileError, type Scope } from "./scope.js";
 import { isMemoKey } from "./compile-inline.js";
 import { updateEachOf } from "./compile-forms.js";
-import { maybeOf, NONE } from "./compile-maybe.js";
+import { maybeOf, NONE, type Opt } from "./compile-maybe.js";
 import { buildKey, isIndexKey } from "./key-order.js";
 import { JqError, desc, fail, numOf, truthy, type JObj } from "./values.js";
 
 /** A single-valued expression: input and environment in, one value out (or a thrown error). */
 export type Val = (i: Json, env: Env | null) => Json;
 
-/** Memo fields the compiler keeps on syntax nodes (a node is compiled in one scope at a time). */
-type Memo = { singleScope?: Scope; singleVal?: Val | null };
+/**
+ * What the compiler keeps on a syntax node for the scope it was last compiled in (a node is compiled
+ * in one scope at a time): its single-valued evaluator and its at-most-one evaluator (compile-maybe.ts),
+ * undefined until built, null when it has none. One record under one property (`cm`), not a property
+ * per result: every property added to a parsed node costs each compilation a hidden-class change and
+ * a growth of the node's property store, and with four such properties instead of two compiling the
+ * 20-line script took 20% more instructions (docs/performance.md, wt/jqcompile).
+ */
+export interface NodeMemo {
+  sc: Scope;
+  single: Val | null | undefined;
+  maybe: Opt | null | undefined;
+}
+
+/** `n`'s memo record for `sc`, a fresh one (replacing the last scope's) when it was last compiled elsewhere. */
+export function memoOf(n: Node, sc: Scope): NodeMemo {
+  const h = n as { cm?: NodeMemo };
+  const m = h.cm;
+  if (m !== undefined && m.sc === sc) return m;
+  const f: NodeMemo = { sc, single: undefined, maybe: undefined };
+  h.cm = f;
+  return f;
+}
 
 function hasBreak(n: unknown): boolean {
   if (n === null || typeof n !== "object") return false;
@@ -49,11 +70,11 @@ function text(v: Json): string {
 
 /** Returns a direct evaluator when `n` always yields exactly one value, else null. */
 export function singleOf(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): Val | null {
-  const memo = n as Memo;
-  if (memo.singleScope === sc && memo.singleVal !== undefined) return memo.singleVal;
+  const m = (n as { cm?: NodeMemo }).cm;
+  if (m !== undefined && m.sc === sc && m.single !== undefined) return m.single;
   const val = build(c, n, sc, natives);
-  memo.singleScope = sc;
-  memo.singleVal = val;
+  // looked up again: compiling `n` may have compiled it in another scope meanwhile
+  memoOf(n, sc).single = val;
   return val;
 }
 

@@ -34,6 +34,8 @@ export interface FuncInfo {
   native?: Native;
   /** Syntax nodes in the body (counted on first need): whether it is small enough to inline. */
   size?: number;
+  /** The scope its body is compiled in for inlining (`$` parameters as variables), null when it cannot be (compile-inline.ts `valueScope`). */
+  valueScope?: Scope | null;
   /** For a function without filter parameters: its body's direct evaluator for inlined calls, or null (compile-inline.ts `valueBody`). */
   valueBody?: Val | null;
   /** The same for a body that yields at most one value (compile-maybe.ts), or null. */
