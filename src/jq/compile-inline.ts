@@ -45,11 +45,7 @@ type Memo = { inlineScope?: Scope; inlineSite?: InlineSite | null };
 /** Keys of the memo fields the compiler keeps on syntax nodes, skipped by walks over a tree. */
 export function isMemoKey(key: string): boolean {
   return (
-    key === "cm" ||
-    key === "pushedFrom" ||
-    key === "pushed" ||
-    key === "inlineScope" ||
-    key === "inlineSite"
+    key === "cm" || key === "pushedFrom" || key === "pushed" || key === "inlineScope" || key === "inlineSite"
   );
 }
 
