@@ -9,6 +9,7 @@ import { ALLOC, charge, COPY_KEY, Env, KEY, step, type Gen } from "./runtime.js"
 import { JqCompileError, type Scope } from "./scope.js";
 import { NATIVES, type Compiler } from "./compile.js";
 import { singleOf, type Val } from "./compile-single.js";
+import { maybeOf, NONE, type Opt } from "./compile-maybe.js";
 import { dotFree, setOwned, simplePath } from "./compile-reduce.js";
 import { interpText, invalidPathResult } from "./eval-helpers.js";
 import { buildKey, isIndexKey, keysOf, storeAt } from "./key-order.js";
@@ -44,7 +45,11 @@ export function strGen(c: Compiler, parts: Array<string | Node>, fmt: string | n
 }
 
 /** Object construction: the cartesian product of keys and values in source order. */
-export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node; fromKey?: boolean }>, sc: Scope): Gen {
+export function objectGen(
+  c: Compiler,
+  entries: Array<{ key: Node; value: Node; fromKey?: boolean }>,
+  sc: Scope,
+): Gen {
   for (const e of entries)
     if (e.key.k === "literal" && typeof e.key.v !== "string")
       throw new JqCompileError(`Cannot use ${desc(e.key.v)} as object key`, 0);
@@ -79,7 +84,8 @@ export function objectGen(c: Compiler, entries: Array<{ key: Node; value: Node; 
   }
   const fromKey = entries.map((e) => e.fromKey === true);
   // keys computed at run time are interned and shape a new hidden class (KEY each)
-  const cost = n + ALLOC + KEY * entries.filter((e) => !(e.key.k === "literal" && typeof e.key.v === "string")).length;
+  const cost =
+    n + ALLOC + KEY * entries.filter((e) => !(e.key.k === "literal" && typeof e.key.v === "string")).length;
   return (i, env, emit) => {
     const keys: string[] = new Array(n);
     const vals: Json[] = new Array(n);
@@ -229,7 +235,8 @@ export function assignGen(c: Compiler, op: string, lhs: Node, rhs: Node, sc: Sco
       if (dels !== null) out = delPaths(out, dels);
       return emit(out);
     };
-    const each = lhs.k === "iterate" && !lhs.opt && lhs.target.k === "identity" ? singleOf(c, rhs, sc, NATIVES) : null;
+    const each =
+      lhs.k === "iterate" && !lhs.opt && lhs.target.k === "identity" ? singleOf(c, rhs, sc, NATIVES) : null;
     return each === null ? general : updateEach(each, general);
   }
   const r = c.gen(rhs, sc);
@@ -266,7 +273,13 @@ export function assignGen(c: Compiler, op: string, lhs: Node, rhs: Node, sc: Sco
  * their errors) before the charge, then one copy of each container on the way up, as a PathWriter
  * does for its only path (it copies each container once; none is written twice).
  */
-function setLiteral(c: Json, keys: readonly string[], j: number, x: Json, leaf: ((old: Json) => Json) | null): Json {
+function setLiteral(
+  c: Json,
+  keys: readonly string[],
+  j: number,
+  x: Json,
+  leaf: ((old: Json) => Json) | null,
+): Json {
   const k = keys[j];
   const sub = c === null ? null : indexValue(c, k);
   let v: Json;
@@ -288,7 +301,47 @@ function literalAssign(r: Gen, keys: readonly string[], op: string): Gen {
   const bop = op.slice(0, -1);
   const apply = bop === "//" ? null : binopFn(bop);
   return (i, env, emit) =>
-    r(i, env, (v) => emit(setLiteral(i, keys, 0, null, apply === null ? (old) => (truthy(old) ? old : v) : (old) => apply(old, v))));
+    r(i, env, (v) =>
+      emit(
+        setLiteral(
+          i,
+          keys,
+          0,
+          null,
+          apply === null ? (old) => (truthy(old) ? old : v) : (old) => apply(old, v),
+        ),
+      ),
+    );
+}
+
+/**
+ * `.k1.k2… = v` and `.k1.k2… op= v` with literal keys and a right side yielding at most one value, as a
+ * direct evaluator (compile-maybe.ts): {@link literalAssign}'s reads, errors, charges and copies; else null.
+ */
+export function literalAssignMaybe(c: Compiler, op: string, lhs: Node, rhs: Node, sc: Scope): Opt | null {
+  if (op === "|=") return null;
+  const keys = literalKeyPath(lhs);
+  if (keys === null) return null;
+  const r = maybeOf(c, rhs, sc, NATIVES);
+  if (r === null) return null;
+  if (op === "=")
+    return (i, env) => {
+      const v = r(i, env);
+      return v === NONE ? NONE : setLiteral(i, keys, 0, v, null);
+    };
+  const bop = op.slice(0, -1);
+  const apply = bop === "//" ? null : binopFn(bop);
+  return (i, env) => {
+    const v = r(i, env);
+    if (v === NONE) return NONE;
+    return setLiteral(
+      i,
+      keys,
+      0,
+      null,
+      apply === null ? (old) => (truthy(old) ? old : v) : (old) => apply(old, v),
+    );
+  };
 }
 
 /** `reduce`: the last output of the update is the next state, one result per init output. */
@@ -333,7 +386,14 @@ export function reduceGen(c: Compiler, src: Node, pat: Pattern, init: Node, upda
 }
 
 /** `reduce ... (init; .[k] = v)` with keys and value independent of `.`: mutate an owned copy. */
-export function inPlaceReduce(c: Compiler, s: Gen, ini: Gen, pat: Pattern, update: Node, scope: Scope): Gen | null {
+export function inPlaceReduce(
+  c: Compiler,
+  s: Gen,
+  ini: Gen,
+  pat: Pattern,
+  update: Node,
+  scope: Scope,
+): Gen | null {
   if (pat.k !== "pvar" || update.k !== "assign" || update.op === "|=") return null;
   const keys = simplePath(update.l);
   if (keys === null || !dotFree(update.r)) return null;
@@ -359,7 +419,15 @@ export function inPlaceReduce(c: Compiler, s: Gen, ini: Gen, pat: Pattern, updat
 }
 
 /** `foreach` with two or three clauses: every update output is emitted (through the extract). */
-export function foreachGen(c: Compiler, src: Node, pat: Pattern, init: Node, update: Node, extract: Node | null, sc: Scope): Gen {
+export function foreachGen(
+  c: Compiler,
+  src: Node,
+  pat: Pattern,
+  init: Node,
+  update: Node,
+  extract: Node | null,
+  sc: Scope,
+): Gen {
   const s = c.gen(src, sc);
   const ini = c.gen(init, sc);
   const { bind, scope } = c.patternBinder(pat, sc);
@@ -379,4 +447,3 @@ export function foreachGen(c: Compiler, src: Node, pat: Pattern, init: Node, upd
       });
     });
 }
-

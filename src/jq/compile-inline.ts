@@ -12,6 +12,7 @@ import type { Compiler } from "./compile.js";
 import { Env, step, up, type Gen, type PGen } from "./runtime.js";
 import type { FuncInfo, Scope } from "./scope.js";
 import type { Val } from "./compile-single.js";
+import { NONE, type Opt } from "./compile-maybe.js";
 
 /** Largest body (in syntax nodes) inlined at a call site. */
 export const INLINE_MAX_NODES = 80;
@@ -43,7 +44,16 @@ type Memo = { inlineScope?: Scope; inlineSite?: InlineSite | null };
 
 /** Keys of the memo fields the compiler keeps on syntax nodes, skipped by walks over a tree. */
 export function isMemoKey(key: string): boolean {
-  return key === "singleScope" || key === "singleVal" || key === "inlineScope" || key === "inlineSite";
+  return (
+    key === "singleScope" ||
+    key === "singleVal" ||
+    key === "maybeScope" ||
+    key === "maybeVal" ||
+    key === "pushedFrom" ||
+    key === "pushed" ||
+    key === "inlineScope" ||
+    key === "inlineSite"
+  );
 }
 
 function size(n: unknown, acc = { n: 0 }): number {
@@ -135,6 +145,14 @@ function callsFilter(n: unknown, name: string): boolean {
   return false;
 }
 
+/** Whether `a` is a variable, or a filter parameter inlined as one (`f(v)` inside an inlined body whose `v` is a variable). */
+function standsForVar(a: Node, sc: Scope): boolean {
+  if (a.k === "var") return sc.lookupVar(a.name) !== null;
+  if (a.k !== "call" || a.args.length !== 0) return false;
+  const r = sc.lookupCallable(a.name, 0);
+  return r !== null && "inline" in r && r.inline.hidden !== undefined;
+}
+
 /**
  * The inlined body for a call of `fi` at `n` in `sc`, or null when the call stays an ordinary
  * call (a large or recursive body, an argument that reads the environment, the budget spent).
@@ -167,7 +185,7 @@ function build(c: Compiler, st: InlineState, fi: FuncInfo, n: CallNode, sc: Scop
     const name = p.startsWith("$") ? p.slice(1) : p;
     const a = n.args[j];
     if (envFree(a, sc)) s = s.pushInline(name, { arg: c.arg(a, sc), scope: sc });
-    else if (!p.startsWith("$") && a.k === "var" && sc.lookupVar(a.name) !== null) {
+    else if (!p.startsWith("$") && standsForVar(a, sc)) {
       // a variable's value cannot change during the call: read once at the call, kept in a hidden variable
       const hidden = `${name}\u0000`;
       s = s.push("var", hidden).pushInline(name, { arg: c.arg(a, sc), scope: sc, hidden });
@@ -204,21 +222,45 @@ function build(c: Compiler, st: InlineState, fi: FuncInfo, n: CallNode, sc: Scop
  * prelude or a module compiles such a body once, not once per call site; the first compile
  * is charged to the inlining budget.
  */
-export function valueBody(st: InlineState, fi: FuncInfo, compile: (body: Node, sc: Scope) => Val | null): Val | null {
+export function valueBody(
+  st: InlineState,
+  fi: FuncInfo,
+  compile: (body: Node, sc: Scope) => Val | null,
+): Val | null {
   if (fi.valueBody !== undefined) return fi.valueBody;
+  const body = compileValueBody(st, fi, compile);
+  if (body !== undefined) fi.valueBody = body;
+  return body ?? null;
+}
+
+/** {@link valueBody} for a body that yields at most one value (compile-maybe.ts), kept on the definition beside it. */
+export function maybeBody(
+  st: InlineState,
+  fi: FuncInfo,
+  compile: (body: Node, sc: Scope) => Opt | null,
+): Opt | null {
+  if (fi.maybeBody !== undefined) return fi.maybeBody;
+  const body = compileValueBody(st, fi, compile);
+  if (body !== undefined) fi.maybeBody = body;
+  return body ?? null;
+}
+
+/** The body compiled with its `$` parameters as variables, null when it cannot be, undefined when the budget is spent (not kept). */
+function compileValueBody<T>(
+  st: InlineState,
+  fi: FuncInfo,
+  compile: (body: Node, sc: Scope) => T | null,
+): T | null | undefined {
   fi.size ??= size(fi.def.body);
+  if (fi.size > INLINE_MAX_NODES) return null;
   // not kept: the budget is this compilation's
-  if (fi.size > INLINE_MAX_NODES || st.spent + fi.size > INLINE_BUDGET) return null;
+  if (st.spent + fi.size > INLINE_BUDGET) return undefined;
   st.spent += fi.size;
   let s = fi.scope;
-  let body: Val | null = null;
   const params = fi.def.params;
-  if (!params.some((p) => callsFilter(fi.def.body, p.slice(1)))) {
-    for (const p of params) s = s.push("var", p.slice(1));
-    body = withInlining(st, fi, () => compile(fi.def.body, s));
-  }
-  fi.valueBody = body;
-  return body;
+  if (params.some((p) => callsFilter(fi.def.body, p.slice(1)))) return null;
+  for (const p of params) s = s.push("var", p.slice(1));
+  return withInlining(st, fi, () => compile(fi.def.body, s));
 }
 
 /** Compiles the body of `site` under the inlining stack (so it does not inline `fi` into itself). */
@@ -291,6 +333,27 @@ export function inlineVal(site: { hops: number }, body: Val, vals: Val[]): Val {
     step();
     let e = base(hops, env);
     for (const a of vals) e = new Env(a(i, env), e);
+    return body(i, e);
+  };
+}
+
+/** {@link inlineVal} for a body and `$` arguments that yield at most one value: nothing when one of them yields nothing. */
+export function inlineMaybe(site: { hops: number }, body: Opt, vals: Opt[]): Opt {
+  const hops = site.hops;
+  if (vals.length === 0)
+    return (i, env) => {
+      step();
+      return body(i, base(hops, env));
+    };
+  const nv = vals.length;
+  return (i, env) => {
+    step();
+    let e = base(hops, env);
+    for (let j = 0; j < nv; j++) {
+      const v = vals[j](i, env);
+      if (v === NONE) return NONE;
+      e = new Env(v, e);
+    }
     return body(i, e);
   };
 }

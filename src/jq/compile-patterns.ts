@@ -6,6 +6,7 @@ import { indexValue } from "./ops.js";
 import { Env, type Gen, type PGen } from "./runtime.js";
 import type { Scope } from "./scope.js";
 import { JqError, fail, typeOf } from "./values.js";
+import { varScope } from "./compile-maybe.js";
 
 type Destr = (x: Json, env: Env | null, vals: Json[], k: () => boolean) => boolean;
 type Binder = (x: Json, i: Json, env: Env | null, k: (e: Env | null) => boolean) => boolean;
@@ -33,7 +34,8 @@ function compileDestr(c: Compiler, p: Pattern, names: string[], sc: Scope): Dest
     const subs = p.elems.map((e) => compileDestr(c, e, names, sc));
     return (x, env, vals, k) => {
       if (x !== null && !Array.isArray(x)) return fail(`Cannot index ${typeOf(x)} with number`);
-      const go = (j: number): boolean => (j === subs.length ? k() : subs[j](indexValue(x, j), env, vals, () => go(j + 1)));
+      const go = (j: number): boolean =>
+        j === subs.length ? k() : subs[j](indexValue(x, j), env, vals, () => go(j + 1));
       return go(0);
     };
   }
@@ -73,7 +75,8 @@ export function compilePatternBind(
   const names: string[] = [];
   pats.forEach((p) => collectNames(p, names));
   let scope = sc;
-  for (const n of names) scope = scope.push("var", n);
+  if (pats.length === 1 && pats[0].k === "pvar") scope = varScope(pats[0], sc, pats[0].name);
+  else for (const n of names) scope = scope.push("var", n);
   const destrs = pats.map((p) => compileDestr(c, p, names, sc));
   const nn = names.length;
   const binders: Binder[] = destrs.map((d) => (x, _i, env, k) => {

@@ -14,12 +14,12 @@ import { ALLOC, charge, chargeFormatted, Env, KEY, step, up, type Gen } from "./
 import { JqCompileError, type Scope } from "./scope.js";
 import { isMemoKey } from "./compile-inline.js";
 import { updateEachOf } from "./compile-forms.js";
+import { maybeOf, NONE } from "./compile-maybe.js";
 import { buildKey, isIndexKey } from "./key-order.js";
 import { JqError, desc, fail, numOf, truthy, type JObj } from "./values.js";
 
 /** A single-valued expression: input and environment in, one value out (or a thrown error). */
 export type Val = (i: Json, env: Env | null) => Json;
-
 
 /** Memo fields the compiler keeps on syntax nodes (a node is compiled in one scope at a time). */
 type Memo = { singleScope?: Scope; singleVal?: Val | null };
@@ -92,7 +92,13 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
         // `.k` and `.a.k`: the input's own fields, with no evaluator call for the target
         if (n.target.k === "identity") return (i) => field(i, k, safe);
         const tt = n.target;
-        if (tt.k === "index" && !tt.opt && tt.target.k === "identity" && tt.key.k === "literal" && typeof tt.key.v === "string") {
+        if (
+          tt.k === "index" &&
+          !tt.opt &&
+          tt.target.k === "identity" &&
+          tt.key.k === "literal" &&
+          typeof tt.key.v === "string"
+        ) {
           const k0 = tt.key.v;
           const safe0 = !IS_PROTO_KEY(k0);
           return (i) => field(field(i, k0, safe0), k, safe);
@@ -200,6 +206,16 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
           charge(1);
           return [v];
         };
+      // at most one element (`[.a?]`, `[select(f)]`): the array is still the one output
+      const m1 = n.e.k === "comma" ? null : maybeOf(c, n.e, sc, natives);
+      if (m1 !== null)
+        return (i, env) => {
+          charge(ALLOC);
+          const v = m1(i, env);
+          if (v === NONE) return [];
+          charge(1);
+          return [v];
+        };
       const g: Gen = c.gen(n.e, sc);
       return (i, env) => {
         const out: Json[] = [];
@@ -266,7 +282,8 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       const perString = 2 * ALLOC * parts.length;
       return (i, env) => {
         let s = "";
-        for (const p of parts) s += typeof p === "string" ? p : fmt === null ? text(p(i, env)) : applyFormat(fmt, p(i, env));
+        for (const p of parts)
+          s += typeof p === "string" ? p : fmt === null ? text(p(i, env)) : applyFormat(fmt, p(i, env));
         charge(s.length + perString);
         return s;
       };
@@ -282,10 +299,18 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
         const hidden = found.inline.hidden;
         if (hidden === undefined) return singleOf(c, found.inline.arg.node, found.inline.scope, natives);
         const d = sc.lookupVar(hidden) as { slot: number };
-        return d.slot === 0 ? (_i, env) => (env as Env).v as Json : (_i, env) => (up(env, d.slot) as Env).v as Json;
+        return d.slot === 0
+          ? (_i, env) => (env as Env).v as Json
+          : (_i, env) => (up(env, d.slot) as Env).v as Json;
       }
-      if (found !== null && "fi" in found && found.fi.native === undefined) return c.inlinedVal(n, found.fi, sc);
-      const nat = found === null ? natives.get(n.name + "/" + n.args.length) : "fi" in found ? found.fi.native : undefined;
+      if (found !== null && "fi" in found && found.fi.native === undefined)
+        return c.inlinedVal(n, found.fi, sc);
+      const nat =
+        found === null
+          ? natives.get(n.name + "/" + n.args.length)
+          : "fi" in found
+            ? found.fi.native
+            : undefined;
       if (nat !== undefined && nat === natives.get("path/1")) return literalPathVal(n.args[0], sc);
       if (nat === undefined || nat.fn === undefined) return null;
       const fn = nat.fn;

@@ -4,16 +4,50 @@ import type { FuncDef, Node, Pattern } from "./ast.js";
 import { applyFormat, checkFormat } from "./formats.js";
 import { binopFn, indexValue, literalComparison, sliceValue } from "./ops.js";
 import { delPaths, getPath } from "./paths.js";
-import { ALLOC, charge, chargeFormatted, Closure, Env, S, step, up, type ArgInfo, type Emit, type Gen, type PEmit, type PGen, type Path } from "./runtime.js";
+import {
+  ALLOC,
+  charge,
+  chargeFormatted,
+  Closure,
+  Env,
+  S,
+  step,
+  up,
+  type ArgInfo,
+  type Emit,
+  type Gen,
+  type PEmit,
+  type PGen,
+  type Path,
+} from "./runtime.js";
 import { JqCompileError, Scope, type FuncInfo, type InlineArg } from "./scope.js";
 import { compilePatternBind } from "./compile-patterns.js";
 import { compilePathMode } from "./compile-paths.js";
 import {
-  IS_PROTO_KEY, altGen, emitUnlessError, field, invalidPathResult, isIterable, iterate, nonPath, recurseAll, tryGen, withOpt,
+  IS_PROTO_KEY,
+  altGen,
+  emitUnlessError,
+  field,
+  invalidPathResult,
+  isIterable,
+  iterate,
+  nonPath,
+  recurseAll,
+  tryGen,
+  withOpt,
 } from "./eval-helpers.js";
 import { singleOf, type Val } from "./compile-single.js";
+import { maybeOf, NONE } from "./compile-maybe.js";
 import {
-  INLINE_MAX_DEPTH, hopsTo, inlineGen, inlinePGen, inlineSite, inlineVal, valueBody, withInlining, type InlineState,
+  INLINE_MAX_DEPTH,
+  hopsTo,
+  inlineGen,
+  inlinePGen,
+  inlineSite,
+  inlineVal,
+  valueBody,
+  withInlining,
+  type InlineState,
 } from "./compile-inline.js";
 import { assignGen, foreachGen, objectGen, reduceGen, strGen } from "./compile-forms.js";
 import { desc, fail, numOf, truthy } from "./values.js";
@@ -60,6 +94,13 @@ export class Compiler {
     if (n.k !== "identity" && n.k !== "literal" && n.k !== "array") {
       const s = singleOf(this, n, sc, NATIVES);
       if (s !== null) return (i, env, emit) => emit(s(i, env));
+      // at most one value (compile-maybe.ts): one direct evaluation, then its value if any
+      const m = maybeOf(this, n, sc, NATIVES);
+      if (m !== null)
+        return (i, env, emit) => {
+          const v = m(i, env);
+          return v === NONE ? false : emit(v);
+        };
     }
     switch (n.k) {
       case "identity":
@@ -81,7 +122,8 @@ export class Compiler {
         if (n.opt) {
           const t = this.gen(n.target, sc);
           const k = this.gen(n.key, sc);
-          return (i, env, emit) => k(i, env, (kv) => t(i, env, (tv) => emitUnlessError(() => indexValue(tv, kv), emit)));
+          return (i, env, emit) =>
+            k(i, env, (kv) => t(i, env, (tv) => emitUnlessError(() => indexValue(tv, kv), emit)));
         }
         return this.indexGen(n.target, n.key, sc);
       case "slice": {
@@ -90,9 +132,15 @@ export class Compiler {
         const to = n.to ? this.gen(n.to, sc) : null;
         if (n.opt)
           return (i, env, emit) =>
-            withOpt(from, i, env, (f) => withOpt(to, i, env, (e) => t(i, env, (tv) => emitUnlessError(() => sliceValue(tv, f, e), emit))));
+            withOpt(from, i, env, (f) =>
+              withOpt(to, i, env, (e) =>
+                t(i, env, (tv) => emitUnlessError(() => sliceValue(tv, f, e), emit)),
+              ),
+            );
         return (i, env, emit) =>
-          withOpt(from, i, env, (f) => withOpt(to, i, env, (e) => t(i, env, (tv) => emit(sliceValue(tv, f, e)))));
+          withOpt(from, i, env, (f) =>
+            withOpt(to, i, env, (e) => t(i, env, (tv) => emit(sliceValue(tv, f, e)))),
+          );
       }
       case "iterate": {
         const t = this.gen(n.target, sc);
@@ -103,6 +151,12 @@ export class Compiler {
         const r = this.gen(n.r, sc);
         const ls = singleOf(this, n.l, sc, NATIVES);
         if (ls !== null) return (i, env, emit) => r(ls(i, env), env, emit);
+        const lm = maybeOf(this, n.l, sc, NATIVES);
+        if (lm !== null)
+          return (i, env, emit) => {
+            const v = lm(i, env);
+            return v === NONE ? false : r(v, env, emit);
+          };
         const l = this.gen(n.l, sc);
         return (i, env, emit) => l(i, env, (v) => r(v, env, emit));
       }
@@ -163,9 +217,17 @@ export class Compiler {
         const t = this.gen(n.then, sc);
         const f = n.else ? this.gen(n.else, sc) : null;
         const cs = singleOf(this, n.cond, sc, NATIVES);
-        if (cs !== null) return (i, env, emit) => (truthy(cs(i, env)) ? t(i, env, emit) : f ? f(i, env, emit) : emit(i));
+        if (cs !== null)
+          return (i, env, emit) => (truthy(cs(i, env)) ? t(i, env, emit) : f ? f(i, env, emit) : emit(i));
+        const cm = maybeOf(this, n.cond, sc, NATIVES);
+        if (cm !== null)
+          return (i, env, emit) => {
+            const cv = cm(i, env);
+            return cv === NONE ? false : truthy(cv) ? t(i, env, emit) : f ? f(i, env, emit) : emit(i);
+          };
         const c = this.gen(n.cond, sc);
-        return (i, env, emit) => c(i, env, (cv) => (truthy(cv) ? t(i, env, emit) : f ? f(i, env, emit) : emit(i)));
+        return (i, env, emit) =>
+          c(i, env, (cv) => (truthy(cv) ? t(i, env, emit) : f ? f(i, env, emit) : emit(i)));
       }
       case "reduce":
         return reduceGen(this, n.src, n.pat, n.init, n.update, sc);
@@ -217,7 +279,15 @@ export class Compiler {
     def.params.forEach((p, j) => {
       if (p.startsWith("$")) valueParams.push(j);
     });
-    const fi: FuncInfo = { def, arity: def.params.length, defDepth: sc.depth, scope: sc, gen: null, pgen: null, valueParams };
+    const fi: FuncInfo = {
+      def,
+      arity: def.params.length,
+      defDepth: sc.depth,
+      scope: sc,
+      gen: null,
+      pgen: null,
+      valueParams,
+    };
     const s2 = sc.pushFunc(fi);
     fi.scope = s2;
     if (this.eager) this.ensureGen(fi);
@@ -259,7 +329,13 @@ export class Compiler {
 
   /** Prepares a call argument: value mode now, path mode when first needed. */
   arg(node: Node, sc: Scope): ArgInfo {
-    return { node, gen: this.gen(node, sc), pgen: null, compilePath: () => this.pgen(node, sc), compileVal: () => this.argVal(node, sc) };
+    return {
+      node,
+      gen: this.gen(node, sc),
+      pgen: null,
+      compilePath: () => this.pgen(node, sc),
+      compileVal: () => this.argVal(node, sc),
+    };
   }
 
   /** An argument's single-valued evaluator, or null (also when it cannot be built). */
@@ -271,7 +347,11 @@ export class Compiler {
     }
   }
 
-  private callEnv(fi: FuncInfo, sc: Scope, args: ArgInfo[]): (env: Env | null, i: Json, k: (e: Env | null) => boolean) => boolean {
+  private callEnv(
+    fi: FuncInfo,
+    sc: Scope,
+    args: ArgInfo[],
+  ): (env: Env | null, i: Json, k: (e: Env | null) => boolean) => boolean {
     const hops = sc.depth - fi.defDepth;
     const vps = fi.valueParams;
     const n = args.length;
@@ -287,7 +367,12 @@ export class Compiler {
     };
   }
 
-  private resolve(name: string, nargs: number, sc: Scope, pos: number): { closure: number } | { inline: InlineArg } | { fi: FuncInfo } | { native: Native } {
+  private resolve(
+    name: string,
+    nargs: number,
+    sc: Scope,
+    pos: number,
+  ): { closure: number } | { inline: InlineArg } | { fi: FuncInfo } | { native: Native } {
     const r = sc.lookupCallable(name, nargs);
     if (r) return "fi" in r && r.fi.native !== undefined ? { native: r.fi.native } : r;
     const nat = NATIVES.get(name + "/" + nargs);
@@ -328,12 +413,18 @@ export class Compiler {
 
   private callGen(name: string, argNodes: Node[], sc: Scope, pos: number, node?: CallNode): Gen {
     const r = this.resolve(name, argNodes.length, sc, pos);
-    if ("inline" in r) return r.inline.hidden === undefined ? r.inline.arg.gen : this.varGen(r.inline.hidden, sc, pos);
+    if ("inline" in r)
+      return r.inline.hidden === undefined ? r.inline.arg.gen : this.varGen(r.inline.hidden, sc, pos);
     // only filter parameters cost a closure per call; other bodies are inlined where single-valued (singleOf)
     if ("fi" in r && node !== undefined && hasFilterParam(r.fi)) {
       const fi = r.fi;
       const site = inlineSite(this, this.inlining, fi, node, sc);
-      if (site !== null) return inlineGen(this, site, withInlining(this.inlining, fi, () => this.gen(site.body, site.scope)));
+      if (site !== null)
+        return inlineGen(
+          this,
+          site,
+          withInlining(this.inlining, fi, () => this.gen(site.body, site.scope)),
+        );
     }
     if ("closure" in r) {
       const d = r.closure;
@@ -374,11 +465,19 @@ export class Compiler {
   /** Compiles a call in path mode. */
   callPGen(name: string, argNodes: Node[], sc: Scope, pos: number, node?: CallNode): PGen {
     const r = this.resolve(name, argNodes.length, sc, pos);
-    if ("inline" in r) return r.inline.hidden === undefined ? pathOf(r.inline.arg) : this.pgen({ k: "var", name: r.inline.hidden, pos }, sc);
+    if ("inline" in r)
+      return r.inline.hidden === undefined
+        ? pathOf(r.inline.arg)
+        : this.pgen({ k: "var", name: r.inline.hidden, pos }, sc);
     if ("fi" in r && node !== undefined && hasFilterParam(r.fi)) {
       const fi = r.fi;
       const site = inlineSite(this, this.inlining, fi, node, sc);
-      if (site !== null) return inlinePGen(this, site, withInlining(this.inlining, fi, () => this.pgen(site.body, site.scope)));
+      if (site !== null)
+        return inlinePGen(
+          this,
+          site,
+          withInlining(this.inlining, fi, () => this.pgen(site.body, site.scope)),
+        );
     }
     if ("closure" in r) {
       const d = r.closure;
@@ -425,7 +524,13 @@ export class Compiler {
       const k = key.v;
       const safe = !IS_PROTO_KEY(k);
       if (target.k === "identity") return (i, _e, emit) => emit(field(i, k, safe));
-      if (target.k === "index" && !target.opt && target.target.k === "identity" && target.key.k === "literal" && typeof target.key.v === "string") {
+      if (
+        target.k === "index" &&
+        !target.opt &&
+        target.target.k === "identity" &&
+        target.key.k === "literal" &&
+        typeof target.key.v === "string"
+      ) {
         const k0 = target.key.v;
         const safe0 = !IS_PROTO_KEY(k0);
         return (i, _e, emit) => emit(field(field(i, k0, safe0), k, safe));
@@ -443,10 +548,17 @@ export class Compiler {
   }
 
   /** Compiles a single destructuring pattern into a binder plus the scope it creates. */
-  patternBinder(pat: Pattern, sc: Scope): { bind: (x: Json, i: Json, env: Env | null, k: (e: Env | null) => boolean) => boolean; scope: Scope } {
-    if (pat.k === "pvar") return { bind: (x, _i, env, k) => k(new Env(x, env)), scope: sc.push("var", pat.name) };
+  patternBinder(
+    pat: Pattern,
+    sc: Scope,
+  ): { bind: (x: Json, i: Json, env: Env | null, k: (e: Env | null) => boolean) => boolean; scope: Scope } {
+    if (pat.k === "pvar")
+      return { bind: (x, _i, env, k) => k(new Env(x, env)), scope: sc.push("var", pat.name) };
     const r = compilePatternBind(this, null, [pat], null, sc, false);
-    return r as unknown as { bind: (x: Json, i: Json, env: Env | null, k: (e: Env | null) => boolean) => boolean; scope: Scope };
+    return r as unknown as {
+      bind: (x: Json, i: Json, env: Env | null, k: (e: Env | null) => boolean) => boolean;
+      scope: Scope;
+    };
   }
 }
 

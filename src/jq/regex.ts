@@ -41,16 +41,29 @@ export function compileRegex(pattern: string, flags: string): Compiled {
   let c = cache?.get(pattern);
   if (c === undefined) {
     // jq's flags: i case-insensitive, x extended, s single line (Perl_NT's default), p and m: dot matches newline
-    const r = cachedLinear(pattern, "onig", { i: flags.includes("i"), x: flags.includes("x"), s: /[mp]/.test(flags) });
+    const r = cachedLinear(pattern, "onig", {
+      i: flags.includes("i"),
+      x: flags.includes("x"),
+      s: /[mp]/.test(flags),
+    });
     if (!r.ok) return fail(r.message);
-    c = { rx: r.value, names: r.value.names, flags, global: flags.includes("g"), skipEmpty: flags.includes("n") };
+    c = {
+      rx: r.value,
+      names: r.value.names,
+      flags,
+      global: flags.includes("g"),
+      skipEmpty: flags.includes("n"),
+    };
     if (cache === undefined) {
       if (byFlags.size >= 64) {
         for (const old of byFlags.values()) old.dispose();
         byFlags.clear();
       }
       // weighed in the same pool as the compiled patterns it holds, so that evicting one there frees it here too
-      byFlags.set(flags, (cache = new Lru<Compiled>(REGEX_CACHE_SIZE, (x) => regexBytes(x.rx), REQUEST_PATTERNS)));
+      byFlags.set(
+        flags,
+        (cache = new Lru<Compiled>(REGEX_CACHE_SIZE, (x) => regexBytes(x.rx), REQUEST_PATTERNS)),
+      );
     }
     cache.set(pattern, c);
   }
@@ -87,7 +100,8 @@ function prepare(s: Json, reV: Json, flagsV: Json): Compiled {
   if (typeof s !== "string") return fail(`${desc(s)} cannot be matched, as it is not a string`);
   if (typeof reV !== "string") return fail(`${desc(reV)} is not a string`);
   const flags = checkFlags(flagsV);
-  if (s.length > REGEX_MAX_INPUT) return fail(`Regex failure: input longer than ${REGEX_MAX_INPUT} characters`);
+  if (s.length > REGEX_MAX_INPUT)
+    return fail(`Regex failure: input longer than ${REGEX_MAX_INPUT} characters`);
   return compileRegex(reV, flags);
 }
 
@@ -148,13 +162,25 @@ export function captureEach(sV: Json, reV: Json, flagsV: Json, emit: (o: JObj) =
   return m === null ? false : emit(captureObject(c, m));
 }
 
+/** `capture`'s one object without `g` (its first match), or null when nothing matches; as {@link captureEach} with an emit that stops. */
+export function captureFirst(sV: Json, reV: Json, flagsV: Json): JObj | null {
+  const c = prepare(sV, reV, flagsV);
+  if (c.global || c.skipEmpty) {
+    for (const o of capturesOf(c, sV, reV, flagsV)) return o;
+    return null;
+  }
+  const m = c.rx.match(sV as string, 0);
+  return m === null ? null : captureObject(c, m);
+}
+
 /**
  * The first match of one of the pscheduler modules' own constant patterns (not
  * user-supplied; see trusted.ts for why RegExp is linear on them), as RegExp gives it.
  */
 export function firstExec(sV: Json, pattern: string): RegExpExecArray | null {
   if (typeof sV !== "string") return fail(`${desc(sV)} cannot be matched, as it is not a string`);
-  if (sV.length > REGEX_MAX_INPUT) return fail(`Regex failure: input longer than ${REGEX_MAX_INPUT} characters`);
+  if (sV.length > REGEX_MAX_INPUT)
+    return fail(`Regex failure: input longer than ${REGEX_MAX_INPUT} characters`);
   return trustedRegExp(pattern).exec(sV);
 }
 
@@ -201,10 +227,20 @@ export function matchAll(sV: Json, reV: Json, flagsV: Json, testOnly: boolean): 
       else if (m[2 * g] < 0) caps.push({ offset: -1, string: null, length: 0, name });
       else {
         const co = cpIndex(s, hasSur, m[2 * g]);
-        caps.push({ offset: co, length: cpIndex(s, hasSur, m[2 * g + 1]) - co, string: s.slice(m[2 * g], m[2 * g + 1]), name });
+        caps.push({
+          offset: co,
+          length: cpIndex(s, hasSur, m[2 * g + 1]) - co,
+          string: s.slice(m[2 * g], m[2 * g + 1]),
+          name,
+        });
       }
     }
-    const obj: JObj = { offset: off, length: hasSur ? cpIndex(s, true, start + len) - off : len, string: s.slice(start, start + len), captures: caps };
+    const obj: JObj = {
+      offset: off,
+      length: hasSur ? cpIndex(s, true, start + len) - off : len,
+      string: s.slice(start, start + len),
+      captures: caps,
+    };
     out.push(obj);
     if (!global || testOnly) break;
     if (len === 0 && start < s.length) {

@@ -4,6 +4,7 @@ import type { FuncDef } from "./ast.js";
 import type { Native } from "./compile.js";
 import type { ArgInfo, Gen, PGen } from "./runtime.js";
 import type { Val } from "./compile-single.js";
+import type { Opt } from "./compile-maybe.js";
 
 /** A compile error with the source offset where it was found. */
 export class JqCompileError extends Error {
@@ -35,6 +36,8 @@ export interface FuncInfo {
   size?: number;
   /** For a function without filter parameters: its body's direct evaluator for inlined calls, or null (compile-inline.ts `valueBody`). */
   valueBody?: Val | null;
+  /** The same for a body that yields at most one value (compile-maybe.ts), or null. */
+  maybeBody?: Opt | null;
 }
 
 /** A filter argument inlined into a function body at compile time: compiled in its caller's scope, reading no environment. */
@@ -110,7 +113,10 @@ export class Scope {
   }
 
   /** Finds a callable: a closure parameter (arity 0), an inlined filter argument or a function definition. */
-  lookupCallable(name: string, arity: number): { closure: number } | { inline: InlineArg } | { fi: FuncInfo } | null {
+  lookupCallable(
+    name: string,
+    arity: number,
+  ): { closure: number } | { inline: InlineArg } | { fi: FuncInfo } | null {
     const key = name + "/" + arity;
     for (let s: Scope | null = this.self(); s !== null; s = s.parent) {
       if (s.table !== null) {
