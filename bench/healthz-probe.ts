@@ -10,6 +10,9 @@
  * reset): a thread that itself waited that long for a CPU measures that wait
  * too, in whichever probe it was sending or reading, so a latency near that
  * lateness is the machine's, not the Worker's.
+ * The thread's `fetch` keeps one connection open and sends every probe on it,
+ * as an outside monitor would; a probe on a new connection each time waits the
+ * same (docs/performance.md, "Why `/healthz` waits behind later requests").
  */
 import { Worker } from "node:worker_threads";
 

@@ -11,6 +11,28 @@ import type { HostileRow } from "../test/hostile/rows.js";
 import type { HealthProbe } from "./healthz-probe.js";
 import type { RunningWorker } from "./workerd.js";
 
+/**
+ * From now on, sends every `fetch` of this thread with `Connection: close`, so
+ * each request goes on a connection of its own; returns the undo. Local
+ * workerd reads the next request of a kept-alive connection as soon as it has
+ * answered one and looks at its other connections only when it has nothing
+ * else queued, so the bench's back-to-back requests on a kept connection go
+ * ahead of a `/healthz` probe that arrived earlier; a new connection waits in
+ * the same poll as the probe's, in arrival order (docs/performance.md, "Why
+ * `/healthz` waits behind later requests").
+ */
+export function freshConnections(): () => void {
+  const real = globalThis.fetch;
+  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+    const headers = new Headers(init?.headers);
+    headers.set("connection", "close");
+    return real(input, { ...init, headers });
+  }) as typeof fetch;
+  return () => {
+    globalThis.fetch = real;
+  };
+}
+
 /** Samples per cell; the cell is their median. */
 export const SAMPLES = 3;
 /** CPU time to accumulate per sample, for a resolution well under the 10 ms tick. */
@@ -138,8 +160,11 @@ export async function measurePost(
   type: string,
 ): Promise<{ ms: number; status: number }> {
   const once = async () =>
-    (await fetch(`${t.worker.url}${path}`, { method: "POST", headers: { "content-type": type }, body }).then(answer))
-      .status;
+    (
+      await fetch(`${t.worker.url}${path}`, { method: "POST", headers: { "content-type": type }, body }).then(
+        answer,
+      )
+    ).status;
   const status = await once();
   const ms = await cell(t, once, 2, MAX_SOURCE_REQUESTS);
   return { ms, status };

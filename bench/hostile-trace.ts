@@ -19,6 +19,11 @@
  * patches the bundle to log when each request entered the Worker (workerd's
  * clock, ms). TRACE_SHM=1 keeps Miniflare's storage on tmpfs as bench:hostile
  * does (by default here: on disk, Miniflare's own temporary folder).
+ * With TRACE_SERVER=1 it also counts, per probe, the bench's requests written
+ * after the probe's head that entered the Worker before it (workerd's order of
+ * admission, on the Worker's clock; "Why `/healthz` waits behind later
+ * requests"), and HOSTILE_CONNECTIONS=fresh sends each of the bench's requests
+ * on a connection of its own, as bench:hostile does with it.
  * A diagnostic: its figures are not goals, and perf and the profiler slow workerd.
  */
 import { Worker } from "node:worker_threads";
@@ -27,7 +32,7 @@ import { HOSTILE_ROWS } from "../test/hostile/rows.js";
 import { COMPILE_ROWS } from "../test/hostile/compile-rows.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import type { HealthProbe } from "./healthz-probe.js";
-import { measureRow, measureSource, publish } from "./hostile-measure.js";
+import { freshConnections, measureRow, measureSource, publish } from "./hostile-measure.js";
 import { benchPort, bundleWorker, startWorker } from "./workerd.js";
 import { connectInspector } from "./inspector.js";
 
@@ -52,18 +57,24 @@ globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
 }) as typeof fetch;
 
 const CAP = 100000;
+// per probe: its start, its end, and when its head was written to the connection (undici's channel)
 const THREAD = `
 const { workerData } = require("node:worker_threads");
+const dc = require("node:diagnostics_channel");
 const c = new Int32Array(workerData.shared);
 const t = new Float64Array(workerData.times);
+const w = new Float64Array(workerData.written);
 const mono = () => Number(process.hrtime.bigint()) / 1e6;
 const sleep = (ms) => new Promise((d) => setTimeout(d, ms));
+let wrote = 0;
+dc.subscribe("undici:client:sendHeaders", () => { wrote = mono(); });
 (async () => {
   while (Atomics.load(c, 0) === 0) {
     const t0 = mono();
-    try { const r = await fetch(workerData.url); await r.arrayBuffer(); } catch {}
+    const k = Atomics.load(c, 1);
+    try { const r = await fetch(workerData.url + "?p=" + k); await r.arrayBuffer(); } catch {}
     const i = Atomics.add(c, 1, 1);
-    if (i < ${CAP}) { t[2*i] = t0; t[2*i+1] = mono(); }
+    if (i < ${CAP}) { t[2*i] = t0; t[2*i+1] = mono(); w[i] = wrote; }
     const wait = t0 + 20 - mono();
     if (wait > 0) await sleep(wait);
   }
@@ -84,7 +95,8 @@ if (process.env.TRACE_SERVER === "1") {
       .replace(a, a + "  const __t0 = Date.now();\n")
       .replace(
         b,
-        b + '  console.log("TRACE " + new URL(request.url).pathname + " " + __t0 + " " + Date.now());\n',
+        b +
+          '  { const __u = new URL(request.url); console.log("TRACE " + __u.pathname + __u.search + " " + __t0 + " " + Date.now()); }\n',
       ),
   );
 }
@@ -108,8 +120,13 @@ if (insp) {
 for (let i = 0; i < 20; i++) await realFetch(`${worker.url}/healthz`).then((r) => r.arrayBuffer());
 const shared = new SharedArrayBuffer(8);
 const times = new SharedArrayBuffer(CAP * 16);
+const written = new SharedArrayBuffer(CAP * 8);
 const c = new Int32Array(shared);
-const th = new Worker(THREAD, { eval: true, workerData: { url: `${worker.url}/healthz`, shared, times } });
+const th = new Worker(THREAD, {
+  eval: true,
+  workerData: { url: `${worker.url}/healthz`, shared, times, written },
+});
+if (process.env.HOSTILE_CONNECTIONS === "fresh") freshConnections();
 // only count() is read by the measuring functions (the probes' CPU is taken out of the samples)
 const probe = { count: () => Atomics.load(c, 1) } as unknown as HealthProbe;
 const t = { worker, probe, probeCpuMs: 1.3 };
@@ -285,7 +302,9 @@ const phases = events.filter((e) => e.what.startsWith("PHASE"));
       hist.set(later, (hist.get(later) ?? 0) + 1);
     }
     console.log(
-      `  probes by requests sent after them but before they were answered: ${[...hist]
+      `  probes by requests sent after them but answered first (client side, the probing thread's own delays included): ${[
+        ...hist,
+      ]
         .sort((x, y) => x[0] - y[0])
         .map(([k, v]) => `${k}:${v}`)
         .join(" ")}`,
@@ -295,6 +314,41 @@ const phases = events.filter((e) => e.what.startsWith("PHASE"));
         const d = warmR.map(([a, b]) => b - a).sort((x, y) => x - y);
         return d[d.length >> 1]?.toFixed(1) + " max " + d[d.length - 1]?.toFixed(1);
       })()})`,
+    );
+  }
+}
+// workerd's order of admission (TRACE_SERVER=1): per probe, the bench's requests written after the
+// probe's head that entered the Worker before it. The bench's requests are sequential, so its k-th
+// request is the k-th line of a path other than /healthz.
+if (serverLines.length) {
+  const benchLines = serverLines.filter((l) => !l.path.startsWith("/healthz"));
+  const benchReqs = events.filter((e) => !e.what.startsWith("PHASE"));
+  const ww = new Float64Array(written);
+  if (benchLines.length !== benchReqs.length)
+    console.log(
+      `server order: ${benchLines.length} server lines for ${benchReqs.length} bench requests, not compared`,
+    );
+  else {
+    const hist = new Map<number, number>();
+    let worstAhead = { n: 0, probe: -1 };
+    for (const l of serverLines) {
+      const m = /[?&]p=(\d+)/.exec(l.path);
+      if (!m) continue;
+      const i = Number(m[1]);
+      if (i >= n || tt[2 * i] < t00 || ww[i] === 0) continue;
+      let ahead = 0;
+      for (let k = 0; k < benchReqs.length; k++)
+        if (benchReqs[k].start > ww[i] && benchLines[k].enter < l.enter) ahead++;
+      hist.set(ahead, (hist.get(ahead) ?? 0) + 1);
+      if (ahead > worstAhead.n) worstAhead = { n: ahead, probe: i };
+    }
+    console.log(
+      `server order: probes by bench requests written after them that entered the Worker first: ${[...hist]
+        .sort((x, y) => x[0] - y[0])
+        .map(([k, v]) => `${k}:${v}`)
+        .join(
+          " ",
+        )}${worstAhead.probe >= 0 ? ` (most: probe written at +${(ww[worstAhead.probe] - t00).toFixed(0)}, ${(tt[2 * worstAhead.probe + 1] - tt[2 * worstAhead.probe]).toFixed(0)} ms)` : ""}`,
     );
   }
 }

@@ -32,6 +32,14 @@
  * worst (its own wait for a CPU, which every probe it sent meanwhile also
  * counts) and the load average. A row's `/healthz` counts against the goal
  * when either of its figures passes 100 ms.
+ * The bench's requests go on kept-alive connections, as a client's would, and
+ * local workerd serves a kept connection's next request ahead of a probe on
+ * another connection that arrived earlier (it reads that connection again as
+ * soon as it has answered, and polls the others only when it has nothing else
+ * queued); HOSTILE_CONNECTIONS=fresh sends each of the bench's requests on a
+ * connection of its own, admitted through the same poll as the probe's, in
+ * arrival order, to measure `/healthz` without that (docs/performance.md, "Why
+ * `/healthz` waits behind later requests").
  * Miniflare keeps the Worker's KV, Durable Object and cache data in a folder
  * on tmpfs (/dev/shm) that is removed at the end: local workerd runs the
  * Durable Objects (job queues, the policy coordinator, the metrics shards) and
@@ -61,7 +69,15 @@ import { startHealthProbe } from "./healthz-probe.js";
 import { policyRows } from "./hostile-policies.js";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
-import { measurePost, measureRow, measureSource, publish, type RowPhase, type Target } from "./hostile-measure.js";
+import {
+  freshConnections,
+  measurePost,
+  measureRow,
+  measureSource,
+  publish,
+  type RowPhase,
+  type Target,
+} from "./hostile-measure.js";
 import { measureMemory, memoryRows } from "./memory.js";
 import { bundleWorker, startWorker } from "./workerd.js";
 
@@ -86,11 +102,17 @@ function diffBody(row: (typeof LINT_DIFF_ROWS)[number], bytes: number): string {
 const extra: Record<string, string> = process.env.DECISION_BUDGET
   ? { DECISION_BUDGET: process.env.DECISION_BUDGET }
   : {};
-const loadAtStart = loadavg().map((l) => l.toFixed(2)).join(", ");
+const loadAtStart = loadavg()
+  .map((l) => l.toFixed(2))
+  .join(", ");
 const script = bundleWorker();
+const fresh = process.env.HOSTILE_CONNECTIONS === "fresh";
+if (fresh) freshConnections();
 // KV, Durable Objects and the cache in memory (tmpfs) unless HOSTILE_STORAGE=disk: see the header
 const storage =
-  process.env.HOSTILE_STORAGE !== "disk" && existsSync("/dev/shm") ? mkdtempSync("/dev/shm/arbiter-hostile-") : undefined;
+  process.env.HOSTILE_STORAGE !== "disk" && existsSync("/dev/shm")
+    ? mkdtempSync("/dev/shm/arbiter-hostile-")
+    : undefined;
 const worker = await startWorker(script, 0, 0, () => {}, extra, undefined, { storage });
 const lines: string[] = [];
 let over = 0;
@@ -220,10 +242,12 @@ try {
           const body = kind === "lint" ? row.source(bytes) : diffBody(row, bytes);
           const type = kind === "lint" ? "text/plain" : "application/json";
           process.stderr.write(`${name}, ${body.length} characters\n`);
-          const m = await measurePost(t, `/v1/policies/${row.engine}/${kind}`, body, type).catch((e: Error) => ({
-            ms: NaN,
-            status: `failed (${e.cause instanceof Error ? e.cause.message : e.message})`,
-          }));
+          const m = await measurePost(t, `/v1/policies/${row.engine}/${kind}`, body, type).catch(
+            (e: Error) => ({
+              ms: NaN,
+              status: `failed (${e.cause instanceof Error ? e.cause.message : e.message})`,
+            }),
+          );
           const mib = (m.ms * 1_048_576) / body.length;
           cells.push(m.ms.toFixed(1));
           perMib.push(mib.toFixed(0));
@@ -250,7 +274,10 @@ try {
       "",
       `GET /healthz: ${idle.toFixed(2)} CPU ms per request (the floor every row includes; the probes' share is taken out of every row).`,
       `GET /healthz every 20 ms throughout: ${probe.count()} probes, ${probe.failures()} failed; worst ${worstHealthz.ms.toFixed(0)} ms (${worstHealthz.row || "none"}); rows over ${HEALTHZ_GOAL_MS} ms or with a failed probe: ${healthzOver}; the probing thread's own timer up to ${worstLate.toFixed(0)} ms late.`,
-      `Load average (1, 5, 15 min) at the start: ${loadAtStart}; at the end: ${loadavg().map((l) => l.toFixed(2)).join(", ")}.`,
+      `The bench's requests: ${fresh ? "each on a connection of its own (HOSTILE_CONNECTIONS=fresh)" : "on kept-alive connections"}; the probes: on one kept-alive connection.`,
+      `Load average (1, 5, 15 min) at the start: ${loadAtStart}; at the end: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(", ")}.`,
       `DECISION_BUDGET: ${process.env.DECISION_BUDGET ?? "default"}. Rows over ${GOAL_MS} ms (decisions) or ${GOAL_MS_PER_MIB} ms per MiB (sources; a diff: its growth per MiB, and ${DIFF_FIXED_GOAL_MS} ms at 100 KB), and rows whose /healthz passed ${HEALTHZ_GOAL_MS} ms: ${over + healthzOver}.`,
     );
     over += healthzOver;

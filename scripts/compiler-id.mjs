@@ -7,7 +7,7 @@
 // by another build is compiled again in full rather than trusted.
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 
 const ROOTS = ["src/engines", "src/jq", "src/bundle"];
 
@@ -27,7 +27,7 @@ function filesUnder(dir) {
 export function compilerId(root = ".") {
   const hash = createHash("sha256");
   const files = ROOTS.flatMap((r) => filesUnder(join(root, r)))
-    .map((f) => f.split("\\").join("/"))
+    .map((f) => relative(root, f).split("\\").join("/"))
     .sort();
   for (const file of [...files, "package-lock.json"]) {
     hash.update(`${file}\0`);

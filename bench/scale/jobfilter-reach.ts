@@ -23,8 +23,9 @@
  * For `!=` and a regex with no literal, the change back is timed on its
  * own too (the medians above time the change there, the change back being
  * the untimed call between two): the worst of a few calls each way, and of
- * reloads carrying the counts back (a reload remembers nothing of the jobs'
- * earlier rules, so it matches each moved job against the rules after it).
+ * reloads carrying the counts back (a reload reads the jobs' earlier rules
+ * from the store where the tree saves them there; an older tree's reload
+ * remembers nothing, so it matches each moved job against the rules after it).
  *
  * `JOBFILTER_BEFORE=<dir>` (a `src` directory of another tree, e.g. one
  * unpacked with `git archive <commit> src`) measures that tree's engine too,

@@ -1,6 +1,8 @@
 import { didYouMean } from "../engines/common/did-you-mean.js";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { compilerId } from "../../scripts/compiler-id.mjs";
 import {
   compileBundle,
   ENGINES,
@@ -117,9 +119,20 @@ export function allowedMissing(values: readonly string[]): Result<Set<EngineName
   return { ok: true, value: out };
 }
 
-/** Compiles the sources a folder holds into a bundle. */
+/** The checkout this CLI runs from: its compiler's fingerprint is read from its sources. */
+const CHECKOUT = fileURLToPath(new URL("../..", import.meta.url));
+
+/**
+ * Compiles the sources a folder holds into a bundle, stamped with the fingerprint
+ * of the compiler in this checkout (scripts/compiler-id.mjs), as the Worker
+ * stamps the bundles it compiles: a Worker built from the same sources then
+ * takes the published entries of the engines a later publish leaves unchanged,
+ * where an unstamped bundle made it compile every engine again.
+ */
 export async function compileFolder(folder: PolicyFolder): Promise<Result<Bundle, BundleError[]>> {
-  return compileBundle(folder.sources, new Date().toISOString());
+  return compileBundle(folder.sources, new Date().toISOString(), undefined, {
+    compiler: compilerId(CHECKOUT),
+  });
 }
 
 /**

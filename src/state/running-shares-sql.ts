@@ -14,18 +14,33 @@
  * of counting every running job.
  */
 import { parseExactJson } from "../engines/common/exact-json.js";
-import type { FactReach, Holder, Job, Reached, Share, ShareStore, Totals } from "../engines/jobfilter/index.js";
+import type {
+  EarlierSet,
+  FactReach,
+  Holder,
+  Job,
+  Reached,
+  Share,
+  ShareStore,
+  Totals,
+} from "../engines/jobfilter/index.js";
 import { cheapest, factsOf, fieldKind, valuesAt } from "../engines/jobfilter/index.js";
 
 /** The tables of the running counts. */
 export const SHARES_SCHEMA = [
-  "CREATE TABLE IF NOT EXISTS running_shares (id INTEGER PRIMARY KEY, rule TEXT, buckets TEXT NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS running_shares (id INTEGER PRIMARY KEY, rule TEXT, buckets TEXT NOT NULL, gen INTEGER, was TEXT)",
   "CREATE INDEX IF NOT EXISTS running_shares_rule ON running_shares (rule)",
   "CREATE TABLE IF NOT EXISTS running_totals (kind TEXT NOT NULL, key TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (kind, key))",
   "CREATE TABLE IF NOT EXISTS counted_rules (uuid TEXT PRIMARY KEY, rule TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS running_facts (kind TEXT NOT NULL, value TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (kind, value, id)) WITHOUT ROWID",
   "CREATE INDEX IF NOT EXISTS running_facts_id ON running_facts (id)",
+  // the earlier rule sets jobs' remembered rules are for (`running_shares.gen`), each as its rules' texts where they differ from `counted_rules` (rule NULL: a rule it lacks)
+  "CREATE TABLE IF NOT EXISTS earlier_sets (gen INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS earlier_rules (gen INTEGER NOT NULL, uuid TEXT NOT NULL, rule TEXT, PRIMARY KEY (gen, uuid))",
 ];
+
+/** The meta key recording that `running_shares` has the columns of the jobs' remembered rules (`gen`, `was`; a table made before them gets them once). */
+const EARLIER_COLUMNS = "earlier_columns";
 
 /** The meta key recording that `running_facts` holds every counted job (counts saved before it existed are indexed once). */
 const FACTS_INDEXED = "running_facts";
@@ -48,9 +63,18 @@ const RULES_PER_LOOKUP = 32;
 
 type Raw = Record<string, SqlStorageValue>;
 
-const SELECT_SHARES = "SELECT s.id AS id, s.rule AS rule, s.buckets AS buckets FROM running_shares s";
+const SELECT_SHARES =
+  "SELECT s.id AS id, s.rule AS rule, s.buckets AS buckets, s.gen AS gen, s.was AS was FROM running_shares s";
 const SELECT_WITH_JOBS =
-  "SELECT s.id AS id, s.rule AS rule, s.buckets AS buckets, j.job AS job FROM running_shares s JOIN jobs j ON j.id = s.id";
+  "SELECT s.id AS id, s.rule AS rule, s.buckets AS buckets, s.gen AS gen, s.was AS was, j.job AS job FROM running_shares s JOIN jobs j ON j.id = s.id";
+
+/** A share from its row: a job no change moved has no remembered rule. */
+function shareOf(r: Raw): Share {
+  const share = { rule: (r.rule as string | null) ?? null, buckets: bucketsOf(r.buckets as string) };
+  return r.gen === null || r.gen === undefined
+    ? share
+    : { ...share, gen: r.gen as number, was: (r.was as string | null) ?? null };
+}
 
 function bucketsText(buckets: readonly string[]): string {
   return buckets.length === 0 ? "" : JSON.stringify(buckets);
@@ -70,15 +94,30 @@ export class SqlShares implements ShareStore {
     const listed = this.meta(INDEXED_PATHS);
     this.paths = listed === undefined ? [] : (JSON.parse(listed) as string[]);
     const filling = this.meta(FILLING_PATHS);
-    this.filling = filling === undefined ? undefined : (JSON.parse(filling) as { paths: string[]; after: number | null });
+    this.filling =
+      filling === undefined ? undefined : (JSON.parse(filling) as { paths: string[]; after: number | null });
     // only listed paths fill (a path no longer listed is not read through whatever its rows)
     const listedFilling = this.filling?.paths.filter((p) => this.paths.includes(p)) ?? [];
     if (this.filling !== undefined && listedFilling.length < this.filling.paths.length)
-      this.setFilling(listedFilling.length === 0 ? undefined : { paths: listedFilling, after: this.filling.after });
+      this.setFilling(
+        listedFilling.length === 0 ? undefined : { paths: listedFilling, after: this.filling.after },
+      );
+    if (this.meta(EARLIER_COLUMNS) === undefined) {
+      for (const column of ["gen INTEGER", "was TEXT"]) {
+        try {
+          sql.exec(`ALTER TABLE running_shares ADD COLUMN ${column}`);
+        } catch {
+          // made with the column already (by SHARES_SCHEMA above)
+        }
+      }
+      this.setMeta(EARLIER_COLUMNS, "1");
+    }
     if (this.meta(FACTS_INDEXED) === undefined) {
       // counts saved by a release without the index (or with the OP_ID-only `running_ops`): index their jobs once
       sql.exec("DELETE FROM running_facts");
-      for (const r of sql.exec<{ id: number; job: string }>("SELECT s.id AS id, j.job AS job FROM running_shares s JOIN jobs j ON j.id = s.id"))
+      for (const r of sql.exec<{ id: number; job: string }>(
+        "SELECT s.id AS id, j.job AS job FROM running_shares s JOIN jobs j ON j.id = s.id",
+      ))
         this.putFacts(r.id, parseExactJson(r.job) as unknown as Job);
       // every path listed is indexed from every counted job now
       this.setFilling(undefined);
@@ -102,7 +141,12 @@ export class SqlShares implements ShareStore {
 
   private putFacts(id: number, job: Job): void {
     for (const [kind, value] of factsOf(job, this.paths))
-      this.sql.exec("INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES (?, ?, ?)", kind, value, id);
+      this.sql.exec(
+        "INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES (?, ?, ?)",
+        kind,
+        value,
+        id,
+      );
   }
 
   private deleteFacts(id: number): void {
@@ -151,10 +195,17 @@ export class SqlShares implements ShareStore {
       const job = parseExactJson(r.job) as unknown as Job;
       for (const path of filling.paths)
         for (const value of new Set(valuesAt(job, path)))
-          this.sql.exec("INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES (?, ?, ?)", fieldKind(path), value, r.id);
+          this.sql.exec(
+            "INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES (?, ?, ?)",
+            fieldKind(path),
+            value,
+            r.id,
+          );
     }
     // fewer than asked: every counted job is read (a job counted since was indexed as it started)
-    this.setFilling(rows.length < jobs ? undefined : { paths: filling.paths, after: rows[rows.length - 1].id });
+    this.setFilling(
+      rows.length < jobs ? undefined : { paths: filling.paths, after: rows[rows.length - 1].id },
+    );
     return rows.length;
   }
 
@@ -170,6 +221,13 @@ export class SqlShares implements ShareStore {
   }
 
   setCountedFor(fingerprint: string, changed: ReadonlyMap<string, string | null>): void {
+    for (const uuid of changed.keys())
+      // an earlier set that had the counted rule keeps its text
+      this.sql.exec(
+        "INSERT OR IGNORE INTO earlier_rules (gen, uuid, rule) SELECT gen, ?, (SELECT rule FROM counted_rules WHERE uuid = ?) FROM earlier_sets",
+        uuid,
+        uuid,
+      );
     for (const [uuid, text] of changed) {
       if (text === null) this.sql.exec("DELETE FROM counted_rules WHERE uuid = ?", uuid);
       else
@@ -180,6 +238,66 @@ export class SqlShares implements ShareStore {
         );
     }
     this.setMeta(COUNTED_FOR, fingerprint);
+  }
+
+  remembered(rule: string): readonly { gen: number; was: string | null; n: number }[] {
+    return this.sql
+      .exec<{ gen: number; was: string | null; n: number }>(
+        "SELECT gen, was, count(*) AS n FROM running_shares WHERE rule = ? AND gen IS NOT NULL GROUP BY gen, was",
+        rule,
+      )
+      .toArray();
+  }
+
+  /** One statement: SQLite updates the rows, no call per job (its `rowsWritten` counts index rows too, so the rows are counted first). */
+  moveRemembered(rule: string, gen: number, was: string | null, to: string | null, now: number): number {
+    const n = this.sql
+      .exec<{ n: number }>(
+        "SELECT count(*) AS n FROM running_shares WHERE rule = ? AND gen = ? AND was IS ?",
+        rule,
+        gen,
+        was,
+      )
+      .one().n;
+    this.sql.exec(
+      "UPDATE running_shares SET rule = ?, gen = ?, was = ? WHERE rule = ? AND gen = ? AND was IS ?",
+      to,
+      now,
+      rule,
+      rule,
+      gen,
+      was,
+    );
+    return n;
+  }
+
+  earlierSets(): readonly EarlierSet[] {
+    return this.sql
+      .exec<{ gen: number; fingerprint: string }>(
+        "SELECT gen, fingerprint FROM earlier_sets ORDER BY gen DESC",
+      )
+      .toArray();
+  }
+
+  earlierRules(gen: number): string[] {
+    return this.sql
+      .exec<{ rule: string }>(
+        "SELECT rule FROM counted_rules WHERE uuid NOT IN (SELECT uuid FROM earlier_rules WHERE gen = ?) UNION ALL SELECT rule FROM earlier_rules WHERE gen = ? AND rule IS NOT NULL",
+        gen,
+        gen,
+      )
+      .toArray()
+      .map((r) => r.rule);
+  }
+
+  addEarlier(fingerprint: string, keep: number): number {
+    const gen =
+      (this.sql.exec<{ g: number | null }>("SELECT max(gen) AS g FROM earlier_sets").one().g ?? 0) + 1;
+    this.sql.exec("INSERT INTO earlier_sets (gen, fingerprint) VALUES (?, ?)", gen, fingerprint);
+    // the oldest dropped (jobs' entries for them are no longer read)
+    this.sql.exec("DELETE FROM earlier_rules WHERE gen <= ?", gen - keep);
+    this.sql.exec("DELETE FROM earlier_sets WHERE gen <= ?", gen - keep);
+    return gen;
   }
 
   totals(): Totals {
@@ -205,27 +323,36 @@ export class SqlShares implements ShareStore {
 
   share(id: number): Share | undefined {
     const rows = this.sql
-      .exec<{ rule: string | null; buckets: string }>(
-        "SELECT rule, buckets FROM running_shares WHERE id = ?",
-        id,
-      )
+      .exec<Raw>("SELECT rule, buckets, gen, was FROM running_shares WHERE id = ?", id)
       .toArray();
-    return rows[0] === undefined ? undefined : { rule: rows[0].rule, buckets: bucketsOf(rows[0].buckets) };
+    return rows[0] === undefined ? undefined : shareOf(rows[0]);
   }
 
   putShare(id: number, share: Share, job: Job): void {
     // a new job's share (`RunningCounts.start` never saves one twice): no index rows to replace
     this.putFacts(id, job);
     this.sql.exec(
-      "INSERT INTO running_shares (id, rule, buckets) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET rule = excluded.rule, buckets = excluded.buckets",
+      "INSERT INTO running_shares (id, rule, buckets, gen, was) VALUES (?, ?, ?, NULL, NULL) ON CONFLICT (id) DO UPDATE SET rule = excluded.rule, buckets = excluded.buckets, gen = NULL, was = NULL",
       id,
       share.rule,
       bucketsText(share.buckets),
     );
   }
 
-  moveShare(id: number, rule: string | null): void {
-    this.sql.exec("UPDATE running_shares SET rule = ? WHERE id = ?", rule, id);
+  moveShares(
+    moved: readonly Holder[],
+    rules: readonly (string | null)[],
+    gen: number,
+    was: readonly (string | null)[],
+  ): void {
+    for (let i = 0; i < moved.length; i++)
+      this.sql.exec(
+        "UPDATE running_shares SET rule = ?, gen = ?, was = ? WHERE id = ?",
+        rules[i],
+        gen,
+        was[i],
+        moved[i].id,
+      );
   }
 
   deleteShare(id: number): void {
@@ -262,7 +389,12 @@ export class SqlShares implements ShareStore {
         if (n > atMost) break;
         n += this.sql
           // counted no further than past the fewest so far (LIMIT -1: no limit)
-          .exec<{ n: number }>("SELECT count(*) AS n FROM (SELECT 1 FROM running_facts WHERE kind = ? AND value = ? LIMIT ?)", f.kind, v, Number.isFinite(atMost) ? atMost - n + 1 : -1)
+          .exec<{ n: number }>(
+            "SELECT count(*) AS n FROM (SELECT 1 FROM running_facts WHERE kind = ? AND value = ? LIMIT ?)",
+            f.kind,
+            v,
+            Number.isFinite(atMost) ? atMost - n + 1 : -1,
+          )
           .one().n;
       }
       return n;
@@ -286,7 +418,7 @@ export class SqlShares implements ShareStore {
     let job: Job | undefined;
     return {
       id: r.id as number,
-      share: { rule: (r.rule as string | null) ?? null, buckets: bucketsOf(r.buckets as string) },
+      share: shareOf(r),
       get job() {
         if (job === undefined && withJobs) job = parseExactJson(r.job as string) as unknown as Job;
         return job;
@@ -318,6 +450,8 @@ export class SqlShares implements ShareStore {
     this.sql.exec("DELETE FROM running_totals");
     this.sql.exec("DELETE FROM counted_rules");
     this.sql.exec("DELETE FROM running_facts");
+    this.sql.exec("DELETE FROM earlier_rules");
+    this.sql.exec("DELETE FROM earlier_sets");
     this.sql.exec("DELETE FROM meta WHERE key = ?", COUNTED_FOR);
     this.setFilling(undefined);
   }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ENGINE_NAMES } from "../../src/engines/common/engine.js";
+import { compilerId } from "../../scripts/compiler-id.mjs";
 import { REPO_ROOT } from "../support/cases.js";
 import { run, scratchSpace } from "./run-cli.js";
 
@@ -29,6 +30,10 @@ describe("arbiter compile", () => {
       expect(a.err).toContain(`${engine} (${join(REPO_ROOT, "policies", file)})`);
     }
     expect(a.err).toContain("not found: none\n");
+    // stamped with this checkout's compiler, as the Worker stamps what it compiles, so a
+    // Worker built from these sources reuses the entries of engines a later publish keeps
+    expect((bundle as { compiler?: string }).compiler).toBe(compilerId(REPO_ROOT));
+    expect(compilerId(REPO_ROOT)).toBe(compilerId(join(REPO_ROOT, "src", "..")));
   });
 
   it("refuses an empty folder, naming every engine it did not find", async () => {

@@ -26,6 +26,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/cases.js";
+import { cliBundle } from "../support/cli-bundle.js";
 import { startDevServer, type DevServer } from "../support/dev-server.js";
 import { docFiles, examplesOf, unmarkedJsonBlocks } from "./examples.js";
 import { outputProblems } from "./output-match.js";
@@ -35,9 +36,11 @@ const examples = files.flatMap((file) => examplesOf(REPO_ROOT, file));
 
 let server: DevServer;
 let work: string;
+let bundle: string;
 
 beforeAll(async () => {
   server = await startDevServer();
+  bundle = await cliBundle();
   work = mkdtempSync(join(tmpdir(), "arbiter-docs-"));
   for (const entry of readdirSync(REPO_ROOT)) {
     if ([".git", ".wrangler", ".ci", "policies"].includes(entry)) continue;
@@ -129,6 +132,8 @@ describe("docs examples", () => {
             npm_config_registry: "http://127.0.0.1:9/",
             WRANGLER_SEND_METRICS: "false",
             NO_COLOR: "1",
+            // The same sources, bundled once for the run: each command skips compiling them through tsx.
+            ARBITER_CLI_BUNDLE: bundle,
           },
         });
         const shown = `$ ${command}\n--- exit ${run.status}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;

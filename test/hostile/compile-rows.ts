@@ -95,6 +95,14 @@ export const COMPILE_ROWS: CompileRow[] = [
     check: refused("match_expr_syntax", "nested too deeply"),
   },
   {
+    // every macro of the line is read and looked up: a search of the rest of the text
+    // per macro (for its `:`) made this quadratic (400 KB took a third of a second)
+    name: "pool.conf: `$(E)` of an empty macro repeated along one line (valid)",
+    engine: "match",
+    source: (bytes) => `E =\nNEGOTIATOR_PE_JOB_EXPR = ${"$(E)".repeat(lines(bytes, 40, "$(E)"))}true\n`,
+    check: accepted,
+  },
+  {
     name: "pool.conf: assignments, one per line",
     engine: "match",
     source: (bytes) => "A = 1\n".repeat(lines(bytes, 40, "A = 1\n")) + "NEGOTIATOR_PE_JOB_EXPR = $(A) > 0\n",

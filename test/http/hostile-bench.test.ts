@@ -1,7 +1,9 @@
 /**
  * The parts of `npm run bench:hostile` that say where a slow `/healthz` comes
  * from (docs/performance.md, "What makes /healthz wait"): the prober reports
- * how late its own thread woke, a row's first requests are told apart from the
+ * how late its own thread woke, the bench's requests can each go on a
+ * connection of their own (local workerd serves a kept-alive connection's next
+ * request ahead of its other connections), a row's first requests are told apart from the
  * repeated ones it measures, and the Worker can keep its KV and Durable Object
  * data in a folder the bench names (tmpfs, so that no request waits on the
  * disk's fsync on workerd's request thread). Loopback servers stand in for
@@ -14,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHealthProbe } from "../../bench/healthz-probe.js";
-import { measureRow, type RowPhase, type Target } from "../../bench/hostile-measure.js";
+import { freshConnections, measureRow, type RowPhase, type Target } from "../../bench/hostile-measure.js";
 import { bundleWorker, startWorker, type RunningWorker } from "../../bench/workerd.js";
 import { HOSTILE_ROWS, type HostileRow } from "../hostile/rows.js";
 import { freePort } from "../support/dev-server.js";
@@ -25,6 +27,8 @@ const seen: string[] = [];
 let server: Server;
 let base: string;
 let healthz = 0;
+/** The client port of each request other than a probe (one per connection). */
+const ports: number[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -37,6 +41,7 @@ beforeAll(async () => {
         return;
       }
       seen.push(req.url ?? "");
+      ports.push(req.socket.remotePort ?? 0);
       res.setHeader("content-type", "application/json");
       res.end('{"allowed":true}');
     });
@@ -62,6 +67,25 @@ describe("the /healthz prober", () => {
       await probe.stop();
     }
   }, 30_000);
+});
+
+describe("freshConnections", () => {
+  it("sends each request on a connection of its own until undone, then on kept-alive ones again", async () => {
+    const realFetch = globalThis.fetch;
+    for (const fresh of [false, true, false]) {
+      const undo = fresh ? freshConnections() : () => {};
+      // a pause after each, as the bench makes its next body: fetch hands a kept connection back to its
+      // pool a moment after the answer, and a request sent at once would open a second one
+      ports.length = 0;
+      for (let i = 0; i < 3; i++) {
+        await fetch(`${base}/bench`).then((r) => r.arrayBuffer());
+        await new Promise((done) => setTimeout(done, 5));
+      }
+      undo();
+      expect(new Set(ports).size).toBe(fresh ? 3 : 1);
+    }
+    expect(globalThis.fetch).toBe(realFetch);
+  });
 });
 
 describe("measureRow", () => {

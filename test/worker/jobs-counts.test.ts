@@ -22,23 +22,41 @@ function stub(queue: string): DurableObjectStub<JobQueue> {
 /** The object's queue logic, to fill the counts' index in slices smaller than the alarm's. */
 const coreOf = (q: JobQueue) => (q as unknown as { core: JobQueueCore }).core;
 
-const op = (id: string, reason: string[] = []) => ({ OP_ID: id, reason: reason.map((r) => ["gnt:client", r, 1]) });
+const op = (id: string, reason: string[] = []) => ({
+  OP_ID: id,
+  reason: reason.map((r) => ["gnt:client", r, 1]),
+});
 
 /** Rules: OP_A rate-limited to 3, OP_B to 2, everything else accepted; ad-hoc buckets through reasons. */
 function addRules(q: JobQueue): { a: string; b: string } {
-  const a = q.putFilter("counts", { priority: 1, predicates: [["opcode", ["=", "OP_ID", "OP_A"]]], action: ["RATE_LIMIT", 3], reason: [] });
-  const b = q.putFilter("counts", { priority: 2, predicates: [["opcode", ["=", "OP_ID", "OP_B"]]], action: ["RATE_LIMIT", 2], reason: [] });
+  const a = q.putFilter("counts", {
+    priority: 1,
+    predicates: [["opcode", ["=", "OP_ID", "OP_A"]]],
+    action: ["RATE_LIMIT", 3],
+    reason: [],
+  });
+  const b = q.putFilter("counts", {
+    priority: 2,
+    predicates: [["opcode", ["=", "OP_ID", "OP_B"]]],
+    action: ["RATE_LIMIT", 2],
+    reason: [],
+  });
   return { a, b };
 }
 
 /** A run of submissions and finishes; `restartAt` replaces the object by a new one over the same storage at that step. */
-async function run(queue: string, restartAt: number | null): Promise<{ actions: string[]; counts: unknown[] }> {
+async function run(
+  queue: string,
+  restartAt: number | null,
+): Promise<{ actions: string[]; counts: unknown[] }> {
   return runInDurableObject(stub(queue), async (first: JobQueue, state: DurableObjectState) => {
     let q = first;
     const { a, b } = addRules(q);
     // rule uuids are random: name them so two runs compare
     const label = (snap: { rules: Record<string, number>; buckets: Record<string, number> }) => ({
-      rules: Object.fromEntries(Object.entries(snap.rules).map(([k, n]) => [k === a ? "A" : k === b ? "B" : k, n])),
+      rules: Object.fromEntries(
+        Object.entries(snap.rules).map(([k, n]) => [k === a ? "A" : k === b ? "B" : k, n]),
+      ),
       buckets: snap.buckets,
     });
     const actions: string[] = [];
@@ -92,7 +110,10 @@ describe("JobQueue running counts", () => {
       "8:ACCEPT:running",
       "9:RATE_LIMITED:queued",
     ]);
-    const disk = (i: number) => Object.entries((counts[i] as { buckets: Record<string, number> }).buckets).filter(([k]) => k.includes("disk"));
+    const disk = (i: number) =>
+      Object.entries((counts[i] as { buckets: Record<string, number> }).buckets).filter(([k]) =>
+        k.includes("disk"),
+      );
     expect(counts[3]).toMatchObject({ rules: { A: 3, B: 1 } });
     expect(disk(3).map(([, n]) => n)).toEqual([2]);
     expect(disk(10).map(([, n]) => n)).toEqual([1]);
@@ -104,22 +125,39 @@ describe("JobQueue running counts", () => {
     const queue = "counts-stored";
     await runInDurableObject(stub(queue), async (first: JobQueue, state: DurableObjectState) => {
       const { a, b } = addRules(first);
-      for (let id = 1; id <= 3; id++) await first.submit(queue, { id, opcodes: [op("OP_A", ["rate-limit:5:net"])] });
+      for (let id = 1; id <= 3; id++)
+        await first.submit(queue, { id, opcodes: [op("OP_A", ["rate-limit:5:net"])] });
       await first.submit(queue, { id: 4, opcodes: [op("OP_B")] });
       const before = first.runningSnapshot();
       expect(before.rules).toEqual({ [a]: 3, [b]: 1 });
       // the totals are in storage as the object counts them
-      const rows = state.storage.sql.exec<{ kind: string; key: string; n: number }>("SELECT kind, key, n FROM running_totals").toArray();
-      expect(Object.fromEntries(rows.filter((r) => r.kind === "rule").map((r) => [r.key, r.n]))).toEqual(before.rules);
-      expect(Object.fromEntries(rows.filter((r) => r.kind === "bucket").map((r) => [r.key, r.n]))).toEqual(before.buckets);
+      const rows = state.storage.sql
+        .exec<{ kind: string; key: string; n: number }>("SELECT kind, key, n FROM running_totals")
+        .toArray();
+      expect(Object.fromEntries(rows.filter((r) => r.kind === "rule").map((r) => [r.key, r.n]))).toEqual(
+        before.rules,
+      );
+      expect(Object.fromEntries(rows.filter((r) => r.kind === "bucket").map((r) => [r.key, r.n]))).toEqual(
+        before.buckets,
+      );
       // a job row changed behind the queue's back: counting the rows again would count job 1 under B
-      state.storage.sql.exec("UPDATE jobs SET job = ? WHERE id = 1", JSON.stringify({ id: 1, opcodes: [op("OP_B")] }));
-      const again = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv);
+      state.storage.sql.exec(
+        "UPDATE jobs SET job = ? WHERE id = 1",
+        JSON.stringify({ id: 1, opcodes: [op("OP_B")] }),
+      );
+      const again = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(
+        state,
+        testEnv,
+      );
       expect(again.runningSnapshot()).toEqual(before);
       // and the restored counts go on: job 2 ends, B's last slot is taken, a third B is held
       again.finish(2);
-      expect((await again.submit(queue, { id: 5, opcodes: [op("OP_B")] })) as JobStatus).toMatchObject({ action: "ACCEPT" });
-      expect((await again.submit(queue, { id: 6, opcodes: [op("OP_B")] })) as JobStatus).toMatchObject({ action: "RATE_LIMITED" });
+      expect((await again.submit(queue, { id: 5, opcodes: [op("OP_B")] })) as JobStatus).toMatchObject({
+        action: "ACCEPT",
+      });
+      expect((await again.submit(queue, { id: 6, opcodes: [op("OP_B")] })) as JobStatus).toMatchObject({
+        action: "RATE_LIMITED",
+      });
       expect(again.runningSnapshot().rules).toEqual({ [a]: 2, [b]: 2 });
     });
   });
@@ -130,12 +168,29 @@ describe("JobQueue running counts", () => {
       let q = first;
       const ops = ["OP_A", "OP_B", "OP_C"];
       q.putFilter(queue, { priority: 50, predicates: [], action: "ACCEPT", reason: [] });
-      const r1 = q.putFilter(queue, { priority: 10, predicates: [["opcode", ["=", "OP_ID", "OP_A"]]], action: ["RATE_LIMIT", 100_000], reason: [] });
-      const r2 = q.putFilter(queue, { priority: 20, predicates: [["opcode", ["=", "OP_ID", "OP_B"]]], action: "ACCEPT", reason: [] });
-      for (let id = 1; id <= 600; id++) await q.submit(queue, { id, opcodes: [op(ops[id % 3], id % 7 === 0 ? ["rate-limit:1000:disk"] : [])] });
+      const r1 = q.putFilter(queue, {
+        priority: 10,
+        predicates: [["opcode", ["=", "OP_ID", "OP_A"]]],
+        action: ["RATE_LIMIT", 100_000],
+        reason: [],
+      });
+      const r2 = q.putFilter(queue, {
+        priority: 20,
+        predicates: [["opcode", ["=", "OP_ID", "OP_B"]]],
+        action: "ACCEPT",
+        reason: [],
+      });
+      for (let id = 1; id <= 600; id++)
+        await q.submit(queue, {
+          id,
+          opcodes: [op(ops[id % 3], id % 7 === 0 ? ["rate-limit:1000:disk"] : [])],
+        });
       for (let id = 3; id <= 600; id += 11) q.finish(id);
       const fresh = () => {
-        const running = state.storage.sql.exec<{ job: string }>("SELECT job FROM jobs WHERE state = 'running'").toArray().map((r) => JSON.parse(r.job) as Job);
+        const running = state.storage.sql
+          .exec<{ job: string }>("SELECT job FROM jobs WHERE state = 'running'")
+          .toArray()
+          .map((r) => JSON.parse(r.job) as Job);
         return RunningCounts.of(buildFilterSet(q.listFilters()), running).snapshot();
       };
       const restart = () => {
@@ -143,14 +198,28 @@ describe("JobQueue running counts", () => {
       };
       expect(q.runningSnapshot()).toEqual(fresh());
       // a rule before the others taking some jobs (by id), a rule changed to match other jobs, a rule deleted
-      q.putFilter(queue, { priority: 5, predicates: [["jobid", ["<", "id", 200]]], action: "ACCEPT", reason: [] });
+      q.putFilter(queue, {
+        priority: 5,
+        predicates: [["jobid", ["<", "id", 200]]],
+        action: "ACCEPT",
+        reason: [],
+      });
       expect(q.runningSnapshot()).toEqual(fresh());
-      q.putFilter(queue, { priority: 20, predicates: [["opcode", ["=", "OP_ID", "OP_C"]]], action: "ACCEPT", reason: [] }, r2);
+      q.putFilter(
+        queue,
+        { priority: 20, predicates: [["opcode", ["=", "OP_ID", "OP_C"]]], action: "ACCEPT", reason: [] },
+        r2,
+      );
       expect(q.runningSnapshot()).toEqual(fresh());
       q.deleteFilter(r1);
       expect(q.runningSnapshot()).toEqual(fresh());
       // a rule change the object stops before carrying the counts through: the next object carries them
-      q.putFilter(queue, { priority: 1, predicates: [["opcode", ["=", "OP_ID", "OP_B"]]], action: ["RATE_LIMIT", 7], reason: [] });
+      q.putFilter(queue, {
+        priority: 1,
+        predicates: [["opcode", ["=", "OP_ID", "OP_B"]]],
+        action: ["RATE_LIMIT", 7],
+        reason: [],
+      });
       restart();
       expect(q.runningSnapshot()).toEqual(fresh());
       expect(Object.values(q.runningSnapshot().rules).reduce((x, y) => x + y, 0)).toBe(600 - 55);
@@ -177,11 +246,15 @@ describe("JobQueue running counts", () => {
       });
       for (let id = 1; id <= 300; id++) {
         const opcodes = [named(op(ops[next(4)], next(2) === 0 ? [reasons[next(4)]] : []))];
-        if (next(3) === 0) opcodes.push(named(op(ops[next(4)], next(3) === 0 ? [reasons[next(4)], reasons[next(4)]] : [])));
+        if (next(3) === 0)
+          opcodes.push(named(op(ops[next(4)], next(3) === 0 ? [reasons[next(4)], reasons[next(4)]] : [])));
         await q.submit(queue, { id, opcodes });
       }
       const fresh = () => {
-        const running = state.storage.sql.exec<{ job: string }>("SELECT job FROM jobs WHERE state = 'running'").toArray().map((r) => JSON.parse(r.job) as Job);
+        const running = state.storage.sql
+          .exec<{ job: string }>("SELECT job FROM jobs WHERE state = 'running'")
+          .toArray()
+          .map((r) => JSON.parse(r.job) as Job);
         return RunningCounts.of(buildFilterSet(q.listFilters()), running).snapshot();
       };
       const predicate = (): [string, unknown] => {
@@ -190,21 +263,41 @@ describe("JobQueue running counts", () => {
           case 15:
             return ["opcode", ["=~", "instance_name", `^inst${next(4)}`]];
           case 16:
-            return ["opcode", ["|", ["=~", "tags", `t${next(6)}`], ["&", ["=~", "instance_name", `${next(10)}$`], ["=[]", "tags", `t${next(6)}`]]]];
+            return [
+              "opcode",
+              [
+                "|",
+                ["=~", "tags", `t${next(6)}`],
+                ["&", ["=~", "instance_name", `${next(10)}$`], ["=[]", "tags", `t${next(6)}`]],
+              ],
+            ];
           case 10:
             return ["opcode", ["=", "instance_name", `inst${next(40)}`]];
           case 11:
-            return ["opcode", ["|", ["=", "instance_name", `inst${next(40)}`], ["=", "instance_name", next(40)]]];
+            return [
+              "opcode",
+              ["|", ["=", "instance_name", `inst${next(40)}`], ["=", "instance_name", next(40)]],
+            ];
           case 12:
             return ["opcode", ["&", ["=", "OP_ID", ops[next(4)]], ["=[]", "tags", `t${next(6)}`]]];
           case 13:
             return ["opcode", ["!=", "instance_name", `inst${next(40)}`]];
           case 14:
-            return ["opcode", ["&", ["=~", "instance_name", `${next(10)}$`], ["=", "instance_name", `inst${next(40)}`]]];
+            return [
+              "opcode",
+              ["&", ["=~", "instance_name", `${next(10)}$`], ["=", "instance_name", `inst${next(40)}`]],
+            ];
           case 5:
             return ["opcode", ["!=", "OP_ID", ops[next(4)]]];
           case 6:
-            return ["opcode", ["&", ["=~", "OP_ID", `[${"ABCD"[next(4)]}${"ABCD"[next(4)]}]$`], ["!", ["=", "OP_ID", ops[next(4)]]]]];
+            return [
+              "opcode",
+              [
+                "&",
+                ["=~", "OP_ID", `[${"ABCD"[next(4)]}${"ABCD"[next(4)]}]$`],
+                ["!", ["=", "OP_ID", ops[next(4)]]],
+              ],
+            ];
           case 7:
             return ["reason", ["=~", "reason", `^${reasons[next(4)].slice(0, 3)}`]];
           case 8:
@@ -225,7 +318,12 @@ describe("JobQueue running counts", () => {
       };
       const uuids: string[] = [];
       for (let step = 0; step < 36; step++) {
-        const body = { priority: next(10), predicates: [predicate()] as never, action: ["RATE_LIMIT", 1000] as ["RATE_LIMIT", number], reason: [] };
+        const body = {
+          priority: next(10),
+          predicates: [predicate()] as never,
+          action: ["RATE_LIMIT", 1000] as ["RATE_LIMIT", number],
+          reason: [],
+        };
         const pick = next(4);
         if (pick === 0 && uuids.length > 0) q.deleteFilter(uuids.splice(next(uuids.length), 1)[0]);
         else if (pick === 1 && uuids.length > 0) q.putFilter(queue, body, uuids[next(uuids.length)]);
@@ -237,12 +335,15 @@ describe("JobQueue running counts", () => {
           state.storage.sql.exec("DELETE FROM meta WHERE key = 'running_facts'");
           // nor the field value index: the next rule change indexes the paths its rules test
           state.storage.sql.exec("DELETE FROM meta WHERE key = 'indexed_paths'");
-          state.storage.sql.exec("CREATE TABLE running_ops (op TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (op, id)) WITHOUT ROWID");
+          state.storage.sql.exec(
+            "CREATE TABLE running_ops (op TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (op, id)) WITHOUT ROWID",
+          );
           state.storage.sql.exec("INSERT INTO meta (key, value) VALUES ('running_ops', '1')");
           q = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv);
         }
         // an object that restarts while a path is filling goes on filling it where it stopped
-        if (step === 22) q = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv);
+        if (step === 22)
+          q = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv);
         expect(q.runningSnapshot()).toEqual(fresh());
         // a field path new to the index fills a slice at a time (the object may restart in between)
         if (step % 2 === 1) coreOf(q).fillIndex(1 + next(120));
@@ -254,23 +355,40 @@ describe("JobQueue running counts", () => {
         await q.alarm();
         expect(q.runningSnapshot()).toEqual(fresh());
       }
-      expect(state.storage.sql.exec("SELECT value FROM meta WHERE key = 'filling_paths'").toArray()).toEqual([]);
+      expect(state.storage.sql.exec("SELECT value FROM meta WHERE key = 'filling_paths'").toArray()).toEqual(
+        [],
+      );
       const indexed = (kind: string) =>
-        state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM running_facts WHERE kind = ?", kind).one().n;
+        state.storage.sql
+          .exec<{ n: number }>("SELECT count(*) AS n FROM running_facts WHERE kind = ?", kind)
+          .one().n;
       expect([indexed("op"), indexed("source"), indexed("reason")].every((n) => n > 0)).toBe(true);
       // the field paths the rules test by value are indexed
-      const paths = JSON.parse(state.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'indexed_paths'").one().value) as string[];
+      const paths = JSON.parse(
+        state.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'indexed_paths'").one()
+          .value,
+      ) as string[];
       expect(paths).toEqual(expect.arrayContaining([...buildFilterSet(q.listFilters()).valued]));
       // each filled path holds every running job's values there
-      const running = state.storage.sql.exec<{ id: number; job: string }>("SELECT id, job FROM jobs WHERE state = 'running'").toArray();
+      const running = state.storage.sql
+        .exec<{ id: number; job: string }>("SELECT id, job FROM jobs WHERE state = 'running'")
+        .toArray();
       for (const p of paths) {
         expect(indexed(`field:${p}`)).toBeGreaterThan(0);
         for (const r of running)
-          expect(state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM running_facts WHERE kind = ? AND id = ?", `field:${p}`, r.id).one().n).toBe(
-            new Set(valuesAt(JSON.parse(r.job) as Job, p)).size,
-          );
+          expect(
+            state.storage.sql
+              .exec<{ n: number }>(
+                "SELECT count(*) AS n FROM running_facts WHERE kind = ? AND id = ?",
+                `field:${p}`,
+                r.id,
+              )
+              .one().n,
+          ).toBe(new Set(valuesAt(JSON.parse(r.job) as Job, p)).size);
       }
-      expect(state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'running_ops'").toArray()).toEqual([]);
+      expect(
+        state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'running_ops'").toArray(),
+      ).toEqual([]);
     });
   });
 
@@ -279,12 +397,23 @@ describe("JobQueue running counts", () => {
     await runInDurableObject(stub(queue), async (q: JobQueue, state: DurableObjectState) => {
       q.putFilter(queue, { priority: 50, predicates: [], action: "ACCEPT", reason: [] });
       // a rule naming instance_name by value: the store indexes the path as jobs start
-      q.putFilter(queue, { priority: 40, predicates: [["opcode", ["=", "instance_name", "nobody"]]], action: "ACCEPT", reason: [] });
+      q.putFilter(queue, {
+        priority: 40,
+        predicates: [["opcode", ["=", "instance_name", "nobody"]]],
+        action: "ACCEPT",
+        reason: [],
+      });
       for (let id = 1; id <= 120; id++)
-        await q.submit(queue, { id, opcodes: [{ OP_ID: "OP_A", instance_name: id % 10 === 0 ? id : `inst${id}`, tags: [`t${id % 6}`] }] });
+        await q.submit(queue, {
+          id,
+          opcodes: [{ OP_ID: "OP_A", instance_name: id % 10 === 0 ? id : `inst${id}`, tags: [`t${id % 6}`] }],
+        });
       expect(coreOf(q).indexFilling()).toBe(false);
       const fresh = () => {
-        const running = state.storage.sql.exec<{ job: string }>("SELECT job FROM jobs WHERE state = 'running'").toArray().map((r) => JSON.parse(r.job) as Job);
+        const running = state.storage.sql
+          .exec<{ job: string }>("SELECT job FROM jobs WHERE state = 'running'")
+          .toArray()
+          .map((r) => JSON.parse(r.job) as Job);
         return RunningCounts.of(buildFilterSet(q.listFilters()), running).snapshot();
       };
       const cases: [unknown, number][] = [
@@ -296,7 +425,12 @@ describe("JobQueue running counts", () => {
         [["|", ["=~", "instance_name", "5$"], ["=~", "tags", "t1"]], 12],
       ];
       for (const [e, n] of cases) {
-        const u = q.putFilter(queue, { priority: 10, predicates: [["opcode", e]] as never, action: ["RATE_LIMIT", 1000], reason: [] });
+        const u = q.putFilter(queue, {
+          priority: 10,
+          predicates: [["opcode", e]] as never,
+          action: ["RATE_LIMIT", 1000],
+          reason: [],
+        });
         expect(q.runningSnapshot()).toEqual(fresh());
         expect(q.runningSnapshot().rules[u] ?? 0).toBe(n);
         q.deleteFilter(u);
@@ -309,19 +443,40 @@ describe("JobQueue running counts", () => {
     const queue = "counts-back";
     await runInDurableObject(stub(queue), async (first: JobQueue, state: DurableObjectState) => {
       let q = first;
-      q.putFilter(queue, { priority: 50, predicates: [["opcode", ["=", "OP_ID", "OP_A"]]], action: ["RATE_LIMIT", 1000], reason: [] });
-      const body = { priority: 10, predicates: [["opcode", ["=", "instance_name", "nobody"]]], action: "ACCEPT", reason: [] };
+      q.putFilter(queue, {
+        priority: 50,
+        predicates: [["opcode", ["=", "OP_ID", "OP_A"]]],
+        action: ["RATE_LIMIT", 1000],
+        reason: [],
+      });
+      const body = {
+        priority: 10,
+        predicates: [["opcode", ["=", "instance_name", "nobody"]]],
+        action: "ACCEPT",
+        reason: [],
+      };
       const u = q.putFilter(queue, body as never);
       for (let id = 1; id <= 150; id++)
-        await q.submit(queue, { id, opcodes: [{ OP_ID: id % 5 === 0 ? "OP_B" : "OP_A", instance_name: id % 10 === 0 ? id : `inst${id}` }] });
+        await q.submit(queue, {
+          id,
+          opcodes: [
+            { OP_ID: id % 5 === 0 ? "OP_B" : "OP_A", instance_name: id % 10 === 0 ? id : `inst${id}` },
+          ],
+        });
       const fresh = () => {
-        const running = state.storage.sql.exec<{ job: string }>("SELECT job FROM jobs WHERE state = 'running'").toArray().map((r) => JSON.parse(r.job) as Job);
+        const running = state.storage.sql
+          .exec<{ job: string }>("SELECT job FROM jobs WHERE state = 'running'")
+          .toArray()
+          .map((r) => JSON.parse(r.job) as Job);
         return RunningCounts.of(buildFilterSet(q.listFilters()), running).snapshot();
       };
       const put = (e: unknown) => q.putFilter(queue, { ...body, predicates: [["opcode", e]] } as never, u);
       const before = q.runningSnapshot();
       expect(before).toEqual(fresh());
-      for (const e of [["!=", "instance_name", "inst7"], ["=~", "instance_name", "[0-9]7$"]]) {
+      for (const e of [
+        ["!=", "instance_name", "inst7"],
+        ["=~", "instance_name", "[0-9]7$"],
+      ]) {
         put(e);
         expect(q.runningSnapshot()).toEqual(fresh());
         expect(q.runningSnapshot().rules[u]).toBe(e[0] === "!=" ? 149 : 14);
@@ -330,17 +485,35 @@ describe("JobQueue running counts", () => {
         expect(q.runningSnapshot()).toEqual(before);
         expect(q.runningSnapshot()).toEqual(fresh());
       }
-      // changed, then the object restarts before changing it back (it remembers no earlier rule: every job is matched again)
+      const restart = () =>
+        (q = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv));
+      const remembered = () =>
+        state.storage.sql
+          .exec<{ n: number }>("SELECT count(*) AS n FROM running_shares WHERE gen IS NOT NULL")
+          .one().n;
+      // changed, then the object restarts before changing it back: the rules the moved jobs had are read from storage
       put(["!=", "instance_name", "inst9"]);
-      q = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv);
+      q.runningSnapshot();
+      expect(remembered()).toBe(150);
+      restart();
       put(body.predicates[0][1]);
       expect(q.runningSnapshot()).toEqual(before);
       q.finish(3);
-      // a third predicate after `!=`: the jobs `!=` took are matched against it, then go back where they were
-      for (const e of [["!=", "instance_name", "inst9"], ["=~", "instance_name", "1"], body.predicates[0][1]]) {
+      // a third predicate after `!=` (the object restarting before each change): the jobs `!=` took are matched against it, then go back where they were
+      for (const e of [
+        ["!=", "instance_name", "inst9"],
+        ["=~", "instance_name", "1"],
+        body.predicates[0][1],
+        ["!=", "instance_name", "inst8"],
+      ]) {
+        restart();
         put(e);
         expect(q.runningSnapshot()).toEqual(fresh());
       }
+      // only the last 4 earlier rule sets are kept
+      expect(
+        state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM earlier_sets").one().n,
+      ).toBeLessThanOrEqual(4);
     });
   });
 

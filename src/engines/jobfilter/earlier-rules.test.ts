@@ -67,10 +67,14 @@ const body = fc.array(opcode, { minLength: 1, maxLength: 2 });
 
 /**
  * One step of a series: a rule put in place of its uuid's, back to the rule
- * set of an earlier step (`back`: how many steps back), or jobs ending and
- * starting (`churn`: which ids end; each ended id starts again with another body).
+ * set of an earlier step (`back`: how many steps back), jobs ending and
+ * starting (`churn`: which ids end; each ended id starts again with another
+ * body), or the object restarting (`reload`: the next change is carried by
+ * counts restored from the store, which hold what the store saved and
+ * nothing the old counts held in memory).
  */
 const step = fc.oneof(
+  { weight: 2, arbitrary: fc.constant({ reload: true as const }) },
   { weight: 3, arbitrary: rule.map((r) => ({ put: r })) },
   { weight: 3, arbitrary: fc.nat({ max: 5 }).map((back) => ({ back })) },
   {
@@ -91,9 +95,15 @@ describe("RunningCounts.rebase from the rules jobs had before (changing a rule b
         (bodies, first, steps) => {
           let live: Job[] = bodies.map((opcodes, id) => ({ id, opcodes }) as Job);
           let rules = [...new Map(first.map((r) => [r.uuid, r])).values()];
-          const counts = RunningCounts.rebuild(buildFilterSet(rules), new MemoryShares(), live);
+          const store = new MemoryShares();
+          let counts = RunningCounts.rebuild(buildFilterSet(rules), store, live);
           const history: FilterRule[][] = [rules];
+          let reload = false;
           for (const s of steps) {
+            if ("reload" in s) {
+              reload = true;
+              continue;
+            }
             if ("put" in s) rules = [...rules.filter((r) => r.uuid !== s.put.uuid), s.put];
             else if ("back" in s) rules = history[Math.max(0, history.length - 1 - s.back)];
             else {
@@ -107,7 +117,9 @@ describe("RunningCounts.rebase from the rules jobs had before (changing a rule b
             }
             // each change to a set built afresh, as a PUT builds one
             const set = buildFilterSet(rules);
-            counts.rebase(set);
+            if (reload) counts = RunningCounts.restore(set, store)!;
+            else counts.rebase(set);
+            reload = false;
             history.push(rules);
             expect(counts.snapshot()).toEqual(RunningCounts.of(set, live).snapshot());
           }
@@ -162,5 +174,47 @@ describe("RunningCounts.rebase from the rules jobs had before (changing a rule b
     expect(counts.slotsOf(uuid(10))).toBe(67);
     // the 199 moved jobs once each (rule 10 only; rule 40 is theirs before); n7 is read through the reach, by the size index
     expect(third.calls()).toBeLessThanOrEqual(200);
+  });
+
+  it("remembers the rules moved jobs had in the store: counts restored after a change (the object restarting) change back without matching them", () => {
+    const rules: FilterRule[] = Array.from({ length: 41 }, (_, i) => ({
+      uuid: uuid(i),
+      watermark: 0,
+      priority: i,
+      predicates: [["opcode", i === 40 ? ["==", "OP_ID", "A"] : ["==", "size", 100 + i]]],
+      action: "ACCEPT",
+      reason_trail: [],
+    }));
+    const running: Job[] = Array.from({ length: 200 }, (_, id) => ({
+      id,
+      opcodes: [{ OP_ID: "A", name: `n${id}`, size: id % 3 }],
+    }));
+    const put = (at: number, predicates: FilterRule["predicates"]) =>
+      rules.map((r, i) => (i === at ? { ...r, predicates } : r));
+    const neq = put(10, [["opcode", ["!=", "name", "n7"]]]);
+    const store = new MemoryShares();
+    RunningCounts.rebuild(buildFilterSet(rules), store, running).rebase(buildFilterSet(neq));
+    // restored for the original rules from counts saved for `!=` (the change back the old object did not live to carry)
+    const back = counted(buildFilterSet(rules));
+    let counts = RunningCounts.restore(back.set, store)!;
+    expect(counts.snapshot()).toEqual(RunningCounts.of(buildFilterSet(rules), running).snapshot());
+    expect(back.calls()).toBe(0);
+    // changed again, restarted, then a third predicate: only rule 10 (added since the saved earlier set) is matched, once per moved job
+    counts.rebase(buildFilterSet(neq));
+    const third = counted(buildFilterSet(put(10, [["opcode", ["==", "size", 1]]])));
+    counts = RunningCounts.restore(third.set, store)!;
+    expect(counts.snapshot()).toEqual(
+      RunningCounts.of(buildFilterSet(put(10, [["opcode", ["==", "size", 1]]])), running).snapshot(),
+    );
+    expect(third.calls()).toBeLessThanOrEqual(200);
+    // a job that ended and started again under the same id is another job: nothing remembered for it
+    counts.end(3);
+    counts.start({ id: 3, opcodes: [{ OP_ID: "A", name: "n7", size: 1 }] });
+    counts = RunningCounts.restore(buildFilterSet(rules), store)!;
+    const now = [
+      ...running.filter((j) => j.id !== 3),
+      { id: 3, opcodes: [{ OP_ID: "A", name: "n7", size: 1 }] } as Job,
+    ];
+    expect(counts.snapshot()).toEqual(RunningCounts.of(buildFilterSet(rules), now).snapshot());
   });
 });

@@ -17,16 +17,33 @@ import { applyingRule, ruleIndex, ruleOrder, ruleReach, type RuleOrder } from ".
 import { ruleChange, ruleSetFingerprint, ruleTextChanges, type RuleChange } from "./rule-change.js";
 import { anyOf, pathOf, type FactReach } from "./job-reach.js";
 import { parseExactJson } from "../common/exact-json.js";
-import { MAX_INDEXED_PATHS, MemoryShares, type Holder, type Share, type ShareStore } from "./running-shares.js";
+import {
+  MAX_INDEXED_PATHS,
+  MemoryShares,
+  type Holder,
+  type Share,
+  type ShareStore,
+} from "./running-shares.js";
 import { reachFilter } from "./reach-filter.js";
 import { ruleVerdict } from "./rule-verdict.js";
 import type { FilterRule, Job, JobDecision } from "./types.js";
 
 /** The job a rule that reads nothing but the id is tested with: one object, its id set before each test. */
-const probe: { -readonly [K in keyof PreparedJob]: PreparedJob[K] } = { id: 0, opcodes: [], views: [], reasons: [] };
+const probe: { -readonly [K in keyof PreparedJob]: PreparedJob[K] } = {
+  id: 0,
+  opcodes: [],
+  views: [],
+  reasons: [],
+};
 
 /** The first rule among the chain positions `at` (ascending, each below `upTo`) that matches the job, or undefined; `byId`: they read only its id. */
-function firstAmong(set: FilterSet, at: readonly number[], h: Holder, upTo: number, byId: boolean): string | undefined {
+function firstAmong(
+  set: FilterSet,
+  at: readonly number[],
+  h: Holder,
+  upTo: number,
+  byId: boolean,
+): string | undefined {
   if (at.length === 0 || at[0] >= upTo) return undefined;
   let p: PreparedJob = probe;
   if (byId) probe.id = h.id;
@@ -50,25 +67,16 @@ const valuedPaths = (set: FilterSet, store: ShareStore) =>
 
 /**
  * How many rule sets the jobs' earlier rules are remembered for (see
- * `Earlier`): each carry that moves jobs starts one, the oldest dropped.
+ * `Share.gen`): each carry that moves jobs saves one, the oldest dropped.
  */
 const EARLIER_SETS = 4;
 
-/**
- * The rule each job moved by a carry had before it, under the rule set the
- * carry started from: true of the job for good (a running job never changes),
- * so a later carry that takes the job's rule away can start from there (see
- * `carry`) instead of matching the job against every rule after its rule.
- */
-interface Earlier {
-  readonly set: RuleOrder;
-  /** The jobs moved, and the rule each had (null: none). */
-  readonly ids: readonly number[];
-  readonly rules: readonly (string | null)[];
-  /** The same by job id, built at the first look-up (a carry that only adds rules never looks). */
-  byId: Map<number, string | null> | undefined;
-  /** Jobs among `ids` that ended before `byId` was built (an id counted again is another job). */
-  readonly gone: Set<number>;
+/** How a job whose rule a carry took away finds its rule from the one it had under an earlier set (see `fromEarlier`). */
+interface Plan {
+  readonly at: readonly number[];
+  readonly upTo: number;
+  readonly rule: string | null;
+  readonly byId: boolean;
 }
 
 /** Running jobs' slots by rule and by ad-hoc bucket, for one filter set. */
@@ -76,8 +84,8 @@ export class RunningCounts {
   private current: FilterSet;
   private readonly byRule: Map<string, number>;
   private readonly byBucket: Map<string, number>;
-  /** The rules moved jobs had under earlier rule sets, newest first (kept in memory only: a reload starts with none). */
-  private earlier: Earlier[] = [];
+  /** The earlier rule sets (see `Share.gen`) this object has at hand, by number: those it carried from, and those parsed from the store. */
+  private readonly sets = new Map<number, RuleOrder>();
 
   private constructor(
     set: FilterSet,
@@ -148,7 +156,10 @@ export class RunningCounts {
     if (this.store.share(job.id) !== undefined) return;
     const p = prepareJob(job, this.current.fields);
     const rule = applyingRule(this.current, p)?.uuid ?? null;
-    const share: Share = { rule, buckets: p.reasons.length === 0 ? [] : bucketsOf(p.reasons).map((b) => b.key) };
+    const share: Share = {
+      rule,
+      buckets: p.reasons.length === 0 ? [] : bucketsOf(p.reasons).map((b) => b.key),
+    };
     this.store.putShare(job.id, share, job);
     if (rule !== null) this.bump("rule", rule, 1);
     for (const k of share.buckets) this.bump("bucket", k, 1);
@@ -158,13 +169,7 @@ export class RunningCounts {
   end(id: number): void {
     const share = this.store.share(id);
     if (share === undefined) return;
-    let stale = false;
-    for (const e of this.earlier) {
-      if (e.byId !== undefined) e.byId.delete(id);
-      else stale = e.gone.add(id).size > e.ids.length || stale;
-    }
-    // more ended than were moved: the set's entries are mostly of jobs gone
-    if (stale) this.earlier = this.earlier.filter((e) => e.gone.size <= e.ids.length);
+    // the job's remembered rule goes with its share: an id that starts again is another job
     this.store.deleteShare(id);
     if (share.rule !== null) this.bump("rule", share.rule, -1);
     for (const k of share.buckets) this.bump("bucket", k, -1);
@@ -207,7 +212,9 @@ export class RunningCounts {
       return path === undefined || indexed.has(path);
     };
     const change = ruleChange(prev, next);
-    const moves: { h: Holder; rule: string | null }[] = [];
+    // the jobs read and the rule each goes to, side by side (no object per job)
+    const movesH: Holder[] = [];
+    const movesTo: (string | null)[] = [];
     if (change.added.length > 0) {
       const first = change.added[0];
       const end = next.chain.length;
@@ -223,7 +230,10 @@ export class RunningCounts {
         if (upTo === undefined || upTo <= first) return;
         if (within !== undefined && !within(h.id, h.job!)) return;
         const rule = firstAmong(next, change.added, h, upTo, byId);
-        if (rule !== undefined) moves.push({ h, rule });
+        if (rule !== undefined) {
+          movesH.push(h);
+          movesTo.push(rule);
+        }
       };
       if (reached !== null) this.store.eachReached(reached, !byId, test);
       else {
@@ -232,33 +242,66 @@ export class RunningCounts {
         this.store.eachHolder(tested, !byId, test);
       }
     }
-    if (change.removed.size > 0) {
-      const byId = [...change.removed].every((u) => idOnly(next, change.candidatesFor(u)));
-      const known = this.fromEarlier(next, change);
-      this.store.eachHolder(change.removed, !byId || known !== undefined, (h) => {
-        const rule = known?.(h);
-        if (rule !== undefined) moves.push({ h, rule });
-        else {
-          const at = change.candidatesFor(h.share.rule!);
-          moves.push({ h, rule: firstAmong(next, at, h, next.chain.length, byId) ?? null });
-        }
-      });
-    }
+    // the number of the earlier set this carry saves, given at the first move
+    let gen: number | undefined;
+    const remember = () => {
+      if (gen !== undefined) return gen;
+      // the set carried from is saved as the rules the moved jobs had before (the store still counts for it)
+      gen = this.store.addEarlier(ruleSetFingerprint(prev), EARLIER_SETS);
+      this.sets.set(gen, prev);
+      const kept = new Set(this.store.earlierSets().map((e) => e.gen));
+      for (const g of this.sets.keys()) if (!kept.has(g)) this.sets.delete(g);
+      return gen;
+    };
     // the totals change by the net of the moves, each written once
     const delta = new Map<string, number>();
     const add = (rule: string | null, d: number) => {
       if (rule !== null) delta.set(rule, (delta.get(rule) ?? 0) + d);
     };
+    if (change.removed.size > 0) {
+      const byId = [...change.removed].every((u) => idOnly(next, change.candidatesFor(u)));
+      const known = this.fromEarlier(next, change);
+      // jobs whose rule is known without a match, moved together where the store can (one statement per earlier rule)
+      if (known !== undefined && this.store.moveRemembered !== undefined)
+        for (const rule of change.removed)
+          for (const g of this.store.remembered!(rule)) {
+            const dest = known.direct(g.gen, g.was, rule);
+            if (dest === undefined || dest === rule) continue;
+            const n = this.store.moveRemembered(rule, g.gen, g.was, dest, remember());
+            add(rule, -n);
+            add(dest, n);
+          }
+      this.store.eachHolder(change.removed, !byId || known !== undefined, (h) => {
+        const rule = known?.of(h);
+        if (rule !== undefined) {
+          movesH.push(h);
+          movesTo.push(rule);
+        } else {
+          const at = change.candidatesFor(h.share.rule!);
+          movesH.push(h);
+          movesTo.push(firstAmong(next, at, h, next.chain.length, byId) ?? null);
+        }
+      });
+    }
     // each job's rule read before its share moves (a store may update the holder it handed out)
-    const was = moves.map(({ h }) => h.share.rule);
-    moves.forEach(({ h, rule }, i) => {
-      if (rule === was[i]) return;
-      this.store.moveShare(h.id, rule);
-      add(was[i], -1);
-      add(rule, 1);
-    });
+    const moved: Holder[] = [];
+    const to: (string | null)[] = [];
+    const was: (string | null)[] = [];
+    for (let i = 0; i < movesH.length; i++) {
+      const h = movesH[i];
+      if (movesTo[i] === h.share.rule) continue;
+      moved.push(h);
+      to.push(movesTo[i]);
+      was.push(h.share.rule);
+    }
+    if (moved.length > 0) {
+      for (let i = 0; i < moved.length; i++) {
+        add(was[i], -1);
+        add(to[i], 1);
+      }
+      this.store.moveShares(moved, to, remember(), was);
+    }
     for (const [rule, d] of delta) if (d !== 0) this.bump("rule", rule, d);
-    this.remember(prev, moves, was);
     this.current = next;
     this.store.setCountedFor(ruleSetFingerprint(next), ruleTextChanges(prev, next));
     return this;
@@ -266,71 +309,98 @@ export class RunningCounts {
 
   /**
    * How to find the rule under `next` of a job whose rule `change` took away
-   * from what it is known to have had under an earlier rule set (see
-   * `Earlier`), or undefined when nothing is known: under that set its rule
-   * was the first to match, so under `next` it is the first to match of the
-   * rules added since that set and standing before that rule, else that rule
-   * if it is kept, else the first of the rules that may follow it (`ruleChange`
-   * from that set to `next`). Each set's change and each earlier rule's
-   * candidates are worked out once per carry; a job whose candidates that way
-   * are more than the carry's own for its rule now is left to the carry.
+   * from the rule it had under the earlier rule set the store remembers for
+   * it (see `Share.gen`), or undefined when nothing is known: under that set
+   * its rule was the first to match, so under `next` it is the first to match
+   * of the rules added since that set and standing before that rule, else
+   * that rule if it is kept, else the first of the rules that may follow it
+   * (`ruleChange` from that set to `next`). A set whose fingerprint is
+   * `next`'s is `next` (the rule changed back): the job's rule is the one it
+   * had, with no match and no rule parsed. Each set's change and each earlier
+   * rule's candidates are worked out once per carry; a job whose candidates
+   * that way are more than the carry's own for its rule now is left to the
+   * carry.
    */
-  private fromEarlier(next: FilterSet, change: RuleChange): ((h: Holder) => string | null | undefined) | undefined {
-    if (this.earlier.length === 0) return undefined;
+  private fromEarlier(
+    next: FilterSet,
+    change: RuleChange,
+  ):
+    | {
+        of: (h: Holder) => string | null | undefined;
+        direct: (gen: number, was: string | null, now: string) => string | null | undefined;
+      }
+    | undefined {
+    const saved = this.store.earlierSets();
+    if (saved.length === 0) return undefined;
     const end = next.chain.length;
-    const changes = new Map<Earlier, Map<string, { at: readonly number[]; upTo: number; rule: string | null; byId: boolean } | null>>();
-    const planFor = (e: Earlier, was: string | null, now: string) => {
-      let plans = changes.get(e);
-      if (plans === undefined) changes.set(e, (plans = new Map()));
-      // a uuid is never empty: "" stands for no rule
-      const key = `${was ?? ""}\u0000${now}`;
-      let plan = plans.get(key);
+    const fingerprint = ruleSetFingerprint(next);
+    const at = new Map(next.chain.map((r, i) => [r.uuid, i]));
+    const byGen = new Map(saved.map((e) => [e.gen, e.fingerprint]));
+    /** Per set: the change since it (null: it is `next`; undefined: its saved rules are not that set), then each plan by earlier rule and rule now. */
+    const since = new Map<number, RuleChange | null | undefined>();
+    const plans = new Map<number, Map<string | null, Map<string, Plan | null>>>();
+    const sinceFor = (gen: number, print: string): RuleChange | null | undefined => {
+      if (since.has(gen)) return since.get(gen);
+      let out: RuleChange | null | undefined = null;
+      if (print !== fingerprint) {
+        let set = this.sets.get(gen);
+        if (set === undefined) {
+          set = ruleOrder(
+            this.store.earlierRules(gen).map((t) => parseExactJson(t) as unknown as FilterRule),
+          );
+          if (ruleSetFingerprint(set) === print) this.sets.set(gen, set);
+          else set = undefined;
+        }
+        out = set === undefined ? undefined : ruleChange(set, next);
+      }
+      since.set(gen, out);
+      return out;
+    };
+    const planFor = (gen: number, print: string, was: string | null, now: string): Plan | null => {
+      let byWas = plans.get(gen);
+      if (byWas === undefined) plans.set(gen, (byWas = new Map()));
+      let byNow = byWas.get(was);
+      if (byNow === undefined) byWas.set(was, (byNow = new Map()));
+      let plan = byNow.get(now);
       if (plan === undefined) {
-        const since = ruleChange(e.set, next);
-        const kept = was === null ? undefined : since.keptAt.get(was);
-        const at = was === null || kept !== undefined ? since.added : since.candidatesFor(was);
-        const upTo = kept ?? end;
-        const tested = at.filter((i) => i < upTo);
-        // no better than matching the job against the rules that may follow its rule now
-        plan =
-          tested.length > change.candidatesFor(now).length
-            ? null
-            : { at: tested, upTo, rule: kept === undefined ? null : was, byId: idOnly(next, tested) };
-        plans.set(key, plan);
+        const s = sinceFor(gen, print);
+        if (s === undefined) plan = null;
+        else if (s === null) {
+          // the same rule set: its first match is the job's rule again
+          plan = was === null || at.has(was) ? { at: [], upTo: end, rule: was, byId: true } : null;
+        } else {
+          const kept = was === null ? undefined : s.keptAt.get(was);
+          const cands = was === null || kept !== undefined ? s.added : s.candidatesFor(was);
+          const upTo = kept ?? end;
+          const tested = cands.filter((i) => i < upTo);
+          // no better than matching the job against the rules that may follow its rule now
+          plan =
+            tested.length > change.candidatesFor(now).length
+              ? null
+              : { at: tested, upTo, rule: kept === undefined ? null : was, byId: idOnly(next, tested) };
+        }
+        byNow.set(now, plan);
       }
       return plan;
     };
-    return (h) => {
-      for (const e of this.earlier) {
-        if (e.byId === undefined) {
-          // built once per set: the carries after it look up the same map
-          e.byId = new Map();
-          e.ids.forEach((id, i) => {
-            if (!e.gone.has(id)) e.byId!.set(id, e.rules[i]);
-          });
-          e.gone.clear();
-        }
-        const was = e.byId.get(h.id);
-        if (was === undefined) continue;
-        const plan = planFor(e, was, h.share.rule!);
-        if (plan === null) return undefined;
-        return firstAmong(next, plan.at, h, plan.upTo, plan.byId) ?? plan.rule;
-      }
-      return undefined;
+    const of = (h: Holder) => {
+      const gen = h.share.gen;
+      if (gen === undefined) return undefined;
+      const print = byGen.get(gen);
+      if (print === undefined) return undefined;
+      const plan = planFor(gen, print, h.share.was ?? null, h.share.rule!);
+      if (plan === null) return undefined;
+      if (plan.at.length === 0) return plan.rule;
+      return firstAmong(next, plan.at, h, plan.upTo, plan.byId) ?? plan.rule;
     };
-  }
-
-  /** Records the rule each job that `moves` moved had under `prev`, `was` (the newest earlier set; at most `EARLIER_SETS` sets are kept, a job's newest entry read first). */
-  private remember(prev: RuleOrder, moves: readonly { h: Holder; rule: string | null }[], was: readonly (string | null)[]): void {
-    const ids: number[] = [];
-    const rules: (string | null)[] = [];
-    moves.forEach(({ h, rule }, i) => {
-      if (rule === was[i]) return;
-      ids.push(h.id);
-      rules.push(was[i]);
-    });
-    if (ids.length === 0) return;
-    this.earlier = [{ set: prev, ids, rules, byId: undefined, gone: new Set<number>() }, ...this.earlier].slice(0, EARLIER_SETS);
+    // the rule of every job under `now` remembered as `was` under set `gen`, when no match is needed to know it
+    const direct = (gen: number, was: string | null, now: string) => {
+      const print = byGen.get(gen);
+      if (print === undefined) return undefined;
+      const plan = planFor(gen, print, was, now);
+      return plan === null || plan.at.length > 0 ? undefined : plan.rule;
+    };
+    return { of, direct };
   }
 
   /**
@@ -345,7 +415,8 @@ export class RunningCounts {
 
   /** Every count, for tests and checks: rule uuid → slots, bucket key → jobs (zeros left out). */
   snapshot(): { rules: Record<string, number>; buckets: Record<string, number> } {
-    const nonZero = (m: Map<string, number>) => Object.fromEntries([...m].filter(([, n]) => n !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    const nonZero = (m: Map<string, number>) =>
+      Object.fromEntries([...m].filter(([, n]) => n !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     return { rules: nonZero(this.byRule), buckets: nonZero(this.byBucket) };
   }
 }
@@ -367,6 +438,7 @@ export function decideCounted(counts: RunningCounts, job: Job): JobDecision {
   const at = ruleIndex(set, p, set.chain.length);
   const rule = at < 0 ? null : set.chain[at];
   const mine = p.reasons.length === 0 ? [] : bucketsOf(p.reasons);
-  if (!fitsCounted(counts, mine)) return { action: "ADHOC_RATE_LIMITED", rule: rule === null ? null : rule.uuid };
+  if (!fitsCounted(counts, mine))
+    return { action: "ADHOC_RATE_LIMITED", rule: rule === null ? null : rule.uuid };
   return ruleVerdict(rule, rule?.kind === "RATE_LIMIT" ? counts.slotsOf(rule.uuid) : 0);
 }

@@ -7,12 +7,33 @@
  * that starts again restores its counts instead of counting every running job.
  */
 import type { Job } from "./types.js";
-import { factsOf, fieldKind, inRanges, valuesAt, type FactKind, type FactReach, type IdRanges } from "./job-reach.js";
+import {
+  factsOf,
+  fieldKind,
+  inRanges,
+  valuesAt,
+  type FactKind,
+  type FactReach,
+  type IdRanges,
+} from "./job-reach.js";
 
 /** What one running job holds: its applying rule (uuid, or null for none) and its bucket keys. */
 export interface Share {
   readonly rule: string | null;
   readonly buckets: readonly string[];
+  /**
+   * The rule the job had before the last rule change that moved it (`was`,
+   * null: none), under the earlier rule set numbered `gen` (see
+   * `ShareStore.earlierSets`); both undefined when no change moved it.
+   */
+  readonly gen?: number;
+  readonly was?: string | null;
+}
+
+/** An earlier rule set jobs' remembered rules are for (see `Share.gen`): its number and fingerprint. */
+export interface EarlierSet {
+  readonly gen: number;
+  readonly fingerprint: string;
 }
 
 /** A counted job as a rule change reads it: its id, its share, and the job itself unless only ids were asked for. */
@@ -59,8 +80,39 @@ export interface ShareStore {
   share(id: number): Share | undefined;
   /** Saves a new job's share; `job` is the running job. */
   putShare(id: number, share: Share, job: Job): void;
-  /** Moves a counted job's share to another rule (null: none). */
-  moveShare(id: number, rule: string | null): void;
+  /**
+   * Moves counted jobs' shares, `moved[i]` (a holder this store handed out
+   * in this rule change) from rule `was[i]` (its rule now) to `rules[i]`
+   * (null: none), each remembering the rule it had under the earlier rule
+   * set `gen` (see `Share.gen`). The jobs are distinct.
+   */
+  moveShares(
+    moved: readonly Holder[],
+    rules: readonly (string | null)[],
+    gen: number,
+    was: readonly (string | null)[],
+  ): void;
+  /**
+   * Optional, for a store that moves many shares in one statement more
+   * cheaply than one by one: how many counted jobs under `rule` remember
+   * each (earlier set, earlier rule) (see `Share.gen`; jobs remembering
+   * nothing left out), and moving all the jobs under `rule` remembering
+   * (`gen`, `was`) to rule `to` (null: none), each remembering `rule` under
+   * set `now`; returns how many moved.
+   */
+  remembered?(rule: string): readonly { gen: number; was: string | null; n: number }[];
+  moveRemembered?(rule: string, gen: number, was: string | null, to: string | null, now: number): number;
+  /** The earlier rule sets saved (see `addEarlier`), newest first. */
+  earlierSets(): readonly EarlierSet[];
+  /** The stored forms of the rules of saved earlier set `gen` (as `countedRules` gives them for the counted set). */
+  earlierRules(gen: number): string[];
+  /**
+   * Saves the rule set the counts are for now (the one `countedRules` holds)
+   * as the newest earlier set, numbered above every set saved before, and
+   * keeps only the newest `keep`; returns its number. Saved with the counts,
+   * so an object that starts again still knows the rules jobs had before.
+   */
+  addEarlier(fingerprint: string, keep: number): number;
   /** Forgets a job's share. */
   deleteShare(id: number): void;
   /** Visits the counted jobs whose rule is one of `rules` (null: counted under no rule), with their jobs when `withJobs`. */
@@ -99,7 +151,10 @@ export interface ShareStore {
  * the one `size` says holds the fewest jobs (`size` may stop counting past
  * its second argument), else the first tested one.
  */
-export function cheapest(alts: readonly FactReach[], size: (f: FactReach, atMost: number) => number): FactReach {
+export function cheapest(
+  alts: readonly FactReach[],
+  size: (f: FactReach, atMost: number) => number,
+): FactReach {
   let best: FactReach | undefined;
   let least = Infinity;
   for (const f of alts) {
@@ -129,10 +184,18 @@ function takeFrom<K>(m: Map<K, Set<number>>, key: K, id: number): void {
   if (ids.size === 0) m.delete(key);
 }
 
+/** A share as the memory store keeps it (its own object, updated in place). */
+interface OwnShare {
+  rule: string | null;
+  readonly buckets: readonly string[];
+  gen: number | undefined;
+  was: string | null | undefined;
+}
+
 /** A counted job in memory: its share, the job, and the facts it is indexed under. */
 interface Entry {
   readonly id: number;
-  share: Share;
+  readonly share: OwnShare;
   readonly job: Job;
   readonly facts: [FactKind, string][];
 }
@@ -150,6 +213,9 @@ export class MemoryShares implements ShareStore {
   private filling: readonly string[] = [];
   private fill: Iterator<Entry> | undefined;
   private readonly saved: Totals = { rules: new Map(), buckets: new Map() };
+  /** The earlier sets, newest first, each with the texts by uuid where it differs from the counted rules (null: a rule it lacks). */
+  private earlier: { gen: number; fingerprint: string; differs: Map<string, string | null> }[] = [];
+  private gens = 0;
 
   /** Number of counted jobs. */
   get size(): number {
@@ -166,10 +232,38 @@ export class MemoryShares implements ShareStore {
 
   setCountedFor(fingerprint: string, changed: ReadonlyMap<string, string | null>): void {
     this.fingerprint = fingerprint;
+    // an earlier set that had the counted rule keeps its text
+    for (const e of this.earlier)
+      for (const uuid of changed.keys())
+        if (!e.differs.has(uuid)) e.differs.set(uuid, this.rules.get(uuid) ?? null);
     for (const [uuid, text] of changed) {
       if (text === null) this.rules.delete(uuid);
       else this.rules.set(uuid, text);
     }
+  }
+
+  earlierSets(): readonly EarlierSet[] {
+    return this.earlier.map(({ gen, fingerprint }) => ({ gen, fingerprint }));
+  }
+
+  earlierRules(gen: number): string[] {
+    const e = this.earlier.find((x) => x.gen === gen);
+    if (e === undefined) return [];
+    const out = new Map(this.rules);
+    for (const [uuid, text] of e.differs) {
+      if (text === null) out.delete(uuid);
+      else out.set(uuid, text);
+    }
+    return [...out.values()];
+  }
+
+  addEarlier(fingerprint: string, keep: number): number {
+    const gen = ++this.gens;
+    this.earlier = [{ gen, fingerprint, differs: new Map<string, string | null>() }, ...this.earlier].slice(
+      0,
+      keep,
+    );
+    return gen;
   }
 
   totals(): Totals {
@@ -189,7 +283,12 @@ export class MemoryShares implements ShareStore {
   putShare(id: number, share: Share, job: Job): void {
     this.deleteShare(id);
     const facts = factsOf(job, this.paths);
-    this.byId.set(id, { id, share, job, facts });
+    this.byId.set(id, {
+      id,
+      share: { rule: share.rule, buckets: share.buckets, gen: undefined, was: undefined },
+      job,
+      facts,
+    });
     addTo(this.byRule, share.rule, id);
     addTo(this.byBlock, Math.floor(id / BLOCK), id);
     for (const [kind, v] of facts) addTo(this.index(kind), v, id);
@@ -251,13 +350,65 @@ export class MemoryShares implements ShareStore {
     return read;
   }
 
-  /** The entry is updated in place (a holder handed out before is the entry: it reads the new rule). */
-  moveShare(id: number, rule: string | null): void {
-    const was = this.byId.get(id);
-    if (was === undefined || was.share.rule === rule) return;
-    takeFrom(this.byRule, was.share.rule, id);
-    was.share = { rule, buckets: was.share.buckets };
-    addTo(this.byRule, rule, id);
+  /**
+   * Each entry's share is updated in place (a holder handed out before is
+   * the entry: it reads the new rule). A rule all of whose jobs move has its
+   * set of ids handed whole to the rule most of them move to, unless jobs
+   * leave that one too (the smaller of the two sets added to the larger),
+   * and only the others are taken out again: a rule's jobs moving together
+   * cost no look-up each.
+   */
+  moveShares(
+    moved: readonly Holder[],
+    rules: readonly (string | null)[],
+    gen: number,
+    was: readonly (string | null)[],
+  ): void {
+    const pairs = new Map<string | null, Map<string | null, number>>();
+    // runs of the same move counted at once (a change's moves come rule by rule)
+    let run = 0;
+    for (let i = 0; i < moved.length; i++) {
+      run++;
+      if (i + 1 < moved.length && was[i + 1] === was[i] && rules[i + 1] === rules[i]) continue;
+      let to = pairs.get(was[i]);
+      if (to === undefined) pairs.set(was[i], (to = new Map()));
+      to.set(rules[i], (to.get(rules[i]) ?? 0) + run);
+      run = 0;
+    }
+    // a rule whose every job moves: its set goes whole to the rule most of them move to, if no job leaves that one
+    const whole = new Map<string | null, string | null>();
+    for (const [from, tos] of pairs) {
+      const held = this.byRule.get(from);
+      let moving = 0;
+      let to: string | null = null;
+      let most = -1;
+      for (const [rule, n] of tos) {
+        moving += n;
+        if (n > most) [to, most] = [rule, n];
+      }
+      if (pairs.has(to) || held === undefined || held.size !== moving) continue;
+      whole.set(from, to);
+      const there = this.byRule.get(to);
+      this.byRule.delete(from);
+      if (there === undefined) this.byRule.set(to, held);
+      else {
+        const [big, small] = held.size >= there.size ? [held, there] : [there, held];
+        for (const id of small) big.add(id);
+        this.byRule.set(to, big);
+      }
+    }
+    for (let i = 0; i < moved.length; i++) {
+      // the holders this store hands out are its entries
+      const e = moved[i] as Entry;
+      e.share.rule = rules[i];
+      e.share.gen = gen;
+      e.share.was = was[i];
+      const handed = whole.get(was[i]);
+      if (handed === rules[i]) continue;
+      // a job of a rule handed whole to another is in that one's set now
+      takeFrom(this.byRule, handed === undefined ? was[i] : handed, e.id);
+      addTo(this.byRule, rules[i], e.id);
+    }
   }
 
   deleteShare(id: number): void {
@@ -337,6 +488,7 @@ export class MemoryShares implements ShareStore {
     this.saved.rules.clear();
     this.saved.buckets.clear();
     this.rules.clear();
+    this.earlier = [];
     this.fingerprint = undefined;
     this.filling = [];
     this.fill = undefined;
