@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { parseOldAd, type AdResult } from "../../src/engines/classad/ad-input.js";
+import { clearExprCache, parseOldAd, type AdResult } from "../../src/engines/classad/ad-input.js";
+import { AdLayout } from "../../src/engines/classad/classad.js";
+import { borrowCodes, releaseCodes, wordsOf } from "../../src/engines/classad/char-codes.js";
 import { Budget } from "../../src/engines/common/budget.js";
 import { evalAttr, printValue } from "../../src/engines/classad/evaluate.js";
 import { EvalState } from "../../src/engines/classad/state.js";
@@ -58,18 +60,25 @@ describe("old-form lines kept from the last ad of one kind", () => {
   it("read every value as a fresh reading does, whatever the line before it was", () => {
     // each value after the one before it, in a kind of its own (a kind's kept line is replaced a
     // bounded number of times), at an even and at an odd offset in its text (it is compared two code
-    // units at a time)
-    for (const first of ["0", "10"])
+    // units at a time), kept at one parity and read at the same or the other
+    for (const [first, then, kind] of [
+      ["0", "0", "k"],
+      ["10", "10", "m"],
+      ["0", "10", "n"],
+      ["10", "0", "p"],
+    ])
       VALUES.forEach((v, i) => {
         if (i === 0) return;
         // names of one length, so that an error's column is the same
         const f = `f${String(i).padStart(3, "0")}`;
-        const k = `${first === "0" ? "k" : "m"}${String(i).padStart(3, "0")}`;
-        const ad = (p: string, value: string) =>
-          parseOldAd(`${p}X = ${first}\n${p}A = ${value}\n${p}B = 2\n${p}C = "c"`);
-        const fresh = ad(f, v);
-        ad(k, VALUES[i - 1]);
-        const kept = ad(k, v);
+        const k = `${kind}${String(i).padStart(3, "0")}`;
+        const ad = (p: string, value: string, x: string) =>
+          parseOldAd(`${p}X = ${x}\n${p}A = ${value}\n${p}B = 2\n${p}C = "c"`);
+        const fresh = ad(f, v, then);
+        // (the first ad of a kind keeps nothing, the second keeps its lines)
+        ad(k, VALUES[i - 1], first);
+        ad(k, VALUES[i - 1], first);
+        const kept = ad(k, v, then);
         expect(
           shown(
             kept,
@@ -110,9 +119,73 @@ describe("old-form lines kept from the last ad of one kind", () => {
     };
     const first = units();
     expect(first).toBeGreaterThanOrEqual(40);
+    // the second reading keeps the lines, the third reads them from the kept ones
+    expect(units()).toBe(first);
     expect(units()).toBe(first);
     // and a budget too small for the lines still ends the reading
     const small = new Budget(10);
     expect(() => small.run(() => parseOldAd(text))).toThrow(/budget/);
+  });
+
+  it("forgets every kept line when the expression cache is cleared (a cold read reads every line)", () => {
+    const line = 'forgetA = "a value of more than thirteen characters"';
+    const keptEnd = () => {
+      const layout = AdLayout.EMPTY.with("forgetA") as AdLayout;
+      const codes = borrowCodes(line);
+      try {
+        return layout.keptLineEnd(codes, wordsOf(codes), 0, line.length);
+      } finally {
+        releaseCodes(codes);
+      }
+    };
+    parseOldAd(`${line}\nforgetB = 2`);
+    // the first ad of its kind keeps nothing (a kind read once pays no copy), the second keeps its line
+    expect(keptEnd()).toBe(-1);
+    parseOldAd(`${line}\nforgetB = 2`);
+    expect(keptEnd()).toBe(line.length);
+    // and at the other parity in a text (compared a word from the halves of two)
+    const at1 = ` ${line}`;
+    const codes = borrowCodes(at1);
+    expect(
+      (AdLayout.EMPTY.with("forgetA") as AdLayout).keptLineEnd(codes, wordsOf(codes), 1, at1.length),
+    ).toBe(at1.length);
+    releaseCodes(codes);
+    clearExprCache(false);
+    expect(keptEnd()).toBe(line.length);
+    clearExprCache();
+    expect(keptEnd()).toBe(-1);
+    const again = parseOldAd(`${line}\nforgetB = 2`);
+    expect(shown(again, ["forgeta", "forgetb"])).toBe(
+      `${JSON.stringify(printValue("a value of more than thirteen characters"))} ${JSON.stringify(printValue(2))}`,
+    );
+    expect(keptEnd()).toBe(-1);
+    parseOldAd(`${line}\nforgetB = 2`);
+    expect(keptEnd()).toBe(line.length);
+  });
+
+  it("reads lines right when the room for kept lines fills and is reused", () => {
+    clearExprCache();
+    // kinds whose one kept line (of one length, under one name) fills the room, 2^19 code units, from its
+    // start: the line after the last that fits is kept where the first was, which must then be forgotten
+    // (its kind's next line written as that one is that one's value, not the first's)
+    // (a short string, kept as the value itself, then blanks to the line's end)
+    const value = (i: number) => `"${String(i).padStart(6, "0")}"`;
+    const text = (i: number, v: string) =>
+      `roomA${String(i).padStart(5, "0")} = x + 1\nshared = ${v}${" ".repeat(290)}`;
+    const line = `shared = ${value(0)}${" ".repeat(290)}`;
+    const fit = Math.floor(2 ** 19 / ((line.length + 4) & ~1));
+    for (let i = 0; i <= fit; i++) for (let twice = 0; twice < 2; twice++) parseOldAd(text(i, value(i)));
+    for (const [kind, v] of [
+      [0, fit],
+      [1, 1],
+      [fit - 1, fit - 1],
+      [fit, fit],
+      [fit, 0],
+    ]) {
+      const r = parseOldAd(text(kind, value(v)));
+      expect(shown(r, ["shared"]), `kind ${kind}, value ${v}`).toBe(
+        JSON.stringify(printValue(JSON.parse(value(v)))),
+      );
+    }
   });
 });

@@ -125,7 +125,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
       const lineEnd = at.keptLineEnd(codes, words, p, n);
       if (lineEnd >= 0) {
         names.addExpected();
-        slots.push(at.keptValue);
+        slots.push(at.keptValueIn(text, p));
         next = lineEnd + 1;
         continue;
       }
@@ -188,7 +188,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     if (found) names.addExpected();
     else names.add(text, nameStart, nameEnd, slots.length);
     slots.push(slot);
-    if (literal) names.current?.keepLine(codes, nameStart, end, slot);
+    if (literal) names.current?.keepLine(codes, words, nameStart, end, slot, s + 1);
   }
   spend(unpaid);
   return { ok: true, ad: names.ad(slots) };

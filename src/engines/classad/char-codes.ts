@@ -55,14 +55,6 @@ export function wordsOf(codes: Uint16Array): Int32Array | null {
   return w;
 }
 
-/** The units `units[from, from + 2k)` as k words, as {@link wordsOf} would read them from a text holding them at an even index. */
-export function unitPairs(units: readonly number[], from: number): Int32Array {
-  const k = (units.length - from) >> 1;
-  const u = new Uint16Array(2 * k);
-  for (let j = 0; j < 2 * k; j++) u[j] = units[from + j];
-  return new Int32Array(u.buffer);
-}
-
 function fill(text: string, codes: Uint16Array): void {
   const n = text.length;
   if (n >= 32) {

@@ -8,7 +8,6 @@
  * attribute by comparing one layout pointer.
  */
 import { trySpend } from "../common/budget.js";
-import { unitPairs } from "./char-codes.js";
 import { Compiled } from "./node.js";
 import type { Value } from "./values.js";
 
@@ -37,6 +36,31 @@ const MAX_KEPT_LINE = 320;
 /** How many times a layout's attribute replaces its kept line before it stops. */
 const MAX_LINE_COPIES = 8;
 
+/**
+ * The generation of every layout's kept line ({@link AdLayout.keepLine}): a line kept in another
+ * generation is not read. {@link forgetKeptLines} starts a new one, so that benchmarks and tests can
+ * read an ad as if no ad of its kind had been read before, without walking the layouts.
+ */
+let keptGeneration = 0;
+
+/**
+ * Code units of the kept lines (each from an index of the parity it had in its text, so that it is
+ * copied a word at a time), and the same memory as words: copying or comparing a code unit at a time
+ * costs about 15 instructions a unit in V8, a word of two about as much. Allocated on first use,
+ * bounded (when full, every kept line is forgotten and the room reused).
+ */
+const KEPT_UNITS = 1 << 19;
+let keptUnits = new Uint16Array(0);
+let keptWords = new Int32Array(0);
+/** Where the next line's room starts in {@link keptUnits} (even). */
+let keptTop = 0;
+
+/** Forgets the line every layout keeps (the next ad of each kind reads all its lines; expr-cache.ts `clearExprCache`). */
+export function forgetKeptLines(): void {
+  keptGeneration++;
+  keptTop = 0;
+}
+
 /** Layouts created since the transition tree was last cleared (requests with arbitrary names must not grow it forever). */
 let layoutCount = 0;
 const MAX_LAYOUTS = 20_000;
@@ -54,14 +78,26 @@ export class AdLayout {
   private lastChild: AdLayout | null = null;
   /** The code units of the last name added, made on first use (see {@link lastNameCodes}). */
   private nameCodes: number[] | null = null;
-  /** The code units of the line an ad read along this chain last had for this attribute, and its value (see {@link keepLine}). */
-  private line: number[] | null = null;
+  /**
+   * The line an ad read along this chain last had for this attribute (see {@link keepLine}): its length
+   * in code units (-1: none), where it starts in {@link keptUnits}, the room reserved for it there (from
+   * an even index, reused by the next line that fits), and its value.
+   */
+  private lineLength = -1;
+  private lineAt = 0;
+  private lineBase = 0;
+  private lineRoom = 0;
   private lineValue: SlotValue = false;
-  /** {@link line}'s units as words (char-codes.ts `unitPairs`), from its first unit and from its second. */
-  private evenPairs: Int32Array | null = null;
-  private oddPairs: Int32Array | null = null;
-  /** How many times a line replaced {@link line} (bounded: see {@link keepLine}). */
+  /**
+   * Where in the kept line a string value of {@link SLICED_MIN} or more characters starts (-1: none
+   * pending), and its length: its own copy is made when a line first matches it (see {@link keptValueIn}).
+   */
+  private pendingAt = -1;
+  private pendingLength = 0;
+  /** How many times a line replaced the kept one (bounded: see {@link keepLine}). */
   private lineCopies = 0;
+  /** The {@link keptGeneration} the line was kept in, or that an ad of this kind first reached here in. */
+  private lineGeneration = -1;
 
   private constructor(
     private readonly parent: AdLayout | null,
@@ -127,31 +163,47 @@ export class AdLayout {
    * a line feed or the text's end `n`: the index of that line feed (or `n`), else -1.
    */
   keptLineEnd(codes: Uint16Array, words: Int32Array | null, p: number, n: number): number {
-    const kept = this.line;
-    if (kept === null) return -1;
-    const m = kept.length;
-    if (p + m > n) return -1;
-    let i = 0;
+    const m = this.lineLength;
+    if (m < 0 || this.lineGeneration !== keptGeneration || p + m > n) return -1;
+    let at = this.lineAt;
+    let q = p;
+    const end = p + m;
     if (words !== null) {
-      // two code units a word (wordsOf): an odd start compares its first unit alone
-      if ((p & 1) === 1) {
-        if (kept[0] !== codes[p]) return -1;
-        i = 1;
+      // two code units a word (wordsOf): an odd start compares its first unit alone; a copy kept at the
+      // other parity is read a word from the halves of two
+      if ((q & 1) === 1) {
+        if (keptUnits[at] !== codes[q]) return -1;
+        at++;
+        q++;
       }
-      const pairs = (i === 0 ? this.evenPairs : this.oddPairs) as Int32Array;
-      const w = (p + i) >> 1;
-      const np = pairs.length;
+      const kw = keptWords;
+      const w = q >> 1;
+      const k = at >> 1;
+      const nw = (end - q) >> 1;
       let j = 0;
-      while (j < np && pairs[j] === words[w + j]) j++;
-      if (j < np) return -1;
-      i += 2 * np;
+      if ((at & 1) === 0) while (j < nw && kw[k + j] === words[w + j]) j++;
+      else while (j < nw && ((kw[k + j] >>> 16) | (kw[k + j + 1] << 16)) === words[w + j]) j++;
+      if (j < nw) return -1;
+      at += 2 * nw;
+      q += 2 * nw;
     }
-    while (i < m && kept[i] === codes[p + i]) i++;
-    return i === m && (p + m === n || codes[p + m] === 10) ? p + m : -1;
+    while (q < end && keptUnits[at] === codes[q]) {
+      at++;
+      q++;
+    }
+    return q === end && (end === n || codes[end] === 10) ? end : -1;
   }
 
-  /** The value of the line {@link keptLineEnd} found. */
-  get keptValue(): SlotValue {
+  /** The value of the line {@link keptLineEnd} found written in `text` from `p` on. */
+  keptValueIn(text: string, p: number): SlotValue {
+    if (this.pendingAt >= 0) {
+      // a longer string cut from a text points into it, which the layout must not keep alive: the kept
+      // value is a copy of its own, made once the line is seen a second time (most lines read once are
+      // never matched)
+      const from = p + this.pendingAt;
+      this.lineValue = ownName(text.slice(from, from + this.pendingLength));
+      this.pendingAt = -1;
+    }
     return this.lineValue;
   }
 
@@ -159,18 +211,63 @@ export class AdLayout {
    * Keeps the old-form line `codes[p, end)` (its name, this layout's last, through the end of its value)
    * whose value is the plain literal `value`, for the next ads of this kind: a line written the same is
    * then the same value without being read again, and equal values are one in memory. Kept a bounded
-   * number of times per layout (lines that differ in every ad, such as a machine's name, stop being kept).
+   * number of times per layout (lines that differ in every ad, such as a machine's name, stop being kept),
+   * from the second ad of the kind on. A string value's characters start at `valueAt` (after its quote); `words` are `codes` as words
+   * (char-codes.ts `wordsOf`), or null.
    */
-  keepLine(codes: Uint16Array, p: number, end: number, value: SlotValue): void {
-    if (end - p > MAX_KEPT_LINE || this.lineCopies >= MAX_LINE_COPIES) return;
+  keepLine(codes: Uint16Array, words: Int32Array | null, p: number, end: number, value: SlotValue, valueAt: number): void {
+    if (this.lineGeneration !== keptGeneration) {
+      // the first ad of its kind (in this generation) to reach here keeps nothing: an ad whose kind is
+      // read once (a cold read, an ad of its own) pays no copy; the next one's line is kept
+      this.lineGeneration = keptGeneration;
+      this.lineLength = -1;
+      this.lineRoom = 0;
+      this.lineCopies = 0;
+      return;
+    }
+    const m = end - p;
+    if (m > MAX_KEPT_LINE || this.lineCopies >= MAX_LINE_COPIES) return;
     this.lineCopies++;
-    const kept: number[] = [];
-    for (let i = p; i < end; i++) kept.push(codes[i]);
-    this.line = kept;
-    this.evenPairs = unitPairs(kept, 0);
-    this.oddPairs = unitPairs(kept, 1);
-    // a longer string cut from a text points into it, which the layout must not keep alive
-    this.lineValue = typeof value === "string" && value.length >= SLICED_MIN ? ownName(value) : value;
+    // the copy starts at an index of p's parity, so that it is copied a word at a time, and its room
+    // holds a unit more at each end (a word copied may reach one past the line)
+    if (m + 2 > this.lineRoom) {
+      const room = (m + 4) & ~1;
+      if (keptTop + room > keptUnits.length) {
+        if (keptUnits.length === 0) {
+          keptUnits = new Uint16Array(KEPT_UNITS);
+          keptWords = new Int32Array(keptUnits.buffer);
+        } else {
+          // full: every line kept so far is forgotten, and the room reused from its start
+          forgetKeptLines();
+          this.lineGeneration = keptGeneration;
+          this.lineCopies = 1;
+        }
+      }
+      this.lineBase = keptTop;
+      this.lineRoom = room;
+      keptTop += room;
+    }
+    const odd = p & 1;
+    const at = this.lineBase + odd;
+    this.lineAt = at;
+    if (odd === 1) keptUnits[at] = codes[p];
+    if (words === null) for (let i = odd; i < m; i++) keptUnits[at + i] = codes[p + i];
+    else {
+      const kw = keptWords;
+      const from = (p + odd) >> 1;
+      const to = (at + odd) >> 1;
+      const nw = (m - odd + 1) >> 1;
+      for (let j = 0; j < nw; j++) kw[to + j] = words[from + j];
+    }
+    this.lineLength = m;
+    if (typeof value === "string" && value.length >= SLICED_MIN) {
+      this.lineValue = "";
+      this.pendingAt = valueAt - p;
+      this.pendingLength = value.length;
+    } else {
+      this.lineValue = value;
+      this.pendingAt = -1;
+    }
   }
 
   /** The layout with `name` added last, or null when a name equal to it ignoring case is already here. */

@@ -5,7 +5,7 @@
  * literals read straight from the text without a parse.
  */
 import { Budget, BudgetExceeded, currentBudget, spend } from "../common/budget.js";
-import type { SlotValue } from "./classad.js";
+import { forgetKeptLines, type SlotValue } from "./classad.js";
 import { borrowCodes, releaseCodes } from "./char-codes.js";
 import { compile } from "./compile.js";
 import { Lexer, PARSE_UNITS_PER_TOKEN } from "./lexer.js";
@@ -64,13 +64,26 @@ export function exprCacheHeld(): { entries: number; chars: number; firstSighting
 }
 
 /**
- * Empties the shared expression cache (benchmarks use it to time cold parsing).
- * New Maps rather than clear(): clearing a long-lived Map makes V8 keep its
- * old table chained to the new one, and every entry added after that survives
- * young-generation collections, which made each cold parse after a warm one
- * 2-3× slower.
+ * Forgets every text read: empties the shared expression cache and the old-form
+ * lines the layouts keep (classad.ts `keepLine`), so that the next ad of every
+ * kind is read from its text alone (benchmarks use it to time cold parsing;
+ * the layouts themselves, the attribute names' chains, stay). With `lines`
+ * false the kept lines stay (the cold row of earlier benchmarks: plain literal
+ * lines read as a repeated ad of a known kind reads them).
  */
-export function clearExprCache(): void {
+export function clearExprCache(lines = true): void {
+  emptyCache();
+  if (lines) forgetKeptLines();
+}
+
+/**
+ * Empties the shared expression cache (when it is full: the layouts' kept lines,
+ * plain literals, are bounded on their own). New Maps rather than clear():
+ * clearing a long-lived Map makes V8 keep its old table chained to the new one,
+ * and every entry added after that survives young-generation collections, which
+ * made each cold parse after a warm one 2-3× slower.
+ */
+function emptyCache(): void {
   oldCache = new Map();
   newCache = new Map();
   cachedChars = 0;
@@ -297,7 +310,7 @@ function probeParse(text: string, codes?: Uint16Array): TextError | null {
 
 /** Counts a text of `size` characters about to be kept, emptying the cache first when it is full. */
 function makeRoom(size: number): void {
-  if (oldCache.size + newCache.size >= MAX_CACHE || cachedChars + size > MAX_CACHE_CHARS) clearExprCache();
+  if (oldCache.size + newCache.size >= MAX_CACHE || cachedChars + size > MAX_CACHE_CHARS) emptyCache();
   cachedChars += size;
 }
 
