@@ -7,7 +7,6 @@ import {
   MAX_CACHED_TEXT,
   parseOldAd,
 } from "../../src/engines/classad/ad-input.js";
-import { MAX_PROBES, TABLE_SLOTS, textHash } from "../../src/engines/classad/expr-cache.js";
 
 /** An old-form ad whose Requirements text differs from every other `i` and is about `chars` long. */
 function distinctAd(i: number, chars: number): string {
@@ -67,66 +66,5 @@ describe("the shared ClassAd expression cache", () => {
     for (let i = 2; i < 200; i++) parseOldAd(distinctAd(i, 100));
     parseOldAd(distinctAd(1, 100));
     expect(exprCacheHeld().entries).toBe(1);
-  });
-});
-
-// Issue 31: the cache is a table of its own keyed by one hash of the text's code units, compared in place.
-describe("the expression cache's table", () => {
-  beforeEach(() => {
-    clearExprCache();
-    clearSeenTexts();
-  });
-
-  const codes = new Uint16Array(64);
-  /** The hash the table keys an old-form text by. */
-  function hashOf(text: string): number {
-    for (let i = 0; i < text.length; i++) codes[i] = text.charCodeAt(i);
-    return textHash(codes, 0, text.length, true);
-  }
-
-  /** The slot of `v = text`, read as an old-form ad. */
-  function slotOf(text: string): unknown {
-    const r = parseOldAd(`v = ${text}`);
-    if (!r.ok) throw new Error(r.error.message);
-    return r.ad.slots[0];
-  }
-
-  it("tells apart texts of one hash, and keeps no more than its probes allow in one run", () => {
-    // two texts of one length and the same hash (bit 1 aside, which carries the form): found by the birthday bound
-    const byKey = new Map<number, string>();
-    let pair: [string, string] | null = null;
-    for (let i = 100_000; pair === null; i++) {
-      const t = `A + ${i}`;
-      const key = hashOf(t) & ~2;
-      const other = byKey.get(key);
-      if (other !== undefined) pair = [other, t];
-      else byKey.set(key, t);
-    }
-    const [a, b] = pair;
-    for (const _ of [1, 2]) slotOf(a);
-    const sa = slotOf(a);
-    for (const _ of [1, 2]) slotOf(b);
-    const sb = slotOf(b);
-    expect(exprCacheHeld().entries).toBe(2);
-    expect(sb).not.toBe(sa);
-    expect(slotOf(a)).toBe(sa);
-    expect(slotOf(b)).toBe(sb);
-
-    // texts starting their probe at one slot: the first MAX_PROBES are kept, the rest compiled each time
-    clearExprCache();
-    const start = (t: string): number => (hashOf(t) >>> 2) & (TABLE_SLOTS - 1);
-    const crowd = [`B + 0`];
-    for (let i = 1; crowd.length < MAX_PROBES + 2; i++)
-      if (start(`B + ${i}`) === start(crowd[0])) crowd.push(`B + ${i}`);
-    const kept = crowd.map((t) => {
-      slotOf(t);
-      return slotOf(t);
-    });
-    expect(exprCacheHeld().entries).toBe(MAX_PROBES);
-    crowd.forEach((t, i) => {
-      if (i < MAX_PROBES) expect(slotOf(t)).toBe(kept[i]);
-      else expect(slotOf(t)).not.toBe(kept[i]);
-    });
-    expect(new Set(crowd.map(slotOf)).size).toBe(crowd.length);
   });
 });

@@ -38,25 +38,9 @@ export const MAX_CACHED_TEXT = 2_000;
  */
 export const MISS_UNITS_PER_CHAR = 6;
 
-/**
- * The cache: one table of our own, open addressing, keyed by a hash of the text's code units (the same
- * hash the admission filter uses, computed once) and compared in place, so that finding a text cuts no
- * string and V8 hashes none (a Map hashed the cut for `get` and the kept copy for `set`). Old long-form
- * and new-syntax texts are kept apart by the hash's seed and a flag (their strings are escaped
- * differently); a plain literal is kept as its bare value. A slot is filled when its generation is the
- * table's: emptying the cache starts a new generation and drops the references the filled slots held.
- */
-export const TABLE_SLOTS = 1 << 15;
-/** Slots a lookup probes at most: texts whose hashes crowd one run are compiled but not kept, so a flood of colliding texts costs bounded work a lookup. */
-export const MAX_PROBES = 8;
-let tableGeneration = 1;
-let slotGeneration: Int32Array | null = null;
-let slotHash: Int32Array | null = null;
-let slotText: (string | undefined)[] = [];
-let slotValue: (SlotValue | undefined)[] = [];
-/** The slots filled in this generation, in order (at most {@link MAX_CACHE}). */
-let filled: Int32Array | null = null;
-let entries = 0;
+/** Old long-form texts and new-syntax ones (apart: their strings are escaped differently), a plain literal kept as its bare value. */
+let oldCache = new Map<string, SlotValue>();
+let newCache = new Map<string, SlotValue>();
 let cachedChars = 0;
 
 /**
@@ -76,7 +60,7 @@ let firstSightings = 0;
 
 /** What the shared expression cache holds now: entries and characters of text (for tests and benchmarks). */
 export function exprCacheHeld(): { entries: number; chars: number; firstSightings: number } {
-  return { entries, chars: cachedChars, firstSightings };
+  return { entries: oldCache.size + newCache.size, chars: cachedChars, firstSightings };
 }
 
 /**
@@ -94,88 +78,15 @@ export function clearExprCache(lines = true): void {
 
 /**
  * Empties the shared expression cache (when it is full: the layouts' kept lines,
- * plain literals, are bounded on their own): a new generation of the table, the
- * references its filled slots held dropped (a walk of those slots, not the table).
+ * plain literals, are bounded on their own). New Maps rather than clear():
+ * clearing a long-lived Map makes V8 keep its old table chained to the new one,
+ * and every entry added after that survives young-generation collections, which
+ * made each cold parse after a warm one 2-3× slower.
  */
 function emptyCache(): void {
-  if (filled !== null) {
-    for (let i = 0; i < entries; i++) {
-      const k = filled[i];
-      slotText[k] = undefined;
-      slotValue[k] = undefined;
-    }
-  }
-  tableGeneration++;
-  entries = 0;
+  oldCache = new Map();
+  newCache = new Map();
   cachedChars = 0;
-}
-
-/** The hash of the text at `codes[at, at + n)` as the table and the admission filter key it (never 0; exported for tests). */
-export function textHash(codes: Uint16Array, at: number, n: number, oldForm: boolean): number {
-  let h = oldForm ? 0x811c9dc5 : 0x01000193;
-  for (let i = 0; i < n; i++) h = Math.imul(h ^ codes[at + i], 0x01000193);
-  return (h ^ n) | 1;
-}
-
-/** Marks old-form entries in the hash kept beside each slot's text: bit 0 is always set, so this bit 1 is free to carry the form. */
-function keyOf(h: number, oldForm: boolean): number {
-  return oldForm ? h | 2 : h & ~2;
-}
-
-/**
- * The value kept for the text at `codes[s, e)` of hash `h`, or undefined; compared in place (a text of
- * the right length and key, then its code units one by one: `startsWith` at an offset cost the warm
- * parse a fifth more).
- */
-function lookup(
-  codes: Uint16Array,
-  s: number,
-  e: number,
-  h: number,
-  oldForm: boolean,
-): SlotValue | undefined {
-  if (slotGeneration === null) return undefined;
-  const key = keyOf(h, oldForm);
-  const n = e - s;
-  const gens = slotGeneration;
-  const hashes = slotHash as Int32Array;
-  let k = (h >>> 2) & (TABLE_SLOTS - 1);
-  for (let probe = 0; probe < MAX_PROBES && gens[k] === tableGeneration; probe++) {
-    if (hashes[k] === key) {
-      const text = slotText[k] as string;
-      if (text.length === n) {
-        let i = 0;
-        while (i < n && text.charCodeAt(i) === codes[s + i]) i++;
-        if (i === n) return slotValue[k];
-      }
-    }
-    k = (k + 1) & (TABLE_SLOTS - 1);
-  }
-  return undefined;
-}
-
-/** Keeps `value` for `text` of hash `h` in the first free slot of its run, unless the run is {@link MAX_PROBES} long. */
-function store(text: string, h: number, oldForm: boolean, value: SlotValue): void {
-  if (slotGeneration === null) {
-    slotGeneration = new Int32Array(TABLE_SLOTS);
-    slotHash = new Int32Array(TABLE_SLOTS);
-    slotText = new Array<string | undefined>(TABLE_SLOTS).fill(undefined);
-    slotValue = new Array<SlotValue | undefined>(TABLE_SLOTS).fill(undefined);
-    filled = new Int32Array(MAX_CACHE);
-  }
-  const gens = slotGeneration;
-  let k = (h >>> 2) & (TABLE_SLOTS - 1);
-  for (let probe = 0; probe < MAX_PROBES; probe++) {
-    if (gens[k] !== tableGeneration) {
-      gens[k] = tableGeneration;
-      (slotHash as Int32Array)[k] = keyOf(h, oldForm);
-      slotText[k] = text;
-      slotValue[k] = value;
-      (filled as Int32Array)[entries++] = k;
-      return;
-    }
-    k = (k + 1) & (TABLE_SLOTS - 1);
-  }
 }
 
 /** Forgets which texts were seen once (tests start from an empty admission filter). */
@@ -189,7 +100,13 @@ export function clearSeenTexts(): void {
  * of the admission filter); records it when not. A collision only admits a
  * text early, which the cache's own bounds still cover.
  */
-function seenBefore(h: number): boolean {
+function seenBefore(text: string, oldForm: boolean, codes?: Uint16Array, at = 0): boolean {
+  let h = oldForm ? 0x811c9dc5 : 0x01000193;
+  const n = text.length;
+  // the same hash either way: over the code units when the caller has them (a third of charCodeAt's cost)
+  if (codes !== undefined) for (let i = 0; i < n; i++) h = Math.imul(h ^ codes[at + i], 0x01000193);
+  else for (let i = 0; i < n; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  h = (h ^ n) | 1;
   const slot = (h >>> 1) & (SEEN_SLOTS - 1);
   if (seen[slot] === h) return true;
   seen[slot] = h;
@@ -273,8 +190,8 @@ function ownCopy(text: string): string {
  * decision's budget; a spent one ends the read with `BudgetExceeded`.
  */
 export function sharedOldSlot(src: string, codes: Uint16Array, s: number, e: number): SlotValue | TextError {
-  const h = textHash(codes, s, e - s, true);
-  return lookup(codes, s, e, h, true) ?? sharedSlot(src.slice(s, e), true, h, codes, s);
+  const text = src.slice(s, e);
+  return oldCache.get(text) ?? sharedSlot(text, true, codes, s);
 }
 
 /**
@@ -285,15 +202,9 @@ export function sharedOldSlot(src: string, codes: Uint16Array, s: number, e: num
  * `tokens` are not charged again here: the caller's reading of the ad paid for
  * them; a value parsed now pays for parsing them before the parse starts.
  */
-export function sharedNewSlot(
-  src: string,
-  codes: Uint16Array,
-  s: number,
-  e: number,
-  tokens: number,
-): SlotValue | TextError {
-  const h = textHash(codes, s, e - s, false);
-  return lookup(codes, s, e, h, false) ?? sharedSlot(src.slice(s, e), false, h, codes, s, tokens);
+export function sharedNewSlot(src: string, codes: Uint16Array, s: number, e: number, tokens: number): SlotValue | TextError {
+  const text = src.slice(s, e);
+  return newCache.get(text) ?? sharedSlot(text, false, codes, s, tokens);
 }
 
 /** Parses and compiles a text {@link checkExpression} accepted, in old long form (on first use of its slot). */
@@ -316,12 +227,7 @@ function made(p: ReturnType<typeof parseExpr>): Compiled {
  * parsed and compiled on first use), or undefined when it must be parsed now. An
  * old-form text's tokens are charged as its parse would charge them.
  */
-function deferredSlot(
-  text: string,
-  oldForm: boolean,
-  codes: Uint16Array | undefined,
-  at: number,
-): Compiled | undefined {
+function deferredSlot(text: string, oldForm: boolean, codes: Uint16Array | undefined, at: number): Compiled | undefined {
   const own = codes === undefined ? borrowCodes(text) : codes;
   const from = codes === undefined ? 0 : at;
   try {
@@ -343,17 +249,10 @@ function deferredSlot(
  * cut from). A text the syntax check accepts is kept unparsed, to be parsed
  * and compiled on first use (its tokens are charged now, as a parse's would be).
  */
-function sharedSlot(
-  text: string,
-  oldForm: boolean,
-  h: number,
-  codes?: Uint16Array,
-  at = 0,
-  tokens = 0,
-): SlotValue | TextError {
+function sharedSlot(text: string, oldForm: boolean, codes?: Uint16Array, at = 0, tokens = 0): SlotValue | TextError {
   const size = text.length + 1;
   if (size <= MAX_CACHED_TEXT) spend(MISS_UNITS_PER_CHAR * size);
-  const keep = size <= MAX_CACHED_TEXT && seenBefore(h);
+  const keep = size <= MAX_CACHED_TEXT && seenBefore(text, oldForm, codes, at);
   const own = keep ? ownCopy(text) : text;
   let slot: SlotValue | undefined = deferredSlot(own, oldForm, codes, at);
   if (slot === undefined) {
@@ -365,10 +264,7 @@ function sharedSlot(
       if (currentBudget().remaining() < due) {
         // the budget cannot pay for this parse: its first tokens are still parsed, so that an error
         // there (nesting past the limit, within 800 tokens) is the answer as before, then reading ends
-        const failed = probeParse(
-          own,
-          codes === undefined ? undefined : codes.subarray(at, at + text.length),
-        );
+        const failed = probeParse(own, codes === undefined ? undefined : codes.subarray(at, at + text.length));
         if (failed !== null) return failed;
       }
       spend(due);
@@ -386,7 +282,8 @@ function sharedSlot(
   }
   if (keep) {
     makeRoom(size);
-    store(own, h, oldForm, slot);
+    // After makeRoom: emptying the cache replaces both maps.
+    (oldForm ? oldCache : newCache).set(own, slot);
   }
   return slot;
 }
@@ -413,7 +310,7 @@ function probeParse(text: string, codes?: Uint16Array): TextError | null {
 
 /** Counts a text of `size` characters about to be kept, emptying the cache first when it is full. */
 function makeRoom(size: number): void {
-  if (entries >= MAX_CACHE || cachedChars + size > MAX_CACHE_CHARS) emptyCache();
+  if (oldCache.size + newCache.size >= MAX_CACHE || cachedChars + size > MAX_CACHE_CHARS) emptyCache();
   cachedChars += size;
 }
 
