@@ -3,7 +3,11 @@
 // every other request back until it ended; compiling now yields to the event loop between
 // slices of work (src/engines/common/slices.ts). These tests count what arrives in order,
 // never a time: `/healthz` is asked again and again, each after the last one's answer,
-// until the validate sent before them is answered. The 807 KB source is read in slices of
+// until the validate sent before them is answered. How many come back is bounded by the work's
+// length over one round trip, so it falls as the work gets faster or the isolate warmer, and
+// under load (6–7 of 43–71 in a whole-suite run on the loaded 2-core machine): the bounds ask
+// for a few answers, which one unyielding piece of work cannot give. The latency itself is
+// `npm run bench:hostile`'s /healthz column. The 807 KB source is read in slices of
 // 16 KiB (about 50 checkpoints); on the old code its compile was one turn of the event
 // loop, and one `/healthz` came back before the validate's answer.
 import { SELF } from "cloudflare:test";
@@ -56,19 +60,21 @@ describe("a large policy validate yields to other requests", () => {
   it("answers /healthz again and again while 45,000 anchored keys validate", async () => {
     expect(
       await healthzWhile("/v1/policies/placement/validate", text(anchoredKeys(45_000)), 200),
-    ).toBeGreaterThanOrEqual(10);
+    ).toBeGreaterThanOrEqual(5);
   });
 
   it("answers /healthz again and again while 1 MB of continuation lines of one pool.conf string validate", async () => {
     const row = COMPILE_ROWS.find((r) => r.name.startsWith("pool.conf: one string continued"))!;
     expect(
       await healthzWhile("/v1/policies/match/validate", text(row.source(1_000_000)), 200),
-    ).toBeGreaterThanOrEqual(10);
+    ).toBeGreaterThanOrEqual(5);
   });
 
-  it("answers /healthz again and again while 1 MB of `$(U:$(U:…))` macro defaults nested to the end are refused", async () => {
-    const row = COMPILE_ROWS.find((r) => r.name.startsWith("pool.conf: `$(U:$(U:…))`"))!;
-    // about 20 ms of work since each `(` is matched in one pass (src/engines/classad/pool-config.ts)
+  it("answers /healthz again and again while 1 MB of 30-deep macro defaults along a line are refused", async () => {
+    const row = COMPILE_ROWS.find((r) => r.name.startsWith("pool.conf: 30-deep macro defaults"))!;
+    // about 120 ms of work in some 800 pieces; the `$(U:$(U:…))` row nested to the end is about
+    // 20 ms since each `(` is matched in one pass (src/engines/classad/pool-config.ts): too short
+    // for three round trips when other test files share the CPU
     expect(
       await healthzWhile("/v1/policies/match/validate", text(row.source(1_000_000)), 422),
     ).toBeGreaterThanOrEqual(3);
@@ -82,7 +88,7 @@ describe("a large lint and a large diff yield to other requests", () => {
   it("answers /healthz again and again while 1 MB of placement rules is linted", async () => {
     expect(
       await healthzWhile("/v1/policies/placement/lint", text(rules.source(1_000_000)), 200),
-    ).toBeGreaterThanOrEqual(10);
+    ).toBeGreaterThanOrEqual(5);
   });
 
   it("answers /healthz again and again while two 450 KB placement policies are diffed", async () => {
@@ -97,7 +103,7 @@ describe("a large lint and a large diff yield to other requests", () => {
     const filters = LINT_DIFF_ROWS.find((r) => r.engine === "jobfilter")!;
     expect(
       await healthzWhile("/v1/policies/jobfilter/lint", text(filters.source(1_000_000)), 200),
-    ).toBeGreaterThanOrEqual(10);
+    ).toBeGreaterThanOrEqual(5);
     const body = JSON.stringify({ old: filters.source(450_000, 0), new: filters.source(450_000, 1) });
     const init = { method: "POST", headers: { "content-type": "application/json" }, body };
     expect(await healthzWhile("/v1/policies/jobfilter/diff", init, 200)).toBeGreaterThanOrEqual(3);
@@ -109,13 +115,14 @@ describe("a large placement publish yields after reading too", () => {
   // Reading the text was already cut into about 64 slices; what followed it (decoding, validation,
   // the rule build, the bundle's JSON copy, its canonical text and the text KV stores) ran in a
   // handful of pieces of 20–250 ms each, and /healthz waited for each. Now each of these yields
-  // too, so many more /healthz are answered while the publish is under way. Measured: the old
-  // code 23 at load 20 and 24–28 idle; now 125 at load 20, 59 in a CI run and 64–73 alone on the
-  // idle machine (a slice can end before the next /healthz arrives), so the bound sits between.
+  // too. Since wt/coldcompile these one-line rules are read lazily and decoded by one search per
+  // rule shape, so most of what is left is those later stages: 17 answered at load 8, 14–35 in
+  // runs of this file (it was 64–73 idle and 23–28 on the code whose later stages did not yield,
+  // when reading took most of the time).
   it("answers /healthz again and again while 7,000 placement rules publish", async () => {
     const source = placementWithRules(7_000, hardRule, ["{name: users, parent: true}"]);
     const put: RequestInit = { method: "PUT", headers: { "content-type": "text/plain" }, body: source };
-    expect(await healthzWhile("/v1/policies/placement", put, 200)).toBeGreaterThanOrEqual(40);
+    expect(await healthzWhile("/v1/policies/placement", put, 200)).toBeGreaterThanOrEqual(5);
     const active = await SELF.fetch(`${BASE}/v1/policies/placement`);
     expect(await active.text()).toBe(source);
   });

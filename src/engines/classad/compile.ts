@@ -61,8 +61,73 @@ function build(n: Node): EvalFn {
   }
 }
 
+/**
+ * An operand read in place by the operator closures, without a call: a constant
+ * (`k` 0, the value `v`: a literal, or a reference a plan found nowhere), or slot
+ * `i` of MY (`k` 1) or of the match's TARGET (`k` 2), read as the lookup reads it.
+ */
+export interface Leaf {
+  readonly k: 0 | 1 | 2;
+  readonly i: number;
+  readonly v: Value;
+}
+
+/**
+ * How a match plan (match-plan.ts) resolves an attribute reference for one pair of
+ * layouts: the place it always lands on, or null for the general lookup.
+ */
+export type AttrResolver = (lc: string, scope: Node | null, abs: boolean) => Leaf | null;
+
+/** The operand as a {@link Leaf}, or null (evaluated through its closure). */
+function leafOf(n: Node): Leaf | null {
+  if (n.k === "lit") return { k: 0, i: 0, v: n.v };
+  if (n.k === "paren") return leafOf(n.a);
+  return n.k === "attr" && resolver !== null ? resolver(n.lc, n.scope, n.abs) : null;
+}
+
+/** A leaf's value: the constant, or its slot read through `evalAt` (its step, unit and depth check, as a lookup's). */
+function fetch(l: Leaf, ad: ClassAd, st: EvalState): Value {
+  return l.k === 0 ? l.v : evalAt(l.k === 1 ? ad : (st.right as ClassAd), l.i, st);
+}
+
+/** A leaf's closure (a reference a plan resolved). */
+function leafFn(l: Leaf): EvalFn {
+  const { i, v } = l;
+  if (l.k === 0) return () => v;
+  if (l.k === 1) return (ad, st) => evalAt(ad, i, st);
+  return (_ad, st) => evalAt(st.right as ClassAd, i, st);
+}
+
+/** The resolver of the plan being built, or null (every compile: the general lookups). */
+let resolver: AttrResolver | null = null;
+
+/**
+ * The closure of `n` with its attribute references resolved by `r` where it can
+ * (match-plan.ts): not charged to the budget (the plan's caller bounds how often it
+ * builds one), and the tree's lists, nested ads and calls' arguments are left to the
+ * general lookups. The tree must hold no list or ad node (those compile parts of
+ * their own, which is charged).
+ */
+export function buildResolved(n: Node, r: AttrResolver): EvalFn {
+  const saved = resolver;
+  const savedLevel = level;
+  const savedDeepest = deepest;
+  resolver = r;
+  try {
+    return build(n);
+  } finally {
+    resolver = saved;
+    level = savedLevel;
+    deepest = savedDeepest;
+  }
+}
+
 function buildNode(n: Node): EvalFn {
   built++;
+  if (resolver !== null && n.k === "attr") {
+    const l = resolver(n.lc, n.scope, n.abs);
+    if (l !== null) return leafFn(l);
+  }
   switch (n.k) {
     case "lit": {
       const v = n.v;
@@ -103,13 +168,19 @@ function buildNode(n: Node): EvalFn {
       if (fn === undefined) return () => ERROR;
       // a built-in pays for the strings and lists it builds (the work budget); what it reads
       // was paid for by the lookups and calls that produced it
+      // a built-in may evaluate its arguments in other ads: no plan's resolution inside them
+      const saved = resolver;
+      resolver = null;
       const args = n.args.map(build);
+      resolver = saved;
       const nodes = n.args;
       return (ad, st) => chargeResult(fn(args, ad, st, nodes), st);
     }
     case "op":
       if (n.op === "&&" && isAnd(n.a)) return buildAndChain(n);
-      return n.b === null ? buildUnary(n.op, build(n.a)) : buildBinary(n.op, build(n.a), build(n.b));
+      return n.b === null
+        ? buildUnary(n.op, build(n.a))
+        : buildBinary(n.op, build(n.a), build(n.b), leafOf(n.a), leafOf(n.b));
   }
 }
 
@@ -142,7 +213,12 @@ function buildAttr(lc: string, scope: Node | null, abs: boolean): EvalFn {
       return i >= 0 ? evalAt(ad, i, st) : lookupBeyond(ad, lc, st, true);
     };
   }
-  if (scope.k === "attr" && scope.scope === null && !scope.abs && (scope.lc === "my" || scope.lc === "self")) {
+  if (
+    scope.k === "attr" &&
+    scope.scope === null &&
+    !scope.abs &&
+    (scope.lc === "my" || scope.lc === "self")
+  ) {
     // MY.x: the current ad unless it defines an attribute named MY itself
     const base = buildAttr(scope.lc, null, false);
     const mySite = new SiteCache(scope.lc);
@@ -153,7 +229,12 @@ function buildAttr(lc: string, scope: Node | null, abs: boolean): EvalFn {
       return i >= 0 ? evalAt(ad, i, st) : lookupBeyond(ad, lc, st, false);
     };
   }
-  if (scope.k === "attr" && scope.scope === null && !scope.abs && (scope.lc === "target" || scope.lc === "other")) {
+  if (
+    scope.k === "attr" &&
+    scope.scope === null &&
+    !scope.abs &&
+    (scope.lc === "target" || scope.lc === "other")
+  ) {
     // TARGET.x from a top-level ad of a match: go straight to the other ad
     const base = buildAttr(scope.lc, null, false);
     const targetSite = new SiteCache(scope.lc);
@@ -258,7 +339,8 @@ function buildAndChain(top: Extract<Node, { k: "op" }>): EvalFn {
         // andThen(true, …) written out (the common case, without a call): the next operand's truth value
         x = rest[k](ad, st);
         if (typeof x !== "boolean" && x !== UNDEF && x !== ERROR) x = truthValue(x);
-      } else if (x === false || x === ERROR) return x; // false and ERROR end the chain (each later `&&` keeps them)
+      } else if (x === false || x === ERROR)
+        return x; // false and ERROR end the chain (each later `&&` keeps them)
       else x = andThen(x, rest[k], ad, st);
     }
     return x;
@@ -309,20 +391,24 @@ function chargeStrings(x: Value, y: Value, st: EvalState): boolean {
   return st.spend(Math.min(x.length, y.length) >> FOLD_SHIFT);
 }
 
-function cmpOp(op: CmpOp, a: EvalFn, b: EvalFn): EvalFn {
+/**
+ * The comparisons; an operand that is a {@link Leaf} (`la`, `lb`) is read in place,
+ * the others through their closures (`a`, `b`).
+ */
+function cmpOp(op: CmpOp, a: EvalFn, b: EvalFn, la: Leaf | null, lb: Leaf | null): EvalFn {
   switch (op) {
     case "==":
       return (ad, st) => {
-        const x = a(ad, st);
-        const y = b(ad, st);
+        const x = la === null ? a(ad, st) : fetch(la, ad, st);
+        const y = lb === null ? b(ad, st) : fetch(lb, ad, st);
         if (typeof x === "number" && typeof y === "number") return x === y;
         if (typeof x === "string" && typeof y === "string") return eqFoldCharged(x, y, st);
         return compare("==", x, y);
       };
     case "!=":
       return (ad, st) => {
-        const x = a(ad, st);
-        const y = b(ad, st);
+        const x = la === null ? a(ad, st) : fetch(la, ad, st);
+        const y = lb === null ? b(ad, st) : fetch(lb, ad, st);
         if (typeof x === "number" && typeof y === "number") return x !== y;
         if (typeof x === "string" && typeof y === "string") {
           const eq = eqFoldCharged(x, y, st);
@@ -332,44 +418,44 @@ function cmpOp(op: CmpOp, a: EvalFn, b: EvalFn): EvalFn {
       };
     case ">=":
       return (ad, st) => {
-        const x = a(ad, st);
-        const y = b(ad, st);
+        const x = la === null ? a(ad, st) : fetch(la, ad, st);
+        const y = lb === null ? b(ad, st) : fetch(lb, ad, st);
         if (typeof x === "number" && typeof y === "number") return x >= y;
         return chargeStrings(x, y, st) ? compare(">=", x, y) : ERROR;
       };
     case ">":
       return (ad, st) => {
-        const x = a(ad, st);
-        const y = b(ad, st);
+        const x = la === null ? a(ad, st) : fetch(la, ad, st);
+        const y = lb === null ? b(ad, st) : fetch(lb, ad, st);
         if (typeof x === "number" && typeof y === "number") return x > y;
         return chargeStrings(x, y, st) ? compare(">", x, y) : ERROR;
       };
     case "<=":
       return (ad, st) => {
-        const x = a(ad, st);
-        const y = b(ad, st);
+        const x = la === null ? a(ad, st) : fetch(la, ad, st);
+        const y = lb === null ? b(ad, st) : fetch(lb, ad, st);
         if (typeof x === "number" && typeof y === "number") return x <= y;
         return chargeStrings(x, y, st) ? compare("<=", x, y) : ERROR;
       };
     case "<":
       return (ad, st) => {
-        const x = a(ad, st);
-        const y = b(ad, st);
+        const x = la === null ? a(ad, st) : fetch(la, ad, st);
+        const y = lb === null ? b(ad, st) : fetch(lb, ad, st);
         if (typeof x === "number" && typeof y === "number") return x < y;
         return chargeStrings(x, y, st) ? compare("<", x, y) : ERROR;
       };
   }
 }
 
-function arithOp(op: ArithOp, a: EvalFn, b: EvalFn): EvalFn {
+function arithOp(op: ArithOp, a: EvalFn, b: EvalFn, la: Leaf | null, lb: Leaf | null): EvalFn {
   // `+` and `-` of two JS-number integers whose result is exact: that result, without a call (intArith's
   // own first case, written out so that this closure's fast path does not depend on the JIT inlining it).
   // Two closures, not one choosing its operator: a shared body shares its call sites' feedback between
   // both operators, and `A + B - C + …` evaluated 12% more instructions (seeded cachegrind, 2,202 → 2,470)
   if (op === "+")
     return (ad, st) => {
-      const x = a(ad, st);
-      const y = b(ad, st);
+      const x = la === null ? a(ad, st) : fetch(la, ad, st);
+      const y = lb === null ? b(ad, st) : fetch(lb, ad, st);
       if (typeof x === "number" && typeof y === "number") {
         const r = x + y;
         return Number.isSafeInteger(r) ? r : intArith("+", x, y);
@@ -378,8 +464,8 @@ function arithOp(op: ArithOp, a: EvalFn, b: EvalFn): EvalFn {
     };
   if (op === "-")
     return (ad, st) => {
-      const x = a(ad, st);
-      const y = b(ad, st);
+      const x = la === null ? a(ad, st) : fetch(la, ad, st);
+      const y = lb === null ? b(ad, st) : fetch(lb, ad, st);
       if (typeof x === "number" && typeof y === "number") {
         const r = x - y;
         return Number.isSafeInteger(r) ? r : intArith("-", x, y);
@@ -394,7 +480,7 @@ function arithOp(op: ArithOp, a: EvalFn, b: EvalFn): EvalFn {
   };
 }
 
-function buildBinary(op: string, a: EvalFn, b: EvalFn): EvalFn {
+function buildBinary(op: string, a: EvalFn, b: EvalFn, la: Leaf | null, lb: Leaf | null): EvalFn {
   switch (op) {
     case "&&":
       return andOp(a, b);
@@ -406,7 +492,7 @@ function buildBinary(op: string, a: EvalFn, b: EvalFn): EvalFn {
     case "<=":
     case ">":
     case ">=":
-      return cmpOp(op, a, b);
+      return cmpOp(op, a, b, la, lb);
     case "=?=":
     case "is":
       return (ad, st) => metaEqual(a(ad, st), b(ad, st));
@@ -418,7 +504,7 @@ function buildBinary(op: string, a: EvalFn, b: EvalFn): EvalFn {
     case "*":
     case "/":
     case "%":
-      return arithOp(op, a, b);
+      return arithOp(op, a, b, la, lb);
     case "&":
     case "|":
     case "^":

@@ -1,17 +1,18 @@
 /**
  * The values of a match: the Boolean AND of a Requirements and a policy
  * expression as the negotiator takes it, a rank as a double, and the
- * attributes every pair evaluates, each looked up once per layout.
+ * attributes every pair evaluates, each looked up once per layout and evaluated
+ * through a plan for the pair's layouts (match-plan.ts).
  */
-import { AttrSite } from "./evaluate.js";
+import { PlanSite } from "./match-plan.js";
 import { ERROR, Real, UNDEF, truth, type Value } from "./values.js";
 
 /** The machine's Requirements, with the job as TARGET. */
-export const MACHINE_REQUIREMENTS = new AttrSite("requirements");
+export const MACHINE_REQUIREMENTS = new PlanSite("requirements");
 /** The job's Requirements, with the machine as TARGET. */
-export const JOB_REQUIREMENTS = new AttrSite("requirements");
+export const JOB_REQUIREMENTS = new PlanSite("requirements");
 /** The job's Rank of a machine. */
-export const JOB_RANK = new AttrSite("rank");
+export const JOB_RANK = new PlanSite("rank");
 
 /** What `left && …` is when the left side alone decides it (false or ERROR), or null when the right side is needed. */
 export function andDecidedBy(left: Value): Value | null {

@@ -8,7 +8,7 @@ import type { Decision } from "../common/decision.js";
 import { isoTime } from "../common/iso-time.js";
 import { readAd, readOneAd, splitAds } from "./ad-input.js";
 import type { ClassAd } from "./classad.js";
-import { evalAttr, evalCompiled } from "./evaluate.js";
+import { AttrSite, evalAttr, evalCompiled } from "./evaluate.js";
 import type { Compiled } from "./node.js";
 import { BEST_MESSAGE, bestVerdict, BestHeap, MAX_BEST } from "./match-best.js";
 import { columnVerdict, DISCARDED, MATCHED as MATCH_FLAG, REJECTED_JOB, REJECTED_RESOURCE, type MatchVerdict } from "./match-verdict.js";
@@ -88,6 +88,9 @@ export function parseMatchRequest(request: {
 export function discards(expr: Compiled | null, ad: ClassAd, st: EvalState): boolean {
   return expr !== null && isTrue(evalCompiled(expr, ad, null, st));
 }
+
+/** Each machine's Name in the full verdict, its slot looked up once per layout. */
+const MACHINE_NAME = new AttrSite("name");
 
 /** A string attribute's value, or null. */
 export function stringAttr(ad: ClassAd, lc: string, st: EvalState): string | null {
@@ -208,7 +211,8 @@ export function decideParsedMatch(policy: MatchPolicy | null, req: ParsedMatchRe
   const startdOnly = policy?.startdOnly ?? null;
   for (let i = 0; i < n; i++) {
     const m = machines[i];
-    names[i] = stringAttr(m, "name", st);
+    const name = MACHINE_NAME.eval(m, null, st);
+    names[i] = typeof name === "string" ? name : null;
     if (startdOnly !== null && discards(startdOnly, m, st)) {
       flags[i] = DISCARDED;
       continue;

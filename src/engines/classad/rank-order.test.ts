@@ -34,7 +34,7 @@ describe("ordering a match's candidates by rank", () => {
     4096,
     8192,
   ];
-  for (const n of [10, 511, 512, 5_000]) {
+  for (const n of [0, 1, 2, 8, 9, 10, 17, 100, 511, 512, 5_000]) {
     it(`keeps ties in input order and NaN last with ${n} candidates`, () => {
       let seed = n;
       const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;

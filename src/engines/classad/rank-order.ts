@@ -1,6 +1,6 @@
 /**
  * The order of a match's candidates: rank descending, ties in input order,
- * NaN last. Small lists use the stable comparison sort; large ones a stable
+ * NaN last. Small lists use a stable merge sort; large ones a stable
  * least-significant-digit radix sort on the ranks' bits, so ordering 100,000
  * matches costs a few passes over them rather than n·log n comparisons.
  */
@@ -19,15 +19,56 @@ const LO = 1 - HI;
 
 /** Sorts candidate indices (ascending on entry) by `ranks[i]` descending, ties keeping their order, NaN last. */
 export function orderByRank(candidates: number[], ranks: Float64Array): void {
-  if (candidates.length < RADIX_FROM) {
-    candidates.sort((a, b) => {
-      const ra = ranks[a];
-      const rb = ranks[b];
-      return Number.isNaN(ra) ? (Number.isNaN(rb) ? 0 : 1) : Number.isNaN(rb) ? -1 : rb - ra;
-    });
-    return;
+  if (candidates.length < RADIX_FROM) mergeOrder(candidates, ranks);
+  else radixOrder(candidates, ranks);
+}
+
+/** Whether rank `ra` goes strictly before rank `rb`: the higher first, NaN after any number. */
+function goesBefore(ra: number, rb: number): boolean {
+  return ra > rb || (Number.isNaN(rb) && !Number.isNaN(ra));
+}
+
+/** Runs of this many candidates are put in order by insertion before they are merged. */
+const RUN = 8;
+
+/**
+ * The comparison path: a stable merge sort with the ranks compared in place
+ * (`Array.prototype.sort` calls a comparator per comparison: 100 matches took
+ * about 6 µs, a third of what a 100-machine decision spends beyond its
+ * evaluations). An element moves ahead of another only when it goes strictly
+ * before it, so ties keep their input order.
+ */
+function mergeOrder(c: number[], ranks: Float64Array): void {
+  const n = c.length;
+  for (let lo = 0; lo < n; lo += RUN) {
+    const hi = Math.min(lo + RUN, n);
+    for (let i = lo + 1; i < hi; i++) {
+      const x = c[i];
+      const r = ranks[x];
+      let j = i;
+      for (; j > lo && goesBefore(r, ranks[c[j - 1]]); j--) c[j] = c[j - 1];
+      c[j] = x;
+    }
   }
-  radixOrder(candidates, ranks);
+  if (n <= RUN) return;
+  let from = c;
+  let to = new Array<number>(n);
+  for (let w = RUN; w < n; w *= 2) {
+    for (let lo = 0; lo < n; lo += 2 * w) {
+      const mid = Math.min(lo + w, n);
+      const hi = Math.min(lo + 2 * w, n);
+      let i = lo;
+      let j = mid;
+      let k = lo;
+      while (i < mid && j < hi) to[k++] = goesBefore(ranks[from[j]], ranks[from[i]]) ? from[j++] : from[i++];
+      while (i < mid) to[k++] = from[i++];
+      while (j < hi) to[k++] = from[j++];
+    }
+    const t = from;
+    from = to;
+    to = t;
+  }
+  if (from !== c) for (let k = 0; k < n; k++) c[k] = from[k];
 }
 
 /**

@@ -4,7 +4,7 @@
  * MY/AD) and the default-mode fallback from MY to TARGET.
  */
 import { ClassAd, EMPTY_AD, literal, type Slot } from "./classad.js";
-import { Compiled } from "./node.js";
+import { Compiled, type EvalFn } from "./node.js";
 import { MAX_DEPTH, MAX_STEPS, type EvalState } from "./state.js";
 import { ERROR, ListValue, UNDEF, type Value } from "./values.js";
 
@@ -62,6 +62,31 @@ export function evalExpr(c: Compiled, holder: ClassAd, st: EvalState): Value {
 }
 
 /**
+ * {@link evalExpr} of `c` running `fn` in place of its closure: `fn` is the closure of a
+ * plan made from `c`'s tree (match-plan.ts), which reads what `c` reads and evaluates as
+ * it does, so the lookup is the same one (its charges, bounds and cycle guard).
+ */
+export function evalExprAs(c: Compiled, fn: EvalFn, holder: ClassAd, st: EvalState): Value {
+  const stack = st.stack;
+  const holders = st.holders;
+  let walked = 0;
+  if (c.active !== 0) {
+    for (let i = stack.length - 1; i >= 0; i--) if (stack[i] === c && holders[i] === holder) return UNDEF;
+    walked = stack.length >> 3;
+  }
+  if (++st.steps > MAX_STEPS || !st.spend(c.c + LOOKUP_UNITS + walked) || !st.enter(c.h)) return ERROR;
+  stack.push(c);
+  holders.push(holder);
+  c.active++;
+  const v = fn(holder, st);
+  c.active--;
+  st.leave(c.h);
+  stack.pop();
+  holders.pop();
+  return chargeValue(v, st);
+}
+
+/**
  * Work units per element of a list a built-in builds: each element is an
  * expression object of its own (split's pieces are a string and a literal
  * each), several times a character's work. At one unit an element, 20,000
@@ -71,7 +96,12 @@ const LIST_ELEMENT_UNITS = 4;
 
 /** Charges a built-in's call and the length of the string or list it built; ERROR when that spends the budget. */
 export function chargeResult(v: Value, st: EvalState): Value {
-  const n = typeof v === "string" ? v.length : typeof v === "object" && v instanceof ListValue ? LIST_ELEMENT_UNITS * v.length : 0;
+  const n =
+    typeof v === "string"
+      ? v.length
+      : typeof v === "object" && v instanceof ListValue
+        ? LIST_ELEMENT_UNITS * v.length
+        : 0;
   return st.spend(1 + n) ? v : ERROR;
 }
 

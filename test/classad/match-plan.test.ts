@@ -1,0 +1,128 @@
+/**
+ * Match plans (src/engines/classad/match-plan.ts): an attribute evaluated through
+ * a plan for the pair's layouts gives the general lookup's value and charges its
+ * work, unit for unit, up to where a small budget runs out.
+ */
+import { describe, expect, it } from "vitest";
+import { Budget } from "../../src/engines/common/budget.js";
+import { readAd } from "../../src/engines/classad/ad-input.js";
+import type { ClassAd } from "../../src/engines/classad/classad.js";
+import { evalAttr } from "../../src/engines/classad/evaluate.js";
+import { PLAN_AFTER, PlanSite } from "../../src/engines/classad/match-plan.js";
+import { EvalState } from "../../src/engines/classad/state.js";
+import { unparseValue } from "../../src/engines/classad/unparse.js";
+import type { Value } from "../../src/engines/classad/values.js";
+
+const ctx = { now: Date.UTC(2026, 0, 1), random: () => 0.5 };
+const LONG = "x".repeat(40);
+
+function ad(text: string): ClassAd {
+  const r = readAd(text);
+  if (!r.ok) throw new Error(`${r.error.message}: ${text}`);
+  return r.ad;
+}
+
+/** Two machine kinds (two layouts), their Requirements reading the job back. */
+const machines = [
+  ad(
+    `[ Name = "a"; Arch = "X86_64"; Memory = 1024 * 4; Cpus = 8; Long = "${LONG}"; Start = true; Loop = TARGET.Requirements; Requirements = Start && TARGET.RequestMemory <= MY.Memory && RequestCpus <= Cpus ]`,
+  ),
+  ad(
+    `[ Name = "b"; Cpus = 2; Arch = "ARM"; Memory = 512; Long = "${LONG.toUpperCase()}"; Requirements = TARGET.Missing =?= UNDEFINED && Memory > RequestMemory - 4096 ]`,
+  ),
+  ad(
+    `[ Name = "c"; Arch = "X86_64"; Memory = 1024 * 4; Cpus = 8; Long = "${LONG}"; Start = true; Loop = TARGET.Requirements; Requirements = Start && TARGET.RequestMemory <= MY.Memory && RequestCpus <= Cpus ]`,
+  ),
+];
+
+/** Job Requirements: the reference forms a plan resolves, and those it leaves to the lookup. */
+const requirements = [
+  `TARGET.Memory >= RequestMemory && TARGET.Arch == "X86_64" && TARGET.Cpus - 1 > RequestCpus`,
+  `MY.RequestMemory + TARGET.Cpus`,
+  `target.memory + other.CPUS + my.requestcpus + self.requestcpus`,
+  `Memory + Cpus`, // not in the job: the machine's (the fallback)
+  `TARGET.Nope =?= UNDEFINED && Nope =?= UNDEFINED && MY.Nope =?= UNDEFINED`,
+  `CurrentTime > 0 && MY.CurrentTime =?= UNDEFINED`,
+  `.RequestMemory =?= UNDEFINED`,
+  `TARGET.Loop`, // the machine's Loop reads the job's Requirements back: a cycle, UNDEFINED
+  `ifThenElse(TARGET.Cpus > 2, RequestCpus, 0) + size(strcat(TARGET.Name, "x"))`,
+  `TARGET.Long == Long && TARGET.Long != Long && TARGET.Long >= Long`,
+  `{ 1, 2, 3 }[0] == RequestCpus`,
+  `[ a = TARGET.Memory ].a`,
+  `TARGET.Memory > 100 ? RequestMemory : TARGET.Cpus`,
+  `!(TARGET.Arch == "ARM") || TARGET.Cpus < 4`,
+  `TARGET.Requirements && MY.Target =?= UNDEFINED`,
+];
+
+const job = (req: string, extra = "") =>
+  ad(
+    `[ RequestMemory = 2048; RequestCpus = 1; Long = "${LONG.toUpperCase()}"; ${extra}Requirements = ${req} ]`,
+  );
+
+/** One evaluation under its own budget of `limit` units: the value printed and the units charged. */
+function run(evaluate: (st: EvalState) => Value, limit = 1e9): [string, number] {
+  const b = new Budget(limit);
+  const v = b.run(() => {
+    const st = new EvalState(ctx);
+    const v = evaluate(st);
+    st.flushWork();
+    return v;
+  });
+  return [unparseValue(v), b.used];
+}
+
+describe("a match plan", () => {
+  it("evaluates as the lookup does and charges the same units, for every reference form", () => {
+    const jobs: [string, ClassAd][] = [
+      ...requirements.map((r): [string, ClassAd] => [r, job(r)]),
+      ["TARGET.Memory + 1, the job defining Target", job("TARGET.Memory + 1", "Target = [ Memory = 1 ]; ")],
+      ["MY.Memory, the job defining My", job("MY.Memory", "My = [ Memory = 7 ]; ")],
+    ];
+    for (const [text, j] of jobs) {
+      // the first evaluation parses what the ads' reading deferred (charged once): done before comparing
+      for (const m of machines) {
+        run((st) => evalAttr(j, "requirements", m, st));
+        run((st) => evalAttr(m, "requirements", j, st));
+      }
+      const site = new PlanSite("requirements");
+      const back = new PlanSite("requirements");
+      // each machine PLAN_AFTER + 2 times in a row: the plan is built, dropped for the other layout, built again
+      const runs = PLAN_AFTER + 2;
+      for (let k = 0; k < machines.length * runs; k++) {
+        const m = machines[Math.floor(k / runs)];
+        expect(
+          run((st) => site.eval(j, m, st)),
+          `${text} against ${k}`,
+        ).toEqual(run((st) => evalAttr(j, "requirements", m, st)));
+        expect(
+          run((st) => back.eval(m, j, st)),
+          `machine ${k} against ${text}`,
+        ).toEqual(run((st) => evalAttr(m, "requirements", j, st)));
+        if (k % runs === runs - 1) expect(back.planned).toBe(true);
+      }
+      // a list or a nested ad in the expression: no plan
+      expect(site.planned, text).toBe(!/[{[]/.test(text));
+    }
+  });
+
+  it("is built once the same expression comes with the same layouts, and gives the same ERROR where a small budget runs out", () => {
+    const j = job(requirements[0]);
+    const m = machines[0];
+    const site = new PlanSite("requirements");
+    for (let k = 0; k < PLAN_AFTER; k++) {
+      expect(site.planned).toBe(false);
+      site.eval(j, m, new EvalState(ctx));
+    }
+    expect(site.planned).toBe(true);
+    for (const req of requirements) {
+      const jr = job(req);
+      const planned = new PlanSite("requirements");
+      for (let k = 0; k < PLAN_AFTER; k++) planned.eval(jr, m, new EvalState(ctx));
+      for (let limit = 0; limit < 60; limit++)
+        expect(
+          run((st) => planned.eval(jr, m, st), limit),
+          `${req} in ${limit} units`,
+        ).toEqual(run((st) => evalAttr(jr, "requirements", m, st), limit));
+    }
+  });
+});
