@@ -126,6 +126,11 @@ const OLD_ADS = [
   'a = "\nb = 1',
   'a = "x\\',
   "a = 1\n  # indented comment\nb = \u00a0\nc = 3",
+  // a line's value is found by its end (indexOf) and trimmed back: a string is plain when no quote is inside (a backslash escapes only a quote)
+  'b = "tab\tand  spaces inside"\nf = "/home/alice/run7/run7.log"\ne = "\u00a0"\u3000\nc = "ends \\"',
+  'b = "x"\nd = """',
+  'a = "back\\slash"\nb = "\\"\nc = "x\\\\"\nd = "\\n"',
+  'f = "/home/alice/run7/run7.log"\na = "x"y"',
 ];
 
 describe("reading ads in place", () => {
@@ -148,7 +153,8 @@ describe("reading ads in place", () => {
 
   it("trims an expression in place exactly as String.prototype.trim does, for every code unit", () => {
     const differ: string[] = [];
-    for (let c = 0; c < 0x10000; c++) if (isTrimmed(c) !== (String.fromCharCode(c).trim() === "")) differ.push(c.toString(16));
+    for (let c = 0; c < 0x10000; c++)
+      if (isTrimmed(c) !== (String.fromCharCode(c).trim() === "")) differ.push(c.toString(16));
     expect(differ).toEqual([]);
   });
 

@@ -171,6 +171,22 @@ describe("deep JSON policies and deep programs", () => {
     expect(expectError(a, 422, "policy_invalid").details?.[0].code).toBe("jobfilter_too_deep");
   });
 
+  it("a filters.json regex of groups nested 5,015 deep (found by the fuzzer) is named; 1,000 deep is valid", async () => {
+    const rule = (n: number) =>
+      JSON.stringify([
+        {
+          priority: 2,
+          predicates: [["opcode", ["=~", "reason", "(".repeat(n) + "a+" + ")".repeat(n) + "+$"]]],
+        },
+      ]);
+    const a = await validatePolicy("jobfilter", rule(5015));
+    expect(expectError(a, 422, "policy_invalid").details?.[0].message).toContain(
+      "parentheses are too deeply nested at offset 1000",
+    );
+    const b = await validatePolicy("jobfilter", rule(1000));
+    expect(b.status).toBe(200);
+  });
+
   it("a customs.json nested 10,000 deep", async () => {
     const a = await validatePolicy("customs", `{"networks":{"1":{"maxLoad":${nestedArrays(10_000)}}}}`);
     expect(expectError(a, 422, "policy_invalid").details?.[0].code).toBe("customs_too_deep");

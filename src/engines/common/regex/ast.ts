@@ -64,4 +64,5 @@ export type ProblemKind =
   | "bad-group-syntax"
   | "bad-property"
   | "bad-posix-class"
-  | "too-large";
+  | "too-large"
+  | "too-deep";

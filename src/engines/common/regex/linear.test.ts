@@ -42,7 +42,20 @@ describe("the engine each pattern runs on", () => {
     const rx = compiled(duration, "onig");
     expect(rx.fast).toBe(true);
     const vm = compileVmOnly(duration, "onig")!;
-    for (const s of ["PT2S", "P1W2D", "PT1H30M", "P1DT2.5S", "PT", "P", "PTX", "1H", "P12", "PT10M30S\n", "PT1\nS", ""]) {
+    for (const s of [
+      "PT2S",
+      "P1W2D",
+      "PT1H30M",
+      "P1DT2.5S",
+      "PT",
+      "P",
+      "PTX",
+      "1H",
+      "P12",
+      "PT10M30S\n",
+      "PT1\nS",
+      "",
+    ]) {
       expect(Array.from(rx.exec(s, 0) ?? [])).toEqual(Array.from(vm.exec(s, 0) ?? []));
     }
     // four two-way choices: 16 paths per attempt, charged as such
@@ -193,6 +206,22 @@ describe("translation details", () => {
       if (!r.ok)
         expect([r.error.kind, r.error.construct, r.error.offset]).toEqual(["unsupported", construct, offset]);
     }
+  });
+  it("refuses groups nested past 1,000 (and stacked quantifiers past it), in every dialect, without overflowing the stack", () => {
+    const nested = (n: number) => "(".repeat(n) + "a+" + ")".repeat(n) + "+$";
+    for (const o of ["re2", "python", "onig", "pcre"] as Origin[]) {
+      expect(compileLinear(nested(1000), o).ok, o).toBe(true);
+      for (const n of [1001, 5015, 100_000]) {
+        const r = compileLinear(nested(n), o);
+        expect(r.ok, `${o} ${n}`).toBe(false);
+        if (!r.ok) expect([r.error.kind, r.error.offset]).toEqual(["too-deep", 1000]);
+      }
+    }
+    // Oniguruma alone stacks quantifiers; each is a level of the tree
+    expect(compileLinear("a" + "{1}".repeat(999), "onig").ok).toBe(true);
+    const stacked = compileLinear("a" + "{1}".repeat(5000), "onig");
+    expect(stacked.ok).toBe(false);
+    if (!stacked.ok) expect(stacked.error.kind).toBe("too-deep");
   });
   it("refuses a pattern whose program would be too large", () => {
     const r = compileLinear("((a{100}){100}){100}", "onig");

@@ -19,6 +19,7 @@ const GO: Record<ProblemKind, string> = {
   "bad-property": "invalid character class range",
   "bad-posix-class": "invalid character class range",
   "too-large": "expression too large",
+  "too-deep": "expression nests too deeply",
 };
 
 const PYTHON: Record<ProblemKind, string> = {
@@ -38,6 +39,7 @@ const PYTHON: Record<ProblemKind, string> = {
   "bad-property": "bad escape",
   "bad-posix-class": "bad escape",
   "too-large": "pattern too large",
+  "too-deep": "too many nested parentheses",
 };
 
 const ONIG: Record<ProblemKind, string> = {
@@ -57,6 +59,7 @@ const ONIG: Record<ProblemKind, string> = {
   "bad-property": "invalid character property name",
   "bad-posix-class": "invalid POSIX bracket type",
   "too-large": "too big regex",
+  "too-deep": "parse depth limit over",
 };
 
 const PCRE: Record<ProblemKind, string> = {
@@ -76,6 +79,7 @@ const PCRE: Record<ProblemKind, string> = {
   "bad-property": "unknown property name after \\P or \\p",
   "bad-posix-class": "unknown POSIX class name",
   "too-large": "regular expression is too large",
+  "too-deep": "parentheses are too deeply nested",
 };
 
 /** The sentence for a construct refused because it needs backtracking (same shape in every origin). */

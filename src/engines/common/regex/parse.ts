@@ -57,11 +57,16 @@ function negate(s: CharSetSpec): CharSetSpec {
   return { ranges: [], props: [], negated: true, fold: s.fold, subs: [s] };
 }
 
+/** How deep groups (and stacked quantifiers) may nest: Go's regexp/syntax and RE2 refuse past 1,000. */
+export const MAX_NESTING = 1000;
+
 class Parser {
   private pos = 0;
   private groupCount = 0;
   private readonly names: Array<string | null> = [];
   private inLook = false;
+  /** Groups open at pos plus the quantifiers stacked on the atom being read: the tree's depth so far. */
+  private depth = 0;
 
   constructor(
     private readonly p: string,
@@ -125,6 +130,7 @@ class Parser {
   private quantifiers(atom: Node, atomStart: number): Node {
     let node = atom;
     let repeated = false;
+    let stacked = 0;
     for (;;) {
       this.skipExtended();
       const qStart = this.pos;
@@ -145,6 +151,9 @@ class Parser {
         this.unsupported(qStart, this.p.slice(qStart, this.pos), "possessive quantifier");
       }
       node = { t: "rep", x: node, min: q[0], max: q[1], greedy };
+      // Oniguruma stacks quantifiers (`a{2}{3}`): each is a level of the tree too
+      if (repeated && ++stacked + this.depth > MAX_NESTING)
+        this.fail("too-deep", qStart, this.p.slice(qStart, this.pos));
       repeated = true;
     }
   }
@@ -226,7 +235,20 @@ class Parser {
     }
   }
 
+  /**
+   * A group, its nesting bounded (each level is a level of recursion here and in every
+   * pass over the tree): Go's and RE2's limit, {@link MAX_NESTING}.
+   */
   private group(): Node | null {
+    if (++this.depth > MAX_NESTING) this.fail("too-deep", this.pos, "(");
+    try {
+      return this.groupBody();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private groupBody(): Node | null {
     const p = this.p;
     const start = this.pos;
     this.pos++;
