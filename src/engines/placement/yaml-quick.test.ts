@@ -84,7 +84,7 @@ function both(source: string): void {
 
 describe("the YAML reader's quick paths read as the general ones", () => {
   it("on random texts", () => {
-    fc.assert(fc.property(text, both), { numRuns: 4000 });
+    fc.assert(fc.property(text, both), { numRuns: 4000, seed: 4101 });
   });
 
   it("on the hard-shape placement file, and the reader takes the quick path there", () => {
@@ -197,7 +197,7 @@ describe("the quick rule decoder decodes as the general one", () => {
         expect(both.errors).toEqual([]);
         expect(both.quick).toEqual(both.general);
       }),
-      { numRuns: 3000 },
+      { numRuns: 3000, seed: 4102 },
     );
     // the property is not vacuous: many random rules are plainly written
     expect(taken).toBeGreaterThan(100);
@@ -466,7 +466,7 @@ describe("lazy reading parses as reading every mapping in place", () => {
         expect(decodeRule(d, general.tree.root.items[0], "/r")).toEqual(quick);
         expect(d.errors).toEqual([]);
       }),
-      { numRuns: 1500 },
+      { numRuns: 1500, seed: 4103 },
     );
     expect(taken).toBeGreaterThan(150);
   });
@@ -491,7 +491,7 @@ describe("lazy reading parses as reading every mapping in place", () => {
             ).length;
         },
       ),
-      { numRuns: 400 },
+      { numRuns: 400, seed: 4104 },
     );
     // the property is not vacuous: many rules are left unread and decoded from their text
     expect(taken).toBeGreaterThan(100);
@@ -515,7 +515,7 @@ describe("lazy reading parses as reading every mapping in place", () => {
         fc.array(fc.oneof(alike, alike, alike, alike, goodRule(3), noisy), { minLength: 2, maxLength: 12 }),
         (rules) => parsedAlike(policyOf(rules, "{name: users}")),
       ),
-      { numRuns: 200 },
+      { numRuns: 200, seed: 4105 },
     );
   });
 
