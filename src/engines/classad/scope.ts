@@ -39,37 +39,21 @@ export const LOOKUP_UNITS = 6;
  * big value again is work again); a spent budget makes the lookup ERROR.
  */
 export function evalExpr(c: Compiled, holder: ClassAd, st: EvalState): Value {
-  const stack = st.stack;
-  const holders = st.holders;
-  let walked = 0;
-  // only an expression already in progress can close a cycle: then the stack is searched for it in this ad
-  if (c.active !== 0) {
-    for (let i = stack.length - 1; i >= 0; i--) if (stack[i] === c && holders[i] === holder) return UNDEF;
-    walked = stack.length >> 3;
-  }
-  // made once here, then read as fields (the getters would check three times)
-  const m = c.made();
-  if (++st.steps > MAX_STEPS || !st.spend(m.c + LOOKUP_UNITS + walked) || !st.enter(m.h)) return ERROR;
-  stack.push(c);
-  holders.push(holder);
-  c.active++;
-  const v = m.e(holder, st);
-  c.active--;
-  st.leave(m.h);
-  stack.pop();
-  holders.pop();
-  return chargeValue(v, st);
+  // made once here, then read as fields (the getters would check each time)
+  return evalExprAs(c, c.made().e, holder, st);
 }
 
 /**
  * {@link evalExpr} of `c` running `fn` in place of its closure: `fn` is the closure of a
  * plan made from `c`'s tree (match-plan.ts), which reads what `c` reads and evaluates as
- * it does, so the lookup is the same one (its charges, bounds and cycle guard).
+ * it does, so the lookup is the same one (its charges, bounds and cycle guard). `c` is
+ * made (its cost and height are read as fields).
  */
 export function evalExprAs(c: Compiled, fn: EvalFn, holder: ClassAd, st: EvalState): Value {
   const stack = st.stack;
   const holders = st.holders;
   let walked = 0;
+  // only an expression already in progress can close a cycle: then the stack is searched for it in this ad
   if (c.active !== 0) {
     for (let i = stack.length - 1; i >= 0; i--) if (stack[i] === c && holders[i] === holder) return UNDEF;
     walked = stack.length >> 3;

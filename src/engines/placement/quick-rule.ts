@@ -190,16 +190,18 @@ class RuleText {
       this.pos++;
       this.spaces();
     }
-    const c = this.src.charCodeAt(this.pos);
-    if (c !== 125 && c !== 93) return false;
-    this.pos++;
-    return true;
+    return this.closes();
   }
 
   /** After an opening bracket: skips the spaces; true when the collection is empty (the cursor then after its closing bracket). */
   open(): boolean {
     this.pos++;
     this.spaces();
+    return this.closes();
+  }
+
+  /** Whether a `}` or `]` is at the cursor (then stepped over). */
+  private closes(): boolean {
     const c = this.src.charCodeAt(this.pos);
     if (c !== 125 && c !== 93) return false;
     this.pos++;
