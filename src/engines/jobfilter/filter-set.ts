@@ -2,7 +2,7 @@ import type { FilterRule } from "./types.js";
 import type { FieldTable, PreparedJob } from "./evaluate.js";
 import { compilePredicate, newFieldTable } from "./evaluate.js";
 import { parseExpression } from "./expression.js";
-import { allOf, predicateReach, type Reach } from "./job-reach.js";
+import { allOf, predicateCoReach, predicateReach, type FactReach, type Reach } from "./job-reach.js";
 import { compareCodePoints } from "./order.js";
 
 /** A rule ready to test jobs: predicates compiled, action split into kind and limit. */
@@ -38,6 +38,32 @@ export function ruleReach(r: CompiledRule): Reach {
   return reach;
 }
 
+const coReaches = new WeakMap<CompiledRule, readonly FactReach[] | null>();
+
+/**
+ * Where a rule may fail to hold (see job-reach.ts `predicateCoReach`): a job
+ * that has none of these facts matches the rule ([]: every job does); null
+ * when that is not known for one of its predicates. Worked out on first use.
+ */
+export function ruleCoReach(r: CompiledRule): readonly FactReach[] | null {
+  let co = coReaches.get(r);
+  if (co === undefined) {
+    const out: FactReach[] = [];
+    for (const p of r.rule.predicates) {
+      const parsed = parseExpression(p[1]);
+      const f = predicateCoReach(p[0], parsed.ok ? parsed.value : null);
+      if (f === null) {
+        co = null;
+        break;
+      }
+      out.push(f);
+    }
+    if (co === undefined) co = out;
+    coReaches.set(r, co);
+  }
+  return co;
+}
+
 /** The loaded filter chain: rules in evaluation order, CONTINUE rules dropped from the chain walked per job. */
 export interface FilterSet {
   /** All rules in (priority, watermark, uuid) order. */
@@ -48,6 +74,8 @@ export interface FilterSet {
   readonly fields: number;
   /** The opcode field paths (not `OP_ID`) whose values bound where a rule's opcode predicate holds (`==`, `=[]`, and their `&`/`|`), in first-seen order: those a running-count store indexes by value. */
   readonly valued: readonly string[];
+  /** The opcode field paths (not `OP_ID`) an opcode predicate names alone, in first-seen order: those a store finding jobs by complement indexes too (see `ruleCoReach`). */
+  readonly indexable: readonly string[];
 }
 
 /** What carrying running counts reads of a rule set (see rule-change.ts): its rules in order, and its chain; a `FilterSet` is one. */
@@ -91,7 +119,7 @@ export function compileRule(rule: FilterRule, fields: FieldTable): CompiledRule 
 export function buildFilterSet(rules: readonly FilterRule[]): FilterSet {
   const fields = newFieldTable();
   const compiled = [...rules].sort(compareRules).map((r) => compileRule(r, fields));
-  return { rules: compiled, chain: compiled.filter((r) => r.kind !== "CONTINUE"), fields: fields.paths.length, valued: [...fields.valued] };
+  return { rules: compiled, chain: compiled.filter((r) => r.kind !== "CONTINUE"), fields: fields.paths.length, valued: [...fields.valued], indexable: [...fields.indexable] };
 }
 
 /**
