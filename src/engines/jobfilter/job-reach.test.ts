@@ -473,7 +473,7 @@ describe("RunningCounts.rebase through the indexes", () => {
         { OP_ID: "OP_A", name: "n12" },
         { OP_ID: "OP_B", name: `n${k}` },
       ],
-      half: (k) => [{ OP_ID: "OP_A", name: `n${k}` }, { OP_ID: "OP_B" }],
+      half: (k): Job["opcodes"] => [{ OP_ID: "OP_A", name: `n${k}` }, { OP_ID: "OP_B" }],
       none: () => [],
       plain: (k) => [{ OP_ID: "OP_A", name: `n${k}` }],
     };
