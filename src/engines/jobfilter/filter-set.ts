@@ -74,7 +74,7 @@ export interface FilterSet {
   readonly fields: number;
   /** The opcode field paths (not `OP_ID`) whose values bound where a rule's opcode predicate holds (`==`, `=[]`, and their `&`/`|`), in first-seen order: those a running-count store indexes by value. */
   readonly valued: readonly string[];
-  /** The opcode field paths (not `OP_ID`) an opcode predicate names alone, in first-seen order: those a store finding jobs by complement indexes too (see `ruleCoReach`). */
+  /** The opcode field paths (not `OP_ID`) an opcode predicate `!=` names alone (`name != "x"`), in first-seen order: those a store finding jobs by complement indexes too (see `ruleCoReach`). */
   readonly indexable: readonly string[];
 }
 

@@ -60,7 +60,7 @@ const idOnly = (set: FilterSet, at: readonly number[]) => at.every((i) => set.ch
 /**
  * The opcode field paths a store is to index by value for a rule set: those
  * its rules bound by value, then (in a store finding jobs by complement) those
- * an opcode predicate names alone, then those it indexes already (kept, so a
+ * an opcode predicate `!=` names alone, then those it indexes already (kept, so a
  * rule naming one again does not index it anew), the first few.
  */
 const valuedPaths = (set: FilterSet, store: ShareStore) =>
