@@ -393,12 +393,21 @@ export class RunningCounts {
       }
       return plan;
     };
+    // the last job's plan, kept for the next (a rule's jobs come together, most remembering the same)
+    let last: { gen: number; was: string | null; now: string; plan: Plan | null } | undefined;
     const of = (h: Holder) => {
       const gen = h.share.gen;
       if (gen === undefined) return undefined;
-      const print = byGen.get(gen);
-      if (print === undefined) return undefined;
-      const plan = planFor(gen, print, h.share.was ?? null, h.share.rule!);
+      const was = h.share.was ?? null;
+      const now = h.share.rule!;
+      let plan: Plan | null;
+      if (last !== undefined && last.gen === gen && last.was === was && last.now === now) plan = last.plan;
+      else {
+        const print = byGen.get(gen);
+        if (print === undefined) return undefined;
+        plan = planFor(gen, print, was, now);
+        last = { gen, was, now, plan };
+      }
       if (plan === null) return undefined;
       if (plan.at.length === 0) return plan.rule;
       return firstAmong(next, plan.at, h, plan.upTo, plan.byId) ?? plan.rule;
