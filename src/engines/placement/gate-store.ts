@@ -283,6 +283,9 @@ export class LiteralIndex {
   }
 }
 
+/** The shortest chain whose decisions find their rules through the indexes rather than reading every gate. */
+export const INDEXED_FROM = 32;
+
 /** The rules of the chain without a gate (a decision runs each), ascending. */
 function ungated(gated: string): number[] {
   const out: number[] = [];
@@ -297,8 +300,10 @@ export function loadGates(p: StoredPartition): RuleGates {
   const groupSide = bytesOf(g.groupSide);
   const userLiteral = literals(p, userSide, p.filters.userExp);
   const groupLiteral = literals(p, groupSide, p.filters.groupExp);
-  // bundles stored before the literal order was kept read every rule's gate
+  // a short chain's gates are read whole (cheaper than the indexes' searches), as are those of
+  // bundles stored before the literal order was kept
   const ordered =
+    g.gated.length >= INDEXED_FROM &&
     g.userByLiteral !== undefined &&
     g.userLengths !== undefined &&
     g.groupByLiteral !== undefined &&
