@@ -169,11 +169,32 @@ function booleanWord(codes: Uint16Array, s: number, e: number): boolean | undefi
 /** A real `-?[0-9]+.[0-9]+` at `src[s, e)` whose `.` is at `dot` (digits before it checked), or undefined. */
 function realText(codes: Uint16Array, src: string, s: number, dot: number, e: number): Real | undefined {
   if (dot + 1 >= e) return undefined;
+  let m = 0;
+  for (let q = codes[s] === 45 ? s + 1 : s; q < dot; q++) m = m * 10 + codes[q] - 48;
   for (let q = dot + 1; q < e; q++) {
     const c = codes[q];
     if (c < 48 || c > 57) return undefined;
+    m = m * 10 + c - 48;
   }
-  return new Real(Number(src.slice(s, e)));
+  return new Real(realOf(codes[s] === 45, m, e - s - (codes[s] === 45 ? 2 : 1), e - dot - 1, src, s, e));
+}
+
+/** Powers of ten a double holds exactly (10^0 … 10^22). */
+const EXACT_POWERS = [
+  1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+  1e20, 1e21, 1e22,
+];
+
+/**
+ * The number a real `-?[0-9]+.[0-9]+` written at `src[s, e)` stands for, as `Number()` reads it: its
+ * `digits` digits (`frac` of them after the dot) make `m`. While `m` is exact (at most 15 digits) and
+ * 10^frac too, `m / 10^frac` is that number, IEEE division rounding correctly as `Number()` does; any
+ * other text is read by `Number()`.
+ */
+export function realOf(neg: boolean, m: number, digits: number, frac: number, src: string, s: number, e: number): number {
+  if (digits > 15 || frac > 22) return Number(src.slice(s, e));
+  const v = m / EXACT_POWERS[frac];
+  return neg ? -v : v;
 }
 
 /** A copy of a text not sharing its characters with a larger one (a cut of a request's text would keep the request alive). */
