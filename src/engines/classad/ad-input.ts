@@ -213,16 +213,22 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     }
     // the name the ads of this kind have here is compared in place; any other is scanned
     // (a name holds no line feed, so neither crosses the line's end)
-    const expected = at === null ? null : at.lastNameCodes;
     let found = false;
-    if (expected !== null && p + expected.length <= n) {
-      const m = expected.length;
-      let i = 0;
-      while (i < m && expected[i] === codes[p + i]) i++;
-      found = i === m && !(p + i < n && isNameChar(codes[p + i]));
+    if (at !== null) {
+      let m = -1;
+      if (words !== null) m = at.nameEndIn(codes, words, p, n);
+      else {
+        const expected = at.lastNameCodes;
+        if (p + expected.length <= n) {
+          let i = 0;
+          while (i < expected.length && expected[i] === codes[p + i]) i++;
+          if (i === expected.length) m = p + i;
+        }
+      }
+      found = m >= 0 && !(m < n && isNameChar(codes[m]));
+      if (found) p = m;
     }
-    if (found) p += (expected as number[]).length;
-    else while (++p < n && isNameChar(codes[p]));
+    if (!found) while (++p < n && isNameChar(codes[p]));
     const nameEnd = p;
     c = p < n ? codes[p] : -1;
     while (c === 32 || c === 9) c = ++p < n ? codes[p] : -1;
