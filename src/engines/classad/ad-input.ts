@@ -230,16 +230,24 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     }
     if (!found) while (++p < n && isNameChar(codes[p]));
     const nameEnd = p;
-    c = p < n ? codes[p] : -1;
-    while (c === 32 || c === 9) c = ++p < n ? codes[p] : -1;
-    if (c !== 61 || (p + 1 < n && codes[p + 1] === 61)) {
-      spend(unpaid);
-      return notAnAttribute(lineNo);
+    let s: number;
+    const after = p + 3 < n ? codes[p + 3] : -1;
+    if (after > 32 && after < 127 && codes[p] === 32 && codes[p + 1] === 61 && codes[p + 2] === 32 && after > 32 && after < 127) {
+      // ` = ` then a character trim() keeps, as `condor_q -l` writes every line
+      p++;
+      s = p + 2;
+    } else {
+      c = p < n ? codes[p] : -1;
+      while (c === 32 || c === 9) c = ++p < n ? codes[p] : -1;
+      if (c !== 61 || (p + 1 < n && codes[p + 1] === 61)) {
+        spend(unpaid);
+        return notAnAttribute(lineNo);
+      }
+      // the expression, trimmed in place as trim() would
+      s = p + 1;
+      while (s < n && isBlankInLine(codes[s])) s++;
     }
     const exprCol = p + 2 - lineStart;
-    // the expression, trimmed in place as trim() would
-    let s = p + 1;
-    while (s < n && isBlankInLine(codes[s])) s++;
     // a plain literal alone on its line is read from its start, its line's end found after it
     const plain = lineLiteral(codes, text, s, n);
     if (plain !== undefined) {
