@@ -144,15 +144,19 @@ function wordAt(src: Uint16Array, p: number, word: string): boolean {
 
 /** The keyword token written at `src[p, p + len)` (any case), or `T.Ident`. */
 function keyword(src: Uint16Array, p: number, len: number): T {
+  // the first character picks the one keyword the word may be (most names are none)
+  const c0 = src[p] | 32;
   switch (len) {
     case 2:
-      return wordAt(src, p, "is") ? T.MetaEq : T.Ident;
+      return c0 === 105 && wordAt(src, p, "is") ? T.MetaEq : T.Ident;
     case 4:
-      return wordAt(src, p, "true") ? T.True : wordAt(src, p, "isnt") ? T.MetaNe : T.Ident;
+      if (c0 === 116) return wordAt(src, p, "true") ? T.True : T.Ident;
+      return c0 === 105 && wordAt(src, p, "isnt") ? T.MetaNe : T.Ident;
     case 5:
-      return wordAt(src, p, "false") ? T.False : wordAt(src, p, "error") ? T.Err : T.Ident;
+      if (c0 === 102) return wordAt(src, p, "false") ? T.False : T.Ident;
+      return c0 === 101 && wordAt(src, p, "error") ? T.Err : T.Ident;
     case 9:
-      return wordAt(src, p, "undefined") ? T.Undef : T.Ident;
+      return c0 === 117 && wordAt(src, p, "undefined") ? T.Undef : T.Ident;
   }
   return T.Ident;
 }
