@@ -169,7 +169,7 @@ export class AdLayout {
    * loop costs V8 about as much an iteration for a word as for a unit).
    */
   nameEndIn(codes: Uint16Array, words: Int32Array, p: number, n: number): number {
-    const u = this.lastNameCodes;
+    const u = this.nameCodes ?? this.lastNameCodes;
     const m = u.length;
     const end = p + m;
     if (end > n) return -1;
@@ -258,7 +258,14 @@ export class AdLayout {
    * from the second ad of the kind on. A string value's characters start at `valueAt` (after its quote); `words` are `codes` as words
    * (char-codes.ts `wordsOf`), or null.
    */
-  keepLine(codes: Uint16Array, words: Int32Array | null, p: number, end: number, value: SlotValue, valueAt: number): void {
+  keepLine(
+    codes: Uint16Array,
+    words: Int32Array | null,
+    p: number,
+    end: number,
+    value: SlotValue,
+    valueAt: number,
+  ): void {
     if (this.lineGeneration !== keptGeneration) {
       // the first ad of its kind (in this generation) to reach here keeps nothing: an ad whose kind is
       // read once (a cold read, an ad of its own) pays no copy; the next one's line is kept
@@ -268,8 +275,20 @@ export class AdLayout {
       this.lineCopies = 0;
       return;
     }
+    if (end - p <= MAX_KEPT_LINE && this.lineCopies < MAX_LINE_COPIES)
+      this.copyLine(codes, words, p, end, value, valueAt);
+  }
+
+  /** {@link keepLine}'s copy (apart, so that the checks before it are inlined where lines are read). */
+  private copyLine(
+    codes: Uint16Array,
+    words: Int32Array | null,
+    p: number,
+    end: number,
+    value: SlotValue,
+    valueAt: number,
+  ): void {
     const m = end - p;
-    if (m > MAX_KEPT_LINE || this.lineCopies >= MAX_LINE_COPIES) return;
     this.lineCopies++;
     // the copy starts at an index of p's parity, so that it is copied a word at a time, and its room
     // holds a unit more at each end (a word copied may reach one past the line)
@@ -346,21 +365,24 @@ export class AdLayout {
 
   /** Whether a layout of the tree, or one before it on its chain, added `lc`. */
   private static chainHas(from: AdLayout, lc: string): boolean {
-    for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent) if (l.lc === lc) return true;
+    for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent)
+      if (l.lc === lc) return true;
     return false;
   }
 
   /** The lower-cased name → slot map of a layout of the tree. */
   private static chainIndex(from: AdLayout): Map<string, number> {
     const m = new Map<string, number>();
-    for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent) m.set(l.lc, l.size - 1);
+    for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent)
+      m.set(l.lc, l.size - 1);
     return m;
   }
 
   /** The names as written of a layout of the tree, in slot order. */
   private static chainNames(from: AdLayout): string[] {
     const out = new Array<string>(from.size);
-    for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent) out[l.size - 1] = l.name;
+    for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent)
+      out[l.size - 1] = l.name;
     return out;
   }
 
@@ -498,7 +520,10 @@ export function layoutFor(names: readonly string[], slots: SlotValue[]): AdLayou
 }
 
 /** Builds an ad from attributes in order (later duplicate names win); `parent` is its lexical parent. */
-export function adOf(entries: ReadonlyArray<readonly [string, SlotValue]>, parent: ClassAd | null = null): ClassAd {
+export function adOf(
+  entries: ReadonlyArray<readonly [string, SlotValue]>,
+  parent: ClassAd | null = null,
+): ClassAd {
   const slots = entries.map((e) => e[1]);
   const layout = layoutFor(
     entries.map((e) => e[0]),
@@ -508,7 +533,10 @@ export function adOf(entries: ReadonlyArray<readonly [string, SlotValue]>, paren
 }
 
 /** Builds an ad whose attributes are plain values (splitTime and friends). */
-export function adFromValues(entries: ReadonlyArray<readonly [string, Value]>, parent: ClassAd | null = null): ClassAd {
+export function adFromValues(
+  entries: ReadonlyArray<readonly [string, Value]>,
+  parent: ClassAd | null = null,
+): ClassAd {
   return adOf(entries, parent);
 }
 
