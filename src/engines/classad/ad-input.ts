@@ -232,7 +232,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     const nameEnd = p;
     let s: number;
     const after = p + 3 < n ? codes[p + 3] : -1;
-    if (after > 32 && after < 127 && codes[p] === 32 && codes[p + 1] === 61 && codes[p + 2] === 32 && after > 32 && after < 127) {
+    if (after > 32 && after < 127 && codes[p] === 32 && codes[p + 1] === 61 && codes[p + 2] === 32) {
       // ` = ` then a character trim() keeps, as `condor_q -l` writes every line
       p++;
       s = p + 2;
