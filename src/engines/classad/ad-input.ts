@@ -183,7 +183,8 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     let p = lineStart;
     let c = p < n ? codes[p] : -1;
     while (c === 32 || c === 9) c = ++p < n ? codes[p] : -1;
-    if (!isNameStart(c)) {
+    // a name starts `[A-Za-z_]` (isNameStart, written out: the reader is too large for V8 to inline it)
+    if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95)) {
       // not a name: a blank or `#` line is skipped (blank as trim() sees it), anything else is an error
       while (p < n && isBlankInLine(codes[p])) p++;
       if (p < n && codes[p] === 35) while (p < n && codes[p] !== 10) p++;

@@ -208,6 +208,17 @@ export class AdLayout {
   keptLineEnd(codes: Uint16Array, words: Int32Array | null, p: number, n: number): number {
     const m = this.lineLength;
     if (m < 0 || this.lineGeneration !== keptGeneration || p + m > n) return -1;
+    return this.keptLineEndAt(codes, words, p, m, n);
+  }
+
+  /** {@link keptLineEnd}'s compare (apart, so that the checks before it are inlined where lines are read). */
+  private keptLineEndAt(
+    codes: Uint16Array,
+    words: Int32Array | null,
+    p: number,
+    m: number,
+    n: number,
+  ): number {
     let at = this.lineAt;
     let q = p;
     const end = p + m;
