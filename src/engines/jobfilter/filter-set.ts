@@ -1,7 +1,7 @@
 import type { FilterRule } from "./types.js";
 import type { FieldTable, PreparedJob } from "./evaluate.js";
 import { compilePredicate, newFieldTable } from "./evaluate.js";
-import { parseExpression } from "./expression.js";
+import { parseExpression, type Expr } from "./expression.js";
 import { allOf, predicateCoReach, predicateReach, type FactReach, type Reach } from "./job-reach.js";
 import { compareCodePoints } from "./order.js";
 
@@ -21,18 +21,27 @@ export interface CompiledRule {
 }
 
 const reaches = new WeakMap<CompiledRule, Reach>();
+const parsedRules = new WeakMap<CompiledRule, (Expr | null)[]>();
+
+/** A rule's predicates parsed again (null: one that does not parse), once for its reach and co-reach: building a set keeps no parsed expressions for the few rules a change asks about. */
+function parsedOf(r: CompiledRule): (Expr | null)[] {
+  let out = parsedRules.get(r);
+  if (out === undefined) {
+    out = r.rule.predicates.map((p) => {
+      const parsed = parseExpression(p[1]);
+      return parsed.ok ? parsed.value : null;
+    });
+    parsedRules.set(r, out);
+  }
+  return out;
+}
 
 /** The running jobs a rule can match at most (see job-reach.ts), worked out on first use: only the rules a change adds are asked. */
 export function ruleReach(r: CompiledRule): Reach {
   let reach = reaches.get(r);
   if (reach === undefined) {
-    // parsed again: building a set keeps no parsed expressions for the few rules a change asks about
-    reach = allOf(
-      r.rule.predicates.map((p) => {
-        const parsed = parseExpression(p[1]);
-        return predicateReach(p[0], parsed.ok ? parsed.value : null, r.rule.watermark);
-      }),
-    );
+    const parsed = parsedOf(r);
+    reach = allOf(r.rule.predicates.map((p, i) => predicateReach(p[0], parsed[i], r.rule.watermark)));
     reaches.set(r, reach);
   }
   return reach;
@@ -49,9 +58,9 @@ export function ruleCoReach(r: CompiledRule): readonly FactReach[] | null {
   let co = coReaches.get(r);
   if (co === undefined) {
     const out: FactReach[] = [];
-    for (const p of r.rule.predicates) {
-      const parsed = parseExpression(p[1]);
-      const f = predicateCoReach(p[0], parsed.ok ? parsed.value : null);
+    const parsed = parsedOf(r);
+    for (let i = 0; i < parsed.length; i++) {
+      const f = predicateCoReach(r.rule.predicates[i][0], parsed[i]);
       if (f === null) {
         co = null;
         break;

@@ -21,7 +21,7 @@
  */
 import type { Expr, FilterValue } from "./expression.js";
 import { fieldsOf } from "./expression.js";
-import { COMMON_PARAMS, compileOpcode, compileReason, isReasonEntry, lookup, newFieldTable } from "./evaluate.js";
+import { COMMON_PARAMS, compileOpcode, compileReason, isReasonEntry, lookup, newFieldTable, type PreparedJob } from "./evaluate.js";
 import type { JsonObject } from "../common/json.js";
 import { opcodeRegexLeaf } from "./pattern-leaf.js";
 import type { Job } from "./types.js";
@@ -485,11 +485,13 @@ export function predicateCoReach(kind: "jobid" | "opcode" | "reason", expr: Expr
     const k = valueKey(expr.x.value);
     if (k !== undefined) return { kind: kindOf, values: finite([NO_KEY, k]) };
   }
-  const test = compileOpcode(expr, newFieldTable());
+  // compiled on the first value tested: a co-reach on a path the store does not index is never tested
+  let test: ((job: PreparedJob) => boolean) | undefined;
   const slot: unknown[] = [undefined];
   const job = { id: 0, opcodes: [{}], views: [slot], reasons: [] };
   const holdsOn = (v: unknown) => {
     slot[0] = v;
+    test ??= compileOpcode(expr, newFieldTable());
     return test(job);
   };
   const fails = (k: string) => {
