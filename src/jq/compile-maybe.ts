@@ -75,14 +75,14 @@ export function maybeOf(c: Compiler, n: Node, sc: Scope, natives: Map<string, Na
   return val;
 }
 
+/** Operands are compiled by calling {@link maybeOf} directly, with no helper closure per build (see compile-single.ts's `build`). */
 function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): Opt | null {
-  const one = (x: Node): Opt | null => maybeOf(c, x, sc, natives);
   switch (n.k) {
     case "index": {
       // `.k?` (INDEX_OPT): nothing when the indexing step raises; the key's and target's errors propagate (key first, as indexGen)
       if (!n.opt) return null;
-      const k = one(n.key);
-      const t = one(n.target);
+      const k = maybeOf(c, n.key, sc, natives);
+      const t = maybeOf(c, n.target, sc, natives);
       if (k === null || t === null) return null;
       return (i, env) => {
         const kv = k(i, env);
@@ -98,7 +98,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
       };
     }
     case "neg": {
-      const e = one(n.e);
+      const e = maybeOf(c, n.e, sc, natives);
       if (e === null) return null;
       return (i, env) => {
         const v = e(i, env);
@@ -108,8 +108,8 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
       };
     }
     case "binop": {
-      const l = one(n.l);
-      const r = one(n.r);
+      const l = maybeOf(c, n.l, sc, natives);
+      const r = maybeOf(c, n.r, sc, natives);
       if (l === null || r === null) return null;
       const f = literalComparison(n.op, n.l, n.r) ?? binopFn(n.op);
       if (n.r.k === "literal") {
@@ -129,8 +129,8 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
     }
     case "and":
     case "or": {
-      const l = one(n.l);
-      const r = one(n.r);
+      const l = maybeOf(c, n.l, sc, natives);
+      const r = maybeOf(c, n.r, sc, natives);
       if (l === null || r === null) return null;
       const isAnd = n.k === "and";
       return (i, env) => {
@@ -143,8 +143,8 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
     }
     case "alt": {
       // truthy output of the left, else the right's (errors of the left propagate, as altGen)
-      const l = one(n.l);
-      const r = one(n.r);
+      const l = maybeOf(c, n.l, sc, natives);
+      const r = maybeOf(c, n.r, sc, natives);
       if (l === null || r === null) return null;
       return (i, env) => {
         const v = l(i, env);
@@ -152,7 +152,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
       };
     }
     case "pipe": {
-      const l = one(n.l);
+      const l = maybeOf(c, n.l, sc, natives);
       if (l === null) return null;
       // a fresh object (`capture(…)`) handed to a chain that may change it in place (`del(.k)`, `map_values(f)`)
       if (freshOf(n.l, sc, natives)) {
@@ -165,7 +165,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
           };
         }
       }
-      const r = one(n.r);
+      const r = maybeOf(c, n.r, sc, natives);
       if (r === null) return null;
       return (i, env) => {
         const v = l(i, env);
@@ -173,9 +173,9 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
       };
     }
     case "if": {
-      const cnd = one(n.cond);
-      const t = one(n.then);
-      const f = n.else ? one(n.else) : (i: Json) => i;
+      const cnd = maybeOf(c, n.cond, sc, natives);
+      const t = maybeOf(c, n.then, sc, natives);
+      const f = n.else ? maybeOf(c, n.else, sc, natives) : (i: Json) => i;
       if (cnd === null || t === null || f === null) return null;
       return (i, env) => {
         const cv = cnd(i, env);
@@ -185,8 +185,8 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
     }
     case "try": {
       // the body's own errors only: nothing runs downstream of it inside this evaluator
-      const b = one(n.body);
-      const h = n.handler === null ? null : one(n.handler);
+      const b = maybeOf(c, n.body, sc, natives);
+      const h = n.handler === null ? null : maybeOf(c, n.handler, sc, natives);
       if (b === null || (n.handler !== null && h === null)) return null;
       return (i, env) => {
         try {
@@ -209,7 +209,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
           e.key.v === "__proto__"
         )
           return null;
-        const v = one(e.value);
+        const v = maybeOf(c, e.value, sc, natives);
         if (v === null) return null;
         names.push(e.key.v);
         vs.push(v);
@@ -234,7 +234,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
       for (const p of n.parts) {
         if (typeof p === "string") parts.push(p);
         else {
-          const v = one(p);
+          const v = maybeOf(c, p, sc, natives);
           if (v === null) return null;
           parts.push(v);
         }
@@ -263,7 +263,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
     case "bind": {
       // `src as $x | body` (one plain variable): no charge of its own, as compilePatternBind's
       if (n.pats.length !== 1 || n.pats[0].k !== "pvar") return null;
-      const s = one(n.src);
+      const s = maybeOf(c, n.src, sc, natives);
       if (s === null) return null;
       const b = maybeOf(c, n.body, varScope(n.pats[0], sc, n.pats[0].name), natives);
       if (b === null) return null;
@@ -356,7 +356,9 @@ function inlinedMaybe(
   const st = c.inlining;
   if (!fi.def.params.some((p) => !p.startsWith("$"))) {
     if (st.stack.includes(fi) || st.stack.length >= INLINE_MAX_DEPTH) return null;
-    const body = maybeBody(st, fi, (b, s) => maybeOf(c, b, s, natives));
+    // kept on the definition after its first compile: no compile callback made per call site
+    const body =
+      fi.maybeBody !== undefined ? fi.maybeBody : maybeBody(st, fi, (b, s) => maybeOf(c, b, s, natives));
     if (body === null) return null;
     const vals: Opt[] = [];
     for (const a of n.args) {
