@@ -72,13 +72,13 @@ export const NATIVES = new Map<string, Native>();
 
 /** Single-valued evaluator of an argument (null when it may give other than one value), compiled on first use. */
 export function valOf(a: ArgInfo): Val | null {
-  if (a.val === undefined) a.val = a.compiler.argVal(a.node, a.scope);
+  if (a.val === undefined) a.val = a.compileVal();
   return a.val;
 }
 
 /** Path-mode generator of an argument, compiled on first use. */
 export function pathOf(a: ArgInfo): PGen {
-  if (a.pgen === null) a.pgen = a.compiler.argPath(a.node, a.scope);
+  if (a.pgen === null) a.pgen = a.compilePath();
   return a.pgen;
 }
 
@@ -333,19 +333,13 @@ export class Compiler {
       node,
       gen: this.gen(node, sc),
       pgen: null,
-      val: undefined,
-      compiler: this,
-      scope: sc,
+      compilePath: () => this.pgen(node, sc),
+      compileVal: () => this.argVal(node, sc),
     };
   }
 
-  /** An argument's path-mode generator, compiled on first use (compile.ts `pathOf`). */
-  argPath(node: Node, sc: Scope): PGen {
-    return this.pgen(node, sc);
-  }
-
   /** An argument's single-valued evaluator, or null (also when it cannot be built). */
-  argVal(node: Node, sc: Scope): Val | null {
+  private argVal(node: Node, sc: Scope): Val | null {
     try {
       return singleOf(this, node, sc, NATIVES);
     } catch {
@@ -406,9 +400,7 @@ export class Compiler {
   private valueCallVal(n: CallNode, fi: FuncInfo, sc: Scope): Val | null {
     const st = this.inlining;
     if (fi.native !== undefined || st.stack.includes(fi) || st.stack.length >= INLINE_MAX_DEPTH) return null;
-    // kept on the definition after its first compile: no compile callback made per call site
-    const body =
-      fi.valueBody !== undefined ? fi.valueBody : valueBody(st, fi, (b, s) => singleOf(this, b, s, NATIVES));
+    const body = valueBody(st, fi, (b, s) => singleOf(this, b, s, NATIVES));
     if (body === null) return null;
     const vals: Val[] = [];
     for (const a of n.args) {

@@ -1,7 +1,6 @@
 /** Runtime types shared by the compiler and builtins: environments, generators, run state. */
 import type { Json } from "../engines/common/json.js";
 import type { Node } from "./ast.js";
-import type { Scope } from "./scope.js";
 import { keyCount } from "./key-order.js";
 import { BudgetError } from "./values.js";
 
@@ -36,20 +35,10 @@ export interface ArgInfo {
   node: Node;
   gen: Gen;
   pgen: PGen | null;
+  compilePath: () => PGen;
   /** The argument's single-valued evaluator (compile-single.ts), null when it may give other than one value; undefined until asked. */
-  val: ((i: Json, env: Env | null) => Json) | null | undefined;
-  /**
-   * What compiles the path-mode and single-valued forms on first use (compile.ts `pathOf`, `valOf`):
-   * the compilation and the caller's scope, kept here rather than in two closures per argument.
-   */
-  compiler: ArgCompiler;
-  scope: Scope;
-}
-
-/** The part of the compiler an argument's deferred forms need (compile.ts). */
-export interface ArgCompiler {
-  argPath(node: Node, sc: Scope): PGen;
-  argVal(node: Node, sc: Scope): ((i: Json, env: Env | null) => Json) | null;
+  val?: ((i: Json, env: Env | null) => Json) | null;
+  compileVal: () => ((i: Json, env: Env | null) => Json) | null;
 }
 
 /** Per-run mutable state (runs are synchronous, so one module-level record is enough). */
@@ -65,16 +54,7 @@ export interface RunState {
   input: (() => Json | undefined) | null;
 }
 
-export const S: RunState = {
-  steps: 0,
-  budget: 1_000_000,
-  breaking: null,
-  env: {},
-  debug: () => {},
-  now: undefined,
-  keepLiterals: false,
-  input: null,
-};
+export const S: RunState = { steps: 0, budget: 1_000_000, breaking: null, env: {}, debug: () => {}, now: undefined, keepLiterals: false, input: null };
 
 const BUDGET = new BudgetError();
 
