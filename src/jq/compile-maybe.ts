@@ -356,9 +356,7 @@ function inlinedMaybe(
   const st = c.inlining;
   if (!fi.def.params.some((p) => !p.startsWith("$"))) {
     if (st.stack.includes(fi) || st.stack.length >= INLINE_MAX_DEPTH) return null;
-    // kept on the definition after its first compile: no compile callback made per call site
-    const body =
-      fi.maybeBody !== undefined ? fi.maybeBody : maybeBody(st, fi, (b, s) => maybeOf(c, b, s, natives));
+    const body = maybeBody(st, fi, (b, s) => maybeOf(c, b, s, natives));
     if (body === null) return null;
     const vals: Opt[] = [];
     for (const a of n.args) {
