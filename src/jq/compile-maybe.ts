@@ -281,6 +281,37 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
   }
 }
 
+/**
+ * The natives the tier recognises, looked up once per native table and looked up again when the table
+ * has grown (natives are registered as the builtins modules load), not a map lookup each per call compiled.
+ */
+interface Known {
+  empty0?: Native;
+  error0?: Native;
+  error1?: Native;
+  select1?: Native;
+  capture1?: Native;
+  capture2?: Native;
+}
+let knownTable: Map<string, Native> | null = null;
+let knownSize = -1;
+let knownNatives: Known = {};
+
+function known(natives: Map<string, Native>): Known {
+  if (knownTable === natives && knownSize === natives.size) return knownNatives;
+  knownTable = natives;
+  knownSize = natives.size;
+  knownNatives = {
+    empty0: natives.get("empty/0"),
+    error0: natives.get("error/0"),
+    error1: natives.get("error/1"),
+    select1: natives.get("select/1"),
+    capture1: natives.get("capture/1"),
+    capture2: natives.get("capture/2"),
+  };
+  return knownNatives;
+}
+
 function callMaybe(c: Compiler, n: CallNode, sc: Scope, natives: Map<string, Native>): Opt | null {
   const found = sc.lookupCallable(n.name, n.args.length);
   if (found !== null && "inline" in found) {
@@ -294,27 +325,28 @@ function callMaybe(c: Compiler, n: CallNode, sc: Scope, natives: Map<string, Nat
   const nat =
     found === null ? natives.get(n.name + "/" + n.args.length) : "fi" in found ? found.fi.native : undefined;
   if (nat === undefined) return null;
+  const kn = known(natives);
   // the natives below charge a step per call, as callGen does before running them
-  if (nat === natives.get("empty/0"))
+  if (nat === kn.empty0)
     return () => {
       step();
       return NONE;
     };
-  if (nat === natives.get("error/0"))
+  if (nat === kn.error0)
     return (i) => {
       step();
       throw new JqError(i);
     };
   const a0 = n.args.length > 0 ? maybeOf(c, n.args[0], sc, natives) : null;
   if (a0 === null) return null;
-  if (nat === natives.get("error/1"))
+  if (nat === kn.error1)
     return (i, env) => {
       step();
       const v = a0(i, env);
       if (v === NONE) return NONE;
       throw new JqError(v);
     };
-  if (nat === natives.get("select/1"))
+  if (nat === kn.select1)
     return (i, env) => {
       step();
       const v = a0(i, env);
@@ -324,18 +356,13 @@ function callMaybe(c: Compiler, n: CallNode, sc: Scope, natives: Map<string, Nat
   const p = n.args[0];
   if (p.k !== "literal" || typeof p.v !== "string") return null;
   const re = p.v;
-  if (nat === natives.get("capture/1"))
+  if (nat === kn.capture1)
     return (i) => {
       step();
       return captureFirst(i, re, null) ?? NONE;
     };
   const f = n.args[1];
-  if (
-    nat === natives.get("capture/2") &&
-    f.k === "literal" &&
-    typeof f.v === "string" &&
-    !f.v.includes("g")
-  ) {
+  if (nat === kn.capture2 && f.k === "literal" && typeof f.v === "string" && !f.v.includes("g")) {
     const fl = f.v;
     return (i) => {
       step();
