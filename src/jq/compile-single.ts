@@ -80,9 +80,10 @@ export function singleOf(c: Compiler, n: Node, sc: Scope, natives: Map<string, N
 
 /**
  * Operands are compiled by calling {@link singleOf} directly, with no helper closure over `c`, `sc` and
- * `natives`: such a closure (and the context it puts them in, which every evaluator built here then
- * kept alive) was allocated on every build, and with the at-most-one tier's the same made compiling
- * the 20-line script allocate 18 KB more and spend about a third of its instructions in the garbage
+ * `natives`: such a closure (and the context holding them, which every evaluator built here then
+ * pointed to) was allocated on every build. With the at-most-one tier's like it, they were 18 KB of
+ * the 108 KB a compile of the 20-line script allocated, and in a loop of compiles V8 then pretenured
+ * some of the compile's allocation sites, so a third of its instructions went to the garbage
  * collector (docs/performance.md, wt/jqcomp).
  */
 function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): Val | null {
