@@ -231,15 +231,62 @@ export function columnVerdictJson(
 }
 
 /**
+ * A small verdict (up to OWN_JSON_MACHINES machines): its lines and log are
+ * plain fields, built at once (a few objects and strings), and its JSON is
+ * written from the columns (a method on the prototype, so neither JSON.stringify
+ * nor spreading sees it). An object literal with accessors for lazy lists costs
+ * V8 a runtime call and four closures each time (about 9,000 instructions, 1,500
+ * more for a symbol property defined on it): in seeded cachegrind the 8-machine
+ * bench request's decide and answer took 100,590 instructions that way and
+ * 80,183 this way (docs/performance.md, wt/decide4).
+ */
+class SmallVerdict implements MatchVerdict {
+  job: { discarded: boolean };
+  machines: MachineVerdict[];
+  best: string | number | null;
+  log: string[];
+  declare schedd?: { discarded: boolean };
+  readonly #c: MatchColumns;
+  readonly #order: number[];
+  readonly #machines: MachineVerdict[];
+  readonly #best: string | number | null;
+  readonly #log: string[];
+
+  constructor(c: MatchColumns, best: string | number | null) {
+    const order = matchOrder(c);
+    this.job = c.job;
+    this.machines = this.#machines = machineLines(c);
+    this.best = this.#best = best;
+    this.log = this.#log = logLines(c, order);
+    if (c.schedd !== undefined) this.schedd = c.schedd;
+    this.#c = c;
+    this.#order = order;
+  }
+
+  /** The verdict's JSON: from the columns, unless a field was replaced (then JSON.stringify's; edits inside the lists are not followed). */
+  [VERDICT_JSON](): string {
+    const c = this.#c;
+    const kept =
+      this.job === c.job &&
+      this.machines === this.#machines &&
+      this.best === this.#best &&
+      this.log === this.#log &&
+      this.schedd === c.schedd;
+    return kept ? columnVerdictJson(c, this.best, this.#order) : JSON.stringify(this);
+  }
+}
+
+/**
  * The verdict over the columns: `job`, `machines`, `best`, `log` and (with a
- * schedd ad) `schedd`, in that order; `machines` and `log` are built on first
- * read and kept, so JSON and spreading see plain arrays. The matches are put in
- * rank order only then (the decision keeps only the best).
+ * schedd ad) `schedd`, in that order. A small one (see SmallVerdict) has them
+ * as plain fields and writes its own JSON; in a larger one `machines` and `log`
+ * are built on first read and kept, so JSON and spreading see plain arrays.
  */
 export function columnVerdict(c: MatchColumns): MatchVerdict {
+  const best = c.best >= 0 ? (c.names[c.best] ?? c.best) : null;
+  if (c.names.length <= OWN_JSON_MACHINES) return new SmallVerdict(c, best);
   let machines: MachineVerdict[] | null = null;
   let log: string[] | null = null;
-  const best = c.best >= 0 ? (c.names[c.best] ?? c.best) : null;
   const verdict = {
     job: c.job,
     get machines(): MachineVerdict[] {
@@ -257,13 +304,5 @@ export function columnVerdict(c: MatchColumns): MatchVerdict {
     },
   } as MatchVerdict;
   if (c.schedd !== undefined) verdict.schedd = c.schedd;
-  // A small verdict's answer is written from the columns (no line objects, no spread of the lazy lists into an
-  // answer object: 0.75× the route's in-process CPU at 8 machines); a large one is built and stringified, which
-  // measured cheaper from 100 machines up (docs/performance.md, 2026-11-27 "the match route's answer").
-  if (c.names.length <= OWN_JSON_MACHINES) {
-    const write = () =>
-      machines === null && log === null ? columnVerdictJson(c, best, matchOrder(c)) : JSON.stringify(verdict);
-    Object.defineProperty(verdict, VERDICT_JSON, { value: write });
-  }
   return verdict;
 }
