@@ -44,6 +44,13 @@ const SHARED_PROCESS_DIRS = [
   "regex",
 ];
 
+/**
+ * The Node projects' limit per test. A property test of a few hundred cases takes about a second
+ * alone and took 9.4 s at a load average of 16 on the 2-core machine: vitest's default of 5 s would
+ * fail it for the machine's load, not for what it checks. A test that hangs still fails.
+ */
+const NODE_TEST_TIMEOUT_MS = 30_000;
+
 /** A project of tests running in workerd against this Worker, with the loopback fakes at the edge. */
 function workerProject(
   name: string,
@@ -76,6 +83,7 @@ function workerProject(
       // Bursts of hundreds of requests through workerd take seconds on a busy 2-core machine;
       // the default 5 s would make them fail for the machine's load, not for what they check.
       testTimeout: 60_000,
+      setupFiles: ["test/support/fast-check-seed.ts"],
       ...extra,
     },
   };
@@ -113,6 +121,8 @@ export default defineConfig({
           environment: "node",
           isolate: false,
           globalSetup: ["test/support/shared-data-notice.ts"],
+          setupFiles: ["test/support/fast-check-seed.ts"],
+          testTimeout: NODE_TEST_TIMEOUT_MS,
         },
       },
       {
@@ -130,6 +140,8 @@ export default defineConfig({
           environment: "node",
           // One line when ../shared/data is absent; the suites reading it skip themselves.
           globalSetup: ["test/support/shared-data-notice.ts"],
+          setupFiles: ["test/support/fast-check-seed.ts"],
+          testTimeout: NODE_TEST_TIMEOUT_MS,
         },
       },
     ],
