@@ -68,7 +68,8 @@ function both(
   // the best is the machine of the first Matched line (the log's order is rank-order.ts's, tested there)
   const v = decision.verdict;
   const first = v.log.find((line) => line.includes(" Matched job="));
-  const shown = first === undefined ? null : first.slice(first.indexOf(" machine=") + 9, first.lastIndexOf(" rank="));
+  const shown =
+    first === undefined ? null : first.slice(first.indexOf(" machine=") + 9, first.lastIndexOf(" rank="));
   expect(v.best === null ? null : typeof v.best === "number" ? `#${v.best}` : v.best).toBe(shown);
   return { own, stringified: JSON.stringify(decision.verdict), decision };
 }
