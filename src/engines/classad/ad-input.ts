@@ -251,7 +251,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     const exprCol = p + 2 - lineStart;
     // a plain literal alone on its line is read from its start, its line's end found after it: the
     // commonest here (a string without a quote inside, an integer of at most 15 digits without a sign or
-    // a leading zero, each right before the line feed), any other by lineLiteral, which reads these as
+    // a leading zero, `true` or `false` in any case, each right before the line feed), any other by lineLiteral, which reads these as
     // well (`codes[n]` is 0, so no look runs past the text)
     let plain: SlotValue | undefined;
     let end = -1;
@@ -273,6 +273,28 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
       if ((c === 10 || q === n) && q - s <= 15 && (c0 !== 48 || q === s + 1)) {
         plain = v;
         end = q;
+      }
+    } else if ((c0 | 32) === 116) {
+      // `true` in any case (a compare that meets the 0 at `n` fails there)
+      if (
+        (codes[s + 1] | 32) === 114 &&
+        (codes[s + 2] | 32) === 117 &&
+        (codes[s + 3] | 32) === 101 &&
+        (codes[s + 4] === 10 || s + 4 === n)
+      ) {
+        plain = true;
+        end = s + 4;
+      }
+    } else if ((c0 | 32) === 102) {
+      if (
+        (codes[s + 1] | 32) === 97 &&
+        (codes[s + 2] | 32) === 108 &&
+        (codes[s + 3] | 32) === 115 &&
+        (codes[s + 4] | 32) === 101 &&
+        (codes[s + 5] === 10 || s + 5 === n)
+      ) {
+        plain = false;
+        end = s + 5;
       }
     }
     if (end < 0) {
