@@ -212,41 +212,39 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
         continue;
       }
     }
-    // the name the ads of this kind have here is compared in place; any other is scanned
-    // (a name holds no line feed, so neither crosses the line's end)
+    // `Name = ` with the name the ads of this kind have here, then a character trim() keeps (how
+    // `condor_q -l` writes every line), is compared in place as one run; any other name or spacing is
+    // scanned (a name holds no line feed, so neither crosses the line's end)
     let found = false;
-    if (at !== null) {
-      let m = -1;
-      if (words !== null) m = at.nameEndIn(codes, words, p, n);
-      else {
-        const expected = at.lastNameCodes;
-        if (p + expected.length <= n) {
-          let i = 0;
-          while (i < expected.length && expected[i] === codes[p + i]) i++;
-          if (i === expected.length) m = p + i;
-        }
-      }
-      found = m >= 0 && !(m < n && isNameChar(codes[m]));
-      if (found) p = m;
+    let s = -1;
+    if (at !== null && words !== null) {
+      s = at.valueStartIn(codes, words, p, n);
+      const v = s >= 0 ? codes[s] : -1;
+      if (v > 32 && v < 127) {
+        found = true;
+        p = s - 3;
+      } else s = -1;
     }
     if (!found) while (++p < n && isNameChar(codes[p]));
     const nameEnd = p;
-    let s: number;
-    const after = p + 3 < n ? codes[p + 3] : -1;
-    if (after > 32 && after < 127 && codes[p] === 32 && codes[p + 1] === 61 && codes[p + 2] === 32) {
-      // ` = ` then a character trim() keeps, as `condor_q -l` writes every line
-      p++;
-      s = p + 2;
-    } else {
-      c = p < n ? codes[p] : -1;
-      while (c === 32 || c === 9) c = ++p < n ? codes[p] : -1;
-      if (c !== 61 || (p + 1 < n && codes[p + 1] === 61)) {
-        spend(unpaid);
-        return notAnAttribute(lineNo);
+    if (found) p++;
+    else {
+      const after = p + 3 < n ? codes[p + 3] : -1;
+      if (after > 32 && after < 127 && codes[p] === 32 && codes[p + 1] === 61 && codes[p + 2] === 32) {
+        // ` = ` then a character trim() keeps
+        p++;
+        s = p + 2;
+      } else {
+        c = p < n ? codes[p] : -1;
+        while (c === 32 || c === 9) c = ++p < n ? codes[p] : -1;
+        if (c !== 61 || (p + 1 < n && codes[p + 1] === 61)) {
+          spend(unpaid);
+          return notAnAttribute(lineNo);
+        }
+        // the expression, trimmed in place as trim() would
+        s = p + 1;
+        while (s < n && isBlankInLine(codes[s])) s++;
       }
-      // the expression, trimmed in place as trim() would
-      s = p + 1;
-      while (s < n && isBlankInLine(codes[s])) s++;
     }
     const exprCol = p + 2 - lineStart;
     // a plain literal alone on its line is read from its start, its line's end found after it: the

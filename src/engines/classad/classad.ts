@@ -76,11 +76,10 @@ export class AdLayout {
   private written: string[] | null = null;
   /** The child {@link withSpan} handed out last (kept beside `children`, dropped with them). */
   private lastChild: AdLayout | null = null;
-  /** The code units of the last name added, made on first use (see {@link lastNameCodes}). */
-  private nameCodes: number[] | null = null;
   /**
-   * The same two units a word (as char-codes.ts `wordsOf` reads a text): from its first unit, then
-   * from its second (for a name written at an odd index), made on first use (see {@link nameEndIn}).
+   * The units of the last name added and ` = `, two a word (as char-codes.ts `wordsOf` reads a text):
+   * from the first unit, then from the second (for a name written at an odd index), made on first use
+   * (see {@link valueStartIn}).
    */
   private nameWords: Int32Array | null = null;
   /**
@@ -153,45 +152,42 @@ export class AdLayout {
     return this.name;
   }
 
-  /** The code units of {@link lastName}, for comparing it with a text's code units in place. */
-  get lastNameCodes(): number[] {
-    if (this.nameCodes === null) {
-      const codes: number[] = [];
-      for (let i = 0; i < this.name.length; i++) codes.push(this.name.charCodeAt(i));
-      this.nameCodes = codes;
-    }
-    return this.nameCodes;
-  }
-
   /**
-   * Where {@link lastName} ends when `codes` hold it from `p` on (`words` being `codes` two units a word,
-   * char-codes.ts `wordsOf`): `p` plus its length, else -1. Compared a word at a time (a typed-array
-   * loop costs V8 about as much an iteration for a word as for a unit).
+   * Where the value of the line `Name = ` starts when `codes` hold it from `p` on, {@link lastName}
+   * followed by a blank, `=` and a blank as `condor_q -l` writes every line (`words` being `codes` two
+   * units a word, char-codes.ts `wordsOf`): `p` plus the name's length plus 3, else -1 (any other spacing
+   * is read by the caller's scan). The name and the ` = ` are compared as one run of words (a typed-array
+   * loop costs V8 about as much an iteration for a word as for a unit), so the name's end and the `=` need
+   * no checks of their own: the blank after the name ends it.
    */
-  nameEndIn(codes: Uint16Array, words: Int32Array, p: number, n: number): number {
-    const u = this.nameCodes ?? this.lastNameCodes;
-    const m = u.length;
+  valueStartIn(codes: Uint16Array, words: Int32Array, p: number, n: number): number {
+    const nw = this.nameWords ?? this.makeNameWords();
+    const m = this.name.length + 3;
     const end = p + m;
     if (end > n) return -1;
-    const nw = this.nameWords ?? this.makeNameWords();
     let q = p;
     let k = 0;
     let count = m >> 1;
     if ((p & 1) === 1) {
-      if (codes[p] !== u[0]) return -1;
+      if (codes[p] !== this.name.charCodeAt(0)) return -1;
       q++;
       k = count;
       count = (m - 1) >> 1;
     }
     const w = q >> 1;
     for (let j = 0; j < count; j++) if (nw[k + j] !== words[w + j]) return -1;
-    q += 2 * count;
-    return q === end || codes[q] === u[m - 1] ? end : -1;
+    // a run of odd length ends with the ` = `'s last blank
+    return q + 2 * count === end || codes[end - 1] === 32 ? end : -1;
   }
 
-  /** {@link nameWords}: the name's units paired from its first unit, then from its second. */
+  /**
+   * {@link nameWords}: the units of {@link lastName} and ` = ` paired from the first unit, then from
+   * the second.
+   */
   private makeNameWords(): Int32Array {
-    const u = this.lastNameCodes;
+    const u: number[] = [];
+    for (let i = 0; i < this.name.length; i++) u.push(this.name.charCodeAt(i));
+    u.push(32, 61, 32);
     const m = u.length;
     const even = m >> 1;
     const nw = new Int32Array(even + ((m - 1) >> 1));
