@@ -82,6 +82,9 @@ export class AdLayout {
    * (see {@link valueStartIn}).
    */
   private nameWords: Int32Array | null = null;
+  /** The length of the run {@link nameWords} hold (the name's and 3), and its first unit (the layout's own fields: the name string is not loaded). */
+  private nameRun = 0;
+  private nameFirst = 0;
   /**
    * The line an ad read along this chain last had for this attribute (see {@link keepLine}): its length
    * in code units (-1: none), where it starts in {@link keptUnits}, the room reserved for it there (from
@@ -162,14 +165,14 @@ export class AdLayout {
    */
   valueStartIn(codes: Uint16Array, words: Int32Array, p: number, n: number): number {
     const nw = this.nameWords ?? this.makeNameWords();
-    const m = this.name.length + 3;
+    const m = this.nameRun;
     const end = p + m;
     if (end > n) return -1;
     let q = p;
     let k = 0;
     let count = m >> 1;
     if ((p & 1) === 1) {
-      if (codes[p] !== this.name.charCodeAt(0)) return -1;
+      if (codes[p] !== this.nameFirst) return -1;
       q++;
       k = count;
       count = (m - 1) >> 1;
@@ -193,6 +196,8 @@ export class AdLayout {
     const nw = new Int32Array(even + ((m - 1) >> 1));
     for (let j = 0; j < even; j++) nw[j] = u[2 * j] | (u[2 * j + 1] << 16);
     for (let j = 0; even + j < nw.length; j++) nw[even + j] = u[2 * j + 1] | (u[2 * j + 2] << 16);
+    this.nameRun = m;
+    this.nameFirst = u[0];
     this.nameWords = nw;
     return nw;
   }
