@@ -155,6 +155,11 @@ const OLD_ADS = [
   "d = false\u0000",
   "a = f",
   "a = false",
+  // a string's closing quote is on its own line: no string crosses a line's end
+  'a = "x\n"\nb = 1',
+  'a = "x\n"',
+  'a = "\n"\n',
+  'a = 1\nb = "long enough to be cut as a view\n"\nc = 2',
 ];
 
 describe("reading ads in place", () => {

@@ -112,7 +112,7 @@ function blankToEnd(codes: Uint16Array, from: number, n: number): number {
 function lineLiteral(codes: Uint16Array, text: string, s: number, n: number): SlotValue | undefined {
   const c0 = s < n ? codes[s] : -1;
   if (c0 === 34) {
-    const q = text.indexOf('"', s + 1);
+    const q = quoteInLine(codes, s + 1, n);
     if (q < 0) return undefined;
     const end = blankToEnd(codes, q + 1, n);
     if (end < 0) return undefined;
@@ -160,6 +160,16 @@ function lineLiteral(codes: Uint16Array, text: string, s: number, n: number): Sl
   if (end < 0) return undefined;
   literalLineEnd = end;
   return value;
+}
+
+/** The index of the first quote in `codes[from, n)` before a line feed, or -1. */
+function quoteInLine(codes: Uint16Array, from: number, n: number): number {
+  for (let q = from; q < n; q++) {
+    const c = codes[q];
+    if (c === 34) return q;
+    if (c === 10) return -1;
+  }
+  return -1;
 }
 
 /** `true` (length 4) or `false` (length 5) in any case at `codes[s, s + len)`, or undefined. */
@@ -255,8 +265,13 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     let end = -1;
     const c0 = codes[s];
     if (c0 === 34) {
-      const q = text.indexOf('"', s + 1);
-      if (q > 0 && (codes[q + 1] === 10 || q + 1 === n)) {
+      // the closing quote on this line: a string crosses no line's end, so the scan stops at a line feed
+      // (indexOf('"') alone found a quote on a later line; checking for a line feed as well, by a second
+      // indexOf or a scan a word at a time, cost more than this scan)
+      let q = s + 1;
+      c = codes[q];
+      while (c !== 34 && c !== 10 && q < n) c = codes[++q];
+      if (c === 34 && q < n && (codes[q + 1] === 10 || q + 1 === n)) {
         plain = text.slice(s + 1, q);
         end = q + 1;
       }
