@@ -268,9 +268,14 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
       // the closing quote on this line: a string crosses no line's end, so the scan stops at a line feed
       // (indexOf('"') alone found a quote on a later line; checking for a line feed as well, by a second
       // indexOf or a scan a word at a time, cost more than this scan)
+      // (one compare a unit: the loop stops at any unit up to `"`, 34, and `codes[n]` is 0)
       let q = s + 1;
       c = codes[q];
-      while (c !== 34 && c !== 10 && q < n) c = codes[++q];
+      for (;;) {
+        while (c > 34) c = codes[++q];
+        if (c === 34 || c === 10 || q >= n) break;
+        c = codes[++q];
+      }
       if (c === 34 && q < n && (codes[q + 1] === 10 || q + 1 === n)) {
         plain = text.slice(s + 1, q);
         end = q + 1;
