@@ -75,8 +75,7 @@ describe("expressions written alike, inspected once per shape", () => {
       expect(inspectGoRegex(expr, memo)).toEqual({ ok: true, value: { prefix: "", required: `-t${i}` } });
     }
     // t0..t9, t10..t99, t100..t999, t1000..t2999: one shape each
-    expect(memo.tried).toEqual(["^.*-t0[a-z]+$", "^.*-t10[a-z]+$", "^.*-t100[a-z]+$", "^.*-t1000[a-z]+$"]);
-    expect(memo.shapes.length).toBe(4);
+    expect(memo.inspected).toBe(4);
     expect(inspectGoRegex("^team7-[a-z]+x$", memo)).toEqual(alone("^team7-[a-z]+x$"));
   });
 

@@ -26,13 +26,10 @@ type Inspected = { ok: true; value: PatternFacts } | { ok: false; error: string 
 export class RegexMemo {
   readonly seen = new Map<string, Inspected>();
   readonly shapes: RegexShape[] = [];
-  /**
-   * The expressions read for a shape (at most MAX_SHAPE_TRIES): the first ones
-   * no shape took. Kept in an array, not a counter field, so that storing
-   * into it changes no field of the memo (which would throw away the
-   * optimised code of the functions that read it).
-   */
-  readonly tried: string[] = [];
+  /** Expressions read for a shape (at most MAX_SHAPE_TRIES; those that make none are mostly ones the quick inspection does not read). */
+  shapeTries = 0;
+  /** Expressions inspected (not found by their text or their shape). */
+  inspected = 0;
 }
 
 /** The facts of `expr` when a shape of the compile takes it, else null. */
@@ -71,15 +68,16 @@ export function inspectGoRegex(expr: string, memo?: RegexMemo): Inspected {
     ? r
     : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
   if (memo !== undefined) {
+    memo.inspected++;
     memo.seen.set(expr, out);
-    if (r.ok && memo.tried.length < MAX_SHAPE_TRIES) newShape(memo, expr);
+    if (r.ok && memo.shapeTries < MAX_SHAPE_TRIES) newShape(memo, expr);
   }
   return out;
 }
 
 /** Makes `expr`'s shape when the quick inspection reads it (its facts are then the ones inspectPattern gave). */
 function newShape(memo: RegexMemo, expr: string): void {
-  memo.tried.push(expr);
+  memo.shapeTries++;
   const quick = inspectSimple(expr);
   if (quick === null) return;
   const shape = shapeOf(expr, quick.prefix, quick.required);
