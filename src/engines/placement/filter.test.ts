@@ -1,15 +1,5 @@
 import { describe, expect, it } from "vitest";
-import fc from "fast-check";
-import { inspectPattern } from "../common/regex/index.js";
-import {
-  buildFilter,
-  filterAllows,
-  inspectGoRegex,
-  loadFilter,
-  RegexMemo,
-  singleEntryValid,
-  translateGoRegex,
-} from "./filter.js";
+import { buildFilter, filterAllows, loadFilter, singleEntryValid, translateGoRegex } from "./filter.js";
 import { FILTER_USER_RE } from "./names.js";
 
 function filter(type: string, users: string[], groups: string[] = []) {
@@ -58,80 +48,6 @@ describe("rule filters", () => {
     expect(singleEntryValid("^a.*", FILTER_USER_RE)).toBe(true);
     expect(singleEntryValid("user name", FILTER_USER_RE)).toBe(false);
     expect(singleEntryValid("[bad", FILTER_USER_RE)).toBe(false);
-  });
-});
-
-describe("expressions written alike, inspected once per shape", () => {
-  /** What inspecting `expr` alone gives (no memo, no shape), in inspectGoRegex's form. */
-  function alone(expr: string) {
-    const r = inspectPattern(expr, "re2");
-    return r.ok ? { ok: true, value: r.value } : { ok: false };
-  }
-
-  it("inspects 3,000 expressions that differ in a number once per length, with the facts of each", () => {
-    const memo = new RegexMemo();
-    for (let i = 0; i < 3000; i++) {
-      const expr = `^.*-t${i}[a-z]+$`;
-      expect(inspectGoRegex(expr, memo)).toEqual({ ok: true, value: { prefix: "", required: `-t${i}` } });
-    }
-    // t0..t9, t10..t99, t100..t999, t1000..t2999: one shape each
-    expect(memo.inspected).toBe(4);
-    expect(inspectGoRegex("^team7-[a-z]+x$", memo)).toEqual(alone("^team7-[a-z]+x$"));
-  });
-
-  it("gives every expression the facts (or the refusal) it has alone, after others of its shape", () => {
-    // tokens of the quick inspection's subset and a few beyond it, so shapes are made of some and tried on all
-    const token = fc.constantFrom(
-      "a",
-      "b",
-      "z",
-      "7",
-      "0",
-      "_",
-      "-",
-      "@",
-      ".",
-      "^",
-      "$",
-      "*",
-      "+",
-      "?",
-      "*?",
-      "[a-z]",
-      "[^0-9]",
-      "[b-a]",
-      "[a-]",
-      "x{2}",
-      "(a)",
-      "|",
-      "\\d",
-      "]",
-      "[",
-      "ab",
-      "12",
-    );
-    const word = fc.constantFrom("a", "q", "Z", "9", "0", "_", "k");
-    fc.assert(
-      fc.property(
-        fc.array(token, { maxLength: 10 }),
-        fc.array(fc.array(word, { maxLength: 12 }), { maxLength: 6 }),
-        (tokens, fills) => {
-          const memo = new RegexMemo();
-          const first = tokens.join("");
-          expect(inspectGoRegex(first, memo).ok).toBe(alone(first).ok);
-          // the same expression with its letters and digits replaced, one fill per variant
-          for (const fill of fills) {
-            let k = 0;
-            const variant = first.replace(/[A-Za-z0-9_]/g, (c) => (k < fill.length ? fill[k++] : c));
-            const got = inspectGoRegex(variant, memo);
-            const want = alone(variant);
-            expect(got.ok).toBe(want.ok);
-            if (got.ok && want.ok) expect(got.value).toEqual(want.value);
-          }
-        },
-      ),
-      { numRuns: 400 },
-    );
   });
 });
 

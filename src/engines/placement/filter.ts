@@ -1,13 +1,5 @@
-import {
-  compileLinear,
-  describeProblem,
-  inspectPattern,
-  type LinearRegex,
-  type PatternFacts,
-} from "../common/regex/index.js";
-import { inspectSimple } from "../common/regex/inspect-simple.js";
+import { compileLinear, describeProblem, inspectPattern, type LinearRegex, type PatternFacts } from "../common/regex/index.js";
 import { LazyLinear } from "../common/regex/lazy.js";
-import { MAX_SHAPE_TRIES, shapeOf, type RegexShape } from "./regex-shape.js";
 import { FILTER_GROUP_RE, FILTER_USER_RE, SPECIAL_RE } from "./names.js";
 import type { Filter, FilterData, RawFilter, RegexData } from "./types.js";
 
@@ -16,39 +8,11 @@ type Inspected = { ok: true; value: PatternFacts } | { ok: false; error: string 
 
 /**
  * The expressions inspected during one policy compile, so that validation and
- * the rule build inspect each only once, and expressions written alike are
- * inspected once per shape (regex-shape.ts: at most MAX_SHAPE_TRIES expressions
- * a compile are read for one).
- * Each compile makes its own (never a module's variable): a compile runs in
- * slices (common/slices.ts), and two compiles interleaved in one isolate must
- * not share one. It holds one entry per distinct expression of the policy.
+ * the rule build inspect each only once. Each compile makes its own (never a
+ * module's variable): a compile runs in slices (common/slices.ts), and two
+ * compiles interleaved in one isolate must not share one.
  */
-export class RegexMemo {
-  readonly seen = new Map<string, Inspected>();
-  readonly shapes: RegexShape[] = [];
-  /** Expressions read for a shape (at most MAX_SHAPE_TRIES; those that make none are mostly ones the quick inspection does not read). */
-  shapeTries = 0;
-  /** Expressions inspected (not found by their text or their shape). */
-  inspected = 0;
-}
-
-/** The facts of `expr` when a shape of the compile takes it, else null. */
-function byShape(memo: RegexMemo, expr: string): Inspected | null {
-  const shapes = memo.shapes;
-  for (let i = 0; i < shapes.length; i++) {
-    const shape = shapes[i];
-    if (expr.length === shape.length && shape.search.exec(expr) !== null) {
-      return {
-        ok: true,
-        value: {
-          prefix: expr.slice(1, 1 + shape.prefixLength),
-          required: expr.slice(shape.requiredStart, shape.requiredEnd),
-        },
-      };
-    }
-  }
-  return null;
-}
+export type RegexMemo = Map<string, Inspected>;
 
 /**
  * Validates a Go (RE2) expression and reads the literals its matches need,
@@ -56,40 +20,20 @@ function byShape(memo: RegexMemo, expr: string): Inspected | null {
  * first decision testing them compiles); the error is Go's text with the offset.
  */
 export function inspectGoRegex(expr: string, memo?: RegexMemo): Inspected {
-  const known = memo?.seen.get(expr);
+  const known = memo?.get(expr);
   if (known !== undefined) return known;
-  const alike = memo === undefined ? null : byShape(memo, expr);
-  if (alike !== null) {
-    (memo as RegexMemo).seen.set(expr, alike);
-    return alike;
-  }
   const r = inspectPattern(expr, "re2");
   const out: Inspected = r.ok
     ? r
     : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
-  if (memo !== undefined) {
-    memo.inspected++;
-    memo.seen.set(expr, out);
-    if (r.ok && memo.shapeTries < MAX_SHAPE_TRIES) newShape(memo, expr);
-  }
+  memo?.set(expr, out);
   return out;
-}
-
-/** Makes `expr`'s shape when the quick inspection reads it (its facts are then the ones inspectPattern gave). */
-function newShape(memo: RegexMemo, expr: string): void {
-  memo.shapeTries++;
-  const quick = inspectSimple(expr);
-  if (quick === null) return;
-  const shape = shapeOf(expr, quick.prefix, quick.required);
-  if (shape !== null) memo.shapes.push(shape);
 }
 
 /** Compiles a Go (RE2) expression with the linear-time matcher, or gives Go's error text with the offset. */
 export function compileGoRegex(expr: string): Compiled {
   const r = compileLinear(expr, "re2");
-  return r.ok
-    ? r
-    : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
+  return r.ok ? r : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
 }
 
 /**
@@ -100,8 +44,7 @@ export function compileGoRegex(expr: string): Compiled {
  * which deciding looks up and never compiles.
  */
 export function translateGoRegex(expr: string, memo?: RegexMemo): RegexData | null {
-  // the rule build finds what validation inspected: its own lookup, so that its optimised code does not carry the inspection's
-  const r = memo?.seen.get(expr) ?? inspectGoRegex(expr, memo);
+  const r = inspectGoRegex(expr, memo);
   if (!r.ok) return null;
   const out: RegexData = { source: expr, prefix: r.value.prefix, required: r.value.required };
   if (r.value.exact !== undefined) out.exact = r.value.exact;
@@ -211,12 +154,7 @@ function compile(exp: (RegexData & { flags?: string }) | null): LazyRegex | null
   if (exp === null) return null;
   const source = exp.flags?.includes("i") === true ? `(?i)${exp.source}` : exp.source;
   if (exp.prefix !== undefined && exp.required !== undefined)
-    return new LazyRegex(
-      source,
-      exp.prefix,
-      exp.required,
-      exp.exact === undefined ? null : new Set(exp.exact),
-    );
+    return new LazyRegex(source, exp.prefix, exp.required, exp.exact === undefined ? null : new Set(exp.exact));
   const r = compileGoRegex(source);
   return r.ok
     ? new LazyRegex(source, r.value.prefix ?? "", r.value.required ?? "")

@@ -1,7 +1,7 @@
 import { policyError, type PolicyError } from "../common/result.js";
 import { checkAclFields } from "./acl.js";
 import { finish, Pace, type Steps } from "../common/slices.js";
-import { RegexMemo, singleEntryProblem } from "./filter.js";
+import { singleEntryProblem, type RegexMemo } from "./filter.js";
 import {
   allPartsValid,
   FILTER_GROUP_RE,
@@ -317,7 +317,7 @@ export interface Validation {
 
 /** Validates the whole configuration, reporting every error; any error rejects it. */
 export function validateConfig(config: RawConfig): Validation {
-  return finish(validateConfigSteps(config, new RegexMemo(), new Pace()));
+  return finish(validateConfigSteps(config, new Map(), new Pace()));
 }
 
 /**
