@@ -137,6 +137,24 @@ const OLD_ADS = [
   "a = ",
   // reals of up to 15 digits are m / 10^frac; longer ones (or more than 22 after the dot) as Number() reads them
   "a = 0.1234567890123456789012345\nb = 123456789.123456\nc = 9007199254740993.5\nd = -0.000001\ne = 1.7976931348623157\nf = 0.30000000000000004",
+  // a string or an unsigned integer right before the line feed (or the text's end) is read at once
+  'a = 0\nb = 00\nc = 0123\nd = 123456789012345\ne = 1234567890123456\nf = "q"\ng = ""\nh = "a"b"\ni = "a\\"\nl = 9',
+  "j = 12\u0000",
+  'k = "x"\u0000',
+  "b = 00",
+  "c = 0123",
+  'h = "a"b"',
+  "a = 42",
+  'a = "end"',
+  "a = 0",
+  'a = "x',
+  "a = 7\u0000",
+  "a = 1\nb = 999999999999999\nc = 9999999999999999\nd = 5 ",
+  "a = falsE\nb = TRUE\nc = tru\nd = trux\ne = fal\nf = t\ng = falsey\nh = trueish\ni = true",
+  "d = true\u0000",
+  "d = false\u0000",
+  "a = f",
+  "a = false",
 ];
 
 describe("reading ads in place", () => {

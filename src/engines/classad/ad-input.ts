@@ -249,10 +249,59 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
       while (s < n && isBlankInLine(codes[s])) s++;
     }
     const exprCol = p + 2 - lineStart;
-    // a plain literal alone on its line is read from its start, its line's end found after it
-    const plain = lineLiteral(codes, text, s, n);
+    // a plain literal alone on its line is read from its start, its line's end found after it: the
+    // commonest here (a string without a quote inside, an integer of at most 15 digits without a sign or
+    // a leading zero, `true` or `false` in any case, each right before the line feed), any other by lineLiteral, which reads these as
+    // well (`codes[n]` is 0, so no look runs past the text)
+    let plain: SlotValue | undefined;
+    let end = -1;
+    const c0 = codes[s];
+    if (c0 === 34) {
+      const q = text.indexOf('"', s + 1);
+      if (q > 0 && (codes[q + 1] === 10 || q + 1 === n)) {
+        plain = text.slice(s + 1, q);
+        end = q + 1;
+      }
+    } else if (c0 >= 48 && c0 <= 57) {
+      let v = c0 - 48;
+      let q = s + 1;
+      c = codes[q];
+      while (c >= 48 && c <= 57) {
+        v = v * 10 + c - 48;
+        c = codes[++q];
+      }
+      if ((c === 10 || q === n) && q - s <= 15 && (c0 !== 48 || q === s + 1)) {
+        plain = v;
+        end = q;
+      }
+    } else if ((c0 | 32) === 116) {
+      // `true` in any case (a compare that meets the 0 at `n` fails there)
+      if (
+        (codes[s + 1] | 32) === 114 &&
+        (codes[s + 2] | 32) === 117 &&
+        (codes[s + 3] | 32) === 101 &&
+        (codes[s + 4] === 10 || s + 4 === n)
+      ) {
+        plain = true;
+        end = s + 4;
+      }
+    } else if ((c0 | 32) === 102) {
+      if (
+        (codes[s + 1] | 32) === 97 &&
+        (codes[s + 2] | 32) === 108 &&
+        (codes[s + 3] | 32) === 115 &&
+        (codes[s + 4] | 32) === 101 &&
+        (codes[s + 5] === 10 || s + 5 === n)
+      ) {
+        plain = false;
+        end = s + 5;
+      }
+    }
+    if (end < 0) {
+      plain = lineLiteral(codes, text, s, n);
+      end = literalLineEnd;
+    }
     if (plain !== undefined) {
-      const end = literalLineEnd;
       next = end + 1;
       if (found) names.addExpected();
       else names.add(text, nameStart, nameEnd, slots.length);
@@ -262,7 +311,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     }
     // the line's end and the value's, trimmed in place as trim() would: the line feed found by indexOf
     // (V8 scans natively, where a loop here costs 15 or more instructions a code unit)
-    let end = text.indexOf("\n", s);
+    end = text.indexOf("\n", s);
     if (end < 0) end = n;
     let e = end;
     while (e > s && isTrimmed(codes[e - 1])) e--;

@@ -143,7 +143,7 @@ function wordAt(src: Uint16Array, p: number, word: string): boolean {
 }
 
 /** The keyword token written at `src[p, p + len)` (any case), or `T.Ident`. */
-function keyword(src: Uint16Array, p: number, len: number): T {
+export function keyword(src: Uint16Array, p: number, len: number): T {
   // the first character picks the one keyword the word may be (most names are none)
   const c0 = src[p] | 32;
   switch (len) {
@@ -165,7 +165,7 @@ function keyword(src: Uint16Array, p: number, len: number): T {
  * Tokens a charged lexer counts before it charges them, and what they cost: half a unit a
  * token (a decision's ads are read before they are evaluated, and reading is work too).
  */
-const TOKEN_BATCH = 64;
+export const TOKEN_BATCH = 64;
 const TOKEN_BATCH_UNITS = 32;
 
 /**
@@ -232,6 +232,23 @@ export class Lexer {
       spend(this.batchUnits);
     }
     return this.kind;
+  }
+
+  /**
+   * The kind of the token at or after `pos` (blanks and comments skipped) when the token before it was of
+   * kind `prev`, as {@link next} would answer it, but not counted or charged: for a scanner of its own
+   * (syntax-check.ts) that hands the lexer the tokens it does not read itself, and pays with {@link payBatch}.
+   */
+  kindAt(pos: number, prev: T): T {
+    this.pos = pos;
+    this.prev = prev;
+    this.kind = this.scan();
+    return this.kind;
+  }
+
+  /** Pays for a batch of {@link TOKEN_BATCH} tokens counted by such a scanner, as {@link next} does (when {@link charged}). */
+  payBatch(): void {
+    if (this.charged) spend(this.batchUnits);
   }
 
   /** Charges the tokens (when {@link charged}) as a parse's: reading and parsing them, PARSE_UNITS_PER_TOKEN more each. */
