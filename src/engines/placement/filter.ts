@@ -1,4 +1,10 @@
-import { compileLinear, describeProblem, inspectPattern, type LinearRegex, type PatternFacts } from "../common/regex/index.js";
+import {
+  compileLinear,
+  describeProblem,
+  inspectPattern,
+  type LinearRegex,
+  type PatternFacts,
+} from "../common/regex/index.js";
 import { LazyLinear } from "../common/regex/lazy.js";
 import { FILTER_GROUP_RE, FILTER_USER_RE, SPECIAL_RE } from "./names.js";
 import type { Filter, FilterData, RawFilter, RegexData } from "./types.js";
@@ -13,6 +19,21 @@ type Inspected = { ok: true; value: PatternFacts } | { ok: false; error: string 
  * compiles interleaved in one isolate must not share one.
  */
 export type RegexMemo = Map<string, Inspected>;
+
+/** A filter's single users or groups expression that its rule's shape proved valid, with its facts (regex-shape.ts); null for the general path. */
+export interface ShapedFilter {
+  users: RegexData | null;
+  groups: RegexData | null;
+}
+
+/**
+ * The filters the quick rule decoder decoded through a rule shape whose
+ * expressions it read once per shape (quick-rule.ts, regex-shape.ts), keyed by
+ * the decoded filter itself: validation and the rule build take an
+ * expression's verdict and facts from here instead of inspecting it. A copy
+ * of a filter is not here and takes the general path.
+ */
+export const SHAPED_FILTERS = new WeakMap<RawFilter, ShapedFilter>();
 
 /**
  * Validates a Go (RE2) expression and reads the literals its matches need,
@@ -33,7 +54,9 @@ export function inspectGoRegex(expr: string, memo?: RegexMemo): Inspected {
 /** Compiles a Go (RE2) expression with the linear-time matcher, or gives Go's error text with the offset. */
 export function compileGoRegex(expr: string): Compiled {
   const r = compileLinear(expr, "re2");
-  return r.ok ? r : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
+  return r.ok
+    ? r
+    : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
 }
 
 /**
@@ -71,13 +94,15 @@ export function singleEntryValid(entry: string, namePattern: RegExp): boolean {
 function buildList(
   entries: readonly string[],
   pattern: RegExp,
-  memo?: RegexMemo,
+  memo: RegexMemo | undefined,
+  shaped: RegexData | null,
 ): { list: string[]; exp: RegexData | null } {
   const list: string[] = [];
   let exp: RegexData | null = null;
   if (entries.length === 1) {
     const one = entries[0];
-    if (SPECIAL_RE.test(one)) exp = translateGoRegex(one, memo);
+    if (shaped !== null && shaped.source === one) exp = shaped;
+    else if (SPECIAL_RE.test(one)) exp = translateGoRegex(one, memo);
     else if (pattern.test(one)) list.push(one);
   } else {
     // each name once, in the order given (a set keeps a list of thousands linear)
@@ -98,8 +123,9 @@ function buildList(
  * `memo` holds the compile's expressions already inspected (see RegexMemo).
  */
 export function buildFilter(raw: RawFilter, memo?: RegexMemo): FilterData {
-  const users = buildList(raw.users, FILTER_USER_RE, memo);
-  const groups = buildList(raw.groups, FILTER_GROUP_RE, memo);
+  const shaped = SHAPED_FILTERS.get(raw);
+  const users = buildList(raw.users, FILTER_USER_RE, memo, shaped === undefined ? null : shaped.users);
+  const groups = buildList(raw.groups, FILTER_GROUP_RE, memo, shaped === undefined ? null : shaped.groups);
   return {
     allow: raw.type.toLowerCase() !== "deny",
     empty: raw.users.length === 0 && raw.groups.length === 0,
@@ -154,7 +180,12 @@ function compile(exp: (RegexData & { flags?: string }) | null): LazyRegex | null
   if (exp === null) return null;
   const source = exp.flags?.includes("i") === true ? `(?i)${exp.source}` : exp.source;
   if (exp.prefix !== undefined && exp.required !== undefined)
-    return new LazyRegex(source, exp.prefix, exp.required, exp.exact === undefined ? null : new Set(exp.exact));
+    return new LazyRegex(
+      source,
+      exp.prefix,
+      exp.required,
+      exp.exact === undefined ? null : new Set(exp.exact),
+    );
   const r = compileGoRegex(source);
   return r.ok
     ? new LazyRegex(source, r.value.prefix ?? "", r.value.required ?? "")

@@ -6,7 +6,9 @@
  * error, gives null, and parse.ts decodes the rule the general way; both give
  * the same rule (yaml-quick.test.ts holds them to it).
  */
-import type { RawFilter, RawRule } from "./types.js";
+import { SHAPED_FILTERS, type ShapedFilter } from "./filter.js";
+import { shapeOfExpr, shapedRegex, type ExprShape } from "./regex-shape.js";
+import type { RawFilter, RawRule, RegexData } from "./types.js";
 import { LazyMap, type YamlNode, type YamlPair } from "./yaml-node.js";
 
 /** How many parent rules deep the quick path goes; deeper chains are decoded the general way. */
@@ -409,7 +411,21 @@ interface Shape {
   re: RegExp;
   slots: Slot[];
   template: RawRule;
+  /** The filter lists of one quoted entry, whose expressions are read once per {@link ExprShape}. */
+  exprs: ShapedSlot[];
 }
+
+/** A users or groups list of one quoted entry in a shape, and the expression shapes its entries took (regex-shape.ts). */
+interface ShapedSlot {
+  /** The slot's index in {@link Shape.slots}. */
+  slot: number;
+  shapes: ExprShape[];
+  /** Expressions read for a shape so far (at most {@link MAX_EXPR_TRIES}, shared or not). */
+  tries: number;
+}
+
+/** How many expressions one list of a shape reads for an expression shape (one per length of what varies, mostly). */
+const MAX_EXPR_TRIES = 8;
 
 /** How many shapes one compile keeps: a rule of none of them is read by {@link textRule}. */
 const MAX_SHAPES = 4;
@@ -482,7 +498,22 @@ function shapeOf(src: string, start: number, end: number, slots: Slot[], r: RawR
     p = s.end;
   }
   pattern += fixedPattern(src.slice(p, end));
-  return { src, re: new RegExp(pattern.replace(/(?: \*)+/g, " *"), "y"), slots, template: copyRule(r, r.at) };
+  const exprs: ShapedSlot[] = [];
+  for (let i = 0; i < slots.length; i++) {
+    const s = slots[i];
+    if (s.quote === 0 || (s.field !== F_USERS && s.field !== F_GROUPS)) continue;
+    let at = r;
+    for (let d = 0; d < s.depth; d++) at = at.parent!;
+    const list = s.field === F_USERS ? at.filter.users : at.filter.groups;
+    if (list.length === 1) exprs.push({ slot: i, shapes: [], tries: 0 });
+  }
+  return {
+    src,
+    re: new RegExp(pattern.replace(/(?: \*)+/g, " *"), "y"),
+    slots,
+    template: copyRule(r, r.at),
+    exprs,
+  };
 }
 
 /** The rule a text of `shape` decodes to, its scalars captured in `m`. */
@@ -512,5 +543,31 @@ function fill(shape: Shape, m: RegExpExecArray, at: string): RawRule {
         r.filter.groups[s.index] = text;
     }
   }
+  for (const e of shape.exprs) {
+    const s = slots[e.slot];
+    const found = shapedIn(e, m[e.slot + 1]);
+    if (found === null) continue;
+    let r = out;
+    for (let d = 0; d < s.depth; d++) r = r.parent!;
+    const known = SHAPED_FILTERS.get(r.filter);
+    const shaped: ShapedFilter = known ?? { users: null, groups: null };
+    if (s.field === F_USERS) shaped.users = found;
+    else shaped.groups = found;
+    if (known === undefined) SHAPED_FILTERS.set(r.filter, shaped);
+  }
   return out;
+}
+
+/** The stored form of `expr` read through one of the slot's expression shapes (a new one made while tries last), or null. */
+function shapedIn(e: ShapedSlot, expr: string): RegexData | null {
+  for (const shape of e.shapes) {
+    const r = shapedRegex(shape, expr);
+    if (r !== null) return r;
+  }
+  if (e.tries >= MAX_EXPR_TRIES) return null;
+  e.tries++;
+  const shape = shapeOfExpr(expr);
+  if (shape === null) return null;
+  e.shapes.push(shape);
+  return shapedRegex(shape, expr);
 }

@@ -1,7 +1,7 @@
 import { policyError, type PolicyError } from "../common/result.js";
 import { checkAclFields } from "./acl.js";
 import { finish, Pace, type Steps } from "../common/slices.js";
-import { singleEntryProblem, type RegexMemo } from "./filter.js";
+import { SHAPED_FILTERS, singleEntryProblem, type RegexMemo } from "./filter.js";
 import {
   allPartsValid,
   FILTER_GROUP_RE,
@@ -132,7 +132,12 @@ function checkFilter(v: Check, f: RawFilter, ruleAt: string): void {
       `${ruleAt}/filter/type`,
     );
   }
-  const users = f.users.length === 1 ? singleEntryProblem(f.users[0], FILTER_USER_RE, v.memo) : null;
+  // an expression a rule shape proved valid (regex-shape.ts) is not inspected again
+  const shaped = SHAPED_FILTERS.get(f);
+  const users =
+    f.users.length === 1 && (shaped?.users?.source ?? null) !== f.users[0]
+      ? singleEntryProblem(f.users[0], FILTER_USER_RE, v.memo)
+      : null;
   if (users !== null) {
     fail(
       v,
@@ -141,7 +146,10 @@ function checkFilter(v: Check, f: RawFilter, ruleAt: string): void {
       `${ruleAt}/filter/users`,
     );
   }
-  const groups = f.groups.length === 1 ? singleEntryProblem(f.groups[0], FILTER_GROUP_RE, v.memo) : null;
+  const groups =
+    f.groups.length === 1 && (shaped?.groups?.source ?? null) !== f.groups[0]
+      ? singleEntryProblem(f.groups[0], FILTER_GROUP_RE, v.memo)
+      : null;
   if (groups !== null) {
     fail(
       v,
@@ -241,7 +249,8 @@ function checkHierarchy(
  */
 export function ruleUnits(top: RawRule): number {
   let units = 0;
-  for (let r: RawRule | null = top; r !== null; r = r.parent) units += 32 + r.filter.users.length + r.filter.groups.length;
+  for (let r: RawRule | null = top; r !== null; r = r.parent)
+    units += 32 + r.filter.users.length + r.filter.groups.length;
   return units;
 }
 
@@ -349,7 +358,12 @@ export function* validateConfigSteps(config: RawConfig, memo: RegexMemo, pace: P
     }
     let root = withRoot(p);
     if (root.resources.guaranteed !== null || root.resources.max !== null) {
-      fail(v, "placement_root_resources", "root queue must not have resource limits set", `${root.at}/resources`);
+      fail(
+        v,
+        "placement_root_resources",
+        "root queue must not have resource limits set",
+        `${root.at}/resources`,
+      );
     }
     root = limitsStructure(v, p, root);
     yield* checkQueues(v, root, 1);
