@@ -543,7 +543,9 @@ function fill(shape: Shape, m: RegExpExecArray, at: string): RawRule {
         r.filter.groups[s.index] = text;
     }
   }
-  for (const e of shape.exprs) {
+  const exprs = shape.exprs;
+  for (let k = 0; k < exprs.length; k++) {
+    const e = exprs[k];
     const s = slots[e.slot];
     const found = shapedIn(e, m[e.slot + 1]);
     if (found === null) continue;
@@ -560,8 +562,9 @@ function fill(shape: Shape, m: RegExpExecArray, at: string): RawRule {
 
 /** The stored form of `expr` read through one of the slot's expression shapes (a new one made while tries last), or null. */
 function shapedIn(e: ShapedSlot, expr: string): RegexData | null {
-  for (const shape of e.shapes) {
-    const r = shapedRegex(shape, expr);
+  const shapes = e.shapes;
+  for (let i = 0; i < shapes.length; i++) {
+    const r = shapedRegex(shapes[i], expr);
     if (r !== null) return r;
   }
   if (e.tries >= MAX_EXPR_TRIES) return null;

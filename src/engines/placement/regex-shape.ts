@@ -33,8 +33,11 @@ import type { RegexData } from "./types.js";
 /** The expressions of one shape: E's text with its open positions as `[A-Za-z0-9_]`, and where the facts are read. */
 export interface ExprShape {
   re: RegExp;
-  prefixAt: number[];
-  requiredAt: number[];
+  /** The prefix is the expression's text from `prefixFrom` to `prefixTo`, the required text from `requiredFrom` to `requiredTo`. */
+  prefixFrom: number;
+  prefixTo: number;
+  requiredFrom: number;
+  requiredTo: number;
 }
 
 /** Longest expression given a shape (inspectSimple reads at most 4,096 characters). */
@@ -63,10 +66,11 @@ function isQuantifier(c: number): boolean {
   return c === 0x2a || c === 0x2b || c === 0x3f;
 }
 
-function join(p: string, at: readonly number[]): string {
-  let s = "";
-  for (const i of at) s += p[i];
-  return s;
+/** Where the positions `at` are one stretch of the text: [from, to), or null. */
+function stretch(at: readonly number[]): [number, number] | null {
+  if (at.length === 0) return [0, 0];
+  const from = at[0];
+  return at[at.length - 1] - from + 1 === at.length ? [from, from + at.length] : null;
 }
 
 /**
@@ -123,18 +127,32 @@ export function shapeOfExpr(p: string): ExprShape | null {
   // the walk must be inspectSimple's, and inspectPattern must give its answer
   const facts = inspectPattern(p, "re2");
   if (!facts.ok || facts.value.exact !== undefined) return null;
-  const prefix = join(p, prefixAt);
-  const required = join(p, requiredAt);
+  // an assertion between two literals of a run (`a$b`) leaves the run in pieces: not shared
+  const pre = stretch(prefixAt);
+  const req = stretch(requiredAt);
+  if (pre === null || req === null) return null;
+  const prefix = p.slice(pre[0], pre[1]);
+  const required = p.slice(req[0], req[1]);
   if (prefix !== quick.prefix || required !== quick.required) return null;
   if (facts.value.prefix !== prefix || facts.value.required !== required) return null;
   let pattern = "^";
   for (let k = 0; k < p.length; k++)
     pattern += open[k] === true ? "[A-Za-z0-9_]" : p[k].replace(/[\\^$.*+?()[\]{}|/-]/, "\\$&");
-  return { re: new RegExp(pattern + "$"), prefixAt, requiredAt };
+  return {
+    re: new RegExp(pattern + "$"),
+    prefixFrom: pre[0],
+    prefixTo: pre[1],
+    requiredFrom: req[0],
+    requiredTo: req[1],
+  };
 }
 
 /** The stored form of `expr` when it is of `shape`, else null (see the file's comment). */
 export function shapedRegex(shape: ExprShape, expr: string): RegexData | null {
   if (!shape.re.test(expr)) return null;
-  return { source: expr, prefix: join(expr, shape.prefixAt), required: join(expr, shape.requiredAt) };
+  return {
+    source: expr,
+    prefix: expr.slice(shape.prefixFrom, shape.prefixTo),
+    required: expr.slice(shape.requiredFrom, shape.requiredTo),
+  };
 }
