@@ -20,20 +20,14 @@ type Inspected = { ok: true; value: PatternFacts } | { ok: false; error: string 
  */
 export type RegexMemo = Map<string, Inspected>;
 
-/** A filter's single users or groups expression that its rule's shape proved valid, with its facts (regex-shape.ts); null for the general path. */
-export interface ShapedFilter {
-  users: RegexData | null;
-  groups: RegexData | null;
-}
-
 /**
- * The filters the quick rule decoder decoded through a rule shape whose
- * expressions it read once per shape (quick-rule.ts, regex-shape.ts), keyed by
- * the decoded filter itself: validation and the rule build take an
- * expression's verdict and facts from here instead of inspecting it. A copy
- * of a filter is not here and takes the general path.
+ * The memo a parse seeded for the compile that reads its configuration,
+ * keyed by the decoded configuration: the quick rule decoder puts there the
+ * expressions of a shared rule shape that it read once per expression shape
+ * (quick-rule.ts, regex-shape.ts), each with the answer `inspectGoRegex`
+ * gives it, so that validation and the build find them without inspecting.
  */
-export const SHAPED_FILTERS = new WeakMap<RawFilter, ShapedFilter>();
+export const SEEDED_MEMOS = new WeakMap<object, RegexMemo>();
 
 /**
  * Validates a Go (RE2) expression and reads the literals its matches need,
@@ -94,15 +88,13 @@ export function singleEntryValid(entry: string, namePattern: RegExp): boolean {
 function buildList(
   entries: readonly string[],
   pattern: RegExp,
-  memo: RegexMemo | undefined,
-  shaped: RegexData | null,
+  memo?: RegexMemo,
 ): { list: string[]; exp: RegexData | null } {
   const list: string[] = [];
   let exp: RegexData | null = null;
   if (entries.length === 1) {
     const one = entries[0];
-    if (shaped !== null && shaped.source === one) exp = shaped;
-    else if (SPECIAL_RE.test(one)) exp = translateGoRegex(one, memo);
+    if (SPECIAL_RE.test(one)) exp = translateGoRegex(one, memo);
     else if (pattern.test(one)) list.push(one);
   } else {
     // each name once, in the order given (a set keeps a list of thousands linear)
@@ -123,9 +115,8 @@ function buildList(
  * `memo` holds the compile's expressions already inspected (see RegexMemo).
  */
 export function buildFilter(raw: RawFilter, memo?: RegexMemo): FilterData {
-  const shaped = SHAPED_FILTERS.get(raw);
-  const users = buildList(raw.users, FILTER_USER_RE, memo, shaped === undefined ? null : shaped.users);
-  const groups = buildList(raw.groups, FILTER_GROUP_RE, memo, shaped === undefined ? null : shaped.groups);
+  const users = buildList(raw.users, FILTER_USER_RE, memo);
+  const groups = buildList(raw.groups, FILTER_GROUP_RE, memo);
   return {
     allow: raw.type.toLowerCase() !== "deny",
     empty: raw.users.length === 0 && raw.groups.length === 0,

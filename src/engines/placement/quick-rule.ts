@@ -6,9 +6,9 @@
  * error, gives null, and parse.ts decodes the rule the general way; both give
  * the same rule (yaml-quick.test.ts holds them to it).
  */
-import { SHAPED_FILTERS, type ShapedFilter } from "./filter.js";
-import { shapeOfExpr, shapedRegex, type ExprShape } from "./regex-shape.js";
-import type { RawFilter, RawRule, RegexData } from "./types.js";
+import type { RegexMemo } from "./filter.js";
+import { shapeOfExpr, shapedInto, type ExprShape } from "./regex-shape.js";
+import type { RawFilter, RawRule } from "./types.js";
 import { LazyMap, type YamlNode, type YamlPair } from "./yaml-node.js";
 
 /** How many parent rules deep the quick path goes; deeper chains are decoded the general way. */
@@ -464,6 +464,9 @@ function copyRule(r: RawRule, at: string): RawRule {
 export class QuickRules {
   private readonly shapes: Shape[] = [];
 
+  /** `memo`: the compile's expressions (filter.ts RegexMemo), where a rule shape's expressions read once per expression shape are put. */
+  constructor(private readonly memo: RegexMemo) {}
+
   /** {@link quickRule} for a rule at pointer `at`. */
   rule(v: YamlNode, at: string): RawRule | null {
     if (!(v instanceof LazyMap)) return quickRule(v, at);
@@ -472,7 +475,7 @@ export class QuickRules {
       if (shape.src !== src) continue;
       shape.re.lastIndex = v.offset;
       const m = shape.re.exec(src);
-      if (m !== null) return fill(shape, m, at);
+      if (m !== null) return fill(shape, m, at, this.memo);
     }
     const t = new RuleText(src, v.offset);
     const record = this.shapes.length < MAX_SHAPES;
@@ -517,7 +520,7 @@ function shapeOf(src: string, start: number, end: number, slots: Slot[], r: RawR
 }
 
 /** The rule a text of `shape` decodes to, its scalars captured in `m`. */
-function fill(shape: Shape, m: RegExpExecArray, at: string): RawRule {
+function fill(shape: Shape, m: RegExpExecArray, at: string, memo: RegexMemo): RawRule {
   const out = copyRule(shape.template, at);
   const slots = shape.slots;
   for (let i = 0; i < slots.length; i++) {
@@ -545,32 +548,20 @@ function fill(shape: Shape, m: RegExpExecArray, at: string): RawRule {
   }
   const exprs = shape.exprs;
   for (let k = 0; k < exprs.length; k++) {
-    const e = exprs[k];
-    const s = slots[e.slot];
-    const found = shapedIn(e, m[e.slot + 1]);
-    if (found === null) continue;
-    let r = out;
-    for (let d = 0; d < s.depth; d++) r = r.parent!;
-    const known = SHAPED_FILTERS.get(r.filter);
-    const shaped: ShapedFilter = known ?? { users: null, groups: null };
-    if (s.field === F_USERS) shaped.users = found;
-    else shaped.groups = found;
-    if (known === undefined) SHAPED_FILTERS.set(r.filter, shaped);
+    const expr = m[exprs[k].slot + 1];
+    if (!memo.has(expr)) shapedIn(exprs[k], expr, memo);
   }
   return out;
 }
 
-/** The stored form of `expr` read through one of the slot's expression shapes (a new one made while tries last), or null. */
-function shapedIn(e: ShapedSlot, expr: string): RegexData | null {
+/** Puts `expr` into the memo with the answer of one of the slot's expression shapes (a new one made while tries last), if one takes it. */
+function shapedIn(e: ShapedSlot, expr: string, memo: RegexMemo): void {
   const shapes = e.shapes;
-  for (let i = 0; i < shapes.length; i++) {
-    const r = shapedRegex(shapes[i], expr);
-    if (r !== null) return r;
-  }
-  if (e.tries >= MAX_EXPR_TRIES) return null;
+  for (let i = 0; i < shapes.length; i++) if (shapedInto(shapes[i], expr, memo)) return;
+  if (e.tries >= MAX_EXPR_TRIES) return;
   e.tries++;
   const shape = shapeOfExpr(expr);
-  if (shape === null) return null;
-  e.shapes.push(shape);
-  return shapedRegex(shape, expr);
+  if (shape === null) return;
+  shapes.push(shape);
+  shapedInto(shape, expr, memo);
 }

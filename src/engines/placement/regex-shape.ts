@@ -26,9 +26,9 @@
  * it is valid since `inspectSimple` reads it. No `exact` texts: the quick
  * reading never gives them.
  */
-import { inspectPattern } from "../common/regex/index.js";
+import { inspectPattern, type PatternFacts } from "../common/regex/index.js";
 import { inspectSimple } from "../common/regex/inspect-simple.js";
-import type { RegexData } from "./types.js";
+import type { RegexMemo } from "./filter.js";
 
 /** The expressions of one shape: E's text with its open positions as `[A-Za-z0-9_]`, and where the facts are read. */
 export interface ExprShape {
@@ -147,12 +147,13 @@ export function shapeOfExpr(p: string): ExprShape | null {
   };
 }
 
-/** The stored form of `expr` when it is of `shape`, else null (see the file's comment). */
-export function shapedRegex(shape: ExprShape, expr: string): RegexData | null {
-  if (!shape.re.test(expr)) return null;
-  return {
-    source: expr,
+/** When `expr` is of `shape`, puts it into the memo with the answer `inspectGoRegex` gives it (see the file's comment); whether it did. */
+export function shapedInto(shape: ExprShape, expr: string, memo: RegexMemo): boolean {
+  if (!shape.re.test(expr)) return false;
+  const value: PatternFacts = {
     prefix: expr.slice(shape.prefixFrom, shape.prefixTo),
     required: expr.slice(shape.requiredFrom, shape.requiredTo),
   };
+  memo.set(expr, { ok: true, value });
+  return true;
 }

@@ -1,7 +1,7 @@
 import { policyError, type PolicyError } from "../common/result.js";
 import { checkAclFields } from "./acl.js";
 import { finish, Pace, type Steps } from "../common/slices.js";
-import { SHAPED_FILTERS, singleEntryProblem, type RegexMemo } from "./filter.js";
+import { singleEntryProblem, type RegexMemo } from "./filter.js";
 import {
   allPartsValid,
   FILTER_GROUP_RE,
@@ -132,12 +132,7 @@ function checkFilter(v: Check, f: RawFilter, ruleAt: string): void {
       `${ruleAt}/filter/type`,
     );
   }
-  // an expression a rule shape proved valid (regex-shape.ts) is not inspected again
-  const shaped = SHAPED_FILTERS.get(f);
-  const users =
-    f.users.length === 1 && (shaped?.users?.source ?? null) !== f.users[0]
-      ? singleEntryProblem(f.users[0], FILTER_USER_RE, v.memo)
-      : null;
+  const users = f.users.length === 1 ? singleEntryProblem(f.users[0], FILTER_USER_RE, v.memo) : null;
   if (users !== null) {
     fail(
       v,
@@ -146,10 +141,7 @@ function checkFilter(v: Check, f: RawFilter, ruleAt: string): void {
       `${ruleAt}/filter/users`,
     );
   }
-  const groups =
-    f.groups.length === 1 && (shaped?.groups?.source ?? null) !== f.groups[0]
-      ? singleEntryProblem(f.groups[0], FILTER_GROUP_RE, v.memo)
-      : null;
+  const groups = f.groups.length === 1 ? singleEntryProblem(f.groups[0], FILTER_GROUP_RE, v.memo) : null;
   if (groups !== null) {
     fail(
       v,
