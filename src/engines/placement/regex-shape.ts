@@ -1,10 +1,13 @@
 /**
  * Filter expressions written alike, validated and read once per shape (issue
- * 31 goal 4, the cold compile): the quick rule decoder (quick-rule.ts) gives a
- * rule of a shared rule shape its single users or groups expression's facts
- * from the first expression of the same {@link ExprShape}, so that validation
- * (`singleEntryProblem`) and the rule build (`translateGoRegex`) do not
- * inspect thousands of expressions one by one.
+ * 31 goal 4, the cold compile): the quick rule decoder (quick-rule.ts), in its
+ * per-rule step for a rule of a shared rule shape, puts the rule's single
+ * users or groups expression into the compile's regex memo (filter.ts
+ * SEEDED_MEMOS) with the answer read off the first expression of the same
+ * {@link ExprShape}, so that validation (`singleEntryProblem`) and the rule
+ * build (`translateGoRegex`) find it there and inspect thousands of
+ * expressions no more than once per shape. An expression no shape takes is
+ * not put there, and is inspected (and its error given) as before.
  *
  * Why it is the same answer. `inspectPattern` (common/regex) reads a pattern
  * without flags by `inspectSimple` first, and gives its answer when that reads
