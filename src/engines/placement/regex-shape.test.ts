@@ -77,7 +77,8 @@ describe("expressions read once per shape (regex-shape.ts)", () => {
       expect(whole.ok, policy.join(" ")).toBe(true);
       if (!whole.ok) continue;
       alone.forEach((a, i) => {
-        if (a.ok) expect(whole.value.partitions[0].rules[i], policy[i]).toEqual(a.value.partitions[0].rules[0]);
+        if (a.ok)
+          expect(whole.value.partitions[0].rules[i], policy[i]).toEqual(a.value.partitions[0].rules[0]);
       });
     }
   });
