@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { z } from "zod";
+import { compile, type z } from "zod";
 import type { AppEnv } from "../env.js";
 import { checkJsonShape, describeJsonShape, JSON_SHAPE_LIMITS, type JsonShapeViolation } from "../engines/common/json-shape.js";
 import { locateJsonProblem } from "../engines/common/json-syntax.js";
@@ -105,6 +105,23 @@ export function fieldName(path: readonly PropertyKey[]): string {
   let out = "";
   for (const p of path) out += typeof p === "number" ? `[${p}]` : out === "" ? String(p) : `.${String(p)}`;
   return out === "" ? "body" : out;
+}
+
+/**
+ * The schema with zod's compiled fast path, when the runtime lets it be compiled now: a
+ * function generated from the schema that checks and copies a valid value in one pass,
+ * falling back to zod's interpreter (the same issues, the same errors) for any value it
+ * does not accept. workerd builds functions from text only while a Worker starts
+ * (`allow_eval_during_startup`, on from compatibility date 2025-06-01), so call it at module
+ * load; where it cannot compile (later, or a schema with a reference cycle such as
+ * `z.json()`) it answers the schema itself, and validation is zod's interpreter as before.
+ */
+export function compiledSchema<S extends z.ZodType>(schema: S): S {
+  try {
+    return compile(schema);
+  } catch {
+    return schema;
+  }
 }
 
 /** Checks a value against a zod schema, turning issues into a 400 that names each field. */
