@@ -72,6 +72,12 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
   engine: EngineName;
   schema: S;
   decide: (policy: P, request: z.output<S>, ctx: RouteContext) => Decision<V> | Promise<Decision<V>>;
+  /**
+   * A schema zod can compile where `schema` cannot, taking part of what `schema` takes and
+   * answering the same value for it (limits: LimitsRequestFast); a body it refuses is
+   * validated by `schema`, whose errors the answer gives.
+   */
+  fastSchema?: z.ZodType;
   /** Engines whose origin decides without a policy (pScheduler allows all) take `null` instead of a 503. */
   acceptsMissingPolicy?: boolean;
   /** The kind of decision for logs and comparisons, when it is not the engine's name (`ads-check`). */
@@ -86,6 +92,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
   const kind: DecisionKind = opts.kind ?? (opts.engine as DecisionKind);
   // compiled here, while the Worker starts (route modules build their handlers at load)
   const schema = compiledSchema(opts.schema);
+  const fast = opts.fastSchema === undefined ? undefined : compiledSchema(opts.fastSchema);
   return async (c) => {
     const started = performance.now();
     authorize(c, "decision");
@@ -108,7 +115,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
       return answerCached(c, opts, logged, decisionId, bundle.revision, started, { outcome: remembered.outcome, json: remembered.json });
 
     const raw = parseJsonText(text);
-    const request = validate(schema, raw);
+    const request = validate(schema, raw, fast);
     const policy = bundle.policy<P>(opts.engine) ?? (opts.acceptsMissingPolicy ? (null as P) : undefined);
     if (policy === undefined) {
       throw new ApiError("service_unavailable", `no \`${opts.engine}\` policy is loaded`);
