@@ -117,12 +117,20 @@ export function fieldName(path: readonly PropertyKey[]): string {
  * `z.json()`) it answers the schema itself, and validation is zod's interpreter as before.
  */
 export function compiledSchema<S extends z.ZodType>(schema: S): S {
-  try {
-    return compile(schema);
-  } catch {
-    return schema;
+  let out = compiled.get(schema);
+  if (out === undefined) {
+    try {
+      out = compile(schema);
+    } catch {
+      out = schema;
+    }
+    compiled.set(schema, out);
   }
+  return out as S;
 }
+
+/** Each schema's compiled form (or the schema itself), made once however many routes validate with it: a compile costs a few ms of CPU. */
+const compiled = new WeakMap<z.ZodType, z.ZodType>();
 
 /**
  * Checks a value against a zod schema, turning issues into a 400 that names each field.

@@ -91,8 +91,9 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
 }): Handler<AppEnv> {
   const kind: DecisionKind = opts.kind ?? (opts.engine as DecisionKind);
   // compiled here, while the Worker starts (route modules build their handlers at load)
-  const schema = compiledSchema(opts.schema);
   const fast = opts.fastSchema === undefined ? undefined : compiledSchema(opts.fastSchema);
+  // with a fast schema, `schema` only ever answers refused bodies: not worth compiling (nor can it always be)
+  const schema = fast === undefined ? compiledSchema(opts.schema) : opts.schema;
   return async (c) => {
     const started = performance.now();
     authorize(c, "decision");
