@@ -76,6 +76,7 @@ function workerProject(
       // Bursts of hundreds of requests through workerd take seconds on a busy 2-core machine;
       // the default 5 s would make them fail for the machine's load, not for what they check.
       testTimeout: 60_000,
+      setupFiles: ["test/support/fast-check-seed.ts"],
       ...extra,
     },
   };
@@ -113,6 +114,7 @@ export default defineConfig({
           environment: "node",
           isolate: false,
           globalSetup: ["test/support/shared-data-notice.ts"],
+          setupFiles: ["test/support/fast-check-seed.ts"],
         },
       },
       {
@@ -130,6 +132,7 @@ export default defineConfig({
           environment: "node",
           // One line when ../shared/data is absent; the suites reading it skip themselves.
           globalSetup: ["test/support/shared-data-notice.ts"],
+          setupFiles: ["test/support/fast-check-seed.ts"],
         },
       },
     ],

@@ -7,7 +7,7 @@
  * loaded from node_modules as under tsx. The bin's own tsx path stays tested (test/cli/cli.test.ts).
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { REPO_ROOT } from "./cases.js";
@@ -21,6 +21,28 @@ function sources(dir: string): string[] {
 }
 
 let built: Promise<string> | undefined;
+
+/** How long an earlier source state's bundle is kept: a run still using it has finished by then. */
+const STALE_MS = 60 * 60 * 1000;
+
+/**
+ * Removes the bundles of earlier source states (each edit of a source makes a new one, 1.3 MB)
+ * not written for an hour, so node_modules does not fill up with them; `keep` is the current one.
+ */
+function removeStaleBundles(keep: string): void {
+  const parent = join(REPO_ROOT, "node_modules");
+  const now = Date.now();
+  for (const name of readdirSync(parent)) {
+    if (!name.startsWith(".arbiter-cli-")) continue;
+    const dir = join(parent, name);
+    if (dir === keep) continue;
+    try {
+      if (now - statSync(dir).mtimeMs > STALE_MS) rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Removed by another run meanwhile: nothing to do.
+    }
+  }
+}
 
 /**
  * The path of the bundle of the current sources, built on first use. It lies two folders
@@ -52,6 +74,7 @@ export function cliBundle(): Promise<string> {
       logLevel: "error",
     });
     renameSync(partial, out);
+    removeStaleBundles(dir);
     return out;
   })();
   return built;
