@@ -24,7 +24,13 @@ const BODIES: [string, z.ZodType, unknown[]][] = [
     [
       { user: "sarah", groups: ["sarah", "dev_app"], tags: { namespace: "newapp" } },
       { tags: { b: "1", a: "2" }, user: "u", partition: "default", queue: "root.x", applicationId: "app-1" },
-      { user: "u", existingQueues: [{ path: "root.a", leaf: true }, { path: "root.b", kind: "parent", draining: false }] },
+      {
+        user: "u",
+        existingQueues: [
+          { path: "root.a", leaf: true },
+          { path: "root.b", kind: "parent", draining: false },
+        ],
+      },
       { user: "u", existingQueues: [{ path: "root.a" }] },
       { user: "u", existingQueues: [{ path: "root.a", leaf: true, kind: "parent" }] },
       { user: "u", existingQueues: [{ path: "x.a", leaf: true }] },
@@ -52,7 +58,11 @@ const BODIES: [string, z.ZodType, unknown[]][] = [
       { job, machines: [], extra: true },
     ],
   ],
-  ["AdCheckRequest", AdCheckRequest, [{ kind: "startd", ad: job }, { kind: "negotiator", ad: job }, { kind: "job" }]],
+  [
+    "AdCheckRequest",
+    AdCheckRequest,
+    [{ kind: "startd", ad: job }, { kind: "negotiator", ad: job }, { kind: "job" }],
+  ],
 ];
 
 describe("compiledSchema", () => {
@@ -80,9 +90,19 @@ describe("compiledSchema", () => {
     const test = { type: "throughput", spec: { schema: 1, dest: "192.0.2.1", duration: "PT30S" } };
     const texts = [
       { requester: "198.51.100.7", task: { schema: 1, test } },
-      { task: { test, reference: { a: [1, { b: null }] }, tools: ["iperf3"], priority: 3 }, rewrite: true, server: "s" },
-      { task: { schedule: { start: "@PT1M", slip: "PT5M" }, test, schema: 2 }, run: { start: "2026-01-01T00:00:00Z", duration: "PT30S" }, prioritize: false },
-      { task: { test: { type: "rtt", spec: { "2": 1, b: [true, -0, "x", [[]]], "1": { c: {} } }, extra: 1 } } },
+      {
+        task: { test, reference: { a: [1, { b: null }] }, tools: ["iperf3"], priority: 3 },
+        rewrite: true,
+        server: "s",
+      },
+      {
+        task: { schedule: { start: "@PT1M", slip: "PT5M" }, test, schema: 2 },
+        run: { start: "2026-01-01T00:00:00Z", duration: "PT30S" },
+        prioritize: false,
+      },
+      {
+        task: { test: { type: "rtt", spec: { "2": 1, b: [true, -0, "x", [[]]], "1": { c: {} } }, extra: 1 } },
+      },
       { task: { test: { spec: {}, type: "latency" } }, requester: "" },
       { task: { test, schema: 1.5 } },
       { task: { test }, prioritise: true },
@@ -91,15 +111,25 @@ describe("compiledSchema", () => {
       { run: { start: "x" }, task: { test } },
     ].map((b) => JSON.stringify(b));
     // what JSON.stringify cannot write: a number past the doubles and a `__proto__` key, at both JSON objects
-    texts.push('{"task":{"test":{"type":"rtt","spec":{"n":1e400}}}}', '{"task":{"test":{"type":"rtt","spec":{"__proto__":{"x":1},"y":2}}}}');
-    texts.push('{"task":{"test":{"type":"rtt","spec":{}},"schedule":{"a":[1e400]}}}', '{"task":{"test":{"type":"rtt","spec":{"a":{"__proto__":1}}}}}');
-    for (const text of texts) expect(outcome(LimitsRequest, text, fast), text).toEqual(outcome(LimitsRequest, text));
+    texts.push(
+      '{"task":{"test":{"type":"rtt","spec":{"n":1e400}}}}',
+      '{"task":{"test":{"type":"rtt","spec":{"__proto__":{"x":1},"y":2}}}}',
+    );
+    texts.push(
+      '{"task":{"test":{"type":"rtt","spec":{}},"schedule":{"a":[1e400]}}}',
+      '{"task":{"test":{"type":"rtt","spec":{"a":{"__proto__":1}}}}}',
+    );
+    for (const text of texts)
+      expect(outcome(LimitsRequest, text, fast), text).toEqual(outcome(LimitsRequest, text));
     // the valid bodies without a `__proto__` key or a number past the doubles are LimitsRequestFast's own
     for (const text of texts.slice(0, 4)) expect(fast.safeParse(JSON.parse(text)).success, text).toBe(true);
   });
 
   it("copies what it accepts, never answering the body's own objects", () => {
-    const body = JSON.parse('{"user":"u","groups":["g"],"tags":{"a":"b"}}') as { groups: string[]; tags: object };
+    const body = JSON.parse('{"user":"u","groups":["g"],"tags":{"a":"b"}}') as {
+      groups: string[];
+      tags: object;
+    };
     const out = validate(compiledSchema(PlaceRequest), body) as { groups: string[]; tags: object };
     expect(out.groups).not.toBe(body.groups);
     expect(out.tags).not.toBe(body.tags);

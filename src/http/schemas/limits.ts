@@ -92,7 +92,9 @@ function copyJson(value: unknown): unknown {
 
 /** A JSON object `JsonObject` takes and answers the same way, checked and copied by the two functions above. */
 const PlainJsonObject = z
-  .custom<Record<string, unknown>>((v) => typeof v === "object" && v !== null && !Array.isArray(v) && plainJson(v, 1))
+  .custom<Record<string, unknown>>(
+    (v) => typeof v === "object" && v !== null && !Array.isArray(v) && plainJson(v, 1),
+  )
   .transform((v) => copyJson(v) as Record<string, unknown>);
 
 /**
