@@ -21,7 +21,8 @@
  * a path new to the store, and filling one slice of it, are rows of their own.
  *
  * For `!=` and a regex with no literal, the change back is timed on its
- * own too (the medians above time the change there, the change back being
+ * own too (after an untimed change and change back that index the paths
+ * the rule names, filled in full, as before a series) (the medians above time the change there, the change back being
  * the untimed call between two): the worst of a few calls each way, and of
  * reloads carrying the counts back (a reload reads the jobs' earlier rules
  * from the store where the tree saves them there; an older tree's reload
@@ -312,6 +313,10 @@ function backAndForth(q: Queue, to: () => Engine.FilterSet, from: () => Engine.F
   const fwd: number[] = [];
   const back: number[] = [];
   const reload: number[] = [];
+  // the paths the rule names indexed in full before the timing, as before a series (not timed)
+  q.counts.rebase(to());
+  fillAll(q.store);
+  q.counts.rebase(from());
   for (let r = 0; r < BACK_ROUNDS; r++) {
     const [a, b] = [to(), from()];
     fwd.push(timed(() => q.counts.rebase(a)));

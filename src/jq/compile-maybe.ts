@@ -75,14 +75,14 @@ export function maybeOf(c: Compiler, n: Node, sc: Scope, natives: Map<string, Na
   return val;
 }
 
+/** Operands are compiled by calling {@link maybeOf} directly, with no helper closure per build (see compile-single.ts's `build`). */
 function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): Opt | null {
-  const one = (x: Node): Opt | null => maybeOf(c, x, sc, natives);
   switch (n.k) {
     case "index": {
       // `.k?` (INDEX_OPT): nothing when the indexing step raises; the key's and target's errors propagate (key first, as indexGen)
       if (!n.opt) return null;
-      const k = one(n.key);
-      const t = one(n.target);
+      const k = maybeOf(c, n.key, sc, natives);
+      const t = maybeOf(c, n.target, sc, natives);
       if (k === null || t === null) return null;
       return (i, env) => {
         const kv = k(i, env);
@@ -98,7 +98,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
       };
     }
     case "neg": {
-      const e = one(n.e);
+      const e = maybeOf(c, n.e, sc, natives);
       if (e === null) return null;
       return (i, env) => {
         const v = e(i, env);
@@ -108,8 +108,8 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
       };
     }
     case "binop": {
-      const l = one(n.l);
-      const r = one(n.r);
+      const l = maybeOf(c, n.l, sc, natives);
+      const r = maybeOf(c, n.r, sc, natives);
       if (l === null || r === null) return null;
       const f = literalComparison(n.op, n.l, n.r) ?? binopFn(n.op);
       if (n.r.k === "literal") {
@@ -129,8 +129,8 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
     }
     case "and":
     case "or": {
-      const l = one(n.l);
-      const r = one(n.r);
+      const l = maybeOf(c, n.l, sc, natives);
+      const r = maybeOf(c, n.r, sc, natives);
       if (l === null || r === null) return null;
       const isAnd = n.k === "and";
       return (i, env) => {
@@ -143,8 +143,8 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
     }
     case "alt": {
       // truthy output of the left, else the right's (errors of the left propagate, as altGen)
-      const l = one(n.l);
-      const r = one(n.r);
+      const l = maybeOf(c, n.l, sc, natives);
+      const r = maybeOf(c, n.r, sc, natives);
       if (l === null || r === null) return null;
       return (i, env) => {
         const v = l(i, env);
@@ -152,7 +152,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
       };
     }
     case "pipe": {
-      const l = one(n.l);
+      const l = maybeOf(c, n.l, sc, natives);
       if (l === null) return null;
       // a fresh object (`capture(…)`) handed to a chain that may change it in place (`del(.k)`, `map_values(f)`)
       if (freshOf(n.l, sc, natives)) {
@@ -165,7 +165,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
           };
         }
       }
-      const r = one(n.r);
+      const r = maybeOf(c, n.r, sc, natives);
       if (r === null) return null;
       return (i, env) => {
         const v = l(i, env);
@@ -173,9 +173,9 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
       };
     }
     case "if": {
-      const cnd = one(n.cond);
-      const t = one(n.then);
-      const f = n.else ? one(n.else) : (i: Json) => i;
+      const cnd = maybeOf(c, n.cond, sc, natives);
+      const t = maybeOf(c, n.then, sc, natives);
+      const f = n.else ? maybeOf(c, n.else, sc, natives) : (i: Json) => i;
       if (cnd === null || t === null || f === null) return null;
       return (i, env) => {
         const cv = cnd(i, env);
@@ -185,8 +185,8 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
     }
     case "try": {
       // the body's own errors only: nothing runs downstream of it inside this evaluator
-      const b = one(n.body);
-      const h = n.handler === null ? null : one(n.handler);
+      const b = maybeOf(c, n.body, sc, natives);
+      const h = n.handler === null ? null : maybeOf(c, n.handler, sc, natives);
       if (b === null || (n.handler !== null && h === null)) return null;
       return (i, env) => {
         try {
@@ -209,7 +209,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
           e.key.v === "__proto__"
         )
           return null;
-        const v = one(e.value);
+        const v = maybeOf(c, e.value, sc, natives);
         if (v === null) return null;
         names.push(e.key.v);
         vs.push(v);
@@ -234,7 +234,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
       for (const p of n.parts) {
         if (typeof p === "string") parts.push(p);
         else {
-          const v = one(p);
+          const v = maybeOf(c, p, sc, natives);
           if (v === null) return null;
           parts.push(v);
         }
@@ -263,7 +263,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
     case "bind": {
       // `src as $x | body` (one plain variable): no charge of its own, as compilePatternBind's
       if (n.pats.length !== 1 || n.pats[0].k !== "pvar") return null;
-      const s = one(n.src);
+      const s = maybeOf(c, n.src, sc, natives);
       if (s === null) return null;
       const b = maybeOf(c, n.body, varScope(n.pats[0], sc, n.pats[0].name), natives);
       if (b === null) return null;
@@ -281,6 +281,37 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): O
   }
 }
 
+/**
+ * The natives the tier recognises, looked up once per native table and looked up again when the table
+ * has grown (natives are registered as the builtins modules load), not a map lookup each per call compiled.
+ */
+interface Known {
+  empty0?: Native;
+  error0?: Native;
+  error1?: Native;
+  select1?: Native;
+  capture1?: Native;
+  capture2?: Native;
+}
+let knownTable: Map<string, Native> | null = null;
+let knownSize = -1;
+let knownNatives: Known = {};
+
+function known(natives: Map<string, Native>): Known {
+  if (knownTable === natives && knownSize === natives.size) return knownNatives;
+  knownTable = natives;
+  knownSize = natives.size;
+  knownNatives = {
+    empty0: natives.get("empty/0"),
+    error0: natives.get("error/0"),
+    error1: natives.get("error/1"),
+    select1: natives.get("select/1"),
+    capture1: natives.get("capture/1"),
+    capture2: natives.get("capture/2"),
+  };
+  return knownNatives;
+}
+
 function callMaybe(c: Compiler, n: CallNode, sc: Scope, natives: Map<string, Native>): Opt | null {
   const found = sc.lookupCallable(n.name, n.args.length);
   if (found !== null && "inline" in found) {
@@ -294,27 +325,28 @@ function callMaybe(c: Compiler, n: CallNode, sc: Scope, natives: Map<string, Nat
   const nat =
     found === null ? natives.get(n.name + "/" + n.args.length) : "fi" in found ? found.fi.native : undefined;
   if (nat === undefined) return null;
+  const kn = known(natives);
   // the natives below charge a step per call, as callGen does before running them
-  if (nat === natives.get("empty/0"))
+  if (nat === kn.empty0)
     return () => {
       step();
       return NONE;
     };
-  if (nat === natives.get("error/0"))
+  if (nat === kn.error0)
     return (i) => {
       step();
       throw new JqError(i);
     };
   const a0 = n.args.length > 0 ? maybeOf(c, n.args[0], sc, natives) : null;
   if (a0 === null) return null;
-  if (nat === natives.get("error/1"))
+  if (nat === kn.error1)
     return (i, env) => {
       step();
       const v = a0(i, env);
       if (v === NONE) return NONE;
       throw new JqError(v);
     };
-  if (nat === natives.get("select/1"))
+  if (nat === kn.select1)
     return (i, env) => {
       step();
       const v = a0(i, env);
@@ -324,18 +356,13 @@ function callMaybe(c: Compiler, n: CallNode, sc: Scope, natives: Map<string, Nat
   const p = n.args[0];
   if (p.k !== "literal" || typeof p.v !== "string") return null;
   const re = p.v;
-  if (nat === natives.get("capture/1"))
+  if (nat === kn.capture1)
     return (i) => {
       step();
       return captureFirst(i, re, null) ?? NONE;
     };
   const f = n.args[1];
-  if (
-    nat === natives.get("capture/2") &&
-    f.k === "literal" &&
-    typeof f.v === "string" &&
-    !f.v.includes("g")
-  ) {
+  if (nat === kn.capture2 && f.k === "literal" && typeof f.v === "string" && !f.v.includes("g")) {
     const fl = f.v;
     return (i) => {
       step();

@@ -78,10 +78,17 @@ export function singleOf(c: Compiler, n: Node, sc: Scope, natives: Map<string, N
   return val;
 }
 
+/**
+ * Operands are compiled by calling {@link singleOf} directly, with no helper closure over `c`, `sc` and
+ * `natives`: such a closure (and the context holding them, which every evaluator built here then
+ * pointed to) was allocated on every build. With the at-most-one tier's like it, they were 18 KB of
+ * the 108 KB a compile of the 20-line script allocated, and in a loop of compiles V8 then pretenured
+ * some of the compile's allocation sites, so a third of its instructions went to the garbage
+ * collector (docs/performance.md, wt/jqcomp).
+ */
 function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): Val | null {
   // an optional step may produce no value
   if ((n.k === "index" || n.k === "slice") && n.opt) return null;
-  const one = (x: Node): Val | null => singleOf(c, x, sc, natives);
   switch (n.k) {
     case "identity":
       return (i) => i;
@@ -105,7 +112,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       return (_i, env) => (up(env, d) as Env).v as Json;
     }
     case "index": {
-      const t = one(n.target);
+      const t = singleOf(c, n.target, sc, natives);
       if (t === null) return null;
       if (n.key.k === "literal" && typeof n.key.v === "string") {
         const k = n.key.v;
@@ -126,7 +133,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
         }
         return (i, env) => field(t(i, env), k, safe);
       }
-      const k = one(n.key);
+      const k = singleOf(c, n.key, sc, natives);
       if (k === null) return null;
       return (i, env) => {
         const kv = k(i, env);
@@ -134,9 +141,9 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       };
     }
     case "slice": {
-      const t = one(n.target);
-      const f = n.from ? one(n.from) : () => null;
-      const e = n.to ? one(n.to) : () => null;
+      const t = singleOf(c, n.target, sc, natives);
+      const f = n.from ? singleOf(c, n.from, sc, natives) : () => null;
+      const e = n.to ? singleOf(c, n.to, sc, natives) : () => null;
       if (t === null || f === null || e === null) return null;
       return (i, env) => {
         const fv = f(i, env);
@@ -145,7 +152,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       };
     }
     case "neg": {
-      const e = one(n.e);
+      const e = singleOf(c, n.e, sc, natives);
       if (e === null) return null;
       return (i, env) => {
         const v = e(i, env);
@@ -154,8 +161,8 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       };
     }
     case "binop": {
-      const l = one(n.l);
-      const r = one(n.r);
+      const l = singleOf(c, n.l, sc, natives);
+      const r = singleOf(c, n.r, sc, natives);
       if (l === null || r === null) return null;
       const op = n.op;
       const lit = literalComparison(op, n.l, n.r);
@@ -172,15 +179,15 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
     }
     case "and":
     case "or": {
-      const l = one(n.l);
-      const r = one(n.r);
+      const l = singleOf(c, n.l, sc, natives);
+      const r = singleOf(c, n.r, sc, natives);
       if (l === null || r === null) return null;
       const isAnd = n.k === "and";
       return (i, env) => (truthy(l(i, env)) !== isAnd ? !isAnd : truthy(r(i, env)));
     }
     case "alt": {
-      const l = one(n.l);
-      const r = one(n.r);
+      const l = singleOf(c, n.l, sc, natives);
+      const r = singleOf(c, n.r, sc, natives);
       if (l === null || r === null) return null;
       return (i, env) => {
         const v = l(i, env);
@@ -188,23 +195,23 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       };
     }
     case "pipe": {
-      const l = one(n.l);
+      const l = singleOf(c, n.l, sc, natives);
       if (l === null) return null;
-      const r = one(n.r);
+      const r = singleOf(c, n.r, sc, natives);
       if (r === null) return null;
       return (i, env) => r(l(i, env), env);
     }
     case "if": {
-      const cnd = one(n.cond);
-      const t = one(n.then);
-      const f = n.else ? one(n.else) : (i: Json) => i;
+      const cnd = singleOf(c, n.cond, sc, natives);
+      const t = singleOf(c, n.then, sc, natives);
+      const f = n.else ? singleOf(c, n.else, sc, natives) : (i: Json) => i;
       if (cnd === null || t === null || f === null) return null;
       return (i, env) => (truthy(cnd(i, env)) ? t(i, env) : f(i, env));
     }
     case "try": {
       if (n.handler === null) return null;
-      const b = one(n.body);
-      const h = one(n.handler);
+      const b = singleOf(c, n.body, sc, natives);
+      const h = singleOf(c, n.handler, sc, natives);
       if (b === null || h === null) return null;
       return (i, env) => {
         try {
@@ -219,7 +226,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       if (n.e === null) return () => [];
       if (hasBreak(n.e)) return null;
       // one element (`[path(f)]`, `[$x]`): no generator, no callback
-      const e1 = n.e.k === "comma" ? null : one(n.e);
+      const e1 = n.e.k === "comma" ? null : singleOf(c, n.e, sc, natives);
       if (e1 !== null)
         return (i, env) => {
           charge(ALLOC);
@@ -253,11 +260,11 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
           throw new JqCompileError(`Cannot use ${desc(e.key.v)} as object key`, 0);
         if (e.key.k === "literal" && typeof e.key.v === "string") ks.push(e.key.v);
         else {
-          const k = one(e.key);
+          const k = singleOf(c, e.key, sc, natives);
           if (k === null) return null;
           ks.push(k);
         }
-        const v = one(e.value);
+        const v = singleOf(c, e.value, sc, natives);
         if (v === null) return null;
         vs.push(v);
       }
@@ -293,7 +300,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       for (const p of n.parts) {
         if (typeof p === "string") parts.push(p);
         else {
-          const v = one(p);
+          const v = singleOf(c, p, sc, natives);
           if (v === null) return null;
           parts.push(v);
         }
@@ -337,7 +344,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       const fn = nat.fn;
       const args: Val[] = [];
       for (const a of n.args) {
-        const v = one(a);
+        const v = singleOf(c, a, sc, natives);
         if (v === null) return null;
         args.push(v);
       }

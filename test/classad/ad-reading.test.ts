@@ -131,6 +131,30 @@ const OLD_ADS = [
   'b = "x"\nd = """',
   'a = "back\\slash"\nb = "\\"\nc = "x\\\\"\nd = "\\n"',
   'f = "/home/alice/run7/run7.log"\na = "x"y"',
+  // ` = ` read at once when a character trim() keeps follows it; any other spacing as before
+  "a =b\nb= 2\nc  =  3\nd = \t4\ne = =5\nf =\u00a06\ng = \u3000 7\nh = ",
+  "a = 1\nb = x",
+  "a = ",
+  // reals of up to 15 digits are m / 10^frac; longer ones (or more than 22 after the dot) as Number() reads them
+  "a = 0.1234567890123456789012345\nb = 123456789.123456\nc = 9007199254740993.5\nd = -0.000001\ne = 1.7976931348623157\nf = 0.30000000000000004",
+  // a string or an unsigned integer right before the line feed (or the text's end) is read at once
+  'a = 0\nb = 00\nc = 0123\nd = 123456789012345\ne = 1234567890123456\nf = "q"\ng = ""\nh = "a"b"\ni = "a\\"\nl = 9',
+  "j = 12\u0000",
+  'k = "x"\u0000',
+  "b = 00",
+  "c = 0123",
+  'h = "a"b"',
+  "a = 42",
+  'a = "end"',
+  "a = 0",
+  'a = "x',
+  "a = 7\u0000",
+  "a = 1\nb = 999999999999999\nc = 9999999999999999\nd = 5 ",
+  "a = falsE\nb = TRUE\nc = tru\nd = trux\ne = fal\nf = t\ng = falsey\nh = trueish\ni = true",
+  "d = true\u0000",
+  "d = false\u0000",
+  "a = f",
+  "a = false",
 ];
 
 describe("reading ads in place", () => {
@@ -149,6 +173,29 @@ describe("reading ads in place", () => {
       expect(outcome(parseOldAd(text)), JSON.stringify(text.slice(0, 80))).toBe(wholeOld(text));
       expect(outcome(parseOldAd(text)), JSON.stringify(text.slice(0, 80))).toBe(wholeOld(text));
     }
+  });
+
+  it("reads a plain real exactly as Number() does, whatever its digits", () => {
+    let seed = 7;
+    const digit = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 16) % 10;
+    };
+    const texts: string[] = [];
+    for (let i = 0; i < 400; i++) {
+      const whole = 1 + (i % 9);
+      const frac = 1 + ((i * 7) % 24);
+      let t = i % 3 === 0 ? "-" : "";
+      for (let k = 0; k < whole; k++) t += String(digit());
+      t += ".";
+      for (let k = 0; k < frac; k++) t += String(digit());
+      texts.push(t);
+    }
+    const r = parseOldAd(texts.map((t, i) => `r${i} = ${t}`).join("\n"));
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const wrong = texts.filter((t, i) => !Object.is((r.ad.slots[i] as Real).v, Number(t)));
+    expect(wrong).toEqual([]);
   });
 
   it("trims an expression in place exactly as String.prototype.trim does, for every code unit", () => {

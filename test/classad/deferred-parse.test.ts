@@ -67,6 +67,12 @@ const ACCEPTED = [
   "x.y.z[0]",
   'strcat("a" , "b") /* c */ // d',
   "1 + 2 * 3 >>> 4 << 5 | 6 ^ 7 & 8 % 9 / 10",
+  "a-1 - -.5 - 1.5e3 + 2E-2 * 0 - 10",
+  "x<=1&&y>=2||z!=3&&!w&&v<u&&t>s",
+  "a<<1>>2>>>3",
+  "TRUE && Undefined isnt ERROR || FALSE",
+  "_x9 . y_ [ 0 ]\t+\r\n.z",
+  "a - .5",
 ];
 
 const REFUSED = [
@@ -98,6 +104,12 @@ const REFUSED = [
   "1.",
   "x @ y",
   "",
+  "007 + a",
+  "0x1F",
+  "1e + a",
+  "a =! b",
+  "a \u00e9",
+  "1..2",
 ];
 
 describe("the syntax check of deferred ad expressions", () => {
@@ -164,6 +176,31 @@ describe("the syntax check of deferred ad expressions", () => {
       ">>>",
       " ",
       "/* c */",
+      "// c\n",
+      "0",
+      "007",
+      "0x1",
+      "1e5",
+      "1.5",
+      ".5",
+      "-.5",
+      "<=",
+      ">=",
+      "<<",
+      ">>",
+      "!=",
+      "=!=",
+      "&",
+      "|",
+      "^",
+      "%",
+      "/",
+      "isnt",
+      "TRUE",
+      "Undefined",
+      "_x1",
+      "\u00e9",
+      "\t",
     ];
     let seed = 12345;
     const rand = (n: number) => {
@@ -180,6 +217,30 @@ describe("the syntax check of deferred ad expressions", () => {
     }
     // the random strings reach the accepting paths, not only the refusals
     expect(accepted).toBeGreaterThan(500);
+  });
+
+  it("pays for the tokens it reads as the lexer's next() does: a batch at the 64th", () => {
+    const paid = (text: string): number => {
+      const b = new Budget(1_000);
+      b.run(() => {
+        const lx = Lexer.over(
+          text,
+          Uint16Array.from(text, (ch) => ch.charCodeAt(0)),
+          0,
+          text.length,
+        );
+        lx.kindsOnly = true;
+        lx.oldStrings = true;
+        lx.charged = true;
+        expect(checkExpression(lx)).toBe(Checked.Expression);
+      });
+      return b.used;
+    };
+    const sum = (k: number) => Array.from({ length: k }, (_, i) => `a${i}`).join(" + ");
+    // k names and k - 1 operators, then the end: 62 tokens read, then 64
+    expect(paid(sum(31))).toBe(0);
+    expect(paid(sum(32))).toBe(32);
+    expect(paid(sum(45))).toBe(32);
   });
 });
 

@@ -7,6 +7,8 @@ import {
   MAX_CACHED_TEXT,
   parseOldAd,
 } from "../../src/engines/classad/ad-input.js";
+import { evalAttr } from "../../src/engines/classad/evaluate.js";
+import { EvalState } from "../../src/engines/classad/state.js";
 
 /** An old-form ad whose Requirements text differs from every other `i` and is about `chars` long. */
 function distinctAd(i: number, chars: number): string {
@@ -36,6 +38,24 @@ describe("the shared ClassAd expression cache", () => {
     const r = parseOldAd(distinctAd(1, MAX_CACHED_TEXT + 500));
     expect(r.ok).toBe(true);
     expect(exprCacheHeld().entries).toBe(0);
+  });
+
+  // the cache keeps old-form texts by a 30-bit hash of their code units: these two texts share one
+  it("answers each of two texts of one hash with its own value, the one kept last shared", () => {
+    const a = "Memory + 108228";
+    const b = "Memory + 112420";
+    const value = (text: string) => {
+      const r = parseOldAd(`Memory = 1\nX = ${text}`);
+      if (!r.ok) throw new Error(r.error.message);
+      return evalAttr(r.ad, "x", null, new EvalState({ now: 0, random: () => 0 }));
+    };
+    for (let round = 0; round < 3; round++) {
+      expect(value(a)).toBe(108229);
+      expect(value(a)).toBe(108229);
+      expect(value(b)).toBe(112421);
+      expect(value(b)).toBe(112421);
+    }
+    expect(exprCacheHeld().entries).toBe(1);
   });
 
   it("still shares a repeated text, from its second sighting on", () => {

@@ -8,7 +8,7 @@ import { Budget } from "../../src/engines/common/budget.js";
 import { readAd } from "../../src/engines/classad/ad-input.js";
 import type { ClassAd } from "../../src/engines/classad/classad.js";
 import { evalAttr } from "../../src/engines/classad/evaluate.js";
-import { PLAN_AFTER, PlanSite } from "../../src/engines/classad/match-plan.js";
+import { PLAN_AFTER, PLANS_KEPT, PlanSite } from "../../src/engines/classad/match-plan.js";
 import { EvalState } from "../../src/engines/classad/state.js";
 import { unparseValue } from "../../src/engines/classad/unparse.js";
 import type { Value } from "../../src/engines/classad/values.js";
@@ -123,6 +123,26 @@ describe("a match plan", () => {
           run((st) => planned.eval(jr, m, st), limit),
           `${req} in ${limit} units`,
         ).toEqual(run((st) => evalAttr(jr, "requirements", m, st), limit));
+    }
+  });
+
+  it("keeps the plans of a few pairs met in turn, and builds none for more pairs than it keeps", () => {
+    const j = job(requirements[0]);
+    // machines[0] and machines[2] share a layout and an expression; machines[1] has its own: two pairs
+    const kinds = [machines[0], machines[1]];
+    const site = new PlanSite("requirements");
+    // in turn: with one pair kept, each switch dropped the streak and no plan was ever built
+    for (let k = 0; k < 2 * PLAN_AFTER; k++) site.eval(j, kinds[k % 2], new EvalState(ctx));
+    for (const m of [...kinds, machines[2]]) {
+      expect(run((st) => site.eval(j, m, st))).toEqual(run((st) => evalAttr(j, "requirements", m, st)));
+      expect(site.planned).toBe(true);
+    }
+    // one more pair than the site keeps, in turn: each is dropped before it comes again, so no plan is built
+    const jobs = Array.from({ length: PLANS_KEPT + 1 }, (_, i) => job(`TARGET.Memory >= ${i}`));
+    const many = new PlanSite("requirements");
+    for (let k = 0; k < 4 * PLAN_AFTER * jobs.length; k++) {
+      many.eval(jobs[k % jobs.length], machines[0], new EvalState(ctx));
+      expect(many.planned).toBe(false);
     }
   });
 });

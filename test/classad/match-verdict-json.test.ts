@@ -65,6 +65,12 @@ function both(
   const write = verdictJsonWriter(decision.verdict);
   expect(write).toBeDefined();
   const own = (write as () => string)();
+  // the best is the machine of the first Matched line (the log's order is rank-order.ts's, tested there)
+  const v = decision.verdict;
+  const first = v.log.find((line) => line.includes(" Matched job="));
+  const shown =
+    first === undefined ? null : first.slice(first.indexOf(" machine=") + 9, first.lastIndexOf(" rank="));
+  expect(v.best === null ? null : typeof v.best === "number" ? `#${v.best}` : v.best).toBe(shown);
   return { own, stringified: JSON.stringify(decision.verdict), decision };
 }
 

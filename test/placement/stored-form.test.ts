@@ -14,10 +14,17 @@ import {
   loadPlacement,
   placementEngine,
 } from "../../src/engines/placement/index.js";
+import { admittedRules } from "../../src/engines/placement/decide.js";
 import { filterGate, Side } from "../../src/engines/placement/filter.js";
 import { placementData, storePlacement } from "../../src/engines/placement/store.js";
 import { LazyChain } from "../../src/engines/placement/rule-chain.js";
-import type { PlacementData, PlacementPolicy, Rule, RuleChain } from "../../src/engines/placement/types.js";
+import type {
+  PlacementData,
+  PlacementPolicy,
+  Rule,
+  RuleChain,
+  RuleGates,
+} from "../../src/engines/placement/types.js";
 import { loadCases, REPO_ROOT } from "../support/cases.js";
 
 /** Every policy the case files compile, the shipped one, and chains of thousands of rules of the shapes issue 24 names. */
@@ -126,8 +133,10 @@ describe("the stored placement policy", () => {
           const list = (to: Map<string, number[]>, name: string) =>
             to.set(name, [...(to.get(name) ?? []), i]);
           // an expression of a few whole texts is indexed by those texts
-          if (gate?.user === Side.Names) for (const u of r.filter.userExp?.exact ?? r.filter.users) list(users, u);
-          if (gate?.group === Side.Names) for (const x of r.filter.groupExp?.exact ?? r.filter.groups) list(groups, x);
+          if (gate?.user === Side.Names)
+            for (const u of r.filter.userExp?.exact ?? r.filter.users) list(users, u);
+          if (gate?.group === Side.Names)
+            for (const x of r.filter.groupExp?.exact ?? r.filter.groups) list(groups, x);
         });
         expect(g.users.size, p.name).toBe(users.size);
         expect(g.groups.size, p.name).toBe(groups.size);
@@ -162,6 +171,74 @@ describe("the stored placement policy", () => {
       }
     // the chain is exercised: many rules place, not only the fallback
     expect(placed.size).toBeGreaterThan(8);
+  });
+
+  it("finds through the indexes exactly the gated rules whose gate admits the application, and reads every gate for a bundle stored without the literal order", () => {
+    /** The rules a walk over every gate lets through (decide.ts, mayAdmit), ascending. */
+    function walked(g: RuleGates, user: string, groups: string[]): number[] {
+      const may = (side: number, literal: string, text: string) =>
+        side === Side.Prefix ? text.startsWith(literal) : side === Side.Contains && text.includes(literal);
+      const out: number[] = [];
+      for (let i = 0; i < g.gated.length; i++) {
+        if (g.gated[i] !== 1) continue;
+        const byUser =
+          g.userSide[i] === Side.Names
+            ? (g.users.get(user) ?? []).includes(i)
+            : may(g.userSide[i], g.userLiteral[i], user);
+        const byGroup = groups.some((x) =>
+          g.groupSide[i] === Side.Names
+            ? (g.groups.get(x) ?? []).includes(i)
+            : may(g.groupSide[i], g.groupLiteral[i], x),
+        );
+        if (byUser || byGroup) out.push(i);
+      }
+      return out;
+    }
+    const requests: [string, string[]][] = [
+      ["carol", ["staff"]],
+      ["ann-t17x", ["g4"]],
+      // literals that overlap and repeat in one text, and at its start
+      ["-t1-t19-t1999q-t1", ["h1999", "g4", "g4"]],
+      ["u3", ["gr2-x", "shared", "g8"]],
+      ["d12", ["gr9-x", "xgr1-"]],
+      ["X5Y", []],
+      ["a11", ["ops"]],
+      ["", [""]],
+    ];
+    let found = 0;
+    let indexed = 0;
+    for (const name of ["hard shape ×2,000", "mixed shapes ×1,000"]) {
+      const data = all.find((p) => p.name === name)!.data;
+      const kept = JSON.parse(JSON.stringify(storePlacement(data))) as {
+        partitions: { gates: Record<string, unknown> }[];
+      };
+      const policy = loadPlacement(kept as never);
+      const g = policy.partitions.get("default")!.gates;
+      // a bundle stored before the order was kept
+      for (const key of ["userByLiteral", "userLengths", "groupByLiteral", "groupLengths"])
+        delete kept.partitions[0].gates[key];
+      const older = loadPlacement(kept as never);
+      expect(older.partitions.get("default")!.gates.open).toBeNull();
+      for (const [user, groups] of requests) {
+        const at = `${name}: ${user} ${JSON.stringify(groups)}`;
+        // null when the text's pieces would cost more searches than reading every gate
+        const hits = admittedRules(g, user, groups);
+        if (hits !== null) {
+          expect(hits, at).toEqual(walked(g, user, groups));
+          indexed++;
+          found += hits.length;
+        }
+        const request = { user, groups, tags: { t0: "a" }, queue: "root.given" };
+        const verdict = decidePlacement(policy, request, { explain: false }).verdict;
+        expect(verdict, at).toEqual(decidePlacement(policy, request, { explain: true }).verdict);
+        expect(decidePlacement(older, request, { explain: false }).verdict, at).toEqual(verdict);
+      }
+    }
+    expect(indexed).toBeGreaterThanOrEqual(14);
+    expect(found).toBeGreaterThan(40);
+    // a text long enough that reading every gate is cheaper than its pieces' searches
+    const hard = loadPlacement(stored(all.find((p) => p.name === "hard shape ×2,000")!.data));
+    expect(admittedRules(hard.partitions.get("default")!.gates, "x".repeat(2_000), [])).toBeNull();
   });
 
   it("holds the same number of objects and arrays whatever the number of rules (JSON.parse builds no object per rule)", () => {

@@ -12,7 +12,7 @@ import { AdNamesReader, ClassAd, adOf, type SlotValue } from "./classad.js";
 import { compile } from "./compile.js";
 import { readNewAdQuick } from "./ad-new-syntax.js";
 import { borrowCodes, releaseCodes, wordsOf } from "./char-codes.js";
-import { isTextError, sharedOldSlot, simpleLiteral } from "./expr-cache.js";
+import { isTextError, realOf, sharedOldSlot, simpleLiteral } from "./expr-cache.js";
 import { type Node } from "./node.js";
 import { lineCol, parseAdLiteral, parseExpr } from "./parser.js";
 import { INT64_MAX, INT64_MIN, Real, UNDEF, normInt } from "./values.js";
@@ -84,6 +84,91 @@ function isBlankInLine(c: number): boolean {
   return c !== 10 && isTrimmed(c);
 }
 
+/** Where the line of the literal {@link lineLiteral} last read ends (its line feed, or the text's end). */
+let literalLineEnd = 0;
+
+/**
+ * Where the line holding `codes[from, n)` ends when the rest of it is blank (trim() would remove it):
+ * the index of its line feed, or `n`; else -1.
+ */
+function blankToEnd(codes: Uint16Array, from: number, n: number): number {
+  let r = from;
+  while (r < n) {
+    const c = codes[r];
+    if (c === 10) return r;
+    if (!isTrimmed(c)) return -1;
+    r++;
+  }
+  return n;
+}
+
+/**
+ * The value of the old-form line whose (trimmed) value starts at `s` when it is a plain literal alone on
+ * its line, read in one pass from its start, its line's end then in {@link literalLineEnd}; undefined for
+ * any other line (which is read as before: the same texts make the same values, simpleLiteral's and the
+ * quoted string's). A string is its text as written when no quote is inside (a backslash escapes nothing
+ * but a quote in the old form, lexer.ts `oldString`).
+ */
+function lineLiteral(codes: Uint16Array, text: string, s: number, n: number): SlotValue | undefined {
+  const c0 = s < n ? codes[s] : -1;
+  if (c0 === 34) {
+    const q = text.indexOf('"', s + 1);
+    if (q < 0) return undefined;
+    const end = blankToEnd(codes, q + 1, n);
+    if (end < 0) return undefined;
+    literalLineEnd = end;
+    return text.slice(s + 1, q);
+  }
+  const lower = c0 | 32;
+  if (lower === 116 || lower === 102) {
+    const len = lower === 116 ? 4 : 5;
+    if (s + len > n || booleanWordAt(codes, s, len) === undefined) return undefined;
+    const end = blankToEnd(codes, s + len, n);
+    if (end < 0) return undefined;
+    literalLineEnd = end;
+    return lower === 116;
+  }
+  // -?(0|[1-9][0-9]{0,14}) or -?[0-9]+.[0-9]+, as simpleLiteral reads them
+  let q = s;
+  const neg = c0 === 45;
+  if (neg) q++;
+  const first = q;
+  let v = 0;
+  let c = q < n ? codes[q] : -1;
+  while (c >= 48 && c <= 57) {
+    v = v * 10 + c - 48;
+    c = ++q < n ? codes[q] : -1;
+  }
+  const digits = q - first;
+  if (digits < 1) return undefined;
+  let value: SlotValue;
+  if (c === 46) {
+    const dot = q;
+    c = ++q < n ? codes[q] : -1;
+    while (c >= 48 && c <= 57) {
+      v = v * 10 + c - 48;
+      c = ++q < n ? codes[q] : -1;
+    }
+    const frac = q - dot - 1;
+    if (frac < 1) return undefined;
+    value = new Real(realOf(neg, v, digits + frac, frac, text, s, q));
+  } else {
+    if (digits > 15 || (digits > 1 && codes[first] === 48)) return undefined;
+    value = neg ? 0 - v : v;
+  }
+  const end = blankToEnd(codes, q, n);
+  if (end < 0) return undefined;
+  literalLineEnd = end;
+  return value;
+}
+
+/** `true` (length 4) or `false` (length 5) in any case at `codes[s, s + len)`, or undefined. */
+function booleanWordAt(codes: Uint16Array, s: number, len: number): boolean | undefined {
+  const word = len === 4 ? "true" : "false";
+  for (let i = 0; i < len; i++) if ((codes[s + i] | 32) !== word.charCodeAt(i)) return undefined;
+  return len === 4;
+}
+
 function readOldAd(text: string, codes: Uint16Array): AdResult {
   const n = text.length;
   const names = new AdNamesReader();
@@ -98,7 +183,8 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     let p = lineStart;
     let c = p < n ? codes[p] : -1;
     while (c === 32 || c === 9) c = ++p < n ? codes[p] : -1;
-    if (!isNameStart(c)) {
+    // a name starts `[A-Za-z_]` (isNameStart, written out: the reader is too large for V8 to inline it)
+    if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95)) {
       // not a name: a blank or `#` line is skipped (blank as trim() sees it), anything else is an error
       while (p < n && isBlankInLine(codes[p])) p++;
       if (p < n && codes[p] === 35) while (p < n && codes[p] !== 10) p++;
@@ -128,30 +214,104 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     }
     // the name the ads of this kind have here is compared in place; any other is scanned
     // (a name holds no line feed, so neither crosses the line's end)
-    const expected = at === null ? null : at.lastNameCodes;
     let found = false;
-    if (expected !== null && p + expected.length <= n) {
-      const m = expected.length;
-      let i = 0;
-      while (i < m && expected[i] === codes[p + i]) i++;
-      found = i === m && !(p + i < n && isNameChar(codes[p + i]));
+    if (at !== null) {
+      let m = -1;
+      if (words !== null) m = at.nameEndIn(codes, words, p, n);
+      else {
+        const expected = at.lastNameCodes;
+        if (p + expected.length <= n) {
+          let i = 0;
+          while (i < expected.length && expected[i] === codes[p + i]) i++;
+          if (i === expected.length) m = p + i;
+        }
+      }
+      found = m >= 0 && !(m < n && isNameChar(codes[m]));
+      if (found) p = m;
     }
-    if (found) p += (expected as number[]).length;
-    else while (++p < n && isNameChar(codes[p]));
+    if (!found) while (++p < n && isNameChar(codes[p]));
     const nameEnd = p;
-    c = p < n ? codes[p] : -1;
-    while (c === 32 || c === 9) c = ++p < n ? codes[p] : -1;
-    if (c !== 61 || (p + 1 < n && codes[p + 1] === 61)) {
-      spend(unpaid);
-      return notAnAttribute(lineNo);
+    let s: number;
+    const after = p + 3 < n ? codes[p + 3] : -1;
+    if (after > 32 && after < 127 && codes[p] === 32 && codes[p + 1] === 61 && codes[p + 2] === 32) {
+      // ` = ` then a character trim() keeps, as `condor_q -l` writes every line
+      p++;
+      s = p + 2;
+    } else {
+      c = p < n ? codes[p] : -1;
+      while (c === 32 || c === 9) c = ++p < n ? codes[p] : -1;
+      if (c !== 61 || (p + 1 < n && codes[p + 1] === 61)) {
+        spend(unpaid);
+        return notAnAttribute(lineNo);
+      }
+      // the expression, trimmed in place as trim() would
+      s = p + 1;
+      while (s < n && isBlankInLine(codes[s])) s++;
     }
     const exprCol = p + 2 - lineStart;
-    // the expression, trimmed in place as trim() would
-    let s = p + 1;
-    while (s < n && isBlankInLine(codes[s])) s++;
+    // a plain literal alone on its line is read from its start, its line's end found after it: the
+    // commonest here (a string without a quote inside, an integer of at most 15 digits without a sign or
+    // a leading zero, `true` or `false` in any case, each right before the line feed), any other by lineLiteral, which reads these as
+    // well (`codes[n]` is 0, so no look runs past the text)
+    let plain: SlotValue | undefined;
+    let end = -1;
+    const c0 = codes[s];
+    if (c0 === 34) {
+      const q = text.indexOf('"', s + 1);
+      if (q > 0 && (codes[q + 1] === 10 || q + 1 === n)) {
+        plain = text.slice(s + 1, q);
+        end = q + 1;
+      }
+    } else if (c0 >= 48 && c0 <= 57) {
+      let v = c0 - 48;
+      let q = s + 1;
+      c = codes[q];
+      while (c >= 48 && c <= 57) {
+        v = v * 10 + c - 48;
+        c = codes[++q];
+      }
+      if ((c === 10 || q === n) && q - s <= 15 && (c0 !== 48 || q === s + 1)) {
+        plain = v;
+        end = q;
+      }
+    } else if ((c0 | 32) === 116) {
+      // `true` in any case (a compare that meets the 0 at `n` fails there)
+      if (
+        (codes[s + 1] | 32) === 114 &&
+        (codes[s + 2] | 32) === 117 &&
+        (codes[s + 3] | 32) === 101 &&
+        (codes[s + 4] === 10 || s + 4 === n)
+      ) {
+        plain = true;
+        end = s + 4;
+      }
+    } else if ((c0 | 32) === 102) {
+      if (
+        (codes[s + 1] | 32) === 97 &&
+        (codes[s + 2] | 32) === 108 &&
+        (codes[s + 3] | 32) === 115 &&
+        (codes[s + 4] | 32) === 101 &&
+        (codes[s + 5] === 10 || s + 5 === n)
+      ) {
+        plain = false;
+        end = s + 5;
+      }
+    }
+    if (end < 0) {
+      plain = lineLiteral(codes, text, s, n);
+      end = literalLineEnd;
+    }
+    if (plain !== undefined) {
+      next = end + 1;
+      if (found) names.addExpected();
+      else names.add(text, nameStart, nameEnd, slots.length);
+      slots.push(plain);
+      names.current?.keepLine(codes, words, nameStart, end, plain, s + 1);
+      continue;
+    }
     // the line's end and the value's, trimmed in place as trim() would: the line feed found by indexOf
     // (V8 scans natively, where a loop here costs 15 or more instructions a code unit)
-    let end = text.indexOf("\n", s);
+    end = text.indexOf("\n", s);
     if (end < 0) end = n;
     let e = end;
     while (e > s && isTrimmed(codes[e - 1])) e--;

@@ -39,6 +39,9 @@ export function releaseCodes(codes: Uint16Array): void {
 
 /** The Int32Array views of arrays {@link wordsOf} was asked for (pooled arrays are asked again and again). */
 const wordViews = new WeakMap<Uint16Array, Int32Array>();
+/** The array {@link wordsOf} was last asked for and its view (a pooled array is asked for again and again). */
+let lastCodes: Uint16Array | null = null;
+let lastWords: Int32Array | null = null;
 
 /**
  * The code units of `codes` two at a time, as an Int32Array over the same memory (word `j` holds units
@@ -46,11 +49,17 @@ const wordViews = new WeakMap<Uint16Array, Int32Array>();
  * array does not start on a 4-byte boundary (arrays from {@link borrowCodes} do).
  */
 export function wordsOf(codes: Uint16Array): Int32Array | null {
+  if (codes === lastCodes) return lastWords;
   let w = wordViews.get(codes);
   if (w === undefined) {
     if ((codes.byteOffset & 3) !== 0) return null;
     w = new Int32Array(codes.buffer, codes.byteOffset, codes.length >> 1);
     wordViews.set(codes, w);
+  }
+  if (codes.length <= 2 * POOL_MAX_LENGTH + 1) {
+    // only an array the pool may hold: a large text's own must not be kept alive here
+    lastCodes = codes;
+    lastWords = w;
   }
   return w;
 }

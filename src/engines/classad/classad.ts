@@ -79,6 +79,11 @@ export class AdLayout {
   /** The code units of the last name added, made on first use (see {@link lastNameCodes}). */
   private nameCodes: number[] | null = null;
   /**
+   * The same two units a word (as char-codes.ts `wordsOf` reads a text): from its first unit, then
+   * from its second (for a name written at an odd index), made on first use (see {@link nameEndIn}).
+   */
+  private nameWords: Int32Array | null = null;
+  /**
    * The line an ad read along this chain last had for this attribute (see {@link keepLine}): its length
    * in code units (-1: none), where it starts in {@link keptUnits}, the room reserved for it there (from
    * an even index, reused by the next line that fits), and its value.
@@ -159,12 +164,61 @@ export class AdLayout {
   }
 
   /**
+   * Where {@link lastName} ends when `codes` hold it from `p` on (`words` being `codes` two units a word,
+   * char-codes.ts `wordsOf`): `p` plus its length, else -1. Compared a word at a time (a typed-array
+   * loop costs V8 about as much an iteration for a word as for a unit).
+   */
+  nameEndIn(codes: Uint16Array, words: Int32Array, p: number, n: number): number {
+    const u = this.nameCodes ?? this.lastNameCodes;
+    const m = u.length;
+    const end = p + m;
+    if (end > n) return -1;
+    const nw = this.nameWords ?? this.makeNameWords();
+    let q = p;
+    let k = 0;
+    let count = m >> 1;
+    if ((p & 1) === 1) {
+      if (codes[p] !== u[0]) return -1;
+      q++;
+      k = count;
+      count = (m - 1) >> 1;
+    }
+    const w = q >> 1;
+    for (let j = 0; j < count; j++) if (nw[k + j] !== words[w + j]) return -1;
+    q += 2 * count;
+    return q === end || codes[q] === u[m - 1] ? end : -1;
+  }
+
+  /** {@link nameWords}: the name's units paired from its first unit, then from its second. */
+  private makeNameWords(): Int32Array {
+    const u = this.lastNameCodes;
+    const m = u.length;
+    const even = m >> 1;
+    const nw = new Int32Array(even + ((m - 1) >> 1));
+    for (let j = 0; j < even; j++) nw[j] = u[2 * j] | (u[2 * j + 1] << 16);
+    for (let j = 0; even + j < nw.length; j++) nw[even + j] = u[2 * j + 1] | (u[2 * j + 2] << 16);
+    this.nameWords = nw;
+    return nw;
+  }
+
+  /**
    * Where the line this layout keeps (see {@link keepLine}) ends when `codes` hold it from `p` on, up to
    * a line feed or the text's end `n`: the index of that line feed (or `n`), else -1.
    */
   keptLineEnd(codes: Uint16Array, words: Int32Array | null, p: number, n: number): number {
     const m = this.lineLength;
     if (m < 0 || this.lineGeneration !== keptGeneration || p + m > n) return -1;
+    return this.keptLineEndAt(codes, words, p, m, n);
+  }
+
+  /** {@link keptLineEnd}'s compare (apart, so that the checks before it are inlined where lines are read). */
+  private keptLineEndAt(
+    codes: Uint16Array,
+    words: Int32Array | null,
+    p: number,
+    m: number,
+    n: number,
+  ): number {
     let at = this.lineAt;
     let q = p;
     const end = p + m;
@@ -215,7 +269,14 @@ export class AdLayout {
    * from the second ad of the kind on. A string value's characters start at `valueAt` (after its quote); `words` are `codes` as words
    * (char-codes.ts `wordsOf`), or null.
    */
-  keepLine(codes: Uint16Array, words: Int32Array | null, p: number, end: number, value: SlotValue, valueAt: number): void {
+  keepLine(
+    codes: Uint16Array,
+    words: Int32Array | null,
+    p: number,
+    end: number,
+    value: SlotValue,
+    valueAt: number,
+  ): void {
     if (this.lineGeneration !== keptGeneration) {
       // the first ad of its kind (in this generation) to reach here keeps nothing: an ad whose kind is
       // read once (a cold read, an ad of its own) pays no copy; the next one's line is kept
@@ -225,8 +286,20 @@ export class AdLayout {
       this.lineCopies = 0;
       return;
     }
+    if (end - p <= MAX_KEPT_LINE && this.lineCopies < MAX_LINE_COPIES)
+      this.copyLine(codes, words, p, end, value, valueAt);
+  }
+
+  /** {@link keepLine}'s copy (apart, so that the checks before it are inlined where lines are read). */
+  private copyLine(
+    codes: Uint16Array,
+    words: Int32Array | null,
+    p: number,
+    end: number,
+    value: SlotValue,
+    valueAt: number,
+  ): void {
     const m = end - p;
-    if (m > MAX_KEPT_LINE || this.lineCopies >= MAX_LINE_COPIES) return;
     this.lineCopies++;
     // the copy starts at an index of p's parity, so that it is copied a word at a time, and its room
     // holds a unit more at each end (a word copied may reach one past the line)
@@ -303,21 +376,24 @@ export class AdLayout {
 
   /** Whether a layout of the tree, or one before it on its chain, added `lc`. */
   private static chainHas(from: AdLayout, lc: string): boolean {
-    for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent) if (l.lc === lc) return true;
+    for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent)
+      if (l.lc === lc) return true;
     return false;
   }
 
   /** The lower-cased name → slot map of a layout of the tree. */
   private static chainIndex(from: AdLayout): Map<string, number> {
     const m = new Map<string, number>();
-    for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent) m.set(l.lc, l.size - 1);
+    for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent)
+      m.set(l.lc, l.size - 1);
     return m;
   }
 
   /** The names as written of a layout of the tree, in slot order. */
   private static chainNames(from: AdLayout): string[] {
     const out = new Array<string>(from.size);
-    for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent) out[l.size - 1] = l.name;
+    for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent)
+      out[l.size - 1] = l.name;
     return out;
   }
 
@@ -455,7 +531,10 @@ export function layoutFor(names: readonly string[], slots: SlotValue[]): AdLayou
 }
 
 /** Builds an ad from attributes in order (later duplicate names win); `parent` is its lexical parent. */
-export function adOf(entries: ReadonlyArray<readonly [string, SlotValue]>, parent: ClassAd | null = null): ClassAd {
+export function adOf(
+  entries: ReadonlyArray<readonly [string, SlotValue]>,
+  parent: ClassAd | null = null,
+): ClassAd {
   const slots = entries.map((e) => e[1]);
   const layout = layoutFor(
     entries.map((e) => e[0]),
@@ -465,7 +544,10 @@ export function adOf(entries: ReadonlyArray<readonly [string, SlotValue]>, paren
 }
 
 /** Builds an ad whose attributes are plain values (splitTime and friends). */
-export function adFromValues(entries: ReadonlyArray<readonly [string, Value]>, parent: ClassAd | null = null): ClassAd {
+export function adFromValues(
+  entries: ReadonlyArray<readonly [string, Value]>,
+  parent: ClassAd | null = null,
+): ClassAd {
   return adOf(entries, parent);
 }
 

@@ -6,7 +6,7 @@
  */
 import { Budget, BudgetExceeded, currentBudget, spend } from "../common/budget.js";
 import { forgetKeptLines, type SlotValue } from "./classad.js";
-import { borrowCodes, releaseCodes } from "./char-codes.js";
+import { borrowCodes, releaseCodes, wordsOf } from "./char-codes.js";
 import { compile } from "./compile.js";
 import { Lexer, PARSE_UNITS_PER_TOKEN } from "./lexer.js";
 import { Compiled } from "./node.js";
@@ -38,8 +38,21 @@ export const MAX_CACHED_TEXT = 2_000;
  */
 export const MISS_UNITS_PER_CHAR = 6;
 
-/** Old long-form texts and new-syntax ones (apart: their strings are escaped differently), a plain literal kept as its bare value. */
-let oldCache = new Map<string, SlotValue>();
+/** An old long-form text the cache keeps (its own copy) and its slot. */
+interface KeptText {
+  readonly text: string;
+  readonly slot: SlotValue;
+}
+
+/**
+ * Old long-form texts by {@link textHash} (30 bits, so that the key is a small integer): the text kept
+ * under it, compared with the text looked for natively (`===`), so that neither a lookup nor keeping a
+ * text hashes it a second time (V8 hashed the cut for `Map.get` and its own copy again for `Map.set`,
+ * 10% of a cold parse). Two texts of one hash: the one kept last stays (a lookup of the other is a miss,
+ * charged as any miss is). New-syntax texts (apart: their strings are escaped differently) by their text.
+ * A plain literal is kept as its bare value.
+ */
+let oldCache = new Map<number, KeptText>();
 let newCache = new Map<string, SlotValue>();
 let cachedChars = 0;
 
@@ -100,18 +113,44 @@ export function clearSeenTexts(): void {
  * of the admission filter); records it when not. A collision only admits a
  * text early, which the cache's own bounds still cover.
  */
-function seenBefore(text: string, oldForm: boolean, codes?: Uint16Array, at = 0): boolean {
-  let h = oldForm ? 0x811c9dc5 : 0x01000193;
-  const n = text.length;
-  // the same hash either way: over the code units when the caller has them (a third of charCodeAt's cost)
-  if (codes !== undefined) for (let i = 0; i < n; i++) h = Math.imul(h ^ codes[at + i], 0x01000193);
-  else for (let i = 0; i < n; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  h = (h ^ n) | 1;
+function seenBefore(h: number): boolean {
   const slot = (h >>> 1) & (SEEN_SLOTS - 1);
   if (seen[slot] === h) return true;
   seen[slot] = h;
   firstSightings++;
   return false;
+}
+
+/**
+ * The FNV-1a hash of a text of `n` code units (old long form and new syntax apart), odd (never 0, an
+ * empty slot of the admission filter): over `codes` from `at` on when the caller has them (a third of
+ * charCodeAt's cost), else over `text`; the same either way.
+ */
+function textHash(
+  text: string,
+  oldForm: boolean,
+  codes: Uint16Array | undefined,
+  at: number,
+  n: number,
+): number {
+  let h = oldForm ? 0x811c9dc5 : 0x01000193;
+  // two code units a step (`u[2j] | u[2j + 1] << 16`, as char-codes.ts `wordsOf` reads them), then the last
+  const pairs = n >> 1;
+  if (codes !== undefined) {
+    const words = (at & 1) === 0 ? wordsOf(codes) : null;
+    if (words !== null) {
+      const k = at >> 1;
+      for (let j = 0; j < pairs; j++) h = Math.imul(h ^ words[k + j], 0x01000193);
+    } else
+      for (let j = 0, i = at; j < pairs; j++, i += 2)
+        h = Math.imul(h ^ (codes[i] | (codes[i + 1] << 16)), 0x01000193);
+    if ((n & 1) === 1) h = Math.imul(h ^ codes[at + n - 1], 0x01000193);
+  } else {
+    for (let j = 0, i = 0; j < pairs; j++, i += 2)
+      h = Math.imul(h ^ (text.charCodeAt(i) | (text.charCodeAt(i + 1) << 16)), 0x01000193);
+    if ((n & 1) === 1) h = Math.imul(h ^ text.charCodeAt(n - 1), 0x01000193);
+  }
+  return (h ^ n) | 1;
 }
 
 /** A text that did not parse: the parser's message and offset in the text. */
@@ -169,11 +208,40 @@ function booleanWord(codes: Uint16Array, s: number, e: number): boolean | undefi
 /** A real `-?[0-9]+.[0-9]+` at `src[s, e)` whose `.` is at `dot` (digits before it checked), or undefined. */
 function realText(codes: Uint16Array, src: string, s: number, dot: number, e: number): Real | undefined {
   if (dot + 1 >= e) return undefined;
+  let m = 0;
+  for (let q = codes[s] === 45 ? s + 1 : s; q < dot; q++) m = m * 10 + codes[q] - 48;
   for (let q = dot + 1; q < e; q++) {
     const c = codes[q];
     if (c < 48 || c > 57) return undefined;
+    m = m * 10 + c - 48;
   }
-  return new Real(Number(src.slice(s, e)));
+  return new Real(realOf(codes[s] === 45, m, e - s - (codes[s] === 45 ? 2 : 1), e - dot - 1, src, s, e));
+}
+
+/** Powers of ten a double holds exactly (10^0 … 10^22). */
+const EXACT_POWERS = [
+  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+  1e20, 1e21, 1e22,
+];
+
+/**
+ * The number a real `-?[0-9]+.[0-9]+` written at `src[s, e)` stands for, as `Number()` reads it: its
+ * `digits` digits (`frac` of them after the dot) make `m`. While `m` is exact (at most 15 digits) and
+ * 10^frac too, `m / 10^frac` is that number, IEEE division rounding correctly as `Number()` does; any
+ * other text is read by `Number()`.
+ */
+export function realOf(
+  neg: boolean,
+  m: number,
+  digits: number,
+  frac: number,
+  src: string,
+  s: number,
+  e: number,
+): number {
+  if (digits > 15 || frac > 22) return Number(src.slice(s, e));
+  const v = m / EXACT_POWERS[frac];
+  return neg ? -v : v;
 }
 
 /** A copy of a text not sharing its characters with a larger one (a cut of a request's text would keep the request alive). */
@@ -190,8 +258,13 @@ function ownCopy(text: string): string {
  * decision's budget; a spent one ends the read with `BudgetExceeded`.
  */
 export function sharedOldSlot(src: string, codes: Uint16Array, s: number, e: number): SlotValue | TextError {
+  // a text too long to keep is never looked for
+  if (e - s >= MAX_CACHED_TEXT) return sharedSlot(src.slice(s, e), true, codes, s);
+  const h = textHash(src, true, codes, s, e - s);
   const text = src.slice(s, e);
-  return oldCache.get(text) ?? sharedSlot(text, true, codes, s);
+  const kept = oldCache.get(h & 0x3fffffff);
+  if (kept !== undefined && kept.text === text) return kept.slot;
+  return sharedSlot(text, true, codes, s, 0, h);
 }
 
 /**
@@ -202,7 +275,13 @@ export function sharedOldSlot(src: string, codes: Uint16Array, s: number, e: num
  * `tokens` are not charged again here: the caller's reading of the ad paid for
  * them; a value parsed now pays for parsing them before the parse starts.
  */
-export function sharedNewSlot(src: string, codes: Uint16Array, s: number, e: number, tokens: number): SlotValue | TextError {
+export function sharedNewSlot(
+  src: string,
+  codes: Uint16Array,
+  s: number,
+  e: number,
+  tokens: number,
+): SlotValue | TextError {
   const text = src.slice(s, e);
   return newCache.get(text) ?? sharedSlot(text, false, codes, s, tokens);
 }
@@ -227,7 +306,12 @@ function made(p: ReturnType<typeof parseExpr>): Compiled {
  * parsed and compiled on first use), or undefined when it must be parsed now. An
  * old-form text's tokens are charged as its parse would charge them.
  */
-function deferredSlot(text: string, oldForm: boolean, codes: Uint16Array | undefined, at: number): Compiled | undefined {
+function deferredSlot(
+  text: string,
+  oldForm: boolean,
+  codes: Uint16Array | undefined,
+  at: number,
+): Compiled | undefined {
   const own = codes === undefined ? borrowCodes(text) : codes;
   const from = codes === undefined ? 0 : at;
   try {
@@ -249,10 +333,18 @@ function deferredSlot(text: string, oldForm: boolean, codes: Uint16Array | undef
  * cut from). A text the syntax check accepts is kept unparsed, to be parsed
  * and compiled on first use (its tokens are charged now, as a parse's would be).
  */
-function sharedSlot(text: string, oldForm: boolean, codes?: Uint16Array, at = 0, tokens = 0): SlotValue | TextError {
+function sharedSlot(
+  text: string,
+  oldForm: boolean,
+  codes?: Uint16Array,
+  at = 0,
+  tokens = 0,
+  hash?: number,
+): SlotValue | TextError {
   const size = text.length + 1;
   if (size <= MAX_CACHED_TEXT) spend(MISS_UNITS_PER_CHAR * size);
-  const keep = size <= MAX_CACHED_TEXT && seenBefore(text, oldForm, codes, at);
+  const h = size > MAX_CACHED_TEXT ? 0 : (hash ?? textHash(text, oldForm, codes, at, text.length));
+  const keep = size <= MAX_CACHED_TEXT && seenBefore(h);
   const own = keep ? ownCopy(text) : text;
   let slot: SlotValue | undefined = deferredSlot(own, oldForm, codes, at);
   if (slot === undefined) {
@@ -264,7 +356,10 @@ function sharedSlot(text: string, oldForm: boolean, codes?: Uint16Array, at = 0,
       if (currentBudget().remaining() < due) {
         // the budget cannot pay for this parse: its first tokens are still parsed, so that an error
         // there (nesting past the limit, within 800 tokens) is the answer as before, then reading ends
-        const failed = probeParse(own, codes === undefined ? undefined : codes.subarray(at, at + text.length));
+        const failed = probeParse(
+          own,
+          codes === undefined ? undefined : codes.subarray(at, at + text.length),
+        );
         if (failed !== null) return failed;
       }
       spend(due);
@@ -283,7 +378,8 @@ function sharedSlot(text: string, oldForm: boolean, codes?: Uint16Array, at = 0,
   if (keep) {
     makeRoom(size);
     // After makeRoom: emptying the cache replaces both maps.
-    (oldForm ? oldCache : newCache).set(own, slot);
+    if (oldForm) oldCache.set(h & 0x3fffffff, { text: own, slot });
+    else newCache.set(own, slot);
   }
   return slot;
 }

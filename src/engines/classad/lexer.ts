@@ -143,16 +143,20 @@ function wordAt(src: Uint16Array, p: number, word: string): boolean {
 }
 
 /** The keyword token written at `src[p, p + len)` (any case), or `T.Ident`. */
-function keyword(src: Uint16Array, p: number, len: number): T {
+export function keyword(src: Uint16Array, p: number, len: number): T {
+  // the first character picks the one keyword the word may be (most names are none)
+  const c0 = src[p] | 32;
   switch (len) {
     case 2:
-      return wordAt(src, p, "is") ? T.MetaEq : T.Ident;
+      return c0 === 105 && wordAt(src, p, "is") ? T.MetaEq : T.Ident;
     case 4:
-      return wordAt(src, p, "true") ? T.True : wordAt(src, p, "isnt") ? T.MetaNe : T.Ident;
+      if (c0 === 116) return wordAt(src, p, "true") ? T.True : T.Ident;
+      return c0 === 105 && wordAt(src, p, "isnt") ? T.MetaNe : T.Ident;
     case 5:
-      return wordAt(src, p, "false") ? T.False : wordAt(src, p, "error") ? T.Err : T.Ident;
+      if (c0 === 102) return wordAt(src, p, "false") ? T.False : T.Ident;
+      return c0 === 101 && wordAt(src, p, "error") ? T.Err : T.Ident;
     case 9:
-      return wordAt(src, p, "undefined") ? T.Undef : T.Ident;
+      return c0 === 117 && wordAt(src, p, "undefined") ? T.Undef : T.Ident;
   }
   return T.Ident;
 }
@@ -161,7 +165,7 @@ function keyword(src: Uint16Array, p: number, len: number): T {
  * Tokens a charged lexer counts before it charges them, and what they cost: half a unit a
  * token (a decision's ads are read before they are evaluated, and reading is work too).
  */
-const TOKEN_BATCH = 64;
+export const TOKEN_BATCH = 64;
 const TOKEN_BATCH_UNITS = 32;
 
 /**
@@ -230,6 +234,23 @@ export class Lexer {
     return this.kind;
   }
 
+  /**
+   * The kind of the token at or after `pos` (blanks and comments skipped) when the token before it was of
+   * kind `prev`, as {@link next} would answer it, but not counted or charged: for a scanner of its own
+   * (syntax-check.ts) that hands the lexer the tokens it does not read itself, and pays with {@link payBatch}.
+   */
+  kindAt(pos: number, prev: T): T {
+    this.pos = pos;
+    this.prev = prev;
+    this.kind = this.scan();
+    return this.kind;
+  }
+
+  /** Pays for a batch of {@link TOKEN_BATCH} tokens counted by such a scanner, as {@link next} does (when {@link charged}). */
+  payBatch(): void {
+    if (this.charged) spend(this.batchUnits);
+  }
+
   /** Charges the tokens (when {@link charged}) as a parse's: reading and parsing them, PARSE_UNITS_PER_TOKEN more each. */
   parsing(): void {
     this.batchUnits = PARSED_BATCH_UNITS;
@@ -239,28 +260,13 @@ export class Lexer {
     const s = this.codes;
     const n = this.end;
     let p = this.pos;
-    for (;;) {
-      while (p < n && isSpace(s[p])) p++;
-      if (p + 1 < n && s[p] === 47) {
-        const c2 = s[p + 1];
-        if (c2 === 47) {
-          p += 2;
-          while (p < n && s[p] !== 10) p++;
-          continue;
-        }
-        if (c2 === 42) {
-          // the comment's end, looked for in the code units (the text lexed may be a stretch of `src`)
-          let e = p + 2;
-          while (e + 1 < n && !(s[e] === 42 && s[e + 1] === 47)) e++;
-          if (e + 1 >= n) {
-            this.pos = n;
-            return T.Error;
-          }
-          p = e + 2;
-          continue;
-        }
+    while (p < n && isSpace(s[p])) p++;
+    if (p + 1 < n && s[p] === 47 && (s[p + 1] === 47 || s[p + 1] === 42)) {
+      p = this.afterComments(p);
+      if (p < 0) {
+        this.pos = n;
+        return T.Error;
       }
-      break;
     }
     this.start = p;
     if (p >= n) {
@@ -282,6 +288,36 @@ export class Lexer {
     if (c === 34) return this.string(p, 34);
     if (c === 39) return this.string(p, 39);
     return this.punct(p, c);
+  }
+
+  /**
+   * Where the next token starts after the comment at `p` and any blanks and comments after it, or -1
+   * when a `/*` comment is not closed (apart from {@link scan}, which is then small enough to inline).
+   */
+  private afterComments(from: number): number {
+    const s = this.codes;
+    const n = this.end;
+    let p = from;
+    for (;;) {
+      while (p < n && isSpace(s[p])) p++;
+      if (p + 1 < n && s[p] === 47) {
+        const c2 = s[p + 1];
+        if (c2 === 47) {
+          p += 2;
+          while (p < n && s[p] !== 10) p++;
+          continue;
+        }
+        if (c2 === 42) {
+          // the comment's end, looked for in the code units (the text lexed may be a stretch of `src`)
+          let e = p + 2;
+          while (e + 1 < n && !(s[e] === 42 && s[e + 1] === 47)) e++;
+          if (e + 1 >= n) return -1;
+          p = e + 2;
+          continue;
+        }
+      }
+      return p;
+    }
   }
 
   private number(p0: number): T {

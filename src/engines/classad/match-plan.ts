@@ -97,26 +97,41 @@ function holdsComposite(n: Node): boolean {
   }
 }
 
+/** How many pairs of (expression, layouts) a site keeps a streak or a plan for. */
+export const PLANS_KEPT = 4;
+
+/** One expression met with one pair of layouts: its streak of evaluations and, once built, its plan. */
+interface PlanEntry {
+  expr: Compiled;
+  my: AdLayout;
+  target: AdLayout;
+  plan: EvalFn | null;
+  streak: number;
+}
+
 /**
  * One attribute evaluated in a match loop, as `AttrSite` (evaluate.ts) evaluates it,
  * through a plan once the same expression has come with the same pair of layouts
- * {@link PLAN_AFTER} times in a row. Keeps one plan (the last pair seen).
+ * {@link PLAN_AFTER} times while the site kept it. A site keeps the last
+ * {@link PLANS_KEPT} such pairs, so machines of a few kinds in one request (or one
+ * ad whose Requirements was read before the shared cache kept its text, met once
+ * per request) do not drop the plan of the others: with one kept, a 100-machine
+ * request whose first ad had an expression of its own rebuilt the others' plan
+ * every time and ran their first 8 unplanned. A pair the site no longer keeps
+ * starts its streak again, so building stays at most once per 8 evaluations.
  */
 export class PlanSite {
   private layout: AdLayout | null = null;
   private slot = -1;
-  /** The expression, layouts and plan of the last evaluation, and how many in a row had them. */
-  private expr: Compiled | null = null;
-  private myLayout: AdLayout | null = null;
-  private targetLayout: AdLayout | null = null;
-  private plan: EvalFn | null = null;
-  private streak = 0;
+  /** The pair of the last evaluation, then the ones before it, most recent first. */
+  private front: PlanEntry | null = null;
+  private readonly kept: PlanEntry[] = [];
 
   constructor(readonly lc: string) {}
 
   /** Whether the last evaluation ran through a plan (for tests). */
   get planned(): boolean {
-    return this.plan !== null;
+    return this.front !== null && this.front.plan !== null;
   }
 
   /** Evaluates the attribute of `my` (UNDEFINED when missing) in a match with `target`. */
@@ -141,20 +156,50 @@ export class PlanSite {
 
   /** The plan for `c` between these two ads, or null (not yet, or never: a nested ad, a list). */
   private planFor(c: Compiled, my: ClassAd, target: ClassAd): EvalFn | null {
-    if (c === this.expr && my.layout === this.myLayout && target.layout === this.targetLayout) {
-      // the plan resolves references as from top-level ads (a nested ad's lookups go on to its parents)
-      if (my.parent !== null || target.parent !== null) return null;
-      if (this.plan !== null || this.streak >= PLAN_AFTER) return this.plan;
-      if (++this.streak < PLAN_AFTER) return null;
-      const node = c.made().node;
-      this.plan = holdsComposite(node) ? null : buildResolved(node, resolverFor(my.layout, target.layout));
-      return this.plan;
+    const ml = my.layout;
+    const tl = target.layout;
+    let e = this.front;
+    if (e === null || e.expr !== c || e.my !== ml || e.target !== tl) {
+      e = this.recall(c, ml, tl);
+      if (e === null) return null;
     }
-    this.expr = c;
-    this.myLayout = my.layout;
-    this.targetLayout = target.layout;
-    this.plan = null;
-    this.streak = 1;
+    // the plan resolves references as from top-level ads (a nested ad's lookups go on to its parents)
+    if (my.parent !== null || target.parent !== null) return null;
+    if (e.plan !== null || e.streak >= PLAN_AFTER) return e.plan;
+    if (++e.streak < PLAN_AFTER) return null;
+    const node = c.made().node;
+    e.plan = holdsComposite(node) ? null : buildResolved(node, resolverFor(ml, tl));
+    return e.plan;
+  }
+
+  /**
+   * Brings the kept entry of this pair to the front and returns it, or, when none is
+   * kept, puts a new one there (its first evaluation: the streak at 1) and returns null.
+   */
+  private recall(c: Compiled, ml: AdLayout, tl: AdLayout): PlanEntry | null {
+    const kept = this.kept;
+    const previous = this.front;
+    for (let k = 0; k < kept.length; k++) {
+      const e = kept[k];
+      if (e.expr === c && e.my === ml && e.target === tl) {
+        // the previous front takes its place (the order among the others does not matter for what is kept)
+        kept[k] = previous as PlanEntry;
+        this.front = e;
+        return e;
+      }
+    }
+    let fresh: PlanEntry;
+    if (previous !== null && kept.length >= PLANS_KEPT - 1) {
+      // the oldest kept entry is dropped: its object is reused for the new pair
+      fresh = kept.pop() as PlanEntry;
+      fresh.expr = c;
+      fresh.my = ml;
+      fresh.target = tl;
+      fresh.plan = null;
+      fresh.streak = 1;
+    } else fresh = { expr: c, my: ml, target: tl, plan: null, streak: 1 };
+    if (previous !== null) kept.unshift(previous);
+    this.front = fresh;
     return null;
   }
 }

@@ -7,6 +7,7 @@
  * no object and no string per machine while it decides.
  */
 import { VERDICT_JSON } from "../common/decision.js";
+import { orderByRank } from "./rank-order.js";
 
 /** One machine's line of the verdict. */
 export interface MachineVerdict {
@@ -61,8 +62,8 @@ export interface MatchColumns {
   readonly names: readonly (string | null)[];
   readonly flags: Uint8Array;
   readonly ranks: Float64Array;
-  /** The matching machines' indices, best first. */
-  readonly order: readonly number[];
+  /** The best match's index (the highest rank, the first in the request among equal ones, NaN last), or -1. */
+  readonly best: number;
   /** Log lines before the machines' (schedd and job discards), and the closing line (a spent budget) or null. */
   readonly head: readonly string[];
   readonly tail: string | null;
@@ -71,6 +72,18 @@ export interface MatchColumns {
 /** The shortest decimal that round-trips a double. */
 function rankText(r: number): string {
   return String(r);
+}
+
+/**
+ * The matching machines' indices, best first (rank descending, ties in request
+ * order, NaN last): sorted only when the log is written, never while deciding.
+ */
+function matchOrder(c: MatchColumns): number[] {
+  const order: number[] = [];
+  const { flags } = c;
+  for (let i = 0; i < flags.length; i++) if (flags[i] & MATCHED) order.push(i);
+  orderByRank(order, c.ranks);
+  return order;
 }
 
 /** The machine lines, in input order. */
@@ -90,7 +103,7 @@ function machineLines(c: MatchColumns): MachineVerdict[] {
 }
 
 /** The log: discards, policy rejections in input order, one line per match best first, the budget line. */
-function logLines(c: MatchColumns): string[] {
+function logLines(c: MatchColumns, order: readonly number[]): string[] {
   const log = [...c.head];
   const { ts, jid, names, flags } = c;
   for (let i = 0; i < names.length; i++) {
@@ -106,7 +119,7 @@ function logLines(c: MatchColumns): string[] {
   const matched = `${ts} Matched job=${jid} machine=`;
   let lastRank = NaN;
   let lastRankText = "NaN";
-  for (const i of c.order) {
+  for (const i of order) {
     const r = c.ranks[i];
     // equal ranks sit together once ordered: print each distinct rank once
     if (!Object.is(r, lastRank)) {
@@ -127,10 +140,22 @@ function numberJson(r: number): string {
   return Number.isFinite(r) ? String(r) : "null";
 }
 
+/**
+ * Whether JSON.stringify writes a string as it is between its quotes: no
+ * control character, quote, backslash or surrogate (a lone one is escaped).
+ * A loop over a name's few code units costs far less than a stringify call.
+ */
+function plainJson(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 32 || c === 34 || c === 92 || (c >= 0xd800 && c <= 0xdfff)) return false;
+  }
+  return true;
+}
+
 /** A string's JSON text without its quotes (the string itself when nothing needs escaping). */
 function innerJson(s: string): string {
-  const q = JSON.stringify(s);
-  return q.length === s.length + 2 ? s : q.slice(1, -1);
+  return plainJson(s) ? s : JSON.stringify(s).slice(1, -1);
 }
 
 /** A machine line's JSON after its name, by the flag byte's two low bits (DISCARDED, MATCHED). */
@@ -145,15 +170,30 @@ const LINE_FLAGS = [
  * The verdict's JSON text written straight from the columns: exactly what
  * JSON.stringify gives for the object columnVerdict returns (`job`,
  * `machines`, `best`, `log`, then `schedd`), without building a line object
- * or a log string per machine on the way.
+ * or a log string per machine on the way. Each name is escaped once (most
+ * need nothing: then the name itself), for its line and its log line.
  */
-export function columnVerdictJson(c: MatchColumns, best: string | number | null): string {
+export function columnVerdictJson(
+  c: MatchColumns,
+  best: string | number | null,
+  order: readonly number[],
+): string {
   const { names, flags, ranks, ts } = c;
   const n = names.length;
-  let out = `{"job":${JSON.stringify(c.job)},"machines":[`;
+  const shown = new Array<string>(n);
+  let out = `{"job":${c.job.discarded ? '{"discarded":true}' : '{"discarded":false}'},"machines":[`;
   for (let i = 0; i < n; i++) {
     const name = names[i];
-    out += `${i === 0 ? "" : ","}{"name":${name === null ? i : JSON.stringify(name)}${LINE_FLAGS[flags[i] & 3]}${numberJson(ranks[i])}}`;
+    let line: string;
+    if (name === null) {
+      shown[i] = `#${i}`;
+      line = `{"name":${i}`;
+    } else {
+      const inner = innerJson(name);
+      shown[i] = inner;
+      line = `{"name":"${inner}"`;
+    }
+    out += `${i === 0 ? "" : ","}${line}${LINE_FLAGS[flags[i] & 3]}${numberJson(ranks[i])}}`;
   }
   out += `],"best":${JSON.stringify(best)},"log":[`;
   let sep = "";
@@ -165,41 +205,88 @@ export function columnVerdictJson(c: MatchColumns, best: string | number | null)
   for (let i = 0; i < n; i++) {
     const f = flags[i];
     if ((f & (DISCARDED | REJECTED_RESOURCE | REJECTED_JOB)) === 0) continue;
-    const name = names[i];
-    const shown = name === null ? `#${i}` : innerJson(name);
-    if (f & DISCARDED) out += `${sep}"${ts} Rejected machine=${shown} reason=NEGOTIATOR_PE_STARTD_ONLY_EXPR"`;
+    if (f & DISCARDED)
+      out += `${sep}"${ts} Rejected machine=${shown[i]} reason=NEGOTIATOR_PE_STARTD_ONLY_EXPR"`;
     else
-      out += `${sep}"${ts} Rejected job=${jid} machine=${shown} reason=${f & REJECTED_RESOURCE ? "NEGOTIATOR_PE_RESOURCE_EXPR" : "NEGOTIATOR_PE_JOB_EXPR"}"`;
+      out += `${sep}"${ts} Rejected job=${jid} machine=${shown[i]} reason=${f & REJECTED_RESOURCE ? "NEGOTIATOR_PE_RESOURCE_EXPR" : "NEGOTIATOR_PE_JOB_EXPR"}"`;
     sep = ",";
   }
   const matched = `"${ts} Matched job=${jid} machine=`;
   let lastRank = NaN;
   let lastRankText = "NaN";
-  for (const i of c.order) {
+  for (const i of order) {
     const r = ranks[i];
     if (!Object.is(r, lastRank)) {
       lastRank = r;
       lastRankText = rankText(r);
     }
-    const name = names[i];
-    out += `${sep}${matched}${name === null ? `#${i}` : innerJson(name)} rank=${lastRankText}"`;
+    out += `${sep}${matched}${shown[i]} rank=${lastRankText}"`;
     sep = ",";
   }
   if (c.tail !== null) out += sep + JSON.stringify(c.tail);
   out += "]";
-  if (c.schedd !== undefined) out += `,"schedd":${JSON.stringify(c.schedd)}`;
+  if (c.schedd !== undefined)
+    out += c.schedd.discarded ? ',"schedd":{"discarded":true}' : ',"schedd":{"discarded":false}';
   return out + "}";
 }
 
 /**
+ * A small verdict (up to OWN_JSON_MACHINES machines): its lines and log are
+ * plain fields, built at once (a few objects and strings), and its JSON is
+ * written from the columns (a method on the prototype, so neither JSON.stringify
+ * nor spreading sees it). An object literal with accessors for lazy lists costs
+ * V8 a runtime call and four closures each time (about 9,000 instructions, 1,500
+ * more for a symbol property defined on it): in seeded cachegrind the 8-machine
+ * bench request's decide and answer took 100,590 instructions that way and
+ * 80,183 this way (docs/performance.md, wt/decide4).
+ */
+class SmallVerdict implements MatchVerdict {
+  job: { discarded: boolean };
+  machines: MachineVerdict[];
+  best: string | number | null;
+  log: string[];
+  declare schedd?: { discarded: boolean };
+  readonly #c: MatchColumns;
+  readonly #order: number[];
+  readonly #machines: MachineVerdict[];
+  readonly #best: string | number | null;
+  readonly #log: string[];
+
+  constructor(c: MatchColumns, best: string | number | null) {
+    const order = matchOrder(c);
+    this.job = c.job;
+    this.machines = this.#machines = machineLines(c);
+    this.best = this.#best = best;
+    this.log = this.#log = logLines(c, order);
+    if (c.schedd !== undefined) this.schedd = c.schedd;
+    this.#c = c;
+    this.#order = order;
+  }
+
+  /** The verdict's JSON: from the columns, unless a field was replaced (then JSON.stringify's; edits inside the lists are not followed). */
+  [VERDICT_JSON](): string {
+    const c = this.#c;
+    const kept =
+      this.job === c.job &&
+      this.machines === this.#machines &&
+      this.best === this.#best &&
+      this.log === this.#log &&
+      this.schedd === c.schedd;
+    return kept ? columnVerdictJson(c, this.best, this.#order) : JSON.stringify(this);
+  }
+}
+
+/**
  * The verdict over the columns: `job`, `machines`, `best`, `log` and (with a
- * schedd ad) `schedd`, in that order; `machines` and `log` are built on first
- * read and kept, so JSON and spreading see plain arrays.
+ * schedd ad) `schedd`, in that order. A small one (see SmallVerdict) has them
+ * as plain fields and writes its own JSON; in a larger one `machines` and `log`
+ * are built on first read and kept, so JSON and spreading see plain arrays.
  */
 export function columnVerdict(c: MatchColumns): MatchVerdict {
+  const best = c.best >= 0 ? (c.names[c.best] ?? c.best) : null;
+  if (c.names.length <= OWN_JSON_MACHINES) return new SmallVerdict(c, best);
   let machines: MachineVerdict[] | null = null;
   let log: string[] | null = null;
-  const best = c.order.length > 0 ? (c.names[c.order[0]] ?? c.order[0]) : null;
   const verdict = {
     job: c.job,
     get machines(): MachineVerdict[] {
@@ -210,19 +297,12 @@ export function columnVerdict(c: MatchColumns): MatchVerdict {
     },
     best,
     get log(): string[] {
-      return (log ??= logLines(c));
+      return (log ??= logLines(c, matchOrder(c)));
     },
     set log(v: string[]) {
       log = v;
     },
   } as MatchVerdict;
   if (c.schedd !== undefined) verdict.schedd = c.schedd;
-  // A small verdict's answer is written from the columns (no line objects, no spread of the lazy lists into an
-  // answer object: 0.75× the route's in-process CPU at 8 machines); a large one is built and stringified, which
-  // measured cheaper from 100 machines up (docs/performance.md, 2026-11-27 "the match route's answer").
-  if (c.names.length <= OWN_JSON_MACHINES) {
-    const write = () => (machines === null && log === null ? columnVerdictJson(c, best) : JSON.stringify(verdict));
-    Object.defineProperty(verdict, VERDICT_JSON, { value: write });
-  }
   return verdict;
 }

@@ -11,12 +11,28 @@ import type { ClassAd } from "./classad.js";
 import { AttrSite, evalAttr, evalCompiled } from "./evaluate.js";
 import type { Compiled } from "./node.js";
 import { BEST_MESSAGE, bestVerdict, BestHeap, MAX_BEST } from "./match-best.js";
-import { columnVerdict, DISCARDED, MATCHED as MATCH_FLAG, REJECTED_JOB, REJECTED_RESOURCE, type MatchVerdict } from "./match-verdict.js";
+import {
+  columnVerdict,
+  DISCARDED,
+  MATCHED as MATCH_FLAG,
+  REJECTED_JOB,
+  REJECTED_RESOURCE,
+  type MatchVerdict,
+} from "./match-verdict.js";
 import type { MatchPolicy } from "./policy.js";
-import { orderByRank } from "./rank-order.js";
 import { EvalState, type EvalContext } from "./state.js";
 import { unparseValue } from "./unparse.js";
-import { andDecidedBy, andRest, andThen, andValues, isTrue, JOB_RANK, JOB_REQUIREMENTS, MACHINE_REQUIREMENTS, rankOf } from "./match-values.js";
+import {
+  andDecidedBy,
+  andRest,
+  andThen,
+  andValues,
+  isTrue,
+  JOB_RANK,
+  JOB_REQUIREMENTS,
+  MACHINE_REQUIREMENTS,
+  rankOf,
+} from "./match-values.js";
 import { UNDEF, type Value } from "./values.js";
 
 export { isTrue } from "./match-values.js";
@@ -59,14 +75,19 @@ export function parseMatchRequest(request: {
   best?: unknown;
 }): { ok: true; value: ParsedMatchRequest } | { ok: false; error: ClassAdRequestError } {
   const best = request.best;
-  if (best !== undefined && !(typeof best === "number" && Number.isInteger(best) && best >= 1 && best <= MAX_BEST))
+  if (
+    best !== undefined &&
+    !(typeof best === "number" && Number.isInteger(best) && best >= 1 && best <= MAX_BEST)
+  )
     return { ok: false, error: new ClassAdRequestError("best", BEST_MESSAGE) };
   const job = readOneAd(request.job);
-  if (!job.ok) return { ok: false, error: new ClassAdRequestError("job", `${job.error.message} at ${job.error.at}`) };
+  if (!job.ok)
+    return { ok: false, error: new ClassAdRequestError("job", `${job.error.message} at ${job.error.at}`) };
   let schedd: ClassAd | null = null;
   if (request.schedd !== undefined) {
     const s = readOneAd(request.schedd);
-    if (!s.ok) return { ok: false, error: new ClassAdRequestError("schedd", `${s.error.message} at ${s.error.at}`) };
+    if (!s.ok)
+      return { ok: false, error: new ClassAdRequestError("schedd", `${s.error.message} at ${s.error.at}`) };
     schedd = s.ad;
   }
   let given = request.machines;
@@ -78,10 +99,17 @@ export function parseMatchRequest(request: {
   const machines: ClassAd[] = [];
   for (let i = 0; i < given.length; i++) {
     const m = readAd(given[i]);
-    if (!m.ok) return { ok: false, error: new ClassAdRequestError(`machines[${i}]`, `${m.error.message} at ${m.error.at}`) };
+    if (!m.ok)
+      return {
+        ok: false,
+        error: new ClassAdRequestError(`machines[${i}]`, `${m.error.message} at ${m.error.at}`),
+      };
     machines.push(m.ad);
   }
-  return { ok: true, value: best === undefined ? { job: job.ad, schedd, machines } : { job: job.ad, schedd, machines, best } };
+  return {
+    ok: true,
+    value: best === undefined ? { job: job.ad, schedd, machines } : { job: job.ad, schedd, machines, best },
+  };
 }
 
 /** Whether an *_ONLY expression discards an ad (evaluated with MY = the ad, no TARGET). */
@@ -104,7 +132,8 @@ export function jobId(ad: ClassAd, st: EvalState): string {
   if (g !== null) return g;
   const c = evalAttr(ad, "clusterid", null, st);
   const p = evalAttr(ad, "procid", null, st);
-  if ((typeof c === "number" || typeof c === "bigint") && (typeof p === "number" || typeof p === "bigint")) return `${c}.${p}`;
+  if ((typeof c === "number" || typeof c === "bigint") && (typeof p === "number" || typeof p === "bigint"))
+    return `${c}.${p}`;
   return "#0";
 }
 
@@ -121,7 +150,13 @@ const REJECTED_BY_RESOURCE: PairResult = { match: false, policyReject: "NEGOTIAT
 const REJECTED_BY_JOB: PairResult = { match: false, policyReject: "NEGOTIATOR_PE_JOB_EXPR" };
 
 /** Evaluates one job/machine pair with the effective Requirements. */
-function matchPair(policy: MatchPolicy | null, job: ClassAd, machine: ClassAd, st: EvalState, explain: boolean): PairResult {
+function matchPair(
+  policy: MatchPolicy | null,
+  job: ClassAd,
+  machine: ClassAd,
+  st: EvalState,
+  explain: boolean,
+): PairResult {
   const mReq = MACHINE_REQUIREMENTS.eval(machine, job, st);
   const jReq = JOB_REQUIREMENTS.eval(job, machine, st);
   if (!explain && (policy === null || (policy.resource === null && policy.job === null))) {
@@ -134,21 +169,35 @@ function matchPair(policy: MatchPolicy | null, job: ClassAd, machine: ClassAd, s
   const resource = policy?.resource ?? null;
   const jobExpr = policy?.job ?? null;
   let mEff = mReq;
-  if (resource !== null) mEff = andDecidedBy(mReq) ?? andRest(mReq, (resV = evalCompiled(resource, machine, job, st)));
+  if (resource !== null)
+    mEff = andDecidedBy(mReq) ?? andRest(mReq, (resV = evalCompiled(resource, machine, job, st)));
   let jEff = jReq;
-  if (jobExpr !== null) jEff = andDecidedBy(jReq) ?? andRest(jReq, (jobV = evalCompiled(jobExpr, job, machine, st)));
+  if (jobExpr !== null)
+    jEff = andDecidedBy(jReq) ?? andRest(jReq, (jobV = evalCompiled(jobExpr, job, machine, st)));
   const match = isTrue(andValues(mEff, jEff));
   let policyReject: PairResult["policyReject"] = null;
   if (!match && isTrue(andValues(mReq, jReq))) {
     if (resource !== null && !isTrue(resV)) policyReject = "NEGOTIATOR_PE_RESOURCE_EXPR";
     else if (jobExpr !== null && !isTrue(jobV)) policyReject = "NEGOTIATOR_PE_JOB_EXPR";
   }
-  if (!explain) return match ? MATCHED : policyReject === null ? NO_REJECT : policyReject === "NEGOTIATOR_PE_RESOURCE_EXPR" ? REJECTED_BY_RESOURCE : REJECTED_BY_JOB;
+  if (!explain)
+    return match
+      ? MATCHED
+      : policyReject === null
+        ? NO_REJECT
+        : policyReject === "NEGOTIATOR_PE_RESOURCE_EXPR"
+          ? REJECTED_BY_RESOURCE
+          : REJECTED_BY_JOB;
   const show = unparseValue;
   return {
     match,
     policyReject,
-    trace: { machine_requirements: show(mReq), job_requirements: show(jReq), resource_expr: show(resV), job_expr: show(jobV) },
+    trace: {
+      machine_requirements: show(mReq),
+      job_requirements: show(jReq),
+      resource_expr: show(resV),
+      job_expr: show(jobV),
+    },
   };
 }
 
@@ -157,7 +206,12 @@ function matchPair(policy: MatchPolicy | null, job: ClassAd, machine: ClassAd, s
  * ANDed in) accepts the other, both evaluated: the match analysis counts
  * machines by the side that says no, where matching stops at the first.
  */
-export function pairSides(policy: MatchPolicy | null, job: ClassAd, machine: ClassAd, st: EvalState): { job: boolean; machine: boolean } {
+export function pairSides(
+  policy: MatchPolicy | null,
+  job: ClassAd,
+  machine: ClassAd,
+  st: EvalState,
+): { job: boolean; machine: boolean } {
   const mReq = evalAttr(machine, "requirements", job, st);
   const jReq = evalAttr(job, "requirements", machine, st);
   const resource = policy?.resource ?? null;
@@ -183,7 +237,11 @@ export function decideMatch(
  * Per machine the decision keeps only its name, a flag byte and its rank; the verdict's machine
  * lines and log are written from them when read (match-verdict.ts).
  */
-export function decideParsedMatch(policy: MatchPolicy | null, req: ParsedMatchRequest, ctx: MatchContext): Decision<MatchVerdict> {
+export function decideParsedMatch(
+  policy: MatchPolicy | null,
+  req: ParsedMatchRequest,
+  ctx: MatchContext,
+): Decision<MatchVerdict> {
   const st = new EvalState(ctx);
   const ts = isoTime(ctx.now);
   const explain = ctx.explain === true;
@@ -195,19 +253,25 @@ export function decideParsedMatch(policy: MatchPolicy | null, req: ParsedMatchRe
   if (req.schedd !== null) {
     scheddOut = discards(policy?.scheddOnly ?? null, req.schedd, st);
     schedd = { discarded: scheddOut };
-    if (scheddOut) head.push(`${ts} Rejected schedd=${stringAttr(req.schedd, "name", st) ?? "#0"} reason=NEGOTIATOR_PE_SCHEDD_ONLY_EXPR`);
+    if (scheddOut)
+      head.push(
+        `${ts} Rejected schedd=${stringAttr(req.schedd, "name", st) ?? "#0"} reason=NEGOTIATOR_PE_SCHEDD_ONLY_EXPR`,
+      );
   }
   const jid = jobId(req.job, st);
   const jobOut = !scheddOut && discards(policy?.jobOnly ?? null, req.job, st);
   if (jobOut) head.push(`${ts} Rejected job=${jid} reason=NEGOTIATOR_PE_JOB_ONLY_EXPR`);
 
-  if (req.best !== undefined) return decideBest(policy, req, st, { ts, jid, head, schedd, scheddOut, jobOut, explain, trace });
+  if (req.best !== undefined)
+    return decideBest(policy, req, st, { ts, jid, head, schedd, scheddOut, jobOut, explain, trace });
   const machines = req.machines;
   const n = machines.length;
   const names = new Array<string | null>(n);
   const flags = new Uint8Array(n);
   const ranks = new Float64Array(n);
-  const candidates: number[] = [];
+  // the best match is kept as the loop goes; the matches are put in rank order only when the log is written
+  let best = -1;
+  let bestRank = NaN;
   const startdOnly = policy?.startdOnly ?? null;
   for (let i = 0; i < n; i++) {
     const m = machines[i];
@@ -220,16 +284,24 @@ export function decideParsedMatch(policy: MatchPolicy | null, req: ParsedMatchRe
     if (scheddOut || jobOut) continue;
     const pair = matchPair(policy, req.job, m, st, explain);
     if (pair.trace) trace.push({ machine: names[i] ?? i, ...pair.trace, match: pair.match });
-    let f = pair.policyReject === null ? 0 : pair.policyReject === "NEGOTIATOR_PE_RESOURCE_EXPR" ? REJECTED_RESOURCE : REJECTED_JOB;
-    ranks[i] = rankOf(JOB_RANK.eval(req.job, m, st));
+    let f =
+      pair.policyReject === null
+        ? 0
+        : pair.policyReject === "NEGOTIATOR_PE_RESOURCE_EXPR"
+          ? REJECTED_RESOURCE
+          : REJECTED_JOB;
+    const r = rankOf(JOB_RANK.eval(req.job, m, st));
+    ranks[i] = r;
     if (pair.match) {
       f |= MATCH_FLAG;
-      candidates.push(i);
+      // rank descending, ties to the first in the request, NaN last
+      if (best < 0 || r > bestRank || (bestRank !== bestRank && r === r)) {
+        best = i;
+        bestRank = r;
+      }
     }
     flags[i] = f;
   }
-  // rank descending, ties in input order, NaN ranks last
-  orderByRank(candidates, ranks);
   // a spent work budget made the evaluations after it ERROR: the log says so, as the outcome does
   st.flushWork();
   const spent = currentBudget().exhausted();
@@ -241,7 +313,7 @@ export function decideParsedMatch(policy: MatchPolicy | null, req: ParsedMatchRe
     names,
     flags,
     ranks,
-    order: candidates,
+    best,
     head,
     tail: spent ? `${ts} ${BUDGET_EXCEEDED_MESSAGE}` : null,
   });
@@ -265,7 +337,12 @@ interface MatchStart {
  * the job's Rank for a match) and a counter; the matches go through a heap of
  * `req.best`, and only the listed machines' names are read, at the end.
  */
-function decideBest(policy: MatchPolicy | null, req: ParsedMatchRequest, st: EvalState, s: MatchStart): Decision<MatchVerdict> {
+function decideBest(
+  policy: MatchPolicy | null,
+  req: ParsedMatchRequest,
+  st: EvalState,
+  s: MatchStart,
+): Decision<MatchVerdict> {
   const { machines, job } = req;
   const n = machines.length;
   const heap = new BestHeap(Math.min(req.best as number, n));
@@ -283,7 +360,8 @@ function decideBest(policy: MatchPolicy | null, req: ParsedMatchRequest, st: Eva
     }
     if (skip) continue;
     const pair = matchPair(policy, job, m, st, s.explain);
-    if (pair.trace) s.trace.push({ machine: stringAttr(m, "name", st) ?? i, ...pair.trace, match: pair.match });
+    if (pair.trace)
+      s.trace.push({ machine: stringAttr(m, "name", st) ?? i, ...pair.trace, match: pair.match });
     if (pair.match) {
       matched++;
       heap.offer(i, rankOf(JOB_RANK.eval(job, m, st)));
@@ -317,8 +395,22 @@ function decideBest(policy: MatchPolicy | null, req: ParsedMatchRequest, st: Eva
 }
 
 /** The decision around a verdict: its outcome, whether it may be cached, and the trace when asked for. */
-function finish(policy: MatchPolicy | null, st: EvalState, verdict: MatchVerdict, spent: boolean, s: MatchStart): Decision<MatchVerdict> {
-  const outcome = spent ? BUDGET_EXCEEDED : s.scheddOut ? "schedd_discarded" : s.jobOut ? "job_discarded" : verdict.best === null ? "no_match" : "matched";
+function finish(
+  policy: MatchPolicy | null,
+  st: EvalState,
+  verdict: MatchVerdict,
+  spent: boolean,
+  s: MatchStart,
+): Decision<MatchVerdict> {
+  const outcome = spent
+    ? BUDGET_EXCEEDED
+    : s.scheddOut
+      ? "schedd_discarded"
+      : s.jobOut
+        ? "job_discarded"
+        : verdict.best === null
+          ? "no_match"
+          : "matched";
   const decision: Decision<MatchVerdict> = { verdict, cacheable: st.used === 0, outcome };
   return s.explain ? { ...decision, trace: { pairs: s.trace, policy: policy?.texts ?? {} } } : decision;
 }
@@ -350,7 +442,12 @@ export function decideAdCheck(
 }
 
 function policyText(policy: MatchPolicy | null, kind: "schedd" | "startd" | "job"): string | null {
-  const key = kind === "schedd" ? "NEGOTIATOR_PE_SCHEDD_ONLY_EXPR" : kind === "startd" ? "NEGOTIATOR_PE_STARTD_ONLY_EXPR" : "NEGOTIATOR_PE_JOB_ONLY_EXPR";
+  const key =
+    kind === "schedd"
+      ? "NEGOTIATOR_PE_SCHEDD_ONLY_EXPR"
+      : kind === "startd"
+        ? "NEGOTIATOR_PE_STARTD_ONLY_EXPR"
+        : "NEGOTIATOR_PE_JOB_ONLY_EXPR";
   return policy?.texts[key] ?? null;
 }
 
@@ -362,7 +459,11 @@ export function symmetricMatch(job: ClassAd, machine: ClassAd, st: EvalState): b
 }
 
 /** Symmetric match and both ranks of one job/machine pair, for `arbiter eval classad`. */
-export function matchOne(job: ClassAd, machine: ClassAd, ctx: EvalContext): { symmetric: boolean; jobRank: Value; machineRank: Value } {
+export function matchOne(
+  job: ClassAd,
+  machine: ClassAd,
+  ctx: EvalContext,
+): { symmetric: boolean; jobRank: Value; machineRank: Value } {
   const st = new EvalState(ctx);
   const pair = matchPair(null, job, machine, st, false);
   return {

@@ -8,7 +8,7 @@
  * {@link MAX_CHECKED_TOKENS} tokens, anything wrong) answers false, and the
  * caller parses it at once, which reports errors exactly as before.
  */
-import { Lexer, T } from "./lexer.js";
+import { Lexer, T, TOKEN_BATCH, keyword } from "./lexer.js";
 
 /**
  * Tokens a checked text may have at most. Every nesting level the parser counts
@@ -79,6 +79,74 @@ for (const t of [
 const LITERAL = new Uint8Array(T.Dot + 1);
 for (const t of [T.Int, T.Real, T.Str, T.True, T.False, T.Undef, T.Err]) LITERAL[t] = 1;
 
+/** Kinds after which a `-` is the binary operator, not a number's sign (lexer.ts `valueLike`). */
+const VALUE_LIKE = new Uint8Array(T.Dot + 1);
+for (const t of [
+  T.Int,
+  T.Real,
+  T.True,
+  T.False,
+  T.Str,
+  T.Undef,
+  T.Err,
+  T.Ident,
+  T.Dot,
+  T.RBox,
+  T.RParen,
+  T.RBrace,
+])
+  VALUE_LIKE[t] = 1;
+
+/**
+ * The operators the check's scanner reads itself (the lexer's `punct`), by their first (ASCII) code unit:
+ * the two-unit token a second unit makes ({@link PAIR_NEXT}, {@link PAIR}), a second unit that makes a
+ * token the lexer is left to read ({@link LEFT_NEXT}: `<<`, `>>`), else the token the unit is alone
+ * ({@link ALONE}; 0: left to the lexer, as `/`, `=`, quotes and anything unknown are).
+ */
+const PAIR_NEXT = new Int16Array(128).fill(-2);
+const PAIR = new Uint8Array(128);
+const LEFT_NEXT = new Int16Array(128).fill(-2);
+const ALONE = new Uint8Array(128);
+for (const [c, k] of [
+  ["(", T.LParen],
+  [")", T.RParen],
+  ["[", T.LBox],
+  ["]", T.RBox],
+  ["{", T.LBrace],
+  ["}", T.RBrace],
+  [",", T.Comma],
+  [";", T.Semi],
+  ["+", T.Plus],
+  ["-", T.Minus],
+  ["*", T.Mul],
+  ["%", T.Mod],
+  ["~", T.BitNot],
+  ["^", T.BitXor],
+  [":", T.Colon],
+  [".", T.Dot],
+  ["?", T.QMark],
+  ["&", T.BitAnd],
+  ["|", T.BitOr],
+  ["!", T.Not],
+  ["<", T.Lt],
+  [">", T.Gt],
+] as const)
+  ALONE[c.charCodeAt(0)] = k;
+for (const [c, c1, k] of [
+  ["?", ":", T.Elvis],
+  ["&", "&", T.And],
+  ["|", "|", T.Or],
+  ["!", "=", T.Ne],
+  ["<", "=", T.Le],
+  [">", "=", T.Ge],
+  ["=", "=", T.Eq],
+] as const) {
+  PAIR_NEXT[c.charCodeAt(0)] = c1.charCodeAt(0);
+  PAIR[c.charCodeAt(0)] = k;
+}
+LEFT_NEXT[60] = 60;
+LEFT_NEXT[62] = 62;
+
 /** The check's stack of open brackets and conditionals (reused: checks do not nest). */
 const stack = new Uint8Array(MAX_CHECKED_TOKENS + 2);
 
@@ -110,12 +178,18 @@ export const enum Checked {
 
 /**
  * Whether the text the lexer `lx` is set over (kinds only, positioned at the
- * start) is surely one whole expression the parser accepts. Consumes the
- * lexer's tokens (a charged lexer pays for them).
+ * start, no token read yet) is surely one whole expression the parser accepts.
+ * The check reads the tokens itself where it can and hands the lexer the rest;
+ * a charged lexer is paid for every token as its next() would be.
  */
 export function checkExpression(lx: Lexer): Checked {
   const codes = lx.codes;
+  const n = lx.end;
   const newStrings = !lx.oldStrings;
+  // the token read last: its kind, where it starts, where it ends
+  let prev = T.End;
+  let start = 0;
+  let pos = lx.pos;
   let sp = 0;
   let s = S.Operand;
   // where the plain name before a `(` was written (a call's name)
@@ -123,7 +197,63 @@ export function checkExpression(lx: Lexer): Checked {
   let nameEnd = 0;
   let first = T.End;
   for (let tokens = 0; tokens <= MAX_CHECKED_TOKENS; tokens++) {
-    const t = lx.next();
+    // The next token's kind, as the lexer's next() would answer it: names and keywords, plain integers and
+    // most operators read here (a call each cost V8 more than reading them), the rest by the lexer itself.
+    let p = pos;
+    let c = p < n ? codes[p] : -1;
+    while (c === 32 || (c >= 9 && c <= 13)) c = ++p < n ? codes[p] : -1;
+    let t: T = T.End;
+    let left = false;
+    if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95) {
+      const from = p;
+      c = ++p < n ? codes[p] : -1;
+      while ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95)
+        c = ++p < n ? codes[p] : -1;
+      const len = p - from;
+      t = len === 2 || len === 4 || len === 5 || len === 9 ? keyword(codes, from, len) : T.Ident;
+      start = from;
+    } else if (c >= 48 && c <= 57) {
+      // an integer; a real, an exponent, `0x` and a leading zero are left to the lexer
+      const from = p;
+      c = ++p < n ? codes[p] : -1;
+      while (c >= 48 && c <= 57) c = ++p < n ? codes[p] : -1;
+      const lower = c | 32;
+      if (c === 46 || lower === 101 || lower === 120 || (codes[from] === 48 && p - from > 1)) left = true;
+      else t = T.Int;
+      start = from;
+      if (left) p = from;
+    } else if (c < 0) start = p;
+    else if (c < 128) {
+      const c1 = p + 1 < n ? codes[p + 1] : -1;
+      if (c1 === PAIR_NEXT[c]) {
+        t = PAIR[c];
+        start = p;
+        p += 2;
+      } else {
+        t = ALONE[c];
+        // a `-` may be a number's sign, a `.` a number's start
+        if (
+          t === 0 ||
+          c1 === LEFT_NEXT[c] ||
+          (t === T.Minus && VALUE_LIKE[prev] === 0) ||
+          (t === T.Dot && c1 >= 48 && c1 <= 57)
+        )
+          left = true;
+        else {
+          start = p;
+          p++;
+        }
+      }
+    } else left = true;
+    if (left) {
+      t = lx.kindAt(p, prev);
+      start = lx.start;
+      p = lx.pos;
+    }
+    pos = p;
+    prev = t;
+    // a batch of tokens is paid for as the lexer's next() pays for it
+    if (tokens === TOKEN_BATCH - 1) lx.payBatch();
     if (tokens === 0) first = t;
     if (s === S.FirstArg || s === S.FirstItem) {
       if (t === (s === S.FirstArg ? T.RParen : T.RBrace)) {
@@ -139,13 +269,13 @@ export function checkExpression(lx: Lexer): Checked {
         continue;
       }
       if (LITERAL[t] === 1) {
-        if (t === T.Str && newStrings && hasBackslash(codes, lx.start, lx.pos)) return Checked.Unsure;
+        if (t === T.Str && newStrings && hasBackslash(codes, start, pos)) return Checked.Unsure;
         s = S.After;
       } else if (t === T.Ident) {
         // a quoted name ('…') is decoded by the parser
-        if (codes[lx.start] === 39) return Checked.Unsure;
-        nameStart = lx.start;
-        nameEnd = lx.pos;
+        if (codes[start] === 39) return Checked.Unsure;
+        nameStart = start;
+        nameEnd = pos;
         s = S.AfterName;
       } else if (t === T.Dot) s = S.Name;
       else if (t === T.LParen) {
@@ -158,7 +288,7 @@ export function checkExpression(lx: Lexer): Checked {
       continue;
     }
     if (s === S.Name) {
-      if (t !== T.Ident || codes[lx.start] === 39) return Checked.Unsure;
+      if (t !== T.Ident || codes[start] === 39) return Checked.Unsure;
       s = S.After;
       continue;
     }

@@ -23,7 +23,8 @@ export const VERDICT_JSON: unique symbol = Symbol("verdictJson");
 
 /** The function a verdict keeps under VERDICT_JSON, or undefined. */
 export function verdictJsonWriter(verdict: object): (() => string) | undefined {
-  return (verdict as { [VERDICT_JSON]?: () => string })[VERDICT_JSON];
+  const write = (verdict as { [VERDICT_JSON]?: () => string })[VERDICT_JSON];
+  return write === undefined ? undefined : () => write.call(verdict);
 }
 
 /** The envelope fields every verdict carries in front of the engine's own. */

@@ -171,11 +171,13 @@ export interface FieldTable {
   readonly paths: string[][];
   /** The paths other than `OP_ID` whose values bound where an expression holds (`boundsValues`), in first-seen order: the ones a store may index by value (see job-reach.ts). */
   readonly valued: Set<string>;
+  /** The paths other than `OP_ID` an opcode expression `!=` names alone (`name != "x"`), in first-seen order: the ones a store that finds jobs by complement indexes too (see job-reach.ts `predicateCoReach`; a regex's path is not: tested once per distinct value, it costs more than the regex tested on each job after the rule). */
+  readonly indexable: Set<string>;
 }
 
 /** An empty field table; one is shared by every rule of a set. */
 export function newFieldTable(): FieldTable {
-  return { ids: new Map(), paths: [], valued: new Set() };
+  return { ids: new Map(), paths: [], valued: new Set(), indexable: new Set() };
 }
 
 function fieldId(table: FieldTable, name: string): number {
@@ -203,6 +205,8 @@ export function compileOpcode(expr: Expr, table: FieldTable): (job: PreparedJob)
   const ids = names.map((n) => fieldId(table, n));
   const paths = ids.map((g) => table.paths[g]);
   for (const n of names) if (n !== "OP_ID" && boundsValues(expr, n)) table.valued.add(n);
+  if (names.length === 1 && names[0] !== "OP_ID" && expr.k === "not" && expr.x.k === "cmp" && expr.x.op === "==")
+    table.indexable.add(names[0]);
   const f = build<unknown[]>(expr, (e) => {
     const i = fieldId(table, e.field);
     switch (e.k) {

@@ -1,8 +1,8 @@
 import type { FilterRule } from "./types.js";
 import type { FieldTable, PreparedJob } from "./evaluate.js";
 import { compilePredicate, newFieldTable } from "./evaluate.js";
-import { parseExpression } from "./expression.js";
-import { allOf, predicateReach, type Reach } from "./job-reach.js";
+import { parseExpression, type Expr } from "./expression.js";
+import { allOf, predicateCoReach, predicateReach, type FactReach, type Reach } from "./job-reach.js";
 import { compareCodePoints } from "./order.js";
 
 /** A rule ready to test jobs: predicates compiled, action split into kind and limit. */
@@ -21,21 +21,56 @@ export interface CompiledRule {
 }
 
 const reaches = new WeakMap<CompiledRule, Reach>();
+const parsedRules = new WeakMap<CompiledRule, (Expr | null)[]>();
+
+/** A rule's predicates parsed again (null: one that does not parse), once for its reach and co-reach: building a set keeps no parsed expressions for the few rules a change asks about. */
+function parsedOf(r: CompiledRule): (Expr | null)[] {
+  let out = parsedRules.get(r);
+  if (out === undefined) {
+    out = r.rule.predicates.map((p) => {
+      const parsed = parseExpression(p[1]);
+      return parsed.ok ? parsed.value : null;
+    });
+    parsedRules.set(r, out);
+  }
+  return out;
+}
 
 /** The running jobs a rule can match at most (see job-reach.ts), worked out on first use: only the rules a change adds are asked. */
 export function ruleReach(r: CompiledRule): Reach {
   let reach = reaches.get(r);
   if (reach === undefined) {
-    // parsed again: building a set keeps no parsed expressions for the few rules a change asks about
-    reach = allOf(
-      r.rule.predicates.map((p) => {
-        const parsed = parseExpression(p[1]);
-        return predicateReach(p[0], parsed.ok ? parsed.value : null, r.rule.watermark);
-      }),
-    );
+    const parsed = parsedOf(r);
+    reach = allOf(r.rule.predicates.map((p, i) => predicateReach(p[0], parsed[i], r.rule.watermark)));
     reaches.set(r, reach);
   }
   return reach;
+}
+
+const coReaches = new WeakMap<CompiledRule, readonly FactReach[] | null>();
+
+/**
+ * Where a rule may fail to hold (see job-reach.ts `predicateCoReach`): a job
+ * that has none of these facts matches the rule ([]: every job does); null
+ * when that is not known for one of its predicates. Worked out on first use.
+ */
+export function ruleCoReach(r: CompiledRule): readonly FactReach[] | null {
+  let co = coReaches.get(r);
+  if (co === undefined) {
+    const out: FactReach[] = [];
+    const parsed = parsedOf(r);
+    for (let i = 0; i < parsed.length; i++) {
+      const f = predicateCoReach(r.rule.predicates[i][0], parsed[i]);
+      if (f === null) {
+        co = null;
+        break;
+      }
+      out.push(f);
+    }
+    if (co === undefined) co = out;
+    coReaches.set(r, co);
+  }
+  return co;
 }
 
 /** The loaded filter chain: rules in evaluation order, CONTINUE rules dropped from the chain walked per job. */
@@ -48,6 +83,8 @@ export interface FilterSet {
   readonly fields: number;
   /** The opcode field paths (not `OP_ID`) whose values bound where a rule's opcode predicate holds (`==`, `=[]`, and their `&`/`|`), in first-seen order: those a running-count store indexes by value. */
   readonly valued: readonly string[];
+  /** The opcode field paths (not `OP_ID`) an opcode predicate `!=` names alone (`name != "x"`), in first-seen order: those a store finding jobs by complement indexes too (see `ruleCoReach`). */
+  readonly indexable: readonly string[];
 }
 
 /** What carrying running counts reads of a rule set (see rule-change.ts): its rules in order, and its chain; a `FilterSet` is one. */
@@ -91,7 +128,7 @@ export function compileRule(rule: FilterRule, fields: FieldTable): CompiledRule 
 export function buildFilterSet(rules: readonly FilterRule[]): FilterSet {
   const fields = newFieldTable();
   const compiled = [...rules].sort(compareRules).map((r) => compileRule(r, fields));
-  return { rules: compiled, chain: compiled.filter((r) => r.kind !== "CONTINUE"), fields: fields.paths.length, valued: [...fields.valued] };
+  return { rules: compiled, chain: compiled.filter((r) => r.kind !== "CONTINUE"), fields: fields.paths.length, valued: [...fields.valued], indexable: [...fields.indexable] };
 }
 
 /**

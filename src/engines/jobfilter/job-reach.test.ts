@@ -370,6 +370,9 @@ describe("RunningCounts.rebase through the indexes", () => {
     const holders = store.eachHolder.bind(store);
     store.eachReached = (x, withJobs, visit) => reached(x, withJobs, (h) => (read++, visit(h)));
     store.eachHolder = (x, withJobs, visit) => holders(x, withJobs, (h) => (read++, visit(h)));
+    // jobs found by complement: only those handed to be read are read (the others hold the rule, unread)
+    const beside = store.eachBeside.bind(store);
+    store.eachBeside = (x, co, visit, sure) => beside(x, co, (h) => (read++, visit(h)), sure);
     // PUT re-stamps rule 1's watermark below some running ids: only the ids from it up are read (3990 to 3999)
     const restamped = buildFilterSet([
       r(1, [["jobid", [">", "id", "watermark"]]], 3990),
@@ -425,11 +428,98 @@ describe("RunningCounts.rebase through the indexes", () => {
     // the two named, and the one job under rule 2 before (t12), matched again
     expect(read).toBe(2 + 1);
     counts.rebase(named(["=", "instance_name", "i6"]));
-    // `!=` on the field is not indexed: every job not under rule 1 (9 jobs) is read
+    // `!=` on the indexed field, by complement: every job has a name, so only the one named i12 is read, and the
+    // one rule 2 held (i6), matched again as its own (2,991 before: every job not under rule 1)
     read = 0;
     const unequal = named(["!=", "instance_name", "i12"]);
     counts.rebase(unequal);
     expect(counts.snapshot()).toEqual(RunningCounts.of(unequal, running).snapshot());
-    expect(read).toBe(3000 - 9);
+    expect(read).toBe(1 + 1);
+  });
+
+  it("finds the jobs a `!=` or a negated regex holds on by complement, reading only those lacking the field, holding no key or the values it may fail on", () => {
+    const r = (i: number, predicates: FilterRule["predicates"]): FilterRule => ({
+      uuid: uuid(i),
+      watermark: 0,
+      priority: i,
+      predicates,
+      action: ["RATE_LIMIT", 1000],
+      reason_trail: [],
+    });
+    // 2,000 jobs under the last rule; some lack the name, hold null, a list, a number, have two opcodes or none
+    type Shape = "missing" | "null" | "list" | "number" | "two" | "half" | "none" | "plain";
+    const shape = (k: number): Shape =>
+      k % 97 === 0
+        ? "missing"
+        : k % 89 === 0
+          ? "null"
+          : k % 83 === 0
+            ? "list"
+            : k % 79 === 0
+              ? "number"
+              : k % 73 === 0
+                ? "two"
+                : k % 71 === 0
+                  ? "half"
+                  : k === 1999
+                    ? "none"
+                    : "plain";
+    const opcodesOf: Record<Shape, (k: number) => Job["opcodes"]> = {
+      missing: () => [{ OP_ID: "OP_A" }],
+      null: () => [{ OP_ID: "OP_A", name: null }],
+      list: (k) => [{ OP_ID: "OP_A", name: [`n${k}`, "n12"] }],
+      number: (k) => [{ OP_ID: "OP_A", name: k }],
+      two: (k) => [
+        { OP_ID: "OP_A", name: "n12" },
+        { OP_ID: "OP_B", name: `n${k}` },
+      ],
+      half: (k): Job["opcodes"] => [{ OP_ID: "OP_A", name: `n${k}` }, { OP_ID: "OP_B" }],
+      none: () => [],
+      plain: (k) => [{ OP_ID: "OP_A", name: `n${k}` }],
+    };
+    const running: Job[] = Array.from({ length: 2000 }, (_, k) => ({
+      id: 1000 + k,
+      opcodes: opcodesOf[shape(k)](k),
+    }));
+    const last = r(9, [["opcode", ["|", ["=", "OP_ID", "OP_A"], ["=", "OP_ID", "OP_B"]]]]);
+    const at = (e: ExactJson) =>
+      buildFilterSet([r(1, [["opcode", ["=", "OP_ID", "OP_NONE"]]]), r(2, [["opcode", e]]), last]);
+    const store = new MemoryShares();
+    let counts = RunningCounts.rebuild(at(["=", "name", "n5"]), store, running);
+    let read = 0;
+    const holders = store.eachHolder.bind(store);
+    const reached = store.eachReached.bind(store);
+    const beside = store.eachBeside.bind(store);
+    store.eachHolder = (x, withJobs, visit) => holders(x, withJobs, (h) => (read++, visit(h)));
+    store.eachReached = (x, withJobs, visit) => reached(x, withJobs, (h) => (read++, visit(h)));
+    store.eachBeside = (x, co, visit, sure) => beside(x, co, (h) => (read++, visit(h)), sure);
+    // what each change reads besides the job named n5, which the changed rule held (matched again as its own)
+    const noKey = (s: Shape) => s === "missing" || s === "null" || s === "half" || s === "none";
+    const ends7 = (k: number) => k >= 10 && k % 10 === 7;
+    const changes: [ExactJson, (k: number, s: Shape) => boolean][] = [
+      // a list or a number is a value `!= "n12"` holds on: unread; a job with another name beside n12 is read
+      [["!=", "name", "n12"], (k, s) => noKey(s) || s === "two" || (s === "plain" && k === 12)],
+      // a regex with no literal prefix reads through the index: the jobs with a name it holds on
+      [["=~", "name", "[0-9]7$"], (k, s) => (s === "plain" || s === "half" || s === "two") && ends7(k)],
+      // negated, by complement: the jobs the regex holds on, those with no key, a list or a number (an error)
+      [
+        ["!", ["=~", "name", "[0-9]7$"]],
+        (k, s) => noKey(s) || s === "list" || s === "number" || ((s === "plain" || s === "two") && ends7(k)),
+      ],
+      [["!=", "name", 158], (k, s) => noKey(s) || k === 158],
+    ];
+    for (const [e, reads] of changes) {
+      for (const there of [e, ["=", "name", "n5"]] as ExactJson[]) {
+        read = 0;
+        const set = at(there);
+        counts = counts.rebase(set);
+        expect(counts.snapshot()).toEqual(RunningCounts.of(set, running).snapshot());
+        if (there === e)
+          expect([e, read]).toEqual([
+            e,
+            1 + running.filter((j) => reads(j.id - 1000, shape(j.id - 1000))).length,
+          ]);
+      }
+    }
   });
 });

@@ -21,7 +21,7 @@
  */
 import type { Expr, FilterValue } from "./expression.js";
 import { fieldsOf } from "./expression.js";
-import { COMMON_PARAMS, compileOpcode, compileReason, isReasonEntry, lookup, newFieldTable } from "./evaluate.js";
+import { COMMON_PARAMS, compileOpcode, compileReason, isReasonEntry, lookup, newFieldTable, type PreparedJob } from "./evaluate.js";
 import type { JsonObject } from "../common/json.js";
 import { opcodeRegexLeaf } from "./pattern-leaf.js";
 import type { Job } from "./types.js";
@@ -402,9 +402,10 @@ export function inRanges(ranges: IdRanges, id: number): boolean {
  * A job's indexed facts, each distinct (kind, value) once: its opcodes'
  * `OP_ID`s (a non-string one as `OTHER_OP`), its reason entries' sources and
  * reasons (the entries `prepareJob` reads), and for each of `paths` the keys
- * of its opcodes' values there (see `valueKey`).
+ * of its opcodes' values there (see `valueKey`; with `presence`, `NO_KEY`
+ * too where `valuesAt` gives it).
  */
-export function factsOf(job: Job, paths: readonly string[] = []): [FactKind, string][] {
+export function factsOf(job: Job, paths: readonly string[] = [], presence = false): [FactKind, string][] {
   const out: [FactKind, string][] = [];
   const seen = new Set<string>();
   const add = (kind: FactKind, v: string) => {
@@ -424,16 +425,22 @@ export function factsOf(job: Job, paths: readonly string[] = []): [FactKind, str
       }
     }
   }
-  for (const path of paths) for (const v of valuesAt(job, path)) add(fieldKind(path), v);
+  for (const path of paths) for (const v of valuesAt(job, path, presence)) add(fieldKind(path), v);
   return out;
 }
 
-/** The keys of a job's opcodes' values at one field path (see `valueKey`), a list's elements keyed as such. */
-export function valuesAt(job: Job, path: string): string[] {
+/**
+ * The keys of a job's opcodes' values at one field path (see `valueKey`), a
+ * list's elements keyed as such; with `presence`, also `NO_KEY` when some
+ * opcode has no key there or the job has no opcode (see `NO_KEY`).
+ */
+export function valuesAt(job: Job, path: string, presence = false): string[] {
   const out: string[] = [];
   const steps = path.split(".");
+  let none = job.opcodes.length === 0;
   for (const op of job.opcodes as JsonObject[]) {
     const v = lookup(op, steps);
+    const had = out.length;
     if (Array.isArray(v)) {
       for (const x of v) {
         const k = valueKey(x);
@@ -443,6 +450,64 @@ export function valuesAt(job: Job, path: string): string[] {
       const k = valueKey(v);
       if (k !== undefined) out.push(k);
     }
+    if (out.length === had) none = true;
   }
+  if (presence && none) out.push(NO_KEY);
   return out;
+}
+
+/**
+ * The presence key: a store that finds jobs by complement (see `predicateCoReach`)
+ * indexes a job under it at a field path when the job has no opcode, or an
+ * opcode with no key there (the field absent, or a boolean, `null`, an
+ * object, a list of no string or number). No value test accepts it.
+ */
+export const NO_KEY = "\u0000none";
+
+/**
+ * Where one parsed predicate may fail to hold, as the keys of one opcode
+ * field path's values (see `valueKey`; `NO_KEY` among them): a job none of
+ * whose keys there is in the set holds the predicate — it has an opcode,
+ * every opcode has keys there, none a list's, so each opcode's value is a
+ * string, a number or a bigint the expression holds on. Known for an opcode predicate
+ * naming one field path other than `OP_ID` (`name != "x"`, `name =~ "7$"`,
+ * `size > 3`): `!= v` fails only where the value is `v` (a finite set); any
+ * other expression is run once on each distinct value the store holds, a
+ * list's elements always kept (a list is not known from them). Null when
+ * nothing is known (other predicates, an unparsed one).
+ */
+export function predicateCoReach(kind: "jobid" | "opcode" | "reason", expr: Expr | null): FactReach | null {
+  if (kind !== "opcode" || expr === null) return null;
+  const names = fieldsOf(expr);
+  if (names.length !== 1 || names[0] === "OP_ID" || COMMON_PARAMS.has(names[0].split(".")[0])) return null;
+  const kindOf = fieldKind(names[0]);
+  if (expr.k === "not" && expr.x.k === "cmp" && expr.x.op === "==") {
+    const k = valueKey(expr.x.value);
+    if (k !== undefined) return { kind: kindOf, values: finite([NO_KEY, k]) };
+  }
+  // compiled on the first value tested: a co-reach on a path the store does not index is never tested
+  let test: ((job: PreparedJob) => boolean) | undefined;
+  const slot: unknown[] = [undefined];
+  const job = { id: 0, opcodes: [{}], views: [slot], reasons: [] };
+  const holdsOn = (v: unknown) => {
+    slot[0] = v;
+    test ??= compileOpcode(expr, newFieldTable());
+    return test(job);
+  };
+  const fails = (k: string) => {
+    if (k === NO_KEY || k.startsWith("l")) return true;
+    const rest = k.slice(1);
+    switch (k[0]) {
+      case "s":
+        return !holdsOn(rest);
+      case "n":
+        // `n0` keys both 0 and -0
+        return !holdsOn(Number(rest)) || (rest === "0" && !holdsOn(-0));
+      case "b":
+        return !holdsOn(BigInt(rest));
+      default:
+        return true;
+    }
+  };
+  return { kind: kindOf, values: tested(fails) };
 }

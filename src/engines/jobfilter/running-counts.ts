@@ -13,7 +13,7 @@ import type { Bucket } from "./adhoc.js";
 import { bucketsOf } from "./adhoc.js";
 import { prepareJob, type PreparedJob } from "./evaluate.js";
 import type { FilterSet } from "./filter-set.js";
-import { applyingRule, ruleIndex, ruleOrder, ruleReach, type RuleOrder } from "./filter-set.js";
+import { applyingRule, ruleCoReach, ruleIndex, ruleOrder, ruleReach, type RuleOrder } from "./filter-set.js";
 import { ruleChange, ruleSetFingerprint, ruleTextChanges, type RuleChange } from "./rule-change.js";
 import { anyOf, pathOf, type FactReach } from "./job-reach.js";
 import { parseExactJson } from "../common/exact-json.js";
@@ -59,11 +59,18 @@ const idOnly = (set: FilterSet, at: readonly number[]) => at.every((i) => set.ch
 
 /**
  * The opcode field paths a store is to index by value for a rule set: those
- * its rules bound by value, then those it indexes already (kept, so a rule
- * naming one again does not index it anew), the first few.
+ * its rules bound by value, then (in a store finding jobs by complement) those
+ * an opcode predicate `!=` names alone, then those it indexes already (kept, so a
+ * rule naming one again does not index it anew), the first few.
  */
 const valuedPaths = (set: FilterSet, store: ShareStore) =>
-  [...new Set([...set.valued, ...store.indexedPaths()])].slice(0, MAX_INDEXED_PATHS);
+  [
+    ...new Set([
+      ...set.valued,
+      ...(store.eachBeside === undefined ? [] : set.indexable),
+      ...store.indexedPaths(),
+    ]),
+  ].slice(0, MAX_INDEXED_PATHS);
 
 /**
  * How many rule sets the jobs' earlier rules are remembered for (see
@@ -188,7 +195,11 @@ export class RunningCounts {
    * more. The jobs tested against the added rules are only those within the
    * added rules' reach (their job ids, their `OP_ID`s; see job-reach.ts),
    * read through the store's indexes, unless some added rule can reach any
-   * job. The store is first set to index the values of the opcode fields
+   * job; then, where the store can (`eachBeside`), the jobs outside the
+   * first added rule's co-reach (`name != "x"`: the jobs without the value
+   * `"x"` there, all of whose opcodes have the field; see `ruleCoReach`)
+   * are moved to it without being read, and only the others are read and
+   * tested. The store is first set to index the values of the opcode fields
    * the new rules test for equality (kept as jobs start and end, also after
    * the rules naming it go, up to a few paths). A path new to the store is
    * indexed only as jobs start, and filled for the jobs counted before by
@@ -212,9 +223,17 @@ export class RunningCounts {
       return path === undefined || indexed.has(path);
     };
     const change = ruleChange(prev, next);
-    // the jobs read and the rule each goes to, side by side (no object per job)
-    const movesH: Holder[] = [];
-    const movesTo: (string | null)[] = [];
+    // the jobs that move, the rule each goes to and the rule it had (read as it is visited, before any share
+    // moves: a store may update the holder it handed out), side by side (no object per job)
+    const moved: Holder[] = [];
+    const to: (string | null)[] = [];
+    const was: (string | null)[] = [];
+    const move = (h: Holder, rule: string | null) => {
+      if (rule === h.share.rule) return;
+      moved.push(h);
+      to.push(rule);
+      was.push(h.share.rule);
+    };
     if (change.added.length > 0) {
       const first = change.added[0];
       const end = next.chain.length;
@@ -230,16 +249,18 @@ export class RunningCounts {
         if (upTo === undefined || upTo <= first) return;
         if (within !== undefined && !within(h.id, h.job!)) return;
         const rule = firstAmong(next, change.added, h, upTo, byId);
-        if (rule !== undefined) {
-          movesH.push(h);
-          movesTo.push(rule);
-        }
+        if (rule !== undefined) move(h, rule);
       };
       if (reached !== null) this.store.eachReached(reached, !byId, test);
       else {
         const tested = new Set<string | null>([null]);
         for (const [uuid, at] of change.keptAt) if (at > first) tested.add(uuid);
-        this.store.eachHolder(tested, !byId, test);
+        // the first added rule holds on every job outside its co-reach: those go to it unread
+        const co = this.store.eachBeside === undefined ? null : ruleCoReach(next.chain[first]);
+        const onto = next.chain[first].uuid;
+        const sure = (h: Holder) => move(h, onto);
+        if (co === null || !co.every(usable) || !this.store.eachBeside!(tested, co, test, sure))
+          this.store.eachHolder(tested, !byId, test);
       }
     }
     // the number of the earlier set this carry saves, given at the first move
@@ -273,31 +294,20 @@ export class RunningCounts {
           }
       this.store.eachHolder(change.removed, !byId || known !== undefined, (h) => {
         const rule = known?.of(h);
-        if (rule !== undefined) {
-          movesH.push(h);
-          movesTo.push(rule);
-        } else {
-          const at = change.candidatesFor(h.share.rule!);
-          movesH.push(h);
-          movesTo.push(firstAmong(next, at, h, next.chain.length, byId) ?? null);
-        }
+        if (rule !== undefined) move(h, rule);
+        else
+          move(h, firstAmong(next, change.candidatesFor(h.share.rule!), h, next.chain.length, byId) ?? null);
       });
     }
-    // each job's rule read before its share moves (a store may update the holder it handed out)
-    const moved: Holder[] = [];
-    const to: (string | null)[] = [];
-    const was: (string | null)[] = [];
-    for (let i = 0; i < movesH.length; i++) {
-      const h = movesH[i];
-      if (movesTo[i] === h.share.rule) continue;
-      moved.push(h);
-      to.push(movesTo[i]);
-      was.push(h.share.rule);
-    }
     if (moved.length > 0) {
+      // runs of the same move counted at once (moves come rule by rule)
+      let run = 0;
       for (let i = 0; i < moved.length; i++) {
-        add(was[i], -1);
-        add(to[i], 1);
+        run++;
+        if (i + 1 < moved.length && was[i + 1] === was[i] && to[i + 1] === to[i]) continue;
+        add(was[i], -run);
+        add(to[i], run);
+        run = 0;
       }
       this.store.moveShares(moved, to, remember(), was);
     }
@@ -383,12 +393,21 @@ export class RunningCounts {
       }
       return plan;
     };
+    // the last job's plan, kept for the next (a rule's jobs come together, most remembering the same)
+    let last: { gen: number; was: string | null; now: string; plan: Plan | null } | undefined;
     const of = (h: Holder) => {
       const gen = h.share.gen;
       if (gen === undefined) return undefined;
-      const print = byGen.get(gen);
-      if (print === undefined) return undefined;
-      const plan = planFor(gen, print, h.share.was ?? null, h.share.rule!);
+      const was = h.share.was ?? null;
+      const now = h.share.rule!;
+      let plan: Plan | null;
+      if (last !== undefined && last.gen === gen && last.was === was && last.now === now) plan = last.plan;
+      else {
+        const print = byGen.get(gen);
+        if (print === undefined) return undefined;
+        plan = planFor(gen, print, was, now);
+        last = { gen, was, now, plan };
+      }
       if (plan === null) return undefined;
       if (plan.at.length === 0) return plan.rule;
       return firstAmong(next, plan.at, h, plan.upTo, plan.byId) ?? plan.rule;

@@ -115,6 +115,22 @@ export interface ShareStore {
   addEarlier(fingerprint: string, keep: number): number;
   /** Forgets a job's share. */
   deleteShare(id: number): void;
+  /**
+   * Optional, for a store that indexes its paths with the presence key
+   * (job-reach.ts `NO_KEY`) and so can find jobs by complement: visits the
+   * counted jobs whose rule is one of `rules`, each once, handing to `read`
+   * (with its job) those that have one of the facts `co` (a rule's
+   * co-reach, see filter-set.ts `ruleCoReach`; field paths indexed in full)
+   * and to `sure` those that have none, their jobs not read. Returns false,
+   * visiting none, when those with a fact of `co` are too many for this to
+   * be cheaper than reading every job under `rules`.
+   */
+  eachBeside?(
+    rules: ReadonlySet<string | null>,
+    co: readonly FactReach[],
+    read: (h: Holder) => void,
+    sure: (h: Holder) => void,
+  ): boolean;
   /** Visits the counted jobs whose rule is one of `rules` (null: counted under no rule), with their jobs when `withJobs`. */
   eachHolder(rules: ReadonlySet<string | null>, withJobs: boolean, visit: (h: Holder) => void): void;
   /**
@@ -282,7 +298,7 @@ export class MemoryShares implements ShareStore {
 
   putShare(id: number, share: Share, job: Job): void {
     this.deleteShare(id);
-    const facts = factsOf(job, this.paths);
+    const facts = factsOf(job, this.paths, true);
     this.byId.set(id, {
       id,
       share: { rule: share.rule, buckets: share.buckets, gen: undefined, was: undefined },
@@ -340,7 +356,7 @@ export class MemoryShares implements ShareStore {
       const facts = e.facts.filter(([kind]) => !kinds.includes(kind));
       this.filling.forEach((path, k) => {
         const index = this.index(kinds[k]);
-        for (const v of new Set(valuesAt(e.job, path))) {
+        for (const v of new Set(valuesAt(e.job, path, true))) {
           facts.push([kinds[k], v]);
           addTo(index, v, e.id);
         }
@@ -430,6 +446,10 @@ export class MemoryShares implements ShareStore {
    * by id per job costs several times a pass in order).
    */
   eachHolder(rules: ReadonlySet<string | null>, _withJobs: boolean, visit: (h: Holder) => void): void {
+    this.walk(rules, visit);
+  }
+
+  private walk(rules: ReadonlySet<string | null>, visit: (h: Holder) => void): void {
     let held = 0;
     for (const rule of rules) held += this.byRule.get(rule)?.size ?? 0;
     if (held * SCAN_BELOW > this.byId.size) {
@@ -478,6 +498,36 @@ export class MemoryShares implements ShareStore {
         }
       } else for (const [v, ids] of index) if (values.has(v)) for (const id of ids) once(id);
     }
+  }
+
+  /**
+   * The jobs with a fact of `co` gathered through the fact indexes (a value
+   * test run once per distinct value held), then the jobs under `rules` as
+   * `eachHolder` walks them, each handed by whether it is among those.
+   * Declines when those jobs are more than half of the jobs under `rules`.
+   */
+  eachBeside(
+    rules: ReadonlySet<string | null>,
+    co: readonly FactReach[],
+    read: (h: Holder) => void,
+    sure: (h: Holder) => void,
+  ): boolean {
+    let held = 0;
+    for (const rule of rules) held += this.byRule.get(rule)?.size ?? 0;
+    const inside = new Set<number>();
+    for (const { kind, values } of co) {
+      const index = this.byFact.get(kind);
+      if (index === undefined) continue;
+      if (values.finite !== null) {
+        for (const v of values.finite) {
+          const ids = index.get(v);
+          if (ids !== undefined) for (const id of ids) inside.add(id);
+        }
+      } else for (const [v, ids] of index) if (values.has(v)) for (const id of ids) inside.add(id);
+      if (inside.size * 2 > held) return false;
+    }
+    this.walk(rules, (h) => (inside.has(h.id) ? read(h) : sure(h)));
+    return true;
   }
 
   clear(): void {

@@ -124,6 +124,43 @@ function mayAdmit(
 }
 
 /**
+ * The gated rules that could admit the application, ascending and each once,
+ * found through the gates' indexes (names, and the literals the user and
+ * group texts hold) instead of reading every rule's gate; null when reading
+ * every gate is cheaper (a small chain, a long text against many literal
+ * lengths, many hits) or the bundle has no literal order. A rule is in the
+ * list exactly when {@link mayAdmit} holds for it.
+ */
+export function admittedRules(gates: RuleGates, user: string, groups: readonly string[]): number[] | null {
+  const userLiterals = gates.userLiterals;
+  const groupLiterals = gates.groupLiterals;
+  if (userLiterals === null || groupLiterals === null) return null;
+  const rules = gates.gated.length;
+  // each probe is a cut of the text and a binary search; reading every gate costs about one step a rule
+  const step = 2 + Math.log2(rules + 1);
+  // at least one name search per text: a short chain is read whole without counting the pieces
+  let probes = 1 + groups.length;
+  if (probes * step > rules) return null;
+  probes += userLiterals.probes(user);
+  for (const g of groups) probes += groupLiterals.probes(g);
+  if (probes * step > rules) return null;
+  const hits: number[] = [];
+  gates.users.collect(user, hits);
+  userLiterals.collect(user, hits);
+  for (const g of groups) {
+    gates.groups.collect(g, hits);
+    groupLiterals.collect(g, hits);
+  }
+  if (hits.length * 8 > rules) return null;
+  if (hits.length < 2) return hits;
+  hits.sort((x, y) => x - y);
+  let n = 1;
+  for (let k = 1; k < hits.length; k++) if (hits[k] !== hits[n - 1]) hits[n++] = hits[k];
+  hits.length = n;
+  return hits;
+}
+
+/**
  * Decides which queue an application goes to: runs the partition's rule chain
  * (then recovery, then the opt-in default queue), applies the leaf, ACL and
  * draining checks, and says whether the scheduler must create the queue. A
@@ -171,10 +208,22 @@ export function decidePlacement(
   let ref: RuleRef | null = null;
   // unexplained decisions skip the rules whose filter cannot admit this application (see Partition.gates)
   const gates = explain ? null : partition.gates;
-  const named = gates === null ? undefined : gates.users.ruleSet(user);
-  const grouped = gates === null ? null : groupHits(gates, groups);
+  // the rules to run: the ungated ones and those the indexes find (most decisions), else every rule whose gate admits
+  const open = gates === null ? null : gates.open;
+  const hits = gates === null || open === null ? null : admittedRules(gates, user, groups);
+  const named = gates === null || hits !== null ? undefined : gates.users.ruleSet(user);
+  const grouped = gates === null || hits !== null ? null : groupHits(gates, groups);
+  let nextOpen = 0;
+  let nextHit = 0;
   for (let i = 0; i <= last; i++) {
-    if (
+    if (hits !== null && open !== null) {
+      // the next rule that is ungated or found; the recovery step when none is left
+      const o = nextOpen < open.length ? open[nextOpen] : last;
+      const h = nextHit < hits.length ? hits[nextHit] : last;
+      i = o < h ? o : h;
+      if (o === i && o < last) nextOpen++;
+      if (h === i && h < last) nextHit++;
+    } else if (
       gates !== null &&
       i < last &&
       gates.gated[i] === 1 &&

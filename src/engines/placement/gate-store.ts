@@ -20,6 +20,18 @@ export interface StoredGates {
   users: StoredIndex;
   /** The same for group names (in the filters' `groups` column). */
   groups: StoredIndex;
+  /**
+   * The rules whose user side is {@link Side.Prefix} or {@link Side.Contains},
+   * ordered by their literal (UTF-16 code units, as `<` compares), then by
+   * their place in the chain; absent in bundles stored before it was kept
+   * (their decisions read every rule's gate).
+   */
+  userByLiteral?: number[];
+  /** The distinct lengths of those literals, ascending. */
+  userLengths?: number[];
+  /** The same two for the group side. */
+  groupByLiteral?: number[];
+  groupLengths?: number[];
 }
 
 /**
@@ -82,9 +94,17 @@ export function storeGates(p: StoredPartition, chain: readonly RuleData[]): Stor
   const groups: Listing = new Map();
   const userStart = columnStarts(p.filters.userCount);
   const groupStart = columnStarts(p.filters.groupCount);
+  const userLit: string[] = [];
+  const groupLit: string[] = [];
+  const userByLiteral: number[] = [];
+  const groupByLiteral: number[] = [];
   chain.forEach((r, i) => {
     const gate = filterGate(loadFilter(r.filter));
     gated += gate === null ? "0" : "1";
+    userLit.push(gate === null ? "" : gate.userLiteral);
+    groupLit.push(gate === null ? "" : gate.groupLiteral);
+    if (gate !== null && gate.user >= Side.Prefix) userByLiteral.push(i);
+    if (gate !== null && gate.group >= Side.Prefix) groupByLiteral.push(i);
     userSide += gate === null ? "0" : String(gate.user);
     groupSide += gate === null ? "0" : String(gate.group);
     const filter = p.nodes.filter[p.chain[i]];
@@ -99,7 +119,29 @@ export function storeGates(p: StoredPartition, chain: readonly RuleData[]): Stor
       else r.filter.groups.forEach((g, k) => list(groups, g, groupStart[filter] + k, i));
     }
   });
-  return { gated, userSide, groupSide, users: storedIndex(users), groups: storedIndex(groups) };
+  return {
+    gated,
+    userSide,
+    groupSide,
+    users: storedIndex(users),
+    groups: storedIndex(groups),
+    userByLiteral: byLiteral(userByLiteral, userLit),
+    userLengths: lengthsOf(userByLiteral, userLit),
+    groupByLiteral: byLiteral(groupByLiteral, groupLit),
+    groupLengths: lengthsOf(groupByLiteral, groupLit),
+  };
+}
+
+/** `rules` ordered by their literal, then by place (see StoredGates.userByLiteral). */
+function byLiteral(rules: number[], literal: readonly string[]): number[] {
+  return rules.sort((x, y) => (literal[x] < literal[y] ? -1 : literal[x] > literal[y] ? 1 : x - y));
+}
+
+/** The distinct lengths of the rules' literals, ascending. */
+function lengthsOf(rules: readonly number[], literal: readonly string[]): number[] {
+  const seen = new Set<number>();
+  for (const i of rules) seen.add(literal[i].length);
+  return [...seen].sort((x, y) => x - y);
 }
 
 /**
@@ -131,6 +173,14 @@ export class NameIndex {
   get(name: string): readonly number[] | undefined {
     const at = this.find(name);
     return at < 0 ? undefined : this.stored.rules.slice(this.start[at], this.start[at + 1]);
+  }
+
+  /** Appends the rules whose filter lists `name` to `out`. */
+  collect(name: string, out: number[]): void {
+    const at = this.find(name);
+    if (at < 0) return;
+    const rules = this.stored.rules;
+    for (let k = this.start[at], end = this.start[at + 1]; k < end; k++) out.push(rules[k]);
   }
 
   /** The same rules as a set, made the first time a decision asks for the name and kept (no allocation per decision after it). */
@@ -173,18 +223,103 @@ function literals(p: StoredPartition, sides: Uint8Array, exp: readonly number[])
   return out;
 }
 
+/**
+ * The rules of one side whose literal a text holds as the side asks (at its
+ * start for {@link Side.Prefix}, anywhere for {@link Side.Contains}), found by
+ * binary search of the text's pieces of each literal length among the
+ * literals in order (StoredGates.userByLiteral), so a decision need not read
+ * every rule's gate.
+ */
+export class LiteralIndex {
+  constructor(
+    /** Rules ordered by literal, then place. */
+    private readonly order: readonly number[],
+    /** Per rule of the chain, this side's literal. */
+    private readonly literal: readonly string[],
+    /** Per rule of the chain, this side's {@link Side}. */
+    private readonly side: Uint8Array,
+    /** The literals' distinct lengths, ascending. */
+    private readonly lengths: readonly number[],
+  ) {}
+
+  /** How many pieces of `text` {@link collect} looks up (each a binary search over the literals). */
+  probes(text: string): number {
+    let n = 0;
+    for (const len of this.lengths) {
+      if (len > text.length) break;
+      n += text.length - len + 1;
+    }
+    return n;
+  }
+
+  /** Appends to `out` the rules whose literal `text` holds as their side asks (a rule may be appended more than once). */
+  collect(text: string, out: number[]): void {
+    const order = this.order;
+    const literal = this.literal;
+    for (const len of this.lengths) {
+      if (len > text.length) break;
+      for (let at = 0; at + len <= text.length; at++) {
+        const piece = text.slice(at, at + len);
+        for (let k = this.first(piece); k < order.length && literal[order[k]] === piece; k++) {
+          const i = order[k];
+          if (at === 0 || this.side[i] === Side.Contains) out.push(i);
+        }
+      }
+    }
+  }
+
+  /** The first place in the order whose literal is not below `piece`. */
+  private first(piece: string): number {
+    const order = this.order;
+    const literal = this.literal;
+    let lo = 0;
+    let hi = order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (literal[order[mid]] < piece) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+/** The shortest chain whose decisions find their rules through the indexes rather than reading every gate. */
+export const INDEXED_FROM = 32;
+
+/** The rules of the chain without a gate (a decision runs each), ascending. */
+function ungated(gated: string): number[] {
+  const out: number[] = [];
+  for (let i = gated.indexOf("0"); i >= 0; i = gated.indexOf("0", i + 1)) out.push(i);
+  return out;
+}
+
 /** The loaded gates of a stored partition: flags as byte arrays, literals from the stored expressions, the indexes searched in place. */
 export function loadGates(p: StoredPartition): RuleGates {
   const g = p.gates;
   const userSide = bytesOf(g.userSide);
   const groupSide = bytesOf(g.groupSide);
+  const userLiteral = literals(p, userSide, p.filters.userExp);
+  const groupLiteral = literals(p, groupSide, p.filters.groupExp);
+  // a short chain's gates are read whole (cheaper than the indexes' searches), as are those of
+  // bundles stored before the literal order was kept
+  const ordered =
+    g.gated.length >= INDEXED_FROM &&
+    g.userByLiteral !== undefined &&
+    g.userLengths !== undefined &&
+    g.groupByLiteral !== undefined &&
+    g.groupLengths !== undefined;
   return {
     gated: bytesOf(g.gated),
     userSide,
-    userLiteral: literals(p, userSide, p.filters.userExp),
+    userLiteral,
     groupSide,
-    groupLiteral: literals(p, groupSide, p.filters.groupExp),
+    groupLiteral,
     users: new NameIndex(g.users, namesWithExact(p.filters.users, p.exps)),
     groups: new NameIndex(g.groups, namesWithExact(p.filters.groups, p.exps)),
+    open: ordered ? ungated(g.gated) : null,
+    userLiterals: ordered ? new LiteralIndex(g.userByLiteral!, userLiteral, userSide, g.userLengths!) : null,
+    groupLiterals: ordered
+      ? new LiteralIndex(g.groupByLiteral!, groupLiteral, groupSide, g.groupLengths!)
+      : null,
   };
 }

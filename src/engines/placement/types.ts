@@ -208,12 +208,30 @@ export interface RuleGates {
   readonly groupLiteral: readonly string[];
   readonly users: RuleIndex;
   readonly groups: RuleIndex;
+  /**
+   * The rules without a gate, ascending, and the rules of each side whose
+   * literal a text holds; null for a bundle stored without the literal order,
+   * whose decisions read every rule's gate.
+   */
+  readonly open: readonly number[] | null;
+  readonly userLiterals: LiteralRules | null;
+  readonly groupLiterals: LiteralRules | null;
+}
+
+/** From a text to the rules whose gate literal it holds (gate-store.ts, LiteralIndex). */
+export interface LiteralRules {
+  /** How many pieces of `text` {@link collect} looks up. */
+  probes(text: string): number;
+  /** Appends those rules to `out` (possibly more than once each). */
+  collect(text: string, out: number[]): void;
 }
 
 /** From a user or group name to the rules (indexes in the chain, ascending) whose filter lists it. */
 export interface RuleIndex {
   readonly size: number;
   get(name: string): readonly number[] | undefined;
+  /** Appends the rules to `out`. */
+  collect(name: string, out: number[]): void;
   /** The same rules as a set, kept for the next decision that asks. */
   ruleSet(name: string): ReadonlySet<number> | undefined;
 }
