@@ -283,11 +283,13 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     } else if (c0 >= 48 && c0 <= 57) {
       let v = c0 - 48;
       let q = s + 1;
-      c = codes[q];
-      while (c >= 48 && c <= 57) {
-        v = v * 10 + c - 48;
-        c = codes[++q];
+      // a digit is `c - 48` from 0 to 9: one unsigned compare a unit
+      let d = codes[q] - 48;
+      while (d >>> 0 <= 9) {
+        v = v * 10 + d;
+        d = codes[++q] - 48;
       }
+      c = d + 48;
       if ((c === 10 || q === n) && q - s <= 15 && (c0 !== 48 || q === s + 1)) {
         plain = v;
         end = q;
