@@ -98,6 +98,23 @@ function leafFn(l: Leaf): EvalFn {
   return (_ad, st) => evalAt(st.right as ClassAd, i, st);
 }
 
+/**
+ * Built-ins that evaluate every argument as `arg(ad, st)`, with the ad and state of
+ * the call, and read nothing of the argument trees (functions/core.ts `isType`,
+ * functions/string-lists.ts `stringList`): a plan resolves references inside their
+ * arguments as it does the call's own operands.
+ */
+const SAME_AD_ARGS = new Set([
+  "isundefined",
+  "iserror",
+  "isstring",
+  "isinteger",
+  "isreal",
+  "isboolean",
+  "stringlistmember",
+  "stringlistimember",
+]);
+
 /** The resolver of the plan being built, or null (every compile: the general lookups). */
 let resolver: AttrResolver | null = null;
 
@@ -168,9 +185,10 @@ function buildNode(n: Node): EvalFn {
       if (fn === undefined) return () => ERROR;
       // a built-in pays for the strings and lists it builds (the work budget); what it reads
       // was paid for by the lookups and calls that produced it
-      // a built-in may evaluate its arguments in other ads: no plan's resolution inside them
+      // a built-in may evaluate its arguments in other ads: no plan's resolution inside them,
+      // but for those that only evaluate each argument in the calling ad, as the call's own operands
       const saved = resolver;
-      resolver = null;
+      if (!SAME_AD_ARGS.has(n.lc)) resolver = null;
       const args = n.args.map(build);
       resolver = saved;
       const nodes = n.args;

@@ -31,6 +31,9 @@ import {
   JOB_RANK,
   JOB_REQUIREMENTS,
   MACHINE_REQUIREMENTS,
+  POLICY_JOB,
+  POLICY_RESOURCE,
+  POLICY_STARTD_ONLY,
   rankOf,
 } from "./match-values.js";
 import { UNDEF, type Value } from "./values.js";
@@ -117,6 +120,11 @@ export function discards(expr: Compiled | null, ad: ClassAd, st: EvalState): boo
   return expr !== null && isTrue(evalCompiled(expr, ad, null, st));
 }
 
+/** {@link discards} for NEGOTIATOR_PE_STARTD_ONLY_EXPR, evaluated once per machine: through a plan per machine layout. */
+function startdDiscards(expr: Compiled, ad: ClassAd, st: EvalState): boolean {
+  return isTrue(POLICY_STARTD_ONLY.evalIn(expr, ad, null, st));
+}
+
 /** Each machine's Name in the full verdict, its slot looked up once per layout. */
 const MACHINE_NAME = new AttrSite("name");
 
@@ -170,10 +178,10 @@ function matchPair(
   const jobExpr = policy?.job ?? null;
   let mEff = mReq;
   if (resource !== null)
-    mEff = andDecidedBy(mReq) ?? andRest(mReq, (resV = evalCompiled(resource, machine, job, st)));
+    mEff = andDecidedBy(mReq) ?? andRest(mReq, (resV = POLICY_RESOURCE.evalIn(resource, machine, job, st)));
   let jEff = jReq;
   if (jobExpr !== null)
-    jEff = andDecidedBy(jReq) ?? andRest(jReq, (jobV = evalCompiled(jobExpr, job, machine, st)));
+    jEff = andDecidedBy(jReq) ?? andRest(jReq, (jobV = POLICY_JOB.evalIn(jobExpr, job, machine, st)));
   const match = isTrue(andValues(mEff, jEff));
   let policyReject: PairResult["policyReject"] = null;
   if (!match && isTrue(andValues(mReq, jReq))) {
@@ -277,7 +285,7 @@ export function decideParsedMatch(
     const m = machines[i];
     const name = MACHINE_NAME.eval(m, null, st);
     names[i] = typeof name === "string" ? name : null;
-    if (startdOnly !== null && discards(startdOnly, m, st)) {
+    if (startdOnly !== null && startdDiscards(startdOnly, m, st)) {
       flags[i] = DISCARDED;
       continue;
     }
@@ -354,7 +362,7 @@ function decideBest(
   let byJob = 0;
   for (let i = 0; i < n; i++) {
     const m = machines[i];
-    if (startdOnly !== null && discards(startdOnly, m, st)) {
+    if (startdOnly !== null && startdDiscards(startdOnly, m, st)) {
       discarded++;
       continue;
     }
