@@ -178,21 +178,24 @@ describe("a match plan", () => {
         const runs = PLAN_AFTER + 2;
         for (let k = 0; k < machines.length * runs; k++) {
           const m = machines[Math.floor(k / runs)];
-          expect(run((st) => site.evalIn(c, m, target, st)), `${policy[i]} ${how}, ${k}`).toEqual(
-            run((st) => evalCompiled(c, m, target, st)),
-          );
+          expect(
+            run((st) => site.evalIn(c, m, target, st)),
+            `${policy[i]} ${how}, ${k}`,
+          ).toEqual(run((st) => evalCompiled(c, m, target, st)));
           // the job's side: MY = the job, TARGET = the machine
           if (target !== null)
-            expect(run((st) => site.evalIn(c, j, m, st)), `job: ${policy[i]}, ${k}`).toEqual(
-              run((st) => evalCompiled(c, j, m, st)),
-            );
+            expect(
+              run((st) => site.evalIn(c, j, m, st)),
+              `job: ${policy[i]}, ${k}`,
+            ).toEqual(run((st) => evalCompiled(c, j, m, st)));
         }
         // planned once the streak is long enough, unless the expression holds a list or a nested ad
         if (target === null) expect(site.planned, `${policy[i]} ${how}`).toBe(!/[{[]/.test(policy[i]));
         for (let limit = 0; limit < 40; limit++)
-          expect(run((st) => site.evalIn(c, machines[2], target, st), limit), `${policy[i]} in ${limit}`).toEqual(
-            run((st) => evalCompiled(c, machines[2], target, st), limit),
-          );
+          expect(
+            run((st) => site.evalIn(c, machines[2], target, st), limit),
+            `${policy[i]} in ${limit}`,
+          ).toEqual(run((st) => evalCompiled(c, machines[2], target, st), limit));
       }
   });
 });
