@@ -498,6 +498,15 @@ function arithOp(op: ArithOp, a: EvalFn, b: EvalFn, la: Leaf | null, lb: Leaf | 
   };
 }
 
+/**
+ * The closure of `=?=` or `=!=` between two constants (literals, or references a plan
+ * found nowhere, `Draining =?= true` in a machine ad without Draining): the identity
+ * test reads nothing and charges nothing, so its value is known when it is built.
+ */
+function constant(v: Value): EvalFn {
+  return () => v;
+}
+
 function buildBinary(op: string, a: EvalFn, b: EvalFn, la: Leaf | null, lb: Leaf | null): EvalFn {
   switch (op) {
     case "&&":
@@ -513,9 +522,11 @@ function buildBinary(op: string, a: EvalFn, b: EvalFn, la: Leaf | null, lb: Leaf
       return cmpOp(op, a, b, la, lb);
     case "=?=":
     case "is":
+      if (la !== null && lb !== null && la.k === 0 && lb.k === 0) return constant(metaEqual(la.v, lb.v));
       return (ad, st) => metaEqual(a(ad, st), b(ad, st));
     case "=!=":
     case "isnt":
+      if (la !== null && lb !== null && la.k === 0 && lb.k === 0) return constant(metaNotEqual(la.v, lb.v));
       return (ad, st) => metaNotEqual(a(ad, st), b(ad, st));
     case "+":
     case "-":
