@@ -10,6 +10,7 @@ import { readAd, readOneAd, splitAds } from "./ad-input.js";
 import type { ClassAd } from "./classad.js";
 import { AttrSite, evalAttr, evalCompiled } from "./evaluate.js";
 import type { Compiled } from "./node.js";
+import type { PlanSite } from "./match-plan.js";
 import { BEST_MESSAGE, bestVerdict, BestHeap, MAX_BEST } from "./match-best.js";
 import {
   columnVerdict,
@@ -32,7 +33,9 @@ import {
   JOB_REQUIREMENTS,
   MACHINE_REQUIREMENTS,
   POLICY_JOB,
+  POLICY_JOB_ONLY,
   POLICY_RESOURCE,
+  POLICY_SCHEDD_ONLY,
   POLICY_STARTD_ONLY,
   rankOf,
 } from "./match-values.js";
@@ -123,6 +126,14 @@ export function discards(expr: Compiled | null, ad: ClassAd, st: EvalState): boo
 /** {@link discards} for NEGOTIATOR_PE_STARTD_ONLY_EXPR, evaluated once per machine: through a plan per machine layout. */
 function startdDiscards(expr: Compiled, ad: ClassAd, st: EvalState): boolean {
   return isTrue(POLICY_STARTD_ONLY.evalIn(expr, ad, null, st));
+}
+
+/**
+ * {@link discards} for the job's and the schedd's *_ONLY expression, once per request: through a
+ * plan per ad layout (ads of one kind read in successive requests share a layout).
+ */
+function siteDiscards(site: PlanSite, expr: Compiled | null, ad: ClassAd, st: EvalState): boolean {
+  return expr !== null && isTrue(site.evalIn(expr, ad, null, st));
 }
 
 /** Each machine's Name in the full verdict, its slot looked up once per layout. */
@@ -259,7 +270,7 @@ export function decideParsedMatch(
   let scheddOut = false;
   let schedd: { discarded: boolean } | undefined;
   if (req.schedd !== null) {
-    scheddOut = discards(policy?.scheddOnly ?? null, req.schedd, st);
+    scheddOut = siteDiscards(POLICY_SCHEDD_ONLY, policy?.scheddOnly ?? null, req.schedd, st);
     schedd = { discarded: scheddOut };
     if (scheddOut)
       head.push(
@@ -267,7 +278,7 @@ export function decideParsedMatch(
       );
   }
   const jid = jobId(req.job, st);
-  const jobOut = !scheddOut && discards(policy?.jobOnly ?? null, req.job, st);
+  const jobOut = !scheddOut && siteDiscards(POLICY_JOB_ONLY, policy?.jobOnly ?? null, req.job, st);
   if (jobOut) head.push(`${ts} Rejected job=${jid} reason=NEGOTIATOR_PE_JOB_ONLY_EXPR`);
 
   if (req.best !== undefined)
