@@ -155,6 +155,7 @@ describe("a match plan", () => {
       `(Draining =?= true) || (Memory < 512) || (Cpus =?= 0)`,
       `(MY.Partition =!= "gpu") || (TARGET.RequestGpus >= 1)`,
       `isUndefined(MY.AllowedPartitions) || stringListIMember(TARGET.Partition ?: "default", MY.AllowedPartitions)`,
+      `stringListIMember(Owner, "mallory,guest") || (NumJobStarts > 10)`,
       // what MY alone resolves and what it leaves to the lookup
       `Nope =?= UNDEFINED && MY.Nope =?= UNDEFINED && TARGET.Memory =?= UNDEFINED && Target =?= UNDEFINED`,
       `isString(Long) && !isError(TARGET.Long) && stringListMember(Arch, "ARM X86_64") && CurrentTime > 0`,
@@ -167,7 +168,7 @@ describe("a match plan", () => {
       if (!p.ok) throw new Error(text);
       return compile(p.node);
     });
-    const j = job(requirements[0], `AllowedPartitions = "cpu, gpu"; `);
+    const j = job(requirements[0], `AllowedPartitions = "cpu, gpu"; Owner = "Guest"; NumJobStarts = 3; `);
     const targets: [string, ClassAd | null][] = [
       ["alone", null],
       ["in a match", j],
@@ -182,12 +183,11 @@ describe("a match plan", () => {
             run((st) => site.evalIn(c, m, target, st)),
             `${policy[i]} ${how}, ${k}`,
           ).toEqual(run((st) => evalCompiled(c, m, target, st)));
-          // the job's side: MY = the job, TARGET = the machine
-          if (target !== null)
-            expect(
-              run((st) => site.evalIn(c, j, m, st)),
-              `job: ${policy[i]}, ${k}`,
-            ).toEqual(run((st) => evalCompiled(c, j, m, st)));
+          // the job's side: MY = the job, TARGET = the machine (or the job alone)
+          expect(
+            run((st) => site.evalIn(c, j, target === null ? null : m, st)),
+            `job: ${policy[i]}, ${k}`,
+          ).toEqual(run((st) => evalCompiled(c, j, target === null ? null : m, st)));
         }
         // planned once the streak is long enough, unless the expression holds a list or a nested ad
         if (target === null) expect(site.planned, `${policy[i]} ${how}`).toBe(!/[{[]/.test(policy[i]));
