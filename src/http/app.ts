@@ -1,5 +1,7 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import type { Result, Router } from "hono/router";
+import { TrieRouter } from "hono/router/trie-router";
 import type { AppEnv, Env } from "../env.js";
 import { ApiError, errorBody } from "./errors.js";
 import { noteRequest } from "./metrics.js";
@@ -22,8 +24,45 @@ import { candidateRoutes } from "./routes/candidate.js";
 import { systemRoutes } from "./routes/system.js";
 import { writeLog } from "../log-line.js";
 
+/** Methods whose match on a fixed path is kept (any other method token is matched afresh each time, so it keeps nothing). */
+const KEPT_METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/**
+ * Hono's trie router, with the match of each route path that has no parameter or
+ * wildcard (every decision route's) kept after its first request, per method. Hono's
+ * default router tries its regular-expression router first, which cannot hold this
+ * API (a parameter beside fixed names: `/v1/policies/:engine` and
+ * `/v1/policies/history`), and falls back to the trie; the trie splits the path and
+ * walks it on every match, and each request is matched twice (its metrics series, then
+ * the dispatch). A match depends only on the method and path and the routes added,
+ * so a kept one is dropped whenever a route is added.
+ */
+class KeptMatchRouter<T> implements Router<T> {
+  readonly name = "TrieRouter";
+  readonly #trie = new TrieRouter<T>();
+  /** For each fixed route path, its matches by method. */
+  readonly #kept = new Map<string, Map<string, Result<T>>>();
+
+  add(method: string, path: string, handler: T): void {
+    this.#trie.add(method, path, handler);
+    for (const byMethod of this.#kept.values()) byMethod.clear();
+    if (!/[:*]/.test(path) && !this.#kept.has(path)) this.#kept.set(path, new Map());
+  }
+
+  match(method: string, path: string): Result<T> {
+    const byMethod = this.#kept.get(path);
+    if (byMethod === undefined) return this.#trie.match(method, path);
+    let result = byMethod.get(method);
+    if (result === undefined) {
+      result = this.#trie.match(method, path);
+      if (KEPT_METHODS.has(method)) byMethod.set(method, result);
+    }
+    return result;
+  }
+}
+
 /** The whole HTTP API: one error envelope, one request id per request, routes per concern. */
-export const app = new Hono<AppEnv>();
+export const app = new Hono<AppEnv>({ router: new KeptMatchRouter() });
 
 /** Sets a header on an answer, copying the answer first when its headers are immutable (a fetched Response). */
 function withHeader(response: Response, name: string, value: string): Response {

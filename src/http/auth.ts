@@ -9,8 +9,11 @@ const encoder = new TextEncoder();
  * never on where they first differ, so a caller cannot guess a token byte by byte.
  */
 export function constantTimeEqual(a: string, b: string): boolean {
-  const x = encoder.encode(a);
-  const y = encoder.encode(b);
+  return constantTimeEqualBytes(encoder.encode(a), encoder.encode(b));
+}
+
+/** {@link constantTimeEqual} of two texts already encoded as UTF-8. */
+function constantTimeEqualBytes(x: Uint8Array, y: Uint8Array): boolean {
   const n = Math.max(x.length, y.length);
   let diff = x.length ^ y.length;
   for (let i = 0; i < n; i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
@@ -61,6 +64,19 @@ export interface AuthSettings {
 
 let memo: { key: string; settings: AuthSettings } | undefined;
 
+/** The variables the last settings were worked out from, compared one by one before any key is built (every request asks). */
+let last: { values: (string | undefined)[]; settings: AuthSettings } | undefined;
+
+function sameVariables(env: Env, values: (string | undefined)[]): boolean {
+  return (
+    env.ADMIN_TOKEN === values[0] &&
+    env.DECISION_TOKENS === values[1] &&
+    env.AGENT_TOKENS === values[2] &&
+    env.METRICS_TOKEN === values[3] &&
+    env.OPEN_ROUTES === values[4]
+  );
+}
+
 /**
  * The auth settings the variables give. Fails closed: once any of ADMIN_TOKEN,
  * DECISION_TOKENS, AGENT_TOKENS, METRICS_TOKEN is set, every route class needs a
@@ -71,6 +87,16 @@ let memo: { key: string; settings: AuthSettings } | undefined;
  * errors, never a reason to open anything.
  */
 export function authSettings(env: Env): AuthSettings {
+  if (last !== undefined && sameVariables(env, last.values)) return last.settings;
+  const settings = settingsOf(env);
+  last = {
+    values: [env.ADMIN_TOKEN, env.DECISION_TOKENS, env.AGENT_TOKENS, env.METRICS_TOKEN, env.OPEN_ROUTES],
+    settings,
+  };
+  return settings;
+}
+
+function settingsOf(env: Env): AuthSettings {
   const key = [...SECRETS.map((s) => env[s]), env.OPEN_ROUTES]
     .map((v) => (v === undefined ? "\u0001" : v))
     .join("\u0000");
@@ -148,6 +174,19 @@ export function misconfigured(settings: AuthSettings): ApiError {
   );
 }
 
+/** Each set of settings' accepted tokens as UTF-8, encoded once rather than on every request. */
+const encoded = new WeakMap<AuthSettings, Readonly<Record<Role, readonly Uint8Array[]>>>();
+
+function encodedTokens(settings: AuthSettings): Readonly<Record<Role, readonly Uint8Array[]>> {
+  let bytes = encoded.get(settings);
+  if (bytes === undefined) {
+    const byRole = {} as Record<Role, Uint8Array[]>;
+    for (const role of ROLES) byRole[role] = settings.tokens[role].map((t) => encoder.encode(t));
+    encoded.set(settings, (bytes = byRole));
+  }
+  return bytes;
+}
+
 /** Checks the bearer token of a request against a role; throws the 401/403 ApiError. */
 export function authorize(c: Context<AppEnv>, role: Role): void {
   const settings = authSettings(c.env);
@@ -156,9 +195,9 @@ export function authorize(c: Context<AppEnv>, role: Role): void {
   const header = c.req.header("authorization") ?? "";
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw new ApiError("unauthorized", "missing bearer token in the `Authorization` header");
-  const given = match[1];
+  const given = encoder.encode(match[1]);
   let accepted = false;
-  for (const t of settings.tokens[role]) accepted = constantTimeEqual(given, t) || accepted;
+  for (const t of encodedTokens(settings)[role]) accepted = constantTimeEqualBytes(given, t) || accepted;
   if (!accepted) throw new ApiError("forbidden", `the token is not accepted for ${role} routes`);
 }
 

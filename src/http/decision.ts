@@ -7,7 +7,7 @@ import type { EngineName } from "../engines/common/engine.js";
 import { getActiveBundle } from "../state/policy-store.js";
 import { authorize } from "./auth.js";
 import { verdictCacheKey } from "./cache-key.js";
-import { parseJsonText, readJsonText, validate } from "./body.js";
+import { compiledSchema, parseJsonText, readJsonText, validate } from "./body.js";
 import { numberVar, type AppEnv, type Env } from "../env.js";
 import { BUDGET_OUTCOME } from "../metrics/index.js";
 import { answerJson } from "./answer-json.js";
@@ -72,6 +72,12 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
   engine: EngineName;
   schema: S;
   decide: (policy: P, request: z.output<S>, ctx: RouteContext) => Decision<V> | Promise<Decision<V>>;
+  /**
+   * A schema zod can compile where `schema` cannot, taking part of what `schema` takes and
+   * answering the same value for it (limits: LimitsRequestFast); a body it refuses is
+   * validated by `schema`, whose errors the answer gives.
+   */
+  fastSchema?: z.ZodType;
   /** Engines whose origin decides without a policy (pScheduler allows all) take `null` instead of a 503. */
   acceptsMissingPolicy?: boolean;
   /** The kind of decision for logs and comparisons, when it is not the engine's name (`ads-check`). */
@@ -84,6 +90,10 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
   answer?: (verdict: Record<string, unknown>) => object;
 }): Handler<AppEnv> {
   const kind: DecisionKind = opts.kind ?? (opts.engine as DecisionKind);
+  // compiled here, while the Worker starts (route modules build their handlers at load)
+  const fast = opts.fastSchema === undefined ? undefined : compiledSchema(opts.fastSchema);
+  // with a fast schema, `schema` only ever answers refused bodies: not worth compiling (nor can it always be)
+  const schema = fast === undefined ? compiledSchema(opts.schema) : opts.schema;
   return async (c) => {
     const started = performance.now();
     authorize(c, "decision");
@@ -99,21 +109,14 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     const memoKey = caching ? memo.key(path, bundle.revision, text) : undefined;
 
     const connectingIp = c.req.header("cf-connecting-ip") ?? null;
-    const after = (entry: DecisionLog, verdict: object | string, known?: { raw: unknown; request: z.output<S> }) =>
-      afterDecision(c, { kind, entry, text, verdict, known, now, connectingIp, schema: opts.schema, decide: opts.decide, amend: opts.amend, acceptsMissingPolicy: opts.acceptsMissingPolicy });
-    const answerCached = (stored: { outcome: string; json: string }) => {
-      const entry = logEntry(decisionId, opts.engine, bundle.revision, stored.outcome, started, "hit");
-      recordDecision(c.env, entry);
-      after(entry, stored.json);
-      if (opts.answer !== undefined) return jsonAnswer(c, answerJson(opts.answer(JSON.parse(stored.json) as Record<string, unknown>)), "hit");
-      return jsonAnswer(c, withDecisionId(decisionId, stored.json), "hit");
-    };
+    const logged = { kind, text, now, connectingIp, schema: opts.schema, decide: opts.decide, amend: opts.amend, acceptsMissingPolicy: opts.acceptsMissingPolicy };
 
     const remembered = memoKey ? memo.get(memoKey, now) : undefined;
-    if (remembered && remembered.json !== null) return answerCached({ outcome: remembered.outcome, json: remembered.json });
+    if (remembered && remembered.json !== null)
+      return answerCached(c, opts, logged, decisionId, bundle.revision, started, { outcome: remembered.outcome, json: remembered.json });
 
     const raw = parseJsonText(text);
-    const request = validate(opts.schema, raw);
+    const request = validate(schema, raw, fast);
     const policy = bundle.policy<P>(opts.engine) ?? (opts.acceptsMissingPolicy ? (null as P) : undefined);
     if (policy === undefined) {
       throw new ApiError("service_unavailable", `no \`${opts.engine}\` policy is loaded`);
@@ -129,7 +132,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
         const expires = Math.min(now + ttl * 1000, stored.expires ?? Infinity);
         if (expires > now) {
           if (memoKey) memo.set(memoKey, stored.outcome, stored.json, expires);
-          return answerCached(stored);
+          return answerCached(c, opts, logged, decisionId, bundle.revision, started, stored);
         }
       }
     }
@@ -146,7 +149,9 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     const cacheResult = caching ? "miss" : "bypass";
     let decision: Decision<V>;
     try {
-      decision = await decideWithin(ctx.budget, () => opts.decide(policy, request, ctx));
+      // a decide that answers at once (every engine but limits) is not awaited
+      const decided = decideNow(ctx.budget, () => opts.decide(policy, request, ctx));
+      decision = decided instanceof Promise ? await decided : decided;
     } catch (e) {
       // A 422 budget_exceeded is counted as a decision (no log line: there is no verdict to log).
       if (e instanceof ApiError && e.code === BUDGET_OUTCOME) {
@@ -156,15 +161,18 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     }
     // a verdict that writes its own JSON (match: from its columns) is never spread into an answer object
     const ownJson = opts.answer === undefined ? verdictJsonWriter(decision.verdict) : undefined;
-    const body = ownJson === undefined ? shapeVerdict(decision, decisionId, bundle.revision, explain) : undefined;
+    // another protocol's answer is made from the whole answer object
+    const body = opts.answer === undefined ? undefined : shapeVerdict(decision, decisionId, bundle.revision, explain);
     const entry = logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, cacheResult);
     recordDecision(c.env, entry, ctx.budget.exhausted());
-    after(entry, decision.verdict, { raw, request });
+    afterDecision(c, logged, entry, decision.verdict, { raw, request });
     // a verdict that used answers which expire (DNS TTLs) is kept no longer than the shortest of them
     const keep = decision.maxAgeSeconds === undefined ? ttl : Math.min(ttl, Math.floor(decision.maxAgeSeconds));
     if (memoKey && !decision.cacheable) memo.set(memoKey, decision.outcome, null, now + ttl * 1000);
-    // the answer without decision_id (what the cache keeps), when known: the answer is then that text with the id put in front
-    let restJson = ownJson === undefined ? undefined : envelopedJson(decision, bundle.revision, explain, ownJson);
+    // the answer without decision_id (what the cache keeps): the answer is that text with the id put in
+    // front, the text JSON.stringify gives for the whole answer object, which is never built
+    let restJson =
+      opts.answer === undefined ? envelopedJson(decision, bundle.revision, explain, ownJson ?? (() => JSON.stringify(decision.verdict))) : undefined;
     if (caching && decision.cacheable && keep >= 1) {
       if (restJson === undefined) {
         const { decision_id: _omit, ...verdict } = body as VerdictEnvelope;
@@ -185,21 +193,78 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
         }
       }
     }
-    // written once: the answer is that text with the id in front (the text JSON.stringify gives
-    // for the body), not a second JSON.stringify of the whole verdict (2,000 match lines and their log)
-    if (opts.answer === undefined) return jsonAnswer(c, restJson !== undefined ? withDecisionId(decisionId, restJson) : answerJson(body), cacheResult);
+    // written once, not a second JSON.stringify of the whole verdict (2,000 match lines and their log)
+    if (opts.answer === undefined) return jsonAnswer(c, withDecisionId(decisionId, restJson as string), cacheResult);
     return jsonAnswer(c, answerJson(opts.answer(body as Record<string, unknown>)), cacheResult);
   };
 }
 
+/** What the after-answer work of a route's decisions needs besides the decision (one per request, no closures). */
+interface Logged<S extends z.ZodType, P> {
+  kind: DecisionKind;
+  text: string;
+  now: number;
+  connectingIp: string | null;
+  schema: S;
+  decide: (policy: P, request: z.output<S>, ctx: RouteContext) => Decision<object> | Promise<Decision<object>>;
+  amend?: (request: Record<string, unknown>, connectingIp: string | null) => Record<string, unknown> | undefined;
+  acceptsMissingPolicy?: boolean;
+}
+
+/** A decision answered from either cache level: its log line and count, and the stored answer with a fresh decision id. */
+function answerCached<S extends z.ZodType, P>(
+  c: Context<AppEnv>,
+  opts: { engine: EngineName; answer?: (verdict: Record<string, unknown>) => object },
+  logged: Logged<S, P>,
+  decisionId: string,
+  revision: string,
+  started: number,
+  stored: { outcome: string; json: string },
+): Response {
+  const entry = logEntry(decisionId, opts.engine, revision, stored.outcome, started, "hit");
+  recordDecision(c.env, entry);
+  afterDecision(c, logged, entry, stored.json);
+  if (opts.answer !== undefined) return jsonAnswer(c, answerJson(opts.answer(JSON.parse(stored.json) as Record<string, unknown>)), "hit");
+  return jsonAnswer(c, withDecisionId(decisionId, stored.json), "hit");
+}
+
+/**
+ * {@link decideWithin} without a promise when the decide function answers at once: its
+ * value, or the decide function's promise with a spent budget turned into the 422.
+ */
+function decideNow<T>(budget: Budget, decide: () => T | Promise<T>): T | Promise<T> {
+  let decided: T | Promise<T>;
+  try {
+    decided = budget.run(decide);
+  } catch (e) {
+    throw budgetError(e);
+  }
+  return decided instanceof Promise
+    ? decided.catch((e: unknown) => {
+        throw budgetError(e);
+      })
+    : decided;
+}
+
+/** A budget spent where no verdict carries it is the 422 `budget_exceeded`; any other error is itself. */
+function budgetError(e: unknown): unknown {
+  return e instanceof BudgetExceeded ? new ApiError("budget_exceeded", e.message) : e;
+}
+
+/** The active revision's JSON text, written once per revision rather than per answer. */
+let lastRevision = { revision: "", json: '""' };
+
 /**
  * The text JSON.stringify gives for shapeVerdict's answer without its
- * decision_id, for a verdict that writes its own JSON: the envelope, the
- * verdict's own text, then the trace when asked for.
+ * decision_id: the envelope, the verdict's own text (its own writer's, when it
+ * has one, else JSON.stringify's), then the trace when asked for. Verdicts have
+ * fixed field names (none an array index, none an envelope field or `trace`),
+ * so this is the text of the spread answer object, never built.
  */
 function envelopedJson(decision: Decision<object>, revision: string, explain: boolean, write: () => string): string {
   const verdict = answerJson(null, write);
-  const head = `{"revision":${JSON.stringify(revision)},"cacheable":${decision.cacheable ? "true" : "false"}`;
+  if (revision !== lastRevision.revision) lastRevision = { revision, json: JSON.stringify(revision) };
+  const head = `{"revision":${lastRevision.json},"cacheable":${decision.cacheable ? "true" : "false"}`;
   const fields = verdict === "{}" ? "" : `,${verdict.slice(1, -1)}`;
   const trace = explain && decision.trace !== undefined ? `,"trace":${answerJson(decision.trace)}` : "";
   return `${head}${fields}${trace}}`;
@@ -213,37 +278,28 @@ function envelopedJson(decision: Decision<object>, revision: string, explain: bo
  */
 function afterDecision<S extends z.ZodType, P>(
   c: Context<AppEnv>,
-  d: {
-    kind: DecisionKind;
-    entry: DecisionLog;
-    text: string;
-    verdict: object | string;
-    /** The parsed and validated request, when the decision had them (an answer from the cache did not). */
-    known?: { raw: unknown; request: z.output<S> };
-    now: number;
-    connectingIp: string | null;
-    schema: S;
-    decide: (policy: P, request: z.output<S>, ctx: RouteContext) => Decision<object> | Promise<Decision<object>>;
-    amend?: (request: Record<string, unknown>, connectingIp: string | null) => Record<string, unknown> | undefined;
-    acceptsMissingPolicy?: boolean;
-  },
+  d: Logged<S, P>,
+  entry: DecisionLog,
+  verdict: object | string,
+  /** The parsed and validated request, when the decision had them (an answer from the cache did not). */
+  known?: { raw: unknown; request: z.output<S> },
 ): void {
   const capturing = captureMode(c.env.DECISION_LOG_REQUESTS) !== "off";
   const candidate = sampledCandidate(c, d.kind);
-  if (!capturing) logDecision(d.entry);
+  if (!capturing) logDecision(entry);
   if (!capturing && candidate === null) return;
   const amend = d.amend === undefined ? undefined : (r: Record<string, unknown>) => d.amend?.(r, d.connectingIp);
-  if (capturing) logDecisionCapturing(c, d.entry, (): Capture => ({ kind: d.kind, text: d.text, verdict: d.verdict, amend }));
+  if (capturing) logDecisionCapturing(c, entry, (): Capture => ({ kind: d.kind, text: d.text, verdict, amend }));
   if (candidate === null) return;
-  const raw = () => d.known?.raw ?? parseJsonText(d.text);
+  const raw = () => known?.raw ?? parseJsonText(d.text);
   shadowDecision(c, candidate, {
     kind: d.kind,
-    request: () => d.known?.request ?? validate(d.schema, raw()),
+    request: () => known?.request ?? validate(d.schema, raw()),
     requestValue: () => {
       const value = raw() as Record<string, unknown>;
       return amend?.(value) ?? value;
     },
-    active: d.verdict,
+    active: verdict,
     decide: d.decide,
     ctx: { env: c.env, now: d.now, explain: false, connectingIp: d.connectingIp },
     acceptsMissingPolicy: d.acceptsMissingPolicy,
@@ -259,8 +315,7 @@ export async function decideWithin<T>(budget: Budget, decide: () => T | Promise<
   try {
     return await budget.run(decide);
   } catch (e) {
-    if (e instanceof BudgetExceeded) throw new ApiError("budget_exceeded", e.message);
-    throw e;
+    throw budgetError(e);
   }
 }
 

@@ -2,6 +2,7 @@ import type { Hono } from "hono";
 import type { AppEnv, Env } from "../env.js";
 import type { HttpSeries } from "../metrics/index.js";
 import { isolateFlusher, isolateMetrics } from "../state/isolate-metrics.js";
+import { carriesRequestId } from "./request-id.js";
 
 /** The route label of a request no route matched (404, 405). */
 export const UNMATCHED_ROUTE = "unmatched";
@@ -28,8 +29,8 @@ type Matched = [[unknown, { path: string; method: string }], unknown][];
 
 /**
  * The HTTP series of a request: its method and the template of the route the
- * app's router matches (one precompiled regular expression, as dispatching
- * does), or `unmatched`. Each route object's series is found once and kept.
+ * app's router matches (as dispatching does; a fixed path's match is kept by
+ * the router), or `unmatched`. Each route object's series is found once and kept.
  */
 export function httpSeriesOf(app: Hono<AppEnv>, request: Request): HttpSeries {
   const method = request.method === "HEAD" ? "GET" : request.method;
@@ -59,7 +60,10 @@ export function countAnswer(
   ctx: { waitUntil(p: Promise<unknown>): void } | undefined,
 ): void {
   isolateMetrics.httpAnswer(series, response.status);
-  if (response.headers.get("idempotent-replayed") === "true") isolateMetrics.replayCell(series.route).n++;
+  // A decision answer (made with its headers at once, `identified`) never says it is a replay:
+  // its headers are not read, so the runtime makes no Headers object for them.
+  if (!carriesRequestId(response) && response.headers.get("idempotent-replayed") === "true")
+    isolateMetrics.replayCell(series.route).n++;
   if (env === undefined || ctx === undefined) return;
   isolateFlusher.afterRequest(env, (p) => ctx.waitUntil(p), Date.now());
 }

@@ -208,6 +208,36 @@ describe("verdicts", () => {
     const explained = (await (await SELF.fetch(`${BASE}/v1/place?explain=true`, json(placeRequest))).json()) as Record<string, unknown>;
     expect(explained.trace).toBeDefined();
   });
+
+  it("make no runtime object the answer does not need: the answer's headers are never read on the way out", async () => {
+    const getter = Object.getOwnPropertyDescriptor(Response.prototype, "headers")?.get as (this: Response) => Headers;
+    const read = new Set<Response>();
+    Object.defineProperty(Response.prototype, "headers", {
+      configurable: true,
+      get(this: Response) {
+        read.add(this);
+        return getter.call(this);
+      },
+    });
+    let res: Response;
+    try {
+      res = await call("/v1/place", json(placeRequest));
+    } finally {
+      Object.defineProperty(Response.prototype, "headers", { configurable: true, get: getter });
+    }
+    expect(res.status).toBe(200);
+    expect(read.has(res)).toBe(false);
+    expect(res.headers.get("x-arbiter-cache")).toMatch(/^(hit|miss|bypass)$/);
+    expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("are routed by a match kept per method for a fixed path, the same one every time", () => {
+    const first = app.router.match("POST", "/v1/place");
+    expect(app.router.match("POST", "/v1/place")).toBe(first);
+    expect(app.router.match("GET", "/v1/place")).not.toBe(first);
+    // a path with a parameter is matched afresh, with its own parameters
+    expect(app.router.match("GET", "/v1/policies/limits")).not.toBe(app.router.match("GET", "/v1/policies/limits"));
+  });
 });
 
 describe("publishing policies", () => {

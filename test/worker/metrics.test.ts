@@ -267,7 +267,12 @@ describe("GET /metrics", () => {
         value(s, "arbiter_policy_info", { revision: st.revision, source: "kv" }),
     ).toBe(1);
     expect(s.get("arbiter_policy_info")?.samples).toHaveLength(1);
-    expect(value(s, "arbiter_policy_age_seconds", {}, true)).toBe(st.bundle.age_seconds);
+    // the same figure, read by two requests answered at different moments: the scrape's walk of the
+    // deployment's objects between them can cross a second (it does in most runs on a loaded machine
+    // since request schemas are compiled when an isolate starts, docs/performance.md, wt/floor)
+    const age = value(s, "arbiter_policy_age_seconds", {}, true);
+    expect(st.bundle.age_seconds - age).toBeGreaterThanOrEqual(0);
+    expect(st.bundle.age_seconds - age).toBeLessThanOrEqual(1);
     expect(s.get("arbiter_isolate_info")?.samples).toHaveLength(1);
   });
 

@@ -11,7 +11,7 @@ import { MAX_BODY_BYTES } from "../body.js";
 import { ApiError } from "../errors.js";
 import { fetcherForIsolate } from "../url-fetch.js";
 import { EXPLAIN_QUERY, registerOperation } from "../openapi.js";
-import { LimitsRequest, LimitsVerdict, toEngineRequest } from "../schemas/limits.js";
+import { LimitsRequest, LimitsRequestFast, LimitsVerdict, toEngineRequest } from "../schemas/limits.js";
 
 type EngineVerdict = Awaited<ReturnType<typeof decideLimits>> extends Decision<infer V> ? V : never;
 
@@ -105,12 +105,13 @@ function urlFetchAnswer(verdict: Record<string, unknown>): { passed: boolean; me
  * pScheduler's url-fetch limit asks a web service.
  */
 export const limitsRoutes = new Hono<AppEnv>()
-  .post("/v1/limits/decide", decisionRoute({ engine: "limits", schema: LimitsRequest, decide, acceptsMissingPolicy: true, amend: withRequester }))
+  .post("/v1/limits/decide", decisionRoute({ engine: "limits", schema: LimitsRequest, fastSchema: LimitsRequestFast, decide, acceptsMissingPolicy: true, amend: withRequester }))
   .get(
     "/v1/limits/url-fetch",
     decisionRoute({
       engine: "limits",
       schema: LimitsRequest,
+      fastSchema: LimitsRequestFast,
       decide,
       acceptsMissingPolicy: true,
       amend: withRequester,

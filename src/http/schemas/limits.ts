@@ -1,29 +1,57 @@
 import { z } from "zod";
+import { MAX_JSON_DEPTH } from "../../engines/common/json-shape.js";
 import type { JsonObject as EngineJsonObject } from "../../engines/common/json.js";
 import type { LimitsRequest as EngineLimitsRequest } from "../../engines/limits/index.js";
 
 /** Any JSON object, as task specs and schedules carry them. */
 const JsonObject = z.record(z.string(), z.json());
 
+/** The task and request schemas, around the schema of the JSON objects a task carries. */
+function limitsSchemas(jsonObject: typeof JsonObject) {
+  /** A pScheduler task: its test, plus any other task keys (schedule, tools, priority, reference…) passed through. */
+  const LimitsTask = z.looseObject({
+    schema: z.number().int().min(1).optional(),
+    test: z.looseObject({
+      type: z.string().min(1),
+      spec: jsonObject,
+    }),
+    schedule: jsonObject.optional(),
+    tools: z.array(z.string()).optional(),
+    priority: z.number().int().optional(),
+  });
+
+  /** One run of a task: when it starts and for how long (ISO 8601), checked by run-schedule limits. */
+  const LimitsRun = z.strictObject({
+    start: z.string().min(1),
+    duration: z.string().min(1),
+  });
+
+  /**
+   * The body of POST /v1/limits/decide: the task, the hints pScheduler passes
+   * (requester, server), an optional run, and the rewrite / prioritize switches
+   * of pScheduler's limit processor. Unknown top-level keys are refused so a
+   * misspelt `prioritise` is a 400, not a silent default.
+   */
+  const LimitsRequest = z.strictObject({
+    requester: z.string().min(1).optional(),
+    server: z.string().min(1).optional(),
+    task: LimitsTask,
+    run: LimitsRun.optional(),
+    rewrite: z.boolean().optional(),
+    prioritize: z.boolean().optional(),
+  });
+  return { LimitsTask, LimitsRun, LimitsRequest };
+}
+
+const schemas = limitsSchemas(JsonObject);
+
 /** A pScheduler task: its test, plus any other task keys (schedule, tools, priority, reference…) passed through. */
-export const LimitsTask = z.looseObject({
-  schema: z.number().int().min(1).optional(),
-  test: z.looseObject({
-    type: z.string().min(1),
-    spec: JsonObject,
-  }),
-  schedule: JsonObject.optional(),
-  tools: z.array(z.string()).optional(),
-  priority: z.number().int().optional(),
-});
+export const LimitsTask = schemas.LimitsTask;
 /** The task object of a limits request. */
 export type LimitsTask = z.infer<typeof LimitsTask>;
 
 /** One run of a task: when it starts and for how long (ISO 8601), checked by run-schedule limits. */
-export const LimitsRun = z.strictObject({
-  start: z.string().min(1),
-  duration: z.string().min(1),
-});
+export const LimitsRun = schemas.LimitsRun;
 /** A run of a task. */
 export type LimitsRun = z.infer<typeof LimitsRun>;
 
@@ -33,16 +61,49 @@ export type LimitsRun = z.infer<typeof LimitsRun>;
  * of pScheduler's limit processor. Unknown top-level keys are refused so a
  * misspelt `prioritise` is a 400, not a silent default.
  */
-export const LimitsRequest = z.strictObject({
-  requester: z.string().min(1).optional(),
-  server: z.string().min(1).optional(),
-  task: LimitsTask,
-  run: LimitsRun.optional(),
-  rewrite: z.boolean().optional(),
-  prioritize: z.boolean().optional(),
-});
+export const LimitsRequest = schemas.LimitsRequest;
 /** A limits decision request after validation. */
 export type LimitsRequest = z.infer<typeof LimitsRequest>;
+
+/** Whether a value is JSON that `z.json()` takes as it is: no number past the doubles, no `__proto__` key, not deeper than a body may be. */
+function plainJson(value: unknown, depth: number): boolean {
+  if (typeof value === "string" || typeof value === "boolean" || value === null) return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (typeof value !== "object" || depth > MAX_JSON_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!plainJson(item, depth + 1)) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  for (const key of Object.keys(value)) {
+    if (key === "__proto__" || !plainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
+}
+
+/** A fresh copy of a value `plainJson` took, as `z.json()` answers one: new arrays and objects, keys in order. */
+function copyJson(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyJson);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = copyJson((value as Record<string, unknown>)[key]);
+  return out;
+}
+
+/** A JSON object `JsonObject` takes and answers the same way, checked and copied by the two functions above. */
+const PlainJsonObject = z
+  .custom<Record<string, unknown>>(
+    (v) => typeof v === "object" && v !== null && !Array.isArray(v) && plainJson(v, 1),
+  )
+  .transform((v) => copyJson(v) as Record<string, unknown>);
+
+/**
+ * LimitsRequest with its JSON objects checked by plain functions instead of the
+ * self-referring `z.json()`, which zod cannot compile: it takes part of what
+ * LimitsRequest takes (a body it refuses is validated by LimitsRequest, whose
+ * errors the answer gives) and answers what LimitsRequest answers for it.
+ */
+export const LimitsRequestFast = limitsSchemas(PlainJsonObject as unknown as typeof JsonObject).LimitsRequest;
 
 /**
  * The verdict of POST /v1/limits/decide: the frame's envelope, then the
