@@ -1,7 +1,7 @@
 import { closestName } from "../common/did-you-mean.js";
 import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
 import { parseAcl } from "./acl.js";
-import { buildFilter, type RegexMemo } from "./filter.js";
+import { buildFilter, SEEDED_MEMOS, type RegexMemo } from "./filter.js";
 import { allPartsValid, INVALID_QUEUE_NAME, normalisePartitionName } from "./names.js";
 import { parseConfigSteps, type Locate } from "./parse.js";
 import { finish, Pace, type Steps } from "../common/slices.js";
@@ -205,7 +205,7 @@ export function* compileWithPlacesSteps(source: string): Steps<Result<PlacedComp
   yield;
   const { config, locate } = parsed.value;
   const valid: ValidPartition[] = [];
-  const r = yield* build(config, locate, new Map(), new Pace(), valid);
+  const r = yield* build(config, locate, SEEDED_MEMOS.get(config) ?? new Map(), new Pace(), valid);
   return r.ok ? ok({ data: r.value, locate, valid }) : r;
 }
 

@@ -15,6 +15,15 @@ type Inspected = { ok: true; value: PatternFacts } | { ok: false; error: string 
 export type RegexMemo = Map<string, Inspected>;
 
 /**
+ * The memo a parse seeded for the compile that reads its configuration,
+ * keyed by the decoded configuration: the quick rule decoder puts there the
+ * expressions of a shared rule shape that it read once per expression shape
+ * (quick-rule.ts, regex-shape.ts), each with the answer `inspectGoRegex`
+ * gives it, so that validation and the build find them without inspecting.
+ */
+export const SEEDED_MEMOS = new WeakMap<object, RegexMemo>();
+
+/**
  * Validates a Go (RE2) expression and reads the literals its matches need,
  * without building its matcher (a policy compile stores expressions that the
  * first decision testing them compiles); the error is Go's text with the offset.

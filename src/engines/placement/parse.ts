@@ -39,6 +39,7 @@ import {
 } from "./yaml-decode.js";
 import { MAX_YAML_DEPTH } from "./yaml-read.js";
 import { QuickRules } from "./quick-rule.js";
+import { SEEDED_MEMOS, type RegexMemo } from "./filter.js";
 import { MAX_REPORTED_ERRORS, readYamlTreeSteps, type ReadTree, type Value } from "./yaml-tree.js";
 import { finish, type Steps } from "../common/slices.js";
 
@@ -149,7 +150,7 @@ function* queue(d: Decoder, v: Value, at: string): Steps<RawQueue> {
 }
 
 /** A partition, its queues and its rules (yielding between them). */
-function* partition(d: Decoder, v: Value, at: string): Steps<RawPartition> {
+function* partition(d: Decoder, v: Value, at: string, memo: RegexMemo): Steps<RawPartition> {
   const m = entries(d, v, PARTITION_KEYS, "partition", at);
   const preemption = entries(d, m.get("preemption"), PREEMPTION_KEYS, "preemption", `${at}/preemption`);
   for (const key of PREEMPTION_KEYS) bool(d, preemption.get(key), `${at}/preemption/${key}`);
@@ -171,7 +172,7 @@ function* partition(d: Decoder, v: Value, at: string): Steps<RawPartition> {
   const name = str(d, m.get("name"), at, "name");
   const queues = yield* itemsSteps(d, m.get("queues"), `${at}/queues`, (q, qat) => queue(d, q, qat));
   // a rule's decoding is short: the list yields between rules; a plainly written rule takes the quick path
-  const quick = new QuickRules();
+  const quick = new QuickRules(memo);
   const rules = yield* itemsEachSteps(
     d,
     m.get("placementrules"),
@@ -262,9 +263,15 @@ function* decodeTree(read: ReadTree): Steps<Result<{ config: RawConfig; locate: 
     if (isNull(d, top)) return ok({ config: { partitions: null }, locate });
     const m = entries(d, top, TOP_KEYS, "the configuration", "");
     str(d, m.get("checksum"), "/checksum");
-    const parts = yield* itemsSteps(d, m.get("partitions"), "/partitions", (p, at) => partition(d, p, at));
+    // the expressions the rule decoder read once per shape, for the compile (filter.ts SEEDED_MEMOS)
+    const memo: RegexMemo = new Map();
+    const parts = yield* itemsSteps(d, m.get("partitions"), "/partitions", (p, at) =>
+      partition(d, p, at, memo),
+    );
     if (d.errors.length > 0) return err(placed(d.errors));
-    return ok({ config: { partitions: parts ?? [] }, locate });
+    const config = { partitions: parts ?? [] };
+    if (memo.size > 0) SEEDED_MEMOS.set(config, memo);
+    return ok({ config, locate });
   } catch (e) {
     if (e instanceof DecodeError) return err(placed([...d.errors, policyError(e.code, e.message, e.at)]));
     throw e;

@@ -6,6 +6,8 @@
  * error, gives null, and parse.ts decodes the rule the general way; both give
  * the same rule (yaml-quick.test.ts holds them to it).
  */
+import type { RegexMemo } from "./filter.js";
+import { shapeOfExpr, shapedInto, type ExprShape } from "./regex-shape.js";
 import type { RawFilter, RawRule } from "./types.js";
 import { LazyMap, type YamlNode, type YamlPair } from "./yaml-node.js";
 
@@ -409,7 +411,21 @@ interface Shape {
   re: RegExp;
   slots: Slot[];
   template: RawRule;
+  /** The filter lists of one quoted entry, whose expressions are read once per {@link ExprShape}. */
+  exprs: ShapedSlot[];
 }
+
+/** A users or groups list of one quoted entry in a shape, and the expression shapes its entries took (regex-shape.ts). */
+interface ShapedSlot {
+  /** The slot's index in {@link Shape.slots}. */
+  slot: number;
+  shapes: ExprShape[];
+  /** Expressions read for a shape so far (at most {@link MAX_EXPR_TRIES}, shared or not). */
+  tries: number;
+}
+
+/** How many expressions one list of a shape reads for an expression shape (one per length of what varies, mostly). */
+const MAX_EXPR_TRIES = 8;
 
 /** How many shapes one compile keeps: a rule of none of them is read by {@link textRule}. */
 const MAX_SHAPES = 4;
@@ -448,6 +464,9 @@ function copyRule(r: RawRule, at: string): RawRule {
 export class QuickRules {
   private readonly shapes: Shape[] = [];
 
+  /** `memo`: the compile's expressions (filter.ts RegexMemo), where a rule shape's expressions read once per expression shape are put. */
+  constructor(private readonly memo: RegexMemo) {}
+
   /** {@link quickRule} for a rule at pointer `at`. */
   rule(v: YamlNode, at: string): RawRule | null {
     if (!(v instanceof LazyMap)) return quickRule(v, at);
@@ -456,7 +475,7 @@ export class QuickRules {
       if (shape.src !== src) continue;
       shape.re.lastIndex = v.offset;
       const m = shape.re.exec(src);
-      if (m !== null) return fill(shape, m, at);
+      if (m !== null) return fill(shape, m, at, this.memo);
     }
     const t = new RuleText(src, v.offset);
     const record = this.shapes.length < MAX_SHAPES;
@@ -482,11 +501,26 @@ function shapeOf(src: string, start: number, end: number, slots: Slot[], r: RawR
     p = s.end;
   }
   pattern += fixedPattern(src.slice(p, end));
-  return { src, re: new RegExp(pattern.replace(/(?: \*)+/g, " *"), "y"), slots, template: copyRule(r, r.at) };
+  const exprs: ShapedSlot[] = [];
+  for (let i = 0; i < slots.length; i++) {
+    const s = slots[i];
+    if (s.quote === 0 || (s.field !== F_USERS && s.field !== F_GROUPS)) continue;
+    let at = r;
+    for (let d = 0; d < s.depth; d++) at = at.parent!;
+    const list = s.field === F_USERS ? at.filter.users : at.filter.groups;
+    if (list.length === 1) exprs.push({ slot: i, shapes: [], tries: 0 });
+  }
+  return {
+    src,
+    re: new RegExp(pattern.replace(/(?: \*)+/g, " *"), "y"),
+    slots,
+    template: copyRule(r, r.at),
+    exprs,
+  };
 }
 
 /** The rule a text of `shape` decodes to, its scalars captured in `m`. */
-function fill(shape: Shape, m: RegExpExecArray, at: string): RawRule {
+function fill(shape: Shape, m: RegExpExecArray, at: string, memo: RegexMemo): RawRule {
   const out = copyRule(shape.template, at);
   const slots = shape.slots;
   for (let i = 0; i < slots.length; i++) {
@@ -512,5 +546,22 @@ function fill(shape: Shape, m: RegExpExecArray, at: string): RawRule {
         r.filter.groups[s.index] = text;
     }
   }
+  const exprs = shape.exprs;
+  for (let k = 0; k < exprs.length; k++) {
+    const expr = m[exprs[k].slot + 1];
+    if (!memo.has(expr)) shapedIn(exprs[k], expr, memo);
+  }
   return out;
+}
+
+/** Puts `expr` into the memo with the answer of one of the slot's expression shapes (a new one made while tries last), if one takes it. */
+function shapedIn(e: ShapedSlot, expr: string, memo: RegexMemo): void {
+  const shapes = e.shapes;
+  for (let i = 0; i < shapes.length; i++) if (shapedInto(shapes[i], expr, memo)) return;
+  if (e.tries >= MAX_EXPR_TRIES) return;
+  e.tries++;
+  const shape = shapeOfExpr(expr);
+  if (shape === null) return;
+  shapes.push(shape);
+  shapedInto(shape, expr, memo);
 }
