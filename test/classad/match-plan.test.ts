@@ -7,7 +7,9 @@ import { describe, expect, it } from "vitest";
 import { Budget } from "../../src/engines/common/budget.js";
 import { readAd } from "../../src/engines/classad/ad-input.js";
 import type { ClassAd } from "../../src/engines/classad/classad.js";
-import { evalAttr } from "../../src/engines/classad/evaluate.js";
+import { compile } from "../../src/engines/classad/compile.js";
+import { evalAttr, evalCompiled } from "../../src/engines/classad/evaluate.js";
+import { parseExpr } from "../../src/engines/classad/parser.js";
 import { PLAN_AFTER, PLANS_KEPT, PlanSite } from "../../src/engines/classad/match-plan.js";
 import { EvalState } from "../../src/engines/classad/state.js";
 import { unparseValue } from "../../src/engines/classad/unparse.js";
@@ -52,6 +54,7 @@ const requirements = [
   `TARGET.Memory > 100 ? RequestMemory : TARGET.Cpus`,
   `!(TARGET.Arch == "ARM") || TARGET.Cpus < 4`,
   `TARGET.Requirements && MY.Target =?= UNDEFINED`,
+  `isUndefined(TARGET.Nope) && stringListIMember(TARGET.Arch, "arm, x86_64") && isString(MY.Long) && !isError(Memory)`,
 ];
 
 const job = (req: string, extra = "") =>
@@ -144,5 +147,55 @@ describe("a match plan", () => {
       many.eval(jobs[k % jobs.length], machines[0], new EvalState(ctx));
       expect(many.planned).toBe(false);
     }
+  });
+
+  it("evaluates a pool policy expression (no ad holds it) as evalCompiled does, MY alone or in a match", () => {
+    const policy = [
+      // policies/pool.conf's, expanded
+      `(Draining =?= true) || (Memory < 512) || (Cpus =?= 0)`,
+      `(MY.Partition =!= "gpu") || (TARGET.RequestGpus >= 1)`,
+      `isUndefined(MY.AllowedPartitions) || stringListIMember(TARGET.Partition ?: "default", MY.AllowedPartitions)`,
+      `stringListIMember(Owner, "mallory,guest") || (NumJobStarts > 10)`,
+      // what MY alone resolves and what it leaves to the lookup
+      `Nope =?= UNDEFINED && MY.Nope =?= UNDEFINED && TARGET.Memory =?= UNDEFINED && Target =?= UNDEFINED`,
+      `isString(Long) && !isError(TARGET.Long) && stringListMember(Arch, "ARM X86_64") && CurrentTime > 0`,
+      `strcat(Long, TARGET.Long, Requirements) != "" && (Memory + RequestMemory) * 2 > Cpus - RequestCpus`,
+      `ifThenElse(isUndefined(Start), Memory, Cpus) + size(Name ?: "")`,
+      ...requirements,
+    ];
+    const parsed = policy.map((text) => {
+      const p = parseExpr(text, false, true);
+      if (!p.ok) throw new Error(text);
+      return compile(p.node);
+    });
+    const j = job(requirements[0], `AllowedPartitions = "cpu, gpu"; Owner = "Guest"; NumJobStarts = 3; `);
+    const targets: [string, ClassAd | null][] = [
+      ["alone", null],
+      ["in a match", j],
+    ];
+    for (const [i, c] of parsed.entries())
+      for (const [how, target] of targets) {
+        const site = new PlanSite("");
+        const runs = PLAN_AFTER + 2;
+        for (let k = 0; k < machines.length * runs; k++) {
+          const m = machines[Math.floor(k / runs)];
+          expect(
+            run((st) => site.evalIn(c, m, target, st)),
+            `${policy[i]} ${how}, ${k}`,
+          ).toEqual(run((st) => evalCompiled(c, m, target, st)));
+          // the job's side: MY = the job, TARGET = the machine (or the job alone)
+          expect(
+            run((st) => site.evalIn(c, j, target === null ? null : m, st)),
+            `job: ${policy[i]}, ${k}`,
+          ).toEqual(run((st) => evalCompiled(c, j, target === null ? null : m, st)));
+        }
+        // planned once the streak is long enough, unless the expression holds a list or a nested ad
+        if (target === null) expect(site.planned, `${policy[i]} ${how}`).toBe(!/[{[]/.test(policy[i]));
+        for (let limit = 0; limit < 40; limit++)
+          expect(
+            run((st) => site.evalIn(c, machines[2], target, st), limit),
+            `${policy[i]} in ${limit}`,
+          ).toEqual(run((st) => evalCompiled(c, machines[2], target, st), limit));
+      }
   });
 });

@@ -34,8 +34,29 @@ async function sent(order: string[], name: string, path: string, init?: RequestI
   return response.status;
 }
 
-/** How many `/healthz`, each sent after the last one's answer, are answered while `path` is pending; asserts its status. */
+/**
+ * How many `/healthz`, each sent after the last one's answer, are answered while `path` is
+ * pending, the most of up to `ATTEMPTS` sends of it (stopping at `ENOUGH`); asserts its status.
+ */
 async function healthzWhile(path: string, init: RequestInit, status: number): Promise<number> {
+  let best = 0;
+  for (let attempt = 0; attempt < ATTEMPTS && best < ENOUGH; attempt++)
+    best = Math.max(best, await healthzWhileOnce(path, init, status));
+  return best;
+}
+
+/**
+ * How many answers a case asks for at most (the largest bound below), and how many times a
+ * case may send its work to get them. The count falls with the machine's load, since each
+ * `/healthz` waits for a CPU: a 30 ms validate got 11–21 alone and 1 in a whole-suite run at
+ * load 7 beside three other builds. Work that never yields gets 0–1 in every attempt, so the
+ * best of three still tells the two apart.
+ */
+const ENOUGH = 5;
+const ATTEMPTS = 3;
+
+/** One attempt of `healthzWhile`. */
+async function healthzWhileOnce(path: string, init: RequestInit, status: number): Promise<number> {
   const order: string[] = [];
   let done = false;
   const big = sent(order, "policy", path, init).finally(() => (done = true));

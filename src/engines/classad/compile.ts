@@ -98,6 +98,23 @@ function leafFn(l: Leaf): EvalFn {
   return (_ad, st) => evalAt(st.right as ClassAd, i, st);
 }
 
+/**
+ * Built-ins that evaluate every argument as `arg(ad, st)`, with the ad and state of
+ * the call, and read nothing of the argument trees (functions/core.ts `isType`,
+ * functions/string-lists.ts `stringList`): a plan resolves references inside their
+ * arguments as it does the call's own operands.
+ */
+const SAME_AD_ARGS = new Set([
+  "isundefined",
+  "iserror",
+  "isstring",
+  "isinteger",
+  "isreal",
+  "isboolean",
+  "stringlistmember",
+  "stringlistimember",
+]);
+
 /** The resolver of the plan being built, or null (every compile: the general lookups). */
 let resolver: AttrResolver | null = null;
 
@@ -168,9 +185,10 @@ function buildNode(n: Node): EvalFn {
       if (fn === undefined) return () => ERROR;
       // a built-in pays for the strings and lists it builds (the work budget); what it reads
       // was paid for by the lookups and calls that produced it
-      // a built-in may evaluate its arguments in other ads: no plan's resolution inside them
+      // a built-in may evaluate its arguments in other ads: no plan's resolution inside them,
+      // but for those that only evaluate each argument in the calling ad, as the call's own operands
       const saved = resolver;
-      resolver = null;
+      if (!SAME_AD_ARGS.has(n.lc)) resolver = null;
       const args = n.args.map(build);
       resolver = saved;
       const nodes = n.args;
@@ -480,6 +498,15 @@ function arithOp(op: ArithOp, a: EvalFn, b: EvalFn, la: Leaf | null, lb: Leaf | 
   };
 }
 
+/**
+ * The closure of `=?=` or `=!=` between two constants (literals, or references a plan
+ * found nowhere, `Draining =?= true` in a machine ad without Draining): the identity
+ * test reads nothing and charges nothing, so its value is known when it is built.
+ */
+function constant(v: Value): EvalFn {
+  return () => v;
+}
+
 function buildBinary(op: string, a: EvalFn, b: EvalFn, la: Leaf | null, lb: Leaf | null): EvalFn {
   switch (op) {
     case "&&":
@@ -495,9 +522,11 @@ function buildBinary(op: string, a: EvalFn, b: EvalFn, la: Leaf | null, lb: Leaf
       return cmpOp(op, a, b, la, lb);
     case "=?=":
     case "is":
+      if (la !== null && lb !== null && la.k === 0 && lb.k === 0) return constant(metaEqual(la.v, lb.v));
       return (ad, st) => metaEqual(a(ad, st), b(ad, st));
     case "=!=":
     case "isnt":
+      if (la !== null && lb !== null && la.k === 0 && lb.k === 0) return constant(metaNotEqual(la.v, lb.v));
       return (ad, st) => metaNotEqual(a(ad, st), b(ad, st));
     case "+":
     case "-":

@@ -52,7 +52,7 @@ const NOWHERE: Leaf = { k: 0, i: 0, v: UNDEF };
  * else UNDEFINED; `TARGET.x` and `MY.x` straight to that ad's slot unless MY
  * defines `target` or `my` itself).
  */
-function resolverFor(my: AdLayout, target: AdLayout): AttrResolver {
+function resolverFor(my: AdLayout, target: AdLayout | null): AttrResolver {
   const mySlot = (i: number): Leaf => ({ k: 1, i, v: UNDEF });
   const targetSlot = (i: number): Leaf => ({ k: 2, i, v: UNDEF });
   return (lc, scope, abs) => {
@@ -60,6 +60,8 @@ function resolverFor(my: AdLayout, target: AdLayout): AttrResolver {
     if (scope === null) {
       const i = my.slotOf(lc);
       if (i >= 0) return mySlot(i);
+      // MY alone (the root, no match): a name MY lacks that is no special name is UNDEFINED
+      if (target === null) return NOWHERE;
       const j = target.slotOf(lc);
       return j >= 0 ? targetSlot(j) : NOWHERE;
     }
@@ -68,6 +70,8 @@ function resolverFor(my: AdLayout, target: AdLayout): AttrResolver {
       const i = my.slotOf(lc);
       return i >= 0 ? mySlot(i) : NOWHERE;
     }
+    // TARGET.x with no match: left to the general lookup
+    if (target === null) return null;
     if (scope.lc === "target" || scope.lc === "other") {
       const j = target.slotOf(lc);
       return j >= 0 ? targetSlot(j) : NOWHERE;
@@ -104,7 +108,8 @@ export const PLANS_KEPT = 4;
 interface PlanEntry {
   expr: Compiled;
   my: AdLayout;
-  target: AdLayout;
+  /** null: MY evaluated alone (an *_ONLY policy expression). */
+  target: AdLayout | null;
   plan: EvalFn | null;
   streak: number;
 }
@@ -154,17 +159,31 @@ export class PlanSite {
     return st.failed ? ERROR : v;
   }
 
-  /** The plan for `c` between these two ads, or null (not yet, or never: a nested ad, a list). */
-  private planFor(c: Compiled, my: ClassAd, target: ClassAd): EvalFn | null {
+  /**
+   * Evaluates expression `c` held by no ad (a pool policy expression) with MY = `my`,
+   * in a match with `target` when given, as `evalCompiled` (evaluate.ts) does: its
+   * closure called at the top, no lookup's charges, through a plan for the layouts
+   * once the same expression has come with them {@link PLAN_AFTER} times in a row.
+   */
+  evalIn(c: Compiled, my: ClassAd, target: ClassAd | null, st: EvalState): Value {
+    if (target === null) st.plain(my);
+    else st.match(my, target);
+    const plan = this.planFor(c, my, target);
+    const v = plan === null ? c.made().e(my, st) : plan(my, st);
+    return st.failed ? ERROR : v;
+  }
+
+  /** The plan for `c` between these two ads (or `my` alone), or null (not yet, or never: a nested ad, a list). */
+  private planFor(c: Compiled, my: ClassAd, target: ClassAd | null): EvalFn | null {
     const ml = my.layout;
-    const tl = target.layout;
+    const tl = target === null ? null : target.layout;
     let e = this.front;
     if (e === null || e.expr !== c || e.my !== ml || e.target !== tl) {
       e = this.recall(c, ml, tl);
       if (e === null) return null;
     }
     // the plan resolves references as from top-level ads (a nested ad's lookups go on to its parents)
-    if (my.parent !== null || target.parent !== null) return null;
+    if (my.parent !== null || (target !== null && target.parent !== null)) return null;
     if (e.plan !== null || e.streak >= PLAN_AFTER) return e.plan;
     if (++e.streak < PLAN_AFTER) return null;
     const node = c.made().node;
@@ -176,7 +195,7 @@ export class PlanSite {
    * Brings the kept entry of this pair to the front and returns it, or, when none is
    * kept, puts a new one there (its first evaluation: the streak at 1) and returns null.
    */
-  private recall(c: Compiled, ml: AdLayout, tl: AdLayout): PlanEntry | null {
+  private recall(c: Compiled, ml: AdLayout, tl: AdLayout | null): PlanEntry | null {
     const kept = this.kept;
     const previous = this.front;
     for (let k = 0; k < kept.length; k++) {

@@ -13,6 +13,16 @@ export const MACHINE_REQUIREMENTS = new PlanSite("requirements");
 export const JOB_REQUIREMENTS = new PlanSite("requirements");
 /** The job's Rank of a machine. */
 export const JOB_RANK = new PlanSite("rank");
+/** The pool policy's NEGOTIATOR_PE_STARTD_ONLY_EXPR, MY = each machine alone (`PlanSite.evalIn`). */
+export const POLICY_STARTD_ONLY = new PlanSite("");
+/** The pool policy's NEGOTIATOR_PE_JOB_ONLY_EXPR, MY = the job alone (once per request). */
+export const POLICY_JOB_ONLY = new PlanSite("");
+/** The pool policy's NEGOTIATOR_PE_SCHEDD_ONLY_EXPR, MY = the schedd alone (once per request). */
+export const POLICY_SCHEDD_ONLY = new PlanSite("");
+/** The pool policy's NEGOTIATOR_PE_RESOURCE_EXPR, MY = the machine, TARGET = the job. */
+export const POLICY_RESOURCE = new PlanSite("");
+/** The pool policy's NEGOTIATOR_PE_JOB_EXPR, MY = the job, TARGET = the machine. */
+export const POLICY_JOB = new PlanSite("");
 
 /** What `left && …` is when the left side alone decides it (false or ERROR), or null when the right side is needed. */
 export function andDecidedBy(left: Value): Value | null {

@@ -10,6 +10,7 @@ import { readAd, readOneAd, splitAds } from "./ad-input.js";
 import type { ClassAd } from "./classad.js";
 import { AttrSite, evalAttr, evalCompiled } from "./evaluate.js";
 import type { Compiled } from "./node.js";
+import type { PlanSite } from "./match-plan.js";
 import { BEST_MESSAGE, bestVerdict, BestHeap, MAX_BEST } from "./match-best.js";
 import {
   columnVerdict,
@@ -31,6 +32,11 @@ import {
   JOB_RANK,
   JOB_REQUIREMENTS,
   MACHINE_REQUIREMENTS,
+  POLICY_JOB,
+  POLICY_JOB_ONLY,
+  POLICY_RESOURCE,
+  POLICY_SCHEDD_ONLY,
+  POLICY_STARTD_ONLY,
   rankOf,
 } from "./match-values.js";
 import { UNDEF, type Value } from "./values.js";
@@ -117,6 +123,19 @@ export function discards(expr: Compiled | null, ad: ClassAd, st: EvalState): boo
   return expr !== null && isTrue(evalCompiled(expr, ad, null, st));
 }
 
+/** {@link discards} for NEGOTIATOR_PE_STARTD_ONLY_EXPR, evaluated once per machine: through a plan per machine layout. */
+function startdDiscards(expr: Compiled, ad: ClassAd, st: EvalState): boolean {
+  return isTrue(POLICY_STARTD_ONLY.evalIn(expr, ad, null, st));
+}
+
+/**
+ * {@link discards} for the job's and the schedd's *_ONLY expression, once per request: through a
+ * plan per ad layout (ads of one kind read in successive requests share a layout).
+ */
+function siteDiscards(site: PlanSite, expr: Compiled | null, ad: ClassAd, st: EvalState): boolean {
+  return expr !== null && isTrue(site.evalIn(expr, ad, null, st));
+}
+
 /** Each machine's Name in the full verdict, its slot looked up once per layout. */
 const MACHINE_NAME = new AttrSite("name");
 
@@ -170,10 +189,10 @@ function matchPair(
   const jobExpr = policy?.job ?? null;
   let mEff = mReq;
   if (resource !== null)
-    mEff = andDecidedBy(mReq) ?? andRest(mReq, (resV = evalCompiled(resource, machine, job, st)));
+    mEff = andDecidedBy(mReq) ?? andRest(mReq, (resV = POLICY_RESOURCE.evalIn(resource, machine, job, st)));
   let jEff = jReq;
   if (jobExpr !== null)
-    jEff = andDecidedBy(jReq) ?? andRest(jReq, (jobV = evalCompiled(jobExpr, job, machine, st)));
+    jEff = andDecidedBy(jReq) ?? andRest(jReq, (jobV = POLICY_JOB.evalIn(jobExpr, job, machine, st)));
   const match = isTrue(andValues(mEff, jEff));
   let policyReject: PairResult["policyReject"] = null;
   if (!match && isTrue(andValues(mReq, jReq))) {
@@ -251,7 +270,7 @@ export function decideParsedMatch(
   let scheddOut = false;
   let schedd: { discarded: boolean } | undefined;
   if (req.schedd !== null) {
-    scheddOut = discards(policy?.scheddOnly ?? null, req.schedd, st);
+    scheddOut = siteDiscards(POLICY_SCHEDD_ONLY, policy?.scheddOnly ?? null, req.schedd, st);
     schedd = { discarded: scheddOut };
     if (scheddOut)
       head.push(
@@ -259,7 +278,7 @@ export function decideParsedMatch(
       );
   }
   const jid = jobId(req.job, st);
-  const jobOut = !scheddOut && discards(policy?.jobOnly ?? null, req.job, st);
+  const jobOut = !scheddOut && siteDiscards(POLICY_JOB_ONLY, policy?.jobOnly ?? null, req.job, st);
   if (jobOut) head.push(`${ts} Rejected job=${jid} reason=NEGOTIATOR_PE_JOB_ONLY_EXPR`);
 
   if (req.best !== undefined)
@@ -277,7 +296,7 @@ export function decideParsedMatch(
     const m = machines[i];
     const name = MACHINE_NAME.eval(m, null, st);
     names[i] = typeof name === "string" ? name : null;
-    if (startdOnly !== null && discards(startdOnly, m, st)) {
+    if (startdOnly !== null && startdDiscards(startdOnly, m, st)) {
       flags[i] = DISCARDED;
       continue;
     }
@@ -354,7 +373,7 @@ function decideBest(
   let byJob = 0;
   for (let i = 0; i < n; i++) {
     const m = machines[i];
-    if (startdOnly !== null && discards(startdOnly, m, st)) {
+    if (startdOnly !== null && startdDiscards(startdOnly, m, st)) {
       discarded++;
       continue;
     }
