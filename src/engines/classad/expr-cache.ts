@@ -122,7 +122,7 @@ function seenBefore(h: number): boolean {
 }
 
 /**
- * The FNV-1a hash of a text of `n` code units (old long form and new syntax apart), odd (never 0, an
+ * The FNV-1a hash of a text of `n` code units, two a step, then mixed (old long form and new syntax apart), odd (never 0, an
  * empty slot of the admission filter): over `codes` from `at` on when the caller has them (a third of
  * charCodeAt's cost), else over `text`; the same either way.
  */
@@ -150,7 +150,13 @@ function textHash(
       h = Math.imul(h ^ (text.charCodeAt(i) | (text.charCodeAt(i + 1) << 16)), 0x01000193);
     if ((n & 1) === 1) h = Math.imul(h ^ text.charCodeAt(n - 1), 0x01000193);
   }
-  return (h ^ n) | 1;
+  // the high half of each pair reaches only bits 16–31 (a multiply carries bits upward only): folded
+  // down, so that every unit moves the admission filter's slot (its low bits) and the kept key
+  h ^= n;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h | 1;
 }
 
 /** A text that did not parse: the parser's message and offset in the text. */
