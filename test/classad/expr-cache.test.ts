@@ -58,6 +58,18 @@ describe("the shared ClassAd expression cache", () => {
     expect(exprCacheHeld().entries).toBe(1);
   });
 
+  // the hash reads two code units a step: texts differing only in every second unit (here the
+  // digits at odd offsets of `Memory + d0d0d`) must still reach distinct slots of the admission
+  // filter, else they push each other out and none is ever kept (as on f86bfd3's hash)
+  it("admits, on their second sighting, texts that differ only in every second code unit", () => {
+    const texts = Array.from({ length: 200 }, (_, i) => {
+      const [a, b, c] = [Math.floor(i / 100) + 1, Math.floor(i / 10) % 10, i % 10];
+      return `Memory = 1\nX = Memory + ${a}0${b}0${c}`;
+    });
+    for (const _ of [1, 2]) for (const t of texts) expect(parseOldAd(t).ok).toBe(true);
+    expect(exprCacheHeld().entries).toBeGreaterThanOrEqual(190);
+  });
+
   it("still shares a repeated text, from its second sighting on", () => {
     parseOldAd(distinctAd(7, 100));
     expect(exprCacheHeld().entries).toBe(0);
