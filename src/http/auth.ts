@@ -62,8 +62,6 @@ export interface AuthSettings {
   readonly problems: readonly string[];
 }
 
-let memo: { key: string; settings: AuthSettings } | undefined;
-
 /** The variables the last settings were worked out from, compared one by one before any key is built (every request asks). */
 let last: { values: (string | undefined)[]; settings: AuthSettings } | undefined;
 
@@ -96,11 +94,8 @@ export function authSettings(env: Env): AuthSettings {
   return settings;
 }
 
+/** The auth settings worked out afresh from the variables ({@link authSettings} keeps the last). */
 function settingsOf(env: Env): AuthSettings {
-  const key = [...SECRETS.map((s) => env[s]), env.OPEN_ROUTES]
-    .map((v) => (v === undefined ? "\u0001" : v))
-    .join("\u0000");
-  if (memo?.key === key) return memo.settings;
   const problems: string[] = [];
   for (const name of SECRETS) {
     if (env[name] !== undefined && tokenList(env[name]).length === 0)
@@ -136,9 +131,7 @@ function settingsOf(env: Env): AuthSettings {
           : "closed";
   }
   const mode: AuthMode = problems.length > 0 ? "misconfigured" : enabled ? "enabled" : "disabled";
-  const settings: AuthSettings = { mode, enabled, routes, tokens, problems };
-  memo = { key, settings };
-  return settings;
+  return { mode, enabled, routes, tokens, problems };
 }
 
 /** Whether the routes are guarded, open (no secret set) or refused (a variable set wrong), for `/v1/status` and the startup log. */

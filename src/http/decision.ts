@@ -312,11 +312,7 @@ function afterDecision<S extends z.ZodType, P>(
  * where the engine has no verdict for it is the 422 `budget_exceeded`.
  */
 export async function decideWithin<T>(budget: Budget, decide: () => T | Promise<T>): Promise<T> {
-  try {
-    return await budget.run(decide);
-  } catch (e) {
-    throw budgetError(e);
-  }
+  return decideNow(budget, decide);
 }
 
 function logEntry(

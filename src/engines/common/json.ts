@@ -8,3 +8,12 @@ export type JsonObject = { [key: string]: Json };
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/** A deep copy of JSON data, keys in their order (structuredClone is not in every runtime we target, JSON is). */
+export function cloneJson<T extends Json>(value: T): T {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((v) => cloneJson(v)) as T;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(value)) out[k] = cloneJson(v);
+  return out as T;
+}

@@ -16,7 +16,7 @@ import { pyNumber, pyStr, pyTypeName } from "./python-text.js";
 import { finish, jsonUnits, Pace, type Steps } from "../common/slices.js";
 import { CONFIGURATION_SCHEMAS, firstErrorSteps, schemaErrorText } from "./schema.js";
 import { compilePrioritizer, compileRewriter, type Prioritizer, type Rewriter } from "./scripts.js";
-import { cloneJson } from "./source.js";
+import { cloneJson } from "../common/json.js";
 
 /** A load failure: pScheduler's message and where in the file it points. */
 export interface LoadError {

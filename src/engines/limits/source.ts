@@ -46,11 +46,3 @@ export function* parseLimitsTextSteps(text: string): Steps<Result<Json, PolicyEr
   return ok(stripComments(read.value as Json));
 }
 
-/** A deep copy of JSON data (structuredClone is not in every runtime we target, JSON is). */
-export function cloneJson<T extends Json>(value: T): T {
-  if (value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) return value.map((v) => cloneJson(v)) as T;
-  const out: JsonObject = {};
-  for (const [k, v] of Object.entries(value)) out[k] = cloneJson(v);
-  return out as T;
-}

@@ -1,14 +1,13 @@
 import { z } from "zod";
 import { MAX_JSON_DEPTH } from "../../engines/common/json-shape.js";
-import type { JsonObject as EngineJsonObject } from "../../engines/common/json.js";
+import { cloneJson, type JsonObject as EngineJsonObject } from "../../engines/common/json.js";
 import type { LimitsRequest as EngineLimitsRequest } from "../../engines/limits/index.js";
 
 /** Any JSON object, as task specs and schedules carry them. */
 const JsonObject = z.record(z.string(), z.json());
 
-/** The task and request schemas, around the schema of the JSON objects a task carries. */
+/** The task, run and request schemas (described at their exports below), around the schema of the JSON objects a task carries. */
 function limitsSchemas(jsonObject: typeof JsonObject) {
-  /** A pScheduler task: its test, plus any other task keys (schedule, tools, priority, reference…) passed through. */
   const LimitsTask = z.looseObject({
     schema: z.number().int().min(1).optional(),
     test: z.looseObject({
@@ -20,18 +19,11 @@ function limitsSchemas(jsonObject: typeof JsonObject) {
     priority: z.number().int().optional(),
   });
 
-  /** One run of a task: when it starts and for how long (ISO 8601), checked by run-schedule limits. */
   const LimitsRun = z.strictObject({
     start: z.string().min(1),
     duration: z.string().min(1),
   });
 
-  /**
-   * The body of POST /v1/limits/decide: the task, the hints pScheduler passes
-   * (requester, server), an optional run, and the rewrite / prioritize switches
-   * of pScheduler's limit processor. Unknown top-level keys are refused so a
-   * misspelt `prioritise` is a 400, not a silent default.
-   */
   const LimitsRequest = z.strictObject({
     requester: z.string().min(1).optional(),
     server: z.string().min(1).optional(),
@@ -81,21 +73,12 @@ function plainJson(value: unknown, depth: number): boolean {
   return true;
 }
 
-/** A fresh copy of a value `plainJson` took, as `z.json()` answers one: new arrays and objects, keys in order. */
-function copyJson(value: unknown): unknown {
-  if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) return value.map(copyJson);
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = copyJson((value as Record<string, unknown>)[key]);
-  return out;
-}
-
-/** A JSON object `JsonObject` takes and answers the same way, checked and copied by the two functions above. */
+/** A JSON object `JsonObject` takes and answers the same way: checked by `plainJson`, answered as a fresh copy (as `z.json()` answers one). */
 const PlainJsonObject = z
   .custom<Record<string, unknown>>(
     (v) => typeof v === "object" && v !== null && !Array.isArray(v) && plainJson(v, 1),
   )
-  .transform((v) => copyJson(v) as Record<string, unknown>);
+  .transform((v) => cloneJson(v as EngineJsonObject));
 
 /**
  * LimitsRequest with its JSON objects checked by plain functions instead of the
