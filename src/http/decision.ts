@@ -59,16 +59,16 @@ const memo = new VerdictMemo();
  * then on the answer builds three.
  */
 function jsonAnswer(c: Context<AppEnv>, json: string, cache: "hit" | "miss" | "bypass"): Response {
-  return identified(new Response(json, { headers: { "content-type": "application/json", "x-arbiter-cache": cache, "x-request-id": requestIdOf(c) } }));
+  return decisionAnswer(json, cache, requestIdOf(c));
 }
 
-/**
- * Builds the handler of a stateless decision route: authorize, read and
- * validate the body, answer from the verdict cache when allowed, otherwise
- * decide with the active bundle's policy, then log and cache. Engines stay
- * unaware of HTTP, caching and logging.
- */
-export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
+/** {@link jsonAnswer} with the request id given (bench/ladder/ answers with this). */
+export function decisionAnswer(json: string, cache: "hit" | "miss" | "bypass", requestId: string): Response {
+  return identified(new Response(json, { headers: { "content-type": "application/json", "x-arbiter-cache": cache, "x-request-id": requestId } }));
+}
+
+/** What a stateless decision route is: its engine, schema and decide function, and how it reads and answers. */
+export interface DecisionRouteOptions<S extends z.ZodType, P, V extends object> {
   engine: EngineName;
   schema: S;
   decide: (policy: P, request: z.output<S>, ctx: RouteContext) => Decision<V> | Promise<Decision<V>>;
@@ -88,12 +88,30 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
   readRequest?: (c: Context<AppEnv>) => Promise<string>;
   /** The answer in another protocol's shape, made from the verdict (default: the verdict itself). */
   answer?: (verdict: Record<string, unknown>) => object;
-}): Handler<AppEnv> {
-  const kind: DecisionKind = opts.kind ?? (opts.engine as DecisionKind);
-  // compiled here, while the Worker starts (route modules build their handlers at load)
+}
+
+/**
+ * A route's validation as its handler runs it: the schema compiled (or, with a fast schema,
+ * that one compiled and the full schema answering what it refuses). Call it at module load:
+ * workerd compiles only while a Worker starts. bench/ladder/ validates with this too.
+ */
+export function routeValidator<S extends z.ZodType>(opts: { schema: S; fastSchema?: z.ZodType }): (raw: unknown) => z.output<S> {
   const fast = opts.fastSchema === undefined ? undefined : compiledSchema(opts.fastSchema);
   // with a fast schema, `schema` only ever answers refused bodies: not worth compiling (nor can it always be)
   const schema = fast === undefined ? compiledSchema(opts.schema) : opts.schema;
+  return (raw) => validate(schema, raw, fast);
+}
+
+/**
+ * Builds the handler of a stateless decision route: authorize, read and
+ * validate the body, answer from the verdict cache when allowed, otherwise
+ * decide with the active bundle's policy, then log and cache. Engines stay
+ * unaware of HTTP, caching and logging.
+ */
+export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: DecisionRouteOptions<S, P, V>): Handler<AppEnv> {
+  const kind: DecisionKind = opts.kind ?? (opts.engine as DecisionKind);
+  // compiled here, while the Worker starts (route modules build their handlers at load)
+  const check = routeValidator(opts);
   return async (c) => {
     const started = performance.now();
     authorize(c, "decision");
@@ -116,7 +134,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
       return answerCached(c, opts, logged, decisionId, bundle.revision, started, { outcome: remembered.outcome, json: remembered.json });
 
     const raw = parseJsonText(text);
-    const request = validate(schema, raw, fast);
+    const request = check(raw);
     const policy = bundle.policy<P>(opts.engine) ?? (opts.acceptsMissingPolicy ? (null as P) : undefined);
     if (policy === undefined) {
       throw new ApiError("service_unavailable", `no \`${opts.engine}\` policy is loaded`);
@@ -159,8 +177,6 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
       }
       throw e;
     }
-    // a verdict that writes its own JSON (match: from its columns) is never spread into an answer object
-    const ownJson = opts.answer === undefined ? verdictJsonWriter(decision.verdict) : undefined;
     // another protocol's answer is made from the whole answer object
     const body = opts.answer === undefined ? undefined : shapeVerdict(decision, decisionId, bundle.revision, explain);
     const entry = logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, cacheResult);
@@ -171,8 +187,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     if (memoKey && !decision.cacheable) memo.set(memoKey, decision.outcome, null, now + ttl * 1000);
     // the answer without decision_id (what the cache keeps): the answer is that text with the id put in
     // front, the text JSON.stringify gives for the whole answer object, which is never built
-    let restJson =
-      opts.answer === undefined ? envelopedJson(decision, bundle.revision, explain, ownJson ?? (() => JSON.stringify(decision.verdict))) : undefined;
+    let restJson = opts.answer === undefined ? verdictAnswerJson(decision, bundle.revision, explain) : undefined;
     if (caching && decision.cacheable && keep >= 1) {
       if (restJson === undefined) {
         const { decision_id: _omit, ...verdict } = body as VerdictEnvelope;
@@ -232,7 +247,7 @@ function answerCached<S extends z.ZodType, P>(
  * {@link decideWithin} without a promise when the decide function answers at once: its
  * value, or the decide function's promise with a spent budget turned into the 422.
  */
-function decideNow<T>(budget: Budget, decide: () => T | Promise<T>): T | Promise<T> {
+export function decideNow<T>(budget: Budget, decide: () => T | Promise<T>): T | Promise<T> {
   let decided: T | Promise<T>;
   try {
     decided = budget.run(decide);
@@ -249,6 +264,16 @@ function decideNow<T>(budget: Budget, decide: () => T | Promise<T>): T | Promise
 /** A budget spent where no verdict carries it is the 422 `budget_exceeded`; any other error is itself. */
 function budgetError(e: unknown): unknown {
   return e instanceof BudgetExceeded ? new ApiError("budget_exceeded", e.message) : e;
+}
+
+/**
+ * A decision's answer text without its decision_id (what the caches keep; {@link withDecisionId}
+ * puts the id in front). A verdict that writes its own JSON (match: from its columns) is never
+ * spread into an answer object. bench/ladder/ answers with this too.
+ */
+export function verdictAnswerJson(decision: Decision<object>, revision: string, explain: boolean): string {
+  const own = verdictJsonWriter(decision.verdict);
+  return envelopedJson(decision, revision, explain, own ?? (() => JSON.stringify(decision.verdict)));
 }
 
 /** The active revision's JSON text, written once per revision rather than per answer. */
