@@ -41,6 +41,7 @@ interface Rung {
   engine: EngineName;
   /** The route's validation: built here, at module load, as the route builds its own. */
   check: (raw: unknown) => unknown;
+  readsConnectingIp: boolean;
   decide: (policy: never, request: never, ctx: RouteContext) => Decision<object> | Promise<Decision<object>>;
 }
 
@@ -48,9 +49,15 @@ function rung(opts: {
   engine: EngineName;
   schema: Parameters<typeof routeValidator>[0]["schema"];
   fastSchema?: Parameters<typeof routeValidator>[0]["fastSchema"];
+  readsConnectingIp?: boolean;
   decide: unknown;
 }): Rung {
-  return { engine: opts.engine, check: routeValidator(opts), decide: opts.decide as Rung["decide"] };
+  return {
+    engine: opts.engine,
+    check: routeValidator(opts),
+    readsConnectingIp: opts.readsConnectingIp === true,
+    decide: opts.decide as Rung["decide"],
+  };
 }
 
 const ROUTES: Record<string, Rung> = {
@@ -83,7 +90,7 @@ app.post("*", async (c) => {
     env: c.env,
     now: Date.now(),
     explain: false,
-    connectingIp: c.req.header("cf-connecting-ip") ?? null,
+    connectingIp: route.readsConnectingIp ? (c.req.header("cf-connecting-ip") ?? null) : null,
     revision: bundle.revision,
     bundle,
     budget: decisionBudget(c.env.DECISION_BUDGET),

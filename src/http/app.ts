@@ -2,11 +2,12 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Result, Router } from "hono/router";
 import { TrieRouter } from "hono/router/trie-router";
+import { getPath as honoPath } from "hono/utils/url";
 import type { AppEnv, Env } from "../env.js";
 import { ApiError, errorBody } from "./errors.js";
 import { noteRequest } from "./metrics.js";
 import { countAnswer, httpSeriesOf } from "./http-metrics.js";
-import { carriesRequestId, requestIdOf, setRequestId } from "./request-id.js";
+import { carriesRequestId, requestIdOf, requestUrlOf, setRequestId, setRequestUrl } from "./request-id.js";
 import { listOperations } from "./openapi.js";
 import { isObjectOverloaded, overloaded, RETRY_AFTER_SECONDS } from "./overload.js";
 import { hostRoutes } from "./routes/hosts.js";
@@ -62,7 +63,11 @@ class KeptMatchRouter<T> implements Router<T> {
 }
 
 /** The whole HTTP API: one error envelope, one request id per request, routes per concern. */
-export const app = new Hono<AppEnv>({ router: new KeptMatchRouter() });
+export const app = new Hono<AppEnv>({
+  router: new KeptMatchRouter(),
+  // Hono's own path reading, of the URL text the request was given before dispatch (read once)
+  getPath: (request) => honoPath({ url: requestUrlOf(request) } as Request),
+});
 
 /** Sets a header on an answer, copying the answer first when its headers are immutable (a fetched Response). */
 function withHeader(response: Response, name: string, value: string): Response {
@@ -81,10 +86,12 @@ function withHeader(response: Response, name: string, value: string): Response {
 // per request (docs/performance.md, the HTTP floor).
 const dispatch = app.fetch;
 app.fetch = async (request, env, ctx) => {
-  noteRequest(Date.now());
+  noteRequest();
   const requestId = request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID();
   setRequestId(request, requestId);
-  const series = httpSeriesOf(app, request);
+  const url = request.url;
+  setRequestUrl(request, url);
+  const series = httpSeriesOf(app, request.method, url);
   const response = await dispatch(request, env, ctx);
   countAnswer(series, response, env as Env | undefined, ctx);
   return carriesRequestId(response) ? response : withHeader(response, "X-Request-Id", requestId);

@@ -4,7 +4,7 @@ import type { LoadedBundle } from "../bundle/index.js";
 import { BudgetExceeded, decisionBudget, type Budget } from "../engines/common/budget.js";
 import { shapeVerdict, verdictJsonWriter, type Decision, type VerdictEnvelope } from "../engines/common/decision.js";
 import type { EngineName } from "../engines/common/engine.js";
-import { getActiveBundle } from "../state/policy-store.js";
+import { freshActiveBundle, getActiveBundle } from "../state/policy-store.js";
 import { authorize } from "./auth.js";
 import { verdictCacheKey } from "./cache-key.js";
 import { compiledSchema, parseJsonText, readJsonText, validate } from "./body.js";
@@ -18,7 +18,7 @@ import { logDecisionCapturing, type Capture } from "./capture.js";
 import { sampledCandidate, shadowDecision } from "./shadow.js";
 import { captureMode } from "../bundle/compare/index.js";
 import { recordDecision } from "./metrics.js";
-import { identified, requestIdOf } from "./request-id.js";
+import { identified, requestIdOf, requestUrlOf } from "./request-id.js";
 import type { DecisionKind } from "../bundle/compare/index.js";
 
 export { elapsedMs, logDecision, type DecisionLog } from "./decision-log.js";
@@ -42,6 +42,8 @@ export function newDecisionId(): string {
 
 /** Whether the request asked for the trace. */
 export function wantsExplain(c: Context<AppEnv>): boolean {
+  // no `?` past the scheme: no query (what Hono's query parser answers first), without reading the URL again
+  if (requestUrlOf(c.req.raw).indexOf("?", 8) === -1) return false;
   const v = c.req.query("explain");
   return v === "true" || v === "1";
 }
@@ -82,6 +84,11 @@ export interface DecisionRouteOptions<S extends z.ZodType, P, V extends object> 
   acceptsMissingPolicy?: boolean;
   /** The kind of decision for logs and comparisons, when it is not the engine's name (`ads-check`). */
   kind?: DecisionKind;
+  /**
+   * The decide function reads the connecting address (limits: the requester when the body names
+   * none); other routes' contexts carry null, and the header is not read for them.
+   */
+  readsConnectingIp?: boolean;
   /** What the decision used that the body does not say (limits: the connecting address), for captured requests. */
   amend?: (request: Record<string, unknown>, connectingIp: string | null) => Record<string, unknown> | undefined;
   /** Where the request's JSON text comes from (default: the body, which must be JSON). */
@@ -116,17 +123,21 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: De
     const started = performance.now();
     authorize(c, "decision");
     const text = await (opts.readRequest ?? readJsonText)(c);
-    const bundle = await getActiveBundle(c.env);
+    // the active bundle without a promise when this isolate's view is fresh (the common case)
+    const checkedAt = Date.now();
+    const fresh = freshActiveBundle(c.env, checkedAt);
+    const bundle = fresh ?? (await getActiveBundle(c.env, checkedAt));
     const explain = wantsExplain(c);
     const ttl = numberVar(c.env.VERDICT_CACHE_SECONDS, 60);
     const caching = !explain && ttl > 0;
     // the route's path names cache entries; Hono has it already (no URL parse per request)
     const path = c.req.path;
-    const now = Date.now();
+    // no I/O since `checkedAt` when the bundle was fresh: the runtime's clock has not moved
+    const now = fresh === undefined ? Date.now() : checkedAt;
     const decisionId = newDecisionId();
     const memoKey = caching ? memo.key(path, bundle.revision, text) : undefined;
 
-    const connectingIp = c.req.header("cf-connecting-ip") ?? null;
+    const connectingIp = opts.readsConnectingIp === true ? (c.req.header("cf-connecting-ip") ?? null) : null;
     const logged = { kind, text, now, connectingIp, schema: opts.schema, decide: opts.decide, amend: opts.amend, acceptsMissingPolicy: opts.acceptsMissingPolicy };
 
     const remembered = memoKey ? memo.get(memoKey, now) : undefined;

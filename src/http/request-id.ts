@@ -12,6 +12,22 @@ const IDENTIFIED = Symbol("arbiter.identified");
 
 type Tagged<T> = T & { [REQUEST_ID]?: string; [IDENTIFIED]?: true };
 
+const URL_TEXT = Symbol("arbiter.url");
+
+/**
+ * Keeps the request's URL text on it, read once before Hono dispatches it: the runtime
+ * makes a new string each time `request.url` is read, and the router's path, the metrics
+ * series and the `explain` query would each read it.
+ */
+export function setRequestUrl(request: Request, url: string): void {
+  (request as Request & { [URL_TEXT]?: string })[URL_TEXT] = url;
+}
+
+/** The request's URL text: the one kept by {@link setRequestUrl}, else read from the request. */
+export function requestUrlOf(request: Request): string {
+  return (request as Request & { [URL_TEXT]?: string })[URL_TEXT] ?? request.url;
+}
+
 /** Gives a request its id, before Hono dispatches it. */
 export function setRequestId(request: Request, id: string): void {
   (request as Tagged<Request>)[REQUEST_ID] = id;

@@ -86,10 +86,8 @@ let generation = 0;
  * no longer holds the others back.
  */
 export async function getActiveBundle(env: Env, now = Date.now()): Promise<LoadedBundle> {
-  const refreshMs = numberVar(env.BUNDLE_REFRESH_SECONDS, 5) * 1000;
-  const checked = info.checkedAt !== 0;
-  if (checked && now - info.checkedAt < refreshMs) return active;
-  if (checked && reading !== undefined && now - reading.since < refreshMs) return active;
+  const fresh = freshActiveBundle(env, now);
+  if (fresh !== undefined) return fresh;
   const mine = { since: now };
   reading = mine;
   try {
@@ -97,6 +95,19 @@ export async function getActiveBundle(env: Env, now = Date.now()): Promise<Loade
   } finally {
     if (reading === mine) reading = undefined;
   }
+}
+
+/**
+ * The bundle {@link getActiveBundle} answers without reading KV (checked within the
+ * interval, or being re-read by another request), or undefined when this request must
+ * read: a decision takes it without a promise in the common case.
+ */
+export function freshActiveBundle(env: Env, now: number): LoadedBundle | undefined {
+  const refreshMs = numberVar(env.BUNDLE_REFRESH_SECONDS, 5) * 1000;
+  const checked = info.checkedAt !== 0;
+  if (checked && now - info.checkedAt < refreshMs) return active;
+  if (checked && reading !== undefined && now - reading.since < refreshMs) return active;
+  return undefined;
 }
 
 async function refresh(env: Env, now: number, started: number): Promise<LoadedBundle> {

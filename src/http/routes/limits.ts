@@ -106,6 +106,7 @@ export const limitsDecision = {
   fastSchema: LimitsRequestFast,
   decide,
   acceptsMissingPolicy: true,
+  readsConnectingIp: true,
   amend: withRequester,
 };
 
