@@ -5,7 +5,7 @@ import { app } from "../../src/http/app.js";
 import { constantTimeEqual } from "../../src/http/auth.js";
 import type { Env } from "../../src/env.js";
 import { listOperations } from "../../src/http/openapi.js";
-import { embeddedBundle } from "../../src/state/policy-store.js";
+import { bundleWithoutRead, embeddedBundle, getActiveBundle } from "../../src/state/policy-store.js";
 
 const BASE = "http://arbiter.test";
 
@@ -229,6 +229,16 @@ describe("verdicts", () => {
     expect(read.has(res)).toBe(false);
     expect(res.headers.get("x-arbiter-cache")).toMatch(/^(hit|miss|bypass)$/);
     expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("take the isolate's bundle without a promise while it is fresh, and only then", async () => {
+    await call("/v1/place", json(placeRequest));
+    const now = Date.now();
+    const fresh = bundleWithoutRead(env as unknown as Env, now);
+    expect(fresh).toBeDefined();
+    expect(fresh).toBe(await getActiveBundle(env as unknown as Env, now));
+    // past the refresh interval (1 s in tests) the view is due a read, which only getActiveBundle makes
+    expect(bundleWithoutRead(env as unknown as Env, now + 60_000)).toBeUndefined();
   });
 
   it("are routed by a match kept per method for a fixed path, the same one every time", () => {
