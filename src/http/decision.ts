@@ -2,7 +2,7 @@ import type { Context, Handler } from "hono";
 import type { z } from "zod";
 import type { LoadedBundle } from "../bundle/index.js";
 import { BudgetExceeded, decisionBudget, type Budget } from "../engines/common/budget.js";
-import { shapeVerdict, verdictJsonWriter, type Decision, type VerdictEnvelope } from "../engines/common/decision.js";
+import { shapeVerdict, verdictMembersWriter, type Decision, type VerdictEnvelope } from "../engines/common/decision.js";
 import type { EngineName } from "../engines/common/engine.js";
 import { bundleWithoutRead, getActiveBundle } from "../state/policy-store.js";
 import { authorize } from "./auth.js";
@@ -161,7 +161,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
       throw e;
     }
     // a verdict that writes its own JSON (match: from its columns) is never spread into an answer object
-    const ownJson = opts.answer === undefined ? verdictJsonWriter(decision.verdict) : undefined;
+    const ownMembers = opts.answer === undefined ? verdictMembersWriter(decision.verdict) : undefined;
     // another protocol's answer is made from the whole answer object
     const body = opts.answer === undefined ? undefined : shapeVerdict(decision, decisionId, bundle.revision, explain);
     const entry = logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, cacheResult);
@@ -173,7 +173,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     // the answer's members after decision_id: the cache keeps them in braces, the answer is them with the id
     // put in front, the text JSON.stringify gives for the whole answer object, which is never built
     const members =
-      opts.answer === undefined ? envelopedMembers(decision, bundle.revision, explain, ownJson ?? (() => JSON.stringify(decision.verdict))) : undefined;
+      opts.answer === undefined ? envelopedMembers(decision, bundle.revision, explain, ownMembers) : undefined;
     if (caching && decision.cacheable && keep >= 1) {
       let json: string;
       if (members === undefined) {
@@ -258,16 +258,22 @@ let lastRevision = { revision: "", json: '""' };
 
 /**
  * The members, without the braces, of the text JSON.stringify gives for shapeVerdict's
- * answer without its decision_id: the envelope, the verdict's own text (its own writer's,
- * when it has one, else JSON.stringify's), then the trace when asked for. Verdicts have
- * fixed field names (none an array index, none an envelope field or `trace`), so in braces
- * this is the text of the spread answer object, never built. Never empty (the revision).
+ * answer without its decision_id: the envelope, the verdict's own members (its own
+ * writer's, when it has one, else JSON.stringify's text cut), then the trace when asked
+ * for. Verdicts have fixed field names (none an array index, none an envelope field or
+ * `trace`), so in braces this is the text of the spread answer object, never built. Never
+ * empty (the revision). A verdict's own writer gives its members at once: cutting the
+ * braces off its text (made by joining) copied the whole of it (match's lines and log).
  */
-function envelopedMembers(decision: Decision<object>, revision: string, explain: boolean, write: () => string): string {
-  const verdict = answerJson(null, write);
+function envelopedMembers(decision: Decision<object>, revision: string, explain: boolean, ownMembers: (() => string) | undefined): string {
+  let verdict: string;
+  if (ownMembers === undefined) {
+    const json = answerJson(decision.verdict);
+    verdict = json === "{}" ? "" : json.slice(1, -1);
+  } else verdict = answerJson(null, ownMembers);
   if (revision !== lastRevision.revision) lastRevision = { revision, json: JSON.stringify(revision) };
   const head = `"revision":${lastRevision.json},"cacheable":${decision.cacheable ? "true" : "false"}`;
-  const fields = verdict === "{}" ? "" : `,${verdict.slice(1, -1)}`;
+  const fields = verdict === "" ? "" : `,${verdict}`;
   const trace = explain && decision.trace !== undefined ? `,"trace":${answerJson(decision.trace)}` : "";
   return `${head}${fields}${trace}`;
 }
