@@ -121,6 +121,8 @@ describe("the match verdict's own JSON", () => {
     expect(Object.keys(decision.verdict)).toEqual(["job", "machines", "best", "log"]);
     // a field replaced: JSON.stringify's text, its braces cut
     (decision.verdict as { best: unknown }).best = "elsewhere";
-    expect((verdictMembersWriter(decision.verdict) as () => string)()).toBe(JSON.stringify(decision.verdict).slice(1, -1));
+    expect((verdictMembersWriter(decision.verdict) as () => string)()).toBe(
+      JSON.stringify(decision.verdict).slice(1, -1),
+    );
   });
 });
