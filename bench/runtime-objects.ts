@@ -15,8 +15,11 @@
  * - **JavaScript bytes allocated per request**: the plain bundle (no prelude), through workerd's
  *   V8 inspector: the sampling heap profiler (every OBJECTS_SAMPLE bytes on average, objects
  *   collected since counted too) over OBJECTS_REQUESTS requests after the warm-up, its total
- *   divided by their number, with the functions that allocate most; and the heap after a full
- *   collection at the end of the route's run.
+ *   divided by their number, with the functions that allocate most; the heap after a full
+ *   collection at the end of the route's run; and, before the sampling, how much workerd's
+ *   C++-object heap (cppgc, a shim per JavaScript wrapper of a runtime object) grows per
+ *   request between full collections: the wrappers whose C++ objects a full collection
+ *   then destroys in one batch.
  *
  * OBJECTS_ROUTES (default limits,limits-allowed,place,match) names bench/http-requests.ts's
  * bodies; OBJECTS_TARGETS (default worker,noop). Nothing is timed.
@@ -36,6 +39,8 @@ const WARMUP = Number(process.env.OBJECTS_WARMUP ?? 300);
 const REQUESTS = Number(process.env.OBJECTS_REQUESTS ?? 1000);
 const SAMPLE = Number(process.env.OBJECTS_SAMPLE ?? 64);
 const CACHE_SECONDS = Number(process.env.OBJECTS_CACHE_SECONDS ?? 0);
+/** OBJECTS_TAG_REQUEST=1: the counting build also puts a property on each incoming request (to see what that changes). */
+const TAG_REQUEST = process.env.OBJECTS_TAG_REQUEST === "1";
 const PRELUDE = fileURLToPath(new URL("./runtime-objects-prelude.ts", import.meta.url));
 const PROBE_PATH = "/__runtime-objects";
 
@@ -55,6 +60,7 @@ function countingBuild(script: string, outDir: string): string {
       `  fetch(request, env, ctx) {`,
       `    if (request.url.endsWith(${JSON.stringify(PROBE_PATH)})) return uncounted(() => new Response(JSON.stringify(readCounts())));`,
       `    noteIncoming(request);`,
+      ...(TAG_REQUEST ? [`    request[Symbol.for("bench.tag")] = true;`] : []),
       `    return worker.fetch(request, countingEnv(env), ctx);`,
       `  },`,
       `};`,
@@ -120,6 +126,31 @@ function walk(node: Node, into: Map<string, number>, caller = "(root)"): number 
   let total = node.selfSize;
   for (const c of node.children) total += walk(c, into, node.callFrame.url === "" ? caller : name);
   return total;
+}
+
+/**
+ * What the runtime's wrappers keep until a full collection, per request: the growth of
+ * workerd's C++-object heap (cppgc: one shim per JavaScript wrapper of a runtime object,
+ * `embedderHeapUsedSize`), read every 100 requests; a step where it fell (a full collection)
+ * is left out. Nothing is added to the Worker for it.
+ */
+async function kept(insp: Inspector, url: string, path: string, body: string): Promise<number> {
+  const embedder = async () =>
+    (await insp.send<{ embedderHeapUsedSize?: number }>("Runtime.getHeapUsage")).embedderHeapUsedSize ?? NaN;
+  let last = await embedder();
+  let grown = 0;
+  let steps = 0;
+  for (let i = 1; i <= REQUESTS; i++) {
+    await send(url, path, body);
+    if (i % 100 !== 0) continue;
+    const now = await embedder();
+    if (now >= last) {
+      grown += now - last;
+      steps++;
+    }
+    last = now;
+  }
+  return grown / (steps * 100);
 }
 
 async function allocated(
@@ -205,6 +236,11 @@ async function main(): Promise<void> {
         const { path, body } = DECISION_REQUESTS[route];
         const text = JSON.stringify(body);
         for (let i = 0; i < WARMUP; i++) await send(w.url, path, text);
+        put(
+          "C++-object heap kept until a full collection (bytes)",
+          col,
+          Math.round(await kept(insp, w.url, path, text)),
+        );
         const { perRequest, top } = await allocated(insp, w.url, path, text);
         put("JS bytes allocated (sampled)", col, Math.round(perRequest));
         put(
