@@ -59,7 +59,7 @@ const memo = new VerdictMemo();
  * then on the answer builds three.
  */
 function jsonAnswer(c: Context<AppEnv>, json: string, cache: "hit" | "miss" | "bypass"): Response {
-  return identified(new Response(json, { headers: { "content-type": "application/json", "x-arbiter-cache": cache, "x-request-id": requestIdOf(c) } }));
+  return identified(c, new Response(json, { headers: { "content-type": "application/json", "x-arbiter-cache": cache, "x-request-id": requestIdOf(c) } }));
 }
 
 /**

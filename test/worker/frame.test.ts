@@ -231,6 +231,22 @@ describe("verdicts", () => {
     expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it("leave the runtime's request and answer objects unmodified (a young collection may then drop their wrappers)", async () => {
+    const ctx = createExecutionContext();
+    const request = new Request(`${BASE}/v1/place`, json(placeRequest));
+    const res = await app.fetch(request, env as unknown as Env, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Reflect.ownKeys(request)).toEqual([]);
+    expect(Reflect.ownKeys(res)).toEqual([]);
+    // an error answer, made by Hono's context, carries the same id as its body
+    const bad = await app.fetch(new Request(`${BASE}/v1/place`, { ...json(placeRequest), headers: { "x-request-id": "r-1" } }), env as unknown as Env, ctx);
+    expect(bad.status).toBe(415);
+    expect(bad.headers.get("x-request-id")).toBe("r-1");
+    expect(((await bad.json()) as { error: { request_id: string } }).error.request_id).toBe("r-1");
+  });
+
   it("take the isolate's bundle without a promise while it is fresh, and only then", async () => {
     await call("/v1/place", json(placeRequest));
     const now = Date.now();
