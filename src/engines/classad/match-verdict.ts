@@ -60,8 +60,8 @@ export interface MatchColumns {
   readonly schedd: { discarded: boolean } | undefined;
   /** Per machine: the Name attribute when it is a string, else null (the line shows the index). */
   readonly names: readonly (string | null)[];
-  readonly flags: Uint8Array;
-  readonly ranks: Float64Array;
+  readonly flags: readonly number[];
+  readonly ranks: readonly number[];
   /** The best match's index (the highest rank, the first in the request among equal ones, NaN last), or -1. */
   readonly best: number;
   /** Log lines before the machines' (schedd and job discards), and the closing line (a spent budget) or null. */
