@@ -1,6 +1,6 @@
 /**
  * The /v1/match verdict, kept in columns while the decision runs: per machine
- * only its name (a string the ad already holds), a flag byte and its rank, and
+ * only its name (a string the ad already holds), its flag bits and its rank, and
  * the matching machines in rank order. The per-machine lines and the log are
  * built from the columns when the answer is written (the verdict's `machines`
  * and `log` are read), once; a decision over 100,000 machines thus allocates
@@ -158,7 +158,7 @@ function innerJson(s: string): string {
   return plainJson(s) ? s : JSON.stringify(s).slice(1, -1);
 }
 
-/** A machine line's JSON after its name, by the flag byte's two low bits (DISCARDED, MATCHED). */
+/** A machine line's JSON after its name, by the flags' two low bits (DISCARDED, MATCHED). */
 const LINE_FLAGS = [
   ',"discarded":false,"match":false,"rank":',
   ',"discarded":true,"match":false,"rank":',
@@ -281,7 +281,7 @@ class SmallVerdict implements MatchVerdict {
  * read and kept (a decision over 100,000 machines builds no line and no log
  * string until its answer is written). They are own, enumerable accessor
  * properties, so JSON.stringify and spreading see plain arrays, defined with
- * one getter/setter pair shared by every verdict (LAZY_MACHINES, LAZY_LOG).
+ * one getter/setter pair shared by every verdict (LazyVerdict.MACHINES, .LOG).
  * An object literal with `get machines() { … }` made new closures per verdict,
  * and V8 gave each such object a map of its own, held in the old space and
  * pointing at the young closures and their columns: every scavenge kept the

@@ -253,7 +253,7 @@ export function decideMatch(
 
 /**
  * Matches already-read ads (the value-returning path: read them with parseMatchRequest first).
- * Per machine the decision keeps only its name, a flag byte and its rank; the verdict's machine
+ * Per machine the decision keeps only its name, its flag bits and its rank; the verdict's machine
  * lines and log are written from them when read (match-verdict.ts).
  */
 export function decideParsedMatch(
