@@ -16,6 +16,7 @@ import type {
   RuleData,
   RuleKind,
 } from "./types.js";
+import { RULE_TWINS } from "./quick-rule.js";
 import { ruleUnits, validateConfigSteps, type ValidPartition } from "./validate.js";
 import { MAX_REPORTED_ERRORS } from "./yaml-tree.js";
 
@@ -160,11 +161,43 @@ function* buildRules(
   pace: Pace,
 ): Steps<RuleData[]> {
   const out: RuleData[] = [];
-  for (const r of rules) {
-    attemptRule(r, out, errors, reported(r.at), memo);
+  // a twin (quick-rule.ts RULE_TWINS) of a rule built is built as it was, but for its filters
+  const twins = RULE_TWINS.get(rules);
+  const built: (RuleData | null)[] = [];
+  for (let i = 0; i < rules.length; i++) {
+    const r = rules[i];
+    const skip = reported(r.at);
+    const t = twins !== undefined && i < twins.length ? twins[i] : -1;
+    const same = t >= 0 && !skip ? built[t] : null;
+    if (same !== null) {
+      const data = twinRule(same, r, memo);
+      out.push(data);
+      built.push(data);
+    } else {
+      const n = out.length;
+      attemptRule(r, out, errors, skip, memo);
+      built.push(out.length > n ? out[n] : null);
+    }
     if (pace.spend(ruleUnits(r))) yield;
   }
   return out;
+}
+
+/**
+ * {@link buildRule} of a twin of the rule built as `same`: the same names and
+ * values along the chain give the same kinds, values and flags (and no load
+ * error, since `same` had none); each filter is built from the twin's own
+ * entries.
+ */
+function twinRule(same: RuleData, r: RawRule, memo: RegexMemo): RuleData {
+  return {
+    kind: same.kind,
+    create: same.create,
+    filter: buildFilter(r.filter, memo),
+    parent: same.parent === null ? null : twinRule(same.parent, r.parent!, memo),
+    value: same.value,
+    qualified: same.qualified,
+  };
 }
 
 /**

@@ -7,6 +7,7 @@
  * the same rule (yaml-quick.test.ts holds them to it).
  */
 import type { RegexMemo } from "./filter.js";
+import { FILTER_GROUP_RE, FILTER_USER_RE, SPECIAL_RE } from "./names.js";
 import { shapeOfExpr, shapedInto, type ExprShape } from "./regex-shape.js";
 import type { RawFilter, RawRule } from "./types.js";
 import { LazyMap, type YamlNode, type YamlPair } from "./yaml-node.js";
@@ -413,7 +414,49 @@ interface Shape {
   template: RawRule;
   /** The filter lists of one quoted entry, whose expressions are read once per {@link ExprShape}. */
   exprs: ShapedSlot[];
+  /** The index in its list of the rule the shape was taken from, or -1 when not known (then no rule is its twin). */
+  first: number;
+  /** Per slot, how a rule's text there may differ from the first rule's and still be its twin (see {@link RULE_TWINS}). */
+  twin: number[];
+  /** Per slot, the first rule's text there. */
+  texts: string[];
 }
+
+/** A slot whose text a twin has as the first rule has it (a name, value or filter type). */
+const TWIN_EQUAL = 0;
+/** The one entry of a users list: the same text, or one that validates as the first rule's did (see {@link RULE_TWINS}). */
+const TWIN_USER = 1;
+/** The one entry of a groups list, as {@link TWIN_USER}. */
+const TWIN_GROUP = 2;
+/** An entry of a list of two or more, which validation does not read: any text. */
+const TWIN_ANY = 3;
+
+/**
+ * Rules that validate as an earlier rule of the same list does, found while
+ * decoding (issue 31 goal 4, the cold compile): keyed by a partition's list of
+ * rules, per rule the index of that earlier rule, or -1 (the array may be
+ * shorter than the list: -1 past its end). Validation (validate.ts) takes
+ * such a rule's verdict from the earlier one wherever that one passed, and the
+ * rule build (compile.ts) its kind, value and flags, building only its filter.
+ *
+ * Why the verdict is the same. A twin is a rule of a shape (see
+ * {@link QuickRules}) decoded by {@link fill}, and the earlier rule is the
+ * one the shape was taken from: the two have the same keys, parent chain,
+ * booleans and list lengths, and differ only in scalars. The twin has the
+ * first rule's names, values and filter types (checked here, text for text),
+ * so every check that reads those (the rule names, the filter types, the
+ * static path and its queues, the rule kind, the fixed and tag values) reads
+ * the same texts and answers the same. Validation reads a filter's entries
+ * only when its list has one: there the twin's entry is the first rule's
+ * text, or an entry that validation accepts whatever it reads: one that
+ * SPECIAL_RE finds and the compile's regex memo holds as a valid expression
+ * (regex-shape.ts put it there with `inspectPattern`'s answer) or one that
+ * SPECIAL_RE does not find and the list's name pattern takes
+ * (`singleEntryProblem` gives null for both). So where the first rule got no
+ * error, the twin gets none. A rule's filter lists are built from its own
+ * entries, always.
+ */
+export const RULE_TWINS = new WeakMap<readonly RawRule[], readonly number[]>();
 
 /** A users or groups list of one quoted entry in a shape, and the expression shapes its entries took (regex-shape.ts). */
 interface ShapedSlot {
@@ -464,30 +507,58 @@ function copyRule(r: RawRule, at: string): RawRule {
 export class QuickRules {
   private readonly shapes: Shape[] = [];
 
+  /** Per rule of the list, by index, the earlier rule it is a twin of, or -1 (see {@link RULE_TWINS}). */
+  readonly twins: number[] = [];
+
   /** `memo`: the compile's expressions (filter.ts RegexMemo), where a rule shape's expressions read once per expression shape are put. */
   constructor(private readonly memo: RegexMemo) {}
 
-  /** {@link quickRule} for a rule at pointer `at`. */
-  rule(v: YamlNode, at: string): RawRule | null {
+  /** {@link quickRule} for a rule at pointer `at`, the list's rule number `index` (-1: none, then no twins are found). */
+  rule(v: YamlNode, at: string, index = -1): RawRule | null {
     if (!(v instanceof LazyMap)) return quickRule(v, at);
     const src = v.text.src;
     for (const shape of this.shapes) {
       if (shape.src !== src) continue;
       shape.re.lastIndex = v.offset;
       const m = shape.re.exec(src);
-      if (m !== null) return fill(shape, m, at, this.memo);
+      if (m === null) continue;
+      const r = fill(shape, m, at, this.memo);
+      if (index > shape.first && shape.first >= 0 && isTwin(shape, m, this.memo)) {
+        const twins = this.twins;
+        while (twins.length < index) twins.push(-1);
+        twins.push(shape.first);
+      }
+      return r;
     }
     const t = new RuleText(src, v.offset);
     const record = this.shapes.length < MAX_SHAPES;
     if (record) t.slots = [];
     const r = textRule(t, at, 0);
-    if (r !== null && record) this.shapes.push(shapeOf(src, v.offset, t.pos, t.slots!, r));
+    if (r !== null && record) this.shapes.push(shapeOf(src, v.offset, t.pos, t.slots!, r, index));
     return r;
   }
 }
 
+/** Whether the rule of `shape` whose text gave `m` (already filled, its expressions put in the memo) is a twin of the shape's first rule (see {@link RULE_TWINS}). */
+function isTwin(shape: Shape, m: RegExpExecArray, memo: RegexMemo): boolean {
+  const twin = shape.twin;
+  for (let i = 0; i < twin.length; i++) {
+    const how = twin[i];
+    if (how === TWIN_ANY) continue;
+    const captured = m[i + 1];
+    const text = shape.slots[i].quote === 0 && isNullWord(captured) ? "" : captured;
+    if (text === shape.texts[i]) continue;
+    if (how === TWIN_EQUAL) return false;
+    if (SPECIAL_RE.test(text)) {
+      const known = memo.get(text);
+      if (known === undefined || !known.ok) return false;
+    } else if (!(how === TWIN_USER ? FILTER_USER_RE : FILTER_GROUP_RE).test(text)) return false;
+  }
+  return true;
+}
+
 /** The shape of the rule text from `start` to `end` that decoded to `r`, its scalars read at `slots`. */
-function shapeOf(src: string, start: number, end: number, slots: Slot[], r: RawRule): Shape {
+function shapeOf(src: string, start: number, end: number, slots: Slot[], r: RawRule, first: number): Shape {
   let pattern = "";
   let p = start;
   for (const s of slots) {
@@ -510,12 +581,43 @@ function shapeOf(src: string, start: number, end: number, slots: Slot[], r: RawR
     const list = s.field === F_USERS ? at.filter.users : at.filter.groups;
     if (list.length === 1) exprs.push({ slot: i, shapes: [], tries: 0 });
   }
+  const twin: number[] = [];
+  const texts: string[] = [];
+  for (const s of slots) {
+    let at = r;
+    for (let d = 0; d < s.depth; d++) at = at.parent!;
+    const f = at.filter;
+    switch (s.field) {
+      case F_NAME:
+        twin.push(TWIN_EQUAL);
+        texts.push(at.name);
+        break;
+      case F_VALUE:
+        twin.push(TWIN_EQUAL);
+        texts.push(at.value);
+        break;
+      case F_TYPE:
+        twin.push(TWIN_EQUAL);
+        texts.push(f.type);
+        break;
+      case F_USERS:
+        twin.push(f.users.length === 1 ? TWIN_USER : TWIN_ANY);
+        texts.push(f.users[s.index]);
+        break;
+      default:
+        twin.push(f.groups.length === 1 ? TWIN_GROUP : TWIN_ANY);
+        texts.push(f.groups[s.index]);
+    }
+  }
   return {
     src,
     re: new RegExp(pattern.replace(/(?: \*)+/g, " *"), "y"),
     slots,
     template: copyRule(r, r.at),
     exprs,
+    first,
+    twin,
+    texts,
   };
 }
 
