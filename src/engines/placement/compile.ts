@@ -230,10 +230,15 @@ export interface PlacedCompile {
 /**
  * {@link compilePlacementSteps} that also gives what lint places its findings
  * by (the source's places and the validated partitions), so that lint reads
- * and validates the source once.
+ * and validates the source once. `lazy` false reads every mapping into nodes
+ * (parse.ts), so that no rule is decoded by a shape and none is a twin (for
+ * tests that hold the quick paths to the general one).
  */
-export function* compileWithPlacesSteps(source: string): Steps<Result<PlacedCompile, PolicyError[]>> {
-  const parsed = yield* parseConfigSteps(source);
+export function* compileWithPlacesSteps(
+  source: string,
+  lazy = true,
+): Steps<Result<PlacedCompile, PolicyError[]>> {
+  const parsed = yield* parseConfigSteps(source, lazy);
   if (!parsed.ok) return parsed;
   yield;
   const { config, locate } = parsed.value;
