@@ -409,27 +409,40 @@ interface Slot {
 /** A shape of rule text: the text of one rule with each string field's scalar a capture, and the rule it decoded to. */
 interface Shape {
   src: string;
-  re: RegExp;
+  /** The shape's pattern, every string field's scalar a capture. */
+  all: Reading;
+  /** The pattern of its first rule's twins: the names, values and types written as the first rule has them, the rest captured; null when no rule can be a twin. */
+  twins: Reading | null;
   slots: Slot[];
   template: RawRule;
   /** The filter lists of one quoted entry, whose expressions are read once per {@link ExprShape}. */
   exprs: ShapedSlot[];
   /** The index in its list of the rule the shape was taken from, or -1 when not known (then no rule is its twin). */
   first: number;
-  /** Per slot, how a rule's text there may differ from the first rule's and still be its twin (see {@link RULE_TWINS}). */
-  twin: number[];
-  /** Per slot, the first rule's text there. */
-  texts: string[];
+  /** The one-entry lists' slots, each with the twin pattern's capture for it, which a twin's entry must pass (see {@link isTwin}). */
+  singles: Single[];
 }
 
-/** A slot whose text a twin has as the first rule has it (a name, value or filter type). */
-const TWIN_EQUAL = 0;
-/** The one entry of a users list: the same text, or one that validates as the first rule's did (see {@link RULE_TWINS}). */
-const TWIN_USER = 1;
-/** The one entry of a groups list, as {@link TWIN_USER}. */
-const TWIN_GROUP = 2;
-/** An entry of a list of two or more, which validation does not read: any text. */
-const TWIN_ANY = 3;
+/** A shape's pattern and, per capture, the slot it fills. */
+interface Reading {
+  re: RegExp;
+  /** `caps[k]` is the slot capture k + 1 fills. */
+  caps: number[];
+  /** Per entry of {@link Shape.exprs}, the capture of its slot. */
+  exprCaps: number[];
+}
+
+/** The entry of a one-entry users or groups list in a shape (see {@link isTwin}). */
+interface Single {
+  /** Its capture in the twin pattern. */
+  cap: number;
+  /** Its slot. */
+  slot: number;
+  /** Whether it is a users list (else groups). */
+  users: boolean;
+  /** The first rule's text there. */
+  text: string;
+}
 
 /**
  * Rules that validate as an earlier rule of the same list does, found while
@@ -519,16 +532,24 @@ export class QuickRules {
     const src = v.text.src;
     for (const shape of this.shapes) {
       if (shape.src !== src) continue;
-      shape.re.lastIndex = v.offset;
-      const m = shape.re.exec(src);
-      if (m === null) continue;
-      const r = fill(shape, m, at, this.memo);
-      if (index > shape.first && shape.first >= 0 && isTwin(shape, m, this.memo)) {
-        const twins = this.twins;
-        while (twins.length < index) twins.push(-1);
-        twins.push(shape.first);
+      const twins = shape.twins;
+      if (twins !== null && index > shape.first) {
+        twins.re.lastIndex = v.offset;
+        const m = twins.re.exec(src);
+        if (m !== null) {
+          const r = fill(shape, twins, m, at, this.memo);
+          if (isTwin(shape, m, this.memo)) {
+            const found = this.twins;
+            while (found.length < index) found.push(-1);
+            found.push(shape.first);
+          }
+          return r;
+        }
       }
-      return r;
+      const all = shape.all;
+      all.re.lastIndex = v.offset;
+      const m = all.re.exec(src);
+      if (m !== null) return fill(shape, all, m, at, this.memo);
     }
     const t = new RuleText(src, v.offset);
     const record = this.shapes.length < MAX_SHAPES;
@@ -539,95 +560,96 @@ export class QuickRules {
   }
 }
 
-/** Whether the rule of `shape` whose text gave `m` (already filled, its expressions put in the memo) is a twin of the shape's first rule (see {@link RULE_TWINS}). */
+/**
+ * Whether the rule of `shape` whose text matched its twin pattern (`m`; the
+ * rule filled, its expressions put in the memo) is a twin of the shape's first
+ * rule: each one-entry list holds the first rule's text or an entry
+ * validation accepts as it stands (see {@link RULE_TWINS}).
+ */
 function isTwin(shape: Shape, m: RegExpExecArray, memo: RegexMemo): boolean {
-  const twin = shape.twin;
-  for (let i = 0; i < twin.length; i++) {
-    const how = twin[i];
-    if (how === TWIN_ANY) continue;
-    const captured = m[i + 1];
-    const text = shape.slots[i].quote === 0 && isNullWord(captured) ? "" : captured;
-    if (text === shape.texts[i]) continue;
-    if (how === TWIN_EQUAL) return false;
+  const singles = shape.singles;
+  for (let i = 0; i < singles.length; i++) {
+    const one = singles[i];
+    const captured = m[one.cap];
+    const text = shape.slots[one.slot].quote === 0 && isNullWord(captured) ? "" : captured;
+    if (text === one.text) continue;
     if (SPECIAL_RE.test(text)) {
       const known = memo.get(text);
       if (known === undefined || !known.ok) return false;
-    } else if (!(how === TWIN_USER ? FILTER_USER_RE : FILTER_GROUP_RE).test(text)) return false;
+    } else if (!(one.users ? FILTER_USER_RE : FILTER_GROUP_RE).test(text)) return false;
   }
   return true;
 }
 
 /** The shape of the rule text from `start` to `end` that decoded to `r`, its scalars read at `slots`. */
 function shapeOf(src: string, start: number, end: number, slots: Slot[], r: RawRule, first: number): Shape {
-  let pattern = "";
-  let p = start;
-  for (const s of slots) {
-    pattern += fixedPattern(src.slice(p, s.start));
-    pattern +=
-      s.quote === 34
-        ? '"([^"\\\\\\r\\n]*)"'
-        : s.quote === 39
-          ? "'([^'\\r\\n]*)'"
-          : "([A-Za-z0-9_][A-Za-z0-9_./-]*)";
-    p = s.end;
-  }
-  pattern += fixedPattern(src.slice(p, end));
+  // per slot, the first rule's text there, and whether a twin has it as it is (a name, value or type)
+  const fixed: boolean[] = [];
+  const singles: Single[] = [];
   const exprs: ShapedSlot[] = [];
   for (let i = 0; i < slots.length; i++) {
     const s = slots[i];
-    if (s.quote === 0 || (s.field !== F_USERS && s.field !== F_GROUPS)) continue;
     let at = r;
     for (let d = 0; d < s.depth; d++) at = at.parent!;
-    const list = s.field === F_USERS ? at.filter.users : at.filter.groups;
-    if (list.length === 1) exprs.push({ slot: i, shapes: [], tries: 0 });
-  }
-  const twin: number[] = [];
-  const texts: string[] = [];
-  for (const s of slots) {
-    let at = r;
-    for (let d = 0; d < s.depth; d++) at = at.parent!;
-    const f = at.filter;
-    switch (s.field) {
-      case F_NAME:
-        twin.push(TWIN_EQUAL);
-        texts.push(at.name);
-        break;
-      case F_VALUE:
-        twin.push(TWIN_EQUAL);
-        texts.push(at.value);
-        break;
-      case F_TYPE:
-        twin.push(TWIN_EQUAL);
-        texts.push(f.type);
-        break;
-      case F_USERS:
-        twin.push(f.users.length === 1 ? TWIN_USER : TWIN_ANY);
-        texts.push(f.users[s.index]);
-        break;
-      default:
-        twin.push(f.groups.length === 1 ? TWIN_GROUP : TWIN_ANY);
-        texts.push(f.groups[s.index]);
+    const list = s.field === F_USERS ? at.filter.users : s.field === F_GROUPS ? at.filter.groups : null;
+    fixed.push(list === null);
+    if (list !== null && list.length === 1) {
+      singles.push({ cap: 0, slot: i, users: s.field === F_USERS, text: list[0] });
+      if (s.quote !== 0) exprs.push({ slot: i, shapes: [], tries: 0 });
     }
   }
+  const all = readingOf(src, start, end, slots, () => false, exprs);
+  const twins = first < 0 ? null : readingOf(src, start, end, slots, (i) => fixed[i], exprs);
+  if (twins !== null) for (const one of singles) one.cap = twins.caps.indexOf(one.slot) + 1;
+  return { src, all, twins, slots, template: copyRule(r, r.at), exprs, first, singles };
+}
+
+/** A shape's pattern (see {@link Reading}): the slots `literal` tells written as the first rule has them, the others captured. */
+function readingOf(
+  src: string,
+  start: number,
+  end: number,
+  slots: Slot[],
+  literal: (slot: number) => boolean,
+  exprs: ShapedSlot[],
+): Reading {
+  let pattern = "";
+  let p = start;
+  const caps: number[] = [];
+  for (let i = 0; i < slots.length; i++) {
+    const s = slots[i];
+    pattern += fixedPattern(src.slice(p, s.start));
+    if (literal(i)) pattern += src.slice(s.start, s.end).replace(REGEX_SPECIAL, "\\$&");
+    else {
+      caps.push(i);
+      pattern +=
+        s.quote === 34
+          ? '"([^"\\\\\\r\\n]*)"'
+          : s.quote === 39
+            ? "'([^'\\r\\n]*)'"
+            : "([A-Za-z0-9_][A-Za-z0-9_./-]*)";
+    }
+    p = s.end;
+  }
+  pattern += fixedPattern(src.slice(p, end));
   return {
-    src,
     re: new RegExp(pattern.replace(/(?: \*)+/g, " *"), "y"),
-    slots,
-    template: copyRule(r, r.at),
-    exprs,
-    first,
-    twin,
-    texts,
+    caps,
+    exprCaps: exprs.map((e) => caps.indexOf(e.slot) + 1),
   };
 }
 
+/** A character a pattern must escape to match it as itself. */
+const REGEX_SPECIAL = /[\\^$.*+?()[\]{}|/]/g;
+
 /** The rule a text of `shape` decodes to, its scalars captured in `m`. */
-function fill(shape: Shape, m: RegExpExecArray, at: string, memo: RegexMemo): RawRule {
+function fill(shape: Shape, reading: Reading, m: RegExpExecArray, at: string, memo: RegexMemo): RawRule {
   const out = copyRule(shape.template, at);
   const slots = shape.slots;
-  for (let i = 0; i < slots.length; i++) {
-    const s = slots[i];
-    const captured = m[i + 1];
+  const caps = reading.caps;
+  for (let k = 0; k < caps.length; k++) {
+    const s = slots[caps[k]];
+    const captured = m[k + 1];
     const text = s.quote === 0 && isNullWord(captured) ? "" : captured;
     let r = out;
     for (let d = 0; d < s.depth; d++) r = r.parent!;
@@ -649,8 +671,9 @@ function fill(shape: Shape, m: RegExpExecArray, at: string, memo: RegexMemo): Ra
     }
   }
   const exprs = shape.exprs;
+  const exprCaps = reading.exprCaps;
   for (let k = 0; k < exprs.length; k++) {
-    const expr = m[exprs[k].slot + 1];
+    const expr = m[exprCaps[k]];
     if (!memo.has(expr)) shapedIn(exprs[k], expr, memo);
   }
   return out;
