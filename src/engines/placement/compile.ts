@@ -265,7 +265,7 @@ function* build(
   for (const e of checked.errors)
     for (let p = e.at; p !== "" && !marked.has(p); p = p.slice(0, Math.max(0, p.lastIndexOf("/"))))
       marked.add(p);
-  const reported = (at: string) => marked.has(at);
+  const reported = marked.size === 0 ? () => false : (at: string) => marked.has(at);
   const partitions: PartitionData[] = [];
   for (const { partition, root } of checked.partitions) {
     const rules =
