@@ -187,13 +187,17 @@ function* buildRules(
  * {@link buildRule} of a twin of the rule built as `same`: the same names and
  * values along the chain give the same kinds, values and flags (and no load
  * error, since `same` had none); each filter is built from the twin's own
- * entries.
+ * entries (one without entries, as the first rule's was, is its type alone).
  */
 function twinRule(same: RuleData, r: RawRule, memo: RegexMemo): RuleData {
   return {
     kind: same.kind,
     create: same.create,
-    filter: buildFilter(r.filter, memo),
+    // a filter without entries is its type alone
+    filter:
+      r.filter.users.length === 0 && r.filter.groups.length === 0
+        ? { ...same.filter, users: [], groups: [] }
+        : buildFilter(r.filter, memo),
     parent: same.parent === null ? null : twinRule(same.parent, r.parent!, memo),
     value: same.value,
     qualified: same.qualified,
