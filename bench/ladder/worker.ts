@@ -8,7 +8,7 @@
  *   2 + validating the request as the route does (its schema compiled at load, limits' fast schema first);
  *   3 + the decision under its budget, not awaited when it answers at once (as the route runs it);
  *   4 + a decision id and the decision log line;
- *   5 + the answer as the route writes it (the envelope's text and the verdict's own writer)
+ *   5 + the answer as the route writes it (the envelope's members and the verdict's own writer)
  *       and sends it (one `Response` with its three headers given at once).
  * Each rung takes its route's options (engine, schema, fast schema, decide) from the route
  * module and each step from src/http/decision.ts, so a rung runs what the route runs. The
@@ -28,13 +28,13 @@ import {
   logDecision,
   newDecisionId,
   routeValidator,
-  verdictAnswerJson,
+  answerWithId,
+  verdictMembers,
   type RouteContext,
 } from "../../src/http/decision.js";
 import { limitsDecision } from "../../src/http/routes/limits.js";
 import { matchDecision } from "../../src/http/routes/match.js";
 import { placeDecision } from "../../src/http/routes/placement.js";
-import { withDecisionId } from "../../src/http/verdict-memo.js";
 import { getActiveBundle } from "../../src/state/policy-store.js";
 
 interface Rung {
@@ -109,7 +109,7 @@ app.post("*", async (c) => {
     cache: "bypass",
   });
   if (step === 4) return c.json({ ok: true, fields: decision.outcome.length });
-  const json = withDecisionId(decisionId, verdictAnswerJson(decision, bundle.revision, false));
+  const json = answerWithId(decisionId, verdictMembers(decision, bundle.revision, false));
   return decisionAnswer(json, "bypass", crypto.randomUUID());
 });
 

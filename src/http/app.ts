@@ -7,7 +7,7 @@ import type { AppEnv, Env } from "../env.js";
 import { ApiError, errorBody } from "./errors.js";
 import { noteRequest } from "./metrics.js";
 import { countAnswer, httpSeriesOf } from "./http-metrics.js";
-import { carriesRequestId, requestIdOf, requestUrlOf, setRequestId, setRequestUrl } from "./request-id.js";
+import { RequestScope, requestIdOf } from "./request-id.js";
 import { listOperations } from "./openapi.js";
 import { isObjectOverloaded, overloaded, RETRY_AFTER_SECONDS } from "./overload.js";
 import { hostRoutes } from "./routes/hosts.js";
@@ -63,10 +63,14 @@ class KeptMatchRouter<T> implements Router<T> {
 }
 
 /** The whole HTTP API: one error envelope, one request id per request, routes per concern. */
+/** The request being handed to Hono's dispatch, and its URL text read once: Hono's path is read from it. */
+let dispatchingRequest: Request | undefined;
+let dispatchingUrl = "";
+
 export const app = new Hono<AppEnv>({
   router: new KeptMatchRouter(),
-  // Hono's own path reading, of the URL text the request was given before dispatch (read once)
-  getPath: (request) => honoPath({ url: requestUrlOf(request) } as Request),
+  // Hono's own path reading, of the URL text read before dispatch (Hono reads the path first thing, synchronously)
+  getPath: (request) => honoPath(request === dispatchingRequest ? ({ url: dispatchingUrl } as Request) : request),
 });
 
 /** Sets a header on an answer, copying the answer first when its headers are immutable (a fetched Response). */
@@ -84,17 +88,26 @@ function withHeader(response: Response, name: string, value: string): Response {
 // The request id is given around Hono's dispatch rather than by a `*` middleware, so a
 // route with one handler takes Hono's single-handler path instead of composing a chain
 // per request (docs/performance.md, the HTTP floor).
+// The request's id and the answer's mark live in a scope object Hono holds as the execution
+// context, not on the runtime's own Request and Response (src/http/request-id.ts says why).
 const dispatch = app.fetch;
 app.fetch = async (request, env, ctx) => {
   noteRequest();
-  const requestId = request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID();
-  setRequestId(request, requestId);
   const url = request.url;
-  setRequestUrl(request, url);
+  const scope = new RequestScope(request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID(), ctx, url);
   const series = httpSeriesOf(app, request.method, url);
-  const response = await dispatch(request, env, ctx);
-  countAnswer(series, response, env as Env | undefined, ctx);
-  return carriesRequestId(response) ? response : withHeader(response, "X-Request-Id", requestId);
+  dispatchingRequest = request;
+  dispatchingUrl = url;
+  let answer: Response | Promise<Response>;
+  try {
+    answer = dispatch(request, env, scope as unknown as ExecutionContext);
+  } finally {
+    dispatchingRequest = undefined;
+  }
+  const response = await answer;
+  const carries = scope.answered === response;
+  countAnswer(series, response, carries, env as Env | undefined, ctx);
+  return carries ? response : withHeader(response, "X-Request-Id", scope.requestId);
 };
 
 app.onError((error, c) => {

@@ -2,9 +2,9 @@ import type { Context, Handler } from "hono";
 import type { z } from "zod";
 import type { LoadedBundle } from "../bundle/index.js";
 import { BudgetExceeded, decisionBudget, type Budget } from "../engines/common/budget.js";
-import { shapeVerdict, verdictJsonWriter, type Decision, type VerdictEnvelope } from "../engines/common/decision.js";
+import { shapeVerdict, verdictMembersWriter, type Decision, type VerdictEnvelope } from "../engines/common/decision.js";
 import type { EngineName } from "../engines/common/engine.js";
-import { freshActiveBundle, getActiveBundle } from "../state/policy-store.js";
+import { bundleWithoutRead, getActiveBundle } from "../state/policy-store.js";
 import { authorize } from "./auth.js";
 import { verdictCacheKey } from "./cache-key.js";
 import { compiledSchema, parseJsonText, readJsonText, validate } from "./body.js";
@@ -43,7 +43,7 @@ export function newDecisionId(): string {
 /** Whether the request asked for the trace. */
 export function wantsExplain(c: Context<AppEnv>): boolean {
   // no `?` past the scheme: no query (what Hono's query parser answers first), without reading the URL again
-  if (requestUrlOf(c.req.raw).indexOf("?", 8) === -1) return false;
+  if (requestUrlOf(c).indexOf("?", 8) === -1) return false;
   const v = c.req.query("explain");
   return v === "true" || v === "1";
 }
@@ -61,12 +61,12 @@ const memo = new VerdictMemo();
  * then on the answer builds three.
  */
 function jsonAnswer(c: Context<AppEnv>, json: string, cache: "hit" | "miss" | "bypass"): Response {
-  return decisionAnswer(json, cache, requestIdOf(c));
+  return identified(c, decisionAnswer(json, cache, requestIdOf(c)));
 }
 
-/** {@link jsonAnswer} with the request id given (bench/ladder/ answers with this). */
+/** The answer {@link jsonAnswer} makes, with the request id given (bench/ladder/ answers with this). */
 export function decisionAnswer(json: string, cache: "hit" | "miss" | "bypass", requestId: string): Response {
-  return identified(new Response(json, { headers: { "content-type": "application/json", "x-arbiter-cache": cache, "x-request-id": requestId } }));
+  return new Response(json, { headers: { "content-type": "application/json", "x-arbiter-cache": cache, "x-request-id": requestId } });
 }
 
 /** What a stateless decision route is: its engine, schema and decide function, and how it reads and answers. */
@@ -123,9 +123,9 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: De
     const started = performance.now();
     authorize(c, "decision");
     const text = await (opts.readRequest ?? readJsonText)(c);
-    // the active bundle without a promise when this isolate's view is fresh (the common case)
+    // the usual request: the isolate's bundle is fresh, taken without a promise
     const checkedAt = Date.now();
-    const fresh = freshActiveBundle(c.env, checkedAt);
+    const fresh = bundleWithoutRead(c.env, checkedAt);
     const bundle = fresh ?? (await getActiveBundle(c.env, checkedAt));
     const explain = wantsExplain(c);
     const ttl = numberVar(c.env.VERDICT_CACHE_SECONDS, 60);
@@ -196,15 +196,15 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: De
     // a verdict that used answers which expire (DNS TTLs) is kept no longer than the shortest of them
     const keep = decision.maxAgeSeconds === undefined ? ttl : Math.min(ttl, Math.floor(decision.maxAgeSeconds));
     if (memoKey && !decision.cacheable) memo.set(memoKey, decision.outcome, null, now + ttl * 1000);
-    // the answer without decision_id (what the cache keeps): the answer is that text with the id put in
-    // front, the text JSON.stringify gives for the whole answer object, which is never built
-    let restJson = opts.answer === undefined ? verdictAnswerJson(decision, bundle.revision, explain) : undefined;
+    // the answer's members after decision_id: the cache keeps them in braces, the answer is them with the id
+    // put in front, the text JSON.stringify gives for the whole answer object, which is never built
+    const members = opts.answer === undefined ? verdictMembers(decision, bundle.revision, explain) : undefined;
     if (caching && decision.cacheable && keep >= 1) {
-      if (restJson === undefined) {
+      let json: string;
+      if (members === undefined) {
         const { decision_id: _omit, ...verdict } = body as VerdictEnvelope;
-        restJson = answerJson(verdict);
-      }
-      const json = restJson;
+        json = answerJson(verdict);
+      } else json = `{${members}}`;
       const expires = now + keep * 1000;
       if (memoKey) memo.set(memoKey, decision.outcome, json, expires);
       if (cache && key) {
@@ -219,8 +219,9 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: De
         }
       }
     }
-    // written once, not a second JSON.stringify of the whole verdict (2,000 match lines and their log)
-    if (opts.answer === undefined) return jsonAnswer(c, withDecisionId(decisionId, restJson as string), cacheResult);
+    // written once, not a second JSON.stringify of the whole verdict (2,000 match lines and their log); withDecisionId's
+    // text, made without cutting the brace off a whole text (which copied the answer once more)
+    if (opts.answer === undefined) return jsonAnswer(c, answerWithId(decisionId, members as string), cacheResult);
     return jsonAnswer(c, answerJson(opts.answer(body as Record<string, unknown>)), cacheResult);
   };
 }
@@ -278,32 +279,42 @@ function budgetError(e: unknown): unknown {
 }
 
 /**
- * A decision's answer text without its decision_id (what the caches keep; {@link withDecisionId}
- * puts the id in front). A verdict that writes its own JSON (match: from its columns) is never
- * spread into an answer object. bench/ladder/ answers with this too.
+ * A decision's answer members after its decision_id (in braces, what the caches keep). A
+ * verdict that writes its own JSON (match: from its columns) is never spread into an answer
+ * object. bench/ladder/ answers with this too.
  */
-export function verdictAnswerJson(decision: Decision<object>, revision: string, explain: boolean): string {
-  const own = verdictJsonWriter(decision.verdict);
-  return envelopedJson(decision, revision, explain, own ?? (() => JSON.stringify(decision.verdict)));
+export function verdictMembers(decision: Decision<object>, revision: string, explain: boolean): string {
+  return envelopedMembers(decision, revision, explain, verdictMembersWriter(decision.verdict));
+}
+
+/** The answer's text: the decision id, then {@link verdictMembers}' members. */
+export function answerWithId(decisionId: string, members: string): string {
+  return `{"decision_id":${JSON.stringify(decisionId)},${members}}`;
 }
 
 /** The active revision's JSON text, written once per revision rather than per answer. */
 let lastRevision = { revision: "", json: '""' };
 
 /**
- * The text JSON.stringify gives for shapeVerdict's answer without its
- * decision_id: the envelope, the verdict's own text (its own writer's, when it
- * has one, else JSON.stringify's), then the trace when asked for. Verdicts have
- * fixed field names (none an array index, none an envelope field or `trace`),
- * so this is the text of the spread answer object, never built.
+ * The members, without the braces, of the text JSON.stringify gives for shapeVerdict's
+ * answer without its decision_id: the envelope, the verdict's own members (its own
+ * writer's, when it has one, else JSON.stringify's text cut), then the trace when asked
+ * for. Verdicts have fixed field names (none an array index, none an envelope field or
+ * `trace`), so in braces this is the text of the spread answer object, never built. Never
+ * empty (the revision). A verdict's own writer gives its members at once: cutting the
+ * braces off its text (made by joining) copied the whole of it (match's lines and log).
  */
-function envelopedJson(decision: Decision<object>, revision: string, explain: boolean, write: () => string): string {
-  const verdict = answerJson(null, write);
+function envelopedMembers(decision: Decision<object>, revision: string, explain: boolean, ownMembers: (() => string) | undefined): string {
+  let verdict: string;
+  if (ownMembers === undefined) {
+    const json = answerJson(decision.verdict);
+    verdict = json === "{}" ? "" : json.slice(1, -1);
+  } else verdict = answerJson(null, ownMembers);
   if (revision !== lastRevision.revision) lastRevision = { revision, json: JSON.stringify(revision) };
-  const head = `{"revision":${lastRevision.json},"cacheable":${decision.cacheable ? "true" : "false"}`;
-  const fields = verdict === "{}" ? "" : `,${verdict.slice(1, -1)}`;
+  const head = `"revision":${lastRevision.json},"cacheable":${decision.cacheable ? "true" : "false"}`;
+  const fields = verdict === "" ? "" : `,${verdict}`;
   const trace = explain && decision.trace !== undefined ? `,"trace":${answerJson(decision.trace)}` : "";
-  return `${head}${fields}${trace}}`;
+  return `${head}${fields}${trace}`;
 }
 
 /**
