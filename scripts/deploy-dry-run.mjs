@@ -15,17 +15,24 @@ const LIMIT = 1024 * 1024;
 /** Runs the dry run into `outdir`; returns the exit code. */
 function check(outdir) {
   const wrangler = path.join("node_modules", ".bin", "wrangler");
-  const run = spawnSync(wrangler, ["deploy", "--dry-run", "--outdir", outdir], { stdio: ["ignore", "inherit", "inherit"] });
+  const run = spawnSync(wrangler, ["deploy", "--dry-run", "--outdir", outdir], {
+    stdio: ["ignore", "inherit", "inherit"],
+  });
   if (run.status !== 0) {
     console.error(`deploy dry run: wrangler deploy --dry-run failed (exit ${run.status ?? run.signal})`);
     return 1;
   }
   // Everything wrangler would upload: the script and any extra modules, not the source map.
   const files = readdirSync(outdir).filter((f) => /\.(m?js|wasm|json|txt|bin)$/.test(f));
-  const gzipped = files.reduce((sum, f) => sum + gzipSync(readFileSync(path.join(outdir, f)), { level: 9 }).length, 0);
+  const gzipped = files.reduce(
+    (sum, f) => sum + gzipSync(readFileSync(path.join(outdir, f)), { level: 9 }).length,
+    0,
+  );
   const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
   const ok = files.length > 0 && gzipped <= LIMIT;
-  console.log(`deploy dry run: ${files.join(", ") || "no module"} is ${kib(gzipped)} gzipped (limit ${kib(LIMIT)})${ok ? "" : ": too large"}`);
+  console.log(
+    `deploy dry run: ${files.join(", ") || "no module"} is ${kib(gzipped)} gzipped (limit ${kib(LIMIT)})${ok ? "" : ": too large"}`,
+  );
   let wide = 0;
   for (const f of files.filter((f) => /\.m?js$/.test(f))) {
     const text = readFileSync(path.join(outdir, f), "utf8");
