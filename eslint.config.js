@@ -8,7 +8,7 @@ const impure = {
 };
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", ".wrangler/**", ".bench/**", "src/bundle/embedded.generated.json", "src/http/playground/assets.generated.json", "coverage/**"] },
+  { ignores: ["node_modules/**", ".wrangler/**", ".bench/**", "src/bundle/embedded.generated.json", "src/http/playground/assets.generated.js", "coverage/**"] },
   ...tseslint.configs.recommended,
   {
     rules: {
