@@ -77,6 +77,12 @@ export class AdLayout {
   /** The child {@link withSpan} handed out last (kept beside `children`, dropped with them). */
   private lastChild: AdLayout | null = null;
   /**
+   * The child handed out before {@link lastChild} when that was another: ads of two kinds that share
+   * their first names (a job's and a machine's `MyType`, `TargetType`) part here, and read in turn each
+   * finds its own name in one of the two without a lookup (see {@link other}).
+   */
+  private otherChild: AdLayout | null = null;
+  /**
    * The units of the last name added and ` = `, two a word (as char-codes.ts `wordsOf` reads a text):
    * from the first unit, then from the second (for a name written at an odd index), made on first use
    * (see {@link valueStartIn}).
@@ -133,22 +139,37 @@ export class AdLayout {
    */
   withSpan(src: string, start: number, end: number): AdLayout | null {
     const last = this.lastChild;
-    if (last !== null && last.name.length === end - start) {
-      // compared char by char: startsWith at an offset is a builtin call that costs more than a short name
-      const name = last.name;
-      let i = 0;
-      while (i < name.length && name.charCodeAt(i) === src.charCodeAt(start + i)) i++;
-      if (i === name.length) return last;
+    if (last !== null && last.isNamed(src, start, end)) return last;
+    const other = this.otherChild;
+    if (other !== null && other.isNamed(src, start, end)) {
+      // ads of two kinds read in turn: the other is expected next
+      this.otherChild = last;
+      this.lastChild = other;
+      return other;
     }
     const child = this.with(src.slice(start, end));
-    if (child !== null) this.lastChild = child;
+    if (child !== null && child !== last) {
+      this.otherChild = last;
+      this.lastChild = child;
+    }
     return child;
+  }
+
+  /** Whether this layout's last name is written at `src[start, end)`. */
+  private isNamed(src: string, start: number, end: number): boolean {
+    const name = this.name;
+    if (name.length !== end - start) return false;
+    // compared char by char: startsWith at an offset is a builtin call that costs more than a short name
+    let i = 0;
+    while (i < name.length && name.charCodeAt(i) === src.charCodeAt(start + i)) i++;
+    return i === name.length;
   }
 
   /** The child {@link withSpan} handed out last: the layout ads of this kind went on to, or null. */
   get expected(): AdLayout | null {
     return this.lastChild;
   }
+
 
   /** The name this layout added last, as written. */
   get lastName(): string {
@@ -353,6 +374,7 @@ export class AdLayout {
     if (++layoutCount > MAX_LAYOUTS) {
       AdLayout.EMPTY.children = null;
       AdLayout.EMPTY.lastChild = null;
+      AdLayout.EMPTY.otherChild = null;
       layoutCount = 0;
     }
     const own = ownName(name);
@@ -499,6 +521,7 @@ export class AdNamesReader {
   addExpected(): void {
     this.layout = (this.layout as AdLayout).expected;
   }
+
 
   /** The ad of the names added and their `slots` (parallel). */
   ad(slots: SlotValue[]): ClassAd {
