@@ -67,7 +67,7 @@ const valuedPaths = (set: FilterSet, store: ShareStore) =>
   [
     ...new Set([
       ...set.valued,
-      ...(store.eachBeside === undefined ? [] : set.indexable),
+      ...(store.eachBeside === undefined && store.moveBeside === undefined ? [] : set.indexable),
       ...store.indexedPaths(),
     ]),
   ].slice(0, MAX_INDEXED_PATHS);
@@ -234,6 +234,24 @@ export class RunningCounts {
       to.push(rule);
       was.push(h.share.rule);
     };
+    // the number of the earlier set this carry saves, given at the first move
+    let gen: number | undefined;
+    const remember = () => {
+      if (gen !== undefined) return gen;
+      // the set carried from is saved as the rules the moved jobs had before (the store still counts for it)
+      gen = this.store.addEarlier(ruleSetFingerprint(prev), EARLIER_SETS);
+      this.sets.set(gen, prev);
+      const kept = new Set(this.store.earlierSets().map((e) => e.gen));
+      for (const g of this.sets.keys()) if (!kept.has(g)) this.sets.delete(g);
+      return gen;
+    };
+    // the totals change by the net of the moves, each written once
+    const delta = new Map<string, number>();
+    const add = (rule: string | null, d: number) => {
+      if (rule !== null) delta.set(rule, (delta.get(rule) ?? 0) + d);
+    };
+    // the jobs a store moves together, moved with the others (the jobs under a removed rule are read before)
+    let bulk: { move(gen: number): void } | undefined;
     if (change.added.length > 0) {
       const first = change.added[0];
       const end = next.chain.length;
@@ -256,29 +274,31 @@ export class RunningCounts {
         const tested = new Set<string | null>([null]);
         for (const [uuid, at] of change.keptAt) if (at > first) tested.add(uuid);
         // the first added rule holds on every job outside its co-reach: those go to it unread
-        const co = this.store.eachBeside === undefined ? null : ruleCoReach(next.chain[first]);
+        const store = this.store;
+        const co =
+          store.eachBeside === undefined && store.moveBeside === undefined
+            ? null
+            : ruleCoReach(next.chain[first]);
         const onto = next.chain[first].uuid;
         const sure = (h: Holder) => move(h, onto);
-        if (co === null || !co.every(usable) || !this.store.eachBeside!(tested, co, test, sure))
-          this.store.eachHolder(tested, !byId, test);
+        let done = false;
+        if (co !== null && co.every(usable)) {
+          if (store.moveBeside !== undefined) {
+            // counted, and moved by the store with the others (whole groups of shares); only the others read
+            const beside = store.moveBeside(tested, co, test, onto);
+            if (beside !== undefined) {
+              for (const [rule, n] of beside.from) {
+                add(rule, -n);
+                add(onto, n);
+                if (n > 0) bulk = beside;
+              }
+              done = true;
+            }
+          } else done = store.eachBeside!(tested, co, test, sure);
+        }
+        if (!done) store.eachHolder(tested, !byId, test);
       }
     }
-    // the number of the earlier set this carry saves, given at the first move
-    let gen: number | undefined;
-    const remember = () => {
-      if (gen !== undefined) return gen;
-      // the set carried from is saved as the rules the moved jobs had before (the store still counts for it)
-      gen = this.store.addEarlier(ruleSetFingerprint(prev), EARLIER_SETS);
-      this.sets.set(gen, prev);
-      const kept = new Set(this.store.earlierSets().map((e) => e.gen));
-      for (const g of this.sets.keys()) if (!kept.has(g)) this.sets.delete(g);
-      return gen;
-    };
-    // the totals change by the net of the moves, each written once
-    const delta = new Map<string, number>();
-    const add = (rule: string | null, d: number) => {
-      if (rule !== null) delta.set(rule, (delta.get(rule) ?? 0) + d);
-    };
     if (change.removed.size > 0) {
       const byId = [...change.removed].every((u) => idOnly(next, change.candidatesFor(u)));
       const known = this.fromEarlier(next, change);
@@ -311,6 +331,7 @@ export class RunningCounts {
       }
       this.store.moveShares(moved, to, remember(), was);
     }
+    bulk?.move(remember());
     for (const [rule, d] of delta) if (d !== 0) this.bump("rule", rule, d);
     this.current = next;
     this.store.setCountedFor(ruleSetFingerprint(next), ruleTextChanges(prev, next));
