@@ -29,7 +29,7 @@ import type {
   ShareStore,
   Totals,
 } from "../engines/jobfilter/index.js";
-import { cheapest, factsOf, fieldKind, valuesAt } from "../engines/jobfilter/index.js";
+import { NO_KEY, cheapest, factsOf, fieldKind, valuesAt } from "../engines/jobfilter/index.js";
 
 /** The tables of the running counts. */
 export const SHARES_SCHEMA = [
@@ -49,6 +49,9 @@ export const SHARES_SCHEMA = [
 
 /** The meta key recording that the older `running_shares` table (one row per job with its rule), if it had rows, had the columns of the jobs' remembered rules (`gen`, `was`; a table made before them got them once). */
 const EARLIER_COLUMNS = "earlier_columns";
+
+/** The meta key recording that the `op` rows of `running_facts` hold the presence key (`NO_KEY`) for the jobs with an opcode without `OP_ID` or none: added once to counts indexed before it. */
+const OP_PRESENCE = "op_presence";
 
 /** The meta key recording that the field paths' rows in `running_facts` hold the presence key (`NO_KEY`): paths indexed before it fill again. */
 const PRESENCE_KEYS = "presence_keys";
@@ -149,6 +152,21 @@ export class SqlShares implements ShareStore {
       sql.exec("DELETE FROM meta WHERE key = 'running_ops'");
       this.setMeta(FACTS_INDEXED, "1");
       this.setMeta(PRESENCE_KEYS, "1");
+      this.setMeta(OP_PRESENCE, "1");
+    }
+    if (this.meta(OP_PRESENCE) === undefined) {
+      // the jobs with no opcode or an opcode without `OP_ID`, indexed once under the presence key (a pass over the counted jobs)
+      for (const r of sql.exec<{ id: number; job: string }>(
+        "SELECT s.id AS id, j.job AS job FROM running_members s JOIN jobs j ON j.id = s.id",
+      ))
+        for (const [kind, value] of factsOf(parseExactJson(r.job) as unknown as Job, [], true))
+          if (kind === "op" && value === NO_KEY)
+            sql.exec(
+              "INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES ('op', ?, ?)",
+              value,
+              r.id,
+            );
+      this.setMeta(OP_PRESENCE, "1");
     }
     if (this.meta(PRESENCE_KEYS) === undefined) {
       // paths indexed by a release without the presence key: filled again (their rows kept), not read through until then

@@ -549,7 +549,8 @@ describe("JobQueue running counts", () => {
           id,
           opcodes: [
             {
-              OP_ID: id % 5 === 0 ? "OP_B" : "OP_A",
+              // 11 opcodes without OP_ID (a job then matches no OP_ID rule)
+              ...(id % 17 === 0 ? {} : { OP_ID: id % 5 === 0 ? "OP_B" : "OP_A" }),
               ...(id % 13 === 0 ? {} : { instance_name: id % 10 === 0 ? id : `inst${id}` }),
             },
           ],
@@ -618,7 +619,7 @@ describe("JobQueue running counts", () => {
       sql.exec("DROP TABLE running_members");
       sql.exec("DROP TABLE running_groups");
       sql.exec("DELETE FROM running_facts WHERE value = ?", NO_KEY);
-      sql.exec("DELETE FROM meta WHERE key = 'presence_keys'");
+      sql.exec("DELETE FROM meta WHERE key IN ('presence_keys', 'op_presence')");
       sql.exec("INSERT INTO meta (key, value) VALUES ('earlier_columns', '1')");
       restart();
       expect(q.runningSnapshot()).toEqual(before);
@@ -639,12 +640,27 @@ describe("JobQueue running counts", () => {
       coreOf(q).fillIndex(1000);
       expect(coreOf(q).indexFilling()).toBe(false);
       expect(
-        sql.exec<{ n: number }>("SELECT count(*) AS n FROM running_facts WHERE value = ?", NO_KEY).one().n,
+        sql
+          .exec<{ n: number }>(
+            "SELECT count(*) AS n FROM running_facts WHERE kind = 'field:instance_name' AND value = ?",
+            NO_KEY,
+          )
+          .one().n,
       ).toBe(15);
+      expect(
+        sql
+          .exec<{ n: number }>(
+            "SELECT count(*) AS n FROM running_facts WHERE kind = 'op' AND value = ?",
+            NO_KEY,
+          )
+          .one().n,
+      ).toBe(11);
       for (const e of [
         ["!=", "instance_name", "inst9"],
         ["=", "instance_name", "nobody"],
         ["!=", "instance_name", 20],
+        ["!=", "OP_ID", "OP_B"],
+        ["=", "instance_name", "nobody"],
       ]) {
         put(e);
         expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));

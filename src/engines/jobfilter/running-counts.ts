@@ -269,20 +269,27 @@ export class RunningCounts {
         const rule = firstAmong(next, change.added, h, upTo, byId);
         if (rule !== undefined) move(h, rule);
       };
-      if (reached !== null) this.store.eachReached(reached, !byId, test);
+      const store = this.store;
+      // the first added rule holds on every job outside its co-reach: those go to it unread
+      const co =
+        store.eachBeside === undefined && store.moveBeside === undefined
+          ? null
+          : ruleCoReach(next.chain[first]);
+      const coUsable = co !== null && co.every(usable);
+      // a reach read only through a value test (`OP_ID != "X"`: every other OP_ID) reads more than a finite co-reach
+      const byComplement =
+        reached === null ||
+        (coUsable &&
+          co.every((f) => f.values.finite !== null) &&
+          reached.facts.some((alts) => alts.every((f) => f.values.finite === null)));
+      if (!byComplement) store.eachReached(reached, !byId, test);
       else {
         const tested = new Set<string | null>([null]);
         for (const [uuid, at] of change.keptAt) if (at > first) tested.add(uuid);
-        // the first added rule holds on every job outside its co-reach: those go to it unread
-        const store = this.store;
-        const co =
-          store.eachBeside === undefined && store.moveBeside === undefined
-            ? null
-            : ruleCoReach(next.chain[first]);
         const onto = next.chain[first].uuid;
         const sure = (h: Holder) => move(h, onto);
         let done = false;
-        if (co !== null && co.every(usable)) {
+        if (coUsable) {
           if (store.moveBeside !== undefined) {
             // counted, and moved by the store with the others (whole groups of shares); only the others read
             const beside = store.moveBeside(tested, co, test, onto);
@@ -296,7 +303,10 @@ export class RunningCounts {
             }
           } else done = store.eachBeside!(tested, co, test, sure);
         }
-        if (!done) store.eachHolder(tested, !byId, test);
+        if (!done) {
+          if (reached !== null) store.eachReached(reached, !byId, test);
+          else store.eachHolder(tested, !byId, test);
+        }
       }
     }
     if (change.removed.size > 0) {
