@@ -532,21 +532,44 @@ export class SqlShares implements ShareStore {
       held += this.sql
         .exec<{ n: number }>("SELECT coalesce(sum(n), 0) AS n FROM running_groups WHERE rule IS ?", rule)
         .one().n;
+    // the jobs with a fact of `co`, counted before any is read (a job with two such facts counted twice)
+    const wanted: [string, string[]][] = [];
+    let bound = 0;
+    for (const { kind, values } of co) {
+      if (values.finite !== null) {
+        for (const v of values.finite)
+          if (bound * 2 <= held)
+            bound += this.sql
+              // counted no further than past half of the jobs under `rules`
+              .exec<{ n: number }>(
+                "SELECT count(*) AS n FROM (SELECT 1 FROM running_facts WHERE kind = ? AND value = ? LIMIT ?)",
+                kind,
+                v,
+                held - bound + 1,
+              )
+              .one().n;
+        wanted.push([kind, [...values.finite]]);
+      } else {
+        // a value test runs once on each distinct value held
+        const vs: string[] = [];
+        for (const r of this.sql.exec<{ value: string; n: number }>(
+          "SELECT value, count(*) AS n FROM running_facts WHERE kind = ? GROUP BY value",
+          kind,
+        ))
+          if (values.has(r.value)) {
+            vs.push(r.value);
+            bound += r.n;
+          }
+        wanted.push([kind, vs]);
+      }
+      if (bound * 2 > held) return undefined;
+    }
     const inside = new Map<number, Raw>();
     const byValue = byFact(true);
-    for (const { kind, values } of co) {
-      const wanted =
-        values.finite ??
-        this.sql
-          .exec<{ value: string }>("SELECT DISTINCT value FROM running_facts WHERE kind = ?", kind)
-          .toArray()
-          .map((r) => r.value)
-          .filter((v) => values.has(v));
-      for (const v of wanted)
+    for (const [kind, vs] of wanted)
+      for (const v of vs)
         for (const r of this.sql.exec<Raw>(byValue, kind, v))
           if (rules.has((r.rule as string | null) ?? null)) inside.set(r.id as number, r);
-      if (inside.size * 2 > held) return undefined;
-    }
     this.fresh.clear();
     // the jobs read, out of their groups: a group all of whose jobs are read stays as it is
     const byGroup = new Map<number, Raw[]>();

@@ -529,6 +529,12 @@ export class MemoryShares implements ShareStore {
   ): boolean {
     let held = 0;
     for (const rule of rules) held += this.byRule.get(rule)?.size ?? 0;
+    // the jobs with the finite facts of `co` counted first (a job with two counted twice): too many, none gathered
+    let bound = 0;
+    for (const { kind, values } of co)
+      if (values.finite !== null)
+        for (const v of values.finite) bound += this.byFact.get(kind)?.get(v)?.size ?? 0;
+    if (bound * 2 > held) return false;
     const inside = new Set<number>();
     for (const { kind, values } of co) {
       const index = this.byFact.get(kind);
