@@ -661,6 +661,10 @@ describe("JobQueue running counts", () => {
         ["!=", "instance_name", 20],
         ["!=", "OP_ID", "OP_B"],
         ["=", "instance_name", "nobody"],
+        // most jobs are OP_A: no complement; those with another OP_ID move unread, those without one are matched
+        ["!=", "OP_ID", "OP_A"],
+        ["=~", "OP_ID", "B$"],
+        ["=", "instance_name", "nobody"],
       ]) {
         put(e);
         expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));

@@ -509,6 +509,8 @@ describe("RunningCounts.rebase through the indexes", () => {
       [["!=", "name", 158], (k, s) => noKey(s) || k === 158],
       // `OP_ID != "OP_B"`, by complement through the OP_ID index: the jobs with an opcode OP_B, or with no opcode
       [["!=", "OP_ID", "OP_B"], (_k, s) => s === "two" || s === "half" || s === "none"],
+      // `OP_ID != "OP_A"` (most jobs' opcode: no complement): the jobs with another OP_ID move unread, the one with no opcode is matched
+      [["!=", "OP_ID", "OP_A"], (_k, s) => s === "two" || s === "half" || s === "none"],
     ];
     for (const [e, reads] of changes) {
       for (const there of [e, ["=", "name", "n5"]] as ExactJson[]) {

@@ -13,14 +13,23 @@ import type { Bucket } from "./adhoc.js";
 import { bucketsOf } from "./adhoc.js";
 import { prepareJob, type PreparedJob } from "./evaluate.js";
 import type { FilterSet } from "./filter-set.js";
-import { applyingRule, ruleCoReach, ruleIndex, ruleOrder, ruleReach, type RuleOrder } from "./filter-set.js";
+import {
+  applyingRule,
+  ruleByOpId,
+  ruleCoReach,
+  ruleIndex,
+  ruleOrder,
+  ruleReach,
+  type RuleOrder,
+} from "./filter-set.js";
 import { ruleChange, ruleSetFingerprint, ruleTextChanges, type RuleChange } from "./rule-change.js";
-import { anyOf, pathOf, type FactReach } from "./job-reach.js";
+import { anyOf, NO_KEY, OTHER_OP, pathOf, type FactReach, type ValueSet } from "./job-reach.js";
 import { parseExactJson } from "../common/exact-json.js";
 import {
   MAX_INDEXED_PATHS,
   MemoryShares,
   type Holder,
+  type Reached,
   type Share,
   type ShareStore,
 } from "./running-shares.js";
@@ -282,7 +291,37 @@ export class RunningCounts {
         (coUsable &&
           co.every((f) => f.values.finite !== null) &&
           reached.facts.some((alts) => alts.every((f) => f.values.finite === null)));
-      if (!byComplement) store.eachReached(reached, !byId, test);
+      /** Reads the jobs within the added rules' reach (for a rule testing `OP_ID` alone, those the reach proves it matches moved unread). */
+      const readReached = (reached: Reached) => {
+        const alone = change.added.length === 1 && reached.ids.length === 0 && reached.facts.length === 1;
+        const by = alone && reached.facts[0].length === 1 ? reached.facts[0][0] : undefined;
+        if (by !== undefined && by.kind === "op" && ruleByOpId(next.chain[first])) {
+          // a job with an opcode whose OP_ID is a string the reach holds matches the added rule: moved unread
+          const unsure = (v: string) => v === OTHER_OP || v === NO_KEY;
+          const sure: ValueSet = {
+            finite:
+              by.values.finite === null ? null : new Set([...by.values.finite].filter((v) => !unsure(v))),
+            all: false,
+            has: (v) => !unsure(v) && by.values.has(v),
+          };
+          const onto = next.chain[first].uuid;
+          const took = new Set<number>();
+          store.eachReached({ ids: [], facts: [[{ kind: "op", values: sure }]] }, false, (h) => {
+            const upTo = h.share.rule === null ? end : change.keptAt.get(h.share.rule);
+            if (upTo === undefined || upTo <= first) return;
+            took.add(h.id);
+            move(h, onto);
+          });
+          // the others the reach holds (a non-string OP_ID, an opcode without one) are read and matched
+          const rest = [OTHER_OP, NO_KEY].filter((v) => by.values.has(v));
+          const others: ValueSet = { finite: new Set(rest), all: false, has: (v) => rest.includes(v) };
+          if (rest.length > 0)
+            store.eachReached({ ids: [], facts: [[{ kind: "op", values: others }]] }, true, (h) => {
+              if (!took.has(h.id)) test(h);
+            });
+        } else store.eachReached(reached, !byId, test);
+      };
+      if (!byComplement) readReached(reached);
       else {
         const tested = new Set<string | null>([null]);
         for (const [uuid, at] of change.keptAt) if (at > first) tested.add(uuid);
@@ -304,7 +343,7 @@ export class RunningCounts {
           } else done = store.eachBeside!(tested, co, test, sure);
         }
         if (!done) {
-          if (reached !== null) store.eachReached(reached, !byId, test);
+          if (reached !== null) readReached(reached);
           else store.eachHolder(tested, !byId, test);
         }
       }
