@@ -16,6 +16,7 @@ import type {
   RuleData,
   RuleKind,
 } from "./types.js";
+import { RULE_TWINS } from "./quick-rule.js";
 import { ruleUnits, validateConfigSteps, type ValidPartition } from "./validate.js";
 import { MAX_REPORTED_ERRORS } from "./yaml-tree.js";
 
@@ -160,11 +161,47 @@ function* buildRules(
   pace: Pace,
 ): Steps<RuleData[]> {
   const out: RuleData[] = [];
-  for (const r of rules) {
-    attemptRule(r, out, errors, reported(r.at), memo);
+  // a twin (quick-rule.ts RULE_TWINS) of a rule built is built as it was, but for its filters
+  const twins = RULE_TWINS.get(rules);
+  const built: (RuleData | null)[] = [];
+  for (let i = 0; i < rules.length; i++) {
+    const r = rules[i];
+    const skip = reported(r.at);
+    const t = twins !== undefined && i < twins.length ? twins[i] : -1;
+    const same = t >= 0 && !skip ? built[t] : null;
+    if (same !== null) {
+      const data = twinRule(same, r, memo);
+      out.push(data);
+      built.push(data);
+    } else {
+      const n = out.length;
+      attemptRule(r, out, errors, skip, memo);
+      built.push(out.length > n ? out[n] : null);
+    }
     if (pace.spend(ruleUnits(r))) yield;
   }
   return out;
+}
+
+/**
+ * {@link buildRule} of a twin of the rule built as `same`: the same names and
+ * values along the chain give the same kinds, values and flags (and no load
+ * error, since `same` had none); each filter is built from the twin's own
+ * entries (one without entries, as the first rule's was, is its type alone).
+ */
+function twinRule(same: RuleData, r: RawRule, memo: RegexMemo): RuleData {
+  return {
+    kind: same.kind,
+    create: same.create,
+    // a filter without entries is its type alone
+    filter:
+      r.filter.users.length === 0 && r.filter.groups.length === 0
+        ? { ...same.filter, users: [], groups: [] }
+        : buildFilter(r.filter, memo),
+    parent: same.parent === null ? null : twinRule(same.parent, r.parent!, memo),
+    value: same.value,
+    qualified: same.qualified,
+  };
 }
 
 /**
@@ -197,10 +234,15 @@ export interface PlacedCompile {
 /**
  * {@link compilePlacementSteps} that also gives what lint places its findings
  * by (the source's places and the validated partitions), so that lint reads
- * and validates the source once.
+ * and validates the source once. `lazy` false reads every mapping into nodes
+ * (parse.ts), so that no rule is decoded by a shape and none is a twin (for
+ * tests that hold the quick paths to the general one).
  */
-export function* compileWithPlacesSteps(source: string): Steps<Result<PlacedCompile, PolicyError[]>> {
-  const parsed = yield* parseConfigSteps(source);
+export function* compileWithPlacesSteps(
+  source: string,
+  lazy = true,
+): Steps<Result<PlacedCompile, PolicyError[]>> {
+  const parsed = yield* parseConfigSteps(source, lazy);
   if (!parsed.ok) return parsed;
   yield;
   const { config, locate } = parsed.value;
@@ -227,7 +269,7 @@ function* build(
   for (const e of checked.errors)
     for (let p = e.at; p !== "" && !marked.has(p); p = p.slice(0, Math.max(0, p.lastIndexOf("/"))))
       marked.add(p);
-  const reported = (at: string) => marked.has(at);
+  const reported = marked.size === 0 ? () => false : (at: string) => marked.has(at);
   const partitions: PartitionData[] = [];
   for (const { partition, root } of checked.partitions) {
     const rules =

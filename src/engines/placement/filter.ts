@@ -88,6 +88,12 @@ function buildList(
     const one = entries[0];
     if (SPECIAL_RE.test(one)) exp = translateGoRegex(one, memo);
     else if (pattern.test(one)) list.push(one);
+  } else if (entries.length <= SHORT_LIST) {
+    // each name once, in the order given: a short list is searched
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i];
+      if (pattern.test(e) && !list.includes(e)) list.push(e);
+    }
   } else {
     // each name once, in the order given (a set keeps a list of thousands linear)
     const seen = new Set<string>();
@@ -99,6 +105,9 @@ function buildList(
   }
   return { list, exp };
 }
+
+/** The longest list of names whose repeats {@link buildList} finds by searching what it kept (a set above it). */
+const SHORT_LIST = 8;
 
 /**
  * Builds a rule filter as YuniKorn does: one entry may be a regexp, several are

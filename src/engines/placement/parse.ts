@@ -38,7 +38,7 @@ import {
   uint64,
 } from "./yaml-decode.js";
 import { MAX_YAML_DEPTH } from "./yaml-read.js";
-import { QuickRules } from "./quick-rule.js";
+import { QuickRules, RULE_TWINS } from "./quick-rule.js";
 import { SEEDED_MEMOS, type RegexMemo } from "./filter.js";
 import { MAX_REPORTED_ERRORS, readYamlTreeSteps, type ReadTree, type Value } from "./yaml-tree.js";
 import { finish, type Steps } from "../common/slices.js";
@@ -177,8 +177,10 @@ function* partition(d: Decoder, v: Value, at: string, memo: RegexMemo): Steps<Ra
     d,
     m.get("placementrules"),
     `${at}/placementrules`,
-    (r, rat) => (r === null || r === undefined ? null : quick.rule(r, rat)) ?? decodeRule(d, r, rat),
+    (r, rat, i) => (r === null || r === undefined ? null : quick.rule(r, rat, i)) ?? decodeRule(d, r, rat),
   );
+  // the rules that validate as an earlier one does, for the compile (quick-rule.ts RULE_TWINS)
+  if (rules !== null && quick.twins.length > 0) RULE_TWINS.set(rules, quick.twins);
   return {
     name,
     queues,

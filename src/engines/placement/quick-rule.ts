@@ -7,6 +7,7 @@
  * the same rule (yaml-quick.test.ts holds them to it).
  */
 import type { RegexMemo } from "./filter.js";
+import { FILTER_GROUP_RE, FILTER_USER_RE, SPECIAL_RE } from "./names.js";
 import { shapeOfExpr, shapedInto, type ExprShape } from "./regex-shape.js";
 import type { RawFilter, RawRule } from "./types.js";
 import { LazyMap, type YamlNode, type YamlPair } from "./yaml-node.js";
@@ -408,12 +409,67 @@ interface Slot {
 /** A shape of rule text: the text of one rule with each string field's scalar a capture, and the rule it decoded to. */
 interface Shape {
   src: string;
-  re: RegExp;
+  /** The shape's pattern, every string field's scalar a capture. */
+  all: Reading;
+  /** The pattern of its first rule's twins: the names, values and types written as the first rule has them, the rest captured; null when no rule can be a twin. */
+  twins: Reading | null;
   slots: Slot[];
   template: RawRule;
   /** The filter lists of one quoted entry, whose expressions are read once per {@link ExprShape}. */
   exprs: ShapedSlot[];
+  /** The index in its list of the rule the shape was taken from, or -1 when not known (then no rule is its twin). */
+  first: number;
+  /** The one-entry lists' slots, each with the twin pattern's capture for it, which a twin's entry must pass (see {@link isTwin}). */
+  singles: Single[];
 }
+
+/** A shape's pattern and, per capture, the slot it fills. */
+interface Reading {
+  re: RegExp;
+  /** `caps[k]` is the slot capture k + 1 fills. */
+  caps: number[];
+  /** Per entry of {@link Shape.exprs}, the capture of its slot. */
+  exprCaps: number[];
+}
+
+/** The entry of a one-entry users or groups list in a shape (see {@link isTwin}). */
+interface Single {
+  /** Its capture in the twin pattern. */
+  cap: number;
+  /** Its slot. */
+  slot: number;
+  /** Whether it is a users list (else groups). */
+  users: boolean;
+  /** The first rule's text there. */
+  text: string;
+}
+
+/**
+ * Rules that validate as an earlier rule of the same list does, found while
+ * decoding (issue 31 goal 4, the cold compile): keyed by a partition's list of
+ * rules, per rule the index of that earlier rule, or -1 (the array may be
+ * shorter than the list: -1 past its end). Validation (validate.ts) takes
+ * such a rule's verdict from the earlier one wherever that one passed, and the
+ * rule build (compile.ts) its kind, value and flags, building only its filter.
+ *
+ * Why the verdict is the same. A twin is a rule of a shape (see
+ * {@link QuickRules}) decoded by {@link fill}, and the earlier rule is the
+ * one the shape was taken from: the two have the same keys, parent chain,
+ * booleans and list lengths, and differ only in scalars. The twin has the
+ * first rule's names, values and filter types (checked here, text for text),
+ * so every check that reads those (the rule names, the filter types, the
+ * static path and its queues, the rule kind, the fixed and tag values) reads
+ * the same texts and answers the same. Validation reads a filter's entries
+ * only when its list has one: there the twin's entry is the first rule's
+ * text, or an entry that validation accepts whatever it reads: one that
+ * SPECIAL_RE finds and the compile's regex memo holds as a valid expression
+ * (regex-shape.ts put it there with `inspectPattern`'s answer) or one that
+ * SPECIAL_RE does not find and the list's name pattern takes
+ * (`singleEntryProblem` gives null for both). So where the first rule got no
+ * error, the twin gets none. A rule's filter lists are built from its own
+ * entries, always.
+ */
+export const RULE_TWINS = new WeakMap<readonly RawRule[], readonly number[]>();
 
 /** A users or groups list of one quoted entry in a shape, and the expression shapes its entries took (regex-shape.ts). */
 interface ShapedSlot {
@@ -464,68 +520,136 @@ function copyRule(r: RawRule, at: string): RawRule {
 export class QuickRules {
   private readonly shapes: Shape[] = [];
 
+  /** Per rule of the list, by index, the earlier rule it is a twin of, or -1 (see {@link RULE_TWINS}). */
+  readonly twins: number[] = [];
+
   /** `memo`: the compile's expressions (filter.ts RegexMemo), where a rule shape's expressions read once per expression shape are put. */
   constructor(private readonly memo: RegexMemo) {}
 
-  /** {@link quickRule} for a rule at pointer `at`. */
-  rule(v: YamlNode, at: string): RawRule | null {
+  /** {@link quickRule} for a rule at pointer `at`, the list's rule number `index` (-1: none, then no twins are found). */
+  rule(v: YamlNode, at: string, index = -1): RawRule | null {
     if (!(v instanceof LazyMap)) return quickRule(v, at);
     const src = v.text.src;
     for (const shape of this.shapes) {
       if (shape.src !== src) continue;
-      shape.re.lastIndex = v.offset;
-      const m = shape.re.exec(src);
-      if (m !== null) return fill(shape, m, at, this.memo);
+      const twins = shape.twins;
+      if (twins !== null && index > shape.first) {
+        twins.re.lastIndex = v.offset;
+        const m = twins.re.exec(src);
+        if (m !== null) {
+          const r = fill(shape, twins, m, at, this.memo);
+          if (isTwin(shape, m, this.memo)) {
+            const found = this.twins;
+            while (found.length < index) found.push(-1);
+            found.push(shape.first);
+          }
+          return r;
+        }
+      }
+      const all = shape.all;
+      all.re.lastIndex = v.offset;
+      const m = all.re.exec(src);
+      if (m !== null) return fill(shape, all, m, at, this.memo);
     }
     const t = new RuleText(src, v.offset);
     const record = this.shapes.length < MAX_SHAPES;
     if (record) t.slots = [];
     const r = textRule(t, at, 0);
-    if (r !== null && record) this.shapes.push(shapeOf(src, v.offset, t.pos, t.slots!, r));
+    if (r !== null && record) this.shapes.push(shapeOf(src, v.offset, t.pos, t.slots!, r, index));
     return r;
   }
 }
 
-/** The shape of the rule text from `start` to `end` that decoded to `r`, its scalars read at `slots`. */
-function shapeOf(src: string, start: number, end: number, slots: Slot[], r: RawRule): Shape {
-  let pattern = "";
-  let p = start;
-  for (const s of slots) {
-    pattern += fixedPattern(src.slice(p, s.start));
-    pattern +=
-      s.quote === 34
-        ? '"([^"\\\\\\r\\n]*)"'
-        : s.quote === 39
-          ? "'([^'\\r\\n]*)'"
-          : "([A-Za-z0-9_][A-Za-z0-9_./-]*)";
-    p = s.end;
+/**
+ * Whether the rule of `shape` whose text matched its twin pattern (`m`; the
+ * rule filled, its expressions put in the memo) is a twin of the shape's first
+ * rule: each one-entry list holds the first rule's text or an entry
+ * validation accepts as it stands (see {@link RULE_TWINS}).
+ */
+function isTwin(shape: Shape, m: RegExpExecArray, memo: RegexMemo): boolean {
+  const singles = shape.singles;
+  for (let i = 0; i < singles.length; i++) {
+    const one = singles[i];
+    const captured = m[one.cap];
+    const text = shape.slots[one.slot].quote === 0 && isNullWord(captured) ? "" : captured;
+    if (text === one.text) continue;
+    if (SPECIAL_RE.test(text)) {
+      const known = memo.get(text);
+      if (known === undefined || !known.ok) return false;
+    } else if (!(one.users ? FILTER_USER_RE : FILTER_GROUP_RE).test(text)) return false;
   }
-  pattern += fixedPattern(src.slice(p, end));
+  return true;
+}
+
+/** The shape of the rule text from `start` to `end` that decoded to `r`, its scalars read at `slots`. */
+function shapeOf(src: string, start: number, end: number, slots: Slot[], r: RawRule, first: number): Shape {
+  // per slot, the first rule's text there, and whether a twin has it as it is (a name, value or type)
+  const fixed: boolean[] = [];
+  const singles: Single[] = [];
   const exprs: ShapedSlot[] = [];
   for (let i = 0; i < slots.length; i++) {
     const s = slots[i];
-    if (s.quote === 0 || (s.field !== F_USERS && s.field !== F_GROUPS)) continue;
     let at = r;
     for (let d = 0; d < s.depth; d++) at = at.parent!;
-    const list = s.field === F_USERS ? at.filter.users : at.filter.groups;
-    if (list.length === 1) exprs.push({ slot: i, shapes: [], tries: 0 });
+    const list = s.field === F_USERS ? at.filter.users : s.field === F_GROUPS ? at.filter.groups : null;
+    fixed.push(list === null);
+    if (list !== null && list.length === 1) {
+      singles.push({ cap: 0, slot: i, users: s.field === F_USERS, text: list[0] });
+      if (s.quote !== 0) exprs.push({ slot: i, shapes: [], tries: 0 });
+    }
   }
+  const all = readingOf(src, start, end, slots, () => false, exprs);
+  const twins = first < 0 ? null : readingOf(src, start, end, slots, (i) => fixed[i], exprs);
+  if (twins !== null) for (const one of singles) one.cap = twins.caps.indexOf(one.slot) + 1;
+  return { src, all, twins, slots, template: copyRule(r, r.at), exprs, first, singles };
+}
+
+/** A shape's pattern (see {@link Reading}): the slots `literal` tells written as the first rule has them, the others captured. */
+function readingOf(
+  src: string,
+  start: number,
+  end: number,
+  slots: Slot[],
+  literal: (slot: number) => boolean,
+  exprs: ShapedSlot[],
+): Reading {
+  let pattern = "";
+  let p = start;
+  const caps: number[] = [];
+  for (let i = 0; i < slots.length; i++) {
+    const s = slots[i];
+    pattern += fixedPattern(src.slice(p, s.start));
+    if (literal(i)) pattern += src.slice(s.start, s.end).replace(REGEX_SPECIAL, "\\$&");
+    else {
+      caps.push(i);
+      pattern +=
+        s.quote === 34
+          ? '"([^"\\\\\\r\\n]*)"'
+          : s.quote === 39
+            ? "'([^'\\r\\n]*)'"
+            : "([A-Za-z0-9_][A-Za-z0-9_./-]*)";
+    }
+    p = s.end;
+  }
+  pattern += fixedPattern(src.slice(p, end));
   return {
-    src,
     re: new RegExp(pattern.replace(/(?: \*)+/g, " *"), "y"),
-    slots,
-    template: copyRule(r, r.at),
-    exprs,
+    caps,
+    exprCaps: exprs.map((e) => caps.indexOf(e.slot) + 1),
   };
 }
 
+/** A character a pattern must escape to match it as itself. */
+const REGEX_SPECIAL = /[\\^$.*+?()[\]{}|/]/g;
+
 /** The rule a text of `shape` decodes to, its scalars captured in `m`. */
-function fill(shape: Shape, m: RegExpExecArray, at: string, memo: RegexMemo): RawRule {
+function fill(shape: Shape, reading: Reading, m: RegExpExecArray, at: string, memo: RegexMemo): RawRule {
   const out = copyRule(shape.template, at);
   const slots = shape.slots;
-  for (let i = 0; i < slots.length; i++) {
-    const s = slots[i];
-    const captured = m[i + 1];
+  const caps = reading.caps;
+  for (let k = 0; k < caps.length; k++) {
+    const s = slots[caps[k]];
+    const captured = m[k + 1];
     const text = s.quote === 0 && isNullWord(captured) ? "" : captured;
     let r = out;
     for (let d = 0; d < s.depth; d++) r = r.parent!;
@@ -547,8 +671,9 @@ function fill(shape: Shape, m: RegExpExecArray, at: string, memo: RegexMemo): Ra
     }
   }
   const exprs = shape.exprs;
+  const exprCaps = reading.exprCaps;
   for (let k = 0; k < exprs.length; k++) {
-    const expr = m[exprs[k].slot + 1];
+    const expr = m[exprCaps[k]];
     if (!memo.has(expr)) shapedIn(exprs[k], expr, memo);
   }
   return out;

@@ -10,6 +10,7 @@ import {
   isQueueNameValid,
   RULE_NAME_RE,
 } from "./names.js";
+import { RULE_TWINS } from "./quick-rule.js";
 import type { RawConfig, RawFilter, RawLimit, RawPartition, RawQueue, RawRule } from "./types.js";
 import {
   checkLimitApplications,
@@ -245,29 +246,54 @@ export function ruleUnits(top: RawRule): number {
   return units;
 }
 
+const NO_TWINS: readonly number[] = [];
+
 /** Checks the rules, then each one's static path; yields (at the pace's checkpoints) between rules. */
 function* checkRules(v: Check, p: RawPartition, root: RawQueue): Steps<void> {
-  if (p.placementrules.length === 0) return;
-  for (const r of p.placementrules) {
-    checkRule(v, r);
+  const rules = p.placementrules;
+  if (rules.length === 0) return;
+  // a twin (quick-rule.ts RULE_TWINS) passes each check its earlier rule passed: that check is not run again
+  const twins = RULE_TWINS.get(rules) ?? NO_TWINS;
+  const passed: boolean[] = [];
+  for (let i = 0; i < rules.length; i++) {
+    const r = rules[i];
+    const t = i < twins.length ? twins[i] : -1;
+    if (t >= 0 && passed[t]) passed.push(true);
+    else {
+      const errors = v.found.length;
+      checkRule(v, r);
+      passed.push(v.found.length === errors);
+    }
     if (v.pace.spend(ruleUnits(r))) yield;
   }
   const paths: (StaticPath | null)[] = [];
-  for (const r of p.placementrules) {
-    paths.push(staticPath(v, r));
+  for (let i = 0; i < rules.length; i++) {
+    const r = rules[i];
+    const t = i < twins.length ? twins[i] : -1;
+    // the same names and values along the chain: the same path (its chain is named by those names only)
+    paths.push(t >= 0 && paths[t] !== null ? paths[t] : staticPath(v, r));
     if (v.pace.spend(ruleUnits(r))) yield;
   }
   // rules often share a path: each is split once
   const split = new Map<string, string[]>();
   const roots = [root];
+  const placed: boolean[] = [];
   for (let i = 0; i < paths.length; i++) {
+    placed.push(false);
     if (v.pace.spend(32)) yield;
     const sp = paths[i];
     if (sp === null || !sp.path.startsWith("root")) continue;
-    const rule = p.placementrules[i];
+    const t = i < twins.length ? twins[i] : -1;
+    // the same path, create flag and queues: the same answer
+    if (t >= 0 && placed[t]) {
+      placed[i] = true;
+      continue;
+    }
+    const rule = rules[i];
     let parts = split.get(sp.path);
     if (parts === undefined) split.set(sp.path, (parts = sp.path.toLowerCase().split(".")));
     const check = checkHierarchy(parts, 0, rule.create, sp.dynamic, roots, null);
+    placed[i] = check.result === "ok";
     if (check.result === "ok") continue;
     const head = `placement rule no. #${i} (${sp.chain.map((r) => r.name).join("->")}) references`;
     if (check.result === "not_leaf")

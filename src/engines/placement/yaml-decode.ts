@@ -386,14 +386,14 @@ export function* itemsEachSteps<T>(
   d: Decoder,
   raw: Value,
   at: string,
-  decode: (v: Value, at: string) => T,
+  decode: (v: Value, at: string, index: number) => T,
 ): Steps<T[] | null> {
   const list = seq(d, raw, at);
   if (list === null) return null;
   const out: T[] = [];
   for (let i = 0; i < list.length; i++) {
     const itemAt = `${at}/${i}`;
-    out.push(d.nested(itemAt, () => decode(list[i], itemAt)));
+    out.push(d.nested(itemAt, () => decode(list[i], itemAt, i)));
     if (d.pace.spend(ITEM_UNITS)) yield;
   }
   return out;
