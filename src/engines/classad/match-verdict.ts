@@ -1,6 +1,6 @@
 /**
  * The /v1/match verdict, kept in columns while the decision runs: per machine
- * only its name (a string the ad already holds), a flag byte and its rank, and
+ * only its name (a string the ad already holds), its flag bits and its rank, and
  * the matching machines in rank order. The per-machine lines and the log are
  * built from the columns when the answer is written (the verdict's `machines`
  * and `log` are read), once; a decision over 100,000 machines thus allocates
@@ -60,8 +60,8 @@ export interface MatchColumns {
   readonly schedd: { discarded: boolean } | undefined;
   /** Per machine: the Name attribute when it is a string, else null (the line shows the index). */
   readonly names: readonly (string | null)[];
-  readonly flags: Uint8Array;
-  readonly ranks: Float64Array;
+  readonly flags: readonly number[];
+  readonly ranks: readonly number[];
   /** The best match's index (the highest rank, the first in the request among equal ones, NaN last), or -1. */
   readonly best: number;
   /** Log lines before the machines' (schedd and job discards), and the closing line (a spent budget) or null. */
@@ -158,7 +158,7 @@ function innerJson(s: string): string {
   return plainJson(s) ? s : JSON.stringify(s).slice(1, -1);
 }
 
-/** A machine line's JSON after its name, by the flag byte's two low bits (DISCARDED, MATCHED). */
+/** A machine line's JSON after its name, by the flags' two low bits (DISCARDED, MATCHED). */
 const LINE_FLAGS = [
   ',"discarded":false,"match":false,"rank":',
   ',"discarded":true,"match":false,"rank":',
@@ -177,11 +177,13 @@ export function columnVerdictJson(
   c: MatchColumns,
   best: string | number | null,
   order: readonly number[],
+  /** Without the outer braces: the members, for an answer that puts them after its envelope. */
+  members = false,
 ): string {
   const { names, flags, ranks, ts } = c;
   const n = names.length;
   const shown = new Array<string>(n);
-  let out = `{"job":${c.job.discarded ? '{"discarded":true}' : '{"discarded":false}'},"machines":[`;
+  let out = `${members ? "" : "{"}"job":${c.job.discarded ? '{"discarded":true}' : '{"discarded":false}'},"machines":[`;
   for (let i = 0; i < n; i++) {
     const name = names[i];
     let line: string;
@@ -227,7 +229,7 @@ export function columnVerdictJson(
   out += "]";
   if (c.schedd !== undefined)
     out += c.schedd.discarded ? ',"schedd":{"discarded":true}' : ',"schedd":{"discarded":false}';
-  return out + "}";
+  return members ? out : out + "}";
 }
 
 /**
@@ -263,8 +265,11 @@ class SmallVerdict implements MatchVerdict {
     this.#order = order;
   }
 
-  /** The verdict's JSON: from the columns, unless a field was replaced (then JSON.stringify's; edits inside the lists are not followed). */
-  [VERDICT_JSON](): string {
+  /**
+   * The verdict's JSON (with `members`, without its outer braces): from the columns, unless a
+   * field was replaced (then JSON.stringify's; edits inside the lists are not followed).
+   */
+  [VERDICT_JSON](members = false): string {
     const c = this.#c;
     const kept =
       this.job === c.job &&
@@ -272,37 +277,78 @@ class SmallVerdict implements MatchVerdict {
       this.best === this.#best &&
       this.log === this.#log &&
       this.schedd === c.schedd;
-    return kept ? columnVerdictJson(c, this.best, this.#order) : JSON.stringify(this);
+    if (kept) return columnVerdictJson(c, this.best, this.#order, members);
+    const json = JSON.stringify(this);
+    return members ? json.slice(1, -1) : json;
   }
+}
+
+/**
+ * A larger verdict: `machines` and `log` are built from the columns on first
+ * read and kept (a decision over 100,000 machines builds no line and no log
+ * string until its answer is written). They are own, enumerable accessor
+ * properties, so JSON.stringify and spreading see plain arrays, defined with
+ * one getter/setter pair shared by every verdict (LazyVerdict.MACHINES, .LOG).
+ * An object literal with `get machines() { … }` made new closures per verdict,
+ * and V8 gave each such object a map of its own, held in the old space and
+ * pointing at the young closures and their columns: every scavenge kept the
+ * verdicts made since the last one alive and promoted them (in a loop of
+ * 100-machine decides, about 2.5 MB per scavenge; docs/performance.md, wt/decide6).
+ */
+class LazyVerdict {
+  declare job: { discarded: boolean };
+  declare machines: MachineVerdict[];
+  declare best: string | number | null;
+  declare log: string[];
+  declare schedd?: { discarded: boolean };
+  readonly #c: MatchColumns;
+  #machines: MachineVerdict[] | null = null;
+  #log: string[] | null = null;
+
+  constructor(c: MatchColumns, best: string | number | null) {
+    this.#c = c;
+    // the keys in the documented order: job, machines, best, log, then schedd
+    this.job = c.job;
+    Object.defineProperty(this, "machines", LazyVerdict.MACHINES);
+    this.best = best;
+    Object.defineProperty(this, "log", LazyVerdict.LOG);
+    if (c.schedd !== undefined) this.schedd = c.schedd;
+  }
+
+  /** `machines`: the lines, built on first read. */
+  static readonly MACHINES: PropertyDescriptor = {
+    get(this: LazyVerdict): MachineVerdict[] {
+      return (this.#machines ??= machineLines(this.#c));
+    },
+    set(this: LazyVerdict, v: MachineVerdict[]) {
+      this.#machines = v;
+    },
+    enumerable: true,
+    configurable: true,
+  };
+
+  /** `log`: the log lines, built (the matches put in rank order) on first read. */
+  static readonly LOG: PropertyDescriptor = {
+    get(this: LazyVerdict): string[] {
+      return (this.#log ??= logLines(this.#c, matchOrder(this.#c)));
+    },
+    set(this: LazyVerdict, v: string[]) {
+      this.#log = v;
+    },
+    enumerable: true,
+    configurable: true,
+  };
 }
 
 /**
  * The verdict over the columns: `job`, `machines`, `best`, `log` and (with a
  * schedd ad) `schedd`, in that order. A small one (see SmallVerdict) has them
- * as plain fields and writes its own JSON; in a larger one `machines` and `log`
- * are built on first read and kept, so JSON and spreading see plain arrays.
+ * as plain fields and writes its own JSON; in a larger one (LazyVerdict)
+ * `machines` and `log` are built on first read and kept, so JSON and spreading
+ * see plain arrays.
  */
 export function columnVerdict(c: MatchColumns): MatchVerdict {
   const best = c.best >= 0 ? (c.names[c.best] ?? c.best) : null;
   if (c.names.length <= OWN_JSON_MACHINES) return new SmallVerdict(c, best);
-  let machines: MachineVerdict[] | null = null;
-  let log: string[] | null = null;
-  const verdict = {
-    job: c.job,
-    get machines(): MachineVerdict[] {
-      return (machines ??= machineLines(c));
-    },
-    set machines(v: MachineVerdict[]) {
-      machines = v;
-    },
-    best,
-    get log(): string[] {
-      return (log ??= logLines(c, matchOrder(c)));
-    },
-    set log(v: string[]) {
-      log = v;
-    },
-  } as MatchVerdict;
-  if (c.schedd !== undefined) verdict.schedd = c.schedd;
-  return verdict;
+  return new LazyVerdict(c, best);
 }

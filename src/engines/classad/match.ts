@@ -253,7 +253,7 @@ export function decideMatch(
 
 /**
  * Matches already-read ads (the value-returning path: read them with parseMatchRequest first).
- * Per machine the decision keeps only its name, a flag byte and its rank; the verdict's machine
+ * Per machine the decision keeps only its name, its flag bits and its rank; the verdict's machine
  * lines and log are written from them when read (match-verdict.ts).
  */
 export function decideParsedMatch(
@@ -285,9 +285,12 @@ export function decideParsedMatch(
     return decideBest(policy, req, st, { ts, jid, head, schedd, scheddOut, jobOut, explain, trace });
   const machines = req.machines;
   const n = machines.length;
+  // plain arrays, every entry written below: a typed array of more than 64 bytes has its store
+  // allocated outside the heap (malloc, zeroed, freed by the scavenger's sweeper), about 5% of a
+  // 100-machine decide's CPU for the two columns (docs/performance.md, wt/decide6)
   const names = new Array<string | null>(n);
-  const flags = new Uint8Array(n);
-  const ranks = new Float64Array(n);
+  const flags = new Array<number>(n);
+  const ranks = new Array<number>(n);
   // the best match is kept as the loop goes; the matches are put in rank order only when the log is written
   let best = -1;
   let bestRank = NaN;
@@ -295,14 +298,20 @@ export function decideParsedMatch(
   for (let i = 0; i < n; i++) {
     const m = machines[i];
     const name = MACHINE_NAME.eval(m, null, st);
-    names[i] = typeof name === "string" ? name : null;
+    const shown = typeof name === "string" ? name : null;
+    names[i] = shown;
     if (startdOnly !== null && startdDiscards(startdOnly, m, st)) {
       flags[i] = DISCARDED;
+      ranks[i] = 0;
       continue;
     }
-    if (scheddOut || jobOut) continue;
+    if (scheddOut || jobOut) {
+      flags[i] = 0;
+      ranks[i] = 0;
+      continue;
+    }
     const pair = matchPair(policy, req.job, m, st, explain);
-    if (pair.trace) trace.push({ machine: names[i] ?? i, ...pair.trace, match: pair.match });
+    if (pair.trace) trace.push({ machine: shown ?? i, ...pair.trace, match: pair.match });
     let f =
       pair.policyReject === null
         ? 0

@@ -18,7 +18,7 @@ const HI = (() => {
 const LO = 1 - HI;
 
 /** Sorts candidate indices (ascending on entry) by `ranks[i]` descending, ties keeping their order, NaN last. */
-export function orderByRank(candidates: number[], ranks: Float64Array): void {
+export function orderByRank(candidates: number[], ranks: ArrayLike<number>): void {
   if (candidates.length < RADIX_FROM) mergeOrder(candidates, ranks);
   else radixOrder(candidates, ranks);
 }
@@ -38,7 +38,7 @@ const RUN = 8;
  * evaluations). An element moves ahead of another only when it goes strictly
  * before it, so ties keep their input order.
  */
-function mergeOrder(c: number[], ranks: Float64Array): void {
+function mergeOrder(c: number[], ranks: ArrayLike<number>): void {
   const n = c.length;
   for (let lo = 0; lo < n; lo += RUN) {
     const hi = Math.min(lo + RUN, n);
@@ -77,7 +77,7 @@ function mergeOrder(c: number[], ranks: Float64Array): void {
  * skipped when every key has the same byte there (integer ranks leave most of
  * the low bytes zero).
  */
-function radixOrder(candidates: number[], ranks: Float64Array): void {
+function radixOrder(candidates: number[], ranks: ArrayLike<number>): void {
   const n = candidates.length;
   const hi = new Uint32Array(n);
   const lo = new Uint32Array(n);

@@ -47,9 +47,16 @@ export class EvalState {
   used = 0;
   /** Work units charged since the last reset, and how many the decision's budget had left then. */
   work = 0;
-  workLimit: number;
   /** The decision's work budget: the one current when this state was made. */
   private readonly budget: Budget = currentBudget();
+  /**
+   * Initialised with a number, not declared bare and set in the constructor: a bare
+   * class field starts as `undefined`, and V8 then keeps the field as a tagged
+   * value, so storing an unbounded budget's Infinity (or any non-small integer)
+   * on every reset allocated a heap number: 16 bytes per evaluation, about 5 KB
+   * per 100-machine decide outside a budget (docs/performance.md, wt/decide6).
+   */
+  workLimit: number = this.budget.remaining();
   /**
    * Enters an expression of `height` levels (nested inside those in
    * progress): false when that passes MAX_LEVELS or MAX_DEPTH. The caller
@@ -79,9 +86,7 @@ export class EvalState {
   altOf: ClassAd | null = null;
   alt: ClassAd | null = null;
 
-  constructor(readonly ctx: EvalContext) {
-    this.workLimit = this.budget.remaining();
-  }
+  constructor(readonly ctx: EvalContext) {}
 
   /**
    * Charges `n` work units; false once the decision's budget is spent. The
