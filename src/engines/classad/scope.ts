@@ -52,21 +52,28 @@ export function evalExpr(c: Compiled, holder: ClassAd, st: EvalState): Value {
 export function evalExprAs(c: Compiled, fn: EvalFn, holder: ClassAd, st: EvalState): Value {
   const stack = st.stack;
   const holders = st.holders;
+  const sp = st.sp;
   let walked = 0;
   // only an expression already in progress can close a cycle: then the stack is searched for it in this ad
   if (c.active !== 0) {
-    for (let i = stack.length - 1; i >= 0; i--) if (stack[i] === c && holders[i] === holder) return UNDEF;
-    walked = stack.length >> 3;
+    for (let i = sp - 1; i >= 0; i--) if (stack[i] === c && holders[i] === holder) return UNDEF;
+    walked = sp >> 3;
   }
   if (++st.steps > MAX_STEPS || !st.spend(c.c + LOOKUP_UNITS + walked) || !st.enter(c.h)) return ERROR;
-  stack.push(c);
-  holders.push(holder);
+  // stored in place below the arrays' length (a store past it grows them: once per depth reached)
+  if (sp < stack.length) {
+    stack[sp] = c;
+    holders[sp] = holder;
+  } else {
+    stack.push(c);
+    holders.push(holder);
+  }
+  st.sp = sp + 1;
   c.active++;
   const v = fn(holder, st);
   c.active--;
   st.leave(c.h);
-  stack.pop();
-  holders.pop();
+  st.sp = sp;
   return chargeValue(v, st);
 }
 
