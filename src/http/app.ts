@@ -6,7 +6,7 @@ import type { AppEnv, Env } from "../env.js";
 import { ApiError, errorBody } from "./errors.js";
 import { noteRequest } from "./metrics.js";
 import { countAnswer, httpSeriesOf } from "./http-metrics.js";
-import { carriesRequestId, requestIdOf, setRequestId } from "./request-id.js";
+import { RequestScope, requestIdOf } from "./request-id.js";
 import { listOperations } from "./openapi.js";
 import { isObjectOverloaded, overloaded, RETRY_AFTER_SECONDS } from "./overload.js";
 import { hostRoutes } from "./routes/hosts.js";
@@ -79,15 +79,17 @@ function withHeader(response: Response, name: string, value: string): Response {
 // The request id is given around Hono's dispatch rather than by a `*` middleware, so a
 // route with one handler takes Hono's single-handler path instead of composing a chain
 // per request (docs/performance.md, the HTTP floor).
+// The request's id and the answer's mark live in a scope object Hono holds as the execution
+// context, not on the runtime's own Request and Response (src/http/request-id.ts says why).
 const dispatch = app.fetch;
 app.fetch = async (request, env, ctx) => {
   noteRequest(Date.now());
-  const requestId = request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID();
-  setRequestId(request, requestId);
+  const scope = new RequestScope(request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID(), ctx);
   const series = httpSeriesOf(app, request);
-  const response = await dispatch(request, env, ctx);
-  countAnswer(series, response, env as Env | undefined, ctx);
-  return carriesRequestId(response) ? response : withHeader(response, "X-Request-Id", requestId);
+  const response = await dispatch(request, env, scope as unknown as ExecutionContext);
+  const carries = scope.answered === response;
+  countAnswer(series, response, carries, env as Env | undefined, ctx);
+  return carries ? response : withHeader(response, "X-Request-Id", scope.requestId);
 };
 
 app.onError((error, c) => {

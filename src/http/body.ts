@@ -12,13 +12,23 @@ import { knownKeysAt } from "./known-keys.js";
 /** The largest request body any route reads. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** Reads the raw body as text, refusing more than `limit` bytes without buffering them all. */
-export async function readText(c: Context<AppEnv>, limit = MAX_BODY_BYTES): Promise<string> {
-  const declared = Number(c.req.header("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+/**
+ * Reads the raw body as text, refusing more than `limit` bytes without buffering them all.
+ * Not an async function: a body with a declared length is the runtime's own read, handed
+ * on as it is (no promise of ours around it, nor Hono's body cache: each route reads its
+ * body once, through here).
+ */
+export function readText(c: Context<AppEnv>, limit = MAX_BODY_BYTES): Promise<string> {
+  const length = c.req.raw.headers.get("content-length");
+  const declared = length === null ? NaN : Number(length);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
   // A declared length within the limit is enforced by the runtime: read it in one go.
-  if (Number.isFinite(declared)) return c.req.text();
-  const text = await readCappedText(c.req.raw.body, limit);
+  if (Number.isFinite(declared)) return c.req.raw.text();
+  return readCapped(c.req.raw.body, limit);
+}
+
+async function readCapped(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string> {
+  const text = await readCappedText(body, limit);
   if (text === null) throw tooLarge(limit);
   return text;
 }
@@ -27,14 +37,16 @@ function tooLarge(limit: number): ApiError {
   return new ApiError("payload_too_large", `request body exceeds ${limit} bytes`);
 }
 
-/** Reads the body's text, insisting on a JSON content type. */
-export async function readJsonText(c: Context<AppEnv>): Promise<string> {
-  const type = c.req.header("content-type") ?? "";
-  if (!/^application\/(.+\+)?json\b/i.test(type.trim())) {
-    throw new ApiError("unsupported_media_type", "the request body must be `application/json`");
+/** Reads the body's text, insisting on a JSON content type (a promise, rejected for another type). */
+export function readJsonText(c: Context<AppEnv>): Promise<string> {
+  const type = c.req.raw.headers.get("content-type") ?? "";
+  if (!JSON_TYPE.test(type.trim())) {
+    return Promise.reject(new ApiError("unsupported_media_type", "the request body must be `application/json`"));
   }
   return readText(c);
 }
+
+const JSON_TYPE = /^application\/(.+\+)?json\b/i;
 
 /**
  * Parses body text as JSON; a syntax error is the 400 `invalid_json`, a value

@@ -2,9 +2,9 @@ import type { Context, Handler } from "hono";
 import type { z } from "zod";
 import type { LoadedBundle } from "../bundle/index.js";
 import { BudgetExceeded, decisionBudget, type Budget } from "../engines/common/budget.js";
-import { shapeVerdict, verdictJsonWriter, type Decision, type VerdictEnvelope } from "../engines/common/decision.js";
+import { shapeVerdict, verdictMembersWriter, type Decision, type VerdictEnvelope } from "../engines/common/decision.js";
 import type { EngineName } from "../engines/common/engine.js";
-import { getActiveBundle } from "../state/policy-store.js";
+import { bundleWithoutRead, getActiveBundle } from "../state/policy-store.js";
 import { authorize } from "./auth.js";
 import { verdictCacheKey } from "./cache-key.js";
 import { compiledSchema, parseJsonText, readJsonText, validate } from "./body.js";
@@ -59,7 +59,7 @@ const memo = new VerdictMemo();
  * then on the answer builds three.
  */
 function jsonAnswer(c: Context<AppEnv>, json: string, cache: "hit" | "miss" | "bypass"): Response {
-  return identified(new Response(json, { headers: { "content-type": "application/json", "x-arbiter-cache": cache, "x-request-id": requestIdOf(c) } }));
+  return identified(c, new Response(json, { headers: { "content-type": "application/json", "x-arbiter-cache": cache, "x-request-id": requestIdOf(c) } }));
 }
 
 /**
@@ -98,7 +98,8 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     const started = performance.now();
     authorize(c, "decision");
     const text = await (opts.readRequest ?? readJsonText)(c);
-    const bundle = await getActiveBundle(c.env);
+    // the usual request: the isolate's bundle is fresh, taken without a promise
+    const bundle = bundleWithoutRead(c.env) ?? (await getActiveBundle(c.env));
     const explain = wantsExplain(c);
     const ttl = numberVar(c.env.VERDICT_CACHE_SECONDS, 60);
     const caching = !explain && ttl > 0;
@@ -160,7 +161,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
       throw e;
     }
     // a verdict that writes its own JSON (match: from its columns) is never spread into an answer object
-    const ownJson = opts.answer === undefined ? verdictJsonWriter(decision.verdict) : undefined;
+    const ownMembers = opts.answer === undefined ? verdictMembersWriter(decision.verdict) : undefined;
     // another protocol's answer is made from the whole answer object
     const body = opts.answer === undefined ? undefined : shapeVerdict(decision, decisionId, bundle.revision, explain);
     const entry = logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, cacheResult);
@@ -169,16 +170,16 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     // a verdict that used answers which expire (DNS TTLs) is kept no longer than the shortest of them
     const keep = decision.maxAgeSeconds === undefined ? ttl : Math.min(ttl, Math.floor(decision.maxAgeSeconds));
     if (memoKey && !decision.cacheable) memo.set(memoKey, decision.outcome, null, now + ttl * 1000);
-    // the answer without decision_id (what the cache keeps): the answer is that text with the id put in
-    // front, the text JSON.stringify gives for the whole answer object, which is never built
-    let restJson =
-      opts.answer === undefined ? envelopedJson(decision, bundle.revision, explain, ownJson ?? (() => JSON.stringify(decision.verdict))) : undefined;
+    // the answer's members after decision_id: the cache keeps them in braces, the answer is them with the id
+    // put in front, the text JSON.stringify gives for the whole answer object, which is never built
+    const members =
+      opts.answer === undefined ? envelopedMembers(decision, bundle.revision, explain, ownMembers) : undefined;
     if (caching && decision.cacheable && keep >= 1) {
-      if (restJson === undefined) {
+      let json: string;
+      if (members === undefined) {
         const { decision_id: _omit, ...verdict } = body as VerdictEnvelope;
-        restJson = answerJson(verdict);
-      }
-      const json = restJson;
+        json = answerJson(verdict);
+      } else json = `{${members}}`;
       const expires = now + keep * 1000;
       if (memoKey) memo.set(memoKey, decision.outcome, json, expires);
       if (cache && key) {
@@ -193,8 +194,9 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
         }
       }
     }
-    // written once, not a second JSON.stringify of the whole verdict (2,000 match lines and their log)
-    if (opts.answer === undefined) return jsonAnswer(c, withDecisionId(decisionId, restJson as string), cacheResult);
+    // written once, not a second JSON.stringify of the whole verdict (2,000 match lines and their log); withDecisionId's
+    // text, made without cutting the brace off a whole text (which copied the answer once more)
+    if (opts.answer === undefined) return jsonAnswer(c, `{"decision_id":${JSON.stringify(decisionId)},${members as string}}`, cacheResult);
     return jsonAnswer(c, answerJson(opts.answer(body as Record<string, unknown>)), cacheResult);
   };
 }
@@ -255,19 +257,25 @@ function budgetError(e: unknown): unknown {
 let lastRevision = { revision: "", json: '""' };
 
 /**
- * The text JSON.stringify gives for shapeVerdict's answer without its
- * decision_id: the envelope, the verdict's own text (its own writer's, when it
- * has one, else JSON.stringify's), then the trace when asked for. Verdicts have
- * fixed field names (none an array index, none an envelope field or `trace`),
- * so this is the text of the spread answer object, never built.
+ * The members, without the braces, of the text JSON.stringify gives for shapeVerdict's
+ * answer without its decision_id: the envelope, the verdict's own members (its own
+ * writer's, when it has one, else JSON.stringify's text cut), then the trace when asked
+ * for. Verdicts have fixed field names (none an array index, none an envelope field or
+ * `trace`), so in braces this is the text of the spread answer object, never built. Never
+ * empty (the revision). A verdict's own writer gives its members at once: cutting the
+ * braces off its text (made by joining) copied the whole of it (match's lines and log).
  */
-function envelopedJson(decision: Decision<object>, revision: string, explain: boolean, write: () => string): string {
-  const verdict = answerJson(null, write);
+function envelopedMembers(decision: Decision<object>, revision: string, explain: boolean, ownMembers: (() => string) | undefined): string {
+  let verdict: string;
+  if (ownMembers === undefined) {
+    const json = answerJson(decision.verdict);
+    verdict = json === "{}" ? "" : json.slice(1, -1);
+  } else verdict = answerJson(null, ownMembers);
   if (revision !== lastRevision.revision) lastRevision = { revision, json: JSON.stringify(revision) };
-  const head = `{"revision":${lastRevision.json},"cacheable":${decision.cacheable ? "true" : "false"}`;
-  const fields = verdict === "{}" ? "" : `,${verdict.slice(1, -1)}`;
+  const head = `"revision":${lastRevision.json},"cacheable":${decision.cacheable ? "true" : "false"}`;
+  const fields = verdict === "" ? "" : `,${verdict}`;
   const trace = explain && decision.trace !== undefined ? `,"trace":${answerJson(decision.trace)}` : "";
-  return `${head}${fields}${trace}}`;
+  return `${head}${fields}${trace}`;
 }
 
 /**

@@ -2,7 +2,6 @@ import type { Hono } from "hono";
 import type { AppEnv, Env } from "../env.js";
 import type { HttpSeries } from "../metrics/index.js";
 import { isolateFlusher, isolateMetrics } from "../state/isolate-metrics.js";
-import { carriesRequestId } from "./request-id.js";
 
 /** The route label of a request no route matched (404, 405). */
 export const UNMATCHED_ROUTE = "unmatched";
@@ -56,13 +55,15 @@ export function httpSeriesOf(app: Hono<AppEnv>, request: Request): HttpSeries {
 export function countAnswer(
   series: HttpSeries,
   response: Response,
+  /** Whether the answer was made with its headers at once (`identified`). */
+  identified: boolean,
   env: Env | undefined,
   ctx: { waitUntil(p: Promise<unknown>): void } | undefined,
 ): void {
   isolateMetrics.httpAnswer(series, response.status);
   // A decision answer (made with its headers at once, `identified`) never says it is a replay:
   // its headers are not read, so the runtime makes no Headers object for them.
-  if (!carriesRequestId(response) && response.headers.get("idempotent-replayed") === "true")
+  if (!identified && response.headers.get("idempotent-replayed") === "true")
     isolateMetrics.replayCell(series.route).n++;
   if (env === undefined || ctx === undefined) return;
   isolateFlusher.afterRequest(env, (p) => ctx.waitUntil(p), Date.now());

@@ -2,34 +2,72 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env.js";
 
 /**
- * Where a request keeps its id while it is answered (the caller's `X-Request-Id`, else a
- * fresh one), and where an answer made with that header already set says so: a property
- * of the request's and the answer's own objects, which go when they go. A WeakMap keyed by
- * them did the same at the price of an ephemeron per request for the collector to process.
+ * What answering one request keeps besides the runtime's objects: the request's id (the
+ * caller's `X-Request-Id`, else a fresh one) and the answer made with that header already
+ * set. Hono holds it as the context's execution context, passing `waitUntil` and
+ * `passThroughOnException` on to the runtime's. It is never a property of the runtime's
+ * `Request` or `Response`: workerd lets a young collection drop the JavaScript wrapper of a
+ * runtime object (and destroy its C++ object then) only while the wrapper is unmodified (no
+ * property added, never a WeakMap key). A modified wrapper waits, with its C++ objects, for a
+ * full collection, which destroys thousands of them at once: 76 bytes of C++-object heap
+ * more per request, 349 against 273, with the id and the mark on the wrappers
+ * (docs/performance.md, wt/stalls).
  */
-const REQUEST_ID = Symbol("arbiter.requestId");
-const IDENTIFIED = Symbol("arbiter.identified");
+export class RequestScope {
+  /** The answer made with the request's `X-Request-Id` already set, when one was. */
+  answered: Response | undefined = undefined;
 
-type Tagged<T> = T & { [REQUEST_ID]?: string; [IDENTIFIED]?: true };
+  constructor(
+    readonly requestId: string,
+    private readonly runtime: RuntimeContext | undefined,
+  ) {}
 
-/** Gives a request its id, before Hono dispatches it. */
-export function setRequestId(request: Request, id: string): void {
-  (request as Tagged<Request>)[REQUEST_ID] = id;
+  waitUntil(promise: Promise<unknown>): void {
+    // as Hono's context does when it has no execution context: the caller awaits the work itself
+    if (this.runtime === undefined) throw new Error("This context has no ExecutionContext");
+    this.runtime.waitUntil(promise);
+  }
+
+  passThroughOnException(): void {
+    this.runtime?.passThroughOnException();
+  }
+
+  get props(): unknown {
+    return this.runtime?.props;
+  }
 }
+
+/** The runtime's execution context, as Hono types it. */
+interface RuntimeContext {
+  waitUntil(promise: Promise<unknown>): void;
+  passThroughOnException(): void;
+  props?: unknown;
+}
+
+/** A request's scope, as the context's execution context; undefined for a request Hono dispatched without one. */
+function scopeOf(c: Context<AppEnv>): RequestScope | undefined {
+  try {
+    const ctx: unknown = c.executionCtx;
+    return ctx instanceof RequestScope ? ctx : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where a request dispatched without a scope keeps its id (only then is the runtime's object marked). */
+const REQUEST_ID = Symbol("arbiter.requestId");
 
 /** The id of the request a handler is answering, as its `X-Request-Id` header and error bodies give it. */
 export function requestIdOf(c: Context<AppEnv>): string {
-  const request = c.req.raw as Tagged<Request>;
+  const scope = scopeOf(c);
+  if (scope !== undefined) return scope.requestId;
+  const request = c.req.raw as Request & { [REQUEST_ID]?: string };
   return (request[REQUEST_ID] ??= crypto.randomUUID());
 }
 
-/** Whether an answer already carries its request's `X-Request-Id`. */
-export function carriesRequestId(response: Response): boolean {
-  return (response as Tagged<Response>)[IDENTIFIED] === true;
-}
-
 /** Notes that an answer was made with its `X-Request-Id` header already set. */
-export function identified(response: Response): Response {
-  (response as Tagged<Response>)[IDENTIFIED] = true;
+export function identified(c: Context<AppEnv>, response: Response): Response {
+  const scope = scopeOf(c);
+  if (scope !== undefined) scope.answered = response;
   return response;
 }

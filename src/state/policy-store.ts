@@ -72,6 +72,19 @@ let reading: { since: number } | undefined;
 let generation = 0;
 
 /**
+ * What {@link getActiveBundle} answers without reading KV, synchronously: the bundle this
+ * isolate has while its view is fresh (or another request is re-reading it), else undefined.
+ * A decision route asks this first, so the usual request makes no promise for its bundle.
+ */
+export function bundleWithoutRead(env: Env, now = Date.now()): LoadedBundle | undefined {
+  if (info.checkedAt === 0) return undefined;
+  const refreshMs = numberVar(env.BUNDLE_REFRESH_SECONDS, 5) * 1000;
+  if (now - info.checkedAt < refreshMs) return active;
+  if (reading !== undefined && now - reading.since < refreshMs) return active;
+  return undefined;
+}
+
+/**
  * The bundle to decide with. Each isolate keeps the loaded bundle by revision
  * and re-reads the KV pointer at most every BUNDLE_REFRESH_SECONDS, so a
  * publish reaches every isolate within that interval (and one KV read) without
@@ -86,10 +99,8 @@ let generation = 0;
  * no longer holds the others back.
  */
 export async function getActiveBundle(env: Env, now = Date.now()): Promise<LoadedBundle> {
-  const refreshMs = numberVar(env.BUNDLE_REFRESH_SECONDS, 5) * 1000;
-  const checked = info.checkedAt !== 0;
-  if (checked && now - info.checkedAt < refreshMs) return active;
-  if (checked && reading !== undefined && now - reading.since < refreshMs) return active;
+  const fresh = bundleWithoutRead(env, now);
+  if (fresh !== undefined) return fresh;
   const mine = { since: now };
   reading = mine;
   try {

@@ -1,17 +1,22 @@
 /**
  * The JobQueue object's running counts in its SQLite storage (a
- * `ShareStore`, see src/engines/jobfilter/running-shares.ts): one row per
- * running job with the rule it is counted under and its bucket keys, one row
- * per non-zero total, and the fingerprint of the rule set they were counted
- * for in the meta table, and an index of the running jobs by their facts
- * (`running_facts`: their opcodes' `OP_ID`s, their reason entries' sources
- * and reasons, and their opcodes' values at the field paths the rules test
- * for equality, kind `field:<path>`, the paths listed in the meta table, a
- * path new to it filled for the jobs counted before by `fillIndex`; see
- * job-reach.ts) so that a rule change reads only the jobs the rules it added
- * can reach. Written as each count changes, in the same turn as
- * the job rows, so an object that starts again reads its totals back instead
- * of counting every running job.
+ * `ShareStore`, see src/engines/jobfilter/running-shares.ts): the running
+ * jobs' shares in groups (`running_groups`: a rule, the earlier rule the
+ * group's jobs remember, and how many jobs it holds; `running_members`: one
+ * row per running job naming its group, with its bucket keys), so that a
+ * rule change moving many jobs together writes their group's row, not one
+ * row per job; one row per non-zero total, and the fingerprint of the rule
+ * set they were counted for in the meta table; and an index of the running
+ * jobs by their facts (`running_facts`: their opcodes' `OP_ID`s, their
+ * reason entries' sources and reasons, and their opcodes' values at the
+ * field paths the rules test by value or with `!=`, kind `field:<path>`, with
+ * the presence key `NO_KEY` where a job has no value there, the paths listed
+ * in the meta table, a path new to it filled for the jobs counted before by
+ * `fillIndex`; see job-reach.ts) so that a rule change reads only the jobs
+ * the rules it added can reach, and moves the jobs outside a `!=` rule's
+ * values by their groups (`moveBeside`). Written as each count changes, in
+ * the same turn as the job rows, so an object that starts again reads its
+ * totals back instead of counting every running job.
  */
 import { parseExactJson } from "../engines/common/exact-json.js";
 import type {
@@ -24,23 +29,32 @@ import type {
   ShareStore,
   Totals,
 } from "../engines/jobfilter/index.js";
-import { cheapest, factsOf, fieldKind, valuesAt } from "../engines/jobfilter/index.js";
+import { NO_KEY, cheapest, factsOf, fieldKind, valuesAt } from "../engines/jobfilter/index.js";
 
 /** The tables of the running counts. */
 export const SHARES_SCHEMA = [
-  "CREATE TABLE IF NOT EXISTS running_shares (id INTEGER PRIMARY KEY, rule TEXT, buckets TEXT NOT NULL, gen INTEGER, was TEXT)",
-  "CREATE INDEX IF NOT EXISTS running_shares_rule ON running_shares (rule)",
+  // a group of running jobs counted under one rule, remembering one earlier rule (`gen`, `was`; see `Share.gen`), `n` jobs
+  "CREATE TABLE IF NOT EXISTS running_groups (grp INTEGER PRIMARY KEY, rule TEXT, gen INTEGER, was TEXT, n INTEGER NOT NULL)",
+  "CREATE INDEX IF NOT EXISTS running_groups_rule ON running_groups (rule)",
+  "CREATE TABLE IF NOT EXISTS running_members (id INTEGER PRIMARY KEY, grp INTEGER NOT NULL, buckets TEXT NOT NULL)",
+  "CREATE INDEX IF NOT EXISTS running_members_grp ON running_members (grp)",
   "CREATE TABLE IF NOT EXISTS running_totals (kind TEXT NOT NULL, key TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (kind, key))",
   "CREATE TABLE IF NOT EXISTS counted_rules (uuid TEXT PRIMARY KEY, rule TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS running_facts (kind TEXT NOT NULL, value TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (kind, value, id)) WITHOUT ROWID",
   "CREATE INDEX IF NOT EXISTS running_facts_id ON running_facts (id)",
-  // the earlier rule sets jobs' remembered rules are for (`running_shares.gen`), each as its rules' texts where they differ from `counted_rules` (rule NULL: a rule it lacks)
+  // the earlier rule sets jobs' remembered rules are for (`running_groups.gen`), each as its rules' texts where they differ from `counted_rules` (rule NULL: a rule it lacks)
   "CREATE TABLE IF NOT EXISTS earlier_sets (gen INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS earlier_rules (gen INTEGER NOT NULL, uuid TEXT NOT NULL, rule TEXT, PRIMARY KEY (gen, uuid))",
 ];
 
-/** The meta key recording that `running_shares` has the columns of the jobs' remembered rules (`gen`, `was`; a table made before them gets them once). */
+/** The meta key recording that the older `running_shares` table (one row per job with its rule), if it had rows, had the columns of the jobs' remembered rules (`gen`, `was`; a table made before them got them once). */
 const EARLIER_COLUMNS = "earlier_columns";
+
+/** The meta key recording that the `op` rows of `running_facts` hold the presence key (`NO_KEY`) for the jobs with an opcode without `OP_ID` or none: added once to counts indexed before it. */
+const OP_PRESENCE = "op_presence";
+
+/** The meta key recording that the field paths' rows in `running_facts` hold the presence key (`NO_KEY`): paths indexed before it fill again. */
+const PRESENCE_KEYS = "presence_keys";
 
 /** The meta key recording that `running_facts` holds every counted job (counts saved before it existed are indexed once). */
 const FACTS_INDEXED = "running_facts";
@@ -63,10 +77,27 @@ const RULES_PER_LOOKUP = 32;
 
 type Raw = Record<string, SqlStorageValue>;
 
-const SELECT_SHARES =
-  "SELECT s.id AS id, s.rule AS rule, s.buckets AS buckets, s.gen AS gen, s.was AS was FROM running_shares s";
-const SELECT_WITH_JOBS =
-  "SELECT s.id AS id, s.rule AS rule, s.buckets AS buckets, s.gen AS gen, s.was AS was, j.job AS job FROM running_shares s JOIN jobs j ON j.id = s.id";
+/** A holder this store hands out: also the group its job is in (`moveShares` moves it from there). */
+interface GroupHolder extends Holder {
+  readonly grp: number;
+}
+
+/** The columns of a holder's row (`job` only `withJobs`), over `s` (`running_members`), `g` (`running_groups`) and `j` (`jobs`). */
+const columns = (withJobs: boolean) =>
+  `s.id AS id, g.rule AS rule, s.buckets AS buckets, g.gen AS gen, g.was AS was, s.grp AS grp${withJobs ? ", j.job AS job" : ""}`;
+const withJob = (withJobs: boolean) => (withJobs ? " CROSS JOIN jobs j ON j.id = s.id" : "");
+
+/** Holders by their jobs' ids (a `WHERE` on `s.id` follows). */
+const byId = (withJobs: boolean) =>
+  `SELECT ${columns(withJobs)} FROM running_members s CROSS JOIN running_groups g ON g.grp = s.grp${withJob(withJobs)}`;
+
+/** Holders by their groups' rule (a `WHERE` on `g.rule` follows): the groups first (`CROSS JOIN` keeps that order), then their members. */
+const byRule = (withJobs: boolean) =>
+  `SELECT ${columns(withJobs)} FROM running_groups g CROSS JOIN running_members s ON s.grp = g.grp${withJob(withJobs)}`;
+
+/** Holders with one fact, `kind` and `value` the parameters: the fact index first, then the members. */
+const byFact = (withJobs: boolean) =>
+  `SELECT ${columns(withJobs)} FROM running_facts f CROSS JOIN running_members s ON s.id = f.id CROSS JOIN running_groups g ON g.grp = s.grp${withJob(withJobs)} WHERE f.kind = ? AND f.value = ?`;
 
 /** A share from its row: a job no change moved has no remembered rule. */
 function shareOf(r: Raw): Share {
@@ -88,6 +119,8 @@ function bucketsOf(text: string): string[] {
 export class SqlShares implements ShareStore {
   private paths: readonly string[];
   private filling: { paths: string[]; after: number | null } | undefined;
+  /** A group of each rule's jobs that remember no earlier rule, where new jobs of the rule go (see `putShare`). */
+  private readonly fresh = new Map<string | null, number>();
 
   constructor(private readonly sql: SqlStorage) {
     for (const statement of SHARES_SCHEMA) sql.exec(statement);
@@ -102,29 +135,71 @@ export class SqlShares implements ShareStore {
       this.setFilling(
         listedFilling.length === 0 ? undefined : { paths: listedFilling, after: this.filling.after },
       );
-    if (this.meta(EARLIER_COLUMNS) === undefined) {
-      for (const column of ["gen INTEGER", "was TEXT"]) {
-        try {
-          sql.exec(`ALTER TABLE running_shares ADD COLUMN ${column}`);
-        } catch {
-          // made with the column already (by SHARES_SCHEMA above)
-        }
-      }
-      this.setMeta(EARLIER_COLUMNS, "1");
-    }
+    const older = sql
+      .exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'running_shares'")
+      .toArray();
+    if (older.length > 0) this.fromRowPerJob();
     if (this.meta(FACTS_INDEXED) === undefined) {
       // counts saved by a release without the index (or with the OP_ID-only `running_ops`): index their jobs once
       sql.exec("DELETE FROM running_facts");
       for (const r of sql.exec<{ id: number; job: string }>(
-        "SELECT s.id AS id, j.job AS job FROM running_shares s JOIN jobs j ON j.id = s.id",
+        "SELECT s.id AS id, j.job AS job FROM running_members s JOIN jobs j ON j.id = s.id",
       ))
         this.putFacts(r.id, parseExactJson(r.job) as unknown as Job);
-      // every path listed is indexed from every counted job now
+      // every path listed is indexed from every counted job now, with the presence key
       this.setFilling(undefined);
       sql.exec("DROP TABLE IF EXISTS running_ops");
       sql.exec("DELETE FROM meta WHERE key = 'running_ops'");
       this.setMeta(FACTS_INDEXED, "1");
+      this.setMeta(PRESENCE_KEYS, "1");
+      this.setMeta(OP_PRESENCE, "1");
     }
+    if (this.meta(OP_PRESENCE) === undefined) {
+      // the jobs with no opcode or an opcode without `OP_ID`, indexed once under the presence key (a pass over the counted jobs)
+      for (const r of sql.exec<{ id: number; job: string }>(
+        "SELECT s.id AS id, j.job AS job FROM running_members s JOIN jobs j ON j.id = s.id",
+      ))
+        for (const [kind, value] of factsOf(parseExactJson(r.job) as unknown as Job, [], true))
+          if (kind === "op" && value === NO_KEY)
+            sql.exec(
+              "INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES ('op', ?, ?)",
+              value,
+              r.id,
+            );
+      this.setMeta(OP_PRESENCE, "1");
+    }
+    if (this.meta(PRESENCE_KEYS) === undefined) {
+      // paths indexed by a release without the presence key: filled again (their rows kept), not read through until then
+      if (this.paths.length > 0 && sql.exec("SELECT 1 FROM running_members LIMIT 1").toArray().length > 0)
+        this.setFilling({ paths: [...this.paths], after: null });
+      this.setMeta(PRESENCE_KEYS, "1");
+    }
+  }
+
+  /**
+   * Counts saved by a release with one row per job (`running_shares`: its
+   * rule, buckets and remembered rule) are put in groups, one per (rule,
+   * remembered rule), in three statements, and that table dropped.
+   */
+  private fromRowPerJob(): void {
+    if (this.meta(EARLIER_COLUMNS) === undefined) {
+      // older still: no remembered rules
+      for (const column of ["gen INTEGER", "was TEXT"]) {
+        try {
+          this.sql.exec(`ALTER TABLE running_shares ADD COLUMN ${column}`);
+        } catch {
+          // made with the column already
+        }
+      }
+    }
+    this.sql.exec(
+      "INSERT INTO running_groups (rule, gen, was, n) SELECT rule, gen, was, count(*) FROM running_shares GROUP BY rule, gen, was",
+    );
+    this.sql.exec(
+      "INSERT INTO running_members (id, grp, buckets) SELECT s.id, g.grp, s.buckets FROM running_shares s JOIN running_groups g ON g.rule IS s.rule AND g.gen IS s.gen AND g.was IS s.was",
+    );
+    this.sql.exec("DROP TABLE running_shares");
+    this.sql.exec("DELETE FROM meta WHERE key = ?", EARLIER_COLUMNS);
   }
 
   private meta(key: string): string | undefined {
@@ -140,7 +215,7 @@ export class SqlShares implements ShareStore {
   }
 
   private putFacts(id: number, job: Job): void {
-    for (const [kind, value] of factsOf(job, this.paths))
+    for (const [kind, value] of factsOf(job, this.paths, true))
       this.sql.exec(
         "INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES (?, ?, ?)",
         kind,
@@ -169,7 +244,7 @@ export class SqlShares implements ShareStore {
     this.paths = [...paths];
     this.setMeta(INDEXED_PATHS, JSON.stringify(this.paths));
     const kept = (this.filling?.paths ?? []).filter((p) => paths.includes(p));
-    if (added.length > 0 && this.sql.exec("SELECT 1 FROM running_shares LIMIT 1").toArray().length > 0)
+    if (added.length > 0 && this.sql.exec("SELECT 1 FROM running_members LIMIT 1").toArray().length > 0)
       this.setFilling({ paths: [...kept, ...added], after: null });
     else this.setFilling(kept.length === 0 ? undefined : { paths: kept, after: this.filling!.after });
   }
@@ -186,7 +261,7 @@ export class SqlShares implements ShareStore {
     if (filling === undefined || jobs <= 0) return 0;
     const rows = this.sql
       .exec<{ id: number; job: string }>(
-        "SELECT s.id AS id, j.job AS job FROM running_shares s JOIN jobs j ON j.id = s.id WHERE s.id > ? ORDER BY s.id LIMIT ?",
+        "SELECT s.id AS id, j.job AS job FROM running_members s JOIN jobs j ON j.id = s.id WHERE s.id > ? ORDER BY s.id LIMIT ?",
         filling.after ?? Number.MIN_SAFE_INTEGER,
         jobs,
       )
@@ -194,7 +269,7 @@ export class SqlShares implements ShareStore {
     for (const r of rows) {
       const job = parseExactJson(r.job) as unknown as Job;
       for (const path of filling.paths)
-        for (const value of new Set(valuesAt(job, path)))
+        for (const value of new Set(valuesAt(job, path, true)))
           this.sql.exec(
             "INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES (?, ?, ?)",
             fieldKind(path),
@@ -243,24 +318,24 @@ export class SqlShares implements ShareStore {
   remembered(rule: string): readonly { gen: number; was: string | null; n: number }[] {
     return this.sql
       .exec<{ gen: number; was: string | null; n: number }>(
-        "SELECT gen, was, count(*) AS n FROM running_shares WHERE rule = ? AND gen IS NOT NULL GROUP BY gen, was",
+        "SELECT gen, was, sum(n) AS n FROM running_groups WHERE rule = ? AND gen IS NOT NULL GROUP BY gen, was",
         rule,
       )
       .toArray();
   }
 
-  /** One statement: SQLite updates the rows, no call per job (its `rowsWritten` counts index rows too, so the rows are counted first). */
+  /** The groups' rows: no row per job. */
   moveRemembered(rule: string, gen: number, was: string | null, to: string | null, now: number): number {
     const n = this.sql
       .exec<{ n: number }>(
-        "SELECT count(*) AS n FROM running_shares WHERE rule = ? AND gen = ? AND was IS ?",
+        "SELECT coalesce(sum(n), 0) AS n FROM running_groups WHERE rule = ? AND gen = ? AND was IS ?",
         rule,
         gen,
         was,
       )
       .one().n;
     this.sql.exec(
-      "UPDATE running_shares SET rule = ?, gen = ?, was = ? WHERE rule = ? AND gen = ? AND was IS ?",
+      "UPDATE running_groups SET rule = ?, gen = ?, was = ? WHERE rule = ? AND gen = ? AND was IS ?",
       to,
       now,
       rule,
@@ -268,6 +343,7 @@ export class SqlShares implements ShareStore {
       gen,
       was,
     );
+    this.fresh.clear();
     return n;
   }
 
@@ -323,41 +399,230 @@ export class SqlShares implements ShareStore {
 
   share(id: number): Share | undefined {
     const rows = this.sql
-      .exec<Raw>("SELECT rule, buckets, gen, was FROM running_shares WHERE id = ?", id)
+      .exec<Raw>(
+        "SELECT g.rule AS rule, s.buckets AS buckets, g.gen AS gen, g.was AS was FROM running_members s JOIN running_groups g ON g.grp = s.grp WHERE s.id = ?",
+        id,
+      )
       .toArray();
     return rows[0] === undefined ? undefined : shareOf(rows[0]);
   }
 
+  /** A new group, `n` jobs under `rule` remembering (`gen`, `was`); its number. */
+  private newGroup(rule: string | null, gen: number | null, was: string | null, n: number): number {
+    return this.sql
+      .exec<{ grp: number }>(
+        "INSERT INTO running_groups (rule, gen, was, n) VALUES (?, ?, ?, ?) RETURNING grp",
+        rule,
+        gen,
+        was,
+        n,
+      )
+      .one().grp;
+  }
+
+  /** Takes `k` jobs out of group `grp`'s count, forgetting the group when none is left. */
+  private leave(grp: number, k: number): void {
+    this.sql.exec("UPDATE running_groups SET n = n - ? WHERE grp = ?", k, grp);
+    this.sql.exec("DELETE FROM running_groups WHERE grp = ? AND n <= 0", grp);
+  }
+
+  /** A new job goes in a group of its rule's jobs that remember nothing (one kept at hand per rule, made when there is none). */
   putShare(id: number, share: Share, job: Job): void {
-    // a new job's share (`RunningCounts.start` never saves one twice): no index rows to replace
+    this.deleteShare(id);
     this.putFacts(id, job);
+    let grp = this.fresh.get(share.rule);
+    if (grp === undefined) {
+      const rows = this.sql
+        .exec<{ grp: number }>(
+          "SELECT grp FROM running_groups WHERE rule IS ? AND gen IS NULL LIMIT 1",
+          share.rule,
+        )
+        .toArray();
+      grp = rows.length > 0 ? rows[0].grp : this.newGroup(share.rule, null, null, 0);
+      this.fresh.set(share.rule, grp);
+    }
+    this.sql.exec("UPDATE running_groups SET n = n + 1 WHERE grp = ?", grp);
     this.sql.exec(
-      "INSERT INTO running_shares (id, rule, buckets, gen, was) VALUES (?, ?, ?, NULL, NULL) ON CONFLICT (id) DO UPDATE SET rule = excluded.rule, buckets = excluded.buckets, gen = NULL, was = NULL",
+      "INSERT INTO running_members (id, grp, buckets) VALUES (?, ?, ?)",
       id,
-      share.rule,
+      grp,
       bucketsText(share.buckets),
     );
   }
 
+  /**
+   * A group every job of which moves to one rule has its row changed (no
+   * row per job); the other moved jobs go to a new group per (rule, earlier
+   * rule), each member's row pointed at it.
+   */
   moveShares(
     moved: readonly Holder[],
     rules: readonly (string | null)[],
     gen: number,
     was: readonly (string | null)[],
   ): void {
-    for (let i = 0; i < moved.length; i++)
-      this.sql.exec(
-        "UPDATE running_shares SET rule = ?, gen = ?, was = ? WHERE id = ?",
-        rules[i],
-        gen,
-        was[i],
-        moved[i].id,
-      );
+    if (moved.length === 0) return;
+    this.fresh.clear();
+    // per group: the moves out of it, by the rule each goes to
+    const byGroup = new Map<number, Map<string | null, number[]>>();
+    for (let i = 0; i < moved.length; i++) {
+      const grp = (moved[i] as GroupHolder).grp;
+      let tos = byGroup.get(grp);
+      if (tos === undefined) byGroup.set(grp, (tos = new Map()));
+      let at = tos.get(rules[i]);
+      if (at === undefined) tos.set(rules[i], (at = []));
+      at.push(i);
+    }
+    const made = new Map<string, number>();
+    for (const [grp, tos] of byGroup) {
+      const n = this.sql.exec<{ n: number }>("SELECT n FROM running_groups WHERE grp = ?", grp).one().n;
+      if (tos.size === 1) {
+        const [[to, at]] = tos;
+        if (at.length === n) {
+          this.sql.exec(
+            "UPDATE running_groups SET rule = ?, gen = ?, was = ? WHERE grp = ?",
+            to,
+            gen,
+            was[at[0]],
+            grp,
+          );
+          continue;
+        }
+      }
+      let out = 0;
+      for (const [to, at] of tos) {
+        const key = JSON.stringify([to, was[at[0]]]);
+        let into = made.get(key);
+        if (into === undefined) made.set(key, (into = this.newGroup(to, gen, was[at[0]], 0)));
+        this.sql.exec("UPDATE running_groups SET n = n + ? WHERE grp = ?", at.length, into);
+        for (const i of at)
+          this.sql.exec("UPDATE running_members SET grp = ? WHERE id = ?", into, moved[i].id);
+        out += at.length;
+      }
+      this.leave(grp, out);
+    }
   }
 
   deleteShare(id: number): void {
-    this.sql.exec("DELETE FROM running_shares WHERE id = ?", id);
+    const rows = this.sql.exec<{ grp: number }>("SELECT grp FROM running_members WHERE id = ?", id).toArray();
+    if (rows.length === 0) return;
+    this.sql.exec("DELETE FROM running_members WHERE id = ?", id);
+    this.leave(rows[0].grp, 1);
+    if (this.fresh.size > 0)
+      for (const [rule, grp] of this.fresh) if (grp === rows[0].grp) this.fresh.delete(rule);
     this.deleteFacts(id);
+  }
+
+  /**
+   * The jobs under `rules` with a fact of `co` are found through the fact
+   * index and taken out of their groups into groups of their own (the same
+   * rule and earlier rule), then handed to `read`; every other group under
+   * `rules` is counted, and moved to `onto` by its row when `move` is
+   * called. Declines as `MemoryShares.eachBeside` does (when the jobs with a
+   * fact of `co` are more than half of those under `rules`).
+   */
+  moveBeside(
+    rules: ReadonlySet<string | null>,
+    co: readonly FactReach[],
+    read: (h: Holder) => void,
+    onto: string,
+  ): { readonly from: ReadonlyMap<string | null, number>; move(gen: number): void } | undefined {
+    let held = 0;
+    for (const rule of rules)
+      held += this.sql
+        .exec<{ n: number }>("SELECT coalesce(sum(n), 0) AS n FROM running_groups WHERE rule IS ?", rule)
+        .one().n;
+    // the jobs with a fact of `co`, counted before any is read (a job with two such facts counted twice)
+    const wanted: [string, string[]][] = [];
+    let bound = 0;
+    for (const { kind, values } of co) {
+      if (values.finite !== null) {
+        for (const v of values.finite)
+          if (bound * 2 <= held)
+            bound += this.sql
+              // counted no further than past half of the jobs under `rules`
+              .exec<{ n: number }>(
+                "SELECT count(*) AS n FROM (SELECT 1 FROM running_facts WHERE kind = ? AND value = ? LIMIT ?)",
+                kind,
+                v,
+                held - bound + 1,
+              )
+              .one().n;
+        wanted.push([kind, [...values.finite]]);
+      } else {
+        // a value test runs once on each distinct value held
+        const vs: string[] = [];
+        for (const r of this.sql.exec<{ value: string; n: number }>(
+          "SELECT value, count(*) AS n FROM running_facts WHERE kind = ? GROUP BY value",
+          kind,
+        ))
+          if (values.has(r.value)) {
+            vs.push(r.value);
+            bound += r.n;
+          }
+        wanted.push([kind, vs]);
+      }
+      if (bound * 2 > held) return undefined;
+    }
+    const inside = new Map<number, Raw>();
+    const byValue = byFact(true);
+    for (const [kind, vs] of wanted)
+      for (const v of vs)
+        for (const r of this.sql.exec<Raw>(byValue, kind, v))
+          if (rules.has((r.rule as string | null) ?? null)) inside.set(r.id as number, r);
+    this.fresh.clear();
+    // the jobs read, out of their groups: a group all of whose jobs are read stays as it is
+    const byGroup = new Map<number, Raw[]>();
+    for (const r of inside.values()) {
+      const grp = r.grp as number;
+      const rows = byGroup.get(grp);
+      if (rows === undefined) byGroup.set(grp, [r]);
+      else rows.push(r);
+    }
+    const stays = new Set<number>();
+    for (const [grp, rows] of byGroup) {
+      const n = this.sql.exec<{ n: number }>("SELECT n FROM running_groups WHERE grp = ?", grp).one().n;
+      if (rows.length === n) {
+        stays.add(grp);
+        continue;
+      }
+      const r0 = rows[0];
+      const into = this.newGroup(
+        (r0.rule as string | null) ?? null,
+        (r0.gen as number | null) ?? null,
+        (r0.was as string | null) ?? null,
+        rows.length,
+      );
+      stays.add(into);
+      for (const r of rows) {
+        this.sql.exec("UPDATE running_members SET grp = ? WHERE id = ?", into, r.id);
+        r.grp = into;
+      }
+      this.leave(grp, rows.length);
+    }
+    const from = new Map<string | null, number>();
+    const groups: { grp: number; rule: string | null }[] = [];
+    for (const rule of rules)
+      for (const g of this.sql
+        .exec<{ grp: number; n: number }>("SELECT grp, n FROM running_groups WHERE rule IS ?", rule)
+        .toArray()) {
+        if (stays.has(g.grp) || g.n === 0) continue;
+        groups.push({ grp: g.grp, rule });
+        from.set(rule, (from.get(rule) ?? 0) + g.n);
+      }
+    for (const r of inside.values()) read(this.holder(r, true));
+    const move = (gen: number) => {
+      this.fresh.clear();
+      for (const { grp, rule } of groups)
+        this.sql.exec(
+          "UPDATE running_groups SET rule = ?, gen = ?, was = ? WHERE grp = ?",
+          onto,
+          gen,
+          rule,
+          grp,
+        );
+    };
+    return { from, move };
   }
 
   eachHolder(rules: ReadonlySet<string | null>, withJobs: boolean, visit: (h: Holder) => void): void {
@@ -374,7 +639,7 @@ export class SqlShares implements ShareStore {
         visit(this.holder(r, withJobs));
       }
     };
-    const select = withJobs ? SELECT_WITH_JOBS : SELECT_SHARES;
+    const select = byId(withJobs);
     for (const [lo, hi] of reached.ids) {
       // the primary key's range; an open end is no bound
       if (lo === -Infinity && hi === Infinity) each(this.sql.exec<Raw>(select).toArray());
@@ -382,7 +647,7 @@ export class SqlShares implements ShareStore {
       else if (hi === Infinity) each(this.sql.exec<Raw>(`${select} WHERE s.id >= ?`, lo).toArray());
       else each(this.sql.exec<Raw>(`${select} WHERE s.id >= ? AND s.id <= ?`, lo, hi).toArray());
     }
-    const byValue = `${select} JOIN running_facts f ON f.id = s.id WHERE f.kind = ? AND f.value = ?`;
+    const byValue = byFact(withJobs);
     const size = (f: FactReach, atMost: number) => {
       let n = 0;
       for (const v of f.values.finite!) {
@@ -414,10 +679,11 @@ export class SqlShares implements ShareStore {
   }
 
   /** A holder whose job is parsed only when the rule change reads it (a job under a rule before every added one is not). */
-  private holder(r: Raw, withJobs: boolean): Holder {
+  private holder(r: Raw, withJobs: boolean): GroupHolder {
     let job: Job | undefined;
     return {
       id: r.id as number,
+      grp: r.grp as number,
       share: shareOf(r),
       get job() {
         if (job === undefined && withJobs) job = parseExactJson(r.job as string) as unknown as Job;
@@ -427,26 +693,28 @@ export class SqlShares implements ShareStore {
   }
 
   private holders(rules: ReadonlySet<string | null>, withJobs: boolean): Holder[] {
-    const select = withJobs ? SELECT_WITH_JOBS : SELECT_SHARES;
+    const select = byRule(withJobs);
     const holder = (r: Raw): Holder => this.holder(r, withJobs);
     const out: Holder[] = [];
     if (rules.size > RULES_PER_LOOKUP) {
-      for (const r of this.sql.exec<Raw>(select))
+      for (const r of this.sql.exec<Raw>(byId(withJobs)))
         if (rules.has((r.rule as string | null) ?? null)) out.push(holder(r));
       return out;
     }
     for (const rule of rules) {
       const rows =
         rule === null
-          ? this.sql.exec<Raw>(`${select} WHERE s.rule IS NULL`)
-          : this.sql.exec<Raw>(`${select} WHERE s.rule = ?`, rule);
+          ? this.sql.exec<Raw>(`${select} WHERE g.rule IS NULL`)
+          : this.sql.exec<Raw>(`${select} WHERE g.rule = ?`, rule);
       for (const r of rows) out.push(holder(r));
     }
     return out;
   }
 
   clear(): void {
-    this.sql.exec("DELETE FROM running_shares");
+    this.sql.exec("DELETE FROM running_members");
+    this.sql.exec("DELETE FROM running_groups");
+    this.fresh.clear();
     this.sql.exec("DELETE FROM running_totals");
     this.sql.exec("DELETE FROM counted_rules");
     this.sql.exec("DELETE FROM running_facts");

@@ -9,7 +9,7 @@ import { compileMatchPolicy, loadMatchPolicy, type MatchPolicy } from "../../src
 import { decideMatch } from "../../src/engines/classad/match.js";
 import { OWN_JSON_MACHINES } from "../../src/engines/classad/match-verdict.js";
 import { decisionBudget } from "../../src/engines/common/budget.js";
-import { verdictJsonWriter } from "../../src/engines/common/decision.js";
+import { verdictMembersWriter } from "../../src/engines/common/decision.js";
 
 const compiled = compileMatchPolicy(
   readFileSync(new URL("../../policies/pool.conf", import.meta.url), "utf8"),
@@ -55,16 +55,16 @@ function job(rank: string, extra = ""): string {
   return `[ Requirements = TARGET.Memory >= 1024; Rank = ${rank.replace(/\\"/g, '"')}; Owner = "alice"; ${extra} ]`;
 }
 
-/** The writer's text (read first, while the lists are unbuilt), then JSON.stringify's. */
+/** The writer's text (its members, read first while the lists are unbuilt, in braces), then JSON.stringify's. */
 function both(
   policy: MatchPolicy | null,
   request: { job: string; machines: string[]; schedd?: unknown },
   budget?: string,
 ) {
   const decision = decisionBudget(budget).run(() => decideMatch(policy, request, ctx));
-  const write = verdictJsonWriter(decision.verdict);
+  const write = verdictMembersWriter(decision.verdict);
   expect(write).toBeDefined();
-  const own = (write as () => string)();
+  const own = `{${(write as () => string)()}}`;
   // the best is the machine of the first Matched line (the log's order is rank-order.ts's, tested there)
   const v = decision.verdict;
   const first = v.log.find((line) => line.includes(" Matched job="));
@@ -111,7 +111,7 @@ describe("the match verdict's own JSON", () => {
       { job: job("TARGET.Memory"), machines: machines(OWN_JSON_MACHINES + 1) },
       ctx,
     );
-    expect(verdictJsonWriter(decision.verdict)).toBeUndefined();
+    expect(verdictMembersWriter(decision.verdict)).toBeUndefined();
   });
 
   it("above OWN_JSON_MACHINES: own keys in order, spread as written, assignable, one accessor pair for every verdict", () => {
@@ -149,7 +149,12 @@ describe("the match verdict's own JSON", () => {
   it("follows the lists once they were built (read first, then written)", () => {
     const decision = decideMatch(pool, { job: job("TARGET.Memory"), machines: machines(9) }, ctx);
     const stringified = JSON.stringify(decision.verdict);
-    expect((verdictJsonWriter(decision.verdict) as () => string)()).toBe(stringified);
+    expect(`{${(verdictMembersWriter(decision.verdict) as () => string)()}}`).toBe(stringified);
     expect(Object.keys(decision.verdict)).toEqual(["job", "machines", "best", "log"]);
+    // a field replaced: JSON.stringify's text, its braces cut
+    (decision.verdict as { best: unknown }).best = "elsewhere";
+    expect((verdictMembersWriter(decision.verdict) as () => string)()).toBe(
+      JSON.stringify(decision.verdict).slice(1, -1),
+    );
   });
 });

@@ -5,7 +5,7 @@ import { app } from "../../src/http/app.js";
 import { constantTimeEqual } from "../../src/http/auth.js";
 import type { Env } from "../../src/env.js";
 import { listOperations } from "../../src/http/openapi.js";
-import { embeddedBundle } from "../../src/state/policy-store.js";
+import { bundleWithoutRead, embeddedBundle, getActiveBundle } from "../../src/state/policy-store.js";
 
 const BASE = "http://arbiter.test";
 
@@ -229,6 +229,32 @@ describe("verdicts", () => {
     expect(read.has(res)).toBe(false);
     expect(res.headers.get("x-arbiter-cache")).toMatch(/^(hit|miss|bypass)$/);
     expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("leave the runtime's request and answer objects unmodified (a young collection may then drop their wrappers)", async () => {
+    const ctx = createExecutionContext();
+    const request = new Request(`${BASE}/v1/place`, json(placeRequest));
+    const res = await app.fetch(request, env as unknown as Env, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Reflect.ownKeys(request)).toEqual([]);
+    expect(Reflect.ownKeys(res)).toEqual([]);
+    // an error answer, made by Hono's context, carries the same id as its body
+    const bad = await app.fetch(new Request(`${BASE}/v1/place`, { ...json(placeRequest), headers: { "x-request-id": "r-1" } }), env as unknown as Env, ctx);
+    expect(bad.status).toBe(415);
+    expect(bad.headers.get("x-request-id")).toBe("r-1");
+    expect(((await bad.json()) as { error: { request_id: string } }).error.request_id).toBe("r-1");
+  });
+
+  it("take the isolate's bundle without a promise while it is fresh, and only then", async () => {
+    await call("/v1/place", json(placeRequest));
+    const now = Date.now();
+    const fresh = bundleWithoutRead(env as unknown as Env, now);
+    expect(fresh).toBeDefined();
+    expect(fresh).toBe(await getActiveBundle(env as unknown as Env, now));
+    // past the refresh interval (1 s in tests) the view is due a read, which only getActiveBundle makes
+    expect(bundleWithoutRead(env as unknown as Env, now + 60_000)).toBeUndefined();
   });
 
   it("are routed by a match kept per method for a fixed path, the same one every time", () => {

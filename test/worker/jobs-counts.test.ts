@@ -7,11 +7,19 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { RunningCounts, buildFilterSet, valuesAt, type Job } from "../../src/engines/jobfilter/index.js";
+import {
+  NO_KEY,
+  RunningCounts,
+  buildFilterSet,
+  valuesAt,
+  type FilterRule,
+  type Job,
+} from "../../src/engines/jobfilter/index.js";
 import type { Env } from "../../src/env.js";
 import type { JobQueue } from "../../src/state/job-queue.js";
 import type { JobQueueCore } from "../../src/state/job-queue-core.js";
 import type { JobStatus } from "../../src/state/job-queue-types.js";
+import { SqlShares } from "../../src/state/running-shares-sql.js";
 
 const testEnv = env as unknown as Env;
 
@@ -384,7 +392,7 @@ describe("JobQueue running counts", () => {
                 r.id,
               )
               .one().n,
-          ).toBe(new Set(valuesAt(JSON.parse(r.job) as Job, p)).size);
+          ).toBe(new Set(valuesAt(JSON.parse(r.job) as Job, p, true)).size);
       }
       expect(
         state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'running_ops'").toArray(),
@@ -489,7 +497,7 @@ describe("JobQueue running counts", () => {
         (q = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv));
       const remembered = () =>
         state.storage.sql
-          .exec<{ n: number }>("SELECT count(*) AS n FROM running_shares WHERE gen IS NOT NULL")
+          .exec<{ n: number }>("SELECT coalesce(sum(n), 0) AS n FROM running_groups WHERE gen IS NOT NULL")
           .one().n;
       // changed, then the object restarts before changing it back: the rules the moved jobs had are read from storage
       put(["!=", "instance_name", "inst9"]);
@@ -514,6 +522,155 @@ describe("JobQueue running counts", () => {
       expect(
         state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM earlier_sets").one().n,
       ).toBeLessThanOrEqual(4);
+    });
+  });
+
+  it("move a `!=` rule's jobs by their groups, writing a few rows however many jobs move (a change, its change back, a reload going back), and migrate counts stored one row per job", async () => {
+    const queue = "counts-groups";
+    await runInDurableObject(stub(queue), async (first: JobQueue, state: DurableObjectState) => {
+      let q = first;
+      const sql = state.storage.sql;
+      q.putFilter(queue, {
+        priority: 50,
+        predicates: [["opcode", ["=", "OP_ID", "OP_A"]]],
+        action: ["RATE_LIMIT", 1000],
+        reason: [],
+      });
+      // names a path by value: indexed from the first job on
+      const u = q.putFilter(queue, {
+        priority: 10,
+        predicates: [["opcode", ["=", "instance_name", "nobody"]]],
+        action: "ACCEPT",
+        reason: [],
+      });
+      // some jobs without the name (the presence key), one named inst7, the others named otherwise
+      for (let id = 1; id <= 200; id++)
+        await q.submit(queue, {
+          id,
+          opcodes: [
+            {
+              // 11 opcodes without OP_ID (a job then matches no OP_ID rule)
+              ...(id % 17 === 0 ? {} : { OP_ID: id % 5 === 0 ? "OP_B" : "OP_A" }),
+              ...(id % 13 === 0 ? {} : { instance_name: id % 10 === 0 ? id : `inst${id}` }),
+            },
+          ],
+        });
+      const recount = (rules: FilterRule[]) => {
+        const running = sql
+          .exec<{ job: string }>("SELECT job FROM jobs WHERE state = 'running'")
+          .toArray()
+          .map((r) => JSON.parse(r.job) as Job);
+        return RunningCounts.of(buildFilterSet(rules), running).snapshot();
+      };
+      const rules = q.listFilters();
+      const neq = rules.map((r) =>
+        r.uuid === u ? { ...r, predicates: [["opcode", ["!=", "instance_name", "inst7"]]] as never } : r,
+      );
+      const before = q.runningSnapshot();
+      expect(before).toEqual(recount(rules));
+      // the rows each step writes, counted on the storage's cursors
+      const counted = () => {
+        const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
+        const exec = (query: string, ...bindings: unknown[]) => {
+          const c = sql.exec(query, ...bindings);
+          cursors.push(c);
+          return c;
+        };
+        const store = new SqlShares(
+          new Proxy(sql, { get: (t, k) => (k === "exec" ? exec : Reflect.get(t, k)) }),
+        );
+        return { store, written: () => cursors.reduce((n, c) => n + c.rowsWritten, 0) };
+      };
+      let c = counted();
+      let counts = RunningCounts.restore(buildFilterSet(rules), c.store)!;
+      expect(c.written()).toBe(0);
+      counts.rebase(buildFilterSet(neq));
+      const moved = recount(neq);
+      // every job named otherwise (and the numbers) moves to `!=`; inst7 and the 15 without a name are read
+      expect(moved.rules[u]).toBe(200 - 15 - 1);
+      expect(counts.snapshot()).toEqual(moved);
+      // the 16 jobs read (inst7, the 15 unnamed) are taken out of their groups, a few rows each; the 184 moved write none each
+      expect(c.written()).toBeLessThanOrEqual(60);
+      c = counted();
+      counts = RunningCounts.restore(buildFilterSet(neq), c.store)!;
+      counts.rebase(buildFilterSet(rules));
+      expect(counts.snapshot()).toEqual(before);
+      expect(c.written()).toBeLessThanOrEqual(15);
+      // changed, then a new object over the same storage carries the counts back
+      counts.rebase(buildFilterSet(neq));
+      c = counted();
+      expect(RunningCounts.restore(buildFilterSet(rules), c.store)!.snapshot()).toEqual(before);
+      expect(c.written()).toBeLessThanOrEqual(15);
+      const restart = () =>
+        (q = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv));
+      restart();
+      expect(q.runningSnapshot()).toEqual(before);
+      // the groups hold every running job once
+      expect(sql.exec<{ n: number }>("SELECT sum(n) AS n FROM running_groups").one().n).toBe(200);
+      expect(sql.exec<{ n: number }>("SELECT count(*) AS n FROM running_members").one().n).toBe(200);
+      // an object stored by a release with one share row per job and no presence key
+      sql.exec(
+        "CREATE TABLE running_shares (id INTEGER PRIMARY KEY, rule TEXT, buckets TEXT NOT NULL, gen INTEGER, was TEXT)",
+      );
+      sql.exec("CREATE INDEX running_shares_rule ON running_shares (rule)");
+      sql.exec(
+        "INSERT INTO running_shares (id, rule, buckets, gen, was) SELECT s.id, g.rule, s.buckets, g.gen, g.was FROM running_members s JOIN running_groups g ON g.grp = s.grp",
+      );
+      sql.exec("DROP TABLE running_members");
+      sql.exec("DROP TABLE running_groups");
+      sql.exec("DELETE FROM running_facts WHERE value = ?", NO_KEY);
+      sql.exec("DELETE FROM meta WHERE key IN ('presence_keys', 'op_presence')");
+      sql.exec("INSERT INTO meta (key, value) VALUES ('earlier_columns', '1')");
+      restart();
+      expect(q.runningSnapshot()).toEqual(before);
+      expect(sql.exec("SELECT name FROM sqlite_master WHERE name = 'running_shares'").toArray()).toEqual([]);
+      expect(sql.exec<{ n: number }>("SELECT sum(n) AS n FROM running_groups").one().n).toBe(200);
+      // the path indexed without the presence key fills again before it is read through
+      expect(coreOf(q).indexFilling()).toBe(true);
+      const put = (e: unknown) =>
+        q.putFilter(
+          queue,
+          { priority: 10, predicates: [["opcode", e]], action: "ACCEPT", reason: [] } as never,
+          u,
+        );
+      put(["!=", "instance_name", "inst9"]);
+      expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
+      put(["=", "instance_name", "nobody"]);
+      expect(q.runningSnapshot()).toEqual(before);
+      coreOf(q).fillIndex(1000);
+      expect(coreOf(q).indexFilling()).toBe(false);
+      expect(
+        sql
+          .exec<{ n: number }>(
+            "SELECT count(*) AS n FROM running_facts WHERE kind = 'field:instance_name' AND value = ?",
+            NO_KEY,
+          )
+          .one().n,
+      ).toBe(15);
+      expect(
+        sql
+          .exec<{ n: number }>(
+            "SELECT count(*) AS n FROM running_facts WHERE kind = 'op' AND value = ?",
+            NO_KEY,
+          )
+          .one().n,
+      ).toBe(11);
+      for (const e of [
+        ["!=", "instance_name", "inst9"],
+        ["=", "instance_name", "nobody"],
+        ["!=", "instance_name", 20],
+        ["!=", "OP_ID", "OP_B"],
+        ["=", "instance_name", "nobody"],
+        // most jobs are OP_A: no complement; those with another OP_ID move unread, those without one are matched
+        ["!=", "OP_ID", "OP_A"],
+        ["=~", "OP_ID", "B$"],
+        ["=", "instance_name", "nobody"],
+      ]) {
+        put(e);
+        expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
+        restart();
+        expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
+      }
     });
   });
 

@@ -177,11 +177,13 @@ export function columnVerdictJson(
   c: MatchColumns,
   best: string | number | null,
   order: readonly number[],
+  /** Without the outer braces: the members, for an answer that puts them after its envelope. */
+  members = false,
 ): string {
   const { names, flags, ranks, ts } = c;
   const n = names.length;
   const shown = new Array<string>(n);
-  let out = `{"job":${c.job.discarded ? '{"discarded":true}' : '{"discarded":false}'},"machines":[`;
+  let out = `${members ? "" : "{"}"job":${c.job.discarded ? '{"discarded":true}' : '{"discarded":false}'},"machines":[`;
   for (let i = 0; i < n; i++) {
     const name = names[i];
     let line: string;
@@ -227,7 +229,7 @@ export function columnVerdictJson(
   out += "]";
   if (c.schedd !== undefined)
     out += c.schedd.discarded ? ',"schedd":{"discarded":true}' : ',"schedd":{"discarded":false}';
-  return out + "}";
+  return members ? out : out + "}";
 }
 
 /**
@@ -263,8 +265,11 @@ class SmallVerdict implements MatchVerdict {
     this.#order = order;
   }
 
-  /** The verdict's JSON: from the columns, unless a field was replaced (then JSON.stringify's; edits inside the lists are not followed). */
-  [VERDICT_JSON](): string {
+  /**
+   * The verdict's JSON (with `members`, without its outer braces): from the columns, unless a
+   * field was replaced (then JSON.stringify's; edits inside the lists are not followed).
+   */
+  [VERDICT_JSON](members = false): string {
     const c = this.#c;
     const kept =
       this.job === c.job &&
@@ -272,7 +277,9 @@ class SmallVerdict implements MatchVerdict {
       this.best === this.#best &&
       this.log === this.#log &&
       this.schedd === c.schedd;
-    return kept ? columnVerdictJson(c, this.best, this.#order) : JSON.stringify(this);
+    if (kept) return columnVerdictJson(c, this.best, this.#order, members);
+    const json = JSON.stringify(this);
+    return members ? json.slice(1, -1) : json;
   }
 }
 

@@ -17,14 +17,16 @@ export interface Decision<V extends object> {
  * Where a verdict may keep (as a property that is not enumerable, so spreading
  * and JSON.stringify do not see it) a function writing its own JSON text: the
  * text JSON.stringify gives for it, written without first building the objects
- * and strings it would read (the match verdict's machine lines and log).
+ * and strings it would read (the match verdict's machine lines and log). Called
+ * with `members` true, it writes that text without its outer braces (what an
+ * answer puts after its envelope, so the whole text is not cut and copied again).
  */
 export const VERDICT_JSON: unique symbol = Symbol("verdictJson");
 
-/** The function a verdict keeps under VERDICT_JSON, or undefined. */
-export function verdictJsonWriter(verdict: object): (() => string) | undefined {
-  const write = (verdict as { [VERDICT_JSON]?: () => string })[VERDICT_JSON];
-  return write === undefined ? undefined : () => write.call(verdict);
+/** The function a verdict keeps under VERDICT_JSON, writing its JSON members (its text without the outer braces), or undefined. */
+export function verdictMembersWriter(verdict: object): (() => string) | undefined {
+  const write = (verdict as { [VERDICT_JSON]?: (members?: boolean) => string })[VERDICT_JSON];
+  return write === undefined ? undefined : () => write.call(verdict, true);
 }
 
 /** The envelope fields every verdict carries in front of the engine's own. */

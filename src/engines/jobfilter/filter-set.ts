@@ -73,6 +73,21 @@ export function ruleCoReach(r: CompiledRule): readonly FactReach[] | null {
   return co;
 }
 
+/**
+ * Whether the rule's `OP_ID` reach is exact: one `opcode` predicate that is
+ * one test of `OP_ID` (`== "X"`, `!= "X"`, a regex), so a job with an opcode
+ * whose `OP_ID` is a string the reach holds matches the rule (its other
+ * opcodes cannot undo that), and no job need be read to know it.
+ */
+export function ruleByOpId(r: CompiledRule): boolean {
+  if (r.rule.predicates.length !== 1 || r.rule.predicates[0][0] !== "opcode") return false;
+  const e = parsedOf(r)[0];
+  if (e === null) return false;
+  const leaf = e.k === "not" ? e.x : e;
+  if (leaf.k === "regex") return e === leaf && leaf.field === "OP_ID";
+  return leaf.k === "cmp" && leaf.op === "==" && leaf.field === "OP_ID" && typeof leaf.value === "string";
+}
+
 /** The loaded filter chain: rules in evaluation order, CONTINUE rules dropped from the chain walked per job. */
 export interface FilterSet {
   /** All rules in (priority, watermark, uuid) order. */

@@ -437,7 +437,7 @@ describe("RunningCounts.rebase through the indexes", () => {
     expect(read).toBe(1 + 1);
   });
 
-  it("finds the jobs a `!=` or a negated regex holds on by complement, reading only those lacking the field, holding no key or the values it may fail on", () => {
+  it("finds the jobs a `!=` (on a field or on `OP_ID`) or a negated regex holds on by complement, reading only those lacking the field, holding no key or the values it may fail on", () => {
     const r = (i: number, predicates: FilterRule["predicates"]): FilterRule => ({
       uuid: uuid(i),
       watermark: 0,
@@ -507,6 +507,10 @@ describe("RunningCounts.rebase through the indexes", () => {
         (k, s) => noKey(s) || s === "list" || s === "number" || ((s === "plain" || s === "two") && ends7(k)),
       ],
       [["!=", "name", 158], (k, s) => noKey(s) || k === 158],
+      // `OP_ID != "OP_B"`, by complement through the OP_ID index: the jobs with an opcode OP_B, or with no opcode
+      [["!=", "OP_ID", "OP_B"], (_k, s) => s === "two" || s === "half" || s === "none"],
+      // `OP_ID != "OP_A"` (most jobs' opcode: no complement): the jobs with another OP_ID move unread, the one with no opcode is matched
+      [["!=", "OP_ID", "OP_A"], (_k, s) => s === "two" || s === "half" || s === "none"],
     ];
     for (const [e, reads] of changes) {
       for (const there of [e, ["=", "name", "n5"]] as ExactJson[]) {

@@ -414,8 +414,11 @@ export function factsOf(job: Job, paths: readonly string[] = [], presence = fals
     seen.add(key);
     out.push([kind, v]);
   };
+  // with `presence`, `NO_KEY` under "op" too for a job with no opcode or an opcode without `OP_ID`
+  if (presence && job.opcodes.length === 0) add("op", NO_KEY);
   for (const op of job.opcodes as JsonObject[]) {
     if (Object.hasOwn(op, "OP_ID")) add("op", typeof op.OP_ID === "string" ? op.OP_ID : OTHER_OP);
+    else if (presence) add("op", NO_KEY);
     const trail = op.reason;
     if (!Array.isArray(trail)) continue;
     for (const e of trail) {
@@ -479,7 +482,13 @@ export const NO_KEY = "\u0000none";
 export function predicateCoReach(kind: "jobid" | "opcode" | "reason", expr: Expr | null): FactReach | null {
   if (kind !== "opcode" || expr === null) return null;
   const names = fieldsOf(expr);
-  if (names.length !== 1 || names[0] === "OP_ID" || COMMON_PARAMS.has(names[0].split(".")[0])) return null;
+  if (names.length === 1 && names[0] === "OP_ID") {
+    // `OP_ID != "X"`: may fail only on a job with an opcode whose `OP_ID` is "X", is not a string or is missing, or with no opcode
+    if (expr.k === "not" && expr.x.k === "cmp" && expr.x.op === "==" && typeof expr.x.value === "string")
+      return { kind: "op", values: finite([NO_KEY, OTHER_OP, expr.x.value]) };
+    return null;
+  }
+  if (names.length !== 1 || COMMON_PARAMS.has(names[0].split(".")[0])) return null;
   const kindOf = fieldKind(names[0]);
   if (expr.k === "not" && expr.x.k === "cmp" && expr.x.op === "==") {
     const k = valueKey(expr.x.value);

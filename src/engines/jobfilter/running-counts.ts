@@ -13,14 +13,23 @@ import type { Bucket } from "./adhoc.js";
 import { bucketsOf } from "./adhoc.js";
 import { prepareJob, type PreparedJob } from "./evaluate.js";
 import type { FilterSet } from "./filter-set.js";
-import { applyingRule, ruleCoReach, ruleIndex, ruleOrder, ruleReach, type RuleOrder } from "./filter-set.js";
+import {
+  applyingRule,
+  ruleByOpId,
+  ruleCoReach,
+  ruleIndex,
+  ruleOrder,
+  ruleReach,
+  type RuleOrder,
+} from "./filter-set.js";
 import { ruleChange, ruleSetFingerprint, ruleTextChanges, type RuleChange } from "./rule-change.js";
-import { anyOf, pathOf, type FactReach } from "./job-reach.js";
+import { anyOf, NO_KEY, OTHER_OP, pathOf, type FactReach, type ValueSet } from "./job-reach.js";
 import { parseExactJson } from "../common/exact-json.js";
 import {
   MAX_INDEXED_PATHS,
   MemoryShares,
   type Holder,
+  type Reached,
   type Share,
   type ShareStore,
 } from "./running-shares.js";
@@ -67,7 +76,7 @@ const valuedPaths = (set: FilterSet, store: ShareStore) =>
   [
     ...new Set([
       ...set.valued,
-      ...(store.eachBeside === undefined ? [] : set.indexable),
+      ...(store.eachBeside === undefined && store.moveBeside === undefined ? [] : set.indexable),
       ...store.indexedPaths(),
     ]),
   ].slice(0, MAX_INDEXED_PATHS);
@@ -234,6 +243,24 @@ export class RunningCounts {
       to.push(rule);
       was.push(h.share.rule);
     };
+    // the number of the earlier set this carry saves, given at the first move
+    let gen: number | undefined;
+    const remember = () => {
+      if (gen !== undefined) return gen;
+      // the set carried from is saved as the rules the moved jobs had before (the store still counts for it)
+      gen = this.store.addEarlier(ruleSetFingerprint(prev), EARLIER_SETS);
+      this.sets.set(gen, prev);
+      const kept = new Set(this.store.earlierSets().map((e) => e.gen));
+      for (const g of this.sets.keys()) if (!kept.has(g)) this.sets.delete(g);
+      return gen;
+    };
+    // the totals change by the net of the moves, each written once
+    const delta = new Map<string, number>();
+    const add = (rule: string | null, d: number) => {
+      if (rule !== null) delta.set(rule, (delta.get(rule) ?? 0) + d);
+    };
+    // the jobs a store moves together, moved with the others (the jobs under a removed rule are read before)
+    let bulk: { move(gen: number): void } | undefined;
     if (change.added.length > 0) {
       const first = change.added[0];
       const end = next.chain.length;
@@ -251,34 +278,76 @@ export class RunningCounts {
         const rule = firstAmong(next, change.added, h, upTo, byId);
         if (rule !== undefined) move(h, rule);
       };
-      if (reached !== null) this.store.eachReached(reached, !byId, test);
+      const store = this.store;
+      // the first added rule holds on every job outside its co-reach: those go to it unread
+      const co =
+        store.eachBeside === undefined && store.moveBeside === undefined
+          ? null
+          : ruleCoReach(next.chain[first]);
+      const coUsable = co !== null && co.every(usable);
+      // a reach read only through a value test (`OP_ID != "X"`: every other OP_ID) reads more than a finite co-reach
+      const byComplement =
+        reached === null ||
+        (coUsable &&
+          co.every((f) => f.values.finite !== null) &&
+          reached.facts.some((alts) => alts.every((f) => f.values.finite === null)));
+      /** Reads the jobs within the added rules' reach (for a rule testing `OP_ID` alone, those the reach proves it matches moved unread). */
+      const readReached = (reached: Reached) => {
+        const alone = change.added.length === 1 && reached.ids.length === 0 && reached.facts.length === 1;
+        const by = alone && reached.facts[0].length === 1 ? reached.facts[0][0] : undefined;
+        if (by !== undefined && by.kind === "op" && ruleByOpId(next.chain[first])) {
+          // a job with an opcode whose OP_ID is a string the reach holds matches the added rule: moved unread
+          const unsure = (v: string) => v === OTHER_OP || v === NO_KEY;
+          const sure: ValueSet = {
+            finite:
+              by.values.finite === null ? null : new Set([...by.values.finite].filter((v) => !unsure(v))),
+            all: false,
+            has: (v) => !unsure(v) && by.values.has(v),
+          };
+          const onto = next.chain[first].uuid;
+          const took = new Set<number>();
+          store.eachReached({ ids: [], facts: [[{ kind: "op", values: sure }]] }, false, (h) => {
+            const upTo = h.share.rule === null ? end : change.keptAt.get(h.share.rule);
+            if (upTo === undefined || upTo <= first) return;
+            took.add(h.id);
+            move(h, onto);
+          });
+          // the others the reach holds (a non-string OP_ID, an opcode without one) are read and matched
+          const rest = [OTHER_OP, NO_KEY].filter((v) => by.values.has(v));
+          const others: ValueSet = { finite: new Set(rest), all: false, has: (v) => rest.includes(v) };
+          if (rest.length > 0)
+            store.eachReached({ ids: [], facts: [[{ kind: "op", values: others }]] }, true, (h) => {
+              if (!took.has(h.id)) test(h);
+            });
+        } else store.eachReached(reached, !byId, test);
+      };
+      if (!byComplement) readReached(reached);
       else {
         const tested = new Set<string | null>([null]);
         for (const [uuid, at] of change.keptAt) if (at > first) tested.add(uuid);
-        // the first added rule holds on every job outside its co-reach: those go to it unread
-        const co = this.store.eachBeside === undefined ? null : ruleCoReach(next.chain[first]);
         const onto = next.chain[first].uuid;
         const sure = (h: Holder) => move(h, onto);
-        if (co === null || !co.every(usable) || !this.store.eachBeside!(tested, co, test, sure))
-          this.store.eachHolder(tested, !byId, test);
+        let done = false;
+        if (coUsable) {
+          if (store.moveBeside !== undefined) {
+            // counted, and moved by the store with the others (whole groups of shares); only the others read
+            const beside = store.moveBeside(tested, co, test, onto);
+            if (beside !== undefined) {
+              for (const [rule, n] of beside.from) {
+                add(rule, -n);
+                add(onto, n);
+                if (n > 0) bulk = beside;
+              }
+              done = true;
+            }
+          } else done = store.eachBeside!(tested, co, test, sure);
+        }
+        if (!done) {
+          if (reached !== null) readReached(reached);
+          else store.eachHolder(tested, !byId, test);
+        }
       }
     }
-    // the number of the earlier set this carry saves, given at the first move
-    let gen: number | undefined;
-    const remember = () => {
-      if (gen !== undefined) return gen;
-      // the set carried from is saved as the rules the moved jobs had before (the store still counts for it)
-      gen = this.store.addEarlier(ruleSetFingerprint(prev), EARLIER_SETS);
-      this.sets.set(gen, prev);
-      const kept = new Set(this.store.earlierSets().map((e) => e.gen));
-      for (const g of this.sets.keys()) if (!kept.has(g)) this.sets.delete(g);
-      return gen;
-    };
-    // the totals change by the net of the moves, each written once
-    const delta = new Map<string, number>();
-    const add = (rule: string | null, d: number) => {
-      if (rule !== null) delta.set(rule, (delta.get(rule) ?? 0) + d);
-    };
     if (change.removed.size > 0) {
       const byId = [...change.removed].every((u) => idOnly(next, change.candidatesFor(u)));
       const known = this.fromEarlier(next, change);
@@ -311,6 +380,7 @@ export class RunningCounts {
       }
       this.store.moveShares(moved, to, remember(), was);
     }
+    bulk?.move(remember());
     for (const [rule, d] of delta) if (d !== 0) this.bump("rule", rule, d);
     this.current = next;
     this.store.setCountedFor(ruleSetFingerprint(next), ruleTextChanges(prev, next));

@@ -131,6 +131,21 @@ export interface ShareStore {
     read: (h: Holder) => void,
     sure: (h: Holder) => void,
   ): boolean;
+  /**
+   * Optional, for a store that keeps jobs' shares in groups it moves whole
+   * and indexes its paths with the presence key: `eachBeside`, where the
+   * jobs it would hand to `sure` are not visited but counted (`from`: how
+   * many under each rule) and moved to rule `onto` by `move` (as
+   * `moveShares` would, each remembering the rule it had under the earlier
+   * set `gen`), which the rule change calls when it moves the others.
+   * Undefined, visiting none, when `eachBeside` would decline.
+   */
+  moveBeside?(
+    rules: ReadonlySet<string | null>,
+    co: readonly FactReach[],
+    read: (h: Holder) => void,
+    onto: string,
+  ): { readonly from: ReadonlyMap<string | null, number>; move(gen: number): void } | undefined;
   /** Visits the counted jobs whose rule is one of `rules` (null: counted under no rule), with their jobs when `withJobs`. */
   eachHolder(rules: ReadonlySet<string | null>, withJobs: boolean, visit: (h: Holder) => void): void;
   /**
@@ -514,6 +529,12 @@ export class MemoryShares implements ShareStore {
   ): boolean {
     let held = 0;
     for (const rule of rules) held += this.byRule.get(rule)?.size ?? 0;
+    // the jobs with the finite facts of `co` counted first (a job with two counted twice): too many, none gathered
+    let bound = 0;
+    for (const { kind, values } of co)
+      if (values.finite !== null)
+        for (const v of values.finite) bound += this.byFact.get(kind)?.get(v)?.size ?? 0;
+    if (bound * 2 > held) return false;
     const inside = new Set<number>();
     for (const { kind, values } of co) {
       const index = this.byFact.get(kind);
