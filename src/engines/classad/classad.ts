@@ -547,7 +547,8 @@ export class AdNamesReader {
 
   /** The ad of the names added and their `slots` (parallel). */
   ad(slots: SlotValue[]): ClassAd {
-    return new ClassAd(this.layout ?? layoutFor(this.names ?? [], slots), slots, null);
+    const layout = this.layout ?? layoutFor(this.names ?? [], slots);
+    return new ClassAd(layout, slots.slice(), null);
   }
 }
 
