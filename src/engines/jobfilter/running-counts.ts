@@ -284,7 +284,11 @@ export class RunningCounts {
         store.eachBeside === undefined && store.moveBeside === undefined
           ? null
           : ruleCoReach(next.chain[first]);
-      const coUsable = co !== null && co.every(usable);
+      // the `op` presence key still filling (counts indexed before it): a co-reach by OP_ID would miss jobs without one
+      const coUsable =
+        co !== null &&
+        co.every(usable) &&
+        !(store.presenceFilling?.() === true && co.some((f) => f.kind === "op"));
       // a reach read only through a value test (`OP_ID != "X"`: every other OP_ID) reads more than a finite co-reach
       const byComplement =
         reached === null ||
@@ -499,7 +503,7 @@ export class RunningCounts {
    */
   fillIndex(jobs: number): boolean {
     this.store.fillIndex(jobs);
-    return this.store.fillingPaths().length > 0;
+    return this.store.fillingPaths().length > 0 || this.store.presenceFilling?.() === true;
   }
 
   /** Every count, for tests and checks: rule uuid → slots, bucket key → jobs (zeros left out). */

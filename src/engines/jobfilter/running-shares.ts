@@ -159,6 +159,13 @@ export interface ShareStore {
   clear(): void;
   /** The opcode field paths whose values the store indexes as jobs start (`field:<path>` facts, see job-reach.ts `factsOf`), those still filling included. */
   indexedPaths(): readonly string[];
+  /**
+   * Optional: whether the `op` index does not yet hold the presence key
+   * (`NO_KEY`) for every counted job that has it (counts indexed before the
+   * key, being filled by `fillIndex`): a co-reach by `OP_ID` is not read
+   * through until it does. Absent: it does.
+   */
+  presenceFilling?(): boolean;
   /** The indexed paths whose index does not hold every counted job yet (jobs counted before the path was added, not yet read by `fillIndex`): not to be read through. */
   fillingPaths(): readonly string[];
   /**
@@ -169,10 +176,11 @@ export interface ShareStore {
    */
   setIndexedPaths(paths: readonly string[]): void;
   /**
-   * Indexes the filling paths' values of at most `jobs` more of the jobs
-   * counted before they were added (in a fixed order, resumed where the
-   * last call stopped); a path whose every counted job is read is no
-   * longer filling. Returns how many counted jobs were read.
+   * Indexes the filling paths' values (and the `op` presence key, see
+   * `presenceFilling`) of at most `jobs` more of the jobs counted before
+   * they were added (in a fixed order, resumed where the last call
+   * stopped); a path whose every counted job is read is no longer filling.
+   * Returns how many counted jobs were read.
    */
   fillIndex(jobs: number): number;
 }
