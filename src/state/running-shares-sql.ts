@@ -674,6 +674,72 @@ export class SqlShares implements ShareStore {
     return { from, move };
   }
 
+  /**
+   * Counted per group in one statement through the fact index (a job with
+   * two of the facts once), no job read; `move` changes the row of a group
+   * all of whose jobs move, else puts the moved jobs of each earlier rule in
+   * a new group by one statement (their member rows, in SQLite).
+   */
+  moveByFact(
+    rules: ReadonlySet<string | null>,
+    by: FactReach,
+    onto: string,
+  ): { readonly from: ReadonlyMap<string | null, number>; move(gen: number): void } {
+    const vs = JSON.stringify(
+      by.values.finite !== null
+        ? [...by.values.finite]
+        : this.sql
+            .exec<{ value: string }>("SELECT DISTINCT value FROM running_facts WHERE kind = ?", by.kind)
+            .toArray()
+            .map((r) => r.value)
+            .filter((v) => by.values.has(v)),
+    );
+    const withFact =
+      "SELECT id FROM running_facts WHERE kind = ? AND value IN (SELECT value FROM json_each(?))";
+    const from = new Map<string | null, number>();
+    const groups: { grp: number; rule: string | null; k: number }[] = [];
+    for (const g of this.sql.exec<{ grp: number; rule: string | null; k: number }>(
+      `SELECT s.grp AS grp, g.rule AS rule, count(*) AS k FROM running_members s CROSS JOIN running_groups g ON g.grp = s.grp WHERE s.id IN (${withFact}) GROUP BY s.grp`,
+      by.kind,
+      vs,
+    )) {
+      const rule = g.rule ?? null;
+      if (!rules.has(rule)) continue;
+      groups.push({ grp: g.grp, rule, k: g.k });
+      from.set(rule, (from.get(rule) ?? 0) + g.k);
+    }
+    const move = (gen: number) => {
+      this.fresh.clear();
+      const made = new Map<string | null, number>();
+      for (const { grp, rule, k } of groups) {
+        // the group's count now (a job of it the change moved otherwise has left it)
+        const n = this.sql.exec<{ n: number }>("SELECT n FROM running_groups WHERE grp = ?", grp).one().n;
+        if (k === n) {
+          this.sql.exec(
+            "UPDATE running_groups SET rule = ?, gen = ?, was = ? WHERE grp = ?",
+            onto,
+            gen,
+            rule,
+            grp,
+          );
+          continue;
+        }
+        let into = made.get(rule);
+        if (into === undefined) made.set(rule, (into = this.newGroup(onto, gen, rule, 0)));
+        this.sql.exec("UPDATE running_groups SET n = n + ? WHERE grp = ?", k, into);
+        this.sql.exec(
+          `UPDATE running_members SET grp = ? WHERE grp = ? AND id IN (${withFact})`,
+          into,
+          grp,
+          by.kind,
+          vs,
+        );
+        this.leave(grp, k);
+      }
+    };
+    return { from, move };
+  }
+
   eachHolder(rules: ReadonlySet<string | null>, withJobs: boolean, visit: (h: Holder) => void): void {
     for (const h of this.holders(rules, withJobs)) visit(h);
   }

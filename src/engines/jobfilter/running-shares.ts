@@ -146,6 +146,21 @@ export interface ShareStore {
     read: (h: Holder) => void,
     onto: string,
   ): { readonly from: ReadonlyMap<string | null, number>; move(gen: number): void } | undefined;
+  /**
+   * Optional, for a store that keeps jobs' shares in groups it moves whole:
+   * the counted jobs whose rule is one of `rules` that have a fact of `by`
+   * (a value test runs once on each distinct value held), counted by group
+   * without being read (`from`: how many under each rule) and moved to rule
+   * `onto` by `move` (as `moveShares` would, each remembering the rule it
+   * had under the earlier set `gen`), which the rule change calls when it
+   * moves the others; a job the change moves otherwise in between is not
+   * to be one of them.
+   */
+  moveByFact?(
+    rules: ReadonlySet<string | null>,
+    by: FactReach,
+    onto: string,
+  ): { readonly from: ReadonlyMap<string | null, number>; move(gen: number): void };
   /** Visits the counted jobs whose rule is one of `rules` (null: counted under no rule), with their jobs when `withJobs`. */
   eachHolder(rules: ReadonlySet<string | null>, withJobs: boolean, visit: (h: Holder) => void): void;
   /**
