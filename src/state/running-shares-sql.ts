@@ -688,11 +688,7 @@ export class SqlShares implements ShareStore {
     const vs = JSON.stringify(
       by.values.finite !== null
         ? [...by.values.finite]
-        : this.sql
-            .exec<{ value: string }>("SELECT DISTINCT value FROM running_facts WHERE kind = ?", by.kind)
-            .toArray()
-            .map((r) => r.value)
-            .filter((v) => by.values.has(v)),
+        : this.distinctValues(by.kind).filter((v) => by.values.has(v)),
     );
     const withFact =
       "SELECT id FROM running_facts WHERE kind = ? AND value IN (SELECT value FROM json_each(?))";
@@ -738,6 +734,21 @@ export class SqlShares implements ShareStore {
       }
     };
     return { from, move };
+  }
+
+  /** The distinct values of one kind of fact, one index step each (not a pass over its rows: a kind holds one row per job or more). */
+  private distinctValues(kind: string): string[] {
+    const step = "SELECT value FROM running_facts WHERE kind = ? AND value > ? ORDER BY value LIMIT 1";
+    // the empty string, below every other value, looked up first
+    const out = this.sql
+      .exec<{ value: string }>("SELECT value FROM running_facts WHERE kind = ? AND value = '' LIMIT 1", kind)
+      .toArray()
+      .map((r) => r.value);
+    for (let after = ""; ;) {
+      const next = this.sql.exec<{ value: string }>(step, kind, after).toArray();
+      if (next.length === 0) return out;
+      out.push((after = next[0].value));
+    }
   }
 
   eachHolder(rules: ReadonlySet<string | null>, withJobs: boolean, visit: (h: Holder) => void): void {
