@@ -688,7 +688,14 @@ export class SqlShares implements ShareStore {
     const vs = JSON.stringify(
       by.values.finite !== null
         ? [...by.values.finite]
-        : this.distinctValues(by.kind).filter((v) => by.values.has(v)),
+        : // a few OP_IDs, one index step each; a field's many values in one pass
+          (by.kind === "op"
+            ? this.distinctValues(by.kind)
+            : this.sql
+                .exec<{ value: string }>("SELECT DISTINCT value FROM running_facts WHERE kind = ?", by.kind)
+                .toArray()
+                .map((r) => r.value)
+          ).filter((v) => by.values.has(v)),
     );
     const withFact =
       "SELECT id FROM running_facts WHERE kind = ? AND value IN (SELECT value FROM json_each(?))";

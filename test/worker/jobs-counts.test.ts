@@ -572,26 +572,32 @@ describe("JobQueue running counts", () => {
       const counted = () => {
         const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
         let returned = 0;
+        let jobRows = 0;
         const exec = (query: string, ...bindings: unknown[]) => {
           const c = sql.exec(query, ...bindings);
           cursors.push(c);
+          const withJob = query.includes("JOIN jobs");
+          const count = (n: number) => {
+            returned += n;
+            if (withJob) jobRows += n;
+          };
           // the rows handed to the object's code, counted as they come
           return new Proxy(c, {
             get: (t, k) =>
               k === "next"
                 ? () => {
                     const r = t.next();
-                    if (r.done !== true) returned++;
+                    if (r.done !== true) count(1);
                     return r;
                   }
                 : k === "toArray"
                   ? () => {
                       const rows = t.toArray();
-                      returned += rows.length;
+                      count(rows.length);
                       return rows;
                     }
                   : k === "one"
-                    ? () => (returned++, t.one())
+                    ? () => (count(1), t.one())
                     : k === Symbol.iterator
                       ? function (this: unknown) {
                           return this;
@@ -609,6 +615,8 @@ describe("JobQueue running counts", () => {
           read: () => cursors.splice(0).reduce((n, c) => n + c.rowsRead, 0),
           // the rows handed out since the last call
           returned: () => returned - ((returned = 0), 0),
+          // the job rows (with their texts) handed out since the last call
+          jobRows: () => jobRows - ((jobRows = 0), 0),
         };
       };
       let c = counted();
@@ -760,7 +768,26 @@ describe("JobQueue running counts", () => {
         expect(counts.snapshot().rules[u]).toBe(38);
         // 34 here (the 11 read, the groups, the rules and meta); 69 when the 38 come back one row each
         expect(c.returned()).toBeLessThanOrEqual(45);
+        expect(c.jobRows()).toBe(11);
         // a new object over the same storage carries the counts back to its rules
+        restart();
+        expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
+      }
+      // a regex alone on the indexed name: the jobs holding a name it matches are counted and moved by their
+      // groups, none read (numbers and unnamed jobs never match)
+      const regex = q
+        .listFilters()
+        .map((r) =>
+          r.uuid === u ? { ...r, predicates: [["opcode", ["=~", "instance_name", "[0-9]7$"]]] as never } : r,
+        );
+      for (let round = 0; round < 2; round++) {
+        c = counted();
+        counts = RunningCounts.restore(buildFilterSet(q.listFilters()), c.store)!;
+        c.jobRows();
+        counts.rebase(buildFilterSet(regex));
+        expect(counts.snapshot()).toEqual(recount(regex));
+        expect(counts.snapshot().rules[u]).toBe(18);
+        expect(c.jobRows()).toBe(0);
         restart();
         expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
       }

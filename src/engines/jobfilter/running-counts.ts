@@ -16,6 +16,7 @@ import type { FilterSet } from "./filter-set.js";
 import {
   applyingRule,
   ruleByOpId,
+  ruleRegexOn,
   ruleCoReach,
   ruleIndex,
   ruleOrder,
@@ -339,6 +340,23 @@ export class RunningCounts {
             store.eachReached({ ids: [], facts: [[{ kind: "op", values: others }]] }, true, (h) => {
               if (!isSure(h)) test(h);
             });
+        } else if (
+          by !== undefined &&
+          store.moveByFact !== undefined &&
+          ruleRegexOn(next.chain[first]) !== undefined &&
+          by.kind === `field:${ruleRegexOn(next.chain[first])}`
+        ) {
+          // a regex alone on an indexed field: the jobs holding a string it matches there are counted by group and
+          // moved with the others, none read (it holds on no other value)
+          const tested = new Set<string | null>([null]);
+          for (const [uuid, at] of change.keptAt) if (at > first) tested.add(uuid);
+          const onto = next.chain[first].uuid;
+          const byField = store.moveByFact(tested, by, onto);
+          for (const [rule, n] of byField.from) {
+            add(rule, -n);
+            add(onto, n);
+            if (n > 0 && !bulk.includes(byField)) bulk.push(byField);
+          }
         } else store.eachReached(reached, !byId, test);
       };
       if (!byComplement) readReached(reached);
