@@ -86,8 +86,8 @@ const realOff = Date.now() - mono();
 if (process.env.TRACE_SERVER === "1") {
   const fs = await import("node:fs");
   const text = fs.readFileSync(script, "utf8");
-  const a = "  noteRequest(Date.now());\n";
-  const b = "  const response = await dispatch(request, env2, ctx);\n";
+  const a = "  noteRequest();\n";
+  const b = "  const response = await answer;\n";
   if (!text.includes(a) || !text.includes(b)) throw new Error("patch points not found");
   fs.writeFileSync(
     script,

@@ -1,8 +1,9 @@
 /**
  * `npm run bench:ladder`: where a decision request's CPU goes in workerd. The
  * ladder Worker of bench/ladder/ answers each bench request with the no-op's
- * work plus the first N parts of the decision route (reading the body, zod,
- * the decision, the log line, the answer), and the real Worker answers it
+ * work plus the first N parts of the decision route (reading the body, the
+ * route's own validation, the decision, the log line, the answer), each
+ * taken from the route's module and src/http/decision.ts, and the real Worker answers it
  * through the whole API; each rung's workerd CPU per request, less the rung
  * below it, is what that part costs in a served request. Every round starts
  * every Worker afresh and drives them in turn (workerd pinned to the last CPU,
@@ -30,10 +31,10 @@ const CONNECTIONS = 16;
 const RUNGS = [
   "the no-op (bench/noop's work)",
   "+ read the body, active bundle, shape check",
-  "+ validate (zod)",
+  "+ validate (the route's compiled schema)",
   "+ decide",
   "+ decision id and log line",
-  "+ verdict and answer headers",
+  "+ the answer as the route writes it",
 ] as const;
 
 /** workerd CPU µs per request over one timed run, after a warm-up. */

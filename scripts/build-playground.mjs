@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Embeds the playground page (playground/: HTML, CSS, JavaScript modules, icon) in the
-// Worker as src/http/playground/assets.generated.json: each file's body, content type
-// and ETag. Run by scripts/build-bundle.mjs, so `npm test`, `npm start` (wrangler dev's
+// Worker as src/http/playground/assets.generated.js: each file's content type and ETag,
+// and its body as the text a function returns, so that an isolate makes the 400 KB of
+// strings only when it first serves the page (V8 compiles a function, and so makes its
+// literals, on its first call; an isolate that only decides never does). Run by scripts/build-bundle.mjs, so `npm test`, `npm start` (wrangler dev's
 // [build] step, again whenever a file under playground/ changes) and `wrangler deploy`
 // all serve the page as it is in the checkout; nobody runs a build of their own.
 // Two files are built by esbuild (bundled and minified): the page's own modules, from
@@ -17,7 +19,7 @@ import { extname, join } from "node:path";
 
 const ROOT = join(import.meta.dirname, "..");
 const SOURCE = join(ROOT, "playground");
-const OUTPUT = join(ROOT, "src/http/playground/assets.generated.json");
+const OUTPUT = join(ROOT, "src/http/playground/assets.generated.js");
 
 const TYPES = {
   ".html": "text/html; charset=utf-8",
@@ -80,7 +82,18 @@ export function buildPlaygroundAssets() {
   ).slice(0, 12);
   const html = readFileSync(join(SOURCE, "index.html"), "utf8").replaceAll('"/playground/', `"/playground/${version}/`);
   add("index.html", html);
-  const text = JSON.stringify({ version, files }) + "\n";
+  const entries = Object.keys(files).map((path) => {
+    const { type, etag, body } = files[path];
+    return `  ${JSON.stringify(path)}: { type: ${JSON.stringify(type)}, etag: ${JSON.stringify(etag)}, body: () => ${JSON.stringify(body)} },`;
+  });
+  const text = [
+    "// Written by scripts/build-playground.mjs from playground/; do not edit.",
+    `export const version = ${JSON.stringify(version)};`,
+    "export const files = {",
+    ...entries,
+    "};",
+    "",
+  ].join("\n");
   let previous = "";
   try {
     previous = readFileSync(OUTPUT, "utf8");

@@ -5,39 +5,65 @@
  * adds in workerd is the difference between two rungs. Rungs:
  *   0 the no-op (the body as JSON, a small JSON answer);
  *   1 + reading the body as the route does, the active bundle, the JSON shape check;
- *   2 + validating the request (the route's zod schema);
- *   3 + the decision under its budget;
+ *   2 + validating the request as the route does (its schema compiled at load, limits' fast schema first);
+ *   3 + the decision under its budget, not awaited when it answers at once (as the route runs it);
  *   4 + a decision id and the decision log line;
- *   5 + the verdict and the answer with its three headers, as the route sends them.
- * The route itself (Hono dispatch over the whole API, request ids, metrics, the
+ *   5 + the answer as the route writes it (the envelope's members and the verdict's own writer)
+ *       and sends it (one `Response` with its three headers given at once).
+ * Each rung takes its route's options (engine, schema, fast schema, decide) from the route
+ * module and each step from src/http/decision.ts, so a rung runs what the route runs. The
+ * route itself (Hono dispatch over the whole API, request ids, authorization, metrics, the
  * verdict memo) is the real Worker, measured beside it.
  */
 import { Hono } from "hono";
-import type { z } from "zod";
 import type { AppEnv, Env } from "../../src/env.js";
 import { decisionBudget } from "../../src/engines/common/budget.js";
-import { shapeVerdict, type Decision } from "../../src/engines/common/decision.js";
+import type { Decision } from "../../src/engines/common/decision.js";
 import type { EngineName } from "../../src/engines/common/engine.js";
-import { parseJsonText, readJsonText, validate } from "../../src/http/body.js";
-import { decideWithin, logDecision, newDecisionId, type RouteContext } from "../../src/http/decision.js";
-import { decide as decideLimits } from "../../src/http/routes/limits.js";
-import { decideMatchRequest } from "../../src/http/routes/match.js";
-import { decidePlace } from "../../src/http/routes/placement.js";
-import { LimitsRequest } from "../../src/http/schemas/limits.js";
-import { MatchRequest } from "../../src/http/schemas/match.js";
-import { PlaceRequest } from "../../src/http/schemas/placement.js";
+import { parseJsonText, readJsonText } from "../../src/http/body.js";
+import {
+  decideNow,
+  decisionAnswer,
+  elapsedMs,
+  logDecision,
+  newDecisionId,
+  routeValidator,
+  answerWithId,
+  verdictMembers,
+  type RouteContext,
+} from "../../src/http/decision.js";
+import { limitsDecision } from "../../src/http/routes/limits.js";
+import { matchDecision } from "../../src/http/routes/match.js";
+import { placeDecision } from "../../src/http/routes/placement.js";
 import { getActiveBundle } from "../../src/state/policy-store.js";
 
 interface Rung {
   engine: EngineName;
-  schema: z.ZodType;
+  /** The route's validation: built here, at module load, as the route builds its own. */
+  check: (raw: unknown) => unknown;
+  readsConnectingIp: boolean;
   decide: (policy: never, request: never, ctx: RouteContext) => Decision<object> | Promise<Decision<object>>;
 }
 
+function rung(opts: {
+  engine: EngineName;
+  schema: Parameters<typeof routeValidator>[0]["schema"];
+  fastSchema?: Parameters<typeof routeValidator>[0]["fastSchema"];
+  readsConnectingIp?: boolean;
+  decide: unknown;
+}): Rung {
+  return {
+    engine: opts.engine,
+    check: routeValidator(opts),
+    readsConnectingIp: opts.readsConnectingIp === true,
+    decide: opts.decide as Rung["decide"],
+  };
+}
+
 const ROUTES: Record<string, Rung> = {
-  "/v1/limits/decide": { engine: "limits", schema: LimitsRequest, decide: decideLimits as Rung["decide"] },
-  "/v1/place": { engine: "placement", schema: PlaceRequest, decide: decidePlace as Rung["decide"] },
-  "/v1/match": { engine: "match", schema: MatchRequest, decide: decideMatchRequest as Rung["decide"] },
+  "/v1/limits/decide": rung(limitsDecision),
+  "/v1/place": rung(placeDecision),
+  "/v1/match": rung(matchDecision),
 };
 
 const app = new Hono<AppEnv>();
@@ -46,35 +72,45 @@ app.post("*", async (c) => {
   const step = Number((c.env as Env & { LADDER_STEP?: string }).LADDER_STEP ?? 0);
   if (step === 0) {
     const body: unknown = await c.req.json();
-    return c.json({ ok: true, fields: body !== null && typeof body === "object" ? Object.keys(body).length : 0 });
+    return c.json({
+      ok: true,
+      fields: body !== null && typeof body === "object" ? Object.keys(body).length : 0,
+    });
   }
-  const rung = ROUTES[c.req.path];
-  if (rung === undefined) return c.json({ error: `no rung for ${c.req.path}` }, 404);
+  const route = ROUTES[c.req.path];
+  if (route === undefined) return c.json({ error: `no rung for ${c.req.path}` }, 404);
+  const started = performance.now();
   const text = await readJsonText(c);
   const bundle = await getActiveBundle(c.env);
   const raw = parseJsonText(text);
   if (step === 1) return c.json({ ok: true, fields: Object.keys(raw as object).length });
-  const request = validate(rung.schema, raw);
+  const request = route.check(raw);
   if (step === 2) return c.json({ ok: true, fields: Object.keys(request as object).length });
   const ctx: RouteContext = {
     env: c.env,
     now: Date.now(),
     explain: false,
-    connectingIp: c.req.header("cf-connecting-ip") ?? null,
+    connectingIp: route.readsConnectingIp ? (c.req.header("cf-connecting-ip") ?? null) : null,
     revision: bundle.revision,
     bundle,
     budget: decisionBudget(c.env.DECISION_BUDGET),
   };
-  const policy = bundle.policy(rung.engine) ?? null;
-  const decision = await decideWithin(ctx.budget, () => rung.decide(policy as never, request as never, ctx));
+  const policy = bundle.policy(route.engine) ?? null;
+  const decided = decideNow(ctx.budget, () => route.decide(policy as never, request as never, ctx));
+  const decision = decided instanceof Promise ? await decided : decided;
   if (step === 3) return c.json({ ok: true, fields: decision.outcome.length });
   const decisionId = newDecisionId();
-  logDecision({ decision_id: decisionId, engine: rung.engine, revision: bundle.revision, outcome: decision.outcome, ms: 0, cache: "bypass" });
-  if (step === 4) return c.json({ ok: true, fields: decision.outcome.length });
-  const body = shapeVerdict(decision, decisionId, bundle.revision, false);
-  return new Response(JSON.stringify(body), {
-    headers: { "content-type": "application/json", "x-arbiter-cache": "bypass", "x-request-id": crypto.randomUUID() },
+  logDecision({
+    decision_id: decisionId,
+    engine: route.engine,
+    revision: bundle.revision,
+    outcome: decision.outcome,
+    ms: elapsedMs(started),
+    cache: "bypass",
   });
+  if (step === 4) return c.json({ ok: true, fields: decision.outcome.length });
+  const json = answerWithId(decisionId, verdictMembers(decision, bundle.revision, false));
+  return decisionAnswer(json, "bypass", crypto.randomUUID());
 });
 
 export default app;

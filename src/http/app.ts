@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Result, Router } from "hono/router";
 import { TrieRouter } from "hono/router/trie-router";
+import { getPath as honoPath } from "hono/utils/url";
 import type { AppEnv, Env } from "../env.js";
 import { ApiError, errorBody } from "./errors.js";
 import { noteRequest } from "./metrics.js";
@@ -62,7 +63,15 @@ class KeptMatchRouter<T> implements Router<T> {
 }
 
 /** The whole HTTP API: one error envelope, one request id per request, routes per concern. */
-export const app = new Hono<AppEnv>({ router: new KeptMatchRouter() });
+/** The request being handed to Hono's dispatch, and its URL text read once: Hono's path is read from it. */
+let dispatchingRequest: Request | undefined;
+let dispatchingUrl = "";
+
+export const app = new Hono<AppEnv>({
+  router: new KeptMatchRouter(),
+  // Hono's own path reading, of the URL text read before dispatch (Hono reads the path first thing, synchronously)
+  getPath: (request) => honoPath(request === dispatchingRequest ? ({ url: dispatchingUrl } as Request) : request),
+});
 
 /** Sets a header on an answer, copying the answer first when its headers are immutable (a fetched Response). */
 function withHeader(response: Response, name: string, value: string): Response {
@@ -83,10 +92,19 @@ function withHeader(response: Response, name: string, value: string): Response {
 // context, not on the runtime's own Request and Response (src/http/request-id.ts says why).
 const dispatch = app.fetch;
 app.fetch = async (request, env, ctx) => {
-  noteRequest(Date.now());
-  const scope = new RequestScope(request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID(), ctx);
-  const series = httpSeriesOf(app, request);
-  const response = await dispatch(request, env, scope as unknown as ExecutionContext);
+  noteRequest();
+  const url = request.url;
+  const scope = new RequestScope(request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID(), ctx, url);
+  const series = httpSeriesOf(app, request.method, url);
+  dispatchingRequest = request;
+  dispatchingUrl = url;
+  let answer: Response | Promise<Response>;
+  try {
+    answer = dispatch(request, env, scope as unknown as ExecutionContext);
+  } finally {
+    dispatchingRequest = undefined;
+  }
+  const response = await answer;
   const carries = scope.answered === response;
   countAnswer(series, response, carries, env as Env | undefined, ctx);
   return carries ? response : withHeader(response, "X-Request-Id", scope.requestId);

@@ -18,7 +18,7 @@ import { logDecisionCapturing, type Capture } from "./capture.js";
 import { sampledCandidate, shadowDecision } from "./shadow.js";
 import { captureMode } from "../bundle/compare/index.js";
 import { recordDecision } from "./metrics.js";
-import { identified, requestIdOf } from "./request-id.js";
+import { identified, requestIdOf, requestUrlOf } from "./request-id.js";
 import type { DecisionKind } from "../bundle/compare/index.js";
 
 export { elapsedMs, logDecision, type DecisionLog } from "./decision-log.js";
@@ -42,6 +42,8 @@ export function newDecisionId(): string {
 
 /** Whether the request asked for the trace. */
 export function wantsExplain(c: Context<AppEnv>): boolean {
+  // no `?` past the scheme: no query (what Hono's query parser answers first), without reading the URL again
+  if (requestUrlOf(c).indexOf("?", 8) === -1) return false;
   const v = c.req.query("explain");
   return v === "true" || v === "1";
 }
@@ -59,16 +61,16 @@ const memo = new VerdictMemo();
  * then on the answer builds three.
  */
 function jsonAnswer(c: Context<AppEnv>, json: string, cache: "hit" | "miss" | "bypass"): Response {
-  return identified(c, new Response(json, { headers: { "content-type": "application/json", "x-arbiter-cache": cache, "x-request-id": requestIdOf(c) } }));
+  return identified(c, decisionAnswer(json, cache, requestIdOf(c)));
 }
 
-/**
- * Builds the handler of a stateless decision route: authorize, read and
- * validate the body, answer from the verdict cache when allowed, otherwise
- * decide with the active bundle's policy, then log and cache. Engines stay
- * unaware of HTTP, caching and logging.
- */
-export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
+/** The answer {@link jsonAnswer} makes, with the request id given (bench/ladder/ answers with this). */
+export function decisionAnswer(json: string, cache: "hit" | "miss" | "bypass", requestId: string): Response {
+  return new Response(json, { headers: { "content-type": "application/json", "x-arbiter-cache": cache, "x-request-id": requestId } });
+}
+
+/** What a stateless decision route is: its engine, schema and decide function, and how it reads and answers. */
+export interface DecisionRouteOptions<S extends z.ZodType, P, V extends object> {
   engine: EngineName;
   schema: S;
   decide: (policy: P, request: z.output<S>, ctx: RouteContext) => Decision<V> | Promise<Decision<V>>;
@@ -82,34 +84,60 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
   acceptsMissingPolicy?: boolean;
   /** The kind of decision for logs and comparisons, when it is not the engine's name (`ads-check`). */
   kind?: DecisionKind;
+  /**
+   * The decide function reads the connecting address (limits: the requester when the body names
+   * none); other routes' contexts carry null, and the header is not read for them.
+   */
+  readsConnectingIp?: boolean;
   /** What the decision used that the body does not say (limits: the connecting address), for captured requests. */
   amend?: (request: Record<string, unknown>, connectingIp: string | null) => Record<string, unknown> | undefined;
   /** Where the request's JSON text comes from (default: the body, which must be JSON). */
   readRequest?: (c: Context<AppEnv>) => Promise<string>;
   /** The answer in another protocol's shape, made from the verdict (default: the verdict itself). */
   answer?: (verdict: Record<string, unknown>) => object;
-}): Handler<AppEnv> {
-  const kind: DecisionKind = opts.kind ?? (opts.engine as DecisionKind);
-  // compiled here, while the Worker starts (route modules build their handlers at load)
+}
+
+/**
+ * A route's validation as its handler runs it: the schema compiled (or, with a fast schema,
+ * that one compiled and the full schema answering what it refuses). Call it at module load:
+ * workerd compiles only while a Worker starts. bench/ladder/ validates with this too.
+ */
+export function routeValidator<S extends z.ZodType>(opts: { schema: S; fastSchema?: z.ZodType }): (raw: unknown) => z.output<S> {
   const fast = opts.fastSchema === undefined ? undefined : compiledSchema(opts.fastSchema);
   // with a fast schema, `schema` only ever answers refused bodies: not worth compiling (nor can it always be)
   const schema = fast === undefined ? compiledSchema(opts.schema) : opts.schema;
+  return (raw) => validate(schema, raw, fast);
+}
+
+/**
+ * Builds the handler of a stateless decision route: authorize, read and
+ * validate the body, answer from the verdict cache when allowed, otherwise
+ * decide with the active bundle's policy, then log and cache. Engines stay
+ * unaware of HTTP, caching and logging.
+ */
+export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: DecisionRouteOptions<S, P, V>): Handler<AppEnv> {
+  const kind: DecisionKind = opts.kind ?? (opts.engine as DecisionKind);
+  // compiled here, while the Worker starts (route modules build their handlers at load)
+  const check = routeValidator(opts);
   return async (c) => {
     const started = performance.now();
     authorize(c, "decision");
     const text = await (opts.readRequest ?? readJsonText)(c);
     // the usual request: the isolate's bundle is fresh, taken without a promise
-    const bundle = bundleWithoutRead(c.env) ?? (await getActiveBundle(c.env));
+    const checkedAt = Date.now();
+    const fresh = bundleWithoutRead(c.env, checkedAt);
+    const bundle = fresh ?? (await getActiveBundle(c.env, checkedAt));
     const explain = wantsExplain(c);
     const ttl = numberVar(c.env.VERDICT_CACHE_SECONDS, 60);
     const caching = !explain && ttl > 0;
     // the route's path names cache entries; Hono has it already (no URL parse per request)
     const path = c.req.path;
-    const now = Date.now();
+    // no I/O since `checkedAt` when the bundle was fresh: the runtime's clock has not moved
+    const now = fresh === undefined ? Date.now() : checkedAt;
     const decisionId = newDecisionId();
     const memoKey = caching ? memo.key(path, bundle.revision, text) : undefined;
 
-    const connectingIp = c.req.header("cf-connecting-ip") ?? null;
+    const connectingIp = opts.readsConnectingIp === true ? (c.req.header("cf-connecting-ip") ?? null) : null;
     const logged = { kind, text, now, connectingIp, schema: opts.schema, decide: opts.decide, amend: opts.amend, acceptsMissingPolicy: opts.acceptsMissingPolicy };
 
     const remembered = memoKey ? memo.get(memoKey, now) : undefined;
@@ -117,7 +145,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
       return answerCached(c, opts, logged, decisionId, bundle.revision, started, { outcome: remembered.outcome, json: remembered.json });
 
     const raw = parseJsonText(text);
-    const request = validate(schema, raw, fast);
+    const request = check(raw);
     const policy = bundle.policy<P>(opts.engine) ?? (opts.acceptsMissingPolicy ? (null as P) : undefined);
     if (policy === undefined) {
       throw new ApiError("service_unavailable", `no \`${opts.engine}\` policy is loaded`);
@@ -160,8 +188,6 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
       }
       throw e;
     }
-    // a verdict that writes its own JSON (match: from its columns) is never spread into an answer object
-    const ownMembers = opts.answer === undefined ? verdictMembersWriter(decision.verdict) : undefined;
     // another protocol's answer is made from the whole answer object
     const body = opts.answer === undefined ? undefined : shapeVerdict(decision, decisionId, bundle.revision, explain);
     const entry = logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, cacheResult);
@@ -172,8 +198,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     if (memoKey && !decision.cacheable) memo.set(memoKey, decision.outcome, null, now + ttl * 1000);
     // the answer's members after decision_id: the cache keeps them in braces, the answer is them with the id
     // put in front, the text JSON.stringify gives for the whole answer object, which is never built
-    const members =
-      opts.answer === undefined ? envelopedMembers(decision, bundle.revision, explain, ownMembers) : undefined;
+    const members = opts.answer === undefined ? verdictMembers(decision, bundle.revision, explain) : undefined;
     if (caching && decision.cacheable && keep >= 1) {
       let json: string;
       if (members === undefined) {
@@ -196,7 +221,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: {
     }
     // written once, not a second JSON.stringify of the whole verdict (2,000 match lines and their log); withDecisionId's
     // text, made without cutting the brace off a whole text (which copied the answer once more)
-    if (opts.answer === undefined) return jsonAnswer(c, `{"decision_id":${JSON.stringify(decisionId)},${members as string}}`, cacheResult);
+    if (opts.answer === undefined) return jsonAnswer(c, answerWithId(decisionId, members as string), cacheResult);
     return jsonAnswer(c, answerJson(opts.answer(body as Record<string, unknown>)), cacheResult);
   };
 }
@@ -234,7 +259,7 @@ function answerCached<S extends z.ZodType, P>(
  * {@link decideWithin} without a promise when the decide function answers at once: its
  * value, or the decide function's promise with a spent budget turned into the 422.
  */
-function decideNow<T>(budget: Budget, decide: () => T | Promise<T>): T | Promise<T> {
+export function decideNow<T>(budget: Budget, decide: () => T | Promise<T>): T | Promise<T> {
   let decided: T | Promise<T>;
   try {
     decided = budget.run(decide);
@@ -251,6 +276,20 @@ function decideNow<T>(budget: Budget, decide: () => T | Promise<T>): T | Promise
 /** A budget spent where no verdict carries it is the 422 `budget_exceeded`; any other error is itself. */
 function budgetError(e: unknown): unknown {
   return e instanceof BudgetExceeded ? new ApiError("budget_exceeded", e.message) : e;
+}
+
+/**
+ * A decision's answer members after its decision_id (in braces, what the caches keep). A
+ * verdict that writes its own JSON (match: from its columns) is never spread into an answer
+ * object. bench/ladder/ answers with this too.
+ */
+export function verdictMembers(decision: Decision<object>, revision: string, explain: boolean): string {
+  return envelopedMembers(decision, revision, explain, verdictMembersWriter(decision.verdict));
+}
+
+/** The answer's text: the decision id, then {@link verdictMembers}' members. */
+export function answerWithId(decisionId: string, members: string): string {
+  return `{"decision_id":${JSON.stringify(decisionId)},${members}}`;
 }
 
 /** The active revision's JSON text, written once per revision rather than per answer. */

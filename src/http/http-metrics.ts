@@ -27,16 +27,16 @@ export function routeTemplate(path: string): string {
 type Matched = [[unknown, { path: string; method: string }], unknown][];
 
 /**
- * The HTTP series of a request: its method and the template of the route the
+ * The HTTP series of a request (its method and URL text): its method and the template of the route the
  * app's router matches (as dispatching does; a fixed path's match is kept by
  * the router), or `unmatched`. Each route object's series is found once and kept.
  */
-export function httpSeriesOf(app: Hono<AppEnv>, request: Request): HttpSeries {
-  const method = request.method === "HEAD" ? "GET" : request.method;
-  const matched = (app.router.match(method, pathOf(request.url)) as unknown as [Matched])[0];
+export function httpSeriesOf(app: Hono<AppEnv>, requestMethod: string, url: string): HttpSeries {
+  const method = requestMethod === "HEAD" ? "GET" : requestMethod;
+  const matched = (app.router.match(method, pathOf(url)) as unknown as [Matched])[0];
   const route = matched.at(-1)?.[0][1];
   if (route === undefined) {
-    const label = METHODS.has(request.method) ? request.method : "other";
+    const label = METHODS.has(requestMethod) ? requestMethod : "other";
     return isolateMetrics.httpSeries(label, UNMATCHED_ROUTE);
   }
   let series = byRoute.get(route);
@@ -66,5 +66,5 @@ export function countAnswer(
   if (!identified && response.headers.get("idempotent-replayed") === "true")
     isolateMetrics.replayCell(series.route).n++;
   if (env === undefined || ctx === undefined) return;
-  isolateFlusher.afterRequest(env, (p) => ctx.waitUntil(p), Date.now());
+  isolateFlusher.afterRequest(env, ctx);
 }

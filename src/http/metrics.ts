@@ -7,9 +7,9 @@ export { isolateMetrics };
 
 const newIsolateId = () => crypto.randomUUID();
 
-/** Notes the request that starts the isolate's uptime (only the first one does anything). */
-export function noteRequest(now: number): void {
-  if (isolateMetrics.startedAt === 0) isolateMetrics.start(now, newIsolateId);
+/** Notes the request that starts the isolate's uptime (only the first one does anything, or reads the clock). */
+export function noteRequest(): void {
+  if (isolateMetrics.startedAt === 0) isolateMetrics.start(Date.now(), newIsolateId);
 }
 
 let analyticsErrorLogged = false;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ERROR_STATUS, type ErrorCode } from "./errors.js";
 
 /** A query parameter a route reads: its name, what it does, and the JSON Schema of its value. */

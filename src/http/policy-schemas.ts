@@ -7,7 +7,7 @@
  * and written by `arbiter schemas`. pool.conf has none: it is HTCondor
  * configuration syntax, not JSON or YAML.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { CustomsPolicyFile } from "../engines/customs/index.js";
 import { FiltersFile } from "../engines/jobfilter/index.js";
 import { limitsJsonSchema } from "../engines/limits/json-schema.js";

@@ -20,6 +20,8 @@ export class RequestScope {
   constructor(
     readonly requestId: string,
     private readonly runtime: RuntimeContext | undefined,
+    /** The request's URL text, read once before dispatch (the runtime makes a new string at each read). */
+    readonly url?: string,
   ) {}
 
   waitUntil(promise: Promise<unknown>): void {
@@ -70,4 +72,9 @@ export function identified(c: Context<AppEnv>, response: Response): Response {
   const scope = scopeOf(c);
   if (scope !== undefined) scope.answered = response;
   return response;
+}
+
+/** The URL text of the request a handler is answering: its scope's reading, else the request's. */
+export function requestUrlOf(c: Context<AppEnv>): string {
+  return scopeOf(c)?.url ?? c.req.url;
 }

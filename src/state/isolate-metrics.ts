@@ -79,12 +79,13 @@ export class CountFlusher {
    * a request's after-answer work ends with its flush; an isolate that goes
    * quiet sends its last counts with its next request.
    */
-  afterRequest(env: Env, waitUntil: (p: Promise<unknown>) => void, now: number): void {
+  afterRequest(env: Env, ctx: { waitUntil(p: Promise<unknown>): void }): void {
     if (!hasShards(env)) return;
     this.requestsSince++;
     if (this.inFlight !== null) return;
+    const now = Date.now();
     if (this.requestsSince >= FLUSH_EVERY_REQUESTS || now - this.lastFlushAt >= flushIntervalMs(env))
-      waitUntil(this.flush(env, now));
+      ctx.waitUntil(this.flush(env, now));
   }
 
   /** Sends what moved since the last batch (and first any batch that failed); resolves when the shard has it, never rejects. */

@@ -120,7 +120,7 @@ export class JobQueue extends DurableObject<Env> {
       .finally(() => {
         this.draining = false;
         // The comparisons counted here reach the deployment's metrics shards like a request's counts.
-        isolateFlusher.afterRequest(this.env, (p) => this.ctx.waitUntil(p), Date.now());
+        isolateFlusher.afterRequest(this.env, this.ctx);
         this.drainShadowLater();
       });
     this.ctx.waitUntil(done);

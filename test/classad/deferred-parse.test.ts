@@ -134,6 +134,25 @@ describe("the syntax check of deferred ad expressions", () => {
     expect(p.ok ? "ok" : p.message).toBe("expression nested too deeply");
   });
 
+  it("checks a stretch as the text alone whatever follows it: a name's or a number's unit, or nothing", () => {
+    // the check's name and integer loops stop at the unit after the stretch; where that unit would go
+    // on with a name or a number (or there is none), they read a copy of the stretch ended by a 0
+    const over = (text: string, after: string, oldStrings: boolean): Checked => {
+      const all = text + after;
+      const codes = Uint16Array.from(all, (ch) => ch.charCodeAt(0));
+      const lx = Lexer.over(all, codes, 0, text.length);
+      lx.kindsOnly = true;
+      lx.oldStrings = oldStrings;
+      return checkExpression(lx);
+    };
+    for (const t of [...ACCEPTED, ...REFUSED, "abc", "12", "a.b + 1", "f(x_1)"])
+      for (const after of ["", "x", "Q", "7", "_", " ", "\n", ";"])
+        for (const oldStrings of [true, false])
+          expect([t, after, over(t, after, oldStrings)]).toEqual([t, after, check(t, oldStrings)]);
+    expect(over("abc", "d", true)).toBe(Checked.Expression);
+    expect(over("a + 12", "3", true)).toBe(Checked.Expression);
+  });
+
   it("accepts nothing the parser rejects (hand-written texts and 20,000 random token strings)", () => {
     for (const t of [...ACCEPTED, ...REFUSED]) expectSound(t);
     const pieces = [

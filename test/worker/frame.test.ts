@@ -231,6 +231,40 @@ describe("verdicts", () => {
     expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it("read the request's URL once and only the headers their route uses", async () => {
+    const urlGetter = Object.getOwnPropertyDescriptor(Request.prototype, "url")?.get as (this: Request) => string;
+    const headerGet = Headers.prototype.get;
+    let urlReads = 0;
+    const headerReads: string[] = [];
+    Object.defineProperty(Request.prototype, "url", {
+      configurable: true,
+      get(this: Request) {
+        urlReads++;
+        return urlGetter.call(this);
+      },
+    });
+    Headers.prototype.get = function (this: Headers, name: string) {
+      headerReads.push(name.toLowerCase());
+      return headerGet.call(this, name);
+    };
+    const request = new Request(BASE + "/v1/place", { ...json(placeRequest), headers: { "content-type": "application/json", "cf-connecting-ip": "192.0.2.9" } });
+    let res: Response;
+    try {
+      const ctx = createExecutionContext();
+      res = await app.fetch(request, env as unknown as Env, ctx);
+      await waitOnExecutionContext(ctx);
+    } finally {
+      Object.defineProperty(Request.prototype, "url", { configurable: true, get: urlGetter });
+      Headers.prototype.get = headerGet;
+    }
+    expect(res.status).toBe(200);
+    // the router's path, the metrics series and the `explain` check share one reading
+    expect(urlReads).toBe(1);
+    // placement does not use the connecting address
+    expect(headerReads).not.toContain("cf-connecting-ip");
+    expect(headerReads.filter((h) => h === "x-request-id")).toHaveLength(1);
+  });
+
   it("leave the runtime's request and answer objects unmodified (a young collection may then drop their wrappers)", async () => {
     const ctx = createExecutionContext();
     const request = new Request(`${BASE}/v1/place`, json(placeRequest));

@@ -61,6 +61,37 @@ export function forgetKeptLines(): void {
   keptTop = 0;
 }
 
+/**
+ * The room the layouts' `Name = ` runs are written in ({@link AdLayout.valueStartIn}), each from an even
+ * and then from an odd start, one run after another: the runs of a chain lie together, in the order its
+ * lines are read, and its layouts share one array (a layout's own was a cache miss a line). A full room
+ * is left to the layouts whose runs it holds (it lives as long as one of them), and a new one is begun;
+ * a run longer than a room gets an array of its own.
+ */
+const NAME_ROOM_WORDS = 1 << 13;
+const NO_WORDS = new Int32Array(0);
+let nameRoom = NO_WORDS;
+let nameTop = 0;
+
+/** Writes the run of `name` and ` = ` in {@link nameRoom} (begun anew when it lacks room) and answers where it starts. */
+function nameRunIn(name: string): number {
+  const u: number[] = [];
+  for (let i = 0; i < name.length; i++) u.push(name.charCodeAt(i));
+  u.push(32, 61, 32);
+  const m = u.length;
+  const even = m >> 1;
+  const size = even + ((m - 1) >> 1);
+  if (nameTop + size > nameRoom.length) {
+    nameRoom = new Int32Array(Math.max(size, NAME_ROOM_WORDS));
+    nameTop = 0;
+  }
+  const at = nameTop;
+  for (let j = 0; j < even; j++) nameRoom[at + j] = u[2 * j] | (u[2 * j + 1] << 16);
+  for (let j = 0; even + j < size; j++) nameRoom[at + even + j] = u[2 * j + 1] | (u[2 * j + 2] << 16);
+  nameTop += size;
+  return at;
+}
+
 /** Layouts created since the transition tree was last cleared (requests with arbitrary names must not grow it forever). */
 let layoutCount = 0;
 const MAX_LAYOUTS = 20_000;
@@ -77,12 +108,20 @@ export class AdLayout {
   /** The child {@link withSpan} handed out last (kept beside `children`, dropped with them). */
   private lastChild: AdLayout | null = null;
   /**
+   * The child handed out before {@link lastChild} when that was another: ads of two kinds that share
+   * their first names (a job's and a machine's `MyType`, `TargetType`) part here, and read in turn each
+   * finds its own name in one of the two without a lookup (see {@link withSpan}).
+   */
+  private otherChild: AdLayout | null = null;
+  /**
    * The units of the last name added and ` = `, two a word (as char-codes.ts `wordsOf` reads a text):
    * from the first unit, then from the second (for a name written at an odd index), made on first use
-   * (see {@link valueStartIn}).
+   * (see {@link valueStartIn}) in a room shared with the layouts made before and after this one
+   * ({@link nameRunIn}), from index {@link nameAt}.
    */
-  private nameWords: Int32Array | null = null;
-  /** The length of the run {@link nameWords} hold (the name's and 3), and its first unit (the layout's own fields: the name string is not loaded). */
+  private nameWords: Int32Array = NO_WORDS;
+  private nameAt = 0;
+  /** The length of that run (the name's and 3; 0: not made yet), and its first unit (the layout's own fields: the name string is not loaded). */
   private nameRun = 0;
   private nameFirst = 0;
   /**
@@ -133,16 +172,30 @@ export class AdLayout {
    */
   withSpan(src: string, start: number, end: number): AdLayout | null {
     const last = this.lastChild;
-    if (last !== null && last.name.length === end - start) {
-      // compared char by char: startsWith at an offset is a builtin call that costs more than a short name
-      const name = last.name;
-      let i = 0;
-      while (i < name.length && name.charCodeAt(i) === src.charCodeAt(start + i)) i++;
-      if (i === name.length) return last;
+    if (last !== null && last.isNamed(src, start, end)) return last;
+    const other = this.otherChild;
+    if (other !== null && other.isNamed(src, start, end)) {
+      // ads of two kinds read in turn: the other is expected next
+      this.otherChild = last;
+      this.lastChild = other;
+      return other;
     }
     const child = this.with(src.slice(start, end));
-    if (child !== null) this.lastChild = child;
+    if (child !== null && child !== last) {
+      this.otherChild = last;
+      this.lastChild = child;
+    }
     return child;
+  }
+
+  /** Whether this layout's last name is written at `src[start, end)`. */
+  private isNamed(src: string, start: number, end: number): boolean {
+    const name = this.name;
+    if (name.length !== end - start) return false;
+    // compared char by char: startsWith at an offset is a builtin call that costs more than a short name
+    let i = 0;
+    while (i < name.length && name.charCodeAt(i) === src.charCodeAt(start + i)) i++;
+    return i === name.length;
   }
 
   /** The child {@link withSpan} handed out last: the layout ads of this kind went on to, or null. */
@@ -164,17 +217,17 @@ export class AdLayout {
    * no checks of their own: the blank after the name ends it.
    */
   valueStartIn(codes: Uint16Array, words: Int32Array, p: number, n: number): number {
-    const nw = this.nameWords ?? this.makeNameWords();
-    const m = this.nameRun;
+    const m = this.nameRun === 0 ? this.makeNameWords() : this.nameRun;
+    const nw = this.nameWords;
     const end = p + m;
     if (end > n) return -1;
     let q = p;
-    let k = 0;
+    let k = this.nameAt;
     let count = m >> 1;
     if ((p & 1) === 1) {
       if (codes[p] !== this.nameFirst) return -1;
       q++;
-      k = count;
+      k += count;
       count = (m - 1) >> 1;
     }
     const w = q >> 1;
@@ -183,23 +236,14 @@ export class AdLayout {
     return q + 2 * count === end || codes[end - 1] === 32 ? end : -1;
   }
 
-  /**
-   * {@link nameWords}: the units of {@link lastName} and ` = ` paired from the first unit, then from
-   * the second.
-   */
-  private makeNameWords(): Int32Array {
-    const u: number[] = [];
-    for (let i = 0; i < this.name.length; i++) u.push(this.name.charCodeAt(i));
-    u.push(32, 61, 32);
-    const m = u.length;
-    const even = m >> 1;
-    const nw = new Int32Array(even + ((m - 1) >> 1));
-    for (let j = 0; j < even; j++) nw[j] = u[2 * j] | (u[2 * j + 1] << 16);
-    for (let j = 0; even + j < nw.length; j++) nw[even + j] = u[2 * j + 1] | (u[2 * j + 2] << 16);
+  /** Makes {@link nameWords} (see {@link nameRunIn}) and answers the run's length. */
+  private makeNameWords(): number {
+    const m = this.name.length + 3;
+    this.nameAt = nameRunIn(this.name);
+    this.nameWords = nameRoom;
+    this.nameFirst = this.name.charCodeAt(0);
     this.nameRun = m;
-    this.nameFirst = u[0];
-    this.nameWords = nw;
-    return nw;
+    return m;
   }
 
   /**
@@ -353,6 +397,7 @@ export class AdLayout {
     if (++layoutCount > MAX_LAYOUTS) {
       AdLayout.EMPTY.children = null;
       AdLayout.EMPTY.lastChild = null;
+      AdLayout.EMPTY.otherChild = null;
       layoutCount = 0;
     }
     const own = ownName(name);

@@ -223,6 +223,26 @@ export class Lexer {
     return lx;
   }
 
+  /**
+   * A lexer over a copy of what is left of this one's stretch (`codes[pos, end)`, its text cut to match)
+   * followed by a 0, with this one's settings: for a scanner whose loops stop at the unit after the text
+   * (syntax-check.ts), when this one's is none or one that a name or number goes on through.
+   */
+  stopped(): Lexer {
+    const len = this.end - this.pos;
+    const own = new Uint16Array(len + 1);
+    own.set(this.codes.subarray(this.pos, this.end));
+    const lx = Lexer.over(this.src.slice(this.pos, this.end), own, 0, len);
+    lx.kind = this.kind;
+    lx.prev = this.prev;
+    lx.oldStrings = this.oldStrings;
+    lx.charged = this.charged;
+    lx.batchUnits = this.batchUnits;
+    lx.kindsOnly = this.kindsOnly;
+    lx.uncharged = this.uncharged;
+    return lx;
+  }
+
   /** Advances to the next token and returns its kind; a charged lexer pays for every 64 tokens as it goes. */
   next(): T {
     this.prev = this.kind;

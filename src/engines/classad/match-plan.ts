@@ -13,7 +13,7 @@
 import type { AdLayout, ClassAd } from "./classad.js";
 import { buildResolved, type AttrResolver, type Leaf } from "./compile.js";
 import { Compiled, type EvalFn, type Node } from "./node.js";
-import { evalAt, evalExpr, evalExprAs } from "./scope.js";
+import { evalAt, evalExpr, evalTopAs } from "./scope.js";
 import type { EvalState } from "./state.js";
 import { ERROR, UNDEF, type Value } from "./values.js";
 
@@ -155,7 +155,8 @@ export class PlanSite {
       return st.failed ? ERROR : v;
     }
     const plan = this.planFor(s, my, target);
-    const v = plan === null ? evalExpr(s, my, st) : evalExprAs(s, plan, my, st);
+    // st.match just reset the state: the plan runs as the first lookup (evalTopAs)
+    const v = plan === null ? evalExpr(s, my, st) : evalTopAs(s, plan, my, st);
     return st.failed ? ERROR : v;
   }
 

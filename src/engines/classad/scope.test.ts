@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { adOf } from "./classad.js";
+import { Budget } from "../common/budget.js";
+import { adOf, type ClassAd as ClassAdLike } from "./classad.js";
 import { compile } from "./compile.js";
 import { evalAttr } from "./evaluate.js";
 import { Compiled, type Node } from "./node.js";
 import { parseExpr } from "./parser.js";
 import { evalExpr } from "./scope.js";
 import { EvalState } from "./state.js";
-import { UNDEF } from "./values.js";
+import { UNDEF, type Value } from "./values.js";
 
 const ctx = { now: Date.UTC(2026, 0, 1), random: () => 0.5 };
 
@@ -35,6 +36,47 @@ describe("the cycle check of attribute lookups", () => {
     expect(evalAttr(j, "z0", m, st)).toBe(7);
     expect(shared.active).toBe(0);
     expect(c.active).toBe(0);
+  });
+
+  it("searches and charges only the lookups in progress, not the entries a deeper evaluation left behind", () => {
+    // j.z0 → m.z (the same expression, in progress in j: searched, not a cycle) → j.z
+    const shared = compiled("TARGET.z");
+    const j = adOf([
+      ["z0", shared],
+      ["z", 7],
+    ]);
+    const m = adOf([["z", shared]]);
+    // a0 → a1 → … → a23: 24 lookups in progress at the deepest (the walk's charge is one unit per 8)
+    const chain = adOf(
+      Array.from({ length: 24 }, (_, i) => [`a${i}`, compiled(i === 23 ? "1" : `a${i + 1}`)]),
+    );
+    /** Values and units of each step, in one state, inside a budget. */
+    const run = (steps: (() => [string, ClassAdLike, ClassAdLike | null])[]): [Value, number][] => {
+      const budget = new Budget(1e9);
+      return budget.run(() => {
+        const st = new EvalState(ctx);
+        return steps.map((step) => {
+          const [name, my, target] = step();
+          const before = budget.used;
+          const v = evalAttr(my, name, target, st);
+          st.flushWork();
+          return [v, budget.used - before] as [Value, number];
+        });
+      });
+    };
+    const pair = (): [string, ClassAdLike, ClassAdLike | null] => ["z0", j, m];
+    const deep = (): [string, ClassAdLike, ClassAdLike | null] => ["a0", chain, null];
+    const [alone] = run([pair]);
+    expect(alone[0]).toBe(7);
+    // again in the same state (its entry for m.z left one above), and after the 24-deep chain
+    expect(run([pair, pair, deep, pair, pair])).toEqual([
+      alone,
+      alone,
+      [1, expect.any(Number)],
+      alone,
+      alone,
+    ]);
+    expect(shared.active).toBe(0);
   });
 
   it("stops counting the expressions of an evaluation a throw abandoned when the state is reset", () => {

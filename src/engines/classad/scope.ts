@@ -5,7 +5,7 @@
  */
 import { ClassAd, EMPTY_AD, literal, type Slot } from "./classad.js";
 import { Compiled, type EvalFn } from "./node.js";
-import { MAX_DEPTH, MAX_STEPS, type EvalState } from "./state.js";
+import { MAX_DEPTH, MAX_LEVELS, MAX_STEPS, type EvalState } from "./state.js";
 import { ERROR, ListValue, UNDEF, type Value } from "./values.js";
 
 /** Evaluates one attribute's expression in the ad that holds it, guarding cycles and bounds. */
@@ -52,21 +52,59 @@ export function evalExpr(c: Compiled, holder: ClassAd, st: EvalState): Value {
 export function evalExprAs(c: Compiled, fn: EvalFn, holder: ClassAd, st: EvalState): Value {
   const stack = st.stack;
   const holders = st.holders;
+  const sp = st.sp;
   let walked = 0;
   // only an expression already in progress can close a cycle: then the stack is searched for it in this ad
   if (c.active !== 0) {
-    for (let i = stack.length - 1; i >= 0; i--) if (stack[i] === c && holders[i] === holder) return UNDEF;
-    walked = stack.length >> 3;
+    for (let i = sp - 1; i >= 0; i--) if (stack[i] === c && holders[i] === holder) return UNDEF;
+    walked = sp >> 3;
   }
   if (++st.steps > MAX_STEPS || !st.spend(c.c + LOOKUP_UNITS + walked) || !st.enter(c.h)) return ERROR;
-  stack.push(c);
-  holders.push(holder);
+  // stored in place below the arrays' length (a store past it grows them: once per depth reached)
+  if (sp < stack.length) {
+    stack[sp] = c;
+    holders[sp] = holder;
+  } else {
+    stack.push(c);
+    holders.push(holder);
+  }
+  st.sp = sp + 1;
   c.active++;
   const v = fn(holder, st);
   c.active--;
   st.leave(c.h);
-  stack.pop();
-  holders.pop();
+  st.sp = sp;
+  return chargeValue(v, st);
+}
+
+/**
+ * {@link evalExprAs} for the first lookup after `st` was reset (`EvalState.match` or
+ * `plain`: nothing in progress, no step taken, depth and levels 0), as match-plan.ts's
+ * sites start each evaluation: with nothing in progress there is no cycle to find and no
+ * walk to charge, the step is the first and only the expression's own height can pass
+ * the level bound, so the same value and the same units with fewer tests.
+ */
+export function evalTopAs(c: Compiled, fn: EvalFn, holder: ClassAd, st: EvalState): Value {
+  st.steps = 1;
+  const h = c.h;
+  if (!st.spend(c.c + LOOKUP_UNITS) || h > MAX_LEVELS) return ERROR;
+  const stack = st.stack;
+  if (stack.length !== 0) {
+    stack[0] = c;
+    st.holders[0] = holder;
+  } else {
+    stack.push(c);
+    st.holders.push(holder);
+  }
+  st.sp = 1;
+  st.depth = 1;
+  st.levels = h;
+  c.active++;
+  const v = fn(holder, st);
+  c.active--;
+  st.depth = 0;
+  st.levels = 0;
+  st.sp = 0;
   return chargeValue(v, st);
 }
 

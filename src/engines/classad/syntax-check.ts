@@ -166,6 +166,13 @@ function hasBackslash(codes: Uint16Array, p: number, end: number): boolean {
   return false;
 }
 
+/** Whether `codes[n]` is a unit that ends a name or a number (not a letter, digit or `_`, and there). */
+function endsWord(codes: Uint16Array, n: number): boolean {
+  if (n >= codes.length) return false;
+  const c = codes[n];
+  return !(((c | 32) - 97) >>> 0 < 26 || (c - 48) >>> 0 < 10 || c === 95);
+}
+
 /** What {@link checkExpression} found. */
 export const enum Checked {
   /** Not surely an expression the parser accepts: parse it now. */
@@ -185,6 +192,10 @@ export const enum Checked {
 export function checkExpression(lx: Lexer): Checked {
   const codes = lx.codes;
   const n = lx.end;
+  // the check's loops over a name's or a number's units stop at the unit after the text without a look
+  // at `n`: one that ends them (the 0 after a whole text from char-codes.ts `borrowCodes`; after an
+  // attribute's value a blank, a line feed, `;` or `]`), else they read a copy that has one (a 0)
+  if (!endsWord(codes, n)) return checkExpression(lx.stopped());
   const newStrings = !lx.oldStrings;
   // the token read last: its kind, where it starts, where it ends
   let prev = T.End;
@@ -204,19 +215,20 @@ export function checkExpression(lx: Lexer): Checked {
     while (c === 32 || (c >= 9 && c <= 13)) c = ++p < n ? codes[p] : -1;
     let t: T = T.End;
     let left = false;
-    if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95) {
+    if (((c | 32) - 97) >>> 0 < 26 || c === 95) {
+      // a letter is `(c | 32) - 97` from 0 to 25 (`| 32` lowers A–Z and moves no other unit there), a
+      // digit `c - 48` from 0 to 9; `codes[n]` ends a name (see checkExpression), so no look needs `p < n`
       const from = p;
-      c = ++p < n ? codes[p] : -1;
-      while ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95)
-        c = ++p < n ? codes[p] : -1;
+      c = codes[++p];
+      while (((c | 32) - 97) >>> 0 < 26 || (c - 48) >>> 0 < 10 || c === 95) c = codes[++p];
       const len = p - from;
       t = len === 2 || len === 4 || len === 5 || len === 9 ? keyword(codes, from, len) : T.Ident;
       start = from;
-    } else if (c >= 48 && c <= 57) {
+    } else if ((c - 48) >>> 0 < 10) {
       // an integer; a real, an exponent, `0x` and a leading zero are left to the lexer
       const from = p;
-      c = ++p < n ? codes[p] : -1;
-      while (c >= 48 && c <= 57) c = ++p < n ? codes[p] : -1;
+      c = codes[++p];
+      while ((c - 48) >>> 0 < 10) c = codes[++p];
       const lower = c | 32;
       if (c === 46 || lower === 101 || lower === 120 || (codes[from] === 48 && p - from > 1)) left = true;
       else t = T.Int;

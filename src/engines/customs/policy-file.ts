@@ -4,7 +4,7 @@
  * validator (`compileCustomsPolicy`) takes its key lists and bounds from here,
  * and the JSON Schema of customs.json is generated from it.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { SETTINGS, SETTING_NAMES, type Bound } from "./settings.js";
 
 /** A network number, as customs.json keys `networks` and as `?net=` is written. */

@@ -6,7 +6,7 @@
  * is declared once; the checks add what a schema cannot say (a regular
  * expression that compiles, Ganeti's error texts).
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /** The predicates a rule may test: the job id, its opcodes, its reason trail. */
 export const PREDICATE_NAMES = ["jobid", "opcode", "reason"] as const;

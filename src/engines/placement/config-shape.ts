@@ -8,7 +8,7 @@
  * Keys YuniKorn has but placement does not use are decoded and validated as
  * YuniKorn does (resources, limits), then not used.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /** Any scalar: Go's decoder turns it into a string where a string is expected (null into ""). */
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);

@@ -1,18 +1,22 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../env.js";
 import { ApiError } from "../errors.js";
-import assets from "./assets.generated.json";
+import { files, version } from "./assets.generated.js";
 
-/** One embedded file of the playground page. */
+/**
+ * One embedded file of the playground page. Its body is the text a function returns:
+ * the isolate makes the string on the file's first request, not when it loads the
+ * Worker (scripts/build-playground.mjs).
+ */
 interface Asset {
   readonly type: string;
   readonly etag: string;
-  readonly body: string;
+  readonly body: () => string;
 }
 
-const FILES: Readonly<Record<string, Asset>> = (assets as { files: Record<string, Asset> }).files;
+const FILES: Readonly<Record<string, Asset>> = files as Record<string, Asset>;
 /** The hash of all the page's files: the HTML refers to them under `/playground/<VERSION>/`. */
-const VERSION: string = (assets as { version: string }).version;
+const VERSION: string = version;
 
 /**
  * The page may load nothing but its own files and talk to nothing but this
@@ -60,5 +64,5 @@ export function servePlaygroundFile(c: Context<AppEnv>, path: string, version?: 
   };
   const match = c.req.header("if-none-match");
   if (match !== undefined && match.split(",").some((t) => t.trim().replace(/^W\//, "") === file.etag)) return c.body(null, 304, headers);
-  return c.body(file.body, 200, headers);
+  return c.body(file.body(), 200, headers);
 }

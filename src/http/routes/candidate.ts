@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { Tally, type TallyBatch } from "../../bundle/compare/index.js";
 import { diffFindings, type StoredDiff } from "../../bundle/compare/diff-findings.js";
 import { ENGINE_NAMES, type EngineName } from "../../engines/common/engine.js";

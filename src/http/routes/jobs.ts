@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { isFailure, type JobQueueApi, type JobStatus, type Once, type QueueFailure } from "../../state/job-queue-types.js";
 import { scheduleOutcome } from "../../state/job-queue-core.js";
 import { getActiveBundle } from "../../state/policy-store.js";

@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import type { Decision } from "../../engines/common/decision.js";
 import { DEFAULT_FETCH_BUDGET, type CidrSet, type LimitsContext } from "../../engines/limits/context.js";
 import { decideLimits } from "../../engines/limits/index.js";
@@ -99,26 +99,25 @@ function urlFetchAnswer(verdict: Record<string, unknown>): { passed: boolean; me
   return { passed: verdict.allowed === true, message: String(verdict.diagnostics ?? "") };
 }
 
+/** What both limits routes decide with (bench/ladder/ builds its rungs from it). */
+export const limitsDecision = {
+  engine: "limits" as const,
+  schema: LimitsRequest,
+  fastSchema: LimitsRequestFast,
+  decide,
+  acceptsMissingPolicy: true,
+  readsConnectingIp: true,
+  amend: withRequester,
+};
+
 /**
  * POST /v1/limits/decide: may this pScheduler task (or this run of it) proceed.
  * GET /v1/limits/url-fetch: the same decision, asked and answered as
  * pScheduler's url-fetch limit asks a web service.
  */
 export const limitsRoutes = new Hono<AppEnv>()
-  .post("/v1/limits/decide", decisionRoute({ engine: "limits", schema: LimitsRequest, fastSchema: LimitsRequestFast, decide, acceptsMissingPolicy: true, amend: withRequester }))
-  .get(
-    "/v1/limits/url-fetch",
-    decisionRoute({
-      engine: "limits",
-      schema: LimitsRequest,
-      fastSchema: LimitsRequestFast,
-      decide,
-      acceptsMissingPolicy: true,
-      amend: withRequester,
-      readRequest: urlFetchRequest,
-      answer: urlFetchAnswer,
-    }),
-  );
+  .post("/v1/limits/decide", decisionRoute(limitsDecision))
+  .get("/v1/limits/url-fetch", decisionRoute({ ...limitsDecision, readRequest: urlFetchRequest, answer: urlFetchAnswer }));
 
 registerOperation({
   operationId: "decideLimits",

@@ -87,16 +87,12 @@ export function decideMatchWithAnalysis(policy: MatchPolicy, request: MatchReque
   return { ...decision, trace: { ...(decision.trace as object), analysis } };
 }
 
+/** What `POST /v1/match` decides with (bench/ladder/ builds its rungs from it). */
+export const matchDecision = { engine: "match" as const, schema: MatchRequest, decide: decideMatchRequest };
+
 /** HTCondor pool-wide policy: matchmaking under NEGOTIATOR_PE_*, its analysis and the collector-side ad check. */
 export const matchRoutes = new Hono<AppEnv>()
-  .post(
-    "/v1/match",
-    decisionRoute({
-      engine: "match",
-      schema: MatchRequest,
-      decide: decideMatchRequest,
-    }),
-  )
+  .post("/v1/match", decisionRoute(matchDecision))
   .post("/v1/match/analyze", analyzeRoute)
   .post(
     "/v1/ads/check",

@@ -21,16 +21,12 @@ export function decidePlace(
   return decidePlacement(policy, request, { explain: ctx.explain });
 }
 
+/** What `POST /v1/place` decides with (bench/ladder/ builds its rungs from it). */
+export const placeDecision = { engine: "placement" as const, schema: PlaceRequest, decide: decidePlace };
+
 /** `POST /v1/place`: which queue an application goes to, under the active YuniKorn placement policy. */
 export const placementRoutes = new Hono<AppEnv>()
-  .post(
-    "/v1/place",
-    decisionRoute({
-      engine: "placement",
-      schema: PlaceRequest,
-      decide: decidePlace,
-    }),
-  )
+  .post("/v1/place", decisionRoute(placeDecision))
   .get("/v1/placement/queues", requireRole("admin"), async (c) => {
     const active = await getActiveBundle(c.env);
     const stored = active.bundle.engines.placement?.compiled as StoredPlacement | PlacementData | undefined;

@@ -1,6 +1,6 @@
 import { unknownEngine } from "./policies.js";
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { decisionBudget } from "../../engines/common/budget.js";
 import { shapeVerdict } from "../../engines/common/decision.js";
 import { ENGINE_NAMES, type EngineName } from "../../engines/common/engine.js";

@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { compileBundle, engineByName, sourcesOf, type Bundle, type BundleError } from "../../bundle/index.js";
 import { suggestEngine } from "../../bundle/registry.js";
 import type { EngineDefinition } from "../../engines/common/engine.js";

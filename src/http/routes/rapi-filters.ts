@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { parseRuleBody, parseUuid, readRapiJson, type FilterRule, type FloatLiterals } from "../../engines/jobfilter/index.js";
 import { checkJsonShape, describeJsonShape } from "../../engines/common/json-shape.js";
 import { authSettings, constantTimeEqual, misconfigured, ROLES, type Role } from "../auth.js";

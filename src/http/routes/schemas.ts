@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import type { AppEnv } from "../../env.js";
 import { ApiError } from "../errors.js";
 import { registerOperation } from "../openapi.js";

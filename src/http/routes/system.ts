@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { ENGINE_NAMES } from "../../engines/common/engine.js";
 import { bundleInfo, getActiveBundle } from "../../state/policy-store.js";
 import { authorize, authSettings } from "../auth.js";

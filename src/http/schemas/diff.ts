@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_CAPTURED_REQUESTS } from "../../bundle/diff.js";
 import { ENGINE_NAMES } from "../../engines/common/engine.js";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ENGINE_NAMES } from "../../engines/common/engine.js";
 
 /** One engine a policy change touched: its source digest after and before (null when absent). */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 const num = z.number();
 const int = z.number().int();

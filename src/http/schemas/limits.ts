@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_JSON_DEPTH } from "../../engines/common/json-shape.js";
 import { cloneJson, type JsonObject as EngineJsonObject } from "../../engines/common/json.js";
 import type { LimitsRequest as EngineLimitsRequest } from "../../engines/limits/index.js";

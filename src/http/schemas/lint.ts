@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** One lint finding, as `POST /v1/policies/{engine}/lint` and `arbiter lint --format json` give it. */
 export const LintFindingSchema = z

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 const envelope = { decision_id: z.string(), revision: z.string(), cacheable: z.boolean() };
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { BEST_MESSAGE, MAX_BEST } from "../../engines/classad/match-best.js";
 
 /** An ad: ClassAd text (new `[ ... ]`, old one-attribute-per-line, or JSON text) or a JSON object. */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** One configured queue with its children. */
 const QueueNode: z.ZodType<unknown> = z.lazy(() =>

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** A queue the scheduler already has at run time; `leaf` (the API's form) or `kind` (the spec's form). */
 export const ExistingQueue = z

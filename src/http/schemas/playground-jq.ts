@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** One `--arg NAME VALUE` (or, with `json`, `--argjson NAME TEXT`). */
 export const JqNamedArg = z.strictObject({

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { AllocateRequest, AllocateResponse, HostReport } from "./hosts.js";
 import { JobInput, JobVerdict } from "./jobs.js";
 import { LimitsRequest, LimitsVerdict } from "./limits.js";

@@ -7,7 +7,7 @@
  * test file is checked as strictly as a request, and the JSON Schema served
  * at `/v1/schemas/policy-test.json` is generated from these definitions.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { AllocateRequest, AllocateResponse, FinishResponse, HostReport, HostReportResponse } from "./hosts.js";
 import { FilterBody, JobfilterDecisionRequest, JobSubmission, JobVerdict, ScheduleVerdict } from "./jobs.js";
 import { LimitsRequest, LimitsVerdict } from "./limits.js";

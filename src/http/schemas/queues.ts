@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 const JobAction = z.enum(["ACCEPT", "PAUSE", "REJECT", "RATE_LIMITED", "ADHOC_RATE_LIMITED"]);
 const JobState = z.enum(["queued", "running", "cancelled", "finished", "expired"]);

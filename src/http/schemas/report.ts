@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ENGINE_NAMES } from "../../engines/common/engine.js";
 
 /** One request decided differently, masked: the request, and the compared fields of both verdicts. */
