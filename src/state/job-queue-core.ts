@@ -381,9 +381,9 @@ export class JobQueueCore {
     return this.tables.nextExpiry();
   }
 
-  /** Whether a field path new to the running counts' index is still filling (see `fillIndex`). */
+  /** Whether a field path new to the running counts' index, or the `op` presence key added to counts indexed before it, is still filling (see `fillIndex`). */
   indexFilling(): boolean {
-    return this.tables.shares.fillingPaths().length > 0;
+    return this.tables.shares.fillingPaths().length > 0 || this.tables.shares.presenceFilling?.() === true;
   }
 
   /**
