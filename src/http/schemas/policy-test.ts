@@ -13,8 +13,8 @@
  * (docs/performance.md, wt/lazyschema).
  */
 import * as z from "zod";
-import { AllocateRequest, AllocateResponse, FinishResponse, HostReport, HostReportResponse } from "./hosts.js";
-import { FilterBody, JobfilterDecisionRequest, JobSubmission, JobVerdict, ScheduleVerdict } from "./jobs.js";
+import { hostSchemas } from "./hosts.js";
+import { jobSchemas } from "./jobs.js";
 import { LimitsRequest, LimitsVerdict } from "./limits.js";
 import { MatchRequest } from "./match.js";
 import { MatchVerdict } from "./match-verdicts.js";
@@ -27,6 +27,8 @@ export type TestEngine = (typeof TEST_ENGINES)[number];
 
 /** Builds every schema of test files (once: see {@link policyTestSchemas}). */
 function buildPolicyTestSchemas() {
+  const { AllocateRequest, AllocateResponse, FinishResponse, HostReport, HostReportResponse } = hostSchemas();
+  const { FilterBody, JobfilterDecisionRequest, JobSubmission, JobVerdict, ScheduleVerdict } = jobSchemas();
   /** One expected value: equal for scalars and lists, key by key for objects, or a matcher. */
   const Expected = z.unknown().meta({
     description:
@@ -35,7 +37,11 @@ function buildPolicyTestSchemas() {
   });
 
   /** A verdict error as `arbiter eval` and the routes answer it. */
-  const ErrorAnswer = z.strictObject({ code: z.string(), message: z.string().optional(), details: z.unknown().optional() });
+  const ErrorAnswer = z.strictObject({
+    code: z.string(),
+    message: z.string().optional(),
+    details: z.unknown().optional(),
+  });
 
   /**
    * A partial answer: any of the answer's fields, each an expected value; a field
@@ -47,15 +53,23 @@ function buildPolicyTestSchemas() {
     shape.error = ErrorAnswer.partial().optional();
     return z
       .strictObject(shape)
-      .refine((v) => Object.keys(v).length > 0, { message: "names no field: say what the answer must hold", when: (p) => p.issues.length === 0 })
-      .meta({ description: "the fields of the answer that must match (the others are not checked)", minProperties: 1 });
+      .refine((v) => Object.keys(v).length > 0, {
+        message: "names no field: say what the answer must hold",
+        when: (p) => p.issues.length === 0,
+      })
+      .meta({
+        description: "the fields of the answer that must match (the others are not checked)",
+        minProperties: 1,
+      });
   }
 
-  const fieldsOf = (schema: { shape: Record<string, unknown> }, leave: readonly string[] = []) => Object.keys(schema.shape).filter((k) => !leave.includes(k));
+  const fieldsOf = (schema: { shape: Record<string, unknown> }, leave: readonly string[] = []) =>
+    Object.keys(schema.shape).filter((k) => !leave.includes(k));
 
   /** A case's clock: an ISO 8601 time or epoch milliseconds (default 2025-01-01T00:00:00Z). */
   const TestClock = z.union([z.iso.datetime({ offset: true }), z.number().int().min(0)]).meta({
-    description: "the clock the case runs at: an ISO 8601 time or epoch milliseconds (default 2025-01-01T00:00:00Z)",
+    description:
+      "the clock the case runs at: an ISO 8601 time or epoch milliseconds (default 2025-01-01T00:00:00Z)",
   });
 
   const caseBase = {
@@ -74,12 +88,18 @@ function buildPolicyTestSchemas() {
     last: z.string().nullable().optional().describe("the host allocated last (round robin starts after it)"),
   });
 
-  const secondsWait = z.number().positive().max(10 * 365 * 86400).describe("seconds the clock moves on; deadlines due by then are run as the alarm would");
+  const secondsWait = z
+    .number()
+    .positive()
+    .max(10 * 365 * 86400)
+    .describe("seconds the clock moves on; deadlines due by then are run as the alarm would");
 
   /** The steps of a host pool case: agent reports, allocations, permit releases, time passing. */
   const CustomsSteps = {
     report: z.strictObject({
-      report: HostReport.extend({ name: z.string().min(1).max(256) }).describe("a host agent's report, as PUT /v1/hosts/{name} takes it (with its name)"),
+      report: HostReport.extend({ name: z.string().min(1).max(256) }).describe(
+        "a host agent's report, as PUT /v1/hosts/{name} takes it (with its name)",
+      ),
       expect: expectOf(fieldsOf(HostReportResponse)).optional(),
     }),
     allocate: z.strictObject({
@@ -88,12 +108,20 @@ function buildPolicyTestSchemas() {
     }),
     finish: z.strictObject({
       finish: z
-        .strictObject({ host: z.string().min(1), permit: z.number().int().positive(), net: z.number().int().min(0).optional() })
+        .strictObject({
+          host: z.string().min(1),
+          permit: z.number().int().positive(),
+          net: z.number().int().min(0).optional(),
+        })
         .describe("a permit's release, as POST /v1/hosts/{host}/permits/{permit}/finish?net= takes it"),
       expect: expectOf(fieldsOf(FinishResponse)).optional(),
     }),
     hosts: z.strictObject({
-      hosts: z.number().int().min(0).describe("a network number: its pool's listing, as GET /v1/hosts?net= answers it"),
+      hosts: z
+        .number()
+        .int()
+        .min(0)
+        .describe("a network number: its pool's listing, as GET /v1/hosts?net= answers it"),
       expect: expectOf(["net", "hosts"]).optional(),
     }),
     wait: z.strictObject({ wait: secondsWait, expect: expectOf(["killed", "lapsed"]).optional() }),
@@ -110,7 +138,10 @@ function buildPolicyTestSchemas() {
       expect: expectOf(fieldsOf(JobVerdict, ENVELOPE)).optional(),
     }),
     schedule: z.strictObject({
-      schedule: z.array(z.number().int().positive()).min(1).describe("held job ids in priority order: one scheduling pass"),
+      schedule: z
+        .array(z.number().int().positive())
+        .min(1)
+        .describe("held job ids in priority order: one scheduling pass"),
       expect: expectOf(fieldsOf(ScheduleVerdict, ENVELOPE)).optional(),
     }),
     heartbeat: z.strictObject({
@@ -122,7 +153,9 @@ function buildPolicyTestSchemas() {
       expect: expectOf(fieldsOf(JobVerdict, [...ENVELOPE, "cacheable"])).optional(),
     }),
     add_filter: z.strictObject({
-      add_filter: FilterBody.extend({ uuid: z.uuid().optional().describe("the rule's uuid (replaced if it exists); a new one when absent") }).describe(
+      add_filter: FilterBody.extend({
+        uuid: z.uuid().optional().describe("the rule's uuid (replaced if it exists); a new one when absent"),
+      }).describe(
         "a filter rule, as POST /2/filters takes it; its watermark is the highest job id seen so far",
       ),
       expect: expectOf(["uuid"]).optional(),
@@ -160,7 +193,11 @@ function buildPolicyTestSchemas() {
 
   /** Settings of the decision context that a file fixes, so its verdicts never depend on the machine. */
   const LimitsContextSettings = z.strictObject({
-    local_addresses: z.array(z.string().min(1)).max(1000).optional().describe("what LOCAL_ADDRESSES holds (localif and local-subnet identifiers); default none"),
+    local_addresses: z
+      .array(z.string().min(1))
+      .max(1000)
+      .optional()
+      .describe("what LOCAL_ADDRESSES holds (localif and local-subnet identifiers); default none"),
   });
 
   const fileBase = {
@@ -170,7 +207,9 @@ function buildPolicyTestSchemas() {
       .string()
       .min(1)
       .optional()
-      .describe("the policy file the cases run against, relative to this file (default: the engine's policy file in this file's folder)"),
+      .describe(
+        "the policy file the cases run against, relative to this file (default: the engine's policy file in this file's folder)",
+      ),
   };
 
   /** The request cases of each engine, by engine. */
@@ -208,8 +247,17 @@ function buildPolicyTestSchemas() {
 
   /** Any test file: the JSON Schema of `*.test.yaml` files. */
   const PolicyTestFile = z
-    .discriminatedUnion("engine", [testFileOf("limits"), testFileOf("placement"), testFileOf("match"), testFileOf("customs"), testFileOf("jobfilter")])
-    .meta({ title: "Arbiter policy test file (*.test.yaml)", description: "cases `arbiter test` runs against a policy" });
+    .discriminatedUnion("engine", [
+      testFileOf("limits"),
+      testFileOf("placement"),
+      testFileOf("match"),
+      testFileOf("customs"),
+      testFileOf("jobfilter"),
+    ])
+    .meta({
+      title: "Arbiter policy test file (*.test.yaml)",
+      description: "cases `arbiter test` runs against a policy",
+    });
 
   return {
     Expected,
