@@ -39,7 +39,12 @@ export interface Operation {
   tag: string;
   auth: "decision" | "admin" | "agent" | "metrics" | "none";
   request?: z.ZodType;
-  response?: z.ZodType;
+  /**
+   * The success body's schema, or a function making it: a schema only the document shows is
+   * then built when `/v1/openapi.json` is first asked for, not in every isolate at load
+   * (docs/performance.md, wt/lazyschema).
+   */
+  response?: z.ZodType | (() => z.ZodType);
   /** Content type of the request body when it is not JSON (policy sources are text). */
   requestText?: string;
   /** Content type of the success body when it is not JSON (a policy's source text). */
@@ -195,6 +200,12 @@ function errorResponses(op: Operation): Record<string, unknown> {
   return out;
 }
 
+/** An operation's success schema, made once when it was registered as a function. */
+export function responseSchema(op: Operation): z.ZodType {
+  if (typeof op.response === "function") op.response = op.response();
+  return op.response as z.ZodType;
+}
+
 /** Builds the OpenAPI 3.1 document from the registered operations' zod schemas; `origin` is the server's URL. */
 export function openApiDocument(origin = "/"): object {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -214,7 +225,7 @@ export function openApiDocument(origin = "/"): object {
       ? { [op.responseText]: { schema: { type: "string" }, ...(op.example === undefined ? {} : { example: op.example }) } }
       : {
           "application/json": {
-            schema: op.response ? jsonSchema(op.response, "output", `${op.operationId}Response`, components) : {},
+            schema: op.response ? jsonSchema(responseSchema(op), "output", `${op.operationId}Response`, components) : {},
             ...(op.example === undefined ? {} : { example: op.example }),
           },
           ...(op.alsoText ? { [op.alsoText]: { schema: { type: "string" } } } : {}),
