@@ -12,7 +12,8 @@
  * field paths the rules test by value or with `!=`, kind `field:<path>`, with
  * the presence key `NO_KEY` where a job has no value there, the paths listed
  * in the meta table, a path new to it filled for the jobs counted before by
- * `fillIndex`; see job-reach.ts) so that a rule change reads only the jobs
+ * `fillIndex`, as are all the facts of counts saved before the index existed,
+ * none read through until then; see job-reach.ts) so that a rule change reads only the jobs
  * the rules it added can reach, and moves the jobs outside a `!=` rule's
  * values by their groups (`moveBeside`). Written as each count changes, in
  * the same turn as the job rows, so an object that starts again reads its
@@ -65,6 +66,13 @@ const PRESENCE_KEYS = "presence_keys";
 
 /** The meta key recording that `running_facts` holds every counted job (counts saved before it existed are indexed once). */
 const FACTS_INDEXED = "running_facts";
+
+/**
+ * The meta key recording, while `running_facts` is being filled for counts
+ * saved before it existed (see `FACTS_INDEXED`), the id of the last counted
+ * job indexed (JSON; null: none yet): `fillIndex` goes on after it.
+ */
+const FACTS_AFTER = "running_facts_after";
 
 /** The meta key listing (JSON) the opcode field paths `running_facts` indexes the counted jobs' values at; absent: none. */
 const INDEXED_PATHS = "indexed_paths";
@@ -128,6 +136,8 @@ export class SqlShares implements ShareStore {
   private filling: { paths: string[]; after: number | null } | undefined;
   /** While the `op` presence rows are added to counts indexed before them: the last counted job read for them (null: none yet); undefined when every counted job has them. */
   private opAfter: number | null | undefined;
+  /** While `running_facts` is filled for counts saved before it: the last counted job indexed (null: none yet); undefined when it holds every counted job. */
+  private factsAfter: number | null | undefined;
   /** A group of each rule's jobs that remember no earlier rule, where new jobs of the rule go (see `putShare`). */
   private readonly fresh = new Map<string | null, number>();
 
@@ -149,19 +159,22 @@ export class SqlShares implements ShareStore {
       .toArray();
     if (older.length > 0) this.fromRowPerJob();
     if (this.meta(FACTS_INDEXED) === undefined) {
-      // counts saved by a release without the index (or with the OP_ID-only `running_ops`): index their jobs once
-      sql.exec("DELETE FROM running_facts");
-      for (const r of sql.exec<{ id: number; job: string }>(
-        "SELECT s.id AS id, j.job AS job FROM running_members s JOIN jobs j ON j.id = s.id",
-      ))
-        this.putFacts(r.id, parseExactJson(r.job) as unknown as Job);
-      // every path listed is indexed from every counted job now, with the presence key
-      this.setFilling(undefined);
-      sql.exec("DROP TABLE IF EXISTS running_ops");
-      sql.exec("DELETE FROM meta WHERE key = 'running_ops'");
-      this.setMeta(FACTS_INDEXED, "1");
-      this.setMeta(PRESENCE_KEYS, "1");
-      this.setOpAfter(undefined);
+      // counts saved by a release without the index (or with the OP_ID-only `running_ops`): their jobs indexed by
+      // `fillIndex` in slices (not here: no pass over the counted jobs), the index not read through until then
+      const after = this.meta(FACTS_AFTER);
+      if (after !== undefined) this.factsAfter = JSON.parse(after) as number | null;
+      else {
+        sql.exec("DELETE FROM running_facts");
+        sql.exec("DROP TABLE IF EXISTS running_ops");
+        sql.exec("DELETE FROM meta WHERE key = 'running_ops'");
+        // every path listed is indexed from every counted job as it fills, with the presence key
+        this.setFilling(undefined);
+        this.setMeta(PRESENCE_KEYS, "1");
+        this.setOpAfter(undefined);
+        this.setFactsAfter(
+          sql.exec("SELECT 1 FROM running_members LIMIT 1").toArray().length > 0 ? null : undefined,
+        );
+      }
     }
     if (this.meta(OP_PRESENCE) === undefined) {
       // the jobs with no opcode or an opcode without `OP_ID`, indexed under the presence key by `fillIndex` in slices (not here: no pass over the counted jobs)
@@ -260,6 +273,20 @@ export class SqlShares implements ShareStore {
     } else this.setMeta(OP_PRESENCE_AFTER, JSON.stringify(after));
   }
 
+  /** Where the filling of `running_facts` for counts saved before it stands (see `factsAfter`); undefined: done, recorded as such. */
+  private setFactsAfter(after: number | null | undefined): void {
+    this.factsAfter = after;
+    if (after === undefined) {
+      this.sql.exec("DELETE FROM meta WHERE key = ?", FACTS_AFTER);
+      this.setMeta(FACTS_INDEXED, "1");
+    } else this.setMeta(FACTS_AFTER, JSON.stringify(after));
+  }
+
+  /** Whether `running_facts` does not yet hold every counted job (counts saved before it, being filled by `fillIndex`): no fact is read through it until it does. */
+  factsFilling(): boolean {
+    return this.factsAfter !== undefined;
+  }
+
   /** Whether the `op` rows do not yet hold the presence key for every counted job (a co-reach by `OP_ID` is then not read through). */
   presenceFilling(): boolean {
     return this.opAfter !== undefined;
@@ -273,18 +300,33 @@ export class SqlShares implements ShareStore {
 
   /**
    * Reads the next counted jobs by id after the last one read (each job's
-   * JSON parsed once), for the `op` presence rows first while they fill, then
-   * for the filling paths, at most `jobs` in all; rows already there are kept
-   * (`INSERT OR IGNORE`).
+   * JSON parsed once), for every fact of theirs first while `running_facts`
+   * fills for counts saved before it, then for the `op` presence rows while
+   * they fill, then for the filling paths, at most `jobs` in all; rows
+   * already there are kept (`INSERT OR IGNORE`).
    */
   fillIndex(jobs: number): number {
     let read = 0;
-    if (this.opAfter !== undefined && jobs > 0) {
+    if (this.factsAfter !== undefined && jobs > 0) {
+      const rows = this.sql
+        .exec<{ id: number; job: string }>(
+          "SELECT s.id AS id, j.job AS job FROM running_members s JOIN jobs j ON j.id = s.id WHERE s.id > ? ORDER BY s.id LIMIT ?",
+          this.factsAfter ?? Number.MIN_SAFE_INTEGER,
+          jobs,
+        )
+        .toArray();
+      // the paths listed now (a path added since fills from the first job on by `fillPaths`)
+      for (const r of rows) this.putFacts(r.id, parseExactJson(r.job) as unknown as Job);
+      // fewer than asked: every counted job is read (a job counted since was indexed as it started)
+      this.setFactsAfter(rows.length < jobs ? undefined : rows[rows.length - 1].id);
+      read = rows.length;
+    }
+    if (this.opAfter !== undefined && jobs - read > 0) {
       const rows = this.sql
         .exec<{ id: number; job: string }>(
           "SELECT s.id AS id, j.job AS job FROM running_members s JOIN jobs j ON j.id = s.id WHERE s.id > ? ORDER BY s.id LIMIT ?",
           this.opAfter ?? Number.MIN_SAFE_INTEGER,
-          jobs,
+          jobs - read,
         )
         .toArray();
       for (const r of rows) {
@@ -298,8 +340,8 @@ export class SqlShares implements ShareStore {
             );
       }
       // fewer than asked: every counted job is read (a job counted since was indexed as it started)
-      this.setOpAfter(rows.length < jobs ? undefined : rows[rows.length - 1].id);
-      read = rows.length;
+      this.setOpAfter(rows.length < jobs - read ? undefined : rows[rows.length - 1].id);
+      read += rows.length;
     }
     return read + this.fillPaths(jobs - read);
   }
@@ -855,7 +897,8 @@ export class SqlShares implements ShareStore {
     this.sql.exec("DELETE FROM earlier_sets");
     this.sql.exec("DELETE FROM meta WHERE key = ?", COUNTED_FOR);
     this.setFilling(undefined);
-    // counted anew, each job indexed with the presence key as it is put
+    // counted anew, each job indexed (with the presence key) as it is put
     if (this.opAfter !== undefined) this.setOpAfter(undefined);
+    if (this.factsAfter !== undefined) this.setFactsAfter(undefined);
   }
 }

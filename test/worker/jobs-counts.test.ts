@@ -791,6 +791,63 @@ describe("JobQueue running counts", () => {
         restart();
         expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
       }
+      // counts saved before the fact index existed: no call reads every job for it; filled in slices (the object
+      // restarting half-way), and no fact read through it until filled; a full recount fills it at once
+      const allFacts = () =>
+        sql
+          .exec<{ f: string }>("SELECT kind || ' ' || value || ' ' || id AS f FROM running_facts ORDER BY 1")
+          .toArray()
+          .map((r) => r.f);
+      const facts = allFacts();
+      const oldLayout = () => {
+        sql.exec("DELETE FROM running_facts");
+        sql.exec("DELETE FROM meta WHERE key = 'running_facts'");
+      };
+      oldLayout();
+      c = counted();
+      expect(c.read()).toBeLessThanOrEqual(50);
+      expect(c.store.factsFilling()).toBe(true);
+      for (const k of [1, 2]) {
+        expect(c.store.fillIndex(50)).toBe(50);
+        expect(c.read()).toBeLessThanOrEqual(3 * 50);
+        expect(new Set(allFacts().map((f) => f.split(" ").pop())).size).toBe(50 * k);
+      }
+      const changes = [
+        ["!=", "OP_ID", "OP_B"],
+        ["=", "instance_name", "inst7"],
+        ["!=", "instance_name", "inst9"],
+        ["=~", "OP_ID", "B$"],
+        ["=~", "instance_name", "[0-9]7$"],
+        ["=", "instance_name", "nobody"],
+      ];
+      restart();
+      expect(coreOf(q).indexFilling()).toBe(true);
+      for (const e of changes) {
+        put(e);
+        expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
+        restart();
+        expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
+      }
+      slices = 0;
+      for (; coreOf(q).indexFilling(); slices++) coreOf(q).fillIndex(50);
+      expect(slices).toBe(3);
+      expect(allFacts()).toEqual(facts);
+      expect(sql.exec("SELECT value FROM meta WHERE key = 'running_facts_after'").toArray()).toEqual([]);
+      for (const e of changes) {
+        put(e);
+        expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
+      }
+      // stopped half-way, then counted anew (the counts' rule set unknown): the recount indexes every job
+      oldLayout();
+      restart();
+      coreOf(q).fillIndex(50);
+      sql.exec("DELETE FROM meta WHERE key = 'counts_for'");
+      restart();
+      expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
+      expect(coreOf(q).indexFilling()).toBe(false);
+      expect(allFacts()).toEqual(facts);
+      put(["!=", "OP_ID", "OP_B"]);
+      expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
     });
   });
 

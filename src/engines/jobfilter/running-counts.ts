@@ -228,7 +228,10 @@ export class RunningCounts {
     // a path still filling does not hold the jobs counted before it was added: not read through
     const filling = this.store.fillingPaths();
     const indexed = new Set(this.store.indexedPaths().filter((p) => !filling.includes(p)));
+    // the whole fact index still filling (counts saved before it): no fact read through it
+    const factsFilling = this.store.factsFilling?.() === true;
     const usable = (f: FactReach) => {
+      if (factsFilling) return false;
       const path = pathOf(f.kind);
       return path === undefined || indexed.has(path);
     };
@@ -537,7 +540,11 @@ export class RunningCounts {
    */
   fillIndex(jobs: number): boolean {
     this.store.fillIndex(jobs);
-    return this.store.fillingPaths().length > 0 || this.store.presenceFilling?.() === true;
+    return (
+      this.store.fillingPaths().length > 0 ||
+      this.store.presenceFilling?.() === true ||
+      this.store.factsFilling?.() === true
+    );
   }
 
   /** Every count, for tests and checks: rule uuid → slots, bucket key → jobs (zeros left out). */

@@ -181,6 +181,13 @@ export interface ShareStore {
    * through until it does. Absent: it does.
    */
   presenceFilling?(): boolean;
+  /**
+   * Optional: whether the fact index does not yet hold every counted job
+   * (counts saved before the store had it, being filled by `fillIndex`): no
+   * fact is read through it until it does (jobs are found by id or read by
+   * rule). Absent: it does.
+   */
+  factsFilling?(): boolean;
   /** The indexed paths whose index does not hold every counted job yet (jobs counted before the path was added, not yet read by `fillIndex`): not to be read through. */
   fillingPaths(): readonly string[];
   /**
@@ -192,9 +199,10 @@ export interface ShareStore {
   setIndexedPaths(paths: readonly string[]): void;
   /**
    * Indexes the filling paths' values (and the `op` presence key, see
-   * `presenceFilling`) of at most `jobs` more of the jobs counted before
-   * they were added (in a fixed order, resumed where the last call
-   * stopped); a path whose every counted job is read is no longer filling.
+   * `presenceFilling`; and every fact, see `factsFilling`) of at most
+   * `jobs` more of the jobs counted before they were added (in a fixed
+   * order, resumed where the last call stopped); a path whose every counted
+   * job is read is no longer filling.
    * Returns how many counted jobs were read.
    */
   fillIndex(jobs: number): number;
