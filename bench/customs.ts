@@ -17,7 +17,7 @@ import {
   withJobs,
   type PreparedHost,
 } from "../src/engines/customs/index.js";
-import { AllocateRequest } from "../src/http/schemas/hosts.js";
+import { hostSchemas } from "../src/http/schemas/hosts.js";
 import { measure, printTable, type BenchRow } from "./support.js";
 import { CUSTOMS_REQUEST as REQUEST, rawHosts as rawPool } from "./fixtures.js";
 
@@ -40,7 +40,7 @@ export async function runCustomsBench(): Promise<BenchRow[]> {
   const pool = preparedPool(raw);
   const json = JSON.stringify(REQUEST);
   const readRequest = () => {
-    const body = AllocateRequest.parse(JSON.parse(json));
+    const body = hostSchemas().AllocateRequest.parse(JSON.parse(json));
     const checked = normalizeRequest(body);
     if (!checked.ok) throw new Error("bad request");
     return prepareRequest(checked.value);

@@ -14,16 +14,38 @@ import { compileMatchPolicy, loadMatchPolicy } from "../../src/engines/classad/p
 import { EvalState } from "../../src/engines/classad/state.js";
 import * as customs from "../../src/engines/customs/index.js";
 import { compileFilters, decideJobfilter, loadFilters } from "../../src/engines/jobfilter/index.js";
-import { decideLimits, limitsEngine, type LimitsContext, type LimitsRequest } from "../../src/engines/limits/index.js";
+import {
+  decideLimits,
+  limitsEngine,
+  type LimitsContext,
+  type LimitsRequest,
+} from "../../src/engines/limits/index.js";
 import { compilePlacement, decidePlacement, loadPlacement } from "../../src/engines/placement/index.js";
 import { compileJq } from "../../src/jq/index.js";
-import { AllocateRequest } from "../../src/http/schemas/hosts.js";
-import { JobfilterDecisionRequest } from "../../src/http/schemas/jobs.js";
+import { hostSchemas } from "../../src/http/schemas/hosts.js";
+import { jobSchemas } from "../../src/http/schemas/jobs.js";
 import { LimitsRequest as LimitsRequestSchema } from "../../src/http/schemas/limits.js";
 import { PlaceRequest } from "../../src/http/schemas/placement.js";
 import * as budgetModule from "../../src/engines/common/budget.js";
 import * as exactJson from "../../src/engines/common/exact-json.js";
-import { chain, CLASSAD_POLICY, COMPILE_20, JOB_AD, job as jobfilterJob, JQ_CASES, LARGE_PLACEMENT_REQUEST, largePlacement, LIMITS_REQUEST, manyRules, hardRule, placementWithRules, slotAd, SEED_PLACEMENT_REQUEST, CUSTOMS_REQUEST, rawHosts } from "../fixtures.js";
+import {
+  chain,
+  CLASSAD_POLICY,
+  COMPILE_20,
+  JOB_AD,
+  job as jobfilterJob,
+  JQ_CASES,
+  LARGE_PLACEMENT_REQUEST,
+  largePlacement,
+  LIMITS_REQUEST,
+  manyRules,
+  hardRule,
+  placementWithRules,
+  slotAd,
+  SEED_PLACEMENT_REQUEST,
+  CUSTOMS_REQUEST,
+  rawHosts,
+} from "../fixtures.js";
 
 /** One measured operation; `answer` gives the JSON the two trees must agree on. */
 export interface Row {
@@ -117,7 +139,9 @@ function limitsRows(fx: Fixtures): Row[] {
       localAddresses,
       ...(budget === undefined ? {} : { budget }),
     }) as LimitsContext;
-  const rows: Row[] = [{ name: "limits: read request", run: () => LimitsRequestSchema.parse(JSON.parse(json)) }];
+  const rows: Row[] = [
+    { name: "limits: read request", run: () => LimitsRequestSchema.parse(JSON.parse(json)) },
+  ];
   const cases: [string, LimitsRequest, boolean][] = [
     ["limits: with rewrite", request, false],
     ["limits: no rewrite", { ...request, rewrite: false }, false],
@@ -130,7 +154,11 @@ function limitsRows(fx: Fixtures): Row[] {
   }
   if (fx.limits4x !== undefined) {
     const p4 = limitsEngine.load(ok(limitsEngine.compile(fx.limits4x), "4.x limits"));
-    const req = { ...request, rewrite: false, task: { ...request.task, test: { type: "throughput", spec: { duration: "PT30S" } } } } as LimitsRequest;
+    const req = {
+      ...request,
+      rewrite: false,
+      task: { ...request.task, test: { type: "throughput", spec: { duration: "PT30S" } } },
+    } as LimitsRequest;
     const d = decision((b) => decideLimits(p4, req, context(false, b)));
     rows.push({ name: "limits: 4.x toolkit, no rewrite", run: d, answer: async () => (await d()).verdict });
   }
@@ -155,9 +183,21 @@ function classadRows(): Row[] {
   const job = ad(JOB_AD);
   const slot = ad(slotText);
   const st = new EvalState({ now: 1_700_000_000_000, random: Math.random });
-  rows.push({ name: "classad: job Requirements vs slot", run: decision(() => evalAttr(job, "requirements", slot, st)), answer: () => evalAttr(job, "requirements", slot, st) });
-  rows.push({ name: "classad: symmetric match", run: decision(() => symmetricMatch(job, slot, st)), answer: () => symmetricMatch(job, slot, st) });
-  rows.push({ name: "classad: job Rank vs slot", run: decision(() => evalAttr(job, "rank", slot, st)), answer: () => evalAttr(job, "rank", slot, st) });
+  rows.push({
+    name: "classad: job Requirements vs slot",
+    run: decision(() => evalAttr(job, "requirements", slot, st)),
+    answer: () => evalAttr(job, "requirements", slot, st),
+  });
+  rows.push({
+    name: "classad: symmetric match",
+    run: decision(() => symmetricMatch(job, slot, st)),
+    answer: () => symmetricMatch(job, slot, st),
+  });
+  rows.push({
+    name: "classad: job Rank vs slot",
+    run: decision(() => evalAttr(job, "rank", slot, st)),
+    answer: () => evalAttr(job, "rank", slot, st),
+  });
   const policy = loadMatchPolicy(ok(compileMatchPolicy(CLASSAD_POLICY), "match policy"));
   const texts = Array.from({ length: 2000 }, (_, i) => slotAd(i));
   const slots = texts.map(ad);
@@ -178,13 +218,28 @@ function classadRows(): Row[] {
   });
   const textsNew = texts.map(newSyntax);
   const fullNew = decision(() => decideMatch(policy, { job: jobNew, machines: textsNew }, ctx));
-  rows.push({ name: "classad: /v1/match from 2,000 new-syntax ad texts", run: fullNew, answer: () => fullNew().verdict });
+  rows.push({
+    name: "classad: /v1/match from 2,000 new-syntax ad texts",
+    run: fullNew,
+    answer: () => fullNew().verdict,
+  });
   // the worst case for the shared cache: every machine's Requirements a text no other ad repeats
-  const distinct = Array.from({ length: 2000 }, (_, i) => `[ Name = "m${i}"; Memory = ${i}; Requirements = TARGET.RequestMemory <= MY.Memory + ${i} && TARGET.Owner =!= "u${i}" ]`);
+  const distinct = Array.from(
+    { length: 2000 },
+    (_, i) =>
+      `[ Name = "m${i}"; Memory = ${i}; Requirements = TARGET.RequestMemory <= MY.Memory + ${i} && TARGET.Owner =!= "u${i}" ]`,
+  );
   // 2,000 texts of their own cost more than the default budget to read (6 units a character the
   // shared cache lacks, since 2026-11-28): run as with DECISION_BUDGET=4000000, as a pool of such ads must
-  const fullDistinct = decision(() => decideMatch(policy, { job: jobNew, machines: distinct }, ctx), "4000000");
-  rows.push({ name: "classad: /v1/match, 2,000 new-syntax ads, every Requirements distinct", run: fullDistinct, answer: () => fullDistinct().verdict });
+  const fullDistinct = decision(
+    () => decideMatch(policy, { job: jobNew, machines: distinct }, ctx),
+    "4000000",
+  );
+  rows.push({
+    name: "classad: /v1/match, 2,000 new-syntax ads, every Requirements distinct",
+    run: fullDistinct,
+    answer: () => fullDistinct().verdict,
+  });
   return rows;
 }
 
@@ -200,7 +255,7 @@ function customsRows(): Row[] {
   });
   const json = JSON.stringify(CUSTOMS_REQUEST);
   const readRequest = () => {
-    const checked = customs.normalizeRequest(AllocateRequest.parse(JSON.parse(json)));
+    const checked = customs.normalizeRequest(hostSchemas().AllocateRequest.parse(JSON.parse(json)));
     if (!checked.ok) throw new Error("bad request");
     return customs.prepareRequest(checked.value);
   };
@@ -223,21 +278,44 @@ function customsRows(): Row[] {
   return [
     { name: "customs: read request", run: readRequest },
     { name: "customs: allocate over 1,000 hosts (prepared)", run: decision(allocate) },
-    { name: "customs: select + ratings, 1,000 hosts", run: decision(() => customs.selectHost(pool, req, { now: undefined, downFactor: 2, last: -1, ratings: true })) },
-    { name: "customs: pure decision from JSON, 1,000 hosts", run: decision(() => customs.decideCustoms(policy, input)), answer: () => customs.decideCustoms(policy, input) },
+    {
+      name: "customs: select + ratings, 1,000 hosts",
+      run: decision(() =>
+        customs.selectHost(pool, req, { now: undefined, downFactor: 2, last: -1, ratings: true }),
+      ),
+    },
+    {
+      name: "customs: pure decision from JSON, 1,000 hosts",
+      run: decision(() => customs.decideCustoms(policy, input)),
+      answer: () => customs.decideCustoms(policy, input),
+    },
   ];
 }
 
 function jobfilterRows(): Row[] {
   const policy = loadFilters(ok(compileFilters(JSON.stringify(chain(50))), "filters"));
   const running = Array.from({ length: 5 }, (_, i) => jobfilterJob(200 + i));
-  const request = { job: jobfilterJob(500), queue: { running, queued: [] as ReturnType<typeof jobfilterJob>[] } };
+  const request = {
+    job: jobfilterJob(500),
+    queue: { running, queued: [] as ReturnType<typeof jobfilterJob>[] },
+  };
   const text = JSON.stringify(request);
-  const busy = { job: jobfilterJob(900), queue: { running: Array.from({ length: 10 }, (_, i) => jobfilterJob(300 + i)), queued: Array.from({ length: 10 }, (_, i) => jobfilterJob(400 + i)) } };
-  const plain = { ...busy, job: { id: 901, opcodes: [{ ...jobfilterJob(901).opcodes[0], OP_ID: "OP_INSTANCE_REBOOT" }] } };
+  const busy = {
+    job: jobfilterJob(900),
+    queue: {
+      running: Array.from({ length: 10 }, (_, i) => jobfilterJob(300 + i)),
+      queued: Array.from({ length: 10 }, (_, i) => jobfilterJob(400 + i)),
+    },
+  };
+  const plain = {
+    ...busy,
+    job: { id: 901, opcodes: [{ ...jobfilterJob(901).opcodes[0], OP_ID: "OP_INSTANCE_REBOOT" }] },
+  };
   // the route reads a job keeping integers past 2^53 exact, where the tree can
   const parse = (exactJson as { parseExactJson?: (t: string) => unknown }).parseExactJson ?? JSON.parse;
-  const rows: Row[] = [{ name: "jobfilter: read request", run: () => JobfilterDecisionRequest.parse(parse(text)) }];
+  const rows: Row[] = [
+    { name: "jobfilter: read request", run: () => jobSchemas().JobfilterDecisionRequest.parse(parse(text)) },
+  ];
   for (const [name, req] of [
     ["jobfilter: 50 rules, 5 running", request],
     ["jobfilter: 50 rules, 10 running + 10 queued", busy],
@@ -254,7 +332,11 @@ function jqRows(): Row[] {
   for (const c of JQ_CASES) {
     const prog = ok(compileJq(c.program, c.args === undefined ? undefined : { args: c.args }), c.name);
     const d = decision(() => prog.first(c.input as never));
-    rows.push({ name: `jq: ${c.name}`, run: d, answer: () => JSON.stringify(prog.run(c.input as never).outputs) });
+    rows.push({
+      name: `jq: ${c.name}`,
+      run: d,
+      answer: () => JSON.stringify(prog.run(c.input as never).outputs),
+    });
   }
   // the compiler's code reaches its optimised tier after about 1,500 compiles; the row's calibration
   // (60 ms) and samples alone stay before that, where tier-up timing on a loaded machine decides the figure
@@ -265,5 +347,12 @@ function jqRows(): Row[] {
 
 /** Every row, built from this tree's code on the shared fixtures. */
 export function makeRows(fx: Fixtures): Row[] {
-  return [...placementRows(fx), ...limitsRows(fx), ...classadRows(), ...customsRows(), ...jobfilterRows(), ...jqRows()];
+  return [
+    ...placementRows(fx),
+    ...limitsRows(fx),
+    ...classadRows(),
+    ...customsRows(),
+    ...jobfilterRows(),
+    ...jqRows(),
+  ];
 }

@@ -1,7 +1,7 @@
 import { parseExactJson, stringifyExactJson } from "../engines/common/exact-json.js";
 import type { FilterRule, Job, JobfilterPolicy } from "../engines/jobfilter/index.js";
 import { decideJobfilter, loadFilters, validateRules } from "../engines/jobfilter/index.js";
-import { JobfilterDecisionRequest } from "../http/schemas/jobs.js";
+import { jobSchemas } from "../http/schemas/jobs.js";
 import type { PolicyEvaluator } from "./evaluator.js";
 
 const perFilters = new Map<string, JobfilterPolicy>();
@@ -28,9 +28,15 @@ function lineFilters(filters: unknown[]): JobfilterPolicy {
  * are read with exact integers, as the HTTP API reads them, so a priority or a
  * watermark past 2^53 keeps its value.
  */
-export const jobfilterEvaluator: PolicyEvaluator<typeof JobfilterDecisionRequest, JobfilterPolicy, object> = {
+export const jobfilterEvaluator: PolicyEvaluator<
+  ReturnType<typeof jobSchemas>["JobfilterDecisionRequest"],
+  JobfilterPolicy,
+  object
+> = {
   engine: "jobfilter",
-  schema: JobfilterDecisionRequest,
+  get schema() {
+    return jobSchemas().JobfilterDecisionRequest;
+  },
   parseLine: parseExactJson,
   stringify: stringifyExactJson,
   decide(policy, request, { explain }) {

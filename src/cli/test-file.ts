@@ -1,14 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { z } from "zod";
-import {
-  REQUEST_CASES,
-  STEP_KINDS,
-  SteppedCaseHeader,
-  TEST_ENGINES,
-  testFileHeaderOf,
-  type TestEngine,
-} from "../http/schemas/policy-test.js";
+import { policyTestSchemas, TEST_ENGINES, type TestEngine } from "../http/schemas/policy-test.js";
 import { didYouMean } from "../engines/common/did-you-mean.js";
 import { knownKeysAt } from "../http/known-keys.js";
 import { lookedFor, readPolicyDir } from "./policy-files.js";
@@ -89,7 +82,7 @@ function clockOf(now: unknown): number {
 
 /** Checks one step against the schema of its kind; the kind is the one key besides `expect`. */
 function readStep(engine: TestEngine, raw: unknown, path: Path, yaml: PlacedYaml, file: string, errors: TestFileError[]): TestStep | undefined {
-  const kinds = STEP_KINDS[engine] ?? {};
+  const kinds = policyTestSchemas().STEP_KINDS[engine] ?? {};
   const names = Object.keys(kinds);
   const keys = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? Object.keys(raw).filter((k) => k !== "expect") : [];
   const chosen = keys.filter((k) => names.includes(k));
@@ -104,13 +97,13 @@ function readStep(engine: TestEngine, raw: unknown, path: Path, yaml: PlacedYaml
 }
 
 function readCase(engine: TestEngine, raw: unknown, path: Path, yaml: PlacedYaml, file: string, errors: TestFileError[]): TestCase | undefined {
-  const stepped = STEP_KINDS[engine] !== undefined && typeof raw === "object" && raw !== null && "steps" in raw;
+  const stepped = policyTestSchemas().STEP_KINDS[engine] !== undefined && typeof raw === "object" && raw !== null && "steps" in raw;
   if (!stepped) {
-    const c = check(REQUEST_CASES[engine] as z.ZodType<Record<string, unknown>>, raw, path, yaml, file, errors);
+    const c = check(policyTestSchemas().REQUEST_CASES[engine] as z.ZodType<Record<string, unknown>>, raw, path, yaml, file, errors);
     if (c === undefined) return undefined;
     return { name: c.name as string, at: yaml.place(path), skip: c.skip as string | undefined, now: clockOf(c.now), request: c.request, expect: c.expect as Record<string, unknown> };
   }
-  const c = check(SteppedCaseHeader, raw, path, yaml, file, errors);
+  const c = check(policyTestSchemas().SteppedCaseHeader, raw, path, yaml, file, errors);
   if (c === undefined) return undefined;
   const before = errors.length;
   const steps = c.steps.map((s, i) => readStep(engine, s, [...path, "steps", i], yaml, file, errors));
@@ -143,7 +136,7 @@ export function loadTestFile(file: string): { ok: true; value: TestFile } | { ok
     return { ok: false, error: [{ file, at: yaml.place(["engine"]), message: `engine: ${given}; it is one of ${TEST_ENGINES.join(", ")}` }] };
   }
   const errors: TestFileError[] = [];
-  const header = check(testFileHeaderOf(engine as TestEngine), top, [], yaml, file, errors) as
+  const header = check(policyTestSchemas().testFileHeaderOf(engine as TestEngine), top, [], yaml, file, errors) as
     | { policy?: string; context?: { local_addresses?: string[] }; cases: unknown[] }
     | undefined;
   if (header === undefined) return { ok: false, error: errors };

@@ -11,7 +11,8 @@ export interface QueryParam {
 /** `?explain=true`: the decision's trace in the verdict (never cached). */
 export const EXPLAIN_QUERY: QueryParam = {
   name: "explain",
-  description: "`true` adds the decision's trace (`trace`) to the verdict; such requests bypass the verdict cache",
+  description:
+    "`true` adds the decision's trace (`trace`) to the verdict; such requests bypass the verdict cache",
   schema: { type: "string", enum: ["true", "false"] },
 };
 
@@ -38,8 +39,18 @@ export interface Operation {
   summary: string;
   tag: string;
   auth: "decision" | "admin" | "agent" | "metrics" | "none";
-  request?: z.ZodType;
-  response?: z.ZodType;
+  /**
+   * The request body's schema, or a function making it (built when `/v1/openapi.json` is first
+   * asked for, or by the route's own first request, whichever comes first; docs/performance.md,
+   * wt/lazyschema2).
+   */
+  request?: z.ZodType | (() => z.ZodType);
+  /**
+   * The success body's schema, or a function making it: a schema only the document shows is
+   * then built when `/v1/openapi.json` is first asked for, not in every isolate at load
+   * (docs/performance.md, wt/lazyschema).
+   */
+  response?: z.ZodType | (() => z.ZodType);
   /** Content type of the request body when it is not JSON (policy sources are text). */
   requestText?: string;
   /** Content type of the success body when it is not JSON (a policy's source text). */
@@ -64,7 +75,8 @@ export interface Operation {
 /** The `Idempotency-Key` header as the three non-idempotent writes document it. */
 export const IDEMPOTENCY_HEADER = {
   name: "Idempotency-Key",
-  description: "1 to 255 visible ASCII characters; a retry with the same key and body gets the first answer back (kept 24 hours)",
+  description:
+    "1 to 255 visible ASCII characters; a retry with the same key and body gets the first answer back (kept 24 hours)",
 };
 
 const operations: Operation[] = [];
@@ -87,14 +99,20 @@ type JsonSchema = Record<string, unknown>;
  * whole document; they are moved to `components/schemas` under a name unique to
  * the operation, and the references rewritten to point there.
  */
-function jsonSchema(schema: z.ZodType, io: "input" | "output", prefix: string, components: Record<string, unknown>): JsonSchema {
+function jsonSchema(
+  schema: z.ZodType,
+  io: "input" | "output",
+  prefix: string,
+  components: Record<string, unknown>,
+): JsonSchema {
   const out = z.toJSONSchema(schema, {
     target: "draft-2020-12",
     unrepresentable: "any",
     io,
     // Exact integers past 2^53 (nanosecond timestamps, 64-bit priorities) are bigints inside, JSON integers outside.
     override: (ctx) => {
-      if (ctx.zodSchema._zod.def.type === "bigint") Object.assign(ctx.jsonSchema, { type: "integer", format: "int64" });
+      if (ctx.zodSchema._zod.def.type === "bigint")
+        Object.assign(ctx.jsonSchema, { type: "integer", format: "int64" });
     },
   }) as JsonSchema;
   delete out.$schema;
@@ -107,7 +125,10 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output", prefix: string, c
     if (value === null || typeof value !== "object") return value;
     const copy: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      copy[k] = k === "$ref" && typeof v === "string" && v.startsWith("#/$defs/") ? `#/components/schemas/${rename(v.slice(8))}` : rewrite(v);
+      copy[k] =
+        k === "$ref" && typeof v === "string" && v.startsWith("#/$defs/")
+          ? `#/components/schemas/${rename(v.slice(8))}`
+          : rewrite(v);
     }
     return copy;
   };
@@ -131,7 +152,8 @@ const errorEnvelope = {
         side: {
           type: "string",
           enum: ["old", "new"],
-          description: "which of the two policies a diff was given failed validation (`policy_invalid` of `POST /v1/policies/{engine}/diff`)",
+          description:
+            "which of the two policies a diff was given failed validation (`policy_invalid` of `POST /v1/policies/{engine}/diff`)",
         },
         details: {
           type: "array",
@@ -142,7 +164,10 @@ const errorEnvelope = {
               code: { type: "string" },
               message: { type: "string" },
               at: { type: "string" },
-              suggestion: { type: "string", description: "the known name closest to a wrong one (did-you-mean)" },
+              suggestion: {
+                type: "string",
+                description: "the known name closest to a wrong one (did-you-mean)",
+              },
             },
           },
         },
@@ -158,7 +183,8 @@ const errorEnvelope = {
 
 const ganetiError = {
   type: "object",
-  description: "Ganeti RAPI's error body: the HTTP status as `code`, a message, and the status's standard explanation",
+  description:
+    "Ganeti RAPI's error body: the HTTP status as `code`, a message, and the status's standard explanation",
   required: ["code", "message", "explain"],
   additionalProperties: false,
   properties: { code: { type: "integer" }, message: { type: "string" }, explain: { type: "string" } },
@@ -169,7 +195,15 @@ export function operationErrors(op: Operation): ErrorCode[] {
   const codes = new Set<ErrorCode>(op.errors ?? []);
   if (op.auth !== "none") codes.add("unauthorized").add("forbidden").add("auth_misconfigured");
   const jsonBody = op.request !== undefined && op.errorShape !== "ganeti";
-  if (jsonBody) for (const c of ["invalid_json", "invalid_request", "nesting_too_deep", "too_many_items", "unsupported_media_type"] as const) codes.add(c);
+  if (jsonBody)
+    for (const c of [
+      "invalid_json",
+      "invalid_request",
+      "nesting_too_deep",
+      "too_many_items",
+      "unsupported_media_type",
+    ] as const)
+      codes.add(c);
   // Ganeti RAPI: 415 for a body that is not `application/json`, 400 for any other bad body.
   else if (op.request !== undefined) codes.add("invalid_request").add("unsupported_media_type");
   if (op.request !== undefined || op.requestText !== undefined) codes.add("payload_too_large");
@@ -186,13 +220,30 @@ function errorResponses(op: Operation): Record<string, unknown> {
     if (status >= 500) continue;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  const schema = { $ref: op.errorShape === "ganeti" ? "#/components/schemas/GanetiError" : "#/components/schemas/Error" };
+  const schema = {
+    $ref: op.errorShape === "ganeti" ? "#/components/schemas/GanetiError" : "#/components/schemas/Error",
+  };
   const out: Record<string, unknown> = {};
   for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-    const description = op.errorShape === "ganeti" ? `Ganeti RAPI error (${codes.map((c) => `\`${c}\``).join(", ")})` : codes.map((c) => `\`${c}\``).join(", ");
+    const description =
+      op.errorShape === "ganeti"
+        ? `Ganeti RAPI error (${codes.map((c) => `\`${c}\``).join(", ")})`
+        : codes.map((c) => `\`${c}\``).join(", ");
     out[String(status)] = { description, content: { "application/json": { schema } } };
   }
   return out;
+}
+
+/** An operation's request schema, made once when it was registered as a function. */
+export function requestSchema(op: Operation): z.ZodType {
+  if (typeof op.request === "function") op.request = op.request();
+  return op.request as z.ZodType;
+}
+
+/** An operation's success schema, made once when it was registered as a function. */
+export function responseSchema(op: Operation): z.ZodType {
+  if (typeof op.response === "function") op.response = op.response();
+  return op.response as z.ZodType;
 }
 
 /** Builds the OpenAPI 3.1 document from the registered operations' zod schemas; `origin` is the server's URL. */
@@ -201,25 +252,59 @@ export function openApiDocument(origin = "/"): object {
   const components: Record<string, unknown> = { Error: errorEnvelope, GanetiError: ganetiError };
   for (const op of operations) {
     const params: object[] = [
-      ...[...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } })),
-      ...(op.query ?? []).map((q) => ({ name: q.name, in: "query", required: false, description: q.description, schema: q.schema })),
+      ...[...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+        name: m[1],
+        in: "path",
+        required: true,
+        schema: { type: "string" },
+      })),
+      ...(op.query ?? []).map((q) => ({
+        name: q.name,
+        in: "query",
+        required: false,
+        description: q.description,
+        schema: q.schema,
+      })),
     ];
-    for (const h of op.headers ?? []) params.push({ name: h.name, in: "header", required: false, description: h.description, schema: { type: "string" } });
+    for (const h of op.headers ?? [])
+      params.push({
+        name: h.name,
+        in: "header",
+        required: false,
+        description: h.description,
+        schema: { type: "string" },
+      });
     const body = op.request
-      ? { required: true, content: { "application/json": { schema: jsonSchema(op.request, "input", `${op.operationId}Request`, components) } } }
+      ? {
+          required: true,
+          content: {
+            "application/json": {
+              schema: jsonSchema(requestSchema(op), "input", `${op.operationId}Request`, components),
+            },
+          },
+        }
       : op.requestText
         ? { required: true, content: { [op.requestText]: { schema: { type: "string" } } } }
         : undefined;
     const success = op.responseText
-      ? { [op.responseText]: { schema: { type: "string" }, ...(op.example === undefined ? {} : { example: op.example }) } }
+      ? {
+          [op.responseText]: {
+            schema: { type: "string" },
+            ...(op.example === undefined ? {} : { example: op.example }),
+          },
+        }
       : {
           "application/json": {
-            schema: op.response ? jsonSchema(op.response, "output", `${op.operationId}Response`, components) : {},
+            schema: op.response
+              ? jsonSchema(responseSchema(op), "output", `${op.operationId}Response`, components)
+              : {},
             ...(op.example === undefined ? {} : { example: op.example }),
           },
           ...(op.alsoText ? { [op.alsoText]: { schema: { type: "string" } } } : {}),
         };
-    const errorSchema = { $ref: op.errorShape === "ganeti" ? "#/components/schemas/GanetiError" : "#/components/schemas/Error" };
+    const errorSchema = {
+      $ref: op.errorShape === "ganeti" ? "#/components/schemas/GanetiError" : "#/components/schemas/Error",
+    };
     paths[op.path] ??= {};
     paths[op.path][op.method] = {
       operationId: op.operationId,
@@ -231,13 +316,21 @@ export function openApiDocument(origin = "/"): object {
       responses: {
         "200": { description: "success", content: success },
         ...errorResponses(op),
-        default: { description: "server error (`internal_error` 500, `service_unavailable` 503, `auth_misconfigured` 503 on guarded routes)", content: { "application/json": { schema: errorSchema } } },
+        default: {
+          description:
+            "server error (`internal_error` 500, `service_unavailable` 503, `auth_misconfigured` 503 on guarded routes)",
+          content: { "application/json": { schema: errorSchema } },
+        },
       },
     };
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Arbiter", version: "0.1.0", description: "Policy decisions for schedulers and job queues." },
+    info: {
+      title: "Arbiter",
+      version: "0.1.0",
+      description: "Policy decisions for schedulers and job queues.",
+    },
     servers: [{ url: origin }],
     paths,
     components: {

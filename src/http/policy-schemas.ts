@@ -12,7 +12,7 @@ import { CustomsPolicyFile } from "../engines/customs/index.js";
 import { FiltersFile } from "../engines/jobfilter/index.js";
 import { limitsJsonSchema } from "../engines/limits/json-schema.js";
 import { PlacementConfigShape } from "../engines/placement/index.js";
-import { PolicyTestFile } from "./schemas/policy-test.js";
+import { policyTestSchemas } from "./schemas/policy-test.js";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -81,7 +81,7 @@ export const POLICY_SCHEMAS = {
   placement: { files: "placement.yaml, queues.yaml", build: () => fromZod(PlacementConfigShape) },
   customs: { files: "customs.json", build: () => fromZod(CustomsPolicyFile) },
   filters: { files: "filters.json", build: () => fromZod(FiltersFile) },
-  "policy-test": { files: "*.test.yaml", build: () => fromZod(PolicyTestFile) },
+  "policy-test": { files: "*.test.yaml", build: () => fromZod(policyTestSchemas().PolicyTestFile) },
 } as const satisfies Record<string, { files: string; build: () => JsonSchema }>;
 
 /** A schema's name, as in `/v1/schemas/{name}.json`. */

@@ -12,7 +12,7 @@ import { QUEUE_REGISTRY_PREFIX } from "./queue-registry.js";
 import { isFailure, type Envelope, type JobListing, type JobState, type QueueSummary, type JobStatus, type JobSubmission, type Once, type QueueFailure, type SchedulePass } from "./job-queue-types.js";
 import { writeLog } from "../log-line.js";
 
-/** How many running jobs one alarm indexes at a field path a rule change made new to the counts' index (see `JobQueueCore.fillIndex`). */
+/** How many running jobs one alarm indexes at a field path a rule change made new to the counts' index, or for the `op` presence key of counts indexed before it (see `JobQueueCore.fillIndex`). */
 export const INDEX_FILL_SLICE = 1000;
 
 /** How long a finished, expired or cancelled job stays reportable before the alarm forgets it. */

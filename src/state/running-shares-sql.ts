@@ -12,7 +12,8 @@
  * field paths the rules test by value or with `!=`, kind `field:<path>`, with
  * the presence key `NO_KEY` where a job has no value there, the paths listed
  * in the meta table, a path new to it filled for the jobs counted before by
- * `fillIndex`; see job-reach.ts) so that a rule change reads only the jobs
+ * `fillIndex`, as are all the facts of counts saved before the index existed,
+ * none read through until then; see job-reach.ts) so that a rule change reads only the jobs
  * the rules it added can reach, and moves the jobs outside a `!=` rule's
  * values by their groups (`moveBeside`). Written as each count changes, in
  * the same turn as the job rows, so an object that starts again reads its
@@ -50,14 +51,28 @@ export const SHARES_SCHEMA = [
 /** The meta key recording that the older `running_shares` table (one row per job with its rule), if it had rows, had the columns of the jobs' remembered rules (`gen`, `was`; a table made before them got them once). */
 const EARLIER_COLUMNS = "earlier_columns";
 
-/** The meta key recording that the `op` rows of `running_facts` hold the presence key (`NO_KEY`) for the jobs with an opcode without `OP_ID` or none: added once to counts indexed before it. */
+/** The meta key recording that the `op` rows of `running_facts` hold the presence key (`NO_KEY`) for the jobs with an opcode without `OP_ID` or none; absent, counts indexed before it get them from `fillIndex`, a slice at a time (see `OP_PRESENCE_AFTER`). */
 const OP_PRESENCE = "op_presence";
+
+/**
+ * The meta key recording, while the `op` presence rows are being added to
+ * counts indexed before them (see `OP_PRESENCE`), the id of the last counted
+ * job read for them (JSON; null: none yet): `fillIndex` goes on after it.
+ */
+const OP_PRESENCE_AFTER = "op_presence_after";
 
 /** The meta key recording that the field paths' rows in `running_facts` hold the presence key (`NO_KEY`): paths indexed before it fill again. */
 const PRESENCE_KEYS = "presence_keys";
 
 /** The meta key recording that `running_facts` holds every counted job (counts saved before it existed are indexed once). */
 const FACTS_INDEXED = "running_facts";
+
+/**
+ * The meta key recording, while `running_facts` is being filled for counts
+ * saved before it existed (see `FACTS_INDEXED`), the id of the last counted
+ * job indexed (JSON; null: none yet): `fillIndex` goes on after it.
+ */
+const FACTS_AFTER = "running_facts_after";
 
 /** The meta key listing (JSON) the opcode field paths `running_facts` indexes the counted jobs' values at; absent: none. */
 const INDEXED_PATHS = "indexed_paths";
@@ -119,6 +134,10 @@ function bucketsOf(text: string): string[] {
 export class SqlShares implements ShareStore {
   private paths: readonly string[];
   private filling: { paths: string[]; after: number | null } | undefined;
+  /** While the `op` presence rows are added to counts indexed before them: the last counted job read for them (null: none yet); undefined when every counted job has them. */
+  private opAfter: number | null | undefined;
+  /** While `running_facts` is filled for counts saved before it: the last counted job indexed (null: none yet); undefined when it holds every counted job. */
+  private factsAfter: number | null | undefined;
   /** A group of each rule's jobs that remember no earlier rule, where new jobs of the rule go (see `putShare`). */
   private readonly fresh = new Map<string | null, number>();
 
@@ -140,33 +159,29 @@ export class SqlShares implements ShareStore {
       .toArray();
     if (older.length > 0) this.fromRowPerJob();
     if (this.meta(FACTS_INDEXED) === undefined) {
-      // counts saved by a release without the index (or with the OP_ID-only `running_ops`): index their jobs once
-      sql.exec("DELETE FROM running_facts");
-      for (const r of sql.exec<{ id: number; job: string }>(
-        "SELECT s.id AS id, j.job AS job FROM running_members s JOIN jobs j ON j.id = s.id",
-      ))
-        this.putFacts(r.id, parseExactJson(r.job) as unknown as Job);
-      // every path listed is indexed from every counted job now, with the presence key
-      this.setFilling(undefined);
-      sql.exec("DROP TABLE IF EXISTS running_ops");
-      sql.exec("DELETE FROM meta WHERE key = 'running_ops'");
-      this.setMeta(FACTS_INDEXED, "1");
-      this.setMeta(PRESENCE_KEYS, "1");
-      this.setMeta(OP_PRESENCE, "1");
+      // counts saved by a release without the index (or with the OP_ID-only `running_ops`): their jobs indexed by
+      // `fillIndex` in slices (not here: no pass over the counted jobs), the index not read through until then
+      const after = this.meta(FACTS_AFTER);
+      if (after !== undefined) this.factsAfter = JSON.parse(after) as number | null;
+      else {
+        sql.exec("DELETE FROM running_facts");
+        sql.exec("DROP TABLE IF EXISTS running_ops");
+        sql.exec("DELETE FROM meta WHERE key = 'running_ops'");
+        // every path listed is indexed from every counted job as it fills, with the presence key
+        this.setFilling(undefined);
+        this.setMeta(PRESENCE_KEYS, "1");
+        this.setOpAfter(undefined);
+        this.setFactsAfter(
+          sql.exec("SELECT 1 FROM running_members LIMIT 1").toArray().length > 0 ? null : undefined,
+        );
+      }
     }
     if (this.meta(OP_PRESENCE) === undefined) {
-      // the jobs with no opcode or an opcode without `OP_ID`, indexed once under the presence key (a pass over the counted jobs)
-      for (const r of sql.exec<{ id: number; job: string }>(
-        "SELECT s.id AS id, j.job AS job FROM running_members s JOIN jobs j ON j.id = s.id",
-      ))
-        for (const [kind, value] of factsOf(parseExactJson(r.job) as unknown as Job, [], true))
-          if (kind === "op" && value === NO_KEY)
-            sql.exec(
-              "INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES ('op', ?, ?)",
-              value,
-              r.id,
-            );
-      this.setMeta(OP_PRESENCE, "1");
+      // the jobs with no opcode or an opcode without `OP_ID`, indexed under the presence key by `fillIndex` in slices (not here: no pass over the counted jobs)
+      const after = this.meta(OP_PRESENCE_AFTER);
+      if (after !== undefined) this.opAfter = JSON.parse(after) as number | null;
+      else if (sql.exec("SELECT 1 FROM running_members LIMIT 1").toArray().length > 0) this.setOpAfter(null);
+      else this.setOpAfter(undefined);
     }
     if (this.meta(PRESENCE_KEYS) === undefined) {
       // paths indexed by a release without the presence key: filled again (their rows kept), not read through until then
@@ -249,14 +264,90 @@ export class SqlShares implements ShareStore {
     else this.setFilling(kept.length === 0 ? undefined : { paths: kept, after: this.filling!.after });
   }
 
+  /** Where the `op` presence rows' filling stands (see `opAfter`); undefined: done, recorded as such. */
+  private setOpAfter(after: number | null | undefined): void {
+    this.opAfter = after;
+    if (after === undefined) {
+      this.sql.exec("DELETE FROM meta WHERE key = ?", OP_PRESENCE_AFTER);
+      this.setMeta(OP_PRESENCE, "1");
+    } else this.setMeta(OP_PRESENCE_AFTER, JSON.stringify(after));
+  }
+
+  /** Where the filling of `running_facts` for counts saved before it stands (see `factsAfter`); undefined: done, recorded as such. */
+  private setFactsAfter(after: number | null | undefined): void {
+    this.factsAfter = after;
+    if (after === undefined) {
+      this.sql.exec("DELETE FROM meta WHERE key = ?", FACTS_AFTER);
+      this.setMeta(FACTS_INDEXED, "1");
+    } else this.setMeta(FACTS_AFTER, JSON.stringify(after));
+  }
+
+  /** Whether `running_facts` does not yet hold every counted job (counts saved before it, being filled by `fillIndex`): no fact is read through it until it does. */
+  factsFilling(): boolean {
+    return this.factsAfter !== undefined;
+  }
+
+  /** Whether the `op` rows do not yet hold the presence key for every counted job (a co-reach by `OP_ID` is then not read through). */
+  presenceFilling(): boolean {
+    return this.opAfter !== undefined;
+  }
+
   private setFilling(filling: { paths: string[]; after: number | null } | undefined): void {
     this.filling = filling;
     if (filling === undefined) this.sql.exec("DELETE FROM meta WHERE key = ?", FILLING_PATHS);
     else this.setMeta(FILLING_PATHS, JSON.stringify(filling));
   }
 
-  /** Reads the next counted jobs by id after the last one read (each job's JSON parsed once); rows already there are kept (`INSERT OR IGNORE`). */
+  /**
+   * Reads the next counted jobs by id after the last one read (each job's
+   * JSON parsed once), for every fact of theirs first while `running_facts`
+   * fills for counts saved before it, then for the `op` presence rows while
+   * they fill, then for the filling paths, at most `jobs` in all; rows
+   * already there are kept (`INSERT OR IGNORE`).
+   */
   fillIndex(jobs: number): number {
+    let read = 0;
+    if (this.factsAfter !== undefined && jobs > 0) {
+      const rows = this.sql
+        .exec<{ id: number; job: string }>(
+          "SELECT s.id AS id, j.job AS job FROM running_members s JOIN jobs j ON j.id = s.id WHERE s.id > ? ORDER BY s.id LIMIT ?",
+          this.factsAfter ?? Number.MIN_SAFE_INTEGER,
+          jobs,
+        )
+        .toArray();
+      // the paths listed now (a path added since fills from the first job on by `fillPaths`)
+      for (const r of rows) this.putFacts(r.id, parseExactJson(r.job) as unknown as Job);
+      // fewer than asked: every counted job is read (a job counted since was indexed as it started)
+      this.setFactsAfter(rows.length < jobs ? undefined : rows[rows.length - 1].id);
+      read = rows.length;
+    }
+    if (this.opAfter !== undefined && jobs - read > 0) {
+      const rows = this.sql
+        .exec<{ id: number; job: string }>(
+          "SELECT s.id AS id, j.job AS job FROM running_members s JOIN jobs j ON j.id = s.id WHERE s.id > ? ORDER BY s.id LIMIT ?",
+          this.opAfter ?? Number.MIN_SAFE_INTEGER,
+          jobs - read,
+        )
+        .toArray();
+      for (const r of rows) {
+        const job = parseExactJson(r.job) as unknown as Job;
+        for (const [kind, value] of factsOf(job, [], true))
+          if (kind === "op" && value === NO_KEY)
+            this.sql.exec(
+              "INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES ('op', ?, ?)",
+              value,
+              r.id,
+            );
+      }
+      // fewer than asked: every counted job is read (a job counted since was indexed as it started)
+      this.setOpAfter(rows.length < jobs - read ? undefined : rows[rows.length - 1].id);
+      read += rows.length;
+    }
+    return read + this.fillPaths(jobs - read);
+  }
+
+  /** `fillIndex` for the filling paths. */
+  private fillPaths(jobs: number): number {
     const filling = this.filling;
     if (filling === undefined || jobs <= 0) return 0;
     const rows = this.sql
@@ -625,6 +716,90 @@ export class SqlShares implements ShareStore {
     return { from, move };
   }
 
+  /**
+   * Counted per group in one statement through the fact index (a job with
+   * two of the facts once), no job read; `move` changes the row of a group
+   * all of whose jobs move, else puts the moved jobs of each earlier rule in
+   * a new group by one statement (their member rows, in SQLite).
+   */
+  moveByFact(
+    rules: ReadonlySet<string | null>,
+    by: FactReach,
+    onto: string,
+  ): { readonly from: ReadonlyMap<string | null, number>; move(gen: number): void } {
+    const vs = JSON.stringify(
+      by.values.finite !== null
+        ? [...by.values.finite]
+        : // a few OP_IDs, one index step each; a field's many values in one pass
+          (by.kind === "op"
+            ? this.distinctValues(by.kind)
+            : this.sql
+                .exec<{ value: string }>("SELECT DISTINCT value FROM running_facts WHERE kind = ?", by.kind)
+                .toArray()
+                .map((r) => r.value)
+          ).filter((v) => by.values.has(v)),
+    );
+    const withFact =
+      "SELECT id FROM running_facts WHERE kind = ? AND value IN (SELECT value FROM json_each(?))";
+    const from = new Map<string | null, number>();
+    const groups: { grp: number; rule: string | null; k: number }[] = [];
+    for (const g of this.sql.exec<{ grp: number; rule: string | null; k: number }>(
+      `SELECT s.grp AS grp, g.rule AS rule, count(*) AS k FROM running_members s CROSS JOIN running_groups g ON g.grp = s.grp WHERE s.id IN (${withFact}) GROUP BY s.grp`,
+      by.kind,
+      vs,
+    )) {
+      const rule = g.rule ?? null;
+      if (!rules.has(rule)) continue;
+      groups.push({ grp: g.grp, rule, k: g.k });
+      from.set(rule, (from.get(rule) ?? 0) + g.k);
+    }
+    const move = (gen: number) => {
+      this.fresh.clear();
+      const made = new Map<string | null, number>();
+      for (const { grp, rule, k } of groups) {
+        // the group's count now (a job of it the change moved otherwise has left it)
+        const n = this.sql.exec<{ n: number }>("SELECT n FROM running_groups WHERE grp = ?", grp).one().n;
+        if (k === n) {
+          this.sql.exec(
+            "UPDATE running_groups SET rule = ?, gen = ?, was = ? WHERE grp = ?",
+            onto,
+            gen,
+            rule,
+            grp,
+          );
+          continue;
+        }
+        let into = made.get(rule);
+        if (into === undefined) made.set(rule, (into = this.newGroup(onto, gen, rule, 0)));
+        this.sql.exec("UPDATE running_groups SET n = n + ? WHERE grp = ?", k, into);
+        this.sql.exec(
+          `UPDATE running_members SET grp = ? WHERE grp = ? AND id IN (${withFact})`,
+          into,
+          grp,
+          by.kind,
+          vs,
+        );
+        this.leave(grp, k);
+      }
+    };
+    return { from, move };
+  }
+
+  /** The distinct values of one kind of fact, one index step each (not a pass over its rows: a kind holds one row per job or more). */
+  private distinctValues(kind: string): string[] {
+    const step = "SELECT value FROM running_facts WHERE kind = ? AND value > ? ORDER BY value LIMIT 1";
+    // the empty string, below every other value, looked up first
+    const out = this.sql
+      .exec<{ value: string }>("SELECT value FROM running_facts WHERE kind = ? AND value = '' LIMIT 1", kind)
+      .toArray()
+      .map((r) => r.value);
+    for (let after = ""; ;) {
+      const next = this.sql.exec<{ value: string }>(step, kind, after).toArray();
+      if (next.length === 0) return out;
+      out.push((after = next[0].value));
+    }
+  }
+
   eachHolder(rules: ReadonlySet<string | null>, withJobs: boolean, visit: (h: Holder) => void): void {
     for (const h of this.holders(rules, withJobs)) visit(h);
   }
@@ -722,5 +897,8 @@ export class SqlShares implements ShareStore {
     this.sql.exec("DELETE FROM earlier_sets");
     this.sql.exec("DELETE FROM meta WHERE key = ?", COUNTED_FOR);
     this.setFilling(undefined);
+    // counted anew, each job indexed (with the presence key) as it is put
+    if (this.opAfter !== undefined) this.setOpAfter(undefined);
+    if (this.factsAfter !== undefined) this.setFactsAfter(undefined);
   }
 }

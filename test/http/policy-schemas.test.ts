@@ -9,8 +9,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
+import * as z from "zod";
 import { ENGINES } from "../../src/bundle/index.js";
 import type { EngineName } from "../../src/engines/common/engine.js";
 import { isPolicySchemaName, policySchema, POLICY_SCHEMA_NAMES, type PolicySchemaName } from "../../src/http/policy-schemas.js";
@@ -177,5 +178,23 @@ describe("arbiter schemas", () => {
     const pool = await run(["schemas", "pool"]);
     expect(pool.code).toBe(2);
     expect(pool.err).toMatch(/^no schema `pool`: pool\.conf is HTCondor configuration syntax, not JSON or YAML/);
+  });
+});
+
+describe("when the test files' schemas are built", () => {
+  // last in the file: the modules it loads afresh are not the ones the tests above hold
+  // zod registers a schema given `.meta()` in its global registry as it is built
+  it("not when the module loads (a Worker serving decisions never builds them), but on the first use", async () => {
+    const added = vi.spyOn(z.globalRegistry, "add");
+    try {
+      vi.resetModules();
+      const fresh = await import("../../src/http/policy-schemas.js");
+      const built = () => added.mock.calls.filter(([, meta]) => (meta as { title?: string } | undefined)?.title === "Arbiter policy test file (*.test.yaml)").length;
+      expect(built()).toBe(0);
+      expect(fresh.policySchema("policy-test")).toEqual(policySchema("policy-test"));
+      expect(built()).toBe(1);
+    } finally {
+      added.mockRestore();
+    }
   });
 });

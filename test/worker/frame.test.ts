@@ -41,16 +41,42 @@ describe("system routes", () => {
   });
 
   it("documents every registered route in an OpenAPI 3.1 document", async () => {
+    // the schemas only the document shows are made when it is first built, not at load
+    const status = listOperations().find((op) => op.operationId === "status");
+    expect(typeof status?.response).toBe("function");
+    // so are the host, job, RAPI filter and playground routes' (made on the first such request or document)
+    for (const id of [
+      "reportHost",
+      "allocateHost",
+      "submitJob",
+      "scheduleQueue",
+      "addFilter",
+      "playgroundDecide",
+    ]) {
+      expect(typeof listOperations().find((op) => op.operationId === id)?.request, id).toBe("function");
+    }
     const res = await SELF.fetch(`${BASE}/v1/openapi.json`);
-    const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, { responses: object }>> };
+    const doc = (await res.json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, { responses: object }>>;
+    };
     expect(doc.openapi).toBe("3.1.0");
     for (const op of listOperations()) {
       expect(doc.paths[op.path]?.[op.method], `${op.method} ${op.path}`).toBeDefined();
     }
     expect(doc.paths["/v1/place"]?.post).toBeDefined();
-    const body = (doc.paths["/v1/place"].post as unknown as { requestBody: { content: Record<string, { schema: { properties: object } }> } })
-      .requestBody;
+    const body = (
+      doc.paths["/v1/place"].post as unknown as {
+        requestBody: { content: Record<string, { schema: { properties: object } }> };
+      }
+    ).requestBody;
     expect(Object.keys(body.content["application/json"].schema.properties)).toContain("user");
+    const statusAnswer = (
+      doc.paths["/v1/status"].get as unknown as {
+        responses: Record<string, { content: Record<string, { schema: { anyOf: object[] } }> }>;
+      }
+    ).responses["200"].content["application/json"].schema;
+    expect(statusAnswer.anyOf).toHaveLength(2);
   });
 });
 
@@ -65,10 +91,15 @@ describe("error envelope", () => {
 
   it("echoes the caller's X-Request-Id (cut to 64 characters) in the header and in an error body", async () => {
     const given = "r".repeat(80);
-    const res = await call("/v1/place", { ...json({ user: 7 }), headers: { "content-type": "application/json", "x-request-id": given } });
+    const res = await call("/v1/place", {
+      ...json({ user: 7 }),
+      headers: { "content-type": "application/json", "x-request-id": given },
+    });
     expect(res.status).toBe(400);
     expect(res.headers.get("x-request-id")).toBe(given.slice(0, 64));
-    expect(((await res.json()) as { error: { request_id: string } }).error.request_id).toBe(given.slice(0, 64));
+    expect(((await res.json()) as { error: { request_id: string } }).error.request_id).toBe(
+      given.slice(0, 64),
+    );
   });
 
   it("gives every answer, a decision's included, its own fresh request id", async () => {
@@ -91,20 +122,32 @@ describe("error envelope", () => {
   });
 
   it("rejects malformed JSON with 400 invalid_json", async () => {
-    const res = await SELF.fetch(`${BASE}/v1/place`, { method: "POST", headers: { "content-type": "application/json" }, body: "{" });
+    const res = await SELF.fetch(`${BASE}/v1/place`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{",
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_json");
   });
 
   it("rejects a wrong content type with 415", async () => {
-    const res = await SELF.fetch(`${BASE}/v1/place`, { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" });
+    const res = await SELF.fetch(`${BASE}/v1/place`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "{}",
+    });
     expect(res.status).toBe(415);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("unsupported_media_type");
   });
 
   it("rejects a body over 1 MiB with 413", async () => {
     const big = JSON.stringify({ user: "x".repeat(1024 * 1024 + 10) });
-    const res = await SELF.fetch(`${BASE}/v1/place`, { method: "POST", headers: { "content-type": "application/json" }, body: big });
+    const res = await SELF.fetch(`${BASE}/v1/place`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: big,
+    });
     expect(res.status).toBe(413);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
   });
@@ -119,7 +162,9 @@ describe("error envelope", () => {
         },
       });
     // an unknown key is named in the answer: the key as the Worker decoded it
-    const bytes = new TextEncoder().encode(JSON.stringify({ user: "alice", application_id: "app-1", zoë: 1 }));
+    const bytes = new TextEncoder().encode(
+      JSON.stringify({ user: "alice", application_id: "app-1", zoë: 1 }),
+    );
     const split = bytes.indexOf(0xc3) + 1; // between the two bytes of ë
     const named = await SELF.fetch(`${BASE}/v1/place`, {
       method: "POST",
@@ -142,7 +187,9 @@ describe("error envelope", () => {
   it("names the offending field of a schema violation", async () => {
     const res = await SELF.fetch(`${BASE}/v1/place`, json({ user: 42 }));
     expect(res.status).toBe(400);
-    const body = (await res.json()) as { error: { code: string; message: string; details: { at: string }[] } };
+    const body = (await res.json()) as {
+      error: { code: string; message: string; details: { at: string }[] };
+    };
     expect(body.error.code).toBe("invalid_request");
     expect(body.error.message).toContain("`user`");
     expect(body.error.details[0].at).toBe("/user");
@@ -195,22 +242,35 @@ describe("auth", () => {
 
 describe("verdicts", () => {
   it("carry a unique decision id, the revision and cacheable", async () => {
-    const a = (await (await SELF.fetch(`${BASE}/v1/place`, json(placeRequest))).json()) as Record<string, unknown>;
-    const b = (await (await SELF.fetch(`${BASE}/v1/place`, json(placeRequest))).json()) as Record<string, unknown>;
+    const a = (await (await SELF.fetch(`${BASE}/v1/place`, json(placeRequest))).json()) as Record<
+      string,
+      unknown
+    >;
+    const b = (await (await SELF.fetch(`${BASE}/v1/place`, json(placeRequest))).json()) as Record<
+      string,
+      unknown
+    >;
     expect(a.decision_id).not.toBe(b.decision_id);
     expect(typeof a.revision).toBe("string");
     expect(a.cacheable).toBe(true);
   });
 
   it("add the trace only when explain is asked for", async () => {
-    const plain = (await (await SELF.fetch(`${BASE}/v1/place`, json(placeRequest))).json()) as Record<string, unknown>;
+    const plain = (await (await SELF.fetch(`${BASE}/v1/place`, json(placeRequest))).json()) as Record<
+      string,
+      unknown
+    >;
     expect(plain.trace).toBeUndefined();
-    const explained = (await (await SELF.fetch(`${BASE}/v1/place?explain=true`, json(placeRequest))).json()) as Record<string, unknown>;
+    const explained = (await (
+      await SELF.fetch(`${BASE}/v1/place?explain=true`, json(placeRequest))
+    ).json()) as Record<string, unknown>;
     expect(explained.trace).toBeDefined();
   });
 
   it("make no runtime object the answer does not need: the answer's headers are never read on the way out", async () => {
-    const getter = Object.getOwnPropertyDescriptor(Response.prototype, "headers")?.get as (this: Response) => Headers;
+    const getter = Object.getOwnPropertyDescriptor(Response.prototype, "headers")?.get as (
+      this: Response,
+    ) => Headers;
     const read = new Set<Response>();
     Object.defineProperty(Response.prototype, "headers", {
       configurable: true,
@@ -232,7 +292,9 @@ describe("verdicts", () => {
   });
 
   it("read the request's URL once and only the headers their route uses", async () => {
-    const urlGetter = Object.getOwnPropertyDescriptor(Request.prototype, "url")?.get as (this: Request) => string;
+    const urlGetter = Object.getOwnPropertyDescriptor(Request.prototype, "url")?.get as (
+      this: Request,
+    ) => string;
     const headerGet = Headers.prototype.get;
     let urlReads = 0;
     const headerReads: string[] = [];
@@ -247,7 +309,10 @@ describe("verdicts", () => {
       headerReads.push(name.toLowerCase());
       return headerGet.call(this, name);
     };
-    const request = new Request(BASE + "/v1/place", { ...json(placeRequest), headers: { "content-type": "application/json", "cf-connecting-ip": "192.0.2.9" } });
+    const request = new Request(BASE + "/v1/place", {
+      ...json(placeRequest),
+      headers: { "content-type": "application/json", "cf-connecting-ip": "192.0.2.9" },
+    });
     let res: Response;
     try {
       const ctx = createExecutionContext();
@@ -275,7 +340,11 @@ describe("verdicts", () => {
     expect(Reflect.ownKeys(request)).toEqual([]);
     expect(Reflect.ownKeys(res)).toEqual([]);
     // an error answer, made by Hono's context, carries the same id as its body
-    const bad = await app.fetch(new Request(`${BASE}/v1/place`, { ...json(placeRequest), headers: { "x-request-id": "r-1" } }), env as unknown as Env, ctx);
+    const bad = await app.fetch(
+      new Request(`${BASE}/v1/place`, { ...json(placeRequest), headers: { "x-request-id": "r-1" } }),
+      env as unknown as Env,
+      ctx,
+    );
     expect(bad.status).toBe(415);
     expect(bad.headers.get("x-request-id")).toBe("r-1");
     expect(((await bad.json()) as { error: { request_id: string } }).error.request_id).toBe("r-1");
@@ -296,7 +365,9 @@ describe("verdicts", () => {
     expect(app.router.match("POST", "/v1/place")).toBe(first);
     expect(app.router.match("GET", "/v1/place")).not.toBe(first);
     // a path with a parameter is matched afresh, with its own parameters
-    expect(app.router.match("GET", "/v1/policies/limits")).not.toBe(app.router.match("GET", "/v1/policies/limits"));
+    expect(app.router.match("GET", "/v1/policies/limits")).not.toBe(
+      app.router.match("GET", "/v1/policies/limits"),
+    );
   });
 });
 
@@ -316,7 +387,10 @@ describe("publishing policies", () => {
   async function waitForRevision(revision: string): Promise<Record<string, unknown>> {
     let last: Record<string, unknown> = {};
     for (let i = 0; i < 40; i++) {
-      last = (await (await SELF.fetch(`${BASE}/v1/place`, json(placeRequest))).json()) as Record<string, unknown>;
+      last = (await (await SELF.fetch(`${BASE}/v1/place`, json(placeRequest))).json()) as Record<
+        string,
+        unknown
+      >;
       if (last.revision === revision) return last;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -331,20 +405,30 @@ describe("publishing policies", () => {
     expect(await env.POLICIES.get("bundle:current")).toBe(revision);
     const verdict = await waitForRevision(revision);
     expect(verdict.queue).toBe("root.fixedq");
-    const listed = (await (await SELF.fetch(`${BASE}/v1/policies`)).json()) as { revision: string; source: string };
+    const listed = (await (await SELF.fetch(`${BASE}/v1/policies`)).json()) as {
+      revision: string;
+      source: string;
+    };
     expect(listed).toMatchObject({ revision, source: "kv" });
     const source = await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text();
     expect(source).toBe(validPlacement);
   });
 
   it("never activates a broken policy: 422, nothing written, the old revision stays", async () => {
-    const good = (await (await SELF.fetch(`${BASE}/v1/policies/placement`, { method: "PUT", body: validPlacement })).json()) as {
+    const good = (await (
+      await SELF.fetch(`${BASE}/v1/policies/placement`, { method: "PUT", body: validPlacement })
+    ).json()) as {
       revision: string;
     };
     const keysBefore = (await env.POLICIES.list()).keys.map((k) => k.name).sort();
-    const res = await SELF.fetch(`${BASE}/v1/policies/placement`, { method: "PUT", body: "partitions: [{name: default, placementrules: [{name: bogus}]}]" });
+    const res = await SELF.fetch(`${BASE}/v1/policies/placement`, {
+      method: "PUT",
+      body: "partitions: [{name: default, placementrules: [{name: bogus}]}]",
+    });
     expect(res.status).toBe(422);
-    const body = (await res.json()) as { error: { code: string; details: { code: string; message: string; at: string }[] } };
+    const body = (await res.json()) as {
+      error: { code: string; details: { code: string; message: string; at: string }[] };
+    };
     expect(body.error.code).toBe("policy_invalid");
     expect(body.error.details.length).toBeGreaterThan(0);
     expect((await env.POLICIES.list()).keys.map((k) => k.name).sort()).toEqual(keysBefore);
@@ -353,26 +437,42 @@ describe("publishing policies", () => {
   });
 
   it("answers 422 with every error placed by line and column", async () => {
-    const placement = "partitions:\n  - name: default\n    queues:\n      - name: root\n        bogus: 1\n    placementrules:\n      - name: fixed\n        valu: root.x\n";
-    const res = await SELF.fetch(`${BASE}/v1/policies/placement/validate`, { method: "POST", body: placement });
+    const placement =
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        bogus: 1\n    placementrules:\n      - name: fixed\n        valu: root.x\n";
+    const res = await SELF.fetch(`${BASE}/v1/policies/placement/validate`, {
+      method: "POST",
+      body: placement,
+    });
     expect(res.status).toBe(422);
-    const body = (await res.json()) as { error: { message: string; details: { code: string; at: string }[] } };
+    const body = (await res.json()) as {
+      error: { message: string; details: { code: string; at: string }[] };
+    };
     expect(body.error.details.map((d) => [d.code, d.at])).toEqual([
       ["placement_unknown_key", "5:9"],
       ["placement_unknown_key", "8:9"],
     ]);
     expect(body.error.message).toContain("(at 5:9)");
-    const customs = await SELF.fetch(`${BASE}/v1/policies/customs/validate`, { method: "POST", body: '{\n  "defaults": {"maxLoad": 2\n}\n' });
-    const detail = ((await customs.json()) as { error: { details: { message: string; at: string }[] } }).error.details[0];
+    const customs = await SELF.fetch(`${BASE}/v1/policies/customs/validate`, {
+      method: "POST",
+      body: '{\n  "defaults": {"maxLoad": 2\n}\n',
+    });
+    const detail = ((await customs.json()) as { error: { details: { message: string; at: string }[] } }).error
+      .details[0];
     expect(detail).toMatchObject({ message: "not valid JSON: Expecting ',' delimiter", at: "4:1" });
   });
 
   it("validates without writing", async () => {
     const keysBefore = (await env.POLICIES.list()).keys.length;
-    const ok = await SELF.fetch(`${BASE}/v1/policies/placement/validate`, { method: "POST", body: validPlacement });
+    const ok = await SELF.fetch(`${BASE}/v1/policies/placement/validate`, {
+      method: "POST",
+      body: validPlacement,
+    });
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { valid: boolean }).valid).toBe(true);
-    const bad = await SELF.fetch(`${BASE}/v1/policies/placement/validate`, { method: "POST", body: "partitions: 7" });
+    const bad = await SELF.fetch(`${BASE}/v1/policies/placement/validate`, {
+      method: "POST",
+      body: "partitions: 7",
+    });
     expect(bad.status).toBe(422);
     expect((await env.POLICIES.list()).keys.length).toBe(keysBefore);
   });
@@ -385,7 +485,9 @@ describe("publishing policies", () => {
 
   it("reaches a warm isolate through the pointer after the refresh interval", async () => {
     // Warm the isolate on the current revision.
-    const before = (await (await SELF.fetch(`${BASE}/v1/place`, json(placeRequest))).json()) as { revision: string };
+    const before = (await (await SELF.fetch(`${BASE}/v1/place`, json(placeRequest))).json()) as {
+      revision: string;
+    };
     // Another writer (the CLI's publish) switches the pointer behind this isolate's back.
     const sources = sourcesOf(embeddedBundle());
     sources.placement = validPlacement.replace("fixedq", "otherq").replace("root.fixedq", "root.otherq");
@@ -401,7 +503,10 @@ describe("publishing policies", () => {
   });
 
   it("never drops an engine over HTTP: a PUT replaces one engine and keeps every other one served", async () => {
-    const served = async () => Object.keys(((await (await SELF.fetch(`${BASE}/v1/policies`)).json()) as { engines: object }).engines).sort();
+    const served = async () =>
+      Object.keys(
+        ((await (await SELF.fetch(`${BASE}/v1/policies`)).json()) as { engines: object }).engines,
+      ).sort();
     const before = await served();
     expect(before).toEqual(Object.keys(embeddedBundle().engines).sort());
     // An empty source is no way to remove an engine: the engines that need a policy refuse it…
@@ -412,7 +517,9 @@ describe("publishing policies", () => {
     // …and HTCondor's empty configuration (no PE expressions) still serves /v1/match.
     const pool = await SELF.fetch(`${BASE}/v1/policies/match`, { method: "PUT", body: "" });
     expect(pool.status).toBe(200);
-    const published = JSON.parse((await env.POLICIES.get(`bundle:${((await pool.json()) as { revision: string }).revision}`)) ?? "{}") as {
+    const published = JSON.parse(
+      (await env.POLICIES.get(`bundle:${((await pool.json()) as { revision: string }).revision}`)) ?? "{}",
+    ) as {
       engines: object;
     };
     expect(Object.keys(published.engines).sort()).toEqual(before);
@@ -422,15 +529,24 @@ describe("publishing policies", () => {
   it("serves the embedded bundle again once the pointer says so (what `arbiter publish --reset` writes)", async () => {
     const res = await SELF.fetch(`${BASE}/v1/policies/placement`, { method: "PUT", body: validPlacement });
     const { revision } = (await res.json()) as { revision: string };
-    expect(((await (await SELF.fetch(`${BASE}/v1/policies`)).json()) as { source: string }).source).toBe("kv");
+    expect(((await (await SELF.fetch(`${BASE}/v1/policies`)).json()) as { source: string }).source).toBe(
+      "kv",
+    );
     await env.POLICIES.put("bundle:current", EMBEDDED_POINTER);
     const back = await waitForRevision(embeddedBundle().revision);
     expect(back.revision).toBe(embeddedBundle().revision);
-    expect(((await (await SELF.fetch(`${BASE}/v1/policies`)).json()) as { source: string }).source).toBe("embedded");
+    expect(((await (await SELF.fetch(`${BASE}/v1/policies`)).json()) as { source: string }).source).toBe(
+      "embedded",
+    );
     // The next publish builds on the embedded bundle, not on the dropped one.
-    const next = await SELF.fetch(`${BASE}/v1/policies/limits`, { method: "PUT", body: `${sourcesOf(embeddedBundle()).limits ?? ""}\n` });
+    const next = await SELF.fetch(`${BASE}/v1/policies/limits`, {
+      method: "PUT",
+      body: `${sourcesOf(embeddedBundle()).limits ?? ""}\n`,
+    });
     expect(next.status).toBe(200);
     expect(((await next.json()) as { revision: string }).revision).not.toBe(revision);
-    expect(await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text()).toBe(sourcesOf(embeddedBundle()).placement);
+    expect(await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text()).toBe(
+      sourcesOf(embeddedBundle()).placement,
+    );
   });
 });

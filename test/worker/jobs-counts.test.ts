@@ -571,15 +571,53 @@ describe("JobQueue running counts", () => {
       // the rows each step writes, counted on the storage's cursors
       const counted = () => {
         const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
+        let returned = 0;
+        let jobRows = 0;
         const exec = (query: string, ...bindings: unknown[]) => {
           const c = sql.exec(query, ...bindings);
           cursors.push(c);
-          return c;
+          const withJob = query.includes("JOIN jobs");
+          const count = (n: number) => {
+            returned += n;
+            if (withJob) jobRows += n;
+          };
+          // the rows handed to the object's code, counted as they come
+          return new Proxy(c, {
+            get: (t, k) =>
+              k === "next"
+                ? () => {
+                    const r = t.next();
+                    if (r.done !== true) count(1);
+                    return r;
+                  }
+                : k === "toArray"
+                  ? () => {
+                      const rows = t.toArray();
+                      count(rows.length);
+                      return rows;
+                    }
+                  : k === "one"
+                    ? () => (count(1), t.one())
+                    : k === Symbol.iterator
+                      ? function (this: unknown) {
+                          return this;
+                        }
+                      : (Reflect.get(t, k) as unknown),
+          });
         };
         const store = new SqlShares(
           new Proxy(sql, { get: (t, k) => (k === "exec" ? exec : Reflect.get(t, k)) }),
         );
-        return { store, written: () => cursors.reduce((n, c) => n + c.rowsWritten, 0) };
+        return {
+          store,
+          written: () => cursors.reduce((n, c) => n + c.rowsWritten, 0),
+          // the rows read since the last call
+          read: () => cursors.splice(0).reduce((n, c) => n + c.rowsRead, 0),
+          // the rows handed out since the last call
+          returned: () => returned - ((returned = 0), 0),
+          // the job rows (with their texts) handed out since the last call
+          jobRows: () => jobRows - ((jobRows = 0), 0),
+        };
       };
       let c = counted();
       let counts = RunningCounts.restore(buildFilterSet(rules), c.store)!;
@@ -671,6 +709,145 @@ describe("JobQueue running counts", () => {
         restart();
         expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
       }
+      // counts indexed before the `op` presence key: no call reads every job for it; filled in slices, and not
+      // read through (the complement of `OP_ID !=`) until filled, also when the object restarts half-way
+      const opNone = () =>
+        sql
+          .exec<{ n: number }>(
+            "SELECT count(*) AS n FROM running_facts WHERE kind = 'op' AND value = ?",
+            NO_KEY,
+          )
+          .one().n;
+      sql.exec("DELETE FROM running_facts WHERE kind = 'op' AND value = ?", NO_KEY);
+      sql.exec("DELETE FROM meta WHERE key = 'op_presence'");
+      c = counted();
+      expect(c.read()).toBeLessThanOrEqual(50);
+      expect(c.store.presenceFilling()).toBe(true);
+      for (const k of [1, 2]) {
+        expect(c.store.fillIndex(50)).toBe(50);
+        expect(c.read()).toBeLessThanOrEqual(3 * 50);
+        expect(opNone()).toBe(k === 1 ? 2 : 5);
+      }
+      restart();
+      for (const e of [
+        ["!=", "OP_ID", "OP_B"],
+        ["=", "instance_name", "nobody"],
+        ["!=", "OP_ID", "OP_B"],
+      ]) {
+        put(e);
+        expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
+        restart();
+        expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
+      }
+      expect(coreOf(q).indexFilling()).toBe(true);
+      let slices = 0;
+      for (; coreOf(q).indexFilling(); slices++) coreOf(q).fillIndex(50);
+      expect(slices).toBe(3);
+      expect(opNone()).toBe(11);
+      for (const e of [
+        ["=", "instance_name", "nobody"],
+        ["!=", "OP_ID", "OP_B"],
+      ]) {
+        put(e);
+        expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
+      }
+      // `OP_ID !=` the opcode of most jobs: the 38 OP_B jobs it takes are counted and moved by their groups, not
+      // handed out one by one; only the 11 jobs with an opcode without OP_ID are read
+      put(["=", "instance_name", "nobody"]);
+      const opNeq = q
+        .listFilters()
+        .map((r) =>
+          r.uuid === u ? { ...r, predicates: [["opcode", ["!=", "OP_ID", "OP_A"]]] as never } : r,
+        );
+      for (let round = 0; round < 2; round++) {
+        c = counted();
+        counts = RunningCounts.restore(buildFilterSet(q.listFilters()), c.store)!;
+        c.returned();
+        counts.rebase(buildFilterSet(opNeq));
+        expect(counts.snapshot()).toEqual(recount(opNeq));
+        expect(counts.snapshot().rules[u]).toBe(38);
+        // 34 here (the 11 read, the groups, the rules and meta); 69 when the 38 come back one row each
+        expect(c.returned()).toBeLessThanOrEqual(45);
+        expect(c.jobRows()).toBe(11);
+        // a new object over the same storage carries the counts back to its rules
+        restart();
+        expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
+      }
+      // a regex alone on the indexed name: the jobs holding a name it matches are counted and moved by their
+      // groups, none read (numbers and unnamed jobs never match)
+      const regex = q
+        .listFilters()
+        .map((r) =>
+          r.uuid === u ? { ...r, predicates: [["opcode", ["=~", "instance_name", "[0-9]7$"]]] as never } : r,
+        );
+      for (let round = 0; round < 2; round++) {
+        c = counted();
+        counts = RunningCounts.restore(buildFilterSet(q.listFilters()), c.store)!;
+        c.jobRows();
+        counts.rebase(buildFilterSet(regex));
+        expect(counts.snapshot()).toEqual(recount(regex));
+        expect(counts.snapshot().rules[u]).toBe(18);
+        expect(c.jobRows()).toBe(0);
+        restart();
+        expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
+      }
+      // counts saved before the fact index existed: no call reads every job for it; filled in slices (the object
+      // restarting half-way), and no fact read through it until filled; a full recount fills it at once
+      const allFacts = () =>
+        sql
+          .exec<{ f: string }>("SELECT kind || ' ' || value || ' ' || id AS f FROM running_facts ORDER BY 1")
+          .toArray()
+          .map((r) => r.f);
+      const facts = allFacts();
+      const oldLayout = () => {
+        sql.exec("DELETE FROM running_facts");
+        sql.exec("DELETE FROM meta WHERE key = 'running_facts'");
+      };
+      oldLayout();
+      c = counted();
+      expect(c.read()).toBeLessThanOrEqual(50);
+      expect(c.store.factsFilling()).toBe(true);
+      for (const k of [1, 2]) {
+        expect(c.store.fillIndex(50)).toBe(50);
+        expect(c.read()).toBeLessThanOrEqual(3 * 50);
+        expect(new Set(allFacts().map((f) => f.split(" ").pop())).size).toBe(50 * k);
+      }
+      const changes = [
+        ["!=", "OP_ID", "OP_B"],
+        ["=", "instance_name", "inst7"],
+        ["!=", "instance_name", "inst9"],
+        ["=~", "OP_ID", "B$"],
+        ["=~", "instance_name", "[0-9]7$"],
+        ["=", "instance_name", "nobody"],
+      ];
+      restart();
+      expect(coreOf(q).indexFilling()).toBe(true);
+      for (const e of changes) {
+        put(e);
+        expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
+        restart();
+        expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
+      }
+      slices = 0;
+      for (; coreOf(q).indexFilling(); slices++) coreOf(q).fillIndex(50);
+      expect(slices).toBe(3);
+      expect(allFacts()).toEqual(facts);
+      expect(sql.exec("SELECT value FROM meta WHERE key = 'running_facts_after'").toArray()).toEqual([]);
+      for (const e of changes) {
+        put(e);
+        expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
+      }
+      // stopped half-way, then counted anew (the counts' rule set unknown): the recount indexes every job
+      oldLayout();
+      restart();
+      coreOf(q).fillIndex(50);
+      sql.exec("DELETE FROM meta WHERE key = 'counts_for'");
+      restart();
+      expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
+      expect(coreOf(q).indexFilling()).toBe(false);
+      expect(allFacts()).toEqual(facts);
+      put(["!=", "OP_ID", "OP_B"]);
+      expect(q.runningSnapshot()).toEqual(recount(q.listFilters()));
     });
   });
 

@@ -88,6 +88,19 @@ export function ruleByOpId(r: CompiledRule): boolean {
   return leaf.k === "cmp" && leaf.op === "==" && leaf.field === "OP_ID" && typeof leaf.value === "string";
 }
 
+/**
+ * The opcode field path (not `OP_ID`) a rule tests with one regex and
+ * nothing else (one `opcode` predicate that is one `=~` leaf), else
+ * undefined: a job with an opcode whose value there is a string the regex
+ * matches matches the rule (its other opcodes cannot undo that; a regex
+ * holds on no other value), so its field index says which jobs it takes.
+ */
+export function ruleRegexOn(r: CompiledRule): string | undefined {
+  if (r.rule.predicates.length !== 1 || r.rule.predicates[0][0] !== "opcode") return undefined;
+  const e = parsedOf(r)[0];
+  return e !== null && e.k === "regex" && e.field !== "OP_ID" ? e.field : undefined;
+}
+
 /** The loaded filter chain: rules in evaluation order, CONTINUE rules dropped from the chain walked per job. */
 export interface FilterSet {
   /** All rules in (priority, watermark, uuid) order. */
@@ -143,7 +156,13 @@ export function compileRule(rule: FilterRule, fields: FieldTable): CompiledRule 
 export function buildFilterSet(rules: readonly FilterRule[]): FilterSet {
   const fields = newFieldTable();
   const compiled = [...rules].sort(compareRules).map((r) => compileRule(r, fields));
-  return { rules: compiled, chain: compiled.filter((r) => r.kind !== "CONTINUE"), fields: fields.paths.length, valued: [...fields.valued], indexable: [...fields.indexable] };
+  return {
+    rules: compiled,
+    chain: compiled.filter((r) => r.kind !== "CONTINUE"),
+    fields: fields.paths.length,
+    valued: [...fields.valued],
+    indexable: [...fields.indexable],
+  };
 }
 
 /**

@@ -16,6 +16,7 @@ import type { FilterSet } from "./filter-set.js";
 import {
   applyingRule,
   ruleByOpId,
+  ruleRegexOn,
   ruleCoReach,
   ruleIndex,
   ruleOrder,
@@ -23,7 +24,7 @@ import {
   type RuleOrder,
 } from "./filter-set.js";
 import { ruleChange, ruleSetFingerprint, ruleTextChanges, type RuleChange } from "./rule-change.js";
-import { anyOf, NO_KEY, OTHER_OP, pathOf, type FactReach, type ValueSet } from "./job-reach.js";
+import { anyOf, factsOf, NO_KEY, OTHER_OP, pathOf, type FactReach, type ValueSet } from "./job-reach.js";
 import { parseExactJson } from "../common/exact-json.js";
 import {
   MAX_INDEXED_PATHS,
@@ -227,7 +228,10 @@ export class RunningCounts {
     // a path still filling does not hold the jobs counted before it was added: not read through
     const filling = this.store.fillingPaths();
     const indexed = new Set(this.store.indexedPaths().filter((p) => !filling.includes(p)));
+    // the whole fact index still filling (counts saved before it): no fact read through it
+    const factsFilling = this.store.factsFilling?.() === true;
     const usable = (f: FactReach) => {
+      if (factsFilling) return false;
       const path = pathOf(f.kind);
       return path === undefined || indexed.has(path);
     };
@@ -260,7 +264,7 @@ export class RunningCounts {
       if (rule !== null) delta.set(rule, (delta.get(rule) ?? 0) + d);
     };
     // the jobs a store moves together, moved with the others (the jobs under a removed rule are read before)
-    let bulk: { move(gen: number): void } | undefined;
+    const bulk: { move(gen: number): void }[] = [];
     if (change.added.length > 0) {
       const first = change.added[0];
       const end = next.chain.length;
@@ -284,7 +288,11 @@ export class RunningCounts {
         store.eachBeside === undefined && store.moveBeside === undefined
           ? null
           : ruleCoReach(next.chain[first]);
-      const coUsable = co !== null && co.every(usable);
+      // the `op` presence key still filling (counts indexed before it): a co-reach by OP_ID would miss jobs without one
+      const coUsable =
+        co !== null &&
+        co.every(usable) &&
+        !(store.presenceFilling?.() === true && co.some((f) => f.kind === "op"));
       // a reach read only through a value test (`OP_ID != "X"`: every other OP_ID) reads more than a finite co-reach
       const byComplement =
         reached === null ||
@@ -306,19 +314,52 @@ export class RunningCounts {
           };
           const onto = next.chain[first].uuid;
           const took = new Set<number>();
-          store.eachReached({ ids: [], facts: [[{ kind: "op", values: sure }]] }, false, (h) => {
-            const upTo = h.share.rule === null ? end : change.keptAt.get(h.share.rule);
-            if (upTo === undefined || upTo <= first) return;
-            took.add(h.id);
-            move(h, onto);
-          });
+          let counted = false;
+          if (store.moveByFact !== undefined) {
+            // counted by group in the store, not read; moved with the others (after the removed rules' jobs are read)
+            const tested = new Set<string | null>([null]);
+            for (const [uuid, at] of change.keptAt) if (at > first) tested.add(uuid);
+            const byFact = store.moveByFact(tested, { kind: "op", values: sure }, onto);
+            for (const [rule, n] of byFact.from) {
+              add(rule, -n);
+              add(onto, n);
+              if (n > 0 && !bulk.includes(byFact)) bulk.push(byFact);
+            }
+            counted = true;
+          } else
+            store.eachReached({ ids: [], facts: [[{ kind: "op", values: sure }]] }, false, (h) => {
+              const upTo = h.share.rule === null ? end : change.keptAt.get(h.share.rule);
+              if (upTo === undefined || upTo <= first) return;
+              took.add(h.id);
+              move(h, onto);
+            });
           // the others the reach holds (a non-string OP_ID, an opcode without one) are read and matched
           const rest = [OTHER_OP, NO_KEY].filter((v) => by.values.has(v));
           const others: ValueSet = { finite: new Set(rest), all: false, has: (v) => rest.includes(v) };
+          // a job also holding a sure OP_ID is one of those the store counted
+          const isSure = (h: Holder) =>
+            counted ? factsOf(h.job!).some(([k, v]) => k === "op" && sure.has(v)) : took.has(h.id);
           if (rest.length > 0)
             store.eachReached({ ids: [], facts: [[{ kind: "op", values: others }]] }, true, (h) => {
-              if (!took.has(h.id)) test(h);
+              if (!isSure(h)) test(h);
             });
+        } else if (
+          by !== undefined &&
+          store.moveByFact !== undefined &&
+          ruleRegexOn(next.chain[first]) !== undefined &&
+          by.kind === `field:${ruleRegexOn(next.chain[first])}`
+        ) {
+          // a regex alone on an indexed field: the jobs holding a string it matches there are counted by group and
+          // moved with the others, none read (it holds on no other value)
+          const tested = new Set<string | null>([null]);
+          for (const [uuid, at] of change.keptAt) if (at > first) tested.add(uuid);
+          const onto = next.chain[first].uuid;
+          const byField = store.moveByFact(tested, by, onto);
+          for (const [rule, n] of byField.from) {
+            add(rule, -n);
+            add(onto, n);
+            if (n > 0 && !bulk.includes(byField)) bulk.push(byField);
+          }
         } else store.eachReached(reached, !byId, test);
       };
       if (!byComplement) readReached(reached);
@@ -336,7 +377,7 @@ export class RunningCounts {
               for (const [rule, n] of beside.from) {
                 add(rule, -n);
                 add(onto, n);
-                if (n > 0) bulk = beside;
+                if (n > 0 && !bulk.includes(beside)) bulk.push(beside);
               }
               done = true;
             }
@@ -380,7 +421,7 @@ export class RunningCounts {
       }
       this.store.moveShares(moved, to, remember(), was);
     }
-    bulk?.move(remember());
+    for (const b of bulk) b.move(remember());
     for (const [rule, d] of delta) if (d !== 0) this.bump("rule", rule, d);
     this.current = next;
     this.store.setCountedFor(ruleSetFingerprint(next), ruleTextChanges(prev, next));
@@ -499,7 +540,11 @@ export class RunningCounts {
    */
   fillIndex(jobs: number): boolean {
     this.store.fillIndex(jobs);
-    return this.store.fillingPaths().length > 0;
+    return (
+      this.store.fillingPaths().length > 0 ||
+      this.store.presenceFilling?.() === true ||
+      this.store.factsFilling?.() === true
+    );
   }
 
   /** Every count, for tests and checks: rule uuid → slots, bucket key → jobs (zeros left out). */

@@ -146,6 +146,21 @@ export interface ShareStore {
     read: (h: Holder) => void,
     onto: string,
   ): { readonly from: ReadonlyMap<string | null, number>; move(gen: number): void } | undefined;
+  /**
+   * Optional, for a store that keeps jobs' shares in groups it moves whole:
+   * the counted jobs whose rule is one of `rules` that have a fact of `by`
+   * (a value test runs once on each distinct value held), counted by group
+   * without being read (`from`: how many under each rule) and moved to rule
+   * `onto` by `move` (as `moveShares` would, each remembering the rule it
+   * had under the earlier set `gen`), which the rule change calls when it
+   * moves the others; a job the change moves otherwise in between is not
+   * to be one of them.
+   */
+  moveByFact?(
+    rules: ReadonlySet<string | null>,
+    by: FactReach,
+    onto: string,
+  ): { readonly from: ReadonlyMap<string | null, number>; move(gen: number): void };
   /** Visits the counted jobs whose rule is one of `rules` (null: counted under no rule), with their jobs when `withJobs`. */
   eachHolder(rules: ReadonlySet<string | null>, withJobs: boolean, visit: (h: Holder) => void): void;
   /**
@@ -159,6 +174,20 @@ export interface ShareStore {
   clear(): void;
   /** The opcode field paths whose values the store indexes as jobs start (`field:<path>` facts, see job-reach.ts `factsOf`), those still filling included. */
   indexedPaths(): readonly string[];
+  /**
+   * Optional: whether the `op` index does not yet hold the presence key
+   * (`NO_KEY`) for every counted job that has it (counts indexed before the
+   * key, being filled by `fillIndex`): a co-reach by `OP_ID` is not read
+   * through until it does. Absent: it does.
+   */
+  presenceFilling?(): boolean;
+  /**
+   * Optional: whether the fact index does not yet hold every counted job
+   * (counts saved before the store had it, being filled by `fillIndex`): no
+   * fact is read through it until it does (jobs are found by id or read by
+   * rule). Absent: it does.
+   */
+  factsFilling?(): boolean;
   /** The indexed paths whose index does not hold every counted job yet (jobs counted before the path was added, not yet read by `fillIndex`): not to be read through. */
   fillingPaths(): readonly string[];
   /**
@@ -169,10 +198,12 @@ export interface ShareStore {
    */
   setIndexedPaths(paths: readonly string[]): void;
   /**
-   * Indexes the filling paths' values of at most `jobs` more of the jobs
-   * counted before they were added (in a fixed order, resumed where the
-   * last call stopped); a path whose every counted job is read is no
-   * longer filling. Returns how many counted jobs were read.
+   * Indexes the filling paths' values (and the `op` presence key, see
+   * `presenceFilling`; and every fact, see `factsFilling`) of at most
+   * `jobs` more of the jobs counted before they were added (in a fixed
+   * order, resumed where the last call stopped); a path whose every counted
+   * job is read is no longer filling.
+   * Returns how many counted jobs were read.
    */
   fillIndex(jobs: number): number;
 }

@@ -1,7 +1,12 @@
 import type { z } from "zod";
 import type { Decision } from "../../engines/common/decision.js";
 import type { EngineName } from "../../engines/common/engine.js";
-import { normalizeRequest, preparePool, prepareRequest, type CustomsPolicy } from "../../engines/customs/index.js";
+import {
+  normalizeRequest,
+  preparePool,
+  prepareRequest,
+  type CustomsPolicy,
+} from "../../engines/customs/index.js";
 import type { Job, JobfilterPolicy } from "../../engines/jobfilter/index.js";
 import type { PolicyError } from "../../engines/common/result.js";
 import { numberVar } from "../../env.js";
@@ -16,17 +21,28 @@ import { ApiError } from "../errors.js";
 import { decide as decideLimitsRequest } from "../routes/limits.js";
 import { decideMatchWithAnalysis } from "../routes/match.js";
 import { decidePlace } from "../routes/placement.js";
-import { PLAYGROUND_INPUTS, type CustomsPlaygroundInput, type JobfilterPlaygroundInput } from "../schemas/playground.js";
+import {
+  playgroundSchemas,
+  type CustomsPlaygroundInput,
+  type JobfilterPlaygroundInput,
+} from "../schemas/playground.js";
 
 /** What a playground decision gets besides the policy and the request: the route's context, and the posted policy's revision. */
-export type PlaygroundContext = Pick<RouteContext, "env" | "now" | "explain" | "connectingIp" | "budget" | "revision">;
+export type PlaygroundContext = Pick<
+  RouteContext,
+  "env" | "now" | "explain" | "connectingIp" | "budget" | "revision"
+>;
 
 /** How the playground drives one engine: the request schema and the decide function. */
 export interface PlaygroundEngine {
   readonly schema: z.ZodType;
   /** Whether the request is read with exact integers (Ganeti's nanosecond timestamps). */
   readonly exactJson: boolean;
-  decide(policy: unknown, request: unknown, ctx: PlaygroundContext): Decision<object> | Promise<Decision<object>>;
+  decide(
+    policy: unknown,
+    request: unknown,
+    ctx: PlaygroundContext,
+  ): Decision<object> | Promise<Decision<object>>;
 }
 
 /** Turns engine errors about the request into the 400 that names each field (`at` under `/request`). */
@@ -43,10 +59,15 @@ function requestError(errors: readonly PolicyError[]): ApiError {
  * position, and the allocation answers what `POST /v1/hosts/allocate?explain=true`
  * would from that pool; the pool is dropped after the call.
  */
-function decideCustomsPool(policy: CustomsPolicy, request: CustomsPlaygroundInput, ctx: PlaygroundContext): Decision<object> {
+function decideCustomsPool(
+  policy: CustomsPolicy,
+  request: CustomsPlaygroundInput,
+  ctx: PlaygroundContext,
+): Decision<object> {
   const hosts = preparePool(policy, request.hosts, "/request/hosts");
   const wanted = normalizeRequest(request.request, "/request/request");
-  if (!hosts.ok || !wanted.ok) throw requestError([...(hosts.ok ? [] : hosts.error), ...(wanted.ok ? [] : wanted.error)]);
+  if (!hosts.ok || !wanted.ok)
+    throw requestError([...(hosts.ok ? [] : hosts.error), ...(wanted.ok ? [] : wanted.error)]);
   const prepared = prepareRequest(wanted.value, "/request/request");
   if (!prepared.ok) throw requestError(prepared.error);
   const now = request.now ?? ctx.now;
@@ -60,7 +81,11 @@ function decideCustomsPool(policy: CustomsPolicy, request: CustomsPlaygroundInpu
   for (const h of hosts.value) poolOf(h.host.net).report(pp, h.host, now);
   const pool = poolOf(wanted.value.net);
   if (typeof request.last === "string") pool.tables.setMeta("last", request.last);
-  const answer = allocationAnswer(pool.allocate(pp, wanted.value, now, true), { decision_id: "", revision: ctx.revision }, true);
+  const answer = allocationAnswer(
+    pool.allocate(pp, wanted.value, now, true),
+    { decision_id: "", revision: ctx.revision },
+    true,
+  );
   const { decision_id: _id, revision: _revision, cacheable: _cacheable, trace, ...verdict } = answer;
   return { verdict, cacheable: false, outcome: answer.host === null ? "no_host" : "allocated", trace };
 }
@@ -72,7 +97,11 @@ function decideCustomsPool(policy: CustomsPolicy, request: CustomsPlaygroundInpu
  * `MemoryQueueTables`, as `arbiter test` does); the job is then submitted and
  * the answer is what `POST /v1/queues/{queue}/jobs?explain=true` would give.
  */
-function decideJobPool(policy: JobfilterPolicy, request: JobfilterPlaygroundInput, ctx: PlaygroundContext): Decision<object> {
+function decideJobPool(
+  policy: JobfilterPolicy,
+  request: JobfilterPlaygroundInput,
+  ctx: PlaygroundContext,
+): Decision<object> {
   const tables = new MemoryQueueTables();
   const leaseMs = numberVar(ctx.env.LEASE_SECONDS, 600) * 1000;
   const queue = new JobQueueCore(tables, {
@@ -85,16 +114,34 @@ function decideJobPool(policy: JobfilterPolicy, request: JobfilterPlaygroundInpu
   const running = request.queue?.running ?? [];
   const seen = new Set<number>();
   running.forEach((job, i) => {
-    if (seen.has(job.id)) throw requestError([{ code: "duplicate_job", message: `job \`${job.id}\` is running twice`, at: `/request/queue/running/${i}/id` }]);
+    if (seen.has(job.id))
+      throw requestError([
+        {
+          code: "duplicate_job",
+          message: `job \`${job.id}\` is running twice`,
+          at: `/request/queue/running/${i}/id`,
+        },
+      ]);
     seen.add(job.id);
     tables.seeJobId(job.id);
-    const row = { id: job.id, job: job as Job, priority: 0, state: "running" as const, action: "ACCEPT" as const, rule: null, lease_id: crypto.randomUUID(), lease_expires: ctx.now + leaseMs };
+    const row = {
+      id: job.id,
+      job: job as Job,
+      priority: 0,
+      state: "running" as const,
+      action: "ACCEPT" as const,
+      rule: null,
+      lease_id: crypto.randomUUID(),
+      lease_expires: ctx.now + leaseMs,
+    };
     tables.insertJob(row, ctx.now);
   });
   const { result } = queue.submit(QUEUE, { id: request.job.id, opcodes: request.job.opcodes }, true, ctx.now);
   if (isFailure(result)) {
     const at = result.error.code === "conflict" ? "/request/job/id" : "/request";
-    throw new ApiError(result.error.code, result.error.message, [{ code: result.error.code, message: result.error.message, at }]);
+    throw new ApiError(result.error.code, result.error.message, [
+      { code: result.error.code, message: result.error.message, at },
+    ]);
   }
   const { trace, ...verdict } = result;
   return { verdict, cacheable: false, outcome: verdict.action.toLowerCase(), trace };
@@ -106,28 +153,40 @@ const QUEUE = "playground";
 /** Every engine the playground drives, each through the decide function its own route or object uses. */
 export const PLAYGROUND_ENGINES: Readonly<Record<EngineName, PlaygroundEngine>> = {
   limits: {
-    schema: PLAYGROUND_INPUTS.limits,
+    get schema() {
+      return playgroundSchemas().PLAYGROUND_INPUTS.limits;
+    },
     exactJson: false,
     decide: (policy, request, ctx) => decideLimitsRequest(policy as never, request as never, ctx),
   },
   placement: {
-    schema: PLAYGROUND_INPUTS.placement,
+    get schema() {
+      return playgroundSchemas().PLAYGROUND_INPUTS.placement;
+    },
     exactJson: false,
     decide: (policy, request, ctx) => decidePlace(policy as PlacementPolicy, request as never, ctx),
   },
   match: {
-    schema: PLAYGROUND_INPUTS.match,
+    get schema() {
+      return playgroundSchemas().PLAYGROUND_INPUTS.match;
+    },
     exactJson: false,
     decide: (policy, request, ctx) => decideMatchWithAnalysis(policy as never, request as never, ctx),
   },
   customs: {
-    schema: PLAYGROUND_INPUTS.customs,
+    get schema() {
+      return playgroundSchemas().PLAYGROUND_INPUTS.customs;
+    },
     exactJson: false,
-    decide: (policy, request, ctx) => decideCustomsPool(policy as CustomsPolicy, request as CustomsPlaygroundInput, ctx),
+    decide: (policy, request, ctx) =>
+      decideCustomsPool(policy as CustomsPolicy, request as CustomsPlaygroundInput, ctx),
   },
   jobfilter: {
-    schema: PLAYGROUND_INPUTS.jobfilter,
+    get schema() {
+      return playgroundSchemas().PLAYGROUND_INPUTS.jobfilter;
+    },
     exactJson: true,
-    decide: (policy, request, ctx) => decideJobPool(policy as JobfilterPolicy, request as JobfilterPlaygroundInput, ctx),
+    decide: (policy, request, ctx) =>
+      decideJobPool(policy as JobfilterPolicy, request as JobfilterPlaygroundInput, ctx),
   },
 };

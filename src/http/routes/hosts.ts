@@ -11,7 +11,13 @@ import {
   type CustomsPolicyData,
 } from "../../engines/customs/index.js";
 import type { PolicyError } from "../../engines/common/result.js";
-import { allocationAnswer, reportAnswer, type HostPool, type OnceAllocation, type PoolPolicy } from "../../state/host-pool.js";
+import {
+  allocationAnswer,
+  reportAnswer,
+  type HostPool,
+  type OnceAllocation,
+  type PoolPolicy,
+} from "../../state/host-pool.js";
 import { getActiveBundle } from "../../state/policy-store.js";
 import { authorize, type Role } from "../auth.js";
 import { parseJsonText, readJson, readJsonText, validate } from "../body.js";
@@ -23,28 +29,33 @@ import type { AppEnv, Env } from "../../env.js";
 import { ApiError, type ErrorCode } from "../errors.js";
 import { EXPLAIN_QUERY, IDEMPOTENCY_HEADER, NET_QUERY, registerOperation } from "../openapi.js";
 import { admit } from "../overload.js";
-import { allNetsPage, HOST_PAGE_DEFAULT, HOST_PAGE_MAX, netPage, POOLS_PER_PAGE, type PoolPage } from "../host-listing.js";
-import { writeLog } from "../../log-line.js";
 import {
-  AllocateRequest,
-  AllocateResponse,
-  FinishResponse,
-  HostAclResponse,
-  HostRemoved,
-  HostListResponse,
-  HostReport,
-  HostReportResponse,
-} from "../schemas/hosts.js";
+  allNetsPage,
+  HOST_PAGE_DEFAULT,
+  HOST_PAGE_MAX,
+  netPage,
+  POOLS_PER_PAGE,
+  type PoolPage,
+} from "../host-listing.js";
+import { writeLog } from "../../log-line.js";
+import { hostSchemas } from "../schemas/hosts.js";
 
 const builtin = loadCustomsPolicy(DEFAULT_POLICY_DATA);
 
 /** The Durable Object of one network number: every host of that network and its round robin. */
 export function poolStub(env: Env, net: number): DurableObjectStub<HostPool> {
-  return meteredStub(env.HOST_POOL.get(env.HOST_POOL.idFromName(String(net))), "HostPool") as unknown as DurableObjectStub<HostPool>;
+  return meteredStub(
+    env.HOST_POOL.get(env.HOST_POOL.idFromName(String(net))),
+    "HostPool",
+  ) as unknown as DurableObjectStub<HostPool>;
 }
 
 /** Calls the pool of one network, counted against OBJECT_MAX_PENDING (a 503 `overloaded` past it). */
-async function inPool<T>(env: Env, net: number, call: (stub: DurableObjectStub<HostPool>) => Promise<T>): Promise<T> {
+async function inPool<T>(
+  env: Env,
+  net: number,
+  call: (stub: DurableObjectStub<HostPool>) => Promise<T>,
+): Promise<T> {
   const release = admit(env, `pool:${net}`);
   try {
     return await call(poolStub(env, net));
@@ -57,8 +68,12 @@ async function inPool<T>(env: Env, net: number, call: (stub: DurableObjectStub<H
 export async function activePolicy(env: Env): Promise<{ pool: PoolPolicy; policy: CustomsPolicy }> {
   const bundle = await getActiveBundle(env);
   const data = bundle.bundle.engines.customs?.compiled as CustomsPolicyData | undefined;
-  if (data === undefined) return { pool: { revision: bundle.revision, data: DEFAULT_POLICY_DATA }, policy: builtin };
-  return { pool: { revision: bundle.revision, data }, policy: bundle.policy<CustomsPolicy>("customs") ?? builtin };
+  if (data === undefined)
+    return { pool: { revision: bundle.revision, data: DEFAULT_POLICY_DATA }, policy: builtin };
+  return {
+    pool: { revision: bundle.revision, data },
+    policy: bundle.policy<CustomsPolicy>("customs") ?? builtin,
+  };
 }
 
 function fail(code: ErrorCode, errors: PolicyError[]): never {
@@ -71,7 +86,8 @@ function fail(code: ErrorCode, errors: PolicyError[]): never {
 
 function netParam(c: Context<AppEnv>): number {
   const raw = c.req.query("net") ?? "0";
-  if (!/^(0|[1-9]\d{0,9})$/.test(raw)) throw new ApiError("invalid_request", `\`net\`: \`${raw}\` is not a network number`);
+  if (!/^(0|[1-9]\d{0,9})$/.test(raw))
+    throw new ApiError("invalid_request", `\`net\`: \`${raw}\` is not a network number`);
   return Number(raw);
 }
 
@@ -79,7 +95,11 @@ function netParam(c: Context<AppEnv>): number {
 function pageLimit(text: string | undefined): number {
   if (text === undefined) return HOST_PAGE_DEFAULT;
   const n = /^[0-9]{1,16}$/.test(text) ? Number(text) : NaN;
-  if (!(n >= 1 && n <= HOST_PAGE_MAX)) throw new ApiError("invalid_request", `\`limit\` must be an integer from 1 to ${HOST_PAGE_MAX}, not \`${text}\``);
+  if (!(n >= 1 && n <= HOST_PAGE_MAX))
+    throw new ApiError(
+      "invalid_request",
+      `\`limit\` must be an integer from 1 to ${HOST_PAGE_MAX}, not \`${text}\``,
+    );
   return n;
 }
 
@@ -101,11 +121,12 @@ registerOperation({
   operationId: "reportHost",
   method: "put",
   path: "/v1/hosts/{name}",
-  summary: "A host agent's report (and registration): availability, rating, job limits and eviction signals to deliver",
+  summary:
+    "A host agent's report (and registration): availability, rating, job limits and eviction signals to deliver",
   tag: "hosts",
   auth: "agent",
-  request: HostReport,
-  response: HostReportResponse,
+  request: () => hostSchemas().HostReport,
+  response: () => hostSchemas().HostReportResponse,
   errors: ["invalid_host_report"],
 });
 registerOperation({
@@ -115,8 +136,8 @@ registerOperation({
   summary: "Pick the best available host for a remote job and issue its permit (never cacheable)",
   tag: "hosts",
   auth: "decision",
-  request: AllocateRequest,
-  response: AllocateResponse,
+  request: () => hostSchemas().AllocateRequest,
+  response: () => hostSchemas().AllocateResponse,
   headers: [IDEMPOTENCY_HEADER],
   query: [EXPLAIN_QUERY],
 });
@@ -127,7 +148,7 @@ registerOperation({
   summary: "Release a permit when its job ends (query `net`, default 0)",
   tag: "hosts",
   auth: "agent",
-  response: FinishResponse,
+  response: () => hostSchemas().FinishResponse,
   query: [NET_QUERY],
   errors: ["invalid_request", "permit_not_found"],
 });
@@ -138,18 +159,65 @@ registerOperation({
   summary: `Every host of every network's pool (customs' \`reginfo\`), each naming its network, with availability, the reason when unavailable, rating, jobs, permits and last report; \`net\` lists one network. Paged: at most \`limit\` hosts and ${POOLS_PER_PAGE} pools asked per request, networks in the pool registry's order, hosts in registration order`,
   tag: "hosts",
   auth: "decision",
-  response: HostListResponse,
+  response: () => hostSchemas().HostListResponse,
   query: [
-    { ...NET_QUERY, description: "only this network's hosts (the answer then names it as `net`); every network's when absent" },
-    { name: "limit", description: `hosts per page, 1 to ${HOST_PAGE_MAX} (default ${HOST_PAGE_DEFAULT})`, schema: { type: "string", pattern: "^[0-9]{1,16}$" } },
-    { name: "cursor", description: "the `cursor` of the previous page (with the same `net`, or none)", schema: { type: "string" } },
+    {
+      ...NET_QUERY,
+      description:
+        "only this network's hosts (the answer then names it as `net`); every network's when absent",
+    },
+    {
+      name: "limit",
+      description: `hosts per page, 1 to ${HOST_PAGE_MAX} (default ${HOST_PAGE_DEFAULT})`,
+      schema: { type: "string", pattern: "^[0-9]{1,16}$" },
+    },
+    {
+      name: "cursor",
+      description: "the `cursor` of the previous page (with the same `net`, or none)",
+      schema: { type: "string" },
+    },
   ],
   errors: ["invalid_request"],
   example: {
     hosts: [
-      { net: 0, name: "h21", address: "10.0.0.21", available: true, rating: 199, down: false, jobs: 0, pending: 1, reported_at: "2026-11-22T06:00:00.000Z", permits: [7] },
-      { net: 0, name: "ws0", address: "10.0.0.13", available: false, rating: null, reason: "AVAIL_IDLE", down: false, jobs: 1, pending: 0, reported_at: "2026-11-22T06:00:00.000Z", permits: [] },
-      { net: 7, name: "ws9", address: "10.7.0.19", available: false, rating: null, reason: "AVAIL_DOWN", down: true, jobs: 0, pending: 0, reported_at: "2026-11-22T05:58:10.000Z", permits: [] },
+      {
+        net: 0,
+        name: "h21",
+        address: "10.0.0.21",
+        available: true,
+        rating: 199,
+        down: false,
+        jobs: 0,
+        pending: 1,
+        reported_at: "2026-11-22T06:00:00.000Z",
+        permits: [7],
+      },
+      {
+        net: 0,
+        name: "ws0",
+        address: "10.0.0.13",
+        available: false,
+        rating: null,
+        reason: "AVAIL_IDLE",
+        down: false,
+        jobs: 1,
+        pending: 0,
+        reported_at: "2026-11-22T06:00:00.000Z",
+        permits: [],
+      },
+      {
+        net: 7,
+        name: "ws9",
+        address: "10.7.0.19",
+        available: false,
+        rating: null,
+        reason: "AVAIL_DOWN",
+        down: true,
+        jobs: 0,
+        pending: 0,
+        reported_at: "2026-11-22T05:58:10.000Z",
+        permits: [],
+      },
     ],
     cursor: null,
   },
@@ -161,7 +229,7 @@ registerOperation({
   summary: "A host's effective access list (customs' acl debugging call; query `net`, default 0)",
   tag: "hosts",
   auth: "decision",
-  response: HostAclResponse,
+  response: () => hostSchemas().HostAclResponse,
   query: [NET_QUERY],
   errors: ["invalid_request", "host_not_found"],
 });
@@ -170,10 +238,11 @@ registerOperation({
   operationId: "removeHost",
   method: "delete",
   path: "/v1/hosts/{name}",
-  summary: "Remove a host from its network's pool (query `net`, default 0): its permits are revoked and it is not selected until it reports again",
+  summary:
+    "Remove a host from its network's pool (query `net`, default 0): its permits are revoked and it is not selected until it reports again",
   tag: "hosts",
   auth: "admin",
-  response: HostRemoved,
+  response: () => hostSchemas().HostRemoved,
   query: [NET_QUERY],
   errors: ["invalid_request", "host_not_found"],
   example: { removed: true, host: "h21", net: 0, revoked: [7] },
@@ -186,7 +255,7 @@ export const hostRoutes = new Hono<AppEnv>()
     authorize(c, "decision");
     const key = idempotencyKey(c);
     const text = await readJsonText(c);
-    const body = validate(AllocateRequest, parseJsonText(text));
+    const body = validate(hostSchemas().AllocateRequest, parseJsonText(text));
     const checked = normalizeRequest(body);
     if (!checked.ok) fail("invalid_request", checked.error);
     const prepared = prepareRequest(checked.value);
@@ -206,7 +275,14 @@ export const hostRoutes = new Hono<AppEnv>()
         accessDenied = result.accessDenied;
       } else {
         const idem = await idempotencyRequest(key, "hosts.allocate", text);
-        const once = (await stub.allocateOnce(pool, checked.value, now, idem, envelope, explain)) as OnceAllocation;
+        const once = (await stub.allocateOnce(
+          pool,
+          checked.value,
+          now,
+          idem,
+          envelope,
+          explain,
+        )) as OnceAllocation;
         if ("mismatch" in once) throw new ApiError("idempotency_key_reused", keyReusedMessage(key));
         answer = once.answer as ReturnType<typeof allocationAnswer>;
         if (once.replayed) {
@@ -219,8 +295,22 @@ export const hostRoutes = new Hono<AppEnv>()
       release();
     }
     // customs' access log, one JSON object per refusal: the user name is the client's to choose, so never plain text.
-    for (const d of accessDenied) writeLog({ ts: iso(now), event: "access_denied", user: d.user, host: d.host, client: d.client, net: checked.value.net });
-    const entry = { decision_id: answer.decision_id, engine: "customs", revision: pool.revision, outcome: answer.host === null ? "no_host" : "allocated", ms: elapsedMs(started) };
+    for (const d of accessDenied)
+      writeLog({
+        ts: iso(now),
+        event: "access_denied",
+        user: d.user,
+        host: d.host,
+        client: d.client,
+        net: checked.value.net,
+      });
+    const entry = {
+      decision_id: answer.decision_id,
+      engine: "customs",
+      revision: pool.revision,
+      outcome: answer.host === null ? "no_host" : "allocated",
+      ms: elapsedMs(started),
+    };
     recordDecision(c.env, entry);
     logDecisionCapturing(c, entry, () => ({ kind: "customs", text }));
     return c.json(answer);
@@ -228,9 +318,12 @@ export const hostRoutes = new Hono<AppEnv>()
   .put("/v1/hosts/:name", async (c) => {
     authorize(c, "agent");
     const name = c.req.param("name");
-    const body = await readJson(c, HostReport);
+    const body = await readJson(c, hostSchemas().HostReport);
     if (body.name !== undefined && body.name !== name) {
-      throw new ApiError("invalid_request", `\`name\`: the body names \`${body.name}\` but the path \`${name}\``);
+      throw new ApiError(
+        "invalid_request",
+        `\`name\`: the body names \`${body.name}\` but the path \`${name}\``,
+      );
     }
     const { pool, policy } = await activePolicy(c.env);
     const host = normalizeHost({ ...body, name }, policy.defaultsFor(body.net ?? 0));
@@ -244,7 +337,8 @@ export const hostRoutes = new Hono<AppEnv>()
     authorizeAny(c, ["agent", "decision"]);
     const name = c.req.param("name");
     const idText = c.req.param("id");
-    if (!/^[1-9]\d{0,14}$/.test(idText)) throw new ApiError("invalid_request", `\`id\`: \`${idText}\` is not a permit id`);
+    if (!/^[1-9]\d{0,14}$/.test(idText))
+      throw new ApiError("invalid_request", `\`id\`: \`${idText}\` is not a permit id`);
     const id = Number(idText);
     const released = await inPool(c.env, netParam(c), (stub) => stub.finish(name, id, Date.now()));
     if (!released) throw new ApiError("permit_not_found", `no permit \`${id}\` on host \`${name}\``);
@@ -257,8 +351,13 @@ export const hostRoutes = new Hono<AppEnv>()
     const cursor = c.req.query("cursor") || undefined;
     const { pool } = await activePolicy(c.env);
     const now = Date.now();
-    const page: PoolPage = (n, after, room) => inPool(c.env, n, (stub) => stub.listPage(pool, now, after, room));
-    return c.json(net === undefined ? await allNetsPage(c.env, limit, cursor, page) : await netPage(net, limit, cursor, page));
+    const page: PoolPage = (n, after, room) =>
+      inPool(c.env, n, (stub) => stub.listPage(pool, now, after, room));
+    return c.json(
+      net === undefined
+        ? await allNetsPage(c.env, limit, cursor, page)
+        : await netPage(net, limit, cursor, page),
+    );
   })
   .delete("/v1/hosts/:name", async (c) => {
     authorize(c, "admin");
@@ -266,7 +365,13 @@ export const hostRoutes = new Hono<AppEnv>()
     const net = netParam(c);
     const removed = await inPool(c.env, net, (stub) => stub.remove(name, Date.now()));
     if (removed === null) throw new ApiError("host_not_found", `no host \`${name}\` on this network`);
-    writeLog({ ts: new Date().toISOString(), event: "host_removed", host: name, net, revoked: removed.revoked });
+    writeLog({
+      ts: new Date().toISOString(),
+      event: "host_removed",
+      host: name,
+      net,
+      revoked: removed.revoked,
+    });
     return c.json({ removed: true as const, host: name, net, revoked: removed.revoked });
   })
   .get("/v1/hosts/:name/acl", async (c) => {

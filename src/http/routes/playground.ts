@@ -14,13 +14,13 @@ import { registerOperation } from "../openapi.js";
 import { compilePlaygroundPolicy } from "../playground/compile.js";
 import { PLAYGROUND_ENGINES, type PlaygroundContext } from "../playground/decide.js";
 import { servePlaygroundFile } from "../playground/page.js";
-import { PlaygroundBody, PlaygroundVerdict } from "../schemas/playground.js";
+import { playgroundSchemas, policyText } from "../schemas/playground.js";
 import { JqPlaygroundAnswer, JqPlaygroundBody } from "../schemas/playground-jq.js";
 import { runPlaygroundJq } from "../playground/jq.js";
 import { writeLog } from "../../log-line.js";
 
 /** The body before the engine's request schema is applied: the policy text, and any request. */
-const Envelope = z.strictObject({ policy: PlaygroundBody.shape.policy, request: z.unknown() });
+const Envelope = z.strictObject({ policy: policyText, request: z.unknown() });
 
 function engineName(name: string): EngineName {
   if (!(ENGINE_NAMES as readonly string[]).includes(name)) throw unknownEngine(name);
@@ -37,7 +37,9 @@ function engineName(name: string): EngineName {
 export const playgroundRoutes = new Hono<AppEnv>()
   .get("/", (c) => servePlaygroundFile(c, "/"))
   .get("/playground/:file", (c) => servePlaygroundFile(c, `/playground/${c.req.param("file")}`))
-  .get("/playground/:version/:file", (c) => servePlaygroundFile(c, `/playground/${c.req.param("file")}`, c.req.param("version")))
+  .get("/playground/:version/:file", (c) =>
+    servePlaygroundFile(c, `/playground/${c.req.param("file")}`, c.req.param("version")),
+  )
   .post("/v1/playground/jq", async (c) => {
     authorize(c, "admin");
     const body = validate(JqPlaygroundBody, parseJsonText(await readJsonText(c)));
@@ -64,7 +66,13 @@ export const playgroundRoutes = new Hono<AppEnv>()
     };
     const decision = await decideWithin(ctx.budget, () => driver.decide(compiled.policy, request, ctx));
     const verdict = shapeVerdict(decision, newDecisionId(), compiled.revision, true);
-    writeLog({ ts: new Date().toISOString(), event: "playground_decision", engine, revision: compiled.revision, outcome: decision.outcome });
+    writeLog({
+      ts: new Date().toISOString(),
+      event: "playground_decision",
+      engine,
+      revision: compiled.revision,
+      outcome: decision.outcome,
+    });
     return c.body(answerJson(verdict, stringifyExactJson), 200, { "content-type": "application/json" });
   });
 
@@ -72,7 +80,8 @@ registerOperation({
   operationId: "playgroundPage",
   method: "get",
   path: "/",
-  summary: "The policy playground: a page to edit a policy, decide a request under it and read the trace (its files are under /playground/)",
+  summary:
+    "The policy playground: a page to edit a policy, decide a request under it and read the trace (its files are under /playground/)",
   tag: "playground",
   auth: "none",
   responseText: "text/html",
@@ -97,7 +106,7 @@ registerOperation({
     "Compile a policy in memory (never stored, never activated) and decide one request under it with the trace; jobfilter and customs decide on the queue or pool the request carries",
   tag: "playground",
   auth: "admin",
-  request: PlaygroundBody,
-  response: PlaygroundVerdict,
+  request: () => playgroundSchemas().PlaygroundBody,
+  response: () => playgroundSchemas().PlaygroundVerdict,
   errors: ["unknown_engine", "policy_invalid", "budget_exceeded", "answer_too_deep"],
 });

@@ -1,6 +1,12 @@
 import { Hono, type Context } from "hono";
 import * as z from "zod";
-import { parseRuleBody, parseUuid, readRapiJson, type FilterRule, type FloatLiterals } from "../../engines/jobfilter/index.js";
+import {
+  parseRuleBody,
+  parseUuid,
+  readRapiJson,
+  type FilterRule,
+  type FloatLiterals,
+} from "../../engines/jobfilter/index.js";
 import { checkJsonShape, describeJsonShape } from "../../engines/common/json-shape.js";
 import { authSettings, constantTimeEqual, misconfigured, ROLES, type Role } from "../auth.js";
 import { depthRefused, readText } from "../body.js";
@@ -9,7 +15,7 @@ import type { AppEnv } from "../../env.js";
 import { ApiError, clipText } from "../errors.js";
 import { BULK_QUERY, IDEMPOTENCY_HEADER, registerOperation } from "../openapi.js";
 import { admit, isObjectOverloaded, overloaded, RETRY_AFTER_SECONDS } from "../overload.js";
-import { FilterBody, FilterRuleJson } from "../schemas/jobs.js";
+import { jobSchemas } from "../schemas/jobs.js";
 import { json, queueParam, queueStub } from "./jobs.js";
 import { writeLog } from "../../log-line.js";
 
@@ -58,7 +64,8 @@ function credential(header: string): string | RapiError {
   const scheme = (parts[0] ?? "").toLowerCase();
   if (scheme === "bearer" && parts.length === 2) return parts[1];
   if (scheme !== "basic") return new RapiError(401);
-  if (parts.length < 2 || parts[1] === "") return new RapiError(400, "Basic authentication requires credentials");
+  if (parts.length < 2 || parts[1] === "")
+    return new RapiError(400, "Basic authentication requires credentials");
   let decoded: string;
   try {
     decoded = atob(parts[1]);
@@ -90,11 +97,16 @@ function authorizeRapi(c: Context<AppEnv>, role: Role): void {
 }
 
 /** A request's JSON body as Ganeti's RAPI reads it: none when empty, else `application/json` only. */
-async function readBody(c: Context<AppEnv>): Promise<{ value: unknown; floats?: FloatLiterals; text: string }> {
+async function readBody(
+  c: Context<AppEnv>,
+): Promise<{ value: unknown; floats?: FloatLiterals; text: string }> {
   const text = await readText(c);
   if (text === "") return { value: null, text };
   // Ganeti compares the whole header with `application/json`; parameters (`; charset=utf-8`) are allowed here.
-  const type = (c.req.header("content-type") ?? "application/octet-stream").split(";")[0].trim().toLowerCase();
+  const type = (c.req.header("content-type") ?? "application/octet-stream")
+    .split(";")[0]
+    .trim()
+    .toLowerCase();
   if (type !== "application/json") throw new RapiError(415);
   let parsed: { value: unknown; floats: FloatLiterals };
   try {
@@ -139,7 +151,11 @@ function rapi(handler: FilterHandler, role: Role) {
 
 /** The answer to a method the resource does not have: Ganeti's 501, before any authentication. */
 function notImplemented(c: Context<AppEnv>): Response {
-  return rapiErrorResponse(c, 501, `Method ${c.req.method} is unsupported for path ${new URL(c.req.url).pathname}`);
+  return rapiErrorResponse(
+    c,
+    501,
+    `Method ${c.req.method} is unsupported for path ${new URL(c.req.url).pathname}`,
+  );
 }
 
 /** Ganeti's 404 for any other path under `/2/`. */
@@ -149,7 +165,14 @@ export function rapiNotFound(c: Context<AppEnv>): Response {
 
 /** A rule with its fields in the order Ganeti's RAPI answers them (rlib2's FILTER_RULE_FIELDS). */
 function rapiRule(r: FilterRule) {
-  return { watermark: r.watermark, priority: r.priority, predicates: r.predicates, action: r.action, reason_trail: r.reason_trail, uuid: r.uuid };
+  return {
+    watermark: r.watermark,
+    priority: r.priority,
+    predicates: r.predicates,
+    action: r.action,
+    reason_trail: r.reason_trail,
+    uuid: r.uuid,
+  };
 }
 
 function ruleBody(body: Body) {
@@ -167,20 +190,28 @@ const listFilters: FilterHandler = async (c, queue) => {
   let isBulk = false;
   if (bulk !== undefined) {
     // Python's int(): surrounding whitespace, a sign, digits with single underscores between them.
-    if (!/^\s*[+-]?\d+(?:_\d+)*\s*$/.test(bulk)) throw new RapiError(400, "Invalid value for the 'bulk' parameter");
+    if (!/^\s*[+-]?\d+(?:_\d+)*\s*$/.test(bulk))
+      throw new RapiError(400, "Invalid value for the 'bulk' parameter");
     isBulk = /[1-9]/.test(bulk);
   }
   const rules = await queueStub(c.env, queue).listFilters();
   if (isBulk) return json(c, rules.map(rapiRule));
   const base = uriBase(c, queue);
-  return json(c, rules.map((r) => ({ uuid: r.uuid, uri: `${base}/${r.uuid}` })));
+  return json(
+    c,
+    rules.map((r) => ({ uuid: r.uuid, uri: `${base}/${r.uuid}` })),
+  );
 };
 
 const addFilter: FilterHandler = async (c, queue, raw) => {
   const key = idempotencyKey(c);
   const body = ruleBody(raw);
   if (key === undefined) return json(c, await queueStub(c.env, queue).putFilter(queue, body));
-  const once = await queueStub(c.env, queue).putFilterOnce(queue, body, await idempotencyRequest(key, "filters.add", raw.text));
+  const once = await queueStub(c.env, queue).putFilterOnce(
+    queue,
+    body,
+    await idempotencyRequest(key, "filters.add", raw.text),
+  );
   if ("mismatch" in once) throw new RapiError(422, keyReusedMessage(key));
   if (once.replayed) c.header("Idempotent-Replayed", "true");
   return json(c, once.answer);
@@ -231,9 +262,56 @@ for (const [base, param, id] of [
 ] as const) {
   // Ganeti's RAPI shape for every error, and a named queue's name is checked (400) too.
   const ganeti = { errorShape: "ganeti", tag: "filters" } as const;
-  registerOperation({ ...ganeti, operationId: `list${id}`, method: "get", path: base, summary: `List filter rules${param} (?bulk=1: full rules)`, auth: "decision", query: [BULK_QUERY], errors: ["invalid_request"], response: z.union([z.array(RuleRef), z.array(FilterRuleJson)]) });
-  registerOperation({ ...ganeti, operationId: `add${id.slice(0, -1)}`, method: "post", path: base, summary: `Add a filter rule${param}; answers its uuid`, auth: "admin", request: FilterBody, response: z.string(), headers: [IDEMPOTENCY_HEADER] });
-  registerOperation({ ...ganeti, operationId: `get${id.slice(0, -1)}`, method: "get", path: `${base}/{uuid}`, summary: `One filter rule${param}`, auth: "decision", errors: ["invalid_request", "not_found"], response: FilterRuleJson });
-  registerOperation({ ...ganeti, operationId: `replace${id.slice(0, -1)}`, method: "put", path: `${base}/{uuid}`, summary: `Replace or create a filter rule${param}`, auth: "admin", request: FilterBody, response: z.string() });
-  registerOperation({ ...ganeti, operationId: `delete${id.slice(0, -1)}`, method: "delete", path: `${base}/{uuid}`, summary: `Delete a filter rule${param}`, auth: "admin", errors: ["invalid_request", "not_found"], response: z.null() });
+  registerOperation({
+    ...ganeti,
+    operationId: `list${id}`,
+    method: "get",
+    path: base,
+    summary: `List filter rules${param} (?bulk=1: full rules)`,
+    auth: "decision",
+    query: [BULK_QUERY],
+    errors: ["invalid_request"],
+    response: () => z.union([z.array(RuleRef), z.array(jobSchemas().FilterRuleJson)]),
+  });
+  registerOperation({
+    ...ganeti,
+    operationId: `add${id.slice(0, -1)}`,
+    method: "post",
+    path: base,
+    summary: `Add a filter rule${param}; answers its uuid`,
+    auth: "admin",
+    request: () => jobSchemas().FilterBody,
+    response: z.string(),
+    headers: [IDEMPOTENCY_HEADER],
+  });
+  registerOperation({
+    ...ganeti,
+    operationId: `get${id.slice(0, -1)}`,
+    method: "get",
+    path: `${base}/{uuid}`,
+    summary: `One filter rule${param}`,
+    auth: "decision",
+    errors: ["invalid_request", "not_found"],
+    response: () => jobSchemas().FilterRuleJson,
+  });
+  registerOperation({
+    ...ganeti,
+    operationId: `replace${id.slice(0, -1)}`,
+    method: "put",
+    path: `${base}/{uuid}`,
+    summary: `Replace or create a filter rule${param}`,
+    auth: "admin",
+    request: () => jobSchemas().FilterBody,
+    response: z.string(),
+  });
+  registerOperation({
+    ...ganeti,
+    operationId: `delete${id.slice(0, -1)}`,
+    method: "delete",
+    path: `${base}/{uuid}`,
+    summary: `Delete a filter rule${param}`,
+    auth: "admin",
+    errors: ["invalid_request", "not_found"],
+    response: z.null(),
+  });
 }
