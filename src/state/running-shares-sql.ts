@@ -308,13 +308,7 @@ export class SqlShares implements ShareStore {
   fillIndex(jobs: number): number {
     let read = 0;
     if (this.factsAfter !== undefined && jobs > 0) {
-      const rows = this.sql
-        .exec<{ id: number; job: string }>(
-          "SELECT s.id AS id, j.job AS job FROM running_members s JOIN jobs j ON j.id = s.id WHERE s.id > ? ORDER BY s.id LIMIT ?",
-          this.factsAfter ?? Number.MIN_SAFE_INTEGER,
-          jobs,
-        )
-        .toArray();
+      const rows = this.countedJobsAfter(this.factsAfter, jobs);
       // the paths listed now (a path added since fills from the first job on by `fillPaths`)
       for (const r of rows) this.putFacts(r.id, parseExactJson(r.job) as unknown as Job);
       // fewer than asked: every counted job is read (a job counted since was indexed as it started)
@@ -322,13 +316,7 @@ export class SqlShares implements ShareStore {
       read = rows.length;
     }
     if (this.opAfter !== undefined && jobs - read > 0) {
-      const rows = this.sql
-        .exec<{ id: number; job: string }>(
-          "SELECT s.id AS id, j.job AS job FROM running_members s JOIN jobs j ON j.id = s.id WHERE s.id > ? ORDER BY s.id LIMIT ?",
-          this.opAfter ?? Number.MIN_SAFE_INTEGER,
-          jobs - read,
-        )
-        .toArray();
+      const rows = this.countedJobsAfter(this.opAfter, jobs - read);
       for (const r of rows) {
         const job = parseExactJson(r.job) as unknown as Job;
         for (const [kind, value] of factsOf(job, [], true))
@@ -346,17 +334,22 @@ export class SqlShares implements ShareStore {
     return read + this.fillPaths(jobs - read);
   }
 
+  /** The next `limit` counted jobs by id after `after` (from the first when null), with their JSON. */
+  private countedJobsAfter(after: number | null, limit: number): { id: number; job: string }[] {
+    return this.sql
+      .exec<{ id: number; job: string }>(
+        "SELECT s.id AS id, j.job AS job FROM running_members s JOIN jobs j ON j.id = s.id WHERE s.id > ? ORDER BY s.id LIMIT ?",
+        after ?? Number.MIN_SAFE_INTEGER,
+        limit,
+      )
+      .toArray();
+  }
+
   /** `fillIndex` for the filling paths. */
   private fillPaths(jobs: number): number {
     const filling = this.filling;
     if (filling === undefined || jobs <= 0) return 0;
-    const rows = this.sql
-      .exec<{ id: number; job: string }>(
-        "SELECT s.id AS id, j.job AS job FROM running_members s JOIN jobs j ON j.id = s.id WHERE s.id > ? ORDER BY s.id LIMIT ?",
-        filling.after ?? Number.MIN_SAFE_INTEGER,
-        jobs,
-      )
-      .toArray();
+    const rows = this.countedJobsAfter(filling.after, jobs);
     for (const r of rows) {
       const job = parseExactJson(r.job) as unknown as Job;
       for (const path of filling.paths)
