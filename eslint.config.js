@@ -2,13 +2,28 @@ import tseslint from "typescript-eslint";
 
 const impure = {
   patterns: [
-    { group: ["**/http/**", "**/state/**", "**/cron/**", "**/cli/**", "**/worker"], message: "inner layers (engines, jq, bundle, metrics) stay pure: no imports from outer layers" },
-    { group: ["hono", "hono/*", "cloudflare:*", "node:*"], message: "inner layers (engines, jq, bundle, metrics) never touch the runtime" },
+    {
+      group: ["**/http/**", "**/state/**", "**/cron/**", "**/cli/**", "**/worker"],
+      message: "inner layers (engines, jq, bundle, metrics) stay pure: no imports from outer layers",
+    },
+    {
+      group: ["hono", "hono/*", "cloudflare:*", "node:*"],
+      message: "inner layers (engines, jq, bundle, metrics) never touch the runtime",
+    },
   ],
 };
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", ".wrangler/**", ".bench/**", "src/bundle/embedded.generated.json", "src/http/playground/assets.generated.js", "coverage/**"] },
+  {
+    ignores: [
+      "node_modules/**",
+      ".wrangler/**",
+      ".bench/**",
+      "src/bundle/embedded.generated.json",
+      "src/http/playground/assets.generated.js",
+      "coverage/**",
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {
@@ -20,7 +35,19 @@ export default tseslint.config(
     // State and scheduled work sit under the HTTP layer: they never reach up into it.
     files: ["src/state/**/*.ts", "src/cron/**/*.ts"],
     ignores: ["**/*.test.ts"],
-    rules: { "no-restricted-imports": ["error", { patterns: [{ group: ["**/http/**", "**/cli/**"], message: "state/ and cron/ never import from http/ or cli/" }] }] },
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/http/**", "**/cli/**"],
+              message: "state/ and cron/ never import from http/ or cli/",
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     // Every log line is one JSON object: the Worker writes them through src/log-line.ts only (the CLI's output is not a log).

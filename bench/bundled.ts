@@ -12,7 +12,10 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 
 /** The module at `entry` (a path from the repository's root) bundled, or `source` with the reason it is not. */
-export async function bundled<T>(entry: string, source: T): Promise<{ mod: T; how: string; fromBundle: boolean }> {
+export async function bundled<T>(
+  entry: string,
+  source: T,
+): Promise<{ mod: T; how: string; fromBundle: boolean }> {
   let dir: string | undefined;
   try {
     const require = createRequire(import.meta.url);

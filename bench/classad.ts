@@ -11,7 +11,17 @@
  */
 
 const { mod: engine, how } = await bundled("bench/classad-entry.ts", sourceEngine);
-const { clearExprCache, readAd, evalAttr, decideMatch, decideParsedMatch, symmetricMatch, compileMatchPolicy, loadMatchPolicy, EvalState } = engine;
+const {
+  clearExprCache,
+  readAd,
+  evalAttr,
+  decideMatch,
+  decideParsedMatch,
+  symmetricMatch,
+  compileMatchPolicy,
+  loadMatchPolicy,
+  EvalState,
+} = engine;
 import type { ClassAd } from "../src/engines/classad/classad.js";
 import { bundled } from "./bundled.js";
 import * as sourceEngine from "./classad-entry.js";
@@ -62,7 +72,8 @@ async function interleaved(
   } finally {
     files?.dispose();
   }
-  const pick = (m: Map<Op, number[]>) => Object.fromEntries(ops.map((k) => [k, median(m.get(k) ?? [])])) as Record<Op, number>;
+  const pick = (m: Map<Op, number[]>) =>
+    Object.fromEntries(ops.map((k) => [k, median(m.get(k) ?? [])])) as Record<Op, number>;
   if (!h.ok) console.log(noLibclassadNote(h));
   return { ours: pick(mine), theirs: h.ok ? pick(base) : null, version: h.ok ? h.version : "" };
 }
@@ -132,7 +143,9 @@ export async function runClassadBench(): Promise<BenchRow[]> {
       symmetric: "symmetric match",
       rank: "job Rank vs slot",
     };
-    console.log(`libclassad ${m.version}: same run (ours: ${how}), ${ROUNDS} interleaved rounds, CPU time; its rows' ratio is its µs over ours`);
+    console.log(
+      `libclassad ${m.version}: same run (ours: ${how}), ${ROUNDS} interleaved rounds, CPU time; its rows' ratio is its µs over ours`,
+    );
     for (const op of Object.keys(names) as Op[])
       rows.push({
         name: `  libclassad: ${theirName[op]}`,
@@ -148,7 +161,12 @@ export async function runClassadBench(): Promise<BenchRow[]> {
     baselineName,
     ratio: median(linesWarm) / parseCold,
   });
-  rows.push({ name: "parse job + slot ads (cold), then their symmetric match and Rank once", microsPerOp: firstUse, baselineName, ratio: firstUse / parseCold });
+  rows.push({
+    name: "parse job + slot ads (cold), then their symmetric match and Rank once",
+    microsPerOp: firstUse,
+    baselineName,
+    ratio: firstUse / parseCold,
+  });
   if (m.theirs) {
     const sum = m.theirs.parse + m.theirs.symmetric + m.theirs.rank;
     rows.push({

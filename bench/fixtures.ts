@@ -210,7 +210,12 @@ export const LARGE_PLACEMENT_REQUEST = {
  * A placement policy of `n` rules written by `rule(i)` (flow-style YAML), then a fixed
  * `root.default` fallback; root holds `default` and the extra `queues` lines.
  */
-export function placementWithRules(n: number, rule: (i: number) => string, queues: string[] = [], header: string[] = []): string {
+export function placementWithRules(
+  n: number,
+  rule: (i: number) => string,
+  queues: string[] = [],
+  header: string[] = [],
+): string {
   const lines = [...header, "partitions:", "  - name: default", "    placementrules:"];
   for (let i = 0; i < n; i++) lines.push(`      - ${rule(i)}`);
   lines.push(
@@ -230,7 +235,11 @@ export const hardRule = (i: number) =>
 
 /** A placement policy with n rules, each with its own filter regexp that the request's user ("carol") does not match. */
 export function manyRules(n: number): string {
-  return placementWithRules(n, (i) => `{name: fixed, value: root.q${i}, create: true, filter: {type: allow, users: ["^team${i}-[a-z]+$"]}}`);
+  return placementWithRules(
+    n,
+    (i) =>
+      `{name: fixed, value: root.q${i}, create: true, filter: {type: allow, users: ["^team${i}-[a-z]+$"]}}`,
+  );
 }
 
 /** A throughput task for the toolkit default limits (passes, with one rewrite change). */

@@ -58,7 +58,7 @@ const VALIDATE_ROWS: { name: string; source: () => string }[] = [
   {
     // quadratic before commit 0fdf16e (each folded line's trailing blanks were trimmed by a regex over all the text so far)
     name: "a quoted scalar of 80,000 folded lines",
-    source: () => head + '      k: "a' + ' \n        a'.repeat(80_000) + '"\n',
+    source: () => head + '      k: "a' + " \n        a".repeat(80_000) + '"\n',
   },
   {
     name: "a syntax error per character (200,000)",
@@ -101,7 +101,13 @@ export function literalFreeRules(n: number, salt = ""): string {
   const lines = [`# ${salt}`, "partitions:", "- name: default", "  placementrules:"];
   for (let i = 0; i < n; i++)
     lines.push(`  - {name: fixed,value: root.q${i},create: true,filter: {users: ["^(u${i}|v${i})$"]}}`);
-  lines.push("  - {name: fixed,value: root.default}", "  queues:", "  - name: root", "    queues:", '    - {name: default,submitacl: "*"}');
+  lines.push(
+    "  - {name: fixed,value: root.default}",
+    "  queues:",
+    "  - name: root",
+    "    queues:",
+    '    - {name: default,submitacl: "*"}',
+  );
   return lines.join("\n") + "\n";
 }
 

@@ -97,7 +97,9 @@ async function main(): Promise<void> {
   const script = bundleWorker();
   const noopScript = bundleWorker(fileURLToPath(new URL("./noop/wrangler.toml", import.meta.url)));
   const baseScript =
-    BASELINE === undefined ? undefined : bundleWorker(resolvePath(BASELINE, "wrangler.toml"), resolvePath(".bench/baseline"));
+    BASELINE === undefined
+      ? undefined
+      : bundleWorker(resolvePath(BASELINE, "wrangler.toml"), resolvePath(".bench/baseline"));
   if (BASELINE !== undefined) console.log(`baseline: the Worker of ${resolvePath(BASELINE)}`);
   let failed = false;
   console.log(
@@ -158,7 +160,8 @@ async function main(): Promise<void> {
           const ratio = a.p99 / b.p99;
           if (mode === MODES[0]) ratios.push(ratio);
           failed ||= a.errors + b.errors > 0;
-          const label = MODES.length > 1 ? `${round + 1} ${mode === "inprocess" ? "in" : "own"}` : String(round + 1);
+          const label =
+            MODES.length > 1 ? `${round + 1} ${mode === "inprocess" ? "in" : "own"}` : String(round + 1);
           console.log(
             `${label.padEnd(6)} ${String(rate).padStart(7)} | ${ms(a.p50).padStart(10)} ${ms(a.p99)} ${ms(a.max)} ${ms(a.silence)} | ${ms(b.p50).padStart(9)} ${ms(b.p99)} ${ms(b.max)} ${ms(b.silence)} | ${ratio.toFixed(2).padStart(8)}× | ${a.gen.toFixed(0)} / ${b.gen.toFixed(0)}${a.errors + b.errors > 0 ? `  (${a.errors + b.errors} errors)` : ""}`,
           );

@@ -223,7 +223,10 @@ async function metricsOnOff(script: string, countLog: (chunk: Buffer) => void): 
   const off = TARGETS.map(() => [] as Sample[]);
   for (let r = 0; r < ROUNDS; r++) {
     const withShards = await startWorker(script, await benchPort(1), 0, countLog, {}, undefined, PIN);
-    const without = await startWorker(script, await benchPort(4), 0, countLog, {}, undefined, { ...PIN, shards: false });
+    const without = await startWorker(script, await benchPort(4), 0, countLog, {}, undefined, {
+      ...PIN,
+      shards: false,
+    });
     try {
       for (const [i, t] of TARGETS.entries()) {
         const body = t.body === undefined ? undefined : JSON.stringify(t.body);
@@ -251,12 +254,20 @@ async function metricsOnOff(script: string, countLog: (chunk: Buffer) => void): 
     const n = [...on[i], ...off[i]].reduce((sum, s) => sum + s.errors, 0);
     errors += n;
     console.log(
-      `${t.name.padEnd(24)} ${median(on[i].map((s) => s.rps)).toFixed(0).padStart(9)} ${median(off[i].map((s) => s.rps)).toFixed(0).padStart(9)} ${cpuOn.toFixed(0).padStart(9)} ${cpuOff.toFixed(0).padStart(10)} ${(cpuOn - cpuOff).toFixed(0).padStart(8)} ${`${(cpuOn / cpuOff).toFixed(2)}×`.padStart(9)} ${String(n).padStart(6)}`,
+      `${t.name.padEnd(24)} ${median(on[i].map((s) => s.rps))
+        .toFixed(0)
+        .padStart(9)} ${median(off[i].map((s) => s.rps))
+        .toFixed(0)
+        .padStart(
+          9,
+        )} ${cpuOn.toFixed(0).padStart(9)} ${cpuOff.toFixed(0).padStart(10)} ${(cpuOn - cpuOff).toFixed(0).padStart(8)} ${`${(cpuOn / cpuOff).toFixed(2)}×`.padStart(9)} ${String(n).padStart(6)}`,
     );
   }
   console.log("per-round CPU µs, on / off:");
   for (const [i, t] of TARGETS.entries())
-    console.log(`  ${t.name.padEnd(24)} ${on[i].map((s, r) => `${s.cpuUs.toFixed(0)}/${off[i][r].cpuUs.toFixed(0)}`).join("  ")}`);
+    console.log(
+      `  ${t.name.padEnd(24)} ${on[i].map((s, r) => `${s.cpuUs.toFixed(0)}/${off[i][r].cpuUs.toFixed(0)}`).join("  ")}`,
+    );
   return errors > 0;
 }
 

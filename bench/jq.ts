@@ -127,8 +127,18 @@ async function libraryRows(ms: number): Promise<BenchRow[]> {
     if (JSON.stringify(native.run(input)) !== JSON.stringify(text.run(input)))
       throw new Error(`${name}: the library as text and native iso:: disagree`);
     // paired CPU-time samples, so a busy moment colours both alike
-    const m = await pairedCpu(() => native.first(input), () => text.first(input), 9, ms / 8);
-    rows.push({ name: `${name}, native iso:: (CPU)`, microsPerOp: m.base, baselineName: "native iso::", ratio: 1 });
+    const m = await pairedCpu(
+      () => native.first(input),
+      () => text.first(input),
+      9,
+      ms / 8,
+    );
+    rows.push({
+      name: `${name}, native iso:: (CPU)`,
+      microsPerOp: m.base,
+      baselineName: "native iso::",
+      ratio: 1,
+    });
     rows.push({
       name: `${name}, iso8601 as jq text (CPU)`,
       microsPerOp: m.other,

@@ -69,7 +69,8 @@ function withLibraryText(v: unknown): unknown {
 async function libraryTextRows(native: LimitsPolicy, request: LimitsRequest): Promise<BenchRow[]> {
   const text = JSON.stringify(withLibraryText(JSON.parse(SOURCE)));
   const compiled = limitsEngine.compile(text);
-  if (!compiled.ok) throw new Error(`the library-as-text toolkit does not compile: ${compiled.error[0].message}`);
+  if (!compiled.ok)
+    throw new Error(`the library-as-text toolkit does not compile: ${compiled.error[0].message}`);
   const policy = limitsEngine.load(compiled.value);
   const rows: BenchRow[] = [];
   for (const [label, req] of [
@@ -80,7 +81,12 @@ async function libraryTextRows(native: LimitsPolicy, request: LimitsRequest): Pr
     const b0 = await decideLimits(policy, req, CONTEXT);
     if (JSON.stringify(a0.verdict) !== JSON.stringify(b0.verdict))
       throw new Error(`limits ${label}: the library as text and native iso:: disagree`);
-    const m = await pairedCpu(() => decideLimits(native, req, CONTEXT), () => decideLimits(policy, req, CONTEXT), 9, 60);
+    const m = await pairedCpu(
+      () => decideLimits(native, req, CONTEXT),
+      () => decideLimits(policy, req, CONTEXT),
+      9,
+      60,
+    );
     rows.push({
       name: `toolkit default, ${label}, iso8601 as jq text (CPU)`,
       microsPerOp: m.other,

@@ -47,7 +47,10 @@ export async function runLintBench(): Promise<BenchRow[]> {
     const file = ENGINES[engine].file;
     rows.push(...row(`policies/${file}`, engine, readFileSync(join(POLICIES, file), "utf8")));
   }
-  const rules = placementWithRules(2_000, (i) => `{name: user, create: true, filter: {type: allow, users: [user${i}]}}`);
+  const rules = placementWithRules(
+    2_000,
+    (i) => `{name: user, create: true, filter: {type: allow, users: [user${i}]}}`,
+  );
   rows.push(...row("placement, 2,000 rules", "placement", rules));
   rows.push(...row("filters.json, 2,000 rules", "jobfilter", manyFilters(2_000)));
   return rows;

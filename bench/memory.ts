@@ -169,19 +169,26 @@ export async function measureMemory(
       });
       if (process.env.MEMORY_PROGRESS === "1") {
         console.error(memoryRow(points[points.length - 1]));
-        if (malloc !== undefined) console.error(`  malloc peak in use (tcmalloc's estimate) ${mb(malloc.peakInUse)} MB`);
+        if (malloc !== undefined)
+          console.error(`  malloc peak in use (tcmalloc's estimate) ${mb(malloc.peakInUse)} MB`);
       }
       if (process.env.MEMORY_RELEASE === "1" && worker.pid !== undefined) {
         const released = releaseFreeMemory(worker.pid);
         const after = worker.rssBytes();
-        console.error(released ? `  RSS after tcmalloc released its free pages ${(after / MB).toFixed(0)} MB` : "  MEMORY_RELEASE: gdb could not");
+        console.error(
+          released
+            ? `  RSS after tcmalloc released its free pages ${(after / MB).toFixed(0)} MB`
+            : "  MEMORY_RELEASE: gdb could not",
+        );
       }
       if (options.profile !== undefined && worker.pid !== undefined && points.length > 1) {
         const profile = heapProfile(worker.pid);
         if (profile === undefined) console.error("heap profile: gdb could not take it");
         else {
           const live = profile.reduce((n, s) => n + s.bytes, 0);
-          console.error(`heap profile at ${decisions}: ${(live / MB).toFixed(1)} MB live in ${profile.length} stacks`);
+          console.error(
+            `heap profile at ${decisions}: ${(live / MB).toFixed(1)} MB live in ${profile.length} stacks`,
+          );
           if (profiles.length > 0) printGrowth(profiles[profiles.length - 1], profile);
           profiles.push(profile);
         }
@@ -192,7 +199,11 @@ export async function measureMemory(
     const first = (options.routes ?? MEMORY_ROUTES).length;
     retries += await sendRun(worker, 0, first, options);
     await measure(first);
-    if (options.profile !== undefined && worker.pid !== undefined && !setSamplingInterval(worker.pid, options.profile))
+    if (
+      options.profile !== undefined &&
+      worker.pid !== undefined &&
+      !setSamplingInterval(worker.pid, options.profile)
+    )
       console.error("MEMORY_PROFILE: gdb could not set the sampling interval");
     let sent = first;
     for (const size of sizes) {

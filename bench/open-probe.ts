@@ -202,7 +202,10 @@ interface StackSample {
 
 /** workerd's CPU samples (PROBE_STACKS=1): thread, monotonic time in ms, and the call chain, leaf first. */
 function readStacks(file: string): StackSample[] {
-  const out = spawnSync("perf", ["script", "-i", file, "-F", "tid,time,ip,sym"], { encoding: "utf8", maxBuffer: 1 << 30 }).stdout;
+  const out = spawnSync("perf", ["script", "-i", file, "-F", "tid,time,ip,sym"], {
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+  }).stdout;
   const samples: StackSample[] = [];
   let cur: StackSample | undefined;
   for (const line of out.split("\n")) {
@@ -316,7 +319,9 @@ async function main() {
         : undefined;
       const stackFile = `/tmp/open-probe-stacks-${process.pid}.data`;
       const srec = stacks
-        ? spawn("perf", ["record", "-k", "mono", "-F", "1999", "-g", "-p", String(w.pid), "-o", stackFile], { stdio: "ignore" })
+        ? spawn("perf", ["record", "-k", "mono", "-F", "1999", "-g", "-p", String(w.pid), "-o", stackFile], {
+            stdio: "ignore",
+          })
         : undefined;
       if (rec || srec) await new Promise((d) => setTimeout(d, 1500));
       const cpu0 = w.cpuSeconds();
@@ -327,7 +332,9 @@ async function main() {
         srec.kill("SIGINT");
         await new Promise((d) => srec.on("exit", d));
         samples = readStacks(stackFile);
-        console.log(`  workerd main thread, whole run: ${topFrames(samples, w.pid as number, -Infinity, Infinity)}`);
+        console.log(
+          `  workerd main thread, whole run: ${topFrames(samples, w.pid as number, -Infinity, Infinity)}`,
+        );
       }
       let sched: Sched | undefined;
       if (rec) {
@@ -441,7 +448,8 @@ async function main() {
           if (g.at + g.ms > from - 50 && g.at < to + 50 && g.ms > 1)
             console.log(`    node GC kind ${g.kind} at +${(g.at - t0).toFixed(0)} for ${g.ms.toFixed(1)} ms`);
         if (sched) describeSched(sched, from, to);
-        if (samples) console.log(`    workerd main thread inside: ${topFrames(samples, w.pid as number, from, to)}`);
+        if (samples)
+          console.log(`    workerd main thread inside: ${topFrames(samples, w.pid as number, from, to)}`);
         const ll = logLines.filter((t) => t > from && t < to).length;
         console.log(`    workerd log lines that reached node inside it: ${ll}`);
         if (prof !== undefined && sampleAt !== undefined && nodeName !== undefined) {

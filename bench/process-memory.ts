@@ -113,7 +113,14 @@ export function mallocFigures(pid: number): MallocFigures | undefined {
 export function releaseFreeMemory(pid: number): boolean {
   const run = spawnSync(
     "gdb",
-    ["-p", String(pid), "-batch", "-nx", "-ex", "call (void) MallocExtension_Internal_ReleaseMemoryToSystem(~0UL)"],
+    [
+      "-p",
+      String(pid),
+      "-batch",
+      "-nx",
+      "-ex",
+      "call (void) MallocExtension_Internal_ReleaseMemoryToSystem(~0UL)",
+    ],
     { encoding: "utf8", timeout: 120_000 },
   );
   return run.status === 0;

@@ -158,7 +158,9 @@ export async function startWorker(
             JOB_QUEUE: { className: "JobQueue", useSQLite: true },
             HOST_POOL: { className: "HostPool", useSQLite: true },
             POLICY_COORDINATOR: { className: "PolicyCoordinator", useSQLite: true },
-            ...(options.shards === false ? {} : { METRICS_SHARD: { className: "MetricsShard", useSQLite: true } }),
+            ...(options.shards === false
+              ? {}
+              : { METRICS_SHARD: { className: "MetricsShard", useSQLite: true } }),
           },
         }),
     bindings: {

@@ -14,10 +14,14 @@ import { buildPlaygroundAssets } from "./build-playground.mjs";
 buildPlaygroundAssets();
 
 const OUTPUT = "src/bundle/embedded.generated.json";
-const run = spawnSync(process.execPath, ["bin/arbiter.mjs", "compile", "policies", "-o", OUTPUT], { stdio: "inherit" });
+const run = spawnSync(process.execPath, ["bin/arbiter.mjs", "compile", "policies", "-o", OUTPUT], {
+  stdio: "inherit",
+});
 const status = run.status ?? 1;
 if (status !== 0 && process.env.WRANGLER_COMMAND === "dev" && existsSync(OUTPUT)) {
-  console.error("policies/ has errors (above): wrangler dev keeps serving the last good bundle until they are fixed");
+  console.error(
+    "policies/ has errors (above): wrangler dev keeps serving the last good bundle until they are fixed",
+  );
   process.exit(0);
 }
 process.exit(status);

@@ -64,7 +64,11 @@ export function buildPlaygroundAssets() {
   const files = {};
   const tag = (body) => createHash("sha256").update(body).digest("base64url").slice(0, 22);
   const add = (name, body) => {
-    files[name === "index.html" ? "/" : `/playground/${name}`] = { type: TYPES[extname(name)], etag: `"${tag(body)}"`, body };
+    files[name === "index.html" ? "/" : `/playground/${name}`] = {
+      type: TYPES[extname(name)],
+      etag: `"${tag(body)}"`,
+      body,
+    };
   };
   for (const name of readdirSync(SOURCE).sort()) {
     if (TYPES[extname(name)] === undefined || name === "index.html") continue;
@@ -80,7 +84,10 @@ export function buildPlaygroundAssets() {
       .map((path) => `${path} ${files[path].etag}`)
       .join("\n"),
   ).slice(0, 12);
-  const html = readFileSync(join(SOURCE, "index.html"), "utf8").replaceAll('"/playground/', `"/playground/${version}/`);
+  const html = readFileSync(join(SOURCE, "index.html"), "utf8").replaceAll(
+    '"/playground/',
+    `"/playground/${version}/`,
+  );
   add("index.html", html);
   const entries = Object.keys(files).map((path) => {
     const { type, etag, body } = files[path];
@@ -105,4 +112,5 @@ export function buildPlaygroundAssets() {
   return Object.keys(files).length;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) console.log(`playground: ${buildPlaygroundAssets()} files embedded`);
+if (import.meta.url === `file://${process.argv[1]}`)
+  console.log(`playground: ${buildPlaygroundAssets()} files embedded`);

@@ -11,12 +11,26 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 
 const args = process.argv.slice(2);
-const wrangler = join(import.meta.dirname, "..", "node_modules", ".bin", process.platform === "win32" ? "wrangler.cmd" : "wrangler");
-const child = spawn(wrangler, ["dev", ...(args.some((a) => a === "--port" || a.startsWith("--port=")) ? [] : ["--port", "8787"]), ...args], {
-  stdio: ["inherit", "inherit", "pipe"],
-  env: { CLOUDFLARE_CF_FETCH_ENABLED: "false", ...process.env },
-  shell: process.platform === "win32",
-});
+const wrangler = join(
+  import.meta.dirname,
+  "..",
+  "node_modules",
+  ".bin",
+  process.platform === "win32" ? "wrangler.cmd" : "wrangler",
+);
+const child = spawn(
+  wrangler,
+  [
+    "dev",
+    ...(args.some((a) => a === "--port" || a.startsWith("--port=")) ? [] : ["--port", "8787"]),
+    ...args,
+  ],
+  {
+    stdio: ["inherit", "inherit", "pipe"],
+    env: { CLOUDFLARE_CF_FETCH_ENABLED: "false", ...process.env },
+    shell: process.platform === "win32",
+  },
+);
 
 let dropStack = false;
 createInterface({ input: child.stderr }).on("line", (line) => {

@@ -17,7 +17,8 @@ import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 
 type ToWorker = { seed: number };
-type FromWorker = { kind: "start"; input: unknown } | { kind: "done"; ms: number; error?: string } | { kind: "ready" };
+type FromWorker =
+  { kind: "start"; input: unknown } | { kind: "done"; ms: number; error?: string } | { kind: "ready" };
 
 /** What a run of one target found. */
 interface Tally {
@@ -75,8 +76,14 @@ function arg(name: string, fallback: string): string {
 function save(target: string, input: unknown, failure: string, seed: number): string {
   mkdirSync(CASES_DIR, { recursive: true });
   const text = JSON.stringify(input);
-  const file = join(CASES_DIR, `${target}-${createHash("sha1").update(text).digest("hex").slice(0, 10)}.json`);
-  writeFileSync(file, JSON.stringify({ target, input, failure, seed, found: new Date().toISOString() }, null, 1) + "\n");
+  const file = join(
+    CASES_DIR,
+    `${target}-${createHash("sha1").update(text).digest("hex").slice(0, 10)}.json`,
+  );
+  writeFileSync(
+    file,
+    JSON.stringify({ target, input, failure, seed, found: new Date().toISOString() }, null, 1) + "\n",
+  );
   return file;
 }
 

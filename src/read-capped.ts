@@ -8,7 +8,10 @@
  * The stream's text, read chunk by chunk; null once it passes `max` bytes,
  * the rest cancelled and never read (whatever length the sender declared).
  */
-export async function readCappedText(body: ReadableStream<Uint8Array> | null, max: number): Promise<string | null> {
+export async function readCappedText(
+  body: ReadableStream<Uint8Array> | null,
+  max: number,
+): Promise<string | null> {
   if (body === null) return "";
   const reader = body.getReader();
   const decoder = new TextDecoder();

@@ -19,7 +19,10 @@ export default {
   async scheduled(controller, env, ctx) {
     ctx.waitUntil(
       runScheduled(env, controller).catch((error: unknown) =>
-        writeLog({ ts: new Date().toISOString(), event: "cidr_refresh_crashed", error: String(error) }, "error"),
+        writeLog(
+          { ts: new Date().toISOString(), event: "cidr_refresh_crashed", error: String(error) },
+          "error",
+        ),
       ),
     );
   },

@@ -34,16 +34,25 @@ const OWN_SRC = path.resolve(import.meta.dirname, "../../src");
  * Bundles `entry` to `outfile` with imports of this checkout's src/ pointing into `treeRoot`'s;
  * `worker` resolves packages as wrangler does for workerd (ESM builds), else for Node.
  */
-export async function bundleFor(entry: string, outfile: string, treeRoot: string, worker = true): Promise<void> {
+export async function bundleFor(
+  entry: string,
+  outfile: string,
+  treeRoot: string,
+  worker = true,
+): Promise<void> {
   const treeSrc = path.resolve(treeRoot, "src");
   const redirect = {
     name: "tree",
-    setup(build: { onResolve(o: { filter: RegExp }, cb: (a: ResolveArgs) => object | undefined): void; onLoad(o: { filter: RegExp; namespace: string }, cb: () => object): void }) {
+    setup(build: {
+      onResolve(o: { filter: RegExp }, cb: (a: ResolveArgs) => object | undefined): void;
+      onLoad(o: { filter: RegExp; namespace: string }, cb: () => object): void;
+    }) {
       build.onResolve({ filter: /^\.\.?\// }, (args) => {
         const target = path.resolve(args.resolveDir, args.path);
         if (!target.startsWith(OWN_SRC + path.sep)) return undefined;
         // only the harness's own files are redirected; files inside a tree resolve within it
-        if (args.importer.startsWith(treeSrc + path.sep) || args.importer.startsWith(OWN_SRC + path.sep)) return undefined;
+        if (args.importer.startsWith(treeSrc + path.sep) || args.importer.startsWith(OWN_SRC + path.sep))
+          return undefined;
         const rel = path.relative(OWN_SRC, target).replace(/\.js$/, ".ts");
         const file = path.join(treeSrc, rel);
         if (existsSync(file)) return { path: file };
@@ -57,7 +66,9 @@ export async function bundleFor(entry: string, outfile: string, treeRoot: string
     entryPoints: [entry],
     bundle: true,
     format: "esm",
-    ...(worker ? { platform: "neutral", mainFields: ["module", "main"], conditions: ["workerd", "worker", "browser"] } : { platform: "node" }),
+    ...(worker
+      ? { platform: "neutral", mainFields: ["module", "main"], conditions: ["workerd", "worker", "browser"] }
+      : { platform: "node" }),
     outfile,
     logLevel: "error",
     plugins: [redirect],

@@ -80,10 +80,15 @@ async function answerOf(row: Row): Promise<string> {
 const args = parseArgs(process.argv.slice(2));
 const fixtures = JSON.parse(readFileSync(args.fixtures, "utf8")) as Fixtures;
 type RowsModule = { makeRows(f: Fixtures): Row[] };
-const [modA, modB] = (await Promise.all([import(pathToFileURL(args.a).href), import(pathToFileURL(args.b).href)])) as RowsModule[];
+const [modA, modB] = (await Promise.all([
+  import(pathToFileURL(args.a).href),
+  import(pathToFileURL(args.b).href),
+])) as RowsModule[];
 const rowsA = new Map(modA.makeRows(fixtures).map((r) => [r.name, r]));
 const rowsB = new Map(modB.makeRows(fixtures).map((r) => [r.name, r]));
-const names = [...rowsA.keys()].filter((n) => rowsB.has(n) && (args.filter === undefined || args.filter.test(n)));
+const names = [...rowsA.keys()].filter(
+  (n) => rowsB.has(n) && (args.filter === undefined || args.filter.test(n)),
+);
 
 const differ: string[] = [];
 for (const n of names) {
@@ -98,7 +103,10 @@ const counts = new Map<string, [number, number]>();
 for (const n of names) {
   const perA = await calibrate(rowsA.get(n)!.run, 60);
   const perB = await calibrate(rowsB.get(n)!.run, 60);
-  counts.set(n, [Math.max(1, Math.round((args.ms * 1000) / perA)), Math.max(1, Math.round((args.ms * 1000) / perB))]);
+  counts.set(n, [
+    Math.max(1, Math.round((args.ms * 1000) / perA)),
+    Math.max(1, Math.round((args.ms * 1000) / perB)),
+  ]);
 }
 
 // the measured stretch starts here (monotonic µs, the clock of V8's CPU profiles)
@@ -119,4 +127,11 @@ for (let rep = 0; rep < args.reps; rep++) {
   }
 }
 
-process.stdout.write(JSON.stringify({ rows: names.map((n) => ({ name: n, ...samples.get(n)! })), differ, measureStart, kept: typeof sink }) + "\n");
+process.stdout.write(
+  JSON.stringify({
+    rows: names.map((n) => ({ name: n, ...samples.get(n)! })),
+    differ,
+    measureStart,
+    kept: typeof sink,
+  }) + "\n",
+);

@@ -22,7 +22,9 @@ function opt(name: string): string | undefined {
 const OWN = path.resolve(import.meta.dirname, "../..");
 const row = opt("row");
 if (row === undefined) {
-  console.error("usage: npx tsx bench/ab/profile.ts --row <regex> [--tree <checkout>] [--reps 30] [--top 25]");
+  console.error(
+    "usage: npx tsx bench/ab/profile.ts --row <regex> [--tree <checkout>] [--reps 30] [--top 25]",
+  );
   process.exit(2);
 }
 const tree = path.resolve(opt("tree") ?? OWN);
@@ -39,7 +41,18 @@ await bundleFor(path.join(import.meta.dirname, "child.ts"), path.join(dir, "chil
 
 const tree0 = path.join(dir, "tree.mjs");
 const args = ["--cpu-prof", "--cpu-prof-dir", dir, "--cpu-prof-interval", "100", path.join(dir, "child.mjs")];
-args.push("--a", tree0, "--b", tree0, "--fixtures", path.join(dir, "fixtures.json"), "--reps", opt("reps") ?? "30", "--filter", row);
+args.push(
+  "--a",
+  tree0,
+  "--b",
+  tree0,
+  "--fixtures",
+  path.join(dir, "fixtures.json"),
+  "--reps",
+  opt("reps") ?? "30",
+  "--filter",
+  row,
+);
 const out = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 1 << 26 });
 if (out.status !== 0) {
   console.error(out.stderr);
@@ -52,7 +65,12 @@ interface Node {
   children?: number[];
 }
 const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"))!;
-const prof = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as { nodes: Node[]; startTime: number; samples: number[]; timeDeltas: number[] };
+const prof = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as {
+  nodes: Node[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+};
 // only samples from the measured stretch count (not building the fixtures or warming up)
 const { measureStart } = JSON.parse(out.stdout.trim().split("\n").pop()!) as { measureStart: number };
 const hitsOf = new Map<number, number>();
@@ -61,7 +79,8 @@ for (let i = 0; i < prof.samples.length; i++) {
   t += prof.timeDeltas[i];
   if (t >= measureStart) hitsOf.set(prof.samples[i], (hitsOf.get(prof.samples[i]) ?? 0) + 1);
 }
-const keyOf = (n: Node) => `${n.callFrame.functionName || "(anonymous)"} ${path.basename(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
+const keyOf = (n: Node) =>
+  `${n.callFrame.functionName || "(anonymous)"} ${path.basename(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
 const byId = new Map(prof.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
 for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -72,10 +91,14 @@ let total = 0;
 for (const [id, hits] of hitsOf) {
   total += hits;
   const keys = new Set<string>();
-  for (let at: number | undefined = id; at !== undefined; at = inclusive ? parent.get(at) : undefined) keys.add(keyOf(byId.get(at)!));
+  for (let at: number | undefined = id; at !== undefined; at = inclusive ? parent.get(at) : undefined)
+    keys.add(keyOf(byId.get(at)!));
   for (const key of keys) self.set(key, (self.get(key) ?? 0) + hits);
 }
 const top = Number(opt("top") ?? 25);
-console.log(`rows matching /${row}/ on ${tree}; ${inclusive ? "inclusive" : "self"} time, ${total} samples\n`);
-for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`);
+console.log(
+  `rows matching /${row}/ on ${tree}; ${inclusive ? "inclusive" : "self"} time, ${total} samples\n`,
+);
+for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top))
+  console.log(`${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`);
 console.log(`\nprofile: ${path.join(dir, file)} (bundle ${tree0})`);

@@ -30,7 +30,9 @@ function opt(name: string): string | undefined {
 const OWN = path.resolve(import.meta.dirname, "../..");
 const base = opt("base");
 if (base === undefined) {
-  console.error("usage: npm run bench:ab -- --base <checkout> [--head <checkout>] [--rounds 8] [--reps 3] [--ms 40] [--filter re] [--json file]");
+  console.error(
+    "usage: npm run bench:ab -- --base <checkout> [--head <checkout>] [--rounds 8] [--reps 3] [--ms 40] [--filter re] [--json file]",
+  );
   process.exit(2);
 }
 const head = path.resolve(opt("head") ?? OWN);
@@ -64,15 +66,32 @@ interface RoundRow {
 }
 
 const load0 = loadavg()[0];
-console.log(`base ${path.resolve(base)}\nhead ${head}\n${rounds} rounds × ${reps} paired samples of ~${ms} ms CPU per row and tree; load average ${load0.toFixed(1)}`);
+console.log(
+  `base ${path.resolve(base)}\nhead ${head}\n${rounds} rounds × ${reps} paired samples of ~${ms} ms CPU per row and tree; load average ${load0.toFixed(1)}`,
+);
 const all = new Map<string, { a: number[]; b: number[]; ratios: number[] }>();
 const differ = new Set<string>();
 for (let r = 0; r < rounds; r++) {
   const flip = r % 2 === 1;
-  const childArgs = [path.join(dir, "child.mjs"), "--a", path.join(dir, "base.mjs"), "--b", path.join(dir, "head.mjs"), "--fixtures", path.join(dir, "fixtures.json"), "--reps", reps, "--ms", ms];
+  const childArgs = [
+    path.join(dir, "child.mjs"),
+    "--a",
+    path.join(dir, "base.mjs"),
+    "--b",
+    path.join(dir, "head.mjs"),
+    "--fixtures",
+    path.join(dir, "fixtures.json"),
+    "--reps",
+    reps,
+    "--ms",
+    ms,
+  ];
   if (flip) childArgs.push("--flip");
   if (filter !== undefined) childArgs.push("--filter", filter);
-  const out = spawnSync(process.execPath, ["--expose-gc", ...childArgs], { encoding: "utf8", maxBuffer: 1 << 26 });
+  const out = spawnSync(process.execPath, ["--expose-gc", ...childArgs], {
+    encoding: "utf8",
+    maxBuffer: 1 << 26,
+  });
   if (out.status !== 0) {
     console.error(`round ${r + 1} failed:\n${out.stderr}`);
     process.exit(1);
@@ -106,7 +125,10 @@ function coldSample(file: string): Record<string, number> {
   return JSON.parse(line.slice(5)) as Record<string, number>;
 }
 
-if (coldRounds > 0 && (filter === undefined || COLD_ROWS.some(([, name]) => new RegExp(filter, "i").test(name)))) {
+if (
+  coldRounds > 0 &&
+  (filter === undefined || COLD_ROWS.some(([, name]) => new RegExp(filter, "i").test(name)))
+) {
   for (let r = 0; r < coldRounds; r++) {
     // the trees alternate going first
     let a: Record<string, number>;
@@ -139,7 +161,9 @@ function quantile(xs: readonly number[], q: number): number {
 
 const fmt = (us: number) => (us >= 100 ? us.toFixed(0) : us >= 10 ? us.toFixed(1) : us.toFixed(2));
 const w = Math.max(...[...all.keys()].map((n) => n.length));
-console.log(`\n${"row".padEnd(w)}  ${"base µs".padStart(9)}  ${"head µs".padStart(9)}  head/base  p10–p90      n`);
+console.log(
+  `\n${"row".padEnd(w)}  ${"base µs".padStart(9)}  ${"head µs".padStart(9)}  head/base  p10–p90      n`,
+);
 const summary: object[] = [];
 for (const [name, s] of all) {
   const ratio = quantile(s.ratios, 0.5);
@@ -147,7 +171,15 @@ for (const [name, s] of all) {
   console.log(
     `${name.padEnd(w)}  ${fmt(quantile(s.a, 0.5)).padStart(9)}  ${fmt(quantile(s.b, 0.5)).padStart(9)}  ${ratio.toFixed(3).padStart(9)}  ${quantile(s.ratios, 0.1).toFixed(2)}–${quantile(s.ratios, 0.9).toFixed(2)}  ${String(s.ratios.length).padStart(3)}${flag}`,
   );
-  summary.push({ name, baseMedianUs: quantile(s.a, 0.5), headMedianUs: quantile(s.b, 0.5), ratioMedian: ratio, ratioP10: quantile(s.ratios, 0.1), ratioP90: quantile(s.ratios, 0.9), samples: s });
+  summary.push({
+    name,
+    baseMedianUs: quantile(s.a, 0.5),
+    headMedianUs: quantile(s.b, 0.5),
+    ratioMedian: ratio,
+    ratioP10: quantile(s.ratios, 0.1),
+    ratioP90: quantile(s.ratios, 0.9),
+    samples: s,
+  });
 }
 console.log(`\nload average ${load0.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end`);
 if (differ.size > 0) {
@@ -155,4 +187,21 @@ if (differ.size > 0) {
   for (const d of differ) console.log(`  ${d}`);
 }
 const json = opt("json");
-if (json !== undefined) writeFileSync(json, JSON.stringify({ base: path.resolve(base), head, rounds, reps, ms, load: [load0, loadavg()[0]], rows: summary, differ: [...differ] }, null, 1));
+if (json !== undefined)
+  writeFileSync(
+    json,
+    JSON.stringify(
+      {
+        base: path.resolve(base),
+        head,
+        rounds,
+        reps,
+        ms,
+        load: [load0, loadavg()[0]],
+        rows: summary,
+        differ: [...differ],
+      },
+      null,
+      1,
+    ),
+  );

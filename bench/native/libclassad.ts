@@ -38,7 +38,9 @@ function locate(): Libclassad {
   }
   const ref = process.env.CLASSAD_REF ?? "v23.9.6";
   if (!existsSync(join(HERE, "../../.bench/libclassad", ref, "classad-harness")))
-    console.error(`libclassad: building ${ref} and our harness into .bench/ unless built (first use: a few minutes)`);
+    console.error(
+      `libclassad: building ${ref} and our harness into .bench/ unless built (first use: a few minutes)`,
+    );
   const r = spawnSync("bash", [join(HERE, "build.sh")], { encoding: "utf8" });
   if (r.status !== 0) {
     const why = (r.stderr ?? "").trim().split("\n").slice(-3).join(" / ") || `build.sh exited ${r.status}`;

@@ -14,7 +14,14 @@ import { Hono } from "hono";
 const app = new Hono<{ Bindings: { NOOP_LOG_LINE?: string; NOOP_CONTRACT?: string } }>();
 
 function logLine(decisionId: string): void {
-  const line = { decision_id: decisionId, engine: "limits", revision: "bench", outcome: "allowed", ms: 0, cache: "bypass" };
+  const line = {
+    decision_id: decisionId,
+    engine: "limits",
+    revision: "bench",
+    outcome: "allowed",
+    ms: 0,
+    cache: "bypass",
+  };
   console.log(JSON.stringify({ ts: new Date().toISOString(), ...line }));
 }
 
@@ -28,7 +35,13 @@ app.post("*", async (c) => {
     logLine(decisionId);
     const bytes = Number(c.req.header("x-bench-answer-bytes") ?? 0);
     let pad = pads.get(bytes);
-    if (pad === undefined) pads.set(bytes, (pad = "x".repeat(Math.max(0, bytes - JSON.stringify({ decision_id: decisionId, fields, pad: "" }).length))));
+    if (pad === undefined)
+      pads.set(
+        bytes,
+        (pad = "x".repeat(
+          Math.max(0, bytes - JSON.stringify({ decision_id: decisionId, fields, pad: "" }).length),
+        )),
+      );
     c.header("X-Arbiter-Cache", "bypass");
     c.header("X-Request-Id", crypto.randomUUID());
     return c.json({ decision_id: decisionId, fields, pad });

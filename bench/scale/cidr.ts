@@ -14,7 +14,11 @@ export function cidrPolicyText(n: number): string {
   const cidrs = new Set<string>();
   for (let i = 0; cidrs.size < n; i++) {
     const a = Math.imul(i, 2654435761) >>> 0;
-    cidrs.add(i % 2 ? `2001:db8:${(a >>> 16).toString(16)}:${(a & 65535).toString(16)}::/64` : `${a >>> 24}.${(a >>> 16) & 255}.${(a >>> 8) & 255}.0/24`);
+    cidrs.add(
+      i % 2
+        ? `2001:db8:${(a >>> 16).toString(16)}:${(a & 65535).toString(16)}::/64`
+        : `${a >>> 24}.${(a >>> 16) & 255}.${(a >>> 8) & 255}.0/24`,
+    );
   }
   return JSON.stringify({
     schema: 2,
@@ -37,7 +41,12 @@ function compiled(text: string): unknown {
 const texts = new Map(SIZES.map((n) => [n, cidrPolicyText(n)]));
 const stored = new Map(SIZES.map((n) => [n, JSON.stringify(compiled(texts.get(n) as string))]));
 
-const compile = measureSeries("limits ip-cidr-list: compile", SIZES, (n) => ({ run: () => compiled(texts.get(n) as string) }), { unit: "ms", ms: 20 });
+const compile = measureSeries(
+  "limits ip-cidr-list: compile",
+  SIZES,
+  (n) => ({ run: () => compiled(texts.get(n) as string) }),
+  { unit: "ms", ms: 20 },
+);
 // what an isolate does: the stored JSON is already parsed with the bundle, then load builds the policy
 const load: SeriesResult = measureSeries(
   "limits ip-cidr-list: load per isolate",
@@ -49,8 +58,17 @@ const load: SeriesResult = measureSeries(
   { unit: "ms", ms: 20 },
 );
 
-const CONTEXT: LimitsContext = { now: 0, explain: false, dns: undefined, cidrList: () => undefined, localAddresses: [] };
-const request = { requester: "2001:db8:1::5", task: { schema: 1, test: { type: "rtt", spec: { schema: 1, dest: "x" } } } };
+const CONTEXT: LimitsContext = {
+  now: 0,
+  explain: false,
+  dns: undefined,
+  cidrList: () => undefined,
+  localAddresses: [],
+};
+const request = {
+  requester: "2001:db8:1::5",
+  task: { schema: 1, test: { type: "rtt", spec: { schema: 1, dest: "x" } } },
+};
 const decide = measureSeries("limits ip-cidr-list: one decision", SIZES, (n) => {
   const policy = limitsEngine.load(JSON.parse(stored.get(n) as string));
   return { run: () => decideLimits(policy, request as never, CONTEXT) };
@@ -62,6 +80,8 @@ const before = heapUsed();
 const big = limitsEngine.load(JSON.parse(stored.get(100_000) as string));
 stored.clear();
 const held = heapUsed() - before;
-load.notes.push(`heap of the loaded 100k-CIDR policy: ${(held / 1048576).toFixed(2)} MB (an isolate has 128 MB)`);
+load.notes.push(
+  `heap of the loaded 100k-CIDR policy: ${(held / 1048576).toFixed(2)} MB (an isolate has 128 MB)`,
+);
 report(compile, load, decide);
 if (big === null) console.log("");

@@ -24,7 +24,13 @@ import type { ClassAd } from "../../src/engines/classad/classad.js";
 import * as sourceEngine from "../../src/engines/classad/index.js";
 import { bundled } from "../bundled.js";
 import { JOB_AD, slotAd } from "../fixtures.js";
-import { libclassad, libclassadMatch, noLibclassadNote, writeAdFiles, type AdFiles } from "../native/libclassad.js";
+import {
+  libclassad,
+  libclassadMatch,
+  noLibclassadNote,
+  writeAdFiles,
+  type AdFiles,
+} from "../native/libclassad.js";
 import { growthExponent, heapUsed, measureSeries, median, report, type SeriesResult } from "./series.js";
 
 const SIZES = (process.env.SCALE_SIZES ?? "100,1000,10000,100000").split(",").map(Number);
@@ -71,7 +77,8 @@ function round(name: string, bestN: number | undefined, into: number[][]): void 
     SIZES,
     (n) => {
       const machines = slices.get(n) as ClassAd[];
-      const req = bestN === undefined ? { job, schedd: null, machines } : { job, schedd: null, machines, best: bestN };
+      const req =
+        bestN === undefined ? { job, schedd: null, machines } : { job, schedd: null, machines, best: bestN };
       const check = engine.decideParsedMatch(null, req, ctx);
       if (check.outcome !== "matched") throw new Error("fixture does not match");
       return { run: () => engine.decideParsedMatch(null, req, ctx) };

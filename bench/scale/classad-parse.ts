@@ -55,9 +55,15 @@ const perAd = (() => {
   return (heapUsed() - before) / 10_000;
 })();
 const coldAfter = median([0, 1, 2].map(() => timeCalls(() => (clearExprCache(), parseOne()), 100)));
-result.notes.push(`with 10,000 held: ${(result.values[2] / result.values[0]).toFixed(2)}× the empty-heap figure (goal ≤ 1.2×)`);
-result.notes.push(`memory per parsed 55-attribute ad: ${Math.round(perAd).toLocaleString("en")} bytes, its text included (goal ≤ 4 KB); heap before: ${(base / 1048576).toFixed(1)} MB`);
-result.notes.push(`cold parse (expression cache empty): ${coldFirst.toFixed(1)} µs before any warm parse, ${coldAfter.toFixed(1)} µs after warm ones`);
+result.notes.push(
+  `with 10,000 held: ${(result.values[2] / result.values[0]).toFixed(2)}× the empty-heap figure (goal ≤ 1.2×)`,
+);
+result.notes.push(
+  `memory per parsed 55-attribute ad: ${Math.round(perAd).toLocaleString("en")} bytes, its text included (goal ≤ 4 KB); heap before: ${(base / 1048576).toFixed(1)} MB`,
+);
+result.notes.push(
+  `cold parse (expression cache empty): ${coldFirst.toFixed(1)} µs before any warm parse, ${coldAfter.toFixed(1)} µs after warm ones`,
+);
 const lib = libclassad();
 if (lib.ok) {
   const files = writeAdFiles(JOB_AD, texts[0]);

@@ -51,7 +51,13 @@ function preparedPool(n: number): PreparedHost[] {
   return out;
 }
 
-const prepared = prepareRequest({ client: "ws0", net: 0, fromAddress: "10.0.0.20", user: "alice", attrs: ["x86", "!sparc", "OR", "hugemem"] });
+const prepared = prepareRequest({
+  client: "ws0",
+  net: 0,
+  fromAddress: "10.0.0.20",
+  user: "alice",
+  attrs: ["x86", "!sparc", "OR", "hugemem"],
+});
 if (!prepared.ok) throw new Error("request");
 const req = prepared.value;
 const pools = new Map(SIZES.map((n) => [n, preparedPool(n)]));
@@ -96,11 +102,25 @@ function arrayCase(n: number) {
   };
 }
 
-const indexed = measureSeries("customs: one allocation over N hosts (HostIndex, the HostPool object's path)", SIZES, indexedCase, { rounds: 3 });
-const scanned = measureSeries("customs: the same over host objects (selectHost, the former path)", SIZES, arrayCase, { rounds: 3 });
+const indexed = measureSeries(
+  "customs: one allocation over N hosts (HostIndex, the HostPool object's path)",
+  SIZES,
+  indexedCase,
+  { rounds: 3 },
+);
+const scanned = measureSeries(
+  "customs: the same over host objects (selectHost, the former path)",
+  SIZES,
+  arrayCase,
+  { rounds: 3 },
+);
 const before = heapUsed();
 const index = HostIndex.of(pools.get(100_000) as PreparedHost[]);
-indexed.notes.push(`the index's arrays for 100,000 hosts: ${((heapUsed() - before) / 1048576).toFixed(1)} MB (the prepared hosts themselves: ${(before / 1048576).toFixed(0)} MB with every pool of the series held)`);
-indexed.notes.push(`at 100,000 hosts: ${(scanned.values[4] / indexed.values[4]).toFixed(1)}× faster than the scan over host objects`);
+indexed.notes.push(
+  `the index's arrays for 100,000 hosts: ${((heapUsed() - before) / 1048576).toFixed(1)} MB (the prepared hosts themselves: ${(before / 1048576).toFixed(0)} MB with every pool of the series held)`,
+);
+indexed.notes.push(
+  `at 100,000 hosts: ${(scanned.values[4] / indexed.values[4]).toFixed(1)}× faster than the scan over host objects`,
+);
 report(indexed, scanned);
 if (index.length === 0) console.log("");

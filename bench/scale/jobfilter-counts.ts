@@ -17,7 +17,9 @@ import { chain, job } from "../fixtures.js";
 import { measureSeries, report } from "./series.js";
 
 /** The sizes; `JOBFILTER_COUNTS_MAX=10000` leaves out the 100k size (its rebuilds take seconds each on a loaded machine). */
-const CHANGE = [1_000, 10_000, 100_000].filter((n) => n <= Number(process.env.JOBFILTER_COUNTS_MAX ?? Infinity));
+const CHANGE = [1_000, 10_000, 100_000].filter(
+  (n) => n <= Number(process.env.JOBFILTER_COUNTS_MAX ?? Infinity),
+);
 const TOP = CHANGE.length - 1;
 const topName = `${CHANGE[TOP] / 1000}k`;
 const many = Array.from({ length: CHANGE[CHANGE.length - 1] }, (_, i) => job(1_000 + i));
@@ -31,11 +33,11 @@ const restamped = edited(500, (r) => ({ ...r, watermark: 200_000, reason_trail: 
 const after = buildFilterSet(restamped);
 // the same on an opcode rule, its predicate changed too (to an OP_ID no running job has)
 const opcodeChanged = edited(501, (r) => ({
-    ...r,
-    watermark: 200_000,
-    predicates: [["opcode", ["==", "OP_ID", "OP_NEVER_X"]]],
-    reason_trail: [["luxid", "", 1n]],
-  }));
+  ...r,
+  watermark: 200_000,
+  predicates: [["opcode", ["==", "OP_ID", "OP_NEVER_X"]]],
+  reason_trail: [["luxid", "", 1n]],
+}));
 
 const rebuild = measureSeries(
   "jobfilter: a rule change with 1,000 rules and N jobs running, rebuilding the counts (former path)",

@@ -90,7 +90,12 @@ export const KINDS: readonly (readonly [string, FilterRule["predicates"]])[] = [
   ],
   [
     "OP_ID == (90% of jobs) & field ==",
-    [["opcode", ["&", ["=", "OP_ID", "OP_INSTANCE_REPLACE_DISKS"], ["=", "instance_name", "web7011.example.com"]]]],
+    [
+      [
+        "opcode",
+        ["&", ["=", "OP_ID", "OP_INSTANCE_REPLACE_DISKS"], ["=", "instance_name", "web7011.example.com"]],
+      ],
+    ],
   ],
   ["field == number (1/64 of jobs)", [["opcode", ["=", "beparams.memory", 4096]]]],
   ["field != (not indexed)", [["opcode", ["!=", "instance_name", "db7007.example.com"]]]],
@@ -210,7 +215,8 @@ function seriesFor(label: string, E: typeof Engine): SeriesResult[] {
   if ("setIndexedPaths" in queues.get(SIZES[0])!.store && !BACK_ONLY) {
     // `instance_name` dropped from the store's index before each change to a rule naming it (the timed call is always that change)
     const named = edited(MIDDLE, KINDS.find(([name]) => name.startsWith("field =="))![1]);
-    const drop = (store: Engine.MemoryShares) => store.setIndexedPaths(store.indexedPaths().filter((p) => p !== "instance_name"));
+    const drop = (store: Engine.MemoryShares) =>
+      store.setIndexedPaths(store.indexedPaths().filter((p) => p !== "instance_name"));
     out.push(
       measureSeries(
         `jobfilter reach [${label}]: the first rule change naming a field path new to the store (field ==)`,
@@ -253,16 +259,25 @@ function seriesFor(label: string, E: typeof Engine): SeriesResult[] {
     for (const q of queues.values()) fillAll(q.store);
   }
   // a rule changed and changed back, each direction timed on its own: the worst call, not the median (which the forward calls set)
-  for (const [name, toRules] of changes.filter(([n]) => BACK_KINDS.some((k) => n === k || n.startsWith(`${k} (`)))) {
+  for (const [name, toRules] of changes.filter(([n]) =>
+    BACK_KINDS.some((k) => n === k || n.startsWith(`${k} (`)),
+  )) {
     const worst: number[][] = [[], [], []];
     const medians: string[] = [];
     for (const n of SIZES) {
       const q = queues.get(n)!;
-      const [fwd, back, reload] = backAndForth(q, () => E.buildFilterSet(toRules), () => E.buildFilterSet(rules), E);
+      const [fwd, back, reload] = backAndForth(
+        q,
+        () => E.buildFilterSet(toRules),
+        () => E.buildFilterSet(rules),
+        E,
+      );
       worst[0].push(Math.max(...fwd));
       worst[1].push(Math.max(...back));
       worst[2].push(Math.max(...reload));
-      medians.push(`${n / 1000}k: medians ${median(fwd).toFixed(1)} / ${median(back).toFixed(1)} / ${median(reload).toFixed(1)} ms`);
+      medians.push(
+        `${n / 1000}k: medians ${median(fwd).toFixed(1)} / ${median(back).toFixed(1)} / ${median(reload).toFixed(1)} ms`,
+      );
       settle(q, `${name} back and forth`);
     }
     const row = (what: string, values: number[]): SeriesResult => ({
@@ -272,7 +287,11 @@ function seriesFor(label: string, E: typeof Engine): SeriesResult[] {
       values,
       notes: [`changed, changed back, reload changing back: ${medians.join("; ")}`],
     });
-    out.push(row("rule change", worst[0]), row("rule change going back", worst[1]), row("reload after an uncarried change going back", worst[2]));
+    out.push(
+      row("rule change", worst[0]),
+      row("rule change going back", worst[1]),
+      row("reload after an uncarried change going back", worst[2]),
+    );
   }
   out.push(
     measureSeries(
@@ -291,7 +310,11 @@ function seriesFor(label: string, E: typeof Engine): SeriesResult[] {
 }
 
 /** The kinds whose change back is timed on its own (`JOBFILTER_REACH_BACK=a,b` to choose others: a kind's name, or its start before ` (`), and how many times. */
-const BACK_KINDS = process.env.JOBFILTER_REACH_BACK?.split(",") ?? ["OP_ID !=", "regex, no literal", "field !="];
+const BACK_KINDS = process.env.JOBFILTER_REACH_BACK?.split(",") ?? [
+  "OP_ID !=",
+  "regex, no literal",
+  "field !=",
+];
 const BACK_ROUNDS = 3;
 /** `JOBFILTER_REACH_BACK_ONLY=1`: only the rows of a change and its change back (and the reload with the same rules). */
 const BACK_ONLY = process.env.JOBFILTER_REACH_BACK_ONLY === "1";
@@ -303,7 +326,12 @@ const BACK_ONLY = process.env.JOBFILTER_REACH_BACK_ONLY === "1";
  * (a new `RunningCounts` restored from the store, which holds nothing of the
  * changes before; the change to `to` before each is not timed).
  */
-function backAndForth(q: Queue, to: () => Engine.FilterSet, from: () => Engine.FilterSet, E: typeof Engine): number[][] {
+function backAndForth(
+  q: Queue,
+  to: () => Engine.FilterSet,
+  from: () => Engine.FilterSet,
+  E: typeof Engine,
+): number[][] {
   const timed = (run: () => unknown) => {
     collect();
     const t = cpuMicros();

@@ -7,7 +7,13 @@
  * former path, still used by `POST /v1/jobfilter/decide`, whose request
  * carries its queue).
  */
-import { RunningCounts, buildFilterSet, decideCounted, decideJob, type Job } from "../../src/engines/jobfilter/index.js";
+import {
+  RunningCounts,
+  buildFilterSet,
+  decideCounted,
+  decideJob,
+  type Job,
+} from "../../src/engines/jobfilter/index.js";
 import { chain, job } from "../fixtures.js";
 import { measureSeries, report } from "./series.js";
 
@@ -16,7 +22,10 @@ const QUEUE = 10_000;
 const running = Array.from({ length: QUEUE }, (_, i) => job(1_000 + i));
 const probe = job(50_000);
 
-function fixture(rules: number, queue: number): { counts: RunningCounts; run: Job[]; set: ReturnType<typeof buildFilterSet> } {
+function fixture(
+  rules: number,
+  queue: number,
+): { counts: RunningCounts; run: Job[]; set: ReturnType<typeof buildFilterSet> } {
   const set = buildFilterSet(chain(rules));
   const run = running.slice(0, queue);
   const counts = RunningCounts.of(set, run);
@@ -26,14 +35,22 @@ function fixture(rules: number, queue: number): { counts: RunningCounts; run: Jo
   return { counts, run, set };
 }
 
-const byRules = measureSeries(`jobfilter: decision, rate-limited by the last of N rules, ${QUEUE.toLocaleString("en")} jobs running (counts)`, RULES, (n) => {
-  const { counts } = fixture(n, QUEUE);
-  return { run: () => decideCounted(counts, probe) };
-});
-const byQueue = measureSeries("jobfilter: the same with 1,000 rules and N jobs running (counts)", [10, 1_000, 10_000], (n) => {
-  const { counts } = fixture(1_000, n);
-  return { run: () => decideCounted(counts, probe) };
-});
+const byRules = measureSeries(
+  `jobfilter: decision, rate-limited by the last of N rules, ${QUEUE.toLocaleString("en")} jobs running (counts)`,
+  RULES,
+  (n) => {
+    const { counts } = fixture(n, QUEUE);
+    return { run: () => decideCounted(counts, probe) };
+  },
+);
+const byQueue = measureSeries(
+  "jobfilter: the same with 1,000 rules and N jobs running (counts)",
+  [10, 1_000, 10_000],
+  (n) => {
+    const { counts } = fixture(1_000, n);
+    return { run: () => decideCounted(counts, probe) };
+  },
+);
 const walking = measureSeries(
   `jobfilter: decideJob walking the ${QUEUE.toLocaleString("en")} running jobs (former path)`,
   RULES,
@@ -43,5 +60,7 @@ const walking = measureSeries(
   },
   { rounds: 3, ms: 50 },
 );
-byRules.notes.push(`1,000 rules: ${byRules.values[2].toFixed(1)} µs (goal < 100 µs); ${(walking.values[2] / byRules.values[2]).toFixed(0)}× less than walking the queue`);
+byRules.notes.push(
+  `1,000 rules: ${byRules.values[2].toFixed(1)} µs (goal < 100 µs); ${(walking.values[2] / byRules.values[2]).toFixed(0)}× less than walking the queue`,
+);
 report(byRules, byQueue, walking);

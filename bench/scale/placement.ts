@@ -15,7 +15,10 @@ import { collect, cpuMicros, measureSeries, median, report } from "./series.js";
 const SIZES = [10, 100, 300, 1_000, 3_000];
 
 function policyText(n: number): string {
-  return placementWithRules(n, (i) => `{name: user, create: true, filter: {type: allow, users: ["^team${i}-[a-z]+$"]}}`);
+  return placementWithRules(
+    n,
+    (i) => `{name: user, create: true, filter: {type: allow, users: ["^team${i}-[a-z]+$"]}}`,
+  );
 }
 
 const request = { user: "carol", groups: ["staff"], queue: "", tags: {} };
@@ -92,7 +95,8 @@ function compileFigures(): string[] {
   for (let i = 0; i < 5; i++) {
     const r = spawnSync(process.execPath, ["--import", "tsx", file], { encoding: "utf8" });
     const line = r.stdout.split("\n").find((l) => l.startsWith("COLD "));
-    if (r.status !== 0 || line === undefined) throw new Error(`placement-cold: exited ${r.status}: ${r.stderr.slice(-400)}`);
+    if (r.status !== 0 || line === undefined)
+      throw new Error(`placement-cold: exited ${r.status}: ${r.stderr.slice(-400)}`);
     cold.push(JSON.parse(line.slice(5)));
   }
   const m = (xs: number[]) => median(xs);

@@ -10,13 +10,26 @@ import { fileURLToPath } from "node:url";
 import { growthExponent, type SeriesResult } from "./series.js";
 
 /** Series files in bench/scale/, in the order they are run. */
-export const SERIES = ["classad-match", "classad-parse", "cidr", "customs", "jobfilter", "jobfilter-counts", "jobfilter-reach", "placement"] as const;
+export const SERIES = [
+  "classad-match",
+  "classad-parse",
+  "cidr",
+  "customs",
+  "jobfilter",
+  "jobfilter-counts",
+  "jobfilter-reach",
+  "placement",
+] as const;
 
 /** Runs one series file in a fresh process and returns its results. */
 export function runSeriesFile(name: string): SeriesResult[] {
   const file = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
-  const r = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", file], { encoding: "utf8", maxBuffer: 1 << 24 });
-  if (r.status !== 0) throw new Error(`${name}: exited ${r.status}: ${r.stderr.trim().split("\n").slice(-5).join("\n")}`);
+  const r = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", file], {
+    encoding: "utf8",
+    maxBuffer: 1 << 24,
+  });
+  if (r.status !== 0)
+    throw new Error(`${name}: exited ${r.status}: ${r.stderr.trim().split("\n").slice(-5).join("\n")}`);
   return r.stdout
     .split("\n")
     .filter((l) => l.startsWith("SCALE "))
@@ -35,8 +48,12 @@ function fig(v: number): string {
 export function printSeries(r: SeriesResult): void {
   const exp = growthExponent(r);
   console.log(`\n${r.name} (${r.unit})`);
-  console.log(`  size   ${r.sizes.map((s) => s.toLocaleString("en").padStart(10)).join("")}   growth exponent (last two sizes)`);
-  console.log(`  ${r.unit.padEnd(5)}  ${r.values.map((v) => fig(v).padStart(10)).join("")}   ${Number.isFinite(exp) ? exp.toFixed(2) : "-"}`);
+  console.log(
+    `  size   ${r.sizes.map((s) => s.toLocaleString("en").padStart(10)).join("")}   growth exponent (last two sizes)`,
+  );
+  console.log(
+    `  ${r.unit.padEnd(5)}  ${r.values.map((v) => fig(v).padStart(10)).join("")}   ${Number.isFinite(exp) ? exp.toFixed(2) : "-"}`,
+  );
   for (const n of r.notes) console.log(`  ${n}`);
 }
 

@@ -99,15 +99,20 @@ async function compileSafely(
   pause: () => Promise<void>,
 ): Promise<Result<unknown, PolicyError[]>> {
   try {
-    return engine.compileSteps ? await finishInSlices(engine.compileSteps(source), pause) : engine.compile(source);
+    return engine.compileSteps
+      ? await finishInSlices(engine.compileSteps(source), pause)
+      : engine.compile(source);
   } catch (e) {
-    return err([{ code: "policy_compile_crashed", message: `compiler failed: ${(e as Error).message}`, at: "" }]);
+    return err([
+      { code: "policy_compile_crashed", message: `compiler failed: ${(e as Error).message}`, at: "" },
+    ]);
   }
 }
 
 /** Replaces one engine's source in a bundle's sources, for publishing a single policy. */
 export function sourcesOf(bundle: Bundle): Sources {
   const out: Sources = {};
-  for (const [name, entry] of Object.entries(bundle.engines) as [EngineName, BundleEntry][]) out[name] = entry.source;
+  for (const [name, entry] of Object.entries(bundle.engines) as [EngineName, BundleEntry][])
+    out[name] = entry.source;
   return out;
 }

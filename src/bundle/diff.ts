@@ -18,11 +18,20 @@ import type { PlacementRequest } from "../engines/placement/types.js";
 import { compileFilters, compileFiltersSteps, loadFilters } from "../engines/jobfilter/policy.js";
 import { decideJobfilter, type JobfilterRequest } from "../engines/jobfilter/engine.js";
 import { jobfilterDiffRequests, jobfilterDiffRequestsSteps } from "../engines/jobfilter/diff-requests.js";
-import { compileForDiff, compileForDiffSteps, decideOffline, loadForDiff } from "../engines/limits/diff-context.js";
+import {
+  compileForDiff,
+  compileForDiffSteps,
+  decideOffline,
+  loadForDiff,
+} from "../engines/limits/diff-context.js";
 import { limitsDiffRequests, limitsDiffRequestsSteps } from "../engines/limits/diff-requests.js";
 import { compileMatchPolicy, loadMatchPolicy } from "../engines/classad/policy.js";
 import { decideForDiff, matchDiffRequests } from "../engines/classad/diff-requests.js";
-import { compileCustomsPolicy, compileCustomsPolicySteps, loadCustomsPolicy } from "../engines/customs/policy.js";
+import {
+  compileCustomsPolicy,
+  compileCustomsPolicySteps,
+  loadCustomsPolicy,
+} from "../engines/customs/policy.js";
 import {
   customsDiffRequests,
   customsDiffRequestsSteps,
@@ -282,7 +291,10 @@ export function diffPoliciesSteps(
   newSource: string,
   options: DiffOptions = {},
 ): Steps<Result<DiffReport, DiffError>> {
-  return withCompileMemo(diffSteps(engine, oldSource, newSource, options), new CompileMemo(options.compileMemoBytes));
+  return withCompileMemo(
+    diffSteps(engine, oldSource, newSource, options),
+    new CompileMemo(options.compileMemoBytes),
+  );
 }
 
 function* diffSteps(
@@ -366,7 +378,10 @@ function* diffSteps(
     compared,
     differing,
     pairs: [...pairs.values()].sort(
-      (x, y) => Number(x.pair === OTHER_PAIR) - Number(y.pair === OTHER_PAIR) || y.count - x.count || x.pair.localeCompare(y.pair),
+      (x, y) =>
+        Number(x.pair === OTHER_PAIR) - Number(y.pair === OTHER_PAIR) ||
+        y.count - x.count ||
+        x.pair.localeCompare(y.pair),
     ),
     coverage: {
       boundaries: gen.boundaries,

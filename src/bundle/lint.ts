@@ -51,7 +51,11 @@ export const LINT_CODES: Readonly<Record<EngineName, readonly string[]>> = {
   jobfilter: ["jobfilter_shadowed_rule", "jobfilter_never_true", "lint_incomplete"],
 };
 
-type Linter = (source: string, options: LintOptions, work: LintWork) => Steps<Result<LintFinding[], PolicyError[]>>;
+type Linter = (
+  source: string,
+  options: LintOptions,
+  work: LintWork,
+) => Steps<Result<LintFinding[], PolicyError[]>>;
 
 const LINTERS: Readonly<Record<EngineName, Linter>> = {
   limits: function* (source, _options, work) {

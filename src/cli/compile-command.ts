@@ -31,7 +31,10 @@ export async function compileCommand(argv: string[], io: Io): Promise<number> {
   refuseUnknownSwitches(args, [], COMPILE_USAGE);
   if (args.positional.length > 1) throw new UsageError(COMPILE_USAGE);
   // The build (npm start, npm test, wrangler deploy) runs `arbiter compile policies` itself: the variable reaches it.
-  const fromEnv = (io.env.ARBITER_ALLOW_MISSING ?? "").split(",").map((e) => e.trim()).filter((e) => e !== "");
+  const fromEnv = (io.env.ARBITER_ALLOW_MISSING ?? "")
+    .split(",")
+    .map((e) => e.trim())
+    .filter((e) => e !== "");
   const allowed = allowedMissing([...(args.values.get("--allow-missing") ?? []), ...fromEnv]);
   if (!allowed.ok) throw new UsageError(allowed.error);
   const dir = args.positional[0] ?? "policies";

@@ -12,17 +12,30 @@ export interface ReadyPolicy {
 }
 
 /** A policy ready to decide, or the `policy_invalid` answer (with every error) that stands for it. */
-export type PolicyOutcome = { ok: true; ready: ReadyPolicy } | { ok: false; error: { error: { code: string; message: string; details: { code: string; message: string; at: string }[] } } };
+export type PolicyOutcome =
+  | { ok: true; ready: ReadyPolicy }
+  | {
+      ok: false;
+      error: {
+        error: { code: string; message: string; details: { code: string; message: string; at: string }[] };
+      };
+    };
 
 /** Compiles one engine's source as a bundle of its own and loads it, as `arbiter eval` and `arbiter test` both use policies. */
 export async function preparePolicy(engine: EngineName, source: string): Promise<PolicyOutcome> {
   const bundle = await compileBundle({ [engine]: source }, new Date(0).toISOString());
   if (!bundle.ok) {
     const details = bundle.error.map((e) => ({ code: e.code, message: e.message, at: e.at }));
-    return { ok: false, error: { error: { code: "policy_invalid", message: details[0]?.message ?? "invalid policy", details } } };
+    return {
+      ok: false,
+      error: { error: { code: "policy_invalid", message: details[0]?.message ?? "invalid policy", details } },
+    };
   }
   const entry = bundle.value.engines[engine];
-  return { ok: true, ready: { policy: ENGINES[engine].load(entry?.compiled), revision: bundle.value.revision } };
+  return {
+    ok: true,
+    ready: { policy: ENGINES[engine].load(entry?.compiled), revision: bundle.value.revision },
+  };
 }
 
 /**
@@ -31,7 +44,12 @@ export async function preparePolicy(engine: EngineName, source: string): Promise
  * request the schema or the engine refuses, or `budget_exceeded` for a decision
  * past DECISION_BUDGET. `arbiter test` matches these answers.
  */
-export async function answerRequest(evaluator: PolicyEvaluator, ready: ReadyPolicy, input: unknown, now: number): Promise<object> {
+export async function answerRequest(
+  evaluator: PolicyEvaluator,
+  ready: ReadyPolicy,
+  input: unknown,
+  now: number,
+): Promise<object> {
   const checked = evaluator.schema.safeParse(input);
   if (!checked.success) {
     const details = checked.error.issues.map((i) => ({
@@ -44,7 +62,9 @@ export async function answerRequest(evaluator: PolicyEvaluator, ready: ReadyPoli
   let decision;
   const budget = decisionBudget(process.env.DECISION_BUDGET);
   try {
-    decision = await budget.run(() => evaluator.decide(ready.policy, checked.data, { now, explain: false, budget }));
+    decision = await budget.run(() =>
+      evaluator.decide(ready.policy, checked.data, { now, explain: false, budget }),
+    );
   } catch (e) {
     // Engines reject request content their schema cannot see (an ad that does not parse) by a typed error,
     // and a decision that spends its work budget where its engine has no verdict for it is `budget_exceeded`.

@@ -27,9 +27,17 @@ export function evalClassadLine(line: unknown): object {
     const machine = readAd(line.machine);
     if (!machine.ok) return invalid(`\`machine\`: ${machine.error.message} at ${machine.error.at}`);
     const r = matchOne(job.ad, machine.ad, cliContext());
-    return { symmetric_match: r.symmetric, job_rank: printValue(r.jobRank), machine_rank: printValue(r.machineRank) };
+    return {
+      symmetric_match: r.symmetric,
+      job_rank: printValue(r.jobRank),
+      machine_rank: printValue(r.machineRank),
+    };
   }
-  if (typeof line.expr !== "string") return invalid("`expr` must be a string (or give `match: true` with `job` and `machine`)");
-  const { type, value } = evaluateRequest({ expr: line.expr, my: line.my, target: line.target }, cliContext());
+  if (typeof line.expr !== "string")
+    return invalid("`expr` must be a string (or give `match: true` with `job` and `machine`)");
+  const { type, value } = evaluateRequest(
+    { expr: line.expr, my: line.my, target: line.target },
+    cliContext(),
+  );
   return { type, value };
 }

@@ -44,11 +44,20 @@ type Loaded = { kind: "policy"; evaluator: PolicyEvaluator } | { kind: "line"; e
 async function loadEvaluator(name: string): Promise<Loaded | undefined> {
   switch (name) {
     case "limits":
-      return { kind: "policy", evaluator: (await import("./eval-limits.js")).limitsEvaluator as PolicyEvaluator };
+      return {
+        kind: "policy",
+        evaluator: (await import("./eval-limits.js")).limitsEvaluator as PolicyEvaluator,
+      };
     case "placement":
-      return { kind: "policy", evaluator: (await import("./eval-placement.js")).placementEvaluator as PolicyEvaluator };
+      return {
+        kind: "policy",
+        evaluator: (await import("./eval-placement.js")).placementEvaluator as PolicyEvaluator,
+      };
     case "match":
-      return { kind: "policy", evaluator: (await import("./eval-match.js")).matchEvaluator as PolicyEvaluator };
+      return {
+        kind: "policy",
+        evaluator: (await import("./eval-match.js")).matchEvaluator as PolicyEvaluator,
+      };
     case "customs":
       return asLoaded((await import("./eval-customs.js")).customsEvaluator);
     case "jobfilter":
@@ -56,7 +65,10 @@ async function loadEvaluator(name: string): Promise<Loaded | undefined> {
     case "jq":
       return { kind: "line", evaluator: (await import("./eval-jq.js")).jqLineEvaluator };
     case "classad":
-      return { kind: "line", evaluator: { evaluateLine: (await import("./eval-classad.js")).evalClassadLine } };
+      return {
+        kind: "line",
+        evaluator: { evaluateLine: (await import("./eval-classad.js")).evalClassadLine },
+      };
     default:
       return undefined;
   }
@@ -71,7 +83,7 @@ const defaultPolicyDir = fileURLToPath(new URL("../../policies/", import.meta.ur
 /** `arbiter eval`: the engines over JSON lines, speaking the API's JSON. */
 export async function evalCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, ["--policy"]);
-  if (args.switches.has("--help")) return io.stdout(EVAL_USAGE), 0;
+  if (args.switches.has("--help")) return (io.stdout(EVAL_USAGE), 0);
   refuseUnknownSwitches(args, [], EVAL_USAGE);
   if (args.positional.length !== 1) throw new UsageError(EVAL_USAGE);
   const loaded = await loadEvaluator(args.positional[0]);
@@ -79,7 +91,8 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
   const lines = (await io.readStdin()).split("\n").filter((l) => l.trim() !== "");
 
   if (loaded.kind === "line") {
-    if (args.values.has("--policy")) throw new UsageError(`--policy does not apply to \`${args.positional[0]}\`\n\n${EVAL_USAGE}`);
+    if (args.values.has("--policy"))
+      throw new UsageError(`--policy does not apply to \`${args.positional[0]}\`\n\n${EVAL_USAGE}`);
     const read = loaded.evaluator.parseLine?.bind(loaded.evaluator);
     const write = loaded.evaluator.stringify?.bind(loaded.evaluator) ?? JSON.stringify;
     for (const line of lines) {
@@ -91,7 +104,9 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
 
   const evaluator = loaded.evaluator;
   const write = evaluator.stringify?.bind(evaluator) ?? JSON.stringify;
-  return answerLines(evaluator, option(args, "--policy"), lines, io, (answer) => io.stdout(write(answer) + "\n"));
+  return answerLines(evaluator, option(args, "--policy"), lines, io, (answer) =>
+    io.stdout(write(answer) + "\n"),
+  );
 }
 
 /**
@@ -100,9 +115,16 @@ export async function evalCommand(argv: string[], io: Io): Promise<number> {
  * `{"policy", "input"}` taking its own; `emit` gets each answer in order (a
  * verdict, or an `{"error": …}` object). 1 when the policy file is invalid.
  */
-export async function answerLines(evaluator: PolicyEvaluator, policyOption: string | undefined, lines: readonly string[], io: Io, emit: (answer: object) => void): Promise<number> {
+export async function answerLines(
+  evaluator: PolicyEvaluator,
+  policyOption: string | undefined,
+  lines: readonly string[],
+  io: Io,
+  emit: (answer: object) => void,
+): Promise<number> {
   const engine = ENGINES[evaluator.engine];
-  const policyFile = policyOption ?? readPolicyDir(defaultPolicyDir).files[evaluator.engine] ?? defaultPolicyDir + engine.file;
+  const policyFile =
+    policyOption ?? readPolicyDir(defaultPolicyDir).files[evaluator.engine] ?? defaultPolicyDir + engine.file;
   const base = await preparePolicy(evaluator.engine, readFileSync(policyFile, "utf8"));
   if (!base.ok) {
     io.stderr(`${policyFile}: ${JSON.stringify(base.error)}\n`);
@@ -136,10 +158,18 @@ export async function answerLines(evaluator: PolicyEvaluator, policyOption: stri
   return 0;
 }
 
-function parseLine(line: string, read: (text: string) => unknown = JSON.parse): { ok: true; value: unknown } | { ok: false; error: object } {
+function parseLine(
+  line: string,
+  read: (text: string) => unknown = JSON.parse,
+): { ok: true; value: unknown } | { ok: false; error: object } {
   try {
     return { ok: true, value: read(line) };
   } catch (e) {
-    return { ok: false, error: { error: { code: "invalid_json", message: `the line is not valid JSON: ${(e as Error).message}` } } };
+    return {
+      ok: false,
+      error: {
+        error: { code: "invalid_json", message: `the line is not valid JSON: ${(e as Error).message}` },
+      },
+    };
   }
 }

@@ -1,6 +1,14 @@
 /** `arbiter eval jq`: one JSON request line in, one JSON answer out (outputs, printed, error). */
 import type { Json } from "../engines/common/json.js";
-import { compileJq, jqType, jsonText, parseJsonSeq, plainJson, printCompact, type JqProgram } from "../jq/index.js";
+import {
+  compileJq,
+  jqType,
+  jsonText,
+  parseJsonSeq,
+  plainJson,
+  printCompact,
+  type JqProgram,
+} from "../jq/index.js";
 import type { LineEvaluator } from "./evaluator.js";
 
 const cache = new Map<string, JqProgram | string>();
@@ -33,7 +41,8 @@ export function evalJqLine(line: unknown): object {
   try {
     printed = r.outputs.map(printCompact);
   } catch (e) {
-    if (e instanceof RangeError) return { outputs: [], printed: [], error: "output is nested too deeply to print" };
+    if (e instanceof RangeError)
+      return { outputs: [], printed: [], error: "output is nested too deeply to print" };
     throw e;
   }
   const out: Record<string, unknown> = { outputs: r.outputs.map(plainJson), printed };
@@ -52,7 +61,8 @@ export function parseJqLine(text: string): Json {
   } catch (e) {
     throw new SyntaxError(errorText(e));
   }
-  if (values.length !== 1) throw new SyntaxError(values.length === 0 ? "no JSON value" : "Unexpected extra JSON values");
+  if (values.length !== 1)
+    throw new SyntaxError(values.length === 0 ? "no JSON value" : "Unexpected extra JSON values");
   return values[0];
 }
 
@@ -62,4 +72,8 @@ function errorText(e: unknown): string {
 }
 
 /** `arbiter eval jq`'s line evaluator. */
-export const jqLineEvaluator: LineEvaluator = { evaluateLine: evalJqLine, parseLine: parseJqLine, stringify: jsonText };
+export const jqLineEvaluator: LineEvaluator = {
+  evaluateLine: evalJqLine,
+  parseLine: parseJqLine,
+  stringify: jsonText,
+};

@@ -37,7 +37,9 @@ function settingsFromEnv(): LimitsSettings {
 }
 
 /** A limits evaluator deciding under the settings `settings()` gives at each decision. */
-export function limitsEvaluatorWith(settings: () => LimitsSettings): PolicyEvaluator<typeof LimitsRequest, LimitsPolicy, object> {
+export function limitsEvaluatorWith(
+  settings: () => LimitsSettings,
+): PolicyEvaluator<typeof LimitsRequest, LimitsPolicy, object> {
   return {
     engine: "limits",
     schema: LimitsRequest,

@@ -6,5 +6,6 @@ import type { PolicyEvaluator } from "./evaluator.js";
 export const matchEvaluator: PolicyEvaluator<typeof MatchRequest, Parameters<typeof decideMatch>[0]> = {
   engine: "match",
   schema: MatchRequest,
-  decide: (policy, request, ctx) => decideMatch(policy, request, { now: ctx.now, explain: ctx.explain, random: Math.random }),
+  decide: (policy, request, ctx) =>
+    decideMatch(policy, request, { now: ctx.now, explain: ctx.explain, random: Math.random }),
 };

@@ -12,7 +12,11 @@ import type { EngineName } from "../engines/common/engine.js";
 export interface PolicyEvaluator<S extends z.ZodType = z.ZodType, P = unknown, V extends object = object> {
   readonly engine: EngineName;
   readonly schema: S;
-  decide(policy: P, request: z.output<S>, ctx: { now: number; explain: boolean; budget?: Budget }): Decision<V> | Promise<Decision<V>>;
+  decide(
+    policy: P,
+    request: z.output<S>,
+    ctx: { now: number; explain: boolean; budget?: Budget },
+  ): Decision<V> | Promise<Decision<V>>;
   /** Reads one line's JSON text, when JSON.parse would lose something the engine needs (jobfilter's integers past 2^53). */
   parseLine?(text: string): unknown;
   /** Writes one answer line, when JSON.stringify cannot (bigints). */

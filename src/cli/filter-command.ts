@@ -148,7 +148,8 @@ function ruleBody(opts: ParsedOptions, nowMs: number): Record<string, unknown> {
       throw new OptParseError(`option --priority: invalid integer value: '${priority}'`);
     // Exact past 2^53, as optparse's int is: the service checks the range.
     const n = BigInt(priority.trim());
-    body.priority = n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n;
+    body.priority =
+      n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n;
   }
   const predicates = lastValue(opts, "--predicates");
   if (predicates !== undefined) {

@@ -28,7 +28,13 @@ interface HostRow {
 
 /** The fields of `arbiter hosts list`. */
 const HOST_FIELDS: ListField<HostRow>[] = [
-  { name: "net", title: "Net", doc: "the network number of its pool (default when listing every network)", numeric: true, value: (h) => String(h.net) },
+  {
+    name: "net",
+    title: "Net",
+    doc: "the network number of its pool (default when listing every network)",
+    numeric: true,
+    value: (h) => String(h.net),
+  },
   { name: "name", title: "Host", doc: "the host's name", value: (h) => h.name },
   { name: "address", title: "Address", doc: "the address it reported", value: (h) => h.address },
   {
@@ -127,27 +133,43 @@ export async function hostsCommand(argv: string[], io: Io): Promise<number> {
     io.stdout(fmt === "json" ? JSON.stringify(value, null, 2) + "\n" : render());
   return reportingApiFailure(io, async () => {
     if (sub === "list" && rest.length === 0) {
-      const { fields, style } = listOptions(args, HOST_FIELDS, net === undefined ? HOST_DEFAULT_ALL : HOST_DEFAULT);
+      const { fields, style } = listOptions(
+        args,
+        HOST_FIELDS,
+        net === undefined ? HOST_DEFAULT_ALL : HOST_DEFAULT,
+      );
       const limit = option(args, "--limit");
       const cursor = option(args, "--cursor");
       if (limit !== undefined || cursor !== undefined) {
         const { value } = await callApi(target, "GET", "/v1/hosts" + query({ net, limit, cursor }));
         const page = value as HostPage;
-        print(page, () => formatTable(fields, page.hosts, style) + (page.cursor === null ? "" : `(more: --cursor ${page.cursor})\n`));
+        print(
+          page,
+          () =>
+            formatTable(fields, page.hosts, style) +
+            (page.cursor === null ? "" : `(more: --cursor ${page.cursor})\n`),
+        );
         return;
       }
       // everything: page after page of the largest size
       const hosts: HostRow[] = [];
       let next: string | null = null;
       for (let pages = 0; pages < MAX_PAGES; pages++) {
-        const { value } = await callApi(target, "GET", "/v1/hosts" + query({ net, limit: "500", cursor: next ?? undefined }));
+        const { value } = await callApi(
+          target,
+          "GET",
+          "/v1/hosts" + query({ net, limit: "500", cursor: next ?? undefined }),
+        );
         const page = value as HostPage;
         hosts.push(...page.hosts);
         next = page.cursor;
         if (next === null) break;
       }
       const answer = { ...(net === undefined ? {} : { net: Number(net) }), hosts, cursor: next };
-      print(answer, () => formatTable(fields, hosts, style) + (next === null ? "" : `(more: --cursor ${next})\n`));
+      print(
+        answer,
+        () => formatTable(fields, hosts, style) + (next === null ? "" : `(more: --cursor ${next})\n`),
+      );
     } else if (sub === "remove" && rest.length === 1) {
       const { value } = await callApi(
         target,

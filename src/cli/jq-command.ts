@@ -2,12 +2,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Json } from "../engines/common/json.js";
-import {
-  compileErrorText,
-  compileJq,
-  JqError,
-  parseJsonSeq,
-} from "../jq/index.js";
+import { compileErrorText, compileJq, JqError, parseJsonSeq } from "../jq/index.js";
 import { JqInput, type InputFile } from "../jq/cli-input.js";
 import { DEFAULT_LIB_DIRS, moduleFiles, realPath } from "./jq-module-files.js";
 import { DIE_HINT, JqUsageError, parseJqArgs, type JqOptions } from "../jq/cli-options.js";

@@ -1,6 +1,14 @@
 import { didYouMean } from "../engines/common/did-you-mean.js";
 import { readFileSync } from "node:fs";
-import { ApiFailure, apiTarget, callApi, reportingApiFailure, table, tableOrJson, type ApiTarget } from "./api-client.js";
+import {
+  ApiFailure,
+  apiTarget,
+  callApi,
+  reportingApiFailure,
+  table,
+  tableOrJson,
+  type ApiTarget,
+} from "./api-client.js";
 import { option, parseArgs, UsageError, type ParsedArgs } from "./args.js";
 import type { Io } from "./io.js";
 import { diffFindingsText } from "./candidate-diff-text.js";

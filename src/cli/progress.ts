@@ -15,7 +15,9 @@ export function progressBar(io: Io, total: number, label = "replay"): { at(n: nu
     if (percent === shown) return;
     shown = percent;
     const filled = Math.round((percent * WIDTH) / 100);
-    io.stderr(`\r${label} [${"#".repeat(filled)}${"·".repeat(WIDTH - filled)}] ${String(n).padStart(String(total).length)}/${total}`);
+    io.stderr(
+      `\r${label} [${"#".repeat(filled)}${"·".repeat(WIDTH - filled)}] ${String(n).padStart(String(total).length)}/${total}`,
+    );
   };
   return {
     at: draw,

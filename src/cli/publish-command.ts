@@ -75,7 +75,7 @@ function enginesOf(bundle: Bundle): EngineName[] {
  */
 function reset(target: KvTarget, io: Io): number {
   const put = wranglerKv(["key", "put", "bundle:current", EMBEDDED_POINTER], target);
-  if (!put.ok) return io.stderr(`${put.failure}\n`), 1;
+  if (!put.ok) return (io.stderr(`${put.failure}\n`), 1);
   io.stdout(`dropped the published bundle (${target.where}): the Worker serves its embedded bundle again\n`);
   return 0;
 }
@@ -85,10 +85,7 @@ export async function publishCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, ["--persist-to", "--allow-missing"]);
   if (args.switches.has("--help") || args.switches.has("-h")) return (io.stdout(PUBLISH_USAGE), 0);
   refuseUnknownSwitches(args, ["--local", "--remote", "--reset"], PUBLISH_USAGE);
-  if (
-    args.positional.length > 1 ||
-    (args.switches.has("--local") && args.switches.has("--remote"))
-  ) {
+  if (args.positional.length > 1 || (args.switches.has("--local") && args.switches.has("--remote"))) {
     throw new UsageError(PUBLISH_USAGE);
   }
   const where = args.switches.has("--remote") ? "remote" : "local";

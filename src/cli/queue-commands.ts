@@ -1,7 +1,15 @@
 import { apiTarget, callApi, reportingApiFailure, tableOrJson } from "./api-client.js";
 import { option, parseArgs, UsageError } from "./args.js";
 import type { Io } from "./io.js";
-import { fieldsHelp, formatTable, LIST_OPTIONS_HELP, LIST_VALUED, listOptions, listTime, type ListField } from "./list-fields.js";
+import {
+  fieldsHelp,
+  formatTable,
+  LIST_OPTIONS_HELP,
+  LIST_VALUED,
+  listOptions,
+  listTime,
+  type ListField,
+} from "./list-fields.js";
 
 interface QueueRow {
   queue: string;
@@ -26,26 +34,95 @@ interface JobRow {
 /** The fields of `arbiter queue list`. */
 const QUEUE_FIELDS: ListField<QueueRow>[] = [
   { name: "name", title: "Queue", doc: "the queue's name", value: (q) => q.queue },
-  { name: "running", title: "Running", doc: "jobs holding a slot", numeric: true, value: (q) => String(q.running) },
-  { name: "queued", title: "Queued", doc: "jobs held (paused or rate-limited)", numeric: true, value: (q) => String(q.queued) },
-  { name: "finished", title: "Finished", doc: "finished, cancelled and expired jobs still kept", numeric: true, value: (q) => String(q.finished) },
-  { name: "watermark", title: "Watermark", doc: "the highest job id the queue has seen", numeric: true, value: (q) => String(q.watermark) },
+  {
+    name: "running",
+    title: "Running",
+    doc: "jobs holding a slot",
+    numeric: true,
+    value: (q) => String(q.running),
+  },
+  {
+    name: "queued",
+    title: "Queued",
+    doc: "jobs held (paused or rate-limited)",
+    numeric: true,
+    value: (q) => String(q.queued),
+  },
+  {
+    name: "finished",
+    title: "Finished",
+    doc: "finished, cancelled and expired jobs still kept",
+    numeric: true,
+    value: (q) => String(q.finished),
+  },
+  {
+    name: "watermark",
+    title: "Watermark",
+    doc: "the highest job id the queue has seen",
+    numeric: true,
+    value: (q) => String(q.watermark),
+  },
 ];
 const QUEUE_DEFAULT = ["name", "running", "queued", "finished", "watermark"];
 
 /** The fields of `arbiter queue jobs` (and `cancel -o`), named as gnt-job names its fields where it has one. */
 const JOB_FIELDS: ListField<JobRow>[] = [
   { name: "id", title: "ID", doc: "the job id", numeric: true, value: (j) => String(j.id) },
-  { name: "status", title: "Status", doc: "queued, running, finished, cancelled or expired", value: (j) => j.state },
-  { name: "action", title: "Action", doc: "the filter decision: ACCEPT, PAUSE, REJECT, RATE_LIMITED, ADHOC_RATE_LIMITED", value: (j) => j.action },
-  { name: "rule", title: "Rule", doc: "the uuid of the filter rule that decided it", value: (j) => j.rule ?? "-" },
-  { name: "priority", title: "Prio", doc: "the job's priority", numeric: true, value: (j) => (j.priority === undefined ? "-" : String(j.priority)) },
-  { name: "received_ts", title: "Received", doc: "when the job was submitted", value: (j) => listTime(j.submitted_at) },
+  {
+    name: "status",
+    title: "Status",
+    doc: "queued, running, finished, cancelled or expired",
+    value: (j) => j.state,
+  },
+  {
+    name: "action",
+    title: "Action",
+    doc: "the filter decision: ACCEPT, PAUSE, REJECT, RATE_LIMITED, ADHOC_RATE_LIMITED",
+    value: (j) => j.action,
+  },
+  {
+    name: "rule",
+    title: "Rule",
+    doc: "the uuid of the filter rule that decided it",
+    value: (j) => j.rule ?? "-",
+  },
+  {
+    name: "priority",
+    title: "Prio",
+    doc: "the job's priority",
+    numeric: true,
+    value: (j) => (j.priority === undefined ? "-" : String(j.priority)),
+  },
+  {
+    name: "received_ts",
+    title: "Received",
+    doc: "when the job was submitted",
+    value: (j) => listTime(j.submitted_at),
+  },
   { name: "start_ts", title: "Start", doc: "when the job took a slot", value: (j) => listTime(j.started_at) },
-  { name: "end_ts", title: "End", doc: "when the job finished, was cancelled or its lease expired", value: (j) => listTime(j.ended_at) },
-  { name: "lease_expires", title: "LeaseExpires", doc: "when a running job's lease runs out", value: (j) => listTime(j.lease_expires_at) },
+  {
+    name: "end_ts",
+    title: "End",
+    doc: "when the job finished, was cancelled or its lease expired",
+    value: (j) => listTime(j.ended_at),
+  },
+  {
+    name: "lease_expires",
+    title: "LeaseExpires",
+    doc: "when a running job's lease runs out",
+    value: (j) => listTime(j.lease_expires_at),
+  },
 ];
-const JOB_DEFAULT = ["id", "status", "action", "rule", "priority", "received_ts", "start_ts", "lease_expires"];
+const JOB_DEFAULT = [
+  "id",
+  "status",
+  "action",
+  "rule",
+  "priority",
+  "received_ts",
+  "start_ts",
+  "lease_expires",
+];
 const CANCEL_DEFAULT = ["id", "status", "action", "rule"];
 
 export const QUEUE_USAGE = `usage: arbiter queue list [--limit N] [LIST OPTIONS]
@@ -102,12 +179,22 @@ export async function queueCommand(argv: string[], io: Io): Promise<number> {
       });
     } else if (sub === "cancel" && rest.length === 2) {
       const selected = args.values.has("-o") || args.values.has("--output");
-      const { fields, style } = listOptions(args, JOB_FIELDS.filter((f) => CANCEL_DEFAULT.includes(f.name)), CANCEL_DEFAULT);
+      const { fields, style } = listOptions(
+        args,
+        JOB_FIELDS.filter((f) => CANCEL_DEFAULT.includes(f.name)),
+        CANCEL_DEFAULT,
+      );
       const path = `/v1/queues/${encodeURIComponent(rest[0])}/jobs/${encodeURIComponent(rest[1])}`;
       const { value } = await callApi(target, "DELETE", path);
       const job = value as { job_id: number; state: string; action: string; rule: string | null };
       print(job, () =>
-        selected ? formatTable(fields, [{ id: job.job_id, state: job.state, action: job.action, rule: job.rule }], style) : `job ${job.job_id}: ${job.state}\n`,
+        selected
+          ? formatTable(
+              fields,
+              [{ id: job.job_id, state: job.state, action: job.action, rule: job.rule }],
+              style,
+            )
+          : `job ${job.job_id}: ${job.state}\n`,
       );
     } else {
       throw new UsageError(QUEUE_USAGE);

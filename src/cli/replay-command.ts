@@ -1,5 +1,13 @@
 import { readFileSync } from "node:fs";
-import { DECISION_KINDS, engineOfKind, pairOf, reportText, Tally, type DecisionKind, type View } from "../bundle/compare/index.js";
+import {
+  DECISION_KINDS,
+  engineOfKind,
+  pairOf,
+  reportText,
+  Tally,
+  type DecisionKind,
+  type View,
+} from "../bundle/compare/index.js";
 import { LoadedBundle } from "../bundle/index.js";
 import { isJsonObject } from "../engines/common/json.js";
 import { option, parseArgs, refuseUnknownSwitches, UsageError } from "./args.js";
@@ -33,29 +41,40 @@ folder does not compile or the file cannot be read, 2 usage.
 `;
 
 /** A policy folder compiled and loaded, or the lines saying why not. */
-async function loadFolder(dir: string): Promise<{ ok: true; bundle: LoadedBundle } | { ok: false; errors: string[] }> {
+async function loadFolder(
+  dir: string,
+): Promise<{ ok: true; bundle: LoadedBundle } | { ok: false; errors: string[] }> {
   const folder = readPolicyDir(dir);
   if (folder.errors.length > 0) return { ok: false, errors: folder.errors };
   const compiled = await compileFolder(folder);
-  if (!compiled.ok) return { ok: false, errors: compiled.error.map((e) => errorLine(fileOf(folder, e.engine), e)) };
+  if (!compiled.ok)
+    return { ok: false, errors: compiled.error.map((e) => errorLine(fileOf(folder, e.engine), e)) };
   return { ok: true, bundle: new LoadedBundle(compiled.value) };
 }
 
 /** The kind a line's decision is: its `kind`, or its `engine` (a match request with an `ad` is an ad check), or --engine. */
-function kindOf(line: Record<string, unknown>, request: unknown, fallback: string | undefined): DecisionKind | undefined {
-  let named = typeof line.kind === "string" ? line.kind : typeof line.engine === "string" ? line.engine : fallback;
-  if (named === "match" && isJsonObject(request) && "ad" in request && !("machines" in request)) named = "ads-check";
+function kindOf(
+  line: Record<string, unknown>,
+  request: unknown,
+  fallback: string | undefined,
+): DecisionKind | undefined {
+  let named =
+    typeof line.kind === "string" ? line.kind : typeof line.engine === "string" ? line.engine : fallback;
+  if (named === "match" && isJsonObject(request) && "ad" in request && !("machines" in request))
+    named = "ads-check";
   return (DECISION_KINDS as readonly string[]).includes(named ?? "") ? (named as DecisionKind) : undefined;
 }
 
 /** Why a log line is not replayed, or undefined when it is. */
 function logSkip(line: Record<string, unknown>, kind: DecisionKind | undefined): string | undefined {
   if (typeof line.decision_id !== "string") return "not a decision line";
-  if (line.kind === "customs" || line.engine === "customs") return "customs allocations depend on the host pool's state";
+  if (line.kind === "customs" || line.engine === "customs")
+    return "customs allocations depend on the host pool's state";
   if (line.request_omitted !== undefined) return "the request was too large to capture";
   if (line.request === undefined) return "no captured request (DECISION_LOG_REQUESTS was off)";
   if (kind === undefined) return `unknown kind \`${String(line.kind ?? line.engine)}\``;
-  if (kind === "jobfilter") return "job decisions depend on the queue's running jobs, which a log does not hold";
+  if (kind === "jobfilter")
+    return "job decisions depend on the queue's running jobs, which a log does not hold";
   if (!isJsonObject(line.verdict)) return "no verdict recorded beside the request";
   return undefined;
 }
@@ -63,24 +82,31 @@ function logSkip(line: Record<string, unknown>, kind: DecisionKind | undefined):
 /** `arbiter replay`: a candidate policy folder against a decision log, or two folders against a request file. */
 export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, ["--policy", "--against", "--engine", "--format"]);
-  if (args.switches.has("--help") || args.switches.has("-h")) return io.stdout(REPLAY_USAGE), 0;
+  if (args.switches.has("--help") || args.switches.has("-h")) return (io.stdout(REPLAY_USAGE), 0);
   const policyDir = option(args, "--policy");
   const againstDir = option(args, "--against");
   const format = option(args, "--format") ?? "text";
   const engine = option(args, "--engine");
   refuseUnknownSwitches(args, [], REPLAY_USAGE);
   if (policyDir === undefined || args.positional.length !== 1) throw new UsageError(REPLAY_USAGE);
-  if (format !== "text" && format !== "json") throw new UsageError(`--format: \`${format}\` is not text or json\n\n${REPLAY_USAGE}`);
-  if (engine !== undefined && againstDir === undefined) throw new UsageError(`--engine applies to --against request files only\n\n${REPLAY_USAGE}`);
+  if (format !== "text" && format !== "json")
+    throw new UsageError(`--format: \`${format}\` is not text or json\n\n${REPLAY_USAGE}`);
+  if (engine !== undefined && againstDir === undefined)
+    throw new UsageError(`--engine applies to --against request files only\n\n${REPLAY_USAGE}`);
   if (engine !== undefined && !(DECISION_KINDS as readonly string[]).includes(engine)) {
-    throw new UsageError(`--engine: \`${engine}\` is not a kind (${DECISION_KINDS.join(", ")})\n\n${REPLAY_USAGE}`);
+    throw new UsageError(
+      `--engine: \`${engine}\` is not a kind (${DECISION_KINDS.join(", ")})\n\n${REPLAY_USAGE}`,
+    );
   }
 
   const loaded: LoadedBundle[] = [];
   for (const dir of againstDir === undefined ? [policyDir] : [policyDir, againstDir]) {
     const folder = await loadFolder(dir);
     if (!folder.ok) {
-      io.stderr(folder.errors.map((e) => `${e}\n`).join("") + `arbiter replay: the policies in ${dir} do not compile\n`);
+      io.stderr(
+        folder.errors.map((e) => `${e}\n`).join("") +
+          `arbiter replay: the policies in ${dir} do not compile\n`,
+      );
       return 1;
     }
     loaded.push(folder.bundle);
@@ -130,7 +156,9 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
       }
       active = { ok: true, view: line.verdict as View };
     } else if (kind === undefined) {
-      skip(wrapped ? `unknown kind \`${String(line.kind ?? line.engine)}\`` : "a bare request needs --engine");
+      skip(
+        wrapped ? `unknown kind \`${String(line.kind ?? line.engine)}\`` : "a bare request needs --engine",
+      );
       continue;
     } else {
       active = await decideUnder(old, kind, request, now);
@@ -150,12 +178,21 @@ export async function replayCommand(argv: string[], io: Io): Promise<number> {
   const report = tally.report(since === undefined ? null : new Date(since).toISOString());
   const skippedObject = Object.fromEntries(skipped);
   if (format === "json") {
-    const replay = { policy: policyDir, ...(againstDir === undefined ? { log: file } : { against: againstDir, requests: file }), lines: lines.length, skipped: skippedObject };
+    const replay = {
+      policy: policyDir,
+      ...(againstDir === undefined ? { log: file } : { against: againstDir, requests: file }),
+      lines: lines.length,
+      skipped: skippedObject,
+    };
     io.stdout(JSON.stringify({ ...report, replay }, null, 2) + "\n");
   } else {
     io.stdout(reportText(report));
     const total = [...skipped.values()].reduce((a, b) => a + b, 0);
-    if (total > 0) io.stdout(`\n${total} of ${lines.length} lines skipped:\n` + [...skipped].map(([why, n]) => `  ${n}  ${why}\n`).join(""));
+    if (total > 0)
+      io.stdout(
+        `\n${total} of ${lines.length} lines skipped:\n` +
+          [...skipped].map(([why, n]) => `  ${n}  ${why}\n`).join(""),
+      );
   }
   return 0;
 }

@@ -14,7 +14,8 @@ import type { PolicyEvaluator } from "./evaluator.js";
 const adCheckEvaluator: PolicyEvaluator<typeof AdCheckRequest, Parameters<typeof decideAdCheck>[0]> = {
   engine: "match",
   schema: AdCheckRequest,
-  decide: (policy, request, ctx) => decideAdCheck(policy, request, { now: ctx.now, explain: false, random: Math.random }),
+  decide: (policy, request, ctx) =>
+    decideAdCheck(policy, request, { now: ctx.now, explain: false, random: Math.random }),
 };
 
 /** The evaluator of each kind of decision; jobfilter lines carry their queue (`arbiter eval jobfilter`'s input). */
@@ -36,7 +37,12 @@ export type Decided = { ok: true; view: View } | { ok: false; skip: string };
  * folder without the engine's policy are skips, not verdicts; a spent work
  * budget is the error view the shadow report gives it.
  */
-export async function decideUnder(bundle: LoadedBundle, kind: DecisionKind, request: unknown, now: number): Promise<Decided> {
+export async function decideUnder(
+  bundle: LoadedBundle,
+  kind: DecisionKind,
+  request: unknown,
+  now: number,
+): Promise<Decided> {
   const evaluator = EVALUATORS[kind];
   const engine = engineOfKind(kind);
   const policy = bundle.policy(engine);
@@ -44,15 +50,21 @@ export async function decideUnder(bundle: LoadedBundle, kind: DecisionKind, requ
   const checked = evaluator.schema.safeParse(request);
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    return { ok: false, skip: `the request is not a ${kind} request: \`${fieldName(issue.path)}\`: ${issue.message}` };
+    return {
+      ok: false,
+      skip: `the request is not a ${kind} request: \`${fieldName(issue.path)}\`: ${issue.message}`,
+    };
   }
   const budget = decisionBudget(process.env.DECISION_BUDGET);
   try {
-    const decision = await budget.run(() => evaluator.decide(policy, checked.data, { now, explain: false, budget }));
+    const decision = await budget.run(() =>
+      evaluator.decide(policy, checked.data, { now, explain: false, budget }),
+    );
     return { ok: true, view: viewOf(kind, decision.verdict) };
   } catch (e) {
     if (e instanceof BudgetExceeded) return { ok: true, view: errorView("budget_exceeded") };
-    if ((e as { code?: unknown }).code === "invalid_request") return { ok: false, skip: `the request is refused: ${(e as Error).message}` };
+    if ((e as { code?: unknown }).code === "invalid_request")
+      return { ok: false, skip: `the request is refused: ${(e as Error).message}` };
     throw e;
   }
 }

@@ -1,6 +1,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isPolicySchemaName, noSchemaMessage, policySchema, POLICY_SCHEMA_NAMES, POLICY_SCHEMAS } from "../http/policy-schemas.js";
+import {
+  isPolicySchemaName,
+  noSchemaMessage,
+  policySchema,
+  POLICY_SCHEMA_NAMES,
+  POLICY_SCHEMAS,
+} from "../http/policy-schemas.js";
 import { option, parseArgs, refuseUnknownSwitches, UsageError } from "./args.js";
 import type { Io } from "./io.js";
 
@@ -23,7 +29,8 @@ export async function schemasCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, ["-o", "--output"]);
   if (args.switches.has("--help") || args.switches.has("-h")) return (io.stdout(SCHEMAS_USAGE), 0);
   refuseUnknownSwitches(args, [], SCHEMAS_USAGE);
-  for (const name of args.positional) if (!isPolicySchemaName(name)) throw new UsageError(noSchemaMessage(name));
+  for (const name of args.positional)
+    if (!isPolicySchemaName(name)) throw new UsageError(noSchemaMessage(name));
   const dir = option(args, "-o") ?? option(args, "--output");
   const text = (name: string) => JSON.stringify(policySchema(name as never), null, 2) + "\n";
   if (dir === undefined) {

@@ -82,7 +82,8 @@ export async function testCommand(argv: string[], io: Io): Promise<number> {
   if (args.switches.has("--help") || args.switches.has("-h")) return (io.stdout(TEST_USAGE), 0);
   refuseUnknownSwitches(args, [], TEST_USAGE);
   const format = option(args, "--format") ?? "text";
-  if (!(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format: \`${format}\` is not one of ${FORMATS.join(", ")}\n\n${TEST_USAGE}`);
+  if (!(FORMATS as readonly string[]).includes(format))
+    throw new UsageError(`--format: \`${format}\` is not one of ${FORMATS.join(", ")}\n\n${TEST_USAGE}`);
   const runText = option(args, "--run");
   let only: RegExp | undefined;
   if (runText !== undefined) {
@@ -99,7 +100,9 @@ export async function testCommand(argv: string[], io: Io): Promise<number> {
     try {
       found.push(...testFilesUnder(p));
     } catch (e) {
-      io.stderr(`arbiter test: cannot read \`${p}\`: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
+      io.stderr(
+        `arbiter test: cannot read \`${p}\`: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`,
+      );
       return 2;
     }
   }
@@ -112,24 +115,34 @@ export async function testCommand(argv: string[], io: Io): Promise<number> {
   const invalid: TestFileError[] = [];
   for (const path of [...new Set(found)]) {
     const loaded = loadTestFile(path);
-    if (loaded.ok) files.push({ ...loaded.value, path: shown(path), policyPath: shown(loaded.value.policyPath) });
+    if (loaded.ok)
+      files.push({ ...loaded.value, path: shown(path), policyPath: shown(loaded.value.policyPath) });
     else invalid.push(...loaded.error.map((e) => ({ ...e, file: shown(e.file) })));
   }
   if (invalid.length > 0) {
     for (const e of invalid) io.stderr(`${e.file}${e.at ? `:${e.at}` : ""}: ${e.message}\n`);
-    io.stderr(`arbiter test: ${new Set(invalid.map((e) => e.file)).size} invalid test file(s); no case was run\n`);
+    io.stderr(
+      `arbiter test: ${new Set(invalid.map((e) => e.file)).size} invalid test file(s); no case was run\n`,
+    );
     return 2;
   }
 
-  const total = files.reduce((n, f) => n + f.cases.filter((c) => only === undefined || only.test(c.name)).length, 0);
+  const total = files.reduce(
+    (n, f) => n + f.cases.filter((c) => only === undefined || only.test(c.name)).length,
+    0,
+  );
   const bar = progress(io, total);
   const policies = new PolicyCache();
   const results: CaseResult[] = [];
-  for (const file of files) await runTestFile(file, policies, only, (r) => (results.push(r), bar.step(results.length, file.path)));
+  for (const file of files)
+    await runTestFile(file, policies, only, (r) => (results.push(r), bar.step(results.length, file.path)));
   bar.end();
-  if (only !== undefined && results.length === 0) io.stderr(`arbiter test: no case name matches --run ${runText}\n`);
+  if (only !== undefined && results.length === 0)
+    io.stderr(`arbiter test: no case name matches --run ${runText}\n`);
 
-  io.stdout(format === "json" ? jsonReport(results) : format === "junit" ? junitReport(results) : textReport(results));
+  io.stdout(
+    format === "json" ? jsonReport(results) : format === "junit" ? junitReport(results) : textReport(results),
+  );
   lintTestedPolicies(files, io);
   return results.some((r) => r.status === "failed") ? 1 : 0;
 }

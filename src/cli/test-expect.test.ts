@@ -6,11 +6,15 @@ const fields = (expected: unknown, actual: unknown) => differences(expected, act
 describe("differences", () => {
   it("matches objects key by key, ignoring fields not named", () => {
     expect(differences({ queue: "root.a" }, { queue: "root.a", create: true })).toEqual([]);
-    expect(fields({ queue: "root.b", rule: { index: 1 } }, { queue: "root.a", rule: { index: 0, name: "x" } })).toEqual(["queue", "rule.index"]);
+    expect(
+      fields({ queue: "root.b", rule: { index: 1 } }, { queue: "root.a", rule: { index: 0, name: "x" } }),
+    ).toEqual(["queue", "rule.index"]);
   });
 
   it("tells a missing field from a null one", () => {
-    expect(differences({ reason: null }, {})).toEqual([{ field: "reason", expected: "null", actual: undefined }]);
+    expect(differences({ reason: null }, {})).toEqual([
+      { field: "reason", expected: "null", actual: undefined },
+    ]);
     expect(describeDifference(differences({ reason: "x" }, {})[0])).toBe('reason: expected "x", got nothing');
   });
 
@@ -38,7 +42,9 @@ describe("differences", () => {
   it("`line` asks for a line equal to it, outer spaces aside, each of a list", () => {
     expect(differences({ line: "Application FAILS" }, "Hints:\n  Application FAILS\nend")).toEqual([]);
     expect(fields({ line: "Application" }, "Hints:\n  Application FAILS")).toEqual([""]);
-    expect(differences({ line: ["a", "b"] }, "a\nc")).toEqual([{ field: "", expected: 'a line "b"', actual: "a\nc" }]);
+    expect(differences({ line: ["a", "b"] }, "a\nc")).toEqual([
+      { field: "", expected: 'a line "b"', actual: "a\nc" },
+    ]);
   });
 
   it("`matches` asks for a regular expression, and a bad one is a difference, not a crash", () => {

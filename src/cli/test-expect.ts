@@ -38,12 +38,18 @@ function failsMatcher(name: MatcherName, wanted: unknown, actual: string | unkno
     } catch (e) {
       return `{matches: ${show(wanted)}}, which is no regular expression (${(e as Error).message})`;
     }
-    const ok = typeof actual === "string" ? re.test(actual) : actual.some((item) => typeof item === "string" && re.test(item));
+    const ok =
+      typeof actual === "string"
+        ? re.test(actual)
+        : actual.some((item) => typeof item === "string" && re.test(item));
     return ok ? null : `text matching /${wanted}/`;
   }
   if (name === "line") {
     if (typeof wanted !== "string") return `{line} takes a text, not ${show(wanted)}`;
-    const lines = typeof actual === "string" ? actual.split("\n") : actual.filter((i): i is string => typeof i === "string");
+    const lines =
+      typeof actual === "string"
+        ? actual.split("\n")
+        : actual.filter((i): i is string => typeof i === "string");
     return lines.some((l) => l.trim() === wanted.trim()) ? null : `a line ${show(wanted)}`;
   }
   if (typeof actual === "string") {
@@ -51,8 +57,13 @@ function failsMatcher(name: MatcherName, wanted: unknown, actual: string | unkno
     return actual.includes(wanted) ? null : `text containing ${show(wanted)}`;
   }
   // On a list: an item holding the text (for text), or matching the value as an expectation.
-  const holds = (item: unknown) => (typeof wanted === "string" && typeof item === "string" ? item.includes(wanted) : differences(wanted, item).length === 0);
-  return actual.some(holds) ? null : `a list with an item ${typeof wanted === "string" ? "containing" : "matching"} ${show(wanted)}`;
+  const holds = (item: unknown) =>
+    typeof wanted === "string" && typeof item === "string"
+      ? item.includes(wanted)
+      : differences(wanted, item).length === 0;
+  return actual.some(holds)
+    ? null
+    : `a list with an item ${typeof wanted === "string" ? "containing" : "matching"} ${show(wanted)}`;
 }
 
 /** The fields where `actual` does not hold what `expected` asks; empty when it matches. */
@@ -62,22 +73,33 @@ export function differences(expected: unknown, actual: unknown, field = ""): Dif
     // A matcher given a list of wanted values asks for each of them (on a list, `contains: [..]` asks for an item equal to that list).
     const each = Array.isArray(matcher.wanted) && (matcher.name !== "contains" || typeof actual === "string");
     const wanted = each ? (matcher.wanted as unknown[]) : [matcher.wanted];
-    const asked = wanted.map((w) => failsMatcher(matcher.name, w, actual)).filter((m): m is string => m !== null);
+    const asked = wanted
+      .map((w) => failsMatcher(matcher.name, w, actual))
+      .filter((m): m is string => m !== null);
     return asked.map((expectedText) => ({ field, expected: expectedText, actual }));
   }
   if (isPlainObject(expected)) {
     if (!isPlainObject(actual)) return [{ field, expected: show(expected), actual }];
     const out: Difference[] = [];
     for (const [key, want] of Object.entries(expected)) {
-      out.push(...differences(want, Object.hasOwn(actual, key) ? actual[key] : undefined, field === "" ? key : `${field}.${key}`));
+      out.push(
+        ...differences(
+          want,
+          Object.hasOwn(actual, key) ? actual[key] : undefined,
+          field === "" ? key : `${field}.${key}`,
+        ),
+      );
     }
     return out;
   }
   if (Array.isArray(expected)) {
-    if (!Array.isArray(actual) || actual.length !== expected.length) return [{ field, expected: show(expected), actual }];
+    if (!Array.isArray(actual) || actual.length !== expected.length)
+      return [{ field, expected: show(expected), actual }];
     return expected.flatMap((want, i) => differences(want, actual[i], `${field}[${i}]`));
   }
-  return Object.is(expected, actual) || (expected === 0 && actual === 0) ? [] : [{ field, expected: show(expected), actual }];
+  return Object.is(expected, actual) || (expected === 0 && actual === 0)
+    ? []
+    : [{ field, expected: show(expected), actual }];
 }
 
 /** Cuts a shown value to a readable length. */

@@ -33,7 +33,15 @@ export function textReport(results: readonly CaseResult[]): string {
 
 /** The JSON report: the tally and every case with its status and messages. */
 export function jsonReport(results: readonly CaseResult[]): string {
-  const cases = results.map((r) => ({ file: r.file, at: r.at, name: r.name, engine: r.engine, status: r.status, messages: r.messages, ms: round(r.ms) }));
+  const cases = results.map((r) => ({
+    file: r.file,
+    at: r.at,
+    name: r.name,
+    engine: r.engine,
+    status: r.status,
+    messages: r.messages,
+    ms: round(r.ms),
+  }));
   return JSON.stringify({ ...tally(results), cases }, null, 2) + "\n";
 }
 
@@ -43,7 +51,10 @@ const seconds = (ms: number) => (ms / 1000).toFixed(3);
 /** Text as an XML 1.0 attribute or element value: markup escaped, characters XML cannot hold replaced. */
 export function xmlText(text: string): string {
   return text
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD")
+    .replace(
+      /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+      "\uFFFD",
+    )
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")
     .replace(/>/g, "&gt;")
@@ -80,10 +91,18 @@ export function junitReport(results: readonly CaseResult[]): string {
       if (r.status === "passed") {
         out.push(`${head}/>`);
       } else if (r.status === "skipped") {
-        out.push(`${head}>`, `      <skipped message="${xmlText(r.messages.join("; "))}"/>`, "    </testcase>");
+        out.push(
+          `${head}>`,
+          `      <skipped message="${xmlText(r.messages.join("; "))}"/>`,
+          "    </testcase>",
+        );
       } else {
         const body = r.messages.map(xmlText).join("&#10;");
-        out.push(`${head}>`, `      <failure message="${xmlText(r.messages[0] ?? "failed")}" type="mismatch">${body}</failure>`, "    </testcase>");
+        out.push(
+          `${head}>`,
+          `      <failure message="${xmlText(r.messages[0] ?? "failed")}" type="mismatch">${body}</failure>`,
+          "    </testcase>",
+        );
       }
     }
     out.push("  </testsuite>");

@@ -46,7 +46,10 @@ export class PolicyCache {
 function evaluatorOf(file: TestFile): PolicyEvaluator | undefined {
   switch (file.engine) {
     case "limits":
-      return limitsEvaluatorWith(() => ({ localAddresses: file.localAddresses, fetchBudget: DEFAULT_FETCH_BUDGET })) as PolicyEvaluator;
+      return limitsEvaluatorWith(() => ({
+        localAddresses: file.localAddresses,
+        fetchBudget: DEFAULT_FETCH_BUDGET,
+      })) as PolicyEvaluator;
     case "placement":
       return placementEvaluator as PolicyEvaluator;
     case "match":
@@ -92,18 +95,30 @@ async function runCase(file: TestFile, compiled: PolicyOutcome, c: TestCase): Pr
   if (c.skip !== undefined) return { ...base, status: "skipped", messages: [c.skip], ms: 0 };
   let messages: string[];
   if (!compiled.ok) {
-    messages = compiled.error.error.details.map((e) => `the policy does not compile: ${errorLine(file.policyPath, e)}`);
+    messages = compiled.error.error.details.map(
+      (e) => `the policy does not compile: ${errorLine(file.policyPath, e)}`,
+    );
   } else if (c.steps !== undefined) {
     messages = await runSteps(file, compiled.ready.policy, compiled.ready.revision, c);
   } else {
     const answer = await answerOf(file, compiled.ready.policy, compiled.ready.revision, c);
     messages = differences(c.expect, answer).map(describeDifference);
   }
-  return { ...base, status: messages.length === 0 ? "passed" : "failed", messages, ms: performance.now() - started };
+  return {
+    ...base,
+    status: messages.length === 0 ? "passed" : "failed",
+    messages,
+    ms: performance.now() - started,
+  };
 }
 
 /** Runs a file's cases (those whose name `only` matches, when given), reporting each as it ends. */
-export async function runTestFile(file: TestFile, policies: PolicyCache, only: RegExp | undefined, done: (r: CaseResult) => void): Promise<CaseResult[]> {
+export async function runTestFile(
+  file: TestFile,
+  policies: PolicyCache,
+  only: RegExp | undefined,
+  done: (r: CaseResult) => void,
+): Promise<CaseResult[]> {
   const compiled = await policies.get(file.engine, file.policyPath);
   const results: CaseResult[] = [];
   for (const c of file.cases) {

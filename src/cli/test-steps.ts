@@ -4,12 +4,24 @@
  * run (`JobQueueCore`, `HostPoolCore` over in-memory tables), with each step
  * checked and shaped as its route does, so a step answers what the API would.
  */
-import { normalizeHost, normalizeRequest, prepareHost, prepareRequest, type CustomsPolicy } from "../engines/customs/index.js";
+import {
+  normalizeHost,
+  normalizeRequest,
+  prepareHost,
+  prepareRequest,
+  type CustomsPolicy,
+} from "../engines/customs/index.js";
 import { decisionBudget } from "../engines/common/budget.js";
 import type { PolicyError } from "../engines/common/result.js";
 import { JOBFILTER_TOO_DEEP, parseRuleBody, type JobfilterPolicy } from "../engines/jobfilter/index.js";
 import type { TestEngine } from "../http/schemas/policy-test.js";
-import { allocationAnswer, HostPoolCore, listingAnswer, reportAnswer, type PoolPolicy } from "../state/host-pool-core.js";
+import {
+  allocationAnswer,
+  HostPoolCore,
+  listingAnswer,
+  reportAnswer,
+  type PoolPolicy,
+} from "../state/host-pool-core.js";
 import { MemoryPoolTables } from "../state/host-pool-store.js";
 import { JobQueueCore } from "../state/job-queue-core.js";
 import { MemoryQueueTables } from "../state/job-queue-store.js";
@@ -30,10 +42,16 @@ function numberedIds(): () => string {
 }
 
 const errorOf = (code: string, errors: PolicyError[]) => ({
-  error: { code, message: errors[0]?.message ?? code, details: errors.map((e) => ({ code: e.code, message: e.message, at: e.at })) },
+  error: {
+    code,
+    message: errors[0]?.message ?? code,
+    details: errors.map((e) => ({ code: e.code, message: e.message, at: e.at })),
+  },
 });
 
-const failureOf = (answer: { error: { code: string; message: string } }) => ({ error: { code: answer.error.code, message: answer.error.message } });
+const failureOf = (answer: { error: { code: string; message: string } }) => ({
+  error: { code: answer.error.code, message: answer.error.message },
+});
 
 /** A fresh state for one stepped case of an engine, under a compiled policy. */
 export function stepMachine(engine: TestEngine, policy: unknown, revision: string): StepMachine {
@@ -72,7 +90,10 @@ function customsMachine(policy: CustomsPolicy, revision: string): StepMachine {
         }
         case "finish": {
           const f = body as { host: string; permit: number; net?: number };
-          if (!poolOf(f.net ?? 0).finish(f.host, f.permit)) return { error: { code: "permit_not_found", message: `no permit \`${f.permit}\` on host \`${f.host}\`` } };
+          if (!poolOf(f.net ?? 0).finish(f.host, f.permit))
+            return {
+              error: { code: "permit_not_found", message: `no permit \`${f.permit}\` on host \`${f.host}\`` },
+            };
           return { released: true, host: f.host, permit: f.permit };
         }
         case "hosts":
@@ -126,11 +147,21 @@ function jobfilterMachine(policy: JobfilterPolicy, revision: string): StepMachin
         case "add_filter": {
           const { uuid, ...rest } = body as { uuid?: string };
           const rule = parseRuleBody(rest);
-          if (!rule.ok) return { error: { code: rule.error.startsWith(JOBFILTER_TOO_DEEP) ? JOBFILTER_TOO_DEEP : "invalid_request", message: rule.error } };
+          if (!rule.ok)
+            return {
+              error: {
+                code: rule.error.startsWith(JOBFILTER_TOO_DEEP) ? JOBFILTER_TOO_DEEP : "invalid_request",
+                message: rule.error,
+              },
+            };
           return { uuid: queue.putFilter(QUEUE, rule.value, uuid, now) };
         }
         case "delete_filter":
-          return queue.deleteFilter(body as string) ? { deleted: true } : { error: { code: "not_found", message: `Filter rule with UUID ${String(body)} does not exist` } };
+          return queue.deleteFilter(body as string)
+            ? { deleted: true }
+            : {
+                error: { code: "not_found", message: `Filter rule with UUID ${String(body)} does not exist` },
+              };
         case "wait":
           return { expired: queue.expireDue(now) };
       }

@@ -32,7 +32,9 @@ Exit status: 0 valid, 1 invalid or unreadable, 2 usage.
 function engineHint(name: string): string {
   const near = suggestEngine(name);
   if (near === undefined) return "";
-  return near.file !== undefined ? `; the engine for ${near.file} is \`${near.engine}\`` : ` (did you mean \`${near.engine}\`?)`;
+  return near.file !== undefined
+    ? `; the engine for ${near.file} is \`${near.engine}\``
+    : ` (did you mean \`${near.engine}\`?)`;
 }
 
 /** `arbiter validate`: the policy checks without compiling a bundle. */
@@ -46,7 +48,9 @@ export async function validateCommand(argv: string[], io: Io): Promise<number> {
   const engine = named ? engineByName(named) : engineForFile(file);
   if (!engine)
     throw new UsageError(
-      named ? `unknown engine \`${named}\`${engineHint(named)}` : `cannot tell the engine of \`${file}\`: use --engine`,
+      named
+        ? `unknown engine \`${named}\`${engineHint(named)}`
+        : `cannot tell the engine of \`${file}\`: use --engine`,
     );
   const quiet = args.switches.has("--quiet");
   const limits = engine.name === "limits";
@@ -66,7 +70,8 @@ export async function validateCommand(argv: string[], io: Io): Promise<number> {
     const v = validateLimitsText(source);
     if (!v.valid) {
       // pScheduler's text, placed in the file where Arbiter can place it (a jq error at its character)
-      const where = v.place === null ? "" : `${file === "-" ? "<stdin>" : file}:${v.place.line}:${v.place.column}: `;
+      const where =
+        v.place === null ? "" : `${file === "-" ? "<stdin>" : file}:${v.place.line}:${v.place.column}: `;
       io.stderr(`Limit configuration is invalid:\n${where}${v.message.trim()}\n`);
       return 1;
     }

@@ -27,16 +27,25 @@ const MAX_TEST_FILE_DEPTH = 1000;
 const MAX_ALIASED_VALUES = 100_000;
 
 /** Parses YAML (1.2 core schema, duplicate keys refused) keeping node positions; aliases are bounded. */
-export function readPlacedYaml(text: string): { ok: true; value: PlacedYaml } | { ok: false; error: YamlSyntaxError[] } {
+export function readPlacedYaml(
+  text: string,
+): { ok: true; value: PlacedYaml } | { ok: false; error: YamlSyntaxError[] } {
   const read = readYamlText(text, MAX_TEST_FILE_DEPTH);
   const at = (offset: number) => read.lines.position(offset);
   if (!read.ok) {
-    if ("deep" in read) return { ok: false, error: [{ message: `the YAML nests more than ${MAX_TEST_FILE_DEPTH} levels deep`, at: at(read.deep) }] };
+    if ("deep" in read)
+      return {
+        ok: false,
+        error: [
+          { message: `the YAML nests more than ${MAX_TEST_FILE_DEPTH} levels deep`, at: at(read.deep) },
+        ],
+      };
     return { ok: false, error: [{ message: read.syntax.message, at: at(read.syntax.offset) }] };
   }
   const builder = new ValueBuilder();
   const value = builder.value(read.root);
-  if (builder.errors.length > 0) return { ok: false, error: builder.errors.map((e) => ({ message: e.message, at: at(e.offset) })) };
+  if (builder.errors.length > 0)
+    return { ok: false, error: builder.errors.map((e) => ({ message: e.message, at: at(e.offset) })) };
   const index = new WeakMap<YamlMap, Map<string, YamlPair>>();
   return { ok: true, value: { value, place: (path) => placeOf(read.root, path, at, index) } };
 }
@@ -51,7 +60,8 @@ class ValueBuilder {
   /** The value of a node (a failed one is null, with its error recorded). */
   value(node: YamlNode): unknown {
     if (node.kind === "alias") {
-      if (node.target === undefined) return this.fail(`unresolved alias *${node.name} (its anchor must come before it)`, node.offset);
+      if (node.target === undefined)
+        return this.fail(`unresolved alias *${node.name} (its anchor must come before it)`, node.offset);
       if (node.cyclic) return this.fail(`anchor '${node.name}' value contains itself`, node.offset);
       // the anchored node was built (and measured) before its alias, since anchors come first
       if ((this.aliased += this.sizes.get(node.target) ?? 1) > MAX_ALIASED_VALUES)
@@ -61,7 +71,12 @@ class ValueBuilder {
     let out: unknown;
     let size = 1;
     if (node.kind === "scalar") {
-      out = node.type === "int" && !Number.isSafeInteger(node.value) ? BigInt(node.source) : node.type === "int" ? Number(BigInt(node.source)) : node.value;
+      out =
+        node.type === "int" && !Number.isSafeInteger(node.value)
+          ? BigInt(node.source)
+          : node.type === "int"
+            ? Number(BigInt(node.source))
+            : node.value;
     } else if (node.kind === "seq") {
       const list: unknown[] = [];
       this.built.set(node, list);
@@ -77,12 +92,15 @@ class ValueBuilder {
       for (const pair of node.pairs) {
         const key = this.value(pair.key);
         const identity = `${typeof key}:${typeof key === "object" && key !== null ? JSON.stringify(key, bigintText) : String(key)}`;
-        if (pair.key.kind === "scalar" && seen.has(identity)) this.fail("Map keys must be unique", pair.key.offset);
+        if (pair.key.kind === "scalar" && seen.has(identity))
+          this.fail("Map keys must be unique", pair.key.offset);
         seen.add(identity);
-        const name = key === null ? "" : typeof key === "object" ? JSON.stringify(key, bigintText) : String(key);
+        const name =
+          key === null ? "" : typeof key === "object" ? JSON.stringify(key, bigintText) : String(key);
         const value = this.value(pair.value);
         size += this.sizeOf(pair.key) + this.sizeOf(pair.value);
-        if (name === "__proto__") Object.defineProperty(map, name, { value, writable: true, enumerable: true, configurable: true });
+        if (name === "__proto__")
+          Object.defineProperty(map, name, { value, writable: true, enumerable: true, configurable: true });
         else map[name] = value;
       }
       out = map;
@@ -107,7 +125,12 @@ function bigintText(_key: string, v: unknown): unknown {
   return typeof v === "bigint" ? v.toString() : v;
 }
 
-function placeOf(root: YamlNode, path: readonly PropertyKey[], at: (offset: number) => string, index: WeakMap<YamlMap, Map<string, YamlPair>>): string {
+function placeOf(
+  root: YamlNode,
+  path: readonly PropertyKey[],
+  at: (offset: number) => string,
+  index: WeakMap<YamlMap, Map<string, YamlPair>>,
+): string {
   let node: YamlNode | undefined = root;
   let last = at(root.offset);
   for (const segment of path) {
@@ -116,7 +139,9 @@ function placeOf(root: YamlNode, path: readonly PropertyKey[], at: (offset: numb
       let keys = index.get(node);
       if (keys === undefined) {
         keys = new Map();
-        for (const pair of node.pairs) if (pair.key.kind === "scalar" && !keys.has(String(pair.key.value))) keys.set(String(pair.key.value), pair);
+        for (const pair of node.pairs)
+          if (pair.key.kind === "scalar" && !keys.has(String(pair.key.value)))
+            keys.set(String(pair.key.value), pair);
         index.set(node, keys);
       }
       const pair = keys.get(String(segment));

@@ -191,16 +191,30 @@ describe("refreshSources", () => {
     const { env } = makeEnv();
     const { fetcher, serve } = fakeServer();
     serve("http://l/deep", '["192.0.2.0/24"]');
-    const compiled = urlSourceOf({ source: "http://l/deep", update: "PT1H", retry: "PT10M", transform: { script: ".[], reduce range(20000) as $i (0; [.])" } });
+    const compiled = urlSourceOf({
+      source: "http://l/deep",
+      update: "PT1H",
+      retry: "PT10M",
+      transform: { script: ".[], reduce range(20000) as $i (0; [.])" },
+    });
     if (!compiled.ok) throw new Error(JSON.stringify(compiled.error));
     const report = await refreshSources(env, [compiled.value], T0, fetcher);
     expect(report.sources[0].action).toBe("failed");
-    expect(report.sources[0].error).toBe("transform failed: an output of the transform is nested more than 100 levels deep (the limit is 100)");
+    expect(report.sources[0].error).toBe(
+      "transform failed: an output of the transform is nested more than 100 levels deep (the limit is 100)",
+    );
     // 100 levels are written as they are
     serve("http://l/deep", '["192.0.2.0/24"]');
-    const ok100 = urlSourceOf({ source: "http://l/deep", update: "PT1H", retry: "PT10M", transform: { script: '.[], (reduce range(99) as $i ("x"; [.]) | tostring | length | tostring)' } });
+    const ok100 = urlSourceOf({
+      source: "http://l/deep",
+      update: "PT1H",
+      retry: "PT10M",
+      transform: { script: '.[], (reduce range(99) as $i ("x"; [.]) | tostring | length | tostring)' },
+    });
     if (!ok100.ok) throw new Error(JSON.stringify(ok100.error));
-    expect(ok100.value.transform?.(["192.0.2.0/24"])).toEqual({ text: "192.0.2.0/24\n" + String(99 * 2 + 3) });
+    expect(ok100.value.transform?.(["192.0.2.0/24"])).toEqual({
+      text: "192.0.2.0/24\n" + String(99 * 2 + 3),
+    });
   });
 
   it("judges due times by the policy in force, so shorter intervals apply at once", async () => {

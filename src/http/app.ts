@@ -70,7 +70,8 @@ let dispatchingUrl = "";
 export const app = new Hono<AppEnv>({
   router: new KeptMatchRouter(),
   // Hono's own path reading, of the URL text read before dispatch (Hono reads the path first thing, synchronously)
-  getPath: (request) => honoPath(request === dispatchingRequest ? ({ url: dispatchingUrl } as Request) : request),
+  getPath: (request) =>
+    honoPath(request === dispatchingRequest ? ({ url: dispatchingUrl } as Request) : request),
 });
 
 /** Sets a header on an answer, copying the answer first when its headers are immutable (a fetched Response). */
@@ -94,7 +95,11 @@ const dispatch = app.fetch;
 app.fetch = async (request, env, ctx) => {
   noteRequest();
   const url = request.url;
-  const scope = new RequestScope(request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID(), ctx, url);
+  const scope = new RequestScope(
+    request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID(),
+    ctx,
+    url,
+  );
   const series = httpSeriesOf(app, request.method, url);
   dispatchingRequest = request;
   dispatchingUrl = url;
@@ -112,16 +117,25 @@ app.fetch = async (request, env, ctx) => {
 
 app.onError((error, c) => {
   const requestId = requestIdOf(c);
-  if (isObjectOverloaded(error)) error = overloaded("the Durable Object has too much queued work; retry later");
-  if (error instanceof ApiError && error.code === "overloaded") c.header("Retry-After", String(RETRY_AFTER_SECONDS));
+  if (isObjectOverloaded(error))
+    error = overloaded("the Durable Object has too much queued work; retry later");
+  if (error instanceof ApiError && error.code === "overloaded")
+    c.header("Retry-After", String(RETRY_AFTER_SECONDS));
   if (error instanceof ApiError) {
-    return c.json(errorBody(error.code, error.message, requestId, error.details, error.fields), error.status as 400);
+    return c.json(
+      errorBody(error.code, error.message, requestId, error.details, error.fields),
+      error.status as 400,
+    );
   }
   if (error instanceof HTTPException) {
-    const code = error.status === 413 ? "payload_too_large" : error.status === 401 ? "unauthorized" : "invalid_request";
+    const code =
+      error.status === 413 ? "payload_too_large" : error.status === 401 ? "unauthorized" : "invalid_request";
     return c.json(errorBody(code, error.message || code, requestId), error.status);
   }
-  writeLog({ ts: new Date().toISOString(), event: "internal_error", request_id: requestId, error: String(error) }, "error");
+  writeLog(
+    { ts: new Date().toISOString(), event: "internal_error", request_id: requestId, error: String(error) },
+    "error",
+  );
   return c.json(errorBody("internal_error", "internal error", requestId), 500);
 });
 
@@ -130,7 +144,14 @@ app.notFound((c) => {
   const allowed = allowedMethods(path);
   if (allowed.length > 0) {
     c.header("Allow", allowed.join(", "));
-    return c.json(errorBody("method_not_allowed", `${c.req.method} is not allowed on ${path}; use ${allowed.join(" or ")}`, requestIdOf(c)), 405);
+    return c.json(
+      errorBody(
+        "method_not_allowed",
+        `${c.req.method} is not allowed on ${path}; use ${allowed.join(" or ")}`,
+        requestIdOf(c),
+      ),
+      405,
+    );
   }
   return c.json(errorBody("not_found", `no route for ${c.req.method} ${path}`, requestIdOf(c)), 404);
 });

@@ -1,7 +1,12 @@
 import type { Context } from "hono";
 import { compile, type z } from "zod";
 import type { AppEnv } from "../env.js";
-import { checkJsonShape, describeJsonShape, JSON_SHAPE_LIMITS, type JsonShapeViolation } from "../engines/common/json-shape.js";
+import {
+  checkJsonShape,
+  describeJsonShape,
+  JSON_SHAPE_LIMITS,
+  type JsonShapeViolation,
+} from "../engines/common/json-shape.js";
 import { locateJsonProblem } from "../engines/common/json-syntax.js";
 import { parseExactJson } from "../engines/common/exact-json.js";
 import { closestName } from "../engines/common/did-you-mean.js";
@@ -41,7 +46,9 @@ function tooLarge(limit: number): ApiError {
 export function readJsonText(c: Context<AppEnv>): Promise<string> {
   const type = c.req.raw.headers.get("content-type") ?? "";
   if (!JSON_TYPE.test(type.trim())) {
-    return Promise.reject(new ApiError("unsupported_media_type", "the request body must be `application/json`"));
+    return Promise.reject(
+      new ApiError("unsupported_media_type", "the request body must be `application/json`"),
+    );
   }
   return readText(c);
 }
@@ -159,13 +166,23 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, fast?: 
   const details: ErrorDetail[] = parsed.error.issues.flatMap((issue) =>
     issue.code === "unrecognized_keys"
       ? unknownKeyDetails(schema, issue.path, issue.keys)
-      : [{ code: issue.code, message: `\`${fieldName(issue.path)}\`: ${issue.message}`, at: pointer(issue.path) }],
+      : [
+          {
+            code: issue.code,
+            message: `\`${fieldName(issue.path)}\`: ${issue.message}`,
+            at: pointer(issue.path),
+          },
+        ],
   );
   throw new ApiError("invalid_request", details[0]?.message ?? "the request is invalid", details);
 }
 
 /** One detail per unknown key, each naming the key and, when a known key is close, suggesting it. */
-function unknownKeyDetails(schema: z.ZodType, path: readonly PropertyKey[], keys: readonly string[]): ErrorDetail[] {
+function unknownKeyDetails(
+  schema: z.ZodType,
+  path: readonly PropertyKey[],
+  keys: readonly string[],
+): ErrorDetail[] {
   const known = keys.length > 0 ? knownKeysAt(schema, path) : [];
   return keys.map((key) => {
     const suggestion = closestName(key, known);

@@ -1,5 +1,13 @@
 import type { Context } from "hono";
-import { captureMode, maskRequest, maskRulesFor, maskView, viewOf, type CaptureKind, type DecisionKind } from "../bundle/compare/index.js";
+import {
+  captureMode,
+  maskRequest,
+  maskRulesFor,
+  maskView,
+  viewOf,
+  type CaptureKind,
+  type DecisionKind,
+} from "../bundle/compare/index.js";
 import type { AppEnv, Env } from "../env.js";
 import { compactJsonText } from "./cache-key.js";
 import { logDecision, type DecisionLog } from "./decision-log.js";
@@ -53,11 +61,15 @@ async function capturedMembers(env: Env, mode: "masked" | "full", capture: Captu
   const stringify = capture.stringify ?? JSON.stringify;
   let requestText: string;
   if (mode === "full") requestText = amended === undefined ? compact : stringify(amended);
-  else requestText = stringify(await maskRequest(capture.kind, request, maskRulesFor(env.DECISION_LOG_MASK_ATTRIBUTES)));
+  else
+    requestText = stringify(
+      await maskRequest(capture.kind, request, maskRulesFor(env.DECISION_LOG_MASK_ATTRIBUTES)),
+    );
   let members = `,"kind":${JSON.stringify(capture.kind)},"request":${requestText}`;
   if (capture.verdict !== undefined && capture.kind !== "customs") {
     const kind: DecisionKind = capture.kind;
-    const verdict = typeof capture.verdict === "string" ? (JSON.parse(capture.verdict) as object) : capture.verdict;
+    const verdict =
+      typeof capture.verdict === "string" ? (JSON.parse(capture.verdict) as object) : capture.verdict;
     let view = viewOf(kind, verdict);
     if (mode === "masked") view = await maskView(kind, request, view);
     members += `,"verdict":${JSON.stringify(view)}`;

@@ -2,7 +2,12 @@ import type { Context, Handler } from "hono";
 import type { z } from "zod";
 import type { LoadedBundle } from "../bundle/index.js";
 import { BudgetExceeded, decisionBudget, type Budget } from "../engines/common/budget.js";
-import { shapeVerdict, verdictMembersWriter, type Decision, type VerdictEnvelope } from "../engines/common/decision.js";
+import {
+  shapeVerdict,
+  verdictMembersWriter,
+  type Decision,
+  type VerdictEnvelope,
+} from "../engines/common/decision.js";
 import type { EngineName } from "../engines/common/engine.js";
 import { bundleWithoutRead, getActiveBundle } from "../state/policy-store.js";
 import { authorize } from "./auth.js";
@@ -66,7 +71,9 @@ function jsonAnswer(c: Context<AppEnv>, json: string, cache: "hit" | "miss" | "b
 
 /** The answer {@link jsonAnswer} makes, with the request id given (bench/ladder/ answers with this). */
 export function decisionAnswer(json: string, cache: "hit" | "miss" | "bypass", requestId: string): Response {
-  return new Response(json, { headers: { "content-type": "application/json", "x-arbiter-cache": cache, "x-request-id": requestId } });
+  return new Response(json, {
+    headers: { "content-type": "application/json", "x-arbiter-cache": cache, "x-request-id": requestId },
+  });
 }
 
 /** What a stateless decision route is: its engine, schema and decide function, and how it reads and answers. */
@@ -90,7 +97,10 @@ export interface DecisionRouteOptions<S extends z.ZodType, P, V extends object> 
    */
   readsConnectingIp?: boolean;
   /** What the decision used that the body does not say (limits: the connecting address), for captured requests. */
-  amend?: (request: Record<string, unknown>, connectingIp: string | null) => Record<string, unknown> | undefined;
+  amend?: (
+    request: Record<string, unknown>,
+    connectingIp: string | null,
+  ) => Record<string, unknown> | undefined;
   /** Where the request's JSON text comes from (default: the body, which must be JSON). */
   readRequest?: (c: Context<AppEnv>) => Promise<string>;
   /** The answer in another protocol's shape, made from the verdict (default: the verdict itself). */
@@ -102,7 +112,10 @@ export interface DecisionRouteOptions<S extends z.ZodType, P, V extends object> 
  * that one compiled and the full schema answering what it refuses). Call it at module load:
  * workerd compiles only while a Worker starts. bench/ladder/ validates with this too.
  */
-export function routeValidator<S extends z.ZodType>(opts: { schema: S; fastSchema?: z.ZodType }): (raw: unknown) => z.output<S> {
+export function routeValidator<S extends z.ZodType>(opts: {
+  schema: S;
+  fastSchema?: z.ZodType;
+}): (raw: unknown) => z.output<S> {
   const fast = opts.fastSchema === undefined ? undefined : compiledSchema(opts.fastSchema);
   // with a fast schema, `schema` only ever answers refused bodies: not worth compiling (nor can it always be)
   const schema = fast === undefined ? compiledSchema(opts.schema) : opts.schema;
@@ -115,7 +128,9 @@ export function routeValidator<S extends z.ZodType>(opts: { schema: S; fastSchem
  * decide with the active bundle's policy, then log and cache. Engines stay
  * unaware of HTTP, caching and logging.
  */
-export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: DecisionRouteOptions<S, P, V>): Handler<AppEnv> {
+export function decisionRoute<S extends z.ZodType, P, V extends object>(
+  opts: DecisionRouteOptions<S, P, V>,
+): Handler<AppEnv> {
   const kind: DecisionKind = opts.kind ?? (opts.engine as DecisionKind);
   // compiled here, while the Worker starts (route modules build their handlers at load)
   const check = routeValidator(opts);
@@ -138,11 +153,23 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: De
     const memoKey = caching ? memo.key(path, bundle.revision, text) : undefined;
 
     const connectingIp = opts.readsConnectingIp === true ? (c.req.header("cf-connecting-ip") ?? null) : null;
-    const logged = { kind, text, now, connectingIp, schema: opts.schema, decide: opts.decide, amend: opts.amend, acceptsMissingPolicy: opts.acceptsMissingPolicy };
+    const logged = {
+      kind,
+      text,
+      now,
+      connectingIp,
+      schema: opts.schema,
+      decide: opts.decide,
+      amend: opts.amend,
+      acceptsMissingPolicy: opts.acceptsMissingPolicy,
+    };
 
     const remembered = memoKey ? memo.get(memoKey, now) : undefined;
     if (remembered && remembered.json !== null)
-      return answerCached(c, opts, logged, decisionId, bundle.revision, started, { outcome: remembered.outcome, json: remembered.json });
+      return answerCached(c, opts, logged, decisionId, bundle.revision, started, {
+        outcome: remembered.outcome,
+        json: remembered.json,
+      });
 
     const raw = parseJsonText(text);
     const request = check(raw);
@@ -184,21 +211,28 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: De
     } catch (e) {
       // A 422 budget_exceeded is counted as a decision (no log line: there is no verdict to log).
       if (e instanceof ApiError && e.code === BUDGET_OUTCOME) {
-        recordDecision(c.env, logEntry(decisionId, opts.engine, bundle.revision, BUDGET_OUTCOME, started, cacheResult), true);
+        recordDecision(
+          c.env,
+          logEntry(decisionId, opts.engine, bundle.revision, BUDGET_OUTCOME, started, cacheResult),
+          true,
+        );
       }
       throw e;
     }
     // another protocol's answer is made from the whole answer object
-    const body = opts.answer === undefined ? undefined : shapeVerdict(decision, decisionId, bundle.revision, explain);
+    const body =
+      opts.answer === undefined ? undefined : shapeVerdict(decision, decisionId, bundle.revision, explain);
     const entry = logEntry(decisionId, opts.engine, bundle.revision, decision.outcome, started, cacheResult);
     recordDecision(c.env, entry, ctx.budget.exhausted());
     afterDecision(c, logged, entry, decision.verdict, { raw, request });
     // a verdict that used answers which expire (DNS TTLs) is kept no longer than the shortest of them
-    const keep = decision.maxAgeSeconds === undefined ? ttl : Math.min(ttl, Math.floor(decision.maxAgeSeconds));
+    const keep =
+      decision.maxAgeSeconds === undefined ? ttl : Math.min(ttl, Math.floor(decision.maxAgeSeconds));
     if (memoKey && !decision.cacheable) memo.set(memoKey, decision.outcome, null, now + ttl * 1000);
     // the answer's members after decision_id: the cache keeps them in braces, the answer is them with the id
     // put in front, the text JSON.stringify gives for the whole answer object, which is never built
-    const members = opts.answer === undefined ? verdictMembers(decision, bundle.revision, explain) : undefined;
+    const members =
+      opts.answer === undefined ? verdictMembers(decision, bundle.revision, explain) : undefined;
     if (caching && decision.cacheable && keep >= 1) {
       let json: string;
       if (members === undefined) {
@@ -221,7 +255,8 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(opts: De
     }
     // written once, not a second JSON.stringify of the whole verdict (2,000 match lines and their log); withDecisionId's
     // text, made without cutting the brace off a whole text (which copied the answer once more)
-    if (opts.answer === undefined) return jsonAnswer(c, answerWithId(decisionId, members as string), cacheResult);
+    if (opts.answer === undefined)
+      return jsonAnswer(c, answerWithId(decisionId, members as string), cacheResult);
     return jsonAnswer(c, answerJson(opts.answer(body as Record<string, unknown>)), cacheResult);
   };
 }
@@ -233,8 +268,15 @@ interface Logged<S extends z.ZodType, P> {
   now: number;
   connectingIp: string | null;
   schema: S;
-  decide: (policy: P, request: z.output<S>, ctx: RouteContext) => Decision<object> | Promise<Decision<object>>;
-  amend?: (request: Record<string, unknown>, connectingIp: string | null) => Record<string, unknown> | undefined;
+  decide: (
+    policy: P,
+    request: z.output<S>,
+    ctx: RouteContext,
+  ) => Decision<object> | Promise<Decision<object>>;
+  amend?: (
+    request: Record<string, unknown>,
+    connectingIp: string | null,
+  ) => Record<string, unknown> | undefined;
   acceptsMissingPolicy?: boolean;
 }
 
@@ -251,7 +293,8 @@ function answerCached<S extends z.ZodType, P>(
   const entry = logEntry(decisionId, opts.engine, revision, stored.outcome, started, "hit");
   recordDecision(c.env, entry);
   afterDecision(c, logged, entry, stored.json);
-  if (opts.answer !== undefined) return jsonAnswer(c, answerJson(opts.answer(JSON.parse(stored.json) as Record<string, unknown>)), "hit");
+  if (opts.answer !== undefined)
+    return jsonAnswer(c, answerJson(opts.answer(JSON.parse(stored.json) as Record<string, unknown>)), "hit");
   return jsonAnswer(c, withDecisionId(decisionId, stored.json), "hit");
 }
 
@@ -304,7 +347,12 @@ let lastRevision = { revision: "", json: '""' };
  * empty (the revision). A verdict's own writer gives its members at once: cutting the
  * braces off its text (made by joining) copied the whole of it (match's lines and log).
  */
-function envelopedMembers(decision: Decision<object>, revision: string, explain: boolean, ownMembers: (() => string) | undefined): string {
+function envelopedMembers(
+  decision: Decision<object>,
+  revision: string,
+  explain: boolean,
+  ownMembers: (() => string) | undefined,
+): string {
   let verdict: string;
   if (ownMembers === undefined) {
     const json = answerJson(decision.verdict);
@@ -335,8 +383,10 @@ function afterDecision<S extends z.ZodType, P>(
   const candidate = sampledCandidate(c, d.kind);
   if (!capturing) logDecision(entry);
   if (!capturing && candidate === null) return;
-  const amend = d.amend === undefined ? undefined : (r: Record<string, unknown>) => d.amend?.(r, d.connectingIp);
-  if (capturing) logDecisionCapturing(c, entry, (): Capture => ({ kind: d.kind, text: d.text, verdict, amend }));
+  const amend =
+    d.amend === undefined ? undefined : (r: Record<string, unknown>) => d.amend?.(r, d.connectingIp);
+  if (capturing)
+    logDecisionCapturing(c, entry, (): Capture => ({ kind: d.kind, text: d.text, verdict, amend }));
   if (candidate === null) return;
   const raw = () => known?.raw ?? parseJsonText(d.text);
   shadowDecision(c, candidate, {

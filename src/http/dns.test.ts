@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { DnsCache, dohResolver, interpret, resolverFor, UNREACHABLE_BACKOFF_MS, WARN_INTERVAL_MS } from "./dns.js";
+import {
+  DnsCache,
+  dohResolver,
+  interpret,
+  resolverFor,
+  UNREACHABLE_BACKOFF_MS,
+  WARN_INTERVAL_MS,
+} from "./dns.js";
 
 type Reply = { status?: number; body?: unknown; delayMs?: number; raw?: string };
 
@@ -136,7 +143,11 @@ describe("dohResolver", () => {
     const { impl, seen } = fakeFetch({ "slow.example AAAA": { delayMs: 200, body: ptr("x") } });
     const r = dohResolver("http://doh.test/q", new DnsCache(), { fetch: impl, warn: () => {} });
     const started = Date.now();
-    expect(await r.lookup("slow.example", "AAAA", 30)).toEqual({ status: "timeout", answers: [], reason: "doh.test gave no answer within 30 ms" });
+    expect(await r.lookup("slow.example", "AAAA", 30)).toEqual({
+      status: "timeout",
+      answers: [],
+      reason: "doh.test gave no answer within 30 ms",
+    });
     expect(Date.now() - started).toBeLessThan(180);
     await r.lookup("slow.example", "AAAA", 30);
     expect(seen).toHaveLength(2);
@@ -154,7 +165,11 @@ describe("dohResolver", () => {
       throw new TypeError("connection refused");
     }) as typeof fetch;
     const r = dohResolver("http://doh.test/q", new DnsCache(), { fetch: failing, warn: () => {} });
-    expect(await r.lookup("a.example", "A", 500)).toEqual({ status: "error", answers: [], reason: "doh.test unreachable: connection refused" });
+    expect(await r.lookup("a.example", "A", 500)).toEqual({
+      status: "error",
+      answers: [],
+      reason: "doh.test unreachable: connection refused",
+    });
   });
 
   it("after the resolver was unreachable, answers error at once until the backoff ends, then asks again", async () => {
@@ -166,7 +181,11 @@ describe("dohResolver", () => {
       return new Response(JSON.stringify({ Status: 3 }));
     }) as typeof fetch;
     let now = 1_000_000;
-    const r = dohResolver("http://doh.test/q", new DnsCache(), { fetch: impl, now: () => now, warn: () => {} });
+    const r = dohResolver("http://doh.test/q", new DnsCache(), {
+      fetch: impl,
+      now: () => now,
+      warn: () => {},
+    });
     expect((await r.lookup("a.example", "A", 500)).reason).toBe("doh.test unreachable: DNS lookup failed");
     const during = await r.lookup("b.example", "A", 500);
     expect(during.status).toBe("error");
@@ -182,9 +201,21 @@ describe("dohResolver", () => {
     const lines: Record<string, unknown>[] = [];
     const impl = (async () => new Response("", { status: 503 })) as typeof fetch;
     let now = 5_000_000;
-    const r = dohResolver("http://doh.test/q?secret=x", new DnsCache(), { fetch: impl, now: () => now, warn: (l) => lines.push(l) });
+    const r = dohResolver("http://doh.test/q?secret=x", new DnsCache(), {
+      fetch: impl,
+      now: () => now,
+      warn: (l) => lines.push(l),
+    });
     for (let i = 0; i < 5; i++) await r.lookup(`h${i}.example`, "A", 500);
-    expect(lines).toEqual([{ ts: new Date(5_000_000).toISOString(), event: "dns_resolver_failed", resolver: "doh.test", error: "doh.test answered HTTP 503", suppressed: 0 }]);
+    expect(lines).toEqual([
+      {
+        ts: new Date(5_000_000).toISOString(),
+        event: "dns_resolver_failed",
+        resolver: "doh.test",
+        error: "doh.test answered HTTP 503",
+        suppressed: 0,
+      },
+    ]);
     now += WARN_INTERVAL_MS;
     await r.lookup("h9.example", "A", 500);
     expect(lines).toHaveLength(2);

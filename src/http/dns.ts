@@ -87,7 +87,11 @@ export function cacheApiDnsCache(cache: Cache, resolverUrl: string): SharedDnsCa
       try {
         const hit = await cache.match(request(key));
         if (hit === undefined) return undefined;
-        const stored = (await hit.json()) as { status: DnsAnswer["status"]; answers: string[]; expires: number };
+        const stored = (await hit.json()) as {
+          status: DnsAnswer["status"];
+          answers: string[];
+          expires: number;
+        };
         return { answer: { status: stored.status, answers: stored.answers }, expires: stored.expires };
       } catch {
         return undefined;
@@ -98,7 +102,12 @@ export function cacheApiDnsCache(cache: Cache, resolverUrl: string): SharedDnsCa
       if (maxAge < 1) return;
       const body = JSON.stringify({ status: answer.status, answers: answer.answers, expires });
       try {
-        await cache.put(request(key), new Response(body, { headers: { "content-type": "application/json", "cache-control": `max-age=${maxAge}` } }));
+        await cache.put(
+          request(key),
+          new Response(body, {
+            headers: { "content-type": "application/json", "cache-control": `max-age=${maxAge}` },
+          }),
+        );
       } catch {
         // not kept: the next isolate asks the resolver
       }
@@ -186,7 +195,11 @@ export function dohResolver(url: string, cache: DnsCache, options: DohOptions = 
         }
       }
       if (!(timeoutMs > 0)) return { ...TIMEOUT, reason: "the identifier's timeout is zero" };
-      if (clock() < downUntil) return { ...ERROR, reason: `${downReason} (not asked again until ${new Date(downUntil).toISOString()})` };
+      if (clock() < downUntil)
+        return {
+          ...ERROR,
+          reason: `${downReason} (not asked again until ${new Date(downUntil).toISOString()})`,
+        };
       const query = `${url}${separator}name=${encodeURIComponent(name)}&type=${type}`;
       const resolved = await withTimeout(timeoutMs, (signal) => query1(doFetch, query, type, signal));
       if (resolved === undefined) {
@@ -257,7 +270,10 @@ async function query1(
     if (signal.aborted) return undefined;
     // workerd reports a failed connection (no network, no DNS for the resolver's host) as an opaque internal error.
     const message = e instanceof Error ? e.message : String(e);
-    return { failed: `${host} unreachable: ${/^internal error/.test(message) ? "the connection failed (no network?)" : message}`, unreachable: true };
+    return {
+      failed: `${host} unreachable: ${/^internal error/.test(message) ? "the connection failed (no network?)" : message}`,
+      unreachable: true,
+    };
   }
   if (response.status !== 200) {
     await response.body?.cancel();
@@ -266,15 +282,27 @@ async function query1(
   let body: unknown;
   try {
     const text = await readCappedText(response.body, MAX_REPLY_BYTES);
-    if (text === null) return { failed: `${host} answered more than ${MAX_REPLY_BYTES} bytes`, unreachable: false };
+    if (text === null)
+      return { failed: `${host} answered more than ${MAX_REPLY_BYTES} bytes`, unreachable: false };
     body = JSON.parse(text);
   } catch {
-    return signal.aborted ? undefined : { failed: `${host} answered something other than DNS JSON`, unreachable: false };
+    return signal.aborted
+      ? undefined
+      : { failed: `${host} answered something other than DNS JSON`, unreachable: false };
   }
   const resolved = interpret(body, TYPE_NUMBER[type]);
   if (resolved.answer.status === "error") {
     const status = (body as { Status?: unknown } | null)?.Status;
-    return { answer: { ...ERROR, reason: typeof status === "number" ? `${host} answered DNS status ${status}` : `${host} answered something other than DNS JSON` }, ttl: 0 };
+    return {
+      answer: {
+        ...ERROR,
+        reason:
+          typeof status === "number"
+            ? `${host} answered DNS status ${status}`
+            : `${host} answered something other than DNS JSON`,
+      },
+      ttl: 0,
+    };
   }
   return resolved;
 }
@@ -325,7 +353,8 @@ export function resolverFor(dohUrl: string | undefined): DnsResolver | undefined
   const url = dohUrl?.trim();
   if (!url) return undefined;
   if (isolateResolver?.url !== url) {
-    const cache = typeof caches === "undefined" ? undefined : (caches as unknown as { default: Cache }).default;
+    const cache =
+      typeof caches === "undefined" ? undefined : (caches as unknown as { default: Cache }).default;
     const shared = cache === undefined ? undefined : cacheApiDnsCache(cache, url);
     isolateResolver = { url, resolver: dohResolver(url, isolateDnsCache, { shared }) };
   }

@@ -45,7 +45,12 @@ export interface ErrorDetail {
 }
 
 /** One policy error as an error detail: code, message, place, and the did-you-mean suggestion when it has one. */
-export function errorDetail(e: { code: string; message: string; at: string; suggestion?: string }): ErrorDetail {
+export function errorDetail(e: {
+  code: string;
+  message: string;
+  at: string;
+  suggestion?: string;
+}): ErrorDetail {
   return e.suggestion === undefined
     ? { code: e.code, message: e.message, at: e.at }
     : { code: e.code, message: e.message, at: e.at, suggestion: e.suggestion };

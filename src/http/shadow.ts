@@ -37,19 +37,32 @@ export function sampledCandidate(c: Context<AppEnv>, kind: DecisionKind): LiveCa
 }
 
 /** The candidate's verdict view, or the view of the error its decision ended in. */
-async function candidateView<P, R>(job: ShadowJob<P, R>, candidate: LiveCandidate, request: R): Promise<View> {
+async function candidateView<P, R>(
+  job: ShadowJob<P, R>,
+  candidate: LiveCandidate,
+  request: R,
+): Promise<View> {
   const engine = engineOfKind(job.kind);
   const policy = candidate.loaded.policy<P>(engine) ?? (job.acceptsMissingPolicy ? (null as P) : undefined);
   if (policy === undefined) return errorView("service_unavailable");
   const budget = decisionBudget(job.ctx.env.DECISION_BUDGET);
-  const ctx: RouteContext = { ...job.ctx, explain: false, budget, bundle: candidate.loaded, revision: candidate.loaded.revision };
+  const ctx: RouteContext = {
+    ...job.ctx,
+    explain: false,
+    budget,
+    bundle: candidate.loaded,
+    revision: candidate.loaded.revision,
+  };
   try {
     const decision = await budget.run(() => job.decide(policy, request, ctx));
     return viewOf(job.kind, decision.verdict);
   } catch (e) {
     if (e instanceof BudgetExceeded) return errorView("budget_exceeded");
     if (e instanceof ApiError) return errorView(e.code);
-    writeLog({ ts: new Date().toISOString(), event: "shadow_decision_failed", kind: job.kind, error: errorText(e) }, "error");
+    writeLog(
+      { ts: new Date().toISOString(), event: "shadow_decision_failed", kind: job.kind, error: errorText(e) },
+      "error",
+    );
     return errorView("internal_error");
   }
 }
@@ -63,11 +76,18 @@ async function candidateView<P, R>(job: ShadowJob<P, R>, candidate: LiveCandidat
  * coordinator. The caller has drawn the candidate with `sampledCandidate`:
  * decisions outside SHADOW_SAMPLE, and engines it did not stage, cost that check only.
  */
-export function shadowDecision<P, R>(c: Context<AppEnv>, candidate: LiveCandidate, job: ShadowJob<P, R>): void {
+export function shadowDecision<P, R>(
+  c: Context<AppEnv>,
+  candidate: LiveCandidate,
+  job: ShadowJob<P, R>,
+): void {
   const env = c.env;
   afterAnswer(c, async () => {
     const request = job.request();
-    const active = viewOf(job.kind, typeof job.active === "string" ? (JSON.parse(job.active) as object) : job.active);
+    const active = viewOf(
+      job.kind,
+      typeof job.active === "string" ? (JSON.parse(job.active) as object) : job.active,
+    );
     const shadow = await candidateView(job, candidate, request);
     await recordComparison(env, candidate, job.kind, job.requestValue(), active, shadow);
   });

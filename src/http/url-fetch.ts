@@ -28,7 +28,10 @@ export function httpFetcher(options: FetcherOptions = {}): UrlFetcher {
         return { status: 400, text: "URL using bad/illegal format or missing URL" };
       }
       if (url.protocol !== "http:" && url.protocol !== "https:") {
-        return { status: 400, text: `Protocol "${url.protocol.slice(0, -1)}" not supported or disabled in libcurl` };
+        return {
+          status: 400,
+          text: `Protocol "${url.protocol.slice(0, -1)}" not supported or disabled in libcurl`,
+        };
       }
       const headers = new Headers();
       try {
@@ -36,7 +39,8 @@ export function httpFetcher(options: FetcherOptions = {}): UrlFetcher {
       } catch {
         return { status: 400, text: "A header could not be sent as given" };
       }
-      const ms = request.timeoutMs > 0 ? Math.min(request.timeoutMs, MAX_FETCH_TIMEOUT_MS) : MAX_FETCH_TIMEOUT_MS;
+      const ms =
+        request.timeoutMs > 0 ? Math.min(request.timeoutMs, MAX_FETCH_TIMEOUT_MS) : MAX_FETCH_TIMEOUT_MS;
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), ms);
       let received = 0;
@@ -51,7 +55,10 @@ export function httpFetcher(options: FetcherOptions = {}): UrlFetcher {
         return { status: response.status, text: body };
       } catch {
         if (controller.signal.aborted) {
-          return { status: 400, text: `Operation timed out after ${ms} milliseconds with ${received} bytes received` };
+          return {
+            status: 400,
+            text: `Operation timed out after ${ms} milliseconds with ${received} bytes received`,
+          };
         }
         return { status: 400, text: "Couldn't connect to server" };
       } finally {

@@ -7,7 +7,11 @@ describe("VerdictMemo", () => {
     const key = memo.key("/v1/place", "rev1", '{"user":"a"}')!;
     expect(memo.key("/v1/place", "rev2", '{"user":"a"}')).not.toBe(key);
     memo.set(key, "placed", '{"revision":"rev1"}', 1000);
-    expect(memo.get(key, 999)).toMatchObject({ expires: 1000, outcome: "placed", json: '{"revision":"rev1"}' });
+    expect(memo.get(key, 999)).toMatchObject({
+      expires: 1000,
+      outcome: "placed",
+      json: '{"revision":"rev1"}',
+    });
     expect(memo.get(key, 1000)).toBeUndefined();
     expect(memo.get(key, 10)).toBeUndefined();
   });

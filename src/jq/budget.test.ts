@@ -26,7 +26,7 @@ describe("jq charges the decision's work budget by the size of what it builds", 
   it("ends doubling, huge builds and object copies with budget_exceeded, quickly", () => {
     for (const src of [
       "reduce range(40) as $i ([1]; .+.)",
-      '[range(1e6)] | length',
+      "[range(1e6)] | length",
       'reduce range(40) as $i ("ab"; . + .) | length',
       "reduce range(1e5) as $i ({}; .[$i | tostring] = $i) | length",
       "[(.a, .b) = range(1e400)] | length",
@@ -64,7 +64,9 @@ describe("jq charges the decision's work budget by the size of what it builds", 
     // linear: twice the elements cost about twice the units, not four times
     const small = within(1e9, slices, 10_000);
     expect(big.used).toBeLessThan(2.5 * small.used);
-    expect(within(1e9, "[range(.)] | .[] |= . + 1 | add", 20_000).used).toBeLessThan(2.5 * within(1e9, "[range(.)] | .[] |= . + 1 | add", 10_000).used);
+    expect(within(1e9, "[range(.)] | .[] |= . + 1 | add", 20_000).used).toBeLessThan(
+      2.5 * within(1e9, "[range(.)] | .[] |= . + 1 | add", 10_000).used,
+    );
     expect(within(100_000, slices, 50_000).r.error).toBe(BUDGET_EXCEEDED_MESSAGE);
   });
 
@@ -72,7 +74,10 @@ describe("jq charges the decision's work budget by the size of what it builds", 
     // jq 1.7.1 assigns through `reduce path(paths) as $p (.; setpath(...))`: the first write's error
     // ends the run, where collecting every path first ran a billion paths into the budget
     for (const [src, error] of [
-      ["[1] | .[range(1e9)|{start:.,end:(.+1)}] = 1", "A slice of an array can only be assigned another array"],
+      [
+        "[1] | .[range(1e9)|{start:.,end:(.+1)}] = 1",
+        "A slice of an array can only be assigned another array",
+      ],
       ['[1,2] | .[range(1e9)] |= error("stop")', "stop"],
       ['[1] | .[range(1e9)] += "x"', 'number (1) and string ("x") cannot be added'],
     ]) {
@@ -93,28 +98,41 @@ describe("jq charges the decision's work budget by the size of what it builds", 
   it("charges a slice by the elements or characters it copies", () => {
     // n slices of a suffix copy n²/2 elements: 4 GB for n = 50,000 once went uncharged
     const suffixes = "[range(length) as $i | .[$i:]] | length";
-    expect(within(1e9, `[range(.)] | ${suffixes}`, 2000).used).toBeGreaterThan(2000 * 2000 / 2);
-    expect(within(1e9, `"x" * . | ${suffixes}`, 2000).used).toBeGreaterThan(2000 * 2000 / 2);
-    expect(within(DEFAULT_DECISION_BUDGET, `[range(.)] | ${suffixes}`, 50_000).r.error).toBe(BUDGET_EXCEEDED_MESSAGE);
+    expect(within(1e9, `[range(.)] | ${suffixes}`, 2000).used).toBeGreaterThan((2000 * 2000) / 2);
+    expect(within(1e9, `"x" * . | ${suffixes}`, 2000).used).toBeGreaterThan((2000 * 2000) / 2);
+    expect(within(DEFAULT_DECISION_BUDGET, `[range(.)] | ${suffixes}`, 50_000).r.error).toBe(
+      BUDGET_EXCEEDED_MESSAGE,
+    );
     // the whole array is shared, not copied (it stays a path)
-    expect(within(1e9, "[range(.)] | [range(100) as $i | .[0:]] | length", 2000).used).toBeLessThan(2000 * 10);
+    expect(within(1e9, "[range(.)] | [range(100) as $i | .[0:]] | length", 2000).used).toBeLessThan(
+      2000 * 10,
+    );
   });
 
   it("never shares a container the assignment still writes into with the filter of |= (issue 24 item 2)", () => {
     // the second path hands `.a` (copied by the first) to the filter, which returns its first element twice
-    const src = "(.a[0][0], .a, .a[0][0]) |= (if type == \"array\" and length == 2 then [.[0], .[0]] else . + 1 end)";
+    const src =
+      '(.a[0][0], .a, .a[0][0]) |= (if type == "array" and length == 2 then [.[0], .[0]] else . + 1 end)';
     expect(within(1e9, src, { a: [[0], [0]] }).r.outputs).toEqual([{ a: [[2], [1]] }]);
   });
 
   it("ends subnormal math (issue 24 item 1) and prints deep error values (item 8) without a stack overflow", () => {
-    expect(within(1000, "1e-310 | [significand, frexp, logb]").r.outputs).toEqual([[1.1505236063118787, [0.5752618031559393, -1029], -1030]]);
+    expect(within(1000, "1e-310 | [significand, frexp, logb]").r.outputs).toEqual([
+      [1.1505236063118787, [0.5752618031559393, -1029], -1030],
+    ]);
     const deep = within(1e9, "reduce range(20000) as $i (0; [.]) | error");
     expect(deep.r.error).toBe("[".repeat(20000) + "0" + "]".repeat(20000) + " (not a string)");
-    expect(within(1e9, "reduce range(20000) as $i (0; {a: .}) | tojson | length").r.outputs).toEqual([20000 * 6 + 1]);
+    expect(within(1e9, "reduce range(20000) as $i (0; {a: .}) | tojson | length").r.outputs).toEqual([
+      20000 * 6 + 1,
+    ]);
   });
 
   it("charges walks over values that share their parts (2^40 nodes built in 40 steps)", () => {
-    for (const src of ["reduce range(40) as $i (0; [., .]) | tojson", "reduce range(40) as $i (0; [., .]) | error", "reduce range(40) as $i (0; [., .])"])
+    for (const src of [
+      "reduce range(40) as $i (0; [., .]) | tojson",
+      "reduce range(40) as $i (0; [., .]) | error",
+      "reduce range(40) as $i (0; [., .])",
+    ])
       expect(within(100_000, src).r.error, src).toBe(BUDGET_EXCEEDED_MESSAGE);
   });
 
@@ -127,7 +145,9 @@ describe("jq charges the decision's work budget by the size of what it builds", 
     ])
       expect(within(DEFAULT_DECISION_BUDGET, src).r.error, src).toBe(BUDGET_EXCEEDED_MESSAGE);
     // the same programs finish under a budget that pays for their keys
-    expect(within(1e9, 'reduce range(1000) as $i ({}; .["k\\($i)"] = $i) | length').r.outputs).toEqual([1000]);
+    expect(within(1e9, 'reduce range(1000) as $i ({}; .["k\\($i)"] = $i) | length').r.outputs).toEqual([
+      1000,
+    ]);
     // an object copied to set one key costs its keys before the copy is made: at most about
     // sqrt(2 × budget / 3) keys are set one by one (632 when a copied key cost 2)
     const lengths: number[] = [];
@@ -159,19 +179,28 @@ describe("jq charges the decision's work budget by the size of what it builds", 
     // a unit a key, and the object (ALLOC, 3)
     expect(units("[range(1000) as $x | {a: $x, b: $x}] | length") - base).toBe(1000 * (2 + 3));
     // the same object on the general path (a value with two outputs, one of them taken)
-    expect(units("[range(1000) as $x | first({a: $x, b: ($x, $x)})] | length") - base).toBeGreaterThanOrEqual(1000 * (2 + 3));
+    expect(units("[range(1000) as $x | first({a: $x, b: ($x, $x)})] | length") - base).toBeGreaterThanOrEqual(
+      1000 * (2 + 3),
+    );
     // a string: its length and two allocations a part, as strGen charges ("k", the value, "")
     const str = units('[range(1000) | "k\\(.)"] | length') - units("[range(1000) | .] | length");
     const chars = Array.from({ length: 1000 }, (_, i) => `k${i}`.length).reduce((a, b) => a + b, 0);
     expect(str).toBeGreaterThanOrEqual(chars + 1000 * 2 * 3 * 2);
-    expect(units('[range(1000) | first("k\\(.)", 1)] | length') - units("[range(1000) | first(., 1)] | length")).toBe(str);
+    expect(
+      units('[range(1000) | first("k\\(.)", 1)] | length') - units("[range(1000) | first(., 1)] | length"),
+    ).toBe(str);
     // the `from_entries` row: the entries' objects and keys end it at about 15,000 of its 100,000
-    const r = within(DEFAULT_DECISION_BUDGET, '[limit(20000; range(1e5) | {key: "k\\(.)", value: .})] | length');
+    const r = within(
+      DEFAULT_DECISION_BUDGET,
+      '[limit(20000; range(1e5) | {key: "k\\(.)", value: .})] | length',
+    );
     expect(r.r.error).toBe(BUDGET_EXCEEDED_MESSAGE);
   });
 
   it("charges quadratic searches before they run", () => {
-    expect(within(100_000, '("a" * 20000) as $s | $s | indices($s[:10000]) | length').r.error).toBe(BUDGET_EXCEEDED_MESSAGE);
+    expect(within(100_000, '("a" * 20000) as $s | $s | indices($s[:10000]) | length').r.error).toBe(
+      BUDGET_EXCEEDED_MESSAGE,
+    );
     expect(within(100_000, "[range(3000)] as $a | $a | contains($a)").r.error).toBe(BUDGET_EXCEEDED_MESSAGE);
   });
 });

@@ -8,14 +8,12 @@ import { lengthOf } from "./builtins-core.js";
 import { step, type Env, type Path } from "./runtime.js";
 import { compare, equals, fail, numOf, truthy } from "./values.js";
 
-
 // paths
 defNative("path", 1, {
   gen: (i, a, env, emit) => pathOf(a[0])(i, [], env, (v, p) => (p === null ? invalidPathResult(v) : emit(p))),
 });
 defNative("getpath", 1, {
-  gen: (i, a, env, emit) =>
-    a[0].gen(i, env, (p) => emit(getPath(i, p))),
+  gen: (i, a, env, emit) => a[0].gen(i, env, (p) => emit(getPath(i, p))),
   // jq 1.7.1's f_getpath: the lookup's own error is raised; from an input that is not a path the
   // value is passed on as a non-path (so `path(...)` names the value it got)
   pgen: (i, path, a, env, emit) =>
@@ -92,7 +90,11 @@ defNative("isempty", 1, {
  * then break $out else empty end) elif $n == 0 then empty else exp end;` — `$n` is compared in jq's
  * order, so a string limit passes the test and fails at `. - 1` only once `exp` has an output.
  */
-function limitGen<E extends unknown[]>(n: Json, run: (emit: (...v: E) => boolean) => boolean, emit: (...v: E) => boolean): boolean {
+function limitGen<E extends unknown[]>(
+  n: Json,
+  run: (emit: (...v: E) => boolean) => boolean,
+  emit: (...v: E) => boolean,
+): boolean {
   if (compare(n, 0) <= 0) return equals(n, 0) ? false : run(emit);
   let left = n;
   let mine = false;
@@ -150,7 +152,11 @@ defV("bsearch", 1, (i, target) => {
   return -1 - lo;
 });
 /** All outputs of a generator, or null when it asked to stop (a `break` passing through). */
-function collect(g: (i: Json, env: Env | null, emit: (v: Json) => boolean) => boolean, i: Json, env: Env | null): Json[] | null {
+function collect(
+  g: (i: Json, env: Env | null, emit: (v: Json) => boolean) => boolean,
+  i: Json,
+  env: Env | null,
+): Json[] | null {
   const out: Json[] = [];
   return g(i, env, (v) => (out.push(v), false)) ? null : out;
 }
@@ -272,7 +278,8 @@ function range3(from: Json, upto: Json, by: Json, emit: (v: Json) => boolean): b
   const f = numOf(from);
   const u = numOf(upto);
   const b = numOf(by);
-  if (typeof f === "number" && typeof u === "number" && typeof b === "number") return numericRange(f, u, b, emit);
+  if (typeof f === "number" && typeof u === "number" && typeof b === "number")
+    return numericRange(f, u, b, emit);
   const dir = compare(by, 0);
   if (dir === 0) return false;
   for (let x = from; dir > 0 ? compare(x, upto) < 0 : compare(x, upto) > 0; x = add(x, by)) {
@@ -289,4 +296,3 @@ defNative("range", 3, {
   gen: (i, a, env, emit) =>
     a[0].gen(i, env, (f) => a[1].gen(i, env, (t) => a[2].gen(i, env, (b) => range3(f, t, b, emit)))),
 });
-

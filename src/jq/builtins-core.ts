@@ -9,7 +9,22 @@ import { formatNumber, printCompact } from "./print.js";
 import { numberFromText } from "./litnum.js";
 import { keyCount, keysOf as orderedKeys } from "./key-order.js";
 import { ALLOC, charge, chargeSort, KEY, S, step } from "./runtime.js";
-import { HaltSignal, JqError, compare, compareStrings, desc, equals, fail, isObject, numOf, setKey, sortedKeys, truthy, typeOf, type JObj } from "./values.js";
+import {
+  HaltSignal,
+  JqError,
+  compare,
+  compareStrings,
+  desc,
+  equals,
+  fail,
+  isObject,
+  numOf,
+  setKey,
+  sortedKeys,
+  truthy,
+  typeOf,
+  type JObj,
+} from "./values.js";
 
 const isObj = isObject;
 
@@ -55,7 +70,9 @@ export function lengthOf(i: Json): number {
 }
 def0("length", lengthOf);
 def0("utf8bytelength", (i) =>
-  typeof i === "string" ? new TextEncoder().encode(i).length : fail(`${desc(i)} only strings have UTF-8 byte length`),
+  typeof i === "string"
+    ? new TextEncoder().encode(i).length
+    : fail(`${desc(i)} only strings have UTF-8 byte length`),
 );
 function keysOf(i: Json, sorted: boolean): Json {
   if (isObj(i)) return sorted ? sortedKeys(i) : orderedKeys(i).slice();
@@ -98,7 +115,9 @@ defV("contains", 1, (i, b) => {
 
 def0("tostring", (i) => (typeof i === "string" ? i : printCompact(i)));
 def0("tojson", (i) => printCompact(i));
-def0("fromjson", (i) => (typeof i === "string" ? fromJson(i) : fail(`${desc(i)} only strings can be parsed`)));
+def0("fromjson", (i) =>
+  typeof i === "string" ? fromJson(i) : fail(`${desc(i)} only strings can be parsed`),
+);
 /** Leading and trailing white space as jq's JSON reader skips it (not \uFEFF or other Unicode spaces). */
 const JSON_BLANKS = /^[ \t\r\n]+|[ \t\r\n]+$/g;
 
@@ -113,20 +132,18 @@ function shortDigits(s: string): boolean {
   return true;
 }
 
-def0(
-  "tonumber",
-  (i) => {
-    if (typeOf(i) === "number") return i;
-    if (typeof i !== "string") return fail(`${desc(i)} cannot be parsed as a number`);
-    // the common case (what a regex capture of digits gives) needs no literal kept
-    if (shortDigits(i)) return Number(i);
-    // jq 1.7.1 reads the text with decNumber, which also takes a leading `+` ("+05" is 5)
-    const t = i.replace(JSON_BLANKS, "");
-    if (/^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/.test(t)) return numberFromText(t[0] === "+" ? t.slice(1) : t, formatNumber);
-    const v = fromJson(i);
-    return typeOf(v) === "number" ? v : fail(`${desc(i)} cannot be parsed as a number`);
-  },
-);
+def0("tonumber", (i) => {
+  if (typeOf(i) === "number") return i;
+  if (typeof i !== "string") return fail(`${desc(i)} cannot be parsed as a number`);
+  // the common case (what a regex capture of digits gives) needs no literal kept
+  if (shortDigits(i)) return Number(i);
+  // jq 1.7.1 reads the text with decNumber, which also takes a leading `+` ("+05" is 5)
+  const t = i.replace(JSON_BLANKS, "");
+  if (/^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/.test(t))
+    return numberFromText(t[0] === "+" ? t.slice(1) : t, formatNumber);
+  const v = fromJson(i);
+  return typeOf(v) === "number" ? v : fail(`${desc(i)} cannot be parsed as a number`);
+});
 def0("infinite", () => Infinity);
 def0("nan", () => NaN);
 def0("isinfinite", (i) => {
@@ -160,7 +177,8 @@ function jqSort(a: Json[]): Json[] {
     const sur = out.some((v) => /[\uD800-\uDFFF]/.test(v as string));
     return sur ? out.sort((x, y) => compareStrings(x as string, y as string)) : out.sort();
   }
-  if (out.every((v) => typeof v === "number" && v === v)) return out.sort((x, y) => (x as number) - (y as number));
+  if (out.every((v) => typeof v === "number" && v === v))
+    return out.sort((x, y) => (x as number) - (y as number));
   return out.sort(compare);
 }
 def0("sort", (i) => jqSort(sortArray(i, "sorted")));
@@ -226,7 +244,10 @@ function best(ks: Array<{ k: Json[]; v: Json }>, max: boolean): Json {
 }
 function minMax(i: Json, max: boolean): Json {
   if (!Array.isArray(i)) return fail(`${desc(i)} and ${desc(i)} cannot be iterated over`);
-  return best(i.map((v) => ({ k: [v] as Json[], v })), max);
+  return best(
+    i.map((v) => ({ k: [v] as Json[], v })),
+    max,
+  );
 }
 function minMaxBy(i: Json, a: KeyGen, env: unknown, max: boolean): Json {
   const ks = keyed(i, a, env);
@@ -319,7 +340,9 @@ def0("abs", (i) => {
   const n = numOf(i);
   return typeof n === "number" ? -n : fail(`${desc(i)} cannot be negated`);
 });
-defV("format", 1, (i, f) => (typeof f === "string" ? applyFormat(f, i) : fail(`${desc(f)} is not a valid format`)));
+defV("format", 1, (i, f) =>
+  typeof f === "string" ? applyFormat(f, i) : fail(`${desc(f)} is not a valid format`),
+);
 def0("input_filename", () => null);
 def0("input_line_number", () => 0);
 defNative("input", 0, {
@@ -362,7 +385,12 @@ def0("stderr", (i) => {
  * `INDEX(rows; key)`: jq 1.7.1 defines it as `reduce rows as $row ({}; .[$row|key|tostring] = $row)`;
  * the object is built in place (it is private until emitted) instead of copied per row.
  */
-function indexRows(rows: (emit: (v: Json) => boolean) => boolean, key: KeyGen, env: unknown, emit: (v: Json) => boolean): boolean {
+function indexRows(
+  rows: (emit: (v: Json) => boolean) => boolean,
+  key: KeyGen,
+  env: unknown,
+  emit: (v: Json) => boolean,
+): boolean {
   const acc: JObj = {};
   const stop = rows((row) => {
     step();

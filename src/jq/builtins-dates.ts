@@ -6,7 +6,20 @@ import { S } from "./runtime.js";
 import { fail, numOf } from "./values.js";
 
 const DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
 
 const GMTIME_ERROR = "error converting number of seconds since epoch to datetime";
 
@@ -22,7 +35,16 @@ function gmtime(t: number): Json[] {
   const h = Math.floor(secs / 3600);
   const mi = Math.floor((secs % 3600) / 60);
   // (+ 0 turns the -0 of an input -0 into 0, as C's integers have no negative zero)
-  return [y, mo, d, h, mi, (secs % 60) + (t - Math.floor(t)) + 0, weekday(days), days - daysFromCivil(y, 0, 1) + 0];
+  return [
+    y,
+    mo,
+    d,
+    h,
+    mi,
+    (secs % 60) + (t - Math.floor(t)) + 0,
+    weekday(days),
+    days - daysFromCivil(y, 0, 1) + 0,
+  ];
 }
 
 function isTm(v: Json): v is number[] {
@@ -81,46 +103,126 @@ function strftime(tm: number[], fmt: string): string {
     }
     const f = fmt[++k];
     switch (f) {
-      case "Y": out += String(y); break;
-      case "C": out += p2(Math.floor(y / 100)); break;
-      case "y": out += p2(((y % 100) + 100) % 100); break;
-      case "m": out += p2(mo + 1); break;
-      case "d": out += p2(d); break;
-      case "e": out += String(d).padStart(2, " "); break;
-      case "H": out += p2(h); break;
-      case "k": out += String(h).padStart(2, " "); break;
-      case "I": out += p2(h % 12 === 0 ? 12 : h % 12); break;
-      case "l": out += String(h % 12 === 0 ? 12 : h % 12).padStart(2, " "); break;
-      case "M": out += p2(mi); break;
-      case "S": out += p2(Math.floor(s)); break;
-      case "j": out += String(yday + 1).padStart(3, "0"); break;
-      case "a": out += (DAYS[wday] ?? "?").slice(0, 3); break;
-      case "A": out += DAYS[wday] ?? "?"; break;
-      case "b": case "h": out += (MONTHS[mo] ?? "?").slice(0, 3); break;
-      case "B": out += MONTHS[mo] ?? "?"; break;
-      case "p": out += h < 12 ? "AM" : "PM"; break;
-      case "P": out += h < 12 ? "am" : "pm"; break;
-      case "Z": out += "UTC"; break;
-      case "z": out += "+0000"; break;
-      case "T": out += `${p2(h)}:${p2(mi)}:${p2(Math.floor(s))}`; break;
-      case "R": out += `${p2(h)}:${p2(mi)}`; break;
-      case "D": out += `${p2(mo + 1)}/${p2(d)}/${p2(((y % 100) + 100) % 100)}`; break;
-      case "F": out += `${y}-${p2(mo + 1)}-${p2(d)}`; break;
-      case "c": out += `${DAYS[wday]?.slice(0, 3)} ${MONTHS[mo]?.slice(0, 3)} ${String(d).padStart(2, " ")} ${p2(h)}:${p2(mi)}:${p2(Math.floor(s))} ${y}`; break;
-      case "x": out += `${p2(mo + 1)}/${p2(d)}/${p2(((y % 100) + 100) % 100)}`; break;
-      case "X": out += `${p2(h)}:${p2(mi)}:${p2(Math.floor(s))}`; break;
-      case "s": out += String(timegm(tm)); break;
-      case "u": out += String(wday === 0 ? 7 : wday); break;
-      case "w": out += String(wday); break;
-      case "U": out += p2(weekNum(false)); break;
-      case "W": out += p2(weekNum(true)); break;
-      case "G": out += String(iso()[0]); break;
-      case "g": out += p2(((iso()[0] % 100) + 100) % 100); break;
-      case "V": out += p2(iso()[1]); break;
-      case "n": out += "\n"; break;
-      case "t": out += "\t"; break;
-      case "%": out += "%"; break;
-      default: out += "%" + (f ?? "");
+      case "Y":
+        out += String(y);
+        break;
+      case "C":
+        out += p2(Math.floor(y / 100));
+        break;
+      case "y":
+        out += p2(((y % 100) + 100) % 100);
+        break;
+      case "m":
+        out += p2(mo + 1);
+        break;
+      case "d":
+        out += p2(d);
+        break;
+      case "e":
+        out += String(d).padStart(2, " ");
+        break;
+      case "H":
+        out += p2(h);
+        break;
+      case "k":
+        out += String(h).padStart(2, " ");
+        break;
+      case "I":
+        out += p2(h % 12 === 0 ? 12 : h % 12);
+        break;
+      case "l":
+        out += String(h % 12 === 0 ? 12 : h % 12).padStart(2, " ");
+        break;
+      case "M":
+        out += p2(mi);
+        break;
+      case "S":
+        out += p2(Math.floor(s));
+        break;
+      case "j":
+        out += String(yday + 1).padStart(3, "0");
+        break;
+      case "a":
+        out += (DAYS[wday] ?? "?").slice(0, 3);
+        break;
+      case "A":
+        out += DAYS[wday] ?? "?";
+        break;
+      case "b":
+      case "h":
+        out += (MONTHS[mo] ?? "?").slice(0, 3);
+        break;
+      case "B":
+        out += MONTHS[mo] ?? "?";
+        break;
+      case "p":
+        out += h < 12 ? "AM" : "PM";
+        break;
+      case "P":
+        out += h < 12 ? "am" : "pm";
+        break;
+      case "Z":
+        out += "UTC";
+        break;
+      case "z":
+        out += "+0000";
+        break;
+      case "T":
+        out += `${p2(h)}:${p2(mi)}:${p2(Math.floor(s))}`;
+        break;
+      case "R":
+        out += `${p2(h)}:${p2(mi)}`;
+        break;
+      case "D":
+        out += `${p2(mo + 1)}/${p2(d)}/${p2(((y % 100) + 100) % 100)}`;
+        break;
+      case "F":
+        out += `${y}-${p2(mo + 1)}-${p2(d)}`;
+        break;
+      case "c":
+        out += `${DAYS[wday]?.slice(0, 3)} ${MONTHS[mo]?.slice(0, 3)} ${String(d).padStart(2, " ")} ${p2(h)}:${p2(mi)}:${p2(Math.floor(s))} ${y}`;
+        break;
+      case "x":
+        out += `${p2(mo + 1)}/${p2(d)}/${p2(((y % 100) + 100) % 100)}`;
+        break;
+      case "X":
+        out += `${p2(h)}:${p2(mi)}:${p2(Math.floor(s))}`;
+        break;
+      case "s":
+        out += String(timegm(tm));
+        break;
+      case "u":
+        out += String(wday === 0 ? 7 : wday);
+        break;
+      case "w":
+        out += String(wday);
+        break;
+      case "U":
+        out += p2(weekNum(false));
+        break;
+      case "W":
+        out += p2(weekNum(true));
+        break;
+      case "G":
+        out += String(iso()[0]);
+        break;
+      case "g":
+        out += p2(((iso()[0] % 100) + 100) % 100);
+        break;
+      case "V":
+        out += p2(iso()[1]);
+        break;
+      case "n":
+        out += "\n";
+        break;
+      case "t":
+        out += "\t";
+        break;
+      case "%":
+        out += "%";
+        break;
+      default:
+        out += "%" + (f ?? "");
     }
   }
   return out;
@@ -192,25 +294,86 @@ function strptime(input: string, fmt: string): Json[] {
       }
       const s = f[++k];
       switch (s) {
-        case "Y": year = num(0, 9999, 4); dateParsed = true; break;
-        case "C": year = num(0, 99, 2) * 100 + (year % 100); dateParsed = true; break;
-        case "y": { const v = num(0, 99, 2); year = v < 69 ? 2000 + v : 1900 + v; dateParsed = true; break; }
-        case "m": tm[1] = num(1, 12, 2) - 1; dateParsed = true; break;
-        case "d": case "e": tm[2] = num(1, 31, 2); dateParsed = true; break;
-        case "H": case "k": tm[3] = num(0, 23, 2); break;
-        case "I": case "l": tm[3] = num(1, 12, 2) % 12; break;
-        case "M": tm[4] = num(0, 59, 2); break;
-        case "S": tm[5] = num(0, 61, 2); break;
-        case "j": yday = num(1, 366, 3) - 1; break;
-        case "a": case "A": wday = name(DAYS); break;
-        case "b": case "B": case "h": tm[1] = name(MONTHS); dateParsed = true; break;
-        case "p": { const r = input.slice(pos, pos + 2).toUpperCase(); if (r !== "AM" && r !== "PM") bad(); pm = r === "PM"; pos += 2; break; }
-        case "Z": { const m = /^[A-Za-z]+/.exec(input.slice(pos)); if (m) pos += m[0].length; break; }
-        case "z": { const m = /^(?:Z|[+-]\d{2}:?\d{2})/.exec(input.slice(pos)); if (!m) bad(); else pos += m[0].length; break; }
-        case "T": run("%H:%M:%S"); break;
-        case "R": run("%H:%M"); break;
-        case "D": run("%m/%d/%y"); break;
-        case "F": run("%Y-%m-%d"); break;
+        case "Y":
+          year = num(0, 9999, 4);
+          dateParsed = true;
+          break;
+        case "C":
+          year = num(0, 99, 2) * 100 + (year % 100);
+          dateParsed = true;
+          break;
+        case "y": {
+          const v = num(0, 99, 2);
+          year = v < 69 ? 2000 + v : 1900 + v;
+          dateParsed = true;
+          break;
+        }
+        case "m":
+          tm[1] = num(1, 12, 2) - 1;
+          dateParsed = true;
+          break;
+        case "d":
+        case "e":
+          tm[2] = num(1, 31, 2);
+          dateParsed = true;
+          break;
+        case "H":
+        case "k":
+          tm[3] = num(0, 23, 2);
+          break;
+        case "I":
+        case "l":
+          tm[3] = num(1, 12, 2) % 12;
+          break;
+        case "M":
+          tm[4] = num(0, 59, 2);
+          break;
+        case "S":
+          tm[5] = num(0, 61, 2);
+          break;
+        case "j":
+          yday = num(1, 366, 3) - 1;
+          break;
+        case "a":
+        case "A":
+          wday = name(DAYS);
+          break;
+        case "b":
+        case "B":
+        case "h":
+          tm[1] = name(MONTHS);
+          dateParsed = true;
+          break;
+        case "p": {
+          const r = input.slice(pos, pos + 2).toUpperCase();
+          if (r !== "AM" && r !== "PM") bad();
+          pm = r === "PM";
+          pos += 2;
+          break;
+        }
+        case "Z": {
+          const m = /^[A-Za-z]+/.exec(input.slice(pos));
+          if (m) pos += m[0].length;
+          break;
+        }
+        case "z": {
+          const m = /^(?:Z|[+-]\d{2}:?\d{2})/.exec(input.slice(pos));
+          if (!m) bad();
+          else pos += m[0].length;
+          break;
+        }
+        case "T":
+          run("%H:%M:%S");
+          break;
+        case "R":
+          run("%H:%M");
+          break;
+        case "D":
+          run("%m/%d/%y");
+          break;
+        case "F":
+          run("%Y-%m-%d");
+          break;
         case "s": {
           const m = /^[0-9]+/.exec(input.slice(pos));
           if (m === null) return bad();
@@ -221,12 +384,27 @@ function strptime(input: string, fmt: string): Json[] {
           dateParsed = true;
           break;
         }
-        case "u": wday = num(1, 7, 1) % 7; break;
-        case "w": wday = num(0, 6, 1); break;
-        case "U": case "W": case "V": num(0, 53, 2); break;
-        case "n": case "t": while (pos < input.length && /\s/.test(input[pos])) pos++; break;
-        case "%": if (input[pos] !== "%") bad(); pos++; break;
-        default: bad();
+        case "u":
+          wday = num(1, 7, 1) % 7;
+          break;
+        case "w":
+          wday = num(0, 6, 1);
+          break;
+        case "U":
+        case "W":
+        case "V":
+          num(0, 53, 2);
+          break;
+        case "n":
+        case "t":
+          while (pos < input.length && /\s/.test(input[pos])) pos++;
+          break;
+        case "%":
+          if (input[pos] !== "%") bad();
+          pos++;
+          break;
+        default:
+          bad();
       }
     }
   };
@@ -251,6 +429,7 @@ function strptime(input: string, fmt: string): Json[] {
 }
 
 defV("strptime", 1, (i, f) => {
-  if (typeof i !== "string" || typeof f !== "string") return fail("strptime/1 requires string inputs and arguments");
+  if (typeof i !== "string" || typeof f !== "string")
+    return fail("strptime/1 requires string inputs and arguments");
   return strptime(i, f);
 });

@@ -60,10 +60,14 @@ export function def0(name: string, raw: (i: Json) => Json): void {
 export function defC(name: string, arity: number, raw: (i: Json, ...vals: Json[]) => Json): void {
   const f = chargedFn(raw);
   if (arity === 2) {
-    defNative(name, 2, { gen: (i, a, env, emit) => a[1].gen(i, env, (y) => a[0].gen(i, env, (x) => emit(f(i, x, y)))), fn: f });
+    defNative(name, 2, {
+      gen: (i, a, env, emit) => a[1].gen(i, env, (y) => a[0].gen(i, env, (x) => emit(f(i, x, y)))),
+      fn: f,
+    });
   } else if (arity === 3) {
     defNative(name, 3, {
-      gen: (i, a, env, emit) => a[2].gen(i, env, (z) => a[1].gen(i, env, (y) => a[0].gen(i, env, (x) => emit(f(i, x, y, z))))),
+      gen: (i, a, env, emit) =>
+        a[2].gen(i, env, (z) => a[1].gen(i, env, (y) => a[0].gen(i, env, (x) => emit(f(i, x, y, z))))),
       fn: f,
     });
   } else defV(name, arity, raw);
@@ -75,10 +79,14 @@ export function defV(name: string, arity: number, raw: (i: Json, ...vals: Json[]
   if (arity === 1) {
     defNative(name, 1, { gen: (i, a, env, emit) => a[0].gen(i, env, (x) => emit(f(i, x))), fn: f });
   } else if (arity === 2) {
-    defNative(name, 2, { gen: (i, a, env, emit) => a[0].gen(i, env, (x) => a[1].gen(i, env, (y) => emit(f(i, x, y)))), fn: f });
+    defNative(name, 2, {
+      gen: (i, a, env, emit) => a[0].gen(i, env, (x) => a[1].gen(i, env, (y) => emit(f(i, x, y)))),
+      fn: f,
+    });
   } else if (arity === 3) {
     defNative(name, 3, {
-      gen: (i, a, env, emit) => a[0].gen(i, env, (x) => a[1].gen(i, env, (y) => a[2].gen(i, env, (z) => emit(f(i, x, y, z))))),
+      gen: (i, a, env, emit) =>
+        a[0].gen(i, env, (x) => a[1].gen(i, env, (y) => a[2].gen(i, env, (z) => emit(f(i, x, y, z))))),
       fn: f,
     });
   } else throw new Error("unsupported arity");

@@ -76,7 +76,13 @@ function frexpBits(x: number): [number, number] {
   return [F64.getFloat64(0), e - 1022];
 }
 
-const CBRT_SCALE = [1 / 1.5874010519681996, 1 / 1.2599210498948732, 1, 1.2599210498948732, 1.5874010519681996];
+const CBRT_SCALE = [
+  1 / 1.5874010519681996,
+  1 / 1.2599210498948732,
+  1,
+  1.2599210498948732,
+  1.5874010519681996,
+];
 
 /**
  * cbrt rounded as glibc's: a degree-6 polynomial guess for the cube root of the frexp mantissa,
@@ -89,7 +95,11 @@ function cbrt(x: number): number {
   const u =
     0.35489576504391986 +
     (1.508191937815849 +
-      (-2.114994941673713 + (2.4469312256353444 + (-1.8346927748361308 + (0.7849323449766392 - 0.14526389938548637 * m) * m) * m) * m) * m) *
+      (-2.114994941673713 +
+        (2.4469312256353444 +
+          (-1.8346927748361308 + (0.7849323449766392 - 0.14526389938548637 * m) * m) * m) *
+          m) *
+        m) *
       m;
   const t = u * u * u;
   const r = ldexp(((u * (t + 2 * m)) / (2 * t + m)) * CBRT_SCALE[2 + (e % 3)], Math.trunc(e / 3));
@@ -194,7 +204,7 @@ function nextafter(x: number, y: number): number {
   const buf = new DataView(new ArrayBuffer(8));
   buf.setFloat64(0, x);
   let bits = buf.getBigUint64(0);
-  bits += (y > x) === (x > 0) ? 1n : -1n;
+  bits += y > x === x > 0 ? 1n : -1n;
   buf.setBigUint64(0, bits);
   return buf.getFloat64(0);
 }

@@ -24,7 +24,8 @@ defNative("match", 2, {
     a[0].gen(i, env, (re) => a[1].gen(i, env, (fl) => emitAll(matchAll(i, re, fl, false) as Json[], emit))),
 });
 defNative("test", 2, {
-  gen: (i, a, env, emit) => a[0].gen(i, env, (re) => a[1].gen(i, env, (fl) => emit(matchAll(i, re, fl, true) as boolean))),
+  gen: (i, a, env, emit) =>
+    a[0].gen(i, env, (re) => a[1].gen(i, env, (fl) => emit(matchAll(i, re, fl, true) as boolean))),
   fn: (i, re, fl) => matchAll(i, re, fl, true) as boolean,
 });
 defNative("match", 1, {

@@ -6,7 +6,6 @@ import { printCompact } from "./print.js";
 import { charge } from "./runtime.js";
 import { fail, numOf, typeOf } from "./values.js";
 
-
 // strings
 const UPPER_RUN = /[A-Z]+/g;
 const LOWER_RUN = /[a-z]+/g;
@@ -23,29 +22,50 @@ export function asciiCase(s: string, upper: boolean): string {
   }
   return upper ? s.toUpperCase() : s.toLowerCase();
 }
-def0("ascii_downcase", (i) => (typeof i === "string" ? asciiCase(i, false) : fail("explode input must be a string")));
-def0("ascii_upcase", (i) => (typeof i === "string" ? asciiCase(i, true) : fail("explode input must be a string")));
-def0("explode", (i) => (typeof i === "string" ? Array.from(i, (c) => c.codePointAt(0) as number) : fail("explode input must be a string")));
+def0("ascii_downcase", (i) =>
+  typeof i === "string" ? asciiCase(i, false) : fail("explode input must be a string"),
+);
+def0("ascii_upcase", (i) =>
+  typeof i === "string" ? asciiCase(i, true) : fail("explode input must be a string"),
+);
+def0("explode", (i) =>
+  typeof i === "string"
+    ? Array.from(i, (c) => c.codePointAt(0) as number)
+    : fail("explode input must be a string"),
+);
 def0("implode", (i) => {
   if (!Array.isArray(i)) return fail("implode input must be an array");
   let s = "";
   for (const c0 of i) {
     const c = numOf(c0);
     if (typeof c !== "number" || c !== c)
-      return fail(`${typeOf(c)} (${c !== c ? "null" : printCompact(c)}) can't be imploded, unicode codepoint needs to be numeric`);
+      return fail(
+        `${typeOf(c)} (${c !== c ? "null" : printCompact(c)}) can't be imploded, unicode codepoint needs to be numeric`,
+      );
     const n = Math.trunc(c);
     s += n < 0 || n > 0x10ffff || (n >= 0xd800 && n <= 0xdfff) ? "\uFFFD" : String.fromCodePoint(n);
   }
   return s;
 });
-defV("ltrimstr", 1, (i, p) => (typeof i === "string" && typeof p === "string" && i.startsWith(p) ? i.slice(p.length) : i));
-defV("rtrimstr", 1, (i, p) =>
-  typeof i === "string" && typeof p === "string" && i.endsWith(p) && p.length > 0 ? i.slice(0, i.length - p.length) : i,
+defV("ltrimstr", 1, (i, p) =>
+  typeof i === "string" && typeof p === "string" && i.startsWith(p) ? i.slice(p.length) : i,
 );
-defV("startswith", 1, (i, p) => (typeof i === "string" && typeof p === "string" ? i.startsWith(p) : fail("startswith() requires string inputs")));
-defV("endswith", 1, (i, p) => (typeof i === "string" && typeof p === "string" ? i.endsWith(p) : fail("endswith() requires string inputs")));
+defV("rtrimstr", 1, (i, p) =>
+  typeof i === "string" && typeof p === "string" && i.endsWith(p) && p.length > 0
+    ? i.slice(0, i.length - p.length)
+    : i,
+);
+defV("startswith", 1, (i, p) =>
+  typeof i === "string" && typeof p === "string"
+    ? i.startsWith(p)
+    : fail("startswith() requires string inputs"),
+);
+defV("endswith", 1, (i, p) =>
+  typeof i === "string" && typeof p === "string" ? i.endsWith(p) : fail("endswith() requires string inputs"),
+);
 defV("split", 1, (i, sep) => {
-  if (typeof i !== "string" || typeof sep !== "string") return fail("split input and separator must be strings");
+  if (typeof i !== "string" || typeof sep !== "string")
+    return fail("split input and separator must be strings");
   if (i === "") return [];
   return sep === "" ? Array.from(i) : i.split(sep);
 });
@@ -75,8 +95,9 @@ function indices(i: Json, x: Json): Json {
   return indexValue(i, x);
 }
 defV("indices", 1, indices);
-defV("_strindices", 1, (i, x) => (typeof i === "string" && typeof x === "string" ? strIndices(i, x) : fail("_strindices requires strings")));
+defV("_strindices", 1, (i, x) =>
+  typeof i === "string" && typeof x === "string" ? strIndices(i, x) : fail("_strindices requires strings"),
+);
 // def index($i): indices($i) | .[0];  def rindex($i): indices($i) | .[-1:][0];
 defV("index", 1, (i, x) => indexValue(indices(i, x), 0));
 defV("rindex", 1, (i, x) => indexValue(sliceValue(indices(i, x), -1, null), 0));
-

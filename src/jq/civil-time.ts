@@ -25,7 +25,9 @@ export function civilFromDays(days: number): [number, number, number] {
   const z = days + EPOCH_SHIFT;
   const era = Math.floor(z / DAYS_PER_ERA);
   const doe = z - era * DAYS_PER_ERA;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365,
+  );
   const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
   const mp = Math.floor((5 * doy + 2) / 153);
   const day = doy - Math.floor((153 * mp + 2) / 5) + 1;

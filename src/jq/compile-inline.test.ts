@@ -107,11 +107,18 @@ describe("inlining jq-defined functions at compile time", () => {
     expect(run(". as $x | def f($v): $v + $x; [f(1), f(2)]", 10)).toEqual([[11, 12]]);
     expect(run("def outer: 5 as $y | def f($v): $v + $y; [f(1), f(.)]; outer", 2)).toEqual([[6, 7]]);
     expect(run("def f($n): if $n <= 0 then 0 else f($n - 1) + 1 end; f(5)")).toEqual([5]);
-    expect(run("def f($v): $v | error; try f(\"boom\") catch .")).toEqual(["boom"]);
-    expect(run("def f($v): .a + $v; f(.b)", { a: 1, b: "x" })).toMatch(/^error: number \(1\) and string \("x"\) cannot be added/);
+    expect(run('def f($v): $v | error; try f("boom") catch .')).toEqual(["boom"]);
+    expect(run("def f($v): .a + $v; f(.b)", { a: 1, b: "x" })).toMatch(
+      /^error: number \(1\) and string \("x"\) cannot be added/,
+    );
     // prelude functions keep their compiled bodies across programs
     expect(run("[nth(1), nth(0)]", [7, 8])).toEqual([[8, 7]]);
-    expect(run("[.[] | [nth(2), first, last]]", [[1, 2, 3], [4]])).toEqual([[[3, 1, 3], [null, 4, 4]]]);
+    expect(run("[.[] | [nth(2), first, last]]", [[1, 2, 3], [4]])).toEqual([
+      [
+        [3, 1, 3],
+        [null, 4, 4],
+      ],
+    ]);
   });
 
   it("charges a budget step per inlined call, as per ordinary call", () => {

@@ -3,7 +3,16 @@ import type { Json } from "../engines/common/json.js";
 import type { Node } from "./ast.js";
 import type { Compiler } from "./compile.js";
 import { compilePatternBind } from "./compile-patterns.js";
-import { altPGen, emitUnlessError, isIterable, iteratePaths, nonPath, recursePaths, tryPGen, withOpt } from "./eval-helpers.js";
+import {
+  altPGen,
+  emitUnlessError,
+  isIterable,
+  iteratePaths,
+  nonPath,
+  recursePaths,
+  tryPGen,
+  withOpt,
+} from "./eval-helpers.js";
 import { indexValue, sliceValue } from "./ops.js";
 import { ALLOC, charge, Env, S, step, type PGen, type Path } from "./runtime.js";
 import type { Scope } from "./scope.js";
@@ -29,7 +38,9 @@ export function compilePathMode(c: Compiler, n: Node, sc: Scope): PGen {
         const kv = n.key.v;
         const step1 = (tv: Json, tp: Path | null, emit: (v: Json, p: Path | null) => boolean): boolean => {
           if (tp === null)
-            return fail(`Invalid path expression near attempt to access element ${keyPreview(kv)} of ${preview30(tv)}`);
+            return fail(
+              `Invalid path expression near attempt to access element ${keyPreview(kv)} of ${preview30(tv)}`,
+            );
           charge(tp.length + 1);
           return emit(tv === null ? null : indexValue(tv, kv), tp.concat([kv]));
         };
@@ -41,10 +52,16 @@ export function compilePathMode(c: Compiler, n: Node, sc: Scope): PGen {
         k(i, env, (kv) =>
           t(i, p, env, (tv, tp) => {
             if (tp === null)
-              return fail(`Invalid path expression near attempt to access element ${keyPreview(kv)} of ${preview30(tv)}`);
+              return fail(
+                `Invalid path expression near attempt to access element ${keyPreview(kv)} of ${preview30(tv)}`,
+              );
             // the longer path is a copy: its keys, as iterating paths charges
             charge(tp.length + 1);
-            if (opt) return emitUnlessError(() => (tv === null ? null : indexValue(tv, kv)), (v) => emit(v, tp.concat([kv])));
+            if (opt)
+              return emitUnlessError(
+                () => (tv === null ? null : indexValue(tv, kv)),
+                (v) => emit(v, tp.concat([kv])),
+              );
             return emit(tv === null ? null : indexValue(tv, kv), tp.concat([kv]));
           }),
         );
@@ -60,10 +77,16 @@ export function compilePathMode(c: Compiler, n: Node, sc: Scope): PGen {
             t(i, p, env, (tv, tp) => {
               const key: JObj = { start: f, end: e };
               if (tp === null)
-                return fail(`Invalid path expression near attempt to access element ${keyPreview(key)} of ${preview30(tv)}`);
+                return fail(
+                  `Invalid path expression near attempt to access element ${keyPreview(key)} of ${preview30(tv)}`,
+                );
               // the key object and the longer path (the slice charges its own copy)
               charge(tp.length + 1 + 2 * ALLOC);
-              if (opt) return emitUnlessError(() => sliceValue(tv, f, e), (v) => emit(v, tp.concat([key])));
+              if (opt)
+                return emitUnlessError(
+                  () => sliceValue(tv, f, e),
+                  (v) => emit(v, tp.concat([key])),
+                );
               return emit(sliceValue(tv, f, e), tp.concat([key]));
             }),
           ),
@@ -74,7 +97,8 @@ export function compilePathMode(c: Compiler, n: Node, sc: Scope): PGen {
       const t = c.pgen(n.target, sc);
       return (i, p, env, emit) =>
         t(i, p, env, (tv, tp) => {
-          if (tp === null) return fail(`Invalid path expression near attempt to iterate through ${preview30(tv)}`);
+          if (tp === null)
+            return fail(`Invalid path expression near attempt to iterate through ${preview30(tv)}`);
           if (opt && !isIterable(tv)) return false;
           return iteratePaths(tv, tp, emit);
         });

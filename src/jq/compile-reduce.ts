@@ -91,8 +91,13 @@ function assign(c: Json, k: Json, v: Json, owned: Set<object>): void {
     // a key new to the object is interned and grows its hidden class or hash table
     if (!Object.prototype.hasOwnProperty.call(c, k)) charge(KEY);
     setKey(c, k, v);
-  }
-  else if (typeof k === "number" && Array.isArray(c) && k >= 0 && k === Math.trunc(k) && k <= c.length + 1_000_000) {
+  } else if (
+    typeof k === "number" &&
+    Array.isArray(c) &&
+    k >= 0 &&
+    k === Math.trunc(k) &&
+    k <= c.length + 1_000_000
+  ) {
     if (k > c.length) charge(k - c.length);
     while (c.length < k) c.push(null);
     c[k] = v;

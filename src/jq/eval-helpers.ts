@@ -29,7 +29,8 @@ export function field(t: Json, k: string, protoSafe: boolean): Json {
 
 /** Wraps a value-mode generator for path mode: outputs identical to the input keep its path. */
 export function nonPath(g: Gen): PGen {
-  return (i, p, env, emit) => g(i, env, (v) => emit(v, v === i && (v === null || typeof v !== "number") ? p : null));
+  return (i, p, env, emit) =>
+    g(i, env, (v) => emit(v, v === i && (v === null || typeof v !== "number") ? p : null));
 }
 
 /** Turns `tostring`-style interpolation values into text. */
@@ -185,4 +186,3 @@ export function altPGen(l: PGen, r: PGen): PGen {
     return any ? false : r(i, p, env, emit);
   };
 }
-

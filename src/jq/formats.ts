@@ -28,7 +28,14 @@ export function fromUtf8(b: Uint8Array): string {
       i++;
       continue;
     }
-    const len = first >= 0xc0 && first < 0xe0 ? 2 : first >= 0xe0 && first < 0xf0 ? 3 : first >= 0xf0 && first < 0xf8 ? 4 : 0;
+    const len =
+      first >= 0xc0 && first < 0xe0
+        ? 2
+        : first >= 0xe0 && first < 0xf0
+          ? 3
+          : first >= 0xf0 && first < 0xf8
+            ? 4
+            : 0;
     if (len === 0) {
       out += "\uFFFD";
       i++;
@@ -96,7 +103,13 @@ function nul(s: string): string {
 }
 
 const TSV_SPECIAL = /[\\\t\n\r\0]/g;
-const TSV_ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\0": "\\0" };
+const TSV_ESCAPES: Record<string, string> = {
+  "\\": "\\\\",
+  "\t": "\\t",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\0": "\\0",
+};
 
 function csvField(x: Json, tsv: boolean): string {
   switch (typeOf(x)) {
@@ -141,7 +154,10 @@ export function applyFormat(name: string, v: Json): string {
     case "json":
       return printCompact(v);
     case "html":
-      return nul(tostr(v)).replace(/[<>&'"]/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", "'": "&apos;", '"': "&quot;" })[c] as string);
+      return nul(tostr(v)).replace(
+        /[<>&'"]/g,
+        (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", "'": "&apos;", '"': "&quot;" })[c] as string,
+      );
     case "uri": {
       let out = "";
       for (const b of utf8(tostr(v))) {

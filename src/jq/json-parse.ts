@@ -11,7 +11,8 @@ import { JqError, setKey, type JObj } from "./values.js";
 /** jq's parser nesting limit (MAX_PARSING_DEPTH): open arrays, objects and pending keys together. */
 const MAX_DEPTH = 256;
 
-const NUMBER = /^[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[sS]?[nN][aA][nN][0-9]*)$/;
+const NUMBER =
+  /^[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[sS]?[nN][aA][nN][0-9]*)$/;
 
 /** A parse failure's message, before its position is added. */
 class Failure {
@@ -20,14 +21,33 @@ class Failure {
 
 /** Characters that end a literal token (jq's WHITESPACE, QUOTE and STRUCTURE classes). */
 function isDelimiter(c: number): boolean {
-  return c === 32 || c === 9 || c === 10 || c === 13 || c === 34 || c === 91 || c === 93 || c === 123 || c === 125 || c === 44 || c === 58;
+  return (
+    c === 32 ||
+    c === 9 ||
+    c === 10 ||
+    c === 13 ||
+    c === 34 ||
+    c === 91 ||
+    c === 93 ||
+    c === 123 ||
+    c === 125 ||
+    c === 44 ||
+    c === 58
+  );
 }
 
 /** Turns a literal token into a value, or the message jq gives for it. */
 function literal(token: string, keep: boolean): Json | Failure {
   const c = token[0];
   const word = c === "t" ? "true" : c === "f" ? "false" : c === "n" && token[1] === "u" ? "null" : null;
-  if (word !== null) return token === word ? (word === "true" ? true : word === "false" ? false : null) : new Failure("Invalid literal");
+  if (word !== null)
+    return token === word
+      ? word === "true"
+        ? true
+        : word === "false"
+          ? false
+          : null
+      : new Failure("Invalid literal");
   if (!NUMBER.test(token)) return new Failure("Invalid numeric literal");
   const t = token.toLowerCase();
   if (t.includes("nan")) return NaN;
@@ -44,10 +64,11 @@ function hex4(s: string, i: number): number {
 function stringValue(raw: string): string | Failure {
   if (!raw.includes("\\") && !/[\u0000-\u001f]/.test(raw)) return raw;
   let out = "";
-  for (let i = 0; i < raw.length; ) {
+  for (let i = 0; i < raw.length;) {
     const ch = raw[i++];
     if (ch !== "\\") {
-      if (ch.charCodeAt(0) <= 0x1f) return new Failure("Invalid string: control characters from U+0000 through U+001F must be escaped");
+      if (ch.charCodeAt(0) <= 0x1f)
+        return new Failure("Invalid string: control characters from U+0000 through U+001F must be escaped");
       out += ch;
       continue;
     }
@@ -81,7 +102,8 @@ function stringValue(raw: string): string | Failure {
         i += 4;
         if (cp >= 0xd800 && cp <= 0xdbff) {
           const low = i + 6 <= raw.length && raw[i] === "\\" && raw[i + 1] === "u" ? hex4(raw, i + 2) : -1;
-          if (low < 0xdc00 || low > 0xdfff) return new Failure("Invalid \\uXXXX\\uXXXX surrogate pair escape");
+          if (low < 0xdc00 || low > 0xdfff)
+            return new Failure("Invalid \\uXXXX\\uXXXX surrogate pair escape");
           i += 6;
           cp = 0x10000 + (((cp - 0xd800) << 10) | (low - 0xdc00));
         }
@@ -153,7 +175,8 @@ export class Reader {
         return;
       case ":":
         if (this.next === undefined) this.fail("Expected string key before ':'", false);
-        if (top === undefined || Array.isArray(top) || top instanceof KeyFrame) this.fail("':' not as part of an object", false);
+        if (top === undefined || Array.isArray(top) || top instanceof KeyFrame)
+          this.fail("':' not as part of an object", false);
         if (typeof this.next !== "string") this.fail("Object keys must be strings", false);
         this.stack.push(new KeyFrame(this.next));
         this.next = undefined;
@@ -208,7 +231,9 @@ export class Reader {
       if (code === 10) {
         this.line++;
         this.column = 0;
-      } else this.column += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0xd800 || code > 0xdfff ? 3 : code < 0xdc00 ? 4 : 0;
+      } else
+        this.column +=
+          code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0xd800 || code > 0xdfff ? 3 : code < 0xdc00 ? 4 : 0;
       if (this.inString) {
         if (code === 34 && !this.escaped) {
           this.inString = false;

@@ -24,13 +24,61 @@ export class JqSyntaxError extends Error {
 }
 
 const KEYWORDS = new Set([
-  "def", "if", "then", "elif", "else", "end", "as", "reduce", "foreach", "try", "catch",
-  "label", "import", "include", "and", "or", "__loc__",
+  "def",
+  "if",
+  "then",
+  "elif",
+  "else",
+  "end",
+  "as",
+  "reduce",
+  "foreach",
+  "try",
+  "catch",
+  "label",
+  "import",
+  "include",
+  "and",
+  "or",
+  "__loc__",
 ]);
 
 const OPS = [
-  "?//", "//=", "|=", "+=", "-=", "*=", "/=", "%=", "==", "!=", "<=", ">=", "//", "..",
-  "|", ",", "+", "-", "*", "/", "%", "=", "<", ">", ".", "[", "]", "{", "}", "(", ")", ":", ";", "?", "$",
+  "?//",
+  "//=",
+  "|=",
+  "+=",
+  "-=",
+  "*=",
+  "/=",
+  "%=",
+  "==",
+  "!=",
+  "<=",
+  ">=",
+  "//",
+  "..",
+  "|",
+  ",",
+  "+",
+  "-",
+  "*",
+  "/",
+  "%",
+  "=",
+  "<",
+  ">",
+  ".",
+  "[",
+  "]",
+  "{",
+  "}",
+  "(",
+  ")",
+  ":",
+  ";",
+  "?",
+  "$",
 ];
 
 const NUM_RE = /(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?/y;
@@ -154,7 +202,8 @@ function lexInto(src: string, start: number, out: Token[], nested: boolean, leve
  * 4 (while parsing '"\\ "')`), at the run's start.
  */
 function escapeError(src: string, runStart: number): JqSyntaxError {
-  const run = /^(?:\\[^u(]|\\u[a-zA-Z0-9]{0,4})+/.exec(src.slice(runStart))?.[0] ?? src.slice(runStart, runStart + 2);
+  const run =
+    /^(?:\\[^u(]|\\u[a-zA-Z0-9]{0,4})+/.exec(src.slice(runStart))?.[0] ?? src.slice(runStart, runStart + 2);
   try {
     fromJson(`"${run}"`);
   } catch (e) {
@@ -188,14 +237,30 @@ function lexString(src: string, start: number, out: Token[], pos: number, level:
     const e = src[i + 1];
     i += 2;
     switch (e) {
-      case '"': buf += '"'; break;
-      case "\\": buf += "\\"; break;
-      case "/": buf += "/"; break;
-      case "b": buf += "\b"; break;
-      case "f": buf += "\f"; break;
-      case "n": buf += "\n"; break;
-      case "r": buf += "\r"; break;
-      case "t": buf += "\t"; break;
+      case '"':
+        buf += '"';
+        break;
+      case "\\":
+        buf += "\\";
+        break;
+      case "/":
+        buf += "/";
+        break;
+      case "b":
+        buf += "\b";
+        break;
+      case "f":
+        buf += "\f";
+        break;
+      case "n":
+        buf += "\n";
+        break;
+      case "r":
+        buf += "\r";
+        break;
+      case "t":
+        buf += "\t";
+        break;
       case "u": {
         const hex = src.slice(i, i + 4);
         if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw escapeError(src, runStart);
@@ -207,7 +272,11 @@ function lexString(src: string, start: number, out: Token[], pos: number, level:
         if (buf !== "" || parts.length === 0) parts.push(buf);
         buf = "";
         const inner: Token[] = [];
-        if (level >= MAX_INTERPOLATION_DEPTH) throw new JqSyntaxError(`string interpolation nested too deeply (more than ${MAX_INTERPOLATION_DEPTH} levels)`, i - 2);
+        if (level >= MAX_INTERPOLATION_DEPTH)
+          throw new JqSyntaxError(
+            `string interpolation nested too deeply (more than ${MAX_INTERPOLATION_DEPTH} levels)`,
+            i - 2,
+          );
         i = lexInto(src, i, inner, true, level + 1);
         inner.push({ t: "eof", pos: i - 1 });
         parts.push(inner);

@@ -39,7 +39,8 @@ export function canonicalLiteral(text: string): string | null {
     else if (c.length > k) s = c.slice(0, c.length - k) + "." + c.slice(c.length - k);
     else s = "0." + "0".repeat(k - c.length) + c;
   } else {
-    s = c[0] + (c.length > 1 ? "." + c.slice(1) : "") + "E" + (adjusted >= 0 ? "+" : "-") + Math.abs(adjusted);
+    s =
+      c[0] + (c.length > 1 ? "." + c.slice(1) : "") + "E" + (adjusted >= 0 ? "+" : "-") + Math.abs(adjusted);
   }
   return (d.neg ? "-" : "") + s;
 }
@@ -127,7 +128,12 @@ interface PlainFrame {
 /** {@link plainJson} with an explicit stack, for values of any depth. */
 function plainDeep(root: Json): Json {
   const stack: PlainFrame[] = [];
-  const frameOf = (c: Json[] | { [k: string]: Json }): PlainFrame => ({ src: c, keys: Array.isArray(c) ? null : keysOf(c), i: 0, out: null });
+  const frameOf = (c: Json[] | { [k: string]: Json }): PlainFrame => ({
+    src: c,
+    keys: Array.isArray(c) ? null : keysOf(c),
+    i: 0,
+    out: null,
+  });
   stack.push(frameOf(root as Json[] | { [k: string]: Json }));
   let result: Json = root;
   let returned = false;
@@ -143,7 +149,8 @@ function plainDeep(root: Json): Json {
         if (f.keys === null) f.out = (f.src as Json[]).slice(0, j);
         else {
           const o: { [k: string]: Json } = {};
-          for (let m = 0; m < j; m++) setOrderedKey(o, f.keys[m], (f.src as { [k: string]: Json })[f.keys[m]]);
+          for (let m = 0; m < j; m++)
+            setOrderedKey(o, f.keys[m], (f.src as { [k: string]: Json })[f.keys[m]]);
           f.out = o;
         }
       }

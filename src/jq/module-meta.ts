@@ -23,7 +23,12 @@ export function moduleMeta(name: Json, modules: ModuleProvider | null): Json {
     if (e instanceof ModuleLoadError) return fail(e.message);
     throw e;
   }
-  const src = found !== undefined && "source" in found ? found.source : Object.prototype.hasOwnProperty.call(BUILTIN_MODULES, name) ? BUILTIN_MODULES[name] : undefined;
+  const src =
+    found !== undefined && "source" in found
+      ? found.source
+      : Object.prototype.hasOwnProperty.call(BUILTIN_MODULES, name)
+        ? BUILTIN_MODULES[name]
+        : undefined;
   if (src === undefined) return fail(`module not found: ${name}`);
   let ast;
   try {

@@ -22,15 +22,32 @@ export const SI_RE = "^(?:(?<number>[0-9]+(?:[.][0-9]+)?)(?<unit>(?:[kmgtpezy]i?
 
 /** The number literals of `multiplier`'s table, as written in its jq definition. */
 const SI_LITERALS: ReadonlyArray<[string, string]> = [
-  ["", "1"], ["k", "1000"], ["m", "1000000"], ["g", "1000000000"], ["t", "1000000000000"], ["p", "1000000000000000"],
-  ["e", "1000000000000000000"], ["z", "1000000000000000000000"], ["y", "1000000000000000000000000"],
-  ["ki", "1024"], ["mi", "1048576"], ["gi", "1073741824"], ["ti", "1099511627776"], ["pi", "1125899906842624"],
-  ["ei", "1152921504606846976"], ["zi", "1180591620717411303424"], ["yi", "1208925819614629174706176"],
+  ["", "1"],
+  ["k", "1000"],
+  ["m", "1000000"],
+  ["g", "1000000000"],
+  ["t", "1000000000000"],
+  ["p", "1000000000000000"],
+  ["e", "1000000000000000000"],
+  ["z", "1000000000000000000000"],
+  ["y", "1000000000000000000000000"],
+  ["ki", "1024"],
+  ["mi", "1048576"],
+  ["gi", "1073741824"],
+  ["ti", "1099511627776"],
+  ["pi", "1125899906842624"],
+  ["ei", "1152921504606846976"],
+  ["zi", "1180591620717411303424"],
+  ["yi", "1208925819614629174706176"],
 ];
 /** `multiplier`'s table as jq's parser makes the object literal (literals beyond 2^53 keep their text). */
-const SI_TABLE: JObj = Object.fromEntries(SI_LITERALS.map(([k, text]) => [k, numberFromText(text, formatNumber)]));
+const SI_TABLE: JObj = Object.fromEntries(
+  SI_LITERALS.map(([k, text]) => [k, numberFromText(text, formatNumber)]),
+);
 /** The same as plain doubles, for `as_integer`'s arithmetic. */
-const SI_MULTIPLIERS: Readonly<Record<string, number>> = Object.fromEntries(SI_LITERALS.map(([k, text]) => [k, Number(text)]));
+const SI_MULTIPLIERS: Readonly<Record<string, number>> = Object.fromEntries(
+  SI_LITERALS.map(([k, text]) => [k, Number(text)]),
+);
 
 /** `"\(v)"`: strings as they are, anything else as `tostring` prints it. */
 function interp(v: Json): string {
@@ -52,9 +69,14 @@ function num(s: Json | undefined, dflt: number): number {
 const ISO_PREFIX = "Invalid ISO 8601 duration '";
 
 const DURATION_NAMES = groupNames(DURATION_RE);
-const [WEEKS, DAYS, HOURS, MINUTES, SECONDS, INVALID] = ["weeks", "days", "hours", "minutes", "seconds", "invalid"].map(
-  (n) => DURATION_NAMES.indexOf(n) + 1,
-);
+const [WEEKS, DAYS, HOURS, MINUTES, SECONDS, INVALID] = [
+  "weeks",
+  "days",
+  "hours",
+  "minutes",
+  "seconds",
+  "invalid",
+].map((n) => DURATION_NAMES.indexOf(n) + 1);
 
 /** The object `capture` makes of a match (named groups; all "" for an empty match). */
 function captureObject(m: RegExpExecArray, names: ReadonlyArray<string | null>): JObj {
@@ -74,8 +96,14 @@ function durationOf(y: Json, v: ArgInfo, env: Env | null, emit: (x: Json) => boo
   const m = firstExec(asciiCase(s, true), DURATION_RE);
   if (m === null) return false;
   // only the empty match (all groups "") and a match of the `invalid` alternative are invalid
-  if (m[0].length === 0 || m[INVALID] !== undefined) return raiseWith(ISO_PREFIX, v, captureObject(m, DURATION_NAMES), env);
-  const secs = num(m[WEEKS], 0) * 604800 + num(m[DAYS], 0) * 86400 + num(m[HOURS], 0) * 3600 + num(m[MINUTES], 0) * 60 + num(m[SECONDS], 0);
+  if (m[0].length === 0 || m[INVALID] !== undefined)
+    return raiseWith(ISO_PREFIX, v, captureObject(m, DURATION_NAMES), env);
+  const secs =
+    num(m[WEEKS], 0) * 604800 +
+    num(m[DAYS], 0) * 86400 +
+    num(m[HOURS], 0) * 3600 +
+    num(m[MINUTES], 0) * 60 +
+    num(m[SECONDS], 0);
   return emit(secs);
 }
 
@@ -115,7 +143,9 @@ const siAsInteger: Native = {
     const v = a[0];
     return v.gen(i, env, (t) => {
       if (typeOf(t) === "string") return v.gen(i, env, (y) => siOf(y, v, env, emit));
-      return v.gen(i, env, (t2) => (typeOf(t2) === "number" ? v.gen(i, env, emit) : raiseWith(SI_PREFIX, v, i, env)));
+      return v.gen(i, env, (t2) =>
+        typeOf(t2) === "number" ? v.gen(i, env, emit) : raiseWith(SI_PREFIX, v, i, env),
+      );
     });
   },
 };

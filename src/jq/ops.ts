@@ -3,7 +3,20 @@ import type { Json } from "../engines/common/json.js";
 import { keysOf } from "./key-order.js";
 import { ALLOC, charge, COPY_KEY, sizeOf } from "./runtime.js";
 import { walked } from "./work-guard.js";
-import { compare, compareWithLiteral, copyObj, desc, equals, fail, getKey, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
+import {
+  compare,
+  compareWithLiteral,
+  copyObj,
+  desc,
+  equals,
+  fail,
+  getKey,
+  isObject,
+  numOf,
+  setKey,
+  typeOf,
+  type JObj,
+} from "./values.js";
 
 const isObj = isObject;
 
@@ -119,20 +132,29 @@ export function mod(a: Json, b: Json): Json {
     if (x !== x || y !== y) return NaN;
     if (Math.abs(x) < 2 ** 53 && Math.abs(y) < 2 ** 53) {
       const d = Math.trunc(y);
-      if (d === 0) return fail(`${desc(a)} and ${desc(b)} cannot be divided (remainder) because the divisor is zero`);
+      if (d === 0)
+        return fail(`${desc(a)} and ${desc(b)} cannot be divided (remainder) because the divisor is zero`);
       const r = Math.trunc(x) % Math.abs(d);
       return r === 0 ? 0 : r;
     }
     const xi = toIntmax(x);
     const yi = toIntmax(y);
-    if (yi === 0n) return fail(`${desc(a)} and ${desc(b)} cannot be divided (remainder) because the divisor is zero`);
+    if (yi === 0n)
+      return fail(`${desc(a)} and ${desc(b)} cannot be divided (remainder) because the divisor is zero`);
     return Number(xi % yi);
   }
   return fail(`${desc(a)} and ${desc(b)} cannot be divided (remainder)`);
 }
 
 const COMPARISONS = new Set(["==", "!=", "<", "<=", ">", ">="]);
-const MIRRORED: Record<string, string> = { "==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<=" };
+const MIRRORED: Record<string, string> = {
+  "==": "==",
+  "!=": "!=",
+  "<": ">",
+  "<=": ">=",
+  ">": "<",
+  ">=": "<=",
+};
 
 /** A comparison of an operand with a number literal, chosen once per operator (no switch per call). */
 function numberLiteralOp(op: string): (a: Json, lit: number) => boolean {
@@ -156,7 +178,11 @@ function numberLiteralOp(op: string): (a: Json, lit: number) => boolean {
  * `x == lit` / `x != lit` for a null, boolean or string literal: equal only when identical, and
  * a miss counts one node visited, as `equals` does (the same charge, without its type tests).
  */
-function scalarLiteralEquality(op: string, lit: null | boolean | string, litOnRight: boolean): (a: Json, b: Json) => boolean {
+function scalarLiteralEquality(
+  op: string,
+  lit: null | boolean | string,
+  litOnRight: boolean,
+): (a: Json, b: Json) => boolean {
   const eq = op === "==";
   if (litOnRight) return (a) => (a === lit ? eq : (walked(), !eq));
   return (_a, b) => (b === lit ? eq : (walked(), !eq));
@@ -172,7 +198,11 @@ function isScalarLiteral(n: { k: string; v?: unknown }): n is { k: "literal"; v:
  * a number that kept its literal as a decimal (see compareWithLiteral). `==` and `!=` with a null,
  * boolean or string literal are an identity test (see scalarLiteralEquality).
  */
-export function literalComparison(op: string, left: { k: string; v?: unknown }, right: { k: string; v?: unknown }): ((a: Json, b: Json) => Json) | null {
+export function literalComparison(
+  op: string,
+  left: { k: string; v?: unknown },
+  right: { k: string; v?: unknown },
+): ((a: Json, b: Json) => Json) | null {
   if (!COMPARISONS.has(op)) return null;
   if (right.k === "literal" && typeof right.v === "number") {
     const f = numberLiteralOp(op);

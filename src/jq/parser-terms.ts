@@ -126,7 +126,8 @@ function patternBody(p: Parser): Pattern {
       if (kt.t === "var") {
         keyVar = bindingName(p, kt);
         key = { k: "literal", v: keyVar };
-      } else if (kt.t === "ident" || (kt.t === "kw" && KEYWORD_KEYS.has(kt.v))) key = { k: "literal", v: kt.v };
+      } else if (kt.t === "ident" || (kt.t === "kw" && KEYWORD_KEYS.has(kt.v)))
+        key = { k: "literal", v: kt.v };
       else if (kt.t === "str") key = p.strNode(kt, null);
       else if (kt.t === "op" && kt.v === "(") {
         key = p.pipe();

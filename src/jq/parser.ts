@@ -13,8 +13,23 @@ const ASSIGN_OPS = new Set(["=", "|=", "+=", "-=", "*=", "/=", "%=", "//="]);
 const COMPARE_OPS = new Set(["==", "!=", "<", "<=", ">", ">="]);
 /** Keywords that may also be object keys and pattern keys. */
 export const KEYWORD_KEYS = new Set([
-  "def", "if", "then", "elif", "else", "end", "as", "reduce", "foreach", "try", "catch",
-  "label", "import", "include", "and", "or", "__loc__",
+  "def",
+  "if",
+  "then",
+  "elif",
+  "else",
+  "end",
+  "as",
+  "reduce",
+  "foreach",
+  "try",
+  "catch",
+  "label",
+  "import",
+  "include",
+  "and",
+  "or",
+  "__loc__",
 ]);
 
 /** The grammar's left-associative chains, loosest first. */
@@ -71,7 +86,11 @@ export class Parser {
 
   /** Opens one nesting level, refusing programs nested past {@link MAX_PARSE_DEPTH} before the stack runs out. */
   enter(): void {
-    if (++this.depth > MAX_PARSE_DEPTH) throw new JqSyntaxError(`program nested too deeply (more than ${MAX_PARSE_DEPTH} levels)`, this.peek().pos);
+    if (++this.depth > MAX_PARSE_DEPTH)
+      throw new JqSyntaxError(
+        `program nested too deeply (more than ${MAX_PARSE_DEPTH} levels)`,
+        this.peek().pos,
+      );
   }
 
   peek(): Token {
@@ -90,7 +109,13 @@ export class Parser {
   }
   fail(t: Token = this.peek()): never {
     const what =
-      t.t === "eof" ? "end of file" : t.t === "op" || t.t === "kw" || t.t === "ident" ? `'${t.v}'` : t.t === "var" ? `$${t.v}` : t.t;
+      t.t === "eof"
+        ? "end of file"
+        : t.t === "op" || t.t === "kw" || t.t === "ident"
+          ? `'${t.v}'`
+          : t.t === "var"
+            ? `$${t.v}`
+            : t.t;
     throw new JqSyntaxError(`syntax error, unexpected ${what}`, t.pos);
   }
   expectOp(v: string): void {
@@ -106,7 +131,10 @@ export class Parser {
     const directives: Directive[] = [];
     const defs: FuncDef[] = [];
     let meta: Json | null = null;
-    if (this.isKw("module" as string) || (this.peek().t === "ident" && (this.peek() as { v: string }).v === "module")) {
+    if (
+      this.isKw("module" as string) ||
+      (this.peek().t === "ident" && (this.peek() as { v: string }).v === "module")
+    ) {
       meta = this.metadata(this.next().pos);
       this.expectOp(";");
     }
@@ -114,7 +142,8 @@ export class Parser {
       const kw = this.next() as { v: string; pos: number };
       const pathTok = this.next();
       if (pathTok.t !== "str") this.fail(pathTok);
-      if (pathTok.parts.length !== 1 || typeof pathTok.parts[0] !== "string") throw new JqSyntaxError("Import path must be constant", pathTok.pos);
+      if (pathTok.parts.length !== 1 || typeof pathTok.parts[0] !== "string")
+        throw new JqSyntaxError("Import path must be constant", pathTok.pos);
       const path = pathTok.parts[0];
       let alias: string | null = null;
       let isData = false;
@@ -129,7 +158,14 @@ export class Parser {
       }
       const importMeta = this.isOp(";") ? null : this.metadata(kw.pos);
       this.expectOp(";");
-      directives.push({ kind: kw.v as "import" | "include", path, alias, isData, meta: importMeta, pos: kw.pos });
+      directives.push({
+        kind: kw.v as "import" | "include",
+        path,
+        alias,
+        isData,
+        meta: importMeta,
+        pos: kw.pos,
+      });
     }
     while (this.isKw("def")) {
       const save = this.i;
@@ -153,7 +189,8 @@ export class Parser {
   metadata(pos: number): Json {
     const folded = foldConstant(this.pipe());
     if (folded === null) throw new JqSyntaxError("Module metadata must be constant", pos);
-    if (folded.v === null || typeof folded.v !== "object" || Array.isArray(folded.v)) throw new JqSyntaxError("Module metadata must be an object", pos);
+    if (folded.v === null || typeof folded.v !== "object" || Array.isArray(folded.v))
+      throw new JqSyntaxError("Module metadata must be an object", pos);
     return folded.v;
   }
 
@@ -417,7 +454,9 @@ export class Parser {
 
   strNode(tok: Token & { t: "str" }, fmt: string | null): Node {
     if (tok.parts.length === 1 && typeof tok.parts[0] === "string") return { k: "literal", v: tok.parts[0] };
-    const parts = tok.parts.map((p) => (typeof p === "string" ? p : new Parser(p, this.src, this.depth).wholeInterp()));
+    const parts = tok.parts.map((p) =>
+      typeof p === "string" ? p : new Parser(p, this.src, this.depth).wholeInterp(),
+    );
     return { k: "str", parts, fmt };
   }
 
@@ -447,7 +486,13 @@ export class Parser {
         if (nx.t === "str") {
           this.next();
           if (nx.parts.length === 1) return { k: "literal", v: nx.parts[0] as string };
-          return { k: "str", parts: nx.parts.map((p) => (typeof p === "string" ? p : new Parser(p, this.src, this.depth).wholeInterp())), fmt: tok.v };
+          return {
+            k: "str",
+            parts: nx.parts.map((p) =>
+              typeof p === "string" ? p : new Parser(p, this.src, this.depth).wholeInterp(),
+            ),
+            fmt: tok.v,
+          };
         }
         return { k: "format", name: tok.v };
       }
@@ -604,7 +649,6 @@ export class Parser {
     this.expectKw("end");
     return null;
   }
-
 }
 
 const COMPARISONS = new Set(["==", "!=", "<", "<=", ">", ">="]);
@@ -623,7 +667,10 @@ function foldConstant(n: Node): { v: Json } | null {
       return n.fmt === null && n.parts.every((x) => typeof x === "string") ? { v: n.parts.join("") } : null;
     case "array":
     case "object":
-      return isConstant(n) && (n.k === "array" || n.entries.every((e) => typeof (e.key as { v?: Json }).v === "string")) ? { v: constValue(n) } : null;
+      return isConstant(n) &&
+        (n.k === "array" || n.entries.every((e) => typeof (e.key as { v?: Json }).v === "string"))
+        ? { v: constValue(n) }
+        : null;
     case "binop": {
       const l = foldConstant(n.l);
       const r = foldConstant(n.r);
@@ -637,7 +684,8 @@ function foldConstant(n: Node): { v: Json } | null {
         return { v: o };
       }
       if (typeof l.v === "number" && typeof r.v === "number") return { v: null };
-      if (n.op === "+" && (l.v === null || r.v === null || typeof l.v === typeof r.v)) return obj(l.v) || obj(r.v) ? null : { v: null };
+      if (n.op === "+" && (l.v === null || r.v === null || typeof l.v === typeof r.v))
+        return obj(l.v) || obj(r.v) ? null : { v: null };
       return null;
     }
     default:

@@ -59,7 +59,8 @@ export class PathWriter {
     let sub: Json;
     if (isObject(k) && Array.isArray(c)) {
       const [s, e] = sliceKeyBounds(c.length, k);
-      if (j + 1 === path.length && f === null) sub = null; // replaced whole: only its bounds' errors matter
+      if (j + 1 === path.length && f === null)
+        sub = null; // replaced whole: only its bounds' errors matter
       else {
         charge(e - s + ALLOC);
         sub = c.slice(s, e);

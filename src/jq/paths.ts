@@ -161,7 +161,8 @@ export function delPaths(v: Json, paths: Json): Json {
   if (!Array.isArray(paths)) return fail("Paths must be specified as an array");
   chargeSort(paths.length);
   const sorted = paths.length === 1 ? paths : paths.slice().sort(compare);
-  for (const p of sorted) if (!Array.isArray(p)) return fail(`Path must be specified as array, not ${typeOf(p)}`);
+  for (const p of sorted)
+    if (!Array.isArray(p)) return fail(`Path must be specified as array, not ${typeOf(p)}`);
   if (sorted.length === 0) return v;
   if ((sorted[0] as Json[]).length === 0) return null;
   // one path of one key (`del(.k)`): delSorted would gather that key alone

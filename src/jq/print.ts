@@ -14,13 +14,15 @@ export function chargeTree(v: Json): void {
     let n = 1;
     if (Array.isArray(c)) {
       for (const x of c)
-        if (x !== null && typeof x === "object" && !((x as unknown) instanceof LitNum)) (stack ??= []).push(x);
+        if (x !== null && typeof x === "object" && !((x as unknown) instanceof LitNum))
+          (stack ??= []).push(x);
         else n++;
     } else {
       const o = c as { [k: string]: Json };
       for (const k in o) {
         const x = o[k];
-        if (x !== null && typeof x === "object" && !((x as unknown) instanceof LitNum)) (stack ??= []).push(x);
+        if (x !== null && typeof x === "object" && !((x as unknown) instanceof LitNum))
+          (stack ??= []).push(x);
         else n++;
       }
     }
@@ -50,7 +52,12 @@ export function formatNumber(n: number): string {
   if (p <= -4 || p > nd + 15) {
     const x = exp;
     const ax = Math.abs(x);
-    s = digits[0] + (nd > 1 ? "." + digits.slice(1) : "") + "e" + (x < 0 ? "-" : "+") + (ax < 10 ? "0" + ax : String(ax));
+    s =
+      digits[0] +
+      (nd > 1 ? "." + digits.slice(1) : "") +
+      "e" +
+      (x < 0 ? "-" : "+") +
+      (ax < 10 ? "0" + ax : String(ax));
   } else if (p <= 0) {
     s = "0." + "0".repeat(-p) + digits;
   } else if (p >= nd) {
@@ -122,7 +129,16 @@ function compact(v: Json, depth: number): string {
  * that may be large or deep.
  */
 export function printPrefix(v: Json, max: number): string {
-  return writeJson(v, { scalar: (x) => (typeof x === "string" && x.length > max ? quoteString(x.slice(0, max)) : scalarText(x)), key: quoteString }, "", false, max);
+  return writeJson(
+    v,
+    {
+      scalar: (x) => (typeof x === "string" && x.length > max ? quoteString(x.slice(0, max)) : scalarText(x)),
+      key: quoteString,
+    },
+    "",
+    false,
+    max,
+  );
 }
 
 /** How a serializer writes scalars and keys. */
@@ -144,7 +160,10 @@ function scalarText(v: Json): string {
 const JQ_TEXT: Dialect = { scalar: scalarText, key: quoteString };
 
 const JSON_TEXT: Dialect = {
-  scalar: (v) => ((v as unknown) instanceof LitNum ? JSON.stringify((v as unknown as LitNum).n) : (JSON.stringify(v) ?? "null")),
+  scalar: (v) =>
+    (v as unknown) instanceof LitNum
+      ? JSON.stringify((v as unknown as LitNum).n)
+      : (JSON.stringify(v) ?? "null"),
   key: (k) => JSON.stringify(k),
   skipUndefined: true,
 };

@@ -1,7 +1,12 @@
 /** The embedding API: compile a jq program once, run it many times under a step budget. */
 import type { Json } from "../engines/common/json.js";
 import { err, ok, policyError, type PolicyError, type Result } from "../engines/common/result.js";
-import { BudgetExceeded, BUDGET_EXCEEDED_MESSAGE, currentBudget, UNLIMITED } from "../engines/common/budget.js";
+import {
+  BudgetExceeded,
+  BUDGET_EXCEEDED_MESSAGE,
+  currentBudget,
+  UNLIMITED,
+} from "../engines/common/budget.js";
 import type { Directive, FuncDef, ProgramAst } from "./ast.js";
 import "./builtins-core.js";
 import "./builtins-control.js";
@@ -64,8 +69,20 @@ export interface RunOptions {
 }
 
 export type RunResult =
-  | { outputs: Json[]; error?: undefined; halt?: undefined; errorValue?: undefined; /** Set when `halt` ended the run. */ halted?: true }
-  | { outputs: Json[]; error: string; halt?: { value: Json; code: number }; errorValue?: Json; halted?: undefined };
+  | {
+      outputs: Json[];
+      error?: undefined;
+      halt?: undefined;
+      errorValue?: undefined;
+      /** Set when `halt` ended the run. */ halted?: true;
+    }
+  | {
+      outputs: Json[];
+      error: string;
+      halt?: { value: Json; code: number };
+      errorValue?: Json;
+      halted?: undefined;
+    };
 
 /** A compiled program: immutable, reusable across runs. */
 export interface JqProgram {
@@ -180,17 +197,30 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
   try {
     ast = parseProgram(program);
   } catch (e) {
-    if (e instanceof JqSyntaxError) return err([policyError("jq_syntax_error", e.message, lineCol(program, e.pos))]);
-    if (e instanceof RangeError) return err([policyError("jq_syntax_error", "program is nested too deeply", "1:1")]);
+    if (e instanceof JqSyntaxError)
+      return err([policyError("jq_syntax_error", e.message, lineCol(program, e.pos))]);
+    if (e instanceof RangeError)
+      return err([policyError("jq_syntax_error", "program is nested too deeply", "1:1")]);
     throw e;
   }
-  if (ast.body === null) return err([policyError("jq_compile_error", 'Top-level program not given (try ".")', lineCol(program, program.length))]);
+  if (ast.body === null)
+    return err([
+      policyError(
+        "jq_compile_error",
+        'Top-level program not given (try ".")',
+        lineCol(program, program.length),
+      ),
+    ]);
   const argNames = Object.keys(options.args ?? {});
   const argDefaults = argNames.map((n) => (options.args as Record<string, Json>)[n]);
   let gen: Gen;
   try {
     let sc = ROOT;
-    const provider = options.moduleProvider ?? (options.modules !== undefined && Object.keys(options.modules).length > 0 ? recordModules(options.modules) : null);
+    const provider =
+      options.moduleProvider ??
+      (options.modules !== undefined && Object.keys(options.modules).length > 0
+        ? recordModules(options.modules)
+        : null);
     const link: Linker = { provider, compiled: new Map() };
     // the program's arguments are bound outside its imports: a data import `$x` hides `--arg x`
     for (const n of argNames) sc = sc.push("var", n);
@@ -200,7 +230,16 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
       // `modulemeta` also knows this program's own modules
       const native = moduleMetaNative(provider);
       const def = { name: "modulemeta", params: [], body: { k: "identity" as const } };
-      sc = new Scope("func", "modulemeta/0", sc, sc.depth, { def, arity: 0, defDepth: sc.depth, scope: sc, gen: null, pgen: null, valueParams: [], native });
+      sc = new Scope("func", "modulemeta/0", sc, sc.depth, {
+        def,
+        arity: 0,
+        defDepth: sc.depth,
+        scope: sc,
+        gen: null,
+        pgen: null,
+        valueParams: [],
+        native,
+      });
     }
     const c = new Compiler(true);
     // natives for the leading definitions: only the first of a name (a later one is the program's own)
@@ -224,11 +263,15 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
     hasLit = litStats.created !== litsBefore;
   } catch (e) {
     if (e instanceof JqCompileError || e instanceof JqSyntaxError) {
-      const at = e instanceof JqCompileError && e.at !== undefined ? e.at : pos(e) < 0 ? "" : lineCol(program, pos(e));
-      return err([policyError(e instanceof JqSyntaxError ? "jq_syntax_error" : "jq_compile_error", e.message, at)]);
+      const at =
+        e instanceof JqCompileError && e.at !== undefined ? e.at : pos(e) < 0 ? "" : lineCol(program, pos(e));
+      return err([
+        policyError(e instanceof JqSyntaxError ? "jq_syntax_error" : "jq_compile_error", e.message, at),
+      ]);
     }
     if (e instanceof JqError) return err([policyError("jq_compile_error", errorMessage(e.value), "1:1")]);
-    if (e instanceof RangeError) return err([policyError("jq_compile_error", "program is nested too deeply", "1:1")]);
+    if (e instanceof RangeError)
+      return err([policyError("jq_compile_error", "program is nested too deeply", "1:1")]);
     throw e;
   }
   return ok(makeProgram(gen, argNames, argDefaults, hasLit, options.positional ?? []));
@@ -241,7 +284,13 @@ function spent(room: number, cap: number): RunResult {
   return { outputs: [], error: S.budget === room && room < cap ? BUDGET_EXCEEDED_MESSAGE : BUDGET_MESSAGE };
 }
 
-function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: boolean, positional: Json[]): JqProgram {
+function makeProgram(
+  gen: Gen,
+  argNames: string[],
+  argDefaults: Json[],
+  hasLit: boolean,
+  positional: Json[],
+): JqProgram {
   const defaultEnv = baseEnv(argNames, argDefaults, undefined, positional);
   const execute = (input: Json, options: RunOptions, emit: (v: Json) => boolean): RunResult | null => {
     // the run state is saved in locals (no object per run) and restored in `finally`
@@ -288,7 +337,12 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
       // the error value is printed under the run's budget too (it may be huge, deep or shared)
       try {
         // a string is its own message; another value is kept for printers that show it as jq does
-        if (e instanceof JqError) return { outputs: [], error: errorMessage(e.value), ...(typeof e.value === "string" ? {} : { errorValue: e.value }) };
+        if (e instanceof JqError)
+          return {
+            outputs: [],
+            error: errorMessage(e.value),
+            ...(typeof e.value === "string" ? {} : { errorValue: e.value }),
+          };
         if (!e.isError) return { outputs: [], halted: true };
         const msg = typeof e.value === "string" ? e.value : printCompact(e.value) + "\n";
         return { outputs: [], error: msg, halt: { value: e.value, code: e.code } };
@@ -321,7 +375,14 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
       });
       if (r === null) return { outputs };
       if (r.halted) return { outputs, halted: true };
-      return r.error === undefined ? { outputs } : { outputs, error: r.error, ...(r.halt ? { halt: r.halt } : {}), ...("errorValue" in r ? { errorValue: r.errorValue } : {}) };
+      return r.error === undefined
+        ? { outputs }
+        : {
+            outputs,
+            error: r.error,
+            ...(r.halt ? { halt: r.halt } : {}),
+            ...("errorValue" in r ? { errorValue: r.errorValue } : {}),
+          };
     },
     first(input, options = {}) {
       let out: Json | undefined;
@@ -334,7 +395,12 @@ function makeProgram(gen: Gen, argNames: string[], argDefaults: Json[], hasLit: 
   };
 }
 
-function baseEnv(names: string[], defaults: Json[], vars: Record<string, Json> | undefined, positional: Json[]): Env | null {
+function baseEnv(
+  names: string[],
+  defaults: Json[],
+  vars: Record<string, Json> | undefined,
+  positional: Json[],
+): Env | null {
   let e: Env | null = null;
   const named: Record<string, Json> = {};
   names.forEach((n, j) => {

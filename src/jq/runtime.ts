@@ -54,7 +54,16 @@ export interface RunState {
   input: (() => Json | undefined) | null;
 }
 
-export const S: RunState = { steps: 0, budget: 1_000_000, breaking: null, env: {}, debug: () => {}, now: undefined, keepLiterals: false, input: null };
+export const S: RunState = {
+  steps: 0,
+  budget: 1_000_000,
+  breaking: null,
+  env: {},
+  debug: () => {},
+  now: undefined,
+  keepLiterals: false,
+  input: null,
+};
 
 const BUDGET = new BudgetError();
 

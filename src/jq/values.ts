@@ -49,7 +49,9 @@ export function typeOf(v: Json): string {
 
 /** The double value of a number that may carry a literal. */
 export function numOf(v: Json): Json {
-  return typeof v === "object" && v !== null && (v as unknown) instanceof LitNum ? (v as unknown as LitNum).n : v;
+  return typeof v === "object" && v !== null && (v as unknown) instanceof LitNum
+    ? (v as unknown as LitNum).n
+    : v;
 }
 
 /** True for plain objects (not arrays, not literal numbers). */
@@ -153,7 +155,13 @@ export function compare(a: Json, b: Json): number {
  * `1E-400 == 0` is false there, while a computed double compares with a literal as doubles.
  */
 export function compareWithLiteral(a: Json, b: Json): number {
-  if ((a as unknown) instanceof LitNum && typeof b === "number" && b === b && b !== Infinity && b !== -Infinity)
+  if (
+    (a as unknown) instanceof LitNum &&
+    typeof b === "number" &&
+    b === b &&
+    b !== Infinity &&
+    b !== -Infinity
+  )
     return compareDecimal((a as unknown as LitNum).text, formatNumber(b));
   return compare(a, b);
 }
@@ -162,7 +170,8 @@ export function compareWithLiteral(a: Json, b: Json): number {
 export function equals(a: Json, b: Json): boolean {
   if (a === b) return true;
   walked();
-  if ((a as unknown) instanceof LitNum || (b as unknown) instanceof LitNum) return typeOf(a) === "number" && typeOf(b) === "number" && compare(a, b) === 0;
+  if ((a as unknown) instanceof LitNum || (b as unknown) instanceof LitNum)
+    return typeOf(a) === "number" && typeOf(b) === "number" && compare(a, b) === 0;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;

@@ -7,5 +7,7 @@ import type { PolicyCoordinator } from "./policy-coordinator.js";
  * that calls the object (and Node tests of it) never loads the Durable Object runtime.
  */
 export function coordinatorOf(env: Env): DurableObjectStub<PolicyCoordinator> {
-  return env.POLICY_COORDINATOR.get(env.POLICY_COORDINATOR.idFromName("bundle")) as unknown as DurableObjectStub<PolicyCoordinator>;
+  return env.POLICY_COORDINATOR.get(
+    env.POLICY_COORDINATOR.idFromName("bundle"),
+  ) as unknown as DurableObjectStub<PolicyCoordinator>;
 }

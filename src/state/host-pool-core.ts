@@ -85,7 +85,9 @@ export function allocationAnswer(result: AllocateResult, envelope: Envelope, exp
     cacheable: false as const,
     host: result.host,
     address: result.address,
-    permit: result.permit ? { id: result.permit.id, expires_at: new Date(result.permit.expiresAt).toISOString() } : null,
+    permit: result.permit
+      ? { id: result.permit.id, expires_at: new Date(result.permit.expiresAt).toISOString() }
+      : null,
     limits: result.limits,
     ...(result.host === null ? { reason: "no host available" } : {}),
     ...(explain ? { trace: { ratings: result.ratings ?? {} } } : {}),
@@ -98,7 +100,12 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export function reportAnswer(result: ReportResult) {
   return {
     ...result,
-    instructions: result.instructions.map((i: Instruction) => ({ permit: i.permit, signal: i.signal, at: iso(i.at), ...(i.cancel ? { cancel: true as const } : {}) })),
+    instructions: result.instructions.map((i: Instruction) => ({
+      permit: i.permit,
+      signal: i.signal,
+      at: iso(i.at),
+      ...(i.cancel ? { cancel: true as const } : {}),
+    })),
   };
 }
 
@@ -107,7 +114,12 @@ export function listingAnswer(net: number, hosts: HostListing[]) {
   return { net, hosts: hosts.map(({ reportedAt, ...h }) => ({ net, ...h, reported_at: iso(reportedAt) })) };
 }
 
-const limitsOf = (h: Host): JobLimits => ({ cpuSeconds: h.cpuSeconds, memoryKb: h.memoryKb, nice: h.nice, npri: h.npri });
+const limitsOf = (h: Host): JobLimits => ({
+  cpuSeconds: h.cpuSeconds,
+  memoryKb: h.memoryKb,
+  nice: h.nice,
+  npri: h.npri,
+});
 
 /**
  * The host pool of one network number, playing customs' master agent, over a
@@ -128,13 +140,15 @@ export class HostPoolCore {
   constructor(readonly tables: PoolStore) {}
 
   private policy(p: PoolPolicy): CustomsPolicy {
-    if (this.policyCache?.revision !== p.revision) this.policyCache = { revision: p.revision, policy: loadCustomsPolicy(p.data) };
+    if (this.policyCache?.revision !== p.revision)
+      this.policyCache = { revision: p.revision, policy: loadCustomsPolicy(p.data) };
     return this.policyCache.policy;
   }
 
   private slotOf(row: HostRow): Slot {
     const prepared = prepareHost({ ...row.host, reportedAt: row.reportedAt });
-    if (!prepared.ok) throw new Error(`stored host ${row.host.name} no longer prepares: ${prepared.error[0]?.message}`);
+    if (!prepared.ok)
+      throw new Error(`stored host ${row.host.name} no longer prepares: ${prepared.error[0]?.message}`);
     return { row, reported: prepared.value, current: withJobs(prepared.value, row.host.jobs + row.pending) };
   }
 
@@ -196,7 +210,14 @@ export class HostPoolCore {
     this.index.put(slot.current);
     const avail = slot.reported.avail;
     const permits = this.tables.permitsOf(host.name).map((q) => ({ id: q.id, issuedAt: q.issuedAt }));
-    const plan = planEvictions(slot.reported.host, avail, permits, this.tables.evictionsOf(host.name), now, policy.killDelaySeconds);
+    const plan = planEvictions(
+      slot.reported.host,
+      avail,
+      permits,
+      this.tables.evictionsOf(host.name),
+      now,
+      policy.killDelaySeconds,
+    );
     for (const e of plan.started) this.tables.addEviction(host.name, e);
     for (const e of plan.cancelled) this.tables.removeEviction(e.permit);
     return {
@@ -217,18 +238,46 @@ export class HostPoolCore {
     const slots = this.pool();
     const lastName = this.tables.meta("last");
     const last = lastName === undefined ? -1 : (this.byName.get(lastName) ?? -1);
-    const sel = this.index.select(prepared.value, { now, downFactor: policy.downFactor, last, ratings: explain });
+    const sel = this.index.select(prepared.value, {
+      now,
+      downFactor: policy.downFactor,
+      last,
+      ratings: explain,
+    });
     const ratings = sel.ratings ? { ratings: sel.ratings } : {};
-    if (sel.index < 0) return { host: null, address: null, permit: null, limits: null, accessDenied: [...sel.audit], ...ratings };
+    if (sel.index < 0)
+      return {
+        host: null,
+        address: null,
+        permit: null,
+        limits: null,
+        accessDenied: [...sel.audit],
+        ...ratings,
+      };
     const slot = slots[sel.index];
     const host = slot.reported.host;
     const id = Number(this.tables.meta("permits") ?? "0") + 1;
     this.tables.setMeta("permits", String(id));
     this.tables.setMeta("last", host.name);
     const expiresAt = now + policy.permitSeconds * 1000;
-    this.tables.addPermit({ id, host: host.name, client: request.client, user: request.user, issuedAt: now, expiresAt, counted: true });
+    this.tables.addPermit({
+      id,
+      host: host.name,
+      client: request.client,
+      user: request.user,
+      issuedAt: now,
+      expiresAt,
+      counted: true,
+    });
     this.setPending(host.name, slot.row.pending + 1);
-    return { host: host.name, address: host.address, permit: { id, expiresAt }, limits: limitsOf(host), accessDenied: [...sel.audit], ...ratings };
+    return {
+      host: host.name,
+      address: host.address,
+      permit: { id, expiresAt },
+      limits: limitsOf(host),
+      accessDenied: [...sel.audit],
+      ...ratings,
+    };
   }
 
   /** Releases a permit when its job ends; false when the pool does not know it on that host. */
@@ -266,11 +315,16 @@ export class HostPoolCore {
    * the first), in registration order, as `list` shows them; `next` is the
    * number to pass as `after` for the rest, null when none are left.
    */
-  listPage(p: PoolPolicy, now: number, after: number, limit: number): { hosts: HostListing[]; next: number | null } {
+  listPage(
+    p: PoolPolicy,
+    now: number,
+    after: number,
+    limit: number,
+  ): { hosts: HostListing[]; next: number | null } {
     const slots = this.pool();
     // slots are in registration (seq) order: the first one after `after` by bisection
     let from = 0;
-    for (let hi = slots.length; from < hi; ) {
+    for (let hi = slots.length; from < hi;) {
       const mid = (from + hi) >>> 1;
       if (slots[mid].row.seq <= after) from = mid + 1;
       else hi = mid;

@@ -75,7 +75,11 @@ export class PoolTables implements PoolStore {
 
   /** Stores a setting. */
   setMeta(key: string, value: string): void {
-    this.sql.exec("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", key, value);
+    this.sql.exec(
+      "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      key,
+      value,
+    );
   }
 
   /** Every host in registration order. */
@@ -88,7 +92,9 @@ export class PoolTables implements PoolStore {
 
   /** One host, or undefined. */
   host(name: string): HostRow | undefined {
-    const r = this.sql.exec<Raw>("SELECT seq, host, reported_at, pending FROM hosts WHERE name = ?", name).toArray()[0];
+    const r = this.sql
+      .exec<Raw>("SELECT seq, host, reported_at, pending FROM hosts WHERE name = ?", name)
+      .toArray()[0];
     return r ? toHost(r) : undefined;
   }
 
@@ -131,12 +137,18 @@ export class PoolTables implements PoolStore {
 
   /** The live permits of a host. */
   permitsOf(host: string): PermitRow[] {
-    return this.sql.exec<Raw>("SELECT * FROM permits WHERE host = ? ORDER BY id", host).toArray().map(toPermit);
+    return this.sql
+      .exec<Raw>("SELECT * FROM permits WHERE host = ? ORDER BY id", host)
+      .toArray()
+      .map(toPermit);
   }
 
   /** Permits whose lease ran out by `now`. */
   expiredPermits(now: number): PermitRow[] {
-    return this.sql.exec<Raw>("SELECT * FROM permits WHERE expires_at <= ? ORDER BY id", now).toArray().map(toPermit);
+    return this.sql
+      .exec<Raw>("SELECT * FROM permits WHERE expires_at <= ? ORDER BY id", now)
+      .toArray()
+      .map(toPermit);
   }
 
   /** Drops a permit and any eviction of it. */
@@ -152,7 +164,10 @@ export class PoolTables implements PoolStore {
 
   /** The evictions in progress on a host. */
   evictionsOf(host: string): Eviction[] {
-    return this.sql.exec<Raw>("SELECT * FROM evictions WHERE host = ? ORDER BY permit", host).toArray().map(toEviction);
+    return this.sql
+      .exec<Raw>("SELECT * FROM evictions WHERE host = ? ORDER BY permit", host)
+      .toArray()
+      .map(toEviction);
   }
 
   /** Every eviction in progress. */
@@ -180,6 +195,8 @@ export class PoolTables implements PoolStore {
 
   /** The earliest permit expiry, for the alarm. */
   nextPermitExpiry(): number | null {
-    return this.sql.exec<{ t: number | null }>("SELECT MIN(expires_at) AS t FROM permits").toArray()[0]?.t ?? null;
+    return (
+      this.sql.exec<{ t: number | null }>("SELECT MIN(expires_at) AS t FROM permits").toArray()[0]?.t ?? null
+    );
   }
 }

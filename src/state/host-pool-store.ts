@@ -110,12 +110,18 @@ export class MemoryPoolTables implements PoolStore {
 
   /** The live permits of a host. */
   permitsOf(host: string): PermitRow[] {
-    return [...this.permits.values()].filter((p) => p.host === host).sort(byId).map((p) => ({ ...p }));
+    return [...this.permits.values()]
+      .filter((p) => p.host === host)
+      .sort(byId)
+      .map((p) => ({ ...p }));
   }
 
   /** Permits whose lease ran out by `now`. */
   expiredPermits(now: number): PermitRow[] {
-    return [...this.permits.values()].filter((p) => p.expiresAt <= now).sort(byId).map((p) => ({ ...p }));
+    return [...this.permits.values()]
+      .filter((p) => p.expiresAt <= now)
+      .sort(byId)
+      .map((p) => ({ ...p }));
   }
 
   /** Drops a permit and any eviction of it. */
@@ -131,7 +137,10 @@ export class MemoryPoolTables implements PoolStore {
 
   /** The evictions in progress on a host. */
   evictionsOf(host: string): Eviction[] {
-    return [...this.evictions.values()].filter((e) => e.host === host).map((e) => ({ ...e.eviction })).sort(byPermit);
+    return [...this.evictions.values()]
+      .filter((e) => e.host === host)
+      .map((e) => ({ ...e.eviction }))
+      .sort(byPermit);
   }
 
   /** Every eviction in progress. */

@@ -1,14 +1,28 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Host, HostRequest } from "../engines/customs/index.js";
 import type { Env } from "../env.js";
-import { allocationAnswer, HostPoolCore, type AllocateResult, type HostListing, type OnceAllocation, type PoolPolicy, type ReportResult } from "./host-pool-core.js";
+import {
+  allocationAnswer,
+  HostPoolCore,
+  type AllocateResult,
+  type HostListing,
+  type OnceAllocation,
+  type PoolPolicy,
+  type ReportResult,
+} from "./host-pool-core.js";
 import { PoolTables } from "./host-pool-sql.js";
 import { POOL_REGISTRY_PREFIX } from "./pool-registry.js";
 import { IdempotencyTable, type IdempotencyRequest } from "./idempotency.js";
 import type { Envelope } from "./job-queue-types.js";
 
 export { allocationAnswer, listingAnswer, reportAnswer } from "./host-pool-core.js";
-export type { AllocateResult, HostListing, OnceAllocation, PoolPolicy, ReportResult } from "./host-pool-core.js";
+export type {
+  AllocateResult,
+  HostListing,
+  OnceAllocation,
+  PoolPolicy,
+  ReportResult,
+} from "./host-pool-core.js";
 
 /**
  * The host pool of one network number as a Durable Object: the pool logic
@@ -54,7 +68,14 @@ export class HostPool extends DurableObject<Env> {
    * recorded in the same step as the permit, so a retried allocation gets the
    * first permit back instead of taking a second one.
    */
-  async allocateOnce(p: PoolPolicy, request: HostRequest, now: number, idem: IdempotencyRequest, envelope: Envelope, explain = false): Promise<OnceAllocation> {
+  async allocateOnce(
+    p: PoolPolicy,
+    request: HostRequest,
+    now: number,
+    idem: IdempotencyRequest,
+    envelope: Envelope,
+    explain = false,
+  ): Promise<OnceAllocation> {
     const seen = this.idempotency.lookup(idem, now);
     if (seen.seen) return "mismatch" in seen ? { mismatch: true } : { replayed: true, ...seen.replay };
     const result = this.core.allocate(p, request, now, explain);
@@ -77,7 +98,12 @@ export class HostPool extends DurableObject<Env> {
   }
 
   /** A page of the listing in registration order: see `HostPoolCore.listPage`. */
-  listPage(p: PoolPolicy, now: number, after: number, limit: number): { hosts: HostListing[]; next: number | null } {
+  listPage(
+    p: PoolPolicy,
+    now: number,
+    after: number,
+    limit: number,
+  ): { hosts: HostListing[]; next: number | null } {
     return this.core.listPage(p, now, after, limit);
   }
 

@@ -1,8 +1,22 @@
 import type { FilterRule, FilterSet, Job, RuleBody } from "../engines/jobfilter/index.js";
-import { RunningCounts, buildFilterSet, decideCounted, schedulePass, traceJob } from "../engines/jobfilter/index.js";
+import {
+  RunningCounts,
+  buildFilterSet,
+  decideCounted,
+  schedulePass,
+  traceJob,
+} from "../engines/jobfilter/index.js";
 import { BudgetExceeded, type Budget } from "../engines/common/budget.js";
 import type { JobRow, QueueStore } from "./job-queue-store.js";
-import type { JobListing, JobState, JobStatus, JobSubmission, QueueFailure, QueueSummary, SchedulePass } from "./job-queue-types.js";
+import type {
+  JobListing,
+  JobState,
+  JobStatus,
+  JobSubmission,
+  QueueFailure,
+  QueueSummary,
+  SchedulePass,
+} from "./job-queue-types.js";
 
 /** Nanoseconds since the epoch, as Ganeti's reason trails stamp them: exact, so a bigint (past 2^53). */
 function nowNs(now: number): bigint {
@@ -17,7 +31,11 @@ function isoOrNull(ms: number | null | undefined): string | null {
 /** The states of a job that has ended (its row's last write is when it ended). */
 const ENDED: ReadonlySet<JobState> = new Set(["finished", "cancelled", "expired"]);
 
-function failure(status: 400 | 404 | 409 | 422, code: QueueFailure["error"]["code"], message: string): QueueFailure {
+function failure(
+  status: 400 | 404 | 409 | 422,
+  code: QueueFailure["error"]["code"],
+  message: string,
+): QueueFailure {
   return { error: { status, code, message } };
 }
 
@@ -39,7 +57,12 @@ export interface QueueSettings {
 /** Something told, in order, of each decision and each job that starts or ends (a candidate policy's shadow). */
 export interface QueueObserver {
   /** A job was decided, before it starts if it does; `running` lists the running jobs the decision was made against. */
-  decided(job: Job, decision: { action: JobRow["action"]; rule: string | null }, request: unknown, running: () => Job[]): void;
+  decided(
+    job: Job,
+    decision: { action: JobRow["action"]; rule: string | null },
+    request: unknown,
+    running: () => Job[],
+  ): void;
   started(job: Job): void;
   ended(id: number): void;
 }
@@ -146,7 +169,8 @@ export class JobQueueCore {
     const set = this.filterSet();
     const shares = this.tables.shares;
     if (this.counts === undefined)
-      this.counts = RunningCounts.restore(set, shares) ?? RunningCounts.rebuild(set, shares, this.runningJobs());
+      this.counts =
+        RunningCounts.restore(set, shares) ?? RunningCounts.rebuild(set, shares, this.runningJobs());
     else if (this.counts.set !== set) this.counts.rebase(set);
     return this.counts;
   }
@@ -169,7 +193,11 @@ export class JobQueueCore {
   }
 
   /** Applies a decision to a job row: takes a slot under a lease, cancels, or holds it. */
-  private apply(row: JobRow, decision: { action: JobRow["action"]; rule: string | null }, now: number): boolean {
+  private apply(
+    row: JobRow,
+    decision: { action: JobRow["action"]; rule: string | null },
+    now: number,
+  ): boolean {
     row.action = decision.action;
     row.rule = decision.rule;
     if (decision.action === "ACCEPT") {
@@ -186,7 +214,13 @@ export class JobQueueCore {
   }
 
   private status(row: JobRow): JobStatus {
-    const out: JobStatus = { job_id: row.id, action: row.action, rule: row.rule, run: row.state === "running", state: row.state };
+    const out: JobStatus = {
+      job_id: row.id,
+      action: row.action,
+      rule: row.rule,
+      run: row.state === "running",
+      state: row.state,
+    };
     if (row.state === "running" && row.lease_id !== null && row.lease_expires !== null) {
       out.lease = { id: row.lease_id, expires_at: new Date(row.lease_expires).toISOString() };
     }
@@ -208,11 +242,20 @@ export class JobQueueCore {
   }
 
   /** Takes a job in and decides it at once against the running jobs; a slot is taken under a lease when it may run. */
-  submit(queue: string, submission: JobSubmission, explain: boolean, now: number): Started<JobStatus | QueueFailure> {
+  submit(
+    queue: string,
+    submission: JobSubmission,
+    explain: boolean,
+    now: number,
+  ): Started<JobStatus | QueueFailure> {
     this.noteQueue(queue);
     this.expireDue(now);
     const id = submission.id ?? this.tables.highestJobId() + 1;
-    if (this.tables.job(id) !== undefined) return { result: failure(409, "conflict", `job \`${id}\` already exists in queue \`${queue}\``), started: false };
+    if (this.tables.job(id) !== undefined)
+      return {
+        result: failure(409, "conflict", `job \`${id}\` already exists in queue \`${queue}\``),
+        started: false,
+      };
     const job: Job = { id, opcodes: submission.opcodes as Job["opcodes"] };
     const counts = this.runningCounts();
     // nothing is written when the decision fails (a spent work budget)
@@ -220,7 +263,18 @@ export class JobQueueCore {
     if ("error" in decision) return { result: decision, started: false };
     this.tables.seeJobId(id);
     this.observer?.decided(job, decision, submission, () => this.runningJobs());
-    const row: JobRow = { id, job, priority: submission.priority ?? 0, state: "queued", action: "PAUSE", rule: null, lease_id: null, lease_expires: null, submitted_at: now, started_at: null };
+    const row: JobRow = {
+      id,
+      job,
+      priority: submission.priority ?? 0,
+      state: "queued",
+      action: "PAUSE",
+      rule: null,
+      lease_id: null,
+      lease_expires: null,
+      submitted_at: now,
+      started_at: null,
+    };
     const started = this.apply(row, decision, now);
     this.tables.insertJob(row, now);
     if (started) this.jobStarted(job);
@@ -231,12 +285,19 @@ export class JobQueueCore {
   check(id: number, explain: boolean, now: number): Started<JobStatus | QueueFailure> {
     this.expireDue(now);
     const row = this.tables.job(id);
-    if (row === undefined) return { result: failure(404, "not_found", `job \`${id}\` does not exist`), started: false };
-    if (row.state !== "queued") return { result: this.explained(this.status(row), row.job, explain), started: false };
+    if (row === undefined)
+      return { result: failure(404, "not_found", `job \`${id}\` does not exist`), started: false };
+    if (row.state !== "queued")
+      return { result: this.explained(this.status(row), row.job, explain), started: false };
     const counts = this.runningCounts();
     const decision = this.withinBudget(() => decideCounted(counts, row.job));
     if ("error" in decision) return { result: decision, started: false };
-    this.observer?.decided(row.job, decision, { id: row.id, opcodes: row.job.opcodes, priority: row.priority }, () => this.runningJobs());
+    this.observer?.decided(
+      row.job,
+      decision,
+      { id: row.id, opcodes: row.job.opcodes, priority: row.priority },
+      () => this.runningJobs(),
+    );
     const started = this.apply(row, decision, now);
     this.tables.updateJob(row, now);
     if (started) this.jobStarted(row.job);
@@ -266,7 +327,13 @@ export class JobQueueCore {
     const notHeld: SchedulePass["not_held"] = { running: [], finished: [], cancelled: [], expired: [] };
     for (const row of rows) if (row.state !== "queued") notHeld[row.state].push(row.id);
     const candidates = rows.filter((r) => r.state === "queued");
-    const results = this.withinBudget(() => schedulePass(this.filterSet(), this.runningJobs(), candidates.map((r) => r.job)));
+    const results = this.withinBudget(() =>
+      schedulePass(
+        this.filterSet(),
+        this.runningJobs(),
+        candidates.map((r) => r.job),
+      ),
+    );
     if ("error" in results) return { result: results, started: false };
     const pass: SchedulePass = { jobs: [], started: [], rejected: [], held: [], not_held: notHeld, unknown };
     candidates.forEach((row, i) => {
@@ -284,8 +351,10 @@ export class JobQueueCore {
     this.expireDue(now);
     const row = this.tables.job(id);
     if (row === undefined) return failure(404, "not_found", `job \`${id}\` does not exist`);
-    if (row.state !== "running") return failure(409, "lease_expired", `job \`${id}\` holds no lease (it is ${row.state})`);
-    if (leaseId !== undefined && leaseId !== row.lease_id) return failure(409, "conflict", `lease \`${leaseId}\` is not the lease of job \`${id}\``);
+    if (row.state !== "running")
+      return failure(409, "lease_expired", `job \`${id}\` holds no lease (it is ${row.state})`);
+    if (leaseId !== undefined && leaseId !== row.lease_id)
+      return failure(409, "conflict", `lease \`${leaseId}\` is not the lease of job \`${id}\``);
     row.lease_expires = now + this.settings.leaseMs();
     this.tables.updateJob(row, now);
     return this.status(row);
@@ -320,7 +389,13 @@ export class JobQueueCore {
     row.lease_expires = null;
     this.tables.updateJob(row, now);
     if (was === "running") this.jobEnded(id);
-    this.settings.log({ ts: new Date(now).toISOString(), event: "job_cancelled", queue: this.tables.meta("name") ?? "default", job_id: id, was });
+    this.settings.log({
+      ts: new Date(now).toISOString(),
+      event: "job_cancelled",
+      queue: this.tables.meta("name") ?? "default",
+      job_id: id,
+      was,
+    });
     return this.status(row);
   }
 
@@ -346,7 +421,12 @@ export class JobQueueCore {
   summary(now: number): QueueSummary {
     this.expireDue(now);
     const n = this.tables.countJobs();
-    return { running: n.running, queued: n.queued, finished: n.finished + n.cancelled + n.expired, watermark: this.tables.highestJobId() };
+    return {
+      running: n.running,
+      queued: n.queued,
+      finished: n.finished + n.cancelled + n.expired,
+      watermark: this.tables.highestJobId(),
+    };
   }
 
   /**
@@ -365,9 +445,16 @@ export class JobQueueCore {
       this.tables.updateJob(row, now);
       this.jobEnded(row.id);
       expired.push(row.id);
-      this.settings.log({ ts: new Date(now).toISOString(), event: "lease_expired", queue, job_id: row.id, lease_id: lease });
+      this.settings.log({
+        ts: new Date(now).toISOString(),
+        event: "lease_expired",
+        queue,
+        job_id: row.id,
+        lease_id: lease,
+      });
     }
-    if (expired.length > 0) this.tables.setMeta(LEASE_EXPIRIES, String(this.leaseExpiries() + expired.length));
+    if (expired.length > 0)
+      this.tables.setMeta(LEASE_EXPIRIES, String(this.leaseExpiries() + expired.length));
     return expired;
   }
 
@@ -385,7 +472,9 @@ export class JobQueueCore {
   indexFilling(): boolean {
     const shares = this.tables.shares;
     return (
-      shares.fillingPaths().length > 0 || shares.presenceFilling?.() === true || shares.factsFilling?.() === true
+      shares.fillingPaths().length > 0 ||
+      shares.presenceFilling?.() === true ||
+      shares.factsFilling?.() === true
     );
   }
 

@@ -65,7 +65,12 @@ export class QueueTables implements QueueStore {
     for (const statement of SCHEMA) sql.exec(statement);
     this.shares = new SqlShares(sql);
     if (this.meta("jobs_columns") !== COLUMNS_VERSION) {
-      const have = new Set(sql.exec<{ name: string }>("PRAGMA table_info(jobs)").toArray().map((c) => c.name));
+      const have = new Set(
+        sql
+          .exec<{ name: string }>("PRAGMA table_info(jobs)")
+          .toArray()
+          .map((c) => c.name),
+      );
       for (const column of ADDED_COLUMNS) {
         if (!have.has(column.split(" ")[0])) sql.exec(`ALTER TABLE jobs ADD COLUMN ${column}`);
       }
@@ -81,7 +86,11 @@ export class QueueTables implements QueueStore {
 
   /** Stores a setting. */
   setMeta(key: string, value: string): void {
-    this.sql.exec("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", key, value);
+    this.sql.exec(
+      "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      key,
+      value,
+    );
   }
 
   /** The highest job id seen so far (0 before any). */
@@ -169,19 +178,27 @@ export class QueueTables implements QueueStore {
   /** Running jobs whose lease ran out by `now`. */
   expiredLeases(now: number): JobRow[] {
     return this.sql
-      .exec<Raw>("SELECT * FROM jobs WHERE state = 'running' AND lease_expires <= ? ORDER BY lease_expires", now)
+      .exec<Raw>(
+        "SELECT * FROM jobs WHERE state = 'running' AND lease_expires <= ? ORDER BY lease_expires",
+        now,
+      )
       .toArray()
       .map(toRow);
   }
 
   /** Forgets finished, expired and cancelled jobs last touched before `before`; returns how many. */
   pruneEnded(before: number): number {
-    return this.sql.exec("DELETE FROM jobs WHERE state IN ('finished', 'expired', 'cancelled') AND updated_at < ?", before).rowsWritten;
+    return this.sql.exec(
+      "DELETE FROM jobs WHERE state IN ('finished', 'expired', 'cancelled') AND updated_at < ?",
+      before,
+    ).rowsWritten;
   }
 
   /** The earliest lease expiry among running jobs, for the next alarm. */
   nextExpiry(): number | null {
-    const rows = this.sql.exec<{ t: number | null }>("SELECT MIN(lease_expires) AS t FROM jobs WHERE state = 'running'").toArray();
+    const rows = this.sql
+      .exec<{ t: number | null }>("SELECT MIN(lease_expires) AS t FROM jobs WHERE state = 'running'")
+      .toArray();
     return rows[0]?.t ?? null;
   }
 
@@ -189,7 +206,12 @@ export class QueueTables implements QueueStore {
   listJobs(states: readonly JobState[], before: number | null, limit: number): JobRow[] {
     const marks = states.map(() => "?").join(", ");
     return this.sql
-      .exec<Raw>(`SELECT * FROM jobs WHERE state IN (${marks}) AND id < ? ORDER BY id DESC LIMIT ?`, ...states, before ?? Number.MAX_SAFE_INTEGER, limit)
+      .exec<Raw>(
+        `SELECT * FROM jobs WHERE state IN (${marks}) AND id < ? ORDER BY id DESC LIMIT ?`,
+        ...states,
+        before ?? Number.MAX_SAFE_INTEGER,
+        limit,
+      )
       .toArray()
       .map(toRow);
   }
@@ -197,7 +219,10 @@ export class QueueTables implements QueueStore {
   /** How many jobs the queue holds in each state. */
   countJobs(): Record<JobState, number> {
     const out: Record<JobState, number> = { queued: 0, running: 0, finished: 0, cancelled: 0, expired: 0 };
-    for (const r of this.sql.exec<{ state: JobState; n: number }>("SELECT state, COUNT(*) AS n FROM jobs GROUP BY state")) out[r.state] = r.n;
+    for (const r of this.sql.exec<{ state: JobState; n: number }>(
+      "SELECT state, COUNT(*) AS n FROM jobs GROUP BY state",
+    ))
+      out[r.state] = r.n;
     return out;
   }
 }

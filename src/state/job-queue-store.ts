@@ -122,20 +122,37 @@ export class MemoryQueueTables implements QueueStore {
   /** Records a new job. */
   insertJob(row: JobRow, now: number): void {
     if (this.jobs.has(row.id)) throw new Error(`job ${row.id} already exists`);
-    this.jobs.set(row.id, { row: { ...structuredClone(row), submitted_at: row.submitted_at ?? now, started_at: row.started_at ?? null }, updated: now });
+    this.jobs.set(row.id, {
+      row: {
+        ...structuredClone(row),
+        submitted_at: row.submitted_at ?? now,
+        started_at: row.started_at ?? null,
+      },
+      updated: now,
+    });
   }
 
   /** Updates a job's state, decision and lease. */
   updateJob(row: JobRow, now: number): void {
     const j = this.jobs.get(row.id);
     if (j === undefined) return;
-    j.row = { ...j.row, state: row.state, action: row.action, rule: row.rule, lease_id: row.lease_id, lease_expires: row.lease_expires, started_at: j.row.started_at ?? row.started_at ?? null };
+    j.row = {
+      ...j.row,
+      state: row.state,
+      action: row.action,
+      rule: row.rule,
+      lease_id: row.lease_id,
+      lease_expires: row.lease_expires,
+      started_at: j.row.started_at ?? row.started_at ?? null,
+    };
     j.updated = now;
   }
 
   /** Running jobs whose lease ran out by `now`, earliest first. */
   expiredLeases(now: number): JobRow[] {
-    return this.rows((r) => r.state === "running" && r.lease_expires !== null && r.lease_expires <= now).sort((a, b) => (a.lease_expires ?? 0) - (b.lease_expires ?? 0));
+    return this.rows((r) => r.state === "running" && r.lease_expires !== null && r.lease_expires <= now).sort(
+      (a, b) => (a.lease_expires ?? 0) - (b.lease_expires ?? 0),
+    );
   }
 
   /** Forgets ended jobs last touched before `before`; returns how many. */
@@ -154,7 +171,8 @@ export class MemoryQueueTables implements QueueStore {
   nextExpiry(): number | null {
     let min: number | null = null;
     for (const { row } of this.jobs.values()) {
-      if (row.state === "running" && row.lease_expires !== null && (min === null || row.lease_expires < min)) min = row.lease_expires;
+      if (row.state === "running" && row.lease_expires !== null && (min === null || row.lease_expires < min))
+        min = row.lease_expires;
     }
     return min;
   }
@@ -174,6 +192,8 @@ export class MemoryQueueTables implements QueueStore {
   }
 
   private rows(keep: (r: JobRow) => boolean): JobRow[] {
-    return [...this.jobs.values()].filter((j) => keep(j.row)).map((j) => ({ ...structuredClone(j.row), updated_at: j.updated }));
+    return [...this.jobs.values()]
+      .filter((j) => keep(j.row))
+      .map((j) => ({ ...structuredClone(j.row), updated_at: j.updated }));
   }
 }

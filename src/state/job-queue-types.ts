@@ -41,7 +41,11 @@ export interface SchedulePass {
 
 /** A failure the route turns into an HTTP error: Ganeti-style for filters, the API envelope for jobs. */
 export interface QueueFailure {
-  error: { status: 400 | 404 | 409 | 422; code: "invalid_request" | "not_found" | "conflict" | "lease_expired" | "budget_exceeded"; message: string };
+  error: {
+    status: 400 | 404 | 409 | 422;
+    code: "invalid_request" | "not_found" | "conflict" | "lease_expired" | "budget_exceeded";
+    message: string;
+  };
 }
 
 /** The body of a job submission once validated. */
@@ -107,7 +111,13 @@ export interface JobQueueApi {
   deleteFilter(uuid: string): Promise<boolean>;
   highestJobId(): Promise<number>;
   submit(queue: string, submission: JobSubmission, explain?: boolean): Promise<JobStatus | QueueFailure>;
-  submitOnce(queue: string, submission: JobSubmission, explain: boolean, idem: IdempotencyRequest, envelope: Envelope): Promise<Once<unknown>>;
+  submitOnce(
+    queue: string,
+    submission: JobSubmission,
+    explain: boolean,
+    idem: IdempotencyRequest,
+    envelope: Envelope,
+  ): Promise<Once<unknown>>;
   check(id: number, explain?: boolean): Promise<JobStatus | QueueFailure>;
   schedule(ids: number[]): Promise<SchedulePass | QueueFailure>;
   heartbeat(id: number, leaseId?: string): Promise<JobStatus | QueueFailure>;

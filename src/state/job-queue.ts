@@ -9,7 +9,18 @@ import { isolateFlusher } from "./isolate-metrics.js";
 import { JobQueueCore } from "./job-queue-core.js";
 import { QueueTables } from "./job-queue-sql.js";
 import { QUEUE_REGISTRY_PREFIX } from "./queue-registry.js";
-import { isFailure, type Envelope, type JobListing, type JobState, type QueueSummary, type JobStatus, type JobSubmission, type Once, type QueueFailure, type SchedulePass } from "./job-queue-types.js";
+import {
+  isFailure,
+  type Envelope,
+  type JobListing,
+  type JobState,
+  type QueueSummary,
+  type JobStatus,
+  type JobSubmission,
+  type Once,
+  type QueueFailure,
+  type SchedulePass,
+} from "./job-queue-types.js";
 import { writeLog } from "../log-line.js";
 
 /** How many running jobs one alarm indexes at a field path a rule change made new to the counts' index, or for the `op` presence key of counts indexed before it (see `JobQueueCore.fillIndex`). */
@@ -75,7 +86,10 @@ export class JobQueue extends DurableObject<Env> {
     this.ctx.waitUntil(this.register(queue));
     const now = Date.now();
     const seen = this.idempotency.lookup(idem, now);
-    if (seen.seen) return "mismatch" in seen ? { mismatch: true } : { replayed: true, status: seen.replay.status, answer: seen.replay.answer as string };
+    if (seen.seen)
+      return "mismatch" in seen
+        ? { mismatch: true }
+        : { replayed: true, status: seen.replay.status, answer: seen.replay.answer as string };
     const uuid = this.core.putFilter(queue, body, undefined, now);
     this.idempotency.remember(idem, { status: 200, answer: uuid }, now);
     return { replayed: false, status: 200, answer: uuid };
@@ -105,7 +119,8 @@ export class JobQueue extends DurableObject<Env> {
     await getActiveBundle(this.env);
     const candidate = candidateNow();
     if (candidate === null || !candidate.record.staged.includes("jobfilter")) this.shadow = undefined;
-    else if (this.shadow?.candidate.record.id !== candidate.record.id) this.shadow = new QueueShadow(candidate);
+    else if (this.shadow?.candidate.record.id !== candidate.record.id)
+      this.shadow = new QueueShadow(candidate);
     this.core.observer = this.shadow;
   }
 
@@ -116,7 +131,17 @@ export class JobQueue extends DurableObject<Env> {
     this.draining = true;
     const done = new Promise<void>((resolve) => setTimeout(resolve, 0))
       .then(() => shadow.drain(this.env))
-      .catch((e: unknown) => writeLog({ ts: new Date().toISOString(), event: "shadow_decision_failed", kind: "jobfilter", error: String(e) }, "error"))
+      .catch((e: unknown) =>
+        writeLog(
+          {
+            ts: new Date().toISOString(),
+            event: "shadow_decision_failed",
+            kind: "jobfilter",
+            error: String(e),
+          },
+          "error",
+        ),
+      )
       .finally(() => {
         this.draining = false;
         // The comparisons counted here reach the deployment's metrics shards like a request's counts.
@@ -161,7 +186,13 @@ export class JobQueue extends DurableObject<Env> {
    * the job, so a retry after a lost answer or a crash gets that answer back
    * and never creates a second job.
    */
-  async submitOnce(queue: string, submission: JobSubmission, explain: boolean, idem: IdempotencyRequest, envelope: Envelope): Promise<Once<unknown>> {
+  async submitOnce(
+    queue: string,
+    submission: JobSubmission,
+    explain: boolean,
+    idem: IdempotencyRequest,
+    envelope: Envelope,
+  ): Promise<Once<unknown>> {
     await this.register(queue);
     await this.followCandidate();
     const now = Date.now();
@@ -253,7 +284,10 @@ export class JobQueue extends DurableObject<Env> {
       await this.register(name);
       writeLog({ ts: new Date().toISOString(), event: "queue_registered", queue: name });
     } catch (e) {
-      writeLog({ ts: new Date().toISOString(), event: "queue_register_failed", queue: name, error: String(e) }, "error");
+      writeLog(
+        { ts: new Date().toISOString(), event: "queue_register_failed", queue: name, error: String(e) },
+        "error",
+      );
     }
   }
 

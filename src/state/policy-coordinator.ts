@@ -11,7 +11,14 @@ import {
 } from "../bundle/index.js";
 import { ENGINE_NAMES, type EngineName } from "../engines/common/engine.js";
 import type { Env } from "../env.js";
-import { bundleKey, CANDIDATE_KEY, compilerId, CURRENT_KEY, embeddedBundle, writeBundle } from "./policy-store.js";
+import {
+  bundleKey,
+  CANDIDATE_KEY,
+  compilerId,
+  CURRENT_KEY,
+  embeddedBundle,
+  writeBundle,
+} from "./policy-store.js";
 import { finishInSlices, nextTurn } from "../engines/common/slices.js";
 import {
   PolicyHistory,
@@ -189,7 +196,10 @@ export class PolicyCoordinator extends DurableObject<Env> {
         decisionBudget(this.env.DECISION_BUDGET).limit,
       );
       // written a slice at a time, as an active bundle is (policy-store.ts writeBundle)
-      await this.env.POLICIES.put(bundleKey(record.revision), await finishInSlices(jsonBytesSteps(compiled.bundle)));
+      await this.env.POLICIES.put(
+        bundleKey(record.revision),
+        await finishInSlices(jsonBytesSteps(compiled.bundle)),
+      );
       this.shadow.setCandidate(record);
       this.shadow.setDiffs(diffs);
       this.staged = compiled.bundle;

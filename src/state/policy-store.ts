@@ -112,7 +112,10 @@ export async function getActiveBundle(env: Env, now = Date.now()): Promise<Loade
 
 async function refresh(env: Env, now: number, started: number): Promise<LoadedBundle> {
   try {
-    const [revision, staged] = await Promise.all([env.POLICIES.get(CURRENT_KEY), env.POLICIES.get(CANDIDATE_KEY)]);
+    const [revision, staged] = await Promise.all([
+      env.POLICIES.get(CURRENT_KEY),
+      env.POLICIES.get(CANDIDATE_KEY),
+    ]);
     await adoptCandidate(env, staged);
     if (isEmbeddedPointer(revision)) {
       activate(embeddedLoaded, "embedded", now);
@@ -167,7 +170,8 @@ async function readBundle(env: Env, revision: string): Promise<LoadedBundle | un
 }
 
 function activate(loaded: LoadedBundle, source: BundleInfo["source"], now: number): void {
-  if (loaded !== active || source !== info.source) info = { source, activatedAt: now, checkedAt: info.checkedAt };
+  if (loaded !== active || source !== info.source)
+    info = { source, activatedAt: now, checkedAt: info.checkedAt };
   active = loaded;
 }
 

@@ -1,6 +1,13 @@
 import { errorView, viewOf, type View } from "../bundle/compare/index.js";
 import { BudgetExceeded, decisionBudget } from "../engines/common/budget.js";
-import { decideCounted, RunningCounts, type FilterSet, type Job, type JobDecision, type JobfilterPolicy } from "../engines/jobfilter/index.js";
+import {
+  decideCounted,
+  RunningCounts,
+  type FilterSet,
+  type Job,
+  type JobDecision,
+  type JobfilterPolicy,
+} from "../engines/jobfilter/index.js";
 import type { Env } from "../env.js";
 import type { QueueObserver } from "./job-queue-core.js";
 import type { LiveCandidate } from "./policy-store.js";
@@ -79,14 +86,24 @@ export class QueueShadow implements QueueObserver {
       else if (this.counts === undefined) continue;
       else if (e.k === "start") this.counts.start(e.job);
       else if (e.k === "end") this.counts.end(e.id);
-      else compared.push({ request: e.request, active: viewOf("jobfilter", e.active), shadow: this.decide(env, this.counts, e.job) });
+      else
+        compared.push({
+          request: e.request,
+          active: viewOf("jobfilter", e.active),
+          shadow: this.decide(env, this.counts, e.job),
+        });
     }
-    await Promise.all(compared.map((c) => recordComparison(env, this.candidate, "jobfilter", c.request, c.active, c.shadow)));
+    await Promise.all(
+      compared.map((c) => recordComparison(env, this.candidate, "jobfilter", c.request, c.active, c.shadow)),
+    );
   }
 
   private decide(env: Env, counts: RunningCounts, job: Job): View {
     try {
-      return viewOf("jobfilter", decisionBudget(env.DECISION_BUDGET).run(() => decideCounted(counts, job)));
+      return viewOf(
+        "jobfilter",
+        decisionBudget(env.DECISION_BUDGET).run(() => decideCounted(counts, job)),
+      );
     } catch (e) {
       if (e instanceof BudgetExceeded) return errorView("budget_exceeded");
       throw e;

@@ -1,4 +1,15 @@
-import { captureMode, engineOfKind, maskRequest, maskRulesFor, maskView, pairOf, Tally, type DecisionKind, type Example, type View } from "../bundle/compare/index.js";
+import {
+  captureMode,
+  engineOfKind,
+  maskRequest,
+  maskRulesFor,
+  maskView,
+  pairOf,
+  Tally,
+  type DecisionKind,
+  type Example,
+  type View,
+} from "../bundle/compare/index.js";
 import type { EngineName } from "../engines/common/engine.js";
 import type { Env } from "../env.js";
 import { coordinatorOf } from "./coordinator-stub.js";
@@ -33,11 +44,19 @@ export class ShadowBatcher {
   }
 
   /** Counts one comparison; resolves once the batch holding it has reached the coordinator (or failed to). */
-  add(env: Env, candidate: string, engine: EngineName, pair: string | null, example?: Example): Promise<void> {
+  add(
+    env: Env,
+    candidate: string,
+    engine: EngineName,
+    pair: string | null,
+    example?: Example,
+  ): Promise<void> {
     let batch = this.batches.get(candidate);
     if (batch === undefined) {
       const tally = new Tally();
-      const sent = new Promise<void>((resolve) => setTimeout(resolve, SHADOW_FLUSH_MS)).then(() => this.send(env, candidate, tally));
+      const sent = new Promise<void>((resolve) => setTimeout(resolve, SHADOW_FLUSH_MS)).then(() =>
+        this.send(env, candidate, tally),
+      );
       batch = { tally, sent };
       this.batches.set(candidate, batch);
     }
@@ -65,7 +84,14 @@ export const shadowBatcher = new ShadowBatcher();
  * placement queue named after a user shows the pseudonym), and while the
  * report still keeps examples of that pair, the masked request goes with it.
  */
-export async function recordComparison(env: Env, candidate: LiveCandidate, kind: DecisionKind, request: unknown, active: View, shadow: View): Promise<void> {
+export async function recordComparison(
+  env: Env,
+  candidate: LiveCandidate,
+  kind: DecisionKind,
+  request: unknown,
+  active: View,
+  shadow: View,
+): Promise<void> {
   const engine = engineOfKind(kind);
   const masked = captureMode(env.DECISION_LOG_REQUESTS) !== "full";
   const a = masked ? await maskView(kind, request, active) : active;
@@ -75,7 +101,9 @@ export async function recordComparison(env: Env, candidate: LiveCandidate, kind:
   const id = candidate.record.id;
   let example: Example | undefined;
   if (pair !== null && shadowBatcher.wantsExample(id, engine, pair)) {
-    const shown = masked ? await maskRequest(kind, request, maskRulesFor(env.DECISION_LOG_MASK_ATTRIBUTES)) : request;
+    const shown = masked
+      ? await maskRequest(kind, request, maskRulesFor(env.DECISION_LOG_MASK_ATTRIBUTES))
+      : request;
     example = { at: new Date().toISOString(), request: shown, active: a, candidate: b };
   }
   await shadowBatcher.add(env, id, engine, pair, example);

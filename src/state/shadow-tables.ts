@@ -1,4 +1,11 @@
-import { boundedExample, MAX_EXAMPLES, pairSlot, Tally, type Example, type TallyBatch } from "../bundle/compare/index.js";
+import {
+  boundedExample,
+  MAX_EXAMPLES,
+  pairSlot,
+  Tally,
+  type Example,
+  type TallyBatch,
+} from "../bundle/compare/index.js";
 import type { EngineName } from "../engines/common/engine.js";
 import type { StoredDiff } from "../bundle/compare/diff-findings.js";
 
@@ -37,7 +44,13 @@ export class ShadowTables {
       )
       .toArray()[0];
     if (row === undefined) return null;
-    return { id: row.stage_id, revision: row.revision, staged: JSON.parse(row.staged) as EngineName[], staged_at: row.staged_at, based_on: row.based_on };
+    return {
+      id: row.stage_id,
+      revision: row.revision,
+      staged: JSON.parse(row.staged) as EngineName[],
+      staged_at: row.staged_at,
+      based_on: row.based_on,
+    };
   }
 
   /** Records a newly staged candidate (or none) and starts its report afresh. */
@@ -65,14 +78,17 @@ export class ShadowTables {
 
   /** The stored diffs as one JSON array, read without parsing them. */
   diffsJson(): string {
-    const rows = this.sql.exec<{ diff: string }>("SELECT diff FROM candidate_diffs ORDER BY engine").toArray();
+    const rows = this.sql
+      .exec<{ diff: string }>("SELECT diff FROM candidate_diffs ORDER BY engine")
+      .toArray();
     return `[${rows.map((r) => r.diff).join(",")}]`;
   }
 
   /** Replaces the stored diffs with those of the candidate staged now. */
   setDiffs(diffs: readonly StoredDiff[]): void {
     this.sql.exec("DELETE FROM candidate_diffs");
-    for (const d of diffs) this.sql.exec("INSERT INTO candidate_diffs (engine, diff) VALUES (?, ?)", d.engine, JSON.stringify(d));
+    for (const d of diffs)
+      this.sql.exec("INSERT INTO candidate_diffs (engine, diff) VALUES (?, ?)", d.engine, JSON.stringify(d));
   }
 
   private clearReport(): void {
@@ -97,12 +113,24 @@ export class ShadowTables {
         e.agreed,
       );
       const kept = new Map<string, number>();
-      for (const r of this.sql.exec<{ pair: string; examples: number }>("SELECT pair, examples FROM shadow_pairs WHERE engine = ?", engine)) kept.set(r.pair, r.examples);
+      for (const r of this.sql.exec<{ pair: string; examples: number }>(
+        "SELECT pair, examples FROM shadow_pairs WHERE engine = ?",
+        engine,
+      ))
+        kept.set(r.pair, r.examples);
       for (const [pair, p] of Object.entries(e.pairs)) {
         const slot = pairSlot(kept, pair);
         const had = kept.get(slot) ?? 0;
         const add = p.examples.slice(0, Math.max(0, MAX_EXAMPLES - had)).map(boundedExample);
-        add.forEach((x, i) => this.sql.exec("INSERT INTO shadow_examples (engine, pair, seq, example) VALUES (?, ?, ?, ?)", engine, slot, had + i, JSON.stringify(x)));
+        add.forEach((x, i) =>
+          this.sql.exec(
+            "INSERT INTO shadow_examples (engine, pair, seq, example) VALUES (?, ?, ?, ?)",
+            engine,
+            slot,
+            had + i,
+            JSON.stringify(x),
+          ),
+        );
         kept.set(slot, had + add.length);
         this.sql.exec(
           "INSERT INTO shadow_pairs (engine, pair, count, examples) VALUES (?, ?, ?, ?) ON CONFLICT (engine, pair) DO UPDATE SET count = count + excluded.count, examples = excluded.examples",
@@ -114,23 +142,39 @@ export class ShadowTables {
       }
     }
     return this.sql
-      .exec<{ engine: string; pair: string }>("SELECT engine, pair FROM shadow_pairs WHERE examples >= ?", MAX_EXAMPLES)
+      .exec<{ engine: string; pair: string }>(
+        "SELECT engine, pair FROM shadow_pairs WHERE examples >= ?",
+        MAX_EXAMPLES,
+      )
       .toArray()
       .map((r) => `${r.engine}\u0000${r.pair}`);
   }
 
   /** One engine's stored counts as a tally (examples included). */
   private engineTally(engine: EngineName): Tally {
-    const total = this.sql.exec<{ compared: number; agreed: number }>("SELECT compared, agreed FROM shadow_totals WHERE engine = ?", engine).toArray()[0];
+    const total = this.sql
+      .exec<{ compared: number; agreed: number }>(
+        "SELECT compared, agreed FROM shadow_totals WHERE engine = ?",
+        engine,
+      )
+      .toArray()[0];
     if (total === undefined) return new Tally();
     const pairs: Record<string, { count: number; examples: Example[] }> = {};
-    for (const p of this.sql.exec<{ pair: string; count: number }>("SELECT pair, count FROM shadow_pairs WHERE engine = ?", engine)) {
+    for (const p of this.sql.exec<{ pair: string; count: number }>(
+      "SELECT pair, count FROM shadow_pairs WHERE engine = ?",
+      engine,
+    )) {
       pairs[p.pair] = { count: p.count, examples: [] };
     }
-    for (const x of this.sql.exec<{ pair: string; example: string }>("SELECT pair, example FROM shadow_examples WHERE engine = ? ORDER BY pair, seq", engine)) {
+    for (const x of this.sql.exec<{ pair: string; example: string }>(
+      "SELECT pair, example FROM shadow_examples WHERE engine = ? ORDER BY pair, seq",
+      engine,
+    )) {
       pairs[x.pair]?.examples.push(JSON.parse(x.example) as Example);
     }
-    return new Tally().merge({ engines: { [engine]: { compared: total.compared, agreed: total.agreed, pairs } } });
+    return new Tally().merge({
+      engines: { [engine]: { compared: total.compared, agreed: total.agreed, pairs } },
+    });
   }
 
   /** The whole report as a tally. */

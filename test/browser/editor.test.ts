@@ -19,7 +19,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeState } from "../../playground/share.js";
 import { REPO_ROOT } from "../support/cases.js";
 import { startDevServer, type DevServer } from "../support/dev-server.js";
-import { caretLine, CHROMIUM, decide, editorOf, HAVE_CHROMIUM, LAUNCH_ARGS, liveOff, setText } from "./helpers.js";
+import {
+  caretLine,
+  CHROMIUM,
+  decide,
+  editorOf,
+  HAVE_CHROMIUM,
+  LAUNCH_ARGS,
+  liveOff,
+  setText,
+} from "./helpers.js";
 
 /** With ARBITER_SCREENSHOTS=DIR, the jq pane is saved as DIR/playground-jq.png (`npm run screenshots`). */
 const SHOTS = process.env.ARBITER_SCREENSHOTS;
@@ -189,7 +198,10 @@ suite(
       await setText(page, "policy", UNREACHABLE);
       const warnings = page.locator("#policy-editor .finding-warning");
       await expect.poll(() => warnings.count(), { timeout: 30_000 }).toBe(2);
-      expect(await warnings.evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.line))).toEqual(["6", "7"]);
+      expect(await warnings.evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.line))).toEqual([
+        "6",
+        "7",
+      ]);
       expect(await warnings.first().textContent()).toMatch(
         /^↑ warning: placement_unreachable_rule: rule 2 \(`provided`\) is never reached: rule 1 \(`fixed root\.default`\)/,
       );
@@ -202,7 +214,9 @@ suite(
       expect(await page.getAttribute(editorOf("policy"), "aria-invalid")).toBe("false");
       expect(await page.locator("#policy-errors li").count()).toBe(0);
       const listed = page.locator("#policy-findings button");
-      expect(await listed.first().textContent()).toMatch(/^warning, line 6, column 9: placement_unreachable_rule: /);
+      expect(await listed.first().textContent()).toMatch(
+        /^warning, line 6, column 9: placement_unreachable_rule: /,
+      );
       await listed.nth(1).click();
       await expect.poll(() => caretLine(page, "policy")).toBe(7);
 
@@ -229,7 +243,8 @@ suite(
           };
         });
         expect(seen.warn, scheme).not.toBe(seen.bad);
-        for (const part of ["underline", "marker", "note", "noteBorder"] as const) expect(seen[part], `${scheme} ${part}`).toBe(seen.warn);
+        for (const part of ["underline", "marker", "note", "noteBorder"] as const)
+          expect(seen[part], `${scheme} ${part}`).toBe(seen.warn);
       }
       await page.emulateMedia({ colorScheme: null });
 
@@ -244,7 +259,13 @@ suite(
       await setText(page, "policy", PLACEMENT);
       await expect.poll(linted, { timeout: 30_000 }).toBeGreaterThan(before);
       expect(await page.textContent("#check-state")).toBe("✓ valid");
-      for (const sel of [".finding", ".cm-lintRange-warning", ".cm-lintRange-info", ".cm-lint-marker-warning", ".note"])
+      for (const sel of [
+        ".finding",
+        ".cm-lintRange-warning",
+        ".cm-lintRange-info",
+        ".cm-lint-marker-warning",
+        ".note",
+      ])
         expect(await page.locator(`#policy-editor ${sel}`).count(), sel).toBe(0);
       expect(await page.locator("#policy-findings").isHidden()).toBe(true);
       await page.close();
@@ -317,7 +338,11 @@ suite(
       if (SHOTS) {
         mkdirSync(SHOTS, { recursive: true });
         await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-        await page.screenshot({ path: join(SHOTS, "playground-jq.png"), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: 1100 } });
+        await page.screenshot({
+          path: join(SHOTS, "playground-jq.png"),
+          fullPage: true,
+          clip: { x: 0, y: 0, width: 1280, height: 1100 },
+        });
       }
       await page.click("#copy-eval");
       const command = (await page.textContent("#command")) ?? "";

@@ -9,7 +9,13 @@ import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { evalClassadLine } from "../../src/cli/eval-classad.js";
-import { ClassAdRequestError, decideAdCheck, decideMatch, matchEngine, type MatchPolicy } from "../../src/engines/classad/index.js";
+import {
+  ClassAdRequestError,
+  decideAdCheck,
+  decideMatch,
+  matchEngine,
+  type MatchPolicy,
+} from "../../src/engines/classad/index.js";
 import { evaluateRequest } from "../../src/engines/classad/evaluate.js";
 import { matchOne } from "../../src/engines/classad/match.js";
 import { readAd } from "../../src/engines/classad/ad-input.js";
@@ -27,7 +33,11 @@ const ClassadInput = z.union([
 ]);
 const ClassadWant = z.union([
   Printed,
-  z.strictObject({ symmetric_match: z.boolean(), job_rank: Printed.optional(), machine_rank: Printed.optional() }),
+  z.strictObject({
+    symmetric_match: z.boolean(),
+    job_rank: Printed.optional(),
+    machine_rank: Printed.optional(),
+  }),
 ]);
 
 const MachineLine = z.strictObject({
@@ -88,7 +98,11 @@ describe("classad cases", () => {
         const machine = readAd(input.machine);
         if (!job.ok || !machine.ok) throw new Error("bad ad in case");
         const r = matchOne(job.ad, machine.ad, ctx);
-        got = { symmetric_match: r.symmetric, job_rank: printValue(r.jobRank), machine_rank: printValue(r.machineRank) };
+        got = {
+          symmetric_match: r.symmetric,
+          job_rank: printValue(r.jobRank),
+          machine_rank: printValue(r.machineRank),
+        };
         expect(evalClassadLine(input)).toHaveProperty("symmetric_match", r.symmetric);
       } else {
         const { type, value } = evaluateRequest(input, ctx);
@@ -139,7 +153,10 @@ describe("match cases", () => {
       const policy: MatchPolicy = matchEngine.load(JSON.parse(JSON.stringify(compiled.value)));
       const want = MatchWant.parse(c.value.want);
       const input = c.value.input as Record<string, unknown>;
-      const d = "kind" in input ? decideAdCheck(policy, AdCheckRequest.parse(input), ctx) : decideMatch(policy, MatchRequest.parse(input), ctx);
+      const d =
+        "kind" in input
+          ? decideAdCheck(policy, AdCheckRequest.parse(input), ctx)
+          : decideMatch(policy, MatchRequest.parse(input), ctx);
       const got: Record<string, unknown> = { ...d.verdict, cacheable: d.cacheable, outcome: d.outcome };
       if ("machines" in d.verdict) got.matched = d.verdict.machines.filter((m) => m.match).map((m) => m.name);
       for (const [k, v] of Object.entries(want)) expect(got[k], k).toEqual(v);

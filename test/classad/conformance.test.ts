@@ -24,9 +24,11 @@ const SKIP: Record<string, string> = {
   "same sum($list0), undefined": "stale (SOURCES.md): sum({}) is integer 0",
   "same avg($list0), undefined": "stale (SOURCES.md): avg({}) is integer 0",
   "same isreltime($x.rtime), true":
-    "stale at this commit: a relTime(\"...\") literal evaluates to a Real (spec §8, ReltimeLiteral::_Evaluate)",
-  "same splitTime($t).days, 1": "stale at this commit: $t holds the Real a relTime literal evaluates to, split as an absolute time",
-  "same splittime($t).seconds, 4.5": "stale at this commit: $t is a Real (relTime literal), split as an absolute time",
+    'stale at this commit: a relTime("...") literal evaluates to a Real (spec §8, ReltimeLiteral::_Evaluate)',
+  "same splitTime($t).days, 1":
+    "stale at this commit: $t holds the Real a relTime literal evaluates to, split as an absolute time",
+  "same splittime($t).seconds, 4.5":
+    "stale at this commit: $t is a Real (relTime literal), split as an absolute time",
 };
 
 /** Value::SameAs: same type and value; lists and ads compare by their printed form. */
@@ -94,7 +96,9 @@ function functionalChecks(): { checks: Check[]; evalFailures: string[] } {
         if (m === null) throw new Error("missing name");
         vars.set(m[1], unparseValue(evalText(rest.slice(m[0].length))));
       } catch (e) {
-        evalFailures.push(`line ${line}: ${raw.trim()} (${e instanceof ParseFailure ? e.message : String(e)})`);
+        evalFailures.push(
+          `line ${line}: ${raw.trim()} (${e instanceof ParseFailure ? e.message : String(e)})`,
+        );
       }
       continue;
     }
@@ -177,7 +181,9 @@ describeShared("HTCondor functional_tests.txt", () => {
     expect(evalFailures).toEqual([]);
   });
   it("reports its counts", () => {
-    console.log(`functional_tests.txt: ${passed}/${checks.length - skipped} same/diff checks passed, ${skipped} skipped (stale)`);
+    console.log(
+      `functional_tests.txt: ${passed}/${checks.length - skipped} same/diff checks passed, ${skipped} skipped (stale)`,
+    );
     expect(checks.length).toBeGreaterThan(150);
   });
 });

@@ -45,7 +45,9 @@ describe("HTCondor functional_tests.txt", () => {
       const b = evaluateRequest({ expr: other }, ctx);
       expect(a.type, `${expr}: ${a.value}`).not.toBe("parse_error");
       expect(b.type, `${other}: ${b.value}`).not.toBe("parse_error");
-      expect(sameAs(a, b), `${expr} → ${a.type} ${a.value}; ${other} → ${b.type} ${b.value}`).toBe("same" in want);
+      expect(sameAs(a, b), `${expr} → ${a.type} ${a.value}; ${other} → ${b.type} ${b.value}`).toBe(
+        "same" in want,
+      );
     });
   }
 });
@@ -53,14 +55,25 @@ describe("HTCondor functional_tests.txt", () => {
 describe("Value::SameAs as the runner applies it", () => {
   it("takes 0.0 and -0.0 as the same real, NaN as different from itself, and never mixes types", () => {
     expect(sameAs({ type: "real", value: "0.0" }, { type: "real", value: "-0.0" })).toBe(true);
-    expect(sameAs({ type: "real", value: 'real("NaN")' }, { type: "real", value: 'real("NaN")' })).toBe(false);
-    expect(sameAs({ type: "real", value: 'real("-INF")' }, { type: "real", value: 'real("INF")' })).toBe(false);
-    expect(sameAs({ type: "integer", value: "3" }, { type: "real", value: "3.000000000000000E+00" })).toBe(false);
+    expect(sameAs({ type: "real", value: 'real("NaN")' }, { type: "real", value: 'real("NaN")' })).toBe(
+      false,
+    );
+    expect(sameAs({ type: "real", value: 'real("-INF")' }, { type: "real", value: 'real("INF")' })).toBe(
+      false,
+    );
+    expect(sameAs({ type: "integer", value: "3" }, { type: "real", value: "3.000000000000000E+00" })).toBe(
+      false,
+    );
     expect(sameAs({ type: "string", value: '"a"' }, { type: "string", value: '"a"' })).toBe(true);
   });
 });
 
-const LookupInput = z.strictObject({ ad: z.string(), target: z.string().optional(), attr: z.string(), lookup: z.enum(["integer", "float", "bool", "string", "value"]) });
+const LookupInput = z.strictObject({
+  ad: z.string(),
+  target: z.string().optional(),
+  attr: z.string(),
+  lookup: z.enum(["integer", "float", "bool", "string", "value"]),
+});
 const LookupWant = z.union([
   z.strictObject({ found: z.boolean() }),
   z.strictObject({ value: z.union([z.number(), z.boolean(), z.string()]), within: z.number().optional() }),
@@ -79,7 +92,10 @@ function numberOf(v: { type: string; value: string }): number | null {
 }
 
 /** What ClassAd::Lookup<kind> answers for a printed value: the converted value, or undefined when the lookup fails. */
-function lookup(kind: "integer" | "float" | "bool" | "string", v: { type: string; value: string }): number | boolean | string | undefined {
+function lookup(
+  kind: "integer" | "float" | "bool" | "string",
+  v: { type: string; value: string },
+): number | boolean | string | undefined {
   if (kind === "string") return v.type === "string" ? v.value : undefined;
   const n = numberOf(v);
   if (n === null) return undefined;
@@ -115,7 +131,10 @@ describe("HTCondor OTEST_Old_Classads.cpp lookups", () => {
       }
       expect(got, where).toBeDefined();
       if (input.lookup === "string") expect(got, where).toBe(quoteString(String(want.value)));
-      else if (want.within !== undefined) expect(Math.abs(Math.abs(got as number) - Math.abs(want.value as number)), where).toBeLessThanOrEqual(want.within);
+      else if (want.within !== undefined)
+        expect(Math.abs(Math.abs(got as number) - Math.abs(want.value as number)), where).toBeLessThanOrEqual(
+          want.within,
+        );
       else expect(got, where).toBe(want.value);
     });
   }

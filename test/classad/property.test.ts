@@ -16,7 +16,18 @@ import { typeName } from "../../src/engines/classad/values.js";
 import { readConfig } from "../../src/engines/classad/pool-config.js";
 import { matchEngine } from "../../src/engines/classad/policy.js";
 
-const TYPES = new Set(["integer", "real", "string", "boolean", "undefined", "error", "list", "classad", "abstime", "reltime"]);
+const TYPES = new Set([
+  "integer",
+  "real",
+  "string",
+  "boolean",
+  "undefined",
+  "error",
+  "list",
+  "classad",
+  "abstime",
+  "reltime",
+]);
 const CTX = { now: 1_700_000_000_000, random: () => 0.3 };
 
 const atom = fc.oneof(
@@ -24,15 +35,87 @@ const atom = fc.oneof(
   fc.constantFrom("9223372036854775807", "-9223372036854775808", "0.5", "1e308", "-0.0", "1.5E-3"),
   fc.constantFrom("true", "false", "undefined", "error", '"abc"', '"A\\tb"', '""', "{}", "[]"),
   fc.constantFrom("a", "b", "MY.a", "TARGET.b", ".a", "PARENT", "ROOT", "x.y", "CurrentTime"),
-  fc.constantFrom('relTime("1:30")', 'absTime("2009-02-13T23:31:30Z")', "{1, 2.5, \"s\"}", "[a = 1; b = a + 1]"),
-  fc.constantFrom("relTime(0) / 0", "relTime(90061.5)", "absTime(9223372036854775807)", "real(\"NaN\")", "-1.0 / 0", "1e300"),
+  fc.constantFrom(
+    'relTime("1:30")',
+    'absTime("2009-02-13T23:31:30Z")',
+    '{1, 2.5, "s"}',
+    "[a = 1; b = a + 1]",
+  ),
+  fc.constantFrom(
+    "relTime(0) / 0",
+    "relTime(90061.5)",
+    "absTime(9223372036854775807)",
+    'real("NaN")',
+    "-1.0 / 0",
+    "1e300",
+  ),
 );
-const BINOPS = ["+", "-", "*", "/", "%", "&&", "||", "==", "!=", "=?=", "=!=", "<", "<=", ">", ">=", "&", "|", "^", "<<", ">>", ">>>"];
+const BINOPS = [
+  "+",
+  "-",
+  "*",
+  "/",
+  "%",
+  "&&",
+  "||",
+  "==",
+  "!=",
+  "=?=",
+  "=!=",
+  "<",
+  "<=",
+  ">",
+  ">=",
+  "&",
+  "|",
+  "^",
+  "<<",
+  ">>",
+  ">>>",
+];
 const FUNCS = [
-  "size", "strcat", "int", "real", "string", "bool", "floor", "round", "isUndefined", "isError", "member", "sum", "min",
-  "toUpper", "substr", "join", "regexp", "versioncmp", "splitTime", "formatTime", "interval", "eval", "quantize", "pow",
-  "stringListMember", "anyCompare", "ifThenElse", "unparse", "unresolved", "time", "random", "noSuchFn",
-  "absTime", "relTime", "getDays", "getYear", "getSeconds", "ceiling", "avg", "max", "replaceAll", "regexps",
+  "size",
+  "strcat",
+  "int",
+  "real",
+  "string",
+  "bool",
+  "floor",
+  "round",
+  "isUndefined",
+  "isError",
+  "member",
+  "sum",
+  "min",
+  "toUpper",
+  "substr",
+  "join",
+  "regexp",
+  "versioncmp",
+  "splitTime",
+  "formatTime",
+  "interval",
+  "eval",
+  "quantize",
+  "pow",
+  "stringListMember",
+  "anyCompare",
+  "ifThenElse",
+  "unparse",
+  "unresolved",
+  "time",
+  "random",
+  "noSuchFn",
+  "absTime",
+  "relTime",
+  "getDays",
+  "getYear",
+  "getSeconds",
+  "ceiling",
+  "avg",
+  "max",
+  "replaceAll",
+  "regexps",
 ];
 
 const expr: fc.Arbitrary<string> = fc.letrec<{ e: string }>((tie) => ({
@@ -42,7 +125,9 @@ const expr: fc.Arbitrary<string> = fc.letrec<{ e: string }>((tie) => ({
     fc.tuple(tie("e"), fc.constantFrom(...BINOPS), tie("e")).map(([a, op, b]) => `(${a} ${op} ${b})`),
     fc.tuple(fc.constantFrom("-", "!", "~", "+"), tie("e")).map(([op, a]) => `${op}(${a})`),
     fc.tuple(tie("e"), tie("e"), tie("e")).map(([c, a, b]) => `(${c} ? ${a} : ${b})`),
-    fc.tuple(fc.constantFrom(...FUNCS), fc.array(tie("e"), { maxLength: 3 })).map(([f, args]) => `${f}(${args.join(", ")})`),
+    fc
+      .tuple(fc.constantFrom(...FUNCS), fc.array(tie("e"), { maxLength: 3 }))
+      .map(([f, args]) => `${f}(${args.join(", ")})`),
     fc.tuple(tie("e"), tie("e")).map(([a, i]) => `${a}[${i}]`),
     // elvis takes a postfix expression on its right, so the right side is parenthesized
     fc.tuple(tie("e"), tie("e")).map(([a, b]) => `(${a} ?: (${b}))`),
@@ -66,7 +151,39 @@ describe("classad properties", () => {
   });
 
   it("parsing arbitrary text made of ClassAd tokens never throws", () => {
-    const tok = fc.constantFrom("(", ")", "[", "]", "{", "}", ",", ";", "=", "==", "=?=", "?", ":", "?:", ".", "a", "1", "-", "\"s\"", "'q'", "/*", "*/", "//", "\\", "\n", " ", "1.5e", "0x", "007", "is", "isnt");
+    const tok = fc.constantFrom(
+      "(",
+      ")",
+      "[",
+      "]",
+      "{",
+      "}",
+      ",",
+      ";",
+      "=",
+      "==",
+      "=?=",
+      "?",
+      ":",
+      "?:",
+      ".",
+      "a",
+      "1",
+      "-",
+      '"s"',
+      "'q'",
+      "/*",
+      "*/",
+      "//",
+      "\\",
+      "\n",
+      " ",
+      "1.5e",
+      "0x",
+      "007",
+      "is",
+      "isnt",
+    );
     fc.assert(
       fc.property(fc.array(tok, { maxLength: 60 }), (ts) => {
         const r = parseExpr(ts.join(""));
@@ -122,10 +239,17 @@ describe("classad properties", () => {
 
   it("ad readers never throw on arbitrary text or JSON", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 200 }), fc.json().map((j) => j), fc.object()), (input) => {
-        const r = readAd(input);
-        expect(typeof r.ok).toBe("boolean");
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 200 }),
+          fc.json().map((j) => j),
+          fc.object(),
+        ),
+        (input) => {
+          const r = readAd(input);
+          expect(typeof r.ok).toBe("boolean");
+        },
+      ),
       { numRuns: 1500 },
     );
   });

@@ -124,8 +124,16 @@ describe("arbiter queue", () => {
     await submit("cli-q", { id: 11, opcodes: [{ OP_ID: "OP_RUN" }] });
     await submit("cli-q", { id: 12, opcodes: [{ OP_ID: "OP_RUN" }] });
 
-    const queues = JSON.parse((await run(["queue", "list", "--format", "json"], "", false, env)).out) as { queue: string }[];
-    expect(queues.find((q) => q.queue === "cli-q")).toEqual({ queue: "cli-q", running: 2, queued: 0, finished: 0, watermark: 12 });
+    const queues = JSON.parse((await run(["queue", "list", "--format", "json"], "", false, env)).out) as {
+      queue: string;
+    }[];
+    expect(queues.find((q) => q.queue === "cli-q")).toEqual({
+      queue: "cli-q",
+      running: 2,
+      queued: 0,
+      finished: 0,
+      watermark: 12,
+    });
     const listed = (await run(["queue", "list"], "", false, env)).out.trimEnd().split("\n");
     expect(listed[0].split(/\s+/)).toEqual(["Queue", "Running", "Queued", "Finished", "Watermark"]);
     expect(listed.find((l) => l.startsWith("cli-q "))?.split(/\s+/)).toEqual(["cli-q", "2", "0", "0", "12"]);
@@ -134,7 +142,16 @@ describe("arbiter queue", () => {
     expect(cancelled.out).toBe("job 12: cancelled\n");
 
     const jobs = (await run(["queue", "jobs", "cli-q"], "", false, env)).out.trimEnd().split("\n");
-    expect(jobs[0].split(/\s+/)).toEqual(["ID", "Status", "Action", "Rule", "Prio", "Received", "Start", "LeaseExpires"]);
+    expect(jobs[0].split(/\s+/)).toEqual([
+      "ID",
+      "Status",
+      "Action",
+      "Rule",
+      "Prio",
+      "Received",
+      "Start",
+      "LeaseExpires",
+    ]);
     expect(jobs.slice(1).map((l) => l.split(/\s+/).slice(0, 2))).toEqual([
       ["12", "cancelled"],
       ["11", "running"],
@@ -143,7 +160,16 @@ describe("arbiter queue", () => {
     const stamp = "\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d";
     expect(jobs[1]).toMatch(new RegExp(`^12 cancelled ACCEPT +- +0 ${stamp} ${stamp} -$`));
     expect(jobs[2]).toMatch(new RegExp(`^11 running +ACCEPT +- +0 ${stamp} ${stamp} ${stamp}$`));
-    const page = JSON.parse((await run(["queue", "jobs", "cli-q", "--state", "running", "--limit", "1", "--format", "json"], "", false, env)).out);
+    const page = JSON.parse(
+      (
+        await run(
+          ["queue", "jobs", "cli-q", "--state", "running", "--limit", "1", "--format", "json"],
+          "",
+          false,
+          env,
+        )
+      ).out,
+    );
     expect(page.jobs.map((j: { id: number }) => j.id)).toEqual([11]);
     expect(page.cursor).toBe("11");
   });
@@ -151,16 +177,34 @@ describe("arbiter queue", () => {
   it("shows the fields -o names, adds to the default ones with +, and prints as --no-headers/--separator say", async () => {
     await submit("cli-o", { id: 3, opcodes: [{ OP_ID: "OP_RUN" }], priority: 5 });
     await submit("cli-o", { id: 4, opcodes: [{ OP_ID: "OP_RUN" }] });
-    await fetch(`${server.url}/v1/queues/cli-o/jobs/3/finish`, { method: "POST", headers: { authorization: `Bearer ${ADMIN}` } });
+    await fetch(`${server.url}/v1/queues/cli-o/jobs/3/finish`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
     const picked = await run(["queue", "jobs", "cli-o", "-o", "id,priority,status"], "", false, env);
     expect(picked.code, picked.err).toBe(0);
     // numbers aligned right as gnt-job aligns them, no padding after the last column
     expect(picked.out).toBe("ID Prio Status\n 4    0 running\n 3    5 finished\n");
     const added = (await run(["queue", "jobs", "cli-o", "-o", "+end_ts"], "", false, env)).out.split("\n");
-    expect(added[0].split(/\s+/)).toEqual(["ID", "Status", "Action", "Rule", "Prio", "Received", "Start", "LeaseExpires", "End"]);
+    expect(added[0].split(/\s+/)).toEqual([
+      "ID",
+      "Status",
+      "Action",
+      "Rule",
+      "Prio",
+      "Received",
+      "Start",
+      "LeaseExpires",
+      "End",
+    ]);
     expect(added[1]).toMatch(/ -$/);
     expect(added[2]).toMatch(/ \d\d:\d\d:\d\d$/);
-    const bare = await run(["queue", "list", "-o", "name,running,finished", "--no-headers", "--separator", ":"], "", false, env);
+    const bare = await run(
+      ["queue", "list", "-o", "name,running,finished", "--no-headers", "--separator", ":"],
+      "",
+      false,
+      env,
+    );
     expect(bare.out.split("\n")).toContain("cli-o:1:1");
     const cancelled = await run(["queue", "cancel", "cli-o", "4", "-o", "id,status"], "", false, env);
     expect(cancelled.out).toBe("ID Status\n 4 cancelled\n");
@@ -168,7 +212,8 @@ describe("arbiter queue", () => {
     expect(unknown.code).toBe(2);
     expect(unknown.err).toContain("unknown field `received`");
     const help = (await run(["queue", "--help"], "", false, env)).out;
-    for (const field of ["received_ts", "start_ts", "end_ts", "lease_expires", "watermark"]) expect(help).toContain(`  ${field} `);
+    for (const field of ["received_ts", "start_ts", "end_ts", "lease_expires", "watermark"])
+      expect(help).toContain(`  ${field} `);
   });
 
   it("fails with the API's message for an unknown job or a bad state", async () => {
@@ -202,7 +247,9 @@ describe("arbiter hosts", () => {
     });
     const permit = ((await allocated.json()) as { host: string; permit: { id: number } }).permit.id;
 
-    const json = JSON.parse((await run(["hosts", "list", "--net", "31", "--format", "json"], "", false, env)).out) as {
+    const json = JSON.parse(
+      (await run(["hosts", "list", "--net", "31", "--format", "json"], "", false, env)).out,
+    ) as {
       net: number;
       hosts: { name: string; available: boolean; reason?: string; permits: number[] }[];
     };
@@ -212,16 +259,36 @@ describe("arbiter hosts", () => {
       ["cli-h2", false, "AVAIL_LOAD", []],
     ]);
     const table = (await run(["hosts", "list", "--net", "31"], "", false, env)).out.trimEnd().split("\n");
-    expect(table[0].split(/\s+/)).toEqual(["Host", "Address", "Avail", "Reason", "Rating", "Jobs", "Permits", "LastReport"]);
-    expect(table[1]).toMatch(new RegExp(`^cli-h1 10\\.31\\.0\\.1 Y +- +\\d+ +0 ${permit} +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d$`));
+    expect(table[0].split(/\s+/)).toEqual([
+      "Host",
+      "Address",
+      "Avail",
+      "Reason",
+      "Rating",
+      "Jobs",
+      "Permits",
+      "LastReport",
+    ]);
+    expect(table[1]).toMatch(
+      new RegExp(
+        `^cli-h1 10\\.31\\.0\\.1 Y +- +\\d+ +0 ${permit} +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d$`,
+      ),
+    );
     expect(table[2]).toMatch(/^cli-h2 10\.31\.0\.2 N +AVAIL_LOAD +- +0 - +\d{4}-/);
-    const picked = await run(["hosts", "list", "--net", "31", "-o", "name,pending,down", "--no-headers"], "", false, env);
+    const picked = await run(
+      ["hosts", "list", "--net", "31", "-o", "name,pending,down", "--no-headers"],
+      "",
+      false,
+      env,
+    );
     expect(picked.out).toBe("cli-h1 1 N\ncli-h2 0 N\n");
 
     const removed = await run(["hosts", "remove", "cli-h1", "--net", "31"], "", false, env);
     expect(removed.code, removed.err).toBe(0);
     expect(removed.out).toBe(`host cli-h1 removed from network 31 (permits revoked: ${permit})\n`);
-    const after = JSON.parse((await run(["hosts", "list", "--net", "31", "--format", "json"], "", false, env)).out) as { hosts: { name: string }[] };
+    const after = JSON.parse(
+      (await run(["hosts", "list", "--net", "31", "--format", "json"], "", false, env)).out,
+    ) as { hosts: { name: string }[] };
     expect(after.hosts.map((h) => h.name)).toEqual(["cli-h2"]);
   });
 
@@ -229,22 +296,68 @@ describe("arbiter hosts", () => {
     await report("cli-n32", { net: 32, address: "10.32.0.1", load: 0.1, jobs: 0 });
     await report("cli-n33", { net: 33, address: "10.33.0.1", load: 0.1, jobs: 0 });
     // the pool writes the registry after its answer
-    const listed = async () => (JSON.parse((await run(["hosts", "list", "--format", "json"], "", false, env)).out) as { net?: number; hosts: { net: number; name: string }[]; cursor: null });
-    await vi.waitFor(async () => expect((await listed()).hosts.filter((h) => h.name.startsWith("cli-n")).length).toBe(2), { timeout: 10_000, interval: 100 });
+    const listed = async () =>
+      JSON.parse((await run(["hosts", "list", "--format", "json"], "", false, env)).out) as {
+        net?: number;
+        hosts: { net: number; name: string }[];
+        cursor: null;
+      };
+    await vi.waitFor(
+      async () => expect((await listed()).hosts.filter((h) => h.name.startsWith("cli-n")).length).toBe(2),
+      { timeout: 10_000, interval: 100 },
+    );
     const json = await listed();
     expect(json.net).toBeUndefined();
     expect(json.cursor).toBeNull();
-    expect(json.hosts.filter((h) => h.name.startsWith("cli-n")).map((h) => [h.net, h.name]).sort()).toEqual([[32, "cli-n32"], [33, "cli-n33"]]);
+    expect(
+      json.hosts
+        .filter((h) => h.name.startsWith("cli-n"))
+        .map((h) => [h.net, h.name])
+        .sort(),
+    ).toEqual([
+      [32, "cli-n32"],
+      [33, "cli-n33"],
+    ]);
     const table = (await run(["hosts", "list"], "", false, env)).out.trimEnd().split("\n");
-    expect(table[0].split(/\s+/)).toEqual(["Net", "Host", "Address", "Avail", "Reason", "Rating", "Jobs", "Permits", "LastReport"]);
+    expect(table[0].split(/\s+/)).toEqual([
+      "Net",
+      "Host",
+      "Address",
+      "Avail",
+      "Reason",
+      "Rating",
+      "Jobs",
+      "Permits",
+      "LastReport",
+    ]);
     expect(table.some((line) => /^ *32 +cli-n32 +10\.32\.0\.1 +Y /.test(line))).toBe(true);
     expect(table.some((line) => /^ *33 +cli-n33 +10\.33\.0\.1 +Y /.test(line))).toBe(true);
-    const one = await run(["hosts", "list", "--limit", "1", "--no-headers", "-o", "net,name"], "", false, env);
+    const one = await run(
+      ["hosts", "list", "--limit", "1", "--no-headers", "-o", "net,name"],
+      "",
+      false,
+      env,
+    );
     expect(one.code, one.err).toBe(0);
     const [row, more] = one.out.trimEnd().split("\n");
     expect(row).toMatch(/^ *\d+ \S+$/);
     expect(more).toMatch(/^\(more: --cursor \S+\)$/);
-    const next = await run(["hosts", "list", "--limit", "1", "--no-headers", "-o", "net,name", "--cursor", more.slice("(more: --cursor ".length, -1)], "", false, env);
+    const next = await run(
+      [
+        "hosts",
+        "list",
+        "--limit",
+        "1",
+        "--no-headers",
+        "-o",
+        "net,name",
+        "--cursor",
+        more.slice("(more: --cursor ".length, -1),
+      ],
+      "",
+      false,
+      env,
+    );
     expect(next.code, next.err).toBe(0);
     expect(next.out.split("\n")[0]).not.toBe(row);
   });
@@ -253,12 +366,15 @@ describe("arbiter hosts", () => {
     const missing = await run(["hosts", "remove", "cli-nobody", "--net", "31"], "", false, env);
     expect(missing.code).toBe(1);
     expect(missing.err).toContain("host_not_found");
-    const anonymous = await run(["hosts", "remove", "cli-h2", "--net", "31"], "", false, { ARBITER_URL: server.url });
+    const anonymous = await run(["hosts", "remove", "cli-h2", "--net", "31"], "", false, {
+      ARBITER_URL: server.url,
+    });
     expect(anonymous.code).toBe(1);
     expect(anonymous.err).toContain("unauthorized");
     const help = await run(["hosts", "--help"], "", false, env);
     expect(help.out).toContain("usage: arbiter hosts list");
-    for (const field of ["available", "reason", "rating", "jobs", "permits", "reported"]) expect(help.out).toContain(`  ${field} `);
+    for (const field of ["available", "reason", "rating", "jobs", "permits", "reported"])
+      expect(help.out).toContain(`  ${field} `);
     expect((await run(["hosts", "frobnicate"], "", false, env)).code).toBe(2);
   });
 });

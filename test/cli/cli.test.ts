@@ -9,7 +9,8 @@ import { run } from "./run-cli.js";
 
 describe("arbiter eval", () => {
   it("answers JSON lines with the API's verdicts, and a line may carry its own policy", async () => {
-    const own = "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n          - name: fixedq\n    placementrules:\n      - name: fixed\n        value: root.fixedq\n";
+    const own =
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n        queues:\n          - name: fixedq\n    placementrules:\n      - name: fixed\n        value: root.fixedq\n";
     const lines = [
       JSON.stringify({ user: "sarah", groups: ["sarah"], queue: "root.default" }),
       "not json",
@@ -19,7 +20,10 @@ describe("arbiter eval", () => {
     ].join("\n");
     const r = await run(["eval", "placement"], lines);
     expect(r.code).toBe(0);
-    const out = r.out.trim().split("\n").map((l) => JSON.parse(l));
+    const out = r.out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(out).toHaveLength(5);
     expect(out[0]).toMatchObject({ cacheable: true, rejected: false });
     expect(out[0].decision_id).toMatch(/[0-9a-f-]{36}/);
@@ -32,7 +36,8 @@ describe("arbiter eval", () => {
 
   it("says what a line is for each engine", async () => {
     const help = (await run(["eval", "--help"])).out;
-    for (const engine of ["limits", "placement", "match", "jobfilter", "customs", "jq", "classad"]) expect(help).toMatch(new RegExp(`^  ${engine} `, "m"));
+    for (const engine of ["limits", "placement", "match", "jobfilter", "customs", "jq", "classad"])
+      expect(help).toMatch(new RegExp(`^  ${engine} `, "m"));
     expect(help).toContain('{"job": {...}, "queue"?:');
     expect(help).toContain("POST /v1/place");
   });
@@ -51,7 +56,10 @@ describe("arbiter eval", () => {
     ].join("\n");
     const r = await run(["eval", "jq"], lines);
     expect(r.code).toBe(0);
-    const out = r.out.trim().split("\n").map((l) => JSON.parse(l));
+    const out = r.out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(out[0].printed).toEqual(["[1.0,1E+2,100000000000000000000,9007199254740993]"]);
     expect(out[1].printed).toEqual(["1.50"]);
     expect(out[2].error.code).toBe("invalid_json");
@@ -79,7 +87,8 @@ describe("arbiter help and version", () => {
   it("lists every command and every filter subcommand in the top-level help", async () => {
     const r = await run(["--help"]);
     expect(r).toEqual({ code: 0, out: USAGE, err: "" });
-    for (const cmd of ["validate", "compile", "eval", "publish", "jq", "filter"]) expect(USAGE).toMatch(new RegExp(`^  ${cmd} `, "m"));
+    for (const cmd of ["validate", "compile", "eval", "publish", "jq", "filter"])
+      expect(USAGE).toMatch(new RegExp(`^  ${cmd} `, "m"));
     for (const sub of FILTER_COMMANDS) expect(USAGE).toMatch(new RegExp(`^  filter ${sub} `, "m"));
     expect(USAGE).toContain("--reset");
     expect(USAGE).toContain("--version");
@@ -93,11 +102,14 @@ describe("arbiter help and version", () => {
     }
   });
 
-  it.each(["validate", "lint", "compile", "eval", "publish", "jq", "filter"])("%s --help prints usage and exits 0", async (cmd) => {
-    const r = await run([cmd, "--help"]);
-    expect(r.code).toBe(0);
-    expect(r.out.toLowerCase()).toContain("usage");
-  });
+  it.each(["validate", "lint", "compile", "eval", "publish", "jq", "filter"])(
+    "%s --help prints usage and exits 0",
+    async (cmd) => {
+      const r = await run([cmd, "--help"]);
+      expect(r.code).toBe(0);
+      expect(r.out.toLowerCase()).toContain("usage");
+    },
+  );
 
   it("rejects unknown commands", async () => {
     const r = await run(["frobnicate"]);
@@ -111,7 +123,10 @@ describe("arbiter help and version", () => {
     expect(command.err).toMatch(/^arbiter: unknown command `valdate` \(did you mean `validate`\?\)\n/);
     const cases: [string[], string][] = [
       [["validate", "x.yaml", "--quite"], "unknown option --quite (did you mean `--quiet`?)"],
-      [["compile", "--allow-mising", "customs"], "unknown option --allow-mising (did you mean `--allow-missing`?)"],
+      [
+        ["compile", "--allow-mising", "customs"],
+        "unknown option --allow-mising (did you mean `--allow-missing`?)",
+      ],
       [["eval", "match", "--polcy", "pool.conf"], "unknown option --polcy (did you mean `--policy`?)"],
       [["publish", "--remot"], "unknown option --remot (did you mean `--remote`?)"],
       [["test", "--fromat", "json"], "unknown option --fromat (did you mean `--format`?)"],
@@ -136,9 +151,13 @@ describe("arbiter help and version", () => {
 });
 
 it("the bin entry runs the CLI through node", { timeout: 30_000 }, () => {
-  const r = spawnSync(process.execPath, [join(REPO_ROOT, "bin/arbiter.mjs"), "validate", join(REPO_ROOT, "policies/pool.conf")], {
-    encoding: "utf8",
-  });
+  const r = spawnSync(
+    process.execPath,
+    [join(REPO_ROOT, "bin/arbiter.mjs"), "validate", join(REPO_ROOT, "policies/pool.conf")],
+    {
+      encoding: "utf8",
+    },
+  );
   expect(r.status).toBe(0);
   expect(r.stdout).toBe("Policy is valid.\n");
   expect(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).toContain('"arbiter": "bin/arbiter.mjs"');
@@ -146,7 +165,9 @@ it("the bin entry runs the CLI through node", { timeout: 30_000 }, () => {
 
 it("a reader that stops early ends the command quietly, as jq does", async () => {
   const { spawn } = await import("node:child_process");
-  const child = spawn(process.execPath, [join(REPO_ROOT, "bin/arbiter.mjs"), "jq", "-c", ".[]"], { stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [join(REPO_ROOT, "bin/arbiter.mjs"), "jq", "-c", ".[]"], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let err = "";
   child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
   child.stdin.end(JSON.stringify(Array.from({ length: 200_000 }, (_, i) => i)));

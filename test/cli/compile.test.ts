@@ -70,7 +70,9 @@ describe("arbiter compile", () => {
     const r = await run(["compile", dir], "", false, { ARBITER_ALLOW_MISSING: "placement, match,customs" });
     expect(r.code).toBe(1);
     expect(r.err).toContain("refusing a bundle without jobfilter:");
-    const ok = await run(["compile", dir, "--allow-missing", "jobfilter"], "", false, { ARBITER_ALLOW_MISSING: "placement, match,customs" });
+    const ok = await run(["compile", dir, "--allow-missing", "jobfilter"], "", false, {
+      ARBITER_ALLOW_MISSING: "placement, match,customs",
+    });
     expect(ok.code, ok.err).toBe(0);
     expect((await run(["compile", dir], "", false, { ARBITER_ALLOW_MISSING: "pool" })).code).toBe(2);
   });

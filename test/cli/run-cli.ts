@@ -13,7 +13,12 @@ export interface Run {
 }
 
 /** Runs `arbiter ARGV` in-process with the given stdin, terminal-ness of stdout and environment. */
-export async function run(argv: string[], stdin = "", isTty = false, env: Record<string, string> = {}): Promise<Run> {
+export async function run(
+  argv: string[],
+  stdin = "",
+  isTty = false,
+  env: Record<string, string> = {},
+): Promise<Run> {
   let out = "";
   let err = "";
   const io: Io = {

@@ -54,9 +54,15 @@ describe("arbiter validate", () => {
 
   it("names the file it was given for a JSON syntax error, with line and column", async () => {
     const file = scratch.file("pool-defaults.json", '{\n  "defaults": {"maxLoad": 2\n}\n');
-    expect(await run(["validate", file, "--engine", "customs"])).toEqual({ code: 1, out: "", err: `${file}:4:1: not valid JSON: Expecting ',' delimiter\n` });
+    expect(await run(["validate", file, "--engine", "customs"])).toEqual({
+      code: 1,
+      out: "",
+      err: `${file}:4:1: not valid JSON: Expecting ',' delimiter\n`,
+    });
     const filters = scratch.file("filters.json", '[{"action": "ACCEPT"}\n {"action": "REJECT"}]');
-    expect((await run(["validate", filters])).err).toBe(`${filters}:2:2: not valid JSON: Expecting ',' delimiter\n`);
+    expect((await run(["validate", filters])).err).toBe(
+      `${filters}:2:2: not valid JSON: Expecting ',' delimiter\n`,
+    );
     const limits = scratch.file("limits.conf", '{\n  "schema": 1,\n}');
     expect((await run(["validate", limits])).err).toBe(
       "Limit configuration is invalid:\nInvalid limit configuration: Invalid JSON: Expecting property name enclosed in double quotes: line 3 column 1 (char 17)\n",

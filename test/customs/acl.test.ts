@@ -11,11 +11,19 @@ const addr = (text: string) => {
 
 describe("address parsing", () => {
   it("reads IPv4 and IPv6 forms, including :: and embedded IPv4", () => {
-    expect(parseAclAddress("10.0.0.13")).toMatchObject({ family: 4, start: 0x0a00000d, end: 0x0a00000d, prefix: 32 });
+    expect(parseAclAddress("10.0.0.13")).toMatchObject({
+      family: 4,
+      start: 0x0a00000d,
+      end: 0x0a00000d,
+      prefix: 32,
+    });
     expect(parseAclAddress("::1")).toMatchObject({ family: 6, start: 1n, prefix: 128 });
     expect(parseAclAddress("::")).toMatchObject({ family: 6, start: 0n });
     expect(parseAclAddress("2001:db8::1")).toMatchObject({ family: 6, start: (0x20010db8n << 96n) | 1n });
-    expect(parseAclAddress("::ffff:10.0.0.1")).toMatchObject({ family: 6, start: (0xffffn << 32n) | 0x0a000001n });
+    expect(parseAclAddress("::ffff:10.0.0.1")).toMatchObject({
+      family: 6,
+      start: (0xffffn << 32n) | 0x0a000001n,
+    });
     expect(parseAclAddress("1:2:3:4:5:6:7:8")).toEqual(parseAclAddress("1:2:3:4:5:6:0.7.0.8"));
   });
 
@@ -26,7 +34,23 @@ describe("address parsing", () => {
   });
 
   it("refuses malformed addresses", () => {
-    for (const bad of ["", "10.0.0", "10.0.0.256", "10.0.0.1.2", "1::2::3", "1:2:3:4:5:6:7:8:9", "12345::", "g::1", "1:2:3:4:5:6:7::8", " 10.0.0.1", "fe80::1%eth0", "1.2.3.4::", "1:1.2.3.4::5", "0255.0.0.1", "10.0.0.1/32"]) {
+    for (const bad of [
+      "",
+      "10.0.0",
+      "10.0.0.256",
+      "10.0.0.1.2",
+      "1::2::3",
+      "1:2:3:4:5:6:7:8:9",
+      "12345::",
+      "g::1",
+      "1:2:3:4:5:6:7::8",
+      " 10.0.0.1",
+      "fe80::1%eth0",
+      "1.2.3.4::",
+      "1:1.2.3.4::5",
+      "0255.0.0.1",
+      "10.0.0.1/32",
+    ]) {
       expect(parseAclAddress(bad), bad).toBeNull();
     }
   });
@@ -35,7 +59,11 @@ describe("address parsing", () => {
     expect(parseNetworkPadded("10.0.0.0/8")).toMatchObject({ family: 4, start: 0x0a000000, end: 0x0affffff });
     expect(parseNetworkPadded("10.1.2.3/16")).toMatchObject({ start: 0x0a010000, end: 0x0a01ffff });
     expect(parseNetworkPadded("0.0.0.0/0")).toMatchObject({ start: 0, end: 0xffffffff });
-    expect(parseNetworkPadded("2001:db8::/32")).toMatchObject({ family: 6, start: 0x20010db8n << 96n, end: (0x20010db8n << 96n) | ((1n << 96n) - 1n) });
+    expect(parseNetworkPadded("2001:db8::/32")).toMatchObject({
+      family: 6,
+      start: 0x20010db8n << 96n,
+      end: (0x20010db8n << 96n) | ((1n << 96n) - 1n),
+    });
     expect(parseNetworkPadded("10.0.0.1/33")).toBeNull();
     expect(parseNetworkPadded("::/129")).toBeNull();
     expect(parseNetworkPadded("10.0.0.1/")).toBeNull();
@@ -63,7 +91,10 @@ describe("address parsing", () => {
 
 describe("access lists", () => {
   it("removes every allowed entry a deny overlaps, in either direction", () => {
-    const built = buildAccessList(["10.0.0.0/8", "10.1.2.3", "192.168.0.0/16", "2001:db8::/32"], ["10.1.0.0/16"]);
+    const built = buildAccessList(
+      ["10.0.0.0/8", "10.1.2.3", "192.168.0.0/16", "2001:db8::/32"],
+      ["10.1.0.0/16"],
+    );
     expect(built.ok && built.list.entries).toEqual(["192.168.0.0/16", "2001:db8::/32"]);
     if (!built.ok) return;
     expect(permits(built.list, addr("192.168.9.9"))).toBe(true);
@@ -82,15 +113,36 @@ describe("access lists", () => {
     const built = buildAccessList(["010.000.0.0/8", "192.168.001.0/24"], ["192.168.1.7"]);
     expect(built.ok && built.list.entries).toEqual(["010.000.0.0/8"]);
     if (built.ok) expect(permits(built.list, addr("10.9.9.9"))).toBe(true);
-    expect(buildAccessList(["10.0.0.0/8", "1.2.3.4::/16"], [])).toEqual({ ok: false, field: "allow", index: 1, text: "1.2.3.4::/16" });
+    expect(buildAccessList(["10.0.0.0/8", "1.2.3.4::/16"], [])).toEqual({
+      ok: false,
+      field: "allow",
+      index: 1,
+      text: "1.2.3.4::/16",
+    });
   });
 
   it("is a set: a network allowed again is one entry, as first written (issue 25)", () => {
-    const built = buildAccessList(["10.0.0.0/24", "10.0.0.0/24", "10.0.0.7/24", "010.0.0.0/24", "10.0.0.0/25", "2001:db8::/64", "2001:db8:0::/64"], []);
+    const built = buildAccessList(
+      [
+        "10.0.0.0/24",
+        "10.0.0.0/24",
+        "10.0.0.7/24",
+        "010.0.0.0/24",
+        "10.0.0.0/25",
+        "2001:db8::/64",
+        "2001:db8:0::/64",
+      ],
+      [],
+    );
     expect(built.ok && built.list.entries).toEqual(["10.0.0.0/24", "10.0.0.0/25", "2001:db8::/64"]);
   });
 
   it("names the bad entry", () => {
-    expect(buildAccessList(["10.0.0.0/8"], ["nope"])).toEqual({ ok: false, field: "deny", index: 0, text: "nope" });
+    expect(buildAccessList(["10.0.0.0/8"], ["nope"])).toEqual({
+      ok: false,
+      field: "deny",
+      index: 0,
+      text: "nope",
+    });
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { compileCustomsPolicy, decideCustoms, DEFAULT_POLICY_DATA, loadCustomsPolicy, type CustomsPolicy } from "../../src/engines/customs/index.js";
+import {
+  compileCustomsPolicy,
+  decideCustoms,
+  DEFAULT_POLICY_DATA,
+  loadCustomsPolicy,
+  type CustomsPolicy,
+} from "../../src/engines/customs/index.js";
 import { loadCases } from "../support/cases.js";
 
 const cases = loadCases("customs");
@@ -7,7 +13,9 @@ const cases = loadCases("customs");
 function policyOf(raw: unknown): { ok: true; policy: CustomsPolicy } | { ok: false; error: unknown } {
   if (raw === undefined) return { ok: true, policy: loadCustomsPolicy(DEFAULT_POLICY_DATA) };
   const compiled = compileCustomsPolicy(typeof raw === "string" ? raw : JSON.stringify(raw));
-  return compiled.ok ? { ok: true, policy: loadCustomsPolicy(compiled.value) } : { ok: false, error: compiled.error };
+  return compiled.ok
+    ? { ok: true, policy: loadCustomsPolicy(compiled.value) }
+    : { ok: false, error: compiled.error };
 }
 
 function nowOf(raw: string | number | undefined): number | undefined {
@@ -18,7 +26,12 @@ function nowOf(raw: string | number | undefined): number | undefined {
 function expectError(errors: unknown, want: unknown) {
   const list = errors as { code: string; message: string; at: string }[];
   const w = want as { code: string; message?: string; at?: string };
-  const hit = list.find((e) => e.code === w.code && (w.message === undefined || e.message.includes(w.message)) && (w.at === undefined || e.at === w.at));
+  const hit = list.find(
+    (e) =>
+      e.code === w.code &&
+      (w.message === undefined || e.message.includes(w.message)) &&
+      (w.at === undefined || e.at === w.at),
+  );
   expect(hit, `no error matches ${JSON.stringify(w)} among ${JSON.stringify(list)}`).toBeDefined();
 }
 

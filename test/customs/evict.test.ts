@@ -11,7 +11,10 @@ import {
 } from "../../src/engines/customs/index.js";
 
 function host(extra: Record<string, unknown>): Host {
-  const h = normalizeHost({ name: "a", address: "10.0.0.1", load: 0, swapFreePct: 50, jobs: 1, ...extra }, BUILTIN_DEFAULTS);
+  const h = normalizeHost(
+    { name: "a", address: "10.0.0.1", load: 0, swapFreePct: 50, jobs: 1, ...extra },
+    BUILTIN_DEFAULTS,
+  );
   if (!h.ok) throw new Error(JSON.stringify(h.error));
   return h.value;
 }
@@ -26,8 +29,14 @@ describe("eviction planning", () => {
   it("starts an eviction for each job issued by the report when the idle criterion fails", () => {
     const h = host({ idleSeconds: 10 });
     const plan = planEvictions(h, availability(h), permits, [], T, 15);
-    expect(plan.started).toEqual([{ permit: 1, startedAt: T, termAt: T + 120_000, killAt: T + 135_000, signal: "SIGTERM" }]);
-    expect(instructionsFor(plan.active, plan.cancelled).map((i) => i.signal)).toEqual(["SIGUSR2", "SIGTERM", "SIGKILL"]);
+    expect(plan.started).toEqual([
+      { permit: 1, startedAt: T, termAt: T + 120_000, killAt: T + 135_000, signal: "SIGTERM" },
+    ]);
+    expect(instructionsFor(plan.active, plan.cancelled).map((i) => i.signal)).toEqual([
+      "SIGUSR2",
+      "SIGTERM",
+      "SIGKILL",
+    ]);
   });
 
   it("ignores other criteria: a loaded but idle host is not evicted", () => {
@@ -38,8 +47,20 @@ describe("eviction planning", () => {
 
   it("cancels only the evictions whose termination is still ahead", () => {
     const h = host({ idleSeconds: 5000 });
-    const early = { permit: 1, startedAt: T - 10_000, termAt: T + 110_000, killAt: T + 125_000, signal: "SIGTERM" as const };
-    const late = { permit: 3, startedAt: T - 130_000, termAt: T - 10_000, killAt: T + 5_000, signal: "SIGXCPU" as const };
+    const early = {
+      permit: 1,
+      startedAt: T - 10_000,
+      termAt: T + 110_000,
+      killAt: T + 125_000,
+      signal: "SIGTERM" as const,
+    };
+    const late = {
+      permit: 3,
+      startedAt: T - 130_000,
+      termAt: T - 10_000,
+      killAt: T + 5_000,
+      signal: "SIGXCPU" as const,
+    };
     const plan = planEvictions(h, availability(h), permits, [early, late], T, 15);
     expect(plan.cancelled).toEqual([early]);
     expect(plan.active).toEqual([late]);
@@ -53,7 +74,13 @@ describe("eviction planning", () => {
   });
 
   it("finds the next deadline and the jobs whose SIGKILL is due", () => {
-    const e = { permit: 1, startedAt: T, termAt: T + 120_000, killAt: T + 135_000, signal: "SIGTERM" as const };
+    const e = {
+      permit: 1,
+      startedAt: T,
+      termAt: T + 120_000,
+      killAt: T + 135_000,
+      signal: "SIGTERM" as const,
+    };
     expect(nextEvictionDeadline([e], T)).toBe(T + 120_000);
     expect(nextEvictionDeadline([e], T + 120_000)).toBe(T + 135_000);
     expect(nextEvictionDeadline([e], T + 135_000)).toBeNull();

@@ -132,12 +132,16 @@ describe("diff bounds", () => {
 
   it("a pair of many tag rules generates fewer requests, so building them stays bounded", () => {
     const tags = (n: number, v: string): string =>
-      placement(Array.from({ length: n }, (_, i) => `      - name: tag\n        value: t${i}${v}\n`).join(""));
+      placement(
+        Array.from({ length: n }, (_, i) => `      - name: tag\n        value: t${i}${v}\n`).join(""),
+      );
     const r = diffPolicies("placement", tags(500, "a"), tags(500, "b"));
     if (!r.ok) throw new Error(r.error.message);
     // 1,000 tag names make 1,004 lists: at most MAX_PRODUCT_VALUES / 1,004 requests.
     expect(r.value.coverage.generated).toBeLessThanOrEqual(Math.floor(MAX_PRODUCT_VALUES / 1004));
-    expect(r.value.coverage.why.join(" ")).toContain(`exceed the ${r.value.coverage.generated} requests generated`);
+    expect(r.value.coverage.why.join(" ")).toContain(
+      `exceed the ${r.value.coverage.generated} requests generated`,
+    );
   });
 
   it("differences past the report's pair cap are counted under `(other pairs)`", () => {

@@ -26,7 +26,9 @@ const client = process.env.GANETI_RAPI_CLIENT;
 
 /** The first Python that can import pycurl (the client needs it), or why there is none. */
 function findPython(): { python: string } | { reason: string } {
-  const candidates = process.env.GANETI_PYTHON ? [process.env.GANETI_PYTHON] : ["python3", "/usr/bin/python3"];
+  const candidates = process.env.GANETI_PYTHON
+    ? [process.env.GANETI_PYTHON]
+    : ["python3", "/usr/bin/python3"];
   for (const python of candidates) {
     const probe = spawnSync(python, ["-c", "import pycurl"], { encoding: "utf8" });
     if (probe.status === 0) return { python };
@@ -54,12 +56,35 @@ describe.skipIf("reason" in found)("Ganeti's RAPI client against wrangler dev", 
   afterAll(async () => server?.stop());
 
   it("holds every qa_filters.py scenario", () => {
-    const run = spawnSync(python, [join(REPO_ROOT, "test/ganeti/rapi_client_harness.py"), "--port", String(server.port), "--token", token], {
-      encoding: "utf8",
-      env: { ...process.env, GANETI_RAPI_CLIENT: client },
-      timeout: 120_000,
-    });
-    for (const scenario of ["Authentication", "TestFilterAddRemove", "TestFilterWatermark", "TestFilterReject", "TestFilterOpCode", "TestFilterContinue", "TestFilterReasonChain", "TestFilterAcceptPause", "TestFilterRateLimit", "TestAdHocReasonRateLimit", "ClientErrors", "ReplaceCreates"]) {
+    const run = spawnSync(
+      python,
+      [
+        join(REPO_ROOT, "test/ganeti/rapi_client_harness.py"),
+        "--port",
+        String(server.port),
+        "--token",
+        token,
+      ],
+      {
+        encoding: "utf8",
+        env: { ...process.env, GANETI_RAPI_CLIENT: client },
+        timeout: 120_000,
+      },
+    );
+    for (const scenario of [
+      "Authentication",
+      "TestFilterAddRemove",
+      "TestFilterWatermark",
+      "TestFilterReject",
+      "TestFilterOpCode",
+      "TestFilterContinue",
+      "TestFilterReasonChain",
+      "TestFilterAcceptPause",
+      "TestFilterRateLimit",
+      "TestAdHocReasonRateLimit",
+      "ClientErrors",
+      "ReplaceCreates",
+    ]) {
       expect(run.stdout, run.stderr).toContain(`${scenario}: ok`);
     }
     expect(run.stderr, run.stdout).toBe("");
@@ -75,18 +100,30 @@ describe.skipIf("reason" in found)("Ganeti's RAPI client against wrangler dev", 
     symlinkSync(client!, join(site, "ganeti/rapi/client.py"));
     // The dev server's self-signed certificate is the one certificate the example is told to trust.
     const pem = await new Promise<string>((resolve, reject) => {
-      const socket = tlsConnect({ host: "127.0.0.1", port: server.port, servername: "localhost", rejectUnauthorized: false }, () => {
-        const raw = socket.getPeerCertificate().raw;
-        socket.end();
-        resolve(`-----BEGIN CERTIFICATE-----\n${raw.toString("base64").replace(/(.{64})/g, "$1\n")}\n-----END CERTIFICATE-----\n`);
-      });
+      const socket = tlsConnect(
+        { host: "127.0.0.1", port: server.port, servername: "localhost", rejectUnauthorized: false },
+        () => {
+          const raw = socket.getPeerCertificate().raw;
+          socket.end();
+          resolve(
+            `-----BEGIN CERTIFICATE-----\n${raw.toString("base64").replace(/(.{64})/g, "$1\n")}\n-----END CERTIFICATE-----\n`,
+          );
+        },
+      );
       socket.on("error", reject);
     });
     writeFileSync(join(site, "arbiter.pem"), pem);
     const example = (caFile: string) =>
       spawnSync(python, [join(REPO_ROOT, "docs/integrations/ganeti/filters.py")], {
         encoding: "utf8",
-        env: { ...process.env, PYTHONPATH: site, ARBITER_HOST: "localhost", ARBITER_PORT: String(server.port), ARBITER_ADMIN_TOKEN: token, ARBITER_CA_FILE: caFile },
+        env: {
+          ...process.env,
+          PYTHONPATH: site,
+          ARBITER_HOST: "localhost",
+          ARBITER_PORT: String(server.port),
+          ARBITER_ADMIN_TOKEN: token,
+          ARBITER_CA_FILE: caFile,
+        },
         timeout: 60_000,
       });
     const run = example(join(site, "arbiter.pem"));
@@ -94,7 +131,9 @@ describe.skipIf("reason" in found)("Ganeti's RAPI client against wrangler dev", 
     expect(run.status).toBe(0);
     const uuid = /^added ([0-9a-f-]{36})$/m.exec(run.stdout)?.[1];
     expect(uuid, run.stdout).toBeDefined();
-    expect(run.stdout).toContain(`${uuid} 10 ['RATE_LIMIT', 2] [['opcode', ['=', 'OP_ID', 'OP_INSTANCE_REPLACE_DISKS']]]`);
+    expect(run.stdout).toContain(
+      `${uuid} 10 ['RATE_LIMIT', 2] [['opcode', ['=', 'OP_ID', 'OP_INSTANCE_REPLACE_DISKS']]]`,
+    );
     expect(run.stdout).toContain("reason trail ['gnt:user', 'gnt:client', 'luxid']");
     expect(run.stdout).toContain(`deleted ${uuid}`);
     // deleted: the rule is gone from the server

@@ -5,11 +5,36 @@ import { expectError, manyItems, nestedArrays, postHostile } from "./support.js"
 
 describe("deep bodies are refused by name, on every route", () => {
   const rows: [string, string, string, string][] = [
-    ["limits spec nested 1,800 deep", "/v1/limits/decide", `{"task":{"test":{"type":"rtt","spec":{"x":${nestedArrays(1800)}}}}}`, "/task/test/spec/x/0"],
-    ["match job nested 1,953 deep", "/v1/match", `{"job":{"x":${nestedArrays(1953)}},"machines":[]}`, "/job/x/0"],
-    ["ads/check ad nested 2,636 deep", "/v1/ads/check", `{"kind":"job","ad":{"x":${nestedArrays(2636)}}}`, "/ad/x/0"],
-    ["opcode parameters nested 2,314 deep", "/v1/queues/hostile/jobs", `{"opcodes":[{"OP_ID":"OP_TEST","p":${nestedArrays(2314)}}]}`, "/opcodes/0/p/0"],
-    ["placement tags nested 50,000 deep", "/v1/place", `{"user":"u","tags":${nestedArrays(50000)}}`, "/tags/0"],
+    [
+      "limits spec nested 1,800 deep",
+      "/v1/limits/decide",
+      `{"task":{"test":{"type":"rtt","spec":{"x":${nestedArrays(1800)}}}}}`,
+      "/task/test/spec/x/0",
+    ],
+    [
+      "match job nested 1,953 deep",
+      "/v1/match",
+      `{"job":{"x":${nestedArrays(1953)}},"machines":[]}`,
+      "/job/x/0",
+    ],
+    [
+      "ads/check ad nested 2,636 deep",
+      "/v1/ads/check",
+      `{"kind":"job","ad":{"x":${nestedArrays(2636)}}}`,
+      "/ad/x/0",
+    ],
+    [
+      "opcode parameters nested 2,314 deep",
+      "/v1/queues/hostile/jobs",
+      `{"opcodes":[{"OP_ID":"OP_TEST","p":${nestedArrays(2314)}}]}`,
+      "/opcodes/0/p/0",
+    ],
+    [
+      "placement tags nested 50,000 deep",
+      "/v1/place",
+      `{"user":"u","tags":${nestedArrays(50000)}}`,
+      "/tags/0",
+    ],
     ["host report nested 5,000 deep", "/v1/hosts/allocate", `{"x":${nestedArrays(5000)}}`, "/x/0"],
   ];
   for (const [name, path, body, prefix] of rows) {
@@ -24,8 +49,18 @@ describe("deep bodies are refused by name, on every route", () => {
 describe("containers with too many items are refused by name", () => {
   const rows: [string, string, string, string][] = [
     ["150,000 opcodes", "/v1/queues/hostile/jobs", `{"opcodes":${manyItems(150_000, "0")}}`, "`opcodes`"],
-    ["150,000 tools", "/v1/limits/decide", `{"task":{"test":{"type":"rtt","spec":{}},"tools":${manyItems(150_000, "0")}}}`, "`task.tools`"],
-    ["150,000 reason entries", "/v1/queues/hostile/jobs", `{"opcodes":[{"OP_ID":"OP_TEST","reason":${manyItems(150_000, "0")}}]}`, "`opcodes[0].reason`"],
+    [
+      "150,000 tools",
+      "/v1/limits/decide",
+      `{"task":{"test":{"type":"rtt","spec":{}},"tools":${manyItems(150_000, "0")}}}`,
+      "`task.tools`",
+    ],
+    [
+      "150,000 reason entries",
+      "/v1/queues/hostile/jobs",
+      `{"opcodes":[{"OP_ID":"OP_TEST","reason":${manyItems(150_000, "0")}}]}`,
+      "`opcodes[0].reason`",
+    ],
     ["150,000 machines", "/v1/match", `{"job":{},"machines":${manyItems(150_000, "0")}}`, "`machines`"],
   ];
   for (const [name, path, body, field] of rows) {
@@ -57,7 +92,10 @@ describe("error bodies are bounded", () => {
 
 describe("deep expressions inside request strings", () => {
   it("an ad of 50,000-deep parentheses is a 400 naming the ad", async () => {
-    const a = await postHostile("/v1/ads/check", { kind: "job", ad: "[ a = " + "(".repeat(50_000) + "1" + ")".repeat(50_000) + " ]" });
+    const a = await postHostile("/v1/ads/check", {
+      kind: "job",
+      ad: "[ a = " + "(".repeat(50_000) + "1" + ")".repeat(50_000) + " ]",
+    });
     const error = expectError(a, 400, "invalid_request");
     expect(error.details?.[0].at).toBe("/ad");
     expect(error.message).toContain("nested too deeply");

@@ -69,7 +69,11 @@ function customs(bytes: number, salt = 0): string {
 }
 
 /** limits.json with many CIDR-list identifiers (each list checked against the others), classifiers, limits and applications. */
-function limits(bytes: number, salt = 0, script = (i: number) => `.test.spec.duration == \\"PT${i % 90}S\\"`): string {
+function limits(
+  bytes: number,
+  salt = 0,
+  script = (i: number) => `.test.spec.duration == \\"PT${i % 90}S\\"`,
+): string {
   const ident = (i: number) =>
     `{"name": "id${i}", "description": "d", "type": "ip-cidr-list", "data": {"cidrs": [${Array.from({ length: 20 }, (_, j) => `"10.${i % 250}.${j}.0/24"`).join(", ")}]}}`;
   const piece = (i: number) => [

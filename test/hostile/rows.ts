@@ -34,7 +34,9 @@ function limitThrew(text: string) {
     const v = asVerdict(body);
     if (status !== 200) return `status ${status}`;
     if (v.allowed !== false) return "allowed is not false";
-    return v.diagnostics?.includes(`Limit 'j' failed: Failed to process task: ${text}`) ? null : `diagnostics lack \`${text}\`: ${v.diagnostics}`;
+    return v.diagnostics?.includes(`Limit 'j' failed: Failed to process task: ${text}`)
+      ? null
+      : `diagnostics lack \`${text}\`: ${v.diagnostics}`;
   };
 }
 
@@ -51,10 +53,21 @@ function limitsPolicy(script: string, identifier?: object): string {
 
 /** A limits request whose task carries the attacker's string `s` of length n. */
 function limitsRequest(n: number, requester = "192.0.2.1"): HostileRequest {
-  return { method: "POST", path: "/v1/limits/decide", body: { requester, task: { test: { type: "rtt", spec: { s: "a".repeat(n) } } } } };
+  return {
+    method: "POST",
+    path: "/v1/limits/decide",
+    body: { requester, task: { test: { type: "rtt", spec: { s: "a".repeat(n) } } } },
+  };
 }
 
-type Verdict = { allowed?: boolean; rejected?: boolean; diagnostics?: string; log?: string[]; best?: unknown; error?: { code: string; message: string } };
+type Verdict = {
+  allowed?: boolean;
+  rejected?: boolean;
+  diagnostics?: string;
+  log?: string[];
+  best?: unknown;
+  error?: { code: string; message: string };
+};
 
 function asVerdict(body: unknown): Verdict {
   return (body ?? {}) as Verdict;
@@ -65,7 +78,9 @@ function limitThrewBudget(status: number, body: unknown): string | null {
   const v = asVerdict(body);
   if (status !== 200) return `status ${status}`;
   if (v.allowed !== false) return "allowed is not false";
-  return v.diagnostics?.includes("Limit j threw an exception:\n  budget_exceeded: ") ? null : `diagnostics lack the budget exception: ${v.diagnostics}`;
+  return v.diagnostics?.includes("Limit j threw an exception:\n  budget_exceeded: ")
+    ? null
+    : `diagnostics lack the budget exception: ${v.diagnostics}`;
 }
 
 /** The limits verdict denies with the jq limit failed by jq's own text (`text`). */
@@ -74,7 +89,9 @@ function limitFailed(text: string) {
     const v = asVerdict(body);
     if (status !== 200) return `status ${status}`;
     if (v.allowed !== false) return "allowed is not false";
-    return v.diagnostics?.includes(`Limit 'j' failed: ${text}`) ? null : `diagnostics lack \`${text}\`: ${v.diagnostics}`;
+    return v.diagnostics?.includes(`Limit 'j' failed: ${text}`)
+      ? null
+      : `diagnostics lack \`${text}\`: ${v.diagnostics}`;
   };
 }
 
@@ -82,7 +99,9 @@ function limitFailed(text: string) {
 function matchBudgetLogged(status: number, body: unknown): string | null {
   const v = asVerdict(body);
   if (status !== 200) return `status ${status}`;
-  return v.log?.some((l) => l.includes("budget_exceeded")) ? null : `log lacks budget_exceeded: ${JSON.stringify(v.log)}`;
+  return v.log?.some((l) => l.includes("budget_exceeded"))
+    ? null
+    : `log lacks budget_exceeded: ${JSON.stringify(v.log)}`;
 }
 
 /** Any verdict at all (200), for rows whose small inputs decide normally and whose big ones run out of budget. */
@@ -104,7 +123,8 @@ function balanced(term: string, op: string, count: number): string {
   let parts = Array.from({ length: count }, () => term);
   while (parts.length > 1) {
     const next: string[] = [];
-    for (let i = 0; i < parts.length; i += 2) next.push(i + 1 < parts.length ? `(${parts[i]} ${op} ${parts[i + 1]})` : parts[i]);
+    for (let i = 0; i < parts.length; i += 2)
+      next.push(i + 1 < parts.length ? `(${parts[i]} ${op} ${parts[i + 1]})` : parts[i]);
     parts = next;
   }
   return parts[0];
@@ -125,9 +145,18 @@ export const HOSTILE_ROWS: HostileRow[] = [
   // ---- issue 12's table: catastrophic regular expressions ----
   {
     name: "limits `hint` identifier, regex match `(a|a)*b`",
-    policy: { engine: "limits", source: limitsPolicy("true", { name: "h", description: "h", type: "hint", data: { hint: "requester", match: { style: "regex", match: "(a|a)*b" } } }) },
+    policy: {
+      engine: "limits",
+      source: limitsPolicy("true", {
+        name: "h",
+        description: "h",
+        type: "hint",
+        data: { hint: "requester", match: { style: "regex", match: "(a|a)*b" } },
+      }),
+    },
     request: (n) => limitsRequest(n, "a".repeat(n)),
-    check: (status, body) => (status === 200 && asVerdict(body).allowed === false ? null : `status ${status}`),
+    check: (status, body) =>
+      status === 200 && asVerdict(body).allowed === false ? null : `status ${status}`,
   },
   {
     name: "limits jq `test()` `(a|a)*b`",
@@ -139,10 +168,15 @@ export const HOSTILE_ROWS: HostileRow[] = [
     name: "placement user filter `(a+)+$`",
     policy: {
       engine: "placement",
-      source: "partitions:\n  - name: default\n    placementrules:\n      - name: user\n        create: true\n        filter: {type: allow, users: ['(a+)+$']}\n    queues: [{name: root}]\n",
+      source:
+        "partitions:\n  - name: default\n    placementrules:\n      - name: user\n        create: true\n        filter: {type: allow, users: ['(a+)+$']}\n    queues: [{name: root}]\n",
     },
     // the request schema caps a user name at 1,024 characters, so the attacker gets at most that
-    request: (n) => ({ method: "POST", path: "/v1/place", body: { user: "a".repeat(Math.min(n, 1023)) + "!" } }),
+    request: (n) => ({
+      method: "POST",
+      path: "/v1/place",
+      body: { user: "a".repeat(Math.min(n, 1023)) + "!" },
+    }),
     check: anyVerdict,
   },
   {
@@ -159,17 +193,29 @@ export const HOSTILE_ROWS: HostileRow[] = [
       path: "/v1/place",
       body: { user: "u", tags: Object.fromEntries(Array.from({ length: n }, (_, i) => [`K${i}`, "v"])) },
     }),
-    check: (status, body) => (status === 200 && asVerdict(body).rejected === true ? null : `status ${status}`),
+    check: (status, body) =>
+      status === 200 && asVerdict(body).rejected === true ? null : `status ${status}`,
   },
   {
     name: "`/v1/match`, `regexp()` inside a job ad `(a|a)*b`",
-    request: (n) => ({ method: "POST", path: "/v1/match", body: { job: `[ Requirements = regexp("(a|a)*b", "${"a".repeat(n)}") ]`, machines: anyMachines(1) } }),
+    request: (n) => ({
+      method: "POST",
+      path: "/v1/match",
+      body: { job: `[ Requirements = regexp("(a|a)*b", "${"a".repeat(n)}") ]`, machines: anyMachines(1) },
+    }),
     check: (status, body) => (status === 200 && asVerdict(body).best === null ? null : `status ${status}`),
   },
   {
     name: "jobfilter reason `=~` `(a|a)*b`",
-    policy: { engine: "jobfilter", source: JSON.stringify([{ predicates: [["reason", ["=~", "reason", "(a|a)*b"]]], action: "REJECT" }]) },
-    request: (n) => ({ method: "POST", path: `/v1/queues/hostile-regex-${n}/jobs`, body: { opcodes: [{ OP_ID: "OP_TEST", reason: [["user", "a".repeat(n), 1]] }] } }),
+    policy: {
+      engine: "jobfilter",
+      source: JSON.stringify([{ predicates: [["reason", ["=~", "reason", "(a|a)*b"]]], action: "REJECT" }]),
+    },
+    request: (n) => ({
+      method: "POST",
+      path: `/v1/queues/hostile-regex-${n}/jobs`,
+      body: { opcodes: [{ OP_ID: "OP_TEST", reason: [["user", "a".repeat(n), 1]] }] },
+    }),
     check: anyVerdict,
   },
   {
@@ -211,20 +257,29 @@ export const HOSTILE_ROWS: HostileRow[] = [
   },
   {
     name: "limits jq: the input string doubled n times",
-    policy: { engine: "limits", source: limitsPolicy("reduce range(.test.spec.s | length) as $i (.test.spec.s; . + .) | length > 0") },
+    policy: {
+      engine: "limits",
+      source: limitsPolicy("reduce range(.test.spec.s | length) as $i (.test.spec.s; . + .) | length > 0"),
+    },
     request: (n) => limitsRequest(n),
     check: limitThrewBudget,
   },
   {
     name: "limits jq: 100,000 keys set one by one",
-    policy: { engine: "limits", source: limitsPolicy("reduce range(1e5) as $i ({}; .[$i | tostring] = $i) | length > 0") },
+    policy: {
+      engine: "limits",
+      source: limitsPolicy("reduce range(1e5) as $i ({}; .[$i | tostring] = $i) | length > 0"),
+    },
     request: (n) => limitsRequest(n),
     check: limitThrewBudget,
   },
   {
     // in place (the keys do not read `.`): 100,000 new keys ran to the end under the budget, 115 ms in workerd
     name: 'limits jq: 100,000 computed keys set in place `.["k\\($i)"] = $i`',
-    policy: { engine: "limits", source: limitsPolicy('reduce range(1e5) as $i ({}; .["k\\($i)"] = $i) | length > 0') },
+    policy: {
+      engine: "limits",
+      source: limitsPolicy('reduce range(1e5) as $i ({}; .["k\\($i)"] = $i) | length > 0'),
+    },
     request: (n) => limitsRequest(n),
     check: limitThrewBudget,
   },
@@ -236,7 +291,10 @@ export const HOSTILE_ROWS: HostileRow[] = [
   },
   {
     name: "limits jq: `from_entries` of 100,000 computed keys",
-    policy: { engine: "limits", source: limitsPolicy('[range(1e5) | {key: "k\\(.)", value: .}] | from_entries | length > 0') },
+    policy: {
+      engine: "limits",
+      source: limitsPolicy('[range(1e5) | {key: "k\\(.)", value: .}] | from_entries | length > 0'),
+    },
     request: (n) => limitsRequest(n),
     check: limitThrewBudget,
   },
@@ -274,43 +332,73 @@ export const HOSTILE_ROWS: HostileRow[] = [
     name: "limits jq: `def f: [f]; f` (unbounded recursion)",
     policy: { engine: "limits", source: limitsPolicy("def f: [f]; f") },
     request: (n) => limitsRequest(n),
-    check: (status, body) => (limitThrewBudget(status, body) === null ? null : limitFailed("Failed to process task: jq: evaluation exceeded its step budget")(status, body)),
+    check: (status, body) =>
+      limitThrewBudget(status, body) === null
+        ? null
+        : limitFailed("Failed to process task: jq: evaluation exceeded its step budget")(status, body),
   },
   {
     name: "limits jq rewriter: 10^6-element array",
     policy: {
       engine: "limits",
-      source: JSON.stringify({ ...JSON.parse(limitsPolicy("true")), schema: 2, rewrite: { script: ".foo = [range(1e6)] | ." } }),
+      source: JSON.stringify({
+        ...JSON.parse(limitsPolicy("true")),
+        schema: 2,
+        rewrite: { script: ".foo = [range(1e6)] | ." },
+      }),
     },
     request: (n) => limitsRequest(n),
     check: (status, body) => {
       const v = asVerdict(body);
       if (status !== 200) return `status ${status}`;
-      return v.allowed === false && v.diagnostics?.startsWith("Error while rewriting: budget_exceeded") ? null : `diagnostics: ${v.diagnostics}`;
+      return v.allowed === false && v.diagnostics?.startsWith("Error while rewriting: budget_exceeded")
+        ? null
+        : `diagnostics: ${v.diagnostics}`;
     },
   },
   // ---- ClassAd: self-reference, huge strings and lists from ads ----
   {
     name: "`/v1/match`: job attributes referring twice to the next, 40 deep, 2,000 machines",
-    request: (n) => ({ method: "POST", path: "/v1/match", body: { job: doublingAd((x) => `${x} + ${x}`, String(n)), machines: anyMachines(2000) } }),
+    request: (n) => ({
+      method: "POST",
+      path: "/v1/match",
+      body: { job: doublingAd((x) => `${x} + ${x}`, String(n)), machines: anyMachines(2000) },
+    }),
     check: matchBudgetLogged,
   },
   {
     name: "`/v1/match`: strcat doubling of an n-character string, 40 deep",
-    request: (n) => ({ method: "POST", path: "/v1/match", body: { job: doublingAd((x) => `strcat(${x}, ${x})`, `"${"a".repeat(n)}"`), machines: anyMachines(10) } }),
+    request: (n) => ({
+      method: "POST",
+      path: "/v1/match",
+      body: { job: doublingAd((x) => `strcat(${x}, ${x})`, `"${"a".repeat(n)}"`), machines: anyMachines(10) },
+    }),
     check: matchBudgetLogged,
   },
   {
     name: "`/v1/match`: self-referential job ad (a = b, b = a)",
-    request: (n) => ({ method: "POST", path: "/v1/match", body: { job: `[ Requirements = a; a = b; b = strcat(a, "${"a".repeat(n)}") ]`, machines: anyMachines(2000) } }),
-    check: (status, body) => (status === 200 && asVerdict(body).best === null ? null : `status ${status}, best ${String(asVerdict(body).best)}`),
+    request: (n) => ({
+      method: "POST",
+      path: "/v1/match",
+      body: {
+        job: `[ Requirements = a; a = b; b = strcat(a, "${"a".repeat(n)}") ]`,
+        machines: anyMachines(2000),
+      },
+    }),
+    check: (status, body) =>
+      status === 200 && asVerdict(body).best === null
+        ? null
+        : `status ${status}, best ${String(asVerdict(body).best)}`,
   },
   {
     name: "`/v1/match`: lists of n elements split 200 times per machine",
     request: (n) => ({
       method: "POST",
       path: "/v1/match",
-      body: { job: `[ s = "${"a,".repeat(Math.ceil(n / 2))}"; Requirements = ${Array(200).fill("size(split(s, \",\"))").join(" + ")} > 0 ]`, machines: anyMachines(100) },
+      body: {
+        job: `[ s = "${"a,".repeat(Math.ceil(n / 2))}"; Requirements = ${Array(200).fill('size(split(s, ","))').join(" + ")} > 0 ]`,
+        machines: anyMachines(100),
+      },
     }),
     check: anyVerdict,
   },
@@ -319,7 +407,10 @@ export const HOSTILE_ROWS: HostileRow[] = [
     request: (n) => ({
       method: "POST",
       path: "/v1/match",
-      body: { job: `[ s = "${"a".repeat(n)}"; t = "${"A".repeat(n)}"; Requirements = ${balanced("s == t", "&&", 2000)} ]`, machines: anyMachines(100) },
+      body: {
+        job: `[ s = "${"a".repeat(n)}"; t = "${"A".repeat(n)}"; Requirements = ${balanced("s == t", "&&", 2000)} ]`,
+        machines: anyMachines(100),
+      },
     }),
     check: anyVerdict,
   },
@@ -328,7 +419,14 @@ export const HOSTILE_ROWS: HostileRow[] = [
     request: (n) => {
       const chain = Array.from({ length: 150 }, (_, i) => `c${i} = c${i + 1}`).join("; ");
       const dbl = Array.from({ length: 40 }, (_, i) => `a${i} = a${i + 1} + a${i + 1}`).join("; ");
-      return { method: "POST", path: "/v1/match", body: { job: `[ Requirements = c0 > 0; ${chain}; c150 = a0; ${dbl}; a40 = ${n} ]`, machines: anyMachines(10) } };
+      return {
+        method: "POST",
+        path: "/v1/match",
+        body: {
+          job: `[ Requirements = c0 > 0; ${chain}; c150 = a0; ${dbl}; a40 = ${n} ]`,
+          machines: anyMachines(10),
+        },
+      };
     },
     check: matchBudgetLogged,
   },
@@ -337,14 +435,24 @@ export const HOSTILE_ROWS: HostileRow[] = [
     request: (n) => ({
       method: "POST",
       path: "/v1/match",
-      body: { job: `[ l = {${Array(50_000).fill("1").join(",")}}; s = "${"a".repeat(n)}"; Requirements = ${balanced("member(2, l)", "||", 1000)} ]`, machines: anyMachines(10) },
+      body: {
+        job: `[ l = {${Array(50_000).fill("1").join(",")}}; s = "${"a".repeat(n)}"; Requirements = ${balanced("member(2, l)", "||", 1000)} ]`,
+        machines: anyMachines(10),
+      },
     }),
     // parsing the list's 100,000 tokens is charged before it starts, and the budget cannot pay for it
     check: errorAnswer(422, "budget_exceeded"),
   },
   {
     name: "`/v1/match`: a 390-operator Requirements evaluated against 2,000 machines",
-    request: (n) => ({ method: "POST", path: "/v1/match", body: { job: `[ s = "${"a".repeat(n)}"; Requirements = ${Array(390).fill("1").join(" + ")} > 0 ]`, machines: anyMachines(2000) } }),
+    request: (n) => ({
+      method: "POST",
+      path: "/v1/match",
+      body: {
+        job: `[ s = "${"a".repeat(n)}"; Requirements = ${Array(390).fill("1").join(" + ")} > 0 ]`,
+        machines: anyMachines(2000),
+      },
+    }),
     check: matchBudgetLogged,
   },
   {
@@ -352,26 +460,57 @@ export const HOSTILE_ROWS: HostileRow[] = [
     request: (n) => {
       let e = "1";
       for (let i = 0; i < 15; i++) e = `(${e}+${e})`;
-      return { method: "POST", path: "/v1/match", body: { job: `[ s = "${"a".repeat(n)}"; Requirements = ${e} > 0 ]`, machines: anyMachines(2000) } };
+      return {
+        method: "POST",
+        path: "/v1/match",
+        body: { job: `[ s = "${"a".repeat(n)}"; Requirements = ${e} > 0 ]`, machines: anyMachines(2000) },
+      };
     },
     // as the member() row: its 131,071 tokens are charged before a parse, which the budget cannot pay for
     check: errorAnswer(422, "budget_exceeded"),
   },
   {
     name: "`/v1/match`: a 50,000-operator chain `1 + 1 + …` (a tree 50,000 deep)",
-    request: () => ({ method: "POST", path: "/v1/match", body: { job: `[ Requirements = ${Array(50_000).fill("1").join(" + ")} > 0 ]`, machines: anyMachines(1) } }),
+    request: () => ({
+      method: "POST",
+      path: "/v1/match",
+      body: {
+        job: `[ Requirements = ${Array(50_000).fill("1").join(" + ")} > 0 ]`,
+        machines: anyMachines(1),
+      },
+    }),
     check: errorAnswer(400, "invalid_request"),
   },
   // ---- issue 24 items 1, 2 and 8 (jq): native loops, path updates, deep error values ----
   {
     name: "limits jq: `significand`, `frexp`, `logb` of a subnormal request number (1e-310)",
-    policy: { engine: "limits", source: limitsPolicy(".test.spec.x | [significand, frexp[1], logb] == [1.1505236063118787, -1029, -1030]") },
-    request: (n) => ({ method: "POST", path: "/v1/limits/decide", body: { requester: "192.0.2.1", task: { test: { type: "rtt", spec: { s: "a".repeat(n), x: 1e-310 } } } } }),
-    check: (status, body) => (status !== 200 ? `status ${status}` : asVerdict(body).allowed === true ? null : `not allowed: ${asVerdict(body).diagnostics}`),
+    policy: {
+      engine: "limits",
+      source: limitsPolicy(
+        ".test.spec.x | [significand, frexp[1], logb] == [1.1505236063118787, -1029, -1030]",
+      ),
+    },
+    request: (n) => ({
+      method: "POST",
+      path: "/v1/limits/decide",
+      body: {
+        requester: "192.0.2.1",
+        task: { test: { type: "rtt", spec: { s: "a".repeat(n), x: 1e-310 } } },
+      },
+    }),
+    check: (status, body) =>
+      status !== 200
+        ? `status ${status}`
+        : asVerdict(body).allowed === true
+          ? null
+          : `not allowed: ${asVerdict(body).diagnostics}`,
   },
   {
     name: "limits jq: slice-path assignment `.[range(length)|{start:.,end:(.+1)}] = [1]` over 50,000 elements",
-    policy: { engine: "limits", source: limitsPolicy("[range(50000)] | .[range(length)|{start:.,end:(.+1)}] = [1] | add > 0") },
+    policy: {
+      engine: "limits",
+      source: limitsPolicy("[range(50000)] | .[range(length)|{start:.,end:(.+1)}] = [1] | add > 0"),
+    },
     request: (n) => limitsRequest(n),
     check: limitThrewBudget,
   },
@@ -396,19 +535,32 @@ export const HOSTILE_ROWS: HostileRow[] = [
       const v = asVerdict(body);
       if (status !== 200) return `status ${status}`;
       if (v.allowed !== false) return "allowed is not false";
-      if (v.diagnostics?.includes("RangeError") || v.diagnostics?.includes("report this as a bug")) return `diagnostics report a crash: ${v.diagnostics?.slice(0, 200)}`;
-      return v.diagnostics?.includes("Limit 'j' failed") || v.diagnostics?.includes("Limit j threw") ? null : `diagnostics lack the limit's failure: ${v.diagnostics?.slice(-300)}`;
+      if (v.diagnostics?.includes("RangeError") || v.diagnostics?.includes("report this as a bug"))
+        return `diagnostics report a crash: ${v.diagnostics?.slice(0, 200)}`;
+      return v.diagnostics?.includes("Limit 'j' failed") || v.diagnostics?.includes("Limit j threw")
+        ? null
+        : `diagnostics lack the limit's failure: ${v.diagnostics?.slice(-300)}`;
     },
   },
   // ---- nesting: 50,000-deep parentheses ----
   {
     name: "`/v1/ads/check`: 50,000-deep parentheses in an ad",
-    request: () => ({ method: "POST", path: "/v1/ads/check", body: { kind: "job", ad: `[ a = ${"(".repeat(50_000)}1${")".repeat(50_000)} ]` } }),
+    request: () => ({
+      method: "POST",
+      path: "/v1/ads/check",
+      body: { kind: "job", ad: `[ a = ${"(".repeat(50_000)}1${")".repeat(50_000)} ]` },
+    }),
     check: errorAnswer(400, "invalid_request"),
   },
   {
     name: "`/v1/limits/decide`: spec nested 1,800 deep",
-    request: () => ({ method: "POST", path: "/v1/limits/decide", body: JSON.parse(`{"task":{"test":{"type":"rtt","spec":{"x":${"[".repeat(1800)}${"]".repeat(1800)}}}}}`) }),
+    request: () => ({
+      method: "POST",
+      path: "/v1/limits/decide",
+      body: JSON.parse(
+        `{"task":{"test":{"type":"rtt","spec":{"x":${"[".repeat(1800)}${"]".repeat(1800)}}}}}`,
+      ),
+    }),
     check: errorAnswer(400, "nesting_too_deep"),
   },
   ...COMPILE_ROWS,

@@ -35,7 +35,12 @@ async function answer(response: Response): Promise<Answer> {
 }
 
 /** Sends a request (a JSON body as text, or a value to stringify) while `/healthz` is asked concurrently. */
-export async function hostile(method: string, path: string, body: unknown, contentType = "application/json"): Promise<Answer> {
+export async function hostile(
+  method: string,
+  path: string,
+  body: unknown,
+  contentType = "application/json",
+): Promise<Answer> {
   const text = typeof body === "string" ? body : JSON.stringify(body);
   const [main, health] = await Promise.all([
     SELF.fetch(BASE + path, { method, headers: { "content-type": contentType }, body: text }).then(answer),
@@ -58,7 +63,11 @@ export function validatePolicy(engine: string, source: string): Promise<Answer> 
 
 /** Publishes a policy source, failing the test when it is refused. */
 export async function publish(engine: string, source: string): Promise<void> {
-  const response = await SELF.fetch(`${BASE}/v1/policies/${engine}`, { method: "PUT", headers: { "content-type": "text/plain" }, body: source });
+  const response = await SELF.fetch(`${BASE}/v1/policies/${engine}`, {
+    method: "PUT",
+    headers: { "content-type": "text/plain" },
+    body: source,
+  });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`publishing ${engine} answered ${response.status}: ${text}`);
 }

@@ -26,7 +26,15 @@ beforeAll(async () => {
   outDir = mkdtempSync(join(tmpdir(), "arbiter-concurrent-"));
   const script = bundleWorker(undefined, outDir);
   // the pointer is due for a re-read every second; no verdict cache, so every request decides
-  worker = await startWorker(script, await freePort(), 0, () => {}, { BUNDLE_REFRESH_SECONDS: "1" }, undefined, { pin: "worker" });
+  worker = await startWorker(
+    script,
+    await freePort(),
+    0,
+    () => {},
+    { BUNDLE_REFRESH_SECONDS: "1" },
+    undefined,
+    { pin: "worker" },
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -49,7 +57,8 @@ describe("simultaneous requests", () => {
             headers: { "content-type": "application/json" },
             body: JSON.stringify(body),
             onResponse: (status: number, text: string) => {
-              if (status !== 200 && failed.length < 3) failed.push(`${status} ${path}: ${text.slice(0, 160)}`);
+              if (status !== 200 && failed.length < 3)
+                failed.push(`${status} ${path}: ${text.slice(0, 160)}`);
             },
           } as autocannon.Request,
         ],

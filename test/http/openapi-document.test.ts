@@ -41,7 +41,8 @@ async function served(): Promise<Document> {
 function operations(doc: Document): { method: string; path: string; op: OperationObject }[] {
   const out: { method: string; path: string; op: OperationObject }[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
-    for (const [method, op] of Object.entries(item ?? {})) out.push({ method, path, op: op as OperationObject });
+    for (const [method, op] of Object.entries(item ?? {}))
+      out.push({ method, path, op: op as OperationObject });
   }
   return out;
 }
@@ -63,16 +64,32 @@ describe("GET /v1/openapi.json", () => {
     const deref = (s: unknown): Record<string, unknown> => {
       const ref = (s as { $ref?: string }).$ref;
       if (ref === undefined) return s as Record<string, unknown>;
-      return deref(ref.split("/").slice(1).reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], doc));
+      return deref(
+        ref
+          .split("/")
+          .slice(1)
+          .reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], doc),
+      );
     };
     const body = deref((op.requestBody as OpenAPIV3_1.RequestBodyObject).content["application/json"].schema);
-    expect((body.properties as Record<string, unknown>).best).toMatchObject({ type: "integer", minimum: 1, maximum: 2000 });
+    expect((body.properties as Record<string, unknown>).best).toMatchObject({
+      type: "integer",
+      minimum: 1,
+      maximum: 2000,
+    });
     expect(body.required).not.toContain("best");
-    const answer = deref((op.responses?.["200"] as OpenAPIV3_1.ResponseObject).content?.["application/json"].schema);
-    const counts = deref((answer.properties as Record<string, unknown>).counts);
-    expect(Object.keys(counts.properties as object).sort()).toEqual(
-      ["discarded", "machines", "matched", "rejected_by_job_expr", "rejected_by_resource_expr", "unmatched"],
+    const answer = deref(
+      (op.responses?.["200"] as OpenAPIV3_1.ResponseObject).content?.["application/json"].schema,
     );
+    const counts = deref((answer.properties as Record<string, unknown>).counts);
+    expect(Object.keys(counts.properties as object).sort()).toEqual([
+      "discarded",
+      "machines",
+      "matched",
+      "rejected_by_job_expr",
+      "rejected_by_resource_expr",
+      "unmatched",
+    ]);
   });
 
   it("names the server that answered", async () => {
@@ -85,27 +102,40 @@ describe("GET /v1/openapi.json", () => {
     for (const { method, path, op } of operations(doc)) {
       const where = `${method.toUpperCase()} ${path}`;
       expect(op.operationId, where).toMatch(/^[a-z][A-Za-z0-9]*$/);
-      expect(ids.has(op.operationId as string), `${where}: duplicate operationId ${op.operationId}`).toBe(false);
+      expect(ids.has(op.operationId as string), `${where}: duplicate operationId ${op.operationId}`).toBe(
+        false,
+      );
       ids.add(op.operationId as string);
       expect(op.summary, where).toBeTruthy();
       const statuses = Object.keys(op.responses ?? {});
       const guarded = op.security === undefined;
       const takesInput = op.requestBody !== undefined || (op.parameters ?? []).length > 0;
-      if (guarded || takesInput) expect(statuses.some((s) => /^4\d\d$/.test(s)), `${where} declares no 4xx response`).toBe(true);
-      if (guarded) expect(statuses, `${where} is guarded by a token`).toEqual(expect.arrayContaining(["401", "403"]));
+      if (guarded || takesInput)
+        expect(
+          statuses.some((s) => /^4\d\d$/.test(s)),
+          `${where} declares no 4xx response`,
+        ).toBe(true);
+      if (guarded)
+        expect(statuses, `${where} is guarded by a token`).toEqual(expect.arrayContaining(["401", "403"]));
       const body = op.requestBody as OpenAPIV3_1.RequestBodyObject | undefined;
       if (body !== undefined) expect(statuses, `${where} reads a body`).toContain("413");
-      if (body?.content["application/json"] !== undefined) expect(statuses, `${where} reads JSON`).toContain("400");
+      if (body?.content["application/json"] !== undefined)
+        expect(statuses, `${where} reads JSON`).toContain("400");
     }
   });
 
   it("answers the Ganeti filter resources' errors in Ganeti's shape, everything else in the envelope", async () => {
     const doc = await served();
     for (const { method, path, op } of operations(doc)) {
-      const want = path.endsWith("/filters") || path.includes("/filters/") ? "#/components/schemas/GanetiError" : "#/components/schemas/Error";
+      const want =
+        path.endsWith("/filters") || path.includes("/filters/")
+          ? "#/components/schemas/GanetiError"
+          : "#/components/schemas/Error";
       for (const [status, response] of Object.entries(op.responses ?? {})) {
         if (!/^[45]\d\d$|^default$/.test(status)) continue;
-        const schema = (response as OpenAPIV3_1.ResponseObject).content?.["application/json"]?.schema as { $ref?: string };
+        const schema = (response as OpenAPIV3_1.ResponseObject).content?.["application/json"]?.schema as {
+          $ref?: string;
+        };
         expect(schema?.$ref, `${method.toUpperCase()} ${path} ${status}`).toBe(want);
       }
     }
@@ -113,11 +143,26 @@ describe("GET /v1/openapi.json", () => {
 
   it("declares every query parameter the routes read", async () => {
     const doc = await served();
-    const declared = new Set(operations(doc).flatMap(({ op }) => (op.parameters ?? []).map((p) => (p as OpenAPIV3_1.ParameterObject)).filter((p) => p.in === "query").map((p) => p.name)));
+    const declared = new Set(
+      operations(doc).flatMap(({ op }) =>
+        (op.parameters ?? [])
+          .map((p) => p as OpenAPIV3_1.ParameterObject)
+          .filter((p) => p.in === "query")
+          .map((p) => p.name),
+      ),
+    );
     // Every `req.query("name")` in the HTTP layer names a declared parameter.
     const dir = join(REPO_ROOT, "src/http");
-    const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"));
-    const read = new Set(files.flatMap((f) => [...readFileSync(join(dir, f), "utf8").matchAll(/req\.query\(\s*["'`]([^"'`]+)["'`]\s*\)/g)].map((m) => m[1])));
+    const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter(
+      (f) => f.endsWith(".ts") && !f.endsWith(".test.ts"),
+    );
+    const read = new Set(
+      files.flatMap((f) =>
+        [...readFileSync(join(dir, f), "utf8").matchAll(/req\.query\(\s*["'`]([^"'`]+)["'`]\s*\)/g)].map(
+          (m) => m[1],
+        ),
+      ),
+    );
     expect(read.size).toBeGreaterThan(0);
     for (const name of read) expect(declared.has(name), `query parameter \`${name}\``).toBe(true);
   });
@@ -125,6 +170,8 @@ describe("GET /v1/openapi.json", () => {
   it("serves a policy's source as text/plain, as the route does", async () => {
     const doc = await served();
     const get = doc.paths?.["/v1/policies/{engine}"]?.get as OperationObject;
-    expect(Object.keys((get.responses?.["200"] as OpenAPIV3_1.ResponseObject).content ?? {})).toEqual(["text/plain"]);
+    expect(Object.keys((get.responses?.["200"] as OpenAPIV3_1.ResponseObject).content ?? {})).toEqual([
+      "text/plain",
+    ]);
   });
 });

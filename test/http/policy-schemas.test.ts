@@ -14,7 +14,12 @@ import { parse } from "yaml";
 import * as z from "zod";
 import { ENGINES } from "../../src/bundle/index.js";
 import type { EngineName } from "../../src/engines/common/engine.js";
-import { isPolicySchemaName, policySchema, POLICY_SCHEMA_NAMES, type PolicySchemaName } from "../../src/http/policy-schemas.js";
+import {
+  isPolicySchemaName,
+  policySchema,
+  POLICY_SCHEMA_NAMES,
+  type PolicySchemaName,
+} from "../../src/http/policy-schemas.js";
 import { run, scratchSpace } from "../cli/run-cli.js";
 import { REPO_ROOT } from "../support/cases.js";
 import { haveSharedData, SHARED_DATA_ABSENT, sharedDataPath } from "../support/shared-data.js";
@@ -24,7 +29,14 @@ const POLICIES = join(REPO_ROOT, "policies");
 // Strict, except two lints about sound schemas: `required` in an anyOf branch names
 // properties declared beside the anyOf (limit entries), and variadic tuples
 // (`["&", expr, ...]`) have prefixItems and items.
-const ajv = new Ajv2020({ strict: true, strictRequired: false, strictTuples: false, allErrors: true, allowUnionTypes: true, validateFormats: false });
+const ajv = new Ajv2020({
+  strict: true,
+  strictRequired: false,
+  strictTuples: false,
+  allErrors: true,
+  allowUnionTypes: true,
+  validateFormats: false,
+});
 const validators = new Map<PolicySchemaName, ValidateFunction>();
 function validator(name: PolicySchemaName): ValidateFunction {
   let v = validators.get(name);
@@ -41,7 +53,12 @@ function dataOf(engine: EngineName, text: string): unknown {
   return engine === "placement" ? parse(text) : JSON.parse(text);
 }
 
-const SCHEMA_OF: Partial<Record<EngineName, PolicySchemaName>> = { limits: "limits", placement: "placement", customs: "customs", jobfilter: "filters" };
+const SCHEMA_OF: Partial<Record<EngineName, PolicySchemaName>> = {
+  limits: "limits",
+  placement: "placement",
+  customs: "customs",
+  jobfilter: "filters",
+};
 
 describe("the policy schemas", () => {
   it.each(POLICY_SCHEMA_NAMES)("%s is a JSON Schema 2020-12 that compiles in strict mode", (name) => {
@@ -64,7 +81,14 @@ describe("the policy schemas", () => {
   it("policy-test validates every shipped test file", () => {
     const files = readdirSync(POLICIES).filter((f) => f.endsWith(".test.yaml"));
     expect(files.length).toBeGreaterThanOrEqual(5);
-    for (const f of files) expect({ f, problems: problems("policy-test", parse(readFileSync(join(POLICIES, f), "utf8"), { intAsBigInt: false })) }).toEqual({ f, problems: [] });
+    for (const f of files)
+      expect({
+        f,
+        problems: problems(
+          "policy-test",
+          parse(readFileSync(join(POLICIES, f), "utf8"), { intAsBigInt: false }),
+        ),
+      }).toEqual({ f, problems: [] });
   });
 
   it("pool.conf has no schema: it is not JSON", () => {
@@ -75,25 +99,33 @@ describe("the policy schemas", () => {
 
 describe("the schemas accept what the engines accept", () => {
   // Every policy in test/cases/<engine> that compiles must validate.
-  it.each(Object.keys(SCHEMA_OF) as EngineName[])("every %s policy of the case files that compiles validates", (engine) => {
-    const dir = join(REPO_ROOT, "test/cases", engine);
-    let checked = 0;
-    for (const file of readdirSync(dir).filter((f) => f.endsWith(".yaml"))) {
-      const cases = parse(readFileSync(join(dir, file), "utf8")) as { note: string; policy?: unknown }[];
-      for (const c of cases) {
-        if (c.policy === undefined) continue;
-        const text = typeof c.policy === "string" ? c.policy : JSON.stringify(c.policy);
-        if (!ENGINES[engine].compile(text).ok) continue;
-        checked++;
-        expect({ case: `${file}: ${c.note}`, problems: problems(SCHEMA_OF[engine]!, dataOf(engine, text)) }).toEqual({ case: `${file}: ${c.note}`, problems: [] });
+  it.each(Object.keys(SCHEMA_OF) as EngineName[])(
+    "every %s policy of the case files that compiles validates",
+    (engine) => {
+      const dir = join(REPO_ROOT, "test/cases", engine);
+      let checked = 0;
+      for (const file of readdirSync(dir).filter((f) => f.endsWith(".yaml"))) {
+        const cases = parse(readFileSync(join(dir, file), "utf8")) as { note: string; policy?: unknown }[];
+        for (const c of cases) {
+          if (c.policy === undefined) continue;
+          const text = typeof c.policy === "string" ? c.policy : JSON.stringify(c.policy);
+          if (!ENGINES[engine].compile(text).ok) continue;
+          checked++;
+          expect({
+            case: `${file}: ${c.note}`,
+            problems: problems(SCHEMA_OF[engine]!, dataOf(engine, text)),
+          }).toEqual({ case: `${file}: ${c.note}`, problems: [] });
+        }
       }
-    }
-    expect(checked).toBeGreaterThan(3);
-  });
+      expect(checked).toBeGreaterThan(3);
+    },
+  );
 
   const shared = sharedDataPath("pscheduler");
   // with ../shared absent: one skipped test whose name says so, as every suite reading it does
-  const itShared = haveSharedData ? it : (_name: string, _fn: () => void) => it.skip(SHARED_DATA_ABSENT, () => {});
+  const itShared = haveSharedData
+    ? it
+    : (_name: string, _fn: () => void) => it.skip(SHARED_DATA_ABSENT, () => {});
   itShared("every real pScheduler limits file of ../shared/data that compiles validates", () => {
     const files: string[] = [];
     const walk = (d: string) => {
@@ -129,16 +161,56 @@ describe("the schemas refuse what the checkers refuse for its shape", () => {
     ["filters", "jobfilter", '[{"watermark": -1}]'],
     ["filters", "jobfilter", '[{"prio": 1}]'],
     ["placement", "placement", "partitions:\n  - name: default\n    bogus: 1\n"],
-    ["placement", "placement", "partitions:\n  - name: default\n    queues:\n      - name: root\n        parent: maybe\n"],
-    ["placement", "placement", "partitions:\n  - name: default\n    placementrules:\n      - name: fixed\n        valu: root.x\n"],
-    ["limits", "limits", '{"schema": 1, "identifiers": [], "classifiers": [], "limits": [], "applications": [], "rewrite": {"script": "."}}'],
-    ["limits", "limits", '{"schema": 3, "identifiers": [{"name": "a", "description": "", "type": "nosuch", "data": {}}], "classifiers": [], "limits": [], "applications": []}'],
-    ["limits", "limits", '{"schema": 3, "identifiers": [{"name": "a", "description": "", "type": "always", "data": {"x": 1}}], "classifiers": [], "limits": [], "applications": []}'],
-    ["limits", "limits", '{"schema": 3, "identifiers": [], "classifiers": [], "limits": [{"name": "p", "type": "pass-fail", "data": {"pass": "yes"}}], "applications": []}'],
-    ["limits", "limits", '{"schema": 3, "identifiers": [], "classifiers": [], "limits": [{"name": "p", "type": "pass-fail"}], "applications": []}'],
-    ["limits", "limits", '{"schema": 3, "identifiers": [], "classifiers": [], "limits": [{"name": "p", "type": "nosuch", "data": {}}], "applications": []}'],
-    ["limits", "limits", '{"schema": 3, "identifiers": [], "classifiers": [], "limits": [{"name": "p", "description": "d", "data": {"pass": true}}], "applications": []}'],
-    ["limits", "limits", '{"schema": 3, "identifiers": [], "classifiers": [], "limits": [], "applications": [{"apply": [{"require": "most", "limits": []}]}]}'],
+    [
+      "placement",
+      "placement",
+      "partitions:\n  - name: default\n    queues:\n      - name: root\n        parent: maybe\n",
+    ],
+    [
+      "placement",
+      "placement",
+      "partitions:\n  - name: default\n    placementrules:\n      - name: fixed\n        valu: root.x\n",
+    ],
+    [
+      "limits",
+      "limits",
+      '{"schema": 1, "identifiers": [], "classifiers": [], "limits": [], "applications": [], "rewrite": {"script": "."}}',
+    ],
+    [
+      "limits",
+      "limits",
+      '{"schema": 3, "identifiers": [{"name": "a", "description": "", "type": "nosuch", "data": {}}], "classifiers": [], "limits": [], "applications": []}',
+    ],
+    [
+      "limits",
+      "limits",
+      '{"schema": 3, "identifiers": [{"name": "a", "description": "", "type": "always", "data": {"x": 1}}], "classifiers": [], "limits": [], "applications": []}',
+    ],
+    [
+      "limits",
+      "limits",
+      '{"schema": 3, "identifiers": [], "classifiers": [], "limits": [{"name": "p", "type": "pass-fail", "data": {"pass": "yes"}}], "applications": []}',
+    ],
+    [
+      "limits",
+      "limits",
+      '{"schema": 3, "identifiers": [], "classifiers": [], "limits": [{"name": "p", "type": "pass-fail"}], "applications": []}',
+    ],
+    [
+      "limits",
+      "limits",
+      '{"schema": 3, "identifiers": [], "classifiers": [], "limits": [{"name": "p", "type": "nosuch", "data": {}}], "applications": []}',
+    ],
+    [
+      "limits",
+      "limits",
+      '{"schema": 3, "identifiers": [], "classifiers": [], "limits": [{"name": "p", "description": "d", "data": {"pass": true}}], "applications": []}',
+    ],
+    [
+      "limits",
+      "limits",
+      '{"schema": 3, "identifiers": [], "classifiers": [], "limits": [], "applications": [{"apply": [{"require": "most", "limits": []}]}]}',
+    ],
   ];
   it.each(rejects)("%s refuses %s", (name, engine, text) => {
     expect(ENGINES[engine as EngineName].compile(text).ok).toBe(false);
@@ -146,17 +218,35 @@ describe("the schemas refuse what the checkers refuse for its shape", () => {
   });
 
   it("accepts comment members anywhere in a limits file, as the loader does", () => {
-    const text = '{"#": "c", "schema": 3, "identifiers": [{"#": "c", "name": "a", "description": "", "type": "always", "data": {"#": "c"}}], "classifiers": [], "limits": [], "applications": []}';
+    const text =
+      '{"#": "c", "schema": 3, "identifiers": [{"#": "c", "name": "a", "description": "", "type": "always", "data": {"#": "c"}}], "classifiers": [], "limits": [], "applications": []}';
     expect(ENGINES.limits.compile(text).ok).toBe(true);
     expect(problems("limits", JSON.parse(text))).toEqual([]);
   });
 
   it("policy-test refuses an unknown step, a misspelt request field and an empty expectation", () => {
     const file = (cases: unknown[]) => ({ engine: "customs", cases });
-    expect(problems("policy-test", file([{ name: "a", steps: [{ submit: { opcodes: [] } }] }]))).not.toEqual([]);
-    expect(problems("policy-test", { engine: "placement", cases: [{ name: "a", request: { usr: "bob" }, expect: { queue: "x" } }] })).not.toEqual([]);
-    expect(problems("policy-test", { engine: "placement", cases: [{ name: "a", request: { user: "bob" }, expect: {} }] })).not.toEqual([]);
-    expect(problems("policy-test", { engine: "placement", cases: [{ name: "a", request: { user: "bob" }, expect: { queue: "root.default" } }] })).toEqual([]);
+    expect(problems("policy-test", file([{ name: "a", steps: [{ submit: { opcodes: [] } }] }]))).not.toEqual(
+      [],
+    );
+    expect(
+      problems("policy-test", {
+        engine: "placement",
+        cases: [{ name: "a", request: { usr: "bob" }, expect: { queue: "x" } }],
+      }),
+    ).not.toEqual([]);
+    expect(
+      problems("policy-test", {
+        engine: "placement",
+        cases: [{ name: "a", request: { user: "bob" }, expect: {} }],
+      }),
+    ).not.toEqual([]);
+    expect(
+      problems("policy-test", {
+        engine: "placement",
+        cases: [{ name: "a", request: { user: "bob" }, expect: { queue: "root.default" } }],
+      }),
+    ).toEqual([]);
   });
 });
 
@@ -168,7 +258,8 @@ describe("arbiter schemas", () => {
     const r = await run(["schemas", "-o", dir]);
     expect(r.code).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(POLICY_SCHEMA_NAMES.map((n) => `${n}.json`).sort());
-    for (const n of POLICY_SCHEMA_NAMES) expect(JSON.parse(readFileSync(join(dir, `${n}.json`), "utf8"))).toEqual(policySchema(n));
+    for (const n of POLICY_SCHEMA_NAMES)
+      expect(JSON.parse(readFileSync(join(dir, `${n}.json`), "utf8"))).toEqual(policySchema(n));
   });
 
   it("prints one schema, and refuses pool.conf with the reason", async () => {
@@ -177,7 +268,9 @@ describe("arbiter schemas", () => {
     expect(JSON.parse(one.out)).toEqual(policySchema("filters"));
     const pool = await run(["schemas", "pool"]);
     expect(pool.code).toBe(2);
-    expect(pool.err).toMatch(/^no schema `pool`: pool\.conf is HTCondor configuration syntax, not JSON or YAML/);
+    expect(pool.err).toMatch(
+      /^no schema `pool`: pool\.conf is HTCondor configuration syntax, not JSON or YAML/,
+    );
   });
 });
 
@@ -189,7 +282,11 @@ describe("when the test files' schemas are built", () => {
     try {
       vi.resetModules();
       const fresh = await import("../../src/http/policy-schemas.js");
-      const built = () => added.mock.calls.filter(([, meta]) => (meta as { title?: string } | undefined)?.title === "Arbiter policy test file (*.test.yaml)").length;
+      const built = () =>
+        added.mock.calls.filter(
+          ([, meta]) =>
+            (meta as { title?: string } | undefined)?.title === "Arbiter policy test file (*.test.yaml)",
+        ).length;
       expect(built()).toBe(0);
       expect(fresh.policySchema("policy-test")).toEqual(policySchema("policy-test"));
       expect(built()).toBe(1);

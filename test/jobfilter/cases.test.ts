@@ -15,13 +15,18 @@ import { parseExactJson, stringifyExactJson } from "../../src/engines/common/exa
 import type { Job, JobfilterPolicy } from "../../src/engines/jobfilter/index.js";
 
 // A job in a case file: opcodes may be left out (a job with none), for jobid-only cases.
-const CaseJob = z.strictObject({ id: z.number().int().positive(), opcodes: z.array(z.record(z.string(), z.json())).default([]) });
+const CaseJob = z.strictObject({
+  id: z.number().int().positive(),
+  opcodes: z.array(z.record(z.string(), z.json())).default([]),
+});
 const Queue = z.strictObject({ running: z.array(CaseJob).default([]), queued: z.array(CaseJob).default([]) });
 
 // What a case asks: one decision, one scheduling pass, one RAPI body check, or one reason string's bucket.
 const Input = z.union([
   z.strictObject({ job: CaseJob, queue: Queue.optional() }),
-  z.strictObject({ schedule: z.strictObject({ running: z.array(CaseJob).default([]), candidates: z.array(CaseJob) }) }),
+  z.strictObject({
+    schedule: z.strictObject({ running: z.array(CaseJob).default([]), candidates: z.array(CaseJob) }),
+  }),
   z.strictObject({ rapi_body: z.unknown() }),
   // A RAPI body as text, read as the route reads it (exact integers); the want is the checked body as JSON text.
   z.strictObject({ rapi_text: z.string() }),
@@ -36,7 +41,10 @@ const Input = z.union([
 
 const cases = loadCases("jobfilter");
 
-async function run(policy: unknown, input: z.output<typeof Input>): Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
+async function run(
+  policy: unknown,
+  input: z.output<typeof Input>,
+): Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
   if ("rapi_body" in input) {
     const r = parseRuleBody(input.rapi_body);
     return r.ok ? { ok: true, value: r.value } : { ok: false, error: r.error };
@@ -51,7 +59,14 @@ async function run(policy: unknown, input: z.output<typeof Input>): Promise<{ ok
     const rules = validateRules(parseExactJson(input.exact.rules));
     if (!rules.ok) return { ok: false, error: rules.error };
     const job = parseExactJson(input.exact.job) as unknown as Job;
-    return { ok: true, value: decideJobfilter(loadFilters(rules.value), { job, queue: { running: [], queued: [] } }, { explain: false }).verdict };
+    return {
+      ok: true,
+      value: decideJobfilter(
+        loadFilters(rules.value),
+        { job, queue: { running: [], queued: [] } },
+        { explain: false },
+      ).verdict,
+    };
   }
   // A string policy is the source text itself (a syntax error case, or integers past 2^53, which YAML
   // cannot hold); anything else is the rule list. It goes through the bundle as policies/filters.json does.
@@ -61,13 +76,26 @@ async function run(policy: unknown, input: z.output<typeof Input>): Promise<{ ok
   const loaded = ENGINES.jobfilter.load(bundle.value.engines.jobfilter?.compiled) as JobfilterPolicy;
   if ("seed" in input) return { ok: true, value: stringifyExactJson(loaded.rules) };
   if ("explain" in input) {
-    return { ok: true, value: decideJobfilter(loaded, { job: input.explain as Job }, { explain: true }).trace };
+    return {
+      ok: true,
+      value: decideJobfilter(loaded, { job: input.explain as Job }, { explain: true }).trace,
+    };
   }
   if ("schedule" in input) {
-    return { ok: true, value: scheduleJobfilter(loaded, input.schedule.running as Job[], input.schedule.candidates as Job[]) };
+    return {
+      ok: true,
+      value: scheduleJobfilter(loaded, input.schedule.running as Job[], input.schedule.candidates as Job[]),
+    };
   }
   const queue = input.queue ?? { running: [], queued: [] };
-  return { ok: true, value: decideJobfilter(loaded, { job: input.job as Job, queue: queue as { running: Job[]; queued: Job[] } }, { explain: false }).verdict };
+  return {
+    ok: true,
+    value: decideJobfilter(
+      loaded,
+      { job: input.job as Job, queue: queue as { running: Job[]; queued: Job[] } },
+      { explain: false },
+    ).verdict,
+  };
 }
 
 describe("jobfilter cases", () => {

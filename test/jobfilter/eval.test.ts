@@ -27,7 +27,11 @@ const LIMIT = { uuid: "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa", action: ["RATE_LIM
 describe("arbiter eval jobfilter", () => {
   it("decides lines with their own filters, or the shipped policy", async () => {
     const [limited, plain, spec] = await evalLines([
-      { filters: [LIMIT], job: { id: 3, opcodes: [{ OP_ID: "OP_A" }] }, queue: { running: [{ id: 1, opcodes: [] }] } },
+      {
+        filters: [LIMIT],
+        job: { id: 3, opcodes: [{ OP_ID: "OP_A" }] },
+        queue: { running: [{ id: 1, opcodes: [] }] },
+      },
       { job: { id: 3, opcodes: [] } },
       { filters: [LIMIT], job: { id: 3, opcodes: [] }, queuedAhead: [{ id: 2, opcodes: [] }] },
     ]);

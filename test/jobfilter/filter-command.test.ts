@@ -148,7 +148,11 @@ describe("arbiter filter", () => {
     const top = await run("add", "--priority=9223372036854775807");
     expect(rules.get(top.stdout.trim())).toMatchObject({ priority: 9223372036854775807n });
     const over = await run("add", "--priority=9223372036854775808");
-    expect(over).toMatchObject({ code: 1, stderr: "Failure: priority must be at most 9223372036854775807 (a 64-bit integer, as Ganeti stores it)\n" });
+    expect(over).toMatchObject({
+      code: 1,
+      stderr:
+        "Failure: priority must be at most 9223372036854775807 (a 64-bit integer, as Ganeti stores it)\n",
+    });
   });
 
   it("defaults to CONTINUE with priority 0 and addresses a named queue", async () => {

@@ -26,8 +26,17 @@ const cases = loadCases("jq", {
 });
 
 /** The request line: program, the input's JSON text (null when absent) and args given as JSON texts. */
-function lineText(program: string, input: string | undefined, args: Record<string, string> | undefined): string {
-  const argText = args === undefined ? "" : `, "args": {${Object.entries(args).map(([k, v]) => `${JSON.stringify(k)}: ${v}`).join(", ")}}`;
+function lineText(
+  program: string,
+  input: string | undefined,
+  args: Record<string, string> | undefined,
+): string {
+  const argText =
+    args === undefined
+      ? ""
+      : `, "args": {${Object.entries(args)
+          .map(([k, v]) => `${JSON.stringify(k)}: ${v}`)
+          .join(", ")}}`;
   return `{"program": ${JSON.stringify(program)}, "input": ${input ?? "null"}${argText}}`;
 }
 
@@ -43,17 +52,25 @@ describe("jq case files", () => {
       };
       if (v.want !== undefined) {
         expect(answer.compile_error, "compile error").toBeUndefined();
-        expect({ printed: answer.printed, error: answer.error }).toEqual({ printed: Want.parse(v.want), error: undefined });
+        expect({ printed: answer.printed, error: answer.error }).toEqual({
+          printed: Want.parse(v.want),
+          error: undefined,
+        });
         return;
       }
       const we = WantError.parse(v.want_error);
       if (typeof we === "object" && "compile" in we) {
-        expect(answer.compile_error ?? "").toMatch(new RegExp(`^${escape(we.compile)}( \\(at \\d+:\\d+\\))?$`));
+        expect(answer.compile_error ?? "").toMatch(
+          new RegExp(`^${escape(we.compile)}( \\(at \\d+:\\d+\\))?$`),
+        );
         return;
       }
       expect(answer.compile_error, "compile error").toBeUndefined();
       const want = typeof we === "string" ? { message: we, outputs: [] } : we;
-      expect({ printed: answer.printed, error: answer.error }).toEqual({ printed: want.outputs, error: want.message });
+      expect({ printed: answer.printed, error: answer.error }).toEqual({
+        printed: want.outputs,
+        error: want.message,
+      });
     });
   }
 });

@@ -5,10 +5,21 @@ import { describe, expect, it } from "vitest";
 import { evalJqLine } from "../../src/cli/eval-jq.js";
 import { runJqCommand } from "../../src/cli/jq-command.js";
 
-async function jq(argv: string[], stdin = "", cwd?: string, env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
+async function jq(
+  argv: string[],
+  stdin = "",
+  cwd?: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; out: string; err: string }> {
   let out = "";
   let err = "";
-  const code = await runJqCommand(argv, { stdin, stdout: (s) => (out += s), stderr: (s) => (err += s), cwd, env });
+  const code = await runJqCommand(argv, {
+    stdin,
+    stdout: (s) => (out += s),
+    stderr: (s) => (err += s),
+    cwd,
+    env,
+  });
   return { code, out, err };
 }
 
@@ -29,15 +40,27 @@ describe("arbiter jq as the jq 1.7.1 command", () => {
     expect((await run([".", "a.json", "-"], "9")).out).toBe("1\n2\n3\n9\n");
   });
   it("prints the values before invalid input, then jq's parse error, exit 5", async () => {
-    expect(await run(["-c", "."], "1 2\n{")).toEqual({ code: 5, out: "1\n2\n", err: "jq: parse error: Unfinished JSON term at EOF at line 2, column 1\n" });
+    expect(await run(["-c", "."], "1 2\n{")).toEqual({
+      code: 5,
+      out: "1\n2\n",
+      err: "jq: parse error: Unfinished JSON term at EOF at line 2, column 1\n",
+    });
   });
   it("counts lines per file in runtime errors", async () => {
     const r = await run([".a", "a.json", "b.json"]);
     const at = (f: string) => `jq: error (at ${f}): Cannot index number with string "a"\n`;
-    expect(r).toEqual({ code: 5, out: "", err: at("a.json:1") + at("a.json:1") + at("a.json:2") + at("b.json:1") + at("b.json:1") });
+    expect(r).toEqual({
+      code: 5,
+      out: "",
+      err: at("a.json:1") + at("a.json:1") + at("a.json:2") + at("b.json:1") + at("b.json:1"),
+    });
   });
   it("reports a missing file when it reaches it, still runs the next value, exits 2", async () => {
-    expect(await run(["-c", ".", "a.json", "nosuch", "b.json"])).toEqual({ code: 2, out: "1\n2\n3\n4\n", err: "jq: error: Could not open file nosuch: No such file or directory\n" });
+    expect(await run(["-c", ".", "a.json", "nosuch", "b.json"])).toEqual({
+      code: 2,
+      out: "1\n2\n3\n4\n",
+      err: "jq: error: Could not open file nosuch: No such file or directory\n",
+    });
   });
   it("keeps the first of repeated --arg, and -e after halt exits 0", async () => {
     expect((await run(["-n", "--arg", "a", "1", "--arg", "a", "2", "$a"])).out).toBe('"1"\n');
@@ -50,14 +73,28 @@ describe("arbiter jq as the jq 1.7.1 command", () => {
     expect((await run(["-f", "prog.jq"], '{"a":3}')).out).toBe("3\n");
   });
   it("finds modules and data modules in -L folders", async () => {
-    const r = await run(["-n", "-c", "-L", "mods", 'import "m" as m; import "data" as $d; [m::f, $d, $d::d]']);
+    const r = await run([
+      "-n",
+      "-c",
+      "-L",
+      "mods",
+      'import "m" as m; import "data" as $d; [m::f, $d, $d::d]',
+    ]);
     expect(r).toEqual({ code: 0, out: '["m",[[1,2]],[[1,2]]]\n', err: "" });
   });
   it("streams with --stream and binds --slurpfile, --rawfile, --args and --jsonargs", async () => {
-    expect((await run(["-c", "--stream", "."], '{"a":[1,2]}')).out).toBe('[["a",0],1]\n[["a",1],2]\n[["a",1]]\n[["a"]]\n');
-    expect((await run(["-n", "-c", "--slurpfile", "s", "a.json", "--rawfile", "r", "raw.txt", "[$s, $r]"])).out).toBe('[[1,2,3],"x\\ny"]\n');
-    expect((await run(["-n", "-c", "--args", "$ARGS", "x", "y"])).out).toBe('{"positional":["x","y"],"named":{}}\n');
-    expect((await run(["-n", "-c", "--jsonargs", "$ARGS.positional", "1", '{"a":2}'])).out).toBe('[1,{"a":2}]\n');
+    expect((await run(["-c", "--stream", "."], '{"a":[1,2]}')).out).toBe(
+      '[["a",0],1]\n[["a",1],2]\n[["a",1]]\n[["a"]]\n',
+    );
+    expect(
+      (await run(["-n", "-c", "--slurpfile", "s", "a.json", "--rawfile", "r", "raw.txt", "[$s, $r]"])).out,
+    ).toBe('[[1,2,3],"x\\ny"]\n');
+    expect((await run(["-n", "-c", "--args", "$ARGS", "x", "y"])).out).toBe(
+      '{"positional":["x","y"],"named":{}}\n',
+    );
+    expect((await run(["-n", "-c", "--jsonargs", "$ARGS.positional", "1", '{"a":2}'])).out).toBe(
+      '[1,{"a":2}]\n',
+    );
   });
   it("prints with --raw-output0, -j, --tab, --indent, -a, -S and --seq", async () => {
     expect((await run(["-n", "--raw-output0", '"a","b"'])).out).toBe("a\u0000b\u0000");
@@ -75,8 +112,14 @@ describe("arbiter jq as the jq 1.7.1 command", () => {
     expect((await run(["-C", "-M", "-c", "."], "[1]")).out).toBe("[1]\n");
   });
   it("prints compile errors as jq does", async () => {
-    expect(await run(["-n", "foo"])).toEqual({ code: 3, out: "", err: "jq: error: foo/0 is not defined at <top-level>, line 1:\nfoo\njq: 1 compile error\n" });
-    expect((await run(["-n", 'import "nosuch" as x; 1'])).err).toBe("jq: error: module not found: nosuch\n\njq: 1 compile error\n");
+    expect(await run(["-n", "foo"])).toEqual({
+      code: 3,
+      out: "",
+      err: "jq: error: foo/0 is not defined at <top-level>, line 1:\nfoo\njq: 1 compile error\n",
+    });
+    expect((await run(["-n", 'import "nosuch" as x; 1'])).err).toBe(
+      "jq: error: module not found: nosuch\n\njq: 1 compile error\n",
+    );
   });
 });
 
@@ -95,7 +138,7 @@ describe("arbiter jq", () => {
     expect((await jq(["--indent", "1", "."], "[1]")).out).toBe("[\n 1\n]\n");
   });
   it("binds --arg and --argjson", async () => {
-    const r = await jq(["-nc", "--arg", "a", "x", "--argjson", "b", "{\"c\":1}", "[$a, $b, $ARGS.named.a]"]);
+    const r = await jq(["-nc", "--arg", "a", "x", "--argjson", "b", '{"c":1}', "[$a, $b, $ARGS.named.a]"]);
     expect(r.out).toBe('["x",{"c":1},"x"]\n');
   });
   it("shares one input stream between the main loop and input/inputs", async () => {
@@ -108,7 +151,9 @@ describe("arbiter jq", () => {
     expect((await jq(["-c", "."], "[null] null\nnull")).out).toBe("[null]\nnull\nnull\n");
   });
   it("keeps number literals of its input", async () => {
-    expect((await jq(["-c", "., .[0] + 0"], "[1.000, 100000000000000000001]")).out).toBe("[1.000,100000000000000000001]\n1\n");
+    expect((await jq(["-c", "., .[0] + 0"], "[1.000, 100000000000000000001]")).out).toBe(
+      "[1.000,100000000000000000001]\n1\n",
+    );
   });
   it("reads files", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "jqcli-"));
@@ -140,11 +185,26 @@ describe("arbiter jq", () => {
 
 describe("arbiter eval jq", () => {
   it("answers outputs and their compact printing", () => {
-    expect(evalJqLine({ program: ".[] * 2", input: [1, 1.5] })).toEqual({ outputs: [2, 3], printed: ["2", "3"] });
-    expect(evalJqLine({ program: "$x + 1", input: null, args: { x: 1e15 } })).toEqual({ outputs: [1000000000000001], printed: ["1000000000000001"] });
-    expect(evalJqLine({ program: "1e15 * 10, 1 / 100000, 0.1 + 0.2", input: null })).toEqual({ outputs: [1e16, 1e-5, 0.30000000000000004], printed: ["1e+16", "1e-05", "0.30000000000000004"] });
-    expect(evalJqLine({ program: "1e1000 + 0", input: null })).toEqual({ outputs: [Infinity], printed: ["1.7976931348623157e+308"] });
-    expect(evalJqLine({ program: "1.000, 1e1000", input: null })).toEqual({ outputs: [1, Infinity], printed: ["1.000", "1E+1000"] });
+    expect(evalJqLine({ program: ".[] * 2", input: [1, 1.5] })).toEqual({
+      outputs: [2, 3],
+      printed: ["2", "3"],
+    });
+    expect(evalJqLine({ program: "$x + 1", input: null, args: { x: 1e15 } })).toEqual({
+      outputs: [1000000000000001],
+      printed: ["1000000000000001"],
+    });
+    expect(evalJqLine({ program: "1e15 * 10, 1 / 100000, 0.1 + 0.2", input: null })).toEqual({
+      outputs: [1e16, 1e-5, 0.30000000000000004],
+      printed: ["1e+16", "1e-05", "0.30000000000000004"],
+    });
+    expect(evalJqLine({ program: "1e1000 + 0", input: null })).toEqual({
+      outputs: [Infinity],
+      printed: ["1.7976931348623157e+308"],
+    });
+    expect(evalJqLine({ program: "1.000, 1e1000", input: null })).toEqual({
+      outputs: [1, Infinity],
+      printed: ["1.000", "1E+1000"],
+    });
   });
   it("keeps outputs produced before an error", () => {
     expect(evalJqLine({ program: ".[] | {a:1} + .", input: [{ b: 2 }, 1] })).toEqual({
@@ -154,14 +214,21 @@ describe("arbiter eval jq", () => {
     });
   });
   it("reports compile errors and malformed lines", () => {
-    expect(evalJqLine({ program: "nosuchfn", input: null })).toEqual({ compile_error: expect.stringContaining("nosuchfn/0 is not defined") });
+    expect(evalJqLine({ program: "nosuchfn", input: null })).toEqual({
+      compile_error: expect.stringContaining("nosuchfn/0 is not defined"),
+    });
     expect(evalJqLine({ input: 1 })).toHaveProperty("compile_error");
   });
 });
 
 describe("arbiter eval jq and arbiter jq agree", () => {
   it("on all/any (number literals kept in both run modes)", async () => {
-    const programs = ['any(1.0, error("x"); . == 1)', 'all(0, error("x"); . == 1)', "[1.0, 100000000000000000001] | any(. == 1), all(. > 0)", "any(range(1e9); . == 1)"];
+    const programs = [
+      'any(1.0, error("x"); . == 1)',
+      'all(0, error("x"); . == 1)',
+      "[1.0, 100000000000000000001] | any(. == 1), all(. > 0)",
+      "any(range(1e9); . == 1)",
+    ];
     for (const program of programs) {
       const line = evalJqLine({ program, input: null }) as { printed: string[] };
       const cli = await jq(["-n", "-c", program]);

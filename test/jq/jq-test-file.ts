@@ -26,8 +26,16 @@ export const FILES = ["jq.test", "man.test", "onig.test", "base64.test"];
  * (`jq -L tests/modules --run-tests`). jq's own folder is not in shared/data: test/jq/modules holds
  * our own modules shaped by what those cases expect; JQ_TEST_MODULES points elsewhere.
  */
-export const MODULES_DIR = path.resolve(process.env.JQ_TEST_MODULES ?? path.join(REPO_ROOT, "test/jq/modules"));
-const modules = moduleFiles({ libDirs: [MODULES_DIR], programOrigin: REPO_ROOT, origin: REPO_ROOT, cwd: REPO_ROOT, home: undefined });
+export const MODULES_DIR = path.resolve(
+  process.env.JQ_TEST_MODULES ?? path.join(REPO_ROOT, "test/jq/modules"),
+);
+const modules = moduleFiles({
+  libDirs: [MODULES_DIR],
+  programOrigin: REPO_ROOT,
+  origin: REPO_ROOT,
+  cwd: REPO_ROOT,
+  home: undefined,
+});
 
 /** True for a case that reads modules from MODULES_DIR. */
 export function needsModules(c: JqTestCase): boolean {

@@ -30,6 +30,8 @@ describe("modulemeta", () => {
     expect(run('"nosuch" | modulemeta')).toEqual(["error: module not found: nosuch"]);
   });
   it("still knows the built-in modules", () => {
-    expect(run('"pscheduler/si" | modulemeta | .defs')).toEqual(['["multiplier/1","invalid/1","as_integer/1"]']);
+    expect(run('"pscheduler/si" | modulemeta | .defs')).toEqual([
+      '["multiplier/1","invalid/1","as_integer/1"]',
+    ]);
   });
 });

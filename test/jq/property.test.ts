@@ -17,10 +17,54 @@ const json: fc.Arbitrary<Json> = fc.letrec<{ v: Json }>((tie) => ({
 })).v;
 
 const atoms = [
-  ".", "..", ".a", ".[0]", ".[]", ".[1:]", "null", "1", "-2.5", '"s"', "[]", "{}", "$x", "length", "keys", "tostring",
-  "tojson", "type", "not", "empty", "error", "add", "sort", "unique", "reverse", "floor", "tonumber", "to_entries",
-  "paths", "recurse", "input", "ascii_downcase", "explode", "implode", "splits(\"a\")", "test(\"a\")", "@base64", "@csv",
-  "first(.[])", "limit(2; .[])", "range(3)", "repeat(.)", "$__loc__", "env", "now", "infinite", "nan", "halt",
+  ".",
+  "..",
+  ".a",
+  ".[0]",
+  ".[]",
+  ".[1:]",
+  "null",
+  "1",
+  "-2.5",
+  '"s"',
+  "[]",
+  "{}",
+  "$x",
+  "length",
+  "keys",
+  "tostring",
+  "tojson",
+  "type",
+  "not",
+  "empty",
+  "error",
+  "add",
+  "sort",
+  "unique",
+  "reverse",
+  "floor",
+  "tonumber",
+  "to_entries",
+  "paths",
+  "recurse",
+  "input",
+  "ascii_downcase",
+  "explode",
+  "implode",
+  'splits("a")',
+  'test("a")',
+  "@base64",
+  "@csv",
+  "first(.[])",
+  "limit(2; .[])",
+  "range(3)",
+  "repeat(.)",
+  "$__loc__",
+  "env",
+  "now",
+  "infinite",
+  "nan",
+  "halt",
 ];
 const binops = ["|", ",", "+", "-", "*", "/", "%", "==", "<", "and", "or", "//", "|=", "=", "+="];
 
@@ -83,31 +127,64 @@ describe("jq engine properties", () => {
     const defs =
       "def until2(c; u): def _until: if c then . else (u | _until) end; _until; " +
       "def while2(c; u): def _while: if c then ., (u | _while) else empty end; _while; ";
-    const conds = [". > 20", ". >= 7", "(. % 3) == 0", "empty", "(. > 9, . > 4)", "if . > 12 then error(\"c\") else false end"];
-    const updates = [". + 1", ". * 2 + 1", "(. + 1, . + 3)", "if . == 5 then error(\"u\") else . + 2 end", "empty"];
+    const conds = [
+      ". > 20",
+      ". >= 7",
+      "(. % 3) == 0",
+      "empty",
+      "(. > 9, . > 4)",
+      'if . > 12 then error("c") else false end',
+    ];
+    const updates = [
+      ". + 1",
+      ". * 2 + 1",
+      "(. + 1, . + 3)",
+      'if . == 5 then error("u") else . + 2 end',
+      "empty",
+    ];
     fc.assert(
-      fc.property(fc.constantFrom(...conds), fc.constantFrom(...updates), fc.integer({ min: 0, max: 25 }), fc.constantFrom("until", "while"), (c, u, input, f) => {
-        const native = compileJq(`[limit(40; ${f}(${c}; ${u}))]`);
-        const defined = compileJq(`${defs}[limit(40; ${f}2(${c}; ${u}))]`);
-        expect(native.ok && defined.ok).toBe(true);
-        if (!native.ok || !defined.ok) return;
-        const a = native.value.run(input, { maxSteps: 100_000 });
-        const b = defined.value.run(input, { maxSteps: 100_000 });
-        expect(a.error === BUDGET_MESSAGE || b.error === BUDGET_MESSAGE ? "budget" : a).toEqual(a.error === BUDGET_MESSAGE || b.error === BUDGET_MESSAGE ? "budget" : b);
-      }),
+      fc.property(
+        fc.constantFrom(...conds),
+        fc.constantFrom(...updates),
+        fc.integer({ min: 0, max: 25 }),
+        fc.constantFrom("until", "while"),
+        (c, u, input, f) => {
+          const native = compileJq(`[limit(40; ${f}(${c}; ${u}))]`);
+          const defined = compileJq(`${defs}[limit(40; ${f}2(${c}; ${u}))]`);
+          expect(native.ok && defined.ok).toBe(true);
+          if (!native.ok || !defined.ok) return;
+          const a = native.value.run(input, { maxSteps: 100_000 });
+          const b = defined.value.run(input, { maxSteps: 100_000 });
+          expect(a.error === BUDGET_MESSAGE || b.error === BUDGET_MESSAGE ? "budget" : a).toEqual(
+            a.error === BUDGET_MESSAGE || b.error === BUDGET_MESSAGE ? "budget" : b,
+          );
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it("runaway programs end with the budget error, even under a tiny budget", () => {
     fc.assert(
-      fc.property(fc.constantFrom("def f: f; f", "repeat(.)", "range(1e12)", "def f: 1 + f; f", "[recurse(. + 1)]", "until(false; .)", "last(range(1e9))"), fc.integer({ min: 1, max: 50_000 }), (src, budget) => {
-        const c = compileJq(src);
-        expect(c.ok).toBe(true);
-        if (!c.ok) return;
-        const r = c.value.run(0, { maxSteps: budget });
-        expect(r.error).toBe(BUDGET_MESSAGE);
-      }),
+      fc.property(
+        fc.constantFrom(
+          "def f: f; f",
+          "repeat(.)",
+          "range(1e12)",
+          "def f: 1 + f; f",
+          "[recurse(. + 1)]",
+          "until(false; .)",
+          "last(range(1e9))",
+        ),
+        fc.integer({ min: 1, max: 50_000 }),
+        (src, budget) => {
+          const c = compileJq(src);
+          expect(c.ok).toBe(true);
+          if (!c.ok) return;
+          const r = c.value.run(0, { maxSteps: budget });
+          expect(r.error).toBe(BUDGET_MESSAGE);
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -28,18 +28,88 @@ function same(program: string, input: Json): RunResult {
 }
 
 const DURATIONS = [
-  "PT1M5S", "P1W2D", "P1W", "P2W3DT4H5M6.25S", "pt1.5s", "Pt1.S", "P", "PT", "PT5S\n", "PT5S\r", "P\nT5S", "PT5S\n\n",
-  "", "\n", "x", "PT-1S", "P1Y", "P1M", "PT1H1H", "PT99999999999999999999S", "P" + "9".repeat(400) + "D", "PT0.1S",
-  "PT0.30000000000000004S", "P1DT", "P1D", "PT1,5S", " PT1S", "PT1S ", "pT1h2M3s", "ＰT1S", "PT1S\u2028", "P1W1D",
-  "P01W02DT03H04M05.060S", "PT1.", "PT.5S",
+  "PT1M5S",
+  "P1W2D",
+  "P1W",
+  "P2W3DT4H5M6.25S",
+  "pt1.5s",
+  "Pt1.S",
+  "P",
+  "PT",
+  "PT5S\n",
+  "PT5S\r",
+  "P\nT5S",
+  "PT5S\n\n",
+  "",
+  "\n",
+  "x",
+  "PT-1S",
+  "P1Y",
+  "P1M",
+  "PT1H1H",
+  "PT99999999999999999999S",
+  "P" + "9".repeat(400) + "D",
+  "PT0.1S",
+  "PT0.30000000000000004S",
+  "P1DT",
+  "P1D",
+  "PT1,5S",
+  " PT1S",
+  "PT1S ",
+  "pT1h2M3s",
+  "ＰT1S",
+  "PT1S\u2028",
+  "P1W1D",
+  "P01W02DT03H04M05.060S",
+  "PT1.",
+  "PT.5S",
 ];
 const SI_NUMBERS = [
-  "10Mi", "1.5k", "1.5ki", "50Mb", "50MB", "1", "1.", ".5", "0", "007k", "1e3", "1E3", "2G", "2g", "3Yi", "3yi", "4z", "4Zi",
-  "5k\n", "5k\r", "5 k", " 5k", "", "k", "1.25Ti", "123456789012345678901234567890", "1.999999999999999999999k", "-5", "+5",
+  "10Mi",
+  "1.5k",
+  "1.5ki",
+  "50Mb",
+  "50MB",
+  "1",
+  "1.",
+  ".5",
+  "0",
+  "007k",
+  "1e3",
+  "1E3",
+  "2G",
+  "2g",
+  "3Yi",
+  "3yi",
+  "4z",
+  "4Zi",
+  "5k\n",
+  "5k\r",
+  "5 k",
+  " 5k",
+  "",
+  "k",
+  "1.25Ti",
+  "123456789012345678901234567890",
+  "1.999999999999999999999k",
+  "-5",
+  "+5",
 ];
 const OTHER_VALUES: Json[] = [null, true, false, 0, 5, -3.7, 1e300, [], ["PT1S"], {}, { d: "PT1S" }];
 
-const ARGS = [".", ".d", ".invalid", ".n", "(.d, .e)", "(.d, 5)", "(5, .d)", "empty", ".[]?", "(.d | ascii_downcase)", "tostring"];
+const ARGS = [
+  ".",
+  ".d",
+  ".invalid",
+  ".n",
+  "(.d, .e)",
+  "(.d, 5)",
+  "(5, .d)",
+  "empty",
+  ".[]?",
+  "(.d | ascii_downcase)",
+  "tostring",
+];
 
 describe("native iso::duration_as_seconds equals its jq definition", () => {
   const prog = (arg: string) => `import "pscheduler/iso8601" as iso; [iso::duration_as_seconds(${arg})]`;
@@ -90,7 +160,9 @@ describe("native si::as_integer equals its jq definition", () => {
     if (!c.ok) throw new Error(c.error[0].message);
     expect(c.value.run(null, { keepLiterals: true }).outputs.map((v) => JSON.stringify(v))).toEqual(
       (() => {
-        const r = compileJq(`import "pscheduler/si" as si; si::as_integer(100000000000000000001)`, { modules: REFERENCE });
+        const r = compileJq(`import "pscheduler/si" as si; si::as_integer(100000000000000000001)`, {
+          modules: REFERENCE,
+        });
         if (!r.ok) throw new Error(r.error[0].message);
         return r.value.run(null, { keepLiterals: true }).outputs.map((v) => JSON.stringify(v));
       })(),
@@ -108,10 +180,26 @@ describe("native si::as_integer equals its jq definition", () => {
 });
 
 const TIMESTAMPS = [
-  "2020-01-02T03:04:05+01:30", "2020-01-02T03:04:05-01:30", "2020-01-02T03:04:05-00:00", "2015-03-05T10:00:00.5Z", "2015-3-5T10:00Z",
-  "2015-03-05", "2015-03-05T10:00", "2015-03-05T10:00-05", "2015-03-05T10:00+0530", "20150305", "nope", "", "2015-03-05T1:2:3Z",
-  "99999999999999999999-1-1", "0000-00-00T00:00:00+00:00", "2015-03-05 10:00Z", "2015-03-05t10:00z", "2015-03-05T10:00:00Zjunk",
-  "\n2015-03-05", "2015-03-05\n",
+  "2020-01-02T03:04:05+01:30",
+  "2020-01-02T03:04:05-01:30",
+  "2020-01-02T03:04:05-00:00",
+  "2015-03-05T10:00:00.5Z",
+  "2015-3-5T10:00Z",
+  "2015-03-05",
+  "2015-03-05T10:00",
+  "2015-03-05T10:00-05",
+  "2015-03-05T10:00+0530",
+  "20150305",
+  "nope",
+  "",
+  "2015-03-05T1:2:3Z",
+  "99999999999999999999-1-1",
+  "0000-00-00T00:00:00+00:00",
+  "2015-03-05 10:00Z",
+  "2015-03-05t10:00z",
+  "2015-03-05T10:00:00Zjunk",
+  "\n2015-03-05",
+  "2015-03-05\n",
 ];
 
 describe("native iso::timestamp_parsed equals its jq definition", () => {
@@ -123,14 +211,21 @@ describe("native iso::timestamp_parsed equals its jq definition", () => {
         same(prog(arg), { d: s, e: "2001-02-03T04:05Z", invalid: s });
       }
     }
-    expect(same(prog("."), "2020-01-02T03:04-01:30").outputs).toEqual([[{ year: 2020, month: 1, day: 2, hour: 3, minute: 4, offset_hr: -1, offset_min: 30 }]]);
+    expect(same(prog("."), "2020-01-02T03:04-01:30").outputs).toEqual([
+      [{ year: 2020, month: 1, day: 2, hour: 3, minute: 4, offset_hr: -1, offset_min: 30 }],
+    ]);
     expect(same(prog("."), "x").error).toBe("Invalid timestamp 'x'");
   });
   it("keeps number literals beyond 2^53 as tonumber does", () => {
     const text = (modules?: Record<string, string>) => {
-      const c = compileJq(`import "pscheduler/iso8601" as iso; iso::timestamp_parsed(.) | .year`, modules ? { modules } : {});
+      const c = compileJq(
+        `import "pscheduler/iso8601" as iso; iso::timestamp_parsed(.) | .year`,
+        modules ? { modules } : {},
+      );
       if (!c.ok) throw new Error(c.error[0].message);
-      return c.value.run("123456789012345678901-1-1", { keepLiterals: true }).outputs.map((v) => JSON.stringify(v));
+      return c.value
+        .run("123456789012345678901-1-1", { keepLiterals: true })
+        .outputs.map((v) => JSON.stringify(v));
     };
     expect(text()).toEqual(text(REFERENCE));
   });
@@ -148,7 +243,34 @@ describe("native iso::timestamp_parsed equals its jq definition", () => {
 
 describe("native si::multiplier equals its jq definition", () => {
   it("on every prefix, unknown ones and non-string keys, literals kept", () => {
-    for (const p of ["k", "m", "g", "t", "p", "e", "z", "y", "ki", "mi", "gi", "ti", "pi", "ei", "zi", "yi", "K", "x", "", "toString", "__proto__", null, 1, [], {}, true]) {
+    for (const p of [
+      "k",
+      "m",
+      "g",
+      "t",
+      "p",
+      "e",
+      "z",
+      "y",
+      "ki",
+      "mi",
+      "gi",
+      "ti",
+      "pi",
+      "ei",
+      "zi",
+      "yi",
+      "K",
+      "x",
+      "",
+      "toString",
+      "__proto__",
+      null,
+      1,
+      [],
+      {},
+      true,
+    ]) {
       same(`import "pscheduler/si" as si; [si::multiplier(.)]`, p);
       same(`import "pscheduler/si" as si; [si::multiplier(.[]?)]`, [p, "k"]);
       const text = (modules?: Record<string, string>) => {

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decideLimits, limitsEngine, validateLimitsText, type LimitsRequest } from "../../src/engines/limits/index.js";
+import {
+  decideLimits,
+  limitsEngine,
+  validateLimitsText,
+  type LimitsRequest,
+} from "../../src/engines/limits/index.js";
 import { loadCases } from "../support/cases.js";
 import { haveSharedData, SHARED_DATA_ABSENT } from "../support/shared-data.js";
 import { startFetchFake, type FetchFake } from "../support/fetch-fake.js";
@@ -28,7 +33,12 @@ describe("limits cases", () => {
     const title = skip === undefined ? name : `${name} — skipped: ${skip}`;
     it.skipIf(skip !== undefined)(title, async () => {
       const policy = withLoopback(c.policy, fake.base);
-      const text = c.policy_file !== undefined ? sharedPolicyText(c.policy_file) : typeof policy === "string" ? policy : JSON.stringify(policy);
+      const text =
+        c.policy_file !== undefined
+          ? sharedPolicyText(c.policy_file)
+          : typeof policy === "string"
+            ? policy
+            : JSON.stringify(policy);
       const compiled = limitsEngine.compile(text);
       if (c.want_error !== undefined) {
         expect(compiled.ok, "policy should fail to compile").toBe(false);
@@ -45,7 +55,11 @@ describe("limits cases", () => {
       const loaded = limitsEngine.load(JSON.parse(JSON.stringify(compiled.value)));
       const now = c.now === undefined ? undefined : typeof c.now === "number" ? c.now : Date.parse(c.now);
       const decision = await decideLimits(loaded, c.input as LimitsRequest, contextOf(c.context, now, fake));
-      const got: Record<string, unknown> = { ...decision.verdict, cacheable: decision.cacheable, outcome: decision.outcome };
+      const got: Record<string, unknown> = {
+        ...decision.verdict,
+        cacheable: decision.cacheable,
+        outcome: decision.outcome,
+      };
       const want = withLoopback(c.want, fake.base) as Record<string, unknown>;
       const picked: Record<string, unknown> = {};
       for (const k of Object.keys(want)) picked[k] = got[k];

@@ -21,7 +21,15 @@ export const limitsCaseExtra = {
     .strictObject({
       local_addresses: z.array(z.string()).optional(),
       /** `"<name> <TYPE>"` → answer; names not listed answer NXDOMAIN. */
-      dns: z.record(z.string(), z.strictObject({ status: z.enum(["ok", "nxdomain", "timeout", "error"]), answers: z.array(z.string()).default([]) })).optional(),
+      dns: z
+        .record(
+          z.string(),
+          z.strictObject({
+            status: z.enum(["ok", "nxdomain", "timeout", "error"]),
+            answers: z.array(z.string()).default([]),
+          }),
+        )
+        .optional(),
       no_dns: z.boolean().optional(),
       /** ip-cidr-list-url source → downloaded entries. */
       lists: z.record(z.string(), z.array(z.string())).optional(),
@@ -29,7 +37,13 @@ export const limitsCaseExtra = {
       fetch: z
         .record(
           z.string(),
-          z.strictObject({ status: z.number().optional(), body: z.unknown().optional(), delay_ms: z.number().optional(), echo: z.boolean().optional(), location: z.string().optional() }),
+          z.strictObject({
+            status: z.number().optional(),
+            body: z.unknown().optional(),
+            delay_ms: z.number().optional(),
+            echo: z.boolean().optional(),
+            location: z.string().optional(),
+          }),
         )
         .optional(),
       /** URL fetches allowed per decision (the context's fetch budget). */
@@ -53,12 +67,17 @@ export function jqAvailable(): boolean {
 }
 
 /** A DnsResolver answering from a table, recording the queries it saw. */
-export function fakeDns(table: Record<string, { status: DnsAnswer["status"]; answers: string[] }>, seen: string[] = []): DnsResolver {
+export function fakeDns(
+  table: Record<string, { status: DnsAnswer["status"]; answers: string[] }>,
+  seen: string[] = [],
+): DnsResolver {
   return {
     lookup(name, type) {
       seen.push(`${name} ${type}`);
       const hit = table[`${name} ${type}`];
-      return Promise.resolve(hit ? { status: hit.status, answers: [...hit.answers] } : { status: "nxdomain", answers: [] });
+      return Promise.resolve(
+        hit ? { status: hit.status, answers: [...hit.answers] } : { status: "nxdomain", answers: [] },
+      );
     },
   };
 }

@@ -9,7 +9,12 @@ import { decideLimits, type LimitsContext, type LimitsPolicy } from "../../src/e
 import { loadLimitsText } from "../../src/engines/limits/engine.js";
 import { compilePrioritizer, compileRewriter } from "../../src/engines/limits/scripts.js";
 
-const ctx: LimitsContext = { now: 0, explain: false, cidrList: () => undefined, localAddresses: ["192.0.2.1"] };
+const ctx: LimitsContext = {
+  now: 0,
+  explain: false,
+  cidrList: () => undefined,
+  localAddresses: ["192.0.2.1"],
+};
 
 function policy(limitsJson: unknown): LimitsPolicy {
   const r = loadLimitsText(JSON.stringify(limitsJson));
@@ -19,7 +24,9 @@ function policy(limitsJson: unknown): LimitsPolicy {
 
 describe("rewriter and prioritizer private keys", () => {
   it("keep a task's own __proto__ key as a plain key and its key order", () => {
-    const task = JSON.parse('{"__proto__": {"x": 1}, "test": {"type": "rtt", "spec": {}}, "z": 1}') as JsonObject;
+    const task = JSON.parse(
+      '{"__proto__": {"x": 1}, "test": {"type": "rtt", "spec": {}}, "z": 1}',
+    ) as JsonObject;
     const rw = compileRewriter({ script: ['.test.spec.count = 3 | change("set count")'] });
     if (!rw.ok) throw new Error(rw.error.message);
     const r = rw.value.run(task, ["c"], { requester: "192.0.2.1" }, 0);
@@ -29,7 +36,9 @@ describe("rewriter and prioritizer private keys", () => {
     expect(Object.getOwnPropertyDescriptor(r.task, "__proto__")?.value).toEqual({ x: 1 });
     expect(r.task.test).toEqual({ type: "rtt", spec: { count: 3 } });
     expect(r).toMatchObject({ changed: true, messages: ["set count"] });
-    const pr = compilePrioritizer({ script: ['set(if .["__proto__"].x == 1 then 7 else 0 end; "proto seen")'] });
+    const pr = compilePrioritizer({
+      script: ['set(if .["__proto__"].x == 1 then 7 else 0 end; "proto seen")'],
+    });
     if (!pr.ok) throw new Error(pr.error.message);
     expect(pr.value.run(task, ["c"], 0)).toEqual({ priority: 7, notes: ["proto seen  (Set to 7)"] });
   });
@@ -37,7 +46,9 @@ describe("rewriter and prioritizer private keys", () => {
     const task = { __REWRITER_PRIVATE__: "mine", test: { type: "rtt", spec: {} } } as JsonObject;
     const rw = compileRewriter({ script: ["keys_unsorted"] });
     if (!rw.ok) throw new Error(rw.error.message);
-    expect(rw.value.run(task, [], {}, 0)).toEqual({ error: 'Invalid rewriter result:\n["__REWRITER_PRIVATE__","test"]' });
+    expect(rw.value.run(task, [], {}, 0)).toEqual({
+      error: 'Invalid rewriter result:\n["__REWRITER_PRIVATE__","test"]',
+    });
   });
 });
 

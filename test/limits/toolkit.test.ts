@@ -3,7 +3,13 @@ import { resolve } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Json, JsonObject } from "../../src/engines/common/json.js";
-import { decideLimits, limitsEngine, loadLimitsText, urlSources, type LimitsRequest } from "../../src/engines/limits/index.js";
+import {
+  decideLimits,
+  limitsEngine,
+  loadLimitsText,
+  urlSources,
+  type LimitsRequest,
+} from "../../src/engines/limits/index.js";
 import { REPO_ROOT } from "../support/cases.js";
 import { readSharedData } from "../support/shared-data.js";
 import { describeShared } from "../support/shared-suite.js";
@@ -29,13 +35,28 @@ describeShared("policies/limits.json against the toolkit default", () => {
   it("decides exactly like the toolkit default it adapts", async () => {
     const ours = load(embedded);
     const theirs = load(toolkit);
-    const ctx = contextOf({ local_addresses: ["192.0.2.1"], dns: { "1.0.64.100.v4.fullbogons.cymru.com A": { status: "ok", answers: ["127.0.0.2"] } } });
+    const ctx = contextOf({
+      local_addresses: ["192.0.2.1"],
+      dns: { "1.0.64.100.v4.fullbogons.cymru.com A": { status: "ok", answers: ["127.0.0.2"] } },
+    });
     const requests: LimitsRequest[] = [
-      { requester: "203.0.113.9", task: { test: { type: "throughput", spec: { duration: "PT2S", parallel: 8 } } } },
-      { requester: "192.0.2.1", task: { test: { type: "throughput", spec: { duration: "PT30S", parallel: 12 } } } },
+      {
+        requester: "203.0.113.9",
+        task: { test: { type: "throughput", spec: { duration: "PT2S", parallel: 8 } } },
+      },
+      {
+        requester: "192.0.2.1",
+        task: { test: { type: "throughput", spec: { duration: "PT30S", parallel: 12 } } },
+      },
       { requester: "198.51.100.7", task: { test: { type: "rtt", spec: {} } } },
       { requester: "100.64.0.1", task: { test: { type: "latency", spec: {} } } },
-      { requester: "203.0.113.9", prioritize: true, rewrite: false, task: { priority: 3, test: { type: "idle", spec: { duration: "PT1S" } } }, run: { start: "2026-06-01T12:00:00Z", duration: "PT10S" } },
+      {
+        requester: "203.0.113.9",
+        prioritize: true,
+        rewrite: false,
+        task: { priority: 3, test: { type: "idle", spec: { duration: "PT1S" } } },
+        run: { start: "2026-06-01T12:00:00Z", duration: "PT10S" },
+      },
     ];
     for (const r of requests) {
       const a = await decideLimits(ours, r, ctx);
@@ -63,7 +84,8 @@ describeShared("robustness on the toolkit file", () => {
     const walk = (v: Json, path: (string | number)[]): void => {
       paths.push(path);
       if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i]));
-      else if (v !== null && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
+      else if (v !== null && typeof v === "object")
+        for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
     };
     walk(base, []);
     fc.assert(
@@ -84,11 +106,19 @@ describeShared("robustness on the toolkit file", () => {
     const policy = load(toolkit);
     const ctx = contextOf(undefined);
     await fc.assert(
-      fc.asyncProperty(fc.string({ maxLength: 20 }), fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 })), async (type, spec) => {
-        const d = await decideLimits(policy, { requester: "203.0.113.9", task: { test: { type, spec: spec as JsonObject } } }, ctx);
-        expect(typeof d.verdict.diagnostics).toBe("string");
-        expect(d.outcome === "error").toBe(false);
-      }),
+      fc.asyncProperty(
+        fc.string({ maxLength: 20 }),
+        fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 })),
+        async (type, spec) => {
+          const d = await decideLimits(
+            policy,
+            { requester: "203.0.113.9", task: { test: { type, spec: spec as JsonObject } } },
+            ctx,
+          );
+          expect(typeof d.verdict.diagnostics).toBe("string");
+          expect(d.outcome === "error").toBe(false);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -104,7 +134,12 @@ describe("urlSources", () => {
             name: "cloud",
             description: "published prefixes",
             type: "ip-cidr-list-url",
-            data: { source: "https://ip-ranges.example/ranges.json", update: "P1D", retry: "PT1H", transform: { script: ".prefixes[] | .ip_prefix" } },
+            data: {
+              source: "https://ip-ranges.example/ranges.json",
+              update: "P1D",
+              retry: "PT1H",
+              transform: { script: ".prefixes[] | .ip_prefix" },
+            },
           },
         ],
         classifiers: [],
@@ -114,7 +149,9 @@ describe("urlSources", () => {
     );
     if (!r.ok) throw new Error(r.error.message);
     const [src] = urlSources(r.value);
-    expect(src.transform?.({ prefixes: [{ ip_prefix: "192.0.2.0/24" }, { ip_prefix: "2001:db8::/32" }] })).toEqual({ text: "192.0.2.0/24\n2001:db8::/32" });
+    expect(
+      src.transform?.({ prefixes: [{ ip_prefix: "192.0.2.0/24" }, { ip_prefix: "2001:db8::/32" }] }),
+    ).toEqual({ text: "192.0.2.0/24\n2001:db8::/32" });
     expect(src.transform?.({ prefixes: 5 })).toHaveProperty("error");
   });
 });

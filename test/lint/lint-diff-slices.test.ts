@@ -92,7 +92,8 @@ describe("placement lint and diff cut their own work into slices", () => {
     // 10,000 anchored keys (177 KB): reading and validating is nearly all the work, the checks are one queue's
     const head = "partitions:\n- name: default\n  queues:\n  - name: root\n    properties:\n";
     const source =
-      head + Array.from({ length: 10_000 }, (_, i) => `      &${i.toString(36)} ${i.toString(36)}: v\n`).join("");
+      head +
+      Array.from({ length: 10_000 }, (_, i) => `      &${i.toString(36)} ${i.toString(36)}: v\n`).join("");
     const compile = checkpoints(ENGINES.placement.compileSteps!(source));
     expect(compile).toBeGreaterThan(10);
     // before, lint read and validated the source again after the compile: 26 checkpoints against 13
@@ -101,7 +102,8 @@ describe("placement lint and diff cut their own work into slices", () => {
 
   it("a diff collects its witnesses and stores each side in slices, not in one piece each", () => {
     const [a, b] = [hard(2_000), hard(2_001)];
-    const compiles = checkpoints(ENGINES.placement.compileSteps!(a)) + checkpoints(ENGINES.placement.compileSteps!(b));
+    const compiles =
+      checkpoints(ENGINES.placement.compileSteps!(a)) + checkpoints(ENGINES.placement.compileSteps!(b));
     // a work bound of one unit stops before the first decision: what is left is compiling, generating and loading
     const diff = checkpoints(diffPoliciesSteps("placement", a, b, { work: 1 }));
     // before, the generation and each side's load were one piece each: 101 checkpoints against compiles' 98

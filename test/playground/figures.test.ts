@@ -29,18 +29,38 @@ describe("the status figures", () => {
   });
 
   it("says when the cache has not been asked yet, and uses the singular for one", () => {
-    const fresh = { metrics: { decisions: { total: 1, placement: 1 }, cache: { hits: 0, misses: 0, bypasses: 0, hit_ratio: null }, budget_exceeded: 1 } };
-    expect(statusFigures(fresh)).toEqual(["1 decision (placement 1)", "verdict cache no lookups yet", "1 budget exceeded"]);
+    const fresh = {
+      metrics: {
+        decisions: { total: 1, placement: 1 },
+        cache: { hits: 0, misses: 0, bypasses: 0, hit_ratio: null },
+        budget_exceeded: 1,
+      },
+    };
+    expect(statusFigures(fresh)).toEqual([
+      "1 decision (placement 1)",
+      "verdict cache no lookups yet",
+      "1 budget exceeded",
+    ]);
     expect(figuresScope(fresh)).toBe("Server");
   });
 
   it("shows nothing for a status without figures, and leaves out figures of the wrong type", () => {
     expect(statusFigures({})).toEqual([]);
     expect(statusFigures(null)).toEqual([]);
-    expect(statusFigures({ metrics: { decisions: { total: "9" }, budget_exceeded: 0 } } as never)).toEqual(["0 budgets exceeded"]);
+    expect(statusFigures({ metrics: { decisions: { total: "9" }, budget_exceeded: 0 } } as never)).toEqual([
+      "0 budgets exceeded",
+    ]);
   });
 
   it("gives a duration in its largest whole unit", () => {
-    expect([0, 119, 120, 7199, 7200, 172_799, 172_800].map(duration)).toEqual(["0 s", "119 s", "2 min", "119 min", "2 h", "47 h", "2 d"]);
+    expect([0, 119, 120, 7199, 7200, 172_799, 172_800].map(duration)).toEqual([
+      "0 s",
+      "119 s",
+      "2 min",
+      "119 min",
+      "2 h",
+      "47 h",
+      "2 d",
+    ]);
   });
 });

@@ -62,8 +62,10 @@ describe("scanJson", () => {
       expect(placeOf(text, scan.offset)).toEqual({ line: 3, column: 7 });
       expect(scan.message).toBe("expected ':' after a property name");
     }
-    for (const bad of ["", "{", "[1,]", '{"a":1}}', '"\\x"', "01", "tru"]) expect(scanJson(bad).ok, bad).toBe(false);
-    for (const good of ["1", "-0.5e3", '"\\u00e9"', "[]", '{"a":[null,true,{"b":"c"}]}', " 3 "]) expect(scanJson(good).ok, good).toBe(true);
+    for (const bad of ["", "{", "[1,]", '{"a":1}}', '"\\x"', "01", "tru"])
+      expect(scanJson(bad).ok, bad).toBe(false);
+    for (const good of ["1", "-0.5e3", '"\\u00e9"', "[]", '{"a":[null,true,{"b":"c"}]}', " 3 "])
+      expect(scanJson(good).ok, good).toBe(true);
   });
 
   it("stops at a nesting depth instead of overflowing the stack", () => {
@@ -76,7 +78,8 @@ describe("scanJson", () => {
 describe("offsets and compact JSON", () => {
   it("turns line:column into an offset and back", () => {
     const text = "ab\ncde\n\nf";
-    for (let offset = 0; offset <= text.length; offset++) expect(offsetOf(text, placeOf(text, offset))).toBe(offset);
+    for (let offset = 0; offset <= text.length; offset++)
+      expect(offsetOf(text, placeOf(text, offset))).toBe(offset);
     expect(offsetOf(text, { line: 2, column: 99 })).toBe(6);
     expect(offsetOf(text, { line: 99, column: 1 })).toBe(text.length);
   });

@@ -29,7 +29,14 @@ function placementWith(pattern: string) {
 function limitsWith(pattern: string) {
   const text = JSON.stringify({
     schema: 1,
-    identifiers: [{ name: "to-us", description: "h", type: "hint", data: { hint: "server", match: { style: "regex", match: pattern } } }],
+    identifiers: [
+      {
+        name: "to-us",
+        description: "h",
+        type: "hint",
+        data: { hint: "server", match: { style: "regex", match: pattern } },
+      },
+    ],
     classifiers: [{ name: "c", description: "c", identifiers: ["to-us"] }],
     limits: [{ name: "ok", description: "ok", type: "pass-fail", data: { pass: true } }],
     applications: [{ classifier: "c", apply: [{ require: "all", limits: ["ok"] }] }],
@@ -40,7 +47,9 @@ function limitsWith(pattern: string) {
 }
 
 function jobfilterWith(pattern: string) {
-  const c = compileFilters(JSON.stringify([{ action: "REJECT", predicates: [["reason", ["=~", "reason", pattern]]] }]));
+  const c = compileFilters(
+    JSON.stringify([{ action: "REJECT", predicates: [["reason", ["=~", "reason", pattern]]] }]),
+  );
   if (!c.ok) throw new Error(JSON.stringify(c.error));
   return loadFilters(c.value);
 }
@@ -60,7 +69,15 @@ describe("catastrophic patterns through every origin", () => {
         expect(v.queue).toBe(matches ? "root.hit" : "root.miss");
       });
       it(`limits hint (Python): ${pattern} on ${n}`, async () => {
-        const d = await decideLimits(limitsWith(pattern), { requester: "198.51.100.7", server: s, task: { test: { type: "rtt", spec: {} } } } as unknown as LimitsRequest, contextOf(undefined));
+        const d = await decideLimits(
+          limitsWith(pattern),
+          {
+            requester: "198.51.100.7",
+            server: s,
+            task: { test: { type: "rtt", spec: {} } },
+          } as unknown as LimitsRequest,
+          contextOf(undefined),
+        );
         expect((d.verdict as { identifiers: string[] }).identifiers).toEqual(matches ? ["to-us"] : []);
       });
       it(`jq test() (Oniguruma): ${pattern} on ${n}`, () => {
@@ -69,12 +86,22 @@ describe("catastrophic patterns through every origin", () => {
         expect(p.value.run(s).outputs).toEqual([matches]);
       });
       it(`ClassAd regexp() (PCRE): ${pattern} on ${n}`, () => {
-        const r = evaluateRequest({ expr: `regexp(${JSON.stringify(pattern)}, ${JSON.stringify(s)})` }, { now: 0, random: () => 0 });
+        const r = evaluateRequest(
+          { expr: `regexp(${JSON.stringify(pattern)}, ${JSON.stringify(s)})` },
+          { now: 0, random: () => 0 },
+        );
         expect(r).toMatchObject({ type: "boolean", value: String(matches) });
       });
       it(`jobfilter reason =~ (PCRE): ${pattern} on ${n}`, () => {
-        const job = { id: 1, opcodes: [{ OP_ID: "OP_INSTANCE_STARTUP", reason: [["gnt:user", s, 1]] }] } as unknown as Job;
-        const v = decideJobfilter(jobfilterWith(pattern), { job, queue: { running: [], queued: [] } }, { explain: false }).verdict as { action?: string };
+        const job = {
+          id: 1,
+          opcodes: [{ OP_ID: "OP_INSTANCE_STARTUP", reason: [["gnt:user", s, 1]] }],
+        } as unknown as Job;
+        const v = decideJobfilter(
+          jobfilterWith(pattern),
+          { job, queue: { running: [], queued: [] } },
+          { explain: false },
+        ).verdict as { action?: string };
         expect(v.action === "REJECT").toBe(matches);
       });
     }
@@ -86,7 +113,9 @@ describe("regex work is charged to the decision's budget", () => {
     const { Budget } = await import("../../src/engines/common/budget.js");
     const s = "ab".repeat(100_000) + "c";
     const expr = `regexp("^(a|b|ab)*c", "${s}")`;
-    const roomy = new Budget(Number.POSITIVE_INFINITY).run(() => evaluateRequest({ expr }, { now: 0, random: () => 0 }));
+    const roomy = new Budget(Number.POSITIVE_INFINITY).run(() =>
+      evaluateRequest({ expr }, { now: 0, random: () => 0 }),
+    );
     expect(roomy).toMatchObject({ type: "boolean", value: "true" });
     const tight = new Budget(5_000).run(() => evaluateRequest({ expr }, { now: 0, random: () => 0 }));
     expect(tight).toMatchObject({ type: "error" });

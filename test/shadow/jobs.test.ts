@@ -6,14 +6,26 @@ import { send } from "./support.js";
 // (a timer), so the report is read once it has counted what was sent, then checked to the unit.
 
 const RULE = "5e0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b";
-const candidate = JSON.stringify([{ uuid: RULE, priority: 0, predicates: [["opcode", ["=", "OP_ID", "OP_INSTANCE_STARTUP"]]], action: ["RATE_LIMIT", 2] }]);
-const job = (id: number, op = "OP_INSTANCE_STARTUP") => ({ id, opcodes: [{ OP_ID: op, instance_name: `vm${id}` }] });
+const candidate = JSON.stringify([
+  {
+    uuid: RULE,
+    priority: 0,
+    predicates: [["opcode", ["=", "OP_ID", "OP_INSTANCE_STARTUP"]]],
+    action: ["RATE_LIMIT", 2],
+  },
+]);
+const job = (id: number, op = "OP_INSTANCE_STARTUP") => ({
+  id,
+  opcodes: [{ OP_ID: op, instance_name: `vm${id}` }],
+});
 
 interface Report {
   compared: number;
   agreed: number;
   differing: number;
-  engines: { jobfilter?: { pairs: { pair: string; count: number; examples: { request: { id: number } }[] }[] } };
+  engines: {
+    jobfilter?: { pairs: { pair: string; count: number; examples: { request: { id: number } }[] }[] };
+  };
 }
 
 /** The report once it has counted `n` decisions (the queue reports them a moment after its answers). */
@@ -41,7 +53,11 @@ describe("job decisions under a candidate's filter rules", () => {
     expect(answers.map((a) => (a.body as { action: string }).action)).toEqual(Array(5).fill("ACCEPT"));
     // one ends: the candidate would still see four of its rule's jobs running
     expect((await send("POST", "/v1/queues/shadowq/jobs/1/finish")).status).toBe(200);
-    const later = [await send("POST", "/v1/queues/shadowq/jobs", job(6)), await send("POST", "/v1/queues/shadowq/jobs", job(7, "OP_INSTANCE_SHUTDOWN")), await send("POST", "/v1/queues/shadowq/jobs", job(8, "OP_INSTANCE_SHUTDOWN"))];
+    const later = [
+      await send("POST", "/v1/queues/shadowq/jobs", job(6)),
+      await send("POST", "/v1/queues/shadowq/jobs", job(7, "OP_INSTANCE_SHUTDOWN")),
+      await send("POST", "/v1/queues/shadowq/jobs", job(8, "OP_INSTANCE_SHUTDOWN")),
+    ];
     expect(later.map((a) => (a.body as { action: string; run: boolean }).run)).toEqual([true, true, true]);
 
     const report = await reportOf(8);

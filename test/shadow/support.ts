@@ -31,13 +31,16 @@ export async function send(
   headers: Record<string, string> = {},
 ): Promise<Sent> {
   const lines: string[] = [];
-  const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
+  const spy = vi
+    .spyOn(console, "log")
+    .mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
   try {
     const init: RequestInit = { method, headers: { ...headers } };
     if (body !== undefined) {
       const text = typeof body === "string" ? body : JSON.stringify(body);
       init.body = text;
-      (init.headers as Record<string, string>)["content-type"] ??= typeof body === "string" && !text.startsWith("{") ? "text/plain" : "application/json";
+      (init.headers as Record<string, string>)["content-type"] ??=
+        typeof body === "string" && !text.startsWith("{") ? "text/plain" : "application/json";
     }
     const ctx = createExecutionContext();
     const res = await app.fetch(new Request(BASE + path, init), { ...baseEnv, ...vars }, ctx);

@@ -15,7 +15,12 @@ export const BLOCKED_NETWORK_POLICY = JSON.stringify({
   ],
   limits: [
     { name: "pass", description: "p", type: "pass-fail", data: { pass: true } },
-    { name: "no-blocked", description: "refuses the blocked network", type: "pass-fail", data: { pass: false } },
+    {
+      name: "no-blocked",
+      description: "refuses the blocked network",
+      type: "pass-fail",
+      data: { pass: false },
+    },
   ],
   applications: [
     { classifier: "blocked", apply: [{ require: "all", limits: ["no-blocked"] }], "stop-on-failure": true },

@@ -45,16 +45,22 @@ export function loadCases<E extends z.ZodRawShape>(engine: string, extra?: E) {
   const schema = caseSchema(extra);
   const dir = join(REPO_ROOT, "test/cases", engine);
   const out: LoadedCase<z.output<typeof schema>>[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith(".yaml")).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith(".yaml"))
+    .sort()) {
     const doc: unknown = parse(readFileSync(join(dir, file), "utf8"));
     const list = z.array(z.unknown()).parse(doc);
     list.forEach((raw, index) => {
       const parsed = schema.safeParse(raw);
       if (parsed.success && !expectsOne(parsed.data)) {
-        throw new Error(`${engine}/${file} case ${index}: a case has exactly one of \`want\` and \`want_error\``);
+        throw new Error(
+          `${engine}/${file} case ${index}: a case has exactly one of \`want\` and \`want_error\``,
+        );
       }
       if (!parsed.success) {
-        throw new Error(`${engine}/${file} case ${index}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+        throw new Error(
+          `${engine}/${file} case ${index}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+        );
       }
       const value = parsed.data as z.output<typeof schema> & { note: string };
       out.push({ file, index, name: `${file} #${index}: ${value.note}`, value });

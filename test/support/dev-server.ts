@@ -81,15 +81,33 @@ async function probe(url: string): Promise<number> {
 
 /** Starts `wrangler dev` and resolves once `/healthz` answers; rejects with wrangler's output when it does not within `timeoutMs`. */
 export async function startDevServer(options: number | DevServerOptions = {}): Promise<DevServer> {
-  const { timeoutMs = 120_000, https = false, vars = {}, root = REPO_ROOT } = typeof options === "number" ? { timeoutMs: options } : options;
+  const {
+    timeoutMs = 120_000,
+    https = false,
+    vars = {},
+    root = REPO_ROOT,
+  } = typeof options === "number" ? { timeoutMs: options } : options;
   const [port, inspector] = [await freePort(), await freePort("ARBITER_DEV_INSPECTOR_PORTS")];
   const persistTo = mkdtempSync(join(tmpdir(), "arbiter-dev-"));
   let log = "";
   const child: ChildProcess = spawn(
     join(root, "node_modules/.bin/wrangler"),
-    ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", persistTo, "--var", "DOH_URL:", "--show-interactive-dev-session=false",
-     ...(https ? ["--local-protocol", "https"] : []),
-     ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`])],
+    [
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(inspector),
+      "--persist-to",
+      persistTo,
+      "--var",
+      "DOH_URL:",
+      "--show-interactive-dev-session=false",
+      ...(https ? ["--local-protocol", "https"] : []),
+      ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+    ],
     {
       cwd: root,
       detached: true,

@@ -49,8 +49,15 @@ export async function startFetchFake(): Promise<FetchFake> {
         res.end(`no fake for ${path}`);
         return;
       }
-      const body = reply.echo ? JSON.stringify({ passed: false, message: seen(req) }) : typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body ?? null);
-      res.writeHead(reply.status ?? 200, { "content-type": "application/json", ...(reply.location ? { location: reply.location } : {}) });
+      const body = reply.echo
+        ? JSON.stringify({ passed: false, message: seen(req) })
+        : typeof reply.body === "string"
+          ? reply.body
+          : JSON.stringify(reply.body ?? null);
+      res.writeHead(reply.status ?? 200, {
+        "content-type": "application/json",
+        ...(reply.location ? { location: reply.location } : {}),
+      });
       res.end(body);
     };
     if (reply?.delay_ms) setTimeout(send, reply.delay_ms);

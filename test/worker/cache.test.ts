@@ -24,7 +24,11 @@ function withoutId(v: Record<string, unknown>): Record<string, unknown> {
 
 /** A request body no other test sends, so cache entries of other tests never interfere. */
 function uniquePlace(tag: string) {
-  return { user: `user-${tag}-${crypto.randomUUID().slice(0, 8)}`, groups: ["dev_app"], tags: { namespace: "newapp" } };
+  return {
+    user: `user-${tag}-${crypto.randomUUID().slice(0, 8)}`,
+    groups: ["dev_app"],
+    tags: { namespace: "newapp" },
+  };
 }
 
 describe("verdict cache", () => {
@@ -45,11 +49,19 @@ describe("verdict cache", () => {
     const body = uniquePlace("canonical");
     await post("/v1/place", body);
     const spaced = `{ "user": ${JSON.stringify(body.user)},\n "groups": ["dev_app"], "tags": {"namespace": "newapp"} }`;
-    const same = await SELF.fetch(`${BASE}/v1/place`, { method: "POST", headers: { "content-type": "application/json" }, body: spaced });
+    const same = await SELF.fetch(`${BASE}/v1/place`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: spaced,
+    });
     expect(same.headers.get("x-arbiter-cache")).toBe("hit");
     // Key order is visible to engines (jq's keys_unsorted, a rewritten task's order), so it is part of the key.
     const reordered = `{"tags":{"namespace":"newapp"},"groups":["dev_app"],"user":${JSON.stringify(body.user)}}`;
-    const other = await SELF.fetch(`${BASE}/v1/place`, { method: "POST", headers: { "content-type": "application/json" }, body: reordered });
+    const other = await SELF.fetch(`${BASE}/v1/place`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: reordered,
+    });
     expect(other.headers.get("x-arbiter-cache")).toBe("miss");
   });
 
@@ -58,12 +70,19 @@ describe("verdict cache", () => {
     const before = await verdict(await post("/v1/place", body));
     expect((await post("/v1/place", body)).headers.get("x-arbiter-cache")).toBe("hit");
     const source = await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text();
-    const published = await SELF.fetch(`${BASE}/v1/policies/placement`, { method: "PUT", body: `${source}\n# republished\n` });
+    const published = await SELF.fetch(`${BASE}/v1/policies/placement`, {
+      method: "PUT",
+      body: `${source}\n# republished\n`,
+    });
     expect(published.status).toBe(200);
     const { revision } = (await published.json()) as { revision: string };
     expect(revision).not.toBe(before.revision);
     let after = await post("/v1/place", body);
-    for (let i = 0; i < 40 && (await after.clone().json() as { revision: string }).revision !== revision; i++) {
+    for (
+      let i = 0;
+      i < 40 && ((await after.clone().json()) as { revision: string }).revision !== revision;
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 100));
       after = await post("/v1/place", body);
     }
@@ -85,7 +104,9 @@ describe("verdict cache", () => {
     expect(explained.headers.get("x-arbiter-cache")).toBe("bypass");
     const decided = await verdict(explained);
     expect(decided.trace).toBeDefined();
-    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.decision_id === decided.decision_id);
+    const logged = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.decision_id === decided.decision_id);
     expect(logged).toMatchObject({ engine: "placement", cache: "bypass" });
     // Whole milliseconds, under the name that says so (workerd's clock moves only across I/O).
     expect(Number.isInteger(logged?.ms)).toBe(true);
@@ -109,7 +130,11 @@ describe("verdict cache", () => {
     expect((await post("/v1/place", body)).headers.get("x-arbiter-cache")).toBe("hit");
     const ctx = createExecutionContext();
     const res = await app.fetch(
-      new Request(`${BASE}/v1/place`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer wrong" }, body: JSON.stringify(body) }),
+      new Request(`${BASE}/v1/place`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: "Bearer wrong" },
+        body: JSON.stringify(body),
+      }),
       { ...(env as unknown as Env), DECISION_TOKENS: "right" },
       ctx,
     );
@@ -123,7 +148,11 @@ describe("verdict cache", () => {
     for (let i = 0; i < 2; i++) {
       const ctx = createExecutionContext();
       const res = await app.fetch(
-        new Request(`${BASE}/v1/place`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+        new Request(`${BASE}/v1/place`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        }),
         { ...(env as unknown as Env), VERDICT_CACHE_SECONDS: "0" },
         ctx,
       );

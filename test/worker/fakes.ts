@@ -27,7 +27,11 @@ async function control(path: string, body: unknown): Promise<void> {
 }
 
 /** Sets the DoH fake's answer for one name and type (a raw reply). */
-export async function setDoh(name: string, type: "A" | "AAAA" | "PTR" | "TXT", reply: FakeReply): Promise<void> {
+export async function setDoh(
+  name: string,
+  type: "A" | "AAAA" | "PTR" | "TXT",
+  reply: FakeReply,
+): Promise<void> {
   await control("/_control/dns", { name, type, reply });
 }
 

@@ -1,4 +1,11 @@
-import { createExecutionContext, env, runDurableObjectAlarm, runInDurableObject, SELF, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  env,
+  runDurableObjectAlarm,
+  runInDurableObject,
+  SELF,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { DEFAULT_POLICY_DATA, normalizeHost, type Host } from "../../src/engines/customs/index.js";
 import { app } from "../../src/http/app.js";
@@ -7,7 +14,10 @@ import type { HostPool, PoolPolicy } from "../../src/state/host-pool.js";
 
 const BASE = "http://arbiter.test";
 /** The built-in policy opened to every address, for the tests that hand the Durable Object a policy of their own (the HTTP routes use policies/customs.json, which is not open). */
-const OPEN_DATA = { ...DEFAULT_POLICY_DATA, defaults: { ...DEFAULT_POLICY_DATA.defaults, allow: ["0.0.0.0/0", "::/0"] } };
+const OPEN_DATA = {
+  ...DEFAULT_POLICY_DATA,
+  defaults: { ...DEFAULT_POLICY_DATA.defaults, allow: ["0.0.0.0/0", "::/0"] },
+};
 const POLICY: PoolPolicy = { revision: "test", data: OPEN_DATA };
 
 interface ReportBody {
@@ -30,7 +40,16 @@ interface AllocateBody {
 }
 interface ListBody {
   net: number;
-  hosts: { name: string; available: boolean; rating: number | null; reason?: string; down: boolean; jobs: number; pending: number; permits: number[] }[];
+  hosts: {
+    name: string;
+    available: boolean;
+    rating: number | null;
+    reason?: string;
+    down: boolean;
+    jobs: number;
+    pending: number;
+    permits: number[];
+  }[];
 }
 
 const send = (method: string, path: string, body?: unknown) =>
@@ -42,7 +61,15 @@ const send = (method: string, path: string, body?: unknown) =>
 
 /** A host that is idle, lightly loaded and has swap: available under the default criteria. */
 function idleHost(name: string, net: number, extra: Record<string, unknown> = {}) {
-  return { address: `10.${net}.0.${name.length}`, net, load: 0, swapFreePct: 50, jobs: 0, idleSeconds: 2000, ...extra };
+  return {
+    address: `10.${net}.0.${name.length}`,
+    net,
+    load: 0,
+    swapFreePct: 50,
+    jobs: 0,
+    idleSeconds: 2000,
+    ...extra,
+  };
 }
 
 async function report(name: string, body: unknown): Promise<ReportBody> {
@@ -53,7 +80,11 @@ async function report(name: string, body: unknown): Promise<ReportBody> {
 
 async function allocate(request: Record<string, unknown>): Promise<AllocateBody> {
   // A client on the network the hosts of `net` are attached to (idleHost puts them in 10.<net>.0.0/24).
-  const res = await send("POST", "/v1/hosts/allocate", { fromAddress: `10.${Number(request.net ?? 0)}.0.200`, user: "alice", ...request });
+  const res = await send("POST", "/v1/hosts/allocate", {
+    fromAddress: `10.${Number(request.net ?? 0)}.0.200`,
+    user: "alice",
+    ...request,
+  });
   expect(res.status, await res.clone().text()).toBe(200);
   return (await res.json()) as AllocateBody;
 }
@@ -85,7 +116,11 @@ describe("host reports and allocations", () => {
     await report("b", idleHost("b", net));
 
     const first = await allocate({ client: "ws0", net });
-    expect(first).toMatchObject({ host: "a", cacheable: false, limits: { cpuSeconds: 600, memoryKb: 0, nice: 4, npri: 0 } });
+    expect(first).toMatchObject({
+      host: "a",
+      cacheable: false,
+      limits: { cpuSeconds: 600, memoryKb: 0, nice: 4, npri: 0 },
+    });
     expect(first.address).toBe("10.101.0.1");
     expect(first.permit?.id).toBeGreaterThan(0);
     expect(Date.parse(first.permit!.expires_at)).toBeGreaterThan(Date.now());
@@ -116,33 +151,54 @@ describe("host reports and allocations", () => {
     await report("ws0", idleHost("ws0", net));
     await report("busy", idleHost("busy", net, { load: 3 }));
     const r = await allocate({ client: "ws0", net });
-    expect(r).toMatchObject({ host: null, address: null, permit: null, limits: null, reason: "no host available", cacheable: false });
-    expect((await list(net)).hosts.find((h) => h.name === "busy")).toMatchObject({ available: false, reason: "AVAIL_LOAD" });
+    expect(r).toMatchObject({
+      host: null,
+      address: null,
+      permit: null,
+      limits: null,
+      reason: "no host available",
+      cacheable: false,
+    });
+    expect((await list(net)).hosts.find((h) => h.name === "busy")).toMatchObject({
+      available: false,
+      reason: "AVAIL_LOAD",
+    });
   });
 
   it("refuses out-of-range settings naming the field, and a body that names another host", async () => {
     const res = await send("PUT", "/v1/hosts/x", idleHost("x", 103, { maxLoad: 0.1 }));
     expect(res.status).toBe(400);
-    const body = (await res.json()) as { error: { code: string; message: string; details: { at: string }[] } };
+    const body = (await res.json()) as {
+      error: { code: string; message: string; details: { at: string }[] };
+    };
     expect(body.error.code).toBe("invalid_host_report");
     expect(body.error.message).toContain("maxLoad");
     expect(body.error.details[0].at).toBe("/maxLoad");
     for (const address of ["999.1.1.1", "not-an-ip", "10.0.0.0/8"]) {
       const bad = await send("PUT", "/v1/hosts/x", idleHost("x", 103, { address }));
       expect(bad.status, address).toBe(400);
-      const badBody = (await bad.json()) as { error: { code: string; message: string; details: { at: string }[] } };
+      const badBody = (await bad.json()) as {
+        error: { code: string; message: string; details: { at: string }[] };
+      };
       expect(badBody.error.message).toContain(`\`${address}\` is not an IPv4 or IPv6 address`);
       expect(badBody.error.details[0].at).toBe("/address");
     }
     expect((await list(103)).hosts.map((h) => h.name)).not.toContain("x");
     const mismatch = await send("PUT", "/v1/hosts/x", { name: "y", ...idleHost("y", 103) });
     expect(mismatch.status).toBe(400);
-    const badAddress = await send("POST", "/v1/hosts/allocate", { client: "x", fromAddress: "not-an-ip", user: "u" });
+    const badAddress = await send("POST", "/v1/hosts/allocate", {
+      client: "x",
+      fromAddress: "not-an-ip",
+      user: "u",
+    });
     expect(badAddress.status).toBe(400);
   });
 
   it("shows a host's effective access list", async () => {
-    await report("acl", idleHost("acl", 104, { allow: ["10.0.0.0/8", "192.168.0.0/16"], deny: ["10.9.9.9"] }));
+    await report(
+      "acl",
+      idleHost("acl", 104, { allow: ["10.0.0.0/8", "192.168.0.0/16"], deny: ["10.9.9.9"] }),
+    );
     const res = await send("GET", "/v1/hosts/acl/acl?net=104");
     // its own network, then its own allow (policies/customs.json allows nothing pool-wide); the deny takes out what overlaps 10.9.9.9
     expect(await res.json()).toEqual({ host: "acl", entries: ["10.104.0.0/24", "192.168.0.0/16"] });
@@ -176,7 +232,11 @@ describe("eviction", () => {
     await runInDurableObject(stub(net), async (pool: HostPool, state: DurableObjectState) => {
       await pool.report(POLICY, host("ws0", net), t0);
       await pool.report(POLICY, host("a", net, { sigxcpu: true }), t0);
-      const alloc = await pool.allocate(POLICY, { client: "ws0", net, fromAddress: "10.0.0.1", user: "u" }, t0 + 1_000);
+      const alloc = await pool.allocate(
+        POLICY,
+        { client: "ws0", net, fromAddress: "10.0.0.1", user: "u" },
+        t0 + 1_000,
+      );
       expect(alloc.host).toBe("a");
       const id = alloc.permit!.id;
 
@@ -191,7 +251,11 @@ describe("eviction", () => {
       expect(await state.storage.getAlarm()).toBe(t1 + 120_000);
 
       // still busy: the same eviction, not a new one.
-      const still = await pool.report(POLICY, host("a", net, { sigxcpu: true, idleSeconds: 60, jobs: 1 }), t1 + 60_000);
+      const still = await pool.report(
+        POLICY,
+        host("a", net, { sigxcpu: true, idleSeconds: 60, jobs: 1 }),
+        t1 + 60_000,
+      );
       expect(still.instructions).toEqual(busy.instructions);
 
       // idle again after the termination was sent: too late to cancel.
@@ -202,7 +266,11 @@ describe("eviction", () => {
       expect(await pool.tick(t1 + 134_999)).toEqual({ killed: [], lapsed: [] });
       expect(await pool.tick(t1 + 135_000)).toEqual({ killed: [id], lapsed: [] });
       expect(pool.list(POLICY, t1 + 135_000).find((h) => h.name === "a")!.permits).toEqual([]);
-      const after = await pool.report(POLICY, host("a", net, { sigxcpu: true, idleSeconds: 3 }), t1 + 140_000);
+      const after = await pool.report(
+        POLICY,
+        host("a", net, { sigxcpu: true, idleSeconds: 3 }),
+        t1 + 140_000,
+      );
       expect(after.instructions).toEqual([]);
     });
   });
@@ -213,8 +281,13 @@ describe("eviction", () => {
     await runInDurableObject(stub(net), async (pool: HostPool) => {
       await pool.report(POLICY, host("ws0", net), t0);
       await pool.report(POLICY, host("a", net, { evictSeconds: 30 }), t0);
-      const id = (await pool.allocate(POLICY, { client: "ws0", net, fromAddress: "10.0.0.1", user: "u" }, t0)).permit!.id;
-      const busy = await pool.report(POLICY, host("a", net, { evictSeconds: 30, idleSeconds: 1, jobs: 1 }), t0 + 5_000);
+      const id = (await pool.allocate(POLICY, { client: "ws0", net, fromAddress: "10.0.0.1", user: "u" }, t0))
+        .permit!.id;
+      const busy = await pool.report(
+        POLICY,
+        host("a", net, { evictSeconds: 30, idleSeconds: 1, jobs: 1 }),
+        t0 + 5_000,
+      );
       expect(busy.instructions.map((i) => [i.signal, i.at])).toEqual([
         ["SIGUSR2", t0 + 5_000],
         ["SIGTERM", t0 + 35_000],
@@ -237,7 +310,11 @@ describe("eviction", () => {
       await pool.report(POLICY, host("ws0", net), t0);
       await pool.report(POLICY, host("a", net, { evictSeconds: 0 }), t0);
       await pool.allocate(POLICY, { client: "ws0", net, fromAddress: "10.0.0.1", user: "u" }, t0);
-      const busy = await pool.report(POLICY, host("a", net, { evictSeconds: 0, idleSeconds: 1, jobs: 1 }), t0 + 5_000);
+      const busy = await pool.report(
+        POLICY,
+        host("a", net, { evictSeconds: 0, idleSeconds: 1, jobs: 1 }),
+        t0 + 5_000,
+      );
       expect(busy.instructions).toEqual([]);
     });
   });
@@ -249,7 +326,9 @@ describe("eviction", () => {
     const id = await runInDurableObject(s, async (pool: HostPool) => {
       await pool.report(POLICY, host("ws0", net), t);
       await pool.report(POLICY, host("a", net), t);
-      const permit = (await pool.allocate(POLICY, { client: "ws0", net, fromAddress: "10.0.0.1", user: "u" }, t)).permit!.id;
+      const permit = (
+        await pool.allocate(POLICY, { client: "ws0", net, fromAddress: "10.0.0.1", user: "u" }, t)
+      ).permit!.id;
       await pool.report(POLICY, host("a", net, { idleSeconds: 1, jobs: 1 }), t + 1_000);
       return permit;
     });
@@ -283,11 +362,21 @@ describe("concurrency", () => {
 });
 
 describe("auth and audit", () => {
-  const call = async (method: string, path: string, body: unknown, token: string | undefined, vars: Partial<Env>) => {
+  const call = async (
+    method: string,
+    path: string,
+    body: unknown,
+    token: string | undefined,
+    vars: Partial<Env>,
+  ) => {
     const ctx = createExecutionContext();
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (token) headers.authorization = `Bearer ${token}`;
-    const res = await app.fetch(new Request(BASE + path, { method, headers, body: JSON.stringify(body) }), { ...(env as unknown as Env), ...vars }, ctx);
+    const res = await app.fetch(
+      new Request(BASE + path, { method, headers, body: JSON.stringify(body) }),
+      { ...(env as unknown as Env), ...vars },
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
     return res;
   };
@@ -309,14 +398,28 @@ describe("auth and audit", () => {
   it("logs each refusal by an access level 3 host", async () => {
     const net = 141;
     await report("ws0", idleHost("ws0", net));
-    await report("guarded", idleHost("guarded", net, { access: 3, users: { bob: "/bin/sh" }, shells: ["/bin/sh"] }));
+    await report(
+      "guarded",
+      idleHost("guarded", net, { access: 3, users: { bob: "/bin/sh" }, shells: ["/bin/sh"] }),
+    );
     const spy = vi.spyOn(console, "log");
     try {
       const r = await allocate({ client: "ws0", net, user: "mallory" });
       expect(r.host).toBeNull();
       const lines = spy.mock.calls.map((c) => String(c[0]));
-      const denials = lines.filter((l) => l.includes('"access_denied"')).map((l) => JSON.parse(l) as Record<string, unknown>);
-      expect(denials).toEqual([{ ts: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/), event: "access_denied", user: "mallory", host: "guarded", client: "ws0", net }]);
+      const denials = lines
+        .filter((l) => l.includes('"access_denied"'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(denials).toEqual([
+        {
+          ts: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/),
+          event: "access_denied",
+          user: "mallory",
+          host: "guarded",
+          client: "ws0",
+          net,
+        },
+      ]);
     } finally {
       spy.mockRestore();
     }
@@ -330,11 +433,21 @@ describe("allocation trace", () => {
     await report("busy", idleHost("busy", net, { load: 5 }));
     await report("picky", idleHost("picky", net, { clients: ["other"] }));
     await report("good", idleHost("good", net));
-    const res = await send("POST", "/v1/hosts/allocate?explain=true", { client: "ws0", net, fromAddress: `10.${net}.0.200`, user: "alice" });
+    const res = await send("POST", "/v1/hosts/allocate?explain=true", {
+      client: "ws0",
+      net,
+      fromAddress: `10.${net}.0.200`,
+      user: "alice",
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as AllocateBody & { trace: { ratings: Record<string, number | string> } };
     expect(body.host).toBe("good");
-    expect(body.trace.ratings).toEqual({ ws0: "excluded:self", busy: "unavailable:AVAIL_LOAD", picky: "excluded:clients", good: expect.any(Number) });
+    expect(body.trace.ratings).toEqual({
+      ws0: "excluded:self",
+      busy: "unavailable:AVAIL_LOAD",
+      picky: "excluded:clients",
+      good: expect.any(Number),
+    });
     const plain = await allocate({ client: "ws0", net });
     expect(plain).not.toHaveProperty("trace");
   });
@@ -345,7 +458,16 @@ describe("host pool restart", () => {
     const names = ["ws0", "a", "b", "c", "d"];
     const allocations = async (pool: HostPool, n: number) => {
       const out: (string | null)[] = [];
-      for (let i = 0; i < n; i++) out.push((await pool.allocate(POLICY, { client: "ws0", net: 0, fromAddress: "10.0.0.9", user: "u" }, 1_000 + i)).host);
+      for (let i = 0; i < n; i++)
+        out.push(
+          (
+            await pool.allocate(
+              POLICY,
+              { client: "ws0", net: 0, fromAddress: "10.0.0.9", user: "u" },
+              1_000 + i,
+            )
+          ).host,
+        );
       return out;
     };
     const run = async (net: number, restartAfter: number | null) => {
@@ -354,7 +476,13 @@ describe("host pool restart", () => {
         for (const n of names) await pool.report(POLICY, { ...host(n, 0, { maxJobs: 2 }), net: 0 }, 1_000);
         const first = await allocations(pool, restartAfter ?? 9);
         // a new instance over the same storage: what the runtime does after evicting the object
-        const after = restartAfter === null ? pool : new (pool.constructor as new (s: DurableObjectState, e: Env) => HostPool)(state, env as unknown as Env);
+        const after =
+          restartAfter === null
+            ? pool
+            : new (pool.constructor as new (s: DurableObjectState, e: Env) => HostPool)(
+                state,
+                env as unknown as Env,
+              );
         const rest = await allocations(after, 9 - (restartAfter ?? 9));
         return [...first, ...rest];
       });

@@ -19,7 +19,10 @@ it("200 simultaneous submissions against RATE_LIMIT 10 never run more than 10", 
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ opcodes: [{ OP_ID: "OP_INSTANCE_REPLACE_DISKS" }] }),
-      }).then(async (r) => ({ status: r.status, body: (await r.json()) as { job_id: number; run: boolean; action: string } })),
+      }).then(async (r) => ({
+        status: r.status,
+        body: (await r.json()) as { job_id: number; run: boolean; action: string },
+      })),
     ),
   );
   expect(answers.every((a) => a.status === 200)).toBe(true);
@@ -28,8 +31,10 @@ it("200 simultaneous submissions against RATE_LIMIT 10 never run more than 10", 
   expect(answers.filter((a) => a.body.action === "RATE_LIMITED").length).toBe(190);
   const e = env as unknown as Env;
   const stub = e.JOB_QUEUE.get(e.JOB_QUEUE.idFromName(q)) as unknown as DurableObjectStub<JobQueue>;
-  const running = await runInDurableObject(stub, (_instance: JobQueue, state) =>
-    state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE state = 'running'").one().n,
+  const running = await runInDurableObject(
+    stub,
+    (_instance: JobQueue, state) =>
+      state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE state = 'running'").one().n,
   );
   expect(running).toBe(10);
   // 200 requests through workerd: on a shared 2-core machine this can outlast the default 5 s

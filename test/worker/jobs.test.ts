@@ -1,4 +1,11 @@
-import { createExecutionContext, env, runDurableObjectAlarm, runInDurableObject, SELF, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  env,
+  runDurableObjectAlarm,
+  runInDurableObject,
+  SELF,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { app } from "../../src/http/app.js";
 import type { Env } from "../../src/env.js";
@@ -9,7 +16,11 @@ const testEnv = env as unknown as Env;
 
 type Json = Record<string, unknown>;
 
-async function send(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+async function send(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: unknown }> {
   const init: RequestInit = { method };
   if (body !== undefined) {
     init.headers = { "content-type": "application/json" };
@@ -20,7 +31,8 @@ async function send(method: string, path: string, body?: unknown): Promise<{ sta
   return { status: res.status, body: text === "" ? undefined : JSON.parse(text) };
 }
 
-const submit = async (queue: string, job: Json) => (await send("POST", `/v1/queues/${queue}/jobs`, job)).body as Json;
+const submit = async (queue: string, job: Json) =>
+  (await send("POST", `/v1/queues/${queue}/jobs`, job)).body as Json;
 const op = (OP_ID: string, extra: Json = {}) => ({ OP_ID, ...extra });
 
 function stub(queue: string) {
@@ -43,7 +55,12 @@ describe("/2/filters (Ganeti RAPI)", () => {
     expect(list.body).toContainEqual({ uuid, uri: `/2/filters/${uuid}` });
 
     const one = (await send("GET", `/2/filters/${uuid}`)).body as Json;
-    expect(one).toMatchObject({ uuid, priority: 1, action: "PAUSE", predicates: [["jobid", [">", "id", "watermark"]]] });
+    expect(one).toMatchObject({
+      uuid,
+      priority: 1,
+      action: "PAUSE",
+      predicates: [["jobid", [">", "id", "watermark"]]],
+    });
     const trail = one.reason_trail as unknown[][];
     expect(trail[0]).toEqual(["gnt:user", "soft drain", 5]);
     expect(trail[1].slice(0, 2)).toEqual(["luxid", ""]);
@@ -59,19 +76,31 @@ describe("/2/filters (Ganeti RAPI)", () => {
     expect(await send("DELETE", `/2/filters/${uuid}`)).toEqual({ status: 200, body: null });
     const again = await send("DELETE", `/2/filters/${uuid}`);
     expect(again.status).toBe(404);
-    expect(again.body).toEqual({ code: 404, message: `Filter rule with UUID ${uuid} does not exist`, explain: expect.any(String) });
+    expect(again.body).toEqual({
+      code: 404,
+      message: `Filter rule with UUID ${uuid} does not exist`,
+      explain: expect.any(String),
+    });
     expect((await send("GET", `/2/filters/${uuid}`)).status).toBe(404);
   });
 
   it("creates a rule with the uuid a PUT names", async () => {
     const uuid = "0f0f0f0f-1111-4222-8333-444455556666";
-    expect(await send("PUT", `/2/filters/${uuid}`, { action: "ACCEPT" })).toEqual({ status: 200, body: uuid });
+    expect(await send("PUT", `/2/filters/${uuid}`, { action: "ACCEPT" })).toEqual({
+      status: 200,
+      body: uuid,
+    });
     expect(((await send("GET", `/2/filters/${uuid}`)).body as Json).action).toBe("ACCEPT");
   });
 
   it("answers the RAPI's error texts", async () => {
     const cases: [string, string, unknown, string][] = [
-      ["POST", "/2/filters", { uuid: "x" }, "Invalid body parameters: filter rule doesn't support the parameter 'uuid'"],
+      [
+        "POST",
+        "/2/filters",
+        { uuid: "x" },
+        "Invalid body parameters: filter rule doesn't support the parameter 'uuid'",
+      ],
       ["POST", "/2/filters", [1], "Invalid body contents, not a dictionary"],
       ["POST", "/2/filters", { priority: "1" }, "'priority' parameter: Type is 'str', but 'int' is expected"],
       ["POST", "/2/filters", { priority: -1 }, "priority must be a non-negative integer"],
@@ -81,7 +110,10 @@ describe("/2/filters (Ganeti RAPI)", () => {
     ];
     for (const [method, path, body, message] of cases) {
       const res = await send(method, path, body);
-      expect(res, `${method} ${JSON.stringify(body)}`).toEqual({ status: 400, body: { code: 400, message, explain: expect.any(String) } });
+      expect(res, `${method} ${JSON.stringify(body)}`).toEqual({
+        status: 400,
+        body: { code: 400, message, explain: expect.any(String) },
+      });
     }
     const bulk = await send("GET", "/2/filters?bulk=yes");
     expect(bulk.status).toBe(400);
@@ -90,11 +122,21 @@ describe("/2/filters (Ganeti RAPI)", () => {
 
   it("tells float literals from integers where Ganeti does", async () => {
     const raw = async (text: string) => {
-      const res = await SELF.fetch(`${BASE}/2/filters`, { method: "POST", headers: { "content-type": "application/json" }, body: text });
+      const res = await SELF.fetch(`${BASE}/2/filters`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: text,
+      });
       return { status: res.status, message: ((await res.json()) as Json).message };
     };
-    expect(await raw(`{"priority": 1.0}`)).toEqual({ status: 400, message: "'priority' parameter: Type is 'float', but 'int' is expected" });
-    expect(await raw(`{"action": ["RATE_LIMIT", 1e1]}`)).toEqual({ status: 400, message: "RATE_LIMIT argument must be a positive integer" });
+    expect(await raw(`{"priority": 1.0}`)).toEqual({
+      status: 400,
+      message: "'priority' parameter: Type is 'float', but 'int' is expected",
+    });
+    expect(await raw(`{"action": ["RATE_LIMIT", 1e1]}`)).toEqual({
+      status: 400,
+      message: "RATE_LIMIT argument must be a positive integer",
+    });
     // In predicates, 1.0 is the integer 1, as Text.JSON reads it.
     expect((await raw(`{"priority": 2, "predicates": [["jobid", ["==", "id", 1.0]]]}`)).status).toBe(200);
   });
@@ -105,7 +147,11 @@ describe("/2/filters (Ganeti RAPI)", () => {
       const ctx = createExecutionContext();
       const headers: Record<string, string> = { "content-type": "application/json" };
       if (token) headers.authorization = `Bearer ${token}`;
-      const init: RequestInit = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+      const init: RequestInit = {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      };
       const res = await app.fetch(new Request(BASE + path, init), { ...testEnv, ...vars }, ctx);
       await waitOnExecutionContext(ctx);
       return res;
@@ -115,7 +161,9 @@ describe("/2/filters (Ganeti RAPI)", () => {
     expect((await call("GET", "/2/filters", "reader")).status).toBe(200);
     const ok = await call("POST", "/v1/queues/auth/filters", "admin-secret", { action: "CONTINUE" });
     expect(ok.status).toBe(200);
-    expect((await call("POST", "/v1/queues/auth/jobs", undefined, { opcodes: [op("OP_X")] })).status).toBe(401);
+    expect((await call("POST", "/v1/queues/auth/jobs", undefined, { opcodes: [op("OP_X")] })).status).toBe(
+      401,
+    );
   });
 });
 
@@ -124,11 +172,23 @@ describe("job queue", () => {
     const q = "watermark";
     await submit(q, { opcodes: [op("OP_A")] });
     await submit(q, { id: 41, opcodes: [op("OP_A")] });
-    const uuid = (await send("POST", `/v1/queues/${q}/filters`, { predicates: [["jobid", [">", "id", "watermark"]]], action: "PAUSE" })).body as string;
+    const uuid = (
+      await send("POST", `/v1/queues/${q}/filters`, {
+        predicates: [["jobid", [">", "id", "watermark"]]],
+        action: "PAUSE",
+      })
+    ).body as string;
     expect(((await send("GET", `/v1/queues/${q}/filters/${uuid}`)).body as Json).watermark).toBe(41);
 
     const next = await submit(q, { opcodes: [op("OP_A")] });
-    expect(next).toMatchObject({ job_id: 42, action: "PAUSE", rule: uuid, run: false, state: "queued", cacheable: false });
+    expect(next).toMatchObject({
+      job_id: 42,
+      action: "PAUSE",
+      rule: uuid,
+      run: false,
+      state: "queued",
+      cacheable: false,
+    });
     expect(next.trace).toBeUndefined();
     const explained = (await send("GET", `/v1/queues/${q}/jobs/42?explain=true`)).body as Json;
     expect(explained.trace).toEqual({
@@ -150,12 +210,21 @@ describe("job queue", () => {
     expect(typeof next.decision_id).toBe("string");
     expect(typeof next.revision).toBe("string");
 
-    await send("PUT", `/v1/queues/${q}/filters/${uuid}`, { predicates: [["jobid", [">", "id", "watermark"]]], action: "PAUSE" });
+    await send("PUT", `/v1/queues/${q}/filters/${uuid}`, {
+      predicates: [["jobid", [">", "id", "watermark"]]],
+      action: "PAUSE",
+    });
     expect(((await send("GET", `/v1/queues/${q}/filters/${uuid}`)).body as Json).watermark).toBe(42);
     // The paused job is now at the watermark: asking again lets it run.
-    expect((await send("GET", `/v1/queues/${q}/jobs/42`)).body).toMatchObject({ action: "ACCEPT", run: true, state: "running" });
+    expect((await send("GET", `/v1/queues/${q}/jobs/42`)).body).toMatchObject({
+      action: "ACCEPT",
+      run: true,
+      state: "running",
+    });
     expect(await stub(q).highestJobId()).toBe(42);
-    expect((await send("GET", `/v1/queues/${q}/filters`)).body).toEqual([{ uuid, uri: `/v1/queues/${q}/filters/${uuid}` }]);
+    expect((await send("GET", `/v1/queues/${q}/filters`)).body).toEqual([
+      { uuid, uri: `/v1/queues/${q}/filters/${uuid}` },
+    ]);
   });
 
   it("refuses a duplicate job id and an invalid submission", async () => {
@@ -174,16 +243,20 @@ describe("job queue", () => {
     await send("POST", `/v1/queues/${q}/filters`, { priority: 5, action: "PAUSE" });
     const held = await submit(q, { opcodes: [op("OP_INSTANCE_CREATE")] });
     expect(held).toMatchObject({ action: "PAUSE", run: false, state: "queued" });
-    const reject = (await send("POST", `/v1/queues/${q}/filters`, {
-      priority: 0,
-      predicates: [["opcode", ["=", "OP_ID", "OP_INSTANCE_CREATE"]]],
-      action: "REJECT",
-    })).body as string;
+    const reject = (
+      await send("POST", `/v1/queues/${q}/filters`, {
+        priority: 0,
+        predicates: [["opcode", ["=", "OP_ID", "OP_INSTANCE_CREATE"]]],
+        action: "REJECT",
+      })
+    ).body as string;
     const after = (await send("GET", `/v1/queues/${q}/jobs/${held.job_id}`)).body;
     expect(after).toMatchObject({ action: "REJECT", rule: reject, run: false, state: "cancelled" });
     // A cancelled job stays cancelled even when the rule goes away.
     await send("DELETE", `/v1/queues/${q}/filters/${reject}`);
-    expect((await send("GET", `/v1/queues/${q}/jobs/${held.job_id}`)).body).toMatchObject({ state: "cancelled" });
+    expect((await send("GET", `/v1/queues/${q}/jobs/${held.job_id}`)).body).toMatchObject({
+      state: "cancelled",
+    });
   });
 
   it("frees a slot when a lease expires through the alarm, and heartbeats and finishes are idempotent", async () => {
@@ -200,18 +273,27 @@ describe("job queue", () => {
     const hb2 = await send("POST", `/v1/queues/${q}/jobs/${first.job_id}/heartbeat`);
     expect(hb1.status).toBe(200);
     expect(hb2.body).toMatchObject({ state: "running", lease: { id: lease.id } });
-    expect((await send("POST", `/v1/queues/${q}/jobs/${first.job_id}/heartbeat`, { lease_id: "other" })).status).toBe(409);
+    expect(
+      (await send("POST", `/v1/queues/${q}/jobs/${first.job_id}/heartbeat`, { lease_id: "other" })).status,
+    ).toBe(409);
 
     // Age the lease, then let the alarm run.
     await runInDurableObject(stub(q), (instance: JobQueue, state) => {
       void instance;
-      state.storage.sql.exec("UPDATE jobs SET lease_expires = ? WHERE id = ?", Date.now() - 1, first.job_id as number);
+      state.storage.sql.exec(
+        "UPDATE jobs SET lease_expires = ? WHERE id = ?",
+        Date.now() - 1,
+        first.job_id as number,
+      );
     });
     expect(await runDurableObjectAlarm(stub(q))).toBe(true);
     const expired = await send("POST", `/v1/queues/${q}/jobs/${first.job_id}/heartbeat`);
     expect(expired.status).toBe(409);
     expect((expired.body as { error: Json }).error.code).toBe("lease_expired");
-    expect((await send("GET", `/v1/queues/${q}/jobs/${first.job_id}`)).body).toMatchObject({ state: "expired", run: false });
+    expect((await send("GET", `/v1/queues/${q}/jobs/${first.job_id}`)).body).toMatchObject({
+      state: "expired",
+      run: false,
+    });
 
     const now = (await send("GET", `/v1/queues/${q}/jobs/${second.job_id}`)).body as Json;
     expect(now).toMatchObject({ action: "ACCEPT", run: true, state: "running" });
@@ -227,10 +309,17 @@ describe("job queue", () => {
     await send("POST", `/v1/queues/${q}/filters`, { action: ["RATE_LIMIT", 1] });
     const first = await submit(q, { opcodes: [op("OP_A")] });
     await runInDurableObject(stub(q), (_instance: JobQueue, state) => {
-      state.storage.sql.exec("UPDATE jobs SET lease_expires = ? WHERE id = ?", Date.now() - 1, first.job_id as number);
+      state.storage.sql.exec(
+        "UPDATE jobs SET lease_expires = ? WHERE id = ?",
+        Date.now() - 1,
+        first.job_id as number,
+      );
     });
     expect(await submit(q, { opcodes: [op("OP_A")] })).toMatchObject({ action: "ACCEPT", run: true });
-    expect((await send("GET", `/v1/queues/${q}/jobs/${first.job_id}`)).body).toMatchObject({ state: "expired", run: false });
+    expect((await send("GET", `/v1/queues/${q}/jobs/${first.job_id}`)).body).toMatchObject({
+      state: "expired",
+      run: false,
+    });
   });
 
   it("forgets long-ended jobs when the alarm runs", async () => {
@@ -244,18 +333,29 @@ describe("job queue", () => {
     });
     expect(await runDurableObjectAlarm(stub(q))).toBe(true);
     expect((await send("GET", `/v1/queues/${q}/jobs/${done.job_id}`)).status).toBe(404);
-    expect((await send("GET", `/v1/queues/${q}/jobs/${recent.job_id}`)).body).toMatchObject({ state: "finished" });
+    expect((await send("GET", `/v1/queues/${q}/jobs/${recent.job_id}`)).body).toMatchObject({
+      state: "finished",
+    });
   });
 
   it("runs a scheduling pass over held jobs in the given order", async () => {
     const q = "pass";
-    const limit = (await send("POST", `/v1/queues/${q}/filters`, { action: ["RATE_LIMIT", 2] })).body as string;
+    const limit = (await send("POST", `/v1/queues/${q}/filters`, { action: ["RATE_LIMIT", 2] }))
+      .body as string;
     const running = [await submit(q, { opcodes: [op("OP_A")] }), await submit(q, { opcodes: [op("OP_A")] })];
-    const held = [await submit(q, { opcodes: [op("OP_A")] }), await submit(q, { opcodes: [op("OP_A")] }), await submit(q, { opcodes: [op("OP_A")] })];
+    const held = [
+      await submit(q, { opcodes: [op("OP_A")] }),
+      await submit(q, { opcodes: [op("OP_A")] }),
+      await submit(q, { opcodes: [op("OP_A")] }),
+    ];
     expect(held.every((j) => j.action === "RATE_LIMITED")).toBe(true);
     for (const r of running) await send("POST", `/v1/queues/${q}/jobs/${r.job_id}/finish`);
     const order = [held[2].job_id, held[0].job_id, held[1].job_id] as number[];
-    const pass = (await send("POST", `/v1/queues/${q}/schedule`, { queued: order })).body as { jobs: Json[]; started: number[]; cacheable: boolean };
+    const pass = (await send("POST", `/v1/queues/${q}/schedule`, { queued: order })).body as {
+      jobs: Json[];
+      started: number[];
+      cacheable: boolean;
+    };
     expect(pass.cacheable).toBe(false);
     expect(pass.started).toEqual([order[0], order[1]]);
     expect(pass.jobs.map((j) => [j.job_id, j.action, j.rule])).toEqual([
@@ -263,16 +363,32 @@ describe("job queue", () => {
       [order[1], "ACCEPT", limit],
       [order[2], "RATE_LIMITED", limit],
     ]);
-    expect(pass).toMatchObject({ rejected: [], held: [order[2]], not_held: { running: [], finished: [], cancelled: [], expired: [] }, unknown: [] });
+    expect(pass).toMatchObject({
+      rejected: [],
+      held: [order[2]],
+      not_held: { running: [], finished: [], cancelled: [], expired: [] },
+      unknown: [],
+    });
   });
 
   // Issue 25, item 1: `started` lists exactly the jobs this pass moved from held to running.
   it("never reports a job that was already running as started, and sorts every id named by what the pass did", async () => {
     const q = `sched-${crypto.randomUUID()}`;
-    const limit = (await send("POST", `/v1/queues/${q}/filters`, { priority: 1, predicates: [["opcode", ["=", "OP_ID", "OP_X"]]], action: ["RATE_LIMIT", 1] })).body as string;
+    const limit = (
+      await send("POST", `/v1/queues/${q}/filters`, {
+        priority: 1,
+        predicates: [["opcode", ["=", "OP_ID", "OP_X"]]],
+        action: ["RATE_LIMIT", 1],
+      })
+    ).body as string;
     const one = await submit(q, { opcodes: [op("OP_X")] });
     const two = await submit(q, { opcodes: [op("OP_X")] });
-    expect([one.action, one.state, two.action, two.state]).toEqual(["ACCEPT", "running", "RATE_LIMITED", "queued"]);
+    expect([one.action, one.state, two.action, two.state]).toEqual([
+      "ACCEPT",
+      "running",
+      "RATE_LIMITED",
+      "queued",
+    ]);
     const lines: string[] = [];
     const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
     let pass: Json;
@@ -281,7 +397,14 @@ describe("job queue", () => {
     } finally {
       spy.mockRestore();
     }
-    expect(pass).toMatchObject({ cacheable: false, started: [], rejected: [], held: [2], not_held: { running: [1], finished: [], cancelled: [], expired: [] }, unknown: [] });
+    expect(pass).toMatchObject({
+      cacheable: false,
+      started: [],
+      rejected: [],
+      held: [2],
+      not_held: { running: [1], finished: [], cancelled: [], expired: [] },
+      unknown: [],
+    });
     expect((pass.jobs as Json[]).map((j) => [j.job_id, j.action, j.state, j.rule])).toEqual([
       [1, "ACCEPT", "running", limit],
       [2, "RATE_LIMITED", "queued", limit],
@@ -292,8 +415,18 @@ describe("job queue", () => {
     expect(logged).toMatchObject({ engine: "jobfilter", outcome: "started_0_of_1" });
 
     // Job 1 finishes; a pass naming it (twice), job 2 (twice), a cancelled job and unknown ids.
-    const reject = (await send("POST", `/v1/queues/${q}/filters`, { priority: 0, predicates: [["opcode", ["=", "OP_ID", "OP_R"]]], action: "REJECT" })).body as string;
-    await send("POST", `/v1/queues/${q}/filters`, { priority: 0, predicates: [["opcode", ["=", "OP_ID", "OP_P"]]], action: "PAUSE" });
+    const reject = (
+      await send("POST", `/v1/queues/${q}/filters`, {
+        priority: 0,
+        predicates: [["opcode", ["=", "OP_ID", "OP_R"]]],
+        action: "REJECT",
+      })
+    ).body as string;
+    await send("POST", `/v1/queues/${q}/filters`, {
+      priority: 0,
+      predicates: [["opcode", ["=", "OP_ID", "OP_P"]]],
+      action: "PAUSE",
+    });
     const cancelled = await submit(q, { opcodes: [op("OP_R")] });
     expect(cancelled).toMatchObject({ action: "REJECT", state: "cancelled", rule: reject });
     const paused = await submit(q, { opcodes: [op("OP_P")] });
@@ -329,7 +462,8 @@ describe("job queue", () => {
     const q = "adhoc";
     const reason = [["gnt:user", "rate-limit:2:evacuation", 1_700_000_000_000_000_000]];
     const answers = [];
-    for (let i = 0; i < 3; i++) answers.push(await submit(q, { opcodes: [op("OP_NODE_EVACUATE", { reason })] }));
+    for (let i = 0; i < 3; i++)
+      answers.push(await submit(q, { opcodes: [op("OP_NODE_EVACUATE", { reason })] }));
     expect(answers.map((a) => a.action)).toEqual(["ACCEPT", "ACCEPT", "ADHOC_RATE_LIMITED"]);
   });
 });

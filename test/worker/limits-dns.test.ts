@@ -170,10 +170,14 @@ describe("ip-cymru-bogon through DoH", () => {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ requester, task: throughputTask() }),
     });
-    const body = (await response.json()) as { trace: { identifiers: { name: string; identified: boolean; note?: string }[] } };
+    const body = (await response.json()) as {
+      trace: { identifiers: { name: string; identified: boolean; note?: string }[] };
+    };
     const suspect = body.trace.identifiers.find((i) => i.name === "suspect");
     expect(suspect).toMatchObject({ identified: true });
-    expect(suspect?.note).toMatch(/^lookup failed: 127\.0\.0\.1:\d+ answered DNS status 2 \(\S+\.fullbogons\.cymru\.com\); fail-result true applied$/);
+    expect(suspect?.note).toMatch(
+      /^lookup failed: 127\.0\.0\.1:\d+ answered DNS status 2 \(\S+\.fullbogons\.cymru\.com\); fail-result true applied$/,
+    );
     // An identifier whose lookup answered carries no note.
     expect(body.trace.identifiers.find((i) => i.name === "everybody")?.note).toBeUndefined();
   });

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { decideLimits, dohHits, listHits, listUrl, publishLimits, setDohRecords, setList, throughputTask, uniqueId } from "./fakes.js";
+import {
+  decideLimits,
+  dohHits,
+  listHits,
+  listUrl,
+  publishLimits,
+  setDohRecords,
+  setList,
+  throughputTask,
+  uniqueId,
+} from "./fakes.js";
 
 // url-fetch limits and ip-cymru-asn identifiers in workerd, against the loopback fakes: the web
 // service a url-fetch limit asks is the list fake (GET /lists/<id> answers what the test set),
@@ -11,7 +21,12 @@ function policy(id: string, fetchData: Record<string, unknown> = {}) {
     schema: 1,
     identifiers: [
       { name: "everybody", description: "all", type: "always", data: {} },
-      { name: "peers", description: "AS64500", type: "ip-cymru-asn", data: { asns: [64500], timeout: "PT0.5S", "fail-result": false } },
+      {
+        name: "peers",
+        description: "AS64500",
+        type: "ip-cymru-asn",
+        data: { asns: [64500], timeout: "PT0.5S", "fail-result": false },
+      },
     ],
     classifiers: [
       { name: "peers", description: "p", identifiers: ["peers"] },
@@ -19,7 +34,12 @@ function policy(id: string, fetchData: Record<string, unknown> = {}) {
     ],
     limits: [
       { name: "always", description: "a", type: "pass-fail", data: { pass: true } },
-      { name: "remote", description: "asks the approval service", type: "url-fetch", data: { url: listUrl(id), ...fetchData } },
+      {
+        name: "remote",
+        description: "asks the approval service",
+        type: "url-fetch",
+        data: { url: listUrl(id), ...fetchData },
+      },
     ],
     applications: [
       { classifier: "peers", apply: [{ require: "all", limits: ["always"] }] },
@@ -77,7 +97,9 @@ describe("url-fetch through the Worker", () => {
     await setList(id, { status: 503, body: "maintenance" });
     const { body } = await decideLimits({ requester: freshAddress(), task: throughputTask() });
     expect(body.allowed).toBe(false);
-    expect(body.diagnostics).toContain(`Limit 'remote' failed: Fetch ${listUrl(id)} failed: 503: maintenance`);
+    expect(body.diagnostics).toContain(
+      `Limit 'remote' failed: Fetch ${listUrl(id)} failed: 503: maintenance`,
+    );
   });
 });
 

@@ -152,7 +152,12 @@ async function post(body: unknown): Promise<{ status: number; cache: string | nu
 
 /** An answer without its envelope, the log's timestamps blanked. */
 function verdictOf(text: string): MatchAnswer {
-  const { decision_id: _d, revision: _r, cacheable: _c, ...rest } = JSON.parse(withoutId(text)) as Record<string, unknown>;
+  const {
+    decision_id: _d,
+    revision: _r,
+    cacheable: _c,
+    ...rest
+  } = JSON.parse(withoutId(text)) as Record<string, unknown>;
   return rest as unknown as MatchAnswer;
 }
 
@@ -167,11 +172,23 @@ describe("POST /v1/match with best", () => {
       const fullVerdict = verdictOf(full.text);
       expect(verdictOf(best.text)).toEqual(impliedBest(fullVerdict, n));
       const v = JSON.parse(best.text) as Record<string, unknown>;
-      expect(Object.keys(v)).toEqual(["decision_id", "revision", "cacheable", "job", "machines", "best", "counts", "log", "schedd"]);
+      expect(Object.keys(v)).toEqual([
+        "decision_id",
+        "revision",
+        "cacheable",
+        "job",
+        "machines",
+        "best",
+        "counts",
+        "log",
+        "schedd",
+      ]);
       expect(firstDifference(JSON.stringify(v), best.text)).toBeNull();
       // the fixture has every fate the counts tell apart
       const counts = v.counts as Record<string, number>;
-      expect(counts.discarded * counts.rejected_by_resource_expr * counts.unmatched * counts.matched).toBeGreaterThan(0);
+      expect(
+        counts.discarded * counts.rejected_by_resource_expr * counts.unmatched * counts.matched,
+      ).toBeGreaterThan(0);
     },
   );
 
@@ -191,7 +208,8 @@ describe("POST /v1/match with best", () => {
   it.each([0, -2, 2.5, 2001, "3", null, true])("answers best = %j with 400 naming the field", async (n) => {
     const r = await post({ ...matchBody(2, crypto.randomUUID()), best: n });
     expect(r.status).toBe(400);
-    const e = (JSON.parse(r.text) as { error: { code: string; message: string; details: { at: string }[] } }).error;
+    const e = (JSON.parse(r.text) as { error: { code: string; message: string; details: { at: string }[] } })
+      .error;
     expect(e.code).toBe("invalid_request");
     expect(e.message).toBe("`best`: must be an integer from 1 to 2000");
     expect(e.details[0].at).toBe("/best");

@@ -4,7 +4,11 @@ import { describe, expect, it } from "vitest";
 const BASE = "http://arbiter.test";
 
 function post(path: string, body: unknown): Promise<Response> {
-  return SELF.fetch(BASE + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return SELF.fetch(BASE + path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 }
 
 describe("POST /v1/match", () => {
@@ -19,7 +23,11 @@ describe("POST /v1/match", () => {
       ],
     });
     expect(res.status).toBe(200);
-    const v = (await res.json()) as { best: string; machines: { name: string; match: boolean; rank: number }[]; cacheable: boolean };
+    const v = (await res.json()) as {
+      best: string;
+      machines: { name: string; match: boolean; rank: number }[];
+      cacheable: boolean;
+    };
     expect(v.best).toBe("big");
     expect(v.machines.map((m) => [m.name, m.match])).toEqual([
       ["small", false],
@@ -42,9 +50,14 @@ describe("POST /v1/match", () => {
   });
 
   it("answers an ad that does not parse with 400 naming its field", async () => {
-    const res = await post("/v1/match", { job: "[ Requirements = true ]", machines: ['[ Name = "a" ]', "[ broken = ; ]"] });
+    const res = await post("/v1/match", {
+      job: "[ Requirements = true ]",
+      machines: ['[ Name = "a" ]', "[ broken = ; ]"],
+    });
     expect(res.status).toBe(400);
-    const body = (await res.json()) as { error: { code: string; message: string; details: { at: string }[] } };
+    const body = (await res.json()) as {
+      error: { code: string; message: string; details: { at: string }[] };
+    };
     expect(body.error.code).toBe("invalid_request");
     expect(body.error.message).toContain("machines[1]");
     expect(body.error.details[0].at).toBe("/machines/1");

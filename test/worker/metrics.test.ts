@@ -353,8 +353,12 @@ describe("the Analytics Engine binding (METRICS)", () => {
     const action = ((await job.json()) as { action: string }).action.toLowerCase();
     // the ads' texts seen twice (an analysis, not a decision, then the budgeted match) are kept by the
     // shared expression cache, so reading them fits the 16 units and the evaluation runs out
-    await (await withVars({ METRICS: dataset }, "POST", "/v1/match/analyze", match(uniqueId("ae-owner")))).text();
-    await (await withVars({ METRICS: dataset }, "POST", "/v1/match/analyze", match(uniqueId("ae-owner")))).text();
+    await (
+      await withVars({ METRICS: dataset }, "POST", "/v1/match/analyze", match(uniqueId("ae-owner")))
+    ).text();
+    await (
+      await withVars({ METRICS: dataset }, "POST", "/v1/match/analyze", match(uniqueId("ae-owner")))
+    ).text();
     const budget = await withVars(
       { METRICS: dataset, DECISION_BUDGET: "16" },
       "POST",

@@ -27,7 +27,9 @@ export interface RouteExample {
 async function call(method: string, path: string, body?: unknown): Promise<unknown> {
   const res = await SELF.fetch(BASE + path, {
     method,
-    ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+    ...(body === undefined
+      ? {}
+      : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
   });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
@@ -38,7 +40,12 @@ let counter = 0;
 /** A job id no other example of this file uses. */
 const jobId = () => 7_700_000 + ++counter;
 
-const rule = { priority: 5, predicates: [["jobid", [">", "id", "watermark"]]], action: "CONTINUE", reason: [["openapi-test", "example", 1]] };
+const rule = {
+  priority: 5,
+  predicates: [["jobid", [">", "id", "watermark"]]],
+  action: "CONTINUE",
+  reason: [["openapi-test", "example", 1]],
+};
 const job = (id: number) => ({ id, opcodes: [{ OP_ID: "OP_INSTANCE_STARTUP", instance_name: "web1" }] });
 /** An idle host on network 77, available under the default customs criteria. */
 const host = { address: "10.77.0.1", net: 77, load: 0, swapFreePct: 50, jobs: 0, idleSeconds: 2000 };
@@ -58,7 +65,11 @@ const filterRows = (base: string): Record<string, RouteExample> => {
 /** Stages the active placement policy as the candidate (so the candidate routes have one to answer about). */
 async function stageSameCandidate(): Promise<Record<string, string>> {
   const source = await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text();
-  const res = await SELF.fetch(`${BASE}/v1/policies/placement?stage=candidate`, { method: "PUT", headers: { "content-type": "text/plain" }, body: source });
+  const res = await SELF.fetch(`${BASE}/v1/policies/placement?stage=candidate`, {
+    method: "PUT",
+    headers: { "content-type": "text/plain" },
+    body: source,
+  });
   if (res.status !== 200) throw new Error(`staging answered ${res.status}: ${await res.text()}`);
   return {};
 }
@@ -82,7 +93,9 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
   rollbackPolicy: {
     // Rolling back to the active revision: kept (the embedded one, or a publish the history names).
     path: "/v1/policies/rollback",
-    vars: async () => ({ revision: ((await (await SELF.fetch(`${BASE}/v1/policies`)).json()) as { revision: string }).revision }),
+    vars: async () => ({
+      revision: ((await (await SELF.fetch(`${BASE}/v1/policies`)).json()) as { revision: string }).revision,
+    }),
     body: (v: Record<string, string>) => ({ revision: v.revision }),
   },
   validatePolicy: {
@@ -109,10 +122,19 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
   candidateReport: { path: "/v1/candidate/report", vars: stageSameCandidate },
 
   placementQueues: { path: "/v1/placement/queues?partition=default" },
-  placeApplication: { path: "/v1/place?explain=true", body: { user: "openapi", groups: ["dev_app"], tags: { namespace: "newapp" } } },
+  placeApplication: {
+    path: "/v1/place?explain=true",
+    body: { user: "openapi", groups: ["dev_app"], tags: { namespace: "newapp" } },
+  },
   decideLimits: {
     path: "/v1/limits/decide?explain=true",
-    body: { requester: "203.0.113.7", task: { schema: 1, test: { type: "throughput", spec: { schema: 1, dest: "192.0.2.1", duration: "PT30S" } } } },
+    body: {
+      requester: "203.0.113.7",
+      task: {
+        schema: 1,
+        test: { type: "throughput", spec: { schema: 1, dest: "192.0.2.1", duration: "PT30S" } },
+      },
+    },
   },
   urlFetchLimits: {
     path: `/v1/limits/url-fetch?task=${encodeURIComponent(JSON.stringify({ schema: 1, test: { type: "rtt", spec: { schema: 1, dest: "192.0.2.1" } } }))}&requester=203.0.113.7`,
@@ -120,23 +142,36 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
   matchJob: {
     path: "/v1/match?explain=true",
     body: {
-      job: "[ Requirements = TARGET.Memory >= 1024; Rank = TARGET.Memory; Owner = \"alice\" ]",
-      machines: ["[ Name = \"slot1\"; Memory = 2048; Requirements = true ]", "[ Name = \"slot2\"; Memory = 512; Requirements = true ]"],
+      job: '[ Requirements = TARGET.Memory >= 1024; Rank = TARGET.Memory; Owner = "alice" ]',
+      machines: [
+        '[ Name = "slot1"; Memory = 2048; Requirements = true ]',
+        '[ Name = "slot2"; Memory = 512; Requirements = true ]',
+      ],
     },
   },
   analyzeMatch: {
     path: "/v1/match/analyze",
     body: {
-      job: "[ RequestMemory = 1024; Requirements = TARGET.Memory >= RequestMemory; Owner = \"alice\" ]",
-      machines: ["[ Name = \"slot1\"; Memory = 2048; Requirements = true ]", "[ Name = \"slot2\"; Memory = 512; Requirements = true ]"],
+      job: '[ RequestMemory = 1024; Requirements = TARGET.Memory >= RequestMemory; Owner = "alice" ]',
+      machines: [
+        '[ Name = "slot1"; Memory = 2048; Requirements = true ]',
+        '[ Name = "slot2"; Memory = 512; Requirements = true ]',
+      ],
     },
   },
-  checkAd: { path: "/v1/ads/check?explain=true", body: { kind: "startd", ad: "[ Name = \"slot1\"; Memory = 2048 ]" } },
+  checkAd: {
+    path: "/v1/ads/check?explain=true",
+    body: { kind: "startd", ad: '[ Name = "slot1"; Memory = 2048 ]' },
+  },
 
   ...filterRows("/2/filters"),
   ...filterRows("/v1/queues/openapi/filters"),
 
-  submitJob: { path: "/v1/queues/openapi/jobs?explain=true", vars: async () => ({ id: String(jobId()) }), body: (v: Record<string, string>) => job(Number(v.id)) },
+  submitJob: {
+    path: "/v1/queues/openapi/jobs?explain=true",
+    vars: async () => ({ id: String(jobId()) }),
+    body: (v: Record<string, string>) => job(Number(v.id)),
+  },
   getJob: {
     path: "/v1/queues/openapi/jobs/{id}?explain=true",
     vars: async () => {
@@ -211,7 +246,12 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
     vars: async () => {
       await call("PUT", "/v1/hosts/oa-client", { ...host, address: "10.77.0.200" });
       await call("PUT", "/v1/hosts/oa-finish", { ...host, address: "10.77.0.2" });
-      const allocated = (await call("POST", "/v1/hosts/allocate", { client: "oa-client", net: 77, fromAddress: "10.77.0.200", user: "alice" })) as {
+      const allocated = (await call("POST", "/v1/hosts/allocate", {
+        client: "oa-client",
+        net: 77,
+        fromAddress: "10.77.0.200",
+        user: "alice",
+      })) as {
         host: string;
         permit: { id: number };
       };
@@ -239,7 +279,10 @@ export const ROUTE_EXAMPLES: Record<string, RouteExample> = {
   playgroundDecide: {
     path: "/v1/playground/placement",
     vars: async () => ({ source: await (await SELF.fetch(`${BASE}/v1/policies/placement`)).text() }),
-    body: (v: Record<string, string>) => ({ policy: v.source, request: { user: "openapi", groups: ["dev_app"], tags: { namespace: "newapp" } } }),
+    body: (v: Record<string, string>) => ({
+      policy: v.source,
+      request: { user: "openapi", groups: ["dev_app"], tags: { namespace: "newapp" } },
+    }),
   },
   playgroundJq: {
     path: "/v1/playground/jq",

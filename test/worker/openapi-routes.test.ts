@@ -41,7 +41,10 @@ function standalone(schema: Record<string, unknown>): Record<string, unknown> {
     if (Array.isArray(value)) return value.map(rewrite);
     if (value === null || typeof value !== "object") return value;
     return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, k === "$ref" && typeof v === "string" ? v.replace("#/components/schemas/", "#/$defs/") : rewrite(v)]),
+      Object.entries(value).map(([k, v]) => [
+        k,
+        k === "$ref" && typeof v === "string" ? v.replace("#/components/schemas/", "#/$defs/") : rewrite(v),
+      ]),
     );
   };
   return { ...(rewrite(schema) as object), $defs: rewrite(doc.components.schemas) };
@@ -50,11 +53,15 @@ function standalone(schema: Record<string, unknown>): Record<string, unknown> {
 /** The schema violations of a value, as readable lines (empty when it is valid). */
 function violations(schema: Record<string, unknown>, value: unknown): string[] {
   const result = new Validator(standalone(schema) as never, "2020-12", false).validate(value);
-  return result.valid ? [] : result.errors.map((e: OutputUnit) => `${e.instanceLocation} ${e.keywordLocation}: ${e.error}`);
+  return result.valid
+    ? []
+    : result.errors.map((e: OutputUnit) => `${e.instanceLocation} ${e.keywordLocation}: ${e.error}`);
 }
 
-const fill = (template: string, vars: Record<string, string>) => template.replace(/\{(\w+)\}/g, (_, name: string) => vars[name] ?? `{${name}}`);
-const templatePattern = (path: string) => new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{\w+\}/g, "[^/]+")}$`);
+const fill = (template: string, vars: Record<string, string>) =>
+  template.replace(/\{(\w+)\}/g, (_, name: string) => vars[name] ?? `{${name}}`);
+const templatePattern = (path: string) =>
+  new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{\w+\}/g, "[^/]+")}$`);
 
 /** Checks one answer against the document: status declared, content type declared, body valid. */
 async function checkAnswer(op: Operation, res: Response, wantStatus: number): Promise<void> {
@@ -64,14 +71,25 @@ async function checkAnswer(op: Operation, res: Response, wantStatus: number): Pr
   expect(declared, `status ${wantStatus} is not documented for ${op.operationId}`).toBeDefined();
   const type = (res.headers.get("content-type") ?? "").split(";")[0].trim();
   const media = declared.content?.[type];
-  expect(media, `${op.operationId} ${wantStatus} answered ${type}, documented ${Object.keys(declared.content ?? {}).join(", ")}`).toBeDefined();
+  expect(
+    media,
+    `${op.operationId} ${wantStatus} answered ${type}, documented ${Object.keys(declared.content ?? {}).join(", ")}`,
+  ).toBeDefined();
   const schema = media?.schema ?? {};
   const value: unknown = type === "application/json" ? JSON.parse(text) : text;
   expect(violations(schema, value), text.slice(0, 2000)).toEqual([]);
 }
 
-async function send(method: string, path: string, example: RouteExample, vars: Record<string, string>): Promise<Response> {
-  const body = typeof example.body === "function" ? (example.body as (v: Record<string, string>) => unknown)(vars) : example.body;
+async function send(
+  method: string,
+  path: string,
+  example: RouteExample,
+  vars: Record<string, string>,
+): Promise<Response> {
+  const body =
+    typeof example.body === "function"
+      ? (example.body as (v: Record<string, string>) => unknown)(vars)
+      : example.body;
   const text = typeof example.text === "function" ? example.text(vars) : example.text;
   const init: RequestInit = { method: method.toUpperCase() };
   if (body !== undefined) {
@@ -84,7 +102,9 @@ async function send(method: string, path: string, example: RouteExample, vars: R
   return SELF.fetch(BASE + path, init);
 }
 
-const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
+const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, op]) => ({ path, method, op })),
+);
 
 describe("every documented operation answers as documented", () => {
   it("the document lists operations, and every example row names one of them", () => {
@@ -108,13 +128,25 @@ describe("every documented operation answers as documented", () => {
   for (const { path, method, op } of operations) {
     it(`${method.toUpperCase()} ${path} (${op.operationId})`, async () => {
       const example = ROUTE_EXAMPLES[op.operationId];
-      expect(example, `no example row for ${op.operationId}: add one to test/worker/openapi-examples.ts`).toBeDefined();
+      expect(
+        example,
+        `no example row for ${op.operationId}: add one to test/worker/openapi-examples.ts`,
+      ).toBeDefined();
       const vars = example.vars ? await example.vars() : {};
       const url = new URL(BASE + fill(example.path, vars));
-      expect(url.pathname, `the example of ${op.operationId} is not a request to ${path}`).toMatch(templatePattern(path));
+      expect(url.pathname, `the example of ${op.operationId} is not a request to ${path}`).toMatch(
+        templatePattern(path),
+      );
       const query = new Set((op.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name));
-      for (const name of url.searchParams.keys()) expect(query.has(name), `query parameter \`${name}\` is not documented for ${op.operationId}`).toBe(true);
-      await checkAnswer(op, await send(method, url.pathname + url.search, example, vars), example.status ?? 200);
+      for (const name of url.searchParams.keys())
+        expect(query.has(name), `query parameter \`${name}\` is not documented for ${op.operationId}`).toBe(
+          true,
+        );
+      await checkAnswer(
+        op,
+        await send(method, url.pathname + url.search, example, vars),
+        example.status ?? 200,
+      );
     });
 
     if (op.requestBody?.content["application/json"] !== undefined) {
@@ -123,7 +155,11 @@ describe("every documented operation answers as documented", () => {
         expect(example).toBeDefined();
         const vars = example.vars ? await example.vars() : {};
         const url = new URL(BASE + fill(example.path, vars));
-        const res = await SELF.fetch(url, { method: method.toUpperCase(), headers: { "content-type": "application/json" }, body: "{" });
+        const res = await SELF.fetch(url, {
+          method: method.toUpperCase(),
+          headers: { "content-type": "application/json" },
+          body: "{",
+        });
         await checkAnswer(op, res, 400);
       });
     }

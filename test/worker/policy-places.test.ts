@@ -12,7 +12,12 @@ interface ErrorAnswer {
   error: { code: string; message: string; details?: Detail[] };
 }
 
-async function send(method: string, engine: string, source: string, validate: boolean): Promise<{ status: number; body: ErrorAnswer }> {
+async function send(
+  method: string,
+  engine: string,
+  source: string,
+  validate: boolean,
+): Promise<{ status: number; body: ErrorAnswer }> {
   const res = await SELF.fetch(`${BASE}/v1/policies/${engine}${validate ? "/validate" : ""}`, {
     method,
     headers: { "content-type": "text/plain" },
@@ -60,7 +65,10 @@ describe("policy errors in the user's own file (issue 27)", () => {
       applications: [],
     });
     const detail = await refused("limits", source);
-    expect(detail).toMatchObject({ message: 'identifier "everybody": JSON provided must be a dictionary.', at: "/identifiers/0/data" });
+    expect(detail).toMatchObject({
+      message: 'identifier "everybody": JSON provided must be a dictionary.',
+      at: "/identifiers/0/data",
+    });
   });
 
   it("carries the suggestion of an unknown limit, naming the application that refers to it", async () => {
@@ -68,22 +76,40 @@ describe("policy errors in the user's own file (issue 27)", () => {
       schema: 1,
       identifiers: [{ name: "everybody", description: "e", type: "always", data: {} }],
       classifiers: [{ name: "default", description: "c", identifiers: ["everybody"] }],
-      limits: [{ name: "throughput-defualt-time", description: "t", type: "pass-fail", data: { pass: true } }],
-      applications: [{ description: "Defaults", classifier: "default", apply: [{ require: "all", limits: ["throughput-default-time"] }] }],
+      limits: [
+        { name: "throughput-defualt-time", description: "t", type: "pass-fail", data: { pass: true } },
+      ],
+      applications: [
+        {
+          description: "Defaults",
+          classifier: "default",
+          apply: [{ require: "all", limits: ["throughput-default-time"] }],
+        },
+      ],
     });
     const detail = await refused("limits", source);
     expect(detail.suggestion).toBe("throughput-defualt-time");
-    expect(detail.message).toContain('limit "throughput-default-time" is referred to by application 0 ("Defaults")');
+    expect(detail.message).toContain(
+      'limit "throughput-default-time" is referred to by application 0 ("Defaults")',
+    );
   });
 
   it("lists the placement rule names and suggests the closest", async () => {
-    const detail = await refused("placement", "partitions:\n  - name: default\n    placementrules: [{name: usr}]\n    queues: [{name: root}]\n");
+    const detail = await refused(
+      "placement",
+      "partitions:\n  - name: default\n    placementrules: [{name: usr}]\n    queues: [{name: root}]\n",
+    );
     expect(detail).toMatchObject({ code: "placement_unknown_rule", suggestion: "user" });
-    expect(detail.message).toContain("(the rule names are provided, user, fixed and tag; did you mean `user`?)");
+    expect(detail.message).toContain(
+      "(the rule names are provided, user, fixed and tag; did you mean `user`?)",
+    );
   });
 
   it("lists the Ganeti filter actions and suggests the closest in a filters file", async () => {
-    const detail = await refused("jobfilter", JSON.stringify([{ uuid: "3b1a8b2e-8f2a-4d5e-9c47-0f6a1b2c3d4e", action: "REJCT" }]));
+    const detail = await refused(
+      "jobfilter",
+      JSON.stringify([{ uuid: "3b1a8b2e-8f2a-4d5e-9c47-0f6a1b2c3d4e", action: "REJCT" }]),
+    );
     expect(detail).toMatchObject({ code: "jobfilter_invalid_action", at: "/0/action", suggestion: "REJECT" });
     expect(detail.message).toBe(
       'malformed FilterAction JSON: "REJCT" (the actions are ACCEPT, PAUSE, REJECT, CONTINUE and RATE_LIMIT; did you mean `REJECT`?)',

@@ -128,7 +128,8 @@ describe("GET /v1/queues/{queue}/jobs", () => {
     await changeAndRestart(q, (sql) => {
       sql.exec("DROP TABLE jobs");
       sql.exec(OLD_JOBS_TABLE);
-      const insert = "INSERT INTO jobs (id, job, priority, state, action, rule, lease_id, lease_expires, updated_at) VALUES (?, ?, 0, ?, 'ACCEPT', NULL, ?, ?, ?)";
+      const insert =
+        "INSERT INTO jobs (id, job, priority, state, action, rule, lease_id, lease_expires, updated_at) VALUES (?, ?, 0, ?, 'ACCEPT', NULL, ?, ?, ?)";
       sql.exec(insert, 1, JSON.stringify(job(1)), "finished", null, null, Date.UTC(2026, 0, 2));
       sql.exec(insert, 2, JSON.stringify(job(2)), "running", "lease-2", lease, Date.UTC(2026, 0, 3));
       sql.exec("INSERT INTO meta (key, value) VALUES ('name', ?), ('highest_job_id', '2')", q);
@@ -139,8 +140,28 @@ describe("GET /v1/queues/{queue}/jobs", () => {
     const old = await send("GET", `/v1/queues/${q}/jobs`);
     expect(old.status).toBe(200);
     expect(old.body.jobs).toEqual([
-      { id: 2, state: "running", action: "ACCEPT", rule: null, priority: 0, submitted_at: null, started_at: null, ended_at: null, lease_expires_at: new Date(lease).toISOString() },
-      { id: 1, state: "finished", action: "ACCEPT", rule: null, priority: 0, submitted_at: null, started_at: null, ended_at: "2026-01-02T00:00:00.000Z", lease_expires_at: null },
+      {
+        id: 2,
+        state: "running",
+        action: "ACCEPT",
+        rule: null,
+        priority: 0,
+        submitted_at: null,
+        started_at: null,
+        ended_at: null,
+        lease_expires_at: new Date(lease).toISOString(),
+      },
+      {
+        id: 1,
+        state: "finished",
+        action: "ACCEPT",
+        rule: null,
+        priority: 0,
+        submitted_at: null,
+        started_at: null,
+        ended_at: "2026-01-02T00:00:00.000Z",
+        lease_expires_at: null,
+      },
     ]);
     // the old running job keeps working; a new job gets its times
     expect((await send("POST", `/v1/queues/${q}/jobs/2/finish`)).body).toMatchObject({ state: "finished" });
@@ -247,7 +268,8 @@ describe("GET /v1/queues", () => {
     await runInDurableObject(stub(q), (_q: JobQueue, state) => {
       state.storage.sql.exec("DELETE FROM meta WHERE key = 'registered'");
     });
-    const listed = async () => ((await send("GET", "/v1/queues")).body.queues as Json[]).find((r) => r.queue === q);
+    const listed = async () =>
+      ((await send("GET", "/v1/queues")).body.queues as Json[]).find((r) => r.queue === q);
     expect(await listed()).toBeUndefined();
     // the lease alarm is the only thing that reaches it
     expect(await runDurableObjectAlarm(stub(q))).toBe(true);

@@ -1,4 +1,12 @@
-export { DECISION_KINDS, engineOfKind, errorView, pairOf, viewOf, type DecisionKind, type View } from "./views.js";
+export {
+  DECISION_KINDS,
+  engineOfKind,
+  errorView,
+  pairOf,
+  viewOf,
+  type DecisionKind,
+  type View,
+} from "./views.js";
 export {
   boundedExample,
   MAX_EXAMPLE_PART_BYTES,
@@ -13,7 +21,18 @@ export {
   type PairReport,
   type TallyBatch,
 } from "./report.js";
-export { captureMode, DEFAULT_MASKED_ATTRIBUTES, maskAddress, maskRequest, maskRules, maskRulesFor, maskView, type CaptureKind, type CaptureMode, type MaskRules } from "./mask.js";
+export {
+  captureMode,
+  DEFAULT_MASKED_ATTRIBUTES,
+  maskAddress,
+  maskRequest,
+  maskRules,
+  maskRulesFor,
+  maskView,
+  type CaptureKind,
+  type CaptureMode,
+  type MaskRules,
+} from "./mask.js";
 export { maskAd } from "./mask-classad.js";
 export { pseudonym } from "./pseudonym.js";
 export { reportText, TEXT_EXAMPLES } from "./text.js";

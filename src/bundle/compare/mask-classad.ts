@@ -5,15 +5,21 @@ import { pseudonym } from "./pseudonym.js";
 
 /** Whether the text names any of the attributes as a word (an ad that does not is left as it is, unparsed). */
 function mentions(text: string, attributes: ReadonlySet<string>): boolean {
-  for (const word of text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) if (attributes.has(word.toLowerCase())) return true;
+  for (const word of text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? [])
+    if (attributes.has(word.toLowerCase())) return true;
   return false;
 }
 
 /** A JSON object ad with the named attributes' values (any case of the name) replaced by pseudonyms of their JSON. */
-async function maskObject(ad: Record<string, unknown>, attributes: ReadonlySet<string>): Promise<Record<string, unknown>> {
+async function maskObject(
+  ad: Record<string, unknown>,
+  attributes: ReadonlySet<string>,
+): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(ad)) {
-    out[name] = attributes.has(name.toLowerCase()) ? await pseudonym(typeof value === "string" ? value : JSON.stringify(value)) : value;
+    out[name] = attributes.has(name.toLowerCase())
+      ? await pseudonym(typeof value === "string" ? value : JSON.stringify(value))
+      : value;
   }
   return out;
 }
@@ -35,10 +41,10 @@ export async function maskAd(ad: unknown, attributes: ReadonlySet<string>): Prom
     } catch {
       // falls through to the note below
     }
-    return "[ masked = \"an ad that does not read\" ]";
+    return '[ masked = "an ad that does not read" ]';
   }
   const read = readAd(ad);
-  if (!read.ok) return "[ masked = \"an ad that does not read\" ]";
+  if (!read.ok) return '[ masked = "an ad that does not read" ]';
   const parts: string[] = [];
   for (const slot of read.ad.entries()) {
     const text = unparseNode(slot.c.node);

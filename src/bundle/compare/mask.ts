@@ -64,7 +64,8 @@ let rulesMemo: { value: string | undefined; rules: MaskRules } | undefined;
 
 /** `maskRules`, worked out once per distinct setting (the setting is read per request). */
 export function maskRulesFor(attributes: string | undefined): MaskRules {
-  if (rulesMemo === undefined || rulesMemo.value !== attributes) rulesMemo = { value: attributes, rules: maskRules(attributes) };
+  if (rulesMemo === undefined || rulesMemo.value !== attributes)
+    rulesMemo = { value: attributes, rules: maskRules(attributes) };
   return rulesMemo.rules;
 }
 
@@ -136,7 +137,8 @@ export async function maskRequest(kind: CaptureKind, request: unknown, rules: Ma
       const out: Obj = { ...request };
       out.job = await maskAd(request.job, rules.attributes);
       if (request.schedd !== undefined) out.schedd = await maskAd(request.schedd, rules.attributes);
-      if (Array.isArray(request.machines)) out.machines = await Promise.all(request.machines.map((m) => maskAd(m, rules.attributes)));
+      if (Array.isArray(request.machines))
+        out.machines = await Promise.all(request.machines.map((m) => maskAd(m, rules.attributes)));
       return out;
     }
     case "ads-check":
@@ -148,6 +150,12 @@ export async function maskRequest(kind: CaptureKind, request: unknown, rules: Ma
 
 /** A view masked like its request: a placement queue named after the user shows the user's pseudonym. */
 export async function maskView(kind: DecisionKind, request: unknown, view: View): Promise<View> {
-  if (kind !== "placement" || !isJsonObject(request) || typeof request.user !== "string" || typeof view.queue !== "string") return view;
+  if (
+    kind !== "placement" ||
+    !isJsonObject(request) ||
+    typeof request.user !== "string" ||
+    typeof view.queue !== "string"
+  )
+    return view;
   return { ...view, queue: maskQueuePath(view.queue, request.user, await pseudonym(request.user)) };
 }

@@ -53,7 +53,12 @@ export interface ComparisonReport {
 
 /** A tally as JSON, sent from an isolate to the coordinator or read back from its tables. */
 export interface TallyBatch {
-  engines: Partial<Record<EngineName, { compared: number; agreed: number; pairs: Record<string, { count: number; examples: Example[] }> }>>;
+  engines: Partial<
+    Record<
+      EngineName,
+      { compared: number; agreed: number; pairs: Record<string, { count: number; examples: Example[] }> }
+    >
+  >;
 }
 
 /** The name a pair is counted under, given the pairs an engine has: itself, or OTHER_PAIR once it has MAX_PAIRS others. */

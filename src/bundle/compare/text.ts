@@ -12,7 +12,9 @@ const clip = (text: string, n = 300): string => (text.length <= n ? text : `${te
 export function reportText(report: ComparisonReport): string {
   const lines: string[] = [];
   const since = report.since === null ? "" : ` since ${report.since}`;
-  lines.push(`${report.compared} decisions compared${since}: ${report.agreed} agreed, ${report.differing} differing`);
+  lines.push(
+    `${report.compared} decisions compared${since}: ${report.agreed} agreed, ${report.differing} differing`,
+  );
   for (const [engine, e] of Object.entries(report.engines)) {
     if (e === undefined) continue;
     lines.push("", `${engine}: ${e.compared} compared, ${e.agreed} agreed, ${e.differing} differing`);

@@ -35,7 +35,10 @@ const VIEWS: Record<DecisionKind, (v: Verdict) => View> = {
     schedd_discarded: (v.schedd as Verdict | undefined)?.discarded ?? null,
     best: v.best ?? null,
     // a best-N verdict lists N machines at most: its counts say how many matched
-    matched: typeof (v.counts as Verdict | undefined)?.matched === "number" ? (v.counts as Verdict).matched : count(v.machines),
+    matched:
+      typeof (v.counts as Verdict | undefined)?.matched === "number"
+        ? (v.counts as Verdict).matched
+        : count(v.machines),
   }),
   "ads-check": (v) => ({ discarded: v.discarded ?? null }),
   jobfilter: (v) => ({ action: v.action ?? null }),
@@ -73,7 +76,14 @@ export function pairOf(active: View, candidate: View): string | null {
     const a = active[field];
     const b = candidate[field];
     if (a === b) continue;
-    if (typeof a === "object" && typeof b === "object" && a !== null && b !== null && canonicalJson(a) === canonicalJson(b)) continue;
+    if (
+      typeof a === "object" &&
+      typeof b === "object" &&
+      a !== null &&
+      b !== null &&
+      canonicalJson(a) === canonicalJson(b)
+    )
+      continue;
     return `${field} ${shown(a)} → ${shown(b)}`;
   }
   return null;

@@ -61,7 +61,9 @@ function readQuick(text: string, lx: Lexer): ClassAd | null {
       tokens++;
       t = lx.next();
     }
-    const slot = simpleLiteral(lx.codes, text, valueStart, valueEnd) ?? sharedNewSlot(text, lx.codes, valueStart, valueEnd, tokens);
+    const slot =
+      simpleLiteral(lx.codes, text, valueStart, valueEnd) ??
+      sharedNewSlot(text, lx.codes, valueStart, valueEnd, tokens);
     if (isTextError(slot)) return null;
     names.add(text, nameStart, nameEnd, slots.length);
     slots.push(slot);

@@ -77,17 +77,20 @@ export function evaluateRequest(
   ctx: EvalContext,
 ): PrintedValue & { cacheable: boolean } {
   const p = parseExpr(req.expr, false, true);
-  if (!p.ok) return { type: "parse_error", value: `${p.message} at ${lineCol(req.expr, p.offset)}`, cacheable: true };
+  if (!p.ok)
+    return { type: "parse_error", value: `${p.message} at ${lineCol(req.expr, p.offset)}`, cacheable: true };
   let my = EMPTY;
   let target: ClassAd | null = null;
   if (req.my !== undefined) {
     const r = readAd(req.my);
-    if (!r.ok) return { type: "parse_error", value: `my: ${r.error.message} at ${r.error.at}`, cacheable: true };
+    if (!r.ok)
+      return { type: "parse_error", value: `my: ${r.error.message} at ${r.error.at}`, cacheable: true };
     my = r.ad;
   }
   if (req.target !== undefined) {
     const r = readAd(req.target);
-    if (!r.ok) return { type: "parse_error", value: `target: ${r.error.message} at ${r.error.at}`, cacheable: true };
+    if (!r.ok)
+      return { type: "parse_error", value: `target: ${r.error.message} at ${r.error.at}`, cacheable: true };
     target = r.ad;
   }
   if (my === EMPTY) my = emptyAd();

@@ -9,7 +9,13 @@ export {
   matchOne,
   ClassAdRequestError,
 } from "./match.js";
-export type { MatchVerdict, MachineVerdict, AdCheckVerdict, MatchContext, ParsedMatchRequest } from "./match.js";
+export type {
+  MatchVerdict,
+  MachineVerdict,
+  AdCheckVerdict,
+  MatchContext,
+  ParsedMatchRequest,
+} from "./match.js";
 export { evaluateRequest, evalCompiled, evalAttr, printValue } from "./evaluate.js";
 export type { PrintedValue } from "./evaluate.js";
 export { readAd, parseNewAd, parseOldAd, parseJsonAd, adFromJson } from "./ad-input.js";
@@ -21,5 +27,12 @@ export type { EvalContext } from "./state.js";
 export { ClassAd } from "./classad.js";
 export type { Value } from "./values.js";
 export { analyzeMatch, analyzeParsedMatch } from "./analyze.js";
-export type { MatchAnalysis, AnalysisClause, MachineSideGroup, MachineCounts, OperandValues, Suggestion } from "./analyze.js";
+export type {
+  MatchAnalysis,
+  AnalysisClause,
+  MachineSideGroup,
+  MachineCounts,
+  OperandValues,
+  Suggestion,
+} from "./analyze.js";
 export { analysisText } from "./analyze-text.js";

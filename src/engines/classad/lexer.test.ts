@@ -17,7 +17,16 @@ describe("lexer", () => {
     expect(kinds("- 1")).toEqual([T.Minus, T.Int]);
   });
   it("reads multi-character operators greedily", () => {
-    expect(kinds("=?= =!= >>> >> >= ?: ? :")).toEqual([T.MetaEq, T.MetaNe, T.Ushr, T.Shr, T.Ge, T.Elvis, T.QMark, T.Colon]);
+    expect(kinds("=?= =!= >>> >> >= ?: ? :")).toEqual([
+      T.MetaEq,
+      T.MetaNe,
+      T.Ushr,
+      T.Shr,
+      T.Ge,
+      T.Elvis,
+      T.QMark,
+      T.Colon,
+    ]);
     expect(kinds("is isnt IS")).toEqual([T.MetaEq, T.MetaNe, T.MetaEq]);
   });
   it("rejects leading zeros, hex and incomplete reals", () => {

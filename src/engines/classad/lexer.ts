@@ -101,13 +101,27 @@ export function unescapeNew(body: string): string | null {
       i++;
       c = body.charCodeAt(i);
       switch (c) {
-        case 97: c = 7; break; // a
-        case 98: c = 8; break; // b
-        case 102: c = 12; break; // f
-        case 110: c = 10; break; // n
-        case 114: c = 13; break; // r
-        case 116: c = 9; break; // t
-        case 118: c = 11; break; // v
+        case 97:
+          c = 7;
+          break; // a
+        case 98:
+          c = 8;
+          break; // b
+        case 102:
+          c = 12;
+          break; // f
+        case 110:
+          c = 10;
+          break; // n
+        case 114:
+          c = 13;
+          break; // r
+        case 116:
+          c = 9;
+          break; // t
+        case 118:
+          c = 11;
+          break; // v
         default:
           if (c >= 48 && c <= 55) {
             let v = c - 48;
@@ -485,50 +499,117 @@ export class Lexer {
     let len = 1;
     let k: T;
     switch (c) {
-      case 40: k = T.LParen; break;
-      case 41: k = T.RParen; break;
-      case 91: k = T.LBox; break;
-      case 93: k = T.RBox; break;
-      case 123: k = T.LBrace; break;
-      case 125: k = T.RBrace; break;
-      case 44: k = T.Comma; break;
-      case 59: k = T.Semi; break;
-      case 43: k = T.Plus; break;
-      case 45: k = T.Minus; break;
-      case 42: k = T.Mul; break;
-      case 47: k = T.Div; break;
-      case 37: k = T.Mod; break;
-      case 126: k = T.BitNot; break;
-      case 94: k = T.BitXor; break;
-      case 58: k = T.Colon; break;
+      case 40:
+        k = T.LParen;
+        break;
+      case 41:
+        k = T.RParen;
+        break;
+      case 91:
+        k = T.LBox;
+        break;
+      case 93:
+        k = T.RBox;
+        break;
+      case 123:
+        k = T.LBrace;
+        break;
+      case 125:
+        k = T.RBrace;
+        break;
+      case 44:
+        k = T.Comma;
+        break;
+      case 59:
+        k = T.Semi;
+        break;
+      case 43:
+        k = T.Plus;
+        break;
+      case 45:
+        k = T.Minus;
+        break;
+      case 42:
+        k = T.Mul;
+        break;
+      case 47:
+        k = T.Div;
+        break;
+      case 37:
+        k = T.Mod;
+        break;
+      case 126:
+        k = T.BitNot;
+        break;
+      case 94:
+        k = T.BitXor;
+        break;
+      case 58:
+        k = T.Colon;
+        break;
       case 63:
-        if (c1 === 58) { k = T.Elvis; len = 2; } else k = T.QMark;
+        if (c1 === 58) {
+          k = T.Elvis;
+          len = 2;
+        } else k = T.QMark;
         break;
       case 38:
-        if (c1 === 38) { k = T.And; len = 2; } else k = T.BitAnd;
+        if (c1 === 38) {
+          k = T.And;
+          len = 2;
+        } else k = T.BitAnd;
         break;
       case 124:
-        if (c1 === 124) { k = T.Or; len = 2; } else k = T.BitOr;
+        if (c1 === 124) {
+          k = T.Or;
+          len = 2;
+        } else k = T.BitOr;
         break;
       case 60:
-        if (c1 === 61) { k = T.Le; len = 2; } else if (c1 === 60) { k = T.Shl; len = 2; } else k = T.Lt;
+        if (c1 === 61) {
+          k = T.Le;
+          len = 2;
+        } else if (c1 === 60) {
+          k = T.Shl;
+          len = 2;
+        } else k = T.Lt;
         break;
       case 62:
-        if (c1 === 61) { k = T.Ge; len = 2; }
-        else if (c1 === 62) {
-          if (c2 === 62) { k = T.Ushr; len = 3; } else { k = T.Shr; len = 2; }
+        if (c1 === 61) {
+          k = T.Ge;
+          len = 2;
+        } else if (c1 === 62) {
+          if (c2 === 62) {
+            k = T.Ushr;
+            len = 3;
+          } else {
+            k = T.Shr;
+            len = 2;
+          }
         } else k = T.Gt;
         break;
       case 61:
-        if (c1 === 61) { k = T.Eq; len = 2; }
-        else if (c1 === 63) {
-          if (c2 === 61) { k = T.MetaEq; len = 3; } else { this.pos = p + 2; return T.Error; }
+        if (c1 === 61) {
+          k = T.Eq;
+          len = 2;
+        } else if (c1 === 63) {
+          if (c2 === 61) {
+            k = T.MetaEq;
+            len = 3;
+          } else {
+            this.pos = p + 2;
+            return T.Error;
+          }
         } else if (c1 === 33 && c2 === 61) {
-          k = T.MetaNe; len = 3;
+          k = T.MetaNe;
+          len = 3;
         } else k = T.Bound; // `=!` not followed by `=` is `=` then `!` (lexer.cpp looks one character further)
         break;
       case 33:
-        if (c1 === 61) { k = T.Ne; len = 2; } else k = T.Not;
+        if (c1 === 61) {
+          k = T.Ne;
+          len = 2;
+        } else k = T.Not;
         break;
       default:
         this.pos = p + 1;

@@ -13,7 +13,7 @@ function policy(src: string) {
 describe("match decisions", () => {
   it("builds the trace only when explain is asked for", () => {
     const p = policy("NEGOTIATOR_PE_JOB_EXPR = TARGET.Memory > 1");
-    const req = { job: "Requirements = true", machines: ["[Name = \"a\"; Memory = 2; Requirements = true]"] };
+    const req = { job: "Requirements = true", machines: ['[Name = "a"; Memory = 2; Requirements = true]'] };
     expect(decideMatch(p, req, ctx).trace).toBeUndefined();
     const d = decideMatch(p, req, { ...ctx, explain: true });
     expect(d.trace).toMatchObject({ pairs: [{ machine: "a", job_expr: "true", match: true }] });
@@ -30,7 +30,11 @@ describe("match decisions", () => {
     expect(decideAdCheck(p, { kind: "job", ad: "[]" }, ctx).cacheable).toBe(true);
   });
   it("works with no policy loaded", () => {
-    const d = decideMatch(null, { job: "Requirements = true\nRank = 2", machines: ["[Requirements = true]"] }, ctx);
+    const d = decideMatch(
+      null,
+      { job: "Requirements = true\nRank = 2", machines: ["[Requirements = true]"] },
+      ctx,
+    );
     expect(d.verdict.best).toBe(0);
     expect(d.verdict.machines[0].rank).toBe(2);
   });

@@ -8,18 +8,46 @@ import type { Value } from "./values.js";
 
 /** Binary and unary operators, named as the library names them. */
 export type Op =
-  | "||" | "&&" | "|" | "^" | "&"
-  | "==" | "!=" | "=?=" | "=!=" | "is" | "isnt"
-  | "<" | "<=" | ">" | ">="
-  | "<<" | ">>" | ">>>"
-  | "+" | "-" | "*" | "/" | "%"
-  | "u-" | "u+" | "~" | "!"
-  | "?:" | "[]";
+  | "||"
+  | "&&"
+  | "|"
+  | "^"
+  | "&"
+  | "=="
+  | "!="
+  | "=?="
+  | "=!="
+  | "is"
+  | "isnt"
+  | "<"
+  | "<="
+  | ">"
+  | ">="
+  | "<<"
+  | ">>"
+  | ">>>"
+  | "+"
+  | "-"
+  | "*"
+  | "/"
+  | "%"
+  | "u-"
+  | "u+"
+  | "~"
+  | "!"
+  | "?:"
+  | "[]";
 
 /** One node of the syntax tree. */
 export type Node =
   | { readonly k: "lit"; readonly v: Value; readonly text?: string }
-  | { readonly k: "attr"; readonly name: string; readonly lc: string; readonly scope: Node | null; readonly abs: boolean }
+  | {
+      readonly k: "attr";
+      readonly name: string;
+      readonly lc: string;
+      readonly scope: Node | null;
+      readonly abs: boolean;
+    }
   | { readonly k: "op"; readonly op: Op; readonly a: Node; readonly b: Node | null }
   | { readonly k: "cond"; readonly c: Node; readonly a: Node; readonly b: Node }
   | { readonly k: "paren"; readonly a: Node }

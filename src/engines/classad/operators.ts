@@ -61,23 +61,35 @@ export type CmpOp = "<" | "<=" | ">" | ">=" | "==" | "!=";
 
 function cmpResult(op: CmpOp, c: number): boolean {
   switch (op) {
-    case "<": return c < 0;
-    case "<=": return c <= 0;
-    case ">": return c > 0;
-    case ">=": return c >= 0;
-    case "==": return c === 0;
-    case "!=": return c !== 0;
+    case "<":
+      return c < 0;
+    case "<=":
+      return c <= 0;
+    case ">":
+      return c > 0;
+    case ">=":
+      return c >= 0;
+    case "==":
+      return c === 0;
+    case "!=":
+      return c !== 0;
   }
 }
 
 function numCompare(op: CmpOp, x: number | bigint, y: number | bigint): boolean {
   switch (op) {
-    case "<": return x < y;
-    case "<=": return x <= y;
-    case ">": return x > y;
-    case ">=": return x >= y;
-    case "==": return x == y;
-    case "!=": return x != y;
+    case "<":
+      return x < y;
+    case "<=":
+      return x <= y;
+    case ">":
+      return x > y;
+    case ">=":
+      return x >= y;
+    case "==":
+      return x == y;
+    case "!=":
+      return x != y;
   }
 }
 
@@ -85,7 +97,8 @@ function numCompare(op: CmpOp, x: number | bigint, y: number | bigint): boolean 
 export function compare(op: CmpOp, a: Value, b: Value): Value {
   if (a === ERROR || b === ERROR) return ERROR;
   if (a === UNDEF || b === UNDEF) return UNDEF;
-  if (a instanceof ClassAd || b instanceof ClassAd || a instanceof ListValue || b instanceof ListValue) return ERROR;
+  if (a instanceof ClassAd || b instanceof ClassAd || a instanceof ListValue || b instanceof ListValue)
+    return ERROR;
   if (typeof a === "string" || typeof b === "string") {
     if (typeof a !== "string" || typeof b !== "string") return ERROR;
     return cmpResult(op, cmpFold(a, b));
@@ -167,9 +180,12 @@ export function intArith(op: ArithOp, x: number | bigint, y: number | bigint): V
   const a = big(x);
   const b = big(y);
   switch (op) {
-    case "+": return normInt(a + b);
-    case "-": return normInt(a - b);
-    case "*": return normInt(a * b);
+    case "+":
+      return normInt(a + b);
+    case "-":
+      return normInt(a - b);
+    case "*":
+      return normInt(a * b);
     case "/":
       if (b === 0n) return ERROR;
       if (a === INT64_MIN && b === -1n) return normInt(-(INT64_MIN + 1n));
@@ -184,11 +200,20 @@ export function intArith(op: ArithOp, x: number | bigint, y: number | bigint): V
 function realArith(op: ArithOp, x: number, y: number): Value {
   let r: number;
   switch (op) {
-    case "+": r = x + y; break;
-    case "-": r = x - y; break;
-    case "*": r = x * y; break;
-    case "/": r = x / y; break;
-    case "%": return ERROR;
+    case "+":
+      r = x + y;
+      break;
+    case "-":
+      r = x - y;
+      break;
+    case "*":
+      r = x * y;
+      break;
+    case "/":
+      r = x / y;
+      break;
+    case "%":
+      return ERROR;
   }
   return r === Infinity ? ERROR : new Real(r);
 }
@@ -217,7 +242,9 @@ function timeArith(op: ArithOp, a: Value, b: Value): Value {
 }
 
 function arithOperand(v: Value): boolean {
-  return isInt(v) || v instanceof Real || typeof v === "boolean" || v instanceof AbsTime || v instanceof RelTime;
+  return (
+    isInt(v) || v instanceof Real || typeof v === "boolean" || v instanceof AbsTime || v instanceof RelTime
+  );
 }
 
 /** A strict arithmetic operator on any two values. */
@@ -225,11 +252,16 @@ export function arith(op: ArithOp, a: Value, b: Value): Value {
   if (a === ERROR || b === ERROR) return ERROR;
   if (a === UNDEF || b === UNDEF) return UNDEF;
   if (!arithOperand(a) || !arithOperand(b)) return ERROR;
-  if (a instanceof AbsTime || b instanceof AbsTime || a instanceof RelTime || b instanceof RelTime) return timeArith(op, a, b);
+  if (a instanceof AbsTime || b instanceof AbsTime || a instanceof RelTime || b instanceof RelTime)
+    return timeArith(op, a, b);
   const x = typeof a === "boolean" ? (a ? 1 : 0) : a;
   const y = typeof b === "boolean" ? (b ? 1 : 0) : b;
   if (isInt(x) && isInt(y)) return intArith(op, x, y);
-  return realArith(op, x instanceof Real ? x.v : intToReal(x as number | bigint), y instanceof Real ? y.v : intToReal(y as number | bigint));
+  return realArith(
+    op,
+    x instanceof Real ? x.v : intToReal(x as number | bigint),
+    y instanceof Real ? y.v : intToReal(y as number | bigint),
+  );
 }
 
 /** Unary minus: numbers and RelTime; Booleans and everything else are ERROR. */
@@ -244,7 +276,14 @@ export function negate(a: Value): Value {
 
 /** Unary plus: numbers, RelTime, UNDEFINED and ERROR pass through. */
 export function unaryPlus(a: Value): Value {
-  if (typeof a === "boolean" || typeof a === "string" || a instanceof ListValue || a instanceof ClassAd || a instanceof AbsTime) return ERROR;
+  if (
+    typeof a === "boolean" ||
+    typeof a === "string" ||
+    a instanceof ListValue ||
+    a instanceof ClassAd ||
+    a instanceof AbsTime
+  )
+    return ERROR;
   return a;
 }
 
@@ -260,10 +299,14 @@ export function bitwise(op: BitOp, a: Value, b: Value): Value {
   const x = big(a);
   const y = big(b);
   switch (op) {
-    case "&": return normInt(x & y);
-    case "|": return normInt(x | y);
-    case "^": return normInt(x ^ y);
-    case "<<": return normInt(x << (y & 63n));
+    case "&":
+      return normInt(x & y);
+    case "|":
+      return normInt(x | y);
+    case "^":
+      return normInt(x ^ y);
+    case "<<":
+      return normInt(x << (y & 63n));
     case ">>":
       if (x >= 0n) return normInt(x >> (y & 63n));
       if (y <= 0n) return normInt(x);

@@ -331,7 +331,13 @@ function guard(src: string, fn: (codes: Uint16Array) => Node, given?: Uint16Arra
  * counts against the nesting bound as it would if the enclosing text were parsed whole. `codes` may
  * hold the text's code units (char-codes.ts; a view of a larger text's), else they are copied.
  */
-export function parseExpr(src: string, oldStrings = false, charged = false, depth = 0, codes?: Uint16Array): ParseResult {
+export function parseExpr(
+  src: string,
+  oldStrings = false,
+  charged = false,
+  depth = 0,
+  codes?: Uint16Array,
+): ParseResult {
   return guard(
     src,
     (units) => {

@@ -12,14 +12,18 @@ describe("pool.conf reader", () => {
     const { table, errors } = readConfig("A = 1 \\\r\n# c\r\n  + 2\r\nnot one\r\rB = x\ry\n\nC = 3");
     expect(table.get("A")).toMatchObject({ value: "1    + 2", line: 1, column: 5 });
     expect(table.get("A")?.pieces.map((p) => p.line)).toEqual([1, 3]);
-    expect(errors).toEqual([{ code: "match_config_syntax", message: "policy line 4: expected NAME = value", at: "4:1" }]);
+    expect(errors).toEqual([
+      { code: "match_config_syntax", message: "policy line 4: expected NAME = value", at: "4:1" },
+    ]);
     expect(table.get("C")).toMatchObject({ value: "3", line: 6 });
     expect(readConfig("").table.size).toBe(0);
     expect(readConfig("D = \\").table.get("D")?.value).toBe("");
   });
   it("reports lines that are not assignments with their number", () => {
     const { errors } = readConfig("A = 1\nnot an assignment\n");
-    expect(errors).toEqual([{ code: "match_config_syntax", message: "policy line 2: expected NAME = value", at: "2:1" }]);
+    expect(errors).toEqual([
+      { code: "match_config_syntax", message: "policy line 2: expected NAME = value", at: "2:1" },
+    ]);
   });
   it("expands macros recursively, with defaults, at use time", () => {
     const { table } = readConfig("X = $(Y) + $(Z:7)\nY = $(W)1\nW = 4\n");

@@ -78,7 +78,10 @@ class Lines {
 }
 
 /** {@link readConfig} as resumable work (common/slices.ts): it yields as the lines it has read add up to a slice. */
-export function* readConfigSteps(text: string, pace = new Pace()): Steps<{ table: ConfigTable; errors: PolicyError[] }> {
+export function* readConfigSteps(
+  text: string,
+  pace = new Pace(),
+): Steps<{ table: ConfigTable; errors: PolicyError[] }> {
   const table: ConfigTable = new Map();
   const errors: PolicyError[] = [];
   const lines = new Lines(text);
@@ -128,7 +131,13 @@ export function* readConfigSteps(text: string, pace = new Pace()): Steps<{ table
     const lead = line.length - line.trimStart().length;
     const m = ASSIGN.exec(trimmed);
     if (m === null) {
-      errors.push(policyError("match_config_syntax", `policy line ${startLine}: expected NAME = value`, `${startLine}:${lead + 1}`));
+      errors.push(
+        policyError(
+          "match_config_syntax",
+          `policy line ${startLine}: expected NAME = value`,
+          `${startLine}:${lead + 1}`,
+        ),
+      );
       continue;
     }
     const rest = m[2];
@@ -136,9 +145,18 @@ export function* readConfigSteps(text: string, pace = new Pace()): Steps<{ table
     // The pieces re-based on the value's first character, so an offset in the value finds its source line.
     let k = 0;
     while (k + 1 < pieces.length && pieces[k + 1].offset <= start) k++;
-    const based: SourcePiece[] = [{ offset: 0, line: pieces[k].line, column: pieces[k].column + start - pieces[k].offset }];
-    for (let j = k + 1; j < pieces.length; j++) based.push({ offset: pieces[j].offset - start, line: pieces[j].line, column: 1 });
-    table.set(m[1].toUpperCase(), { name: m[1], value: rest.trim(), line: based[0].line, column: based[0].column, pieces: based });
+    const based: SourcePiece[] = [
+      { offset: 0, line: pieces[k].line, column: pieces[k].column + start - pieces[k].offset },
+    ];
+    for (let j = k + 1; j < pieces.length; j++)
+      based.push({ offset: pieces[j].offset - start, line: pieces[j].line, column: 1 });
+    table.set(m[1].toUpperCase(), {
+      name: m[1],
+      value: rest.trim(),
+      line: based[0].line,
+      column: based[0].column,
+      pieces: based,
+    });
   }
   return { table, errors };
 }
@@ -162,12 +180,25 @@ export const MAX_MACRO_CHARS = 100_000;
  * inside a default counts as a level, since each level rescans its text) or an
  * expansion longer than {@link MAX_MACRO_CHARS} is an error naming the macro.
  */
-export function expand(value: string, table: ConfigTable, active: string[] = [], done = new Map<string, string>(), defaults = 0): string | MacroError {
+export function expand(
+  value: string,
+  table: ConfigTable,
+  active: string[] = [],
+  done = new Map<string, string>(),
+  defaults = 0,
+): string | MacroError {
   return finish(expandSteps(value, table, active, done, defaults, new Pace()));
 }
 
 /** {@link expand} as resumable work (common/slices.ts): it yields as the characters it has scanned add up to a slice. */
-export function* expandSteps(value: string, table: ConfigTable, active: string[], done: Map<string, string>, defaults: number, pace: Pace): Steps<string | MacroError> {
+export function* expandSteps(
+  value: string,
+  table: ConfigTable,
+  active: string[],
+  done: Map<string, string>,
+  defaults: number,
+  pace: Pace,
+): Steps<string | MacroError> {
   return yield* expandRange(value, 0, value.length, {}, table, active, done, defaults, pace);
 }
 
@@ -211,7 +242,17 @@ function* closingParens(value: string, pace: Pace): Steps<Int32Array> {
 }
 
 /** {@link expandSteps} of the stretch `value[from, to)` (a macro's default is a stretch of the text that holds it). */
-function* expandRange(value: string, from: number, to: number, parens: Parens, table: ConfigTable, active: string[], done: Map<string, string>, defaults: number, pace: Pace): Steps<string | MacroError> {
+function* expandRange(
+  value: string,
+  from: number,
+  to: number,
+  parens: Parens,
+  table: ConfigTable,
+  active: string[],
+  done: Map<string, string>,
+  defaults: number,
+  pace: Pace,
+): Steps<string | MacroError> {
   let out = "";
   let i = from;
   while (i < to) {
@@ -224,9 +265,14 @@ function* expandRange(value: string, from: number, to: number, parens: Parens, t
     }
     out += value.slice(i, d);
     const rest = value.slice(d, to);
-    if (rest.startsWith("$$(")) return new MacroError("match_macro_unsupported", "policy: `$$(...)` macros are not supported");
+    if (rest.startsWith("$$("))
+      return new MacroError("match_macro_unsupported", "policy: `$$(...)` macros are not supported");
     const other = /^\$([A-Za-z_][A-Za-z0-9_]*)\(/.exec(rest);
-    if (other !== null) return new MacroError("match_macro_unsupported", `policy: \`$${other[1]}(...)\` macros are not supported`);
+    if (other !== null)
+      return new MacroError(
+        "match_macro_unsupported",
+        `policy: \`$${other[1]}(...)\` macros are not supported`,
+      );
     if (!rest.startsWith("$(")) {
       out += "$";
       i = d + 1;
@@ -244,13 +290,17 @@ function* expandRange(value: string, from: number, to: number, parens: Parens, t
     const key = name.toUpperCase();
     if (active.includes(key)) return new MacroError("match_macro_cycle", `policy: macro cycle at $(${name})`);
     if (active.length + defaults >= MAX_MACRO_DEPTH) {
-      return new MacroError("match_macro_too_deep", `policy: $(${name}) is nested more than ${MAX_MACRO_DEPTH} macros deep`);
+      return new MacroError(
+        "match_macro_too_deep",
+        `policy: $(${name}) is nested more than ${MAX_MACRO_DEPTH} macros deep`,
+      );
     }
     const entry = table.get(key);
     let sub = "";
     if (entry !== undefined) {
       // a macro expands the same way wherever it is used: expand it once
-      const e = done.get(key) ?? (yield* expandSteps(entry.value, table, [...active, key], done, defaults, pace));
+      const e =
+        done.get(key) ?? (yield* expandSteps(entry.value, table, [...active, key], done, defaults, pace));
       if (e instanceof MacroError) return e;
       done.set(key, e);
       sub = e;
@@ -262,7 +312,10 @@ function* expandRange(value: string, from: number, to: number, parens: Parens, t
     }
     if (out.length + sub.length > MAX_MACRO_CHARS) {
       const where = active.length > 0 ? `$(${active[active.length - 1]})` : "the value";
-      return new MacroError("match_macro_too_large", `policy: expanding ${where} gives more than ${MAX_MACRO_CHARS} characters (at $(${name}))`);
+      return new MacroError(
+        "match_macro_too_large",
+        `policy: expanding ${where} gives more than ${MAX_MACRO_CHARS} characters (at $(${name}))`,
+      );
     }
     out += sub;
     i = j + 1;

@@ -260,7 +260,9 @@ export function gmtime(secs: number): Tm {
   const z = days + 719468;
   const era = Math.floor(z / 146097);
   const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365,
+  );
   const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
   const mp = Math.floor((5 * doy + 2) / 153);
   const mday = doy - Math.floor((153 * mp + 2) / 5) + 1;
@@ -296,8 +298,18 @@ export function absTimeBody(t: AbsTime): string {
 
 const DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 const MONTHS = [
-  "January", "February", "March", "April", "May", "June",
-  "July", "August", "September", "October", "November", "December",
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
 ];
 
 /** Week number as strftime's %U (first Sunday starts week 1) or %W (Monday). */
@@ -317,40 +329,108 @@ export function strftime(tm: Tm, fmt: string): string {
     }
     const f = fmt[++i];
     switch (f) {
-      case "a": out += (DAYS[tm.wday] ?? "???").slice(0, 3); break;
-      case "A": out += DAYS[tm.wday] ?? "?"; break;
-      case "b": case "h": out += (MONTHS[tm.mon] ?? "???").slice(0, 3); break;
-      case "B": out += MONTHS[tm.mon] ?? "?"; break;
-      case "c": out += strftime(tm, "%a %b %e %H:%M:%S %Y"); break;
-      case "C": out += pad2(Math.floor(tm.year / 100)); break;
-      case "d": out += pad2(tm.mday); break;
-      case "D": out += strftime(tm, "%m/%d/%y"); break;
-      case "e": out += String(tm.mday).padStart(2, " "); break;
-      case "F": out += strftime(tm, "%Y-%m-%d"); break;
-      case "H": out += pad2(tm.hour); break;
-      case "I": out += pad2(tm.hour % 12 === 0 ? 12 : tm.hour % 12); break;
-      case "j": out += String(tm.yday + 1).padStart(3, "0"); break;
-      case "m": out += pad2(tm.mon + 1); break;
-      case "M": out += pad2(tm.min); break;
-      case "n": out += "\n"; break;
-      case "p": out += tm.hour < 12 ? "AM" : "PM"; break;
-      case "r": out += strftime(tm, "%I:%M:%S %p"); break;
-      case "R": out += strftime(tm, "%H:%M"); break;
-      case "S": out += pad2(tm.sec); break;
-      case "t": out += "\t"; break;
-      case "T": out += strftime(tm, "%H:%M:%S"); break;
-      case "u": out += String(tm.wday === 0 ? 7 : tm.wday); break;
-      case "U": out += pad2(weekNo(tm, false)); break;
-      case "w": out += String(tm.wday); break;
-      case "W": out += pad2(weekNo(tm, true)); break;
-      case "x": out += strftime(tm, "%m/%d/%y"); break;
-      case "X": out += strftime(tm, "%H:%M:%S"); break;
-      case "y": out += pad2(tm.year % 100); break;
-      case "Y": out += String(tm.year); break;
-      case "z": out += "+0000"; break;
-      case "Z": out += "GMT"; break;
-      case "%": out += "%"; break;
-      default: out += "%" + f;
+      case "a":
+        out += (DAYS[tm.wday] ?? "???").slice(0, 3);
+        break;
+      case "A":
+        out += DAYS[tm.wday] ?? "?";
+        break;
+      case "b":
+      case "h":
+        out += (MONTHS[tm.mon] ?? "???").slice(0, 3);
+        break;
+      case "B":
+        out += MONTHS[tm.mon] ?? "?";
+        break;
+      case "c":
+        out += strftime(tm, "%a %b %e %H:%M:%S %Y");
+        break;
+      case "C":
+        out += pad2(Math.floor(tm.year / 100));
+        break;
+      case "d":
+        out += pad2(tm.mday);
+        break;
+      case "D":
+        out += strftime(tm, "%m/%d/%y");
+        break;
+      case "e":
+        out += String(tm.mday).padStart(2, " ");
+        break;
+      case "F":
+        out += strftime(tm, "%Y-%m-%d");
+        break;
+      case "H":
+        out += pad2(tm.hour);
+        break;
+      case "I":
+        out += pad2(tm.hour % 12 === 0 ? 12 : tm.hour % 12);
+        break;
+      case "j":
+        out += String(tm.yday + 1).padStart(3, "0");
+        break;
+      case "m":
+        out += pad2(tm.mon + 1);
+        break;
+      case "M":
+        out += pad2(tm.min);
+        break;
+      case "n":
+        out += "\n";
+        break;
+      case "p":
+        out += tm.hour < 12 ? "AM" : "PM";
+        break;
+      case "r":
+        out += strftime(tm, "%I:%M:%S %p");
+        break;
+      case "R":
+        out += strftime(tm, "%H:%M");
+        break;
+      case "S":
+        out += pad2(tm.sec);
+        break;
+      case "t":
+        out += "\t";
+        break;
+      case "T":
+        out += strftime(tm, "%H:%M:%S");
+        break;
+      case "u":
+        out += String(tm.wday === 0 ? 7 : tm.wday);
+        break;
+      case "U":
+        out += pad2(weekNo(tm, false));
+        break;
+      case "w":
+        out += String(tm.wday);
+        break;
+      case "W":
+        out += pad2(weekNo(tm, true));
+        break;
+      case "x":
+        out += strftime(tm, "%m/%d/%y");
+        break;
+      case "X":
+        out += strftime(tm, "%H:%M:%S");
+        break;
+      case "y":
+        out += pad2(tm.year % 100);
+        break;
+      case "Y":
+        out += String(tm.year);
+        break;
+      case "z":
+        out += "+0000";
+        break;
+      case "Z":
+        out += "GMT";
+        break;
+      case "%":
+        out += "%";
+        break;
+      default:
+        out += "%" + f;
     }
   }
   return out;

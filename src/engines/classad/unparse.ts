@@ -44,14 +44,30 @@ export function quoteString(s: string, delim = '"'): string {
       continue;
     }
     switch (b) {
-      case 7: out += "\\a"; continue;
-      case 8: out += "\\b"; continue;
-      case 12: out += "\\f"; continue;
-      case 10: out += "\\n"; continue;
-      case 13: out += "\\r"; continue;
-      case 9: out += "\\t"; continue;
-      case 11: out += "\\v"; continue;
-      case 92: out += "\\\\"; continue;
+      case 7:
+        out += "\\a";
+        continue;
+      case 8:
+        out += "\\b";
+        continue;
+      case 12:
+        out += "\\f";
+        continue;
+      case 10:
+        out += "\\n";
+        continue;
+      case 13:
+        out += "\\r";
+        continue;
+      case 9:
+        out += "\\t";
+        continue;
+      case 11:
+        out += "\\v";
+        continue;
+      case 92:
+        out += "\\\\";
+        continue;
     }
     if (b < 0x20 || b >= 0x7f) out += "\\" + b.toString(8).padStart(3, "0");
     else out += ch;
@@ -65,16 +81,41 @@ const RESERVED = new Set(["error", "false", "is", "isnt", "parent", "true", "und
 export function identText(name: string): string {
   if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !RESERVED.has(name)) return name;
   const q = quoteString(name, "'");
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(q.slice(1, -1)) && !RESERVED.has(q.slice(1, -1)) ? q.slice(1, -1) : q;
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(q.slice(1, -1)) && !RESERVED.has(q.slice(1, -1))
+    ? q.slice(1, -1)
+    : q;
 }
 
 const OP_TEXT: Record<Op, string> = {
-  "||": " || ", "&&": " && ", "|": " | ", "^": " ^ ", "&": " & ",
-  "==": " == ", "!=": " != ", "=?=": " =?= ", "=!=": " =!= ", is: " =?= ", isnt: " =!= ",
-  "<": " < ", "<=": " <= ", ">": " > ", ">=": " >= ",
-  "<<": " << ", ">>": " >> ", ">>>": " >>> ",
-  "+": " + ", "-": " - ", "*": " * ", "/": " / ", "%": " % ",
-  "u-": " -", "u+": " +", "~": " ~", "!": " !", "?:": " ?: ", "[]": "",
+  "||": " || ",
+  "&&": " && ",
+  "|": " | ",
+  "^": " ^ ",
+  "&": " & ",
+  "==": " == ",
+  "!=": " != ",
+  "=?=": " =?= ",
+  "=!=": " =!= ",
+  is: " =?= ",
+  isnt: " =!= ",
+  "<": " < ",
+  "<=": " <= ",
+  ">": " > ",
+  ">=": " >= ",
+  "<<": " << ",
+  ">>": " >> ",
+  ">>>": " >>> ",
+  "+": " + ",
+  "-": " - ",
+  "*": " * ",
+  "/": " / ",
+  "%": " % ",
+  "u-": " -",
+  "u+": " +",
+  "~": " ~",
+  "!": " !",
+  "?:": " ?: ",
+  "[]": "",
 };
 
 /** Prints an expression tree. */

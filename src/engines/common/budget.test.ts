@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { Budget, BudgetExceeded, currentBudget, DEFAULT_DECISION_BUDGET, decisionBudget, spend, trySpend, UNLIMITED } from "./budget.js";
+import {
+  Budget,
+  BudgetExceeded,
+  currentBudget,
+  DEFAULT_DECISION_BUDGET,
+  decisionBudget,
+  spend,
+  trySpend,
+  UNLIMITED,
+} from "./budget.js";
 
 describe("the decision work budget", () => {
   it("is unlimited outside any decision", () => {
@@ -35,6 +44,7 @@ describe("the decision work budget", () => {
 
   it("reads DECISION_BUDGET, falling back to the default for a missing or meaningless setting", () => {
     expect(decisionBudget("1234").limit).toBe(1234);
-    for (const bad of [undefined, "", "zero", "-5", "0"]) expect(decisionBudget(bad).limit).toBe(DEFAULT_DECISION_BUDGET);
+    for (const bad of [undefined, "", "zero", "-5", "0"])
+      expect(decisionBudget(bad).limit).toBe(DEFAULT_DECISION_BUDGET);
   });
 });

@@ -19,7 +19,8 @@ export const DEFAULT_DECISION_BUDGET = 400_000;
 export const BUDGET_EXCEEDED = "budget_exceeded";
 
 /** The text engines report when a decision spent its budget (inside verdicts, where the origin reports errors). */
-export const BUDGET_EXCEEDED_MESSAGE = "budget_exceeded: the decision used up its work budget (DECISION_BUDGET)";
+export const BUDGET_EXCEEDED_MESSAGE =
+  "budget_exceeded: the decision used up its work budget (DECISION_BUDGET)";
 
 /** Thrown by {@link spend} when the current budget is spent; engines catch it where their origin reports errors. */
 export class BudgetExceeded {

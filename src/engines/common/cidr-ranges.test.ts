@@ -1,7 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatNetwork, parseNetwork, rangeContains, rangeOverlaps, type IpNetwork } from "./cidr.js";
-import { ORDER_WORK, RADIX_MIN_ROWS, RangeSet, base64ToWords, rangeSetOfTexts, wordsToBase64 } from "./cidr-ranges.js";
+import {
+  ORDER_WORK,
+  RADIX_MIN_ROWS,
+  RangeSet,
+  base64ToWords,
+  rangeSetOfTexts,
+  wordsToBase64,
+} from "./cidr-ranges.js";
 
 const netText = fc.oneof(
   fc.tuple(fc.ipV4(), fc.integer({ min: 0, max: 32 })).map(([a, p]) => `${a}/${p}`),
@@ -22,7 +29,9 @@ describe("RangeSet", () => {
     fc.assert(
       fc.property(fc.array(netText, { maxLength: 30 }), netText, (texts, qt) => {
         const set = rangeSetOfTexts(texts);
-        const entries = texts.map((t) => parseNetwork(t) as IpNetwork).map((n) => parseNetwork(fmt(n)) as IpNetwork);
+        const entries = texts
+          .map((t) => parseNetwork(t) as IpNetwork)
+          .map((n) => parseNetwork(fmt(n)) as IpNetwork);
         const q = parseNetwork(qt) as IpNetwork;
         expect(rangeOverlaps(set, q)).toBe(naive(entries, q).overlaps);
         if (naive(entries, q).contains) expect(rangeContains(set, q)).toBe(true);
@@ -72,7 +81,13 @@ describe("ordering IPv6 entries", () => {
   it("counts no radix bucket for lists shorter than RADIX_MIN_ROWS, and keeps their answers", () => {
     const before = { ...ORDER_WORK };
     for (let i = 0; i < 100; i++) {
-      const set = rangeSetOfTexts([`10.${i}.0.0/16`, `2001:db8:${i + 1}::/48`, `2001:db8::${i}`, `2001:db6::/32`, `2001:db8:${i + 1}::/48`]);
+      const set = rangeSetOfTexts([
+        `10.${i}.0.0/16`,
+        `2001:db8:${i + 1}::/48`,
+        `2001:db8::${i}`,
+        `2001:db6::/32`,
+        `2001:db8:${i + 1}::/48`,
+      ]);
       expect(set.size).toBe(4);
       expect(set.v6.length).toBe(8 * 3);
     }
@@ -81,7 +96,10 @@ describe("ordering IPv6 entries", () => {
   });
 
   it("orders long lists by radix as short ones by comparison", () => {
-    const texts = Array.from({ length: RADIX_MIN_ROWS * 2 }, (_, i) => `2001:db8:${(i * 7919) % 4096}::/${48 + (i % 16)}`);
+    const texts = Array.from(
+      { length: RADIX_MIN_ROWS * 2 },
+      (_, i) => `2001:db8:${(i * 7919) % 4096}::/${48 + (i % 16)}`,
+    );
     const before = ORDER_WORK.buckets;
     const long = rangeSetOfTexts(texts);
     expect(ORDER_WORK.buckets).toBeGreaterThan(before);

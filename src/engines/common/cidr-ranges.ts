@@ -315,7 +315,8 @@ export function base64ToWords(text: string): Uint32Array {
   }
   const words = new Uint32Array(bytes.length >> 2);
   for (let i = 0; i < words.length; i++) {
-    words[i] = (bytes[4 * i] | (bytes[4 * i + 1] << 8) | (bytes[4 * i + 2] << 16) | (bytes[4 * i + 3] << 24)) >>> 0;
+    words[i] =
+      (bytes[4 * i] | (bytes[4 * i + 1] << 8) | (bytes[4 * i + 2] << 16) | (bytes[4 * i + 3] << 24)) >>> 0;
   }
   return words;
 }

@@ -5,7 +5,12 @@ import { buildCidrSet, formatAddress, parseCidrListText, parseNetwork, parseNetw
 describe("parseNetwork", () => {
   it("parses IPv4 addresses and CIDRs, reporting host bits", () => {
     expect(parseNetwork("192.0.2.1")).toMatchObject({ family: 4, prefix: 32, hostBits: false });
-    expect(parseNetwork("192.0.2.1/24")).toMatchObject({ family: 4, start: 0xc0000200, end: 0xc00002ff, hostBits: true });
+    expect(parseNetwork("192.0.2.1/24")).toMatchObject({
+      family: 4,
+      start: 0xc0000200,
+      end: 0xc00002ff,
+      hostBits: true,
+    });
     expect(parseNetwork("0.0.0.0/0")).toMatchObject({ start: 0, end: 0xffffffff });
   });
   it("parses IPv6 with :: and an embedded dotted quad", () => {
@@ -14,14 +19,28 @@ describe("parseNetwork", () => {
     expect(parseNetwork("::")?.start).toBe(0n);
   });
   it("rejects malformed text", () => {
-    for (const bad of ["", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "1.2.3.4/33", "2001:db8::1::2", "2001:db8::/129", "fe80::1%eth0", "x", "1.2.3.4/"]) {
+    for (const bad of [
+      "",
+      "1.2.3",
+      "1.2.3.4.5",
+      "256.1.1.1",
+      "01.2.3.4",
+      "1.2.3.4/33",
+      "2001:db8::1::2",
+      "2001:db8::/129",
+      "fe80::1%eth0",
+      "x",
+      "1.2.3.4/",
+    ]) {
       expect(parseNetwork(bad), bad).toBeNull();
     }
   });
   it("never throws on arbitrary text", () => {
-    fc.assert(fc.property(fc.string(), (s) => {
-      parseNetwork(s);
-    }));
+    fc.assert(
+      fc.property(fc.string(), (s) => {
+        parseNetwork(s);
+      }),
+    );
   });
 });
 
@@ -40,24 +59,43 @@ describe("parseNetworkPadded", () => {
     }
   });
   it("rejects what parseNetwork rejects for other reasons", () => {
-    for (const bad of ["", "1.2.3", "1.2.3.4.5", "256.1.1.1", "0256.1.1.1", "1.2.3.4/33", "2001:db8::1::2", "::/129", "fe80::1%eth0", "::ffff:1.2.3.4%0", "1.2.3.4/", " 1.2.3.4"]) {
+    for (const bad of [
+      "",
+      "1.2.3",
+      "1.2.3.4.5",
+      "256.1.1.1",
+      "0256.1.1.1",
+      "1.2.3.4/33",
+      "2001:db8::1::2",
+      "::/129",
+      "fe80::1%eth0",
+      "::ffff:1.2.3.4%0",
+      "1.2.3.4/",
+      " 1.2.3.4",
+    ]) {
       expect(parseNetworkPadded(bad), bad).toBeNull();
     }
   });
   it("agrees with parseNetwork on text without padded octets or an early quad", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.ipV4(), fc.ipV6(), fc.string()), fc.option(fc.integer({ min: 0, max: 130 })), (ip, p) => {
-        const text = p === null ? ip : `${ip}/${p}`;
-        if (/(^|[.:])0\d/.test(text) || /\..*:/.test(text.split("/")[0])) return;
-        expect(parseNetworkPadded(text)).toEqual(parseNetwork(text));
-      }),
+      fc.property(
+        fc.oneof(fc.ipV4(), fc.ipV6(), fc.string()),
+        fc.option(fc.integer({ min: 0, max: 130 })),
+        (ip, p) => {
+          const text = p === null ? ip : `${ip}/${p}`;
+          if (/(^|[.:])0\d/.test(text) || /\..*:/.test(text.split("/")[0])) return;
+          expect(parseNetworkPadded(text)).toEqual(parseNetwork(text));
+        },
+      ),
     );
   });
 });
 
 describe("formatAddress", () => {
   it("writes IPv6 in RFC 5952 form", () => {
-    expect(formatAddress(6, parseNetwork("2001:0db8:0:0:1:0:0:1")?.start as bigint)).toBe("2001:db8::1:0:0:1");
+    expect(formatAddress(6, parseNetwork("2001:0db8:0:0:1:0:0:1")?.start as bigint)).toBe(
+      "2001:db8::1:0:0:1",
+    );
     expect(formatAddress(6, 1n)).toBe("::1");
   });
 });
@@ -85,23 +123,30 @@ describe("CidrSet", () => {
   });
   it("agrees with a linear scan on random IPv4 sets", () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 0, max: 32 })), { maxLength: 20 }), fc.integer({ min: 0, max: 0xffffffff }), (entries, probe) => {
-        const texts = entries.map(([a, p]) => `${formatAddress(4, a)}/${p}`);
-        const s = buildCidrSet(texts);
-        const addr = parseNetwork(formatAddress(4, probe))!;
-        const linear = texts.some((t) => {
-          const n = parseNetwork(t)!;
-          return (n.start as number) <= probe && probe <= (n.end as number);
-        });
-        expect(s.contains(addr)).toBe(linear);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 0, max: 32 })), {
+          maxLength: 20,
+        }),
+        fc.integer({ min: 0, max: 0xffffffff }),
+        (entries, probe) => {
+          const texts = entries.map(([a, p]) => `${formatAddress(4, a)}/${p}`);
+          const s = buildCidrSet(texts);
+          const addr = parseNetwork(formatAddress(4, probe))!;
+          const linear = texts.some((t) => {
+            const n = parseNetwork(t)!;
+            return (n.start as number) <= probe && probe <= (n.end as number);
+          });
+          expect(s.contains(addr)).toBe(linear);
+        },
+      ),
     );
   });
 });
 
 describe("parseCidrListText", () => {
   it("follows the list-text rules", () => {
-    const text = "# header\n192.0.2.1/24  # masked\n\n  198.51.100.7 \nnot-an-address\n2001:DB8::/32\n192.0.2.0/24\r\n";
+    const text =
+      "# header\n192.0.2.1/24  # masked\n\n  198.51.100.7 \nnot-an-address\n2001:DB8::/32\n192.0.2.0/24\r\n";
     expect(parseCidrListText(text)).toEqual(["192.0.2.0/24", "198.51.100.7/32", "2001:db8::/32"]);
   });
 });

@@ -5,7 +5,6 @@
  */
 import { RangeSetBuilder, type RangeSet } from "./cidr-ranges.js";
 
-
 /** A parsed network: family, first address and prefix length (an address is a /32 or /128). */
 export interface IpNetwork {
   readonly family: 4 | 6;
@@ -157,7 +156,7 @@ export function formatAddress(family: 4 | 6, value: number | bigint): string {
   for (let i = 7; i >= 0; i--) groups.push(Number((v >> BigInt(i * 16)) & 0xffffn));
   let bestStart = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;
@@ -236,7 +235,9 @@ function prefixIndex(nets: readonly IpNetwork[]): PrefixIndex {
     if (!m) prefixes.set(n.prefix, (m = new Map()));
     m.set(startKey(n.start), formatNetwork(n));
   }
-  return [...prefixes.entries()].sort((a, b) => b[0] - a[0]).map(([prefix, entries]) => ({ prefix, entries }));
+  return [...prefixes.entries()]
+    .sort((a, b) => b[0] - a[0])
+    .map(([prefix, entries]) => ({ prefix, entries }));
 }
 
 /** Builds the prepared set from networks (host bits must already be masked off). */
@@ -255,7 +256,10 @@ export function cidrSetOf(nets: readonly IpNetwork[]): CidrSet {
     contains: (net) => rangeContains(ranges, net),
     overlaps: (net) => rangeOverlaps(ranges, net),
     longestMatch: (net) => {
-      byFamily ??= { 4: prefixIndex(nets.filter((n) => n.family === 4)), 6: prefixIndex(nets.filter((n) => n.family === 6)) };
+      byFamily ??= {
+        4: prefixIndex(nets.filter((n) => n.family === 4)),
+        6: prefixIndex(nets.filter((n) => n.family === 6)),
+      };
       for (const { prefix, entries } of byFamily[net.family]) {
         if (prefix > net.prefix) continue;
         const hit = entries.get(startKey(maskStart(net, prefix)));

@@ -39,7 +39,11 @@ describe("exact JSON", () => {
 
   it("reads every kind of literal the same way when a long integer sends the text to the reader", () => {
     const long = "12345678901234567890";
-    expect(parseExactJson(`[${long}, "plain", "a\\"b", "\\u00e9", -0, 0, 10, -25, 1.5, 2e3, -1E-2, true, false, null]`)).toEqual([
+    expect(
+      parseExactJson(
+        `[${long}, "plain", "a\\"b", "\\u00e9", -0, 0, 10, -25, 1.5, 2e3, -1E-2, true, false, null]`,
+      ),
+    ).toEqual([
       12345678901234567890n,
       "plain",
       'a"b',
@@ -55,7 +59,14 @@ describe("exact JSON", () => {
       false,
       null,
     ]);
-    for (const bad of [`[${long}, 01]`, `[${long}, -]`, `[${long}, "a\u0001"]`, `[${long}, "open]`, `[${long}, tru]`, `[${long}, 1.]`]) {
+    for (const bad of [
+      `[${long}, 01]`,
+      `[${long}, -]`,
+      `[${long}, "a\u0001"]`,
+      `[${long}, "open]`,
+      `[${long}, tru]`,
+      `[${long}, 1.]`,
+    ]) {
       expect(() => parseExactJson(bad), bad).toThrow(SyntaxError);
     }
   });

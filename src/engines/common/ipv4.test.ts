@@ -21,13 +21,42 @@ describe("parseIpv4", () => {
     expect(parseIpv4("192.0.2.1")).toBe(0xc0000201);
     expect(parseIpv4("0.0.0.0")).toBe(0);
     expect(parseIpv4("255.255.255.255")).toBe(0xffffffff);
-    for (const bad of ["", "1.2.3", "1.2.3.4.", ".1.2.3", "1..2.3", "01.2.3.4", "1.2.3.256", "1.2.3.4 ", "1.2.3.-4", "1.2.3.1000", "１.2.3.4"]) {
+    for (const bad of [
+      "",
+      "1.2.3",
+      "1.2.3.4.",
+      ".1.2.3",
+      "1..2.3",
+      "01.2.3.4",
+      "1.2.3.256",
+      "1.2.3.4 ",
+      "1.2.3.-4",
+      "1.2.3.1000",
+      "１.2.3.4",
+    ]) {
       expect(parseIpv4(bad), bad).toBeNull();
     }
   });
 
   it("agrees with the pattern on generated texts (property)", () => {
-    const piece = fc.constantFrom("0", "1", "2", "5", "9", ".", "25", "255", "256", "00", "01", "a", " ", "-", "300", "1000");
+    const piece = fc.constantFrom(
+      "0",
+      "1",
+      "2",
+      "5",
+      "9",
+      ".",
+      "25",
+      "255",
+      "256",
+      "00",
+      "01",
+      "a",
+      " ",
+      "-",
+      "300",
+      "1000",
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 9 }), (pieces) => {
         const text = pieces.join("");

@@ -20,12 +20,17 @@ describe("parseIsoDuration", () => {
     expect(parseIsoDuration("pt5s")).toEqual({ ok: false, error: "Invalid ISO duration" });
     expect(parseIsoDuration("P1M")).toEqual({ ok: false, error: "Cannot support months or years" });
     expect(parseIsoDuration("P2Y")).toEqual({ ok: false, error: "Cannot support months or years" });
-    expect(parseIsoDuration(5)).toEqual({ ok: false, error: "Invalid duration; must be ISO8601 string or timedelta." });
+    expect(parseIsoDuration(5)).toEqual({
+      ok: false,
+      error: "Invalid duration; must be ISO8601 string or timedelta.",
+    });
   });
   it("never throws", () => {
-    fc.assert(fc.property(fc.string(), (s) => {
-      parseIsoDuration(s);
-    }));
+    fc.assert(
+      fc.property(fc.string(), (s) => {
+        parseIsoDuration(s);
+      }),
+    );
   });
 });
 
@@ -44,7 +49,13 @@ describe("parseIsoTimestamp", () => {
     expect(frac.ok && frac.value.micros % 1_000_000).toBe(250_000);
   });
   it("rejects dates alone, spaces and impossible values", () => {
-    for (const bad of ["2026-03-02", "2026-03-02 10:00:00", "2026-02-30T10:00:00Z", "2026-03-02T24:00:00Z", 7]) {
+    for (const bad of [
+      "2026-03-02",
+      "2026-03-02 10:00:00",
+      "2026-02-30T10:00:00Z",
+      "2026-03-02T24:00:00Z",
+      7,
+    ]) {
       expect(parseIsoTimestamp(bad)).toEqual({ ok: false, error: "Invalid ISO8601 date" });
     }
   });
@@ -55,6 +66,12 @@ describe("calendarFields", () => {
     const t = parseIsoTimestamp("2027-01-01T02:00:00Z");
     if (!t.ok) throw new Error("parse");
     expect(calendarFields(t.value.micros, 0)).toMatchObject({ year: 2027, week: 53, weekday: 5, hour: 2 });
-    expect(calendarFields(t.value.micros, -300)).toMatchObject({ year: 2026, month: 12, day: 31, weekday: 4, hour: 21 });
+    expect(calendarFields(t.value.micros, -300)).toMatchObject({
+      year: 2026,
+      month: 12,
+      day: 31,
+      weekday: 4,
+      hour: 21,
+    });
   });
 });

@@ -10,7 +10,13 @@ const DURATION = new RegExp(
   `^(-)?P(?:${NUM}Y)?(?:${NUM}M)?(?:${NUM}W)?(?:${NUM}D)?(?:T(?:${NUM}H)?(?:${NUM}M)?(?:${NUM}S)?)?$`,
 );
 
-const MICROS = { W: 604_800_000_000, D: 86_400_000_000, H: 3_600_000_000, M: 60_000_000, S: 1_000_000 } as const;
+const MICROS = {
+  W: 604_800_000_000,
+  D: 86_400_000_000,
+  H: 3_600_000_000,
+  M: 60_000_000,
+  S: 1_000_000,
+} as const;
 
 /** Converts a decimal text (`1`, `1.5`, `0,25`) times a unit in µs to exact integer µs (rounded half up). */
 function decimalMicros(text: string, unit: number): number {

@@ -15,15 +15,24 @@ describe("checkJsonShape", () => {
     expect(v).toMatchObject({ kind: "depth", limit: 100 });
     expect(v?.path.slice(0, 3)).toEqual(["spec", "x", 0]);
     expect(v?.path).toHaveLength(100);
-    expect(describeJsonShape(v!)).toBe("`spec.x[0][0][0][0][0][0]…` is nested more than 100 levels deep (the limit is 100)");
+    expect(describeJsonShape(v!)).toBe(
+      "`spec.x[0][0][0][0][0][0]…` is nested more than 100 levels deep (the limit is 100)",
+    );
   });
 
   it("names a container holding too many items", () => {
-    const v = checkJsonShape({ ok: [1], tools: Array.from({ length: 10_001 }, () => 0) }, { maxDepth: 100, maxItems: 10_000 });
+    const v = checkJsonShape(
+      { ok: [1], tools: Array.from({ length: 10_001 }, () => 0) },
+      { maxDepth: 100, maxItems: 10_000 },
+    );
     expect(v).toEqual({ kind: "items", path: ["tools"], limit: 10_000 });
     expect(describeJsonShape(v!)).toBe("`tools` holds more than 10000 items (the limit is 10000)");
     const wide = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, i]));
-    expect(checkJsonShape([wide], { maxDepth: 5, maxItems: 10 })).toEqual({ kind: "items", path: [0], limit: 10 });
+    expect(checkJsonShape([wide], { maxDepth: 5, maxItems: 10 })).toEqual({
+      kind: "items",
+      path: [0],
+      limit: 10,
+    });
   });
 });
 
@@ -45,7 +54,8 @@ describe("checkJsonDepth", () => {
       { ["__proto__"]: { deep: nest(100) } },
     ];
     for (const v of values)
-      for (const depth of [1, 3, 100]) expect(checkJsonDepth(v, depth)).toEqual(checkJsonShape(v, unlimited(depth)));
+      for (const depth of [1, 3, 100])
+        expect(checkJsonDepth(v, depth)).toEqual(checkJsonShape(v, unlimited(depth)));
   });
 
   it("names the first container nested too deeply, as the full check does", () => {

@@ -20,7 +20,10 @@ export interface JsonShapeLimits {
 export const JSON_SHAPE_LIMITS: JsonShapeLimits = { maxDepth: MAX_JSON_DEPTH, maxItems: MAX_JSON_ITEMS };
 
 /** The limits of JSON policy sources: the same depth, any number of items (long CIDR lists are real). */
-export const POLICY_JSON_LIMITS: JsonShapeLimits = { maxDepth: MAX_JSON_DEPTH, maxItems: Number.POSITIVE_INFINITY };
+export const POLICY_JSON_LIMITS: JsonShapeLimits = {
+  maxDepth: MAX_JSON_DEPTH,
+  maxItems: Number.POSITIVE_INFINITY,
+};
 
 /** The first place a value breaks a limit: what, where (keys from the root) and the limit. */
 export interface JsonShapeViolation {
@@ -43,7 +46,10 @@ function pathOf(frame: Frame | null): (string | number)[] {
 }
 
 /** Finds the first container nested too deeply or holding too many items, or null when the value is within limits. */
-export function checkJsonShape(value: unknown, limits: JsonShapeLimits = JSON_SHAPE_LIMITS): JsonShapeViolation | null {
+export function checkJsonShape(
+  value: unknown,
+  limits: JsonShapeLimits = JSON_SHAPE_LIMITS,
+): JsonShapeViolation | null {
   if (typeof value !== "object" || value === null) return null;
   const stack: Frame[] = [{ value, depth: 1, parent: null, key: "" }];
   while (stack.length > 0) {
@@ -51,17 +57,21 @@ export function checkJsonShape(value: unknown, limits: JsonShapeLimits = JSON_SH
     if (frame.depth > limits.maxDepth) return { kind: "depth", path: pathOf(frame), limit: limits.maxDepth };
     if (Array.isArray(frame.value)) {
       const items = frame.value as unknown[];
-      if (items.length > limits.maxItems) return { kind: "items", path: pathOf(frame), limit: limits.maxItems };
+      if (items.length > limits.maxItems)
+        return { kind: "items", path: pathOf(frame), limit: limits.maxItems };
       for (let i = items.length - 1; i >= 0; i--) {
         const v = items[i];
-        if (typeof v === "object" && v !== null) stack.push({ value: v, depth: frame.depth + 1, parent: frame, key: i });
+        if (typeof v === "object" && v !== null)
+          stack.push({ value: v, depth: frame.depth + 1, parent: frame, key: i });
       }
     } else {
       const keys = Object.keys(frame.value);
-      if (keys.length > limits.maxItems) return { kind: "items", path: pathOf(frame), limit: limits.maxItems };
+      if (keys.length > limits.maxItems)
+        return { kind: "items", path: pathOf(frame), limit: limits.maxItems };
       for (let i = keys.length - 1; i >= 0; i--) {
         const v = (frame.value as Record<string, unknown>)[keys[i]];
-        if (typeof v === "object" && v !== null) stack.push({ value: v, depth: frame.depth + 1, parent: frame, key: keys[i] });
+        if (typeof v === "object" && v !== null)
+          stack.push({ value: v, depth: frame.depth + 1, parent: frame, key: keys[i] });
       }
     }
   }
@@ -74,7 +84,8 @@ const SHOWN_SEGMENTS = 8;
 /** Renders a path as users write fields (`task.test.spec[0]`), eliding past a few segments; `body` for the root. */
 export function shapeFieldName(path: readonly (string | number)[], root = "body"): string {
   let out = "";
-  for (const p of path.slice(0, SHOWN_SEGMENTS)) out += typeof p === "number" ? `[${p}]` : out === "" ? p : `.${p}`;
+  for (const p of path.slice(0, SHOWN_SEGMENTS))
+    out += typeof p === "number" ? `[${p}]` : out === "" ? p : `.${p}`;
   if (path.length > SHOWN_SEGMENTS) out += "…";
   return out === "" ? root : out;
 }

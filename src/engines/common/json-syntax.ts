@@ -202,10 +202,7 @@ export function pythonJsonMessage(e: JsonSyntaxError): string {
  * text JSON.parse refuses that Python would read, NaN, is "Expecting value" at
  * its start) or the first container nested past the limit.
  */
-export function parseJsonText(
-  text: string,
-  limits: JsonShapeLimits = POLICY_JSON_LIMITS,
-): JsonTextRead {
+export function parseJsonText(text: string, limits: JsonShapeLimits = POLICY_JSON_LIMITS): JsonTextRead {
   return finish(parseJsonTextSteps(text, limits));
 }
 
@@ -220,7 +217,10 @@ export type JsonTextRead =
  * JSON.parse and the shape check, each a piece of its own (each about 5–10 ms
  * for 1 MB).
  */
-export function* parseJsonTextSteps(text: string, limits: JsonShapeLimits = POLICY_JSON_LIMITS): Steps<JsonTextRead> {
+export function* parseJsonTextSteps(
+  text: string,
+  limits: JsonShapeLimits = POLICY_JSON_LIMITS,
+): Steps<JsonTextRead> {
   const early = deepFailure(text, limits);
   if (early !== null) return early;
   yield;
@@ -244,7 +244,12 @@ export function readFailure(
   text: string,
   limits: JsonShapeLimits = POLICY_JSON_LIMITS,
 ): { ok: false; error: JsonSyntaxError } | { ok: false; shape: JsonShapeViolation } {
-  return asFailure(locateJsonProblem(text, limits.maxDepth)) ?? { ok: false, error: place(text, "Expecting value", 0) };
+  return (
+    asFailure(locateJsonProblem(text, limits.maxDepth)) ?? {
+      ok: false,
+      error: place(text, "Expecting value", 0),
+    }
+  );
 }
 
 /** A located problem (locateJsonProblem) as the failure parseJsonText answers, or null for none. */

@@ -1,5 +1,6 @@
 /** A value or the errors that prevented it: errors are values, throwing is for bugs. */
-export type Result<T, E> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: E };
+export type Result<T, E> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: E };
 
 /** Wraps a successful value. */
 export function ok<T>(value: T): { ok: true; value: T } {

@@ -16,8 +16,10 @@ describe("parseSiNumber", () => {
     for (const bad of ["50Mb", "1e6", "", "M", "1.", ".5", "1 5"]) expect(parseSiNumber(bad), bad).toBeNull();
   });
   it("never throws", () => {
-    fc.assert(fc.property(fc.string(), (s) => {
-      parseSiNumber(s);
-    }));
+    fc.assert(
+      fc.property(fc.string(), (s) => {
+        parseSiNumber(s);
+      }),
+    );
   });
 });

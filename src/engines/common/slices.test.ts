@@ -60,7 +60,8 @@ const SOURCES: { name: string; engine: EngineName; source: string }[] = [
         [
           `{name: user, filter: {users: ["[bad${i}"], groups: ["(x"]}}`,
           `{name: fixed, value: root.q${i}.x}`,
-          `{name: bogus${i}, create: true}`, `{name: fixed, value: "a b", create: true}`,
+          `{name: bogus${i}, create: true}`,
+          `{name: fixed, value: "a b", create: true}`,
           `{name: tag, value: "", filter: {type: sometimes, users: [a, a, "b c"]}}`,
           `{name: "not a name"}`,
         ][i % 6],
@@ -74,7 +75,8 @@ const SOURCES: { name: string; engine: EngineName; source: string }[] = [
       (i) => `{name: fixed, value: root.p${i % 50}.c${i}}`,
       Array.from(
         { length: 3_000 },
-        (_, i) => `{name: p${i % 2_900}, parent: ${i % 3 === 0}, submitacl: "${i % 7 === 0 ? "a b c d" : "*"}"}`,
+        (_, i) =>
+          `{name: p${i % 2_900}, parent: ${i % 3 === 0}, submitacl: "${i % 7 === 0 ? "a b c d" : "*"}"}`,
       ),
     ),
   },

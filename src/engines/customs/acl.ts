@@ -117,10 +117,13 @@ interface DenyIndex {
 }
 
 function denyIndex(nets: readonly IpNetwork[], family: 4 | 6): DenyIndex {
-  const own = nets.filter((n) => n.family === family).sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  const own = nets
+    .filter((n) => n.family === family)
+    .sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
   const starts = own.map((n) => n.start);
   const reach: (number | bigint)[] = [];
-  for (const n of own) reach.push(reach.length === 0 || n.end > reach[reach.length - 1] ? n.end : reach[reach.length - 1]);
+  for (const n of own)
+    reach.push(reach.length === 0 || n.end > reach[reach.length - 1] ? n.end : reach[reach.length - 1]);
   return { starts, reach };
 }
 
@@ -179,7 +182,13 @@ function listOf(kept: readonly Kept[]): AccessList {
     if (typeof net.start === "bigint") v6.push(net.start, BigInt(net.end));
     else v4.push(net.start, Number(net.end));
   }
-  return new Acl(v4, v6, undefined, kept.map((e) => e.text), null);
+  return new Acl(
+    v4,
+    v6,
+    undefined,
+    kept.map((e) => e.text),
+    null,
+  );
 }
 
 /**
@@ -225,8 +234,14 @@ function built(allow: readonly string[], deny: readonly string[]): Built {
   let out: Built;
   const a = readEntries(allow);
   const d = readEntries(deny);
-  if ("index" in a) out = { result: { ok: false, field: "allow", index: a.index, text: allow[a.index] }, kept: [], deny: null };
-  else if ("index" in d) out = { result: { ok: false, field: "deny", index: d.index, text: deny[d.index] }, kept: [], deny: null };
+  if ("index" in a)
+    out = {
+      result: { ok: false, field: "allow", index: a.index, text: allow[a.index] },
+      kept: [],
+      deny: null,
+    };
+  else if ("index" in d)
+    out = { result: { ok: false, field: "deny", index: d.index, text: deny[d.index] }, kept: [], deny: null };
   else {
     const index = denies(d.nets);
     const kept = keptEntries(allow, a.nets, index, new Set());
@@ -256,13 +271,19 @@ export function buildAccessList(allow: readonly string[], deny: readonly string[
  * lists, usually the policy's, are built once). A bad network is an `allow`
  * error at its index, a bad allow entry one at its index after the networks.
  */
-export function hostAccessList(networks: readonly string[], allow: readonly string[], deny: readonly string[]): AclResult {
+export function hostAccessList(
+  networks: readonly string[],
+  allow: readonly string[],
+  deny: readonly string[],
+): AclResult {
   if (networks.length === 0) return buildAccessList(allow, deny);
   const own = readEach(networks);
   if ("index" in own) return { ok: false, field: "allow", index: own.index, text: networks[own.index] };
   const base = built(allow, deny);
   if (!base.result.ok)
-    return base.result.field === "allow" ? { ...base.result, index: base.result.index + networks.length } : base.result;
+    return base.result.field === "allow"
+      ? { ...base.result, index: base.result.index + networks.length }
+      : base.result;
   const seen = new Set<string>();
   const first = listOf(keptEntries(networks, own.nets, base.deny as Denies, seen));
   const shared = base.result.list;
@@ -274,7 +295,10 @@ export function hostAccessList(networks: readonly string[], allow: readonly stri
   // the collector carried from one decision to the next)
   const view = () => [...first.entries, ...kept.filter((k) => !seen.has(k.key)).map((k) => k.text)];
   if (shared.v4.length + shared.v6.length <= SHORT_SHARED)
-    return { ok: true, list: new Acl([...first.v4, ...shared.v4], [...first.v6, ...shared.v6], undefined, view(), null) };
+    return {
+      ok: true,
+      list: new Acl([...first.v4, ...shared.v4], [...first.v6, ...shared.v6], undefined, view(), null),
+    };
   const list = new Acl(first.v4, first.v6, shared, null, view);
   return { ok: true, list };
 }

@@ -28,12 +28,14 @@ export function availability(h: Host, jobs: number = h.jobs): Availability {
   let rating = h.bias;
   const idle = h.minIdleSeconds > 0 ? idleTime(h) : undefined;
   if (idle !== undefined) {
-    if (idle < h.minIdleSeconds) return { available: false, rating: null, reason: "AVAIL_IDLE", idleFails: true };
+    if (idle < h.minIdleSeconds)
+      return { available: false, rating: null, reason: "AVAIL_IDLE", idleFails: true };
     rating += idle - h.minIdleSeconds;
   }
   if (h.minSwapPct > 0) {
     const swap = Math.floor(h.swapFreePct);
-    if (swap < h.minSwapPct) return { available: false, rating: null, reason: "AVAIL_SWAP", idleFails: false };
+    if (swap < h.minSwapPct)
+      return { available: false, rating: null, reason: "AVAIL_SWAP", idleFails: false };
     rating += swap - h.minSwapPct;
   }
   if (h.maxLoad > 0) {
@@ -42,7 +44,8 @@ export function availability(h: Host, jobs: number = h.jobs): Availability {
     if (l > m) return { available: false, rating: null, reason: "AVAIL_LOAD", idleFails: false };
     rating += m - l;
   }
-  if (h.maxJobs > 0 && jobs >= h.maxJobs) return { available: false, rating: null, reason: "AVAIL_IMPORTS", idleFails: false };
+  if (h.maxJobs > 0 && jobs >= h.maxJobs)
+    return { available: false, rating: null, reason: "AVAIL_IMPORTS", idleFails: false };
   if (h.minFreeProcs > 0 && h.freeProcs !== undefined && h.freeProcs < h.minFreeProcs) {
     return { available: false, rating: null, reason: "AVAIL_PROC", idleFails: false };
   }

@@ -18,8 +18,16 @@ export interface CustomsDecision {
 const INPUT_KEYS = new Set(["hosts", "request", "now", "last"]);
 
 /** Validates and prepares a list of host objects in scan order; names must be unique. */
-export function preparePool(policy: CustomsPolicy, hosts: unknown, at = "/hosts"): Result<PreparedHost[], PolicyError[]> {
-  if (!Array.isArray(hosts)) return { ok: false, error: [policyError("customs_invalid_field", "invalid field hosts: expected a list of hosts", at)] };
+export function preparePool(
+  policy: CustomsPolicy,
+  hosts: unknown,
+  at = "/hosts",
+): Result<PreparedHost[], PolicyError[]> {
+  if (!Array.isArray(hosts))
+    return {
+      ok: false,
+      error: [policyError("customs_invalid_field", "invalid field hosts: expected a list of hosts", at)],
+    };
   const errors: PolicyError[] = [];
   const pool: PreparedHost[] = [];
   const seen = new Set<string>();
@@ -27,7 +35,10 @@ export function preparePool(policy: CustomsPolicy, hosts: unknown, at = "/hosts"
     const net = isJsonObject(raw) && typeof raw.net === "number" ? raw.net : 0;
     const host = normalizeHost(raw, policy.defaultsFor(net), `${at}/${i}`);
     if (!host.ok) return void errors.push(...host.error);
-    if (seen.has(host.value.name)) return void errors.push(policyError("customs_duplicate_host", `duplicate host \`${host.value.name}\``, `${at}/${i}/name`));
+    if (seen.has(host.value.name))
+      return void errors.push(
+        policyError("customs_duplicate_host", `duplicate host \`${host.value.name}\``, `${at}/${i}/name`),
+      );
     seen.add(host.value.name);
     const prepared = prepareHost(host.value, `${at}/${i}`);
     if (!prepared.ok) return void errors.push(...prepared.error);
@@ -41,22 +52,51 @@ export function preparePool(policy: CustomsPolicy, hosts: unknown, at = "/hosts"
  * order, the request, the clock (for down detection) and the round-robin
  * position (`last`, the host allocated last); the chosen host is the new position.
  */
-export function decideCustoms(policy: CustomsPolicy, input: unknown, now?: number): Result<CustomsDecision, PolicyError[]> {
-  if (!isJsonObject(input)) return { ok: false, error: [policyError("customs_invalid_input", "the input must be an object {hosts, request, now?, last?}", "")] };
+export function decideCustoms(
+  policy: CustomsPolicy,
+  input: unknown,
+  now?: number,
+): Result<CustomsDecision, PolicyError[]> {
+  if (!isJsonObject(input))
+    return {
+      ok: false,
+      error: [
+        policyError("customs_invalid_input", "the input must be an object {hosts, request, now?, last?}", ""),
+      ],
+    };
   const unknown = Object.keys(input).filter((k) => !INPUT_KEYS.has(k));
-  if (unknown.length > 0) return { ok: false, error: unknown.map((k) => policyError("customs_unknown_field", `unknown field ${k}`, `/${k}`)) };
+  if (unknown.length > 0)
+    return {
+      ok: false,
+      error: unknown.map((k) => policyError("customs_unknown_field", `unknown field ${k}`, `/${k}`)),
+    };
   const clock = typeof input.now === "number" ? input.now : now;
-  if (input.now !== undefined && typeof input.now !== "number") return { ok: false, error: [policyError("customs_invalid_field", "invalid field now: expected epoch milliseconds", "/now")] };
+  if (input.now !== undefined && typeof input.now !== "number")
+    return {
+      ok: false,
+      error: [policyError("customs_invalid_field", "invalid field now: expected epoch milliseconds", "/now")],
+    };
   if (input.last !== undefined && input.last !== null && typeof input.last !== "string") {
-    return { ok: false, error: [policyError("customs_invalid_field", "invalid field last: expected a host name or null", "/last")] };
+    return {
+      ok: false,
+      error: [
+        policyError("customs_invalid_field", "invalid field last: expected a host name or null", "/last"),
+      ],
+    };
   }
   const pool = preparePool(policy, input.hosts);
   const request = normalizeRequest(input.request, "/request");
-  if (!pool.ok || !request.ok) return { ok: false, error: [...(pool.ok ? [] : pool.error), ...(request.ok ? [] : request.error)] };
+  if (!pool.ok || !request.ok)
+    return { ok: false, error: [...(pool.ok ? [] : pool.error), ...(request.ok ? [] : request.error)] };
   const prepared = prepareRequest(request.value, "/request");
   if (!prepared.ok) return prepared;
   const last = typeof input.last === "string" ? pool.value.findIndex((p) => p.host.name === input.last) : -1;
-  const sel = selectHost(pool.value, prepared.value, { now: clock, downFactor: policy.downFactor, last, ratings: true });
+  const sel = selectHost(pool.value, prepared.value, {
+    now: clock,
+    downFactor: policy.downFactor,
+    last,
+    ratings: true,
+  });
   return {
     ok: true,
     value: {

@@ -56,7 +56,13 @@ export function planEvictions(
   for (const p of permits) {
     if (evicted.has(p.id) || p.issuedAt > now) continue;
     const termAt = now + host.evictSeconds * 1000;
-    started.push({ permit: p.id, startedAt: now, termAt, killAt: termAt + killDelaySeconds * 1000, signal: host.sigxcpu ? "SIGXCPU" : "SIGTERM" });
+    started.push({
+      permit: p.id,
+      startedAt: now,
+      termAt,
+      killAt: termAt + killDelaySeconds * 1000,
+      signal: host.sigxcpu ? "SIGXCPU" : "SIGTERM",
+    });
   }
   return { active: [...current, ...started], started, cancelled: [] };
 }
@@ -77,7 +83,10 @@ export function instructionsFor(active: readonly Eviction[], cancelled: readonly
 }
 
 /** Splits evictions at `now` into those still running and those whose SIGKILL is due (the job is gone). */
-export function finishedEvictions(evictions: readonly Eviction[], now: number): { running: Eviction[]; killed: Eviction[] } {
+export function finishedEvictions(
+  evictions: readonly Eviction[],
+  now: number,
+): { running: Eviction[]; killed: Eviction[] } {
   const running: Eviction[] = [];
   const killed: Eviction[] = [];
   for (const e of evictions) (now >= e.killAt ? killed : running).push(e);

@@ -68,7 +68,15 @@ describe("HostIndex.select", () => {
       fc.property(fc.array(hostArb, { minLength: 1, maxLength: 30 }), reqArb, (specs, q) => {
         const now = 1_700_000_000_000;
         const hosts = pool(specs, now);
-        const req = normalizeRequest({ client: "ws0", fromAddress: q.from, user: q.user, attrs: q.attrs, same: q.same, exclusive: q.exclusive, uselocal: q.uselocal });
+        const req = normalizeRequest({
+          client: "ws0",
+          fromAddress: q.from,
+          user: q.user,
+          attrs: q.attrs,
+          same: q.same,
+          exclusive: q.exclusive,
+          uselocal: q.uselocal,
+        });
         if (!req.ok) throw new Error(req.error[0].message);
         const prepared = prepareRequest(req.value);
         if (!prepared.ok) throw new Error("request");
@@ -83,7 +91,19 @@ describe("HostIndex.select", () => {
   });
   it("keeps a host's scan position when it is replaced, and follows its job count", () => {
     const hosts = pool(
-      [0, 1, 2].map(() => ({ net: 0, arch: 0, load: 0, swapFreePct: 90, jobs: 0, access: 0, attrs: [], allow: undefined, clients: undefined, bias: 0, reportedAgo: 0 })),
+      [0, 1, 2].map(() => ({
+        net: 0,
+        arch: 0,
+        load: 0,
+        swapFreePct: 90,
+        jobs: 0,
+        access: 0,
+        attrs: [],
+        allow: undefined,
+        clients: undefined,
+        bias: 0,
+        reportedAgo: 0,
+      })),
       0,
     );
     const index = HostIndex.of(hosts);
@@ -93,6 +113,8 @@ describe("HostIndex.select", () => {
     expect(first.index).toBe(1);
     index.put(withJobs(index.at(1), 2));
     expect(index.indexOf("h1")).toBe(1);
-    expect(index.select(req.value, { now: undefined, downFactor: 2, last: -1, ratings: false }).index).toBe(2);
+    expect(index.select(req.value, { now: undefined, downFactor: 2, last: -1, ratings: false }).index).toBe(
+      2,
+    );
   });
 });

@@ -104,7 +104,8 @@ export class HostIndex {
     const now = opts.now;
     const downMs = opts.downFactor;
     const isDown = (i: number) => now !== undefined && now - this.reportedAt[i] > downMs * this.checkMs[i];
-    if (r.uselocal && requester.avail.available && !isDown(requesterIndex) && requester.host.localJobs !== 0) return { index: requesterIndex, audit };
+    if (r.uselocal && requester.avail.available && !isDown(requesterIndex) && requester.host.localJobs !== 0)
+      return { index: requesterIndex, audit };
     const arch = r.same ? (r.arch ?? requester.host.arch) : -1;
     const start = opts.last >= 0 && n > 0 ? (opts.last + 1) % n : 0;
     let best = -1;

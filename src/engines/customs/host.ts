@@ -5,7 +5,19 @@ import { policyError, type PolicyError } from "../common/result.js";
 import { SETTING_NAMES, checkSetting, type HostDefaults, type SettingName } from "./settings.js";
 import type { Host, IdleTimes } from "./types.js";
 
-const STATUS_FIELDS = ["name", "address", "net", "arch", "attrs", "load", "swapFreePct", "jobs", "idleSeconds", "idle", "freeProcs"];
+const STATUS_FIELDS = [
+  "name",
+  "address",
+  "net",
+  "arch",
+  "attrs",
+  "load",
+  "swapFreePct",
+  "jobs",
+  "idleSeconds",
+  "idle",
+  "freeProcs",
+];
 const OTHER_FIELDS = ["users", "shells", "clients", "networks", "allow", "deny", "sigxcpu", "reportedAt"];
 const KNOWN = new Set<string>([...STATUS_FIELDS, ...OTHER_FIELDS, ...SETTING_NAMES]);
 const IDLE_BITS = new Set(["1", "2", "4", "8"]);
@@ -25,16 +37,27 @@ class Reader {
 
   string(field: string): string | undefined {
     const v = this.obj[field];
-    return typeof v === "string" && v.length > 0 ? v : this.fail(field, `invalid field ${field}: expected a non-empty string`);
+    return typeof v === "string" && v.length > 0
+      ? v
+      : this.fail(field, `invalid field ${field}: expected a non-empty string`);
   }
 
   number(field: string, min: number, max: number, integer: boolean, fallback?: number): number | undefined {
     const v = this.obj[field];
     if (v === undefined && fallback !== undefined) return fallback;
     if (v === undefined) return this.fail(field, `missing field ${field}`);
-    if (typeof v !== "number" || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) {
+    if (
+      typeof v !== "number" ||
+      !Number.isFinite(v) ||
+      v < min ||
+      v > max ||
+      (integer && !Number.isInteger(v))
+    ) {
       const range = max === Infinity ? `at least ${min}` : `from ${min} to ${max}`;
-      return this.fail(field, `invalid field ${field}: ${JSON.stringify(v)} (expected ${integer ? "an integer" : "a number"} ${range})`);
+      return this.fail(
+        field,
+        `invalid field ${field}: ${JSON.stringify(v)} (expected ${integer ? "an integer" : "a number"} ${range})`,
+      );
     }
     return v;
   }
@@ -42,7 +65,8 @@ class Reader {
   strings(field: string, fallback: readonly string[]): readonly string[] | undefined {
     const v = this.obj[field];
     if (v === undefined) return fallback;
-    if (!Array.isArray(v) || !v.every((s) => typeof s === "string")) return this.fail(field, `invalid field ${field}: expected a list of strings`);
+    if (!Array.isArray(v) || !v.every((s) => typeof s === "string"))
+      return this.fail(field, `invalid field ${field}: expected a list of strings`);
     return v as string[];
   }
 }
@@ -52,10 +76,16 @@ class Reader {
  * setting from the pool defaults; errors name the field (`invalid criterion
  * maxLoad: 0.1 …`) and point at it under `at`.
  */
-export function normalizeHost(raw: unknown, defaults: HostDefaults, at = ""): { ok: true; value: Host } | { ok: false; error: PolicyError[] } {
-  if (!isJsonObject(raw)) return { ok: false, error: [policyError("customs_invalid_host", "a host must be a JSON object", at)] };
+export function normalizeHost(
+  raw: unknown,
+  defaults: HostDefaults,
+  at = "",
+): { ok: true; value: Host } | { ok: false; error: PolicyError[] } {
+  if (!isJsonObject(raw))
+    return { ok: false, error: [policyError("customs_invalid_host", "a host must be a JSON object", at)] };
   const r = new Reader(raw, at);
-  for (const key of Object.keys(raw)) if (!KNOWN.has(key)) r.fail(key, `unknown field ${key}`, "customs_unknown_field");
+  for (const key of Object.keys(raw))
+    if (!KNOWN.has(key)) r.fail(key, `unknown field ${key}`, "customs_unknown_field");
   const settings = {} as Record<SettingName, number>;
   for (const name of SETTING_NAMES) {
     const v = raw[name];
@@ -76,23 +106,38 @@ export function normalizeHost(raw: unknown, defaults: HostDefaults, at = ""): { 
   const jobs = r.number("jobs", 0, 1e6, true);
   const idleSeconds = raw.idleSeconds === undefined ? undefined : r.number("idleSeconds", 0, Infinity, false);
   const idle = readIdle(r);
-  if (raw.idleSeconds !== undefined && raw.idle !== undefined) r.fail("idle", "give either idleSeconds or idle, not both");
+  if (raw.idleSeconds !== undefined && raw.idle !== undefined)
+    r.fail("idle", "give either idleSeconds or idle, not both");
   const freeProcs = raw.freeProcs === undefined ? undefined : r.number("freeProcs", 0, Infinity, true);
   const users = readUsers(r);
   const shells = raw.shells === undefined ? undefined : r.strings("shells", []);
   const clients = readClients(r, defaults.clients);
   const hostAddress = address === undefined ? null : parseAclAddress(address);
   if (address !== undefined && hostAddress === null) {
-    r.fail("address", `invalid field address: \`${address}\` is not an IPv4 or IPv6 address`, "customs_invalid_address");
+    r.fail(
+      "address",
+      `invalid field address: \`${address}\` is not an IPv4 or IPv6 address`,
+      "customs_invalid_address",
+    );
   }
-  const networks = readNetworks(r, "networks", hostAddress === null ? [] : [localNetworkOf(address as string)]);
+  const networks = readNetworks(
+    r,
+    "networks",
+    hostAddress === null ? [] : [localNetworkOf(address as string)],
+  );
   // the access list is additive, as customs(8) has it: the host's networks, the
   // pool's allow entries and the host's own; then the pool's and the host's denies
   const ownAllow = readNetworks(r, "allow", []);
   const ownDeny = readNetworks(r, "deny", []);
   // without entries of its own a host shares the defaults' arrays, whose lists are then built once (acl.ts)
-  const allow = ownAllow === undefined ? undefined : ownAllow.length === 0 ? defaults.allow : [...defaults.allow, ...ownAllow];
-  const deny = ownDeny === undefined ? undefined : ownDeny.length === 0 ? defaults.deny : [...defaults.deny, ...ownDeny];
+  const allow =
+    ownAllow === undefined
+      ? undefined
+      : ownAllow.length === 0
+        ? defaults.allow
+        : [...defaults.allow, ...ownAllow];
+  const deny =
+    ownDeny === undefined ? undefined : ownDeny.length === 0 ? defaults.deny : [...defaults.deny, ...ownDeny];
   const sigxcpu = raw.sigxcpu === undefined ? defaults.sigxcpu : raw.sigxcpu;
   if (typeof sigxcpu !== "boolean") r.fail("sigxcpu", "invalid field sigxcpu: expected true or false");
   const reportedAt = raw.reportedAt === undefined ? undefined : r.number("reportedAt", 0, Infinity, false);
@@ -157,7 +202,11 @@ function readNetworks(r: Reader, field: string, fallback: readonly string[]): re
   v.forEach((text, i) => {
     if (parseNetworkPadded(text) === null) {
       ok = false;
-      r.fail(`${field}/${i}`, `invalid field ${field}: \`${text}\` is not an IPv4 or IPv6 address or network`, "customs_invalid_address");
+      r.fail(
+        `${field}/${i}`,
+        `invalid field ${field}: \`${text}\` is not an IPv4 or IPv6 address or network`,
+        "customs_invalid_address",
+      );
     }
   });
   return ok ? v : undefined;
@@ -166,11 +215,14 @@ function readNetworks(r: Reader, field: string, fallback: readonly string[]): re
 function readIdle(r: Reader): IdleTimes | undefined {
   const v = r.obj.idle;
   if (v === undefined) return undefined;
-  if (!isJsonObject(v)) return r.fail("idle", 'invalid field idle: expected an object keyed by "1", "2", "4", "8"');
+  if (!isJsonObject(v))
+    return r.fail("idle", 'invalid field idle: expected an object keyed by "1", "2", "4", "8"');
   const out: Record<string, number> = {};
   for (const [k, s] of Object.entries(v)) {
-    if (!IDLE_BITS.has(k)) return r.fail(`idle/${k}`, `invalid field idle: unknown criterion bit ${k} (expected 1, 2, 4 or 8)`);
-    if (typeof s !== "number" || !Number.isFinite(s) || s < 0) return r.fail(`idle/${k}`, `invalid field idle.${k}: expected seconds at least 0`);
+    if (!IDLE_BITS.has(k))
+      return r.fail(`idle/${k}`, `invalid field idle: unknown criterion bit ${k} (expected 1, 2, 4 or 8)`);
+    if (typeof s !== "number" || !Number.isFinite(s) || s < 0)
+      return r.fail(`idle/${k}`, `invalid field idle.${k}: expected seconds at least 0`);
     out[k] = s;
   }
   return out;

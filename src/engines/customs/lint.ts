@@ -95,7 +95,11 @@ function* lintDefaults(
  * Lints customs.json (`data` as compiled: each network's defaults merged over
  * the pool's), as resumable work: it yields when its counted work fills a slice.
  */
-export function* lintCustoms(source: string, data: CustomsPolicyData, work = new LintWork()): Steps<LintFinding[]> {
+export function* lintCustoms(
+  source: string,
+  data: CustomsPolicyData,
+  work = new LintWork(),
+): Steps<LintFinding[]> {
   const out: LintFinding[] = [];
   const places = jsonPlaces(source);
   const place = (p: string) => places.place(p);

@@ -31,8 +31,16 @@ const addresses = (what: string) => z.array(z.string()).optional().describe(what
 /** Defaults for every host of the pool (or of one network) that omits a setting. */
 export const HostDefaultsFile = z.strictObject({
   $comment: comment,
-  ...Object.fromEntries(SETTING_NAMES.map((n) => [n, boundSchema(SETTINGS[n].bound).optional().describe(`default ${SETTINGS[n].fallback}`)])),
-  clients: z.union([z.literal("ALL"), z.array(z.string())]).optional().describe('"ALL" or the host names that may ask for hosts'),
+  ...Object.fromEntries(
+    SETTING_NAMES.map((n) => [
+      n,
+      boundSchema(SETTINGS[n].bound).optional().describe(`default ${SETTINGS[n].fallback}`),
+    ]),
+  ),
+  clients: z
+    .union([z.literal("ALL"), z.array(z.string())])
+    .optional()
+    .describe('"ALL" or the host names that may ask for hosts'),
   allow: addresses("addresses and networks added to every host's access list"),
   deny: addresses("addresses and networks refused by every host"),
   sigxcpu: z.boolean().optional().describe("evict with SIGXCPU before SIGTERM"),
@@ -43,9 +51,15 @@ export const CustomsPolicyFile = z
   .strictObject({
     $comment: comment,
     defaults: HostDefaultsFile.optional(),
-    networks: z.record(z.string().regex(NETWORK_NUMBER), HostDefaultsFile).optional().describe("per network number, defaults over the pool-wide ones"),
+    networks: z
+      .record(z.string().regex(NETWORK_NUMBER), HostDefaultsFile)
+      .optional()
+      .describe("per network number, defaults over the pool-wide ones"),
     ...Object.fromEntries(
-      Object.entries(POOL_NUMBERS).map(([k, v]) => [k, boundSchema(v.bound).optional().describe(`default ${v.fallback}`)]),
+      Object.entries(POOL_NUMBERS).map(([k, v]) => [
+        k,
+        boundSchema(v.bound).optional().describe(`default ${v.fallback}`),
+      ]),
     ),
   })
   .meta({ title: "Arbiter customs host pool policy (customs.json)" });

@@ -5,7 +5,13 @@ import { policyError, type PolicyError, type Result } from "../common/result.js"
 import { finish, Pace, type Steps } from "../common/slices.js";
 import { buildAccessList } from "./acl.js";
 import { CustomsPolicyFile, HostDefaultsFile, NETWORK_NUMBER, POOL_NUMBERS } from "./policy-file.js";
-import { BUILTIN_DEFAULTS, checkSetting, withinBound, type HostDefaults, type SettingName } from "./settings.js";
+import {
+  BUILTIN_DEFAULTS,
+  checkSetting,
+  withinBound,
+  type HostDefaults,
+  type SettingName,
+} from "./settings.js";
 
 /** The compiled customs policy: plain JSON, as stored in the bundle. */
 export interface CustomsPolicyData {
@@ -46,20 +52,37 @@ function readDefaults(raw: unknown, base: HostDefaults, at: string, errors: Poli
   let { clients, allow, deny, sigxcpu } = base;
   for (const [key, v] of Object.entries(raw)) {
     const here = `${at}/${key}`;
-    if (!DEFAULT_KEYS.has(key)) errors.push(policyError("customs_unknown_field", `unknown field ${key}`, here));
+    if (!DEFAULT_KEYS.has(key))
+      errors.push(policyError("customs_unknown_field", `unknown field ${key}`, here));
     else if (key === "$comment") continue;
     else if (key === "clients") {
       if (v === "ALL") clients = "ALL";
       else if (Array.isArray(v) && v.every((s) => typeof s === "string")) clients = v as string[];
-      else errors.push(policyError("customs_invalid_field", 'invalid field clients: expected "ALL" or a list of host names', here));
+      else
+        errors.push(
+          policyError(
+            "customs_invalid_field",
+            'invalid field clients: expected "ALL" or a list of host names',
+            here,
+          ),
+        );
     } else if (key === "allow" || key === "deny") {
       if (!Array.isArray(v) || !v.every((s) => typeof s === "string")) {
-        errors.push(policyError("customs_invalid_field", `invalid field ${key}: expected a list of addresses or networks`, here));
+        errors.push(
+          policyError(
+            "customs_invalid_field",
+            `invalid field ${key}: expected a list of addresses or networks`,
+            here,
+          ),
+        );
       } else if (key === "allow") allow = v as string[];
       else deny = v as string[];
     } else if (key === "sigxcpu") {
       if (typeof v === "boolean") sigxcpu = v;
-      else errors.push(policyError("customs_invalid_field", "invalid field sigxcpu: expected true or false", here));
+      else
+        errors.push(
+          policyError("customs_invalid_field", "invalid field sigxcpu: expected true or false", here),
+        );
     } else {
       const problem = checkSetting(key as SettingName, v);
       if (problem) errors.push(policyError("customs_invalid_criterion", problem, here));
@@ -68,17 +91,33 @@ function readDefaults(raw: unknown, base: HostDefaults, at: string, errors: Poli
   }
   const acl = buildAccessList(allow, deny);
   if (!acl.ok) {
-    errors.push(policyError("customs_invalid_address", `invalid field ${acl.field}: \`${acl.text}\` is not an IPv4 or IPv6 address or network`, `${at}/${acl.field}/${acl.index}`));
+    errors.push(
+      policyError(
+        "customs_invalid_address",
+        `invalid field ${acl.field}: \`${acl.text}\` is not an IPv4 or IPv6 address or network`,
+        `${at}/${acl.field}/${acl.index}`,
+      ),
+    );
   }
   return { settings, clients, allow, deny, sigxcpu };
 }
 
-function readNumber(raw: Record<string, unknown>, key: keyof typeof POOL_NUMBERS, errors: PolicyError[]): number {
+function readNumber(
+  raw: Record<string, unknown>,
+  key: keyof typeof POOL_NUMBERS,
+  errors: PolicyError[],
+): number {
   const v = raw[key];
   const { fallback, bound } = POOL_NUMBERS[key];
   if (v === undefined) return fallback;
   if (typeof v === "number" && Number.isFinite(v) && withinBound(bound, v)) return v;
-  errors.push(policyError("customs_invalid_field", `invalid field ${key}: ${JSON.stringify(v)} (expected ${bound.integer ? "an integer" : "a number"} at least ${bound.min})`, `/${key}`));
+  errors.push(
+    policyError(
+      "customs_invalid_field",
+      `invalid field ${key}: ${JSON.stringify(v)} (expected ${bound.integer ? "an integer" : "a number"} at least ${bound.min})`,
+      `/${key}`,
+    ),
+  );
   return fallback;
 }
 
@@ -108,21 +147,53 @@ export function* compileCustomsPolicySteps(source: string): Steps<Result<Customs
   const parsed = yield* parseJsonTextSteps(source, POLICY_JSON_LIMITS);
   if (!parsed.ok && "error" in parsed) {
     const e = parsed.error;
-    return { ok: false, error: [policyError("customs_invalid_json", `not valid JSON: ${e.message}`, `${e.line}:${e.column}`)] };
+    return {
+      ok: false,
+      error: [policyError("customs_invalid_json", `not valid JSON: ${e.message}`, `${e.line}:${e.column}`)],
+    };
   }
-  if (!parsed.ok) return { ok: false, error: [policyError("customs_too_deep", describeJsonShape(parsed.shape, "customs.json"), shapePointer(parsed.shape.path))] };
+  if (!parsed.ok)
+    return {
+      ok: false,
+      error: [
+        policyError(
+          "customs_too_deep",
+          describeJsonShape(parsed.shape, "customs.json"),
+          shapePointer(parsed.shape.path),
+        ),
+      ],
+    };
   const raw = parsed.value;
-  if (!isJsonObject(raw)) return { ok: false, error: [policyError("customs_invalid_policy", "the policy must be a JSON object", "")] };
+  if (!isJsonObject(raw))
+    return {
+      ok: false,
+      error: [policyError("customs_invalid_policy", "the policy must be a JSON object", "")],
+    };
   yield;
   const errors: PolicyError[] = [];
-  for (const key of Object.keys(raw)) if (!TOP_KEYS.has(key)) errors.push(policyError("customs_unknown_field", `unknown field ${key}`, `/${key}`));
-  const defaults = raw.defaults === undefined ? BUILTIN_DEFAULTS : readDefaults(raw.defaults, BUILTIN_DEFAULTS, "/defaults", errors);
+  for (const key of Object.keys(raw))
+    if (!TOP_KEYS.has(key))
+      errors.push(policyError("customs_unknown_field", `unknown field ${key}`, `/${key}`));
+  const defaults =
+    raw.defaults === undefined
+      ? BUILTIN_DEFAULTS
+      : readDefaults(raw.defaults, BUILTIN_DEFAULTS, "/defaults", errors);
   const networks: Record<string, HostDefaults> = {};
   if (raw.networks !== undefined) {
-    if (!isJsonObject(raw.networks)) errors.push(policyError("customs_invalid_field", "invalid field networks: expected an object keyed by network number", "/networks"));
+    if (!isJsonObject(raw.networks))
+      errors.push(
+        policyError(
+          "customs_invalid_field",
+          "invalid field networks: expected an object keyed by network number",
+          "/networks",
+        ),
+      );
     else {
       for (const [net, over] of Object.entries(raw.networks)) {
-        if (!NETWORK_NUMBER.test(net)) errors.push(policyError("customs_invalid_network", `invalid network number \`${net}\``, `/networks/${net}`));
+        if (!NETWORK_NUMBER.test(net))
+          errors.push(
+            policyError("customs_invalid_network", `invalid network number \`${net}\``, `/networks/${net}`),
+          );
         else networks[net] = readDefaults(over, defaults, `/networks/${net}`, errors);
         if (pace.spend(defaultsUnits(over))) yield;
       }

@@ -37,7 +37,10 @@ function clientSetOf(clients: readonly string[]): ReadonlySet<string> {
 }
 
 /** Builds the per-report indexes of a validated host; fails only on a bad access-list entry. */
-export function prepareHost(host: Host, at = ""): { ok: true; value: PreparedHost } | { ok: false; error: PolicyError[] } {
+export function prepareHost(
+  host: Host,
+  at = "",
+): { ok: true; value: PreparedHost } | { ok: false; error: PolicyError[] } {
   // hosts stored before `networks` existed have none: their lists start empty
   const networks = host.networks ?? [];
   const acl = hostAccessList(networks, host.allow, host.deny);
@@ -46,7 +49,13 @@ export function prepareHost(host: Host, at = ""): { ok: true; value: PreparedHos
     const index = field === "allow" ? acl.index - networks.length : acl.index;
     return {
       ok: false,
-      error: [policyError("customs_invalid_address", `invalid field ${field}: \`${acl.text}\` is not an IPv4 or IPv6 address or network`, `${at}/${field}/${index}`)],
+      error: [
+        policyError(
+          "customs_invalid_address",
+          `invalid field ${field}: \`${acl.text}\` is not an IPv4 or IPv6 address or network`,
+          `${at}/${field}/${index}`,
+        ),
+      ],
     };
   }
   return {
@@ -63,10 +72,22 @@ export function prepareHost(host: Host, at = ""): { ok: true; value: PreparedHos
 }
 
 /** Compiles a request once: its attribute expression and its client address. */
-export function prepareRequest(request: HostRequest, at = ""): { ok: true; value: PreparedRequest } | { ok: false; error: PolicyError[] } {
+export function prepareRequest(
+  request: HostRequest,
+  at = "",
+): { ok: true; value: PreparedRequest } | { ok: false; error: PolicyError[] } {
   const from = parseAclAddress(request.fromAddress);
   if (from === null) {
-    return { ok: false, error: [policyError("customs_invalid_address", `invalid field fromAddress: \`${request.fromAddress}\` is not an IPv4 or IPv6 address`, `${at}/fromAddress`)] };
+    return {
+      ok: false,
+      error: [
+        policyError(
+          "customs_invalid_address",
+          `invalid field fromAddress: \`${request.fromAddress}\` is not an IPv4 or IPv6 address`,
+          `${at}/fromAddress`,
+        ),
+      ],
+    };
   }
   return { ok: true, value: { request, attrs: compileAttrs(request.attrs), from } };
 }

@@ -52,7 +52,11 @@ function exclusion(p: PreparedHost, req: PreparedRequest, requester: PreparedHos
  * rating above 0, ties going to the first in circular scan order after the
  * host allocated last, so equal hosts take turns.
  */
-export function selectHost(pool: readonly PreparedHost[], req: PreparedRequest, opts: SelectOptions): Selection {
+export function selectHost(
+  pool: readonly PreparedHost[],
+  req: PreparedRequest,
+  opts: SelectOptions,
+): Selection {
   const r = req.request;
   const n = pool.length;
   const ratings: Record<string, number | string> | undefined = opts.ratings ? {} : undefined;
@@ -64,14 +68,22 @@ export function selectHost(pool: readonly PreparedHost[], req: PreparedRequest, 
       break;
     }
   }
-  const requester = requesterIndex >= 0 && pool[requesterIndex].host.net === r.net ? pool[requesterIndex] : undefined;
+  const requester =
+    requesterIndex >= 0 && pool[requesterIndex].host.net === r.net ? pool[requesterIndex] : undefined;
   const down = (p: PreparedHost) => isDown(p.host, opts.now, opts.downFactor);
   if (requester === undefined) {
-    if (ratings) for (const p of pool) ratings[p.host.name] = unavailableOr(p, down(p), "excluded:unknown-client");
+    if (ratings)
+      for (const p of pool) ratings[p.host.name] = unavailableOr(p, down(p), "excluded:unknown-client");
     return { index: -1, ratings, audit };
   }
   if (r.uselocal && requester.avail.available && !down(requester) && requester.host.localJobs !== 0) {
-    if (ratings) for (const p of pool) ratings[p.host.name] = unavailableOr(p, down(p), p === requester ? requester.avail.rating! : "excluded:uselocal");
+    if (ratings)
+      for (const p of pool)
+        ratings[p.host.name] = unavailableOr(
+          p,
+          down(p),
+          p === requester ? requester.avail.rating! : "excluded:uselocal",
+        );
     return { index: requesterIndex, ratings, audit };
   }
   const start = opts.last >= 0 && n > 0 ? (opts.last + 1) % n : 0;
@@ -86,7 +98,8 @@ export function selectHost(pool: readonly PreparedHost[], req: PreparedRequest, 
     }
     const why = exclusion(p, req, requester);
     if (why !== null) {
-      if (why === "access" && p.host.access === 3) audit.push({ user: r.user, host: p.host.name, client: r.client });
+      if (why === "access" && p.host.access === 3)
+        audit.push({ user: r.user, host: p.host.name, client: r.client });
       if (ratings) ratings[p.host.name] = `excluded:${why}`;
       continue;
     }
@@ -106,7 +119,10 @@ function unavailableOr(p: PreparedHost, down: boolean, otherwise: number | strin
   return otherwise;
 }
 
-function inPoolOrder(pool: readonly PreparedHost[], ratings: Record<string, number | string>): Record<string, number | string> {
+function inPoolOrder(
+  pool: readonly PreparedHost[],
+  ratings: Record<string, number | string>,
+): Record<string, number | string> {
   const out: Record<string, number | string> = {};
   for (const p of pool) out[p.host.name] = ratings[p.host.name];
   return out;

@@ -60,7 +60,10 @@ export interface HostDefaults {
 
 /** The defaults of the spec, used when no policy says otherwise. */
 export const BUILTIN_DEFAULTS: HostDefaults = {
-  settings: Object.fromEntries(SETTING_NAMES.map((n) => [n, SETTINGS[n].fallback])) as Record<SettingName, number>,
+  settings: Object.fromEntries(SETTING_NAMES.map((n) => [n, SETTINGS[n].fallback])) as Record<
+    SettingName,
+    number
+  >,
   clients: "ALL",
   // customs' default: no entries beyond each host's own networks
   allow: [],
@@ -86,6 +89,9 @@ export function describeBound(b: Bound): string {
 export function checkSetting(name: SettingName, value: unknown): string | null {
   const spec: SettingSpec = SETTINGS[name];
   const word = spec.criterion ? "criterion" : "setting";
-  if (typeof value !== "number" || !Number.isFinite(value)) return `invalid ${word} ${name}: ${JSON.stringify(value)} (expected a number)`;
-  return withinBound(spec.bound, value) ? null : `invalid ${word} ${name}: ${value} (expected ${describeBound(spec.bound)})`;
+  if (typeof value !== "number" || !Number.isFinite(value))
+    return `invalid ${word} ${name}: ${JSON.stringify(value)} (expected a number)`;
+  return withinBound(spec.bound, value)
+    ? null
+    : `invalid ${word} ${name}: ${value} (expected ${describeBound(spec.bound)})`;
 }

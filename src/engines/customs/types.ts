@@ -1,17 +1,10 @@
 /** The availability verdicts of a host, named as customs names them. */
-export type AvailReason = "AVAIL_IDLE" | "AVAIL_SWAP" | "AVAIL_LOAD" | "AVAIL_IMPORTS" | "AVAIL_PROC" | "AVAIL_DOWN";
+export type AvailReason =
+  "AVAIL_IDLE" | "AVAIL_SWAP" | "AVAIL_LOAD" | "AVAIL_IMPORTS" | "AVAIL_PROC" | "AVAIL_DOWN";
 
 /** Why an available host was still not a candidate for one request. */
 export type ExclusionReason =
-  | "self"
-  | "net"
-  | "arch"
-  | "clients"
-  | "attrs"
-  | "exclusive"
-  | "acl"
-  | "access"
-  | "unknown-client";
+  "self" | "net" | "arch" | "clients" | "attrs" | "exclusive" | "acl" | "access" | "unknown-client";
 
 /** The signals an eviction hands to the host agent, in delivery order. */
 export type EvictSignal = "SIGUSR2" | "SIGXCPU" | "SIGTERM" | "SIGKILL";

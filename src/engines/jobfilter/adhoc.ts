@@ -36,7 +36,10 @@ function readNatural(s: string, i: number): { value: bigint; end: number } | nul
   while (j < s.length && s[j] >= "0" && s[j] <= "9") j++;
   if (j === i) return null;
   // A fraction or an exponent makes a number that is not an Int.
-  if ((s[j] === "." && /[0-9]/.test(s[j + 1] ?? "")) || ((s[j] === "e" || s[j] === "E") && /^[+-]?[0-9]/.test(s.slice(j + 1)))) {
+  if (
+    (s[j] === "." && /[0-9]/.test(s[j + 1] ?? "")) ||
+    ((s[j] === "e" || s[j] === "E") && /^[+-]?[0-9]/.test(s.slice(j + 1)))
+  ) {
     return null;
   }
   return { value: BigInt(s.slice(i, j)), end: j };
@@ -86,7 +89,9 @@ export function parseBucket(reason: string): Bucket | null {
 }
 
 /** The distinct buckets a job's reason entries name, each once. */
-export function bucketsOf(reasons: readonly (readonly [string, string, number | bigint])[]): readonly Bucket[] {
+export function bucketsOf(
+  reasons: readonly (readonly [string, string, number | bigint])[],
+): readonly Bucket[] {
   let out: Bucket[] | null = null;
   for (const e of reasons) {
     const b = parseBucket(e[1]);

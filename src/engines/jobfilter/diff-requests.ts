@@ -83,7 +83,12 @@ function walk(
 }
 
 /** Each rule's values and thresholds, read a slice of rules at a time (each counts its predicates and a few more units). */
-function* collect(rules: readonly FilterRule[], f: Fields, boundaries: Record<string, number>, pace: Pace): Steps<void> {
+function* collect(
+  rules: readonly FilterRule[],
+  f: Fields,
+  boundaries: Record<string, number>,
+  pace: Pace,
+): Steps<void> {
   for (const r of rules) {
     if (pace.spend(64 + 16 * r.predicates.length)) yield;
     const wm = Number(r.watermark);
@@ -129,21 +134,26 @@ export function* jobfilterDiffRequestsSteps(
   ];
   countBoundary(boundaries, "job id", lists[0].length);
   countBoundary(boundaries, "opcode field", opFields.length);
-  const made = yield* productSteps(lists, MAX_DIFF_REQUESTS, (v) => {
-    const opcode: JsonObject = {};
-    opFields.forEach((k, i) => {
-      if (v[1 + i] !== ABSENT) opcode[k] = v[1 + i] as never;
-    });
-    if (opcode.OP_ID === undefined) opcode.OP_ID = FRESH;
-    const rv = (k: string): Value => v[1 + opFields.length + reasonFields.indexOf(k)];
-    if (reasonFields.length > 0) {
-      const ts = rv("timestamp");
-      opcode.reason = [
-        [String(rv("source") ?? FRESH), String(rv("reason") ?? FRESH), typeof ts === "number" ? ts : 0],
-      ] as never;
-    }
-    return { job: { id: v[0] as number, opcodes: [opcode] }, queue: { running: [], queued: [] } };
-  }, pace);
+  const made = yield* productSteps(
+    lists,
+    MAX_DIFF_REQUESTS,
+    (v) => {
+      const opcode: JsonObject = {};
+      opFields.forEach((k, i) => {
+        if (v[1 + i] !== ABSENT) opcode[k] = v[1 + i] as never;
+      });
+      if (opcode.OP_ID === undefined) opcode.OP_ID = FRESH;
+      const rv = (k: string): Value => v[1 + opFields.length + reasonFields.indexOf(k)];
+      if (reasonFields.length > 0) {
+        const ts = rv("timestamp");
+        opcode.reason = [
+          [String(rv("source") ?? FRESH), String(rv("reason") ?? FRESH), typeof ts === "number" ? ts : 0],
+        ] as never;
+      }
+      return { job: { id: v[0] as number, opcodes: [opcode] }, queue: { running: [], queued: [] } };
+    },
+    pace,
+  );
   const why = [...f.why];
   if (!made.complete) why.push(`the combinations exceed the ${made.out.length} requests generated`);
   return { requests: made.out, boundaries, exhaustive: why.length === 0, why };

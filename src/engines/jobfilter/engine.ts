@@ -104,17 +104,31 @@ export interface TraceLine {
   why: string;
 }
 
-const actionText = (action: FilterRule["action"]): string => (Array.isArray(action) ? showCompact(action) : action);
+const actionText = (action: FilterRule["action"]): string =>
+  Array.isArray(action) ? showCompact(action) : action;
 const predicateText = (p: TracePredicate["predicate"]): string => showCompact(p);
 
 /** The sentence saying why a rule came out as it did. */
-function whyOf(result: TraceResult, predicates: TracePredicate[], action: FilterRule["action"], applied: number): string {
+function whyOf(
+  result: TraceResult,
+  predicates: TracePredicate[],
+  action: FilterRule["action"],
+  applied: number,
+): string {
   const n = predicates.length;
-  const all = n === 0 ? "no predicates: it matches every job" : n === 1 ? "its predicate holds" : `all ${n} predicates hold`;
+  const all =
+    n === 0
+      ? "no predicates: it matches every job"
+      : n === 1
+        ? "its predicate holds"
+        : `all ${n} predicates hold`;
   if (result === "applied") return `${all}; ${actionText(action)} applies`;
   if (result === "continued") return `${all}; CONTINUE goes on to the next rule`;
   const failed = predicates.findIndex((p) => !p.matches);
-  const first = failed < 0 ? "" : `predicate ${failed + 1} of ${n} is false: ${predicateText(predicates[failed].predicate)}`;
+  const first =
+    failed < 0
+      ? ""
+      : `predicate ${failed + 1} of ${n} is false: ${predicateText(predicates[failed].predicate)}`;
   if (result === "no_match") return first;
   return `rule ${applied} applied first` + (failed < 0 ? " (this one matches too)" : ` (here ${first})`);
 }
@@ -126,15 +140,27 @@ function whyOf(result: TraceResult, predicates: TracePredicate[], action: Filter
  * one is false and for rules after the applying one, so the trace says all
  * that would have to change; the decision itself stops where Ganeti stops.
  */
-export function traceJob(set: FilterSet, job: Job): { rules: TraceLine[]; buckets: { key: string; limit: number }[] } {
+export function traceJob(
+  set: FilterSet,
+  job: Job,
+): { rules: TraceLine[]; buckets: { key: string; limit: number }[] } {
   const prepared = prepareJob(job, set.fields);
   const applying = applyingRule(set, prepared);
   const applied = applying === null ? -1 : set.rules.indexOf(applying);
   const rules = set.rules.map((r, index): TraceLine => {
-    const predicates = r.rule.predicates.map((predicate, i) => ({ predicate, matches: r.predicates[i](prepared) }));
+    const predicates = r.rule.predicates.map((predicate, i) => ({
+      predicate,
+      matches: r.predicates[i](prepared),
+    }));
     const matches = predicates.every((p) => p.matches);
     const result: TraceResult =
-      index === applied ? "applied" : applied >= 0 && index > applied ? "not_reached" : matches ? "continued" : "no_match";
+      index === applied
+        ? "applied"
+        : applied >= 0 && index > applied
+          ? "not_reached"
+          : matches
+            ? "continued"
+            : "no_match";
     return {
       index,
       uuid: r.uuid,
@@ -151,6 +177,10 @@ export function traceJob(set: FilterSet, job: Job): { rules: TraceLine[]; bucket
 }
 
 /** Runs one scheduling pass over queued candidates against a loaded policy. */
-export function scheduleJobfilter(policy: JobfilterPolicy, running: readonly Job[], candidates: readonly Job[]): PassResult[] {
+export function scheduleJobfilter(
+  policy: JobfilterPolicy,
+  running: readonly Job[],
+  candidates: readonly Job[],
+): PassResult[] {
   return schedulePass(policy.set, running, candidates);
 }

@@ -12,7 +12,14 @@ type Leaf<C> = (ctx: C) => Tri;
 type LeafExpr = Exclude<Expr, { k: "empty" | "and" | "or" | "not" }>;
 
 /** The opcode parameters Ganeti keeps out of the opcode's visible fields. */
-export const COMMON_PARAMS: ReadonlySet<string> = new Set(["reason", "comment", "priority", "dry_run", "depends", "debug_level"]);
+export const COMMON_PARAMS: ReadonlySet<string> = new Set([
+  "reason",
+  "comment",
+  "priority",
+  "dry_run",
+  "depends",
+  "debug_level",
+]);
 
 function holds(op: CmpOp, c: number): boolean {
   switch (op) {
@@ -60,9 +67,15 @@ function build<C>(expr: Expr, leaf: (e: LeafExpr) => Leaf<C>): Leaf<C> {
     case "empty":
       return always;
     case "and":
-      return junction(expr.xs.map((x) => build(x, leaf)), TRUE);
+      return junction(
+        expr.xs.map((x) => build(x, leaf)),
+        TRUE,
+      );
     case "or":
-      return junction(expr.xs.map((x) => build(x, leaf)), FALSE);
+      return junction(
+        expr.xs.map((x) => build(x, leaf)),
+        FALSE,
+      );
     case "not": {
       const f = build(expr.x, leaf);
       return (ctx) => {
@@ -108,7 +121,8 @@ export function compileJobId(expr: Expr, watermark: number | bigint): (job: Prep
 export function lookup(opcode: JsonObject, path: readonly string[]): unknown {
   let cur: unknown = opcode;
   for (const key of path) {
-    if (typeof cur !== "object" || cur === null || Array.isArray(cur) || !Object.hasOwn(cur, key)) return undefined;
+    if (typeof cur !== "object" || cur === null || Array.isArray(cur) || !Object.hasOwn(cur, key))
+      return undefined;
     cur = (cur as JsonObject)[key];
   }
   return cur;
@@ -205,7 +219,13 @@ export function compileOpcode(expr: Expr, table: FieldTable): (job: PreparedJob)
   const ids = names.map((n) => fieldId(table, n));
   const paths = ids.map((g) => table.paths[g]);
   for (const n of names) if (n !== "OP_ID" && boundsValues(expr, n)) table.valued.add(n);
-  if (names.length === 1 && names[0] !== "OP_ID" && expr.k === "not" && expr.x.k === "cmp" && expr.x.op === "==")
+  if (
+    names.length === 1 &&
+    names[0] !== "OP_ID" &&
+    expr.k === "not" &&
+    expr.x.k === "cmp" &&
+    expr.x.op === "=="
+  )
     table.indexable.add(names[0]);
   const f = build<unknown[]>(expr, (e) => {
     const i = fieldId(table, e.field);
@@ -330,7 +350,12 @@ export interface PreparedJob {
 
 /** Whether a reason trail entry is one Ganeti writes, `[source, reason, timestamp]`; other entries are not read. */
 export function isReasonEntry(e: unknown): e is ReasonEntry {
-  return Array.isArray(e) && typeof e[0] === "string" && typeof e[1] === "string" && (typeof e[2] === "number" || typeof e[2] === "bigint");
+  return (
+    Array.isArray(e) &&
+    typeof e[0] === "string" &&
+    typeof e[1] === "string" &&
+    (typeof e[2] === "number" || typeof e[2] === "bigint")
+  );
 }
 
 /**
@@ -359,7 +384,11 @@ export function prepareJob(job: Job, fields = 0): PreparedJob {
  * parses (a JavaScript-only regex the PCRE matcher refuses) is false, as an
  * evaluation error makes a Ganeti expression false.
  */
-export function compilePredicate(pred: FilterPredicate, watermark: number | bigint, fields: FieldTable): (job: PreparedJob) => boolean {
+export function compilePredicate(
+  pred: FilterPredicate,
+  watermark: number | bigint,
+  fields: FieldTable,
+): (job: PreparedJob) => boolean {
   const parsed = parseExpression(pred[1]);
   if (!parsed.ok) return () => false;
   switch (pred[0]) {

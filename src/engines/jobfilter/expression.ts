@@ -68,9 +68,14 @@ export function compileRegex(source: string): Result<LinearRegex, string> {
   return r.ok ? ok(r.value) : err(`Invalid regular expression: ${describeProblem("pcre", r.error, source)}`);
 }
 
-function fieldValue(args: unknown[], build: (field: string, value: unknown) => Result<Expr, string>): Result<Expr, string> {
+function fieldValue(
+  args: unknown[],
+  build: (field: string, value: unknown) => Result<Expr, string>,
+): Result<Expr, string> {
   if (args.length !== 2) {
-    return err(`Cannot deserialise field/value pair, expected [fieldname, value] but got ${showPretty(args)}`);
+    return err(
+      `Cannot deserialise field/value pair, expected [fieldname, value] but got ${showPretty(args)}`,
+    );
   }
   const field = readField(args[0]);
   if (!field.ok) return field;
@@ -93,7 +98,8 @@ function parseList(args: unknown[], depth: number): Result<Expr[], string> {
 /** Parses the JSON form of a query-language filter, with Ganeti's own error texts, so bad rules are refused when added. */
 export function parseExpression(json: unknown, depth = 0): Result<Expr, string> {
   if (json === null) return ok({ k: "empty" });
-  if (depth >= MAX_EXPRESSION_DEPTH) return err(`filter expression nested more than ${MAX_EXPRESSION_DEPTH} levels deep`);
+  if (depth >= MAX_EXPRESSION_DEPTH)
+    return err(`filter expression nested more than ${MAX_EXPRESSION_DEPTH} levels deep`);
   if (!Array.isArray(json) || typeof json[0] !== "string") {
     return err(`Cannot deserialise filter: expected array [string, args], got ${showPretty(json)}`);
   }
@@ -106,12 +112,14 @@ export function parseExpression(json: unknown, depth = 0): Result<Expr, string> 
       return xs.ok ? ok(op === "&" ? { k: "and", xs: xs.value } : { k: "or", xs: xs.value }) : xs;
     }
     case "!": {
-      if (args.length !== 1) return err(`Cannot deserialise field, expected [filter] but got ${showPretty(args)}`);
+      if (args.length !== 1)
+        return err(`Cannot deserialise field, expected [filter] but got ${showPretty(args)}`);
       const x = parseExpression(args[0], depth + 1);
       return x.ok ? ok({ k: "not", x: x.value }) : x;
     }
     case "?": {
-      if (args.length !== 1) return err(`Cannot deserialise field, expected [fieldname] but got ${showPretty(args)}`);
+      if (args.length !== 1)
+        return err(`Cannot deserialise field, expected [fieldname] but got ${showPretty(args)}`);
       const field = readField(args[0]);
       return field.ok ? ok({ k: "true", field: field.value }) : field;
     }
@@ -120,7 +128,9 @@ export function parseExpression(json: unknown, depth = 0): Result<Expr, string> 
         if (typeof v !== "string") return err(`Unable to read String: ${showPretty(v)}`);
         // checked now, compiled when a decision first tests it: loading thousands of rules compiles nothing
         const problem = regexProblem(v);
-        return problem === null ? ok({ k: "regex", field, source: v, re: new LazyLinear(v, "pcre") }) : err(problem);
+        return problem === null
+          ? ok({ k: "regex", field, source: v, re: new LazyLinear(v, "pcre") })
+          : err(problem);
       });
     case "=[]":
       return fieldValue(args, (field, v) => {
@@ -171,9 +181,13 @@ export function boundsValues(expr: Expr, path: string, t = true): boolean {
     case "empty":
       return !t;
     case "and":
-      return t ? expr.xs.some((x) => boundsValues(x, path, t)) : expr.xs.every((x) => boundsValues(x, path, t));
+      return t
+        ? expr.xs.some((x) => boundsValues(x, path, t))
+        : expr.xs.every((x) => boundsValues(x, path, t));
     case "or":
-      return t ? expr.xs.every((x) => boundsValues(x, path, t)) : expr.xs.some((x) => boundsValues(x, path, t));
+      return t
+        ? expr.xs.every((x) => boundsValues(x, path, t))
+        : expr.xs.some((x) => boundsValues(x, path, t));
     case "not":
       return boundsValues(expr.x, path, !t);
     default:

@@ -45,9 +45,15 @@ const opLeaf: fc.Arbitrary<ExactJson> = fc.oneof(
   ),
   // other fields' equality and list membership: indexed by value
   fc
-    .tuple(fc.constantFrom("==", "=", "!="), fc.constantFrom("name", "be.mem", "tags", "size"), fc.constantFrom<ExactJson>("a", "b", 1, 2, 2n))
+    .tuple(
+      fc.constantFrom("==", "=", "!="),
+      fc.constantFrom("name", "be.mem", "tags", "size"),
+      fc.constantFrom<ExactJson>("a", "b", 1, 2, 2n),
+    )
     .map(([op, f, v]) => [op, f, v] as ExactJson),
-  fc.tuple(fc.constantFrom("tags", "name", "be.mem"), fc.constantFrom<ExactJson>("a", "b", 1, 2)).map(([f, v]) => ["=[]", f, v] as ExactJson),
+  fc
+    .tuple(fc.constantFrom("tags", "name", "be.mem"), fc.constantFrom<ExactJson>("a", "b", 1, 2))
+    .map(([f, v]) => ["=[]", f, v] as ExactJson),
   fc.constantFrom<ExactJson>(
     ["=~", "name", "^a"],
     // regexes on other fields: a test of their string values (a list's elements never match)
@@ -111,8 +117,14 @@ const opcode = fc.record({
     [["src", "urgent fix", 1]],
     [["src", "rate-limit:2:x", 1]],
     [["other", "plain", 2]],
-    [["src", "plain", 1], ["other", "urgent", 2]],
-    [["src", 5, 1], ["other", "urgent"]],
+    [
+      ["src", "plain", 1],
+      ["other", "urgent", 2],
+    ],
+    [
+      ["src", 5, 1],
+      ["other", "urgent"],
+    ],
   ),
 });
 /** Running jobs with distinct ids (0 to 40), each with up to three opcodes, some without a (string) `OP_ID`. */
@@ -154,7 +166,9 @@ function isReached(reached: Reached, job: Job, paths: readonly string[]): boolea
   const facts = factsOf(job, paths);
   return (
     inRanges(reached.ids, job.id) ||
-    reached.facts.some((alts) => alts.every((f) => facts.some(([kind, v]) => f.kind === kind && f.values.has(v))))
+    reached.facts.some((alts) =>
+      alts.every((f) => facts.some(([kind, v]) => f.kind === kind && f.values.has(v))),
+    )
   );
 }
 
@@ -206,8 +220,12 @@ describe("a rule's reach", () => {
       return facts.map((f) => [f.kind, f.values.finite === null ? null : [...f.values.finite].sort()]);
     };
     expect(finite([["opcode", ["&", ["=", "OP_ID", "OP_X"], ["?", "force"]]]])).toEqual([["op", ["OP_X"]]]);
-    expect(finite([["opcode", ["|", ["=", "OP_ID", "OP_X"], ["=", "OP_ID", "OP_Y"]]]])).toEqual([["op", ["OP_X", "OP_Y"]]]);
-    expect(finite([["reason", ["&", ["==", "reason", "r"], ["=~", "source", "^gnt"]]]])).toEqual([["reason", ["r"]]]);
+    expect(finite([["opcode", ["|", ["=", "OP_ID", "OP_X"], ["=", "OP_ID", "OP_Y"]]]])).toEqual([
+      ["op", ["OP_X", "OP_Y"]],
+    ]);
+    expect(finite([["reason", ["&", ["==", "reason", "r"], ["=~", "source", "^gnt"]]]])).toEqual([
+      ["reason", ["r"]],
+    ]);
     // a value test, run on each distinct value a store holds
     const tests = (predicates: FilterRule["predicates"], values: string[]) => {
       const [[f]] = anyOf([reach(predicates)])!.facts;
@@ -215,36 +233,65 @@ describe("a rule's reach", () => {
       return [f.kind, values.filter((v) => f.values.has(v))];
     };
     expect(tests([["opcode", ["!=", "OP_ID", "OP_X"]]], ["OP_X", "OP_Y"])).toEqual(["op", ["OP_Y"]]);
-    expect(tests([["opcode", ["&", ["!", ["==", "OP_ID", "OP_X"]], ["?", "force"]]]], ["OP_X", "OP_Y"])).toEqual(["op", ["OP_Y"]]);
-    expect(tests([["opcode", ["=~", "OP_ID", "^OP_INSTANCE_"]]], ["OP_X", "OP_INSTANCE_A"])).toEqual(["op", ["OP_INSTANCE_A"]]);
-    expect(tests([["reason", ["=~", "reason", "^maint"]]], ["maint 1", "other"])).toEqual(["reason", ["maint 1"]]);
-    expect(tests([["reason", ["!=", "source", "gnt:watcher"]]], ["gnt:watcher", "x"])).toEqual(["source", ["x"]]);
+    expect(
+      tests([["opcode", ["&", ["!", ["==", "OP_ID", "OP_X"]], ["?", "force"]]]], ["OP_X", "OP_Y"]),
+    ).toEqual(["op", ["OP_Y"]]);
+    expect(tests([["opcode", ["=~", "OP_ID", "^OP_INSTANCE_"]]], ["OP_X", "OP_INSTANCE_A"])).toEqual([
+      "op",
+      ["OP_INSTANCE_A"],
+    ]);
+    expect(tests([["reason", ["=~", "reason", "^maint"]]], ["maint 1", "other"])).toEqual([
+      "reason",
+      ["maint 1"],
+    ]);
+    expect(tests([["reason", ["!=", "source", "gnt:watcher"]]], ["gnt:watcher", "x"])).toEqual([
+      "source",
+      ["x"],
+    ]);
     // other fields: equality and list membership, by their values' keys
-    expect(finite([["opcode", ["=", "instance_name", "web1"]]])).toEqual([["field:instance_name", ["sweb1"]]]);
-    expect(finite([["opcode", ["|", ["=", "beparams.memory", 1024], ["=", "beparams.memory", "1024"]]]])).toEqual([
-      ["field:beparams.memory", ["n1024", "s1024"]],
+    expect(finite([["opcode", ["=", "instance_name", "web1"]]])).toEqual([
+      ["field:instance_name", ["sweb1"]],
     ]);
-    expect(finite([["opcode", ["&", ["=", "OP_ID", "OP_X"], ["=[]", "tags", "t"], ["?", "force"]]]])).toEqual([
-      ["op", ["OP_X"]],
-      ["field:tags", ["lst"]],
-    ]);
+    expect(
+      finite([["opcode", ["|", ["=", "beparams.memory", 1024], ["=", "beparams.memory", "1024"]]]]),
+    ).toEqual([["field:beparams.memory", ["n1024", "s1024"]]]);
+    expect(finite([["opcode", ["&", ["=", "OP_ID", "OP_X"], ["=[]", "tags", "t"], ["?", "force"]]]])).toEqual(
+      [
+        ["op", ["OP_X"]],
+        ["field:tags", ["lst"]],
+      ],
+    );
     // two list elements of one opcode: either set, never their (empty) intersection
-    expect(finite([["opcode", ["&", ["=[]", "tags", "a"], ["=[]", "tags", "b"]]]])).toEqual([["field:tags", ["lsa"]]]);
+    expect(finite([["opcode", ["&", ["=[]", "tags", "a"], ["=[]", "tags", "b"]]]])).toEqual([
+      ["field:tags", ["lsa"]],
+    ]);
     // a hidden common parameter: the predicate never holds
     expect(isEmpty(reach([["opcode", ["=", "dry_run", 1]]]))).toBe(true);
     // a regex on another field: a test of its string values, run on each distinct one a store holds (a list's
     // elements and other values are never matched)
-    expect(tests([["opcode", ["=~", "instance_name", "^db7"]]], ["sdb70", "sweb7", "ldb70", "n7"])).toEqual(["field:instance_name", ["sdb70"]]);
-    expect(tests([["opcode", ["&", ["=~", "tags", "x"], ["?", "force"]]]], ["sx", "lsx"])).toEqual(["field:tags", ["sx"]]);
-    expect(finite([["opcode", ["&", ["=~", "instance_name", "x"], ["=", "instance_name", "y"]]]])).toEqual([["field:instance_name", ["sy"]]]);
+    expect(tests([["opcode", ["=~", "instance_name", "^db7"]]], ["sdb70", "sweb7", "ldb70", "n7"])).toEqual([
+      "field:instance_name",
+      ["sdb70"],
+    ]);
+    expect(tests([["opcode", ["&", ["=~", "tags", "x"], ["?", "force"]]]], ["sx", "lsx"])).toEqual([
+      "field:tags",
+      ["sx"],
+    ]);
+    expect(finite([["opcode", ["&", ["=~", "instance_name", "x"], ["=", "instance_name", "y"]]]])).toEqual([
+      ["field:instance_name", ["sy"]],
+    ]);
     // ... read through only where the store indexes the path
-    expect(anyOf([reach([["opcode", ["=~", "instance_name", "x"]]])], (f) => f.kind !== "field:instance_name")).toBeNull();
+    expect(
+      anyOf([reach([["opcode", ["=~", "instance_name", "x"]]])], (f) => f.kind !== "field:instance_name"),
+    ).toBeNull();
     // nothing to index: any job
     expect(anyOf([reach([["opcode", ["!", ["=~", "instance_name", "x"]]]])])).toBeNull();
     expect(anyOf([reach([["opcode", ["!=", "instance_name", "x"]]])])).toBeNull();
     expect(anyOf([reach([["opcode", ["|", ["=", "instance_name", "x"], ["?", "force"]]]])])).toBeNull();
     // a field path the store does not index is not read through
-    expect(anyOf([reach([["opcode", ["=", "instance_name", "x"]]])], (f) => f.kind !== "field:instance_name")).toBeNull();
+    expect(
+      anyOf([reach([["opcode", ["=", "instance_name", "x"]]])], (f) => f.kind !== "field:instance_name"),
+    ).toBeNull();
     expect(anyOf([reach([["opcode", ["|", ["==", "OP_ID", "OP_X"], ["?", "force"]]]])])).toBeNull();
     expect(anyOf([reach([["reason", [">", "timestamp", 5]]])])).toBeNull();
   });
@@ -254,7 +301,14 @@ describe("RunningCounts.rebase through the indexes", () => {
   it("carries a rule whose two opcode predicates hold on different opcodes of one job", () => {
     // each predicate holds on another opcode: their OP_ID sets must not be intersected (main before this gave none)
     const jobs: Job[] = [{ id: 1, opcodes: [{ OP_ID: "A" }, { OP_ID: "B" }] }];
-    const last: FilterRule = { uuid: uuid(9), watermark: 0, priority: 9, predicates: [["opcode", ["==", "OP_ID", "A"]]], action: "ACCEPT", reason_trail: [] };
+    const last: FilterRule = {
+      uuid: uuid(9),
+      watermark: 0,
+      priority: 9,
+      predicates: [["opcode", ["==", "OP_ID", "A"]]],
+      action: "ACCEPT",
+      reason_trail: [],
+    };
     const both: FilterRule = {
       ...last,
       uuid: uuid(1),
@@ -303,14 +357,19 @@ describe("RunningCounts.rebase through the indexes", () => {
     fc.assert(
       fc.property(
         jobs,
-        fc.array(fc.tuple(fc.array(rule, { maxLength: 4 }), fc.nat(), fc.nat({ max: 12 }), fc.nat()), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.tuple(fc.array(rule, { maxLength: 4 }), fc.nat(), fc.nat({ max: 12 }), fc.nat()), {
+          minLength: 1,
+          maxLength: 6,
+        }),
         (running, changes) => {
           const store = new MemoryShares();
           let counts = RunningCounts.rebuild(buildFilterSet([]), store, running);
           let live = [...running];
           let current: FilterRule[] = [];
           for (const [edit, keep, fill, churn] of changes) {
-            const kept = current.filter((r, i) => (keep >> i) % 2 === 1 && !edit.some((e) => e.uuid === r.uuid));
+            const kept = current.filter(
+              (r, i) => (keep >> i) % 2 === 1 && !edit.some((e) => e.uuid === r.uuid),
+            );
             current = [...new Map([...kept, ...edit].map((r) => [r.uuid, r])).values()];
             const set = buildFilterSet(current);
             counts = counts.rebase(set);
@@ -399,7 +458,10 @@ describe("RunningCounts.rebase through the indexes", () => {
     const changes: [ExactJson, number][] = [
       [["=", "instance_name", "i6"], 3000 - 9],
       [["=", "instance_name", "i7"], 1 + 1],
-      [["|", ["=", "instance_name", "i8"], ["=", "instance_name", "i9"], ["=", "instance_name", "nobody"]], 1 + 2],
+      [
+        ["|", ["=", "instance_name", "i8"], ["=", "instance_name", "i9"], ["=", "instance_name", "nobody"]],
+        1 + 2,
+      ],
       // OP_A holds 2,998 jobs, the name one: read through the name
       [["&", ["=", "OP_ID", "OP_A"], ["=", "instance_name", "i10"]], 2 + 1],
       [["!", ["!", ["=[]", "tags", "t11"]]], 3000 - 9],

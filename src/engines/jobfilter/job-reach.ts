@@ -21,7 +21,15 @@
  */
 import type { Expr, FilterValue } from "./expression.js";
 import { fieldsOf } from "./expression.js";
-import { COMMON_PARAMS, compileOpcode, compileReason, isReasonEntry, lookup, newFieldTable, type PreparedJob } from "./evaluate.js";
+import {
+  COMMON_PARAMS,
+  compileOpcode,
+  compileReason,
+  isReasonEntry,
+  lookup,
+  newFieldTable,
+  type PreparedJob,
+} from "./evaluate.js";
 import type { JsonObject } from "../common/json.js";
 import { opcodeRegexLeaf } from "./pattern-leaf.js";
 import type { Job } from "./types.js";
@@ -190,7 +198,14 @@ function vIntersect(a: ValueSet, b: ValueSet): ValueSet {
 export const OTHER_OP = "\u0000other";
 
 /** `e`'s sides, each leaf's worked out by `leaf` and combined as the file's comment says; `unit` and the operations are the value domain's. */
-function sides<T>(e: Expr, leaf: (e: LeafExpr) => Sides<T>, all: T, none: T, join: (a: T, b: T) => T, meet: (a: T, b: T) => T): Sides<T> {
+function sides<T>(
+  e: Expr,
+  leaf: (e: LeafExpr) => Sides<T>,
+  all: T,
+  none: T,
+  join: (a: T, b: T) => T,
+  meet: (a: T, b: T) => T,
+): Sides<T> {
   switch (e.k) {
     case "empty":
       return { t: all, f: none };
@@ -233,7 +248,8 @@ function opSides(e: Expr): Sides<ValueSet> {
     const test = compileOpcode(x, newFieldTable());
     return (v: string) => test({ id: 0, opcodes: [{ OP_ID: v }], views: [[]], reasons: [] });
   };
-  const leaf = (x: LeafExpr): Sides<ValueSet> => (x.field === "OP_ID" ? valueSides(x, on) : { t: ALL_VALUES, f: ALL_VALUES });
+  const leaf = (x: LeafExpr): Sides<ValueSet> =>
+    x.field === "OP_ID" ? valueSides(x, on) : { t: ALL_VALUES, f: ALL_VALUES };
   return sides(e, leaf, ALL_VALUES, NO_VALUES, vUnion, vIntersect);
 }
 
@@ -246,7 +262,10 @@ interface Rect {
 const ALL_ENTRIES: Rect = { src: ALL_VALUES, why: ALL_VALUES };
 const NO_ENTRIES: Rect = { src: NO_VALUES, why: NO_VALUES };
 const rUnion = (a: Rect, b: Rect): Rect => ({ src: vUnion(a.src, b.src), why: vUnion(a.why, b.why) });
-const rIntersect = (a: Rect, b: Rect): Rect => ({ src: vIntersect(a.src, b.src), why: vIntersect(a.why, b.why) });
+const rIntersect = (a: Rect, b: Rect): Rect => ({
+  src: vIntersect(a.src, b.src),
+  why: vIntersect(a.why, b.why),
+});
 
 /** A reason expression's sides over one entry's source and reason. */
 function reasonSides(e: Expr): Sides<Rect> {
@@ -256,10 +275,13 @@ function reasonSides(e: Expr): Sides<Rect> {
     const source = x.field === "source";
     const on = (y: Expr) => {
       const test = compileReason(y);
-      return (v: string) => test({ id: 0, opcodes: [], views: [], reasons: [source ? [v, "", 0] : ["", v, 0]] });
+      return (v: string) =>
+        test({ id: 0, opcodes: [], views: [], reasons: [source ? [v, "", 0] : ["", v, 0]] });
     };
     const s = valueSides(x, on);
-    return source ? { t: { src: s.t, why: ALL_VALUES }, f: { src: s.f, why: ALL_VALUES } } : { t: { src: ALL_VALUES, why: s.t }, f: { src: ALL_VALUES, why: s.f } };
+    return source
+      ? { t: { src: s.t, why: ALL_VALUES }, f: { src: s.f, why: ALL_VALUES } }
+      : { t: { src: ALL_VALUES, why: s.t }, f: { src: ALL_VALUES, why: s.f } };
   };
   return sides(e, leaf, ALL_ENTRIES, NO_ENTRIES, rUnion, rIntersect);
 }
@@ -273,14 +295,24 @@ function reasonSides(e: Expr): Sides<Rect> {
  */
 function fieldSides(e: Expr, path: string): Sides<ValueSet> {
   const leaf = (x: LeafExpr): Sides<ValueSet> => {
-    if (x.field === path && x.k === "cmp" && x.op === "==") return { t: finite([valueKey(x.value)!]), f: ALL_VALUES };
-    if (x.field === path && x.k === "contains") return { t: finite([`l${valueKey(x.value)!}`]), f: ALL_VALUES };
+    if (x.field === path && x.k === "cmp" && x.op === "==")
+      return { t: finite([valueKey(x.value)!]), f: ALL_VALUES };
+    if (x.field === path && x.k === "contains")
+      return { t: finite([`l${valueKey(x.value)!}`]), f: ALL_VALUES };
     if (x.field === path && x.k === "regex") return { t: stringsMatching(x), f: ALL_VALUES };
     return { t: ALL_VALUES, f: ALL_VALUES };
   };
   // a finite set over a test, the smaller finite one over the other
   const pick = (a: ValueSet, b: ValueSet) =>
-    a.all ? b : b.all ? a : a.finite === null ? b : b.finite === null || a.finite.size <= b.finite.size ? a : b;
+    a.all
+      ? b
+      : b.all
+        ? a
+        : a.finite === null
+          ? b
+          : b.finite === null || a.finite.size <= b.finite.size
+            ? a
+            : b;
   return sides(e, leaf, ALL_VALUES, NO_VALUES, vUnion, pick);
 }
 
@@ -339,7 +371,8 @@ export function predicateReach(
     return { ids: null, facts };
   }
   const { src, why } = reasonSides(expr).t;
-  if (why.finite !== null || (src.finite === null && !why.all)) return { ids: null, facts: [{ kind: "reason", values: why }] };
+  if (why.finite !== null || (src.finite === null && !why.all))
+    return { ids: null, facts: [{ kind: "reason", values: why }] };
   if (!src.all) return { ids: null, facts: [{ kind: "source", values: src }] };
   return ANY;
 }

@@ -1,12 +1,25 @@
 import { parseExactJson } from "../common/exact-json.js";
 import { deepFailure, readFailure } from "../common/json-syntax.js";
-import { checkJsonShape, describeJsonShape, POLICY_JSON_LIMITS, shapePointer, type JsonShapeViolation } from "../common/json-shape.js";
+import {
+  checkJsonShape,
+  describeJsonShape,
+  POLICY_JSON_LIMITS,
+  shapePointer,
+  type JsonShapeViolation,
+} from "../common/json-shape.js";
 import type { PolicyError, Result } from "../common/result.js";
 import { err, ok, policyError } from "../common/result.js";
 import { finish, jsonUnits, Pace, type Steps } from "../common/slices.js";
 import type { FilterSet } from "./filter-set.js";
 import { buildFilterSet } from "./filter-set.js";
-import { actionSuggestion, MAX_PRIORITY, parseAction, parsePredicates, parseReasonTrail, parseUuid } from "./rule-parse.js";
+import {
+  actionSuggestion,
+  MAX_PRIORITY,
+  parseAction,
+  parsePredicates,
+  parseReasonTrail,
+  parseUuid,
+} from "./rule-parse.js";
 import { FilterRuleFile } from "./rule-file.js";
 import type { FilterRule } from "./types.js";
 
@@ -37,7 +50,14 @@ export function validateRule(v: unknown, index: number, at: string): Result<Filt
   const o = v as Record<string, unknown>;
   const errors: PolicyError[] = [];
   for (const key of Object.keys(o)) {
-    if (!RULE_KEYS.has(key)) errors.push(policyError("jobfilter_unknown_key", `filter rule doesn't support the parameter '${key}'`, `${at}/${key}`));
+    if (!RULE_KEYS.has(key))
+      errors.push(
+        policyError(
+          "jobfilter_unknown_key",
+          `filter rule doesn't support the parameter '${key}'`,
+          `${at}/${key}`,
+        ),
+      );
   }
   let uuid = seedUuid(index);
   if (o.uuid !== undefined) {
@@ -47,11 +67,23 @@ export function validateRule(v: unknown, index: number, at: string): Result<Filt
   }
   const watermark = o.watermark ?? 0;
   if (!isNonNegativeInt64(watermark)) {
-    errors.push(policyError("jobfilter_invalid_watermark", `watermark must be an integer from 0 to ${MAX_PRIORITY}`, `${at}/watermark`));
+    errors.push(
+      policyError(
+        "jobfilter_invalid_watermark",
+        `watermark must be an integer from 0 to ${MAX_PRIORITY}`,
+        `${at}/watermark`,
+      ),
+    );
   }
   const priority = o.priority ?? 0;
   if (!isNonNegativeInt64(priority)) {
-    errors.push(policyError("jobfilter_invalid_priority", `priority must be an integer from 0 to ${MAX_PRIORITY}`, `${at}/priority`));
+    errors.push(
+      policyError(
+        "jobfilter_invalid_priority",
+        `priority must be an integer from 0 to ${MAX_PRIORITY}`,
+        `${at}/priority`,
+      ),
+    );
   }
   const rawPreds = o.predicates ?? [];
   let predicates: FilterRule["predicates"] = [];
@@ -60,21 +92,36 @@ export function validateRule(v: unknown, index: number, at: string): Result<Filt
   } else {
     const p = parsePredicates(rawPreds);
     if (p.ok) predicates = p.value;
-    else errors.push(policyError("jobfilter_invalid_predicate", p.error.message, `${at}/predicates/${p.error.index}`));
+    else
+      errors.push(
+        policyError("jobfilter_invalid_predicate", p.error.message, `${at}/predicates/${p.error.index}`),
+      );
   }
   const action = parseAction(o.action ?? "CONTINUE");
-  if (!action.ok) errors.push(policyError("jobfilter_invalid_action", action.error, `${at}/action`, actionSuggestion(o.action)));
+  if (!action.ok)
+    errors.push(
+      policyError("jobfilter_invalid_action", action.error, `${at}/action`, actionSuggestion(o.action)),
+    );
   const rawTrail = o.reason_trail ?? [];
   let trail: FilterRule["reason_trail"] = [];
   if (!Array.isArray(rawTrail)) {
-    errors.push(policyError("jobfilter_invalid_reason_trail", "reason_trail must be a list", `${at}/reason_trail`));
+    errors.push(
+      policyError("jobfilter_invalid_reason_trail", "reason_trail must be a list", `${at}/reason_trail`),
+    );
   } else {
     const t = parseReasonTrail(rawTrail);
     if (t.ok) trail = t.value;
     else errors.push(policyError("jobfilter_invalid_reason_trail", t.error, `${at}/reason_trail`));
   }
   if (errors.length > 0 || !action.ok) return err(errors);
-  return ok({ uuid, watermark: watermark as number | bigint, priority: priority as number | bigint, predicates, action: action.value, reason_trail: trail });
+  return ok({
+    uuid,
+    watermark: watermark as number | bigint,
+    priority: priority as number | bigint,
+    predicates,
+    action: action.value,
+    reason_trail: trail,
+  });
 }
 
 /** Validates a parsed list of rules (duplicate uuids refused), collecting every error with its JSON pointer. */
@@ -86,8 +133,12 @@ export function validateRules(value: unknown): Result<FilterRule[], PolicyError[
 const RULE_UNITS = 64;
 
 /** {@link validateRules} as resumable work (common/slices.ts): a checkpoint after each rule once the rules' units fill a slice. */
-export function* validateRulesSteps(value: unknown, pace: Pace = new Pace()): Steps<Result<FilterRule[], PolicyError[]>> {
-  if (!Array.isArray(value)) return err([policyError("jobfilter_not_a_list", "filters must be a JSON list of filter rules", "")]);
+export function* validateRulesSteps(
+  value: unknown,
+  pace: Pace = new Pace(),
+): Steps<Result<FilterRule[], PolicyError[]>> {
+  if (!Array.isArray(value))
+    return err([policyError("jobfilter_not_a_list", "filters must be a JSON list of filter rules", "")]);
   const rules: FilterRule[] = [];
   const errors: PolicyError[] = [];
   const seen = new Set<string>();
@@ -100,7 +151,13 @@ export function* validateRulesSteps(value: unknown, pace: Pace = new Pace()): St
       continue;
     }
     if (seen.has(r.value.uuid)) {
-      errors.push(policyError("jobfilter_duplicate_uuid", `duplicate filter rule uuid \`${r.value.uuid}\``, `/${i}/uuid`));
+      errors.push(
+        policyError(
+          "jobfilter_duplicate_uuid",
+          `duplicate filter rule uuid \`${r.value.uuid}\``,
+          `/${i}/uuid`,
+        ),
+      );
     }
     seen.add(r.value.uuid);
     rules.push(r.value);
@@ -125,7 +182,9 @@ function* readFiltersJson(source: string): Steps<Result<unknown, PolicyError[]>>
   if (failure !== null) {
     if ("shape" in failure) return err([tooDeep(failure.shape)]);
     const e = failure.error;
-    return err([policyError("jobfilter_invalid_json", `not valid JSON: ${e.message}`, `${e.line}:${e.column}`)]);
+    return err([
+      policyError("jobfilter_invalid_json", `not valid JSON: ${e.message}`, `${e.line}:${e.column}`),
+    ]);
   }
   yield;
   const shape = checkJsonShape(value, POLICY_JSON_LIMITS);
@@ -133,7 +192,11 @@ function* readFiltersJson(source: string): Steps<Result<unknown, PolicyError[]>>
 }
 
 function tooDeep(shape: JsonShapeViolation): PolicyError {
-  return policyError("jobfilter_too_deep", describeJsonShape(shape, "filters.json"), shapePointer(shape.path));
+  return policyError(
+    "jobfilter_too_deep",
+    describeJsonShape(shape, "filters.json"),
+    shapePointer(shape.path),
+  );
 }
 
 /** Validates a filters.json source text into rules; integers past 2^53 are bigints with exactly their digits. */

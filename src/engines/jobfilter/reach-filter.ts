@@ -12,7 +12,15 @@
  */
 import type { JsonObject } from "../common/json.js";
 import { isReasonEntry, lookup } from "./evaluate.js";
-import { inRanges, OTHER_OP, pathOf, valueKey, type FactReach, type IdRanges, type ValueSet } from "./job-reach.js";
+import {
+  inRanges,
+  OTHER_OP,
+  pathOf,
+  valueKey,
+  type FactReach,
+  type IdRanges,
+  type ValueSet,
+} from "./job-reach.js";
 import type { Job } from "./types.js";
 
 /** At most this many distinct values' answers are remembered per value test (a field with a value per job would otherwise keep one per job). */
@@ -71,7 +79,10 @@ function fieldValueTest(values: ValueSet): (v: unknown, inList: boolean) => bool
 function reader(steps: readonly string[]): (op: JsonObject) => unknown {
   if (steps.length > 1) return (op) => lookup(op, steps);
   const [key] = steps;
-  return (op) => (typeof op === "object" && op !== null && !Array.isArray(op) && Object.hasOwn(op, key) ? op[key] : undefined);
+  return (op) =>
+    typeof op === "object" && op !== null && !Array.isArray(op) && Object.hasOwn(op, key)
+      ? op[key]
+      : undefined;
 }
 
 /** Whether a job has a fact of `f` (see job-reach.ts `factsOf`), read from the job's fields. */
@@ -94,7 +105,8 @@ function factTest(f: FactReach): (job: Job) => boolean {
   if (f.kind === "op") {
     return (job) => {
       for (const op of job.opcodes as JsonObject[]) {
-        if (Object.hasOwn(op, "OP_ID") && has(typeof op.OP_ID === "string" ? op.OP_ID : OTHER_OP)) return true;
+        if (Object.hasOwn(op, "OP_ID") && has(typeof op.OP_ID === "string" ? op.OP_ID : OTHER_OP))
+          return true;
       }
       return false;
     };
@@ -114,7 +126,11 @@ function factTest(f: FactReach): (job: Job) => boolean {
 function pick(alts: readonly FactReach[]): FactReach {
   let best = alts[0];
   for (const f of alts) {
-    if (f.values.finite !== null && (best.values.finite === null || f.values.finite.size < best.values.finite.size)) best = f;
+    if (
+      f.values.finite !== null &&
+      (best.values.finite === null || f.values.finite.size < best.values.finite.size)
+    )
+      best = f;
   }
   return best;
 }
@@ -124,7 +140,10 @@ function pick(alts: readonly FactReach[]): FactReach {
  * rules (`reached` as job-reach.ts `anyOf` gives it, every fact reach kept):
  * its id is in `ids`, or it has a fact of one rule's chosen alternative.
  */
-export function reachFilter(reached: { ids: IdRanges; facts: readonly (readonly FactReach[])[] }): (id: number, job: Job) => boolean {
+export function reachFilter(reached: {
+  ids: IdRanges;
+  facts: readonly (readonly FactReach[])[];
+}): (id: number, job: Job) => boolean {
   const ids = reached.ids;
   const tests = reached.facts.map((alts) => factTest(pick(alts)));
   return (id, job) => {

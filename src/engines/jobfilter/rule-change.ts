@@ -49,7 +49,9 @@ function matchKey(rule: FilterRule): string {
 }
 
 /** `build` of a rule set, computed once per set (kept as long as the set is). */
-function oncePerSet(build: (set: RuleOrder) => Map<string, string>): (set: RuleOrder) => ReadonlyMap<string, string> {
+function oncePerSet(
+  build: (set: RuleOrder) => Map<string, string>,
+): (set: RuleOrder) => ReadonlyMap<string, string> {
   const done = new WeakMap<RuleOrder, Map<string, string>>();
   return (set) => {
     let m = done.get(set);

@@ -21,30 +21,53 @@ export const COMPARISONS = { "==": "==", "=": "==", "<": "<", ">": ">", "<=": "<
 const FilterValue = z.union([z.string(), z.number().int(), z.bigint()]);
 
 /** A query-language filter expression, as Ganeti's JSON encodes it (`null` matches everything). */
-export const FilterExpression: z.ZodType = z.lazy(() =>
-  z.union([
-    z.null(),
-    z.tuple([z.enum(["&", "|"])], FilterExpression).describe("all (`&`) or any (`|`) of the expressions"),
-    z.tuple([z.literal("!"), FilterExpression]).describe("not"),
-    z.tuple([z.literal("?"), z.string()]).describe("the field is true"),
-    z.tuple([z.literal("=~"), z.string(), z.string()]).describe("the field matches a PCRE regular expression"),
-    z
-      .tuple([z.enum([...(Object.keys(COMPARISONS) as (keyof typeof COMPARISONS)[]), "!=", "=[]"]), z.string(), FilterValue])
-      .describe("compares a field with a value (`=[]`: the list field contains it); `watermark` stands for the rule's watermark"),
-  ]),
-).meta({ id: "FilterExpression" });
+export const FilterExpression: z.ZodType = z
+  .lazy(() =>
+    z.union([
+      z.null(),
+      z.tuple([z.enum(["&", "|"])], FilterExpression).describe("all (`&`) or any (`|`) of the expressions"),
+      z.tuple([z.literal("!"), FilterExpression]).describe("not"),
+      z.tuple([z.literal("?"), z.string()]).describe("the field is true"),
+      z
+        .tuple([z.literal("=~"), z.string(), z.string()])
+        .describe("the field matches a PCRE regular expression"),
+      z
+        .tuple([
+          z.enum([...(Object.keys(COMPARISONS) as (keyof typeof COMPARISONS)[]), "!=", "=[]"]),
+          z.string(),
+          FilterValue,
+        ])
+        .describe(
+          "compares a field with a value (`=[]`: the list field contains it); `watermark` stands for the rule's watermark",
+        ),
+    ]),
+  )
+  .meta({ id: "FilterExpression" });
 
 /** One predicate: `[name, expression]`. */
 export const FilterPredicateShape = z.tuple([z.enum(PREDICATE_NAMES), FilterExpression]);
 
 /** A rule's action. */
-export const FilterActionShape = z.union([z.enum(SIMPLE_ACTIONS), z.tuple([z.literal("RATE_LIMIT"), z.number().int().positive()])]);
+export const FilterActionShape = z.union([
+  z.enum(SIMPLE_ACTIONS),
+  z.tuple([z.literal("RATE_LIMIT"), z.number().int().positive()]),
+]);
 
 /** A reason-trail entry: `[source, reason, timestamp_ns]`. */
-export const ReasonTrailEntryShape = z.tuple([z.string(), z.string(), z.union([z.number().int(), z.bigint()])]);
+export const ReasonTrailEntryShape = z.tuple([
+  z.string(),
+  z.string(),
+  z.union([z.number().int(), z.bigint()]),
+]);
 
 /** An integer from 0 to 2^63-1, exact past 2^53 (Ganeti's priorities and watermarks). */
-const NonNegativeInt64 = z.union([z.number().int().min(0), z.bigint().min(0n).max(2n ** 63n - 1n)]);
+const NonNegativeInt64 = z.union([
+  z.number().int().min(0),
+  z
+    .bigint()
+    .min(0n)
+    .max(2n ** 63n - 1n),
+]);
 
 /** One rule of filters.json (the RAPI's full form); every field may be left out. */
 export const FilterRuleFile = z.strictObject({
@@ -55,7 +78,10 @@ export const FilterRuleFile = z.strictObject({
     .describe("lower-case; the n-th rule without one gets 00000000-0000-4000-8000-<n in hex>"),
   watermark: NonNegativeInt64.optional().describe("the highest job id when the rule was added (default 0)"),
   priority: NonNegativeInt64.optional().describe("lower is evaluated first (default 0)"),
-  predicates: z.array(FilterPredicateShape).optional().describe("all must match (default none: the rule matches every job)"),
+  predicates: z
+    .array(FilterPredicateShape)
+    .optional()
+    .describe("all must match (default none: the rule matches every job)"),
   action: FilterActionShape.optional().describe("default CONTINUE"),
   reason_trail: z.array(ReasonTrailEntryShape).optional(),
 });

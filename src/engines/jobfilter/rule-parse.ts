@@ -19,7 +19,9 @@ export const JOBFILTER_TOO_DEEP = "jobfilter_too_deep";
  */
 export function tooDeepError(v: unknown, field: string): string | null {
   const shape = checkJsonShape(v, POLICY_JSON_LIMITS);
-  return shape !== null && shape.kind === "depth" ? `${JOBFILTER_TOO_DEEP}: ${describeJsonShape(shape, field)}` : null;
+  return shape !== null && shape.kind === "depth"
+    ? `${JOBFILTER_TOO_DEEP}: ${describeJsonShape(shape, field)}`
+    : null;
 }
 
 /** Validates one `[name, expression]` predicate with Ganeti's error texts, so a bad rule is refused when added. */
@@ -27,11 +29,15 @@ export function parsePredicate(v: unknown): Result<FilterPredicate, string> {
   const deep = tooDeepError(v, "predicate");
   if (deep !== null) return err(deep);
   if (!Array.isArray(v) || typeof v[0] !== "string") {
-    return err("malformed FilterPredicate: must be a list with the first entry being a string describing the predicate type");
+    return err(
+      "malformed FilterPredicate: must be a list with the first entry being a string describing the predicate type",
+    );
   }
   const name = v[0];
   if (v.length !== 2 || !PREDICATES.has(name)) {
-    return err(`malformed FilterPredicate: bad parameter list for '${name}' predicate: ${showCompact(v.slice(1))}`);
+    return err(
+      `malformed FilterPredicate: bad parameter list for '${name}' predicate: ${showCompact(v.slice(1))}`,
+    );
   }
   const expr = parseExpression(v[1]);
   if (!expr.ok) return expr;
@@ -39,7 +45,9 @@ export function parsePredicate(v: unknown): Result<FilterPredicate, string> {
 }
 
 /** Validates a predicate list, stopping at the first bad one as Ganeti's deserialiser does. */
-export function parsePredicates(v: readonly unknown[]): Result<FilterPredicate[], { index: number; message: string }> {
+export function parsePredicates(
+  v: readonly unknown[],
+): Result<FilterPredicate[], { index: number; message: string }> {
   const out: FilterPredicate[] = [];
   for (let i = 0; i < v.length; i++) {
     const p = parsePredicate(v[i]);
@@ -58,13 +66,16 @@ export function parseAction(v: unknown): Result<FilterAction, string> {
   if (typeof v === "string" && SIMPLE.has(v)) return ok(v as FilterAction);
   if (Array.isArray(v) && v[0] === "RATE_LIMIT") {
     const n = v[1];
-    if (v.length === 2 && typeof n === "number" && Number.isSafeInteger(n) && n > 0) return ok(["RATE_LIMIT", n]);
+    if (v.length === 2 && typeof n === "number" && Number.isSafeInteger(n) && n > 0)
+      return ok(["RATE_LIMIT", n]);
     return err("RATE_LIMIT argument must be a positive integer");
   }
   // Ganeti's text, then Arbiter's: the actions there are and the closest one
   const near = actionSuggestion(v);
   const hint = near === undefined ? "" : `; did you mean \`${near}\`?`;
-  return err(`malformed FilterAction JSON: ${showCompact(v)} (the actions are ${ACTION_NAMES.slice(0, -1).join(", ")} and ${ACTION_NAMES[ACTION_NAMES.length - 1]}${hint})`);
+  return err(
+    `malformed FilterAction JSON: ${showCompact(v)} (the actions are ${ACTION_NAMES.slice(0, -1).join(", ")} and ${ACTION_NAMES[ACTION_NAMES.length - 1]}${hint})`,
+  );
 }
 
 /** Every action name, for messages: the simple ones and `RATE_LIMIT` (written `["RATE_LIMIT", n]`). */
@@ -80,7 +91,7 @@ export function actionSuggestion(v: unknown): string | undefined {
   if (name === undefined) return undefined;
   const near = closestName(name, ACTION_NAMES);
   if (near === undefined) return undefined;
-  return near === "RATE_LIMIT" ? "[\"RATE_LIMIT\", n]" : near;
+  return near === "RATE_LIMIT" ? '["RATE_LIMIT", n]' : near;
 }
 
 /** Validates a reason trail: `[source, reason, timestamp]` entries of string, string, integer. */
@@ -96,7 +107,9 @@ export function parseReasonTrail(v: readonly unknown[]): Result<ReasonEntry[], s
       typeof e[1] !== "string" ||
       !(typeof e[2] === "bigint" || (typeof e[2] === "number" && Number.isInteger(e[2])))
     ) {
-      return err(`Invalid reason trail entry, expected [source, reason, timestamp] but got ${showCompact(e)}`);
+      return err(
+        `Invalid reason trail entry, expected [source, reason, timestamp] but got ${showCompact(e)}`,
+      );
     }
     out.push([e[0], e[1], e[2]]);
   }
@@ -157,11 +170,15 @@ export interface FloatLiterals {
 export function readRapiJson(text: string): { value: unknown; floats: FloatLiterals } {
   const flagged: [object, string | number][] = [];
   const value: unknown = parseExactJson(text, (holder, key) => flagged.push([holder, key]));
-  const isFlagged = (holder: unknown, key: string | number) => flagged.some(([h, k]) => h === holder && k === key);
+  const isFlagged = (holder: unknown, key: string | number) =>
+    flagged.some(([h, k]) => h === holder && k === key);
   const body = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
   return {
     value,
-    floats: { priority: body !== undefined && isFlagged(body, "priority"), rateLimit: body !== undefined && isFlagged(body.action, 1) },
+    floats: {
+      priority: body !== undefined && isFlagged(body, "priority"),
+      rateLimit: body !== undefined && isFlagged(body.action, 1),
+    },
   };
 }
 
@@ -185,19 +202,28 @@ export function parseRuleBody(body: unknown, floats?: FloatLiterals): Result<Rul
   const predicates = Object.hasOwn(b, "predicates") ? b.predicates : [];
   const reason = Object.hasOwn(b, "reason") ? b.reason : [];
   const priorityType = floats?.priority && typeof priority === "number" ? "float" : pythonType(priority);
-  if (priorityType !== "int") return err(`'priority' parameter: Type is '${priorityType}', but 'int' is expected`);
+  if (priorityType !== "int")
+    return err(`'priority' parameter: Type is '${priorityType}', but 'int' is expected`);
   if (!Array.isArray(predicates)) {
     return err(`'predicates' parameter: Type is '${pythonType(predicates)}', but 'list' is expected`);
   }
-  if (!Array.isArray(reason)) return err(`'reason' parameter: Type is '${pythonType(reason)}', but 'list' is expected`);
+  if (!Array.isArray(reason))
+    return err(`'reason' parameter: Type is '${pythonType(reason)}', but 'list' is expected`);
   if ((priority as number | bigint) < 0) return err("priority must be a non-negative integer");
-  if ((priority as number | bigint) > MAX_PRIORITY) return err(`priority must be at most ${MAX_PRIORITY} (a 64-bit integer, as Ganeti stores it)`);
+  if ((priority as number | bigint) > MAX_PRIORITY)
+    return err(`priority must be at most ${MAX_PRIORITY} (a 64-bit integer, as Ganeti stores it)`);
   const preds = parsePredicates(predicates);
   if (!preds.ok) return err(preds.error.message);
   const action = parseAction(Object.hasOwn(b, "action") ? b.action : "CONTINUE");
   if (!action.ok) return action;
-  if (floats?.rateLimit && Array.isArray(action.value)) return err("RATE_LIMIT argument must be a positive integer");
+  if (floats?.rateLimit && Array.isArray(action.value))
+    return err("RATE_LIMIT argument must be a positive integer");
   const trail = parseReasonTrail(reason);
   if (!trail.ok) return trail;
-  return ok({ priority: priority as number | bigint, predicates: preds.value, action: action.value, reason: trail.value });
+  return ok({
+    priority: priority as number | bigint,
+    predicates: preds.value,
+    action: action.value,
+    reason: trail.value,
+  });
 }

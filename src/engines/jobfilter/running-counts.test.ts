@@ -69,8 +69,20 @@ describe("RunningCounts.rebase", () => {
             expect(RunningCounts.restore(set, store)?.snapshot()).toEqual(counts.snapshot());
           }
           // an object starting again with rules the saved counts were not carried to: carried from the saved rules
-          const other = buildFilterSet([...current.slice(1), { uuid: "00000000-0000-4000-8000-0000000000ff", watermark: 0, priority: 0, predicates: [["opcode", ["==", "OP_ID", "C"]]], action: "ACCEPT", reason_trail: [] }]);
-          expect(RunningCounts.restore(other, store)?.snapshot()).toEqual(RunningCounts.of(other, running).snapshot());
+          const other = buildFilterSet([
+            ...current.slice(1),
+            {
+              uuid: "00000000-0000-4000-8000-0000000000ff",
+              watermark: 0,
+              priority: 0,
+              predicates: [["opcode", ["==", "OP_ID", "C"]]],
+              action: "ACCEPT",
+              reason_trail: [],
+            },
+          ]);
+          expect(RunningCounts.restore(other, store)?.snapshot()).toEqual(
+            RunningCounts.of(other, running).snapshot(),
+          );
           counts = RunningCounts.restore(counts.set, store)!;
           expect(counts.snapshot()).toEqual(RunningCounts.of(counts.set, running).snapshot());
           // jobs ending after a rebase take away what they hold under the new rules
@@ -94,17 +106,25 @@ describe("RunningCounts.rebase", () => {
       reason_trail: [],
       ...over,
     });
-    const running: Job[] = Array.from({ length: 40 }, (_, id) => ({ id, opcodes: [{ OP_ID: id % 3 === 0 ? "A" : "B" }] }));
+    const running: Job[] = Array.from({ length: 40 }, (_, id) => ({
+      id,
+      opcodes: [{ OP_ID: id % 3 === 0 ? "A" : "B" }],
+    }));
     const before = buildFilterSet([r(0), r(1), r(2)]);
-    const after = buildFilterSet([r(0), r(1, { action: ["RATE_LIMIT", 9], watermark: 7, reason_trail: [["x", "y", 1]] }), r(2)]);
+    const after = buildFilterSet([
+      r(0),
+      r(1, { action: ["RATE_LIMIT", 9], watermark: 7, reason_trail: [["x", "y", 1]] }),
+      r(2),
+    ]);
     const store = new MemoryShares();
     const counts = RunningCounts.rebuild(before, store, running);
     let read = 0;
     const each = store.eachHolder.bind(store);
-    store.eachHolder = (rules, withJobs, visit) => each(rules, withJobs, (h) => {
-      read++;
-      visit(h);
-    });
+    store.eachHolder = (rules, withJobs, visit) =>
+      each(rules, withJobs, (h) => {
+        read++;
+        visit(h);
+      });
     counts.rebase(after);
     expect(read).toBe(0);
     expect(counts.snapshot()).toEqual(RunningCounts.of(after, running).snapshot());

@@ -23,7 +23,11 @@ export interface QueueView {
  * checked against its ad-hoc reason buckets and then its applying rule, so an
  * earlier candidate's slot is no longer free for a later one.
  */
-export function schedulePass(set: FilterSet, running: readonly Job[], candidates: readonly Job[]): PassResult[] {
+export function schedulePass(
+  set: FilterSet,
+  running: readonly Job[],
+  candidates: readonly Job[],
+): PassResult[] {
   const slots = new Map<string, number>();
   const buckets = new Map<string, number>();
   occupy(set, running, slots, buckets);
@@ -36,7 +40,12 @@ export function schedulePass(set: FilterSet, running: readonly Job[], candidates
 }
 
 /** Fills rate-limit slots and ad-hoc buckets with the jobs that already hold them. */
-function occupy(set: FilterSet, running: readonly Job[], slots: Map<string, number>, buckets: Map<string, number>): void {
+function occupy(
+  set: FilterSet,
+  running: readonly Job[],
+  slots: Map<string, number>,
+  buckets: Map<string, number>,
+): void {
   for (const job of running) {
     const p = prepareJob(job, set.fields);
     const rule = applyingRule(set, p);

@@ -16,7 +16,12 @@ export interface LimitOutcome {
 
 /** Indents every line of a possibly multi-line text by two spaces. */
 export function indent(text: string): string {
-  return text.includes("\n") ? text.split("\n").map((l) => `  ${l}`).join("\n") : `  ${text}`;
+  return text.includes("\n")
+    ? text
+        .split("\n")
+        .map((l) => `  ${l}`)
+        .join("\n")
+    : `  ${text}`;
 }
 
 function groupPasses(require: HowMany, passes: number, fails: number): boolean {
@@ -43,7 +48,8 @@ export interface ApplicationsOutcome {
 
 /** Applies a limit's inversion to its answer; a raised error fails the limit. */
 function finish(limit: Limit, r: LimitAnswer): Checked {
-  if ("error" in r) return { passed: false, reasons: [`Limit ${limit.name} threw an exception:\n${r.error}`] };
+  if ("error" in r)
+    return { passed: false, reasons: [`Limit ${limit.name} threw an exception:\n${r.error}`] };
   if (!limit.invert) return r;
   return r.passed ? { passed: false, reasons: ["Passed but inverted"] } : { passed: true, reasons: [] };
 }
@@ -76,7 +82,10 @@ export function checkLimit(
 }
 
 /** The fixed parts of group `j`'s limit lines (see Group), made once at load time. */
-export function groupLines(j: number, names: readonly string[]): { passLines: string[]; failPrefixes: string[] } {
+export function groupLines(
+  j: number,
+  names: readonly string[],
+): { passLines: string[]; failPrefixes: string[] } {
   const prefix = `Group ${j + 1}: `;
   return {
     passLines: names.map((name) => indent(`${prefix}Limit '${name}' passed`)),
@@ -101,14 +110,27 @@ export function checkApplications(
   trace: LimitOutcome[] | null,
 ): ApplicationsOutcome | Promise<ApplicationsOutcome> {
   // called with the decision's budget current: each limit's evaluation is charged to it, across awaits
-  const walk = walkApplications(applications, limits, classified, task, checkSchedule, now, io, trace, currentBudget());
+  const walk = walkApplications(
+    applications,
+    limits,
+    classified,
+    task,
+    checkSchedule,
+    now,
+    io,
+    trace,
+    currentBudget(),
+  );
   return drive(walk, walk.next());
 }
 
 type Walk = Generator<Promise<Checked>, ApplicationsOutcome, Checked>;
 
 /** Runs a walk to its end, feeding it the answer of each promise it yields (each asynchronous limit). */
-function drive(walk: Walk, step: IteratorResult<Promise<Checked>, ApplicationsOutcome>): ApplicationsOutcome | Promise<ApplicationsOutcome> {
+function drive(
+  walk: Walk,
+  step: IteratorResult<Promise<Checked>, ApplicationsOutcome>,
+): ApplicationsOutcome | Promise<ApplicationsOutcome> {
   return step.done ? step.value : step.value.then((answer) => drive(walk, walk.next(answer)));
 }
 
@@ -150,7 +172,11 @@ function* walkApplications(
       }
       const ok = groupPasses(group.require, passes, fails);
       const total = group.limits.length;
-      lines.push(indent(`${prefix}Want ${group.require}, ${passes}/${total} passed, ${fails}/${total} failed: ${ok ? "PASS" : "FAIL"}`));
+      lines.push(
+        indent(
+          `${prefix}Want ${group.require}, ${passes}/${total} passed, ${fails}/${total} failed: ${ok ? "PASS" : "FAIL"}`,
+        ),
+      );
       if (!ok) break;
       groupsFailed--;
     }

@@ -40,7 +40,11 @@ describe("decideLimits", () => {
     const plain = await decideLimits(simple, { requester: "192.0.2.1", task }, ctx);
     expect(plain.cacheable).toBe(true);
     expect(plain.trace).toBeUndefined();
-    const run = await decideLimits(simple, { requester: "192.0.2.1", task, run: { start: "2026-06-01T12:00:00Z", duration: "PT1M" } }, { ...ctx, explain: true });
+    const run = await decideLimits(
+      simple,
+      { requester: "192.0.2.1", task, run: { start: "2026-06-01T12:00:00Z", duration: "PT1M" } },
+      { ...ctx, explain: true },
+    );
     expect(run.cacheable).toBe(false);
     expect(run.trace).toMatchObject({
       identifiers: [{ name: "a", identified: true }],
@@ -51,7 +55,11 @@ describe("decideLimits", () => {
 
   it("does not modify the request's task when adding run_schedule", async () => {
     const own = { test: { type: "rtt", spec: {} } };
-    await decideLimits(simple, { requester: "192.0.2.1", task: own, run: { start: "2026-06-01T12:00:00Z", duration: "PT1M" } }, ctx);
+    await decideLimits(
+      simple,
+      { requester: "192.0.2.1", task: own, run: { start: "2026-06-01T12:00:00Z", duration: "PT1M" } },
+      ctx,
+    );
     expect(own).toEqual({ test: { type: "rtt", spec: {} } });
   });
 
@@ -84,7 +92,12 @@ describe("decideLimitsOffline", () => {
     schema: 3,
     identifiers: [
       { name: "bogon", description: "b", type: "ip-cymru-bogon", data: { "fail-result": true } },
-      { name: "ptr", description: "p", type: "ip-reverse-dns", data: { match: { style: "contains", match: "x" }, timeout: "PT1S" } },
+      {
+        name: "ptr",
+        description: "p",
+        type: "ip-reverse-dns",
+        data: { match: { style: "contains", match: "x" }, timeout: "PT1S" },
+      },
       { name: "a", description: "a", type: "always", data: {} },
     ],
     classifiers: [
@@ -93,7 +106,12 @@ describe("decideLimitsOffline", () => {
     ],
     limits: [
       { name: "ok", description: "ok", type: "pass-fail", data: { pass: true } },
-      { name: "ask", description: "ask", type: "url-fetch", data: { url: "http://127.0.0.1:9/", "fail-result": false } },
+      {
+        name: "ask",
+        description: "ask",
+        type: "url-fetch",
+        data: { url: "http://127.0.0.1:9/", "fail-result": false },
+      },
     ],
     applications: [
       { classifier: "bogons", apply: [{ require: "all", limits: ["ask"] }], "stop-on-failure": true },

@@ -56,12 +56,22 @@ function verdict(v: LimitsVerdict, c: Cacheability, trace: Trace | null): Decisi
 }
 
 function denied(diagnostics: string, extra: Partial<LimitsVerdict> = {}): LimitsVerdict {
-  return { allowed: false, task: null, changes: [], identifiers: [], classifiers: [], priority: null, diagnostics, ...extra };
+  return {
+    allowed: false,
+    task: null,
+    changes: [],
+    identifiers: [],
+    classifiers: [],
+    priority: null,
+    diagnostics,
+    ...extra,
+  };
 }
 
 /** Python's `%d` of a number: truncation toward zero. */
 function percentD(n: Json | undefined): string {
-  if (typeof n !== "number") throw new TypeError(`%d format: a real number is required, not ${pyTypeName(n)}`);
+  if (typeof n !== "number")
+    throw new TypeError(`%d format: a real number is required, not ${pyTypeName(n)}`);
   return String(Math.trunc(n));
 }
 
@@ -83,7 +93,15 @@ export function classify(classifiers: readonly Classifier[], identified: readonl
   for (const c of classifiers) {
     let count = 0;
     for (const id of c.identifiers) if (identified[id]) count++;
-    out.push(c.require === "none" ? count === 0 : c.require === "one" ? count === 1 : c.require === "all" ? count === c.identifiers.length : count >= 1);
+    out.push(
+      c.require === "none"
+        ? count === 0
+        : c.require === "one"
+          ? count === 1
+          : c.require === "all"
+            ? count === c.identifiers.length
+            : count >= 1,
+    );
   }
   return out;
 }
@@ -97,7 +115,15 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
   const task: JsonObject = request.run ? { ...request.task, run_schedule: { ...request.run } } : request.task;
   if (!policy) {
     return verdict(
-      { allowed: true, task: null, changes: [], identifiers: [], classifiers: [], priority: null, diagnostics: "No limits were applied" },
+      {
+        allowed: true,
+        task: null,
+        changes: [],
+        identifiers: [],
+        classifiers: [],
+        priority: null,
+        diagnostics: "No limits were applied",
+      },
       ALWAYS,
       null,
     );
@@ -134,7 +160,10 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
     if (answer instanceof Promise) answer = (yield answer) as IdentAnswer;
     let yes = false;
     if (typeof answer === "boolean") yes = answer !== ident.invert;
-    else identErrors.push(`Identifier ${ident.name} threw an exception:\n${answer.error}\nPlease report this as a bug.`);
+    else
+      identErrors.push(
+        `Identifier ${ident.name} threw an exception:\n${answer.error}\nPlease report this as a bug.`,
+      );
     identifiedFlags.push(yes);
     if (yes) identified.push(ident.name);
     trace?.identifiers.push({
@@ -154,11 +183,16 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
   // Classification
   const classified = classify(policy.classifiers, identifiedFlags);
   const classifications: string[] = [];
-  for (let i = 0; i < classified.length; i++) if (classified[i]) classifications.push(policy.classifiers[i].name);
+  for (let i = 0; i < classified.length; i++)
+    if (classified[i]) classifications.push(policy.classifiers[i].name);
   if (trace) trace.classifiers = classifications;
   if (classifications.length === 0) {
     diags.push("Made no classifications.");
-    return verdict(denied(diags.join("\n"), { identifiers: identified }), isCacheable(state, request, policy), trace);
+    return verdict(
+      denied(diags.join("\n"), { identifiers: identified }),
+      isCacheable(state, request, policy),
+      trace,
+    );
   }
   diags.push(`Classified as ${classifications.join(", ")}`);
 
@@ -174,7 +208,10 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
     if ("error" in r) {
       if (trace) trace.rewrite = { error: r.error };
       return verdict(
-        denied(`Error while rewriting: ${r.error}`, { identifiers: identified, classifiers: classifications }),
+        denied(`Error while rewriting: ${r.error}`, {
+          identifiers: identified,
+          classifiers: classifications,
+        }),
         isCacheable(state, request, policy),
         trace,
       );
@@ -193,7 +230,16 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
   // Applications
   // synchronous unless a limit answers asynchronously (url-fetch): no promise to wait for otherwise
   const checked = budget.run(() =>
-    checkApplications(policy.applications, policy.limits, classified, limitTask, checkSchedule, now, { hints, state }, trace ? trace.limits : null),
+    checkApplications(
+      policy.applications,
+      policy.limits,
+      classified,
+      limitTask,
+      checkSchedule,
+      now,
+      { hints, state },
+      trace ? trace.limits : null,
+    ),
   );
   const apps = checked instanceof Promise ? ((yield checked) as Awaited<typeof checked>) : checked;
   diags.push(apps.block);
@@ -205,11 +251,22 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
     const prioritizer = policy.prioritizer;
     const p = budget.run(() => prioritizer.run(task, classifications, now));
     const common = { identifiers: identified, classifiers: classifications, changes };
-    if ("error" in p) return verdict(denied(`Error determining priority: ${p.error}`, common), isCacheable(state, request, policy), trace);
-    if ("noResult" in p) return verdict(denied("Prioritizer produced no result", common), isCacheable(state, request, policy), trace);
+    if ("error" in p)
+      return verdict(
+        denied(`Error determining priority: ${p.error}`, common),
+        isCacheable(state, request, policy),
+        trace,
+      );
+    if ("noResult" in p)
+      return verdict(
+        denied("Prioritizer produced no result", common),
+        isCacheable(state, request, policy),
+        trace,
+      );
     priority = p.priority;
     const requested = task.priority;
-    const requestedText = requested === undefined || requested === null ? "" : ` ${percentD(requested)} requested,`;
+    const requestedText =
+      requested === undefined || requested === null ? "" : ` ${percentD(requested)} requested,`;
     diags.push(`Priority${requestedText} set at ${percentD(priority)}${p.notes.length > 0 ? ":" : "."}`);
     diags.push(...p.notes.map(indent));
   } else {
@@ -266,7 +323,11 @@ export async function decideLimits(
  * one, every fetch as an unreachable server): the semantic diff's decision.
  * A step that would still wait is an error.
  */
-export function decideLimitsOffline(policy: LimitsPolicy | null, request: LimitsRequest, ctx: LimitsContext): Decision<LimitsVerdict> {
+export function decideLimitsOffline(
+  policy: LimitsPolicy | null,
+  request: LimitsRequest,
+  ctx: LimitsContext,
+): Decision<LimitsVerdict> {
   try {
     const step = steps(policy, request, ctx).next();
     if (!step.done) {

@@ -27,7 +27,9 @@ describe("did-you-mean in limits messages", () => {
     });
     expect(e.code).toBe("limits_unknown_reference");
     expect(e.message).toMatch(/^Unknown limits: throughput-default-time/);
-    expect(e.message).toContain('limit "throughput-default-time" is referred to by application 0 ("Defaults")');
+    expect(e.message).toContain(
+      'limit "throughput-default-time" is referred to by application 0 ("Defaults")',
+    );
     expect(e.message).toContain("did you mean `throughput-defualt-time`?");
     expect(e).toMatchObject({ suggestion: "throughput-defualt-time" });
   });
@@ -54,7 +56,9 @@ describe("did-you-mean in limits messages", () => {
       limits: [],
       applications: [],
     });
-    expect(e.message).toBe('classifier "default": Unknown identifiers: everybodi (did you mean `everybody`?)');
+    expect(e.message).toBe(
+      'classifier "default": Unknown identifiers: everybodi (did you mean `everybody`?)',
+    );
     expect(e).toMatchObject({ suggestion: "everybody" });
   });
 });

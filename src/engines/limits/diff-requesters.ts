@@ -205,7 +205,10 @@ export function* hintClassesSteps(
   const req = new Set<string>();
   const srv = new Set<string>();
   const why = new Set<string>();
-  const keys = [yield* rangeKeys(configs[0], policies[0], pace), yield* rangeKeys(configs[1], policies[1], pace)];
+  const keys = [
+    yield* rangeKeys(configs[0], policies[0], pace),
+    yield* rangeKeys(configs[1], policies[1], pace),
+  ];
   yield* collect(configs[0], policies[0], req, srv, boundaries, why, keys[1], pace);
   yield* collect(configs[1], policies[1], req, srv, boundaries, why, keys[0], pace);
   // classifying one hint set evaluates every identifier of both policies

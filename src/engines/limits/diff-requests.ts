@@ -73,7 +73,10 @@ export function limitsDiffRequests(a: LimitsCompiled, b: LimitsCompiled): DiffRe
  * once a slice of identifiers was evaluated; the tasks and requests between
  * pieces of that size.
  */
-export function* limitsDiffRequestsSteps(a: LimitsCompiled, b: LimitsCompiled): Steps<DiffRequests<LimitsRequest>> {
+export function* limitsDiffRequestsSteps(
+  a: LimitsCompiled,
+  b: LimitsCompiled,
+): Steps<DiffRequests<LimitsRequest>> {
   const pace = new Pace();
   const configs = [a.config, b.config] as const;
   const policies = [loadForDiff(a), loadForDiff(b)] as const;

@@ -102,7 +102,12 @@ function isSpec(v: Json | undefined): v is JsonObject {
 }
 
 /** Adds one configuration's test types, task path values and script counts to `into`, a slice of limits at a time (common/slices.ts). */
-export function* collectTasks(config: JsonObject, into: TaskValues, b: Record<string, number>, pace: Pace): Steps<void> {
+export function* collectTasks(
+  config: JsonObject,
+  into: TaskValues,
+  b: Record<string, number>,
+  pace: Pace,
+): Steps<void> {
   const harvest = (spec: Json | undefined): void => {
     if (!isSpec(spec)) return;
     into.scripts++;

@@ -64,8 +64,18 @@ export function validateLimitsText(text: string): LimitsValidation {
   const e = r.error;
   const lc = /^(\d+):(\d+)$/.exec(e.at);
   const place =
-    e.code === "limits_invalid_json" || e.at === "" ? null : lc !== null ? { line: Number(lc[1]), column: Number(lc[2]) } : locatePointer(text, e.at);
-  return { valid: false, pointer: e.at, message: e.message, text: `Limit configuration is invalid:\n${e.message}`, place };
+    e.code === "limits_invalid_json" || e.at === ""
+      ? null
+      : lc !== null
+        ? { line: Number(lc[1]), column: Number(lc[2]) }
+        : locatePointer(text, e.at);
+  return {
+    valid: false,
+    pointer: e.at,
+    message: e.message,
+    text: `Limit configuration is invalid:\n${e.message}`,
+    place,
+  };
 }
 
 /** The ip-cidr-list-url sources of a loaded policy, so the scheduled job knows what to fetch. */

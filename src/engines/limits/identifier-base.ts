@@ -39,7 +39,9 @@ export interface Identifier {
 }
 
 /** Compiles one identifier type's `data` into its evaluator, or says why it cannot. */
-export type Build = (data: Json) => Result<(hints: JsonObject, state: EvalState) => IdentAnswer | Promise<IdentAnswer>, DataError>;
+export type Build = (
+  data: Json,
+) => Result<(hints: JsonObject, state: EvalState) => IdentAnswer | Promise<IdentAnswer>, DataError>;
 
 /** Checks `data` against an identifier's schema; the error in pScheduler's words, or null. */
 export function checkData(schema: Schema, data: Json): string | null {
@@ -50,10 +52,20 @@ export function checkData(schema: Schema, data: Json): string | null {
 
 /** IPCIDR or IPAddress: an anyOf, so a bad entry gets jsonschema's anyOf message. */
 export const ADDRESS_OR_CIDR_ANYOF: Schema = {
-  anyOf: [{ check: (v) => (typeof v === "string" && scanNetwork(v) ? null : "invalid"), json: { type: "string", description: "an IP address or CIDR" } }],
+  anyOf: [
+    {
+      check: (v) => (typeof v === "string" && scanNetwork(v) ? null : "invalid"),
+      json: { type: "string", description: "an IP address or CIDR" },
+    },
+  ],
 };
 export const CIDR_ONLY: Schema = {
-  anyOf: [{ check: (v) => (typeof v === "string" && v.includes("/") && parseNetwork(v) ? null : "invalid"), json: { type: "string", pattern: "/", description: "a CIDR" } }],
+  anyOf: [
+    {
+      check: (v) => (typeof v === "string" && v.includes("/") && parseNetwork(v) ? null : "invalid"),
+      json: { type: "string", pattern: "/", description: "a CIDR" },
+    },
+  ],
 };
 /** The data of `always` and `localif`: an empty object (checked by `emptyObject`, in pScheduler's words). */
 export const EMPTY_DATA: Schema = { type: "object", additionalProperties: false };
@@ -72,7 +84,9 @@ export function strictNetworks(list: readonly string[]): Result<IpNetwork[], str
 
 /** Checks that `data` is an empty object, as `always` and `localif` require. */
 export function emptyObject(data: Json): string | null {
-  return isJsonObject(data) && Object.keys(data).length === 0 ? null : "Invalid data: Data is not an object or not empty.";
+  return isJsonObject(data) && Object.keys(data).length === 0
+    ? null
+    : "Invalid data: Data is not an object or not empty.";
 }
 
 /** The request's `requester` hint as Python's str() writes it, if given. */

@@ -3,7 +3,14 @@
  * local-subnet, ip-cidr-list (ranges prepared at compile time) and
  * ip-cidr-list-url (the list the scheduled refresh downloaded).
  */
-import { buildCidrSet, cidrSetOf, parseNetwork, rangeOverlaps, type CidrSet, type IpNetwork } from "../common/cidr.js";
+import {
+  buildCidrSet,
+  cidrSetOf,
+  parseNetwork,
+  rangeOverlaps,
+  type CidrSet,
+  type IpNetwork,
+} from "../common/cidr.js";
 import { RangeSet, RangeSetBuilder, type PackedRanges } from "../common/cidr-ranges.js";
 import { SCANNED, scanNetwork } from "../common/cidr-scan.js";
 import { parseIsoDuration } from "../common/iso8601.js";
@@ -12,7 +19,17 @@ import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { err, ok, type Result } from "../common/result.js";
 import { compileSpec, type DataError, type JqSpec } from "./jq-bridge.js";
-import { ADDRESS_OR_CIDR_ANYOF, addressOf, checkData, emptyObject, requesterNetwork, requesterOf, type Build, type IdentAnswer, type Identifier } from "./identifier-base.js";
+import {
+  ADDRESS_OR_CIDR_ANYOF,
+  addressOf,
+  checkData,
+  emptyObject,
+  requesterNetwork,
+  requesterOf,
+  type Build,
+  type IdentAnswer,
+  type Identifier,
+} from "./identifier-base.js";
 import { pyStringRepr } from "./python-text.js";
 import { DURATION, JQ_TRANSFORM, type Schema } from "./schema.js";
 
@@ -49,7 +66,8 @@ function strictRanges(list: readonly Json[], data: Json): Result<RangeSet, strin
   const b = new RangeSetBuilder();
   let hostBits: string | null = null;
   for (const text of list) {
-    if (typeof text !== "string" || !scanNetwork(text)) return err(checkData(CIDR_LIST_SCHEMA, data) ?? "Invalid data");
+    if (typeof text !== "string" || !scanNetwork(text))
+      return err(checkData(CIDR_LIST_SCHEMA, data) ?? "Invalid data");
     if (SCANNED.hostBits) hostBits ??= `${text} has host bits set`;
     else b.addScanned();
   }
@@ -66,7 +84,10 @@ function cidrListEvaluator(set: RangeSet): (hints: JsonObject) => IdentAnswer {
 }
 
 /** Compiles an ip-cidr-list from its text (compile time), or takes its packed ranges (load time). */
-export function ipCidrList(data: Json, packed: PackedRanges | undefined): Result<{ evaluate: Identifier["evaluate"]; ranges: RangeSet }, string> {
+export function ipCidrList(
+  data: Json,
+  packed: PackedRanges | undefined,
+): Result<{ evaluate: Identifier["evaluate"]; ranges: RangeSet }, string> {
   if (packed !== undefined) {
     const ranges = RangeSet.unpack(packed);
     return ok({ evaluate: cidrListEvaluator(ranges), ranges });
@@ -124,7 +145,10 @@ function listTransform(spec: JqSpec | undefined): Result<UrlSource["transform"],
         continue;
       }
       const shape = checkJsonShape(o, TRANSFORM_DEPTH);
-      if (shape !== null) return { error: `an output of the transform is nested more than ${shape.limit} levels deep (the limit is ${shape.limit})` };
+      if (shape !== null)
+        return {
+          error: `an output of the transform is nested more than ${shape.limit} levels deep (the limit is ${shape.limit})`,
+        };
       lines.push(JSON.stringify(o));
     }
     return { text: lines.join("\n") };
@@ -135,7 +159,13 @@ function listTransform(spec: JqSpec | undefined): Result<UrlSource["transform"],
 export function urlSourceOf(data: Json): Result<UrlSource, DataError> {
   const e = checkData(CIDR_URL_SCHEMA, data);
   if (e) return err(e);
-  const d = data as unknown as { source: string; update: string; retry: string; "fail-state"?: boolean; transform?: JqSpec };
+  const d = data as unknown as {
+    source: string;
+    update: string;
+    retry: string;
+    "fail-state"?: boolean;
+    transform?: JqSpec;
+  };
   const update = parseIsoDuration(d.update);
   const retry = parseIsoDuration(d.retry);
   if (!update.ok) return err(update.error);
@@ -163,7 +193,8 @@ export const ipCidrListUrl: Build = (data) => {
     state.usedOutside = true;
     const list = state.ctx.cidrList(source);
     if (list === undefined || list.size === 0) {
-      if (state.ctx.explain) state.note = `list ${source} ${list === undefined ? "not downloaded yet" : "is empty"}; fail-state ${failState} applied`;
+      if (state.ctx.explain)
+        state.note = `list ${source} ${list === undefined ? "not downloaded yet" : "is empty"}; fail-state ${failState} applied`;
       return failState;
     }
     const r = requesterOf(hints);

@@ -8,7 +8,16 @@ import { parseIsoDuration } from "../common/iso8601.js";
 import { err, ok } from "../common/result.js";
 import { compileStringMatch, type StringMatcher, type StringMatchSpec } from "../common/string-match.js";
 import type { DnsAnswer, DnsResolver } from "./context.js";
-import { checkData, CIDR_ONLY, requesterAddress, requesterOf, strictNetworks, type Build, type EvalState, type IdentAnswer } from "./identifier-base.js";
+import {
+  checkData,
+  CIDR_ONLY,
+  requesterAddress,
+  requesterOf,
+  strictNetworks,
+  type Build,
+  type EvalState,
+  type IdentAnswer,
+} from "./identifier-base.js";
 import { DURATION, STRING_MATCH, type Schema } from "./schema.js";
 
 /** Why a lookup gave no answer, in the trace's words. */
@@ -29,7 +38,11 @@ function dependsOn(state: EvalState, answer: DnsAnswer | undefined): void {
 
 export const BOGON_SCHEMA: Schema = {
   type: "object",
-  properties: { exclude: { type: "array", items: CIDR_ONLY }, timeout: DURATION, "fail-result": { type: "boolean" } },
+  properties: {
+    exclude: { type: "array", items: CIDR_ONLY },
+    timeout: DURATION,
+    "fail-result": { type: "boolean" },
+  },
   required: ["fail-result"],
 };
 
@@ -56,7 +69,8 @@ let bogonName = "";
 /** Answers an identifier's `fail-result` after a lookup that gave nothing, noting why for the trace. */
 function failed(state: EvalState, name: string, answer: DnsAnswer | undefined, failResult: boolean): boolean {
   if (!state.ctx.explain) return failResult;
-  const why = answer !== undefined && answer.status === "ok" ? `no record for ${name}` : lookupFailure(name, answer);
+  const why =
+    answer !== undefined && answer.status === "ok" ? `no record for ${name}` : lookupFailure(name, answer);
   state.note = `${why}; fail-result ${failResult} applied`;
   return failResult;
 }
@@ -85,7 +99,8 @@ export const ipCymruBogon: Build = (data) => {
     return dns.lookup(name, "A", ms).then((answer) => {
       dependsOn(state, answer);
       if (answer.status === "nxdomain") return false;
-      if (answer.status !== "ok" || answer.answers.length === 0) return failed(state, name, answer, failResult);
+      if (answer.status !== "ok" || answer.answers.length === 0)
+        return failed(state, name, answer, failResult);
       if (answer.answers[0] !== "127.0.0.2") return false;
       return !exclude.contains(addr);
     });
@@ -116,7 +131,8 @@ function cymruLabels(text: string): string[] | null {
     const a = parseAddress(text);
     if (a === null || a.family !== 6) return null;
     const v = BigInt(a.start);
-    if (v >> 32n === 0xffffn) return reverseLabels({ ...a, family: 4, start: Number(v & 0xffffffffn) } as IpNetwork);
+    if (v >> 32n === 0xffffn)
+      return reverseLabels({ ...a, family: 4, start: Number(v & 0xffffffffn) } as IpNetwork);
     return reverseLabels(a);
   }
   if (!DOTTED_QUAD.test(text)) return null;
@@ -158,7 +174,8 @@ export const ipCymruAsn: Build = (data) => {
     return dns.lookup(name, "TXT", ms).then((answer) => {
       dependsOn(state, answer);
       if (answer.status === "nxdomain") return false;
-      if (answer.status !== "ok" || answer.answers.length === 0) return failed(state, name, answer, failResult);
+      if (answer.status !== "ok" || answer.answers.length === 0)
+        return failed(state, name, answer, failResult);
       return asnsOf(answer.answers[0]).some((n) => asns.has(n));
     });
   });
@@ -198,15 +215,24 @@ export const ipReverseDns: Build = (data) => {
 };
 
 /** ip-reverse-dns's lookups: the PTR name, confirmed by a forward lookup, then matched. */
-async function confirmedName(dns: DnsResolver, state: EvalState, addr: IpNetwork, ptrName: string, ms: number, matcher: StringMatcher): Promise<IdentAnswer> {
+async function confirmedName(
+  dns: DnsResolver,
+  state: EvalState,
+  addr: IpNetwork,
+  ptrName: string,
+  ms: number,
+  matcher: StringMatcher,
+): Promise<IdentAnswer> {
   const ptr = await dns.lookup(ptrName, "PTR", ms);
   dependsOn(state, ptr);
-  if (ptr.status === "timeout" || ptr.status === "error") return notIdentified(state, lookupFailure(ptrName, ptr));
+  if (ptr.status === "timeout" || ptr.status === "error")
+    return notIdentified(state, lookupFailure(ptrName, ptr));
   if (ptr.status !== "ok" || ptr.answers.length === 0) return false;
   const name = ptr.answers[0];
   const forward = await dns.lookup(name, addr.family === 4 ? "A" : "AAAA", ms);
   dependsOn(state, forward);
-  if (forward.status === "timeout" || forward.status === "error") return notIdentified(state, lookupFailure(name, forward));
+  if (forward.status === "timeout" || forward.status === "error")
+    return notIdentified(state, lookupFailure(name, forward));
   if (forward.status !== "ok") return false;
   const confirmed = forward.answers.some((a) => {
     const f = parseAddress(a);

@@ -11,7 +11,14 @@ import { err, ok, type Result } from "../common/result.js";
 import { compileStringMatch, type StringMatcher, type StringMatchSpec } from "../common/string-match.js";
 import { checkData, EMPTY_DATA, emptyObject, type Build, type Identifier } from "./identifier-base.js";
 import { CIDR_LIST_SCHEMA, CIDR_URL_SCHEMA, ipCidrList, ipCidrListUrl, localif } from "./identifiers-cidr.js";
-import { ASN_SCHEMA, BOGON_SCHEMA, ipCymruAsn, ipCymruBogon, ipReverseDns, REVERSE_SCHEMA } from "./identifiers-dns.js";
+import {
+  ASN_SCHEMA,
+  BOGON_SCHEMA,
+  ipCymruAsn,
+  ipCymruBogon,
+  ipReverseDns,
+  REVERSE_SCHEMA,
+} from "./identifiers-dns.js";
 import { compileSpec, type CompiledJq, type DataError, type JqSpec } from "./jq-bridge.js";
 import { pyStr } from "./python-text.js";
 import { JQ_TRANSFORM, STRING_MATCH, type Schema } from "./schema.js";
@@ -24,7 +31,11 @@ const always: Build = (data) => {
   return e ? err(e) : ok(() => true);
 };
 
-const HINT_SCHEMA: Schema = { type: "object", properties: { hint: { type: "string" }, match: STRING_MATCH }, required: ["hint", "match"] };
+const HINT_SCHEMA: Schema = {
+  type: "object",
+  properties: { hint: { type: "string" }, match: STRING_MATCH },
+  required: ["hint", "match"],
+};
 
 const hint: Build = (data) => {
   const e = checkData(HINT_SCHEMA, data);
@@ -97,7 +108,10 @@ export interface IdentifierEntry {
 }
 
 /** Compiles one identifier; the error text is the load error pScheduler would raise. */
-export function compileIdentifier(entry: IdentifierEntry, packed?: PackedRanges): Result<Identifier, DataError> {
+export function compileIdentifier(
+  entry: IdentifierEntry,
+  packed?: PackedRanges,
+): Result<Identifier, DataError> {
   if (entry.type === "ip-cidr-list") {
     const c = ipCidrList(entry.data, packed);
     if (!c.ok) return err(c.error);

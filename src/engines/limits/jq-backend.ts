@@ -80,7 +80,10 @@ export const jqBackend: JqBackend = {
     const c = compileJq(text, natives === undefined ? { args } : { args, natives });
     if (!c.ok) {
       const first = c.error[0];
-      return err({ message: first?.message ?? "jq compile error", offset: first === undefined ? null : offsetOfPlace(text, first.at) });
+      return err({
+        message: first?.message ?? "jq compile error",
+        offset: first === undefined ? null : offsetOfPlace(text, first.at),
+      });
     }
     return ok(wrap(c.value));
   },

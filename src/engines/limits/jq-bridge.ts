@@ -81,7 +81,11 @@ export function compileJqText(
  * newlines) on the string it was written in: the line of an array script and
  * the character within it.
  */
-export function scriptError(spec: JqSpec, path: readonly (string | number)[], failure: JqCompileFailure): ScriptError {
+export function scriptError(
+  spec: JqSpec,
+  path: readonly (string | number)[],
+  failure: JqCompileFailure,
+): ScriptError {
   const at = [...path, "script"];
   const offset = failure.offset;
   if (offset === null) return { message: failure.message, path: at, index: null };
@@ -89,7 +93,8 @@ export function scriptError(spec: JqSpec, path: readonly (string | number)[], fa
   let start = 0;
   for (let k = 0; k < spec.script.length; k++) {
     const line = spec.script[k];
-    if (offset <= start + line.length) return { message: failure.message, path: [...at, k], index: offset - start };
+    if (offset <= start + line.length)
+      return { message: failure.message, path: [...at, k], index: offset - start };
     start += line.length + 1;
   }
   return { message: failure.message, path: at, index: null };
@@ -99,7 +104,11 @@ export function scriptError(spec: JqSpec, path: readonly (string | number)[], fa
  * Compiles a spec's script as written (`prefix`, Arbiter's own definitions,
  * in front of it); a failure is placed in the spec by `path`.
  */
-export function compileSpec(spec: JqSpec, path: readonly (string | number)[] = [], prefix = ""): Result<CompiledJq, ScriptError> {
+export function compileSpec(
+  spec: JqSpec,
+  path: readonly (string | number)[] = [],
+  prefix = "",
+): Result<CompiledJq, ScriptError> {
   const c = compileJqText(prefix + scriptText(spec), spec.args, prefix.length);
   return c.ok ? c : err(scriptError(spec, path, c.error));
 }

@@ -23,7 +23,10 @@ export function limitsSchemaToJson(s: Schema): JsonSchema {
   if (s.minimum !== undefined) out.minimum = s.minimum;
   if (s.maximum !== undefined) out.maximum = s.maximum;
   if (s.items !== undefined) out.items = limitsSchemaToJson(s.items);
-  if (s.properties !== undefined) out.properties = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, limitsSchemaToJson(v)]));
+  if (s.properties !== undefined)
+    out.properties = Object.fromEntries(
+      Object.entries(s.properties).map(([k, v]) => [k, limitsSchemaToJson(v)]),
+    );
   if (s.required !== undefined) out.required = [...s.required];
   if (s.additionalProperties === false) {
     out.patternProperties = COMMENTS;
@@ -34,11 +37,18 @@ export function limitsSchemaToJson(s: Schema): JsonSchema {
 }
 
 /** `data` checked by the schema of the entry's `type`, one if/then per type. */
-function dataByType(types: readonly string[], data: Readonly<Record<string, Schema>>, what: string): JsonSchema[] {
+function dataByType(
+  types: readonly string[],
+  data: Readonly<Record<string, Schema>>,
+  what: string,
+): JsonSchema[] {
   return types.map((t) => {
     const schema = data[t];
     if (schema === undefined) throw new Error(`bug: the ${what} type ${t} has no data schema`);
-    return { if: { properties: { type: { const: t } }, required: ["type"] }, then: { properties: { data: limitsSchemaToJson(schema) } } };
+    return {
+      if: { properties: { type: { const: t } }, required: ["type"] },
+      then: { properties: { data: limitsSchemaToJson(schema) } },
+    };
   });
 }
 
@@ -57,12 +67,20 @@ function limitEntry(): JsonSchema {
       type: {},
       data: {},
       invert: { type: "boolean" },
-      clone: { type: "string", description: "the name of an earlier limit whose type and data this one takes, `data` merged over them" },
+      clone: {
+        type: "string",
+        description:
+          "the name of an earlier limit whose type and data this one takes, `data` merged over them",
+      },
     },
     required: ["name"],
     if: { required: ["clone"] },
     then: { required: ["clone", "description", "data"] },
-    else: { required: ["type", "data"], properties: { type: { enum: [...LIMIT_TYPES] } }, allOf: dataByType(LIMIT_TYPES, LIMIT_DATA, "limit") },
+    else: {
+      required: ["type", "data"],
+      properties: { type: { enum: [...LIMIT_TYPES] } },
+      allOf: dataByType(LIMIT_TYPES, LIMIT_DATA, "limit"),
+    },
   };
 }
 
@@ -78,7 +96,8 @@ function version(v: number): JsonSchema {
 /** An identifier entry (the same in every version), its data checked by its type. */
 function identifierEntry(): JsonSchema {
   const entry = limitsSchemaToJson(CONFIGURATION_SCHEMAS[1]);
-  const identifier = ((entry.properties as Record<string, JsonSchema>).identifiers as JsonSchema).items as JsonSchema;
+  const identifier = ((entry.properties as Record<string, JsonSchema>).identifiers as JsonSchema)
+    .items as JsonSchema;
   (identifier.properties as Record<string, JsonSchema>).type = { enum: [...IDENTIFIER_TYPES] };
   return { ...identifier, allOf: dataByType(IDENTIFIER_TYPES, IDENTIFIER_DATA, "identifier") };
 }

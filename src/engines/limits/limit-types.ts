@@ -4,7 +4,12 @@
  * rewritten) task.
  */
 import { BUDGET_EXCEEDED_MESSAGE } from "../common/budget.js";
-import { calendarFields, parseIsoDuration, parseIsoTimestamp, type CalendarFields } from "../common/iso8601.js";
+import {
+  calendarFields,
+  parseIsoDuration,
+  parseIsoTimestamp,
+  type CalendarFields,
+} from "../common/iso8601.js";
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { err, ok, type Result } from "../common/result.js";
@@ -43,7 +48,12 @@ function checkData(schema: Schema, data: Json): string | null {
   return e ? `Invalid data: ${schemaErrorText(e)}` : null;
 }
 
-const PASS_FAIL: Schema = { type: "object", properties: { pass: { type: "boolean" } }, additionalProperties: false, required: ["pass"] };
+const PASS_FAIL: Schema = {
+  type: "object",
+  properties: { pass: { type: "boolean" } },
+  additionalProperties: false,
+  required: ["pass"],
+};
 const TEST_TYPE: Schema = {
   type: "object",
   properties: { types: { type: "array", items: { type: "string" } } },
@@ -105,7 +115,11 @@ function runWindow(task: JsonObject): Result<{ start: number; end: number; offse
   if (!start.ok) return err(start.error);
   const duration = parseIsoDuration(rs.duration);
   if (!duration.ok) return err(duration.error);
-  return ok({ start: start.value.micros, end: start.value.micros + duration.value, offset: start.value.offsetMinutes ?? 0 });
+  return ok({
+    start: start.value.micros,
+    end: start.value.micros + duration.value,
+    offset: start.value.offsetMinutes ?? 0,
+  });
 }
 
 function passFail(data: Json): Result<LimitEvaluator, string> {
@@ -219,7 +233,8 @@ function runSchedule(data: Json): Result<LimitEvaluator, string> {
       const en: CalendarFields = calendarFields(w.value.end, w.value.offset);
       const reasons: string[] = [];
       for (const c of checks) {
-        if (!fieldMatches(c.field, s[c.field], en[c.field], c.allowed, overlap)) reasons.push(`Mismatch on ${c.field}`);
+        if (!fieldMatches(c.field, s[c.field], en[c.field], c.allowed, overlap))
+          reasons.push(`Mismatch on ${c.field}`);
       }
       return reasons.length === 0 ? PASS : { passed: false, reasons };
     },

@@ -9,7 +9,13 @@ import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { err, ok, type Result } from "../common/result.js";
 import { groupLines } from "./applications.js";
-import { compileIdentifier, type Identifier, type IdentifierEntry, type UrlSource, urlSourceOf } from "./identifiers.js";
+import {
+  compileIdentifier,
+  type Identifier,
+  type IdentifierEntry,
+  type UrlSource,
+  urlSourceOf,
+} from "./identifiers.js";
 import { readsClock, type DataError, type JqSpec, type ScriptError } from "./jq-bridge.js";
 import { compileLimitType, type LimitEvaluator } from "./limit-types.js";
 import { pyNumber, pyStr, pyTypeName } from "./python-text.js";
@@ -107,7 +113,12 @@ function referrers(who: readonly string[]): string {
  * Arbiter's addition to pScheduler's text for unknown names: who refers to
  * each and, when a known name is close, the suggestion.
  */
-function unknownNames(kind: string, unknown: ReadonlyMap<string, string[]>, known: Iterable<string>, near: string[]): string {
+function unknownNames(
+  kind: string,
+  unknown: ReadonlyMap<string, string[]>,
+  known: Iterable<string>,
+  near: string[],
+): string {
   let out = "";
   for (const [name, who] of unknown) {
     const suggestion = closestName(name, known);
@@ -124,15 +135,31 @@ function token(key: string | number): string {
 
 /** A script that did not compile, at the string holding it under `base`, named by `prefix`. */
 function scriptFail(prefix: string, e: ScriptError, base: string, code: string): Result<never, LoadError> {
-  return err({ message: `${prefix}${e.message}`, at: [base, ...e.path.map(token)].join("/"), code, index: e.index });
+  return err({
+    message: `${prefix}${e.message}`,
+    at: [base, ...e.path.map(token)].join("/"),
+    code,
+    index: e.index,
+  });
 }
 
-function fail(message: string, at: string, code = "limits_invalid", suggestion?: string): Result<never, LoadError> {
+function fail(
+  message: string,
+  at: string,
+  code = "limits_invalid",
+  suggestion?: string,
+): Result<never, LoadError> {
   return err(suggestion === undefined ? { message, at, code } : { message, at, code, suggestion });
 }
 
 /** A type's data check failing: a script error at its place, pScheduler's text named by the entry otherwise. */
-function dataFail(kind: string, name: string, e: DataError, dataAt: string, code: string): Result<never, LoadError> {
+function dataFail(
+  kind: string,
+  name: string,
+  e: DataError,
+  dataAt: string,
+  code: string,
+): Result<never, LoadError> {
   if (typeof e !== "string") return scriptFail(`${kind} "${name}": `, e, dataAt, code);
   return fail(named(kind, name, e), dataAt, code);
 }
@@ -142,7 +169,12 @@ function schemaVersion(config: JsonObject): Result<number, LoadError> {
   const s: Json | undefined = config.schema;
   if (s === undefined) return ok(1);
   if (typeof s === "boolean") return ok(s ? 1 : 0);
-  if (typeof s !== "number") return fail(`%d format: a real number is required, not ${pyTypeName(s)}`, "/schema", "limits_invalid_schema");
+  if (typeof s !== "number")
+    return fail(
+      `%d format: a real number is required, not ${pyTypeName(s)}`,
+      "/schema",
+      "limits_invalid_schema",
+    );
   return ok(Math.trunc(s));
 }
 
@@ -178,7 +210,10 @@ function entryUnits(entry: Json): number {
  * policy; `packed` holds ip-cidr-list ranges prepared at compile time, by
  * identifier index, which are used instead of the identifier's CIDR text.
  */
-export function buildPolicy(config: Json, packed: Readonly<Record<string, PackedRanges>> = {}): Result<LimitsPolicy, LoadError> {
+export function buildPolicy(
+  config: Json,
+  packed: Readonly<Record<string, PackedRanges>> = {},
+): Result<LimitsPolicy, LoadError> {
   return finish(buildPolicySteps(config, packed));
 }
 
@@ -199,10 +234,19 @@ export function* buildPolicySteps(
   if (!version.ok) return version;
   const schema = CONFIGURATION_SCHEMAS[version.value];
   if (!schema) {
-    return fail(`Unresolvable JSON pointer: 'local/LimitConfiguration_V${pyNumber(version.value)}'`, "/schema", "limits_invalid_schema");
+    return fail(
+      `Unresolvable JSON pointer: 'local/LimitConfiguration_V${pyNumber(version.value)}'`,
+      "/schema",
+      "limits_invalid_schema",
+    );
   }
   const se = yield* firstErrorSteps(schema, config, pace);
-  if (se) return fail(entryName(config, se.pointer, `Invalid limit configuration: ${schemaErrorText(se)}`), se.pointer === "/" ? "" : se.pointer, "limits_invalid_schema");
+  if (se)
+    return fail(
+      entryName(config, se.pointer, `Invalid limit configuration: ${schemaErrorText(se)}`),
+      se.pointer === "/" ? "" : se.pointer,
+      "limits_invalid_schema",
+    );
 
   // 1. Identifiers
   const identifiers: Identifier[] = [];
@@ -212,11 +256,13 @@ export function* buildPolicySteps(
   for (let i = 0; i < idEntries.length; i++) {
     const entry = idEntries[i];
     const at = `/identifiers/${i}`;
-    if (identIndex.has(entry.name)) return fail(`Duplicate identifier '${entry.name}'`, at, "limits_duplicate_identifier");
+    if (identIndex.has(entry.name))
+      return fail(`Duplicate identifier '${entry.name}'`, at, "limits_duplicate_identifier");
     identIndex.set(entry.name, i);
     const c = compileIdentifier(entry, Object.hasOwn(packed, String(i)) ? packed[String(i)] : undefined);
     if (!c.ok) {
-      if (typeof c.error === "string" && c.error.startsWith("Identifier '")) return fail(c.error, `${at}/type`, "limits_invalid_identifier");
+      if (typeof c.error === "string" && c.error.startsWith("Identifier '"))
+        return fail(c.error, `${at}/type`, "limits_invalid_identifier");
       return dataFail("identifier", entry.name, c.error, `${at}/data`, "limits_invalid_identifier");
     }
     identifiers.push(c.value);
@@ -230,14 +276,24 @@ export function* buildPolicySteps(
   // 2. Classifiers
   const classifiers: Classifier[] = [];
   const classIndex = new Map<string, number>();
-  const clEntries = config.classifiers as unknown as { name: string; identifiers: string[]; require?: HowMany }[];
+  const clEntries = config.classifiers as unknown as {
+    name: string;
+    identifiers: string[];
+    require?: HowMany;
+  }[];
   for (let i = 0; i < clEntries.length; i++) {
     const entry = clEntries[i];
-    if (classIndex.has(entry.name)) return fail(`Duplicate classifier '${entry.name}'`, `/classifiers/${i}`, "limits_duplicate_classifier");
+    if (classIndex.has(entry.name))
+      return fail(`Duplicate classifier '${entry.name}'`, `/classifiers/${i}`, "limits_duplicate_classifier");
     const unknown = [...new Set(entry.identifiers.filter((n) => !identIndex.has(n)))];
     if (unknown.length > 0) {
-      const near = unknown.map((n) => [n, closestName(n, identIndex.keys())] as const).filter(([, c]) => c !== undefined);
-      const hint = near.length === 0 ? "" : ` (did you mean ${near.map(([n, c]) => (unknown.length === 1 ? `\`${c}\`` : `\`${c}\` for \`${n}\``)).join(", ")}?)`;
+      const near = unknown
+        .map((n) => [n, closestName(n, identIndex.keys())] as const)
+        .filter(([, c]) => c !== undefined);
+      const hint =
+        near.length === 0
+          ? ""
+          : ` (did you mean ${near.map(([n, c]) => (unknown.length === 1 ? `\`${c}\`` : `\`${c}\` for \`${n}\``)).join(", ")}?)`;
       const message = named("classifier", entry.name, `Unknown identifiers: ${unknown.join(", ")}${hint}`);
       return fail(message, `/classifiers/${i}/identifiers`, "limits_unknown_identifier", near[0]?.[1]);
     }
@@ -266,7 +322,8 @@ export function* buildPolicySteps(
   for (let i = 0; i < rawLimits.length; i++) {
     const at = `/limits/${i}`;
     const raw = rawLimits[i];
-    if (!isJsonObject(raw)) return fail("list indices must be integers or slices, not str", at, "limits_invalid_limit");
+    if (!isJsonObject(raw))
+      return fail("list indices must be integers or slices, not str", at, "limits_invalid_limit");
     const missingName = requireKey(raw, "name", at);
     if (missingName) return err(missingName);
     const name = pyStr(raw.name);
@@ -279,7 +336,12 @@ export function* buildPolicySteps(
       if (src === undefined) {
         const near = closestName(sourceName, limitIndex.keys());
         const hint = near === undefined ? "" : ` (did you mean \`${near}\`?)`;
-        return fail(`Limit '${name}': Unable to clone undefined limit '${sourceName}'${hint}`, `${at}/clone`, "limits_unknown_clone", near);
+        return fail(
+          `Limit '${name}': Unable to clone undefined limit '${sourceName}'${hint}`,
+          `${at}/clone`,
+          "limits_unknown_clone",
+          near,
+        );
       }
       const missing = requireKey(raw, "description", at) ?? requireKey(raw, "data", at);
       if (missing) return err({ ...missing, message: named("limit", name, missing.message) });
@@ -293,7 +355,12 @@ export function* buildPolicySteps(
       data = raw.data;
     }
     const c = compileLimitType(pyStr(type), data);
-    if (c === null) return fail(`Limit '${name}' has unsupported type '${pyStr(type)}'`, `${at}/type`, "limits_unknown_limit_type");
+    if (c === null)
+      return fail(
+        `Limit '${name}' has unsupported type '${pyStr(type)}'`,
+        `${at}/type`,
+        "limits_unknown_limit_type",
+      );
     if (!c.ok) return dataFail("limit", name, c.error, `${at}/data`, "limits_invalid_limit");
     const invert = raw.invert === true;
     limitIndex.set(name, i);
@@ -323,15 +390,19 @@ export function* buildPolicySteps(
     const a = appEntries[i];
     if (pace.spend(ENTRY_UNITS)) yield;
     const who = `application ${i}${a.description !== undefined ? ` ("${a.description}")` : ""}`;
-    if (a.classifier !== undefined && !classIndex.has(a.classifier)) refer(unknownClassifiers, a.classifier, who);
+    if (a.classifier !== undefined && !classIndex.has(a.classifier))
+      refer(unknownClassifiers, a.classifier, who);
     for (const g of a.apply) for (const l of g.limits) if (!limitIndex.has(l)) refer(unknownLimits, l, who);
   }
   if (unknownClassifiers.size > 0 || unknownLimits.size > 0) {
     const parts: string[] = [];
-    if (unknownClassifiers.size > 0) parts.push(`Unknown classifiers: ${[...unknownClassifiers.keys()].join(", ")}`);
+    if (unknownClassifiers.size > 0)
+      parts.push(`Unknown classifiers: ${[...unknownClassifiers.keys()].join(", ")}`);
     if (unknownLimits.size > 0) parts.push(`Unknown limits: ${[...unknownLimits.keys()].join(", ")}`);
     const near: string[] = [];
-    const hints = unknownNames("classifier", unknownClassifiers, classIndex.keys(), near) + unknownNames("limit", unknownLimits, limitIndex.keys(), near);
+    const hints =
+      unknownNames("classifier", unknownClassifiers, classIndex.keys(), near) +
+      unknownNames("limit", unknownLimits, limitIndex.keys(), near);
     return fail(parts.join(".  ") + hints, "/applications", "limits_unknown_reference", near[0]);
   }
   const applications: Application[] = [];
@@ -362,9 +433,21 @@ export function* buildPolicySteps(
   const source: JsonObject = { ...config, limits: normalizedLimits };
   const scripts: JqSpec[] = [
     ...idEntries.filter((e) => e.type === "jq").map((e) => e.data as unknown as JqSpec),
-    ...(normalizedLimits as JsonObject[]).filter((l) => l.type === "jq").map((l) => l.data as unknown as JqSpec),
+    ...(normalizedLimits as JsonObject[])
+      .filter((l) => l.type === "jq")
+      .map((l) => l.data as unknown as JqSpec),
     ...[config.rewrite, config.priority].filter((s) => s !== undefined).map((s) => s as unknown as JqSpec),
   ];
   const clock = scripts.some(readsClock);
-  return ok({ identifiers, classifiers, rewriter, limits, applications, prioritizer, urlSources, readsClock: clock, source });
+  return ok({
+    identifiers,
+    classifiers,
+    rewriter,
+    limits,
+    applications,
+    prioritizer,
+    urlSources,
+    readsClock: clock,
+    source,
+  });
 }

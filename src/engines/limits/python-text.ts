@@ -76,7 +76,11 @@ export function pyQuotePlus(s: string): string {
  */
 export function pyUrlencode(query: Json): { text: string } | { error: string } {
   if (query !== null && typeof query === "object" && !Array.isArray(query)) {
-    return { text: Object.entries(query).map(([k, v]) => `${pyQuotePlus(k)}=${pyQuotePlus(pyStr(v))}`).join("&") };
+    return {
+      text: Object.entries(query)
+        .map(([k, v]) => `${pyQuotePlus(k)}=${pyQuotePlus(pyStr(v))}`)
+        .join("&"),
+    };
   }
   if ((Array.isArray(query) || typeof query === "string") && query.length === 0) return { text: "" };
   return { error: "not a valid non-string sequence or mapping object" };

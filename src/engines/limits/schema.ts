@@ -87,7 +87,10 @@ function checkKeys(schema: Schema, v: Record<string, Json>, path: (string | numb
       .filter((k) => !(schema.properties && k in schema.properties))
       .sort();
     if (extra.length === 1) {
-      out.push({ path, message: `Additional properties are not allowed (${pyStringRepr(extra[0])} was unexpected)` });
+      out.push({
+        path,
+        message: `Additional properties are not allowed (${pyStringRepr(extra[0])} was unexpected)`,
+      });
     } else if (extra.length > 1) {
       out.push({
         path,
@@ -118,7 +121,13 @@ function walk(schema: Schema, v: Json, path: (string | number)[], out: Found[]):
  * checkpoint after each item of an array (an identifier, a classifier, an
  * application) once the nodes visited since the last fill a slice.
  */
-function* walkSteps(schema: Schema, v: Json, path: (string | number)[], out: Found[], pace: Pace): Steps<void> {
+function* walkSteps(
+  schema: Schema,
+  v: Json,
+  path: (string | number)[],
+  out: Found[],
+  pace: Pace,
+): Steps<void> {
   if (!checkNode(schema, v, path, out)) return;
   if (Array.isArray(v) && schema.items) {
     let seen = visited;
@@ -130,7 +139,8 @@ function* walkSteps(schema: Schema, v: Json, path: (string | number)[], out: Fou
   }
   if (isJsonObject(v)) {
     if (schema.properties) {
-      for (const [k, s] of Object.entries(schema.properties)) if (k in v) yield* walkSteps(s, v[k], [...path, k], out, pace);
+      for (const [k, s] of Object.entries(schema.properties))
+        if (k in v) yield* walkSteps(s, v[k], [...path, k], out, pace);
     }
     checkKeys(schema, v, path, out);
   }
@@ -152,7 +162,11 @@ export function firstError(schema: Schema, value: Json): { pointer: string; mess
 }
 
 /** {@link firstError} as resumable work (common/slices.ts), yielding between the items of the configuration's lists. */
-export function* firstErrorSteps(schema: Schema, value: Json, pace: Pace): Steps<{ pointer: string; message: string } | null> {
+export function* firstErrorSteps(
+  schema: Schema,
+  value: Json,
+  pace: Pace,
+): Steps<{ pointer: string; message: string } | null> {
   const found: Found[] = [];
   yield* walkSteps(schema, value, [], found, pace);
   return best(found);
@@ -171,7 +185,10 @@ const DURATION_PATTERN =
 /** pScheduler's Duration type: a string in the restricted ISO 8601 form. */
 export const DURATION: Schema = {
   type: "string",
-  check: (v) => (DURATION_PATTERN.test(v as string) ? null : `${pyStringRepr(v as string)} is not a valid ISO 8601 duration.`),
+  check: (v) =>
+    DURATION_PATTERN.test(v as string)
+      ? null
+      : `${pyStringRepr(v as string)} is not a valid ISO 8601 duration.`,
   json: { pattern: DURATION_PATTERN.source, description: "an ISO 8601 duration (PT30S)" },
 };
 

@@ -9,7 +9,16 @@ import { checkJsonDepth, describeJsonShape, MAX_JSON_DEPTH } from "../common/jso
 import { err, ok, type Result } from "../common/result.js";
 import { REWRITER_NATIVES } from "../../jq/index.js";
 import type { JqNatives } from "./jq-backend.js";
-import { compileJqText, hoistImports, scriptError, scriptText, unhoist, type CompiledJq, type JqSpec, type ScriptError } from "./jq-bridge.js";
+import {
+  compileJqText,
+  hoistImports,
+  scriptError,
+  scriptText,
+  unhoist,
+  type CompiledJq,
+  type JqSpec,
+  type ScriptError,
+} from "./jq-bridge.js";
 
 const RW = "__REWRITER_PRIVATE__";
 const PR = "__PRIORITIZER_PRIVATE__";
@@ -41,10 +50,17 @@ const PRIORITIZER_LIBRARY = [
 function compileScript(spec: JqSpec, library: string, natives?: JqNatives): Result<CompiledJq, ScriptError> {
   const hoisted = hoistImports(scriptText(spec, true));
   const head = `${hoisted.imports}${hoisted.imports ? "\n" : ""}${library} . |\n`;
-  const c = compileJqText(`${head}${hoisted.body}\n`, spec.args, head.length, (o) => unhoist(hoisted, o), natives);
+  const c = compileJqText(
+    `${head}${hoisted.body}\n`,
+    spec.args,
+    head.length,
+    (o) => unhoist(hoisted, o),
+    natives,
+  );
   if (c.ok) return c;
   // an offset past the script (the end of an empty one) names the script as a whole
-  const offset = c.error.offset !== null && c.error.offset >= scriptText(spec, true).length ? null : c.error.offset;
+  const offset =
+    c.error.offset !== null && c.error.offset >= scriptText(spec, true).length ? null : c.error.offset;
   return err(scriptError(spec, [], { message: c.error.message, offset }));
 }
 
@@ -100,7 +116,12 @@ export function compileRewriter(spec: JsonObject): Result<Rewriter, ScriptError>
   const program: CompiledJq = c.value;
   return ok({
     run(task, classifiers, hints, now) {
-      const input = withPrivate(task, RW, { classifiers: classifiers.slice(), changed: false, diags: [], hints });
+      const input = withPrivate(task, RW, {
+        classifiers: classifiers.slice(),
+        changed: false,
+        diags: [],
+        hints,
+      });
       const r = program.first(input, now);
       if (r.kind === "error") return { error: r.message };
       if (r.kind === "none") return { error: "list index out of range" };
@@ -123,7 +144,11 @@ export function compileRewriter(spec: JsonObject): Result<Rewriter, ScriptError>
       const out = withoutKey(result, RW);
       const changed = isJsonObject(priv) && priv.changed === true;
       const diags = isJsonObject(priv) && Array.isArray(priv.diags) ? priv.diags : [];
-      return { task: out, changed, messages: diags.map((d) => (typeof d === "string" ? d : JSON.stringify(d))) };
+      return {
+        task: out,
+        changed,
+        messages: diags.map((d) => (typeof d === "string" ? d : JSON.stringify(d))),
+      };
     },
   });
 }
@@ -150,11 +175,17 @@ export function compilePrioritizer(spec: JsonObject): Result<Prioritizer, Script
       const deep = tooDeep(r.value, "the prioritizer's result");
       if (deep !== null) return { error: deep };
       const priv: Json | undefined = isJsonObject(r.value) ? r.value[PR] : undefined;
-      if (!isJsonObject(priv) || !("priority" in priv) || !("diags" in priv)) return { error: "Prioritizer destroyed private data" };
+      if (!isJsonObject(priv) || !("priority" in priv) || !("diags" in priv))
+        return { error: "Prioritizer destroyed private data" };
       const p = priv.priority;
       if (p === null) return { noResult: true };
-      if (typeof p !== "number") return { error: `%d format: a real number is required, not ${typeof p === "string" ? "str" : "dict"}` };
-      const notes = Array.isArray(priv.diags) ? priv.diags.map((d) => (typeof d === "string" ? d : JSON.stringify(d))) : [];
+      if (typeof p !== "number")
+        return {
+          error: `%d format: a real number is required, not ${typeof p === "string" ? "str" : "dict"}`,
+        };
+      const notes = Array.isArray(priv.diags)
+        ? priv.diags.map((d) => (typeof d === "string" ? d : JSON.stringify(d)))
+        : [];
       return { priority: p, notes };
     },
   });

@@ -17,7 +17,13 @@ export function stripComments(value: Json): Json {
     for (const [k, v] of Object.entries(value)) {
       if (k.startsWith("#")) continue;
       // a "__proto__" member stays a member (plain assignment would set the prototype)
-      if (k === "__proto__") Object.defineProperty(out, k, { value: stripComments(v), enumerable: true, writable: true, configurable: true });
+      if (k === "__proto__")
+        Object.defineProperty(out, k, {
+          value: stripComments(v),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       else out[k] = stripComments(v);
     }
     return out;
@@ -36,7 +42,13 @@ export function* parseLimitsTextSteps(text: string): Steps<Result<Json, PolicyEr
   if (!read.ok && "error" in read) {
     // pScheduler's json_load wraps Python's json message: "Invalid JSON: Expecting value: line 1 column 1 (char 0)".
     const e = read.error;
-    return err(policyError("limits_invalid_json", `Invalid limit configuration: Invalid JSON: ${pythonJsonMessage(e)}`, `${e.line}:${e.column}`));
+    return err(
+      policyError(
+        "limits_invalid_json",
+        `Invalid limit configuration: Invalid JSON: ${pythonJsonMessage(e)}`,
+        `${e.line}:${e.column}`,
+      ),
+    );
   }
   if (!read.ok) {
     const message = `Invalid limit configuration: ${describeJsonShape(read.shape, "the configuration")}`;
@@ -45,4 +57,3 @@ export function* parseLimitsTextSteps(text: string): Steps<Result<Json, PolicyEr
   yield;
   return ok(stripComments(read.value as Json));
 }
-

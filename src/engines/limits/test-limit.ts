@@ -56,18 +56,28 @@ function compileConstraint(param: string, c: Json): Result<Check, string> {
   const invert = c.invert === true;
   const failMessage = typeof c["fail-message"] === "string" ? c["fail-message"] : null;
   const kindKeys = Object.keys(c).filter((k) => !EXTRA.has(k));
-  if (kindKeys.length !== 1) return err("Constraint must have exactly one of 'range', 'match' or 'enumeration'");
-  if (c.invert !== undefined && typeof c.invert !== "boolean") return err(`${pyStr(c.invert)} is not of type 'boolean'`);
+  if (kindKeys.length !== 1)
+    return err("Constraint must have exactly one of 'range', 'match' or 'enumeration'");
+  if (c.invert !== undefined && typeof c.invert !== "boolean")
+    return err(`${pyStr(c.invert)} is not of type 'boolean'`);
   const kind = kindKeys[0];
   const body = c[kind];
 
   if (kind === "range") {
-    if (!isJsonObject(body) || !("lower" in body) || !("upper" in body)) return err("Range must have 'lower' and 'upper'");
+    if (!isJsonObject(body) || !("lower" in body) || !("upper" in body))
+      return err("Range must have 'lower' and 'upper'");
     const { lower, upper } = body;
     const inRange = (lo: number, hi: number, v: number): boolean => lo <= v && v <= hi;
     const message = (inside: boolean): string | null =>
-      inside === invert ? `${desc} not ${invert ? "outside" : "in"} ${boundText(lower)}..${boundText(upper)}` : null;
-    if (typeof lower === "string" && typeof upper === "string" && DURATION_TEXT.test(lower) && DURATION_TEXT.test(upper)) {
+      inside === invert
+        ? `${desc} not ${invert ? "outside" : "in"} ${boundText(lower)}..${boundText(upper)}`
+        : null;
+    if (
+      typeof lower === "string" &&
+      typeof upper === "string" &&
+      DURATION_TEXT.test(lower) &&
+      DURATION_TEXT.test(upper)
+    ) {
       const lo = parseIsoDuration(lower);
       const hi = parseIsoDuration(upper);
       if (!lo.ok) return err(lo.error);
@@ -116,7 +126,8 @@ function compileConstraint(param: string, c: Json): Result<Check, string> {
   }
 
   if (kind === "match" && Array.isArray(body)) {
-    if (!body.every((x) => typeof x === "number" && Number.isInteger(x) && x >= 0)) return err("List items must be non-negative integers");
+    if (!body.every((x) => typeof x === "number" && Number.isInteger(x) && x >= 0))
+      return err("List items must be non-negative integers");
     const items = new Set(body as number[]);
     const msg = failMessage ?? `${desc} not within limit`;
     return ok((v) => {
@@ -128,7 +139,8 @@ function compileConstraint(param: string, c: Json): Result<Check, string> {
 
   if ((kind === "match" && (body === 4 || body === 6)) || kind === "enumeration") {
     const list = kind === "match" ? [body] : body;
-    if (!Array.isArray(list) || !list.every((x) => x === 4 || x === 6)) return err(`${pyStr(body)} is not valid under any of the given schemas`);
+    if (!Array.isArray(list) || !list.every((x) => x === 4 || x === 6))
+      return err(`${pyStr(body)} is not valid under any of the given schemas`);
     const allowed = new Set(list as number[]);
     return ok((v) => {
       if (v === undefined) return null;
@@ -147,14 +159,23 @@ function compileConstraint(param: string, c: Json): Result<Check, string> {
 /** Compiles a `test` limit; an unrecognised constraint fails load at `/limit/<param>`. */
 export function compileTestLimit(data: Json): Result<LimitEvaluator, string> {
   if (!isJsonObject(data)) return err(NOT_A_DICTIONARY);
-  const extra = Object.keys(data).filter((k) => k !== "test" && k !== "limit").sort();
+  const extra = Object.keys(data)
+    .filter((k) => k !== "test" && k !== "limit")
+    .sort();
   if (extra.length > 0) {
     const list = extra.map(pyStringRepr).join(", ");
-    return err(`Invalid data: At /: Additional properties are not allowed (${list} ${extra.length === 1 ? "was" : "were"} unexpected)`);
+    return err(
+      `Invalid data: At /: Additional properties are not allowed (${list} ${extra.length === 1 ? "was" : "were"} unexpected)`,
+    );
   }
-  for (const r of ["test", "limit"]) if (!(r in data)) return err(`Invalid data: At /: '${r}' is a required property`);
-  if (typeof data.test !== "string") return err(`Invalid data: ${schemaErrorText({ pointer: "/test", message: `${pyStr(data.test)} is not of type 'string'` })}`);
-  if (!isJsonObject(data.limit)) return err(`Invalid data: At /limit: ${pyStr(data.limit)} is not of type 'object'`);
+  for (const r of ["test", "limit"])
+    if (!(r in data)) return err(`Invalid data: At /: '${r}' is a required property`);
+  if (typeof data.test !== "string")
+    return err(
+      `Invalid data: ${schemaErrorText({ pointer: "/test", message: `${pyStr(data.test)} is not of type 'string'` })}`,
+    );
+  if (!isJsonObject(data.limit))
+    return err(`Invalid data: At /limit: ${pyStr(data.limit)} is not of type 'object'`);
   const testName = data.test;
   const checks: { param: string; check: Check }[] = [];
   for (const [param, c] of Object.entries(data.limit)) {

@@ -17,7 +17,14 @@ import type { EvalState } from "./identifiers.js";
 import { compileSpec, type CompiledJq, type DataError, type JqSpec } from "./jq-bridge.js";
 import type { LimitAnswer, LimitEvaluator } from "./limit-types.js";
 import { pyStr, pyTypeName, pyUrlencode } from "./python-text.js";
-import { DURATION, JQ_TRANSFORM, NOT_A_DICTIONARY, firstError, schemaErrorText, type Schema } from "./schema.js";
+import {
+  DURATION,
+  JQ_TRANSFORM,
+  NOT_A_DICTIONARY,
+  firstError,
+  schemaErrorText,
+  type Schema,
+} from "./schema.js";
 import { stripComments } from "./source.js";
 
 const BOOLEAN: Schema = { type: "boolean" };
@@ -27,10 +34,15 @@ const HOST_NAME = /^[A-Za-z0-9_][A-Za-z0-9-]{0,62}(\.[A-Za-z0-9][A-Za-z0-9-]{0,6
 const HOST: Schema = {
   anyOf: [
     {
-      check: (v) => (typeof v === "string" && v.length >= 1 && v.length <= 255 && HOST_NAME.test(v) ? null : "invalid"),
+      check: (v) =>
+        typeof v === "string" && v.length >= 1 && v.length <= 255 && HOST_NAME.test(v) ? null : "invalid",
       json: { type: "string", minLength: 1, maxLength: 255, pattern: HOST_NAME.source },
     },
-    { check: (v) => (typeof v === "string" && !v.includes("/") && parseAddress(v) !== null ? null : "invalid"), json: { type: "string", description: "an IP address" } },
+    {
+      check: (v) =>
+        typeof v === "string" && !v.includes("/") && parseAddress(v) !== null ? null : "invalid",
+      json: { type: "string", description: "an IP address" },
+    },
   ],
 };
 
@@ -135,13 +147,19 @@ export function compileUrlFetch(data: Json): Result<LimitEvaluator, DataError> {
   const failed = (reason: string): LimitAnswer => ({ passed: failResult, reasons: [reason] });
 
   // synchronous until the fetcher is called: without one (or with the budget spent) the answer is at once
-  function evaluate(task: JsonObject, now: number, hints: JsonObject, state: EvalState): LimitAnswer | Promise<LimitAnswer> {
+  function evaluate(
+    task: JsonObject,
+    now: number,
+    hints: JsonObject,
+    state: EvalState,
+  ): LimitAnswer | Promise<LimitAnswer> {
     const priv: JsonObject = { hints };
     let url = baseUrl;
     if (urlT !== null) {
       const r = firstOf(urlT, { url: baseUrl, run: task, [PRIVATE_KEY]: priv }, now);
       if ("error" in r) return failed(`URL transform failed: ${r.error}`);
-      if (typeof r.value !== "string") return failed("URL transform failed: Transform did not return a string");
+      if (typeof r.value !== "string")
+        return failed("URL transform failed: Transform did not return a string");
       url = r.value;
     }
     // without a transform, pScheduler sends no headers and no parameters at all
@@ -169,7 +187,8 @@ export function compileUrlFetch(data: Json): Result<LimitEvaluator, DataError> {
     }
     const headerLines: [string, string][] = [];
     if (headers !== null) {
-      if (!isJsonObject(headers)) return { error: `'${pyTypeName(headers)}' object has no attribute 'items'` };
+      if (!isJsonObject(headers))
+        return { error: `'${pyTypeName(headers)}' object has no attribute 'items'` };
       for (const [k, v] of Object.entries(headers)) headerLines.push([k, pyStr(v)]);
     }
 
@@ -179,7 +198,9 @@ export function compileUrlFetch(data: Json): Result<LimitEvaluator, DataError> {
     state.fetches++;
     const fetcher: UrlFetcher | undefined = state.ctx.fetcher;
     if (fetcher === undefined) return judge(UNREACHABLE, url);
-    return fetcher.get({ url: fullUrl, headers: headerLines, timeoutMs, followRedirects }).then((answer) => judge(answer, url));
+    return fetcher
+      .get({ url: fullUrl, headers: headerLines, timeoutMs, followRedirects })
+      .then((answer) => judge(answer, url));
   }
 
   /** Turns the server's answer into the limit's result, as urlfetch.py reads it. */
@@ -197,9 +218,11 @@ export function compileUrlFetch(data: Json): Result<LimitEvaluator, DataError> {
     }
     // the server is outside: its answer is held to a request's depth before anything recursive reads it
     const shape = checkJsonShape(body, DEPTH_ONLY);
-    if (shape !== null) return failed(`Server returned an invalid result: ${describeJsonShape(shape, "the result")}`);
+    if (shape !== null)
+      return failed(`Server returned an invalid result: ${describeJsonShape(shape, "the result")}`);
     body = stripComments(body);
-    if (!isJsonObject(body)) return { passed: false, reasons: [`Server returned an invalid result '${text}'`] };
+    if (!isJsonObject(body))
+      return { passed: false, reasons: [`Server returned an invalid result '${text}'`] };
     const passed = Object.hasOwn(body, "passed") ? body.passed : undefined;
     if (typeof passed !== "boolean") return failed(`Server returned an invalid result '${text}'`);
     return { passed, reasons: Object.hasOwn(body, "message") ? [pyStr(body.message)] : [] };

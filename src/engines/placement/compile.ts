@@ -142,7 +142,13 @@ function* flattenQueues(
 }
 
 /** Builds one rule into `out`, or records why it cannot be built; a rule validation already found wrong is not built. */
-function attemptRule(r: RawRule, out: RuleData[], errors: PolicyError[], skip: boolean, memo: RegexMemo): void {
+function attemptRule(
+  r: RawRule,
+  out: RuleData[],
+  errors: PolicyError[],
+  skip: boolean,
+  memo: RegexMemo,
+): void {
   if (skip) return;
   try {
     out.push(buildRule(r, memo));

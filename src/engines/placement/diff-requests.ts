@@ -89,7 +89,12 @@ function addRule(r: RuleData, lit: Literals, boundaries: Record<string, number>)
 }
 
 /** Collects one policy's literals, yielding when the queues and rules read and the witnesses searched fill a slice. */
-function* collect(data: PlacementData, lit: Literals, boundaries: Record<string, number>, pace: Pace): Steps<void> {
+function* collect(
+  data: PlacementData,
+  lit: Literals,
+  boundaries: Record<string, number>,
+  pace: Pace,
+): Steps<void> {
   const due = (): boolean => {
     const units = lit.units + ENTRY_UNITS;
     lit.units = 0;

@@ -1,4 +1,10 @@
-import { compileLinear, describeProblem, inspectPattern, type LinearRegex, type PatternFacts } from "../common/regex/index.js";
+import {
+  compileLinear,
+  describeProblem,
+  inspectPattern,
+  type LinearRegex,
+  type PatternFacts,
+} from "../common/regex/index.js";
 import { LazyLinear } from "../common/regex/lazy.js";
 import { FILTER_GROUP_RE, FILTER_USER_RE, SPECIAL_RE } from "./names.js";
 import type { Filter, FilterData, RawFilter, RegexData } from "./types.js";
@@ -42,7 +48,9 @@ export function inspectGoRegex(expr: string, memo?: RegexMemo): Inspected {
 /** Compiles a Go (RE2) expression with the linear-time matcher, or gives Go's error text with the offset. */
 export function compileGoRegex(expr: string): Compiled {
   const r = compileLinear(expr, "re2");
-  return r.ok ? r : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
+  return r.ok
+    ? r
+    : { ok: false, error: `${describeProblem("re2", r.error, expr)} at offset ${r.error.offset}` };
 }
 
 /**
@@ -172,7 +180,12 @@ function compile(exp: (RegexData & { flags?: string }) | null): LazyRegex | null
   if (exp === null) return null;
   const source = exp.flags?.includes("i") === true ? `(?i)${exp.source}` : exp.source;
   if (exp.prefix !== undefined && exp.required !== undefined)
-    return new LazyRegex(source, exp.prefix, exp.required, exp.exact === undefined ? null : new Set(exp.exact));
+    return new LazyRegex(
+      source,
+      exp.prefix,
+      exp.required,
+      exp.exact === undefined ? null : new Set(exp.exact),
+    );
   const r = compileGoRegex(source);
   return r.ok
     ? new LazyRegex(source, r.value.prefix ?? "", r.value.required ?? "")

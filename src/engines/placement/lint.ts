@@ -277,7 +277,15 @@ export function* lintPlacement(compiled: PlacedCompile, work = new LintWork()): 
   const out: LintFinding[] = [];
   for (let i = 0; i < data.partitions.length; i++) {
     const raw = valid[i]?.partition;
-    yield* lintPartition(data.partitions[i], raw?.placementrules ?? [], valid[i]?.root, locate, raw?.at ?? "", work, out);
+    yield* lintPartition(
+      data.partitions[i],
+      raw?.placementrules ?? [],
+      valid[i]?.root,
+      locate,
+      raw?.at ?? "",
+      work,
+      out,
+    );
   }
   return out;
 }

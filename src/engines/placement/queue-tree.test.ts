@@ -62,13 +62,21 @@ describe("queueTrees", () => {
     expect(main.root?.parent).toBe("");
     expect(main.root?.children.map((c) => c.queuename)).toEqual(["root.batch", "root.users", "root.web"]);
     const batch = find(main.root, "root.batch")!;
-    expect(batch).toMatchObject({ isLeaf: true, parent: "root", submitacl: "alice,bob admins", adminacl: " ops" });
+    expect(batch).toMatchObject({
+      isLeaf: true,
+      parent: "root",
+      submitacl: "alice,bob admins",
+      adminacl: " ops",
+    });
     expect(find(main.root, "root.users")).toMatchObject({ isLeaf: false });
     expect(main.root?.submitacl).toBe("*");
   });
 
   it("names the rules that can place into each leaf", () => {
-    expect(find(main.root, "root.batch")!.rules).toEqual([{ index: 0, name: "fixed" }, { index: 2, name: "tag" }]);
+    expect(find(main.root, "root.batch")!.rules).toEqual([
+      { index: 0, name: "fixed" },
+      { index: 2, name: "tag" },
+    ]);
     expect(find(main.root, "root.users.sarah")!.rules).toEqual([{ index: 1, name: "user" }]);
     expect(find(main.root, "root.web")!.rules).toEqual([{ index: 2, name: "tag" }]);
     expect(find(main.root, "root.users")!.rules).toEqual([]);

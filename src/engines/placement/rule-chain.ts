@@ -86,6 +86,11 @@ export class LazyChain implements RuleChain {
     const known = this.exps[i];
     if (known !== undefined) return known;
     const exact = storedExact(e, i);
-    return (this.exps[i] = new LazyRegex(e.source[i], e.prefix[i], e.required[i], exact === null ? null : new Set(exact)));
+    return (this.exps[i] = new LazyRegex(
+      e.source[i],
+      e.prefix[i],
+      e.required[i],
+      exact === null ? null : new Set(exact),
+    ));
   }
 }

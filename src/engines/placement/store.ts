@@ -217,7 +217,9 @@ class PartitionWriter {
   private exp(e: RegexData | null): number {
     if (e === null) return -1;
     const x = currentExp(e);
-    const { i, fresh } = this.expIndex.index(JSON.stringify([x.source, x.prefix, x.required, x.exact ?? null]));
+    const { i, fresh } = this.expIndex.index(
+      JSON.stringify([x.source, x.prefix, x.required, x.exact ?? null]),
+    );
     if (fresh) {
       const e = this.out.exps as Required<StoredExps>;
       e.source.push(x.source);

@@ -242,7 +242,8 @@ function checkHierarchy(
  */
 export function ruleUnits(top: RawRule): number {
   let units = 0;
-  for (let r: RawRule | null = top; r !== null; r = r.parent) units += 32 + r.filter.users.length + r.filter.groups.length;
+  for (let r: RawRule | null = top; r !== null; r = r.parent)
+    units += 32 + r.filter.users.length + r.filter.groups.length;
   return units;
 }
 
@@ -375,7 +376,12 @@ export function* validateConfigSteps(config: RawConfig, memo: RegexMemo, pace: P
     }
     let root = withRoot(p);
     if (root.resources.guaranteed !== null || root.resources.max !== null) {
-      fail(v, "placement_root_resources", "root queue must not have resource limits set", `${root.at}/resources`);
+      fail(
+        v,
+        "placement_root_resources",
+        "root queue must not have resource limits set",
+        `${root.at}/resources`,
+      );
     }
     root = limitsStructure(v, p, root);
     yield* checkQueues(v, root, 1);

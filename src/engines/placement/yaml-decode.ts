@@ -54,7 +54,8 @@ export class Decoder {
     const target = v.target;
     if (target === undefined)
       throw new DecodeError("placement_invalid_type", `unresolved YAML alias \`${v.name}\``, at);
-    if (v.cyclic) throw new DecodeError("placement_invalid_type", `anchor '${v.name}' value contains itself`, at);
+    if (v.cyclic)
+      throw new DecodeError("placement_invalid_type", `anchor '${v.name}' value contains itself`, at);
     const size = isMap(target) ? target.pairs.length : isSeq(target) ? target.items.length : 0;
     if ((this.aliasedItems += size) > MAX_ALIASED_ITEMS) {
       throw new DecodeError(
@@ -151,7 +152,8 @@ function sameKey(a: YamlNode, b: YamlNode): boolean {
 
 /** Whether a small mapping repeats a key (each pair against those before it). */
 function hasRepeatedKey(pairs: readonly YamlPair[]): boolean {
-  for (let i = 1; i < pairs.length; i++) for (let j = 0; j < i; j++) if (sameKey(pairs[i].key, pairs[j].key)) return true;
+  for (let i = 1; i < pairs.length; i++)
+    for (let j = 0; j < i; j++) if (sameKey(pairs[i].key, pairs[j].key)) return true;
   return false;
 }
 
@@ -231,13 +233,7 @@ export class Fields {
 const NO_FIELDS = new Fields([], null);
 
 /** A struct's fields by key: unknown keys, keys that are collections and repeated keys are errors. */
-export function entries(
-  d: Decoder,
-  raw: Value,
-  keys: readonly string[],
-  where: string,
-  at: string,
-): Fields {
+export function entries(d: Decoder, raw: Value, keys: readonly string[], where: string, at: string): Fields {
   const pairs = mappingPairs(d, raw, where, at);
   if (pairs === null || pairs.length === 0) return NO_FIELDS;
   let values: Value[] | null = null;
@@ -310,8 +306,7 @@ export function strings(d: Decoder, v: Value, at: string, key?: string): string[
 /** The YAML tag Go names in a type error for a scalar. */
 function goTag(v: Value): string {
   if (!isScalar(v)) return isMap(v) ? "!!map" : "!!seq";
-  if (typeof v.value === "number")
-    return v.type === "int" ? "!!int" : "!!float";
+  if (typeof v.value === "number") return v.type === "int" ? "!!int" : "!!float";
   if (typeof v.value === "boolean") return "!!bool";
   return "!!str";
 }

@@ -110,8 +110,17 @@ export function mayBeTyped(text: string): boolean {
   if (text.length === 0) return true;
   const c = text.charCodeAt(0);
   return (
-    c === 126 || c === 43 || c === 45 || c === 46 || (c >= 48 && c <= 57) ||
-    c === 110 || c === 78 || c === 116 || c === 84 || c === 102 || c === 70
+    c === 126 ||
+    c === 43 ||
+    c === 45 ||
+    c === 46 ||
+    (c >= 48 && c <= 57) ||
+    c === 110 ||
+    c === 78 ||
+    c === 116 ||
+    c === 84 ||
+    c === 102 ||
+    c === 70
   );
 }
 

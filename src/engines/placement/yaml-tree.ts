@@ -40,7 +40,8 @@ export function readYaml(source: string, lazy = true): ReadTree {
 }
 
 /** What {@link readYaml} gives. */
-export type ReadTree = { ok: true; tree: YamlTree } | { ok: false; errors: YamlSyntaxError[] } | { ok: false; deep: string };
+export type ReadTree =
+  { ok: true; tree: YamlTree } | { ok: false; errors: YamlSyntaxError[] } | { ok: false; deep: string };
 
 /** {@link readYaml} as resumable work (common/slices.ts): it yields as the reader does; `lazy` false reads every mapping in place (for tests that hold the lazy reading to it). */
 export function* readYamlTreeSteps(source: string, lazy = true): Steps<ReadTree> {

@@ -31,9 +31,16 @@ export async function compilePlaygroundPolicy(engine: EngineName, source: string
   if (!bundle.ok) {
     const details = bundle.error.map((e) => errorDetail(e));
     const first = bundle.error[0];
-    throw new ApiError("policy_invalid", `the \`${engine}\` policy is invalid: ${first.message}${first.at ? ` (at ${first.at})` : ""}`, details);
+    throw new ApiError(
+      "policy_invalid",
+      `the \`${engine}\` policy is invalid: ${first.message}${first.at ? ` (at ${first.at})` : ""}`,
+      details,
+    );
   }
-  const compiled = { policy: ENGINES[engine].load(bundle.value.engines[engine]?.compiled), revision: bundle.value.revision };
+  const compiled = {
+    policy: ENGINES[engine].load(bundle.value.engines[engine]?.compiled),
+    revision: bundle.value.revision,
+  };
   recent.set(key, compiled);
   if (recent.size > KEEP) recent.delete(recent.keys().next().value as string);
   return compiled;

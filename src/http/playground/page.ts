@@ -52,7 +52,10 @@ export function playgroundVersion(): string {
 export function servePlaygroundFile(c: Context<AppEnv>, path: string, version?: string): Response {
   const file = Object.prototype.hasOwnProperty.call(FILES, path) ? FILES[path] : undefined;
   if (file === undefined || (version !== undefined && version !== VERSION))
-    throw new ApiError("not_found", `no playground file \`${version === undefined ? path : path.replace("/playground/", `/playground/${version}/`)}\``);
+    throw new ApiError(
+      "not_found",
+      `no playground file \`${version === undefined ? path : path.replace("/playground/", `/playground/${version}/`)}\``,
+    );
   const headers: Record<string, string> = {
     "content-type": file.type,
     etag: file.etag,
@@ -63,6 +66,7 @@ export function servePlaygroundFile(c: Context<AppEnv>, path: string, version?: 
     "cross-origin-opener-policy": "same-origin",
   };
   const match = c.req.header("if-none-match");
-  if (match !== undefined && match.split(",").some((t) => t.trim().replace(/^W\//, "") === file.etag)) return c.body(null, 304, headers);
+  if (match !== undefined && match.split(",").some((t) => t.trim().replace(/^W\//, "") === file.etag))
+    return c.body(null, 304, headers);
   return c.body(file.body(), 200, headers);
 }

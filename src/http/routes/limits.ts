@@ -62,8 +62,13 @@ export async function decide(
 }
 
 /** A captured limits request names the requester the decision used: the connecting address when the body has none. */
-export function withRequester(request: Record<string, unknown>, connectingIp: string | null): Record<string, unknown> | undefined {
-  return request.requester === undefined && connectingIp !== null ? { ...request, requester: connectingIp } : undefined;
+export function withRequester(
+  request: Record<string, unknown>,
+  connectingIp: string | null,
+): Record<string, unknown> | undefined {
+  return request.requester === undefined && connectingIp !== null
+    ? { ...request, requester: connectingIp }
+    : undefined;
 }
 
 /**
@@ -76,10 +81,12 @@ export function withRequester(request: Record<string, unknown>, connectingIp: st
 export async function urlFetchRequest(c: Context<AppEnv>): Promise<string> {
   const task = c.req.query("task");
   if (task === undefined || task.trim() === "") {
-    const message = "the `task` parameter is missing: pScheduler's url-fetch limit sends it with a params-transform (`.params.task = (.run | tojson)`)";
+    const message =
+      "the `task` parameter is missing: pScheduler's url-fetch limit sends it with a params-transform (`.params.task = (.run | tojson)`)";
     throw new ApiError("invalid_request", message, [{ code: "missing", message, at: "/task" }]);
   }
-  if (task.length > MAX_BODY_BYTES) throw new ApiError("payload_too_large", `the \`task\` parameter exceeds ${MAX_BODY_BYTES} bytes`);
+  if (task.length > MAX_BODY_BYTES)
+    throw new ApiError("payload_too_large", `the \`task\` parameter exceeds ${MAX_BODY_BYTES} bytes`);
   try {
     JSON.parse(task);
   } catch (e) {
@@ -89,7 +96,8 @@ export async function urlFetchRequest(c: Context<AppEnv>): Promise<string> {
   let text = `{"task":${task}`;
   for (const name of ["requester", "server"]) {
     const value = c.req.query(name);
-    if (value !== undefined && value.trim() !== "") text += `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
+    if (value !== undefined && value.trim() !== "")
+      text += `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
   }
   return `${text}}`;
 }
@@ -117,7 +125,10 @@ export const limitsDecision = {
  */
 export const limitsRoutes = new Hono<AppEnv>()
   .post("/v1/limits/decide", decisionRoute(limitsDecision))
-  .get("/v1/limits/url-fetch", decisionRoute({ ...limitsDecision, readRequest: urlFetchRequest, answer: urlFetchAnswer }));
+  .get(
+    "/v1/limits/url-fetch",
+    decisionRoute({ ...limitsDecision, readRequest: urlFetchRequest, answer: urlFetchAnswer }),
+  );
 
 registerOperation({
   operationId: "decideLimits",
@@ -141,10 +152,28 @@ registerOperation({
   tag: "limits",
   auth: "decision",
   query: [
-    { name: "task", description: "the pScheduler task, JSON-encoded (`.params.task = (.run | tojson)` in the limit's params-transform)", schema: { type: "string" } },
-    { name: "requester", description: "the requester's address (`hint(\"requester\")`); without it, the connecting address", schema: { type: "string" } },
-    { name: "server", description: "the pScheduler server's address (`hint(\"server\")`), as `server` in a decide request", schema: { type: "string" } },
+    {
+      name: "task",
+      description:
+        "the pScheduler task, JSON-encoded (`.params.task = (.run | tojson)` in the limit's params-transform)",
+      schema: { type: "string" },
+    },
+    {
+      name: "requester",
+      description: 'the requester\'s address (`hint("requester")`); without it, the connecting address',
+      schema: { type: "string" },
+    },
+    {
+      name: "server",
+      description: 'the pScheduler server\'s address (`hint("server")`), as `server` in a decide request',
+      schema: { type: "string" },
+    },
   ],
   errors: ["invalid_request", "invalid_json", "payload_too_large", "budget_exceeded", "answer_too_deep"],
-  response: z.object({ passed: z.boolean().describe("the limits' verdict (`allowed`)"), message: z.string().describe("Arbiter's diagnostics, pScheduler's own text line by line") }).strict(),
+  response: z
+    .object({
+      passed: z.boolean().describe("the limits' verdict (`allowed`)"),
+      message: z.string().describe("Arbiter's diagnostics, pScheduler's own text line by line"),
+    })
+    .strict(),
 });

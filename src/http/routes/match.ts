@@ -1,5 +1,11 @@
 import { Hono, type Context } from "hono";
-import { analysisText, analyzeMatch, ClassAdRequestError, decideAdCheck, decideMatch } from "../../engines/classad/index.js";
+import {
+  analysisText,
+  analyzeMatch,
+  ClassAdRequestError,
+  decideAdCheck,
+  decideMatch,
+} from "../../engines/classad/index.js";
 import { BudgetExceeded, decisionBudget } from "../../engines/common/budget.js";
 import { shapeVerdict } from "../../engines/common/decision.js";
 import { writeLog } from "../../log-line.js";
@@ -33,14 +39,19 @@ function evalContext(now: number, explain: boolean) {
 }
 
 /** Decides one match request in the Worker (the route's and the playground's decide). */
-export function decideMatchRequest(policy: MatchPolicy, request: MatchRequest, ctx: Pick<RouteContext, "now" | "explain">) {
+export function decideMatchRequest(
+  policy: MatchPolicy,
+  request: MatchRequest,
+  ctx: Pick<RouteContext, "now" | "explain">,
+) {
   return badAdAsRequestError(() => decideMatch(policy, request, evalContext(ctx.now, ctx.explain)));
 }
 
 /** `?format=text`: the analysis as text laid out like `condor_q -better-analyze`'s report. */
 const FORMAT_QUERY: QueryParam = {
   name: "format",
-  description: "`text` answers the analysis as text laid out like `condor_q -better-analyze` (text/plain); `json` (the default) as JSON",
+  description:
+    "`text` answers the analysis as text laid out like `condor_q -better-analyze` (text/plain); `json` (the default) as JSON",
   schema: { type: "string", enum: ["json", "text"] },
 };
 
@@ -63,10 +74,20 @@ async function analyzeRoute(c: Context<AppEnv>): Promise<Response> {
   if (policy === undefined) throw new ApiError("service_unavailable", "no `match` policy is loaded");
   const now = Date.now();
   const budget = decisionBudget(c.env.DECISION_BUDGET);
-  const decision = await decideWithin(budget, () => badAdAsRequestError(() => analyzeMatch(policy, request, evalContext(now, false))));
+  const decision = await decideWithin(budget, () =>
+    badAdAsRequestError(() => analyzeMatch(policy, request, evalContext(now, false))),
+  );
   const body = shapeVerdict(decision, newDecisionId(), bundle.revision, false);
-  writeLog({ ts: new Date(now).toISOString(), event: "match_analysis", decision_id: body.decision_id, revision: bundle.revision, outcome: decision.outcome, ms: elapsedMs(started) });
-  if (format === "text") return c.body(analysisText(decision.verdict), 200, { "content-type": "text/plain; charset=utf-8" });
+  writeLog({
+    ts: new Date(now).toISOString(),
+    event: "match_analysis",
+    decision_id: body.decision_id,
+    revision: bundle.revision,
+    outcome: decision.outcome,
+    ms: elapsedMs(started),
+  });
+  if (format === "text")
+    return c.body(analysisText(decision.verdict), 200, { "content-type": "text/plain; charset=utf-8" });
   return c.body(answerJson(body), 200, { "content-type": "application/json" });
 }
 
@@ -76,7 +97,11 @@ async function analyzeRoute(c: Context<AppEnv>): Promise<Response> {
  * (`analysis`, the body /v1/match/analyze answers; null when the work budget
  * ran out before it was done).
  */
-export function decideMatchWithAnalysis(policy: MatchPolicy, request: MatchRequest, ctx: Pick<RouteContext, "now" | "explain">) {
+export function decideMatchWithAnalysis(
+  policy: MatchPolicy,
+  request: MatchRequest,
+  ctx: Pick<RouteContext, "now" | "explain">,
+) {
   const decision = decideMatchRequest(policy, request, ctx);
   let analysis: object | null = null;
   try {
@@ -145,14 +170,31 @@ registerOperation({
         expr: "TARGET.Memory >= RequestMemory",
         matches: 1,
         values: [
-          { expr: "TARGET.Memory", min: 512, max: 2048, values: [{ value: "2048", machines: 1 }, { value: "512", machines: 1 }], distinct: 2 },
+          {
+            expr: "TARGET.Memory",
+            min: 512,
+            max: 2048,
+            values: [
+              { value: "2048", machines: 1 },
+              { value: "512", machines: 1 },
+            ],
+            distinct: 2,
+          },
           { expr: "RequestMemory", value: "1024" },
         ],
       },
     ],
     machine_side: [],
     suggestions: [
-      { kind: "modify", clause: 0, message: "modify RequestMemory to 512 to match 1 more machine", attribute: "RequestMemory", from: "1024", to: "512", more: 1 },
+      {
+        kind: "modify",
+        clause: 0,
+        message: "modify RequestMemory to 512 to match 1 more machine",
+        attribute: "RequestMemory",
+        from: "1024",
+        to: "512",
+        more: 1,
+      },
     ],
   },
   errors: ["budget_exceeded", "answer_too_deep"],

@@ -43,7 +43,10 @@ export const metricsRoutes = new Hono<AppEnv>().get("/metrics", async (c) => {
   authorize(c, "metrics");
   const scope = c.req.query("scope") ?? "deployment";
   if (scope !== "deployment" && scope !== "isolate")
-    throw new ApiError("invalid_request", `\`scope\` must be \`deployment\` or \`isolate\`, not \`${scope}\``);
+    throw new ApiError(
+      "invalid_request",
+      `\`scope\` must be \`deployment\` or \`isolate\`, not \`${scope}\``,
+    );
   const bundle = await getActiveBundle(c.env);
   const limits = bundle.policy<LimitsPolicy>("limits");
   const lists = limits ? await cidrListCounts(c.env, limits) : [];

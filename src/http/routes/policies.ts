@@ -29,10 +29,17 @@ function engineParam(c: Context<AppEnv>): EngineDefinition {
 /** The 404 for a name that is no engine, naming the engine it most likely meant. */
 export function unknownEngine(name: string): ApiError {
   const near = suggestEngine(name);
-  const hint = near === undefined ? "" : near.file !== undefined ? `; the engine for ${near.file} is \`${near.engine}\`` : ` (did you mean \`${near.engine}\`?)`;
+  const hint =
+    near === undefined
+      ? ""
+      : near.file !== undefined
+        ? `; the engine for ${near.file} is \`${near.engine}\``
+        : ` (did you mean \`${near.engine}\`?)`;
   const message = `there is no engine \`${name}\`${hint}`;
   const suggestion = near === undefined ? {} : { suggestion: near.engine };
-  return new ApiError("unknown_engine", message, [{ code: "unknown_engine", message, at: "/engine", ...suggestion }]);
+  return new ApiError("unknown_engine", message, [
+    { code: "unknown_engine", message, at: "/engine", ...suggestion },
+  ]);
 }
 
 /** Compiles the active bundle with one engine's source replaced; a failure is the 422 envelope. */

@@ -155,5 +155,11 @@ registerOperation({
   summary: "Cancel a job: a held job is dropped, a running job's slot released (idempotent)",
   errors: ["invalid_request", "not_found"],
   response: CancelledJob,
-  example: { job_id: 17, action: "RATE_LIMITED", rule: "5f0c2a4e-3b1d-4c8e-9a27-6d1e0f3b8c45", run: false, state: "cancelled" },
+  example: {
+    job_id: 17,
+    action: "RATE_LIMITED",
+    rule: "5f0c2a4e-3b1d-4c8e-9a27-6d1e0f3b8c45",
+    run: false,
+    state: "cancelled",
+  },
 });

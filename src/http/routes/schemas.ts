@@ -9,7 +9,8 @@ import { isPolicySchemaName, noSchemaMessage, policySchema, POLICY_SCHEMA_NAMES 
 export const schemaRoutes = new Hono<AppEnv>().get("/v1/schemas/:file", (c) => {
   const file = c.req.param("file");
   const name = file.endsWith(".json") ? file.slice(0, -5) : file;
-  if (!file.endsWith(".json") || !isPolicySchemaName(name)) throw new ApiError("not_found", noSchemaMessage(name));
+  if (!file.endsWith(".json") || !isPolicySchemaName(name))
+    throw new ApiError("not_found", noSchemaMessage(name));
   c.header("Cache-Control", "public, max-age=300");
   return c.json(policySchema(name));
 });
@@ -21,6 +22,8 @@ registerOperation({
   summary: `The JSON Schema (2020-12) of a policy file or of policy test files, for editors: ${POLICY_SCHEMA_NAMES.join(", ")} (pool.conf is HTCondor configuration syntax and has none)`,
   tag: "system",
   auth: "none",
-  response: z.looseObject({ $schema: z.literal("https://json-schema.org/draft/2020-12/schema") }).describe("a JSON Schema"),
+  response: z
+    .looseObject({ $schema: z.literal("https://json-schema.org/draft/2020-12/schema") })
+    .describe("a JSON Schema"),
   errors: ["not_found"],
 });

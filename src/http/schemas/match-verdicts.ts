@@ -8,8 +8,17 @@ export const MatchVerdict = z.object({
   job: z.object({ discarded: z.boolean() }),
   schedd: z.object({ discarded: z.boolean() }).optional(),
   machines: z
-    .array(z.object({ name: z.union([z.string(), z.number()]), discarded: z.boolean(), match: z.boolean(), rank: z.number() }))
-    .describe("every machine in request order; with `best: N` in the request only the best N matches, best first"),
+    .array(
+      z.object({
+        name: z.union([z.string(), z.number()]),
+        discarded: z.boolean(),
+        match: z.boolean(),
+        rank: z.number(),
+      }),
+    )
+    .describe(
+      "every machine in request order; with `best: N` in the request only the best N matches, best first",
+    ),
   best: z.union([z.string(), z.number(), z.null()]),
   counts: z
     .object({
@@ -22,19 +31,28 @@ export const MatchVerdict = z.object({
     })
     .optional()
     .describe("present with `best: N` in the request: every machine counted by what became of it"),
-  log: z.array(z.string()).describe("with `best: N`, no line per rejected machine and a `Matched` line per listed machine only"),
+  log: z
+    .array(z.string())
+    .describe("with `best: N`, no line per rejected machine and a `Matched` line per listed machine only"),
   trace: z.json().optional().describe("present with ?explain=true"),
 });
 
 /** The /v1/ads/check verdict, for the OpenAPI document. */
-export const AdCheckVerdict = z.object({ ...envelope, discarded: z.boolean(), trace: z.json().optional().describe("present with ?explain=true") });
+export const AdCheckVerdict = z.object({
+  ...envelope,
+  discarded: z.boolean(),
+  trace: z.json().optional().describe("present with ?explain=true"),
+});
 
 const operandValues = z.object({
   expr: z.string(),
   value: z.string().optional().describe("the value, when every machine gave the same one"),
   min: z.number().optional(),
   max: z.number().optional(),
-  values: z.array(z.object({ value: z.string(), machines: z.number().int() })).optional().describe("the values seen, most frequent first (at most 8)"),
+  values: z
+    .array(z.object({ value: z.string(), machines: z.number().int() }))
+    .optional()
+    .describe("the values seen, most frequent first (at most 8)"),
   distinct: z.number().int().optional(),
 });
 

@@ -41,10 +41,15 @@ export const PlaceVerdict = z.object({
   rule: z
     .object({ index: z.number().int(), name: z.string() })
     .nullable()
-    .describe("the top-level rule that placed (or failed): its position in the chain and name; `recovery` and `default` for the fallbacks"),
+    .describe(
+      "the top-level rule that placed (or failed): its position in the chain and name; `recovery` and `default` for the fallbacks",
+    ),
   rejected: z.boolean(),
   reason: z.string().optional().describe("why the application was rejected, in YuniKorn's words"),
-  error: z.string().optional().describe("YuniKorn's full error text naming the application, when `applicationId` was given"),
+  error: z
+    .string()
+    .optional()
+    .describe("YuniKorn's full error text naming the application, when `applicationId` was given"),
   trace: z.unknown().optional(),
 });
 /** A placement verdict with its envelope. */

@@ -13,15 +13,21 @@ export const JobListItem = z.strictObject({
   submitted_at: z
     .string()
     .nullable()
-    .describe("when the job was submitted (RFC 3339); null for a job stored before submission times were recorded"),
+    .describe(
+      "when the job was submitted (RFC 3339); null for a job stored before submission times were recorded",
+    ),
   started_at: z
     .string()
     .nullable()
-    .describe("when the job first took a slot (RFC 3339); null if it has not (or was stored before start times were recorded)"),
+    .describe(
+      "when the job first took a slot (RFC 3339); null if it has not (or was stored before start times were recorded)",
+    ),
   ended_at: z
     .string()
     .nullable()
-    .describe("when the job finished, was cancelled or its lease expired (RFC 3339); null while it has not ended"),
+    .describe(
+      "when the job finished, was cancelled or its lease expired (RFC 3339); null while it has not ended",
+    ),
   lease_expires_at: z
     .string()
     .nullable()

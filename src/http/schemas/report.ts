@@ -12,15 +12,25 @@ const Example = z
   .strict();
 
 /** One outcome pair of an engine: `allowed true → false`, its count and its first examples. */
-const Pair = z.object({ pair: z.string(), count: z.number().int(), examples: z.array(Example).max(20) }).strict();
+const Pair = z
+  .object({ pair: z.string(), count: z.number().int(), examples: z.array(Example).max(20) })
+  .strict();
 
 const EngineReport = z
-  .object({ compared: z.number().int(), agreed: z.number().int(), differing: z.number().int(), pairs: z.array(Pair) })
+  .object({
+    compared: z.number().int(),
+    agreed: z.number().int(),
+    differing: z.number().int(),
+    pairs: z.array(Pair),
+  })
   .strict();
 
 /** A comparison report (src/bundle/compare/report.ts), as the API answers it and `arbiter replay --format json` prints it. */
 export const ReportBody = z.object({
-  since: z.string().nullable().describe("when counting began: the candidate's staging (shadow), the first log line (replay)"),
+  since: z
+    .string()
+    .nullable()
+    .describe("when counting began: the candidate's staging (shadow), the first log line (replay)"),
   compared: z.number().int(),
   agreed: z.number().int(),
   differing: z.number().int(),

@@ -6,7 +6,19 @@
 import { ClassAd } from "../classad.js";
 import { arith, compare, metaEqual, metaNotEqual, type CmpOp } from "../operators.js";
 import { USED_RANDOM } from "../state.js";
-import { AbsTime, ERROR, ListValue, Real, RelTime, UNDEF, isInt, realToInt, truth, typeName, type Value } from "../values.js";
+import {
+  AbsTime,
+  ERROR,
+  ListValue,
+  Real,
+  RelTime,
+  UNDEF,
+  isInt,
+  realToInt,
+  truth,
+  typeName,
+  type Value,
+} from "../values.js";
 import { eager, toInt, toReal, toStr, type Builtin } from "./helpers.js";
 
 const utf8 = new TextEncoder();

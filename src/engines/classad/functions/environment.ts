@@ -16,7 +16,7 @@ export function splitV2(text: string): string[] | null {
   const out: string[] = [];
   let buf = "";
   let token = false;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const c = text[i];
     if (c === "'") {
       token = true;
@@ -79,7 +79,11 @@ export function joinV2(args: readonly string[]): string {
 }
 
 /** The version argument (1 or 2, default 2), or ERROR as the compat layer reports a bad one. */
-function versionOf(args: Parameters<Builtin>[0], ad: Parameters<Builtin>[1], st: Parameters<Builtin>[2]): 1 | 2 | null {
+function versionOf(
+  args: Parameters<Builtin>[0],
+  ad: Parameters<Builtin>[1],
+  st: Parameters<Builtin>[2],
+): 1 | 2 | null {
   if (args.length < 2) return 2;
   const v = args[1](ad, st);
   if (typeof v !== "number" && typeof v !== "bigint") return null;

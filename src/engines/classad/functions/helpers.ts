@@ -27,7 +27,11 @@ export function strictArgs(vals: readonly Value[]): Value | null {
 }
 
 /** Wraps a function of evaluated arguments with an exact argument count range and default strictness. */
-export function eager(min: number, max: number, fn: (vals: Value[], st: EvalState, ad: ClassAd) => Value): Builtin {
+export function eager(
+  min: number,
+  max: number,
+  fn: (vals: Value[], st: EvalState, ad: ClassAd) => Value,
+): Builtin {
   return (args, ad, st) => {
     if (args.length < min || args.length > max) return ERROR;
     const vals = evalAll(args, ad, st);

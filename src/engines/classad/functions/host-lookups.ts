@@ -37,7 +37,8 @@ const userMap: Builtin = (args, ad, st) => {
   const user = args[1](ad, st);
   if (args.length >= 3) args[2](ad, st);
   const dflt = args.length === 4 ? args[3](ad, st) : UNDEF;
-  if ((typeof map !== "string" || typeof user !== "string") && (map === ERROR || user === ERROR)) return ERROR;
+  if ((typeof map !== "string" || typeof user !== "string") && (map === ERROR || user === ERROR))
+    return ERROR;
   return dflt;
 };
 

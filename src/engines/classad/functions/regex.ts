@@ -45,7 +45,12 @@ export function parseOpts(o: string | null, subst: boolean): Opts {
 
 /** The compiled pattern, or null when it does not compile (or needs backtracking, which the matcher refuses). */
 export function compilePattern(pattern: string, o: Opts): LinearRegex | null {
-  const r = cachedLinear(pattern, "pcre", { i: o.flags.includes("i"), m: o.flags.includes("m"), s: o.flags.includes("s"), x: o.extended });
+  const r = cachedLinear(pattern, "pcre", {
+    i: o.flags.includes("i"),
+    m: o.flags.includes("m"),
+    s: o.flags.includes("s"),
+    x: o.extended,
+  });
   return r.ok ? r.value : null;
 }
 

@@ -144,7 +144,12 @@ const stringListRegexpMember: Builtin = (args, ad, st) => {
   const list = args[1](ad, st);
   const delims = args.length >= 3 ? args[2](ad, st) : ", ";
   const options = args.length === 4 ? args[3](ad, st) : "";
-  if (typeof pattern !== "string" || typeof list !== "string" || typeof delims !== "string" || typeof options !== "string") {
+  if (
+    typeof pattern !== "string" ||
+    typeof list !== "string" ||
+    typeof delims !== "string" ||
+    typeof options !== "string"
+  ) {
     return ERROR;
   }
   const re = compilePattern(pattern, parseOpts(asciiLower(options), false));

@@ -156,25 +156,39 @@ function getField(field: string): Builtin {
     if (v instanceof AbsTime) {
       const tm = gmtime(v.secs);
       switch (field) {
-        case "year": return tm.year;
-        case "month": return tm.mon + 1;
-        case "dayofyear": return tm.yday;
-        case "dayofmonth": return tm.mday;
-        case "dayofweek": return tm.wday;
-        case "hours": return tm.hour;
-        case "minutes": return tm.min;
-        case "seconds": return tm.sec;
-        default: return ERROR;
+        case "year":
+          return tm.year;
+        case "month":
+          return tm.mon + 1;
+        case "dayofyear":
+          return tm.yday;
+        case "dayofmonth":
+          return tm.mday;
+        case "dayofweek":
+          return tm.wday;
+        case "hours":
+          return tm.hour;
+        case "minutes":
+          return tm.min;
+        case "seconds":
+          return tm.sec;
+        default:
+          return ERROR;
       }
     }
     if (v instanceof RelTime) {
       const r = Math.trunc(v.secs);
       switch (field) {
-        case "days": return realToInt(Math.trunc(r / 86400));
-        case "hours": return realToInt(Math.trunc((r % 86400) / 3600));
-        case "minutes": return realToInt(Math.trunc((r % 3600) / 60));
-        case "seconds": return realToInt(r % 60);
-        default: return ERROR;
+        case "days":
+          return realToInt(Math.trunc(r / 86400));
+        case "hours":
+          return realToInt(Math.trunc((r % 86400) / 3600));
+        case "minutes":
+          return realToInt(Math.trunc((r % 3600) / 60));
+        case "seconds":
+          return realToInt(r % 60);
+        default:
+          return ERROR;
       }
     }
     return ERROR;

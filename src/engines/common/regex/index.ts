@@ -266,7 +266,11 @@ function planEngine(parsed: Parsed): EnginePlan {
   const fast = groups > MAX_FAST_GROUPS ? null : fastPathSource(parsed);
   if (fast === null) return { js: null, linear: false, vm: makeVm(parsed, true) };
   try {
-    return { js: new FastRegex(fast.source, fast.fold, groups, parsed.names, fast.paths), linear: fast.linear, vm: null };
+    return {
+      js: new FastRegex(fast.source, fast.fold, groups, parsed.names, fast.paths),
+      linear: fast.linear,
+      vm: null,
+    };
   } catch {
     // RegExp's own compiler can give up on a translation it accepts in principle (thousands of groups: "Stack overflow")
     return { js: null, linear: false, vm: makeVm(parsed, true) };
@@ -278,7 +282,12 @@ function engineOf(plan: EnginePlan, parsed: Parsed, charged: boolean): LinearReg
   if (plan.js !== null) {
     if (plan.linear) return plan.js;
     // a pattern that compiled for RegExp is far below the VM's size limit
-    return new HybridRegex(plan.js, () => makeVm(parsed, charged) as VmRegex, parsed.names.length, parsed.names);
+    return new HybridRegex(
+      plan.js,
+      () => makeVm(parsed, charged) as VmRegex,
+      parsed.names.length,
+      parsed.names,
+    );
   }
   return plan.vm === null ? null : plan.vm.copy();
 }
@@ -384,7 +393,11 @@ export function compileVmOnly(pattern: string, origin: Origin, flags: RegexFlags
 }
 
 /** A pattern's tree and Pike VM program (uncharged), or null when it does not parse or its program is too large. */
-function vmProgram(pattern: string, origin: Origin, flags: RegexFlags): { parsed: Parsed; prog: Prog } | null {
+function vmProgram(
+  pattern: string,
+  origin: Origin,
+  flags: RegexFlags,
+): { parsed: Parsed; prog: Prog } | null {
   const parsed = parsePattern(pattern, origin, flags);
   if ("kind" in parsed) return null;
   const prog = compileProgram(parsed.node, parsed.names.length, parsed.word);
@@ -397,7 +410,11 @@ function vmProgram(pattern: string, origin: Origin, flags: RegexFlags): { parsed
  * (a diff's witness candidates); null when the pattern does not compile or
  * its program is too large. Its matches are charged like any Pike VM run.
  */
-export function compileVmTester(pattern: string, origin: Origin, flags: RegexFlags = {}): ((s: string) => boolean) | null {
+export function compileVmTester(
+  pattern: string,
+  origin: Origin,
+  flags: RegexFlags = {},
+): ((s: string) => boolean) | null {
   const made = vmProgram(pattern, origin, flags);
   if (made === null) return null;
   const vm = new PikeVm({ ...made.prog, slots: 0 }, "");
@@ -441,13 +458,35 @@ function planOf(pattern: string, origin: Origin, flags: RegexFlags, charged: boo
   const parsed = parsePattern(pattern, origin, flags);
   const memoBytes = 1_024 + 64 * pattern.length;
   if ("kind" in parsed)
-    return { parsed, engine: null, testParsed: null, test: null, testSame: true, pf: null, testPf: null, bytes: 0, charges, memoBytes };
+    return {
+      parsed,
+      engine: null,
+      testParsed: null,
+      test: null,
+      testSame: true,
+      pf: null,
+      testPf: null,
+      bytes: 0,
+      charges,
+      memoBytes,
+    };
   return recordingWork(charges, charged, () => {
     const engine = planEngine(parsed);
     // a program's three arrays and its sets, about 16 bytes an instruction
     const size = (e: EnginePlan, n: Node): number => (e.vm === null ? 0 : 16 * programSize(n, MAX_PROGRAM));
     if (engine.js === null && engine.vm === null)
-      return { parsed, engine, testParsed: null, test: null, testSame: true, pf: null, testPf: null, bytes: 0, charges, memoBytes };
+      return {
+        parsed,
+        engine,
+        testParsed: null,
+        test: null,
+        testSame: true,
+        pf: null,
+        testPf: null,
+        bytes: 0,
+        charges,
+        memoBytes,
+      };
     const trimmed = trimForTest(parsed.node);
     const testParsed = trimmed === parsed.node ? parsed : { ...parsed, node: trimmed };
     const test = trimmed === parsed.node ? engine : planEngine(testParsed);
@@ -479,7 +518,9 @@ function fromPlan(pattern: string, plan: Plan, charged: boolean): ReturnType<typ
   if ("kind" in parsed) return { ok: false, error: parsed };
   const engine = engineOf(plan.engine as EnginePlan, parsed, charged);
   if (engine === null) return { ok: false, error: { kind: "too-large", offset: 0, text: pattern } };
-  const testEngine = plan.testSame ? engine : (engineOf(plan.test as EnginePlan, plan.testParsed as Parsed, charged) as LinearRegex);
+  const testEngine = plan.testSame
+    ? engine
+    : (engineOf(plan.test as EnginePlan, plan.testParsed as Parsed, charged) as LinearRegex);
   const test = testerOf(testEngine, plan.testPf);
   const pf = plan.pf;
   const f = pf !== null && engine.fast && pf.prefix === "" && pf.exact === null ? null : pf;
@@ -645,7 +686,11 @@ export function cachedLinear(pattern: string, origin: Origin, flags: RegexFlags 
   if (r === undefined) {
     const b = currentBudget();
     if (b !== UNLIMITED && ++b.regexCompiles > MAX_COMPILES_PER_DECISION) {
-      return { ok: false, error: { kind: "too-large", offset: 0, text: pattern }, message: TOO_MANY_PATTERNS };
+      return {
+        ok: false,
+        error: { kind: "too-large", offset: 0, text: pattern },
+        message: TOO_MANY_PATTERNS,
+      };
     }
     chargeRegex(UNITS_PER_COMPILE + UNITS_PER_PATTERN_CHAR * pattern.length);
     const c = compileLinear(pattern, origin, flags, true);

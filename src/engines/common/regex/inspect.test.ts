@@ -67,19 +67,45 @@ describe("inspectSimple reads plain patterns as parsing them does", () => {
     const quick = inspectSimple(p);
     if (quick === null) return false;
     const parsed = parsePattern(p, origin, {});
-    if ("kind" in parsed) throw new Error(`${JSON.stringify(p)}: quick path took a pattern ${origin} refuses (${parsed.kind})`);
+    if ("kind" in parsed)
+      throw new Error(`${JSON.stringify(p)}: quick path took a pattern ${origin} refuses (${parsed.kind})`);
     const pf = prefilterOf(parsed.node);
     expect(quick).toEqual({ prefix: pf?.prefix ?? "", required: pf?.required ?? "" });
     return true;
   };
   it("takes the policies' usual shapes", () => {
-    for (const p of ["^.*-t12[a-z]+$", "^team3-[a-z]+$", "a+b*c?", "^ab$cd", "x.y*?z", "[--z]+a", "[a-]b", "", "^"])
+    for (const p of [
+      "^.*-t12[a-z]+$",
+      "^team3-[a-z]+$",
+      "a+b*c?",
+      "^ab$cd",
+      "x.y*?z",
+      "[--z]+a",
+      "[a-]b",
+      "",
+      "^",
+    ])
       expect(same(p, "re2")).toBe(true);
     expect(inspectSimple("^ab$cd")).toEqual({ prefix: "ab", required: "abcd" });
     expect(inspectSimple("^.*-t12[a-z]+$")).toEqual({ prefix: "", required: "-t12" });
   });
   it("leaves every other pattern, errors included, to the parser", () => {
-    for (const p of ["(a)", "a|b", "a{2}", "\\d", "[]a]", "[z-a]", "a**", "a*??", "^*", "*a", "[a", "[[:alpha:]]", "(?i)a", "é"])
+    for (const p of [
+      "(a)",
+      "a|b",
+      "a{2}",
+      "\\d",
+      "[]a]",
+      "[z-a]",
+      "a**",
+      "a*??",
+      "^*",
+      "*a",
+      "[a",
+      "[[:alpha:]]",
+      "(?i)a",
+      "é",
+    ])
       expect(inspectSimple(p)).toBeNull();
   });
   it("on random patterns, for every origin", () => {

@@ -297,8 +297,7 @@ function sizeOf(n: Node, limit: number): number {
     case "rep": {
       const x = sizeOf(n.x, limit);
       if (x === Infinity) return Infinity;
-      const s =
-        n.max === -1 ? (n.min > 0 ? n.min * x + 1 : x + 2) : n.min * x + (n.max - n.min) * (1 + x);
+      const s = n.max === -1 ? (n.min > 0 ? n.min * x + 1 : x + 2) : n.min * x + (n.max - n.min) * (1 + x);
       return s > limit ? Infinity : s;
     }
   }
