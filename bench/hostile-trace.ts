@@ -80,7 +80,8 @@ dc.subscribe("undici:client:sendHeaders", () => { wrote = mono(); });
   }
 })();`;
 
-const script = bundleWorker();
+// the trace patches the bundle's text at two lines, so it is bundled unminified
+const script = bundleWorker(undefined, undefined, process.env.TRACE_SERVER === "1" ? ["--no-minify"] : []);
 const serverLines: { path: string; enter: number; done: number; got: number }[] = [];
 const realOff = Date.now() - mono();
 if (process.env.TRACE_SERVER === "1") {

@@ -95,9 +95,14 @@ const NOOP_DIR = resolve(".bench/noop");
  * Bundles the Worker exactly as `wrangler deploy` would (its [build] step
  * included, so a fresh clone's policies are compiled), without deploying; with
  * `config`, another Worker (the bench's no-op) is bundled the same way; into
- * `outDir` when given (a test's own folder).
+ * `outDir` when given (a test's own folder); `extraArgs` go to wrangler as they are
+ * (`--no-minify` for a bench that patches the bundle's text).
  */
-export function bundleWorker(config?: string, outDir = config === undefined ? OUT_DIR : NOOP_DIR): string {
+export function bundleWorker(
+  config?: string,
+  outDir = config === undefined ? OUT_DIR : NOOP_DIR,
+  extraArgs: string[] = [],
+): string {
   rmSync(outDir, { recursive: true, force: true });
   const args = [
     "wrangler",
@@ -106,6 +111,7 @@ export function bundleWorker(config?: string, outDir = config === undefined ? OU
     "--outdir",
     outDir,
     ...(config === undefined ? [] : ["--config", config]),
+    ...extraArgs,
   ];
   const built = spawnSync("npx", args, { stdio: "ignore" });
   if (built.status !== 0)
