@@ -4,22 +4,7 @@ import { def0, defV } from "./builtins-define.js";
 import { civilFromDays, daysFromCivil, weekday } from "./civil-time.js";
 import { S } from "./runtime.js";
 import { fail, numOf } from "./values.js";
-
-const DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
+import { DAY_NAMES, MONTH_NAMES } from "../engines/common/calendar.js";
 
 const GMTIME_ERROR = "error converting number of seconds since epoch to datetime";
 
@@ -143,17 +128,17 @@ function strftime(tm: number[], fmt: string): string {
         out += String(yday + 1).padStart(3, "0");
         break;
       case "a":
-        out += (DAYS[wday] ?? "?").slice(0, 3);
+        out += (DAY_NAMES[wday] ?? "?").slice(0, 3);
         break;
       case "A":
-        out += DAYS[wday] ?? "?";
+        out += DAY_NAMES[wday] ?? "?";
         break;
       case "b":
       case "h":
-        out += (MONTHS[mo] ?? "?").slice(0, 3);
+        out += (MONTH_NAMES[mo] ?? "?").slice(0, 3);
         break;
       case "B":
-        out += MONTHS[mo] ?? "?";
+        out += MONTH_NAMES[mo] ?? "?";
         break;
       case "p":
         out += h < 12 ? "AM" : "PM";
@@ -180,7 +165,7 @@ function strftime(tm: number[], fmt: string): string {
         out += `${y}-${p2(mo + 1)}-${p2(d)}`;
         break;
       case "c":
-        out += `${DAYS[wday]?.slice(0, 3)} ${MONTHS[mo]?.slice(0, 3)} ${String(d).padStart(2, " ")} ${p2(h)}:${p2(mi)}:${p2(Math.floor(s))} ${y}`;
+        out += `${DAY_NAMES[wday]?.slice(0, 3)} ${MONTH_NAMES[mo]?.slice(0, 3)} ${String(d).padStart(2, " ")} ${p2(h)}:${p2(mi)}:${p2(Math.floor(s))} ${y}`;
         break;
       case "x":
         out += `${p2(mo + 1)}/${p2(d)}/${p2(((y % 100) + 100) % 100)}`;
@@ -336,12 +321,12 @@ function strptime(input: string, fmt: string): Json[] {
           break;
         case "a":
         case "A":
-          wday = name(DAYS);
+          wday = name(DAY_NAMES);
           break;
         case "b":
         case "B":
         case "h":
-          tm[1] = name(MONTHS);
+          tm[1] = name(MONTH_NAMES);
           dateParsed = true;
           break;
         case "p": {

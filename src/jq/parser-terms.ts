@@ -1,7 +1,7 @@
 /** Object constructions `{...}` and destructuring patterns, parsed for Parser. */
 import type { Node, Pattern } from "./ast.js";
 import type { Token } from "./lexer.js";
-import { KEYWORD_KEYS, lineOf, type Parser } from "./parser.js";
+import { lineOf, type Parser } from "./parser.js";
 
 /** Parses `{...}` after its opening brace: keys, `$var` / `$__loc__` / string shorthands, `key: value`. */
 export function objectTerm(p: Parser): Node {
@@ -126,7 +126,8 @@ function patternBody(p: Parser): Pattern {
       if (kt.t === "var") {
         keyVar = bindingName(p, kt);
         key = { k: "literal", v: keyVar };
-      } else if (kt.t === "ident" || (kt.t === "kw" && KEYWORD_KEYS.has(kt.v)))
+      } else if (kt.t === "ident" || kt.t === "kw")
+        // every keyword may be an object key
         key = { k: "literal", v: kt.v };
       else if (kt.t === "str") key = p.strNode(kt, null);
       else if (kt.t === "op" && kt.v === "(") {

@@ -11,26 +11,6 @@ import { formatNumber } from "./print.js";
 const EXPRESSION_KEYWORDS = new Set(["if", "try", "reduce", "foreach", "label", "def"]);
 const ASSIGN_OPS = new Set(["=", "|=", "+=", "-=", "*=", "/=", "%=", "//="]);
 const COMPARE_OPS = new Set(["==", "!=", "<", "<=", ">", ">="]);
-/** Keywords that may also be object keys and pattern keys. */
-export const KEYWORD_KEYS = new Set([
-  "def",
-  "if",
-  "then",
-  "elif",
-  "else",
-  "end",
-  "as",
-  "reduce",
-  "foreach",
-  "try",
-  "catch",
-  "label",
-  "import",
-  "include",
-  "and",
-  "or",
-  "__loc__",
-]);
 
 /** The grammar's left-associative chains, loosest first. */
 type Chain = 0 | 1 | 2 | 3 | 4;

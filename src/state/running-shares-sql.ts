@@ -267,19 +267,21 @@ export class SqlShares implements ShareStore {
   /** Where the `op` presence rows' filling stands (see `opAfter`); undefined: done, recorded as such. */
   private setOpAfter(after: number | null | undefined): void {
     this.opAfter = after;
-    if (after === undefined) {
-      this.sql.exec("DELETE FROM meta WHERE key = ?", OP_PRESENCE_AFTER);
-      this.setMeta(OP_PRESENCE, "1");
-    } else this.setMeta(OP_PRESENCE_AFTER, JSON.stringify(after));
+    this.saveFillCursor(OP_PRESENCE_AFTER, OP_PRESENCE, after);
   }
 
   /** Where the filling of `running_facts` for counts saved before it stands (see `factsAfter`); undefined: done, recorded as such. */
   private setFactsAfter(after: number | null | undefined): void {
     this.factsAfter = after;
+    this.saveFillCursor(FACTS_AFTER, FACTS_INDEXED, after);
+  }
+
+  /** Stores a fill's last id read under `cursorKey`, or, when it is done (undefined), drops the cursor and sets `doneKey`. */
+  private saveFillCursor(cursorKey: string, doneKey: string, after: number | null | undefined): void {
     if (after === undefined) {
-      this.sql.exec("DELETE FROM meta WHERE key = ?", FACTS_AFTER);
-      this.setMeta(FACTS_INDEXED, "1");
-    } else this.setMeta(FACTS_AFTER, JSON.stringify(after));
+      this.sql.exec("DELETE FROM meta WHERE key = ?", cursorKey);
+      this.setMeta(doneKey, "1");
+    } else this.setMeta(cursorKey, JSON.stringify(after));
   }
 
   /** Whether `running_facts` does not yet hold every counted job (counts saved before it, being filled by `fillIndex`): no fact is read through it until it does. */

@@ -4,6 +4,7 @@
  * UTC, so "local time" is UTC throughout.
  */
 import { AbsTime } from "./values.js";
+import { DAY_NAMES, MONTH_NAMES } from "../common/calendar.js";
 
 function isDigitCh(s: string, i: number): boolean {
   const c = s.charCodeAt(i);
@@ -296,22 +297,6 @@ export function absTimeBody(t: AbsTime): string {
   return `${tm.year}-${pad2(tm.mon + 1)}-${pad2(tm.mday)}T${pad2(tm.hour)}:${pad2(tm.min)}:${pad2(tm.sec)}${sign}${pad2(idiv(tz, 3600))}:${pad2(idiv(tz, 60) % 60)}`;
 }
 
-const DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
-
 /** Week number as strftime's %U (first Sunday starts week 1) or %W (Monday). */
 function weekNo(tm: Tm, monday: boolean): number {
   const wd = monday ? (tm.wday + 6) % 7 : tm.wday;
@@ -330,17 +315,17 @@ export function strftime(tm: Tm, fmt: string): string {
     const f = fmt[++i];
     switch (f) {
       case "a":
-        out += (DAYS[tm.wday] ?? "???").slice(0, 3);
+        out += (DAY_NAMES[tm.wday] ?? "???").slice(0, 3);
         break;
       case "A":
-        out += DAYS[tm.wday] ?? "?";
+        out += DAY_NAMES[tm.wday] ?? "?";
         break;
       case "b":
       case "h":
-        out += (MONTHS[tm.mon] ?? "???").slice(0, 3);
+        out += (MONTH_NAMES[tm.mon] ?? "???").slice(0, 3);
         break;
       case "B":
-        out += MONTHS[tm.mon] ?? "?";
+        out += MONTH_NAMES[tm.mon] ?? "?";
         break;
       case "c":
         out += strftime(tm, "%a %b %e %H:%M:%S %Y");

@@ -452,41 +452,38 @@ export function regexPlansMade(): number {
   return plansMade;
 }
 
+/** A plan with nothing to run: a pattern that failed to parse (no engine), or one no engine takes. */
+function unrunPlan(
+  parsed: Plan["parsed"],
+  engine: Plan["engine"],
+  charges: number[],
+  memoBytes: number,
+): Plan {
+  return {
+    parsed,
+    engine,
+    testParsed: null,
+    test: null,
+    testSame: true,
+    pf: null,
+    testPf: null,
+    bytes: 0,
+    charges,
+    memoBytes,
+  };
+}
+
 function planOf(pattern: string, origin: Origin, flags: RegexFlags, charged: boolean): Plan {
   plansMade++;
   const charges: number[] = [];
   const parsed = parsePattern(pattern, origin, flags);
   const memoBytes = 1_024 + 64 * pattern.length;
-  if ("kind" in parsed)
-    return {
-      parsed,
-      engine: null,
-      testParsed: null,
-      test: null,
-      testSame: true,
-      pf: null,
-      testPf: null,
-      bytes: 0,
-      charges,
-      memoBytes,
-    };
+  if ("kind" in parsed) return unrunPlan(parsed, null, charges, memoBytes);
   return recordingWork(charges, charged, () => {
     const engine = planEngine(parsed);
     // a program's three arrays and its sets, about 16 bytes an instruction
     const size = (e: EnginePlan, n: Node): number => (e.vm === null ? 0 : 16 * programSize(n, MAX_PROGRAM));
-    if (engine.js === null && engine.vm === null)
-      return {
-        parsed,
-        engine,
-        testParsed: null,
-        test: null,
-        testSame: true,
-        pf: null,
-        testPf: null,
-        bytes: 0,
-        charges,
-        memoBytes,
-      };
+    if (engine.js === null && engine.vm === null) return unrunPlan(parsed, engine, charges, memoBytes);
     const trimmed = trimForTest(parsed.node);
     const testParsed = trimmed === parsed.node ? parsed : { ...parsed, node: trimmed };
     const test = trimmed === parsed.node ? engine : planEngine(testParsed);
