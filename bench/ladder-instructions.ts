@@ -1,7 +1,7 @@
 /**
  * `npm run bench:ladder:instructions`: the ladder of `npm run bench:ladder` counted in
  * instructions instead of CPU time, so that one build can be compared with another on a
- * loaded machine. Each rung (the ladder Worker at LADDER_STEP 0 to 5) and the real Worker
+ * loaded machine. Each rung (the ladder Worker at LADDER_STEP 0 to 6) and the real Worker
  * is served by workerd under valgrind's cachegrind, started through Miniflare as the other
  * benches start it (MINIFLARE_WORKERD_PATH points at a wrapper script), and sent requests
  * one after another: WARM, then N1 in one process and N2 in another; instructions per request
@@ -13,7 +13,7 @@
  * The requests ask for no compression (`accept-encoding: identity`, as autocannon sends
  * none), else workerd gzips each answer.
  *
- * BENCH_ROUTES (place,limits: keys of bench/http-requests.ts), BENCH_RUNGS (0,1,2,3,4,5,route),
+ * BENCH_ROUTES (place,limits: keys of bench/http-requests.ts), BENCH_RUNGS (0,1,2,3,4,5,6,route),
  * BENCH_WARM (300), BENCH_N1 (100), BENCH_N2 (600), BENCH_SHARDS (1; 0 serves the real
  * Worker without its METRICS_SHARD binding). Needs valgrind; takes about a minute a rung.
  */
@@ -27,7 +27,7 @@ import { DECISION_REQUESTS } from "./http-requests.js";
 import { bundleWorker, startWorker } from "./workerd.js";
 
 const ROUTES = (process.env.BENCH_ROUTES ?? "place,limits").split(",") as (keyof typeof DECISION_REQUESTS)[];
-const RUNGS = (process.env.BENCH_RUNGS ?? "0,1,2,3,4,5,route").split(",");
+const RUNGS = (process.env.BENCH_RUNGS ?? "0,1,2,3,4,5,6,route").split(",");
 const WARM = Number(process.env.BENCH_WARM ?? 300);
 const N1 = Number(process.env.BENCH_N1 ?? 100);
 const N2 = Number(process.env.BENCH_N2 ?? 600);
@@ -38,8 +38,9 @@ const NAMES: Record<string, string> = {
   "1": "+ read the body, active bundle, shape check",
   "2": "+ validate (the route's compiled schema)",
   "3": "+ decide",
-  "4": "+ decision id and log line",
-  "5": "+ the answer as the route writes it",
+  "4": "+ decision id and log line's text",
+  "5": "+ the log line written",
+  "6": "+ the answer as the route writes it",
   route: "the route (the Worker)",
 };
 
