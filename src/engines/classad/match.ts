@@ -141,12 +141,13 @@ const MACHINE_NAME = new AttrSite("name");
 
 /**
  * Reads a machine's first slot, at the top of its turn in a decide's loop, before its evaluations read
- * the slots they need: one load of the same code at a fixed place in every machine's slot store, which the
- * processor follows from one machine to the next and fetches ahead (the evaluations' own reads, by shared
- * code, in each plan's order, it does not). In a pool larger than the cache, best-1's 100,000-machine decide
- * took 30–32 ms without it and 21 ms with it, and its 10,000-machine decide 20–25% less; the full verdict,
- * which reads each machine's `Name` first, was as fast already (docs/performance.md, wt/decide9). Answers
- * whether that slot is missing (an ad with no attributes), so that the read is kept; see {@link slotReads}.
+ * the slots they need: a load by the same code at the same place in every machine's slot store (likely
+ * why it helps, not measured: the processor's prefetcher can follow such a load from one machine to the
+ * next, and not the evaluations' own reads, by shared code in each plan's order). In the scale series
+ * best-1's 100,000-machine decide went from 28.5–30.7 ms to 21.2–21.7 ms with it; the full verdict, which
+ * reads each machine's `Name` first, was not faster with it (docs/performance.md, wt/decide9). Answers
+ * whether that slot is missing (an ad with no attributes), counted so that the read is kept; see
+ * {@link slotReads}.
  */
 function firstSlotMissing(m: ClassAd): number {
   return m.slots[0] === undefined ? 1 : 0;
