@@ -30,7 +30,14 @@ import type {
   ShareStore,
   Totals,
 } from "../engines/jobfilter/index.js";
-import { NO_KEY, cheapest, factsOf, fieldKind, valuesAt } from "../engines/jobfilter/index.js";
+import {
+  NO_KEY,
+  cheapest,
+  factsOf,
+  fieldKind,
+  stringsMatchingPattern,
+  valuesAt,
+} from "../engines/jobfilter/index.js";
 
 /** The tables of the running counts. */
 export const SHARES_SCHEMA = [
@@ -46,7 +53,20 @@ export const SHARES_SCHEMA = [
   // the earlier rule sets jobs' remembered rules are for (`running_groups.gen`), each as its rules' texts where they differ from `counted_rules` (rule NULL: a rule it lacks)
   "CREATE TABLE IF NOT EXISTS earlier_sets (gen INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS earlier_rules (gen INTEGER NOT NULL, uuid TEXT NOT NULL, rule TEXT, PRIMARY KEY (gen, uuid))",
+  // a regex's matches kept (see `moveByFact`): per memo, a kind of fact (`field:<path>`) and a pattern, last used at `used`
+  // (being dropped by `fillIndex` when `dropping`), and in `running_matched` each value of that kind held that it matches
+  "CREATE TABLE IF NOT EXISTS running_memos (memo INTEGER PRIMARY KEY, kind TEXT NOT NULL, pattern TEXT NOT NULL, used INTEGER NOT NULL, dropping INTEGER NOT NULL DEFAULT 0)",
+  "CREATE TABLE IF NOT EXISTS running_matched (memo INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (memo, value)) WITHOUT ROWID",
 ];
+
+/** How many regexes' matches the store keeps (see `moveByFact`); the least recently used beyond them are dropped by `fillIndex`. */
+export const MAX_MEMOS = 4;
+
+/** How many distinct values one statement hands to JS as a JSON list (fewer when they do not fit in one SQLite string). */
+const VALUE_CHUNK = 20_000;
+
+/** The size of the JSON list of values one statement takes (SQLite's strings stop at 1,000,000 bytes here). */
+const LIST_CHARS = 250_000;
 
 /** The meta key recording that the older `running_shares` table (one row per job with its rule), if it had rows, had the columns of the jobs' remembered rules (`gen`, `was`; a table made before them got them once). */
 const EARLIER_COLUMNS = "earlier_columns";
@@ -97,6 +117,13 @@ interface GroupHolder extends Holder {
   readonly grp: number;
 }
 
+/** A regex's kept matches (see `running_memos`): its test compiled when a value is first tested. */
+interface Memo {
+  readonly kind: string;
+  readonly pattern: string;
+  test?: (v: string) => boolean;
+}
+
 /** The columns of a holder's row (`job` only `withJobs`), over `s` (`running_members`), `g` (`running_groups`) and `j` (`jobs`). */
 const columns = (withJobs: boolean) =>
   `s.id AS id, g.rule AS rule, s.buckets AS buckets, g.gen AS gen, g.was AS was, s.grp AS grp${withJobs ? ", j.job AS job" : ""}`;
@@ -140,6 +167,10 @@ export class SqlShares implements ShareStore {
   private factsAfter: number | null | undefined;
   /** A group of each rule's jobs that remember no earlier rule, where new jobs of the rule go (see `putShare`). */
   private readonly fresh = new Map<string | null, number>();
+  /** The regexes whose matches are kept, by memo number (none being dropped). */
+  private readonly memos = new Map<number, Memo>();
+  /** Whether a memo is being dropped (see `fillIndex`). */
+  private dropping = false;
 
   constructor(private readonly sql: SqlStorage) {
     for (const statement of SHARES_SCHEMA) sql.exec(statement);
@@ -183,6 +214,11 @@ export class SqlShares implements ShareStore {
       else if (sql.exec("SELECT 1 FROM running_members LIMIT 1").toArray().length > 0) this.setOpAfter(null);
       else this.setOpAfter(undefined);
     }
+    for (const m of sql.exec<{ memo: number; kind: string; pattern: string; dropping: number }>(
+      "SELECT memo, kind, pattern, dropping FROM running_memos",
+    ))
+      if (m.dropping === 0) this.memos.set(m.memo, { kind: m.kind, pattern: m.pattern });
+      else this.dropping = true;
     if (this.meta(PRESENCE_KEYS) === undefined) {
       // paths indexed by a release without the presence key: filled again (their rows kept), not read through until then
       if (this.paths.length > 0 && sql.exec("SELECT 1 FROM running_members LIMIT 1").toArray().length > 0)
@@ -230,17 +266,78 @@ export class SqlShares implements ShareStore {
   }
 
   private putFacts(id: number, job: Job): void {
-    for (const [kind, value] of factsOf(job, this.paths, true))
-      this.sql.exec(
-        "INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES (?, ?, ?)",
-        kind,
-        value,
-        id,
-      );
+    for (const [kind, value] of factsOf(job, this.paths, true)) this.putFact(kind, value, id);
+  }
+
+  /** One row of the fact index, and the value in each kept regex's matches it is one of (see `moveByFact`). */
+  private putFact(kind: string, value: string, id: number): void {
+    this.sql.exec("INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES (?, ?, ?)", kind, value, id);
+    if (this.memos.size > 0)
+      for (const [memo, m] of this.memos)
+        if (m.kind === kind && (m.test ??= stringsMatchingPattern(m.pattern).has)(value))
+          this.sql.exec("INSERT OR IGNORE INTO running_matched (memo, value) VALUES (?, ?)", memo, value);
   }
 
   private deleteFacts(id: number): void {
+    // a kept regex's match no running job holds any more is forgotten with its last job
+    const kinds = new Set([...this.memos.values()].map((m) => m.kind));
+    const held =
+      kinds.size === 0
+        ? []
+        : this.sql
+            .exec<{ kind: string; value: string }>("SELECT kind, value FROM running_facts WHERE id = ?", id)
+            .toArray()
+            .filter((f) => kinds.has(f.kind));
     this.sql.exec("DELETE FROM running_facts WHERE id = ?", id);
+    for (const { kind, value } of held)
+      this.sql.exec(
+        "DELETE FROM running_matched WHERE memo IN (SELECT memo FROM running_memos WHERE kind = ?1 AND dropping = 0) AND value = ?2 AND NOT EXISTS (SELECT 1 FROM running_facts WHERE kind = ?1 AND value = ?2)",
+        kind,
+        value,
+      );
+  }
+
+  /** Marks a memo to be dropped by `fillIndex` (its rows may be many: none deleted here). */
+  private dropMemo(memo: number): void {
+    this.memos.delete(memo);
+    this.sql.exec("UPDATE running_memos SET dropping = 1 WHERE memo = ?", memo);
+    this.dropping = true;
+  }
+
+  /** Whether `fillIndex` has the rows of a dropped memo to delete. */
+  memosDropping(): boolean {
+    return this.dropping;
+  }
+
+  /** Deletes at most `rows` rows of the memos being dropped, a memo's own row once it has none; returns how many. */
+  private dropMemoRows(rows: number): number {
+    let done = 0;
+    while (this.dropping && done < rows) {
+      const next = this.sql
+        .exec<{ memo: number }>("SELECT memo FROM running_memos WHERE dropping = 1 LIMIT 1")
+        .toArray()[0];
+      if (next === undefined) {
+        this.dropping = false;
+        break;
+      }
+      const left = rows - done;
+      const n = this.sql
+        .exec<{ n: number }>(
+          "SELECT count(*) AS n FROM (SELECT 1 FROM running_matched WHERE memo = ? LIMIT ?)",
+          next.memo,
+          left,
+        )
+        .one().n;
+      this.sql.exec(
+        "DELETE FROM running_matched WHERE memo = ?1 AND value IN (SELECT value FROM running_matched WHERE memo = ?1 LIMIT ?2)",
+        next.memo,
+        left,
+      );
+      done += n;
+      // fewer than asked: none left
+      if (n < left) this.sql.exec("DELETE FROM running_memos WHERE memo = ?", next.memo);
+    }
+    return done;
   }
 
   indexedPaths(): readonly string[] {
@@ -258,6 +355,9 @@ export class SqlShares implements ShareStore {
     if (added.length === 0 && paths.length === was.size) return;
     this.paths = [...paths];
     this.setMeta(INDEXED_PATHS, JSON.stringify(this.paths));
+    // a path no longer indexed: its kept matches would miss the values of jobs started from now on
+    for (const [memo, m] of this.memos)
+      if (!this.paths.some((p) => fieldKind(p) === m.kind)) this.dropMemo(memo);
     const kept = (this.filling?.paths ?? []).filter((p) => paths.includes(p));
     if (added.length > 0 && this.sql.exec("SELECT 1 FROM running_members LIMIT 1").toArray().length > 0)
       this.setFilling({ paths: [...kept, ...added], after: null });
@@ -333,7 +433,9 @@ export class SqlShares implements ShareStore {
       this.setOpAfter(rows.length < jobs - read ? undefined : rows[rows.length - 1].id);
       read += rows.length;
     }
-    return read + this.fillPaths(jobs - read);
+    read += this.fillPaths(jobs - read);
+    // the slice's rest (a matched value's row for a job) deletes the rows of memos dropped
+    return read + this.dropMemoRows(jobs - read);
   }
 
   /** The next `limit` counted jobs by id after `after` (from the first when null), with their JSON. */
@@ -355,13 +457,7 @@ export class SqlShares implements ShareStore {
     for (const r of rows) {
       const job = parseExactJson(r.job) as unknown as Job;
       for (const path of filling.paths)
-        for (const value of new Set(valuesAt(job, path, true)))
-          this.sql.exec(
-            "INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES (?, ?, ?)",
-            fieldKind(path),
-            value,
-            r.id,
-          );
+        for (const value of new Set(valuesAt(job, path, true))) this.putFact(fieldKind(path), value, r.id);
     }
     // fewer than asked: every counted job is read (a job counted since was indexed as it started)
     this.setFilling(
@@ -715,33 +811,42 @@ export class SqlShares implements ShareStore {
    * Counted per group in one statement through the fact index (a job with
    * two of the facts once), no job read; `move` changes the row of a group
    * all of whose jobs move, else puts the moved jobs of each earlier rule in
-   * a new group by one statement (their member rows, in SQLite).
+   * a new group by one statement (their member rows, in SQLite). A regex's
+   * values (`ValueSet.regex`) are those its kept matches hold (`running_matched`,
+   * kept up to date as jobs start and end): the first change to a pattern
+   * tests each distinct value held once and keeps those it matches, and a
+   * later one tests none.
    */
   moveByFact(
     rules: ReadonlySet<string | null>,
     by: FactReach,
     onto: string,
   ): { readonly from: ReadonlyMap<string | null, number>; move(gen: number): void } {
-    const vs = JSON.stringify(
-      by.values.finite !== null
-        ? [...by.values.finite]
-        : // a few OP_IDs, one index step each; a field's many values in one pass
-          (by.kind === "op"
-            ? this.distinctValues(by.kind)
-            : this.sql
-                .exec<{ value: string }>("SELECT DISTINCT value FROM running_facts WHERE kind = ?", by.kind)
-                .toArray()
-                .map((r) => r.value)
-          ).filter((v) => by.values.has(v)),
-    );
-    const withFact =
-      "SELECT id FROM running_facts WHERE kind = ? AND value IN (SELECT value FROM json_each(?))";
+    let withFact: string;
+    let params: SqlStorageValue[];
+    if (by.values.finite === null && by.values.regex !== undefined && by.kind.startsWith("field:")) {
+      withFact =
+        "SELECT f.id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ? AND f.value = m.value WHERE m.memo = ?";
+      params = [by.kind, this.memoOf(by.kind, by.values.regex, by.values.has)];
+    } else {
+      withFact = "SELECT id FROM running_facts WHERE kind = ? AND value IN (SELECT value FROM json_each(?))";
+      params = [
+        by.kind,
+        JSON.stringify(
+          by.values.finite !== null
+            ? [...by.values.finite]
+            : // a few OP_IDs, one index step each; a field's many values in lists
+              (by.kind === "op" ? this.distinctValues(by.kind) : this.valuesOf(by.kind)).filter((v) =>
+                by.values.has(v),
+              ),
+        ),
+      ];
+    }
     const from = new Map<string | null, number>();
     const groups: { grp: number; rule: string | null; k: number }[] = [];
     for (const g of this.sql.exec<{ grp: number; rule: string | null; k: number }>(
       `SELECT s.grp AS grp, g.rule AS rule, count(*) AS k FROM running_members s CROSS JOIN running_groups g ON g.grp = s.grp WHERE s.id IN (${withFact}) GROUP BY s.grp`,
-      by.kind,
-      vs,
+      ...params,
     )) {
       const rule = g.rule ?? null;
       if (!rules.has(rule)) continue;
@@ -771,13 +876,113 @@ export class SqlShares implements ShareStore {
           `UPDATE running_members SET grp = ? WHERE grp = ? AND id IN (${withFact})`,
           into,
           grp,
-          by.kind,
-          vs,
+          ...params,
         );
         this.leave(grp, k);
       }
     };
     return { from, move };
+  }
+
+  /**
+   * The memo of a regex's matches among the values of `kind` (see
+   * `running_memos`): kept, or made by testing each distinct value held
+   * once (`has`), the least recently used beyond `MAX_MEMOS` then dropped.
+   */
+  private memoOf(kind: string, pattern: string, has: (v: string) => boolean): number {
+    const used =
+      (this.sql.exec<{ u: number | null }>("SELECT max(used) AS u FROM running_memos").one().u ?? 0) + 1;
+    for (const [memo, m] of this.memos)
+      if (m.kind === kind && m.pattern === pattern) {
+        this.sql.exec("UPDATE running_memos SET used = ? WHERE memo = ?", used, memo);
+        return memo;
+      }
+    const memo = this.sql
+      .exec<{ memo: number }>(
+        "INSERT INTO running_memos (kind, pattern, used) VALUES (?, ?, ?) RETURNING memo",
+        kind,
+        pattern,
+        used,
+      )
+      .one().memo;
+    this.memos.set(memo, { kind, pattern, test: has });
+    const matched = this.valuesOf(kind).filter(has);
+    // in lists that fit in one SQLite string
+    for (let i = 0; i < matched.length;) {
+      const list: string[] = [];
+      let chars = 0;
+      while (i < matched.length && (list.length === 0 || chars + matched[i].length < LIST_CHARS)) {
+        chars += matched[i].length + 8;
+        list.push(matched[i++]);
+      }
+      this.sql.exec(
+        "INSERT OR IGNORE INTO running_matched (memo, value) SELECT ?, value FROM json_each(?)",
+        memo,
+        JSON.stringify(list),
+      );
+    }
+    if (this.memos.size > MAX_MEMOS) {
+      const oldest = this.sql
+        .exec<{ memo: number }>(
+          "SELECT memo FROM running_memos WHERE dropping = 0 ORDER BY used LIMIT ?",
+          this.memos.size - MAX_MEMOS,
+        )
+        .toArray();
+      for (const o of oldest) this.dropMemo(o.memo);
+    }
+    return memo;
+  }
+
+  /**
+   * The distinct values of one kind of fact, in order, handed to JS a JSON
+   * list of up to `VALUE_CHUNK` at a time (a row each costs several times
+   * more); a list too long for one SQLite string is asked for again shorter.
+   */
+  private valuesOf(kind: string): string[] {
+    const out: string[] = [];
+    const first =
+      "SELECT json_group_array(value) AS v FROM (SELECT DISTINCT value FROM running_facts WHERE kind = ? ORDER BY value LIMIT ?)";
+    const next =
+      "SELECT json_group_array(value) AS v FROM (SELECT DISTINCT value FROM running_facts WHERE kind = ? AND value > ? ORDER BY value LIMIT ?)";
+    let chunk = VALUE_CHUNK;
+    let after: string | undefined;
+    for (;;) {
+      let list: string[];
+      const asked = chunk;
+      if (asked === 1)
+        // a value too long for a list of its own: its row
+        list = (
+          after === undefined
+            ? this.sql.exec<{ value: string }>(
+                "SELECT value FROM running_facts WHERE kind = ? ORDER BY value LIMIT 1",
+                kind,
+              )
+            : this.sql.exec<{ value: string }>(
+                "SELECT value FROM running_facts WHERE kind = ? AND value > ? ORDER BY value LIMIT 1",
+                kind,
+                after,
+              )
+        )
+          .toArray()
+          .map((r) => r.value);
+      else
+        try {
+          const text = (
+            after === undefined
+              ? this.sql.exec<{ v: string }>(first, kind, asked)
+              : this.sql.exec<{ v: string }>(next, kind, after, asked)
+          ).one().v;
+          list = JSON.parse(text) as string[];
+        } catch (e) {
+          if (!String(e).includes("SQLITE_TOOBIG")) throw e;
+          chunk = Math.ceil(asked / 16);
+          continue;
+        }
+      for (const v of list) out.push(v);
+      if (list.length < asked) return out;
+      after = list[list.length - 1];
+      chunk = Math.min(VALUE_CHUNK, asked * 4);
+    }
   }
 
   /** The distinct values of one kind of fact, one index step each (not a pass over its rows: a kind holds one row per job or more). */
@@ -837,13 +1042,7 @@ export class SqlShares implements ShareStore {
     for (const alts of reached.facts) {
       const { kind, values } = cheapest(alts, size);
       // a value test runs once on each distinct value held
-      const wanted =
-        values.finite ??
-        this.sql
-          .exec<{ value: string }>("SELECT DISTINCT value FROM running_facts WHERE kind = ?", kind)
-          .toArray()
-          .map((r) => r.value)
-          .filter((v) => values.has(v));
+      const wanted = values.finite ?? this.valuesOf(kind).filter((v) => values.has(v));
       for (const v of wanted) each(this.sql.exec<Raw>(byValue, kind, v).toArray());
     }
   }
@@ -888,6 +1087,10 @@ export class SqlShares implements ShareStore {
     this.sql.exec("DELETE FROM running_totals");
     this.sql.exec("DELETE FROM counted_rules");
     this.sql.exec("DELETE FROM running_facts");
+    this.sql.exec("DELETE FROM running_matched");
+    this.sql.exec("DELETE FROM running_memos");
+    this.memos.clear();
+    this.dropping = false;
     this.sql.exec("DELETE FROM earlier_rules");
     this.sql.exec("DELETE FROM earlier_sets");
     this.sql.exec("DELETE FROM meta WHERE key = ?", COUNTED_FOR);

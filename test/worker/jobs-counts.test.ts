@@ -525,6 +525,129 @@ describe("JobQueue running counts", () => {
     });
   });
 
+  it("keep a regex rule's matched values with the counts (kept true as jobs start and end, across restarts), so changing to it again tests no value; the least recently used beyond four dropped in slices", async () => {
+    const queue = "counts-memo";
+    await runInDurableObject(stub(queue), async (first: JobQueue, state: DurableObjectState) => {
+      let q = first;
+      const sql = state.storage.sql;
+      q.putFilter(queue, { priority: 50, predicates: [], action: "ACCEPT", reason: [] });
+      const body = {
+        priority: 10,
+        predicates: [["opcode", ["=", "instance_name", "nobody"]]],
+        action: ["RATE_LIMIT", 1000],
+        reason: [],
+      };
+      // names the path by value: indexed from the first job on
+      const u = q.putFilter(queue, body as never);
+      // names inst<id>, some numbers, some missing; inst57 held by two jobs; some jobs with two opcodes both named
+      const job = (id: number) => ({
+        id,
+        opcodes: [
+          id % 11 === 0
+            ? { OP_ID: "OP_A" }
+            : { OP_ID: "OP_A", instance_name: id % 10 === 0 ? id : `inst${id}` },
+          ...(id % 6 === 0 ? [{ OP_ID: "OP_B", instance_name: `inst${id + 10}` }] : []),
+          ...(id === 58 ? [{ OP_ID: "OP_B", instance_name: "inst57" }] : []),
+        ],
+      });
+      for (let id = 1; id <= 120; id++) await q.submit(queue, job(id));
+      const running = () =>
+        sql
+          .exec<{ job: string }>("SELECT job FROM jobs WHERE state = 'running'")
+          .toArray()
+          .map((r) => JSON.parse(r.job) as Job);
+      const fresh = () => RunningCounts.of(buildFilterSet(q.listFilters()), running()).snapshot();
+      const put = (e: unknown) => q.putFilter(queue, { ...body, predicates: [["opcode", e]] } as never, u);
+      // the values held that a pattern matches, as keys (`s` and the string)
+      const held = (re: RegExp) =>
+        [
+          ...new Set(
+            running().flatMap((j) =>
+              j.opcodes.flatMap((o) => {
+                const v = (o as { instance_name?: unknown }).instance_name;
+                return typeof v === "string" && re.test(v) ? [`s${v}`] : [];
+              }),
+            ),
+          ),
+        ].sort();
+      const kept = (pattern: string) =>
+        sql
+          .exec<{ value: string }>(
+            "SELECT m.value AS value FROM running_matched m JOIN running_memos r ON r.memo = m.memo WHERE r.pattern = ? AND r.dropping = 0 ORDER BY 1",
+            pattern,
+          )
+          .toArray()
+          .map((r) => r.value);
+      const before = q.runningSnapshot();
+      put(["=~", "instance_name", "[0-9]7$"]);
+      expect(q.runningSnapshot()).toEqual(fresh());
+      expect(kept("[0-9]7$")).toEqual(held(/[0-9]7$/));
+      put(body.predicates[0][1]);
+      expect(q.runningSnapshot()).toEqual(before);
+      // jobs start (some named to match) and end (one of inst57's two jobs, others whose name only they hold)
+      for (let id = 121; id <= 150; id++) await q.submit(queue, job(id));
+      for (const id of [57, 17, 27, 126, 137]) q.finish(id);
+      expect(kept("[0-9]7$")).toEqual(held(/[0-9]7$/));
+      expect(kept("[0-9]7$")).toContain("sinst57");
+      expect(kept("[0-9]7$")).toContain("sinst147");
+      expect(kept("[0-9]7$")).not.toContain("sinst17");
+      // a new object over the same storage changes to the pattern again: no statement reads the name's distinct values
+      let distinct = 0;
+      const shares = new SqlShares(
+        new Proxy(sql, {
+          get: (t, k) =>
+            k === "exec"
+              ? (query: string, ...b: unknown[]) => {
+                  if (query.includes("DISTINCT value")) distinct++;
+                  return sql.exec(query, ...b);
+                }
+              : Reflect.get(t, k),
+        }),
+      );
+      const re = q
+        .listFilters()
+        .map((r) =>
+          r.uuid === u ? { ...r, predicates: [["opcode", ["=~", "instance_name", "[0-9]7$"]]] as never } : r,
+        );
+      const carried = RunningCounts.restore(buildFilterSet(q.listFilters()), shares)!;
+      carried.rebase(buildFilterSet(re));
+      expect(distinct).toBe(0);
+      expect(carried.snapshot()).toEqual(RunningCounts.of(buildFilterSet(re), running()).snapshot());
+      q = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv);
+      expect(q.runningSnapshot()).toEqual(fresh());
+      put(body.predicates[0][1]);
+      expect(q.runningSnapshot()).toEqual(fresh());
+      // four more patterns: the least recently used ([0-9]7$) is dropped, its rows deleted by the alarm's slices
+      for (const p of ["1$", "^inst2", "[02468]$", "3"]) {
+        put(["=~", "instance_name", p]);
+        expect(q.runningSnapshot()).toEqual(fresh());
+        expect(kept(p)).toEqual(held(new RegExp(p)));
+      }
+      const rows = () =>
+        sql
+          .exec<{ n: number }>(
+            "SELECT count(*) AS n FROM running_matched WHERE memo IN (SELECT memo FROM running_memos WHERE dropping = 1)",
+          )
+          .one().n;
+      expect(rows()).toBe(held(/[0-9]7$/).length);
+      expect(coreOf(q).indexFilling()).toBe(true);
+      for (let left = rows(); left > 0; left = rows()) {
+        coreOf(q).fillIndex(3);
+        expect(left - rows()).toBeLessThanOrEqual(3);
+        expect(left - rows()).toBeGreaterThan(0);
+      }
+      await q.alarm();
+      expect(coreOf(q).indexFilling()).toBe(false);
+      expect(sql.exec<{ n: number }>("SELECT count(*) AS n FROM running_memos").one().n).toBe(4);
+      // the patterns kept still follow jobs starting and ending
+      for (let id = 151; id <= 160; id++) await q.submit(queue, job(id));
+      q.finish(31);
+      for (const p of ["1$", "^inst2", "[02468]$", "3"]) expect(kept(p)).toEqual(held(new RegExp(p)));
+      put(["=~", "instance_name", "1$"]);
+      expect(q.runningSnapshot()).toEqual(fresh());
+    });
+  });
+
   it("move a `!=` rule's jobs by their groups, writing a few rows however many jobs move (a change, its change back, a reload going back), and migrate counts stored one row per job", async () => {
     const queue = "counts-groups";
     await runInDurableObject(stub(queue), async (first: JobQueue, state: DurableObjectState) => {
