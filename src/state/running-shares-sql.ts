@@ -57,6 +57,8 @@ export const SHARES_SCHEMA = [
   // (being dropped by `fillIndex` when `dropping`), and in `running_matched` each value of that kind held that it matches
   "CREATE TABLE IF NOT EXISTS running_memos (memo INTEGER PRIMARY KEY, kind TEXT NOT NULL, pattern TEXT NOT NULL, used INTEGER NOT NULL, dropping INTEGER NOT NULL DEFAULT 0)",
   "CREATE TABLE IF NOT EXISTS running_matched (memo INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (memo, value)) WITHOUT ROWID",
+  // per memo and group, how many of the group's jobs hold a value it matched (no row for none)
+  "CREATE TABLE IF NOT EXISTS running_memo_groups (memo INTEGER NOT NULL, grp INTEGER NOT NULL, k INTEGER NOT NULL, PRIMARY KEY (memo, grp)) WITHOUT ROWID",
 ];
 
 /** How many regexes' matches the store keeps (see `moveByFact`); the least recently used beyond them are dropped by `fillIndex`. */
@@ -297,11 +299,45 @@ export class SqlShares implements ShareStore {
       );
   }
 
-  /** Marks a memo to be dropped by `fillIndex` (its rows may be many: none deleted here). */
+  /** Marks a memo to be dropped by `fillIndex` (its matches may be many: none deleted here; its counts per group, one row a group, go now). */
   private dropMemo(memo: number): void {
     this.memos.delete(memo);
     this.sql.exec("UPDATE running_memos SET dropping = 1 WHERE memo = ?", memo);
+    this.sql.exec("DELETE FROM running_memo_groups WHERE memo = ?", memo);
     this.dropping = true;
+  }
+
+  /** The kept memos whose matches hold a value of job `id` (its facts indexed). */
+  private memosOfJob(id: number): number[] {
+    if (this.memos.size === 0) return [];
+    return this.sql
+      .exec<{ memo: number }>(
+        "SELECT DISTINCT r.memo AS memo FROM running_facts f CROSS JOIN running_memos r ON r.kind = f.kind AND r.dropping = 0 CROSS JOIN running_matched m ON m.memo = r.memo AND m.value = f.value WHERE f.id = ?",
+        id,
+      )
+      .toArray()
+      .map((r) => r.memo);
+  }
+
+  /** Adds `d` to how many of group `grp`'s jobs hold a value memo `memo` matched (a row come to none deleted). */
+  private memoCount(memo: number, grp: number, d: number): void {
+    if (d === 0) return;
+    this.sql.exec(
+      "INSERT INTO running_memo_groups (memo, grp, k) VALUES (?, ?, ?) ON CONFLICT (memo, grp) DO UPDATE SET k = k + excluded.k",
+      memo,
+      grp,
+      d,
+    );
+    if (d < 0)
+      this.sql.exec("DELETE FROM running_memo_groups WHERE memo = ? AND grp = ? AND k <= 0", memo, grp);
+  }
+
+  /** Job `id` moved from group `from` to group `to`: the memos' counts per group follow it. */
+  private memberMoved(id: number, from: number, to: number): void {
+    for (const memo of this.memosOfJob(id)) {
+      this.memoCount(memo, from, -1);
+      this.memoCount(memo, to, 1);
+    }
   }
 
   /** Whether `fillIndex` has the rows of a dropped memo to delete. */
@@ -630,6 +666,7 @@ export class SqlShares implements ShareStore {
       grp,
       bucketsText(share.buckets),
     );
+    for (const memo of this.memosOfJob(id)) this.memoCount(memo, grp, 1);
   }
 
   /**
@@ -677,8 +714,10 @@ export class SqlShares implements ShareStore {
         let into = made.get(key);
         if (into === undefined) made.set(key, (into = this.newGroup(to, gen, was[at[0]], 0)));
         this.sql.exec("UPDATE running_groups SET n = n + ? WHERE grp = ?", at.length, into);
-        for (const i of at)
+        for (const i of at) {
           this.sql.exec("UPDATE running_members SET grp = ? WHERE id = ?", into, moved[i].id);
+          this.memberMoved(moved[i].id, grp, into);
+        }
         out += at.length;
       }
       this.leave(grp, out);
@@ -688,6 +727,7 @@ export class SqlShares implements ShareStore {
   deleteShare(id: number): void {
     const rows = this.sql.exec<{ grp: number }>("SELECT grp FROM running_members WHERE id = ?", id).toArray();
     if (rows.length === 0) return;
+    for (const memo of this.memosOfJob(id)) this.memoCount(memo, rows[0].grp, -1);
     this.sql.exec("DELETE FROM running_members WHERE id = ?", id);
     this.leave(rows[0].grp, 1);
     if (this.fresh.size > 0)
@@ -778,6 +818,7 @@ export class SqlShares implements ShareStore {
       stays.add(into);
       for (const r of rows) {
         this.sql.exec("UPDATE running_members SET grp = ? WHERE id = ?", into, r.id);
+        this.memberMoved(r.id as number, grp, into);
         r.grp = into;
       }
       this.leave(grp, rows.length);
@@ -824,10 +865,17 @@ export class SqlShares implements ShareStore {
   ): { readonly from: ReadonlyMap<string | null, number>; move(gen: number): void } {
     let withFact: string;
     let params: SqlStorageValue[];
+    let counted: string;
+    let countParams: SqlStorageValue[];
     if (by.values.finite === null && by.values.regex !== undefined && by.kind.startsWith("field:")) {
+      const memo = this.memoOf(by.kind, by.values.regex, by.values.has);
       withFact =
         "SELECT f.id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ? AND f.value = m.value WHERE m.memo = ?";
-      params = [by.kind, this.memoOf(by.kind, by.values.regex, by.values.has)];
+      params = [by.kind, memo];
+      // the memo's counts per group: one row a group, no job
+      counted =
+        "SELECT mg.grp AS grp, g.rule AS rule, mg.k AS k FROM running_memo_groups mg CROSS JOIN running_groups g ON g.grp = mg.grp WHERE mg.memo = ?";
+      countParams = [memo];
     } else {
       withFact = "SELECT id FROM running_facts WHERE kind = ? AND value IN (SELECT value FROM json_each(?))";
       params = [
@@ -841,13 +889,12 @@ export class SqlShares implements ShareStore {
               ),
         ),
       ];
+      counted = `SELECT s.grp AS grp, g.rule AS rule, count(*) AS k FROM running_members s CROSS JOIN running_groups g ON g.grp = s.grp WHERE s.id IN (${withFact}) GROUP BY s.grp`;
+      countParams = params;
     }
     const from = new Map<string | null, number>();
     const groups: { grp: number; rule: string | null; k: number }[] = [];
-    for (const g of this.sql.exec<{ grp: number; rule: string | null; k: number }>(
-      `SELECT s.grp AS grp, g.rule AS rule, count(*) AS k FROM running_members s CROSS JOIN running_groups g ON g.grp = s.grp WHERE s.id IN (${withFact}) GROUP BY s.grp`,
-      ...params,
-    )) {
+    for (const g of this.sql.exec<{ grp: number; rule: string | null; k: number }>(counted, ...countParams)) {
       const rule = g.rule ?? null;
       if (!rules.has(rule)) continue;
       groups.push({ grp: g.grp, rule, k: g.k });
@@ -872,6 +919,18 @@ export class SqlShares implements ShareStore {
         let into = made.get(rule);
         if (into === undefined) made.set(rule, (into = this.newGroup(onto, gen, rule, 0)));
         this.sql.exec("UPDATE running_groups SET n = n + ? WHERE grp = ?", k, into);
+        if (this.memos.size > 0)
+          // the memos' counts follow the jobs moved apart (counted through their facts)
+          for (const c of this.sql
+            .exec<{ memo: number; k: number }>(
+              `SELECT r.memo AS memo, count(DISTINCT f.id) AS k FROM running_facts f CROSS JOIN running_memos r ON r.kind = f.kind AND r.dropping = 0 CROSS JOIN running_matched m ON m.memo = r.memo AND m.value = f.value WHERE f.id IN (SELECT id FROM running_members WHERE grp = ? AND id IN (${withFact})) GROUP BY r.memo`,
+              grp,
+              ...params,
+            )
+            .toArray()) {
+            this.memoCount(c.memo, grp, -c.k);
+            this.memoCount(c.memo, into, c.k);
+          }
         this.sql.exec(
           `UPDATE running_members SET grp = ? WHERE grp = ? AND id IN (${withFact})`,
           into,
@@ -921,6 +980,12 @@ export class SqlShares implements ShareStore {
         JSON.stringify(list),
       );
     }
+    // its jobs counted per group once (a job holding two matched values once)
+    this.sql.exec(
+      "INSERT INTO running_memo_groups (memo, grp, k) SELECT ?1, s.grp, count(*) FROM running_members s WHERE s.id IN (SELECT f.id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ?2 AND f.value = m.value WHERE m.memo = ?1) GROUP BY s.grp",
+      memo,
+      kind,
+    );
     if (this.memos.size > MAX_MEMOS) {
       const oldest = this.sql
         .exec<{ memo: number }>(
@@ -1088,6 +1153,7 @@ export class SqlShares implements ShareStore {
     this.sql.exec("DELETE FROM counted_rules");
     this.sql.exec("DELETE FROM running_facts");
     this.sql.exec("DELETE FROM running_matched");
+    this.sql.exec("DELETE FROM running_memo_groups");
     this.sql.exec("DELETE FROM running_memos");
     this.memos.clear();
     this.dropping = false;
