@@ -267,24 +267,27 @@ export class SqlShares implements ShareStore {
     );
   }
 
-  private putFacts(id: number, job: Job): void {
-    for (const [kind, value] of factsOf(job, this.paths, true)) this.putFact(kind, value, id);
+  /** A job's facts indexed; `matched` gets the kept memos a value of its matches. */
+  private putFacts(id: number, job: Job, matched?: Set<number>): void {
+    for (const [kind, value] of factsOf(job, this.paths, true)) this.putFact(kind, value, id, matched);
   }
 
-  /** One row of the fact index, and the value in each kept regex's matches it is one of (see `moveByFact`). */
-  private putFact(kind: string, value: string, id: number): void {
+  /** One row of the fact index, and the value in each kept regex's matches it is one of (see `moveByFact`), those memos added to `matched`. */
+  private putFact(kind: string, value: string, id: number, matched?: Set<number>): void {
     this.sql.exec("INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES (?, ?, ?)", kind, value, id);
     if (this.memos.size > 0)
       for (const [memo, m] of this.memos)
-        if (m.kind === kind && (m.test ??= stringsMatchingPattern(m.pattern).has)(value))
+        if (m.kind === kind && (m.test ??= stringsMatchingPattern(m.pattern).has)(value)) {
           this.sql.exec("INSERT OR IGNORE INTO running_matched (memo, value) VALUES (?, ?)", memo, value);
+          matched?.add(memo);
+        }
   }
 
-  private deleteFacts(id: number): void {
-    // a kept regex's match no running job holds any more is forgotten with its last job
-    const kinds = new Set([...this.memos.values()].map((m) => m.kind));
+  /** A job's facts deleted; `memos`: the kept memos a value of its matches (see `memosOfJob`), whose matches lose a value no other job holds. */
+  private deleteFacts(id: number, memos: readonly number[]): void {
+    const kinds = new Set(memos.map((m) => this.memos.get(m)?.kind));
     const held =
-      kinds.size === 0
+      memos.length === 0
         ? []
         : this.sql
             .exec<{ kind: string; value: string }>("SELECT kind, value FROM running_facts WHERE id = ?", id)
@@ -647,7 +650,8 @@ export class SqlShares implements ShareStore {
   /** A new job goes in a group of its rule's jobs that remember nothing (one kept at hand per rule, made when there is none). */
   putShare(id: number, share: Share, job: Job): void {
     this.deleteShare(id);
-    this.putFacts(id, job);
+    const matched = new Set<number>();
+    this.putFacts(id, job, matched);
     let grp = this.fresh.get(share.rule);
     if (grp === undefined) {
       const rows = this.sql
@@ -666,7 +670,7 @@ export class SqlShares implements ShareStore {
       grp,
       bucketsText(share.buckets),
     );
-    for (const memo of this.memosOfJob(id)) this.memoCount(memo, grp, 1);
+    for (const memo of matched) this.memoCount(memo, grp, 1);
   }
 
   /**
@@ -727,12 +731,13 @@ export class SqlShares implements ShareStore {
   deleteShare(id: number): void {
     const rows = this.sql.exec<{ grp: number }>("SELECT grp FROM running_members WHERE id = ?", id).toArray();
     if (rows.length === 0) return;
-    for (const memo of this.memosOfJob(id)) this.memoCount(memo, rows[0].grp, -1);
+    const memos = this.memosOfJob(id);
+    for (const memo of memos) this.memoCount(memo, rows[0].grp, -1);
     this.sql.exec("DELETE FROM running_members WHERE id = ?", id);
     this.leave(rows[0].grp, 1);
     if (this.fresh.size > 0)
       for (const [rule, grp] of this.fresh) if (grp === rows[0].grp) this.fresh.delete(rule);
-    this.deleteFacts(id);
+    this.deleteFacts(id, memos);
   }
 
   /**
