@@ -907,11 +907,26 @@ export class SqlShares implements ShareStore {
     }
     const move = (gen: number) => {
       this.fresh.clear();
+      // the groups' counts now (a job of one the change moved otherwise has left it): a group all of whose jobs
+      // move changes its row, the others' moved jobs go apart
+      const whole = groups.map(
+        ({ grp, k }) =>
+          k === this.sql.exec<{ n: number }>("SELECT n FROM running_groups WHERE grp = ?", grp).one().n,
+      );
+      // the kept memos' counts of the jobs going apart, per group, in one pass over the moved jobs
+      const apart = new Map<number, { memo: number; k: number }[]>();
+      if (this.memos.size > 0 && whole.includes(false))
+        for (const c of this.sql.exec<{ memo: number; grp: number; k: number }>(
+          `SELECT r.memo AS memo, s.grp AS grp, count(DISTINCT s.id) AS k FROM running_members s CROSS JOIN running_facts f ON f.id = s.id CROSS JOIN running_memos r ON r.kind = f.kind AND r.dropping = 0 CROSS JOIN running_matched m ON m.memo = r.memo AND m.value = f.value WHERE s.id IN (${withFact}) GROUP BY r.memo, s.grp`,
+          ...params,
+        )) {
+          const at = apart.get(c.grp);
+          if (at === undefined) apart.set(c.grp, [{ memo: c.memo, k: c.k }]);
+          else at.push({ memo: c.memo, k: c.k });
+        }
       const made = new Map<string | null, number>();
-      for (const { grp, rule, k } of groups) {
-        // the group's count now (a job of it the change moved otherwise has left it)
-        const n = this.sql.exec<{ n: number }>("SELECT n FROM running_groups WHERE grp = ?", grp).one().n;
-        if (k === n) {
+      groups.forEach(({ grp, rule, k }, i) => {
+        if (whole[i]) {
           this.sql.exec(
             "UPDATE running_groups SET rule = ?, gen = ?, was = ? WHERE grp = ?",
             onto,
@@ -919,23 +934,15 @@ export class SqlShares implements ShareStore {
             rule,
             grp,
           );
-          continue;
+          return;
         }
         let into = made.get(rule);
         if (into === undefined) made.set(rule, (into = this.newGroup(onto, gen, rule, 0)));
         this.sql.exec("UPDATE running_groups SET n = n + ? WHERE grp = ?", k, into);
-        if (this.memos.size > 0)
-          // the memos' counts follow the jobs moved apart (counted through their facts)
-          for (const c of this.sql
-            .exec<{ memo: number; k: number }>(
-              `SELECT r.memo AS memo, count(DISTINCT f.id) AS k FROM running_facts f CROSS JOIN running_memos r ON r.kind = f.kind AND r.dropping = 0 CROSS JOIN running_matched m ON m.memo = r.memo AND m.value = f.value WHERE f.id IN (SELECT id FROM running_members WHERE grp = ? AND id IN (${withFact})) GROUP BY r.memo`,
-              grp,
-              ...params,
-            )
-            .toArray()) {
-            this.memoCount(c.memo, grp, -c.k);
-            this.memoCount(c.memo, into, c.k);
-          }
+        for (const c of apart.get(grp) ?? []) {
+          this.memoCount(c.memo, grp, -c.k);
+          this.memoCount(c.memo, into, c.k);
+        }
         this.sql.exec(
           `UPDATE running_members SET grp = ? WHERE grp = ? AND id IN (${withFact})`,
           into,
@@ -943,7 +950,7 @@ export class SqlShares implements ShareStore {
           ...params,
         );
         this.leave(grp, k);
-      }
+      });
     };
     return { from, move };
   }
