@@ -15,7 +15,11 @@
  * `fillIndex`, as are all the facts of counts saved before the index existed,
  * none read through until then; see job-reach.ts) so that a rule change reads only the jobs
  * the rules it added can reach, and moves the jobs outside a `!=` rule's
- * values by their groups (`moveBeside`). Written as each count changes, in
+ * values by their groups (`moveBeside`); and, for the last few rules that were one
+ * regex alone on an indexed field, the values it matched and how many of each
+ * group's jobs hold one (`running_memos`, `running_matched`,
+ * `running_memo_groups`), so a change to such a regex again tests no value and
+ * reads no job (`moveByFact`). Written as each count changes, in
  * the same turn as the job rows, so an object that starts again reads its
  * totals back instead of counting every running job.
  */
