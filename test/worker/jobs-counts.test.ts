@@ -680,6 +680,8 @@ describe("JobQueue running counts", () => {
           .one().n;
       expect(rows()).toBe(held(/[0-9]7$/).length);
       expect(coreOf(q).indexFilling()).toBe(true);
+      // the object has set its alarm to delete them (see `JobQueue.keepFilling`)
+      expect((q as unknown as { filling: boolean }).filling).toBe(true);
       for (let left = rows(); left > 0; left = rows()) {
         coreOf(q).fillIndex(3);
         expect(left - rows()).toBeLessThanOrEqual(3);
