@@ -8,7 +8,7 @@
  * (the route's 422 `budget_exceeded`); outside a decision nothing is limited.
  */
 import { spend } from "../common/budget.js";
-import { AdNamesReader, ClassAd, adOf, isLongCut, ownValue, type SlotValue } from "./classad.js";
+import { AdNamesReader, ClassAd, adOf, ownString, ownValue, type SlotValue } from "./classad.js";
 import { compile } from "./compile.js";
 import { readNewAdQuick } from "./ad-new-syntax.js";
 import { borrowCodes, releaseCodes, wordsOf } from "./char-codes.js";
@@ -117,7 +117,7 @@ function lineLiteral(codes: Uint16Array, text: string, s: number, n: number): Sl
     const end = blankToEnd(codes, q + 1, n);
     if (end < 0) return undefined;
     literalLineEnd = end;
-    return text.slice(s + 1, q);
+    return ownString(text, s + 1, q);
   }
   const lower = c0 | 32;
   if (lower === 116 || lower === 102) {
@@ -277,7 +277,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
         c = codes[++q];
       }
       if (c === 34 && q < n && (codes[q + 1] === 10 || q + 1 === n)) {
-        plain = text.slice(s + 1, q);
+        plain = ownString(text, s + 1, q);
         end = q + 1;
       }
     } else if (c0 >= 48 && c0 <= 57) {
@@ -325,8 +325,6 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
       next = end + 1;
       if (found) names.addExpected();
       else names.add(text, nameStart, nameEnd, slots.length);
-      // a long string is a view into the text until the ad is made (AdNamesReader.cutAt)
-      if (isLongCut(plain)) names.cutAt(slots.length);
       slots.push(plain);
       names.current?.keepLine(codes, words, nameStart, end, plain, s + 1);
       continue;
@@ -344,7 +342,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
       if (codes[s] !== 34) slot = simpleLiteral(codes, text, s, e);
       else if (e - s >= 2 && codes[e - 1] === 34) {
         const v = text.slice(s + 1, e - 1);
-        if (v.indexOf('"') < 0) slot = v;
+        if (v.indexOf('"') < 0) slot = ownValue(v);
       }
     }
     const literal = slot !== undefined;
@@ -365,7 +363,6 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     next = end + 1;
     if (found) names.addExpected();
     else names.add(text, nameStart, nameEnd, slots.length);
-    if (literal && isLongCut(slot)) names.cutAt(slots.length);
     slots.push(slot);
     if (literal) names.current?.keepLine(codes, words, nameStart, end, slot, s + 1);
   }

@@ -7,7 +7,7 @@
  * quoted name, a bad token, text that does not parse) gives up with null, and
  * the caller parses the ad whole, which reports the error exactly as before.
  */
-import { AdNamesReader, isLongCut, type ClassAd, type SlotValue } from "./classad.js";
+import { AdNamesReader, type ClassAd, type SlotValue } from "./classad.js";
 import { isTextError, sharedNewSlot, simpleLiteral } from "./expr-cache.js";
 import { borrowCodes, releaseCodes } from "./char-codes.js";
 import { Lexer, T } from "./lexer.js";
@@ -61,12 +61,11 @@ function readQuick(text: string, lx: Lexer): ClassAd | null {
       tokens++;
       t = lx.next();
     }
-    const plain = simpleLiteral(lx.codes, text, valueStart, valueEnd);
-    const slot = plain ?? sharedNewSlot(text, lx.codes, valueStart, valueEnd, tokens);
+    const slot =
+      simpleLiteral(lx.codes, text, valueStart, valueEnd) ??
+      sharedNewSlot(text, lx.codes, valueStart, valueEnd, tokens);
     if (isTextError(slot)) return null;
     names.add(text, nameStart, nameEnd, slots.length);
-    // a long string is a view into the text until the ad is made (AdNamesReader.cutAt)
-    if (isLongCut(plain)) names.cutAt(slots.length);
     slots.push(slot);
     while (t === T.Semi) t = lx.next();
   }

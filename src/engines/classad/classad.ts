@@ -33,42 +33,28 @@ function ownName(name: string): string {
 const SLICED_MIN = 13;
 
 /**
- * A copy of `s` that holds no larger text alive: a cut of a larger text is joined to a character and cut
- * again, which V8 does by flattening the join into a new string and cutting the copy from that (the cut
- * of 13 or more characters is then a view into the new string, of its own length and one more).
+ * A copy of `s` with characters of its own: a cut of a larger text is joined to a character and cut again,
+ * which V8 does by flattening the join into a new string and copying the cut out of it (no view kept).
  */
 export function ownCopy(s: string): string {
   return ("\u0000" + s).slice(1);
 }
 
-/** A string an ad keeps, cut from a text (or joined from cuts) by the caller: see {@link ownCopy}. */
+/**
+ * The string value `text[start, end)` as an ad keeps it: with characters of its own when V8 would cut it as a
+ * view ({@link SLICED_MIN} or more), since a view keeps the whole text it was read from alive. A series slot
+ * ad's four such values (`Name`, `Machine`, `StartdIpAddr`, `MyAddress`) kept its 2.6 KB text, two thirds of
+ * the ad's bytes, and spread the pool's ads over three times the memory a decide walks (docs/performance.md,
+ * wt/decide9).
+ */
+export function ownString(text: string, start: number, end: number): string {
+  return ownValue(text.slice(start, end));
+}
+
+/** A string an ad keeps, cut from a text (or joined from cuts) by the caller: see {@link ownString}. */
 export function ownValue(s: string): string {
   return s.length < SLICED_MIN ? s : ownCopy(s);
 }
-
-/** Whether an ad's reader must give this string value characters of its own (see {@link AdNamesReader.cutAt}). */
-export function isLongCut(v: SlotValue | undefined): boolean {
-  return typeof v === "string" && v.length >= SLICED_MIN;
-}
-
-/**
- * Gives the string values at `slots[i]`, i in `at` (cuts of the text an ad was read from, each a view
- * keeping all of that text alive), characters of their own, all in one copy: they are joined, the join
- * flattened once (V8's runtime, the first cut), and each is then cut from it without another call. A series
- * slot ad's four (`Name`, `Machine`, `StartdIpAddr`, `MyAddress`) kept its 2.6 KB text, two thirds of the ad's
- * heap, and spread a pool's ads over three times the memory a decide walks (docs/performance.md, wt/decide9).
- */
-function ownCuts(slots: SlotValue[], at: readonly number[]): void {
-  let joined = "\u0000";
-  for (let k = 0; k < at.length; k++) joined += slots[at[k]] as string;
-  let from = 1;
-  for (let k = 0; k < at.length; k++) {
-    const to = from + (slots[at[k]] as string).length;
-    slots[at[k]] = joined.slice(from, to);
-    from = to;
-  }
-}
-
 /** Longer lines are not kept (see {@link AdLayout.keepLine}). */
 const MAX_KEPT_LINE = 320;
 /** How many times a layout's attribute replaces its kept line before it stops. */
@@ -549,8 +535,6 @@ const STANDALONE_UNITS_PER_NAME = 8;
 export class AdNamesReader {
   private layout: AdLayout | null = AdLayout.EMPTY;
   private names: string[] | null = null;
-  /** The slots whose string values are cuts of the text to be given characters of their own ({@link cutAt}). */
-  private cuts: number[] | null = null;
 
   /** Adds the name written at `text[start, end)`; `count` attributes were added before it. */
   add(text: string, start: number, end: number, count: number): void {
@@ -585,18 +569,8 @@ export class AdNamesReader {
     this.layout = (this.layout as AdLayout).expected;
   }
 
-  /**
-   * Notes that slot `i`'s value is a string of {@link SLICED_MIN} or more characters cut from the text
-   * being read ({@link isLongCut}): {@link ad} gives it characters of its own, so that the ad does not
-   * keep the text alive.
-   */
-  cutAt(i: number): void {
-    (this.cuts ??= []).push(i);
-  }
-
   /** The ad of the names added and their `slots` (parallel). */
   ad(slots: SlotValue[]): ClassAd {
-    if (this.cuts !== null) ownCuts(slots, this.cuts);
     const layout = this.layout ?? layoutFor(this.names ?? [], slots);
     return new ClassAd(layout, slots.slice(), null);
   }
