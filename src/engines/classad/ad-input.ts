@@ -8,7 +8,7 @@
  * (the route's 422 `budget_exceeded`); outside a decision nothing is limited.
  */
 import { spend } from "../common/budget.js";
-import { AdNamesReader, ClassAd, adOf, ownString, ownValue, type SlotValue } from "./classad.js";
+import { AdNamesReader, ClassAd, adOf, type SlotValue } from "./classad.js";
 import { compile } from "./compile.js";
 import { readNewAdQuick } from "./ad-new-syntax.js";
 import { borrowCodes, releaseCodes, wordsOf } from "./char-codes.js";
@@ -117,7 +117,7 @@ function lineLiteral(codes: Uint16Array, text: string, s: number, n: number): Sl
     const end = blankToEnd(codes, q + 1, n);
     if (end < 0) return undefined;
     literalLineEnd = end;
-    return ownString(text, s + 1, q);
+    return text.slice(s + 1, q);
   }
   const lower = c0 | 32;
   if (lower === 116 || lower === 102) {
@@ -277,7 +277,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
         c = codes[++q];
       }
       if (c === 34 && q < n && (codes[q + 1] === 10 || q + 1 === n)) {
-        plain = ownString(text, s + 1, q);
+        plain = text.slice(s + 1, q);
         end = q + 1;
       }
     } else if (c0 >= 48 && c0 <= 57) {
@@ -342,7 +342,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
       if (codes[s] !== 34) slot = simpleLiteral(codes, text, s, e);
       else if (e - s >= 2 && codes[e - 1] === 34) {
         const v = text.slice(s + 1, e - 1);
-        if (v.indexOf('"') < 0) slot = ownValue(v);
+        if (v.indexOf('"') < 0) slot = v;
       }
     }
     const literal = slot !== undefined;
@@ -375,7 +375,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
  * is charged to the decision's budget (compile.ts); a spent budget ends the read with `BudgetExceeded`.
  */
 function slotOfNode(n: Node): SlotValue {
-  if (n.k === "lit" && n.text === undefined) return typeof n.v === "string" ? ownValue(n.v) : n.v;
+  if (n.k === "lit" && n.text === undefined) return n.v;
   const c = compile(n);
   spend(0);
   return c;

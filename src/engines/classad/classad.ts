@@ -31,30 +31,6 @@ function ownName(name: string): string {
 
 /** V8 cuts a string of this many characters or more as a view into the text it is cut from (a "sliced string"). */
 const SLICED_MIN = 13;
-
-/**
- * A copy of `s` with characters of its own: a cut of a larger text is joined to a character and cut again,
- * which V8 does by flattening the join into a new string and copying the cut out of it (no view kept).
- */
-export function ownCopy(s: string): string {
-  return ("\u0000" + s).slice(1);
-}
-
-/**
- * The string value `text[start, end)` as an ad keeps it: with characters of its own when V8 would cut it as a
- * view ({@link SLICED_MIN} or more), since a view keeps the whole text it was read from alive. A series slot
- * ad's four such values (`Name`, `Machine`, `StartdIpAddr`, `MyAddress`) kept its 2.6 KB text, two thirds of
- * the ad's bytes, and spread the pool's ads over three times the memory a decide walks (docs/performance.md,
- * wt/decide9).
- */
-export function ownString(text: string, start: number, end: number): string {
-  return ownValue(text.slice(start, end));
-}
-
-/** A string an ad keeps, cut from a text (or joined from cuts) by the caller: see {@link ownString}. */
-export function ownValue(s: string): string {
-  return s.length < SLICED_MIN ? s : ownCopy(s);
-}
 /** Longer lines are not kept (see {@link AdLayout.keepLine}). */
 const MAX_KEPT_LINE = 320;
 /** How many times a layout's attribute replaces its kept line before it stops. */

@@ -5,7 +5,7 @@
  * literals read straight from the text without a parse.
  */
 import { Budget, BudgetExceeded, currentBudget, spend } from "../common/budget.js";
-import { forgetKeptLines, ownCopy, ownString, type SlotValue } from "./classad.js";
+import { forgetKeptLines, type SlotValue } from "./classad.js";
 import { borrowCodes, releaseCodes, wordsOf } from "./char-codes.js";
 import { compile } from "./compile.js";
 import { Lexer, PARSE_UNITS_PER_TOKEN } from "./lexer.js";
@@ -182,7 +182,7 @@ export function simpleLiteral(codes: Uint16Array, src: string, s: number, e: num
       const c = codes[q];
       if (c === 34 || c === 92) return undefined;
     }
-    return ownString(src, s + 1, e - 1);
+    return src.slice(s + 1, e - 1);
   }
   const lower = c0 | 32;
   if (lower === 116 || lower === 102) return booleanWord(codes, s, e);
@@ -248,6 +248,11 @@ export function realOf(
   if (digits > 15 || frac > 22) return Number(src.slice(s, e));
   const v = m / EXACT_POWERS[frac];
   return neg ? -v : v;
+}
+
+/** A copy of a text not sharing its characters with a larger one (a cut of a request's text would keep the request alive). */
+function ownCopy(text: string): string {
+  return ("\u0000" + text).slice(1);
 }
 
 /**
