@@ -6,7 +6,7 @@
  */
 import { Budget, BudgetExceeded, currentBudget, spend } from "../common/budget.js";
 import { forgetKeptLines, type SlotValue } from "./classad.js";
-import { borrowCodes, releaseCodes, wordsOf } from "./char-codes.js";
+import { viewOf } from "./char-codes.js";
 import { compile } from "./compile.js";
 import { Lexer, PARSE_UNITS_PER_TOKEN } from "./lexer.js";
 import { Compiled } from "./node.js";
@@ -122,36 +122,27 @@ function seenBefore(h: number): boolean {
 }
 
 /**
- * The FNV-1a hash of a text of `n` code units, two a step, then mixed (old long form and new syntax apart), odd (never 0, an
- * empty slot of the admission filter): over `codes` from `at` on when the caller has them (a third of
- * charCodeAt's cost), else over `text`; the same either way.
+ * The FNV-1a hash of a text of `n` characters whose bytes (char-codes.ts) are `codes` from `at` on, four
+ * bytes a step, then the last ones, then mixed (old long form and new syntax apart), odd (never 0, an
+ * empty slot of the admission filter). Texts that differ only in non-ASCII characters (one byte
+ * stands for them all) share a hash: the cache compares the text itself, so they only miss.
  */
-function textHash(
-  text: string,
-  oldForm: boolean,
-  codes: Uint16Array | undefined,
-  at: number,
-  n: number,
-): number {
+function textHash(oldForm: boolean, codes: Uint8Array, at: number, n: number): number {
   let h = oldForm ? 0x811c9dc5 : 0x01000193;
-  // two code units a step (`u[2j] | u[2j + 1] << 16`, as char-codes.ts `wordsOf` reads them), then the last
-  const pairs = n >> 1;
-  if (codes !== undefined) {
-    const words = (at & 1) === 0 ? wordsOf(codes) : null;
-    if (words !== null) {
-      const k = at >> 1;
-      for (let j = 0; j < pairs; j++) h = Math.imul(h ^ words[k + j], 0x01000193);
-    } else
-      for (let j = 0, i = at; j < pairs; j++, i += 2)
-        h = Math.imul(h ^ (codes[i] | (codes[i + 1] << 16)), 0x01000193);
-    if ((n & 1) === 1) h = Math.imul(h ^ codes[at + n - 1], 0x01000193);
-  } else {
-    for (let j = 0, i = 0; j < pairs; j++, i += 2)
-      h = Math.imul(h ^ (text.charCodeAt(i) | (text.charCodeAt(i + 1) << 16)), 0x01000193);
-    if ((n & 1) === 1) h = Math.imul(h ^ text.charCodeAt(n - 1), 0x01000193);
+  const view = viewOf(codes);
+  const e = at + n;
+  const whole = e - 3;
+  let i = at;
+  // a multiply carries bits upward only: each step's product is rotated, so that a step's top byte
+  // reaches the low bits through the next steps' multiplies (else texts differing only in top bytes
+  // differ in 8 bits of the hash, and 200 of them meet in a few slots of the admission filter)
+  for (; i < whole; i += 4) {
+    h = Math.imul(h ^ view.getInt32(i, true), 0x01000193);
+    h = (h << 13) | (h >>> 19);
   }
-  // the high half of each pair reaches only bits 16–31 (a multiply carries bits upward only): folded
-  // down, so that every unit moves the admission filter's slot (its low bits) and the kept key
+  for (; i < e; i++) h = Math.imul(h ^ codes[i], 0x01000193);
+  // and the last step's high bits are folded down, so that every byte moves the admission filter's slot
+  // (its low bits) and the kept key
   h ^= n;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
@@ -172,7 +163,7 @@ export interface TextError {
  * case, or a real written `-?[0-9]+.[0-9]+` (read as the lexer reads it);
  * undefined for any other text.
  */
-export function simpleLiteral(codes: Uint16Array, src: string, s: number, e: number): SlotValue | undefined {
+export function simpleLiteral(codes: Uint8Array, src: string, s: number, e: number): SlotValue | undefined {
   if (e <= s) return undefined;
   const c0 = codes[s];
   if (c0 === 34) {
@@ -204,7 +195,7 @@ export function simpleLiteral(codes: Uint16Array, src: string, s: number, e: num
 }
 
 /** `true` or `false` in any case written exactly at `codes[s, e)`, or undefined. */
-function booleanWord(codes: Uint16Array, s: number, e: number): boolean | undefined {
+function booleanWord(codes: Uint8Array, s: number, e: number): boolean | undefined {
   const word = e - s === 4 ? "true" : e - s === 5 ? "false" : null;
   if (word === null) return undefined;
   for (let i = 0; i < word.length; i++) if ((codes[s + i] | 32) !== word.charCodeAt(i)) return undefined;
@@ -212,7 +203,7 @@ function booleanWord(codes: Uint16Array, s: number, e: number): boolean | undefi
 }
 
 /** A real `-?[0-9]+.[0-9]+` at `src[s, e)` whose `.` is at `dot` (digits before it checked), or undefined. */
-function realText(codes: Uint16Array, src: string, s: number, dot: number, e: number): Real | undefined {
+function realText(codes: Uint8Array, src: string, s: number, dot: number, e: number): Real | undefined {
   if (dot + 1 >= e) return undefined;
   let m = 0;
   for (let q = codes[s] === 45 ? s + 1 : s; q < dot; q++) m = m * 10 + codes[q] - 48;
@@ -263,10 +254,10 @@ function ownCopy(text: string): string {
  * (syntax-check.ts) is parsed and compiled on first use. Reading is charged to the
  * decision's budget; a spent one ends the read with `BudgetExceeded`.
  */
-export function sharedOldSlot(src: string, codes: Uint16Array, s: number, e: number): SlotValue | TextError {
+export function sharedOldSlot(src: string, codes: Uint8Array, s: number, e: number): SlotValue | TextError {
   // a text too long to keep is never looked for
   if (e - s >= MAX_CACHED_TEXT) return sharedSlot(src.slice(s, e), true, codes, s);
-  const h = textHash(src, true, codes, s, e - s);
+  const h = textHash(true, codes, s, e - s);
   const text = src.slice(s, e);
   const kept = oldCache.get(h & 0x3fffffff);
   if (kept !== undefined && kept.text === text) return kept.slot;
@@ -283,7 +274,7 @@ export function sharedOldSlot(src: string, codes: Uint16Array, s: number, e: num
  */
 export function sharedNewSlot(
   src: string,
-  codes: Uint16Array,
+  codes: Uint8Array,
   s: number,
   e: number,
   tokens: number,
@@ -312,23 +303,12 @@ function made(p: ReturnType<typeof parseExpr>): Compiled {
  * parsed and compiled on first use), or undefined when it must be parsed now. An
  * old-form text's tokens are charged as its parse would charge them.
  */
-function deferredSlot(
-  text: string,
-  oldForm: boolean,
-  codes: Uint16Array | undefined,
-  at: number,
-): Compiled | undefined {
-  const own = codes === undefined ? borrowCodes(text) : codes;
-  const from = codes === undefined ? 0 : at;
-  try {
-    const lx = Lexer.over(text, own, from, from + text.length);
-    lx.kindsOnly = true;
-    lx.oldStrings = oldForm;
-    lx.charged = oldForm;
-    if (checkExpression(lx) !== Checked.Expression) return undefined;
-  } finally {
-    if (codes === undefined) releaseCodes(own);
-  }
+function deferredSlot(text: string, oldForm: boolean, codes: Uint8Array, at: number): Compiled | undefined {
+  const lx = Lexer.over(text, codes, at, at + text.length);
+  lx.kindsOnly = true;
+  lx.oldStrings = oldForm;
+  lx.charged = oldForm;
+  if (checkExpression(lx) !== Checked.Expression) return undefined;
   return Compiled.deferred(text, oldForm ? makeOld : makeNew);
 }
 
@@ -342,14 +322,14 @@ function deferredSlot(
 function sharedSlot(
   text: string,
   oldForm: boolean,
-  codes?: Uint16Array,
-  at = 0,
+  codes: Uint8Array,
+  at: number,
   tokens = 0,
   hash?: number,
 ): SlotValue | TextError {
   const size = text.length + 1;
   if (size <= MAX_CACHED_TEXT) spend(MISS_UNITS_PER_CHAR * size);
-  const h = size > MAX_CACHED_TEXT ? 0 : (hash ?? textHash(text, oldForm, codes, at, text.length));
+  const h = size > MAX_CACHED_TEXT ? 0 : (hash ?? textHash(oldForm, codes, at, text.length));
   const keep = size <= MAX_CACHED_TEXT && seenBefore(h);
   const own = keep ? ownCopy(text) : text;
   let slot: SlotValue | undefined = deferredSlot(own, oldForm, codes, at);
@@ -362,16 +342,13 @@ function sharedSlot(
       if (currentBudget().remaining() < due) {
         // the budget cannot pay for this parse: its first tokens are still parsed, so that an error
         // there (nesting past the limit, within 800 tokens) is the answer as before, then reading ends
-        const failed = probeParse(
-          own,
-          codes === undefined ? undefined : codes.subarray(at, at + text.length),
-        );
+        const failed = probeParse(own, codes.subarray(at, at + text.length));
         if (failed !== null) return failed;
       }
       spend(due);
     }
     const p = oldForm
-      ? parseExpr(own, true, true, 0, codes === undefined ? undefined : codes.subarray(at, at + text.length))
+      ? parseExpr(own, true, true, 0, codes.subarray(at, at + text.length))
       : parseExpr(own, false, false, 1);
     if (!p.ok) return { message: p.message, offset: p.offset };
     const n = p.node;
@@ -398,7 +375,7 @@ export const PROBE_TOKENS = 2048;
  * units, when the caller has them; charged as a parse is): its parse error when one is met there,
  * else null (the value parses that far, or further).
  */
-function probeParse(text: string, codes?: Uint16Array): TextError | null {
+function probeParse(text: string, codes?: Uint8Array): TextError | null {
   const probe = new Budget(PROBE_TOKENS * (PARSE_UNITS_PER_TOKEN + 1));
   let p: ReturnType<typeof parseExpr> | null = null;
   try {

@@ -151,13 +151,13 @@ export function unescapeNew(body: string): string | null {
 }
 
 /** Whether `src` at `p` holds `word` (lower case) ignoring ASCII case. */
-function wordAt(src: Uint16Array, p: number, word: string): boolean {
+function wordAt(src: Uint8Array, p: number, word: string): boolean {
   for (let i = 0; i < word.length; i++) if ((src[p + i] | 32) !== word.charCodeAt(i)) return false;
   return true;
 }
 
 /** The keyword token written at `src[p, p + len)` (any case), or `T.Ident`. */
-export function keyword(src: Uint16Array, p: number, len: number): T {
+export function keyword(src: Uint8Array, p: number, len: number): T {
   // the first character picks the one keyword the word may be (most names are none)
   const c0 = src[p] | 32;
   switch (len) {
@@ -217,20 +217,20 @@ export class Lexer {
   private uncharged = 0;
 
   /** The text's code units, then a 0 (the caller's from {@link borrowCodes}, or the lexer's own). */
-  readonly codes: Uint16Array;
+  readonly codes: Uint8Array;
   /** Where the text lexed ends: `src.length`, or the end of the stretch given (see {@link Lexer.over}). */
   end: number;
 
   constructor(
     readonly src: string,
-    codes?: Uint16Array,
+    codes?: Uint8Array,
   ) {
     this.codes = codes ?? borrowCodes(src);
     this.end = src.length;
   }
 
   /** A lexer over `src[start, end)` alone, `codes` holding the code units of all of `src` (no copy, no cut). */
-  static over(src: string, codes: Uint16Array, start: number, end: number): Lexer {
+  static over(src: string, codes: Uint8Array, start: number, end: number): Lexer {
     const lx = new Lexer(src, codes);
     lx.pos = start;
     lx.end = end;
@@ -244,7 +244,7 @@ export class Lexer {
    */
   stopped(): Lexer {
     const len = this.end - this.pos;
-    const own = new Uint16Array(len + 1);
+    const own = new Uint8Array(len + 1);
     own.set(this.codes.subarray(this.pos, this.end));
     const lx = Lexer.over(this.src.slice(this.pos, this.end), own, 0, len);
     lx.kind = this.kind;

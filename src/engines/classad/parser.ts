@@ -64,7 +64,7 @@ export class Parser {
   depth = 0;
 
   /** `codes` are the text's code units (char-codes.ts), when the caller has them. */
-  constructor(src: string, oldStrings = false, charged = false, codes?: Uint16Array) {
+  constructor(src: string, oldStrings = false, charged = false, codes?: Uint8Array) {
     this.lx = new Lexer(src, codes);
     this.lx.oldStrings = oldStrings;
     this.lx.charged = charged;
@@ -310,7 +310,7 @@ export class Parser {
 export type ParseResult = { ok: true; node: Node } | { ok: false; message: string; offset: number };
 
 /** Runs a parse of `src` over its code units `given`, or over ones lent for it (given back however it ends). */
-function guard(src: string, fn: (codes: Uint16Array) => Node, given?: Uint16Array): ParseResult {
+function guard(src: string, fn: (codes: Uint8Array) => Node, given?: Uint8Array): ParseResult {
   const codes = given ?? borrowCodes(src);
   try {
     return { ok: true, node: fn(codes) };
@@ -336,7 +336,7 @@ export function parseExpr(
   oldStrings = false,
   charged = false,
   depth = 0,
-  codes?: Uint16Array,
+  codes?: Uint8Array,
 ): ParseResult {
   return guard(
     src,
