@@ -273,12 +273,24 @@ function readOldAd(text: string, codes: Uint8Array, ascii: boolean): AdResult {
       // (indexOf('"') alone found a quote on a later line; checking for a line feed as well, by a second
       // indexOf or a scan a word at a time, cost more than this scan)
       // (one compare a unit: the loop stops at any unit up to `"`, 34, and `codes[n]` is 0)
+      // (four bytes a step while none is `"` or below: `(x - 0x23232323) & ~x & 0x80808080` marks the
+      // bytes below 35, the lowest mark exactly, and never a non-ASCII one, 0xff; then one at a time)
       let q = s + 1;
-      c = codes[q];
+      const last4 = n - 4;
       for (;;) {
+        while (q <= last4) {
+          const x = view.getInt32(q, true);
+          const below = (x - 0x23232323) & ~x & 0x80808080;
+          if (below !== 0) {
+            q += (31 - Math.clz32(below & -below)) >> 3;
+            break;
+          }
+          q += 4;
+        }
+        c = codes[q];
         while (c > 34) c = codes[++q];
         if (c === 34 || c === 10 || q >= n) break;
-        c = codes[++q];
+        q++;
       }
       if (c === 34 && q < n && (codes[q + 1] === 10 || q + 1 === n)) {
         plain = text.slice(s + 1, q);

@@ -128,7 +128,8 @@ function seenBefore(h: number): boolean {
  * stands for them all) share a hash: the cache compares the text itself, so they only miss.
  */
 function textHash(oldForm: boolean, codes: Uint8Array, at: number, n: number): number {
-  let h = oldForm ? 0x811c9dc5 : 0x01000193;
+  // (an int32 from the start: 0x811c9dc5 as written is a double, and the loop then converted h every step)
+  let h = oldForm ? 0x811c9dc5 | 0 : 0x01000193;
   const view = viewOf(codes);
   const e = at + n;
   const whole = e - 3;
@@ -395,5 +396,11 @@ function makeRoom(size: number): void {
 
 /** Whether a slot reading failed (slot values are never plain objects with a message). */
 export function isTextError(c: SlotValue | TextError): c is TextError {
-  return typeof c === "object" && c !== null && Object.getPrototypeOf(c) === Object.prototype;
+  // a compiled slot, the commonest object here, answered first (getPrototypeOf of it was a runtime call)
+  return (
+    typeof c === "object" &&
+    c !== null &&
+    !(c instanceof Compiled) &&
+    Object.getPrototypeOf(c) === Object.prototype
+  );
 }
