@@ -263,8 +263,9 @@ function readOldAd(text: string, codes: Uint8Array, ascii: boolean): AdResult {
     const exprCol = p + 2 - lineStart;
     // a plain literal alone on its line is read from its start, its line's end found after it: the
     // commonest here (a string without a quote inside, an integer of at most 15 digits without a sign or
-    // a leading zero, `true` or `false` in any case, each right before the line feed), any other by lineLiteral, which reads these as
-    // well (`codes[n]` is 0, so no look runs past the text)
+    // a leading zero, an unsigned real `[0-9]+.[0-9]+`, `true` or `false` in any case, each right before
+    // the line feed), any other by lineLiteral, which reads these as well (`codes[n]` is 0, so no look
+    // runs past the text)
     let plain: SlotValue | undefined;
     let end = -1;
     const c0 = codes[s];
@@ -309,6 +310,18 @@ function readOldAd(text: string, codes: Uint8Array, ascii: boolean): AdResult {
       if ((c === 10 || q === n) && q - s <= 15 && (c0 !== 48 || q === s + 1)) {
         plain = v;
         end = q;
+      } else if (c === 46 && q < n) {
+        // a real `[0-9]+.[0-9]+` right before the line feed (or the text's end), as lineLiteral reads it
+        const dot = q;
+        d = codes[++q] - 48;
+        while (d >>> 0 <= 9) {
+          v = v * 10 + d;
+          d = codes[++q] - 48;
+        }
+        if (q > dot + 1 && (d === -38 || q === n)) {
+          plain = new Real(realOf(false, v, q - s - 1, q - dot - 1, text, s, q));
+          end = q;
+        }
       }
     } else if ((c0 | 32) === 116) {
       // `true` in any case (a compare that meets the 0 at `n` fails there)
