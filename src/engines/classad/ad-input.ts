@@ -377,7 +377,7 @@ function readOldAd(text: string, codes: Uint8Array, ascii: boolean): AdResult {
     const literal = slot !== undefined;
     if (slot === undefined) {
       // any other expression: up to the line's end, trimmed; parsed (or found in the shared cache)
-      // the check (and a parse) reads the ad's own code units
+      // the check (and a parse) reads the ad's own bytes
       const parsed = sharedOldSlot(text, codes, s, e);
       if (isTextError(parsed)) {
         const name = text.slice(nameStart, nameEnd);

@@ -159,7 +159,7 @@ export interface TextError {
 
 /**
  * The bare value of a plain literal written at `src[s, e)` (`codes` holding
- * its code units, char-codes.ts): an integer (`-?(0|[1-9][0-9]{0,14})`), a
+ * its bytes, char-codes.ts): an integer (`-?(0|[1-9][0-9]{0,14})`), a
  * string literal without quote or backslash inside, `true` or `false` in any
  * case, or a real written `-?[0-9]+.[0-9]+` (read as the lexer reads it);
  * undefined for any other text.
@@ -249,7 +249,7 @@ function ownCopy(text: string): string {
 
 /**
  * The shared slot of the old long-form attribute text written at `src[s, e)`
- * (`codes` holding all of `src`'s code units, char-codes.ts), parsed, and kept
+ * (`codes` holding all of `src`'s bytes, char-codes.ts), parsed, and kept
  * on its second sighting as room allows: a literal without special text is its
  * bare value, anything else its compiled form; an expression that surely parses
  * (syntax-check.ts) is parsed and compiled on first use. Reading is charged to the
@@ -267,7 +267,7 @@ export function sharedOldSlot(src: string, codes: Uint8Array, s: number, e: numb
 
 /**
  * The shared slot of a new-syntax attribute value written at `src[s, e)` inside
- * an ad literal (`codes` holding all of `src`'s code units; parsed at nesting
+ * an ad literal (`codes` holding all of `src`'s bytes; parsed at nesting
  * depth 1, as it sits there): a literal without special text is its bare value,
  * anything else its compiled form, made on first use when it surely parses. Its
  * `tokens` are not charged again here: the caller's reading of the ad paid for
@@ -316,7 +316,7 @@ function deferredSlot(text: string, oldForm: boolean, codes: Uint8Array, at: num
 /**
  * Parses, compiles and (as room allows) keeps a text missing from the
  * old-form or new-syntax cache: kept on its second sighting, not its first.
- * `codes` may hold the text's code units from `at` on (those of the ad it was
+ * `codes` may hold the text's bytes from `at` on (those of the ad it was
  * cut from). A text the syntax check accepts is kept unparsed, to be parsed
  * and compiled on first use (its tokens are charged now, as a parse's would be).
  */

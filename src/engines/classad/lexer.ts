@@ -1,6 +1,6 @@
 /**
  * ClassAd lexer (default, non-strict mode): tokens are produced on demand by
- * scanning the text's code units in a typed array (char-codes.ts), so parsing
+ * scanning the text's bytes in a typed array (char-codes.ts), so parsing
  * a 55-attribute ad allocates only the strings it must keep.
  */
 import { spend } from "../common/budget.js";
@@ -216,7 +216,7 @@ export class Lexer {
   kindsOnly = false;
   private uncharged = 0;
 
-  /** The text's code units, then a 0 (the caller's from {@link borrowCodes}, or the lexer's own). */
+  /** The text's bytes (char-codes.ts: a non-ASCII unit is one byte, 0xff), then a 0 (the caller's from {@link borrowCodes}, or the lexer's own). */
   readonly codes: Uint8Array;
   /** Where the text lexed ends: `src.length`, or the end of the stretch given (see {@link Lexer.over}). */
   end: number;
@@ -229,7 +229,7 @@ export class Lexer {
     this.end = src.length;
   }
 
-  /** A lexer over `src[start, end)` alone, `codes` holding the code units of all of `src` (no copy, no cut). */
+  /** A lexer over `src[start, end)` alone, `codes` holding the bytes of all of `src` (no copy, no cut). */
   static over(src: string, codes: Uint8Array, start: number, end: number): Lexer {
     const lx = new Lexer(src, codes);
     lx.pos = start;
@@ -342,7 +342,7 @@ export class Lexer {
           continue;
         }
         if (c2 === 42) {
-          // the comment's end, looked for in the code units (the text lexed may be a stretch of `src`)
+          // the comment's end, looked for in the bytes (the text lexed may be a stretch of `src`)
           let e = p + 2;
           while (e + 1 < n && !(s[e] === 42 && s[e + 1] === 47)) e++;
           if (e + 1 >= n) return -1;
