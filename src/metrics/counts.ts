@@ -5,7 +5,15 @@
  * naming the counter and its labels, so any label value survives the trip.
  */
 import { LATENCY_BOUNDS_MS, type Histogram } from "./histogram.js";
-import { STATUS_CLASSES, type MetricsRegistry } from "./registry.js";
+import {
+  STATUS_CLASSES,
+  type Cell,
+  type EngineSeries,
+  type HttpSeries,
+  type MetricsRegistry,
+  type ObjectCallSeries,
+  type ShadowSeries,
+} from "./registry.js";
 
 /** One counter's key and count. */
 export type CountEntry = [key: string, count: number];
@@ -62,6 +70,134 @@ export function countDelta(
     if (d > 0) out.push([k, d]);
   }
   return out;
+}
+
+/** What a delta walk remembers of one series: its counters' keys (each made once) and the counts last taken. */
+class Taken {
+  readonly keys: string[] = [];
+  readonly counts: number[] = [];
+}
+
+const SUM = LATENCY_BOUNDS_MS.length + 1;
+
+/**
+ * The registry's counters that moved since the last walk, as entries of the
+ * same keys and differences `countDelta(registryCounts(r), sent)` gives, in one
+ * pass that builds no map of every counter: each series' keys are made once and
+ * kept with the counts last taken, a histogram whose count and sum stand still
+ * is not read, maps are walked with `forEach` and module-level callbacks (no
+ * destructuring, no closure). Written for the interpreter, since a flush runs
+ * once per 100 requests and is never optimised. A walk takes what it reports:
+ * the next one reports only what moved after it.
+ */
+export class DeltaWalk {
+  private readonly taken = new Map<object, Taken>();
+  private out: CountEntry[] = [];
+  /** The engine or class whose series the walk is in (for the callbacks below). */
+  label = "";
+
+  constructor(readonly registry: MetricsRegistry) {}
+
+  /** The entries that moved since the last call (the first call: every counter not 0). */
+  next(): CountEntry[] {
+    const r = this.registry;
+    this.out = [];
+    r.engines.forEach(walkEngine, this);
+    r.objects.forEach(walkClass, this);
+    r.http.forEach(walkHttp, this);
+    r.shadow.forEach(walkShadow, this);
+    r.replays.forEach(walkReplay, this);
+    const t = this.of(r);
+    if (r.analyticsErrors > t.counts[0]) this.emit(t, 0, r.analyticsErrors, "analytics_errors");
+    const out = this.out;
+    this.out = [];
+    return out;
+  }
+
+  /** The memory of one series object, made at its first sight with every count 0. */
+  of(series: object, slots = 1): Taken {
+    let t = this.taken.get(series);
+    if (t === undefined) {
+      this.taken.set(series, (t = new Taken()));
+      for (let i = 0; i < slots; i++) t.counts.push(0);
+    }
+    return t;
+  }
+
+  /** Notes counter `slot` of a series at `n` (above what was taken) with its key, made from `parts` at first use. */
+  emit(t: Taken, slot: number, n: number, ...parts: (string | number)[]): void {
+    this.out.push([t.keys[slot] ?? (t.keys[slot] = JSON.stringify(parts)), n - t.counts[slot]]);
+    t.counts[slot] = n;
+  }
+
+  /** A cell's counter (a decision outcome under `label`, or a replay). */
+  cell(c: Cell, kind: string, name: string): void {
+    const t = this.of(c);
+    if (c.n <= t.counts[0]) return;
+    if (kind === "decision") this.emit(t, 0, c.n, kind, this.label, name);
+    else this.emit(t, 0, c.n, kind, name);
+  }
+
+  /** A histogram's buckets and sum that moved, skipped whole while its count and sum stand still. */
+  histogram(h: Histogram, kind: string, a: string, b?: string): void {
+    const t = this.of(h, SUM + 2);
+    const c = t.counts;
+    if (h.count === c[SUM + 1] && h.sumMs === c[SUM]) return;
+    c[SUM + 1] = h.count;
+    for (let i = 0; i < SUM; i++)
+      if (h.counts[i] > c[i])
+        if (b === undefined) this.emit(t, i, h.counts[i], kind, a, i);
+        else this.emit(t, i, h.counts[i], kind, a, b, i);
+    if (h.sumMs > c[SUM])
+      if (b === undefined) this.emit(t, SUM, h.sumMs, `${kind}_sum`, a);
+      else this.emit(t, SUM, h.sumMs, `${kind}_sum`, a, b);
+  }
+}
+
+function walkEngine(this: DeltaWalk, s: EngineSeries, engine: string): void {
+  this.label = engine;
+  s.outcomes.forEach(walkOutcome, this);
+  const t = this.of(s, 4);
+  const c = t.counts;
+  if (s.cacheHit > c[0]) this.emit(t, 0, s.cacheHit, "cache", engine, "hit");
+  if (s.cacheMiss > c[1]) this.emit(t, 1, s.cacheMiss, "cache", engine, "miss");
+  if (s.cacheBypass > c[2]) this.emit(t, 2, s.cacheBypass, "cache", engine, "bypass");
+  if (s.budgetExceeded > c[3]) this.emit(t, 3, s.budgetExceeded, "budget", engine);
+  this.histogram(s.wait, "wait", engine);
+}
+
+function walkOutcome(this: DeltaWalk, cell: Cell, outcome: string): void {
+  this.cell(cell, "decision", outcome);
+}
+
+function walkClass(this: DeltaWalk, methods: Map<string, ObjectCallSeries>, cls: string): void {
+  this.label = cls;
+  methods.forEach(walkMethod, this);
+}
+
+function walkMethod(this: DeltaWalk, s: ObjectCallSeries, method: string): void {
+  const cls = this.label;
+  const t = this.of(s, 2);
+  if (s.ok > t.counts[0]) this.emit(t, 0, s.ok, "call", cls, method, "ok");
+  if (s.failed > t.counts[1]) this.emit(t, 1, s.failed, "call", cls, method, "error");
+  this.histogram(s.latency, "call_wait", cls, method);
+}
+
+function walkHttp(this: DeltaWalk, s: HttpSeries): void {
+  const t = this.of(s, STATUS_CLASSES.length);
+  for (let c = 1; c < STATUS_CLASSES.length; c++)
+    if (s.byClass[c] > t.counts[c])
+      this.emit(t, c, s.byClass[c], "http", s.method, s.route, STATUS_CLASSES[c]);
+}
+
+function walkShadow(this: DeltaWalk, s: ShadowSeries, engine: string): void {
+  const t = this.of(s, 2);
+  if (s.agreed > t.counts[0]) this.emit(t, 0, s.agreed, "shadow", engine, "agreed");
+  if (s.differing > t.counts[1]) this.emit(t, 1, s.differing, "shadow", engine, "differing");
+}
+
+function walkReplay(this: DeltaWalk, cell: Cell, route: string): void {
+  this.cell(cell, "replay", route);
 }
 
 const isText = (v: unknown): v is string => typeof v === "string";

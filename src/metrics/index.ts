@@ -17,7 +17,7 @@ export {
   type CountScope,
   type PolicyFigures,
 } from "./families.js";
-export { addCounts, countDelta, registryCounts, type CountEntry } from "./counts.js";
+export { addCounts, countDelta, DeltaWalk, registryCounts, type CountEntry } from "./counts.js";
 export { Histogram, LATENCY_BOUNDS_MS } from "./histogram.js";
 export {
   BUDGET_OUTCOME,

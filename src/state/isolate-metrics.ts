@@ -6,7 +6,7 @@
  * sums the shards (docs/architecture.md, "Metrics").
  */
 import { numberVar, type Env } from "../env.js";
-import { addCounts, countDelta, registryCounts, type CountEntry } from "../metrics/counts.js";
+import { addCounts, DeltaWalk, type CountEntry } from "../metrics/counts.js";
 import { MetricsRegistry } from "../metrics/registry.js";
 import { writeLog } from "../log-line.js";
 import type { MetricsShard } from "./metrics-shard.js";
@@ -57,7 +57,7 @@ export const hasShards = (env: Env): boolean => env.METRICS_SHARD !== undefined;
  * would itself be a count to flush.
  */
 export class CountFlusher {
-  private sent = new Map<string, number>();
+  private readonly walk: DeltaWalk;
   private unsent: { seq: number; entries: CountEntry[] } | null = null;
   private seq = 0;
   private id = "";
@@ -70,7 +70,9 @@ export class CountFlusher {
     readonly registry: MetricsRegistry,
     readonly prefix = SHARD_PREFIX,
     private shard = -1,
-  ) {}
+  ) {
+    this.walk = new DeltaWalk(registry);
+  }
 
   /**
    * Notes one answered request and, when a flush is due (FLUSH_EVERY_REQUESTS
@@ -105,12 +107,10 @@ export class CountFlusher {
     if (this.id === "") this.id = this.registry.isolateId || crypto.randomUUID();
     try {
       if (this.unsent !== null) await this.post(env, this.unsent, now);
-      const counts = registryCounts(this.registry);
-      const entries = countDelta(counts, this.sent);
+      const entries = this.walk.next();
       if (entries.length === 0) return;
       const batch = { seq: ++this.seq, entries };
       this.unsent = batch;
-      this.sent = counts;
       await this.post(env, batch, now);
     } catch (e) {
       writeLog(

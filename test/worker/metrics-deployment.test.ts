@@ -14,7 +14,12 @@
 import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/env.js";
-import { counterFamilies, MetricsRegistry, renderExposition } from "../../src/metrics/index.js";
+import {
+  counterFamilies,
+  MetricsRegistry,
+  registryCounts,
+  renderExposition,
+} from "../../src/metrics/index.js";
 import { CountFlusher, deploymentCounts, shardCount, shardStub } from "../../src/state/isolate-metrics.js";
 import { MetricsShard } from "../../src/state/metrics-shard.js";
 import type { JobQueue } from "../../src/state/job-queue.js";
@@ -111,6 +116,42 @@ describe("the deployment's counters (MetricsShard)", () => {
     expect(await shard.add("isolate-c", 1, batch, 3001)).toEqual({ applied: false, dropped: 0 });
     t = await totals(prefix);
     expect(value(t, "arbiter_decisions_total", { engine: "limits", outcome: "allowed" })).toBe(4);
+  });
+
+  it("holds, after flushes between a mix of counts, exactly what a fresh count of the registry gives", async () => {
+    const prefix = `${uniqueId("fresh")}-`;
+    const r = new MetricsRegistry();
+    r.start(1, () => "isolate-fresh");
+    const flusher = new CountFlusher(r, prefix, 0);
+    const engines = ["limits", "placement", "match", "customs", "jobfilter"];
+    const caches = ["hit", "miss", "bypass", undefined] as const;
+    for (let round = 0; round < 4; round++) {
+      for (let i = 0; i < 30 * round + 7; i++) {
+        const e = engines[(i + round) % 5];
+        r.decision(
+          e,
+          ["allowed", "placed", "invented", "budget_exceeded"][i % 4],
+          caches[i % 4],
+          [0, 2, 40, 20000][(i * 3) % 4],
+          i % 9 === 0,
+        );
+        if (i % 5 === round) r.objectCall("JobQueue", ["submit", "status"][i % 2], i * 7, i % 3 !== 0);
+        r.httpAnswer(
+          r.httpSeries(i % 2 ? "GET" : "POST", "/v1/place"),
+          [200, 404, 503, 302][(i + round) % 4],
+        );
+        r.shadowComparison(e, i % 3 !== 0);
+        if (i % 11 === 0) r.replay("/v1/hosts/{name}");
+        if (i % 13 === round) r.analyticsErrors++;
+      }
+      await flusher.flush(testEnv, 1000 + round);
+    }
+    const byKey = (a: [string, number], b: [string, number]) => (a[0] < b[0] ? -1 : 1);
+    const held = ((await shardStub(testEnv, 0, prefix).read()) as unknown as [string, number][]).sort(byKey);
+    expect(held).toEqual([...registryCounts(r)].sort(byKey));
+    expect(renderExposition(counterFamilies(await deploymentCounts(testEnv, prefix), "deployment"))).toBe(
+      renderExposition(counterFamilies(r, "deployment")),
+    );
   });
 
   it("keeps its totals across a restart of the shard object (they are in its SQLite storage)", async () => {
