@@ -84,11 +84,12 @@ const SUM = LATENCY_BOUNDS_MS.length + 1;
  * The registry's counters that moved since the last walk, as entries of the
  * same keys and differences `countDelta(registryCounts(r), sent)` gives, in one
  * pass that builds no map of every counter: each series' keys are made once and
- * kept with the counts last taken, a histogram whose count and sum stand still
- * is not read, maps are walked with `forEach` and module-level callbacks (no
- * destructuring, no closure). Written for the interpreter, since a flush runs
- * once per 100 requests and is never optimised. A walk takes what it reports:
- * the next one reports only what moved after it.
+ * kept with the counts last taken; an engine whose count of writes stands
+ * still, and a histogram whose count and sum stand still, are not read; maps
+ * are walked with `forEach` and module-level callbacks (no destructuring, no
+ * closure). Written for the interpreter, since a flush runs once per 100
+ * requests and is never optimised. A walk takes what it reports: the next one
+ * reports only what moved after it.
  */
 export class DeltaWalk {
   private readonly taken = new Map<object, Taken>();
@@ -155,10 +156,12 @@ export class DeltaWalk {
 }
 
 function walkEngine(this: DeltaWalk, s: EngineSeries, engine: string): void {
+  const t = this.of(s, 5);
+  const c = t.counts;
+  if (s.writes === c[4]) return;
+  c[4] = s.writes;
   this.label = engine;
   s.outcomes.forEach(walkOutcome, this);
-  const t = this.of(s, 4);
-  const c = t.counts;
   if (s.cacheHit > c[0]) this.emit(t, 0, s.cacheHit, "cache", engine, "hit");
   if (s.cacheMiss > c[1]) this.emit(t, 1, s.cacheMiss, "cache", engine, "miss");
   if (s.cacheBypass > c[2]) this.emit(t, 2, s.cacheBypass, "cache", engine, "bypass");
@@ -233,6 +236,7 @@ export function addCounts(r: MetricsRegistry, entries: Iterable<CountEntry>): vo
     if (!Array.isArray(parts) || !isText(parts[0])) continue;
     const [kind, a, b, c] = parts as unknown[];
     const engine = isText(a) ? r.engines.get(a) : undefined;
+    if (engine !== undefined) engine.writes++;
     if (kind === "decision" && engine && isText(b)) engine.outcome(b).n += n;
     else if (kind === "cache" && engine && b === "hit") engine.cacheHit += n;
     else if (kind === "cache" && engine && b === "miss") engine.cacheMiss += n;

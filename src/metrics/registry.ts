@@ -39,6 +39,8 @@ export class EngineSeries {
   budgetExceeded = 0;
   /** Time to the verdict by the Workers clock, which moves only across I/O. */
   readonly wait = new Histogram();
+  /** Bumped by every write to this series (`decision`, `addCounts`): a flush walks only the engines whose count of writes moved. */
+  writes = 0;
 
   constructor(outcomes: readonly string[]) {
     for (const o of outcomes) this.outcomes.set(o, new Cell());
@@ -135,6 +137,7 @@ export class MetricsRegistry {
   ): void {
     const series = this.engines.get(engine);
     if (series === undefined) return;
+    series.writes++;
     series.outcome(outcome).n++;
     if (cache === "hit") series.cacheHit++;
     else if (cache === "miss") series.cacheMiss++;
