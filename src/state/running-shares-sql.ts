@@ -39,6 +39,7 @@ import {
   cheapest,
   factsOf,
   fieldKind,
+  requiredLiteral,
   stringsMatchingPattern,
   valuesAt,
 } from "../engines/jobfilter/index.js";
@@ -876,8 +877,11 @@ export class SqlShares implements ShareStore {
     let params: SqlStorageValue[];
     let counted: string;
     let countParams: SqlStorageValue[];
+    // the kept memo whose matches are the moved jobs' values, if any (every job it counts in a group moves)
+    let driving: number | undefined;
     if (by.values.finite === null && by.values.regex !== undefined && by.kind.startsWith("field:")) {
       const memo = this.memoOf(by.kind, by.values.regex, by.values.has);
+      driving = memo;
       withFact =
         "SELECT f.id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ? AND f.value = m.value WHERE m.memo = ?";
       params = [by.kind, memo];
@@ -903,7 +907,10 @@ export class SqlShares implements ShareStore {
     }
     const from = new Map<string | null, number>();
     const groups: { grp: number; rule: string | null; k: number }[] = [];
+    // every job holding a fact of `by`, whatever its rule (how many ids `withFact` gives)
+    let holding = 0;
     for (const g of this.sql.exec<{ grp: number; rule: string | null; k: number }>(counted, ...countParams)) {
+      holding += g.k;
       const rule = g.rule ?? null;
       if (!rules.has(rule)) continue;
       groups.push({ grp: g.grp, rule, k: g.k });
@@ -913,15 +920,30 @@ export class SqlShares implements ShareStore {
       this.fresh.clear();
       // the groups' counts now (a job of one the change moved otherwise has left it): a group all of whose jobs
       // move changes its row, the others' moved jobs go apart
-      const whole = groups.map(
-        ({ grp, k }) =>
-          k === this.sql.exec<{ n: number }>("SELECT n FROM running_groups WHERE grp = ?", grp).one().n,
+      const sizes = groups.map(
+        ({ grp }) => this.sql.exec<{ n: number }>("SELECT n FROM running_groups WHERE grp = ?", grp).one().n,
       );
-      // the kept memos' counts of the jobs going apart, per group, in one pass over the moved jobs
+      const whole = groups.map(({ k }, i) => k === sizes[i]);
+      const split = groups.filter((_, i) => !whole[i]).map((g) => g.grp);
+      // the kept memos' counts of the jobs going apart, per group, in one pass over the moved jobs; only for the
+      // memos counting a job in a group split (the driving memo counts every moved job: its counts move whole)
       const apart = new Map<number, { memo: number; k: number }[]>();
-      if (this.memos.size > 0 && whole.includes(false))
+      const others =
+        this.memos.size === 0 || split.length === 0
+          ? []
+          : this.sql
+              .exec<{ memo: number }>(
+                "SELECT DISTINCT memo FROM running_memo_groups WHERE grp IN (SELECT value FROM json_each(?)) AND memo IS NOT ?",
+                JSON.stringify(split),
+                driving ?? null,
+              )
+              .toArray()
+              .map((r) => r.memo)
+              .filter((m) => this.memos.has(m));
+      if (others.length > 0)
         for (const c of this.sql.exec<{ memo: number; grp: number; k: number }>(
-          `SELECT r.memo AS memo, s.grp AS grp, count(DISTINCT s.id) AS k FROM running_members s CROSS JOIN running_facts f ON f.id = s.id CROSS JOIN running_memos r ON r.kind = f.kind AND r.dropping = 0 CROSS JOIN running_matched m ON m.memo = r.memo AND m.value = f.value WHERE s.id IN (${withFact}) GROUP BY r.memo, s.grp`,
+          `SELECT r.memo AS memo, s.grp AS grp, count(DISTINCT s.id) AS k FROM running_members s CROSS JOIN running_facts f ON f.id = s.id CROSS JOIN running_memos r ON r.kind = f.kind AND r.dropping = 0 AND r.memo IN (SELECT value FROM json_each(?)) CROSS JOIN running_matched m ON m.memo = r.memo AND m.value = f.value WHERE s.id IN (${withFact}) GROUP BY r.memo, s.grp`,
+          JSON.stringify(others),
           ...params,
         )) {
           const at = apart.get(c.grp);
@@ -929,6 +951,8 @@ export class SqlShares implements ShareStore {
           else at.push({ memo: c.memo, k: c.k });
         }
       const made = new Map<string | null, number>();
+      // per group split, the group its moved jobs go to
+      const into = new Map<number, number>();
       groups.forEach(({ grp, rule, k }, i) => {
         if (whole[i]) {
           this.sql.exec(
@@ -940,21 +964,31 @@ export class SqlShares implements ShareStore {
           );
           return;
         }
-        let into = made.get(rule);
-        if (into === undefined) made.set(rule, (into = this.newGroup(onto, gen, rule, 0)));
-        this.sql.exec("UPDATE running_groups SET n = n + ? WHERE grp = ?", k, into);
+        let to = made.get(rule);
+        if (to === undefined) made.set(rule, (to = this.newGroup(onto, gen, rule, 0)));
+        into.set(grp, to);
+        this.sql.exec("UPDATE running_groups SET n = n + ? WHERE grp = ?", k, to);
+        if (driving !== undefined) {
+          this.memoCount(driving, grp, -k);
+          this.memoCount(driving, to, k);
+        }
         for (const c of apart.get(grp) ?? []) {
           this.memoCount(c.memo, grp, -c.k);
-          this.memoCount(c.memo, into, c.k);
+          this.memoCount(c.memo, to, c.k);
         }
-        this.sql.exec(
-          `UPDATE running_members SET grp = ? WHERE grp = ? AND id IN (${withFact})`,
-          into,
-          grp,
-          ...params,
-        );
         this.leave(grp, k);
       });
+      if (into.size === 0) return;
+      // the moved jobs' member rows in one statement: through the groups' index when their jobs are fewer than the
+      // ids the facts give, else id by id (`+grp`: not by the group's index, whose every job would be tested)
+      const splitJobs = groups.reduce((sum, g, i) => (whole[i] ? sum : sum + sizes[i]), 0);
+      const target = JSON.stringify(Object.fromEntries([...into].map(([g, t]) => [`g${g}`, t])));
+      this.sql.exec(
+        `UPDATE running_members SET grp = json_extract(?1, '$.g' || grp) WHERE ${splitJobs <= holding ? "" : "+"}grp IN (SELECT value FROM json_each(?2)) AND id IN (${withFact})`,
+        target,
+        JSON.stringify([...into.keys()]),
+        ...params,
+      );
     };
     return { from, move };
   }
@@ -981,7 +1015,8 @@ export class SqlShares implements ShareStore {
       )
       .one().memo;
     this.memos.set(memo, { kind, pattern, test: has });
-    const matched = this.valuesOf(kind).filter(has);
+    // a value without the text every match holds is not handed out
+    const matched = this.valuesOf(kind, requiredLiteral(pattern)).filter(has);
     // in lists that fit in one SQLite string
     for (let i = 0; i < matched.length;) {
       const list: string[] = [];
@@ -1018,13 +1053,15 @@ export class SqlShares implements ShareStore {
    * The distinct values of one kind of fact, in order, handed to JS a JSON
    * list of up to `VALUE_CHUNK` at a time (a row each costs several times
    * more); a list too long for one SQLite string is asked for again shorter.
+   * With `holding`, only the values that contain it (`instr`, in SQLite: a
+   * value without a regex's required literal is never handed out).
    */
-  private valuesOf(kind: string): string[] {
+  private valuesOf(kind: string, holding?: string | null): string[] {
     const out: string[] = [];
-    const first =
-      "SELECT json_group_array(value) AS v FROM (SELECT DISTINCT value FROM running_facts WHERE kind = ? ORDER BY value LIMIT ?)";
-    const next =
-      "SELECT json_group_array(value) AS v FROM (SELECT DISTINCT value FROM running_facts WHERE kind = ? AND value > ? ORDER BY value LIMIT ?)";
+    const within = holding === undefined || holding === null ? "" : " AND instr(value, ?3) > 0";
+    const extra: SqlStorageValue[] = within === "" ? [] : [holding!];
+    const first = `SELECT json_group_array(value) AS v FROM (SELECT DISTINCT value FROM running_facts WHERE kind = ?1${within} ORDER BY value LIMIT ?2)`;
+    const next = `SELECT json_group_array(value) AS v FROM (SELECT DISTINCT value FROM running_facts WHERE kind = ?1 AND value > ?4${within} ORDER BY value LIMIT ?2)`;
     let chunk = VALUE_CHUNK;
     let after: string | undefined;
     for (;;) {
@@ -1035,12 +1072,16 @@ export class SqlShares implements ShareStore {
         list = (
           after === undefined
             ? this.sql.exec<{ value: string }>(
-                "SELECT value FROM running_facts WHERE kind = ? ORDER BY value LIMIT 1",
+                `SELECT value FROM running_facts WHERE kind = ?1${within} ORDER BY value LIMIT ?2`,
                 kind,
+                1,
+                ...extra,
               )
             : this.sql.exec<{ value: string }>(
-                "SELECT value FROM running_facts WHERE kind = ? AND value > ? ORDER BY value LIMIT 1",
+                `SELECT value FROM running_facts WHERE kind = ?1 AND value > ?4${within} ORDER BY value LIMIT ?2`,
                 kind,
+                1,
+                extra[0] ?? null,
                 after,
               )
         )
@@ -1050,8 +1091,8 @@ export class SqlShares implements ShareStore {
         try {
           const text = (
             after === undefined
-              ? this.sql.exec<{ v: string }>(first, kind, asked)
-              : this.sql.exec<{ v: string }>(next, kind, after, asked)
+              ? this.sql.exec<{ v: string }>(first, kind, asked, ...extra)
+              : this.sql.exec<{ v: string }>(next, kind, asked, extra[0] ?? null, after)
           ).one().v;
           list = JSON.parse(text) as string[];
         } catch (e) {
