@@ -64,6 +64,9 @@ export const SHARES_SCHEMA = [
   "CREATE TABLE IF NOT EXISTS running_matched (memo INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (memo, value)) WITHOUT ROWID",
   // per memo and group, how many of the group's jobs hold a value it matched (no row for none)
   "CREATE TABLE IF NOT EXISTS running_memo_groups (memo INTEGER NOT NULL, grp INTEGER NOT NULL, k INTEGER NOT NULL, PRIMARY KEY (memo, grp)) WITHOUT ROWID",
+  // a split not yet written to the member rows (see `moveByFact`): the jobs whose member row names group `grp` and that
+  // hold a value kept memo `memo` matched are in group `dest`; `fillIndex` writes their rows, a slice at a time
+  "CREATE TABLE IF NOT EXISTS running_pending (grp INTEGER PRIMARY KEY, memo INTEGER NOT NULL, dest INTEGER NOT NULL)",
 ];
 
 /** How many regexes' matches the store keeps (see `moveByFact`); the least recently used beyond them are dropped by `fillIndex`. */
@@ -133,20 +136,30 @@ interface Memo {
 
 /** The columns of a holder's row (`job` only `withJobs`), over `s` (`running_members`), `g` (`running_groups`) and `j` (`jobs`). */
 const columns = (withJobs: boolean) =>
-  `s.id AS id, g.rule AS rule, s.buckets AS buckets, g.gen AS gen, g.was AS was, s.grp AS grp${withJobs ? ", j.job AS job" : ""}`;
+  `s.id AS id, g.rule AS rule, s.buckets AS buckets, g.gen AS gen, g.was AS was, g.grp AS grp${withJobs ? ", j.job AS job" : ""}`;
 const withJob = (withJobs: boolean) => (withJobs ? " CROSS JOIN jobs j ON j.id = s.id" : "");
 
+/**
+ * The group of member row `s`'s job: the row's, unless a split not yet written (`running_pending`) takes the jobs
+ * of that group holding a value its memo matched to another.
+ */
+const REAL_GROUP =
+  "coalesce((SELECT p.dest FROM running_pending p WHERE p.grp = s.grp AND EXISTS (SELECT 1 FROM running_memos r CROSS JOIN running_facts f2 ON f2.id = s.id AND f2.kind = r.kind CROSS JOIN running_matched m2 ON m2.memo = r.memo AND m2.value = f2.value WHERE r.memo = p.memo)), s.grp)";
+
+/** The group row joined to member row `s`: the one its job is in (`pending`: splits not yet written may take it elsewhere). */
+const groupOf = (pending: boolean) => (pending ? `g.grp = ${REAL_GROUP}` : "g.grp = s.grp");
+
 /** Holders by their jobs' ids (a `WHERE` on `s.id` follows). */
-const byId = (withJobs: boolean) =>
-  `SELECT ${columns(withJobs)} FROM running_members s CROSS JOIN running_groups g ON g.grp = s.grp${withJob(withJobs)}`;
+const byId = (withJobs: boolean, pending = false) =>
+  `SELECT ${columns(withJobs)} FROM running_members s CROSS JOIN running_groups g ON ${groupOf(pending)}${withJob(withJobs)}`;
 
 /** Holders by their groups' rule (a `WHERE` on `g.rule` follows): the groups first (`CROSS JOIN` keeps that order), then their members. */
 const byRule = (withJobs: boolean) =>
   `SELECT ${columns(withJobs)} FROM running_groups g CROSS JOIN running_members s ON s.grp = g.grp${withJob(withJobs)}`;
 
 /** Holders with one fact, `kind` and `value` the parameters: the fact index first, then the members. */
-const byFact = (withJobs: boolean) =>
-  `SELECT ${columns(withJobs)} FROM running_facts f CROSS JOIN running_members s ON s.id = f.id CROSS JOIN running_groups g ON g.grp = s.grp${withJob(withJobs)} WHERE f.kind = ? AND f.value = ?`;
+const byFact = (withJobs: boolean, pending = false) =>
+  `SELECT ${columns(withJobs)} FROM running_facts f CROSS JOIN running_members s ON s.id = f.id CROSS JOIN running_groups g ON ${groupOf(pending)}${withJob(withJobs)} WHERE f.kind = ? AND f.value = ?`;
 
 /** A share from its row: a job no change moved has no remembered rule. */
 function shareOf(r: Raw): Share {
@@ -178,6 +191,8 @@ export class SqlShares implements ShareStore {
   private readonly memos = new Map<number, Memo>();
   /** Whether a memo is being dropped (see `fillIndex`). */
   private dropping = false;
+  /** How many splits are not yet written to the member rows (`running_pending`). */
+  private pending = 0;
 
   constructor(private readonly sql: SqlStorage) {
     for (const statement of SHARES_SCHEMA) sql.exec(statement);
@@ -203,6 +218,9 @@ export class SqlShares implements ShareStore {
       if (after !== undefined) this.factsAfter = JSON.parse(after) as number | null;
       else {
         sql.exec("DELETE FROM running_facts");
+        // kept regex matches are read through the index (a release without it kept none, nor any split unwritten)
+        for (const table of ["running_memos", "running_matched", "running_memo_groups"])
+          sql.exec(`DELETE FROM ${table}`);
         sql.exec("DROP TABLE IF EXISTS running_ops");
         sql.exec("DELETE FROM meta WHERE key = 'running_ops'");
         // every path listed is indexed from every counted job as it fills, with the presence key
@@ -226,6 +244,7 @@ export class SqlShares implements ShareStore {
     ))
       if (m.dropping === 0) this.memos.set(m.memo, { kind: m.kind, pattern: m.pattern });
       else this.dropping = true;
+    this.pending = sql.exec<{ n: number }>("SELECT count(*) AS n FROM running_pending").one().n;
     if (this.meta(PRESENCE_KEYS) === undefined) {
       // paths indexed by a release without the presence key: filled again (their rows kept), not read through until then
       if (this.paths.length > 0 && sql.exec("SELECT 1 FROM running_members LIMIT 1").toArray().length > 0)
@@ -348,9 +367,89 @@ export class SqlShares implements ShareStore {
     }
   }
 
-  /** Whether `fillIndex` has the rows of a dropped memo to delete. */
+  /** Whether `fillIndex` has the rows of a dropped memo to delete, or splits to write to the member rows. */
   memosDropping(): boolean {
-    return this.dropping;
+    return this.dropping || this.pending > 0;
+  }
+
+  /** The group job `id`, whose member row names `grp`, is in: another when a split of `grp` not yet written takes it (`memos`: the kept memos its values are in, when known). */
+  private realGroup(id: number, grp: number, memos?: readonly number[]): number {
+    if (this.pending === 0) return grp;
+    const p = this.sql
+      .exec<{ memo: number; dest: number }>("SELECT memo, dest FROM running_pending WHERE grp = ?", grp)
+      .toArray()[0];
+    if (p === undefined) return grp;
+    const holds =
+      memos !== undefined
+        ? memos.includes(p.memo)
+        : this.sql
+            .exec(
+              "SELECT 1 FROM running_facts f CROSS JOIN running_matched m ON m.memo = ?2 AND m.value = f.value WHERE f.id = ?1 AND f.kind = ?3 LIMIT 1",
+              id,
+              p.memo,
+              this.memos.get(p.memo)!.kind,
+            )
+            .toArray().length > 0;
+    return holds ? p.dest : grp;
+  }
+
+  /**
+   * Writes the member rows of the splits not yet written (see
+   * `running_pending`) that `which` selects (all when undefined), at most
+   * `limit` rows; returns how many were written. A split whose rows are all
+   * written is forgotten, and its groups with it if they hold no job.
+   */
+  private settle(
+    which?: (p: { grp: number; memo: number; dest: number }) => boolean,
+    limit = Infinity,
+  ): number {
+    if (this.pending === 0) return 0;
+    let done = 0;
+    for (const p of this.sql
+      .exec<{ grp: number; memo: number; dest: number }>("SELECT grp, memo, dest FROM running_pending")
+      .toArray()) {
+      if (done >= limit) break;
+      if (which !== undefined && !which(p)) continue;
+      const kind = this.memos.get(p.memo)!.kind;
+      const left = limit - done;
+      const n = this.sql
+        .exec(
+          `UPDATE running_members SET grp = ?1 WHERE id IN (SELECT s.id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ?4 AND f.value = m.value CROSS JOIN running_members s ON s.id = f.id WHERE m.memo = ?3 AND s.grp = ?2${Number.isFinite(left) ? " LIMIT ?5" : ""}) RETURNING id`,
+          p.dest,
+          p.grp,
+          p.memo,
+          kind,
+          ...(Number.isFinite(left) ? [left] : []),
+        )
+        .toArray().length;
+      done += n;
+      if (n < left) {
+        this.sql.exec("DELETE FROM running_pending WHERE grp = ?", p.grp);
+        this.pending--;
+        this.forget(p.grp);
+        this.forget(p.dest);
+      }
+    }
+    return done;
+  }
+
+  /** `settle` for the splits whose groups (`grp`, `dest`) are among `groups`. */
+  private settleGroups(groups: readonly number[]): void {
+    if (this.pending === 0 || groups.length === 0) return;
+    const set = new Set(groups);
+    this.settle((p) => set.has(p.grp) || set.has(p.dest));
+  }
+
+  /** `settle` for the splits one of whose groups counts jobs under one of `rules`. */
+  private settleRules(rules: ReadonlySet<string | null>): void {
+    if (this.pending === 0) return;
+    const ruleOf = (grp: number) =>
+      this.sql
+        .exec<{ rule: string | null }>("SELECT rule FROM running_groups WHERE grp = ?", grp)
+        .toArray()[0];
+    this.settle((p) =>
+      [ruleOf(p.grp), ruleOf(p.dest)].some((g) => g !== undefined && rules.has(g.rule ?? null)),
+    );
   }
 
   /** Deletes at most `rows` rows of the memos being dropped, a memo's own row once it has none; returns how many. */
@@ -399,9 +498,13 @@ export class SqlShares implements ShareStore {
     if (added.length === 0 && paths.length === was.size) return;
     this.paths = [...paths];
     this.setMeta(INDEXED_PATHS, JSON.stringify(this.paths));
-    // a path no longer indexed: its kept matches would miss the values of jobs started from now on
+    // a path no longer indexed: its kept matches would miss the values of jobs started from now on (the splits
+    // naming one written first)
     for (const [memo, m] of this.memos)
-      if (!this.paths.some((p) => fieldKind(p) === m.kind)) this.dropMemo(memo);
+      if (!this.paths.some((p) => fieldKind(p) === m.kind)) {
+        this.settle((p) => p.memo === memo);
+        this.dropMemo(memo);
+      }
     const kept = (this.filling?.paths ?? []).filter((p) => paths.includes(p));
     if (added.length > 0 && this.sql.exec("SELECT 1 FROM running_members LIMIT 1").toArray().length > 0)
       this.setFilling({ paths: [...kept, ...added], after: null });
@@ -478,7 +581,8 @@ export class SqlShares implements ShareStore {
       read += rows.length;
     }
     read += this.fillPaths(jobs - read);
-    // the slice's rest (a matched value's row for a job) deletes the rows of memos dropped
+    // the slice's rest (a row for a job) writes the splits not yet written, then deletes the rows of memos dropped
+    if (jobs - read > 0) read += this.settle(undefined, jobs - read);
     return read + this.dropMemoRows(jobs - read);
   }
 
@@ -624,6 +728,17 @@ export class SqlShares implements ShareStore {
   }
 
   share(id: number): Share | undefined {
+    if (this.pending > 0) {
+      // a split not yet written may have taken it to another group
+      const member = this.sql
+        .exec<{ grp: number; buckets: string }>("SELECT grp, buckets FROM running_members WHERE id = ?", id)
+        .toArray()[0];
+      if (member === undefined) return undefined;
+      const g = this.sql
+        .exec<Raw>("SELECT rule, gen, was FROM running_groups WHERE grp = ?", this.realGroup(id, member.grp))
+        .one();
+      return shareOf({ ...g, buckets: member.buckets });
+    }
     const rows = this.sql
       .exec<Raw>(
         "SELECT g.rule AS rule, s.buckets AS buckets, g.gen AS gen, g.was AS was FROM running_members s JOIN running_groups g ON g.grp = s.grp WHERE s.id = ?",
@@ -649,7 +764,15 @@ export class SqlShares implements ShareStore {
   /** Takes `k` jobs out of group `grp`'s count, forgetting the group when none is left. */
   private leave(grp: number, k: number): void {
     this.sql.exec("UPDATE running_groups SET n = n - ? WHERE grp = ?", k, grp);
-    this.sql.exec("DELETE FROM running_groups WHERE grp = ? AND n <= 0", grp);
+    this.forget(grp);
+  }
+
+  /** Forgets group `grp` when it holds no job, unless a split not yet written names it (its number is not to be taken again while member rows may name it). */
+  private forget(grp: number): void {
+    this.sql.exec(
+      "DELETE FROM running_groups WHERE grp = ?1 AND n <= 0 AND NOT EXISTS (SELECT 1 FROM running_pending WHERE grp = ?1 OR dest = ?1)",
+      grp,
+    );
   }
 
   /** A new job goes in a group of its rule's jobs that remember nothing (one kept at hand per rule, made when there is none). */
@@ -661,7 +784,7 @@ export class SqlShares implements ShareStore {
     if (grp === undefined) {
       const rows = this.sql
         .exec<{ grp: number }>(
-          "SELECT grp FROM running_groups WHERE rule IS ? AND gen IS NULL LIMIT 1",
+          "SELECT grp FROM running_groups g WHERE rule IS ? AND gen IS NULL AND NOT EXISTS (SELECT 1 FROM running_pending p WHERE p.grp = g.grp) LIMIT 1",
           share.rule,
         )
         .toArray();
@@ -737,11 +860,12 @@ export class SqlShares implements ShareStore {
     const rows = this.sql.exec<{ grp: number }>("SELECT grp FROM running_members WHERE id = ?", id).toArray();
     if (rows.length === 0) return;
     const memos = this.memosOfJob(id);
-    for (const memo of memos) this.memoCount(memo, rows[0].grp, -1);
+    // a split not yet written may have taken it to another group
+    const grp = this.realGroup(id, rows[0].grp, memos);
+    for (const memo of memos) this.memoCount(memo, grp, -1);
     this.sql.exec("DELETE FROM running_members WHERE id = ?", id);
-    this.leave(rows[0].grp, 1);
-    if (this.fresh.size > 0)
-      for (const [rule, grp] of this.fresh) if (grp === rows[0].grp) this.fresh.delete(rule);
+    this.leave(grp, 1);
+    if (this.fresh.size > 0) for (const [rule, g] of this.fresh) if (g === grp) this.fresh.delete(rule);
     this.deleteFacts(id, memos);
   }
 
@@ -759,6 +883,8 @@ export class SqlShares implements ShareStore {
     read: (h: Holder) => void,
     onto: string,
   ): { readonly from: ReadonlyMap<string | null, number>; move(gen: number): void } | undefined {
+    // member rows read and moved: every split written first
+    this.settle();
     let held = 0;
     for (const rule of rules)
       held += this.sql
@@ -890,6 +1016,8 @@ export class SqlShares implements ShareStore {
         "SELECT mg.grp AS grp, g.rule AS rule, mg.k AS k FROM running_memo_groups mg CROSS JOIN running_groups g ON g.grp = mg.grp WHERE mg.memo = ?";
       countParams = [memo];
     } else {
+      // counted and moved by member rows: every split written first
+      this.settle();
       withFact = "SELECT id FROM running_facts WHERE kind = ? AND value IN (SELECT value FROM json_each(?))";
       params = [
         by.kind,
@@ -925,6 +1053,8 @@ export class SqlShares implements ShareStore {
       );
       const whole = groups.map(({ k }, i) => k === sizes[i]);
       const split = groups.filter((_, i) => !whole[i]).map((g) => g.grp);
+      // a group split again: its earlier split written first (its member rows are read below)
+      this.settleGroups(split);
       // the kept memos' counts of the jobs going apart, per group, in one pass over the moved jobs; only for the
       // memos counting a job in a group split (the driving memo counts every moved job: its counts move whole)
       const apart = new Map<number, { memo: number; k: number }[]>();
@@ -979,6 +1109,14 @@ export class SqlShares implements ShareStore {
         this.leave(grp, k);
       });
       if (into.size === 0) return;
+      if (driving !== undefined) {
+        // the split recorded, not written: a job whose row names the group and that holds a value the memo
+        // matched is in the new group (the memo is kept while a split names it); `fillIndex` writes the rows
+        for (const [grp, to] of into)
+          this.sql.exec("INSERT INTO running_pending (grp, memo, dest) VALUES (?, ?, ?)", grp, driving, to);
+        this.pending += into.size;
+        return;
+      }
       // the moved jobs' member rows in one statement: through the groups' index when their jobs are fewer than the
       // ids the facts give, else id by id (`+grp`: not by the group's index, whose every job would be tested)
       const splitJobs = groups.reduce((sum, g, i) => (whole[i] ? sum : sum + sizes[i]), 0);
@@ -1031,7 +1169,8 @@ export class SqlShares implements ShareStore {
         JSON.stringify(list),
       );
     }
-    // its jobs counted per group once (a job holding two matched values once)
+    // its jobs counted per group once (a job holding two matched values once), by member rows: every split written first
+    this.settle();
     this.sql.exec(
       "INSERT INTO running_memo_groups (memo, grp, k) SELECT ?1, s.grp, count(*) FROM running_members s WHERE s.id IN (SELECT f.id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ?2 AND f.value = m.value WHERE m.memo = ?1) GROUP BY s.grp",
       memo,
@@ -1040,7 +1179,8 @@ export class SqlShares implements ShareStore {
     if (this.memos.size > MAX_MEMOS) {
       const oldest = this.sql
         .exec<{ memo: number }>(
-          "SELECT memo FROM running_memos WHERE dropping = 0 ORDER BY used LIMIT ?",
+          // not one a split not yet written names (kept beyond the 4 until it is written)
+          "SELECT memo FROM running_memos r WHERE dropping = 0 AND NOT EXISTS (SELECT 1 FROM running_pending p WHERE p.memo = r.memo) ORDER BY used LIMIT ?",
           this.memos.size - MAX_MEMOS,
         )
         .toArray();
@@ -1123,10 +1263,15 @@ export class SqlShares implements ShareStore {
   }
 
   eachHolder(rules: ReadonlySet<string | null>, withJobs: boolean, visit: (h: Holder) => void): void {
+    // read by member rows: the splits of these rules' groups written first (all, when every member is read)
+    if (rules.size > RULES_PER_LOOKUP) this.settle();
+    else this.settleRules(rules);
     for (const h of this.holders(rules, withJobs)) visit(h);
   }
 
   eachReached(reached: Reached, withJobs: boolean, visit: (h: Holder) => void): void {
+    // a split not yet written: each row read joined to the group its job is in (no row written here)
+    const pending = this.pending > 0;
     const seen = new Set<number>();
     const each = (rows: Iterable<Raw>) => {
       for (const r of rows) {
@@ -1136,7 +1281,7 @@ export class SqlShares implements ShareStore {
         visit(this.holder(r, withJobs));
       }
     };
-    const select = byId(withJobs);
+    const select = byId(withJobs, pending);
     for (const [lo, hi] of reached.ids) {
       // the primary key's range; an open end is no bound
       if (lo === -Infinity && hi === Infinity) each(this.sql.exec<Raw>(select).toArray());
@@ -1144,7 +1289,7 @@ export class SqlShares implements ShareStore {
       else if (hi === Infinity) each(this.sql.exec<Raw>(`${select} WHERE s.id >= ?`, lo).toArray());
       else each(this.sql.exec<Raw>(`${select} WHERE s.id >= ? AND s.id <= ?`, lo, hi).toArray());
     }
-    const byValue = byFact(withJobs);
+    const byValue = byFact(withJobs, pending);
     const size = (f: FactReach, atMost: number) => {
       let n = 0;
       for (const v of f.values.finite!) {
@@ -1212,6 +1357,8 @@ export class SqlShares implements ShareStore {
     this.sql.exec("DELETE FROM running_matched");
     this.sql.exec("DELETE FROM running_memo_groups");
     this.sql.exec("DELETE FROM running_memos");
+    this.sql.exec("DELETE FROM running_pending");
+    this.pending = 0;
     this.memos.clear();
     this.dropping = false;
     this.sql.exec("DELETE FROM earlier_rules");
