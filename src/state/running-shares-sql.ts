@@ -65,8 +65,9 @@ export const SHARES_SCHEMA = [
   // per memo and group, how many of the group's jobs hold a value it matched (no row for none)
   "CREATE TABLE IF NOT EXISTS running_memo_groups (memo INTEGER NOT NULL, grp INTEGER NOT NULL, k INTEGER NOT NULL, PRIMARY KEY (memo, grp)) WITHOUT ROWID",
   // a split not yet written to the member rows (see `moveByFact`): the jobs whose member row names group `grp` and that
-  // hold a value kept memo `memo` matched are in group `dest`; `fillIndex` writes their rows, a slice at a time
-  "CREATE TABLE IF NOT EXISTS running_pending (grp INTEGER PRIMARY KEY, memo INTEGER NOT NULL, dest INTEGER NOT NULL)",
+  // hold a value kept memo `memo` matched are in group `dest`; `fillIndex` writes their rows, a slice of the memo's
+  // values at a time in order (`after`: the last value done, null: none yet)
+  "CREATE TABLE IF NOT EXISTS running_pending (grp INTEGER PRIMARY KEY, memo INTEGER NOT NULL, dest INTEGER NOT NULL, after TEXT)",
 ];
 
 /** How many regexes' matches the store keeps (see `moveByFact`); the least recently used beyond them are dropped by `fillIndex`. */
@@ -395,9 +396,11 @@ export class SqlShares implements ShareStore {
 
   /**
    * Writes the member rows of the splits not yet written (see
-   * `running_pending`) that `which` selects (all when undefined), at most
-   * `limit` rows; returns how many were written. A split whose rows are all
-   * written is forgotten, and its groups with it if they hold no job.
+   * `running_pending`) that `which` selects (all when undefined), going
+   * through at most `limit` of their memos' matched values (each split's
+   * values in order, from where the last call stopped); returns how many. A
+   * split whose rows are all written is forgotten, and its groups with it if
+   * they hold no job.
    */
   private settle(
     which?: (p: { grp: number; memo: number; dest: number }) => boolean,
@@ -406,29 +409,44 @@ export class SqlShares implements ShareStore {
     if (this.pending === 0) return 0;
     let done = 0;
     for (const p of this.sql
-      .exec<{ grp: number; memo: number; dest: number }>("SELECT grp, memo, dest FROM running_pending")
+      .exec<{
+        grp: number;
+        memo: number;
+        dest: number;
+        after: string | null;
+      }>("SELECT grp, memo, dest, after FROM running_pending ORDER BY grp")
       .toArray()) {
       if (done >= limit) break;
       if (which !== undefined && !which(p)) continue;
       const kind = this.memos.get(p.memo)!.kind;
+      // the values after the last one done (all of them when not limited), and the last of these
       const left = limit - done;
-      const n = this.sql
-        .exec(
-          `UPDATE running_members SET grp = ?1 WHERE id IN (SELECT s.id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ?4 AND f.value = m.value CROSS JOIN running_members s ON s.id = f.id WHERE m.memo = ?3 AND s.grp = ?2${Number.isFinite(left) ? " LIMIT ?5" : ""}) RETURNING id`,
+      const span = this.sql
+        .exec<{ n: number; last: string | null }>(
+          "SELECT count(*) AS n, max(value) AS last FROM (SELECT value FROM running_matched WHERE memo = ?1 AND (?2 IS NULL OR value > ?2) ORDER BY value LIMIT ?3)",
+          p.memo,
+          p.after,
+          Number.isFinite(left) ? left : -1,
+        )
+        .one();
+      if (span.n > 0)
+        // their jobs' rows by id (`+grp`: not through the group's index, whose every job would be tested)
+        this.sql.exec(
+          "UPDATE running_members SET grp = ?1 WHERE +grp = ?2 AND id IN (SELECT f.id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ?4 AND f.value = m.value WHERE m.memo = ?3 AND (?5 IS NULL OR m.value > ?5) AND m.value <= ?6)",
           p.dest,
           p.grp,
           p.memo,
           kind,
-          ...(Number.isFinite(left) ? [left] : []),
-        )
-        .toArray().length;
-      done += n;
-      if (n < left) {
+          p.after,
+          span.last,
+        );
+      done += span.n;
+      if (span.n < left) {
         this.sql.exec("DELETE FROM running_pending WHERE grp = ?", p.grp);
         this.pending--;
         this.forget(p.grp);
         this.forget(p.dest);
-      }
+      } else this.sql.exec("UPDATE running_pending SET after = ? WHERE grp = ?", span.last, p.grp);
     }
     return done;
   }
