@@ -19,7 +19,13 @@
  * regex alone on an indexed field, the values it matched and how many of each
  * group's jobs hold one (`running_memos`, `running_matched`,
  * `running_memo_groups`), so a change to such a regex again tests no value and
- * reads no job (`moveByFact`). Written as each count changes, in
+ * reads no job (`moveByFact`); the first change to one hands out only the
+ * values holding the regex's required literal, and records its split of each
+ * group (`running_pending`: the group's jobs holding a value it matched are in
+ * a new group) rather than rewriting their member rows, which `fillIndex`
+ * writes in slices (or a read of those rows by group first), every count
+ * being exact meanwhile (a job's group resolved through the split where its
+ * row is read one by one). Written as each count changes, in
  * the same turn as the job rows, so an object that starts again reads its
  * totals back instead of counting every running job.
  */
