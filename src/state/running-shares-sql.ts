@@ -72,7 +72,7 @@ export const SHARES_SCHEMA = [
   "CREATE TABLE IF NOT EXISTS running_memo_groups (memo INTEGER NOT NULL, grp INTEGER NOT NULL, k INTEGER NOT NULL, PRIMARY KEY (memo, grp)) WITHOUT ROWID",
   // a split not yet written to the member rows (see `moveByFact`): the jobs whose member row names group `grp` and that
   // hold a value kept memo `memo` matched are in group `dest`; `fillIndex` writes their rows, a slice of the memo's
-  // values at a time in order (`after`: the last value done, null: none yet)
+  // values' jobs at a time in order (`after`: JSON [value, id] of the last done, null: none yet)
   "CREATE TABLE IF NOT EXISTS running_pending (grp INTEGER PRIMARY KEY, memo INTEGER NOT NULL, dest INTEGER NOT NULL, after TEXT)",
 ];
 
@@ -403,10 +403,10 @@ export class SqlShares implements ShareStore {
   /**
    * Writes the member rows of the splits not yet written (see
    * `running_pending`) that `which` selects (all when undefined), going
-   * through at most `limit` of their memos' matched values (each split's
-   * values in order, from where the last call stopped); returns how many. A
-   * split whose rows are all written is forgotten, and its groups with it if
-   * they hold no job.
+   * through at most `limit` of their jobs (each split's matched values'
+   * jobs in order of value and id, from where the last call stopped);
+   * returns how many. A split whose rows are all written is forgotten, and
+   * its groups with it if they hold no job.
    */
   private settle(
     which?: (p: { grp: number; memo: number; dest: number }) => boolean,
@@ -425,34 +425,49 @@ export class SqlShares implements ShareStore {
       if (done >= limit) break;
       if (which !== undefined && !which(p)) continue;
       const kind = this.memos.get(p.memo)!.kind;
-      // the values after the last one done (all of them when not limited), and the last of these
       const left = limit - done;
-      const span = this.sql
-        .exec<{ n: number; last: string | null }>(
-          "SELECT count(*) AS n, max(value) AS last FROM (SELECT value FROM running_matched WHERE memo = ?1 AND (?2 IS NULL OR value > ?2) ORDER BY value LIMIT ?3)",
-          p.memo,
-          p.after,
-          Number.isFinite(left) ? left : -1,
-        )
-        .one();
-      if (span.n > 0)
-        // their jobs' rows by id (`+grp`: not through the group's index, whose every job would be tested)
+      let n = 0;
+      let last: [string, number] | undefined;
+      if (!Number.isFinite(left))
+        // all of them (a row already written names another group)
         this.sql.exec(
-          "UPDATE running_members SET grp = ?1 WHERE +grp = ?2 AND id IN (SELECT f.id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ?4 AND f.value = m.value WHERE m.memo = ?3 AND (?5 IS NULL OR m.value > ?5) AND m.value <= ?6)",
+          "UPDATE running_members SET grp = ?1 WHERE +grp = ?2 AND id IN (SELECT f.id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ?4 AND f.value = m.value WHERE m.memo = ?3)",
           p.dest,
           p.grp,
           p.memo,
           kind,
-          p.after,
-          span.last,
         );
-      done += span.n;
-      if (span.n < left) {
+      else {
+        // the next jobs by (value, id) after the cursor, their rows by id (`+grp`: not through the group's index)
+        const at = p.after === null ? null : (JSON.parse(p.after) as [string, number]);
+        const next = this.sql
+          .exec<{ value: string; id: number }>(
+            "SELECT f.value AS value, f.id AS id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ?2 AND f.value = m.value WHERE m.memo = ?1 AND (?3 IS NULL OR (f.value, f.id) > (?3, ?4)) ORDER BY f.value, f.id LIMIT ?5",
+            p.memo,
+            kind,
+            at?.[0] ?? null,
+            at?.[1] ?? null,
+            left,
+          )
+          .toArray();
+        n = next.length;
+        if (n > 0) {
+          last = [next[n - 1].value, next[n - 1].id];
+          this.sql.exec(
+            "UPDATE running_members SET grp = ?1 WHERE +grp = ?2 AND id IN (SELECT value FROM json_each(?3))",
+            p.dest,
+            p.grp,
+            JSON.stringify(next.map((r) => r.id)),
+          );
+        }
+      }
+      done += Number.isFinite(left) ? n : 0;
+      if (n < left) {
         this.sql.exec("DELETE FROM running_pending WHERE grp = ?", p.grp);
         this.pending--;
         this.forget(p.grp);
         this.forget(p.dest);
-      } else this.sql.exec("UPDATE running_pending SET after = ? WHERE grp = ?", span.last, p.grp);
+      } else this.sql.exec("UPDATE running_pending SET after = ? WHERE grp = ?", JSON.stringify(last), p.grp);
     }
     return done;
   }

@@ -757,12 +757,12 @@ describe("JobQueue running counts", () => {
         sql
           .exec<{ n: number }>(`SELECT count(*) AS n FROM running_members s WHERE ${REAL_GROUP} <> s.grp`)
           .one().n;
-      // a slice goes through at most 3 of the matched values of a split's memo (in order, each split its own) or deletes
-      // 3 rows: so many slices at most
+      // a slice goes through at most 3 jobs holding a value of a split's memo (in order, each split its own) or
+      // deletes 3 rows: so many slices at most
       const budget =
         sql
           .exec<{ n: number }>(
-            "SELECT count(*) AS n FROM running_pending p JOIN running_matched m ON m.memo = p.memo",
+            "SELECT count(*) AS n FROM running_pending p JOIN running_memos r ON r.memo = p.memo JOIN running_matched m ON m.memo = p.memo JOIN running_facts f ON f.kind = r.kind AND f.value = m.value",
           )
           .one().n + rows();
       expect(unwritten()).toBeGreaterThan(0);
