@@ -440,16 +440,26 @@ export class SqlShares implements ShareStore {
       else {
         // the next jobs by (value, id) after the cursor, their rows by id (`+grp`: not through the group's index)
         const at = p.after === null ? null : (JSON.parse(p.after) as [string, number]);
-        const next = this.sql
-          .exec<{ value: string; id: number }>(
-            "SELECT f.value AS value, f.id AS id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ?2 AND f.value = m.value WHERE m.memo = ?1 AND (?3 IS NULL OR (f.value, f.id) > (?3, ?4)) ORDER BY f.value, f.id LIMIT ?5",
-            p.memo,
-            kind,
-            at?.[0] ?? null,
-            at?.[1] ?? null,
-            left,
-          )
-          .toArray();
+        // ordered as the join reads them (the matches by value, the facts by id): no sort, a seek past the cursor
+        const pairs =
+          "SELECT m.value AS value, f.id AS id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ?2 AND f.value = m.value WHERE m.memo = ?1";
+        const next = (
+          at === null
+            ? this.sql.exec<{ value: string; id: number }>(
+                `${pairs} ORDER BY m.value, f.id LIMIT ?3`,
+                p.memo,
+                kind,
+                left,
+              )
+            : this.sql.exec<{ value: string; id: number }>(
+                `${pairs} AND (m.value, f.id) > (?3, ?4) ORDER BY m.value, f.id LIMIT ?5`,
+                p.memo,
+                kind,
+                at[0],
+                at[1],
+                left,
+              )
+        ).toArray();
         n = next.length;
         if (n > 0) {
           last = [next[n - 1].value, next[n - 1].id];
