@@ -27,11 +27,7 @@ export { parseBucket, parseLimit, bucketsOf } from "./adhoc.js";
 export { prepareJob } from "./evaluate.js";
 export type * from "./types.js";
 export {
-  FiltersFile,
-  FilterRuleFile,
-  FilterExpression,
-  FilterPredicateShape,
-  FilterActionShape,
+  filterShapes,
   PREDICATE_NAMES,
   SIMPLE_ACTIONS,
   COMPARISONS,

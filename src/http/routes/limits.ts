@@ -11,7 +11,7 @@ import { MAX_BODY_BYTES } from "../body.js";
 import { ApiError } from "../errors.js";
 import { fetcherForIsolate } from "../url-fetch.js";
 import { EXPLAIN_QUERY, registerOperation } from "../openapi.js";
-import { LimitsRequest, LimitsRequestFast, LimitsVerdict, toEngineRequest } from "../schemas/limits.js";
+import { LimitsRequest, LimitsRequestFast, limitsVerdictSchema, toEngineRequest } from "../schemas/limits.js";
 
 type EngineVerdict = Awaited<ReturnType<typeof decideLimits>> extends Decision<infer V> ? V : never;
 
@@ -139,7 +139,7 @@ registerOperation({
   tag: "limits",
   auth: "decision",
   request: LimitsRequest,
-  response: LimitsVerdict,
+  response: limitsVerdictSchema,
   query: [EXPLAIN_QUERY],
   errors: ["answer_too_deep"],
 });

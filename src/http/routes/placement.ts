@@ -10,7 +10,7 @@ import { QueueTreeList } from "../schemas/placement-queues.js";
 import { decisionRoute, type RouteContext } from "../decision.js";
 import type { AppEnv } from "../../env.js";
 import { EXPLAIN_QUERY, registerOperation } from "../openapi.js";
-import { PlaceRequest, PlaceVerdict } from "../schemas/placement.js";
+import { PlaceRequest, placeVerdictSchema } from "../schemas/placement.js";
 
 /** Decides one placement request in the Worker (the route's and the playground's decide). */
 export function decidePlace(
@@ -46,7 +46,7 @@ registerOperation({
   tag: "placement",
   auth: "decision",
   request: PlaceRequest,
-  response: PlaceVerdict,
+  response: placeVerdictSchema,
   query: [EXPLAIN_QUERY],
 });
 registerOperation({

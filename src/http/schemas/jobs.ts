@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { FilterActionShape, FilterPredicateShape, validateRules } from "../../engines/jobfilter/index.js";
+import { filterShapes, validateRules } from "../../engines/jobfilter/index.js";
 
 /**
  * The job and RAPI filter routes' schemas (225 zod instances) are made by `jobSchemas()` on its
@@ -144,8 +144,8 @@ function jobSchemasBuild() {
   /** A RAPI filter body, for the OpenAPI document (the route checks it with Ganeti's own texts). */
   const FilterBody = z.object({
     priority: FilterPriority.optional(),
-    predicates: z.array(FilterPredicateShape).optional(),
-    action: FilterActionShape.optional(),
+    predicates: z.array(filterShapes().FilterPredicateShape).optional(),
+    action: filterShapes().FilterActionShape.optional(),
     reason: z.array(ReasonEntry).optional(),
   });
 

@@ -15,10 +15,10 @@
 import * as z from "zod";
 import { hostSchemas } from "./hosts.js";
 import { jobSchemas } from "./jobs.js";
-import { LimitsRequest, LimitsVerdict } from "./limits.js";
+import { LimitsRequest, limitsVerdictSchema } from "./limits.js";
 import { MatchRequest } from "./match.js";
-import { MatchVerdict } from "./match-verdicts.js";
-import { PlaceRequest, PlaceVerdict } from "./placement.js";
+import { matchVerdictSchemas } from "./match-verdicts.js";
+import { PlaceRequest, placeVerdictSchema } from "./placement.js";
 
 /** The engines a test file can name. */
 export const TEST_ENGINES = ["limits", "placement", "match", "customs", "jobfilter"] as const;
@@ -214,9 +214,9 @@ function buildPolicyTestSchemas() {
 
   /** The request cases of each engine, by engine. */
   const REQUEST_CASES = {
-    limits: requestCase(LimitsRequest, fieldsOf(LimitsVerdict, ENVELOPE)),
-    placement: requestCase(PlaceRequest, fieldsOf(PlaceVerdict, ENVELOPE)),
-    match: requestCase(MatchRequest, fieldsOf(MatchVerdict, ENVELOPE)),
+    limits: requestCase(LimitsRequest, fieldsOf(limitsVerdictSchema(), ENVELOPE)),
+    placement: requestCase(PlaceRequest, fieldsOf(placeVerdictSchema(), ENVELOPE)),
+    match: requestCase(MatchRequest, fieldsOf(matchVerdictSchemas().MatchVerdict, ENVELOPE)),
     customs: requestCase(CustomsDecisionRequest, ["host", "ratings", "accessDenied"]),
     jobfilter: requestCase(JobfilterDecisionRequest, ["cacheable", "action", "rule", "trace"]),
   } as const;
