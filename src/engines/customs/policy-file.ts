@@ -8,6 +8,7 @@
  */
 import * as z from "zod";
 import { SETTINGS, SETTING_NAMES, type Bound } from "./settings.js";
+import { lazily } from "../common/lazy.js";
 
 /** A network number, as customs.json keys `networks` and as `?net=` is written. */
 export const NETWORK_NUMBER = /^(0|[1-9]\d{0,9})$/;
@@ -70,9 +71,5 @@ function customsShapesBuild() {
   return { HostDefaultsFile, CustomsPolicyFile };
 }
 
-let customsShapesBuilt: ReturnType<typeof customsShapesBuild> | undefined;
-
 /** The shapes of customs.json, made on the first call and kept. */
-export function customsShapes(): ReturnType<typeof customsShapesBuild> {
-  return (customsShapesBuilt ??= customsShapesBuild());
-}
+export const customsShapes = lazily(customsShapesBuild);

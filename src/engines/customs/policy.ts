@@ -3,6 +3,7 @@ import { describeJsonShape, POLICY_JSON_LIMITS, shapePointer } from "../common/j
 import { isJsonObject } from "../common/json.js";
 import { policyError, type PolicyError, type Result } from "../common/result.js";
 import { finish, Pace, type Steps } from "../common/slices.js";
+import { lazily } from "../common/lazy.js";
 import { buildAccessList } from "./acl.js";
 import { customsShapes, NETWORK_NUMBER, POOL_NUMBERS } from "./policy-file.js";
 import {
@@ -40,19 +41,14 @@ export const DEFAULT_POLICY_DATA: CustomsPolicyData = {
   permitSeconds: POOL_NUMBERS.permitSeconds.fallback,
 };
 
-let keysBuilt: { top: Set<string>; defaults: Set<string> } | undefined;
-
 /** customs.json's keys, made on the first compile (the shapes with them: an isolate that compiles nothing builds neither). */
-function keys(): { top: Set<string>; defaults: Set<string> } {
-  if (keysBuilt === undefined) {
-    const { CustomsPolicyFile, HostDefaultsFile } = customsShapes();
-    keysBuilt = {
-      top: new Set(Object.keys(CustomsPolicyFile.shape)),
-      defaults: new Set(Object.keys(HostDefaultsFile.shape)),
-    };
-  }
-  return keysBuilt;
-}
+const keys = lazily(() => {
+  const { CustomsPolicyFile, HostDefaultsFile } = customsShapes();
+  return {
+    top: new Set(Object.keys(CustomsPolicyFile.shape)),
+    defaults: new Set(Object.keys(HostDefaultsFile.shape)),
+  };
+});
 
 function readDefaults(raw: unknown, base: HostDefaults, at: string, errors: PolicyError[]): HostDefaults {
   if (!isJsonObject(raw)) {

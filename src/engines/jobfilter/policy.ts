@@ -21,6 +21,7 @@ import {
   parseUuid,
 } from "./rule-parse.js";
 import { filterShapes } from "./rule-file.js";
+import { lazily } from "../common/lazy.js";
 import type { FilterRule } from "./types.js";
 
 /** The loaded jobfilter policy: the seed rules as data and their compiled chain. */
@@ -29,12 +30,8 @@ export interface JobfilterPolicy {
   readonly set: FilterSet;
 }
 
-let ruleKeys: Set<string> | undefined;
-
 /** A rule's keys, made on the first check (the shapes with them: an isolate that compiles no rule builds neither). */
-function ruleKeysOf(): Set<string> {
-  return (ruleKeys ??= new Set(Object.keys(filterShapes().FilterRuleFile.shape)));
-}
+const ruleKeysOf = lazily(() => new Set(Object.keys(filterShapes().FilterRuleFile.shape)));
 
 /** The uuid a seed rule without one gets: deterministic, so the same file always compiles to the same bundle. */
 export function seedUuid(index: number): string {

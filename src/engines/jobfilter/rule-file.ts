@@ -9,6 +9,7 @@
  * rules never builds them (docs/performance.md, wt/heap2).
  */
 import * as z from "zod";
+import { lazily } from "../common/lazy.js";
 
 /** The predicates a rule may test: the job id, its opcodes, its reason trail. */
 export const PREDICATE_NAMES = ["jobid", "opcode", "reason"] as const;
@@ -98,9 +99,5 @@ function filterShapesBuild() {
   };
 }
 
-let filterShapesBuilt: ReturnType<typeof filterShapesBuild> | undefined;
-
 /** The shapes of a job filter rule and of filters.json, made on the first call and kept. */
-export function filterShapes(): ReturnType<typeof filterShapesBuild> {
-  return (filterShapesBuilt ??= filterShapesBuild());
-}
+export const filterShapes = lazily(filterShapesBuild);

@@ -13,6 +13,7 @@
  * (docs/performance.md, wt/heap2).
  */
 import * as z from "zod";
+import { lazily } from "../common/lazy.js";
 
 function placementShapesBuild() {
   /** Any scalar: Go's decoder turns it into a string where a string is expected (null into ""). */
@@ -142,12 +143,8 @@ function placementShapesBuild() {
   };
 }
 
-let placementShapesBuilt: ReturnType<typeof placementShapesBuild> | undefined;
-
 /** The shapes of a scheduler configuration, made on the first call and kept. */
-export function placementShapes(): ReturnType<typeof placementShapesBuild> {
-  return (placementShapesBuilt ??= placementShapesBuild());
-}
+export const placementShapes = lazily(placementShapesBuild);
 
 /** The keys a mapping of this shape may hold, in declaration order. */
 export function keysOf(shape: { shape: Record<string, unknown> }): string[] {

@@ -29,6 +29,7 @@ import { QuickRules, RULE_TWINS } from "./quick-rule.js";
 import { SEEDED_MEMOS, type RegexMemo } from "./filter.js";
 import { MAX_REPORTED_ERRORS, readYamlTreeSteps, type ReadTree, type Value } from "./yaml-tree.js";
 import { finish, type Steps } from "../common/slices.js";
+import { lazily } from "../common/lazy.js";
 
 /**
  * Decodes a YuniKorn configuration (YAML, or JSON with the same keys) into the
@@ -56,12 +57,8 @@ function keysBuild() {
   };
 }
 
-let keysBuilt: ReturnType<typeof keysBuild> | undefined;
-
 /** The key lists, made on the first decode (the shapes with them: an isolate that decodes nothing builds neither). */
-function keys(): ReturnType<typeof keysBuild> {
-  return (keysBuilt ??= keysBuild());
-}
+const keys = lazily(keysBuild);
 
 /** A rule's filter (at `${ruleAt}/filter`); an absent one is the zero filter. */
 function filter(d: Decoder, v: Value, ruleAt: string): RawFilter {

@@ -170,10 +170,11 @@ registerOperation({
     },
   ],
   errors: ["invalid_request", "invalid_json", "payload_too_large", "budget_exceeded", "answer_too_deep"],
-  response: z
-    .object({
-      passed: z.boolean().describe("the limits' verdict (`allowed`)"),
-      message: z.string().describe("Arbiter's diagnostics, pScheduler's own text line by line"),
-    })
-    .strict(),
+  response: () =>
+    z
+      .object({
+        passed: z.boolean().describe("the limits' verdict (`allowed`)"),
+        message: z.string().describe("Arbiter's diagnostics, pScheduler's own text line by line"),
+      })
+      .strict(),
 });

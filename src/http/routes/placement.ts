@@ -6,7 +6,7 @@ import type { PlacementData } from "../../engines/placement/types.js";
 import { getActiveBundle } from "../../state/policy-store.js";
 import { requireRole } from "../auth.js";
 import { ApiError } from "../errors.js";
-import { QueueTreeList } from "../schemas/placement-queues.js";
+import { queueTreeSchemas } from "../schemas/placement-queues.js";
 import { decisionRoute, type RouteContext } from "../decision.js";
 import type { AppEnv } from "../../env.js";
 import { EXPLAIN_QUERY, registerOperation } from "../openapi.js";
@@ -58,6 +58,6 @@ registerOperation({
   tag: "placement",
   auth: "admin",
   query: [{ name: "partition", description: "only this partition", schema: { type: "string" } }],
-  response: QueueTreeList,
+  response: () => queueTreeSchemas().QueueTreeList,
   errors: ["not_found"],
 });

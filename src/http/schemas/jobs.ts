@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { filterShapes, validateRules } from "../../engines/jobfilter/index.js";
+import { lazily } from "../../engines/common/lazy.js";
 
 /**
  * The job and RAPI filter routes' schemas (225 zod instances) are made by `jobSchemas()` on its
@@ -220,12 +221,8 @@ function jobSchemasBuild() {
   };
 }
 
-let jobSchemasBuilt: ReturnType<typeof jobSchemasBuild> | undefined;
-
 /** The job and RAPI filter routes' schemas, made on the first call and kept. */
-export function jobSchemas(): ReturnType<typeof jobSchemasBuild> {
-  return (jobSchemasBuilt ??= jobSchemasBuild());
-}
+export const jobSchemas = lazily(jobSchemasBuild);
 
 /** See `jobSchemas().ReasonEntry`. */
 export type ReasonEntry = z.infer<ReturnType<typeof jobSchemas>["ReasonEntry"]>;

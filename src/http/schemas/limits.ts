@@ -2,6 +2,7 @@ import * as z from "zod";
 import { MAX_JSON_DEPTH } from "../../engines/common/json-shape.js";
 import { cloneJson, type JsonObject as EngineJsonObject } from "../../engines/common/json.js";
 import type { LimitsRequest as EngineLimitsRequest } from "../../engines/limits/index.js";
+import { lazily } from "../../engines/common/lazy.js";
 
 /** Any JSON object, as task specs and schedules carry them. */
 const JsonObject = z.record(z.string(), z.json());
@@ -111,12 +112,8 @@ function limitsVerdictBuild() {
   });
 }
 
-let limitsVerdictBuilt: ReturnType<typeof limitsVerdictBuild> | undefined;
-
 /** The limits verdict's schema, made on the first call and kept. */
-export function limitsVerdictSchema(): ReturnType<typeof limitsVerdictBuild> {
-  return (limitsVerdictBuilt ??= limitsVerdictBuild());
-}
+export const limitsVerdictSchema = lazily(limitsVerdictBuild);
 /** A limits verdict as the API answers it. */
 export type LimitsVerdict = z.infer<ReturnType<typeof limitsVerdictSchema>>;
 

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { lazily } from "../../engines/common/lazy.js";
 
 /**
  * The match routes' verdicts for the OpenAPI document and the playground's and policy test
@@ -110,9 +111,5 @@ function matchVerdictsBuild() {
   return { MatchVerdict, AdCheckVerdict, MatchAnalysisVerdict };
 }
 
-let matchVerdictsBuilt: ReturnType<typeof matchVerdictsBuild> | undefined;
-
 /** The match routes' verdict schemas, made on the first call and kept. */
-export function matchVerdictSchemas(): ReturnType<typeof matchVerdictsBuild> {
-  return (matchVerdictsBuilt ??= matchVerdictsBuild());
-}
+export const matchVerdictSchemas = lazily(matchVerdictsBuild);

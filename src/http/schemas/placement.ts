@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { lazily } from "../../engines/common/lazy.js";
 
 /** A queue the scheduler already has at run time; `leaf` (the API's form) or `kind` (the spec's form). */
 export const ExistingQueue = z
@@ -59,11 +60,7 @@ function placeVerdictBuild() {
   });
 }
 
-let placeVerdictBuilt: ReturnType<typeof placeVerdictBuild> | undefined;
-
 /** The placement verdict's schema, made on the first call and kept. */
-export function placeVerdictSchema(): ReturnType<typeof placeVerdictBuild> {
-  return (placeVerdictBuilt ??= placeVerdictBuild());
-}
+export const placeVerdictSchema = lazily(placeVerdictBuild);
 /** A placement verdict with its envelope. */
 export type PlaceVerdict = z.infer<ReturnType<typeof placeVerdictSchema>>;

@@ -5,6 +5,7 @@ import { LimitsRequest, limitsVerdictSchema } from "./limits.js";
 import { MatchRequest } from "./match.js";
 import { matchVerdictSchemas } from "./match-verdicts.js";
 import { PlaceRequest, placeVerdictSchema } from "./placement.js";
+import { lazily } from "../../engines/common/lazy.js";
 
 /** A playground body's policy: its source text. */
 export const policyText = z
@@ -87,12 +88,8 @@ function buildPlaygroundSchemas() {
   };
 }
 
-let playgroundBuilt: ReturnType<typeof buildPlaygroundSchemas> | undefined;
-
 /** The playground's schemas (the engines' inputs, the body and verdict the document shows), made once. */
-export function playgroundSchemas(): ReturnType<typeof buildPlaygroundSchemas> {
-  return (playgroundBuilt ??= buildPlaygroundSchemas());
-}
+export const playgroundSchemas = lazily(buildPlaygroundSchemas);
 
 /** See `playgroundSchemas().CustomsPlaygroundInput`. */
 export type CustomsPlaygroundInput = z.infer<ReturnType<typeof playgroundSchemas>["CustomsPlaygroundInput"]>;

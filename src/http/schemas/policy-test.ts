@@ -19,6 +19,7 @@ import { LimitsRequest, limitsVerdictSchema } from "./limits.js";
 import { MatchRequest } from "./match.js";
 import { matchVerdictSchemas } from "./match-verdicts.js";
 import { PlaceRequest, placeVerdictSchema } from "./placement.js";
+import { lazily } from "../../engines/common/lazy.js";
 
 /** The engines a test file can name. */
 export const TEST_ENGINES = ["limits", "placement", "match", "customs", "jobfilter"] as const;
@@ -278,9 +279,5 @@ function buildPolicyTestSchemas() {
 /** The schemas of test files and of their cases and steps. */
 export type PolicyTestSchemas = ReturnType<typeof buildPolicyTestSchemas>;
 
-let built: PolicyTestSchemas | undefined;
-
 /** The schemas of test files, built on the first call (per isolate or process) and kept. */
-export function policyTestSchemas(): PolicyTestSchemas {
-  return (built ??= buildPolicyTestSchemas());
-}
+export const policyTestSchemas = lazily(buildPolicyTestSchemas);
