@@ -23,6 +23,7 @@ import { jobSchemas } from "../../src/http/schemas/jobs.js";
 import { playgroundSchemas } from "../../src/http/schemas/playground.js";
 import { jqPlaygroundSchemas } from "../../src/http/schemas/playground-jq.js";
 import { policyTestSchemas } from "../../src/http/schemas/policy-test.js";
+import { jqBuiltinScope } from "../../src/jq/program.js";
 import { bundleWithoutRead, embeddedBundle, getActiveBundle } from "../../src/state/policy-store.js";
 
 const BASE = "http://arbiter.test";
@@ -44,20 +45,7 @@ const json = (body: unknown): RequestInit => ({
 const placeRequest = { user: "sarah", groups: ["sarah", "dev_app"], tags: { namespace: "newapp" } };
 
 describe("system routes", () => {
-  it("answers the health check", async () => {
-    const res = await SELF.fetch(`${BASE}/healthz`);
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ok: true });
-  });
-
-  it("reports the embedded bundle and disabled auth on a fresh deployment", async () => {
-    const res = await call("/v1/status");
-    const body = (await res.json()) as Record<string, unknown>;
-    expect(body.auth).toBe("disabled");
-    expect(body.engines).toEqual(expect.arrayContaining(Object.keys(embeddedBundle().engines)));
-    expect((body.bundle as { source: string }).source).toMatch(/embedded|kv/);
-  });
-
+  // first in the file: `/v1/status` loads the limits policy (its DNS and list status), so compiles jq
   it("decides without building the schemas only the document, the admin routes and a policy compile use", async () => {
     // every stateless decision route (the limits task is rewritten and passes the jq limits, as bench:http's limits-allowed)
     const decisions: [string, unknown][] = [
@@ -86,6 +74,8 @@ describe("system routes", () => {
       ["/v1/ads/check", { kind: "startd", ad: '[ Name = "m"; Memory = 2048 ]' }],
     ];
     for (const [path, body] of decisions) {
+      // jq's builtin library is compiled by the first jq compile: the limits policy's, not before
+      expect(jqBuiltinScope.built, path).toBe(path !== "/v1/place" && path !== "/v1/limits/decide");
       const res = await SELF.fetch(`${BASE}${path}`, json(body));
       expect(res.status, `${path}: ${await res.text()}`).toBe(200);
     }
@@ -131,6 +121,20 @@ describe("system routes", () => {
       "playgroundDecide",
     ])
       expect(typeof listOperations().find((op) => op.operationId === id)?.request, id).toBe("function");
+  });
+
+  it("answers the health check", async () => {
+    const res = await SELF.fetch(`${BASE}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true });
+  });
+
+  it("reports the embedded bundle and disabled auth on a fresh deployment", async () => {
+    const res = await call("/v1/status");
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body.auth).toBe("disabled");
+    expect(body.engines).toEqual(expect.arrayContaining(Object.keys(embeddedBundle().engines)));
+    expect((body.bundle as { source: string }).source).toMatch(/embedded|kv/);
   });
 
   it("documents every registered route in an OpenAPI 3.1 document", async () => {
