@@ -15,30 +15,8 @@ const STRING_OR_WHITESPACE = /"[^"\\]*(?:\\.[^"\\]*)*"|[\t\n\r ]+/g;
  * parsed as JSON.
  */
 export function compactJsonText(text: string): string {
-  if (!HAS_WHITESPACE.test(text) || !spaceBetweenTokens(text)) return text;
+  if (!HAS_WHITESPACE.test(text)) return text;
   return text.replace(STRING_OR_WHITESPACE, (m) => (m.charCodeAt(0) === 34 ? m : ""));
-}
-
-/**
- * Whether JSON text holds whitespace outside its strings. A body written by
- * JSON.stringify holds none, while its strings may hold many spaces (a match
- * request's ClassAd texts): one pass over the code units, where the regex
- * replacement called back once per string and copied the text.
- */
-function spaceBetweenTokens(text: string): boolean {
-  const n = text.length;
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34) {
-      // to the closing quote, an escaped character skipped
-      for (i++; i < n; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 92) i++;
-        else if (d === 34) break;
-      }
-    } else if (c === 32 || c === 10 || c === 13 || c === 9) return true;
-  }
-  return false;
 }
 
 /**
