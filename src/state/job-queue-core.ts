@@ -468,13 +468,14 @@ export class JobQueueCore {
     return this.tables.nextExpiry();
   }
 
-  /** Whether a field path new to the running counts' index, the `op` presence key added to counts indexed before it, or the whole index of counts saved before it existed, is still filling (see `fillIndex`). */
+  /** Whether a field path new to the running counts' index, the `op` presence key added to counts indexed before it, or the whole index of counts saved before it existed, is still filling, or a regex's kept matches no longer kept still being deleted (see `fillIndex`). */
   indexFilling(): boolean {
     const shares = this.tables.shares;
     return (
       shares.fillingPaths().length > 0 ||
       shares.presenceFilling?.() === true ||
-      shares.factsFilling?.() === true
+      shares.factsFilling?.() === true ||
+      shares.memosDropping?.() === true
     );
   }
 

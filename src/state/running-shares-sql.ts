@@ -15,7 +15,11 @@
  * `fillIndex`, as are all the facts of counts saved before the index existed,
  * none read through until then; see job-reach.ts) so that a rule change reads only the jobs
  * the rules it added can reach, and moves the jobs outside a `!=` rule's
- * values by their groups (`moveBeside`). Written as each count changes, in
+ * values by their groups (`moveBeside`); and, for the last few rules that were one
+ * regex alone on an indexed field, the values it matched and how many of each
+ * group's jobs hold one (`running_memos`, `running_matched`,
+ * `running_memo_groups`), so a change to such a regex again tests no value and
+ * reads no job (`moveByFact`). Written as each count changes, in
  * the same turn as the job rows, so an object that starts again reads its
  * totals back instead of counting every running job.
  */
@@ -30,7 +34,14 @@ import type {
   ShareStore,
   Totals,
 } from "../engines/jobfilter/index.js";
-import { NO_KEY, cheapest, factsOf, fieldKind, valuesAt } from "../engines/jobfilter/index.js";
+import {
+  NO_KEY,
+  cheapest,
+  factsOf,
+  fieldKind,
+  stringsMatchingPattern,
+  valuesAt,
+} from "../engines/jobfilter/index.js";
 
 /** The tables of the running counts. */
 export const SHARES_SCHEMA = [
@@ -46,7 +57,22 @@ export const SHARES_SCHEMA = [
   // the earlier rule sets jobs' remembered rules are for (`running_groups.gen`), each as its rules' texts where they differ from `counted_rules` (rule NULL: a rule it lacks)
   "CREATE TABLE IF NOT EXISTS earlier_sets (gen INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS earlier_rules (gen INTEGER NOT NULL, uuid TEXT NOT NULL, rule TEXT, PRIMARY KEY (gen, uuid))",
+  // a regex's matches kept (see `moveByFact`): per memo, a kind of fact (`field:<path>`) and a pattern, last used at `used`
+  // (being dropped by `fillIndex` when `dropping`), and in `running_matched` each value of that kind held that it matches
+  "CREATE TABLE IF NOT EXISTS running_memos (memo INTEGER PRIMARY KEY, kind TEXT NOT NULL, pattern TEXT NOT NULL, used INTEGER NOT NULL, dropping INTEGER NOT NULL DEFAULT 0)",
+  "CREATE TABLE IF NOT EXISTS running_matched (memo INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (memo, value)) WITHOUT ROWID",
+  // per memo and group, how many of the group's jobs hold a value it matched (no row for none)
+  "CREATE TABLE IF NOT EXISTS running_memo_groups (memo INTEGER NOT NULL, grp INTEGER NOT NULL, k INTEGER NOT NULL, PRIMARY KEY (memo, grp)) WITHOUT ROWID",
 ];
+
+/** How many regexes' matches the store keeps (see `moveByFact`); the least recently used beyond them are dropped by `fillIndex`. */
+export const MAX_MEMOS = 4;
+
+/** How many distinct values one statement hands to JS as a JSON list (fewer when they do not fit in one SQLite string). */
+const VALUE_CHUNK = 20_000;
+
+/** The size of the JSON list of values one statement takes (SQLite's strings stop at 1,000,000 bytes here). */
+const LIST_CHARS = 250_000;
 
 /** The meta key recording that the older `running_shares` table (one row per job with its rule), if it had rows, had the columns of the jobs' remembered rules (`gen`, `was`; a table made before them got them once). */
 const EARLIER_COLUMNS = "earlier_columns";
@@ -97,6 +123,13 @@ interface GroupHolder extends Holder {
   readonly grp: number;
 }
 
+/** A regex's kept matches (see `running_memos`): its test compiled when a value is first tested. */
+interface Memo {
+  readonly kind: string;
+  readonly pattern: string;
+  test?: (v: string) => boolean;
+}
+
 /** The columns of a holder's row (`job` only `withJobs`), over `s` (`running_members`), `g` (`running_groups`) and `j` (`jobs`). */
 const columns = (withJobs: boolean) =>
   `s.id AS id, g.rule AS rule, s.buckets AS buckets, g.gen AS gen, g.was AS was, s.grp AS grp${withJobs ? ", j.job AS job" : ""}`;
@@ -140,6 +173,10 @@ export class SqlShares implements ShareStore {
   private factsAfter: number | null | undefined;
   /** A group of each rule's jobs that remember no earlier rule, where new jobs of the rule go (see `putShare`). */
   private readonly fresh = new Map<string | null, number>();
+  /** The regexes whose matches are kept, by memo number (none being dropped). */
+  private readonly memos = new Map<number, Memo>();
+  /** Whether a memo is being dropped (see `fillIndex`). */
+  private dropping = false;
 
   constructor(private readonly sql: SqlStorage) {
     for (const statement of SHARES_SCHEMA) sql.exec(statement);
@@ -183,6 +220,11 @@ export class SqlShares implements ShareStore {
       else if (sql.exec("SELECT 1 FROM running_members LIMIT 1").toArray().length > 0) this.setOpAfter(null);
       else this.setOpAfter(undefined);
     }
+    for (const m of sql.exec<{ memo: number; kind: string; pattern: string; dropping: number }>(
+      "SELECT memo, kind, pattern, dropping FROM running_memos",
+    ))
+      if (m.dropping === 0) this.memos.set(m.memo, { kind: m.kind, pattern: m.pattern });
+      else this.dropping = true;
     if (this.meta(PRESENCE_KEYS) === undefined) {
       // paths indexed by a release without the presence key: filled again (their rows kept), not read through until then
       if (this.paths.length > 0 && sql.exec("SELECT 1 FROM running_members LIMIT 1").toArray().length > 0)
@@ -229,18 +271,116 @@ export class SqlShares implements ShareStore {
     );
   }
 
-  private putFacts(id: number, job: Job): void {
-    for (const [kind, value] of factsOf(job, this.paths, true))
+  /** A job's facts indexed; `matched` gets the kept memos a value of its matches. */
+  private putFacts(id: number, job: Job, matched?: Set<number>): void {
+    for (const [kind, value] of factsOf(job, this.paths, true)) this.putFact(kind, value, id, matched);
+  }
+
+  /** One row of the fact index, and the value in each kept regex's matches it is one of (see `moveByFact`), those memos added to `matched`. */
+  private putFact(kind: string, value: string, id: number, matched?: Set<number>): void {
+    this.sql.exec("INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES (?, ?, ?)", kind, value, id);
+    if (this.memos.size > 0)
+      for (const [memo, m] of this.memos)
+        if (m.kind === kind && (m.test ??= stringsMatchingPattern(m.pattern).has)(value)) {
+          this.sql.exec("INSERT OR IGNORE INTO running_matched (memo, value) VALUES (?, ?)", memo, value);
+          matched?.add(memo);
+        }
+  }
+
+  /** A job's facts deleted; `memos`: the kept memos a value of its matches (see `memosOfJob`), whose matches lose a value no other job holds. */
+  private deleteFacts(id: number, memos: readonly number[]): void {
+    const kinds = new Set(memos.map((m) => this.memos.get(m)?.kind));
+    const held =
+      memos.length === 0
+        ? []
+        : this.sql
+            .exec<{ kind: string; value: string }>("SELECT kind, value FROM running_facts WHERE id = ?", id)
+            .toArray()
+            .filter((f) => kinds.has(f.kind));
+    this.sql.exec("DELETE FROM running_facts WHERE id = ?", id);
+    for (const { kind, value } of held)
       this.sql.exec(
-        "INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES (?, ?, ?)",
+        "DELETE FROM running_matched WHERE memo IN (SELECT memo FROM running_memos WHERE kind = ?1 AND dropping = 0) AND value = ?2 AND NOT EXISTS (SELECT 1 FROM running_facts WHERE kind = ?1 AND value = ?2)",
         kind,
         value,
-        id,
       );
   }
 
-  private deleteFacts(id: number): void {
-    this.sql.exec("DELETE FROM running_facts WHERE id = ?", id);
+  /** Marks a memo to be dropped by `fillIndex` (its matches may be many: none deleted here; its counts per group, one row a group, go now). */
+  private dropMemo(memo: number): void {
+    this.memos.delete(memo);
+    this.sql.exec("UPDATE running_memos SET dropping = 1 WHERE memo = ?", memo);
+    this.sql.exec("DELETE FROM running_memo_groups WHERE memo = ?", memo);
+    this.dropping = true;
+  }
+
+  /** The kept memos whose matches hold a value of job `id` (its facts indexed). */
+  private memosOfJob(id: number): number[] {
+    if (this.memos.size === 0) return [];
+    return this.sql
+      .exec<{ memo: number }>(
+        "SELECT DISTINCT r.memo AS memo FROM running_facts f CROSS JOIN running_memos r ON r.kind = f.kind AND r.dropping = 0 CROSS JOIN running_matched m ON m.memo = r.memo AND m.value = f.value WHERE f.id = ?",
+        id,
+      )
+      .toArray()
+      .map((r) => r.memo);
+  }
+
+  /** Adds `d` to how many of group `grp`'s jobs hold a value memo `memo` matched (a row come to none deleted). */
+  private memoCount(memo: number, grp: number, d: number): void {
+    if (d === 0) return;
+    this.sql.exec(
+      "INSERT INTO running_memo_groups (memo, grp, k) VALUES (?, ?, ?) ON CONFLICT (memo, grp) DO UPDATE SET k = k + excluded.k",
+      memo,
+      grp,
+      d,
+    );
+    if (d < 0)
+      this.sql.exec("DELETE FROM running_memo_groups WHERE memo = ? AND grp = ? AND k <= 0", memo, grp);
+  }
+
+  /** Job `id` moved from group `from` to group `to`: the memos' counts per group follow it. */
+  private memberMoved(id: number, from: number, to: number): void {
+    for (const memo of this.memosOfJob(id)) {
+      this.memoCount(memo, from, -1);
+      this.memoCount(memo, to, 1);
+    }
+  }
+
+  /** Whether `fillIndex` has the rows of a dropped memo to delete. */
+  memosDropping(): boolean {
+    return this.dropping;
+  }
+
+  /** Deletes at most `rows` rows of the memos being dropped, a memo's own row once it has none; returns how many. */
+  private dropMemoRows(rows: number): number {
+    let done = 0;
+    while (this.dropping && done < rows) {
+      const next = this.sql
+        .exec<{ memo: number }>("SELECT memo FROM running_memos WHERE dropping = 1 LIMIT 1")
+        .toArray()[0];
+      if (next === undefined) {
+        this.dropping = false;
+        break;
+      }
+      const left = rows - done;
+      const n = this.sql
+        .exec<{ n: number }>(
+          "SELECT count(*) AS n FROM (SELECT 1 FROM running_matched WHERE memo = ? LIMIT ?)",
+          next.memo,
+          left,
+        )
+        .one().n;
+      this.sql.exec(
+        "DELETE FROM running_matched WHERE memo = ?1 AND value IN (SELECT value FROM running_matched WHERE memo = ?1 LIMIT ?2)",
+        next.memo,
+        left,
+      );
+      done += n;
+      // fewer than asked: none left
+      if (n < left) this.sql.exec("DELETE FROM running_memos WHERE memo = ?", next.memo);
+    }
+    return done;
   }
 
   indexedPaths(): readonly string[] {
@@ -258,6 +398,9 @@ export class SqlShares implements ShareStore {
     if (added.length === 0 && paths.length === was.size) return;
     this.paths = [...paths];
     this.setMeta(INDEXED_PATHS, JSON.stringify(this.paths));
+    // a path no longer indexed: its kept matches would miss the values of jobs started from now on
+    for (const [memo, m] of this.memos)
+      if (!this.paths.some((p) => fieldKind(p) === m.kind)) this.dropMemo(memo);
     const kept = (this.filling?.paths ?? []).filter((p) => paths.includes(p));
     if (added.length > 0 && this.sql.exec("SELECT 1 FROM running_members LIMIT 1").toArray().length > 0)
       this.setFilling({ paths: [...kept, ...added], after: null });
@@ -333,7 +476,9 @@ export class SqlShares implements ShareStore {
       this.setOpAfter(rows.length < jobs - read ? undefined : rows[rows.length - 1].id);
       read += rows.length;
     }
-    return read + this.fillPaths(jobs - read);
+    read += this.fillPaths(jobs - read);
+    // the slice's rest (a matched value's row for a job) deletes the rows of memos dropped
+    return read + this.dropMemoRows(jobs - read);
   }
 
   /** The next `limit` counted jobs by id after `after` (from the first when null), with their JSON. */
@@ -355,13 +500,7 @@ export class SqlShares implements ShareStore {
     for (const r of rows) {
       const job = parseExactJson(r.job) as unknown as Job;
       for (const path of filling.paths)
-        for (const value of new Set(valuesAt(job, path, true)))
-          this.sql.exec(
-            "INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES (?, ?, ?)",
-            fieldKind(path),
-            value,
-            r.id,
-          );
+        for (const value of new Set(valuesAt(job, path, true))) this.putFact(fieldKind(path), value, r.id);
     }
     // fewer than asked: every counted job is read (a job counted since was indexed as it started)
     this.setFilling(
@@ -515,7 +654,8 @@ export class SqlShares implements ShareStore {
   /** A new job goes in a group of its rule's jobs that remember nothing (one kept at hand per rule, made when there is none). */
   putShare(id: number, share: Share, job: Job): void {
     this.deleteShare(id);
-    this.putFacts(id, job);
+    const matched = new Set<number>();
+    this.putFacts(id, job, matched);
     let grp = this.fresh.get(share.rule);
     if (grp === undefined) {
       const rows = this.sql
@@ -534,6 +674,7 @@ export class SqlShares implements ShareStore {
       grp,
       bucketsText(share.buckets),
     );
+    for (const memo of matched) this.memoCount(memo, grp, 1);
   }
 
   /**
@@ -581,8 +722,10 @@ export class SqlShares implements ShareStore {
         let into = made.get(key);
         if (into === undefined) made.set(key, (into = this.newGroup(to, gen, was[at[0]], 0)));
         this.sql.exec("UPDATE running_groups SET n = n + ? WHERE grp = ?", at.length, into);
-        for (const i of at)
+        for (const i of at) {
           this.sql.exec("UPDATE running_members SET grp = ? WHERE id = ?", into, moved[i].id);
+          this.memberMoved(moved[i].id, grp, into);
+        }
         out += at.length;
       }
       this.leave(grp, out);
@@ -592,11 +735,13 @@ export class SqlShares implements ShareStore {
   deleteShare(id: number): void {
     const rows = this.sql.exec<{ grp: number }>("SELECT grp FROM running_members WHERE id = ?", id).toArray();
     if (rows.length === 0) return;
+    const memos = this.memosOfJob(id);
+    for (const memo of memos) this.memoCount(memo, rows[0].grp, -1);
     this.sql.exec("DELETE FROM running_members WHERE id = ?", id);
     this.leave(rows[0].grp, 1);
     if (this.fresh.size > 0)
       for (const [rule, grp] of this.fresh) if (grp === rows[0].grp) this.fresh.delete(rule);
-    this.deleteFacts(id);
+    this.deleteFacts(id, memos);
   }
 
   /**
@@ -682,6 +827,7 @@ export class SqlShares implements ShareStore {
       stays.add(into);
       for (const r of rows) {
         this.sql.exec("UPDATE running_members SET grp = ? WHERE id = ?", into, r.id);
+        this.memberMoved(r.id as number, grp, into);
         r.grp = into;
       }
       this.leave(grp, rows.length);
@@ -715,34 +861,49 @@ export class SqlShares implements ShareStore {
    * Counted per group in one statement through the fact index (a job with
    * two of the facts once), no job read; `move` changes the row of a group
    * all of whose jobs move, else puts the moved jobs of each earlier rule in
-   * a new group by one statement (their member rows, in SQLite).
+   * a new group by one statement (their member rows, in SQLite). A regex's
+   * values (`ValueSet.regex`) are those its kept matches hold (`running_matched`,
+   * kept up to date as jobs start and end): the first change to a pattern
+   * tests each distinct value held once and keeps those it matches, and a
+   * later one tests none.
    */
   moveByFact(
     rules: ReadonlySet<string | null>,
     by: FactReach,
     onto: string,
   ): { readonly from: ReadonlyMap<string | null, number>; move(gen: number): void } {
-    const vs = JSON.stringify(
-      by.values.finite !== null
-        ? [...by.values.finite]
-        : // a few OP_IDs, one index step each; a field's many values in one pass
-          (by.kind === "op"
-            ? this.distinctValues(by.kind)
-            : this.sql
-                .exec<{ value: string }>("SELECT DISTINCT value FROM running_facts WHERE kind = ?", by.kind)
-                .toArray()
-                .map((r) => r.value)
-          ).filter((v) => by.values.has(v)),
-    );
-    const withFact =
-      "SELECT id FROM running_facts WHERE kind = ? AND value IN (SELECT value FROM json_each(?))";
+    let withFact: string;
+    let params: SqlStorageValue[];
+    let counted: string;
+    let countParams: SqlStorageValue[];
+    if (by.values.finite === null && by.values.regex !== undefined && by.kind.startsWith("field:")) {
+      const memo = this.memoOf(by.kind, by.values.regex, by.values.has);
+      withFact =
+        "SELECT f.id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ? AND f.value = m.value WHERE m.memo = ?";
+      params = [by.kind, memo];
+      // the memo's counts per group: one row a group, no job
+      counted =
+        "SELECT mg.grp AS grp, g.rule AS rule, mg.k AS k FROM running_memo_groups mg CROSS JOIN running_groups g ON g.grp = mg.grp WHERE mg.memo = ?";
+      countParams = [memo];
+    } else {
+      withFact = "SELECT id FROM running_facts WHERE kind = ? AND value IN (SELECT value FROM json_each(?))";
+      params = [
+        by.kind,
+        JSON.stringify(
+          by.values.finite !== null
+            ? [...by.values.finite]
+            : // a few OP_IDs, one index step each; a field's many values in lists
+              (by.kind === "op" ? this.distinctValues(by.kind) : this.valuesOf(by.kind)).filter((v) =>
+                by.values.has(v),
+              ),
+        ),
+      ];
+      counted = `SELECT s.grp AS grp, g.rule AS rule, count(*) AS k FROM running_members s CROSS JOIN running_groups g ON g.grp = s.grp WHERE s.id IN (${withFact}) GROUP BY s.grp`;
+      countParams = params;
+    }
     const from = new Map<string | null, number>();
     const groups: { grp: number; rule: string | null; k: number }[] = [];
-    for (const g of this.sql.exec<{ grp: number; rule: string | null; k: number }>(
-      `SELECT s.grp AS grp, g.rule AS rule, count(*) AS k FROM running_members s CROSS JOIN running_groups g ON g.grp = s.grp WHERE s.id IN (${withFact}) GROUP BY s.grp`,
-      by.kind,
-      vs,
-    )) {
+    for (const g of this.sql.exec<{ grp: number; rule: string | null; k: number }>(counted, ...countParams)) {
       const rule = g.rule ?? null;
       if (!rules.has(rule)) continue;
       groups.push({ grp: g.grp, rule, k: g.k });
@@ -750,11 +911,26 @@ export class SqlShares implements ShareStore {
     }
     const move = (gen: number) => {
       this.fresh.clear();
+      // the groups' counts now (a job of one the change moved otherwise has left it): a group all of whose jobs
+      // move changes its row, the others' moved jobs go apart
+      const whole = groups.map(
+        ({ grp, k }) =>
+          k === this.sql.exec<{ n: number }>("SELECT n FROM running_groups WHERE grp = ?", grp).one().n,
+      );
+      // the kept memos' counts of the jobs going apart, per group, in one pass over the moved jobs
+      const apart = new Map<number, { memo: number; k: number }[]>();
+      if (this.memos.size > 0 && whole.includes(false))
+        for (const c of this.sql.exec<{ memo: number; grp: number; k: number }>(
+          `SELECT r.memo AS memo, s.grp AS grp, count(DISTINCT s.id) AS k FROM running_members s CROSS JOIN running_facts f ON f.id = s.id CROSS JOIN running_memos r ON r.kind = f.kind AND r.dropping = 0 CROSS JOIN running_matched m ON m.memo = r.memo AND m.value = f.value WHERE s.id IN (${withFact}) GROUP BY r.memo, s.grp`,
+          ...params,
+        )) {
+          const at = apart.get(c.grp);
+          if (at === undefined) apart.set(c.grp, [{ memo: c.memo, k: c.k }]);
+          else at.push({ memo: c.memo, k: c.k });
+        }
       const made = new Map<string | null, number>();
-      for (const { grp, rule, k } of groups) {
-        // the group's count now (a job of it the change moved otherwise has left it)
-        const n = this.sql.exec<{ n: number }>("SELECT n FROM running_groups WHERE grp = ?", grp).one().n;
-        if (k === n) {
+      groups.forEach(({ grp, rule, k }, i) => {
+        if (whole[i]) {
           this.sql.exec(
             "UPDATE running_groups SET rule = ?, gen = ?, was = ? WHERE grp = ?",
             onto,
@@ -762,22 +938,132 @@ export class SqlShares implements ShareStore {
             rule,
             grp,
           );
-          continue;
+          return;
         }
         let into = made.get(rule);
         if (into === undefined) made.set(rule, (into = this.newGroup(onto, gen, rule, 0)));
         this.sql.exec("UPDATE running_groups SET n = n + ? WHERE grp = ?", k, into);
+        for (const c of apart.get(grp) ?? []) {
+          this.memoCount(c.memo, grp, -c.k);
+          this.memoCount(c.memo, into, c.k);
+        }
         this.sql.exec(
           `UPDATE running_members SET grp = ? WHERE grp = ? AND id IN (${withFact})`,
           into,
           grp,
-          by.kind,
-          vs,
+          ...params,
         );
         this.leave(grp, k);
-      }
+      });
     };
     return { from, move };
+  }
+
+  /**
+   * The memo of a regex's matches among the values of `kind` (see
+   * `running_memos`): kept, or made by testing each distinct value held
+   * once (`has`), the least recently used beyond `MAX_MEMOS` then dropped.
+   */
+  private memoOf(kind: string, pattern: string, has: (v: string) => boolean): number {
+    const used =
+      (this.sql.exec<{ u: number | null }>("SELECT max(used) AS u FROM running_memos").one().u ?? 0) + 1;
+    for (const [memo, m] of this.memos)
+      if (m.kind === kind && m.pattern === pattern) {
+        this.sql.exec("UPDATE running_memos SET used = ? WHERE memo = ?", used, memo);
+        return memo;
+      }
+    const memo = this.sql
+      .exec<{ memo: number }>(
+        "INSERT INTO running_memos (kind, pattern, used) VALUES (?, ?, ?) RETURNING memo",
+        kind,
+        pattern,
+        used,
+      )
+      .one().memo;
+    this.memos.set(memo, { kind, pattern, test: has });
+    const matched = this.valuesOf(kind).filter(has);
+    // in lists that fit in one SQLite string
+    for (let i = 0; i < matched.length;) {
+      const list: string[] = [];
+      let chars = 0;
+      while (i < matched.length && (list.length === 0 || chars + matched[i].length < LIST_CHARS)) {
+        chars += matched[i].length + 8;
+        list.push(matched[i++]);
+      }
+      this.sql.exec(
+        "INSERT OR IGNORE INTO running_matched (memo, value) SELECT ?, value FROM json_each(?)",
+        memo,
+        JSON.stringify(list),
+      );
+    }
+    // its jobs counted per group once (a job holding two matched values once)
+    this.sql.exec(
+      "INSERT INTO running_memo_groups (memo, grp, k) SELECT ?1, s.grp, count(*) FROM running_members s WHERE s.id IN (SELECT f.id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ?2 AND f.value = m.value WHERE m.memo = ?1) GROUP BY s.grp",
+      memo,
+      kind,
+    );
+    if (this.memos.size > MAX_MEMOS) {
+      const oldest = this.sql
+        .exec<{ memo: number }>(
+          "SELECT memo FROM running_memos WHERE dropping = 0 ORDER BY used LIMIT ?",
+          this.memos.size - MAX_MEMOS,
+        )
+        .toArray();
+      for (const o of oldest) this.dropMemo(o.memo);
+    }
+    return memo;
+  }
+
+  /**
+   * The distinct values of one kind of fact, in order, handed to JS a JSON
+   * list of up to `VALUE_CHUNK` at a time (a row each costs several times
+   * more); a list too long for one SQLite string is asked for again shorter.
+   */
+  private valuesOf(kind: string): string[] {
+    const out: string[] = [];
+    const first =
+      "SELECT json_group_array(value) AS v FROM (SELECT DISTINCT value FROM running_facts WHERE kind = ? ORDER BY value LIMIT ?)";
+    const next =
+      "SELECT json_group_array(value) AS v FROM (SELECT DISTINCT value FROM running_facts WHERE kind = ? AND value > ? ORDER BY value LIMIT ?)";
+    let chunk = VALUE_CHUNK;
+    let after: string | undefined;
+    for (;;) {
+      let list: string[];
+      const asked = chunk;
+      if (asked === 1)
+        // a value too long for a list of its own: its row
+        list = (
+          after === undefined
+            ? this.sql.exec<{ value: string }>(
+                "SELECT value FROM running_facts WHERE kind = ? ORDER BY value LIMIT 1",
+                kind,
+              )
+            : this.sql.exec<{ value: string }>(
+                "SELECT value FROM running_facts WHERE kind = ? AND value > ? ORDER BY value LIMIT 1",
+                kind,
+                after,
+              )
+        )
+          .toArray()
+          .map((r) => r.value);
+      else
+        try {
+          const text = (
+            after === undefined
+              ? this.sql.exec<{ v: string }>(first, kind, asked)
+              : this.sql.exec<{ v: string }>(next, kind, after, asked)
+          ).one().v;
+          list = JSON.parse(text) as string[];
+        } catch (e) {
+          if (!String(e).includes("SQLITE_TOOBIG")) throw e;
+          chunk = Math.ceil(asked / 16);
+          continue;
+        }
+      for (const v of list) out.push(v);
+      if (list.length < asked) return out;
+      after = list[list.length - 1];
+      chunk = Math.min(VALUE_CHUNK, asked * 4);
+    }
   }
 
   /** The distinct values of one kind of fact, one index step each (not a pass over its rows: a kind holds one row per job or more). */
@@ -837,13 +1123,7 @@ export class SqlShares implements ShareStore {
     for (const alts of reached.facts) {
       const { kind, values } = cheapest(alts, size);
       // a value test runs once on each distinct value held
-      const wanted =
-        values.finite ??
-        this.sql
-          .exec<{ value: string }>("SELECT DISTINCT value FROM running_facts WHERE kind = ?", kind)
-          .toArray()
-          .map((r) => r.value)
-          .filter((v) => values.has(v));
+      const wanted = values.finite ?? this.valuesOf(kind).filter((v) => values.has(v));
       for (const v of wanted) each(this.sql.exec<Raw>(byValue, kind, v).toArray());
     }
   }
@@ -888,6 +1168,11 @@ export class SqlShares implements ShareStore {
     this.sql.exec("DELETE FROM running_totals");
     this.sql.exec("DELETE FROM counted_rules");
     this.sql.exec("DELETE FROM running_facts");
+    this.sql.exec("DELETE FROM running_matched");
+    this.sql.exec("DELETE FROM running_memo_groups");
+    this.sql.exec("DELETE FROM running_memos");
+    this.memos.clear();
+    this.dropping = false;
     this.sql.exec("DELETE FROM earlier_rules");
     this.sql.exec("DELETE FROM earlier_sets");
     this.sql.exec("DELETE FROM meta WHERE key = ?", COUNTED_FOR);

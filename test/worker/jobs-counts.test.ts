@@ -30,6 +30,18 @@ function stub(queue: string): DurableObjectStub<JobQueue> {
 /** The object's queue logic, to fill the counts' index in slices smaller than the alarm's. */
 const coreOf = (q: JobQueue) => (q as unknown as { core: JobQueueCore }).core;
 
+/** The store's counts per group of the jobs holding a value a kept regex matched, and the same counted from the matches, the facts and the members. */
+function memoGroups(sql: SqlStorage): { kept: unknown[]; recount: unknown[] } {
+  return {
+    kept: sql.exec("SELECT memo, grp, k FROM running_memo_groups ORDER BY memo, grp").toArray(),
+    recount: sql
+      .exec(
+        "SELECT r.memo AS memo, s.grp AS grp, count(DISTINCT s.id) AS k FROM running_memos r CROSS JOIN running_matched m ON m.memo = r.memo CROSS JOIN running_facts f ON f.kind = r.kind AND f.value = m.value CROSS JOIN running_members s ON s.id = f.id WHERE r.dropping = 0 GROUP BY r.memo, s.grp ORDER BY 1, 2",
+      )
+      .toArray(),
+  };
+}
+
 const op = (id: string, reason: string[] = []) => ({
   OP_ID: id,
   reason: reason.map((r) => ["gnt:client", r, 1]),
@@ -353,6 +365,8 @@ describe("JobQueue running counts", () => {
         if (step === 22)
           q = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv);
         expect(q.runningSnapshot()).toEqual(fresh());
+        const byGroup = memoGroups(state.storage.sql);
+        expect(byGroup.kept).toEqual(byGroup.recount);
         // a field path new to the index fills a slice at a time (the object may restart in between)
         if (step % 2 === 1) coreOf(q).fillIndex(1 + next(120));
       }
@@ -397,6 +411,31 @@ describe("JobQueue running counts", () => {
       expect(
         state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'running_ops'").toArray(),
       ).toEqual([]);
+      // regexes alone on the filled name index: their matches kept with the counts (at most 4), through rule
+      // changes, jobs starting and ending, and a restart
+      const patterns = ["^inst1", "[0-9]7$", "3", "^inst[2-4]", "0$", "5"];
+      for (let step = 0; step < 14; step++) {
+        const body = {
+          priority: next(10),
+          predicates: [["opcode", ["=~", "instance_name", patterns[next(6)]]]] as never,
+          action: ["RATE_LIMIT", 1000] as ["RATE_LIMIT", number],
+          reason: [],
+        };
+        const pick = next(4);
+        if (pick === 0 && uuids.length > 0) q.deleteFilter(uuids.splice(next(uuids.length), 1)[0]);
+        else if (pick !== 3 && uuids.length > 0) q.putFilter(queue, body, uuids[next(uuids.length)]);
+        else uuids.push(q.putFilter(queue, body, undefined));
+        if (step % 2 === 0) q.finish(1 + next(300));
+        else await q.submit(queue, { id: 400 + step, opcodes: [named(op(ops[next(4)]))] });
+        if (step === 7)
+          q = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv);
+        expect(q.runningSnapshot()).toEqual(fresh());
+        const byGroup = memoGroups(state.storage.sql);
+        expect(byGroup.kept).toEqual(byGroup.recount);
+      }
+      expect(
+        state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM running_memos").one().n,
+      ).toBeGreaterThan(0);
     });
   });
 
@@ -522,6 +561,164 @@ describe("JobQueue running counts", () => {
       expect(
         state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM earlier_sets").one().n,
       ).toBeLessThanOrEqual(4);
+    });
+  });
+
+  it("keep a regex rule's matched values with the counts (kept true as jobs start and end, across restarts), so changing to it again tests no value; the least recently used beyond four dropped in slices", async () => {
+    const queue = "counts-memo";
+    await runInDurableObject(stub(queue), async (first: JobQueue, state: DurableObjectState) => {
+      let q = first;
+      const sql = state.storage.sql;
+      q.putFilter(queue, { priority: 50, predicates: [], action: "ACCEPT", reason: [] });
+      const body = {
+        priority: 10,
+        predicates: [["opcode", ["=", "instance_name", "nobody"]]],
+        action: ["RATE_LIMIT", 1000],
+        reason: [],
+      };
+      // names the path by value: indexed from the first job on
+      const u = q.putFilter(queue, body as never);
+      // names inst<id>, some numbers, some missing; inst57 held by two jobs; some jobs with two opcodes both named
+      const job = (id: number) => ({
+        id,
+        opcodes: [
+          id % 11 === 0
+            ? { OP_ID: "OP_A" }
+            : { OP_ID: "OP_A", instance_name: id % 10 === 0 ? id : `inst${id}` },
+          ...(id % 6 === 0 ? [{ OP_ID: "OP_B", instance_name: `inst${id + 10}` }] : []),
+          ...(id === 58 ? [{ OP_ID: "OP_B", instance_name: "inst57" }] : []),
+        ],
+      });
+      for (let id = 1; id <= 120; id++) await q.submit(queue, job(id));
+      const running = () =>
+        sql
+          .exec<{ job: string }>("SELECT job FROM jobs WHERE state = 'running'")
+          .toArray()
+          .map((r) => JSON.parse(r.job) as Job);
+      const fresh = () => RunningCounts.of(buildFilterSet(q.listFilters()), running()).snapshot();
+      const put = (e: unknown) => q.putFilter(queue, { ...body, predicates: [["opcode", e]] } as never, u);
+      // the values held that a pattern matches, as keys (`s` and the string)
+      const held = (re: RegExp) =>
+        [
+          ...new Set(
+            running().flatMap((j) =>
+              j.opcodes.flatMap((o) => {
+                const v = (o as { instance_name?: unknown }).instance_name;
+                return typeof v === "string" && re.test(v) ? [`s${v}`] : [];
+              }),
+            ),
+          ),
+        ].sort();
+      const groupsAgree = () => {
+        const byGroup = memoGroups(sql);
+        expect(byGroup.kept).toEqual(byGroup.recount);
+        return byGroup.kept.length;
+      };
+      const kept = (pattern: string) =>
+        sql
+          .exec<{ value: string }>(
+            "SELECT m.value AS value FROM running_matched m JOIN running_memos r ON r.memo = m.memo WHERE r.pattern = ? AND r.dropping = 0 ORDER BY 1",
+            pattern,
+          )
+          .toArray()
+          .map((r) => r.value);
+      const before = q.runningSnapshot();
+      put(["=~", "instance_name", "[0-9]7$"]);
+      expect(q.runningSnapshot()).toEqual(fresh());
+      expect(kept("[0-9]7$")).toEqual(held(/[0-9]7$/));
+      expect(groupsAgree()).toBeGreaterThan(0);
+      put(body.predicates[0][1]);
+      expect(q.runningSnapshot()).toEqual(before);
+      groupsAgree();
+      // jobs start (some named to match) and end (one of inst57's two jobs, others whose name only they hold)
+      for (let id = 121; id <= 150; id++) await q.submit(queue, job(id));
+      for (const id of [57, 17, 27, 126, 137]) q.finish(id);
+      expect(kept("[0-9]7$")).toEqual(held(/[0-9]7$/));
+      expect(kept("[0-9]7$")).toContain("sinst57");
+      expect(kept("[0-9]7$")).toContain("sinst147");
+      expect(kept("[0-9]7$")).not.toContain("sinst17");
+      groupsAgree();
+      // a new object over the same storage changes to the pattern again: no statement reads the name's distinct values
+      let distinct = 0;
+      const shares = new SqlShares(
+        new Proxy(sql, {
+          get: (t, k) =>
+            k === "exec"
+              ? (query: string, ...b: unknown[]) => {
+                  if (query.includes("DISTINCT value")) distinct++;
+                  return sql.exec(query, ...b);
+                }
+              : Reflect.get(t, k),
+        }),
+      );
+      const re = q
+        .listFilters()
+        .map((r) =>
+          r.uuid === u ? { ...r, predicates: [["opcode", ["=~", "instance_name", "[0-9]7$"]]] as never } : r,
+        );
+      const carried = RunningCounts.restore(buildFilterSet(q.listFilters()), shares)!;
+      carried.rebase(buildFilterSet(re));
+      expect(distinct).toBe(0);
+      expect(carried.snapshot()).toEqual(RunningCounts.of(buildFilterSet(re), running()).snapshot());
+      groupsAgree();
+      q = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv);
+      expect(q.runningSnapshot()).toEqual(fresh());
+      put(body.predicates[0][1]);
+      expect(q.runningSnapshot()).toEqual(fresh());
+      // four more patterns: the least recently used ([0-9]7$) is dropped, its rows deleted by the alarm's slices
+      for (const p of ["1$", "^inst2", "[02468]$", "3"]) {
+        put(["=~", "instance_name", p]);
+        expect(q.runningSnapshot()).toEqual(fresh());
+        expect(kept(p)).toEqual(held(new RegExp(p)));
+        groupsAgree();
+      }
+      const rows = () =>
+        sql
+          .exec<{ n: number }>(
+            "SELECT count(*) AS n FROM running_matched WHERE memo IN (SELECT memo FROM running_memos WHERE dropping = 1)",
+          )
+          .one().n;
+      expect(rows()).toBe(held(/[0-9]7$/).length);
+      expect(coreOf(q).indexFilling()).toBe(true);
+      // the object has set its alarm to delete them (see `JobQueue.keepFilling`)
+      expect((q as unknown as { filling: boolean }).filling).toBe(true);
+      for (let left = rows(); left > 0; left = rows()) {
+        coreOf(q).fillIndex(3);
+        expect(left - rows()).toBeLessThanOrEqual(3);
+        expect(left - rows()).toBeGreaterThan(0);
+      }
+      await q.alarm();
+      expect(coreOf(q).indexFilling()).toBe(false);
+      expect(sql.exec<{ n: number }>("SELECT count(*) AS n FROM running_memos").one().n).toBe(4);
+      // the patterns kept still follow jobs starting and ending
+      for (let id = 151; id <= 160; id++) await q.submit(queue, job(id));
+      q.finish(31);
+      for (const p of ["1$", "^inst2", "[02468]$", "3"]) expect(kept(p)).toEqual(held(new RegExp(p)));
+      groupsAgree();
+      put(["=~", "instance_name", "1$"]);
+      expect(q.runningSnapshot()).toEqual(fresh());
+      groupsAgree();
+      // names too long for one list of 20,000 values in a SQLite string (3.2 MB here): asked for in shorter lists
+      for (let id = 161; id <= 240; id++)
+        await q.submit(queue, {
+          id,
+          opcodes: [{ OP_ID: "OP_A", instance_name: `inst${"x".repeat(40_000)}${id}` }],
+        });
+      put(["=~", "instance_name", "x[0-9]*7$"]);
+      expect(q.runningSnapshot()).toEqual(fresh());
+      expect(q.runningSnapshot().rules[u]).toBe(held(/x[0-9]*7$/).length);
+      expect(held(/x[0-9]*7$/).length).toBe(8);
+      groupsAgree();
+      // a `!=` change moves jobs apart from their groups (one by one), and back
+      put(["!=", "instance_name", "inst33"]);
+      expect(q.runningSnapshot()).toEqual(fresh());
+      groupsAgree();
+      put(["=~", "instance_name", "3"]);
+      expect(q.runningSnapshot()).toEqual(fresh());
+      groupsAgree();
+      q.deleteFilter(u);
+      expect(q.runningSnapshot()).toEqual(fresh());
+      groupsAgree();
     });
   });
 

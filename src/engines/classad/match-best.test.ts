@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { impliedBest, type MatchAnswer } from "../../../test/support/match-best.js";
 import { Budget } from "../common/budget.js";
 import { compileMatchPolicy, loadMatchPolicy } from "./index.js";
-import { ClassAdRequestError, decideMatch } from "./match.js";
+import { ClassAdRequestError, decideMatch, slotReads } from "./match.js";
 import { BestHeap, MAX_BEST } from "./match-best.js";
 
 const ctx = { now: Date.UTC(2026, 10, 27, 12), random: () => 0.5 };
@@ -97,6 +97,13 @@ describe("best-N match", () => {
     const d = tight.run(() => decideMatch(POLICY, { ...request, best: 1 }, ctx));
     expect(d.outcome).toBe("budget_exceeded");
     expect(d.verdict.log.at(-1)).toMatch(/budget_exceeded/);
+  });
+
+  it("reads every machine's first slot before its evaluations (what it counts keeps the read)", () => {
+    const request = { job: job("TARGET.Memory"), machines: ["[]", ...machines(3), "[]", "[]"], best: 1 };
+    const d = decideMatch(null, request, ctx);
+    expect(d.outcome).toBe("matched");
+    expect(slotReads()).toBe(3);
   });
 
   it.each([0, -1, 1.5, MAX_BEST + 1, "3", null])("rejects best = %j naming the field", (best) => {

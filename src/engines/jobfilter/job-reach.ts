@@ -32,6 +32,7 @@ import {
 } from "./evaluate.js";
 import type { JsonObject } from "../common/json.js";
 import { opcodeRegexLeaf } from "./pattern-leaf.js";
+import { LazyLinear } from "../common/regex/lazy.js";
 import type { Job } from "./types.js";
 import { TRUE } from "./types.js";
 
@@ -167,6 +168,13 @@ export interface ValueSet {
   has(v: string): boolean;
   /** For a field path's values, `has` asked of a value itself rather than its key (`inList`: an element of the list at the path), where that is cheaper. */
   readonly raw?: (v: unknown, inList: boolean) => boolean;
+  /**
+   * For the keys of the string values one `=~` leaf holds on (see
+   * `stringsMatching`), its pattern: the set depends on nothing else, so a
+   * store may keep which of its values it holds (`stringsMatchingPattern`
+   * builds the same set again from it).
+   */
+  readonly regex?: string;
 }
 
 const ALL_VALUES: ValueSet = { finite: null, all: true, has: () => true };
@@ -322,7 +330,7 @@ function fieldSides(e: Expr, path: string): Sides<ValueSet> {
  * once per distinct value by the engine's own regex leaf; `raw` tests an
  * opcode's value itself (see reach-filter.ts).
  */
-function stringsMatching(x: Extract<LeafExpr, { k: "regex" }>): ValueSet {
+function stringsMatching(x: Pick<Extract<LeafExpr, { k: "regex" }>, "source" | "re">): ValueSet {
   const test = opcodeRegexLeaf(x.source, x.re, 0);
   const slot: unknown[] = [undefined];
   const raw = (v: unknown, inList: boolean) => {
@@ -330,7 +338,18 @@ function stringsMatching(x: Extract<LeafExpr, { k: "regex" }>): ValueSet {
     slot[0] = v;
     return test(slot) === TRUE;
   };
-  return { finite: null, all: false, has: (k) => k.startsWith("s") && raw(k.slice(1), false), raw };
+  return {
+    finite: null,
+    all: false,
+    has: (k) => k.startsWith("s") && raw(k.slice(1), false),
+    raw,
+    regex: x.source,
+  };
+}
+
+/** The value set of an `=~` leaf on an opcode field with this pattern (a pattern its rule's validation accepted), as `stringsMatching` makes it. */
+export function stringsMatchingPattern(source: string): ValueSet {
+  return stringsMatching({ source, re: new LazyLinear(source, "pcre") });
 }
 
 /** A value set of `OP_ID`s that, unless finite, also accepts the stand-in for non-string ones. */

@@ -543,7 +543,8 @@ export class RunningCounts {
     return (
       this.store.fillingPaths().length > 0 ||
       this.store.presenceFilling?.() === true ||
-      this.store.factsFilling?.() === true
+      this.store.factsFilling?.() === true ||
+      this.store.memosDropping?.() === true
     );
   }
 
