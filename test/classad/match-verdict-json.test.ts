@@ -115,7 +115,7 @@ describe("the match verdict's own JSON", () => {
   });
 
   // at every size: the route's answer is written from the columns, so a small verdict's lines and log
-  // are built only when read, as a large one's (wt/matchroute2; they were plain fields built at once)
+  // are built only when read, as a large one's (wt/matchroute, session 44; they were plain fields built at once)
   for (const n of [9, OWN_JSON_MACHINES + 8])
     it(`${n} machines: own keys in order, spread as written, assignable, one accessor pair for every verdict`, () => {
       const request = {

@@ -175,7 +175,7 @@ const QUOTED_LINE_FLAGS = LINE_FLAGS.map((f) => `"${f}`);
  * or a log string per machine on the way. Each name is escaped once (most
  * need nothing: then the name itself), for its line and its log line.
  * (Pushing the pieces on an array and joining them once took twice the
- * instructions of adding them: wt/matchroute2.)
+ * instructions of adding them: wt/matchroute, session 44.)
  */
 export function columnVerdictJson(
   c: MatchColumns,
@@ -256,7 +256,7 @@ export function columnVerdictJson(
  * pointing at the young closures and their columns: every scavenge kept the
  * verdicts made since the last one alive and promoted them (in a loop of
  * 100-machine decides, about 2.5 MB per scavenge; docs/performance.md, wt/decide6).
- * Nor plain fields built at once (the small verdict's until wt/matchroute2): the
+ * Nor plain fields built at once (the small verdict's until wt/matchroute in session 44): the
  * route's 8-machine request built 8 line objects and 7 log strings no answer read,
  * about 5,200 instructions where the two shared accessors cost about 2,400.
  */
