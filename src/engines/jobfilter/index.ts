@@ -23,16 +23,8 @@ export {
 } from "./rule-parse.js";
 export type { RuleBody, FloatLiterals } from "./rule-parse.js";
 export { parseExpression } from "./expression.js";
+export { requiredLiteral } from "./literal-regex.js";
 export { parseBucket, parseLimit, bucketsOf } from "./adhoc.js";
 export { prepareJob } from "./evaluate.js";
 export type * from "./types.js";
-export {
-  FiltersFile,
-  FilterRuleFile,
-  FilterExpression,
-  FilterPredicateShape,
-  FilterActionShape,
-  PREDICATE_NAMES,
-  SIMPLE_ACTIONS,
-  COMPARISONS,
-} from "./rule-file.js";
+export { filterShapes, PREDICATE_NAMES, SIMPLE_ACTIONS, COMPARISONS } from "./rule-file.js";
