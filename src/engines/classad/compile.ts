@@ -23,7 +23,7 @@ import {
   type BitOp,
   type CmpOp,
 } from "./operators.js";
-import { chargeResult, evalAt, lookup, lookupAbsolute, lookupBeyond, select } from "./scope.js";
+import { chargeResult, evalAt, evalPlanSlot, lookup, lookupAbsolute, lookupBeyond, select } from "./scope.js";
 import { ERROR, ListValue, UNDEF, truth, type Value } from "./values.js";
 
 /** Compiles one tree. */
@@ -96,17 +96,17 @@ function slotLeafOf(n: Node): Leaf | null {
   return l !== null && l.k !== 0 ? l : null;
 }
 
-/** A leaf's value: the constant, or its slot read through `evalAt` (its step, unit and depth check, as a lookup's). */
+/** A leaf's value: the constant, or its slot read through `evalPlanSlot` (its step, unit and value charge, as a lookup's). */
 function fetch(l: Leaf, ad: ClassAd, st: EvalState): Value {
-  return l.k === 0 ? l.v : evalAt(l.k === 1 ? ad : (st.right as ClassAd), l.i, st);
+  return l.k === 0 ? l.v : evalPlanSlot(l.k === 1 ? ad : (st.right as ClassAd), l.i, st);
 }
 
 /** A leaf's closure (a reference a plan resolved). */
 function leafFn(l: Leaf): EvalFn {
   const { i, v } = l;
   if (l.k === 0) return () => v;
-  if (l.k === 1) return (ad, st) => evalAt(ad, i, st);
-  return (_ad, st) => evalAt(st.right as ClassAd, i, st);
+  if (l.k === 1) return (ad, st) => evalPlanSlot(ad, i, st);
+  return (_ad, st) => evalPlanSlot(st.right as ClassAd, i, st);
 }
 
 /**
