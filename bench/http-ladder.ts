@@ -2,7 +2,7 @@
  * `npm run bench:ladder`: where a decision request's CPU goes in workerd. The
  * ladder Worker of bench/ladder/ answers each bench request with the no-op's
  * work plus the first N parts of the decision route (reading the body, the
- * route's own validation, the decision, the log line, the answer), each
+ * route's own validation, the decision, the log line's text, its write, the answer), each
  * taken from the route's module and src/http/decision.ts, and the real Worker answers it
  * through the whole API; each rung's workerd CPU per request, less the rung
  * below it, is what that part costs in a served request. Every round starts
@@ -33,7 +33,8 @@ const RUNGS = [
   "+ read the body, active bundle, shape check",
   "+ validate (the route's compiled schema)",
   "+ decide",
-  "+ decision id and log line",
+  "+ decision id and log line's text",
+  "+ the log line written",
   "+ the answer as the route writes it",
 ] as const;
 
@@ -101,6 +102,12 @@ async function main(): Promise<void> {
         `${name.padEnd(46)} ${cpu[i].toFixed(0).padStart(7)} ${added.padStart(6)} ${`${(cpu[i] / cpu[0]).toFixed(2)}×`.padStart(8)}`,
       );
     }
+    // issue 31 goal 8: the route above the no-op, the log line's write left out (its text is counted)
+    const written = RUNGS.indexOf("+ the log line written");
+    const aboveNoop = cpu[names.length - 1] - cpu[0] - (cpu[written] - cpu[written - 1]);
+    console.log(
+      `${"the route above the no-op, less the line's write".padEnd(46)} ${aboveNoop.toFixed(0).padStart(7)}`,
+    );
   }
   console.log(
     "\nadded: the rung's CPU less the rung above it (noise on this VM is about ±15 µs a figure); the route's line adds Hono's dispatch over the whole API, request ids, metrics and the verdict memo",

@@ -33,6 +33,11 @@ export function writeLog(fields: Record<string, unknown>, level: LogLevel = "log
   console[level](logLine(fields));
 }
 
+/** Writes a line already made as one-line JSON text (every string member's JSON passed through {@link oneLine}). */
+export function writeLineText(oneLineText: string, level: LogLevel = "log"): void {
+  console[level](oneLineText);
+}
+
 /** Writes a line already made as JSON text (a decision line with captured members), kept on one line. */
 export function writeLogText(jsonText: string, level: LogLevel = "log"): void {
   console[level](oneLine(jsonText));

@@ -7,8 +7,9 @@
  *   1 + reading the body as the route does, the active bundle, the JSON shape check;
  *   2 + validating the request as the route does (its schema compiled at load, limits' fast schema first);
  *   3 + the decision under its budget, not awaited when it answers at once (as the route runs it);
- *   4 + a decision id and the decision log line;
- *   5 + the answer as the route writes it (the envelope's members and the verdict's own writer)
+ *   4 + a decision id and the decision log line's text (built, not written);
+ *   5 + the log line written (the runtime's console: what issue 31 goal 8 leaves out);
+ *   6 + the answer as the route writes it (the envelope's members and the verdict's own writer)
  *       and sends it (one `Response` with its three headers given at once).
  * Each rung takes its route's options (engine, schema, fast schema, decide) from the route
  * module and each step from src/http/decision.ts, so a rung runs what the route runs. The
@@ -25,7 +26,6 @@ import {
   decideNow,
   decisionAnswer,
   elapsedMs,
-  logDecision,
   newDecisionId,
   routeValidator,
   answerWithId,
@@ -35,6 +35,8 @@ import {
 import { limitsDecision } from "../../src/http/routes/limits.js";
 import { matchDecision } from "../../src/http/routes/match.js";
 import { placeDecision } from "../../src/http/routes/placement.js";
+import { decisionLogText } from "../../src/http/decision-log.js";
+import { writeLineText } from "../../src/log-line.js";
 import { getActiveBundle } from "../../src/state/policy-store.js";
 
 interface Rung {
@@ -100,15 +102,21 @@ app.post("*", async (c) => {
   const decision = decided instanceof Promise ? await decided : decided;
   if (step === 3) return c.json({ ok: true, fields: decision.outcome.length });
   const decisionId = newDecisionId();
-  logDecision({
-    decision_id: decisionId,
-    engine: route.engine,
-    revision: bundle.revision,
-    outcome: decision.outcome,
-    ms: elapsedMs(started),
-    cache: "bypass",
-  });
-  if (step === 4) return c.json({ ok: true, fields: decision.outcome.length });
+  // the route's logDecision, in its two parts: the line's text, then its write
+  const line = decisionLogText(
+    {
+      decision_id: decisionId,
+      engine: route.engine,
+      revision: bundle.revision,
+      outcome: decision.outcome,
+      ms: elapsedMs(started),
+      cache: "bypass",
+    },
+    Date.now(),
+  );
+  if (step === 4) return c.json({ ok: true, fields: line.length });
+  writeLineText(line);
+  if (step === 5) return c.json({ ok: true, fields: decision.outcome.length });
   const json = answerWithId(decisionId, verdictMembers(decision, bundle.revision, false));
   return decisionAnswer(json, "bypass", crypto.randomUUID());
 });

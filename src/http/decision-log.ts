@@ -1,4 +1,4 @@
-import { writeLog } from "../log-line.js";
+import { oneLine, writeLineText } from "../log-line.js";
 import { isoTime } from "../engines/common/iso-time.js";
 /** One decision log line's fields. */
 export interface DecisionLog {
@@ -25,5 +25,38 @@ export function elapsedMs(started: number): number {
 
 /** Writes the one JSON log line every decision leaves; it never holds request bodies or secrets. */
 export function logDecision(entry: DecisionLog): void {
-  writeLog({ ts: isoTime(Date.now()), ...entry });
+  writeLineText(decisionLogText(entry, Date.now()));
+}
+
+/** A string's JSON text kept on one line, remembering the last value given (a field that repeats: engine, revision, outcome). */
+class Quoted {
+  #value: string | undefined;
+  #text = "";
+
+  of(value: string): string {
+    if (value !== this.#value) {
+      this.#text = oneLine(JSON.stringify(value));
+      this.#value = value;
+    }
+    return this.#text;
+  }
+}
+
+const engineText = new Quoted();
+const revisionText = new Quoted();
+const outcomeText = new Quoted();
+const cacheText = new Quoted();
+
+/**
+ * A decision line's text at `now`: the text `logLine({ ts, ...entry })` gives (the same members
+ * in the same order, each string's JSON kept on one line), written member by member instead of
+ * spreading an object for JSON.stringify and scanning the whole line for line breaks; the
+ * engine, revision and outcome, which repeat from one decision to the next, are quoted once.
+ */
+export function decisionLogText(entry: DecisionLog, now: number): string {
+  // Date's ISO text holds only digits, `-`, `+`, `:`, `.`, `T` and `Z`: its JSON is itself in quotes
+  const head = `{"ts":"${isoTime(now)}","decision_id":${oneLine(JSON.stringify(entry.decision_id))}`;
+  const ms = Number.isFinite(entry.ms) ? String(entry.ms) : "null";
+  const cache = entry.cache === undefined ? "" : `,"cache":${cacheText.of(entry.cache)}`;
+  return `${head},"engine":${engineText.of(entry.engine)},"revision":${revisionText.of(entry.revision)},"outcome":${outcomeText.of(entry.outcome)},"ms":${ms}${cache}}`;
 }

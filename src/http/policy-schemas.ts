@@ -8,10 +8,10 @@
  * configuration syntax, not JSON or YAML.
  */
 import * as z from "zod";
-import { CustomsPolicyFile } from "../engines/customs/index.js";
-import { FiltersFile } from "../engines/jobfilter/index.js";
+import { customsShapes } from "../engines/customs/index.js";
+import { filterShapes } from "../engines/jobfilter/index.js";
 import { limitsJsonSchema } from "../engines/limits/json-schema.js";
-import { PlacementConfigShape } from "../engines/placement/index.js";
+import { placementShapes } from "../engines/placement/index.js";
 import { policyTestSchemas } from "./schemas/policy-test.js";
 
 type JsonSchema = Record<string, unknown>;
@@ -95,9 +95,12 @@ function fromZod(schema: z.ZodType): JsonSchema {
 /** Each schema by name: the files it describes and how it is made. */
 export const POLICY_SCHEMAS = {
   limits: { files: "limits.json, limits.conf", build: limitsJsonSchema },
-  placement: { files: "placement.yaml, queues.yaml", build: () => fromZod(PlacementConfigShape) },
-  customs: { files: "customs.json", build: () => fromZod(CustomsPolicyFile) },
-  filters: { files: "filters.json", build: () => fromZod(FiltersFile) },
+  placement: {
+    files: "placement.yaml, queues.yaml",
+    build: () => fromZod(placementShapes().PlacementConfigShape),
+  },
+  customs: { files: "customs.json", build: () => fromZod(customsShapes().CustomsPolicyFile) },
+  filters: { files: "filters.json", build: () => fromZod(filterShapes().FiltersFile) },
   "policy-test": { files: "*.test.yaml", build: () => fromZod(policyTestSchemas().PolicyTestFile) },
 } as const satisfies Record<string, { files: string; build: () => JsonSchema }>;
 

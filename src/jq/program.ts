@@ -28,6 +28,7 @@ import { chargeTree, printCompact } from "./print.js";
 import { setWorkGuard } from "./work-guard.js";
 import { ALLOC, charge, Env, S, type Gen } from "./runtime.js";
 import { JqCompileError, Scope } from "./scope.js";
+import { lazily } from "../engines/common/lazy.js";
 import { BUDGET_MESSAGE, BudgetError, HaltSignal, isObject, JqError } from "./values.js";
 
 export interface CompileOptions {
@@ -91,19 +92,27 @@ export interface JqProgram {
   first(input: Json, options?: RunOptions): Json | undefined;
 }
 
-const preludeCompiler = new Compiler(false);
-let rootScope = new Scope("root", "", null, 0);
-for (const d of parseModule(PRELUDE).defs) rootScope = preludeCompiler.define(d, rootScope);
-const ROOT = rootScope;
-// jq binds its builtin library as one block, so a builtin may use one defined after it
-const rootTable = new Map<string, import("./scope.js").FuncInfo>();
-for (let s: Scope | null = ROOT; s !== null; s = s.parent) {
-  if (s.fi !== null) {
-    s.fi.scope = ROOT;
-    if (!rootTable.has(s.name)) rootTable.set(s.name, s.fi);
+/**
+ * The scope of jq's builtin library (the prelude, parsed and compiled), made on the first compile
+ * and kept: an isolate that never compiles jq (one that only places or matches) never builds it
+ * (docs/performance.md, wt/heap2).
+ */
+export const jqBuiltinScope = lazily((): Scope => {
+  const preludeCompiler = new Compiler(false);
+  let rootScope = new Scope("root", "", null, 0);
+  for (const d of parseModule(PRELUDE).defs) rootScope = preludeCompiler.define(d, rootScope);
+  const ROOT = rootScope;
+  // jq binds its builtin library as one block, so a builtin may use one defined after it
+  const rootTable = new Map<string, import("./scope.js").FuncInfo>();
+  for (let s: Scope | null = ROOT; s !== null; s = s.parent) {
+    if (s.fi !== null) {
+      s.fi.scope = ROOT;
+      if (!rootTable.has(s.name)) rootTable.set(s.name, s.fi);
+    }
   }
-}
-ROOT.table = rootTable;
+  ROOT.table = rootTable;
+  return ROOT;
+});
 
 /** Turns an uncaught error value into the message text jq prints. */
 export function errorMessage(v: Json): string {
@@ -161,7 +170,7 @@ function addModule(d: Directive, from: string | null, sc: Scope, link: Linker, s
     exported = [];
     try {
       const ast = parseModule(source);
-      let inner = ROOT;
+      let inner = jqBuiltinScope();
       const next = new Set(seen).add(id);
       for (const dep of ast.directives) inner = addModule(dep, builtin ? null : id, inner, link, next);
       const c = new Compiler(true);
@@ -191,6 +200,8 @@ function addModule(d: Directive, from: string | null, sc: Scope, link: Linker, s
 
 /** Compiles a jq program; parse and compile errors come back as PolicyErrors with `at` = "line:column". */
 export function compileJq(program: string, options: CompileOptions = {}): Result<JqProgram, PolicyError[]> {
+  // the builtin library first (on the first compile): its literals are not this program's
+  const builtins = jqBuiltinScope();
   let ast: ProgramAst;
   const litsBefore = litStats.created;
   let hasLit = false;
@@ -215,7 +226,7 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
   const argDefaults = argNames.map((n) => (options.args as Record<string, Json>)[n]);
   let gen: Gen;
   try {
-    let sc = ROOT;
+    let sc = builtins;
     const provider =
       options.moduleProvider ??
       (options.modules !== undefined && Object.keys(options.modules).length > 0
@@ -414,7 +425,8 @@ function baseEnv(
 /** Names of all builtins as `name/arity`, for `builtins`. */
 export function builtinNames(): string[] {
   const names = new Set<string>(NATIVES.keys());
-  for (let s: Scope | null = ROOT; s !== null; s = s.parent) if (s.kind === "func") names.add(s.name);
+  for (let s: Scope | null = jqBuiltinScope(); s !== null; s = s.parent)
+    if (s.kind === "func") names.add(s.name);
   return [...names].filter((n) => !n.startsWith("_"));
 }
 

@@ -13,8 +13,10 @@ export type CountEntry = [key: string, count: number];
 const key = (...parts: (string | number)[]) => JSON.stringify(parts);
 
 function histogramCounts(out: Map<string, number>, kind: string, labels: string[], h: Histogram): void {
-  for (let i = 0; i < h.counts.length; i++)
-    if (h.counts[i] !== 0) out.set(key(kind, ...labels, i), h.counts[i]);
+  // every bucket's count is also in `count` (observe, addCounts): none of an empty histogram's is read
+  if (h.count !== 0)
+    for (let i = 0; i < h.counts.length; i++)
+      if (h.counts[i] !== 0) out.set(key(kind, ...labels, i), h.counts[i]);
   if (h.sumMs !== 0) out.set(key(`${kind}_sum`, ...labels), h.sumMs);
 }
 

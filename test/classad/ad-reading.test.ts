@@ -180,6 +180,18 @@ describe("reading ads in place", () => {
     }
   });
 
+  // a string's closing quote is looked for four bytes a step (a quote, a line feed or any byte below
+  // 35 stops the step): a stop at every place in a step, the string starting at every offset in one
+  it("reads a string whatever stops its scan and wherever the stop sits", () => {
+    for (const stop of ['"', "\n", " ", "!", "#", "\t", "\u0000", "\u00e9", '\\"'])
+      for (let lead = 0; lead < 4; lead++)
+        for (let at = 0; at < 11; at++)
+          for (const after of ["", "\nb = 1", '"\nb = 1', '"']) {
+            const text = `${"x".repeat(lead)}a = "${"y".repeat(at)}${stop}${"z".repeat(10 - at)}${after}`;
+            expect(outcome(parseOldAd(text)), JSON.stringify(text)).toBe(wholeOld(text));
+          }
+  });
+
   it("reads a plain real exactly as Number() does, whatever its digits", () => {
     let seed = 7;
     const digit = () => {

@@ -8,6 +8,7 @@ import {
 import type { ClassAd } from "../../src/engines/classad/classad.js";
 import { compile } from "../../src/engines/classad/compile.js";
 import { evalAttr } from "../../src/engines/classad/evaluate.js";
+import { borrowCodes, releaseCodes } from "../../src/engines/classad/char-codes.js";
 import { Lexer } from "../../src/engines/classad/lexer.js";
 import { Compiled } from "../../src/engines/classad/node.js";
 import { parseExpr } from "../../src/engines/classad/parser.js";
@@ -17,11 +18,17 @@ import { unparseNode as unparse } from "../../src/engines/classad/unparse.js";
 import { Budget } from "../../src/engines/common/budget.js";
 import { JOB_AD, slotAd } from "../../bench/fixtures.js";
 
+/** The bytes of `text` as the readers see them (char-codes.ts), with the 0 after them. */
+function bytesOf(text: string): Uint8Array {
+  const pooled = borrowCodes(text);
+  const own = pooled.slice(0, text.length + 1);
+  releaseCodes(pooled);
+  return own;
+}
+
 /** What the syntax check says of `text` lexed alone (old long-form strings, or new-syntax ones). */
 function check(text: string, oldStrings: boolean): Checked {
-  const codes = new Uint16Array(text.length + 1);
-  for (let i = 0; i < text.length; i++) codes[i] = text.charCodeAt(i);
-  const lx = Lexer.over(text, codes, 0, text.length);
+  const lx = Lexer.over(text, bytesOf(text), 0, text.length);
   lx.kindsOnly = true;
   lx.oldStrings = oldStrings;
   return checkExpression(lx);
@@ -139,7 +146,7 @@ describe("the syntax check of deferred ad expressions", () => {
     // on with a name or a number (or there is none), they read a copy of the stretch ended by a 0
     const over = (text: string, after: string, oldStrings: boolean): Checked => {
       const all = text + after;
-      const codes = Uint16Array.from(all, (ch) => ch.charCodeAt(0));
+      const codes = bytesOf(all).subarray(0, all.length);
       const lx = Lexer.over(all, codes, 0, text.length);
       lx.kindsOnly = true;
       lx.oldStrings = oldStrings;
@@ -242,12 +249,7 @@ describe("the syntax check of deferred ad expressions", () => {
     const paid = (text: string): number => {
       const b = new Budget(1_000);
       b.run(() => {
-        const lx = Lexer.over(
-          text,
-          Uint16Array.from(text, (ch) => ch.charCodeAt(0)),
-          0,
-          text.length,
-        );
+        const lx = Lexer.over(text, bytesOf(text).subarray(0, text.length), 0, text.length);
         lx.kindsOnly = true;
         lx.oldStrings = true;
         lx.charged = true;

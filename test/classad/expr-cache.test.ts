@@ -40,34 +40,50 @@ describe("the shared ClassAd expression cache", () => {
     expect(exprCacheHeld().entries).toBe(0);
   });
 
-  // the cache keeps old-form texts by a 30-bit hash of their code units: these two texts share one
+  // the cache keeps old-form texts by a 30-bit hash of their bytes: these two texts share one
   it("answers each of two texts of one hash with its own value, the one kept last shared", () => {
-    const a = "Memory + 104847";
-    const b = "Memory + 105767";
+    const a = "Memory + 107046";
+    const b = "Memory + 134944";
     const value = (text: string) => {
       const r = parseOldAd(`Memory = 1\nX = ${text}`);
       if (!r.ok) throw new Error(r.error.message);
       return evalAttr(r.ad, "x", null, new EvalState({ now: 0, random: () => 0 }));
     };
     for (let round = 0; round < 3; round++) {
-      expect(value(a)).toBe(104848);
-      expect(value(a)).toBe(104848);
-      expect(value(b)).toBe(105768);
-      expect(value(b)).toBe(105768);
+      expect(value(a)).toBe(107047);
+      expect(value(a)).toBe(107047);
+      expect(value(b)).toBe(134945);
+      expect(value(b)).toBe(134945);
     }
     expect(exprCacheHeld().entries).toBe(1);
   });
 
-  // the hash reads two code units a step: texts differing only in every second unit (here the
-  // digits at odd offsets of `Memory + d0d0d`) must still reach distinct slots of the admission
-  // filter, else they push each other out and none is ever kept (as on f86bfd3's hash)
-  it("admits, on their second sighting, texts that differ only in every second code unit", () => {
+  // the hash reads four bytes a step: texts differing only in every second byte (here the digits at
+  // odd offsets of `Memory + d0d0d`), or only in each step's top byte (offsets 11, 15 and 19 of
+  // `Memory + 10d000d000d`), must still reach distinct slots of the admission filter, else they push
+  // each other out and none is ever kept (as on f86bfd3's hash)
+  it.each([
+    ["every second byte", (a: number, b: number, c: number) => `${a}0${b}0${c}`],
+    ["the top byte of a step", (a: number, b: number, c: number) => `10${a}000${b}000${c}`],
+  ])("admits, on their second sighting, texts that differ only in %s", (_, digits) => {
     const texts = Array.from({ length: 200 }, (_, i) => {
       const [a, b, c] = [Math.floor(i / 100) + 1, Math.floor(i / 10) % 10, i % 10];
-      return `Memory = 1\nX = Memory + ${a}0${b}0${c}`;
+      return `Memory = 1\nX = Memory + ${digits(a, b, c)}`;
     });
     for (const _ of [1, 2]) for (const t of texts) expect(parseOldAd(t).ok).toBe(true);
     expect(exprCacheHeld().entries).toBeGreaterThanOrEqual(190);
+  });
+
+  // every non-ASCII character is one byte to the hash (char-codes.ts): texts that differ only there
+  // share a key, and each must still be answered with its own value
+  it("answers texts that differ only in non-ASCII characters each with its own value", () => {
+    const texts = ["caf\u00e9", "caf\u00fc", "caf\u4e00", "caf\u{1f600}".slice(0, 4)];
+    const value = (t: string) => {
+      const r = parseOldAd(`X = strcat("${t}", "")`);
+      if (!r.ok) throw new Error(r.error.message);
+      return evalAttr(r.ad, "x", null, new EvalState({ now: 0, random: () => 0 }));
+    };
+    for (let round = 0; round < 3; round++) for (const t of texts) expect(value(t)).toBe(t);
   });
 
   it("still shares a repeated text, from its second sighting on", () => {

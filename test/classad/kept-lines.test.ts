@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { clearExprCache, parseOldAd, type AdResult } from "../../src/engines/classad/ad-input.js";
 import { AdLayout } from "../../src/engines/classad/classad.js";
-import { borrowCodes, releaseCodes, wordsOf } from "../../src/engines/classad/char-codes.js";
+import { borrowCodes, releaseCodes, viewOf } from "../../src/engines/classad/char-codes.js";
 import { Budget } from "../../src/engines/common/budget.js";
 import { evalAttr, printValue } from "../../src/engines/classad/evaluate.js";
 import { EvalState } from "../../src/engines/classad/state.js";
@@ -59,8 +59,8 @@ const VALUES = [
 describe("old-form lines kept from the last ad of one kind", () => {
   it("read every value as a fresh reading does, whatever the line before it was", () => {
     // each value after the one before it, in a kind of its own (a kind's kept line is replaced a
-    // bounded number of times), at an even and at an odd offset in its text (it is compared two code
-    // units at a time), kept at one parity and read at the same or the other
+    // bounded number of times), at offsets of both parities in its text (it is compared eight bytes a
+    // step), kept at one offset and read at the same or another
     for (const [first, then, kind] of [
       ["0", "0", "k"],
       ["10", "10", "m"],
@@ -133,7 +133,7 @@ describe("old-form lines kept from the last ad of one kind", () => {
       const layout = AdLayout.EMPTY.with("forgetA") as AdLayout;
       const codes = borrowCodes(line);
       try {
-        return layout.keptLineEnd(codes, wordsOf(codes), 0, line.length);
+        return layout.keptLineEnd(codes, viewOf(codes), 0, line.length);
       } finally {
         releaseCodes(codes);
       }
@@ -147,7 +147,7 @@ describe("old-form lines kept from the last ad of one kind", () => {
     const at1 = ` ${line}`;
     const codes = borrowCodes(at1);
     expect(
-      (AdLayout.EMPTY.with("forgetA") as AdLayout).keptLineEnd(codes, wordsOf(codes), 1, at1.length),
+      (AdLayout.EMPTY.with("forgetA") as AdLayout).keptLineEnd(codes, viewOf(codes), 1, at1.length),
     ).toBe(at1.length);
     releaseCodes(codes);
     clearExprCache(false);
@@ -165,7 +165,7 @@ describe("old-form lines kept from the last ad of one kind", () => {
 
   it("reads lines right when the room for kept lines fills and is reused", () => {
     clearExprCache();
-    // kinds whose one kept line (of one length, under one name) fills the room, 2^19 code units, from its
+    // kinds whose one kept line (of one length, under one name) fills the room, 2^19 bytes, from its
     // start: the line after the last that fits is kept where the first was, which must then be forgotten
     // (its kind's next line written as that one is that one's value, not the first's)
     // (a short string, kept as the value itself, then blanks to the line's end)
@@ -173,7 +173,7 @@ describe("old-form lines kept from the last ad of one kind", () => {
     const text = (i: number, v: string) =>
       `roomA${String(i).padStart(5, "0")} = x + 1\nshared = ${v}${" ".repeat(290)}`;
     const line = `shared = ${value(0)}${" ".repeat(290)}`;
-    const fit = Math.floor(2 ** 19 / ((line.length + 4) & ~1));
+    const fit = Math.floor(2 ** 19 / ((line.length + 7) & ~7));
     for (let i = 0; i <= fit; i++) for (let twice = 0; twice < 2; twice++) parseOldAd(text(i, value(i)));
     for (const [kind, v] of [
       [0, fit],
@@ -186,6 +186,50 @@ describe("old-form lines kept from the last ad of one kind", () => {
       expect(shown(r, ["shared"]), `kind ${kind}, value ${v}`).toBe(
         JSON.stringify(printValue(JSON.parse(value(v)))),
       );
+    }
+  });
+
+  // the readers see a text as bytes, every non-ASCII character as one byte (char-codes.ts): a line
+  // must never be taken for a kept one that differs from it in such a character
+  it("reads each non-ASCII value as written, however the lines before it were kept", () => {
+    const ad = (v: string) => parseOldAd(`uniA = "${v}"\nuniB = 1`);
+    const nul = "\u0000".repeat(17);
+    for (const [a, b] of [
+      ["caf\u00e9 au lait", "caf\u00fc au lait"],
+      ["caf\u00e9 au lait", "caf\u00e9 au lait"],
+      ["caf\u00e9 au lait", "cafe au lait"],
+      ["cafe au lait", "caf\u00e9 au lait"],
+      // eight zero bytes are a double's +0; a non-ASCII character's byte as the top one of eight (the
+      // line's bytes 8 to 15 are the string's first eight characters) must not make them -0
+      [nul, `${nul.slice(0, 7)}\u0100${nul.slice(8)}`],
+      [nul, `${nul.slice(0, 7)}\u0080${nul.slice(8)}`],
+    ]) {
+      ad(a);
+      ad(a);
+      expect(shown(ad(a), ["unia"]), JSON.stringify(a)).toBe(JSON.stringify(printValue(a)));
+      expect(shown(ad(b), ["unia"]), `${JSON.stringify(a)} then ${JSON.stringify(b)}`).toBe(
+        JSON.stringify(printValue(b)),
+      );
+      expect(shown(ad(b), ["unia"])).toBe(JSON.stringify(printValue(b)));
+    }
+  });
+
+  it("never finds a name the old form cannot write in an old-form line", () => {
+    // bytes of "Attribute_\u0161" are not those of "Attribute_a" (0x161's low byte is "a")
+    const layout = AdLayout.EMPTY.with("Attribute_\u0161") as AdLayout;
+    const line = "Attribute_a = 1";
+    const codes = borrowCodes(line);
+    try {
+      expect(layout.valueStartIn(viewOf(codes), 0, line.length)).toBe(-1);
+    } finally {
+      releaseCodes(codes);
+    }
+    const ok = AdLayout.EMPTY.with("Attribute_a") as AdLayout;
+    const again = borrowCodes(line);
+    try {
+      expect(ok.valueStartIn(viewOf(again), 0, line.length)).toBe(14);
+    } finally {
+      releaseCodes(again);
     }
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { maskRequest, maskRules, maskView, pseudonym, viewOf } from "../../src/bundle/compare/index.js";
-import { ReportBody } from "../../src/http/schemas/report.js";
+import { reportSchemas } from "../../src/http/schemas/report.js";
 import { REPO_ROOT } from "../support/cases.js";
 import { run, scratchSpace } from "./run-cli.js";
 
@@ -96,7 +96,7 @@ describe("arbiter replay LOG", () => {
     const r = await run(["replay", "--policy", candidateDir, "--format", "json", logFile]);
     expect(r.code).toBe(0);
     const report = JSON.parse(r.out);
-    expect(ReportBody.safeParse(report).success).toBe(true);
+    expect(reportSchemas().ReportBody.safeParse(report).success).toBe(true);
     expect(report).toMatchObject({ since: "2026-11-22T06:00:01.000Z", compared: 4, agreed: 1, differing: 3 });
     expect(report.engines.placement.pairs).toEqual([
       {

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { runJqCommand } from "../../src/cli/jq-command.js";
 import { Budget } from "../../src/engines/common/budget.js";
 import { jqArgv, runPlaygroundJq, JQ_OUTPUT_LIMIT } from "../../src/http/playground/jq.js";
-import { JqPlaygroundBody } from "../../src/http/schemas/playground-jq.js";
+import { jqPlaygroundSchemas } from "../../src/http/schemas/playground-jq.js";
 
 async function viaCli(argv: string[], stdin: string) {
   let stdout = "";
@@ -59,7 +59,7 @@ const CASES: Array<[string, Record<string, unknown>]> = [
 describe("POST /v1/playground/jq prints what arbiter jq prints", () => {
   for (const [name, raw] of CASES) {
     it(name, async () => {
-      const body = JqPlaygroundBody.parse(raw);
+      const body = jqPlaygroundSchemas().JqPlaygroundBody.parse(raw);
       const want = await viaCli(jqArgv(body), body.input);
       const got = runPlaygroundJq(body, new Budget(400_000));
       expect({ stdout: got.stdout, stderr: got.stderr, exit_status: got.exit_status }).toEqual(want);
@@ -68,7 +68,7 @@ describe("POST /v1/playground/jq prints what arbiter jq prints", () => {
   }
 
   it("stands for the command line: toggles, named arguments, then -- and the program", () => {
-    const body = JqPlaygroundBody.parse({
+    const body = jqPlaygroundSchemas().JqPlaygroundBody.parse({
       program: "-.a",
       compact: true,
       raw_output: true,
@@ -97,7 +97,11 @@ describe("POST /v1/playground/jq prints what arbiter jq prints", () => {
 
   it("cuts the output at 1 MiB and says so", () => {
     const got = runPlaygroundJq(
-      JqPlaygroundBody.parse({ program: 'range(300000) | "xxxxxxxxxx"', null_input: true, raw_output: true }),
+      jqPlaygroundSchemas().JqPlaygroundBody.parse({
+        program: 'range(300000) | "xxxxxxxxxx"',
+        null_input: true,
+        raw_output: true,
+      }),
       new Budget(10_000_000),
     );
     expect(got.truncated).toBe(true);

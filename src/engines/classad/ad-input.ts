@@ -11,7 +11,7 @@ import { spend } from "../common/budget.js";
 import { AdNamesReader, ClassAd, adOf, type SlotValue } from "./classad.js";
 import { compile } from "./compile.js";
 import { readNewAdQuick } from "./ad-new-syntax.js";
-import { borrowCodes, releaseCodes, wordsOf } from "./char-codes.js";
+import { borrowCodes, lastAscii, releaseCodes, unitAt, viewOf } from "./char-codes.js";
 import { isTextError, realOf, sharedOldSlot, simpleLiteral } from "./expr-cache.js";
 import { type Node } from "./node.js";
 import { lineCol, parseAdLiteral, parseExpr } from "./parser.js";
@@ -66,14 +66,14 @@ function notAnAttribute(line: number): AdResult {
 
 /**
  * Old long form: `Name = Expr` lines; blank and `#` lines ignored; old string escaping.
- * Read in place over the text's code units (char-codes.ts): a line's name is matched
+ * Read in place over the text's bytes (char-codes.ts): a line's name is matched
  * against the layout the ads of its kind share (no string cut), a plain number costs
  * no string at all.
  */
 export function parseOldAd(text: string): AdResult {
   const codes = borrowCodes(text);
   try {
-    return readOldAd(text, codes);
+    return readOldAd(text, codes, lastAscii);
   } finally {
     releaseCodes(codes);
   }
@@ -91,10 +91,10 @@ let literalLineEnd = 0;
  * Where the line holding `codes[from, n)` ends when the rest of it is blank (trim() would remove it):
  * the index of its line feed, or `n`; else -1.
  */
-function blankToEnd(codes: Uint16Array, from: number, n: number): number {
+function blankToEnd(codes: Uint8Array, text: string, from: number, n: number): number {
   let r = from;
   while (r < n) {
-    const c = codes[r];
+    const c = unitAt(codes, text, r);
     if (c === 10) return r;
     if (!isTrimmed(c)) return -1;
     r++;
@@ -109,12 +109,12 @@ function blankToEnd(codes: Uint16Array, from: number, n: number): number {
  * quoted string's). A string is its text as written when no quote is inside (a backslash escapes nothing
  * but a quote in the old form, lexer.ts `oldString`).
  */
-function lineLiteral(codes: Uint16Array, text: string, s: number, n: number): SlotValue | undefined {
+function lineLiteral(codes: Uint8Array, text: string, s: number, n: number): SlotValue | undefined {
   const c0 = s < n ? codes[s] : -1;
   if (c0 === 34) {
     const q = quoteInLine(codes, s + 1, n);
     if (q < 0) return undefined;
-    const end = blankToEnd(codes, q + 1, n);
+    const end = blankToEnd(codes, text, q + 1, n);
     if (end < 0) return undefined;
     literalLineEnd = end;
     return text.slice(s + 1, q);
@@ -123,7 +123,7 @@ function lineLiteral(codes: Uint16Array, text: string, s: number, n: number): Sl
   if (lower === 116 || lower === 102) {
     const len = lower === 116 ? 4 : 5;
     if (s + len > n || booleanWordAt(codes, s, len) === undefined) return undefined;
-    const end = blankToEnd(codes, s + len, n);
+    const end = blankToEnd(codes, text, s + len, n);
     if (end < 0) return undefined;
     literalLineEnd = end;
     return lower === 116;
@@ -156,14 +156,14 @@ function lineLiteral(codes: Uint16Array, text: string, s: number, n: number): Sl
     if (digits > 15 || (digits > 1 && codes[first] === 48)) return undefined;
     value = neg ? 0 - v : v;
   }
-  const end = blankToEnd(codes, q, n);
+  const end = blankToEnd(codes, text, q, n);
   if (end < 0) return undefined;
   literalLineEnd = end;
   return value;
 }
 
 /** The index of the first quote in `codes[from, n)` before a line feed, or -1. */
-function quoteInLine(codes: Uint16Array, from: number, n: number): number {
+function quoteInLine(codes: Uint8Array, from: number, n: number): number {
   for (let q = from; q < n; q++) {
     const c = codes[q];
     if (c === 34) return q;
@@ -173,17 +173,21 @@ function quoteInLine(codes: Uint16Array, from: number, n: number): number {
 }
 
 /** `true` (length 4) or `false` (length 5) in any case at `codes[s, s + len)`, or undefined. */
-function booleanWordAt(codes: Uint16Array, s: number, len: number): boolean | undefined {
+function booleanWordAt(codes: Uint8Array, s: number, len: number): boolean | undefined {
   const word = len === 4 ? "true" : "false";
   for (let i = 0; i < len; i++) if ((codes[s + i] | 32) !== word.charCodeAt(i)) return undefined;
   return len === 4;
 }
 
-function readOldAd(text: string, codes: Uint16Array): AdResult {
+/**
+ * Reads the old-form ad `text`, whose bytes (char-codes.ts) are `codes`; `ascii`: whether it is all
+ * ASCII (a text with other characters keeps no line: its bytes do not tell them apart).
+ */
+function readOldAd(text: string, codes: Uint8Array, ascii: boolean): AdResult {
   const n = text.length;
   const names = new AdNamesReader();
   const slots: SlotValue[] = [];
-  const words = wordsOf(codes);
+  const view = viewOf(codes);
   let lineNo = 0;
   // a line costs a unit, charged 32 lines at a time (and what is left when reading ends)
   let unpaid = 0;
@@ -196,7 +200,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     // a name starts `[A-Za-z_]` (isNameStart, written out: the reader is too large for V8 to inline it)
     if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95)) {
       // not a name: a blank or `#` line is skipped (blank as trim() sees it), anything else is an error
-      while (p < n && isBlankInLine(codes[p])) p++;
+      while (p < n && isBlankInLine(unitAt(codes, text, p))) p++;
       if (p < n && codes[p] === 35) while (p < n && codes[p] !== 10) p++;
       if (p >= n || codes[p] === 10) {
         next = p + 1;
@@ -214,7 +218,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     if (at !== null) {
       // the line the last ad of this kind had here, when it was a plain literal and this one is written the
       // same: its value at once (equal values one in memory)
-      const lineEnd = at.keptLineEnd(codes, words, p, n);
+      const lineEnd = at.keptLineEnd(codes, view, p, n);
       if (lineEnd >= 0) {
         names.addExpected();
         slots.push(at.keptValueIn(text, p));
@@ -227,8 +231,8 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     // scanned (a name holds no line feed, so neither crosses the line's end)
     let found = false;
     let s = -1;
-    if (at !== null && words !== null) {
-      s = at.valueStartIn(codes, words, p, n);
+    if (at !== null) {
+      s = at.valueStartIn(view, p, n);
       const v = s >= 0 ? codes[s] : -1;
       if (v > 32 && v < 127) {
         found = true;
@@ -253,14 +257,15 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
         }
         // the expression, trimmed in place as trim() would
         s = p + 1;
-        while (s < n && isBlankInLine(codes[s])) s++;
+        while (s < n && isBlankInLine(unitAt(codes, text, s))) s++;
       }
     }
     const exprCol = p + 2 - lineStart;
     // a plain literal alone on its line is read from its start, its line's end found after it: the
     // commonest here (a string without a quote inside, an integer of at most 15 digits without a sign or
-    // a leading zero, `true` or `false` in any case, each right before the line feed), any other by lineLiteral, which reads these as
-    // well (`codes[n]` is 0, so no look runs past the text)
+    // a leading zero, an unsigned real `[0-9]+.[0-9]+`, `true` or `false` in any case, each right before
+    // the line feed), any other by lineLiteral, which reads these as well (`codes[n]` is 0, so no look
+    // runs past the text)
     let plain: SlotValue | undefined;
     let end = -1;
     const c0 = codes[s];
@@ -269,12 +274,24 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
       // (indexOf('"') alone found a quote on a later line; checking for a line feed as well, by a second
       // indexOf or a scan a word at a time, cost more than this scan)
       // (one compare a unit: the loop stops at any unit up to `"`, 34, and `codes[n]` is 0)
+      // (four bytes a step while none is `"` or below: `(x - 0x23232323) & ~x & 0x80808080` marks the
+      // bytes below 35, the lowest mark exactly, and never a non-ASCII one, 0xff; then one at a time)
       let q = s + 1;
-      c = codes[q];
+      const last4 = n - 4;
       for (;;) {
+        while (q <= last4) {
+          const x = view.getInt32(q, true);
+          const below = (x - 0x23232323) & ~x & 0x80808080;
+          if (below !== 0) {
+            q += (31 - Math.clz32(below & -below)) >> 3;
+            break;
+          }
+          q += 4;
+        }
+        c = codes[q];
         while (c > 34) c = codes[++q];
         if (c === 34 || c === 10 || q >= n) break;
-        c = codes[++q];
+        q++;
       }
       if (c === 34 && q < n && (codes[q + 1] === 10 || q + 1 === n)) {
         plain = text.slice(s + 1, q);
@@ -293,6 +310,18 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
       if ((c === 10 || q === n) && q - s <= 15 && (c0 !== 48 || q === s + 1)) {
         plain = v;
         end = q;
+      } else if (c === 46 && q < n) {
+        // a real `[0-9]+.[0-9]+` right before the line feed (or the text's end), as lineLiteral reads it
+        const dot = q;
+        d = codes[++q] - 48;
+        while (d >>> 0 <= 9) {
+          v = v * 10 + d;
+          d = codes[++q] - 48;
+        }
+        if (q > dot + 1 && (d === -38 || q === n)) {
+          plain = new Real(realOf(false, v, q - s - 1, q - dot - 1, text, s, q));
+          end = q;
+        }
       }
     } else if ((c0 | 32) === 116) {
       // `true` in any case (a compare that meets the 0 at `n` fails there)
@@ -326,7 +355,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
       if (found) names.addExpected();
       else names.add(text, nameStart, nameEnd, slots.length);
       slots.push(plain);
-      names.current?.keepLine(codes, words, nameStart, end, plain, s + 1);
+      if (ascii) names.current?.keepLine(codes, view, nameStart, end, plain, s + 1);
       continue;
     }
     // the line's end and the value's, trimmed in place as trim() would: the line feed found by indexOf
@@ -334,7 +363,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     end = text.indexOf("\n", s);
     if (end < 0) end = n;
     let e = end;
-    while (e > s && isTrimmed(codes[e - 1])) e--;
+    while (e > s && isTrimmed(unitAt(codes, text, e - 1))) e--;
     // a plain literal is a value at once: a string without a quote inside (checked natively) is its
     // text as written, a backslash in the old form escaping nothing but a quote (lexer.ts `oldString`)
     let slot: SlotValue | undefined;
@@ -348,7 +377,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     const literal = slot !== undefined;
     if (slot === undefined) {
       // any other expression: up to the line's end, trimmed; parsed (or found in the shared cache)
-      // the check (and a parse) reads the ad's own code units
+      // the check (and a parse) reads the ad's own bytes
       const parsed = sharedOldSlot(text, codes, s, e);
       if (isTextError(parsed)) {
         const name = text.slice(nameStart, nameEnd);
@@ -364,7 +393,7 @@ function readOldAd(text: string, codes: Uint16Array): AdResult {
     if (found) names.addExpected();
     else names.add(text, nameStart, nameEnd, slots.length);
     slots.push(slot);
-    if (literal) names.current?.keepLine(codes, words, nameStart, end, slot, s + 1);
+    if (literal && ascii) names.current?.keepLine(codes, view, nameStart, end, slot, s + 1);
   }
   spend(unpaid);
   return { ok: true, ad: names.ad(slots) };

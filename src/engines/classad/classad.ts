@@ -44,15 +44,15 @@ const MAX_LINE_COPIES = 8;
 let keptGeneration = 0;
 
 /**
- * Code units of the kept lines (each from an index of the parity it had in its text, so that it is
- * copied a word at a time), and the same memory as words: copying or comparing a code unit at a time
- * costs about 15 instructions a unit in V8, a word of two about as much. Allocated on first use,
- * bounded (when full, every kept line is forgotten and the room reused).
+ * Bytes of the kept lines (char-codes.ts: a text's bytes), one line after another, and a DataView of
+ * them: a line is copied and compared eight bytes at a time (a typed-array loop costs V8 about as much
+ * an iteration for one byte as a DataView read does for eight). Allocated on first use, bounded (when
+ * full, every kept line is forgotten and the room reused).
  */
-const KEPT_UNITS = 1 << 19;
-let keptUnits = new Uint16Array(0);
-let keptWords = new Int32Array(0);
-/** Where the next line's room starts in {@link keptUnits} (even). */
+const KEPT_BYTES = 1 << 19;
+let keptBytes = new Uint8Array(0);
+let keptView = new DataView(keptBytes.buffer);
+/** Where the next line's room starts in {@link keptBytes}. */
 let keptTop = 0;
 
 /** Forgets the line every layout keeps (the next ad of each kind reads all its lines; expr-cache.ts `clearExprCache`). */
@@ -62,35 +62,66 @@ export function forgetKeptLines(): void {
 }
 
 /**
- * The room the layouts' `Name = ` runs are written in ({@link AdLayout.valueStartIn}), each from an even
- * and then from an odd start, one run after another: the runs of a chain lie together, in the order its
+ * The room the layouts' `Name = ` runs are written in ({@link AdLayout.valueStartIn}), as the eight-byte
+ * words they are compared by, one run after another: the runs of a chain lie together, in the order its
  * lines are read, and its layouts share one array (a layout's own was a cache miss a line). A full room
  * is left to the layouts whose runs it holds (it lives as long as one of them), and a new one is begun;
  * a run longer than a room gets an array of its own.
  */
-const NAME_ROOM_WORDS = 1 << 13;
-const NO_WORDS = new Int32Array(0);
+const NAME_ROOM_WORDS = 1 << 12;
+const NO_WORDS = new Float64Array(0);
 let nameRoom = NO_WORDS;
 let nameTop = 0;
+/** The bytes of one run, read back as words (runs are ASCII: a name's characters and ` = `). */
+const runBytes = new Uint8Array(8 * 40);
+const runView = new DataView(runBytes.buffer);
 
-/** Writes the run of `name` and ` = ` in {@link nameRoom} (begun anew when it lacks room) and answers where it starts. */
+/**
+ * Writes the run of `name` and ` = ` in {@link nameRoom} (begun anew when it lacks room) as the words
+ * {@link AdLayout.valueStartIn} compares, and answers where they start: for a run of `m` bytes, eight or
+ * more, the words at bytes 0, 8, … before `m - 8` and the one at `m - 8` (the last overlapping the one
+ * before it), each the eight bytes as a double (never a NaN nor a zero: its bytes are ASCII characters,
+ * so equal doubles are equal bytes). A run is eight bytes or more (shorter ones: {@link runWord}).
+ */
 function nameRunIn(name: string): number {
-  const u: number[] = [];
-  for (let i = 0; i < name.length; i++) u.push(name.charCodeAt(i));
-  u.push(32, 61, 32);
-  const m = u.length;
-  const even = m >> 1;
-  const size = even + ((m - 1) >> 1);
+  const m = name.length + 3;
+  let b = runBytes;
+  let v = runView;
+  if (m > b.length) {
+    b = new Uint8Array(m);
+    v = new DataView(b.buffer);
+  }
+  for (let i = 0; i < name.length; i++) b[i] = name.charCodeAt(i);
+  b[m - 3] = 32;
+  b[m - 2] = 61;
+  b[m - 1] = 32;
+  const size = (m + 7) >> 3;
   if (nameTop + size > nameRoom.length) {
-    nameRoom = new Int32Array(Math.max(size, NAME_ROOM_WORDS));
+    nameRoom = new Float64Array(Math.max(size, NAME_ROOM_WORDS));
     nameTop = 0;
   }
   const at = nameTop;
-  for (let j = 0; j < even; j++) nameRoom[at + j] = u[2 * j] | (u[2 * j + 1] << 16);
-  for (let j = 0; even + j < size; j++) nameRoom[at + even + j] = u[2 * j + 1] | (u[2 * j + 2] << 16);
+  for (let j = 0; j < size - 1; j++) nameRoom[at + j] = v.getFloat64(8 * j, true);
+  nameRoom[at + size - 1] = v.getFloat64(m - 8, true);
   nameTop += size;
   return at;
 }
+
+/** The four bytes from `i` of the run of `name` and ` = ` as `getInt32` reads them (little-endian). */
+function runWord(name: string, i: number): number {
+  const run = name + " = ";
+  return (
+    run.charCodeAt(i) |
+    (run.charCodeAt(i + 1) << 8) |
+    (run.charCodeAt(i + 2) << 16) |
+    (run.charCodeAt(i + 3) << 24)
+  );
+}
+
+/** A name as the old long form writes one (the only names {@link AdLayout.valueStartIn} compares). */
+const OLD_FORM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** The run length of a layout whose name is no such name: longer than any text. */
+const NEVER = 2 ** 30;
 
 /** Layouts created since the transition tree was last cleared (requests with arbitrary names must not grow it forever). */
 let layoutCount = 0;
@@ -114,24 +145,24 @@ export class AdLayout {
    */
   private otherChild: AdLayout | null = null;
   /**
-   * The units of the last name added and ` = `, two a word (as char-codes.ts `wordsOf` reads a text):
-   * from the first unit, then from the second (for a name written at an odd index), made on first use
-   * (see {@link valueStartIn}) in a room shared with the layouts made before and after this one
-   * ({@link nameRunIn}), from index {@link nameAt}.
+   * The words of the last name added and ` = ` (see {@link nameRunIn}), made on first use (see
+   * {@link valueStartIn}) in a room shared with the layouts made before and after this one, from index
+   * {@link nameAt}.
    */
-  private nameWords: Int32Array = NO_WORDS;
+  private nameWords: Float64Array = NO_WORDS;
   private nameAt = 0;
-  /** The length of that run (the name's and 3; 0: not made yet), and its first unit (the layout's own fields: the name string is not loaded). */
+  /** The length of that run in bytes (the name's and 3; 0: not made yet; the layout's own field: the name string is not loaded). */
   private nameRun = 0;
-  private nameFirst = 0;
+  /** A run shorter than eight bytes: its first four bytes and its last four, as `getInt32` reads them. */
+  private nameHead = 0;
+  private nameTail = 0;
   /**
    * The line an ad read along this chain last had for this attribute (see {@link keepLine}): its length
-   * in code units (-1: none), where it starts in {@link keptUnits}, the room reserved for it there (from
-   * an even index, reused by the next line that fits), and its value.
+   * in bytes (-1: none), where it starts in {@link keptBytes}, the room reserved for it there (reused by
+   * the next line that fits), and its value.
    */
   private lineLength = -1;
   private lineAt = 0;
-  private lineBase = 0;
   private lineRoom = 0;
   private lineValue: SlotValue = false;
   /**
@@ -209,88 +240,75 @@ export class AdLayout {
   }
 
   /**
-   * Where the value of the line `Name = ` starts when `codes` hold it from `p` on, {@link lastName}
-   * followed by a blank, `=` and a blank as `condor_q -l` writes every line (`words` being `codes` two
-   * units a word, char-codes.ts `wordsOf`): `p` plus the name's length plus 3, else -1 (any other spacing
-   * is read by the caller's scan). The name and the ` = ` are compared as one run of words (a typed-array
-   * loop costs V8 about as much an iteration for a word as for a unit), so the name's end and the `=` need
-   * no checks of their own: the blank after the name ends it.
+   * Where the value of the line `Name = ` starts when the bytes `codes` (char-codes.ts, `view` a DataView
+   * of them) hold it from `p` on, {@link lastName} followed by a blank, `=` and a blank as `condor_q -l`
+   * writes every line: `p` plus the name's length plus 3, else -1 (any other spacing is read by the
+   * caller's scan). The name and the ` = ` are compared as one run, eight bytes a step (the last step
+   * overlapping the one before it), so the name's end and the `=` need no checks of their own.
    */
-  valueStartIn(codes: Uint16Array, words: Int32Array, p: number, n: number): number {
+  valueStartIn(view: DataView, p: number, n: number): number {
     const m = this.nameRun === 0 ? this.makeNameWords() : this.nameRun;
-    const nw = this.nameWords;
     const end = p + m;
     if (end > n) return -1;
-    let q = p;
-    let k = this.nameAt;
-    let count = m >> 1;
-    if ((p & 1) === 1) {
-      if (codes[p] !== this.nameFirst) return -1;
-      q++;
-      k += count;
-      count = (m - 1) >> 1;
+    const nw = this.nameWords;
+    const k = this.nameAt;
+    if (m < 8) {
+      // four to seven bytes: the first four and the last four
+      return view.getInt32(p, true) === this.nameHead && view.getInt32(end - 4, true) === this.nameTail
+        ? end
+        : -1;
     }
-    const w = q >> 1;
-    for (let j = 0; j < count; j++) if (nw[k + j] !== words[w + j]) return -1;
-    // a run of odd length ends with the ` = `'s last blank
-    return q + 2 * count === end || codes[end - 1] === 32 ? end : -1;
+    const last = (m + 7) >> 3;
+    let q = p;
+    for (let j = 0; j < last - 1; j++, q += 8) if (nw[k + j] !== view.getFloat64(q, true)) return -1;
+    return nw[k + last - 1] === view.getFloat64(end - 8, true) ? end : -1;
   }
 
   /** Makes {@link nameWords} (see {@link nameRunIn}) and answers the run's length. */
   private makeNameWords(): number {
     const m = this.name.length + 3;
-    this.nameAt = nameRunIn(this.name);
-    this.nameWords = nameRoom;
-    this.nameFirst = this.name.charCodeAt(0);
+    // a name the old form cannot write (from JSON, or quoted) is never found in an old-form line: its
+    // characters' bytes are not its own
+    if (!OLD_FORM_NAME.test(this.name)) {
+      this.nameRun = NEVER;
+      return NEVER;
+    }
+    if (m < 8) {
+      this.nameHead = runWord(this.name, 0);
+      this.nameTail = runWord(this.name, m - 4);
+    } else {
+      this.nameAt = nameRunIn(this.name);
+      this.nameWords = nameRoom;
+    }
     this.nameRun = m;
     return m;
   }
 
   /**
-   * Where the line this layout keeps (see {@link keepLine}) ends when `codes` hold it from `p` on, up to
-   * a line feed or the text's end `n`: the index of that line feed (or `n`), else -1.
+   * Where the line this layout keeps (see {@link keepLine}) ends when the bytes `codes` (`view` a DataView
+   * of them) hold it from `p` on, up to a line feed or the text's end `n`: the index of that line feed (or
+   * `n`), else -1.
    */
-  keptLineEnd(codes: Uint16Array, words: Int32Array | null, p: number, n: number): number {
+  keptLineEnd(codes: Uint8Array, view: DataView, p: number, n: number): number {
     const m = this.lineLength;
     if (m < 0 || this.lineGeneration !== keptGeneration || p + m > n) return -1;
-    return this.keptLineEndAt(codes, words, p, m, n);
+    return this.keptLineEndAt(codes, view, p, m, n);
   }
 
   /** {@link keptLineEnd}'s compare (apart, so that the checks before it are inlined where lines are read). */
-  private keptLineEndAt(
-    codes: Uint16Array,
-    words: Int32Array | null,
-    p: number,
-    m: number,
-    n: number,
-  ): number {
-    let at = this.lineAt;
-    let q = p;
+  private keptLineEndAt(codes: Uint8Array, view: DataView, p: number, m: number, n: number): number {
+    const at = this.lineAt;
     const end = p + m;
-    if (words !== null) {
-      // two code units a word (wordsOf): an odd start compares its first unit alone; a copy kept at the
-      // other parity is read a word from the halves of two
-      if ((q & 1) === 1) {
-        if (keptUnits[at] !== codes[q]) return -1;
-        at++;
-        q++;
-      }
-      const kw = keptWords;
-      const w = q >> 1;
-      const k = at >> 1;
-      const nw = (end - q) >> 1;
-      let j = 0;
-      if ((at & 1) === 0) while (j < nw && kw[k + j] === words[w + j]) j++;
-      else while (j < nw && ((kw[k + j] >>> 16) | (kw[k + j + 1] << 16)) === words[w + j]) j++;
-      if (j < nw) return -1;
-      at += 2 * nw;
-      q += 2 * nw;
-    }
-    while (q < end && keptUnits[at] === codes[q]) {
-      at++;
-      q++;
-    }
-    return q === end && (end === n || codes[end] === 10) ? end : -1;
+    const kv = keptView;
+    if (m >= 8) {
+      // eight bytes a step, the last step overlapping the one before it (a line's bytes are ASCII, never
+      // a NaN's or a zero's eight, so equal doubles are equal bytes)
+      const last = m - 8;
+      for (let i = 0; i < last; i += 8)
+        if (kv.getFloat64(at + i, true) !== view.getFloat64(p + i, true)) return -1;
+      if (kv.getFloat64(at + last, true) !== view.getFloat64(p + last, true)) return -1;
+    } else for (let i = 0; i < m; i++) if (keptBytes[at + i] !== codes[p + i]) return -1;
+    return end === n || codes[end] === 10 ? end : -1;
   }
 
   /** The value of the line {@link keptLineEnd} found written in `text` from `p` on. */
@@ -311,12 +329,13 @@ export class AdLayout {
    * whose value is the plain literal `value`, for the next ads of this kind: a line written the same is
    * then the same value without being read again, and equal values are one in memory. Kept a bounded
    * number of times per layout (lines that differ in every ad, such as a machine's name, stop being kept),
-   * from the second ad of the kind on. A string value's characters start at `valueAt` (after its quote); `words` are `codes` as words
-   * (char-codes.ts `wordsOf`), or null.
+   * from the second ad of the kind on. A string value's characters start at `valueAt` (after its quote);
+   * `codes` are an ASCII text's bytes (char-codes.ts; a text with other characters keeps no line: its
+   * bytes do not tell them apart), `view` a DataView of them.
    */
   keepLine(
-    codes: Uint16Array,
-    words: Int32Array | null,
+    codes: Uint8Array,
+    view: DataView,
     p: number,
     end: number,
     value: SlotValue,
@@ -332,13 +351,13 @@ export class AdLayout {
       return;
     }
     if (end - p <= MAX_KEPT_LINE && this.lineCopies < MAX_LINE_COPIES)
-      this.copyLine(codes, words, p, end, value, valueAt);
+      this.copyLine(codes, view, p, end, value, valueAt);
   }
 
   /** {@link keepLine}'s copy (apart, so that the checks before it are inlined where lines are read). */
   private copyLine(
-    codes: Uint16Array,
-    words: Int32Array | null,
+    codes: Uint8Array,
+    view: DataView,
     p: number,
     end: number,
     value: SlotValue,
@@ -346,14 +365,12 @@ export class AdLayout {
   ): void {
     const m = end - p;
     this.lineCopies++;
-    // the copy starts at an index of p's parity, so that it is copied a word at a time, and its room
-    // holds a unit more at each end (a word copied may reach one past the line)
-    if (m + 2 > this.lineRoom) {
-      const room = (m + 4) & ~1;
-      if (keptTop + room > keptUnits.length) {
-        if (keptUnits.length === 0) {
-          keptUnits = new Uint16Array(KEPT_UNITS);
-          keptWords = new Int32Array(keptUnits.buffer);
+    if (m > this.lineRoom) {
+      const room = (m + 7) & ~7;
+      if (keptTop + room > keptBytes.length) {
+        if (keptBytes.length === 0) {
+          keptBytes = new Uint8Array(KEPT_BYTES);
+          keptView = new DataView(keptBytes.buffer);
         } else {
           // full: every line kept so far is forgotten, and the room reused from its start
           forgetKeptLines();
@@ -361,22 +378,18 @@ export class AdLayout {
           this.lineCopies = 1;
         }
       }
-      this.lineBase = keptTop;
+      this.lineAt = keptTop;
       this.lineRoom = room;
       keptTop += room;
     }
-    const odd = p & 1;
-    const at = this.lineBase + odd;
-    this.lineAt = at;
-    if (odd === 1) keptUnits[at] = codes[p];
-    if (words === null) for (let i = odd; i < m; i++) keptUnits[at + i] = codes[p + i];
-    else {
-      const kw = keptWords;
-      const from = (p + odd) >> 1;
-      const to = (at + odd) >> 1;
-      const nw = (m - odd + 1) >> 1;
-      for (let j = 0; j < nw; j++) kw[to + j] = words[from + j];
-    }
+    const at = this.lineAt;
+    if (m >= 8) {
+      // eight bytes a step (as doubles: a line's bytes are ASCII, never a NaN's), the last overlapping
+      const kv = keptView;
+      const last = m - 8;
+      for (let i = 0; i < last; i += 8) kv.setFloat64(at + i, view.getFloat64(p + i, true), true);
+      kv.setFloat64(at + last, view.getFloat64(p + last, true), true);
+    } else for (let i = 0; i < m; i++) keptBytes[at + i] = codes[p + i];
     this.lineLength = m;
     if (typeof value === "string" && value.length >= SLICED_MIN) {
       this.lineValue = "";

@@ -6,7 +6,7 @@
  */
 import { Budget, BudgetExceeded, currentBudget, spend } from "../common/budget.js";
 import { forgetKeptLines, type SlotValue } from "./classad.js";
-import { borrowCodes, releaseCodes, wordsOf } from "./char-codes.js";
+import { viewOf } from "./char-codes.js";
 import { compile } from "./compile.js";
 import { Lexer, PARSE_UNITS_PER_TOKEN } from "./lexer.js";
 import { Compiled } from "./node.js";
@@ -122,36 +122,28 @@ function seenBefore(h: number): boolean {
 }
 
 /**
- * The FNV-1a hash of a text of `n` code units, two a step, then mixed (old long form and new syntax apart), odd (never 0, an
- * empty slot of the admission filter): over `codes` from `at` on when the caller has them (a third of
- * charCodeAt's cost), else over `text`; the same either way.
+ * The FNV-1a hash of a text of `n` characters whose bytes (char-codes.ts) are `codes` from `at` on, four
+ * bytes a step, then the last ones, then mixed (old long form and new syntax apart), odd (never 0, an
+ * empty slot of the admission filter). Texts that differ only in non-ASCII characters (one byte
+ * stands for them all) share a hash: the cache compares the text itself, so they only miss.
  */
-function textHash(
-  text: string,
-  oldForm: boolean,
-  codes: Uint16Array | undefined,
-  at: number,
-  n: number,
-): number {
-  let h = oldForm ? 0x811c9dc5 : 0x01000193;
-  // two code units a step (`u[2j] | u[2j + 1] << 16`, as char-codes.ts `wordsOf` reads them), then the last
-  const pairs = n >> 1;
-  if (codes !== undefined) {
-    const words = (at & 1) === 0 ? wordsOf(codes) : null;
-    if (words !== null) {
-      const k = at >> 1;
-      for (let j = 0; j < pairs; j++) h = Math.imul(h ^ words[k + j], 0x01000193);
-    } else
-      for (let j = 0, i = at; j < pairs; j++, i += 2)
-        h = Math.imul(h ^ (codes[i] | (codes[i + 1] << 16)), 0x01000193);
-    if ((n & 1) === 1) h = Math.imul(h ^ codes[at + n - 1], 0x01000193);
-  } else {
-    for (let j = 0, i = 0; j < pairs; j++, i += 2)
-      h = Math.imul(h ^ (text.charCodeAt(i) | (text.charCodeAt(i + 1) << 16)), 0x01000193);
-    if ((n & 1) === 1) h = Math.imul(h ^ text.charCodeAt(n - 1), 0x01000193);
+function textHash(oldForm: boolean, codes: Uint8Array, at: number, n: number): number {
+  // (an int32 from the start: 0x811c9dc5 as written is a double, and the loop then converted h every step)
+  let h = oldForm ? 0x811c9dc5 | 0 : 0x01000193;
+  const view = viewOf(codes);
+  const e = at + n;
+  const whole = e - 3;
+  let i = at;
+  // a multiply carries bits upward only: each step's product is rotated, so that a step's top byte
+  // reaches the low bits through the next steps' multiplies (else texts differing only in top bytes
+  // differ in 8 bits of the hash, and 200 of them meet in a few slots of the admission filter)
+  for (; i < whole; i += 4) {
+    h = Math.imul(h ^ view.getInt32(i, true), 0x01000193);
+    h = (h << 13) | (h >>> 19);
   }
-  // the high half of each pair reaches only bits 16–31 (a multiply carries bits upward only): folded
-  // down, so that every unit moves the admission filter's slot (its low bits) and the kept key
+  for (; i < e; i++) h = Math.imul(h ^ codes[i], 0x01000193);
+  // and the last step's high bits are folded down, so that every byte moves the admission filter's slot
+  // (its low bits) and the kept key
   h ^= n;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
@@ -167,12 +159,12 @@ export interface TextError {
 
 /**
  * The bare value of a plain literal written at `src[s, e)` (`codes` holding
- * its code units, char-codes.ts): an integer (`-?(0|[1-9][0-9]{0,14})`), a
+ * its bytes, char-codes.ts): an integer (`-?(0|[1-9][0-9]{0,14})`), a
  * string literal without quote or backslash inside, `true` or `false` in any
  * case, or a real written `-?[0-9]+.[0-9]+` (read as the lexer reads it);
  * undefined for any other text.
  */
-export function simpleLiteral(codes: Uint16Array, src: string, s: number, e: number): SlotValue | undefined {
+export function simpleLiteral(codes: Uint8Array, src: string, s: number, e: number): SlotValue | undefined {
   if (e <= s) return undefined;
   const c0 = codes[s];
   if (c0 === 34) {
@@ -204,7 +196,7 @@ export function simpleLiteral(codes: Uint16Array, src: string, s: number, e: num
 }
 
 /** `true` or `false` in any case written exactly at `codes[s, e)`, or undefined. */
-function booleanWord(codes: Uint16Array, s: number, e: number): boolean | undefined {
+function booleanWord(codes: Uint8Array, s: number, e: number): boolean | undefined {
   const word = e - s === 4 ? "true" : e - s === 5 ? "false" : null;
   if (word === null) return undefined;
   for (let i = 0; i < word.length; i++) if ((codes[s + i] | 32) !== word.charCodeAt(i)) return undefined;
@@ -212,7 +204,7 @@ function booleanWord(codes: Uint16Array, s: number, e: number): boolean | undefi
 }
 
 /** A real `-?[0-9]+.[0-9]+` at `src[s, e)` whose `.` is at `dot` (digits before it checked), or undefined. */
-function realText(codes: Uint16Array, src: string, s: number, dot: number, e: number): Real | undefined {
+function realText(codes: Uint8Array, src: string, s: number, dot: number, e: number): Real | undefined {
   if (dot + 1 >= e) return undefined;
   let m = 0;
   for (let q = codes[s] === 45 ? s + 1 : s; q < dot; q++) m = m * 10 + codes[q] - 48;
@@ -257,16 +249,16 @@ function ownCopy(text: string): string {
 
 /**
  * The shared slot of the old long-form attribute text written at `src[s, e)`
- * (`codes` holding all of `src`'s code units, char-codes.ts), parsed, and kept
+ * (`codes` holding all of `src`'s bytes, char-codes.ts), parsed, and kept
  * on its second sighting as room allows: a literal without special text is its
  * bare value, anything else its compiled form; an expression that surely parses
  * (syntax-check.ts) is parsed and compiled on first use. Reading is charged to the
  * decision's budget; a spent one ends the read with `BudgetExceeded`.
  */
-export function sharedOldSlot(src: string, codes: Uint16Array, s: number, e: number): SlotValue | TextError {
+export function sharedOldSlot(src: string, codes: Uint8Array, s: number, e: number): SlotValue | TextError {
   // a text too long to keep is never looked for
   if (e - s >= MAX_CACHED_TEXT) return sharedSlot(src.slice(s, e), true, codes, s);
-  const h = textHash(src, true, codes, s, e - s);
+  const h = textHash(true, codes, s, e - s);
   const text = src.slice(s, e);
   const kept = oldCache.get(h & 0x3fffffff);
   if (kept !== undefined && kept.text === text) return kept.slot;
@@ -275,7 +267,7 @@ export function sharedOldSlot(src: string, codes: Uint16Array, s: number, e: num
 
 /**
  * The shared slot of a new-syntax attribute value written at `src[s, e)` inside
- * an ad literal (`codes` holding all of `src`'s code units; parsed at nesting
+ * an ad literal (`codes` holding all of `src`'s bytes; parsed at nesting
  * depth 1, as it sits there): a literal without special text is its bare value,
  * anything else its compiled form, made on first use when it surely parses. Its
  * `tokens` are not charged again here: the caller's reading of the ad paid for
@@ -283,7 +275,7 @@ export function sharedOldSlot(src: string, codes: Uint16Array, s: number, e: num
  */
 export function sharedNewSlot(
   src: string,
-  codes: Uint16Array,
+  codes: Uint8Array,
   s: number,
   e: number,
   tokens: number,
@@ -312,44 +304,33 @@ function made(p: ReturnType<typeof parseExpr>): Compiled {
  * parsed and compiled on first use), or undefined when it must be parsed now. An
  * old-form text's tokens are charged as its parse would charge them.
  */
-function deferredSlot(
-  text: string,
-  oldForm: boolean,
-  codes: Uint16Array | undefined,
-  at: number,
-): Compiled | undefined {
-  const own = codes === undefined ? borrowCodes(text) : codes;
-  const from = codes === undefined ? 0 : at;
-  try {
-    const lx = Lexer.over(text, own, from, from + text.length);
-    lx.kindsOnly = true;
-    lx.oldStrings = oldForm;
-    lx.charged = oldForm;
-    if (checkExpression(lx) !== Checked.Expression) return undefined;
-  } finally {
-    if (codes === undefined) releaseCodes(own);
-  }
+function deferredSlot(text: string, oldForm: boolean, codes: Uint8Array, at: number): Compiled | undefined {
+  const lx = Lexer.over(text, codes, at, at + text.length);
+  lx.kindsOnly = true;
+  lx.oldStrings = oldForm;
+  lx.charged = oldForm;
+  if (checkExpression(lx) !== Checked.Expression) return undefined;
   return Compiled.deferred(text, oldForm ? makeOld : makeNew);
 }
 
 /**
  * Parses, compiles and (as room allows) keeps a text missing from the
  * old-form or new-syntax cache: kept on its second sighting, not its first.
- * `codes` may hold the text's code units from `at` on (those of the ad it was
+ * `codes` may hold the text's bytes from `at` on (those of the ad it was
  * cut from). A text the syntax check accepts is kept unparsed, to be parsed
  * and compiled on first use (its tokens are charged now, as a parse's would be).
  */
 function sharedSlot(
   text: string,
   oldForm: boolean,
-  codes?: Uint16Array,
-  at = 0,
+  codes: Uint8Array,
+  at: number,
   tokens = 0,
   hash?: number,
 ): SlotValue | TextError {
   const size = text.length + 1;
   if (size <= MAX_CACHED_TEXT) spend(MISS_UNITS_PER_CHAR * size);
-  const h = size > MAX_CACHED_TEXT ? 0 : (hash ?? textHash(text, oldForm, codes, at, text.length));
+  const h = size > MAX_CACHED_TEXT ? 0 : (hash ?? textHash(oldForm, codes, at, text.length));
   const keep = size <= MAX_CACHED_TEXT && seenBefore(h);
   const own = keep ? ownCopy(text) : text;
   let slot: SlotValue | undefined = deferredSlot(own, oldForm, codes, at);
@@ -362,16 +343,13 @@ function sharedSlot(
       if (currentBudget().remaining() < due) {
         // the budget cannot pay for this parse: its first tokens are still parsed, so that an error
         // there (nesting past the limit, within 800 tokens) is the answer as before, then reading ends
-        const failed = probeParse(
-          own,
-          codes === undefined ? undefined : codes.subarray(at, at + text.length),
-        );
+        const failed = probeParse(own, codes.subarray(at, at + text.length));
         if (failed !== null) return failed;
       }
       spend(due);
     }
     const p = oldForm
-      ? parseExpr(own, true, true, 0, codes === undefined ? undefined : codes.subarray(at, at + text.length))
+      ? parseExpr(own, true, true, 0, codes.subarray(at, at + text.length))
       : parseExpr(own, false, false, 1);
     if (!p.ok) return { message: p.message, offset: p.offset };
     const n = p.node;
@@ -398,7 +376,7 @@ export const PROBE_TOKENS = 2048;
  * units, when the caller has them; charged as a parse is): its parse error when one is met there,
  * else null (the value parses that far, or further).
  */
-function probeParse(text: string, codes?: Uint16Array): TextError | null {
+function probeParse(text: string, codes?: Uint8Array): TextError | null {
   const probe = new Budget(PROBE_TOKENS * (PARSE_UNITS_PER_TOKEN + 1));
   let p: ReturnType<typeof parseExpr> | null = null;
   try {
@@ -418,5 +396,11 @@ function makeRoom(size: number): void {
 
 /** Whether a slot reading failed (slot values are never plain objects with a message). */
 export function isTextError(c: SlotValue | TextError): c is TextError {
-  return typeof c === "object" && c !== null && Object.getPrototypeOf(c) === Object.prototype;
+  // a compiled slot, the commonest object here, answered first (getPrototypeOf of it was a runtime call)
+  return (
+    typeof c === "object" &&
+    c !== null &&
+    !(c instanceof Compiled) &&
+    Object.getPrototypeOf(c) === Object.prototype
+  );
 }

@@ -1,6 +1,6 @@
 /**
  * ClassAd lexer (default, non-strict mode): tokens are produced on demand by
- * scanning the text's code units in a typed array (char-codes.ts), so parsing
+ * scanning the text's bytes in a typed array (char-codes.ts), so parsing
  * a 55-attribute ad allocates only the strings it must keep.
  */
 import { spend } from "../common/budget.js";
@@ -151,13 +151,13 @@ export function unescapeNew(body: string): string | null {
 }
 
 /** Whether `src` at `p` holds `word` (lower case) ignoring ASCII case. */
-function wordAt(src: Uint16Array, p: number, word: string): boolean {
+function wordAt(src: Uint8Array, p: number, word: string): boolean {
   for (let i = 0; i < word.length; i++) if ((src[p + i] | 32) !== word.charCodeAt(i)) return false;
   return true;
 }
 
 /** The keyword token written at `src[p, p + len)` (any case), or `T.Ident`. */
-export function keyword(src: Uint16Array, p: number, len: number): T {
+export function keyword(src: Uint8Array, p: number, len: number): T {
   // the first character picks the one keyword the word may be (most names are none)
   const c0 = src[p] | 32;
   switch (len) {
@@ -216,21 +216,21 @@ export class Lexer {
   kindsOnly = false;
   private uncharged = 0;
 
-  /** The text's code units, then a 0 (the caller's from {@link borrowCodes}, or the lexer's own). */
-  readonly codes: Uint16Array;
+  /** The text's bytes (char-codes.ts: a non-ASCII unit is one byte, 0xff), then a 0 (the caller's from {@link borrowCodes}, or the lexer's own). */
+  readonly codes: Uint8Array;
   /** Where the text lexed ends: `src.length`, or the end of the stretch given (see {@link Lexer.over}). */
   end: number;
 
   constructor(
     readonly src: string,
-    codes?: Uint16Array,
+    codes?: Uint8Array,
   ) {
     this.codes = codes ?? borrowCodes(src);
     this.end = src.length;
   }
 
-  /** A lexer over `src[start, end)` alone, `codes` holding the code units of all of `src` (no copy, no cut). */
-  static over(src: string, codes: Uint16Array, start: number, end: number): Lexer {
+  /** A lexer over `src[start, end)` alone, `codes` holding the bytes of all of `src` (no copy, no cut). */
+  static over(src: string, codes: Uint8Array, start: number, end: number): Lexer {
     const lx = new Lexer(src, codes);
     lx.pos = start;
     lx.end = end;
@@ -244,7 +244,7 @@ export class Lexer {
    */
   stopped(): Lexer {
     const len = this.end - this.pos;
-    const own = new Uint16Array(len + 1);
+    const own = new Uint8Array(len + 1);
     own.set(this.codes.subarray(this.pos, this.end));
     const lx = Lexer.over(this.src.slice(this.pos, this.end), own, 0, len);
     lx.kind = this.kind;
@@ -342,7 +342,7 @@ export class Lexer {
           continue;
         }
         if (c2 === 42) {
-          // the comment's end, looked for in the code units (the text lexed may be a stretch of `src`)
+          // the comment's end, looked for in the bytes (the text lexed may be a stretch of `src`)
           let e = p + 2;
           while (e + 1 < n && !(s[e] === 42 && s[e + 1] === 47)) e++;
           if (e + 1 >= n) return -1;

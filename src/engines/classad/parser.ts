@@ -63,8 +63,8 @@ export class Parser {
   /** How deeply nested the parse is now (bounded by MAX_DEPTH). */
   depth = 0;
 
-  /** `codes` are the text's code units (char-codes.ts), when the caller has them. */
-  constructor(src: string, oldStrings = false, charged = false, codes?: Uint16Array) {
+  /** `codes` are the text's bytes (char-codes.ts), when the caller has them. */
+  constructor(src: string, oldStrings = false, charged = false, codes?: Uint8Array) {
     this.lx = new Lexer(src, codes);
     this.lx.oldStrings = oldStrings;
     this.lx.charged = charged;
@@ -309,8 +309,8 @@ export class Parser {
 /** The outcome of parsing a complete text. */
 export type ParseResult = { ok: true; node: Node } | { ok: false; message: string; offset: number };
 
-/** Runs a parse of `src` over its code units `given`, or over ones lent for it (given back however it ends). */
-function guard(src: string, fn: (codes: Uint16Array) => Node, given?: Uint16Array): ParseResult {
+/** Runs a parse of `src` over its bytes `given`, or over ones lent for it (given back however it ends). */
+function guard(src: string, fn: (codes: Uint8Array) => Node, given?: Uint8Array): ParseResult {
   const codes = given ?? borrowCodes(src);
   try {
     return { ok: true, node: fn(codes) };
@@ -329,14 +329,14 @@ function guard(src: string, fn: (codes: Uint16Array) => Node, given?: Uint16Arra
  * spent budget ends the parse with `BudgetExceeded`.
  * `depth` is the nesting the text sits in (1 for an attribute's value inside an ad literal), which
  * counts against the nesting bound as it would if the enclosing text were parsed whole. `codes` may
- * hold the text's code units (char-codes.ts; a view of a larger text's), else they are copied.
+ * hold the text's bytes (char-codes.ts; a view of a larger text's), else they are copied.
  */
 export function parseExpr(
   src: string,
   oldStrings = false,
   charged = false,
   depth = 0,
-  codes?: Uint16Array,
+  codes?: Uint8Array,
 ): ParseResult {
   return guard(
     src,

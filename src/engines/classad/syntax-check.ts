@@ -151,7 +151,7 @@ LEFT_NEXT[62] = 62;
 const stack = new Uint8Array(MAX_CHECKED_TOKENS + 2);
 
 /** Whether `codes[p, p + 7)` spells `abstime` or `reltime` in any case (calls the parser turns into literals, which may fail). */
-function timeLiteralCall(codes: Uint16Array, p: number, end: number): boolean {
+function timeLiteralCall(codes: Uint8Array, p: number, end: number): boolean {
   if (end - p !== 7) return false;
   const c0 = codes[p] | 32;
   if (c0 !== 97 && c0 !== 114) return false;
@@ -161,13 +161,13 @@ function timeLiteralCall(codes: Uint16Array, p: number, end: number): boolean {
 }
 
 /** Whether `codes[p, end)` holds a backslash (a new-syntax escape, which the parser decodes and may reject). */
-function hasBackslash(codes: Uint16Array, p: number, end: number): boolean {
+function hasBackslash(codes: Uint8Array, p: number, end: number): boolean {
   for (; p < end; p++) if (codes[p] === 92) return true;
   return false;
 }
 
 /** Whether `codes[n]` is a unit that ends a name or a number (not a letter, digit or `_`, and there). */
-function endsWord(codes: Uint16Array, n: number): boolean {
+function endsWord(codes: Uint8Array, n: number): boolean {
   if (n >= codes.length) return false;
   const c = codes[n];
   return !(((c | 32) - 97) >>> 0 < 26 || (c - 48) >>> 0 < 10 || c === 95);

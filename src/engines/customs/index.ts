@@ -12,4 +12,4 @@ export * from "./evict.js";
 export * from "./policy.js";
 export * from "./decide.js";
 export * from "./host-index.js";
-export { CustomsPolicyFile, HostDefaultsFile, NETWORK_NUMBER, POOL_NUMBERS } from "./policy-file.js";
+export { customsShapes, NETWORK_NUMBER, POOL_NUMBERS } from "./policy-file.js";

@@ -3,8 +3,9 @@ import { describeJsonShape, POLICY_JSON_LIMITS, shapePointer } from "../common/j
 import { isJsonObject } from "../common/json.js";
 import { policyError, type PolicyError, type Result } from "../common/result.js";
 import { finish, Pace, type Steps } from "../common/slices.js";
+import { lazily } from "../common/lazy.js";
 import { buildAccessList } from "./acl.js";
-import { CustomsPolicyFile, HostDefaultsFile, NETWORK_NUMBER, POOL_NUMBERS } from "./policy-file.js";
+import { customsShapes, NETWORK_NUMBER, POOL_NUMBERS } from "./policy-file.js";
 import {
   BUILTIN_DEFAULTS,
   checkSetting,
@@ -40,8 +41,14 @@ export const DEFAULT_POLICY_DATA: CustomsPolicyData = {
   permitSeconds: POOL_NUMBERS.permitSeconds.fallback,
 };
 
-const TOP_KEYS = new Set(Object.keys(CustomsPolicyFile.shape));
-const DEFAULT_KEYS = new Set(Object.keys(HostDefaultsFile.shape));
+/** customs.json's keys, made on the first compile (the shapes with them: an isolate that compiles nothing builds neither). */
+const keys = lazily(() => {
+  const { CustomsPolicyFile, HostDefaultsFile } = customsShapes();
+  return {
+    top: new Set(Object.keys(CustomsPolicyFile.shape)),
+    defaults: new Set(Object.keys(HostDefaultsFile.shape)),
+  };
+});
 
 function readDefaults(raw: unknown, base: HostDefaults, at: string, errors: PolicyError[]): HostDefaults {
   if (!isJsonObject(raw)) {
@@ -52,7 +59,7 @@ function readDefaults(raw: unknown, base: HostDefaults, at: string, errors: Poli
   let { clients, allow, deny, sigxcpu } = base;
   for (const [key, v] of Object.entries(raw)) {
     const here = `${at}/${key}`;
-    if (!DEFAULT_KEYS.has(key))
+    if (!keys().defaults.has(key))
       errors.push(policyError("customs_unknown_field", `unknown field ${key}`, here));
     else if (key === "$comment") continue;
     else if (key === "clients") {
@@ -172,7 +179,7 @@ export function* compileCustomsPolicySteps(source: string): Steps<Result<Customs
   yield;
   const errors: PolicyError[] = [];
   for (const key of Object.keys(raw))
-    if (!TOP_KEYS.has(key))
+    if (!keys().top.has(key))
       errors.push(policyError("customs_unknown_field", `unknown field ${key}`, `/${key}`));
   const defaults =
     raw.defaults === undefined

@@ -26,13 +26,4 @@ export { parseExpression } from "./expression.js";
 export { parseBucket, parseLimit, bucketsOf } from "./adhoc.js";
 export { prepareJob } from "./evaluate.js";
 export type * from "./types.js";
-export {
-  FiltersFile,
-  FilterRuleFile,
-  FilterExpression,
-  FilterPredicateShape,
-  FilterActionShape,
-  PREDICATE_NAMES,
-  SIMPLE_ACTIONS,
-  COMPARISONS,
-} from "./rule-file.js";
+export { filterShapes, PREDICATE_NAMES, SIMPLE_ACTIONS, COMPARISONS } from "./rule-file.js";

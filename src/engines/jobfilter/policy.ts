@@ -20,7 +20,8 @@ import {
   parseReasonTrail,
   parseUuid,
 } from "./rule-parse.js";
-import { FilterRuleFile } from "./rule-file.js";
+import { filterShapes } from "./rule-file.js";
+import { lazily } from "../common/lazy.js";
 import type { FilterRule } from "./types.js";
 
 /** The loaded jobfilter policy: the seed rules as data and their compiled chain. */
@@ -29,7 +30,8 @@ export interface JobfilterPolicy {
   readonly set: FilterSet;
 }
 
-const RULE_KEYS = new Set(Object.keys(FilterRuleFile.shape));
+/** A rule's keys, made on the first check (the shapes with them: an isolate that compiles no rule builds neither). */
+const ruleKeysOf = lazily(() => new Set(Object.keys(filterShapes().FilterRuleFile.shape)));
 
 /** The uuid a seed rule without one gets: deterministic, so the same file always compiles to the same bundle. */
 export function seedUuid(index: number): string {
@@ -50,7 +52,7 @@ export function validateRule(v: unknown, index: number, at: string): Result<Filt
   const o = v as Record<string, unknown>;
   const errors: PolicyError[] = [];
   for (const key of Object.keys(o)) {
-    if (!RULE_KEYS.has(key))
+    if (!ruleKeysOf().has(key))
       errors.push(
         policyError(
           "jobfilter_unknown_key",

@@ -11,4 +11,4 @@ export type {
   RuleRef,
   TraceStep,
 } from "./types.js";
-export { PlacementConfigShape } from "./config-shape.js";
+export { placementShapes } from "./config-shape.js";

@@ -1,18 +1,5 @@
 import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
-import {
-  ChildTemplateShape,
-  keysOf,
-  LimitShape,
-  NodeSortPolicyShape,
-  PartitionShape,
-  PlacementConfigShape,
-  PlacementFilterShape,
-  PlacementRuleShape,
-  PreemptionShape,
-  QueueResourcesShape,
-  QueueShape,
-  UserGroupResolverShape,
-} from "./config-shape.js";
+import { keysOf, placementShapes } from "./config-shape.js";
 import type {
   RawConfig,
   RawFilter,
@@ -42,6 +29,7 @@ import { QuickRules, RULE_TWINS } from "./quick-rule.js";
 import { SEEDED_MEMOS, type RegexMemo } from "./filter.js";
 import { MAX_REPORTED_ERRORS, readYamlTreeSteps, type ReadTree, type Value } from "./yaml-tree.js";
 import { finish, type Steps } from "../common/slices.js";
+import { lazily } from "../common/lazy.js";
 
 /**
  * Decodes a YuniKorn configuration (YAML, or JSON with the same keys) into the
@@ -51,24 +39,32 @@ import { finish, type Steps } from "../common/slices.js";
  * is decoded, including those only validation reads (resources, limits).
  */
 
-// Each mapping's keys, from the configuration's shape (config-shape.ts).
-const TOP_KEYS = keysOf(PlacementConfigShape);
-const PARTITION_KEYS = keysOf(PartitionShape);
-const QUEUE_KEYS = keysOf(QueueShape);
-const RULE_KEYS = keysOf(PlacementRuleShape);
-const FILTER_KEYS = keysOf(PlacementFilterShape);
-const RESOURCE_KEYS = keysOf(QueueResourcesShape);
-const LIMIT_KEYS = keysOf(LimitShape);
-const TEMPLATE_KEYS = keysOf(ChildTemplateShape);
-const PREEMPTION_KEYS = keysOf(PreemptionShape);
-const NODESORT_KEYS = keysOf(NodeSortPolicyShape);
-const RESOLVER_KEYS = keysOf(UserGroupResolverShape);
+/** Each mapping's keys, from the configuration's shape (config-shape.ts). */
+function keysBuild() {
+  const shapes = placementShapes();
+  return {
+    TOP_KEYS: keysOf(shapes.PlacementConfigShape),
+    PARTITION_KEYS: keysOf(shapes.PartitionShape),
+    QUEUE_KEYS: keysOf(shapes.QueueShape),
+    RULE_KEYS: keysOf(shapes.PlacementRuleShape),
+    FILTER_KEYS: keysOf(shapes.PlacementFilterShape),
+    RESOURCE_KEYS: keysOf(shapes.QueueResourcesShape),
+    LIMIT_KEYS: keysOf(shapes.LimitShape),
+    TEMPLATE_KEYS: keysOf(shapes.ChildTemplateShape),
+    PREEMPTION_KEYS: keysOf(shapes.PreemptionShape),
+    NODESORT_KEYS: keysOf(shapes.NodeSortPolicyShape),
+    RESOLVER_KEYS: keysOf(shapes.UserGroupResolverShape),
+  };
+}
+
+/** The key lists, made on the first decode (the shapes with them: an isolate that decodes nothing builds neither). */
+const keys = lazily(keysBuild);
 
 /** A rule's filter (at `${ruleAt}/filter`); an absent one is the zero filter. */
 function filter(d: Decoder, v: Value, ruleAt: string): RawFilter {
   if (v === undefined) return { type: "", users: [], groups: [] };
   const at = `${ruleAt}/filter`;
-  const m = entries(d, v, FILTER_KEYS, "filter", at);
+  const m = entries(d, v, keys().FILTER_KEYS, "filter", at);
   return {
     type: str(d, m.get("type"), at, "type"),
     users: strings(d, m.get("users"), at, "users"),
@@ -78,7 +74,7 @@ function filter(d: Decoder, v: Value, ruleAt: string): RawFilter {
 
 /** Decodes a placement rule at pointer `at` the general way (any error reported to `d`). */
 export function decodeRule(d: Decoder, v: Value, at: string): RawRule {
-  const m = entries(d, v, RULE_KEYS, "placement rule", at);
+  const m = entries(d, v, keys().RULE_KEYS, "placement rule", at);
   const parent = m.get("parent");
   return {
     name: str(d, m.get("name"), at, "name"),
@@ -96,7 +92,7 @@ function parentRule(d: Decoder, parent: Value, at: string): RawRule | null {
 }
 
 function resources(d: Decoder, v: Value, at: string): RawResources {
-  const m = entries(d, v, RESOURCE_KEYS, "resources", at);
+  const m = entries(d, v, keys().RESOURCE_KEYS, "resources", at);
   return {
     guaranteed: stringMap(d, m.get("guaranteed"), "guaranteed resources", `${at}/guaranteed`),
     max: stringMap(d, m.get("max"), "maximum resources", `${at}/max`),
@@ -104,7 +100,7 @@ function resources(d: Decoder, v: Value, at: string): RawResources {
 }
 
 function limit(d: Decoder, v: Value, at: string): RawLimit {
-  const m = entries(d, v, LIMIT_KEYS, "limit", at);
+  const m = entries(d, v, keys().LIMIT_KEYS, "limit", at);
   return {
     limit: str(d, m.get("limit"), at, "limit"),
     users: strings(d, m.get("users"), at, "users"),
@@ -121,7 +117,7 @@ function limits(d: Decoder, v: Value, at: string): RawLimit[] {
 
 /** Decoded for its strictness only: nothing of the child template is used or validated. */
 function childTemplate(d: Decoder, v: Value, at: string): void {
-  const m = entries(d, v, TEMPLATE_KEYS, "child template", at);
+  const m = entries(d, v, keys().TEMPLATE_KEYS, "child template", at);
   uint64(d, m.get("maxapplications"), `${at}/maxapplications`);
   stringMap(d, m.get("properties"), "properties", `${at}/properties`);
   resources(d, m.get("resources"), `${at}/resources`);
@@ -129,7 +125,7 @@ function childTemplate(d: Decoder, v: Value, at: string): void {
 
 /** A queue and its children (yielding between them). */
 function* queue(d: Decoder, v: Value, at: string): Steps<RawQueue> {
-  const m = entries(d, v, QUEUE_KEYS, "queue", at);
+  const m = entries(d, v, keys().QUEUE_KEYS, "queue", at);
   stringMap(d, m.get("properties"), "properties", `${at}/properties`);
   childTemplate(d, m.get("childtemplate"), `${at}/childtemplate`);
   const name = str(d, m.get("name"), at, "name");
@@ -151,13 +147,19 @@ function* queue(d: Decoder, v: Value, at: string): Steps<RawQueue> {
 
 /** A partition, its queues and its rules (yielding between them). */
 function* partition(d: Decoder, v: Value, at: string, memo: RegexMemo): Steps<RawPartition> {
-  const m = entries(d, v, PARTITION_KEYS, "partition", at);
-  const preemption = entries(d, m.get("preemption"), PREEMPTION_KEYS, "preemption", `${at}/preemption`);
-  for (const key of PREEMPTION_KEYS) bool(d, preemption.get(key), `${at}/preemption/${key}`);
+  const m = entries(d, v, keys().PARTITION_KEYS, "partition", at);
+  const preemption = entries(
+    d,
+    m.get("preemption"),
+    keys().PREEMPTION_KEYS,
+    "preemption",
+    `${at}/preemption`,
+  );
+  for (const key of keys().PREEMPTION_KEYS) bool(d, preemption.get(key), `${at}/preemption/${key}`);
   const resolver = entries(
     d,
     m.get("usergroupresolver"),
-    RESOLVER_KEYS,
+    keys().RESOLVER_KEYS,
     "user group resolver",
     `${at}/usergroupresolver`,
   );
@@ -165,7 +167,7 @@ function* partition(d: Decoder, v: Value, at: string, memo: RegexMemo): Steps<Ra
   const nodesort = entries(
     d,
     m.get("nodesortpolicy"),
-    NODESORT_KEYS,
+    keys().NODESORT_KEYS,
     "node sort policy",
     `${at}/nodesortpolicy`,
   );
@@ -263,7 +265,7 @@ function* decodeTree(read: ReadTree): Steps<Result<{ config: RawConfig; locate: 
   try {
     const top: Value = tree.root;
     if (isNull(d, top)) return ok({ config: { partitions: null }, locate });
-    const m = entries(d, top, TOP_KEYS, "the configuration", "");
+    const m = entries(d, top, keys().TOP_KEYS, "the configuration", "");
     str(d, m.get("checksum"), "/checksum");
     // the expressions the rule decoder read once per shape, for the compile (filter.ts SEEDED_MEMOS)
     const memo: RegexMemo = new Map();

@@ -10,52 +10,68 @@ import type { EngineSummaries } from "../../state/policy-coordinator.js";
 import { requireRole } from "../auth.js";
 import { ApiError } from "../errors.js";
 import { registerOperation } from "../openapi.js";
-import { ReportBody } from "../schemas/report.js";
-import { CandidateDiff } from "../schemas/diff.js";
+import { reportSchemas } from "../schemas/report.js";
+import { diffSchemas } from "../schemas/diff.js";
 import { changeAuthor, coordinator, parseIfMatch, publishError } from "../coordinator.js";
 import { writeLog } from "../../log-line.js";
+import { lazily } from "../../engines/common/lazy.js";
 
-const engineSummary = z.object({ format: z.string(), source_sha256: z.string() });
+/**
+ * The candidate routes' answers, for the OpenAPI document (and `CandidateInfo` for the publish
+ * route's): made on the first call and kept, not in every isolate at load (docs/performance.md,
+ * wt/heap2).
+ */
+function candidateSchemasBuild() {
+  const engineSummary = z.object({ format: z.string(), source_sha256: z.string() });
 
-/** A staged candidate as the API shows it. */
-export const CandidateInfo = z
-  .object({
-    stage: z.literal("candidate"),
-    revision: z.string().describe("the revision the candidate bundle would have"),
-    staged: z.array(z.enum(ENGINE_NAMES)).describe("the engines whose sources are staged"),
-    staged_at: z.string(),
-    based_on: z.string().describe("the active revision when it was staged"),
-    engines: z.record(z.string(), engineSummary).describe("the staged engines' formats and source hashes"),
-  })
-  .strict();
+  /** A staged candidate as the API shows it. */
+  const CandidateInfo = z
+    .object({
+      stage: z.literal("candidate"),
+      revision: z.string().describe("the revision the candidate bundle would have"),
+      staged: z.array(z.enum(ENGINE_NAMES)).describe("the engines whose sources are staged"),
+      staged_at: z.string(),
+      based_on: z.string().describe("the active revision when it was staged"),
+      engines: z.record(z.string(), engineSummary).describe("the staged engines' formats and source hashes"),
+    })
+    .strict();
 
-const DroppedInfo = z
-  .object({
-    dropped: z.literal(true),
-    revision: z.string(),
-    staged: z.array(z.enum(ENGINE_NAMES)),
-    staged_at: z.string(),
-  })
-  .strict();
+  const DroppedInfo = z
+    .object({
+      dropped: z.literal(true),
+      revision: z.string(),
+      staged: z.array(z.enum(ENGINE_NAMES)),
+      staged_at: z.string(),
+    })
+    .strict();
 
-const Promoted = z
-  .object({
-    revision: z.string().describe("the new active revision"),
-    previous: z.string(),
-    promoted: z
-      .object({ revision: z.string(), staged: z.array(z.enum(ENGINE_NAMES)), staged_at: z.string() })
-      .strict(),
-  })
-  .strict();
+  const Promoted = z
+    .object({
+      revision: z.string().describe("the new active revision"),
+      previous: z.string(),
+      promoted: z
+        .object({ revision: z.string(), staged: z.array(z.enum(ENGINE_NAMES)), staged_at: z.string() })
+        .strict(),
+    })
+    .strict();
 
-/** The report route's answer: the candidate, the sample rate, and the comparison report. */
-const CandidateReport = ReportBody.extend({
-  candidate: CandidateInfo,
-  sample: z.number().describe("the share of decisions compared (SHADOW_SAMPLE)"),
-  diff: CandidateDiff,
-});
+  /** The report route's answer: the candidate, the sample rate, and the comparison report. */
+  const CandidateReport = reportSchemas().ReportBody.extend({
+    candidate: CandidateInfo,
+    sample: z.number().describe("the share of decisions compared (SHADOW_SAMPLE)"),
+    diff: diffSchemas().CandidateDiff,
+  });
 
-function info(candidate: CandidateRecord, engines: EngineSummaries): z.infer<typeof CandidateInfo> {
+  return { CandidateInfo, DroppedInfo, Promoted, CandidateReport };
+}
+
+/** The candidate routes' schemas, made on the first call and kept. */
+export const candidateSchemas = lazily(candidateSchemasBuild);
+
+function info(
+  candidate: CandidateRecord,
+  engines: EngineSummaries,
+): z.infer<ReturnType<typeof candidateSchemas>["CandidateInfo"]> {
   return {
     stage: "candidate",
     revision: candidate.revision,
@@ -169,7 +185,7 @@ registerOperation({
   path: "/v1/candidate",
   summary: "The staged candidate policy (404 when none is staged)",
   errors: ["not_found"],
-  response: CandidateInfo,
+  response: () => candidateSchemas().CandidateInfo,
 });
 registerOperation({
   ...candidate,
@@ -178,7 +194,7 @@ registerOperation({
   path: "/v1/candidate",
   summary: "Drop the staged candidate and its shadow report",
   errors: ["not_found", "service_unavailable"],
-  response: DroppedInfo,
+  response: () => candidateSchemas().DroppedInfo,
 });
 registerOperation({
   ...candidate,
@@ -195,7 +211,7 @@ registerOperation({
         'the active revision the promotion is based on: `"<revision>"` (or bare), a list, or `*`; compared strongly (a weak `W/"…"` tag never matches); 412 when it moved, 400 when empty or unreadable',
     },
   ],
-  response: Promoted,
+  response: () => candidateSchemas().Promoted,
 });
 registerOperation({
   ...candidate,
@@ -205,5 +221,5 @@ registerOperation({
   summary:
     "How the staged candidate's verdicts compare with the active ones on live traffic: counts, outcome pairs, examples (masked); and `diff`: the semantic diff of each staged engine's source against the active one, computed when it was staged, each pair marked `seen` when live traffic has shown it",
   errors: ["not_found"],
-  response: CandidateReport,
+  response: () => candidateSchemas().CandidateReport,
 });

@@ -11,7 +11,7 @@ import { MAX_BODY_BYTES } from "../body.js";
 import { ApiError } from "../errors.js";
 import { fetcherForIsolate } from "../url-fetch.js";
 import { EXPLAIN_QUERY, registerOperation } from "../openapi.js";
-import { LimitsRequest, LimitsRequestFast, LimitsVerdict, toEngineRequest } from "../schemas/limits.js";
+import { LimitsRequest, LimitsRequestFast, limitsVerdictSchema, toEngineRequest } from "../schemas/limits.js";
 
 type EngineVerdict = Awaited<ReturnType<typeof decideLimits>> extends Decision<infer V> ? V : never;
 
@@ -139,7 +139,7 @@ registerOperation({
   tag: "limits",
   auth: "decision",
   request: LimitsRequest,
-  response: LimitsVerdict,
+  response: limitsVerdictSchema,
   query: [EXPLAIN_QUERY],
   errors: ["answer_too_deep"],
 });
@@ -170,10 +170,11 @@ registerOperation({
     },
   ],
   errors: ["invalid_request", "invalid_json", "payload_too_large", "budget_exceeded", "answer_too_deep"],
-  response: z
-    .object({
-      passed: z.boolean().describe("the limits' verdict (`allowed`)"),
-      message: z.string().describe("Arbiter's diagnostics, pScheduler's own text line by line"),
-    })
-    .strict(),
+  response: () =>
+    z
+      .object({
+        passed: z.boolean().describe("the limits' verdict (`allowed`)"),
+        message: z.string().describe("Arbiter's diagnostics, pScheduler's own text line by line"),
+      })
+      .strict(),
 });

@@ -18,7 +18,7 @@ import type { AppEnv } from "../../env.js";
 import { ApiError } from "../errors.js";
 import { EXPLAIN_QUERY, registerOperation, type QueryParam } from "../openapi.js";
 import { AdCheckRequest, MatchRequest } from "../schemas/match.js";
-import { AdCheckVerdict, MatchAnalysisVerdict, MatchVerdict } from "../schemas/match-verdicts.js";
+import { matchVerdictSchemas } from "../schemas/match-verdicts.js";
 
 type MatchPolicy = Parameters<typeof decideMatch>[0];
 
@@ -138,7 +138,7 @@ registerOperation({
   tag: "match",
   auth: "decision",
   request: MatchRequest,
-  response: MatchVerdict,
+  response: () => matchVerdictSchemas().MatchVerdict,
   query: [EXPLAIN_QUERY],
   // reading the ads is charged to the work budget before any evaluation could report it
   errors: ["budget_exceeded"],
@@ -152,7 +152,7 @@ registerOperation({
   tag: "match",
   auth: "decision",
   request: MatchRequest,
-  response: MatchAnalysisVerdict,
+  response: () => matchVerdictSchemas().MatchAnalysisVerdict,
   alsoText: "text/plain",
   query: [FORMAT_QUERY],
   example: {
@@ -207,7 +207,7 @@ registerOperation({
   tag: "match",
   auth: "decision",
   request: AdCheckRequest,
-  response: AdCheckVerdict,
+  response: () => matchVerdictSchemas().AdCheckVerdict,
   query: [EXPLAIN_QUERY],
   errors: ["budget_exceeded"],
 });

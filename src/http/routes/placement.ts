@@ -6,11 +6,11 @@ import type { PlacementData } from "../../engines/placement/types.js";
 import { getActiveBundle } from "../../state/policy-store.js";
 import { requireRole } from "../auth.js";
 import { ApiError } from "../errors.js";
-import { QueueTreeList } from "../schemas/placement-queues.js";
+import { queueTreeSchemas } from "../schemas/placement-queues.js";
 import { decisionRoute, type RouteContext } from "../decision.js";
 import type { AppEnv } from "../../env.js";
 import { EXPLAIN_QUERY, registerOperation } from "../openapi.js";
-import { PlaceRequest, PlaceVerdict } from "../schemas/placement.js";
+import { PlaceRequest, placeVerdictSchema } from "../schemas/placement.js";
 
 /** Decides one placement request in the Worker (the route's and the playground's decide). */
 export function decidePlace(
@@ -46,7 +46,7 @@ registerOperation({
   tag: "placement",
   auth: "decision",
   request: PlaceRequest,
-  response: PlaceVerdict,
+  response: placeVerdictSchema,
   query: [EXPLAIN_QUERY],
 });
 registerOperation({
@@ -58,6 +58,6 @@ registerOperation({
   tag: "placement",
   auth: "admin",
   query: [{ name: "partition", description: "only this partition", schema: { type: "string" } }],
-  response: QueueTreeList,
+  response: () => queueTreeSchemas().QueueTreeList,
   errors: ["not_found"],
 });

@@ -15,7 +15,7 @@ import { compilePlaygroundPolicy } from "../playground/compile.js";
 import { PLAYGROUND_ENGINES, type PlaygroundContext } from "../playground/decide.js";
 import { servePlaygroundFile } from "../playground/page.js";
 import { playgroundSchemas, policyText } from "../schemas/playground.js";
-import { JqPlaygroundAnswer, JqPlaygroundBody } from "../schemas/playground-jq.js";
+import { jqPlaygroundSchemas } from "../schemas/playground-jq.js";
 import { runPlaygroundJq } from "../playground/jq.js";
 import { writeLog } from "../../log-line.js";
 
@@ -42,7 +42,7 @@ export const playgroundRoutes = new Hono<AppEnv>()
   )
   .post("/v1/playground/jq", async (c) => {
     authorize(c, "admin");
-    const body = validate(JqPlaygroundBody, parseJsonText(await readJsonText(c)));
+    const body = validate(jqPlaygroundSchemas().JqPlaygroundBody, parseJsonText(await readJsonText(c)));
     const budget = decisionBudget(c.env.DECISION_BUDGET);
     const answer = await decideWithin(budget, () => runPlaygroundJq(body, budget));
     writeLog({ ts: new Date().toISOString(), event: "playground_jq", exit_status: answer.exit_status });
@@ -94,8 +94,8 @@ registerOperation({
     "Run a jq 1.7.1 program on an input as `arbiter jq` does (-c, -r, -s, -n, --arg, --argjson): what it prints on standard output and error and its exit status, under the decision budget",
   tag: "playground",
   auth: "admin",
-  request: JqPlaygroundBody,
-  response: JqPlaygroundAnswer,
+  request: () => jqPlaygroundSchemas().JqPlaygroundBody,
+  response: () => jqPlaygroundSchemas().JqPlaygroundAnswer,
   errors: ["budget_exceeded"],
 });
 registerOperation({

@@ -8,7 +8,7 @@ import { getActiveBundle } from "../../state/policy-store.js";
 import { readJson } from "../body.js";
 import { ApiError } from "../errors.js";
 import { registerOperation } from "../openapi.js";
-import { DiffAnswer, DiffBody } from "../schemas/diff.js";
+import { diffSchemas } from "../schemas/diff.js";
 
 /** The 400 for an engine the diff has no request generator for (yet). */
 function notSupported(engine: EngineName): ApiError {
@@ -40,7 +40,7 @@ function diffError(engine: EngineName, e: DiffError): ApiError {
  */
 export async function diffRoute(c: Context<AppEnv>, engine: EngineName): Promise<Response> {
   if (!DIFF_ENGINES.includes(engine)) throw notSupported(engine);
-  const body = await readJson(c, DiffBody);
+  const body = await readJson(c, diffSchemas().DiffBody);
   let oldSource = body.old;
   let oldRevision: string | undefined;
   if (oldSource === undefined) {
@@ -72,7 +72,7 @@ registerOperation({
     "Semantic diff of two versions of one engine's policy, without traffic and without storing anything: the requests that reach every boundary either policy draws (plus any captured `requests`) are decided under both, and the differing verdicts are grouped as the shadow report groups them (docs/policies/analysis.md#diff). `old` left out is the active policy's source. A side that does not validate is a 422 `policy_invalid` naming it in `side`; an engine the diff does not cover yet is a 400 `engine_not_supported`",
   tag: "policies",
   auth: "admin",
-  request: DiffBody,
-  response: DiffAnswer,
+  request: () => diffSchemas().DiffBody,
+  response: () => diffSchemas().DiffAnswer,
   errors: ["unknown_engine", "engine_not_supported", "not_found", "policy_invalid"],
 });

@@ -5,7 +5,7 @@ import { QUEUE_PAGE_MAX, registeredQueues } from "../../state/queue-registry.js"
 import { authorize } from "../auth.js";
 import { ApiError } from "../errors.js";
 import { registerOperation, type QueryParam } from "../openapi.js";
-import { CancelledJob, JobListing, QueueList } from "../schemas/queues.js";
+import { queueListingSchemas } from "../schemas/queues.js";
 import { jobIdParam, json, queueParam, queueStub } from "./jobs.js";
 
 /** What `?state=` selects: `finished` covers every ended job (finished, cancelled, expired). */
@@ -96,7 +96,7 @@ registerOperation({
   summary: `The queues that have stored a job or filter, by name, ${QUEUE_PAGE_MAX} per page at most, each with its job counts and watermark`,
   query: [limitQuery(QUEUE_PAGE_MAX, QUEUE_PAGE_MAX), CURSOR_QUERY],
   errors: ["invalid_request"],
-  response: QueueList,
+  response: () => queueListingSchemas().QueueList,
   example: {
     queues: [
       { queue: "default", running: 2, queued: 1, finished: 14, watermark: 17 },
@@ -117,7 +117,7 @@ registerOperation({
     { ...CURSOR_QUERY, description: "the `cursor` of the previous page (the last job id it listed)" },
   ],
   errors: ["invalid_request"],
-  response: JobListing,
+  response: () => queueListingSchemas().JobListing,
   example: {
     queue: "default",
     jobs: [
@@ -154,7 +154,7 @@ registerOperation({
   path: "/v1/queues/{queue}/jobs/{id}",
   summary: "Cancel a job: a held job is dropped, a running job's slot released (idempotent)",
   errors: ["invalid_request", "not_found"],
-  response: CancelledJob,
+  response: () => queueListingSchemas().CancelledJob,
   example: {
     job_id: 17,
     action: "RATE_LIMITED",

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { lazily } from "../../engines/common/lazy.js";
 
 /**
  * The host routes' schemas (185 zod instances) are made by `hostSchemas()` on its first call, by
@@ -166,12 +167,8 @@ function hostSchemasBuild() {
   };
 }
 
-let hostSchemasBuilt: ReturnType<typeof hostSchemasBuild> | undefined;
-
 /** The host routes' schemas, made on the first call and kept. */
-export function hostSchemas(): ReturnType<typeof hostSchemasBuild> {
-  return (hostSchemasBuilt ??= hostSchemasBuild());
-}
+export const hostSchemas = lazily(hostSchemasBuild);
 
 /** See `hostSchemas().HostReport`. */
 export type HostReport = z.infer<ReturnType<typeof hostSchemas>["HostReport"]>;

@@ -1,5 +1,6 @@
 import * as z from "zod";
-import { FilterActionShape, FilterPredicateShape, validateRules } from "../../engines/jobfilter/index.js";
+import { filterShapes, validateRules } from "../../engines/jobfilter/index.js";
+import { lazily } from "../../engines/common/lazy.js";
 
 /**
  * The job and RAPI filter routes' schemas (225 zod instances) are made by `jobSchemas()` on its
@@ -144,8 +145,8 @@ function jobSchemasBuild() {
   /** A RAPI filter body, for the OpenAPI document (the route checks it with Ganeti's own texts). */
   const FilterBody = z.object({
     priority: FilterPriority.optional(),
-    predicates: z.array(FilterPredicateShape).optional(),
-    action: FilterActionShape.optional(),
+    predicates: z.array(filterShapes().FilterPredicateShape).optional(),
+    action: filterShapes().FilterActionShape.optional(),
     reason: z.array(ReasonEntry).optional(),
   });
 
@@ -220,12 +221,8 @@ function jobSchemasBuild() {
   };
 }
 
-let jobSchemasBuilt: ReturnType<typeof jobSchemasBuild> | undefined;
-
 /** The job and RAPI filter routes' schemas, made on the first call and kept. */
-export function jobSchemas(): ReturnType<typeof jobSchemasBuild> {
-  return (jobSchemasBuilt ??= jobSchemasBuild());
-}
+export const jobSchemas = lazily(jobSchemasBuild);
 
 /** See `jobSchemas().ReasonEntry`. */
 export type ReasonEntry = z.infer<ReturnType<typeof jobSchemas>["ReasonEntry"]>;

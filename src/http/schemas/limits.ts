@@ -2,6 +2,7 @@ import * as z from "zod";
 import { MAX_JSON_DEPTH } from "../../engines/common/json-shape.js";
 import { cloneJson, type JsonObject as EngineJsonObject } from "../../engines/common/json.js";
 import type { LimitsRequest as EngineLimitsRequest } from "../../engines/limits/index.js";
+import { lazily } from "../../engines/common/lazy.js";
 
 /** Any JSON object, as task specs and schedules carry them. */
 const JsonObject = z.record(z.string(), z.json());
@@ -91,23 +92,30 @@ export const LimitsRequestFast = limitsSchemas(PlainJsonObject as unknown as typ
 /**
  * The verdict of POST /v1/limits/decide: the frame's envelope, then the
  * engine's answer. A denial is still HTTP 200, with `allowed` false and the
- * reasons in `diagnostics` (pScheduler's diags text, line for line).
+ * reasons in `diagnostics` (pScheduler's diags text, line for line). For the OpenAPI document
+ * and the playground's and policy test file's schemas: made on the first call and kept, not in
+ * every isolate at load (no route validates with it; docs/performance.md, wt/heap2).
  */
-export const LimitsVerdict = z.object({
-  decision_id: z.string(),
-  revision: z.string(),
-  cacheable: z.boolean().describe("false when DNS, a downloaded list or the clock was consulted"),
-  allowed: z.boolean(),
-  task: JsonObject.nullable().describe("the rewritten task, or null when no rewriter ran"),
-  changes: z.array(z.string()).describe("what the rewriter changed, in order"),
-  identifiers: z.array(z.string()).describe("identifiers that identified the requester"),
-  classifiers: z.array(z.string()).describe("classifiers the requester falls into"),
-  priority: z.number().nullable(),
-  diagnostics: z.string(),
-  trace: z.json().optional().describe("present with ?explain=true"),
-});
+function limitsVerdictBuild() {
+  return z.object({
+    decision_id: z.string(),
+    revision: z.string(),
+    cacheable: z.boolean().describe("false when DNS, a downloaded list or the clock was consulted"),
+    allowed: z.boolean(),
+    task: JsonObject.nullable().describe("the rewritten task, or null when no rewriter ran"),
+    changes: z.array(z.string()).describe("what the rewriter changed, in order"),
+    identifiers: z.array(z.string()).describe("identifiers that identified the requester"),
+    classifiers: z.array(z.string()).describe("classifiers the requester falls into"),
+    priority: z.number().nullable(),
+    diagnostics: z.string(),
+    trace: z.json().optional().describe("present with ?explain=true"),
+  });
+}
+
+/** The limits verdict's schema, made on the first call and kept. */
+export const limitsVerdictSchema = lazily(limitsVerdictBuild);
 /** A limits verdict as the API answers it. */
-export type LimitsVerdict = z.infer<typeof LimitsVerdict>;
+export type LimitsVerdict = z.infer<ReturnType<typeof limitsVerdictSchema>>;
 
 /**
  * The engine's view of a validated request, with the requester the caller

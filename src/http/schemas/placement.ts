@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { lazily } from "../../engines/common/lazy.js";
 
 /** A queue the scheduler already has at run time; `leaf` (the API's form) or `kind` (the spec's form). */
 export const ExistingQueue = z
@@ -31,26 +32,35 @@ export const PlaceRequest = z.strictObject({
 /** A validated placement request. */
 export type PlaceRequest = z.infer<typeof PlaceRequest>;
 
-/** The placement verdict as the API answers it (envelope included), for the OpenAPI document. */
-export const PlaceVerdict = z.object({
-  decision_id: z.string(),
-  revision: z.string(),
-  cacheable: z.boolean(),
-  queue: z.string().nullable().describe("the lower-case full path of the queue, null when rejected"),
-  create: z.boolean().describe("true when the queue does not exist yet and the scheduler must create it"),
-  rule: z
-    .object({ index: z.number().int(), name: z.string() })
-    .nullable()
-    .describe(
-      "the top-level rule that placed (or failed): its position in the chain and name; `recovery` and `default` for the fallbacks",
-    ),
-  rejected: z.boolean(),
-  reason: z.string().optional().describe("why the application was rejected, in YuniKorn's words"),
-  error: z
-    .string()
-    .optional()
-    .describe("YuniKorn's full error text naming the application, when `applicationId` was given"),
-  trace: z.unknown().optional(),
-});
+/**
+ * The placement verdict as the API answers it (envelope included), for the OpenAPI document and
+ * the playground's and policy test file's schemas: made on the first call and kept, not in every
+ * isolate at load (no route validates with it; docs/performance.md, wt/heap2).
+ */
+function placeVerdictBuild() {
+  return z.object({
+    decision_id: z.string(),
+    revision: z.string(),
+    cacheable: z.boolean(),
+    queue: z.string().nullable().describe("the lower-case full path of the queue, null when rejected"),
+    create: z.boolean().describe("true when the queue does not exist yet and the scheduler must create it"),
+    rule: z
+      .object({ index: z.number().int(), name: z.string() })
+      .nullable()
+      .describe(
+        "the top-level rule that placed (or failed): its position in the chain and name; `recovery` and `default` for the fallbacks",
+      ),
+    rejected: z.boolean(),
+    reason: z.string().optional().describe("why the application was rejected, in YuniKorn's words"),
+    error: z
+      .string()
+      .optional()
+      .describe("YuniKorn's full error text naming the application, when `applicationId` was given"),
+    trace: z.unknown().optional(),
+  });
+}
+
+/** The placement verdict's schema, made on the first call and kept. */
+export const placeVerdictSchema = lazily(placeVerdictBuild);
 /** A placement verdict with its envelope. */
-export type PlaceVerdict = z.infer<typeof PlaceVerdict>;
+export type PlaceVerdict = z.infer<ReturnType<typeof placeVerdictSchema>>;

@@ -1,10 +1,11 @@
 import * as z from "zod";
 import { hostSchemas } from "./hosts.js";
 import { jobSchemas } from "./jobs.js";
-import { LimitsRequest, LimitsVerdict } from "./limits.js";
+import { LimitsRequest, limitsVerdictSchema } from "./limits.js";
 import { MatchRequest } from "./match.js";
-import { MatchVerdict } from "./match-verdicts.js";
-import { PlaceRequest, PlaceVerdict } from "./placement.js";
+import { matchVerdictSchemas } from "./match-verdicts.js";
+import { PlaceRequest, placeVerdictSchema } from "./placement.js";
+import { lazily } from "../../engines/common/lazy.js";
 
 /** A playground body's policy: its source text. */
 export const policyText = z
@@ -71,9 +72,9 @@ function buildPlaygroundSchemas() {
 
   /** What `POST /v1/playground/{engine}` answers: the engine's verdict with its trace. */
   const PlaygroundVerdict = z.union([
-    LimitsVerdict,
-    PlaceVerdict,
-    MatchVerdict,
+    limitsVerdictSchema(),
+    placeVerdictSchema(),
+    matchVerdictSchemas().MatchVerdict,
     AllocateResponse,
     JobVerdict,
   ]);
@@ -87,12 +88,8 @@ function buildPlaygroundSchemas() {
   };
 }
 
-let playgroundBuilt: ReturnType<typeof buildPlaygroundSchemas> | undefined;
-
 /** The playground's schemas (the engines' inputs, the body and verdict the document shows), made once. */
-export function playgroundSchemas(): ReturnType<typeof buildPlaygroundSchemas> {
-  return (playgroundBuilt ??= buildPlaygroundSchemas());
-}
+export const playgroundSchemas = lazily(buildPlaygroundSchemas);
 
 /** See `playgroundSchemas().CustomsPlaygroundInput`. */
 export type CustomsPlaygroundInput = z.infer<ReturnType<typeof playgroundSchemas>["CustomsPlaygroundInput"]>;

@@ -15,10 +15,11 @@
 import * as z from "zod";
 import { hostSchemas } from "./hosts.js";
 import { jobSchemas } from "./jobs.js";
-import { LimitsRequest, LimitsVerdict } from "./limits.js";
+import { LimitsRequest, limitsVerdictSchema } from "./limits.js";
 import { MatchRequest } from "./match.js";
-import { MatchVerdict } from "./match-verdicts.js";
-import { PlaceRequest, PlaceVerdict } from "./placement.js";
+import { matchVerdictSchemas } from "./match-verdicts.js";
+import { PlaceRequest, placeVerdictSchema } from "./placement.js";
+import { lazily } from "../../engines/common/lazy.js";
 
 /** The engines a test file can name. */
 export const TEST_ENGINES = ["limits", "placement", "match", "customs", "jobfilter"] as const;
@@ -214,9 +215,9 @@ function buildPolicyTestSchemas() {
 
   /** The request cases of each engine, by engine. */
   const REQUEST_CASES = {
-    limits: requestCase(LimitsRequest, fieldsOf(LimitsVerdict, ENVELOPE)),
-    placement: requestCase(PlaceRequest, fieldsOf(PlaceVerdict, ENVELOPE)),
-    match: requestCase(MatchRequest, fieldsOf(MatchVerdict, ENVELOPE)),
+    limits: requestCase(LimitsRequest, fieldsOf(limitsVerdictSchema(), ENVELOPE)),
+    placement: requestCase(PlaceRequest, fieldsOf(placeVerdictSchema(), ENVELOPE)),
+    match: requestCase(MatchRequest, fieldsOf(matchVerdictSchemas().MatchVerdict, ENVELOPE)),
     customs: requestCase(CustomsDecisionRequest, ["host", "ratings", "accessDenied"]),
     jobfilter: requestCase(JobfilterDecisionRequest, ["cacheable", "action", "rule", "trace"]),
   } as const;
@@ -278,9 +279,5 @@ function buildPolicyTestSchemas() {
 /** The schemas of test files and of their cases and steps. */
 export type PolicyTestSchemas = ReturnType<typeof buildPolicyTestSchemas>;
 
-let built: PolicyTestSchemas | undefined;
-
 /** The schemas of test files, built on the first call (per isolate or process) and kept. */
-export function policyTestSchemas(): PolicyTestSchemas {
-  return (built ??= buildPolicyTestSchemas());
-}
+export const policyTestSchemas = lazily(buildPolicyTestSchemas);

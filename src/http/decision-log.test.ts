@@ -1,0 +1,19 @@
+import { describe, expect, it } from "vitest";
+import { decisionLogText, type DecisionLog } from "./decision-log.js";
+import { logLine } from "../log-line.js";
+
+describe("the decision line's text", () => {
+  it("is the text logLine gives for { ts, ...entry }, whatever the fields hold, as they change", () => {
+    const values = ["allowed", "a\u2028b\u2029c\u0085", 'q"\\x\n\r\u0000', "é 日本", "lone \ud800", ""];
+    let now = Date.UTC(2026, 10, 28, 13, 0, 0, 123);
+    for (const a of values)
+      for (const b of values)
+        for (const cache of [undefined, "hit", "miss", "bypass"] as const)
+          for (const ms of [0, 12, NaN]) {
+            const entry: DecisionLog = { decision_id: b, engine: a, revision: b, outcome: a, ms };
+            if (cache !== undefined) entry.cache = cache;
+            now += 1;
+            expect(decisionLogText(entry, now)).toBe(logLine({ ts: new Date(now).toISOString(), ...entry }));
+          }
+  });
+});
