@@ -468,7 +468,7 @@ export class JobQueueCore {
     return this.tables.nextExpiry();
   }
 
-  /** Whether a field path new to the running counts' index, the `op` presence key added to counts indexed before it, or the whole index of counts saved before it existed, is still filling, or a regex's kept matches no longer kept still being deleted (see `fillIndex`). */
+  /** Whether a field path new to the running counts' index, the `op` presence key added to counts indexed before it, or the whole index of counts saved before it existed, is still filling, or a regex's kept matches no longer kept still being deleted, or a group's split not yet written to its jobs' rows (see `fillIndex`). */
   indexFilling(): boolean {
     const shares = this.tables.shares;
     return (

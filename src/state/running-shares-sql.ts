@@ -19,7 +19,13 @@
  * regex alone on an indexed field, the values it matched and how many of each
  * group's jobs hold one (`running_memos`, `running_matched`,
  * `running_memo_groups`), so a change to such a regex again tests no value and
- * reads no job (`moveByFact`). Written as each count changes, in
+ * reads no job (`moveByFact`); the first change to one hands out only the
+ * values holding the regex's required literal, and records its split of each
+ * group (`running_pending`: the group's jobs holding a value it matched are in
+ * a new group) rather than rewriting their member rows, which `fillIndex`
+ * writes in slices (or a read of those rows by group first), every count
+ * being exact meanwhile (a job's group resolved through the split where its
+ * row is read one by one). Written as each count changes, in
  * the same turn as the job rows, so an object that starts again reads its
  * totals back instead of counting every running job.
  */
@@ -39,6 +45,7 @@ import {
   cheapest,
   factsOf,
   fieldKind,
+  requiredLiteral,
   stringsMatchingPattern,
   valuesAt,
 } from "../engines/jobfilter/index.js";
@@ -63,6 +70,10 @@ export const SHARES_SCHEMA = [
   "CREATE TABLE IF NOT EXISTS running_matched (memo INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (memo, value)) WITHOUT ROWID",
   // per memo and group, how many of the group's jobs hold a value it matched (no row for none)
   "CREATE TABLE IF NOT EXISTS running_memo_groups (memo INTEGER NOT NULL, grp INTEGER NOT NULL, k INTEGER NOT NULL, PRIMARY KEY (memo, grp)) WITHOUT ROWID",
+  // a split not yet written to the member rows (see `moveByFact`): the jobs whose member row names group `grp` and that
+  // hold a value kept memo `memo` matched are in group `dest`; `fillIndex` writes their rows, a slice of the memo's
+  // values' jobs at a time in order (`after`: JSON [value, id] of the last done, null: none yet)
+  "CREATE TABLE IF NOT EXISTS running_pending (grp INTEGER PRIMARY KEY, memo INTEGER NOT NULL, dest INTEGER NOT NULL, after TEXT)",
 ];
 
 /** How many regexes' matches the store keeps (see `moveByFact`); the least recently used beyond them are dropped by `fillIndex`. */
@@ -132,20 +143,30 @@ interface Memo {
 
 /** The columns of a holder's row (`job` only `withJobs`), over `s` (`running_members`), `g` (`running_groups`) and `j` (`jobs`). */
 const columns = (withJobs: boolean) =>
-  `s.id AS id, g.rule AS rule, s.buckets AS buckets, g.gen AS gen, g.was AS was, s.grp AS grp${withJobs ? ", j.job AS job" : ""}`;
+  `s.id AS id, g.rule AS rule, s.buckets AS buckets, g.gen AS gen, g.was AS was, g.grp AS grp${withJobs ? ", j.job AS job" : ""}`;
 const withJob = (withJobs: boolean) => (withJobs ? " CROSS JOIN jobs j ON j.id = s.id" : "");
 
+/**
+ * The group of member row `s`'s job: the row's, unless a split not yet written (`running_pending`) takes the jobs
+ * of that group holding a value its memo matched to another.
+ */
+const REAL_GROUP =
+  "coalesce((SELECT p.dest FROM running_pending p WHERE p.grp = s.grp AND EXISTS (SELECT 1 FROM running_memos r CROSS JOIN running_facts f2 ON f2.id = s.id AND f2.kind = r.kind CROSS JOIN running_matched m2 ON m2.memo = r.memo AND m2.value = f2.value WHERE r.memo = p.memo)), s.grp)";
+
+/** The group row joined to member row `s`: the one its job is in (`pending`: splits not yet written may take it elsewhere). */
+const groupOf = (pending: boolean) => (pending ? `g.grp = ${REAL_GROUP}` : "g.grp = s.grp");
+
 /** Holders by their jobs' ids (a `WHERE` on `s.id` follows). */
-const byId = (withJobs: boolean) =>
-  `SELECT ${columns(withJobs)} FROM running_members s CROSS JOIN running_groups g ON g.grp = s.grp${withJob(withJobs)}`;
+const byId = (withJobs: boolean, pending = false) =>
+  `SELECT ${columns(withJobs)} FROM running_members s CROSS JOIN running_groups g ON ${groupOf(pending)}${withJob(withJobs)}`;
 
 /** Holders by their groups' rule (a `WHERE` on `g.rule` follows): the groups first (`CROSS JOIN` keeps that order), then their members. */
 const byRule = (withJobs: boolean) =>
   `SELECT ${columns(withJobs)} FROM running_groups g CROSS JOIN running_members s ON s.grp = g.grp${withJob(withJobs)}`;
 
 /** Holders with one fact, `kind` and `value` the parameters: the fact index first, then the members. */
-const byFact = (withJobs: boolean) =>
-  `SELECT ${columns(withJobs)} FROM running_facts f CROSS JOIN running_members s ON s.id = f.id CROSS JOIN running_groups g ON g.grp = s.grp${withJob(withJobs)} WHERE f.kind = ? AND f.value = ?`;
+const byFact = (withJobs: boolean, pending = false) =>
+  `SELECT ${columns(withJobs)} FROM running_facts f CROSS JOIN running_members s ON s.id = f.id CROSS JOIN running_groups g ON ${groupOf(pending)}${withJob(withJobs)} WHERE f.kind = ? AND f.value = ?`;
 
 /** A share from its row: a job no change moved has no remembered rule. */
 function shareOf(r: Raw): Share {
@@ -177,6 +198,8 @@ export class SqlShares implements ShareStore {
   private readonly memos = new Map<number, Memo>();
   /** Whether a memo is being dropped (see `fillIndex`). */
   private dropping = false;
+  /** How many splits are not yet written to the member rows (`running_pending`). */
+  private pending = 0;
 
   constructor(private readonly sql: SqlStorage) {
     for (const statement of SHARES_SCHEMA) sql.exec(statement);
@@ -202,6 +225,9 @@ export class SqlShares implements ShareStore {
       if (after !== undefined) this.factsAfter = JSON.parse(after) as number | null;
       else {
         sql.exec("DELETE FROM running_facts");
+        // kept regex matches are read through the index (a release without it kept none, nor any split unwritten)
+        for (const table of ["running_memos", "running_matched", "running_memo_groups"])
+          sql.exec(`DELETE FROM ${table}`);
         sql.exec("DROP TABLE IF EXISTS running_ops");
         sql.exec("DELETE FROM meta WHERE key = 'running_ops'");
         // every path listed is indexed from every counted job as it fills, with the presence key
@@ -225,6 +251,7 @@ export class SqlShares implements ShareStore {
     ))
       if (m.dropping === 0) this.memos.set(m.memo, { kind: m.kind, pattern: m.pattern });
       else this.dropping = true;
+    this.pending = sql.exec<{ n: number }>("SELECT count(*) AS n FROM running_pending").one().n;
     if (this.meta(PRESENCE_KEYS) === undefined) {
       // paths indexed by a release without the presence key: filled again (their rows kept), not read through until then
       if (this.paths.length > 0 && sql.exec("SELECT 1 FROM running_members LIMIT 1").toArray().length > 0)
@@ -347,9 +374,131 @@ export class SqlShares implements ShareStore {
     }
   }
 
-  /** Whether `fillIndex` has the rows of a dropped memo to delete. */
+  /** Whether `fillIndex` has the rows of a dropped memo to delete, or splits to write to the member rows. */
   memosDropping(): boolean {
-    return this.dropping;
+    return this.dropping || this.pending > 0;
+  }
+
+  /** The group job `id`, whose member row names `grp`, is in: another when a split of `grp` not yet written takes it (`memos`: the kept memos its values are in, when known). */
+  private realGroup(id: number, grp: number, memos?: readonly number[]): number {
+    if (this.pending === 0) return grp;
+    const p = this.sql
+      .exec<{ memo: number; dest: number }>("SELECT memo, dest FROM running_pending WHERE grp = ?", grp)
+      .toArray()[0];
+    if (p === undefined) return grp;
+    const holds =
+      memos !== undefined
+        ? memos.includes(p.memo)
+        : this.sql
+            .exec(
+              "SELECT 1 FROM running_facts f CROSS JOIN running_matched m ON m.memo = ?2 AND m.value = f.value WHERE f.id = ?1 AND f.kind = ?3 LIMIT 1",
+              id,
+              p.memo,
+              this.memos.get(p.memo)!.kind,
+            )
+            .toArray().length > 0;
+    return holds ? p.dest : grp;
+  }
+
+  /**
+   * Writes the member rows of the splits not yet written (see
+   * `running_pending`) that `which` selects (all when undefined), going
+   * through at most `limit` of their jobs (each split's matched values'
+   * jobs in order of value and id, from where the last call stopped);
+   * returns how many. A split whose rows are all written is forgotten, and
+   * its groups with it if they hold no job.
+   */
+  private settle(
+    which?: (p: { grp: number; memo: number; dest: number }) => boolean,
+    limit = Infinity,
+  ): number {
+    if (this.pending === 0) return 0;
+    let done = 0;
+    for (const p of this.sql
+      .exec<{
+        grp: number;
+        memo: number;
+        dest: number;
+        after: string | null;
+      }>("SELECT grp, memo, dest, after FROM running_pending ORDER BY grp")
+      .toArray()) {
+      if (done >= limit) break;
+      if (which !== undefined && !which(p)) continue;
+      const kind = this.memos.get(p.memo)!.kind;
+      const left = limit - done;
+      let n = 0;
+      let last: [string, number] | undefined;
+      if (!Number.isFinite(left))
+        // all of them (a row already written names another group)
+        this.sql.exec(
+          "UPDATE running_members SET grp = ?1 WHERE +grp = ?2 AND id IN (SELECT f.id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ?4 AND f.value = m.value WHERE m.memo = ?3)",
+          p.dest,
+          p.grp,
+          p.memo,
+          kind,
+        );
+      else {
+        // the next jobs by (value, id) after the cursor, their rows by id (`+grp`: not through the group's index)
+        const at = p.after === null ? null : (JSON.parse(p.after) as [string, number]);
+        // ordered as the join reads them (the matches by value, the facts by id): no sort, a seek past the cursor
+        const pairs =
+          "SELECT m.value AS value, f.id AS id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ?2 AND f.value = m.value WHERE m.memo = ?1";
+        const next = (
+          at === null
+            ? this.sql.exec<{ value: string; id: number }>(
+                `${pairs} ORDER BY m.value, f.id LIMIT ?3`,
+                p.memo,
+                kind,
+                left,
+              )
+            : this.sql.exec<{ value: string; id: number }>(
+                `${pairs} AND (m.value, f.id) > (?3, ?4) ORDER BY m.value, f.id LIMIT ?5`,
+                p.memo,
+                kind,
+                at[0],
+                at[1],
+                left,
+              )
+        ).toArray();
+        n = next.length;
+        if (n > 0) {
+          last = [next[n - 1].value, next[n - 1].id];
+          this.sql.exec(
+            "UPDATE running_members SET grp = ?1 WHERE +grp = ?2 AND id IN (SELECT value FROM json_each(?3))",
+            p.dest,
+            p.grp,
+            JSON.stringify(next.map((r) => r.id)),
+          );
+        }
+      }
+      done += Number.isFinite(left) ? n : 0;
+      if (n < left) {
+        this.sql.exec("DELETE FROM running_pending WHERE grp = ?", p.grp);
+        this.pending--;
+        this.forget(p.grp);
+        this.forget(p.dest);
+      } else this.sql.exec("UPDATE running_pending SET after = ? WHERE grp = ?", JSON.stringify(last), p.grp);
+    }
+    return done;
+  }
+
+  /** `settle` for the splits whose groups (`grp`, `dest`) are among `groups`. */
+  private settleGroups(groups: readonly number[]): void {
+    if (this.pending === 0 || groups.length === 0) return;
+    const set = new Set(groups);
+    this.settle((p) => set.has(p.grp) || set.has(p.dest));
+  }
+
+  /** `settle` for the splits one of whose groups counts jobs under one of `rules`. */
+  private settleRules(rules: ReadonlySet<string | null>): void {
+    if (this.pending === 0) return;
+    const ruleOf = (grp: number) =>
+      this.sql
+        .exec<{ rule: string | null }>("SELECT rule FROM running_groups WHERE grp = ?", grp)
+        .toArray()[0];
+    this.settle((p) =>
+      [ruleOf(p.grp), ruleOf(p.dest)].some((g) => g !== undefined && rules.has(g.rule ?? null)),
+    );
   }
 
   /** Deletes at most `rows` rows of the memos being dropped, a memo's own row once it has none; returns how many. */
@@ -398,9 +547,13 @@ export class SqlShares implements ShareStore {
     if (added.length === 0 && paths.length === was.size) return;
     this.paths = [...paths];
     this.setMeta(INDEXED_PATHS, JSON.stringify(this.paths));
-    // a path no longer indexed: its kept matches would miss the values of jobs started from now on
+    // a path no longer indexed: its kept matches would miss the values of jobs started from now on (the splits
+    // naming one written first)
     for (const [memo, m] of this.memos)
-      if (!this.paths.some((p) => fieldKind(p) === m.kind)) this.dropMemo(memo);
+      if (!this.paths.some((p) => fieldKind(p) === m.kind)) {
+        this.settle((p) => p.memo === memo);
+        this.dropMemo(memo);
+      }
     const kept = (this.filling?.paths ?? []).filter((p) => paths.includes(p));
     if (added.length > 0 && this.sql.exec("SELECT 1 FROM running_members LIMIT 1").toArray().length > 0)
       this.setFilling({ paths: [...kept, ...added], after: null });
@@ -477,7 +630,8 @@ export class SqlShares implements ShareStore {
       read += rows.length;
     }
     read += this.fillPaths(jobs - read);
-    // the slice's rest (a matched value's row for a job) deletes the rows of memos dropped
+    // the slice's rest (a row for a job) writes the splits not yet written, then deletes the rows of memos dropped
+    if (jobs - read > 0) read += this.settle(undefined, jobs - read);
     return read + this.dropMemoRows(jobs - read);
   }
 
@@ -623,6 +777,17 @@ export class SqlShares implements ShareStore {
   }
 
   share(id: number): Share | undefined {
+    if (this.pending > 0) {
+      // a split not yet written may have taken it to another group
+      const member = this.sql
+        .exec<{ grp: number; buckets: string }>("SELECT grp, buckets FROM running_members WHERE id = ?", id)
+        .toArray()[0];
+      if (member === undefined) return undefined;
+      const g = this.sql
+        .exec<Raw>("SELECT rule, gen, was FROM running_groups WHERE grp = ?", this.realGroup(id, member.grp))
+        .one();
+      return shareOf({ ...g, buckets: member.buckets });
+    }
     const rows = this.sql
       .exec<Raw>(
         "SELECT g.rule AS rule, s.buckets AS buckets, g.gen AS gen, g.was AS was FROM running_members s JOIN running_groups g ON g.grp = s.grp WHERE s.id = ?",
@@ -648,7 +813,15 @@ export class SqlShares implements ShareStore {
   /** Takes `k` jobs out of group `grp`'s count, forgetting the group when none is left. */
   private leave(grp: number, k: number): void {
     this.sql.exec("UPDATE running_groups SET n = n - ? WHERE grp = ?", k, grp);
-    this.sql.exec("DELETE FROM running_groups WHERE grp = ? AND n <= 0", grp);
+    this.forget(grp);
+  }
+
+  /** Forgets group `grp` when it holds no job, unless a split not yet written names it (its number is not to be taken again while member rows may name it). */
+  private forget(grp: number): void {
+    this.sql.exec(
+      "DELETE FROM running_groups WHERE grp = ?1 AND n <= 0 AND NOT EXISTS (SELECT 1 FROM running_pending WHERE grp = ?1 OR dest = ?1)",
+      grp,
+    );
   }
 
   /** A new job goes in a group of its rule's jobs that remember nothing (one kept at hand per rule, made when there is none). */
@@ -660,7 +833,7 @@ export class SqlShares implements ShareStore {
     if (grp === undefined) {
       const rows = this.sql
         .exec<{ grp: number }>(
-          "SELECT grp FROM running_groups WHERE rule IS ? AND gen IS NULL LIMIT 1",
+          "SELECT grp FROM running_groups g WHERE rule IS ? AND gen IS NULL AND NOT EXISTS (SELECT 1 FROM running_pending p WHERE p.grp = g.grp) LIMIT 1",
           share.rule,
         )
         .toArray();
@@ -736,11 +909,12 @@ export class SqlShares implements ShareStore {
     const rows = this.sql.exec<{ grp: number }>("SELECT grp FROM running_members WHERE id = ?", id).toArray();
     if (rows.length === 0) return;
     const memos = this.memosOfJob(id);
-    for (const memo of memos) this.memoCount(memo, rows[0].grp, -1);
+    // a split not yet written may have taken it to another group
+    const grp = this.realGroup(id, rows[0].grp, memos);
+    for (const memo of memos) this.memoCount(memo, grp, -1);
     this.sql.exec("DELETE FROM running_members WHERE id = ?", id);
-    this.leave(rows[0].grp, 1);
-    if (this.fresh.size > 0)
-      for (const [rule, grp] of this.fresh) if (grp === rows[0].grp) this.fresh.delete(rule);
+    this.leave(grp, 1);
+    if (this.fresh.size > 0) for (const [rule, g] of this.fresh) if (g === grp) this.fresh.delete(rule);
     this.deleteFacts(id, memos);
   }
 
@@ -758,6 +932,8 @@ export class SqlShares implements ShareStore {
     read: (h: Holder) => void,
     onto: string,
   ): { readonly from: ReadonlyMap<string | null, number>; move(gen: number): void } | undefined {
+    // member rows read and moved: every split written first
+    this.settle();
     let held = 0;
     for (const rule of rules)
       held += this.sql
@@ -876,8 +1052,11 @@ export class SqlShares implements ShareStore {
     let params: SqlStorageValue[];
     let counted: string;
     let countParams: SqlStorageValue[];
+    // the kept memo whose matches are the moved jobs' values, if any (every job it counts in a group moves)
+    let driving: number | undefined;
     if (by.values.finite === null && by.values.regex !== undefined && by.kind.startsWith("field:")) {
       const memo = this.memoOf(by.kind, by.values.regex, by.values.has);
+      driving = memo;
       withFact =
         "SELECT f.id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ? AND f.value = m.value WHERE m.memo = ?";
       params = [by.kind, memo];
@@ -886,6 +1065,8 @@ export class SqlShares implements ShareStore {
         "SELECT mg.grp AS grp, g.rule AS rule, mg.k AS k FROM running_memo_groups mg CROSS JOIN running_groups g ON g.grp = mg.grp WHERE mg.memo = ?";
       countParams = [memo];
     } else {
+      // counted and moved by member rows: every split written first
+      this.settle();
       withFact = "SELECT id FROM running_facts WHERE kind = ? AND value IN (SELECT value FROM json_each(?))";
       params = [
         by.kind,
@@ -903,7 +1084,10 @@ export class SqlShares implements ShareStore {
     }
     const from = new Map<string | null, number>();
     const groups: { grp: number; rule: string | null; k: number }[] = [];
+    // every job holding a fact of `by`, whatever its rule (how many ids `withFact` gives)
+    let holding = 0;
     for (const g of this.sql.exec<{ grp: number; rule: string | null; k: number }>(counted, ...countParams)) {
+      holding += g.k;
       const rule = g.rule ?? null;
       if (!rules.has(rule)) continue;
       groups.push({ grp: g.grp, rule, k: g.k });
@@ -913,15 +1097,32 @@ export class SqlShares implements ShareStore {
       this.fresh.clear();
       // the groups' counts now (a job of one the change moved otherwise has left it): a group all of whose jobs
       // move changes its row, the others' moved jobs go apart
-      const whole = groups.map(
-        ({ grp, k }) =>
-          k === this.sql.exec<{ n: number }>("SELECT n FROM running_groups WHERE grp = ?", grp).one().n,
+      const sizes = groups.map(
+        ({ grp }) => this.sql.exec<{ n: number }>("SELECT n FROM running_groups WHERE grp = ?", grp).one().n,
       );
-      // the kept memos' counts of the jobs going apart, per group, in one pass over the moved jobs
+      const whole = groups.map(({ k }, i) => k === sizes[i]);
+      const split = groups.filter((_, i) => !whole[i]).map((g) => g.grp);
+      // a group split again: its earlier split written first (its member rows are read below)
+      this.settleGroups(split);
+      // the kept memos' counts of the jobs going apart, per group, in one pass over the moved jobs; only for the
+      // memos counting a job in a group split (the driving memo counts every moved job: its counts move whole)
       const apart = new Map<number, { memo: number; k: number }[]>();
-      if (this.memos.size > 0 && whole.includes(false))
+      const others =
+        this.memos.size === 0 || split.length === 0
+          ? []
+          : this.sql
+              .exec<{ memo: number }>(
+                "SELECT DISTINCT memo FROM running_memo_groups WHERE grp IN (SELECT value FROM json_each(?)) AND memo IS NOT ?",
+                JSON.stringify(split),
+                driving ?? null,
+              )
+              .toArray()
+              .map((r) => r.memo)
+              .filter((m) => this.memos.has(m));
+      if (others.length > 0)
         for (const c of this.sql.exec<{ memo: number; grp: number; k: number }>(
-          `SELECT r.memo AS memo, s.grp AS grp, count(DISTINCT s.id) AS k FROM running_members s CROSS JOIN running_facts f ON f.id = s.id CROSS JOIN running_memos r ON r.kind = f.kind AND r.dropping = 0 CROSS JOIN running_matched m ON m.memo = r.memo AND m.value = f.value WHERE s.id IN (${withFact}) GROUP BY r.memo, s.grp`,
+          `SELECT r.memo AS memo, s.grp AS grp, count(DISTINCT s.id) AS k FROM running_members s CROSS JOIN running_facts f ON f.id = s.id CROSS JOIN running_memos r ON r.kind = f.kind AND r.dropping = 0 AND r.memo IN (SELECT value FROM json_each(?)) CROSS JOIN running_matched m ON m.memo = r.memo AND m.value = f.value WHERE s.id IN (${withFact}) GROUP BY r.memo, s.grp`,
+          JSON.stringify(others),
           ...params,
         )) {
           const at = apart.get(c.grp);
@@ -929,6 +1130,8 @@ export class SqlShares implements ShareStore {
           else at.push({ memo: c.memo, k: c.k });
         }
       const made = new Map<string | null, number>();
+      // per group split, the group its moved jobs go to
+      const into = new Map<number, number>();
       groups.forEach(({ grp, rule, k }, i) => {
         if (whole[i]) {
           this.sql.exec(
@@ -940,21 +1143,39 @@ export class SqlShares implements ShareStore {
           );
           return;
         }
-        let into = made.get(rule);
-        if (into === undefined) made.set(rule, (into = this.newGroup(onto, gen, rule, 0)));
-        this.sql.exec("UPDATE running_groups SET n = n + ? WHERE grp = ?", k, into);
+        let to = made.get(rule);
+        if (to === undefined) made.set(rule, (to = this.newGroup(onto, gen, rule, 0)));
+        into.set(grp, to);
+        this.sql.exec("UPDATE running_groups SET n = n + ? WHERE grp = ?", k, to);
+        if (driving !== undefined) {
+          this.memoCount(driving, grp, -k);
+          this.memoCount(driving, to, k);
+        }
         for (const c of apart.get(grp) ?? []) {
           this.memoCount(c.memo, grp, -c.k);
-          this.memoCount(c.memo, into, c.k);
+          this.memoCount(c.memo, to, c.k);
         }
-        this.sql.exec(
-          `UPDATE running_members SET grp = ? WHERE grp = ? AND id IN (${withFact})`,
-          into,
-          grp,
-          ...params,
-        );
         this.leave(grp, k);
       });
+      if (into.size === 0) return;
+      if (driving !== undefined) {
+        // the split recorded, not written: a job whose row names the group and that holds a value the memo
+        // matched is in the new group (the memo is kept while a split names it); `fillIndex` writes the rows
+        for (const [grp, to] of into)
+          this.sql.exec("INSERT INTO running_pending (grp, memo, dest) VALUES (?, ?, ?)", grp, driving, to);
+        this.pending += into.size;
+        return;
+      }
+      // the moved jobs' member rows in one statement: through the groups' index when their jobs are fewer than the
+      // ids the facts give, else id by id (`+grp`: not by the group's index, whose every job would be tested)
+      const splitJobs = groups.reduce((sum, g, i) => (whole[i] ? sum : sum + sizes[i]), 0);
+      const target = JSON.stringify(Object.fromEntries([...into].map(([g, t]) => [`g${g}`, t])));
+      this.sql.exec(
+        `UPDATE running_members SET grp = json_extract(?1, '$.g' || grp) WHERE ${splitJobs <= holding ? "" : "+"}grp IN (SELECT value FROM json_each(?2)) AND id IN (${withFact})`,
+        target,
+        JSON.stringify([...into.keys()]),
+        ...params,
+      );
     };
     return { from, move };
   }
@@ -981,7 +1202,8 @@ export class SqlShares implements ShareStore {
       )
       .one().memo;
     this.memos.set(memo, { kind, pattern, test: has });
-    const matched = this.valuesOf(kind).filter(has);
+    // a value without the text every match holds is not handed out
+    const matched = this.valuesOf(kind, requiredLiteral(pattern)).filter(has);
     // in lists that fit in one SQLite string
     for (let i = 0; i < matched.length;) {
       const list: string[] = [];
@@ -996,7 +1218,8 @@ export class SqlShares implements ShareStore {
         JSON.stringify(list),
       );
     }
-    // its jobs counted per group once (a job holding two matched values once)
+    // its jobs counted per group once (a job holding two matched values once), by member rows: every split written first
+    this.settle();
     this.sql.exec(
       "INSERT INTO running_memo_groups (memo, grp, k) SELECT ?1, s.grp, count(*) FROM running_members s WHERE s.id IN (SELECT f.id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ?2 AND f.value = m.value WHERE m.memo = ?1) GROUP BY s.grp",
       memo,
@@ -1005,7 +1228,8 @@ export class SqlShares implements ShareStore {
     if (this.memos.size > MAX_MEMOS) {
       const oldest = this.sql
         .exec<{ memo: number }>(
-          "SELECT memo FROM running_memos WHERE dropping = 0 ORDER BY used LIMIT ?",
+          // not one a split not yet written names (kept beyond the 4 until it is written)
+          "SELECT memo FROM running_memos r WHERE dropping = 0 AND NOT EXISTS (SELECT 1 FROM running_pending p WHERE p.memo = r.memo) ORDER BY used LIMIT ?",
           this.memos.size - MAX_MEMOS,
         )
         .toArray();
@@ -1018,13 +1242,15 @@ export class SqlShares implements ShareStore {
    * The distinct values of one kind of fact, in order, handed to JS a JSON
    * list of up to `VALUE_CHUNK` at a time (a row each costs several times
    * more); a list too long for one SQLite string is asked for again shorter.
+   * With `holding`, only the values that contain it (`instr`, in SQLite: a
+   * value without a regex's required literal is never handed out).
    */
-  private valuesOf(kind: string): string[] {
+  private valuesOf(kind: string, holding?: string | null): string[] {
     const out: string[] = [];
-    const first =
-      "SELECT json_group_array(value) AS v FROM (SELECT DISTINCT value FROM running_facts WHERE kind = ? ORDER BY value LIMIT ?)";
-    const next =
-      "SELECT json_group_array(value) AS v FROM (SELECT DISTINCT value FROM running_facts WHERE kind = ? AND value > ? ORDER BY value LIMIT ?)";
+    const within = holding === undefined || holding === null ? "" : " AND instr(value, ?3) > 0";
+    const extra: SqlStorageValue[] = within === "" ? [] : [holding!];
+    const first = `SELECT json_group_array(value) AS v FROM (SELECT DISTINCT value FROM running_facts WHERE kind = ?1${within} ORDER BY value LIMIT ?2)`;
+    const next = `SELECT json_group_array(value) AS v FROM (SELECT DISTINCT value FROM running_facts WHERE kind = ?1 AND value > ?4${within} ORDER BY value LIMIT ?2)`;
     let chunk = VALUE_CHUNK;
     let after: string | undefined;
     for (;;) {
@@ -1035,12 +1261,16 @@ export class SqlShares implements ShareStore {
         list = (
           after === undefined
             ? this.sql.exec<{ value: string }>(
-                "SELECT value FROM running_facts WHERE kind = ? ORDER BY value LIMIT 1",
+                `SELECT value FROM running_facts WHERE kind = ?1${within} ORDER BY value LIMIT ?2`,
                 kind,
+                1,
+                ...extra,
               )
             : this.sql.exec<{ value: string }>(
-                "SELECT value FROM running_facts WHERE kind = ? AND value > ? ORDER BY value LIMIT 1",
+                `SELECT value FROM running_facts WHERE kind = ?1 AND value > ?4${within} ORDER BY value LIMIT ?2`,
                 kind,
+                1,
+                extra[0] ?? null,
                 after,
               )
         )
@@ -1050,8 +1280,8 @@ export class SqlShares implements ShareStore {
         try {
           const text = (
             after === undefined
-              ? this.sql.exec<{ v: string }>(first, kind, asked)
-              : this.sql.exec<{ v: string }>(next, kind, after, asked)
+              ? this.sql.exec<{ v: string }>(first, kind, asked, ...extra)
+              : this.sql.exec<{ v: string }>(next, kind, asked, extra[0] ?? null, after)
           ).one().v;
           list = JSON.parse(text) as string[];
         } catch (e) {
@@ -1082,10 +1312,15 @@ export class SqlShares implements ShareStore {
   }
 
   eachHolder(rules: ReadonlySet<string | null>, withJobs: boolean, visit: (h: Holder) => void): void {
+    // read by member rows: the splits of these rules' groups written first (all, when every member is read)
+    if (rules.size > RULES_PER_LOOKUP) this.settle();
+    else this.settleRules(rules);
     for (const h of this.holders(rules, withJobs)) visit(h);
   }
 
   eachReached(reached: Reached, withJobs: boolean, visit: (h: Holder) => void): void {
+    // a split not yet written: each row read joined to the group its job is in (no row written here)
+    const pending = this.pending > 0;
     const seen = new Set<number>();
     const each = (rows: Iterable<Raw>) => {
       for (const r of rows) {
@@ -1095,7 +1330,7 @@ export class SqlShares implements ShareStore {
         visit(this.holder(r, withJobs));
       }
     };
-    const select = byId(withJobs);
+    const select = byId(withJobs, pending);
     for (const [lo, hi] of reached.ids) {
       // the primary key's range; an open end is no bound
       if (lo === -Infinity && hi === Infinity) each(this.sql.exec<Raw>(select).toArray());
@@ -1103,7 +1338,7 @@ export class SqlShares implements ShareStore {
       else if (hi === Infinity) each(this.sql.exec<Raw>(`${select} WHERE s.id >= ?`, lo).toArray());
       else each(this.sql.exec<Raw>(`${select} WHERE s.id >= ? AND s.id <= ?`, lo, hi).toArray());
     }
-    const byValue = byFact(withJobs);
+    const byValue = byFact(withJobs, pending);
     const size = (f: FactReach, atMost: number) => {
       let n = 0;
       for (const v of f.values.finite!) {
@@ -1171,6 +1406,8 @@ export class SqlShares implements ShareStore {
     this.sql.exec("DELETE FROM running_matched");
     this.sql.exec("DELETE FROM running_memo_groups");
     this.sql.exec("DELETE FROM running_memos");
+    this.sql.exec("DELETE FROM running_pending");
+    this.pending = 0;
     this.memos.clear();
     this.dropping = false;
     this.sql.exec("DELETE FROM earlier_rules");

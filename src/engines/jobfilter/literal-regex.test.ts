@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compileLinear } from "../common/regex/index.js";
-import { literalTest } from "./literal-regex.js";
+import { literalTest, requiredLiteral } from "./literal-regex.js";
 
 const patternChars = fc.constantFrom(
   "a",
@@ -72,5 +72,65 @@ describe("literalTest", () => {
     expect(literalTest("a$b")).toBeNull();
     expect(literalTest("\\d")).toBeNull();
     expect(literalTest("é")).toBeNull();
+  });
+});
+
+describe("requiredLiteral", () => {
+  it("finds the longest run every match holds, or none when unsure", () => {
+    expect(requiredLiteral("[0-9]7\\.ex(a|b)mple")).toBe("7.ex");
+    expect(requiredLiteral("^db[0-9]+\\.example\\.com$")).toBe(".example.com");
+    expect(requiredLiteral("abc?d")).toBe("ab");
+    expect(requiredLiteral("x{2}yz")).toBe("yz");
+    expect(requiredLiteral("a|b")).toBeNull();
+    expect(requiredLiteral("(?i)abc")).toBeNull();
+    expect(requiredLiteral("\\x41bc")).toBeNull();
+    expect(requiredLiteral("[[:alpha:]]x")).toBeNull();
+    expect(requiredLiteral("[0-9]+")).toBeNull();
+  });
+
+  it("is contained in every string the engine's regex matches", () => {
+    const chars = fc.constantFrom(
+      "a",
+      "b",
+      "c",
+      ".",
+      "\\",
+      "[",
+      "]",
+      "(",
+      ")",
+      "|",
+      "?",
+      "*",
+      "+",
+      "{",
+      "}",
+      "1",
+      ",",
+      "^",
+      "$",
+      "-",
+      "d",
+    );
+    fc.assert(
+      fc.property(
+        fc.array(chars, { maxLength: 10 }),
+        fc.array(fc.constantFrom("a", "b", "c", ".", "1", "-", "{", "}", ","), { maxLength: 12 }),
+        (p, s) => {
+          const source = p.join("");
+          const lit = requiredLiteral(source);
+          if (lit === null) return;
+          const compiled = compileLinear(source, "pcre");
+          if (!compiled.ok) return;
+          const re = compiled.value;
+          const subject = s.join("");
+          if (re.test(subject)) expect(subject).toContain(lit);
+          // the literal placed in the subject: a pattern matching its own literal is no special case
+          const withLit = subject + lit;
+          if (re.test(withLit)) expect(withLit).toContain(lit);
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 });

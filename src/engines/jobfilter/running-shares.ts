@@ -188,7 +188,7 @@ export interface ShareStore {
    * rule). Absent: it does.
    */
   factsFilling?(): boolean;
-  /** Optional: whether `fillIndex` has rows of the store's own to delete yet (kept matches of a regex no longer kept, see the SQLite store's `moveByFact`). Absent: none. */
+  /** Optional: whether `fillIndex` has rows of the store's own to write or delete yet (kept matches of a regex no longer kept, a split of a group not yet written to its jobs' rows; see the SQLite store's `moveByFact`). Absent: none. */
   memosDropping?(): boolean;
   /** The indexed paths whose index does not hold every counted job yet (jobs counted before the path was added, not yet read by `fillIndex`): not to be read through. */
   fillingPaths(): readonly string[];
