@@ -9,7 +9,11 @@ import { createRequire } from "node:module";
 import path from "node:path";
 
 /** Modules an older tree may lack; the rows check for their exports. */
-const OPTIONAL = new Set(["engines/common/budget.ts", "engines/common/exact-json.ts"]);
+const OPTIONAL = new Set([
+  "engines/common/budget.ts",
+  "engines/common/exact-json.ts",
+  "engines/placement/store.ts",
+]);
 
 interface Esbuild {
   build(options: object): Promise<unknown>;

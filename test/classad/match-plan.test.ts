@@ -149,6 +149,60 @@ describe("a match plan", () => {
     }
   });
 
+  it("reads an AND chain's slot operands, and a planned pair met again, as the lookup does", () => {
+    // one layout (the same names in the same order): Start of every kind a plan's AND chain reads in
+    // place, and two Requirements texts in turn, so that the pair met again holds another expression
+    const starts = [
+      "true",
+      "KeyboardIdle > 15",
+      "1",
+      "0",
+      `"yes"`,
+      "Nope",
+      "1 / 0",
+      "TARGET.RequestCpus",
+      "false",
+    ];
+    const texts = [
+      `Start && TARGET.RequestMemory <= MY.Memory && (Start) && TARGET.RequestCpus <= Cpus`,
+      `Start && TARGET.RequestMemory > MY.Memory && (TARGET.Flag) && Start`,
+    ];
+    const pool = starts.flatMap((start, i) =>
+      texts.map((req, k) =>
+        ad(
+          `[ Name = "m${i}.${k}"; KeyboardIdle = ${20 * i}; Start = ${start}; Memory = ${1024 * i}; Cpus = ${i}; Requirements = ${req} ]`,
+        ),
+      ),
+    );
+    const j = job(
+      `Start && TARGET.Memory >= RequestMemory && (TARGET.Start) && Cpus >= RequestCpus`,
+      "Flag = true; Start = 1; ",
+    );
+    for (const m of pool) {
+      run((st) => evalAttr(m, "requirements", j, st));
+      run((st) => evalAttr(j, "requirements", m, st));
+    }
+    const back = new PlanSite("requirements");
+    const site = new PlanSite("requirements");
+    for (let round = 0; round < 3; round++)
+      for (const [i, m] of pool.entries()) {
+        expect(
+          run((st) => back.eval(m, j, st)),
+          `${unparseValue(m)} against the job`,
+        ).toEqual(run((st) => evalAttr(m, "requirements", j, st)));
+        expect(
+          run((st) => site.eval(j, m, st)),
+          `the job against ${unparseValue(m)}`,
+        ).toEqual(run((st) => evalAttr(j, "requirements", m, st)));
+        // the first two ads' Requirements were read before the shared cache kept their texts: each its own
+        if (round > 0 && i >= texts.length) expect(back.planned && site.planned).toBe(true);
+        for (let limit = 0; limit < 12; limit += 3)
+          expect(run((st) => back.eval(m, j, st), limit)).toEqual(
+            run((st) => evalAttr(m, "requirements", j, st), limit),
+          );
+      }
+  });
+
   it("evaluates a pool policy expression (no ad holds it) as evalCompiled does, MY alone or in a match", () => {
     const policy = [
       // policies/pool.conf's, expanded

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { evaluateRequest } from "../../src/engines/classad/evaluate.js";
-import { stringTokens } from "../../src/engines/classad/functions/string-lists.js";
+import { asciiLower, stringTokens } from "../../src/engines/classad/functions/string-lists.js";
 import { quoteString } from "../../src/engines/classad/unparse.js";
 
 const ctx = { now: Date.UTC(2024, 0, 1), random: () => 0.5 };
@@ -50,5 +50,14 @@ describe("string lists cut once", () => {
         expect(member(`n${i + 1}`, list, null, true)).toBe("true");
         expect(member(`n${i + 1}`, list, null, false)).toBe("false");
       }
+  });
+
+  it("fold ASCII letters only, as strcasecmp compares", () => {
+    // a text without upper case is itself, an ASCII one toLowerCase's, any other lowered letter by letter
+    for (const t of ["alice", "", "Mallory", "GUEST-01", "ÄBc", "İX", "ẞtraße", "Ωmega", "tab\tUP"])
+      expect(asciiLower(t), t).toBe(t.replace(/[A-Z]/g, (c) => c.toLowerCase()));
+    expect(member("Äb", "äb, x", null, true)).toBe("false");
+    expect(member("ÄB", "Äb, x", null, true)).toBe("true");
+    expect(member("İX", "İx", null, true)).toBe("true");
   });
 });

@@ -7,7 +7,7 @@ import { trySpend } from "../common/budget.js";
 import { AdLayout, ClassAd, layoutFor, type SlotValue } from "./classad.js";
 import { BUILTINS } from "./functions/registry.js";
 import { Compiled, type EvalFn, type Node } from "./node.js";
-import type { EvalState } from "./state.js";
+import { MAX_STEPS, type EvalState } from "./state.js";
 import {
   arith,
   bitNot,
@@ -23,7 +23,17 @@ import {
   type BitOp,
   type CmpOp,
 } from "./operators.js";
-import { chargeResult, evalAt, lookup, lookupAbsolute, lookupBeyond, select } from "./scope.js";
+import {
+  chargeResult,
+  chargeValue,
+  evalAt,
+  evalExpr,
+  evalPlanSlot,
+  lookup,
+  lookupAbsolute,
+  lookupBeyond,
+  select,
+} from "./scope.js";
 import { ERROR, ListValue, UNDEF, truth, type Value } from "./values.js";
 
 /** Compiles one tree. */
@@ -85,17 +95,39 @@ function leafOf(n: Node): Leaf | null {
   return n.k === "attr" && resolver !== null ? resolver(n.lc, n.scope, n.abs) : null;
 }
 
-/** A leaf's value: the constant, or its slot read through `evalAt` (its step, unit and depth check, as a lookup's). */
+/**
+ * The operand as a slot a plan resolved (`k` 1 or 2), read in place by an AND chain
+ * instead of through its closure (`START`, `(TARGET.HasFileTransfer)` in a match's
+ * Requirements: a call each, about 190 instructions a machine), or null.
+ */
+function slotLeafOf(n: Node): Leaf | null {
+  if (resolver === null) return null;
+  const l = leafOf(n);
+  return l !== null && l.k !== 0 ? l : null;
+}
+
+/**
+ * A leaf's value: the constant, or its slot read as `evalPlanSlot` reads it (its step, unit and value
+ * charge, as a lookup's), written out here: each module function a closure inlines is checked to be
+ * the same function on every call (`evalPlanSlot`, `chargeValue`: about 8 instructions a read, and a
+ * match reads 14 slots a machine through these operands).
+ */
 function fetch(l: Leaf, ad: ClassAd, st: EvalState): Value {
-  return l.k === 0 ? l.v : evalAt(l.k === 1 ? ad : (st.right as ClassAd), l.i, st);
+  if (l.k === 0) return l.v;
+  const holder = l.k === 1 ? ad : (st.right as ClassAd);
+  const s = holder.slots[l.i];
+  if (s instanceof Compiled) return evalExpr(s, holder, st);
+  if (++st.steps > MAX_STEPS || !st.spend(1)) return ERROR;
+  if (typeof s === "string") return s.length <= 32 || st.spend(s.length) ? s : ERROR;
+  return typeof s === "object" ? chargeValue(s, st) : s;
 }
 
 /** A leaf's closure (a reference a plan resolved). */
 function leafFn(l: Leaf): EvalFn {
   const { i, v } = l;
   if (l.k === 0) return () => v;
-  if (l.k === 1) return (ad, st) => evalAt(ad, i, st);
-  return (_ad, st) => evalAt(st.right as ClassAd, i, st);
+  if (l.k === 1) return (ad, st) => evalPlanSlot(ad, i, st);
+  return (_ad, st) => evalPlanSlot(st.right as ClassAd, i, st);
 }
 
 /**
@@ -336,10 +368,13 @@ function isAnd(n: Node): n is Extract<Node, { k: "op" }> {
 function buildAndChain(top: Extract<Node, { k: "op" }>): EvalFn {
   const saved = level;
   const rights: EvalFn[] = [];
+  const rightLeaves: (Leaf | null)[] = [];
   let cur = top;
   // the nested form builds each `&&` of the chain one level below the one above it
   for (;;) {
-    rights.push(build(cur.b as Node));
+    const b = cur.b as Node;
+    rights.push(build(b));
+    rightLeaves.push(slotLeafOf(b));
     const a = cur.a;
     if (!isAnd(a)) break;
     built++;
@@ -347,15 +382,18 @@ function buildAndChain(top: Extract<Node, { k: "op" }>): EvalFn {
     cur = a;
   }
   const first = build(cur.a);
+  const firstLeaf = slotLeafOf(cur.a);
   level = saved;
   const rest = rights.reverse();
+  const leaves = rightLeaves.reverse();
   const m = rest.length;
   return (ad, st) => {
-    let x = first(ad, st);
+    let x = firstLeaf === null ? first(ad, st) : fetch(firstLeaf, ad, st);
     for (let k = 0; k < m; k++) {
       if (x === true) {
         // andThen(true, …) written out (the common case, without a call): the next operand's truth value
-        x = rest[k](ad, st);
+        const l = leaves[k];
+        x = l === null ? rest[k](ad, st) : fetch(l, ad, st);
         if (typeof x !== "boolean" && x !== UNDEF && x !== ERROR) x = truthValue(x);
       } else if (x === false || x === ERROR)
         return x; // false and ERROR end the chain (each later `&&` keeps them)

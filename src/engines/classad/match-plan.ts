@@ -112,6 +112,8 @@ interface PlanEntry {
   target: AdLayout | null;
   plan: EvalFn | null;
   streak: number;
+  /** Where the site's attribute sits in `my` (an attribute site's entry), or -1 (an `evalIn` entry). */
+  slot: number;
 }
 
 /**
@@ -143,6 +145,23 @@ export class PlanSite {
   eval(my: ClassAd, target: ClassAd, st: EvalState): Value {
     st.match(my, target);
     const layout = my.layout;
+    // the pair of the last evaluation, planned, met again (a match loop's every machine after the first few):
+    // what the general path below finds, read from the entry (its slot, the expression there, the plan)
+    const e = this.front;
+    if (
+      e !== null &&
+      e.my === layout &&
+      e.target === target.layout &&
+      e.plan !== null &&
+      my.parent === null &&
+      target.parent === null
+    ) {
+      const s = my.slots[e.slot];
+      if (s === e.expr) {
+        const v = evalTopAs(s, e.plan, my, st);
+        return st.failed ? ERROR : v;
+      }
+    }
     if (layout !== this.layout) {
       this.slot = layout.slotOf(this.lc);
       this.layout = layout;
@@ -154,7 +173,7 @@ export class PlanSite {
       const v = evalAt(my, i, st);
       return st.failed ? ERROR : v;
     }
-    const plan = this.planFor(s, my, target);
+    const plan = this.planFor(s, my, target, i);
     // st.match just reset the state: the plan runs as the first lookup (evalTopAs)
     const v = plan === null ? evalExpr(s, my, st) : evalTopAs(s, plan, my, st);
     return st.failed ? ERROR : v;
@@ -175,12 +194,12 @@ export class PlanSite {
   }
 
   /** The plan for `c` between these two ads (or `my` alone), or null (not yet, or never: a nested ad, a list). */
-  private planFor(c: Compiled, my: ClassAd, target: ClassAd | null): EvalFn | null {
+  private planFor(c: Compiled, my: ClassAd, target: ClassAd | null, slot = -1): EvalFn | null {
     const ml = my.layout;
     const tl = target === null ? null : target.layout;
     let e = this.front;
     if (e === null || e.expr !== c || e.my !== ml || e.target !== tl) {
-      e = this.recall(c, ml, tl);
+      e = this.recall(c, ml, tl, slot);
       if (e === null) return null;
     }
     // the plan resolves references as from top-level ads (a nested ad's lookups go on to its parents)
@@ -196,7 +215,7 @@ export class PlanSite {
    * Brings the kept entry of this pair to the front and returns it, or, when none is
    * kept, puts a new one there (its first evaluation: the streak at 1) and returns null.
    */
-  private recall(c: Compiled, ml: AdLayout, tl: AdLayout | null): PlanEntry | null {
+  private recall(c: Compiled, ml: AdLayout, tl: AdLayout | null, slot: number): PlanEntry | null {
     const kept = this.kept;
     const previous = this.front;
     for (let k = 0; k < kept.length; k++) {
@@ -217,7 +236,8 @@ export class PlanSite {
       fresh.target = tl;
       fresh.plan = null;
       fresh.streak = 1;
-    } else fresh = { expr: c, my: ml, target: tl, plan: null, streak: 1 };
+      fresh.slot = slot;
+    } else fresh = { expr: c, my: ml, target: tl, plan: null, streak: 1, slot };
     if (previous !== null) kept.unshift(previous);
     this.front = fresh;
     return null;

@@ -165,6 +165,8 @@ const LINE_FLAGS = [
   ',"discarded":false,"match":true,"rank":',
   ',"discarded":true,"match":true,"rank":',
 ];
+/** {@link LINE_FLAGS} after a quoted name: its closing quote first. */
+const QUOTED_LINE_FLAGS = LINE_FLAGS.map((f) => `"${f}`);
 
 /**
  * The verdict's JSON text written straight from the columns: exactly what
@@ -172,6 +174,8 @@ const LINE_FLAGS = [
  * `machines`, `best`, `log`, then `schedd`), without building a line object
  * or a log string per machine on the way. Each name is escaped once (most
  * need nothing: then the name itself), for its line and its log line.
+ * (Pushing the pieces on an array and joining them once took twice the
+ * instructions of adding them: wt/matchroute, session 44.)
  */
 export function columnVerdictJson(
   c: MatchColumns,
@@ -183,19 +187,20 @@ export function columnVerdictJson(
   const { names, flags, ranks, ts } = c;
   const n = names.length;
   const shown = new Array<string>(n);
-  let out = `${members ? "" : "{"}"job":${c.job.discarded ? '{"discarded":true}' : '{"discarded":false}'},"machines":[`;
+  let out = c.job.discarded
+    ? '"job":{"discarded":true},"machines":['
+    : '"job":{"discarded":false},"machines":[';
+  if (!members) out = "{" + out;
   for (let i = 0; i < n; i++) {
     const name = names[i];
-    let line: string;
     if (name === null) {
       shown[i] = `#${i}`;
-      line = `{"name":${i}`;
+      out += `${i === 0 ? '{"name":' : ',{"name":'}${i}${LINE_FLAGS[flags[i] & 3]}${numberJson(ranks[i])}}`;
     } else {
       const inner = innerJson(name);
       shown[i] = inner;
-      line = `{"name":"${inner}"`;
+      out += `${i === 0 ? '{"name":"' : ',{"name":"'}${inner}${QUOTED_LINE_FLAGS[flags[i] & 3]}${numberJson(ranks[i])}}`;
     }
-    out += `${i === 0 ? "" : ","}${line}${LINE_FLAGS[flags[i] & 3]}${numberJson(ranks[i])}}`;
   }
   out += `],"best":${JSON.stringify(best)},"log":[`;
   let sep = "";
@@ -214,86 +219,46 @@ export function columnVerdictJson(
     sep = ",";
   }
   const matched = `"${ts} Matched job=${jid} machine=`;
+  const matchedNext = `,${matched}`;
   let lastRank = NaN;
-  let lastRankText = "NaN";
+  let lastRankText = ' rank=NaN"';
   for (const i of order) {
     const r = ranks[i];
     if (!Object.is(r, lastRank)) {
       lastRank = r;
-      lastRankText = rankText(r);
+      lastRankText = ` rank=${rankText(r)}"`;
     }
-    out += `${sep}${matched}${shown[i]} rank=${lastRankText}"`;
+    out += `${sep === "" ? matched : matchedNext}${shown[i]}${lastRankText}`;
     sep = ",";
   }
   if (c.tail !== null) out += sep + JSON.stringify(c.tail);
-  out += "]";
-  if (c.schedd !== undefined)
-    out += c.schedd.discarded ? ',"schedd":{"discarded":true}' : ',"schedd":{"discarded":false}';
+  out +=
+    c.schedd === undefined
+      ? "]"
+      : c.schedd.discarded
+        ? '],"schedd":{"discarded":true}'
+        : '],"schedd":{"discarded":false}';
   return members ? out : out + "}";
 }
 
 /**
- * A small verdict (up to OWN_JSON_MACHINES machines): its lines and log are
- * plain fields, built at once (a few objects and strings), and its JSON is
- * written from the columns (a method on the prototype, so neither JSON.stringify
- * nor spreading sees it). An object literal with accessors for lazy lists costs
- * V8 a runtime call and four closures each time (about 9,000 instructions, 1,500
- * more for a symbol property defined on it): in seeded cachegrind the 8-machine
- * bench request's decide and answer took 100,590 instructions that way and
- * 80,183 this way (docs/performance.md, wt/decide4).
- */
-class SmallVerdict implements MatchVerdict {
-  job: { discarded: boolean };
-  machines: MachineVerdict[];
-  best: string | number | null;
-  log: string[];
-  declare schedd?: { discarded: boolean };
-  readonly #c: MatchColumns;
-  readonly #order: number[];
-  readonly #machines: MachineVerdict[];
-  readonly #best: string | number | null;
-  readonly #log: string[];
-
-  constructor(c: MatchColumns, best: string | number | null) {
-    const order = matchOrder(c);
-    this.job = c.job;
-    this.machines = this.#machines = machineLines(c);
-    this.best = this.#best = best;
-    this.log = this.#log = logLines(c, order);
-    if (c.schedd !== undefined) this.schedd = c.schedd;
-    this.#c = c;
-    this.#order = order;
-  }
-
-  /**
-   * The verdict's JSON (with `members`, without its outer braces): from the columns, unless a
-   * field was replaced (then JSON.stringify's; edits inside the lists are not followed).
-   */
-  [VERDICT_JSON](members = false): string {
-    const c = this.#c;
-    const kept =
-      this.job === c.job &&
-      this.machines === this.#machines &&
-      this.best === this.#best &&
-      this.log === this.#log &&
-      this.schedd === c.schedd;
-    if (kept) return columnVerdictJson(c, this.best, this.#order, members);
-    const json = JSON.stringify(this);
-    return members ? json.slice(1, -1) : json;
-  }
-}
-
-/**
- * A larger verdict: `machines` and `log` are built from the columns on first
- * read and kept (a decision over 100,000 machines builds no line and no log
- * string until its answer is written). They are own, enumerable accessor
- * properties, so JSON.stringify and spreading see plain arrays, defined with
- * one getter/setter pair shared by every verdict (LazyVerdict.MACHINES, .LOG).
- * An object literal with `get machines() { … }` made new closures per verdict,
- * and V8 gave each such object a map of its own, held in the old space and
+ * The verdict over the columns: `job`, `best` and `schedd` plain fields,
+ * `machines` and `log` own, enumerable accessor properties defined with
+ * `Object.defineProperty` from one getter/setter pair shared by every verdict
+ * (LazyVerdict.MACHINES, .LOG), built from the columns on first read and kept in
+ * private fields. JSON.stringify and spreading see plain arrays; a decision over
+ * 100,000 machines builds no line and no log string until its answer is written,
+ * and the route's answer, written from the columns ({@link OwnJsonVerdict}),
+ * builds neither.
+ *
+ * Not an object literal with `get machines() { … }`: each such literal made new
+ * closures, and V8 gave each verdict a map of its own, held in the old space and
  * pointing at the young closures and their columns: every scavenge kept the
  * verdicts made since the last one alive and promoted them (in a loop of
  * 100-machine decides, about 2.5 MB per scavenge; docs/performance.md, wt/decide6).
+ * Nor plain fields built at once (the small verdict's until wt/matchroute in session 44): the
+ * route's 8-machine request built 8 line objects and 7 log strings no answer read,
+ * about 5,200 instructions where the two shared accessors cost about 2,400.
  */
 class LazyVerdict {
   declare job: { discarded: boolean };
@@ -302,11 +267,15 @@ class LazyVerdict {
   declare log: string[];
   declare schedd?: { discarded: boolean };
   readonly #c: MatchColumns;
+  readonly #best: string | number | null;
   #machines: MachineVerdict[] | null = null;
   #log: string[] | null = null;
+  /** Whether `machines` or `log` was assigned (the columns then no longer say what the verdict holds). */
+  #replaced = false;
 
   constructor(c: MatchColumns, best: string | number | null) {
     this.#c = c;
+    this.#best = best;
     // the keys in the documented order: job, machines, best, log, then schedd
     this.job = c.job;
     Object.defineProperty(this, "machines", LazyVerdict.MACHINES);
@@ -322,6 +291,7 @@ class LazyVerdict {
     },
     set(this: LazyVerdict, v: MachineVerdict[]) {
       this.#machines = v;
+      this.#replaced = true;
     },
     enumerable: true,
     configurable: true,
@@ -334,21 +304,43 @@ class LazyVerdict {
     },
     set(this: LazyVerdict, v: string[]) {
       this.#log = v;
+      this.#replaced = true;
     },
     enumerable: true,
     configurable: true,
   };
+
+  /**
+   * A verdict's JSON (with `members`, without its outer braces): from the columns, unless a
+   * field was replaced (then JSON.stringify's; edits inside lists already read are not followed).
+   */
+  static ownJson(v: LazyVerdict, members: boolean): string {
+    const c = v.#c;
+    if (!v.#replaced && v.job === c.job && v.best === v.#best && v.schedd === c.schedd)
+      return columnVerdictJson(c, v.#best, matchOrder(c), members);
+    const json = JSON.stringify(v);
+    return members ? json.slice(1, -1) : json;
+  }
+}
+
+/**
+ * A verdict of up to OWN_JSON_MACHINES machines: a {@link LazyVerdict} that
+ * writes its own JSON from the columns (a method on the prototype under
+ * VERDICT_JSON, so neither JSON.stringify nor spreading sees it).
+ */
+class OwnJsonVerdict extends LazyVerdict {
+  [VERDICT_JSON](members = false): string {
+    return LazyVerdict.ownJson(this, members);
+  }
 }
 
 /**
  * The verdict over the columns: `job`, `machines`, `best`, `log` and (with a
- * schedd ad) `schedd`, in that order. A small one (see SmallVerdict) has them
- * as plain fields and writes its own JSON; in a larger one (LazyVerdict)
- * `machines` and `log` are built on first read and kept, so JSON and spreading
- * see plain arrays.
+ * schedd ad) `schedd`, in that order, `machines` and `log` built on first read
+ * (see LazyVerdict); up to OWN_JSON_MACHINES machines it writes its own JSON.
  */
 export function columnVerdict(c: MatchColumns): MatchVerdict {
   const best = c.best >= 0 ? (c.names[c.best] ?? c.best) : null;
-  if (c.names.length <= OWN_JSON_MACHINES) return new SmallVerdict(c, best);
+  if (c.names.length <= OWN_JSON_MACHINES) return new OwnJsonVerdict(c, best);
   return new LazyVerdict(c, best);
 }

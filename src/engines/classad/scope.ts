@@ -22,6 +22,19 @@ export function evalAt(holder: ClassAd, i: number, st: EvalState): Value {
 }
 
 /**
+ * {@link evalAt} of a slot a match plan resolved (match-plan.ts), without the depth test: a plan
+ * runs only as an evaluation's first lookup (`evalTopAs`, depth 1) or at its top (`PlanSite.evalIn`,
+ * depth 0), and every lookup inside it has left again before its next slot is read, so the depth is 0
+ * or 1 there and never MAX_DEPTH. The same step, unit and value charge, in the same order.
+ */
+export function evalPlanSlot(holder: ClassAd, i: number, st: EvalState): Value {
+  const s = holder.slots[i];
+  if (s instanceof Compiled) return evalExpr(s, holder, st);
+  if (++st.steps > MAX_STEPS || !st.spend(1)) return ERROR;
+  return chargeValue(s, st);
+}
+
+/**
  * Work units a lookup of an expression costs beyond the expression's own cost
  * (stacking it, the bounds and the value's charge): about 90 ns in node, where
  * a literal's lookup (one unit) is 20–30. At one unit (with the cycle check's

@@ -31,10 +31,26 @@ export function stringTokens(s: string, delims: string): string[] {
   }
 }
 
-/** ASCII-only lower casing, as strcasecmp compares. */
+/**
+ * ASCII-only lower casing, as strcasecmp compares. A text without an upper-case
+ * letter (the usual owner or host name) is itself, found without a regex; an
+ * ASCII text is what `toLowerCase` gives (which lowers other letters too, so not
+ * for the rest).
+ */
 export function asciiLower(s: string): string {
-  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+  let upper = false;
+  let ascii = true;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 65 && c <= 90) upper = true;
+    else if (c >= 128) ascii = false;
+  }
+  if (!upper) return s;
+  return ascii ? s.toLowerCase() : s.replace(UPPER_RUNS, lowerRun);
 }
+
+const UPPER_RUNS = /[A-Z]+/g;
+const lowerRun = (m: string): string => m.toLowerCase();
 
 const stringListSize: Builtin = (args, ad, st) => {
   if (args.length < 1 || args.length > 2) return ERROR;
