@@ -5,10 +5,29 @@ import { compilePlacement } from "./compile.js";
 import { decidePlacement } from "./decide.js";
 import { placementEngine } from "./engine.js";
 import { loadPlacement } from "./load.js";
+import { keysOf, placementShapes } from "./config-shape.js";
+import { PLACEMENT_KEYS } from "./parse.js";
 
 const defaultSource = readFileSync(new URL("../../../policies/placement.yaml", import.meta.url), "utf8");
 
 describe("compile and load", () => {
+  it("decodes each mapping with the keys of its shape in config-shape.ts (written out in parse.ts)", () => {
+    const s = placementShapes();
+    expect(PLACEMENT_KEYS).toEqual({
+      TOP_KEYS: keysOf(s.PlacementConfigShape),
+      PARTITION_KEYS: keysOf(s.PartitionShape),
+      QUEUE_KEYS: keysOf(s.QueueShape),
+      RULE_KEYS: keysOf(s.PlacementRuleShape),
+      FILTER_KEYS: keysOf(s.PlacementFilterShape),
+      RESOURCE_KEYS: keysOf(s.QueueResourcesShape),
+      LIMIT_KEYS: keysOf(s.LimitShape),
+      TEMPLATE_KEYS: keysOf(s.ChildTemplateShape),
+      PREEMPTION_KEYS: keysOf(s.PreemptionShape),
+      NODESORT_KEYS: keysOf(s.NodeSortPolicyShape),
+      RESOLVER_KEYS: keysOf(s.UserGroupResolverShape),
+    });
+  });
+
   it("compiles the embedded default to plain JSON that survives a round trip", () => {
     const compiled = placementEngine.compile(defaultSource);
     expect(compiled.ok).toBe(true);

@@ -1,5 +1,4 @@
 import { err, ok, policyError, type PolicyError, type Result } from "../common/result.js";
-import { keysOf, placementShapes } from "./config-shape.js";
 import type {
   RawConfig,
   RawFilter,
@@ -29,7 +28,6 @@ import { QuickRules, RULE_TWINS } from "./quick-rule.js";
 import { SEEDED_MEMOS, type RegexMemo } from "./filter.js";
 import { MAX_REPORTED_ERRORS, readYamlTreeSteps, type ReadTree, type Value } from "./yaml-tree.js";
 import { finish, type Steps } from "../common/slices.js";
-import { lazily } from "../common/lazy.js";
 
 /**
  * Decodes a YuniKorn configuration (YAML, or JSON with the same keys) into the
@@ -39,32 +37,50 @@ import { lazily } from "../common/lazy.js";
  * is decoded, including those only validation reads (resources, limits).
  */
 
-/** Each mapping's keys, from the configuration's shape (config-shape.ts). */
-function keysBuild() {
-  const shapes = placementShapes();
-  return {
-    TOP_KEYS: keysOf(shapes.PlacementConfigShape),
-    PARTITION_KEYS: keysOf(shapes.PartitionShape),
-    QUEUE_KEYS: keysOf(shapes.QueueShape),
-    RULE_KEYS: keysOf(shapes.PlacementRuleShape),
-    FILTER_KEYS: keysOf(shapes.PlacementFilterShape),
-    RESOURCE_KEYS: keysOf(shapes.QueueResourcesShape),
-    LIMIT_KEYS: keysOf(shapes.LimitShape),
-    TEMPLATE_KEYS: keysOf(shapes.ChildTemplateShape),
-    PREEMPTION_KEYS: keysOf(shapes.PreemptionShape),
-    NODESORT_KEYS: keysOf(shapes.NodeSortPolicyShape),
-    RESOLVER_KEYS: keysOf(shapes.UserGroupResolverShape),
-  };
-}
-
-/** The key lists, made on the first decode (the shapes with them: an isolate that decodes nothing builds neither). */
-const keys = lazily(keysBuild);
+/**
+ * Each mapping's keys, the same lists as the configuration's shape in config-shape.ts (a test says
+ * so): written out, so that decoding a file builds none of the zod shapes (about 5 ms in a fresh
+ * isolate, paid inside the first compile when they were read from the shapes).
+ */
+export const PLACEMENT_KEYS = {
+  TOP_KEYS: ["partitions", "checksum"],
+  PARTITION_KEYS: [
+    "name",
+    "queues",
+    "placementrules",
+    "limits",
+    "preemption",
+    "nodesortpolicy",
+    "usergroupresolver",
+    "defaultqueue",
+  ],
+  QUEUE_KEYS: [
+    "name",
+    "parent",
+    "resources",
+    "maxapplications",
+    "properties",
+    "adminacl",
+    "submitacl",
+    "childtemplate",
+    "queues",
+    "limits",
+  ],
+  RULE_KEYS: ["name", "create", "filter", "parent", "value"],
+  FILTER_KEYS: ["type", "users", "groups"],
+  RESOURCE_KEYS: ["guaranteed", "max"],
+  LIMIT_KEYS: ["limit", "users", "groups", "maxresources", "maxapplications"],
+  TEMPLATE_KEYS: ["maxapplications", "properties", "resources"],
+  PREEMPTION_KEYS: ["enabled", "quotapreemptionenabled"],
+  NODESORT_KEYS: ["type", "resourceweights"],
+  RESOLVER_KEYS: ["type"],
+} as const satisfies Record<string, readonly string[]>;
 
 /** A rule's filter (at `${ruleAt}/filter`); an absent one is the zero filter. */
 function filter(d: Decoder, v: Value, ruleAt: string): RawFilter {
   if (v === undefined) return { type: "", users: [], groups: [] };
   const at = `${ruleAt}/filter`;
-  const m = entries(d, v, keys().FILTER_KEYS, "filter", at);
+  const m = entries(d, v, PLACEMENT_KEYS.FILTER_KEYS, "filter", at);
   return {
     type: str(d, m.get("type"), at, "type"),
     users: strings(d, m.get("users"), at, "users"),
@@ -74,7 +90,7 @@ function filter(d: Decoder, v: Value, ruleAt: string): RawFilter {
 
 /** Decodes a placement rule at pointer `at` the general way (any error reported to `d`). */
 export function decodeRule(d: Decoder, v: Value, at: string): RawRule {
-  const m = entries(d, v, keys().RULE_KEYS, "placement rule", at);
+  const m = entries(d, v, PLACEMENT_KEYS.RULE_KEYS, "placement rule", at);
   const parent = m.get("parent");
   return {
     name: str(d, m.get("name"), at, "name"),
@@ -92,7 +108,7 @@ function parentRule(d: Decoder, parent: Value, at: string): RawRule | null {
 }
 
 function resources(d: Decoder, v: Value, at: string): RawResources {
-  const m = entries(d, v, keys().RESOURCE_KEYS, "resources", at);
+  const m = entries(d, v, PLACEMENT_KEYS.RESOURCE_KEYS, "resources", at);
   return {
     guaranteed: stringMap(d, m.get("guaranteed"), "guaranteed resources", `${at}/guaranteed`),
     max: stringMap(d, m.get("max"), "maximum resources", `${at}/max`),
@@ -100,7 +116,7 @@ function resources(d: Decoder, v: Value, at: string): RawResources {
 }
 
 function limit(d: Decoder, v: Value, at: string): RawLimit {
-  const m = entries(d, v, keys().LIMIT_KEYS, "limit", at);
+  const m = entries(d, v, PLACEMENT_KEYS.LIMIT_KEYS, "limit", at);
   return {
     limit: str(d, m.get("limit"), at, "limit"),
     users: strings(d, m.get("users"), at, "users"),
@@ -117,7 +133,7 @@ function limits(d: Decoder, v: Value, at: string): RawLimit[] {
 
 /** Decoded for its strictness only: nothing of the child template is used or validated. */
 function childTemplate(d: Decoder, v: Value, at: string): void {
-  const m = entries(d, v, keys().TEMPLATE_KEYS, "child template", at);
+  const m = entries(d, v, PLACEMENT_KEYS.TEMPLATE_KEYS, "child template", at);
   uint64(d, m.get("maxapplications"), `${at}/maxapplications`);
   stringMap(d, m.get("properties"), "properties", `${at}/properties`);
   resources(d, m.get("resources"), `${at}/resources`);
@@ -125,7 +141,7 @@ function childTemplate(d: Decoder, v: Value, at: string): void {
 
 /** A queue and its children (yielding between them). */
 function* queue(d: Decoder, v: Value, at: string): Steps<RawQueue> {
-  const m = entries(d, v, keys().QUEUE_KEYS, "queue", at);
+  const m = entries(d, v, PLACEMENT_KEYS.QUEUE_KEYS, "queue", at);
   stringMap(d, m.get("properties"), "properties", `${at}/properties`);
   childTemplate(d, m.get("childtemplate"), `${at}/childtemplate`);
   const name = str(d, m.get("name"), at, "name");
@@ -147,19 +163,19 @@ function* queue(d: Decoder, v: Value, at: string): Steps<RawQueue> {
 
 /** A partition, its queues and its rules (yielding between them). */
 function* partition(d: Decoder, v: Value, at: string, memo: RegexMemo): Steps<RawPartition> {
-  const m = entries(d, v, keys().PARTITION_KEYS, "partition", at);
+  const m = entries(d, v, PLACEMENT_KEYS.PARTITION_KEYS, "partition", at);
   const preemption = entries(
     d,
     m.get("preemption"),
-    keys().PREEMPTION_KEYS,
+    PLACEMENT_KEYS.PREEMPTION_KEYS,
     "preemption",
     `${at}/preemption`,
   );
-  for (const key of keys().PREEMPTION_KEYS) bool(d, preemption.get(key), `${at}/preemption/${key}`);
+  for (const key of PLACEMENT_KEYS.PREEMPTION_KEYS) bool(d, preemption.get(key), `${at}/preemption/${key}`);
   const resolver = entries(
     d,
     m.get("usergroupresolver"),
-    keys().RESOLVER_KEYS,
+    PLACEMENT_KEYS.RESOLVER_KEYS,
     "user group resolver",
     `${at}/usergroupresolver`,
   );
@@ -167,7 +183,7 @@ function* partition(d: Decoder, v: Value, at: string, memo: RegexMemo): Steps<Ra
   const nodesort = entries(
     d,
     m.get("nodesortpolicy"),
-    keys().NODESORT_KEYS,
+    PLACEMENT_KEYS.NODESORT_KEYS,
     "node sort policy",
     `${at}/nodesortpolicy`,
   );
@@ -265,7 +281,7 @@ function* decodeTree(read: ReadTree): Steps<Result<{ config: RawConfig; locate: 
   try {
     const top: Value = tree.root;
     if (isNull(d, top)) return ok({ config: { partitions: null }, locate });
-    const m = entries(d, top, keys().TOP_KEYS, "the configuration", "");
+    const m = entries(d, top, PLACEMENT_KEYS.TOP_KEYS, "the configuration", "");
     str(d, m.get("checksum"), "/checksum");
     // the expressions the rule decoder read once per shape, for the compile (filter.ts SEEDED_MEMOS)
     const memo: RegexMemo = new Map();
