@@ -810,6 +810,11 @@ export class SqlShares implements ShareStore {
       .one().grp;
   }
 
+  /** Gives group `grp` as a whole to `rule` under counting generation `gen`, having come from rule `was`. */
+  private relabel(grp: number, rule: string | null, gen: number | null, was: string | null): void {
+    this.sql.exec("UPDATE running_groups SET rule = ?, gen = ?, was = ? WHERE grp = ?", rule, gen, was, grp);
+  }
+
   /** Takes `k` jobs out of group `grp`'s count, forgetting the group when none is left. */
   private leave(grp: number, k: number): void {
     this.sql.exec("UPDATE running_groups SET n = n - ? WHERE grp = ?", k, grp);
@@ -879,13 +884,7 @@ export class SqlShares implements ShareStore {
       if (tos.size === 1) {
         const [[to, at]] = tos;
         if (at.length === n) {
-          this.sql.exec(
-            "UPDATE running_groups SET rule = ?, gen = ?, was = ? WHERE grp = ?",
-            to,
-            gen,
-            was[at[0]],
-            grp,
-          );
+          this.relabel(grp, to, gen, was[at[0]]);
           continue;
         }
       }
@@ -1021,14 +1020,7 @@ export class SqlShares implements ShareStore {
     for (const r of inside.values()) read(this.holder(r, true));
     const move = (gen: number) => {
       this.fresh.clear();
-      for (const { grp, rule } of groups)
-        this.sql.exec(
-          "UPDATE running_groups SET rule = ?, gen = ?, was = ? WHERE grp = ?",
-          onto,
-          gen,
-          rule,
-          grp,
-        );
+      for (const { grp, rule } of groups) this.relabel(grp, onto, gen, rule);
     };
     return { from, move };
   }
@@ -1134,13 +1126,7 @@ export class SqlShares implements ShareStore {
       const into = new Map<number, number>();
       groups.forEach(({ grp, rule, k }, i) => {
         if (whole[i]) {
-          this.sql.exec(
-            "UPDATE running_groups SET rule = ?, gen = ?, was = ? WHERE grp = ?",
-            onto,
-            gen,
-            rule,
-            grp,
-          );
+          this.relabel(grp, onto, gen, rule);
           return;
         }
         let to = made.get(rule);

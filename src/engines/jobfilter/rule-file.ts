@@ -94,6 +94,7 @@ function filterShapesBuild() {
     FilterPredicateShape,
     FilterActionShape,
     ReasonTrailEntryShape,
+    NonNegativeInt64,
     FilterRuleFile,
     FiltersFile,
   };

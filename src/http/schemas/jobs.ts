@@ -130,17 +130,9 @@ function jobSchemasBuild() {
   const HeartbeatRequest = z.strictObject({ lease_id: z.string().optional() });
 
   /** A filter rule's priority: Ganeti's `NonNegative Int`, 0 to 2^63-1 (lower runs first). */
-  const FilterPriority = z
-    .union([
-      z.number().int().min(0),
-      z
-        .bigint()
-        .min(0n)
-        .max(2n ** 63n - 1n),
-    ])
-    .meta({
-      description: "0 to 9223372036854775807 (2^63-1, Ganeti's 64-bit Int); lower is evaluated first",
-    });
+  const FilterPriority = filterShapes().NonNegativeInt64.meta({
+    description: "0 to 9223372036854775807 (2^63-1, Ganeti's 64-bit Int); lower is evaluated first",
+  });
 
   /** A RAPI filter body, for the OpenAPI document (the route checks it with Ganeti's own texts). */
   const FilterBody = z.object({
@@ -153,18 +145,10 @@ function jobSchemasBuild() {
   /** A stored filter rule as the RAPI answers it. */
   const FilterRuleJson = z.object({
     uuid: z.string(),
-    watermark: z
-      .union([
-        z.number().int().min(0),
-        z
-          .bigint()
-          .min(0n)
-          .max(2n ** 63n - 1n),
-      ])
-      .meta({
-        description:
-          "the highest job id when the rule was added (0 to 2^63-1; a seed rule of filters.json may set it)",
-      }),
+    watermark: filterShapes().NonNegativeInt64.meta({
+      description:
+        "the highest job id when the rule was added (0 to 2^63-1; a seed rule of filters.json may set it)",
+    }),
     priority: FilterPriority,
     predicates: z.array(z.tuple([z.string(), z.unknown()])),
     action: z.unknown(),
