@@ -22,6 +22,8 @@ export interface RunningWorker {
   url: string;
   /** CPU seconds (user + system, all threads) its workerd process has used, from /proc; NaN where /proc is absent. */
   cpuSeconds(): number;
+  /** The part of `cpuSeconds` spent in the kernel (system time: sockets, writes, page faults, fsync), from /proc. */
+  kernelSeconds(): number;
   /** Whether its workerd was pinned to a CPU of its own (`startWorker`'s `pin` option). */
   pinned: boolean;
   /** Its workerd process's id, when found in /proc. */
@@ -47,7 +49,7 @@ function workerdChildren(): number[] {
   return out;
 }
 
-function procStat(pid: number): { comm: string; ppid: number; cpu: number } | undefined {
+function procStat(pid: number): { comm: string; ppid: number; cpu: number; kernel: number } | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -57,7 +59,12 @@ function procStat(pid: number): { comm: string; ppid: number; cpu: number } | un
   // Fields after the `(comm)` part: state ppid ... utime(14) stime(15), 1-based over the whole line.
   const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
   const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return { comm, ppid: Number(rest[1]), cpu: (Number(rest[11]) + Number(rest[12])) / 100 };
+  return {
+    comm,
+    ppid: Number(rest[1]),
+    cpu: (Number(rest[11]) + Number(rest[12])) / 100,
+    kernel: Number(rest[12]) / 100,
+  };
 }
 
 function procRss(pid: number): number {
@@ -196,6 +203,7 @@ export async function startWorker(
     pinned,
     pid,
     cpuSeconds: () => (pid === undefined ? NaN : (procStat(pid)?.cpu ?? NaN)),
+    kernelSeconds: () => (pid === undefined ? NaN : (procStat(pid)?.kernel ?? NaN)),
     rssBytes: () => (pid === undefined ? NaN : procRss(pid)),
     stop: () => mf.dispose(),
   };
