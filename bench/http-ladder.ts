@@ -5,7 +5,12 @@
  * route's own validation, the decision, the log line's text, its write, the answer), each
  * taken from the route's module and src/http/decision.ts, and the real Worker answers it
  * through the whole API; each rung's workerd CPU per request, less the rung
- * below it, is what that part costs in a served request. Every round starts
+ * below it, is what that part costs in a served request. The real Worker is also
+ * served with its METRICS_SHARD binding left out, printed under it: the difference
+ * is the metrics flush (every 100 requests), which in local workerd includes the
+ * shard object's RPC, SQLite statements and commit, run in the same process (in
+ * production the object's side runs where the object lives). The kernel column
+ * is workerd's system time (sockets, writes, page faults, the commit's fsync). Every round starts
  * every Worker afresh and drives them in turn (workerd pinned to the last CPU,
  * as in bench:http), so a slow moment or a lucky process does not land on one
  * rung only; medians over rounds. BENCH_ROUTES (limits,limits-allowed,place,match:
