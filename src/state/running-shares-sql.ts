@@ -1372,12 +1372,14 @@ export class SqlShares implements ShareStore {
     if (rows !== undefined) {
       matched = [];
       holders = new Set();
-      for (const [value, at] of rows)
-        if ((literal === null || value.includes(literal)) && has(value)) {
-          matched.push(value);
-          if (typeof at === "number") holders.add(at);
-          else for (const id of at) holders.add(id);
-        }
+      // `forEach`: no entry pair made per value
+      const ids = holders;
+      rows.forEach((at, value) => {
+        if ((literal !== null && !value.includes(literal)) || !has(value)) return;
+        matched.push(value);
+        if (typeof at === "number") ids.add(at);
+        else for (const id of at) ids.add(id);
+      });
     } else matched = this.valuesOf(kind, literal).filter(has);
     // in lists that fit in one SQLite string
     for (let i = 0; i < matched.length;) {
