@@ -8,11 +8,11 @@
 // a bundle already built: a failed dev build would stall every request until the next good
 // one, so there the errors are printed and the running server keeps the last good bundle.
 //
-// A build whose inputs are those of the last good build (the compiler's fingerprint and every
-// file of policies/, byte for byte) and whose output is still the file that build wrote keeps
-// that file and compiles nothing. wrangler dev builds twice at start (once for its first
-// bundle, again when its watcher of policies/ and playground/ becomes ready), and every
-// test that starts it pays for both; the second is now a few milliseconds.
+// A build whose inputs are those of the last good build (the compiler's fingerprint, the
+// compile command's own code under src/cli, and every file of policies/, byte for byte) and
+// whose output is still the file that build wrote keeps that file and compiles nothing.
+// wrangler dev builds twice at start (once for its first bundle, again when its watcher of
+// policies/ and playground/ becomes ready), and every test that starts it paid for both.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -32,6 +32,14 @@ const STAMP = OUTPUT.replace(/\.json$/, "") + ".stamp";
 function inputsDigest() {
   const hash = createHash("sha256");
   hash.update(`${compilerId()}\0`);
+  // the compile command itself, which the compiler's fingerprint leaves out
+  for (const name of readdirSync("src/cli", { recursive: true }).sort()) {
+    const path = join("src/cli", name);
+    if (!statSync(path).isFile()) continue;
+    hash.update(`${path}\0`);
+    hash.update(readFileSync(path));
+    hash.update("\0");
+  }
   for (const name of readdirSync(POLICIES).sort()) {
     const path = join(POLICIES, name);
     if (!statSync(path).isFile()) continue;
