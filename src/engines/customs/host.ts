@@ -1,4 +1,4 @@
-import { formatNetwork, parseNetworkPadded } from "../common/cidr.js";
+import { formatAddress, parseNetworkPadded, type IpNetwork } from "../common/cidr.js";
 import { isJsonObject } from "../common/json.js";
 import { parseAclAddress } from "./acl.js";
 import { policyError, type PolicyError } from "../common/result.js";
@@ -120,11 +120,7 @@ export function normalizeHost(
       "customs_invalid_address",
     );
   }
-  const networks = readNetworks(
-    r,
-    "networks",
-    hostAddress === null ? [] : [localNetworkOf(address as string)],
-  );
+  const networks = readNetworks(r, "networks", hostAddress === null ? [] : [localNetwork(hostAddress)]);
   // the access list is additive, as customs(8) has it: the host's networks, the
   // pool's allow entries and the host's own; then the pool's and the host's denies
   const ownAllow = readNetworks(r, "allow", []);
@@ -191,7 +187,15 @@ export function normalizeHost(
 export function localNetworkOf(address: string): string {
   const a = parseAclAddress(address);
   if (a === null) throw new Error(`localNetworkOf: \`${address}\` is not an address`);
-  return formatNetwork(parseNetworkPadded(`${address}/${a.family === 4 ? 24 : 64}`)!);
+  return localNetwork(a);
+}
+
+const V6_HOST_64 = (1n << 64n) - 1n;
+
+/** {@link localNetworkOf} of an address already read: masked to its /24 or /64 without reading the text again. */
+function localNetwork(a: IpNetwork): string {
+  if (a.family === 4) return `${formatAddress(4, Math.floor((a.start as number) / 256) * 256)}/24`;
+  return `${formatAddress(6, (a.start as bigint) & ~V6_HOST_64)}/64`;
 }
 
 /** A list of addresses and CIDR networks, each entry checked (errors point at the entry). */
