@@ -4,6 +4,7 @@
  * so that checking a client address is a few comparisons.
  */
 import { parseNetworkPadded, type IpNetwork } from "../common/cidr.js";
+import { policyError, type PolicyError } from "../common/result.js";
 
 /** The effective list of a host: the entries left after the deny operations. */
 export interface AccessList {
@@ -23,6 +24,21 @@ export interface AccessList {
  */
 export function parseAclAddress(text: string): IpNetwork | null {
   return text.includes("/") ? null : parseNetworkPadded(text);
+}
+
+/**
+ * The error for text that does not read as an address (`what` "address") or as
+ * an access-list entry, an address or a network (`what` "network"): one code
+ * and one wording wherever hosts, requests and policies give them.
+ */
+export function invalidAddressError(
+  field: string,
+  text: string,
+  at: string,
+  what: "address" | "network",
+): PolicyError {
+  const expected = what === "address" ? "an IPv4 or IPv6 address" : "an IPv4 or IPv6 address or network";
+  return policyError("customs_invalid_address", `invalid field ${field}: \`${text}\` is not ${expected}`, at);
 }
 
 /** A bad entry of an access list: which list, its index there and its text. */

@@ -1,6 +1,6 @@
 import { formatAddress, parseNetworkPadded, type IpNetwork } from "../common/cidr.js";
 import { isJsonObject } from "../common/json.js";
-import { parseAclAddress } from "./acl.js";
+import { invalidAddressError, parseAclAddress } from "./acl.js";
 import { policyError, type PolicyError } from "../common/result.js";
 import { SETTING_NAMES, checkSetting, type HostDefaults, type SettingName } from "./settings.js";
 import type { Host, IdleTimes } from "./types.js";
@@ -114,11 +114,7 @@ export function normalizeHost(
   const clients = readClients(r, defaults.clients);
   const hostAddress = address === undefined ? null : parseAclAddress(address);
   if (address !== undefined && hostAddress === null) {
-    r.fail(
-      "address",
-      `invalid field address: \`${address}\` is not an IPv4 or IPv6 address`,
-      "customs_invalid_address",
-    );
+    r.errors.push(invalidAddressError("address", address, `${at}/address`, "address"));
   }
   const networks = readNetworks(r, "networks", hostAddress === null ? [] : [localNetwork(hostAddress)]);
   // the access list is additive, as customs(8) has it: the host's networks, the
@@ -206,11 +202,7 @@ function readNetworks(r: Reader, field: string, fallback: readonly string[]): re
   v.forEach((text, i) => {
     if (parseNetworkPadded(text) === null) {
       ok = false;
-      r.fail(
-        `${field}/${i}`,
-        `invalid field ${field}: \`${text}\` is not an IPv4 or IPv6 address or network`,
-        "customs_invalid_address",
-      );
+      r.errors.push(invalidAddressError(field, text, `${r.at}/${field}/${i}`, "network"));
     }
   });
   return ok ? v : undefined;
