@@ -128,11 +128,15 @@ function readEach(texts: readonly string[]): { nets: IpNetwork[] } | { index: nu
  * furthest any of them reaches.
  */
 interface DenyIndex {
-  readonly starts: (number | bigint)[];
-  readonly reach: (number | bigint)[];
+  readonly starts: readonly (number | bigint)[];
+  readonly reach: readonly (number | bigint)[];
 }
 
+/** The index of a family without deny entries (the usual), shared: nothing to sort or hold per list. */
+const NO_DENIES: DenyIndex = { starts: [], reach: [] };
+
 function denyIndex(nets: readonly IpNetwork[], family: 4 | 6): DenyIndex {
+  if (!nets.some((n) => n.family === family)) return NO_DENIES;
   const own = nets
     .filter((n) => n.family === family)
     .sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
@@ -169,8 +173,9 @@ function denies(nets: readonly IpNetwork[]): Denies {
   return { v4: denyIndex(nets, 4), v6: denyIndex(nets, 6) };
 }
 
+/** What tells equal networks apart: family, first address (in hex, a BigInt's cheapest text) and prefix. */
 function keyOf(net: IpNetwork): string {
-  return `${net.family}:${net.start}/${net.prefix}`;
+  return `${net.family}:${net.start.toString(16)}/${net.prefix}`;
 }
 
 /** The allowed entries, first of each network kept, that no deny entry overlaps. */
@@ -264,7 +269,9 @@ const BUILT = new IdentityMemo<readonly string[], { deny: readonly string[]; out
  * host per decision. Bounded: only pairs of at most {@link BY_TEXT_ENTRIES}
  * entries are kept, and the whole memo is dropped when it holds
  * {@link BY_TEXT_PAIRS} pairs. A hit is checked entry by entry against the
- * arrays it was built from, so the key's separator need not be unambiguous.
+ * arrays it was built from, so the key's separator need not be unambiguous;
+ * those arrays are kept as they are, not copied: as for the memos by identity,
+ * a list's arrays are never changed once given (a host's are its own).
  */
 const BY_TEXT = new Map<string, { allow: readonly string[]; deny: readonly string[]; out: Built }>();
 const BY_TEXT_ENTRIES = 64;
@@ -287,7 +294,7 @@ function built(allow: readonly string[], deny: readonly string[]): Built {
   BUILT.set(allow, { deny, out });
   if (small) {
     if (BY_TEXT.size >= BY_TEXT_PAIRS) BY_TEXT.clear();
-    BY_TEXT.set(key, { allow: [...allow], deny: [...deny], out });
+    BY_TEXT.set(key, { allow, deny, out });
   }
   return out;
 }
