@@ -196,5 +196,19 @@ describe("customs access lists", () => {
     report("a", "10.0.1.1", { allow: ["192.168.0.0/16"] });
     expect(pool.allocate(pp, request, 4_000).host).toBe("a");
     expect(pool.acl("a")).toEqual(["10.0.1.0/24", "192.168.0.0/16"]);
+    // removing a host prepares no other host again (their lists were read at their reports)
+    report("b", "10.0.2.1", { allow: ["192.168.0.0/16"] });
+    report("c", "10.0.3.1", { allow: ["192.168.0.0/16"] });
+    const before = ACL_WORK.parsed;
+    expect(pool.remove("a")).toEqual({ revoked: [1, 2] });
+    expect(pool.allocate(pp, request, 5_000).host).toBe("b");
+    expect(pool.allocate(pp, request, 5_000).host).toBe("c");
+    expect(pool.list(pp, 5_000).map((h) => [h.name, h.pending])).toEqual([
+      ["ws", 0],
+      ["b", 1],
+      ["c", 1],
+    ]);
+    expect(pool.acl("a")).toBeNull();
+    expect(ACL_WORK.parsed - before).toBe(0);
   });
 });
