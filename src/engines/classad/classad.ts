@@ -131,8 +131,8 @@ const NEVER = 2 ** 30;
  * common job Ranks refer to (`TARGET.Arch == "X86_64" && TARGET.OpSys == "LINUX" && TARGET.Disk >=
  * RequestDisk && TARGET.Memory >= RequestMemory && TARGET.Cpus >= RequestCpus && TARGET.HasFileTransfer`,
  * the file system and UID domains without file transfer, GPUs, Mips, KFlops). A decide over a pool reads
- * these from each machine's slots: stored as written, a series slot ad's lay across six of the eight
- * cache lines of its 55 slots, first across two or three (docs/performance.md, wt/decide11).
+ * these from each machine's slots; stored as written they lay across six of a 55-slot ad's eight cache
+ * lines, first they lie in two (docs/performance.md, wt/decide11).
  */
 const MATCH_READ: readonly string[] = [
   "requirements",
@@ -447,11 +447,10 @@ export class AdLayout {
 
   /**
    * The layout an ad of this chain's names is stored in: the same names with those of {@link MATCH_READ}
-   * in the first slots (one written there stays; each other one trades places with an unlisted name
-   * there), so that a match reads each machine's slots from two or three cache lines of its store instead
-   * of most of them. When no listed name stands after an unlisted one, this layout itself. Made once per
-   * layout of the tree, as an ad first ends on it (it lives as long as this one); its {@link order} gives
-   * the written order back, for printing.
+   * first (those written among the first slots stay; each other one trades places with a name outside the list), so that a match reads each machine's
+   * slots from one or two cache lines of its store instead of most of them. When the names already stand
+   * so, this layout itself. Made once per layout of the tree (it lives as long as this one); its
+   * {@link order} gives the names' written order back, for printing.
    */
   stored(): AdLayout {
     return this.storedAs ?? this.makeStored();
