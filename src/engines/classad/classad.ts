@@ -70,7 +70,6 @@ export function forgetKeptLines(): void {
  */
 const NAME_ROOM_WORDS = 1 << 12;
 const NO_WORDS = new Float64Array(0);
-const NO_TRADES = new Uint8Array(0);
 let nameRoom = NO_WORDS;
 let nameTop = 0;
 /** The bytes of one run, read back as words (runs are ASCII: a name's characters and ` = `). */
@@ -217,8 +216,9 @@ export class AdLayout {
    * (null: the slots are in written order). Only {@link ClassAd.entries} reads it.
    */
   order: readonly number[] | null = null;
-  /** The pairs of slots a stored layout trades against the written order ({@link stored}), two bytes a pair. */
-  private traded: Uint8Array = NO_TRADES;
+  /** The slots of a stored layout that are not in written order, and which written attribute each holds. */
+  private movedTo: readonly number[] | null = null;
+  private movedFrom: readonly number[] | null = null;
 
   private constructor(
     private readonly parent: AdLayout | null,
@@ -453,10 +453,8 @@ export class AdLayout {
    * {@link order} gives the names' written order back, for printing.
    */
   stored(): AdLayout {
-    return this.storedAs ?? this.makeStored();
-  }
-
-  private makeStored(): AdLayout {
+    const done = this.storedAs;
+    if (done !== undefined) return done;
     const names = this.names;
     const n = names.length;
     // the written index of each listed name, ascending
@@ -479,18 +477,18 @@ export class AdLayout {
       at[free] = j;
       free++;
     }
-    if (free === 0) return (this.storedAs = this);
+    const to: number[] = [];
+    const src: number[] = [];
+    for (let k = 0; k < n; k++)
+      if (from[k] !== k) {
+        to.push(k);
+        src.push(from[k]);
+      }
+    if (to.length === 0) return (this.storedAs = this);
     const l = AdLayout.standalone(from.map((j) => names[j]));
     l.order = at;
-    // the pairs of slots traded, as the bytes a, b, a, b, … (slots below SHARED_MAX)
-    const traded = new Uint8Array(2 * free);
-    let t = 0;
-    for (let k = 0; k < free; k++)
-      if (from[k] !== k) {
-        traded[t++] = k;
-        traded[t++] = from[k];
-      }
-    l.traded = traded.subarray(0, t);
+    l.movedTo = to;
+    l.movedFrom = src;
     return (this.storedAs = l);
   }
 
@@ -501,12 +499,10 @@ export class AdLayout {
    */
   storeSlots(written: SlotValue[]): SlotValue[] {
     const out = written.slice();
-    const traded = this.traded;
-    for (let t = 0; t < traded.length; t += 2) {
-      const a = traded[t];
-      const b = traded[t + 1];
-      out[a] = written[b];
-      out[b] = written[a];
+    const to = this.movedTo;
+    if (to !== null) {
+      const src = this.movedFrom as readonly number[];
+      for (let m = 0; m < to.length; m++) out[to[m]] = written[src[m]];
     }
     return out;
   }
