@@ -124,8 +124,8 @@ const OLD_FORM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const NEVER = 2 ** 30;
 
 /**
- * The attributes a match reads in nearly every machine ad, lower-cased, which an ad read from text stores
- * in its first slots (see {@link AdLayout.stored}): both sides' Requirements, the startd's START and Rank,
+ * The attributes a match reads in nearly every machine ad, lower-cased, in the order an ad read from text
+ * stores them first (see {@link AdLayout.stored}): both sides' Requirements, the startd's START and Rank,
  * the machine's Name (the full verdict's line), and what condor_submit's default Requirements and the
  * common job Ranks refer to (`TARGET.Arch == "X86_64" && TARGET.OpSys == "LINUX" && TARGET.Disk >=
  * RequestDisk && TARGET.Memory >= RequestMemory && TARGET.Cpus >= RequestCpus && TARGET.HasFileTransfer`,
@@ -152,7 +152,7 @@ const MATCH_READ: readonly string[] = [
   "opsysandver",
   "opsysmajorver",
 ];
-const MATCH_READ_SET = new Set(MATCH_READ);
+const MATCH_READ_RANK = new Map(MATCH_READ.map((lc, k) => [lc, k]));
 
 /** Layouts created since the transition tree was last cleared (requests with arbitrary names must not grow it forever). */
 let layoutCount = 0;
@@ -447,7 +447,7 @@ export class AdLayout {
 
   /**
    * The layout an ad of this chain's names is stored in: the same names with those of {@link MATCH_READ}
-   * first (those written among the first slots stay; each other one trades places with a name outside the list), so that a match reads each machine's
+   * first (in that list's order; each name they displace takes the place of the one that displaced it), so that a match reads each machine's
    * slots from one or two cache lines of its store instead of most of them. When the names already stand
    * so, this layout itself. Made once per layout of the tree (it lives as long as this one); its
    * {@link order} gives the names' written order back, for printing.
@@ -457,25 +457,23 @@ export class AdLayout {
     if (done !== undefined) return done;
     const names = this.names;
     const n = names.length;
-    // the written index of each listed name, ascending
-    const listed: number[] = [];
-    for (let j = 0; j < n; j++) if (MATCH_READ_SET.has(names[j].toLowerCase())) listed.push(j);
-    // the first h slots hold the h names the list has; one written there already stays, each other one
-    // trades places with a name outside the list that is there (two slots moved, not every slot after it)
-    const h = listed.length;
+    const ranks: number[] = [];
+    for (let j = 0; j < n; j++) {
+      const r = MATCH_READ_RANK.get(names[j].toLowerCase());
+      if (r !== undefined) ranks.push(r * SHARED_MAX + j);
+    }
+    ranks.sort((a, b) => a - b);
     // from[k]: the written index of the attribute in slot k; at[j]: the slot of the one written j-th
     const from = Array.from({ length: n }, (_, j) => j);
     const at = from.slice();
-    let free = 0;
-    for (let k = 0; k < h; k++) {
-      const j = listed[k];
-      if (j < h) continue;
-      while (listed.includes(free)) free++;
-      from[free] = j;
-      from[j] = free;
-      at[j] = free;
-      at[free] = j;
-      free++;
+    for (let k = 0; k < ranks.length; k++) {
+      const j = ranks[k] % SHARED_MAX;
+      const p = at[j];
+      const w = from[k];
+      from[k] = j;
+      from[p] = w;
+      at[j] = k;
+      at[w] = p;
     }
     const to: number[] = [];
     const src: number[] = [];
