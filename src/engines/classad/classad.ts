@@ -216,9 +216,10 @@ export class AdLayout {
    * (null: the slots are in written order). Only {@link ClassAd.entries} reads it.
    */
   order: readonly number[] | null = null;
-  /** The slots of a stored layout that are not in written order, and which written attribute each holds. */
-  private movedTo: readonly number[] | null = null;
-  private movedFrom: readonly number[] | null = null;
+  /** A stored layout's slot k holds the attribute written `from[k]`-th, for k below {@link moved} (the rest as written). */
+  private from: readonly number[] | null = null;
+  /** How many of a stored layout's first slots are not in written order. */
+  private moved = 0;
 
   private constructor(
     private readonly parent: AdLayout | null,
@@ -447,7 +448,7 @@ export class AdLayout {
 
   /**
    * The layout an ad of this chain's names is stored in: the same names with those of {@link MATCH_READ}
-   * first (in that list's order; each name they displace takes the place of the one that displaced it), so that a match reads each machine's
+   * first (in that list's order; the others as written after them), so that a match reads each machine's
    * slots from one or two cache lines of its store instead of most of them. When the names already stand
    * so, this layout itself. Made once per layout of the tree (it lives as long as this one); its
    * {@link order} gives the names' written order back, for printing.
@@ -463,45 +464,33 @@ export class AdLayout {
       if (r !== undefined) ranks.push(r * SHARED_MAX + j);
     }
     ranks.sort((a, b) => a - b);
-    // from[k]: the written index of the attribute in slot k; at[j]: the slot of the one written j-th
-    const from = Array.from({ length: n }, (_, j) => j);
-    const at = from.slice();
-    for (let k = 0; k < ranks.length; k++) {
-      const j = ranks[k] % SHARED_MAX;
-      const p = at[j];
-      const w = from[k];
-      from[k] = j;
-      from[p] = w;
-      at[j] = k;
-      at[w] = p;
+    const from: number[] = [];
+    const first = new Set<number>();
+    for (const r of ranks) {
+      from.push(r % SHARED_MAX);
+      first.add(r % SHARED_MAX);
     }
-    const to: number[] = [];
-    const src: number[] = [];
-    for (let k = 0; k < n; k++)
-      if (from[k] !== k) {
-        to.push(k);
-        src.push(from[k]);
-      }
-    if (to.length === 0) return (this.storedAs = this);
+    for (let j = 0; j < n; j++) if (!first.has(j)) from.push(j);
+    let moved = 0;
+    for (let k = 0; k < n; k++) if (from[k] !== k) moved = k + 1;
+    if (moved === 0) return (this.storedAs = this);
     const l = AdLayout.standalone(from.map((j) => names[j]));
-    l.order = at;
-    l.movedTo = to;
-    l.movedFrom = src;
+    const order = new Array<number>(n);
+    for (let k = 0; k < n; k++) order[from[k]] = k;
+    l.order = order;
+    l.from = from.slice(0, moved);
+    l.moved = moved;
     return (this.storedAs = l);
   }
 
   /**
-   * The slots of an ad of this (stored) layout from its slots as written, in an array of their own size
-   * (`written` itself is not kept: it may have grown by `push`, with spare room): a copy, then the few
-   * slots {@link stored} moved.
+   * The slots of an ad of this (stored) layout from its slots as written, in an array of their own size:
+   * `written` itself is not kept (it may have grown by `push`, with spare room).
    */
   storeSlots(written: SlotValue[]): SlotValue[] {
     const out = written.slice();
-    const to = this.movedTo;
-    if (to !== null) {
-      const src = this.movedFrom as readonly number[];
-      for (let m = 0; m < to.length; m++) out[to[m]] = written[src[m]];
-    }
+    const from = this.from;
+    if (from !== null) for (let k = 0; k < this.moved; k++) out[k] = written[from[k]];
     return out;
   }
 
