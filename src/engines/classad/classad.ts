@@ -123,37 +123,6 @@ const OLD_FORM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** The run length of a layout whose name is no such name: longer than any text. */
 const NEVER = 2 ** 30;
 
-/**
- * The attributes a match reads in nearly every machine ad, lower-cased, in the order an ad read from text
- * stores them first (see {@link AdLayout.stored}): both sides' Requirements, the startd's START and Rank,
- * the machine's Name (the full verdict's line), and what condor_submit's default Requirements and the
- * common job Ranks refer to (`TARGET.Arch == "X86_64" && TARGET.OpSys == "LINUX" && TARGET.Disk >=
- * RequestDisk && TARGET.Memory >= RequestMemory && TARGET.Cpus >= RequestCpus && TARGET.HasFileTransfer`,
- * the file system and UID domains without file transfer, GPUs, Mips, KFlops). A decide over a pool reads
- * these from each machine's slots; stored as written they lay across six of a 55-slot ad's eight cache
- * lines, first they lie in two (docs/performance.md, wt/decide11).
- */
-const MATCH_READ: readonly string[] = [
-  "requirements",
-  "start",
-  "arch",
-  "opsys",
-  "disk",
-  "memory",
-  "cpus",
-  "hasfiletransfer",
-  "name",
-  "rank",
-  "mips",
-  "kflops",
-  "gpus",
-  "filesystemdomain",
-  "uiddomain",
-  "opsysandver",
-  "opsysmajorver",
-];
-const MATCH_READ_RANK = new Map(MATCH_READ.map((lc, k) => [lc, k]));
-
 /** Layouts created since the transition tree was last cleared (requests with arbitrary names must not grow it forever). */
 let layoutCount = 0;
 const MAX_LAYOUTS = 20_000;
@@ -206,20 +175,6 @@ export class AdLayout {
   private lineCopies = 0;
   /** The {@link keptGeneration} the line was kept in, or that an ad of this kind first reached here in. */
   private lineGeneration = -1;
-  /**
-   * The layout an ad read along this chain is stored in ({@link stored}): this one, or one outside the
-   * tree with the {@link MATCH_READ} names first; undefined until asked.
-   */
-  private storedAs: AdLayout | undefined = undefined;
-  /**
-   * A stored layout's slots in written order: the slot of the attribute written j-th is `order[j]`
-   * (null: the slots are in written order). Only {@link ClassAd.entries} reads it.
-   */
-  order: readonly number[] | null = null;
-  /** A stored layout's slot k holds the attribute written `from[k]`-th, for k below {@link moved} (the rest as written). */
-  private from: readonly number[] | null = null;
-  /** How many of a stored layout's first slots are not in written order. */
-  private moved = 0;
 
   private constructor(
     private readonly parent: AdLayout | null,
@@ -446,54 +401,6 @@ export class AdLayout {
     }
   }
 
-  /**
-   * The layout an ad of this chain's names is stored in: the same names with those of {@link MATCH_READ}
-   * first (in that list's order; the others as written after them), so that a match reads each machine's
-   * slots from one or two cache lines of its store instead of most of them. When the names already stand
-   * so, this layout itself. Made once per layout of the tree (it lives as long as this one); its
-   * {@link order} gives the names' written order back, for printing.
-   */
-  stored(): AdLayout {
-    const done = this.storedAs;
-    if (done !== undefined) return done;
-    const names = this.names;
-    const n = names.length;
-    const ranks: number[] = [];
-    for (let j = 0; j < n; j++) {
-      const r = MATCH_READ_RANK.get(names[j].toLowerCase());
-      if (r !== undefined) ranks.push(r * SHARED_MAX + j);
-    }
-    ranks.sort((a, b) => a - b);
-    const from: number[] = [];
-    const first = new Set<number>();
-    for (const r of ranks) {
-      from.push(r % SHARED_MAX);
-      first.add(r % SHARED_MAX);
-    }
-    for (let j = 0; j < n; j++) if (!first.has(j)) from.push(j);
-    let moved = 0;
-    for (let k = 0; k < n; k++) if (from[k] !== k) moved = k + 1;
-    if (moved === 0) return (this.storedAs = this);
-    const l = AdLayout.standalone(from.map((j) => names[j]));
-    const order = new Array<number>(n);
-    for (let k = 0; k < n; k++) order[from[k]] = k;
-    l.order = order;
-    l.from = from.slice(0, moved);
-    l.moved = moved;
-    return (this.storedAs = l);
-  }
-
-  /**
-   * The slots of an ad of this (stored) layout from its slots as written, in an array of their own size:
-   * `written` itself is not kept (it may have grown by `push`, with spare room).
-   */
-  storeSlots(written: SlotValue[]): SlotValue[] {
-    const out = written.slice();
-    const from = this.from;
-    if (from !== null) for (let k = 0; k < this.moved; k++) out[k] = written[from[k]];
-    return out;
-  }
-
   /** The layout with `name` added last, or null when a name equal to it ignoring case is already here. */
   with(name: string): AdLayout | null {
     const hit = this.children?.get(name);
@@ -593,10 +500,9 @@ export class ClassAd {
     return { name: this.layout.names[i], c: s instanceof Compiled ? s : literal(s) };
   }
 
-  /** Every attribute in the order it was written (a read ad stores some first: {@link AdLayout.stored}). */
+  /** Every attribute in order. */
   *entries(): IterableIterator<Slot> {
-    const order = this.layout.order;
-    for (let j = 0; j < this.slots.length; j++) yield this.slotAt(order === null ? j : order[j]);
+    for (let i = 0; i < this.slots.length; i++) yield this.slotAt(i);
   }
 }
 
@@ -654,9 +560,8 @@ export class AdNamesReader {
 
   /** The ad of the names added and their `slots` (parallel). */
   ad(slots: SlotValue[]): ClassAd {
-    if (this.layout === null) return new ClassAd(layoutFor(this.names ?? [], slots), slots.slice(), null);
-    const stored = this.layout.stored();
-    return new ClassAd(stored, stored.storeSlots(slots), null);
+    const layout = this.layout ?? layoutFor(this.names ?? [], slots);
+    return new ClassAd(layout, slots.slice(), null);
   }
 }
 
