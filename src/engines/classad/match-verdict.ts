@@ -60,8 +60,9 @@ export interface MatchColumns {
   readonly schedd: { discarded: boolean } | undefined;
   /** Per machine: the Name attribute when it is a string, else null (the line shows the index). */
   readonly names: readonly (string | null)[];
-  readonly flags: readonly number[];
-  readonly ranks: readonly number[];
+  /** Per machine: its flag bits and the job's Rank of it (plain arrays, or typed ones for a large pool: match.ts `columnsFor`). */
+  readonly flags: ArrayLike<number>;
+  readonly ranks: ArrayLike<number>;
   /** The best match's index (the highest rank, the first in the request among equal ones, NaN last), or -1. */
   readonly best: number;
   /** Log lines before the machines' (schedd and job discards), and the closing line (a spent budget) or null. */
