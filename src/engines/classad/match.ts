@@ -316,8 +316,8 @@ export function decideParsedMatch(
   const machines = req.machines;
   const n = machines.length;
   const names = new Array<string | null>(n);
-  const flags = n < LARGE_COLUMN ? new Array<number>(n) : new Uint8Array(n);
-  const ranks = n < LARGE_COLUMN ? new Array<number>(n) : new Float64Array(n);
+  const flags = n < LARGE_COLUMN ? new Array<number>(n) : largeFlags(n);
+  const ranks = n < LARGE_COLUMN ? new Array<number>(n) : largeRanks(n);
   // the best match is kept as the loop goes; the matches are put in rank order only when the log is written
   let best = -1;
   let bestRank = NaN;
@@ -386,6 +386,16 @@ export function decideParsedMatch(
  * and ranks typed, about 7 (docs/performance.md, wt/decide11).
  */
 const LARGE_COLUMN = 16_000;
+
+/** The flag column of a large pool (see {@link LARGE_COLUMN}; its own function keeps the decide's code small). */
+function largeFlags(n: number): Uint8Array {
+  return new Uint8Array(n);
+}
+
+/** The rank column of a large pool (see {@link LARGE_COLUMN}). */
+function largeRanks(n: number): Float64Array {
+  return new Float64Array(n);
+}
 
 /** What decideParsedMatch settled before the machines: the log's clock and job id, its first lines, the discards. */
 interface MatchStart {
