@@ -12,11 +12,12 @@ import { EvalState } from "../classad/state.js";
 import "../classad/match-verdict.js";
 import { QueueView } from "../placement/view.js";
 import { Parser } from "../../jq/parser.js";
+import { RequestScope } from "../../http/request-id.js";
 
 describe("kept shapes", () => {
-  it("keeps one instance of each class the match, placement and limits hot paths make per decision", () => {
+  it("keeps one instance of each class the decision routes' hot paths make per request", () => {
     const kept = keptShapes();
-    for (const cls of [Lexer, AdNamesReader, ClassAd, EvalState, QueueView, Parser])
+    for (const cls of [Lexer, AdNamesReader, ClassAd, EvalState, QueueView, Parser, RequestScope])
       expect(
         kept.some((o) => o instanceof cls),
         cls.name,
