@@ -57,7 +57,8 @@ const segment = (key) => "/" + key.replace(/~/g, "~0").replace(/\//g, "~1");
 export function verdictDiff(a, b, at = "") {
   if (a === b) return [];
   const isObj = (/** @type {unknown} */ v) => v !== null && typeof v === "object";
-  if (!isObj(a) || !isObj(b) || Array.isArray(a) !== Array.isArray(b)) return [{ at: at || "/", edited: a, active: b }];
+  if (!isObj(a) || !isObj(b) || Array.isArray(a) !== Array.isArray(b))
+    return [{ at: at || "/", edited: a, active: b }];
   const x = /** @type {Record<string, unknown>} */ (a);
   const y = /** @type {Record<string, unknown>} */ (b);
   const keys = [...new Set([...Object.keys(x), ...Object.keys(y)])].filter((k) => at !== "" || !NOISE.has(k));

@@ -46,7 +46,9 @@ function table(caption, head, rows, id) {
 function operandText(o) {
   if (o.value !== undefined) return o.value === o.expr ? "" : `${o.expr} = ${o.value}`;
   if (!Array.isArray(o.values)) return "";
-  const listed = o.values.map((/** @type {any} */ v) => `${v.value} ×${v.machines}`).join(", ") + ((o.distinct ?? 0) > o.values.length ? ", …" : "");
+  const listed =
+    o.values.map((/** @type {any} */ v) => `${v.value} ×${v.machines}`).join(", ") +
+    ((o.distinct ?? 0) > o.values.length ? ", …" : "");
   return o.min !== undefined ? `${o.expr}: ${o.min} .. ${o.max} (${listed})` : `${o.expr}: ${listed}`;
 }
 
@@ -62,7 +64,11 @@ function valuesText(c) {
  */
 export function analysisPart(analysis) {
   if (analysis === undefined) return null;
-  const part = el("section", { class: "trace-part", id: "analysis" }, el("h3", {}, "Match analysis (as condor_q -better-analyze)"));
+  const part = el(
+    "section",
+    { class: "trace-part", id: "analysis" },
+    el("h3", {}, "Match analysis (as condor_q -better-analyze)"),
+  );
   if (analysis === null) {
     part.append(el("p", {}, "The analysis spent the work budget (DECISION_BUDGET) before it was done."));
     return part;
@@ -108,7 +114,9 @@ export function analysisPart(analysis) {
       el(
         "ul",
         { id: "analysis-suggestions" },
-        ...analysis.suggestions.map((/** @type {any} */ s) => el("li", {}, s.clause !== undefined ? `[${s.clause}] ` : "", s.message)),
+        ...analysis.suggestions.map((/** @type {any} */ s) =>
+          el("li", {}, s.clause !== undefined ? `[${s.clause}] ` : "", s.message),
+        ),
       ),
     );
   }

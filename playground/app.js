@@ -68,13 +68,23 @@ async function loadStatus() {
     const res = await fetch("/v1/status", { headers: headers() });
     const status = await res.json();
     server.status = status;
-    server.auth = res.status === 401 || res.status === 403 || (status.auth !== "disabled" && status.auth_routes?.admin !== "open");
-    const parts = [`revision ${String(status.revision ?? "?").slice(0, 12)}…`, `bundle ${status.bundle?.source ?? "?"}`, `auth ${status.auth ?? "?"}`];
+    server.auth =
+      res.status === 401 ||
+      res.status === 403 ||
+      (status.auth !== "disabled" && status.auth_routes?.admin !== "open");
+    const parts = [
+      `revision ${String(status.revision ?? "?").slice(0, 12)}…`,
+      `bundle ${status.bundle?.source ?? "?"}`,
+      `auth ${status.auth ?? "?"}`,
+    ];
     $("status").textContent = parts.join(" · ");
     const figures = statusFigures(status);
     const line = $("figures");
     line.textContent = figures.length > 0 ? `${figuresScope(status)}: ${figures.join(" · ")}` : "";
-    line.title = status.metrics?.scope === "isolate" ? "Counters of the isolate that answered (GET /metrics has them all; docs/operations.md, Metrics)" : "";
+    line.title =
+      status.metrics?.scope === "isolate"
+        ? "Counters of the isolate that answered (GET /metrics has them all; docs/operations.md, Metrics)"
+        : "";
     line.hidden = figures.length === 0;
   } catch {
     $("status").textContent = "status unavailable";
@@ -88,11 +98,16 @@ async function activePolicy(engine) {
     const res = await fetch(`/v1/policies/${engine}`, { headers: headers() });
     if (res.ok) return await res.text();
     const body = await res.json().catch(() => ({}));
-    if (res.status === 401 || res.status === 403) say(`Enter the admin token to load the active ${engine} policy (${body.error?.message ?? res.status}).`);
+    if (res.status === 401 || res.status === 403)
+      say(
+        `Enter the admin token to load the active ${engine} policy (${body.error?.message ?? res.status}).`,
+      );
     else if (res.status === 404) say(`No ${engine} policy is active: write one.`);
     else say(`Could not load the active ${engine} policy: ${body.error?.message ?? res.status}`);
   } catch (e) {
-    say(`Could not load the active ${engine} policy: the server did not answer (${e}). Check the connection, then press “Load the active policy”; your edits are kept.`);
+    say(
+      `Could not load the active ${engine} policy: the server did not answer (${e}). Check the connection, then press “Load the active policy”; your edits are kept.`,
+    );
   }
   return null;
 }
@@ -169,12 +184,22 @@ async function switchEngine(name) {
 }
 
 function saveDraft() {
-  if (shown) drafts.set(current.name, { policy: policyEditor.value, request: requestEditor.value, options: current.name === "jq" ? jqControls.value : undefined });
+  if (shown)
+    drafts.set(current.name, {
+      policy: policyEditor.value,
+      request: requestEditor.value,
+      options: current.name === "jq" ? jqControls.value : undefined,
+    });
 }
 
 /** Writes the state into the fragment without adding a history entry. */
 async function writeFragment() {
-  const fragment = await encodeState({ engine: current.name, policy: policyEditor.value, request: requestEditor.value, options: current.name === "jq" ? jqControls.value : undefined });
+  const fragment = await encodeState({
+    engine: current.name,
+    policy: policyEditor.value,
+    request: requestEditor.value,
+    options: current.name === "jq" ? jqControls.value : undefined,
+  });
   lastFragment = fragment;
   history.replaceState(null, "", `#${fragment}`);
 }
@@ -254,7 +279,15 @@ async function decide() {
     policyEditor.setMarks([]);
     const place = placeOf(requestEditor.value, scan.offset);
     requestEditor.setMarks([{ ...place, message: `the request is not valid JSON: ${scan.message}` }], true);
-    output.replaceChildren(...renderError({ code: "invalid_json", message: `the request is not valid JSON: ${scan.message} (line ${place.line}, column ${place.column})` }, []));
+    output.replaceChildren(
+      ...renderError(
+        {
+          code: "invalid_json",
+          message: `the request is not valid JSON: ${scan.message} (line ${place.line}, column ${place.column})`,
+        },
+        [],
+      ),
+    );
     document.body.dataset.decided = String(Number(document.body.dataset.decided ?? "0") + 1);
     return;
   }
@@ -268,8 +301,16 @@ async function decide() {
       headers: headers({ "content-type": "application/json" }),
       body: playgroundBody(policyEditor.value, requestEditor.value),
     });
-    const body = await res.json().catch(() => ({ error: { code: "internal_error", message: `HTTP ${res.status}` } }));
-    lastAnswer = { engine: current.name, policy: policyEditor.value, request: requestEditor.value, ok: res.ok, body };
+    const body = await res
+      .json()
+      .catch(() => ({ error: { code: "internal_error", message: `HTTP ${res.status}` } }));
+    lastAnswer = {
+      engine: current.name,
+      policy: policyEditor.value,
+      request: requestEditor.value,
+      ok: res.ok,
+      body,
+    };
     if (res.ok) {
       policyEditor.setMarks([]);
       requestEditor.setMarks([]);
@@ -278,7 +319,15 @@ async function decide() {
       if (lastAnswer.policy !== linted) void lintPolicy(current.name, lastAnswer.policy);
     } else showErrors(body.error ?? { code: String(res.status), message: "request failed" });
   } catch (e) {
-    output.replaceChildren(...renderError({ code: "network_error", message: `the server did not answer (${e}): check the connection and press Decide again; your texts are kept` }, []));
+    output.replaceChildren(
+      ...renderError(
+        {
+          code: "network_error",
+          message: `the server did not answer (${e}): check the connection and press Decide again; your texts are kept`,
+        },
+        [],
+      ),
+    );
   } finally {
     deciding = false;
     button.disabled = false;
@@ -297,11 +346,32 @@ async function runJq() {
   const button = /** @type {HTMLButtonElement} */ ($("decide"));
   button.disabled = true;
   try {
-    const res = await fetch("/v1/playground/jq", { method: "POST", headers: headers({ "content-type": "application/json" }), body: jqBody(policyEditor.value, requestEditor.value, jqControls.value) });
-    const body = await res.json().catch(() => ({ error: { code: "internal_error", message: `HTTP ${res.status}` } }));
-    output.replaceChildren(...(res.ok ? renderJq(body) : renderError(body.error ?? { code: String(res.status), message: "request failed" }, body.error?.details ?? [])));
+    const res = await fetch("/v1/playground/jq", {
+      method: "POST",
+      headers: headers({ "content-type": "application/json" }),
+      body: jqBody(policyEditor.value, requestEditor.value, jqControls.value),
+    });
+    const body = await res
+      .json()
+      .catch(() => ({ error: { code: "internal_error", message: `HTTP ${res.status}` } }));
+    output.replaceChildren(
+      ...(res.ok
+        ? renderJq(body)
+        : renderError(
+            body.error ?? { code: String(res.status), message: "request failed" },
+            body.error?.details ?? [],
+          )),
+    );
   } catch (e) {
-    output.replaceChildren(...renderError({ code: "network_error", message: `the server did not answer (${e}): check the connection and press Decide again` }, []));
+    output.replaceChildren(
+      ...renderError(
+        {
+          code: "network_error",
+          message: `the server did not answer (${e}): check the connection and press Decide again`,
+        },
+        [],
+      ),
+    );
   } finally {
     deciding = false;
     button.disabled = false;
@@ -337,19 +407,29 @@ async function lintPolicy(engine, text) {
   const mine = ++lints;
   const fresh = () => mine === lints && engine === current.name && text === policyEditor.value;
   try {
-    const res = await fetch(`/v1/policies/${engine}/lint`, { method: "POST", headers: headers({ "content-type": "text/plain" }), body: text });
+    const res = await fetch(`/v1/policies/${engine}/lint`, {
+      method: "POST",
+      headers: headers({ "content-type": "text/plain" }),
+      body: text,
+    });
     const body = res.ok ? await res.json() : null;
     if (!fresh() || body === null) return;
     /** @type {{ code: string, severity: "warning" | "info", message: string, at: string }[]} */
     const found = Array.isArray(body.findings) ? body.findings : [];
-    const findings = found.map((f) => ({ ...(locate(f.at, text, { comments: current.comments }) ?? { line: 1, column: 1 }), code: f.code, severity: f.severity, message: f.message }));
+    const findings = found.map((f) => ({
+      ...(locate(f.at, text, { comments: current.comments }) ?? { line: 1, column: 1 }),
+      code: f.code,
+      severity: f.severity,
+      message: f.message,
+    }));
     linted = text;
     policyEditor.setFindings(findings);
     $("check-state").textContent = validWord(findings);
   } catch {
     // The check's own message already says when the server does not answer.
   } finally {
-    if (mine === lints) document.body.dataset.linted = String(Number(document.body.dataset.linted ?? "0") + 1);
+    if (mine === lints)
+      document.body.dataset.linted = String(Number(document.body.dataset.linted ?? "0") + 1);
   }
 }
 
@@ -371,7 +451,11 @@ async function checkPolicy() {
   };
   state.textContent = "checking…";
   try {
-    const res = await fetch(`/v1/policies/${engine}/validate`, { method: "POST", headers: headers({ "content-type": "text/plain" }), body: text });
+    const res = await fetch(`/v1/policies/${engine}/validate`, {
+      method: "POST",
+      headers: headers({ "content-type": "text/plain" }),
+      body: text,
+    });
     if (mine !== checks || engine !== current.name) return;
     if (res.ok) {
       if (done("✓ valid")) {
@@ -383,7 +467,9 @@ async function checkPolicy() {
     const body = await res.json().catch(() => ({}));
     const error = body.error ?? {};
     if (error.code === "policy_invalid") {
-      const details = error.details?.length ? error.details : [{ message: error.message ?? "", at: undefined }];
+      const details = error.details?.length
+        ? error.details
+        : [{ message: error.message ?? "", at: undefined }];
       const marks = [];
       for (const d of details) {
         const place = locate(d.at, text, { comments: current.comments }) ?? { line: 1, column: 1 };
@@ -405,7 +491,13 @@ async function checkPolicy() {
 function checkRequest() {
   const scan = scanJson(requestEditor.value);
   if (scan.ok) requestEditor.setMarks([]);
-  else requestEditor.setMarks([{ ...placeOf(requestEditor.value, scan.offset), message: `the request is not valid JSON: ${scan.message}` }]);
+  else
+    requestEditor.setMarks([
+      {
+        ...placeOf(requestEditor.value, scan.offset),
+        message: `the request is not valid JSON: ${scan.message}`,
+      },
+    ]);
   return scan.ok;
 }
 
@@ -487,13 +579,27 @@ function wire() {
     }
   });
   $("copy-curl").addEventListener("click", () => {
-    const body = current.name === "jq" ? jqBody(policyEditor.value, requestEditor.value, jqControls.value) : undefined;
-    void copy("the curl command", curlCommand({ origin: location.origin, engine: current.name, policy: policyEditor.value, request: requestEditor.value, auth: server.auth, body }));
+    const body =
+      current.name === "jq" ? jqBody(policyEditor.value, requestEditor.value, jqControls.value) : undefined;
+    void copy(
+      "the curl command",
+      curlCommand({
+        origin: location.origin,
+        engine: current.name,
+        policy: policyEditor.value,
+        request: requestEditor.value,
+        auth: server.auth,
+        body,
+      }),
+    );
   });
   $("copy-eval").addEventListener("click", () =>
     current.name === "jq"
       ? copy("the arbiter jq command", jqCommand(policyEditor.value, requestEditor.value, jqControls.value))
-      : copy("the arbiter eval command", evalCommand({ engine: current.name, policy: policyEditor.value, request: requestEditor.value })),
+      : copy(
+          "the arbiter eval command",
+          evalCommand({ engine: current.name, policy: policyEditor.value, request: requestEditor.value }),
+        ),
   );
   window.addEventListener("hashchange", () => void readFragment());
   wireChangeButtons({
@@ -502,7 +608,11 @@ function wire() {
     request: () => requestEditor.value,
     headers,
     decide: async () => {
-      const fresh = () => lastAnswer !== null && lastAnswer.engine === current.name && lastAnswer.policy === policyEditor.value && lastAnswer.request === requestEditor.value;
+      const fresh = () =>
+        lastAnswer !== null &&
+        lastAnswer.engine === current.name &&
+        lastAnswer.policy === policyEditor.value &&
+        lastAnswer.request === requestEditor.value;
       if (!fresh()) await decide();
       // A decision already under way finishes (and decides these texts again) first.
       while (deciding) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -524,7 +634,9 @@ function failure(text) {
 /** The ClassAd text editors, made the first time the match engine is shown (no other engine has them). */
 function makeAdEditors() {
   if (adEditors.length > 0) return;
-  adEditors = ["job-ad", "machine-ads"].map((id) => new PageEditor($(`${id}-editor`), $(`${id}-errors`), "condor"));
+  adEditors = ["job-ad", "machine-ads"].map(
+    (id) => new PageEditor($(`${id}-editor`), $(`${id}-errors`), "condor"),
+  );
   for (const ed of adEditors) {
     ed.onChange(adsToRequest);
     if (editorModule !== null) ed.upgrade(editorModule);
@@ -546,7 +658,9 @@ async function upgradeEditors() {
     editorModule = cm;
     for (const ed of [policyEditor, requestEditor, ...adEditors]) ed.upgrade(cm);
   } catch (e) {
-    failure(`The code editor (/playground/codemirror.js) did not load (${e instanceof Error ? e.message : e}): you are editing in plain text boxes, without highlighting, bracket matching or search. Checks as you type and Decide still work; reload the page to try again.`);
+    failure(
+      `The code editor (/playground/codemirror.js) did not load (${e instanceof Error ? e.message : e}): you are editing in plain text boxes, without highlighting, bracket matching or search. Checks as you type and Decide still work; reload the page to try again.`,
+    );
   }
 }
 
@@ -556,7 +670,8 @@ let early = null;
 async function main() {
   tokenInput.value = sessionStorage.getItem(TOKEN_KEY) ?? "";
   // The status and the first engine's policy are fetched at once, while the page's controls are wired.
-  if (location.hash.replace(/^#/, "") === "") early = { engine: ENGINES[0].name, text: activePolicy(ENGINES[0].name) };
+  if (location.hash.replace(/^#/, "") === "")
+    early = { engine: ENGINES[0].name, text: activePolicy(ENGINES[0].name) };
   const status = loadStatus();
   makeEditors();
   wire();

@@ -80,7 +80,12 @@ export class RichEditor {
     this.findingsList = document.getElementById(`${this.textarea.id}-findings`);
     root.classList.add("rich");
     const label = document.querySelector(`label[for="${this.textarea.id}"]`)?.textContent ?? this.textarea.id;
-    this.editor = new cm.Editor(root, { text: this.textarea.value, language, label, describedBy: this.textarea.getAttribute("aria-describedby") ?? undefined });
+    this.editor = new cm.Editor(root, {
+      text: this.textarea.value,
+      language,
+      label,
+      describedBy: this.textarea.getAttribute("aria-describedby") ?? undefined,
+    });
     this.editor.view.contentDOM.dataset.editor = this.textarea.id;
     this.editor.onChange(() => {
       this.textarea.value = this.editor.value;

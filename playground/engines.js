@@ -28,7 +28,10 @@ export const ENGINES = [
     requestHelp: "The body of POST /v1/limits/decide: the task, and the requester's address.",
     example: {
       requester: "203.0.113.7",
-      task: { schema: 1, test: { type: "throughput", spec: { schema: 1, dest: "192.0.2.1", duration: "PT30S" } } },
+      task: {
+        schema: 1,
+        test: { type: "throughput", spec: { schema: 1, dest: "192.0.2.1", duration: "PT30S" } },
+      },
     },
   },
   {
@@ -62,7 +65,8 @@ export const ENGINES = [
     format: "customs pool settings (JSON)",
     comments: false,
     language: "json",
-    requestHelp: "The pool's host reports in scan order and the allocation request (the client is one of the hosts); decided on a copy of the pool made from them.",
+    requestHelp:
+      "The pool's host reports in scan order and the allocation request (the client is one of the hosts); decided on a copy of the pool made from them.",
     example: {
       hosts: [
         { name: "build1", address: "10.0.0.11", load: 0.05, swapFreePct: 70, jobs: 0, idleSeconds: 5400 },
@@ -79,11 +83,18 @@ export const ENGINES = [
     format: "Ganeti filter rules (JSON list)",
     comments: false,
     language: "json",
-    requestHelp: "The job to submit, and the jobs running in the queue (each holds a slot); decided on a copy of the queue made from them.",
+    requestHelp:
+      "The job to submit, and the jobs running in the queue (each holds a slot); decided on a copy of the queue made from them.",
     example: {
       job: {
         id: 42,
-        opcodes: [{ OP_ID: "OP_INSTANCE_STARTUP", instance_name: "web1", reason: [["gnt:user", "maintenance done", 1700000000000000000]] }],
+        opcodes: [
+          {
+            OP_ID: "OP_INSTANCE_STARTUP",
+            instance_name: "web1",
+            reason: [["gnt:user", "maintenance done", 1700000000000000000]],
+          },
+        ],
       },
       queue: { running: [{ id: 40, opcodes: [{ OP_ID: "OP_INSTANCE_REBOOT", instance_name: "db1" }] }] },
     },
@@ -95,7 +106,8 @@ export const ENGINES = [
     comments: false,
     language: "jq",
     requestHelp: "The input: JSON values, one after another (standard input of arbiter jq).",
-    program: "# Which tests ask for more than 30 seconds?\n.tasks[]\n| select(.duration > 30)\n| {test, dest, over: (.duration - 30)}\n",
+    program:
+      "# Which tests ask for more than 30 seconds?\n.tasks[]\n| select(.duration > 30)\n| {test, dest, over: (.duration - 30)}\n",
     example: {
       tasks: [
         { test: "throughput", dest: "192.0.2.1", duration: 60 },
@@ -124,7 +136,8 @@ export function prettyJson(value, indent = "", used = 0, width = 64) {
   if (value === null || typeof value !== "object" || used + flat.length <= width) return flat;
   const inner = indent + "  ";
   // A list's items may take a longer line each: a table of hosts or jobs reads best one item a line.
-  if (Array.isArray(value)) return `[\n${value.map((v) => inner + prettyJson(v, inner, inner.length, width + 48)).join(",\n")}\n${indent}]`;
+  if (Array.isArray(value))
+    return `[\n${value.map((v) => inner + prettyJson(v, inner, inner.length, width + 48)).join(",\n")}\n${indent}]`;
   const members = Object.entries(value).map(([k, v]) => {
     const head = `${inner}${JSON.stringify(k)}: `;
     return head + prettyJson(v, inner, head.length, width);
@@ -136,7 +149,9 @@ export function prettyJson(value, indent = "", used = 0, width = 64) {
 function oneLine(value) {
   if (value === null || typeof value !== "object") return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(oneLine).join(", ")}]`;
-  return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${oneLine(v)}`).join(", ")}}`;
+  return `{${Object.entries(value)
+    .map(([k, v]) => `${JSON.stringify(k)}: ${oneLine(v)}`)
+    .join(", ")}}`;
 }
 
 /** An engine's example request as the editor shows it. @param {EngineInfo} engine */

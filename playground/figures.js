@@ -56,12 +56,18 @@ export function statusFigures(status) {
     const hits = /** @type {number} */ (c.hits);
     const misses = /** @type {number} */ (c.misses);
     const looked = hits + misses;
-    const ratio = looked === 0 ? "no lookups yet" : `${Math.round((hits / looked) * 100)}% hits (${hits} of ${looked})`;
-    const bypasses = isCount(c.bypasses) && /** @type {number} */ (c.bypasses) > 0 ? `, ${count(/** @type {number} */ (c.bypasses), "bypass", "bypasses")}` : "";
+    const ratio =
+      looked === 0 ? "no lookups yet" : `${Math.round((hits / looked) * 100)}% hits (${hits} of ${looked})`;
+    const bypasses =
+      isCount(c.bypasses) && /** @type {number} */ (c.bypasses) > 0
+        ? `, ${count(/** @type {number} */ (c.bypasses), "bypass", "bypasses")}`
+        : "";
     out.push(`verdict cache ${ratio}${bypasses}`);
   }
-  if (isCount(m.budget_exceeded)) out.push(`${count(/** @type {number} */ (m.budget_exceeded), "budget")} exceeded`);
-  if (isCount(m.revision_age_seconds)) out.push(`policy compiled ${duration(/** @type {number} */ (m.revision_age_seconds))} ago`);
+  if (isCount(m.budget_exceeded))
+    out.push(`${count(/** @type {number} */ (m.budget_exceeded), "budget")} exceeded`);
+  if (isCount(m.revision_age_seconds))
+    out.push(`policy compiled ${duration(/** @type {number} */ (m.revision_age_seconds))} ago`);
   if (isCount(m.uptime_seconds)) out.push(`up ${duration(/** @type {number} */ (m.uptime_seconds))}`);
   return out;
 }

@@ -41,7 +41,15 @@ export function cleanJqOptions(o) {
  * The body of `POST /v1/playground/jq`. @param {string} program @param {string} input @param {JqOptions} o
  */
 export function jqBody(program, input, o) {
-  return JSON.stringify({ program, input, args: o.args.filter((a) => a.name !== ""), compact: o.compact, raw_output: o.raw_output, slurp: o.slurp, null_input: o.null_input });
+  return JSON.stringify({
+    program,
+    input,
+    args: o.args.filter((a) => a.name !== ""),
+    compact: o.compact,
+    raw_output: o.raw_output,
+    slurp: o.slurp,
+    null_input: o.null_input,
+  });
 }
 
 /** The `arbiter jq` arguments the pane stands for (as the route reports them in `argv`). @param {string} program @param {JqOptions} o */
@@ -65,11 +73,30 @@ export function jqCommand(program, input, o) {
  */
 export function renderJq(a) {
   const ok = a.exit_status === 0;
-  const what = ok ? "exit status 0" : `exit status ${a.exit_status}${a.exit_status === 3 ? " (compile error)" : a.exit_status === 5 ? " (error)" : a.exit_status === 2 ? " (usage or input)" : ""}`;
+  const what = ok
+    ? "exit status 0"
+    : `exit status ${a.exit_status}${a.exit_status === 3 ? " (compile error)" : a.exit_status === 5 ? " (error)" : a.exit_status === 2 ? " (usage or input)" : ""}`;
   return [
-    h("div", { class: `verdict ${ok ? "ok" : "bad"}`, id: "verdict-line" }, h("span", { class: "badge" }, ok ? "✓" : "✗"), h("span", { class: "verdict-text" }, what)),
-    h("section", { class: "trace-part" }, h("h3", {}, "Output"), h("pre", { id: "jq-stdout", class: "jq-out" }, a.stdout === "" ? "" : a.stdout)),
-    a.stderr !== "" ? h("section", { class: "trace-part" }, h("h3", {}, "Errors"), h("pre", { id: "jq-stderr", class: "jq-err" }, a.stderr)) : null,
+    h(
+      "div",
+      { class: `verdict ${ok ? "ok" : "bad"}`, id: "verdict-line" },
+      h("span", { class: "badge" }, ok ? "✓" : "✗"),
+      h("span", { class: "verdict-text" }, what),
+    ),
+    h(
+      "section",
+      { class: "trace-part" },
+      h("h3", {}, "Output"),
+      h("pre", { id: "jq-stdout", class: "jq-out" }, a.stdout === "" ? "" : a.stdout),
+    ),
+    a.stderr !== ""
+      ? h(
+          "section",
+          { class: "trace-part" },
+          h("h3", {}, "Errors"),
+          h("pre", { id: "jq-stderr", class: "jq-err" }, a.stderr),
+        )
+      : null,
     a.truncated ? h("p", { class: "why" }, "The output was cut at 1 MiB.") : null,
   ].filter((n) => n !== null);
 }
@@ -98,11 +125,33 @@ export class JqControls {
   /** One `--arg` row. @param {JqArg} a */
   addRow(a) {
     const n = this.rows.children.length + 1;
-    const name = h("input", { type: "text", class: "jq-arg-name", value: a.name, "aria-label": `Argument ${n} name`, spellcheck: "false", autocomplete: "off" });
-    const value = h("input", { type: "text", class: "jq-arg-value", value: a.value, "aria-label": `Argument ${n} value`, spellcheck: "false", autocomplete: "off" });
-    const json = h("input", { type: "checkbox", class: "jq-arg-json", "aria-label": `Argument ${n} is JSON (--argjson)` });
+    const name = h("input", {
+      type: "text",
+      class: "jq-arg-name",
+      value: a.name,
+      "aria-label": `Argument ${n} name`,
+      spellcheck: "false",
+      autocomplete: "off",
+    });
+    const value = h("input", {
+      type: "text",
+      class: "jq-arg-value",
+      value: a.value,
+      "aria-label": `Argument ${n} value`,
+      spellcheck: "false",
+      autocomplete: "off",
+    });
+    const json = h("input", {
+      type: "checkbox",
+      class: "jq-arg-json",
+      "aria-label": `Argument ${n} is JSON (--argjson)`,
+    });
     /** @type {HTMLInputElement} */ (json).checked = a.json;
-    const remove = h("button", { type: "button", class: "jq-arg-remove", "aria-label": `Remove argument ${n}` }, "×");
+    const remove = h(
+      "button",
+      { type: "button", class: "jq-arg-remove", "aria-label": `Remove argument ${n}` },
+      "×",
+    );
     const row = h("li", { class: "jq-arg" }, "$", name, " = ", value, h("label", {}, json, " JSON"), remove);
     for (const input of [name, value, json]) input.addEventListener("input", this.changed);
     remove.addEventListener("click", () => {

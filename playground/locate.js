@@ -154,7 +154,9 @@ export function scanJson(text, options = {}) {
       }
     }
     if (c === '"') return string();
-    const literal = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i, i + 400));
+    const literal = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(
+      text.slice(i, i + 400),
+    );
     if (literal === null) fail(i >= text.length ? "unexpected end of input" : "expected a value");
     i += /** @type {RegExpExecArray} */ (literal)[0].length;
   };

@@ -12,7 +12,8 @@ import { compactJson } from "./locate.js";
 /** @param {Uint8Array} bytes */
 function toBase64Url(bytes) {
   let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
@@ -38,7 +39,13 @@ async function pipe(bytes, stream) {
  * @param {PageState} state
  */
 export async function encodeState(state) {
-  const json = new TextEncoder().encode(JSON.stringify({ p: state.policy, r: state.request, ...(state.options !== undefined ? { o: state.options } : {}) }));
+  const json = new TextEncoder().encode(
+    JSON.stringify({
+      p: state.policy,
+      r: state.request,
+      ...(state.options !== undefined ? { o: state.options } : {}),
+    }),
+  );
   const packed = await pipe(json, new CompressionStream("deflate-raw"));
   return `engine=${encodeURIComponent(state.engine)}&s=${toBase64Url(packed)}`;
 }
@@ -56,10 +63,14 @@ export async function decodeState(fragment) {
   const data = params.get("s");
   if (data === null) return { engine };
   try {
-    const json = new TextDecoder().decode(await pipe(fromBase64Url(data), new DecompressionStream("deflate-raw")));
+    const json = new TextDecoder().decode(
+      await pipe(fromBase64Url(data), new DecompressionStream("deflate-raw")),
+    );
     const value = JSON.parse(json);
     if (typeof value?.p !== "string" || typeof value?.r !== "string") return { engine };
-    return value.o !== undefined ? { engine, policy: value.p, request: value.r, options: value.o } : { engine, policy: value.p, request: value.r };
+    return value.o !== undefined
+      ? { engine, policy: value.p, request: value.r, options: value.o }
+      : { engine, policy: value.p, request: value.r };
   } catch {
     return { engine };
   }

@@ -301,7 +301,11 @@ export class HostPoolCore {
     for (const id of revoked) this.tables.removePermit(id);
     this.tables.removeHost(name);
     if (this.tables.meta("last") === name) this.tables.setMeta("last", "");
-    this.slots = undefined;
+    // the other hosts keep their prepared forms (access lists and all): only their positions move
+    const slots = this.pool();
+    slots.splice(this.byName.get(name)!, 1);
+    this.byName = new Map(slots.map((s, i) => [s.row.host.name, i]));
+    this.index = HostIndex.of(slots.map((s) => s.current));
     return { revoked };
   }
 

@@ -79,6 +79,19 @@ export const SHARES_SCHEMA = [
 /** How many regexes' matches the store keeps (see `moveByFact`); the least recently used beyond them are dropped by `fillIndex`. */
 export const MAX_MEMOS = 4;
 
+/**
+ * The most rows of `running_facts` (a job's value at an indexed field path)
+ * the object keeps in its memory between calls, over every field (see
+ * `held`), and the most characters of their distinct values: a field past
+ * either is read from SQLite each time instead.
+ */
+export const MAX_HELD_ROWS = 200_000;
+/** See {@link MAX_HELD_ROWS}. */
+export const MAX_HELD_CHARS = 4_000_000;
+
+/** How many rows of `running_facts` `fillIndex` reads into memory (see `SqlShares.held`) in place of one job. */
+const HELD_ROWS_PER_JOB = 20;
+
 /** How many distinct values one statement hands to JS as a JSON list (fewer when they do not fit in one SQLite string). */
 const VALUE_CHUNK = 20_000;
 
@@ -133,6 +146,9 @@ type Raw = Record<string, SqlStorageValue>;
 interface GroupHolder extends Holder {
   readonly grp: number;
 }
+
+/** The rows of one kind of fact held in memory (see `SqlShares.held`): per value, the job holding it, or the jobs. */
+type HeldRows = Map<string, number | Set<number>>;
 
 /** A regex's kept matches (see `running_memos`): its test compiled when a value is first tested. */
 interface Memo {
@@ -200,8 +216,36 @@ export class SqlShares implements ShareStore {
   private dropping = false;
   /** How many splits are not yet written to the member rows (`running_pending`). */
   private pending = 0;
+  /**
+   * The rows of `running_facts` of some field kinds, in memory between calls,
+   * so that the first change to a regex new to the store tests the values
+   * and counts their jobs without reading the index (see `memoOf`). A kind
+   * is held from the first such change on its field, or, when the object
+   * starts, from the kept memos' fields: read from SQLite by `fillIndex` in
+   * slices (`warming`: the last row read), every row written or deleted
+   * meanwhile kept in step (an add idempotent, so a row read again changes
+   * nothing); until it is read whole, a change reads SQLite as before. At
+   * most `MAX_HELD_ROWS` rows and `MAX_HELD_CHARS` characters of values in
+   * all; a kind past them is let go and not read again (`unheld`) while the
+   * object runs.
+   */
+  private readonly held = new Map<string, HeldRows>();
+  /** The held kinds still being read from SQLite (see `held`): the last row read, by (value, id); null: none yet. */
+  private readonly warming = new Map<string, [string, number] | null>();
+  /** How many rows `held` keeps, and how many characters of distinct values. */
+  private heldCount = 0;
+  private heldChars = 0;
+  /** Kinds too large to hold (see `held`). */
+  private readonly unheld = new Set<string>();
 
-  constructor(private readonly sql: SqlStorage) {
+  /** `heldBounds`: the most rows and characters `held` keeps (see `MAX_HELD_ROWS`). */
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly heldBounds: { readonly rows: number; readonly chars: number } = {
+      rows: MAX_HELD_ROWS,
+      chars: MAX_HELD_CHARS,
+    },
+  ) {
     for (const statement of SHARES_SCHEMA) sql.exec(statement);
     const listed = this.meta(INDEXED_PATHS);
     this.paths = listed === undefined ? [] : (JSON.parse(listed) as string[]);
@@ -252,6 +296,8 @@ export class SqlShares implements ShareStore {
       if (m.dropping === 0) this.memos.set(m.memo, { kind: m.kind, pattern: m.pattern });
       else this.dropping = true;
     this.pending = sql.exec<{ n: number }>("SELECT count(*) AS n FROM running_pending").one().n;
+    // the kept memos' fields, where a regex rule was changed to before: their rows held again (read in slices)
+    for (const m of this.memos.values()) this.warm(m.kind);
     if (this.meta(PRESENCE_KEYS) === undefined) {
       // paths indexed by a release without the presence key: filled again (their rows kept), not read through until then
       if (this.paths.length > 0 && sql.exec("SELECT 1 FROM running_members LIMIT 1").toArray().length > 0)
@@ -306,6 +352,7 @@ export class SqlShares implements ShareStore {
   /** One row of the fact index, and the value in each kept regex's matches it is one of (see `moveByFact`), those memos added to `matched`. */
   private putFact(kind: string, value: string, id: number, matched?: Set<number>): void {
     this.sql.exec("INSERT OR IGNORE INTO running_facts (kind, value, id) VALUES (?, ?, ?)", kind, value, id);
+    if (this.held.size > 0) this.holdRow(kind, value, id);
     if (this.memos.size > 0)
       for (const [memo, m] of this.memos)
         if (m.kind === kind && (m.test ??= stringsMatchingPattern(m.pattern).has)(value)) {
@@ -317,20 +364,137 @@ export class SqlShares implements ShareStore {
   /** A job's facts deleted; `memos`: the kept memos a value of its matches (see `memosOfJob`), whose matches lose a value no other job holds. */
   private deleteFacts(id: number, memos: readonly number[]): void {
     const kinds = new Set(memos.map((m) => this.memos.get(m)?.kind));
-    const held =
-      memos.length === 0
+    const facts =
+      memos.length === 0 && this.held.size === 0
         ? []
         : this.sql
             .exec<{ kind: string; value: string }>("SELECT kind, value FROM running_facts WHERE id = ?", id)
-            .toArray()
-            .filter((f) => kinds.has(f.kind));
+            .toArray();
     this.sql.exec("DELETE FROM running_facts WHERE id = ?", id);
-    for (const { kind, value } of held)
+    for (const { kind, value } of facts) {
+      const rows = this.held.get(kind);
+      if (rows !== undefined) this.dropRow(rows, value, id);
+      if (!kinds.has(kind)) continue;
+      // a value another job still holds stays matched
+      if (rows !== undefined && rows.has(value)) continue;
       this.sql.exec(
         "DELETE FROM running_matched WHERE memo IN (SELECT memo FROM running_memos WHERE kind = ?1 AND dropping = 0) AND value = ?2 AND NOT EXISTS (SELECT 1 FROM running_facts WHERE kind = ?1 AND value = ?2)",
         kind,
         value,
       );
+    }
+  }
+
+  /** Adds row (`kind`, `value`, `id`) of `running_facts` to `held` when that kind is held (letting go of them all when they grow past the bounds). */
+  private holdRow(kind: string, value: string, id: number): void {
+    const rows = this.held.get(kind);
+    if (rows === undefined) return;
+    const at = rows.get(value);
+    if (at === undefined) {
+      rows.set(value, id);
+      this.heldChars += value.length;
+    } else if (typeof at === "number") {
+      if (at === id) return;
+      rows.set(value, new Set([at, id]));
+    } else {
+      if (at.has(id)) return;
+      at.add(id);
+    }
+    this.heldCount++;
+    if (this.heldCount > this.heldBounds.rows || this.heldChars > this.heldBounds.chars) this.letGo(kind);
+  }
+
+  /** Takes row (`value`, `id`) out of a held kind's rows. */
+  private dropRow(rows: HeldRows, value: string, id: number): void {
+    const at = rows.get(value);
+    if (at === undefined) return;
+    if (typeof at === "number") {
+      if (at !== id) return;
+      rows.delete(value);
+      this.heldChars -= value.length;
+    } else {
+      if (!at.delete(id)) return;
+      if (at.size === 1) rows.set(value, at.values().next().value!);
+    }
+    this.heldCount--;
+  }
+
+  /** Stops holding a kind's rows (too many: not read again while the object runs). */
+  private letGo(kind: string): void {
+    if (this.forgetHeld(kind)) this.unheld.add(kind);
+  }
+
+  /** Stops holding a kind's rows; whether they were held. */
+  private forgetHeld(kind: string): boolean {
+    const rows = this.held.get(kind);
+    if (rows === undefined) return false;
+    this.held.delete(kind);
+    this.warming.delete(kind);
+    for (const [value, at] of rows) {
+      this.heldChars -= value.length;
+      this.heldCount -= typeof at === "number" ? 1 : at.size;
+    }
+    return true;
+  }
+
+  /** The rows of one field kind in memory, when held and read whole (see `held`). */
+  private heldWhole(kind: string): HeldRows | undefined {
+    return this.warming.has(kind) ? undefined : this.held.get(kind);
+  }
+
+  /** Starts holding a field kind's rows (see `held`), read by `fillIndex` in slices; nothing when held, or past the bounds before. */
+  private warm(kind: string): void {
+    if (this.held.has(kind) || this.unheld.has(kind) || !this.paths.some((p) => fieldKind(p) === kind))
+      return;
+    this.held.set(kind, new Map());
+    this.warming.set(kind, null);
+  }
+
+  /**
+   * Reads at most `rows` more rows of the held kinds still being read (see
+   * `warming`), one statement handing them out as two JSON lists, in order
+   * of value and id from the last read; returns how many.
+   */
+  private warmSlice(rows: number): number {
+    let done = 0;
+    for (const [kind, after] of this.warming) {
+      if (done >= rows) break;
+      const limit = Math.min(rows - done, VALUE_CHUNK);
+      let values: string[];
+      let ids: number[];
+      try {
+        const r = (
+          after === null
+            ? this.sql.exec<{ v: string; i: string }>(
+                "SELECT json_group_array(value) AS v, json_group_array(id) AS i FROM (SELECT value, id FROM running_facts WHERE kind = ?1 ORDER BY value, id LIMIT ?2)",
+                kind,
+                limit,
+              )
+            : this.sql.exec<{ v: string; i: string }>(
+                "SELECT json_group_array(value) AS v, json_group_array(id) AS i FROM (SELECT value, id FROM running_facts WHERE kind = ?1 AND (value, id) > (?3, ?4) ORDER BY value, id LIMIT ?2)",
+                kind,
+                limit,
+                after[0],
+                after[1],
+              )
+        ).one();
+        values = JSON.parse(r.v) as string[];
+        ids = JSON.parse(r.i) as number[];
+      } catch (e) {
+        if (!String(e).includes("SQLITE_TOOBIG")) throw e;
+        // values too long for a list: read from SQLite at each change
+        this.letGo(kind);
+        done += limit;
+        continue;
+      }
+      for (let k = 0; k < values.length && this.held.has(kind); k++) this.holdRow(kind, values[k], ids[k]);
+      done += values.length;
+      if (!this.held.has(kind)) continue;
+      // fewer than asked: every row read (a row written since was held as it was written)
+      if (values.length < limit) this.warming.delete(kind);
+      else this.warming.set(kind, [values[values.length - 1], ids[ids.length - 1]]);
+    }
+    return done;
   }
 
   /** Marks a memo to be dropped by `fillIndex` (its matches may be many: none deleted here; its counts per group, one row a group, go now). */
@@ -374,9 +538,9 @@ export class SqlShares implements ShareStore {
     }
   }
 
-  /** Whether `fillIndex` has the rows of a dropped memo to delete, or splits to write to the member rows. */
+  /** Whether `fillIndex` has the rows of a dropped memo to delete, splits to write to the member rows, or a field's rows to read into memory (see `held`). */
   memosDropping(): boolean {
-    return this.dropping || this.pending > 0;
+    return this.dropping || this.pending > 0 || this.warming.size > 0;
   }
 
   /** The group job `id`, whose member row names `grp`, is in: another when a split of `grp` not yet written takes it (`memos`: the kept memos its values are in, when known). */
@@ -554,6 +718,9 @@ export class SqlShares implements ShareStore {
         this.settle((p) => p.memo === memo);
         this.dropMemo(memo);
       }
+    // rows of a path no longer indexed are not read through: not held either
+    for (const kind of this.held.keys())
+      if (!this.paths.some((p) => fieldKind(p) === kind)) this.forgetHeld(kind);
     const kept = (this.filling?.paths ?? []).filter((p) => paths.includes(p));
     if (added.length > 0 && this.sql.exec("SELECT 1 FROM running_members LIMIT 1").toArray().length > 0)
       this.setFilling({ paths: [...kept, ...added], after: null });
@@ -601,7 +768,9 @@ export class SqlShares implements ShareStore {
    * JSON parsed once), for every fact of theirs first while `running_facts`
    * fills for counts saved before it, then for the `op` presence rows while
    * they fill, then for the filling paths, at most `jobs` in all; rows
-   * already there are kept (`INSERT OR IGNORE`).
+   * already there are kept (`INSERT OR IGNORE`). The slice's rest writes
+   * unwritten splits, deletes dropped memos' rows, then reads held rows into
+   * memory (`HELD_ROWS_PER_JOB` for a job).
    */
   fillIndex(jobs: number): number {
     let read = 0;
@@ -632,7 +801,11 @@ export class SqlShares implements ShareStore {
     read += this.fillPaths(jobs - read);
     // the slice's rest (a row for a job) writes the splits not yet written, then deletes the rows of memos dropped
     if (jobs - read > 0) read += this.settle(undefined, jobs - read);
-    return read + this.dropMemoRows(jobs - read);
+    read += this.dropMemoRows(jobs - read);
+    // then reads held rows into memory (a row handed out in a list costs far less than a job read)
+    if (jobs - read > 0)
+      read += Math.ceil(this.warmSlice((jobs - read) * HELD_ROWS_PER_JOB) / HELD_ROWS_PER_JOB);
+    return read;
   }
 
   /** The next `limit` counted jobs by id after `after` (from the first when null), with their JSON. */
@@ -1188,8 +1361,26 @@ export class SqlShares implements ShareStore {
       )
       .one().memo;
     this.memos.set(memo, { kind, pattern, test: has });
-    // a value without the text every match holds is not handed out
-    const matched = this.valuesOf(kind, requiredLiteral(pattern)).filter(has);
+    // a value without the text every match holds is not tested
+    const literal = requiredLiteral(pattern);
+    const rows = this.heldWhole(kind);
+    // not held yet: read whole by the alarm for the next new regex on this field
+    if (rows === undefined) this.warm(kind);
+    let matched: string[];
+    // the jobs holding a matched value (each once), when the kind's rows are held
+    let holders: Set<number> | undefined;
+    if (rows !== undefined) {
+      matched = [];
+      holders = new Set();
+      // `forEach`: no entry pair made per value
+      const ids = holders;
+      rows.forEach((at, value) => {
+        if ((literal !== null && !value.includes(literal)) || !has(value)) return;
+        matched.push(value);
+        if (typeof at === "number") ids.add(at);
+        else for (const id of at) ids.add(id);
+      });
+    } else matched = this.valuesOf(kind, literal).filter(has);
     // in lists that fit in one SQLite string
     for (let i = 0; i < matched.length;) {
       const list: string[] = [];
@@ -1206,11 +1397,34 @@ export class SqlShares implements ShareStore {
     }
     // its jobs counted per group once (a job holding two matched values once), by member rows: every split written first
     this.settle();
-    this.sql.exec(
-      "INSERT INTO running_memo_groups (memo, grp, k) SELECT ?1, s.grp, count(*) FROM running_members s WHERE s.id IN (SELECT f.id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ?2 AND f.value = m.value WHERE m.memo = ?1) GROUP BY s.grp",
-      memo,
-      kind,
-    );
+    if (holders === undefined)
+      this.sql.exec(
+        "INSERT INTO running_memo_groups (memo, grp, k) SELECT ?1, s.grp, count(*) FROM running_members s WHERE s.id IN (SELECT f.id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ?2 AND f.value = m.value WHERE m.memo = ?1) GROUP BY s.grp",
+        memo,
+        kind,
+      );
+    else {
+      // the holders' groups read by id in order (the member rows' pages in turn), `VALUE_CHUNK` at a time, and
+      // counted here (no sort in SQLite)
+      const per = new Map<number, number>();
+      const ids = Float64Array.from(holders).sort();
+      for (let i = 0; i < ids.length; i += VALUE_CHUNK)
+        for (const grp of JSON.parse(
+          this.sql
+            .exec<{ g: string }>(
+              "SELECT json_group_array(s.grp) AS g FROM json_each(?) j CROSS JOIN running_members s ON s.id = j.value",
+              JSON.stringify(Array.from(ids.subarray(i, i + VALUE_CHUNK))),
+            )
+            .one().g,
+        ) as number[])
+          per.set(grp, (per.get(grp) ?? 0) + 1);
+      if (per.size > 0)
+        this.sql.exec(
+          "INSERT INTO running_memo_groups (memo, grp, k) SELECT ?, value ->> 0, value ->> 1 FROM json_each(?)",
+          memo,
+          JSON.stringify([...per]),
+        );
+    }
     if (this.memos.size > MAX_MEMOS) {
       const oldest = this.sql
         .exec<{ memo: number }>(
@@ -1232,6 +1446,13 @@ export class SqlShares implements ShareStore {
    * value without a regex's required literal is never handed out).
    */
   private valuesOf(kind: string, holding?: string | null): string[] {
+    const rows = this.heldWhole(kind);
+    if (rows !== undefined) {
+      const out: string[] = [];
+      for (const value of rows.keys())
+        if (holding === undefined || holding === null || value.includes(holding)) out.push(value);
+      return out;
+    }
     const out: string[] = [];
     const within = holding === undefined || holding === null ? "" : " AND instr(value, ?3) > 0";
     const extra: SqlStorageValue[] = within === "" ? [] : [holding!];
@@ -1394,6 +1615,11 @@ export class SqlShares implements ShareStore {
     this.sql.exec("DELETE FROM running_memos");
     this.sql.exec("DELETE FROM running_pending");
     this.pending = 0;
+    this.held.clear();
+    this.warming.clear();
+    this.unheld.clear();
+    this.heldCount = 0;
+    this.heldChars = 0;
     this.memos.clear();
     this.dropping = false;
     this.sql.exec("DELETE FROM earlier_rules");

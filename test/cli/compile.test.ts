@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ENGINE_NAMES } from "../../src/engines/common/engine.js";
@@ -134,5 +135,45 @@ describe("arbiter compile", () => {
     expect(r.err).toMatch(new RegExp(`${join(dir, "condor_config")}:1:\\d+: `));
     expect(r.err).toContain("nothing was written");
     expect(readFileSync(out, "utf8")).toBe("before");
+  });
+});
+
+describe("scripts/build-bundle.mjs (npm test's and wrangler's build step)", () => {
+  it("keeps the last build's output when neither the policies nor the compiler changed, and compiles again when a policy or the output did", () => {
+    const names = readdirSync(join(REPO_ROOT, "policies")).filter((n) =>
+      statSync(join(REPO_ROOT, "policies", n)).isFile(),
+    );
+    const dir = scratch.folder(Object.fromEntries(names.map((n) => [n, policy(n)])));
+    const out = join(scratch.root, "embedded.generated.json");
+    const build = () =>
+      spawnSync(process.execPath, ["scripts/build-bundle.mjs"], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, ARBITER_BUILD_POLICIES: dir, ARBITER_BUILD_OUTPUT: out },
+        encoding: "utf8",
+      });
+    const kept = "unchanged since the last build";
+    const first = build();
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stdout).not.toContain(kept);
+    const made = readFileSync(out, "utf8");
+    const placement = () =>
+      (JSON.parse(readFileSync(out, "utf8")) as { engines: Record<string, { source: string }> }).engines
+        .placement.source;
+
+    const second = build();
+    expect(second.status).toBe(0);
+    expect(second.stdout).toContain(kept);
+    expect(readFileSync(out, "utf8")).toBe(made);
+
+    writeFileSync(join(dir, "placement.yaml"), `${policy("placement.yaml")}\n# edited\n`);
+    const third = build();
+    expect(third.status, third.stderr).toBe(0);
+    expect(third.stdout).not.toContain(kept);
+    expect(placement()).toContain("# edited");
+
+    writeFileSync(out, made); // an output that is not the one the last build wrote
+    const fourth = build();
+    expect(fourth.stdout).not.toContain(kept);
+    expect(placement()).toContain("# edited");
   });
 });

@@ -10,6 +10,10 @@ import { parseNetworkPadded } from "../../src/engines/common/cidr.js";
 import { ACL_WORK, buildAccessList, hostAccessList, permits } from "../../src/engines/customs/acl.js";
 import { compileCustomsPolicy, loadCustomsPolicy } from "../../src/engines/customs/policy.js";
 import { decideCustoms } from "../../src/engines/customs/decide.js";
+import { normalizeHost } from "../../src/engines/customs/host.js";
+import { DEFAULT_POLICY_DATA } from "../../src/engines/customs/policy.js";
+import { HostPoolCore } from "../../src/state/host-pool-core.js";
+import { MemoryPoolTables } from "../../src/state/host-pool-store.js";
 
 /** The old list: allow entries deduplicated in order, then each deny removing what it overlaps (a scan). */
 function naive(allow: readonly string[], deny: readonly string[]): string[] | null {
@@ -127,5 +131,84 @@ describe("customs access lists", () => {
     }
     // the 400 entries once, then each host's own network per decision (the old code: 400 per host per decision)
     expect(ACL_WORK.parsed - before).toBeLessThanOrEqual(400 + 50 * 2);
+  });
+
+  it("read hosts' own allow and deny lists once when their entries are equal, across hosts and decisions", () => {
+    const policy = loadCustomsPolicy(DEFAULT_POLICY_DATA);
+    // every host its own arrays (as read from JSON), with the same entries
+    const hosts = Array.from({ length: 100 }, (_, i) => ({
+      name: `h${i}`,
+      address: `10.7.${i}.2`,
+      load: 0,
+      swapFreePct: 100,
+      jobs: 0,
+      allow: ["10.0.0.0/8", "2001:db8:77::/48"],
+      deny: ["172.16.0.1"],
+    }));
+    const before = ACL_WORK.parsed;
+    for (let i = 0; i < 3; i++) {
+      const d = decideCustoms(policy, {
+        hosts: JSON.parse(JSON.stringify(hosts)),
+        request: { client: "h0", net: 0, fromAddress: "10.9.0.1", user: "u" },
+      });
+      expect(d.ok && d.value.host).toBe("h1");
+    }
+    // the three entries at most once, then each host's own network (its /24) per decision;
+    // the old code read the three again for every host: 3 × 100 × 4 = 1,200
+    expect(ACL_WORK.parsed - before).toBeLessThanOrEqual(3 + 3 * 100);
+  });
+
+  it("never take a list built before for lists whose entries differ, even when joined they read the same", () => {
+    expect(buildAccessList(["10.0.0.0/8", "10.1.0.0/16"], []).ok).toBe(true);
+    expect(hostAccessList(["10.2.0.0/24"], ["10.0.0.0/8\n10.1.0.0/16"], [])).toMatchObject({
+      ok: false,
+      field: "allow",
+      index: 1,
+    });
+    expect(buildAccessList(["10.0.0.0/8"], ["10.0.0.1"]).ok).toBe(true);
+    // the same allow entries, another deny list: its own list, not the one built first
+    const other = buildAccessList(["10.0.0.0/8"], ["10.0.0.2"]);
+    expect(other.ok && other.list.entries).toEqual([]);
+    const none = buildAccessList(["10.0.0.0/8"], []);
+    expect(none.ok && none.list.entries).toEqual(["10.0.0.0/8"]);
+  });
+
+  it("follow a host's reports in the host pool: a new deny list takes effect at once, in selection and in the view", () => {
+    const pool = new HostPoolCore(new MemoryPoolTables());
+    const pp = { revision: "r1", data: DEFAULT_POLICY_DATA };
+    const policy = loadCustomsPolicy(DEFAULT_POLICY_DATA);
+    const report = (name: string, address: string, extra: object) => {
+      const h = normalizeHost(
+        { name, address, load: 0, swapFreePct: 100, jobs: 0, ...extra },
+        policy.defaultsFor(0),
+      );
+      if (!h.ok) throw new Error(h.error[0].message);
+      pool.report(pp, h.value, 1_000);
+    };
+    const request = { client: "ws", net: 0, fromAddress: "192.168.4.4", user: "u", attrs: [] } as never;
+    report("ws", "10.0.0.1", {});
+    report("a", "10.0.1.1", { allow: ["192.168.0.0/16"] });
+    expect(pool.allocate(pp, request, 2_000).host).toBe("a");
+    expect(pool.acl("a")).toEqual(["10.0.1.0/24", "192.168.0.0/16"]);
+    report("a", "10.0.1.1", { allow: ["192.168.0.0/16"], deny: ["192.168.4.4"] });
+    expect(pool.allocate(pp, request, 3_000).host).toBeNull();
+    expect(pool.acl("a")).toEqual(["10.0.1.0/24"]);
+    report("a", "10.0.1.1", { allow: ["192.168.0.0/16"] });
+    expect(pool.allocate(pp, request, 4_000).host).toBe("a");
+    expect(pool.acl("a")).toEqual(["10.0.1.0/24", "192.168.0.0/16"]);
+    // removing a host prepares no other host again (their lists were read at their reports)
+    report("b", "10.0.2.1", { allow: ["192.168.0.0/16"] });
+    report("c", "10.0.3.1", { allow: ["192.168.0.0/16"] });
+    const before = ACL_WORK.parsed;
+    expect(pool.remove("a")).toEqual({ revoked: [1, 2] });
+    expect(pool.allocate(pp, request, 5_000).host).toBe("b");
+    expect(pool.allocate(pp, request, 5_000).host).toBe("c");
+    expect(pool.list(pp, 5_000).map((h) => [h.name, h.pending])).toEqual([
+      ["ws", 0],
+      ["b", 1],
+      ["c", 1],
+    ]);
+    expect(pool.acl("a")).toBeNull();
+    expect(ACL_WORK.parsed - before).toBe(0);
   });
 });

@@ -1,7 +1,18 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseNetworkPadded } from "../../src/engines/common/cidr.js";
-import { buildAccessList, parseAclAddress, permits } from "../../src/engines/customs/index.js";
+import {
+  buildAccessList,
+  compileCustomsPolicy,
+  DEFAULT_POLICY_DATA,
+  loadCustomsPolicy,
+  normalizeHost,
+  normalizeRequest,
+  parseAclAddress,
+  permits,
+  prepareHost,
+  prepareRequest,
+} from "../../src/engines/customs/index.js";
 
 const addr = (text: string) => {
   const a = parseAclAddress(text);
@@ -144,5 +155,52 @@ describe("access lists", () => {
       index: 0,
       text: "nope",
     });
+  });
+
+  it("words a bad address or entry the same way wherever it is given: host, stored host, request, policy", () => {
+    const defaults = loadCustomsPolicy(DEFAULT_POLICY_DATA).defaultsFor(0);
+    const host = { name: "a", address: "10.0.0.1", load: 0, swapFreePct: 50, jobs: 0 };
+    const errors = (r: { ok: boolean; error?: unknown }) =>
+      (r.error as { code: string; message: string; at: string }[]).map(({ code, message, at }) => ({
+        code,
+        message,
+        at,
+      }));
+    const bad = (field: string, text: string, at: string, network = true) => ({
+      code: "customs_invalid_address",
+      message: `invalid field ${field}: \`${text}\` is not an IPv4 or IPv6 address${network ? " or network" : ""}`,
+      at,
+    });
+    expect(
+      errors(
+        normalizeHost(
+          { ...host, address: "10.0.0", networks: ["lan"], allow: ["10.0.0.0/8", "x"], deny: ["y"] },
+          defaults,
+          "/h",
+        ),
+      ),
+    ).toEqual([
+      bad("address", "10.0.0", "/h/address", false),
+      bad("networks", "lan", "/h/networks/0"),
+      bad("allow", "x", "/h/allow/1"),
+      bad("deny", "y", "/h/deny/0"),
+    ]);
+    const good = normalizeHost(host, defaults);
+    if (!good.ok) throw new Error("host refused");
+    // a stored host is prepared again without normalizing: its lists are read there
+    expect(errors(prepareHost({ ...good.value, networks: ["10.0.0.0/24", "z"] }, "/s"))).toEqual([
+      bad("networks", "z", "/s/networks/1"),
+    ]);
+    expect(errors(prepareHost({ ...good.value, allow: ["w"] }, "/s"))).toEqual([
+      bad("allow", "w", "/s/allow/0"),
+    ]);
+    const request = normalizeRequest({ client: "a", fromAddress: "10.0.0.1/32", user: "u" });
+    if (!request.ok) throw new Error("request refused");
+    expect(errors(prepareRequest(request.value, "/r"))).toEqual([
+      bad("fromAddress", "10.0.0.1/32", "/r/fromAddress", false),
+    ]);
+    expect(errors(compileCustomsPolicy('{"defaults": {"deny": ["10.0.0.1", "v"]}}'))).toEqual([
+      bad("deny", "v", "/defaults/deny/1"),
+    ]);
   });
 });

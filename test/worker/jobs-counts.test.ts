@@ -634,6 +634,48 @@ describe("JobQueue running counts", () => {
         expect(byGroup.kept).toEqual(byGroup.recount);
         return byGroup.kept.length;
       };
+      // the name's rows a store holds in memory ("value id"; undefined: not held), and the index's own
+      const sharesOf = (at: JobQueue) => coreOf(at).tables.shares as SqlShares;
+      const heldRows = (store: SqlShares) => {
+        const rows = (store as unknown as { held: Map<string, Map<string, number | Set<number>>> }).held.get(
+          "field:instance_name",
+        );
+        return rows === undefined
+          ? undefined
+          : [...rows]
+              .flatMap(([v, at]) => (typeof at === "number" ? [at] : [...at]).map((id) => `${v} ${id}`))
+              .sort();
+      };
+      const factRows = () =>
+        sql
+          .exec<{ value: string; id: number }>(
+            "SELECT value, id FROM running_facts WHERE kind = 'field:instance_name'",
+          )
+          .toArray()
+          .map((r) => `${r.value} ${r.id}`)
+          .sort();
+      // the statements a call makes through the object's store that read the name's values or rows from the index
+      // (a rule change is carried to the counts at their next use)
+      const indexReads = (call: () => void) => {
+        const store = sharesOf(q) as unknown as { sql: SqlStorage };
+        const raw = store.sql;
+        const reads: string[] = [];
+        store.sql = new Proxy(raw, {
+          get: (t, k) =>
+            k === "exec"
+              ? (query: string, ...b: unknown[]) => {
+                  if (/DISTINCT value|FROM running_facts WHERE kind/.test(query)) reads.push(query);
+                  return raw.exec(query, ...(b as SqlStorageValue[]));
+                }
+              : Reflect.get(t, k),
+        });
+        try {
+          call();
+        } finally {
+          store.sql = raw;
+        }
+        return reads;
+      };
       const kept = (pattern: string) =>
         sql
           .exec<{ value: string }>(
@@ -783,6 +825,59 @@ describe("JobQueue running counts", () => {
       q.finish(31);
       for (const p of ["1$", "^inst2", "[02468]$", "3"]) expect(kept(p)).toEqual(held(new RegExp(p)));
       groupsAgree();
+      // the name's rows, read into memory by those slices (the object started with memos on the name), kept in
+      // step with the index as jobs start and end; so a change to a regex never kept reads none of the name's
+      // values or rows from SQLite, and equals a recount
+      expect(heldRows(sharesOf(q))).toEqual(factRows());
+      expect(indexReads(() => (put(["=~", "instance_name", "[0-9]9$"]), q.runningSnapshot()))).toEqual([]);
+      expect(q.runningSnapshot()).toEqual(fresh());
+      expect(kept("[0-9]9$")).toEqual(held(/[0-9]9$/));
+      groupsAgree();
+      put(body.predicates[0][1]);
+      // started again: the rows read anew in slices (20 for a job), jobs starting and ending between them
+      q = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv);
+      expect(heldRows(sharesOf(q))).toEqual([]);
+      let warming = 0;
+      for (; coreOf(q).indexFilling(); warming++) {
+        // a change before they are all read reads the index as before, only the values holding the regex's
+        // required literal (here "inst", through an escape: SQLite's `instr` drops no value the regex matches)
+        if (warming === 1) {
+          const reads = indexReads(
+            () => (put(["=~", "instance_name", "\\x69nst[0-9]*5$"]), q.runningSnapshot()),
+          );
+          expect(reads.filter((r) => r.includes("instr(value"))).toHaveLength(1);
+          expect(q.runningSnapshot()).toEqual(fresh());
+          expect(kept("\\x69nst[0-9]*5$")).toEqual(held(/inst[0-9]*5$/));
+          expect(held(/inst[0-9]*5$/).length).toBeGreaterThan(5);
+          put(body.predicates[0][1]);
+        }
+        coreOf(q).fillIndex(1);
+        const facts = new Set(factRows());
+        expect(heldRows(sharesOf(q))!.every((r) => facts.has(r))).toBe(true);
+        await q.submit(queue, job(300 + warming));
+        q.finish(running().find((j) => j.id > 100 + warming)!.id);
+      }
+      expect(warming).toBeGreaterThan(4);
+      expect(heldRows(sharesOf(q))).toEqual(factRows());
+      expect(indexReads(() => (put(["=~", "instance_name", "[0-9]8$"]), q.runningSnapshot()))).toEqual([]);
+      expect(q.runningSnapshot()).toEqual(fresh());
+      expect(kept("[0-9]8$")).toEqual(held(/[0-9]8$/));
+      groupsAgree();
+      // past its bounds (here 40 rows) a store lets the rows go and reads the index at a change, as before
+      const bounded = new SqlShares(sql, { rows: 40, chars: 1_000_000 });
+      const boundedCounts = RunningCounts.restore(buildFilterSet(q.listFilters()), bounded)!;
+      while (boundedCounts.fillIndex(1));
+      expect(heldRows(bounded)).toBeUndefined();
+      const to6 = q
+        .listFilters()
+        .map((r) =>
+          r.uuid === u ? { ...r, predicates: [["opcode", ["=~", "instance_name", "[0-9]6$"]]] as never } : r,
+        );
+      boundedCounts.rebase(buildFilterSet(to6));
+      expect(boundedCounts.snapshot()).toEqual(RunningCounts.of(buildFilterSet(to6), running()).snapshot());
+      groupsAgree();
+      q = new (first.constructor as new (s: DurableObjectState, e: Env) => JobQueue)(state, testEnv);
+      expect(q.runningSnapshot()).toEqual(fresh());
       put(["=~", "instance_name", "1$"]);
       expect(q.runningSnapshot()).toEqual(fresh());
       groupsAgree();

@@ -1,6 +1,6 @@
-import { formatNetwork, parseNetworkPadded } from "../common/cidr.js";
+import { formatAddress, parseNetworkPadded, type IpNetwork } from "../common/cidr.js";
 import { isJsonObject } from "../common/json.js";
-import { parseAclAddress } from "./acl.js";
+import { invalidAddressError, parseAclAddress } from "./acl.js";
 import { policyError, type PolicyError } from "../common/result.js";
 import { SETTING_NAMES, checkSetting, type HostDefaults, type SettingName } from "./settings.js";
 import type { Host, IdleTimes } from "./types.js";
@@ -114,17 +114,9 @@ export function normalizeHost(
   const clients = readClients(r, defaults.clients);
   const hostAddress = address === undefined ? null : parseAclAddress(address);
   if (address !== undefined && hostAddress === null) {
-    r.fail(
-      "address",
-      `invalid field address: \`${address}\` is not an IPv4 or IPv6 address`,
-      "customs_invalid_address",
-    );
+    r.errors.push(invalidAddressError("address", address, `${at}/address`, "address"));
   }
-  const networks = readNetworks(
-    r,
-    "networks",
-    hostAddress === null ? [] : [localNetworkOf(address as string)],
-  );
+  const networks = readNetworks(r, "networks", hostAddress === null ? [] : [localNetwork(hostAddress)]);
   // the access list is additive, as customs(8) has it: the host's networks, the
   // pool's allow entries and the host's own; then the pool's and the host's denies
   const ownAllow = readNetworks(r, "allow", []);
@@ -191,7 +183,15 @@ export function normalizeHost(
 export function localNetworkOf(address: string): string {
   const a = parseAclAddress(address);
   if (a === null) throw new Error(`localNetworkOf: \`${address}\` is not an address`);
-  return formatNetwork(parseNetworkPadded(`${address}/${a.family === 4 ? 24 : 64}`)!);
+  return localNetwork(a);
+}
+
+const V6_HOST_64 = (1n << 64n) - 1n;
+
+/** {@link localNetworkOf} of an address already read: masked to its /24 or /64 without reading the text again. */
+function localNetwork(a: IpNetwork): string {
+  if (a.family === 4) return `${formatAddress(4, Math.floor((a.start as number) / 256) * 256)}/24`;
+  return `${formatAddress(6, (a.start as bigint) & ~V6_HOST_64)}/64`;
 }
 
 /** A list of addresses and CIDR networks, each entry checked (errors point at the entry). */
@@ -202,11 +202,7 @@ function readNetworks(r: Reader, field: string, fallback: readonly string[]): re
   v.forEach((text, i) => {
     if (parseNetworkPadded(text) === null) {
       ok = false;
-      r.fail(
-        `${field}/${i}`,
-        `invalid field ${field}: \`${text}\` is not an IPv4 or IPv6 address or network`,
-        "customs_invalid_address",
-      );
+      r.errors.push(invalidAddressError(field, text, `${r.at}/${field}/${i}`, "network"));
     }
   });
   return ok ? v : undefined;

@@ -4,7 +4,7 @@ import { isJsonObject } from "../common/json.js";
 import { policyError, type PolicyError, type Result } from "../common/result.js";
 import { finish, Pace, type Steps } from "../common/slices.js";
 import { lazily } from "../common/lazy.js";
-import { buildAccessList } from "./acl.js";
+import { buildAccessList, invalidAddressError } from "./acl.js";
 import { customsShapes, NETWORK_NUMBER, POOL_NUMBERS } from "./policy-file.js";
 import {
   BUILTIN_DEFAULTS,
@@ -98,13 +98,7 @@ function readDefaults(raw: unknown, base: HostDefaults, at: string, errors: Poli
   }
   const acl = buildAccessList(allow, deny);
   if (!acl.ok) {
-    errors.push(
-      policyError(
-        "customs_invalid_address",
-        `invalid field ${acl.field}: \`${acl.text}\` is not an IPv4 or IPv6 address or network`,
-        `${at}/${acl.field}/${acl.index}`,
-      ),
-    );
+    errors.push(invalidAddressError(acl.field, acl.text, `${at}/${acl.field}/${acl.index}`, "network"));
   }
   return { settings, clients, allow, deny, sigxcpu };
 }

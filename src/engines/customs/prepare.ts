@@ -1,6 +1,6 @@
-import { policyError, type PolicyError } from "../common/result.js";
+import type { PolicyError } from "../common/result.js";
 import type { IpNetwork } from "../common/cidr.js";
-import { hostAccessList, parseAclAddress, type AccessList } from "./acl.js";
+import { hostAccessList, invalidAddressError, parseAclAddress, type AccessList } from "./acl.js";
 import { compileAttrs, type AttrExpr } from "./attrs.js";
 import { availability } from "./avail.js";
 import type { Availability, Host, HostRequest } from "./types.js";
@@ -47,16 +47,7 @@ export function prepareHost(
   if (!acl.ok) {
     const field = acl.field === "allow" && acl.index < networks.length ? "networks" : acl.field;
     const index = field === "allow" ? acl.index - networks.length : acl.index;
-    return {
-      ok: false,
-      error: [
-        policyError(
-          "customs_invalid_address",
-          `invalid field ${field}: \`${acl.text}\` is not an IPv4 or IPv6 address or network`,
-          `${at}/${field}/${index}`,
-        ),
-      ],
-    };
+    return { ok: false, error: [invalidAddressError(field, acl.text, `${at}/${field}/${index}`, "network")] };
   }
   return {
     ok: true,
@@ -78,16 +69,8 @@ export function prepareRequest(
 ): { ok: true; value: PreparedRequest } | { ok: false; error: PolicyError[] } {
   const from = parseAclAddress(request.fromAddress);
   if (from === null) {
-    return {
-      ok: false,
-      error: [
-        policyError(
-          "customs_invalid_address",
-          `invalid field fromAddress: \`${request.fromAddress}\` is not an IPv4 or IPv6 address`,
-          `${at}/fromAddress`,
-        ),
-      ],
-    };
+    const error = invalidAddressError("fromAddress", request.fromAddress, `${at}/fromAddress`, "address");
+    return { ok: false, error: [error] };
   }
   return { ok: true, value: { request, attrs: compileAttrs(request.attrs), from } };
 }

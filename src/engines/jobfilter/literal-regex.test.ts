@@ -76,15 +76,18 @@ describe("literalTest", () => {
 });
 
 describe("requiredLiteral", () => {
-  it("finds the longest run every match holds, or none when unsure", () => {
+  it("finds the longest run every match holds, as the regex layer reads it", () => {
     expect(requiredLiteral("[0-9]7\\.ex(a|b)mple")).toBe("7.ex");
     expect(requiredLiteral("^db[0-9]+\\.example\\.com$")).toBe(".example.com");
     expect(requiredLiteral("abc?d")).toBe("ab");
     expect(requiredLiteral("x{2}yz")).toBe("yz");
     expect(requiredLiteral("a|b")).toBeNull();
     expect(requiredLiteral("(?i)abc")).toBeNull();
-    expect(requiredLiteral("\\x41bc")).toBeNull();
-    expect(requiredLiteral("[[:alpha:]]x")).toBeNull();
+    expect(requiredLiteral("\\x41bc")).toBe("Abc");
+    expect(requiredLiteral("[[:alpha:]]x")).toBe("x");
+    expect(requiredLiteral("a(?:bc)d")).toBe("abcd");
+    expect(requiredLiteral("\\Qa.b\\E")).toBe("a.b");
+    expect(requiredLiteral("(abc)+")).toBeNull();
     expect(requiredLiteral("[0-9]+")).toBeNull();
   });
 
@@ -111,11 +114,20 @@ describe("requiredLiteral", () => {
       "$",
       "-",
       "d",
+      "A",
+      // escapes and groups the regex layer reads literals through
+      "\\x41",
+      "\\x2e",
+      "[[:alpha:]]",
+      "(?:",
+      "(?i)",
+      "\\Q",
+      "\\E",
     );
     fc.assert(
       fc.property(
         fc.array(chars, { maxLength: 10 }),
-        fc.array(fc.constantFrom("a", "b", "c", ".", "1", "-", "{", "}", ","), { maxLength: 12 }),
+        fc.array(fc.constantFrom("a", "b", "c", "A", "B", ".", "1", "-", "{", "}", ","), { maxLength: 12 }),
         (p, s) => {
           const source = p.join("");
           const lit = requiredLiteral(source);

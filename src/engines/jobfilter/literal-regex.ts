@@ -4,6 +4,7 @@
  * is the same because an ASCII literal matches exactly where its code units occur
  * (and PCRE's `$` matches at the end or before a final newline).
  */
+import { inspectPattern } from "../common/regex/index.js";
 
 // Characters with a meaning in a pattern outside a class; escaped, each stands for itself.
 const SYNTAX = "^$\\.*+?()[]{}|/";
@@ -60,93 +61,15 @@ export function literalTest(source: string): ((s: string) => boolean) | null {
   }
 }
 
-// Escapes that stand for one character of a class and consume no more of the pattern.
-const CLASS_ESCAPES = "dDwWsSbB";
-
 /**
  * The longest run of literal text every match of the PCRE pattern contains
- * (its unanchored search), or null when none is found. Only a pattern read
- * with certainty gives one: a `|` outside groups, an option group (`(?`),
- * `\Q`, an escape other than an escaped syntax character or `\d\w\s\b` and
- * their negations, a nested class or an unclosed `{` give null; groups and
- * classes are skipped, and a character a quantifier follows is not counted.
- * So a string without the run is matched by no such pattern, and a store
- * may skip it before the regex runs.
+ * (its unanchored search), or null when there is none: the regex layer's own
+ * prefilter (`inspectPattern`, read off the parsed tree), which its matcher
+ * already relies on to reject a subject without it. So a string without the
+ * run is matched by no such pattern, and a store may skip it before the regex
+ * runs. A pattern that does not compile has none.
  */
 export function requiredLiteral(source: string): string | null {
-  let best = "";
-  let run = "";
-  let depth = 0;
-  const end = () => {
-    if (depth === 0 && run.length > best.length) best = run;
-    run = "";
-  };
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i];
-    const code = source.charCodeAt(i);
-    if (code < 0x20 || code > 0x7e) {
-      end();
-      continue;
-    }
-    if (c === "\\") {
-      const d = source[i + 1];
-      if (d !== undefined && SYNTAX.includes(d)) {
-        if (depth === 0) run += d;
-        i++;
-        continue;
-      }
-      if (d !== undefined && CLASS_ESCAPES.includes(d)) {
-        end();
-        i++;
-        continue;
-      }
-      return null;
-    }
-    if (c === "[") {
-      end();
-      let j = i + 1;
-      if (source[j] === "^") j++;
-      if (source[j] === "]") j++;
-      for (; j < source.length && source[j] !== "]"; j++) {
-        if (source[j] === "[") return null;
-        if (source[j] === "\\") j++;
-      }
-      if (j >= source.length) return null;
-      i = j;
-      continue;
-    }
-    if (c === "(") {
-      if (source[i + 1] === "?") return null;
-      end();
-      depth++;
-      continue;
-    }
-    if (c === ")") {
-      depth = Math.max(0, depth - 1);
-      run = "";
-      continue;
-    }
-    if (c === "|") {
-      if (depth === 0) return null;
-      continue;
-    }
-    if (c === "?" || c === "*" || c === "+" || c === "{") {
-      // the character before is optional or repeated: not part of a run that every match holds whole
-      run = run.slice(0, -1);
-      end();
-      if (c === "{") {
-        const close = source.indexOf("}", i);
-        if (close < 0) return null;
-        i = close;
-      }
-      continue;
-    }
-    if (SYNTAX.includes(c) || c === "]" || c === "}") {
-      end();
-      continue;
-    }
-    if (depth === 0) run += c;
-  }
-  end();
-  return best.length > 0 ? best : null;
+  const facts = inspectPattern(source, "pcre");
+  return facts.ok && facts.value.required !== "" ? facts.value.required : null;
 }
