@@ -8,6 +8,7 @@
  */
 import { VERDICT_JSON } from "../common/decision.js";
 import { orderByRank } from "./rank-order.js";
+import { keepShape } from "../common/shapes.js";
 
 /** One machine's line of the verdict. */
 export interface MachineVerdict {
@@ -345,3 +346,22 @@ export function columnVerdict(c: MatchColumns): MatchVerdict {
   if (c.names.length <= OWN_JSON_MACHINES) return new OwnJsonVerdict(c, best);
   return new LazyVerdict(c, best);
 }
+
+/**
+ * Verdicts kept alive so that their maps, and the optimized code that checks them, outlive each decision
+ * (common/shapes.ts): one of each class, over columns of the route's kinds (a named best match, no schedd).
+ */
+const keptColumns: MatchColumns = {
+  ts: "",
+  jid: "",
+  job: { discarded: false },
+  schedd: undefined,
+  names: ["slot"],
+  flags: [0],
+  ranks: [0],
+  best: 0,
+  head: [],
+  tail: null,
+};
+keepShape(new OwnJsonVerdict(keptColumns, "slot"));
+keepShape(new LazyVerdict(keptColumns, "slot"));
