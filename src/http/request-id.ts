@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env.js";
+import { keepShape } from "../engines/common/shapes.js";
 
 /**
  * What answering one request keeps besides the runtime's objects: the request's id (the
@@ -38,6 +39,9 @@ export class RequestScope {
     return this.runtime?.props;
   }
 }
+
+/** A scope kept alive so that its map, and the optimized code that checks it, outlive each request (engines/common/shapes.ts). */
+keepShape(new RequestScope("", undefined, ""));
 
 /** The runtime's execution context, as Hono types it. */
 interface RuntimeContext {

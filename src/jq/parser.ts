@@ -6,6 +6,7 @@ import { JqSyntaxError, tokenize, type Token } from "./lexer.js";
 import { bindingName, objectTerm, patterns } from "./parser-terms.js";
 import { numberFromText } from "./litnum.js";
 import { formatNumber } from "./print.js";
+import { keepShape } from "../engines/common/shapes.js";
 
 /** Keywords that start an expression that is not a term in jq's grammar. */
 const EXPRESSION_KEYWORDS = new Set(["if", "try", "reduce", "foreach", "label", "def"]);
@@ -716,3 +717,6 @@ export function lineOf(src: string, pos: number): number {
   for (let i = 0; i < pos; i++) if (src.charCodeAt(i) === 10) line++;
   return line;
 }
+
+/** A parser kept alive so that its map, and the optimized code that checks it, outlive each program parsed (engines/common/shapes.ts). */
+keepShape(new Parser(tokenize("."), "."));

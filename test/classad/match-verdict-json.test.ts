@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { compileMatchPolicy, loadMatchPolicy, type MatchPolicy } from "../../src/engines/classad/index.js";
-import { decideMatch } from "../../src/engines/classad/match.js";
+import { decideMatch, decideParsedMatch, parseMatchRequest } from "../../src/engines/classad/match.js";
 import { OWN_JSON_MACHINES } from "../../src/engines/classad/match-verdict.js";
 import { decisionBudget } from "../../src/engines/common/budget.js";
 import { verdictMembersWriter } from "../../src/engines/common/decision.js";
@@ -148,6 +148,34 @@ describe("the match verdict's own JSON", () => {
       expect(JSON.parse(JSON.stringify(b))).toMatchObject({ machines: [], log: ["replaced"] });
       expect(a.log).not.toEqual(["replaced"]);
     });
+
+  // from 16,000 machines the flag and rank columns are typed arrays (match.ts LARGE_COLUMN, wt/decide11):
+  // the same lines, log and best as the plain columns give for the machines below it
+  it("gives a large pool's machines the lines and log a smaller pool of the same ads gets", () => {
+    const read = parseMatchRequest({
+      job: job("TARGET.Memory"),
+      machines: [...machines(18), '[ Name = "the-last"; Memory = 4096; Requirements = false ]'],
+    });
+    if (!read.ok) throw read.error;
+    const ads = read.value.machines;
+    const last = ads[18];
+    const large = Array.from({ length: 16_000 }, (_, i) => (i === 15_999 ? last : ads[i % 18]));
+    for (const [rank, policy] of [['real(\\"NaN\\")', pool]] as const) {
+      const j = parseMatchRequest({ job: job(rank), machines: [] });
+      if (!j.ok) throw j.error;
+      const big = decideParsedMatch(policy, { job: j.value.job, schedd: null, machines: large }, ctx).verdict;
+      const small = decideParsedMatch(
+        policy,
+        { job: j.value.job, schedd: null, machines: large.slice(0, 15_999) },
+        ctx,
+      ).verdict;
+      expect(big.machines).toHaveLength(16_000);
+      expect(big.machines[15_999]).toMatchObject({ name: "the-last", match: false });
+      expect(JSON.stringify(big.machines.slice(0, 15_999))).toBe(JSON.stringify(small.machines));
+      expect(big.log.filter((line) => !line.includes("the-last"))).toEqual(small.log);
+      expect(big.best).toBe(small.best);
+    }
+  });
 
   it("follows the lists once they were built (read first, then written)", () => {
     const decision = decideMatch(pool, { job: job("TARGET.Memory"), machines: machines(9) }, ctx);

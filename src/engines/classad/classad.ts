@@ -10,6 +10,7 @@
 import { trySpend } from "../common/budget.js";
 import { Compiled } from "./node.js";
 import type { Value } from "./values.js";
+import { keepShape } from "../common/shapes.js";
 
 /** One attribute as functions and printing see it: its name as written and its compiled expression. */
 export interface Slot {
@@ -618,3 +619,7 @@ export function emptyAd(): ClassAd {
 
 /** An ad with no attributes, used as the scope of values built by functions. */
 export const EMPTY_AD = emptyAd();
+
+/** An ad and a names reader kept alive so that their maps, and the optimized code that checks them, outlive each decision (common/shapes.ts). */
+keepShape(new ClassAd(AdLayout.EMPTY, [], null));
+keepShape(new AdNamesReader());

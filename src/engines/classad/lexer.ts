@@ -5,6 +5,7 @@
  */
 import { spend } from "../common/budget.js";
 import { borrowCodes } from "./char-codes.js";
+import { keepShape } from "../common/shapes.js";
 
 export const enum T {
   End,
@@ -619,3 +620,6 @@ export class Lexer {
     return k;
   }
 }
+
+/** A lexer kept alive so that its map, and the optimized code that checks it, outlive each decision (common/shapes.ts). */
+keepShape(new Lexer("", new Uint8Array(1)));

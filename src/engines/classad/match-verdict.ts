@@ -8,6 +8,7 @@
  */
 import { VERDICT_JSON } from "../common/decision.js";
 import { orderByRank } from "./rank-order.js";
+import { keepShape } from "../common/shapes.js";
 
 /** One machine's line of the verdict. */
 export interface MachineVerdict {
@@ -60,8 +61,9 @@ export interface MatchColumns {
   readonly schedd: { discarded: boolean } | undefined;
   /** Per machine: the Name attribute when it is a string, else null (the line shows the index). */
   readonly names: readonly (string | null)[];
-  readonly flags: readonly number[];
-  readonly ranks: readonly number[];
+  /** Per machine: its flag bits and the job's Rank of it (plain arrays, or typed ones for a large pool: match.ts `columnsFor`). */
+  readonly flags: ArrayLike<number>;
+  readonly ranks: ArrayLike<number>;
   /** The best match's index (the highest rank, the first in the request among equal ones, NaN last), or -1. */
   readonly best: number;
   /** Log lines before the machines' (schedd and job discards), and the closing line (a spent budget) or null. */
@@ -344,3 +346,22 @@ export function columnVerdict(c: MatchColumns): MatchVerdict {
   if (c.names.length <= OWN_JSON_MACHINES) return new OwnJsonVerdict(c, best);
   return new LazyVerdict(c, best);
 }
+
+/**
+ * Verdicts kept alive so that their maps, and the optimized code that checks them, outlive each decision
+ * (common/shapes.ts): one of each class, over columns of the route's kinds (a named best match, no schedd).
+ */
+const keptColumns: MatchColumns = {
+  ts: "",
+  jid: "",
+  job: { discarded: false },
+  schedd: undefined,
+  names: ["slot"],
+  flags: [0],
+  ranks: [0],
+  best: 0,
+  head: [],
+  tail: null,
+};
+keepShape(new OwnJsonVerdict(keptColumns, "slot"));
+keepShape(new LazyVerdict(keptColumns, "slot"));

@@ -315,12 +315,9 @@ export function decideParsedMatch(
     return decideBest(policy, req, st, { ts, jid, head, schedd, scheddOut, jobOut, explain, trace });
   const machines = req.machines;
   const n = machines.length;
-  // plain arrays, every entry written below: a typed array of more than 64 bytes has its store
-  // allocated outside the heap (malloc, zeroed, freed by the scavenger's sweeper), about 5% of a
-  // 100-machine decide's CPU for the two columns (docs/performance.md, wt/decide6)
   const names = new Array<string | null>(n);
-  const flags = new Array<number>(n);
-  const ranks = new Array<number>(n);
+  const flags = n < LARGE_COLUMN ? new Array<number>(n) : largeFlags(n);
+  const ranks = n < LARGE_COLUMN ? new Array<number>(n) : largeRanks(n);
   // the best match is kept as the loop goes; the matches are put in rank order only when the log is written
   let best = -1;
   let bestRank = NaN;
@@ -376,6 +373,28 @@ export function decideParsedMatch(
     tail: spent ? `${ts} ${BUDGET_EXCEEDED_MESSAGE}` : null,
   });
   return finish(policy, st, verdict, spent, { ts, jid, head, schedd, scheddOut, jobOut, explain, trace });
+}
+
+/**
+ * From this many machines the full verdict's flag and rank columns are typed arrays. Below it they are
+ * plain arrays, every entry written by the loop: a typed array of more than 64 bytes has its store
+ * allocated outside the heap (malloc, zeroed, freed by the scavenger's sweeper), about 5% of a
+ * 100-machine decide's CPU for the two columns (docs/performance.md, wt/decide6). From it a plain
+ * array's store passes V8's largest regular object (128 KiB, 16,384 eight-byte entries) and is allocated
+ * in the large-object space, fresh pages from the system each decide: three such columns cost 14–16 ns a
+ * machine at 100,000 machines (half of it the kernel's, page faults) against 4 at 10,000; with the flags
+ * and ranks typed, about 7 (docs/performance.md, wt/decide11).
+ */
+const LARGE_COLUMN = 16_000;
+
+/** The flag column of a large pool (see {@link LARGE_COLUMN}; its own function keeps the decide's code small). */
+function largeFlags(n: number): Uint8Array {
+  return new Uint8Array(n);
+}
+
+/** The rank column of a large pool (see {@link LARGE_COLUMN}). */
+function largeRanks(n: number): Float64Array {
+  return new Float64Array(n);
 }
 
 /** What decideParsedMatch settled before the machines: the log's clock and job id, its first lines, the discards. */

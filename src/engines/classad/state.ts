@@ -3,7 +3,8 @@
  * random source handed in by the caller, bounds on work, and the flags that
  * record whether the clock or randomness was consulted (for caching).
  */
-import { currentBudget, type Budget } from "../common/budget.js";
+import { Budget, currentBudget } from "../common/budget.js";
+import { keepShape } from "../common/shapes.js";
 import type { ClassAd } from "./classad.js";
 import type { Compiled } from "./node.js";
 
@@ -166,3 +167,11 @@ export class EvalState {
     return this.ctx.now / 1000;
   }
 }
+
+/**
+ * An evaluation state kept alive so that its map, and the optimized code that checks it, outlive each
+ * decision (common/shapes.ts): made inside a decision's budget, with a context of the route's shape, as
+ * the route makes them (its work limit a small integer).
+ */
+const routeContext = { now: 0, explain: false, random: Math.random };
+keepShape(new Budget(1).run(() => new EvalState(routeContext)));

@@ -1,6 +1,7 @@
 import { aclAllows } from "./acl.js";
 import { RECOVERY_QUEUE } from "./names.js";
 import type { ExistingQueue, QueueNode } from "./types.js";
+import { keepShape } from "../common/shapes.js";
 
 /** A dynamic queue the request says exists: no ACLs, its kind and draining flag. */
 interface DynamicQueue {
@@ -94,3 +95,6 @@ function buildDynamic(existing: readonly ExistingQueue[]): Map<string, DynamicQu
   }
   return out;
 }
+
+/** A view kept alive so that its map, and the optimized code that checks it, outlive each decision (common/shapes.ts): no dynamic queues, as most requests. */
+keepShape(new QueueView(new Map(), undefined));
