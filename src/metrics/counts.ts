@@ -87,7 +87,7 @@ const SUM = LATENCY_BOUNDS_MS.length + 1;
  * kept with the counts last taken; an engine whose count of writes stands
  * still, and a histogram whose count and sum stand still, are not read; maps
  * are walked with `forEach` and module-level callbacks (no destructuring, no
- * closure). Written for the interpreter, since a flush runs once per 100
+ * closure). Written for the interpreter, since a flush runs once per 1,000
  * requests and is never optimised. A walk takes what it reports: the next one
  * reports only what moved after it.
  */

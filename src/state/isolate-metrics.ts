@@ -22,8 +22,14 @@ export const MAX_SHARDS = 64;
 export const DEFAULT_FLUSH_SECONDS = 10;
 /** The longest flush interval. */
 export const MAX_FLUSH_SECONDS = 300;
-/** Requests after which an isolate flushes without waiting for the interval. */
-export const FLUSH_EVERY_REQUESTS = 100;
+/**
+ * Requests after which an isolate flushes without waiting for the interval. Each flush is
+ * a Durable Object call and a SQLite transaction in a shard; at 100 it was 6–30 µs of
+ * every request's CPU in local workerd (docs/performance.md, wt/rung) and one shard call
+ * per 100 requests. An isolate that ends loses what it counted since its last flush:
+ * under this many requests, and at most one flush interval of its traffic.
+ */
+export const FLUSH_EVERY_REQUESTS = 1000;
 /** The name prefix of the deployment's shard objects (`metrics-0`, `metrics-1`, …). */
 export const SHARD_PREFIX = "metrics-";
 
@@ -33,10 +39,16 @@ export function shardCount(env: Env): number {
   return Math.min(MAX_SHARDS, Math.max(1, n));
 }
 
+/** The last variable's text read and its interval: the variable is read once, not on every request. */
+const intervalOf: { text: string | undefined | null; ms: number } = { text: null, ms: 0 };
+
 /** The flush interval in ms (METRICS_FLUSH_SECONDS, 1 to 300, default 10). */
 export function flushIntervalMs(env: Env): number {
+  if (env.METRICS_FLUSH_SECONDS === intervalOf.text) return intervalOf.ms;
   const s = numberVar(env.METRICS_FLUSH_SECONDS, DEFAULT_FLUSH_SECONDS);
-  return Math.min(MAX_FLUSH_SECONDS, Math.max(1, s)) * 1000;
+  intervalOf.text = env.METRICS_FLUSH_SECONDS;
+  intervalOf.ms = Math.min(MAX_FLUSH_SECONDS, Math.max(1, s)) * 1000;
+  return intervalOf.ms;
 }
 
 /** The stub of shard `i` under a name prefix. */

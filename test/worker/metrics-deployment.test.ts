@@ -20,7 +20,13 @@ import {
   registryCounts,
   renderExposition,
 } from "../../src/metrics/index.js";
-import { CountFlusher, deploymentCounts, shardCount, shardStub } from "../../src/state/isolate-metrics.js";
+import {
+  CountFlusher,
+  deploymentCounts,
+  flushIntervalMs,
+  shardCount,
+  shardStub,
+} from "../../src/state/isolate-metrics.js";
 import { MetricsShard } from "../../src/state/metrics-shard.js";
 import type { JobQueue } from "../../src/state/job-queue.js";
 import { findSample, parseExposition, type ParsedFamily } from "../support/prometheus-text.js";
@@ -174,6 +180,26 @@ describe("the deployment's counters (MetricsShard)", () => {
     expect(allocated(after)).toBe(8);
     const t = await totals(prefix);
     expect(value(t, "arbiter_decisions_total", { engine: "customs", outcome: "allocated" })).toBe(8);
+  });
+
+  it("flushes after the interval or 1,000 answered requests, whichever comes first, and not before (docs/operations.md's loss bound)", async () => {
+    const flusher = new CountFlusher(new MetricsRegistry(), `${uniqueId("cadence")}-`, 0);
+    const started: Promise<unknown>[] = [];
+    const ctx = { waitUntil: (p: Promise<unknown>) => void started.push(p) };
+    flusher.afterRequest(testEnv, ctx); // its first request: an interval has passed since none
+    expect(started).toHaveLength(1);
+    await started[0];
+    for (let i = 1; i < 1000; i++) flusher.afterRequest(testEnv, ctx);
+    expect(started).toHaveLength(1);
+    flusher.afterRequest(testEnv, ctx);
+    expect(started).toHaveLength(2);
+    await started[1];
+    // the interval's variable, read once per text it takes
+    expect(flushIntervalMs({ ...testEnv, METRICS_FLUSH_SECONDS: "2" })).toBe(2000);
+    expect(flushIntervalMs({ ...testEnv, METRICS_FLUSH_SECONDS: "2" })).toBe(2000);
+    expect(flushIntervalMs({ ...testEnv, METRICS_FLUSH_SECONDS: "999" })).toBe(300_000);
+    expect(flushIntervalMs({ ...testEnv, METRICS_FLUSH_SECONDS: "0" })).toBe(1000);
+    expect(flushIntervalMs({ ...testEnv, METRICS_FLUSH_SECONDS: undefined })).toBe(10_000);
   });
 
   it("applies at most SHARD_MAX_BATCH entries of a batch, and skips entries that are not positive counts", async () => {
