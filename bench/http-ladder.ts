@@ -7,7 +7,7 @@
  * through the whole API; each rung's workerd CPU per request, less the rung
  * below it, is what that part costs in a served request. The real Worker is also
  * served with its METRICS_SHARD binding left out, printed under it: the difference
- * is the metrics flush (every 100 requests), which in local workerd includes the
+ * is the metrics flush (every 1,000 requests, or METRICS_FLUSH_SECONDS), which in local workerd includes the
  * shard object's RPC, SQLite statements and commit, run in the same process (in
  * production the object's side runs where the object lives). The kernel column
  * is workerd's system time (sockets, writes, page faults, the commit's fsync). Every round starts
@@ -139,7 +139,7 @@ async function main(): Promise<void> {
     console.log(`${"  the same, METRICS_SHARD unbound".padEnd(46)} ${unbound.toFixed(0).padStart(7)}`);
   }
   console.log(
-    "\nadded: the rung's CPU less the rung above it (the unbound Worker: less the bound one; noise on this VM is about ±15 µs a figure); the route's line adds Hono's dispatch over the whole API, request ids, metrics, the verdict memo and, every 100 requests, the metrics flush: the isolate's walk and call and, in this one workerd process, the MetricsShard object's RPC, SQLite statements and commit (its fsync is kernel time). Goal 8's row is the route with the shard bound: the whole flush counted, though in production the object's side runs where the object lives",
+    "\nadded: the rung's CPU less the rung above it (the unbound Worker: less the bound one; noise on this VM is about ±15 µs a figure); the route's line adds Hono's dispatch over the whole API, request ids, metrics, the verdict memo and, every 1,000 requests, the metrics flush: the isolate's walk and call and, in this one workerd process, the MetricsShard object's RPC, SQLite statements and commit (its fsync is kernel time). Goal 8's row is the route with the shard bound: the whole flush counted, though in production the object's side runs where the object lives",
   );
 }
 

@@ -213,7 +213,7 @@ function print(title: string, rows: Row[]): boolean {
 /**
  * What the deployment-wide counters cost per request: the same bundle served
  * with the METRICS_SHARD binding (each isolate flushes its counts to a
- * MetricsShard every 100 requests or METRICS_FLUSH_SECONDS, after the answer)
+ * MetricsShard every 1,000 requests or METRICS_FLUSH_SECONDS, after the answer)
  * and without it (counts stay in the isolate), cache off. Both Workers are
  * started afresh every round and driven one after the other per route, the
  * order alternating between rounds; medians. Returns whether any request failed.
