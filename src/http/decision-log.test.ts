@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decisionLogText, type DecisionLog } from "./decision-log.js";
+import { decisionIdJson, decisionLogText, newDecisionId, type DecisionLog } from "./decision-log.js";
 import { logLine } from "../log-line.js";
 
 describe("the decision line's text", () => {
@@ -15,5 +15,28 @@ describe("the decision line's text", () => {
             now += 1;
             expect(decisionLogText(entry, now)).toBe(logLine({ ts: new Date(now).toISOString(), ...entry }));
           }
+  });
+
+  it("writes the ids newDecisionId makes, and any other id after one, as JSON.stringify does", () => {
+    const seen = new Set<string>();
+    let now = Date.UTC(2026, 10, 28, 23, 59, 59, 990);
+    for (let i = 0; i < 20; i++) {
+      const made = newDecisionId();
+      expect(made).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      seen.add(made);
+      for (const id of [made, 'q"\\\u2028', made.toUpperCase(), made]) {
+        const entry: DecisionLog = {
+          decision_id: id,
+          engine: "placement",
+          revision: "r1",
+          outcome: "place",
+          ms: 0,
+        };
+        now += 1;
+        expect(decisionLogText(entry, now)).toBe(logLine({ ts: new Date(now).toISOString(), ...entry }));
+        expect(JSON.parse(decisionIdJson(id))).toBe(id);
+      }
+    }
+    expect(seen.size).toBe(20);
   });
 });
