@@ -4,6 +4,7 @@
  * question costs a map lookup instead of a Cache API round trip. The Cache API
  * (keyed by the canonical body hash) is the shared second level.
  */
+import { decisionIdJson } from "./decision-log.js";
 export class VerdictMemo {
   private readonly entries = new Map<
     string,
@@ -71,6 +72,6 @@ export class VerdictMemo {
 /** Puts a fresh decision_id in front of a stored verdict's JSON without parsing it. */
 export function withDecisionId(decisionId: string, verdictJson: string): string {
   return verdictJson === "{}"
-    ? `{"decision_id":${JSON.stringify(decisionId)}}`
-    : `{"decision_id":${JSON.stringify(decisionId)},${verdictJson.slice(1)}`;
+    ? `{"decision_id":${decisionIdJson(decisionId)}}`
+    : `{"decision_id":${decisionIdJson(decisionId)},${verdictJson.slice(1)}`;
 }
