@@ -350,9 +350,9 @@ describe("verdicts", () => {
     expect(explained.trace).toBeDefined();
   });
 
-  it("carry their three headers, each answer its own request id on its own copy of the shared ones", async () => {
-    // decisionAnswer copies a Headers made once per cache value and sets the request id on the copy
-    // (fewer instructions in workerd than three headers from an object, though it reads `headers`)
+  it("carry their three headers, the content type JSON's and each answer its own request id", async () => {
+    // decisionAnswer sets them one by one on the answer's own headers (fewer instructions in workerd
+    // than three headers from an object, though it reads `headers`): the content type replaces the text one
     const answers: Response[] = [];
     for (let i = 0; i < 3; i++) answers.push(await call("/v1/place", json(placeRequest)));
     answers.push(await call("/v1/place?explain=true", json(placeRequest)));
