@@ -11,10 +11,10 @@
  * BENCH_ROUTES (limits,place,match), DEOPTS_TARGETS (worker,noop), DEOPTS_LINES=1 prints the deopted
  * functions' names (readable with DEOPTS_NO_MINIFY=1, which bundles the Worker unminified).
  */
-import autocannon from "autocannon";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { DECISION_REQUESTS } from "./http-requests.js";
+import { peakRate } from "./peak-rate.js";
 import { openLoopInChild, quantile } from "./open-loop.js";
 import { benchPort, bundleWorker, startWorker } from "./workerd.js";
 
@@ -71,27 +71,6 @@ function traceReader(): { onChunk: (c: Buffer) => void; mark: () => number; sinc
     mark: () => gcs.length,
     since: (i) => gcs.slice(i),
   };
-}
-
-async function peakRate(url: string, body: string): Promise<number> {
-  const opts = {
-    url,
-    method: "POST" as const,
-    headers: { "content-type": "application/json" },
-    body,
-    connections: 16,
-  };
-  await autocannon({ ...opts, amount: 2000 });
-  let first = 0;
-  let last = 0;
-  const result = await new Promise<autocannon.Result>((done, fail) => {
-    const instance = autocannon({ ...opts, amount: 4000 }, (error, res) => (error ? fail(error) : done(res)));
-    instance.on("response", () => {
-      last = performance.now();
-      if (first === 0) first = last;
-    });
-  });
-  return result.requests.total / ((last - first) / 1000);
 }
 
 async function main(): Promise<void> {

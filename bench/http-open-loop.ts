@@ -20,10 +20,10 @@
  * change's before and after in one run). BENCH_ROUTES (limits,place,match),
  * BENCH_ROUNDS (3), OPEN_SECONDS (6), OPEN_SHARE (0.5 of the peak), BENCH_PORT.
  */
-import autocannon from "autocannon";
 import { resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DECISION_REQUESTS } from "./http-requests.js";
+import { peakRate } from "./peak-rate.js";
 import { longestSilence, openLoop, openLoopInChild, quantile, type OpenLoopResult } from "./open-loop.js";
 import { median } from "./scale/series.js";
 import { benchPort, bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
@@ -47,28 +47,6 @@ const MODES = ((): ("own" | "inprocess")[] => {
 })();
 /** `OPEN_BASELINE=<checkout>`: that checkout's Worker, bundled the same way, driven in the same rounds at the same rate. */
 const BASELINE = process.env.OPEN_BASELINE;
-
-/** The closed-loop peak rate (req/s) after a warm-up, timed from the responses themselves. */
-async function peakRate(worker: RunningWorker, path: string, body: string): Promise<number> {
-  const opts = {
-    url: `${worker.url}${path}`,
-    method: "POST" as const,
-    headers: { "content-type": "application/json" },
-    body,
-    connections: 16,
-  };
-  await autocannon({ ...opts, amount: 2000 });
-  let first = 0;
-  let last = 0;
-  const result = await new Promise<autocannon.Result>((done, fail) => {
-    const instance = autocannon({ ...opts, amount: 4000 }, (error, res) => (error ? fail(error) : done(res)));
-    instance.on("response", () => {
-      last = performance.now();
-      if (first === 0) first = last;
-    });
-  });
-  return result.requests.total / ((last - first) / 1000);
-}
 
 interface Figures {
   p50: number;
@@ -131,10 +109,10 @@ async function main(): Promise<void> {
           ? undefined
           : await startWorker(baseScript, await benchPort(3), 0, () => {}, {}, undefined, { pin: true });
       try {
-        const rate = Math.round(SHARE * (await peakRate(worker, path, text)));
-        await peakRate(noop, path, text);
-        if (logging !== undefined) await peakRate(logging, path, text);
-        if (base !== undefined) await peakRate(base, path, text);
+        const rate = Math.round(SHARE * (await peakRate(`${worker.url}${path}`, text)));
+        await peakRate(`${noop.url}${path}`, text);
+        if (logging !== undefined) await peakRate(`${logging.url}${path}`, text);
+        if (base !== undefined) await peakRate(`${base.url}${path}`, text);
         for (const [m, mode] of MODES.entries()) {
           // which Worker goes first alternates, so that a slow moment of the machine does not always land on one
           const order = [

@@ -149,18 +149,28 @@ describe("the match verdict's own JSON", () => {
       expect(a.log).not.toEqual(["replaced"]);
     });
 
-  // from 16,000 machines the flag and rank columns are typed arrays (match.ts LARGE_COLUMN, wt/decide11):
-  // the same lines, log and best as the plain columns give for the machines below it
+  // from 16,000 machines the columns are kept in chunks of 8,192 (match.ts LARGE_COLUMN, wt/decide12):
+  // the same lines, log and best as the single plain columns give for the machines below it, the best
+  // match (a machine with no Name, shown by its index) in the second chunk
   it("gives a large pool's machines the lines and log a smaller pool of the same ads gets", () => {
     const read = parseMatchRequest({
       job: job("TARGET.Memory"),
-      machines: [...machines(18), '[ Name = "the-last"; Memory = 4096; Requirements = false ]'],
+      machines: [
+        ...machines(18),
+        '[ Name = "the-last"; Memory = 4096; Requirements = false ]',
+        "[ Memory = 65536; Cpus = 2; Requirements = true ]",
+      ],
     });
     if (!read.ok) throw read.error;
     const ads = read.value.machines;
     const last = ads[18];
-    const large = Array.from({ length: 16_000 }, (_, i) => (i === 15_999 ? last : ads[i % 18]));
-    for (const [rank, policy] of [['real(\\"NaN\\")', pool]] as const) {
+    const large = Array.from({ length: 16_000 }, (_, i) =>
+      i === 15_999 ? last : i === 10_000 ? ads[19] : ads[i % 18],
+    );
+    for (const [rank, policy, best] of [
+      ['real(\\"NaN\\")', pool, 'quote"d'],
+      ["TARGET.Memory", null, 10_000],
+    ] as const) {
       const j = parseMatchRequest({ job: job(rank), machines: [] });
       if (!j.ok) throw j.error;
       const big = decideParsedMatch(policy, { job: j.value.job, schedd: null, machines: large }, ctx).verdict;
@@ -174,6 +184,7 @@ describe("the match verdict's own JSON", () => {
       expect(JSON.stringify(big.machines.slice(0, 15_999))).toBe(JSON.stringify(small.machines));
       expect(big.log.filter((line) => !line.includes("the-last"))).toEqual(small.log);
       expect(big.best).toBe(small.best);
+      expect(big.best).toBe(best);
     }
   });
 

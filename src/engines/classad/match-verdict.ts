@@ -61,7 +61,7 @@ export interface MatchColumns {
   readonly schedd: { discarded: boolean } | undefined;
   /** Per machine: the Name attribute when it is a string, else null (the line shows the index). */
   readonly names: readonly (string | null)[];
-  /** Per machine: its flag bits and the job's Rank of it (plain arrays, or typed ones for a large pool: match.ts `columnsFor`). */
+  /** Per machine: its flag bits and the job's Rank of it (a large pool's are chunked: {@link ChunkedColumns}). */
   readonly flags: ArrayLike<number>;
   readonly ranks: ArrayLike<number>;
   /** The best match's index (the highest rank, the first in the request among equal ones, NaN last), or -1. */
@@ -69,6 +69,44 @@ export interface MatchColumns {
   /** Log lines before the machines' (schedd and job discards), and the closing line (a spent budget) or null. */
   readonly head: readonly string[];
   readonly tail: string | null;
+}
+
+/**
+ * A large pool's columns (match.ts `decideLarge`): the same fields, the per-machine ones in chunks of
+ * `chunk` entries (machine i at `[i / chunk][i % chunk]`), so that no column is one object above V8's
+ * large-object size; made into {@link MatchColumns} when the verdict's lines or log are first read.
+ */
+export interface ChunkedColumns extends Omit<MatchColumns, "names" | "flags" | "ranks"> {
+  /** How many machines. */
+  readonly n: number;
+  readonly chunk: number;
+  readonly names: readonly (readonly (string | null)[])[];
+  readonly flags: readonly (readonly number[])[];
+  readonly ranks: readonly (readonly number[])[];
+}
+
+/** One column of its chunks, in order. */
+function joined<T>(chunks: readonly (readonly T[])[], n: number): T[] {
+  const out = new Array<T>(n);
+  let i = 0;
+  for (const chunk of chunks) for (let k = 0; k < chunk.length; k++) out[i++] = chunk[k];
+  return out;
+}
+
+/** The columns of chunked ones, each one array (built when a large verdict is read, never while deciding). */
+function joinedColumns(c: ChunkedColumns): MatchColumns {
+  return {
+    ts: c.ts,
+    jid: c.jid,
+    job: c.job,
+    schedd: c.schedd,
+    names: joined(c.names, c.n),
+    flags: joined(c.flags, c.n),
+    ranks: joined(c.ranks, c.n),
+    best: c.best,
+    head: c.head,
+    tail: c.tail,
+  };
 }
 
 /** The shortest decimal that round-trips a double. */
@@ -268,14 +306,15 @@ class LazyVerdict {
   declare best: string | number | null;
   declare log: string[];
   declare schedd?: { discarded: boolean };
-  readonly #c: MatchColumns;
+  /** The columns; a large pool's chunks until the lines or log are first read ({@link LazyVerdict.columns}). */
+  #c: MatchColumns | ChunkedColumns;
   readonly #best: string | number | null;
   #machines: MachineVerdict[] | null = null;
   #log: string[] | null = null;
   /** Whether `machines` or `log` was assigned (the columns then no longer say what the verdict holds). */
   #replaced = false;
 
-  constructor(c: MatchColumns, best: string | number | null) {
+  constructor(c: MatchColumns | ChunkedColumns, best: string | number | null) {
     this.#c = c;
     this.#best = best;
     // the keys in the documented order: job, machines, best, log, then schedd
@@ -286,10 +325,19 @@ class LazyVerdict {
     if (c.schedd !== undefined) this.schedd = c.schedd;
   }
 
+  /** The verdict's columns, a large pool's chunks joined (once) on the first read. */
+  static columns(v: LazyVerdict): MatchColumns {
+    const c = v.#c;
+    if (!("chunk" in c)) return c;
+    const joined = joinedColumns(c);
+    v.#c = joined;
+    return joined;
+  }
+
   /** `machines`: the lines, built on first read. */
   static readonly MACHINES: PropertyDescriptor = {
     get(this: LazyVerdict): MachineVerdict[] {
-      return (this.#machines ??= machineLines(this.#c));
+      return (this.#machines ??= machineLines(LazyVerdict.columns(this)));
     },
     set(this: LazyVerdict, v: MachineVerdict[]) {
       this.#machines = v;
@@ -302,7 +350,8 @@ class LazyVerdict {
   /** `log`: the log lines, built (the matches put in rank order) on first read. */
   static readonly LOG: PropertyDescriptor = {
     get(this: LazyVerdict): string[] {
-      return (this.#log ??= logLines(this.#c, matchOrder(this.#c)));
+      const c = LazyVerdict.columns(this);
+      return (this.#log ??= logLines(c, matchOrder(c)));
     },
     set(this: LazyVerdict, v: string[]) {
       this.#log = v;
@@ -317,7 +366,7 @@ class LazyVerdict {
    * field was replaced (then JSON.stringify's; edits inside lists already read are not followed).
    */
   static ownJson(v: LazyVerdict, members: boolean): string {
-    const c = v.#c;
+    const c = LazyVerdict.columns(v);
     if (!v.#replaced && v.job === c.job && v.best === v.#best && v.schedd === c.schedd)
       return columnVerdictJson(c, v.#best, matchOrder(c), members);
     const json = JSON.stringify(v);
@@ -344,6 +393,12 @@ class OwnJsonVerdict extends LazyVerdict {
 export function columnVerdict(c: MatchColumns): MatchVerdict {
   const best = c.best >= 0 ? (c.names[c.best] ?? c.best) : null;
   if (c.names.length <= OWN_JSON_MACHINES) return new OwnJsonVerdict(c, best);
+  return new LazyVerdict(c, best);
+}
+
+/** The verdict over a large pool's chunked columns (a {@link LazyVerdict}: it never writes its own JSON). */
+export function chunkedColumnVerdict(c: ChunkedColumns): MatchVerdict {
+  const best = c.best >= 0 ? (c.names[Math.floor(c.best / c.chunk)][c.best % c.chunk] ?? c.best) : null;
   return new LazyVerdict(c, best);
 }
 

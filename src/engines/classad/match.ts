@@ -13,6 +13,7 @@ import type { Compiled } from "./node.js";
 import type { PlanSite } from "./match-plan.js";
 import { BEST_MESSAGE, bestVerdict, BestHeap, MAX_BEST } from "./match-best.js";
 import {
+  chunkedColumnVerdict,
   columnVerdict,
   DISCARDED,
   MATCHED as MATCH_FLAG,
@@ -313,50 +314,15 @@ export function decideParsedMatch(
 
   if (req.best !== undefined)
     return decideBest(policy, req, st, { ts, jid, head, schedd, scheddOut, jobOut, explain, trace });
-  const machines = req.machines;
-  const n = machines.length;
+  const s: MatchStart = { ts, jid, head, schedd, scheddOut, jobOut, explain, trace };
+  const n = req.machines.length;
+  if (n >= LARGE_COLUMN) return decideLarge(policy, req, st, s);
   const names = new Array<string | null>(n);
-  const flags = n < LARGE_COLUMN ? new Array<number>(n) : largeFlags(n);
-  const ranks = n < LARGE_COLUMN ? new Array<number>(n) : largeRanks(n);
+  const flags = new Array<number>(n);
+  const ranks = new Array<number>(n);
   // the best match is kept as the loop goes; the matches are put in rank order only when the log is written
-  let best = -1;
-  let bestRank = NaN;
-  const startdOnly = policy?.startdOnly ?? null;
-  for (let i = 0; i < n; i++) {
-    const m = machines[i];
-    const name = MACHINE_NAME.eval(m, null, st);
-    const shown = typeof name === "string" ? name : null;
-    names[i] = shown;
-    if (startdOnly !== null && startdDiscards(startdOnly, m, st)) {
-      flags[i] = DISCARDED;
-      ranks[i] = 0;
-      continue;
-    }
-    if (scheddOut || jobOut) {
-      flags[i] = 0;
-      ranks[i] = 0;
-      continue;
-    }
-    const pair = matchPair(policy, req.job, m, st, explain);
-    if (pair.trace) trace.push({ machine: shown ?? i, ...pair.trace, match: pair.match });
-    let f =
-      pair.policyReject === null
-        ? 0
-        : pair.policyReject === "NEGOTIATOR_PE_RESOURCE_EXPR"
-          ? REJECTED_RESOURCE
-          : REJECTED_JOB;
-    const r = rankOf(JOB_RANK.eval(req.job, m, st));
-    ranks[i] = r;
-    if (pair.match) {
-      f |= MATCH_FLAG;
-      // rank descending, ties to the first in the request, NaN last
-      if (best < 0 || r > bestRank || (bestRank !== bestRank && r === r)) {
-        best = i;
-        bestRank = r;
-      }
-    }
-    flags[i] = f;
-  }
+  const at: BestSoFar = { best: -1, rank: NaN };
+  matchRange(policy, req, st, s, 0, n, names, flags, ranks, at);
   // a spent work budget made the evaluations after it ERROR: the log says so, as the outcome does
   st.flushWork();
   const spent = currentBudget().exhausted();
@@ -368,33 +334,133 @@ export function decideParsedMatch(
     names,
     flags,
     ranks,
-    best,
+    best: at.best,
     head,
     tail: spent ? `${ts} ${BUDGET_EXCEEDED_MESSAGE}` : null,
   });
-  return finish(policy, st, verdict, spent, { ts, jid, head, schedd, scheddOut, jobOut, explain, trace });
+  return finish(policy, st, verdict, spent, s);
+}
+
+/** The best match so far of a full decide: its index (-1 before the first match) and its rank. */
+interface BestSoFar {
+  best: number;
+  rank: number;
 }
 
 /**
- * From this many machines the full verdict's flag and rank columns are typed arrays. Below it they are
- * plain arrays, every entry written by the loop: a typed array of more than 64 bytes has its store
- * allocated outside the heap (malloc, zeroed, freed by the scavenger's sweeper), about 5% of a
- * 100-machine decide's CPU for the two columns (docs/performance.md, wt/decide6). From it a plain
- * array's store passes V8's largest regular object (128 KiB, 16,384 eight-byte entries) and is allocated
- * in the large-object space, fresh pages from the system each decide: three such columns cost 14–16 ns a
- * machine at 100,000 machines (half of it the kernel's, page faults) against 4 at 10,000; with the flags
- * and ranks typed, about 7 (docs/performance.md, wt/decide11).
+ * Matches machines `from` to `to` (excluded) of a full decide, writing each one's name, flag bits and
+ * rank at its index less `from` and keeping the best match in `at`.
  */
-const LARGE_COLUMN = 16_000;
-
-/** The flag column of a large pool (see {@link LARGE_COLUMN}; its own function keeps the decide's code small). */
-function largeFlags(n: number): Uint8Array {
-  return new Uint8Array(n);
+function matchRange(
+  policy: MatchPolicy | null,
+  req: ParsedMatchRequest,
+  st: EvalState,
+  s: MatchStart,
+  from: number,
+  to: number,
+  names: (string | null)[],
+  flags: number[],
+  ranks: number[],
+  at: BestSoFar,
+): void {
+  const { machines, job } = req;
+  const skip = s.scheddOut || s.jobOut;
+  const startdOnly = policy?.startdOnly ?? null;
+  let best = at.best;
+  let bestRank = at.rank;
+  for (let i = from; i < to; i++) {
+    const m = machines[i];
+    const k = i - from;
+    const name = MACHINE_NAME.eval(m, null, st);
+    const shown = typeof name === "string" ? name : null;
+    names[k] = shown;
+    if (startdOnly !== null && startdDiscards(startdOnly, m, st)) {
+      flags[k] = DISCARDED;
+      ranks[k] = 0;
+      continue;
+    }
+    if (skip) {
+      flags[k] = 0;
+      ranks[k] = 0;
+      continue;
+    }
+    const pair = matchPair(policy, job, m, st, s.explain);
+    if (pair.trace) s.trace.push({ machine: shown ?? i, ...pair.trace, match: pair.match });
+    let f =
+      pair.policyReject === null
+        ? 0
+        : pair.policyReject === "NEGOTIATOR_PE_RESOURCE_EXPR"
+          ? REJECTED_RESOURCE
+          : REJECTED_JOB;
+    const r = rankOf(JOB_RANK.eval(job, m, st));
+    ranks[k] = r;
+    if (pair.match) {
+      f |= MATCH_FLAG;
+      // rank descending, ties to the first in the request, NaN last
+      if (best < 0 || r > bestRank || (bestRank !== bestRank && r === r)) {
+        best = i;
+        bestRank = r;
+      }
+    }
+    flags[k] = f;
+  }
+  at.best = best;
+  at.rank = bestRank;
 }
 
-/** The rank column of a large pool (see {@link LARGE_COLUMN}). */
-function largeRanks(n: number): Float64Array {
-  return new Float64Array(n);
+/**
+ * From this many machines the full verdict's columns are kept in chunks of {@link COLUMN_CHUNK} entries.
+ * One column of a large pool as a single array (plain, or typed) is allocated outside V8's young space —
+ * a plain array's store passes V8's largest regular object (128 KiB, 16,384 eight-byte entries) and goes
+ * to the large-object space, a typed array's store is malloc'd — and either way it takes fresh pages from
+ * the system on every decide: at 100,000 machines the names, flags and ranks columns (wt/decide11 made the
+ * last two typed) took 417 minor page faults a decide. Chunks of 8,192 entries (64 KiB stores) are
+ * allocated in the young space like any small object (docs/performance.md, wt/decide12). Below it the
+ * columns are single plain arrays.
+ */
+const LARGE_COLUMN = 16_000;
+/** A large pool's column chunk: 8,192 entries, a 64 KiB store (a regular object). */
+const COLUMN_CHUNK = 8_192;
+
+/** A full decide of {@link LARGE_COLUMN} machines or more: the same, its columns in chunks. */
+function decideLarge(
+  policy: MatchPolicy | null,
+  req: ParsedMatchRequest,
+  st: EvalState,
+  s: MatchStart,
+): Decision<MatchVerdict> {
+  const n = req.machines.length;
+  const names: (string | null)[][] = [];
+  const flags: number[][] = [];
+  const ranks: number[][] = [];
+  const at: BestSoFar = { best: -1, rank: NaN };
+  for (let from = 0; from < n; from += COLUMN_CHUNK) {
+    const to = Math.min(n, from + COLUMN_CHUNK);
+    const nameChunk = new Array<string | null>(to - from);
+    const flagChunk = new Array<number>(to - from);
+    const rankChunk = new Array<number>(to - from);
+    matchRange(policy, req, st, s, from, to, nameChunk, flagChunk, rankChunk, at);
+    names.push(nameChunk);
+    flags.push(flagChunk);
+    ranks.push(rankChunk);
+  }
+  st.flushWork();
+  const spent = currentBudget().exhausted();
+  const verdict = chunkedColumnVerdict({
+    ts: s.ts,
+    jid: s.jid,
+    job: { discarded: s.jobOut },
+    schedd: s.schedd,
+    n,
+    chunk: COLUMN_CHUNK,
+    names,
+    flags,
+    ranks,
+    best: at.best,
+    head: s.head,
+    tail: spent ? `${s.ts} ${BUDGET_EXCEEDED_MESSAGE}` : null,
+  });
+  return finish(policy, st, verdict, spent, s);
 }
 
 /** What decideParsedMatch settled before the machines: the log's clock and job id, its first lines, the discards. */
