@@ -10,7 +10,7 @@
  *   4 + a decision id and the decision log line's text (built, not written);
  *   5 + the log line written (the runtime's console: what issue 31 goal 8 leaves out);
  *   6 + the answer as the route writes it (the envelope's members and the verdict's own writer)
- *       and sends it (one `Response` with its three headers given at once).
+ *       and sends it (one `Response`, its three headers set on it).
  * Each rung takes its route's options (engine, schema, fast schema, decide) from the route
  * module and each step from src/http/decision.ts, so a rung runs what the route runs. The
  * route itself (Hono dispatch over the whole API, request ids, authorization, metrics, the

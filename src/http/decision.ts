@@ -55,10 +55,10 @@ function verdictCache(): Cache | undefined {
 const memo = new VerdictMemo();
 
 /**
- * A decision's 200 answer, its headers given at once (`X-Arbiter-Cache`: `hit`
+ * A decision's 200 answer with its headers set on it (`X-Arbiter-Cache`: `hit`
  * from either cache level, else `miss` or `bypass`; and the request id): one
- * header list per answer, where setting them one by one on Hono's context and
- * then on the answer builds three.
+ * header list per answer, where setting them on Hono's context and then on the
+ * answer builds three.
  */
 function jsonAnswer(c: Context<AppEnv>, json: string, cache: "hit" | "miss" | "bypass"): Response {
   return identified(c, decisionAnswer(json, cache, requestIdOf(c)));

@@ -55,14 +55,14 @@ export function httpSeriesOf(app: Hono<AppEnv>, requestMethod: string, url: stri
 export function countAnswer(
   series: HttpSeries,
   response: Response,
-  /** Whether the answer was made with its headers at once (`identified`). */
+  /** Whether the answer was made with its headers set, request id included (`identified`). */
   identified: boolean,
   env: Env | undefined,
   ctx: { waitUntil(p: Promise<unknown>): void } | undefined,
 ): void {
   isolateMetrics.httpAnswer(series, response.status);
-  // A decision answer (made with its headers at once, `identified`) never says it is a replay:
-  // its headers are not read, so the runtime makes no Headers object for them.
+  // A decision answer (made with its headers set, `identified`) never says it is a replay:
+  // its headers are not read again here.
   if (!identified && response.headers.get("idempotent-replayed") === "true")
     isolateMetrics.replayCell(series.route).n++;
   if (env === undefined || ctx === undefined) return;
