@@ -1,10 +1,22 @@
 /**
- * One round of the A/B harness, in a fresh process: loads the rows of both
- * trees (bundles made by bench/ab/bundle.ts), checks that they give the same
- * answers, warms every row up, then measures each row on A and on B in turn
- * (the order alternating from pair to pair), in CPU time of this process
- * (user + system: garbage collection on V8's helper threads counts, time the
- * process spends waiting for a core does not). Prints one JSON line.
+ * One round of the A/B harness for one group of rows, in a fresh process:
+ * loads both trees' rows of that group (bundles made by bench/ab/bundle.ts),
+ * checks that they give the same answers, then takes the rows one at a time,
+ * each from the same state: a full garbage collection, a warm-up that runs the
+ * row on both trees in turn, one call count for both trees (from the warm
+ * per-call times), then `reps` pairs of samples, A and B in turn with the order
+ * alternating from pair to pair. Times are CPU time of this process (user +
+ * system: garbage collection on V8's helper threads counts, time the process
+ * spends waiting for a core does not). Prints one JSON line.
+ *
+ * Why (wt/abrow, docs/performance.md): with every row of every group in one
+ * process, one call count per tree taken from a 60 ms calibration whose first
+ * calls were cold, tree A (calibrated first) got 1 call a sample where B got 3
+ * on the 7 ms placement compile, so B's samples nearly always held a scavenge
+ * and A's mostly did not: same code read 1.4× slower. Each row now starts after
+ * a full GC (needs `node --expose-gc`), both trees run the same number of calls
+ * a sample (at least MIN_CALLS), and a row's state does not depend on the rows
+ * of other groups (run.ts starts a process per group).
  */
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -17,6 +29,7 @@ interface Args {
   reps: number;
   ms: number;
   flip: boolean;
+  group?: string;
   filter?: RegExp;
 }
 
@@ -26,6 +39,7 @@ function parseArgs(argv: string[]): Args {
     return i < 0 ? undefined : argv[i + 1];
   };
   const filter = get("filter");
+  const group = get("group");
   return {
     a: get("a")!,
     b: get("b")!,
@@ -33,11 +47,24 @@ function parseArgs(argv: string[]): Args {
     reps: Number(get("reps") ?? 3),
     ms: Number(get("ms") ?? 40),
     flip: argv.includes("--flip"),
+    ...(group === undefined ? {} : { group }),
     ...(filter === undefined ? {} : { filter: new RegExp(filter, "i") }),
   };
 }
 
-let sink: unknown;
+/** The fewest calls a sample makes, so a sample of a slow row holds more than one call's collections. */
+const MIN_CALLS = 4;
+/**
+ * CPU ms of one warm-up stretch. Before any row is measured, each row runs on both trees in turn,
+ * stretch by stretch, until a stretch's µs a call is within 15% of the stretch before on both
+ * trees (at least two stretches a tree, at most WARM_MAX): most rows settle in 40 ms, a jq-heavy one
+ * (the limits rewrite) runs 10-100 µs a call for its first ~5,000 calls while V8 optimises it.
+ */
+const WARM_MS = 20;
+/** The most warm-up stretches a tree runs a row for before the measured rows start. */
+const WARM_MAX = 10;
+/** CPU ms each tree runs a row again after the full GC before its samples (the call count is taken from it). */
+const REWARM_MS = 20;
 
 function cpuMicros(): number {
   const u = process.cpuUsage();
@@ -45,17 +72,39 @@ function cpuMicros(): number {
 }
 
 /** Calls `run` `n` times (awaiting each promise) and returns CPU µs per call. */
-async function timeN(run: () => unknown, n: number): Promise<number> {
-  const t0 = cpuMicros();
-  for (let i = 0; i < n; i++) {
-    const r = run();
-    sink = r instanceof Promise ? await r : r;
-  }
-  return (cpuMicros() - t0) / n;
+type TimeN = (run: () => unknown, n: number) => Promise<number>;
+
+const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (
+  ...params: string[]
+) => (run: () => unknown, n: number, cpu: () => number, kept: { last: unknown }) => Promise<number>;
+
+/** The last answer of every timing loop, kept so the calls cannot be dropped as unused. */
+const kept = { last: undefined as unknown };
+
+/**
+ * A timing loop of its own for one row on one tree: compiled from its own source, so its call
+ * site `run()` has its own type feedback. One loop shared by every row and both trees sees all
+ * their closures; V8 then optimises it inlining whichever closure it saw first, and on a row of
+ * 60 ns (classad Rank) that tree read 15-25% faster, a different tree in different processes.
+ */
+function makeTimeN(): TimeN {
+  const loop = new AsyncFunction(
+    "run",
+    "n",
+    "cpu",
+    "kept",
+    `const t0 = cpu();
+    for (let i = 0; i < n; i++) {
+      const r = run();
+      kept.last = r instanceof Promise ? await r : r;
+    }
+    return (cpu() - t0) / n;`,
+  );
+  return (run, n) => loop(run, n, cpuMicros, kept);
 }
 
 /** Runs `run` for about `ms` of CPU and returns µs per call (the warm-up and the calibration). */
-async function calibrate(run: () => unknown, ms: number): Promise<number> {
+async function calibrate(timeN: TimeN, run: () => unknown, ms: number): Promise<number> {
   let n = 1;
   let used = 0;
   let calls = 0;
@@ -79,13 +128,29 @@ async function answerOf(row: Row): Promise<string> {
 
 const args = parseArgs(process.argv.slice(2));
 const fixtures = JSON.parse(readFileSync(args.fixtures, "utf8")) as Fixtures;
-type RowsModule = { makeRows(f: Fixtures): Row[] };
-const [modA, modB] = (await Promise.all([
-  import(pathToFileURL(args.a).href),
-  import(pathToFileURL(args.b).href),
-])) as RowsModule[];
-const rowsA = new Map(modA.makeRows(fixtures).map((r) => [r.name, r]));
-const rowsB = new Map(modB.makeRows(fixtures).map((r) => [r.name, r]));
+type RowsModule = { makeRows(f: Fixtures, group?: string): Row[] };
+// the tree loaded (and compiled) first alternates with --flip, as the order of each pair does
+const load = async (file: string) => (await import(pathToFileURL(file).href)) as RowsModule;
+let modA: RowsModule;
+let modB: RowsModule;
+if (args.flip) {
+  modB = await load(args.b);
+  modA = await load(args.a);
+} else {
+  modA = await load(args.a);
+  modB = await load(args.b);
+}
+// the tree built first alternates with --flip, as the order of each pair does
+const build = (m: RowsModule) => new Map(m.makeRows(fixtures, args.group).map((r) => [r.name, r]));
+let rowsA: Map<string, Row>;
+let rowsB: Map<string, Row>;
+if (args.flip) {
+  rowsB = build(modB);
+  rowsA = build(modA);
+} else {
+  rowsA = build(modA);
+  rowsB = build(modB);
+}
 const names = [...rowsA.keys()].filter(
   (n) => rowsB.has(n) && (args.filter === undefined || args.filter.test(n)),
 );
@@ -98,40 +163,63 @@ for (const n of names) {
   if (x !== y) differ.push(`${n}: A ${x.slice(0, 200)} | B ${y.slice(0, 200)}`);
 }
 
-// warm-up and per-row call counts: each timed sample runs about `ms` of CPU
-const counts = new Map<string, [number, number]>();
-for (const n of names) {
-  const perA = await calibrate(rowsA.get(n)!.run, 60);
-  const perB = await calibrate(rowsB.get(n)!.run, 60);
-  counts.set(n, [
-    Math.max(1, Math.round((args.ms * 1000) / perA)),
-    Math.max(1, Math.round((args.ms * 1000) / perB)),
-  ]);
+// every row warmed on both trees first, in turn (the first tree alternating from row to row), so
+// the JIT's background compiles a row starts have finished (on other rows' time, both trees alike)
+// before the row is measured: a jq-heavy row (the limits rewrite) takes about 5,000 calls to settle
+const first = (i: number) => (i + (args.flip ? 1 : 0)) % 2 === 0;
+/** Each row on each tree with its own timing loop. */
+const timed = names.map((n) => ({
+  a: { run: rowsA.get(n)!.run, time: makeTimeN() },
+  b: { run: rowsB.get(n)!.run, time: makeTimeN() },
+}));
+type Timed = (typeof timed)[number]["a"];
+const warm = (t: Timed, ms: number) => calibrate(t.time, t.run, ms);
+const sample = (t: Timed, calls: number) => t.time(t.run, calls);
+for (let i = 0; i < names.length; i++) {
+  const { a, b } = timed[i];
+  const [x, y] = first(i) ? [a, b] : [b, a];
+  let [px, py] = [await warm(x, WARM_MS), await warm(y, WARM_MS)];
+  for (let k = 1; k < WARM_MAX; k++) {
+    const [cx, cy] = [await warm(x, WARM_MS), await warm(y, WARM_MS)];
+    if (Math.abs(cx / px - 1) < 0.15 && Math.abs(cy / py - 1) < 0.15) break;
+    [px, py] = [cx, cy];
+  }
 }
 
-// the measured stretch starts here (monotonic µs, the clock of V8's CPU profiles)
-const measureStart = Number(process.hrtime.bigint() / 1000n);
-const samples = new Map<string, { a: number[]; b: number[] }>(names.map((n) => [n, { a: [], b: [] }]));
-for (let rep = 0; rep < args.reps; rep++) {
-  for (let i = 0; i < names.length; i++) {
-    const n = names[i];
-    const [na, nb] = counts.get(n)!;
-    const s = samples.get(n)!;
+// each row's sampled stretch (monotonic µs, the clock of V8's CPU profiles)
+const nowMicros = () => Number(process.hrtime.bigint() / 1000n);
+const windows: [number, number][] = [];
+const samples = new Map<string, { a: number[]; b: number[]; calls: number }>();
+for (let i = 0; i < names.length; i++) {
+  const { a, b } = timed[i];
+  // both trees run the row again in turn (the other tree first this time); the call count comes
+  // from these warm figures. (No forced full GC here: it shrinks the young generation and the
+  // heap's limit, and the next ~100 ms of a row ran 2-10× slower while they grew back.)
+  const [x, y] = first(i) ? [b, a] : [a, b];
+  const perX = await warm(x, REWARM_MS);
+  const perY = await warm(y, REWARM_MS);
+  // one call count for both trees: a sample of each does the same work (and allocates alike)
+  const calls = Math.max(MIN_CALLS, Math.round((args.ms * 1000) / ((perX + perY) / 2)));
+  const s = { a: [] as number[], b: [] as number[], calls };
+  const from = nowMicros();
+  for (let rep = 0; rep < args.reps; rep++) {
     if ((rep + i + (args.flip ? 1 : 0)) % 2 === 0) {
-      s.a.push(await timeN(rowsA.get(n)!.run, na));
-      s.b.push(await timeN(rowsB.get(n)!.run, nb));
+      s.a.push(await sample(a, calls));
+      s.b.push(await sample(b, calls));
     } else {
-      s.b.push(await timeN(rowsB.get(n)!.run, nb));
-      s.a.push(await timeN(rowsA.get(n)!.run, na));
+      s.b.push(await sample(b, calls));
+      s.a.push(await sample(a, calls));
     }
   }
+  windows.push([from, nowMicros()]);
+  samples.set(names[i], s);
 }
 
 process.stdout.write(
   JSON.stringify({
     rows: names.map((n) => ({ name: n, ...samples.get(n)! })),
     differ,
-    measureStart,
-    kept: typeof sink,
+    windows,
+    kept: typeof kept.last,
   }) + "\n",
 );

@@ -40,7 +40,15 @@ await bundleFor(path.join(import.meta.dirname, "rows.ts"), path.join(dir, "tree.
 await bundleFor(path.join(import.meta.dirname, "child.ts"), path.join(dir, "child.mjs"), OWN, false);
 
 const tree0 = path.join(dir, "tree.mjs");
-const args = ["--cpu-prof", "--cpu-prof-dir", dir, "--cpu-prof-interval", "100", path.join(dir, "child.mjs")];
+const args = [
+  "--expose-gc",
+  "--cpu-prof",
+  "--cpu-prof-dir",
+  dir,
+  "--cpu-prof-interval",
+  "100",
+  path.join(dir, "child.mjs"),
+];
 args.push(
   "--a",
   tree0,
@@ -71,13 +79,14 @@ const prof = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as {
   samples: number[];
   timeDeltas: number[];
 };
-// only samples from the measured stretch count (not building the fixtures or warming up)
-const { measureStart } = JSON.parse(out.stdout.trim().split("\n").pop()!) as { measureStart: number };
+// only samples from the rows' sampled stretches count (not building the fixtures, the GCs or the warm-ups)
+const { windows } = JSON.parse(out.stdout.trim().split("\n").pop()!) as { windows: [number, number][] };
 const hitsOf = new Map<number, number>();
 let t = prof.startTime;
 for (let i = 0; i < prof.samples.length; i++) {
   t += prof.timeDeltas[i];
-  if (t >= measureStart) hitsOf.set(prof.samples[i], (hitsOf.get(prof.samples[i]) ?? 0) + 1);
+  if (windows.some(([from, to]) => t >= from && t < to))
+    hitsOf.set(prof.samples[i], (hitsOf.get(prof.samples[i]) ?? 0) + 1);
 }
 const keyOf = (n: Node) =>
   `${n.callFrame.functionName || "(anonymous)"} ${path.basename(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;

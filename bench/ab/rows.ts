@@ -46,6 +46,7 @@ import {
   CUSTOMS_REQUEST,
   rawHosts,
 } from "../fixtures.js";
+import { ROW_GROUPS, type RowGroup } from "./groups.js";
 
 /** One measured operation; `answer` gives the JSON the two trees must agree on. */
 export interface Row {
@@ -358,14 +359,18 @@ function jqRows(): Row[] {
   return rows;
 }
 
-/** Every row, built from this tree's code on the shared fixtures. */
-export function makeRows(fx: Fixtures): Row[] {
-  return [
-    ...placementRows(fx),
-    ...limitsRows(fx),
-    ...classadRows(),
-    ...customsRows(),
-    ...jobfilterRows(),
-    ...jqRows(),
-  ];
+const GROUP_ROWS: Record<RowGroup, (fx: Fixtures) => Row[]> = {
+  placement: placementRows,
+  limits: limitsRows,
+  classad: classadRows,
+  customs: customsRows,
+  jobfilter: jobfilterRows,
+  jq: jqRows,
+};
+
+/** The rows of one group (bench/ab/groups.ts), or of every group, built from this tree's code on the shared fixtures. */
+export function makeRows(fx: Fixtures, group?: string): Row[] {
+  if (group === undefined) return ROW_GROUPS.flatMap((g) => GROUP_ROWS[g](fx));
+  if (!(ROW_GROUPS as readonly string[]).includes(group)) throw new Error(`no row group ${group}`);
+  return GROUP_ROWS[group as RowGroup](fx);
 }

@@ -1,24 +1,29 @@
 /**
  * `npm run bench:ab -- --base <checkout> [--head <checkout>]`: the decision rows
  * of `npm run bench` on two trees, paired. Each tree's code is bundled by esbuild
- * (as wrangler bundles the Worker) with the same rows and fixtures; every round
- * is a fresh process that loads both, checks their answers agree, and measures
- * each row on both in turn in CPU time; rounds alternate which tree goes first.
- * Prints, per row, the median µs of each tree, the median of the paired ratios
- * head / base and their spread (10th–90th percentile), and flags rows more than
- * 10% slower. Options: --rounds (8), --reps per round (3), --ms per sample (40),
- * --filter <regex on row names>, --json <file> to keep the samples, --cold
- * <processes per tree> (6; 0 for none): the cold rows, each sample the first
- * compile of the 3,000-rule placement file in a fresh process of one tree
- * (bench/placement-cold.ts), the trees alternating, then that process's load
- * and first decision; paired as the other rows are.
+ * (as wrangler bundles the Worker) with the same rows and fixtures. Every round
+ * starts a fresh process per group of rows (an engine's rows, bench/ab/groups.ts)
+ * that loads both trees' rows of that group, checks their answers agree, and
+ * measures the rows one at a time in CPU time (bench/ab/child.ts): before each
+ * row a full GC, then a warm-up of both trees in turn, then one call count for
+ * both trees and `reps` paired samples, the order alternating; rounds alternate
+ * which tree goes first. So a row is measured in the same state on both trees,
+ * whatever ran before it. Prints, per row, the median µs of each tree, the median
+ * of the paired ratios head / base and their spread (10th–90th percentile), and
+ * flags rows more than 10% slower. Options: --rounds (8), --reps per round (3),
+ * --ms per sample (40; at least 4 calls), --filter <regex on row names>, --json
+ * <file> to keep the samples, --cold <processes per tree> (8; 0 for none): the
+ * cold rows, each sample the first compile of the 3,000-rule placement file in a
+ * fresh process of one tree (bench/placement-cold.ts), the trees alternating,
+ * then that process's load and first decision; paired as the other rows are.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { readSharedData } from "../../test/support/shared-data.js";
 import { bundleFor } from "./bundle.js";
+import { ROW_GROUPS } from "./groups.js";
 import type { Fixtures } from "./rows.js";
 
 const argv = process.argv.slice(2);
@@ -31,7 +36,7 @@ const OWN = path.resolve(import.meta.dirname, "../..");
 const base = opt("base");
 if (base === undefined) {
   console.error(
-    "usage: npm run bench:ab -- --base <checkout> [--head <checkout>] [--rounds 8] [--reps 3] [--ms 40] [--filter re] [--json file]",
+    "usage: npm run bench:ab -- --base <checkout> [--head <checkout>] [--rounds 8] [--reps 3] [--ms 40] [--filter re] [--json file] [--cold 8]",
   );
   process.exit(2);
 }
@@ -40,7 +45,7 @@ const rounds = Number(opt("rounds") ?? 8);
 const reps = opt("reps") ?? "3";
 const ms = opt("ms") ?? "40";
 const filter = opt("filter");
-const coldRounds = Number(opt("cold") ?? 6);
+const coldRounds = Number(opt("cold") ?? 8);
 
 const dir = mkdtempSync(path.join(tmpdir(), "arbiter-ab-"));
 const fixtures: Fixtures = {
@@ -69,41 +74,62 @@ const load0 = loadavg()[0];
 console.log(
   `base ${path.resolve(base)}\nhead ${head}\n${rounds} rounds × ${reps} paired samples of ~${ms} ms CPU per row and tree; load average ${load0.toFixed(1)}`,
 );
-const all = new Map<string, { a: number[]; b: number[]; ratios: number[] }>();
+/** Per row: every sample of each tree, every paired ratio, and each round's median ratio. */
+interface Acc {
+  a: number[];
+  b: number[];
+  ratios: number[];
+  roundRatios: number[];
+}
+const all = new Map<string, Acc>();
+const accOf = (name: string): Acc => {
+  const acc = all.get(name) ?? { a: [], b: [], ratios: [], roundRatios: [] };
+  all.set(name, acc);
+  return acc;
+};
 const differ = new Set<string>();
 for (let r = 0; r < rounds; r++) {
   const flip = r % 2 === 1;
-  const childArgs = [
-    path.join(dir, "child.mjs"),
-    "--a",
-    path.join(dir, "base.mjs"),
-    "--b",
-    path.join(dir, "head.mjs"),
-    "--fixtures",
-    path.join(dir, "fixtures.json"),
-    "--reps",
-    reps,
-    "--ms",
-    ms,
-  ];
-  if (flip) childArgs.push("--flip");
-  if (filter !== undefined) childArgs.push("--filter", filter);
-  const out = spawnSync(process.execPath, ["--expose-gc", ...childArgs], {
-    encoding: "utf8",
-    maxBuffer: 1 << 26,
-  });
-  if (out.status !== 0) {
-    console.error(`round ${r + 1} failed:\n${out.stderr}`);
-    process.exit(1);
-  }
-  const result = JSON.parse(out.stdout.trim().split("\n").pop()!) as { rows: RoundRow[]; differ: string[] };
-  for (const d of result.differ) differ.add(d);
-  for (const row of result.rows) {
-    const acc = all.get(row.name) ?? { a: [], b: [], ratios: [] };
-    acc.a.push(...row.a);
-    acc.b.push(...row.b);
-    for (let i = 0; i < row.a.length; i++) acc.ratios.push(row.b[i] / row.a[i]);
-    all.set(row.name, acc);
+  // one process per group: a row's heap and code state hold only its own engine's rows
+  for (const group of ROW_GROUPS) {
+    const childArgs = [
+      path.join(dir, "child.mjs"),
+      "--a",
+      path.join(dir, "base.mjs"),
+      "--b",
+      path.join(dir, "head.mjs"),
+      "--fixtures",
+      path.join(dir, "fixtures.json"),
+      "--group",
+      group,
+      "--reps",
+      reps,
+      "--ms",
+      ms,
+    ];
+    if (flip) childArgs.push("--flip");
+    if (filter !== undefined) childArgs.push("--filter", filter);
+    const out = spawnSync(process.execPath, ["--expose-gc", ...childArgs], {
+      encoding: "utf8",
+      maxBuffer: 1 << 26,
+    });
+    if (out.status !== 0) {
+      console.error(`round ${r + 1}, ${group} rows, failed:\n${out.stderr}`);
+      process.exit(1);
+    }
+    const result = JSON.parse(out.stdout.trim().split("\n").pop()!) as {
+      rows: RoundRow[];
+      differ: string[];
+    };
+    for (const d of result.differ) differ.add(d);
+    for (const row of result.rows) {
+      const acc = accOf(row.name);
+      acc.a.push(...row.a);
+      acc.b.push(...row.b);
+      const ratios = row.a.map((a, i) => row.b[i] / a);
+      acc.ratios.push(...ratios);
+      acc.roundRatios.push(quantile(ratios, 0.5));
+    }
   }
   process.stderr.write(`round ${r + 1}/${rounds} done (load ${loadavg()[0].toFixed(1)})\n`);
 }
@@ -115,8 +141,15 @@ const COLD_ROWS = [
   ["firstDecisionUs", "placement: then the first decision, fresh process"],
 ] as const;
 
+/**
+ * One cold sample: a fresh process of one tree. `--single-threaded` runs V8's collections and
+ * compiles on the main thread where they are triggered, so the 3,000-rule compile's garbage is
+ * collected in the step that made it, not billed by helper threads to whichever later step (the
+ * load, the first decision) they overlap: the first decision read 522–1,120 µs in eight fresh
+ * processes without it, 593–722 with it.
+ */
 function coldSample(file: string): Record<string, number> {
-  const out = spawnSync(process.execPath, [file], { encoding: "utf8" });
+  const out = spawnSync(process.execPath, ["--single-threaded", file], { encoding: "utf8" });
   const line = out.stdout.split("\n").find((l) => l.startsWith("COLD "));
   if (out.status !== 0 || line === undefined) {
     console.error(`cold sample failed:\n${out.stderr}`);
@@ -141,11 +174,11 @@ if (
       a = coldSample(path.join(dir, "cold-base.mjs"));
     }
     for (const [key, name] of COLD_ROWS) {
-      const acc = all.get(name) ?? { a: [], b: [], ratios: [] };
+      const acc = accOf(name);
       acc.a.push(a[key]);
       acc.b.push(b[key]);
       acc.ratios.push(b[key] / a[key]);
-      all.set(name, acc);
+      acc.roundRatios.push(b[key] / a[key]);
     }
     process.stderr.write(`cold ${r + 1}/${coldRounds} done (load ${loadavg()[0].toFixed(1)})\n`);
   }
@@ -166,7 +199,8 @@ console.log(
 );
 const summary: object[] = [];
 for (const [name, s] of all) {
-  const ratio = quantile(s.ratios, 0.5);
+  // the geometric mean over rounds (processes) of each round's median ratio: see the header
+  const ratio = Math.exp(s.roundRatios.reduce((t, r) => t + Math.log(r), 0) / s.roundRatios.length);
   const flag = ratio > 1.1 ? "  SLOWER" : ratio < 0.9 ? "  faster" : "";
   console.log(
     `${name.padEnd(w)}  ${fmt(quantile(s.a, 0.5)).padStart(9)}  ${fmt(quantile(s.b, 0.5)).padStart(9)}  ${ratio.toFixed(3).padStart(9)}  ${quantile(s.ratios, 0.1).toFixed(2)}–${quantile(s.ratios, 0.9).toFixed(2)}  ${String(s.ratios.length).padStart(3)}${flag}`,
@@ -175,7 +209,8 @@ for (const [name, s] of all) {
     name,
     baseMedianUs: quantile(s.a, 0.5),
     headMedianUs: quantile(s.b, 0.5),
-    ratioMedian: ratio,
+    ratio,
+    ratioMedian: quantile(s.ratios, 0.5),
     ratioP10: quantile(s.ratios, 0.1),
     ratioP90: quantile(s.ratios, 0.9),
     samples: s,
@@ -205,3 +240,4 @@ if (json !== undefined)
       1,
     ),
   );
+rmSync(dir, { recursive: true, force: true });
