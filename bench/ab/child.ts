@@ -1,22 +1,23 @@
 /**
  * One round of the A/B harness for one group of rows, in a fresh process:
  * loads both trees' rows of that group (bundles made by bench/ab/bundle.ts),
- * checks that they give the same answers, then takes the rows one at a time,
- * each from the same state: a full garbage collection, a warm-up that runs the
- * row on both trees in turn, one call count for both trees (from the warm
- * per-call times), then `reps` pairs of samples, A and B in turn with the order
- * alternating from pair to pair. Times are CPU time of this process (user +
- * system: garbage collection on V8's helper threads counts, time the process
- * spends waiting for a core does not). Prints one JSON line.
+ * checks that they give the same answers, warms every row on both trees in turn
+ * until its µs a call is steady, then takes the rows one at a time: both trees
+ * run the row again briefly, one call count is set for both (from those warm
+ * figures, at least MIN_CALLS), then `reps` pairs of samples, A and B in turn
+ * with the order alternating from pair to pair. Every row on every tree has a
+ * timing loop of its own. Times are CPU time of this process (user + system:
+ * garbage collection and compiles on V8's helper threads count, time the
+ * process spends waiting for a core does not). Prints one JSON line.
  *
  * Why (wt/abrow, docs/performance.md): with every row of every group in one
- * process, one call count per tree taken from a 60 ms calibration whose first
- * calls were cold, tree A (calibrated first) got 1 call a sample where B got 3
- * on the 7 ms placement compile, so B's samples nearly always held a scavenge
- * and A's mostly did not: same code read 1.4× slower. Each row now starts after
- * a full GC (needs `node --expose-gc`), both trees run the same number of calls
- * a sample (at least MIN_CALLS), and a row's state does not depend on the rows
- * of other groups (run.ts starts a process per group).
+ * process and each tree's call count taken from its own 60 ms calibration, whose
+ * first calls were cold, the tree calibrated first (always A) got fewer calls a
+ * sample: on the 7 ms placement compile 1 call against 3, so B's samples nearly
+ * always held a scavenge (4-14 ms) and A's mostly did not, and the same code
+ * read 1.41× slower on B. A forced full GC before each row was tried and made
+ * things worse: it shrinks the young generation and the heap's limit, and the
+ * next ~100 ms of a row ran 2-10× slower while they grew back.
  */
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -174,7 +175,16 @@ const timed = names.map((n) => ({
 }));
 type Timed = (typeof timed)[number]["a"];
 const warm = (t: Timed, ms: number) => calibrate(t.time, t.run, ms);
-const sample = (t: Timed, calls: number) => t.time(t.run, calls);
+const fullGc = (globalThis as { gc?: () => void }).gc;
+/** One sample; for a row that asks for it, from a full collection and three untimed calls. */
+async function sample(t: Timed, calls: number, collect: boolean): Promise<number> {
+  if (collect) {
+    if (fullGc === undefined) throw new Error("bench/ab/child.ts needs node --expose-gc");
+    fullGc();
+    await t.time(t.run, 3);
+  }
+  return t.time(t.run, calls);
+}
 for (let i = 0; i < names.length; i++) {
   const { a, b } = timed[i];
   const [x, y] = first(i) ? [a, b] : [b, a];
@@ -199,16 +209,19 @@ for (let i = 0; i < names.length; i++) {
   const perX = await warm(x, REWARM_MS);
   const perY = await warm(y, REWARM_MS);
   // one call count for both trees: a sample of each does the same work (and allocates alike)
-  const calls = Math.max(MIN_CALLS, Math.round((args.ms * 1000) / ((perX + perY) / 2)));
+  const row = rowsA.get(names[i])!;
+  const ms = Math.max(args.ms, row.sampleMs ?? 0);
+  const collect = row.collectBeforeSample === true;
+  const calls = Math.max(MIN_CALLS, Math.round((ms * 1000) / ((perX + perY) / 2)));
   const s = { a: [] as number[], b: [] as number[], calls };
   const from = nowMicros();
   for (let rep = 0; rep < args.reps; rep++) {
     if ((rep + i + (args.flip ? 1 : 0)) % 2 === 0) {
-      s.a.push(await sample(a, calls));
-      s.b.push(await sample(b, calls));
+      s.a.push(await sample(a, calls, collect));
+      s.b.push(await sample(b, calls, collect));
     } else {
-      s.b.push(await sample(b, calls));
-      s.a.push(await sample(a, calls));
+      s.b.push(await sample(b, calls, collect));
+      s.a.push(await sample(a, calls, collect));
     }
   }
   windows.push([from, nowMicros()]);

@@ -40,15 +40,7 @@ await bundleFor(path.join(import.meta.dirname, "rows.ts"), path.join(dir, "tree.
 await bundleFor(path.join(import.meta.dirname, "child.ts"), path.join(dir, "child.mjs"), OWN, false);
 
 const tree0 = path.join(dir, "tree.mjs");
-const args = [
-  "--expose-gc",
-  "--cpu-prof",
-  "--cpu-prof-dir",
-  dir,
-  "--cpu-prof-interval",
-  "100",
-  path.join(dir, "child.mjs"),
-];
+const args = ["--cpu-prof", "--cpu-prof-dir", dir, "--cpu-prof-interval", "100", path.join(dir, "child.mjs")];
 args.push(
   "--a",
   tree0,
@@ -79,7 +71,7 @@ const prof = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as {
   samples: number[];
   timeDeltas: number[];
 };
-// only samples from the rows' sampled stretches count (not building the fixtures, the GCs or the warm-ups)
+// only samples from the rows' sampled stretches count (not building the fixtures or the warm-ups)
 const { windows } = JSON.parse(out.stdout.trim().split("\n").pop()!) as { windows: [number, number][] };
 const hitsOf = new Map<number, number>();
 let t = prof.startTime;

@@ -53,6 +53,18 @@ export interface Row {
   readonly name: string;
   readonly run: () => unknown;
   readonly answer?: () => unknown;
+  /**
+   * CPU ms of one sample when `--ms` is shorter: for a row whose calls each leave so much garbage
+   * that a collection lands in one sample and not the next (the 3,000-rule compile), so that a
+   * sample holds several collections, whichever tree it runs.
+   */
+  readonly sampleMs?: number;
+  /**
+   * Each sample starts from a full collection and three untimed calls (`node --expose-gc`), so
+   * both trees' samples start in the same heap state, wherever the last sample left the old
+   * generation's cycle.
+   */
+  readonly collectBeforeSample?: boolean;
 }
 
 /** Policy texts read by the harness from its own checkout (both trees decide on the same ones). */
@@ -117,7 +129,14 @@ function placementRows(fx: Fixtures): Row[] {
     rows.push({ name: `${label}: decide + explain`, run: e, answer: () => e().verdict });
   }
   const hard = placementWithRules(3000, hardRule, ["{name: users, parent: true}"]);
-  rows.push({ name: "placement: compile 3,000 hard rules", run: () => compilePlacement(hard) });
+  // 7-12 ms a call, each leaving megabytes (a full collection every dozen calls): a 40 ms sample
+  // held 4-6 calls and where the collections fell decided it (6-22 ms a call, same code on both)
+  rows.push({
+    name: "placement: compile 3,000 hard rules",
+    run: () => compilePlacement(hard),
+    sampleMs: 200,
+    collectBeforeSample: true,
+  });
   const hardPolicy = loadPlacement(ok(compilePlacement(hard), "3,000 hard rules"));
   const hardReq = PlaceRequest.parse({ user: "carol", groups: ["staff", "dev"] });
   const hd = decision(() => decidePlacement(hardPolicy, hardReq, { explain: false }));

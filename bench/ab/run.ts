@@ -3,19 +3,25 @@
  * of `npm run bench` on two trees, paired. Each tree's code is bundled by esbuild
  * (as wrangler bundles the Worker) with the same rows and fixtures. Every round
  * starts a fresh process per group of rows (an engine's rows, bench/ab/groups.ts)
- * that loads both trees' rows of that group, checks their answers agree, and
- * measures the rows one at a time in CPU time (bench/ab/child.ts): before each
- * row a full GC, then a warm-up of both trees in turn, then one call count for
- * both trees and `reps` paired samples, the order alternating; rounds alternate
- * which tree goes first. So a row is measured in the same state on both trees,
- * whatever ran before it. Prints, per row, the median µs of each tree, the median
- * of the paired ratios head / base and their spread (10th–90th percentile), and
- * flags rows more than 10% slower. Options: --rounds (8), --reps per round (3),
- * --ms per sample (40; at least 4 calls), --filter <regex on row names>, --json
- * <file> to keep the samples, --cold <processes per tree> (8; 0 for none): the
- * cold rows, each sample the first compile of the 3,000-rule placement file in a
- * fresh process of one tree (bench/placement-cold.ts), the trees alternating,
- * then that process's load and first decision; paired as the other rows are.
+ * that loads both trees' rows of that group, checks their answers agree, warms
+ * every row on both trees in turn until it is steady, then measures the rows one
+ * at a time in CPU time (bench/ab/child.ts): the same call count for both trees,
+ * `reps` paired samples, the order alternating; rounds alternate which tree is
+ * loaded, warmed and sampled first. So a row is measured in the same state on
+ * both trees, and what other engines' rows left in a heap never reaches it.
+ * Prints, per row, the median µs of each tree, head / base, the spread of the
+ * paired ratios (10th–90th percentile) and their count, and flags rows more than
+ * 10% slower or faster. head / base is the geometric mean over rounds of each
+ * round's median paired ratio: a process is the unit that varies (a sub-µs row's
+ * whole tree can run 15-25% faster or slower in one process than the same code
+ * loaded beside it, at random), so rounds are averaged, samples within one only
+ * outvote a collection that hit one sample. Options: --rounds (8), --reps per
+ * round (3), --ms per sample (40; at least 4 calls), --filter <regex on row
+ * names>, --json <file> to keep the samples, --cold <processes per tree> (8; 0
+ * for none): the cold rows, each sample the first compile of the 3,000-rule
+ * placement file in a fresh `node --single-threaded` process of one tree
+ * (bench/placement-cold.ts), the trees alternating, then that process's load and
+ * first decision; each pair of processes counts as a round.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
