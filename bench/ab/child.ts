@@ -15,9 +15,12 @@
  * first calls were cold, the tree calibrated first (always A) got fewer calls a
  * sample: on the 7 ms placement compile 1 call against 3, so B's samples nearly
  * always held a scavenge (4-14 ms) and A's mostly did not, and the same code
- * read 1.41× slower on B. A forced full GC before each row was tried and made
+ * read 1.41× slower on B. A forced full GC before every row was tried and made
  * things worse: it shrinks the young generation and the heap's limit, and the
- * next ~100 ms of a row ran 2-10× slower while they grew back.
+ * next ~100 ms of a row ran 2-10× slower while they grew back. Only a row that
+ * asks for it (`collectBeforeSample`, the 3,000-rule compile, whose calls leave
+ * a full collection every dozen calls) starts each sample from a full
+ * collection and three untimed calls; run.ts starts this with --expose-gc.
  */
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";

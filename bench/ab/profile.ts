@@ -40,7 +40,15 @@ await bundleFor(path.join(import.meta.dirname, "rows.ts"), path.join(dir, "tree.
 await bundleFor(path.join(import.meta.dirname, "child.ts"), path.join(dir, "child.mjs"), OWN, false);
 
 const tree0 = path.join(dir, "tree.mjs");
-const args = ["--cpu-prof", "--cpu-prof-dir", dir, "--cpu-prof-interval", "100", path.join(dir, "child.mjs")];
+const args = [
+  "--expose-gc",
+  "--cpu-prof",
+  "--cpu-prof-dir",
+  dir,
+  "--cpu-prof-interval",
+  "100",
+  path.join(dir, "child.mjs"),
+];
 args.push(
   "--a",
   tree0,
