@@ -527,9 +527,7 @@ export class AdLayout {
     // both filled by push: packed arrays (their reads need no hole check)
     const values: SlotValue[] = [];
     const pos: number[] = [];
-    const nodes: AdLayout[] = [];
-    for (let l: AdLayout | null = this; l !== null && l.parent !== null; l = l.parent) nodes.push(l);
-    nodes.reverse();
+    const nodes = AdLayout.chainNodes(this);
     const t = new SlotTemplate(values, pos, nodes, keptGeneration);
     for (let i = 0; i < n; i++) {
       const v = slots[i];
@@ -546,7 +544,9 @@ export class AdLayout {
       const node = nodes[i];
       node.tplValue = pos[i] === SHARED_SLOT ? values[i] : undefined;
       node.lineIsTpl =
-        node.lineGeneration === keptGeneration && node.pendingAt < 0 && Object.is(node.lineValue, node.tplValue);
+        node.lineGeneration === keptGeneration &&
+        node.pendingAt < 0 &&
+        Object.is(node.lineValue, node.tplValue);
     }
     this.tpl = t;
     return this.adOf(slots, serial, -1);
@@ -579,6 +579,13 @@ export class AdLayout {
     for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent)
       m.set(l.lc, l.size - 1);
     return m;
+  }
+
+  /** The layouts of a layout's chain, in slot order (slot i's added the name of slot i). */
+  private static chainNodes(from: AdLayout): AdLayout[] {
+    const out: AdLayout[] = [];
+    for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent) out.push(l);
+    return out.reverse();
   }
 
   /** The names as written of a layout of the tree, in slot order. */
