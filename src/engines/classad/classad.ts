@@ -126,13 +126,21 @@ const NEVER = 2 ** 30;
 
 /**
  * Slots of the templates made since the tree was last cleared (see {@link AdLayout.adOf}): the tree keeps
- * them, so they are bounded as its layouts are (at most about 1 MB of values and positions and 1.6 MB of
- * strings).
+ * them, so past {@link MAX_TEMPLATE_SLOTS} it is cleared as for {@link MAX_LAYOUTS} (the ads made keep
+ * theirs). At most about 1.5 MB of arrays (a value, a position and a layout a slot) and 2.6 MB of strings
+ * (of up to {@link MAX_TEMPLATE_STRING} characters).
  */
 let templateSlots = 0;
 const MAX_TEMPLATE_SLOTS = 1 << 16;
 /** Longer strings are not kept in a template (the ads store them). */
 const MAX_TEMPLATE_STRING = 24;
+/** The slots at `varying` of `slots`, in that order (an ad's own array, see {@link SlotTemplate}). */
+function ownSlots(varying: readonly number[], slots: readonly SlotValue[]): SlotValue[] {
+  const own: SlotValue[] = [];
+  for (let k = 0; k < varying.length; k++) own.push(slots[varying[k]]);
+  return own;
+}
+
 /** The number of the last {@link AdNamesReader} made. */
 let readSerial = 0;
 /** An ad's own array when it stores no slot. */
@@ -482,12 +490,7 @@ export class AdLayout {
       return this.adBefore(slots, serial);
     // every slot the ads share was the kept line, its value the template's: nothing to compare
     if (hits !== t.shared) this.compare(t, slots, serial);
-    const n = t.count;
-    if (n === 0) return new ClassAd(this, NO_SLOTS, null, t);
-    const varying = t.varying;
-    const own: SlotValue[] = [];
-    for (let k = 0; k < n; k++) own.push(slots[varying[k]]);
-    return new ClassAd(this, own, null, t);
+    return new ClassAd(this, t.count === 0 ? NO_SLOTS : ownSlots(t.varying, slots), null, t);
   }
 
   /** Makes every slot of `t` where `slots` differ from its value one its ads store (see {@link adOf}). */
@@ -521,6 +524,12 @@ export class AdLayout {
       this.madeGeneration = keptGeneration;
       return new ClassAd(this, slots.slice(), null);
     }
+    this.tpl = this.templateOf(slots);
+    return this.adOf(slots, serial, -1);
+  }
+
+  /** The template of this layout made from `slots` (apart: made once, kept out of the reader's inlined code). */
+  private templateOf(slots: readonly SlotValue[]): SlotTemplate {
     if (templateSlots + slots.length > MAX_TEMPLATE_SLOTS) AdLayout.clearTree();
     templateSlots += slots.length;
     const n = slots.length;
@@ -548,8 +557,7 @@ export class AdLayout {
         node.pendingAt < 0 &&
         Object.is(node.lineValue, node.tplValue);
     }
-    this.tpl = t;
-    return this.adOf(slots, serial, -1);
+    return t;
   }
 
   /** Whether an attribute named `lc` (lower case) is here, without building the index of a layout in the making. */
