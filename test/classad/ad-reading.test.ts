@@ -312,4 +312,16 @@ describe("reading ads in place", () => {
       expect(ads[10].slots.length).toBe(8);
     }
   });
+
+  it("reads back ads of two kinds whose names one starts the other's, their shared lines differing", () => {
+    // the shorter kind's chain of layouts is the longer one's start: each kind's template has its own
+    // value of Y, and the lines kept along the chain are the last ad's, of either kind
+    const short = (i: number) => `XChain = 1\nYChain = ${i < 6 ? 1 : 2}`;
+    const long = (i: number) => `XChain = 1\nYChain = 2\nZChain = ${i}`;
+    const texts: string[] = [];
+    for (let i = 0; i < 12; i++)
+      texts.push(...(i < 4 ? [short(i), short(i)] : i < 8 ? [long(i), long(i)] : [short(i), long(i)]));
+    const results = texts.map((t) => parseOldAd(t));
+    results.forEach((r, i) => expect(outcome(r), `${i}`).toBe(wholeOld(texts[i])));
+  });
 });

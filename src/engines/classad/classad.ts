@@ -141,8 +141,6 @@ function ownSlots(varying: readonly number[], slots: readonly SlotValue[]): Slot
   return own;
 }
 
-/** The number of the last {@link AdNamesReader} made. */
-let readSerial = 0;
 /** An ad's own array when it stores no slot. */
 const NO_SLOTS: readonly SlotValue[] = [];
 
@@ -220,14 +218,14 @@ export class AdLayout {
   /** The {@link keptGeneration} an ad of this layout was last made in (through {@link adOf}). */
   private madeGeneration = -1;
   /**
-   * As the node of its slot in a template's layout (see {@link SlotTemplate.nodes}): the template's value
-   * of this slot, whether the kept line's value is that same value, and the {@link AdNamesReader.serial}
-   * of the last ad read whose line here was the kept one ({@link AdNamesReader.addKept}). An ad whose line
-   * was the kept one, when that line's value is the template's, needs no compare in {@link adOf}.
+   * As the node of its slot in a template's layout (see {@link SlotTemplate.nodes}): the last template
+   * made along it, that template's value of this slot (undefined: its ads store the slot), and whether
+   * the kept line's value is that same value. An ad all of whose shared slots were such kept lines needs
+   * no compare in {@link adOf} ({@link AdNamesReader.addKept} counts them).
    */
   private tplValue: SlotValue | undefined = undefined;
+  private tplOwner: SlotTemplate | null = null;
   lineIsTpl = false;
-  hitSerial = -1;
 
   private constructor(
     private readonly parent: AdLayout | null,
@@ -484,25 +482,22 @@ export class AdLayout {
    * layout on, through the layout's template (see {@link SlotTemplate}), made from that second ad, so that
    * an ad stores only the slots its kind varies in.
    */
-  adOf(slots: readonly SlotValue[], serial: number, hits: number): ClassAd {
+  adOf(slots: readonly SlotValue[], hits: number): ClassAd {
     const t = this.tpl;
     if (t === null || t.generation !== keptGeneration || slots.length !== this.size)
-      return this.adBefore(slots, serial);
+      return this.adBefore(slots);
     // every slot the ads share was the kept line, its value the template's: nothing to compare
-    if (hits !== t.shared) this.compare(t, slots, serial);
+    if (hits !== t.shared || !t.exclusive) this.compare(t, slots);
     return new ClassAd(this, t.count === 0 ? NO_SLOTS : ownSlots(t.varying, slots), null, t);
   }
 
   /** Makes every slot of `t` where `slots` differ from its value one its ads store (see {@link adOf}). */
-  private compare(t: SlotTemplate, slots: readonly SlotValue[], serial: number): void {
+  private compare(t: SlotTemplate, slots: readonly SlotValue[]): void {
     const pos = t.pos;
     const values = t.values;
     const nodes = t.nodes;
     for (let i = 0; i < slots.length; i++) {
       if (pos[i] !== SHARED_SLOT) continue;
-      // the kept line, whose value is the template's (no compare: a call for most values)
-      const node = nodes[i];
-      if (node.hitSerial === serial && node.lineIsTpl) continue;
       const v = slots[i];
       const w = values[i];
       // the same value (0 and -0 told apart; typeof first: a string's compare with 0 is a call)
@@ -511,13 +506,16 @@ export class AdLayout {
       pos[i] = t.count++;
       t.varying.push(i);
       t.shared--;
-      node.tplValue = undefined;
-      node.lineIsTpl = false;
+      const node = nodes[i];
+      if (node.tplOwner === t) {
+        node.tplValue = undefined;
+        node.lineIsTpl = false;
+      }
     }
   }
 
   /** {@link adOf} with no template yet: the first ad keeps its own slots, the second makes the template. */
-  private adBefore(slots: readonly SlotValue[], serial: number): ClassAd {
+  private adBefore(slots: readonly SlotValue[]): ClassAd {
     // the first ad of a layout in a generation (a kind read once, a cold read) keeps its own slots, as
     // it keeps no line (see keepLine)
     if (this.madeGeneration !== keptGeneration || slots.length !== this.size || this.size === 0) {
@@ -525,7 +523,7 @@ export class AdLayout {
       return new ClassAd(this, slots.slice(), null);
     }
     this.tpl = this.templateOf(slots);
-    return this.adOf(slots, serial, -1);
+    return this.adOf(slots, -1);
   }
 
   /** The template of this layout made from `slots` (apart: made once, kept out of the reader's inlined code). */
@@ -551,6 +549,9 @@ export class AdLayout {
         t.varying.push(i);
       }
       const node = nodes[i];
+      // a layout whose chain passes here (a longer ad's, a new generation's) gives up its say
+      if (node.tplOwner !== null) node.tplOwner.exclusive = false;
+      node.tplOwner = t;
       node.tplValue = pos[i] === SHARED_SLOT ? values[i] : undefined;
       node.lineIsTpl =
         node.lineGeneration === keptGeneration &&
@@ -635,6 +636,11 @@ export class SlotTemplate {
   count = 0;
   /** How many slots the ads share (the others: {@link count}). */
   shared = 0;
+  /**
+   * Whether the layouts of its chain speak for it alone (their {@link AdLayout.lineIsTpl} tell whether a
+   * kept line's value is this template's): no later template was made along the same chain.
+   */
+  exclusive = true;
   /** The slots ads store, in their own arrays' order. */
   readonly varying: number[] = [];
   constructor(
@@ -732,7 +738,6 @@ export class AdNamesReader {
   private layout: AdLayout | null = AdLayout.EMPTY;
   private names: string[] | null = null;
   /** This read's number (see {@link addKept}). */
-  private readonly serial = ++readSerial;
   /** How many of its lines were a kept line whose value is a template's (see {@link AdLayout.adOf}). */
   private tplHits = 0;
 
@@ -772,7 +777,6 @@ export class AdNamesReader {
   /** {@link addExpected} for a line that was that layout's kept line (its value the kept one). */
   addKept(): void {
     const next = (this.layout as AdLayout).expected as AdLayout;
-    next.hitSerial = this.serial;
     if (next.lineIsTpl) this.tplHits++;
     this.layout = next;
   }
@@ -780,7 +784,7 @@ export class AdNamesReader {
   /** The ad of the names added and their `slots` (parallel). */
   ad(slots: SlotValue[]): ClassAd {
     const layout = this.layout;
-    if (layout !== null) return layout.adOf(slots, this.serial, this.tplHits);
+    if (layout !== null) return layout.adOf(slots, this.tplHits);
     return new ClassAd(layoutFor(this.names ?? [], slots), slots.slice(), null);
   }
 }
