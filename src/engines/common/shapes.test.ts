@@ -45,14 +45,17 @@ describe("kept shapes", () => {
 setFlagsFromString("--allow-natives-syntax");
 const sameMap = new Function("a", "b", "return %HaveSameMap(a, b)") as (a: object, b: object) => boolean;
 
+const idle = { test: { type: "idle", spec: {} } };
+const noLookups = { now: 0, explain: false } as unknown as Parameters<typeof decideLimits>[2];
+
 describe("one hidden class per limits request and decision", () => {
   it("gives every engine request the same members, whichever the body has", () => {
-    const plain = toEngineRequest({ task: { test: { type: "idle" } } }, "198.51.100.1");
+    const plain = toEngineRequest({ task: idle }, "198.51.100.1");
     const full = toEngineRequest(
       {
         requester: "a",
         server: "b",
-        task: {},
+        task: idle,
         run: { start: "2026-01-01T00:00:00Z", duration: "PT1M" },
         rewrite: false,
         prioritize: true,
@@ -60,12 +63,12 @@ describe("one hidden class per limits request and decision", () => {
       "a",
     );
     expect(sameMap(plain, full)).toBe(true);
-    expect(plain).toEqual({ requester: "198.51.100.1", task: { test: { type: "idle" } } });
+    expect(plain).toEqual({ requester: "198.51.100.1", task: idle });
     expect(Object.keys(plain)).toEqual(["requester", "server", "task", "run", "rewrite", "prioritize"]);
   });
 
   it("keeps the decision's members and their order", async () => {
-    const open = await decideLimits(null, toEngineRequest({ task: {} }, "a"), { now: 0, explain: false });
+    const open = await decideLimits(null, toEngineRequest({ task: idle }, "a"), noLookups);
     expect(Object.keys(open)).toEqual(["verdict", "cacheable", "outcome"]);
     expect(open).toMatchObject({ cacheable: true, outcome: "allowed" });
   });
