@@ -23,7 +23,7 @@ export {
 } from "./rule-parse.js";
 export type { RuleBody, FloatLiterals } from "./rule-parse.js";
 export { parseExpression } from "./expression.js";
-export { requiredLiteral } from "./literal-regex.js";
+export { requiredGlob, requiredLiteral } from "./literal-regex.js";
 export { parseBucket, parseLimit, bucketsOf } from "./adhoc.js";
 export { prepareJob } from "./evaluate.js";
 export type * from "./types.js";
