@@ -48,8 +48,18 @@ import {
   requiredGlob,
   requiredLiteral,
   stringsMatchingPattern,
+  valueKey,
   valuesAt,
 } from "../engines/jobfilter/index.js";
+
+/**
+ * The SQL condition that value `column` may match a regex whose required
+ * GLOB (see `requiredGlob`) is parameter `glob`: it matches the GLOB, or is
+ * not ASCII or holds a NUL (its length in characters, up to a NUL, differs
+ * from its length in bytes), which the GLOB does not speak for.
+ */
+export const globAdmits = (column: string, glob: string): string =>
+  `(${column} GLOB ${glob} OR length(${column}) <> length(CAST(${column} AS BLOB)))`;
 
 /** The tables of the running counts. */
 export const SHARES_SCHEMA = [
@@ -1469,11 +1479,12 @@ export class SqlShares implements ShareStore {
     literal: string | null,
     has: (v: string) => boolean,
   ): { matched: string[]; per: Map<number, number> } | undefined {
-    const glob = requiredGlob(pattern);
-    if (glob === null) return undefined;
+    const text = requiredGlob(pattern);
+    if (text === null) return undefined;
+    // a string's index key is its text after a marker (`valueKey`): an anchored GLOB holds it first
+    const glob = text.startsWith("*") ? text : `${valueKey("")}${text}`;
     this.settle();
-    const where =
-      "f.kind = ?1 AND (?4 IS NULL OR instr(f.value, ?4) > 0) AND (f.value GLOB ?3 OR length(f.value) <> length(CAST(f.value AS BLOB)))";
+    const where = `f.kind = ?1 AND (?4 IS NULL OR instr(f.value, ?4) > 0) AND ${globAdmits("f.value", "?3")}`;
     const select = (after: string) =>
       `SELECT json_group_array(value) AS v, json_group_array(id) AS i, json_group_array(grp) AS g FROM (SELECT f.value AS value, f.id AS id, s.grp AS grp FROM running_facts f CROSS JOIN running_members s ON s.id = f.id WHERE ${where}${after} ORDER BY f.value, f.id LIMIT ?2)`;
     const first = select("");

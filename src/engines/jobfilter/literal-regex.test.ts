@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compileLinear } from "../common/regex/index.js";
-import { literalTest, requiredLiteral } from "./literal-regex.js";
+import { literalTest, requiredGlob, requiredLiteral } from "./literal-regex.js";
 
 const patternChars = fc.constantFrom(
   "a",
@@ -144,5 +144,26 @@ describe("requiredLiteral", () => {
       ),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe("requiredGlob", () => {
+  it("is the run of single characters that rules out the most ASCII text, as a SQLite GLOB", () => {
+    expect(requiredGlob("[0-9][05][^0-9]")).toBe("*[0-9][05][^0-9]*");
+    expect(requiredGlob("[0-9]7\\.ex(a|b)mple")).toBe("*[0-9]7.ex*");
+    // anchored at the start: no leading `*`
+    expect(requiredGlob("^db[0-9]+")).toBe("db*");
+    // `.` is all but a newline; `(?i)` folds; GLOB's own characters in a class of their own
+    expect(requiredGlob("a.b")).toBe("*a[^\n]b*");
+    expect(requiredGlob("(?i)ab")).toBe("*[Aa][Bb]*");
+    expect(requiredGlob("x[]^-]y")).toBe("*x[]^-]y*");
+    expect(requiredGlob("[-^]z")).toBe("*[-^]z*");
+    expect(requiredGlob("[*?[]q")).toBe("*[*?[]q*");
+    // a character that is not ASCII: any such one
+    expect(requiredGlob("é[0-9]")).toBe("*[^\u0001-\u007f][0-9]*");
+    // nothing every match holds in a row, or a pattern that does not compile
+    expect(requiredGlob("(a|b)+")).toBeNull();
+    expect(requiredGlob(".*")).toBeNull();
+    expect(requiredGlob("(")).toBeNull();
   });
 });

@@ -83,7 +83,7 @@ function globClassBody(codes: readonly number[]): string {
   let body = codes.includes(0x5d) ? "]" : "";
   const dash = codes.includes(0x2d);
   if (dash && body === "") body = "-";
-  for (let i = 0; i < plain.length; ) {
+  for (let i = 0; i < plain.length;) {
     let j = i;
     while (j + 1 < plain.length && plain[j + 1] === plain[j] + 1) j++;
     body +=
