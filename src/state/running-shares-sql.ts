@@ -54,12 +54,12 @@ import {
 
 /**
  * The SQL condition that value `column` may match a regex whose required
- * GLOB (see `requiredGlob`) is parameter `glob`: it matches the GLOB, or is
- * not ASCII or holds a NUL (its length in characters, up to a NUL, differs
- * from its length in bytes), which the GLOB does not speak for.
+ * GLOBs (see `requiredGlob`) are parameters `globs`: it matches one, or is not
+ * ASCII or holds a NUL (its length in characters, up to a NUL, differs from
+ * its length in bytes), which the GLOBs do not speak for.
  */
-export const globAdmits = (column: string, glob: string): string =>
-  `(${column} GLOB ${glob} OR length(${column}) <> length(CAST(${column} AS BLOB)))`;
+export const globAdmits = (column: string, globs: readonly string[]): string =>
+  `(${globs.map((g) => `${column} GLOB ${g}`).join(" OR ")} OR length(${column}) <> length(CAST(${column} AS BLOB)))`;
 
 /** The tables of the running counts. */
 export const SHARES_SCHEMA = [
@@ -1465,7 +1465,7 @@ export class SqlShares implements ShareStore {
    * A new memo's matched values and their jobs' count per group, read from
    * SQLite when the kind's rows are not held (see `held`): only the rows
    * whose value SQLite finds the pattern's required run of characters in
-   * (`requiredGlob`, and its required literal, by `instr`) or that are not
+   * (one of `requiredGlob`'s, and its required literal, by `instr`) or that are not
    * ASCII, with their job's group, `VALUE_CHUNK` at a time as JSON lists in
    * order of (value, id), the regex run in JS on each distinct value of those,
    * and a job holding two matched values counted once. Every split is written
@@ -1479,16 +1479,18 @@ export class SqlShares implements ShareStore {
     literal: string | null,
     has: (v: string) => boolean,
   ): { matched: string[]; per: Map<number, number> } | undefined {
-    const text = requiredGlob(pattern);
-    if (text === null) return undefined;
+    const texts = requiredGlob(pattern);
+    if (texts === null) return undefined;
     // a string's index key is its text after a marker (`valueKey`): an anchored GLOB holds it first
-    const glob = text.startsWith("*") ? text : `${valueKey("")}${text}`;
+    const globs = texts.map((t) => (t.startsWith("*") ? t : `${valueKey("")}${t}`));
     this.settle();
-    const where = `f.kind = ?1 AND (?4 IS NULL OR instr(f.value, ?4) > 0) AND ${globAdmits("f.value", "?3")}`;
+    // ?1 the kind, ?2 how many, ?3 the literal, then the GLOBs, then the last row read
+    const at = globs.map((_, k) => `?${4 + k}`);
+    const where = `f.kind = ?1 AND (?3 IS NULL OR instr(f.value, ?3) > 0) AND ${globAdmits("f.value", at)}`;
     const select = (after: string) =>
       `SELECT json_group_array(value) AS v, json_group_array(id) AS i, json_group_array(grp) AS g FROM (SELECT f.value AS value, f.id AS id, s.grp AS grp FROM running_facts f CROSS JOIN running_members s ON s.id = f.id WHERE ${where}${after} ORDER BY f.value, f.id LIMIT ?2)`;
     const first = select("");
-    const next = select(" AND (f.value, f.id) > (?5, ?6)");
+    const next = select(` AND (f.value, f.id) > (?${4 + globs.length}, ?${5 + globs.length})`);
     const matched: string[] = [];
     const per = new Map<number, number>();
     const counted = new Set<number>();
@@ -1500,13 +1502,13 @@ export class SqlShares implements ShareStore {
       try {
         const r = (
           after === undefined
-            ? this.sql.exec<{ v: string; i: string; g: string }>(first, kind, VALUE_CHUNK, glob, literal)
+            ? this.sql.exec<{ v: string; i: string; g: string }>(first, kind, VALUE_CHUNK, literal, ...globs)
             : this.sql.exec<{ v: string; i: string; g: string }>(
                 next,
                 kind,
                 VALUE_CHUNK,
-                glob,
                 literal,
+                ...globs,
                 after[0],
                 after[1],
               )

@@ -148,19 +148,23 @@ describe("requiredLiteral", () => {
 });
 
 describe("requiredGlob", () => {
-  it("is the run of single characters that rules out the most ASCII text, as a SQLite GLOB", () => {
-    expect(requiredGlob("[0-9][05][^0-9]")).toBe("*[0-9][05][^0-9]*");
-    expect(requiredGlob("[0-9]7\\.ex(a|b)mple")).toBe("*[0-9]7.ex*");
+  it("is the run of single characters that rules out the most ASCII text, as SQLite GLOBs from a literal character where it can", () => {
+    // no literal: one GLOB per character of the position admitting the fewest, the positions before it dropped
+    expect(requiredGlob("[0-9][05][^0-9]")).toEqual(["*0[^0-9]*", "*5[^0-9]*"]);
+    expect(requiredGlob("(?i)ab")).toEqual(["*A[Bb]*", "*a[Bb]*"]);
+    // from the first literal character
+    expect(requiredGlob("[0-9]7\\.ex(a|b)mple")).toEqual(["*7.ex*"]);
     // anchored at the start: no leading `*`
-    expect(requiredGlob("^db[0-9]+")).toBe("db*");
-    // `.` is all but a newline; `(?i)` folds; GLOB's own characters in a class of their own
-    expect(requiredGlob("a.b")).toBe("*a[^\n]b*");
-    expect(requiredGlob("(?i)ab")).toBe("*[Aa][Bb]*");
-    expect(requiredGlob("x[]^-]y")).toBe("*x[]^-]y*");
-    expect(requiredGlob("[-^]z")).toBe("*[-^]z*");
-    expect(requiredGlob("[*?[]q")).toBe("*[*?[]q*");
+    expect(requiredGlob("^db[0-9]+")).toEqual(["db*"]);
+    // `.` is all but a newline; GLOB's own characters in a class of their own
+    expect(requiredGlob("a.b")).toEqual(["*a[^\n]b*"]);
+    expect(requiredGlob("x[]^-]y")).toEqual(["*x[]^-]y*"]);
+    expect(requiredGlob("z[-^]")).toEqual(["*z[-^]*"]);
+    expect(requiredGlob("q[*?[]")).toEqual(["*q[*?[]*"]);
+    // every position admitting many: the whole run, from its first class
+    expect(requiredGlob("\\d\\d[^a]")).toEqual(["*[0-9][0-9][^a]*"]);
     // a character that is not ASCII: any such one
-    expect(requiredGlob("é[0-9]")).toBe("*[^\u0001-\u007f][0-9]*");
+    expect(requiredGlob("é[0-9]")).toEqual(["*[^\u0001-\u007f][0-9]*"]);
     // nothing every match holds in a row, or a pattern that does not compile
     expect(requiredGlob("(a|b)+")).toBeNull();
     expect(requiredGlob(".*")).toBeNull();
