@@ -157,8 +157,12 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(
   // compiled here, while the Worker starts (route modules build their handlers at load)
   const check = routeValidator(opts);
   // the route's last small request, parsed and validated, kept until the next (see KEPT_REQUEST_CHARS)
-  let lastRequest: { raw: unknown; request: unknown } | undefined;
-  if (!keptRequests.has(kind)) keptRequests.set(kind, () => lastRequest);
+  // (two variables, not an object: nothing allocated per request to keep them)
+  let lastRaw: unknown;
+  let lastRequest: unknown;
+  let kept = false;
+  if (!keptRequests.has(kind))
+    keptRequests.set(kind, () => (kept ? { raw: lastRaw, request: lastRequest } : undefined));
   return async (c) => {
     const started = performance.now();
     authorize(c, "decision");
@@ -198,7 +202,9 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(
 
     const raw = parseJsonText(text);
     const request = check(raw);
-    lastRequest = text.length <= KEPT_REQUEST_CHARS ? { raw, request } : undefined;
+    kept = text.length <= KEPT_REQUEST_CHARS;
+    lastRaw = kept ? raw : undefined;
+    lastRequest = kept ? request : undefined;
     const policy = bundle.policy<P>(opts.engine) ?? (opts.acceptsMissingPolicy ? (null as P) : undefined);
     if (policy === undefined) {
       throw new ApiError("service_unavailable", `no \`${opts.engine}\` policy is loaded`);
