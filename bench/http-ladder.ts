@@ -13,8 +13,10 @@
  *
  * The paired method (the default): each rung and both Workers get a workerd process of their own,
  * all started together and pinned to the same (last) CPU, this process on the others. After a
- * warm-up, each cycle drives every process AT THE SAME TIME with a block of BENCH_BLOCK requests
- * (BENCH_CONNECTIONS kept-alive connections each), and reads each process's CPU (all threads,
+ * warm-up, each cycle sends every process a block of BENCH_BLOCK requests AT THE SAME TIME,
+ * interleaved one by one: BENCH_CONNECTIONS lanes, each sending one request to every process in
+ * turn over kept-alive connections, so each process gets the same requests at the same rate and
+ * all finish together. It reads each process's CPU (all threads,
  * user + system, to the nanosecond from /proc/<pid>/task/<tid>/schedstat) over the cycle, a short
  * settle included so a block's deferred work (the metrics flush after the answer, background GC)
  * counts in it. Every difference (a rung less the one below, goal 8's route − no-op − the line's
@@ -23,7 +25,7 @@
  * spread: the drift that moved single rungs by ±40 µs between the rounds method's fresh processes
  * (run one after another) is common to a cycle's processes and cancels out of a pair.
  * BENCH_BLOCK (1000: one metrics flush a route block), BENCH_CYCLES (20), BENCH_WARMUP (2000 each),
- * BENCH_CONNECTIONS (4 a process), BENCH_RUNGS (all; `0,4,5,route,unbound` is enough for goal 8's
+ * BENCH_CONNECTIONS (4 lanes), BENCH_RUNGS (all; `0,4,5,route,unbound` is enough for goal 8's
  * figure, and fewer processes share the CPU).
  *
  * BENCH_METHOD=rounds: the earlier method, each rung a fresh workerd process driven in turn,
@@ -168,7 +170,7 @@ async function mainRounds(): Promise<void> {
     console.log(`${"  the same, METRICS_SHARD unbound".padEnd(46)} ${unbound.toFixed(0).padStart(7)}`);
   }
   console.log(
-    "\nadded: the rung's CPU less the rung above it (the unbound Worker: less the bound one; noise on this VM is about ±15 µs a figure); the route's line adds Hono's dispatch over the whole API, request ids, metrics, the verdict memo and, every 1,000 requests, the metrics flush: the isolate's walk and call and, in this one workerd process, the MetricsShard object's RPC, SQLite statements and commit (its fsync is kernel time). Goal 8's row is the route with the shard bound: the whole flush counted, though in production the object's side runs where the object lives",
+    "\nadded: the rung's CPU less the rung above it (the unbound Worker: less the bound one; noise on this VM is about ±15 µs a figure); the route's line adds Hono's dispatch over the whole API, request ids, metrics, the verdict memo and, every 1,000 requests, the metrics flush: the isolate's walk and call and, in this one workerd process, the MetricsShard object's RPC, SQLite statements and commit (its fsync is kernel time). Goal 8's row is the route with the shard bound (µs, then as a share of the same cycle's no-op, which a load slowing every process alike does not move): the whole flush counted, though in production the object's side runs where the object lives",
   );
 }
 
@@ -189,35 +191,44 @@ const signed = (x: number): string => `${x >= 0 ? "+" : ""}${x.toFixed(0)}`;
 const spread = (xs: readonly number[]): string =>
   `${signed(quantile(xs, 0.1))}..${signed(quantile(xs, 0.9))}`;
 
-/** Sends `n` POSTs of `body` to `url` over `agent`'s kept-alive connections, `connections` at a time; every answer must be 200. */
-async function sendBlock(
-  url: URL,
-  agent: Agent,
+/** One POST of `body` to `url` over `agent`'s kept-alive connections; the answer must be 200. */
+function post(url: URL, agent: Agent, body: string): Promise<void> {
+  const headers = { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) };
+  return new Promise((done, fail) => {
+    const req = request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers },
+      (res) => {
+        res.resume();
+        res.on("end", () =>
+          res.statusCode === 200 ? done() : fail(new Error(`${url.pathname}: status ${res.statusCode}`)),
+        );
+      },
+    );
+    req.on("error", fail);
+    req.end(body);
+  });
+}
+
+/**
+ * Sends `n` requests to each target in lockstep: `lanes` loops, each sending one request to
+ * every target in turn (lane k starting at target k), so every process is sent the same
+ * requests at the same rate, interleaved one by one, and all finish together.
+ */
+async function interleaved(
+  targets: { url: URL; agent: Agent }[],
   body: string,
   n: number,
-  connections: number,
+  lanes: number,
 ): Promise<void> {
-  const headers = { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) };
-  const one = (): Promise<void> =>
-    new Promise((done, fail) => {
-      const req = request(
-        { host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers },
-        (res) => {
-          res.resume();
-          res.on("end", () =>
-            res.statusCode === 200 ? done() : fail(new Error(`${url.pathname}: status ${res.statusCode}`)),
-          );
-        },
-      );
-      req.on("error", fail);
-      req.end(body);
-    });
   let left = n;
   await Promise.all(
-    Array.from({ length: connections }, async () => {
+    Array.from({ length: lanes }, async (_, lane) => {
       while (left > 0) {
         left--;
-        await one();
+        for (let j = 0; j < targets.length; j++) {
+          const t = targets[(lane + j) % targets.length];
+          await post(t.url, t.agent, body);
+        }
       }
     }),
   );
@@ -245,7 +256,7 @@ async function mainPaired(): Promise<void> {
   const workers = wanted.length === 0 ? all : all.filter((w) => wanted.includes(w.name.replace(/^rung/, "")));
   const index = new Map(workers.map((w, i) => [w.name, i]));
   console.log(
-    `workerd CPU µs per request (all threads, user + system, from /proc/<pid>/task/*/schedstat); one workerd process a rung, all started together, pinned to one CPU and driven at the same time, ${CYCLES} cycles of ${BLOCK} requests each over ${CONNECTIONS} kept-alive connections each; a figure is the median over cycles, a difference is taken within each cycle (median, p10..p90)`,
+    `workerd CPU µs per request (all threads, user + system, from /proc/<pid>/task/*/schedstat); one workerd process a rung, all started together, pinned to one CPU and sent the same requests interleaved one by one over ${CONNECTIONS} lanes, ${CYCLES} cycles of ${BLOCK} requests each; a figure is the median over cycles, a difference is taken within each cycle (median, p10..p90)`,
   );
   for (const route of ROUTES) {
     const { path, body } = DECISION_REQUESTS[route];
@@ -258,10 +269,9 @@ async function mainPaired(): Promise<void> {
     try {
       for (const [i, w] of workers.entries())
         served.push(await startWorkers([w], await benchPort(i), () => {}, { pin: true }));
-      const urls = served.map((s) => new URL(`${s.url}${path}`));
       const agents = workers.map(() => new Agent({ keepAlive: true, maxSockets: CONNECTIONS }));
-      const drive = (n: number) =>
-        Promise.all(workers.map((_, i) => sendBlock(urls[i], agents[i], text, n, CONNECTIONS)));
+      const targets = served.map((s, i) => ({ url: new URL(`${s.url}${path}`), agent: agents[i] }));
+      const drive = (n: number) => interleaved(targets, text, n, CONNECTIONS);
       await drive(WARMUP);
       for (let cycle = 0; cycle < CYCLES; cycle++) {
         const before = served.map((s) => s.cpuNanoseconds());
@@ -311,14 +321,16 @@ async function mainPaired(): Promise<void> {
       ["unbound", "  the same, METRICS_SHARD unbound"],
     ]) {
       const goal = paired([1, name], [-1, "rung0"], [-1, "rung5"], [1, "rung4"]);
-      if (goal !== undefined)
-        console.log(
-          `${label.padEnd(46)} ${median(goal).toFixed(0).padStart(7)} ${"".padStart(6)} ${spread(goal).padStart(10)}`,
-        );
+      if (goal === undefined || noop === undefined) continue;
+      // the same per cycle as a share of that cycle's no-op: a load that slows every process alike scales both
+      const share = goal.map((g, c) => g / noop[c]);
+      console.log(
+        `${label.padEnd(46)} ${median(goal).toFixed(0).padStart(7)} ${"".padStart(6)} ${spread(goal).padStart(10)}  ${(100 * median(share)).toFixed(1)}% of the no-op (${(100 * quantile(share, 0.1)).toFixed(1)}..${(100 * quantile(share, 0.9)).toFixed(1)}%)`,
+      );
     }
   }
   console.log(
-    "\nadded: the rung's CPU less the rung listed above it, cycle by cycle (the unbound Worker: less the bound one), median over cycles and its p10..p90; the route's line adds Hono's dispatch over the whole API, request ids, metrics, the verdict memo and, every 1,000 requests, the metrics flush: the isolate's walk and call and, in the Worker's workerd process, the MetricsShard object's RPC, SQLite statements and commit (its fsync is kernel time). Goal 8's row is the route with the shard bound: the whole flush counted, though in production the object's side runs where the object lives. kernel: system time over all cycles (10 ms ticks) per request",
+    "\nadded: the rung's CPU less the rung listed above it, cycle by cycle (the unbound Worker: less the bound one), median over cycles and its p10..p90; the route's line adds Hono's dispatch over the whole API, request ids, metrics, the verdict memo and, every 1,000 requests, the metrics flush: the isolate's walk and call and, in the Worker's workerd process, the MetricsShard object's RPC, SQLite statements and commit (its fsync is kernel time). Goal 8's row is the route with the shard bound (µs, then as a share of the same cycle's no-op, which a load slowing every process alike does not move): the whole flush counted, though in production the object's side runs where the object lives. kernel: system time over all cycles (10 ms ticks) per request",
   );
 }
 
