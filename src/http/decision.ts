@@ -125,6 +125,26 @@ export function routeValidator<S extends z.ZodType>(opts: {
 }
 
 /**
+ * The longest request text whose parsed and validated objects a decision route keeps until its
+ * next request. The objects JSON.parse and the validator make have hidden classes reached only
+ * through V8's weak transitions: with none of them alive at a full collection between requests,
+ * V8 collects those classes and throws away every optimized function that read a request (the
+ * route's own and the engine's), which the route then recompiles while it answers the backlog the
+ * collection left. The last request alive keeps the classes of the requests callers usually send
+ * (src/engines/common/shapes.ts for the engines' own classes; docs/performance.md, wt/stall2).
+ * Bounded, so that one large request is not kept (it would only add to the heap the collections mark).
+ */
+export const KEPT_REQUEST_CHARS = 16_384;
+
+/** What each kind's first decision route keeps (its last small request), for tests. */
+const keptRequests = new Map<DecisionKind, () => { raw: unknown; request: unknown } | undefined>();
+
+/** The request a decision route of this kind keeps now: its last one, when that was small. */
+export function keptRequest(kind: DecisionKind): { raw: unknown; request: unknown } | undefined {
+  return keptRequests.get(kind)?.();
+}
+
+/**
  * Builds the handler of a stateless decision route: authorize, read and
  * validate the body, answer from the verdict cache when allowed, otherwise
  * decide with the active bundle's policy, then log and cache. Engines stay
@@ -136,6 +156,13 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(
   const kind: DecisionKind = opts.kind ?? (opts.engine as DecisionKind);
   // compiled here, while the Worker starts (route modules build their handlers at load)
   const check = routeValidator(opts);
+  // the route's last small request, parsed and validated, kept until the next (see KEPT_REQUEST_CHARS)
+  // (two variables, not an object: nothing allocated per request to keep them)
+  let lastRaw: unknown;
+  let lastRequest: unknown;
+  let kept = false;
+  if (!keptRequests.has(kind))
+    keptRequests.set(kind, () => (kept ? { raw: lastRaw, request: lastRequest } : undefined));
   return async (c) => {
     const started = performance.now();
     authorize(c, "decision");
@@ -175,6 +202,9 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(
 
     const raw = parseJsonText(text);
     const request = check(raw);
+    kept = text.length <= KEPT_REQUEST_CHARS;
+    lastRaw = kept ? raw : undefined;
+    lastRequest = kept ? request : undefined;
     const policy = bundle.policy<P>(opts.engine) ?? (opts.acceptsMissingPolicy ? (null as P) : undefined);
     if (policy === undefined) {
       throw new ApiError("service_unavailable", `no \`${opts.engine}\` policy is loaded`);

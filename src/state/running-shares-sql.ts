@@ -45,10 +45,21 @@ import {
   cheapest,
   factsOf,
   fieldKind,
+  requiredGlob,
   requiredLiteral,
   stringsMatchingPattern,
+  valueKey,
   valuesAt,
 } from "../engines/jobfilter/index.js";
+
+/**
+ * The SQL condition that value `column` may match a regex whose required
+ * GLOBs (see `requiredGlob`) are parameters `globs`: it matches one, or is not
+ * ASCII or holds a NUL (its length in characters, up to a NUL, differs from
+ * its length in bytes), which the GLOBs do not speak for.
+ */
+export const globAdmits = (column: string, globs: readonly string[]): string =>
+  `(${globs.map((g) => `${column} GLOB ${g}`).join(" OR ")} OR length(${column}) <> length(CAST(${column} AS BLOB)))`;
 
 /** The tables of the running counts. */
 export const SHARES_SCHEMA = [
@@ -1369,6 +1380,8 @@ export class SqlShares implements ShareStore {
     let matched: string[];
     // the jobs holding a matched value (each once), when the kind's rows are held
     let holders: Set<number> | undefined;
+    // or their count per group, when read with their rows from SQLite (see `matchedRows`)
+    let per: Map<number, number> | undefined;
     if (rows !== undefined) {
       matched = [];
       holders = new Set();
@@ -1380,7 +1393,11 @@ export class SqlShares implements ShareStore {
         if (typeof at === "number") ids.add(at);
         else for (const id of at) ids.add(id);
       });
-    } else matched = this.valuesOf(kind, literal).filter(has);
+    } else {
+      const found = this.matchedRows(kind, pattern, literal, has);
+      if (found !== undefined) ({ matched, per } = found);
+      else matched = this.valuesOf(kind, literal).filter(has);
+    }
     // in lists that fit in one SQLite string
     for (let i = 0; i < matched.length;) {
       const list: string[] = [];
@@ -1397,7 +1414,8 @@ export class SqlShares implements ShareStore {
     }
     // its jobs counted per group once (a job holding two matched values once), by member rows: every split written first
     this.settle();
-    if (holders === undefined)
+    if (per !== undefined) this.putMemoGroups(memo, per);
+    else if (holders === undefined)
       this.sql.exec(
         "INSERT INTO running_memo_groups (memo, grp, k) SELECT ?1, s.grp, count(*) FROM running_members s WHERE s.id IN (SELECT f.id FROM running_matched m CROSS JOIN running_facts f ON f.kind = ?2 AND f.value = m.value WHERE m.memo = ?1) GROUP BY s.grp",
         memo,
@@ -1418,12 +1436,7 @@ export class SqlShares implements ShareStore {
             .one().g,
         ) as number[])
           per.set(grp, (per.get(grp) ?? 0) + 1);
-      if (per.size > 0)
-        this.sql.exec(
-          "INSERT INTO running_memo_groups (memo, grp, k) SELECT ?, value ->> 0, value ->> 1 FROM json_each(?)",
-          memo,
-          JSON.stringify([...per]),
-        );
+      this.putMemoGroups(memo, per);
     }
     if (this.memos.size > MAX_MEMOS) {
       const oldest = this.sql
@@ -1436,6 +1449,95 @@ export class SqlShares implements ShareStore {
       for (const o of oldest) this.dropMemo(o.memo);
     }
     return memo;
+  }
+
+  /** A new memo's counts per group (`running_memo_groups`), in one statement. */
+  private putMemoGroups(memo: number, per: ReadonlyMap<number, number>): void {
+    if (per.size > 0)
+      this.sql.exec(
+        "INSERT INTO running_memo_groups (memo, grp, k) SELECT ?, value ->> 0, value ->> 1 FROM json_each(?)",
+        memo,
+        JSON.stringify([...per]),
+      );
+  }
+
+  /**
+   * A new memo's matched values and their jobs' count per group, read from
+   * SQLite when the kind's rows are not held (see `held`): only the rows
+   * whose value SQLite finds the pattern's required run of characters in
+   * (one of `requiredGlob`'s, and its required literal, by `instr`) or that are not
+   * ASCII, with their job's group, `VALUE_CHUNK` at a time as JSON lists in
+   * order of (value, id), the regex run in JS on each distinct value of those,
+   * and a job holding two matched values counted once. Every split is written
+   * first (the groups are read from the member rows). Undefined when the
+   * pattern has no such run, or a list does not fit in a SQLite string (the
+   * caller reads the values instead).
+   */
+  private matchedRows(
+    kind: string,
+    pattern: string,
+    literal: string | null,
+    has: (v: string) => boolean,
+  ): { matched: string[]; per: Map<number, number> } | undefined {
+    const texts = requiredGlob(pattern);
+    if (texts === null) return undefined;
+    // a string's index key is its text after a marker (`valueKey`): an anchored GLOB holds it first
+    const globs = texts.map((t) => (t.startsWith("*") ? t : `${valueKey("")}${t}`));
+    this.settle();
+    // ?1 the kind, ?2 how many, ?3 the literal, then the GLOBs, then the last row read
+    const at = globs.map((_, k) => `?${4 + k}`);
+    const where = `f.kind = ?1 AND (?3 IS NULL OR instr(f.value, ?3) > 0) AND ${globAdmits("f.value", at)}`;
+    const select = (after: string) =>
+      `SELECT json_group_array(value) AS v, json_group_array(id) AS i, json_group_array(grp) AS g FROM (SELECT f.value AS value, f.id AS id, s.grp AS grp FROM running_facts f CROSS JOIN running_members s ON s.id = f.id WHERE ${where}${after} ORDER BY f.value, f.id LIMIT ?2)`;
+    const first = select("");
+    const next = select(` AND (f.value, f.id) > (?${4 + globs.length}, ?${5 + globs.length})`);
+    const matched: string[] = [];
+    const per = new Map<number, number>();
+    const counted = new Set<number>();
+    let after: [string, number] | undefined;
+    for (;;) {
+      let values: string[];
+      let ids: number[];
+      let groups: number[];
+      try {
+        const r = (
+          after === undefined
+            ? this.sql.exec<{ v: string; i: string; g: string }>(first, kind, VALUE_CHUNK, literal, ...globs)
+            : this.sql.exec<{ v: string; i: string; g: string }>(
+                next,
+                kind,
+                VALUE_CHUNK,
+                literal,
+                ...globs,
+                after[0],
+                after[1],
+              )
+        ).one();
+        values = JSON.parse(r.v) as string[];
+        ids = JSON.parse(r.i) as number[];
+        groups = JSON.parse(r.g) as number[];
+      } catch (e) {
+        if (!String(e).includes("SQLITE_TOOBIG")) throw e;
+        return undefined;
+      }
+      // in order of value: the regex runs once on each distinct one
+      let last: string | undefined;
+      let hit = false;
+      for (let k = 0; k < values.length; k++) {
+        const value = values[k];
+        if (value !== last) {
+          last = value;
+          hit = has(value);
+          // a value may continue from the list before (the same value, later ids)
+          if (hit && matched[matched.length - 1] !== value) matched.push(value);
+        }
+        if (!hit || counted.has(ids[k])) continue;
+        counted.add(ids[k]);
+        per.set(groups[k], (per.get(groups[k]) ?? 0) + 1);
+      }
+      if (values.length < VALUE_CHUNK) return { matched, per };
+      after = [values[values.length - 1], ids[ids.length - 1]];
+    }
   }
 
   /**

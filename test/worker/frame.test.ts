@@ -24,6 +24,7 @@ import { playgroundSchemas } from "../../src/http/schemas/playground.js";
 import { jqPlaygroundSchemas } from "../../src/http/schemas/playground-jq.js";
 import { policyTestSchemas } from "../../src/http/schemas/policy-test.js";
 import { jqBuiltinScope } from "../../src/jq/program.js";
+import { KEPT_REQUEST_CHARS, keptRequest } from "../../src/http/decision.js";
 import { bundleWithoutRead, embeddedBundle, getActiveBundle } from "../../src/state/policy-store.js";
 
 const BASE = "http://arbiter.test";
@@ -79,6 +80,15 @@ describe("system routes", () => {
       const res = await SELF.fetch(`${BASE}${path}`, json(body));
       expect(res.status, `${path}: ${await res.text()}`).toBe(200);
     }
+    // each route keeps its last small request (its hidden classes then outlive a full collection)
+    expect(keptRequest("limits")?.raw).toEqual(decisions[1][1]);
+    expect(keptRequest("placement")?.raw).toEqual(placeRequest);
+    // and not a large one
+    const machines = Array.from({ length: 600 }, () => '[ Name = "m"; Memory = 2048 ]');
+    const large = await SELF.fetch(`${BASE}/v1/match`, json({ job: "[ Requirements = true ]", machines }));
+    expect(large.status).toBe(200);
+    expect(JSON.stringify({ machines }).length).toBeGreaterThan(KEPT_REQUEST_CHARS);
+    expect(keptRequest("match")).toBeUndefined();
     const lazy = {
       customsShapes,
       placementShapes,

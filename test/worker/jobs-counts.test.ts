@@ -6,11 +6,14 @@
  * through rule changes with many jobs running, as counting anew would count.
  */
 import { env, runInDurableObject } from "cloudflare:test";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { compileLinear } from "../../src/engines/common/regex/index.js";
 import {
   NO_KEY,
   RunningCounts,
   buildFilterSet,
+  requiredGlob,
   valuesAt,
   type FilterRule,
   type Job,
@@ -19,7 +22,7 @@ import type { Env } from "../../src/env.js";
 import type { JobQueue } from "../../src/state/job-queue.js";
 import type { JobQueueCore } from "../../src/state/job-queue-core.js";
 import type { JobStatus } from "../../src/state/job-queue-types.js";
-import { SqlShares } from "../../src/state/running-shares-sql.js";
+import { SqlShares, globAdmits } from "../../src/state/running-shares-sql.js";
 
 const testEnv = env as unknown as Env;
 
@@ -664,7 +667,7 @@ describe("JobQueue running counts", () => {
           get: (t, k) =>
             k === "exec"
               ? (query: string, ...b: unknown[]) => {
-                  if (/DISTINCT value|FROM running_facts WHERE kind/.test(query)) reads.push(query);
+                  if (/DISTINCT value|FROM running_facts WHERE kind|GLOB/.test(query)) reads.push(query);
                   return raw.exec(query, ...(b as SqlStorageValue[]));
                 }
               : Reflect.get(t, k),
@@ -839,16 +842,29 @@ describe("JobQueue running counts", () => {
       expect(heldRows(sharesOf(q))).toEqual([]);
       let warming = 0;
       for (; coreOf(q).indexFilling(); warming++) {
-        // a change before they are all read reads the index as before, only the values holding the regex's
-        // required literal (here "inst", through an escape: SQLite's `instr` drops no value the regex matches)
+        // a change before they are all read reads the index, only the rows whose value holds the regex's required
+        // literal (here "inst", through an escape: SQLite's `instr` drops no value the regex matches) and its
+        // required run of characters (SQLite's GLOB), with their groups, in one statement (no distinct values)
         if (warming === 1) {
           const reads = indexReads(
             () => (put(["=~", "instance_name", "\\x69nst[0-9]*5$"]), q.runningSnapshot()),
           );
-          expect(reads.filter((r) => r.includes("instr(value"))).toHaveLength(1);
+          expect(reads).toHaveLength(1);
+          expect(reads[0]).toContain("instr(f.value");
           expect(q.runningSnapshot()).toEqual(fresh());
           expect(kept("\\x69nst[0-9]*5$")).toEqual(held(/inst[0-9]*5$/));
           expect(held(/inst[0-9]*5$/).length).toBeGreaterThan(5);
+          put(body.predicates[0][1]);
+        }
+        // and one whose regex has no literal: only the rows the GLOB admits, one statement
+        if (warming === 2) {
+          const reads = indexReads(() => (put(["=~", "instance_name", "[0-9][05]$"]), q.runningSnapshot()));
+          expect(reads).toHaveLength(1);
+          expect(reads[0]).toContain("GLOB");
+          expect(q.runningSnapshot()).toEqual(fresh());
+          expect(kept("[0-9][05]$")).toEqual(held(/[0-9][05]$/));
+          expect(held(/[0-9][05]$/).length).toBeGreaterThan(5);
+          groupsAgree();
           put(body.predicates[0][1]);
         }
         coreOf(q).fillIndex(1);
@@ -902,6 +918,93 @@ describe("JobQueue running counts", () => {
       q.deleteFilter(u);
       expect(q.runningSnapshot()).toEqual(fresh());
       groupsAgree();
+    });
+  });
+
+  it("read a new regex's rows through a GLOB that, in SQLite, admits every value the regex matches (values not ASCII always)", async () => {
+    await runInDurableObject(stub("counts-glob"), async (_q: JobQueue, state: DurableObjectState) => {
+      const sql = state.storage.sql;
+      const atoms = [
+        "a",
+        "b",
+        "0",
+        "5",
+        "k",
+        "é",
+        "😀",
+        "[0-9]",
+        "[^0-9]",
+        "[ab]",
+        "[^a]",
+        "[]^-]",
+        "[-^]",
+        ".",
+        "\\d",
+        "\\w",
+        "\\s",
+        "\\b",
+        "(?i)",
+        "^",
+        "$",
+        "*",
+        "+",
+        "?",
+        "(",
+        ")",
+        "|",
+        "[*?[]",
+      ];
+      const chars = [
+        "a",
+        "b",
+        "A",
+        "0",
+        "5",
+        "k",
+        "K",
+        "\u212a",
+        "é",
+        "😀",
+        "\ud83d",
+        "\n",
+        " ",
+        "*",
+        "?",
+        "[",
+        "]",
+        "-",
+        "^",
+        "\u0000",
+      ];
+      let tried = 0;
+      fc.assert(
+        fc.property(
+          fc.array(fc.constantFrom(...atoms), { minLength: 1, maxLength: 5 }),
+          fc.array(fc.array(fc.constantFrom(...chars), { maxLength: 6 }), { minLength: 1, maxLength: 8 }),
+          (p, subjects) => {
+            const source = p.join("");
+            const compiled = compileLinear(source, "pcre");
+            const globs = requiredGlob(source);
+            if (!compiled.ok || globs === null) return;
+            const admits = globAdmits(
+              "?1",
+              globs.map((_, k) => `?${2 + k}`),
+            );
+            for (const s of subjects) {
+              // the value as SQLite holds it (and hands it back), as the store reads it
+              const r = sql
+                .exec<{ v: string; m: number }>(`SELECT ?1 AS v, ${admits} AS m`, s.join(""), ...globs)
+                .one();
+              if (compiled.value.test(r.v)) {
+                tried++;
+                expect([source, globs, r.v, r.m]).toEqual([source, globs, r.v, 1]);
+              }
+            }
+          },
+        ),
+        { numRuns: 600 },
+      );
+      expect(tried).toBeGreaterThan(100);
     });
   });
 

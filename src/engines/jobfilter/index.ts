@@ -6,7 +6,15 @@ export { schedulePass, decideJob } from "./schedule.js";
 export { RunningCounts, decideCounted } from "./running-counts.js";
 export { MemoryShares, cheapest, MAX_INDEXED_PATHS } from "./running-shares.js";
 export type { Share, ShareStore, Holder, Totals, Reached, EarlierSet } from "./running-shares.js";
-export { factsOf, fieldKind, valuesAt, stringsMatchingPattern, NO_KEY, OTHER_OP } from "./job-reach.js";
+export {
+  factsOf,
+  fieldKind,
+  valuesAt,
+  stringsMatchingPattern,
+  valueKey,
+  NO_KEY,
+  OTHER_OP,
+} from "./job-reach.js";
 export type { FactKind, FactReach, ValueSet } from "./job-reach.js";
 export type { QueueView } from "./schedule.js";
 export { buildFilterSet, applyingRule, compareRules } from "./filter-set.js";
@@ -23,7 +31,7 @@ export {
 } from "./rule-parse.js";
 export type { RuleBody, FloatLiterals } from "./rule-parse.js";
 export { parseExpression } from "./expression.js";
-export { requiredLiteral } from "./literal-regex.js";
+export { requiredGlob, requiredLiteral } from "./literal-regex.js";
 export { parseBucket, parseLimit, bucketsOf } from "./adhoc.js";
 export { prepareJob } from "./evaluate.js";
 export type * from "./types.js";

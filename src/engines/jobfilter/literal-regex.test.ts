@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compileLinear } from "../common/regex/index.js";
-import { literalTest, requiredLiteral } from "./literal-regex.js";
+import { literalTest, requiredGlob, requiredLiteral } from "./literal-regex.js";
 
 const patternChars = fc.constantFrom(
   "a",
@@ -144,5 +144,30 @@ describe("requiredLiteral", () => {
       ),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe("requiredGlob", () => {
+  it("is the run of single characters that rules out the most ASCII text, as SQLite GLOBs from a literal character where it can", () => {
+    // no literal: one GLOB per character of the position admitting the fewest, the positions before it dropped
+    expect(requiredGlob("[0-9][05][^0-9]")).toEqual(["*0[^0-9]*", "*5[^0-9]*"]);
+    expect(requiredGlob("(?i)ab")).toEqual(["*A[Bb]*", "*a[Bb]*"]);
+    // from the first literal character
+    expect(requiredGlob("[0-9]7\\.ex(a|b)mple")).toEqual(["*7.ex*"]);
+    // anchored at the start: no leading `*`
+    expect(requiredGlob("^db[0-9]+")).toEqual(["db*"]);
+    // `.` is all but a newline; GLOB's own characters in a class of their own
+    expect(requiredGlob("a.b")).toEqual(["*a[^\n]b*"]);
+    expect(requiredGlob("x[]^-]y")).toEqual(["*x[]^-]y*"]);
+    expect(requiredGlob("z[-^]")).toEqual(["*z[-^]*"]);
+    expect(requiredGlob("q[*?[]")).toEqual(["*q[*?[]*"]);
+    // every position admitting many: the whole run, from its first class
+    expect(requiredGlob("\\d\\d[^a]")).toEqual(["*[0-9][0-9][^a]*"]);
+    // a character that is not ASCII: any such one
+    expect(requiredGlob("é[0-9]")).toEqual(["*[^\u0001-\u007f][0-9]*"]);
+    // nothing every match holds in a row, or a pattern that does not compile
+    expect(requiredGlob("(a|b)+")).toBeNull();
+    expect(requiredGlob(".*")).toBeNull();
+    expect(requiredGlob("(")).toBeNull();
   });
 });

@@ -50,9 +50,22 @@ interface Cacheability {
 const ALWAYS: Cacheability = { cacheable: true };
 const NEVER: Cacheability = { cacheable: false };
 
+/**
+ * The decision, its members in the order `{ verdict, ...c, outcome, trace }` gives them, each
+ * shape written as a literal: a literal's hidden class is held by the literal itself, where the
+ * one a spread makes is reached only through V8's weak transitions, so it died at every full
+ * collection between requests and took the optimized code that read decisions with it
+ * (src/engines/common/shapes.ts; docs/performance.md, wt/stall2).
+ */
 function verdict(v: LimitsVerdict, c: Cacheability, trace: Trace | null): Decision<LimitsVerdict> {
-  const base = { verdict: v, ...c, outcome: v.allowed ? "allowed" : "denied" };
-  return trace ? { ...base, trace } : base;
+  const outcome = v.allowed ? "allowed" : "denied";
+  const cacheable = c.cacheable;
+  const maxAgeSeconds = c.maxAgeSeconds;
+  if (maxAgeSeconds === undefined)
+    return trace ? { verdict: v, cacheable, outcome, trace } : { verdict: v, cacheable, outcome };
+  return trace
+    ? { verdict: v, cacheable, maxAgeSeconds, outcome, trace }
+    : { verdict: v, cacheable, maxAgeSeconds, outcome };
 }
 
 function denied(diagnostics: string, extra: Partial<LimitsVerdict> = {}): LimitsVerdict {
@@ -132,7 +145,8 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
   const budget: Budget = ctx.budget ?? currentBudget();
   const rewrite = request.rewrite !== false;
   const prioritize = request.prioritize === true;
-  const state: EvalState = { ctx, usedOutside: false, ttlSeconds: Infinity, fetches: 0 };
+  // `note` is in the literal, so that the state never changes hidden class (see `verdict`)
+  const state: EvalState = { ctx, usedOutside: false, ttlSeconds: Infinity, fetches: 0, note: undefined };
   const trace: Trace | null = ctx.explain ? { hints, identifiers: [], classifiers: [], limits: [] } : null;
   const now = ctx.now / 1000;
   const diags: string[] = [];

@@ -44,7 +44,7 @@ export function decideOffline(policy: LimitsPolicy, request: unknown): LimitsVer
 /** Which classifiers hold for these hints under the policy, offline (an identifier that errs or would wait does not identify). */
 export function classifyOffline(policy: LimitsPolicy, hints: JsonObject): boolean[] {
   const ctx = offlineContext();
-  const state: EvalState = { ctx, usedOutside: false, ttlSeconds: Infinity, fetches: 0 };
+  const state: EvalState = { ctx, usedOutside: false, ttlSeconds: Infinity, fetches: 0, note: undefined };
   const identified: boolean[] = [];
   for (const ident of policy.identifiers) {
     const previous = enterBudget(ctx.budget as Budget);

@@ -125,8 +125,16 @@ export type LimitsVerdict = z.infer<ReturnType<typeof limitsVerdictSchema>>;
  * it and the engine treats the hint as absent.
  */
 export function toEngineRequest(request: LimitsRequest, requester: string | undefined): EngineLimitsRequest {
-  const { requester: _given, task, ...rest } = request;
-  const out = { ...rest, task: task as EngineJsonObject } as EngineLimitsRequest;
-  if (requester !== undefined) out.requester = requester;
-  return out;
+  // one literal with every member, absent ones undefined (the engine reads each as a property), so
+  // that every engine request has the literal's hidden class: a spread of the body's members gave
+  // one reached only through V8's weak transitions, which died at each full collection between
+  // requests with the optimized code that read it (src/engines/common/shapes.ts, wt/stall2)
+  return {
+    requester: requester as string,
+    server: request.server,
+    task: request.task as EngineJsonObject,
+    run: request.run,
+    rewrite: request.rewrite,
+    prioritize: request.prioritize,
+  };
 }

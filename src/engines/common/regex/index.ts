@@ -17,7 +17,8 @@ import { currentBudget, UNLIMITED } from "../budget.js";
 import { dfaApplicable, dfaByteCap, LazyDfa } from "./dfa.js";
 import { inspectSimple } from "./inspect-simple.js";
 import { exactTexts } from "./exact-set.js";
-import { passes, prefilterOf, type Prefilter } from "./prefilter.js";
+import { classRunOf, passes, prefilterOf, type ClassRun, type Prefilter } from "./prefilter.js";
+import { buildCharSet } from "./charset.js";
 import { CachePool, Lru } from "./lru.js";
 import type { Node, Parsed } from "./ast.js";
 
@@ -612,6 +613,18 @@ export function inspectPattern(
   const exact = exactTexts(parsed.node, pattern);
   if (exact !== null) facts.exact = exact;
   return { ok: true, value: facts };
+}
+
+/**
+ * The run of single characters every match of the pattern holds one after
+ * another that rules out the most ASCII text (see `ClassRun`), or null when
+ * there is none or the pattern does not compile: like the required literal,
+ * a store may skip a value without it before the regex runs.
+ */
+export function requiredClassRun(pattern: string, origin: Origin, flags: RegexFlags = {}): ClassRun | null {
+  const parsed = parsePattern(pattern, origin, flags);
+  if ("kind" in parsed) return null;
+  return classRunOf(parsed.node, (x) => buildCharSet(x.set)?.ascii ?? null);
 }
 
 /** What a cached compile gives: the regex, or the problem in the origin's words. */

@@ -84,3 +84,65 @@ export function passes(f: Prefilter, s: string, from: number): boolean {
   if (f.prefix !== "" && !s.startsWith(f.prefix)) return false;
   return f.required === "" || s.indexOf(f.required, from) >= 0;
 }
+
+/**
+ * A run of single-character positions every match holds one after another:
+ * per position, the ASCII code points it admits (1 where admitted; null:
+ * any character), and whether the run starts the text (`^` before it).
+ */
+export interface ClassRun {
+  readonly sets: readonly (Uint8Array | null)[];
+  readonly anchored: boolean;
+}
+
+/** The most positions of a {@link ClassRun}. */
+const MAX_RUN = 32;
+
+/**
+ * The run of consecutive single characters (literals, classes, `.`) of the
+ * pattern's top-level sequence that rules out the most ASCII text, each
+ * position scored by how few of the 128 ASCII code points it admits; null
+ * when no run rules any out. `ascii` gives a class's ASCII members (null: not
+ * known, taken as any). A zero-width assertion between two positions keeps
+ * them a run (they are still adjacent in every match).
+ */
+export function classRunOf(n: Node, ascii: (n: Node & { t: "set" }) => Uint8Array | null): ClassRun | null {
+  const items: Node[] = [];
+  flatten(n, items);
+  let best: ClassRun | null = null;
+  let bestScore = 0;
+  let sets: (Uint8Array | null)[] = [];
+  let score = 0;
+  let anchored = false;
+  const close = () => {
+    if (score > bestScore) {
+      bestScore = score;
+      best = { sets, anchored };
+    }
+    sets = [];
+    score = 0;
+  };
+  for (let i = 0; i < items.length; i++) {
+    const x = items[i];
+    if (x.t === "assert" || x.t === "empty") continue;
+    let set: Uint8Array | null;
+    if (x.t === "char") {
+      set = new Uint8Array(128);
+      if (x.cp < 128) set[x.cp] = 1;
+    } else if (x.t === "set") set = ascii(x);
+    else {
+      close();
+      continue;
+    }
+    if (sets.length === 0) anchored = i === 1 && items[0].t === "assert" && items[0].kind === "bot";
+    if (sets.length === MAX_RUN) close();
+    sets.push(set);
+    if (set !== null) {
+      let admitted = 0;
+      for (let c = 0; c < 128; c++) admitted += set[c];
+      score += Math.log2(128 / Math.max(admitted, 1));
+    }
+  }
+  close();
+  return best;
+}
