@@ -59,6 +59,7 @@ const METHOD = process.env.BENCH_METHOD ?? "paired";
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const BLOCK = Number(process.env.BENCH_BLOCK ?? 1000);
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 20);
+const BURST = Number(process.env.BENCH_BURST ?? 25);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
 /** Connections per Worker: 16 in the rounds method; in the paired one each rung's process gets BENCH_CONNECTIONS (4). */
@@ -210,28 +211,33 @@ function post(url: URL, agent: Agent, body: string): Promise<void> {
 }
 
 /**
- * Sends `n` requests to each target in lockstep: `lanes` loops, each sending one request to
- * every target in turn (lane k starting at target k), so every process is sent the same
- * requests at the same rate, interleaved one by one, and all finish together.
+ * Sends `n` requests to each target, interleaved in bursts: all `lanes` connections send a burst of
+ * `burst` requests to one target, then to the next (the order rotated each turn), so that every
+ * target is sent the same requests at the same rate, all finish together, and the targets take
+ * turns on the CPU every few milliseconds while each burst runs with its process's caches warm.
  */
 async function interleaved(
   targets: { url: URL; agent: Agent }[],
   body: string,
   n: number,
   lanes: number,
+  burst: number,
 ): Promise<void> {
-  let left = n;
-  await Promise.all(
-    Array.from({ length: lanes }, async (_, lane) => {
-      while (left > 0) {
-        left--;
-        for (let j = 0; j < targets.length; j++) {
-          const t = targets[(lane + j) % targets.length];
-          await post(t.url, t.agent, body);
-        }
-      }
-    }),
-  );
+  for (let sent = 0, turn = 0; sent < n; sent += burst, turn++) {
+    const size = Math.min(burst, n - sent);
+    for (let j = 0; j < targets.length; j++) {
+      const t = targets[(turn + j) % targets.length];
+      let left = size;
+      await Promise.all(
+        Array.from({ length: Math.min(lanes, size) }, async () => {
+          while (left > 0) {
+            left--;
+            await post(t.url, t.agent, body);
+          }
+        }),
+      );
+    }
+  }
 }
 
 async function mainPaired(): Promise<void> {
@@ -256,7 +262,7 @@ async function mainPaired(): Promise<void> {
   const workers = wanted.length === 0 ? all : all.filter((w) => wanted.includes(w.name.replace(/^rung/, "")));
   const index = new Map(workers.map((w, i) => [w.name, i]));
   console.log(
-    `workerd CPU µs per request (all threads, user + system, from /proc/<pid>/task/*/schedstat); one workerd process a rung, all started together, pinned to one CPU and sent the same requests interleaved one by one over ${CONNECTIONS} lanes, ${CYCLES} cycles of ${BLOCK} requests each; a figure is the median over cycles, a difference is taken within each cycle (median, p10..p90)`,
+    `workerd CPU µs per request (all threads, user + system, from /proc/<pid>/task/*/schedstat); one workerd process a rung, all started together, pinned to one CPU and sent the same requests interleaved in bursts of ${BURST} over ${CONNECTIONS} connections, ${CYCLES} cycles of ${BLOCK} requests each; a figure is the median over cycles, a difference is taken within each cycle (median, p10..p90)`,
   );
   for (const route of ROUTES) {
     const { path, body } = DECISION_REQUESTS[route];
@@ -271,7 +277,7 @@ async function mainPaired(): Promise<void> {
         served.push(await startWorkers([w], await benchPort(i), () => {}, { pin: true }));
       const agents = workers.map(() => new Agent({ keepAlive: true, maxSockets: CONNECTIONS }));
       const targets = served.map((s, i) => ({ url: new URL(`${s.url}${path}`), agent: agents[i] }));
-      const drive = (n: number) => interleaved(targets, text, n, CONNECTIONS);
+      const drive = (n: number) => interleaved(targets, text, n, CONNECTIONS, BURST);
       await drive(WARMUP);
       for (let cycle = 0; cycle < CYCLES; cycle++) {
         const before = served.map((s) => s.cpuNanoseconds());
