@@ -14,9 +14,11 @@
  * The paired method (the default): each rung and both Workers get a workerd process of their own,
  * all started together and pinned to the same (last) CPU, this process on the others. After a
  * warm-up, each cycle sends every process a block of BENCH_BLOCK requests AT THE SAME TIME,
- * interleaved one by one: BENCH_CONNECTIONS lanes, each sending one request to every process in
- * turn over kept-alive connections, so each process gets the same requests at the same rate and
- * all finish together. It reads each process's CPU (all threads,
+ * interleaved in bursts: BENCH_CONNECTIONS kept-alive connections send BENCH_BURST (25) requests
+ * to one process, then to the next (the order rotated each turn), so each process gets the same
+ * requests at the same rate, the processes take turns every few milliseconds, and all finish
+ * together (one by one, every request would follow another process's on a cold cache: the no-op
+ * read 390-440 µs instead of about 230). It reads each process's CPU (all threads,
  * user + system, to the nanosecond from /proc/<pid>/task/<tid>/schedstat) over the cycle, a short
  * settle included so a block's deferred work (the metrics flush after the answer, background GC)
  * counts in it. Every difference (a rung less the one below, goal 8's route − no-op − the line's
@@ -25,7 +27,7 @@
  * spread: the drift that moved single rungs by ±40 µs between the rounds method's fresh processes
  * (run one after another) is common to a cycle's processes and cancels out of a pair.
  * BENCH_BLOCK (1000: one metrics flush a route block), BENCH_CYCLES (20), BENCH_WARMUP (2000 each),
- * BENCH_CONNECTIONS (4 lanes), BENCH_RUNGS (all; `0,4,5,route,unbound` is enough for goal 8's
+ * BENCH_CONNECTIONS (4), BENCH_BURST (25), BENCH_RUNGS (all; `0,4,5,route,unbound` is enough for goal 8's
  * figure, and fewer processes share the CPU).
  *
  * BENCH_METHOD=rounds: the earlier method, each rung a fresh workerd process driven in turn,
