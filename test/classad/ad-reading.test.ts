@@ -271,4 +271,57 @@ describe("reading ads in place", () => {
     expect(b.ad.layout).toBe(a.ad.layout);
     expect(c.ad.layout).toBe(a.ad.layout);
   });
+
+  it("stores per ad only the slots its kind varies in, every ad reading back what it was written with", () => {
+    // a slot that varies from the 20th ad on (Late), one that varies in every ad (Cpus, Name), long and
+    // short strings, a real, a negative zero's real and an expression; read in either syntax, and
+    // through a new generation of kept lines
+    const text = (i: number, form: "old" | "new") => {
+      const lines = [
+        ["Name", `"slot1@node${i}.example.org"`],
+        ["Arch", '"X86_64"'],
+        ["Version", '"$CondorVersion: 24.0.1 $"'],
+        ["Cpus", `${i}`],
+        ["Late", `${i < 20 ? 1 : i}`],
+        ["HasDocker", `${i % 3 === 0}`],
+        ["LoadAvg", i < 30 ? "0.25" : "-0.0"],
+        ["Start", `Cpus${form === "old" ? "Old" : "New"} > 2`],
+      ];
+      return form === "old"
+        ? lines.map(([n, v]) => `${n}Old = ${v}`).join("\n")
+        : `[ ${lines.map(([n, v]) => `${n}New = ${v}`).join("; ")} ]`;
+    };
+    for (const form of ["old", "new"] as const) {
+      const results: AdResult[] = [];
+      for (let i = 0; i < 40; i++) {
+        if (i === 35) clearExprCache();
+        results.push(form === "old" ? parseOldAd(text(i, form)) : parseNewAd(text(i, form)));
+      }
+      // every ad read back after all were read (a slot that varied later is still right in the earlier ads)
+      const whole = form === "old" ? wholeOld : wholeNew;
+      results.forEach((r, i) => expect(outcome(r), `${form} ${i}`).toBe(whole(text(i, form))));
+      const ads = results.map((r) => (r.ok ? r.ad : adOf([])));
+      ads.forEach((ad, i) => {
+        const real = ad.at(6) as Real;
+        expect(Object.is(real.v, i < 30 ? 0.25 : -0), `${form} ${i}`).toBe(true);
+      });
+      // from the second ad of the kind on, the shared slots are the template's: Name, Cpus, HasDocker,
+      // Start (an expression) stored, and from the 20th on Late (the new syntax: the reals too, one each)
+      expect(ads[10].own.length).toBeLessThanOrEqual(5);
+      expect(ads[25].own.length).toBeLessThanOrEqual(6);
+      expect(ads[10].slots.length).toBe(8);
+    }
+  });
+
+  it("reads back ads of two kinds whose names one starts the other's, their shared lines differing", () => {
+    // the shorter kind's chain of layouts is the longer one's start: each kind's template has its own
+    // value of Y, and the lines kept along the chain are the last ad's, of either kind
+    const short = (i: number) => `XChain = 1\nYChain = ${i < 6 ? 1 : 2}`;
+    const long = (i: number) => `XChain = 1\nYChain = 2\nZChain = ${i}`;
+    const texts: string[] = [];
+    for (let i = 0; i < 12; i++)
+      texts.push(...(i < 4 ? [short(i), short(i)] : i < 8 ? [long(i), long(i)] : [short(i), long(i)]));
+    const results = texts.map((t) => parseOldAd(t));
+    results.forEach((r, i) => expect(outcome(r), `${i}`).toBe(wholeOld(texts[i])));
+  });
 });

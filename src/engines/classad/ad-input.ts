@@ -220,7 +220,7 @@ function readOldAd(text: string, codes: Uint8Array, ascii: boolean): AdResult {
       // same: its value at once (equal values one in memory)
       const lineEnd = at.keptLineEnd(codes, view, p, n);
       if (lineEnd >= 0) {
-        names.addExpected();
+        names.addKept();
         slots.push(at.keptValueIn(text, p));
         next = lineEnd + 1;
         continue;

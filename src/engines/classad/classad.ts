@@ -9,7 +9,7 @@
  */
 import { trySpend } from "../common/budget.js";
 import { Compiled } from "./node.js";
-import type { Value } from "./values.js";
+import { ERROR, Real, UNDEF, type Value } from "./values.js";
 import { keepShape } from "../common/shapes.js";
 
 /** One attribute as functions and printing see it: its name as written and its compiled expression. */
@@ -124,6 +124,43 @@ const OLD_FORM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** The run length of a layout whose name is no such name: longer than any text. */
 const NEVER = 2 ** 30;
 
+/**
+ * Slots of the templates made since the tree was last cleared (see {@link AdLayout.adOf}): the tree keeps
+ * them, so past {@link MAX_TEMPLATE_SLOTS} it is cleared as for {@link MAX_LAYOUTS} (the ads made keep
+ * theirs). At most about 1.5 MB of arrays (a value, a position and a layout a slot) and 2.6 MB of strings
+ * (of up to {@link MAX_TEMPLATE_STRING} characters).
+ */
+let templateSlots = 0;
+const MAX_TEMPLATE_SLOTS = 1 << 16;
+/** Longer strings are not kept in a template (the ads store them). */
+const MAX_TEMPLATE_STRING = 24;
+/** The slots at `varying` of `slots`, in that order (an ad's own array, see {@link SlotTemplate}). */
+function ownSlots(varying: readonly number[], slots: readonly SlotValue[]): SlotValue[] {
+  const own: SlotValue[] = [];
+  for (let k = 0; k < varying.length; k++) own.push(slots[varying[k]]);
+  return own;
+}
+
+/** An ad's own array when it stores no slot. */
+const NO_SLOTS: readonly SlotValue[] = [];
+
+/**
+ * Whether a template keeps `v` for the ads that share it: a value that is small and holds nothing else
+ * (a boolean, a number, a short string, a real, UNDEFINED, ERROR). Expressions, lists and nested ads are
+ * stored by each ad (an expression may hold its ad's text until first parsed; the cache shares them).
+ */
+function sharable(v: SlotValue): boolean {
+  switch (typeof v) {
+    case "boolean":
+    case "number":
+      return true;
+    case "string":
+      return v.length <= MAX_TEMPLATE_STRING;
+    default:
+      return v instanceof Real || v === UNDEF || v === ERROR;
+  }
+}
+
 /** Layouts created since the transition tree was last cleared (requests with arbitrary names must not grow it forever). */
 let layoutCount = 0;
 const MAX_LAYOUTS = 20_000;
@@ -176,6 +213,19 @@ export class AdLayout {
   private lineCopies = 0;
   /** The {@link keptGeneration} the line was kept in, or that an ad of this kind first reached here in. */
   private lineGeneration = -1;
+  /** The values the ads of this layout share (see {@link adOf}), or null until a second one is made. */
+  private tpl: SlotTemplate | null = null;
+  /** The {@link keptGeneration} an ad of this layout was last made in (through {@link adOf}). */
+  private madeGeneration = -1;
+  /**
+   * As the node of its slot in a template's layout (see {@link SlotTemplate.nodes}): the last template
+   * made along it, that template's value of this slot (undefined: its ads store the slot), and whether
+   * the kept line's value is that same value. An ad all of whose shared slots were such kept lines needs
+   * no compare in {@link adOf} ({@link AdNamesReader.addKept} counts them).
+   */
+  private tplValue: SlotValue | undefined = undefined;
+  private tplOwner: SlotTemplate | null = null;
+  lineIsTpl = false;
 
   private constructor(
     private readonly parent: AdLayout | null,
@@ -321,6 +371,7 @@ export class AdLayout {
       const from = p + this.pendingAt;
       this.lineValue = ownName(text.slice(from, from + this.pendingLength));
       this.pendingAt = -1;
+      this.lineIsTpl = Object.is(this.lineValue, this.tplValue);
     }
     return this.lineValue;
   }
@@ -396,9 +447,11 @@ export class AdLayout {
       this.lineValue = "";
       this.pendingAt = valueAt - p;
       this.pendingLength = value.length;
+      this.lineIsTpl = false;
     } else {
       this.lineValue = value;
       this.pendingAt = -1;
+      this.lineIsTpl = Object.is(value, this.tplValue);
     }
   }
 
@@ -408,16 +461,104 @@ export class AdLayout {
     if (hit !== undefined) return hit;
     const lc = name.toLowerCase();
     if (this.has(lc)) return null;
-    if (++layoutCount > MAX_LAYOUTS) {
-      AdLayout.EMPTY.children = null;
-      AdLayout.EMPTY.lastChild = null;
-      AdLayout.EMPTY.otherChild = null;
-      layoutCount = 0;
-    }
+    if (++layoutCount > MAX_LAYOUTS) AdLayout.clearTree();
     const own = ownName(name);
     const child = new AdLayout(this, own, ownName(lc), this.size + 1);
     (this.children ??= new Map()).set(own, child);
     return child;
+  }
+
+  /** Drops every layout of the tree (the ads made keep theirs): a new chain starts from the empty layout. */
+  private static clearTree(): void {
+    AdLayout.EMPTY.children = null;
+    AdLayout.EMPTY.lastChild = null;
+    AdLayout.EMPTY.otherChild = null;
+    layoutCount = 0;
+    templateSlots = 0;
+  }
+
+  /**
+   * The ad of this layout with these slots (the reader's: copied, never kept): from the second ad of the
+   * layout on, through the layout's template (see {@link SlotTemplate}), made from that second ad, so that
+   * an ad stores only the slots its kind varies in.
+   */
+  adOf(slots: readonly SlotValue[], hits: number): ClassAd {
+    const t = this.tpl;
+    if (t === null || t.generation !== keptGeneration || slots.length !== this.size)
+      return this.adBefore(slots);
+    // every slot the ads share was the kept line, its value the template's: nothing to compare
+    if (hits !== t.shared || !t.exclusive) this.compare(t, slots);
+    return new ClassAd(this, t.count === 0 ? NO_SLOTS : ownSlots(t.varying, slots), null, t);
+  }
+
+  /** Makes every slot of `t` where `slots` differ from its value one its ads store (see {@link adOf}). */
+  private compare(t: SlotTemplate, slots: readonly SlotValue[]): void {
+    const pos = t.pos;
+    const values = t.values;
+    const nodes = t.nodes;
+    for (let i = 0; i < slots.length; i++) {
+      if (pos[i] !== SHARED_SLOT) continue;
+      const v = slots[i];
+      const w = values[i];
+      // the same value (0 and -0 told apart; typeof first: a string's compare with 0 is a call)
+      if (v === w && (typeof v !== "number" || v !== 0 || 1 / v === 1 / (w as number))) continue;
+      // the first ad to differ here: this slot is stored by every ad made from now on
+      pos[i] = t.count++;
+      t.varying.push(i);
+      t.shared--;
+      const node = nodes[i];
+      if (node.tplOwner === t) {
+        node.tplValue = undefined;
+        node.lineIsTpl = false;
+      }
+    }
+  }
+
+  /** {@link adOf} with no template yet: the first ad keeps its own slots, the second makes the template. */
+  private adBefore(slots: readonly SlotValue[]): ClassAd {
+    // the first ad of a layout in a generation (a kind read once, a cold read) keeps its own slots, as
+    // it keeps no line (see keepLine)
+    if (this.madeGeneration !== keptGeneration || slots.length !== this.size || this.size === 0) {
+      this.madeGeneration = keptGeneration;
+      return new ClassAd(this, slots.slice(), null);
+    }
+    this.tpl = this.templateOf(slots);
+    return this.adOf(slots, -1);
+  }
+
+  /** The template of this layout made from `slots` (apart: made once, kept out of the reader's inlined code). */
+  private templateOf(slots: readonly SlotValue[]): SlotTemplate {
+    if (templateSlots + slots.length > MAX_TEMPLATE_SLOTS) AdLayout.clearTree();
+    templateSlots += slots.length;
+    const n = slots.length;
+    // both filled by push: packed arrays (their reads need no hole check)
+    const values: SlotValue[] = [];
+    const pos: number[] = [];
+    const nodes = AdLayout.chainNodes(this);
+    const t = new SlotTemplate(values, pos, nodes, keptGeneration);
+    for (let i = 0; i < n; i++) {
+      const v = slots[i];
+      if (sharable(v)) {
+        // a longer string may be a view into the text it was read from: the template keeps its own copy
+        values.push(typeof v === "string" && v.length >= SLICED_MIN ? ownName(v) : v);
+        pos.push(SHARED_SLOT);
+        t.shared++;
+      } else {
+        values.push(UNDEF);
+        pos.push(t.count++);
+        t.varying.push(i);
+      }
+      const node = nodes[i];
+      // a layout whose chain passes here (a longer ad's, a new generation's) gives up its say
+      if (node.tplOwner !== null) node.tplOwner.exclusive = false;
+      node.tplOwner = t;
+      node.tplValue = pos[i] === SHARED_SLOT ? values[i] : undefined;
+      node.lineIsTpl =
+        node.lineGeneration === keptGeneration &&
+        node.pendingAt < 0 &&
+        Object.is(node.lineValue, node.tplValue);
+    }
+    return t;
   }
 
   /** Whether an attribute named `lc` (lower case) is here, without building the index of a layout in the making. */
@@ -449,6 +590,13 @@ export class AdLayout {
     return m;
   }
 
+  /** The layouts of a layout's chain, in slot order (slot i's added the name of slot i). */
+  private static chainNodes(from: AdLayout): AdLayout[] {
+    const out: AdLayout[] = [];
+    for (let l: AdLayout | null = from; l !== null && l.parent !== null; l = l.parent) out.push(l);
+    return out.reverse();
+  }
+
   /** The names as written of a layout of the tree, in slot order. */
   private static chainNames(from: AdLayout): string[] {
     const out = new Array<string>(from.size);
@@ -471,13 +619,76 @@ export class AdLayout {
   }
 }
 
+/** A template's position of a slot no ad of it stores (see {@link SlotTemplate}): beyond any own array. */
+const SHARED_SLOT = 0x3fffffff;
+
+/**
+ * The values most ads of one layout share (a pool's machines differ in their names, addresses and a few
+ * numbers, and agree on the other forty-odd attributes), kept once for them: an ad made with a template
+ * stores only the slots its kind has been seen to vary in ({@link ClassAd.own}), and reads the others
+ * here. `pos[i]` is slot i's index in an ad's own array, or {@link SHARED_SLOT}; a slot becomes one an ad
+ * stores (the next index) when an ad differs from `values[i]` there, and never goes back, so an ad made
+ * before that (its own array shorter than the new index) reads the value it agreed with here. A 100,000-
+ * machine pool of the series' slot ads stores 13 of 55 slots an ad.
+ */
+export class SlotTemplate {
+  /** How many slots an ad made now stores (the next slot to vary gets this index). */
+  count = 0;
+  /** How many slots the ads share (the others: {@link count}). */
+  shared = 0;
+  /**
+   * Whether the layouts of its chain speak for it alone (their {@link AdLayout.lineIsTpl} tell whether a
+   * kept line's value is this template's): no later template was made along the same chain.
+   */
+  exclusive = true;
+  /** The slots ads store, in their own arrays' order. */
+  readonly varying: number[] = [];
+  constructor(
+    readonly values: SlotValue[],
+    readonly pos: number[],
+    /** The layouts of the template's chain, slot i's at i (see {@link AdLayout.adOf}). */
+    readonly nodes: AdLayout[],
+    /** The {@link keptGeneration} it was made in (a new generation makes a new template). */
+    readonly generation: number,
+  ) {}
+}
+
 /** A ClassAd value: a layout, the slots (never modified once built, so ads may share them) and the lexical parent. */
 export class ClassAd {
+  /**
+   * The ad's slots, or with a template ({@link tpl}) only those its kind varies in, in the template's
+   * order; never modified once built.
+   */
+  readonly own: readonly SlotValue[];
+  /** The values this ad shares with others of its layout (see {@link SlotTemplate}), or null: {@link own} holds every slot. */
+  readonly tpl: SlotTemplate | null;
+
   constructor(
     readonly layout: AdLayout,
-    readonly slots: readonly SlotValue[],
+    slots: readonly SlotValue[],
     readonly parent: ClassAd | null,
-  ) {}
+    tpl: SlotTemplate | null = null,
+  ) {
+    this.own = slots;
+    this.tpl = tpl;
+  }
+
+  /** Slot i (undefined past the last). */
+  at(i: number): SlotValue {
+    const t = this.tpl;
+    if (t === null) return this.own[i];
+    const p = t.pos[i];
+    const o = this.own;
+    return p < o.length ? o[p] : t.values[i];
+  }
+
+  /** Every slot in order (a new array when the ad shares a template's). */
+  get slots(): readonly SlotValue[] {
+    if (this.tpl === null) return this.own;
+    const out = new Array<SlotValue>(this.layout.size);
+    for (let i = 0; i < out.length; i++) out[i] = this.at(i);
+    return out;
+  }
 
   /** Number of attributes. */
   get size(): number {
@@ -497,13 +708,14 @@ export class ClassAd {
 
   /** The attribute in slot i. */
   slotAt(i: number): Slot {
-    const s = this.slots[i];
+    const s = this.at(i);
     return { name: this.layout.names[i], c: s instanceof Compiled ? s : literal(s) };
   }
 
   /** Every attribute in order. */
   *entries(): IterableIterator<Slot> {
-    for (let i = 0; i < this.slots.length; i++) yield this.slotAt(i);
+    const n = this.layout.size;
+    for (let i = 0; i < n; i++) yield this.slotAt(i);
   }
 }
 
@@ -525,6 +737,9 @@ const STANDALONE_UNITS_PER_NAME = 8;
 export class AdNamesReader {
   private layout: AdLayout | null = AdLayout.EMPTY;
   private names: string[] | null = null;
+  /** This read's number (see {@link addKept}). */
+  /** How many of its lines were a kept line whose value is a template's (see {@link AdLayout.adOf}). */
+  private tplHits = 0;
 
   /** Adds the name written at `text[start, end)`; `count` attributes were added before it. */
   add(text: string, start: number, end: number, count: number): void {
@@ -559,10 +774,18 @@ export class AdNamesReader {
     this.layout = (this.layout as AdLayout).expected;
   }
 
+  /** {@link addExpected} for a line that was that layout's kept line (its value the kept one). */
+  addKept(): void {
+    const next = (this.layout as AdLayout).expected as AdLayout;
+    if (next.lineIsTpl) this.tplHits++;
+    this.layout = next;
+  }
+
   /** The ad of the names added and their `slots` (parallel). */
   ad(slots: SlotValue[]): ClassAd {
-    const layout = this.layout ?? layoutFor(this.names ?? [], slots);
-    return new ClassAd(layout, slots.slice(), null);
+    const layout = this.layout;
+    if (layout !== null) return layout.adOf(slots, this.tplHits);
+    return new ClassAd(layoutFor(this.names ?? [], slots), slots.slice(), null);
   }
 }
 

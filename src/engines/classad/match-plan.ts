@@ -156,7 +156,7 @@ export class PlanSite {
       my.parent === null &&
       target.parent === null
     ) {
-      const s = my.slots[e.slot];
+      const s = my.at(e.slot);
       if (s === e.expr) {
         const v = evalTopAs(s, e.plan, my, st);
         return st.failed ? ERROR : v;
@@ -168,7 +168,7 @@ export class PlanSite {
     }
     const i = this.slot;
     if (i < 0) return UNDEF;
-    const s = my.slots[i];
+    const s = my.at(i);
     if (!(s instanceof Compiled)) {
       const v = evalAt(my, i, st);
       return st.failed ? ERROR : v;

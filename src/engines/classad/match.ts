@@ -151,7 +151,7 @@ const MACHINE_NAME = new AttrSite("name");
  * {@link slotReads}.
  */
 function firstSlotMissing(m: ClassAd): number {
-  return m.slots[0] === undefined ? 1 : 0;
+  return m.at(0) === undefined ? 1 : 0;
 }
 
 /** How many machines of the last decide had no first slot ({@link firstSlotMissing}: the count keeps its reads). */

@@ -15,7 +15,7 @@ export function evalSlot(slot: Slot, holder: ClassAd, st: EvalState): Value {
 
 /** Evaluates slot i of `holder`: a literal slot counts as one step, like evaluating its expression would. */
 export function evalAt(holder: ClassAd, i: number, st: EvalState): Value {
-  const s = holder.slots[i];
+  const s = holder.at(i);
   if (s instanceof Compiled) return evalExpr(s, holder, st);
   if (st.depth >= MAX_DEPTH || ++st.steps > MAX_STEPS || !st.spend(1)) return ERROR;
   return chargeValue(s, st);
@@ -28,7 +28,7 @@ export function evalAt(holder: ClassAd, i: number, st: EvalState): Value {
  * or 1 there and never MAX_DEPTH. The same step, unit and value charge, in the same order.
  */
 export function evalPlanSlot(holder: ClassAd, i: number, st: EvalState): Value {
-  const s = holder.slots[i];
+  const s = holder.at(i);
   if (s instanceof Compiled) return evalExpr(s, holder, st);
   if (++st.steps > MAX_STEPS || !st.spend(1)) return ERROR;
   return chargeValue(s, st);
