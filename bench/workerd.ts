@@ -223,3 +223,114 @@ export async function benchPort(offset: number): Promise<number> {
     });
   });
 }
+
+/** One Worker of `startWorkers`: its name (the `MF-Route-Override` header that reaches it), bundle and bindings. */
+export interface SharedWorker {
+  name: string;
+  script: string;
+  bindings?: Record<string, string>;
+  /** As `startWorker`'s options: no Durable Object namespaces (`false`), or none for `METRICS_SHARD` (`shards: false`). */
+  objects?: boolean;
+  shards?: boolean;
+}
+
+/** Several Workers served by one workerd process, each in its own isolate, reached through its name. */
+export interface SharedWorkers {
+  url: string;
+  pid?: number;
+  pinned: boolean;
+  /**
+   * CPU nanoseconds (user + system) the process's threads have run, summed over
+   * /proc/<pid>/task/<tid>/schedstat (the scheduler's own account, to the nanosecond, where
+   * /proc/<pid>/stat counts 10 ms ticks); NaN where /proc is absent. A thread that ends
+   * between two readings takes its time with it: read deltas over short blocks.
+   */
+  cpuNanoseconds(): number;
+  kernelSeconds(): number;
+  stop(): Promise<void>;
+}
+
+function threadsCpuNs(pid: number): number {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return NaN;
+  }
+  let sum = 0;
+  for (const tid of tids) {
+    try {
+      sum += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return sum;
+}
+
+/**
+ * Serves every Worker of `workers` from ONE workerd process (Miniflare's entry Worker
+ * routes a request by its `MF-Route-Override` header), so that blocks of requests sent to
+ * each in turn are measured under the same process, heap allocator, CPU and machine state
+ * (`bench:ladder`'s paired method). Bindings and options as `startWorker`'s; `pin` as there.
+ */
+export async function startWorkers(
+  workers: SharedWorker[],
+  port: number,
+  onStdout: (chunk: Buffer) => void,
+  options: { pin?: boolean } = {},
+): Promise<SharedWorkers> {
+  const fromWrangler = createRequire(createRequire(import.meta.url).resolve("wrangler/package.json"));
+  const { Miniflare } = (await import(pathToFileURL(fromWrangler.resolve("miniflare")).href)) as {
+    Miniflare: new (options: Record<string, unknown>) => { ready: Promise<URL>; dispose(): Promise<void> };
+  };
+  const before = new Set(workerdChildren());
+  const mf = new Miniflare({
+    host: "127.0.0.1",
+    port,
+    handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {
+      stdout.on("data", onStdout);
+      stderr.on("data", (chunk: Buffer) => process.stderr.write(chunk));
+    },
+    workers: workers.map((w) => ({
+      name: w.name,
+      modules: true,
+      modulesRoot: dirname(w.script),
+      scriptPath: w.script,
+      compatibilityDate: "2026-04-01",
+      kvNamespaces: ["POLICIES"],
+      ...(w.objects === false
+        ? {}
+        : {
+            durableObjects: {
+              JOB_QUEUE: { className: "JobQueue", useSQLite: true },
+              HOST_POOL: { className: "HostPool", useSQLite: true },
+              POLICY_COORDINATOR: { className: "PolicyCoordinator", useSQLite: true },
+              ...(w.shards === false
+                ? {}
+                : { METRICS_SHARD: { className: "MetricsShard", useSQLite: true } }),
+            },
+          }),
+      bindings: {
+        VERDICT_CACHE_SECONDS: "0",
+        DOH_URL: "",
+        BUNDLE_REFRESH_SECONDS: "5",
+        LEASE_SECONDS: "600",
+        LOCAL_ADDRESSES: "",
+        ...w.bindings,
+      },
+    })),
+  });
+  const url = (await mf.ready).href.replace(/\/$/, "");
+  const pid = workerdChildren().find((p) => !before.has(p));
+  const pinning = options.pin === true && process.env.BENCH_PIN !== "0";
+  const pinned = pid !== undefined && pinning && pin(pid, true);
+  return {
+    url,
+    pid,
+    pinned,
+    cpuNanoseconds: () => (pid === undefined ? NaN : threadsCpuNs(pid)),
+    kernelSeconds: () => (pid === undefined ? NaN : (procStat(pid)?.kernel ?? NaN)),
+    stop: () => mf.dispose(),
+  };
+}
