@@ -653,12 +653,6 @@ export class SlotTemplate {
   ) {}
 }
 
-/**
- * The position map of an ad with no template ({@link ClassAd.pos}): slot i at i, as long as the longest
- * such ad made (grown by push, never replaced, so an ad made earlier reads the same array).
- */
-const IDENTITY: number[] = [];
-
 /** A ClassAd value: a layout, the slots (never modified once built, so ads may share them) and the lexical parent. */
 export class ClassAd {
   /**
@@ -666,14 +660,6 @@ export class ClassAd {
    * order; never modified once built.
    */
   readonly own: readonly SlotValue[];
-  /**
-   * Slot i's index in {@link own} where that is below its length, else {@link vals} holds slot i: the
-   * template's {@link SlotTemplate.pos}, or with none {@link IDENTITY} (every slot its own). Kept on the
-   * ad, as {@link vals}, so that a read ({@link at}) is one path with no test of the template.
-   */
-  readonly pos: readonly number[];
-  /** The template's values ({@link SlotTemplate.values}), or with none an empty array. */
-  readonly vals: readonly SlotValue[];
   /** The values this ad shares with others of its layout (see {@link SlotTemplate}), or null: {@link own} holds every slot. */
   readonly tpl: SlotTemplate | null;
 
@@ -684,22 +670,16 @@ export class ClassAd {
     tpl: SlotTemplate | null = null,
   ) {
     this.own = slots;
-    if (tpl === null) {
-      while (IDENTITY.length < slots.length) IDENTITY.push(IDENTITY.length);
-      this.pos = IDENTITY;
-      this.vals = NO_SLOTS;
-    } else {
-      this.pos = tpl.pos;
-      this.vals = tpl.values;
-    }
     this.tpl = tpl;
   }
 
   /** Slot i (undefined past the last). */
   at(i: number): SlotValue {
-    const p = this.pos[i];
+    const t = this.tpl;
+    if (t === null) return this.own[i];
+    const p = t.pos[i];
     const o = this.own;
-    return p < o.length ? o[p] : this.vals[i];
+    return p < o.length ? o[p] : t.values[i];
   }
 
   /** Every slot in order (a new array when the ad shares a template's). */

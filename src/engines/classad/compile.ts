@@ -117,8 +117,13 @@ function fetch(l: Leaf, ad: ClassAd, st: EvalState): Value {
   const holder = l.k === 1 ? ad : (st.right as ClassAd);
   // holder.at(l.i), written out
   const o = holder.own;
-  const p = holder.pos[l.i];
-  const s: SlotValue = p < o.length ? o[p] : holder.vals[l.i];
+  const t = holder.tpl;
+  let s: SlotValue;
+  if (t === null) s = o[l.i];
+  else {
+    const p = t.pos[l.i];
+    s = p < o.length ? o[p] : t.values[l.i];
+  }
   if (s instanceof Compiled) return evalExpr(s, holder, st);
   if (++st.steps > MAX_STEPS || !st.spend(1)) return ERROR;
   if (typeof s === "string") return s.length <= 32 || st.spend(s.length) ? s : ERROR;
