@@ -129,35 +129,28 @@ export function bundleWorker(
   return script;
 }
 
-/** Serves the bundle from workerd on loopback; `onStdout` receives the Worker's log output. */
-export async function startWorker(
-  script: string,
-  port: number,
-  cacheSeconds: number,
-  onStdout: (chunk: Buffer) => void,
-  extraBindings: Record<string, string> = {},
-  /** When set, workerd's V8 inspector listens here (bench/http-profile.ts profiles through it). */
-  inspectorPort?: number,
-  /**
-   * `pin`: with `BENCH_PIN` not `0`, workerd on the last CPU and this process on the others;
-   * `"worker"`: only workerd on the last CPU (a test's busy host, leaving its runner alone).
-   * `objects: false`: no Durable Object namespaces, for a Worker that exports no classes
-   * (the no-op), which workerd would otherwise warn about at every start.
-   * `shards: false`: no METRICS_SHARD binding, so the isolate's counts are never flushed
-   * to a deployment-wide total (bench:http's metrics on/off table).
-   * `storage`: the folder Miniflare keeps KV, Durable Object and cache data in (its
-   * `defaultPersistRoot`; by default a folder of its own under the system's temporary
-   * folder, on disk); the caller makes it and removes it.
-   */
-  options: { pin?: boolean | "worker"; objects?: boolean; shards?: boolean; storage?: string } = {},
-): Promise<RunningWorker> {
+type MiniflareClass = new (options: Record<string, unknown>) => {
+  ready: Promise<URL>;
+  dispose(): Promise<void>;
+};
+
+/** wrangler's own Miniflare (typed by hand: the top-level `miniflare` types may belong to another version than wrangler's). */
+async function loadMiniflare(): Promise<MiniflareClass> {
   const fromWrangler = createRequire(createRequire(import.meta.url).resolve("wrangler/package.json"));
-  // Typed by hand: the top-level `miniflare` types may belong to another version than wrangler's.
   const { Miniflare } = (await import(pathToFileURL(fromWrangler.resolve("miniflare")).href)) as {
-    Miniflare: new (options: Record<string, unknown>) => { ready: Promise<URL>; dispose(): Promise<void> };
+    Miniflare: MiniflareClass;
   };
-  const before = new Set(workerdChildren());
-  const mf = new Miniflare({
+  return Miniflare;
+}
+
+/** One Worker's Miniflare options: the bundle, KV, the Durable Objects (see `startWorker`'s `objects`, `shards`) and the bench's bindings. */
+function workerOptions(
+  script: string,
+  cacheSeconds: number,
+  options: { objects?: boolean; shards?: boolean },
+  extraBindings: Record<string, string> = {},
+): Record<string, unknown> {
+  return {
     modules: true,
     modulesRoot: dirname(script),
     scriptPath: script,
@@ -185,6 +178,35 @@ export async function startWorker(
       LOCAL_ADDRESSES: "",
       ...extraBindings,
     },
+  };
+}
+
+/** Serves the bundle from workerd on loopback; `onStdout` receives the Worker's log output. */
+export async function startWorker(
+  script: string,
+  port: number,
+  cacheSeconds: number,
+  onStdout: (chunk: Buffer) => void,
+  extraBindings: Record<string, string> = {},
+  /** When set, workerd's V8 inspector listens here (bench/http-profile.ts profiles through it). */
+  inspectorPort?: number,
+  /**
+   * `pin`: with `BENCH_PIN` not `0`, workerd on the last CPU and this process on the others;
+   * `"worker"`: only workerd on the last CPU (a test's busy host, leaving its runner alone).
+   * `objects: false`: no Durable Object namespaces, for a Worker that exports no classes
+   * (the no-op), which workerd would otherwise warn about at every start.
+   * `shards: false`: no METRICS_SHARD binding, so the isolate's counts are never flushed
+   * to a deployment-wide total (bench:http's metrics on/off table).
+   * `storage`: the folder Miniflare keeps KV, Durable Object and cache data in (its
+   * `defaultPersistRoot`; by default a folder of its own under the system's temporary
+   * folder, on disk); the caller makes it and removes it.
+   */
+  options: { pin?: boolean | "worker"; objects?: boolean; shards?: boolean; storage?: string } = {},
+): Promise<RunningWorker> {
+  const Miniflare = await loadMiniflare();
+  const before = new Set(workerdChildren());
+  const mf = new Miniflare({
+    ...workerOptions(script, cacheSeconds, options, extraBindings),
     host: "127.0.0.1",
     port,
     ...(options.storage === undefined ? {} : { defaultPersistRoot: options.storage }),
@@ -280,10 +302,7 @@ export async function startWorkers(
   onStdout: (chunk: Buffer) => void,
   options: { pin?: boolean } = {},
 ): Promise<SharedWorkers> {
-  const fromWrangler = createRequire(createRequire(import.meta.url).resolve("wrangler/package.json"));
-  const { Miniflare } = (await import(pathToFileURL(fromWrangler.resolve("miniflare")).href)) as {
-    Miniflare: new (options: Record<string, unknown>) => { ready: Promise<URL>; dispose(): Promise<void> };
-  };
+  const Miniflare = await loadMiniflare();
   const before = new Set(workerdChildren());
   const mf = new Miniflare({
     host: "127.0.0.1",
@@ -292,34 +311,7 @@ export async function startWorkers(
       stdout.on("data", onStdout);
       stderr.on("data", (chunk: Buffer) => process.stderr.write(chunk));
     },
-    workers: workers.map((w) => ({
-      name: w.name,
-      modules: true,
-      modulesRoot: dirname(w.script),
-      scriptPath: w.script,
-      compatibilityDate: "2026-04-01",
-      kvNamespaces: ["POLICIES"],
-      ...(w.objects === false
-        ? {}
-        : {
-            durableObjects: {
-              JOB_QUEUE: { className: "JobQueue", useSQLite: true },
-              HOST_POOL: { className: "HostPool", useSQLite: true },
-              POLICY_COORDINATOR: { className: "PolicyCoordinator", useSQLite: true },
-              ...(w.shards === false
-                ? {}
-                : { METRICS_SHARD: { className: "MetricsShard", useSQLite: true } }),
-            },
-          }),
-      bindings: {
-        VERDICT_CACHE_SECONDS: "0",
-        DOH_URL: "",
-        BUNDLE_REFRESH_SECONDS: "5",
-        LEASE_SECONDS: "600",
-        LOCAL_ADDRESSES: "",
-        ...w.bindings,
-      },
-    })),
+    workers: workers.map((w) => ({ name: w.name, ...workerOptions(w.script, 0, w, w.bindings) })),
   });
   const url = (await mf.ready).href.replace(/\/$/, "");
   const pid = workerdChildren().find((p) => !before.has(p));
