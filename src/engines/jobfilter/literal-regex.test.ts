@@ -163,6 +163,8 @@ describe("requiredGlob", () => {
     expect(requiredGlob("q[*?[]")).toEqual(["*q[*?[]*"]);
     // every position admitting many: the whole run, from its first class
     expect(requiredGlob("\\d\\d[^a]")).toEqual(["*[0-9][0-9][^a]*"]);
+    // a run cut at its 32 positions goes on in a new one, which is not at the start any more
+    expect(requiredGlob(`^${".".repeat(32)}xyz`)).toEqual(["*xyz*"]);
     // a character that is not ASCII: any such one
     expect(requiredGlob("é[0-9]")).toEqual(["*[^\u0001-\u007f][0-9]*"]);
     // nothing every match holds in a row, or a pattern that does not compile

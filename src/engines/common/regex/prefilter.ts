@@ -134,8 +134,11 @@ export function classRunOf(n: Node, ascii: (n: Node & { t: "set" }) => Uint8Arra
       close();
       continue;
     }
-    if (sets.length === 0) anchored = i === 1 && items[0].t === "assert" && items[0].kind === "bot";
-    if (sets.length === MAX_RUN) close();
+    // a run cut at MAX_RUN goes on in a new one, which does not start the text
+    if (sets.length === MAX_RUN) {
+      close();
+      anchored = false;
+    } else if (sets.length === 0) anchored = i === 1 && items[0].t === "assert" && items[0].kind === "bot";
     sets.push(set);
     if (set !== null) {
       let admitted = 0;
