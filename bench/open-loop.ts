@@ -172,3 +172,12 @@ export function longestSilence(latencies: Float64Array, rate: number): number {
   for (let i = 1; i < arrivals.length; i++) longest = Math.max(longest, arrivals[i] - arrivals[i - 1]);
   return longest;
 }
+
+/**
+ * `items` rotated left by `round` places: bench:open's order of processes in a round, so that
+ * over `items.length` rounds each is driven in each position once.
+ */
+export function rotate<T>(items: readonly T[], round: number): T[] {
+  const k = items.length === 0 ? 0 : round % items.length;
+  return [...items.slice(k), ...items.slice(0, k)];
+}
