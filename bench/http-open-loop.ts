@@ -83,6 +83,8 @@ interface Figures {
   max: number;
   silence: number;
   errors: number;
+  /** The errors by kind (`status 503`, `ECONNRESET`, …). */
+  errorKinds: Record<string, number>;
   /** The generator's own longest stall while driving this Worker. */
   gen: number;
 }
@@ -94,8 +96,16 @@ function figures(r: OpenLoopResult, rate: number): Figures {
     max: quantile(r.latencies, 1),
     silence: longestSilence(r.latencies, rate),
     errors: r.errors,
+    errorKinds: r.errorKinds,
     gen: r.loopStall,
   };
+}
+
+/** "  (Worker: 22 errors, status 503 × 20, ECONNRESET × 2)", or nothing when `f` had none. */
+function errorText(who: string, f: Figures): string {
+  if (f.errors === 0) return "";
+  const kinds = Object.entries(f.errorKinds).map(([k, n]) => `${k} × ${n}`);
+  return `  (${who}: ${f.errors} errors, ${kinds.join(", ")})`;
 }
 
 const ms = (v: number) => v.toFixed(1).padStart(7);
@@ -116,11 +126,19 @@ async function main(): Promise<void> {
     { key: "worker", script, port: 0, bindings: {}, objects: true },
     { key: "noop", script: noopScript, port: 1, bindings: {}, objects: false },
     ...(LOG_LINE
-      ? [{ key: "logging", script: noopScript, port: 2, bindings: { NOOP_LOG_LINE: "1" }, objects: false }]
+      ? [
+          {
+            key: "logging" as const,
+            script: noopScript,
+            port: 2,
+            bindings: { NOOP_LOG_LINE: "1" },
+            objects: false,
+          },
+        ]
       : []),
     ...(baseScript === undefined
       ? []
-      : [{ key: "baseline", script: baseScript, port: 3, bindings: {}, objects: true }]),
+      : [{ key: "baseline" as const, script: baseScript, port: 3, bindings: {}, objects: true }]),
   ];
   for (const route of ROUTES) {
     const { path, body } = DECISION_REQUESTS[route];
@@ -178,13 +196,13 @@ async function main(): Promise<void> {
         const label =
           MODES.length > 1 ? `${round + 1} ${mode === "inprocess" ? "in" : "own"}` : String(round + 1);
         console.log(
-          `${label.padEnd(6)} ${String(rate).padStart(7)} | ${ms(a.p50).padStart(10)} ${ms(a.p99)} ${ms(a.max)} ${ms(a.silence)} | ${ms(b.p50).padStart(9)} ${ms(b.p99)} ${ms(b.max)} ${ms(b.silence)} | ${ratio.toFixed(2).padStart(8)}× | ${a.gen.toFixed(0)} / ${b.gen.toFixed(0)}${a.errors + b.errors > 0 ? `  (${a.errors + b.errors} errors)` : ""}`,
+          `${label.padEnd(6)} ${String(rate).padStart(7)} | ${ms(a.p50).padStart(10)} ${ms(a.p99)} ${ms(a.max)} ${ms(a.silence)} | ${ms(b.p50).padStart(9)} ${ms(b.p99)} ${ms(b.max)} ${ms(b.silence)} | ${ratio.toFixed(2).padStart(8)}× | ${a.gen.toFixed(0)} / ${b.gen.toFixed(0)}${errorText("Worker", a)}${errorText("no-op", b)}`,
         );
         const d = got[m].get("baseline");
         if (d !== undefined) {
           if (m === 0) baseRatios.push(d.p99 / b.p99);
           console.log(
-            `${"".padEnd(14)} | baseline:  ${ms(d.p50)} ${ms(d.p99)} ${ms(d.max)} ${ms(d.silence)} | p99 ratio ${(d.p99 / b.p99).toFixed(2)}× (generator stall ${d.gen.toFixed(0)})${d.errors > 0 ? `  (${d.errors} errors)` : ""}`,
+            `${"".padEnd(14)} | baseline:  ${ms(d.p50)} ${ms(d.p99)} ${ms(d.max)} ${ms(d.silence)} | p99 ratio ${(d.p99 / b.p99).toFixed(2)}× (generator stall ${d.gen.toFixed(0)})${errorText("baseline", d)}`,
           );
         }
         const c = got[m].get("logging");

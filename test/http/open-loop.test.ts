@@ -42,6 +42,7 @@ describe("openLoopInChild", () => {
     expect(r.latencies.length).toBe(200);
     expect(seen).toBe(200);
     expect(r.errors).toBe(0);
+    expect(r.errorKinds).toEqual({});
     expect(Array.from(r.latencies).every((l) => Number.isFinite(l) && l > 0)).toBe(true);
     // no answer is sent while the server holds them; the child may record one sent just before late, so half the hold
     expect(longestSilence(r.latencies, rate)).toBeGreaterThanOrEqual(HOLD_MS / 2);
