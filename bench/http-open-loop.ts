@@ -17,8 +17,8 @@
  * first 30–40 times in its window against 57–84 for the others, and whichever
  * tree ran as "the Worker" (driven first or second) read worse than the same
  * tree as the baseline (driven third). It prints p50, p99 and max latency and
- * the longest silence (no answer
- * at all) of both and the ratio of their p99s; the goal is the Worker's p99
+ * the longest silence (no answer at all) of both and the ratio of their p99s,
+ * and any errors by kind (an answer's status, a socket's error code); the goal is the Worker's p99
  * within 1.5× of the no-op's in the same round. With OPEN_LOG_LINE=1 a third
  * Worker, the no-op also writing one decision log line per request (as
  * bench:http's log-line row), runs in the same rounds at the same rate, to
