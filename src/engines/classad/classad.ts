@@ -135,9 +135,12 @@ const MAX_TEMPLATE_SLOTS = 1 << 16;
 /** Longer strings are not kept in a template (the ads store them). */
 const MAX_TEMPLATE_STRING = 24;
 /** The slots at `varying` of `slots`, in that order (an ad's own array, see {@link SlotTemplate}). */
-function ownSlots(varying: readonly number[], slots: readonly SlotValue[]): SlotValue[] {
-  const own: SlotValue[] = [];
-  for (let k = 0; k < varying.length; k++) own.push(slots[varying[k]]);
+function ownSlots(t: SlotTemplate, slots: readonly SlotValue[]): SlotValue[] {
+  // a copy of the blank: its exact length, and no allocation site (an array literal's feedback costs the
+  // scavenger a memento an array)
+  const own = t.blank.slice();
+  const varying = t.varying;
+  for (let k = 0; k < varying.length; k++) own[k] = slots[varying[k]];
   return own;
 }
 
@@ -493,7 +496,7 @@ export class AdLayout {
     // template's: only the slots shared along the chain with another kind's template are compared
     if (hits !== t.expect) this.compare(t, slots);
     else if (t.checks.length !== 0) this.compareChecks(t, slots);
-    return new ClassAd(this, t.count === 0 ? NO_SLOTS : ownSlots(t.varying, slots), null, t);
+    return new ClassAd(this, t.count === 0 ? NO_SLOTS : ownSlots(t, slots), null, t);
   }
 
   /** Makes every slot of `t` where `slots` differ from its value one its ads store (see {@link adOf}). */
@@ -529,6 +532,7 @@ export class AdLayout {
   private static vary(t: SlotTemplate, i: number): void {
     t.pos[i] = t.count++;
     t.varying.push(i);
+    t.blank.push(UNDEF);
     t.shared--;
     const node = t.nodes[i];
     if (node.tplOwner === t && !node.tplContested) {
@@ -572,6 +576,7 @@ export class AdLayout {
         values.push(UNDEF);
         pos.push(t.count++);
         t.varying.push(i);
+        t.blank.push(UNDEF);
       }
       AdLayout.claim(nodes[i], t, i);
     }
@@ -698,6 +703,8 @@ export class SlotTemplate {
   readonly checks: number[] = [];
   /** The slots ads store, in their own arrays' order. */
   readonly varying: number[] = [];
+  /** As many slots as {@link varying}, each UNDEFINED: the array an ad's own is copied from. */
+  readonly blank: SlotValue[] = [];
   constructor(
     readonly values: SlotValue[],
     readonly pos: number[],
