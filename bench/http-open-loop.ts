@@ -18,7 +18,7 @@
  * tree ran as "the Worker" (driven first or second) read worse than the same
  * tree as the baseline (driven third). It prints p50, p99 and max latency and
  * the longest silence (no answer at all) of both and the ratio of their p99s,
- * and any errors by kind (an answer's status, a socket's error code); the goal is the Worker's p99
+ * and any errors by kind (an answer's status, a socket's error code) of every process; the goal is the Worker's p99
  * within 1.5× of the no-op's in the same round. With OPEN_LOG_LINE=1 a third
  * Worker, the no-op also writing one decision log line per request (as
  * bench:http's log-line row), runs in the same rounds at the same rate, to
@@ -192,7 +192,8 @@ async function main(): Promise<void> {
         const b = got[m].get("noop") as Figures;
         const ratio = a.p99 / b.p99;
         if (m === 0) ratios.push(ratio);
-        failed ||= a.errors + b.errors > 0;
+        // every measured process's errors fail the run, the baseline's and the logging no-op's too
+        failed ||= [...got[m].values()].some((f) => f.errors > 0);
         const label =
           MODES.length > 1 ? `${round + 1} ${mode === "inprocess" ? "in" : "own"}` : String(round + 1);
         console.log(
@@ -208,7 +209,7 @@ async function main(): Promise<void> {
         const c = got[m].get("logging");
         if (c !== undefined)
           console.log(
-            `${"".padEnd(14)} | no-op + log line: p50 ${ms(c.p50)} p99 ${ms(c.p99)} max ${ms(c.max)} silence ${ms(c.silence)} (generator stall ${c.gen.toFixed(0)})`,
+            `${"".padEnd(14)} | no-op + log line: p50 ${ms(c.p50)} p99 ${ms(c.p99)} max ${ms(c.max)} silence ${ms(c.silence)} (generator stall ${c.gen.toFixed(0)})${errorText("no-op + log line", c)}`,
           );
       }
     }

@@ -16,7 +16,10 @@ import { fileURLToPath } from "node:url";
 export interface OpenLoopResult {
   latencies: Float64Array;
   errors: number;
-  /** The errors by kind: `status <code>` for an answer other than 200, else the socket error's code. */
+  /**
+   * The errors by kind: `status <code>` for an answer other than 200, the socket error's code for a
+   * request that got no answer, `<code> mid-answer` for an answer cut off after its head.
+   */
   errorKinds: Record<string, number>;
   /** The largest lag of a send behind its due time (ms): the generator's own precision. */
   sendLag: number;
@@ -34,16 +37,31 @@ export interface OpenLoopTarget {
 }
 
 /**
+ * How long the generator keeps an idle keep-alive connection (ms) before closing it itself:
+ * well below workerd's own 5 s (it closes a connection 5 s after its last answer, sending no
+ * `Keep-Alive` hint). Without it, the sockets a stall made the generator open sat idle at the
+ * bottom of the agent's pool until the next stall's burst took them again, and a request written
+ * on one just as workerd closed it (its FIN not yet read by a generator busy sending) failed with
+ * ECONNRESET (wt/openerr: 114 of one 12-s window's requests, reproduced 40 of 40 at 5 s idle).
+ */
+export const IDLE_SOCKET_MS = 1000;
+
+/**
  * Sends `rate` requests a second for `seconds`, evenly spaced (the timer
  * fires at least once a millisecond and sends every request then due), over
- * keep-alive connections opened as needed.
+ * keep-alive connections opened as needed and closed after `idleMs` unused.
+ * Every request is counted once: answered, failed before its answer, or cut
+ * off during it.
  */
 export async function openLoop(
   target: OpenLoopTarget,
   rate: number,
   seconds: number,
+  idleMs = IDLE_SOCKET_MS,
 ): Promise<OpenLoopResult> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 512 });
+  // `timeout` closes a free socket idle that long; on a socket in use it only emits `timeout`,
+  // which nothing here handles, so a request outlasting it is still waited for
+  const agent = new Agent({ keepAlive: true, maxSockets: 512, timeout: idleMs });
   const url = new URL(target.url);
   const body = target.body === undefined ? undefined : Buffer.from(target.body);
   // one options object for every request: the loop allocates only what node:http does per request
@@ -85,19 +103,23 @@ export async function openLoop(
       }
     };
     const fire = (i: number) => {
+      let settled = false;
+      // the one place a request is counted: its latency, its error if any, and once only
+      const settle = (kind: string | undefined) => {
+        if (settled) return;
+        settled = true;
+        latencies[i] = performance.now() - dueAt(i);
+        if (kind !== undefined) failed(kind);
+        finish();
+      };
       const req = request(options, (res) => {
         res.resume();
-        res.on("end", () => {
-          latencies[i] = performance.now() - dueAt(i);
-          if (res.statusCode !== 200) failed(`status ${res.statusCode}`);
-          finish();
-        });
+        res.on("end", () => settle(res.statusCode === 200 ? undefined : `status ${res.statusCode}`));
+        // an answer cut off after its head (node:http then emits no `end`, and `error` only to a listener)
+        res.on("error", (e: NodeJS.ErrnoException) => settle(`${e.code ?? e.message} mid-answer`));
+        res.on("close", () => settle("closed mid-answer"));
       });
-      req.on("error", (e: NodeJS.ErrnoException) => {
-        latencies[i] = performance.now() - dueAt(i);
-        failed(e.code ?? e.message);
-        finish();
-      });
+      req.on("error", (e: NodeJS.ErrnoException) => settle(e.code ?? e.message));
       req.end(body);
     };
     let sent = 0;

@@ -3,12 +3,16 @@
  * (bench/open-loop.ts `openLoopInChild`): against a loopback server that
  * holds its answers once for 300 ms, every request is sent, answered and
  * counted, the hold shows as a silence at least that long, and the child
- * reports its own stall and GC figures. `rotate` gives the order of the
- * measured processes in a round.
+ * reports its own stall and GC figures. In its own process too (`openLoop`),
+ * the generator closes a keep-alive connection left idle (workerd closes one
+ * 5 s after its last answer, and a request written on it then fails) and
+ * counts an answer cut off mid-body as an error. `rotate` gives the order of
+ * the measured processes in a round.
  */
+import type { Socket } from "node:net";
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { longestSilence, openLoopInChild, rotate } from "../../bench/open-loop.js";
+import { longestSilence, openLoop, openLoopInChild, rotate } from "../../bench/open-loop.js";
 
 const HOLD_MS = 300;
 let server: Server;
@@ -49,6 +53,62 @@ describe("openLoopInChild", () => {
     expect(Number.isFinite(r.loopStall) && r.loopStall >= 0).toBe(true);
     expect(Number.isFinite(r.gcPause) && r.gcPause >= 0).toBe(true);
   }, 30_000);
+});
+
+describe("openLoop's connections", () => {
+  it("closes a connection idle longer than idleMs and counts an answer cut off mid-body", async () => {
+    // 120 requests in 0.6 s; two holds of the answers (the first opens many connections, the second
+    // needs many again ~350 ms after the first's end), request 60's answer cut off after its head;
+    // the server notes how long each reused connection had been idle before its next request
+    const idleBefore: number[] = [];
+    const lastAnswer = new WeakMap<Socket, number>();
+    let n = 0;
+    let holdUntil = 0;
+    const holds = new Map([
+      [20, 150],
+      [100, 100],
+    ]);
+    const idleServer = createServer((req, res) => {
+      const previous = lastAnswer.get(req.socket);
+      if (previous !== undefined) idleBefore.push(performance.now() - previous);
+      req.resume();
+      req.on("end", () => {
+        n++;
+        const hold = holds.get(n);
+        if (hold !== undefined) holdUntil = performance.now() + hold;
+        if (n === 60) {
+          res.writeHead(200, { "content-length": "10" });
+          res.write("abc", () => req.socket.destroy());
+          return;
+        }
+        setTimeout(
+          () => res.end("ok", () => lastAnswer.set(req.socket, performance.now())),
+          Math.max(0, holdUntil - performance.now()),
+        );
+      });
+    });
+    await new Promise<void>((done) => idleServer.listen(0, "127.0.0.1", done));
+    const address = idleServer.address();
+    const port = typeof address === "object" && address !== null ? address.port : 0;
+    try {
+      const r = await openLoop(
+        { url: `http://127.0.0.1:${port}/x`, method: "POST", body: "{}" },
+        200,
+        0.6,
+        30,
+      );
+      expect(n).toBe(120);
+      expect(r.latencies.length).toBe(120);
+      // the first hold's connections, were they kept, reused by the second after ~350 ms idle
+      expect(idleBefore.length).toBeGreaterThan(0);
+      expect(Math.max(...idleBefore)).toBeLessThan(200);
+      expect(r.errorKinds).toEqual({ "ECONNRESET mid-answer": 1 });
+      expect(r.errors).toBe(1);
+    } finally {
+      idleServer.closeAllConnections();
+      await new Promise<void>((done) => idleServer.close(() => done()));
+    }
+  }, 10_000);
 });
 
 describe("rotate (bench:open's order of processes by round)", () => {
