@@ -28,13 +28,14 @@
  * runs it in this process as before, `both` each in turn. OPEN_BASELINE=<checkout>
  * serves that checkout's Worker too, at the same rate in the same rounds (a
  * change's before and after in one run). BENCH_ROUTES (limits,place,match),
- * BENCH_ROUNDS (3), OPEN_SECONDS (6), OPEN_SHARE (0.5 of the peak), BENCH_PORT.
+ * BENCH_ROUNDS (3), OPEN_SECONDS (6), OPEN_SHARE (0.5 of the peak), OPEN_IDLE_MS (1000), BENCH_PORT.
  */
 import { resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DECISION_REQUESTS } from "./http-requests.js";
 import { peakRate } from "./peak-rate.js";
 import {
+  IDLE_SOCKET_MS,
   longestSilence,
   openLoop,
   openLoopInChild,
@@ -53,6 +54,12 @@ const SECONDS = Number(process.env.OPEN_SECONDS ?? 6);
 const SHARE = Number(process.env.OPEN_SHARE ?? 0.5);
 const GOAL = 1.5;
 const LOG_LINE = process.env.OPEN_LOG_LINE === "1";
+/**
+ * How long the generator keeps an idle connection (ms; bench/open-loop.ts `IDLE_SOCKET_MS`, 1,000);
+ * `OPEN_IDLE_MS=0` keeps them until workerd closes them after 5 s, as before wt/openerr, whose bursts
+ * after a stall then lost requests to ECONNRESET.
+ */
+const IDLE_MS = Number(process.env.OPEN_IDLE_MS ?? IDLE_SOCKET_MS);
 /**
  * Where the open loop runs: `own` (default) a process of its own, `inprocess` this
  * process (as before the generator got its own), `both` each in turn, the ratios
@@ -179,6 +186,7 @@ async function main(): Promise<void> {
                   { url: `${w.url}${path}`, method: "POST", body: text },
                   rate,
                   SECONDS,
+                  IDLE_MS,
                 ),
                 rate,
               ),

@@ -49,7 +49,8 @@ export const IDLE_SOCKET_MS = 1000;
 /**
  * Sends `rate` requests a second for `seconds`, evenly spaced (the timer
  * fires at least once a millisecond and sends every request then due), over
- * keep-alive connections opened as needed and closed after `idleMs` unused.
+ * keep-alive connections opened as needed and closed after `idleMs` unused
+ * (0: kept until the server closes them, as before wt/openerr).
  * Every request is counted once: answered, failed before its answer, or cut
  * off during it.
  */
@@ -147,9 +148,10 @@ export async function openLoopInChild(
   target: OpenLoopTarget,
   rate: number,
   seconds: number,
+  idleMs = IDLE_SOCKET_MS,
 ): Promise<OpenLoopResult> {
   const script = await childScript();
-  const child = spawn(process.execPath, [script, JSON.stringify({ target, rate, seconds })], {
+  const child = spawn(process.execPath, [script, JSON.stringify({ target, rate, seconds, idleMs })], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const chunks: Buffer[] = [];
