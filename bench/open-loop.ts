@@ -39,10 +39,12 @@ export interface OpenLoopTarget {
 /**
  * How long the generator keeps an idle keep-alive connection (ms) before closing it itself:
  * well below workerd's own 5 s (it closes a connection 5 s after its last answer, sending no
- * `Keep-Alive` hint). Without it, the sockets a stall made the generator open sat idle at the
- * bottom of the agent's pool until the next stall's burst took them again, and a request written
- * on one just as workerd closed it (its FIN not yet read by a generator busy sending) failed with
- * ECONNRESET (wt/openerr: 114 of one 12-s window's requests, reproduced 40 of 40 at 5 s idle).
+ * `Keep-Alive` hint, and drops a request that reached it then unread). Without it, the sockets a
+ * stall made the generator open sat idle at the bottom of the agent's pool until the next stall's
+ * burst took them again, and a request written on one near the 5-s mark failed with ECONNRESET
+ * (wt/openerr: 114 in one 12-s window; 40 of 40 in a scratch reproduction). workerd still drops a
+ * request written within this bound if its thread reaches it only 5 s after that connection's
+ * previous answer: a Worker answering seconds late (far past its capacity) shows ECONNRESET.
  */
 export const IDLE_SOCKET_MS = 1000;
 
