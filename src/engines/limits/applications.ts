@@ -40,10 +40,9 @@ function groupPasses(require: HowMany, passes: number, fails: number): boolean {
 /** A limit's answer after inversion. */
 type Checked = { passed: boolean; reasons: string[] };
 
-/** What the applications decided: the verdict and the application block (one string of lines, empty when none applied). */
+/** What the applications decided: the verdict (their lines are added to the caller's list). */
 export interface ApplicationsOutcome {
   readonly passed: boolean;
-  readonly block: string;
 }
 
 /** Applies a limit's inversion to its answer; a raised error fails the limit. */
@@ -127,8 +126,9 @@ export function applicationLines(
 }
 
 /**
- * Runs the applications for the classified requester; returns the verdict and
- * the application block. The answer is synchronous unless a limit answers
+ * Runs the applications for the classified requester; adds the application
+ * block's lines to `lines` (the diagnostics, one empty line when none applied)
+ * and returns the verdict. The answer is synchronous unless a limit answers
  * asynchronously (only url-fetch does), so a policy without url-fetch limits
  * pays for no promise.
  */
@@ -141,6 +141,7 @@ export function checkApplications(
   now: number,
   io: LimitIo,
   trace: LimitOutcome[] | null,
+  lines: string[],
 ): ApplicationsOutcome | Promise<ApplicationsOutcome> {
   // called with the decision's budget current: each limit's evaluation is charged to it, across awaits
   const walk = walkApplications(
@@ -153,9 +154,13 @@ export function checkApplications(
     io,
     trace,
     currentBudget(),
+    lines,
   );
   return drive(walk, walk.next());
 }
+
+const PASSED: ApplicationsOutcome = { passed: true };
+const FAILED: ApplicationsOutcome = { passed: false };
 
 type Walk = Generator<Promise<Checked>, ApplicationsOutcome, Checked>;
 
@@ -178,8 +183,10 @@ function* walkApplications(
   io: LimitIo,
   trace: LimitOutcome[] | null,
   budget: Budget,
+  lines: string[],
 ): Walk {
-  const lines: string[] = [];
+  // the block's lines go on the caller's list; a walk that applied nothing adds one empty line
+  const start = lines.length;
   let passed = false;
   for (const app of applications) {
     if (app.classifier >= 0 && !classified[app.classifier]) continue;
@@ -222,5 +229,6 @@ function* walkApplications(
       break;
     }
   }
-  return { passed, block: lines.join("\n") };
+  if (lines.length === start) lines.push("");
+  return passed ? PASSED : FAILED;
 }

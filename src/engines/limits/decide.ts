@@ -253,10 +253,10 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
       now,
       { hints, state },
       trace ? trace.limits : null,
+      diags,
     ),
   );
   const apps = checked instanceof Promise ? ((yield checked) as Awaited<typeof checked>) : checked;
-  diags.push(apps.block);
   diags.push(apps.passed ? "Proposal meets limits" : "Proposal does not meet limits");
 
   // Priority
