@@ -2,13 +2,23 @@
  * `npm run bench:open`: stalls under steady load. The Worker (bundled as
  * `wrangler deploy` bundles it, verdict cache off) and the no-op Hono Worker
  * of bench/noop/ are served from workerd as `bench:http` serves them (every
- * workerd pinned to the last CPU, this process to the others); each round
- * starts both afresh, finds the Worker's peak rate for the route with a
- * closed loop (autocannon, 16 connections), then drives each Worker with an
- * open loop (bench/open-loop.ts: evenly spaced sends, latency counted from
- * when a request was due) at half that peak for OPEN_SECONDS (6), the two in
- * turn. It prints p50, p99 and max latency and the longest silence (no answer
- * at all) of both and the ratio of their p99s; the goal is the Worker's p99
+ * workerd pinned to the last CPU, this process to the others). Each round
+ * first finds the Worker's peak rate for the route with a closed loop
+ * (autocannon, 16 connections) in a Worker process of its own, then stops it;
+ * then each measured Worker in turn is started afresh, warmed up with the same
+ * closed loop, left 1 s, driven with an open loop (bench/open-loop.ts: evenly
+ * spaced sends, latency counted from when a request was due) at half that peak
+ * for OPEN_SECONDS (6), and stopped, so every process has the same life and
+ * only one runs at a time; the order rotates by round (each Worker in each
+ * position once over as many rounds as Workers). Before wt/stall3 all were
+ * started together, their peak phases run one after another and their windows
+ * after all of them, so the first window came 6 s after its process's warm-up
+ * and the others 12–20 s after: V8 then collected the young generation of the
+ * first 30–40 times in its window against 57–84 for the others, and whichever
+ * tree ran as "the Worker" (driven first or second) read worse than the same
+ * tree as the baseline (driven third). It prints p50, p99 and max latency and
+ * the longest silence (no answer at all) of both and the ratio of their p99s,
+ * and any errors by kind (an answer's status, a socket's error code); the goal is the Worker's p99
  * within 1.5× of the no-op's in the same round. With OPEN_LOG_LINE=1 a third
  * Worker, the no-op also writing one decision log line per request (as
  * bench:http's log-line row), runs in the same rounds at the same rate, to
@@ -24,9 +34,16 @@ import { resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DECISION_REQUESTS } from "./http-requests.js";
 import { peakRate } from "./peak-rate.js";
-import { longestSilence, openLoop, openLoopInChild, quantile, type OpenLoopResult } from "./open-loop.js";
+import {
+  longestSilence,
+  openLoop,
+  openLoopInChild,
+  quantile,
+  rotate,
+  type OpenLoopResult,
+} from "./open-loop.js";
 import { median } from "./scale/series.js";
-import { benchPort, bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
+import { benchPort, bundleWorker, startWorker } from "./workerd.js";
 
 const ROUTES = (process.env.BENCH_ROUTES ?? "limits,place,match").split(
   ",",
@@ -48,12 +65,26 @@ const MODES = ((): ("own" | "inprocess")[] => {
 /** `OPEN_BASELINE=<checkout>`: that checkout's Worker, bundled the same way, driven in the same rounds at the same rate. */
 const BASELINE = process.env.OPEN_BASELINE;
 
+/** The pause between a process's warm-up and its first window (ms), the same for every process. */
+const PAUSE_MS = 1000;
+
+/** One measured process: its bundle, port offset, bindings and whether it has Durable Object classes. */
+interface Target {
+  key: "worker" | "noop" | "logging" | "baseline";
+  script: string;
+  port: number;
+  bindings: Record<string, string>;
+  objects: boolean;
+}
+
 interface Figures {
   p50: number;
   p99: number;
   max: number;
   silence: number;
   errors: number;
+  /** The errors by kind (`status 503`, `ECONNRESET`, …). */
+  errorKinds: Record<string, number>;
   /** The generator's own longest stall while driving this Worker. */
   gen: number;
 }
@@ -65,8 +96,16 @@ function figures(r: OpenLoopResult, rate: number): Figures {
     max: quantile(r.latencies, 1),
     silence: longestSilence(r.latencies, rate),
     errors: r.errors,
+    errorKinds: r.errorKinds,
     gen: r.loopStall,
   };
+}
+
+/** "  (Worker: 22 errors, status 503 × 20, ECONNRESET × 2)", or nothing when `f` had none. */
+function errorText(who: string, f: Figures): string {
+  if (f.errors === 0) return "";
+  const kinds = Object.entries(f.errorKinds).map(([k, n]) => `${k} × ${n}`);
+  return `  (${who}: ${f.errors} errors, ${kinds.join(", ")})`;
 }
 
 const ms = (v: number) => v.toFixed(1).padStart(7);
@@ -83,6 +122,24 @@ async function main(): Promise<void> {
   console.log(
     `open loop at ${SHARE} of the Worker's closed-loop peak, ${SECONDS} s per Worker per round, ${ROUNDS} rounds of fresh processes; latency from when each request was due (ms)`,
   );
+  const targets: Target[] = [
+    { key: "worker", script, port: 0, bindings: {}, objects: true },
+    { key: "noop", script: noopScript, port: 1, bindings: {}, objects: false },
+    ...(LOG_LINE
+      ? [
+          {
+            key: "logging" as const,
+            script: noopScript,
+            port: 2,
+            bindings: { NOOP_LOG_LINE: "1" },
+            objects: false,
+          },
+        ]
+      : []),
+    ...(baseScript === undefined
+      ? []
+      : [{ key: "baseline" as const, script: baseScript, port: 3, bindings: {}, objects: true }]),
+  ];
   for (const route of ROUTES) {
     const { path, body } = DECISION_REQUESTS[route];
     const text = JSON.stringify(body);
@@ -93,37 +150,30 @@ async function main(): Promise<void> {
     const ratios: number[] = [];
     const baseRatios: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const worker = await startWorker(script, await benchPort(0), 0, () => {}, {}, undefined, { pin: true });
-      const noop = await startWorker(noopScript, await benchPort(1), 0, () => {}, {}, undefined, {
-        pin: true,
-        objects: false,
-      });
-      const logging = LOG_LINE
-        ? await startWorker(noopScript, await benchPort(2), 0, () => {}, { NOOP_LOG_LINE: "1" }, undefined, {
-            pin: true,
-            objects: false,
-          })
-        : undefined;
-      const base =
-        baseScript === undefined
-          ? undefined
-          : await startWorker(baseScript, await benchPort(3), 0, () => {}, {}, undefined, { pin: true });
+      // The rate: the Worker's closed-loop peak, in a process of its own that is then stopped, so
+      // that no measured process has a history the others lack.
+      const probe = await startWorker(script, await benchPort(0), 0, () => {}, {}, undefined, { pin: true });
+      let rate: number;
       try {
-        const rate = Math.round(SHARE * (await peakRate(`${worker.url}${path}`, text)));
-        await peakRate(`${noop.url}${path}`, text);
-        if (logging !== undefined) await peakRate(`${logging.url}${path}`, text);
-        if (base !== undefined) await peakRate(`${base.url}${path}`, text);
-        for (const [m, mode] of MODES.entries()) {
-          // which Worker goes first alternates, so that a slow moment of the machine does not always land on one
-          const order = [
-            ...((round + m) % 2 === 0 ? [worker, noop] : [noop, worker]),
-            ...(base === undefined ? [] : [base]),
-            ...(logging === undefined ? [] : [logging]),
-          ];
-          const got = new Map<RunningWorker, Figures>();
-          for (const w of order)
-            got.set(
-              w,
+        rate = Math.round(SHARE * (await peakRate(`${probe.url}${path}`, text)));
+      } finally {
+        await probe.stop();
+      }
+      // Every measured process has the same life, one at a time: started afresh, warmed up with the
+      // same closed loop as the probe, a fixed pause, its windows, stopped. The order rotates by
+      // round, so over as many rounds as processes each is driven in each position once.
+      const got = MODES.map(() => new Map<string, Figures>());
+      for (const t of rotate(targets, round)) {
+        const w = await startWorker(t.script, await benchPort(t.port), 0, () => {}, t.bindings, undefined, {
+          pin: true,
+          objects: t.objects,
+        });
+        try {
+          await peakRate(`${w.url}${path}`, text);
+          await new Promise((done) => setTimeout(done, PAUSE_MS));
+          for (const [m, mode] of MODES.entries())
+            got[m].set(
+              t.key,
               figures(
                 await (mode === "inprocess" ? openLoop : openLoopInChild)(
                   { url: `${w.url}${path}`, method: "POST", body: text },
@@ -133,31 +183,33 @@ async function main(): Promise<void> {
                 rate,
               ),
             );
-          const a = got.get(worker) as Figures;
-          const b = got.get(noop) as Figures;
-          const ratio = a.p99 / b.p99;
-          if (mode === MODES[0]) ratios.push(ratio);
-          failed ||= a.errors + b.errors > 0;
-          const label =
-            MODES.length > 1 ? `${round + 1} ${mode === "inprocess" ? "in" : "own"}` : String(round + 1);
-          console.log(
-            `${label.padEnd(6)} ${String(rate).padStart(7)} | ${ms(a.p50).padStart(10)} ${ms(a.p99)} ${ms(a.max)} ${ms(a.silence)} | ${ms(b.p50).padStart(9)} ${ms(b.p99)} ${ms(b.max)} ${ms(b.silence)} | ${ratio.toFixed(2).padStart(8)}× | ${a.gen.toFixed(0)} / ${b.gen.toFixed(0)}${a.errors + b.errors > 0 ? `  (${a.errors + b.errors} errors)` : ""}`,
-          );
-          const d = base === undefined ? undefined : got.get(base);
-          if (d !== undefined) {
-            if (mode === MODES[0]) baseRatios.push(d.p99 / b.p99);
-            console.log(
-              `${"".padEnd(14)} | baseline:  ${ms(d.p50)} ${ms(d.p99)} ${ms(d.max)} ${ms(d.silence)} | p99 ratio ${(d.p99 / b.p99).toFixed(2)}× (generator stall ${d.gen.toFixed(0)})${d.errors > 0 ? `  (${d.errors} errors)` : ""}`,
-            );
-          }
-          const c = logging === undefined ? undefined : got.get(logging);
-          if (c !== undefined)
-            console.log(
-              `${"".padEnd(14)} | no-op + log line: p50 ${ms(c.p50)} p99 ${ms(c.p99)} max ${ms(c.max)} silence ${ms(c.silence)} (generator stall ${c.gen.toFixed(0)})`,
-            );
+        } finally {
+          await w.stop();
         }
-      } finally {
-        await Promise.all([worker.stop(), noop.stop(), logging?.stop(), base?.stop()]);
+      }
+      for (const [m, mode] of MODES.entries()) {
+        const a = got[m].get("worker") as Figures;
+        const b = got[m].get("noop") as Figures;
+        const ratio = a.p99 / b.p99;
+        if (m === 0) ratios.push(ratio);
+        failed ||= a.errors + b.errors > 0;
+        const label =
+          MODES.length > 1 ? `${round + 1} ${mode === "inprocess" ? "in" : "own"}` : String(round + 1);
+        console.log(
+          `${label.padEnd(6)} ${String(rate).padStart(7)} | ${ms(a.p50).padStart(10)} ${ms(a.p99)} ${ms(a.max)} ${ms(a.silence)} | ${ms(b.p50).padStart(9)} ${ms(b.p99)} ${ms(b.max)} ${ms(b.silence)} | ${ratio.toFixed(2).padStart(8)}× | ${a.gen.toFixed(0)} / ${b.gen.toFixed(0)}${errorText("Worker", a)}${errorText("no-op", b)}`,
+        );
+        const d = got[m].get("baseline");
+        if (d !== undefined) {
+          if (m === 0) baseRatios.push(d.p99 / b.p99);
+          console.log(
+            `${"".padEnd(14)} | baseline:  ${ms(d.p50)} ${ms(d.p99)} ${ms(d.max)} ${ms(d.silence)} | p99 ratio ${(d.p99 / b.p99).toFixed(2)}× (generator stall ${d.gen.toFixed(0)})${errorText("baseline", d)}`,
+          );
+        }
+        const c = got[m].get("logging");
+        if (c !== undefined)
+          console.log(
+            `${"".padEnd(14)} | no-op + log line: p50 ${ms(c.p50)} p99 ${ms(c.p99)} max ${ms(c.max)} silence ${ms(c.silence)} (generator stall ${c.gen.toFixed(0)})`,
+          );
       }
     }
     if (baseRatios.length > 0)

@@ -16,6 +16,8 @@ import { fileURLToPath } from "node:url";
 export interface OpenLoopResult {
   latencies: Float64Array;
   errors: number;
+  /** The errors by kind: `status <code>` for an answer other than 200, else the socket error's code. */
+  errorKinds: Record<string, number>;
   /** The largest lag of a send behind its due time (ms): the generator's own precision. */
   sendLag: number;
   /** The generator's own longest stall (ms): the most its event loop was late for a 1 ms timer. */
@@ -64,6 +66,11 @@ export async function openLoop(
   const latencies = new Float64Array(total);
   const interval = 1000 / rate;
   let errors = 0;
+  const errorKinds: Record<string, number> = {};
+  const failed = (kind: string) => {
+    errors++;
+    errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
+  };
   let answered = 0;
   let sendLag = 0;
   const start = performance.now() + 5;
@@ -74,7 +81,7 @@ export async function openLoop(
         agent.destroy();
         loop.disable();
         gc.disconnect();
-        done({ latencies, errors, sendLag, loopStall: loop.max / 1e6, gcPause });
+        done({ latencies, errors, errorKinds, sendLag, loopStall: loop.max / 1e6, gcPause });
       }
     };
     const fire = (i: number) => {
@@ -82,13 +89,13 @@ export async function openLoop(
         res.resume();
         res.on("end", () => {
           latencies[i] = performance.now() - dueAt(i);
-          if (res.statusCode !== 200) errors++;
+          if (res.statusCode !== 200) failed(`status ${res.statusCode}`);
           finish();
         });
       });
-      req.on("error", () => {
+      req.on("error", (e: NodeJS.ErrnoException) => {
         latencies[i] = performance.now() - dueAt(i);
-        errors++;
+        failed(e.code ?? e.message);
         finish();
       });
       req.end(body);
@@ -171,4 +178,13 @@ export function longestSilence(latencies: Float64Array, rate: number): number {
   let longest = 0;
   for (let i = 1; i < arrivals.length; i++) longest = Math.max(longest, arrivals[i] - arrivals[i - 1]);
   return longest;
+}
+
+/**
+ * `items` rotated left by `round` places: bench:open's order of processes in a round, so that
+ * over `items.length` rounds each is driven in each position once.
+ */
+export function rotate<T>(items: readonly T[], round: number): T[] {
+  const k = items.length === 0 ? 0 : round % items.length;
+  return [...items.slice(k), ...items.slice(0, k)];
 }

@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import {
   clearExprCache,
   clearSeenTexts,
@@ -8,7 +8,7 @@ import {
   parseOldAd,
   type AdResult,
 } from "../../src/engines/classad/ad-input.js";
-import { adOf, type SlotValue } from "../../src/engines/classad/classad.js";
+import { AdLayout, adOf, type SlotValue } from "../../src/engines/classad/classad.js";
 import { compile } from "../../src/engines/classad/compile.js";
 import { Compiled, type Node } from "../../src/engines/classad/node.js";
 import { lineCol, parseAdLiteral, parseExpr } from "../../src/engines/classad/parser.js";
@@ -323,5 +323,41 @@ describe("reading ads in place", () => {
       texts.push(...(i < 4 ? [short(i), short(i)] : i < 8 ? [long(i), long(i)] : [short(i), long(i)]));
     const results = texts.map((t) => parseOldAd(t));
     results.forEach((r, i) => expect(outcome(r), `${i}`).toBe(wholeOld(texts[i])));
+  });
+
+  it("compares only the lines another kind's template shares once the kept lines speak for the rest", () => {
+    // a job's and a machine's ads read in turn, as /v1/match reads them: both start with the same two
+    // names (their values differing), so from the job's template on those two slots are compared in
+    // every machine's ad, and only they; a machine whose first line differs from its kind's still stores it
+    const job = (i: number) =>
+      `KindPrefix = "Job"\nOtherPrefix = "Machine"\nJobOwner = "alice"\nJobId = ${i}`;
+    const machine = (i: number, kind = "Machine") =>
+      `KindPrefix = "${kind}"\nOtherPrefix = "Job"\nArchM = "X86_64"\nOpSysM = "LINUX"\nStartM = true\nCpusM = ${i}`;
+    const compare = vi.spyOn(AdLayout.prototype as unknown as { compare: () => void }, "compare");
+    try {
+      const texts: string[] = [];
+      const results: AdResult[] = [];
+      const compared: number[] = [];
+      for (let round = 0; round < 4; round++) {
+        compare.mockClear();
+        for (const text of [
+          job(round),
+          ...Array.from({ length: 6 }, (_, i) => machine(i, round === 3 && i === 4 ? "Other" : "Machine")),
+        ]) {
+          texts.push(text);
+          results.push(parseOldAd(text));
+        }
+        compared.push(compare.mock.calls.length);
+      }
+      // from the third round on two of the seven ads compare every slot: the job (its kind's kept lines
+      // were the machines') and the first machine after it (its third line not the one the job's read
+      // went on to, so not a kept line); the five others compare the two shared slots alone
+      expect(compared.slice(2)).toEqual([2, 2]);
+      results.forEach((r, i) => expect(outcome(r), `${i}`).toBe(wholeOld(texts[i])));
+      const other = results[results.length - 2];
+      expect(other.ok && other.ad.at(0)).toBe("Other");
+    } finally {
+      compare.mockRestore();
+    }
   });
 });

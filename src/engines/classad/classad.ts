@@ -135,9 +135,12 @@ const MAX_TEMPLATE_SLOTS = 1 << 16;
 /** Longer strings are not kept in a template (the ads store them). */
 const MAX_TEMPLATE_STRING = 24;
 /** The slots at `varying` of `slots`, in that order (an ad's own array, see {@link SlotTemplate}). */
-function ownSlots(varying: readonly number[], slots: readonly SlotValue[]): SlotValue[] {
-  const own: SlotValue[] = [];
-  for (let k = 0; k < varying.length; k++) own.push(slots[varying[k]]);
+function ownSlots(t: SlotTemplate, slots: readonly SlotValue[]): SlotValue[] {
+  // a copy of the blank: its exact length, and no allocation site (an array literal's feedback costs the
+  // scavenger a memento an array)
+  const own = t.blank.slice();
+  const varying = t.varying;
+  for (let k = 0; k < varying.length; k++) own[k] = slots[varying[k]];
   return own;
 }
 
@@ -219,12 +222,15 @@ export class AdLayout {
   private madeGeneration = -1;
   /**
    * As the node of its slot in a template's layout (see {@link SlotTemplate.nodes}): the last template
-   * made along it, that template's value of this slot (undefined: its ads store the slot), and whether
+   * made along it, that template's value of this slot (undefined: its ads store the slot, or the node is
+   * {@link tplContested}), and whether
    * the kept line's value is that same value. An ad all of whose shared slots were such kept lines needs
    * no compare in {@link adOf} ({@link AdNamesReader.addKept} counts them).
    */
   private tplValue: SlotValue | undefined = undefined;
   private tplOwner: SlotTemplate | null = null;
+  /** Whether templates of two layouts of {@link tplOwner}'s generation pass here (see {@link claim}). */
+  private tplContested = false;
   lineIsTpl = false;
 
   private constructor(
@@ -486,31 +492,54 @@ export class AdLayout {
     const t = this.tpl;
     if (t === null || t.generation !== keptGeneration || slots.length !== this.size)
       return this.adBefore(slots);
-    // every slot the ads share was the kept line, its value the template's: nothing to compare
-    if (hits !== t.shared || !t.exclusive) this.compare(t, slots);
-    return new ClassAd(this, t.count === 0 ? NO_SLOTS : ownSlots(t.varying, slots), null, t);
+    // every slot the ads share alone (see SlotTemplate.expect) was the kept line, its value the
+    // template's: only the slots shared along the chain with another kind's template are compared
+    if (hits !== t.expect) this.compare(t, slots);
+    else if (t.checks.length !== 0) this.compareChecks(t, slots);
+    return new ClassAd(this, t.count === 0 ? NO_SLOTS : ownSlots(t, slots), null, t);
   }
 
   /** Makes every slot of `t` where `slots` differ from its value one its ads store (see {@link adOf}). */
   private compare(t: SlotTemplate, slots: readonly SlotValue[]): void {
     const pos = t.pos;
     const values = t.values;
-    const nodes = t.nodes;
     for (let i = 0; i < slots.length; i++) {
       if (pos[i] !== SHARED_SLOT) continue;
       const v = slots[i];
       const w = values[i];
       // the same value (0 and -0 told apart; typeof first: a string's compare with 0 is a call)
       if (v === w && (typeof v !== "number" || v !== 0 || 1 / v === 1 / (w as number))) continue;
-      // the first ad to differ here: this slot is stored by every ad made from now on
-      pos[i] = t.count++;
-      t.varying.push(i);
-      t.shared--;
-      const node = nodes[i];
-      if (node.tplOwner === t) {
-        node.tplValue = undefined;
-        node.lineIsTpl = false;
-      }
+      AdLayout.vary(t, i);
+    }
+  }
+
+  /** {@link compare} of the slots of `t`'s {@link SlotTemplate.checks} alone. */
+  private compareChecks(t: SlotTemplate, slots: readonly SlotValue[]): void {
+    const pos = t.pos;
+    const values = t.values;
+    const checks = t.checks;
+    for (let k = 0; k < checks.length; k++) {
+      const i = checks[k];
+      if (pos[i] !== SHARED_SLOT) continue;
+      const v = slots[i];
+      const w = values[i];
+      if (v === w && (typeof v !== "number" || v !== 0 || 1 / v === 1 / (w as number))) continue;
+      AdLayout.vary(t, i);
+    }
+  }
+
+  /** Makes slot i of `t`, where an ad first differs from its value, one its ads store from now on. */
+  private static vary(t: SlotTemplate, i: number): void {
+    t.pos[i] = t.count++;
+    t.varying.push(i);
+    t.blank.push(UNDEF);
+    t.shared--;
+    const node = t.nodes[i];
+    if (node.tplOwner === t && !node.tplContested) {
+      // its own slot: the kept line no longer speaks for the template
+      t.expect--;
+      node.tplValue = undefined;
+      node.lineIsTpl = false;
     }
   }
 
@@ -547,18 +576,46 @@ export class AdLayout {
         values.push(UNDEF);
         pos.push(t.count++);
         t.varying.push(i);
+        t.blank.push(UNDEF);
       }
-      const node = nodes[i];
-      // a layout whose chain passes here (a longer ad's, a new generation's) gives up its say
-      if (node.tplOwner !== null) node.tplOwner.exclusive = false;
-      node.tplOwner = t;
-      node.tplValue = pos[i] === SHARED_SLOT ? values[i] : undefined;
-      node.lineIsTpl =
-        node.lineGeneration === keptGeneration &&
-        node.pendingAt < 0 &&
-        Object.is(node.lineValue, node.tplValue);
+      AdLayout.claim(nodes[i], t, i);
     }
     return t;
+  }
+
+  /**
+   * Makes `node`, slot i of the new template `t`'s chain, speak for `t` ({@link tplValue},
+   * {@link lineIsTpl}), unless a template of another layout of this generation passes here too (a job's
+   * and a machine's ads both start with `MyType` and `TargetType`; a shorter kind's chain is a longer
+   * one's start): then it speaks for none, and each of them compares that slot itself
+   * ({@link SlotTemplate.checks}). A template of an earlier generation is never used again: it gives the
+   * node up.
+   */
+  private static claim(node: AdLayout, t: SlotTemplate, i: number): void {
+    const o = node.tplOwner;
+    if (o !== null && o.generation === t.generation) {
+      if (!node.tplContested) {
+        // the owner gives it up: its slot i is one it compares from now on
+        o.checks.push(i);
+        if (o.pos[i] === SHARED_SLOT) o.expect--;
+        node.tplContested = true;
+        node.tplValue = undefined;
+        node.lineIsTpl = false;
+      }
+      node.tplOwner = t;
+      t.checks.push(i);
+      return;
+    }
+    node.tplOwner = t;
+    node.tplContested = false;
+    if (t.pos[i] === SHARED_SLOT) {
+      node.tplValue = t.values[i];
+      t.expect++;
+    } else node.tplValue = undefined;
+    node.lineIsTpl =
+      node.lineGeneration === keptGeneration &&
+      node.pendingAt < 0 &&
+      Object.is(node.lineValue, node.tplValue);
   }
 
   /** Whether an attribute named `lc` (lower case) is here, without building the index of a layout in the making. */
@@ -637,12 +694,17 @@ export class SlotTemplate {
   /** How many slots the ads share (the others: {@link count}). */
   shared = 0;
   /**
-   * Whether the layouts of its chain speak for it alone (their {@link AdLayout.lineIsTpl} tell whether a
-   * kept line's value is this template's): no later template was made along the same chain.
+   * How many of its shared slots its chain's layouts speak for alone (their {@link AdLayout.lineIsTpl}
+   * tell whether a kept line's value is this template's): an ad whose read counted as many such lines
+   * needs only its {@link checks} compared.
    */
-  exclusive = true;
+  expect = 0;
+  /** The slots whose layouts another layout's template of its generation passes through too (see {@link AdLayout.adOf}). */
+  readonly checks: number[] = [];
   /** The slots ads store, in their own arrays' order. */
   readonly varying: number[] = [];
+  /** As many slots as {@link varying}, each UNDEFINED: the array an ad's own is copied from. */
+  readonly blank: SlotValue[] = [];
   constructor(
     readonly values: SlotValue[],
     readonly pos: number[],
