@@ -20,6 +20,10 @@ describe("checkJsonShape", () => {
     );
   });
 
+  it("stays without recursion under a depth limit far past the first pass's (a 200,000-deep value, limit 1,000,000)", () => {
+    expect(checkJsonShape(nest(200_000), { maxDepth: 1_000_000, maxItems: 10 })).toBeNull();
+  });
+
   it("names a container holding too many items", () => {
     const v = checkJsonShape(
       { ok: [1], tools: Array.from({ length: 10_001 }, () => 0) },

@@ -72,13 +72,17 @@ function withinShape(value: object, depth: number, maxDepth: number, maxItems: n
   return true;
 }
 
+/** The deepest limit {@link withinShape}'s recursion is used for; a deeper one goes straight to the walk. */
+const MAX_RECURSIVE_DEPTH = 256;
+
 /** Finds the first container nested too deeply or holding too many items, or null when the value is within limits. */
 export function checkJsonShape(
   value: unknown,
   limits: JsonShapeLimits = JSON_SHAPE_LIMITS,
 ): JsonShapeViolation | null {
   if (typeof value !== "object" || value === null) return null;
-  if (withinShape(value, 1, limits.maxDepth, limits.maxItems)) return null;
+  if (limits.maxDepth <= MAX_RECURSIVE_DEPTH && withinShape(value, 1, limits.maxDepth, limits.maxItems))
+    return null;
   // past a limit: the walk below finds the first violation and its path
   const stack: Frame[] = [{ value, depth: 1, parent: null, key: "" }];
   while (stack.length > 0) {
