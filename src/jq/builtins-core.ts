@@ -93,6 +93,7 @@ function kind(v: Json): string {
   return v === true ? "true" : v === false ? "false" : typeOf(v);
 }
 function contains(a: Json, b: Json): boolean {
+  if (typeof a === "string") return typeof b === "string" && a.includes(b);
   if (kind(a) !== kind(b)) return false;
   if (isObj(a)) {
     for (const k in b as JObj) {
@@ -102,10 +103,16 @@ function contains(a: Json, b: Json): boolean {
   }
   if (Array.isArray(a)) {
     // every element of b against the elements of a: charged before the pairs are tried
-    charge(a.length * (b as Json[]).length + 1);
-    return (b as Json[]).every((x) => a.some((y) => contains(y, x)));
+    const bs = b as Json[];
+    charge(a.length * bs.length + 1);
+    for (let j = 0; j < bs.length; j++) {
+      const x = bs[j];
+      let found = false;
+      for (let i = 0; i < a.length && !found; i++) found = contains(a[i], x);
+      if (!found) return false;
+    }
+    return true;
   }
-  if (typeof a === "string") return a.includes(b as string);
   return equals(a, b);
 }
 defV("contains", 1, (i, b) => {

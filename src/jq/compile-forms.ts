@@ -3,7 +3,7 @@ import type { Json } from "../engines/common/json.js";
 import type { Node, Pattern } from "./ast.js";
 import { applyFormat, checkFormat } from "./formats.js";
 import { binopFn, indexValue } from "./ops.js";
-import { delPaths, getPath, setKeyOf } from "./paths.js";
+import { delPaths, getPath, setFieldOf } from "./paths.js";
 import { pathCharge, PathWriter } from "./path-writer.js";
 import { ALLOC, charge, COPY_KEY, Env, KEY, step, type Gen } from "./runtime.js";
 import { JqCompileError, type Scope } from "./scope.js";
@@ -11,8 +11,8 @@ import { NATIVES, type Compiler } from "./compile.js";
 import { singleOf, type Val } from "./compile-single.js";
 import { maybeOf, NONE, type Opt } from "./compile-maybe.js";
 import { dotFree, setOwned, simplePath } from "./compile-reduce.js";
-import { interpText, invalidPathResult } from "./eval-helpers.js";
-import { buildKey, isIndexKey, keysOf, storeAt } from "./key-order.js";
+import { fieldSite, interpText, invalidPathResult } from "./eval-helpers.js";
+import { buildKey, isIndexKey, keysOf, loadSite, storeAt } from "./key-order.js";
 import { copyObj, desc, fail, isObject, truthy, type JObj } from "./values.js";
 
 /** String interpolation: every combination of the parts' outputs, the first part varying fastest. */
@@ -276,20 +276,28 @@ export function assignGen(c: Compiler, op: string, lhs: Node, rhs: Node, sc: Sco
 function setLiteral(
   c: Json,
   keys: readonly string[],
+  sites: readonly number[],
   j: number,
   x: Json,
   leaf: ((old: Json) => Json) | null,
 ): Json {
   const k = keys[j];
-  const sub = c === null ? null : indexValue(c, k);
+  const s = sites[j];
+  const sub = c === null ? null : s >= 0 && isObject(c) ? fieldAt(c, s, k) : indexValue(c, k);
   let v: Json;
-  if (j + 1 < keys.length) v = setLiteral(sub, keys, j + 1, x, leaf);
+  if (j + 1 < keys.length) v = setLiteral(sub, keys, sites, j + 1, x, leaf);
   else {
     // PathWriter.set/update's charge for the path, after every read of it
     charge(pathCharge(keys.length));
     v = leaf === null ? x : leaf(sub);
   }
-  return setKeyOf(c, k, v);
+  return setFieldOf(c, k, s, v);
+}
+
+/** An object's own field `k` through its load site `s` (a key not inherited from Object.prototype). */
+function fieldAt(o: JObj, s: number, k: string): Json {
+  const v = loadSite(o, s, k) as Json | undefined;
+  return v === undefined ? null : v;
 }
 
 /**
@@ -297,7 +305,8 @@ function setLiteral(
  * writer tracks ownership; the same reads, errors, charges and copies as the general form.
  */
 function literalAssign(r: Gen, keys: readonly string[], op: string): Gen {
-  if (op === "=") return (i, env, emit) => r(i, env, (v) => emit(setLiteral(i, keys, 0, v, null)));
+  const sites = keys.map(fieldSite);
+  if (op === "=") return (i, env, emit) => r(i, env, (v) => emit(setLiteral(i, keys, sites, 0, v, null)));
   const bop = op.slice(0, -1);
   const apply = bop === "//" ? null : binopFn(bop);
   return (i, env, emit) =>
@@ -306,6 +315,7 @@ function literalAssign(r: Gen, keys: readonly string[], op: string): Gen {
         setLiteral(
           i,
           keys,
+          sites,
           0,
           null,
           apply === null ? (old) => (truthy(old) ? old : v) : (old) => apply(old, v),
@@ -324,10 +334,11 @@ export function literalAssignMaybe(c: Compiler, op: string, lhs: Node, rhs: Node
   if (keys === null) return null;
   const r = maybeOf(c, rhs, sc, NATIVES);
   if (r === null) return null;
+  const sites = keys.map(fieldSite);
   if (op === "=")
     return (i, env) => {
       const v = r(i, env);
-      return v === NONE ? NONE : setLiteral(i, keys, 0, v, null);
+      return v === NONE ? NONE : setLiteral(i, keys, sites, 0, v, null);
     };
   const bop = op.slice(0, -1);
   const apply = bop === "//" ? null : binopFn(bop);
@@ -337,6 +348,7 @@ export function literalAssignMaybe(c: Compiler, op: string, lhs: Node, rhs: Node
     return setLiteral(
       i,
       keys,
+      sites,
       0,
       null,
       apply === null ? (old) => (truthy(old) ? old : v) : (old) => apply(old, v),

@@ -8,7 +8,7 @@ import type { Node } from "./ast.js";
 import type { Compiler, Native } from "./compile.js";
 import { applyFormat } from "./formats.js";
 import { binopFn, indexValue, literalComparison, sliceValue } from "./ops.js";
-import { IS_PROTO_KEY, field } from "./eval-helpers.js";
+import { field, fieldSite } from "./eval-helpers.js";
 import { printCompact } from "./print.js";
 import { ALLOC, charge, chargeFormatted, Env, KEY, step, up, type Gen } from "./runtime.js";
 import { JqCompileError, type Scope } from "./scope.js";
@@ -116,7 +116,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       if (t === null) return null;
       if (n.key.k === "literal" && typeof n.key.v === "string") {
         const k = n.key.v;
-        const safe = !IS_PROTO_KEY(k);
+        const safe = fieldSite(k);
         // `.k` and `.a.k`: the input's own fields, with no evaluator call for the target
         if (n.target.k === "identity") return (i) => field(i, k, safe);
         const tt = n.target;
@@ -128,7 +128,7 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
           typeof tt.key.v === "string"
         ) {
           const k0 = tt.key.v;
-          const safe0 = !IS_PROTO_KEY(k0);
+          const safe0 = fieldSite(k0);
           return (i) => field(field(i, k0, safe0), k, safe);
         }
         return (i, env) => field(t(i, env), k, safe);

@@ -24,7 +24,7 @@ import { JqCompileError, Scope, type FuncInfo, type InlineArg } from "./scope.js
 import { compilePatternBind } from "./compile-patterns.js";
 import { compilePathMode } from "./compile-paths.js";
 import {
-  IS_PROTO_KEY,
+  fieldSite,
   altGen,
   emitUnlessError,
   field,
@@ -522,7 +522,7 @@ export class Compiler {
   private indexGen(target: Node, key: Node, sc: Scope): Gen {
     if (key.k === "literal" && typeof key.v === "string") {
       const k = key.v;
-      const safe = !IS_PROTO_KEY(k);
+      const safe = fieldSite(k);
       if (target.k === "identity") return (i, _e, emit) => emit(field(i, k, safe));
       if (
         target.k === "index" &&
@@ -532,7 +532,7 @@ export class Compiler {
         typeof target.key.v === "string"
       ) {
         const k0 = target.key.v;
-        const safe0 = !IS_PROTO_KEY(k0);
+        const safe0 = fieldSite(k0);
         return (i, _e, emit) => emit(field(field(i, k0, safe0), k, safe));
       }
       const t = this.gen(target, sc);

@@ -1,6 +1,6 @@
 /** Evaluation helpers shared by the value-mode and path-mode compilers. */
 import type { Json } from "../engines/common/json.js";
-import { keysOf, orderOf } from "./key-order.js";
+import { keysOf, loadSite, orderOf, siteOf } from "./key-order.js";
 import { cannotIterate, indexValue } from "./ops.js";
 import { printCompact } from "./print.js";
 import { charge, step, type Emit, type Env, type Gen, type PEmit, type PGen, type Path } from "./runtime.js";
@@ -14,11 +14,19 @@ export function invalidPathResult(v: Json): never {
 /** True for keys inherited from Object.prototype, which need an own-property lookup. */
 export const IS_PROTO_KEY = (k: string): boolean => k in Object.prototype;
 
-/** Looks up a field on an object (null on null), with jq's error otherwise. */
-export function field(t: Json, k: string, protoSafe: boolean): Json {
+/**
+ * The load site of a literal key for {@link field}: its own keyed load site ({@link siteOf}), or −1
+ * for a key inherited from Object.prototype, which needs an own-property lookup.
+ */
+export function fieldSite(k: string): number {
+  return IS_PROTO_KEY(k) ? -1 : siteOf(k);
+}
+
+/** Looks up a field on an object (null on null), with jq's error otherwise; `site` from {@link fieldSite}. */
+export function field(t: Json, k: string, site: number): Json {
   if (isObject(t)) {
-    if (protoSafe) {
-      const v = t[k];
+    if (site >= 0) {
+      const v = loadSite(t, site, k) as Json | undefined;
       return v === undefined ? null : v;
     }
     return getKey(t, k);

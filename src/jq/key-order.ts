@@ -162,3 +162,252 @@ export function loadAt(o: Obj, j: number, k: string): unknown {
       return o[k];
   }
 }
+
+/** How many keyed load sites {@link loadSite} has; the last is shared by every key past the first ones. */
+export const LOAD_SITES = 32;
+
+/** Literal keys given their own load site, in the order first compiled (at most LOAD_SITES − 1 entries). */
+const keySites = new Map<string, number>();
+
+/**
+ * The load site of a literal key (`.k` in a program), chosen once when the key is compiled: each of
+ * the first 31 distinct keys of the isolate has a site of its own, later keys share the last one.
+ * A keyed load site that sees one key keeps V8's fast per-shape load; one site for every key
+ * (what a single `o[k]` in a shared helper is) goes megamorphic, a generic lookup per read.
+ */
+export function siteOf(k: string): number {
+  const s = keySites.get(k);
+  if (s !== undefined) return s;
+  if (keySites.size >= LOAD_SITES - 1) return LOAD_SITES - 1;
+  const n = keySites.size;
+  keySites.set(k, n);
+  return n;
+}
+
+/** `o[k]` through the load site {@link siteOf} chose for `k`. */
+export function loadSite(o: Obj, s: number, k: string): unknown {
+  switch (s) {
+    case 0:
+      return o[k];
+    case 1:
+      return o[k];
+    case 2:
+      return o[k];
+    case 3:
+      return o[k];
+    case 4:
+      return o[k];
+    case 5:
+      return o[k];
+    case 6:
+      return o[k];
+    case 7:
+      return o[k];
+    case 8:
+      return o[k];
+    case 9:
+      return o[k];
+    case 10:
+      return o[k];
+    case 11:
+      return o[k];
+    case 12:
+      return o[k];
+    case 13:
+      return o[k];
+    case 14:
+      return o[k];
+    case 15:
+      return o[k];
+    case 16:
+      return o[k];
+    case 17:
+      return o[k];
+    case 18:
+      return o[k];
+    case 19:
+      return o[k];
+    case 20:
+      return o[k];
+    case 21:
+      return o[k];
+    case 22:
+      return o[k];
+    case 23:
+      return o[k];
+    case 24:
+      return o[k];
+    case 25:
+      return o[k];
+    case 26:
+      return o[k];
+    case 27:
+      return o[k];
+    case 28:
+      return o[k];
+    case 29:
+      return o[k];
+    case 30:
+      return o[k];
+    default:
+      return o[k];
+  }
+}
+
+/** `o[k] = v` through the store site of `k`'s load site `s` ({@link siteOf}; −1 or the shared one for any other key). */
+function storeSite(o: Obj, s: number, k: string, v: unknown): void {
+  switch (s) {
+    case 0:
+      o[k] = v;
+      return;
+    case 1:
+      o[k] = v;
+      return;
+    case 2:
+      o[k] = v;
+      return;
+    case 3:
+      o[k] = v;
+      return;
+    case 4:
+      o[k] = v;
+      return;
+    case 5:
+      o[k] = v;
+      return;
+    case 6:
+      o[k] = v;
+      return;
+    case 7:
+      o[k] = v;
+      return;
+    case 8:
+      o[k] = v;
+      return;
+    case 9:
+      o[k] = v;
+      return;
+    case 10:
+      o[k] = v;
+      return;
+    case 11:
+      o[k] = v;
+      return;
+    case 12:
+      o[k] = v;
+      return;
+    case 13:
+      o[k] = v;
+      return;
+    case 14:
+      o[k] = v;
+      return;
+    case 15:
+      o[k] = v;
+      return;
+    case 16:
+      o[k] = v;
+      return;
+    case 17:
+      o[k] = v;
+      return;
+    case 18:
+      o[k] = v;
+      return;
+    case 19:
+      o[k] = v;
+      return;
+    case 20:
+      o[k] = v;
+      return;
+    case 21:
+      o[k] = v;
+      return;
+    case 22:
+      o[k] = v;
+      return;
+    case 23:
+      o[k] = v;
+      return;
+    case 24:
+      o[k] = v;
+      return;
+    case 25:
+      o[k] = v;
+      return;
+    case 26:
+      o[k] = v;
+      return;
+    case 27:
+      o[k] = v;
+      return;
+    case 28:
+      o[k] = v;
+      return;
+    case 29:
+      o[k] = v;
+      return;
+    case 30:
+      o[k] = v;
+      return;
+    default:
+      o[k] = v;
+  }
+}
+
+/**
+ * `{ ...o }` through one of sixteen spread sites picked by the object's key count `n`: one spread
+ * site for every object (what a shared copy helper is) goes megamorphic and copies key by key
+ * through V8's generic path; a site seeing the few shapes of one size clones the shape at once.
+ */
+function spreadAt<T extends Obj>(o: T, n: number): T {
+  switch (n & 15) {
+    case 0:
+      return { ...o };
+    case 1:
+      return { ...o };
+    case 2:
+      return { ...o };
+    case 3:
+      return { ...o };
+    case 4:
+      return { ...o };
+    case 5:
+      return { ...o };
+    case 6:
+      return { ...o };
+    case 7:
+      return { ...o };
+    case 8:
+      return { ...o };
+    case 9:
+      return { ...o };
+    case 10:
+      return { ...o };
+    case 11:
+      return { ...o };
+    case 12:
+      return { ...o };
+    case 13:
+      return { ...o };
+    case 14:
+      return { ...o };
+    default:
+      return { ...o };
+  }
+}
+
+/**
+ * A shallow copy of `o` (of `n` keys) with `o[k] = v` set, as {@link copyOrdered} then
+ * {@link setOrderedKey} make it; `s` is `k`'s load site ({@link siteOf}) or −1.
+ */
+export function copySet(o: Obj, n: number, k: string, s: number, v: unknown): Obj {
+  if (s < 0 || (recorded && (o as Ordered)[ORDER] !== undefined) || isIndexKey(k)) {
+    const r = copyOrdered(o);
+    setOrderedKey(r, k, v);
+    return r;
+  }
+  const r = spreadAt(o, n);
+  storeSite(r, s, k, v);
+  return r;
+}

@@ -10,7 +10,8 @@ import type { Native } from "./compile.js";
 import { LitNum, litStats, numberFromText } from "./litnum.js";
 import { indexValue } from "./ops.js";
 import { formatNumber, printCompact } from "./print.js";
-import { captureAll, firstExec, groupNames } from "./regex.js";
+import { captureAll, execTrusted, firstExec, groupNames } from "./regex.js";
+import { trustedRegExp } from "../engines/common/regex/trusted.js";
 import type { ArgInfo, Env } from "./runtime.js";
 import { JqError, fail, numOf, typeOf, type JObj } from "./values.js";
 
@@ -61,12 +62,17 @@ function raiseWith(prefix: string, v: ArgInfo, input: Json, env: Env | null): bo
   });
 }
 
-/** `tonumber` of a string the regex already checked: jq's value is the double of the trimmed text. */
+/**
+ * `tonumber` of a string the regex already checked: jq's value is the double of the trimmed text;
+ * the groups read here hold digits and a point only, so there is nothing to trim.
+ */
 function num(s: Json | undefined, dflt: number): number {
-  return s === null || s === undefined ? dflt : Number((s as string).trim());
+  return s === null || s === undefined ? dflt : Number(s as string);
 }
 
 const ISO_PREFIX = "Invalid ISO 8601 duration '";
+/** DURATION_RE's RegExp, made on first use and kept (no lookup by the pattern's text per call). */
+let durationRx: RegExp | undefined;
 
 const DURATION_NAMES = groupNames(DURATION_RE);
 const [WEEKS, DAYS, HOURS, MINUTES, SECONDS, INVALID] = [
@@ -93,7 +99,8 @@ function captureObject(m: RegExpExecArray, names: ReadonlyArray<string | null>):
 function durationOf(y: Json, v: ArgInfo, env: Env | null, emit: (x: Json) => boolean): boolean {
   const s = numOf(y);
   if (typeof s !== "string") return fail("explode input must be a string");
-  const m = firstExec(asciiCase(s, true), DURATION_RE);
+  durationRx ??= trustedRegExp(DURATION_RE);
+  const m = execTrusted(asciiCase(s, true), durationRx);
   if (m === null) return false;
   // only the empty match (all groups "") and a match of the `invalid` alternative are invalid
   if (m[0].length === 0 || m[INVALID] !== undefined)

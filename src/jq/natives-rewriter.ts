@@ -13,13 +13,17 @@ import type { Json } from "../engines/common/json.js";
 import type { Native } from "./compile.js";
 import { binopFn, indexValue } from "./ops.js";
 import { pathCharge } from "./path-writer.js";
-import { setKeyOf } from "./paths.js";
+import { setFieldOf } from "./paths.js";
+import { fieldSite } from "./eval-helpers.js";
 import { printCompact } from "./print.js";
 import { ALLOC, charge, COPY_KEY, KEY, sizeOf } from "./runtime.js";
 import { setKey, type JObj } from "./values.js";
 
 const RW = "__REWRITER_PRIVATE__";
 const plus = binopFn("+");
+/** The load sites of the keys this writes (see `fieldSite`). */
+const RW_SITE = fieldSite(RW);
+const CHANGED_SITE = fieldSite("changed");
 
 /** What a literal two-key path assignment charges for its path (as PathWriter.set/update). */
 const PATH_CHARGE = pathCharge(2);
@@ -30,8 +34,8 @@ function changeOne(t: Json, m: Json): Json {
   const priv = t === null ? null : indexValue(t, RW);
   if (priv !== null) indexValue(priv, "changed");
   charge(PATH_CHARGE);
-  const priv1 = setKeyOf(priv, "changed", true) as JObj;
-  const t1 = setKeyOf(t, RW, priv1) as JObj;
+  const priv1 = setFieldOf(priv, "changed", CHANGED_SITE, true) as JObj;
+  const t1 = setFieldOf(t, RW, RW_SITE, priv1) as JObj;
   if (m === null) return t1;
   // `.RW.diags += [$message | tostring]`: the right side first, then the reads, the charge and the `+`
   charge(1 + ALLOC);

@@ -1,6 +1,6 @@
 /** getpath / setpath / delpaths on immutable values, as jq 1.7.1's jv_aux does. */
 import type { Json } from "../engines/common/json.js";
-import { keysOf, loadAt, orderOf, storeAt } from "./key-order.js";
+import { copySet, keyCount, keysOf, loadAt, orderOf, storeAt } from "./key-order.js";
 import { indexValue, sliceKeyBounds } from "./ops.js";
 import { ALLOC, charge, chargeSort, COPY_KEY, KEY, sizeOf } from "./runtime.js";
 import { compare, copyObj, equals, fail, isObject, numOf, setKey, typeOf, type JObj } from "./values.js";
@@ -52,6 +52,18 @@ export function setKeyOf(t: Json, k: Json, v: Json): Json {
   if (isObj(k) && typeof t === "string") return fail("Cannot update string slices");
   // reached when reading the key succeeded (setpath reads first): jq 1.7.1's jv_set error
   return fail(`Cannot update field at ${typeOf(k)} index of ${typeOf(t)}`);
+}
+
+/**
+ * {@link setKeyOf} for a literal string key `k` with its load site `s` (`fieldSite`): the same
+ * charge, copy and errors, the copy and the store made through sites that stay fast.
+ */
+export function setFieldOf(t: Json, k: string, s: number, v: Json): Json {
+  if (t === null || !isObj(t)) return setKeyOf(t, k, v);
+  const n = keyCount(t);
+  // charged before the copy, as setKeyOf
+  charge(COPY_KEY * n + KEY + ALLOC);
+  return copySet(t, n, k, s, v) as JObj;
 }
 
 /** Returns a copy of `v` with the value at `path` replaced. */

@@ -7,6 +7,35 @@ import { guarding, walked, walkedMany } from "./work-guard.js";
 /** Walks a value's nodes only to charge them (for outputs leaving a run: their printing is not charged later). */
 export function chargeTree(v: Json): void {
   if (!guarding() || v === null || typeof v !== "object" || (v as unknown) instanceof LitNum) return;
+  chargeAt(v, 0);
+}
+
+/** Below this depth {@link chargeTree} recurses (no stack array); deeper containers go through {@link chargeDeep}. */
+const CHARGE_RECURSE_DEPTH = 256;
+
+/** {@link chargeTree} of a container at `depth`: its nodes counted and charged a container at a time. */
+function chargeAt(c: Json, depth: number): void {
+  if (depth >= CHARGE_RECURSE_DEPTH) return chargeDeep(c);
+  let n = 1;
+  if (Array.isArray(c)) {
+    for (let i = 0; i < c.length; i++) {
+      const x = c[i];
+      if (x !== null && typeof x === "object" && !((x as unknown) instanceof LitNum)) chargeAt(x, depth + 1);
+      else n++;
+    }
+  } else {
+    const o = c as { [k: string]: Json };
+    for (const k in o) {
+      const x = o[k];
+      if (x !== null && typeof x === "object" && !((x as unknown) instanceof LitNum)) chargeAt(x, depth + 1);
+      else n++;
+    }
+  }
+  walkedMany(n);
+}
+
+/** {@link chargeTree} with an explicit stack, for containers of any depth. */
+function chargeDeep(v: Json): void {
   // nodes are counted and charged a container at a time; no array is made per container
   let stack: Json[] | null = null;
   let c: Json = v;

@@ -290,10 +290,38 @@ export function compileJq(program: string, options: CompileOptions = {}): Result
 
 const NO_DEBUG = (): void => {};
 
+/** `$ENV` of a run given no `env`: one shared empty object (jq values are never changed in place). */
+const NO_ENV: Record<string, string> = {};
+
 /** The result of a run whose step budget ran out: the decision's shared budget (room left under the cap) or the run's own. */
 function spent(room: number, cap: number): RunResult {
   return { outputs: [], error: S.budget === room && room < cap ? BUDGET_EXCEEDED_MESSAGE : BUDGET_MESSAGE };
 }
+
+/**
+ * The running program's output sink, whether its outputs may hold literal-carrying numbers, and the
+ * literal count at its start: module-level (runs are synchronous), saved and restored around each
+ * run like {@link S}, so that a run makes no closure for its outputs.
+ */
+let runEmit: (v: Json) => boolean = () => true;
+let runHasLit = false;
+let runLits = 0;
+
+// literal-carrying numbers (program literals, fromjson, tonumber) leave as plain doubles
+// an output leaves the run: whatever walks it later (printing, the answer writer) is paid for here
+const OUT_KEEP = (v: Json): boolean => (chargeTree(v), runEmit(v));
+const OUT_PLAIN = (v: Json): boolean => {
+  if (runHasLit || litStats.created !== runLits) return runEmit(plainJson(v));
+  chargeTree(v);
+  return runEmit(v);
+};
+
+/** `first`'s sink: keeps the first output and stops the run. */
+let firstValue: Json | undefined;
+const FIRST_EMIT = (v: Json): boolean => {
+  firstValue = v;
+  return true;
+};
 
 function makeProgram(
   gen: Gen,
@@ -313,6 +341,9 @@ function makeProgram(
     const sNow = S.now;
     const sKeep = S.keepLiterals;
     const sInput = S.input;
+    const sEmit = runEmit;
+    const sHasLit = runHasLit;
+    const sLits = runLits;
     // the run draws on the decision's shared budget; its steps are charged to it when it ends
     const shared = currentBudget();
     const room = shared.remaining();
@@ -320,25 +351,18 @@ function makeProgram(
     S.steps = 0;
     S.budget = Math.min(cap, room);
     S.breaking = null;
-    S.env = options.env ?? {};
+    S.env = options.env ?? NO_ENV;
     S.debug = options.debug ?? NO_DEBUG;
     S.now = options.now;
     S.keepLiterals = options.keepLiterals === true;
     S.input = options.input ?? null;
     const env = options.vars ? baseEnv(argNames, argDefaults, options.vars, positional) : defaultEnv;
-    const litsAtStart = litStats.created;
-    // literal-carrying numbers (program literals, fromjson, tonumber) leave as plain doubles
-    // an output leaves the run: whatever walks it later (printing, the answer writer) is paid for here
-    const out = S.keepLiterals
-      ? (v: Json) => (chargeTree(v), emit(v))
-      : (v: Json) => {
-          if (hasLit || litStats.created !== litsAtStart) return emit(plainJson(v));
-          chargeTree(v);
-          return emit(v);
-        };
+    runEmit = emit;
+    runHasLit = hasLit;
+    runLits = litStats.created;
     const sGuard = setWorkGuard(charge);
     try {
-      gen(input, env, out);
+      gen(input, env, S.keepLiterals ? OUT_KEEP : OUT_PLAIN);
       return null;
     } catch (e) {
       if (e instanceof BudgetError) return spent(room, cap);
@@ -373,6 +397,9 @@ function makeProgram(
       S.now = sNow;
       S.keepLiterals = sKeep;
       S.input = sInput;
+      runEmit = sEmit;
+      runHasLit = sHasLit;
+      runLits = sLits;
     }
   };
   return {
@@ -396,11 +423,17 @@ function makeProgram(
           };
     },
     first(input, options = {}) {
+      // a run inside this one (none today) keeps its own first value
+      const saved = firstValue;
+      firstValue = undefined;
+      let r: RunResult | null;
       let out: Json | undefined;
-      const r = execute(input, options, (v) => {
-        out = v;
-        return true;
-      });
+      try {
+        r = execute(input, options, FIRST_EMIT);
+        out = firstValue;
+      } finally {
+        firstValue = saved;
+      }
       return r !== null && out === undefined ? undefined : out;
     },
   };

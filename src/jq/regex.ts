@@ -178,10 +178,15 @@ export function captureFirst(sV: Json, reV: Json, flagsV: Json): JObj | null {
  * user-supplied; see trusted.ts for why RegExp is linear on them), as RegExp gives it.
  */
 export function firstExec(sV: Json, pattern: string): RegExpExecArray | null {
+  return execTrusted(sV, trustedRegExp(pattern));
+}
+
+/** {@link firstExec} with the pattern's RegExp already at hand (`trustedRegExp(pattern)`, kept by the caller). */
+export function execTrusted(sV: Json, rx: RegExp): RegExpExecArray | null {
   if (typeof sV !== "string") return fail(`${desc(sV)} cannot be matched, as it is not a string`);
   if (sV.length > REGEX_MAX_INPUT)
     return fail(`Regex failure: input longer than ${REGEX_MAX_INPUT} characters`);
-  return trustedRegExp(pattern).exec(sV);
+  return rx.exec(sV);
 }
 
 /** Group names of a flag-less pattern, in group order (null for unnamed groups). */

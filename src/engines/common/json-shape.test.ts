@@ -20,6 +20,10 @@ describe("checkJsonShape", () => {
     );
   });
 
+  it("stays without recursion under a depth limit far past the first pass's (a 200,000-deep value, limit 1,000,000)", () => {
+    expect(checkJsonShape(nest(200_000), { maxDepth: 1_000_000, maxItems: 10 })).toBeNull();
+  });
+
   it("names a container holding too many items", () => {
     const v = checkJsonShape(
       { ok: [1], tools: Array.from({ length: 10_001 }, () => 0) },
@@ -33,6 +37,38 @@ describe("checkJsonShape", () => {
       path: [0],
       limit: 10,
     });
+  });
+});
+
+describe("checkJsonShape's first pass", () => {
+  it("answers as the walk at and past each limit, for objects and arrays at every depth", () => {
+    const limits = { maxDepth: 4, maxItems: 3 };
+    const cases: [unknown, unknown][] = [
+      [{ a: { b: { c: [] } } }, null],
+      [{ a: { b: { c: [{}] } } }, { kind: "depth", path: ["a", "b", "c", 0], limit: 4 }],
+      [[1, [2, [3, [4, 5, 6]]]], null],
+      [[1, [2, [3, [4, 5, 6, 7]]]], { kind: "items", path: [1, 1, 1], limit: 3 }],
+      [{ x: 1, y: 2, z: { p: 1, q: 2, r: 3 } }, null],
+      [
+        { x: 1, y: 2, z: { p: 1, q: 2, r: 3, s: 4 } },
+        { kind: "items", path: ["z"], limit: 3 },
+      ],
+      [
+        { w: 0, x: 1, y: 2, z: 3 },
+        { kind: "items", path: [], limit: 3 },
+      ],
+    ];
+    for (const [value, expected] of cases) expect(checkJsonShape(value, limits)).toEqual(expected);
+  });
+
+  it("is not misled by an inherited enumerable key (the walk counts own keys only)", () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.polluted = { deep: [[[[[]]]]] };
+    try {
+      expect(checkJsonShape({ a: 1, b: 2, c: 3 }, { maxDepth: 3, maxItems: 3 })).toBeNull();
+    } finally {
+      delete proto.polluted;
+    }
   });
 });
 

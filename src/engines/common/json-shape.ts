@@ -45,12 +45,45 @@ function pathOf(frame: Frame | null): (string | number)[] {
   return out.reverse();
 }
 
+/**
+ * Whether a container and everything in it is within the limits: the usual answer, found by a
+ * recursion no deeper than `maxDepth` (it stops there), with no frame or key list made per
+ * container. An object's members are read with `for…in`, which also visits inherited enumerable
+ * keys: it can only count more than an own-key walk, so a `true` here is always right, and a
+ * `false` is checked again by {@link checkJsonShape}'s walk, which names the violation.
+ */
+function withinShape(value: object, depth: number, maxDepth: number, maxItems: number): boolean {
+  if (depth > maxDepth) return false;
+  if (Array.isArray(value)) {
+    const items = value as unknown[];
+    if (items.length > maxItems) return false;
+    for (let i = 0; i < items.length; i++) {
+      const v = items[i];
+      if (typeof v === "object" && v !== null && !withinShape(v, depth + 1, maxDepth, maxItems)) return false;
+    }
+    return true;
+  }
+  let n = 0;
+  for (const key in value) {
+    if (++n > maxItems) return false;
+    const v = (value as Record<string, unknown>)[key];
+    if (typeof v === "object" && v !== null && !withinShape(v, depth + 1, maxDepth, maxItems)) return false;
+  }
+  return true;
+}
+
+/** The deepest limit {@link withinShape}'s recursion is used for; a deeper one goes straight to the walk. */
+const MAX_RECURSIVE_DEPTH = 256;
+
 /** Finds the first container nested too deeply or holding too many items, or null when the value is within limits. */
 export function checkJsonShape(
   value: unknown,
   limits: JsonShapeLimits = JSON_SHAPE_LIMITS,
 ): JsonShapeViolation | null {
   if (typeof value !== "object" || value === null) return null;
+  if (limits.maxDepth <= MAX_RECURSIVE_DEPTH && withinShape(value, 1, limits.maxDepth, limits.maxItems))
+    return null;
+  // past a limit: the walk below finds the first violation and its path
   const stack: Frame[] = [{ value, depth: 1, parent: null, key: "" }];
   while (stack.length > 0) {
     const frame = stack.pop() as Frame;

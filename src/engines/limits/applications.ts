@@ -40,10 +40,9 @@ function groupPasses(require: HowMany, passes: number, fails: number): boolean {
 /** A limit's answer after inversion. */
 type Checked = { passed: boolean; reasons: string[] };
 
-/** What the applications decided: the verdict and the application block (one string of lines, empty when none applied). */
+/** What the applications decided: the verdict (their lines are added to the caller's list). */
 export interface ApplicationsOutcome {
   readonly passed: boolean;
-  readonly block: string;
 }
 
 /** Applies a limit's inversion to its answer; a raised error fails the limit. */
@@ -81,21 +80,55 @@ export function checkLimit(
   return r instanceof Promise ? r.then((a) => finish(limit, a)) : finish(limit, r);
 }
 
+/** Groups of up to this many limits have their "Want" lines made at load time, one per count of passes. */
+const WANT_LINES_UP_TO = 32;
+
 /** The fixed parts of group `j`'s limit lines (see Group), made once at load time. */
 export function groupLines(
   j: number,
   names: readonly string[],
-): { passLines: string[]; failPrefixes: string[] } {
+  require: HowMany,
+): { passLines: string[]; failPrefixes: string[]; wantLines: string[] | null } {
   const prefix = `Group ${j + 1}: `;
+  const total = names.length;
+  let wantLines: string[] | null = null;
+  if (total <= WANT_LINES_UP_TO) {
+    wantLines = [];
+    for (let passes = 0; passes <= total; passes++) wantLines.push(wantLine(prefix, require, passes, total));
+  }
   return {
     passLines: names.map((name) => indent(`${prefix}Limit '${name}' passed`)),
     failPrefixes: names.map((name) => `${prefix}Limit '${name}' failed: `),
+    wantLines,
+  };
+}
+
+/** A group's closing line, every one of its `total` limits having passed or failed. */
+function wantLine(prefix: string, require: HowMany, passes: number, total: number): string {
+  const fails = total - passes;
+  const ok = groupPasses(require, passes, fails);
+  return indent(
+    `${prefix}Want ${require}, ${passes}/${total} passed, ${fails}/${total} failed: ${ok ? "PASS" : "FAIL"}`,
+  );
+}
+
+/** An application's fixed lines, made once at load time: its heading and its closing line either way. */
+export function applicationLines(
+  description: string,
+  invert: boolean,
+): { heading: string; passedLine: string; failedLine: string } {
+  const inverted = invert ? " (Inverted)" : "";
+  return {
+    heading: `Application: ${description}`,
+    passedLine: indent(`Application PASSES${inverted}`),
+    failedLine: indent(`Application FAILS${inverted}`),
   };
 }
 
 /**
- * Runs the applications for the classified requester; returns the verdict and
- * the application block. The answer is synchronous unless a limit answers
+ * Runs the applications for the classified requester; adds the application
+ * block's lines to `lines` (the diagnostics, one empty line when none applied)
+ * and returns the verdict. The answer is synchronous unless a limit answers
  * asynchronously (only url-fetch does), so a policy without url-fetch limits
  * pays for no promise.
  */
@@ -108,6 +141,7 @@ export function checkApplications(
   now: number,
   io: LimitIo,
   trace: LimitOutcome[] | null,
+  lines: string[],
 ): ApplicationsOutcome | Promise<ApplicationsOutcome> {
   // called with the decision's budget current: each limit's evaluation is charged to it, across awaits
   const walk = walkApplications(
@@ -120,9 +154,13 @@ export function checkApplications(
     io,
     trace,
     currentBudget(),
+    lines,
   );
   return drive(walk, walk.next());
 }
+
+const PASSED: ApplicationsOutcome = { passed: true };
+const FAILED: ApplicationsOutcome = { passed: false };
 
 type Walk = Generator<Promise<Checked>, ApplicationsOutcome, Checked>;
 
@@ -145,16 +183,17 @@ function* walkApplications(
   io: LimitIo,
   trace: LimitOutcome[] | null,
   budget: Budget,
+  lines: string[],
 ): Walk {
-  const lines: string[] = [];
+  // the block's lines go on the caller's list; a walk that applied nothing adds one empty line
+  const start = lines.length;
   let passed = false;
   for (const app of applications) {
     if (app.classifier >= 0 && !classified[app.classifier]) continue;
-    lines.push(`Application: ${app.description}`);
+    lines.push(app.heading);
     let groupsFailed = app.groups.length;
     for (let g = 0; g < app.groups.length; g++) {
       const group = app.groups[g];
-      const prefix = `Group ${g + 1}: `;
       let passes = 0;
       let fails = 0;
       for (let j = 0; j < group.limits.length; j++) {
@@ -171,17 +210,15 @@ function* walkApplications(
         }
       }
       const ok = groupPasses(group.require, passes, fails);
-      const total = group.limits.length;
+      const want = group.wantLines;
       lines.push(
-        indent(
-          `${prefix}Want ${group.require}, ${passes}/${total} passed, ${fails}/${total} failed: ${ok ? "PASS" : "FAIL"}`,
-        ),
+        want !== null ? want[passes] : wantLine(`Group ${g + 1}: `, group.require, passes, passes + fails),
       );
       if (!ok) break;
       groupsFailed--;
     }
     const appPassed = (groupsFailed === 0) !== app.invert;
-    lines.push(indent(`Application ${appPassed ? "PASSES" : "FAILS"}${app.invert ? " (Inverted)" : ""}`));
+    lines.push(appPassed ? app.passedLine : app.failedLine);
     if (appPassed) {
       lines.push("Passed one application.  Stopping.");
       passed = true;
@@ -192,5 +229,6 @@ function* walkApplications(
       break;
     }
   }
-  return { passed, block: lines.join("\n") };
+  if (lines.length === start) lines.push("");
+  return passed ? PASSED : FAILED;
 }

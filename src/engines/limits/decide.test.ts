@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LimitsContext } from "./context.js";
-import { decideLimits, decideLimitsOffline } from "./decide.js";
+import { decideLimits, decideLimitsNow, decideLimitsOffline } from "./decide.js";
 import { loadLimitsText } from "./engine.js";
 import type { LimitsPolicy } from "./policy.js";
 
@@ -128,6 +128,67 @@ describe("decideLimitsOffline", () => {
     const d = decideLimitsOffline(dnsAndFetch, { requester: "192.0.2.1", task }, ctx);
     expect(d.verdict.classifiers).toEqual(["bogons", "c"]);
     expect(d.verdict.diagnostics).toContain("Couldn't connect to server");
+  });
+
+  it("decides without a promise when nothing waits, and with one when a lookup does (decideLimitsNow)", async () => {
+    const request = { requester: "192.0.2.1", task };
+    const now = decideLimitsNow(simple, request, ctx);
+    expect(now).not.toBeInstanceOf(Promise);
+    expect(now).toEqual(await decideLimits(simple, request, ctx));
+    expect(decideLimitsNow(null, request, ctx)).not.toBeInstanceOf(Promise);
+    // a resolver that answers "no such name" after a turn: the decision waits for it, then goes on
+    const resolver = { lookup: () => Promise.resolve({ status: "nxdomain" as const, answers: [], ttl: 60 }) };
+    const waiting = decideLimitsNow(dnsAndFetch, request, { ...ctx, dns: resolver });
+    expect(waiting).toBeInstanceOf(Promise);
+    const d = await waiting;
+    expect(d.verdict.classifiers).toEqual(["c"]);
+    expect(d).toEqual(await decideLimits(dnsAndFetch, request, { ...ctx, dns: resolver }));
+    // a lookup that fails is handed back to the steps, as decideLimits does
+    const failing = { lookup: () => Promise.reject(new Error("resolver down")) };
+    const f = await decideLimitsNow(dnsAndFetch, request, { ...ctx, dns: failing });
+    expect(f).toEqual(await decideLimits(dnsAndFetch, request, { ...ctx, dns: failing }));
+  });
+
+  it("writes each group's and application's lines, for groups of up to 32 limits and past that", async () => {
+    const many = Array.from({ length: 33 }, (_, i) => `ok${i}`);
+    const p = policy({
+      schema: 1,
+      identifiers: [{ name: "a", description: "a", type: "always", data: {} }],
+      classifiers: [{ name: "c", description: "c", identifiers: ["a"] }],
+      limits: [
+        { name: "no", description: "no", type: "pass-fail", data: { pass: false } },
+        ...many.map((name) => ({ name, description: name, type: "pass-fail", data: { pass: true } })),
+      ],
+      applications: [
+        { description: "first", apply: [{ require: "any", limits: ["no", "ok0", "no"] }], invert: true },
+        {
+          apply: [
+            { require: "all", limits: many },
+            { require: "none", limits: ["no"] },
+          ],
+        },
+      ],
+    });
+    const d = await decideLimits(p, { requester: "192.0.2.1", task }, ctx);
+    const lines = d.verdict.diagnostics.split("\n");
+    const from = lines.indexOf("Application: first");
+    expect(lines.slice(from, from + 6)).toEqual([
+      "Application: first",
+      "  Group 1: Limit 'no' failed: Forced failure",
+      "  Group 1: Limit 'ok0' passed",
+      "  Group 1: Limit 'no' failed: Forced failure",
+      "  Group 1: Want any, 1/3 passed, 2/3 failed: PASS",
+      "  Application FAILS (Inverted)",
+    ]);
+    expect(lines.slice(from + 6, from + 45)).toEqual([
+      "Application: (No description)",
+      ...many.map((name) => `  Group 1: Limit '${name}' passed`),
+      "  Group 1: Want all, 33/33 passed, 0/33 failed: PASS",
+      "  Group 2: Limit 'no' failed: Forced failure",
+      "  Group 2: Want none, 0/1 passed, 1/1 failed: PASS",
+      "  Application PASSES",
+      "Passed one application.  Stopping.",
+    ]);
   });
 
   it("refuses, as an error verdict, a step that would wait for a resolver", () => {

@@ -253,10 +253,10 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
       now,
       { hints, state },
       trace ? trace.limits : null,
+      diags,
     ),
   );
   const apps = checked instanceof Promise ? ((yield checked) as Awaited<typeof checked>) : checked;
-  diags.push(apps.block);
   diags.push(apps.passed ? "Proposal meets limits" : "Proposal does not meet limits");
 
   // Priority
@@ -312,9 +312,38 @@ export async function decideLimits(
   request: LimitsRequest,
   ctx: LimitsContext,
 ): Promise<Decision<LimitsVerdict>> {
+  return decideLimitsNow(policy, request, ctx);
+}
+
+/**
+ * {@link decideLimits} without a promise when the decision waits for nothing (no DNS lookup, no
+ * URL fetch: the usual decision, whose identifiers and limits all answer at once); else its
+ * promise. A spent budget outside the stages that report it is thrown (or rejected) as there.
+ */
+export function decideLimitsNow(
+  policy: LimitsPolicy | null,
+  request: LimitsRequest,
+  ctx: LimitsContext,
+): Decision<LimitsVerdict> | Promise<Decision<LimitsVerdict>> {
+  let g: Steps;
+  let step: IteratorResult<Promise<unknown>, Decision<LimitsVerdict>>;
   try {
-    const g = steps(policy, request, ctx);
-    let step = g.next();
+    g = steps(policy, request, ctx);
+    step = g.next();
+  } catch (e) {
+    return failedDecision(e, request);
+  }
+  return step.done ? step.value : finishSteps(g, step, request);
+}
+
+/** The rest of a decision that waits: each promise's answer (or error) handed back to its steps. */
+async function finishSteps(
+  g: Steps,
+  first: IteratorResult<Promise<unknown>, Decision<LimitsVerdict>>,
+  request: LimitsRequest,
+): Promise<Decision<LimitsVerdict>> {
+  try {
+    let step = first;
     while (!step.done) {
       let answer: unknown;
       try {

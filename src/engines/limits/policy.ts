@@ -8,7 +8,7 @@ import type { PackedRanges } from "../common/cidr-ranges.js";
 import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { err, ok, type Result } from "../common/result.js";
-import { groupLines } from "./applications.js";
+import { applicationLines, groupLines } from "./applications.js";
 import {
   compileIdentifier,
   type Identifier,
@@ -61,6 +61,8 @@ export interface Group {
   /** Per limit, prepared at load: its diagnostic line when it passes, and the start of the one when it fails. */
   readonly passLines: readonly string[];
   readonly failPrefixes: readonly string[];
+  /** Up to 32 limits, by the number that passed: the group's closing line (else made when needed). */
+  readonly wantLines: readonly string[] | null;
 }
 
 /** A compiled application. */
@@ -71,6 +73,10 @@ export interface Application {
   readonly groups: readonly Group[];
   readonly stopOnFailure: boolean;
   readonly invert: boolean;
+  /** Its diagnostic lines, made at load: the heading, and the closing line when it passes and when it fails. */
+  readonly heading: string;
+  readonly passedLine: string;
+  readonly failedLine: string;
 }
 
 /** The ready-to-decide limits policy. */
@@ -407,17 +413,19 @@ export function* buildPolicySteps(
   }
   const applications: Application[] = [];
   for (const a of appEntries) {
+    const description = a.description ?? "(No description)";
     applications.push({
-      description: a.description ?? "(No description)",
+      description,
       classifier: a.classifier === undefined ? -1 : (classIndex.get(a.classifier) as number),
       groups: a.apply.map((g, j) => ({
         require: g.require,
         names: g.limits,
         limits: g.limits.map((l) => limitIndex.get(l) as number),
-        ...groupLines(j, g.limits),
+        ...groupLines(j, g.limits, g.require),
       })),
       stopOnFailure: a["stop-on-failure"] === true,
       invert: a.invert === true,
+      ...applicationLines(description, a.invert === true),
     });
     if (pace.spend(ENTRY_UNITS + a.apply.reduce((n, g) => n + g.limits.length, 0))) yield;
   }

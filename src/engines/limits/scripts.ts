@@ -7,7 +7,7 @@ import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { checkJsonDepth, describeJsonShape, MAX_JSON_DEPTH } from "../common/json-shape.js";
 import { err, ok, type Result } from "../common/result.js";
-import { REWRITER_NATIVES } from "../../jq/index.js";
+import { REWRITER_NATIVES, storeKeyAt } from "../../jq/index.js";
 import type { JqNatives } from "./jq-backend.js";
 import {
   compileJqText,
@@ -65,13 +65,21 @@ function compileScript(spec: JqSpec, library: string, natives?: JqNatives): Resu
 }
 
 /**
- * `{ ...task, [key]: priv }`, built the fast way (Object.assign is several times quicker
- * than a spread with a computed key); a task holding its own `__proto__` key takes the
- * spread, which defines it as a plain key where assignment would set the prototype.
+ * `{ ...task, [key]: priv }`, built key by key through one store site per key position
+ * (`storeKeyAt`): a task of a given layout then always gets the same hidden class, which the jq
+ * program's reads and copies of it find at once (a spread with a computed key, or Object.assign,
+ * copies through V8's generic path); a task holding its own `__proto__` key takes the spread, which
+ * defines it as a plain key where assignment would set the prototype.
  */
 function withPrivate(task: JsonObject, key: string, priv: JsonObject): JsonObject {
   if (Object.hasOwn(task, "__proto__")) return { ...task, [key]: priv };
-  return Object.assign({}, task, { [key]: priv }) as JsonObject;
+  // a task's own private key keeps its place
+  if (Object.hasOwn(task, key)) return Object.assign({}, task, { [key]: priv }) as JsonObject;
+  const o: JsonObject = {};
+  let j = 0;
+  for (const k in task) storeKeyAt(o, j++, k, task[k]);
+  storeKeyAt(o, j, key, priv);
+  return o;
 }
 
 /**
@@ -96,7 +104,8 @@ function withoutKey(o: JsonObject, key: string): JsonObject {
     return rest;
   }
   const out: JsonObject = {};
-  for (const k in o) if (k !== key) out[k] = o[k];
+  let j = 0;
+  for (const k in o) if (k !== key) storeKeyAt(out, j++, k, o[k]);
   return out;
 }
 

@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import * as z from "zod";
 import type { Decision } from "../../engines/common/decision.js";
 import { DEFAULT_FETCH_BUDGET, type CidrSet, type LimitsContext } from "../../engines/limits/context.js";
-import { decideLimits } from "../../engines/limits/index.js";
+import { decideLimits, decideLimitsNow } from "../../engines/limits/index.js";
 import { cidrListsFor, policySources, type LimitsPolicy } from "../../state/cidr-lists.js";
 import { decisionRoute, type RouteContext } from "../decision.js";
 import { resolverFor } from "../dns.js";
@@ -37,28 +37,52 @@ export function localAddresses(text: string | undefined): readonly string[] {
  * connecting address when the body has none, and hands the engine the
  * isolate's DNS-over-HTTPS resolver, the stored CIDR lists, the local
  * addresses and the url-fetch fetcher with its per-decision budget. A verdict about the connecting address is never cacheable,
- * because the verdict cache is keyed by the body, which does not name it.
+ * because the verdict cache is keyed by the body, which does not name it. Without a promise
+ * when the decision waits for nothing (no stored list to read, no DNS lookup, no URL fetch), so
+ * that the route does not await it (as for every other engine).
  */
-export async function decide(
+export function decide(
   policy: LimitsPolicy | null,
   request: LimitsRequest,
   ctx: Pick<RouteContext, "env" | "now" | "explain" | "connectingIp" | "budget">,
-): Promise<Decision<EngineVerdict>> {
+): Decision<EngineVerdict> | Promise<Decision<EngineVerdict>> {
   const substituted = request.requester === undefined && ctx.connectingIp !== null;
   const requester = request.requester ?? ctx.connectingIp ?? undefined;
   const sources = policy ? policySources(policy) : [];
+  if (sources.length > 0)
+    return cidrListsFor(ctx.env, sources, ctx.now).then((lists) =>
+      decideWith(policy, request, requester, substituted, ctx, lists),
+    );
+  return decideWith(policy, request, requester, substituted, ctx, noLists);
+}
+
+/** {@link decide} once the stored CIDR lists (if any) are at hand. */
+function decideWith(
+  policy: LimitsPolicy | null,
+  request: LimitsRequest,
+  requester: string | undefined,
+  substituted: boolean,
+  ctx: Pick<RouteContext, "env" | "now" | "explain" | "connectingIp" | "budget">,
+  cidrList: LimitsContext["cidrList"],
+): Decision<EngineVerdict> | Promise<Decision<EngineVerdict>> {
   const context: LimitsContext = {
     now: ctx.now,
     explain: ctx.explain,
     dns: resolverFor(ctx.env.DOH_URL),
-    cidrList: sources.length > 0 ? await cidrListsFor(ctx.env, sources, ctx.now) : noLists,
+    cidrList,
     localAddresses: localAddresses(ctx.env.LOCAL_ADDRESSES),
     budget: ctx.budget,
     fetcher: fetcherForIsolate(),
     fetchBudget: numberVar(ctx.env.URL_FETCH_BUDGET, DEFAULT_FETCH_BUDGET),
   };
-  const decision = await decideLimits(policy, toEngineRequest(request, requester), context);
-  return substituted && decision.cacheable ? { ...decision, cacheable: false } : decision;
+  const decided = decideLimitsNow(policy, toEngineRequest(request, requester), context);
+  if (!substituted) return decided;
+  return decided instanceof Promise ? decided.then(notCacheable) : notCacheable(decided);
+}
+
+/** A decision about the connecting address: never cacheable. */
+function notCacheable(decision: Decision<EngineVerdict>): Decision<EngineVerdict> {
+  return decision.cacheable ? { ...decision, cacheable: false } : decision;
 }
 
 /** A captured limits request names the requester the decision used: the connecting address when the body has none. */
