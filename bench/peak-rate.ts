@@ -20,5 +20,11 @@ export async function peakRate(url: string, body: string): Promise<number> {
       if (first === 0) first = last;
     });
   });
+  // autocannon counts its own failures; the open loop's are counted by kind, these only said here
+  const failed = result.errors + result.timeouts + result.non2xx;
+  if (failed > 0)
+    console.error(
+      `peak rate at ${url}: ${failed} of ${result.requests.total} failed (errors ${result.errors}, timeouts ${result.timeouts}, non-2xx ${result.non2xx})`,
+    );
   return result.requests.total / ((last - first) / 1000);
 }
