@@ -356,58 +356,19 @@ function storeSite(o: Obj, s: number, k: string, v: unknown): void {
 }
 
 /**
- * `{ ...o }` through one of sixteen spread sites picked by the object's key count `n`: one spread
- * site for every object (what a shared copy helper is) goes megamorphic and copies key by key
- * through V8's generic path; a site seeing the few shapes of one size clones the shape at once.
+ * A shallow copy of `o` with `o[k] = v` set, as {@link copyOrdered} then {@link setOrderedKey}
+ * make it; `s` is `k`'s load site ({@link siteOf}) or −1.
  */
-function spreadAt<T extends Obj>(o: T, n: number): T {
-  switch (n & 15) {
-    case 0:
-      return { ...o };
-    case 1:
-      return { ...o };
-    case 2:
-      return { ...o };
-    case 3:
-      return { ...o };
-    case 4:
-      return { ...o };
-    case 5:
-      return { ...o };
-    case 6:
-      return { ...o };
-    case 7:
-      return { ...o };
-    case 8:
-      return { ...o };
-    case 9:
-      return { ...o };
-    case 10:
-      return { ...o };
-    case 11:
-      return { ...o };
-    case 12:
-      return { ...o };
-    case 13:
-      return { ...o };
-    case 14:
-      return { ...o };
-    default:
-      return { ...o };
-  }
-}
-
-/**
- * A shallow copy of `o` (of `n` keys) with `o[k] = v` set, as {@link copyOrdered} then
- * {@link setOrderedKey} make it; `s` is `k`'s load site ({@link siteOf}) or −1.
- */
-export function copySet(o: Obj, n: number, k: string, s: number, v: unknown): Obj {
+export function copySet(o: Obj, k: string, s: number, v: unknown): Obj {
   if (s < 0 || (recorded && (o as Ordered)[ORDER] !== undefined) || isIndexKey(k)) {
     const r = copyOrdered(o);
     setOrderedKey(r, k, v);
     return r;
   }
-  const r = spreadAt(o, n);
+  // the shared spread of copyOrdered, not a spread site per key count: such a site's clone of a
+  // JSON-parsed object made a later object addition on it (`.schedule += {…}`) twice as slow
+  // (docs/performance.md, session 47)
+  const r = copyOrdered(o);
   storeSite(r, s, k, v);
   return r;
 }

@@ -60,10 +60,9 @@ export function setKeyOf(t: Json, k: Json, v: Json): Json {
  */
 export function setFieldOf(t: Json, k: string, s: number, v: Json): Json {
   if (t === null || !isObj(t)) return setKeyOf(t, k, v);
-  const n = keyCount(t);
   // charged before the copy, as setKeyOf
-  charge(COPY_KEY * n + KEY + ALLOC);
-  return copySet(t, n, k, s, v) as JObj;
+  charge(COPY_KEY * keyCount(t) + KEY + ALLOC);
+  return copySet(t, k, s, v) as JObj;
 }
 
 /** Returns a copy of `v` with the value at `path` replaced. */
