@@ -37,7 +37,6 @@
  * is denied early, `limits-allowed` runs the rewriter and the jq limits), BENCH_PORT.
  */
 import autocannon from "autocannon";
-import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DECISION_REQUESTS } from "./http-requests.js";
 import { median } from "./scale/series.js";
@@ -45,6 +44,7 @@ import { Agent, request } from "node:http";
 import { loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
+  benchDir,
   benchPort,
   bundleWorker,
   startWorker,
@@ -107,7 +107,7 @@ async function mainRounds(): Promise<void> {
   const script = bundleWorker();
   const ladder = bundleWorker(
     fileURLToPath(new URL("./ladder/wrangler.toml", import.meta.url)),
-    resolve(".bench/ladder"),
+    benchDir("ladder"),
   );
   // the last row: the Worker without its METRICS_SHARD binding, so the flush's share of the route shows
   const ROUTE = RUNGS.length;
@@ -246,7 +246,7 @@ async function mainPaired(): Promise<void> {
   const script = bundleWorker();
   const ladder = bundleWorker(
     fileURLToPath(new URL("./ladder/wrangler.toml", import.meta.url)),
-    resolve(".bench/ladder"),
+    benchDir("ladder"),
   );
   // rung i is worker `rung<i>`; then the Worker, and the Worker without METRICS_SHARD
   const all: (SharedWorker & { label: string })[] = [

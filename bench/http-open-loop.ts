@@ -44,7 +44,7 @@ import {
   type OpenLoopResult,
 } from "./open-loop.js";
 import { median } from "./scale/series.js";
-import { benchPort, bundleWorker, startWorker } from "./workerd.js";
+import { benchDir, benchPort, bundleWorker, startWorker } from "./workerd.js";
 
 const ROUTES = (process.env.BENCH_ROUTES ?? "limits,place,match").split(
   ",",
@@ -123,7 +123,7 @@ async function main(): Promise<void> {
   const baseScript =
     BASELINE === undefined
       ? undefined
-      : bundleWorker(resolvePath(BASELINE, "wrangler.toml"), resolvePath(".bench/baseline"));
+      : bundleWorker(resolvePath(BASELINE, "wrangler.toml"), benchDir("baseline"));
   if (BASELINE !== undefined) console.log(`baseline: the Worker of ${resolvePath(BASELINE)}`);
   let failed = false;
   console.log(

@@ -21,10 +21,10 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DECISION_REQUESTS } from "./http-requests.js";
-import { bundleWorker, startWorker } from "./workerd.js";
+import { benchDir, bundleWorker, startWorker } from "./workerd.js";
 
 const ROUTES = (process.env.BENCH_ROUTES ?? "place,limits").split(",") as (keyof typeof DECISION_REQUESTS)[];
 const RUNGS = (process.env.BENCH_RUNGS ?? "0,1,2,3,4,5,6,route").split(",");
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
   const script = bundleWorker();
   const ladder = bundleWorker(
     fileURLToPath(new URL("./ladder/wrangler.toml", import.meta.url)),
-    resolve(".bench/ladder"),
+    benchDir("ladder"),
   );
   const dir = mkdtempSync(join(tmpdir(), "ladder-instructions-"));
   console.log(

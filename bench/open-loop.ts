@@ -7,6 +7,7 @@
  * requests in a burst at the start of the second.
  */
 import { spawn } from "node:child_process";
+import { renameSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { resolve } from "node:path";
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
@@ -169,19 +170,25 @@ export async function openLoopInChild(
 
 let bundled: Promise<string> | undefined;
 
-/** bench/open-loop-child.ts bundled once to .bench/, for plain `node` (no TypeScript loader in the child). */
+/**
+ * bench/open-loop-child.ts bundled once to .bench/, for plain `node` (no TypeScript loader in the
+ * child): written under a name of this process's own, then renamed into place, so two benches or
+ * tests starting at once never run a half-written file.
+ */
 function childScript(): Promise<string> {
   bundled ??= (async () => {
     const { build } = (await import("esbuild")) as { build(o: object): Promise<unknown> };
     const outfile = resolve(".bench/open-loop-child.mjs");
+    const own = resolve(`.bench/open-loop-child.${process.pid}.mjs`);
     await build({
       entryPoints: [fileURLToPath(new URL("./open-loop-child.ts", import.meta.url))],
       bundle: true,
       platform: "node",
       format: "esm",
-      outfile,
+      outfile: own,
       logLevel: "error",
     });
+    renameSync(own, outfile);
     return outfile;
   })();
   return bundled;

@@ -25,12 +25,12 @@
  * bodies; OBJECTS_TARGETS (default worker,noop). Nothing is timed.
  */
 import { writeFileSync, mkdirSync, rmSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
 import { DECISION_REQUESTS } from "./http-requests.js";
 import { connectInspector, heapAfterGc, type Inspector } from "./inspector.js";
-import { benchPort, bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
+import { benchDir, benchPort, bundleWorker, startWorker, type RunningWorker } from "./workerd.js";
 
 type Route = keyof typeof DECISION_REQUESTS;
 const ROUTES = (process.env.OBJECTS_ROUTES ?? "limits,limits-allowed,place,match").split(",") as Route[];
@@ -199,7 +199,7 @@ async function main(): Promise<void> {
       target === "noop"
         ? bundleWorker(fileURLToPath(new URL("./noop/wrangler.toml", import.meta.url)))
         : bundleWorker();
-    const counted = countingBuild(plain, resolve(`.bench/objects-${target}`));
+    const counted = countingBuild(plain, benchDir(`objects-${target}`));
     // counts
     let w = await start(counted, target);
     try {

@@ -95,8 +95,21 @@ function pin(pid: number, loadGenerator: boolean): boolean {
   return true;
 }
 
-const OUT_DIR = resolve(".bench/dist");
-const NOOP_DIR = resolve(".bench/noop");
+/** This bench process's own folder under `.bench/` (removed when it exits), so two benches run from one checkout at once do not overwrite each other's bundles. */
+const RUN_DIR = resolve(`.bench/run-${process.pid}`);
+let runDirCleanup = false;
+
+/** `name` inside this process's own folder under `.bench/` (see {@link RUN_DIR}). */
+export function benchDir(name: string): string {
+  if (!runDirCleanup) {
+    runDirCleanup = true;
+    process.once("exit", () => rmSync(RUN_DIR, { recursive: true, force: true }));
+  }
+  return join(RUN_DIR, name);
+}
+
+const OUT_DIR = benchDir("dist");
+const NOOP_DIR = benchDir("noop");
 
 /**
  * Bundles the Worker exactly as `wrangler deploy` would (its [build] step
