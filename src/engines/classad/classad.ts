@@ -144,6 +144,14 @@ function ownSlots(t: SlotTemplate, slots: readonly SlotValue[]): SlotValue[] {
   return own;
 }
 
+/**
+ * Whether an ad's slot value is its template's: the same value, 0 and −0 told apart (typeof first:
+ * a string's compare with 0 is a call).
+ */
+function sameSlot(v: SlotValue, w: SlotValue): boolean {
+  return v === w && (typeof v !== "number" || v !== 0 || 1 / v === 1 / (w as number));
+}
+
 /** An ad's own array when it stores no slot. */
 const NO_SLOTS: readonly SlotValue[] = [];
 
@@ -505,11 +513,7 @@ export class AdLayout {
     const values = t.values;
     for (let i = 0; i < slots.length; i++) {
       if (pos[i] !== SHARED_SLOT) continue;
-      const v = slots[i];
-      const w = values[i];
-      // the same value (0 and -0 told apart; typeof first: a string's compare with 0 is a call)
-      if (v === w && (typeof v !== "number" || v !== 0 || 1 / v === 1 / (w as number))) continue;
-      AdLayout.vary(t, i);
+      if (!sameSlot(slots[i], values[i])) AdLayout.vary(t, i);
     }
   }
 
@@ -521,10 +525,7 @@ export class AdLayout {
     for (let k = 0; k < checks.length; k++) {
       const i = checks[k];
       if (pos[i] !== SHARED_SLOT) continue;
-      const v = slots[i];
-      const w = values[i];
-      if (v === w && (typeof v !== "number" || v !== 0 || 1 / v === 1 / (w as number))) continue;
-      AdLayout.vary(t, i);
+      if (!sameSlot(slots[i], values[i])) AdLayout.vary(t, i);
     }
   }
 
@@ -533,7 +534,6 @@ export class AdLayout {
     t.pos[i] = t.count++;
     t.varying.push(i);
     t.blank.push(UNDEF);
-    t.shared--;
     const node = t.nodes[i];
     if (node.tplOwner === t && !node.tplContested) {
       // its own slot: the kept line no longer speaks for the template
@@ -571,7 +571,6 @@ export class AdLayout {
         // a longer string may be a view into the text it was read from: the template keeps its own copy
         values.push(typeof v === "string" && v.length >= SLICED_MIN ? ownName(v) : v);
         pos.push(SHARED_SLOT);
-        t.shared++;
       } else {
         values.push(UNDEF);
         pos.push(t.count++);
@@ -691,8 +690,6 @@ const SHARED_SLOT = 0x3fffffff;
 export class SlotTemplate {
   /** How many slots an ad made now stores (the next slot to vary gets this index). */
   count = 0;
-  /** How many slots the ads share (the others: {@link count}). */
-  shared = 0;
   /**
    * How many of its shared slots its chain's layouts speak for alone (their {@link AdLayout.lineIsTpl}
    * tell whether a kept line's value is this template's): an ad whose read counted as many such lines

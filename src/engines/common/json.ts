@@ -13,7 +13,9 @@ export function isJsonObject(value: unknown): value is JsonObject {
 export function cloneJson<T extends Json>(value: T): T {
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) return value.map((v) => cloneJson(v)) as T;
+  // keys by index (no `[key, value]` pair per member, as Object.entries makes)
   const out: JsonObject = {};
-  for (const [k, v] of Object.entries(value)) out[k] = cloneJson(v);
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) out[keys[i]] = cloneJson((value as JsonObject)[keys[i]]);
   return out as T;
 }

@@ -80,22 +80,17 @@ export function checkLimit(
   return r instanceof Promise ? r.then((a) => finish(limit, a)) : finish(limit, r);
 }
 
-/** Groups of up to this many limits have their "Want" lines made at load time, one per count of passes. */
-const WANT_LINES_UP_TO = 32;
-
 /** The fixed parts of group `j`'s limit lines (see Group), made once at load time. */
 export function groupLines(
   j: number,
   names: readonly string[],
   require: HowMany,
-): { passLines: string[]; failPrefixes: string[]; wantLines: string[] | null } {
+): { passLines: string[]; failPrefixes: string[]; wantLines: string[] } {
   const prefix = `Group ${j + 1}: `;
   const total = names.length;
-  let wantLines: string[] | null = null;
-  if (total <= WANT_LINES_UP_TO) {
-    wantLines = [];
-    for (let passes = 0; passes <= total; passes++) wantLines.push(wantLine(prefix, require, passes, total));
-  }
+  // one closing line per count of passes: as many lines as the group has limits, plus one
+  const wantLines: string[] = [];
+  for (let passes = 0; passes <= total; passes++) wantLines.push(wantLine(prefix, require, passes, total));
   return {
     passLines: names.map((name) => indent(`${prefix}Limit '${name}' passed`)),
     failPrefixes: names.map((name) => `${prefix}Limit '${name}' failed: `),
@@ -210,10 +205,7 @@ function* walkApplications(
         }
       }
       const ok = groupPasses(group.require, passes, fails);
-      const want = group.wantLines;
-      lines.push(
-        want !== null ? want[passes] : wantLine(`Group ${g + 1}: `, group.require, passes, passes + fails),
-      );
+      lines.push(group.wantLines[passes]);
       if (!ok) break;
       groupsFailed--;
     }

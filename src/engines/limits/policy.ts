@@ -61,8 +61,8 @@ export interface Group {
   /** Per limit, prepared at load: its diagnostic line when it passes, and the start of the one when it fails. */
   readonly passLines: readonly string[];
   readonly failPrefixes: readonly string[];
-  /** Up to 32 limits, by the number that passed: the group's closing line (else made when needed). */
-  readonly wantLines: readonly string[] | null;
+  /** By the number of its limits that passed: the group's closing line. */
+  readonly wantLines: readonly string[];
 }
 
 /** A compiled application. */

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { MAX_JSON_DEPTH } from "../../engines/common/json-shape.js";
-import type { JsonObject as EngineJsonObject } from "../../engines/common/json.js";
+import { cloneJson, type JsonObject as EngineJsonObject } from "../../engines/common/json.js";
 import type { LimitsRequest as EngineLimitsRequest } from "../../engines/limits/index.js";
 import { lazily } from "../../engines/common/lazy.js";
 
@@ -79,21 +79,7 @@ const PlainJsonObject = z
   .custom<Record<string, unknown>>(
     (v) => typeof v === "object" && v !== null && !Array.isArray(v) && plainJson(v, 1),
   )
-  .transform((v) => copyPlainJson(v) as EngineJsonObject);
-
-/**
- * A copy of a value {@link plainJson} took, keys in their order: `cloneJson`'s answer, made without
- * a `[key, value]` pair per member (`Object.entries`); no `__proto__` key reaches it.
- */
-function copyPlainJson(value: unknown): unknown {
-  if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) return value.map(copyPlainJson);
-  const out: Record<string, unknown> = {};
-  const keys = Object.keys(value);
-  for (let i = 0; i < keys.length; i++)
-    out[keys[i]] = copyPlainJson((value as Record<string, unknown>)[keys[i]]);
-  return out;
-}
+  .transform((v) => cloneJson(v as EngineJsonObject));
 
 /**
  * LimitsRequest with its JSON objects checked by plain functions instead of the
