@@ -52,6 +52,44 @@ describe("rewriter and prioritizer private keys", () => {
   });
 });
 
+describe("the scripts' depth bound, measured by the run's output charge", () => {
+  // `.test.spec.x` holds n nested arrays: the task is then n + 3 levels deep
+  const nest = (n: number): string => `.test.spec.x = (reduce range(${n}) as $i (0; [.]))`;
+  const task = { test: { type: "rtt", spec: {} } } as JsonObject;
+  it("keeps a rewritten task of 100 levels and refuses one of 101, named", () => {
+    for (const [n, ok] of [
+      [97, true],
+      [98, false],
+      [300, false],
+    ] as const) {
+      const rw = compileRewriter({ script: [nest(n)] });
+      if (!rw.ok) throw new Error(rw.error.message);
+      const r = rw.value.run(task, [], {}, 0);
+      if (ok) expect("task" in r).toBe(true);
+      else
+        expect(r).toEqual({
+          error: expect.stringMatching(
+            /^the rewritten task: `test\.spec\.x(\[0\])+…?` is nested more than 100 levels deep \(the limit is 100\)$/,
+          ) as unknown,
+        });
+    }
+  });
+  it("measures a result made plain by the literal walk as well (a long number literal)", () => {
+    const rw = compileRewriter({ script: [nest(98).replace("(0;", "(100000000000000000001;")] });
+    if (!rw.ok) throw new Error(rw.error.message);
+    expect(rw.value.run(task, [], {}, 0)).toMatchObject({
+      error: expect.stringContaining("is nested more than 100") as unknown,
+    });
+    const pr = compilePrioritizer({
+      script: [`.__PRIORITIZER_PRIVATE__.diags = ${"[".repeat(99)}${"]".repeat(99)}`],
+    });
+    if (!pr.ok) throw new Error(pr.error.message);
+    expect(pr.value.run(task, [], 0)).toMatchObject({
+      error: expect.stringContaining("is nested more than 100") as unknown,
+    });
+  });
+});
+
 describe("identifiers sharing the requester parse", () => {
   const p = policy({
     schema: 1,

@@ -84,11 +84,14 @@ function withPrivate(task: JsonObject, key: string, priv: JsonObject): JsonObjec
 
 /**
  * A script's result nested past the request depth limit, named; null when
- * within it. Checked before anything reads or writes the result: a task the
+ * within it. `measured` is the depth the run measured while charging the result
+ * (JqFirst's `depth`; −1 when it did not), trusted when within the limit. Checked before anything reads or writes the result: a task the
  * verdict carries must be one a request could carry, and writing a deeper
  * value (the verdict's JSON, the messages' text) would recurse past the stack.
  */
-function tooDeep(result: Json, what: string): string | null {
+function tooDeep(result: Json, measured: number, what: string): string | null {
+  // the run's output charge already walked it: within the limit it needs no walk of its own
+  if (measured >= 0 && measured <= MAX_JSON_DEPTH) return null;
   // as deep as a request body may nest; no item cap (its size is bounded by the work budget)
   const shape = checkJsonDepth(result, MAX_JSON_DEPTH);
   return shape === null ? null : `${what}: ${describeJsonShape(shape, "task")}`;
@@ -135,7 +138,7 @@ export function compileRewriter(spec: JsonObject): Result<Rewriter, ScriptError>
       if (r.kind === "error") return { error: r.message };
       if (r.kind === "none") return { error: "list index out of range" };
       const result = r.value;
-      const deep = tooDeep(result, "the rewritten task");
+      const deep = tooDeep(result, r.depth, "the rewritten task");
       if (deep !== null) return { error: deep };
       const test = isJsonObject(result) ? result.test : undefined;
       const originalType = isJsonObject(task.test) ? task.test.type : undefined;
@@ -181,7 +184,7 @@ export function compilePrioritizer(spec: JsonObject): Result<Prioritizer, Script
       const r = program.first(input, now);
       if (r.kind === "error") return { error: r.message };
       if (r.kind === "none") return { error: "list index out of range" };
-      const deep = tooDeep(r.value, "the prioritizer's result");
+      const deep = tooDeep(r.value, r.depth, "the prioritizer's result");
       if (deep !== null) return { error: deep };
       const priv: Json | undefined = isJsonObject(r.value) ? r.value[PR] : undefined;
       if (!isJsonObject(priv) || !("priority" in priv) || !("diags" in priv))
