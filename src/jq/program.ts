@@ -26,6 +26,7 @@ import { PRELUDE } from "./prelude.js";
 import { litStats, plainJson } from "./litnum.js";
 import { chargeTree, printCompact } from "./print.js";
 import { setWorkGuard } from "./work-guard.js";
+import { forgetClone } from "./key-order.js";
 import { ALLOC, charge, Env, S, type Gen } from "./runtime.js";
 import { JqCompileError, Scope } from "./scope.js";
 import { lazily } from "../engines/common/lazy.js";
@@ -412,6 +413,7 @@ function makeProgram(
         throw e2;
       }
     } finally {
+      forgetClone();
       setWorkGuard(sGuard);
       shared.used += S.steps;
       S.steps = sSteps;
