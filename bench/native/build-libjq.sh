@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds libjq 1.7.1 as a shared library into .bench/libjq/ (and jq-loop.so, our
-# C loop timing libjq alone), for the pScheduler
+# C loop timing libjq alone, and jq-time, bench/jq.ts's libjq baseline), for the pScheduler
 # baseline (bench/native/pscheduler.ts: pScheduler's LimitProcessor in Python,
 # its `pyjq` calls answered by our ctypes shim bench/native/pyjq/ over this libjq).
 #
@@ -29,7 +29,7 @@ release="71c2ab509a8628dbbad4bc7b3f98a64aa90d3297"
 # whether the NEWS.md on stdin opens with "# 1.7.1" (sed reads it all: no SIGPIPE under pipefail)
 news_is_171() { [[ "$(sed -n 1p)" == "# 1.7.1" ]]; }
 
-if [[ -f "$out/libjq.so" && -f "$out/jq-loop.so" && "$out/jq-loop.so" -nt "$here/jq-loop.c" ]]; then
+if [[ -f "$out/libjq.so" && "$out/jq-loop.so" -nt "$here/jq-loop.c" && "$out/jq-time" -nt "$here/jq-time.c" ]]; then
   echo "$out/libjq.so"
   exit 0
 fi
@@ -85,5 +85,7 @@ mkdir -p "$out"
 cp "$lib" "$out/libjq.so"
 # the C loop that times libjq alone, for the shim's own overhead
 gcc -O2 -shared -fPIC -I"$src/src" "$here/jq-loop.c" -L"$out" -l:libjq.so -Wl,-rpath,"$out" -o "$out/jq-loop.so"
+# bench/jq.ts's libjq rows: one program timed in C
+gcc -O2 -I"$src/src" "$here/jq-time.c" -L"$out" -l:libjq.so -Wl,-rpath,"$out" -o "$out/jq-time"
 echo "$tag ($rev)" >"$out/VERSION"
 echo "$out/libjq.so"
