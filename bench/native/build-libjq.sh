@@ -12,6 +12,8 @@
 #               it) is used at the commit the tag points to, 71c2ab5 ("Merge
 #               pull request from GHSA-686w-5m7m-54vc", 2023-12-13), when it holds it.
 # Either way the tree must say it is 1.7.1: its NEWS.md starts "# 1.7.1".
+# JQ_CHECK_ONLY=1 stops after choosing and checking the source, before building:
+# prints "<tag, commit or JQ_SRC> <commit or path>" (test/jq/build-libjq.test.ts).
 # Needs gcc, make, autoconf, automake, libtool (a git tree has no configure) and
 # oniguruma (Debian's libonig-dev). Prints the library's path on stdout and exits
 # 0; otherwise prints why on stderr and exits 2 (no source) or 1.
@@ -29,7 +31,7 @@ release="71c2ab509a8628dbbad4bc7b3f98a64aa90d3297"
 # whether the NEWS.md on stdin opens with "# 1.7.1" (sed reads it all: no SIGPIPE under pipefail)
 news_is_171() { [[ "$(sed -n 1p)" == "# 1.7.1" ]]; }
 
-if [[ -f "$out/libjq.so" && "$out/jq-loop.so" -nt "$here/jq-loop.c" && "$out/jq-time" -nt "$here/jq-time.c" ]]; then
+if [[ -z "${JQ_CHECK_ONLY:-}" && -f "$out/libjq.so" && "$out/jq-loop.so" -nt "$here/jq-loop.c" && "$out/jq-time" -nt "$here/jq-time.c" ]]; then
   echo "$out/libjq.so"
   exit 0
 fi
@@ -40,6 +42,7 @@ if [[ -n "${JQ_SRC:-}" ]]; then
     { echo "JQ_SRC=$JQ_SRC is not jq 1.7.1 (its NEWS.md does not start with \"# 1.7.1\")" >&2; exit 2; }
   src="$JQ_SRC"
   rev="JQ_SRC"
+  [[ -z "${JQ_CHECK_ONLY:-}" ]] || { echo "$rev $src"; exit 0; }
 else
   if git --git-dir="$mirror" rev-parse --verify -q "$tag^{commit}" >/dev/null 2>&1; then
     rev="$tag"
@@ -52,6 +55,7 @@ else
   fi
   git --git-dir="$mirror" show "$rev:NEWS.md" 2>/dev/null | news_is_171 ||
     { echo "no jq source: $rev in mirror $mirror is not jq 1.7.1 (its NEWS.md does not start with \"# 1.7.1\")" >&2; exit 2; }
+  [[ -z "${JQ_CHECK_ONLY:-}" ]] || { echo "$rev $(git --git-dir="$mirror" rev-parse "$rev^{commit}")"; exit 0; }
   src="$root/.bench/$tag"
   if [[ ! -f "$src/src/jq.h" || "$(cat "$src/.commit" 2>/dev/null)" != "$(git --git-dir="$mirror" rev-parse "$rev^{commit}")" ]]; then
     rm -rf "$src"
