@@ -42,6 +42,7 @@ if [[ -n "${JQ_SRC:-}" ]]; then
     { echo "JQ_SRC=$JQ_SRC is not jq 1.7.1 (its NEWS.md does not start with \"# 1.7.1\")" >&2; exit 2; }
   src="$JQ_SRC"
   rev="JQ_SRC"
+  built_from="JQ_SRC=$JQ_SRC"
   [[ -z "${JQ_CHECK_ONLY:-}" ]] || { echo "$rev $src"; exit 0; }
 else
   if git --git-dir="$mirror" rev-parse --verify -q "$tag^{commit}" >/dev/null 2>&1; then
@@ -57,6 +58,7 @@ else
     { echo "no jq source: $rev in mirror $mirror is not jq 1.7.1 (its NEWS.md does not start with \"# 1.7.1\")" >&2; exit 2; }
   [[ -z "${JQ_CHECK_ONLY:-}" ]] || { echo "$rev $(git --git-dir="$mirror" rev-parse "$rev^{commit}")"; exit 0; }
   src="$root/.bench/$tag"
+  built_from="commit $(git --git-dir="$mirror" rev-parse "$rev^{commit}") (mirror's $([[ "$rev" == "$tag" ]] && echo "tag $tag" || echo "commit, no tag"))"
   if [[ ! -f "$src/src/jq.h" || "$(cat "$src/.commit" 2>/dev/null)" != "$(git --git-dir="$mirror" rev-parse "$rev^{commit}")" ]]; then
     rm -rf "$src"
     mkdir -p "$src"
@@ -91,5 +93,5 @@ cp "$lib" "$out/libjq.so"
 gcc -O2 -shared -fPIC -I"$src/src" "$here/jq-loop.c" -L"$out" -l:libjq.so -Wl,-rpath,"$out" -o "$out/jq-loop.so"
 # bench/jq.ts's libjq rows: one program timed in C
 gcc -O2 -I"$src/src" "$here/jq-time.c" -L"$out" -l:libjq.so -Wl,-rpath,"$out" -o "$out/jq-time"
-echo "$tag ($rev)" >"$out/VERSION"
+echo "$tag, $built_from" >"$out/VERSION"
 echo "$out/libjq.so"

@@ -8,7 +8,7 @@
  * figures alone.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -61,5 +61,7 @@ export function libjq(): Libjq {
       throw new Error(`libjq's jq-time failed: ${(run.stderr ?? "").trim() || `exit ${run.status}`}`);
     return JSON.parse(run.stdout) as LibjqSample;
   };
-  return (cached = { ok: true, version: "libjq 1.7.1 (jq's C library, -O2), timed in C by jq-time", time });
+  const versionFile = join(dirname(lib), "VERSION");
+  const built = existsSync(versionFile) ? readFileSync(versionFile, "utf8").trim() : "jq-1.7.1";
+  return (cached = { ok: true, version: `libjq (${built}; -O2), timed in C by jq-time`, time });
 }
