@@ -38,6 +38,8 @@ let cached: Libjq | undefined;
 export function libjq(): Libjq {
   if (cached !== undefined) return cached;
   if (process.env.LIBJQ === "off") return (cached = { ok: false, reason: "LIBJQ=off" });
+  if (!existsSync(join(HERE, "../../.bench/libjq/jq-time")))
+    console.error("libjq: building libjq 1.7.1 into .bench/ (first use: a minute or more)");
   const r = spawnSync("bash", [join(HERE, "build-libjq.sh")], { encoding: "utf8" });
   if (r.status !== 0) {
     const why =
