@@ -40,6 +40,7 @@ import {
   longestSilence,
   openLoop,
   openLoopInChild,
+  pooledQuantile,
   quantile,
   rotate,
   type OpenLoopResult,
@@ -166,6 +167,8 @@ async function main(): Promise<void> {
     );
     const ratios: number[] = [];
     const baseRatios: number[] = [];
+    /** Each process's latencies of every round (the generator in its own process, or the only mode run). */
+    const pooled = new Map<string, Float64Array[]>();
     for (let round = 0; round < ROUNDS; round++) {
       // The rate: the Worker's closed-loop peak, in a process of its own that is then stopped, so
       // that no measured process has a history the others lack.
@@ -188,19 +191,16 @@ async function main(): Promise<void> {
         try {
           for (let k = 0; k < WARMUPS; k++) await peakRate(`${w.url}${path}`, text);
           await new Promise((done) => setTimeout(done, PAUSE_MS));
-          for (const [m, mode] of MODES.entries())
-            got[m].set(
-              t.key,
-              figures(
-                await (mode === "inprocess" ? openLoop : openLoopInChild)(
-                  { url: `${w.url}${path}`, method: "POST", body: text },
-                  rate,
-                  SECONDS,
-                  IDLE_MS,
-                ),
-                rate,
-              ),
+          for (const [m, mode] of MODES.entries()) {
+            const r = await (mode === "inprocess" ? openLoop : openLoopInChild)(
+              { url: `${w.url}${path}`, method: "POST", body: text },
+              rate,
+              SECONDS,
+              IDLE_MS,
             );
+            got[m].set(t.key, figures(r, rate));
+            if (m === 0) pooled.set(t.key, [...(pooled.get(t.key) ?? []), r.latencies]);
+          }
         } finally {
           await w.stop();
         }
@@ -238,6 +238,14 @@ async function main(): Promise<void> {
     const worst = Math.max(...ratios);
     console.log(
       `median p99 ratio ${median(ratios).toFixed(2)}×, worst ${worst.toFixed(2)}× (goal ≤ ${GOAL}× in every round)`,
+    );
+    // every round's requests together: each window's p99 is about one full collection's tail
+    const p99 = (key: string) => pooledQuantile(pooled.get(key) ?? [], 0.99);
+    const others = (["baseline", "logging"] as const)
+      .filter((k) => pooled.has(k))
+      .map((k) => `, ${k} ${p99(k).toFixed(1)} ms (${(p99(k) / p99("noop")).toFixed(2)}×)`);
+    console.log(
+      `all rounds' requests together: p99 Worker ${p99("worker").toFixed(1)} ms, no-op ${p99("noop").toFixed(1)} ms, ratio ${(p99("worker") / p99("noop")).toFixed(2)}×${others.join("")}`,
     );
   }
   console.log(
