@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { JsonObject } from "../../src/engines/common/json.js";
 import { decideLimits, type LimitsContext, type LimitsPolicy } from "../../src/engines/limits/index.js";
 import { loadLimitsText } from "../../src/engines/limits/engine.js";
-import { compilePrioritizer, compileRewriter, keptRewrites } from "../../src/engines/limits/scripts.js";
+import { compilePrioritizer, compileRewriter } from "../../src/engines/limits/scripts.js";
 
 const ctx: LimitsContext = {
   now: 0,
@@ -45,7 +45,7 @@ describe("rewriter and prioritizer private keys", () => {
   it("the rewriter keeps its last run's objects until its next run (their hidden classes outlive a full collection)", () => {
     const rw = compileRewriter({ script: ['.test.spec.count = 3 | change("set count")'] });
     if (!rw.ok) throw new Error(rw.error.message);
-    const mine = () => keptRewrites().at(-1);
+    const mine = () => rw.value.lastRun();
     expect(mine()).toEqual([undefined, undefined, undefined]);
     for (const count of [1, 2]) {
       const task = { test: { type: "rtt", spec: { n: count } } } as JsonObject;

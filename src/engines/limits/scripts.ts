@@ -112,27 +112,21 @@ function withoutKey(o: JsonObject, key: string): JsonObject {
 /** The result of rewriting: an error ends processing with `Error while rewriting: <message>`. */
 export type RewriteResult = { error: string } | { task: JsonObject; changed: boolean; messages: string[] };
 
-/**
- * What each compiled rewriter keeps of its last run, for tests. The objects a run builds key by key
- * (`withPrivate`'s input, jq's result through `storeAt`, `withoutKey`'s task) have hidden classes V8
- * reaches only through weak transitions from the empty object's: with none of them alive at a full
- * collection between requests, V8 collects those classes and throws away every optimized function
- * that embedded them (`storeAt`, `loadSite`, `field`, `withPrivate`, `withoutKey`, the program's
- * `run`), which the route then recompiles while it answers the backlog the collection left
- * (docs/performance.md, wt/stall4; src/engines/common/shapes.ts for classes). The last run's three
- * objects, alive until the next run, keep the classes of the tasks callers usually send; one task's
- * worth of objects per rewriter (a task is at most a request's size).
- */
-const keptRuns: (() => [JsonObject | undefined, Json | undefined, JsonObject | undefined])[] = [];
-
-/** The last run's input, result and rewritten task of each rewriter compiled so far (tests). */
-export function keptRewrites(): [JsonObject | undefined, Json | undefined, JsonObject | undefined][] {
-  return keptRuns.map((f) => f());
-}
-
 /** A compiled rewriter. */
 export interface Rewriter {
   run(task: JsonObject, classifiers: readonly string[], hints: JsonObject, now: number): RewriteResult;
+  /**
+   * The last run's input, result and rewritten task, kept until the next run (tests read them).
+   * The objects a run builds key by key (`withPrivate`'s input, jq's result through `storeAt`,
+   * `withoutKey`'s task) have hidden classes V8 reaches only through weak transitions from the
+   * empty object's: with none of them alive at a full collection between requests, V8 collects
+   * those classes and throws away every optimized function that embedded them (`storeAt`,
+   * `loadSite`, `field`, `withPrivate`, `withoutKey`, the program's `run`), which the route then
+   * recompiles while it answers the backlog the collection left (docs/performance.md, wt/stall4;
+   * src/engines/common/shapes.ts for classes). Held by the rewriter, so they go with its policy:
+   * one task's worth of objects (a task is at most a request's size).
+   */
+  lastRun(): readonly [JsonObject | undefined, Json | undefined, JsonObject | undefined];
 }
 
 /** Compiles the configuration's `rewrite` script. */
@@ -141,12 +135,12 @@ export function compileRewriter(spec: JsonObject): Result<Rewriter, ScriptError>
   const c = compileScript(spec as unknown as JqSpec, REWRITER_LIBRARY, REWRITER_NATIVES);
   if (!c.ok) return c;
   const program: CompiledJq = c.value;
-  // the last run's input, result and rewritten task, kept until the next run: see `keptRun`
+  // the last run's input, result and rewritten task, kept until the next run: see `lastRun`
   let lastInput: JsonObject | undefined;
   let lastResult: Json | undefined;
   let lastOut: JsonObject | undefined;
-  keptRuns.push(() => [lastInput, lastResult, lastOut]);
   return ok({
+    lastRun: () => [lastInput, lastResult, lastOut] as const,
     run(task, classifiers, hints, now) {
       const input = withPrivate(task, RW, {
         classifiers: classifiers.slice(),
