@@ -42,6 +42,24 @@ describe("rewriter and prioritizer private keys", () => {
     if (!pr.ok) throw new Error(pr.error.message);
     expect(pr.value.run(task, ["c"], 0)).toEqual({ priority: 7, notes: ["proto seen  (Set to 7)"] });
   });
+  it("the rewriter keeps its last run's objects until its next run (their hidden classes outlive a full collection)", () => {
+    const rw = compileRewriter({ script: ['.test.spec.count = 3 | change("set count")'] });
+    if (!rw.ok) throw new Error(rw.error.message);
+    const mine = () => rw.value.lastRun();
+    expect(mine()).toEqual([undefined, undefined, undefined]);
+    for (const count of [1, 2]) {
+      const task = { test: { type: "rtt", spec: { n: count } } } as JsonObject;
+      const r = rw.value.run(task, ["c"], {}, 0);
+      if ("error" in r) throw new Error(r.error);
+      const [input, result, out] = mine() ?? [];
+      // the task the jq program read (with its private key), what it gave, and the rewritten task
+      expect(Object.keys(input ?? {})).toEqual(["test", "__REWRITER_PRIVATE__"]);
+      expect((input?.test as JsonObject).spec).toEqual({ n: count });
+      expect(Object.keys((result ?? {}) as JsonObject)).toEqual(["test", "__REWRITER_PRIVATE__"]);
+      expect(out).toBe(r.task);
+      expect(out).toEqual({ test: { type: "rtt", spec: { n: count, count: 3 } } });
+    }
+  });
   it("overwrite a private key the task already carries, in place", () => {
     const task = { __REWRITER_PRIVATE__: "mine", test: { type: "rtt", spec: {} } } as JsonObject;
     const rw = compileRewriter({ script: ["keys_unsorted"] });

@@ -118,6 +118,18 @@ export type RewriteResult = { error: string } | { task: JsonObject; changed: boo
 /** A compiled rewriter. */
 export interface Rewriter {
   run(task: JsonObject, classifiers: readonly string[], hints: JsonObject, now: number): RewriteResult;
+  /**
+   * The last run's input, result and rewritten task, kept until the next run (tests read them).
+   * The objects a run builds key by key (`withPrivate`'s input, jq's result through `storeAt`,
+   * `withoutKey`'s task) have hidden classes V8 reaches only through weak transitions from the
+   * empty object's: with none of them alive at a full collection between requests, V8 collects
+   * those classes and throws away every optimized function that embedded them (`storeAt`,
+   * `loadSite`, `field`, `withPrivate`, `withoutKey`, the program's `run`), which the route then
+   * recompiles while it answers the backlog the collection left (docs/performance.md, wt/stall4;
+   * src/engines/common/shapes.ts for classes). Held by the rewriter, so they go with its policy:
+   * one task's worth of objects (a task is at most a request's size).
+   */
+  lastRun(): readonly [JsonObject | undefined, Json | undefined, JsonObject | undefined];
 }
 
 /** Compiles the configuration's `rewrite` script. */
@@ -126,7 +138,12 @@ export function compileRewriter(spec: JsonObject): Result<Rewriter, ScriptError>
   const c = compileScript(spec as unknown as JqSpec, REWRITER_LIBRARY, REWRITER_NATIVES);
   if (!c.ok) return c;
   const program: CompiledJq = c.value;
+  // the last run's input, result and rewritten task, kept until the next run: see `lastRun`
+  let lastInput: JsonObject | undefined;
+  let lastResult: Json | undefined;
+  let lastOut: JsonObject | undefined;
   return ok({
+    lastRun: () => [lastInput, lastResult, lastOut] as const,
     run(task, classifiers, hints, now) {
       const input = withPrivate(task, RW, {
         classifiers: classifiers.slice(),
@@ -138,6 +155,9 @@ export function compileRewriter(spec: JsonObject): Result<Rewriter, ScriptError>
       if (r.kind === "error") return { error: r.message };
       if (r.kind === "none") return { error: "list index out of range" };
       const result = r.value;
+      lastInput = input;
+      lastResult = result;
+      lastOut = undefined;
       const deep = tooDeep(result, r.depth, "the rewritten task");
       if (deep !== null) return { error: deep };
       const test = isJsonObject(result) ? result.test : undefined;
@@ -154,6 +174,7 @@ export function compileRewriter(spec: JsonObject): Result<Rewriter, ScriptError>
       const priv = Object.hasOwn(result, RW) ? result[RW] : undefined;
       if (priv === undefined) return { error: `'${RW}'` };
       const out = withoutKey(result, RW);
+      lastOut = out;
       const changed = isJsonObject(priv) && priv.changed === true;
       const diags = isJsonObject(priv) && Array.isArray(priv.diags) ? priv.diags : [];
       return {
