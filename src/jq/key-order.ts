@@ -474,3 +474,141 @@ function spreadSite(o: Obj, s: number): Obj {
       return { ...o };
   }
 }
+
+/** How many spread sites {@link cloneAt} has. */
+export const CLONE_SITES = 8;
+
+/**
+ * `{ ...o }` through one of {@link CLONE_SITES} spread sites (`s` taken modulo their number): a caller
+ * cloning objects of one fixed shape per `s` (a regex's capture template) keeps each site
+ * monomorphic, where V8 clones the whole shape at once; one shared site would go megamorphic and copy
+ * key by key. (A clone's shape has no transition back to a shorter one: `delete` on it makes it a
+ * dictionary, several times slower than on an object built key by key; see compile-maybe.ts's delInPlace.)
+ */
+export function cloneAt<T extends Obj>(o: T, s: number): T {
+  switch (s & (CLONE_SITES - 1)) {
+    case 0:
+      return { ...o };
+    case 1:
+      return { ...o };
+    case 2:
+      return { ...o };
+    case 3:
+      return { ...o };
+    case 4:
+      return { ...o };
+    case 5:
+      return { ...o };
+    case 6:
+      return { ...o };
+    default:
+      return { ...o };
+  }
+}
+
+/** `o[k] = v` through one of eight store sites by position `j`, used by {@link withoutKeyAt} alone. */
+function rebuildStore(o: Obj, j: number, k: string, v: unknown): void {
+  switch (j & 7) {
+    case 0:
+      o[k] = v;
+      return;
+    case 1:
+      o[k] = v;
+      return;
+    case 2:
+      o[k] = v;
+      return;
+    case 3:
+      o[k] = v;
+      return;
+    case 4:
+      o[k] = v;
+      return;
+    case 5:
+      o[k] = v;
+      return;
+    case 6:
+      o[k] = v;
+      return;
+    default:
+      o[k] = v;
+  }
+}
+
+/**
+ * A new object with `o`'s keys `ks` (its own keys in order, no key-order record) but `k`, built key by
+ * key in order. For an object no one else holds, in place of `delete o[k]`: V8 turns an object into a
+ * dictionary when a key other than the last added is deleted, or any key of a spread clone, and every
+ * later read and write of it is slower (3,500 instructions for the delete alone on a six-key clone);
+ * the copy costs what the ordinary `del`'s copy costs.
+ */
+export function withoutKeyAt(o: Obj, ks: readonly string[], k: string): Obj {
+  const r: Obj = {};
+  let m = 0;
+  for (let j = 0; j < ks.length; j++) {
+    const x = ks[j];
+    if (x === k) continue;
+    if (x === "__proto__") defineOwn(r, x, o[x]);
+    else rebuildStore(r, m, x, loadAt(o, j, x));
+    m++;
+  }
+  return r;
+}
+
+/**
+ * `o[k]` through one of eight load sites by position `j`, for {@link replaceAt}'s caller alone (an
+ * in-place `map_values`): loadAt's sites are shared with every path copy and object walk, polymorphic.
+ */
+export function readAt(o: Obj, j: number, k: string): unknown {
+  switch (j & 7) {
+    case 0:
+      return o[k];
+    case 1:
+      return o[k];
+    case 2:
+      return o[k];
+    case 3:
+      return o[k];
+    case 4:
+      return o[k];
+    case 5:
+      return o[k];
+    case 6:
+      return o[k];
+    default:
+      return o[k];
+  }
+}
+
+/** `o[k] = v` for a key `o` already has, through one of eight store sites by position `j` (see {@link readAt}). */
+export function replaceAt(o: Obj, j: number, k: string, v: unknown): void {
+  if (k === "__proto__") {
+    defineOwn(o, k, v);
+    return;
+  }
+  switch (j & 7) {
+    case 0:
+      o[k] = v;
+      return;
+    case 1:
+      o[k] = v;
+      return;
+    case 2:
+      o[k] = v;
+      return;
+    case 3:
+      o[k] = v;
+      return;
+    case 4:
+      o[k] = v;
+      return;
+    case 5:
+      o[k] = v;
+      return;
+    case 6:
+      o[k] = v;
+      return;
+    default:
+      o[k] = v;
+  }
+}
