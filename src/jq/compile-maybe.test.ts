@@ -82,6 +82,11 @@ const FORMS = [
   `capture(${DURATION}) | del(.weeks) | del(.s) | map_values(length)`,
   `capture(${DURATION}; "x") | if .days then del(.days) else map_values(type) end`,
   `capture(${DURATION}) | if debug then del(.invalid) else . end`,
+  // a capture object is a copy of its pattern's template: changing one in place leaves the next whole
+  `(capture(${DURATION}) | del(.days) | map_values(1)) as $a | capture(${DURATION}) | del(.nothing) | [$a, .]`,
+  // names repeated, a `__proto__` group: no template, the store loop (last group of a name wins)
+  'capture("^(?<a>P)?(?<b>[0-9]*)(?<a>[A-Z])?") | del(.b) | map_values(. // "-")',
+  'capture("(?<__proto__>[0-9]+)|(?<x>.)") | del(.x) | map_values(type)',
   'import "pscheduler/iso8601" as iso; iso::duration_as_seconds(.)',
   'import "pscheduler/iso8601" as iso; . as $d | iso::duration_as_seconds($d)',
   'import "pscheduler/iso8601" as iso; iso::timestamp_parsed(.)',
@@ -100,6 +105,7 @@ const INPUTS: Json[] = [
   { a: 1, b: { c: 2 } },
   { a: null, c: 3 },
   "2026-11-28T05:00:00Z",
+  "",
 ];
 
 describe("the at-most-one tier agrees with the general evaluator", () => {
