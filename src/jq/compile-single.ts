@@ -167,6 +167,10 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
       const op = n.op;
       const lit = literalComparison(op, n.l, n.r);
       const f = lit ?? binopFn(op);
+      if (lit === null) {
+        const a = arithmetic(op, n.l, n.r, l, r, f);
+        if (a !== null) return a;
+      }
       // a literal operand is its value: no evaluator call for it
       if (n.r.k === "literal") {
         const rv = n.r.v;
@@ -400,5 +404,82 @@ function literalPathVal(arg: Node, sc: Scope): Val | null {
       tv = tv === null ? null : indexValue(tv, keys[j]);
     }
     return keys.slice();
+  };
+}
+
+/**
+ * `+`, `-` and `*` with their number case in the evaluator itself, one closure per operator (a shared
+ * closure calling the operator's function saw every operator at that call, so it could not inline the
+ * number case), and a `.k` left operand read in place: `.weeks * 604800 + .days * 86400` runs as
+ * three closures instead of seven calls. Other operands go to the operator's function, as before;
+ * the operands are evaluated in the same order (the right one first).
+ */
+function arithmetic(
+  op: string,
+  ln: Node,
+  rn: Node,
+  l: Val,
+  r: Val,
+  f: (a: Json, b: Json) => Json,
+): Val | null {
+  if (op !== "+" && op !== "-" && op !== "*") return null;
+  if (rn.k === "literal" && typeof rn.v === "number") {
+    const rv = rn.v;
+    if (
+      ln.k === "index" &&
+      !ln.opt &&
+      ln.target.k === "identity" &&
+      ln.key.k === "literal" &&
+      typeof ln.key.v === "string"
+    ) {
+      const k = ln.key.v;
+      const safe = fieldSite(k);
+      if (op === "*")
+        return (i) => {
+          const a = field(i, k, safe);
+          return typeof a === "number" ? a * rv : f(a, rv);
+        };
+      if (op === "+")
+        return (i) => {
+          const a = field(i, k, safe);
+          return typeof a === "number" ? a + rv : f(a, rv);
+        };
+      return (i) => {
+        const a = field(i, k, safe);
+        return typeof a === "number" ? a - rv : f(a, rv);
+      };
+    }
+    if (op === "*")
+      return (i, env) => {
+        const a = l(i, env);
+        return typeof a === "number" ? a * rv : f(a, rv);
+      };
+    if (op === "+")
+      return (i, env) => {
+        const a = l(i, env);
+        return typeof a === "number" ? a + rv : f(a, rv);
+      };
+    return (i, env) => {
+      const a = l(i, env);
+      return typeof a === "number" ? a - rv : f(a, rv);
+    };
+  }
+  if (rn.k === "literal") return null;
+  if (op === "*")
+    return (i, env) => {
+      const b = r(i, env);
+      const a = l(i, env);
+      return typeof a === "number" && typeof b === "number" ? a * b : f(a, b);
+    };
+  if (op === "+")
+    return (i, env) => {
+      const b = r(i, env);
+      const a = l(i, env);
+      return typeof a === "number" && typeof b === "number" ? a + b : f(a, b);
+    };
+  return (i, env) => {
+    const b = r(i, env);
+    const a = l(i, env);
+    return typeof a === "number" && typeof b === "number" ? a - b : f(a, b);
   };
 }

@@ -76,6 +76,18 @@ describe("single-valued forms agree with the general path", () => {
       same(`map_values(${f})`, `(.[] | .) |= (${f})`);
     });
 
+  it("+, - and * with their number case inline, and a `.k` operand read in place", () => {
+    // `(x, empty)` is not single-valued: the general path's operators
+    for (const op of ["+", "-", "*"]) {
+      same(`.a ${op} 3`, `(.a, empty) ${op} 3`);
+      same(`. ${op} 2`, `(., empty) ${op} 2`);
+      same(`(.a | length) ${op} 1.5`, `(.a | length, empty) ${op} 1.5`);
+      same(`.a ${op} .b`, `(.a, empty) ${op} (.b, empty)`);
+      same(`.a ${op} .`, `(.a, empty) ${op} (., empty)`);
+      same(`(.a * 60) ${op} (.b * 3600)`, `((.a, empty) * 60) ${op} ((.b, empty) * 3600)`);
+    }
+  });
+
   it("capture of a literal pattern", () => {
     const re = '"^(?:P(?:(?<weeks>[0-9]+)W)?(?:(?<days>[0-9]+)D)?(?:T(?<s>[0-9.]+)S)?|(?<invalid>.*))$"';
     same(`capture(${re})`, `${re} as $re | capture($re)`);
