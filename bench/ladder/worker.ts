@@ -81,7 +81,7 @@ app.post("*", async (c) => {
   }
   const route = ROUTES[c.req.path];
   if (route === undefined) return c.json({ error: `no rung for ${c.req.path}` }, 404);
-  const started = performance.now();
+  const started = Date.now();
   const text = await readJsonText(c);
   const bundle = await getActiveBundle(c.env);
   const raw = parseJsonText(text);

@@ -167,7 +167,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(
   if (!keptRequests.has(kind))
     keptRequests.set(kind, () => (kept ? { raw: lastRaw, request: lastRequest } : undefined));
   return async (c) => {
-    const started = performance.now();
+    const started = Date.now();
     authorize(c, "decision");
     const text = await (opts.readRequest ?? readJsonText)(c);
     // the usual request: the isolate's bundle is fresh, taken without a promise
