@@ -95,10 +95,12 @@ const dispatch = app.fetch;
 app.fetch = async (request, env, ctx) => {
   noteRequest();
   const url = request.url;
+  const headers = request.headers;
   const scope = new RequestScope(
-    request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID(),
+    headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID(),
     ctx,
     url,
+    headers,
   );
   const series = httpSeriesOf(app, request.method, url);
   dispatchingRequest = request;

@@ -23,7 +23,7 @@ import { logDecisionCapturing, type Capture } from "./capture.js";
 import { sampledCandidate, shadowDecision } from "./shadow.js";
 import { captureMode } from "../bundle/compare/index.js";
 import { recordDecision } from "./metrics.js";
-import { identified, requestIdOf, requestUrlOf } from "./request-id.js";
+import { identified, requestHeadersOf, requestIdOf, requestUrlOf } from "./request-id.js";
 import type { DecisionKind } from "../bundle/compare/index.js";
 
 export { elapsedMs, logDecision, newDecisionId, type DecisionLog } from "./decision-log.js";
@@ -303,7 +303,7 @@ export function decisionRoute<S extends z.ZodType, P, V extends object>(
 
 /** The address the request came from (`cf-connecting-ip`), or null without one. */
 function connectingIpOf(c: Context<AppEnv>): string | null {
-  return c.req.header("cf-connecting-ip") ?? null;
+  return requestHeadersOf(c).get("cf-connecting-ip");
 }
 
 /** What the after-answer work of a route's decisions needs besides the decision (one per request, no closures). */

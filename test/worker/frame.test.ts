@@ -401,18 +401,29 @@ describe("verdicts", () => {
     expect(answers[2].headers.get("x-arbiter-cache")).toMatch(/^(hit|miss)$/);
   });
 
-  it("read the request's URL once and only the headers their route uses", async () => {
+  it("read the request's URL and headers object once and only the headers their route uses", async () => {
     const urlGetter = Object.getOwnPropertyDescriptor(Request.prototype, "url")?.get as (
       this: Request,
     ) => string;
+    const headersGetter = Object.getOwnPropertyDescriptor(Request.prototype, "headers")?.get as (
+      this: Request,
+    ) => Headers;
     const headerGet = Headers.prototype.get;
     let urlReads = 0;
+    let headersReads = 0;
     const headerReads: string[] = [];
     Object.defineProperty(Request.prototype, "url", {
       configurable: true,
       get(this: Request) {
         urlReads++;
         return urlGetter.call(this);
+      },
+    });
+    Object.defineProperty(Request.prototype, "headers", {
+      configurable: true,
+      get(this: Request) {
+        headersReads++;
+        return headersGetter.call(this);
       },
     });
     Headers.prototype.get = function (this: Headers, name: string) {
@@ -422,6 +433,7 @@ describe("verdicts", () => {
     const task = { schema: 1, test: { type: "throughput", spec: { schema: 1, dest: "192.0.2.1" } } };
     const send = async (path: string, body: unknown) => {
       urlReads = 0;
+      headersReads = 0;
       headerReads.length = 0;
       const ctx = createExecutionContext();
       const request = new Request(BASE + path, {
@@ -442,11 +454,14 @@ describe("verdicts", () => {
       placeReads = [...headerReads];
       // the router's path, the metrics series and the `explain` check share one reading
       expect(urlReads).toBe(1);
+      // the request id, the body's type and length share one (each is a call into the runtime)
+      expect(headersReads).toBe(1);
       named = await send("/v1/limits/decide", { requester: "198.51.100.7", task });
       namedReads = [...headerReads];
       unnamed = await send("/v1/limits/decide", { task });
     } finally {
       Object.defineProperty(Request.prototype, "url", { configurable: true, get: urlGetter });
+      Object.defineProperty(Request.prototype, "headers", { configurable: true, get: headersGetter });
       Headers.prototype.get = headerGet;
     }
     expect([place.status, named.status, unnamed.status]).toEqual([200, 200, 200]);
