@@ -77,20 +77,10 @@ export function viewOf(codes: Uint8Array): DataView {
   return v;
 }
 
-/**
- * The shortest text {@link fill} copies with `TextEncoder.encodeInto`. Below it a loop copies: in
- * workerd each `encodeInto` call costs about 1,570 instructions before its first byte (the runtime's
- * binding: the arguments checked, the `{ read, written }` answer made), where the loop costs about 4.6
- * a unit, so a text of under about 340 units is copied faster by the loop (a match request's ads
- * are 70 to 150 units; docs/performance.md, wt/floor7). Node's `encodeInto` is a fast API call,
- * which is why the bound once was 32.
- */
-const NATIVE_FILL_FROM = 256;
-
 /** Fills `codes` with the bytes of `text` and a 0; whether it is all ASCII. */
 function fill(text: string, codes: Uint8Array): boolean {
   const n = text.length;
-  if (n >= NATIVE_FILL_FROM) {
+  if (n >= 32) {
     const r = encoder.encodeInto(text, codes);
     // every character ASCII: one byte each, so byte i is code unit i
     if (r.read === n && r.written === n) {
