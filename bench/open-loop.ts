@@ -201,6 +201,21 @@ export function quantile(latencies: Float64Array, q: number): number {
 }
 
 /**
+ * The value at quantile `q` of several runs' latencies taken together (nearest rank): bench:open's
+ * statistic over all of a route's rounds. A 6-s window's p99 is the tail of about one full collection
+ * (wt/stall4), so one window's figure is one sample of it; the rounds pooled weigh every collection.
+ */
+export function pooledQuantile(runs: readonly Float64Array[], q: number): number {
+  const all = new Float64Array(runs.reduce((n, r) => n + r.length, 0));
+  let at = 0;
+  for (const r of runs) {
+    all.set(r, at);
+    at += r.length;
+  }
+  return quantile(all, q);
+}
+
+/**
  * The longest time the server answered nothing, as the generator saw it: the
  * longest span between two consecutive answers' arrival times, found from
  * when each was due plus its latency.

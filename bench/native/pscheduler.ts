@@ -11,7 +11,7 @@
  * the bench prints our figures alone.
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -69,6 +69,12 @@ export class PschedulerProcess {
   }
 }
 
+/** What build-libjq.sh wrote of the library's source beside it, or "1.7.1" from an older build. */
+function libjqBuild(lib: string): string {
+  const file = join(dirname(lib), "VERSION");
+  return existsSync(file) ? readFileSync(file, "utf8").trim() : "1.7.1";
+}
+
 /**
  * Prepares and starts pScheduler's LimitProcessor on `limitsFile` (a path), or says why it
  * cannot run here.
@@ -103,7 +109,7 @@ export async function pscheduler(limitsFile: string): Promise<Pscheduler> {
   }
   return {
     ok: true,
-    version: `pScheduler ${version.join(" ")}, libjq 1.7.1 through our ctypes pyjq shim`,
+    version: `pScheduler ${version.join(" ")}, libjq (${libjqBuild(libjq)}) through our ctypes pyjq shim`,
     processor,
   };
 }

@@ -93,7 +93,11 @@ function kind(v: Json): string {
   return v === true ? "true" : v === false ? "false" : typeOf(v);
 }
 function contains(a: Json, b: Json): boolean {
-  if (typeof a === "string") return typeof b === "string" && a.includes(b);
+  if (typeof a === "string") {
+    if (typeof b !== "string" || b.length > a.length) return false;
+    // a string of the same length contains only itself (no substring search)
+    return b.length === a.length ? a === b : a.includes(b);
+  }
   if (kind(a) !== kind(b)) return false;
   if (isObj(a)) {
     for (const k in b as JObj) {

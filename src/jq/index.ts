@@ -1,5 +1,5 @@
 /** The jq engine: compile once, run many times. */
-export { compileJq, errorMessage, builtinNames } from "./program.js";
+export { compileJq, errorMessage, builtinNames, firstOutputDepth } from "./program.js";
 export { REWRITER_NATIVES } from "./natives-rewriter.js";
 export { compileErrorText } from "./compile-report.js";
 export type { CompileOptions, JqProgram, RunOptions, RunResult } from "./program.js";

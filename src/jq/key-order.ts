@@ -365,10 +365,112 @@ export function copySet(o: Obj, k: string, s: number, v: unknown): Obj {
     setOrderedKey(r, k, v);
     return r;
   }
-  // the shared spread of copyOrdered, not a spread site per key count: such a site's clone of a
-  // JSON-parsed object made a later object addition on it (`.schedule += {…}`) twice as slow
-  // (docs/performance.md, session 47)
+  // A clone through a spread site of its own keeps V8's fast clone (a monomorphic site clones the
+  // shape at once), but the clone shares the original's hidden class: storing a value of another
+  // kind in it (an object of another shape, a number of another representation) changes that class
+  // for every object having it, and an input kept across runs then pays a migration on every copy
+  // (`.schedule += {…}` ran 1.7× slower so; spread sites by key count, docs/performance.md session 47,
+  // made it twice as slow). So only a store of the kind the key already holds takes
+  // it: a string over a string, a boolean over a boolean, null over null, or (a literal path's outer
+  // copies) the clone just made of the value the key holds. Anything else copies through the shared
+  // spread of copyOrdered, as before.
+  const old = loadSite(o, s, k);
+  if (
+    typeof old === "string"
+      ? typeof v === "string"
+      : typeof old === "boolean"
+        ? typeof v === "boolean"
+        : old === null
+          ? v === null
+          : old !== undefined && old === cloneSource && v === cloneMade
+  ) {
+    const r = spreadSite(o, s);
+    storeSite(r, s, k, v);
+    cloneSource = o;
+    cloneMade = r;
+    return r;
+  }
   const r = copyOrdered(o);
   storeSite(r, s, k, v);
   return r;
+}
+
+/** The last clone {@link copySet} made through a spread site, and what it cloned (see {@link forgetClone}). */
+let cloneSource: unknown = undefined;
+let cloneMade: unknown = undefined;
+
+/** Drops {@link copySet}'s reference to its last clone (at the end of a run: it keeps no value alive). */
+export function forgetClone(): void {
+  cloneSource = undefined;
+  cloneMade = undefined;
+}
+
+/** `{ ...o }` through one of 32 spread sites, picked by the load site {@link siteOf} chose for the key being set. */
+function spreadSite(o: Obj, s: number): Obj {
+  switch (s) {
+    case 0:
+      return { ...o };
+    case 1:
+      return { ...o };
+    case 2:
+      return { ...o };
+    case 3:
+      return { ...o };
+    case 4:
+      return { ...o };
+    case 5:
+      return { ...o };
+    case 6:
+      return { ...o };
+    case 7:
+      return { ...o };
+    case 8:
+      return { ...o };
+    case 9:
+      return { ...o };
+    case 10:
+      return { ...o };
+    case 11:
+      return { ...o };
+    case 12:
+      return { ...o };
+    case 13:
+      return { ...o };
+    case 14:
+      return { ...o };
+    case 15:
+      return { ...o };
+    case 16:
+      return { ...o };
+    case 17:
+      return { ...o };
+    case 18:
+      return { ...o };
+    case 19:
+      return { ...o };
+    case 20:
+      return { ...o };
+    case 21:
+      return { ...o };
+    case 22:
+      return { ...o };
+    case 23:
+      return { ...o };
+    case 24:
+      return { ...o };
+    case 25:
+      return { ...o };
+    case 26:
+      return { ...o };
+    case 27:
+      return { ...o };
+    case 28:
+      return { ...o };
+    case 29:
+      return { ...o };
+    case 30:
+      return { ...o };
+    default:
+      return { ...o };
+  }
 }

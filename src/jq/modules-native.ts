@@ -10,7 +10,7 @@ import type { Native } from "./compile.js";
 import { LitNum, litStats, numberFromText } from "./litnum.js";
 import { indexValue } from "./ops.js";
 import { formatNumber, printCompact } from "./print.js";
-import { captureAll, execTrusted, firstExec, groupNames } from "./regex.js";
+import { captureAll, execTrusted, firstExec, groupNames, REGEX_MAX_INPUT } from "./regex.js";
 import { trustedRegExp } from "../engines/common/regex/trusted.js";
 import type { ArgInfo, Env } from "./runtime.js";
 import { JqError, fail, numOf, typeOf, type JObj } from "./values.js";
@@ -95,10 +95,95 @@ function captureObject(m: RegExpExecArray, names: ReadonlyArray<string | null>):
   return o;
 }
 
+/** The index after the ASCII digits of `s` from `i`. */
+function digitsEnd(s: string, i: number): number {
+  while (i < s.length) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) break;
+    i++;
+  }
+  return i;
+}
+
+/** Lower-case ASCII codes of the duration's letters (`c | 32` is the lower case of an ASCII letter). */
+const L_P = 112;
+const L_T = 116;
+const L_W = 119;
+const L_D = 100;
+const L_H = 104;
+const L_M = 109;
+const L_S = 115;
+
+/**
+ * DURATION_RE's first alternative read by hand, for a string it matches whole (`P`, then `nW` and `nD`
+ * or `nD` alone, then `T` with `nH`, `nM`, `n[.n]S`, each optional, in that order; letters of either
+ * case, as after `ascii_upcase`): the seconds as the regex path sums them, in the same order. −1 for
+ * anything else (the empty string, the `invalid` alternative, input past the regex's length limit),
+ * which takes the regex path. The grammar has one parse, so the groups are those the regex captures.
+ */
+function quickDuration(s: string): number {
+  const n = s.length;
+  if (n === 0 || n > REGEX_MAX_INPUT || (s.charCodeAt(0) | 32) !== L_P) return -1;
+  let i = 1;
+  let weeks = 0;
+  let days = 0;
+  let hours = 0;
+  let minutes = 0;
+  let seconds = 0;
+  let j = digitsEnd(s, i);
+  if (j > i) {
+    if (j === n) return -1;
+    if ((s.charCodeAt(j) | 32) === L_W) {
+      weeks = Number(s.slice(i, j));
+      i = j + 1;
+      j = digitsEnd(s, i);
+      if (j === i || j === n) return -1;
+    }
+    if ((s.charCodeAt(j) | 32) !== L_D) return -1;
+    days = Number(s.slice(i, j));
+    i = j + 1;
+  }
+  if (i < n) {
+    if ((s.charCodeAt(i) | 32) !== L_T) return -1;
+    i++;
+    // the next unit allowed: 0 hours, 1 minutes, 2 seconds, 3 none
+    let next = 0;
+    while (i < n) {
+      j = digitsEnd(s, i);
+      if (j === i || j === n) return -1;
+      let c = s.charCodeAt(j);
+      if (c === 46) {
+        // `[0-9]+[.][0-9]+S`
+        const k = digitsEnd(s, j + 1);
+        if (k === j + 1 || k === n) return -1;
+        j = k;
+        c = s.charCodeAt(j) | 32;
+        if (c !== L_S) return -1;
+      } else c |= 32;
+      const x = Number(s.slice(i, j));
+      if (c === L_H && next === 0) {
+        hours = x;
+        next = 1;
+      } else if (c === L_M && next <= 1) {
+        minutes = x;
+        next = 2;
+      } else if (c === L_S && next <= 2) {
+        seconds = x;
+        next = 3;
+      } else return -1;
+      i = j + 1;
+    }
+  }
+  return weeks * 604800 + days * 86400 + hours * 3600 + minutes * 60 + seconds;
+}
+
 /** `v | ascii_upcase | capture(...) | ...` for one output `y` of `v`. */
 function durationOf(y: Json, v: ArgInfo, env: Env | null, emit: (x: Json) => boolean): boolean {
   const s = numOf(y);
   if (typeof s !== "string") return fail("explode input must be a string");
+  // a well-formed duration needs neither the upper-cased copy nor the regex
+  const quick = quickDuration(s);
+  if (quick >= 0) return emit(quick);
   durationRx ??= trustedRegExp(DURATION_RE);
   const m = execTrusted(asciiCase(s, true), durationRx);
   if (m === null) return false;

@@ -4,18 +4,33 @@ import { keysOf, orderOf } from "./key-order.js";
 import { LitNum } from "./litnum.js";
 import { guarding, walked, walkedMany } from "./work-guard.js";
 
-/** Walks a value's nodes only to charge them (for outputs leaving a run: their printing is not charged later). */
-export function chargeTree(v: Json): void {
-  if (!guarding() || v === null || typeof v !== "object" || (v as unknown) instanceof LitNum) return;
+/**
+ * Walks a value's nodes only to charge them (for outputs leaving a run: their printing is not charged
+ * later), and returns how deep its containers nest, so that a caller bounding the depth needs no walk
+ * of its own: 0 for a scalar, 1 for a container holding no container, … — any figure above 256 means
+ * "deeper than 256 levels". −1 when nothing was walked (no run's budget is installed).
+ */
+export function chargeTree(v: Json): number {
+  if (!guarding()) return -1;
+  if (v === null || typeof v !== "object" || (v as unknown) instanceof LitNum) return 0;
+  deepest = 0;
   chargeAt(v, 0);
+  return deepest + 1;
 }
 
 /** Below this depth {@link chargeTree} recurses (no stack array); deeper containers go through {@link chargeDeep}. */
 const CHARGE_RECURSE_DEPTH = 256;
 
+/** The deepest container level (the root's is 0) {@link chargeAt} has reached in the current walk. */
+let deepest = 0;
+
 /** {@link chargeTree} of a container at `depth`: its nodes counted and charged a container at a time. */
 function chargeAt(c: Json, depth: number): void {
-  if (depth >= CHARGE_RECURSE_DEPTH) return chargeDeep(c);
+  if (depth >= CHARGE_RECURSE_DEPTH) {
+    deepest = CHARGE_RECURSE_DEPTH;
+    return chargeDeep(c);
+  }
+  if (depth > deepest) deepest = depth;
   let n = 1;
   if (Array.isArray(c)) {
     for (let i = 0; i < c.length; i++) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BUDGET_MESSAGE, compileJq, formatJson, printCompact } from "./index.js";
+import { BUDGET_MESSAGE, compileJq, firstOutputDepth, formatJson, printCompact } from "./index.js";
 import type { Json } from "../engines/common/json.js";
 
 function run(
@@ -20,6 +20,23 @@ describe("compileJq / run API", () => {
     const u = compileJq("nosuch(1)");
     if (!u.ok)
       expect(u.error[0]).toMatchObject({ code: "jq_compile_error", message: "nosuch/1 is not defined" });
+  });
+  it("tells how deep `first`'s output nests, measured by its output charge", () => {
+    const depth = (src: string, input: Json = null): number => {
+      const c = compileJq(src);
+      if (!c.ok) throw new Error(c.error[0].message);
+      c.value.first(input);
+      return firstOutputDepth();
+    };
+    expect(depth("1")).toBe(0);
+    expect(depth("{}")).toBe(1);
+    expect(depth('{a: [1, {b: [[]]}], c: "x"}')).toBe(5);
+    expect(depth(".", { a: [{}] })).toBe(3);
+    expect(depth("reduce range(256) as $i (0; [.])")).toBe(256);
+    expect(depth("reduce range(300) as $i (0; [.])")).toBeGreaterThan(256);
+    // no output; an output made plain by the literal walk (not measured)
+    expect(depth("empty")).toBe(-1);
+    expect(depth("[100000000000000000001]")).toBe(-1);
   });
   it("binds compile-time args and replaces them per run with vars", () => {
     const c = compileJq("$limit * 2", { args: { limit: 3 } });

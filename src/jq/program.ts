@@ -26,6 +26,7 @@ import { PRELUDE } from "./prelude.js";
 import { litStats, plainJson } from "./litnum.js";
 import { chargeTree, printCompact } from "./print.js";
 import { setWorkGuard } from "./work-guard.js";
+import { forgetClone } from "./key-order.js";
 import { ALLOC, charge, Env, S, type Gen } from "./runtime.js";
 import { JqCompileError, Scope } from "./scope.js";
 import { lazily } from "../engines/common/lazy.js";
@@ -307,21 +308,46 @@ let runEmit: (v: Json) => boolean = () => true;
 let runHasLit = false;
 let runLits = 0;
 
+/** How deep the output being emitted nests, as its charge walk measured it (see {@link chargeTree}); −1 unknown. */
+let outDepth = -1;
+
 // literal-carrying numbers (program literals, fromjson, tonumber) leave as plain doubles
 // an output leaves the run: whatever walks it later (printing, the answer writer) is paid for here
-const OUT_KEEP = (v: Json): boolean => (chargeTree(v), runEmit(v));
+const OUT_KEEP = (v: Json): boolean => {
+  outDepth = chargeTree(v);
+  return runEmit(v);
+};
 const OUT_PLAIN = (v: Json): boolean => {
-  if (runHasLit || litStats.created !== runLits) return runEmit(plainJson(v));
-  chargeTree(v);
+  if (runHasLit || litStats.created !== runLits) {
+    outDepth = -1;
+    return runEmit(plainJson(v));
+  }
+  outDepth = chargeTree(v);
   return runEmit(v);
 };
 
-/** `first`'s sink: keeps the first output and stops the run. */
+/** `first`'s sink: keeps the first output (and its depth) and stops the run. */
 let firstValue: Json | undefined;
+let firstDepth = -1;
 const FIRST_EMIT = (v: Json): boolean => {
   firstValue = v;
+  firstDepth = outDepth;
   return true;
 };
+
+/** What {@link firstOutputDepth} answers: the depth of the last `first` call's output. */
+let lastFirstDepth = -1;
+
+/**
+ * How deep the value the last {@link JqProgram.first} call returned nests, as the walk that charged
+ * it on leaving the run measured it — 0 for a scalar, 1 for a container holding no container, any
+ * figure above 256 for "deeper than 256 levels" — or −1 when it was not measured (no output, or one
+ * made plain by another walk). A caller bounding an output's depth reads this instead of walking it
+ * again.
+ */
+export function firstOutputDepth(): number {
+  return lastFirstDepth;
+}
 
 function makeProgram(
   gen: Gen,
@@ -387,6 +413,7 @@ function makeProgram(
         throw e2;
       }
     } finally {
+      forgetClone();
       setWorkGuard(sGuard);
       shared.used += S.steps;
       S.steps = sSteps;
@@ -425,15 +452,21 @@ function makeProgram(
     first(input, options = {}) {
       // a run inside this one (none today) keeps its own first value
       const saved = firstValue;
+      const savedDepth = firstDepth;
       firstValue = undefined;
+      firstDepth = -1;
       let r: RunResult | null;
       let out: Json | undefined;
+      let depth: number;
       try {
         r = execute(input, options, FIRST_EMIT);
         out = firstValue;
+        depth = firstDepth;
       } finally {
         firstValue = saved;
+        firstDepth = savedDepth;
       }
+      lastFirstDepth = out === undefined ? -1 : depth;
       return r !== null && out === undefined ? undefined : out;
     },
   };

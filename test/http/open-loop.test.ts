@@ -12,7 +12,14 @@
 import type { Socket } from "node:net";
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { longestSilence, openLoop, openLoopInChild, rotate } from "../../bench/open-loop.js";
+import {
+  longestSilence,
+  openLoop,
+  openLoopInChild,
+  pooledQuantile,
+  quantile,
+  rotate,
+} from "../../bench/open-loop.js";
 
 const HOLD_MS = 300;
 let server: Server;
@@ -122,5 +129,19 @@ describe("rotate (bench:open's order of processes by round)", () => {
     for (const order of rounds) expect([...order].sort()).toEqual([...keys].sort());
     expect(rotate(keys, keys.length)).toEqual(keys);
     expect(rotate([], 3)).toEqual([]);
+  });
+});
+
+describe("pooledQuantile (bench:open's statistic over all rounds)", () => {
+  it("takes every round's requests together, not the rounds' own quantiles", () => {
+    // a quiet window and one whose tail is a single stall of 300 slow requests
+    const quiet = Float64Array.from({ length: 10_000 }, (_, i) => 1 + (i % 10) / 10);
+    const stalled = Float64Array.from({ length: 10_000 }, (_, i) => (i < 300 ? 200 - i / 10 : 2));
+    expect(quantile(quiet, 0.99)).toBeCloseTo(1.9);
+    expect(quantile(stalled, 0.99)).toBeCloseTo(190);
+    // 20,000 requests: the p99 is the 201st slowest, the stall's request due 20 ms into it
+    expect(pooledQuantile([quiet, stalled], 0.99)).toBeCloseTo(180);
+    expect(pooledQuantile([stalled], 0.99)).toBe(quantile(stalled, 0.99));
+    expect(pooledQuantile([], 0.99)).toBeUndefined();
   });
 });

@@ -63,6 +63,23 @@ const DURATIONS = [
   "P01W02DT03H04M05.060S",
   "PT1.",
   "PT.5S",
+  "PT5H1S",
+  "PT1M1H",
+  "PT1S1S",
+  "PT1H2M3.25S",
+  "P1W2DT",
+  "P1D1W",
+  "P1WD",
+  "P1.5D",
+  "PT1.5H",
+  "PT1.5M",
+  "P5",
+  "PT5",
+  "PT1H2",
+  "p1w2dt3h4m5s",
+  "P1D" + "T".repeat(2),
+  "P0.5W1D",
+  "PT" + "1".repeat(20) + ".5S",
 ];
 const SI_NUMBERS = [
   "10Mi",
@@ -123,6 +140,10 @@ describe("native iso::duration_as_seconds equals its jq definition", () => {
     expect(same(prog("."), "PT1M5S").outputs).toEqual([[65]]);
     expect(same(prog('"P1W"'), null).error).toBe("Invalid ISO 8601 duration 'P1W'");
     expect(same(prog(".d"), { d: "PX" }).error).toBe("Invalid ISO 8601 duration 'null'");
+    // well formed, but past the regex's input limit
+    expect(same(prog("."), `P${"1".repeat(100_000)}D`).error).toBe(
+      "Regex failure: input longer than 100000 characters",
+    );
   });
   it("in comparisons, try/catch, path mode and with include", () => {
     for (const s of DURATIONS) {

@@ -42,12 +42,68 @@ describe("rewriter and prioritizer private keys", () => {
     if (!pr.ok) throw new Error(pr.error.message);
     expect(pr.value.run(task, ["c"], 0)).toEqual({ priority: 7, notes: ["proto seen  (Set to 7)"] });
   });
+  it("the rewriter keeps its last run's objects until its next run (their hidden classes outlive a full collection)", () => {
+    const rw = compileRewriter({ script: ['.test.spec.count = 3 | change("set count")'] });
+    if (!rw.ok) throw new Error(rw.error.message);
+    const mine = () => rw.value.lastRun();
+    expect(mine()).toEqual([undefined, undefined, undefined]);
+    for (const count of [1, 2]) {
+      const task = { test: { type: "rtt", spec: { n: count } } } as JsonObject;
+      const r = rw.value.run(task, ["c"], {}, 0);
+      if ("error" in r) throw new Error(r.error);
+      const [input, result, out] = mine() ?? [];
+      // the task the jq program read (with its private key), what it gave, and the rewritten task
+      expect(Object.keys(input ?? {})).toEqual(["test", "__REWRITER_PRIVATE__"]);
+      expect((input?.test as JsonObject).spec).toEqual({ n: count });
+      expect(Object.keys((result ?? {}) as JsonObject)).toEqual(["test", "__REWRITER_PRIVATE__"]);
+      expect(out).toBe(r.task);
+      expect(out).toEqual({ test: { type: "rtt", spec: { n: count, count: 3 } } });
+    }
+  });
   it("overwrite a private key the task already carries, in place", () => {
     const task = { __REWRITER_PRIVATE__: "mine", test: { type: "rtt", spec: {} } } as JsonObject;
     const rw = compileRewriter({ script: ["keys_unsorted"] });
     if (!rw.ok) throw new Error(rw.error.message);
     expect(rw.value.run(task, [], {}, 0)).toEqual({
       error: 'Invalid rewriter result:\n["__REWRITER_PRIVATE__","test"]',
+    });
+  });
+});
+
+describe("the scripts' depth bound, measured by the run's output charge", () => {
+  // `.test.spec.x` holds n nested arrays: the task is then n + 3 levels deep
+  const nest = (n: number): string => `.test.spec.x = (reduce range(${n}) as $i (0; [.]))`;
+  const task = { test: { type: "rtt", spec: {} } } as JsonObject;
+  it("keeps a rewritten task of 100 levels and refuses one of 101, named", () => {
+    for (const [n, ok] of [
+      [97, true],
+      [98, false],
+      [300, false],
+    ] as const) {
+      const rw = compileRewriter({ script: [nest(n)] });
+      if (!rw.ok) throw new Error(rw.error.message);
+      const r = rw.value.run(task, [], {}, 0);
+      if (ok) expect("task" in r).toBe(true);
+      else
+        expect(r).toEqual({
+          error: expect.stringMatching(
+            /^the rewritten task: `test\.spec\.x(\[0\])+…?` is nested more than 100 levels deep \(the limit is 100\)$/,
+          ) as unknown,
+        });
+    }
+  });
+  it("measures a result made plain by the literal walk as well (a long number literal)", () => {
+    const rw = compileRewriter({ script: [nest(98).replace("(0;", "(100000000000000000001;")] });
+    if (!rw.ok) throw new Error(rw.error.message);
+    expect(rw.value.run(task, [], {}, 0)).toMatchObject({
+      error: expect.stringContaining("is nested more than 100") as unknown,
+    });
+    const pr = compilePrioritizer({
+      script: [`.__PRIORITIZER_PRIVATE__.diags = ${"[".repeat(99)}${"]".repeat(99)}`],
+    });
+    if (!pr.ok) throw new Error(pr.error.message);
+    expect(pr.value.run(task, [], 0)).toMatchObject({
+      error: expect.stringContaining("is nested more than 100") as unknown,
     });
   });
 });

@@ -4,7 +4,7 @@
  */
 import type { Json, JsonObject } from "../common/json.js";
 import { err, ok, type Result } from "../common/result.js";
-import { compileJq, type JqProgram, type REWRITER_NATIVES } from "../../jq/index.js";
+import { compileJq, firstOutputDepth, type JqProgram, type REWRITER_NATIVES } from "../../jq/index.js";
 import type { CompiledJq, JqFirst } from "./jq-bridge.js";
 
 /** A compile failure: the jq message and the offset in the compiled text it points at (null when it names no place there). */
@@ -61,11 +61,11 @@ function wrap(program: JqProgram): CompiledJq {
     first(input: Json, now: number): JqFirst {
       opts.now = now;
       const v = program.first(input, opts);
-      if (v !== undefined) return { kind: "value", value: v };
+      if (v !== undefined) return { kind: "value", value: v, depth: firstOutputDepth() };
       // No first output: either there was none or the run failed; only this rare path runs twice.
       const r = program.run(input, opts);
       if (r.error !== undefined) return { kind: "error", message: errorText(r.error) };
-      return r.outputs.length > 0 ? { kind: "value", value: r.outputs[0] } : { kind: "none" };
+      return r.outputs.length > 0 ? { kind: "value", value: r.outputs[0], depth: -1 } : { kind: "none" };
     },
     all(input: Json, now: number) {
       const r = program.run(input, { now });

@@ -9,7 +9,19 @@ import { err, ok, type Result } from "../common/result.js";
 import { jqBackend, type JqCompileFailure, type JqNatives } from "./jq-backend.js";
 
 /** The outcome of one run, as the limits stages read it. */
-export type JqFirst = { kind: "value"; value: Json } | { kind: "none" } | { kind: "error"; message: string };
+export type JqFirst =
+  | {
+      kind: "value";
+      value: Json;
+      /**
+       * How deep `value` nests, as the run's output charge measured it (0 a scalar, 1 a container
+       * holding none, …; above 256: deeper than that), or −1 when not measured: a caller bounding
+       * the depth walks the value only then.
+       */
+      depth: number;
+    }
+  | { kind: "none" }
+  | { kind: "error"; message: string };
 
 /** A compiled transform, reusable across decisions. */
 export interface CompiledJq {

@@ -84,11 +84,14 @@ function withPrivate(task: JsonObject, key: string, priv: JsonObject): JsonObjec
 
 /**
  * A script's result nested past the request depth limit, named; null when
- * within it. Checked before anything reads or writes the result: a task the
+ * within it. `measured` is the depth the run measured while charging the result
+ * (JqFirst's `depth`; −1 when it did not), trusted when within the limit. Checked before anything reads or writes the result: a task the
  * verdict carries must be one a request could carry, and writing a deeper
  * value (the verdict's JSON, the messages' text) would recurse past the stack.
  */
-function tooDeep(result: Json, what: string): string | null {
+function tooDeep(result: Json, measured: number, what: string): string | null {
+  // the run's output charge already walked it: within the limit it needs no walk of its own
+  if (measured >= 0 && measured <= MAX_JSON_DEPTH) return null;
   // as deep as a request body may nest; no item cap (its size is bounded by the work budget)
   const shape = checkJsonDepth(result, MAX_JSON_DEPTH);
   return shape === null ? null : `${what}: ${describeJsonShape(shape, "task")}`;
@@ -115,6 +118,18 @@ export type RewriteResult = { error: string } | { task: JsonObject; changed: boo
 /** A compiled rewriter. */
 export interface Rewriter {
   run(task: JsonObject, classifiers: readonly string[], hints: JsonObject, now: number): RewriteResult;
+  /**
+   * The last run's input, result and rewritten task, kept until the next run (tests read them).
+   * The objects a run builds key by key (`withPrivate`'s input, jq's result through `storeAt`,
+   * `withoutKey`'s task) have hidden classes V8 reaches only through weak transitions from the
+   * empty object's: with none of them alive at a full collection between requests, V8 collects
+   * those classes and throws away every optimized function that embedded them (`storeAt`,
+   * `loadSite`, `field`, `withPrivate`, `withoutKey`, the program's `run`), which the route then
+   * recompiles while it answers the backlog the collection left (docs/performance.md, wt/stall4;
+   * src/engines/common/shapes.ts for classes). Held by the rewriter, so they go with its policy:
+   * one task's worth of objects (a task is at most a request's size).
+   */
+  lastRun(): readonly [JsonObject | undefined, Json | undefined, JsonObject | undefined];
 }
 
 /** Compiles the configuration's `rewrite` script. */
@@ -123,7 +138,12 @@ export function compileRewriter(spec: JsonObject): Result<Rewriter, ScriptError>
   const c = compileScript(spec as unknown as JqSpec, REWRITER_LIBRARY, REWRITER_NATIVES);
   if (!c.ok) return c;
   const program: CompiledJq = c.value;
+  // the last run's input, result and rewritten task, kept until the next run: see `lastRun`
+  let lastInput: JsonObject | undefined;
+  let lastResult: Json | undefined;
+  let lastOut: JsonObject | undefined;
   return ok({
+    lastRun: () => [lastInput, lastResult, lastOut] as const,
     run(task, classifiers, hints, now) {
       const input = withPrivate(task, RW, {
         classifiers: classifiers.slice(),
@@ -135,7 +155,10 @@ export function compileRewriter(spec: JsonObject): Result<Rewriter, ScriptError>
       if (r.kind === "error") return { error: r.message };
       if (r.kind === "none") return { error: "list index out of range" };
       const result = r.value;
-      const deep = tooDeep(result, "the rewritten task");
+      lastInput = input;
+      lastResult = result;
+      lastOut = undefined;
+      const deep = tooDeep(result, r.depth, "the rewritten task");
       if (deep !== null) return { error: deep };
       const test = isJsonObject(result) ? result.test : undefined;
       const originalType = isJsonObject(task.test) ? task.test.type : undefined;
@@ -151,6 +174,7 @@ export function compileRewriter(spec: JsonObject): Result<Rewriter, ScriptError>
       const priv = Object.hasOwn(result, RW) ? result[RW] : undefined;
       if (priv === undefined) return { error: `'${RW}'` };
       const out = withoutKey(result, RW);
+      lastOut = out;
       const changed = isJsonObject(priv) && priv.changed === true;
       const diags = isJsonObject(priv) && Array.isArray(priv.diags) ? priv.diags : [];
       return {
@@ -181,7 +205,7 @@ export function compilePrioritizer(spec: JsonObject): Result<Prioritizer, Script
       const r = program.first(input, now);
       if (r.kind === "error") return { error: r.message };
       if (r.kind === "none") return { error: "list index out of range" };
-      const deep = tooDeep(r.value, "the prioritizer's result");
+      const deep = tooDeep(r.value, r.depth, "the prioritizer's result");
       if (deep !== null) return { error: deep };
       const priv: Json | undefined = isJsonObject(r.value) ? r.value[PR] : undefined;
       if (!isJsonObject(priv) || !("priority" in priv) || !("diags" in priv))
