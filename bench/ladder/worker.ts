@@ -43,7 +43,7 @@ interface Rung {
   engine: EngineName;
   /** The route's validation: built here, at module load, as the route builds its own. */
   check: (raw: unknown) => unknown;
-  readsConnectingIp: boolean;
+  readsConnectingIp: (request: never) => boolean;
   decide: (policy: never, request: never, ctx: RouteContext) => Decision<object> | Promise<Decision<object>>;
 }
 
@@ -51,13 +51,13 @@ function rung(opts: {
   engine: EngineName;
   schema: Parameters<typeof routeValidator>[0]["schema"];
   fastSchema?: Parameters<typeof routeValidator>[0]["fastSchema"];
-  readsConnectingIp?: boolean;
+  readsConnectingIp?: (request: never) => boolean;
   decide: unknown;
 }): Rung {
   return {
     engine: opts.engine,
     check: routeValidator(opts),
-    readsConnectingIp: opts.readsConnectingIp === true,
+    readsConnectingIp: opts.readsConnectingIp ?? (() => false),
     decide: opts.decide as Rung["decide"],
   };
 }
@@ -81,7 +81,7 @@ app.post("*", async (c) => {
   }
   const route = ROUTES[c.req.path];
   if (route === undefined) return c.json({ error: `no rung for ${c.req.path}` }, 404);
-  const started = performance.now();
+  const started = Date.now();
   const text = await readJsonText(c);
   const bundle = await getActiveBundle(c.env);
   const raw = parseJsonText(text);
@@ -92,7 +92,9 @@ app.post("*", async (c) => {
     env: c.env,
     now: Date.now(),
     explain: false,
-    connectingIp: route.readsConnectingIp ? (c.req.header("cf-connecting-ip") ?? null) : null,
+    connectingIp: route.readsConnectingIp(request as never)
+      ? (c.req.header("cf-connecting-ip") ?? null)
+      : null,
     revision: bundle.revision,
     bundle,
     budget: decisionBudget(c.env.DECISION_BUDGET),

@@ -25,6 +25,16 @@ import { candidateRoutes } from "./routes/candidate.js";
 import { systemRoutes } from "./routes/system.js";
 import { writeLog } from "../log-line.js";
 
+/**
+ * The method Hono's dispatch of the request being answered gave the router (`request.method`, read
+ * by Hono): the router keeps its first match's method while `capturingMethod` is set, so the Worker's
+ * fetch need not read `request.method` again for the request's metrics series (in workerd a call into
+ * the runtime, about 1,840 instructions; docs/performance.md, wt/floor7). Undefined when the dispatch
+ * did not reach the router before returning.
+ */
+let capturingMethod = false;
+let matchedMethod: string | undefined;
+
 /** Methods whose match on a fixed path is kept (any other method token is matched afresh each time, so it keeps nothing). */
 const KEPT_METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
@@ -51,6 +61,10 @@ class KeptMatchRouter<T> implements Router<T> {
   }
 
   match(method: string, path: string): Result<T> {
+    if (capturingMethod) {
+      capturingMethod = false;
+      matchedMethod = method;
+    }
     const byMethod = this.#kept.get(path);
     if (byMethod === undefined) return this.#trie.match(method, path);
     let result = byMethod.get(method);
@@ -95,20 +109,27 @@ const dispatch = app.fetch;
 app.fetch = async (request, env, ctx) => {
   noteRequest();
   const url = request.url;
+  const headers = request.headers;
   const scope = new RequestScope(
-    request.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID(),
+    headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID(),
     ctx,
     url,
+    headers,
   );
-  const series = httpSeriesOf(app, request.method, url);
   dispatchingRequest = request;
   dispatchingUrl = url;
+  capturingMethod = true;
+  matchedMethod = undefined;
   let answer: Response | Promise<Response>;
   try {
     answer = dispatch(request, env, scope as unknown as ExecutionContext);
   } finally {
     dispatchingRequest = undefined;
+    capturingMethod = false;
   }
+  // Hono matches a HEAD request as GET: a GET (or no match) is read from the request itself
+  const method = matchedMethod !== undefined && matchedMethod !== "GET" ? matchedMethod : request.method;
+  const series = httpSeriesOf(app, method, url);
   const response = await answer;
   const carries = scope.answered === response;
   countAnswer(series, response, carries, env as Env | undefined, ctx);

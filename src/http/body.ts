@@ -13,6 +13,7 @@ import { closestName } from "../engines/common/did-you-mean.js";
 import { ApiError, type ErrorDetail } from "./errors.js";
 import { readCappedText } from "../read-capped.js";
 import { knownKeysAt } from "./known-keys.js";
+import { requestHeadersOf } from "./request-id.js";
 
 /** The largest request body any route reads. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -24,7 +25,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  * body once, through here).
  */
 export function readText(c: Context<AppEnv>, limit = MAX_BODY_BYTES): Promise<string> {
-  const length = c.req.raw.headers.get("content-length");
+  const length = requestHeadersOf(c).get("content-length");
   const declared = length === null ? NaN : Number(length);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
   // A declared length within the limit is enforced by the runtime: read it in one go.
@@ -44,7 +45,7 @@ function tooLarge(limit: number): ApiError {
 
 /** Reads the body's text, insisting on a JSON content type (a promise, rejected for another type). */
 export function readJsonText(c: Context<AppEnv>): Promise<string> {
-  const type = c.req.raw.headers.get("content-type") ?? "";
+  const type = requestHeadersOf(c).get("content-type") ?? "";
   if (!JSON_TYPE.test(type.trim())) {
     return Promise.reject(
       new ApiError("unsupported_media_type", "the request body must be `application/json`"),

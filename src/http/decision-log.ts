@@ -38,9 +38,14 @@ export function decisionIdJson(id: string): string {
   return id === madeId ? madeIdJson : oneLine(JSON.stringify(id));
 }
 
-/** Whole milliseconds since `started` (a `performance.now()` reading), for the decision log. */
+/**
+ * Whole milliseconds since `started` (a `Date.now()` reading), for the decision log. The Worker's
+ * clock is read with `Date.now()`, not `performance.now()`: in workerd both advance only across
+ * I/O and in whole milliseconds, and `performance.now()` is a call into the runtime (about 1,330
+ * instructions against Date.now's 310; docs/performance.md, wt/floor7).
+ */
 export function elapsedMs(started: number): number {
-  return Math.round(performance.now() - started);
+  return Math.round(Date.now() - started);
 }
 
 /** Writes the one JSON log line every decision leaves; it never holds request bodies or secrets. */

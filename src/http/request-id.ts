@@ -23,6 +23,11 @@ export class RequestScope {
     private readonly runtime: RuntimeContext | undefined,
     /** The request's URL text, read once before dispatch (the runtime makes a new string at each read). */
     readonly url?: string,
+    /**
+     * The request's headers, read once before dispatch: in workerd each read of `request.headers`
+     * is a call into the runtime (about 1,770 instructions; docs/performance.md, wt/floor7).
+     */
+    readonly headers?: Headers,
   ) {}
 
   waitUntil(promise: Promise<unknown>): void {
@@ -41,7 +46,7 @@ export class RequestScope {
 }
 
 /** A scope kept alive so that its map, and the optimized code that checks it, outlive each request (engines/common/shapes.ts). */
-keepShape(new RequestScope("", undefined, ""));
+keepShape(new RequestScope("", undefined, "", undefined));
 
 /** The runtime's execution context, as Hono types it. */
 interface RuntimeContext {
@@ -76,6 +81,11 @@ export function identified(c: Context<AppEnv>, response: Response): Response {
   const scope = scopeOf(c);
   if (scope !== undefined) scope.answered = response;
   return response;
+}
+
+/** The headers of the request a handler is answering: its scope's reading, else the request's. */
+export function requestHeadersOf(c: Context<AppEnv>): Headers {
+  return scopeOf(c)?.headers ?? c.req.raw.headers;
 }
 
 /** The URL text of the request a handler is answering: its scope's reading, else the request's. */

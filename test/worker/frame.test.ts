@@ -401,12 +401,20 @@ describe("verdicts", () => {
     expect(answers[2].headers.get("x-arbiter-cache")).toMatch(/^(hit|miss)$/);
   });
 
-  it("read the request's URL once and only the headers their route uses", async () => {
+  it("read the request's URL, method and headers object once and only the headers their route uses", async () => {
     const urlGetter = Object.getOwnPropertyDescriptor(Request.prototype, "url")?.get as (
+      this: Request,
+    ) => string;
+    const headersGetter = Object.getOwnPropertyDescriptor(Request.prototype, "headers")?.get as (
+      this: Request,
+    ) => Headers;
+    const methodGetter = Object.getOwnPropertyDescriptor(Request.prototype, "method")?.get as (
       this: Request,
     ) => string;
     const headerGet = Headers.prototype.get;
     let urlReads = 0;
+    let headersReads = 0;
+    let methodReads = 0;
     const headerReads: string[] = [];
     Object.defineProperty(Request.prototype, "url", {
       configurable: true,
@@ -415,29 +423,73 @@ describe("verdicts", () => {
         return urlGetter.call(this);
       },
     });
+    Object.defineProperty(Request.prototype, "headers", {
+      configurable: true,
+      get(this: Request) {
+        headersReads++;
+        return headersGetter.call(this);
+      },
+    });
+    Object.defineProperty(Request.prototype, "method", {
+      configurable: true,
+      get(this: Request) {
+        methodReads++;
+        return methodGetter.call(this);
+      },
+    });
     Headers.prototype.get = function (this: Headers, name: string) {
       headerReads.push(name.toLowerCase());
       return headerGet.call(this, name);
     };
-    const request = new Request(BASE + "/v1/place", {
-      ...json(placeRequest),
-      headers: { "content-type": "application/json", "cf-connecting-ip": "192.0.2.9" },
-    });
-    let res: Response;
-    try {
+    const task = { schema: 1, test: { type: "throughput", spec: { schema: 1, dest: "192.0.2.1" } } };
+    const send = async (path: string, body: unknown) => {
+      urlReads = 0;
+      headersReads = 0;
+      methodReads = 0;
+      headerReads.length = 0;
       const ctx = createExecutionContext();
-      res = await app.fetch(request, env as unknown as Env, ctx);
+      const request = new Request(BASE + path, {
+        ...json(body),
+        headers: { "content-type": "application/json", "cf-connecting-ip": "192.0.2.9" },
+      });
+      const res = await app.fetch(request, { ...(env as unknown as Env), VERDICT_CACHE_SECONDS: "0" }, ctx);
       await waitOnExecutionContext(ctx);
+      return res;
+    };
+    let place: Response;
+    let named: Response;
+    let unnamed: Response;
+    let placeReads: string[];
+    let namedReads: string[];
+    try {
+      place = await send("/v1/place", placeRequest);
+      placeReads = [...headerReads];
+      // the router's path, the metrics series and the `explain` check share one reading
+      expect(urlReads).toBe(1);
+      // the request id, the body's type and length share one (each is a call into the runtime)
+      expect(headersReads).toBe(1);
+      // Hono's dispatch reads the method; the metrics series takes the method it matched with
+      expect(methodReads).toBe(1);
+      named = await send("/v1/limits/decide", { requester: "198.51.100.7", task });
+      namedReads = [...headerReads];
+      unnamed = await send("/v1/limits/decide", { task });
     } finally {
       Object.defineProperty(Request.prototype, "url", { configurable: true, get: urlGetter });
+      Object.defineProperty(Request.prototype, "headers", { configurable: true, get: headersGetter });
+      Object.defineProperty(Request.prototype, "method", { configurable: true, get: methodGetter });
       Headers.prototype.get = headerGet;
     }
-    expect(res.status).toBe(200);
-    // the router's path, the metrics series and the `explain` check share one reading
-    expect(urlReads).toBe(1);
-    // placement does not use the connecting address
-    expect(headerReads).not.toContain("cf-connecting-ip");
-    expect(headerReads.filter((h) => h === "x-request-id")).toHaveLength(1);
+    expect([place.status, named.status, unnamed.status]).toEqual([200, 200, 200]);
+    // placement does not use the connecting address, nor limits when the body names the requester
+    expect(placeReads).not.toContain("cf-connecting-ip");
+    expect(placeReads.filter((h) => h === "x-request-id")).toHaveLength(1);
+    expect(namedReads).not.toContain("cf-connecting-ip");
+    expect(((await named.json()) as { diagnostics: string }).diagnostics).toContain(
+      "requester: 198.51.100.7",
+    );
+    // a body without one: the connecting address is the requester, read once
+    expect(headerReads.filter((h) => h === "cf-connecting-ip")).toHaveLength(1);
+    expect(((await unnamed.json()) as { diagnostics: string }).diagnostics).toContain("requester: 192.0.2.9");
   });
 
   it("leave the runtime's request and answer objects unmodified (a young collection may then drop their wrappers)", async () => {

@@ -179,6 +179,11 @@ describe("GET /metrics", () => {
     expect(h1.status).toBe(200);
     expect(((await h1.json()) as { host: string | null }).host).toBeNull();
 
+    // a HEAD is counted as its GET route; no route: the request's own method, HEAD included
+    expect((await SELF.fetch(`${BASE}/v1/status`, { method: "HEAD" })).status).toBe(200);
+    expect((await SELF.fetch(`${BASE}/v1/nowhere`, { method: "HEAD" })).status).toBe(404);
+    expect((await post("/v1/nowhere", {})).status).toBe(404);
+
     const after = await scrape("isolate");
     const d = (name: string, labels: Record<string, string>) => `${name}${JSON.stringify(labels)}`;
     const http = (method: string, route: string, status_class: string) =>
@@ -211,7 +216,7 @@ describe("GET /metrics", () => {
       [d("arbiter_decision_io_wait_seconds_count", { engine: "customs" }), 1],
       // every answer by route template and status class, the first scrape and status included
       [http("GET", "/metrics", "2xx"), 1],
-      [http("GET", "/v1/status", "2xx"), 1],
+      [http("GET", "/v1/status", "2xx"), 2],
       [http("POST", "/v1/place", "2xx"), 3],
       [http("POST", "/v1/limits/decide", "2xx"), 1],
       [http("POST", "/v1/match", "2xx"), 2],
@@ -220,6 +225,8 @@ describe("GET /metrics", () => {
       [http("POST", "/v1/queues/{queue}/jobs", "4xx"), 1],
       [http("POST", "/v1/queues/{queue}/filters", "2xx"), 1],
       [http("POST", "/v1/hosts/allocate", "2xx"), 1],
+      [http("HEAD", "unmatched", "4xx"), 1],
+      [http("POST", "unmatched", "4xx"), 1],
     ]);
     // Histogram buckets and sums move with the counts; compare everything else exactly.
     const moved = new Map([...deltas(before, after)].filter(([k]) => !/_bucket\{|_sum\{/.test(k)));

@@ -6,6 +6,7 @@ import { BudgetExceeded, currentBudget, enterBudget, type Budget } from "../comm
 import type { JsonObject } from "../common/json.js";
 import type { LimitAnswer, LimitIo } from "./limit-types.js";
 import type { Application, HowMany, Limit } from "./policy.js";
+import type { DiagLines } from "./diag-lines.js";
 
 /** One limit's evaluation, kept for the trace. */
 export interface LimitOutcome {
@@ -136,7 +137,7 @@ export function checkApplications(
   now: number,
   io: LimitIo,
   trace: LimitOutcome[] | null,
-  lines: string[],
+  lines: DiagLines,
 ): ApplicationsOutcome | Promise<ApplicationsOutcome> {
   // called with the decision's budget current: each limit's evaluation is charged to it, across awaits
   const walk = walkApplications(
@@ -178,14 +179,14 @@ function* walkApplications(
   io: LimitIo,
   trace: LimitOutcome[] | null,
   budget: Budget,
-  lines: string[],
+  lines: DiagLines,
 ): Walk {
   // the block's lines go on the caller's list; a walk that applied nothing adds one empty line
-  const start = lines.length;
+  const start = lines.count;
   let passed = false;
   for (const app of applications) {
     if (app.classifier >= 0 && !classified[app.classifier]) continue;
-    lines.push(app.heading);
+    lines.add(app.heading);
     let groupsFailed = app.groups.length;
     for (let g = 0; g < app.groups.length; g++) {
       const group = app.groups[g];
@@ -198,29 +199,29 @@ function* walkApplications(
         trace?.push({ limit: limit.name, passed: r.passed, reasons: r.reasons });
         if (r.passed) {
           passes++;
-          lines.push(group.passLines[j]);
+          lines.add(group.passLines[j]);
         } else {
           fails++;
-          lines.push(indent(group.failPrefixes[j] + r.reasons.join("; ")));
+          lines.add(indent(group.failPrefixes[j] + r.reasons.join("; ")));
         }
       }
       const ok = groupPasses(group.require, passes, fails);
-      lines.push(group.wantLines[passes]);
+      lines.add(group.wantLines[passes]);
       if (!ok) break;
       groupsFailed--;
     }
     const appPassed = (groupsFailed === 0) !== app.invert;
-    lines.push(appPassed ? app.passedLine : app.failedLine);
+    lines.add(appPassed ? app.passedLine : app.failedLine);
     if (appPassed) {
-      lines.push("Passed one application.  Stopping.");
+      lines.add("Passed one application.  Stopping.");
       passed = true;
       break;
     }
     if (app.stopOnFailure) {
-      lines.push("Failed; stop forced");
+      lines.add("Failed; stop forced");
       break;
     }
   }
-  if (lines.length === start) lines.push("");
+  if (lines.count === start) lines.add("");
   return passed ? PASSED : FAILED;
 }

@@ -5,6 +5,7 @@
 import { BudgetExceeded, currentBudget, enterBudget, type Budget } from "../common/budget.js";
 import type { Decision } from "../common/decision.js";
 import type { Json, JsonObject } from "../common/json.js";
+import { commaList, DiagLines } from "./diag-lines.js";
 import { isJsonObject } from "../common/json.js";
 import { checkApplications, indent, type LimitOutcome } from "./applications.js";
 import type { LimitsContext } from "./context.js";
@@ -149,11 +150,12 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
   const state: EvalState = { ctx, usedOutside: false, ttlSeconds: Infinity, fetches: 0, note: undefined };
   const trace: Trace | null = ctx.explain ? { hints, identifiers: [], classifiers: [], limits: [] } : null;
   const now = ctx.now / 1000;
-  const diags: string[] = [];
+  const diags = new DiagLines();
 
   // the hints in key order: requester, then server when given
-  diags.push("Hints:", `  requester: ${pyStr(hints.requester)}`);
-  if (hints.server !== undefined) diags.push(`  server: ${pyStr(hints.server)}`);
+  diags.add("Hints:");
+  diags.add(`  requester: ${pyStr(hints.requester)}`);
+  if (hints.server !== undefined) diags.add(`  server: ${pyStr(hints.server)}`);
 
   // Identification
   const identified: string[] = [];
@@ -187,12 +189,15 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
       ...(state.note === undefined ? {} : { note: state.note }),
     });
   }
-  if (identErrors.length > 0) diags.push("Identifier diagnostics:", ...identErrors);
-  if (identified.length === 0) {
-    diags.push("Made no identifications.");
-    return verdict(denied(diags.join("\n")), isCacheable(state, request, policy), trace);
+  if (identErrors.length > 0) {
+    diags.add("Identifier diagnostics:");
+    diags.addAll(identErrors);
   }
-  diags.push(`Identified as ${identified.join(", ")}`);
+  if (identified.length === 0) {
+    diags.add("Made no identifications.");
+    return verdict(denied(diags.text), isCacheable(state, request, policy), trace);
+  }
+  diags.add(`Identified as ${commaList(identified)}`);
 
   // Classification
   const classified = classify(policy.classifiers, identifiedFlags);
@@ -201,14 +206,14 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
     if (classified[i]) classifications.push(policy.classifiers[i].name);
   if (trace) trace.classifiers = classifications;
   if (classifications.length === 0) {
-    diags.push("Made no classifications.");
+    diags.add("Made no classifications.");
     return verdict(
-      denied(diags.join("\n"), { identifiers: identified }),
+      denied(diags.text, { identifiers: identified }),
       isCacheable(state, request, policy),
       trace,
     );
   }
-  diags.push(`Classified as ${classifications.join(", ")}`);
+  diags.add(`Classified as ${commaList(classifications)}`);
 
   const checkSchedule = "run_schedule" in task;
   let newTask: JsonObject | null = null;
@@ -234,9 +239,9 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
     if (trace) trace.rewrite = { changed: r.changed, messages: r.messages };
     if (r.changed) {
       changes = r.messages;
-      diags.push("Rewriter made changes:");
-      if (r.messages.length > 0) diags.push(...r.messages.map(indent));
-      else diags.push("  (Not enumerated)");
+      diags.add("Rewriter made changes:");
+      if (r.messages.length > 0) diags.addAll(r.messages, indent);
+      else diags.add("  (Not enumerated)");
       limitTask = r.task;
     }
   }
@@ -257,7 +262,7 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
     ),
   );
   const apps = checked instanceof Promise ? ((yield checked) as Awaited<typeof checked>) : checked;
-  diags.push(apps.passed ? "Proposal meets limits" : "Proposal does not meet limits");
+  diags.add(apps.passed ? "Proposal meets limits" : "Proposal does not meet limits");
 
   // Priority
   let priority: number;
@@ -281,11 +286,11 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
     const requested = task.priority;
     const requestedText =
       requested === undefined || requested === null ? "" : ` ${percentD(requested)} requested,`;
-    diags.push(`Priority${requestedText} set at ${percentD(priority)}${p.notes.length > 0 ? ":" : "."}`);
-    diags.push(...p.notes.map(indent));
+    diags.add(`Priority${requestedText} set at ${percentD(priority)}${p.notes.length > 0 ? ":" : "."}`);
+    diags.addAll(p.notes, indent);
   } else {
     priority = 0;
-    diags.push("Priority set to default of 0");
+    diags.add("Priority set to default of 0");
   }
 
   return verdict(
@@ -296,7 +301,7 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
       identifiers: identified,
       classifiers: classifications,
       priority,
-      diagnostics: diags.join("\n"),
+      diagnostics: diags.text,
     },
     isCacheable(state, request, policy),
     trace,

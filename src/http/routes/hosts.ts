@@ -251,7 +251,7 @@ registerOperation({
 /** The host pool API: agent reports, allocations, permit release, listings. */
 export const hostRoutes = new Hono<AppEnv>()
   .post("/v1/hosts/allocate", async (c) => {
-    const started = performance.now();
+    const started = Date.now();
     authorize(c, "decision");
     const key = idempotencyKey(c);
     const text = await readJsonText(c);

@@ -174,7 +174,7 @@ jobRoutes
 
 jobRoutes
   .post("/v1/queues/:queue/jobs", async (c) => {
-    const started = performance.now();
+    const started = Date.now();
     authorize(c, "decision");
     const queue = queueParam(c);
     const key = idempotencyKey(c);
@@ -198,7 +198,7 @@ jobRoutes
     return idempotentVerdict(c, started, key, once, text, bundle.revision);
   })
   .get("/v1/queues/:queue/jobs/:id", async (c) => {
-    const started = performance.now();
+    const started = Date.now();
     authorize(c, "decision");
     const queue = queueParam(c);
     return verdict(
@@ -220,7 +220,7 @@ jobRoutes
     return c.json(unwrap(await queueStub(c.env, queue).finish(jobIdParam(c))));
   })
   .post("/v1/queues/:queue/schedule", async (c) => {
-    const started = performance.now();
+    const started = Date.now();
     authorize(c, "decision");
     const queue = queueParam(c);
     const { queued } = await readJson(c, jobSchemas().ScheduleRequest);

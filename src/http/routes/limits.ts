@@ -138,7 +138,8 @@ export const limitsDecision = {
   fastSchema: LimitsRequestFast,
   decide,
   acceptsMissingPolicy: true,
-  readsConnectingIp: true,
+  // the connecting address stands in for the requester only when the body names none
+  readsConnectingIp: (request: LimitsRequest) => request.requester === undefined,
   amend: withRequester,
 };
 

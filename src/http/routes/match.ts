@@ -61,7 +61,7 @@ const FORMAT_QUERY: QueryParam = {
  * as text. Not a decision: never cached, logged as `match_analysis`.
  */
 async function analyzeRoute(c: Context<AppEnv>): Promise<Response> {
-  const started = performance.now();
+  const started = Date.now();
   authorize(c, "decision");
   const format = c.req.query("format") ?? "json";
   if (format !== "json" && format !== "text") {
