@@ -649,7 +649,7 @@ function delInPlace(key: string, plain: Opt): Opt {
     charge(3 + ALLOC + 2 + COPY_KEY * ks.length + 1);
     // not `delete`: it makes a spread clone (a capture object) or an object losing a key other than its
     // last a dictionary, slow for every later step; a copy without the key is as fresh as the input was
-    return Object.prototype.hasOwnProperty.call(i, key) ? withoutKeyAt(i, ks, key) : i;
+    return Object.prototype.hasOwnProperty.call(i, key) ? (withoutKeyAt(i, ks, key) as JObj) : i;
   };
 }
 
