@@ -520,7 +520,9 @@ export const HOSTILE_ROWS: HostileRow[] = [
       method: "POST",
       path: "/v1/match",
       body: {
-        job: `[ pad = "${"a".repeat(n)}"; Requirements = a0 > 0; ${Array.from({ length: 10_000 }, (_, i) => `a${i} = a${i + 1} + a${i + 1}`).join("; ")}; a10000 = 1 ]`,
+        // the names carry n: the texts at one length are new to the cache even after the other's
+        // repeated requests kept theirs (bench:hostile sends each length many times)
+        job: `[ pad = "${"a".repeat(n)}"; Requirements = a${n}_0 > 0; ${Array.from({ length: 10_000 }, (_, i) => `a${n}_${i} = a${n}_${i + 1} + a${n}_${i + 1}`).join("; ")}; a${n}_10000 = 1 ]`,
         machines: anyMachines(2),
       },
     }),
