@@ -63,3 +63,14 @@ export interface ProgramAst {
   defs: FuncDef[];
   body: Node | null;
 }
+
+/** The key of `.k` (the input indexed by a string literal, without `?`), or null for any other node. */
+export function inputFieldKey(n: Node): string | null {
+  return n.k === "index" &&
+    !n.opt &&
+    n.target.k === "identity" &&
+    n.key.k === "literal" &&
+    typeof n.key.v === "string"
+    ? n.key.v
+    : null;
+}

@@ -4,7 +4,7 @@
  * keeps the JavaScript stack flat (deep jq recursion) and avoids closure allocation per output.
  */
 import type { Json } from "../engines/common/json.js";
-import type { Node } from "./ast.js";
+import { inputFieldKey, type Node } from "./ast.js";
 import type { Compiler, Native } from "./compile.js";
 import { applyFormat } from "./formats.js";
 import { binopFn, indexValue, literalComparison, sliceValue } from "./ops.js";
@@ -119,15 +119,8 @@ function build(c: Compiler, n: Node, sc: Scope, natives: Map<string, Native>): V
         const safe = fieldSite(k);
         // `.k` and `.a.k`: the input's own fields, with no evaluator call for the target
         if (n.target.k === "identity") return (i) => field(i, k, safe);
-        const tt = n.target;
-        if (
-          tt.k === "index" &&
-          !tt.opt &&
-          tt.target.k === "identity" &&
-          tt.key.k === "literal" &&
-          typeof tt.key.v === "string"
-        ) {
-          const k0 = tt.key.v;
+        const k0 = inputFieldKey(n.target);
+        if (k0 !== null) {
           const safe0 = fieldSite(k0);
           return (i) => field(field(i, k0, safe0), k, safe);
         }
@@ -425,14 +418,8 @@ function arithmetic(
   if (op !== "+" && op !== "-" && op !== "*") return null;
   if (rn.k === "literal" && typeof rn.v === "number") {
     const rv = rn.v;
-    if (
-      ln.k === "index" &&
-      !ln.opt &&
-      ln.target.k === "identity" &&
-      ln.key.k === "literal" &&
-      typeof ln.key.v === "string"
-    ) {
-      const k = ln.key.v;
+    const k = inputFieldKey(ln);
+    if (k !== null) {
       const safe = fieldSite(k);
       if (op === "*")
         return (i) => {

@@ -1,6 +1,6 @@
 /** Compiles the syntax tree to closures once: value-mode generators and, on demand, path-mode ones. */
 import type { Json } from "../engines/common/json.js";
-import type { FuncDef, Node, Pattern } from "./ast.js";
+import { inputFieldKey, type FuncDef, type Node, type Pattern } from "./ast.js";
 import { applyFormat, checkFormat } from "./formats.js";
 import { binopFn, indexValue, literalComparison, sliceValue } from "./ops.js";
 import { delPaths, getPath } from "./paths.js";
@@ -524,14 +524,8 @@ export class Compiler {
       const k = key.v;
       const safe = fieldSite(k);
       if (target.k === "identity") return (i, _e, emit) => emit(field(i, k, safe));
-      if (
-        target.k === "index" &&
-        !target.opt &&
-        target.target.k === "identity" &&
-        target.key.k === "literal" &&
-        typeof target.key.v === "string"
-      ) {
-        const k0 = target.key.v;
+      const k0 = inputFieldKey(target);
+      if (k0 !== null) {
         const safe0 = fieldSite(k0);
         return (i, _e, emit) => emit(field(field(i, k0, safe0), k, safe));
       }

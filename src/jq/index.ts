@@ -4,7 +4,7 @@ export { REWRITER_NATIVES } from "./natives-rewriter.js";
 export { compileErrorText } from "./compile-report.js";
 export type { CompileOptions, JqProgram, RunOptions, RunResult } from "./program.js";
 export { formatJson, printCompact, formatNumber, jsonText } from "./print.js";
-export { keysOf as jqKeys, storeAt as storeKeyAt } from "./key-order.js";
+export { keysOf as jqKeys, storeAt as storeKeyAt, withoutKeyAt } from "./key-order.js";
 export type { FormatOptions } from "./print.js";
 export { parseJsonSeq, fromJson } from "./json-parse.js";
 export { plainJson } from "./litnum.js";

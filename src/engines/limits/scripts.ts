@@ -7,7 +7,7 @@ import type { Json, JsonObject } from "../common/json.js";
 import { isJsonObject } from "../common/json.js";
 import { checkJsonDepth, describeJsonShape, MAX_JSON_DEPTH } from "../common/json-shape.js";
 import { err, ok, type Result } from "../common/result.js";
-import { REWRITER_NATIVES, storeKeyAt } from "../../jq/index.js";
+import { REWRITER_NATIVES, storeKeyAt, withoutKeyAt } from "../../jq/index.js";
 import type { JqNatives } from "./jq-backend.js";
 import {
   compileJqText,
@@ -97,21 +97,6 @@ function tooDeep(result: Json, measured: number, what: string): string | null {
   return shape === null ? null : `${what}: ${describeJsonShape(shape, "task")}`;
 }
 
-/**
- * `{ [key]: _, ...rest }`'s `rest`, built key by key (a rest pattern with a computed key takes V8's
- * slow path); an object holding its own `__proto__` key takes the pattern, which keeps it a plain key.
- */
-function withoutKey(o: JsonObject, key: string): JsonObject {
-  if (Object.hasOwn(o, "__proto__")) {
-    const { [key]: _gone, ...rest } = o;
-    return rest;
-  }
-  const out: JsonObject = {};
-  let j = 0;
-  for (const k in o) if (k !== key) storeKeyAt(out, j++, k, o[k]);
-  return out;
-}
-
 /** The result of rewriting: an error ends processing with `Error while rewriting: <message>`. */
 export type RewriteResult = { error: string } | { task: JsonObject; changed: boolean; messages: string[] };
 
@@ -121,10 +106,10 @@ export interface Rewriter {
   /**
    * The last run's input, result and rewritten task, kept until the next run (tests read them).
    * The objects a run builds key by key (`withPrivate`'s input, jq's result through `storeAt`,
-   * `withoutKey`'s task) have hidden classes V8 reaches only through weak transitions from the
+   * `withoutKeyAt`'s task) have hidden classes V8 reaches only through weak transitions from the
    * empty object's: with none of them alive at a full collection between requests, V8 collects
    * those classes and throws away every optimized function that embedded them (`storeAt`,
-   * `loadSite`, `field`, `withPrivate`, `withoutKey`, the program's `run`), which the route then
+   * `loadSite`, `field`, `withPrivate`, `withoutKeyAt`, the program's `run`), which the route then
    * recompiles while it answers the backlog the collection left (docs/performance.md, wt/stall4;
    * src/engines/common/shapes.ts for classes). Held by the rewriter, so they go with its policy:
    * one task's worth of objects (a task is at most a request's size).
@@ -173,7 +158,7 @@ export function compileRewriter(spec: JsonObject): Result<Rewriter, ScriptError>
       }
       const priv = Object.hasOwn(result, RW) ? result[RW] : undefined;
       if (priv === undefined) return { error: `'${RW}'` };
-      const out = withoutKey(result, RW);
+      const out = withoutKeyAt(result, Object.keys(result), RW) as JsonObject;
       lastOut = out;
       const changed = isJsonObject(priv) && priv.changed === true;
       const diags = isJsonObject(priv) && Array.isArray(priv.diags) ? priv.diags : [];
