@@ -9,7 +9,7 @@
  */
 import { AdNamesReader, type ClassAd, type SlotValue } from "./classad.js";
 import { isTextError, sharedNewSlot, simpleLiteral } from "./expr-cache.js";
-import { borrowCodes, releaseCodes } from "./char-codes.js";
+import { aheadBytes, aheadSource, aheadTake, borrowCodes, releaseCodes } from "./char-codes.js";
 import { Lexer, T } from "./lexer.js";
 
 /**
@@ -18,6 +18,9 @@ import { Lexer, T } from "./lexer.js";
  * compiling are charged to the decision's budget as the whole parse charges them.
  */
 export function readNewAdQuick(text: string): ClassAd | null {
+  // read as a stretch of the request's texts encoded together (char-codes.ts aheadBegin), when it is one
+  const at = aheadTake(text);
+  if (at >= 0) return readQuick(aheadSource, Lexer.over(aheadSource, aheadBytes, at, at + text.length));
   const codes = borrowCodes(text);
   try {
     return readQuick(text, new Lexer(text, codes));
@@ -26,6 +29,7 @@ export function readNewAdQuick(text: string): ClassAd | null {
   }
 }
 
+/** Reads the ad written at `text[lx.pos, lx.end)` (the whole text, or its stretch of a batch). */
 function readQuick(text: string, lx: Lexer): ClassAd | null {
   lx.charged = true;
   lx.kindsOnly = true;

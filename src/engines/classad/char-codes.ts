@@ -106,3 +106,114 @@ export function unitAt(codes: Uint8Array, text: string, i: number): number {
   const c = codes[i];
   return c < 128 ? c : text.charCodeAt(i);
 }
+
+/*
+ * Texts read one after another (a match request's job, schedd and machine ads), encoded ahead, many in
+ * one `encodeInto` call: in workerd each call is a call into the runtime's bindings, about 1,500
+ * instructions for one of the bench's ads (docs/performance.md, wt/matchenc), where joining the nine and
+ * encoding them in one call costs about 4,900 in all. The texts are joined into one string, {@link
+ * aheadSource}, whose bytes are {@link aheadBytes} (as {@link borrowCodes} makes them, followed by a 0),
+ * and a reader of text `i` reads the stretch of both where that text is ({@link aheadTake}): indices are
+ * the batch's, not the text's (the lexer reads a stretch of a text, `Lexer.over`). A batch holding a
+ * non-ASCII character anywhere (its bytes would no longer sit at its units' indices), a text too long
+ * for the batch, anything not a string and any text that is not `[` first (the new syntax's quick reader,
+ * ad-new-syntax.ts, is the one reader of a batch) are read as before, each from its own bytes.
+ */
+
+/** Units of text one batch encodes at most (its array has room for them and the 0 after them). */
+const AHEAD_ROOM = 1 << 14;
+/** Texts one batch holds at most. */
+const AHEAD_TEXTS = 256;
+
+/** The batch: its texts joined, and their bytes (the array allocated on first use and kept). */
+export let aheadSource = "";
+export let aheadBytes: Uint8Array = new Uint8Array(1);
+/** The text whose stretch {@link aheadTake} answers next, and where it starts in {@link aheadSource}. */
+let aheadText: string | null = null;
+let aheadStart = 0;
+
+/** The texts being read (see {@link aheadBegin}), and the range of them the batch holds. */
+let aheadFirst: unknown = undefined;
+let aheadSecond: unknown = undefined;
+let aheadRest: readonly unknown[] = [];
+let batchFrom = 0;
+let batchTo = 0;
+/** Where each of the batch's texts starts in it, -1 for one it does not hold. */
+const batchStarts = new Int32Array(AHEAD_TEXTS);
+
+/** Text `i` of the list {@link aheadBegin} was given. */
+function aheadItem(i: number): unknown {
+  return i === 0 ? aheadFirst : i === 1 ? aheadSecond : aheadRest[i - 2];
+}
+
+/**
+ * Starts reading the texts `first`, `second`, then `rest[0]`, `rest[1]`, … (numbered 0, 1, 2, …; any
+ * may be no string): before reading text `i` call {@link aheadAt}(i), and {@link aheadEnd} when done.
+ */
+export function aheadBegin(first: unknown, second: unknown, rest: readonly unknown[]): void {
+  aheadFirst = first;
+  aheadSecond = second;
+  aheadRest = rest;
+  batchFrom = batchTo = 0;
+  aheadText = null;
+}
+
+/** Text `i` is read next: {@link aheadTake} answers its stretch (encoding the next batch when `i` is past this one). */
+export function aheadAt(i: number): void {
+  aheadText = null;
+  if (i >= batchTo || i < batchFrom) encodeBatch(i);
+  const start = batchStarts[i - batchFrom];
+  if (start >= 0) {
+    aheadText = aheadItem(i) as string;
+    aheadStart = start;
+  }
+}
+
+/**
+ * Where `text` starts in {@link aheadSource} (its bytes at the same indices of {@link aheadBytes}) when it
+ * is the text {@link aheadAt} named, once; else -1 (read it from its own bytes).
+ */
+export function aheadTake(text: string): number {
+  if (text !== aheadText) return -1;
+  aheadText = null;
+  return aheadStart;
+}
+
+/** Drops the texts {@link aheadBegin} was given and the batch's text (a cut of it would keep it alive). */
+export function aheadEnd(): void {
+  aheadFirst = aheadSecond = undefined;
+  aheadRest = [];
+  aheadText = null;
+  aheadSource = "";
+  batchFrom = batchTo = 0;
+}
+
+/** Encodes texts `from`, `from + 1`, … in one call, as many as the batch holds. */
+function encodeBatch(from: number): void {
+  const count = aheadRest.length + 2;
+  let joined = "";
+  let length = 0;
+  let k = 0;
+  let i = from;
+  for (; i < count && k < AHEAD_TEXTS; i++, k++) {
+    const t = aheadItem(i);
+    // only new-syntax ads starting at their first unit are read from a batch (ad-new-syntax.ts)
+    if (typeof t !== "string" || t.length > AHEAD_ROOM || t.charCodeAt(0) !== 91) {
+      batchStarts[k] = -1;
+      continue;
+    }
+    if (length + t.length > AHEAD_ROOM) break;
+    batchStarts[k] = length;
+    joined += t;
+    length += t.length;
+  }
+  batchFrom = from;
+  batchTo = i;
+  aheadSource = joined;
+  if (length === 0) return;
+  if (aheadBytes.length <= AHEAD_ROOM) aheadBytes = new Uint8Array(AHEAD_ROOM + 1);
+  const r = encoder.encodeInto(joined, aheadBytes);
+  // every character ASCII: byte j is unit j of the batch; else its texts are read from their own bytes
+  if (r.read === length && r.written === length) aheadBytes[length] = 0;
+  else batchStarts.fill(-1, 0, k);
+}

@@ -7,6 +7,7 @@ import { BUDGET_EXCEEDED, BUDGET_EXCEEDED_MESSAGE, currentBudget } from "../comm
 import type { Decision } from "../common/decision.js";
 import { isoTime } from "../common/iso-time.js";
 import { readAd, readOneAd, splitAds } from "./ad-input.js";
+import { aheadAt, aheadBegin, aheadEnd } from "./char-codes.js";
 import type { ClassAd } from "./classad.js";
 import { AttrSite, evalAttr, evalCompiled } from "./evaluate.js";
 import type { Compiled } from "./node.js";
@@ -87,24 +88,45 @@ export function parseMatchRequest(request: {
     !(typeof best === "number" && Number.isInteger(best) && best >= 1 && best <= MAX_BEST)
   )
     return { ok: false, error: new ClassAdRequestError("best", BEST_MESSAGE) };
+  // the ads' texts encoded for the readers in few calls (char-codes.ts, aheadBegin); machines given as
+  // one text are split after the job and schedd are read (their errors come first, as before)
+  const listed = typeof request.machines === "string" ? null : request.machines;
+  aheadBegin(request.job, request.schedd, listed ?? []);
+  try {
+    return readMatchAds(request, best, listed);
+  } finally {
+    aheadEnd();
+  }
+}
+
+/** {@link parseMatchRequest}'s reading, its texts `job`, `schedd`, `given[0]`, … numbered 0, 1, 2, … for aheadAt. */
+function readMatchAds(
+  request: { job: unknown; machines: readonly unknown[] | string; schedd?: unknown },
+  best: number | undefined,
+  listed: readonly unknown[] | null,
+): { ok: true; value: ParsedMatchRequest } | { ok: false; error: ClassAdRequestError } {
+  aheadAt(0);
   const job = readOneAd(request.job);
   if (!job.ok)
     return { ok: false, error: new ClassAdRequestError("job", `${job.error.message} at ${job.error.at}`) };
   let schedd: ClassAd | null = null;
   if (request.schedd !== undefined) {
+    aheadAt(1);
     const s = readOneAd(request.schedd);
     if (!s.ok)
       return { ok: false, error: new ClassAdRequestError("schedd", `${s.error.message} at ${s.error.at}`) };
     schedd = s.ad;
   }
-  let given = request.machines;
-  if (typeof given === "string") {
-    const split = splitAds(given);
+  let given = listed;
+  if (given === null) {
+    const split = splitAds(request.machines as string);
     if (!split.ok) return { ok: false, error: new ClassAdRequestError("machines", split.message) };
     given = split.ads;
+    aheadBegin(undefined, undefined, given);
   }
   const machines: ClassAd[] = [];
   for (let i = 0; i < given.length; i++) {
+    aheadAt(i + 2);
     const m = readAd(given[i]);
     if (!m.ok)
       return {
