@@ -138,6 +138,8 @@ let aheadSecond: unknown = undefined;
 let aheadRest: readonly unknown[] = [];
 let batchFrom = 0;
 let batchTo = 0;
+/** The batch's texts, while it is made. */
+const batchParts: string[] = [];
 /** Where each of the batch's texts starts in it, -1 for one it does not hold. */
 const batchStarts = new Int32Array(AHEAD_TEXTS);
 
@@ -191,7 +193,8 @@ export function aheadEnd(): void {
 /** Encodes texts `from`, `from + 1`, … in one call, as many as the batch holds. */
 function encodeBatch(from: number): void {
   const count = aheadRest.length + 2;
-  let joined = "";
+  const parts = batchParts;
+  parts.length = 0;
   let length = 0;
   let k = 0;
   let i = from;
@@ -204,13 +207,20 @@ function encodeBatch(from: number): void {
     }
     if (length + t.length > AHEAD_ROOM) break;
     batchStarts[k] = length;
-    joined += t;
+    parts.push(t);
     length += t.length;
   }
   batchFrom = from;
   batchTo = i;
+  if (length === 0) {
+    aheadSource = "";
+    return;
+  }
+  // joined by `join`, which makes one flat string (`+=` makes a tree of them, flattened in place on first
+  // use, every later read then going through the tree's root)
+  const joined = parts.join("");
+  parts.length = 0;
   aheadSource = joined;
-  if (length === 0) return;
   if (aheadBytes.length <= AHEAD_ROOM) aheadBytes = new Uint8Array(AHEAD_ROOM + 1);
   const r = encoder.encodeInto(joined, aheadBytes);
   // every character ASCII: byte j is unit j of the batch; else its texts are read from their own bytes
