@@ -5,7 +5,7 @@
 import { BudgetExceeded, currentBudget, enterBudget, type Budget } from "../common/budget.js";
 import type { JsonObject } from "../common/json.js";
 import type { LimitAnswer, LimitIo } from "./limit-types.js";
-import type { Application, Group, HowMany, Limit } from "./policy.js";
+import type { Application, HowMany, Limit } from "./policy.js";
 import type { DiagLines } from "./diag-lines.js";
 
 /** One limit's evaluation, kept for the trace. */
@@ -139,7 +139,8 @@ export function checkApplications(
   trace: LimitOutcome[] | null,
   lines: DiagLines,
 ): ApplicationsOutcome | Promise<ApplicationsOutcome> {
-  const walk: Walk = {
+  // called with the decision's budget current: each limit's evaluation is charged to it, across awaits
+  const walk = walkApplications(
     applications,
     limits,
     classified,
@@ -148,109 +149,79 @@ export function checkApplications(
     now,
     io,
     trace,
-    // called with the decision's budget current: each limit's evaluation is charged to it, across awaits
-    budget: currentBudget(),
+    currentBudget(),
     lines,
-    // the block's lines go on the caller's list; a walk that applied nothing adds one empty line
-    start: lines.count,
-  };
-  return walkFrom(walk, 0);
+  );
+  return drive(walk, walk.next());
 }
 
 const PASSED: ApplicationsOutcome = { passed: true };
 const FAILED: ApplicationsOutcome = { passed: false };
 
-/**
- * One walk through the applications. The walk is plain functions, one per level (applications,
- * groups, limits), each going on at once or after the promise of a limit that answers
- * asynchronously, rather than one generator, whose optimized compile cost V8 9–16 ms of the
- * Worker's CPU (docs/performance.md, wt/stall6). Every member is in the literal, so its hidden
- * class never changes.
- */
-interface Walk {
-  readonly applications: readonly Application[];
-  readonly limits: readonly Limit[];
-  readonly classified: readonly boolean[];
-  readonly task: JsonObject;
-  readonly checkSchedule: boolean;
-  readonly now: number;
-  readonly io: LimitIo;
-  readonly trace: LimitOutcome[] | null;
-  readonly budget: Budget;
-  readonly lines: DiagLines;
-  readonly start: number;
+type Walk = Generator<Promise<Checked>, ApplicationsOutcome, Checked>;
+
+/** Runs a walk to its end, feeding it the answer of each promise it yields (each asynchronous limit). */
+function drive(
+  walk: Walk,
+  step: IteratorResult<Promise<Checked>, ApplicationsOutcome>,
+): ApplicationsOutcome | Promise<ApplicationsOutcome> {
+  return step.done ? step.value : step.value.then((answer) => drive(walk, walk.next(answer)));
 }
 
-/** The applications in order from `from`. */
-function walkFrom(w: Walk, from: number): ApplicationsOutcome | Promise<ApplicationsOutcome> {
-  for (let a = from; a < w.applications.length; a++) {
-    const app = w.applications[a];
-    if (app.classifier >= 0 && !w.classified[app.classifier]) continue;
-    w.lines.add(app.heading);
-    const groupsPassed = groupsFrom(w, app, 0);
-    if (groupsPassed instanceof Promise)
-      return groupsPassed.then((ok) => applicationEnd(w, app, ok) ?? walkFrom(w, a + 1));
-    const end = applicationEnd(w, app, groupsPassed);
-    if (end !== undefined) return end;
-  }
-  if (w.lines.count === w.start) w.lines.add("");
-  return FAILED;
-}
-
-/** An application's closing lines: the walk's outcome when it stops here, else undefined. */
-function applicationEnd(w: Walk, app: Application, groupsPassed: boolean): ApplicationsOutcome | undefined {
-  const appPassed = groupsPassed !== app.invert;
-  w.lines.add(appPassed ? app.passedLine : app.failedLine);
-  if (appPassed) {
-    w.lines.add("Passed one application.  Stopping.");
-    return PASSED;
-  }
-  if (app.stopOnFailure) {
-    w.lines.add("Failed; stop forced");
-    return FAILED;
-  }
-  return undefined;
-}
-
-/** Whether the application's groups from `from` on all pass (stopping at the first that fails). */
-function groupsFrom(w: Walk, app: Application, from: number): boolean | Promise<boolean> {
-  for (let g = from; g < app.groups.length; g++) {
-    const group = app.groups[g];
-    const passes = limitsFrom(w, group, 0, 0);
-    if (passes instanceof Promise)
-      return passes.then((p) => groupEnd(group, w.lines, p) && groupsFrom(w, app, g + 1));
-    if (!groupEnd(group, w.lines, passes)) return false;
-  }
-  return true;
-}
-
-/** A group's closing line, every one of its limits having answered; whether it passes. */
-function groupEnd(group: Group, lines: DiagLines, passes: number): boolean {
-  lines.add(group.wantLines[passes]);
-  return groupPasses(group.require, passes, group.limits.length - passes);
-}
-
-/** The group's limits from `from` on, `passes` of those before having passed: how many passed in all. */
-function limitsFrom(w: Walk, group: Group, from: number, passes: number): number | Promise<number> {
-  for (let j = from; j < group.limits.length; j++) {
-    const limit = w.limits[group.limits[j]];
-    const answer = checkLimit(limit, w.task, w.checkSchedule, w.now, w.io, w.budget);
-    if (answer instanceof Promise) {
-      const before = passes;
-      return answer.then((r) => limitsFrom(w, group, j + 1, before + noteLimit(w, group, j, limit, r)));
+/** The applications in order, yielding a limit's promise where it answers asynchronously. */
+function* walkApplications(
+  applications: readonly Application[],
+  limits: readonly Limit[],
+  classified: readonly boolean[],
+  task: JsonObject,
+  checkSchedule: boolean,
+  now: number,
+  io: LimitIo,
+  trace: LimitOutcome[] | null,
+  budget: Budget,
+  lines: DiagLines,
+): Walk {
+  // the block's lines go on the caller's list; a walk that applied nothing adds one empty line
+  const start = lines.count;
+  let passed = false;
+  for (const app of applications) {
+    if (app.classifier >= 0 && !classified[app.classifier]) continue;
+    lines.add(app.heading);
+    let groupsFailed = app.groups.length;
+    for (let g = 0; g < app.groups.length; g++) {
+      const group = app.groups[g];
+      let passes = 0;
+      let fails = 0;
+      for (let j = 0; j < group.limits.length; j++) {
+        const limit = limits[group.limits[j]];
+        const answer = checkLimit(limit, task, checkSchedule, now, io, budget);
+        const r = answer instanceof Promise ? yield answer : answer;
+        trace?.push({ limit: limit.name, passed: r.passed, reasons: r.reasons });
+        if (r.passed) {
+          passes++;
+          lines.add(group.passLines[j]);
+        } else {
+          fails++;
+          lines.add(indent(group.failPrefixes[j] + r.reasons.join("; ")));
+        }
+      }
+      const ok = groupPasses(group.require, passes, fails);
+      lines.add(group.wantLines[passes]);
+      if (!ok) break;
+      groupsFailed--;
     }
-    passes += noteLimit(w, group, j, limit, answer);
+    const appPassed = (groupsFailed === 0) !== app.invert;
+    lines.add(appPassed ? app.passedLine : app.failedLine);
+    if (appPassed) {
+      lines.add("Passed one application.  Stopping.");
+      passed = true;
+      break;
+    }
+    if (app.stopOnFailure) {
+      lines.add("Failed; stop forced");
+      break;
+    }
   }
-  return passes;
-}
-
-/** A limit's answer in the trace and the lines: 1 when it passed, else 0. */
-function noteLimit(w: Walk, group: Group, j: number, limit: Limit, r: Checked): number {
-  w.trace?.push({ limit: limit.name, passed: r.passed, reasons: r.reasons });
-  if (r.passed) {
-    w.lines.add(group.passLines[j]);
-    return 1;
-  }
-  w.lines.add(indent(group.failPrefixes[j] + r.reasons.join("; ")));
-  return 0;
+  if (lines.count === start) lines.add("");
+  return passed ? PASSED : FAILED;
 }

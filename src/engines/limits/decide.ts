@@ -9,7 +9,7 @@ import { commaList, DiagLines } from "./diag-lines.js";
 import { isJsonObject } from "../common/json.js";
 import { checkApplications, indent, type LimitOutcome } from "./applications.js";
 import type { LimitsContext } from "./context.js";
-import type { EvalState, IdentAnswer, Identifier } from "./identifiers.js";
+import type { EvalState, IdentAnswer } from "./identifiers.js";
 import type { Classifier, LimitsPolicy } from "./policy.js";
 import { pyStr, pyTypeName } from "./python-text.js";
 
@@ -120,32 +120,10 @@ export function classify(classifiers: readonly Classifier[], identified: readonl
   return out;
 }
 
-/**
- * One decision's working state, handed from stage to stage. The stages are plain functions, each
- * answering at once or with a promise where it waits (a DNS lookup, a URL fetch), rather than one
- * generator: V8's optimizing compiler took 22–32 ms of the Worker's CPU for the one generator of
- * ~180 lines, which the route's first 20,000 requests pay (docs/performance.md, wt/stall6). Every
- * member is in the literal `steps` makes, so its hidden class never changes (see `verdict`).
- */
-interface Run {
-  readonly policy: LimitsPolicy;
-  readonly request: LimitsRequest;
-  readonly task: JsonObject;
-  readonly hints: JsonObject;
-  readonly budget: Budget;
-  readonly state: EvalState;
-  readonly trace: Trace | null;
-  readonly now: number;
-  readonly diags: DiagLines;
-  readonly identified: string[];
-  readonly identifiedFlags: boolean[];
-  readonly identErrors: string[];
-}
+/** A decision's steps, yielding each promise it must wait for (a DNS lookup, a URL fetch) and given its answer back. */
+type Steps = Generator<Promise<unknown>, Decision<LimitsVerdict>, unknown>;
 
-/** A decision: its verdict at once when nothing waits, else its promise. */
-type Decided = Decision<LimitsVerdict> | Promise<Decision<LimitsVerdict>>;
-
-function steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: LimitsContext): Decided {
+function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: LimitsContext): Steps {
   const hints: JsonObject = { requester: request.requester };
   if (request.server !== undefined) hints.server = request.server;
   const task: JsonObject = request.run ? { ...request.task, run_schedule: { ...request.run } } : request.task;
@@ -164,80 +142,56 @@ function steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: LimitsC
       null,
     );
   }
-  const run: Run = {
-    policy,
-    request,
-    task,
-    hints,
-    // the work budget is charged in the synchronous stretches between DNS awaits
-    budget: ctx.budget ?? currentBudget(),
-    // `note` is in the literal, so that the state never changes hidden class (see `verdict`)
-    state: { ctx, usedOutside: false, ttlSeconds: Infinity, fetches: 0, note: undefined },
-    trace: ctx.explain ? { hints, identifiers: [], classifiers: [], limits: [] } : null,
-    now: ctx.now / 1000,
-    diags: new DiagLines(),
-    identified: [],
-    identifiedFlags: [],
-    identErrors: [],
-  };
-  const diags = run.diags;
+  // the work budget is charged in the synchronous stretches between DNS awaits
+  const budget: Budget = ctx.budget ?? currentBudget();
+  const rewrite = request.rewrite !== false;
+  const prioritize = request.prioritize === true;
+  // `note` is in the literal, so that the state never changes hidden class (see `verdict`)
+  const state: EvalState = { ctx, usedOutside: false, ttlSeconds: Infinity, fetches: 0, note: undefined };
+  const trace: Trace | null = ctx.explain ? { hints, identifiers: [], classifiers: [], limits: [] } : null;
+  const now = ctx.now / 1000;
+  const diags = new DiagLines();
+
   // the hints in key order: requester, then server when given
   diags.add("Hints:");
   diags.add(`  requester: ${pyStr(hints.requester)}`);
   if (hints.server !== undefined) diags.add(`  server: ${pyStr(hints.server)}`);
-  return identifyFrom(run, 0);
-}
 
-/** Identification from the policy's identifier `from` on, then the rest of the decision. */
-function identifyFrom(run: Run, from: number): Decided {
-  const identifiers = run.policy.identifiers;
-  for (let i = from; i < identifiers.length; i++) {
-    const ident = identifiers[i];
-    run.state.note = undefined;
+  // Identification
+  const identified: string[] = [];
+  const identifiedFlags: boolean[] = [];
+  const identErrors: string[] = [];
+  for (const ident of policy.identifiers) {
+    state.note = undefined;
     let answer: IdentAnswer | Promise<IdentAnswer>;
-    const previous = enterBudget(run.budget);
+    const previous = enterBudget(budget);
     try {
-      answer = ident.evaluate(run.hints, run.state);
+      answer = ident.evaluate(hints, state);
     } catch (e) {
       if (!(e instanceof BudgetExceeded)) throw e;
       answer = { error: e.message };
     } finally {
       enterBudget(previous);
     }
-    if (answer instanceof Promise)
-      return answer.then((a) => {
-        noteIdentifier(run, ident, a);
-        return identifyFrom(run, i + 1);
-      });
-    noteIdentifier(run, ident, answer);
+    if (answer instanceof Promise) answer = (yield answer) as IdentAnswer;
+    let yes = false;
+    if (typeof answer === "boolean") yes = answer !== ident.invert;
+    else
+      identErrors.push(
+        `Identifier ${ident.name} threw an exception:\n${answer.error}\nPlease report this as a bug.`,
+      );
+    identifiedFlags.push(yes);
+    if (yes) identified.push(ident.name);
+    trace?.identifiers.push({
+      name: ident.name,
+      identified: yes,
+      ...(typeof answer === "boolean" ? {} : { error: answer.error }),
+      ...(state.note === undefined ? {} : { note: state.note }),
+    });
   }
-  return afterIdentification(run);
-}
-
-/** One identifier's answer, recorded. */
-function noteIdentifier(run: Run, ident: Identifier, answer: IdentAnswer): void {
-  let yes = false;
-  if (typeof answer === "boolean") yes = answer !== ident.invert;
-  else
-    run.identErrors.push(
-      `Identifier ${ident.name} threw an exception:\n${answer.error}\nPlease report this as a bug.`,
-    );
-  run.identifiedFlags.push(yes);
-  if (yes) run.identified.push(ident.name);
-  run.trace?.identifiers.push({
-    name: ident.name,
-    identified: yes,
-    ...(typeof answer === "boolean" ? {} : { error: answer.error }),
-    ...(run.state.note === undefined ? {} : { note: run.state.note }),
-  });
-}
-
-/** Classification, rewriting and the applications, once every identifier has answered. */
-function afterIdentification(run: Run): Decided {
-  const { policy, request, diags, state, trace, identified } = run;
-  if (run.identErrors.length > 0) {
+  if (identErrors.length > 0) {
     diags.add("Identifier diagnostics:");
-    diags.addAll(run.identErrors);
+    diags.addAll(identErrors);
   }
   if (identified.length === 0) {
     diags.add("Made no identifications.");
@@ -246,7 +200,7 @@ function afterIdentification(run: Run): Decided {
   diags.add(`Identified as ${commaList(identified)}`);
 
   // Classification
-  const classified = classify(policy.classifiers, run.identifiedFlags);
+  const classified = classify(policy.classifiers, identifiedFlags);
   const classifications: string[] = [];
   for (let i = 0; i < classified.length; i++)
     if (classified[i]) classifications.push(policy.classifiers[i].name);
@@ -260,29 +214,24 @@ function afterIdentification(run: Run): Decided {
     );
   }
   diags.add(`Classified as ${commaList(classifications)}`);
-  return rewriteAndApply(run, classified, classifications);
-}
 
-/** Rewriting, then the applications and the priority. */
-function rewriteAndApply(run: Run, classified: boolean[], classifications: string[]): Decided {
-  const { policy, request, task, diags, trace, budget, now } = run;
   const checkSchedule = "run_schedule" in task;
   let newTask: JsonObject | null = null;
   let limitTask = task;
   let changes: string[] = [];
 
   // Rewriting
-  if (policy.rewriter && request.rewrite !== false) {
+  if (policy.rewriter && rewrite) {
     const rewriter = policy.rewriter;
-    const r = budget.run(() => rewriter.run(task, classifications, run.hints, now));
+    const r = budget.run(() => rewriter.run(task, classifications, hints, now));
     if ("error" in r) {
       if (trace) trace.rewrite = { error: r.error };
       return verdict(
         denied(`Error while rewriting: ${r.error}`, {
-          identifiers: run.identified,
+          identifiers: identified,
           classifiers: classifications,
         }),
-        isCacheable(run.state, request, policy),
+        isCacheable(state, request, policy),
         trace,
       );
     }
@@ -307,33 +256,20 @@ function rewriteAndApply(run: Run, classified: boolean[], classifications: strin
       limitTask,
       checkSchedule,
       now,
-      { hints: run.hints, state: run.state },
+      { hints, state },
       trace ? trace.limits : null,
       diags,
     ),
   );
-  return checked instanceof Promise
-    ? checked.then((apps) => prioritize(run, apps.passed, classifications, changes, newTask))
-    : prioritize(run, checked.passed, classifications, changes, newTask);
-}
-
-/** The applications' verdict written, then the priority and the decision. */
-function prioritize(
-  run: Run,
-  passed: boolean,
-  classifications: string[],
-  changes: string[],
-  newTask: JsonObject | null,
-): Decision<LimitsVerdict> {
-  const { policy, request, task, diags, state, trace } = run;
-  diags.add(passed ? "Proposal meets limits" : "Proposal does not meet limits");
+  const apps = checked instanceof Promise ? ((yield checked) as Awaited<typeof checked>) : checked;
+  diags.add(apps.passed ? "Proposal meets limits" : "Proposal does not meet limits");
 
   // Priority
   let priority: number;
-  if (request.prioritize === true && passed && policy.prioritizer) {
+  if (prioritize && apps.passed && policy.prioritizer) {
     const prioritizer = policy.prioritizer;
-    const p = run.budget.run(() => prioritizer.run(task, classifications, run.now));
-    const common = { identifiers: run.identified, classifiers: classifications, changes };
+    const p = budget.run(() => prioritizer.run(task, classifications, now));
+    const common = { identifiers: identified, classifiers: classifications, changes };
     if ("error" in p)
       return verdict(
         denied(`Error determining priority: ${p.error}`, common),
@@ -359,10 +295,10 @@ function prioritize(
 
   return verdict(
     {
-      allowed: passed,
+      allowed: apps.passed,
       task: newTask,
       changes,
-      identifiers: run.identified,
+      identifiers: identified,
       classifiers: classifications,
       priority,
       diagnostics: diags.text,
@@ -394,13 +330,39 @@ export function decideLimitsNow(
   request: LimitsRequest,
   ctx: LimitsContext,
 ): Decision<LimitsVerdict> | Promise<Decision<LimitsVerdict>> {
-  let decided: Decided;
+  let g: Steps;
+  let step: IteratorResult<Promise<unknown>, Decision<LimitsVerdict>>;
   try {
-    decided = steps(policy, request, ctx);
+    g = steps(policy, request, ctx);
+    step = g.next();
   } catch (e) {
     return failedDecision(e, request);
   }
-  return decided instanceof Promise ? decided.catch((e: unknown) => failedDecision(e, request)) : decided;
+  return step.done ? step.value : finishSteps(g, step, request);
+}
+
+/** The rest of a decision that waits: each promise's answer (or error) handed back to its steps. */
+async function finishSteps(
+  g: Steps,
+  first: IteratorResult<Promise<unknown>, Decision<LimitsVerdict>>,
+  request: LimitsRequest,
+): Promise<Decision<LimitsVerdict>> {
+  try {
+    let step = first;
+    while (!step.done) {
+      let answer: unknown;
+      try {
+        answer = await step.value;
+      } catch (e) {
+        step = g.throw(e);
+        continue;
+      }
+      step = g.next(answer);
+    }
+    return step.value;
+  } catch (e) {
+    return failedDecision(e, request);
+  }
 }
 
 /**
@@ -415,12 +377,12 @@ export function decideLimitsOffline(
   ctx: LimitsContext,
 ): Decision<LimitsVerdict> {
   try {
-    const decided = steps(policy, request, ctx);
-    if (decided instanceof Promise) {
-      decided.catch(() => undefined);
+    const step = steps(policy, request, ctx).next();
+    if (!step.done) {
+      step.value.catch(() => undefined);
       throw new Error("a decision without a resolver or fetcher waited for an answer");
     }
-    return decided;
+    return step.value;
   } catch (e) {
     return failedDecision(e, request);
   }
