@@ -313,48 +313,6 @@ describe("reading ads in place", () => {
     }
   });
 
-  it("keeps in its kind's template an expression the cache keeps and a string of up to 320 characters", () => {
-    // a pool's ads repeat their Requirements and their version strings: from the template on (the second
-    // ad, whose Requirements is the cache's, kept on its second sighting) no ad stores them, until an ad
-    // differs there (ad 20's Requirements, ad 25's version); an expression of each ad's own is stored
-    clearExprCache();
-    clearSeenTexts();
-    const version = "$CondorVersion: 24.0.1 2024-01-01 BuildID: 12345 $";
-    const text = (i: number) =>
-      [
-        `NameT = "slot1@node${i}.example.org"`,
-        `VersionT = "${i === 25 ? version.replace("24.0.1", "24.0.2") : version}"`,
-        `CpusT = ${i}`,
-        `RequirementsT = ${i === 20 ? "CpusT > 3" : "START && CpusT > 2 && MemoryT >= 1024"}`,
-        `OwnT = CpusT > ${i}`,
-      ].join("\n");
-    const compare = vi.spyOn(AdLayout.prototype as unknown as { compare: () => void }, "compare");
-    try {
-      const texts = Array.from({ length: 30 }, (_, i) => text(i));
-      const at: number[] = [];
-      const results = texts.map((t, i) => {
-        const before = compare.mock.calls.length;
-        const r = parseOldAd(t);
-        if (compare.mock.calls.length !== before) at.push(i);
-        return r;
-      });
-      results.forEach((r, i) => expect(outcome(r), `${i}`).toBe(wholeOld(texts[i])));
-      const ads = results.map((r) => (r.ok ? r.ad : adOf([])));
-      // Name, Cpus and the own expression stored; then the Requirements; then the version
-      expect(ads.slice(2, 20).map((a) => a.own.length)).toEqual(new Array(18).fill(3));
-      expect(ads[21].own.length).toBe(4);
-      expect(ads[26].own.length).toBe(5);
-      expect(ads[3].at(3)).toBe(ads[19].at(3));
-      expect(ads[3].at(1)).toBe(version);
-      expect(ads[25].at(1)).toBe(version.replace("24.0.1", "24.0.2"));
-      // the kept lines speak for the rest: past the template's ad (1) and the next (2, its lines kept from
-      // the template's), no ad compares every shared slot; the Requirements and the version are compared alone
-      expect(at).toEqual([1, 2]);
-    } finally {
-      compare.mockRestore();
-    }
-  });
-
   it("reads back ads of two kinds whose names one starts the other's, their shared lines differing", () => {
     // the shorter kind's chain of layouts is the longer one's start: each kind's template has its own
     // value of Y, and the lines kept along the chain are the last ad's, of either kind

@@ -8,7 +8,7 @@
  * attribute by comparing one layout pointer.
  */
 import { trySpend } from "../common/budget.js";
-import { Compiled, keptTextChars } from "./node.js";
+import { Compiled } from "./node.js";
 import { ERROR, Real, UNDEF, type Value } from "./values.js";
 import { keepShape } from "../common/shapes.js";
 
@@ -132,18 +132,8 @@ const NEVER = 2 ** 30;
  */
 let templateSlots = 0;
 const MAX_TEMPLATE_SLOTS = 1 << 16;
-/** Strings of up to this many characters a template keeps freely; longer ones count toward {@link MAX_TEMPLATE_CHARS}. */
-const MAX_TEMPLATE_STRING = 24;
 /** Longer strings are not kept in a template (the ads store them). */
-const MAX_TEMPLATE_TEXT = 320;
-/**
- * Characters of text the templates made since the tree was last cleared hold in strings of more than
- * {@link MAX_TEMPLATE_STRING} characters (their own copies) and in compiled expressions (the text of
- * each, as the shared expression cache counts it: about 40 bytes a character compiled, so about 4 MB at
- * most); past it the tree is cleared as for {@link MAX_TEMPLATE_SLOTS}.
- */
-let templateChars = 0;
-const MAX_TEMPLATE_CHARS = 100_000;
+const MAX_TEMPLATE_STRING = 24;
 /** The slots at `varying` of `slots`, in that order (an ad's own array, see {@link SlotTemplate}). */
 function ownSlots(t: SlotTemplate, slots: readonly SlotValue[]): SlotValue[] {
   // a copy of the blank: its exact length, and no allocation site (an array literal's feedback costs the
@@ -166,36 +156,20 @@ function sameSlot(v: SlotValue, w: SlotValue): boolean {
 const NO_SLOTS: readonly SlotValue[] = [];
 
 /**
- * Whether a template keeps `v` for the ads that share it, and what it counts toward
- * {@link MAX_TEMPLATE_CHARS}: 0 for a value that is small and holds nothing else (a boolean, a number, a
- * string of up to {@link MAX_TEMPLATE_STRING} characters, a real, UNDEFINED, ERROR); a longer string's
- * length (up to {@link MAX_TEMPLATE_TEXT}: the template keeps a copy of its own); the text's length of an
- * expression the shared expression cache keeps (its own copy of its text, so it holds no request's; an
- * ad of a pool's kind reads its Requirements, Start and Rank there, the same object in every ad); -1 for
- * anything else, which each ad stores (an expression the cache does not keep may hold its ad's text
- * until first parsed; lists and nested ads hold their ad).
+ * Whether a template keeps `v` for the ads that share it: a value that is small and holds nothing else
+ * (a boolean, a number, a short string, a real, UNDEFINED, ERROR). Expressions, lists and nested ads are
+ * stored by each ad (an expression may hold its ad's text until first parsed; the cache shares them).
  */
-function heldChars(v: SlotValue): number {
+function sharable(v: SlotValue): boolean {
   switch (typeof v) {
     case "boolean":
     case "number":
-      return 0;
+      return true;
     case "string":
-      return v.length <= MAX_TEMPLATE_STRING ? 0 : v.length <= MAX_TEMPLATE_TEXT ? v.length : -1;
+      return v.length <= MAX_TEMPLATE_STRING;
     default:
-      if (v instanceof Compiled) return keptTextChars(v);
-      return v instanceof Real || v === UNDEF || v === ERROR ? 0 : -1;
+      return v instanceof Real || v === UNDEF || v === ERROR;
   }
-}
-
-/**
- * Whether a template's shared value of a slot is one its kept line cannot speak for (see
- * {@link AdLayout.claim}): an expression (no expression line is kept) or a string of more than
- * {@link MAX_TEMPLATE_STRING} characters (its line may be too long to keep). Each ad compares such a slot
- * ({@link SlotTemplate.checks}), an identity compare for an expression.
- */
-function lineless(v: SlotValue): boolean {
-  return typeof v === "string" ? v.length > MAX_TEMPLATE_STRING : v instanceof Compiled;
 }
 
 /** Layouts created since the transition tree was last cleared (requests with arbitrary names must not grow it forever). */
@@ -516,7 +490,6 @@ export class AdLayout {
     AdLayout.EMPTY.otherChild = null;
     layoutCount = 0;
     templateSlots = 0;
-    templateChars = 0;
   }
 
   /**
@@ -563,7 +536,7 @@ export class AdLayout {
     t.varying.push(i);
     t.blank.push(UNDEF);
     const node = t.nodes[i];
-    if (node.tplOwner === t && !node.tplContested && node.tplValue !== undefined) {
+    if (node.tplOwner === t && !node.tplContested) {
       // its own slot: the kept line no longer speaks for the template
       t.expect--;
       node.tplValue = undefined;
@@ -585,8 +558,7 @@ export class AdLayout {
 
   /** The template of this layout made from `slots` (apart: made once, kept out of the reader's inlined code). */
   private templateOf(slots: readonly SlotValue[]): SlotTemplate {
-    if (templateSlots + slots.length > MAX_TEMPLATE_SLOTS || templateChars >= MAX_TEMPLATE_CHARS)
-      AdLayout.clearTree();
+    if (templateSlots + slots.length > MAX_TEMPLATE_SLOTS) AdLayout.clearTree();
     templateSlots += slots.length;
     const n = slots.length;
     // both filled by push: packed arrays (their reads need no hole check)
@@ -596,9 +568,7 @@ export class AdLayout {
     const t = new SlotTemplate(values, pos, nodes, keptGeneration);
     for (let i = 0; i < n; i++) {
       const v = slots[i];
-      const held = heldChars(v);
-      if (held >= 0 && templateChars + held <= MAX_TEMPLATE_CHARS) {
-        templateChars += held;
+      if (sharable(v)) {
         // a longer string may be a view into the text it was read from: the template keeps its own copy
         values.push(typeof v === "string" && v.length >= SLICED_MIN ? ownName(v) : v);
         pos.push(SHARED_SLOT);
@@ -608,7 +578,7 @@ export class AdLayout {
         t.varying.push(i);
         t.blank.push(UNDEF);
       }
-      AdLayout.claim(nodes[i], t, i, lineless(v));
+      AdLayout.claim(nodes[i], t, i);
     }
     return t;
   }
@@ -621,17 +591,13 @@ export class AdLayout {
    * ({@link SlotTemplate.checks}). A template of an earlier generation is never used again: it gives the
    * node up.
    */
-  private static claim(node: AdLayout, t: SlotTemplate, i: number, lineless: boolean): void {
+  private static claim(node: AdLayout, t: SlotTemplate, i: number): void {
     const o = node.tplOwner;
     if (o !== null && o.generation === t.generation) {
       if (!node.tplContested) {
-        // the owner gives it up: its slot i, shared and spoken for by this node (its value here), is one
-        // it compares from now on (a slot it shares that no line speaks for is among its checks already;
-        // a slot its ads store needs no compare)
-        if (node.tplValue !== undefined) {
-          o.checks.push(i);
-          o.expect--;
-        }
+        // the owner gives it up: its slot i is one it compares from now on
+        o.checks.push(i);
+        if (o.pos[i] === SHARED_SLOT) o.expect--;
         node.tplContested = true;
         node.tplValue = undefined;
         node.lineIsTpl = false;
@@ -642,15 +608,10 @@ export class AdLayout {
     }
     node.tplOwner = t;
     node.tplContested = false;
-    if (t.pos[i] !== SHARED_SLOT) node.tplValue = undefined;
-    else if (lineless) {
-      // no kept line speaks for it: each ad compares it
-      node.tplValue = undefined;
-      t.checks.push(i);
-    } else {
+    if (t.pos[i] === SHARED_SLOT) {
       node.tplValue = t.values[i];
       t.expect++;
-    }
+    } else node.tplValue = undefined;
     node.lineIsTpl =
       node.lineGeneration === keptGeneration &&
       node.pendingAt < 0 &&

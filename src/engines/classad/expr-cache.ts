@@ -9,7 +9,7 @@ import { forgetKeptLines, type SlotValue } from "./classad.js";
 import { viewOf } from "./char-codes.js";
 import { compile } from "./compile.js";
 import { Lexer, PARSE_UNITS_PER_TOKEN } from "./lexer.js";
-import { Compiled, markKept } from "./node.js";
+import { Compiled } from "./node.js";
 import { parseExpr } from "./parser.js";
 import { Checked, checkExpression } from "./syntax-check.js";
 import { ERROR, Real } from "./values.js";
@@ -362,7 +362,6 @@ function sharedSlot(
   if (keep) {
     makeRoom(size);
     // After makeRoom: emptying the cache replaces both maps.
-    if (slot instanceof Compiled) markKept(slot, own.length);
     if (oldForm) oldCache.set(h & 0x3fffffff, { text: own, slot });
     else newCache.set(own, slot);
   }

@@ -151,21 +151,3 @@ const PENDING: EvalFn = () => {
   throw new Error("a deferred expression was evaluated before it was made");
 };
 const PENDING_NODE: Node = { k: "lit", v: false };
-
-/**
- * The compiled expressions the shared expression cache keeps (expr-cache.ts), with the length of their
- * text: such an expression holds its own copy of its text, never a cut of a request's, so an ad
- * template may keep it past the request (classad.ts `SlotTemplate`). Weak: an expression dropped by
- * the cache and by every ad and template goes with its entry.
- */
-const keptTexts = new WeakMap<Compiled, number>();
-
-/** Marks `c` as kept by the shared cache with a text of `chars` characters (see {@link keptTextChars}). */
-export function markKept(c: Compiled, chars: number): void {
-  keptTexts.set(c, chars);
-}
-
-/** The length of the text of `c` when the shared cache keeps (or kept) it, else -1. */
-export function keptTextChars(c: Compiled): number {
-  return keptTexts.get(c) ?? -1;
-}
