@@ -230,9 +230,8 @@ export class AdLayout {
   private madeGeneration = -1;
   /**
    * As the node of its slot in a template's layout (see {@link SlotTemplate.nodes}): the last template
-   * made along it, that template's value of this slot (undefined: its ads store the slot, the node is
-   * {@link tplContested}, or no kept line can speak for the value: an expression, a longer string, which
-   * each ad compares), and whether
+   * made along it, that template's value of this slot (undefined: its ads store the slot, or the node is
+   * {@link tplContested}), and whether
    * the kept line's value is that same value. An ad all of whose shared slots were such kept lines needs
    * no compare in {@link adOf} ({@link AdNamesReader.addKept} counts them).
    */
