@@ -66,8 +66,14 @@ export function candidateNow(): LiveCandidate | null {
   return candidate;
 }
 
-/** The re-read of the pointer under way in this isolate, and when it started; none when undefined. */
-let reading: { since: number } | undefined;
+/**
+ * When the re-read of the pointer under way in this isolate started (`Date.now()`), or NaN when none is;
+ * `readingId` tells one re-read from the next. Numbers, not an object per re-read: such an object lived only
+ * while a read was under way, so a full collection between reads took its hidden class, and with it the
+ * optimized code of {@link bundleWithoutRead}, which every decision runs (docs/performance.md, wt/stall5).
+ */
+let readingSince = NaN;
+let readingId = 0;
 /** Bumped when a publish makes the last read stale, so a read started before it does not count as fresh. */
 let generation = 0;
 
@@ -80,7 +86,7 @@ export function bundleWithoutRead(env: Env, now = Date.now()): LoadedBundle | un
   if (info.checkedAt === 0) return undefined;
   const refreshMs = numberVar(env.BUNDLE_REFRESH_SECONDS, 5) * 1000;
   if (now - info.checkedAt < refreshMs) return active;
-  if (reading !== undefined && now - reading.since < refreshMs) return active;
+  if (now - readingSince < refreshMs) return active;
   return undefined;
 }
 
@@ -101,12 +107,12 @@ export function bundleWithoutRead(env: Env, now = Date.now()): LoadedBundle | un
 export async function getActiveBundle(env: Env, now = Date.now()): Promise<LoadedBundle> {
   const fresh = bundleWithoutRead(env, now);
   if (fresh !== undefined) return fresh;
-  const mine = { since: now };
-  reading = mine;
+  const mine = ++readingId;
+  readingSince = now;
   try {
     return await refresh(env, now, generation);
   } finally {
-    if (reading === mine) reading = undefined;
+    if (readingId === mine) readingSince = NaN;
   }
 }
 
@@ -191,6 +197,6 @@ export async function writeBundle(env: Env, bundle: Bundle, sequence: number): P
 /** Makes this isolate re-read the pointer on its next decision, after a publish it has just made. */
 export function expireBundleCheck(): void {
   generation++;
-  reading = undefined;
+  readingSince = NaN;
   info.checkedAt = 0;
 }

@@ -16,11 +16,12 @@ import { Parser } from "../../jq/parser.js";
 import { RequestScope } from "../../http/request-id.js";
 import { toEngineRequest } from "../../http/schemas/limits.js";
 import { decideLimits } from "../limits/index.js";
+import { DiagLines } from "../limits/diag-lines.js";
 
 describe("kept shapes", () => {
   it("keeps one instance of each class the decision routes' hot paths make per request", () => {
     const kept = keptShapes();
-    for (const cls of [Lexer, AdNamesReader, ClassAd, EvalState, QueueView, Parser, RequestScope])
+    for (const cls of [Lexer, AdNamesReader, ClassAd, EvalState, QueueView, Parser, RequestScope, DiagLines])
       expect(
         kept.some((o) => o instanceof cls),
         cls.name,

@@ -1,3 +1,5 @@
+import { keepShape } from "../common/shapes.js";
+
 /**
  * A decision's diagnostics, built line by line: at every point its `text` is what
  * `lines.join("\n")` gives for the lines added so far. A decision adds about twenty
@@ -19,6 +21,10 @@ export class DiagLines {
     for (const line of lines) this.add(map === undefined ? line : map(line));
   }
 }
+
+// one instance kept for the isolate's life, so that a full collection between decisions does not
+// take the class's map and with it the limits route's optimized code (src/engines/common/shapes.ts)
+keepShape(new DiagLines()).add("");
 
 /** `list.join(", ")` for the short lists a decision names (identifiers, classifiers). */
 export function commaList(list: readonly string[]): string {
