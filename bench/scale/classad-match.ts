@@ -31,7 +31,16 @@ import {
   writeAdFiles,
   type AdFiles,
 } from "../native/libclassad.js";
-import { growthExponent, heapUsed, measureSeries, median, report, type SeriesResult } from "./series.js";
+import {
+  exponentOf,
+  growthExponent,
+  heapUsed,
+  measureSeries,
+  median,
+  pairedExponents,
+  report,
+  type SeriesResult,
+} from "./series.js";
 
 const SIZES = (process.env.SCALE_SIZES ?? "100,1000,10000,100000").split(",").map(Number);
 const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 5);
@@ -44,6 +53,13 @@ const BEST_N = Number(process.env.BEST_N ?? 1);
  * that work land in the small sizes' figures (0.3–0.5 ms at 100 machines).
  */
 const WINDOW_MS = Number(process.env.SCALE_MS ?? 400);
+/**
+ * Extra pairs of back-to-back timed runs at the last two sizes, per form and round, for the growth
+ * exponent (each of WINDOW_MS / 2): with each round's own pair, `ROUNDS × (1 + PAIRS)` exponents a form,
+ * printed as their median and spread. The exponent of the medians (3 rounds: one sample each of 10k
+ * and 100k taken minutes apart) moved by 0.05 between runs on this shared machine.
+ */
+const PAIRS = Number(process.env.SCALE_PAIRS ?? 3);
 const HARNESS = libclassad();
 
 const { mod: engine, how } = await bundled("src/engines/classad/index.ts", sourceEngine);
@@ -69,23 +85,35 @@ const slices = new Map(SIZES.map((n) => [n, pool.slice(0, n)]));
 const full: number[][] = SIZES.map(() => []);
 const best: number[][] = SIZES.map(() => []);
 const theirs: number[][] = SIZES.map(() => []);
+const fullPairs: number[] = [];
+const bestPairs: number[] = [];
 
-/** One round of one form at every size (rounds alternate the forms and libclassad). */
-function round(name: string, bestN: number | undefined, into: number[][]): void {
-  const one = measureSeries(
-    name,
-    SIZES,
-    (n) => {
-      const machines = slices.get(n) as ClassAd[];
-      const req =
-        bestN === undefined ? { job, schedd: null, machines } : { job, schedd: null, machines, best: bestN };
-      const check = engine.decideParsedMatch(null, req, ctx);
-      if (check.outcome !== "matched") throw new Error("fixture does not match");
-      return { run: () => engine.decideParsedMatch(null, req, ctx) };
-    },
-    { rounds: 1, ms: WINDOW_MS },
+/** The decide of one form at size n, checked once. */
+function decideAt(n: number, bestN: number | undefined): () => unknown {
+  const machines = slices.get(n) as ClassAd[];
+  const req =
+    bestN === undefined ? { job, schedd: null, machines } : { job, schedd: null, machines, best: bestN };
+  const check = engine.decideParsedMatch(null, req, ctx);
+  if (check.outcome !== "matched") throw new Error("fixture does not match");
+  return () => engine.decideParsedMatch(null, req, ctx);
+}
+
+/**
+ * One round of one form at every size (rounds alternate the forms and libclassad; odd rounds visit the
+ * sizes largest first), then {@link PAIRS} more pairs of the last two sizes; every pair's exponent goes
+ * to `pairs`.
+ */
+function round(name: string, bestN: number | undefined, into: number[][], pairs: number[], r: number): void {
+  const order = r % 2 === 0 ? SIZES : [...SIZES].reverse();
+  const one = measureSeries(name, order, (n) => ({ run: decideAt(n, bestN) }), { rounds: 1, ms: WINDOW_MS });
+  const at = new Map(order.map((n, i) => [n, one.values[i]]));
+  SIZES.forEach((n, i) => into[i].push(at.get(n) as number));
+  if (SIZES.length < 2) return;
+  const [s1, s2] = SIZES.slice(-2);
+  pairs.push(exponentOf(s1, at.get(s1) as number, s2, at.get(s2) as number));
+  pairs.push(
+    ...pairedExponents(s1, decideAt(s1, bestN), s2, decideAt(s2, bestN), PAIRS, WINDOW_MS / 2, r % 2 === 0),
   );
-  one.values.forEach((v, i) => into[i].push(v));
 }
 
 let files: AdFiles | null = null;
@@ -97,16 +125,16 @@ if (HARNESS.ok)
   );
 try {
   for (let r = 0; r < ROUNDS; r++) {
-    round(FULL, undefined, full);
-    round(BEST, BEST_N, best);
+    round(FULL, undefined, full, fullPairs, r);
+    round(BEST, BEST_N, best, bestPairs, r);
     if (HARNESS.ok && files) libclassadMatch(HARNESS.path, files, SIZES).forEach((v, i) => theirs[i].push(v));
   }
 } finally {
   files?.dispose();
 }
 const results: SeriesResult[] = [
-  { name: FULL, unit: "µs", sizes: SIZES, values: full.map(median), notes: [] },
-  { name: BEST, unit: "µs", sizes: SIZES, values: best.map(median), notes: [] },
+  { name: FULL, unit: "µs", sizes: SIZES, values: full.map(median), notes: [], exponents: fullPairs },
+  { name: BEST, unit: "µs", sizes: SIZES, values: best.map(median), notes: [], exponents: bestPairs },
 ];
 const load = `load average ${loadBefore[0].toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end (${ROUNDS} rounds; the engine: ${how})`;
 if (HARNESS.ok) {

@@ -7,7 +7,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { growthExponent, type SeriesResult } from "./series.js";
+import { growthExponent, printedExponent, quantile, type SeriesResult } from "./series.js";
 
 /** Series files in bench/scale/, in the order they are run. */
 export const SERIES = [
@@ -46,14 +46,23 @@ function fig(v: number): string {
 
 /** Prints one series as a table row block. */
 export function printSeries(r: SeriesResult): void {
-  const exp = growthExponent(r);
+  const exp = printedExponent(r);
+  const pairs = r.exponents ?? [];
   console.log(`\n${r.name} (${r.unit})`);
   console.log(
-    `  size   ${r.sizes.map((s) => s.toLocaleString("en").padStart(10)).join("")}   growth exponent (last two sizes)`,
+    `  size   ${r.sizes.map((s) => s.toLocaleString("en").padStart(10)).join("")}   growth exponent (last two sizes${pairs.length > 0 ? ", median of pairs" : ""})`,
   );
   console.log(
     `  ${r.unit.padEnd(5)}  ${r.values.map((v) => fig(v).padStart(10)).join("")}   ${Number.isFinite(exp) ? exp.toFixed(2) : "-"}`,
   );
+  if (pairs.length > 0) {
+    const n = r.sizes.length;
+    const span = `${r.sizes[n - 2].toLocaleString("en")} → ${r.sizes[n - 1].toLocaleString("en")}`;
+    const f = (q: number) => quantile(pairs, q).toFixed(2);
+    console.log(
+      `  growth exponent ${span}: median ${exp.toFixed(2)} of ${pairs.length} pairs of back-to-back timed runs (CPU time), interquartile ${f(0.25)}–${f(0.75)}, range ${f(0)}–${f(1)}; of the medians above ${growthExponent(r).toFixed(2)}`,
+    );
+  }
   for (const n of r.notes) console.log(`  ${n}`);
 }
 

@@ -15,6 +15,12 @@ export interface SeriesResult {
   readonly sizes: readonly number[];
   readonly values: readonly number[];
   readonly notes: string[];
+  /**
+   * When the series measured it so: growth exponents between its last two sizes, each from two timed
+   * runs taken back to back (one per size), so that a change of load between rounds moves both figures
+   * of a pair; printed as their median and spread in place of the exponent of the medians.
+   */
+  readonly exponents?: readonly number[];
 }
 
 /** What a series measures at one size: the operation, and optionally how many calls one timed run makes. */
@@ -100,10 +106,66 @@ export function measureSeries(
   return { name, unit, sizes, values, notes: opts.notes ?? [] };
 }
 
+/**
+ * Growth exponents between two sizes, `count` of them, each from two timed runs of `ms` taken back to back
+ * (one per size; a full GC and an untimed run of half that before each), the order of the two sizes
+ * swapped from one pair to the next so that a load rising or falling during a pair favours neither.
+ */
+export function pairedExponents(
+  s1: number,
+  run1: () => unknown,
+  s2: number,
+  run2: () => unknown,
+  count: number,
+  ms: number,
+  firstLarge = false,
+): number[] {
+  const out: number[] = [];
+  const one = (run: () => unknown): number => {
+    collect();
+    timeCalls(run, ms / 2);
+    return timeCalls(run, ms);
+  };
+  for (let p = 0; p < count; p++) {
+    let v1: number;
+    let v2: number;
+    if ((p % 2 === 1) !== firstLarge) {
+      v2 = one(run2);
+      v1 = one(run1);
+    } else {
+      v1 = one(run1);
+      v2 = one(run2);
+    }
+    out.push(exponentOf(s1, v1, s2, v2));
+  }
+  return out;
+}
+
 /** Prints results for the parent process (and stays readable when a series file is run alone). */
 export function report(...results: SeriesResult[]): void {
   for (const r of results) console.log(`SCALE ${JSON.stringify(r)}`);
   if (sink === Symbol.for("never")) console.log("");
+}
+
+/** The exponent between sizes s1 and s2 whose figures are v1 and v2. */
+export function exponentOf(s1: number, v1: number, s2: number, v2: number): number {
+  return Math.log(v2 / v1) / Math.log(s2 / s1);
+}
+
+/** The value at quantile q (0 to 1) of numbers, interpolated between neighbours. */
+export function quantile(xs: readonly number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (s.length - 1) * q;
+  const lo = Math.floor(at);
+  return lo + 1 < s.length ? s[lo] + (s[lo + 1] - s[lo]) * (at - lo) : s[lo];
+}
+
+/**
+ * The growth exponent a series prints: the median of its paired exponents ({@link SeriesResult.exponents})
+ * when it has them, else {@link growthExponent} of its medians.
+ */
+export function printedExponent(r: SeriesResult): number {
+  return r.exponents !== undefined && r.exponents.length > 0 ? median(r.exponents) : growthExponent(r);
 }
 
 /** Growth exponent between the last two sizes: 1 is linear, 0 constant, 2 quadratic. */
@@ -112,5 +174,5 @@ export function growthExponent(r: SeriesResult): number {
   if (n < 2) return NaN;
   const [s1, s2] = [r.sizes[n - 2], r.sizes[n - 1]];
   const [v1, v2] = [r.values[n - 2], r.values[n - 1]];
-  return Math.log(v2 / v1) / Math.log(s2 / s1);
+  return exponentOf(s1, v1, s2, v2);
 }
