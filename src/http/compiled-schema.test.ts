@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { compiledSchema, validate } from "./body.js";
 import { ApiError } from "./errors.js";
-import { LimitsRequest, LimitsRequestFast } from "./schemas/limits.js";
+import { readFileSync } from "node:fs";
+import { decideLimits } from "../engines/limits/index.js";
+import { loadLimitsText } from "../engines/limits/engine.js";
+import { LimitsRequest, LimitsRequestFast, toEngineRequest } from "./schemas/limits.js";
 import { AdCheckRequest, MatchRequest } from "./schemas/match.js";
 import { PlaceRequest } from "./schemas/placement.js";
 
@@ -123,6 +126,35 @@ describe("compiledSchema", () => {
       expect(outcome(LimitsRequest, text, fast), text).toEqual(outcome(LimitsRequest, text));
     // the valid bodies without a `__proto__` key or a number past the doubles are LimitsRequestFast's own
     for (const text of texts.slice(0, 4)) expect(fast.safeParse(JSON.parse(text)).success, text).toBe(true);
+  });
+
+  it("answers a limits body's own spec and schedule, which a limits decision leaves as they were", async () => {
+    const text = JSON.stringify({
+      requester: "203.0.113.9",
+      rewrite: true,
+      task: {
+        schema: 1,
+        test: {
+          type: "throughput",
+          spec: { schema: 1, dest: "ps.example.net", duration: "PT2S", parallel: 4 },
+        },
+        schedule: { repeat: "PT4H", slip: "PT1H" },
+      },
+    });
+    const raw = JSON.parse(text) as { task: { test: { spec: object }; schedule: object } };
+    const request = validate(LimitsRequest, raw, compiledSchema(LimitsRequestFast));
+    expect(request.task.test.spec).toBe(raw.task.test.spec);
+    expect(request.task.schedule).toBe(raw.task.schedule);
+    const policy = loadLimitsText(readFileSync("policies/limits.json", "utf8"));
+    if (!policy.ok) throw new Error(policy.error.message);
+    const ctx = { now: 0, explain: false, cidrList: () => undefined, localAddresses: [] };
+    for (let round = 0; round < 2; round++) {
+      const d = await decideLimits(policy.value, toEngineRequest(request, request.requester), ctx);
+      // the rewriter bumped the duration in its copy; the body's objects are as parsed
+      expect(d.verdict.task).toMatchObject({ test: { spec: { duration: "PT5S" } } });
+      expect(d.verdict.changes).toEqual(["Bumped duration to 5-second minimum"]);
+      expect(JSON.stringify(raw)).toBe(text);
+    }
   });
 
   it("copies what it accepts, never answering the body's own objects", () => {

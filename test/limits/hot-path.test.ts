@@ -60,6 +60,26 @@ describe("rewriter and prioritizer private keys", () => {
       expect(out).toEqual({ test: { type: "rtt", spec: { n: count, count: 3 } } });
     }
   });
+  it("the rewriter answers the task itself when its script gives back its input, a copy otherwise", () => {
+    const rw = compileRewriter({ script: [".", "| if .test.spec.n == 2 then .test.spec.n = 3 else . end"] });
+    if (!rw.ok) throw new Error(rw.error.message);
+    const task = { test: { type: "rtt", spec: { n: 1 } }, "0": 1 } as JsonObject;
+    const same = rw.value.run(task, ["c"], { requester: "192.0.2.1" }, 0);
+    expect(same).toEqual({ task, changed: false, messages: [] });
+    if ("error" in same) throw new Error(same.error);
+    expect(same.task).toBe(task);
+    expect(JSON.stringify(same.task)).toBe('{"0":1,"test":{"type":"rtt","spec":{"n":1}}}');
+    // a result the script built is the copy without the private key
+    const built = rw.value.run({ test: { type: "rtt", spec: { n: 2 } } }, [], {}, 0);
+    expect(built).toEqual({ task: { test: { type: "rtt", spec: { n: 3 } } }, changed: false, messages: [] });
+    // a task's own private key is overwritten in place by the run's: the task less that key, never the task
+    const own = { __REWRITER_PRIVATE__: "mine", test: { type: "rtt", spec: { n: 1 } } } as JsonObject;
+    const r = rw.value.run(own, [], {}, 0);
+    if ("error" in r) throw new Error(r.error);
+    expect(r.task).not.toBe(own);
+    expect(Object.keys(r.task)).toEqual(["test"]);
+    expect(own.__REWRITER_PRIVATE__).toBe("mine");
+  });
   it("overwrite a private key the task already carries, in place", () => {
     const task = { __REWRITER_PRIVATE__: "mine", test: { type: "rtt", spec: {} } } as JsonObject;
     const rw = compileRewriter({ script: ["keys_unsorted"] });

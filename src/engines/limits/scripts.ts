@@ -158,7 +158,14 @@ export function compileRewriter(spec: JsonObject): Result<Rewriter, ScriptError>
       }
       const priv = Object.hasOwn(result, RW) ? result[RW] : undefined;
       if (priv === undefined) return { error: `'${RW}'` };
-      const out = withoutKeyAt(result, Object.keys(result), RW) as JsonObject;
+      // The program gave back its input itself (jq never changes a value in place): the input
+      // without its private key is the task, key for key and value for value, when the private
+      // key was added after the task's own keys (not in place of a task's own key of that name).
+      // No copy then; a copy is only made of a result the program built.
+      const out =
+        result === input && !Object.hasOwn(task, RW)
+          ? task
+          : (withoutKeyAt(result, Object.keys(result), RW) as JsonObject);
       lastOut = out;
       const changed = isJsonObject(priv) && priv.changed === true;
       const diags = isJsonObject(priv) && Array.isArray(priv.diags) ? priv.diags : [];

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { MAX_JSON_DEPTH } from "../../engines/common/json-shape.js";
-import { cloneJson, type JsonObject as EngineJsonObject } from "../../engines/common/json.js";
+import type { JsonObject as EngineJsonObject } from "../../engines/common/json.js";
 import type { LimitsRequest as EngineLimitsRequest } from "../../engines/limits/index.js";
 import { lazily } from "../../engines/common/lazy.js";
 
@@ -74,12 +74,16 @@ function plainJson(value: unknown, depth: number): boolean {
   return true;
 }
 
-/** A JSON object `JsonObject` takes and answers the same way: checked by `plainJson`, answered as a fresh copy (as `z.json()` answers one). */
-const PlainJsonObject = z
-  .custom<Record<string, unknown>>(
-    (v) => typeof v === "object" && v !== null && !Array.isArray(v) && plainJson(v, 1),
-  )
-  .transform((v) => cloneJson(v as EngineJsonObject));
+/**
+ * A JSON object `JsonObject` takes, checked by `plainJson` and answered as the object itself,
+ * where `z.json()` answers a copy equal to it: the route validates objects JSON.parse made for
+ * this request alone, and nothing changes them (the limits engine and its jq copy what they
+ * change; src/http/compiled-schema.test.ts guards it). The copy of `spec` and `schedule` cost
+ * about 1,500 instructions a request (docs/performance.md, wt/floor8).
+ */
+const PlainJsonObject = z.custom<Record<string, unknown>>(
+  (v) => typeof v === "object" && v !== null && !Array.isArray(v) && plainJson(v, 1),
+);
 
 /**
  * LimitsRequest with its JSON objects checked by plain functions instead of the
