@@ -39,7 +39,7 @@
 import autocannon from "autocannon";
 import { fileURLToPath } from "node:url";
 import { DECISION_REQUESTS } from "./http-requests.js";
-import { median } from "./scale/series.js";
+import { median, quantile } from "./scale/series.js";
 import { Agent, request } from "node:http";
 import { loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -181,14 +181,6 @@ const load = (): string =>
   loadavg()
     .map((l) => l.toFixed(1))
     .join(" ");
-
-/** The value below which a share `q` of `xs` lies (linear between ranks). */
-function quantile(xs: readonly number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (s.length - 1) * q;
-  const lo = Math.floor(at);
-  return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (at - lo);
-}
 
 const signed = (x: number): string => `${x >= 0 ? "+" : ""}${x.toFixed(0)}`;
 const spread = (xs: readonly number[]): string =>

@@ -30,6 +30,7 @@ import path from "node:path";
 import { readSharedData } from "../../test/support/shared-data.js";
 import { bundleFor } from "./bundle.js";
 import { ROW_GROUPS } from "./groups.js";
+import { quantile } from "../scale/series.js";
 import type { Fixtures } from "./rows.js";
 
 const argv = process.argv.slice(2);
@@ -188,14 +189,6 @@ if (
     }
     process.stderr.write(`cold ${r + 1}/${coldRounds} done (load ${loadavg()[0].toFixed(1)})\n`);
   }
-}
-
-function quantile(xs: readonly number[], q: number): number {
-  const s = [...xs].sort((x, y) => x - y);
-  const pos = (s.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return s[lo] + (s[hi] - s[lo]) * (pos - lo);
 }
 
 const fmt = (us: number) => (us >= 100 ? us.toFixed(0) : us >= 10 ? us.toFixed(1) : us.toFixed(2));

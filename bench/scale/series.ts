@@ -152,12 +152,12 @@ export function exponentOf(s1: number, v1: number, s2: number, v2: number): numb
   return Math.log(v2 / v1) / Math.log(s2 / s1);
 }
 
-/** The value at quantile q (0 to 1) of numbers, interpolated between neighbours. */
+/** The value at quantile q (0 to 1) of numbers, interpolated between neighbours (NaN for none). */
 export function quantile(xs: readonly number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
   const at = (s.length - 1) * q;
   const lo = Math.floor(at);
-  return lo + 1 < s.length ? s[lo] + (s[lo + 1] - s[lo]) * (at - lo) : s[lo];
+  return s[lo] + (s[Math.ceil(at)] - s[lo]) * (at - lo);
 }
 
 /**
