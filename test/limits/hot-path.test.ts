@@ -8,6 +8,7 @@ import type { JsonObject } from "../../src/engines/common/json.js";
 import { decideLimits, type LimitsContext, type LimitsPolicy } from "../../src/engines/limits/index.js";
 import { loadLimitsText } from "../../src/engines/limits/engine.js";
 import { compilePrioritizer, compileRewriter } from "../../src/engines/limits/scripts.js";
+import { verdictMembersWriter } from "../../src/engines/common/decision.js";
 
 const ctx: LimitsContext = {
   now: 0,
@@ -154,5 +155,91 @@ describe("identifiers sharing the requester parse", () => {
       const d = await decideLimits(p, { requester, task }, ctx);
       expect(d.verdict.identifiers).toEqual(want);
     }
+  });
+});
+
+describe("the verdict's own JSON", () => {
+  // names JSON escapes (a quote, a backslash, a line separator, a lone surrogate), identified twice
+  const p = policy({
+    schema: 3,
+    identifiers: [
+      { name: 'local "lan"', description: "l", type: "localif", data: {} },
+      {
+        name: "listed\\\u2028",
+        description: "c",
+        type: "ip-cidr-list",
+        data: { cidrs: ["198.51.100.0/24"] },
+      },
+      { name: "\ud800 all", description: "a", type: "always", data: {} },
+    ],
+    classifiers: [
+      { name: "friends\n", description: "f", identifiers: ['local "lan"'] },
+      { name: "foes", description: "f", identifiers: ["listed\\\u2028"] },
+      { name: "ünïcode", description: "u", identifiers: ["\ud800 all"] },
+    ],
+    rewrite: {
+      script: [
+        'if .test.spec.boom then reject("no \\"boom\\"") else . end',
+        '| .test.spec.x = "é\\u0001"',
+        '| change("set x")',
+      ],
+    },
+    priority: {
+      script: [
+        'if .test.spec.p == "null" then .__PRIORITIZER_PRIVATE__.priority = null else set(.test.spec.p // 2.5; "p") end',
+      ],
+    },
+    limits: [
+      { name: "ok", description: "ok", type: "pass-fail", data: { pass: true } },
+      { name: "no", description: "no", type: "pass-fail", data: { pass: false } },
+    ],
+    applications: [
+      { classifier: "foes", apply: [{ require: "all", limits: ["no"] }] },
+      { apply: [{ require: "all", limits: ["ok"] }] },
+    ],
+  });
+  const write = (verdict: object): string | undefined => verdictMembersWriter(verdict)?.();
+  it("is the text JSON.stringify gives for it, written from the names' JSON made at load", async () => {
+    const task = (spec: JsonObject) => ({ test: { type: "rtt", spec } });
+    const requests = [
+      { requester: "192.0.2.1", task: task({}) },
+      { requester: "198.51.100.7", task: task({}) },
+      { requester: "192.0.2.1", task: task({ boom: true }) },
+      { requester: "192.0.2.1", task: task({}), prioritize: true },
+      { requester: "192.0.2.1", task: task({ p: -0 }), prioritize: true },
+      { requester: "192.0.2.1", task: task({ p: 1e21 }), prioritize: true },
+      { requester: "192.0.2.1", task: task({ p: "null" }), prioritize: true },
+      { requester: "192.0.2.1", task: task({ p: "x" }), prioritize: true },
+      { requester: "192.0.2.1", task: task({}), rewrite: false },
+      { requester: "192.0.2.1", task: task({}), run: { start: "2026-01-01T00:00:00Z", duration: "PT1M" } },
+    ];
+    const seen = new Set<string>();
+    for (const request of requests) {
+      const d = await decideLimits(p, request, ctx);
+      const members = write(d.verdict);
+      expect(members).toBe(JSON.stringify(d.verdict).slice(1, -1));
+      // the same members as an object literal's: nothing else for a spread or JSON.stringify to see
+      expect(JSON.stringify({ ...d.verdict })).toBe(`{${members}}`);
+      seen.add(`${d.outcome} ${String(d.verdict.priority)} ${d.verdict.identifiers.length}`);
+    }
+    // allowed with priorities 0 (from −0), 2.5 and 1e21; denied (rejected, limits failed, priority errors)
+    expect([...seen].sort()).toEqual(["allowed 0 2", "allowed 1e+21 2", "allowed 2.5 2", "denied null 2"]);
+    // no policy; no identification; a decision that threw
+    const none = await decideLimits(null, { requester: "x", task: task({}) }, ctx);
+    expect(write(none.verdict)).toBe(JSON.stringify(none.verdict).slice(1, -1));
+    const nobody = policy({
+      schema: 1,
+      identifiers: [
+        { name: "never", description: "n", type: "ip-cidr-list", data: { cidrs: ["10.0.0.0/8"] } },
+      ],
+      classifiers: [{ name: "c", description: "c", identifiers: ["never"] }],
+      limits: [{ name: "ok", description: "ok", type: "pass-fail", data: { pass: true } }],
+      applications: [{ apply: [{ require: "all", limits: ["ok"] }] }],
+    });
+    const unknown = await decideLimits(nobody, { requester: "192.0.2.1", task: task({}) }, ctx);
+    expect(unknown.verdict.diagnostics).toContain("Made no identifications.");
+    expect(write(unknown.verdict)).toBe(JSON.stringify(unknown.verdict).slice(1, -1));
+    const threw = await decideLimits(p, { requester: "192.0.2.1", task: "not a task" as never }, ctx);
+    expect(write(threw.verdict)).toBe(JSON.stringify(threw.verdict).slice(1, -1));
   });
 });

@@ -3,7 +3,8 @@
  * and write pScheduler's diagnostic text line by line.
  */
 import { BudgetExceeded, currentBudget, enterBudget, type Budget } from "../common/budget.js";
-import type { Decision } from "../common/decision.js";
+import { VERDICT_JSON, type Decision } from "../common/decision.js";
+import { keepShape } from "../common/shapes.js";
 import type { Json, JsonObject } from "../common/json.js";
 import { commaList, DiagLines } from "./diag-lines.js";
 import { isJsonObject } from "../common/json.js";
@@ -69,17 +70,93 @@ function verdict(v: LimitsVerdict, c: Cacheability, trace: Trace | null): Decisi
     : { verdict: v, cacheable, maxAgeSeconds, outcome };
 }
 
-function denied(diagnostics: string, extra: Partial<LimitsVerdict> = {}): LimitsVerdict {
-  return {
-    allowed: false,
-    task: null,
-    changes: [],
-    identifiers: [],
-    classifiers: [],
-    priority: null,
+/**
+ * A limits verdict: {@link LimitsVerdict}'s members, in the answer's order, and a writer of its own
+ * JSON (VERDICT_JSON: what JSON.stringify gives for it, which the route puts in the answer without
+ * stringifying the verdict whole and cutting its braces off). The identifier and classifier lists
+ * are written from the names' JSON made when the policy loaded, as the decision lists them; the
+ * task, the changes and the diagnostics are stringified alone. Its writer's texts are kept in
+ * private fields, which neither JSON.stringify, a spread nor `Object.keys` sees: the verdict's
+ * members are the same as an object literal's. A verdict is never changed after its decision.
+ */
+class Verdict implements LimitsVerdict {
+  readonly allowed: boolean;
+  readonly task: JsonObject | null;
+  readonly changes: string[];
+  readonly identifiers: string[];
+  readonly classifiers: string[];
+  readonly priority: number | null;
+  readonly diagnostics: string;
+  /** The JSON of `identifiers` and of `classifiers` without their brackets, when the decision wrote them. */
+  readonly #identifiersJson: string | undefined;
+  readonly #classifiersJson: string | undefined;
+
+  constructor(
+    allowed: boolean,
+    task: JsonObject | null,
+    changes: string[],
+    identifiers: string[],
+    classifiers: string[],
+    priority: number | null,
+    diagnostics: string,
+    identifiersJson?: string,
+    classifiersJson?: string,
+  ) {
+    this.allowed = allowed;
+    this.task = task;
+    this.changes = changes;
+    this.identifiers = identifiers;
+    this.classifiers = classifiers;
+    this.priority = priority;
+    this.diagnostics = diagnostics;
+    this.#identifiersJson = identifiersJson;
+    this.#classifiersJson = classifiersJson;
+  }
+
+  [VERDICT_JSON](members = false): string {
+    const text =
+      `"allowed":${this.allowed ? "true" : "false"}` +
+      `,"task":${this.task === null ? "null" : JSON.stringify(this.task)}` +
+      `,"changes":${this.changes.length === 0 ? "[]" : JSON.stringify(this.changes)}` +
+      `,"identifiers":${listJson(this.identifiers, this.#identifiersJson)}` +
+      `,"classifiers":${listJson(this.classifiers, this.#classifiersJson)}` +
+      // a finite number's JSON is its string; JSON.stringify writes any other as null
+      `,"priority":${this.priority !== null && Number.isFinite(this.priority) ? String(this.priority) : "null"}` +
+      `,"diagnostics":${JSON.stringify(this.diagnostics)}`;
+    return members ? text : `{${text}}`;
+  }
+}
+
+/** A list of names as JSON: from its members' JSON when written, else stringified. */
+function listJson(list: readonly string[], members: string | undefined): string {
+  if (list.length === 0) return "[]";
+  return members === undefined ? JSON.stringify(list) : `[${members}]`;
+}
+
+// one instance kept for the isolate's life, so that a full collection between decisions does not take
+// the class's map and with it the optimized code that reads verdicts (src/engines/common/shapes.ts)
+keepShape(new Verdict(false, null, [], [], [], null, "", "", ""));
+
+/** A denial: nothing identified, classified or changed unless given (their names' JSON with them). */
+function denied(
+  diagnostics: string,
+  identifiers: string[] = [],
+  identifiersJson = "",
+  classifiers: string[] = [],
+  classifiersJson = "",
+  changes: string[] = [],
+): LimitsVerdict {
+  return new Verdict(
+    false,
+    null,
+    changes,
+    identifiers,
+    classifiers,
+    null,
     diagnostics,
-    ...extra,
-  };
+    identifiersJson,
+    classifiersJson,
+  );
 }
 
 /** Python's `%d` of a number: truncation toward zero. */
@@ -128,19 +205,7 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
   if (request.server !== undefined) hints.server = request.server;
   const task: JsonObject = request.run ? { ...request.task, run_schedule: { ...request.run } } : request.task;
   if (!policy) {
-    return verdict(
-      {
-        allowed: true,
-        task: null,
-        changes: [],
-        identifiers: [],
-        classifiers: [],
-        priority: null,
-        diagnostics: "No limits were applied",
-      },
-      ALWAYS,
-      null,
-    );
+    return verdict(new Verdict(true, null, [], [], [], null, "No limits were applied", "", ""), ALWAYS, null);
   }
   // the work budget is charged in the synchronous stretches between DNS awaits
   const budget: Budget = ctx.budget ?? currentBudget();
@@ -159,9 +224,12 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
 
   // Identification
   const identified: string[] = [];
+  // the identified names' JSON, comma-separated, from the names' JSON written at load
+  let identifiedJson = "";
   const identifiedFlags: boolean[] = [];
   const identErrors: string[] = [];
-  for (const ident of policy.identifiers) {
+  for (let i = 0; i < policy.identifiers.length; i++) {
+    const ident = policy.identifiers[i];
     state.note = undefined;
     let answer: IdentAnswer | Promise<IdentAnswer>;
     const previous = enterBudget(budget);
@@ -181,7 +249,13 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
         `Identifier ${ident.name} threw an exception:\n${answer.error}\nPlease report this as a bug.`,
       );
     identifiedFlags.push(yes);
-    if (yes) identified.push(ident.name);
+    if (yes) {
+      identifiedJson =
+        identified.length === 0
+          ? policy.identifierNamesJson[i]
+          : `${identifiedJson},${policy.identifierNamesJson[i]}`;
+      identified.push(ident.name);
+    }
     trace?.identifiers.push({
       name: ident.name,
       identified: yes,
@@ -202,13 +276,20 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
   // Classification
   const classified = classify(policy.classifiers, identifiedFlags);
   const classifications: string[] = [];
+  let classificationsJson = "";
   for (let i = 0; i < classified.length; i++)
-    if (classified[i]) classifications.push(policy.classifiers[i].name);
+    if (classified[i]) {
+      classificationsJson =
+        classifications.length === 0
+          ? policy.classifierNamesJson[i]
+          : `${classificationsJson},${policy.classifierNamesJson[i]}`;
+      classifications.push(policy.classifiers[i].name);
+    }
   if (trace) trace.classifiers = classifications;
   if (classifications.length === 0) {
     diags.add("Made no classifications.");
     return verdict(
-      denied(diags.text, { identifiers: identified }),
+      denied(diags.text, identified, identifiedJson),
       isCacheable(state, request, policy),
       trace,
     );
@@ -227,10 +308,13 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
     if ("error" in r) {
       if (trace) trace.rewrite = { error: r.error };
       return verdict(
-        denied(`Error while rewriting: ${r.error}`, {
-          identifiers: identified,
-          classifiers: classifications,
-        }),
+        denied(
+          `Error while rewriting: ${r.error}`,
+          identified,
+          identifiedJson,
+          classifications,
+          classificationsJson,
+        ),
         isCacheable(state, request, policy),
         trace,
       );
@@ -269,16 +353,29 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
   if (prioritize && apps.passed && policy.prioritizer) {
     const prioritizer = policy.prioritizer;
     const p = budget.run(() => prioritizer.run(task, classifications, now));
-    const common = { identifiers: identified, classifiers: classifications, changes };
     if ("error" in p)
       return verdict(
-        denied(`Error determining priority: ${p.error}`, common),
+        denied(
+          `Error determining priority: ${p.error}`,
+          identified,
+          identifiedJson,
+          classifications,
+          classificationsJson,
+          changes,
+        ),
         isCacheable(state, request, policy),
         trace,
       );
     if ("noResult" in p)
       return verdict(
-        denied("Prioritizer produced no result", common),
+        denied(
+          "Prioritizer produced no result",
+          identified,
+          identifiedJson,
+          classifications,
+          classificationsJson,
+          changes,
+        ),
         isCacheable(state, request, policy),
         trace,
       );
@@ -294,15 +391,17 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
   }
 
   return verdict(
-    {
-      allowed: apps.passed,
-      task: newTask,
+    new Verdict(
+      apps.passed,
+      newTask,
       changes,
-      identifiers: identified,
-      classifiers: classifications,
+      identified,
+      classifications,
       priority,
-      diagnostics: diags.text,
-    },
+      diags.text,
+      identifiedJson,
+      classificationsJson,
+    ),
     isCacheable(state, request, policy),
     trace,
   );
@@ -395,6 +494,7 @@ function failedDecision(e: unknown, request: LimitsRequest): Decision<LimitsVerd
   const kind = e instanceof Error ? e.name : "Exception";
   const message = e instanceof Error ? e.message : String(e);
   const diagnostics = `Failed to process limits: processor threw an exception.\n\n${kind}: ${message}\n\nPlease report this as a bug.`;
-  const v: LimitsVerdict = { ...denied(diagnostics), task: isJsonObject(request.task) ? request.task : null };
+  const task = isJsonObject(request.task) ? request.task : null;
+  const v: LimitsVerdict = new Verdict(false, task, [], [], [], null, diagnostics, "", "");
   return { verdict: v, cacheable: false, outcome: "error" };
 }

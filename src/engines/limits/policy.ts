@@ -90,6 +90,9 @@ export interface LimitsPolicy {
   readonly urlSources: readonly UrlSource[];
   /** True when a decision-time jq script may read the clock (`now`): no verdict is then cacheable. */
   readonly readsClock: boolean;
+  /** Each identifier's and each classifier's name as JSON text, written at load for the verdicts that list them. */
+  readonly identifierNamesJson: readonly string[];
+  readonly classifierNamesJson: readonly string[];
   /** The normalized configuration (comments removed, clones merged), as stored in the bundle. */
   readonly source: JsonObject;
 }
@@ -456,6 +459,8 @@ export function* buildPolicySteps(
     prioritizer,
     urlSources,
     readsClock: clock,
+    identifierNamesJson: identifiers.map((i) => JSON.stringify(i.name)),
+    classifierNamesJson: classifiers.map((c) => JSON.stringify(c.name)),
     source,
   });
 }
