@@ -32,6 +32,8 @@ describe("kept shapes", () => {
     );
     expect(verdicts.length).toBe(2);
     expect(verdicts.filter((v) => VERDICT_JSON in v).length).toBe(1);
+    // the limits verdict writes its own JSON too
+    expect(kept.filter((o) => VERDICT_JSON in o && "diagnostics" in o && "classifiers" in o).length).toBe(1);
   });
 
   it("keeps instances made as the hot paths make theirs: an evaluation state's work limit a small integer", () => {
