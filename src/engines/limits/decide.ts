@@ -223,7 +223,13 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
   // Rewriting
   if (policy.rewriter && rewrite) {
     const rewriter = policy.rewriter;
-    const r = budget.run(() => rewriter.run(task, classifications, hints, now));
+    let r: ReturnType<typeof rewriter.run>;
+    const outside = enterBudget(budget);
+    try {
+      r = rewriter.run(task, classifications, hints, now);
+    } finally {
+      enterBudget(outside);
+    }
     if ("error" in r) {
       if (trace) trace.rewrite = { error: r.error };
       return verdict(
@@ -248,8 +254,10 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
 
   // Applications
   // synchronous unless a limit answers asynchronously (url-fetch): no promise to wait for otherwise
-  const checked = budget.run(() =>
-    checkApplications(
+  let checked: ReturnType<typeof checkApplications>;
+  const outside = enterBudget(budget);
+  try {
+    checked = checkApplications(
       policy.applications,
       policy.limits,
       classified,
@@ -259,8 +267,10 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
       { hints, state },
       trace ? trace.limits : null,
       diags,
-    ),
-  );
+    );
+  } finally {
+    enterBudget(outside);
+  }
   const apps = checked instanceof Promise ? ((yield checked) as Awaited<typeof checked>) : checked;
   diags.add(apps.passed ? "Proposal meets limits" : "Proposal does not meet limits");
 
@@ -268,7 +278,13 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
   let priority: number;
   if (prioritize && apps.passed && policy.prioritizer) {
     const prioritizer = policy.prioritizer;
-    const p = budget.run(() => prioritizer.run(task, classifications, now));
+    let p: ReturnType<typeof prioritizer.run>;
+    const before = enterBudget(budget);
+    try {
+      p = prioritizer.run(task, classifications, now);
+    } finally {
+      enterBudget(before);
+    }
     const common = { identifiers: identified, classifiers: classifications, changes };
     if ("error" in p)
       return verdict(
