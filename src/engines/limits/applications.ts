@@ -93,31 +93,31 @@ export function groupLines(
   const wantLines: string[] = [];
   for (let passes = 0; passes <= total; passes++) wantLines.push(wantLine(prefix, require, passes, total));
   return {
-    passLines: names.map((name) => indent(`${prefix}Limit '${name}' passed`)),
+    passLines: names.map((name) => `\n${indent(`${prefix}Limit '${name}' passed`)}`),
     failPrefixes: names.map((name) => `${prefix}Limit '${name}' failed: `),
     wantLines,
   };
 }
 
-/** A group's closing line, every one of its `total` limits having passed or failed. */
+/** A group's closing line, every one of its `total` limits having passed or failed, after its newline. */
 function wantLine(prefix: string, require: HowMany, passes: number, total: number): string {
   const fails = total - passes;
   const ok = groupPasses(require, passes, fails);
-  return indent(
+  return `\n${indent(
     `${prefix}Want ${require}, ${passes}/${total} passed, ${fails}/${total} failed: ${ok ? "PASS" : "FAIL"}`,
-  );
+  )}`;
 }
 
-/** An application's fixed lines, made once at load time: its heading and its closing line either way. */
+/** An application's fixed lines, made once at load time: its heading and its closing line either way, each after its newline. */
 export function applicationLines(
   description: string,
   invert: boolean,
 ): { heading: string; passedLine: string; failedLine: string } {
   const inverted = invert ? " (Inverted)" : "";
   return {
-    heading: `Application: ${description}`,
-    passedLine: indent(`Application PASSES${inverted}`),
-    failedLine: indent(`Application FAILS${inverted}`),
+    heading: `\nApplication: ${description}`,
+    passedLine: `\n${indent(`Application PASSES${inverted}`)}`,
+    failedLine: `\n${indent(`Application FAILS${inverted}`)}`,
   };
 }
 
@@ -244,7 +244,7 @@ function walkFrom(
     const resuming = answer !== null;
     if (!resuming) {
       if (app.classifier >= 0 && !classified[app.classifier]) continue;
-      lines.add(app.heading);
+      lines.addAfterNewline(app.heading);
     }
     let g = resuming ? g0 : 0;
     let groupsFailed = app.groups.length - g;
@@ -293,26 +293,26 @@ function walkFrom(
         trace?.push({ limit: limit.name, passed: r.passed, reasons: r.reasons });
         if (r.passed) {
           passes++;
-          lines.add(group.passLines[j]);
+          lines.addAfterNewline(group.passLines[j]);
         } else {
           fails++;
           lines.add(indent(group.failPrefixes[j] + r.reasons.join("; ")));
         }
       }
       const ok = groupPasses(group.require, passes, fails);
-      lines.add(group.wantLines[passes]);
+      lines.addAfterNewline(group.wantLines[passes]);
       if (!ok) break;
       groupsFailed--;
     }
     const appPassed = (groupsFailed === 0) !== app.invert;
-    lines.add(appPassed ? app.passedLine : app.failedLine);
+    lines.addAfterNewline(appPassed ? app.passedLine : app.failedLine);
     if (appPassed) {
-      lines.add("Passed one application.  Stopping.");
+      lines.addAfterNewline("\nPassed one application.  Stopping.");
       passed = true;
       break;
     }
     if (app.stopOnFailure) {
-      lines.add("Failed; stop forced");
+      lines.addAfterNewline("\nFailed; stop forced");
       break;
     }
   }

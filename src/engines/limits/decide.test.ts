@@ -257,7 +257,8 @@ describe("decideLimitsOffline", () => {
       "Passed one application.  Stopping.",
       "Proposal meets limits",
     ]);
-    expect(d.trace?.limits.map((l) => `${l.limit} ${l.passed}`)).toEqual([
+    const trace = d.trace as { limits: { limit: string; passed: boolean }[] };
+    expect(trace.limits.map((l) => `${l.limit} ${l.passed}`)).toEqual([
       "ok true",
       "n false",
       "no false",

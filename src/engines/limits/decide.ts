@@ -154,8 +154,8 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
 
   // the hints in key order: requester, then server when given
   diags.add("Hints:");
-  diags.add(`  requester: ${pyStr(hints.requester)}`);
-  if (hints.server !== undefined) diags.add(`  server: ${pyStr(hints.server)}`);
+  diags.addAfterNewline(`\n  requester: ${pyStr(hints.requester)}`);
+  if (hints.server !== undefined) diags.addAfterNewline(`\n  server: ${pyStr(hints.server)}`);
 
   // Identification
   const identified: string[] = [];
@@ -197,7 +197,7 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
     diags.add("Made no identifications.");
     return verdict(denied(diags.text), isCacheable(state, request, policy), trace);
   }
-  diags.add(`Identified as ${commaList(identified)}`);
+  diags.addAfterNewline(`\nIdentified as ${commaList(identified)}`);
 
   // Classification
   const classified = classify(policy.classifiers, identifiedFlags);
@@ -213,7 +213,7 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
       trace,
     );
   }
-  diags.add(`Classified as ${commaList(classifications)}`);
+  diags.addAfterNewline(`\nClassified as ${commaList(classifications)}`);
 
   const checkSchedule = "run_schedule" in task;
   let newTask: JsonObject | null = null;
@@ -272,7 +272,7 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
     enterBudget(outside);
   }
   const apps = checked instanceof Promise ? ((yield checked) as Awaited<typeof checked>) : checked;
-  diags.add(apps.passed ? "Proposal meets limits" : "Proposal does not meet limits");
+  diags.addAfterNewline(apps.passed ? "\nProposal meets limits" : "\nProposal does not meet limits");
 
   // Priority
   let priority: number;
@@ -306,7 +306,7 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
     diags.addAll(p.notes, indent);
   } else {
     priority = 0;
-    diags.add("Priority set to default of 0");
+    diags.addAfterNewline("\nPriority set to default of 0");
   }
 
   return verdict(
