@@ -3,6 +3,7 @@ import type { LimitsContext } from "./context.js";
 import { decideLimits, decideLimitsNow, decideLimitsOffline } from "./decide.js";
 import { loadLimitsText } from "./engine.js";
 import type { LimitsPolicy } from "./policy.js";
+import { DiagLines } from "./diag-lines.js";
 
 const ctx: LimitsContext = { now: 0, explain: false, cidrList: () => undefined, localAddresses: [] };
 const task = { test: { type: "rtt", spec: {} } };
@@ -285,5 +286,20 @@ describe("decideLimitsOffline", () => {
     const d = decideLimitsOffline(dnsAndFetch, { requester: "192.0.2.1", task }, { ...ctx, dns: resolver });
     expect(d.outcome).toBe("error");
     expect(d.verdict.diagnostics).toContain("waited for an answer");
+  });
+});
+
+describe("DiagLines", () => {
+  it("gives the lines joined by newlines, a line given with its newline as one given without", () => {
+    const lines = ["Hints:", "  requester: 'x'", "", "Application: A", "  Group 1: Want all, 1/1 passed"];
+    for (let mask = 0; mask < 1 << lines.length; mask++) {
+      const d = new DiagLines();
+      lines.forEach((l, i) => ((mask >> i) & 1 ? d.addAfterNewline(`\n${l}`) : d.add(l)));
+      expect(d.text).toBe(lines.join("\n"));
+      expect(d.count).toBe(lines.length);
+    }
+    const one = new DiagLines();
+    one.addAfterNewline("\nonly");
+    expect(one.text).toBe("only");
   });
 });
