@@ -307,10 +307,34 @@ describe("reading ads in place", () => {
       });
       // from the second ad of the kind on, the shared slots are the template's: Name, Cpus, HasDocker,
       // Start (an expression) stored, and from the 20th on Late (the new syntax: the reals too, one each)
-      expect(ads[10].own.length).toBeLessThanOrEqual(5);
-      expect(ads[25].own.length).toBeLessThanOrEqual(6);
+      expect(ads[10].length).toBeLessThanOrEqual(5);
+      expect(ads[25].length).toBeLessThanOrEqual(6);
       expect(ads[10].slots.length).toBe(8);
     }
+  });
+
+  it("holds an ad's stored slots as the ad's own elements, none when its kind shares every slot", () => {
+    // three ads of one kind, every value the same and small: the first stores its slots, the ones made
+    // with the template store none (their values are the template's), and all read back alike; an ad's
+    // array methods give plain arrays (an ad is never built by them)
+    const text = 'ElemA = 1\nElemB = 2.5\nElemC = "x"';
+    const ads = [0, 1, 2].map(() => {
+      const r = parseOldAd(text);
+      if (!r.ok) throw new Error(r.error.message);
+      return r.ad;
+    });
+    expect(ads.map((ad) => ad.length)).toEqual([3, 0, 0]);
+    for (const ad of ads) {
+      expect(unparseAd(ad)).toBe(unparseAd(ads[0]));
+      expect(ad.at(0)).toBe(1);
+      expect((ad.at(1) as Real).v).toBe(2.5);
+      expect(ad.at(2)).toBe("x");
+      expect(ad.at(3)).toBeUndefined();
+    }
+    const copy = ads[0].slice();
+    expect(Array.isArray(copy)).toBe(true);
+    expect(copy.constructor).toBe(Array);
+    expect(copy).toEqual(ads[0].slots);
   });
 
   it("reads back ads of two kinds whose names one starts the other's, their shared lines differing", () => {

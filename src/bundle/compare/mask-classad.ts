@@ -46,7 +46,7 @@ export async function maskAd(ad: unknown, attributes: ReadonlySet<string>): Prom
   const read = readAd(ad);
   if (!read.ok) return '[ masked = "an ad that does not read" ]';
   const parts: string[] = [];
-  for (const slot of read.ad.entries()) {
+  for (const slot of read.ad.attributes()) {
     const text = unparseNode(slot.c.node);
     const value = attributes.has(slot.name.toLowerCase()) ? quoteString(await pseudonym(text)) : text;
     parts.push(`${identText(slot.name)} = ${value}`);

@@ -134,16 +134,6 @@ let templateSlots = 0;
 const MAX_TEMPLATE_SLOTS = 1 << 16;
 /** Longer strings are not kept in a template (the ads store them). */
 const MAX_TEMPLATE_STRING = 24;
-/** The slots at `varying` of `slots`, in that order (an ad's own array, see {@link SlotTemplate}). */
-function ownSlots(t: SlotTemplate, slots: readonly SlotValue[]): SlotValue[] {
-  // a copy of the blank: its exact length, and no allocation site (an array literal's feedback costs the
-  // scavenger a memento an array)
-  const own = t.blank.slice();
-  const varying = t.varying;
-  for (let k = 0; k < varying.length; k++) own[k] = slots[varying[k]];
-  return own;
-}
-
 /**
  * Whether an ad's slot value is its template's: the same value, 0 and −0 told apart (typeof first:
  * a string's compare with 0 is a call).
@@ -151,9 +141,6 @@ function ownSlots(t: SlotTemplate, slots: readonly SlotValue[]): SlotValue[] {
 function sameSlot(v: SlotValue, w: SlotValue): boolean {
   return v === w && (typeof v !== "number" || v !== 0 || 1 / v === 1 / (w as number));
 }
-
-/** An ad's own array when it stores no slot. */
-const NO_SLOTS: readonly SlotValue[] = [];
 
 /**
  * Whether a template keeps `v` for the ads that share it: a value that is small and holds nothing else
@@ -504,7 +491,7 @@ export class AdLayout {
     // template's: only the slots shared along the chain with another kind's template are compared
     if (hits !== t.expect) this.compare(t, slots);
     else if (t.checks.length !== 0) this.compareChecks(t, slots);
-    return new ClassAd(this, t.count === 0 ? NO_SLOTS : ownSlots(t, slots), null, t);
+    return new ClassAd(this, slots, null, t);
   }
 
   /** Makes every slot of `t` where `slots` differ from its value one its ads store (see {@link adOf}). */
@@ -533,7 +520,6 @@ export class AdLayout {
   private static vary(t: SlotTemplate, i: number): void {
     t.pos[i] = t.count++;
     t.varying.push(i);
-    t.blank.push(UNDEF);
     const node = t.nodes[i];
     if (node.tplOwner === t && !node.tplContested) {
       // its own slot: the kept line no longer speaks for the template
@@ -549,7 +535,7 @@ export class AdLayout {
     // it keeps no line (see keepLine)
     if (this.madeGeneration !== keptGeneration || slots.length !== this.size || this.size === 0) {
       this.madeGeneration = keptGeneration;
-      return new ClassAd(this, slots.slice(), null);
+      return new ClassAd(this, slots, null);
     }
     this.tpl = this.templateOf(slots);
     return this.adOf(slots, -1);
@@ -575,7 +561,6 @@ export class AdLayout {
         values.push(UNDEF);
         pos.push(t.count++);
         t.varying.push(i);
-        t.blank.push(UNDEF);
       }
       AdLayout.claim(nodes[i], t, i);
     }
@@ -675,16 +660,16 @@ export class AdLayout {
   }
 }
 
-/** A template's position of a slot no ad of it stores (see {@link SlotTemplate}): beyond any own array. */
+/** A template's position of a slot no ad of it stores (see {@link SlotTemplate}): beyond any ad's elements. */
 const SHARED_SLOT = 0x3fffffff;
 
 /**
  * The values most ads of one layout share (a pool's machines differ in their names, addresses and a few
  * numbers, and agree on the other forty-odd attributes), kept once for them: an ad made with a template
- * stores only the slots its kind has been seen to vary in ({@link ClassAd.own}), and reads the others
- * here. `pos[i]` is slot i's index in an ad's own array, or {@link SHARED_SLOT}; a slot becomes one an ad
+ * stores only the slots its kind has been seen to vary in (as its elements, {@link ClassAd}), and reads the others
+ * here. `pos[i]` is slot i's index in an ad's elements, or {@link SHARED_SLOT}; a slot becomes one an ad
  * stores (the next index) when an ad differs from `values[i]` there, and never goes back, so an ad made
- * before that (its own array shorter than the new index) reads the value it agreed with here. A 100,000-
+ * before that (its elements fewer than the new index) reads the value it agreed with here. A 100,000-
  * machine pool of the series' slot ads stores 13 of 55 slots an ad.
  */
 export class SlotTemplate {
@@ -698,10 +683,8 @@ export class SlotTemplate {
   expect = 0;
   /** The slots whose layouts another layout's template of its generation passes through too (see {@link AdLayout.adOf}). */
   readonly checks: number[] = [];
-  /** The slots ads store, in their own arrays' order. */
+  /** The slots ads store, in their elements' order. */
   readonly varying: number[] = [];
-  /** As many slots as {@link varying}, each UNDEFINED: the array an ad's own is copied from. */
-  readonly blank: SlotValue[] = [];
   constructor(
     readonly values: SlotValue[],
     readonly pos: number[],
@@ -712,38 +695,62 @@ export class SlotTemplate {
   ) {}
 }
 
-/** A ClassAd value: a layout, the slots (never modified once built, so ads may share them) and the lexical parent. */
-export class ClassAd {
+/**
+ * A ClassAd value: a layout, the slots (never modified once built) and the lexical parent. The ad is
+ * itself the array of the slots it stores (an `Array` subclass, its elements allocated at their count
+ * by the constructor): a machine's slot read loads the ad, then its elements, with no array object of
+ * its own between them (the 32-byte `JSArray` every ad held until wt/scale7: half a line read a machine
+ * in a match's pass over a pool). The array is an implementation detail: no code treats an ad as a
+ * list (`Array.isArray` is used on JSON input only), and the array methods that make a new array make a
+ * plain one (`Symbol.species`, below).
+ */
+export class ClassAd extends Array<SlotValue> {
+  /** The names and each one's slot; ads of one kind share it. */
+  declare readonly layout: AdLayout;
+  /** The lexical parent (a nested ad's enclosing ad), or null. */
+  declare readonly parent: ClassAd | null;
   /**
-   * The ad's slots, or with a template ({@link tpl}) only those its kind varies in, in the template's
-   * order; never modified once built.
+   * The values this ad shares with others of its layout (see {@link SlotTemplate}), or null: the ad's
+   * elements hold every slot. With a template the elements are only the slots its kind varies in, in
+   * the template's order ({@link SlotTemplate.varying} when the ad was made).
    */
-  readonly own: readonly SlotValue[];
-  /** The values this ad shares with others of its layout (see {@link SlotTemplate}), or null: {@link own} holds every slot. */
-  readonly tpl: SlotTemplate | null;
+  declare readonly tpl: SlotTemplate | null;
 
+  /**
+   * The ad of `layout` with `slots` (every slot, in order; copied, never kept); with a template, its
+   * elements are the slots at the template's {@link SlotTemplate.varying} indices.
+   */
   constructor(
-    readonly layout: AdLayout,
+    layout: AdLayout,
     slots: readonly SlotValue[],
-    readonly parent: ClassAd | null,
+    parent: ClassAd | null,
     tpl: SlotTemplate | null = null,
   ) {
-    this.own = slots;
+    const varying = tpl === null ? null : tpl.varying;
+    const n = varying === null ? slots.length : varying.length;
+    // one elements kind for every ad (reads of their elements see one map): the first element written
+    // is an object, so the array is one of any values from the start, never one of small integers or
+    // of doubles; an ad that stores no slot gets that kind from one element dropped again
+    super(n === 0 ? 1 : n);
+    this[0] = UNDEF;
+    if (n === 0) this.length = 0;
+    else if (varying === null) for (let k = 0; k < n; k++) this[k] = slots[k];
+    else for (let k = 0; k < n; k++) this[k] = slots[varying[k]];
+    this.layout = layout;
+    this.parent = parent;
     this.tpl = tpl;
   }
 
   /** Slot i (undefined past the last). */
-  at(i: number): SlotValue {
+  override at(i: number): SlotValue {
     const t = this.tpl;
-    if (t === null) return this.own[i];
+    if (t === null) return i < this.length ? this[i] : (undefined as unknown as SlotValue);
     const p = t.pos[i];
-    const o = this.own;
-    return p < o.length ? o[p] : t.values[i];
+    return p < this.length ? this[p] : t.values[i];
   }
 
-  /** Every slot in order (a new array when the ad shares a template's). */
+  /** Every slot in order (a new array). */
   get slots(): readonly SlotValue[] {
-    if (this.tpl === null) return this.own;
     const out = new Array<SlotValue>(this.layout.size);
     for (let i = 0; i < out.length; i++) out[i] = this.at(i);
     return out;
@@ -772,11 +779,18 @@ export class ClassAd {
   }
 
   /** Every attribute in order. */
-  *entries(): IterableIterator<Slot> {
+  *attributes(): IterableIterator<Slot> {
     const n = this.layout.size;
     for (let i = 0; i < n; i++) yield this.slotAt(i);
   }
 }
+
+/**
+ * `slice`, `map` and the like on an ad make a plain array, never an ad. A data property: as a static
+ * getter in the class it made every ad's construction about 15 times dearer in V8 (docs/performance.md,
+ * wt/scale7).
+ */
+Object.defineProperty(ClassAd, Symbol.species, { value: Array });
 
 /** A compiled literal, for ads and lists built from values by functions. */
 export function literal(v: Value): Compiled {
@@ -844,7 +858,7 @@ export class AdNamesReader {
   ad(slots: SlotValue[]): ClassAd {
     const layout = this.layout;
     if (layout !== null) return layout.adOf(slots, this.tplHits);
-    return new ClassAd(layoutFor(this.names ?? [], slots), slots.slice(), null);
+    return new ClassAd(layoutFor(this.names ?? [], slots), slots, null);
   }
 }
 

@@ -116,13 +116,12 @@ function fetch(l: Leaf, ad: ClassAd, st: EvalState): Value {
   if (l.k === 0) return l.v;
   const holder = l.k === 1 ? ad : (st.right as ClassAd);
   // holder.at(l.i), written out
-  const o = holder.own;
   const t = holder.tpl;
   let s: SlotValue;
-  if (t === null) s = o[l.i];
+  if (t === null) s = holder[l.i];
   else {
     const p = t.pos[l.i];
-    s = p < o.length ? o[p] : t.values[l.i];
+    s = p < holder.length ? holder[p] : t.values[l.i];
   }
   if (s instanceof Compiled) return evalExpr(s, holder, st);
   if (++st.steps > MAX_STEPS || !st.spend(1)) return ERROR;

@@ -167,6 +167,6 @@ export function unparseValue(v: Value): string {
 /** Prints an ad `[ a = 1; b = a + 1 ]` in attribute order. */
 export function unparseAd(ad: ClassAd): string {
   const parts: string[] = [];
-  for (const slot of ad.entries()) parts.push(identText(slot.name) + " = " + unparseNode(slot.c.node));
+  for (const slot of ad.attributes()) parts.push(identText(slot.name) + " = " + unparseNode(slot.c.node));
   return "[ " + parts.join("; ") + " ]";
 }

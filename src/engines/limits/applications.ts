@@ -93,31 +93,31 @@ export function groupLines(
   const wantLines: string[] = [];
   for (let passes = 0; passes <= total; passes++) wantLines.push(wantLine(prefix, require, passes, total));
   return {
-    passLines: names.map((name) => indent(`${prefix}Limit '${name}' passed`)),
+    passLines: names.map((name) => `\n${indent(`${prefix}Limit '${name}' passed`)}`),
     failPrefixes: names.map((name) => `${prefix}Limit '${name}' failed: `),
     wantLines,
   };
 }
 
-/** A group's closing line, every one of its `total` limits having passed or failed. */
+/** A group's closing line, every one of its `total` limits having passed or failed, after its newline. */
 function wantLine(prefix: string, require: HowMany, passes: number, total: number): string {
   const fails = total - passes;
   const ok = groupPasses(require, passes, fails);
-  return indent(
+  return `\n${indent(
     `${prefix}Want ${require}, ${passes}/${total} passed, ${fails}/${total} failed: ${ok ? "PASS" : "FAIL"}`,
-  );
+  )}`;
 }
 
-/** An application's fixed lines, made once at load time: its heading and its closing line either way. */
+/** An application's fixed lines, made once at load time: its heading and its closing line either way, each after its newline. */
 export function applicationLines(
   description: string,
   invert: boolean,
 ): { heading: string; passedLine: string; failedLine: string } {
   const inverted = invert ? " (Inverted)" : "";
   return {
-    heading: `Application: ${description}`,
-    passedLine: indent(`Application PASSES${inverted}`),
-    failedLine: indent(`Application FAILS${inverted}`),
+    heading: `\nApplication: ${description}`,
+    passedLine: `\n${indent(`Application PASSES${inverted}`)}`,
+    failedLine: `\n${indent(`Application FAILS${inverted}`)}`,
   };
 }
 
@@ -126,7 +126,10 @@ export function applicationLines(
  * block's lines to `lines` (the diagnostics, one empty line when none applied)
  * and returns the verdict. The answer is synchronous unless a limit answers
  * asynchronously (only url-fetch does), so a policy without url-fetch limits
- * pays for no promise.
+ * pays for no promise, and the walk allocates nothing of its own: it is a plain
+ * function that, at a limit's promise, returns that promise's continuation from
+ * where it stood (a generator here cost every decision its object, its frame of
+ * some forty slots and two iterator results, about 0.5 KB; issue 31 goal 7).
  */
 export function checkApplications(
   applications: readonly Application[],
@@ -140,7 +143,8 @@ export function checkApplications(
   lines: DiagLines,
 ): ApplicationsOutcome | Promise<ApplicationsOutcome> {
   // called with the decision's budget current: each limit's evaluation is charged to it, across awaits
-  const walk = walkApplications(
+  const budget = currentBudget();
+  return walkFrom(
     applications,
     limits,
     classified,
@@ -149,27 +153,21 @@ export function checkApplications(
     now,
     io,
     trace,
-    currentBudget(),
+    budget,
     lines,
+    lines.count,
+    0,
+    0,
+    0,
+    0,
+    0,
+    null,
   );
-  return drive(walk, walk.next());
 }
 
-const PASSED: ApplicationsOutcome = { passed: true };
-const FAILED: ApplicationsOutcome = { passed: false };
-
-type Walk = Generator<Promise<Checked>, ApplicationsOutcome, Checked>;
-
-/** Runs a walk to its end, feeding it the answer of each promise it yields (each asynchronous limit). */
-function drive(
-  walk: Walk,
-  step: IteratorResult<Promise<Checked>, ApplicationsOutcome>,
-): ApplicationsOutcome | Promise<ApplicationsOutcome> {
-  return step.done ? step.value : step.value.then((answer) => drive(walk, walk.next(answer)));
-}
-
-/** The applications in order, yielding a limit's promise where it answers asynchronously. */
-function* walkApplications(
+/** The rest of a walk once the promise of application `a`'s group `g`'s limit `j` answers (see {@link walkFrom}). */
+function resumeAfter(
+  got: Promise<Checked>,
   applications: readonly Application[],
   limits: readonly Limit[],
   classified: readonly boolean[],
@@ -180,45 +178,141 @@ function* walkApplications(
   trace: LimitOutcome[] | null,
   budget: Budget,
   lines: DiagLines,
-): Walk {
-  // the block's lines go on the caller's list; a walk that applied nothing adds one empty line
-  const start = lines.count;
+  start: number,
+  a: number,
+  g: number,
+  j: number,
+  passes: number,
+  fails: number,
+): Promise<ApplicationsOutcome> {
+  return got.then((answer) =>
+    walkFrom(
+      applications,
+      limits,
+      classified,
+      task,
+      checkSchedule,
+      now,
+      io,
+      trace,
+      budget,
+      lines,
+      start,
+      a,
+      g,
+      j,
+      passes,
+      fails,
+      answer,
+    ),
+  );
+}
+
+const PASSED: ApplicationsOutcome = { passed: true };
+const FAILED: ApplicationsOutcome = { passed: false };
+
+/**
+ * The applications in order from application `a0`'s group `g0`'s limit `j0`, that group having
+ * `passes0` passes and `fails0` failures so far (all zero for the walk's start); `answer` is that
+ * limit's answer when the walk resumes after its promise, else null. The groups before `g0` of
+ * application `a0` all passed (a failing group ends its application), and its heading is on
+ * `lines` already when resuming. `start` is `lines.count` when the walk began. At a limit that
+ * answers with a promise, returns the promise of the rest of the walk.
+ */
+function walkFrom(
+  applications: readonly Application[],
+  limits: readonly Limit[],
+  classified: readonly boolean[],
+  task: JsonObject,
+  checkSchedule: boolean,
+  now: number,
+  io: LimitIo,
+  trace: LimitOutcome[] | null,
+  budget: Budget,
+  lines: DiagLines,
+  start: number,
+  a0: number,
+  g0: number,
+  j0: number,
+  passes0: number,
+  fails0: number,
+  answer: Checked | null,
+): ApplicationsOutcome | Promise<ApplicationsOutcome> {
   let passed = false;
-  for (const app of applications) {
-    if (app.classifier >= 0 && !classified[app.classifier]) continue;
-    lines.add(app.heading);
-    let groupsFailed = app.groups.length;
-    for (let g = 0; g < app.groups.length; g++) {
+  for (let a = a0; a < applications.length; a++) {
+    const app = applications[a];
+    const resuming = answer !== null;
+    if (!resuming) {
+      if (app.classifier >= 0 && !classified[app.classifier]) continue;
+      lines.addAfterNewline(app.heading);
+    }
+    let g = resuming ? g0 : 0;
+    let groupsFailed = app.groups.length - g;
+    for (; g < app.groups.length; g++) {
       const group = app.groups[g];
       let passes = 0;
       let fails = 0;
-      for (let j = 0; j < group.limits.length; j++) {
+      let j = 0;
+      if (answer !== null) {
+        passes = passes0;
+        fails = fails0;
+        j = j0;
+      }
+      for (; j < group.limits.length; j++) {
         const limit = limits[group.limits[j]];
-        const answer = checkLimit(limit, task, checkSchedule, now, io, budget);
-        const r = answer instanceof Promise ? yield answer : answer;
+        let r: Checked;
+        if (answer !== null) {
+          r = answer;
+          answer = null;
+        } else {
+          const got = checkLimit(limit, task, checkSchedule, now, io, budget);
+          if (got instanceof Promise)
+            // the continuation is made in a function of its own: a closure here would have every
+            // call of this one allocate a context for the arguments it captures
+            return resumeAfter(
+              got,
+              applications,
+              limits,
+              classified,
+              task,
+              checkSchedule,
+              now,
+              io,
+              trace,
+              budget,
+              lines,
+              start,
+              a,
+              g,
+              j,
+              passes,
+              fails,
+            );
+          r = got;
+        }
         trace?.push({ limit: limit.name, passed: r.passed, reasons: r.reasons });
         if (r.passed) {
           passes++;
-          lines.add(group.passLines[j]);
+          lines.addAfterNewline(group.passLines[j]);
         } else {
           fails++;
           lines.add(indent(group.failPrefixes[j] + r.reasons.join("; ")));
         }
       }
       const ok = groupPasses(group.require, passes, fails);
-      lines.add(group.wantLines[passes]);
+      lines.addAfterNewline(group.wantLines[passes]);
       if (!ok) break;
       groupsFailed--;
     }
     const appPassed = (groupsFailed === 0) !== app.invert;
-    lines.add(appPassed ? app.passedLine : app.failedLine);
+    lines.addAfterNewline(appPassed ? app.passedLine : app.failedLine);
     if (appPassed) {
-      lines.add("Passed one application.  Stopping.");
+      lines.addAfterNewline("\nPassed one application.  Stopping.");
       passed = true;
       break;
     }
     if (app.stopOnFailure) {
-      lines.add("Failed; stop forced");
+      lines.addAfterNewline("\nFailed; stop forced");
       break;
     }
   }

@@ -3,6 +3,7 @@ import type { LimitsContext } from "./context.js";
 import { decideLimits, decideLimitsNow, decideLimitsOffline } from "./decide.js";
 import { loadLimitsText } from "./engine.js";
 import type { LimitsPolicy } from "./policy.js";
+import { DiagLines } from "./diag-lines.js";
 
 const ctx: LimitsContext = { now: 0, explain: false, cidrList: () => undefined, localAddresses: [] };
 const task = { test: { type: "rtt", spec: {} } };
@@ -191,10 +192,114 @@ describe("decideLimitsOffline", () => {
     ]);
   });
 
+  it("goes on from where a walk waited: the group's counts, its later limits, groups and applications", async () => {
+    // url-fetch limits answer after a turn, in the middle of groups, so the walk resumes at each one
+    const p = policy({
+      schema: 1,
+      identifiers: [
+        { name: "a", description: "a", type: "always", data: {} },
+        { name: "far", description: "f", type: "ip-cidr-list", data: { cidrs: ["203.0.113.0/24"] } },
+      ],
+      classifiers: [
+        { name: "c", description: "c", identifiers: ["a"] },
+        { name: "n", description: "n", identifiers: ["far"] },
+      ],
+      limits: [
+        { name: "ok", description: "ok", type: "pass-fail", data: { pass: true } },
+        { name: "no", description: "no", type: "pass-fail", data: { pass: false } },
+        { name: "y", description: "y", type: "url-fetch", data: { url: "http://192.0.2.1/yes" } },
+        { name: "n", description: "n", type: "url-fetch", data: { url: "http://192.0.2.1/no" } },
+      ],
+      applications: [
+        { description: "skipped", classifier: "n", apply: [{ require: "all", limits: ["ok"] }] },
+        {
+          description: "first",
+          apply: [
+            { require: "any", limits: ["ok", "n", "no", "y"] },
+            { require: "all", limits: ["y", "n", "ok"] },
+          ],
+        },
+        { description: "second", apply: [{ require: "all", limits: ["y", "ok"] }] },
+      ],
+    });
+    const asked: string[] = [];
+    const fetcher = {
+      get: (r: { url: string }) => {
+        asked.push(r.url);
+        const yes = r.url.includes("/yes");
+        return Promise.resolve({ status: 200, text: JSON.stringify({ passed: yes, message: "said no" }) });
+      },
+    };
+    const waiting = decideLimitsNow(
+      p,
+      { requester: "192.0.2.1", task },
+      { ...ctx, explain: true, fetcher, fetchBudget: 10 },
+    );
+    expect(waiting).toBeInstanceOf(Promise);
+    const d = await waiting;
+    expect(d.verdict.allowed).toBe(true);
+    expect(d.verdict.diagnostics.split("\n").slice(4, -1)).toEqual([
+      "Application: first",
+      "  Group 1: Limit 'ok' passed",
+      "  Group 1: Limit 'n' failed: said no",
+      "  Group 1: Limit 'no' failed: Forced failure",
+      "  Group 1: Limit 'y' passed",
+      "  Group 1: Want any, 2/4 passed, 2/4 failed: PASS",
+      "  Group 2: Limit 'y' passed",
+      "  Group 2: Limit 'n' failed: said no",
+      "  Group 2: Limit 'ok' passed",
+      "  Group 2: Want all, 2/3 passed, 1/3 failed: FAIL",
+      "  Application FAILS",
+      "Application: second",
+      "  Group 1: Limit 'y' passed",
+      "  Group 1: Limit 'ok' passed",
+      "  Group 1: Want all, 2/2 passed, 0/2 failed: PASS",
+      "  Application PASSES",
+      "Passed one application.  Stopping.",
+      "Proposal meets limits",
+    ]);
+    const trace = d.trace as { limits: { limit: string; passed: boolean }[] };
+    expect(trace.limits.map((l) => `${l.limit} ${l.passed}`)).toEqual([
+      "ok true",
+      "n false",
+      "no false",
+      "y true",
+      "y true",
+      "n false",
+      "ok true",
+      "y true",
+      "ok true",
+    ]);
+    expect(asked).toHaveLength(5);
+    // the same walk again answers the same (nothing of one walk is left for the next)
+    expect(
+      await decideLimitsNow(
+        p,
+        { requester: "192.0.2.1", task },
+        { ...ctx, explain: true, fetcher, fetchBudget: 10 },
+      ),
+    ).toEqual(d);
+  });
+
   it("refuses, as an error verdict, a step that would wait for a resolver", () => {
     const resolver = { lookup: () => new Promise<never>(() => undefined) };
     const d = decideLimitsOffline(dnsAndFetch, { requester: "192.0.2.1", task }, { ...ctx, dns: resolver });
     expect(d.outcome).toBe("error");
     expect(d.verdict.diagnostics).toContain("waited for an answer");
+  });
+});
+
+describe("DiagLines", () => {
+  it("gives the lines joined by newlines, a line given with its newline as one given without", () => {
+    const lines = ["Hints:", "  requester: 'x'", "", "Application: A", "  Group 1: Want all, 1/1 passed"];
+    for (let mask = 0; mask < 1 << lines.length; mask++) {
+      const d = new DiagLines();
+      lines.forEach((l, i) => ((mask >> i) & 1 ? d.addAfterNewline(`\n${l}`) : d.add(l)));
+      expect(d.text).toBe(lines.join("\n"));
+      expect(d.count).toBe(lines.length);
+    }
+    const one = new DiagLines();
+    one.addAfterNewline("\nonly");
+    expect(one.text).toBe("only");
   });
 });

@@ -219,8 +219,8 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
 
   // the hints in key order: requester, then server when given
   diags.add("Hints:");
-  diags.add(`  requester: ${pyStr(hints.requester)}`);
-  if (hints.server !== undefined) diags.add(`  server: ${pyStr(hints.server)}`);
+  diags.addAfterNewline(`\n  requester: ${pyStr(hints.requester)}`);
+  if (hints.server !== undefined) diags.addAfterNewline(`\n  server: ${pyStr(hints.server)}`);
 
   // Identification
   const identified: string[] = [];
@@ -271,7 +271,7 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
     diags.add("Made no identifications.");
     return verdict(denied(diags.text), isCacheable(state, request, policy), trace);
   }
-  diags.add(`Identified as ${commaList(identified)}`);
+  diags.addAfterNewline(`\nIdentified as ${commaList(identified)}`);
 
   // Classification
   const classified = classify(policy.classifiers, identifiedFlags);
@@ -294,7 +294,7 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
       trace,
     );
   }
-  diags.add(`Classified as ${commaList(classifications)}`);
+  diags.addAfterNewline(`\nClassified as ${commaList(classifications)}`);
 
   const checkSchedule = "run_schedule" in task;
   let newTask: JsonObject | null = null;
@@ -304,7 +304,13 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
   // Rewriting
   if (policy.rewriter && rewrite) {
     const rewriter = policy.rewriter;
-    const r = budget.run(() => rewriter.run(task, classifications, hints, now));
+    let r: ReturnType<typeof rewriter.run>;
+    const outside = enterBudget(budget);
+    try {
+      r = rewriter.run(task, classifications, hints, now);
+    } finally {
+      enterBudget(outside);
+    }
     if ("error" in r) {
       if (trace) trace.rewrite = { error: r.error };
       return verdict(
@@ -332,8 +338,10 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
 
   // Applications
   // synchronous unless a limit answers asynchronously (url-fetch): no promise to wait for otherwise
-  const checked = budget.run(() =>
-    checkApplications(
+  let checked: ReturnType<typeof checkApplications>;
+  const outside = enterBudget(budget);
+  try {
+    checked = checkApplications(
       policy.applications,
       policy.limits,
       classified,
@@ -343,16 +351,24 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
       { hints, state },
       trace ? trace.limits : null,
       diags,
-    ),
-  );
+    );
+  } finally {
+    enterBudget(outside);
+  }
   const apps = checked instanceof Promise ? ((yield checked) as Awaited<typeof checked>) : checked;
-  diags.add(apps.passed ? "Proposal meets limits" : "Proposal does not meet limits");
+  diags.addAfterNewline(apps.passed ? "\nProposal meets limits" : "\nProposal does not meet limits");
 
   // Priority
   let priority: number;
   if (prioritize && apps.passed && policy.prioritizer) {
     const prioritizer = policy.prioritizer;
-    const p = budget.run(() => prioritizer.run(task, classifications, now));
+    let p: ReturnType<typeof prioritizer.run>;
+    const before = enterBudget(budget);
+    try {
+      p = prioritizer.run(task, classifications, now);
+    } finally {
+      enterBudget(before);
+    }
     if ("error" in p)
       return verdict(
         denied(
@@ -387,7 +403,7 @@ function* steps(policy: LimitsPolicy | null, request: LimitsRequest, ctx: Limits
     diags.addAll(p.notes, indent);
   } else {
     priority = 0;
-    diags.add("Priority set to default of 0");
+    diags.addAfterNewline("\nPriority set to default of 0");
   }
 
   return verdict(

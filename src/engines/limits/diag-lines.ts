@@ -16,6 +16,15 @@ export class DiagLines {
     this.text = this.count++ === 0 ? line : `${this.text}\n${line}`;
   }
 
+  /**
+   * Adds a line given with the newline that goes before it (`"\n" + line`): one concatenation
+   * where {@link add} makes two (each a cons string the decision allocates). The decision's fixed
+   * lines are kept in this form.
+   */
+  addAfterNewline(newlineAndLine: string): void {
+    this.text = this.count++ === 0 ? newlineAndLine.slice(1) : this.text + newlineAndLine;
+  }
+
   /** Adds each line of a list, in order. */
   addAll(lines: readonly string[], map?: (line: string) => string): void {
     for (const line of lines) this.add(map === undefined ? line : map(line));

@@ -58,10 +58,13 @@ export interface Group {
   readonly require: HowMany;
   readonly limits: readonly number[];
   readonly names: readonly string[];
-  /** Per limit, prepared at load: its diagnostic line when it passes, and the start of the one when it fails. */
+  /**
+   * Per limit, prepared at load: its diagnostic line when it passes (after its newline, as
+   * DiagLines.addAfterNewline takes it), and the start of the one when it fails (without).
+   */
   readonly passLines: readonly string[];
   readonly failPrefixes: readonly string[];
-  /** By the number of its limits that passed: the group's closing line. */
+  /** By the number of its limits that passed: the group's closing line, after its newline. */
   readonly wantLines: readonly string[];
 }
 
@@ -73,7 +76,7 @@ export interface Application {
   readonly groups: readonly Group[];
   readonly stopOnFailure: boolean;
   readonly invert: boolean;
-  /** Its diagnostic lines, made at load: the heading, and the closing line when it passes and when it fails. */
+  /** Its diagnostic lines, made at load, each after its newline: the heading, and the closing line when it passes and when it fails. */
   readonly heading: string;
   readonly passedLine: string;
   readonly failedLine: string;
