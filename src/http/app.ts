@@ -4,6 +4,7 @@ import type { Result, Router } from "hono/router";
 import { TrieRouter } from "hono/router/trie-router";
 import { getPath as honoPath } from "hono/utils/url";
 import type { AppEnv, Env } from "../env.js";
+import type { HttpSeries } from "../metrics/index.js";
 import { ApiError, errorBody } from "./errors.js";
 import { noteRequest } from "./metrics.js";
 import { countAnswer, httpSeriesOf } from "./http-metrics.js";
@@ -106,7 +107,7 @@ function withHeader(response: Response, name: string, value: string): Response {
 // The request's id and the answer's mark live in a scope object Hono holds as the execution
 // context, not on the runtime's own Request and Response (src/http/request-id.ts says why).
 const dispatch = app.fetch;
-app.fetch = async (request, env, ctx) => {
+app.fetch = (request, env, ctx) => {
   noteRequest();
   const url = request.url;
   const headers = request.headers;
@@ -130,11 +131,23 @@ app.fetch = async (request, env, ctx) => {
   // Hono matches a HEAD request as GET: a GET (or no match) is read from the request itself
   const method = matchedMethod !== undefined && matchedMethod !== "GET" ? matchedMethod : request.method;
   const series = httpSeriesOf(app, method, url);
-  const response = await answer;
+  // not an async function: one reaction on Hono's promise, not an async frame awaiting it (and none for an answer made at once)
+  if (!(answer instanceof Promise)) return answered(answer, scope, series, env, ctx);
+  return answer.then((response) => answered(response, scope, series, env, ctx));
+};
+
+/** A request's answer on its way out: counted, and given the request's id when it was made without it. */
+function answered(
+  response: Response,
+  scope: RequestScope,
+  series: HttpSeries,
+  env: unknown,
+  ctx: { waitUntil(promise: Promise<unknown>): void } | undefined,
+): Response {
   const carries = scope.answered === response;
   countAnswer(series, response, carries, env as Env | undefined, ctx);
   return carries ? response : withHeader(response, "X-Request-Id", scope.requestId);
-};
+}
 
 app.onError((error, c) => {
   const requestId = requestIdOf(c);

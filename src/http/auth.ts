@@ -1,22 +1,21 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv, Env } from "../env.js";
 import { ApiError } from "./errors.js";
-
-const encoder = new TextEncoder();
+import { requestHeadersOf } from "./request-id.js";
 
 /**
  * Compares two secrets in time that depends only on their lengths' maximum,
  * never on where they first differ, so a caller cannot guess a token byte by byte.
+ * Compares UTF-16 code units, not UTF-8 bytes: two texts without a lone surrogate (a
+ * header's value, a secret's token: the runtime decodes both) are equal exactly when their
+ * UTF-8 bytes are, and no text is encoded per request (`TextEncoder.encode` is a call into
+ * the runtime, and it made an array per request).
  */
 export function constantTimeEqual(a: string, b: string): boolean {
-  return constantTimeEqualBytes(encoder.encode(a), encoder.encode(b));
-}
-
-/** {@link constantTimeEqual} of two texts already encoded as UTF-8. */
-function constantTimeEqualBytes(x: Uint8Array, y: Uint8Array): boolean {
-  const n = Math.max(x.length, y.length);
-  let diff = x.length ^ y.length;
-  for (let i = 0; i < n; i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  const n = Math.max(a.length, b.length);
+  let diff = a.length ^ b.length;
+  // a position past a text's end reads NaN, which `|` and `^` take as 0
+  for (let i = 0; i < n; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
   return diff === 0;
 }
 
@@ -167,30 +166,18 @@ export function misconfigured(settings: AuthSettings): ApiError {
   );
 }
 
-/** Each set of settings' accepted tokens as UTF-8, encoded once rather than on every request. */
-const encoded = new WeakMap<AuthSettings, Readonly<Record<Role, readonly Uint8Array[]>>>();
-
-function encodedTokens(settings: AuthSettings): Readonly<Record<Role, readonly Uint8Array[]>> {
-  let bytes = encoded.get(settings);
-  if (bytes === undefined) {
-    const byRole = {} as Record<Role, Uint8Array[]>;
-    for (const role of ROLES) byRole[role] = settings.tokens[role].map((t) => encoder.encode(t));
-    encoded.set(settings, (bytes = byRole));
-  }
-  return bytes;
-}
-
 /** Checks the bearer token of a request against a role; throws the 401/403 ApiError. */
 export function authorize(c: Context<AppEnv>, role: Role): void {
   const settings = authSettings(c.env);
   if (settings.problems.length > 0) throw misconfigured(settings);
   if (settings.routes[role] === "open") return;
-  const header = c.req.header("authorization") ?? "";
+  // the headers the request's scope read once (`c.req.header` reads `request.headers` again: a call into the runtime)
+  const header = requestHeadersOf(c).get("authorization") ?? "";
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw new ApiError("unauthorized", "missing bearer token in the `Authorization` header");
-  const given = encoder.encode(match[1]);
+  const given = match[1];
   let accepted = false;
-  for (const t of encodedTokens(settings)[role]) accepted = constantTimeEqualBytes(given, t) || accepted;
+  for (const t of settings.tokens[role]) accepted = constantTimeEqual(given, t) || accepted;
   if (!accepted) throw new ApiError("forbidden", `the token is not accepted for ${role} routes`);
 }
 

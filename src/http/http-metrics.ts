@@ -60,11 +60,13 @@ export function countAnswer(
   env: Env | undefined,
   ctx: { waitUntil(p: Promise<unknown>): void } | undefined,
 ): void {
-  isolateMetrics.httpAnswer(series, response.status);
-  // A decision answer (made with its headers set, `identified`) never says it is a replay:
-  // its headers are not read again here.
-  if (!identified && response.headers.get("idempotent-replayed") === "true")
-    isolateMetrics.replayCell(series.route).n++;
+  // A decision answer (made with its headers set, `identified`) is a 200 that never says it is a
+  // replay: neither its status nor its headers are read again here (each read is a call into the runtime).
+  if (identified) isolateMetrics.httpAnswer(series, 200);
+  else {
+    isolateMetrics.httpAnswer(series, response.status);
+    if (response.headers.get("idempotent-replayed") === "true") isolateMetrics.replayCell(series.route).n++;
+  }
   if (env === undefined || ctx === undefined) return;
   isolateFlusher.afterRequest(env, ctx);
 }

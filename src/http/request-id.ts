@@ -76,7 +76,10 @@ export function requestIdOf(c: Context<AppEnv>): string {
   return (request[REQUEST_ID] ??= crypto.randomUUID());
 }
 
-/** Notes that an answer was made with its `X-Request-Id` header already set. */
+/**
+ * Notes that an answer was made with its `X-Request-Id` header already set: a decision's 200
+ * (`decisionAnswer`), which the Worker's fetch counts as a 200 without reading its status.
+ */
 export function identified(c: Context<AppEnv>, response: Response): Response {
   const scope = scopeOf(c);
   if (scope !== undefined) scope.answered = response;

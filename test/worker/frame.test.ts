@@ -297,6 +297,11 @@ describe("auth", () => {
     expect(constantTimeEqual("abc", "abd")).toBe(false);
     expect(constantTimeEqual("abc", "abcd")).toBe(false);
     expect(constantTimeEqual("", "")).toBe(true);
+    expect(constantTimeEqual("abcd", "abc")).toBe(false);
+    // text beyond ASCII: equal exactly when the UTF-8 bytes are (a header's UTF-8 read byte by byte is another text)
+    expect(constantTimeEqual("pässwort", "pässwort")).toBe(true);
+    expect(constantTimeEqual("pässwort", "passwort")).toBe(false);
+    expect(constantTimeEqual("ä", "\u00c3\u00a4")).toBe(false);
   });
 
   it("asks for a token when one is configured", async () => {
@@ -360,11 +365,15 @@ describe("verdicts", () => {
     expect(explained.trace).toBeDefined();
   });
 
-  it("make no runtime object the answer does not need: the answer's headers are never read on the way out", async () => {
+  it("make no runtime object the answer does not need: the answer's headers and status are never read on the way out", async () => {
     const getter = Object.getOwnPropertyDescriptor(Response.prototype, "headers")?.get as (
       this: Response,
     ) => Headers;
+    const statusGetter = Object.getOwnPropertyDescriptor(Response.prototype, "status")?.get as (
+      this: Response,
+    ) => number;
     const read = new Set<Response>();
+    const statusRead = new Set<Response>();
     Object.defineProperty(Response.prototype, "headers", {
       configurable: true,
       get(this: Response) {
@@ -372,14 +381,24 @@ describe("verdicts", () => {
         return getter.call(this);
       },
     });
+    // each read of an answer's status is a call into the runtime too: a decision's answer is a 200 the Worker made
+    Object.defineProperty(Response.prototype, "status", {
+      configurable: true,
+      get(this: Response) {
+        statusRead.add(this);
+        return statusGetter.call(this);
+      },
+    });
     let res: Response;
     try {
       res = await call("/v1/place", json(placeRequest));
     } finally {
       Object.defineProperty(Response.prototype, "headers", { configurable: true, get: getter });
+      Object.defineProperty(Response.prototype, "status", { configurable: true, get: statusGetter });
     }
     expect(res.status).toBe(200);
     expect(read.has(res)).toBe(false);
+    expect(statusRead.has(res)).toBe(false);
     expect(res.headers.get("x-arbiter-cache")).toMatch(/^(hit|miss|bypass)$/);
     expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
@@ -442,17 +461,33 @@ describe("verdicts", () => {
       return headerGet.call(this, name);
     };
     const task = { schema: 1, test: { type: "throughput", spec: { schema: 1, dest: "192.0.2.1" } } };
-    const send = async (path: string, body: unknown) => {
+    const encode = TextEncoder.prototype.encode;
+    let encodes = 0;
+    TextEncoder.prototype.encode = function (this: TextEncoder, text?: string) {
+      encodes++;
+      return encode.call(this, text);
+    };
+    const send = async (
+      path: string,
+      body: unknown,
+      vars: Partial<Env> = {},
+      more: Record<string, string> = {},
+    ) => {
       urlReads = 0;
       headersReads = 0;
       methodReads = 0;
+      encodes = 0;
       headerReads.length = 0;
       const ctx = createExecutionContext();
       const request = new Request(BASE + path, {
         ...json(body),
-        headers: { "content-type": "application/json", "cf-connecting-ip": "192.0.2.9" },
+        headers: { "content-type": "application/json", "cf-connecting-ip": "192.0.2.9", ...more },
       });
-      const res = await app.fetch(request, { ...(env as unknown as Env), VERDICT_CACHE_SECONDS: "0" }, ctx);
+      const res = await app.fetch(
+        request,
+        { ...(env as unknown as Env), VERDICT_CACHE_SECONDS: "0", ...vars },
+        ctx,
+      );
       await waitOnExecutionContext(ctx);
       return res;
     };
@@ -461,6 +496,7 @@ describe("verdicts", () => {
     let unnamed: Response;
     let placeReads: string[];
     let namedReads: string[];
+    let unnamedReads: string[];
     try {
       place = await send("/v1/place", placeRequest);
       placeReads = [...headerReads];
@@ -473,7 +509,21 @@ describe("verdicts", () => {
       named = await send("/v1/limits/decide", { requester: "198.51.100.7", task });
       namedReads = [...headerReads];
       unnamed = await send("/v1/limits/decide", { task });
+      unnamedReads = [...headerReads];
+      // with a token configured, the bearer token is read from the same headers object and compared as text (nothing encoded)
+      const tokens = { DECISION_TOKENS: "d1, d2" };
+      const guarded = await send("/v1/limits/decide", { requester: "198.51.100.7", task }, tokens, {
+        authorization: "Bearer d2",
+      });
+      expect(guarded.status).toBe(200);
+      expect(headersReads).toBe(1);
+      expect(headerReads.filter((h) => h === "authorization")).toHaveLength(1);
+      expect(encodes).toBe(0);
+      const refused = await send("/v1/limits/decide", { task }, tokens, { authorization: "Bearer d3" });
+      expect(refused.status).toBe(403);
+      expect([headersReads, encodes]).toEqual([1, 0]);
     } finally {
+      TextEncoder.prototype.encode = encode;
       Object.defineProperty(Request.prototype, "url", { configurable: true, get: urlGetter });
       Object.defineProperty(Request.prototype, "headers", { configurable: true, get: headersGetter });
       Object.defineProperty(Request.prototype, "method", { configurable: true, get: methodGetter });
@@ -488,7 +538,7 @@ describe("verdicts", () => {
       "requester: 198.51.100.7",
     );
     // a body without one: the connecting address is the requester, read once
-    expect(headerReads.filter((h) => h === "cf-connecting-ip")).toHaveLength(1);
+    expect(unnamedReads.filter((h) => h === "cf-connecting-ip")).toHaveLength(1);
     expect(((await unnamed.json()) as { diagnostics: string }).diagnostics).toContain("requester: 192.0.2.9");
   });
 
